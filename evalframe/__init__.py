@@ -1,0 +1,66 @@
+"""evalframe: analyse retrieval and question-answering evaluation results on pandas.
+
+Haystack 1.x's ``EvaluationResult`` (same columns, same numbers), vectorised.
+
+Examples
+--------
+>>> import evalframe
+>>> result = evalframe.load_demo_result()
+>>> metrics = result.calculate_metrics()
+>>> sorted(metrics)
+['Reader', 'Retriever']
+"""
+
+from __future__ import annotations
+
+from importlib.resources import files as _files
+
+from .columns import ANSWER_SCOPES, DOCUMENT_SCOPES, EVAL_MODES
+from .errors import (
+    EvalframeError,
+    InvalidParameterError,
+    LoadError,
+    SaveError,
+    SchemaError,
+    UnknownNodeError,
+)
+from .metrics.registry import ANSWER_METRICS, DOCUMENT_METRICS, METRICS
+from .result import EvaluationResult
+from .schema import Answer, Document, Label, MultiLabel, Span, TableCell
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "ANSWER_METRICS",
+    "ANSWER_SCOPES",
+    "Answer",
+    "DOCUMENT_METRICS",
+    "DOCUMENT_SCOPES",
+    "Document",
+    "EVAL_MODES",
+    "EvaluationResult",
+    "EvalframeError",
+    "InvalidParameterError",
+    "Label",
+    "LoadError",
+    "METRICS",
+    "MultiLabel",
+    "SaveError",
+    "SchemaError",
+    "Span",
+    "TableCell",
+    "UnknownNodeError",
+    "__version__",
+    "load_demo_result",
+]
+
+
+def load_demo_result() -> EvaluationResult:
+    """The small evaluation result shipped with evalframe (a retriever and a reader on 8 questions).
+
+    Examples
+    --------
+    >>> len(load_demo_result()["Retriever"]) > 0
+    True
+    """
+    return EvaluationResult.load(_files("evalframe") / "data" / "demo_result")  # type: ignore[arg-type]

@@ -1,0 +1,82 @@
+"""Argument checks for the public entry points, each written once.
+
+Messages follow one template: what must hold, what was received, the valid values and,
+where one is close, a suggestion.
+"""
+
+from __future__ import annotations
+
+import difflib
+import numbers
+from collections.abc import Iterable, Sequence
+
+import pandas as pd
+
+from .errors import InvalidParameterError, SchemaError, UnknownNodeError
+
+
+def did_you_mean(value: object, choices: Iterable[str]) -> str:
+    """Return `` Did you mean 'x'?`` for the closest choice, or an empty string."""
+    if not isinstance(value, str):
+        return ""
+    choices = list(choices)
+    close = difflib.get_close_matches(value, choices, n=1, cutoff=0.6)
+    if not close and value:
+        close = [c for c in choices if c.startswith(value) or value in c][:2]
+    return f" Did you mean {' or '.join(map(repr, close))}?" if close else ""
+
+
+def check_choice(value: object, choices: Sequence[str], *, name: str) -> str:
+    """Return ``value`` if it is one of ``choices``; raise InvalidParameterError naming ``name`` otherwise."""
+    if isinstance(value, str) and value in choices:
+        return value
+    raise InvalidParameterError(
+        f"{name} must be one of {list(choices)}; got {value!r}.{did_you_mean(value, choices)}"
+    )
+
+
+def check_top_k(value: object, *, name: str) -> int:
+    """A simulated top-k: -1 (no simulation) or a positive int."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise InvalidParameterError(
+            f"{name} must be an int: -1 (use every rank) or a positive number of ranks; "
+            f"got {value!r} of type {type(value).__name__}."
+        )
+    value = int(value)
+    if value == 0 or value < -1:
+        raise InvalidParameterError(
+            f"{name} must be -1 (use every rank) or a positive int such as 1, 3 or 10; got {value}."
+        )
+    return value
+
+
+def check_positive_int(value: object, *, name: str, minimum: int = 0) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or int(value) < minimum:
+        raise InvalidParameterError(f"{name} must be an int >= {minimum}; got {value!r}.")
+    return int(value)
+
+
+def check_number(value: object, *, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise InvalidParameterError(f"{name} must be a number; got {value!r} of type {type(value).__name__}.")
+    return float(value)
+
+
+def check_node(node: object, nodes: Sequence[str], *, name: str = "node") -> str:
+    """Return ``node`` if the result holds it; raise UnknownNodeError listing the nodes otherwise."""
+    if isinstance(node, str) and node in nodes:
+        return node
+    held = list(nodes) if nodes else "no nodes"
+    raise UnknownNodeError(
+        f"{name} {node!r} is not in this EvaluationResult; it holds {held}.{did_you_mean(node, nodes)}"
+    )
+
+
+def require_columns(df: pd.DataFrame, columns: Iterable[str], *, where: str, why: str) -> None:
+    """Raise SchemaError naming the missing columns of ``df`` (``where`` names the frame)."""
+    missing = [c for c in columns if c not in df.columns]
+    if missing:
+        raise SchemaError(
+            f"{where} lacks column(s) {missing}, needed {why}. "
+            f"It has: {list(map(str, df.columns))}."
+        )

@@ -1,0 +1,395 @@
+"""Save and load EvaluationResults as CSV folders (SPEC 5).
+
+Files evalframe writes are lossless: ``evalframe.json`` beside the CSVs records, per column,
+the dtype and how cells were written (the *codec*):
+
+``native``   numbers / bools written by pandas, read back with their dtype (floats exactly);
+``text``     strings written as they are; an empty cell stands for one recorded value
+             (None, NaN or "") because the column holds only one of them;
+``literal``  every cell a Python literal (lists, dicts, mixed objects, and text columns whose
+             empty cells would be ambiguous); an empty cell is None, ``nan`` is NaN.
+
+Folders without ``evalframe.json`` (such as Haystack 1.x's) are read with Haystack's rules:
+list columns parsed with :func:`ast.literal_eval`, empty cells -> None, legacy column names
+mapped, ``filters`` bytes literals decoded to JSON text.
+"""
+
+from __future__ import annotations
+
+import ast
+import csv
+import json
+import math
+import os
+import shutil
+import uuid
+import warnings
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .columns import LIST_COLUMNS
+from .errors import LoadError, SaveError
+
+__all__ = ["MANIFEST_NAME", "FORMAT_VERSION", "save_result", "load_result"]
+
+MANIFEST_NAME = "evalframe.json"
+FORMAT_VERSION = 1
+_MISSING_TOKENS = {"": None, "nan": math.nan}
+#: Columns of Haystack files that hold text even when every value looks like a number.
+_TEXT_COLUMNS = (
+    "multilabel_id", "query", "filters", "answer", "context", "content", "document_id", "custom_document_id",
+    "type", "node", "eval_mode", "prompt", "gold_answers",
+)
+_LITERAL_SCALARS = (str, int, float, bool, bytes, type(None))
+#: pandas 3 parses floats exactly by default and deprecates the option; 2.x needs it for exact floats.
+_EXACT_FLOATS = {"float_precision": "round_trip"} if int(pd.__version__.split(".")[0]) < 3 else {}
+
+
+# ---------------------------------------------------------------------------------------- save
+def _check_literal(value: Any) -> bool:
+    """True when ``repr(value)`` parses back to an equal value with ``ast.literal_eval``."""
+    kind = type(value)
+    if kind is float:
+        return math.isfinite(value)
+    if kind in _LITERAL_SCALARS:
+        return True
+    if kind in (list, tuple, set, frozenset):
+        return all(_check_literal(v) for v in value)
+    if kind is dict:
+        return all(_check_literal(k) and _check_literal(v) for k, v in value.items())
+    return False
+
+
+def _is_missing(value: Any) -> bool:
+    return value is None or (type(value) is float and math.isnan(value))
+
+
+def _literal_cells(series: pd.Series, *, node: str) -> list[str]:
+    out = []
+    for position, value in enumerate(series.tolist()):
+        if value is None:
+            out.append("")
+        elif type(value) is float and math.isnan(value):
+            out.append("nan")
+        elif _check_literal(value):
+            out.append(repr(value))
+        else:
+            raise SaveError(
+                f"node {node!r}, column {series.name!r}, row {position}: {value!r} ({type(value).__name__}) cannot be "
+                "written to CSV losslessly (only str, int, finite float, bool, bytes, None and lists/tuples/dicts/sets "
+                "of them can); convert the column, e.g. df[col] = df[col].map(list)."
+            )
+    return out
+
+
+def _text_is_safe(values: list[Any]) -> bool:
+    """Raw text survives the CSV only without NUL characters and when it encodes to UTF-8."""
+    for value in values:
+        if isinstance(value, str):
+            if "\x00" in value:
+                return False
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                return False
+    return True
+
+
+def _encode_column(series: pd.Series, *, node: str) -> tuple[pd.Series, dict[str, Any]]:
+    """The column as written to CSV, and its manifest entry."""
+    name = series.name
+    dtype = series.dtype
+    spec: dict[str, Any] = {"name": name, "dtype": str(dtype)}
+    if isinstance(dtype, pd.StringDtype) or dtype == object:
+        values = series.tolist()
+        if dtype == object and (name in LIST_COLUMNS or any(not isinstance(v, str) and not _is_missing(v) for v in values)):
+            spec["codec"] = "literal"
+            return pd.Series(_literal_cells(series, node=node), index=series.index, dtype=object), spec
+        missing = {("none" if v is None else "nan") for v in values if _is_missing(v) or v is pd.NA}
+        has_empty = any(v == "" for v in values if isinstance(v, str))
+        if len(missing) > 1 or (missing and has_empty) or not _text_is_safe(values):
+            spec["codec"] = "literal"
+            plain = series.astype(object).where(series.notna(), None) if isinstance(dtype, pd.StringDtype) else series
+            return pd.Series(_literal_cells(plain, node=node), index=series.index, dtype=object), spec
+        spec["codec"] = "text"
+        spec["empty"] = missing.pop() if missing else "empty"
+        written = series.astype(object).where(series.notna(), "")
+        return written, spec
+    if dtype.kind in "biuf" or isinstance(dtype, (pd.BooleanDtype, pd.Float64Dtype, pd.Float32Dtype)) or (
+        pd.api.types.is_extension_array_dtype(dtype) and pd.api.types.is_integer_dtype(dtype)
+    ):
+        spec["codec"] = "native"
+        return series, spec
+    raise SaveError(
+        f"node {node!r}, column {name!r} has dtype {dtype}, which evalframe's CSV format cannot restore; "
+        "convert it (e.g. df[col] = df[col].astype(str)) before saving."
+    )
+
+
+def _encode_frame(node: str, frame: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, Any]]:
+    if not all(isinstance(c, str) for c in frame.columns):
+        bad = [c for c in frame.columns if not isinstance(c, str)]
+        raise SaveError(f"node {node!r}: column names must be strings to be saved; got {bad}.")
+    duplicated = frame.columns[frame.columns.duplicated()].tolist()
+    if duplicated:
+        raise SaveError(f"node {node!r}: column names must be unique to be saved; {duplicated} repeat.")
+    if len(frame.columns) == 0:
+        raise SaveError(f"node {node!r}: a frame without columns cannot be saved.")
+    if not (isinstance(frame.index, pd.RangeIndex) and frame.index.start == 0 and frame.index.step == 1):
+        warnings.warn(
+            f"node {node!r}: the frame's index is not a default RangeIndex; it is not saved "
+            "(load gives 0..n-1). Call reset_index() first to keep it as a column.",
+            UserWarning,
+            stacklevel=4,
+        )
+    columns, specs = {}, []
+    for name in frame.columns:
+        written, spec = _encode_column(frame[name], node=node)
+        columns[name] = written.reset_index(drop=True)
+        specs.append(spec)
+    return pd.DataFrame(columns), {"file": f"{node}.csv", "rows": len(frame), "columns": specs}
+
+
+def _check_node_name(node: str) -> None:
+    if not node or node in (".", "..") or any(sep in node for sep in ("/", "\\", "\x00")) or node.startswith("."):
+        raise SaveError(
+            f"node name {node!r} cannot be a file name (no '/', '\\', leading '.', or empty names); rename the node "
+            "before saving."
+        )
+
+
+def _read_manifest(folder: Path) -> dict[str, Any] | None:
+    path = folder / MANIFEST_NAME
+    if not path.is_file():
+        return None
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise LoadError(f"{path}: not a readable evalframe manifest ({exc}).") from exc
+    if not isinstance(manifest, dict) or manifest.get("format") != "evalframe.EvaluationResult":
+        raise LoadError(f"{path}: not an evalframe manifest (no 'format': 'evalframe.EvaluationResult').")
+    version = manifest.get("format_version")
+    if not isinstance(version, int) or version > FORMAT_VERSION:
+        raise LoadError(
+            f"{path}: format_version {version!r} is newer than this evalframe reads ({FORMAT_VERSION}); "
+            "upgrade evalframe (pip install -U evalframe)."
+        )
+    return manifest
+
+
+def save_result(result: Any, out_dir: Path, **to_csv_kwargs: Any) -> Path:
+    """Write ``result`` to ``out_dir`` (see :meth:`EvaluationResult.save`)."""
+    from . import __version__
+
+    if out_dir.exists() and not out_dir.is_dir():
+        raise SaveError(f"{out_dir} exists and is not a folder; choose another out_dir.")
+    for node in result.node_results:
+        _check_node_name(node)
+    encoded = {}
+    manifest: dict[str, Any] = {
+        "format": "evalframe.EvaluationResult",
+        "format_version": FORMAT_VERSION,
+        "evalframe_version": __version__,
+        "matching": dict(result.matching),
+        "csv": {"sep": to_csv_kwargs.get("sep", ","), "encoding": to_csv_kwargs.get("encoding", "utf-8")},
+        "nodes": {},
+    }
+    for node, frame in result.node_results.items():
+        encoded[node], manifest["nodes"][node] = _encode_frame(node, frame)
+    try:
+        json.dumps(manifest["matching"])
+    except TypeError as exc:
+        raise SaveError(f"the result's matching parameters are not JSON-serialisable: {exc}") from exc
+
+    options = {"index": False, "quoting": csv.QUOTE_NONNUMERIC, "encoding": "utf-8", **to_csv_kwargs}
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    staging = out_dir.parent / f".{out_dir.name}.tmp-{uuid.uuid4().hex[:12]}"
+    staging.mkdir()
+    try:
+        for node, frame in encoded.items():
+            frame.to_csv(staging / f"{node}.csv", **options)
+        (staging / MANIFEST_NAME).write_text(json.dumps(manifest, indent=1, ensure_ascii=False), encoding="utf-8")
+        if not out_dir.exists():
+            os.replace(staging, out_dir)
+            return out_dir
+        previous = _read_manifest_quietly(out_dir)
+        for node in encoded:  # each file is replaced only once its new version is complete
+            os.replace(staging / f"{node}.csv", out_dir / f"{node}.csv")
+        stale_ours = [n for n in (previous or {}).get("nodes", {}) if n not in encoded]
+        for node in stale_ours:
+            (out_dir / f"{node}.csv").unlink(missing_ok=True)
+        os.replace(staging / MANIFEST_NAME, out_dir / MANIFEST_NAME)
+        foreign = sorted(p.name for p in out_dir.glob("*.csv") if p.stem not in encoded)
+        if foreign:
+            warnings.warn(
+                f"{out_dir} also holds {foreign}, which this save did not write; load() will read them as nodes too.",
+                UserWarning,
+                stacklevel=3,
+            )
+        return out_dir
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def _read_manifest_quietly(folder: Path) -> dict[str, Any] | None:
+    try:
+        return _read_manifest(folder)
+    except LoadError:
+        return None
+
+
+# ---------------------------------------------------------------------------------------- load
+class _LiteralParser:
+    """``ast.literal_eval`` with a cache: the same text is parsed once per file and column.
+
+    Cached values are copied on reuse, so no two cells share one mutable list.
+    """
+
+    def __init__(self, path: Path, column: str) -> None:
+        self.path, self.column = path, column
+        self.cache: dict[str, Any] = {}
+
+    def __call__(self, text: Any, row: int) -> Any:
+        if not isinstance(text, str):
+            return None if _is_missing(text) else text
+        if text in _MISSING_TOKENS:
+            return _MISSING_TOKENS[text]
+        try:
+            value = self.cache[text]
+        except KeyError:
+            try:
+                value = ast.literal_eval(text)
+            except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError) as exc:
+                shown = text if len(text) <= 80 else text[:77] + "..."
+                raise LoadError(
+                    f"{self.path}: data row {row + 1}, column {self.column!r}: cannot parse {shown!r} as a Python "
+                    f"literal ({type(exc).__name__}: {exc}). Fix or empty that cell."
+                ) from None
+            self.cache[text] = value
+        return _fresh(value)
+
+    def column_values(self, texts: pd.Series) -> list[Any]:
+        return [self(text, row) for row, text in enumerate(texts.tolist())]
+
+
+def _fresh(value: Any) -> Any:
+    kind = type(value)
+    if kind is list:
+        return [_fresh(v) for v in value] if any(type(v) in (list, dict, set) for v in value) else list(value)
+    if kind is dict:
+        return {k: _fresh(v) for k, v in value.items()}
+    if kind is set:
+        return set(value)
+    return value
+
+
+def _read_csv(path: Path, **kwargs: Any) -> pd.DataFrame:
+    try:
+        return pd.read_csv(path, **kwargs)
+    except pd.errors.EmptyDataError:
+        raise LoadError(f"{path}: the file is empty; an evaluation CSV has at least a header row.") from None
+    except (pd.errors.ParserError, UnicodeDecodeError, ValueError) as exc:
+        raise LoadError(f"{path}: cannot be read as CSV ({type(exc).__name__}: {exc}).") from None
+
+
+def _load_own(path: Path, entry: dict[str, Any], csv_options: dict[str, Any], read_csv_kwargs: dict[str, Any]) -> pd.DataFrame:
+    specs = entry["columns"]
+    dtypes = {s["name"]: (s["dtype"] if s["codec"] == "native" else object) for s in specs}
+    na_values = {s["name"]: [""] for s in specs if s["codec"] == "native"}
+    options = {
+        "header": 0, "dtype": dtypes, "keep_default_na": False, "na_values": na_values,
+        **_EXACT_FLOATS, "sep": csv_options.get("sep", ","),
+        "encoding": csv_options.get("encoding", "utf-8"), **read_csv_kwargs,
+    }
+    frame = _read_csv(path, **options)
+    expected = [s["name"] for s in specs]
+    if list(frame.columns) != expected:
+        raise LoadError(f"{path}: columns {list(frame.columns)} differ from those evalframe.json records ({expected}).")
+    if len(frame) != entry.get("rows", len(frame)):
+        raise LoadError(f"{path}: holds {len(frame)} rows but evalframe.json records {entry['rows']}; the file was cut or edited.")
+    for spec in specs:
+        name, codec = spec["name"], spec["codec"]
+        if codec == "text":
+            empty = {"none": None, "nan": math.nan, "empty": ""}[spec.get("empty", "empty")]
+            column = frame[name]
+            if empty != "":
+                column = column.where(column != "", empty)
+            frame[name] = column
+        elif codec == "literal":
+            frame[name] = pd.Series(_LiteralParser(path, name).column_values(frame[name]), index=frame.index, dtype=object)
+        if codec != "native" and spec["dtype"] != "object":
+            frame[name] = frame[name].astype(spec["dtype"])
+    return frame
+
+
+def _decode_filters(value: Any) -> Any:
+    if isinstance(value, bytes):
+        text = value.decode("utf-8")
+        return None if text == "null" else text
+    if isinstance(value, dict):
+        return json.dumps(value, sort_keys=True)
+    return value
+
+
+def _load_foreign(path: Path, read_csv_kwargs: dict[str, Any]) -> pd.DataFrame:
+    header = _read_csv(path, nrows=0, **{k: v for k, v in read_csv_kwargs.items() if k in ("sep", "encoding")})
+    text_columns = [c for c in header.columns if c in _TEXT_COLUMNS or c in LIST_COLUMNS or c == "gold_document_contents"]
+    options = {
+        "header": 0, "dtype": {c: object for c in text_columns}, "keep_default_na": False, "na_values": [""],
+        **_EXACT_FLOATS, **read_csv_kwargs,
+    }
+    frame = _read_csv(path, **options)
+    _check_evaluation_frame(path, frame)
+    for name in frame.columns:
+        if name in LIST_COLUMNS:
+            values = _LiteralParser(path, name).column_values(frame[name])
+            if name == "filters":
+                values = [_decode_filters(v) for v in values]
+            frame[name] = pd.Series(values, index=frame.index, dtype=object)
+        elif frame[name].dtype == object or isinstance(frame[name].dtype, pd.StringDtype):
+            column = frame[name].astype(object)
+            frame[name] = column.where(column.notna(), None)
+    renames = {old: new for old, new in (("gold_document_contents", "gold_contexts"), ("content", "context"))
+               if old in frame.columns and new not in frame.columns}
+    frame = frame.rename(columns=renames)
+    if "answer" in frame.columns:
+        for single, plural in (("document_id", "document_ids"), ("custom_document_id", "custom_document_ids")):
+            if single in frame.columns and plural not in frame.columns:
+                frame[plural] = [[] if v is None or v == "None" else [v] for v in frame[single].tolist()]
+                frame = frame.drop(columns=[single])
+    return frame
+
+
+def _check_evaluation_frame(path: Path, frame: pd.DataFrame) -> None:
+    missing = [c for c in ("multilabel_id", "type") if c not in frame.columns]
+    if missing:
+        raise LoadError(
+            f"{path} is not an evaluation frame: it lacks column(s) {missing} (has {list(frame.columns)[:8]}...). "
+            "Move it out of the results folder."
+        )
+
+
+def load_result(cls: type, load_dir: Path, **read_csv_kwargs: Any) -> Any:
+    """Read a results folder (see :meth:`EvaluationResult.load`)."""
+    if not load_dir.exists():
+        raise LoadError(f"results folder {load_dir} does not exist.")
+    if not load_dir.is_dir():
+        raise LoadError(f"{load_dir} is not a folder; pass the folder that holds the <node>.csv files.")
+    manifest = _read_manifest(load_dir)
+    csv_files = {p.stem: p for p in sorted(load_dir.glob("*.csv"))}
+    if not csv_files:
+        raise LoadError(f"results folder {load_dir} holds no .csv file.")
+    frames: dict[str, pd.DataFrame] = {}
+    own = (manifest or {}).get("nodes", {})
+    for node, entry in own.items():
+        path = load_dir / entry["file"]
+        if not path.is_file():
+            raise LoadError(f"{load_dir / MANIFEST_NAME} lists node {node!r} but {path.name} is missing.")
+        frames[node] = _load_own(path, entry, manifest.get("csv", {}), read_csv_kwargs)
+    for node, path in csv_files.items():
+        if node not in frames:
+            frames[node] = _load_foreign(path, read_csv_kwargs)
+    return cls(frames, matching=(manifest or {}).get("matching"))

@@ -1,0 +1,465 @@
+"""EvaluationResult: one DataFrame per pipeline node, and the analyses on them.
+
+A thin facade: it validates arguments, selects rows and columns, and hands arrays to the
+kernels in :mod:`evalframe.metrics`; per-query tables are the shared currency of
+``calculate_metrics``, ``query_metrics`` and ``wrong_examples``.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from . import _validation as check
+from ._arrays import first_appearance_codes
+from .columns import (
+    ANSWER_SCOPES,
+    CRITERIA,
+    DEFAULT_CONTEXT_MATCHING_THRESHOLD,
+    DOCUMENT_SCOPES,
+    EVAL_MODES,
+    AnswerScope,
+    DocumentScope,
+    EvalMode,
+    relevance_criterion,
+)
+from .errors import InvalidParameterError, SchemaError
+from .metrics.answer import answer_query_metrics, available_answer_metrics
+from .metrics.document import document_query_metrics, prepare_document_rows
+from .metrics.registry import ANSWER_METRICS, DOCUMENT_METRICS
+from .simulate import answer_rows_kept, filter_eval_mode
+
+__all__ = ["EvaluationResult"]
+
+_DOCUMENT_COLUMNS = ("multilabel_id", "rank", "document_id", "gold_document_ids", "gold_custom_document_ids")
+_ANSWER_DROP = ("node", "query", "type", "gold_answers", "gold_offsets_in_documents", "gold_document_ids")
+_DOCUMENT_DROP = ("node", "query", "multilabel_id", "filters", "type", "gold_document_ids", "gold_contexts")
+
+
+@dataclass(frozen=True)
+class _Params:
+    simulated_top_k_reader: int
+    simulated_top_k_retriever: int
+    document_scope: str
+    eval_mode: str
+    answer_scope: str
+    context_matching_threshold: float
+    retriever_node: str | None
+
+    @property
+    def criterion(self) -> str:
+        return relevance_criterion(self.document_scope, self.answer_scope)
+
+
+class EvaluationResult(Mapping):
+    """The evaluation of a pipeline: one DataFrame per node, in Haystack 1.x's schema.
+
+    Behaves like a read-only dict of node name -> DataFrame (``result["Reader"]``, ``in``,
+    ``len``, iteration over node names), plus ``append`` and ``result[node] = frame``.
+
+    Parameters
+    ----------
+    node_results : dict of str to pandas.DataFrame, optional
+        The node frames (see ``docs/metrics.md`` for the columns).
+    matching : dict, optional
+        The matching parameters the frames were built with (``context_matching_threshold``,
+        ``context_matching_min_length``, ``context_matching_boost_split_overlaps``,
+        ``custom_document_id_field``); saved in ``evalframe.json`` and used as defaults.
+
+    Examples
+    --------
+    >>> from evalframe import EvaluationResult, load_demo_result
+    >>> result = load_demo_result()
+    >>> list(result)
+    ['Retriever', 'Reader']
+    >>> round(result.calculate_metrics()["Retriever"]["recall_single_hit"], 4)
+    0.875
+    """
+
+    def __init__(self, node_results: Mapping[str, pd.DataFrame] | None = None, *, matching: Mapping[str, Any] | None = None) -> None:
+        self.node_results: dict[str, pd.DataFrame] = {}
+        for node, frame in (node_results or {}).items():
+            self[node] = frame
+        self.matching: dict[str, Any] = dict(matching or {})
+
+    # ------------------------------------------------------------------ dict-like access
+    def __getitem__(self, node: str) -> pd.DataFrame:
+        return self.node_results[check.check_node(node, list(self.node_results))]
+
+    def __setitem__(self, node: str, frame: pd.DataFrame) -> None:
+        if not isinstance(node, str) or not node:
+            raise InvalidParameterError(f"node names must be non-empty strings; got {node!r}.")
+        if not isinstance(frame, pd.DataFrame):
+            raise InvalidParameterError(
+                f"the result of node {node!r} must be a pandas DataFrame; got {type(frame).__name__}."
+            )
+        self.node_results[node] = frame
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.node_results)
+
+    def __len__(self) -> int:
+        return len(self.node_results)
+
+    def __contains__(self, node: object) -> bool:
+        return node in self.node_results
+
+    def append(self, node: str, frame: pd.DataFrame) -> None:
+        """Add ``frame``'s rows to ``node`` (creating the node); empty frames are ignored.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> r = EvaluationResult()
+        >>> r.append("Retriever", pd.DataFrame({"multilabel_id": ["q1"], "type": ["document"], "rank": [1]}))
+        >>> len(r["Retriever"])
+        1
+        """
+        if not isinstance(frame, pd.DataFrame):
+            raise InvalidParameterError(f"append needs a pandas DataFrame for node {node!r}; got {type(frame).__name__}.")
+        if len(frame) == 0:
+            return
+        if node in self.node_results:
+            self[node] = pd.concat([self.node_results[node], frame]).reset_index(drop=True)
+        else:
+            self[node] = frame
+
+    def __repr__(self) -> str:
+        nodes = ", ".join(f"{node}: {len(frame)} rows" for node, frame in self.node_results.items())
+        return f"<EvaluationResult: {len(self)} node(s){' (' + nodes + ')' if nodes else ''}>"
+
+    # ------------------------------------------------------------------ argument handling
+    def _params(
+        self,
+        simulated_top_k_reader: object,
+        simulated_top_k_retriever: object,
+        document_scope: object,
+        eval_mode: object,
+        answer_scope: object,
+        context_matching_threshold: object,
+        retriever_node: object,
+    ) -> _Params:
+        threshold = context_matching_threshold
+        if threshold is None:
+            threshold = self.matching.get("context_matching_threshold", DEFAULT_CONTEXT_MATCHING_THRESHOLD)
+        if retriever_node is not None:
+            check.check_node(retriever_node, list(self.node_results), name="retriever_node")
+        return _Params(
+            simulated_top_k_reader=check.check_top_k(simulated_top_k_reader, name="simulated_top_k_reader"),
+            simulated_top_k_retriever=check.check_top_k(simulated_top_k_retriever, name="simulated_top_k_retriever"),
+            document_scope=check.check_choice(document_scope, DOCUMENT_SCOPES, name="document_scope"),
+            eval_mode=check.check_choice(eval_mode, EVAL_MODES, name="eval_mode"),
+            answer_scope=check.check_choice(answer_scope, ANSWER_SCOPES, name="answer_scope"),
+            context_matching_threshold=check.check_number(threshold, name="context_matching_threshold"),
+            retriever_node=retriever_node,  # type: ignore[arg-type]
+        )
+
+    def _warn_scope_mismatch(self, params: _Params) -> None:
+        if params.document_scope not in ("answer", "document_id_or_answer") and params.answer_scope != "any":
+            warnings.warn(
+                f"document_scope={params.document_scope!r} ignores answer_scope={params.answer_scope!r} for document "
+                "metrics, so answer and document metrics may judge correctness differently; use document_scope "
+                "'answer' or 'document_id_or_answer' to apply the answer scope to documents too.",
+                UserWarning,
+                stacklevel=3,
+            )
+
+    # ------------------------------------------------------------------ per-node row selection
+    def _rows(self, node: str, row_type: str, eval_mode: str) -> pd.DataFrame:
+        frame = self.node_results[node]
+        where = f"node {node!r}"
+        check.require_columns(frame, ["multilabel_id", "type", "rank"], where=where, why="to compute metrics")
+        frame = filter_eval_mode(frame, eval_mode, where=where)
+        return frame[frame["type"].to_numpy() == row_type]
+
+    def _document_nodes(self) -> list[str]:
+        return [
+            node for node, frame in self.node_results.items()
+            if "type" in frame.columns and (frame["type"].to_numpy() == "document").any()
+        ]
+
+    def _retriever_documents(self, params: _Params) -> pd.DataFrame:
+        node = params.retriever_node
+        if node is None:
+            candidates = self._document_nodes()
+            if len(candidates) != 1:
+                raise InvalidParameterError(
+                    "simulated_top_k_retriever needs the node whose documents simulate the retriever, and "
+                    f"{'no node has' if not candidates else 'several nodes have'} document rows "
+                    f"(candidates: {candidates}). Pass retriever_node=<name>."
+                )
+            node = candidates[0]
+        documents = self._rows(node, "document", params.eval_mode)
+        check.require_columns(documents, ["document_id"], where=f"node {node!r}", why="to simulate the retriever's top-k")
+        return documents
+
+    def _answer_table(self, node: str, params: _Params) -> pd.DataFrame | None:
+        answers = self._rows(node, "answer", params.eval_mode)
+        if len(answers) == 0:
+            return None
+        where = f"node {node!r} (answer rows, eval_mode={params.eval_mode!r})"
+        codes, query_ids = first_appearance_codes(answers["multilabel_id"])
+        rank = answers["rank"].to_numpy(dtype=np.float64, na_value=np.nan)
+        retriever_documents = None
+        if params.simulated_top_k_retriever != -1:
+            retriever_documents = self._retriever_documents(params)
+            check.require_columns(answers, ["document_ids"], where=where, why="to simulate the retriever's top-k")
+        kept = answer_rows_kept(
+            answers, codes, rank,
+            top_k_reader=params.simulated_top_k_reader,
+            top_k_retriever=params.simulated_top_k_retriever,
+            retriever_documents=retriever_documents,
+            where=where,
+        )
+        return answer_query_metrics(answers, codes, query_ids, kept, answer_scope=params.answer_scope, where=where)
+
+    def _document_table(self, node: str, params: _Params) -> pd.DataFrame | None:
+        documents = self._rows(node, "document", params.eval_mode)
+        if len(documents) == 0:
+            return None
+        where = f"node {node!r} (document rows, eval_mode={params.eval_mode!r})"
+        rows = prepare_document_rows(documents, where=where, needed=CRITERIA[params.criterion][1])
+        return document_query_metrics(
+            rows,
+            criterion=params.criterion,
+            top_k=params.simulated_top_k_retriever,
+            context_threshold=params.context_matching_threshold,
+        )
+
+    # ------------------------------------------------------------------ public analyses
+    def calculate_metrics(
+        self,
+        simulated_top_k_reader: int = -1,
+        simulated_top_k_retriever: int = -1,
+        document_scope: DocumentScope = "document_id_or_answer",
+        eval_mode: EvalMode = "integrated",
+        answer_scope: AnswerScope = "any",
+        context_matching_threshold: float | None = None,
+        retriever_node: str | None = None,
+    ) -> dict[str, dict[str, float]]:
+        """Mean metrics per node: ``{node: {metric: value}}`` (SPEC 3).
+
+        Answer rows give ``exact_match``, ``f1`` (and ``sas``) plus ``num_examples_for_eval``;
+        document rows give ``recall_multi_hit``, ``recall_single_hit``, ``precision``, ``map``,
+        ``mrr`` and ``ndcg``. Each is the mean over queries of :meth:`query_metrics`.
+
+        Parameters
+        ----------
+        simulated_top_k_reader, simulated_top_k_retriever : int
+            -1 uses every rank; k keeps ranks <= k (for answer nodes the retriever's top-k keeps
+            the answers whose documents are all among the retriever's top k).
+        document_scope : str
+            What makes a document relevant: one of ``evalframe.columns.DOCUMENT_SCOPES``.
+        eval_mode : {"integrated", "isolated"}
+        answer_scope : str
+            Where a matching answer must come from: ``any``, ``context``, ``document_id`` or
+            ``document_id_and_context``.
+        context_matching_threshold : float, optional
+            Similarity above which a gold context counts as matched by a document. None: the
+            threshold recorded with the result, else 65.0 (Haystack's fixed value).
+        retriever_node : str, optional
+            The node whose documents simulate the retriever's top-k for answer nodes; None means
+            the only node with document rows.
+
+        Returns
+        -------
+        dict of str to dict of str to float
+
+        Raises
+        ------
+        InvalidParameterError
+            An option outside its valid values, or an unknown node.
+        SchemaError
+            A frame lacks a column the computation needs.
+
+        Examples
+        --------
+        >>> from evalframe import load_demo_result
+        >>> metrics = load_demo_result().calculate_metrics(simulated_top_k_retriever=1)
+        >>> sorted(metrics["Retriever"])
+        ['map', 'mrr', 'ndcg', 'precision', 'recall_multi_hit', 'recall_single_hit']
+        """
+        params = self._params(simulated_top_k_reader, simulated_top_k_retriever, document_scope, eval_mode,
+                              answer_scope, context_matching_threshold, retriever_node)
+        if self._document_nodes():
+            self._warn_scope_mismatch(params)
+        out: dict[str, dict[str, float]] = {}
+        for node in self.node_results:
+            values: dict[str, float] = {}
+            answers = self._answer_table(node, params)
+            if answers is not None:
+                values.update({m: float(answers[m].mean()) for m in answers.columns})
+                values["num_examples_for_eval"] = float(len(answers))
+            documents = self._document_table(node, params)
+            if documents is not None:
+                values.update({m: float(documents[m].mean()) for m in documents.columns})
+            out[node] = values
+        return out
+
+    def query_metrics(
+        self,
+        node: str,
+        simulated_top_k_reader: int = -1,
+        simulated_top_k_retriever: int = -1,
+        document_scope: DocumentScope = "document_id_or_answer",
+        eval_mode: EvalMode = "integrated",
+        answer_scope: AnswerScope = "any",
+        context_matching_threshold: float | None = None,
+        retriever_node: str | None = None,
+    ) -> pd.DataFrame:
+        """Per-query metrics of one node: index ``multilabel_id``, one column per metric.
+
+        Queries appear in order of first appearance. A node with answer and document rows gets
+        both sets of columns (NaN where a query has rows of one type only). The parameters are
+        those of :meth:`calculate_metrics`, whose values are the means of these columns.
+
+        Examples
+        --------
+        >>> from evalframe import load_demo_result
+        >>> table = load_demo_result().query_metrics("Reader")
+        >>> list(table.columns)
+        ['exact_match', 'f1']
+        """
+        node = check.check_node(node, list(self.node_results))
+        params = self._params(simulated_top_k_reader, simulated_top_k_retriever, document_scope, eval_mode,
+                              answer_scope, context_matching_threshold, retriever_node)
+        tables = [t for t in (self._answer_table(node, params), self._document_table(node, params)) if t is not None]
+        if not tables:
+            return pd.DataFrame(index=pd.Index([], name="multilabel_id", dtype=object))
+        if len(tables) == 1:
+            return tables[0]
+        answers, documents = tables
+        index = answers.index.append(documents.index[~documents.index.isin(answers.index)])
+        return answers.reindex(index).join(documents.reindex(index))
+
+    def wrong_examples(
+        self,
+        node: str,
+        n: int = 3,
+        simulated_top_k_reader: int = -1,
+        simulated_top_k_retriever: int = -1,
+        document_scope: DocumentScope = "document_id_or_answer",
+        document_metric: str = "recall_single_hit",
+        answer_metric: str = "f1",
+        document_metric_threshold: float = 0.5,
+        answer_metric_threshold: float = 0.5,
+        eval_mode: EvalMode = "integrated",
+        answer_scope: AnswerScope = "any",
+        context_matching_threshold: float | None = None,
+        retriever_node: str | None = None,
+    ) -> list[dict[str, Any]]:
+        """The ``n`` worst queries of a node, for a person to read (SPEC 4).
+
+        Answer nodes are ranked by ``answer_metric``, document nodes by ``document_metric``;
+        ties keep first-appearance order, and only queries whose value is ``<=`` the threshold
+        are returned. Each query is a dict with ``multilabel_id``, ``query``, ``filters``,
+        ``metrics``, ``answers`` or ``documents`` (all the query's rows of that eval_mode, in frame
+        order) and the gold answers / document ids.
+
+        Examples
+        --------
+        >>> from evalframe import load_demo_result
+        >>> worst = load_demo_result().wrong_examples("Retriever", n=2)
+        >>> [example["metrics"]["recall_single_hit"] for example in worst]
+        [0.0]
+        """
+        node = check.check_node(node, list(self.node_results))
+        n = check.check_positive_int(n, name="n")
+        check.check_choice(document_metric, tuple(DOCUMENT_METRICS), name="document_metric")
+        check.check_choice(answer_metric, tuple(ANSWER_METRICS), name="answer_metric")
+        document_metric_threshold = check.check_number(document_metric_threshold, name="document_metric_threshold")
+        answer_metric_threshold = check.check_number(answer_metric_threshold, name="answer_metric_threshold")
+        params = self._params(simulated_top_k_reader, simulated_top_k_retriever, document_scope, eval_mode,
+                              answer_scope, context_matching_threshold, retriever_node)
+
+        answers = self._answer_table(node, params)
+        if answers is not None:
+            if answer_metric not in answers.columns:
+                raise InvalidParameterError(
+                    f"answer_metric must be one of {list(answers.columns)} for node {node!r}; got {answer_metric!r} "
+                    "(sas exists only when the result was built with a SAS model)."
+                )
+            rows = self._rows(node, "answer", params.eval_mode)
+            return _worst(answers, answer_metric, answer_metric_threshold, n, rows, "answers", _ANSWER_DROP)
+        documents = self._document_table(node, params)
+        if documents is not None:
+            if params.document_scope not in ("answer", "document_id_or_answer") and params.answer_scope != "any":
+                self._warn_scope_mismatch(params)
+            rows = self._rows(node, "document", params.eval_mode)
+            return _worst(documents, document_metric, document_metric_threshold, n, rows, "documents", _DOCUMENT_DROP)
+        return []
+
+    # ------------------------------------------------------------------ persistence
+    def save(self, out_dir: str | Path, **to_csv_kwargs: Any) -> Path:
+        """Write one ``<node>.csv`` per node plus ``evalframe.json`` to ``out_dir``, atomically.
+
+        See ``docs/persistence.md``. Returns the folder written.
+
+        Examples
+        --------
+        >>> import tempfile, pathlib
+        >>> from evalframe import load_demo_result
+        >>> folder = load_demo_result().save(pathlib.Path(tempfile.mkdtemp()) / "run")
+        >>> sorted(p.name for p in folder.iterdir())
+        ['Reader.csv', 'Retriever.csv', 'evalframe.json']
+        """
+        from .io import save_result
+
+        return save_result(self, Path(out_dir), **to_csv_kwargs)
+
+    @classmethod
+    def load(cls, load_dir: str | Path, **read_csv_kwargs: Any) -> EvaluationResult:
+        """Load a folder written by :meth:`save` or by Haystack 1.x's ``EvaluationResult.save``.
+
+        Examples
+        --------
+        >>> import tempfile, pathlib
+        >>> from evalframe import EvaluationResult, load_demo_result
+        >>> folder = load_demo_result().save(pathlib.Path(tempfile.mkdtemp()) / "run")
+        >>> sorted(EvaluationResult.load(folder))
+        ['Reader', 'Retriever']
+        """
+        from .io import load_result
+
+        return load_result(cls, Path(load_dir), **read_csv_kwargs)
+
+
+def _worst(
+    table: pd.DataFrame,
+    metric: str,
+    threshold: float,
+    n: int,
+    rows: pd.DataFrame,
+    key: str,
+    drop: tuple[str, ...],
+) -> list[dict[str, Any]]:
+    worst = table.sort_values(metric, kind="stable").head(n)
+    worst = worst[worst[metric] <= threshold]
+    if len(worst) == 0:
+        return []
+    selected = rows[rows["multilabel_id"].isin(worst.index)]
+    listed = selected.drop(columns=[c for c in drop if c in selected.columns])
+    groups = {qid: idx for qid, idx in selected.groupby("multilabel_id", sort=False).indices.items()}
+    records = listed.to_dict(orient="records")
+    examples = []
+    for multilabel_id, values in worst.iterrows():
+        positions = groups[multilabel_id]
+        first = selected.iloc[positions[0]]
+        example: dict[str, Any] = {
+            "multilabel_id": multilabel_id,
+            "query": first.get("query"),
+            "filters": first.get("filters"),
+            "metrics": {m: float(v) for m, v in values.items()},
+            key: [records[p] for p in positions],
+        }
+        if key == "answers":
+            example["gold_answers"] = first.get("gold_answers")
+        example["gold_document_ids"] = first.get("gold_document_ids")
+        examples.append(example)
+    return examples

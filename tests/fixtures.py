@@ -1,0 +1,134 @@
+"""A small hand-made evaluation result (SPEC 2 row layout) whose metrics are worked out by hand.
+
+The row-level 0/1 columns of document rows are derived from the per-gold lists with SPEC 2's
+rules (threshold 65) by :func:`doc_row`; the expected *metrics* in the tests are hand-worked.
+
+Retriever (documents, integrated):
+  q1  gold [d1, d2]   r1 d3 (ctx0, ans0) | r2 d1 (id0, ctx0, ans0) | r3 d2 (id1, ans1) | r4 d4 (none) | r5 d1 again (id0, ctx0, ans0)
+  q2  no-answer: gold []                          r1 d5
+  q3  gold [d6]       r1 d7 | r2 d8 | r3 d6 (id0, ctx0, ans0)
+  q4  gold ["00"]     r1 d9 (the "00" entry is not a gold document)
+  q5  gold [d10, d11] empty retrieval: placeholder r1 ""
+  q6  gold [d12, d13] r1 d14 (ctx 80 / 70) | r2 d12 (id0, ctx 100)
+Reader (answers):
+  q1  r1 em0 f1 .5 [d3] | r2 em1 f1 1 [d1] | r3 em0 f1 .2 []         isolated: r1 em1 f1 1 [d1]
+  q2  no-answer placeholder "" em1 f1 1 []
+  q3  r1 em0 f1 0 [d6] | r2 em1 f1 1 [d8, d6]
+  q5  r1 em0 f1 .4 [d99]
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from evalframe import EvaluationResult
+
+T = 65.0
+
+
+def doc_row(qid, rank, doc_id, gold_ids, id_match, sims, ans_match, *, gold_answers=None, eval_mode="integrated"):
+    idm = [float(v) for v in id_match]
+    sim = [float(v) for v in sims]
+    ans = [float(v) for v in ans_match]
+    gold_id = max(idm + [0.0])
+    answer = max(ans + [0.0])
+    context = 1.0 if any(s > T for s in sim) else 0.0
+    id_and_ans = max(min(a, b) for a, b in zip(idm + [0.0], ans + [0.0]))
+    id_and_ctx = max(min(a, 1.0 if s > T else 0.0) for a, s in zip(idm + [0.0], sim + [0.0]))
+    id_ctx_ans = max(
+        min(a, 1.0 if s > T else 0.0, b) for a, s, b in zip(idm + [0.0], sim + [0.0], ans + [0.0])
+    )
+    if any(ans) and any(sim):
+        ctx_and_ans = max(min(1.0 if s > T else 0.0, b) for s, b in zip(sim, ans))
+    else:
+        ctx_and_ans = 0.0
+    return {
+        "multilabel_id": qid,
+        "query": f"question {qid}",
+        "filters": None,
+        "gold_answers": gold_answers if gold_answers is not None else [f"answer {qid}"],
+        "context": f"passage {doc_id}",
+        "gold_contexts": [f"gold passage {g}" for g in gold_ids],
+        "gold_id_match": gold_id,
+        "context_match": context,
+        "answer_match": answer,
+        "gold_id_or_answer_match": max(gold_id, answer),
+        "gold_id_and_answer_match": id_and_ans,
+        "gold_id_or_context_match": max(gold_id, context),
+        "gold_id_and_context_match": id_and_ctx,
+        "gold_id_and_context_and_answer_match": id_ctx_ans,
+        "context_and_answer_match": ctx_and_ans,
+        "rank": rank,
+        "document_id": doc_id,
+        "gold_document_ids": list(gold_ids),
+        "gold_documents_id_match": idm,
+        "gold_contexts_similarity": sim,
+        "gold_answers_match": ans,
+        "type": "document",
+        "node": "Retriever",
+        "eval_mode": eval_mode,
+    }
+
+
+def answer_row(qid, rank, answer, em, f1, doc_ids, *, scoped=None, eval_mode="integrated", gold_answers=None):
+    """``scoped`` maps answer_scope -> (em, f1) for the *_scope columns (default: same as any)."""
+    scoped = scoped or {}
+    row = {
+        "multilabel_id": qid,
+        "query": f"question {qid}",
+        "filters": None,
+        "gold_answers": gold_answers if gold_answers is not None else [f"answer {qid}"],
+        "answer": answer,
+        "context": f"context of {answer}",
+        "exact_match": float(em),
+        "f1": float(f1),
+        "rank": rank,
+        "document_ids": list(doc_ids),
+        "gold_document_ids": ["g"],
+        "type": "answer",
+        "node": "Reader",
+        "eval_mode": eval_mode,
+    }
+    for scope in ("context", "document_id", "document_id_and_context"):
+        s_em, s_f1 = scoped.get(scope, (em, f1))
+        row[f"exact_match_{scope}_scope"] = float(s_em)
+        row[f"f1_{scope}_scope"] = float(s_f1)
+    return row
+
+
+def retriever_frame() -> pd.DataFrame:
+    rows = [
+        doc_row("q1", 1, "d3", ["d1", "d2"], [0, 0], [70, 10], [1, 0]),
+        doc_row("q1", 2, "d1", ["d1", "d2"], [1, 0], [90, 20], [1, 0]),
+        doc_row("q1", 3, "d2", ["d1", "d2"], [0, 1], [30, 50], [0, 1]),
+        doc_row("q1", 4, "d4", ["d1", "d2"], [0, 0], [5, 5], [0, 0]),
+        doc_row("q1", 5, "d1", ["d1", "d2"], [1, 0], [90, 20], [1, 0]),
+        doc_row("q2", 1, "d5", [], [], [], [0], gold_answers=[""]),
+        doc_row("q3", 1, "d7", ["d6"], [0], [10], [0]),
+        doc_row("q3", 2, "d8", ["d6"], [0], [20], [0]),
+        doc_row("q3", 3, "d6", ["d6"], [1], [100], [1]),
+        doc_row("q4", 1, "d9", ["00"], [0], [0], [0]),
+        doc_row("q5", 1, "", ["d10", "d11"], [0, 0], [0, 0], [0, 0]),
+        doc_row("q6", 1, "d14", ["d12", "d13"], [0, 0], [80, 70], [0, 0]),
+        doc_row("q6", 2, "d12", ["d12", "d13"], [1, 0], [100, 10], [0, 0]),
+    ]
+    return pd.DataFrame(rows)
+
+
+def reader_frame() -> pd.DataFrame:
+    docid = "document_id"
+    rows = [
+        answer_row("q1", 1, "Bonn", 0, 0.5, ["d3"], scoped={docid: (0, 0)}),
+        answer_row("q1", 2, "Berlin", 1, 1, ["d1"]),
+        answer_row("q1", 3, "Munich", 0, 0.2, [], scoped={docid: (0, 0)}),
+        answer_row("q1", 1, "Berlin", 1, 1, ["d1"], eval_mode="isolated"),
+        answer_row("q2", 1, "", 1, 1, [], scoped={docid: (0, 0)}, gold_answers=[""]),
+        answer_row("q3", 1, "seven", 0, 0, ["d6"]),
+        answer_row("q3", 2, "six", 1, 1, ["d8", "d6"]),
+        answer_row("q5", 1, "a river", 0, 0.4, ["d99"], scoped={docid: (0, 0)}),
+    ]
+    return pd.DataFrame(rows)
+
+
+def hand_result() -> EvaluationResult:
+    return EvaluationResult({"Retriever": retriever_frame(), "Reader": reader_frame()})

@@ -1,0 +1,213 @@
+"""save / load (SPEC 5): lossless round trips, atomic writes, errors that name file, row and column."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from evalframe import EvaluationResult, LoadError, SaveError
+from tests.fixtures import hand_result
+
+# ------------------------------------------------------------------ hypothesis frames
+texts = st.text(max_size=12)  # any unicode: quotes, commas, \r, \n, \x00, emoji ...
+finite = st.floats(allow_nan=False, allow_infinity=False)
+floats_any = st.floats(allow_nan=True, allow_infinity=True)
+missing = st.sampled_from([None, math.nan])
+
+
+def column_strategy(n: int):
+    def list_of(values):
+        return st.lists(values, max_size=3)
+
+    kinds = {
+        "float": st.lists(floats_any, min_size=n, max_size=n).map(lambda v: pd.Series(v, dtype="float64")),
+        "int": st.lists(st.integers(-(2**63), 2**63 - 1), min_size=n, max_size=n).map(lambda v: pd.Series(v, dtype="int64")),
+        "bool": st.lists(st.booleans(), min_size=n, max_size=n).map(lambda v: pd.Series(v, dtype=bool)),
+        "nullable_int": st.lists(st.one_of(st.none(), st.integers(-1000, 1000)), min_size=n, max_size=n).map(
+            lambda v: pd.Series(v, dtype="Int64")),
+        "text_object": st.lists(st.one_of(texts, missing), min_size=n, max_size=n).map(
+            lambda v: pd.Series(v, dtype=object)),
+        "text_default": st.lists(st.one_of(texts, st.none()), min_size=n, max_size=n).map(
+            lambda v: pd.Series(v) if any(x is not None for x in v) else pd.Series(v, dtype=object)),
+        "string_dtype": st.lists(st.one_of(texts, st.none()), min_size=n, max_size=n).map(
+            lambda v: pd.Series(v, dtype="string")),
+        "float_lists": st.lists(st.one_of(list_of(finite), st.none()), min_size=n, max_size=n).map(
+            lambda v: pd.Series(v, dtype=object)),
+        "text_lists": st.lists(list_of(texts), min_size=n, max_size=n).map(lambda v: pd.Series(v, dtype=object)),
+        "offsets": st.lists(
+            list_of(st.fixed_dictionaries({"start": st.integers(0, 99), "end": st.integers(0, 99)})),
+            min_size=n, max_size=n).map(lambda v: pd.Series(v, dtype=object)),
+        "mixed": st.lists(st.one_of(texts, st.integers(), finite, st.booleans(), missing, st.binary(max_size=4)),
+                          min_size=n, max_size=n).map(lambda v: pd.Series(v, dtype=object)),
+    }
+    return st.sampled_from(sorted(kinds)).flatmap(lambda kind: kinds[kind].map(lambda s: (kind, s)))
+
+
+@st.composite
+def frames(draw):
+    n = draw(st.integers(0, 6))
+    names = draw(st.lists(st.sampled_from(
+        ["query", "answer", "gold_answers", "gold_contexts_similarity", "offsets_in_document", "filters",
+         "rank", "f1", "weird, \"name\"", "ünï\ncode", "notes", "score"]), min_size=1, max_size=5, unique=True))
+    columns = {}
+    for name in names:
+        _, series = draw(column_strategy(n))
+        columns[name] = series.reset_index(drop=True)
+    return pd.DataFrame(columns)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(frame=frames())
+def test_save_load_round_trip_is_lossless(tmp_path_factory, frame):
+    folder = tmp_path_factory.mktemp("rt") / "result"
+    EvaluationResult({"Node": frame}).save(folder)
+    loaded = EvaluationResult.load(folder)["Node"]
+    pd.testing.assert_frame_equal(loaded, frame, check_exact=True)
+
+
+def test_round_trip_of_a_full_result(tmp_path):
+    result = hand_result()
+    result.matching = {"context_matching_threshold": 70.0}
+    result["Reader"].loc[0, "answer"] = 'a "quoted", multi-line\r\nanswer ✓'
+    result["Reader"]["context"] = result["Reader"]["context"].astype(object)
+    result["Reader"].loc[1, "context"] = None
+    result["Reader"].loc[2, "context"] = ""
+    folder = result.save(tmp_path / "out")
+    loaded = EvaluationResult.load(folder)
+    assert list(loaded) == ["Retriever", "Reader"]
+    assert loaded.matching == {"context_matching_threshold": 70.0}
+    for node in result:
+        pd.testing.assert_frame_equal(loaded[node], result[node], check_exact=True)
+    assert loaded.calculate_metrics() == result.calculate_metrics()
+
+
+def test_csv_is_readable_and_haystack_shaped(tmp_path):
+    folder = hand_result().save(tmp_path / "out")
+    text = (folder / "Retriever.csv").read_text(encoding="utf-8")
+    header = text.splitlines()[0]
+    assert header.startswith('"multilabel_id","query","filters","gold_answers"')
+    assert "\"['d1', 'd2']\"" in text  # list cells are Python literals, as Haystack writes them
+    manifest = json.loads((folder / "evalframe.json").read_text())
+    assert manifest["format"] == "evalframe.EvaluationResult" and manifest["format_version"] == 1
+    assert list(manifest["nodes"]) == ["Retriever", "Reader"]
+
+
+def test_haystack_rules_apply_without_the_manifest(tmp_path):
+    folder = hand_result().save(tmp_path / "out")
+    (folder / "evalframe.json").unlink()
+    loaded = EvaluationResult.load(folder)
+    assert sorted(loaded) == ["Reader", "Retriever"]
+    assert loaded["Retriever"]["gold_document_ids"][0] == ["d1", "d2"]
+    assert loaded.calculate_metrics() == hand_result().calculate_metrics()
+
+
+def test_save_replaces_files_only_when_complete(tmp_path, monkeypatch):
+    folder = hand_result().save(tmp_path / "out")
+    before = (folder / "Reader.csv").read_bytes()
+    result = hand_result()
+    result["Reader"]["bad"] = [object()] * len(result["Reader"])  # not writable losslessly
+    with pytest.raises(SaveError, match=r"node 'Reader', column 'bad', row 0: .*cannot be written to CSV losslessly"):
+        result.save(folder)
+    assert (folder / "Reader.csv").read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]  # no staging folder left behind
+
+    def fail(*args, **kwargs):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(pd.DataFrame, "to_csv", fail)
+    with pytest.raises(OSError, match="disk full"):
+        hand_result().save(folder)
+    assert (folder / "Reader.csv").read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+
+
+def test_resave_removes_nodes_it_wrote_before_and_warns_about_others(tmp_path):
+    folder = hand_result().save(tmp_path / "out")
+    (folder / "notes.csv").write_text("a,b\n1,2\n")
+    only_reader = EvaluationResult({"Reader": hand_result()["Reader"]})
+    with pytest.warns(UserWarning, match=r"also holds \['notes.csv'\]"):
+        only_reader.save(folder)
+    assert sorted(p.name for p in folder.iterdir()) == ["Reader.csv", "evalframe.json", "notes.csv"]
+
+
+def test_bad_node_names_and_targets(tmp_path):
+    with pytest.raises(SaveError, match="node name 'a/b' cannot be a file name"):
+        EvaluationResult({"a/b": hand_result()["Reader"]}).save(tmp_path / "x")
+    (tmp_path / "file").write_text("")
+    with pytest.raises(SaveError, match="exists and is not a folder"):
+        hand_result().save(tmp_path / "file")
+    frame = pd.DataFrame({"when": pd.to_datetime(["2024-01-01"])})
+    with pytest.raises(SaveError, match=r"column 'when' has dtype datetime64.*astype\(str\)"):
+        EvaluationResult({"N": frame}).save(tmp_path / "y")
+
+
+def test_load_errors_name_the_folder_file_row_and_column(tmp_path):
+    with pytest.raises(LoadError, match="results folder .*nowhere does not exist"):
+        EvaluationResult.load(tmp_path / "nowhere")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(LoadError, match="holds no .csv file"):
+        EvaluationResult.load(tmp_path / "empty")
+
+    folder = hand_result().save(tmp_path / "out")
+    (folder / "evalframe.json").unlink()
+    path = folder / "Retriever.csv"
+    lines = path.read_text(encoding="utf-8").split("\n")
+    lines[3] = lines[3].replace("\"['d1', 'd2']\"", "\"['d1', 'd2'\"", 1)
+    path.write_text("\n".join(lines), encoding="utf-8")
+    with pytest.raises(LoadError, match=r"Retriever.csv: data row 3, column 'gold_document_ids': cannot parse \"\['d1', 'd2'\""):
+        EvaluationResult.load(folder)
+
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "notes.csv").write_text("a,b\n1,2\n")
+    with pytest.raises(LoadError, match=r"notes.csv is not an evaluation frame: it lacks column\(s\) \['multilabel_id', 'type'\]"):
+        EvaluationResult.load(other)
+
+
+def test_load_refuses_truncated_or_newer_files(tmp_path):
+    folder = hand_result().save(tmp_path / "out")
+    path = folder / "Reader.csv"
+    path.write_text("\n".join(path.read_text(encoding="utf-8").split("\n")[:4]) + "\n", encoding="utf-8")
+    with pytest.raises(LoadError, match=r"Reader.csv: holds 3 rows but evalframe.json records 8"):
+        EvaluationResult.load(folder)
+    manifest = json.loads((folder / "evalframe.json").read_text())
+    manifest["format_version"] = 99
+    (folder / "evalframe.json").write_text(json.dumps(manifest))
+    with pytest.raises(LoadError, match="format_version 99 is newer"):
+        EvaluationResult.load(folder)
+
+
+def test_literal_cells_are_not_shared_between_rows(tmp_path):
+    folder = hand_result().save(tmp_path / "out")
+    frame = EvaluationResult.load(folder)["Retriever"]
+    first, second = frame["gold_document_ids"][0], frame["gold_document_ids"][1]
+    assert first == second and first is not second
+
+
+def test_text_that_looks_missing_stays_text(tmp_path):
+    frame = hand_result()["Reader"].copy()
+    frame["answer"] = ["None", "NA", "null", "nan", "", "N/A", "-", "#N/A"]
+    folder = EvaluationResult({"Reader": frame}).save(tmp_path / "out")
+    assert EvaluationResult.load(folder)["Reader"]["answer"].tolist() == frame["answer"].tolist()
+    (folder / "evalframe.json").unlink()  # Haystack rules: only empty cells are missing (DIFFERS)
+    assert EvaluationResult.load(folder)["Reader"]["answer"].tolist() == ["None", "NA", "null", "nan", None, "N/A", "-", "#N/A"]
+
+
+def test_numeric_looking_ids_stay_text_in_haystack_files(tmp_path):
+    folder = tmp_path / "hs"
+    folder.mkdir()
+    (folder / "Retriever.csv").write_text(
+        '"multilabel_id","document_id","type","rank","gold_document_ids"\n'
+        '"1","12","document",1,"[\'12\']"\n', encoding="utf-8")
+    frame = EvaluationResult.load(folder)["Retriever"]
+    assert frame["document_id"].tolist() == ["12"] and frame["multilabel_id"].tolist() == ["1"]
+    assert frame["rank"].dtype == np.int64
+    assert os.path.exists(folder / "Retriever.csv")

@@ -1,0 +1,158 @@
+"""EvaluationResult as a container, wrong_examples (SPEC 4), and argument errors."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from evalframe import EvaluationResult, InvalidParameterError, SchemaError, UnknownNodeError
+from tests.fixtures import hand_result, reader_frame, retriever_frame
+
+
+def test_dict_like_access():
+    result = hand_result()
+    assert list(result) == ["Retriever", "Reader"]
+    assert len(result) == 2 and "Reader" in result and "Generator" not in result
+    assert result["Reader"] is result.node_results["Reader"]
+    assert repr(result) == "<EvaluationResult: 2 node(s) (Retriever: 13 rows, Reader: 8 rows)>"
+    with pytest.raises(UnknownNodeError, match=r"node 'Raeder' is not in this EvaluationResult.*Did you mean 'Reader'\?"):
+        result["Raeder"]
+    with pytest.raises(KeyError):
+        result["Raeder"]
+
+
+def test_append_concatenates_and_renumbers():
+    result = EvaluationResult()
+    result.append("Reader", reader_frame())
+    result.append("Reader", reader_frame())
+    result.append("Reader", reader_frame().iloc[:0])
+    assert len(result["Reader"]) == 16
+    assert list(result["Reader"].index) == list(range(16))
+    with pytest.raises(InvalidParameterError, match="needs a pandas DataFrame"):
+        result.append("Reader", [1, 2])
+
+
+def test_wrong_examples_answers():
+    worst = hand_result().wrong_examples("Reader")
+    # f1 per query: q1 1, q2 1, q3 1, q5 .4 -> only q5 is <= .5
+    assert [w["multilabel_id"] for w in worst] == ["q5"]
+    example = worst[0]
+    assert example["query"] == "question q5"
+    assert example["filters"] is None
+    assert example["metrics"] == {"exact_match": 0.0, "f1": 0.4}
+    assert example["gold_answers"] == ["answer q5"]
+    assert example["gold_document_ids"] == ["g"]
+    (row,) = example["answers"]
+    assert row["answer"] == "a river" and row["document_ids"] == ["d99"]
+    for dropped in ("node", "query", "type", "gold_answers", "gold_offsets_in_documents", "gold_document_ids"):
+        assert dropped not in row
+    assert row["multilabel_id"] == "q5"
+
+
+def test_wrong_examples_ties_keep_first_appearance_and_list_all_rows():
+    worst = hand_result().wrong_examples("Reader", answer_metric="exact_match", answer_metric_threshold=1.0)
+    # em: q1 1, q2 1, q3 1, q5 0 -> q5 first, then the ties in first-appearance order
+    assert [w["multilabel_id"] for w in worst] == ["q5", "q1", "q2"]
+    assert [r["rank"] for r in worst[1]["answers"]] == [1, 2, 3]  # integrated rows only, frame order
+    assert all(r["eval_mode"] == "integrated" for r in worst[1]["answers"])
+
+
+def test_wrong_examples_documents():
+    result = hand_result()
+    worst = result.wrong_examples("Retriever")
+    assert [w["multilabel_id"] for w in worst] == ["q5"]
+    (row,) = worst[0]["documents"]
+    assert row["document_id"] == "" and row["rank"] == 1
+    for dropped in ("node", "query", "multilabel_id", "filters", "type", "gold_document_ids", "gold_contexts"):
+        assert dropped not in row
+    assert worst[0]["gold_document_ids"] == ["d10", "d11"]
+    # mrr per query: q1 1, q2 1, q3 1/3, q4 1, q5 0, q6 1/2
+    worst = result.wrong_examples("Retriever", n=10, document_metric="mrr")
+    assert [w["multilabel_id"] for w in worst] == ["q5", "q3", "q6"]
+    assert worst[1]["metrics"]["mrr"] == pytest.approx(1 / 3)
+
+
+def test_wrong_examples_top_k_affects_metrics_not_listed_rows():
+    worst = hand_result().wrong_examples("Retriever", n=10, simulated_top_k_retriever=2)
+    q3 = next(w for w in worst if w["multilabel_id"] == "q3")
+    assert q3["metrics"]["recall_single_hit"] == 0.0
+    assert [r["document_id"] for r in q3["documents"]] == ["d7", "d8", "d6"]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"document_scope": "docment_id"}, r"document_scope must be one of \[.*\]; got 'docment_id'\. Did you mean 'document_id'\?"),
+        ({"answer_scope": "contexts"}, r"answer_scope must be one of .*Did you mean 'context'\?"),
+        ({"eval_mode": "isolation"}, r"eval_mode must be one of \['integrated', 'isolated'\]; got 'isolation'"),
+        ({"simulated_top_k_retriever": 0}, r"simulated_top_k_retriever must be -1 .* got 0"),
+        ({"simulated_top_k_reader": -2}, r"simulated_top_k_reader must be -1 .* got -2"),
+        ({"simulated_top_k_reader": 2.0}, r"simulated_top_k_reader must be an int.*float"),
+        ({"simulated_top_k_reader": True}, r"simulated_top_k_reader must be an int"),
+        ({"retriever_node": "Retreiver"}, r"retriever_node 'Retreiver' is not in this EvaluationResult.*Did you mean 'Retriever'"),
+        ({"context_matching_threshold": "high"}, r"context_matching_threshold must be a number"),
+    ],
+)
+def test_bad_arguments(kwargs, message):
+    with pytest.raises(InvalidParameterError, match=message):
+        hand_result().calculate_metrics(**kwargs)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"document_metric": "recall"}, r"document_metric must be one of \['recall_multi_hit'.*Did you mean"),
+        ({"answer_metric": "f2"}, r"answer_metric must be one of \['exact_match', 'f1', 'sas'\]; got 'f2'"),
+        ({"n": -1}, r"n must be an int >= 0"),
+        ({"answer_metric": "sas"}, r"answer_metric must be one of \['exact_match', 'f1'\] for node 'Reader'.*SAS model"),
+    ],
+)
+def test_bad_wrong_examples_arguments(kwargs, message):
+    with pytest.raises(InvalidParameterError, match=message):
+        hand_result().wrong_examples("Reader", **kwargs)
+
+
+def test_unknown_node_in_query_metrics_and_wrong_examples():
+    with pytest.raises(UnknownNodeError, match="holds \\['Retriever', 'Reader'\\]"):
+        hand_result().query_metrics("Generator")
+    with pytest.raises(UnknownNodeError, match="Generator"):
+        hand_result().wrong_examples("Generator")
+
+
+def test_missing_columns_are_named():
+    frame = retriever_frame().drop(columns=["gold_answers_match"])
+    with pytest.raises(SchemaError, match=r"node 'R' \(document rows.*lacks column\(s\) \['gold_answers_match'\]"):
+        EvaluationResult({"R": frame}).calculate_metrics()
+    # a criterion that does not need the answer lists still works
+    assert EvaluationResult({"R": frame}).calculate_metrics(document_scope="document_id")["R"]["mrr"] > 0
+    with pytest.raises(SchemaError, match=r"lacks column\(s\) \['type'\]"):
+        EvaluationResult({"R": retriever_frame().drop(columns=["type"])}).calculate_metrics()
+
+
+def test_malformed_list_cell_is_named():
+    frame = retriever_frame()
+    frame["gold_documents_id_match"] = frame["gold_documents_id_match"].astype(object)
+    frame.at[3, "gold_documents_id_match"] = None
+    with pytest.raises(SchemaError, match=r"'gold_documents_id_match' must hold a list in every row; row 3 .*None"):
+        EvaluationResult({"R": frame}).calculate_metrics()
+
+
+def test_no_eval_mode_column_warns_and_uses_all_rows():
+    frame = retriever_frame().drop(columns=["eval_mode"])
+    with pytest.warns(UserWarning, match="no 'eval_mode' column"):
+        metrics = EvaluationResult({"R": frame}).calculate_metrics()
+    assert metrics["R"]["recall_single_hit"] == pytest.approx(5 / 6)
+
+
+def test_non_answer_document_scope_with_answer_scope_warns():
+    with pytest.warns(UserWarning, match="ignores answer_scope='context'"):
+        hand_result().calculate_metrics(document_scope="document_id", answer_scope="context")
+
+
+def test_query_metrics_of_node_with_both_row_types():
+    frame = pd.concat([reader_frame(), retriever_frame()], ignore_index=True)
+    table = EvaluationResult({"Both": frame}).query_metrics("Both")
+    assert list(table.columns) == ["exact_match", "f1", "recall_multi_hit", "recall_single_hit", "precision",
+                                   "map", "mrr", "ndcg"]
+    assert list(table.index) == ["q1", "q2", "q3", "q5", "q4", "q6"]
+    assert pd.isna(table.loc["q4", "f1"]) and table.loc["q4", "mrr"] == 1.0
