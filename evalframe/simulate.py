@@ -27,14 +27,16 @@ def filter_eval_mode(frame: pd.DataFrame, eval_mode: str, *, where: str) -> pd.D
     return frame[frame["eval_mode"].to_numpy() == eval_mode]
 
 
-def _document_id_lists(frame: pd.DataFrame, where: str) -> pd.Series:
+def _document_id_lists(frame: pd.DataFrame) -> pd.Series:
     # None (a missing list) counts as an empty list (DIFFERS from Haystack, which raised TypeError)
     cells = frame["document_ids"]
-    missing = cells.isna().to_numpy()
-    if missing.any():
-        cells = cells.copy()
-        cells[missing] = [[] for _ in range(int(missing.sum()))]
-    return cells
+    if not cells.isna().any():
+        return cells
+    return pd.Series([[] if _is_missing(v) else v for v in cells.tolist()], index=cells.index, dtype=object)
+
+
+def _is_missing(value: object) -> bool:
+    return value is None or (isinstance(value, float) and value != value)
 
 
 def answer_rows_kept(
@@ -59,7 +61,7 @@ def answer_rows_kept(
 
     assert retriever_documents is not None
     docs = retriever_documents[retriever_documents["rank"].to_numpy(dtype=np.float64) <= top_k_retriever]
-    id_cells = _document_id_lists(answers, where)
+    id_cells = _document_id_lists(answers)
     lengths = list_lengths(id_cells, column="document_ids", where=where)
     owner, _ = segment_positions(lengths)
     answer_doc_ids = flatten_objects(id_cells, lengths)
