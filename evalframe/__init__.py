@@ -26,6 +26,7 @@ from .errors import (
 )
 from .metrics.registry import ANSWER_METRICS, DOCUMENT_METRICS, METRICS
 from .result import EvaluationResult
+from .runs import read_runs
 from .schema import Answer, Document, Label, MultiLabel, Span, TableCell
 
 __version__ = "0.1.0"
@@ -52,6 +53,7 @@ __all__ = [
     "UnknownNodeError",
     "__version__",
     "load_demo_result",
+    "read_runs",
 ]
 
 

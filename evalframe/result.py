@@ -8,7 +8,7 @@ kernels in :mod:`evalframe.metrics`; per-query tables are the shared currency of
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -394,6 +394,75 @@ class EvaluationResult(Mapping):
             rows = self._rows(node, "document", params.eval_mode)
             return _worst(documents, document_metric, document_metric_threshold, n, rows, "documents", _DOCUMENT_DROP)
         return []
+
+    # ------------------------------------------------------------------ building
+    @classmethod
+    def from_runs(
+        cls,
+        labels: Sequence[Any],
+        node_outputs: Mapping[str, Mapping[str, Sequence[Sequence[Any]]]],
+        *,
+        custom_document_id_field: str | None = None,
+        context_matching_min_length: int = 100,
+        context_matching_boost_split_overlaps: bool = True,
+        context_matching_threshold: float = 65.0,
+        sas_model: str | Callable[[list[str], list[str]], Sequence[float]] | None = None,
+        progress: bool | None = None,
+    ) -> EvaluationResult:
+        """Build the node frames from gold labels and pipeline outputs, as Haystack 1.x's ``Pipeline.eval``.
+
+        Parameters
+        ----------
+        labels : list
+            One entry per query: a ``MultiLabel``, a list of ``Label`` objects or Label dicts, or a
+            MultiLabel dict; an entry without labels is skipped with a warning.
+        node_outputs : dict
+            ``{node: {"documents": [...], "answers": [...], "documents_isolated": [...],
+            "answers_isolated": [...]}}``, each a list with one ranked list of ``Document`` /
+            ``Answer`` objects (or their dicts) per label. The ``*_isolated`` outputs are evaluated
+            with ``eval_mode="isolated"``.
+        custom_document_id_field : str, optional
+            A ``meta`` field whose value identifies documents instead of their ids.
+        context_matching_min_length, context_matching_boost_split_overlaps, context_matching_threshold
+            Context matching (see :func:`evalframe.matching.context_similarity`).
+        sas_model : callable or str, optional
+            ``(predictions, golds) -> scores`` or a sentence-transformers model name
+            (``pip install "evalframe[sas]"``); adds the ``sas`` columns.
+        progress : bool, optional
+            Show a progress bar; None shows it when stderr is a terminal.
+
+        Examples
+        --------
+        >>> from evalframe import Answer, Document, EvaluationResult, Label
+        >>> doc = Document("Berlin is the capital of Germany.", id="d1")
+        >>> label = Label("Capital of Germany?", doc, True, True, "gold-label", Answer("Berlin"))
+        >>> result = EvaluationResult.from_runs(
+        ...     [[label]],
+        ...     {"Retriever": {"documents": [[Document("Bonn was the capital.", id="d2"), doc]]},
+        ...      "Reader": {"answers": [[Answer("Berlin", document_ids=["d1"])]]}})
+        >>> result.calculate_metrics()["Retriever"]["mrr"], result.calculate_metrics()["Reader"]["exact_match"]
+        (0.5, 1.0)
+        """
+        from .flatten import flatten
+
+        frames = flatten(
+            labels, node_outputs,
+            custom_document_id_field=custom_document_id_field,
+            context_matching_min_length=context_matching_min_length,
+            context_matching_boost_split_overlaps=context_matching_boost_split_overlaps,
+            context_matching_threshold=context_matching_threshold,
+            sas_model=sas_model,
+            progress=progress,
+        )
+        matching = {
+            "context_matching_threshold": float(context_matching_threshold),
+            "context_matching_min_length": int(context_matching_min_length),
+            "context_matching_boost_split_overlaps": bool(context_matching_boost_split_overlaps),
+            "custom_document_id_field": custom_document_id_field,
+            "sas_model": sas_model if isinstance(sas_model, str) or sas_model is None
+            else getattr(sas_model, "__qualname__", type(sas_model).__name__),
+        }
+        return cls(frames, matching=matching)
 
     # ------------------------------------------------------------------ persistence
     def save(self, out_dir: str | Path, **to_csv_kwargs: Any) -> Path:

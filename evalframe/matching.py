@@ -1,0 +1,179 @@
+"""Text matching used to build node frames (SPEC 2): SQuAD normalisation, exact match, F1, context similarity.
+
+The return types follow Haystack 1.x (and the SQuAD script it copied): ``exact_match`` is an int 0/1,
+``f1`` an int for the degenerate cases and a float otherwise, so frames built by evalframe hold the
+same values (and CSV text) as Haystack's.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from collections import Counter
+from collections.abc import Iterable
+
+import numpy as np
+from rapidfuzz import fuzz, process
+
+__all__ = [
+    "normalize_answer", "exact_match", "f1", "normalize_context", "context_similarity", "context_similarities",
+]
+
+_PUNCTUATION = frozenset(string.punctuation)
+_ARTICLES = re.compile(r"\b(a|an|the)\b", re.UNICODE)
+_WHITESPACE = re.compile(r"\s+")
+
+
+def normalize_answer(text: str) -> str:
+    """SQuAD normalisation: lower-case, drop punctuation, drop the articles a/an/the, collapse whitespace.
+
+    Examples
+    --------
+    >>> normalize_answer("The  Eiffel-Tower!")
+    'eiffeltower'
+    """
+    text = text.lower()
+    text = "".join(ch for ch in text if ch not in _PUNCTUATION)
+    text = _ARTICLES.sub(" ", text)
+    return " ".join(text.split())
+
+
+def _tokens(text: str) -> list[str]:
+    return normalize_answer(text).split() if text else []
+
+
+def exact_match(gold: str, prediction: str) -> int:
+    """1 if both answers are equal after :func:`normalize_answer`, else 0.
+
+    Examples
+    --------
+    >>> exact_match("the Eiffel Tower", "Eiffel tower.")
+    1
+    """
+    return int(normalize_answer(gold) == normalize_answer(prediction))
+
+
+def f1(gold: str, prediction: str) -> float:
+    """Token-overlap F1 of the normalised answers (SQuAD); 1 if both have no tokens, 0 if only one has none.
+
+    Examples
+    --------
+    >>> f1("Eiffel Tower in Paris", "the tower")  # P = 1/1, R = 1/4
+    0.4
+    """
+    gold_tokens = _tokens(gold)
+    predicted_tokens = _tokens(prediction)
+    if not gold_tokens or not predicted_tokens:
+        return int(gold_tokens == predicted_tokens)
+    overlap = sum((Counter(gold_tokens) & Counter(predicted_tokens)).values())
+    if overlap == 0:
+        return 0
+    precision = overlap / len(predicted_tokens)
+    recall = overlap / len(gold_tokens)
+    return (2 * precision * recall) / (precision + recall)
+
+
+def normalize_context(text: str) -> str:
+    """Collapse whitespace runs to one space, lower-case, strip (the form context similarity compares)."""
+    return _WHITESPACE.sub(" ", text).lower().strip()
+
+
+def context_similarity(context: str, candidate: str, min_length: int = 100, boost_split_overlaps: bool = True) -> float:
+    """How well ``candidate`` covers ``context``, in [0, 100] (Haystack 1.x's context matching).
+
+    Both texts are normalised with :func:`normalize_context`; either shorter than ``min_length`` gives 0.0.
+    The score is rapidfuzz's ``partial_ratio_alignment`` of the shorter text (the candidate on equal
+    length) within the longer. With ``boost_split_overlaps``, a score in [40, 65) whose best alignment
+    touches the start (or end) of the longer text is averaged with the score of the shorter text cut
+    in half on that side, when that is higher: passages split with different overlaps ([AB] vs [BC])
+    then score about 75 instead of 50.
+
+    Examples
+    --------
+    >>> passage = "Berlin is the capital and largest city of Germany by both area and population. " * 2
+    >>> context_similarity(passage, passage.upper())
+    100.0
+    >>> context_similarity("short", "short")
+    0.0
+    """
+    context = normalize_context(context)
+    candidate = normalize_context(candidate)
+    if len(candidate) < min_length or len(context) < min_length:
+        return 0.0
+    shorter, longer = _order(context, candidate)
+    alignment = fuzz.partial_ratio_alignment(shorter, longer, processor=None)
+    return _boosted(shorter, longer, alignment.score, alignment) if boost_split_overlaps else alignment.score
+
+
+def _order(context: str, candidate: str) -> tuple[str, str]:
+    """(shorter, longer); on equal length the candidate counts as the shorter."""
+    return (context, candidate) if len(context) < len(candidate) else (candidate, context)
+
+
+def _boosted(shorter: str, longer: str, score: float, alignment: object | None = None) -> float:
+    """Apply the split-overlap boost to a partial_ratio score of ``shorter`` within ``longer``."""
+    if not 40 <= score < 65:
+        return score
+    if alignment is None:
+        alignment = fuzz.partial_ratio_alignment(shorter, longer, processor=None)
+    cut = len(shorter) // 2
+    if alignment.dest_start == 0:  # type: ignore[attr-defined]
+        cut_score = fuzz.partial_ratio(shorter[cut:], longer, processor=None)
+        if cut_score > score:
+            score = (score + cut_score) / 2
+    if alignment.dest_end == len(longer):  # type: ignore[attr-defined]
+        cut_score = fuzz.partial_ratio(shorter[:-cut], longer, processor=None)
+        if cut_score > score:
+            score = (score + cut_score) / 2
+    return score
+
+
+def context_similarities(
+    pairs: Iterable[tuple[str, str]],
+    min_length: int = 100,
+    boost_split_overlaps: bool = True,
+    workers: int = -1,
+) -> list[float]:
+    """:func:`context_similarity` of many ``(context, candidate)`` pairs, each distinct pair computed once.
+
+    Equal to calling :func:`context_similarity` on every pair, but texts are normalised once, pairs
+    below ``min_length`` or where the shorter text occurs in the longer (score 100) are settled without
+    fuzzy matching, and the rest are scored by rapidfuzz's ``cdist`` on all cores, grouped by context.
+
+    Examples
+    --------
+    >>> passage = "Berlin is the capital and largest city of Germany by both area and population. " * 2
+    >>> context_similarities([(passage, passage), (passage, "too short")])
+    [100.0, 0.0]
+    """
+    pairs = list(pairs)
+    normalized: dict[str, str] = {}
+
+    def norm(text: str) -> str:
+        value = normalized.get(text)
+        if value is None:
+            value = normalized[text] = normalize_context(text)
+        return value
+
+    scores: dict[tuple[str, str], float] = {}
+    pending: dict[str, dict[str, list[tuple[str, str]]]] = {}
+    for pair in dict.fromkeys(pairs):
+        context, candidate = norm(pair[0]), norm(pair[1])
+        if len(candidate) < min_length or len(context) < min_length:
+            scores[pair] = 0.0
+            continue
+        shorter, longer = _order(context, candidate)
+        if shorter and shorter in longer:
+            scores[pair] = 100.0
+            continue
+        pending.setdefault(context, {}).setdefault(candidate, []).append(pair)
+    for context, by_candidate in pending.items():
+        candidates = list(by_candidate)
+        row = process.cdist([context], candidates, scorer=fuzz.partial_ratio, processor=None,
+                            dtype=np.float64, workers=workers)[0]
+        for candidate, score in zip(candidates, row.tolist()):
+            if boost_split_overlaps:
+                score = _boosted(*_order(context, candidate), score)
+            for pair in by_candidate[candidate]:
+                scores[pair] = score
+    return [scores[pair] for pair in pairs]
