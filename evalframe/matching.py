@@ -7,13 +7,14 @@ same values (and CSV text) as Haystack's.
 
 from __future__ import annotations
 
+import os
 import re
 import string
+from concurrent.futures import ProcessPoolExecutor
 from collections import Counter
 from collections.abc import Iterable
 
-import numpy as np
-from rapidfuzz import fuzz, process
+from rapidfuzz import fuzz
 
 __all__ = [
     "normalize_answer", "exact_match", "f1", "normalize_context", "context_similarity", "context_similarities",
@@ -128,6 +129,27 @@ def _boosted(shorter: str, longer: str, score: float, alignment: object | None =
     return score
 
 
+def _normalized_similarity(pair: tuple[str, str], min_length: int, boost: bool) -> float:
+    """context_similarity of an already normalised (context, candidate) pair."""
+    context, candidate = pair
+    if len(candidate) < min_length or len(context) < min_length:
+        return 0.0
+    shorter, longer = _order(context, candidate)
+    if shorter and shorter in longer:  # exact containment: partial_ratio is 100, no fuzzy search needed
+        return 100.0
+    alignment = fuzz.partial_ratio_alignment(shorter, longer, processor=None)
+    return _boosted(shorter, longer, alignment.score, alignment) if boost else alignment.score
+
+
+def _score_chunk(args: tuple[list[tuple[str, str]], int, bool]) -> list[float]:
+    pairs, min_length, boost = args
+    return [_normalized_similarity(pair, min_length, boost) for pair in pairs]
+
+
+#: Below this many pairs to score, a process pool costs more than it saves.
+PARALLEL_MIN_PAIRS = 2000
+
+
 def context_similarities(
     pairs: Iterable[tuple[str, str]],
     min_length: int = 100,
@@ -136,9 +158,9 @@ def context_similarities(
 ) -> list[float]:
     """:func:`context_similarity` of many ``(context, candidate)`` pairs, each distinct pair computed once.
 
-    Equal to calling :func:`context_similarity` on every pair, but texts are normalised once, pairs
-    below ``min_length`` or where the shorter text occurs in the longer (score 100) are settled without
-    fuzzy matching, and the rest are scored by rapidfuzz's ``cdist`` on all cores, grouped by context.
+    Equal to calling :func:`context_similarity` on every pair, but texts are normalised once, each
+    distinct normalised pair is scored once, and large batches are spread over ``workers`` processes
+    (-1: one per core), since rapidfuzz holds the GIL for single comparisons.
 
     Examples
     --------
@@ -155,25 +177,15 @@ def context_similarities(
             value = normalized[text] = normalize_context(text)
         return value
 
-    scores: dict[tuple[str, str], float] = {}
-    pending: dict[str, dict[str, list[tuple[str, str]]]] = {}
-    for pair in dict.fromkeys(pairs):
-        context, candidate = norm(pair[0]), norm(pair[1])
-        if len(candidate) < min_length or len(context) < min_length:
-            scores[pair] = 0.0
-            continue
-        shorter, longer = _order(context, candidate)
-        if shorter and shorter in longer:
-            scores[pair] = 100.0
-            continue
-        pending.setdefault(context, {}).setdefault(candidate, []).append(pair)
-    for context, by_candidate in pending.items():
-        candidates = list(by_candidate)
-        row = process.cdist([context], candidates, scorer=fuzz.partial_ratio, processor=None,
-                            dtype=np.float64, workers=workers)[0]
-        for candidate, score in zip(candidates, row.tolist()):
-            if boost_split_overlaps:
-                score = _boosted(*_order(context, candidate), score)
-            for pair in by_candidate[candidate]:
-                scores[pair] = score
-    return [scores[pair] for pair in pairs]
+    keys = [(norm(context), norm(candidate)) for context, candidate in pairs]
+    distinct = list(dict.fromkeys(keys))
+    n_workers = (os.cpu_count() or 1) if workers == -1 else max(1, workers)
+    if n_workers > 1 and len(distinct) >= PARALLEL_MIN_PAIRS:
+        size = -(-len(distinct) // (n_workers * 8))
+        chunks = [(distinct[i:i + size], min_length, boost_split_overlaps) for i in range(0, len(distinct), size)]
+        with ProcessPoolExecutor(max_workers=n_workers) as pool:
+            scores = [score for chunk in pool.map(_score_chunk, chunks) for score in chunk]
+    else:
+        scores = _score_chunk((distinct, min_length, boost_split_overlaps))
+    by_pair = dict(zip(distinct, scores))
+    return [by_pair[key] for key in keys]

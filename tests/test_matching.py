@@ -100,3 +100,13 @@ def test_batch_equals_single_on_random_texts():
     assert context_similarities(pairs) == [context_similarity(x, y) for x, y in pairs]
     assert context_similarities(pairs, min_length=50, boost_split_overlaps=False) == [
         context_similarity(x, y, min_length=50, boost_split_overlaps=False) for x, y in pairs]
+
+
+def test_batch_in_worker_processes_equals_single(monkeypatch):
+    import evalframe.matching as matching
+
+    monkeypatch.setattr(matching, "PARALLEL_MIN_PAIRS", 10)
+    rng = random.Random(11)
+    pairs = [("".join(rng.choices("abc de", k=rng.randint(100, 180))), "".join(rng.choices("abc de", k=150)))
+             for _ in range(60)]
+    assert matching.context_similarities(pairs, workers=2) == [context_similarity(x, y) for x, y in pairs]
