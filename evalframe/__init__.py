@@ -24,6 +24,14 @@ from .errors import (
     SchemaError,
     UnknownNodeError,
 )
+from .evaluators import (
+    DocumentRecallEvaluator,
+    RecallMode,
+    RetrievalNDCGAny,
+    RetrievalRecall,
+    RetrievalRecallAll,
+    RetrieverRecall,
+)
 from .metrics.registry import ANSWER_METRICS, DOCUMENT_METRICS, METRICS
 from .result import EvaluationResult
 from .runs import read_runs
@@ -46,6 +54,11 @@ __all__ = [
     "LoadError",
     "METRICS",
     "MultiLabel",
+    "RecallMode",
+    "RetrievalNDCGAny",
+    "RetrievalRecall",
+    "RetrievalRecallAll",
+    "RetrieverRecall",
     "SaveError",
     "SchemaError",
     "Span",

@@ -7,6 +7,7 @@ same values (and CSV text) as Haystack's.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import string
@@ -18,6 +19,7 @@ from rapidfuzz import fuzz
 
 __all__ = [
     "normalize_answer", "exact_match", "f1", "normalize_context", "context_similarity", "context_similarities",
+    "is_chunk_from_original",
 ]
 
 _PUNCTUATION = frozenset(string.punctuation)
@@ -72,6 +74,32 @@ def f1(gold: str, prediction: str) -> float:
     precision = overlap / len(predicted_tokens)
     recall = overlap / len(gold_tokens)
     return (2 * precision * recall) / (precision + recall)
+
+
+def is_chunk_from_original(chunk: str, original: str) -> bool:
+    """Whether a retrieved ``chunk`` comes from the gold text ``original`` (REMem-style memory evaluation).
+
+    A leading ``Date: ...`` line of the chunk is ignored. A conversation turn (``user: ...`` /
+    ``assistant: ...``) matches when its text occurs in ``original``, as is or JSON-escaped; as in the
+    reference implementation, the turn's text ends at its next ``": "``. Any other chunk matches when
+    it occurs in ``original`` as is, or as a JSON string (quotes included), for originals stored as JSON.
+
+    Examples
+    --------
+    >>> is_chunk_from_original("Date: 2024-05-01\\nuser: I moved to Lisbon", '[{"role": "user", "content": "I moved to Lisbon"}]')
+    True
+    >>> is_chunk_from_original('say "hi"', '{"text": "say \\\\"hi\\\\""}')
+    True
+    >>> is_chunk_from_original("Berlin", "Bonn")
+    False
+    """
+    if chunk.startswith("Date: "):
+        _, _, chunk = chunk.partition("\n")
+    if chunk.startswith(("user: ", "assistant: ")):
+        turn = chunk.split(": ", 2)[1]
+        escaped_turn = json.dumps(chunk).split(": ", 2)[1]
+        return turn in original or escaped_turn in original
+    return chunk in original or json.dumps(chunk) in original
 
 
 def normalize_context(text: str) -> str:

@@ -17,7 +17,7 @@ from .._arrays import first_appearance_codes, flatten_floats, list_lengths, segm
 from .._validation import require_columns
 from ..columns import CRITERIA, MATCH_LIST_COLUMNS, NO_ANSWER_DOCUMENT_ID, relevance_column
 from ..errors import SchemaError
-from .registry import DOCUMENT_METRICS, HAYSTACK_EDGE_POLICY, EdgePolicy, apply_edge_policy
+from .registry import DOCUMENT_METRICS, HAYSTACK_EDGE_POLICY, EdgePolicy, apply_edge_policy, log2_discount
 
 __all__ = ["DocumentRows", "DocumentCounts", "prepare_document_rows", "document_counts", "document_query_metrics"]
 
@@ -156,7 +156,7 @@ def _pair_flags(rows: DocumentRows, criterion: str, context_threshold: float) ->
 
 def _ideal_dcg(num_relevants: np.ndarray) -> np.ndarray:
     top = int(num_relevants.max(initial=0))
-    table = np.concatenate(([0.0], np.cumsum(1.0 / np.log2(np.arange(1, top + 1) + 1.0))))
+    table = np.concatenate(([0.0], np.cumsum(log2_discount(np.arange(1, top + 1)))))
     return table[np.clip(num_relevants, 0, None)]
 
 
@@ -206,7 +206,7 @@ def document_counts(
     tie_id = np.cumsum(new_tie) - 1
     at_or_above = within[last_of_tie][tie_id]
     precision_sum = np.bincount(q, weights=at_or_above / r, minlength=nq)
-    dcg = np.bincount(q, weights=1.0 / np.log2(r + 1.0), minlength=nq)
+    dcg = np.bincount(q, weights=log2_discount(r), minlength=nq)
 
     return DocumentCounts(
         n_rows=n_rows.astype(np.float64),

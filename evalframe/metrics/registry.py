@@ -23,6 +23,9 @@ __all__ = [
     "EdgePolicy",
     "HAYSTACK_EDGE_POLICY",
     "apply_edge_policy",
+    "EVALUATOR_METRICS",
+    "log2_discount",
+    "any_discount",
 ]
 
 
@@ -70,6 +73,21 @@ def _ndcg(c: DocumentCounts) -> np.ndarray:
     return c.dcg / c.ideal_dcg
 
 
+def _recall_all(c: DocumentCounts) -> np.ndarray:
+    return (c.matched == c.n_gold).astype(np.float64)
+
+
+def log2_discount(rank: np.ndarray) -> np.ndarray:
+    """DCG discount of EvaluationResult's ndcg: 1 / log2(rank + 1)."""
+    return 1.0 / np.log2(np.asarray(rank, dtype=np.float64) + 1.0)
+
+
+def any_discount(rank: np.ndarray) -> np.ndarray:
+    """DCG discount of REMem's NDCG_any: ranks 1 and 2 undiscounted, then 1 / log2(rank)."""
+    rank = np.asarray(rank, dtype=np.float64)
+    return np.where(rank <= 2, 1.0, 1.0 / np.log2(np.maximum(rank, 2.0)))
+
+
 DOCUMENT_METRICS: dict[str, Metric] = {
     m.name: m
     for m in (
@@ -80,6 +98,11 @@ DOCUMENT_METRICS: dict[str, Metric] = {
         Metric("mrr", "document", "Reciprocal rank of the first relevant document.", _mrr),
         Metric("ndcg", "document", "DCG of the relevant ranks over the ideal DCG (binary relevance).", _ndcg),
     )
+}
+
+#: Kernels of other frameworks' evaluators that are not EvaluationResult metrics (see evalframe.evaluators).
+EVALUATOR_METRICS: dict[str, Metric] = {
+    "recall_all": Metric("recall_all", "document", "1 if every gold document was retrieved.", _recall_all),
 }
 
 ANSWER_METRICS: dict[str, Metric] = {
