@@ -13,18 +13,28 @@ import pandas as pd
 from .errors import SchemaError
 
 
+_LIST_TYPES = (list, tuple, np.ndarray)
+
+
+def row_label(index: pd.Index, position: int) -> object:
+    """The index label of a row as a plain Python value, for messages (numpy 2 reprs np.int64(3))."""
+    label = index[position]
+    return label.item() if isinstance(label, np.generic) else label
+
+
 def list_lengths(cells: pd.Series, *, column: str, where: str) -> np.ndarray:
-    """Length of every list cell; a cell that is not a list/tuple raises SchemaError naming its row."""
-    try:
-        return np.fromiter(map(len, cells), dtype=np.int64, count=len(cells))
-    except TypeError:
+    """Length of every list cell; a cell that is not a list raises SchemaError naming its row.
+
+    Strings are refused (``len("[1.0]")`` would silently count characters).
+    """
+    if not set(map(type, cells)) <= set(_LIST_TYPES):
         for position, cell in enumerate(cells):
-            if not isinstance(cell, (list, tuple)):
+            if not isinstance(cell, _LIST_TYPES):
                 raise SchemaError(
-                    f"{where}: column {column!r} must hold a list in every row; row {cells.index[position]!r} "
-                    f"(multilabel_id row position {position}) holds {cell!r}."
-                ) from None
-        raise
+                    f"{where}: column {column!r} must hold a list in every row; row {row_label(cells.index, position)!r} "
+                    f"holds {cell!r} ({type(cell).__name__}). Parse text cells first (EvaluationResult.load does)."
+                )
+    return np.fromiter(map(len, cells), dtype=np.int64, count=len(cells))
 
 
 def flatten_floats(cells: pd.Series, lengths: np.ndarray, *, column: str, where: str) -> np.ndarray:
@@ -38,7 +48,7 @@ def flatten_floats(cells: pd.Series, lengths: np.ndarray, *, column: str, where:
                     float(value)
                 except (TypeError, ValueError):
                     raise SchemaError(
-                        f"{where}: column {column!r} must hold lists of numbers; row {cells.index[position]!r} "
+                        f"{where}: column {column!r} must hold lists of numbers; row {row_label(cells.index, position)!r} "
                         f"holds {cell!r}."
                     ) from None
         raise
@@ -75,5 +85,5 @@ def numeric_column(df: pd.DataFrame, column: str, *, where: str) -> np.ndarray:
         converted = pd.to_numeric(series, errors="coerce")
         bad = series[converted.isna() & series.notna()]
         raise SchemaError(
-            f"{where}: column {column!r} must be numeric; row {bad.index[0]!r} holds {bad.iloc[0]!r}."
+            f"{where}: column {column!r} must be numeric; row {row_label(bad.index, 0)!r} holds {bad.iloc[0]!r}."
         ) from None

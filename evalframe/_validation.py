@@ -7,6 +7,7 @@ where one is close, a suggestion.
 from __future__ import annotations
 
 import difflib
+import math
 import numbers
 from collections.abc import Iterable, Sequence
 
@@ -57,7 +58,7 @@ def check_positive_int(value: object, *, name: str, minimum: int = 0) -> int:
 
 
 def check_number(value: object, *, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or math.isnan(float(value)):
         raise InvalidParameterError(f"{name} must be a number; got {value!r} of type {type(value).__name__}.")
     return float(value)
 

@@ -47,6 +47,8 @@ _TEXT_COLUMNS = (
     "type", "node", "eval_mode", "prompt", "gold_answers",
 )
 _LITERAL_SCALARS = (str, int, float, bool, bytes, type(None))
+#: to_csv options that keep a folder readable by load(): recorded in evalframe.json where load needs them.
+_CSV_OPTIONS = frozenset({"sep", "encoding", "quoting"})
 #: pandas 3 parses floats exactly by default and deprecates the option; 2.x needs it for exact floats.
 _EXACT_FLOATS = {"float_precision": "round_trip"} if int(pd.__version__.split(".")[0]) < 3 else {}
 
@@ -59,7 +61,7 @@ def _check_literal(value: Any) -> bool:
         return math.isfinite(value)
     if kind in _LITERAL_SCALARS:
         return True
-    if kind in (list, tuple, set, frozenset):
+    if kind in (list, tuple, set):
         return all(_check_literal(v) for v in value)
     if kind is dict:
         return all(_check_literal(k) and _check_literal(v) for k, v in value.items())
@@ -152,6 +154,9 @@ def _encode_frame(node: str, frame: pd.DataFrame) -> tuple[pd.DataFrame, dict[st
     if not all(isinstance(c, str) for c in frame.columns):
         bad = [c for c in frame.columns if not isinstance(c, str)]
         raise SaveError(f"node {node!r}: column names must be strings to be saved; got {bad}.")
+    if "" in frame.columns:
+        raise SaveError(f"node {node!r}: a column named '' cannot be saved to CSV (pandas reads it back as "
+                        "'Unnamed: N'); rename it.")
     duplicated = frame.columns[frame.columns.duplicated()].tolist()
     if duplicated:
         raise SaveError(f"node {node!r}: column names must be unique to be saved; {duplicated} repeat.")
@@ -196,7 +201,29 @@ def _read_manifest(folder: Path) -> dict[str, Any] | None:
             f"{path}: format_version {version!r} is newer than this evalframe reads ({FORMAT_VERSION}); "
             "upgrade evalframe (pip install -U evalframe)."
         )
+    _check_manifest(path, manifest)
     return manifest
+
+
+def _check_manifest(path: Path, manifest: dict[str, Any]) -> None:
+    nodes = manifest.get("nodes")
+    if not isinstance(nodes, dict):
+        raise LoadError(f"{path}: 'nodes' must map node names to their files; the manifest was edited or damaged.")
+    for node, entry in nodes.items():
+        if not isinstance(entry, dict) or not isinstance(entry.get("file"), str) or not isinstance(entry.get("columns"), list):
+            raise LoadError(f"{path}: the entry of node {node!r} needs 'file' and 'columns'; the manifest was edited or damaged.")
+        for spec in entry["columns"]:
+            if not isinstance(spec, dict) or not isinstance(spec.get("name"), str) or spec.get("codec") not in _CODECS:
+                raise LoadError(f"{path}: node {node!r}: column entry {spec!r} needs a 'name' and a 'codec' in {sorted(_CODECS)}.")
+            try:
+                pd.api.types.pandas_dtype(spec.get("dtype"))
+            except (TypeError, ValueError):
+                raise LoadError(f"{path}: node {node!r}, column {spec['name']!r}: unknown dtype {spec.get('dtype')!r}.") from None
+            if spec["codec"] == "text" and spec.get("empty", "empty") not in ("none", "nan", "empty"):
+                raise LoadError(f"{path}: node {node!r}, column {spec['name']!r}: 'empty' must be none, nan or empty.")
+
+
+_CODECS = frozenset({"native", "text", "literal"})
 
 
 def save_result(result: Any, out_dir: Path, **to_csv_kwargs: Any) -> Path:
@@ -205,6 +232,14 @@ def save_result(result: Any, out_dir: Path, **to_csv_kwargs: Any) -> Path:
 
     if out_dir.exists() and not out_dir.is_dir():
         raise SaveError(f"{out_dir} exists and is not a folder; choose another out_dir.")
+    unsupported = sorted(set(to_csv_kwargs) - _CSV_OPTIONS)
+    if unsupported:
+        raise SaveError(
+            f"save() does not take the to_csv option(s) {unsupported}: they would write a folder load() cannot read "
+            f"back exactly. Supported: {sorted(_CSV_OPTIONS)}."
+        )
+    if to_csv_kwargs.get("quoting", csv.QUOTE_NONNUMERIC) == csv.QUOTE_NONE:
+        raise SaveError("save() needs quoting (texts hold commas and newlines); drop quoting=csv.QUOTE_NONE.")
     for node in result.node_results:
         _check_node_name(node)
     encoded = {}
@@ -229,28 +264,50 @@ def save_result(result: Any, out_dir: Path, **to_csv_kwargs: Any) -> Path:
     staging.mkdir()
     try:
         for node, frame in encoded.items():
-            frame.to_csv(staging / f"{node}.csv", **options)
+            try:
+                frame.to_csv(staging / f"{node}.csv", **options)
+            except (UnicodeError, csv.Error) as exc:
+                raise SaveError(f"node {node!r} cannot be written with these CSV options ({type(exc).__name__}: {exc}); "
+                                "keep the default encoding='utf-8' and quoting.") from None
         (staging / MANIFEST_NAME).write_text(json.dumps(manifest, indent=1, ensure_ascii=False), encoding="utf-8")
-        if not out_dir.exists():
+        if out_dir.exists():
+            _swap_into_place(staging, out_dir, written={f"{node}.csv" for node in encoded})
+        else:
             os.replace(staging, out_dir)
-            return out_dir
-        previous = _read_manifest_quietly(out_dir)
-        for node in encoded:  # each file is replaced only once its new version is complete
-            os.replace(staging / f"{node}.csv", out_dir / f"{node}.csv")
-        stale_ours = [n for n in (previous or {}).get("nodes", {}) if n not in encoded]
-        for node in stale_ours:
-            (out_dir / f"{node}.csv").unlink(missing_ok=True)
-        os.replace(staging / MANIFEST_NAME, out_dir / MANIFEST_NAME)
-        foreign = sorted(p.name for p in out_dir.glob("*.csv") if p.stem not in encoded)
-        if foreign:
-            warnings.warn(
-                f"{out_dir} also holds {foreign}, which this save did not write; load() will read them as nodes too.",
-                UserWarning,
-                stacklevel=3,
-            )
         return out_dir
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+
+
+def _swap_into_place(staging: Path, out_dir: Path, written: set[str]) -> None:
+    """Replace ``out_dir`` by the complete ``staging`` folder, keeping files evalframe did not write.
+
+    The old folder is renamed aside and the new one renamed into place (two atomic renames), so a
+    reader sees either the old or the new result, never a mix; a crash in between leaves both
+    complete folders on disk. Files of the old folder that are not evalframe's (not a CSV listed in
+    its evalframe.json, not evalframe.json, not a CSV of the new result) are moved into the new one.
+    """
+    previous = _read_manifest_quietly(out_dir)
+    ours = {MANIFEST_NAME, *written, *(entry.get("file", "") for entry in (previous or {}).get("nodes", {}).values()
+                                      if isinstance(entry, dict))}
+    foreign = [p for p in out_dir.iterdir() if p.name not in ours]
+    backup = out_dir.parent / f".{out_dir.name}.old-{uuid.uuid4().hex[:12]}"
+    os.replace(out_dir, backup)
+    try:
+        os.replace(staging, out_dir)
+    except OSError:
+        os.replace(backup, out_dir)  # roll back: the old result stays where it was
+        raise
+    for path in foreign:
+        os.replace(backup / path.name, out_dir / path.name)
+    shutil.rmtree(backup, ignore_errors=True)
+    stray = sorted(p.name for p in foreign if p.suffix == ".csv")
+    if stray:
+        warnings.warn(
+            f"{out_dir} also holds {stray}, which this save did not write; load() will read them as nodes too.",
+            UserWarning,
+            stacklevel=4,
+        )
 
 
 def _read_manifest_quietly(folder: Path) -> dict[str, Any] | None:
@@ -354,7 +411,22 @@ def _load_own(path: Path, entry: dict[str, Any], csv_options: dict[str, Any], re
         **_EXACT_FLOATS, "sep": csv_options.get("sep", ","),
         "encoding": csv_options.get("encoding", "utf-8"), **read_csv_kwargs,
     }
-    frame = _read_csv(path, **options)
+    try:
+        frame = pd.read_csv(path, **options)
+    except (ValueError, TypeError):  # a native column that does not parse: find the cell
+        frame = _read_csv(path, **{**options, "dtype": object, "na_values": {}})
+        for spec in specs:
+            if spec["codec"] == "native" and spec["name"] in frame.columns:
+                column = frame[spec["name"]]
+                for row, text in enumerate(column.tolist()):
+                    try:
+                        pd.Series([np.nan if text == "" else text], dtype=object).astype(spec["dtype"])
+                    except (ValueError, TypeError):
+                        raise LoadError(f"{path}: data row {row + 1}, column {spec['name']!r}: {text!r} is not a "
+                                        f"valid {spec['dtype']} value. Fix or empty that cell.") from None
+        raise LoadError(f"{path}: cannot be read as the CSV evalframe.json describes.") from None
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+        raise LoadError(f"{path}: cannot be read as CSV ({type(exc).__name__}: {exc}).") from None
     expected = [s["name"] for s in specs]
     if list(frame.columns) != expected:
         raise LoadError(f"{path}: columns {list(frame.columns)} differ from those evalframe.json records ({expected}).")
@@ -375,9 +447,12 @@ def _load_own(path: Path, entry: dict[str, Any], csv_options: dict[str, Any], re
     return frame
 
 
-def _decode_filters(value: Any) -> Any:
+def _decode_filters(value: Any, path: Path, row: int) -> Any:
     if isinstance(value, bytes):
-        text = value.decode("utf-8")
+        try:
+            text = value.decode("utf-8")
+        except UnicodeDecodeError:
+            raise LoadError(f"{path}: data row {row + 1}, column 'filters': {value!r} is not UTF-8 JSON text.") from None
         return None if text == "null" else text
     if isinstance(value, dict):
         return json.dumps(value, sort_keys=True)
@@ -397,11 +472,13 @@ def _load_foreign(path: Path, read_csv_kwargs: dict[str, Any]) -> pd.DataFrame:
         if name in LIST_COLUMNS:
             values = _LiteralParser(path, name).column_values(frame[name])
             if name == "filters":
-                values = [_decode_filters(v) for v in values]
+                values = [_decode_filters(v, path, row) for row, v in enumerate(values)]
             frame[name] = pd.Series(values, index=frame.index, dtype=object)
-        elif frame[name].dtype == object or isinstance(frame[name].dtype, pd.StringDtype):
+        elif frame[name].isna().any():  # SPEC 5: NaN becomes None (the column becomes object, as in Haystack)
             column = frame[name].astype(object)
             frame[name] = column.where(column.notna(), None)
+        elif isinstance(frame[name].dtype, pd.StringDtype):
+            frame[name] = frame[name].astype(object)
     renames = {old: new for old, new in (("gold_document_contents", "gold_contexts"), ("content", "context"))
                if old in frame.columns and new not in frame.columns}
     frame = frame.rename(columns=renames)

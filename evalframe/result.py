@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from . import _validation as check
-from ._arrays import first_appearance_codes
+from ._arrays import first_appearance_codes, numeric_column, row_label
 from .columns import (
     ANSWER_SCOPES,
     CRITERIA,
@@ -205,7 +205,10 @@ class EvaluationResult(Mapping):
             return None
         where = f"node {node!r} (answer rows, eval_mode={params.eval_mode!r})"
         codes, query_ids = first_appearance_codes(answers["multilabel_id"])
-        rank = answers["rank"].to_numpy(dtype=np.float64, na_value=np.nan)
+        rank = numeric_column(answers, "rank", where=where)
+        if np.isnan(rank).any():
+            row = row_label(answers.index, int(np.flatnonzero(np.isnan(rank))[0]))
+            raise SchemaError(f"{where}: column 'rank' is empty in row {row!r}; every row needs a rank.")
         retriever_documents = None
         if params.simulated_top_k_retriever != -1:
             retriever_documents = self._retriever_documents(params)

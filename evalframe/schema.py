@@ -255,7 +255,7 @@ def _offset_to_dict(offset: Span | TableCell) -> dict[str, int]:
     return {"start": offset.start, "end": offset.end}
 
 
-@dataclass
+@dataclass(eq=False)
 class Answer:
     """An answer from a reader or generator, or the answer of a gold label.
 
@@ -282,6 +282,23 @@ class Answer:
             self.offsets_in_context = [_to_offset(o) for o in self.offsets_in_context]
         if self.meta is None:
             self.meta = {}
+        if isinstance(self.context, list):  # a table context given as rows, header first
+            self.context = _rows_to_table(self.context)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Answer):
+            return NotImplemented
+        if isinstance(self.context, pd.DataFrame) or isinstance(other.context, pd.DataFrame):
+            same_context = (isinstance(self.context, pd.DataFrame) and isinstance(other.context, pd.DataFrame)
+                            and self.context.equals(other.context))
+        else:
+            same_context = self.context == other.context
+        return same_context and all(
+            getattr(self, name) == getattr(other, name)
+            for name in ("answer", "type", "score", "offsets_in_document", "offsets_in_context", "document_ids", "meta")
+        )
+
+    __hash__ = None  # type: ignore[assignment]
 
     def to_dict(self) -> dict[str, Any]:
         """Plain dict; offsets become ``{"start", "end"}`` / ``{"row", "col"}`` dicts."""
@@ -313,17 +330,12 @@ class Answer:
         ['d1']
         """
         data = dict(data)
-        if "document_id" in data:
+        if "document_id" in data:  # the legacy key wins, as in Haystack 1.x
             legacy = data.pop("document_id")
-            if "document_ids" not in data:
-                data["document_ids"] = None if legacy is None else [legacy]
+            data["document_ids"] = None if legacy is None else [legacy]
         unknown = sorted(set(data) - _ANSWER_FIELDS)
         if unknown:
             raise EvalframeError(f"Answer dict has unknown key(s) {unknown}; valid keys are {sorted(_ANSWER_FIELDS)}.")
-        if isinstance(data.get("context"), list) and data.get("type") != "generative":
-            rows = data["context"]
-            if rows and isinstance(rows[0], list):
-                data["context"] = _rows_to_table(rows)
         return cls(**data)
 
     def to_json(self) -> str:
@@ -371,7 +383,7 @@ class Label:
         meta: dict[str, Any] | None = None,
         filters: dict[str, Any] | None = None,
     ) -> None:
-        self.id = str(id) if id is not None else str(uuid.uuid4())
+        self.id = str(id) if id else str(uuid.uuid4())
         self.created_at = created_at if created_at is not None else time.strftime("%Y-%m-%d %H:%M:%S")
         self.updated_at = updated_at
         self.query = query
@@ -399,7 +411,6 @@ class Label:
             "is_correct_document": self.is_correct_document,
             "origin": self.origin,
             "answer": None if self.answer is None else self.answer.to_dict(),
-            "no_answer": self.no_answer,
             "pipeline_id": self.pipeline_id,
             "created_at": self.created_at,
             "updated_at": self.updated_at,

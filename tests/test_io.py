@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 import math
 import os
@@ -211,3 +212,93 @@ def test_numeric_looking_ids_stay_text_in_haystack_files(tmp_path):
     assert frame["document_id"].tolist() == ["12"] and frame["multilabel_id"].tolist() == ["1"]
     assert frame["rank"].dtype == np.int64
     assert os.path.exists(folder / "Retriever.csv")
+
+
+def test_a_failed_swap_keeps_the_old_result(tmp_path, monkeypatch):
+    folder = hand_result().save(tmp_path / "out")
+    before = {p.name: p.read_bytes() for p in folder.iterdir()}
+    real_replace = os.replace
+    calls = []
+
+    def flaky(src, dst):
+        calls.append((src, dst))
+        if len(calls) == 2:  # the rename of the new folder into place
+            raise OSError("interrupted")
+        return real_replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", flaky)
+    with pytest.raises(OSError, match="interrupted"):
+        EvaluationResult({"Reader": hand_result()["Reader"]}).save(folder)
+    monkeypatch.setattr(os, "replace", real_replace)
+    assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"float_format": "%.2f"}, r"does not take the to_csv option\(s\) \['float_format'\]"),
+        ({"header": False}, r"\['header'\]"),
+        ({"quoting": csv.QUOTE_NONE}, r"needs quoting"),
+        ({"encoding": "ascii"}, r"node 'Reader' cannot be written with these CSV options \(UnicodeEncodeError"),
+    ],
+)
+def test_save_refuses_csv_options_that_break_the_format(tmp_path, kwargs, message):
+    result = hand_result()
+    result["Reader"].loc[0, "answer"] = "é"
+    with pytest.raises(SaveError, match=message):
+        result.save(tmp_path / "out", **kwargs)
+    assert not (tmp_path / "out").exists()
+
+
+def test_save_with_another_separator_loads_back(tmp_path):
+    folder = hand_result().save(tmp_path / "out", sep=";")
+    pd.testing.assert_frame_equal(EvaluationResult.load(folder)["Reader"], hand_result()["Reader"])
+
+
+def test_unsavable_cells_and_names(tmp_path):
+    with pytest.raises(SaveError, match="a column named '' cannot be saved"):
+        EvaluationResult({"N": pd.DataFrame({"": [1]})}).save(tmp_path / "a")
+    with pytest.raises(SaveError, match=r"frozenset.*cannot be written to CSV losslessly"):
+        EvaluationResult({"N": pd.DataFrame({"x": pd.Series([frozenset({1})], dtype=object)})}).save(tmp_path / "b")
+
+
+def test_damaged_manifest_and_cells_are_named(tmp_path):
+    folder = hand_result().save(tmp_path / "out")
+    manifest_path = folder / "evalframe.json"
+    good = json.loads(manifest_path.read_text())
+    for damage, message in [
+        (lambda m: m["nodes"]["Reader"]["columns"][0].pop("codec"), r"needs a 'name' and a 'codec'"),
+        (lambda m: m["nodes"]["Reader"]["columns"][0].update(dtype="floot"), r"unknown dtype 'floot'"),
+        (lambda m: m.update(nodes=[]), r"'nodes' must map node names"),
+    ]:
+        manifest = json.loads(json.dumps(good))
+        damage(manifest)
+        manifest_path.write_text(json.dumps(manifest))
+        with pytest.raises(LoadError, match=message):
+            EvaluationResult.load(folder)
+    manifest_path.write_text(json.dumps(good))
+    path = folder / "Reader.csv"
+    lines = path.read_text(encoding="utf-8").split("\n")
+    header = next(csv.reader([lines[0]]))
+    cells = next(csv.reader([lines[2]]))
+    cells[header.index("rank")] = "two"
+    lines[2] = ",".join('"' + c.replace('"', '""') + '"' for c in cells)
+    path.write_text("\n".join(lines), encoding="utf-8")
+    with pytest.raises(LoadError, match=r"Reader.csv: data row 2, column 'rank': 'two' is not a valid int64 value"):
+        EvaluationResult.load(folder)
+
+
+def test_haystack_files_bytes_filters_and_missing_numbers(tmp_path):
+    folder = tmp_path / "hs"
+    folder.mkdir()
+    (folder / "R.csv").write_text(
+        '"multilabel_id","type","rank","filters","score"\n'
+        '"q1","document",1,"b\'null\'",0.5\n'
+        '"q1","document",2,"b\'{""a"": [1]}\'",\n', encoding="utf-8")
+    frame = EvaluationResult.load(folder)["R"]
+    assert frame["filters"].tolist() == [None, '{"a": [1]}']
+    assert frame["score"].tolist() == [0.5, None]  # SPEC 5: NaN becomes None
+    (folder / "R.csv").write_text('"multilabel_id","type","filters"\n"q1","document","b\'\\xff\'"\n', encoding="utf-8")
+    with pytest.raises(LoadError, match=r"R.csv: data row 1, column 'filters': .* is not UTF-8"):
+        EvaluationResult.load(folder)

@@ -156,3 +156,47 @@ def test_query_metrics_of_node_with_both_row_types():
                                    "map", "mrr", "ndcg"]
     assert list(table.index) == ["q1", "q2", "q3", "q5", "q4", "q6"]
     assert pd.isna(table.loc["q4", "f1"]) and table.loc["q4", "mrr"] == 1.0
+
+
+def test_text_in_a_list_column_is_refused_not_read_character_by_character():
+    frame = retriever_frame()
+    frame["gold_contexts_similarity"] = frame["gold_contexts_similarity"].astype(object)
+    frame.at[0, "gold_contexts_similarity"] = "[70.0, 10.0]"
+    with pytest.raises(SchemaError, match=r"'gold_contexts_similarity' must hold a list in every row; row 0 holds '\[70.0, 10.0\]' \(str\)"):
+        EvaluationResult({"R": frame}).calculate_metrics(document_scope="context")
+    answers = reader_frame()
+    answers.at[0, "document_ids"] = "['d3']"
+    with pytest.raises(SchemaError, match=r"'document_ids' must hold a list"):
+        EvaluationResult({"Retriever": retriever_frame(), "Reader": answers}).calculate_metrics(simulated_top_k_retriever=1)
+
+
+@pytest.mark.parametrize("node", ["Retriever", "Reader"])
+def test_bad_ranks_are_named(node):
+    result = hand_result()
+    frame = result[node]
+    frame["rank"] = frame["rank"].astype(object)
+    frame.at[2, "rank"] = "x"
+    with pytest.raises(SchemaError, match=r"column 'rank' must be numeric; row 2 holds 'x'"):
+        result.calculate_metrics()
+    frame.at[2, "rank"] = None
+    with pytest.raises(SchemaError, match=r"column 'rank' is empty in row 2"):
+        result.calculate_metrics()
+
+
+def test_non_numeric_relevance_column_and_nan_threshold():
+    frame = retriever_frame()
+    frame["gold_id_match"] = frame["gold_id_match"].astype(object)
+    frame.at[1, "gold_id_match"] = "no"
+    with pytest.raises(SchemaError, match=r"column 'gold_id_match' must be numeric; row 1 holds 'no'"):
+        EvaluationResult({"R": frame}).calculate_metrics(document_scope="document_id")
+    with pytest.raises(InvalidParameterError, match="context_matching_threshold must be a number"):
+        hand_result().calculate_metrics(context_matching_threshold=float("nan"))
+
+
+def test_top_k_leaves_out_queries_without_rows_in_filtered_order():
+    # SPEC 3 filters the rows first: q2 has only ranks 2 and 3, so at k=1 it is not a query at all
+    frame = retriever_frame()
+    frame = frame[frame["multilabel_id"].isin(["q3", "q1"])].copy()
+    frame.loc[frame["multilabel_id"] == "q1", "rank"] += 1
+    table = EvaluationResult({"R": frame}).query_metrics("R", simulated_top_k_retriever=1)
+    assert list(table.index) == ["q3"]

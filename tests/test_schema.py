@@ -150,3 +150,14 @@ def test_multilabels_of_haystack_inputs_equal_haystack_frames():
         assert ml.document_ids == row["gold_document_ids"]
         assert ml.contexts == row["gold_contexts"]
         assert ml.answers == row["gold_answers"]
+
+
+def test_table_answers_compare_by_content_and_empty_label_ids_get_a_uuid():
+    table = pd.DataFrame({"a": [1]})
+    assert Answer("1", context=table) == Answer("1", context=table.copy())
+    assert Answer("1", context=[["a"], [1]]).context.equals(table)
+    labels = [Label("q", Document("c", id="d"), True, True, "gold-label", Answer("1", context=table)) for _ in range(2)]
+    assert len(MultiLabel(labels).labels) == 1
+    assert len(Label("q", Document("c"), True, True, "gold-label", id="").id) == 36
+    assert "no_answer" not in labels[0].to_dict()
+    assert Answer.from_dict({"answer": "x", "document_id": "a", "document_ids": ["b"]}).document_ids == ["a"]

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .._arrays import first_appearance_codes, flatten_floats, list_lengths, segment_positions
+from .._arrays import first_appearance_codes, flatten_floats, list_lengths, numeric_column, row_label, segment_positions
 from .._validation import require_columns
 from ..columns import CRITERIA, MATCH_LIST_COLUMNS, NO_ANSWER_DOCUMENT_ID, relevance_column
 from ..errors import SchemaError
@@ -54,7 +54,7 @@ def _gold_counts(frame: pd.DataFrame, first_rows: np.ndarray, where: str) -> np.
     cells = frame[gold_column].to_numpy()[first_rows]
     counts = np.empty(len(cells), dtype=np.int64)
     for i, gold in enumerate(cells):  # one cell per query: linear, not a DataFrame filter
-        if not isinstance(gold, (list, tuple)):
+        if not isinstance(gold, (list, tuple, np.ndarray)):
             raise SchemaError(
                 f"{where}: column {gold_column!r} must hold a list of gold ids; the first row of query "
                 f"{frame['multilabel_id'].iloc[first_rows[i]]!r} holds {gold!r}."
@@ -74,10 +74,10 @@ def prepare_document_rows(frame: pd.DataFrame, *, where: str, needed: tuple[str,
                     why="for document metrics")
     codes, query_ids = first_appearance_codes(frame["multilabel_id"])
     n_queries = len(query_ids)
-    rank_frame = frame["rank"].to_numpy(dtype=np.float64, na_value=np.nan)
+    rank_frame = numeric_column(frame, "rank", where=where)
     if np.isnan(rank_frame).any():
         position = int(np.flatnonzero(np.isnan(rank_frame))[0])
-        raise SchemaError(f"{where}: column 'rank' is empty in row {frame.index[position]!r}; every row needs a rank.")
+        raise SchemaError(f"{where}: column 'rank' is empty in row {row_label(frame.index, position)!r}; every row needs a rank.")
 
     order = np.lexsort((rank_frame, codes))  # stable: ties keep frame order
     row_query = codes[order]
@@ -173,7 +173,7 @@ def document_counts(
     missing_parts = [p for p in CRITERIA[criterion][1] if p not in rows.pair_values]
     if missing_parts:  # pragma: no cover - prepare_document_rows is called with the needed parts
         raise SchemaError(f"{rows.where}: match lists {missing_parts} were not prepared")
-    relevant_frame = rows.frame[column].to_numpy(dtype=np.float64, na_value=np.nan) == 1.0
+    relevant_frame = numeric_column(rows.frame, column, where=rows.where) == 1.0
     keep = np.ones(len(rows.rank), dtype=bool) if top_k == -1 else rows.rank <= top_k
     relevant = relevant_frame[rows.order] & keep
     nq = rows.n_queries
@@ -235,5 +235,13 @@ def document_query_metrics(
     with np.errstate(divide="ignore", invalid="ignore"):
         for name, metric in DOCUMENT_METRICS.items():
             columns[name] = apply_edge_policy(metric.kernel(counts), counts, policy)  # type: ignore[misc]
-    index = pd.Index(rows.query_ids, name="multilabel_id")
-    return pd.DataFrame(columns, index=index)
+    table = pd.DataFrame(columns, index=pd.Index(rows.query_ids, name="multilabel_id"))
+    if top_k == -1:
+        return table
+    # SPEC 3 filters the rows first: a query with no row ranked <= top_k is not in the table, and the queries
+    # are in order of first appearance among the remaining rows
+    kept = rows.rank <= top_k
+    first = np.full(rows.n_queries, np.iinfo(np.int64).max)
+    np.minimum.at(first, rows.row_query[kept], rows.order[kept])
+    present = np.flatnonzero(counts.n_rows > 0)
+    return table.iloc[present[np.argsort(first[present], kind="stable")]]
