@@ -20,6 +20,7 @@ from . import _validation as check
 from ._arrays import first_appearance_codes, numeric_column, row_label
 from .columns import (
     ANSWER_SCOPES,
+    MATCH_LIST_COLUMNS,
     CRITERIA,
     DEFAULT_CONTEXT_MATCHING_THRESHOLD,
     DOCUMENT_SCOPES,
@@ -30,10 +31,10 @@ from .columns import (
     relevance_criterion,
 )
 from .errors import InvalidParameterError, SchemaError
-from .metrics.answer import answer_query_metrics, available_answer_metrics
-from .metrics.document import document_query_metrics, prepare_document_rows
+from .metrics.answer import AnswerRows, answer_query_metrics, prepare_answer_rows
+from .metrics.document import DocumentRows, document_query_metrics, prepare_document_rows
 from .metrics.registry import ANSWER_METRICS, DOCUMENT_METRICS
-from .simulate import answer_rows_kept, filter_eval_mode
+from .simulate import RetrieverJoin, answer_rows_kept, join_retriever, row_positions
 
 __all__ = ["EvaluationResult"]
 
@@ -84,9 +85,11 @@ class EvaluationResult(Mapping):
 
     def __init__(self, node_results: Mapping[str, pd.DataFrame] | None = None, *, matching: Mapping[str, Any] | None = None) -> None:
         self.node_results: dict[str, pd.DataFrame] = {}
+        self._cache = {}
         for node, frame in (node_results or {}).items():
             self[node] = frame
         self.matching: dict[str, Any] = dict(matching or {})
+        self._cache: dict[str, tuple[pd.DataFrame, Any, dict[Any, Any]]] = {}
 
     # ------------------------------------------------------------------ dict-like access
     def __getitem__(self, node: str) -> pd.DataFrame:
@@ -100,6 +103,7 @@ class EvaluationResult(Mapping):
                 f"the result of node {node!r} must be a pandas DataFrame; got {type(frame).__name__}."
             )
         self.node_results[node] = frame
+        self._cache.pop(node, None)
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.node_results)
@@ -170,23 +174,70 @@ class EvaluationResult(Mapping):
                 stacklevel=3,
             )
 
-    # ------------------------------------------------------------------ per-node row selection
-    def _rows(self, node: str, row_type: str, eval_mode: str) -> pd.DataFrame:
+    # ------------------------------------------------------------------ prepared arrays (cached)
+    def _node_cache(self, node: str) -> dict[Any, Any]:
+        """Prepared arrays of a node, valid while the same frame object (same shape and columns) is held.
+
+        Only key structure is cached (query codes, ranks, document ids, list layouts); metric and
+        relevance values are read from the frame on every call.
+        """
         frame = self.node_results[node]
-        where = f"node {node!r}"
-        check.require_columns(frame, ["multilabel_id", "type", "rank"], where=where, why="to compute metrics")
-        frame = filter_eval_mode(frame, eval_mode, where=where)
-        return frame[frame["type"].to_numpy() == row_type]
+        token = (frame.shape, tuple(frame.columns))
+        entry = self._cache.get(node)
+        if entry is None or entry[0] is not frame or entry[1] != token:
+            entry = self._cache[node] = (frame, token, {})
+        return entry[2]
+
+    def clear_cache(self) -> None:
+        """Forget prepared arrays; needed only after editing a frame's key columns in place.
+
+        Key columns are multilabel_id, type, eval_mode, rank, document_id, document_ids, the gold id
+        lists and the per-gold match lists. Replacing a frame (``result[node] = df``) clears its entry.
+        """
+        self._cache.clear()
+
+    def _positions(self, node: str, row_type: str, eval_mode: str) -> np.ndarray:
+        cache = self._node_cache(node)
+        key = ("positions", row_type, eval_mode)
+        if key not in cache:
+            cache[key] = row_positions(self.node_results[node], row_type, eval_mode, where=f"node {node!r}")
+        return cache[key]
+
+    def _rows(self, node: str, row_type: str, eval_mode: str) -> pd.DataFrame:
+        """The frame's own rows of one type and eval_mode (for listing them)."""
+        return self.node_results[node].iloc[self._positions(node, row_type, eval_mode)]
+
+    def _document_rows(self, node: str, eval_mode: str, parts: tuple[str, ...] = ()) -> DocumentRows | None:
+        """Prepared document rows laid out for at least the match lists ``parts`` (re-laid out if needed)."""
+        cache = self._node_cache(node)
+        key = ("documents", eval_mode)
+        rows = cache.get(key)
+        if key not in cache or (rows is not None and not set(parts) <= rows.parts):
+            positions = self._positions(node, "document", eval_mode)
+            where = f"node {node!r} (document rows, eval_mode={eval_mode!r})"
+            present = [p for p, column in MATCH_LIST_COLUMNS.items() if column in self.node_results[node].columns]
+            layout = tuple(sorted(set(parts) | set(present) | (rows.parts if rows is not None else set())))
+            cache[key] = prepare_document_rows(self.node_results[node], positions, where=where, parts=layout) if len(positions) else None
+        return cache[key]
+
+    def _answer_rows(self, node: str, eval_mode: str) -> AnswerRows | None:
+        cache = self._node_cache(node)
+        key = ("answers", eval_mode)
+        if key not in cache:
+            positions = self._positions(node, "answer", eval_mode)
+            where = f"node {node!r} (answer rows, eval_mode={eval_mode!r})"
+            cache[key] = prepare_answer_rows(self.node_results[node], positions, where=where) if len(positions) else None
+        return cache[key]
 
     def _document_nodes(self) -> list[str]:
         return [
             node for node, frame in self.node_results.items()
-            if "type" in frame.columns and (frame["type"].to_numpy() == "document").any()
+            if "type" in frame.columns and _has_value(frame["type"], "document")
         ]
 
-    def _retriever_documents(self, params: _Params) -> pd.DataFrame:
-        node = params.retriever_node
-        if node is None:
+    def _retriever_join(self, node: str, answers: AnswerRows, params: _Params) -> RetrieverJoin | None:
+        retriever = params.retriever_node
+        if retriever is None:
             candidates = self._document_nodes()
             if len(candidates) != 1:
                 raise InvalidParameterError(
@@ -194,40 +245,29 @@ class EvaluationResult(Mapping):
                     f"{'no node has' if not candidates else 'several nodes have'} document rows "
                     f"(candidates: {candidates}). Pass retriever_node=<name>."
                 )
-            node = candidates[0]
-        documents = self._rows(node, "document", params.eval_mode)
-        check.require_columns(documents, ["document_id"], where=f"node {node!r}", why="to simulate the retriever's top-k")
-        return documents
+            retriever = candidates[0]
+        documents = self._document_rows(retriever, params.eval_mode)
+        if documents is None:  # no retriever rows in this eval_mode: every answer with a document id drops out
+            return join_retriever(answers, _EmptyDocuments())  # type: ignore[arg-type]
+        cache = self._node_cache(node)
+        key = ("join", retriever, params.eval_mode, id(documents))
+        if key not in cache:
+            cache[key] = join_retriever(answers, documents)
+        return cache[key]
 
     def _answer_table(self, node: str, params: _Params) -> pd.DataFrame | None:
-        answers = self._rows(node, "answer", params.eval_mode)
-        if len(answers) == 0:
+        answers = self._answer_rows(node, params.eval_mode)
+        if answers is None:
             return None
-        where = f"node {node!r} (answer rows, eval_mode={params.eval_mode!r})"
-        codes, query_ids = first_appearance_codes(answers["multilabel_id"])
-        rank = numeric_column(answers, "rank", where=where)
-        if np.isnan(rank).any():
-            row = row_label(answers.index, int(np.flatnonzero(np.isnan(rank))[0]))
-            raise SchemaError(f"{where}: column 'rank' is empty in row {row!r}; every row needs a rank.")
-        retriever_documents = None
-        if params.simulated_top_k_retriever != -1:
-            retriever_documents = self._retriever_documents(params)
-            check.require_columns(answers, ["document_ids"], where=where, why="to simulate the retriever's top-k")
-        kept = answer_rows_kept(
-            answers, codes, rank,
-            top_k_reader=params.simulated_top_k_reader,
-            top_k_retriever=params.simulated_top_k_retriever,
-            retriever_documents=retriever_documents,
-            where=where,
-        )
-        return answer_query_metrics(answers, codes, query_ids, kept, answer_scope=params.answer_scope, where=where)
+        join = self._retriever_join(node, answers, params) if params.simulated_top_k_retriever != -1 else None
+        kept = answer_rows_kept(answers, top_k_reader=params.simulated_top_k_reader,
+                                top_k_retriever=params.simulated_top_k_retriever, join=join)
+        return answer_query_metrics(answers, kept, answer_scope=params.answer_scope)
 
     def _document_table(self, node: str, params: _Params) -> pd.DataFrame | None:
-        documents = self._rows(node, "document", params.eval_mode)
-        if len(documents) == 0:
+        rows = self._document_rows(node, params.eval_mode, CRITERIA[params.criterion][1])
+        if rows is None:
             return None
-        where = f"node {node!r} (document rows, eval_mode={params.eval_mode!r})"
-        rows = prepare_document_rows(documents, where=where, needed=CRITERIA[params.criterion][1])
         return document_query_metrics(
             rows,
             criterion=params.criterion,
@@ -500,6 +540,21 @@ class EvaluationResult(Mapping):
         from .io import load_result
 
         return load_result(cls, Path(load_dir), **read_csv_kwargs)
+
+
+def _has_value(series: pd.Series, value: str) -> bool:
+    return bool((series == value).to_numpy(dtype=bool, na_value=False).any())
+
+
+class _EmptyDocuments:
+    """Stand-in DocumentRows with no rows (for a retriever without rows in the requested eval_mode)."""
+
+    def __init__(self) -> None:
+        self.query_ids = np.zeros(0, dtype=object)
+        self.row_query = np.zeros(0, dtype=np.int64)
+        self.rank = np.zeros(0, dtype=np.float64)
+        self.document_ids = pd.Index([], dtype=object)
+        self.document_codes = np.zeros(0, dtype=np.int64)
 
 
 def _worst(

@@ -1,90 +1,105 @@
-"""Row selection before metrics: eval_mode filter and simulated top-k (SPEC 3).
+"""Row selection before metrics: eval_mode and type filters, simulated top-k (SPEC 3).
 
-Everything returns masks or frames for whole node frames; nothing loops per query.
+Everything works on whole node frames with numpy; nothing loops per query.
 """
 
 from __future__ import annotations
 
 import warnings
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from ._arrays import flatten_objects, list_lengths, segment_positions
+from ._validation import require_columns
+from .metrics.answer import AnswerRows
+from .metrics.document import DocumentRows
 
-__all__ = ["filter_eval_mode", "answer_rows_kept"]
+__all__ = ["row_positions", "RetrieverJoin", "join_retriever", "answer_rows_kept"]
 
 
-def filter_eval_mode(frame: pd.DataFrame, eval_mode: str, *, where: str) -> pd.DataFrame:
-    """Rows of ``frame`` evaluated in ``eval_mode``; a frame without the column is kept whole, with a warning."""
-    if "eval_mode" not in frame.columns:
+def _equals(series: pd.Series, value: str) -> np.ndarray:
+    return (series == value).to_numpy(dtype=bool, na_value=False)
+
+
+def row_positions(frame: pd.DataFrame, row_type: str, eval_mode: str, *, where: str) -> np.ndarray:
+    """Positions of the rows of ``row_type`` evaluated in ``eval_mode``.
+
+    A frame without an ``eval_mode`` column uses all its rows, with a warning.
+    """
+    require_columns(frame, ["multilabel_id", "type", "rank"], where=where, why="to compute metrics")
+    mask = _equals(frame["type"], row_type)
+    if "eval_mode" in frame.columns:
+        mask = mask & _equals(frame["eval_mode"], eval_mode)
+    else:
         warnings.warn(
             f"{where} has no 'eval_mode' column; using all its rows for eval_mode={eval_mode!r}.",
             UserWarning,
-            stacklevel=3,
+            stacklevel=4,
         )
-        return frame
-    return frame[frame["eval_mode"].to_numpy() == eval_mode]
+    return np.flatnonzero(mask)
 
 
-def _document_id_lists(frame: pd.DataFrame) -> pd.Series:
-    # None (a missing list) counts as an empty list (DIFFERS from Haystack, which raised TypeError)
-    cells = frame["document_ids"]
-    if not cells.isna().any():
-        return cells
-    return pd.Series([[] if _is_missing(v) else v for v in cells.tolist()], index=cells.index, dtype=object)
+@dataclass
+class RetrieverJoin:
+    """Answer rows' document ids and the retriever's documents, coded with one shared integer key.
+
+    Built once per (answer node, retriever node, eval_mode); a top-k then costs one ``isin``.
+    """
+
+    answer_owner: np.ndarray  # answer row (index into AnswerRows.positions) per document id
+    answer_keys: np.ndarray  # (query, document) key per answer document id
+    document_keys: np.ndarray  # (query, document) key per retriever row (sorted order)
+    document_rank: np.ndarray  # rank per retriever row (sorted order)
 
 
-def _is_missing(value: object) -> bool:
-    return value is None or (isinstance(value, float) and value != value)
+def join_retriever(answers: AnswerRows, documents: DocumentRows) -> RetrieverJoin:
+    require_columns(answers.frame, ["document_ids"], where=answers.where, why="to simulate the retriever's top-k")
+    cells = answers.frame["document_ids"].to_numpy()[answers.positions]
+    missing = pd.isna(pd.Series(cells, copy=False)).to_numpy()
+    if missing.any():  # None (a missing list) counts as [] (DIFFERS from Haystack, which raised TypeError)
+        cells = cells.copy()
+        for position in np.flatnonzero(missing):
+            cells[position] = []
+    cells = pd.Series(cells, copy=False)
+    lengths = list_lengths(cells, column="document_ids", where=answers.where)
+    owner, _ = segment_positions(lengths)
+    # map both sides' queries to one code through the (small) arrays of distinct query ids
+    query_codes, _ = pd.factorize(np.concatenate([answers.query_ids, documents.query_ids]), use_na_sentinel=False)
+    answer_query = query_codes[: answers.n_queries].astype(np.int64)[answers.codes[owner]]
+    document_query = query_codes[answers.n_queries:].astype(np.int64)[documents.row_query]
+    # answer document ids as codes of the retriever's distinct ids (-1: never retrieved)
+    answer_docs = documents.document_ids.get_indexer(flatten_objects(cells, lengths)).astype(np.int64)
+    width = len(documents.document_ids) + 1
+    answer_keys = np.where(answer_docs >= 0, answer_query * width + answer_docs, -1)
+    return RetrieverJoin(owner, answer_keys, document_query * width + documents.document_codes, documents.rank)
 
 
 def answer_rows_kept(
-    answers: pd.DataFrame,
-    query_codes: np.ndarray,
-    rank: np.ndarray,
+    answers: AnswerRows,
     *,
     top_k_reader: int,
     top_k_retriever: int,
-    retriever_documents: pd.DataFrame | None,
-    where: str,
+    join: RetrieverJoin | None,
 ) -> np.ndarray:
-    """Boolean mask of the answer rows that survive the simulated top-k of reader and retriever.
+    """Boolean mask (per answer row) of the rows that survive the simulated top-k of reader and retriever.
 
     With a retriever top-k, an answer survives when every id in its ``document_ids`` is among its
     query's documents ranked ``<= top_k_retriever``; then the ``top_k_reader`` best-ranked
     survivors of each query are kept (ties in frame order).
     """
-    n = len(answers)
+    n = len(answers.positions)
     if top_k_retriever == -1:
-        return np.ones(n, dtype=bool) if top_k_reader == -1 else rank <= top_k_reader
-
-    assert retriever_documents is not None
-    docs = retriever_documents[retriever_documents["rank"].to_numpy(dtype=np.float64) <= top_k_retriever]
-    id_cells = _document_id_lists(answers)
-    lengths = list_lengths(id_cells, column="document_ids", where=where)
-    owner, _ = segment_positions(lengths)
-    answer_doc_ids = flatten_objects(id_cells, lengths)
-
-    # one shared coding of (multilabel_id, document_id) for both frames
-    query_codes_all, _ = pd.factorize(
-        pd.concat([answers["multilabel_id"].iloc[owner], docs["multilabel_id"]], ignore_index=True),
-        use_na_sentinel=False,
-    )
-    doc_codes_all, doc_uniques = pd.factorize(
-        pd.concat([pd.Series(answer_doc_ids, dtype=object), docs["document_id"].astype(object)], ignore_index=True),
-        use_na_sentinel=False,
-    )
-    keys = query_codes_all.astype(np.int64) * (len(doc_uniques) + 1) + doc_codes_all
-    answer_keys, document_keys = keys[: len(owner)], keys[len(owner):]
-    outside = ~np.isin(answer_keys, document_keys)
+        return np.ones(n, dtype=bool) if top_k_reader == -1 else answers.rank <= top_k_reader
+    assert join is not None
+    outside = ~np.isin(join.answer_keys, join.document_keys[join.document_rank <= top_k_retriever])
     kept = np.ones(n, dtype=bool)
-    kept[owner[outside]] = False
-
+    kept[join.answer_owner[outside]] = False
     if top_k_reader != -1:
-        positions = np.flatnonzero(kept)
-        order = positions[np.lexsort((positions, rank[positions], query_codes[positions]))]
-        q = query_codes[order]
+        rows = np.flatnonzero(kept)
+        order = rows[np.lexsort((rows, answers.rank[rows], answers.codes[rows]))]
+        q = answers.codes[order]
         new_query = np.r_[True, q[1:] != q[:-1]] if len(q) else np.zeros(0, dtype=bool)
         index = np.arange(len(q))
         within = index - (np.maximum.accumulate(np.where(new_query, index, 0)) if len(q) else index)

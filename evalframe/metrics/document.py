@@ -8,12 +8,20 @@ indexing). The metric kernels in :mod:`.registry` are functions of these counts.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
-from .._arrays import first_appearance_codes, flatten_floats, list_lengths, numeric_column, row_label, segment_positions
+from .._arrays import (
+    first_appearance_codes,
+    flatten_floats,
+    flatten_objects,
+    list_lengths,
+    numeric_column,
+    row_label,
+    segment_positions,
+)
 from .._validation import require_columns
 from ..columns import CRITERIA, MATCH_LIST_COLUMNS, NO_ANSWER_DOCUMENT_ID, relevance_column
 from ..errors import SchemaError
@@ -24,106 +32,128 @@ __all__ = ["DocumentRows", "DocumentCounts", "prepare_document_rows", "document_
 
 @dataclass
 class DocumentRows:
-    """One node's document rows (already filtered to one eval_mode) as flat arrays.
+    """One node's document rows of one eval_mode, as flat arrays (prepared once, then reused).
 
-    Rows are reordered by (query, rank), stably; ``order`` maps them back to frame positions.
-    Pairs are (row, gold index) for every index below the longest of the row's match lists.
+    ``positions`` are the rows' positions in ``frame``; internally rows are ordered by (query, rank),
+    stably, and ``order`` maps that order back to ``positions``. Pairs are (row, gold index) for every
+    index below the longest of the row's match lists; each list's values are exploded on first use.
+    Only key columns are held here: relevance columns are read from ``frame`` on every call.
     """
 
     frame: pd.DataFrame
+    positions: np.ndarray
     where: str
     query_ids: np.ndarray  # distinct multilabel_id, first-appearance order
     row_query: np.ndarray  # query code per sorted row
     rank: np.ndarray  # float64 per sorted row
-    order: np.ndarray  # frame position per sorted row
+    order: np.ndarray  # index into positions per sorted row
     doc_group: np.ndarray  # code of (query, document_id) per sorted row
     doc_group_query: np.ndarray  # query code per doc group
     n_gold: np.ndarray  # L per query
     pair_row: np.ndarray  # sorted-row index per pair
+    pair_index: np.ndarray  # gold index per pair
     pair_group: np.ndarray  # code of (query, gold index) per pair
     pair_group_query: np.ndarray  # query code per pair group
-    pair_values: dict[str, np.ndarray]  # "id"/"ctx"/"ans" -> value per pair (NaN where the list is shorter)
+    lengths: dict[str, np.ndarray]  # "id"/"ctx"/"ans" -> list length per sorted row (columns present only)
+    document_codes: np.ndarray  # code of document_id per sorted row
+    document_ids: pd.Index  # distinct document_id values (by code)
+    _values: dict[str, np.ndarray] = field(default_factory=dict)
 
     @property
     def n_queries(self) -> int:
         return len(self.query_ids)
 
+    @property
+    def parts(self) -> frozenset[str]:
+        """The match lists these rows were laid out for."""
+        return frozenset(self.lengths)
 
-def _gold_counts(frame: pd.DataFrame, first_rows: np.ndarray, where: str) -> np.ndarray:
-    gold_column = "gold_custom_document_ids" if "gold_custom_document_ids" in frame.columns else "gold_document_ids"
-    cells = frame[gold_column].to_numpy()[first_rows]
-    counts = np.empty(len(cells), dtype=np.int64)
-    for i, gold in enumerate(cells):  # one cell per query: linear, not a DataFrame filter
-        if not isinstance(gold, (list, tuple, np.ndarray)):
-            raise SchemaError(
-                f"{where}: column {gold_column!r} must hold a list of gold ids; the first row of query "
-                f"{frame['multilabel_id'].iloc[first_rows[i]]!r} holds {gold!r}."
-            )
-        counts[i] = sum(1 for g in gold if g != NO_ANSWER_DOCUMENT_ID)
-    return counts
+    def pair_values(self, part: str) -> np.ndarray:
+        """Value of match list ``part`` per pair (NaN where the row's list is shorter), exploded once."""
+        if part not in self._values:
+            column = MATCH_LIST_COLUMNS[part]
+            cells = self.frame[column].to_numpy()[self.positions]
+            frame_lengths = np.empty(len(cells), dtype=np.int64)
+            frame_lengths[self.order] = self.lengths[part]
+            flat = flatten_floats(pd.Series(cells, copy=False), frame_lengths, column=column, where=self.where)
+            starts = (np.cumsum(frame_lengths) - frame_lengths)[self.order]
+            inside = self.pair_index < self.lengths[part][self.pair_row]
+            values = np.full(len(self.pair_row), np.nan)
+            values[inside] = flat[starts[self.pair_row[inside]] + self.pair_index[inside]]
+            self._values[part] = values
+        return self._values[part]
 
 
-def prepare_document_rows(frame: pd.DataFrame, *, where: str, needed: tuple[str, ...] = ("id", "ctx", "ans")) -> DocumentRows:
-    """Build the arrays shared by every criterion, top-k and threshold for these document rows.
+def _gold_counts(cells: np.ndarray, query_ids: np.ndarray, gold_column: str, where: str) -> np.ndarray:
+    """L per query: the gold ids of its first row, without the "00" entries."""
+    lengths = list_lengths(pd.Series(cells, copy=False), column=gold_column, where=where)
+    flat = flatten_objects(pd.Series(cells, copy=False), lengths)
+    owner, _ = segment_positions(lengths)
+    return lengths - np.bincount(owner[flat == NO_ANSWER_DOCUMENT_ID], minlength=len(cells))
 
-    ``needed`` names the match lists to explode ("id", "ctx", "ans"); the others are left out.
+
+#: Up to this many (query, slot) cells, group codes are the keys themselves (no hashing).
+_DIRECT_GROUPS = 50_000_000
+
+
+def _group(keys: np.ndarray, width: int, n_queries: int) -> tuple[np.ndarray, np.ndarray]:
+    """Codes of integer (query * width + slot) keys, and the query of each code.
+
+    Small key spaces use the keys as codes directly; larger ones are factorised (hash-based, linear).
+    """
+    if n_queries * width <= _DIRECT_GROUPS:
+        return keys, np.repeat(np.arange(n_queries, dtype=np.int64), width)
+    codes, uniques = pd.factorize(keys, sort=False)
+    return codes.astype(np.int64, copy=False), np.asarray(uniques, dtype=np.int64) // width
+
+
+def prepare_document_rows(frame: pd.DataFrame, positions: np.ndarray, *, where: str,
+                          parts: tuple[str, ...] = ("id", "ctx", "ans")) -> DocumentRows:
+    """Build the arrays shared by every criterion, top-k and threshold for the rows at ``positions``.
+
+    ``parts`` are the match lists ("id", "ctx", "ans") whose lengths lay out the (row, gold) pairs;
+    a criterion needing another list needs rows prepared with it (see ``DocumentRows.parts``).
     """
     gold_column = "gold_custom_document_ids" if "gold_custom_document_ids" in frame.columns else "gold_document_ids"
-    list_columns = [MATCH_LIST_COLUMNS[k] for k in needed]
-    require_columns(frame, ["multilabel_id", "rank", "document_id", gold_column, *list_columns], where=where,
-                    why="for document metrics")
-    codes, query_ids = first_appearance_codes(frame["multilabel_id"])
-    n_queries = len(query_ids)
-    rank_frame = numeric_column(frame, "rank", where=where)
+    require_columns(frame, ["multilabel_id", "rank", "document_id", gold_column], where=where, why="for document metrics")
+    codes, query_ids = first_appearance_codes(frame["multilabel_id"].iloc[positions])
+    rank_frame = numeric_column(frame, "rank", where=where)[positions]
     if np.isnan(rank_frame).any():
-        position = int(np.flatnonzero(np.isnan(rank_frame))[0])
+        position = int(positions[np.flatnonzero(np.isnan(rank_frame))[0]])
         raise SchemaError(f"{where}: column 'rank' is empty in row {row_label(frame.index, position)!r}; every row needs a rank.")
 
     order = np.lexsort((rank_frame, codes))  # stable: ties keep frame order
     row_query = codes[order]
     rank = rank_frame[order]
     first_rows = np.unique(codes, return_index=True)[1]
-    n_gold = _gold_counts(frame, first_rows, where)
+    n_gold = _gold_counts(frame[gold_column].to_numpy()[positions[first_rows]], query_ids, gold_column, where)
 
-    doc_codes = pd.factorize(frame["document_id"], sort=False, use_na_sentinel=False)[0].astype(np.int64)[order]
-    doc_key = row_query * (int(doc_codes.max(initial=0)) + 1) + doc_codes
-    doc_keys, doc_group = np.unique(doc_key, return_inverse=True)
-    doc_group_query = doc_keys // (int(doc_codes.max(initial=0)) + 1)
+    document_codes, document_ids = pd.factorize(frame["document_id"].to_numpy()[positions], sort=False,
+                                                use_na_sentinel=False)
+    document_codes = document_codes.astype(np.int64)[order]
+    doc_width = int(document_codes.max(initial=0)) + 1
+    doc_codes, _ = pd.factorize(row_query * doc_width + document_codes, sort=False)
+    doc_group = doc_codes.astype(np.int64, copy=False)
+    doc_group_query = np.zeros(int(doc_group.max(initial=-1)) + 1, dtype=np.int64)
+    doc_group_query[doc_group] = row_query
 
-    lengths, starts, flats = {}, {}, {}
-    for key in needed:
-        column = MATCH_LIST_COLUMNS[key]
-        cells = frame[column]
-        frame_lengths = list_lengths(cells, column=column, where=where)
-        flats[key] = flatten_floats(cells, frame_lengths, column=column, where=where)
-        lengths[key] = frame_lengths[order]
-        starts[key] = (np.cumsum(frame_lengths) - frame_lengths)[order]
-    longest = np.zeros(len(frame), dtype=np.int64)
-    for key in needed:
-        np.maximum(longest, lengths[key], out=longest)
+    lengths = {}
+    for part in parts:
+        column = MATCH_LIST_COLUMNS[part]
+        require_columns(frame, [column], where=where, why="for this document_scope")
+        cells = pd.Series(frame[column].to_numpy()[positions], copy=False)
+        lengths[part] = list_lengths(cells, column=column, where=where)[order]
+    longest = np.zeros(len(positions), dtype=np.int64)
+    for part_lengths in lengths.values():
+        np.maximum(longest, part_lengths, out=longest)
     pair_row, pair_index = segment_positions(longest)
-    pair_values = {}
-    for key in needed:
-        inside = pair_index < lengths[key][pair_row]
-        values = np.full(len(pair_row), np.nan)
-        values[inside] = flats[key][starts[key][pair_row[inside]] + pair_index[inside]]
-        pair_values[key] = values
     width = int(longest.max(initial=0)) + 1
-    pair_keys, pair_group = np.unique(row_query[pair_row] * width + pair_index, return_inverse=True)
+    pair_group, pair_group_query = _group(row_query[pair_row] * width + pair_index, width, len(query_ids))
     return DocumentRows(
-        frame=frame,
-        where=where,
-        query_ids=query_ids,
-        row_query=row_query,
-        rank=rank,
-        order=order,
-        doc_group=doc_group.astype(np.int64),
-        doc_group_query=doc_group_query,
-        n_gold=n_gold,
-        pair_row=pair_row,
-        pair_group=pair_group.astype(np.int64),
-        pair_group_query=pair_keys // width,
-        pair_values=pair_values,
+        frame=frame, positions=positions, where=where, query_ids=query_ids, row_query=row_query, rank=rank,
+        order=order, doc_group=doc_group, doc_group_query=doc_group_query, n_gold=n_gold, pair_row=pair_row,
+        pair_index=pair_index, pair_group=pair_group, pair_group_query=pair_group_query, lengths=lengths,
+        document_codes=document_codes, document_ids=pd.Index(document_ids),
     )
 
 
@@ -146,7 +176,7 @@ def _pair_flags(rows: DocumentRows, criterion: str, context_threshold: float) ->
     how, parts = CRITERIA[criterion]
     flags = []
     for part in parts:
-        values = rows.pair_values[part]
+        values = rows.pair_values(part)
         flags.append(values > context_threshold if part == "ctx" else values == 1.0)
     combined = flags[0]
     for flag in flags[1:]:
@@ -170,12 +200,9 @@ def document_counts(
     """Per-query counts for one relevance criterion, simulated top-k and context threshold."""
     column = relevance_column(criterion)
     require_columns(rows.frame, [column], where=rows.where, why=f"for the relevance criterion {criterion!r}")
-    missing_parts = [p for p in CRITERIA[criterion][1] if p not in rows.pair_values]
-    if missing_parts:  # pragma: no cover - prepare_document_rows is called with the needed parts
-        raise SchemaError(f"{rows.where}: match lists {missing_parts} were not prepared")
-    relevant_frame = numeric_column(rows.frame, column, where=rows.where) == 1.0
+    relevant_rows = numeric_column(rows.frame, column, where=rows.where)[rows.positions] == 1.0
     keep = np.ones(len(rows.rank), dtype=bool) if top_k == -1 else rows.rank <= top_k
-    relevant = relevant_frame[rows.order] & keep
+    relevant = relevant_rows[rows.order] & keep
     nq = rows.n_queries
 
     n_rows = np.bincount(rows.row_query[keep], minlength=nq)
@@ -242,6 +269,6 @@ def document_query_metrics(
     # are in order of first appearance among the remaining rows
     kept = rows.rank <= top_k
     first = np.full(rows.n_queries, np.iinfo(np.int64).max)
-    np.minimum.at(first, rows.row_query[kept], rows.order[kept])
+    np.minimum.at(first, rows.row_query[kept], rows.positions[rows.order[kept]])
     present = np.flatnonzero(counts.n_rows > 0)
     return table.iloc[present[np.argsort(first[present], kind="stable")]]
