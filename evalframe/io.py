@@ -17,7 +17,6 @@ mapped, ``filters`` bytes literals decoded to JSON text.
 from __future__ import annotations
 
 import ast
-import copy
 import csv
 import json
 import math
@@ -72,20 +71,37 @@ def _is_missing(value: Any) -> bool:
     return value is None or (type(value) is float and math.isnan(value))
 
 
-def _literal_cells(series: pd.Series, *, node: str) -> list[str]:
-    values = series.tolist()
-    if not _flat_literals(values):  # nested or unusual cells: check each one
-        for position, value in enumerate(values):
+def _by_identity(values: list[Any]) -> tuple[np.ndarray, list[Any]]:
+    """Codes of distinct objects (by identity) and those objects: shared lists are handled once."""
+    codes, unique_ids = pd.factorize(np.fromiter(map(id, values), dtype=np.int64, count=len(values)), sort=False)
+    first = np.zeros(len(unique_ids), dtype=np.int64)
+    first[codes[::-1]] = np.arange(len(codes) - 1, -1, -1)
+    return codes, [values[i] for i in first.tolist()]
+
+
+def _cell_text(value: Any) -> str:
+    if value is None:
+        return ""
+    if type(value) is float and value != value:
+        return "nan"
+    return repr(value)
+
+
+def _literal_cells(values: list[Any], *, node: str, column: str) -> np.ndarray:
+    """Every cell as a Python literal ('' for None, 'nan' for NaN), each distinct object written once."""
+    codes, distinct = _by_identity(values)
+    if not _flat_literals(distinct):  # nested or unusual cells: check each distinct one
+        for value in distinct:
             if not (_is_missing(value) or _check_literal(value)):
+                position = values.index(value) if not isinstance(value, float) else 0
                 raise SaveError(
-                    f"node {node!r}, column {series.name!r}, row {position}: {value!r} ({type(value).__name__}) cannot "
+                    f"node {node!r}, column {column!r}, row {position}: {value!r} ({type(value).__name__}) cannot "
                     "be written to CSV losslessly (only str, int, finite float, bool, bytes, None and "
                     "lists/tuples/dicts/sets of them can); convert the column, e.g. df[col] = df[col].map(list)."
                 )
-    out = list(map(repr, values))
-    for position in np.flatnonzero(series.isna().to_numpy()).tolist():
-        out[position] = "" if values[position] is None else "nan"
-    return out
+    texts = np.empty(len(distinct), dtype=object)
+    texts[:] = list(map(_cell_text, distinct))
+    return texts[codes]
 
 
 def _flat_literals(values: list[Any]) -> bool:
@@ -106,51 +122,59 @@ def _flat_literals(values: list[Any]) -> bool:
     return all(map(math.isfinite, (v for v in elements if type(v) is float)))
 
 
-def _text_is_safe(values: list[Any]) -> bool:
+def _text_is_safe(strings: list[str]) -> bool:
     """Raw text survives the CSV only without NUL characters and when it encodes to UTF-8."""
-    for value in values:
-        if isinstance(value, str):
-            if "\x00" in value:
-                return False
-            try:
-                value.encode("utf-8")
-            except UnicodeEncodeError:
-                return False
+    joined = "".join(strings)
+    if "\x00" in joined:
+        return False
+    try:
+        joined.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
     return True
 
 
-def _encode_column(series: pd.Series, *, node: str) -> tuple[pd.Series, dict[str, Any]]:
-    """The column as written to CSV, and its manifest entry."""
+def _encode_column(series: pd.Series, *, node: str) -> tuple[list[Any], dict[str, Any]]:
+    """The column's cells as written to CSV (Python values), and its manifest entry."""
     name = series.name
     dtype = series.dtype
     spec: dict[str, Any] = {"name": name, "dtype": str(dtype)}
     if isinstance(dtype, pd.StringDtype) or dtype == object:
-        values = series.tolist()
-        if dtype == object and (name in LIST_COLUMNS or any(not isinstance(v, str) and not _is_missing(v) for v in values)):
+        missing = series.isna().to_numpy()
+        plain = series.astype(object).where(~missing, None) if isinstance(dtype, pd.StringDtype) else series
+        values = plain.tolist()
+        kinds = set(map(type, values))
+        if dtype == object and (name in LIST_COLUMNS or not kinds <= {str, type(None), float}
+                                or (float in kinds and not all(missing[i] for i, v in enumerate(values) if type(v) is float))):
             spec["codec"] = "literal"
-            return pd.Series(_literal_cells(series, node=node), index=series.index, dtype=object), spec
-        missing = {("none" if v is None else "nan") for v in values if _is_missing(v) or v is pd.NA}
-        has_empty = any(v == "" for v in values if isinstance(v, str))
-        if len(missing) > 1 or (missing and has_empty) or not _text_is_safe(values):
+            return _literal_cells(values, node=node, column=name).tolist(), spec
+        present = [v for v, m in zip(values, missing.tolist()) if not m]
+        none = any(values[i] is None for i in np.flatnonzero(missing).tolist())
+        nan = bool(missing.any()) and (isinstance(dtype, pd.StringDtype) or not all(
+            values[i] is None for i in np.flatnonzero(missing).tolist()))
+        if isinstance(dtype, pd.StringDtype):
+            none = False
+        has_empty = "" in present
+        if (none and nan) or ((none or nan) and has_empty) or not _text_is_safe(present):
             spec["codec"] = "literal"
-            plain = series.astype(object).where(series.notna(), None) if isinstance(dtype, pd.StringDtype) else series
-            return pd.Series(_literal_cells(plain, node=node), index=series.index, dtype=object), spec
+            return _literal_cells(values, node=node, column=name).tolist(), spec
         spec["codec"] = "text"
-        spec["empty"] = missing.pop() if missing else "empty"
-        written = series.astype(object).where(series.notna(), "")
-        return written, spec
+        spec["empty"] = "none" if none else "nan" if nan else "empty"
+        return ["" if m else v for v, m in zip(values, missing.tolist())], spec
     if dtype.kind in "biuf" or isinstance(dtype, (pd.BooleanDtype, pd.Float64Dtype, pd.Float32Dtype)) or (
         pd.api.types.is_extension_array_dtype(dtype) and pd.api.types.is_integer_dtype(dtype)
     ):
         spec["codec"] = "native"
-        return series, spec
+        missing = series.isna().to_numpy()
+        cells = series.astype(object).tolist() if not missing.any() else series.astype(object).where(~missing, None).tolist()
+        return cells, spec
     raise SaveError(
         f"node {node!r}, column {name!r} has dtype {dtype}, which evalframe's CSV format cannot restore; "
         "convert it (e.g. df[col] = df[col].astype(str)) before saving."
     )
 
 
-def _encode_frame(node: str, frame: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, Any]]:
+def _encode_frame(node: str, frame: pd.DataFrame) -> tuple[dict[str, list[Any]], dict[str, Any]]:
     if not all(isinstance(c, str) for c in frame.columns):
         bad = [c for c in frame.columns if not isinstance(c, str)]
         raise SaveError(f"node {node!r}: column names must be strings to be saved; got {bad}.")
@@ -171,10 +195,9 @@ def _encode_frame(node: str, frame: pd.DataFrame) -> tuple[pd.DataFrame, dict[st
         )
     columns, specs = {}, []
     for name in frame.columns:
-        written, spec = _encode_column(frame[name], node=node)
-        columns[name] = written.reset_index(drop=True)
+        columns[name], spec = _encode_column(frame[name], node=node)
         specs.append(spec)
-    return pd.DataFrame(columns), {"file": f"{node}.csv", "rows": len(frame), "columns": specs}
+    return columns, {"file": f"{node}.csv", "rows": len(frame), "columns": specs}
 
 
 def _check_node_name(node: str) -> None:
@@ -223,13 +246,19 @@ def _check_manifest(path: Path, manifest: dict[str, Any]) -> None:
                 raise LoadError(f"{path}: node {node!r}, column {spec['name']!r}: 'empty' must be none, nan or empty.")
 
 
-_CODECS = frozenset({"native", "text", "literal"})
+_CODECS = frozenset({"native", "text", "literal", "list"})
 
 
-def save_result(result: Any, out_dir: Path, **to_csv_kwargs: Any) -> Path:
+def save_result(result: Any, out_dir: Path, format: str = "csv", **to_csv_kwargs: Any) -> Path:
     """Write ``result`` to ``out_dir`` (see :meth:`EvaluationResult.save`)."""
     from . import __version__
+    from ._validation import check_choice
 
+    check_choice(format, ("csv", "parquet"), name="format")
+    if format == "parquet":
+        if to_csv_kwargs:
+            raise SaveError(f"save(format='parquet') takes no CSV options; got {sorted(to_csv_kwargs)}.")
+        from . import parquet  # needs pyarrow, imported only here
     if out_dir.exists() and not out_dir.is_dir():
         raise SaveError(f"{out_dir} exists and is not a folder; choose another out_dir.")
     unsupported = sorted(set(to_csv_kwargs) - _CSV_OPTIONS)
@@ -252,31 +281,47 @@ def save_result(result: Any, out_dir: Path, **to_csv_kwargs: Any) -> Path:
         "nodes": {},
     }
     for node, frame in result.node_results.items():
-        encoded[node], manifest["nodes"][node] = _encode_frame(node, frame)
+        if format == "parquet":
+            encoded[node], manifest["nodes"][node] = parquet.encode_frame(node, frame)
+        else:
+            encoded[node], manifest["nodes"][node] = _encode_frame(node, frame)
     try:
         json.dumps(manifest["matching"])
     except TypeError as exc:
         raise SaveError(f"the result's matching parameters are not JSON-serialisable: {exc}") from exc
 
-    options = {"index": False, "quoting": csv.QUOTE_NONNUMERIC, "encoding": "utf-8", **to_csv_kwargs}
+    sep = to_csv_kwargs.get("sep", ",")
+    encoding = to_csv_kwargs.get("encoding", "utf-8")
+    quoting = to_csv_kwargs.get("quoting", csv.QUOTE_NONNUMERIC)
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     staging = out_dir.parent / f".{out_dir.name}.tmp-{uuid.uuid4().hex[:12]}"
     staging.mkdir()
     try:
-        for node, frame in encoded.items():
+        for node, columns in encoded.items():
+            if format == "parquet":
+                parquet.write(staging / manifest["nodes"][node]["file"], columns)
+                continue
             try:
-                frame.to_csv(staging / f"{node}.csv", **options)
-            except (UnicodeError, csv.Error) as exc:
+                _write_csv(staging / f"{node}.csv", columns, sep=sep, encoding=encoding, quoting=quoting)
+            except (UnicodeError, csv.Error, TypeError) as exc:
                 raise SaveError(f"node {node!r} cannot be written with these CSV options ({type(exc).__name__}: {exc}); "
                                 "keep the default encoding='utf-8' and quoting.") from None
         (staging / MANIFEST_NAME).write_text(json.dumps(manifest, indent=1, ensure_ascii=False), encoding="utf-8")
         if out_dir.exists():
-            _swap_into_place(staging, out_dir, written={f"{node}.csv" for node in encoded})
+            _swap_into_place(staging, out_dir, written={entry["file"] for entry in manifest["nodes"].values()})
         else:
             os.replace(staging, out_dir)
         return out_dir
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+
+
+def _write_csv(path: Path, columns: dict[str, list[Any]], *, sep: str, encoding: str, quoting: int) -> None:
+    """One header row and the encoded cells, with Python's C csv writer (floats are written by repr: exact)."""
+    with open(path, "w", encoding=encoding, newline="") as handle:
+        writer = csv.writer(handle, delimiter=sep, quoting=quoting, lineterminator="\n")
+        writer.writerow(list(columns))
+        writer.writerows(zip(*columns.values()))
 
 
 def _swap_into_place(staging: Path, out_dir: Path, written: set[str]) -> None:
@@ -290,7 +335,7 @@ def _swap_into_place(staging: Path, out_dir: Path, written: set[str]) -> None:
     previous = _read_manifest_quietly(out_dir)
     ours = {MANIFEST_NAME, *written, *(entry.get("file", "") for entry in (previous or {}).get("nodes", {}).values()
                                       if isinstance(entry, dict))}
-    foreign = [p for p in out_dir.iterdir() if p.name not in ours]
+    foreign = [p for p in out_dir.iterdir() if p.name not in ours and not p.name.endswith(".parquet")]
     backup = out_dir.parent / f".{out_dir.name}.old-{uuid.uuid4().hex[:12]}"
     os.replace(out_dir, backup)
     try:
@@ -319,78 +364,87 @@ def _read_manifest_quietly(folder: Path) -> dict[str, Any] | None:
 
 # ---------------------------------------------------------------------------------------- load
 class _LiteralParser:
-    """Parse one column of literal texts with ``ast.literal_eval``, each distinct text once.
+    """Parse one column of literal texts, each distinct text once.
 
     Gold lists repeat on every row of a query and the 0/1 match lists repeat everywhere, so the
-    column is factorised first; every row then gets its own copy of the parsed value, so no two
-    cells share one mutable list.
+    column is factorised first and rows with equal text share one parsed value (as the frames
+    Haystack 1.x and ``from_runs`` build in memory share each query's gold lists): copy a cell
+    before mutating it in place. Numeric lists are decoded together in one JSON call, plain string
+    lists are split, anything else goes through :func:`ast.literal_eval` (never ``eval``).
     """
 
     def __init__(self, path: Path, column: str) -> None:
         self.path, self.column = path, column
 
     def column_values(self, texts: pd.Series) -> list[Any]:
-        missing = texts.isna().to_numpy()
-        if missing.any():
-            texts = texts.where(~missing, "")
         codes, uniques = pd.factorize(texts.astype(object), use_na_sentinel=False)
-        parsed = []
-        for code, text in enumerate(uniques.tolist()):
-            if not isinstance(text, str):
-                parsed.append(text)
+        uniques = uniques.tolist()
+        fast = self._all_numeric(uniques)
+        if fast is not None:
+            return [fast[c] for c in codes.tolist()]
+        parsed: list[Any] = [None] * len(uniques)
+        numeric = []
+        for code, text in enumerate(uniques):
+            if not isinstance(text, str):  # a missing cell (NaN in files read with Haystack's rules)
+                parsed[code] = None if _is_missing(text) else text
             elif text in _MISSING_TOKENS:
-                parsed.append(_MISSING_TOKENS[text])
+                parsed[code] = _MISSING_TOKENS[text]
+            elif _PLAIN_STRING_LIST.fullmatch(text):
+                parsed[code] = text[2:-2].split("', '")
+            elif _NUMERIC_LIST.fullmatch(text):
+                numeric.append(code)
             else:
-                try:
-                    parsed.append(_parse_literal(text))
-                except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError) as exc:
-                    row = int(np.argmax(codes == code))
-                    shown = text if len(text) <= 80 else text[:77] + "..."
-                    raise LoadError(
-                        f"{self.path}: data row {row + 1}, column {self.column!r}: cannot parse {shown!r} as a "
-                        f"Python literal ({type(exc).__name__}: {exc}). Fix or empty that cell."
-                    ) from None
-        copiers = [_copier(value) for value in parsed]
-        return [copiers[c](parsed[c]) for c in codes.tolist()]
+                parsed[code] = self._literal(text, code, codes)
+        if numeric:
+            try:  # one C-level JSON call for every numeric list of the column
+                values = _JSON.decode("[" + ",".join(uniques[c] for c in numeric) + "]")
+            except ValueError:  # e.g. "[1.]" or "[.5]": valid Python, not JSON
+                values = [self._literal(uniques[c], c, codes) for c in numeric]
+            for code, value in zip(numeric, values):
+                parsed[code] = value
+        return [parsed[c] for c in codes.tolist()]
+
+    @staticmethod
+    def _all_numeric(uniques: list[Any]) -> list[Any] | None:
+        """Every distinct text is a numeric list (the common case for match columns): one regex search and
+        one JSON call for the whole column; None when that does not hold."""
+        if not uniques or not all(type(t) is str for t in uniques):
+            return None
+        joined = ",".join(uniques)
+        if _NOT_NUMERIC.search(joined) or not all(t[:1] == "[" and t[-1:] == "]" for t in uniques):
+            return None
+        try:
+            values = _JSON.decode("[" + joined + "]")
+        except ValueError:
+            return None
+        return values if len(values) == len(uniques) else None
+
+    def _literal(self, text: str, code: int, codes: np.ndarray) -> Any:
+        try:
+            return ast.literal_eval(text)
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError) as exc:
+            row = int(np.argmax(codes == code))
+            shown = text if len(text) <= 80 else text[:77] + "..."
+            raise LoadError(
+                f"{self.path}: data row {row + 1}, column {self.column!r}: cannot parse {shown!r} as a "
+                f"Python literal ({type(exc).__name__}: {exc}). Fix or empty that cell."
+            ) from None
 
 
 #: Texts made only of numbers, brackets and commas mean the same as JSON and as Python literals
-#: (no strings, names or escapes), and json.loads parses them many times faster than literal_eval.
+#: (no strings, names or escapes), and JSON parses them many times faster than literal_eval.
 _NUMERIC_LIST = re.compile(r"\[[0-9eE+\-., \[\]]*\]")
+_NOT_NUMERIC = re.compile(r"[^0-9eE+\-., \[\]]")
+#: A list of plain strings as repr writes them: single-quoted, no quote, backslash or line break inside
+#: (so no escapes, and "', '" cannot occur inside an item): the items are the text between the separators.
+_PLAIN_STRING_LIST = re.compile(r"\['[^'\\\n\r]*'(?:, '[^'\\\n\r]*')*\]")
 
 
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a Python literal")
 
 
-def _parse_literal(text: str) -> Any:
-    if _NUMERIC_LIST.fullmatch(text):
-        try:
-            return json.loads(text, parse_constant=_reject_constant)
-        except ValueError:
-            pass  # e.g. "[1.]" or "[.5]": valid Python, not JSON
-    return ast.literal_eval(text)
-
-
-def _same(value: Any) -> Any:
-    return value
-
-
-def _copier(value: Any):
-    """The cheapest function that gives an independent copy of a parsed literal."""
-    kind = type(value)
-    if kind is list:
-        if all(type(v) in _IMMUTABLE for v in value):
-            return list.copy
-        if all(type(v) is dict and all(type(x) in _IMMUTABLE for x in v.values()) for v in value):
-            return lambda items: [dict(d) for d in items]
-        return copy.deepcopy
-    if kind in (dict, set):
-        return copy.deepcopy
-    return _same
-
-
-_IMMUTABLE = {str, int, float, bool, bytes, type(None)}
+_JSON = json.JSONDecoder(parse_constant=_reject_constant)
 
 
 def _read_csv(path: Path, **kwargs: Any) -> pd.DataFrame:
@@ -433,18 +487,22 @@ def _load_own(path: Path, entry: dict[str, Any], csv_options: dict[str, Any], re
     if len(frame) != entry.get("rows", len(frame)):
         raise LoadError(f"{path}: holds {len(frame)} rows but evalframe.json records {entry['rows']}; the file was cut or edited.")
     for spec in specs:
-        name, codec = spec["name"], spec["codec"]
-        if codec == "text":
-            empty = {"none": None, "nan": math.nan, "empty": ""}[spec.get("empty", "empty")]
-            column = frame[name]
-            if empty != "":
-                column = column.where(column != "", empty)
-            frame[name] = column
-        elif codec == "literal":
-            frame[name] = pd.Series(_LiteralParser(path, name).column_values(frame[name]), index=frame.index, dtype=object)
-        if codec != "native" and spec["dtype"] != "object":
-            frame[name] = frame[name].astype(spec["dtype"])
+        if spec["codec"] != "native":
+            frame[spec["name"]] = decode_column(path, spec, frame[spec["name"]])
     return frame
+
+
+def decode_column(path: Path, spec: dict[str, Any], cells: pd.Series) -> pd.Series:
+    """A text / literal column as written, back to its values and dtype."""
+    name, codec = spec["name"], spec["codec"]
+    if codec == "text":
+        empty = {"none": None, "nan": math.nan, "empty": ""}[spec.get("empty", "empty")]
+        column = cells.astype(object)
+        if empty != "":
+            column = column.where(column != "", empty)
+    else:
+        column = pd.Series(_LiteralParser(path, name).column_values(cells), index=cells.index, dtype=object)
+    return column if spec["dtype"] == "object" else column.astype(spec["dtype"])
 
 
 def _decode_filters(value: Any, path: Path, row: int) -> Any:
@@ -507,15 +565,20 @@ def load_result(cls: type, load_dir: Path, **read_csv_kwargs: Any) -> Any:
         raise LoadError(f"{load_dir} is not a folder; pass the folder that holds the <node>.csv files.")
     manifest = _read_manifest(load_dir)
     csv_files = {p.stem: p for p in sorted(load_dir.glob("*.csv"))}
-    if not csv_files:
-        raise LoadError(f"results folder {load_dir} holds no .csv file.")
+    if not csv_files and not (manifest or {}).get("nodes"):
+        raise LoadError(f"results folder {load_dir} holds no .csv file (and no evalframe.json listing Parquet files).")
     frames: dict[str, pd.DataFrame] = {}
     own = (manifest or {}).get("nodes", {})
     for node, entry in own.items():
         path = load_dir / entry["file"]
         if not path.is_file():
             raise LoadError(f"{load_dir / MANIFEST_NAME} lists node {node!r} but {path.name} is missing.")
-        frames[node] = _load_own(path, entry, manifest.get("csv", {}), read_csv_kwargs)
+        if path.suffix == ".parquet":
+            from . import parquet
+
+            frames[node] = parquet.read(path, entry)
+        else:
+            frames[node] = _load_own(path, entry, manifest.get("csv", {}), read_csv_kwargs)
     for node, path in csv_files.items():
         if node not in frames:
             frames[node] = _load_foreign(path, read_csv_kwargs)

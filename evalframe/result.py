@@ -508,9 +508,10 @@ class EvaluationResult(Mapping):
         return cls(frames, matching=matching)
 
     # ------------------------------------------------------------------ persistence
-    def save(self, out_dir: str | Path, **to_csv_kwargs: Any) -> Path:
-        """Write one ``<node>.csv`` per node plus ``evalframe.json`` to ``out_dir``, atomically.
+    def save(self, out_dir: str | Path, format: str = "csv", **to_csv_kwargs: Any) -> Path:
+        """Write one ``<node>.csv`` (or ``.parquet``) per node plus ``evalframe.json`` to ``out_dir``, atomically.
 
+        ``format="parquet"`` needs ``pip install "evalframe[parquet]"``; ``load`` detects the format.
         See ``docs/persistence.md``. Returns the folder written.
 
         Examples
@@ -523,7 +524,7 @@ class EvaluationResult(Mapping):
         """
         from .io import save_result
 
-        return save_result(self, Path(out_dir), **to_csv_kwargs)
+        return save_result(self, Path(out_dir), format, **to_csv_kwargs)
 
     @classmethod
     def load(cls, load_dir: str | Path, **read_csv_kwargs: Any) -> EvaluationResult:
