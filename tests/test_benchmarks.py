@@ -1,0 +1,24 @@
+"""The benchmark runner runs end to end at a small size (a smoke test, not a timing assertion)."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+RUNNER = Path(__file__).parent.parent / "benchmarks" / "run.py"
+
+
+@pytest.mark.benchmark
+@pytest.mark.skipif(importlib.util.find_spec("pyarrow") is None, reason="the runner measures Parquet too")
+def test_benchmark_runner_smoke(capsys):
+    spec = importlib.util.spec_from_file_location("evalframe_benchmarks_run", RUNNER)
+    runner = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(runner)
+    assert runner.main(["--queries", "2000", "--repeat", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "2,000 queries (40,000 rows)" in out
+    for row in ("calculate_metrics() (cold)", "load CSV (read_csv + literal_eval)", "save Parquet", "load Parquet"):
+        assert row in out
+    assert "agree to 1e-12" in out
