@@ -19,6 +19,7 @@ import statistics
 import sys
 import tempfile
 import time
+import tracemalloc
 import warnings
 from pathlib import Path
 
@@ -49,7 +50,7 @@ def _reset_peak() -> bool:
         return False
 
 
-def measure(fn, repeat: int, before=None) -> tuple[float, float, float]:
+def measure(fn, repeat: int, before=None, peak_run: bool = True) -> tuple[float, float, float]:
     """(median seconds, peak RSS MB during one run, increase over the RSS before it)."""
     times = []
     for _ in range(repeat):
@@ -62,7 +63,7 @@ def measure(fn, repeat: int, before=None) -> tuple[float, float, float]:
         before()
     rss_before = _rss_mb("VmRSS")
     peak = math.nan
-    if _reset_peak():
+    if peak_run and _reset_peak():
         fn()
         peak = _rss_mb("VmHWM")
     return statistics.median(times), peak, peak - rss_before
@@ -89,13 +90,13 @@ def run(n_queries: int, repeat: int) -> list[tuple[str, float, float, float]]:
     csv_dir, parquet_dir = work / "csv", work / "parquet"
     rows = []
 
-    def add(name, fn, before=None):
-        seconds, peak, extra = measure(fn, repeat, before)
+    def add(name, fn, before=None, times=repeat, peak_run=True):
+        seconds, peak, extra = measure(fn, times, before, peak_run)
         rows.append((name, seconds, peak, extra))
 
     add("save CSV", lambda: result.save(csv_dir))
     add("load CSV", lambda: EvaluationResult.load(csv_dir))
-    add("load CSV (read_csv + literal_eval)", lambda: baseline_load(csv_dir))
+    add("load CSV (read_csv + literal_eval)", lambda: baseline_load(csv_dir), times=1, peak_run=False)  # slow: once
     add("save Parquet", lambda: result.save(parquet_dir, format="parquet"))
     add("load Parquet", lambda: EvaluationResult.load(parquet_dir))
 
@@ -113,6 +114,12 @@ def run(n_queries: int, repeat: int) -> list[tuple[str, float, float, float]]:
             raise SystemExit(f"metrics of the {name}-loaded result differ from the in-memory result")
     memory = sum(frame.memory_usage(deep=True).sum() for frame in result.node_results.values()) / 2**20
     rows.append(("result memory_usage(deep=True), MB", memory, math.nan, math.nan))
+    loaded.clear_cache()
+    tracemalloc.start()  # numpy and pandas allocations are traced: the peak of what the call allocates
+    loaded.calculate_metrics()
+    peak = tracemalloc.get_traced_memory()[1] / 2**20
+    tracemalloc.stop()
+    rows.append(("calculate_metrics() (cold) peak allocation, MB", peak, math.nan, math.nan))
     shutil.rmtree(work, ignore_errors=True)
     return rows
 
@@ -130,19 +137,23 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\n{n:,} queries ({n * 20:,} rows), median of {args.repeat}")
         print(f"  {'operation':<70} {'seconds':>9} {'peak RSS MB':>12} {'+MB':>8}")
         for name, seconds, peak, extra in rows:
-            if name.startswith("result memory"):
+            if name.startswith(("result memory", "calculate_metrics() (cold) peak")):
                 print(f"  {name:<70} {seconds:>9.0f}")
+            elif math.isnan(peak):
+                print(f"  {name:<70} {seconds:>9.3f} {'-':>12} {'-':>8}")
             else:
                 print(f"  {name:<70} {seconds:>9.3f} {peak:>12.0f} {extra:>8.0f}")
         times = {name: seconds for name, seconds, _, _ in rows}
         print(f"  CSV load speed-up over read_csv + literal_eval: "
               f"{times['load CSV (read_csv + literal_eval)'] / times['load CSV']:.1f}x")
         print("  metrics of the in-memory, CSV and Parquet results agree to 1e-12")
+        print(f"  calculate_metrics peak allocation / result memory: "
+              f"{times['calculate_metrics() (cold) peak allocation, MB'] / times['result memory_usage(deep=True), MB']:.2f}")
     for small, large in zip(counts, counts[1:]):
         print(f"\ngrowth {large:,} / {small:,} queries (time ratio):")
         before = {name: seconds for name, seconds, _, _ in results[small]}
         for name, seconds, _, _ in results[large]:
-            if not name.startswith("result memory") and before.get(name):
+            if "MB" not in name and before.get(name):
                 print(f"  {name:<70} {seconds / before[name]:>6.1f}")
     return 0
 

@@ -46,6 +46,7 @@ __all__ = [
     "DOCUMENT_METRICS",
     "DOCUMENT_SCOPES",
     "Document",
+    "DocumentRecallEvaluator",
     "EVAL_MODES",
     "EvaluationResult",
     "EvalframeError",

@@ -247,7 +247,7 @@ class _AtK:
         n = len(gold_docs)
         first_hit = []  # per query: for each unique gold, the first 1-based rank that matches it (inf: none)
         relevance = []  # per query: 1 for every retrieved chunk that matches some gold
-        for i, (golds, chunks) in enumerate(zip(gold_docs, retrieved_docs)):
+        for golds, chunks in zip(gold_docs, retrieved_docs):
             unique = list(dict.fromkeys(golds))
             matches = np.array([[self.matcher(chunk, gold) for gold in unique] for chunk in chunks], dtype=bool).reshape(len(chunks), len(unique))
             ranks = np.where(matches.any(axis=0), matches.argmax(axis=0) + 1, np.inf)

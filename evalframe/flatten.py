@@ -150,7 +150,7 @@ class _Rows:
             if column is None:  # a column that appears late (e.g. prompt) is None for earlier rows
                 column = self.columns[name] = [None] * n
             column.append(value)
-        for name, column in self.columns.items():
+        for column in self.columns.values():
             if len(column) == n:
                 column.append(None)
         self.order.append(order)

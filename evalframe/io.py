@@ -175,6 +175,16 @@ def _encode_column(series: pd.Series, *, node: str) -> tuple[list[Any], dict[str
 
 
 def _encode_frame(node: str, frame: pd.DataFrame) -> tuple[dict[str, list[Any]], dict[str, Any]]:
+    _check_frame(node, frame)
+    columns, specs = {}, []
+    for name in frame.columns:
+        columns[name], spec = _encode_column(frame[name], node=node)
+        specs.append(spec)
+    return columns, {"file": f"{node}.csv", "rows": len(frame), "columns": specs}
+
+
+def _check_frame(node: str, frame: pd.DataFrame) -> None:
+    """What a frame needs to be saved: string, unique, non-empty column names (a warning for a custom index)."""
     if not all(isinstance(c, str) for c in frame.columns):
         bad = [c for c in frame.columns if not isinstance(c, str)]
         raise SaveError(f"node {node!r}: column names must be strings to be saved; got {bad}.")
@@ -191,13 +201,8 @@ def _encode_frame(node: str, frame: pd.DataFrame) -> tuple[dict[str, list[Any]],
             f"node {node!r}: the frame's index is not a default RangeIndex; it is not saved "
             "(load gives 0..n-1). Call reset_index() first to keep it as a column.",
             UserWarning,
-            stacklevel=4,
+            stacklevel=5,
         )
-    columns, specs = {}, []
-    for name in frame.columns:
-        columns[name], spec = _encode_column(frame[name], node=node)
-        specs.append(spec)
-    return columns, {"file": f"{node}.csv", "rows": len(frame), "columns": specs}
 
 
 def _check_node_name(node: str) -> None:

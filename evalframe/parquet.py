@@ -14,58 +14,75 @@ from typing import Any
 import pandas as pd
 
 from .errors import LoadError, SaveError
-from .io import _encode_frame, decode_column
-
-try:
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-except ImportError as exc:  # pragma: no cover - exercised only without the extra
-    raise SaveError('Parquet needs pyarrow: pip install "evalframe[parquet]"') from exc
+from .io import _check_frame, _encode_frame, decode_column
 
 __all__ = ["encode_frame", "write", "read"]
 
-_SCALAR_TYPES = {float: pa.float64(), int: pa.int64(), str: pa.string(), bool: pa.bool_()}
+
+def _pyarrow() -> tuple[Any, Any]:
+    """pyarrow and pyarrow.parquet, imported on first use (the extra is optional)."""
+    try:
+        import pyarrow
+        import pyarrow.parquet
+    except ImportError:
+        raise SaveError('Parquet needs pyarrow: pip install "evalframe[parquet]"') from None
+    return pyarrow, pyarrow.parquet
 
 
-def _list_type(series: pd.Series) -> pa.DataType | None:
+def _list_type(series: pd.Series) -> Any:
     """The Parquet list type for a column of flat lists of one scalar type (None cells allowed), else None."""
     values = series.tolist()
     if not set(map(type, values)) <= {list, type(None)}:
         return None
     element_types = {type(v) for cell in values if cell is not None for v in cell}
     if len(element_types) != 1:
-        return None if element_types else pa.list_(pa.float64())
+        return None if element_types else _pyarrow()[0].list_(_pyarrow()[0].float64())
+    pa, _ = _pyarrow()
+    scalar_types = {float: pa.float64(), int: pa.int64(), str: pa.string(), bool: pa.bool_()}
     kind = element_types.pop()
-    if kind not in _SCALAR_TYPES:
+    if kind not in scalar_types:
         return None
     if kind is float and not all(math.isfinite(v) for cell in values if cell is not None for v in cell):
         return None
     if kind is int and not all(-(2**63) <= v < 2**63 for cell in values if cell is not None for v in cell):
         return None
-    return pa.list_(_SCALAR_TYPES[kind])
+    return pa.list_(scalar_types[kind])
 
 
-def encode_frame(node: str, frame: pd.DataFrame) -> tuple[pa.Table, dict[str, Any]]:
-    cells, entry = _encode_frame(node, frame)
-    arrays = {}
-    for spec in entry["columns"]:
-        name = spec["name"]
-        if spec["codec"] == "native":
-            arrays[name] = pa.Array.from_pandas(frame[name])
-        elif spec["codec"] == "literal" and frame[name].dtype == object and (list_type := _list_type(frame[name])):
-            spec["codec"] = "list"
-            arrays[name] = pa.array(frame[name].tolist(), type=list_type)
+def encode_frame(node: str, frame: pd.DataFrame) -> tuple[Any, dict[str, Any]]:
+    pa, _ = _pyarrow()
+    # list columns stored natively skip the CSV encoding (their cells are never turned into text)
+    _check_frame(node, frame)
+    native_lists = {name: list_type for name in frame.columns
+                    if frame[name].dtype == object and (list_type := _list_type(frame[name])) is not None}
+    rest = frame.drop(columns=list(native_lists))
+    cells, entry = (_encode_frame(node, rest) if len(rest.columns)
+                    else ({}, {"file": "", "rows": len(frame), "columns": []}))
+    specs = {spec["name"]: spec for spec in entry["columns"]}
+    arrays, ordered = {}, []
+    for name in frame.columns:
+        if name in native_lists:
+            spec = {"name": name, "dtype": "object", "codec": "list"}
+            arrays[name] = pa.array(frame[name].tolist(), type=native_lists[name])
         else:
-            arrays[name] = pa.array(cells[name], type=pa.string())
+            spec = specs[name]
+            arrays[name] = (pa.Array.from_pandas(frame[name]) if spec["codec"] == "native"
+                            else pa.array(cells[name], type=pa.string()))
+        ordered.append(spec)
+    entry["columns"] = ordered
     entry["file"] = f"{node}.parquet"
     return pa.table(arrays), entry
 
 
-def write(path: Path, table: pa.Table) -> None:
-    pq.write_table(table, path)
+def write(path: Path, table: Any) -> None:
+    _pyarrow()[1].write_table(table, path)
 
 
 def read(path: Path, entry: dict[str, Any]) -> pd.DataFrame:
+    try:
+        pa, pq = _pyarrow()
+    except SaveError as exc:
+        raise LoadError(f"{path}: {exc}") from None
     try:
         table = pq.read_table(path)
     except (OSError, pa.ArrowException) as exc:

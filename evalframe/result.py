@@ -17,7 +17,6 @@ import numpy as np
 import pandas as pd
 
 from . import _validation as check
-from ._arrays import first_appearance_codes, numeric_column, row_label
 from .columns import (
     ANSWER_SCOPES,
     MATCH_LIST_COLUMNS,
@@ -30,7 +29,7 @@ from .columns import (
     EvalMode,
     relevance_criterion,
 )
-from .errors import InvalidParameterError, SchemaError
+from .errors import InvalidParameterError
 from .metrics.answer import AnswerRows, answer_query_metrics, prepare_answer_rows
 from .metrics.document import DocumentRows, document_query_metrics, prepare_document_rows
 from .metrics.registry import ANSWER_METRICS, DOCUMENT_METRICS

@@ -7,7 +7,6 @@ import importlib.util
 import json
 import math
 import os
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
