@@ -115,12 +115,6 @@ COLUMN_ORDER: tuple[str, ...] = (
     "gold_contexts_similarity", "gold_answers_match", "type", "node", "eval_mode", "prompt",
 )
 
-#: Columns every node frame must have, whatever is computed.
-BASE_COLUMNS: tuple[str, ...] = ("multilabel_id", "type", "rank")
-
-#: Answer metrics, in the order calculate_metrics reports them.
-ANSWER_METRICS: tuple[str, ...] = ("exact_match", "f1", "sas")
-
 #: Gold document id entries that stand for "no document" and are not counted as gold (SPEC 3).
 NO_ANSWER_DOCUMENT_ID = "00"
 
