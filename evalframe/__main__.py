@@ -41,6 +41,10 @@ def describe(result: EvaluationResult, *, n: int = 3) -> str:
 
 
 def main() -> int:
+    if len(sys.argv) > 1:  # python -m evalframe <command> ...: the evalframe command
+        from .cli import main as cli
+
+        return cli(sys.argv[1:])
     result = load_demo_result()
     print(f"evalframe {__version__}: demo evaluation result ({', '.join(result)})\n")
     print(describe(result))

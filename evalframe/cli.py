@@ -1,0 +1,225 @@
+"""The ``evalframe`` command: thin subcommands over the library.
+
+``main(argv=None) -> int`` is testable without a subprocess; errors print one line ``error: ...`` on
+stderr and return 1 (argparse usage errors exit 2).
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import math
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from . import __version__
+from .columns import ANSWER_SCOPES, DOCUMENT_SCOPES, EVAL_MODES
+from .errors import EvalframeError
+from .metrics.registry import ANSWER_METRICS, DOCUMENT_METRICS, METRICS
+from .result import EvaluationResult
+
+__all__ = ["main"]
+
+FORMATS = ("table", "json", "csv", "markdown")
+
+
+def _scope_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--document-scope", default="document_id_or_answer", choices=DOCUMENT_SCOPES)
+    parser.add_argument("--answer-scope", default="any", choices=ANSWER_SCOPES)
+    parser.add_argument("--eval-mode", default="integrated", choices=EVAL_MODES)
+    parser.add_argument("--top-k-retriever", type=int, default=-1, metavar="K", help="simulate the retriever's top k")
+    parser.add_argument("--top-k-reader", type=int, default=-1, metavar="K", help="simulate the reader's top k")
+    parser.add_argument("--retriever-node", default=None, help="node whose documents simulate the retriever's top k")
+    parser.add_argument("--format", default="table", choices=FORMATS)
+
+
+def _scope_kwargs(args: argparse.Namespace) -> dict[str, Any]:
+    return {
+        "document_scope": args.document_scope,
+        "answer_scope": args.answer_scope,
+        "eval_mode": args.eval_mode,
+        "simulated_top_k_retriever": args.top_k_retriever,
+        "simulated_top_k_reader": args.top_k_reader,
+        "retriever_node": args.retriever_node,
+    }
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="evalframe",
+        description="Analyse retrieval and question-answering evaluation results (Haystack 1.x EvaluationResult folders).",
+    )
+    parser.add_argument("--version", action="version", version=f"evalframe {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    metrics = commands.add_parser("metrics", help="metrics per node (or per query with --by-query)")
+    metrics.add_argument("folder", type=Path, help="a results folder (evalframe or Haystack 1.x)")
+    metrics.add_argument("--node", default=None, help="only this node")
+    metrics.add_argument("--by-query", action="store_true", help="one row per query (needs --node)")
+    _scope_options(metrics)
+
+    worst = commands.add_parser("worst", help="the worst queries of a node")
+    worst.add_argument("folder", type=Path)
+    worst.add_argument("--node", required=True)
+    worst.add_argument("-n", type=int, default=5, help="how many queries (default 5)")
+    worst.add_argument("--metric", default=None, help="answer nodes: f1 (default), exact_match, sas; "
+                                                        "document nodes: recall_single_hit (default), mrr, ...")
+    worst.add_argument("--threshold", type=float, default=0.5, help="list queries scoring <= this (default 0.5)")
+    _scope_options(worst)
+
+    convert = commands.add_parser("convert", help="rewrite a results folder as CSV or Parquet")
+    convert.add_argument("folder", type=Path)
+    convert.add_argument("out", type=Path)
+    convert.add_argument("--to", required=True, choices=("csv", "parquet"))
+
+    flatten = commands.add_parser("flatten", help="build a results folder from a JSON Lines runs file")
+    flatten.add_argument("runs", type=Path, help="runs file (docs/runs-format.md)")
+    flatten.add_argument("-o", "--out", type=Path, required=True, help="results folder to write")
+    flatten.add_argument("--custom-document-id-field", default=None)
+    flatten.add_argument("--context-matching-threshold", type=float, default=65.0)
+    flatten.add_argument("--context-matching-min-length", type=int, default=100)
+    flatten.add_argument("--no-boost-split-overlaps", action="store_true")
+    flatten.add_argument("--sas-model", default=None, help='a sentence-transformers model (pip install "evalframe[sas]")')
+    flatten.add_argument("--format", default="csv", choices=("csv", "parquet"), dest="storage")
+
+    commands.add_parser("list-metrics", help="the metrics evalframe computes")
+    return parser
+
+
+# ------------------------------------------------------------------------------------------ output
+def _markdown(frame: pd.DataFrame) -> str:
+    header = [frame.index.name or ""] + [str(c) for c in frame.columns]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for index, row in frame.iterrows():
+        lines.append("| " + " | ".join([str(index)] + [_cell(v) for v in row.tolist()]) + " |")
+    return "\n".join(lines)
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, float):
+        return "" if math.isnan(value) else f"{value:.4f}"
+    return str(value).replace("|", "\\|").replace("\n", " ")
+
+
+def _render(frame: pd.DataFrame, fmt: str, records: Any = None) -> str:
+    if fmt == "json":
+        return json.dumps(records if records is not None else json.loads(frame.to_json(orient="index")), indent=1,
+                          ensure_ascii=False, default=str)
+    if fmt == "csv":
+        buffer = io.StringIO()
+        frame.to_csv(buffer)
+        return buffer.getvalue().rstrip("\n")
+    if fmt == "markdown":
+        return _markdown(frame)
+    with pd.option_context("display.max_rows", 500, "display.max_columns", 50, "display.width", 200,
+                           "display.max_colwidth", 60, "display.float_format", "{:.4f}".format):
+        return frame.to_string()
+
+
+def _short(value: Any, width: int = 60) -> str:
+    text = " ".join(str(value).split())
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+# ------------------------------------------------------------------------------------------ commands
+def _metrics(args: argparse.Namespace) -> str:
+    result = EvaluationResult.load(args.folder)
+    kwargs = _scope_kwargs(args)
+    if args.by_query:
+        if args.node is None:
+            raise EvalframeError(f"--by-query needs --node (one of {list(result)}).")
+        table = result.query_metrics(args.node, **kwargs)
+        return _render(table, args.format, json.loads(table.to_json(orient="index")) if args.format == "json" else None)
+    metrics = result.calculate_metrics(**kwargs)
+    if args.node is not None:
+        result[args.node]  # noqa: B018 - validates the name with a helpful message
+        metrics = {args.node: metrics[args.node]}
+    table = pd.DataFrame.from_dict(metrics, orient="index")
+    table.index.name = "node"
+    return _render(table, args.format, metrics)
+
+
+def _worst(args: argparse.Namespace) -> str:
+    result = EvaluationResult.load(args.folder)
+    frame = result[args.node]
+    answers = "type" in frame.columns and bool((frame["type"] == "answer").any())
+    metric = args.metric or ("f1" if answers else "recall_single_hit")
+    kwargs = _scope_kwargs(args)
+    options = {"answer_metric": metric, "answer_metric_threshold": args.threshold} if answers else {
+        "document_metric": metric, "document_metric_threshold": args.threshold}
+    examples = result.wrong_examples(args.node, n=args.n, **options, **kwargs)
+    if args.format == "json":
+        return json.dumps(examples, indent=1, ensure_ascii=False, default=str)
+    rows = []
+    for example in examples:
+        listed = example["answers" if answers else "documents"]
+        top = listed[0] if listed else {}
+        rows.append({
+            "multilabel_id": example["multilabel_id"],
+            "query": _short(example["query"]),
+            metric: example["metrics"][metric],
+            "gold": _short(example["gold_answers"] if answers else example["gold_document_ids"]),
+            "rank 1": _short(top.get("answer") if answers else top.get("document_id")),
+        })
+    table = pd.DataFrame(rows, columns=["multilabel_id", "query", metric, "gold", "rank 1"]).set_index("multilabel_id")
+    if not rows and args.format == "table":
+        return f"no query of node {args.node!r} scores {metric} <= {args.threshold}"
+    return _render(table, args.format)
+
+
+def _convert(args: argparse.Namespace) -> str:
+    result = EvaluationResult.load(args.folder)
+    folder = result.save(args.out, format=args.to)
+    return f"wrote {len(result)} node(s) as {args.to} to {folder}"
+
+
+def _flatten(args: argparse.Namespace) -> str:
+    from .runs import read_runs
+
+    labels, outputs = read_runs(args.runs)
+    result = EvaluationResult.from_runs(
+        labels, outputs,
+        custom_document_id_field=args.custom_document_id_field,
+        context_matching_threshold=args.context_matching_threshold,
+        context_matching_min_length=args.context_matching_min_length,
+        context_matching_boost_split_overlaps=not args.no_boost_split_overlaps,
+        sas_model=args.sas_model,
+    )
+    folder = result.save(args.out, format=args.storage)
+    rows = ", ".join(f"{node}: {len(frame)} rows" for node, frame in result.items())
+    return f"wrote {len(labels)} queries ({rows}) to {folder}"
+
+
+def _list_metrics(_: argparse.Namespace) -> str:
+    lines = []
+    for level, metrics in (("answer", ANSWER_METRICS), ("document", DOCUMENT_METRICS)):
+        lines.append(f"{level} metrics:")
+        lines.extend(f"  {name:<18} {METRICS[name].description}" for name in metrics)
+    return "\n".join(lines)
+
+
+COMMANDS = {"metrics": _metrics, "worst": _worst, "convert": _convert, "flatten": _flatten, "list-metrics": _list_metrics}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``evalframe`` command; returns the exit status.
+
+    Examples
+    --------
+    >>> main(["list-metrics"])  # doctest: +ELLIPSIS
+    answer metrics:
+      exact_match ...
+    0
+    """
+    args = _parser().parse_args(argv)
+    try:
+        print(COMMANDS[args.command](args))
+    except (EvalframeError, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    return 0

@@ -1,0 +1,107 @@
+"""The evalframe command: outputs parsed back and compared with the library; error paths and exit codes."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from evalframe import EvaluationResult
+from evalframe.cli import main
+
+DEMO = Path(__file__).parent.parent / "evalframe" / "data" / "demo_result"
+RUNS = Path(__file__).parent.parent / "docs" / "examples" / "runs.jsonl"
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_metrics_json_equals_the_library(capsys):
+    code, out, err = run(capsys, "metrics", str(DEMO), "--format", "json", "--top-k-retriever", "2")
+    assert code == 0 and err == ""
+    expected = EvaluationResult.load(DEMO).calculate_metrics(simulated_top_k_retriever=2)
+    assert json.loads(out) == expected
+
+
+def test_metrics_by_query_csv_equals_query_metrics(capsys):
+    code, out, _ = run(capsys, "metrics", str(DEMO), "--node", "Retriever", "--by-query", "--format", "csv",
+                       "--document-scope", "document_id")
+    assert code == 0
+    parsed = pd.read_csv(io.StringIO(out), index_col="multilabel_id")
+    expected = EvaluationResult.load(DEMO).query_metrics("Retriever", document_scope="document_id")
+    pd.testing.assert_frame_equal(parsed, expected, check_exact=False, rtol=1e-12)
+
+
+def test_metrics_table_and_markdown(capsys):
+    code, out, _ = run(capsys, "metrics", str(DEMO))
+    assert code == 0 and "recall_single_hit" in out and "Retriever" in out and "0.8750" in out
+    code, out, _ = run(capsys, "metrics", str(DEMO), "--node", "Reader", "--format", "markdown")
+    assert out.splitlines()[0] == "| node | exact_match | f1 | num_examples_for_eval |"
+    assert out.splitlines()[2] == "| Reader | 0.7500 | 0.8333 | 8.0000 |"
+
+
+def test_worst_json_equals_wrong_examples(capsys):
+    code, out, _ = run(capsys, "worst", str(DEMO), "--node", "Reader", "-n", "10", "--metric", "exact_match",
+                       "--format", "json")
+    assert code == 0
+    expected = EvaluationResult.load(DEMO).wrong_examples("Reader", n=10, answer_metric="exact_match")
+    parsed = json.loads(out)
+    assert [e["multilabel_id"] for e in parsed] == [e["multilabel_id"] for e in expected]
+    assert [e["metrics"] for e in parsed] == [e["metrics"] for e in expected]
+    code, out, _ = run(capsys, "worst", str(DEMO), "--node", "Retriever")
+    assert code == 0 and "How tall is Mount Everest?" in out
+
+
+def test_flatten_then_convert_then_metrics(tmp_path, capsys):
+    code, out, _ = run(capsys, "flatten", str(RUNS), "-o", str(tmp_path / "run"))
+    assert code == 0 and out.startswith("wrote 4 queries")
+    code, out, _ = run(capsys, "convert", str(tmp_path / "run"), str(tmp_path / "pq"), "--to", "parquet")
+    assert code == 0 and sorted(p.name for p in (tmp_path / "pq").iterdir()) == ["Reader.parquet", "Retriever.parquet", "evalframe.json"]
+    code, out, _ = run(capsys, "metrics", str(tmp_path / "pq"), "--format", "json")
+    # the hand-worked metrics of the example runs file (tests/test_flatten.py)
+    assert json.loads(out)["Retriever"]["map"] == pytest.approx((0.5 + 1 + 1 + 0) / 4)
+    assert json.loads(out)["Reader"]["exact_match"] == pytest.approx(2 / 4)
+
+
+def test_list_metrics(capsys):
+    code, out, _ = run(capsys, "list-metrics")
+    assert code == 0 and "recall_multi_hit" in out and "exact_match" in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["metrics", "{tmp}/nowhere"], r"error: results folder .*nowhere does not exist\."),
+        (["metrics", "{tmp}/empty"], r"error: results folder .*empty holds no \.csv file"),
+        (["metrics", "{tmp}/notes"], r"error: .*notes\.csv is not an evaluation frame"),
+        (["metrics", str(DEMO), "--node", "Raeder"], r"error: node 'Raeder' is not in this EvaluationResult.*Did you mean 'Reader'\?"),
+        (["metrics", str(DEMO), "--by-query"], r"error: --by-query needs --node \(one of \['Retriever', 'Reader'\]\)"),
+        (["metrics", str(DEMO), "--top-k-retriever", "0"], r"error: simulated_top_k_retriever must be -1"),
+        (["worst", str(DEMO), "--node", "Reader", "--metric", "f2"], r"error: answer_metric must be one of"),
+        (["flatten", "{tmp}/missing.jsonl", "-o", "{tmp}/out"], r"error: runs file .*missing\.jsonl does not exist"),
+    ],
+)
+def test_errors_print_one_line_and_exit_1(tmp_path, capsys, argv, message):
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "notes.csv").write_text("a,b\n1,2\n")
+    code, out, err = run(capsys, *[a.format(tmp=tmp_path) for a in argv])
+    assert code == 1 and out == ""
+    assert len(err.strip().splitlines()) == 1
+    assert re.search(message, err), err
+
+
+def test_usage_errors_exit_2(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["metrics", str(DEMO), "--format", "xml"])
+    assert exit_info.value.code == 2
+    with pytest.raises(SystemExit) as exit_info:
+        main([])
+    assert exit_info.value.code == 2
