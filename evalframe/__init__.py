@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from importlib.resources import files as _files
 
+__version__ = "0.1.0"  # before the imports below: some modules read it
+
 from .columns import ANSWER_SCOPES, DOCUMENT_SCOPES, EVAL_MODES
 from .errors import (
     EvalframeError,
@@ -33,11 +35,11 @@ from .evaluators import (
     RetrieverRecall,
 )
 from .metrics.registry import ANSWER_METRICS, DOCUMENT_METRICS, METRICS
+from .report import Report, print_eval_report
 from .result import EvaluationResult
 from .runs import read_runs
 from .schema import Answer, Document, Label, MultiLabel, Span, TableCell
 
-__version__ = "0.1.0"
 
 __all__ = [
     "ANSWER_METRICS",
@@ -56,6 +58,7 @@ __all__ = [
     "METRICS",
     "MultiLabel",
     "RecallMode",
+    "Report",
     "RetrievalNDCGAny",
     "RetrievalRecall",
     "RetrievalRecallAll",
@@ -67,6 +70,7 @@ __all__ = [
     "UnknownNodeError",
     "__version__",
     "load_demo_result",
+    "print_eval_report",
     "read_runs",
 ]
 

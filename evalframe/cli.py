@@ -87,6 +87,12 @@ def _parser() -> argparse.ArgumentParser:
     flatten.add_argument("--sas-model", default=None, help='a sentence-transformers model (pip install "evalframe[sas]")')
     flatten.add_argument("--format", default="csv", choices=("csv", "parquet"), dest="storage")
 
+    report = commands.add_parser("report", help="the pipeline funnel and the worst queries (text, and HTML with --html)")
+    report.add_argument("folder", type=Path)
+    report.add_argument("--html", type=Path, default=None, help="also write a self-contained HTML report here")
+    report.add_argument("-n", type=int, default=3, help="worst queries per node (default 3)")
+    report.add_argument("--node-order", default=None, help="comma-separated node names, e.g. Retriever,Reader")
+
     commands.add_parser("list-metrics", help="the metrics evalframe computes")
     return parser
 
@@ -195,6 +201,17 @@ def _flatten(args: argparse.Namespace) -> str:
     return f"wrote {len(labels)} queries ({rows}) to {folder}"
 
 
+def _report(args: argparse.Namespace) -> str:
+    result = EvaluationResult.load(args.folder)
+    order = [name.strip() for name in args.node_order.split(",")] if args.node_order else None
+    report = result.report(n=args.n, node_order=order, charts=args.html is not None)
+    if args.html is not None:
+        args.html.parent.mkdir(parents=True, exist_ok=True)
+        args.html.write_text(report.html, encoding="utf-8")
+        return report.text + f"\nHTML report: {args.html}"
+    return report.text.rstrip("\n")
+
+
 def _list_metrics(_: argparse.Namespace) -> str:
     lines = []
     for level, metrics in (("answer", ANSWER_METRICS), ("document", DOCUMENT_METRICS)):
@@ -203,7 +220,8 @@ def _list_metrics(_: argparse.Namespace) -> str:
     return "\n".join(lines)
 
 
-COMMANDS = {"metrics": _metrics, "worst": _worst, "convert": _convert, "flatten": _flatten, "list-metrics": _list_metrics}
+COMMANDS = {"metrics": _metrics, "worst": _worst, "convert": _convert, "flatten": _flatten, "report": _report,
+            "list-metrics": _list_metrics}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

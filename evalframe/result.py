@@ -437,6 +437,22 @@ class EvaluationResult(Mapping):
             return _worst(documents, document_metric, document_metric_threshold, n, rows, "documents", _DOCUMENT_DROP)
         return []
 
+    def report(self, n: int = 3, node_order: list[str] | None = None, max_characters_per_field: int = 150,
+               charts: bool = True) -> Any:
+        """The evaluation report: pipeline funnel and worst queries, as ``.text`` and self-contained ``.html``.
+
+        Examples
+        --------
+        >>> from evalframe import load_demo_result
+        >>> report = load_demo_result().report(n=1, charts=False)
+        >>> report.text.splitlines()[3]
+        'Pipeline funnel (integrated evaluation)'
+        """
+        from .report import build_report
+
+        return build_report(self, n=n, node_order=node_order, max_characters_per_field=max_characters_per_field,
+                            charts=charts)
+
     # ------------------------------------------------------------------ building
     @classmethod
     def from_runs(

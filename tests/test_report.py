@@ -1,0 +1,62 @@
+"""The evaluation report (text and HTML) and its command, checked against the library's numbers."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from evalframe import InvalidParameterError, load_demo_result, print_eval_report
+from evalframe.cli import main
+
+DEMO = Path(__file__).parent.parent / "evalframe" / "data" / "demo_result"
+
+
+def test_text_report_shows_the_funnel_with_the_library_numbers():
+    result = load_demo_result()
+    text = result.report(n=2, charts=False).text
+    integrated = result.calculate_metrics()
+    top1 = result.calculate_metrics(simulated_top_k_reader=1)
+    isolated = result.calculate_metrics(eval_mode="isolated")
+    assert text.index("Retriever") < text.index("Reader") < text.index("Output")
+    assert f"| mrr                {integrated['Retriever']['mrr']:.4f}" in text
+    assert (f"| f1                 {integrated['Reader']['f1']:.4f}   (top-1 {top1['Reader']['f1']:.4f}, "
+            f"isolated {isolated['Reader']['f1']:.4f})") in text
+    worst = result.wrong_examples("Reader", n=2)
+    assert f"query:  {worst[0]['query']}" in text
+    assert "Worst queries of Retriever by recall_single_hit" in text
+
+
+def test_html_report_is_self_contained_and_escaped():
+    result = load_demo_result()
+    result["Reader"]["query"] = "<script>alert(1)</script>"
+    page = result.report(n=8).html
+    assert page.startswith("<!DOCTYPE html>") and page.endswith("</html>")
+    assert "<script>" not in page and "&lt;script&gt;" in page
+    assert not re.search(r"(src|href)=['\"]https?://", page)  # no network
+    assert page.count("<table>") >= 3
+    if "data:image/png;base64," not in page:
+        pytest.importorskip("matplotlib")  # the recall@k chart is drawn only with matplotlib
+
+
+def test_node_order_and_truncation():
+    result = load_demo_result()
+    text = result.report(n=1, node_order=["Reader", "Retriever"], max_characters_per_field=10, charts=False).text
+    assert text.index("Reader") < text.index("Retriever")
+    assert "query:  How tal..." in text  # 10 characters: 7 and "..."
+    with pytest.raises(InvalidParameterError, match=r"node_order names node\(s\) \['Ranker'\]"):
+        result.report(node_order=["Ranker"])
+
+
+def test_print_eval_report_for_haystack_users(capsys):
+    print_eval_report(load_demo_result(), n_wrong_examples=1)
+    assert "Pipeline funnel" in capsys.readouterr().out
+
+
+def test_report_command_writes_html(tmp_path, capsys):
+    assert main(["report", str(DEMO), "--html", str(tmp_path / "report.html"), "-n", "1",
+                 "--node-order", "Retriever,Reader"]) == 0
+    out = capsys.readouterr().out
+    assert "Pipeline funnel" in out and f"HTML report: {tmp_path / 'report.html'}" in out
+    assert (tmp_path / "report.html").read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
