@@ -44,6 +44,8 @@ class Report:
 
 
 def _cut(value: Any, limit: int) -> str:
+    if value is None or (isinstance(value, float) and value != value) or value == "":
+        return "(empty)"  # the placeholder row of an empty retrieval or answer list
     text = " ".join(str(value).split())
     return text if len(text) <= limit else text[: max(limit - 3, 0)] + "..."
 
