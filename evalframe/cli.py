@@ -57,6 +57,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"evalframe {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
+    demo = commands.add_parser("demo", help="build, report and save the demo evaluation shipped with evalframe")
+    demo.add_argument("--out", type=Path, default=Path("evalframe-demo"), help="where to write (default ./evalframe-demo)")
+
     metrics = commands.add_parser("metrics", help="metrics per node (or per query with --by-query)")
     metrics.add_argument("folder", type=Path, help="a results folder (evalframe or Haystack 1.x)")
     metrics.add_argument("--node", default=None, help="only this node")
@@ -201,6 +204,23 @@ def _flatten(args: argparse.Namespace) -> str:
     return f"wrote {len(labels)} queries ({rows}) to {folder}"
 
 
+def _demo(args: argparse.Namespace) -> str:
+    from importlib.resources import files
+
+    from .runs import read_runs
+
+    runs = files("evalframe") / "data" / "demo" / "runs.jsonl"
+    labels, outputs = read_runs(Path(str(runs)))
+    result = EvaluationResult.from_runs(labels, outputs, progress=False)
+    folder = result.save(args.out / "results")
+    report = result.report(n=3)
+    html_path = args.out / "report.html"
+    html_path.write_text(report.html, encoding="utf-8")
+    return (f"evalframe demo: {len(labels)} questions over a small corpus, a BM25 retriever and an extractive reader "
+            f"(runs: {runs})\n\n{report.text}\nresults folder: {folder}\nHTML report:    {html_path}\n"
+            f"next: evalframe metrics {folder} --top-k-retriever 1    evalframe worst {folder} --node Reader")
+
+
 def _report(args: argparse.Namespace) -> str:
     result = EvaluationResult.load(args.folder)
     order = [name.strip() for name in args.node_order.split(",")] if args.node_order else None
@@ -220,7 +240,7 @@ def _list_metrics(_: argparse.Namespace) -> str:
     return "\n".join(lines)
 
 
-COMMANDS = {"metrics": _metrics, "worst": _worst, "convert": _convert, "flatten": _flatten, "report": _report,
+COMMANDS = {"demo": _demo, "metrics": _metrics, "worst": _worst, "convert": _convert, "flatten": _flatten, "report": _report,
             "list-metrics": _list_metrics}
 
 

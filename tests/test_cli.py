@@ -105,3 +105,16 @@ def test_usage_errors_exit_2(capsys):
     with pytest.raises(SystemExit) as exit_info:
         main([])
     assert exit_info.value.code == 2
+
+
+def test_demo_builds_reports_and_saves(tmp_path, capsys):
+    code, out, err = run(capsys, "demo", "--out", str(tmp_path / "demo"))
+    assert code == 0 and err == ""
+    assert "113 questions" in out and "Pipeline funnel" in out and f"HTML report:    {tmp_path / 'demo' / 'report.html'}" in out
+    result = EvaluationResult.load(tmp_path / "demo" / "results")
+    metrics = result.calculate_metrics()
+    # a real funnel: neither all 0 nor all 1, and the isolated reader (gold passages) beats the integrated one
+    assert 0.5 < metrics["Retriever"]["recall_single_hit"] < 1.0
+    assert 0.2 < metrics["Reader"]["exact_match"] < result.calculate_metrics(eval_mode="isolated")["Reader"]["exact_match"] < 1.0
+    assert f"| exact_match        {metrics['Reader']['exact_match']:.4f}" in out
+    assert (tmp_path / "demo" / "report.html").read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
