@@ -73,7 +73,8 @@ def _recall_chart(result: EvaluationResult, node: str, ks: range) -> str | None:
         import matplotlib.pyplot as plt
     except ImportError:
         return None
-    values = [result.calculate_metrics(simulated_top_k_retriever=k)[node]["recall_single_hit"] for k in ks]
+    table = result.metrics_at_k(ks=list(ks), node=node)
+    values = table[table["metric"] == "recall_single_hit"]["value"].tolist()
     figure, axes = plt.subplots(figsize=(5, 2.6), dpi=100)
     axes.plot(list(ks), values, marker="o")
     axes.set_xlabel("k (simulated retriever top-k)")

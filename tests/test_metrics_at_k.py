@@ -1,0 +1,47 @@
+"""metrics_at_k equals the one-k calls of calculate_metrics, on the hand-made result and on random frames."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from evalframe import InvalidParameterError
+from tests.fixtures import hand_result
+from tests.test_reference import random_result
+
+
+def _check(result, ks, **scopes):
+    table = result.metrics_at_k(ks=ks, **scopes)
+    for (node, k, metric), value in table.set_index(["node", "k", "metric"])["value"].items():
+        level = "retriever" if metric in ("recall_multi_hit", "recall_single_hit", "precision", "map", "mrr", "ndcg") else "reader"
+        expected = result.calculate_metrics(**{f"simulated_top_k_{level}": k}, **scopes)[node][metric]
+        assert value == pytest.approx(expected, abs=1e-12, nan_ok=True), (node, k, metric)
+    return table
+
+
+def test_hand_result_at_k():
+    table = _check(hand_result(), (3, 1, 2))
+    assert sorted(table["k"].unique()) == [1, 2, 3]
+    retriever = table[(table["node"] == "Retriever") & (table["metric"] == "recall_single_hit")]
+    assert retriever["value"].tolist() == pytest.approx([3 / 6, 4 / 6, 5 / 6])  # worked out in test_document_metrics
+
+
+@pytest.mark.filterwarnings("ignore:document_scope=.* ignores answer_scope")
+def test_random_frames_at_k():
+    for seed in range(40):
+        result, params = random_result(seed)
+        with np.errstate(all="ignore"):
+            _check(result, (1, 2, 4), document_scope=params["document_scope"], answer_scope=params["answer_scope"],
+                   eval_mode=params["eval_mode"])
+
+
+def test_recall_at_k_never_decreases_with_k():
+    table = hand_result().metrics_at_k(ks=range(1, 6), node="Retriever")
+    recall = table[table["metric"] == "recall_single_hit"]["value"].to_numpy()
+    assert (np.diff(recall) >= 0).all()
+
+
+@pytest.mark.parametrize("ks", [(), (0, 1), (1.5,), 3])
+def test_bad_ks(ks):
+    with pytest.raises(InvalidParameterError, match="ks"):
+        hand_result().metrics_at_k(ks=ks)
