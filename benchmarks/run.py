@@ -107,6 +107,7 @@ def run(n_queries: int, repeat: int) -> list[tuple[str, float, float, float]]:
         lambda: loaded.calculate_metrics(document_scope="context", answer_scope="context"))
     add('query_metrics("Retriever") (cold)', lambda: loaded.query_metrics("Retriever"), before=loaded.clear_cache)
     add('wrong_examples("Reader", n=10) (cold)', lambda: loaded.wrong_examples("Reader", n=10), before=loaded.clear_cache)
+    add("metrics_at_k(ks=(1, 3, 5, 10)) (cold)", lambda: loaded.metrics_at_k(ks=(1, 3, 5, 10)), before=loaded.clear_cache)
 
     reference = result.calculate_metrics(simulated_top_k_retriever=3)
     for name, other in (("CSV", loaded), ("Parquet", EvaluationResult.load(parquet_dir))):
