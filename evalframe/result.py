@@ -137,6 +137,41 @@ class EvaluationResult(Mapping):
         nodes = ", ".join(f"{node}: {len(frame)} rows" for node, frame in self.node_results.items())
         return f"<EvaluationResult: {len(self)} node(s){' (' + nodes + ')' if nodes else ''}>"
 
+    def _repr_html_(self) -> str:
+        """Jupyter display: per node its rows, queries, eval modes and headline metrics (integrated)."""
+        import html
+
+        try:
+            headline = self.calculate_metrics()
+        except (ValueError, KeyError):  # a frame the metrics cannot read still displays
+            headline = {}
+        rows = []
+        for node, frame in self.node_results.items():
+            queries = f"{frame['multilabel_id'].nunique():,}" if "multilabel_id" in frame.columns else "?"
+            modes = ", ".join(sorted(map(str, frame["eval_mode"].dropna().unique()))) if "eval_mode" in frame.columns else ""
+            metrics = ", ".join(f"{m} {v:.3f}" for m, v in headline.get(node, {}).items()
+                                if m in ("recall_single_hit", "mrr", "ndcg", "exact_match", "f1", "sas"))
+            rows.append(f"<tr><td><b>{html.escape(node)}</b></td><td>{len(frame):,}</td><td>{queries}</td>"
+                        f"<td>{html.escape(modes)}</td><td>{html.escape(metrics)}</td></tr>")
+        return ("<div><b>EvaluationResult</b> with " + f"{len(self)} node(s)"
+                + "<table><tr><th>node</th><th>rows</th><th>queries</th><th>eval modes</th><th>metrics (integrated)</th></tr>"
+                + "".join(rows) + "</table></div>")
+
+    def metrics_frame(self, **kwargs: Any) -> pd.DataFrame:
+        """:meth:`calculate_metrics` as a DataFrame: one row per node, one column per metric.
+
+        Takes the arguments of :meth:`calculate_metrics`.
+
+        Examples
+        --------
+        >>> from evalframe import load_demo_result
+        >>> float(load_demo_result().metrics_frame().loc["Reader", "exact_match"])
+        0.75
+        """
+        table = pd.DataFrame.from_dict(self.calculate_metrics(**kwargs), orient="index")
+        table.index.name = "node"
+        return table
+
     # ------------------------------------------------------------------ argument handling
     def _params(
         self,

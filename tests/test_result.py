@@ -200,3 +200,15 @@ def test_top_k_leaves_out_queries_without_rows_in_filtered_order():
     frame.loc[frame["multilabel_id"] == "q1", "rank"] += 1
     table = EvaluationResult({"R": frame}).query_metrics("R", simulated_top_k_retriever=1)
     assert list(table.index) == ["q3"]
+
+
+def test_metrics_frame_and_notebook_display():
+    result = hand_result()
+    table = result.metrics_frame(simulated_top_k_retriever=1)
+    assert list(table.index) == ["Retriever", "Reader"]
+    assert table.loc["Retriever", "recall_single_hit"] == pytest.approx(3 / 6)  # worked out in test_document_metrics
+    assert table.loc["Reader", "exact_match"] == pytest.approx(1 / 4)
+    page = result._repr_html_()
+    assert "<td><b>Retriever</b></td><td>13</td><td>6</td><td>integrated</td>" in page
+    assert "<td><b>Reader</b></td><td>8</td><td>4</td><td>integrated, isolated</td>" in page
+    assert "exact_match 0.750" in page and len(repr(result)) < 80
