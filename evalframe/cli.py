@@ -155,8 +155,8 @@ def _metrics(args: argparse.Namespace) -> str:
 
 def _worst(args: argparse.Namespace) -> str:
     result = EvaluationResult.load(args.folder)
-    frame = result[args.node]
-    answers = "type" in frame.columns and bool((frame["type"] == "answer").any())
+    result[args.node]  # noqa: B018 - validates the name with a helpful message
+    answers = result._has_rows(args.node, "answer")
     metric = args.metric or ("f1" if answers else "recall_single_hit")
     kwargs = _scope_kwargs(args)
     options = {"answer_metric": metric, "answer_metric_threshold": args.threshold} if answers else {

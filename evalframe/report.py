@@ -55,8 +55,7 @@ def _rank(value: Any) -> Any:
 
 
 def _is_answer_node(result: EvaluationResult, node: str) -> bool:
-    frame = result[node]
-    return "type" in frame.columns and bool((frame["type"] == "answer").any())
+    return result._has_rows(node, "answer")
 
 
 def _has_isolated(result: EvaluationResult, node: str) -> bool:

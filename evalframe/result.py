@@ -263,11 +263,13 @@ class EvaluationResult(Mapping):
             cache[key] = prepare_answer_rows(self.node_results[node], positions, where=where) if len(positions) else None
         return cache[key]
 
+    def _has_rows(self, node: str, row_type: str) -> bool:
+        """Whether ``node`` has rows of ``row_type`` ("answer" or "document"), in any eval_mode."""
+        frame = self.node_results[node]
+        return "type" in frame.columns and bool((frame["type"] == row_type).to_numpy(dtype=bool, na_value=False).any())
+
     def _document_nodes(self) -> list[str]:
-        return [
-            node for node, frame in self.node_results.items()
-            if "type" in frame.columns and _has_value(frame["type"], "document")
-        ]
+        return [node for node in self.node_results if self._has_rows(node, "document")]
 
     def _retriever_join(self, node: str, answers: AnswerRows, params: _Params) -> RetrieverJoin | None:
         retriever = params.retriever_node
@@ -634,10 +636,6 @@ class EvaluationResult(Mapping):
         from .io import load_result
 
         return load_result(cls, Path(load_dir), **read_csv_kwargs)
-
-
-def _has_value(series: pd.Series, value: str) -> bool:
-    return bool((series == value).to_numpy(dtype=bool, na_value=False).any())
 
 
 class _EmptyDocuments:
