@@ -34,6 +34,7 @@ from .metrics.answer import AnswerRows, answer_query_metrics, prepare_answer_row
 from .metrics.document import DocumentRows, document_query_metrics, prepare_document_rows
 from .metrics.registry import ANSWER_METRICS, DOCUMENT_METRICS
 from .simulate import RetrieverJoin, answer_rows_kept, join_retriever, row_positions
+from .slices import SliceKey, check_by, query_attributes, slice_means
 
 __all__ = ["EvaluationResult"]
 
@@ -321,7 +322,8 @@ class EvaluationResult(Mapping):
         answer_scope: AnswerScope = "any",
         context_matching_threshold: float | None = None,
         retriever_node: str | None = None,
-    ) -> dict[str, dict[str, float]]:
+        by: SliceKey | Sequence[SliceKey] | None = None,
+    ) -> dict[str, dict[str, float]] | pd.DataFrame:
         """Mean metrics per node: ``{node: {metric: value}}`` (SPEC 3).
 
         Answer rows give ``exact_match``, ``f1`` (and ``sas``) plus ``num_examples_for_eval``;
@@ -345,10 +347,16 @@ class EvaluationResult(Mapping):
         retriever_node : str, optional
             The node whose documents simulate the retriever's top-k for answer nodes; None means
             the only node with document rows.
+        by : str, callable, Series, dict or list of these, optional
+            Slice the queries and return a DataFrame instead: index (node, slice label...), a
+            ``queries`` column and one column per metric, each the mean over the slice's queries. A
+            key is a per-query column (``"filters"``), ``"no_answer"``, ``"filters.<field>"``, a
+            callable over the per-query table or a Series/dict from multilabel_id to label (see
+            :mod:`evalframe.slices`).
 
         Returns
         -------
-        dict of str to dict of str to float
+        dict of str to dict of str to float, or pandas.DataFrame with ``by``
 
         Raises
         ------
@@ -363,11 +371,20 @@ class EvaluationResult(Mapping):
         >>> metrics = load_demo_result().calculate_metrics(simulated_top_k_retriever=1)
         >>> sorted(metrics["Retriever"])
         ['map', 'mrr', 'ndcg', 'precision', 'recall_multi_hit', 'recall_single_hit']
+        >>> load_demo_result().calculate_metrics(by="no_answer")[["queries", "recall_single_hit", "f1"]].round(3)
+                             queries  recall_single_hit    f1
+        node      no_answer
+        Retriever False            7              0.857   NaN
+                  True             1              1.000   NaN
+        Reader    False            7                NaN   0.81
+                  True             1                NaN   1.00
         """
         params = self._params(simulated_top_k_reader, simulated_top_k_retriever, document_scope, eval_mode,
                               answer_scope, context_matching_threshold, retriever_node)
         if self._document_nodes():
             self._warn_scope_mismatch(params)
+        if by is not None:
+            return self._sliced_metrics(params, check_by(by))
         out: dict[str, dict[str, float]] = {}
         for node in self.node_results:
             values: dict[str, float] = {}
@@ -391,12 +408,14 @@ class EvaluationResult(Mapping):
         answer_scope: AnswerScope = "any",
         context_matching_threshold: float | None = None,
         retriever_node: str | None = None,
+        by: SliceKey | Sequence[SliceKey] | None = None,
     ) -> pd.DataFrame:
         """Per-query metrics of one node: index ``multilabel_id``, one column per metric.
 
         Queries appear in order of first appearance. A node with answer and document rows gets
         both sets of columns (NaN where a query has rows of one type only). The parameters are
-        those of :meth:`calculate_metrics`, whose values are the means of these columns.
+        those of :meth:`calculate_metrics`, whose values are the means of these columns; ``by``
+        puts the slice labels of each query in front (see :mod:`evalframe.slices`).
 
         Examples
         --------
@@ -404,10 +423,20 @@ class EvaluationResult(Mapping):
         >>> table = load_demo_result().query_metrics("Reader")
         >>> list(table.columns)
         ['exact_match', 'f1']
+        >>> list(load_demo_result().query_metrics("Reader", by="no_answer").columns)
+        ['no_answer', 'exact_match', 'f1']
         """
         node = check.check_node(node, list(self.node_results))
         params = self._params(simulated_top_k_reader, simulated_top_k_retriever, document_scope, eval_mode,
                               answer_scope, context_matching_threshold, retriever_node)
+        keys = check_by(by) if by is not None else None
+        table = self._query_table(node, params)
+        if keys is None:
+            return table
+        attributes = query_attributes(self.node_results[node], keys, where=f"node {node!r}")
+        return attributes.reindex(table.index).join(table)
+
+    def _query_table(self, node: str, params: _Params) -> pd.DataFrame:
         tables = [t for t in (self._answer_table(node, params), self._document_table(node, params)) if t is not None]
         if not tables:
             return pd.DataFrame(index=pd.Index([], name="multilabel_id", dtype=object))
@@ -416,6 +445,18 @@ class EvaluationResult(Mapping):
         answers, documents = tables
         index = answers.index.append(documents.index[~documents.index.isin(answers.index)])
         return answers.reindex(index).join(documents.reindex(index))
+
+    def _sliced_metrics(self, params: _Params, by: SliceKey | Sequence[SliceKey]) -> pd.DataFrame:
+        parts = {}
+        for node, frame in self.node_results.items():
+            table = self._query_table(node, params)
+            if len(table.columns):
+                parts[node] = slice_means(table, query_attributes(frame, by, where=f"node {node!r}"))
+        if not parts:
+            return pd.DataFrame()
+        sliced = pd.concat(parts, names=["node"])
+        columns = ["queries"] + [c for c in sliced.columns if c != "queries"]
+        return sliced[columns]
 
     def metrics_at_k(
         self,
