@@ -37,6 +37,7 @@ from .evaluators import (
 from .metrics.registry import ANSWER_METRICS, DOCUMENT_METRICS, METRICS
 from .report import Report, print_eval_report
 from .result import EvaluationResult
+from .compare import compare, worst_by_delta
 from .runs import read_runs
 from .schema import Answer, Document, Label, MultiLabel, Span, TableCell
 
@@ -69,9 +70,11 @@ __all__ = [
     "TableCell",
     "UnknownNodeError",
     "__version__",
+    "compare",
     "load_demo_result",
     "print_eval_report",
     "read_runs",
+    "worst_by_delta",
 ]
 
 

@@ -21,7 +21,8 @@ def did_you_mean(value: object, choices: Iterable[str]) -> str:
     if not isinstance(value, str):
         return ""
     choices = list(choices)
-    close = difflib.get_close_matches(value, choices, n=1, cutoff=0.6)
+    close = [c for c in choices if c.lower() == value.lower()][:1]
+    close = close or difflib.get_close_matches(value, choices, n=1, cutoff=0.6)
     if not close and value:
         close = [c for c in choices if c.startswith(value) or value in c][:2]
     return f" Did you mean {' or '.join(map(repr, close))}?" if close else ""

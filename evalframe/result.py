@@ -558,6 +558,12 @@ class EvaluationResult(Mapping):
             return _worst(documents, document_metric, document_metric_threshold, n, rows, "documents", _DOCUMENT_DROP)
         return []
 
+    def _query_examples(self, node: str, table: pd.DataFrame, metric: str, eval_mode: str) -> list[dict[str, Any]]:
+        """wrong_examples-shaped dicts for the queries of ``table`` (rows of a per-query table), in its order."""
+        if metric in ANSWER_METRICS:
+            return _examples(table, self._rows(node, "answer", eval_mode), "answers", _ANSWER_DROP)
+        return _examples(table, self._rows(node, "document", eval_mode), "documents", _DOCUMENT_DROP)
+
     def report(self, n: int = 3, node_order: list[str] | None = None, max_characters_per_field: int = 150,
                charts: bool = True) -> Any:
         """The evaluation report: pipeline funnel and worst queries, as ``.text`` and self-contained ``.html``.
@@ -700,7 +706,11 @@ def _worst(
     drop: tuple[str, ...],
 ) -> list[dict[str, Any]]:
     worst = table.sort_values(metric, kind="stable").head(n)
-    worst = worst[worst[metric] <= threshold]
+    return _examples(worst[worst[metric] <= threshold], rows, key, drop)
+
+
+def _examples(worst: pd.DataFrame, rows: pd.DataFrame, key: str, drop: tuple[str, ...]) -> list[dict[str, Any]]:
+    """One wrong_examples dict per query of ``worst`` (a per-query table), in its order."""
     if len(worst) == 0:
         return []
     selected = rows[rows["multilabel_id"].isin(worst.index)]
