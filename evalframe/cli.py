@@ -64,7 +64,19 @@ def _parser() -> argparse.ArgumentParser:
     metrics.add_argument("folder", type=Path, help="a results folder (evalframe or Haystack 1.x)")
     metrics.add_argument("--node", default=None, help="only this node")
     metrics.add_argument("--by-query", action="store_true", help="one row per query (needs --node)")
+    metrics.add_argument("--by", default=None, metavar="KEYS", help="slice the queries: comma-separated columns, "
+                         "'no_answer' or 'filters.<field>'")
     _scope_options(metrics)
+
+    compare = commands.add_parser("compare", help="compare runs on the same queries: delta, 95% CI, p-values")
+    compare.add_argument("folders", type=Path, nargs="+", metavar="DIR", help="two or more results folders; "
+                         "each is compared with the first")
+    compare.add_argument("--node", default=None, help="the node to compare (needed when the runs share several)")
+    compare.add_argument("--metrics", default=None, help="comma-separated metrics (default: all the runs share)")
+    compare.add_argument("--names", default=None, help="comma-separated run names (default: the folder names)")
+    compare.add_argument("--rounds", type=int, default=10_000, help="bootstrap / randomization rounds (default 10000)")
+    compare.add_argument("--seed", type=int, default=0, help="seed of the resampling (default 0)")
+    _scope_options(compare)
 
     worst = commands.add_parser("worst", help="the worst queries of a node")
     worst.add_argument("folder", type=Path)
@@ -139,11 +151,20 @@ def _short(value: Any, width: int = 60) -> str:
 def _metrics(args: argparse.Namespace) -> str:
     result = EvaluationResult.load(args.folder)
     kwargs = _scope_kwargs(args)
+    by = [key.strip() for key in args.by.split(",")] if args.by else None
     if args.by_query:
         if args.node is None:
             raise EvalframeError(f"--by-query needs --node (one of {list(result)}).")
-        table = result.query_metrics(args.node, **kwargs)
+        table = result.query_metrics(args.node, **kwargs, by=by)
         return _render(table, args.format, json.loads(table.to_json(orient="index")) if args.format == "json" else None)
+    if by is not None:
+        table = result.calculate_metrics(**kwargs, by=by)
+        if args.node is not None:
+            result[args.node]  # noqa: B018 - validates the name with a helpful message
+            table = table.loc[[args.node]].dropna(axis=1, how="all")
+        flat = table.reset_index()
+        return _render(flat.set_index("node"), args.format,
+                       json.loads(flat.to_json(orient="records")) if args.format == "json" else None)
     metrics = result.calculate_metrics(**kwargs)
     if args.node is not None:
         result[args.node]  # noqa: B018 - validates the name with a helpful message
@@ -179,6 +200,39 @@ def _worst(args: argparse.Namespace) -> str:
     if not rows and args.format == "table":
         return f"no query of node {args.node!r} scores {metric} <= {args.threshold}"
     return _render(table, args.format)
+
+
+def _compare(args: argparse.Namespace) -> str:
+    import warnings
+
+    from .compare import compare
+
+    if len(args.folders) < 2:
+        raise EvalframeError(f"compare needs two or more results folders; got {len(args.folders)}.")
+    names = [n.strip() for n in args.names.split(",")] if args.names else _folder_names(args.folders)
+    runs = [EvaluationResult.load(folder) for folder in args.folders]
+    shared = [node for node in runs[0] if all(node in run for run in runs[1:])]
+    if args.node is None and len(shared) != 1:
+        raise EvalframeError(f"--node is needed: the runs share the nodes {shared}." if shared else
+                             "the runs share no node; check the folders with: evalframe metrics DIR")
+    metrics = [m.strip() for m in args.metrics.split(",")] if args.metrics else None
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        table = compare(*runs, node=args.node, metrics=metrics, names=names, rounds=args.rounds, seed=args.seed,
+                        **_scope_kwargs(args))
+    for warning in caught:
+        print(f"note: {warning.message}", file=sys.stderr)
+    flat = table.reset_index()
+    return _render(flat.set_index(flat.columns[0]), args.format,
+                   json.loads(flat.to_json(orient="records")) if args.format == "json" else None)
+
+
+def _folder_names(folders: Sequence[Path]) -> list[str]:
+    names: list[str] = []
+    for folder in folders:
+        name = folder.resolve().name or str(folder)
+        names.append(name if name not in names else f"{name} ({len(names) + 1})")
+    return names
 
 
 def _convert(args: argparse.Namespace) -> str:
@@ -240,7 +294,7 @@ def _list_metrics(_: argparse.Namespace) -> str:
     return "\n".join(lines)
 
 
-COMMANDS = {"demo": _demo, "metrics": _metrics, "worst": _worst, "convert": _convert, "flatten": _flatten, "report": _report,
+COMMANDS = {"demo": _demo, "metrics": _metrics, "compare": _compare, "worst": _worst, "convert": _convert, "flatten": _flatten, "report": _report,
             "list-metrics": _list_metrics}
 
 

@@ -34,7 +34,7 @@ COLUMNS = ("mean_a", "mean_b", "delta", "ci_low", "ci_high", "p_value", "t", "p_
            "wins", "ties", "losses", "queries", "only_a", "only_b")
 
 
-def _check_parameters(params: dict[str, Any]) -> None:
+def check_metric_parameters(params: dict[str, Any]) -> None:
     unknown = [name for name in params if name not in METRIC_PARAMETERS]
     if unknown:
         raise InvalidParameterError(
@@ -43,7 +43,7 @@ def _check_parameters(params: dict[str, Any]) -> None:
         )
 
 
-def _common_node(runs: Sequence[Run], node: str | None) -> str | None:
+def shared_node(runs: Sequence[Run], node: str | None) -> str | None:
     results = [run for run in runs if isinstance(run, EvaluationResult)]
     if not results:
         return None
@@ -60,7 +60,7 @@ def _common_node(runs: Sequence[Run], node: str | None) -> str | None:
     return common[0]
 
 
-def _table(run: Run, node: str | None, params: dict[str, Any], name: str) -> pd.DataFrame:
+def per_query_table(run: Run, node: str | None, params: dict[str, Any], name: str) -> pd.DataFrame:
     if isinstance(run, EvaluationResult):
         return run.query_metrics(node, **params)  # type: ignore[arg-type]
     if isinstance(run, pd.DataFrame):
@@ -100,7 +100,7 @@ def _metrics(tables: Sequence[pd.DataFrame], metrics: Sequence[str] | str | None
     return metrics
 
 
-def _names(names: Sequence[str] | None, count: int) -> list[str]:
+def run_names(names: Sequence[str] | None, count: int) -> list[str]:
     if names is None:
         return [chr(ord("A") + i) if i < 26 else f"run{i + 1}" for i in range(count)]
     names = [str(n) for n in names]
@@ -195,15 +195,15 @@ def compare(
     recall_single_hit   0.625   0.875     2     6       0       0       0
     """
     runs = [a, b, *others]
-    names = _names(names, len(runs))
-    _check_parameters(metric_params)
+    names = run_names(names, len(runs))
+    check_metric_parameters(metric_params)
     rounds = check.check_positive_int(rounds, name="rounds", minimum=1)
     confidence = check.check_number(confidence, name="confidence")
     if not 0.0 < confidence < 1.0:
         raise InvalidParameterError(f"confidence must lie strictly between 0 and 1, e.g. 0.95; got {confidence}.")
     seed = check.check_positive_int(seed, name="seed")
-    node = _common_node(runs, node)
-    tables = [_table(run, node, metric_params, name) for run, name in zip(runs, names)]
+    node = shared_node(runs, node)
+    tables = [per_query_table(run, node, metric_params, name) for run, name in zip(runs, names)]
     metrics = _metrics(tables, metrics, names)
 
     rows, keys = [], []
@@ -260,13 +260,13 @@ def worst_by_delta(
                 f"worst_by_delta needs EvaluationResults (it lists the queries' rows); run {'ab'[position]!r} is "
                 f"{type(run).__name__}."
             )
-    _check_parameters(metric_params)
-    node = _common_node([a, b], node)  # type: ignore[assignment]
+    check_metric_parameters(metric_params)
+    node = shared_node([a, b], node)  # type: ignore[assignment]
     check.check_choice(metric, tuple(METRICS), name="metric")
     n = check.check_positive_int(n, name="n", minimum=1)
     check.check_choice(direction, ("worse", "better"), name="direction")
-    table_a = _table(a, node, metric_params, "a")
-    table_b = _table(b, node, metric_params, "b")
+    table_a = per_query_table(a, node, metric_params, "a")
+    table_b = per_query_table(b, node, metric_params, "b")
     _metrics([table_a, table_b], [metric], ["a", "b"])
 
     scored_a, scored_b = table_a[metric].dropna(), table_b[metric].dropna()

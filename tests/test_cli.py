@@ -118,3 +118,41 @@ def test_demo_builds_reports_and_saves(tmp_path, capsys):
     assert 0.2 < metrics["Reader"]["exact_match"] < result.calculate_metrics(eval_mode="isolated")["Reader"]["exact_match"] < 1.0
     assert f"| exact_match        {metrics['Reader']['exact_match']:.4f}" in out
     assert (tmp_path / "demo" / "report.html").read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+
+
+def test_metrics_by_slices_equal_the_library(capsys):
+    code, out, _ = run(capsys, "metrics", str(DEMO), "--by", "no_answer", "--format", "csv")
+    assert code == 0
+    parsed = pd.read_csv(io.StringIO(out)).set_index(["node", "no_answer"])
+    expected = EvaluationResult.load(DEMO).calculate_metrics(by="no_answer")
+    pd.testing.assert_frame_equal(parsed, expected, check_exact=False, rtol=1e-12)
+    code, out, _ = run(capsys, "metrics", str(DEMO), "--by", "no_answer", "--node", "Reader", "--format", "csv")
+    assert out.splitlines()[0] == "node,no_answer,queries,exact_match,f1"
+
+
+def test_compare_equals_the_library_and_names_the_runs(capsys, tmp_path):
+    base = EvaluationResult.load(DEMO)
+    variant = EvaluationResult.load(DEMO)
+    reader = variant["Reader"].copy()
+    reader.loc[reader["rank"] == 1, "f1"] = 0.0
+    variant["Reader"] = reader
+    base.save(tmp_path / "base")
+    variant.save(tmp_path / "variant")
+    code, out, err = run(capsys, "compare", str(tmp_path / "base"), str(tmp_path / "variant"), "--node", "Reader",
+                         "--format", "json", "--rounds", "500")
+    assert code == 0 and err == ""
+    expected = __import__("evalframe").compare(base, variant, node="Reader", rounds=500)
+    parsed = pd.DataFrame(json.loads(out)).set_index("metric")
+    pd.testing.assert_frame_equal(parsed, expected, check_exact=False, rtol=1e-12, check_dtype=False)
+    code, out, _ = run(capsys, "compare", str(tmp_path / "base"), str(tmp_path / "variant"), str(tmp_path / "base"),
+                       "--node", "Reader", "--metrics", "f1", "--rounds", "200")
+    assert code == 0 and "variant" in out and "base (3)" in out and "p_holm" in out
+
+
+def test_compare_errors(capsys, tmp_path):
+    code, _, err = run(capsys, "compare", str(DEMO), str(DEMO))
+    assert code == 1 and err.strip() == "error: --node is needed: the runs share the nodes ['Retriever', 'Reader']."
+    code, _, err = run(capsys, "compare", str(DEMO))
+    assert code == 1 and "two or more results folders" in err
+    code, _, err = run(capsys, "compare", str(DEMO), str(DEMO), "--node", "Reader", "--metrics", "mrr")
+    assert code == 1 and "has no metric 'mrr'" in err
