@@ -72,6 +72,7 @@ __all__ = [
     "__version__",
     "compare",
     "load_demo_result",
+    "load_demo_runs",
     "print_eval_report",
     "read_runs",
     "worst_by_delta",
@@ -87,3 +88,22 @@ def load_demo_result() -> EvaluationResult:
     True
     """
     return EvaluationResult.load(_files("evalframe") / "data" / "demo_result")  # type: ignore[arg-type]
+
+
+def load_demo_runs(top_k: int = 3) -> tuple[list[MultiLabel], dict[str, dict[str, list]]]:
+    """The demo pipeline's runs over 113 questions: ``(labels, outputs)`` for :meth:`EvaluationResult.from_runs`.
+
+    A BM25 retriever over 64 passages and an extractive reader, run integrated and isolated (see
+    ``scripts/make_demo_runs.py``). ``top_k`` picks the run: the retriever's top 3 (the default, what
+    ``evalframe demo`` shows) or top 5, a second run to compare with the first.
+
+    Examples
+    --------
+    >>> labels, outputs = load_demo_runs()
+    >>> len(labels), sorted(outputs)
+    (113, ['Reader', 'Retriever'])
+    """
+    runs = {3: "runs.jsonl", 5: "runs_top5.jsonl"}
+    if top_k not in runs:
+        raise InvalidParameterError(f"top_k must be 3 or 5 (the demo's two runs); got {top_k!r}.")
+    return read_runs(_files("evalframe") / "data" / "demo" / runs[top_k])  # type: ignore[arg-type]

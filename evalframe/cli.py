@@ -68,7 +68,7 @@ def _parser() -> argparse.ArgumentParser:
                          "'no_answer' or 'filters.<field>'")
     _scope_options(metrics)
 
-    compare = commands.add_parser("compare", help="compare runs on the same queries: delta, 95% CI, p-values")
+    compare = commands.add_parser("compare", help="compare runs on the same queries: delta, 95%% CI, p-values")
     compare.add_argument("folders", type=Path, nargs="+", metavar="DIR", help="two or more results folders; "
                          "each is compared with the first")
     compare.add_argument("--node", default=None, help="the node to compare (needed when the runs share several)")
@@ -259,19 +259,16 @@ def _flatten(args: argparse.Namespace) -> str:
 
 
 def _demo(args: argparse.Namespace) -> str:
-    from importlib.resources import files
+    from . import load_demo_runs
 
-    from .runs import read_runs
-
-    runs = files("evalframe") / "data" / "demo" / "runs.jsonl"
-    labels, outputs = read_runs(Path(str(runs)))
+    labels, outputs = load_demo_runs()
     result = EvaluationResult.from_runs(labels, outputs, progress=False)
     folder = result.save(args.out / "results")
     report = result.report(n=3)
     html_path = args.out / "report.html"
     html_path.write_text(report.html, encoding="utf-8")
     return (f"evalframe demo: {len(labels)} questions over a small corpus, a BM25 retriever and an extractive reader "
-            f"(runs: {runs})\n\n{report.text}\nresults folder: {folder}\nHTML report:    {html_path}\n"
+            f"(evalframe.load_demo_runs())\n\n{report.text}\nresults folder: {folder}\nHTML report:    {html_path}\n"
             f"next: evalframe metrics {folder} --top-k-retriever 1    evalframe worst {folder} --node Reader")
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import inspect
 import warnings
-import zlib
 from collections.abc import Sequence
 from typing import Any, Union
 
@@ -109,11 +108,6 @@ def run_names(names: Sequence[str] | None, count: int) -> list[str]:
     return names
 
 
-def _seed(seed: int, run: int, metric: str) -> np.random.Generator:
-    # the same metric of the same pair of runs draws the same numbers whatever else is compared
-    return np.random.default_rng([seed, run, zlib.crc32(metric.encode())])
-
-
 def _paired_row(a: pd.Series, b: pd.Series, rng: np.random.Generator, rounds: int, confidence: float) -> dict[str, Any]:
     scored_a, scored_b = a.dropna(), b.dropna()
     paired = scored_a.index.intersection(scored_b.index, sort=False)
@@ -167,7 +161,8 @@ def compare(
     confidence : float
         Coverage of the bootstrap interval of the delta (default 0.95).
     seed : int
-        Seed of the resampling; the same seed gives the same numbers.
+        Seed of the resampling. Every row draws from a new generator with this seed, so equal
+        per-query differences give equal intervals and p-values, whatever else is compared.
     **metric_params
         Passed to ``query_metrics``: ``simulated_top_k_retriever``, ``document_scope``, ``eval_mode``, ...
 
@@ -209,7 +204,8 @@ def compare(
     rows, keys = [], []
     for position in range(1, len(runs)):
         for metric in metrics:
-            row = _paired_row(tables[0][metric], tables[position][metric], _seed(seed, position, metric), rounds,
+            # a fresh generator per row: equal differences give equal numbers, whatever else is compared
+            row = _paired_row(tables[0][metric], tables[position][metric], np.random.default_rng(seed), rounds,
                               confidence)
             rows.append(row)
             keys.append((names[position], metric))

@@ -216,8 +216,9 @@ def plot_comparison(
 ) -> Axes:
     """Per-query scatter of run ``a`` against run ``b``: points above the diagonal are queries b improved.
 
-    Queries with the same pair of values are drawn once, with an area that grows with their count,
-    so 0/1 metrics stay readable. The title counts wins, ties and losses of b.
+    Queries with the same pair of values are drawn once, with an area that grows with their count
+    (written beside it when there are at most 30 such points), so 0/1 metrics stay readable. The
+    title counts wins, ties and losses of b.
 
     Parameters are those of :func:`evalframe.compare` (one metric; default f1 for answer nodes,
     recall_single_hit for document nodes).
@@ -242,6 +243,9 @@ def plot_comparison(
     colors = np.where(counts["b"] > counts["a"], "#55a868", np.where(counts["b"] < counts["a"], "#c44e52", "#8c8c8c"))
     ax.scatter(counts["a"], counts["b"], s=20 + 280 * np.sqrt(counts["queries"] / max(counts["queries"].max(), 1)),
                c=colors, alpha=0.6, edgecolors="white")
+    if len(counts) <= 30:  # few distinct pairs (0/1 metrics, short cut-offs): say how many queries each is
+        for x, y, queries in counts.itertuples(index=False):
+            ax.annotate(str(queries), (x, y), xytext=(6, -10), textcoords="offset points", fontsize="small")
     ax.plot([0, 1], [0, 1], color="#444444", linewidth=0.8, linestyle="--")
     ax.set_xlim(-0.05, 1.05)
     ax.set_ylim(-0.05, 1.05)

@@ -1,10 +1,11 @@
-"""Regenerate evalframe/data/demo/runs.jsonl: ``python scripts/make_demo_runs.py``.
+"""Regenerate evalframe/data/demo/runs.jsonl and runs_top5.jsonl: ``python scripts/make_demo_runs.py``.
 
 A small, team-written corpus (a passage about each country and one about its capital city), ~100
 questions with gold labels (capital questions have two gold passages; a few questions have no answer),
 a real BM25 retriever (top 3) over the corpus and a simple extractive reader (it scores capitalised spans of the
 retrieved passages by the question words around them). Integrated: the reader reads the retriever's top 3;
-isolated: it reads the gold passages. Deterministic: no randomness, no model.
+isolated: it reads the gold passages. ``runs_top5.jsonl`` is a second run of the same pipeline with the
+retriever's top 5, for comparing runs. Deterministic: no randomness, no model.
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ import re
 from collections import Counter
 from pathlib import Path
 
-OUT = Path(__file__).resolve().parent.parent / "evalframe" / "data" / "demo" / "runs.jsonl"
+FOLDER = Path(__file__).resolve().parent.parent / "evalframe" / "data" / "demo"
+RUNS = {3: FOLDER / "runs.jsonl", 5: FOLDER / "runs_top5.jsonl"}  # retriever top-k -> file
 
 # country, capital, continent, currency, river through the capital
 FACTS = [
@@ -163,13 +165,12 @@ def read(query: str, documents: list[tuple[dict, float]], top_k: int = 3) -> lis
     return answers
 
 
-def main() -> None:
-    documents = corpus()
+def run(documents: list[dict], top_k: int) -> list[dict]:
     by_id = {d["id"]: d for d in documents}
     bm25 = BM25(documents)
     lines = []
     for question in questions():
-        retrieved = bm25.search(question["query"], top_k=3)
+        retrieved = bm25.search(question["query"], top_k=top_k)
         gold_docs = [(by_id[doc_id], 1.0) for doc_id, answer in question["gold"] if answer]
         lines.append({
             "query": question["query"],
@@ -180,15 +181,22 @@ def main() -> None:
             },
             "nodes": {
                 "Retriever": {"documents": [{**doc, "score": round(score, 4)} for doc, score in retrieved]},
-                "Reader": {"answers": read(question["query"], retrieved[:3]),
+                "Reader": {"answers": read(question["query"], retrieved),
                            "answers_isolated": read(question["query"], gold_docs)},
             },
         })
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    with OUT.open("w", encoding="utf-8") as handle:
-        for line in lines:
-            handle.write(json.dumps(line, ensure_ascii=False) + "\n")
-    print(f"wrote {len(lines)} questions over {len(documents)} passages to {OUT}")
+    return lines
+
+
+def main() -> None:
+    documents = corpus()
+    FOLDER.mkdir(parents=True, exist_ok=True)
+    for top_k, path in RUNS.items():
+        lines = run(documents, top_k)
+        with path.open("w", encoding="utf-8") as handle:
+            for line in lines:
+                handle.write(json.dumps(line, ensure_ascii=False) + "\n")
+        print(f"wrote {len(lines)} questions over {len(documents)} passages (retriever top {top_k}) to {path}")
 
 
 if __name__ == "__main__":

@@ -156,3 +156,12 @@ def test_compare_errors(capsys, tmp_path):
     assert code == 1 and "two or more results folders" in err
     code, _, err = run(capsys, "compare", str(DEMO), str(DEMO), "--node", "Reader", "--metrics", "mrr")
     assert code == 1 and "has no metric 'mrr'" in err
+
+
+@pytest.mark.parametrize("command", [None, "demo", "metrics", "compare", "worst", "convert", "flatten", "report",
+                                     "list-metrics"])
+def test_help_of_every_command(capsys, command):
+    with pytest.raises(SystemExit) as exit_info:
+        main(([command] if command else []) + ["--help"])
+    assert exit_info.value.code == 0
+    assert capsys.readouterr().out.startswith("usage: evalframe")

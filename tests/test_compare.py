@@ -172,3 +172,14 @@ def test_worst_by_delta_on_documents():
     assert [(e["multilabel_id"], e["delta"]) for e in gains] == [("q6", 0.5), ("q3", pytest.approx(1 / 3))]
     assert [row["document_id"] for row in gains[0]["documents"]] == ["d14", "d12"]
     assert [row["document_id"] for row in gains[0]["baseline"]["documents"]] == ["d14"]
+
+
+def test_equal_differences_give_equal_statistics():
+    a = per_query([0.0, 1.0, 0.5, 0.0, 1.0, 0.25] * 5)
+    b = per_query([1.0, 1.0, 0.0, 0.5, 1.0, 0.75] * 5)
+    both = pd.concat([a, a.rename(columns={"f1": "exact_match"})], axis=1)
+    both_b = pd.concat([b, b.rename(columns={"f1": "exact_match"})], axis=1)
+    table = compare(both, both_b)
+    pd.testing.assert_series_equal(table.loc["f1"], table.loc["exact_match"], check_names=False)
+    three = compare(a, b, a)
+    pd.testing.assert_series_equal(three.loc[("B", "f1")].drop("p_holm"), compare(a, b).loc["f1"], check_names=False)
