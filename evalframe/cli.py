@@ -178,7 +178,7 @@ def _worst(args: argparse.Namespace) -> str:
     result = EvaluationResult.load(args.folder)
     result[args.node]  # noqa: B018 - validates the name with a helpful message
     answers = result._has_rows(args.node, "answer")
-    metric = args.metric or ("f1" if answers else "recall_single_hit")
+    metric = args.metric or result._headline_metric(args.node)
     kwargs = _scope_kwargs(args)
     options = {"answer_metric": metric, "answer_metric_threshold": args.threshold} if answers else {
         "document_metric": metric, "document_metric_threshold": args.threshold}
@@ -205,13 +205,13 @@ def _worst(args: argparse.Namespace) -> str:
 def _compare(args: argparse.Namespace) -> str:
     import warnings
 
-    from .compare import compare
+    from .compare import compare, shared_nodes
 
     if len(args.folders) < 2:
         raise EvalframeError(f"compare needs two or more results folders; got {len(args.folders)}.")
     names = [n.strip() for n in args.names.split(",")] if args.names else _folder_names(args.folders)
     runs = [EvaluationResult.load(folder) for folder in args.folders]
-    shared = [node for node in runs[0] if all(node in run for run in runs[1:])]
+    shared = shared_nodes(runs)
     if args.node is None and len(shared) != 1:
         raise EvalframeError(f"--node is needed: the runs share the nodes {shared}." if shared else
                              "the runs share no node; check the folders with: evalframe metrics DIR")

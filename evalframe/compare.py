@@ -42,18 +42,27 @@ def check_metric_parameters(params: dict[str, Any]) -> None:
         )
 
 
+def shared_nodes(runs: Sequence[Run]) -> list[str]:
+    """The nodes every EvaluationResult among ``runs`` holds, in the first one's order."""
+    results = [run for run in runs if isinstance(run, EvaluationResult)]
+    return [name for name in results[0] if all(name in result for result in results[1:])] if results else []
+
+
 def shared_node(runs: Sequence[Run], node: str | None) -> str | None:
+    """``node`` checked against every result among ``runs``, or the one node they share (None: only tables)."""
     results = [run for run in runs if isinstance(run, EvaluationResult)]
     if not results:
         return None
     if node is not None:
         for position, result in enumerate(results):
-            check.check_node(node, list(result.node_results), name=f"node (run {position + 1})")
+            where = "node" if len(results) == 1 else f"node (run {position + 1})"
+            check.check_node(node, list(result.node_results), name=where)
         return node
-    common = [name for name in results[0] if all(name in result for result in results[1:])]
+    common = shared_nodes(results)
     if len(common) != 1:
+        holder = "the result has" if len(results) == 1 else "the runs share"
         raise InvalidParameterError(
-            f"node is needed: the runs share the nodes {common}; pass node=<one of them>." if common else
+            f"node is needed: {holder} the nodes {common}; pass node=<one of them>." if common else
             "the runs share no node; pass node=<name> after checking each run's nodes."
         )
     return common[0]
@@ -80,23 +89,40 @@ def per_query_table(run: Run, node: str | None, params: dict[str, Any], name: st
     )
 
 
-def _metrics(tables: Sequence[pd.DataFrame], metrics: Sequence[str] | str | None, names: Sequence[str]) -> list[str]:
+def _metrics(tables: Sequence[pd.DataFrame], metrics: Sequence[str] | str | None, names: Sequence[str],
+             parameter: str = "metrics") -> list[str]:
     numeric = [{c for c in t.columns if pd.api.types.is_numeric_dtype(t[c]) and not pd.api.types.is_bool_dtype(t[c])}
                for t in tables]
     shared = [c for c in tables[0].columns if all(c in n for n in numeric)]
     if metrics is None:
         if not shared:
             raise InvalidParameterError(f"the runs {list(names)} have no metric column in common.")
-        return shared
-    metrics = [metrics] if isinstance(metrics, str) else list(metrics)
-    for metric in metrics:
+        chosen = shared
+    else:
+        chosen = list(dict.fromkeys([metrics] if isinstance(metrics, str) else metrics))
+        if not chosen:
+            raise InvalidParameterError(f"{parameter} must name at least one metric; the runs share {shared}.")
+        for metric in chosen:
+            for table, kinds, name in zip(tables, numeric, names):
+                if metric not in table.columns:
+                    raise InvalidParameterError(
+                        f"{parameter}: run {name!r} has no metric {metric!r}; the runs share {shared}."
+                        f"{check.did_you_mean(metric, shared)}"
+                    )
+                if metric not in kinds:
+                    raise InvalidParameterError(
+                        f"{parameter}: column {metric!r} of run {name!r} is not numeric ({table[metric].dtype}); "
+                        f"compare metric columns such as {shared[:3]}."
+                    )
+    for metric in chosen:
         for table, name in zip(tables, names):
-            if metric not in table.columns:
+            infinite = np.isinf(table[metric].to_numpy(dtype=np.float64, na_value=np.nan))
+            if infinite.any():
                 raise InvalidParameterError(
-                    f"metrics: run {name!r} has no metric {metric!r}; the runs share {shared}."
-                    f"{check.did_you_mean(metric, shared)}"
+                    f"{parameter}: run {name!r} has infinite {metric} for {int(infinite.sum())} queries (e.g. "
+                    f"{table.index[infinite][0]!r}); metrics are finite, so check how that table was made."
                 )
-    return metrics
+    return chosen
 
 
 def run_names(names: Sequence[str] | None, count: int) -> list[str]:
@@ -263,7 +289,7 @@ def worst_by_delta(
     check.check_choice(direction, ("worse", "better"), name="direction")
     table_a = per_query_table(a, node, metric_params, "a")
     table_b = per_query_table(b, node, metric_params, "b")
-    _metrics([table_a, table_b], [metric], ["a", "b"])
+    _metrics([table_a, table_b], [metric], ["a", "b"], parameter="metric")
 
     scored_a, scored_b = table_a[metric].dropna(), table_b[metric].dropna()
     paired = scored_a.index.intersection(scored_b.index, sort=False)

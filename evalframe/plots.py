@@ -18,6 +18,7 @@ Examples
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -48,8 +49,20 @@ def _axes(ax: Axes | None, figsize: tuple[float, float] = (6.0, 4.0)) -> Axes:
     return ax
 
 
-def _headline(result: EvaluationResult, node: str) -> str:
-    return "f1" if result._has_rows(node, "answer") else "recall_single_hit"
+def _check_keywords(params: dict[str, Any], method: Any, taken: tuple[str, ...]) -> None:
+    allowed = [p for p in inspect.signature(method).parameters if p not in ("self", "by", *taken)]
+    unknown = [name for name in params if name not in allowed]
+    if unknown:
+        raise InvalidParameterError(
+            f"unknown argument(s) {unknown}; this plot passes on {allowed}.{check.did_you_mean(unknown[0], allowed)}"
+        )
+
+
+def _top(values: Any) -> float:
+    """The upper end of a metric axis: 1, or more for map and ndcg, which exceed 1 with duplicate documents."""
+    finite = np.asarray(values, dtype=np.float64)
+    finite = finite[np.isfinite(finite)]
+    return max(1.0, float(finite.max())) if len(finite) else 1.0
 
 
 def plot_metrics_at_k(
@@ -72,7 +85,13 @@ def plot_metrics_at_k(
         The metrics to draw; by default recall_single_hit, recall_multi_hit, mrr, ndcg, exact_match and f1
         where present.
     """
-    table = result if isinstance(result, pd.DataFrame) else result.metrics_at_k(ks=ks, node=node, **params)
+    if isinstance(result, pd.DataFrame):
+        if params:
+            raise InvalidParameterError(f"{sorted(params)} apply to an EvaluationResult, not to a metrics@k table.")
+        table = result
+    else:
+        _check_keywords(params, EvaluationResult.metrics_at_k, ("ks", "node"))
+        table = result.metrics_at_k(ks=ks, node=node, **params)
     check.require_columns(table, ("node", "k", "metric", "value"), where="the metrics@k table",
                           why="to plot it (the output of metrics_at_k)")
     present = list(dict.fromkeys(table["metric"]))
@@ -92,7 +111,7 @@ def plot_metrics_at_k(
     ax.set_xticks(sorted(table["k"].unique()))
     ax.set_xlabel("simulated top-k")
     ax.set_ylabel("mean over queries")
-    ax.set_ylim(0, 1.05)
+    ax.set_ylim(0, 1.05 * _top(table.loc[table["metric"].isin(metrics), "value"]))
     ax.set_title("metrics@k" + (f" of {nodes[0]}" if len(nodes) == 1 else ""))
     ax.grid(alpha=0.3)
     ax.legend(loc="lower right", fontsize="small")
@@ -120,7 +139,7 @@ def plot_metric_distribution(
         Default: f1 for answer nodes, recall_single_hit for document nodes.
     kind : {"hist", "ecdf"}
     bins : int
-        Histogram bins over [0, 1].
+        Histogram bins over [0, 1] (or up to the largest value: map and ndcg can exceed 1).
     **params
         Passed to :meth:`~EvaluationResult.query_metrics` (simulated top-k, scopes, eval_mode).
     """
@@ -131,13 +150,13 @@ def plot_metric_distribution(
     if metric is None:
         if not isinstance(result, EvaluationResult):
             raise InvalidParameterError(f"metric is needed for a per-query table; it has {list(result.columns)}.")
-        metric = _headline(result, node)  # type: ignore[arg-type]
+        metric = result._headline_metric(node)  # type: ignore[arg-type]
     table = per_query_table(result, node, params, "result")
     check.check_choice(metric, [str(c) for c in table.columns], name="metric")
     values = table[metric].dropna().to_numpy(dtype=np.float64)
     ax = _axes(ax)
     if kind == "hist":
-        ax.hist(values, bins=np.linspace(0.0, 1.0, bins + 1), color="#4c72b0", edgecolor="white")
+        ax.hist(values, bins=np.linspace(0.0, _top(values), bins + 1), color="#4c72b0", edgecolor="white")
         ax.set_ylabel("queries")
     else:
         ordered = np.sort(values)
@@ -175,10 +194,11 @@ def plot_funnel(
     """
     if "eval_mode" in params:
         raise InvalidParameterError("plot_funnel draws both eval modes; leave out eval_mode.")
+    _check_keywords(params, EvaluationResult.calculate_metrics, ("eval_mode",))
     nodes = list(node_order) if node_order is not None else list(result)
     for node in nodes:
         check.check_node(node, list(result), name="node_order")
-    chosen = {node: (metrics if isinstance(metrics, str) else (metrics or {}).get(node) or _headline(result, node))
+    chosen = {node: (metrics if isinstance(metrics, str) else (metrics or {}).get(node) or result._headline_metric(node))
               for node in nodes}
     values = {mode: result.calculate_metrics(eval_mode=mode, **params) for mode in ("integrated", "isolated")}
     for node, metric in chosen.items():
@@ -198,7 +218,7 @@ def plot_funnel(
             ax.annotate(text, (bar.get_x() + bar.get_width() / 2, 0.0 if np.isnan(height) else height),
                         xytext=(0, 3), textcoords="offset points", ha="center", fontsize="small")
     ax.set_xticks(x, [f"{node}\n{chosen[node]}" for node in nodes])
-    ax.set_ylim(0, 1.12)
+    ax.set_ylim(0, 1.12 * _top([values[m][n].get(chosen[n], np.nan) for m in values for n in nodes]))
     ax.set_ylabel("mean over queries")
     ax.set_title("pipeline funnel: integrated vs isolated")
     ax.legend(loc="upper right", fontsize="small")
@@ -230,7 +250,7 @@ def plot_comparison(
         first = a if isinstance(a, EvaluationResult) else b
         if not isinstance(first, EvaluationResult):
             raise InvalidParameterError("metric is needed for per-query tables.")
-        metric = _headline(first, node)  # type: ignore[arg-type]
+        metric = first._headline_metric(node)  # type: ignore[arg-type]
     table_a, table_b = (per_query_table(run, node, params, name) for run, name in zip((a, b), names))
     for table, name in ((table_a, names[0]), (table_b, names[1])):
         if metric not in table.columns:
@@ -246,9 +266,10 @@ def plot_comparison(
     if len(counts) <= 30:  # few distinct pairs (0/1 metrics, short cut-offs): say how many queries each is
         for x, y, queries in counts.itertuples(index=False):
             ax.annotate(str(queries), (x, y), xytext=(6, -10), textcoords="offset points", fontsize="small")
-    ax.plot([0, 1], [0, 1], color="#444444", linewidth=0.8, linestyle="--")
-    ax.set_xlim(-0.05, 1.05)
-    ax.set_ylim(-0.05, 1.05)
+    top = _top(np.concatenate([pairs["a"].to_numpy(), pairs["b"].to_numpy()]))
+    ax.plot([0, top], [0, top], color="#444444", linewidth=0.8, linestyle="--")
+    ax.set_xlim(-0.05 * top, 1.05 * top)
+    ax.set_ylim(-0.05 * top, 1.05 * top)
     ax.set_aspect("equal")
     ax.set_xlabel(f"{metric} of {names[0]}")
     ax.set_ylabel(f"{metric} of {names[1]}")

@@ -64,26 +64,24 @@ def _has_isolated(result: EvaluationResult, node: str) -> bool:
 
 
 def _recall_chart(result: EvaluationResult, node: str, ks: range) -> str | None:
-    """A recall@k PNG (base64) when matplotlib is installed; None otherwise."""
-    try:
-        import matplotlib
+    """A recall@k PNG (base64) when matplotlib is installed; None otherwise.
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+    Drawn on a bare Figure, so the pyplot backend of a notebook is left alone.
+    """
+    try:
+        from matplotlib.figure import Figure
     except ImportError:
         return None
-    table = result.metrics_at_k(ks=list(ks), node=node)
-    values = table[table["metric"] == "recall_single_hit"]["value"].tolist()
-    figure, axes = plt.subplots(figsize=(5, 2.6), dpi=100)
-    axes.plot(list(ks), values, marker="o")
-    axes.set_xlabel("k (simulated retriever top-k)")
+    from .plots import plot_metrics_at_k
+
+    figure = Figure(figsize=(5, 2.6), dpi=100, layout="constrained")
+    axes = figure.subplots()
+    plot_metrics_at_k(result, ks=list(ks), node=node, metrics=["recall_single_hit"], ax=axes)
+    axes.get_legend().remove()
+    axes.set_title("")
     axes.set_ylabel("recall_single_hit")
-    axes.set_ylim(0, 1.02)
-    axes.grid(alpha=0.3)
-    figure.tight_layout()
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png")
-    plt.close(figure)
     return base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
@@ -132,7 +130,7 @@ def build_report(
 
     for node in nodes:
         answer_node = _is_answer_node(result, node)
-        metric = "f1" if answer_node else "recall_single_hit"
+        metric = result._headline_metric(node)
         if not answer_node and charts:
             chart = _recall_chart(result, node, range(1, 11))
             if chart:

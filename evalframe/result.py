@@ -34,7 +34,7 @@ from .metrics.answer import AnswerRows, answer_query_metrics, prepare_answer_row
 from .metrics.document import DocumentRows, document_query_metrics, prepare_document_rows
 from .metrics.registry import ANSWER_METRICS, DOCUMENT_METRICS
 from .simulate import RetrieverJoin, answer_rows_kept, join_retriever, row_positions
-from .slices import SliceKey, check_by, query_attributes, slice_means
+from .slices import SliceKey, beside, check_by, query_attributes, slice_means
 
 __all__ = ["EvaluationResult"]
 
@@ -269,6 +269,10 @@ class EvaluationResult(Mapping):
         frame = self.node_results[node]
         return "type" in frame.columns and bool((frame["type"] == row_type).to_numpy(dtype=bool, na_value=False).any())
 
+    def _headline_metric(self, node: str) -> str:
+        """The metric a node is summed up by in reports, plots and the CLI: f1 for answers, else recall_single_hit."""
+        return "f1" if self._has_rows(node, "answer") else "recall_single_hit"
+
     def _document_nodes(self) -> list[str]:
         return [node for node in self.node_results if self._has_rows(node, "document")]
 
@@ -434,7 +438,7 @@ class EvaluationResult(Mapping):
         if keys is None:
             return table
         attributes = query_attributes(self.node_results[node], keys, where=f"node {node!r}")
-        return attributes.reindex(table.index).join(table)
+        return beside(attributes, table).join(table)
 
     def _query_table(self, node: str, params: _Params) -> pd.DataFrame:
         tables = [t for t in (self._answer_table(node, params), self._document_table(node, params)) if t is not None]

@@ -22,9 +22,11 @@ from typing import Any, Union
 import numpy as np
 import pandas as pd
 
+from .columns import NO_ANSWER_DOCUMENT_ID
 from .errors import InvalidParameterError, SchemaError
+from .metrics.registry import METRICS
 
-__all__ = ["SliceKey", "check_by", "query_attributes", "slice_means"]
+__all__ = ["SliceKey", "beside", "check_by", "query_attributes", "slice_means"]
 
 SliceKey = Union[str, Callable[[pd.DataFrame], Any], pd.Series, Mapping[Hashable, Any]]
 
@@ -53,15 +55,17 @@ def _first_rows(frame: pd.DataFrame, where: str) -> pd.DataFrame:
 def _hashable(values: pd.Series, what: str) -> pd.Series:
     """Labels usable as group keys: lists become tuples, dicts their JSON text."""
     def convert(value: Any) -> Any:
-        if isinstance(value, (list, np.ndarray)):
+        if isinstance(value, (list, tuple, np.ndarray)):
             return tuple(convert(v) for v in value)
+        if isinstance(value, (set, frozenset)):
+            return frozenset(convert(v) for v in value)
         if isinstance(value, dict):
-            return json.dumps(value, sort_keys=True)
+            return json.dumps(value, sort_keys=True, default=str)
         return value
 
     if values.dtype != object:
         return values
-    unhashable = values.map(lambda v: isinstance(v, (list, dict, np.ndarray)))
+    unhashable = values.map(lambda v: isinstance(v, (list, dict, set, np.ndarray)))
     if not unhashable.any():
         return values
     try:
@@ -72,12 +76,17 @@ def _hashable(values: pd.Series, what: str) -> pd.Series:
 
 def _column(frame: pd.DataFrame, first: pd.DataFrame, column: str, where: str) -> pd.Series:
     labels = first[column]
-    if labels.dtype == object and labels.map(lambda v: isinstance(v, (list, dict, np.ndarray))).any():
+    if column == "filters":  # dict filters (built in memory) slice like their JSON text
+        labels = labels.map(lambda v: json.dumps(v, sort_keys=True) if isinstance(v, dict) else v)
+    if labels.dtype == object and labels.map(lambda v: isinstance(v, (list, dict, set, np.ndarray))).any():
         raise InvalidParameterError(
-            f"by={column!r}: column {column!r} of {where} holds lists, which make poor slices; pass a callable over the "
-            f"per-query table instead, e.g. by=lambda q: q[{column!r}].str.len()."
+            f"by={column!r}: column {column!r} of {where} holds lists or dicts, which make poor slices; pass a callable "
+            f"over the per-query table instead, e.g. by=lambda q: q[{column!r}].str.len()."
         )
-    varying = frame.groupby("multilabel_id", sort=False, dropna=False)[column].nunique(dropna=False) > 1
+    rows = frame[column]
+    if column == "filters":
+        rows = rows.map(lambda v: json.dumps(v, sort_keys=True) if isinstance(v, dict) else v)
+    varying = rows.groupby(frame["multilabel_id"], sort=False, dropna=False).nunique(dropna=False) > 1
     if varying.any():
         query = varying.index[varying.to_numpy()][0]
         raise InvalidParameterError(
@@ -89,16 +98,28 @@ def _column(frame: pd.DataFrame, first: pd.DataFrame, column: str, where: str) -
 
 
 def _no_answer(first: pd.DataFrame, where: str) -> pd.Series:
+    """No-answer queries: gold answers ``[""]`` (SPEC 1's MultiLabel.no_answer), or ``[]`` without gold documents.
+
+    Haystack 1.x wrote the gold answers of no-answer queries as ``[]``; queries with document-only labels
+    also have ``[]``, but they have gold document ids, so there is something to find.
+    """
     if "gold_answers" not in first.columns:
         raise SchemaError(f"by='no_answer' reads column 'gold_answers', which {where} lacks.")
 
-    def blank(answers: Any) -> bool:
-        if answers is None or (isinstance(answers, float) and np.isnan(answers)):
-            return True
-        return all(not str(answer).strip() for answer in answers)
+    def empty(values: Any) -> bool:
+        return values is None or (isinstance(values, float) and np.isnan(values)) or len(values) == 0
 
-    # gold lists repeat across queries' first rows only when equal, so this is one check per query
-    return first["gold_answers"].map(blank).astype(bool).rename("no_answer")
+    def blank(values: Any) -> bool:
+        return not empty(values) and all(not str(value).strip() for value in values)
+
+    def no_document(values: Any) -> bool:
+        return empty(values) or all(value == NO_ANSWER_DOCUMENT_ID for value in values)
+
+    answers = first["gold_answers"]
+    labels = answers.map(blank).astype(bool)
+    if "gold_document_ids" in first.columns:
+        labels |= answers.map(empty).astype(bool) & first["gold_document_ids"].map(no_document).astype(bool)
+    return labels.rename("no_answer")
 
 
 def _filters_field(first: pd.DataFrame, key: str, where: str) -> pd.Series:
@@ -107,10 +128,18 @@ def _filters_field(first: pd.DataFrame, key: str, where: str) -> pd.Series:
     path = key.split(".")[1:]
     if not all(path):
         raise InvalidParameterError(f"by={key!r}: name a filters field after 'filters.', e.g. 'filters.year'.")
-    codes, texts = pd.factorize(first["filters"], use_na_sentinel=True)
+    texts = first["filters"].map(lambda v: json.dumps(v, sort_keys=True) if isinstance(v, dict) else v)
+    codes, distinct = pd.factorize(texts, use_na_sentinel=True)
     values = []
-    for text in texts:  # once per distinct filters value, not per query
-        value: Any = json.loads(text) if isinstance(text, str) else text
+    for text in distinct:  # once per distinct filters value, not per query
+        try:
+            value: Any = json.loads(text) if isinstance(text, (str, bytes)) else text
+        except ValueError:
+            query = first.index[texts.to_numpy() == text][0]
+            raise SchemaError(
+                f"by={key!r}: column 'filters' of {where} holds {text!r} for multilabel_id {query!r}, which is not "
+                "JSON text; filters are JSON objects such as '{\"year\": 2023}'."
+            ) from None
         for part in path:
             value = value.get(part) if isinstance(value, dict) else None
         values.append(value)
@@ -130,24 +159,32 @@ def _callable(first: pd.DataFrame, key: Callable[[pd.DataFrame], Any]) -> pd.Ser
         ) from exc
     if isinstance(labels, pd.Series):
         if not labels.index.equals(first.index):
-            labels = labels.reindex(first.index)
+            return _mapping(first, labels.rename(name), what=f"by={name}: the Series the callable returned")
         return _hashable(labels.rename(name), f"by={name}")
-    labels = np.asarray(labels, dtype=object) if not isinstance(labels, np.ndarray) else labels
+    if isinstance(labels, (list, tuple)):
+        column = np.empty(len(labels), dtype=object)
+        column[:] = labels  # a list of lists stays one label per query
+        labels = column
+    labels = np.asarray(labels) if not isinstance(labels, np.ndarray) else labels
     if labels.shape != (len(first),):
         raise InvalidParameterError(
-            f"by={name}: the callable must return one label per query ({len(first)}); got shape {labels.shape}."
+            f"by={name}: the callable must return one label per query, {len(first)} of them (a Series or 1-d array "
+            f"over the per-query table's rows); got shape {labels.shape}."
         )
     return _hashable(pd.Series(labels, index=first.index, name=name), f"by={name}")
 
 
-def _mapping(first: pd.DataFrame, key: pd.Series | Mapping[Hashable, Any]) -> pd.Series:
+def _mapping(first: pd.DataFrame, key: pd.Series | Mapping[Hashable, Any], what: str = "by: the Series/dict") -> pd.Series:
     series = key if isinstance(key, pd.Series) else pd.Series(dict(key), dtype=object)
-    labels = series.reindex(first.index)
+    if series.index.has_duplicates:
+        duplicated = series.index[series.index.duplicated()][0]
+        raise InvalidParameterError(f"{what} labels multilabel_id {duplicated!r} more than once; give one label per query.")
     if len(first) and series.index.isin(first.index).sum() == 0:
         raise InvalidParameterError(
-            f"by: none of the {len(series)} keys of the Series/dict is a multilabel_id of this node "
+            f"{what} has none of this node's queries among its {len(series)} keys "
             f"(e.g. {list(series.index[:2])!r} vs {list(first.index[:2])!r}); index the labels by multilabel_id."
         )
+    labels = series.reindex(first.index)
     return _hashable(labels.rename(series.name if isinstance(series.name, str) else "slice"), "by")
 
 
@@ -198,13 +235,20 @@ def query_attributes(frame: pd.DataFrame, by: SliceKey | Sequence[SliceKey], *, 
     return attributes
 
 
+def beside(attributes: pd.DataFrame, table: pd.DataFrame) -> pd.DataFrame:
+    """The slice labels of ``table``'s queries; a label named like a metric (or a column) gets the prefix ``by_``."""
+    taken = {*METRICS, "queries", "num_examples_for_eval", *map(str, table.columns)}
+    clashing = {c: f"by_{c}" for c in attributes.columns if c in taken}
+    return attributes.rename(columns=clashing).reindex(table.index)
+
+
 def slice_means(table: pd.DataFrame, attributes: pd.DataFrame) -> pd.DataFrame:
     """Mean of every metric column per slice, with ``queries`` (queries of the table in the slice) first.
 
     NaN labels form a slice of their own; a metric's NaN values (queries without rows of its type) are
     left out of its mean, as in :meth:`EvaluationResult.calculate_metrics`.
     """
-    labels = attributes.reindex(table.index)
+    labels = beside(attributes, table)
     joined = pd.concat([labels, table], axis=1)
     keys = list(labels.columns)
     grouped = joined.groupby(keys, sort=True, dropna=False, observed=True)

@@ -51,7 +51,7 @@ def bootstrap_means(d: np.ndarray, *, rounds: int, rng: np.random.Generator) -> 
 
 def bootstrap_ci(d: np.ndarray, *, confidence: float = 0.95, rounds: int = 10_000,
                  rng: np.random.Generator) -> tuple[float, float]:
-    """Percentile bootstrap interval of the mean of ``d``; NaN for no values, the value itself for one.
+    """Percentile bootstrap interval of the mean of ``d``; NaN for no values (or a non-finite one), the value itself for one.
 
     Examples
     --------
@@ -59,7 +59,7 @@ def bootstrap_ci(d: np.ndarray, *, confidence: float = 0.95, rounds: int = 10_00
     (0.25, 0.25)
     """
     d = np.asarray(d, dtype=np.float64)
-    if len(d) == 0:
+    if len(d) == 0 or not np.isfinite(d).all():
         return math.nan, math.nan
     if np.all(d == d[0]):  # every resample has this mean
         return float(d[0]), float(d[0])
@@ -74,7 +74,7 @@ def randomization_p_value(d: np.ndarray, *, rounds: int = 10_000, rng: np.random
 
     Under the null hypothesis each query's difference is as likely to have the other sign; the
     p-value is ``(1 + #{rounds with |sum of flipped d| >= |sum of d|}) / (rounds + 1)``, so it is
-    never 0 and is exactly 1 when every difference is 0.
+    never 0 and is exactly 1 when every difference is 0; NaN when a difference is NaN or infinite.
 
     Examples
     --------
@@ -82,6 +82,8 @@ def randomization_p_value(d: np.ndarray, *, rounds: int = 10_000, rng: np.random
     9.999000099990002e-05
     """
     d = np.asarray(d, dtype=np.float64)
+    if not np.isfinite(d).all():
+        return math.nan
     nonzero = d[d != 0]
     if len(nonzero) == 0:
         return 1.0
@@ -165,24 +167,24 @@ def student_t_two_sided_p(t: float, df: float) -> float:
         return math.nan
     if math.isinf(t):
         return 0.0
-    if t == 0.0:
-        return 1.0
     square = t * t
+    if square == 0.0:  # t == 0, or so small that t^2 underflows
+        return 1.0
     # x = df / (df + t^2) and 1 - x, with their logs, computed without subtracting nearly equal numbers
     x, y = df / (df + square), square / (df + square)
-    log_x, log_y = -math.log1p(square / df), math.log(square) - math.log(df + square)
+    log_x, log_y = -math.log1p(square / df), 2.0 * math.log(abs(t)) - math.log(df + square)
     return min(1.0, _incomplete_beta(df / 2.0, 0.5, x, y, log_x, log_y))
 
 
 def paired_t_test(d: np.ndarray) -> tuple[float, float]:
     """Paired t statistic and two-sided p-value of ``mean(d) == 0``.
 
-    With fewer than 2 differences both are NaN. When every difference is equal the standard deviation
+    With fewer than 2 differences, or a NaN or infinite one, both are NaN. When every difference is equal the standard deviation
     is 0: equal to 0 gives ``(0.0, 1.0)`` (identical runs), otherwise ``(±inf, 0.0)``.
     """
     d = np.asarray(d, dtype=np.float64)
     n = len(d)
-    if n < 2:
+    if n < 2 or not np.isfinite(d).all():
         return math.nan, math.nan
     mean = float(d.mean())
     sd = float(d.std(ddof=1))

@@ -183,3 +183,15 @@ def test_equal_differences_give_equal_statistics():
     pd.testing.assert_series_equal(table.loc["f1"], table.loc["exact_match"], check_names=False)
     three = compare(a, b, a)
     pd.testing.assert_series_equal(three.loc[("B", "f1")].drop("p_holm"), compare(a, b).loc["f1"], check_names=False)
+
+
+def test_metric_lists_are_checked():
+    a = per_query([1.0, 0.0]).assign(note=["x", "y"])
+    with pytest.raises(InvalidParameterError, match="metrics must name at least one metric"):
+        compare(a, a, metrics=[])
+    with pytest.raises(InvalidParameterError, match=r"column 'note' of run 'A' is not numeric"):
+        compare(a, a, metrics="note")
+    assert list(compare(a, a, metrics=["f1", "f1"]).index) == ["f1"]
+    infinite = per_query([1.0, np.inf])
+    with pytest.raises(InvalidParameterError, match=r"run 'B' has infinite f1 for 1 queries \(e.g. 'q1'\)"):
+        compare(a, infinite)

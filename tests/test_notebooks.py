@@ -28,10 +28,6 @@ def test_notebook_runs(path, monkeypatch, tmp_path):
     client.execute()  # raises CellExecutionError naming the failing cell
     errors = [o for c in notebook.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
     assert not errors
-
-
-def test_quickstart_reloads_the_same_metrics():
-    notebook = nbformat.read(next(p for p in NOTEBOOKS if p.name == "quickstart.ipynb"), as_version=4)
-    nbclient.NotebookClient(notebook, timeout=300, kernel_name="python3").execute()
-    last = [c for c in notebook.cells if c.cell_type == "code"][-1]
-    assert last.outputs[0]["data"]["text/plain"] == "True"
+    if path.name == "quickstart.ipynb":  # its last cell reloads the saved result and compares the metrics
+        last = [c for c in notebook.cells if c.cell_type == "code"][-1]
+        assert last.outputs[0]["data"]["text/plain"] == "True"

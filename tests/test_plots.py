@@ -89,3 +89,29 @@ def test_missing_matplotlib_names_the_install_line(monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib.pyplot", None)
     with pytest.raises(ImportError, match=r'pip install "evalframe\[plots\]"'):
         plot_funnel(hand_result())
+
+
+def test_values_above_one_stay_on_the_plot():
+    from evalframe import load_demo_result
+
+    result = load_demo_result()  # map 2.0 and ndcg 1.63 for a query with a duplicate document (SPEC 3)
+    ax = plot_metric_distribution(result, node="Retriever", metric="ndcg")
+    assert sum(patch.get_height() for patch in ax.patches) == 8
+    scatter = plot_comparison(result, result, node="Retriever", metric="map")
+    assert scatter.get_xlim()[1] >= 2.0 and scatter.get_ylim()[1] >= 2.0
+
+
+def test_unknown_keywords_are_named():
+    with pytest.raises(InvalidParameterError, match=r"unknown argument\(s\) \['foo'\]"):
+        plot_metrics_at_k(hand_result(), foo=1)
+    with pytest.raises(InvalidParameterError, match=r"unknown argument\(s\) \['top_k'\]"):
+        plot_funnel(hand_result(), top_k=1)
+
+
+def test_report_chart_leaves_the_pyplot_backend_alone(monkeypatch):
+    def switch(*args, **kwargs):
+        raise AssertionError("the report must not switch a notebook's matplotlib backend")
+
+    monkeypatch.setattr(matplotlib, "use", switch)
+    monkeypatch.setattr(plt, "switch_backend", switch)
+    assert "recall@k" in hand_result().report(n=1).html

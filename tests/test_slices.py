@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalframe import EvaluationResult, InvalidParameterError
+from evalframe import EvaluationResult, InvalidParameterError, SchemaError
 from evalframe.slices import query_attributes
 from tests.fixtures import hand_result, reader_frame, retriever_frame
 from tests.test_reference import random_result
@@ -126,11 +126,47 @@ def test_query_attributes_reads_the_first_row_of_each_query():
         ("filters.", r"name a filters field"),
         (3, r"by must be a column name"),
         ([], r"by must be a column name"),
-        ({"nope": 1}, r"none of the 1 keys .* is a multilabel_id"),
-        (lambda q: [1, 2], r"one label per query \(6\)"),
+        ({"nope": 1}, r"has none of this node's queries among its 1 keys"),
+        (pd.Series(["a", "b"], index=["q1", "q1"]), r"labels multilabel_id 'q1' more than once"),
+        (lambda q: [1, 2], r"one label per query, 6 of them .* got shape \(2,\)"),
+        (lambda q: pd.Series(1, index=["x"]), r"the Series the callable returned has none of this node's queries"),
         (lambda q: q["missing"], r"the callable failed on the per-query table.*KeyError"),
     ],
 )
 def test_bad_slices_name_what_is_wrong(by, match):
     with pytest.raises(InvalidParameterError, match=match):
         hand_result().calculate_metrics(by=by)
+
+
+def test_no_answer_tells_no_answer_labels_from_document_only_labels():
+    frame = pd.DataFrame({
+        "multilabel_id": ["explicit", "haystack", "documents", "zeros", "answered"],
+        "gold_answers": [[""], [], [], [], ["Paris"]],
+        "gold_document_ids": [[], [], ["d1"], ["00"], ["d2"]],
+    })
+    assert query_attributes(frame, "no_answer")["no_answer"].tolist() == [True, True, False, True, False]
+
+
+def test_labels_named_like_a_metric_get_a_prefix():
+    result = hand_result()
+    good = result.query_metrics("Reader")["f1"] > 0.5
+    table = result.query_metrics("Reader", by=good)
+    assert list(table.columns) == ["by_f1", "exact_match", "f1"]
+    sliced = result.calculate_metrics(by=good).loc["Reader"]
+    assert sliced.index.name == "by_f1" and sliced.loc[False, "queries"] == 1
+
+
+def test_dict_filters_and_filters_that_are_not_json():
+    frame = retriever_frame()
+    frame["filters"] = frame["multilabel_id"].map({"q1": {"year": 2023}, "q3": {"year": 2024}})
+    result = EvaluationResult({"Retriever": frame})
+    assert result.calculate_metrics(by="filters.year").loc[("Retriever", 2024), "queries"] == 1
+    assert result.calculate_metrics(by="filters").loc[("Retriever", '{"year": 2023}'), "queries"] == 1
+    frame["filters"] = frame["multilabel_id"].map({"q3": "{'year': 2024}"})
+    with pytest.raises(SchemaError, match=r"holds \"{'year': 2024}\" for multilabel_id 'q3', which is not JSON text"):
+        EvaluationResult({"Retriever": frame}).calculate_metrics(by="filters.year")
+
+
+def test_callables_may_return_sets_and_lists():
+    table = hand_result().calculate_metrics(by=lambda q: [{"a"} if i % 2 else {"b"} for i in range(len(q))])
+    assert sorted(table.loc["Reader"].index, key=str) == [frozenset({"a"}), frozenset({"b"})]

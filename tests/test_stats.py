@@ -107,3 +107,15 @@ def test_holm_by_hand():
     adjusted = holm(np.array([0.2, np.nan, 0.9]))  # two tests: .2 x2 = .4, .9 x1 -> max .9
     assert adjusted[0] == pytest.approx(0.4) and np.isnan(adjusted[1]) and adjusted[2] == pytest.approx(0.9)
     assert holm(np.array([0.6, 0.7])).tolist() == [1.0, 1.0]
+
+
+def test_non_finite_differences_give_nan_not_a_confident_number():
+    for d in (np.array([np.nan, 1.0, 1.0]), np.array([np.inf, 1.0, 1.0])):
+        assert math.isnan(randomization_p_value(d, rng=rng()))
+        assert all(math.isnan(v) for v in bootstrap_ci(d, rng=rng()))
+        assert all(math.isnan(v) for v in paired_t_test(d))
+
+
+def test_tiny_t_gives_p_one():
+    assert student_t_two_sided_p(1e-200, 5) == 1.0
+    assert student_t_two_sided_p(0.0, 5) == 1.0
