@@ -78,7 +78,7 @@ def write(path: Path, table: Any) -> None:
     _pyarrow()[1].write_table(table, path)
 
 
-def read(path: Path, entry: dict[str, Any]) -> pd.DataFrame:
+def read(path: Path, entry: dict[str, Any], codings: dict[str, Any]) -> pd.DataFrame:
     try:
         pa, pq = _pyarrow()
     except SaveError as exc:
@@ -101,5 +101,5 @@ def read(path: Path, entry: dict[str, Any]) -> pd.DataFrame:
         elif spec["codec"] == "list":
             columns[spec["name"]] = pd.Series(column.to_pylist(), dtype=object)
         else:
-            columns[spec["name"]] = decode_column(path, spec, pd.Series(column.to_pylist(), dtype=object))
+            columns[spec["name"]] = decode_column(path, spec, pd.Series(column.to_pylist(), dtype=object))[0]
     return pd.DataFrame(columns)

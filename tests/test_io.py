@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from evalframe import EvaluationResult, InvalidParameterError, LoadError, SaveError
+from evalframe import EvaluationResult, InvalidParameterError, LoadError, SaveError, SchemaError
 from tests.fixtures import hand_result
 
 # ------------------------------------------------------------------ hypothesis frames
@@ -340,3 +340,19 @@ def test_haystack_files_bytes_filters_and_missing_numbers(tmp_path):
     (folder / "R.csv").write_text('"multilabel_id","type","filters"\n"q1","document","b\'\\xff\'"\n', encoding="utf-8")
     with pytest.raises(LoadError, match=r"R.csv: data row 1, column 'filters': .* is not UTF-8"):
         EvaluationResult.load(folder)
+
+
+@pytest.mark.parametrize("fmt", ["csv"])
+def test_loaded_list_cells_are_shared_and_a_bad_one_is_named(tmp_path, fmt):
+    result = hand_result()
+    frame = result["Retriever"]
+    frame["gold_documents_id_match"] = frame["gold_documents_id_match"].astype(object)
+    frame.at[3, "gold_documents_id_match"] = "1.0"
+    loaded = EvaluationResult.load(result.save(tmp_path / "out", format=fmt))
+    cells = loaded["Retriever"]["gold_document_ids"]
+    assert cells[0] is cells[1] and cells[0] == ["d1", "d2"]  # equal lists are one object: copy before mutating
+    with pytest.raises(SchemaError, match=r"'gold_documents_id_match' must hold a list in every row; row 3 holds '1.0'"):
+        loaded.calculate_metrics()
+    loaded["Retriever"].at[3, "gold_documents_id_match"] = [0.0, 0.0]
+    loaded.clear_cache()  # an in-place edit of a key column
+    assert loaded.calculate_metrics() == hand_result().calculate_metrics()
