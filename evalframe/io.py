@@ -17,7 +17,9 @@ mapped, ``filters`` bytes literals decoded to JSON text.
 from __future__ import annotations
 
 import ast
+import contextlib
 import csv
+import gc
 import json
 import math
 import os
@@ -51,6 +53,24 @@ _LITERAL_SCALARS = (str, int, float, bool, bytes, type(None))
 _CSV_OPTIONS = frozenset({"sep", "encoding", "quoting"})
 #: pandas 3 parses floats exactly by default and deprecates the option; 2.x needs it for exact floats.
 _EXACT_FLOATS = {"float_precision": "round_trip"} if int(pd.__version__.split(".")[0]) < 3 else {}
+
+
+@contextlib.contextmanager
+def _gc_paused() -> Any:
+    """Pause the cyclic garbage collector while millions of lists and strings are built.
+
+    The cells built here hold no reference cycles, but every collection of the oldest generation
+    walks all live container objects (every list cell of every frame): collections triggered while
+    loading or saving a large result made it grow faster than its row count. The collector's previous
+    state is restored on exit.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 # ---------------------------------------------------------------------------------------- save
@@ -257,6 +277,11 @@ _CODECS = frozenset({"native", "text", "literal", "list"})
 
 def save_result(result: Any, out_dir: Path, format: str = "csv", **to_csv_kwargs: Any) -> Path:
     """Write ``result`` to ``out_dir`` (see :meth:`EvaluationResult.save`)."""
+    with _gc_paused():
+        return _save_result(result, out_dir, format, **to_csv_kwargs)
+
+
+def _save_result(result: Any, out_dir: Path, format: str, **to_csv_kwargs: Any) -> Path:
     from . import __version__
     from ._validation import check_choice
 
@@ -594,6 +619,11 @@ def _check_evaluation_frame(path: Path, frame: pd.DataFrame) -> None:
 
 def load_result(cls: type, load_dir: Path, **read_csv_kwargs: Any) -> Any:
     """Read a results folder (see :meth:`EvaluationResult.load`)."""
+    with _gc_paused():
+        return _load_result(cls, load_dir, **read_csv_kwargs)
+
+
+def _load_result(cls: type, load_dir: Path, **read_csv_kwargs: Any) -> Any:
     if not load_dir.exists():
         raise LoadError(f"results folder {load_dir} does not exist.")
     if not load_dir.is_dir():
