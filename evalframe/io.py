@@ -162,14 +162,15 @@ def _encode_column(series: pd.Series, *, node: str) -> tuple[list[Any], dict[str
     spec: dict[str, Any] = {"name": name, "dtype": str(dtype)}
     if isinstance(dtype, pd.StringDtype) or dtype == object:
         missing = series.isna().to_numpy()
-        plain = series.astype(object).where(~missing, None) if isinstance(dtype, pd.StringDtype) else series
+        any_missing = bool(missing.any())
+        plain = series.astype(object).where(~missing, None) if isinstance(dtype, pd.StringDtype) and any_missing else series
         values = plain.tolist()
         kinds = set(map(type, values))
         if dtype == object and (name in LIST_COLUMNS or not kinds <= {str, type(None), float}
                                 or (float in kinds and not all(missing[i] for i, v in enumerate(values) if type(v) is float))):
             spec["codec"] = "literal"
             return _literal_cells(values, node=node, column=name).tolist(), spec
-        present = [v for v, m in zip(values, missing.tolist()) if not m]
+        present = [v for v, m in zip(values, missing.tolist()) if not m] if any_missing else values
         none = any(values[i] is None for i in np.flatnonzero(missing).tolist())
         nan = bool(missing.any()) and (isinstance(dtype, pd.StringDtype) or not all(
             values[i] is None for i in np.flatnonzero(missing).tolist()))
@@ -181,7 +182,7 @@ def _encode_column(series: pd.Series, *, node: str) -> tuple[list[Any], dict[str
             return _literal_cells(values, node=node, column=name).tolist(), spec
         spec["codec"] = "text"
         spec["empty"] = "none" if none else "nan" if nan else "empty"
-        return ["" if m else v for v, m in zip(values, missing.tolist())], spec
+        return ["" if m else v for v, m in zip(values, missing.tolist())] if any_missing else values, spec
     if dtype.kind in "biuf" or isinstance(dtype, (pd.BooleanDtype, pd.Float64Dtype, pd.Float32Dtype)) or (
         pd.api.types.is_extension_array_dtype(dtype) and pd.api.types.is_integer_dtype(dtype)
     ):
@@ -507,8 +508,11 @@ def _load_own(path: Path, entry: dict[str, Any], csv_options: dict[str, Any], re
               codings: dict[str, DistinctLists]) -> pd.DataFrame:
     """Read one CSV evalframe wrote; the distinct cells of its metric list columns go to ``codings``."""
     specs = entry["columns"]
-    dtypes = {s["name"]: (s["dtype"] if s["codec"] == "native" else object) for s in specs}
-    na_values = {s["name"]: [""] for s in specs if s["codec"] == "native"}
+    # string-dtype text columns are parsed straight into their dtype (an empty cell is "" or the missing value)
+    direct = {s["name"] for s in specs if s["codec"] == "text" and isinstance(pd.api.types.pandas_dtype(s["dtype"]), pd.StringDtype)}
+    dtypes = {s["name"]: (s["dtype"] if s["codec"] == "native" or s["name"] in direct else object) for s in specs}
+    na_values = {s["name"]: [""] for s in specs if s["codec"] == "native"
+                 or (s["name"] in direct and s.get("empty", "empty") != "empty")}
     options = {
         "header": 0, "dtype": dtypes, "keep_default_na": False, "na_values": na_values,
         **_EXACT_FLOATS, "sep": csv_options.get("sep", ","),
@@ -536,7 +540,7 @@ def _load_own(path: Path, entry: dict[str, Any], csv_options: dict[str, Any], re
     if len(frame) != entry.get("rows", len(frame)):
         raise LoadError(f"{path}: holds {len(frame)} rows but evalframe.json records {entry['rows']}; the file was cut or edited.")
     for spec in specs:
-        if spec["codec"] != "native":
+        if spec["codec"] != "native" and spec["name"] not in direct:
             frame[spec["name"]], lists = decode_column(path, spec, frame[spec["name"]])
             if lists is not None and spec["name"] in METRIC_LIST_COLUMNS:
                 codings[spec["name"]] = lists

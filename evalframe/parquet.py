@@ -7,7 +7,8 @@ texts as strings with their missing-value kind, anything else as Python literal 
 
 from __future__ import annotations
 
-from itertools import chain
+from itertools import chain, compress, repeat
+from operator import is_not
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +41,7 @@ def _list_type(cells: list[Any]) -> Any:
     pa, _ = _pyarrow()
     if not set(map(type, cells)) <= {list, type(None)}:
         return None
-    elements = list(chain.from_iterable(cell for cell in cells if cell is not None))
+    elements = list(chain.from_iterable(compress(cells, map(is_not, cells, repeat(None)))))
     element_types = set(map(type, elements))
     if not element_types:
         return pa.list_(pa.float64())
@@ -77,7 +78,10 @@ def encode_frame(node: str, frame: pd.DataFrame) -> tuple[Any, dict[str, Any]]:
     _check_frame(node, frame)
     native_lists = {name: array for name in frame.columns
                     if frame[name].dtype == object and (array := _native_list_column(frame[name])) is not None}
-    rest = frame.drop(columns=list(native_lists))
+    # string-dtype columns without missing values are stored as they are (no empty-cell marker is needed)
+    native_texts = [name for name in frame.columns
+                    if isinstance(frame[name].dtype, pd.StringDtype) and not frame[name].isna().any()]
+    rest = frame.drop(columns=list(native_lists) + native_texts)
     cells, entry = (_encode_frame(node, rest) if len(rest.columns)
                     else ({}, {"file": "", "rows": len(frame), "columns": []}))
     specs = {spec["name"]: spec for spec in entry["columns"]}
@@ -86,6 +90,9 @@ def encode_frame(node: str, frame: pd.DataFrame) -> tuple[Any, dict[str, Any]]:
         if name in native_lists:
             spec = {"name": name, "dtype": "object", "codec": "list"}
             arrays[name] = native_lists[name]
+        elif name in native_texts:
+            spec = {"name": name, "dtype": str(frame[name].dtype), "codec": "text", "empty": "empty"}
+            arrays[name] = pa.array(frame[name].array)
         else:
             spec = specs[name]
             arrays[name] = (pa.Array.from_pandas(frame[name]) if spec["codec"] == "native"
@@ -163,7 +170,9 @@ def _text_column(path: Path, spec: dict[str, Any], column: Any) -> pd.Series:
 
     if spec.get("empty", "empty") != "empty":  # "" stood for the missing value, which a string dtype holds as NA
         column = pc.if_else(pc.equal(column, ""), pa.scalar(None, pa.string()), column)
-    return pd.Series(pd.arrays.ArrowStringArray(column.cast(pa.string()))).astype(dtype)
+    if not pa.types.is_large_string(column.type):
+        column = column.cast(pa.string())
+    return pd.Series(pd.arrays.ArrowStringArray(column)).astype(dtype)
 
 
 def read(path: Path, entry: dict[str, Any], codings: dict[str, DistinctLists]) -> pd.DataFrame:
