@@ -5,6 +5,7 @@ Each helper walks a column once (C-level iteration via map/chain); nothing here 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from itertools import chain
 
 import numpy as np
@@ -22,43 +23,106 @@ def row_label(index: pd.Index, position: int) -> object:
     return label.item() if isinstance(label, np.generic) else label
 
 
-def list_lengths(cells: pd.Series, *, column: str, where: str) -> np.ndarray:
-    """Length of every list cell; a cell that is not a list raises SchemaError naming its row.
+@dataclass(frozen=True)
+class DistinctLists:
+    """A list column as its distinct cells and, per row, the code of the row's cell.
 
-    Strings are refused (``len("[1.0]")`` would silently count characters).
+    Rows with one code hold equal lists, so per-cell work (lengths, flattening) is done once per
+    distinct cell and spread to the rows with numpy indexing. Loaders build it while parsing (equal
+    texts are parsed once); :meth:`of_rows` makes every row its own cell.
     """
+
+    codes: np.ndarray  # int64, one per row of the frame
+    cells: np.ndarray  # object array of the distinct cells (lists, or whatever the column holds)
+
+    @classmethod
+    def of_rows(cls, series: pd.Series) -> DistinctLists:
+        cells = series.to_numpy(dtype=object)
+        return cls(np.arange(len(cells), dtype=np.int64), cells)
+
+    def row_values(self) -> np.ndarray:
+        """The cell of every row, as an object array (rows with one code share one object)."""
+        return self.cells[self.codes]
+
+
+@dataclass
+class SelectedLists:
+    """The list cells of some rows of a column: the distinct cells they use, their lengths, and a cell per row.
+
+    ``starts`` place each cell in the concatenation of ``cells`` (see :meth:`flat_floats`).
+    """
+
+    column: str
+    where: str
+    rows: np.ndarray  # frame positions of the selected rows
+    index: pd.Index  # the frame's index, for messages
+    row_cell: np.ndarray  # index into cells per selected row
+    cells: np.ndarray  # object array of the distinct cells used
+    lengths: np.ndarray  # length per cell
+    starts: np.ndarray  # start of each cell in the concatenated cells
+
+    def row_lengths(self) -> np.ndarray:
+        return self.lengths[self.row_cell]
+
+    def row_label(self, cell: int) -> object:
+        """The index label of the first selected row holding ``cell``."""
+        return row_label(self.index, int(self.rows[int(np.argmax(self.row_cell == cell))]))
+
+    def flat_floats(self) -> np.ndarray:
+        """The cells' values laid end to end, as float64."""
+        try:
+            return np.fromiter(chain.from_iterable(self.cells), dtype=np.float64, count=int(self.lengths.sum()))
+        except (TypeError, ValueError):
+            for cell, values in enumerate(self.cells):
+                for value in values:
+                    try:
+                        float(value)
+                    except (TypeError, ValueError):
+                        raise SchemaError(
+                            f"{self.where}: column {self.column!r} must hold lists of numbers; row "
+                            f"{self.row_label(cell)!r} holds {values!r}."
+                        ) from None
+            raise
+
+    def flat_objects(self) -> np.ndarray:
+        """The cells' values laid end to end, as an object array (for ids)."""
+        out = np.empty(int(self.lengths.sum()), dtype=object)
+        out[:] = list(chain.from_iterable(self.cells))
+        return out
+
+    def row_elements(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every element of every selected row: (selected row, index into the flat values)."""
+        owner, within = segment_positions(self.row_lengths())
+        return owner, self.starts[self.row_cell[owner]] + within
+
+
+def select_lists(lists: DistinctLists, positions: np.ndarray, index: pd.Index, *, column: str, where: str,
+                 missing_as_empty: bool = False) -> SelectedLists:
+    """The list cells of the rows at ``positions``; a cell that is not a list raises SchemaError naming its row.
+
+    Strings are refused (``len("[1.0]")`` would silently count characters). With ``missing_as_empty``,
+    None / NaN cells count as empty lists.
+    """
+    row_codes = lists.codes[positions]
+    used = np.zeros(len(lists.cells), dtype=bool)
+    used[row_codes] = True
+    renumber = np.cumsum(used) - 1
+    cells = lists.cells[used]  # a copy: replacing entries below leaves the shared cells alone
+    selected = SelectedLists(column, where, positions, index, renumber[row_codes], cells,
+                             np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
+    if missing_as_empty:
+        for cell in np.flatnonzero(pd.isna(pd.Series(cells, dtype=object)).to_numpy()):
+            cells[cell] = []
     if not set(map(type, cells)) <= set(_LIST_TYPES):
-        for position, cell in enumerate(cells):
-            if not isinstance(cell, _LIST_TYPES):
+        for cell, value in enumerate(cells):
+            if not isinstance(value, _LIST_TYPES):
                 raise SchemaError(
-                    f"{where}: column {column!r} must hold a list in every row; row {row_label(cells.index, position)!r} "
-                    f"holds {cell!r} ({type(cell).__name__}). Parse text cells first (EvaluationResult.load does)."
+                    f"{where}: column {column!r} must hold a list in every row; row {selected.row_label(cell)!r} "
+                    f"holds {value!r} ({type(value).__name__}). Parse text cells first (EvaluationResult.load does)."
                 )
-    return np.fromiter(map(len, cells), dtype=np.int64, count=len(cells))
-
-
-def flatten_floats(cells: pd.Series, lengths: np.ndarray, *, column: str, where: str) -> np.ndarray:
-    """Concatenate the list cells of a column into one float64 array."""
-    try:
-        return np.fromiter(chain.from_iterable(cells), dtype=np.float64, count=int(lengths.sum()))
-    except (TypeError, ValueError):
-        for position, cell in enumerate(cells):
-            for value in cell:
-                try:
-                    float(value)
-                except (TypeError, ValueError):
-                    raise SchemaError(
-                        f"{where}: column {column!r} must hold lists of numbers; row {row_label(cells.index, position)!r} "
-                        f"holds {cell!r}."
-                    ) from None
-        raise
-
-
-def flatten_objects(cells: pd.Series, lengths: np.ndarray) -> np.ndarray:
-    """Concatenate list cells into one object array (for ids)."""
-    out = np.empty(int(lengths.sum()), dtype=object)
-    out[:] = list(chain.from_iterable(cells))
-    return out
+    selected.lengths = np.fromiter(map(len, cells), dtype=np.int64, count=len(cells))
+    selected.starts = np.cumsum(selected.lengths) - selected.lengths
+    return selected
 
 
 def segment_positions(lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

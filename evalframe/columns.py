@@ -58,6 +58,11 @@ MATCH_LIST_COLUMNS = {
 }
 
 
+#: List columns the metrics read; loaders hand their distinct cells to the result (no per-row work on first use).
+METRIC_LIST_COLUMNS: tuple[str, ...] = ("gold_document_ids", "gold_custom_document_ids", "document_ids",
+                                        *MATCH_LIST_COLUMNS.values())
+
+
 def relevance_criterion(document_scope: str, answer_scope: str) -> str:
     """The document relevance criterion for a document_scope / answer_scope pair (SPEC 3)."""
     if document_scope in ("answer", "document_id_or_answer"):

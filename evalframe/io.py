@@ -17,7 +17,9 @@ mapped, ``filters`` bytes literals decoded to JSON text.
 from __future__ import annotations
 
 import ast
+import contextlib
 import csv
+import gc
 import json
 import math
 import os
@@ -32,7 +34,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .columns import LIST_COLUMNS
+from ._arrays import DistinctLists
+from .columns import LIST_COLUMNS, METRIC_LIST_COLUMNS
 from .errors import LoadError, SaveError
 
 __all__ = ["MANIFEST_NAME", "FORMAT_VERSION", "save_result", "load_result"]
@@ -50,6 +53,24 @@ _LITERAL_SCALARS = (str, int, float, bool, bytes, type(None))
 _CSV_OPTIONS = frozenset({"sep", "encoding", "quoting"})
 #: pandas 3 parses floats exactly by default and deprecates the option; 2.x needs it for exact floats.
 _EXACT_FLOATS = {"float_precision": "round_trip"} if int(pd.__version__.split(".")[0]) < 3 else {}
+
+
+@contextlib.contextmanager
+def _gc_paused() -> Any:
+    """Pause the cyclic garbage collector while millions of lists and strings are built.
+
+    The cells built here hold no reference cycles, but every collection of the oldest generation
+    walks all live container objects (every list cell of every frame): collections triggered while
+    loading or saving a large result made it grow faster than its row count. The collector's previous
+    state is restored on exit.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 # ---------------------------------------------------------------------------------------- save
@@ -141,14 +162,15 @@ def _encode_column(series: pd.Series, *, node: str) -> tuple[list[Any], dict[str
     spec: dict[str, Any] = {"name": name, "dtype": str(dtype)}
     if isinstance(dtype, pd.StringDtype) or dtype == object:
         missing = series.isna().to_numpy()
-        plain = series.astype(object).where(~missing, None) if isinstance(dtype, pd.StringDtype) else series
+        any_missing = bool(missing.any())
+        plain = series.astype(object).where(~missing, None) if isinstance(dtype, pd.StringDtype) and any_missing else series
         values = plain.tolist()
         kinds = set(map(type, values))
         if dtype == object and (name in LIST_COLUMNS or not kinds <= {str, type(None), float}
                                 or (float in kinds and not all(missing[i] for i, v in enumerate(values) if type(v) is float))):
             spec["codec"] = "literal"
             return _literal_cells(values, node=node, column=name).tolist(), spec
-        present = [v for v, m in zip(values, missing.tolist()) if not m]
+        present = [v for v, m in zip(values, missing.tolist()) if not m] if any_missing else values
         none = any(values[i] is None for i in np.flatnonzero(missing).tolist())
         nan = bool(missing.any()) and (isinstance(dtype, pd.StringDtype) or not all(
             values[i] is None for i in np.flatnonzero(missing).tolist()))
@@ -160,7 +182,7 @@ def _encode_column(series: pd.Series, *, node: str) -> tuple[list[Any], dict[str
             return _literal_cells(values, node=node, column=name).tolist(), spec
         spec["codec"] = "text"
         spec["empty"] = "none" if none else "nan" if nan else "empty"
-        return ["" if m else v for v, m in zip(values, missing.tolist())], spec
+        return ["" if m else v for v, m in zip(values, missing.tolist())] if any_missing else values, spec
     if dtype.kind in "biuf" or isinstance(dtype, (pd.BooleanDtype, pd.Float64Dtype, pd.Float32Dtype)) or (
         pd.api.types.is_extension_array_dtype(dtype) and pd.api.types.is_integer_dtype(dtype)
     ):
@@ -256,6 +278,11 @@ _CODECS = frozenset({"native", "text", "literal", "list"})
 
 def save_result(result: Any, out_dir: Path, format: str = "csv", **to_csv_kwargs: Any) -> Path:
     """Write ``result`` to ``out_dir`` (see :meth:`EvaluationResult.save`)."""
+    with _gc_paused():
+        return _save_result(result, out_dir, format, **to_csv_kwargs)
+
+
+def _save_result(result: Any, out_dir: Path, format: str, **to_csv_kwargs: Any) -> Path:
     from . import __version__
     from ._validation import check_choice
 
@@ -382,11 +409,20 @@ class _LiteralParser:
         self.path, self.column = path, column
 
     def column_values(self, texts: pd.Series) -> list[Any]:
+        """The parsed value of every row."""
+        return self.distinct_values(texts).row_values().tolist()
+
+    def distinct_values(self, texts: pd.Series) -> DistinctLists:
+        """The parsed values of the distinct texts and a code per row (rows with one code share one value)."""
         codes, uniques = pd.factorize(texts.astype(object), use_na_sentinel=False)
-        uniques = uniques.tolist()
+        codes = codes.astype(np.int64, copy=False)
+        return DistinctLists(codes, _object_array(self.parse_distinct(uniques.tolist(), codes)))
+
+    def parse_distinct(self, uniques: list[Any], codes: np.ndarray) -> list[Any]:
+        """The value of each distinct text; ``codes`` (per row) only locate a bad text's row for the message."""
         fast = self._all_numeric(uniques)
         if fast is not None:
-            return [fast[c] for c in codes.tolist()]
+            return fast
         parsed: list[Any] = [None] * len(uniques)
         numeric = []
         for code, text in enumerate(uniques):
@@ -407,7 +443,7 @@ class _LiteralParser:
                 values = [self._literal(uniques[c], c, codes) for c in numeric]
             for code, value in zip(numeric, values):
                 parsed[code] = value
-        return [parsed[c] for c in codes.tolist()]
+        return parsed
 
     @staticmethod
     def _all_numeric(uniques: list[Any]) -> list[Any] | None:
@@ -445,6 +481,13 @@ _NOT_NUMERIC = re.compile(r"[^0-9eE+\-., \[\]]")
 _PLAIN_STRING_LIST = re.compile(r"\['[^'\\\n\r]*'(?:, '[^'\\\n\r]*')*\]")
 
 
+def _object_array(values: list[Any]) -> np.ndarray:
+    """A 1-d object array of ``values`` (lists stay cells; numpy would otherwise build a 2-d array)."""
+    out = np.empty(len(values), dtype=object)
+    out[:] = values
+    return out
+
+
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a Python literal")
 
@@ -461,10 +504,15 @@ def _read_csv(path: Path, **kwargs: Any) -> pd.DataFrame:
         raise LoadError(f"{path}: cannot be read as CSV ({type(exc).__name__}: {exc}).") from None
 
 
-def _load_own(path: Path, entry: dict[str, Any], csv_options: dict[str, Any], read_csv_kwargs: dict[str, Any]) -> pd.DataFrame:
+def _load_own(path: Path, entry: dict[str, Any], csv_options: dict[str, Any], read_csv_kwargs: dict[str, Any],
+              codings: dict[str, DistinctLists]) -> pd.DataFrame:
+    """Read one CSV evalframe wrote; the distinct cells of its metric list columns go to ``codings``."""
     specs = entry["columns"]
-    dtypes = {s["name"]: (s["dtype"] if s["codec"] == "native" else object) for s in specs}
-    na_values = {s["name"]: [""] for s in specs if s["codec"] == "native"}
+    # string-dtype text columns are parsed straight into their dtype (an empty cell is "" or the missing value)
+    direct = {s["name"] for s in specs if s["codec"] == "text" and isinstance(pd.api.types.pandas_dtype(s["dtype"]), pd.StringDtype)}
+    dtypes = {s["name"]: (s["dtype"] if s["codec"] == "native" or s["name"] in direct else object) for s in specs}
+    na_values = {s["name"]: [""] for s in specs if s["codec"] == "native"
+                 or (s["name"] in direct and s.get("empty", "empty") != "empty")}
     options = {
         "header": 0, "dtype": dtypes, "keep_default_na": False, "na_values": na_values,
         **_EXACT_FLOATS, "sep": csv_options.get("sep", ","),
@@ -492,22 +540,29 @@ def _load_own(path: Path, entry: dict[str, Any], csv_options: dict[str, Any], re
     if len(frame) != entry.get("rows", len(frame)):
         raise LoadError(f"{path}: holds {len(frame)} rows but evalframe.json records {entry['rows']}; the file was cut or edited.")
     for spec in specs:
-        if spec["codec"] != "native":
-            frame[spec["name"]] = decode_column(path, spec, frame[spec["name"]])
+        if spec["codec"] != "native" and spec["name"] not in direct:
+            frame[spec["name"]], lists = decode_column(path, spec, frame[spec["name"]])
+            if lists is not None and spec["name"] in METRIC_LIST_COLUMNS:
+                codings[spec["name"]] = lists
     return frame
 
 
-def decode_column(path: Path, spec: dict[str, Any], cells: pd.Series) -> pd.Series:
-    """A text / literal column as written, back to its values and dtype."""
+def decode_column(path: Path, spec: dict[str, Any], cells: pd.Series) -> tuple[pd.Series, DistinctLists | None]:
+    """A text / literal column as written, back to its values and dtype; for an object literal column
+    also its distinct values with a code per row (see :class:`DistinctLists`)."""
     name, codec = spec["name"], spec["codec"]
+    lists = None
     if codec == "text":
         empty = {"none": None, "nan": math.nan, "empty": ""}[spec.get("empty", "empty")]
         column = cells.astype(object)
         if empty != "":
             column = column.where(column != "", empty)
     else:
-        column = pd.Series(_LiteralParser(path, name).column_values(cells), index=cells.index, dtype=object)
-    return column if spec["dtype"] == "object" else column.astype(spec["dtype"])
+        lists = _LiteralParser(path, name).distinct_values(cells)
+        column = pd.Series(lists.row_values(), index=cells.index, dtype=object)
+    if spec["dtype"] == "object":
+        return column, lists
+    return column.astype(spec["dtype"]), None
 
 
 def _decode_filters(value: Any, path: Path, row: int) -> Any:
@@ -522,7 +577,8 @@ def _decode_filters(value: Any, path: Path, row: int) -> Any:
     return value
 
 
-def _load_foreign(path: Path, read_csv_kwargs: dict[str, Any]) -> pd.DataFrame:
+def _load_foreign(path: Path, read_csv_kwargs: dict[str, Any], codings: dict[str, DistinctLists]) -> pd.DataFrame:
+    """Read one CSV with Haystack's rules; the distinct cells of its metric list columns go to ``codings``."""
     header = _read_csv(path, nrows=0, **{k: v for k, v in read_csv_kwargs.items() if k in ("sep", "encoding")})
     text_columns = [c for c in header.columns if c in _TEXT_COLUMNS or c in LIST_COLUMNS or c == "gold_document_contents"]
     options = {
@@ -533,9 +589,12 @@ def _load_foreign(path: Path, read_csv_kwargs: dict[str, Any]) -> pd.DataFrame:
     _check_evaluation_frame(path, frame)
     for name in frame.columns:
         if name in LIST_COLUMNS:
-            values = _LiteralParser(path, name).column_values(frame[name])
+            lists = _LiteralParser(path, name).distinct_values(frame[name])
+            values = lists.row_values()
             if name == "filters":
-                values = [_decode_filters(v, path, row) for row, v in enumerate(values)]
+                values = [_decode_filters(v, path, row) for row, v in enumerate(values.tolist())]
+            elif name in METRIC_LIST_COLUMNS:
+                codings[name] = lists
             frame[name] = pd.Series(values, index=frame.index, dtype=object)
         elif frame[name].isna().any():  # SPEC 5: NaN becomes None (the column becomes object, as in Haystack)
             column = frame[name].astype(object)
@@ -564,6 +623,11 @@ def _check_evaluation_frame(path: Path, frame: pd.DataFrame) -> None:
 
 def load_result(cls: type, load_dir: Path, **read_csv_kwargs: Any) -> Any:
     """Read a results folder (see :meth:`EvaluationResult.load`)."""
+    with _gc_paused():
+        return _load_result(cls, load_dir, **read_csv_kwargs)
+
+
+def _load_result(cls: type, load_dir: Path, **read_csv_kwargs: Any) -> Any:
     if not load_dir.exists():
         raise LoadError(f"results folder {load_dir} does not exist.")
     if not load_dir.is_dir():
@@ -573,6 +637,7 @@ def load_result(cls: type, load_dir: Path, **read_csv_kwargs: Any) -> Any:
     if not csv_files and not (manifest or {}).get("nodes"):
         raise LoadError(f"results folder {load_dir} holds no .csv file (and no evalframe.json listing Parquet files).")
     frames: dict[str, pd.DataFrame] = {}
+    codings: dict[str, dict[str, DistinctLists]] = {}
     own = (manifest or {}).get("nodes", {})
     for node, entry in own.items():
         path = load_dir / entry["file"]
@@ -581,10 +646,15 @@ def load_result(cls: type, load_dir: Path, **read_csv_kwargs: Any) -> Any:
         if path.suffix == ".parquet":
             from . import parquet
 
-            frames[node] = parquet.read(path, entry)
+            frames[node] = parquet.read(path, entry, codings.setdefault(node, {}))
         else:
-            frames[node] = _load_own(path, entry, manifest.get("csv", {}), read_csv_kwargs)
+            frames[node] = _load_own(path, entry, manifest.get("csv", {}), read_csv_kwargs, codings.setdefault(node, {}))
     for node, path in csv_files.items():
         if node not in frames:
-            frames[node] = _load_foreign(path, read_csv_kwargs)
-    return cls(frames, matching=(manifest or {}).get("matching"))
+            frames[node] = _load_foreign(path, read_csv_kwargs, codings.setdefault(node, {}))
+    result = cls(frames, matching=(manifest or {}).get("matching"))
+    for node, columns in codings.items():
+        for column, lists in columns.items():
+            if column in frames[node].columns:
+                result._remember_distinct_lists(node, column, lists)
+    return result

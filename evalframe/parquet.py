@@ -7,14 +7,18 @@ texts as strings with their missing-value kind, anything else as Python literal 
 
 from __future__ import annotations
 
-import math
+from itertools import chain, compress, repeat
+from operator import is_not
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
+from ._arrays import DistinctLists
+from .columns import METRIC_LIST_COLUMNS
 from .errors import LoadError, SaveError
-from .io import _check_frame, _encode_frame, decode_column
+from .io import _by_identity, _check_frame, _encode_frame, decode_column
 
 __all__ = ["encode_frame", "write", "read"]
 
@@ -29,33 +33,55 @@ def _pyarrow() -> tuple[Any, Any]:
     return pyarrow, pyarrow.parquet
 
 
-def _list_type(series: pd.Series) -> Any:
-    """The Parquet list type for a column of flat lists of one scalar type (None cells allowed), else None."""
-    values = series.tolist()
-    if not set(map(type, values)) <= {list, type(None)}:
-        return None
-    element_types = {type(v) for cell in values if cell is not None for v in cell}
-    if len(element_types) != 1:
-        return None if element_types else _pyarrow()[0].list_(_pyarrow()[0].float64())
+def _list_type(cells: list[Any]) -> Any:
+    """The Parquet list type for cells that are flat lists of one scalar type (None cells allowed), else None.
+
+    ``cells`` are a column's distinct cells; the checks iterate at C level (map / chain), not per cell in Python.
+    """
     pa, _ = _pyarrow()
+    if not set(map(type, cells)) <= {list, type(None)}:
+        return None
+    elements = list(chain.from_iterable(compress(cells, map(is_not, cells, repeat(None)))))
+    element_types = set(map(type, elements))
+    if not element_types:
+        return pa.list_(pa.float64())
+    if len(element_types) != 1:
+        return None
     scalar_types = {float: pa.float64(), int: pa.int64(), str: pa.string(), bool: pa.bool_()}
     kind = element_types.pop()
     if kind not in scalar_types:
         return None
-    if kind is float and not all(math.isfinite(v) for cell in values if cell is not None for v in cell):
+    if kind is float and not np.isfinite(np.array(elements, dtype=np.float64)).all():
         return None
-    if kind is int and not all(-(2**63) <= v < 2**63 for cell in values if cell is not None for v in cell):
+    if kind is int and not all(-(2**63) <= v < 2**63 for v in elements):
         return None
     return pa.list_(scalar_types[kind])
+
+
+def _native_list_column(series: pd.Series) -> Any:
+    """The column as an Arrow list array when its cells are flat lists of one scalar type, else None.
+
+    Cells are deduplicated by identity first (loaded and ``from_runs`` frames share equal lists), so
+    only the distinct cells are checked and converted; Arrow's take then lays out every row.
+    """
+    pa, _ = _pyarrow()
+    codes, distinct = _by_identity(series.tolist())
+    list_type = _list_type(distinct)
+    if list_type is None:
+        return None
+    return pa.array(distinct, type=list_type).take(pa.array(codes))
 
 
 def encode_frame(node: str, frame: pd.DataFrame) -> tuple[Any, dict[str, Any]]:
     pa, _ = _pyarrow()
     # list columns stored natively skip the CSV encoding (their cells are never turned into text)
     _check_frame(node, frame)
-    native_lists = {name: list_type for name in frame.columns
-                    if frame[name].dtype == object and (list_type := _list_type(frame[name])) is not None}
-    rest = frame.drop(columns=list(native_lists))
+    native_lists = {name: array for name in frame.columns
+                    if frame[name].dtype == object and (array := _native_list_column(frame[name])) is not None}
+    # string-dtype columns without missing values are stored as they are (no empty-cell marker is needed)
+    native_texts = [name for name in frame.columns
+                    if isinstance(frame[name].dtype, pd.StringDtype) and not frame[name].isna().any()]
+    rest = frame.drop(columns=list(native_lists) + native_texts)
     cells, entry = (_encode_frame(node, rest) if len(rest.columns)
                     else ({}, {"file": "", "rows": len(frame), "columns": []}))
     specs = {spec["name"]: spec for spec in entry["columns"]}
@@ -63,7 +89,10 @@ def encode_frame(node: str, frame: pd.DataFrame) -> tuple[Any, dict[str, Any]]:
     for name in frame.columns:
         if name in native_lists:
             spec = {"name": name, "dtype": "object", "codec": "list"}
-            arrays[name] = pa.array(frame[name].tolist(), type=native_lists[name])
+            arrays[name] = native_lists[name]
+        elif name in native_texts:
+            spec = {"name": name, "dtype": str(frame[name].dtype), "codec": "text", "empty": "empty"}
+            arrays[name] = pa.array(frame[name].array)
         else:
             spec = specs[name]
             arrays[name] = (pa.Array.from_pandas(frame[name]) if spec["codec"] == "native"
@@ -78,7 +107,76 @@ def write(path: Path, table: Any) -> None:
     _pyarrow()[1].write_table(table, path)
 
 
-def read(path: Path, entry: dict[str, Any]) -> pd.DataFrame:
+def _row_keys(lists: Any) -> Any:
+    """One binary key per row of a list array: equal lists get equal keys, other lists (and nulls) other keys.
+
+    The key of a row is the fixed-width codes of its values laid end to end (the list offsets times the
+    width), so no Python object is built. Floats are coded by their bits (-0.0 and 0.0 stay apart).
+    """
+    pa, _ = _pyarrow()
+    import pyarrow.compute as pc
+
+    offsets = np.asarray(lists.offsets, dtype=np.int64)
+    values = lists.values.slice(int(offsets[0]), int(offsets[-1] - offsets[0]))
+    if pa.types.is_floating(values.type):
+        values = values.view(pa.int64())
+    elif pa.types.is_boolean(values.type):
+        values = values.cast(pa.int8())
+    codes = pc.dictionary_encode(values, null_encoding="encode").indices.to_numpy(zero_copy_only=False)
+    codes = codes.astype(np.int32, copy=False)
+    keys = pa.Array.from_buffers(pa.large_binary(), len(lists), [
+        None, pa.py_buffer(((offsets - offsets[0]) * codes.itemsize).tobytes()), pa.py_buffer(codes.tobytes())])
+    if lists.null_count:  # a missing cell (None) is not an empty list
+        keys = pc.if_else(lists.is_null(), pa.scalar(None, pa.large_binary()), keys)
+    return keys
+
+
+def _python_lists(lists: Any) -> list[Any]:
+    """A list array as Python lists (None for null rows), built from the flat values by slicing."""
+    if lists.values.null_count:  # None inside lists: let Arrow convert (numpy would turn None into NaN)
+        return lists.to_pylist()
+    offsets = np.asarray(lists.offsets, dtype=np.int64).tolist()
+    flat = lists.values.to_numpy(zero_copy_only=False).tolist()
+    cells = [flat[start:end] for start, end in zip(offsets[:-1], offsets[1:])]
+    for row in np.flatnonzero(lists.is_null().to_numpy(zero_copy_only=False)).tolist():
+        cells[row] = None
+    return cells
+
+
+def _distinct_list_cells(column: Any) -> DistinctLists:
+    """A Parquet list column as its distinct lists (Python lists built once each) and a code per row.
+
+    Null cells (None) and empty lists are different cells.
+    """
+    import pyarrow.compute as pc
+
+    lists = column.combine_chunks()
+    codes = pc.dictionary_encode(_row_keys(lists), null_encoding="encode").indices.to_numpy(zero_copy_only=False)
+    codes = codes.astype(np.int64)  # codes number the distinct keys in order of first appearance
+    first = np.empty(int(codes.max(initial=-1)) + 1, dtype=np.int64)
+    first[codes[::-1]] = np.arange(len(codes) - 1, -1, -1)  # the last write of a code is its first row
+    cells = np.empty(len(first), dtype=object)
+    cells[:] = _python_lists(lists.take(first))
+    return DistinctLists(codes, cells)
+
+
+def _text_column(path: Path, spec: dict[str, Any], column: Any) -> pd.Series:
+    """A text-codec column; string dtypes are built from Arrow without Python strings."""
+    dtype = pd.api.types.pandas_dtype(spec["dtype"])
+    if not isinstance(dtype, pd.StringDtype):
+        return decode_column(path, spec, pd.Series(column.to_pylist(), dtype=object))[0]
+    pa, _ = _pyarrow()
+    import pyarrow.compute as pc
+
+    if spec.get("empty", "empty") != "empty":  # "" stood for the missing value, which a string dtype holds as NA
+        column = pc.if_else(pc.equal(column, ""), pa.scalar(None, pa.string()), column)
+    if not pa.types.is_large_string(column.type):
+        column = column.cast(pa.string())
+    return pd.Series(pd.arrays.ArrowStringArray(column)).astype(dtype)
+
+
+def read(path: Path, entry: dict[str, Any], codings: dict[str, DistinctLists]) -> pd.DataFrame:
+    """Read one Parquet node file; the distinct cells of its metric list columns go to ``codings``."""
     try:
         pa, pq = _pyarrow()
     except SaveError as exc:
@@ -92,14 +190,23 @@ def read(path: Path, entry: dict[str, Any]) -> pd.DataFrame:
         raise LoadError(f"{path}: its columns or row count differ from those evalframe.json records.")
     columns = {}
     for spec in entry["columns"]:
-        column = table.column(spec["name"])
+        name, column = spec["name"], table.column(spec["name"])
         if spec["codec"] == "native":
             dtype = pd.api.types.pandas_dtype(spec["dtype"])
             series = (column.to_pandas() if isinstance(dtype, type(pd.api.types.pandas_dtype("float64")))
                       else pd.Series(column.to_pylist(), dtype=object))
-            columns[spec["name"]] = series.astype(dtype)
+            columns[name] = series.astype(dtype)
         elif spec["codec"] == "list":
-            columns[spec["name"]] = pd.Series(column.to_pylist(), dtype=object)
+            if not (pa.types.is_list(column.type) or pa.types.is_large_list(column.type)):
+                raise LoadError(f"{path}: column {name!r} should hold lists but holds {column.type}.")
+            lists = _distinct_list_cells(column)
+            columns[name] = pd.Series(lists.row_values(), dtype=object, copy=False)
+            if name in METRIC_LIST_COLUMNS:
+                codings[name] = lists
+        elif spec["codec"] == "text":
+            columns[name] = _text_column(path, spec, column)
         else:
-            columns[spec["name"]] = decode_column(path, spec, pd.Series(column.to_pylist(), dtype=object))
-    return pd.DataFrame(columns)
+            columns[name], lists = decode_column(path, spec, pd.Series(column.to_pylist(), dtype=object))
+            if lists is not None and name in METRIC_LIST_COLUMNS:
+                codings[name] = lists
+    return pd.DataFrame(columns, copy=False)  # no consolidation into 2-d blocks: that would copy every column

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from . import _validation as check
+from ._arrays import DistinctLists
 from .columns import (
     ANSWER_SCOPES,
     MATCH_LIST_COLUMNS,
@@ -231,6 +232,18 @@ class EvaluationResult(Mapping):
         """
         self._cache.clear()
 
+    def _distinct_lists(self, node: str, column: str) -> DistinctLists:
+        """A list column's distinct cells and a code per row: the loader's coding, else every row its own cell."""
+        cache = self._node_cache(node)
+        key = ("lists", column)
+        if key not in cache:
+            cache[key] = DistinctLists.of_rows(self.node_results[node][column])
+        return cache[key]
+
+    def _remember_distinct_lists(self, node: str, column: str, lists: DistinctLists) -> None:
+        """Keep a loader's coding of a list column; like every cache entry it lives as long as the frame."""
+        self._node_cache(node)[("lists", column)] = lists
+
     def _positions(self, node: str, row_type: str, eval_mode: str) -> np.ndarray:
         cache = self._node_cache(node)
         key = ("positions", row_type, eval_mode)
@@ -252,7 +265,9 @@ class EvaluationResult(Mapping):
             where = f"node {node!r} (document rows, eval_mode={eval_mode!r})"
             present = [p for p, column in MATCH_LIST_COLUMNS.items() if column in self.node_results[node].columns]
             layout = tuple(sorted(set(parts) | set(present) | (rows.parts if rows is not None else set())))
-            cache[key] = prepare_document_rows(self.node_results[node], positions, where=where, parts=layout) if len(positions) else None
+            lists = lambda column: self._distinct_lists(node, column)  # noqa: E731
+            cache[key] = (prepare_document_rows(self.node_results[node], positions, where=where, parts=layout, lists=lists)
+                          if len(positions) else None)
         return cache[key]
 
     def _answer_rows(self, node: str, eval_mode: str) -> AnswerRows | None:
@@ -288,12 +303,13 @@ class EvaluationResult(Mapping):
                 )
             retriever = candidates[0]
         documents = self._document_rows(retriever, params.eval_mode)
+        lists = self._distinct_lists(node, "document_ids") if "document_ids" in self.node_results[node].columns else None
         if documents is None:  # no retriever rows in this eval_mode: every answer with a document id drops out
-            return join_retriever(answers, _EmptyDocuments())  # type: ignore[arg-type]
+            return join_retriever(answers, _EmptyDocuments(), lists)  # type: ignore[arg-type]
         cache = self._node_cache(node)
         key = ("join", retriever, params.eval_mode, id(documents))
         if key not in cache:
-            cache[key] = join_retriever(answers, documents)
+            cache[key] = join_retriever(answers, documents, lists)
         return cache[key]
 
     def _answer_table(self, node: str, params: _Params) -> pd.DataFrame | None:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ._arrays import flatten_objects, list_lengths, segment_positions
+from ._arrays import DistinctLists, select_lists
 from ._validation import require_columns
 from .metrics.answer import AnswerRows
 from .metrics.document import DocumentRows
@@ -54,23 +54,21 @@ class RetrieverJoin:
     document_rank: np.ndarray  # rank per retriever row (sorted order)
 
 
-def join_retriever(answers: AnswerRows, documents: DocumentRows) -> RetrieverJoin:
+def join_retriever(answers: AnswerRows, documents: DocumentRows, lists: DistinctLists | None = None) -> RetrieverJoin:
+    """``lists``: the distinct cells of the answers' ``document_ids`` column (default: every row its own cell)."""
     require_columns(answers.frame, ["document_ids"], where=answers.where, why="to simulate the retriever's top-k")
-    cells = answers.frame["document_ids"].to_numpy()[answers.positions]
-    missing = pd.isna(pd.Series(cells, copy=False)).to_numpy()
-    if missing.any():  # None (a missing list) counts as [] (DIFFERS from Haystack, which raised TypeError)
-        cells = cells.copy()
-        for position in np.flatnonzero(missing):
-            cells[position] = []
-    cells = pd.Series(cells, copy=False)
-    lengths = list_lengths(cells, column="document_ids", where=answers.where)
-    owner, _ = segment_positions(lengths)
+    if lists is None:
+        lists = DistinctLists.of_rows(answers.frame["document_ids"])
+    # None (a missing list) counts as [] (DIFFERS from Haystack, which raised TypeError)
+    cells = select_lists(lists, answers.positions, answers.frame.index, column="document_ids", where=answers.where,
+                         missing_as_empty=True)
+    owner, element = cells.row_elements()
     # map both sides' queries to one code through the (small) arrays of distinct query ids
     query_codes, _ = pd.factorize(np.concatenate([answers.query_ids, documents.query_ids]), use_na_sentinel=False)
     answer_query = query_codes[: answers.n_queries].astype(np.int64)[answers.codes[owner]]
     document_query = query_codes[answers.n_queries:].astype(np.int64)[documents.row_query]
-    # answer document ids as codes of the retriever's distinct ids (-1: never retrieved)
-    answer_docs = documents.document_ids.get_indexer(flatten_objects(cells, lengths)).astype(np.int64)
+    # answer document ids as codes of the retriever's distinct ids (-1: never retrieved), looked up once per distinct id list
+    answer_docs = documents.document_ids.get_indexer(cells.flat_objects()).astype(np.int64)[element]
     width = len(documents.document_ids) + 1
     answer_keys = np.where(answer_docs >= 0, answer_query * width + answer_docs, -1)
     return RetrieverJoin(owner, answer_keys, document_query * width + documents.document_codes, documents.rank)

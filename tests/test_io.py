@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from evalframe import EvaluationResult, InvalidParameterError, LoadError, SaveError
+from evalframe import EvaluationResult, InvalidParameterError, LoadError, SaveError, SchemaError
 from tests.fixtures import hand_result
 
 # ------------------------------------------------------------------ hypothesis frames
@@ -340,3 +340,69 @@ def test_haystack_files_bytes_filters_and_missing_numbers(tmp_path):
     (folder / "R.csv").write_text('"multilabel_id","type","filters"\n"q1","document","b\'\\xff\'"\n', encoding="utf-8")
     with pytest.raises(LoadError, match=r"R.csv: data row 1, column 'filters': .* is not UTF-8"):
         EvaluationResult.load(folder)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_loaded_list_cells_are_shared_and_a_bad_one_is_named(tmp_path, fmt):
+    result = hand_result()
+    frame = result["Retriever"]
+    frame["gold_documents_id_match"] = frame["gold_documents_id_match"].astype(object)
+    frame.at[3, "gold_documents_id_match"] = "1.0"
+    loaded = EvaluationResult.load(result.save(tmp_path / "out", format=fmt))
+    cells = loaded["Retriever"]["gold_document_ids"]
+    assert cells[0] is cells[1] and cells[0] == ["d1", "d2"]  # equal lists are one object: copy before mutating
+    with pytest.raises(SchemaError, match=r"'gold_documents_id_match' must hold a list in every row; row 3 holds '1.0'"):
+        loaded.calculate_metrics()
+    loaded["Retriever"].at[3, "gold_documents_id_match"] = [0.0, 0.0]
+    loaded.clear_cache()  # an in-place edit of a key column
+    assert loaded.calculate_metrics() == hand_result().calculate_metrics()
+
+
+@pytest.mark.skipif("parquet" not in FORMATS, reason="pyarrow is not installed")
+def test_parquet_keeps_lists_apart_that_only_look_alike(tmp_path):
+    shared = ["a", "b"]
+    frame = pd.DataFrame({
+        "multilabel_id": ["q"] * 9,
+        "type": ["document"] * 9,
+        "ids": pd.Series([shared, shared, ["a,b"], ["ab"], [], None, ["a", "b", ""], [""], ["b", "a"]], dtype=object),
+        "floats": pd.Series([[0.0], [-0.0], [], None, [1.0, 2.0], [2.0, 1.0], [1e-300], [0.0], [0.0, 0.0]], dtype=object),
+        "flags": pd.Series([[True], [False], [True, False], [], None, [True], [False, True], [True], []], dtype=object),
+        "with_none": pd.Series([["a", None], [None], ["a"], [], None, ["a", None], [None, "a"], ["None"], [""]],
+                               dtype=object),
+        "ints_and_bools": pd.Series([[1], [True], [0], [False], [], None, [1, True], [2**40], [1]], dtype=object),
+    })
+    folder = EvaluationResult({"Node": frame}).save(tmp_path / "pq", format="parquet")
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    types = [pq.read_schema(folder / "Node.parquet").field(c).type
+             for c in ("ids", "floats", "flags", "with_none", "ints_and_bools")]
+    assert [str(t.value_type) if pa.types.is_list(t) else f"text {t}" for t in types] == [
+        "string", "double", "bool", "text string", "text string"]  # the last two are stored as literal texts
+    loaded = EvaluationResult.load(folder)["Node"]
+    pd.testing.assert_frame_equal(loaded, frame, check_exact=True)
+    for column in frame.columns[2:]:
+        assert [type(v) for v in loaded[column]] == [type(v) for v in frame[column]], column
+        assert [repr(v) for v in loaded[column]] == [repr(v) for v in frame[column]], column  # -0.0, True vs 1
+    assert loaded["ids"][0] is loaded["ids"][1]
+    assert loaded["floats"][0] is loaded["floats"][7] and loaded["floats"][0] is not loaded["floats"][1]
+    assert loaded["ids"][4] == [] and loaded["ids"][5] is None
+
+
+def test_save_and_load_restore_the_garbage_collector(tmp_path):
+    import gc
+
+    assert gc.isenabled()
+    folder = hand_result().save(tmp_path / "out")
+    assert gc.isenabled()
+    EvaluationResult.load(folder)
+    assert gc.isenabled()
+    with pytest.raises(LoadError):
+        EvaluationResult.load(tmp_path / "missing")
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        EvaluationResult.load(folder)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

@@ -8,19 +8,20 @@ indexing). The metric kernels in :mod:`.registry` are functions of these counts.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
 from .._arrays import (
+    DistinctLists,
+    SelectedLists,
     first_appearance_codes,
-    flatten_floats,
-    flatten_objects,
-    list_lengths,
     numeric_column,
     row_label,
     segment_positions,
+    select_lists,
 )
 from .._validation import require_columns
 from ..columns import CRITERIA, MATCH_LIST_COLUMNS, NO_ANSWER_DOCUMENT_ID, relevance_column
@@ -54,7 +55,8 @@ class DocumentRows:
     pair_index: np.ndarray  # gold index per pair
     pair_group: np.ndarray  # code of (query, gold index) per pair
     pair_group_query: np.ndarray  # query code per pair group
-    lengths: dict[str, np.ndarray]  # "id"/"ctx"/"ans" -> list length per sorted row (columns present only)
+    match_lists: dict[str, SelectedLists]  # "id"/"ctx"/"ans" -> the rows' cells of that match list (present only)
+    match_cells: dict[str, np.ndarray]  # "id"/"ctx"/"ans" -> index into match_lists[part].cells per sorted row
     document_codes: np.ndarray  # code of document_id per sorted row
     document_ids: pd.Index  # distinct document_id values (by code)
     _values: dict[str, np.ndarray] = field(default_factory=dict)
@@ -66,30 +68,30 @@ class DocumentRows:
     @property
     def parts(self) -> frozenset[str]:
         """The match lists these rows were laid out for."""
-        return frozenset(self.lengths)
+        return frozenset(self.match_lists)
+
+    def lengths(self, part: str) -> np.ndarray:
+        """Length of match list ``part`` per sorted row."""
+        return self.match_lists[part].lengths[self.match_cells[part]]
 
     def pair_values(self, part: str) -> np.ndarray:
         """Value of match list ``part`` per pair (NaN where the row's list is shorter), exploded once."""
         if part not in self._values:
-            column = MATCH_LIST_COLUMNS[part]
-            cells = self.frame[column].to_numpy()[self.positions]
-            frame_lengths = np.empty(len(cells), dtype=np.int64)
-            frame_lengths[self.order] = self.lengths[part]
-            flat = flatten_floats(pd.Series(cells, copy=False), frame_lengths, column=column, where=self.where)
-            starts = (np.cumsum(frame_lengths) - frame_lengths)[self.order]
-            inside = self.pair_index < self.lengths[part][self.pair_row]
+            selected = self.match_lists[part]
+            flat = selected.flat_floats()  # distinct cells only; pairs index into it
+            cell = self.match_cells[part][self.pair_row]
+            inside = self.pair_index < selected.lengths[cell]
             values = np.full(len(self.pair_row), np.nan)
-            values[inside] = flat[starts[self.pair_row[inside]] + self.pair_index[inside]]
+            values[inside] = flat[selected.starts[cell[inside]] + self.pair_index[inside]]
             self._values[part] = values
         return self._values[part]
 
 
-def _gold_counts(cells: np.ndarray, query_ids: np.ndarray, gold_column: str, where: str) -> np.ndarray:
-    """L per query: the gold ids of its first row, without the "00" entries."""
-    lengths = list_lengths(pd.Series(cells, copy=False), column=gold_column, where=where)
-    flat = flatten_objects(pd.Series(cells, copy=False), lengths)
-    owner, _ = segment_positions(lengths)
-    return lengths - np.bincount(owner[flat == NO_ANSWER_DOCUMENT_ID], minlength=len(cells))
+def _gold_counts(gold: SelectedLists) -> np.ndarray:
+    """L per selected row: its gold ids without the "00" entries."""
+    owner, _ = segment_positions(gold.lengths)
+    no_answer = np.bincount(owner[gold.flat_objects() == NO_ANSWER_DOCUMENT_ID], minlength=len(gold.cells))
+    return (gold.lengths - no_answer)[gold.row_cell]
 
 
 #: Up to this many (query, slot) cells, group codes are the keys themselves (no hashing).
@@ -108,12 +110,16 @@ def _group(keys: np.ndarray, width: int, n_queries: int) -> tuple[np.ndarray, np
 
 
 def prepare_document_rows(frame: pd.DataFrame, positions: np.ndarray, *, where: str,
-                          parts: tuple[str, ...] = ("id", "ctx", "ans")) -> DocumentRows:
+                          parts: tuple[str, ...] = ("id", "ctx", "ans"),
+                          lists: Callable[[str], DistinctLists] | None = None) -> DocumentRows:
     """Build the arrays shared by every criterion, top-k and threshold for the rows at ``positions``.
 
     ``parts`` are the match lists ("id", "ctx", "ans") whose lengths lay out the (row, gold) pairs;
     a criterion needing another list needs rows prepared with it (see ``DocumentRows.parts``).
+    ``lists(column)`` gives a list column's distinct cells (default: every row its own cell).
     """
+    if lists is None:
+        lists = lambda column: DistinctLists.of_rows(frame[column])  # noqa: E731
     gold_column = "gold_custom_document_ids" if "gold_custom_document_ids" in frame.columns else "gold_document_ids"
     require_columns(frame, ["multilabel_id", "rank", "document_id", gold_column], where=where, why="for document metrics")
     codes, query_ids = first_appearance_codes(frame["multilabel_id"].iloc[positions])
@@ -126,34 +132,33 @@ def prepare_document_rows(frame: pd.DataFrame, positions: np.ndarray, *, where: 
     row_query = codes[order]
     rank = rank_frame[order]
     first_rows = np.unique(codes, return_index=True)[1]
-    n_gold = _gold_counts(frame[gold_column].to_numpy()[positions[first_rows]], query_ids, gold_column, where)
+    n_gold = _gold_counts(select_lists(lists(gold_column), positions[first_rows], frame.index, column=gold_column,
+                                       where=where))
 
-    document_codes, document_ids = pd.factorize(frame["document_id"].to_numpy()[positions], sort=False,
-                                                use_na_sentinel=False)
-    document_codes = document_codes.astype(np.int64)[order]
+    document_codes, document_ids = first_appearance_codes(frame["document_id"].iloc[positions])
+    document_codes = document_codes[order]
     doc_width = int(document_codes.max(initial=0)) + 1
     doc_codes, _ = pd.factorize(row_query * doc_width + document_codes, sort=False)
     doc_group = doc_codes.astype(np.int64, copy=False)
     doc_group_query = np.zeros(int(doc_group.max(initial=-1)) + 1, dtype=np.int64)
     doc_group_query[doc_group] = row_query
 
-    lengths = {}
+    match_lists, match_cells = {}, {}
+    longest = np.zeros(len(positions), dtype=np.int64)
     for part in parts:
         column = MATCH_LIST_COLUMNS[part]
         require_columns(frame, [column], where=where, why="for this document_scope")
-        cells = pd.Series(frame[column].to_numpy()[positions], copy=False)
-        lengths[part] = list_lengths(cells, column=column, where=where)[order]
-    longest = np.zeros(len(positions), dtype=np.int64)
-    for part_lengths in lengths.values():
-        np.maximum(longest, part_lengths, out=longest)
+        match_lists[part] = select_lists(lists(column), positions, frame.index, column=column, where=where)
+        match_cells[part] = match_lists[part].row_cell[order]
+        np.maximum(longest, match_lists[part].lengths[match_cells[part]], out=longest)
     pair_row, pair_index = segment_positions(longest)
     width = int(longest.max(initial=0)) + 1
     pair_group, pair_group_query = _group(row_query[pair_row] * width + pair_index, width, len(query_ids))
     return DocumentRows(
         frame=frame, positions=positions, where=where, query_ids=query_ids, row_query=row_query, rank=rank,
         order=order, doc_group=doc_group, doc_group_query=doc_group_query, n_gold=n_gold, pair_row=pair_row,
-        pair_index=pair_index, pair_group=pair_group, pair_group_query=pair_group_query, lengths=lengths,
-        document_codes=document_codes, document_ids=pd.Index(document_ids),
+        pair_index=pair_index, pair_group=pair_group, pair_group_query=pair_group_query, match_lists=match_lists,
+        match_cells=match_cells, document_codes=document_codes, document_ids=pd.Index(document_ids),
     )
 
 
