@@ -86,11 +86,10 @@ class EvaluationResult(Mapping):
 
     def __init__(self, node_results: Mapping[str, pd.DataFrame] | None = None, *, matching: Mapping[str, Any] | None = None) -> None:
         self.node_results: dict[str, pd.DataFrame] = {}
-        self._cache = {}
+        self._cache: dict[str, tuple[pd.DataFrame, Any, dict[Any, Any]]] = {}
         for node, frame in (node_results or {}).items():
             self[node] = frame
         self.matching: dict[str, Any] = dict(matching or {})
-        self._cache: dict[str, tuple[pd.DataFrame, Any, dict[Any, Any]]] = {}
 
     # ------------------------------------------------------------------ dict-like access
     def __getitem__(self, node: str) -> pd.DataFrame:
