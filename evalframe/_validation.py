@@ -64,6 +64,15 @@ def check_number(value: object, *, name: str) -> float:
     return float(value)
 
 
+def check_keywords(params: Iterable[str], allowed: Sequence[str], *, passed_to: str) -> None:
+    """Raise InvalidParameterError naming keyword arguments outside ``allowed`` (``passed_to`` says where they go)."""
+    unknown = [name for name in params if name not in allowed]
+    if unknown:
+        raise InvalidParameterError(
+            f"unknown argument(s) {unknown}; {passed_to}: {list(allowed)}.{did_you_mean(unknown[0], allowed)}"
+        )
+
+
 def check_node(node: object, nodes: Sequence[str], *, name: str = "node") -> str:
     """Return ``node`` if the result holds it; raise UnknownNodeError listing the nodes otherwise."""
     if isinstance(node, str) and node in nodes:

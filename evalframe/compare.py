@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import inspect
 import warnings
+from dataclasses import dataclass
 from collections.abc import Sequence
 from typing import Any, Union
 
@@ -34,12 +35,7 @@ COLUMNS = ("mean_a", "mean_b", "delta", "ci_low", "ci_high", "p_value", "t", "p_
 
 
 def check_metric_parameters(params: dict[str, Any]) -> None:
-    unknown = [name for name in params if name not in METRIC_PARAMETERS]
-    if unknown:
-        raise InvalidParameterError(
-            f"unknown argument(s) {unknown}; compare passes these on to query_metrics: {list(METRIC_PARAMETERS)}."
-            f"{check.did_you_mean(unknown[0], METRIC_PARAMETERS)}"
-        )
+    check.check_keywords(params, METRIC_PARAMETERS, passed_to="compare passes these on to query_metrics")
 
 
 def shared_nodes(runs: Sequence[Run]) -> list[str]:
@@ -89,7 +85,7 @@ def per_query_table(run: Run, node: str | None, params: dict[str, Any], name: st
     )
 
 
-def _metrics(tables: Sequence[pd.DataFrame], metrics: Sequence[str] | str | None, names: Sequence[str],
+def select_metrics(tables: Sequence[pd.DataFrame], metrics: Sequence[str] | str | None, names: Sequence[str],
              parameter: str = "metrics") -> list[str]:
     numeric = [{c for c in t.columns if pd.api.types.is_numeric_dtype(t[c]) and not pd.api.types.is_bool_dtype(t[c])}
                for t in tables]
@@ -134,11 +130,26 @@ def run_names(names: Sequence[str] | None, count: int) -> list[str]:
     return names
 
 
-def _paired_row(a: pd.Series, b: pd.Series, rng: np.random.Generator, rounds: int, confidence: float) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Paired:
+    """One metric of two runs on the queries both scored (not NaN), paired by multilabel_id in a's order."""
+
+    a: pd.Series
+    b: pd.Series
+    only_a: int  # queries scored by a only
+    only_b: int
+
+
+def paired(a: pd.Series, b: pd.Series) -> Paired:
     scored_a, scored_b = a.dropna(), b.dropna()
-    paired = scored_a.index.intersection(scored_b.index, sort=False)
-    values_a = scored_a.loc[paired].to_numpy(dtype=np.float64)
-    values_b = scored_b.loc[paired].to_numpy(dtype=np.float64)
+    both = scored_a.index.intersection(scored_b.index, sort=False)
+    return Paired(scored_a.loc[both], scored_b.loc[both], len(scored_a) - len(both), len(scored_b) - len(both))
+
+
+def _paired_row(a: pd.Series, b: pd.Series, rng: np.random.Generator, rounds: int, confidence: float) -> dict[str, Any]:
+    pairs = paired(a, b)
+    values_a = pairs.a.to_numpy(dtype=np.float64)
+    values_b = pairs.b.to_numpy(dtype=np.float64)
     d = values_b - values_a
     mean_a = float(values_a.mean()) if len(d) else np.nan
     mean_b = float(values_b.mean()) if len(d) else np.nan
@@ -149,7 +160,7 @@ def _paired_row(a: pd.Series, b: pd.Series, rng: np.random.Generator, rounds: in
         "p_value": randomization_p_value(d, rounds=rounds, rng=rng) if len(d) else np.nan,
         "t": t, "p_ttest": p_ttest,
         "wins": int(np.count_nonzero(d > 0)), "ties": int(np.count_nonzero(d == 0)), "losses": int(np.count_nonzero(d < 0)),
-        "queries": len(d), "only_a": len(scored_a) - len(paired), "only_b": len(scored_b) - len(paired),
+        "queries": len(d), "only_a": pairs.only_a, "only_b": pairs.only_b,
     }
 
 
@@ -225,7 +236,7 @@ def compare(
     seed = check.check_positive_int(seed, name="seed")
     node = shared_node(runs, node)
     tables = [per_query_table(run, node, metric_params, name) for run, name in zip(runs, names)]
-    metrics = _metrics(tables, metrics, names)
+    metrics = select_metrics(tables, metrics, names)
 
     rows, keys = [], []
     for position in range(1, len(runs)):
@@ -289,11 +300,10 @@ def worst_by_delta(
     check.check_choice(direction, ("worse", "better"), name="direction")
     table_a = per_query_table(a, node, metric_params, "a")
     table_b = per_query_table(b, node, metric_params, "b")
-    _metrics([table_a, table_b], [metric], ["a", "b"], parameter="metric")
+    select_metrics([table_a, table_b], [metric], ["a", "b"], parameter="metric")
 
-    scored_a, scored_b = table_a[metric].dropna(), table_b[metric].dropna()
-    paired = scored_a.index.intersection(scored_b.index, sort=False)
-    delta = scored_b.loc[paired] - scored_a.loc[paired]
+    pairs = paired(table_a[metric], table_b[metric])
+    delta = pairs.b - pairs.a
     moved = delta[delta < 0] if direction == "worse" else delta[delta > 0]
     ordered = moved.sort_values(kind="stable", ascending=direction == "worse").head(n)
 

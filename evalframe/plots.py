@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from . import _validation as check
-from .compare import Run, check_metric_parameters, shared_node, run_names, per_query_table
+from .compare import Run, select_metrics, check_metric_parameters, paired, per_query_table, run_names, shared_node
 from .errors import InvalidParameterError
 from .result import EvaluationResult
 
@@ -51,11 +51,7 @@ def _axes(ax: Axes | None, figsize: tuple[float, float] = (6.0, 4.0)) -> Axes:
 
 def _check_keywords(params: dict[str, Any], method: Any, taken: tuple[str, ...]) -> None:
     allowed = [p for p in inspect.signature(method).parameters if p not in ("self", "by", *taken)]
-    unknown = [name for name in params if name not in allowed]
-    if unknown:
-        raise InvalidParameterError(
-            f"unknown argument(s) {unknown}; this plot passes on {allowed}.{check.did_you_mean(unknown[0], allowed)}"
-        )
+    check.check_keywords(params, allowed, passed_to="this plot passes on")
 
 
 def _top(values: Any) -> float:
@@ -252,12 +248,9 @@ def plot_comparison(
             raise InvalidParameterError("metric is needed for per-query tables.")
         metric = first._headline_metric(node)  # type: ignore[arg-type]
     table_a, table_b = (per_query_table(run, node, params, name) for run, name in zip((a, b), names))
-    for table, name in ((table_a, names[0]), (table_b, names[1])):
-        if metric not in table.columns:
-            raise InvalidParameterError(f"run {name!r} has no metric {metric!r}; it has {list(table.columns)}.")
-    scored_a, scored_b = table_a[metric].dropna(), table_b[metric].dropna()
-    paired = scored_a.index.intersection(scored_b.index, sort=False)
-    pairs = pd.DataFrame({"a": scored_a.loc[paired].to_numpy(), "b": scored_b.loc[paired].to_numpy()})
+    select_metrics([table_a, table_b], [metric], names, parameter="metric")
+    both = paired(table_a[metric], table_b[metric])
+    pairs = pd.DataFrame({"a": both.a.to_numpy(), "b": both.b.to_numpy()})
     counts = pairs.groupby(["a", "b"]).size().reset_index(name="queries")
     ax = _axes(ax, figsize=(5.0, 5.0))
     colors = np.where(counts["b"] > counts["a"], "#55a868", np.where(counts["b"] < counts["a"], "#c44e52", "#8c8c8c"))

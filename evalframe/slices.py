@@ -74,10 +74,15 @@ def _hashable(values: pd.Series, what: str) -> pd.Series:
         raise InvalidParameterError(f"{what} gives labels that cannot be grouped: {exc}") from None
 
 
+def _filters_text(values: pd.Series) -> pd.Series:
+    """Filters as their JSON text: dict filters (built in memory) become the text evalframe saves (SPEC 2)."""
+    return values.map(lambda v: json.dumps(v, sort_keys=True) if isinstance(v, dict) else v)
+
+
 def _column(frame: pd.DataFrame, first: pd.DataFrame, column: str, where: str) -> pd.Series:
     labels = first[column]
     if column == "filters":  # dict filters (built in memory) slice like their JSON text
-        labels = labels.map(lambda v: json.dumps(v, sort_keys=True) if isinstance(v, dict) else v)
+        labels = _filters_text(labels)
     if labels.dtype == object and labels.map(lambda v: isinstance(v, (list, dict, set, np.ndarray))).any():
         raise InvalidParameterError(
             f"by={column!r}: column {column!r} of {where} holds lists or dicts, which make poor slices; pass a callable "
@@ -85,7 +90,7 @@ def _column(frame: pd.DataFrame, first: pd.DataFrame, column: str, where: str) -
         )
     rows = frame[column]
     if column == "filters":
-        rows = rows.map(lambda v: json.dumps(v, sort_keys=True) if isinstance(v, dict) else v)
+        rows = _filters_text(rows)
     varying = rows.groupby(frame["multilabel_id"], sort=False, dropna=False).nunique(dropna=False) > 1
     if varying.any():
         query = varying.index[varying.to_numpy()][0]
@@ -128,7 +133,7 @@ def _filters_field(first: pd.DataFrame, key: str, where: str) -> pd.Series:
     path = key.split(".")[1:]
     if not all(path):
         raise InvalidParameterError(f"by={key!r}: name a filters field after 'filters.', e.g. 'filters.year'.")
-    texts = first["filters"].map(lambda v: json.dumps(v, sort_keys=True) if isinstance(v, dict) else v)
+    texts = _filters_text(first["filters"])
     codes, distinct = pd.factorize(texts, use_na_sentinel=True)
     values = []
     for text in distinct:  # once per distinct filters value, not per query
