@@ -134,10 +134,17 @@ def segment_positions(lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return owner, index
 
 
-def first_appearance_codes(values: pd.Series) -> tuple[np.ndarray, np.ndarray]:
-    """Integer codes numbering distinct values in order of first appearance, and the distinct values."""
+def first_appearance_codes(series: pd.Series, positions: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Codes numbering the distinct values (of the rows at ``positions``) in order of first appearance, and those values."""
+    values = series if positions is None or _is_every_row(positions, len(series)) else series.iloc[positions]
     codes, uniques = pd.factorize(values, sort=False, use_na_sentinel=False)
     return codes.astype(np.int64, copy=False), np.asarray(uniques, dtype=object)
+
+
+def _is_every_row(positions: np.ndarray, n_rows: int) -> bool:
+    """Whether ``positions`` are 0, 1, ..., n_rows - 1 (then no row selection is needed)."""
+    return len(positions) == n_rows and (n_rows == 0 or (positions[0] == 0 and positions[-1] == n_rows - 1
+                                                          and bool((np.diff(positions) == 1).all())))
 
 
 def numeric_column(df: pd.DataFrame, column: str, *, where: str) -> np.ndarray:

@@ -38,7 +38,7 @@ class AnswerRows:
 
 
 def prepare_answer_rows(frame: pd.DataFrame, positions: np.ndarray, *, where: str) -> AnswerRows:
-    codes, query_ids = first_appearance_codes(frame["multilabel_id"].iloc[positions])
+    codes, query_ids = first_appearance_codes(frame["multilabel_id"], positions)
     rank = numeric_column(frame, "rank", where=where)[positions]
     if np.isnan(rank).any():
         row = row_label(frame.index, int(positions[np.flatnonzero(np.isnan(rank))[0]]))

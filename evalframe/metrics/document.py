@@ -58,7 +58,7 @@ class DocumentRows:
     match_lists: dict[str, SelectedLists]  # "id"/"ctx"/"ans" -> the rows' cells of that match list (present only)
     match_cells: dict[str, np.ndarray]  # "id"/"ctx"/"ans" -> index into match_lists[part].cells per sorted row
     document_codes: np.ndarray  # code of document_id per sorted row
-    document_ids: pd.Index  # distinct document_id values (by code)
+    document_ids: np.ndarray  # distinct document_id values (by code)
     _values: dict[str, np.ndarray] = field(default_factory=dict)
 
     @property
@@ -109,6 +109,22 @@ def _group(keys: np.ndarray, width: int, n_queries: int) -> tuple[np.ndarray, np
     return codes.astype(np.int64, copy=False), np.asarray(uniques, dtype=np.int64) // width
 
 
+def _pair_codes(sorted_query: np.ndarray, document_codes: np.ndarray) -> np.ndarray:
+    """Codes numbering the distinct (query, document) pairs; ``sorted_query`` is ascending.
+
+    The keys are sorted already but for the few rows inside each query, which a stable sort
+    (timsort) orders in about linear time, faster than hashing them.
+    """
+    keys = sorted_query * (int(document_codes.max(initial=0)) + 1) + document_codes
+    order = np.argsort(keys, kind="stable")
+    new = np.ones(len(keys), dtype=bool)
+    ordered = keys[order]
+    np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
+    codes = np.empty(len(keys), dtype=np.int64)
+    codes[order] = np.cumsum(new) - 1
+    return codes
+
+
 def prepare_document_rows(frame: pd.DataFrame, positions: np.ndarray, *, where: str,
                           parts: tuple[str, ...] = ("id", "ctx", "ans"),
                           lists: Callable[[str], DistinctLists] | None = None) -> DocumentRows:
@@ -122,7 +138,7 @@ def prepare_document_rows(frame: pd.DataFrame, positions: np.ndarray, *, where: 
         lists = lambda column: DistinctLists.of_rows(frame[column])  # noqa: E731
     gold_column = "gold_custom_document_ids" if "gold_custom_document_ids" in frame.columns else "gold_document_ids"
     require_columns(frame, ["multilabel_id", "rank", "document_id", gold_column], where=where, why="for document metrics")
-    codes, query_ids = first_appearance_codes(frame["multilabel_id"].iloc[positions])
+    codes, query_ids = first_appearance_codes(frame["multilabel_id"], positions)
     rank_frame = numeric_column(frame, "rank", where=where)[positions]
     if np.isnan(rank_frame).any():
         position = int(positions[np.flatnonzero(np.isnan(rank_frame))[0]])
@@ -131,15 +147,14 @@ def prepare_document_rows(frame: pd.DataFrame, positions: np.ndarray, *, where: 
     order = np.lexsort((rank_frame, codes))  # stable: ties keep frame order
     row_query = codes[order]
     rank = rank_frame[order]
-    first_rows = np.unique(codes, return_index=True)[1]
+    # codes number queries in order of first appearance: a query's first row is where the code exceeds all before it
+    first_rows = np.flatnonzero(np.diff(np.maximum.accumulate(codes), prepend=-1) > 0)
     n_gold = _gold_counts(select_lists(lists(gold_column), positions[first_rows], frame.index, column=gold_column,
                                        where=where))
 
-    document_codes, document_ids = first_appearance_codes(frame["document_id"].iloc[positions])
+    document_codes, document_ids = first_appearance_codes(frame["document_id"], positions)
     document_codes = document_codes[order]
-    doc_width = int(document_codes.max(initial=0)) + 1
-    doc_codes, _ = pd.factorize(row_query * doc_width + document_codes, sort=False)
-    doc_group = doc_codes.astype(np.int64, copy=False)
+    doc_group = _pair_codes(row_query, document_codes)
     doc_group_query = np.zeros(int(doc_group.max(initial=-1)) + 1, dtype=np.int64)
     doc_group_query[doc_group] = row_query
 
@@ -158,7 +173,7 @@ def prepare_document_rows(frame: pd.DataFrame, positions: np.ndarray, *, where: 
         frame=frame, positions=positions, where=where, query_ids=query_ids, row_query=row_query, rank=rank,
         order=order, doc_group=doc_group, doc_group_query=doc_group_query, n_gold=n_gold, pair_row=pair_row,
         pair_index=pair_index, pair_group=pair_group, pair_group_query=pair_group_query, match_lists=match_lists,
-        match_cells=match_cells, document_codes=document_codes, document_ids=pd.Index(document_ids),
+        match_cells=match_cells, document_codes=document_codes, document_ids=document_ids,
     )
 
 
