@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import chain
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -15,6 +16,11 @@ from .errors import SchemaError
 
 
 _LIST_TYPES = (list, tuple, np.ndarray)
+
+
+def object_array(values: list[Any]) -> np.ndarray:
+    """A 1-d object array of ``values``: lists stay cells (``np.array`` would build a 2-d array)."""
+    return np.fromiter(values, dtype=object, count=len(values))
 
 
 def row_label(index: pd.Index, position: int) -> object:
@@ -86,9 +92,7 @@ class SelectedLists:
 
     def flat_objects(self) -> np.ndarray:
         """The cells' values laid end to end, as an object array (for ids)."""
-        out = np.empty(int(self.lengths.sum()), dtype=object)
-        out[:] = list(chain.from_iterable(self.cells))
-        return out
+        return np.fromiter(chain.from_iterable(self.cells), dtype=object, count=int(self.lengths.sum()))
 
     def row_elements(self) -> tuple[np.ndarray, np.ndarray]:
         """Every element of every selected row: (selected row, index into the flat values)."""

@@ -27,6 +27,7 @@ import re
 import shutil
 import uuid
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 from itertools import chain
 from pathlib import Path
 from typing import Any
@@ -34,7 +35,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._arrays import DistinctLists
+from ._arrays import DistinctLists, object_array
 from .columns import LIST_COLUMNS, METRIC_LIST_COLUMNS
 from .errors import LoadError, SaveError
 
@@ -120,9 +121,7 @@ def _literal_cells(values: list[Any], *, node: str, column: str) -> np.ndarray:
                     "be written to CSV losslessly (only str, int, finite float, bool, bytes, None and "
                     "lists/tuples/dicts/sets of them can); convert the column, e.g. df[col] = df[col].map(list)."
                 )
-    texts = np.empty(len(distinct), dtype=object)
-    texts[:] = list(map(_cell_text, distinct))
-    return texts[codes]
+    return object_array(list(map(_cell_text, distinct)))[codes]
 
 
 def _flat_literals(values: list[Any]) -> bool:
@@ -155,6 +154,12 @@ def _text_is_safe(strings: list[str]) -> bool:
     return True
 
 
+def is_native_dtype(dtype: Any) -> bool:
+    """Whether a column of this dtype is stored as numbers (codec "native"): numpy bool / int / float and their nullable kinds."""
+    return dtype.kind in "biuf" or isinstance(dtype, (pd.BooleanDtype, pd.Float64Dtype, pd.Float32Dtype)) or (
+        pd.api.types.is_extension_array_dtype(dtype) and pd.api.types.is_integer_dtype(dtype))
+
+
 def _encode_column(series: pd.Series, *, node: str) -> tuple[list[Any], dict[str, Any]]:
     """The column's cells as written to CSV (Python values), and its manifest entry."""
     name = series.name
@@ -183,9 +188,7 @@ def _encode_column(series: pd.Series, *, node: str) -> tuple[list[Any], dict[str
         spec["codec"] = "text"
         spec["empty"] = "none" if none else "nan" if nan else "empty"
         return ["" if m else v for v, m in zip(values, missing.tolist())] if any_missing else values, spec
-    if dtype.kind in "biuf" or isinstance(dtype, (pd.BooleanDtype, pd.Float64Dtype, pd.Float32Dtype)) or (
-        pd.api.types.is_extension_array_dtype(dtype) and pd.api.types.is_integer_dtype(dtype)
-    ):
+    if is_native_dtype(dtype):
         spec["codec"] = "native"
         missing = series.isna().to_numpy()
         cells = series.astype(object).tolist() if not missing.any() else series.astype(object).where(~missing, None).tolist()
@@ -303,7 +306,6 @@ def _save_result(result: Any, out_dir: Path, format: str, **to_csv_kwargs: Any) 
         raise SaveError("save() needs quoting (texts hold commas and newlines); drop quoting=csv.QUOTE_NONE.")
     for node in result.node_results:
         _check_node_name(node)
-    encoded = {}
     manifest: dict[str, Any] = {
         "format": "evalframe.EvaluationResult",
         "format_version": FORMAT_VERSION,
@@ -312,11 +314,6 @@ def _save_result(result: Any, out_dir: Path, format: str, **to_csv_kwargs: Any) 
         "csv": {"sep": to_csv_kwargs.get("sep", ","), "encoding": to_csv_kwargs.get("encoding", "utf-8")},
         "nodes": {},
     }
-    for node, frame in result.node_results.items():
-        if format == "parquet":
-            encoded[node], manifest["nodes"][node] = parquet.encode_frame(node, frame)
-        else:
-            encoded[node], manifest["nodes"][node] = _encode_frame(node, frame)
     try:
         json.dumps(manifest["matching"])
     except TypeError as exc:
@@ -328,16 +325,24 @@ def _save_result(result: Any, out_dir: Path, format: str, **to_csv_kwargs: Any) 
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     staging = out_dir.parent / f".{out_dir.name}.tmp-{uuid.uuid4().hex[:12]}"
     staging.mkdir()
+    # nodes are encoded one at a time; a Parquet file is written (Arrow, without the GIL) while the next node is encoded
     try:
-        for node, columns in encoded.items():
-            if format == "parquet":
-                parquet.write(staging / manifest["nodes"][node]["file"], columns)
-                continue
-            try:
-                _write_csv(staging / f"{node}.csv", columns, sep=sep, encoding=encoding, quoting=quoting)
-            except (UnicodeError, csv.Error, TypeError) as exc:
-                raise SaveError(f"node {node!r} cannot be written with these CSV options ({type(exc).__name__}: {exc}); "
-                                "keep the default encoding='utf-8' and quoting.") from None
+        with ThreadPoolExecutor(max_workers=1) as writer:
+            writes = []
+            for node, frame in result.node_results.items():
+                if format == "parquet":
+                    table, manifest["nodes"][node] = parquet.encode_frame(node, frame)
+                    writes.append(writer.submit(parquet.write, staging / manifest["nodes"][node]["file"], table))
+                    del table
+                    continue
+                columns, manifest["nodes"][node] = _encode_frame(node, frame)
+                try:
+                    _write_csv(staging / f"{node}.csv", columns, sep=sep, encoding=encoding, quoting=quoting)
+                except (UnicodeError, csv.Error, TypeError) as exc:
+                    raise SaveError(f"node {node!r} cannot be written with these CSV options ({type(exc).__name__}: "
+                                    f"{exc}); keep the default encoding='utf-8' and quoting.") from None
+            for write in writes:
+                write.result()
         (staging / MANIFEST_NAME).write_text(json.dumps(manifest, indent=1, ensure_ascii=False), encoding="utf-8")
         if out_dir.exists():
             _swap_into_place(staging, out_dir, written={entry["file"] for entry in manifest["nodes"].values()})
@@ -416,7 +421,7 @@ class _LiteralParser:
         """The parsed values of the distinct texts and a code per row (rows with one code share one value)."""
         codes, uniques = pd.factorize(texts.astype(object), use_na_sentinel=False)
         codes = codes.astype(np.int64, copy=False)
-        return DistinctLists(codes, _object_array(self.parse_distinct(uniques.tolist(), codes)))
+        return DistinctLists(codes, object_array(self.parse_distinct(uniques.tolist(), codes)))
 
     def parse_distinct(self, uniques: list[Any], codes: np.ndarray) -> list[Any]:
         """The value of each distinct text; ``codes`` (per row) only locate a bad text's row for the message."""
@@ -479,13 +484,6 @@ _NOT_NUMERIC = re.compile(r"[^0-9eE+\-., \[\]]")
 #: A list of plain strings as repr writes them: single-quoted, no quote, backslash or line break inside
 #: (so no escapes, and "', '" cannot occur inside an item): the items are the text between the separators.
 _PLAIN_STRING_LIST = re.compile(r"\['[^'\\\n\r]*'(?:, '[^'\\\n\r]*')*\]")
-
-
-def _object_array(values: list[Any]) -> np.ndarray:
-    """A 1-d object array of ``values`` (lists stay cells; numpy would otherwise build a 2-d array)."""
-    out = np.empty(len(values), dtype=object)
-    out[:] = values
-    return out
 
 
 def _reject_constant(name: str) -> Any:

@@ -7,7 +7,7 @@ texts as strings with their missing-value kind, anything else as Python literal 
 
 from __future__ import annotations
 
-from itertools import chain, compress, repeat
+from itertools import chain, repeat
 from operator import is_not
 from pathlib import Path
 from typing import Any
@@ -15,10 +15,16 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._arrays import DistinctLists
+from ._arrays import DistinctLists, object_array
 from .columns import METRIC_LIST_COLUMNS
 from .errors import LoadError, SaveError
-from .io import _by_identity, _check_frame, _encode_frame, decode_column
+from .io import (
+    _by_identity,
+    _check_frame,
+    _encode_frame,
+    decode_column,
+    is_native_dtype,
+)
 
 __all__ = ["encode_frame", "write", "read"]
 
@@ -33,43 +39,69 @@ def _pyarrow() -> tuple[Any, Any]:
     return pyarrow, pyarrow.parquet
 
 
-def _list_type(cells: list[Any]) -> Any:
-    """The Parquet list type for cells that are flat lists of one scalar type (None cells allowed), else None.
+#: Element types stored natively, with their Arrow type and numpy dtype (None: built by Arrow from the objects).
+_SCALARS = {float: ("float64", np.float64), int: ("int64", np.int64), bool: ("bool_", np.bool_), str: ("string", None)}
 
-    ``cells`` are a column's distinct cells; the checks iterate at C level (map / chain), not per cell in Python.
+
+def _list_array(cells: np.ndarray) -> Any:
+    """Cells that are flat lists of one scalar type (None cells allowed) as an Arrow list array, else None.
+
+    The cells are walked at C level (map / chain): their lengths give the offsets, their elements laid
+    end to end the values, so no cell is converted on its own. Non-finite floats and ints beyond int64
+    are left to the literal codec.
     """
     pa, _ = _pyarrow()
-    if not set(map(type, cells)) <= {list, type(None)}:
+    kinds = set(map(type, cells))
+    if not kinds <= {list, type(None)}:
         return None
-    elements = list(chain.from_iterable(compress(cells, map(is_not, cells, repeat(None)))))
-    element_types = set(map(type, elements))
-    if not element_types:
-        return pa.list_(pa.float64())
-    if len(element_types) != 1:
+    present = np.fromiter(map(is_not, cells, repeat(None)), dtype=bool, count=len(cells))
+    filled = cells if present.all() else cells[present]
+    lengths = np.zeros(len(cells), dtype=np.int64)
+    lengths[present] = np.fromiter(map(len, filled), dtype=np.int64, count=len(filled))
+    flat = list(chain.from_iterable(filled))
+    element_kinds = set(map(type, flat))
+    if len(element_kinds) > 1 or not element_kinds <= set(_SCALARS):
         return None
-    scalar_types = {float: pa.float64(), int: pa.int64(), str: pa.string(), bool: pa.bool_()}
-    kind = element_types.pop()
-    if kind not in scalar_types:
-        return None
-    if kind is float and not np.isfinite(np.array(elements, dtype=np.float64)).all():
-        return None
-    if kind is int and not all(-(2**63) <= v < 2**63 for v in elements):
-        return None
-    return pa.list_(scalar_types[kind])
+    arrow_type, dtype = _SCALARS[element_kinds.pop()] if element_kinds else ("float64", np.float64)
+    if dtype is None:
+        values = pa.array(flat, type=getattr(pa, arrow_type)())
+        if isinstance(values, pa.ChunkedArray):  # beyond 2 GB of text: leave it to the literal codec
+            return None
+    else:
+        try:
+            numbers = np.array(flat, dtype=dtype)
+        except OverflowError:
+            return None
+        if dtype is np.float64 and not np.isfinite(numbers).all():
+            return None
+        values = pa.array(numbers)
+    offsets = np.zeros(len(cells) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    large = offsets[-1] > np.iinfo(np.int32).max
+    kind = pa.LargeListArray if large else pa.ListArray
+    mask = None if present.all() else pa.array(~present)
+    return kind.from_arrays(pa.array(offsets if large else offsets.astype(np.int32)), values, mask=mask)
 
 
 def _native_list_column(series: pd.Series) -> Any:
     """The column as an Arrow list array when its cells are flat lists of one scalar type, else None.
 
-    Cells are deduplicated by identity first (loaded and ``from_runs`` frames share equal lists), so
-    only the distinct cells are checked and converted; Arrow's take then lays out every row.
+    When cells are shared between rows (a loaded result, or a query's gold lists in ``from_runs``
+    frames; judged on the first rows), each distinct object is converted once and Arrow's take lays
+    out the rows.
     """
     pa, _ = _pyarrow()
-    codes, distinct = _by_identity(series.tolist())
-    list_type = _list_type(distinct)
-    if list_type is None:
-        return None
-    return pa.array(distinct, type=list_type).take(pa.array(codes))
+    cells = series.to_numpy(dtype=object)
+    sample = cells[:_SHARING_SAMPLE]
+    if len(set(map(id, sample))) > len(sample) // 2:  # hardly shared: convert every row
+        return _list_array(cells)
+    codes, distinct = _by_identity(cells.tolist())
+    array = _list_array(np.fromiter(distinct, dtype=object, count=len(distinct)))
+    return None if array is None else array.take(pa.array(codes))
+
+
+#: How many leading cells tell whether a column's cells are shared between rows.
+_SHARING_SAMPLE = 2000
 
 
 def encode_frame(node: str, frame: pd.DataFrame) -> tuple[Any, dict[str, Any]]:
@@ -81,7 +113,8 @@ def encode_frame(node: str, frame: pd.DataFrame) -> tuple[Any, dict[str, Any]]:
     # string-dtype columns without missing values are stored as they are (no empty-cell marker is needed)
     native_texts = [name for name in frame.columns
                     if isinstance(frame[name].dtype, pd.StringDtype) and not frame[name].isna().any()]
-    rest = frame.drop(columns=list(native_lists) + native_texts)
+    numbers = [name for name in frame.columns if is_native_dtype(frame[name].dtype)]  # Arrow takes them as they are
+    rest = frame.drop(columns=list(native_lists) + native_texts + numbers)
     cells, entry = (_encode_frame(node, rest) if len(rest.columns)
                     else ({}, {"file": "", "rows": len(frame), "columns": []}))
     specs = {spec["name"]: spec for spec in entry["columns"]}
@@ -90,13 +123,15 @@ def encode_frame(node: str, frame: pd.DataFrame) -> tuple[Any, dict[str, Any]]:
         if name in native_lists:
             spec = {"name": name, "dtype": "object", "codec": "list"}
             arrays[name] = native_lists[name]
+        elif name in numbers:
+            spec = {"name": name, "dtype": str(frame[name].dtype), "codec": "native"}
+            arrays[name] = pa.Array.from_pandas(frame[name])
         elif name in native_texts:
             spec = {"name": name, "dtype": str(frame[name].dtype), "codec": "text", "empty": "empty"}
             arrays[name] = pa.array(frame[name].array)
         else:
-            spec = specs[name]
-            arrays[name] = (pa.Array.from_pandas(frame[name]) if spec["codec"] == "native"
-                            else pa.array(cells[name], type=pa.string()))
+            spec = specs[name]  # a text or literal codec: the cells as written to CSV
+            arrays[name] = pa.array(cells[name], type=pa.string())
         ordered.append(spec)
     entry["columns"] = ordered
     entry["file"] = f"{node}.parquet"
@@ -151,13 +186,16 @@ def _distinct_list_cells(column: Any) -> DistinctLists:
     import pyarrow.compute as pc
 
     lists = column.combine_chunks()
+    sample = lists.slice(0, _SHARING_SAMPLE)
+    if len(lists) > len(sample) and len(pc.unique(_row_keys(sample))) > len(sample) // 2:
+        # long and hardly repeating (judged on its first rows): every row gets its own list, without hashing
+        cells = object_array(_python_lists(lists))
+        return DistinctLists(np.arange(len(cells), dtype=np.int64), cells)
     codes = pc.dictionary_encode(_row_keys(lists), null_encoding="encode").indices.to_numpy(zero_copy_only=False)
     codes = codes.astype(np.int64)  # codes number the distinct keys in order of first appearance
     first = np.empty(int(codes.max(initial=-1)) + 1, dtype=np.int64)
     first[codes[::-1]] = np.arange(len(codes) - 1, -1, -1)  # the last write of a code is its first row
-    cells = np.empty(len(first), dtype=object)
-    cells[:] = _python_lists(lists.take(first))
-    return DistinctLists(codes, cells)
+    return DistinctLists(codes, object_array(_python_lists(lists.take(first))))
 
 
 def _text_column(path: Path, spec: dict[str, Any], column: Any) -> pd.Series:

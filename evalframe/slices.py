@@ -22,6 +22,7 @@ from typing import Any, Union
 import numpy as np
 import pandas as pd
 
+from ._arrays import object_array
 from .columns import NO_ANSWER_DOCUMENT_ID
 from .errors import InvalidParameterError, SchemaError
 from .metrics.registry import METRICS
@@ -148,7 +149,7 @@ def _filters_field(first: pd.DataFrame, key: str, where: str) -> pd.Series:
         for part in path:
             value = value.get(part) if isinstance(value, dict) else None
         values.append(value)
-    labels = np.array(values + [None], dtype=object)[codes]  # code -1 (no filters) -> None
+    labels = object_array(values + [None])[codes]  # code -1 (no filters) -> None
     return _hashable(pd.Series(labels, index=first.index, name=key), f"by={key!r}")
 
 
@@ -167,9 +168,7 @@ def _callable(first: pd.DataFrame, key: Callable[[pd.DataFrame], Any]) -> pd.Ser
             return _mapping(first, labels.rename(name), what=f"by={name}: the Series the callable returned")
         return _hashable(labels.rename(name), f"by={name}")
     if isinstance(labels, (list, tuple)):
-        column = np.empty(len(labels), dtype=object)
-        column[:] = labels  # a list of lists stays one label per query
-        labels = column
+        labels = object_array(list(labels))  # a list of lists stays one label per query
     labels = np.asarray(labels) if not isinstance(labels, np.ndarray) else labels
     if labels.shape != (len(first),):
         raise InvalidParameterError(

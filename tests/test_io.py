@@ -406,3 +406,24 @@ def test_save_and_load_restore_the_garbage_collector(tmp_path):
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+@pytest.mark.skipif("parquet" not in FORMATS, reason="pyarrow is not installed")
+def test_parquet_writes_shared_and_unshared_cells_alike(tmp_path):
+    # 3,000 rows: cells shared between rows are converted once per object, unshared ones row by row
+    import pyarrow.parquet as pq
+
+    pool = [["d1"], ["d2", "d3"], [], None, ["d1"]]  # the last one equals the first but is another object
+    shared = pd.Series([pool[i % 5] for i in range(3000)], dtype=object)
+    unshared = pd.Series([None if cell is None else list(cell) for cell in shared], dtype=object)
+    distinct = pd.Series([[float(i), -0.0] for i in range(2998)] + [[], None], dtype=object)  # loaded row by row
+    frame = pd.DataFrame({"multilabel_id": ["q"] * 3000, "type": ["document"] * 3000,
+                          "shared": shared, "unshared": unshared, "distinct": distinct})
+    folder = EvaluationResult({"Node": frame}).save(tmp_path / "pq", format="parquet")
+    table = pq.read_table(folder / "Node.parquet")
+    assert table.column("shared").equals(table.column("unshared"))
+    assert table.column("shared").to_pylist()[:6] == [["d1"], ["d2", "d3"], [], None, ["d1"], ["d1"]]
+    loaded = EvaluationResult.load(folder)["Node"]
+    pd.testing.assert_frame_equal(loaded, frame, check_exact=True)
+    assert loaded["unshared"][0] is loaded["unshared"][4] is not loaded["unshared"][1]  # equal lists loaded once
+    assert [repr(v) for v in loaded["distinct"][-3:]] == ["[2997.0, -0.0]", "[]", "None"]
