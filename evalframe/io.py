@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from . import arrow_csv
 from ._arrays import DistinctLists, object_array
 from .columns import LIST_COLUMNS, METRIC_LIST_COLUMNS
 from .errors import LoadError, SaveError
@@ -419,7 +420,9 @@ class _LiteralParser:
 
     def distinct_values(self, texts: pd.Series) -> DistinctLists:
         """The parsed values of the distinct texts and a code per row (rows with one code share one value)."""
-        codes, uniques = pd.factorize(texts.astype(object), use_na_sentinel=False)
+        if not isinstance(texts.dtype, pd.StringDtype):  # (Arrow strings are factorised in Arrow: no str per row)
+            texts = texts.astype(object)
+        codes, uniques = pd.factorize(texts, use_na_sentinel=False)
         codes = codes.astype(np.int64, copy=False)
         return DistinctLists(codes, object_array(self.parse_distinct(uniques.tolist(), codes)))
 
@@ -452,16 +455,24 @@ class _LiteralParser:
 
     @staticmethod
     def _all_numeric(uniques: list[Any]) -> list[Any] | None:
-        """Every distinct text is a numeric list (the common case for match columns): one regex search and
-        one JSON call for the whole column; None when that does not hold."""
-        if not uniques or not all(type(t) is str for t in uniques):
+        """Every distinct text is a flat list of numbers (match columns), or of plain strings (id and answer
+        lists): one regex match and one JSON call for the whole column; None when that does not hold.
+
+        The texts are joined by line breaks, which no such text holds, so the regex checks each text
+        whole and the JSON array has exactly one item per text.
+        """
+        if not uniques or set(map(type, uniques)) != {str}:
             return None
-        joined = ",".join(uniques)
-        if _NOT_NUMERIC.search(joined) or not all(t[:1] == "[" and t[-1:] == "]" for t in uniques):
+        joined = "\n".join(uniques)
+        if _NUMERIC_LISTS.fullmatch(joined):
+            text = joined
+        elif _STRING_LISTS.fullmatch(joined) and '"' not in joined:
+            text = joined.replace("'", '"')  # plain items hold no quote or backslash: JSON strings as they are
+        else:
             return None
         try:
-            values = _JSON.decode("[" + joined + "]")
-        except ValueError:
+            values = _JSON.decode("[" + text.replace("\n", ",") + "]")
+        except ValueError:  # e.g. "[1.]" or "[.5]": valid Python, not JSON
             return None
         return values if len(values) == len(uniques) else None
 
@@ -479,8 +490,10 @@ class _LiteralParser:
 
 #: Texts made only of numbers, brackets and commas mean the same as JSON and as Python literals
 #: (no strings, names or escapes), and JSON parses them many times faster than literal_eval.
-_NUMERIC_LIST = re.compile(r"\[[0-9eE+\-., \[\]]*\]")
-_NOT_NUMERIC = re.compile(r"[^0-9eE+\-., \[\]]")
+_NUMERIC_LIST = re.compile(r"\[[0-9eE+\-., ]*\]")  # flat: nested lists go to ast.literal_eval
+#: Whole columns of such texts, one per line (see ``_LiteralParser._all_numeric``).
+_NUMERIC_LISTS = re.compile(r"\[[0-9eE+\-., ]*\](?:\n\[[0-9eE+\-., ]*\])*")
+_STRING_LISTS = re.compile(r"\[(?:'[^'\\\n\r]*'(?:, '[^'\\\n\r]*')*)?\](?:\n\[(?:'[^'\\\n\r]*'(?:, '[^'\\\n\r]*')*)?\])*")
 #: A list of plain strings as repr writes them: single-quoted, no quote, backslash or line break inside
 #: (so no escapes, and "', '" cannot occur inside an item): the items are the text between the separators.
 _PLAIN_STRING_LIST = re.compile(r"\['[^'\\\n\r]*'(?:, '[^'\\\n\r]*')*\]")
@@ -516,6 +529,13 @@ def _load_own(path: Path, entry: dict[str, Any], csv_options: dict[str, Any], re
         **_EXACT_FLOATS, "sep": csv_options.get("sep", ","),
         "encoding": csv_options.get("encoding", "utf-8"), **read_csv_kwargs,
     }
+    frame = arrow_csv.read_csv(path, specs, csv_options, read_csv_kwargs)  # None: pyarrow missing or not sure
+    if frame is not None:
+        for spec in specs:
+            if spec["name"] in direct:
+                frame[spec["name"]] = arrow_csv.text_column(frame[spec["name"]], spec["dtype"],
+                                                            spec.get("empty", "empty") != "empty")
+        return _decode_frame(path, frame, entry, direct, codings)
     try:
         frame = pd.read_csv(path, **options)
     except (ValueError, TypeError):  # a native column that does not parse: find the cell
@@ -532,6 +552,13 @@ def _load_own(path: Path, entry: dict[str, Any], csv_options: dict[str, Any], re
         raise LoadError(f"{path}: cannot be read as the CSV evalframe.json describes.") from None
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
         raise LoadError(f"{path}: cannot be read as CSV ({type(exc).__name__}: {exc}).") from None
+    return _decode_frame(path, frame, entry, direct, codings)
+
+
+def _decode_frame(path: Path, frame: pd.DataFrame, entry: dict[str, Any], direct: set[str],
+                  codings: dict[str, DistinctLists]) -> pd.DataFrame:
+    """Check a read frame against its manifest entry and decode its text and literal columns."""
+    specs = entry["columns"]
     expected = [s["name"] for s in specs]
     if list(frame.columns) != expected:
         raise LoadError(f"{path}: columns {list(frame.columns)} differ from those evalframe.json records ({expected}).")
