@@ -14,8 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from evalframe import arrow_csv
-from evalframe import EvaluationResult, InvalidParameterError, LoadError, SaveError, SchemaError
+from evalframe import EvaluationResult, InvalidParameterError, LoadError, SaveError, SchemaError, arrow_csv
 from tests.fixtures import hand_result
 
 # ------------------------------------------------------------------ hypothesis frames
