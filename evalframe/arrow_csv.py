@@ -1,7 +1,7 @@
 """Read a CSV evalframe wrote with pyarrow's multi-threaded CSV reader, when pyarrow is installed.
 
 The result is the frame ``pandas.read_csv`` gives in :func:`evalframe.io._load_own` before the
-columns are decoded: float64 / int64 columns as numbers, every other column as Arrow-backed
+columns are decoded: float64 columns as numbers, every other column as Arrow-backed
 strings (a literal column is then factorised in Arrow: only its distinct texts become Python
 strings). Anything this reader is not sure to read exactly as pandas does (other native dtypes,
 CSV options, a file that does not parse) returns None, and the pandas reader takes over; it also
@@ -17,8 +17,8 @@ import pandas as pd
 
 __all__ = ["read_csv"]
 
-#: Native dtypes Arrow parses exactly as pandas does (floats are parsed correctly rounded by both).
-_NUMBERS = {"float64": "float64", "int64": "int64"}
+#: Native dtypes Arrow parses as pandas does (both round floats correctly). Not int64: Arrow also takes "0x1".
+_NUMBERS = {"float64": "float64"}
 
 
 def read_csv(path: Path, specs: list[dict[str, Any]], csv_options: dict[str, Any],
@@ -26,6 +26,7 @@ def read_csv(path: Path, specs: list[dict[str, Any]], csv_options: dict[str, Any
     """The file's columns as described by ``specs``, or None when pandas should read it."""
     try:
         import pyarrow as pa
+        import pyarrow.compute as pc
         import pyarrow.csv as pacsv
     except ImportError:
         return None
@@ -45,8 +46,9 @@ def read_csv(path: Path, specs: list[dict[str, Any]], csv_options: dict[str, Any
         table = pacsv.read_csv(
             path,
             parse_options=pacsv.ParseOptions(delimiter=sep, newlines_in_values=True),
+            # an empty cell, quoted or not, is a missing number; in text columns it stays "" (strings_can_be_null)
             convert_options=pacsv.ConvertOptions(column_types=types, null_values=[""], strings_can_be_null=False,
-                                                 quoted_strings_can_be_null=False),
+                                                 quoted_strings_can_be_null=True),
         )
     except (pa.ArrowException, OSError):
         return None
@@ -56,8 +58,8 @@ def read_csv(path: Path, specs: list[dict[str, Any]], csv_options: dict[str, Any
     for spec in specs:
         column = table.column(spec["name"])
         if spec["codec"] == "native":
-            if spec["dtype"] == "int64" and column.null_count:
-                return None  # pandas words the error (an empty cell in an int64 column)
+            if pc.any(pc.is_nan(column)).as_py():  # "nan" text: evalframe writes NaN as an empty cell
+                return None  # pandas refuses it and names the cell
             columns[spec["name"]] = pd.Series(column.to_numpy(), dtype=spec["dtype"], copy=False)
         else:
             columns[spec["name"]] = pd.Series(pd.arrays.ArrowStringArray(column), copy=False)

@@ -323,9 +323,11 @@ def _save_result(result: Any, out_dir: Path, format: str, **to_csv_kwargs: Any) 
     sep = to_csv_kwargs.get("sep", ",")
     encoding = to_csv_kwargs.get("encoding", "utf-8")
     quoting = to_csv_kwargs.get("quoting", csv.QUOTE_NONNUMERIC)
+    created = next((folder for folder in reversed(out_dir.parents) if not folder.exists()), None)
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     staging = out_dir.parent / f".{out_dir.name}.tmp-{uuid.uuid4().hex[:12]}"
     staging.mkdir()
+    saved = False
     # nodes are encoded one at a time; a Parquet file is written (Arrow, without the GIL) while the next node is encoded
     try:
         with ThreadPoolExecutor(max_workers=1) as writer:
@@ -349,9 +351,24 @@ def _save_result(result: Any, out_dir: Path, format: str, **to_csv_kwargs: Any) 
             _swap_into_place(staging, out_dir, written={entry["file"] for entry in manifest["nodes"].values()})
         else:
             os.replace(staging, out_dir)
+        saved = True
         return out_dir
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+        if created is not None and not saved:  # a failed save leaves no folder it made behind (empty ones only)
+            _remove_empty_folders(out_dir.parent, up_to=created)
+
+
+def _remove_empty_folders(folder: Path, *, up_to: Path) -> None:
+    """Remove ``folder`` and its parents up to ``up_to`` while they are empty."""
+    while True:
+        try:
+            folder.rmdir()
+        except OSError:
+            return
+        if folder == up_to:
+            return
+        folder = folder.parent
 
 
 def _write_csv(path: Path, columns: dict[str, list[Any]], *, sep: str, encoding: str, quoting: int) -> None:
@@ -538,17 +555,20 @@ def _load_own(path: Path, entry: dict[str, Any], csv_options: dict[str, Any], re
         return _decode_frame(path, frame, entry, direct, codings)
     try:
         frame = pd.read_csv(path, **options)
-    except (ValueError, TypeError):  # a native column that does not parse: find the cell
+    except (ValueError, TypeError, OverflowError):  # a native column that does not parse: find the cell
         frame = _read_csv(path, **{**options, "dtype": object, "na_values": {}})
         for spec in specs:
             if spec["codec"] == "native" and spec["name"] in frame.columns:
                 column = frame[spec["name"]]
                 for row, text in enumerate(column.tolist()):
                     try:
-                        pd.Series([np.nan if text == "" else text], dtype=object).astype(spec["dtype"])
-                    except (ValueError, TypeError):
+                        value = pd.Series([np.nan if text == "" else text], dtype=object).astype(spec["dtype"])
+                        valid = text == "" or not value.isna().all()  # a missing number is an empty cell, not "nan"
+                    except (ValueError, TypeError, OverflowError):
+                        valid = False
+                    if not valid:
                         raise LoadError(f"{path}: data row {row + 1}, column {spec['name']!r}: {text!r} is not a "
-                                        f"valid {spec['dtype']} value. Fix or empty that cell.") from None
+                                        f"valid {spec['dtype']} value. Fix or empty that cell.")
         raise LoadError(f"{path}: cannot be read as the CSV evalframe.json describes.") from None
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
         raise LoadError(f"{path}: cannot be read as CSV ({type(exc).__name__}: {exc}).") from None

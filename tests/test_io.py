@@ -156,6 +156,13 @@ def test_save_replaces_files_only_when_complete(tmp_path, monkeypatch):
         hand_result().save(folder)
     assert (folder / "Reader.csv").read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+    with pytest.raises(OSError, match="disk full"):  # folders the save made on the way are removed too
+        hand_result().save(tmp_path / "new" / "deeper" / "out")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+    if importlib.util.find_spec("pyarrow"):
+        with pytest.raises(SaveError, match="column 'bad'"):  # a node that fails after one was written
+            result.save(tmp_path / "new" / "out", format="parquet")
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
 
 
 def test_resave_removes_nodes_it_wrote_before_and_warns_about_others(tmp_path):
@@ -239,6 +246,7 @@ def test_literal_parsing_fast_paths_equal_literal_eval(tmp_path):
     ["['a', 'b']", "['say \"hi\"']"],  # a double quote inside: not turned into JSON
     ["[1.0]", "['a']", "[[1.0, 2.0], [3.0]]", "[.5]", "[{'start': 0, 'end': 6}]"],  # mixed columns
     ["[1, [2]", "[3]]", "[4], [5]"],  # brackets that balance only across texts: each text is read on its own
+    ["[1], [2]", "[3]"],  # a tuple of lists, as literal_eval reads it
 ])
 def test_whole_column_literal_parsing_equals_literal_eval(tmp_path, texts):
     import ast
@@ -453,3 +461,29 @@ def test_parquet_writes_shared_and_unshared_cells_alike(tmp_path):
     pd.testing.assert_frame_equal(loaded, frame, check_exact=True)
     assert loaded["unshared"][0] is loaded["unshared"][4] is not loaded["unshared"][1]  # equal lists loaded once
     assert [repr(v) for v in loaded["distinct"][-3:]] == ["[2997.0, -0.0]", "[]", "None"]
+
+
+def test_both_csv_readers_agree_on_missing_numbers_and_refuse_hand_typed_oddities(tmp_path, monkeypatch):
+    frame = pd.DataFrame({"multilabel_id": ["q1", "q2", "q3"], "type": ["document"] * 3,
+                          "score": [0.5, np.nan, -0.0], "rank": pd.array([1, 2, 3], dtype="int64")})
+    folder = EvaluationResult({"Node": frame}).save(tmp_path / "out")
+    used = []
+    read = arrow_csv.read_csv
+    monkeypatch.setattr(arrow_csv, "read_csv", lambda *args: used.append(read(*args) is not None) or read(*args))
+    pd.testing.assert_frame_equal(EvaluationResult.load(folder)["Node"], frame, check_exact=True)
+    assert used == [False]  # an int64 column: pandas reads the file
+    floats = frame.drop(columns="rank")
+    EvaluationResult({"Node": floats}).save(folder)
+    loaded = EvaluationResult.load(folder)["Node"]  # NaN is written as a quoted empty cell
+    pd.testing.assert_frame_equal(loaded, floats, check_exact=True)
+    assert used[-1] is True and np.signbit(loaded["score"][2])
+
+    path = folder / "Node.csv"
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace("0.5", "nan"), encoding="utf-8")  # evalframe writes NaN as an empty cell
+    with pytest.raises(LoadError, match=r"data row 1, column 'score': 'nan' is not a valid float64 value"):
+        EvaluationResult.load(folder)
+    EvaluationResult({"Node": frame}).save(folder)
+    path.write_text(path.read_text(encoding="utf-8").replace(",1\n", ",9223372036854775808\n"), encoding="utf-8")
+    with pytest.raises(LoadError, match=r"data row 1, column 'rank': '9223372036854775808' is not a valid int64"):
+        EvaluationResult.load(folder)
