@@ -138,11 +138,16 @@ def segment_positions(lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return owner, index
 
 
-def first_appearance_codes(series: pd.Series, positions: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Codes numbering the distinct values (of the rows at ``positions``) in order of first appearance, and those values."""
+def first_appearance_codes(series: pd.Series, positions: np.ndarray | None = None, *,
+                           objects: bool = True) -> tuple[np.ndarray, Any]:
+    """Codes numbering the distinct values (of the rows at ``positions``) in order of first appearance, and those values.
+
+    The values are an object array, or with ``objects=False`` as pandas' factorize gives them (Arrow-backed
+    strings stay in Arrow: no Python string is made for them).
+    """
     values = series if positions is None or _is_every_row(positions, len(series)) else series.iloc[positions]
     codes, uniques = pd.factorize(values, sort=False, use_na_sentinel=False)
-    return codes.astype(np.int64, copy=False), np.asarray(uniques, dtype=object)
+    return codes.astype(np.int64, copy=False), (np.asarray(uniques, dtype=object) if objects else uniques)
 
 
 def _is_every_row(positions: np.ndarray, n_rows: int) -> bool:

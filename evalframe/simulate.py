@@ -68,7 +68,8 @@ def join_retriever(answers: AnswerRows, documents: DocumentRows, lists: Distinct
     answer_query = query_codes[: answers.n_queries].astype(np.int64)[answers.codes[owner]]
     document_query = query_codes[answers.n_queries:].astype(np.int64)[documents.row_query]
     # answer document ids as codes of the retriever's distinct ids (-1: never retrieved), looked up once per distinct id list
-    answer_docs = pd.Index(documents.document_ids).get_indexer(cells.flat_objects()).astype(np.int64)[element]
+    retrieved = pd.Index(np.asarray(documents.document_ids, dtype=object))  # object: NaN and None match as before
+    answer_docs = retrieved.get_indexer(cells.flat_objects()).astype(np.int64)[element]
     width = len(documents.document_ids) + 1
     answer_keys = np.where(answer_docs >= 0, answer_query * width + answer_docs, -1)
     return RetrieverJoin(owner, answer_keys, document_query * width + documents.document_codes, documents.rank)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -58,7 +59,7 @@ class DocumentRows:
     match_lists: dict[str, SelectedLists]  # "id"/"ctx"/"ans" -> the rows' cells of that match list (present only)
     match_cells: dict[str, np.ndarray]  # "id"/"ctx"/"ans" -> index into match_lists[part].cells per sorted row
     document_codes: np.ndarray  # code of document_id per sorted row
-    document_ids: np.ndarray  # distinct document_id values (by code)
+    document_ids: Any  # distinct document_id values (by code), as pandas' factorize gives them
     _values: dict[str, np.ndarray] = field(default_factory=dict)
 
     @property
@@ -152,7 +153,7 @@ def prepare_document_rows(frame: pd.DataFrame, positions: np.ndarray, *, where: 
     n_gold = _gold_counts(select_lists(lists(gold_column), positions[first_rows], frame.index, column=gold_column,
                                        where=where))
 
-    document_codes, document_ids = first_appearance_codes(frame["document_id"], positions)
+    document_codes, document_ids = first_appearance_codes(frame["document_id"], positions, objects=False)
     document_codes = document_codes[order]
     doc_group = _pair_codes(row_query, document_codes)
     doc_group_query = np.zeros(int(doc_group.max(initial=-1)) + 1, dtype=np.int64)
