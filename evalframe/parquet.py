@@ -166,18 +166,6 @@ def _row_keys(lists: Any) -> Any:
     return keys
 
 
-def _python_lists(lists: Any) -> list[Any]:
-    """A list array as Python lists (None for null rows), built from the flat values by slicing."""
-    if lists.values.null_count:  # None inside lists: let Arrow convert (numpy would turn None into NaN)
-        return lists.to_pylist()
-    offsets = np.asarray(lists.offsets, dtype=np.int64).tolist()
-    flat = lists.values.to_numpy(zero_copy_only=False).tolist()
-    cells = [flat[start:end] for start, end in zip(offsets[:-1], offsets[1:])]
-    for row in np.flatnonzero(lists.is_null().to_numpy(zero_copy_only=False)).tolist():
-        cells[row] = None
-    return cells
-
-
 def _distinct_list_cells(column: Any) -> DistinctLists:
     """A Parquet list column as its distinct lists (Python lists built once each) and a code per row.
 
@@ -189,13 +177,13 @@ def _distinct_list_cells(column: Any) -> DistinctLists:
     sample = lists.slice(0, _SHARING_SAMPLE)
     if len(lists) > len(sample) and len(pc.unique(_row_keys(sample))) > len(sample) // 2:
         # long and hardly repeating (judged on its first rows): every row gets its own list, without hashing
-        cells = object_array(_python_lists(lists))
+        cells = object_array(lists.to_pylist())
         return DistinctLists(np.arange(len(cells), dtype=np.int64), cells)
     codes = pc.dictionary_encode(_row_keys(lists), null_encoding="encode").indices.to_numpy(zero_copy_only=False)
     codes = codes.astype(np.int64)  # codes number the distinct keys in order of first appearance
     first = np.empty(int(codes.max(initial=-1)) + 1, dtype=np.int64)
     first[codes[::-1]] = np.arange(len(codes) - 1, -1, -1)  # the last write of a code is its first row
-    return DistinctLists(codes, object_array(_python_lists(lists.take(first))))
+    return DistinctLists(codes, object_array(lists.take(first).to_pylist()))
 
 
 def _text_column(path: Path, spec: dict[str, Any], column: Any) -> pd.Series:
