@@ -102,14 +102,6 @@ def _by_identity(values: list[Any]) -> tuple[np.ndarray, list[Any]]:
     return codes, [values[i] for i in first.tolist()]
 
 
-def _cell_text(value: Any) -> str:
-    if value is None:
-        return ""
-    if type(value) is float and value != value:
-        return "nan"
-    return repr(value)
-
-
 def _literal_cells(values: list[Any], *, node: str, column: str) -> np.ndarray:
     """Every cell as a Python literal ('' for None, 'nan' for NaN), each distinct object written once."""
     codes, distinct = _by_identity(values)
@@ -122,7 +114,11 @@ def _literal_cells(values: list[Any], *, node: str, column: str) -> np.ndarray:
                     "be written to CSV losslessly (only str, int, finite float, bool, bytes, None and "
                     "lists/tuples/dicts/sets of them can); convert the column, e.g. df[col] = df[col].map(list)."
                 )
-    return object_array(list(map(_cell_text, distinct)))[codes]
+    texts = list(map(repr, distinct))  # NaN is written "nan" by repr; None (one object, so one cell) is ""
+    ids = list(map(id, distinct))
+    if id(None) in ids:
+        texts[ids.index(id(None))] = ""
+    return object_array(texts)[codes]
 
 
 def _flat_literals(values: list[Any]) -> bool:
@@ -133,13 +129,17 @@ def _flat_literals(values: list[Any]) -> bool:
     cell_types = set(map(type, values))
     if not cell_types <= {list, str, int, float, bool, type(None), bytes}:
         return False
-    floats = [v for v in values if type(v) is float]
-    if not all(map(math.isfinite, (v for v in floats if v == v))):  # NaN cells are missing; inf is not literal
-        return False
-    lists = [v for v in values if type(v) is list]
+    if float in cell_types:
+        floats = np.array([v for v in values if type(v) is float])
+        if np.isinf(floats).any():  # NaN cells are missing; inf is not a literal
+            return False
+    lists = values if cell_types == {list} else [v for v in values if type(v) is list]
     elements = list(chain.from_iterable(lists))
-    if not set(map(type, elements)) <= {str, int, float, bool, type(None), bytes}:
+    element_types = set(map(type, elements))
+    if not element_types <= {str, int, float, bool, type(None), bytes}:
         return False
+    if element_types == {float}:
+        return bool(np.isfinite(np.array(elements, dtype=np.float64)).all())
     return all(map(math.isfinite, (v for v in elements if type(v) is float)))
 
 
