@@ -556,23 +556,33 @@ def _load_own(path: Path, entry: dict[str, Any], csv_options: dict[str, Any], re
     try:
         frame = pd.read_csv(path, **options)
     except (ValueError, TypeError, OverflowError):  # a native column that does not parse: find the cell
-        frame = _read_csv(path, **{**options, "dtype": object, "na_values": {}})
-        for spec in specs:
-            if spec["codec"] == "native" and spec["name"] in frame.columns:
-                column = frame[spec["name"]]
-                for row, text in enumerate(column.tolist()):
-                    try:
-                        value = pd.Series([np.nan if text == "" else text], dtype=object).astype(spec["dtype"])
-                        valid = text == "" or not value.isna().all()  # a missing number is an empty cell, not "nan"
-                    except (ValueError, TypeError, OverflowError):
-                        valid = False
-                    if not valid:
-                        raise LoadError(f"{path}: data row {row + 1}, column {spec['name']!r}: {text!r} is not a "
-                                        f"valid {spec['dtype']} value. Fix or empty that cell.")
-        raise LoadError(f"{path}: cannot be read as the CSV evalframe.json describes.") from None
+        _raise_for_bad_number(path, options, specs)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
         raise LoadError(f"{path}: cannot be read as CSV ({type(exc).__name__}: {exc}).") from None
+    if any(spec["codec"] == "native" and str(frame[spec["name"]].dtype) != spec["dtype"]
+           for spec in specs if spec["name"] in frame.columns):  # pandas 2.2 reads 2**63 in an int64 column as uint64
+        _raise_for_bad_number(path, options, specs, found_only=True)
     return _decode_frame(path, frame, entry, direct, codings)
+
+
+def _raise_for_bad_number(path: Path, options: dict[str, Any], specs: list[dict[str, Any]], *,
+                          found_only: bool = False) -> None:
+    """Raise a LoadError naming the first cell of a native column that is not a valid value of its dtype
+    (with ``found_only``, return when there is none)."""
+    frame = _read_csv(path, **{**options, "dtype": object, "na_values": {}})
+    for spec in specs:
+        if spec["codec"] == "native" and spec["name"] in frame.columns:
+            for row, text in enumerate(frame[spec["name"]].tolist()):
+                try:
+                    value = pd.Series([np.nan if text == "" else text], dtype=object).astype(spec["dtype"])
+                    valid = text == "" or not value.isna().all()  # a missing number is an empty cell, not "nan"
+                except (ValueError, TypeError, OverflowError):
+                    valid = False
+                if not valid:
+                    raise LoadError(f"{path}: data row {row + 1}, column {spec['name']!r}: {text!r} is not a "
+                                    f"valid {spec['dtype']} value. Fix or empty that cell.")
+    if not found_only:
+        raise LoadError(f"{path}: cannot be read as the CSV evalframe.json describes.")
 
 
 def _decode_frame(path: Path, frame: pd.DataFrame, entry: dict[str, Any], direct: set[str],
