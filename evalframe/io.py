@@ -373,8 +373,11 @@ def _remove_empty_folders(folder: Path, *, up_to: Path) -> None:
 
 def _write_csv(path: Path, columns: dict[str, list[Any]], *, sep: str, encoding: str, quoting: int) -> None:
     """One header row and the encoded cells, with Python's C csv writer (floats are written by repr: exact)."""
+    # QUOTE_MINIMAL quotes a field holding a character of the line terminator: with "\n" alone, a bare "\r"
+    # in a text would go out unquoted and read back as a line break, so those files end their lines with "\r\n"
+    terminator = "\r\n" if quoting == csv.QUOTE_MINIMAL else "\n"
     with open(path, "w", encoding=encoding, newline="") as handle:
-        writer = csv.writer(handle, delimiter=sep, quoting=quoting, lineterminator="\n")
+        writer = csv.writer(handle, delimiter=sep, quoting=quoting, lineterminator=terminator)
         writer.writerow(list(columns))
         writer.writerows(zip(*columns.values()))
 

@@ -487,3 +487,11 @@ def test_both_csv_readers_agree_on_missing_numbers_and_refuse_hand_typed_odditie
     path.write_text(path.read_text(encoding="utf-8").replace(",1\n", ",9223372036854775808\n"), encoding="utf-8")
     with pytest.raises(LoadError, match=r"data row 1, column 'rank': '9223372036854775808' is not a valid int64"):
         EvaluationResult.load(folder)
+
+
+@pytest.mark.parametrize("quoting", [csv.QUOTE_MINIMAL, csv.QUOTE_ALL, csv.QUOTE_NONNUMERIC])
+def test_line_breaks_inside_texts_survive_every_quoting(tmp_path, quoting):
+    frame = pd.DataFrame({"multilabel_id": ["q1", "q2", "q3"], "type": ["answer"] * 3,
+                          "answer": ["a\rb", "c\r\nd", "e\nf"]})
+    folder = EvaluationResult({"Node": frame}).save(tmp_path / "out", quoting=quoting)
+    pd.testing.assert_frame_equal(EvaluationResult.load(folder)["Node"], frame, check_exact=True)
