@@ -10,6 +10,7 @@ import argparse
 import io
 import json
 import math
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -295,6 +296,14 @@ COMMANDS = {"demo": _demo, "metrics": _metrics, "compare": _compare, "worst": _w
             "list-metrics": _list_metrics}
 
 
+def _silence_stdout() -> None:
+    """Point stdout at the null device, so that the interpreter's last flush does not hit the closed pipe again."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError, io.UnsupportedOperation):
+        pass
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``evalframe`` command; returns the exit status.
 
@@ -308,6 +317,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         print(COMMANDS[args.command](args))
+        sys.stdout.flush()
+    except BrokenPipeError:  # the reader stopped early (`evalframe worst ... | head`): nothing to report
+        _silence_stdout()
+        return 1
     except (EvalframeError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

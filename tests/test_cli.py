@@ -165,3 +165,17 @@ def test_help_of_every_command(capsys, command):
         main(([command] if command else []) + ["--help"])
     assert exit_info.value.code == 0
     assert capsys.readouterr().out.startswith("usage: evalframe")
+
+
+def test_a_reader_that_stops_early_gets_no_error_message():
+    import subprocess
+    import sys
+
+    script = ("from evalframe import cli\n"
+              "cli.COMMANDS['list-metrics'] = lambda args: 'line\\n' * 200_000\n"
+              "raise SystemExit(cli.main(['list-metrics']))\n")
+    process = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert process.stdout.readline() == b"line\n"
+    process.stdout.close()  # as `| head -1` does
+    assert process.wait(timeout=60) == 1
+    assert process.stderr.read() == b""
