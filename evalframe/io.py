@@ -448,7 +448,7 @@ class _LiteralParser:
 
     def parse_distinct(self, uniques: list[Any], codes: np.ndarray) -> list[Any]:
         """The value of each distinct text; ``codes`` (per row) only locate a bad text's row for the message."""
-        fast = self._all_numeric(uniques)
+        fast = self._whole_column(uniques)
         if fast is not None:
             return fast
         parsed: list[Any] = [None] * len(uniques)
@@ -474,7 +474,7 @@ class _LiteralParser:
         return parsed
 
     @staticmethod
-    def _all_numeric(uniques: list[Any]) -> list[Any] | None:
+    def _whole_column(uniques: list[Any]) -> list[Any] | None:
         """Every distinct text is a flat list of numbers (match columns), or of plain strings (id and answer
         lists): one regex match and one JSON call for the whole column; None when that does not hold.
 
@@ -511,7 +511,7 @@ class _LiteralParser:
 #: Texts made only of numbers, brackets and commas mean the same as JSON and as Python literals
 #: (no strings, names or escapes), and JSON parses them many times faster than literal_eval.
 _NUMERIC_LIST = re.compile(r"\[[0-9eE+\-., ]*\]")  # flat: nested lists go to ast.literal_eval
-#: Whole columns of such texts, one per line (see ``_LiteralParser._all_numeric``).
+#: Whole columns of such texts, one per line (see ``_LiteralParser._whole_column``).
 _NUMERIC_LISTS = re.compile(r"\[[0-9eE+\-., ]*\](?:\n\[[0-9eE+\-., ]*\])*")
 _STRING_LISTS = re.compile(r"\[(?:'[^'\\\n\r]*'(?:, '[^'\\\n\r]*')*)?\](?:\n\[(?:'[^'\\\n\r]*'(?:, '[^'\\\n\r]*')*)?\])*")
 #: A list of plain strings as repr writes them: single-quoted, no quote, backslash or line break inside

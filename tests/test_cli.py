@@ -40,6 +40,8 @@ def test_metrics_by_query_csv_equals_query_metrics(capsys):
 
 
 def test_metrics_table_and_markdown(capsys):
+    # the demo result is Haystack 1.x's golden run: tests/data/haystack1/metrics.json (document_id_or_answer,
+    # integrated, no top-k) gives recall_single_hit 0.875, exact_match 0.75, f1 0.8333, 8 examples
     code, out, _ = run(capsys, "metrics", str(DEMO))
     assert code == 0 and "recall_single_hit" in out and "Retriever" in out and "0.8750" in out
     code, out, _ = run(capsys, "metrics", str(DEMO), "--node", "Reader", "--format", "markdown")
