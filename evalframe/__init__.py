@@ -104,6 +104,6 @@ def load_demo_runs(top_k: int = 3) -> tuple[list[MultiLabel], dict[str, dict[str
     (113, ['Reader', 'Retriever'])
     """
     runs = {3: "runs.jsonl", 5: "runs_top5.jsonl"}
-    if top_k not in runs:
+    if not isinstance(top_k, int) or top_k not in runs:
         raise InvalidParameterError(f"top_k must be 3 or 5 (the demo's two runs); got {top_k!r}.")
     return read_runs(_files("evalframe") / "data" / "demo" / runs[top_k])  # type: ignore[arg-type]

@@ -156,6 +156,12 @@ def _is_every_row(positions: np.ndarray, n_rows: int) -> bool:
                                                           and bool((np.diff(positions) == 1).all())))
 
 
+def first_rows(codes: np.ndarray) -> np.ndarray:
+    """The row where each code first appears, for codes numbered in order of first appearance (code c: entry c)."""
+    # such a code's first row is where it exceeds every code before it
+    return np.flatnonzero(np.diff(np.maximum.accumulate(codes), prepend=-1) > 0)
+
+
 def numeric_column(df: pd.DataFrame, column: str, *, where: str) -> np.ndarray:
     """A column as float64 (None -> NaN); text that is not a number raises SchemaError naming the row."""
     series = df[column]

@@ -162,6 +162,8 @@ def _metrics(args: argparse.Namespace) -> str:
         table = result.calculate_metrics(**kwargs, by=by)
         if args.node is not None:
             result[args.node]  # noqa: B018 - validates the name with a helpful message
+            if args.node not in table.index:
+                raise EvalframeError(f"node {args.node!r} has no rows with eval_mode={args.eval_mode!r} to slice.")
             table = table.loc[[args.node]].dropna(axis=1, how="all")
         flat = table.reset_index()
         return _render(flat.set_index("node"), args.format,
@@ -170,9 +172,7 @@ def _metrics(args: argparse.Namespace) -> str:
     if args.node is not None:
         result[args.node]  # noqa: B018 - validates the name with a helpful message
         metrics = {args.node: metrics[args.node]}
-    table = pd.DataFrame.from_dict(metrics, orient="index")
-    table.index.name = "node"
-    return _render(table, args.format, metrics)
+    return _render(pd.DataFrame.from_dict(metrics, orient="index").rename_axis("node"), args.format, metrics)
 
 
 def _worst(args: argparse.Namespace) -> str:

@@ -18,7 +18,7 @@ import pandas as pd
 
 from . import _validation as check
 from .errors import InvalidParameterError
-from .metrics.registry import ANSWER_METRICS, METRICS
+from .metrics.registry import ANSWER_METRICS, DOCUMENT_METRICS, METRICS
 from .result import EvaluationResult
 from .stats import bootstrap_ci, holm, paired_t_test, randomization_p_value
 
@@ -307,7 +307,7 @@ def worst_by_delta(
     moved = delta[delta < 0] if direction == "worse" else delta[delta > 0]
     ordered = moved.sort_values(kind="stable", ascending=direction == "worse").head(n)
 
-    level = list(ANSWER_METRICS) if metric in ANSWER_METRICS else [m for m in METRICS if m not in ANSWER_METRICS]
+    level = list(ANSWER_METRICS) if metric in ANSWER_METRICS else list(DOCUMENT_METRICS)
     eval_mode = metric_params.get("eval_mode", "integrated")
 
     def examples(result: EvaluationResult, table: pd.DataFrame) -> list[dict[str, Any]]:

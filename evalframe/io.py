@@ -36,7 +36,7 @@ import numpy as np
 import pandas as pd
 
 from . import arrow_csv
-from ._arrays import DistinctLists, object_array
+from ._arrays import DistinctLists, first_rows, object_array
 from .columns import LIST_COLUMNS, METRIC_LIST_COLUMNS
 from .errors import LoadError, SaveError
 
@@ -649,8 +649,9 @@ def _load_foreign(path: Path, read_csv_kwargs: dict[str, Any], codings: dict[str
         if name in LIST_COLUMNS:
             lists = _LiteralParser(path, name).distinct_values(frame[name])
             values = lists.row_values()
-            if name == "filters":
-                values = [_decode_filters(v, path, row) for row, v in enumerate(values.tolist())]
+            if name == "filters":  # each distinct cell once, named by the first row holding it
+                values = object_array([_decode_filters(cell, path, int(row))
+                                       for cell, row in zip(lists.cells.tolist(), first_rows(lists.codes))])[lists.codes]
             elif name in METRIC_LIST_COLUMNS:
                 codings[name] = lists
             frame[name] = pd.Series(values, index=frame.index, dtype=object)

@@ -96,7 +96,7 @@ def _native_list_column(series: pd.Series) -> Any:
     if len(set(map(id, sample))) > len(sample) // 2:  # hardly shared: convert every row
         return _list_array(cells)
     codes, distinct = _by_identity(cells.tolist())
-    array = _list_array(np.fromiter(distinct, dtype=object, count=len(distinct)))
+    array = _list_array(object_array(distinct))
     return None if array is None else array.take(pa.array(codes))
 
 

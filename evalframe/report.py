@@ -117,13 +117,13 @@ def build_report(
             extras = []
             if answer_node:
                 extras.append(f"top-1 {top1[node][metric]:.4f}")
-            if isolated.get(node):
+            if metric in isolated.get(node, {}):
                 extras.append(f"isolated {isolated[node][metric]:.4f}")
             text.append(f"  | {metric:<18} {value:.4f}" + (f"   ({', '.join(extras)})" if extras else ""))
             page.append(
                 f"<tr><td class='node'>{html.escape(node)}</td><td>{metric}</td><td class='num'>{value:.4f}</td>"
                 f"<td class='num'>{f'{top1[node][metric]:.4f}' if answer_node else ''}</td>"
-                f"<td class='num'>{f'{isolated[node][metric]:.4f}' if isolated.get(node) else ''}</td></tr>"
+                f"<td class='num'>{f'{isolated[node][metric]:.4f}' if metric in isolated.get(node, {}) else ''}</td></tr>"
             )
     text += ["  |", "Output", ""]
     page.append("</table>")

@@ -8,7 +8,7 @@ kernels in :mod:`evalframe.metrics`; per-query tables are the shared currency of
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -499,7 +499,7 @@ class EvaluationResult(Mapping):
         >>> table[table["metric"] == "recall_single_hit"]["value"].round(4).tolist()
         [0.625, 0.875]
         """
-        if isinstance(ks, (int, str)) or not len(ks):
+        if isinstance(ks, (str, bytes)) or not isinstance(ks, Iterable) or not len(ks := list(ks)):
             raise InvalidParameterError(f"ks must be a non-empty list of positive ints, e.g. (1, 3, 5, 10); got {ks!r}.")
         ks = sorted({check.check_top_k(k, name="ks") for k in ks})
         if -1 in ks:

@@ -121,6 +121,12 @@ def _no_answer(first: pd.DataFrame, where: str) -> pd.Series:
     def no_document(values: Any) -> bool:
         return empty(values) or all(value == NO_ANSWER_DOCUMENT_ID for value in values)
 
+    for column in ("gold_answers", "gold_document_ids"):
+        cells = first[column] if column in first.columns else pd.Series([], dtype=object)
+        bad = cells[~cells.map(lambda v: v is None or isinstance(v, (list, tuple, np.ndarray, float)))]
+        if len(bad):
+            raise SchemaError(f"by='no_answer': column {column!r} of {where} must hold lists; multilabel_id "
+                              f"{bad.index[0]!r} holds {bad.iloc[0]!r}. Parse text cells first (EvaluationResult.load does).")
     answers = first["gold_answers"]
     labels = answers.map(blank).astype(bool)
     if "gold_document_ids" in first.columns:
@@ -210,6 +216,10 @@ def query_attributes(frame: pd.DataFrame, by: SliceKey | Sequence[SliceKey], *, 
     columns = []
     for key in check_by(by):
         if isinstance(key, str):
+            if key == "multilabel_id":
+                raise InvalidParameterError(
+                    "by='multilabel_id' would put every query in a slice of its own; per-query values are "
+                    "query_metrics(node).")
             if key in frame.columns:
                 labels = _column(frame, first, key, where)
             elif key == "no_answer":

@@ -181,3 +181,8 @@ def test_a_reader_that_stops_early_gets_no_error_message():
     process.stdout.close()  # as `| head -1` does
     assert process.wait(timeout=60) == 1
     assert process.stderr.read() == b""
+
+
+def test_a_node_without_rows_in_the_eval_mode_is_named(capsys):
+    code, _, err = run(capsys, "metrics", str(DEMO), "--by", "no_answer", "--node", "Retriever", "--eval-mode", "isolated")
+    assert code == 1 and "node 'Retriever' has no rows with eval_mode='isolated' to slice" in err

@@ -45,3 +45,11 @@ def test_recall_at_k_never_decreases_with_k():
 def test_bad_ks(ks):
     with pytest.raises(InvalidParameterError, match="ks"):
         hand_result().metrics_at_k(ks=ks)
+
+
+@pytest.mark.parametrize("ks", [None, 3.0, np.int64(3), [], "1,3"])
+def test_ks_that_are_not_a_list_of_ints_are_refused(ks):
+    from evalframe import load_demo_result
+
+    with pytest.raises(InvalidParameterError, match="ks must be a non-empty list of positive ints"):
+        load_demo_result().metrics_at_k(ks=ks)

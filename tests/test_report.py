@@ -60,3 +60,17 @@ def test_report_command_writes_html(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "Pipeline funnel" in out and f"HTML report: {tmp_path / 'report.html'}" in out
     assert (tmp_path / "report.html").read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+
+
+def test_a_node_whose_isolated_rows_lack_some_metrics_reports_the_ones_they_have():
+    import pandas as pd
+
+    from evalframe import EvaluationResult
+
+    result = load_demo_result()  # a node with document and answer rows; only the answers were run isolated
+    both = EvaluationResult({"Retriever": result["Retriever"],
+                             "Reader": pd.concat([result["Reader"], result["Retriever"]], ignore_index=True)})
+    text = both.report(charts=False).text
+    isolated_f1 = both.calculate_metrics(eval_mode="isolated")["Reader"]["f1"]
+    assert f"isolated {isolated_f1:.4f}" in text
+    assert not re.search(r"recall_multi_hit .*isolated", text.split("Reader", 1)[1].split("Output", 1)[0])

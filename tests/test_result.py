@@ -212,3 +212,10 @@ def test_metrics_frame_and_notebook_display():
     assert "<td><b>Retriever</b></td><td>13</td><td>6</td><td>integrated</td>" in page
     assert "<td><b>Reader</b></td><td>8</td><td>4</td><td>integrated, isolated</td>" in page
     assert "exact_match 0.750" in page and len(repr(result)) < 80
+
+
+def test_load_demo_runs_names_a_bad_top_k():
+    from evalframe import InvalidParameterError, load_demo_runs
+
+    with pytest.raises(InvalidParameterError, match=r"top_k must be 3 or 5 \(the demo's two runs\); got \[3\]"):
+        load_demo_runs(top_k=[3])

@@ -170,3 +170,15 @@ def test_dict_filters_and_filters_that_are_not_json():
 def test_callables_may_return_sets_and_lists():
     table = hand_result().calculate_metrics(by=lambda q: [{"a"} if i % 2 else {"b"} for i in range(len(q))])
     assert sorted(table.loc["Reader"].index, key=str) == [frozenset({"a"}), frozenset({"b"})]
+
+
+def test_slice_keys_that_cannot_work_are_refused_with_a_reason():
+    from evalframe import EvaluationResult, load_demo_result
+
+    result = load_demo_result()
+    with pytest.raises(InvalidParameterError, match=r"by='multilabel_id' would put every query in a slice of its own"):
+        result.calculate_metrics(by="multilabel_id")
+    frame = result["Reader"].copy()
+    frame["gold_answers"] = 1
+    with pytest.raises(SchemaError, match=r"by='no_answer': column 'gold_answers' of node 'Reader' must hold lists"):
+        EvaluationResult({"Reader": frame}).query_metrics("Reader", by="no_answer")

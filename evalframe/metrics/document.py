@@ -19,6 +19,7 @@ from .._arrays import (
     DistinctLists,
     SelectedLists,
     first_appearance_codes,
+    first_rows,
     numeric_column,
     row_label,
     segment_positions,
@@ -148,9 +149,7 @@ def prepare_document_rows(frame: pd.DataFrame, positions: np.ndarray, *, where: 
     order = np.lexsort((rank_frame, codes))  # stable: ties keep frame order
     row_query = codes[order]
     rank = rank_frame[order]
-    # codes number queries in order of first appearance: a query's first row is where the code exceeds all before it
-    first_rows = np.flatnonzero(np.diff(np.maximum.accumulate(codes), prepend=-1) > 0)
-    n_gold = _gold_counts(select_lists(lists(gold_column), positions[first_rows], frame.index, column=gold_column,
+    n_gold = _gold_counts(select_lists(lists(gold_column), positions[first_rows(codes)], frame.index, column=gold_column,
                                        where=where))
 
     document_codes, document_ids = first_appearance_codes(frame["document_id"], positions, objects=False)
