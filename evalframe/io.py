@@ -24,8 +24,6 @@ import json
 import math
 import os
 import re
-import shutil
-import uuid
 import warnings
 from concurrent.futures import ThreadPoolExecutor
 from itertools import chain
@@ -35,7 +33,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from . import arrow_csv
+from . import _atomic, arrow_csv
 from ._arrays import DistinctLists, first_rows, object_array
 from .columns import LIST_COLUMNS, METRIC_LIST_COLUMNS
 from .errors import LoadError, SaveError
@@ -106,11 +104,12 @@ def _literal_cells(values: list[Any], *, node: str, column: str) -> np.ndarray:
     """Every cell as a Python literal ('' for None, 'nan' for NaN), each distinct object written once."""
     codes, distinct = _by_identity(values)
     if not _flat_literals(distinct):  # nested or unusual cells: check each distinct one
-        for value in distinct:
+        for code, value in enumerate(distinct):
             if not (_is_missing(value) or _check_literal(value)):
-                position = values.index(value) if not isinstance(value, float) else 0
+                # located by code, never by comparing values (pd.NA and arrays have no truth value)
+                row = int(np.argmax(codes == code)) + 1
                 raise SaveError(
-                    f"node {node!r}, column {column!r}, row {position}: {value!r} ({type(value).__name__}) cannot "
+                    f"node {node!r}, column {column!r}, row {row}: {_shown(value)} ({type(value).__name__}) cannot "
                     "be written to CSV losslessly (only str, int, finite float, bool, bytes, None and "
                     "lists/tuples/dicts/sets of them can); convert the column, e.g. df[col] = df[col].map(list)."
                 )
@@ -119,6 +118,29 @@ def _literal_cells(values: list[Any], *, node: str, column: str) -> np.ndarray:
     if id(None) in ids:
         texts[ids.index(id(None))] = ""
     return object_array(texts)[codes]
+
+
+def _shown(value: Any) -> str:
+    """A cell for an error message: its repr, cut short (repr itself may fail on odd objects)."""
+    try:
+        text = repr(value)
+    except Exception:  # noqa: BLE001 - any object may sit in a cell
+        text = f"<{type(value).__name__} object>"
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _encodes(strings: list[str]) -> bool:
+    """Whether the texts encode to UTF-8 (no lone surrogates), checked on the whole column at once."""
+    try:
+        "".join(strings).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _first_unencodable(values: list[Any]) -> int:
+    """0-based position of the first text that does not encode to UTF-8 (only called once one is known to)."""
+    return next(i for i, v in enumerate(values) if isinstance(v, str) and not _encodes([v]))
 
 
 def _flat_literals(values: list[Any]) -> bool:
@@ -177,6 +199,13 @@ def _encode_column(series: pd.Series, *, node: str) -> tuple[list[Any], dict[str
             spec["codec"] = "literal"
             return _literal_cells(values, node=node, column=name).tolist(), spec
         present = [v for v, m in zip(values, missing.tolist()) if not m] if any_missing else values
+        if isinstance(dtype, pd.StringDtype) and not _encodes(present):
+            row = _first_unencodable(values) + 1
+            raise SaveError(
+                f"node {node!r}, column {name!r}, row {row}: {_shown(values[row - 1])} holds a lone surrogate, "
+                f"which a {dtype} column cannot hold once loaded; fix the text (e.g. "
+                "s.encode('utf-8', 'replace').decode()) or convert the column with astype(object)."
+            )
         none = any(values[i] is None for i in np.flatnonzero(missing).tolist())
         nan = bool(missing.any()) and (isinstance(dtype, pd.StringDtype) or not all(
             values[i] is None for i in np.flatnonzero(missing).tolist()))
@@ -192,6 +221,13 @@ def _encode_column(series: pd.Series, *, node: str) -> tuple[list[Any], dict[str
     if is_native_dtype(dtype):
         spec["codec"] = "native"
         missing = series.isna().to_numpy()
+        if dtype == np.float16 and missing.any():  # pandas' CSV parser cannot read float16 with empty cells
+            row = int(np.argmax(missing)) + 1
+            raise SaveError(
+                f"node {node!r}, column {name!r} has dtype float16 and a missing value (row {row}), which CSV "
+                "cannot restore; convert it with df[col] = df[col].astype('float32') (exact) or save with "
+                "format='parquet'."
+            )
         cells = series.astype(object).tolist() if not missing.any() else series.astype(object).where(~missing, None).tolist()
         return cells, spec
     raise SaveError(
@@ -217,6 +253,14 @@ def _check_frame(node: str, frame: pd.DataFrame) -> None:
     if "" in frame.columns:
         raise SaveError(f"node {node!r}: a column named '' cannot be saved to CSV (pandas reads it back as "
                         "'Unnamed: N'); rename it.")
+    if not _encodes(list(frame.columns)):
+        bad = frame.columns[_first_unencodable(list(frame.columns))]
+        raise SaveError(f"node {node!r}: column name {bad!r} holds a lone surrogate, which no file can store; "
+                        "rename the column.")
+    sparse = [c for c in frame.columns if isinstance(frame[c].dtype, pd.SparseDtype)]
+    if sparse:
+        raise SaveError(f"node {node!r}, column {sparse[0]!r} has sparse dtype {frame[sparse[0]].dtype}, which "
+                        "evalframe cannot restore; convert it with df[col] = df[col].sparse.to_dense().")
     duplicated = frame.columns[frame.columns.duplicated()].tolist()
     if duplicated:
         raise SaveError(f"node {node!r}: column names must be unique to be saved; {duplicated} repeat.")
@@ -232,9 +276,10 @@ def _check_frame(node: str, frame: pd.DataFrame) -> None:
 
 
 def _check_node_name(node: str) -> None:
-    if not node or node in (".", "..") or any(sep in node for sep in ("/", "\\", "\x00")) or node.startswith("."):
+    if (not node or node in (".", "..") or any(sep in node for sep in ("/", "\\", "\x00")) or node.startswith(".")
+            or not _encodes([node])):
         raise SaveError(
-            f"node name {node!r} cannot be a file name (no '/', '\\', leading '.', or empty names); rename the node "
+            f"node name {node!r} cannot be a file name (no '/', '\\', leading '.', lone surrogates or empty names); rename the node "
             "before saving."
         )
 
@@ -295,8 +340,6 @@ def _save_result(result: Any, out_dir: Path, format: str, **to_csv_kwargs: Any) 
         if to_csv_kwargs:
             raise SaveError(f"save(format='parquet') takes no CSV options; got {sorted(to_csv_kwargs)}.")
         from . import parquet  # needs pyarrow, imported only here
-    if out_dir.exists() and not out_dir.is_dir():
-        raise SaveError(f"{out_dir} exists and is not a folder; choose another out_dir.")
     unsupported = sorted(set(to_csv_kwargs) - _CSV_OPTIONS)
     if unsupported:
         raise SaveError(
@@ -323,40 +366,90 @@ def _save_result(result: Any, out_dir: Path, format: str, **to_csv_kwargs: Any) 
     sep = to_csv_kwargs.get("sep", ",")
     encoding = to_csv_kwargs.get("encoding", "utf-8")
     quoting = to_csv_kwargs.get("quoting", csv.QUOTE_NONNUMERIC)
-    created = next((folder for folder in reversed(out_dir.parents) if not folder.exists()), None)
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    staging = out_dir.parent / f".{out_dir.name}.tmp-{uuid.uuid4().hex[:12]}"
-    staging.mkdir()
-    saved = False
-    # nodes are encoded one at a time; a Parquet file is written (Arrow, without the GIL) while the next node is encoded
-    try:
+    target = _check_target(out_dir)
+
+    def write(staging: Path) -> None:
+        # nodes are encoded one at a time; a Parquet file is written (Arrow, without the GIL) while the next
+        # node is encoded. Everything goes to the staging folder: a refused cell leaves the target untouched.
         with ThreadPoolExecutor(max_workers=1) as writer:
             writes = []
             for node, frame in result.node_results.items():
                 if format == "parquet":
                     table, manifest["nodes"][node] = parquet.encode_frame(node, frame)
-                    writes.append(writer.submit(parquet.write, staging / manifest["nodes"][node]["file"], table))
+                    writes.append(writer.submit(_write_parquet, parquet, staging / manifest["nodes"][node]["file"], table))
                     del table
                     continue
                 columns, manifest["nodes"][node] = _encode_frame(node, frame)
+                path = staging / f"{node}.csv"
                 try:
-                    _write_csv(staging / f"{node}.csv", columns, sep=sep, encoding=encoding, quoting=quoting)
+                    with _atomic.staged_file(path):
+                        _write_csv(path, columns, sep=sep, encoding=encoding, quoting=quoting)
                 except (UnicodeError, csv.Error, TypeError) as exc:
                     raise SaveError(f"node {node!r} cannot be written with these CSV options ({type(exc).__name__}: "
                                     f"{exc}); keep the default encoding='utf-8' and quoting.") from None
-            for write in writes:
-                write.result()
-        (staging / MANIFEST_NAME).write_text(json.dumps(manifest, indent=1, ensure_ascii=False), encoding="utf-8")
-        if out_dir.exists():
-            _swap_into_place(staging, out_dir, written={entry["file"] for entry in manifest["nodes"].values()})
-        else:
-            os.replace(staging, out_dir)
+            for pending in writes:
+                pending.result()
+        path = staging / MANIFEST_NAME
+        try:
+            text = json.dumps(manifest, indent=1, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise SaveError(f"the result's matching parameters hold text that is not UTF-8 ({exc}).") from None
+        with _atomic.staged_file(path):
+            path.write_bytes(text)
+
+    created = next((folder for folder in reversed(target.parents) if not folder.exists()), None)
+    saved = False
+    try:
+        try:
+            _atomic._step("mkdir parent")
+            target.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise SaveError(f"cannot create {target.parent}: {exc.strerror or exc}; choose another out_dir.") from None
+        _atomic.replace_folder(target, write)
         saved = True
         return out_dir
     finally:
-        shutil.rmtree(staging, ignore_errors=True)
         if created is not None and not saved:  # a failed save leaves no folder it made behind (empty ones only)
-            _remove_empty_folders(out_dir.parent, up_to=created)
+            _remove_empty_folders(target.parent, up_to=created)
+
+
+def _write_parquet(parquet: Any, path: Path, table: Any) -> None:
+    with _atomic.staged_file(path):
+        parquet.write(path, table)
+
+
+def _check_target(out_dir: Path) -> Path:
+    """The folder to replace (a symlink's folder, keeping the link), checked before anything is written.
+
+    It must be missing, empty, or a folder evalframe wrote: its evalframe.json readable and every other
+    entry a file it lists. The whole folder is exchanged for the new one, so any other file would be lost;
+    such folders are refused, as are folders this process may not change.
+    """
+    target = out_dir
+    if out_dir.is_symlink():
+        target = Path(os.path.realpath(out_dir))
+        if not target.is_dir():
+            raise SaveError(f"{out_dir} is a symbolic link to {target}, which is not a folder; choose another out_dir.")
+    if target.exists() and not target.is_dir():
+        raise SaveError(f"{out_dir} exists and is not a folder; choose another out_dir.")
+    if target.is_dir():
+        try:
+            entries = sorted(os.listdir(target))
+        except OSError as exc:
+            raise SaveError(f"{out_dir} cannot be listed ({exc.strerror or exc}); choose another out_dir.") from None
+        if entries:
+            manifest = _read_manifest_quietly(target)
+            ours = {MANIFEST_NAME, *(entry["file"] for entry in (manifest or {}).get("nodes", {}).values())}
+            foreign = [name for name in entries if name not in ours or not (target / name).is_file()]
+            if manifest is None or foreign:
+                shown = ", ".join(foreign[:5]) + (f" and {len(foreign) - 5} more" if len(foreign) > 5 else "")
+                why = "it holds no readable evalframe.json" if manifest is None else "its evalframe.json does not list them"
+                raise SaveError(
+                    f"{out_dir} holds files evalframe did not write ({shown}; {why}); save replaces the whole folder "
+                    "and would lose them. Choose a new or empty out_dir, or move those files elsewhere."
+                )
+    _atomic.check_writable(target)
+    return target
 
 
 def _remove_empty_folders(folder: Path, *, up_to: Path) -> None:
@@ -377,40 +470,11 @@ def _write_csv(path: Path, columns: dict[str, list[Any]], *, sep: str, encoding:
     # in a text would go out unquoted and read back as a line break, so those files end their lines with "\r\n"
     terminator = "\r\n" if quoting == csv.QUOTE_MINIMAL else "\n"
     with open(path, "w", encoding=encoding, newline="") as handle:
+        # the header is always quoted: unquoted, a name's leading BOM would be taken for the file's
+        # encoding mark and its surrounding spaces are at the mercy of the reader
+        csv.writer(handle, delimiter=sep, quoting=csv.QUOTE_ALL, lineterminator=terminator).writerow(list(columns))
         writer = csv.writer(handle, delimiter=sep, quoting=quoting, lineterminator=terminator)
-        writer.writerow(list(columns))
         writer.writerows(zip(*columns.values()))
-
-
-def _swap_into_place(staging: Path, out_dir: Path, written: set[str]) -> None:
-    """Replace ``out_dir`` by the complete ``staging`` folder, keeping files evalframe did not write.
-
-    The old folder is renamed aside and the new one renamed into place (two atomic renames), so a
-    reader sees either the old or the new result, never a mix; a crash in between leaves both
-    complete folders on disk. Files of the old folder that are not evalframe's (not a CSV listed in
-    its evalframe.json, not evalframe.json, not a CSV of the new result) are moved into the new one.
-    """
-    previous = _read_manifest_quietly(out_dir)
-    ours = {MANIFEST_NAME, *written, *(entry.get("file", "") for entry in (previous or {}).get("nodes", {}).values()
-                                      if isinstance(entry, dict))}
-    foreign = [p for p in out_dir.iterdir() if p.name not in ours and not p.name.endswith(".parquet")]
-    backup = out_dir.parent / f".{out_dir.name}.old-{uuid.uuid4().hex[:12]}"
-    os.replace(out_dir, backup)
-    try:
-        os.replace(staging, out_dir)
-    except OSError:
-        os.replace(backup, out_dir)  # roll back: the old result stays where it was
-        raise
-    for path in foreign:
-        os.replace(backup / path.name, out_dir / path.name)
-    shutil.rmtree(backup, ignore_errors=True)
-    stray = sorted(p.name for p in foreign if p.suffix == ".csv")
-    if stray:
-        warnings.warn(
-            f"{out_dir} also holds {stray}, which this save did not write; load() will read them as nodes too.",
-            UserWarning,
-            stacklevel=4,
-        )
 
 
 def _read_manifest_quietly(folder: Path) -> dict[str, Any] | None:

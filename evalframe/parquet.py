@@ -22,6 +22,7 @@ from .io import (
     _by_identity,
     _check_frame,
     _encode_frame,
+    _encodes,
     decode_column,
     is_native_dtype,
 )
@@ -64,7 +65,10 @@ def _list_array(cells: np.ndarray) -> Any:
         return None
     arrow_type, dtype = _SCALARS[element_kinds.pop()] if element_kinds else ("float64", np.float64)
     if dtype is None:
-        values = pa.array(flat, type=getattr(pa, arrow_type)())
+        try:
+            values = pa.array(flat, type=getattr(pa, arrow_type)())
+        except UnicodeEncodeError:  # a lone surrogate: the literal codec escapes it (repr), exactly
+            return None
         if isinstance(values, pa.ChunkedArray):  # beyond 2 GB of text: leave it to the literal codec
             return None
     else:
@@ -111,8 +115,10 @@ def encode_frame(node: str, frame: pd.DataFrame) -> tuple[Any, dict[str, Any]]:
     native_lists = {name: array for name in frame.columns
                     if frame[name].dtype == object and (array := _native_list_column(frame[name])) is not None}
     # string-dtype columns without missing values are stored as they are (no empty-cell marker is needed)
+    # (texts that do not encode to UTF-8 go through the CSV encoding, which names the cell)
     native_texts = [name for name in frame.columns
-                    if isinstance(frame[name].dtype, pd.StringDtype) and not frame[name].isna().any()]
+                    if isinstance(frame[name].dtype, pd.StringDtype) and not frame[name].isna().any()
+                    and _encodes(frame[name].tolist())]
     numbers = [name for name in frame.columns if is_native_dtype(frame[name].dtype)]  # Arrow takes them as they are
     rest = frame.drop(columns=list(native_lists) + native_texts + numbers)
     cells, entry = (_encode_frame(node, rest) if len(rest.columns)

@@ -141,7 +141,7 @@ def test_save_replaces_files_only_when_complete(tmp_path, monkeypatch):
     before = (folder / "Reader.csv").read_bytes()
     result = hand_result()
     result["Reader"]["bad"] = [object()] * len(result["Reader"])  # not writable losslessly
-    with pytest.raises(SaveError, match=r"node 'Reader', column 'bad', row 0: .*cannot be written to CSV losslessly"):
+    with pytest.raises(SaveError, match=r"node 'Reader', column 'bad', row 1: .*cannot be written to CSV losslessly"):
         result.save(folder)
     assert (folder / "Reader.csv").read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]  # no staging folder left behind
@@ -152,11 +152,11 @@ def test_save_replaces_files_only_when_complete(tmp_path, monkeypatch):
     import evalframe.io
 
     monkeypatch.setattr(evalframe.io, "_write_csv", fail)
-    with pytest.raises(OSError, match="disk full"):
+    with pytest.raises(SaveError, match="disk full"):  # an OSError becomes a SaveError naming the folder
         hand_result().save(folder)
     assert (folder / "Reader.csv").read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
-    with pytest.raises(OSError, match="disk full"):  # folders the save made on the way are removed too
+    with pytest.raises(SaveError, match="disk full"):  # folders the save made on the way are removed too
         hand_result().save(tmp_path / "new" / "deeper" / "out")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
     if importlib.util.find_spec("pyarrow"):
@@ -165,12 +165,16 @@ def test_save_replaces_files_only_when_complete(tmp_path, monkeypatch):
         assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
 
 
-def test_resave_removes_nodes_it_wrote_before_and_warns_about_others(tmp_path):
+def test_resave_removes_nodes_it_wrote_before_and_refuses_folders_with_other_files(tmp_path):
+    # issue 12: a save replaces the whole folder, so a folder holding files evalframe did not write is
+    # refused (it used to move them over, and load then refused the stray CSV)
     folder = hand_result().save(tmp_path / "out")
-    (folder / "notes.csv").write_text("a,b\n1,2\n")
     only_reader = EvaluationResult({"Reader": hand_result()["Reader"]})
-    with pytest.warns(UserWarning, match=r"also holds \['notes.csv'\]"):
-        only_reader.save(folder)
+    only_reader.save(folder)
+    assert sorted(p.name for p in folder.iterdir()) == ["Reader.csv", "evalframe.json"]
+    (folder / "notes.csv").write_text("a,b\n1,2\n")
+    with pytest.raises(SaveError, match=r"holds files evalframe did not write \(notes.csv; .*move those files"):
+        hand_result().save(folder)
     assert sorted(p.name for p in folder.iterdir()) == ["Reader.csv", "evalframe.json", "notes.csv"]
 
 
@@ -289,19 +293,16 @@ def test_numeric_looking_ids_stay_text_in_haystack_files(tmp_path):
 def test_a_failed_swap_keeps_the_old_result(tmp_path, monkeypatch):
     folder = hand_result().save(tmp_path / "out")
     before = {p.name: p.read_bytes() for p in folder.iterdir()}
-    real_replace = os.replace
-    calls = []
+    from evalframe import _atomic
 
-    def flaky(src, dst):
-        calls.append((src, dst))
-        if len(calls) == 2:  # the rename of the new folder into place
-            raise OSError("interrupted")
-        return real_replace(src, dst)
+    def flaky(step):
+        if step == "exchange":  # the swap of the new folder into place
+            raise OSError(5, "interrupted")
 
-    monkeypatch.setattr(os, "replace", flaky)
-    with pytest.raises(OSError, match="interrupted"):
+    monkeypatch.setattr(_atomic, "step_hook", flaky)
+    with pytest.raises(SaveError, match="interrupted"):
         EvaluationResult({"Reader": hand_result()["Reader"]}).save(folder)
-    monkeypatch.setattr(os, "replace", real_replace)
+    monkeypatch.setattr(_atomic, "step_hook", None)
     assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
 
