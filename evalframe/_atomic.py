@@ -22,7 +22,6 @@ import contextlib
 import ctypes
 import ctypes.util
 import errno
-import fcntl
 import os
 import re
 import shutil
@@ -33,6 +32,11 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from .errors import SaveError
+
+try:
+    import fcntl
+except ImportError:  # Windows: a file held open cannot be removed, which tells a live saver instead
+    fcntl = None  # type: ignore[assignment]
 
 __all__ = ["replace_folder", "resolve_for_reading", "cleanup_stale", "sync_file", "staged_file"]
 
@@ -121,10 +125,20 @@ def staged_file(path: Path) -> Iterator[Path]:
 # ------------------------------------------------------------------------------- locks
 def _lock_is_free(lock: Path) -> tuple[bool, int | None]:
     """Whether no live saver holds ``lock`` (missing counts as free); the fd holding it, if opened."""
+    if fcntl is None:
+        try:
+            os.unlink(lock)
+        except FileNotFoundError:
+            return True, None
+        except OSError:
+            return False, None
+        return True, None
     try:
-        fd = os.open(lock, os.O_RDWR)
+        fd = os.open(lock, os.O_RDONLY)  # a reader that may not write can still test the lock
     except FileNotFoundError:
         return True, None
+    except OSError:
+        return False, None  # cannot tell: leave it alone
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
@@ -142,7 +156,8 @@ def _take_lock(parent: Path, target_name: str) -> tuple[str, int, Path]:
         _step("create lock")
         fd = os.open(temporary, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o644)
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
+            if fcntl is not None:
+                fcntl.flock(fd, fcntl.LOCK_EX)
             _step("publish lock")
             os.rename(temporary, final)
         except FileNotFoundError:  # a cleaner took the not-yet-locked temporary file for a dead one: retry

@@ -199,7 +199,8 @@ def _encode_column(series: pd.Series, *, node: str) -> tuple[list[Any], dict[str
             spec["codec"] = "literal"
             return _literal_cells(values, node=node, column=name).tolist(), spec
         present = [v for v, m in zip(values, missing.tolist()) if not m] if any_missing else values
-        if isinstance(dtype, pd.StringDtype) and not _encodes(present):
+        # Arrow-backed strings are valid UTF-8 by construction; python-backed ones may hold lone surrogates
+        if isinstance(dtype, pd.StringDtype) and dtype.storage == "python" and not _encodes(present):
             row = _first_unencodable(values) + 1
             raise SaveError(
                 f"node {node!r}, column {name!r}, row {row}: {_shown(values[row - 1])} holds a lone surrogate, "

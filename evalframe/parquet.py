@@ -118,7 +118,7 @@ def encode_frame(node: str, frame: pd.DataFrame) -> tuple[Any, dict[str, Any]]:
     # (texts that do not encode to UTF-8 go through the CSV encoding, which names the cell)
     native_texts = [name for name in frame.columns
                     if isinstance(frame[name].dtype, pd.StringDtype) and not frame[name].isna().any()
-                    and _encodes(frame[name].tolist())]
+                    and (frame[name].dtype.storage != "python" or _encodes(frame[name].tolist()))]
     numbers = [name for name in frame.columns if is_native_dtype(frame[name].dtype)]  # Arrow takes them as they are
     rest = frame.drop(columns=list(native_lists) + native_texts + numbers)
     cells, entry = (_encode_frame(node, rest) if len(rest.columns)
