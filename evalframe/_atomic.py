@@ -22,6 +22,7 @@ import contextlib
 import ctypes
 import ctypes.util
 import errno
+import functools
 import os
 import re
 import shutil
@@ -62,6 +63,7 @@ _AT_FDCWD = -100
 _exchange_supported: bool | None = None
 
 
+@functools.lru_cache(maxsize=1)
 def _libc() -> ctypes.CDLL | None:
     try:
         return ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
@@ -329,10 +331,10 @@ def _put_in_place(staging: Path, target: Path, aside: Path) -> bool:
         # fallback without an atomic exchange: for an instant the target is missing (see resolve_for_reading)
         _step("rename old aside")
         os.rename(target, aside)
-        _step("rename new into place")
         try:
+            _step("rename new into place")
             os.rename(staging, target)
-        except BaseException:
+        except BaseException:  # put the old folder back (a kill here is repaired by cleanup_stale)
             with contextlib.suppress(OSError):
                 os.rename(aside, target)
             raise

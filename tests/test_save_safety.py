@@ -166,10 +166,14 @@ def test_an_oserror_while_writing_becomes_a_save_error_and_keeps_the_old_folder(
 # ------------------------------------------------------------------------ 3: every step, every fault
 @pytest.mark.parametrize("fmt", FORMATS)
 @pytest.mark.parametrize("fault", ["ENOSPC", "EACCES", "interrupt"])
-def test_a_fault_at_any_step_leaves_the_old_or_the_new_result(tmp_path, monkeypatch, user_files, fmt, fault):
+@pytest.mark.parametrize("fallback", [False, True], ids=["exchange", "rename-fallback"])
+def test_a_fault_at_any_step_leaves_the_old_or_the_new_result(tmp_path, monkeypatch, user_files, fmt, fault, fallback):
+    if fallback:  # a filesystem without the atomic exchange
+        monkeypatch.setattr(_atomic, "_exchange", lambda a, b: False)
     steps = save_steps(tmp_path, fmt)
     assert "exchange" in steps and "remove old" in steps
-    swapped_at = steps.index("exchange")
+    # the hook runs before its step: a fault at the step that puts the new folder in place keeps the old one
+    swapped_at = steps.index("rename new into place" if fallback else "exchange")
     for k in range(len(steps)):
         folder = old_result().save(tmp_path / f"out{k}", format=fmt)
         calls = []
@@ -188,7 +192,7 @@ def test_a_fault_at_any_step_leaves_the_old_or_the_new_result(tmp_path, monkeypa
         except (SaveError, KeyboardInterrupt):
             pass
         monkeypatch.setattr(_atomic, "step_hook", None)
-        # faults before the exchange keep the old result, at or after it the new one is in place
+        # faults up to the swap keep the old result, after it the new one is in place
         expected = old_result() if k <= swapped_at else new_result()
         assert_result_equal(EvaluationResult.load(folder), expected)
         assert sorted(p.name for p in folder.iterdir()) == sorted(
