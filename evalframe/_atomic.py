@@ -29,6 +29,7 @@ import shutil
 import stat
 import sys
 import uuid
+import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -271,11 +272,15 @@ def _as_save_error(exc: OSError, target: Path) -> SaveError:
     return SaveError(f"cannot save to {target}: {exc.strerror or exc} ({where}); the previous folder is unchanged.")
 
 
-def replace_folder(target: Path, write: Callable[[Path], None]) -> Path:
+def replace_folder(target: Path, write: Callable[[Path], None],
+                   foreign: Callable[[Path], list[str]] = lambda folder: []) -> Path:
     """Build the new folder with ``write(staging)`` and make it ``target`` atomically.
 
-    ``target`` is already resolved (no symlink) and checked (see :func:`check_writable`). Any OSError is
-    turned into a SaveError after the staging folder is removed; the old folder stays as it was.
+    ``target`` is already resolved (no symlink) and checked (see :func:`check_writable`, and the caller's
+    check that it holds only files evalframe wrote). Any OSError is turned into a SaveError after the
+    staging folder is removed; the old folder stays as it was. ``foreign(folder)`` names the files of a
+    folder that the caller did not write: if one appeared in the old folder after the caller's check,
+    the old folder is kept (renamed ``.<name>.evalframe-kept-<id>``, with a warning), never removed.
     """
     parent = target.parent
     cleanup_stale(target)
@@ -299,7 +304,13 @@ def replace_folder(target: Path, write: Callable[[Path], None]) -> Path:
         # and what is left is removed by the next save or load, as the lock is released below
         with contextlib.suppress(OSError):
             _step("remove old")
-            shutil.rmtree(staging)
+            if os.path.isdir(staging) and foreign(staging):  # a file was added after the check: keep it
+                kept = parent / f".{target.name}.evalframe-kept-{token}"
+                os.rename(staging, kept)
+                warnings.warn(f"{target}: files evalframe did not write appeared during the save; the previous "
+                              f"folder, with them, is kept as {kept}.", UserWarning, stacklevel=4)
+            else:
+                shutil.rmtree(staging)
             _step("fsync parent")
             _fsync_dir(parent)
         return target

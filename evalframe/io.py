@@ -406,7 +406,7 @@ def _save_result(result: Any, out_dir: Path, format: str, **to_csv_kwargs: Any) 
             target.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise SaveError(f"cannot create {target.parent}: {exc.strerror or exc}; choose another out_dir.") from None
-        _atomic.replace_folder(target, write)
+        _atomic.replace_folder(target, write, foreign=lambda folder: _foreign_files(folder)[0])
         saved = True
         return out_dir
     finally:
@@ -435,22 +435,31 @@ def _check_target(out_dir: Path) -> Path:
         raise SaveError(f"{out_dir} exists and is not a folder; choose another out_dir.")
     if target.is_dir():
         try:
-            entries = sorted(os.listdir(target))
+            foreign, manifest = _foreign_files(target)
         except OSError as exc:
             raise SaveError(f"{out_dir} cannot be listed ({exc.strerror or exc}); choose another out_dir.") from None
-        if entries:
-            manifest = _read_manifest_quietly(target)
-            ours = {MANIFEST_NAME, *(entry["file"] for entry in (manifest or {}).get("nodes", {}).values())}
-            foreign = [name for name in entries if name not in ours or not (target / name).is_file()]
-            if manifest is None or foreign:
-                shown = ", ".join(foreign[:5]) + (f" and {len(foreign) - 5} more" if len(foreign) > 5 else "")
-                why = "it holds no readable evalframe.json" if manifest is None else "its evalframe.json does not list them"
-                raise SaveError(
-                    f"{out_dir} holds files evalframe did not write ({shown}; {why}); save replaces the whole folder "
-                    "and would lose them. Choose a new or empty out_dir, or move those files elsewhere."
-                )
+        if foreign:
+            shown = ", ".join(foreign[:5]) + (f" and {len(foreign) - 5} more" if len(foreign) > 5 else "")
+            why = "it holds no readable evalframe.json" if manifest is None else "its evalframe.json does not list them"
+            raise SaveError(
+                f"{out_dir} holds files evalframe did not write ({shown}; {why}); save replaces the whole folder "
+                "and would lose them. Choose a new or empty out_dir, or move those files elsewhere."
+            )
     _atomic.check_writable(target)
     return target
+
+
+def _foreign_files(folder: Path) -> tuple[list[str], dict[str, Any] | None]:
+    """The entries of ``folder`` evalframe did not write (all of them without a readable evalframe.json),
+    and its manifest."""
+    entries = sorted(os.listdir(folder))
+    if not entries:
+        return [], None
+    manifest = _read_manifest_quietly(folder)
+    if manifest is None:
+        return entries, None
+    ours = {MANIFEST_NAME, *(entry["file"] for entry in manifest["nodes"].values())}
+    return [name for name in entries if name not in ours or not (folder / name).is_file()], manifest
 
 
 def _remove_empty_folders(folder: Path, *, up_to: Path) -> None:
