@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._validation import did_you_mean
+from ._validation import check_matching_options, did_you_mean
 from .columns import COLUMN_ORDER, LIST_COLUMNS
 from .errors import EvalframeError
 from .matching import context_similarities, exact_match, f1
@@ -351,6 +351,15 @@ def flatten(
     progress: bool | None = None,
 ) -> dict[str, pd.DataFrame]:
     """Build the node frames of SPEC 2 (see :meth:`EvaluationResult.from_runs`)."""
+    # the options first: a bad one found after scoring every pair would waste the whole build
+    check_matching_options(
+        custom_document_id_field=custom_document_id_field,
+        context_matching_min_length=context_matching_min_length,
+        context_matching_boost_split_overlaps=context_matching_boost_split_overlaps,
+        context_matching_threshold=context_matching_threshold,
+        sas_model=sas_model,
+        progress=progress,
+    )
     if isinstance(labels, (str, bytes, Mapping)) or not isinstance(labels, Sequence):
         raise EvalframeError(f"labels must be a list with one MultiLabel (or list of Labels) per query; got {type(labels).__name__}.")
     multilabels = [_as_multilabel(item, i) for i, item in enumerate(labels)]
