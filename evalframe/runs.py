@@ -106,6 +106,8 @@ def _read(path: Path) -> tuple[list[MultiLabel | None], dict[str, dict[str, list
             where = f"{path}:{number}"
             try:
                 line = json.loads(text)
+            except RecursionError:
+                raise LoadError(f"{where}: JSON nested too deeply to read.") from None
             except json.JSONDecodeError as exc:
                 if number == 1 and text.strip() == "[":
                     raise LoadError(f"{where}: the file looks like a JSON array; runs files are JSON Lines, one JSON "
@@ -133,10 +135,7 @@ def _read(path: Path) -> tuple[list[MultiLabel | None], dict[str, dict[str, list
                     for j, item in enumerate(items, start=1):
                         if not isinstance(item, dict):
                             raise LoadError(f"{where}: label {j} must be a Label dict; got {type(item).__name__}.")
-                        try:
-                            label_objects.append(Label.from_dict(item))
-                        except (TypeError, KeyError, AttributeError) as exc:
-                            raise LoadError(f"{where}: label {j} is not a Label dict ({exc}).") from None
+                        label_objects.append(Label.from_dict(item))
                 else:
                     label_objects = _gold_labels(query, line.get("filters"), line["gold"], where, number)
                 labels.append(MultiLabel(label_objects) if label_objects else None)
@@ -144,6 +143,8 @@ def _read(path: Path) -> tuple[list[MultiLabel | None], dict[str, dict[str, list
                 raise
             except EvalframeError as exc:
                 raise LoadError(f"{where}: {exc}") from None
+            except (TypeError, ValueError, KeyError, AttributeError) as exc:  # a Label dict with fields of the wrong kind
+                raise LoadError(f"{where}: 'labels' must hold Label dicts (docs/runs-format.md); {exc}.") from None
             nodes = line.get("nodes")
             if not isinstance(nodes, dict) or not nodes:
                 raise LoadError(f"{where}: 'nodes' must be an object mapping node names to their outputs.")
