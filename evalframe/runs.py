@@ -121,9 +121,6 @@ def _read(path: Path) -> tuple[list[MultiLabel | None], dict[str, dict[str, list
             query = line.get("query")
             if not isinstance(query, str):
                 raise LoadError(f"{where}: 'query' must be a string; got {query!r}.")
-            filters = line.get("filters")
-            if filters is not None and not isinstance(filters, dict):
-                raise LoadError(f"{where}: 'filters' must be an object (or null); got {filters!r:.60}.")
             if ("labels" in line) == ("gold" in line):
                 raise LoadError(f"{where}: give the gold either as 'labels' (Label dicts) or as 'gold', exactly one of them.")
             try:
