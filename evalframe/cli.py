@@ -371,4 +371,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (EvalframeError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
+    except Exception as exc:  # a bug of evalframe, not of the input: still one line, with a way to get the traceback
+        if os.environ.get("EVALFRAME_TRACEBACK"):
+            raise
+        print(f"error: internal error {type(exc).__name__}: {exc} (set EVALFRAME_TRACEBACK=1 to see the traceback, "
+              "and please report it)", file=sys.stderr)
+        return 1
     return 0

@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from evalframe import EvaluationResult
+from evalframe import cli
 from evalframe.cli import main
 
 DEMO = Path(__file__).parent.parent / "evalframe" / "data" / "demo_result"
@@ -218,3 +219,17 @@ def test_counts_print_as_integers_in_table_and_markdown(capsys):
     assert out.splitlines()[2].endswith("| 0 | 8 | 0 | 8 | 0 | 0 |")
     code, out, _ = run(capsys, "metrics", str(DEMO), "--node", "Reader")
     assert out.splitlines()[-1].split() == ["Reader", "0.7500", "0.8333", "8"]
+
+
+def test_an_unexpected_exception_is_one_error_line(monkeypatch, capsys):
+    def broken(_args):
+        raise KeyError("boom")
+
+    monkeypatch.setitem(cli.COMMANDS, "list-metrics", broken)
+    code, out, err = run(capsys, "list-metrics")
+    assert code == 1 and out == ""
+    assert err == ("error: internal error KeyError: 'boom' (set EVALFRAME_TRACEBACK=1 to see the traceback, and please "
+                   "report it)\n")
+    monkeypatch.setenv("EVALFRAME_TRACEBACK", "1")
+    with pytest.raises(KeyError, match="boom"):
+        main(["list-metrics"])
