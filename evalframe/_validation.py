@@ -11,6 +11,7 @@ import math
 import numbers
 from collections.abc import Iterable, Sequence
 
+import numpy as np
 import pandas as pd
 
 from .errors import InvalidParameterError, SchemaError, UnknownNodeError
@@ -53,6 +54,7 @@ def check_top_k(value: object, *, name: str) -> int:
 
 
 def check_positive_int(value: object, *, name: str, minimum: int = 0) -> int:
+    """An int >= ``minimum`` (bools refused: True is not a count)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or int(value) < minimum:
         raise InvalidParameterError(f"{name} must be an int >= {minimum}; got {value!r}.")
     return int(value)
@@ -91,3 +93,50 @@ def require_columns(df: pd.DataFrame, columns: Iterable[str], *, where: str, why
             f"{where} lacks column(s) {missing}, needed {why}. "
             f"It has: {list(map(str, df.columns))}."
         )
+
+
+def check_real_bool(value: object, *, name: str) -> bool:
+    """A real ``bool``: strings such as "no" are truthy and must not pass for True."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise InvalidParameterError(f"{name} must be True or False; got {value!r} of type {type(value).__name__}.")
+    return bool(value)
+
+
+def check_finite_in_range(value: object, *, name: str, low: float, high: float) -> float:
+    """A finite real number in ``[low, high]`` (bools and NaN refused)."""
+    ok = not isinstance(value, (bool, np.bool_)) and isinstance(value, numbers.Real) and math.isfinite(float(value))
+    if not ok or not low <= float(value) <= high:  # type: ignore[arg-type]
+        raise InvalidParameterError(
+            f"{name} must be a finite number in [{low:g}, {high:g}]; got {value!r} of type {type(value).__name__}."
+        )
+    return float(value)  # type: ignore[arg-type]
+
+
+def check_optional_name(value: object, *, name: str) -> str | None:
+    """None or a non-empty str."""
+    if value is None or (isinstance(value, str) and value):
+        return value
+    raise InvalidParameterError(f"{name} must be None or a non-empty str; got {value!r} of type {type(value).__name__}.")
+
+
+def check_matching_options(
+    *,
+    custom_document_id_field: object,
+    context_matching_min_length: object,
+    context_matching_boost_split_overlaps: object,
+    context_matching_threshold: object,
+    sas_model: object,
+    progress: object,
+) -> None:
+    """The options of ``EvaluationResult.from_runs``, checked before any label is read or any pair scored."""
+    check_finite_in_range(context_matching_threshold, name="context_matching_threshold", low=0.0, high=100.0)
+    check_positive_int(context_matching_min_length, name="context_matching_min_length", minimum=0)
+    check_real_bool(context_matching_boost_split_overlaps, name="context_matching_boost_split_overlaps")
+    check_optional_name(custom_document_id_field, name="custom_document_id_field")
+    if not (sas_model is None or callable(sas_model) or (isinstance(sas_model, str) and sas_model)):
+        raise InvalidParameterError(
+            "sas_model must be None, a callable (predictions, golds) -> scores or a non-empty sentence-transformers "
+            f"model name; got {sas_model!r} of type {type(sas_model).__name__}."
+        )
+    if progress is not None and not isinstance(progress, (bool, np.bool_)):
+        raise InvalidParameterError(f"progress must be None, True or False; got {progress!r}.")

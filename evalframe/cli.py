@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from . import __version__
@@ -27,6 +28,20 @@ from .result import EvaluationResult
 __all__ = ["main"]
 
 FORMATS = ("table", "json", "csv", "markdown")
+
+#: Columns that count things (queries, wins, ...): table and markdown print them as integers, not 117.0000.
+COUNT_COLUMNS = ("num_examples_for_eval", "queries", "wins", "ties", "losses", "only_a", "only_b")
+
+
+def _at_least_one(text: str) -> int:
+    """argparse type of -n: a count of queries to list; 0 would list none while the report says none qualifies."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be an int >= 1 (how many queries to list); got {text!r}")
+    return value
 
 
 def _scope_options(parser: argparse.ArgumentParser) -> None:
@@ -82,7 +97,7 @@ def _parser() -> argparse.ArgumentParser:
     worst = commands.add_parser("worst", help="the worst queries of a node")
     worst.add_argument("folder", type=Path)
     worst.add_argument("--node", required=True)
-    worst.add_argument("-n", type=int, default=5, help="how many queries (default 5)")
+    worst.add_argument("-n", type=_at_least_one, default=5, help="how many queries, >= 1 (default 5)")
     worst.add_argument("--metric", default=None, help="answer nodes: f1 (default), exact_match, sas; "
                                                         "document nodes: recall_single_hit (default), mrr, ...")
     worst.add_argument("--threshold", type=float, default=0.5, help="list queries scoring <= this (default 0.5)")
@@ -106,7 +121,7 @@ def _parser() -> argparse.ArgumentParser:
     report = commands.add_parser("report", help="the pipeline funnel and the worst queries (text, and HTML with --html)")
     report.add_argument("folder", type=Path)
     report.add_argument("--html", type=Path, default=None, help="also write a self-contained HTML report here")
-    report.add_argument("-n", type=int, default=3, help="worst queries per node (default 3)")
+    report.add_argument("-n", type=_at_least_one, default=3, help="worst queries per node, >= 1 (default 3)")
     report.add_argument("--node-order", default=None, help="comma-separated node names, e.g. Retriever,Reader")
 
     commands.add_parser("list-metrics", help="the metrics evalframe computes")
@@ -128,7 +143,23 @@ def _cell(value: Any) -> str:
     return str(value).replace("|", "\\|").replace("\n", " ")
 
 
+def _counts_as_int(frame: pd.DataFrame) -> pd.DataFrame:
+    """Count columns holding only whole numbers print as 117, not 117.0000 (a missing count stays NaN, like the rest)."""
+    frame = frame.copy()
+    for column in frame.columns:
+        if str(column) not in COUNT_COLUMNS or not pd.api.types.is_numeric_dtype(frame[column]):
+            continue
+        values = pd.to_numeric(frame[column], errors="coerce")
+        present = values.dropna()
+        if (present == present.round()).all():
+            # object dtype: ints where present, NaN where missing (Int64 would print <NA> beside the other NaN)
+            frame[column] = values.astype("Int64").astype(object).where(values.notna(), np.nan)
+    return frame
+
+
 def _render(frame: pd.DataFrame, fmt: str, records: Any = None) -> str:
+    if fmt in ("table", "markdown"):
+        frame = _counts_as_int(frame)
     if fmt == "json":
         return json.dumps(records if records is not None else json.loads(frame.to_json(orient="index")), indent=1,
                           ensure_ascii=False, default=str)
@@ -245,18 +276,34 @@ def _convert(args: argparse.Namespace) -> str:
 def _flatten(args: argparse.Namespace) -> str:
     from .runs import read_runs
 
+    import warnings
+
     labels, outputs = read_runs(args.runs)
-    result = EvaluationResult.from_runs(
-        labels, outputs,
-        custom_document_id_field=args.custom_document_id_field,
-        context_matching_threshold=args.context_matching_threshold,
-        context_matching_min_length=args.context_matching_min_length,
-        context_matching_boost_split_overlaps=not args.no_boost_split_overlaps,
-        sas_model=args.sas_model,
-    )
+    # queries without gold labels are left out by from_runs (one warning each); they are summed up below instead
+    dropped = [position for position, label in enumerate(labels, start=1) if label is None]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = EvaluationResult.from_runs(
+            labels, outputs,
+            custom_document_id_field=args.custom_document_id_field,
+            context_matching_threshold=args.context_matching_threshold,
+            context_matching_min_length=args.context_matching_min_length,
+            context_matching_boost_split_overlaps=not args.no_boost_split_overlaps,
+            sas_model=args.sas_model,
+        )
+    for warning in caught:
+        if "has no label; the query is left out" not in str(warning.message):
+            print(f"note: {warning.message}", file=sys.stderr)
     folder = result.save(args.out, format=args.storage)
     rows = ", ".join(f"{node}: {len(frame)} rows" for node, frame in result.items())
-    return f"wrote {len(labels)} queries ({rows}) to {folder}"
+    written = len(labels) - len(dropped)
+    total = f"{written} of {len(labels)}" if dropped else f"{written}"
+    message = f"wrote {total} queries ({rows}) to {folder}"
+    if dropped:
+        shown = ", ".join(map(str, dropped[:10])) + (", ..." if len(dropped) > 10 else "")
+        message += (f"\ndropped {len(dropped)} quer{'y' if len(dropped) == 1 else 'ies'} without gold labels "
+                    f"(empty 'gold' lists or 'labels'): quer{'y' if len(dropped) == 1 else 'ies'} {shown} of {args.runs}")
+    return message
 
 
 def _demo(args: argparse.Namespace) -> str:
@@ -323,5 +370,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     except (EvalframeError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
+        return 1
+    except Exception as exc:  # a bug of evalframe, not of the input: still one line, with a way to get the traceback
+        if os.environ.get("EVALFRAME_TRACEBACK"):
+            raise
+        print(f"error: internal error {type(exc).__name__}: {exc} (set EVALFRAME_TRACEBACK=1 to see the traceback, "
+              "and please report it)", file=sys.stderr)
         return 1
     return 0

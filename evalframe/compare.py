@@ -124,6 +124,8 @@ def select_metrics(tables: Sequence[pd.DataFrame], metrics: Sequence[str] | str 
 def run_names(names: Sequence[str] | None, count: int) -> list[str]:
     if names is None:
         return [chr(ord("A") + i) if i < 26 else f"run{i + 1}" for i in range(count)]
+    if isinstance(names, (str, bytes)) or not isinstance(names, Sequence):
+        raise InvalidParameterError(f"names must be a list of {count} distinct names, one per run; got {names!r}.")
     names = [str(n) for n in names]
     if len(names) != count or len(set(names)) != count:
         raise InvalidParameterError(f"names must be {count} distinct names, one per run; got {names}.")
@@ -228,6 +230,15 @@ def compare(
     """
     runs = [a, b, *others]
     names = run_names(names, len(runs))
+    for run, name in zip(runs, names):  # before shared_node, which would only see the results among them
+        if not isinstance(run, (EvaluationResult, pd.DataFrame)):
+            raise InvalidParameterError(
+                f"run {name!r} must be an EvaluationResult or a per-query DataFrame (result.query_metrics(node)); "
+                f"got {type(run).__name__}."
+            )
+    if not (metrics is None or isinstance(metrics, str)
+            or (isinstance(metrics, Sequence) and all(isinstance(m, str) for m in metrics))):
+        raise InvalidParameterError(f"metrics must be None, a metric name or a list of metric names; got {metrics!r}.")
     check_metric_parameters(metric_params)
     rounds = check.check_positive_int(rounds, name="rounds", minimum=1)
     confidence = check.check_number(confidence, name="confidence")
@@ -236,6 +247,12 @@ def compare(
     seed = check.check_positive_int(seed, name="seed")
     node = shared_node(runs, node)
     tables = [per_query_table(run, node, metric_params, name) for run, name in zip(runs, names)]
+    for table, name in zip(tables[1:], names[1:]):
+        if not len(tables[0].index.intersection(table.index)):
+            raise InvalidParameterError(
+                f"runs {names[0]!r} and {name!r} have no query (multilabel_id) in common ({len(tables[0])} and "
+                f"{len(table)} queries); compare runs over the same labels."
+            )
     metrics = select_metrics(tables, metrics, names)
 
     rows, keys = [], []

@@ -18,12 +18,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._validation import did_you_mean
+from ._validation import check_matching_options, did_you_mean
 from .columns import COLUMN_ORDER, LIST_COLUMNS
 from .errors import EvalframeError
 from .matching import context_similarities, exact_match, f1
 from .sas import resolve_sas_model
-from .schema import Answer, Document, Label, MultiLabel, Span, _offset_to_dict
+from .schema import Answer, Document, Label, MultiLabel, Span, TableCell, _offset_to_dict
 
 __all__ = ["OUTPUT_KEYS", "flatten"]
 
@@ -54,7 +54,7 @@ def _as_multilabel(item: Any, index: int) -> MultiLabel | None:
             return MultiLabel([lab if isinstance(lab, Label) else Label.from_dict(lab) for lab in item])
         except EvalframeError as exc:
             raise EvalframeError(f"labels[{index}]: {exc}") from None
-        except (TypeError, AttributeError) as exc:
+        except (TypeError, ValueError, AttributeError, KeyError) as exc:  # a Label dict with fields of the wrong kind
             raise EvalframeError(f"labels[{index}]: expected Label objects or Label dicts ({exc}).") from None
     raise EvalframeError(
         f"labels[{index}] must be a MultiLabel, a Label, a list of Labels / Label dicts, or a MultiLabel dict; "
@@ -72,6 +72,8 @@ def _as_document(item: Any, where: str) -> Document:
             return Document.from_dict(dict(item))
         except EvalframeError as exc:
             raise EvalframeError(f"{where}: {exc}") from None
+        except (TypeError, ValueError, AttributeError) as exc:  # e.g. 'meta' that is not an object
+            raise EvalframeError(f"{where} is not a valid Document dict ({exc}); see docs/runs-format.md.") from None
     raise EvalframeError(f"{where} must be a Document or a Document dict; got {type(item).__name__}.")
 
 
@@ -79,7 +81,7 @@ def _as_answer(item: Any, where: str) -> Answer:
     if isinstance(item, Mapping):
         try:
             item = Answer.from_dict(dict(item))
-        except (EvalframeError, TypeError) as exc:
+        except (TypeError, ValueError, AttributeError) as exc:  # EvalframeError is a ValueError too
             raise EvalframeError(f"{where}: {exc}") from None
     if not isinstance(item, Answer):
         raise EvalframeError(f"{where} must be an Answer or an Answer dict; got {type(item).__name__}.")
@@ -90,6 +92,15 @@ def _as_answer(item: Any, where: str) -> Answer:
             f"{where}: field 'document_ids' must be a list of ids (or None); got {item.document_ids!r}. "
             "Wrap a single id in a list."
         )
+    for field_name in ("offsets_in_document", "offsets_in_context"):
+        offsets = getattr(item, field_name)
+        if offsets is None:
+            continue
+        if not isinstance(offsets, (list, tuple)) or not all(isinstance(o, (Span, TableCell, dict)) for o in offsets):
+            raise EvalframeError(
+                f"{where}: field {field_name!r} must be a list of spans {{'start': int, 'end': int}} or table cells "
+                f"{{'row': int, 'col': int}} (or None); got {offsets!r:.80}."
+            )
     return item
 
 
@@ -351,6 +362,15 @@ def flatten(
     progress: bool | None = None,
 ) -> dict[str, pd.DataFrame]:
     """Build the node frames of SPEC 2 (see :meth:`EvaluationResult.from_runs`)."""
+    # the options first: a bad one found after scoring every pair would waste the whole build
+    check_matching_options(
+        custom_document_id_field=custom_document_id_field,
+        context_matching_min_length=context_matching_min_length,
+        context_matching_boost_split_overlaps=context_matching_boost_split_overlaps,
+        context_matching_threshold=context_matching_threshold,
+        sas_model=sas_model,
+        progress=progress,
+    )
     if isinstance(labels, (str, bytes, Mapping)) or not isinstance(labels, Sequence):
         raise EvalframeError(f"labels must be a list with one MultiLabel (or list of Labels) per query; got {type(labels).__name__}.")
     multilabels = [_as_multilabel(item, i) for i, item in enumerate(labels)]

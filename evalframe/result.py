@@ -635,6 +635,17 @@ class EvaluationResult(Mapping):
         progress : bool, optional
             Show a progress bar; None shows it when stderr is a terminal.
 
+        Raises
+        ------
+        InvalidParameterError
+            Before anything is read or scored, when an option is out of range:
+            ``context_matching_threshold`` not a finite number in [0, 100], ``context_matching_min_length``
+            not an int >= 0, ``context_matching_boost_split_overlaps`` not a bool (``"no"`` would be truthy),
+            ``custom_document_id_field`` neither None nor a non-empty str, ``sas_model`` neither None, a str
+            nor a callable.
+        EvalframeError
+            When labels or node outputs are malformed (the message names the label index, node and field).
+
         Examples
         --------
         >>> from evalframe import Answer, Document, EvaluationResult, Label

@@ -7,11 +7,12 @@ See ``docs/runs-format.md``. ``read_runs(path)`` returns ``(labels, node_outputs
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
 from ._validation import did_you_mean
-from .errors import EvalframeError, LoadError
+from .errors import EvalframeError, InvalidParameterError, LoadError
 from .flatten import OUTPUT_KEYS, _as_answer, _as_document
 from .schema import Answer, Document, Label, MultiLabel
 
@@ -33,6 +34,10 @@ def _gold_labels(query: str, filters: Any, gold: Any, where: str, number: int) -
     for key, values in lists.items():
         if not isinstance(values, list):
             raise LoadError(f"{where}: gold {key!r} must be a list (one entry per gold label); got {values!r}.")
+        nested = [i for i, v in enumerate(values) if isinstance(v, (list, dict))]
+        if nested:
+            raise LoadError(f"{where}: gold {key!r}[{nested[0] + 1}] must be a string (or null), one per gold label; "
+                            f"got {values[nested[0]]!r:.60}.")
     lengths = {k: len(v) for k, v in lists.items()}
     if len(set(lengths.values())) > 1:
         raise LoadError(f"{where}: the gold lists must have one entry per gold label, but their lengths differ: {lengths}.")
@@ -74,9 +79,23 @@ def read_runs(path: str | Path) -> tuple[list[MultiLabel | None], dict[str, dict
     >>> labels[0].answers, sorted(outputs)
     (['Berlin'], ['Reader', 'Retriever'])
     """
+    if not isinstance(path, (str, os.PathLike)) or (isinstance(path, str) and not path):
+        raise InvalidParameterError(
+            f"path must be a str or os.PathLike naming a non-empty runs file; got {path!r} of type {type(path).__name__}."
+        )
     path = Path(path)
+    if path.is_dir():
+        raise LoadError(f"runs file {path} is a directory; give the JSON Lines file (docs/runs-format.md).")
     if not path.is_file():
         raise LoadError(f"runs file {path} does not exist.")
+    try:
+        return _read(path)
+    except UnicodeDecodeError as exc:
+        raise LoadError(f"runs file {path} is not UTF-8 text (byte {exc.start}: {exc.reason}); "
+                        "write it as UTF-8 JSON Lines.") from None
+
+
+def _read(path: Path) -> tuple[list[MultiLabel | None], dict[str, dict[str, list[list[Any]]]]]:
     labels: list[MultiLabel | None] = []
     outputs: dict[str, dict[str, list[list[Any]]]] = {}
     shape: dict[str, tuple[str, ...]] | None = None
@@ -87,7 +106,12 @@ def read_runs(path: str | Path) -> tuple[list[MultiLabel | None], dict[str, dict
             where = f"{path}:{number}"
             try:
                 line = json.loads(text)
+            except RecursionError:
+                raise LoadError(f"{where}: JSON nested too deeply to read.") from None
             except json.JSONDecodeError as exc:
+                if number == 1 and text.strip() == "[":
+                    raise LoadError(f"{where}: the file looks like a JSON array; runs files are JSON Lines, one JSON "
+                                    "object per line (docs/runs-format.md).") from None
                 raise LoadError(f"{where}: not valid JSON ({exc.msg} at column {exc.colno}).") from None
             if not isinstance(line, dict):
                 raise LoadError(f"{where}: each line must be a JSON object; got {type(line).__name__}.")
@@ -104,7 +128,11 @@ def read_runs(path: str | Path) -> tuple[list[MultiLabel | None], dict[str, dict
                     items = line["labels"]
                     if not isinstance(items, list):
                         raise LoadError(f"{where}: 'labels' must be a list of Label dicts.")
-                    label_objects = [Label.from_dict(item) for item in items]
+                    label_objects = []
+                    for j, item in enumerate(items, start=1):
+                        if not isinstance(item, dict):
+                            raise LoadError(f"{where}: label {j} must be a Label dict; got {type(item).__name__}.")
+                        label_objects.append(Label.from_dict(item))
                 else:
                     label_objects = _gold_labels(query, line.get("filters"), line["gold"], where, number)
                 labels.append(MultiLabel(label_objects) if label_objects else None)
@@ -112,6 +140,8 @@ def read_runs(path: str | Path) -> tuple[list[MultiLabel | None], dict[str, dict
                 raise
             except EvalframeError as exc:
                 raise LoadError(f"{where}: {exc}") from None
+            except (TypeError, ValueError, KeyError, AttributeError) as exc:  # a Label dict with fields of the wrong kind
+                raise LoadError(f"{where}: 'labels' must hold Label dicts (docs/runs-format.md); {exc}.") from None
             nodes = line.get("nodes")
             if not isinstance(nodes, dict) or not nodes:
                 raise LoadError(f"{where}: 'nodes' must be an object mapping node names to their outputs.")

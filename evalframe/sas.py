@@ -46,7 +46,14 @@ def resolve_sas_model(sas_model: str | SasModel | None, *, batch_size: int = 32)
 
     def score(pairs: list[tuple[str, str]]) -> list[float]:
         distinct = list(dict.fromkeys(pairs))
-        values = list(model([p for p, _ in distinct], [g for _, g in distinct]))
+        try:
+            values = list(model([p for p, _ in distinct], [g for _, g in distinct]))
+        except EvalframeError:
+            raise
+        except Exception as exc:  # the user's model: say which step failed, keep its traceback chained
+            raise EvalframeError(
+                f"sas_model failed on {len(distinct)} (prediction, gold) pairs: {type(exc).__name__}: {exc}"
+            ) from exc
         if len(values) != len(distinct):
             raise EvalframeError(
                 f"sas_model returned {len(values)} scores for {len(distinct)} (prediction, gold) pairs; it must return "

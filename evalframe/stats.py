@@ -18,13 +18,40 @@ Examples
 from __future__ import annotations
 
 import math
+import numbers
+from typing import Any
 
 import numpy as np
+
+from ._validation import check_number, check_positive_int
+from .errors import InvalidParameterError
 
 __all__ = ["bootstrap_ci", "holm", "paired_t_test", "randomization_p_value", "student_t_two_sided_p"]
 
 #: Random numbers drawn per block: bounds the memory of resampling at about 32 MB.
 _BLOCK = 1 << 22
+
+
+def _numbers(values: Any, name: str) -> np.ndarray:
+    """``values`` as a 1-D float array (empty allowed: the functions define their result for it)."""
+    try:
+        array = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        array = None
+    if array is None or array.ndim != 1 or isinstance(values, (str, bytes)):
+        shape = f" of shape {array.shape}" if array is not None else ""
+        raise InvalidParameterError(
+            f"{name} must be a 1-D array of numbers (one per query); got {type(values).__name__}{shape} {values!r:.60}."
+        )
+    return array
+
+
+def _check_resampling(rounds: Any, rng: Any) -> int:
+    if not isinstance(rng, np.random.Generator):
+        raise InvalidParameterError(
+            f"rng must be a numpy.random.Generator, e.g. np.random.default_rng(0); got {type(rng).__name__}."
+        )
+    return check_positive_int(rounds, name="rounds", minimum=1)
 
 
 def _blocks(rounds: int, width: int) -> list[int]:
@@ -58,7 +85,11 @@ def bootstrap_ci(d: np.ndarray, *, confidence: float = 0.95, rounds: int = 10_00
     >>> bootstrap_ci(np.array([0.25, 0.25, 0.25]), rng=np.random.default_rng(0))
     (0.25, 0.25)
     """
-    d = np.asarray(d, dtype=np.float64)
+    d = _numbers(d, "d")
+    rounds = _check_resampling(rounds, rng)
+    confidence = check_number(confidence, name="confidence")
+    if not 0.0 < confidence < 1.0:
+        raise InvalidParameterError(f"confidence must lie strictly between 0 and 1, e.g. 0.95; got {confidence}.")
     if len(d) == 0 or not np.isfinite(d).all():
         return math.nan, math.nan
     if np.all(d == d[0]):  # every resample has this mean
@@ -81,7 +112,8 @@ def randomization_p_value(d: np.ndarray, *, rounds: int = 10_000, rng: np.random
     >>> randomization_p_value(np.ones(30), rng=np.random.default_rng(0))  # 1 / (10_000 + 1)
     9.999000099990002e-05
     """
-    d = np.asarray(d, dtype=np.float64)
+    d = _numbers(d, "d")
+    rounds = _check_resampling(rounds, rng)
     if not np.isfinite(d).all():
         return math.nan
     nonzero = d[d != 0]
@@ -163,6 +195,11 @@ def student_t_two_sided_p(t: float, df: float) -> float:
     >>> round(student_t_two_sided_p(1.0, 1), 12)  # df 1 is the Cauchy distribution: 1 - 2 atan(1) / pi
     0.5
     """
+    for value, name in ((t, "t"), (df, "df")):
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            raise InvalidParameterError(f"{name} must be a number; got {value!r} of type {type(value).__name__}.")
+    if not (df > 0):  # also refuses NaN
+        raise InvalidParameterError(f"df must be a number > 0 (degrees of freedom); got {df!r}.")
     if math.isnan(t):
         return math.nan
     if math.isinf(t):
@@ -182,7 +219,7 @@ def paired_t_test(d: np.ndarray) -> tuple[float, float]:
     With fewer than 2 differences, or a NaN or infinite one, both are NaN. When every difference is equal the standard deviation
     is 0: equal to 0 gives ``(0.0, 1.0)`` (identical runs), otherwise ``(±inf, 0.0)``.
     """
-    d = np.asarray(d, dtype=np.float64)
+    d = _numbers(d, "d")
     n = len(d)
     if n < 2 or not np.isfinite(d).all():
         return math.nan, math.nan
@@ -202,7 +239,7 @@ def holm(p_values: np.ndarray) -> np.ndarray:
     >>> holm(np.array([0.01, 0.04, 0.03])).round(4).tolist()  # sorted .01 .03 .04 times 3, 2, 1
     [0.03, 0.06, 0.06]
     """
-    p = np.asarray(p_values, dtype=np.float64)
+    p = _numbers(p_values, "p_values")
     adjusted = np.full_like(p, np.nan)
     tested = np.flatnonzero(~np.isnan(p))
     order = tested[np.argsort(p[tested], kind="stable")]

@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from evalframe import EvaluationResult
+from evalframe import cli
 from evalframe.cli import main
 
 DEMO = Path(__file__).parent.parent / "evalframe" / "data" / "demo_result"
@@ -46,7 +47,7 @@ def test_metrics_table_and_markdown(capsys):
     assert code == 0 and "recall_single_hit" in out and "Retriever" in out and "0.8750" in out
     code, out, _ = run(capsys, "metrics", str(DEMO), "--node", "Reader", "--format", "markdown")
     assert out.splitlines()[0] == "| node | exact_match | f1 | num_examples_for_eval |"
-    assert out.splitlines()[2] == "| Reader | 0.7500 | 0.8333 | 8.0000 |"
+    assert out.splitlines()[2] == "| Reader | 0.7500 | 0.8333 | 8 |"  # a count prints as an integer
 
 
 def test_worst_json_equals_wrong_examples(capsys):
@@ -186,3 +187,49 @@ def test_a_reader_that_stops_early_gets_no_error_message():
 def test_a_node_without_rows_in_the_eval_mode_is_named(capsys):
     code, _, err = run(capsys, "metrics", str(DEMO), "--by", "no_answer", "--node", "Retriever", "--eval-mode", "isolated")
     assert code == 1 and "node 'Retriever' has no rows with eval_mode='isolated' to slice" in err
+
+
+# ------------------------------------------------------------------ honest counts (issue 12)
+def test_flatten_says_how_many_queries_were_written_and_dropped(tmp_path, capsys):
+    # the example runs file has 4 queries; 2 more lines with empty gold lists are left out by from_runs
+    lines = RUNS.read_text(encoding="utf-8").splitlines()
+    empty = json.loads(lines[0])
+    empty["gold"] = {"document_ids": [], "contexts": [], "answers": []}
+    runs = tmp_path / "runs.jsonl"
+    runs.write_text("\n".join([lines[0], json.dumps(empty), *lines[1:], json.dumps(empty)]) + "\n", encoding="utf-8")
+    code, out, err = run(capsys, "flatten", str(runs), "-o", str(tmp_path / "out"))
+    assert code == 0 and err == ""
+    assert out.startswith("wrote 4 of 6 queries (")
+    assert out.splitlines()[1] == f"dropped 2 queries without gold labels (empty 'gold' lists or 'labels'): queries 2, 6 of {runs}"
+    assert EvaluationResult.load(tmp_path / "out")["Retriever"]["multilabel_id"].nunique() == 4
+
+
+def test_report_refuses_n_0_instead_of_claiming_no_query_is_bad(capsys):
+    # before: the report listed no query and said "no query scores f1 <= 0.5", which is false for the demo (2 of 8)
+    with pytest.raises(SystemExit) as info:
+        main(["report", str(DEMO), "-n", "0"])
+    assert info.value.code == 2
+    assert "error: argument -n: must be an int >= 1 (how many queries to list); got '0'" in capsys.readouterr().err
+
+
+def test_counts_print_as_integers_in_table_and_markdown(capsys):
+    code, out, _ = run(capsys, "compare", str(DEMO), str(DEMO), "--node", "Reader", "--format", "markdown",
+                       "--rounds", "10")
+    # 8 queries, all tied (the same run twice)
+    assert out.splitlines()[2].endswith("| 0 | 8 | 0 | 8 | 0 | 0 |")
+    code, out, _ = run(capsys, "metrics", str(DEMO), "--node", "Reader")
+    assert out.splitlines()[-1].split() == ["Reader", "0.7500", "0.8333", "8"]
+
+
+def test_an_unexpected_exception_is_one_error_line(monkeypatch, capsys):
+    def broken(_args):
+        raise KeyError("boom")
+
+    monkeypatch.setitem(cli.COMMANDS, "list-metrics", broken)
+    code, out, err = run(capsys, "list-metrics")
+    assert code == 1 and out == ""
+    assert err == ("error: internal error KeyError: 'boom' (set EVALFRAME_TRACEBACK=1 to see the traceback, and please "
+                   "report it)\n")
+    monkeypatch.setenv("EVALFRAME_TRACEBACK", "1")
+    with pytest.raises(KeyError, match="boom"):
+        main(["list-metrics"])

@@ -59,7 +59,7 @@ def test_document_recall_errors_and_serialisation():
         DocumentRecallEvaluator().run([["A"], ["B"]], [["A"]])
     with pytest.raises(InvalidParameterError, match=r"mode must be one of \['single_hit', 'multi_hit'\]; got 'multi'\. Did you mean 'multi_hit'\?"):
         DocumentRecallEvaluator(mode="multi")
-    with pytest.raises(InvalidParameterError, match=r"retrieved_documents\[0\] has no content"):
+    with pytest.raises(InvalidParameterError, match=r"retrieved_documents: query 1 \(counting from 1\): a dict has no content"):
         DocumentRecallEvaluator().run([["A"]], [[{"id": "x"}]])
     evaluator = DocumentRecallEvaluator(mode="multi_hit")
     data = evaluator.to_dict()
@@ -109,7 +109,7 @@ RETRIEVED = [["A text", "C", "B text"], ["x", "gold", "y", "gold"], ["anything"]
 
 @pytest.mark.filterwarnings("ignore:.* query\\(ies\\) retrieved fewer than")
 def test_recall_at_k_by_hand():
-    pooled, per_example = RetrievalRecall().calculate_metric_scores(GOLD, RETRIEVED, [3, 1, 2, 3])
+    pooled, per_example = RetrievalRecall(round_pooled=None).calculate_metric_scores(GOLD, RETRIEVED, [3, 1, 2, 3])
     # q1: A at rank 1, B at rank 3 | q2: gold at rank 2 | q3: no gold -> 0.0
     assert per_example == [{"Recall@1": 0.5, "Recall@2": 0.5, "Recall@3": 1.0},
                            {"Recall@1": 0.0, "Recall@2": 1.0, "Recall@3": 1.0},
@@ -120,7 +120,7 @@ def test_recall_at_k_by_hand():
 
 @pytest.mark.filterwarnings("ignore:.* query\\(ies\\) retrieved fewer than")
 def test_recall_all_at_k_by_hand():
-    pooled, per_example = RetrievalRecallAll().calculate_metric_scores(GOLD, RETRIEVED, [1, 2, 3])
+    pooled, per_example = RetrievalRecallAll(round_pooled=None).calculate_metric_scores(GOLD, RETRIEVED, [1, 2, 3])
     assert [e["Recall_all@1"] for e in per_example] == [0.0, 0.0, 0.0]
     assert [e["Recall_all@3"] for e in per_example] == [1.0, 1.0, 0.0]
     assert pooled["Recall_all@3"] == pytest.approx(2 / 3)
@@ -130,7 +130,7 @@ def test_recall_all_at_k_by_hand():
 
 @pytest.mark.filterwarnings("ignore:.* query\\(ies\\) retrieved fewer than")
 def test_ndcg_any_by_hand():
-    pooled, per_example = RetrievalNDCGAny().calculate_metric_scores(GOLD, RETRIEVED, [1, 2, 3, 4])
+    pooled, per_example = RetrievalNDCGAny(round_pooled=None).calculate_metric_scores(GOLD, RETRIEVED, [1, 2, 3, 4])
     # q1: relevances [1, 0, 1] -> DCG@3 = 1 + 0 + 1/log2(3); ideal [1, 1, 0] -> 1 + 1
     assert per_example[0]["NDCG_any@1"] == 1.0
     assert per_example[0]["NDCG_any@3"] == pytest.approx((1 + 1 / math.log2(3)) / 2)
@@ -173,3 +173,58 @@ def test_at_k_errors_and_serialisation():
 )
 def test_is_chunk_from_original(chunk, original, expected):
     assert is_chunk_from_original(chunk, original) is expected
+
+
+# ------------------------------------------------------------------ strings where lists are required (issue 12)
+def test_a_string_per_query_is_refused_not_scored_by_character():
+    # before: "Paris" and "Spain" became the character sets {P,a,r,i,s} and {S,p,a,i,n}, which intersect -> 1.0
+    with pytest.raises(InvalidParameterError, match=r"ground_truth_documents: query 1 \(counting from 1\) must give a "
+                                                    r"list of documents .*got str 'Paris'\. Wrap it in a list"):
+        DocumentRecallEvaluator().run(["Paris"], ["Spain"])
+    with pytest.raises(InvalidParameterError, match=r"retrieved_documents: query 2 .*got str 'Spain'"):
+        DocumentRecallEvaluator().run([["Paris"], ["Spain"]], [["Paris"], "Spain"])
+    with pytest.raises(InvalidParameterError, match=r"gt_contexts: query 1 .*list of strings .*got str"):
+        RetrieverRecall().compute(["Apple is founded before Google."], ["Apple"])
+    for cls in (RetrievalRecall, RetrievalRecallAll, RetrievalNDCGAny):
+        with pytest.raises(InvalidParameterError, match=r"retrieved_docs: query 1 .*list of strings.*got str 'gold'"):
+            cls().calculate_metric_scores([["gold"]], ["gold"], [1])
+        with pytest.raises(InvalidParameterError, match=r"gold_docs: query 1 .*got str 'g'"):
+            cls().calculate_metric_scores(["g"], [["g"]], [1])
+
+
+def test_retriever_recall_keeps_one_string_per_query():
+    # AdalFlow's compute takes List[str] (contexts already joined) or List[List[str]] for retrieved_contexts
+    assert RetrieverRecall().compute(["a b", ["c", "d"]], [["a", "x"], ["c d"]])[1] == [0.5, 1.0]
+
+
+# ------------------------------------------------------------------ REMem's pooled rounding and empty lists (issue 12)
+def test_pooled_results_are_rounded_to_4_decimals_as_in_remem():
+    gold, retrieved = [["g"], ["g"], ["g"]], [["g"], ["x"], ["x"]]
+    # per example 1, 0, 0 -> mean 1/3, reported by REMem as round(1/3, 4) = 0.3333; per-example values unrounded
+    pooled, per_example = RetrievalRecall().calculate_metric_scores(gold, retrieved, [1])
+    assert pooled == {"Recall@1": 0.3333} and [e["Recall@1"] for e in per_example] == [1.0, 0.0, 0.0]
+    assert RetrievalRecallAll().calculate_metric_scores(gold, retrieved, [1])[0] == {"Recall_all@1": 0.3333}
+    # NDCG@2 of [x, g]: relevances [0, 1] -> DCG 0 + 1, ideal [1, 0] -> 1: 1.0; of [g]: 1.0; of [x]: 0 -> 2/3
+    pooled, per_example = RetrievalNDCGAny().calculate_metric_scores(gold, [["x", "g"], ["g"], ["x"]], [1])
+    assert pooled == {"NDCG_any@1": 0.3333}  # @1: 0, 1, 0
+    # round_pooled=None gives the exact mean, round_pooled=2 two decimals; to_dict keeps the choice
+    assert RetrievalRecall(round_pooled=None).calculate_metric_scores(gold, retrieved, [1])[0]["Recall@1"] == 1 / 3
+    assert RetrievalRecall(round_pooled=2).calculate_metric_scores(gold, retrieved, [1])[0]["Recall@1"] == 0.33
+    restored = RetrievalRecall.from_dict(RetrievalRecall(round_pooled=None).to_dict())
+    assert restored.round_pooled is None
+
+
+@pytest.mark.filterwarnings("ignore:.* query\\(ies\\) retrieved fewer than")
+def test_empty_retrieved_list_scores_zero():
+    """REMem on an empty retrieved list: recall counts the golds found in the (empty) top k, 0 of 1 -> 0.0, so
+    recall_all is 0.0 too; NDCG_any uses the classic dcg_at_k, which is 0 for an empty relevance list, and NDCG is 0
+    when the ideal DCG is 0 -> 0.0. Before: "attempt to get argmax of an empty sequence"."""
+    gold, retrieved = [["g"], ["g"]], [[], ["g"]]
+    assert RetrievalRecall().calculate_metric_scores(gold, retrieved, [1, 3]) == (
+        {"Recall@1": 0.5, "Recall@3": 0.5}, [{"Recall@1": 0.0, "Recall@3": 0.0}, {"Recall@1": 1.0, "Recall@3": 1.0}])
+    assert RetrievalRecallAll().calculate_metric_scores(gold, retrieved, [1])[1] == [{"Recall_all@1": 0.0},
+                                                                                   {"Recall_all@1": 1.0}]
+    assert RetrievalNDCGAny().calculate_metric_scores(gold, retrieved, [2])[1] == [{"NDCG_any@2": 0.0},
+                                                                                 {"NDCG_any@2": 1.0}]
+    # nothing retrieved and no gold: 0.0 as well
+    assert RetrievalNDCGAny().calculate_metric_scores([[]], [[]], [1])[0] == {"NDCG_any@1": 0.0}

@@ -11,7 +11,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from evalframe import Answer, Document, EvalframeError, EvaluationResult, Label, LoadError, MultiLabel, read_runs
+from evalframe import (Answer, Document, EvalframeError, EvaluationResult, InvalidParameterError, Label, LoadError,
+                       MultiLabel, read_runs)
 from evalframe.columns import COLUMN_ORDER
 
 DATA = Path(__file__).parent / "data" / "haystack1"
@@ -323,3 +324,34 @@ def test_runs_file_lines_must_agree_on_nodes(tmp_path):
     path.write_text(json.dumps(first) + "\n\n" + json.dumps(second) + "\n", encoding="utf-8")
     with pytest.raises(LoadError, match=r":3: names nodes and outputs"):
         read_runs(path)
+
+
+# ------------------------------------------------------------------ matching options checked first (issue 12)
+@pytest.mark.parametrize(
+    ("option", "value", "pattern"),
+    [
+        ("context_matching_threshold", float("nan"), r"context_matching_threshold must be a finite number in \[0, 100\]; got nan"),
+        ("context_matching_boost_split_overlaps", "no", r"context_matching_boost_split_overlaps must be True or False; got 'no'"),
+        ("context_matching_boost_split_overlaps", "high", r"must be True or False; got 'high'"),
+        ("context_matching_min_length", -5, r"context_matching_min_length must be an int >= 0; got -5"),
+        ("custom_document_id_field", "", r"custom_document_id_field must be None or a non-empty str; got ''"),
+        ("sas_model", 3.5, r"sas_model must be None, a callable"),
+    ],
+)
+def test_matching_options_are_checked_before_any_scoring(option, value, pattern):
+    # before: nan made every context match 0, "no" counted as True, "high" failed after all scoring, -5 was recorded
+    from evalframe import Answer, Document, EvaluationResult, Label
+
+    calls = []
+
+    def sas(predictions, golds):
+        calls.append(len(predictions))
+        return [1.0] * len(predictions)
+
+    doc = Document("Berlin is the capital of Germany.", id="d1")
+    label = Label("Capital?", doc, True, True, "gold-label", Answer("Berlin"))
+    kwargs = {"sas_model": sas, option: value}
+    with pytest.raises(InvalidParameterError, match=pattern):
+        EvaluationResult.from_runs([[label]], {"Reader": {"answers": [[Answer("Berlin", context=doc.content)]]}},
+                                   progress=False, **kwargs)
+    assert calls == []  # nothing was scored
