@@ -361,6 +361,17 @@ class EvaluationResult(Mapping):
         """The metric a node is summed up by in reports, plots and the CLI: f1 for answers, else recall_single_hit."""
         return "f1" if self._has_rows(node, "answer") else "recall_single_hit"
 
+    def _funnel_order(self) -> list[str]:
+        """The nodes in pipeline order for the funnel: nodes with document rows only, then the others.
+
+        A Haystack folder records no node order (its files load in name order: Reader before Retriever),
+        and retrievers feed readers, so nodes that only retrieve come first; within each group the
+        result's order (from_runs' node order, evalframe.json's) is kept.
+        """
+        retrieving = [node for node in self.node_results
+                      if self._has_rows(node, "document") and not self._has_rows(node, "answer")]
+        return retrieving + [node for node in self.node_results if node not in retrieving]
+
     def _document_nodes(self) -> list[str]:
         return [node for node in self.node_results if self._has_rows(node, "document")]
 
