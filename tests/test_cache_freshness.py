@@ -172,7 +172,8 @@ def _same(ours: dict, fresh: dict) -> bool:
         assert ours[node].keys() == fresh[node].keys(), node
         for metric, value in ours[node].items():
             expected = fresh[node][metric]
-            assert (math.isnan(value) and math.isnan(expected)) or abs(value - expected) <= 1e-12, (node, metric)
+            assert value == expected or (math.isnan(value) and math.isnan(expected)) or abs(value - expected) <= 1e-12, (
+                node, metric)
     return True
 
 
