@@ -184,14 +184,15 @@ def plot_funnel(
     metrics : str or dict of node to str, optional
         The metric of each node; default f1 for answer nodes and recall_single_hit for document nodes.
     node_order : list of str, optional
-        The nodes in pipeline order (default: the result's order).
+        The nodes in pipeline order (default: nodes with document rows only first, as retrievers
+        feed readers, else the result's order).
     **params
         Passed to :meth:`~EvaluationResult.calculate_metrics`, except eval_mode.
     """
     if "eval_mode" in params:
         raise InvalidParameterError("plot_funnel draws both eval modes; leave out eval_mode.")
     _check_keywords(params, EvaluationResult.calculate_metrics, ("eval_mode",))
-    nodes = list(node_order) if node_order is not None else list(result)
+    nodes = list(node_order) if node_order is not None else result._funnel_order()
     for node in nodes:
         check.check_node(node, list(result), name="node_order")
     chosen = {node: (metrics if isinstance(metrics, str) else (metrics or {}).get(node) or result._headline_metric(node))

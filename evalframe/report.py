@@ -93,8 +93,12 @@ def build_report(
     max_characters_per_field: int = 150,
     charts: bool = True,
 ) -> Report:
-    """The pipeline funnel (integrated metrics, top-1 answer metrics, isolated upper bound) and worst queries."""
-    nodes = list(node_order) if node_order else list(result)
+    """The pipeline funnel (integrated metrics, top-1 answer metrics, isolated upper bound) and worst queries.
+
+    Without ``node_order``, nodes with document rows only come first (retrievers feed readers), else in the
+    result's order.
+    """
+    nodes = list(node_order) if node_order else result._funnel_order()
     unknown = [node for node in nodes if node not in result]
     if unknown:
         raise InvalidParameterError(f"node_order names node(s) {unknown} that the result does not hold; it holds {list(result)}.")

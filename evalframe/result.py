@@ -7,6 +7,9 @@ kernels in :mod:`evalframe.metrics`; per-query tables are the shared currency of
 
 from __future__ import annotations
 
+import functools
+import itertools
+import numbers
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -18,6 +21,7 @@ import pandas as pd
 
 from . import _validation as check
 from ._arrays import DistinctLists
+from ._witness import ColumnWitness, holds, witness
 from .columns import (
     ANSWER_SCOPES,
     MATCH_LIST_COLUMNS,
@@ -42,6 +46,60 @@ __all__ = ["EvaluationResult"]
 _DOCUMENT_COLUMNS = ("multilabel_id", "rank", "document_id", "gold_document_ids", "gold_custom_document_ids")
 _ANSWER_DROP = ("node", "query", "type", "gold_answers", "gold_offsets_in_documents", "gold_document_ids")
 _DOCUMENT_DROP = ("node", "query", "multilabel_id", "filters", "type", "gold_document_ids", "gold_contexts")
+# the columns cached arrays are made from (relevance and metric columns are read on every call instead)
+_POSITION_COLUMNS = ("multilabel_id", "type", "eval_mode", "rank")
+_DOCUMENT_KEY_COLUMNS = (_POSITION_COLUMNS + ("document_id", "gold_document_ids", "gold_custom_document_ids")
+                         + tuple(MATCH_LIST_COLUMNS.values()))
+
+
+class _NodeCache:
+    """A node's prepared arrays, each with the names of the columns it was made from, and those columns' witnesses."""
+
+    def __init__(self, frame: pd.DataFrame) -> None:
+        self.frame = frame
+        self.entries: dict[Any, Any] = {}
+        self.columns_of: dict[Any, tuple[str, ...]] = {}
+        self.witnesses: dict[str, ColumnWitness] = {}
+        self.checked = -1
+
+    def put(self, key: Any, value: Any, columns: tuple[str, ...]) -> None:
+        for column in columns:
+            if column not in self.witnesses:
+                self.witnesses[column] = witness(self.frame, column)
+        self.entries[key] = value
+        self.columns_of[key] = columns
+
+    def drop_stale(self) -> None:
+        """Drop the entries made from a column whose content changed, and those columns' witnesses."""
+        changed = {column for column, w in self.witnesses.items() if not holds(w, self.frame, column)}
+        if not changed:
+            return
+        for column in changed:
+            del self.witnesses[column]
+        for key in [k for k, columns in self.columns_of.items() if changed.intersection(columns)]:
+            del self.entries[key], self.columns_of[key]
+
+
+_CALLS = itertools.count(1)
+
+
+def _fresh(method: Callable[..., Any]) -> Callable[..., Any]:
+    """Mark a public entry point: its nodes' caches are checked against the frames once, at first use.
+
+    Nested public calls share the outer call's check (the frames cannot change in between).
+    """
+
+    @functools.wraps(method)
+    def wrapper(self: EvaluationResult, *args: Any, **kwargs: Any) -> Any:
+        if self._call:
+            return method(self, *args, **kwargs)
+        self._call = next(_CALLS)
+        try:
+            return method(self, *args, **kwargs)
+        finally:
+            self._call = 0
+
+    return wrapper
 
 
 @dataclass(frozen=True)
@@ -86,7 +144,8 @@ class EvaluationResult(Mapping):
 
     def __init__(self, node_results: Mapping[str, pd.DataFrame] | None = None, *, matching: Mapping[str, Any] | None = None) -> None:
         self.node_results: dict[str, pd.DataFrame] = {}
-        self._cache: dict[str, tuple[pd.DataFrame, Any, dict[Any, Any]]] = {}
+        self._cache: dict[str, _NodeCache] = {}
+        self._call = 0  # the public call being served (0: none), see _fresh
         for node, frame in (node_results or {}).items():
             self[node] = frame
         self.matching: dict[str, Any] = dict(matching or {})
@@ -138,6 +197,7 @@ class EvaluationResult(Mapping):
         nodes = ", ".join(f"{node}: {len(frame)} rows" for node, frame in self.node_results.items())
         return f"<EvaluationResult: {len(self)} node(s){' (' + nodes + ')' if nodes else ''}>"
 
+    @_fresh
     def _repr_html_(self) -> str:
         """Jupyter display: per node its rows, queries, eval modes and headline metrics (integrated)."""
         import html
@@ -158,6 +218,7 @@ class EvaluationResult(Mapping):
                 + "<table><tr><th>node</th><th>rows</th><th>queries</th><th>eval modes</th><th>metrics (integrated)</th></tr>"
                 + "".join(rows) + "</table></div>")
 
+    @_fresh
     def metrics_frame(self, **kwargs: Any) -> pd.DataFrame:
         """:meth:`calculate_metrics` as a DataFrame: one row per node, one column per metric.
 
@@ -189,6 +250,12 @@ class EvaluationResult(Mapping):
             threshold = self.matching.get("context_matching_threshold", DEFAULT_CONTEXT_MATCHING_THRESHOLD)
         if retriever_node is not None:
             check.check_node(retriever_node, list(self.node_results), name="retriever_node")
+            if not self._has_rows(retriever_node, "document"):  # type: ignore[arg-type]
+                # its documents would simulate nothing: every answer with a document id would silently drop out
+                raise InvalidParameterError(
+                    f"retriever_node must name a node with document rows; {retriever_node!r} has none. "
+                    f"Nodes with document rows: {self._document_nodes() or 'none'}."
+                )
         return _Params(
             simulated_top_k_reader=check.check_top_k(simulated_top_k_reader, name="simulated_top_k_reader"),
             simulated_top_k_retriever=check.check_top_k(simulated_top_k_retriever, name="simulated_top_k_retriever"),
@@ -210,24 +277,29 @@ class EvaluationResult(Mapping):
             )
 
     # ------------------------------------------------------------------ prepared arrays (cached)
-    def _node_cache(self, node: str) -> dict[Any, Any]:
-        """Prepared arrays of a node, valid while the same frame object (same shape and columns) is held.
+    def _node_cache(self, node: str) -> _NodeCache:
+        """The prepared arrays of a node that still match its frame's current content.
 
-        Only key structure is cached (query codes, ranks, document ids, list layouts); metric and
-        relevance values are read from the frame on every call.
+        Every entry is kept with a witness of each column it was made from (:mod:`evalframe._witness`);
+        entries whose columns changed since (assignment, ``.loc`` / ``.iloc`` / ``.at`` edits, a replaced
+        list cell) are dropped here and rebuilt on use. Inside one public call the frames cannot change,
+        so a node is checked once per call (see :func:`_fresh`); outside a call, on every access.
         """
         frame = self.node_results[node]
-        token = (frame.shape, tuple(frame.columns))
-        entry = self._cache.get(node)
-        if entry is None or entry[0] is not frame or entry[1] != token:
-            entry = self._cache[node] = (frame, token, {})
-        return entry[2]
+        cache = self._cache.get(node)
+        if cache is None or cache.frame is not frame:
+            cache = self._cache[node] = _NodeCache(frame)
+            cache.checked = self._call
+        elif cache.checked != self._call or self._call == 0:
+            cache.drop_stale()
+            cache.checked = self._call
+        return cache
 
     def clear_cache(self) -> None:
-        """Forget prepared arrays; needed only after editing a frame's key columns in place.
+        """Forget every prepared array (no longer needed: edited frames are noticed on the next call).
 
-        Key columns are multilabel_id, type, eval_mode, rank, document_id, document_ids, the gold id
-        lists and the per-gold match lists. Replacing a frame (``result[node] = df``) clears its entry.
+        Cached arrays are checked against the columns they were made from on every call and rebuilt
+        when those changed; this only frees their memory.
         """
         self._cache.clear()
 
@@ -235,20 +307,21 @@ class EvaluationResult(Mapping):
         """A list column's distinct cells and a code per row: the loader's coding, else every row its own cell."""
         cache = self._node_cache(node)
         key = ("lists", column)
-        if key not in cache:
-            cache[key] = DistinctLists.of_rows(self.node_results[node][column])
-        return cache[key]
+        if key not in cache.entries:
+            cache.put(key, DistinctLists.of_rows(self.node_results[node][column]), (column,))
+        return cache.entries[key]
 
     def _remember_distinct_lists(self, node: str, column: str, lists: DistinctLists) -> None:
-        """Keep a loader's coding of a list column; like every cache entry it lives as long as the frame."""
-        self._node_cache(node)[("lists", column)] = lists
+        """Keep a loader's coding of a list column, while the column holds the cells it was made from."""
+        self._node_cache(node).put(("lists", column), lists, (column,))
 
     def _positions(self, node: str, row_type: str, eval_mode: str) -> np.ndarray:
         cache = self._node_cache(node)
         key = ("positions", row_type, eval_mode)
-        if key not in cache:
-            cache[key] = row_positions(self.node_results[node], row_type, eval_mode, where=f"node {node!r}")
-        return cache[key]
+        if key not in cache.entries:
+            cache.put(key, row_positions(self.node_results[node], row_type, eval_mode, where=f"node {node!r}"),
+                      _POSITION_COLUMNS)
+        return cache.entries[key]
 
     def _rows(self, node: str, row_type: str, eval_mode: str) -> pd.DataFrame:
         """The frame's own rows of one type and eval_mode (for listing them)."""
@@ -258,25 +331,26 @@ class EvaluationResult(Mapping):
         """Prepared document rows laid out for at least the match lists ``parts`` (re-laid out if needed)."""
         cache = self._node_cache(node)
         key = ("documents", eval_mode)
-        rows = cache.get(key)
-        if key not in cache or (rows is not None and not set(parts) <= rows.parts):
+        rows = cache.entries.get(key)
+        if key not in cache.entries or (rows is not None and not set(parts) <= rows.parts):
             positions = self._positions(node, "document", eval_mode)
             where = f"node {node!r} (document rows, eval_mode={eval_mode!r})"
             present = [p for p, column in MATCH_LIST_COLUMNS.items() if column in self.node_results[node].columns]
             layout = tuple(sorted(set(parts) | set(present) | (rows.parts if rows is not None else set())))
             lists = lambda column: self._distinct_lists(node, column)  # noqa: E731
-            cache[key] = (prepare_document_rows(self.node_results[node], positions, where=where, parts=layout, lists=lists)
-                          if len(positions) else None)
-        return cache[key]
+            cache.put(key, (prepare_document_rows(self.node_results[node], positions, where=where, parts=layout,
+                                                  lists=lists) if len(positions) else None), _DOCUMENT_KEY_COLUMNS)
+        return cache.entries[key]
 
     def _answer_rows(self, node: str, eval_mode: str) -> AnswerRows | None:
         cache = self._node_cache(node)
         key = ("answers", eval_mode)
-        if key not in cache:
+        if key not in cache.entries:
             positions = self._positions(node, "answer", eval_mode)
             where = f"node {node!r} (answer rows, eval_mode={eval_mode!r})"
-            cache[key] = prepare_answer_rows(self.node_results[node], positions, where=where) if len(positions) else None
-        return cache[key]
+            cache.put(key, prepare_answer_rows(self.node_results[node], positions, where=where) if len(positions) else None,
+                      _POSITION_COLUMNS)
+        return cache.entries[key]
 
     def _has_rows(self, node: str, row_type: str) -> bool:
         """Whether ``node`` has rows of ``row_type`` ("answer" or "document"), in any eval_mode."""
@@ -286,6 +360,17 @@ class EvaluationResult(Mapping):
     def _headline_metric(self, node: str) -> str:
         """The metric a node is summed up by in reports, plots and the CLI: f1 for answers, else recall_single_hit."""
         return "f1" if self._has_rows(node, "answer") else "recall_single_hit"
+
+    def _funnel_order(self) -> list[str]:
+        """The nodes in pipeline order for the funnel: nodes with document rows only, then the others.
+
+        A Haystack folder records no node order (its files load in name order: Reader before Retriever),
+        and retrievers feed readers, so nodes that only retrieve come first; within each group the
+        result's order (from_runs' node order, evalframe.json's) is kept.
+        """
+        retrieving = [node for node in self.node_results
+                      if self._has_rows(node, "document") and not self._has_rows(node, "answer")]
+        return retrieving + [node for node in self.node_results if node not in retrieving]
 
     def _document_nodes(self) -> list[str]:
         return [node for node in self.node_results if self._has_rows(node, "document")]
@@ -301,15 +386,23 @@ class EvaluationResult(Mapping):
                     f"(candidates: {candidates}). Pass retriever_node=<name>."
                 )
             retriever = candidates[0]
-        documents = self._document_rows(retriever, params.eval_mode)
+        # The retriever's documents of the same eval_mode; a retriever evaluated in one mode only (Haystack
+        # gives retrievers no isolated rows) simulates the other mode too, as Haystack, which took every
+        # document row regardless of eval_mode, did (SPEC 3 correction, docs/haystack-compat.md).
+        mode = params.eval_mode
+        documents = self._document_rows(retriever, mode)
+        if documents is None:
+            mode = EVAL_MODES[1 - EVAL_MODES.index(mode)]
+            documents = self._document_rows(retriever, mode)
         lists = self._distinct_lists(node, "document_ids") if "document_ids" in self.node_results[node].columns else None
-        if documents is None:  # no retriever rows in this eval_mode: every answer with a document id drops out
-            return join_retriever(answers, _EmptyDocuments(), lists)  # type: ignore[arg-type]
         cache = self._node_cache(node)
-        key = ("join", retriever, params.eval_mode, id(documents))
-        if key not in cache:
-            cache[key] = join_retriever(answers, documents, lists)
-        return cache[key]
+        key = ("join", retriever, params.eval_mode, mode)
+        held = cache.entries.get(key)
+        # the join is valid for these answer rows and these retriever rows (each rebuilt when its frame changed);
+        # the entry holds both, so their identities cannot be taken by new objects
+        if held is None or held[0] is not answers or held[1] is not documents:
+            cache.put(key, (answers, documents, join_retriever(answers, documents, lists)), _POSITION_COLUMNS + ("document_ids",))
+        return cache.entries[key][2]
 
     def _answer_table(self, node: str, params: _Params) -> pd.DataFrame | None:
         answers = self._answer_rows(node, params.eval_mode)
@@ -332,6 +425,7 @@ class EvaluationResult(Mapping):
         )
 
     # ------------------------------------------------------------------ public analyses
+    @_fresh
     def calculate_metrics(
         self,
         simulated_top_k_reader: int = -1,
@@ -417,6 +511,7 @@ class EvaluationResult(Mapping):
             out[node] = values
         return out
 
+    @_fresh
     def query_metrics(
         self,
         node: str,
@@ -477,6 +572,7 @@ class EvaluationResult(Mapping):
         columns = ["queries"] + [c for c in sliced.columns if c != "queries"]
         return sliced[columns]
 
+    @_fresh
     def metrics_at_k(
         self,
         ks: Sequence[int] = (1, 3, 5, 10),
@@ -501,9 +597,14 @@ class EvaluationResult(Mapping):
         """
         if isinstance(ks, (str, bytes)) or not isinstance(ks, Iterable) or not len(ks := list(ks)):
             raise InvalidParameterError(f"ks must be a non-empty list of positive ints, e.g. (1, 3, 5, 10); got {ks!r}.")
-        ks = sorted({check.check_top_k(k, name="ks") for k in ks})
-        if -1 in ks:
-            raise InvalidParameterError("ks must hold positive ints; -1 (no cut) is what calculate_metrics() gives.")
+        bad = [k for k in ks if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1]
+        if bad:
+            # -1 (no cut) is not a k here: it is what calculate_metrics() gives without simulated_top_k_*
+            raise InvalidParameterError(
+                f"ks must hold positive ints only, e.g. (1, 3, 5, 10); got {bad[0]!r} in {ks!r}. "
+                "For the metrics without a cut, call calculate_metrics()."
+            )
+        ks = sorted({int(k) for k in ks})
         nodes = [check.check_node(node, list(self.node_results))] if node is not None else list(self.node_results)
         records = []
         for name in nodes:
@@ -520,6 +621,7 @@ class EvaluationResult(Mapping):
                     records += [(name, k, metric, float(documents[metric].mean())) for metric in documents.columns]
         return pd.DataFrame(records, columns=["node", "k", "metric", "value"])
 
+    @_fresh
     def wrong_examples(
         self,
         node: str,
@@ -577,6 +679,7 @@ class EvaluationResult(Mapping):
             return _worst(documents, document_metric, document_metric_threshold, n, rows, "documents", _DOCUMENT_DROP)
         return []
 
+    @_fresh
     def _query_examples(self, node: str, table: pd.DataFrame, metric: str, eval_mode: str) -> list[dict[str, Any]]:
         """wrong_examples-shaped dicts for the queries of ``table`` (rows of a per-query table), in its order."""
         if metric in ANSWER_METRICS:
@@ -713,17 +816,6 @@ class EvaluationResult(Mapping):
         from .io import load_result
 
         return load_result(cls, Path(load_dir), **read_csv_kwargs)
-
-
-class _EmptyDocuments:
-    """Stand-in DocumentRows with no rows (for a retriever without rows in the requested eval_mode)."""
-
-    def __init__(self) -> None:
-        self.query_ids = np.zeros(0, dtype=object)
-        self.row_query = np.zeros(0, dtype=np.int64)
-        self.rank = np.zeros(0, dtype=np.float64)
-        self.document_ids = pd.Index([], dtype=object)
-        self.document_codes = np.zeros(0, dtype=np.int64)
 
 
 def _worst(

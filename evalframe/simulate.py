@@ -54,8 +54,12 @@ class RetrieverJoin:
     document_rank: np.ndarray  # rank per retriever row (sorted order)
 
 
-def join_retriever(answers: AnswerRows, documents: DocumentRows, lists: DistinctLists | None = None) -> RetrieverJoin:
-    """``lists``: the distinct cells of the answers' ``document_ids`` column (default: every row its own cell)."""
+def join_retriever(answers: AnswerRows, documents: DocumentRows | None, lists: DistinctLists | None = None) -> RetrieverJoin:
+    """``lists``: the distinct cells of the answers' ``document_ids`` column (default: every row its own cell).
+
+    ``documents`` None: the retriever has no rows to simulate with (only rows of an eval_mode outside
+    integrated / isolated), so every answer with a document id drops out.
+    """
     require_columns(answers.frame, ["document_ids"], where=answers.where, why="to simulate the retriever's top-k")
     if lists is None:
         lists = DistinctLists.of_rows(answers.frame["document_ids"])
@@ -63,6 +67,9 @@ def join_retriever(answers: AnswerRows, documents: DocumentRows, lists: Distinct
     cells = select_lists(lists, answers.positions, answers.frame.index, column="document_ids", where=answers.where,
                          missing_as_empty=True)
     owner, element = cells.row_elements()
+    if documents is None:
+        none = np.zeros(0, dtype=np.int64)
+        return RetrieverJoin(owner, np.full(len(owner), -1, dtype=np.int64), none, np.zeros(0, dtype=np.float64))
     # map both sides' queries to one code through the (small) arrays of distinct query ids
     query_codes, _ = pd.factorize(np.concatenate([answers.query_ids, documents.query_ids]), use_na_sentinel=False)
     answer_query = query_codes[: answers.n_queries].astype(np.int64)[answers.codes[owner]]

@@ -115,3 +115,14 @@ def test_report_chart_leaves_the_pyplot_backend_alone(monkeypatch):
     monkeypatch.setattr(matplotlib, "use", switch)
     monkeypatch.setattr(plt, "switch_backend", switch)
     assert "recall@k" in hand_result().report(n=1).html
+
+
+def test_funnel_puts_retrievers_first_without_a_recorded_order(tmp_path):
+    from evalframe import EvaluationResult
+
+    result = hand_result()
+    reversed_result = EvaluationResult({"Reader": result["Reader"], "Retriever": result["Retriever"]})
+    ax = saved(plot_funnel(reversed_result), tmp_path, "funnel_reversed")
+    assert [label.get_text() for label in ax.get_xticklabels()] == ["Retriever\nrecall_single_hit", "Reader\nf1"]
+    ax = saved(plot_funnel(reversed_result, node_order=["Reader", "Retriever"]), tmp_path, "funnel_given")
+    assert [label.get_text() for label in ax.get_xticklabels()] == ["Reader\nf1", "Retriever\nrecall_single_hit"]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from evalframe import InvalidParameterError, load_demo_result, print_eval_report
+from evalframe import EvaluationResult, InvalidParameterError, load_demo_result, print_eval_report
 from evalframe.cli import main
 
 DEMO = Path(__file__).parent.parent / "evalframe" / "data" / "demo_result"
@@ -74,3 +74,18 @@ def test_a_node_whose_isolated_rows_lack_some_metrics_reports_the_ones_they_have
     isolated_f1 = both.calculate_metrics(eval_mode="isolated")["Reader"]["f1"]
     assert f"isolated {isolated_f1:.4f}" in text
     assert not re.search(r"recall_multi_hit .*isolated", text.split("Reader", 1)[1].split("Output", 1)[0])
+
+
+def test_funnel_puts_retrievers_before_readers_when_the_folder_records_no_order():
+    # a Haystack folder loads its files in name order: Reader.csv before Retriever.csv
+    haystack = EvaluationResult.load(Path(__file__).parent / "data" / "haystack1" / "result")
+    assert list(haystack) == ["Reader", "Retriever"]
+    text = haystack.report(n=1, charts=False).text
+    funnel = text[text.index("Query"): text.index("Output")]
+    assert funnel.index("Retriever") < funnel.index("Reader")
+    page = haystack.report(n=1, charts=False).html
+    assert "nodes: Retriever, Reader" in page
+    assert page.index("<td class='node'>Retriever") < page.index("<td class='node'>Reader")
+    # an explicit order is kept, and so is the result's order among nodes of one kind
+    text = haystack.report(n=1, node_order=["Reader", "Retriever"], charts=False).text
+    assert text.index("Reader") < text.index("Retriever")

@@ -84,11 +84,11 @@ def test_isolated_mode():
     assert hand_result().calculate_metrics(eval_mode="isolated")["Retriever"] == {}
 
 
-def test_isolated_top_k_retriever_uses_isolated_documents_only():
-    # DIFFERS: Haystack mixed integrated documents in; here the retriever has no isolated rows,
-    # so q1's isolated answer [d1] is outside every simulated top-k
-    m = reader(eval_mode="isolated", simulated_top_k_retriever=3)
-    assert m["exact_match"] == 0.0
+def test_isolated_top_k_retriever_falls_back_to_the_retrievers_integrated_documents():
+    # the retriever has no isolated rows, so its integrated ones simulate the top-k (as Haystack did):
+    # q1's isolated answer [d1] is within q1's top 3 (d3, d1, d2) and kept (em 1), but not within its top 1 (d3)
+    assert reader(eval_mode="isolated", simulated_top_k_retriever=3)["exact_match"] == 1.0
+    assert reader(eval_mode="isolated", simulated_top_k_retriever=1)["exact_match"] == 0.0
 
 
 def test_document_ids_none_counts_as_empty():
