@@ -304,7 +304,8 @@ def _check_manifest(path: Path, manifest: dict[str, Any]) -> None:
     if not isinstance(nodes, dict):
         raise _damaged(path, "'nodes' must map node names to their files")
     files: set[str] = set()
-    dtypes: dict[Any, Any] = {}  # each distinct dtype text checked once, however many columns name it
+    dtypes: dict[str, Any] = {}  # each distinct dtype text parsed once, however many columns name it
+    checked: set[tuple[str, str, str]] = set()  # (codec, dtype, empty) combinations found valid
     for node, entry in nodes.items():
         if not isinstance(entry, dict) or not isinstance(entry.get("file"), str) or not isinstance(entry.get("columns"), list):
             raise _damaged(path, f"the entry of node {node!r} needs 'file' and 'columns'")
@@ -320,29 +321,41 @@ def _check_manifest(path: Path, manifest: dict[str, Any]) -> None:
             raise _damaged(path, f"node {node!r}: 'rows' must be a non-negative integer; got {rows!r}")
         names: set[str] = set()
         for spec in entry["columns"]:
-            if not isinstance(spec, dict) or not isinstance(spec.get("name"), str) \
-                    or not isinstance(spec.get("codec"), str) or spec["codec"] not in _CODECS:
+            name = spec.get("name") if type(spec) is dict else None
+            codec = spec.get("codec") if type(spec) is dict else None
+            if type(name) is not str or type(codec) is not str or codec not in _CODECS:
                 raise LoadError(f"{path}: node {node!r}: column entry {_shown(spec)} needs a 'name' and a 'codec' in "
                                 f"{sorted(_CODECS)}; the manifest was edited or damaged (save the result again).")
-            name, codec, dtype_text = spec["name"], spec["codec"], spec.get("dtype")
             if name in names:
                 raise _damaged(path, f"node {node!r}: column {name!r} is listed twice")
             names.add(name)
-            key = dtype_text if isinstance(dtype_text, str) else None
-            if key not in dtypes:
-                try:
-                    dtypes[key] = pd.api.types.pandas_dtype(key) if key is not None else None
-                except (TypeError, ValueError):
-                    dtypes[key] = None
-            dtype = dtypes[key]
-            if dtype is None:
-                raise LoadError(f"{path}: node {node!r}, column {name!r}: unknown dtype {_shown(dtype_text)}.")
-            text_kind = dtype == object or isinstance(dtype, pd.StringDtype)
-            if not (is_native_dtype(dtype) if codec == "native" else text_kind if codec in ("text", "literal")
-                    else dtype == object):
-                raise _damaged(path, f"node {node!r}, column {name!r}: codec {codec!r} cannot hold dtype {dtype_text!r}")
-            if codec == "text" and spec.get("empty", "empty") not in ("none", "nan", "empty"):
-                raise LoadError(f"{path}: node {node!r}, column {name!r}: 'empty' must be none, nan or empty.")
+            combination = (codec, spec.get("dtype"), spec.get("empty", "empty"))
+            hashable = type(combination[1]) is str and type(combination[2]) is str
+            if not (hashable and combination in checked):
+                _check_column_spec(path, node, name, combination, dtypes)
+                if hashable:
+                    checked.add(combination)
+
+
+def _check_column_spec(path: Path, node: str, name: str, combination: tuple[str, Any, Any],
+                       dtypes: dict[str, Any]) -> None:
+    """Check one (codec, dtype, empty) combination of a column entry (each distinct one is checked once)."""
+    codec, dtype_text, empty = combination
+    if type(dtype_text) is not str:
+        raise LoadError(f"{path}: node {node!r}, column {name!r}: unknown dtype {_shown(dtype_text)}.")
+    if dtype_text not in dtypes:
+        try:
+            dtypes[dtype_text] = pd.api.types.pandas_dtype(dtype_text)
+        except (TypeError, ValueError):
+            dtypes[dtype_text] = None
+    dtype = dtypes[dtype_text]
+    if dtype is None:
+        raise LoadError(f"{path}: node {node!r}, column {name!r}: unknown dtype {_shown(dtype_text)}.")
+    text_kind = dtype == object or isinstance(dtype, pd.StringDtype)
+    if not (is_native_dtype(dtype) if codec == "native" else text_kind if codec in ("text", "literal") else dtype == object):
+        raise _damaged(path, f"node {node!r}, column {name!r}: codec {codec!r} cannot hold dtype {dtype_text!r}")
+    if codec == "text" and empty not in ("none", "nan", "empty"):
+        raise LoadError(f"{path}: node {node!r}, column {name!r}: 'empty' must be none, nan or empty.")
 
 
 def _shown(value: Any, limit: int = 80) -> str:
