@@ -608,8 +608,9 @@ class _LiteralParser:
         of string literals (gold_contexts of long documents), each string parsed on its own, and JSON
         texts that mean the same in Python (numbers, lists, double-quoted strings; no true/false/null).
         """
-        if _LARGE_STRING_LIST.fullmatch(text):
-            return [ast.literal_eval(item) for item in _STRING_LITERAL.findall(text)]
+        strings = _string_list(text)
+        if strings is not None:
+            return strings
         if not _JSON_ONLY_NAMES.search(text):
             try:
                 return _JSON.decode(text)
@@ -625,9 +626,6 @@ class _LiteralParser:
 
 #: Cells longer than this (1 MiB of text) are not given to ast.literal_eval (see ``_LiteralParser._large_literal``).
 LITERAL_CELL_LIMIT = 1 << 20
-#: One Python string (or bytes) literal as repr writes it: quotes, escapes of any character ("unrolled": linear time).
-_STRING_LITERAL = re.compile(r"b?'[^'\\]*(?:\\.[^'\\]*)*'" + r'|b?"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
-_LARGE_STRING_LIST = re.compile(r"\[(?:(?:%s)(?:, (?:%s))*)?\]" % (_STRING_LITERAL.pattern, _STRING_LITERAL.pattern), re.DOTALL)
 #: JSON's names, which Python spells True / False / None: a text holding them is not the same value in both.
 _JSON_ONLY_NAMES = re.compile(r"\b(?:true|false|null)\b")
 
@@ -641,6 +639,66 @@ _STRING_LISTS = re.compile(r"\[(?:'[^'\\\n\r]*'(?:, '[^'\\\n\r]*')*)?\](?:\n\[(?
 #: A list of plain strings as repr writes them: single-quoted, no quote, backslash or line break inside
 #: (so no escapes, and "', '" cannot occur inside an item): the items are the text between the separators.
 _PLAIN_STRING_LIST = re.compile(r"\['[^'\\\n\r]*'(?:, '[^'\\\n\r]*')*\]")
+
+
+def _string_list(text: str) -> list[Any] | None:
+    """The value of a list of string (or bytes) literals as repr writes it, or None for any other text.
+
+    A scan with ``str.find`` from quote to quote (no regular expression, whose backtracking state grew
+    with every escape of a long document): an item without a backslash is the text between its quotes,
+    any other item is parsed on its own by ``ast.literal_eval`` (one string: memory bounded by its size).
+    """
+    end = len(text) - 1
+    if end < 1 or text[0] != "[" or text[end] != "]":
+        return None
+    values: list[Any] = []
+    start = 1
+    while start < end:
+        opening = start + 1 if text[start] == "b" else start
+        quote = text[opening] if opening < end else ""
+        if quote not in ("'", '"'):
+            return None
+        search = opening + 1
+        while True:
+            closing = text.find(quote, search, end)
+            if closing < 0:
+                return None
+            backslashes = closing
+            while text[backslashes - 1] == "\\":
+                backslashes -= 1
+            if (closing - backslashes) % 2 == 0:  # not itself escaped
+                break
+            search = closing + 1
+        body = text[opening + 1:closing]
+        values.append(body if opening == start and "\\" not in body else _unescape(text[start:closing + 1], body))
+        start = closing + 1
+        if start == end:
+            return values
+        if text[start:start + 2] != ", ":
+            return None
+        start += 2
+    return values if start == 1 else None  # "[]" is the empty list; a trailing ", " is not a list
+
+
+def _unescape(literal: str, body: str) -> Any:
+    """The value of one string literal with escapes (``body`` is the text between its quotes).
+
+    Python's own escape decoder ("unicode_escape", the escapes of string literals) on the body: no
+    syntax tree per item, whose garbage (collected only after the load, see :func:`_gc_paused`) took
+    a kilobyte per item. Bytes literals, and backslashes before non-ASCII characters (which repr never
+    writes), go to ``ast.literal_eval``.
+    """
+    if literal[0] == "b" or _ESCAPED_NON_ASCII.search(body):
+        return ast.literal_eval(literal)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)  # an unknown escape stays as typed, as in a literal
+            return body.encode("latin-1", "backslashreplace").decode("unicode_escape")
+    except UnicodeDecodeError:  # e.g. a cut hex escape: the literal parser words the error
+        return ast.literal_eval(literal)
+
+
+_ESCAPED_NON_ASCII = re.compile(r"\\[^\x00-\x7f]")
 
 
 def _reject_constant(name: str) -> Any:
