@@ -17,9 +17,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from evalframe import EvaluationResult, LoadError, SchemaError, _folder, arrow_csv
-from evalframe.io import LITERAL_CELL_LIMIT
+from evalframe.io import LITERAL_CELL_LIMIT, _string_list
 from tests.fixtures import hand_result
 
 
@@ -341,3 +343,15 @@ def test_haystack1_legacy_csv_with_few_columns_loads_and_metrics_name_what_is_mi
         result.calculate_metrics()
     with pytest.raises(SchemaError, match=r"node 'legacy' lacks column\(s\) \['multilabel_id', 'type', 'rank'\]"):
         result.query_metrics("legacy")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.text(), st.binary(max_size=8)), max_size=6))
+def test_the_long_cell_scanner_reads_lists_of_strings_as_the_literal_parser_does(items):
+    text = repr(items)
+    assert _string_list(text) == ast.literal_eval(text)
+
+
+@pytest.mark.parametrize("text", ["[", "['a', ]", "['a' ]", "['a\\']", "[1]", "['a'", "['a'b]", "['a'] + ['b']"])
+def test_the_long_cell_scanner_leaves_other_texts_to_the_other_readers(text):
+    assert _string_list(text) is None
