@@ -12,6 +12,11 @@ the dtype and how cells were written (the *codec*):
 Folders without ``evalframe.json`` (such as Haystack 1.x's) are read with Haystack's rules:
 list columns parsed with :func:`ast.literal_eval`, empty cells -> None, legacy column names
 mapped, ``filters`` bytes literals decoded to JSON text.
+
+Loading reads one generation of the folder through a directory descriptor (:mod:`evalframe._folder`):
+regular files inside the folder only, retried when a concurrent save replaces the folder. Rows with
+too few or too many cells, literal cells beyond :data:`LITERAL_CELL_LIMIT` that are not lists of
+strings or JSON-like numbers, and damaged manifests are refused with a :class:`LoadError`.
 """
 
 from __future__ import annotations
