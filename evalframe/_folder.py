@@ -28,6 +28,8 @@ __all__ = ["Folder", "Vanished", "with_retries", "MAX_ATTEMPTS"]
 #: How many times a load starts again when files vanish because another process saved into the folder.
 MAX_ATTEMPTS = 5
 _T = TypeVar("_T")
+#: Platforms without openat() (Windows) open by path: the same checks, without the one-generation guarantee.
+_BY_DESCRIPTOR = os.open in os.supports_dir_fd and os.listdir in os.supports_fd
 _FILE_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
@@ -49,7 +51,12 @@ class Folder:
     def __init__(self, path: Path) -> None:
         self.path = path
         try:
-            self.fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0))
+            if not _BY_DESCRIPTOR:
+                if not os.path.isdir(path):
+                    raise NotADirectoryError if os.path.exists(path) else FileNotFoundError
+                self.fd = -1
+            else:
+                self.fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0))
         except FileNotFoundError:
             raise LoadError(f"results folder {path} does not exist.") from None
         except NotADirectoryError:
@@ -74,7 +81,7 @@ class Folder:
         """The folder's entry names, sorted (listed once)."""
         if self._names is None:
             try:
-                self._names = sorted(os.listdir(self.fd))
+                self._names = sorted(os.listdir(self.fd if self.fd >= 0 else self.path))
             except FileNotFoundError:
                 raise Vanished(str(self.path)) from None
         return self._names
@@ -95,7 +102,9 @@ class Folder:
         if not is_plain_name(name):
             raise LoadError(f"{shown}: only files directly inside the results folder are read; got the name {name!r}.")
         try:
-            fd = os.open(name, _FILE_FLAGS, dir_fd=self.fd)
+            if self.fd < 0 and os.path.islink(shown):  # no O_NOFOLLOW to refuse it at open()
+                raise OSError(errno.ELOOP, "symbolic link")
+            fd = os.open(name, _FILE_FLAGS, dir_fd=self.fd) if self.fd >= 0 else os.open(shown, _FILE_FLAGS)
         except FileNotFoundError:
             raise Vanished(str(shown)) from None
         except OSError as exc:
@@ -111,7 +120,8 @@ class Folder:
                 raise LoadError(f"{shown} is {kind}; load reads only regular files. Move it out of the results folder.")
             if max_bytes is not None and info.st_size > max_bytes:
                 raise LoadError(f"{shown} holds {info.st_size} bytes, more than the {max_bytes} this file may hold.")
-            os.set_blocking(fd, True)  # a regular file: O_NONBLOCK was only there so a FIFO could not block open()
+            if hasattr(os, "set_blocking"):
+                os.set_blocking(fd, True)  # a regular file: O_NONBLOCK was only there so a FIFO could not block open()
             return io.open(fd, "rb", closefd=True)
         except BaseException:
             os.close(fd)

@@ -355,3 +355,14 @@ def test_the_long_cell_scanner_reads_lists_of_strings_as_the_literal_parser_does
 @pytest.mark.parametrize("text", ["[", "['a', ]", "['a' ]", "['a\\']", "[1]", "['a'", "['a'b]", "['a'] + ['b']"])
 def test_the_long_cell_scanner_leaves_other_texts_to_the_other_readers(text):
     assert _string_list(text) is None
+
+
+def test_platforms_without_openat_read_by_path_with_the_same_checks(tmp_path, monkeypatch):
+    monkeypatch.setattr(_folder, "_BY_DESCRIPTOR", False)
+    folder = hand_result().save(tmp_path / "out")
+    assert EvaluationResult.load(folder).calculate_metrics() == hand_result().calculate_metrics()
+    (folder / "zero.csv").symlink_to("/dev/zero")
+    with pytest.raises(LoadError, match=r"zero.csv is a symbolic link"):
+        EvaluationResult.load(folder)
+    with pytest.raises(LoadError, match=r"results folder .*nowhere does not exist"):
+        EvaluationResult.load(tmp_path / "nowhere")
