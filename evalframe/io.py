@@ -592,6 +592,11 @@ class _LiteralParser:
         try:
             if len(text) > LITERAL_CELL_LIMIT:
                 return self._large_literal(text, code, codes)
+            self._parsed = getattr(self, "_parsed", 0) + 1
+            if self._parsed % _COLLECT_EVERY == 0:
+                # each literal_eval leaves ~1 KB of cyclic garbage (its syntax tree), which the paused collector
+                # (see _gc_paused) would keep until the load ends; the youngest generation holds only recent objects
+                gc.collect(0)
             return ast.literal_eval(text)
         except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError) as exc:
             shown = text if len(text) <= 80 else text[:77] + "..."
@@ -629,6 +634,8 @@ class _LiteralParser:
         )
 
 
+#: How many ast.literal_eval calls leave their garbage before it is collected.
+_COLLECT_EVERY = 2000
 #: Cells longer than this (1 MiB of text) are not given to ast.literal_eval (see ``_LiteralParser._large_literal``).
 LITERAL_CELL_LIMIT = 1 << 20
 #: JSON's names, which Python spells True / False / None: a text holding them is not the same value in both.

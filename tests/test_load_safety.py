@@ -366,3 +366,17 @@ def test_platforms_without_openat_read_by_path_with_the_same_checks(tmp_path, mo
         EvaluationResult.load(folder)
     with pytest.raises(LoadError, match=r"results folder .*nowhere does not exist"):
         EvaluationResult.load(tmp_path / "nowhere")
+
+
+def test_many_distinct_literal_cells_load_within_a_small_multiple_of_the_file(tmp_path):
+    n = 20_000
+    frame = pd.DataFrame({"multilabel_id": [f"q{i}" for i in range(n)], "type": ["document"] * n,
+                          "meta": [{"k": i, "t": f"it's {i}"} for i in range(n)]})  # dicts: ast.literal_eval per cell
+    folder = EvaluationResult({"N": frame}).save(tmp_path / "out")
+    size = (folder / "N.csv").stat().st_size
+    tracemalloc.start()
+    loaded = EvaluationResult.load(folder)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert loaded["N"]["meta"][n - 1] == {"k": n - 1, "t": f"it's {n - 1}"}
+    assert peak < 12 * size  # the syntax trees' garbage is collected as it goes (it was ~24x the file)
