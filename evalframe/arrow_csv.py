@@ -11,7 +11,7 @@ words the error messages.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import pandas as pd
 
@@ -21,9 +21,13 @@ __all__ = ["read_csv"]
 _NUMBERS = {"float64": "float64"}
 
 
-def read_csv(path: Path, specs: list[dict[str, Any]], csv_options: dict[str, Any],
+def read_csv(source: BinaryIO, path: Path, specs: list[dict[str, Any]], csv_options: dict[str, Any],
              read_csv_kwargs: dict[str, Any]) -> pd.DataFrame | None:
-    """The file's columns as described by ``specs``, or None when pandas should read it."""
+    """The columns of the opened file ``source`` as described by ``specs``, or None when pandas should read it.
+
+    ``path`` is the file's name for messages; a row with too few or too many cells makes Arrow fail,
+    so pandas reads the file again and names the row.
+    """
     try:
         import pyarrow as pa
         import pyarrow.compute as pc
@@ -43,8 +47,9 @@ def read_csv(path: Path, specs: list[dict[str, Any]], csv_options: dict[str, Any
         else:
             types[spec["name"]] = pa.large_string()
     try:
+        source.seek(0)
         table = pacsv.read_csv(
-            path,
+            source,
             parse_options=pacsv.ParseOptions(delimiter=sep, newlines_in_values=True),
             # an empty cell, quoted or not, is a missing number; in text columns it stays "" (strings_can_be_null)
             convert_options=pacsv.ConvertOptions(column_types=types, null_values=[""], strings_can_be_null=False,

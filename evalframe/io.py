@@ -12,28 +12,37 @@ the dtype and how cells were written (the *codec*):
 Folders without ``evalframe.json`` (such as Haystack 1.x's) are read with Haystack's rules:
 list columns parsed with :func:`ast.literal_eval`, empty cells -> None, legacy column names
 mapped, ``filters`` bytes literals decoded to JSON text.
+
+Loading reads one generation of the folder through a directory descriptor (:mod:`evalframe._folder`):
+regular files inside the folder only, retried when a concurrent save replaces the folder. Rows with
+too few or too many cells, literal cells beyond :data:`LITERAL_CELL_LIMIT` that are not lists of
+strings or JSON-like numbers, and damaged manifests are refused with a :class:`LoadError`.
 """
 
 from __future__ import annotations
 
 import ast
+import codecs
 import contextlib
 import csv
 import gc
+import io
 import json
 import math
 import os
 import re
+import reprlib
 import warnings
 from concurrent.futures import ThreadPoolExecutor
 from itertools import chain
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import numpy as np
 import pandas as pd
 
 from . import _atomic, arrow_csv
+from ._folder import Folder, is_plain_name, with_retries
 from ._arrays import DistinctLists, first_rows, object_array
 from .columns import LIST_COLUMNS, METRIC_LIST_COLUMNS
 from .errors import LoadError, SaveError
@@ -285,18 +294,31 @@ def _check_node_name(node: str) -> None:
         )
 
 
-def _read_manifest(folder: Path) -> dict[str, Any] | None:
-    path = folder / MANIFEST_NAME
-    if not path.is_file():
+def _read_manifest(folder: Path | Folder) -> dict[str, Any] | None:
+    """The folder's checked evalframe.json, or None when it has none.
+
+    Given a :class:`Folder`, the manifest of that generation; given a path, the folder is opened here.
+    """
+    if not isinstance(folder, Folder):
+        def attempt() -> dict[str, Any] | None:
+            with Folder(folder) as opened:
+                return _read_manifest(opened)
+
+        return with_retries(folder, attempt)
+    if not folder.exists(MANIFEST_NAME):
         return None
+    path = folder.path / MANIFEST_NAME
+    with folder.open_binary(MANIFEST_NAME) as handle:
+        raw = handle.read()
     try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise LoadError(f"{path}: not a readable evalframe manifest ({exc}).") from exc
+        manifest = json.loads(raw.decode("utf-8"))
+    except (ValueError, RecursionError) as exc:  # RecursionError: JSON nested deeper than Python's parser goes
+        shown = str(exc) if not isinstance(exc, RecursionError) else "nested too deeply"
+        raise LoadError(f"{path}: not a readable evalframe manifest ({shown}).") from None
     if not isinstance(manifest, dict) or manifest.get("format") != "evalframe.EvaluationResult":
         raise LoadError(f"{path}: not an evalframe manifest (no 'format': 'evalframe.EvaluationResult').")
     version = manifest.get("format_version")
-    if not isinstance(version, int) or version > FORMAT_VERSION:
+    if not isinstance(version, int) or isinstance(version, bool) or version > FORMAT_VERSION:
         raise LoadError(
             f"{path}: format_version {version!r} is newer than this evalframe reads ({FORMAT_VERSION}); "
             "upgrade evalframe (pip install -U evalframe)."
@@ -305,22 +327,92 @@ def _read_manifest(folder: Path) -> dict[str, Any] | None:
     return manifest
 
 
+def _damaged(path: Path, what: str) -> LoadError:
+    return LoadError(f"{path}: {what}; the manifest was edited or damaged (save the result again).")
+
+
 def _check_manifest(path: Path, manifest: dict[str, Any]) -> None:
+    """Check every field load reads, in one pass over nodes and columns (linear in the manifest's size).
+
+    Every check here is what a field must hold for the readers below to work: afterwards they index
+    and compare without raising KeyError / TypeError / LookupError.
+    """
+    csv_options = manifest.get("csv", {})
+    if not isinstance(csv_options, dict):
+        raise _damaged(path, f"'csv' must be an object of CSV options; got {type(csv_options).__name__}")
+    sep = csv_options.get("sep", ",")
+    if not isinstance(sep, str) or len(sep) != 1 or sep in "\r\n\"":
+        raise _damaged(path, f"'csv' 'sep' must be one character (not a quote or line break); got {sep!r}")
+    encoding = csv_options.get("encoding", "utf-8")
+    try:
+        codecs.lookup(encoding)
+    except (LookupError, TypeError, ValueError):
+        raise _damaged(path, f"'csv' 'encoding' must name a text encoding such as 'utf-8'; got {encoding!r}") from None
+    matching = manifest.get("matching")
+    if matching is not None and not isinstance(matching, dict):
+        raise _damaged(path, f"'matching' must be an object of matching parameters; got {type(matching).__name__}")
     nodes = manifest.get("nodes")
     if not isinstance(nodes, dict):
-        raise LoadError(f"{path}: 'nodes' must map node names to their files; the manifest was edited or damaged.")
+        raise _damaged(path, "'nodes' must map node names to their files")
+    files: set[str] = set()
+    dtypes: dict[str, Any] = {}  # each distinct dtype text parsed once, however many columns name it
+    checked: set[tuple[str, str, str]] = set()  # (codec, dtype, empty) combinations found valid
     for node, entry in nodes.items():
         if not isinstance(entry, dict) or not isinstance(entry.get("file"), str) or not isinstance(entry.get("columns"), list):
-            raise LoadError(f"{path}: the entry of node {node!r} needs 'file' and 'columns'; the manifest was edited or damaged.")
+            raise _damaged(path, f"the entry of node {node!r} needs 'file' and 'columns'")
+        file = entry["file"]
+        if not is_plain_name(file) or file.startswith(".") or not file.endswith((".csv", ".parquet")):
+            raise _damaged(path, f"node {node!r}: 'file' must name a .csv or .parquet file directly inside the "
+                                 f"results folder; got {file!r}")
+        if file in files:
+            raise _damaged(path, f"node {node!r}: file {file!r} is listed for two nodes")
+        files.add(file)
+        rows = entry.get("rows", 0)
+        if not isinstance(rows, int) or isinstance(rows, bool) or rows < 0:
+            raise _damaged(path, f"node {node!r}: 'rows' must be a non-negative integer; got {rows!r}")
+        names: set[str] = set()
         for spec in entry["columns"]:
-            if not isinstance(spec, dict) or not isinstance(spec.get("name"), str) or spec.get("codec") not in _CODECS:
-                raise LoadError(f"{path}: node {node!r}: column entry {spec!r} needs a 'name' and a 'codec' in {sorted(_CODECS)}.")
-            try:
-                pd.api.types.pandas_dtype(spec.get("dtype"))
-            except (TypeError, ValueError):
-                raise LoadError(f"{path}: node {node!r}, column {spec['name']!r}: unknown dtype {spec.get('dtype')!r}.") from None
-            if spec["codec"] == "text" and spec.get("empty", "empty") not in ("none", "nan", "empty"):
-                raise LoadError(f"{path}: node {node!r}, column {spec['name']!r}: 'empty' must be none, nan or empty.")
+            name = spec.get("name") if type(spec) is dict else None
+            codec = spec.get("codec") if type(spec) is dict else None
+            if type(name) is not str or type(codec) is not str or codec not in _CODECS:
+                raise LoadError(f"{path}: node {node!r}: column entry {_shown(spec)} needs a 'name' and a 'codec' in "
+                                f"{sorted(_CODECS)}; the manifest was edited or damaged (save the result again).")
+            if name in names:
+                raise _damaged(path, f"node {node!r}: column {name!r} is listed twice")
+            names.add(name)
+            combination = (codec, spec.get("dtype"), spec.get("empty", "empty"))
+            hashable = type(combination[1]) is str and type(combination[2]) is str
+            if not (hashable and combination in checked):
+                _check_column_spec(path, node, name, combination, dtypes)
+                if hashable:
+                    checked.add(combination)
+
+
+def _check_column_spec(path: Path, node: str, name: str, combination: tuple[str, Any, Any],
+                       dtypes: dict[str, Any]) -> None:
+    """Check one (codec, dtype, empty) combination of a column entry (each distinct one is checked once)."""
+    codec, dtype_text, empty = combination
+    if type(dtype_text) is not str:
+        raise LoadError(f"{path}: node {node!r}, column {name!r}: unknown dtype {_shown(dtype_text)}.")
+    if dtype_text not in dtypes:
+        try:
+            dtypes[dtype_text] = pd.api.types.pandas_dtype(dtype_text)
+        except (TypeError, ValueError):
+            dtypes[dtype_text] = None
+    dtype = dtypes[dtype_text]
+    if dtype is None:
+        raise LoadError(f"{path}: node {node!r}, column {name!r}: unknown dtype {_shown(dtype_text)}.")
+    text_kind = dtype == object or isinstance(dtype, pd.StringDtype)
+    if not (is_native_dtype(dtype) if codec == "native" else text_kind if codec in ("text", "literal") else dtype == object):
+        raise _damaged(path, f"node {node!r}, column {name!r}: codec {codec!r} cannot hold dtype {dtype_text!r}")
+    if codec == "text" and empty not in ("none", "nan", "empty"):
+        raise LoadError(f"{path}: node {node!r}, column {name!r}: 'empty' must be none, nan or empty.")
+
+
+def _shown(value: Any, limit: int = 80) -> str:
+    """repr of a (possibly huge) manifest value, cut for an error message."""
+    text = reprlib.repr(value)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 _CODECS = frozenset({"native", "text", "literal", "list"})
@@ -572,14 +664,56 @@ class _LiteralParser:
 
     def _literal(self, text: str, code: int, codes: np.ndarray) -> Any:
         try:
+            if len(text) > LITERAL_CELL_LIMIT:
+                return self._large_literal(text, code, codes)
+            self._parsed = getattr(self, "_parsed", 0) + 1
+            if self._parsed % _COLLECT_EVERY == 0:
+                # each literal_eval leaves ~1 KB of cyclic garbage (its syntax tree), which the paused collector
+                # (see _gc_paused) would keep until the load ends; the youngest generation holds only recent objects
+                gc.collect(0)
             return ast.literal_eval(text)
         except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError) as exc:
-            row = int(np.argmax(codes == code))
             shown = text if len(text) <= 80 else text[:77] + "..."
             raise LoadError(
-                f"{self.path}: data row {row + 1}, column {self.column!r}: cannot parse {shown!r} as a "
+                f"{self.path}: data row {self._row(code, codes)}, column {self.column!r}: cannot parse {shown!r} as a "
                 f"Python literal ({type(exc).__name__}: {exc}). Fix or empty that cell."
             ) from None
+
+    @staticmethod
+    def _row(code: int, codes: np.ndarray) -> int:
+        """The 1-based data row of the first cell holding the distinct text ``code``."""
+        return int(np.argmax(codes == code)) + 1
+
+    def _large_literal(self, text: str, code: int, codes: np.ndarray) -> Any:
+        """A cell beyond :data:`LITERAL_CELL_LIMIT`, parsed in memory proportional to its size, or refused.
+
+        ``ast.literal_eval`` builds a syntax tree of several hundred bytes per element (a 10 MB list
+        cell took 5 GB), so long cells are only read in two shapes whose parsing stays bounded: a list
+        of string literals (gold_contexts of long documents), each string parsed on its own, and JSON
+        texts that mean the same in Python (numbers, lists, double-quoted strings; no true/false/null).
+        """
+        strings = _string_list(text)
+        if strings is not None:
+            return strings
+        if not _JSON_ONLY_NAMES.search(text):
+            try:
+                return _JSON.decode(text)
+            except (ValueError, RecursionError):
+                pass
+        raise LoadError(
+            f"{self.path}: data row {self._row(code, codes)}, column {self.column!r}: the cell holds {len(text)} "
+            f"characters; cells other than lists of strings or JSON-like numbers and lists may hold at most "
+            f"{LITERAL_CELL_LIMIT} characters (1 MiB), because Python's literal parser needs hundreds of times "
+            "their size in memory. Shorten or empty that cell."
+        )
+
+
+#: How many ast.literal_eval calls leave their garbage before it is collected.
+_COLLECT_EVERY = 2000
+#: Cells longer than this (1 MiB of text) are not given to ast.literal_eval (see ``_LiteralParser._large_literal``).
+LITERAL_CELL_LIMIT = 1 << 20
+#: JSON's names, which Python spells True / False / None: a text holding them is not the same value in both.
+_JSON_ONLY_NAMES = re.compile(r"\b(?:true|false|null)\b")
 
 
 #: Texts made only of numbers, brackets and commas mean the same as JSON and as Python literals
@@ -593,6 +727,66 @@ _STRING_LISTS = re.compile(r"\[(?:'[^'\\\n\r]*'(?:, '[^'\\\n\r]*')*)?\](?:\n\[(?
 _PLAIN_STRING_LIST = re.compile(r"\['[^'\\\n\r]*'(?:, '[^'\\\n\r]*')*\]")
 
 
+def _string_list(text: str) -> list[Any] | None:
+    """The value of a list of string (or bytes) literals as repr writes it, or None for any other text.
+
+    A scan with ``str.find`` from quote to quote (no regular expression, whose backtracking state grew
+    with every escape of a long document): an item without a backslash is the text between its quotes,
+    any other item is parsed on its own by ``ast.literal_eval`` (one string: memory bounded by its size).
+    """
+    end = len(text) - 1
+    if end < 1 or text[0] != "[" or text[end] != "]":
+        return None
+    values: list[Any] = []
+    start = 1
+    while start < end:
+        opening = start + 1 if text[start] == "b" else start
+        quote = text[opening] if opening < end else ""
+        if quote not in ("'", '"'):
+            return None
+        search = opening + 1
+        while True:
+            closing = text.find(quote, search, end)
+            if closing < 0:
+                return None
+            backslashes = closing
+            while text[backslashes - 1] == "\\":
+                backslashes -= 1
+            if (closing - backslashes) % 2 == 0:  # not itself escaped
+                break
+            search = closing + 1
+        body = text[opening + 1:closing]
+        values.append(body if opening == start and "\\" not in body else _unescape(text[start:closing + 1], body))
+        start = closing + 1
+        if start == end:
+            return values
+        if text[start:start + 2] != ", ":
+            return None
+        start += 2
+    return values if start == 1 else None  # "[]" is the empty list; a trailing ", " is not a list
+
+
+def _unescape(literal: str, body: str) -> Any:
+    """The value of one string literal with escapes (``body`` is the text between its quotes).
+
+    Python's own escape decoder ("unicode_escape", the escapes of string literals) on the body: no
+    syntax tree per item, whose garbage (collected only after the load, see :func:`_gc_paused`) took
+    a kilobyte per item. Bytes literals, and backslashes before non-ASCII characters (which repr never
+    writes), go to ``ast.literal_eval``.
+    """
+    if literal[0] == "b" or _ESCAPED_NON_ASCII.search(body):
+        return ast.literal_eval(literal)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)  # an unknown escape stays as typed, as in a literal
+            return body.encode("latin-1", "backslashreplace").decode("unicode_escape")
+    except UnicodeDecodeError:  # e.g. a cut hex escape: the literal parser words the error
+        return ast.literal_eval(literal)
+
+
+_ESCAPED_NON_ASCII = re.compile(r"\\[^\x00-\x7f]")
+
+
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a Python literal")
 
@@ -600,18 +794,87 @@ def _reject_constant(name: str) -> Any:
 _JSON = json.JSONDecoder(parse_constant=_reject_constant)
 
 
-def _read_csv(path: Path, **kwargs: Any) -> pd.DataFrame:
+def _read_csv(source: BinaryIO, path: Path, **kwargs: Any) -> pd.DataFrame:
+    """pandas.read_csv of an opened file (from its start); ``path`` words the errors."""
+    source.seek(0)
     try:
-        return pd.read_csv(path, **kwargs)
+        return pd.read_csv(source, **kwargs)
     except pd.errors.EmptyDataError:
         raise LoadError(f"{path}: the file is empty; an evaluation CSV has at least a header row.") from None
     except (pd.errors.ParserError, UnicodeDecodeError, ValueError) as exc:
+        _raise_for_bad_row(source, path, kwargs)
         raise LoadError(f"{path}: cannot be read as CSV ({type(exc).__name__}: {exc}).") from None
 
 
-def _load_own(path: Path, entry: dict[str, Any], csv_options: dict[str, Any], read_csv_kwargs: dict[str, Any],
+#: read_csv options that keep the file's records as the csv module reads them (others: rows are not checked).
+_ROW_CHECK_OPTIONS = frozenset({"sep", "delimiter", "encoding", "header", "dtype", "keep_default_na", "na_values",
+                                "float_precision", "nrows"})
+
+
+def _raise_for_bad_row(source: BinaryIO, path: Path, options: dict[str, Any]) -> None:
+    """Raise a LoadError naming the first data row (1-based) whose cell count differs from the header's.
+
+    pandas pads a row missing its last cells with empty cells (a short row loaded with eval_mode ''
+    and changed the metrics) and words a long row by file line, so every row's cells are counted here
+    with the csv module, whose quoting rules are those of the files evalframe and Haystack write.
+    Blank lines are skipped, as pandas skips them.
+    """
+    if not set(options) <= _ROW_CHECK_OPTIONS:
+        return
+    sep = options.get("sep", options.get("delimiter", ","))
+    if not isinstance(sep, str) or len(sep) != 1:
+        return
+    source.seek(0)
+    text = io.TextIOWrapper(source, encoding=options.get("encoding") or "utf-8", newline="")
+    limit = csv.field_size_limit()
+    csv.field_size_limit(max(limit, _MAX_FIELD))  # a cell may be as long as the file
+    try:
+        records = csv.reader(text, delimiter=sep, strict=False)
+        header = next(records, None)
+        if header is None:
+            return
+        row = 0
+        for record in records:
+            if not record:
+                continue
+            row += 1
+            if len(record) != len(header):
+                few = len(record) < len(header)
+                raise LoadError(
+                    f"{path}: data row {row} holds {len(record)} cells but the header names {len(header)} columns "
+                    f"({'missing its last cells' if few else 'too many cells'}); the file was cut or edited. "
+                    f"Fix that row{' (a cell holding the separator must be quoted)' if not few else ''}."
+                )
+    except (csv.Error, UnicodeDecodeError):
+        return  # not a row-count problem: the caller words the error
+    finally:
+        csv.field_size_limit(limit)
+        text.detach()
+
+
+_MAX_FIELD = 2**31 - 1
+
+
+def _check_rows(source: BinaryIO, path: Path, frame: pd.DataFrame, options: dict[str, Any]) -> None:
+    """Refuse rows with missing cells, which pandas reads as empty ones.
+
+    A row missing cells leaves the last column empty there, so the rows are counted (a second pass
+    over the file) only when the last column holds an empty or missing cell, or when pandas took
+    the first column as an index (a first data row with one cell too many).
+    """
+    if not len(frame.columns):
+        return
+    last = frame.iloc[:, -1]
+    empty = last.isna().any() or (last.dtype == object and (last == "").any()) or (
+        isinstance(last.dtype, pd.StringDtype) and (last == "").any())
+    if empty or not isinstance(frame.index, pd.RangeIndex):
+        _raise_for_bad_row(source, path, options)
+
+
+def _load_own(folder: Folder, entry: dict[str, Any], csv_options: dict[str, Any], read_csv_kwargs: dict[str, Any],
               codings: dict[str, DistinctLists]) -> pd.DataFrame:
     """Read one CSV evalframe wrote; the distinct cells of its metric list columns go to ``codings``."""
+    path = folder.path / entry["file"]
     specs = entry["columns"]
     # string-dtype text columns are parsed straight into their dtype (an empty cell is "" or the missing value)
     direct = {s["name"] for s in specs if s["codec"] == "text" and isinstance(pd.api.types.pandas_dtype(s["dtype"]), pd.StringDtype)}
@@ -623,30 +886,36 @@ def _load_own(path: Path, entry: dict[str, Any], csv_options: dict[str, Any], re
         **_EXACT_FLOATS, "sep": csv_options.get("sep", ","),
         "encoding": csv_options.get("encoding", "utf-8"), **read_csv_kwargs,
     }
-    frame = arrow_csv.read_csv(path, specs, csv_options, read_csv_kwargs)  # None: pyarrow missing or not sure
-    if frame is not None:
-        for spec in specs:
-            if spec["name"] in direct:
-                frame[spec["name"]] = arrow_csv.text_column(frame[spec["name"]], spec["dtype"],
-                                                            spec.get("empty", "empty") != "empty")
-        return _decode_frame(path, frame, entry, direct, codings)
-    try:
-        frame = pd.read_csv(path, **options)
-    except (ValueError, TypeError, OverflowError):  # a native column that does not parse: find the cell
-        _raise_for_bad_number(path, options, specs)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
-        raise LoadError(f"{path}: cannot be read as CSV ({type(exc).__name__}: {exc}).") from None
-    if any(spec["codec"] == "native" and str(frame[spec["name"]].dtype) != spec["dtype"]
-           for spec in specs if spec["name"] in frame.columns):  # pandas 2.2 reads 2**63 in an int64 column as uint64
-        _raise_for_bad_number(path, options, specs, found_only=True)
+    with folder.open_binary(entry["file"]) as source:
+        # None: pyarrow missing, or not sure to read it as pandas does (a bad row, too): pandas reads it and words errors
+        frame = arrow_csv.read_csv(source, path, specs, csv_options, read_csv_kwargs)
+        if frame is not None:
+            for spec in specs:
+                if spec["name"] in direct:
+                    frame[spec["name"]] = arrow_csv.text_column(frame[spec["name"]], spec["dtype"],
+                                                                spec.get("empty", "empty") != "empty")
+            return _decode_frame(path, frame, entry, direct, codings)
+        source.seek(0)
+        try:
+            frame = pd.read_csv(source, **options)
+        except (ValueError, TypeError, OverflowError):  # a native column that does not parse: find the cell
+            _raise_for_bad_row(source, path, options)
+            _raise_for_bad_number(source, path, options, specs)
+        except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+            _raise_for_bad_row(source, path, options)
+            raise LoadError(f"{path}: cannot be read as CSV ({type(exc).__name__}: {exc}).") from None
+        _check_rows(source, path, frame, options)
+        if any(spec["codec"] == "native" and str(frame[spec["name"]].dtype) != spec["dtype"]
+               for spec in specs if spec["name"] in frame.columns):  # pandas 2.2 reads 2**63 in an int64 column as uint64
+            _raise_for_bad_number(source, path, options, specs, found_only=True)
     return _decode_frame(path, frame, entry, direct, codings)
 
 
-def _raise_for_bad_number(path: Path, options: dict[str, Any], specs: list[dict[str, Any]], *,
+def _raise_for_bad_number(source: BinaryIO, path: Path, options: dict[str, Any], specs: list[dict[str, Any]], *,
                           found_only: bool = False) -> None:
     """Raise a LoadError naming the first cell of a native column that is not a valid value of its dtype
     (with ``found_only``, return when there is none)."""
-    frame = _read_csv(path, **{**options, "dtype": object, "na_values": {}})
+    frame = _read_csv(source, path, **{**options, "dtype": object, "na_values": {}})
     for spec in specs:
         if spec["codec"] == "native" and spec["name"] in frame.columns:
             for row, text in enumerate(frame[spec["name"]].tolist()):
@@ -709,15 +978,19 @@ def _decode_filters(value: Any, path: Path, row: int) -> Any:
     return value
 
 
-def _load_foreign(path: Path, read_csv_kwargs: dict[str, Any], codings: dict[str, DistinctLists]) -> pd.DataFrame:
+def _load_foreign(folder: Folder, name: str, read_csv_kwargs: dict[str, Any],
+                  codings: dict[str, DistinctLists]) -> pd.DataFrame:
     """Read one CSV with Haystack's rules; the distinct cells of its metric list columns go to ``codings``."""
-    header = _read_csv(path, nrows=0, **{k: v for k, v in read_csv_kwargs.items() if k in ("sep", "encoding")})
-    text_columns = [c for c in header.columns if c in _TEXT_COLUMNS or c in LIST_COLUMNS or c == "gold_document_contents"]
-    options = {
-        "header": 0, "dtype": {c: object for c in text_columns}, "keep_default_na": False, "na_values": [""],
-        **_EXACT_FLOATS, **read_csv_kwargs,
-    }
-    frame = _read_csv(path, **options)
+    path = folder.path / name
+    with folder.open_binary(name) as source:
+        header = _read_csv(source, path, nrows=0, **{k: v for k, v in read_csv_kwargs.items() if k in ("sep", "encoding")})
+        text_columns = [c for c in header.columns if c in _TEXT_COLUMNS or c in LIST_COLUMNS or c == "gold_document_contents"]
+        options = {
+            "header": 0, "dtype": {c: object for c in text_columns}, "keep_default_na": False, "na_values": [""],
+            **_EXACT_FLOATS, **read_csv_kwargs,
+        }
+        frame = _read_csv(source, path, **options)
+        _check_rows(source, path, frame, options)
     _check_evaluation_frame(path, frame)
     for name in frame.columns:
         if name in LIST_COLUMNS:
@@ -745,46 +1018,65 @@ def _load_foreign(path: Path, read_csv_kwargs: dict[str, Any], codings: dict[str
     return frame
 
 
+#: Columns of which an evaluation CSV holds at least one (Haystack 1.x's names, old and new).
+_EVALUATION_COLUMNS = frozenset(_TEXT_COLUMNS) | frozenset(LIST_COLUMNS) | {"gold_document_contents", "rank"}
+
+
 def _check_evaluation_frame(path: Path, frame: pd.DataFrame) -> None:
-    missing = [c for c in ("multilabel_id", "type") if c not in frame.columns]
-    if missing:
+    """Refuse a CSV with none of the evaluation columns (a stray file in the results folder).
+
+    Haystack 1.x loaded every *.csv whatever its columns, and its own tests load legacy frames with only
+    a few columns (answer, document_id, content, ...), so a CSV with any evaluation column loads as a
+    node; a metric call then names what the node lacks (SchemaError). A CSV with none of them is not
+    one Haystack or evalframe wrote: loading it as a node would only fail later, far from its cause.
+    """
+    if not _EVALUATION_COLUMNS.intersection(map(str, frame.columns)):
         raise LoadError(
-            f"{path} is not an evaluation frame: it lacks column(s) {missing} (has {list(frame.columns)[:8]}...). "
-            "Move it out of the results folder."
+            f"{path} is not an evaluation frame: it has none of the evaluation columns (such as 'multilabel_id', "
+            f"'query', 'type', 'answer', 'document_ids'); it has {list(frame.columns)[:8]}. Move it out of the "
+            "results folder."
         )
 
 
 def load_result(cls: type, load_dir: Path, **read_csv_kwargs: Any) -> Any:
-    """Read a results folder (see :meth:`EvaluationResult.load`)."""
+    """Read a results folder (see :meth:`EvaluationResult.load`).
+
+    What a dead saver left beside the folder is cleaned up first (where this process may), and a folder
+    left missing by a crash inside the rename fallback is read from its complete old generation.
+    """
+    load_dir = _atomic.resolve_for_reading(load_dir)
+    if load_dir.is_dir():
+        _atomic.cleanup_stale(Path(os.path.realpath(load_dir)))
     with _gc_paused():
-        return _load_result(cls, load_dir, **read_csv_kwargs)
+        return with_retries(load_dir, lambda: _load_result(cls, load_dir, **read_csv_kwargs))
 
 
 def _load_result(cls: type, load_dir: Path, **read_csv_kwargs: Any) -> Any:
-    if not load_dir.exists():
-        raise LoadError(f"results folder {load_dir} does not exist.")
-    if not load_dir.is_dir():
-        raise LoadError(f"{load_dir} is not a folder; pass the folder that holds the <node>.csv files.")
-    manifest = _read_manifest(load_dir)
-    csv_files = {p.stem: p for p in sorted(load_dir.glob("*.csv"))}
-    if not csv_files and not (manifest or {}).get("nodes"):
-        raise LoadError(f"results folder {load_dir} holds no .csv file (and no evalframe.json listing Parquet files).")
-    frames: dict[str, pd.DataFrame] = {}
-    codings: dict[str, dict[str, DistinctLists]] = {}
-    own = (manifest or {}).get("nodes", {})
-    for node, entry in own.items():
-        path = load_dir / entry["file"]
-        if not path.is_file():
-            raise LoadError(f"{load_dir / MANIFEST_NAME} lists node {node!r} but {path.name} is missing.")
-        if path.suffix == ".parquet":
-            from . import parquet
+    """One attempt: every file from the generation of the folder opened here (see :mod:`evalframe._folder`)."""
+    with Folder(load_dir) as folder:
+        manifest = _read_manifest(folder)
+        own = (manifest or {}).get("nodes", {})
+        owned = {entry["file"] for entry in own.values()}
+        # hidden names are skipped, as the glob("*.csv") of earlier versions (and Haystack's) skipped them
+        csv_files = {name[:-4]: name for name in folder.names()
+                     if name.endswith(".csv") and not name.startswith(".") and name not in owned}
+        if not csv_files and not own:
+            raise LoadError(f"results folder {load_dir} holds no .csv file (and no evalframe.json listing Parquet files).")
+        for node, entry in own.items():  # every listed file is checked before any is read: a damaged folder fails fast
+            if not folder.exists(entry["file"]):
+                raise LoadError(f"{load_dir / MANIFEST_NAME} lists node {node!r} but {entry['file']} is missing.")
+        frames: dict[str, pd.DataFrame] = {}
+        codings: dict[str, dict[str, DistinctLists]] = {}
+        for node, entry in own.items():
+            if entry["file"].endswith(".parquet"):
+                from . import parquet
 
-            frames[node] = parquet.read(path, entry, codings.setdefault(node, {}))
-        else:
-            frames[node] = _load_own(path, entry, manifest.get("csv", {}), read_csv_kwargs, codings.setdefault(node, {}))
-    for node, path in csv_files.items():
-        if node not in frames:
-            frames[node] = _load_foreign(path, read_csv_kwargs, codings.setdefault(node, {}))
+                frames[node] = parquet.read(folder, entry, codings.setdefault(node, {}))
+            else:
+                frames[node] = _load_own(folder, entry, manifest.get("csv", {}), read_csv_kwargs, codings.setdefault(node, {}))
+        for node, name in csv_files.items():
+            if node not in frames:
+                frames[node] = _load_foreign(folder, name, read_csv_kwargs, codings.setdefault(node, {}))
     result = cls(frames, matching=(manifest or {}).get("matching"))
     for node, columns in codings.items():
         for column, lists in columns.items():

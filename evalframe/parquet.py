@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ._folder import Folder
 from ._arrays import DistinctLists, object_array
 from .columns import METRIC_LIST_COLUMNS
 from .errors import LoadError, SaveError
@@ -207,16 +208,19 @@ def _text_column(path: Path, spec: dict[str, Any], column: Any) -> pd.Series:
     return pd.Series(pd.arrays.ArrowStringArray(column)).astype(dtype)
 
 
-def read(path: Path, entry: dict[str, Any], codings: dict[str, DistinctLists]) -> pd.DataFrame:
-    """Read one Parquet node file; the distinct cells of its metric list columns go to ``codings``."""
+def read(folder: Folder, entry: dict[str, Any], codings: dict[str, DistinctLists]) -> pd.DataFrame:
+    """Read one Parquet node file of ``folder`` (opened relative to its descriptor, see :mod:`evalframe._folder`);
+    the distinct cells of its metric list columns go to ``codings``."""
+    path = folder.path / entry["file"]
     try:
         pa, pq = _pyarrow()
     except SaveError as exc:
         raise LoadError(f"{path}: {exc}") from None
-    try:
-        table = pq.read_table(path)
-    except (OSError, pa.ArrowException) as exc:
-        raise LoadError(f"{path}: cannot be read as Parquet ({exc}).") from None
+    with folder.open_binary(entry["file"]) as source:
+        try:
+            table = pq.read_table(source)
+        except (OSError, pa.ArrowException) as exc:
+            raise LoadError(f"{path}: cannot be read as Parquet ({exc}).") from None
     names = [spec["name"] for spec in entry["columns"]]
     if table.column_names != names or table.num_rows != entry.get("rows", table.num_rows):
         raise LoadError(f"{path}: its columns or row count differ from those evalframe.json records.")

@@ -208,7 +208,7 @@ def test_load_errors_name_the_folder_file_row_and_column(tmp_path):
     other = tmp_path / "other"
     other.mkdir()
     (other / "notes.csv").write_text("a,b\n1,2\n")
-    with pytest.raises(LoadError, match=r"notes.csv is not an evaluation frame: it lacks column\(s\) \['multilabel_id', 'type'\]"):
+    with pytest.raises(LoadError, match=r"notes.csv is not an evaluation frame: it has none of the evaluation columns .*it has \['a', 'b'\]"):
         EvaluationResult.load(other)
 
 

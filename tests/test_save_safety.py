@@ -330,8 +330,6 @@ def _reader(folder: str, seconds: float, out: object) -> None:
 
 
 @pytest.mark.skipif(FORK is None, reason="needs the fork start method")
-@pytest.mark.xfail(strict=False, reason="needs dir-fd loader (fix12-load): today's loader opens files by path "
-                                        "and may read across an exchange")
 def test_concurrent_savers_and_readers_see_one_whole_result(tmp_path):
     folder = old_result().save(tmp_path / "out")
     queue = FORK.Queue()
