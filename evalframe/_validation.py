@@ -9,7 +9,9 @@ from __future__ import annotations
 import difflib
 import math
 import numbers
+import os
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -58,6 +60,13 @@ def check_positive_int(value: object, *, name: str, minimum: int = 0) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or int(value) < minimum:
         raise InvalidParameterError(f"{name} must be an int >= {minimum}; got {value!r}.")
     return int(value)
+
+
+def check_path(value: object, *, name: str) -> Path:
+    """A file or folder path: a str or os.PathLike (not bytes, not empty)."""
+    if isinstance(value, (str, os.PathLike)) and not isinstance(value, bytes) and str(value) != "":
+        return Path(value)
+    raise InvalidParameterError(f"{name} must be a path (a str or pathlib.Path) of a results folder; got {value!r}.")
 
 
 def check_number(value: object, *, name: str) -> float:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from . import __version__
+from ._validation import check_positive_int
 from .errors import InvalidParameterError
 
 if TYPE_CHECKING:
@@ -98,6 +99,15 @@ def build_report(
     Without ``node_order``, nodes with document rows only come first (retrievers feed readers), else in the
     result's order.
     """
+    from .result import EvaluationResult
+
+    if not isinstance(result, EvaluationResult):
+        raise InvalidParameterError(f"the report needs an EvaluationResult; got {type(result).__name__}. "
+                                    "Load one first: EvaluationResult.load(folder).")
+    n = check_positive_int(n, name="n (worst queries per node)", minimum=1)
+    max_characters_per_field = check_positive_int(max_characters_per_field, name="max_characters_per_field", minimum=1)
+    if node_order is not None and (isinstance(node_order, str) or not all(isinstance(x, str) for x in node_order)):
+        raise InvalidParameterError(f"node_order must be a list of node names, e.g. {list(result)}; got {node_order!r}.")
     nodes = list(node_order) if node_order else result._funnel_order()
     unknown = [node for node in nodes if node not in result]
     if unknown:

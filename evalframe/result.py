@@ -799,7 +799,7 @@ class EvaluationResult(Mapping):
         """
         from .io import save_result
 
-        return save_result(self, Path(out_dir), format, **to_csv_kwargs)
+        return save_result(self, check.check_path(out_dir, name="out_dir"), format, **to_csv_kwargs)
 
     @classmethod
     def load(cls, load_dir: str | Path, **read_csv_kwargs: Any) -> EvaluationResult:
@@ -815,7 +815,7 @@ class EvaluationResult(Mapping):
         """
         from .io import load_result
 
-        return load_result(cls, Path(load_dir), **read_csv_kwargs)
+        return load_result(cls, check.check_path(load_dir, name="load_dir"), **read_csv_kwargs)
 
 
 def _worst(

@@ -337,6 +337,18 @@ API_CASES: list[tuple[str, Callable[[], Any], type[Exception], str]] = [
     ("load_demo_runs str", lambda: evalframe.load_demo_runs("3"), InvalidParameterError, r"top_k must be 3 or 5"),
     ("load_demo_runs None", lambda: evalframe.load_demo_runs(None), InvalidParameterError, r"top_k must be 3 or 5"),
     ("load_demo_runs list", lambda: evalframe.load_demo_runs([3]), InvalidParameterError, r"top_k must be 3 or 5"),
+    # load / save paths, the report
+    ("load None", lambda: EvaluationResult.load(None), InvalidParameterError, r"load_dir must be a path .*got None"),
+    ("load int", lambda: EvaluationResult.load(5), InvalidParameterError, r"load_dir must be a path .*got 5"),
+    ("load empty", lambda: EvaluationResult.load(""), InvalidParameterError, r"load_dir must be a path .*got ''"),
+    ("save None", lambda: demo().save(None), InvalidParameterError, r"out_dir must be a path .*got None"),
+    ("print_eval_report None", lambda: evalframe.print_eval_report(None), InvalidParameterError,
+     r"the report needs an EvaluationResult; got NoneType"),
+    ("report n 0", lambda: demo().report(n=0), InvalidParameterError, r"n \(worst queries per node\) must be an int >= 1; got 0"),
+    ("report max chars -5", lambda: demo().report(max_characters_per_field=-5), InvalidParameterError,
+     r"max_characters_per_field must be an int >= 1; got -5"),
+    ("report node_order str", lambda: demo().report(node_order="Reader"), InvalidParameterError,
+     r"node_order must be a list of node names"),
 ]
 
 
