@@ -262,7 +262,8 @@ class EvaluationResult(Mapping):
             document_scope=check.check_choice(document_scope, DOCUMENT_SCOPES, name="document_scope"),
             eval_mode=check.check_choice(eval_mode, EVAL_MODES, name="eval_mode"),
             answer_scope=check.check_choice(answer_scope, ANSWER_SCOPES, name="answer_scope"),
-            context_matching_threshold=check.check_number(threshold, name="context_matching_threshold"),
+            context_matching_threshold=check.check_finite_in_range(threshold, name="context_matching_threshold",
+                                                                   low=0.0, high=100.0),
             retriever_node=retriever_node,  # type: ignore[arg-type]
         )
 
@@ -394,6 +395,15 @@ class EvaluationResult(Mapping):
         if documents is None:
             mode = EVAL_MODES[1 - EVAL_MODES.index(mode)]
             documents = self._document_rows(retriever, mode)
+        if documents is None:  # e.g. eval_mode cells that are neither mode: no retriever to simulate, not an empty one
+            frame = self.node_results[retriever]
+            found = sorted(map(repr, frame.loc[(frame["type"] == "document").to_numpy(dtype=bool, na_value=False),
+                                               "eval_mode"].unique())) if "eval_mode" in frame.columns else []
+            raise InvalidParameterError(
+                f"simulated_top_k_retriever needs document rows of node {retriever!r} with eval_mode 'integrated' or "
+                f"'isolated'; its document rows have eval_mode {', '.join(found) or 'values'}. Fix the frame's "
+                "'eval_mode' column (or pass another retriever_node)."
+            )
         lists = self._distinct_lists(node, "document_ids") if "document_ids" in self.node_results[node].columns else None
         cache = self._node_cache(node)
         key = ("join", retriever, params.eval_mode, mode)

@@ -102,3 +102,21 @@ def test_metrics_at_k_asks_for_positive_ints_only(ks):
     with pytest.raises(InvalidParameterError, match=r"ks must hold positive ints only") as error:
         _result().metrics_at_k(ks=ks)
     assert "-1" not in str(error.value).split("; got")[0]  # -1 is never offered as a valid value
+
+
+@pytest.mark.parametrize("mode", ["", None, "Integrated"])
+def test_a_retriever_whose_rows_have_neither_mode_is_refused_not_an_empty_retriever(mode):
+    # Before: every answer with a document id dropped out and the Reader scored only q3 (1/3), silently.
+    frames = _frames()
+    frames["Retriever"]["eval_mode"] = mode
+    frames["Reader"]["eval_mode"] = "integrated"
+    result = EvaluationResult(frames)
+    with pytest.raises(InvalidParameterError, match=r"document rows of node 'Retriever' with eval_mode 'integrated' or "
+                                                    r"'isolated'; its document rows have eval_mode .*Fix the frame's 'eval_mode'"):
+        result.calculate_metrics(simulated_top_k_retriever=1)
+
+
+@pytest.mark.parametrize("threshold", [-5, 100.5, float("inf"), float("nan")])
+def test_calculate_metrics_checks_the_context_threshold_as_from_runs_does(threshold):
+    with pytest.raises(InvalidParameterError, match=r"context_matching_threshold must be a finite number in \[0, 100\]"):
+        _result().calculate_metrics(document_scope="context", context_matching_threshold=threshold)
