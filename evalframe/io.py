@@ -286,8 +286,8 @@ def _check_frame(node: str, frame: pd.DataFrame) -> None:
 
 
 def _check_node_name(node: str) -> None:
-    if (not node or node in (".", "..") or any(sep in node for sep in ("/", "\\", "\x00")) or node.startswith(".")
-            or not _encodes([node])):
+    # the node's file name must be one a load reads back: a plain name (is_plain_name), not hidden, encodable
+    if not is_plain_name(node) or node.startswith(".") or not _encodes([node]):
         raise SaveError(
             f"node name {node!r} cannot be a file name (no '/', '\\', leading '.', lone surrogates or empty names); rename the node "
             "before saving."
