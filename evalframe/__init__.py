@@ -26,7 +26,7 @@ from .errors import (
     SchemaError,
     UnknownNodeError,
 )
-from .evaluators import (
+from .evaluators.recall import (
     DocumentRecallEvaluator,
     RecallMode,
     RetrievalNDCGAny,
@@ -35,10 +35,10 @@ from .evaluators import (
     RetrieverRecall,
 )
 from .metrics.registry import ANSWER_METRICS, DOCUMENT_METRICS, METRICS
-from .report import Report, print_eval_report
+from .present.report import Report, print_eval_report
 from .result import EvaluationResult
-from .compare import compare, worst_by_delta
-from .runs import read_runs
+from .analysis.compare import compare, worst_by_delta
+from .build.runs import read_runs
 from .schema import Answer, Document, Label, MultiLabel, Span, TableCell
 
 

@@ -20,8 +20,8 @@ import numpy as np
 import pandas as pd
 
 from . import _validation as check
-from ._arrays import DistinctLists
-from ._witness import ColumnWitness, holds, witness
+from .frames.arrays import DistinctLists
+from .frames.witness import ColumnWitness, holds, witness
 from .columns import (
     ANSWER_SCOPES,
     MATCH_LIST_COLUMNS,
@@ -35,11 +35,11 @@ from .columns import (
     relevance_criterion,
 )
 from .errors import InvalidParameterError
-from .metrics.answer import AnswerRows, answer_query_metrics, prepare_answer_rows
-from .metrics.document import DocumentRows, document_query_metrics, prepare_document_rows
+from .frames.prepared import AnswerRows, DocumentRows, prepare_answer_rows, prepare_document_rows
+from .frames.tables import answer_query_metrics, document_query_metrics
 from .metrics.registry import ANSWER_METRICS, DOCUMENT_METRICS
-from .simulate import RetrieverJoin, answer_rows_kept, join_retriever, row_positions
-from .slices import SliceKey, beside, check_by, query_attributes, slice_means
+from .frames.topk import RetrieverJoin, answer_rows_kept, join_retriever, row_positions
+from .analysis.slices import SliceKey, beside, check_by, query_attributes, slice_means
 
 __all__ = ["EvaluationResult"]
 
@@ -281,7 +281,7 @@ class EvaluationResult(Mapping):
     def _node_cache(self, node: str) -> _NodeCache:
         """The prepared arrays of a node that still match its frame's current content.
 
-        Every entry is kept with a witness of each column it was made from (:mod:`evalframe._witness`);
+        Every entry is kept with a witness of each column it was made from (:mod:`evalframe.frames.witness`);
         entries whose columns changed since (assignment, ``.loc`` / ``.iloc`` / ``.at`` edits, a replaced
         list cell) are dropped here and rebuilt on use. Inside one public call the frames cannot change,
         so a node is checked once per call (see :func:`_fresh`); outside a call, on every access.
@@ -475,7 +475,7 @@ class EvaluationResult(Mapping):
             ``queries`` column and one column per metric, each the mean over the slice's queries. A
             key is a per-query column (``"filters"``), ``"no_answer"``, ``"filters.<field>"``, a
             callable over the per-query table or a Series/dict from multilabel_id to label (see
-            :mod:`evalframe.slices`).
+            :mod:`evalframe.analysis.slices`).
 
         Returns
         -------
@@ -539,7 +539,7 @@ class EvaluationResult(Mapping):
         Queries appear in order of first appearance. A node with answer and document rows gets
         both sets of columns (NaN where a query has rows of one type only). The parameters are
         those of :meth:`calculate_metrics`, whose values are the means of these columns; ``by``
-        puts the slice labels of each query in front (see :mod:`evalframe.slices`).
+        puts the slice labels of each query in front (see :mod:`evalframe.analysis.slices`).
 
         Examples
         --------
@@ -707,7 +707,7 @@ class EvaluationResult(Mapping):
         >>> report.text.splitlines()[3]
         'Pipeline funnel (integrated evaluation)'
         """
-        from .report import build_report
+        from .present.report import build_report
 
         return build_report(self, n=n, node_order=node_order, max_characters_per_field=max_characters_per_field,
                             charts=charts)
@@ -741,7 +741,7 @@ class EvaluationResult(Mapping):
         custom_document_id_field : str, optional
             A ``meta`` field whose value identifies documents instead of their ids.
         context_matching_min_length, context_matching_boost_split_overlaps, context_matching_threshold
-            Context matching (see :func:`evalframe.matching.context_similarity`).
+            Context matching (see :func:`evalframe.build.matching.context_similarity`).
         sas_model : callable or str, optional
             ``(predictions, golds) -> scores`` or a sentence-transformers model name
             (``pip install "evalframe[sas]"``); adds the ``sas`` columns.
@@ -771,7 +771,7 @@ class EvaluationResult(Mapping):
         >>> result.calculate_metrics()["Retriever"]["mrr"], result.calculate_metrics()["Reader"]["exact_match"]
         (0.5, 1.0)
         """
-        from .flatten import flatten
+        from .build.flatten import flatten
 
         frames = flatten(
             labels, node_outputs,

@@ -33,8 +33,8 @@ from evalframe import (
     read_runs,
     worst_by_delta,
 )
-from evalframe import stats
-from evalframe.cli import main
+from evalframe.analysis import stats
+from evalframe.present.cli import main
 
 DEMO = Path(__file__).parent.parent / "evalframe" / "data" / "demo_result"
 

@@ -1,19 +1,11 @@
-"""Metric definitions (registry) and their vectorised kernels.
+"""Metric definitions and their kernels: arrays in, one value per query out.
 
-* :mod:`.registry`: what each metric is (name, level, description, kernel) and the edge policies;
-* :mod:`.document`: per-query document counts from whole-frame numpy work;
-* :mod:`.answer`: per-query answer metrics (best value over the kept answer rows).
+* :mod:`.kernels`: the formulas, pure numpy;
+* :mod:`.registry`: what each metric is (name, level, description, kernel).
 """
 
-from .registry import (
-    ANSWER_METRICS,
-    DOCUMENT_METRICS,
-    HAYSTACK_EDGE_POLICY,
-    METRICS,
-    EdgePolicy,
-    Metric,
-    apply_edge_policy,
-)
+from .kernels import HAYSTACK_EDGE_POLICY, EdgePolicy, apply_edge_policy
+from .registry import ANSWER_METRICS, DOCUMENT_METRICS, METRICS, Metric
 
 __all__ = [
     "ANSWER_METRICS",

@@ -1,0 +1,340 @@
+"""Is run B better than run A? Paired comparisons of per-query metrics, and the queries that changed most.
+
+Both functions read the per-query tables of :meth:`EvaluationResult.query_metrics` (the numbers
+``calculate_metrics`` averages) and pair the runs' queries by ``multilabel_id``. The statistics are in
+:mod:`evalframe.analysis.stats`.
+"""
+
+from __future__ import annotations
+
+import inspect
+import warnings
+from dataclasses import dataclass
+from collections.abc import Sequence
+from typing import Any, Union
+
+import numpy as np
+import pandas as pd
+
+from .. import _validation as check
+from ..errors import InvalidParameterError
+from ..metrics.registry import ANSWER_METRICS, DOCUMENT_METRICS, METRICS
+from ..result import EvaluationResult
+from .stats import bootstrap_ci, holm, paired_t_test, randomization_p_value
+
+__all__ = ["compare", "worst_by_delta"]
+
+Run = Union[EvaluationResult, pd.DataFrame]
+
+#: query_metrics' keyword arguments that compare and worst_by_delta pass on.
+METRIC_PARAMETERS = tuple(p for p in inspect.signature(EvaluationResult.query_metrics).parameters
+                          if p not in ("self", "node", "by"))
+
+COLUMNS = ("mean_a", "mean_b", "delta", "ci_low", "ci_high", "p_value", "t", "p_ttest",
+           "wins", "ties", "losses", "queries", "only_a", "only_b")
+
+
+def check_metric_parameters(params: dict[str, Any]) -> None:
+    check.check_keywords(params, METRIC_PARAMETERS, passed_to="compare passes these on to query_metrics")
+
+
+def shared_nodes(runs: Sequence[Run]) -> list[str]:
+    """The nodes every EvaluationResult among ``runs`` holds, in the first one's order."""
+    results = [run for run in runs if isinstance(run, EvaluationResult)]
+    return [name for name in results[0] if all(name in result for result in results[1:])] if results else []
+
+
+def shared_node(runs: Sequence[Run], node: str | None) -> str | None:
+    """``node`` checked against every result among ``runs``, or the one node they share (None: only tables)."""
+    results = [run for run in runs if isinstance(run, EvaluationResult)]
+    if not results:
+        return None
+    if node is not None:
+        for position, result in enumerate(results):
+            where = "node" if len(results) == 1 else f"node (run {position + 1})"
+            check.check_node(node, list(result.node_results), name=where)
+        return node
+    common = shared_nodes(results)
+    if len(common) != 1:
+        holder = "the result has" if len(results) == 1 else "the runs share"
+        raise InvalidParameterError(
+            f"node is needed: {holder} the nodes {common}; pass node=<one of them>." if common else
+            "the runs share no node; pass node=<name> after checking each run's nodes."
+        )
+    return common[0]
+
+
+def per_query_table(run: Run, node: str | None, params: dict[str, Any], name: str) -> pd.DataFrame:
+    if isinstance(run, EvaluationResult):
+        return run.query_metrics(node, **params)  # type: ignore[arg-type]
+    if isinstance(run, pd.DataFrame):
+        if params:
+            raise InvalidParameterError(
+                f"run {name!r} is a per-query table, so {sorted(params)} cannot apply; compute the table with "
+                "result.query_metrics(node, ...) using them, or pass the EvaluationResult."
+            )
+        if run.index.has_duplicates:
+            duplicated = run.index[run.index.duplicated()][0]
+            raise InvalidParameterError(
+                f"run {name!r}: the per-query table has query {duplicated!r} more than once; index it by multilabel_id."
+            )
+        return run
+    raise InvalidParameterError(
+        f"run {name!r} must be an EvaluationResult or a per-query DataFrame (result.query_metrics(node)); "
+        f"got {type(run).__name__}."
+    )
+
+
+def select_metrics(tables: Sequence[pd.DataFrame], metrics: Sequence[str] | str | None, names: Sequence[str],
+             parameter: str = "metrics") -> list[str]:
+    numeric = [{c for c in t.columns if pd.api.types.is_numeric_dtype(t[c]) and not pd.api.types.is_bool_dtype(t[c])}
+               for t in tables]
+    shared = [c for c in tables[0].columns if all(c in n for n in numeric)]
+    if metrics is None:
+        if not shared:
+            raise InvalidParameterError(f"the runs {list(names)} have no metric column in common.")
+        chosen = shared
+    else:
+        chosen = list(dict.fromkeys([metrics] if isinstance(metrics, str) else metrics))
+        if not chosen:
+            raise InvalidParameterError(f"{parameter} must name at least one metric; the runs share {shared}.")
+        for metric in chosen:
+            for table, kinds, name in zip(tables, numeric, names):
+                if metric not in table.columns:
+                    raise InvalidParameterError(
+                        f"{parameter}: run {name!r} has no metric {metric!r}; the runs share {shared}."
+                        f"{check.did_you_mean(metric, shared)}"
+                    )
+                if metric not in kinds:
+                    raise InvalidParameterError(
+                        f"{parameter}: column {metric!r} of run {name!r} is not numeric ({table[metric].dtype}); "
+                        f"compare metric columns such as {shared[:3]}."
+                    )
+    for metric in chosen:
+        for table, name in zip(tables, names):
+            infinite = np.isinf(table[metric].to_numpy(dtype=np.float64, na_value=np.nan))
+            if infinite.any():
+                raise InvalidParameterError(
+                    f"{parameter}: run {name!r} has infinite {metric} for {int(infinite.sum())} queries (e.g. "
+                    f"{table.index[infinite][0]!r}); metrics are finite, so check how that table was made."
+                )
+    return chosen
+
+
+def run_names(names: Sequence[str] | None, count: int) -> list[str]:
+    if names is None:
+        return [chr(ord("A") + i) if i < 26 else f"run{i + 1}" for i in range(count)]
+    if isinstance(names, (str, bytes)) or not isinstance(names, Sequence):
+        raise InvalidParameterError(f"names must be a list of {count} distinct names, one per run; got {names!r}.")
+    names = [str(n) for n in names]
+    if len(names) != count or len(set(names)) != count:
+        raise InvalidParameterError(f"names must be {count} distinct names, one per run; got {names}.")
+    return names
+
+
+@dataclass(frozen=True)
+class Paired:
+    """One metric of two runs on the queries both scored (not NaN), paired by multilabel_id in a's order."""
+
+    a: pd.Series
+    b: pd.Series
+    only_a: int  # queries scored by a only
+    only_b: int
+
+
+def paired(a: pd.Series, b: pd.Series) -> Paired:
+    scored_a, scored_b = a.dropna(), b.dropna()
+    both = scored_a.index.intersection(scored_b.index, sort=False)
+    return Paired(scored_a.loc[both], scored_b.loc[both], len(scored_a) - len(both), len(scored_b) - len(both))
+
+
+def _paired_row(a: pd.Series, b: pd.Series, rng: np.random.Generator, rounds: int, confidence: float) -> dict[str, Any]:
+    pairs = paired(a, b)
+    values_a = pairs.a.to_numpy(dtype=np.float64)
+    values_b = pairs.b.to_numpy(dtype=np.float64)
+    d = values_b - values_a
+    mean_a = float(values_a.mean()) if len(d) else np.nan
+    mean_b = float(values_b.mean()) if len(d) else np.nan
+    low, high = bootstrap_ci(d, confidence=confidence, rounds=rounds, rng=rng)
+    t, p_ttest = paired_t_test(d)
+    return {
+        "mean_a": mean_a, "mean_b": mean_b, "delta": mean_b - mean_a, "ci_low": low, "ci_high": high,
+        "p_value": randomization_p_value(d, rounds=rounds, rng=rng) if len(d) else np.nan,
+        "t": t, "p_ttest": p_ttest,
+        "wins": int(np.count_nonzero(d > 0)), "ties": int(np.count_nonzero(d == 0)), "losses": int(np.count_nonzero(d < 0)),
+        "queries": len(d), "only_a": pairs.only_a, "only_b": pairs.only_b,
+    }
+
+
+def compare(
+    a: Run,
+    b: Run,
+    *others: Run,
+    node: str | None = None,
+    metrics: Sequence[str] | str | None = None,
+    names: Sequence[str] | None = None,
+    rounds: int = 10_000,
+    confidence: float = 0.95,
+    seed: int = 0,
+    **metric_params: Any,
+) -> pd.DataFrame:
+    """Compare runs on the same queries: means, the paired delta, its confidence interval and p-values.
+
+    Queries are paired by ``multilabel_id``; the statistics use the queries that both runs scored.
+    Queries scored by one run only are counted in ``only_a`` / ``only_b`` and announced with a
+    warning, never dropped silently.
+
+    Parameters
+    ----------
+    a, b, *others : EvaluationResult or pandas.DataFrame
+        The runs: results (their :meth:`~EvaluationResult.query_metrics` are compared) or per-query
+        tables indexed by multilabel_id. With more than two runs each is compared with ``a``.
+    node : str, optional
+        The node to compare; may be omitted when the runs share exactly one node.
+    metrics : str or list of str, optional
+        The metric columns to compare; all those the runs share by default.
+    names : list of str, optional
+        A name per run (default "A", "B", "C", ...), used for the index of more than two runs.
+    rounds : int
+        Resampling rounds of the bootstrap and the randomization test (default 10,000).
+    confidence : float
+        Coverage of the bootstrap interval of the delta (default 0.95).
+    seed : int
+        Seed of the resampling. Every row draws from a new generator with this seed, so equal
+        per-query differences give equal intervals and p-values, whatever else is compared.
+    **metric_params
+        Passed to ``query_metrics``: ``simulated_top_k_retriever``, ``document_scope``, ``eval_mode``, ...
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per metric (two runs) or per (run, metric) (more runs), with columns ``mean_a`` and
+        ``mean_b`` (the means over the paired queries), ``delta`` (mean_b - mean_a), ``ci_low`` /
+        ``ci_high`` (percentile bootstrap interval of the delta), ``p_value`` (two-sided paired
+        randomization test), ``t`` and ``p_ttest`` (paired t-test), ``wins`` / ``ties`` / ``losses``
+        (queries where b scores higher / the same / lower), ``queries`` (paired), ``only_a``,
+        ``only_b``; with more than two runs also ``p_holm``: ``p_value`` Holm-corrected over the
+        comparisons of each metric.
+
+    Examples
+    --------
+    >>> from evalframe import compare, load_demo_result
+    >>> result = load_demo_result()
+    >>> top1 = result.query_metrics("Retriever", simulated_top_k_retriever=1)
+    >>> top5 = result.query_metrics("Retriever", simulated_top_k_retriever=5)
+    >>> table = compare(top1, top5, metrics="recall_single_hit")
+    >>> table[["mean_a", "mean_b", "wins", "ties", "losses", "only_a", "only_b"]]
+                       mean_a  mean_b  wins  ties  losses  only_a  only_b
+    metric
+    recall_single_hit   0.625   0.875     2     6       0       0       0
+    """
+    runs = [a, b, *others]
+    names = run_names(names, len(runs))
+    for run, name in zip(runs, names):  # before shared_node, which would only see the results among them
+        if not isinstance(run, (EvaluationResult, pd.DataFrame)):
+            raise InvalidParameterError(
+                f"run {name!r} must be an EvaluationResult or a per-query DataFrame (result.query_metrics(node)); "
+                f"got {type(run).__name__}."
+            )
+    if not (metrics is None or isinstance(metrics, str)
+            or (isinstance(metrics, Sequence) and all(isinstance(m, str) for m in metrics))):
+        raise InvalidParameterError(f"metrics must be None, a metric name or a list of metric names; got {metrics!r}.")
+    check_metric_parameters(metric_params)
+    rounds = check.check_positive_int(rounds, name="rounds", minimum=1)
+    confidence = check.check_number(confidence, name="confidence")
+    if not 0.0 < confidence < 1.0:
+        raise InvalidParameterError(f"confidence must lie strictly between 0 and 1, e.g. 0.95; got {confidence}.")
+    seed = check.check_positive_int(seed, name="seed")
+    node = shared_node(runs, node)
+    tables = [per_query_table(run, node, metric_params, name) for run, name in zip(runs, names)]
+    for table, name in zip(tables[1:], names[1:]):
+        if not len(tables[0].index.intersection(table.index)):
+            raise InvalidParameterError(
+                f"runs {names[0]!r} and {name!r} have no query (multilabel_id) in common ({len(tables[0])} and "
+                f"{len(table)} queries); compare runs over the same labels."
+            )
+    metrics = select_metrics(tables, metrics, names)
+
+    rows, keys = [], []
+    for position in range(1, len(runs)):
+        for metric in metrics:
+            # a fresh generator per row: equal differences give equal numbers, whatever else is compared
+            row = _paired_row(tables[0][metric], tables[position][metric], np.random.default_rng(seed), rounds,
+                              confidence)
+            rows.append(row)
+            keys.append((names[position], metric))
+            if row["only_a"] or row["only_b"]:
+                warnings.warn(
+                    f"{metric}: {row['only_a']} queries are scored only in {names[0]!r} and {row['only_b']} only in "
+                    f"{names[position]!r}; the statistics use the {row['queries']} queries both scored (see columns "
+                    "only_a / only_b).", UserWarning, stacklevel=2)
+    table = pd.DataFrame(rows, columns=list(COLUMNS))
+    if len(runs) == 2:
+        table.index = pd.Index([metric for _, metric in keys], name="metric")
+        return table
+    table.index = pd.MultiIndex.from_tuples(keys, names=["run", "metric"])
+    table["p_holm"] = np.nan
+    for metric in metrics:
+        mask = table.index.get_level_values("metric") == metric
+        table.loc[mask, "p_holm"] = holm(table.loc[mask, "p_value"].to_numpy())
+    return table
+
+
+def worst_by_delta(
+    a: EvaluationResult,
+    b: EvaluationResult,
+    node: str,
+    metric: str,
+    n: int = 10,
+    direction: str = "worse",
+    **metric_params: Any,
+) -> list[dict[str, Any]]:
+    """The ``n`` queries whose ``metric`` changed most from run ``a`` to run ``b``.
+
+    ``direction="worse"`` lists the largest drops (b < a) first, ``"better"`` the largest gains; queries
+    whose value did not move in that direction are not listed, and ties keep a's query order. Each query
+    is a dict shaped like :meth:`EvaluationResult.wrong_examples` for run ``b`` (``multilabel_id``,
+    ``query``, ``filters``, ``metrics``, ``answers`` or ``documents``, gold answers / ids) plus
+    ``delta`` and ``baseline``: run ``a``'s ``metrics`` and rows.
+
+    Examples
+    --------
+    >>> from evalframe import load_demo_result, worst_by_delta
+    >>> result = load_demo_result()
+    >>> [e["delta"] for e in worst_by_delta(result, result, "Reader", "f1")]  # nothing changed
+    []
+    """
+    for position, run in enumerate((a, b)):
+        if not isinstance(run, EvaluationResult):
+            raise InvalidParameterError(
+                f"worst_by_delta needs EvaluationResults (it lists the queries' rows); run {'ab'[position]!r} is "
+                f"{type(run).__name__}."
+            )
+    check_metric_parameters(metric_params)
+    node = shared_node([a, b], node)  # type: ignore[assignment]
+    check.check_choice(metric, tuple(METRICS), name="metric")
+    n = check.check_positive_int(n, name="n", minimum=1)
+    check.check_choice(direction, ("worse", "better"), name="direction")
+    table_a = per_query_table(a, node, metric_params, "a")
+    table_b = per_query_table(b, node, metric_params, "b")
+    select_metrics([table_a, table_b], [metric], ["a", "b"], parameter="metric")
+
+    pairs = paired(table_a[metric], table_b[metric])
+    delta = pairs.b - pairs.a
+    moved = delta[delta < 0] if direction == "worse" else delta[delta > 0]
+    ordered = moved.sort_values(kind="stable", ascending=direction == "worse").head(n)
+
+    level = list(ANSWER_METRICS) if metric in ANSWER_METRICS else list(DOCUMENT_METRICS)
+    eval_mode = metric_params.get("eval_mode", "integrated")
+
+    def examples(result: EvaluationResult, table: pd.DataFrame) -> list[dict[str, Any]]:
+        columns = [c for c in table.columns if c in level]
+        return result._query_examples(node, table.loc[ordered.index, columns], metric, eval_mode)
+
+    listed = []
+    for changed, baseline, value in zip(examples(b, table_b), examples(a, table_a), ordered.to_numpy()):
+        kind = "answers" if "answers" in baseline else "documents"
+        changed["delta"] = float(value)
+        changed["baseline"] = {"metrics": baseline["metrics"], kind: baseline[kind]}
+        listed.append(changed)
+    return listed

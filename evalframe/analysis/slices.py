@@ -1,0 +1,271 @@
+"""Per-query attributes, and metric means per slice of queries (the ``by=`` of calculate_metrics).
+
+A slice key turns a node frame into one label per query (``multilabel_id``). Keys can be
+
+* a column that holds one value per query, e.g. ``"query"`` or ``"filters"``;
+* ``"no_answer"``: True for queries whose gold answers are all blank (no-answer labels);
+* ``"filters.<field>"``: one field of the filters JSON, dotted for nested fields, e.g. ``"filters.year"``;
+* a callable, given the per-query table (index ``multilabel_id``, the first row of each query) and
+  returning one label per query, e.g. ``lambda q: q["query"].str.len() > 40``;
+* a Series or dict from ``multilabel_id`` to label (queries it lacks get the label NaN);
+* a list of these, for slices by several keys.
+
+Means per slice are means of the per-query table, the same numbers :meth:`calculate_metrics` averages.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from typing import Any, Union
+
+import numpy as np
+import pandas as pd
+
+from ..frames.arrays import object_array
+from ..columns import NO_ANSWER_DOCUMENT_ID
+from ..errors import InvalidParameterError, SchemaError
+from ..metrics.registry import METRICS
+
+__all__ = ["SliceKey", "beside", "check_by", "query_attributes", "slice_means"]
+
+SliceKey = Union[str, Callable[[pd.DataFrame], Any], pd.Series, Mapping[Hashable, Any]]
+
+#: Derived attributes computed from the frame rather than read from a column.
+DERIVED = ("no_answer",)
+
+
+def check_by(by: SliceKey | Sequence[SliceKey]) -> list[SliceKey]:
+    if isinstance(by, (str, pd.Series, Mapping)) or callable(by):
+        return [by]
+    if isinstance(by, Sequence) and by and not isinstance(by, bytes):
+        return list(by)
+    raise InvalidParameterError(
+        "by must be a column name, 'no_answer', 'filters.<field>', a callable over the per-query table, a Series or "
+        f"dict from multilabel_id to label, or a non-empty list of these; got {by!r}."
+    )
+
+
+def _first_rows(frame: pd.DataFrame, where: str) -> pd.DataFrame:
+    if "multilabel_id" not in frame.columns:
+        raise SchemaError(f"{where} lacks column 'multilabel_id', needed to tell queries apart for by=.")
+    first = frame.loc[~frame["multilabel_id"].duplicated().to_numpy()]
+    return first.set_index("multilabel_id")
+
+
+def _hashable(values: pd.Series, what: str) -> pd.Series:
+    """Labels usable as group keys: lists become tuples, dicts their JSON text."""
+    def convert(value: Any) -> Any:
+        if isinstance(value, (list, tuple, np.ndarray)):
+            return tuple(convert(v) for v in value)
+        if isinstance(value, (set, frozenset)):
+            return frozenset(convert(v) for v in value)
+        if isinstance(value, dict):
+            return json.dumps(value, sort_keys=True, default=str)
+        return value
+
+    if values.dtype != object:
+        return values
+    unhashable = values.map(lambda v: isinstance(v, (list, dict, set, np.ndarray)))
+    if not unhashable.any():
+        return values
+    try:
+        return values.map(convert)
+    except TypeError as exc:  # pragma: no cover - nested exotic values
+        raise InvalidParameterError(f"{what} gives labels that cannot be grouped: {exc}") from None
+
+
+def _filters_text(values: pd.Series) -> pd.Series:
+    """Filters as their JSON text: dict filters (built in memory) become the text evalframe saves (SPEC 2)."""
+    return values.map(lambda v: json.dumps(v, sort_keys=True) if isinstance(v, dict) else v)
+
+
+def _column(frame: pd.DataFrame, first: pd.DataFrame, column: str, where: str) -> pd.Series:
+    labels = first[column]
+    if column == "filters":  # dict filters (built in memory) slice like their JSON text
+        labels = _filters_text(labels)
+    if labels.dtype == object and labels.map(lambda v: isinstance(v, (list, dict, set, np.ndarray))).any():
+        raise InvalidParameterError(
+            f"by={column!r}: column {column!r} of {where} holds lists or dicts, which make poor slices; pass a callable "
+            f"over the per-query table instead, e.g. by=lambda q: q[{column!r}].str.len()."
+        )
+    rows = frame[column]
+    if column == "filters":
+        rows = _filters_text(rows)
+    varying = rows.groupby(frame["multilabel_id"], sort=False, dropna=False).nunique(dropna=False) > 1
+    if varying.any():
+        query = varying.index[varying.to_numpy()][0]
+        raise InvalidParameterError(
+            f"by={column!r}: column {column!r} of {where} varies within a query ({int(varying.sum())} queries, e.g. "
+            f"multilabel_id {query!r}), so it cannot label queries; slice by a per-query column such as 'query' or "
+            "'filters', or pass a Series from multilabel_id to label."
+        )
+    return labels
+
+
+def _no_answer(first: pd.DataFrame, where: str) -> pd.Series:
+    """No-answer queries: gold answers ``[""]`` (SPEC 1's MultiLabel.no_answer), or ``[]`` without gold documents.
+
+    Haystack 1.x wrote the gold answers of no-answer queries as ``[]``; queries with document-only labels
+    also have ``[]``, but they have gold document ids, so there is something to find.
+    """
+    if "gold_answers" not in first.columns:
+        raise SchemaError(f"by='no_answer' reads column 'gold_answers', which {where} lacks.")
+
+    def empty(values: Any) -> bool:
+        return values is None or (isinstance(values, float) and np.isnan(values)) or len(values) == 0
+
+    def blank(values: Any) -> bool:
+        return not empty(values) and all(not str(value).strip() for value in values)
+
+    def no_document(values: Any) -> bool:
+        return empty(values) or all(value == NO_ANSWER_DOCUMENT_ID for value in values)
+
+    for column in ("gold_answers", "gold_document_ids"):
+        cells = first[column] if column in first.columns else pd.Series([], dtype=object)
+        bad = cells[~cells.map(lambda v: v is None or isinstance(v, (list, tuple, np.ndarray, float)))]
+        if len(bad):
+            raise SchemaError(f"by='no_answer': column {column!r} of {where} must hold lists; multilabel_id "
+                              f"{bad.index[0]!r} holds {bad.iloc[0]!r}. Parse text cells first (EvaluationResult.load does).")
+    answers = first["gold_answers"]
+    labels = answers.map(blank).astype(bool)
+    if "gold_document_ids" in first.columns:
+        labels |= answers.map(empty).astype(bool) & first["gold_document_ids"].map(no_document).astype(bool)
+    return labels.rename("no_answer")
+
+
+def _filters_field(first: pd.DataFrame, key: str, where: str) -> pd.Series:
+    if "filters" not in first.columns:
+        raise SchemaError(f"by={key!r} reads column 'filters', which {where} lacks.")
+    path = key.split(".")[1:]
+    if not all(path):
+        raise InvalidParameterError(f"by={key!r}: name a filters field after 'filters.', e.g. 'filters.year'.")
+    texts = _filters_text(first["filters"])
+    codes, distinct = pd.factorize(texts, use_na_sentinel=True)
+    values = []
+    for text in distinct:  # once per distinct filters value, not per query
+        try:
+            value: Any = json.loads(text) if isinstance(text, (str, bytes)) else text
+        except ValueError:
+            query = first.index[texts.to_numpy() == text][0]
+            raise SchemaError(
+                f"by={key!r}: column 'filters' of {where} holds {text!r} for multilabel_id {query!r}, which is not "
+                "JSON text; filters are JSON objects such as '{\"year\": 2023}'."
+            ) from None
+        for part in path:
+            value = value.get(part) if isinstance(value, dict) else None
+        values.append(value)
+    labels = object_array(values + [None])[codes]  # code -1 (no filters) -> None
+    return _hashable(pd.Series(labels, index=first.index, name=key), f"by={key!r}")
+
+
+def _callable(first: pd.DataFrame, key: Callable[[pd.DataFrame], Any]) -> pd.Series:
+    name = getattr(key, "__name__", "slice")
+    name = "slice" if name == "<lambda>" else name
+    try:
+        labels = key(first)
+    except Exception as exc:
+        raise InvalidParameterError(
+            f"by={name}: the callable failed on the per-query table (columns {list(first.columns)}): "
+            f"{type(exc).__name__}: {exc}"
+        ) from exc
+    if isinstance(labels, pd.Series):
+        if not labels.index.equals(first.index):
+            return _mapping(first, labels.rename(name), what=f"by={name}: the Series the callable returned")
+        return _hashable(labels.rename(name), f"by={name}")
+    if isinstance(labels, (list, tuple)):
+        labels = object_array(list(labels))  # a list of lists stays one label per query
+    labels = np.asarray(labels) if not isinstance(labels, np.ndarray) else labels
+    if labels.shape != (len(first),):
+        raise InvalidParameterError(
+            f"by={name}: the callable must return one label per query, {len(first)} of them (a Series or 1-d array "
+            f"over the per-query table's rows); got shape {labels.shape}."
+        )
+    return _hashable(pd.Series(labels, index=first.index, name=name), f"by={name}")
+
+
+def _mapping(first: pd.DataFrame, key: pd.Series | Mapping[Hashable, Any], what: str = "by: the Series/dict") -> pd.Series:
+    series = key if isinstance(key, pd.Series) else pd.Series(dict(key), dtype=object)
+    if series.index.has_duplicates:
+        duplicated = series.index[series.index.duplicated()][0]
+        raise InvalidParameterError(f"{what} labels multilabel_id {duplicated!r} more than once; give one label per query.")
+    if len(first) and series.index.isin(first.index).sum() == 0:
+        raise InvalidParameterError(
+            f"{what} has none of this node's queries among its {len(series)} keys "
+            f"(e.g. {list(series.index[:2])!r} vs {list(first.index[:2])!r}); index the labels by multilabel_id."
+        )
+    labels = series.reindex(first.index)
+    return _hashable(labels.rename(series.name if isinstance(series.name, str) else "slice"), "by")
+
+
+def query_attributes(frame: pd.DataFrame, by: SliceKey | Sequence[SliceKey], *, where: str = "the frame") -> pd.DataFrame:
+    """One label column per slice key, one row per query (index ``multilabel_id``, first-appearance order).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"multilabel_id": ["a", "a", "b"], "query": ["x", "x", "y"],
+    ...                       "gold_answers": [["1"], ["1"], [""]], "filters": ['{"year": 2023}'] * 2 + [None]})
+    >>> query_attributes(frame, ["no_answer", "filters.year"])
+                   no_answer filters.year
+    multilabel_id
+    a                  False         2023
+    b                   True         None
+    """
+    first = _first_rows(frame, where)
+    columns = []
+    for key in check_by(by):
+        if isinstance(key, str):
+            if key == "multilabel_id":
+                raise InvalidParameterError(
+                    "by='multilabel_id' would put every query in a slice of its own; per-query values are "
+                    "query_metrics(node).")
+            if key in frame.columns:
+                labels = _column(frame, first, key, where)
+            elif key == "no_answer":
+                labels = _no_answer(first, where)
+            elif key.startswith("filters."):
+                labels = _filters_field(first, key, where)
+            else:
+                from .._validation import did_you_mean
+
+                choices = [*map(str, frame.columns), *DERIVED, "filters.<field>"]
+                raise InvalidParameterError(
+                    f"by={key!r} is not a column of {where}, 'no_answer' or 'filters.<field>'.{did_you_mean(key, choices)} "
+                    f"Columns: {list(map(str, frame.columns))}."
+                )
+        elif callable(key):
+            labels = _callable(first, key)
+        elif isinstance(key, (pd.Series, Mapping)):
+            labels = _mapping(first, key)
+        else:
+            raise InvalidParameterError(f"by holds {key!r} of type {type(key).__name__}; see help(calculate_metrics).")
+        columns.append(labels)
+    names = [str(c.name) for c in columns]
+    if len(set(names)) != len(names):  # two callables both called "slice"
+        columns = [c.rename(f"{n}_{i}") for i, (c, n) in enumerate(zip(columns, names))]
+    attributes = pd.concat(columns, axis=1)
+    attributes.index.name = "multilabel_id"
+    return attributes
+
+
+def beside(attributes: pd.DataFrame, table: pd.DataFrame) -> pd.DataFrame:
+    """The slice labels of ``table``'s queries; a label named like a metric (or a column) gets the prefix ``by_``."""
+    taken = {*METRICS, "queries", "num_examples_for_eval", *map(str, table.columns)}
+    clashing = {c: f"by_{c}" for c in attributes.columns if c in taken}
+    return attributes.rename(columns=clashing).reindex(table.index)
+
+
+def slice_means(table: pd.DataFrame, attributes: pd.DataFrame) -> pd.DataFrame:
+    """Mean of every metric column per slice, with ``queries`` (queries of the table in the slice) first.
+
+    NaN labels form a slice of their own; a metric's NaN values (queries without rows of its type) are
+    left out of its mean, as in :meth:`EvaluationResult.calculate_metrics`.
+    """
+    labels = beside(attributes, table)
+    joined = pd.concat([labels, table], axis=1)
+    keys = list(labels.columns)
+    grouped = joined.groupby(keys, sort=True, dropna=False, observed=True)
+    means = grouped[list(table.columns)].mean()
+    means.insert(0, "queries", grouped.size())
+    return means

@@ -1,0 +1,443 @@
+"""Pipeline runs -> one DataFrame per node (SPEC 2), as Haystack 1.x's ``Pipeline.eval`` built them.
+
+``flatten(labels, node_outputs)`` validates everything first (errors name node, query index and
+field; nothing is half-built), collects the rows column by column, scores every distinct
+(gold context, candidate) pair once in a batch (:func:`evalframe.build.matching.context_similarities`),
+calls a SAS model once for the whole build, then derives the match columns.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import warnings
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .._validation import check_matching_options, did_you_mean
+from ..columns import COLUMN_ORDER, LIST_COLUMNS
+from ..errors import EvalframeError
+from .matching import context_similarities, exact_match, f1
+from .sas import resolve_sas_model
+from ..schema import Answer, Document, Label, MultiLabel, Span, TableCell, _offset_to_dict
+
+__all__ = ["OUTPUT_KEYS", "flatten"]
+
+#: What a node may return per query; the ``*_isolated`` outputs are evaluated in isolated mode.
+OUTPUT_KEYS: tuple[str, ...] = ("answers", "answers_isolated", "documents", "documents_isolated")
+_FLOAT_COLUMNS = frozenset(
+    c for c in COLUMN_ORDER
+    if (c.startswith(("exact_match", "f1", "sas")) or c.endswith("_match")) and c not in LIST_COLUMNS
+)
+
+
+# ------------------------------------------------------------------------------------ validation
+def _as_multilabel(item: Any, index: int) -> MultiLabel | None:
+    if item is None:
+        return None
+    if isinstance(item, MultiLabel):
+        return item
+    if isinstance(item, Label):
+        return MultiLabel([item])
+    if isinstance(item, Mapping) and "labels" in item:
+        if not item["labels"]:
+            return None
+        return _as_multilabel(list(item["labels"]), index)
+    if isinstance(item, (list, tuple)):
+        if not item:
+            return None
+        try:
+            return MultiLabel([lab if isinstance(lab, Label) else Label.from_dict(lab) for lab in item])
+        except EvalframeError as exc:
+            raise EvalframeError(f"labels[{index}]: {exc}") from None
+        except (TypeError, ValueError, AttributeError, KeyError) as exc:  # a Label dict with fields of the wrong kind
+            raise EvalframeError(f"labels[{index}]: expected Label objects or Label dicts ({exc}).") from None
+    raise EvalframeError(
+        f"labels[{index}] must be a MultiLabel, a Label, a list of Labels / Label dicts, or a MultiLabel dict; "
+        f"got {type(item).__name__}."
+    )
+
+
+def _as_document(item: Any, where: str) -> Document:
+    if isinstance(item, Document):
+        return item
+    if isinstance(item, Mapping):
+        if item.get("content") is None:
+            raise EvalframeError(f"{where} has no content; every document needs its text (or '' for an empty one).")
+        try:
+            return Document.from_dict(dict(item))
+        except EvalframeError as exc:
+            raise EvalframeError(f"{where}: {exc}") from None
+        except (TypeError, ValueError, AttributeError) as exc:  # e.g. 'meta' that is not an object
+            raise EvalframeError(f"{where} is not a valid Document dict ({exc}); see docs/runs-format.md.") from None
+    raise EvalframeError(f"{where} must be a Document or a Document dict; got {type(item).__name__}.")
+
+
+def _as_answer(item: Any, where: str) -> Answer:
+    if isinstance(item, Mapping):
+        try:
+            item = Answer.from_dict(dict(item))
+        except (TypeError, ValueError, AttributeError) as exc:  # EvalframeError is a ValueError too
+            raise EvalframeError(f"{where}: {exc}") from None
+    if not isinstance(item, Answer):
+        raise EvalframeError(f"{where} must be an Answer or an Answer dict; got {type(item).__name__}.")
+    if not isinstance(item.answer, str):
+        raise EvalframeError(f"{where}: field 'answer' must be a string ('' for no answer); got {item.answer!r}.")
+    if item.document_ids is not None and not isinstance(item.document_ids, (list, tuple)):
+        raise EvalframeError(
+            f"{where}: field 'document_ids' must be a list of ids (or None); got {item.document_ids!r}. "
+            "Wrap a single id in a list."
+        )
+    for field_name in ("offsets_in_document", "offsets_in_context"):
+        offsets = getattr(item, field_name)
+        if offsets is None:
+            continue
+        if not isinstance(offsets, (list, tuple)) or not all(isinstance(o, (Span, TableCell, dict)) for o in offsets):
+            raise EvalframeError(
+                f"{where}: field {field_name!r} must be a list of spans {{'start': int, 'end': int}} or table cells "
+                f"{{'row': int, 'col': int}} (or None); got {offsets!r:.80}."
+            )
+    return item
+
+
+def _validate_outputs(node_outputs: Any, n_labels: int) -> dict[str, dict[str, list[list[Any]]]]:
+    if not isinstance(node_outputs, Mapping):
+        raise EvalframeError(
+            f"node_outputs must map node names to their outputs, e.g. {{'Retriever': {{'documents': [...]}}}}; "
+            f"got {type(node_outputs).__name__}."
+        )
+    out: dict[str, dict[str, list[list[Any]]]] = {}
+    for node, outputs in node_outputs.items():
+        if not isinstance(node, str) or not node:
+            raise EvalframeError(f"node names must be non-empty strings; got {node!r}.")
+        if not isinstance(outputs, Mapping):
+            raise EvalframeError(f"node {node!r}: outputs must be a dict with keys {list(OUTPUT_KEYS)}; got {type(outputs).__name__}.")
+        unknown = [k for k in outputs if k not in OUTPUT_KEYS]
+        if unknown:
+            raise EvalframeError(
+                f"node {node!r}: unknown output key {unknown[0]!r}; valid keys are {list(OUTPUT_KEYS)}."
+                f"{did_you_mean(unknown[0], OUTPUT_KEYS)}"
+            )
+        out[node] = {}
+        for key, per_query in outputs.items():
+            if per_query is None:
+                continue
+            if not isinstance(per_query, Sequence) or isinstance(per_query, (str, bytes)):
+                raise EvalframeError(f"node {node!r}, {key!r}: expected one list per label; got {type(per_query).__name__}.")
+            if len(per_query) != n_labels:
+                raise EvalframeError(
+                    f"node {node!r}, {key!r} holds {len(per_query)} entries but there are {n_labels} labels; "
+                    "give one list per label, in label order."
+                )
+            convert = _as_answer if key.startswith("answers") else _as_document
+            kind = "answer" if key.startswith("answers") else "document"
+            lists = []
+            for index, items in enumerate(per_query):
+                if not isinstance(items, (list, tuple)):
+                    raise EvalframeError(
+                        f"node {node!r}, {key!r}, query {index}: expected a list of {kind}s; got {type(items).__name__}."
+                    )
+                lists.append([convert(item, f"node {node!r}, {key!r}, query {index}, {kind} {j}") for j, item in enumerate(items)])
+            out[node][key] = lists
+    return out
+
+
+# ------------------------------------------------------------------------------------ building
+@dataclass
+class _Rows:
+    """Column-wise rows of one type (answers or documents) of one node."""
+
+    columns: dict[str, list[Any]] = field(default_factory=dict)
+    order: list[tuple[int, int, int]] = field(default_factory=list)  # (query position, block, rank)
+
+    def add(self, order: tuple[int, int, int], **values: Any) -> None:
+        n = len(self.order)
+        for name, value in values.items():
+            column = self.columns.get(name)
+            if column is None:  # a column that appears late (e.g. prompt) is None for earlier rows
+                column = self.columns[name] = [None] * n
+            column.append(value)
+        for column in self.columns.values():
+            if len(column) == n:
+                column.append(None)
+        self.order.append(order)
+
+
+@dataclass
+class _Pairs:
+    """Requests for batch scoring; each list cell is filled once the batch is scored."""
+
+    similarity: list[tuple[str, str]] = field(default_factory=list)
+    sas: list[tuple[str, str]] = field(default_factory=list)
+
+
+def _scoped(values: list[float], similarities: list[float], id_matches: list[float], threshold: float) -> tuple[float, float, float]:
+    """Best value where the gold context matched / the gold id matched / both (SPEC 2; 0.0 when none)."""
+    context = [v for v, s in zip(values + [0.0], similarities + [100]) if s > threshold]
+    document = [v for v, d in zip(values + [0.0], id_matches + [1.0]) if d == 1.0]
+    both = [v for v, s, d in zip(values + [0.0], similarities + [100], id_matches + [1.0]) if s > threshold and d == 1.0]
+    return max(context, default=0.0), max(document, default=0.0), max(both, default=0.0)
+
+
+@dataclass
+class _Query:
+    position: int
+    label: MultiLabel
+    filters: str | None
+    gold_custom_ids: list[Any]
+
+
+def _offsets(offsets: Any) -> Any:
+    if offsets is None:
+        return None
+    return [_offset_to_dict(o) if not isinstance(o, dict) else o for o in offsets]
+
+
+def _answer_rows(rows: _Rows, pairs: _Pairs, q: _Query, answers: list[Answer], *, node: str, block: int,
+                 custom_field: str | None, with_sas: bool) -> None:
+    ml = q.label
+    if not answers:  # a query must not disappear from the frame
+        answers = [Answer(answer="", offsets_in_document=[Span(0, 0)], offsets_in_context=[Span(0, 0)])]
+    generative = any(a.type == "generative" for a in answers)
+    gold_answers = ml.answers
+    for rank, answer in enumerate(answers, start=1):
+        context = answer.context
+        candidate = str(context) if context is not None else ""
+        start = len(pairs.similarity)
+        pairs.similarity.extend((str(gold), candidate) for gold in ml.contexts)
+        if custom_field is None:
+            ids = answer.document_ids or []
+            id_match = [1.0 if gold in ids else 0.0 for gold in ml.document_ids]
+        else:
+            custom_ids = [meta.get(custom_field, "") for meta in (answer.meta or {}).get("doc_metas", [answer.meta])]
+            id_match = [1.0 if gold in custom_ids else 0.0 for gold in q.gold_custom_ids]
+        values: dict[str, Any] = {
+            "answer": answer.answer,
+            "document_ids": answer.document_ids,
+            "offsets_in_document": _offsets(answer.offsets_in_document),
+            "offsets_in_context": _offsets(answer.offsets_in_context),
+            "context": context,
+            "rank": rank,
+            "gold_answers": gold_answers,
+            "gold_offsets_in_documents": ml.offsets_in_documents,
+            "gold_offsets_in_contexts": ml.offsets_in_contexts,
+            "gold_document_ids": ml.document_ids,
+            "gold_contexts": ml.contexts,
+            "gold_answers_exact_match": [exact_match(gold, answer.answer) for gold in gold_answers],
+            "gold_answers_f1": [f1(gold, answer.answer) for gold in gold_answers],
+            "gold_contexts_similarity": (start, len(pairs.similarity)),  # filled after batch scoring
+            "gold_documents_id_match": id_match,
+        }
+        if generative:
+            values["prompt"] = (answer.meta or {}).get("prompt")
+        if custom_field is not None:
+            values["gold_custom_document_ids"] = q.gold_custom_ids
+            values["custom_document_ids"] = custom_ids
+        if with_sas:
+            sas_start = len(pairs.sas)
+            pairs.sas.extend((answer.answer, gold) for gold in gold_answers)
+            values["gold_answers_sas"] = (sas_start, len(pairs.sas))
+        rows.add((q.position, block, rank), **values, **_general(node, q, block))
+
+
+def _document_rows(rows: _Rows, pairs: _Pairs, q: _Query, documents: list[Document], *, node: str, block: int,
+                   custom_field: str | None) -> None:
+    ml = q.label
+    if not documents:
+        documents = [Document(content="", id="")]
+    for rank, document in enumerate(documents, start=1):
+        content = document.content
+        text = content if isinstance(content, str) else str(content)
+        start = len(pairs.similarity)
+        pairs.similarity.extend((gold, text) for gold in ml.contexts)
+        if custom_field is None:
+            id_match = [1.0 if document.id == gold else 0.0 for gold in ml.document_ids]
+        else:
+            custom_id = document.meta.get(custom_field, "")
+            id_match = [1.0 if custom_id == gold else 0.0 for gold in q.gold_custom_ids]
+        values: dict[str, Any] = {
+            "context": content,
+            "document_id": document.id,
+            "gold_document_ids": ml.document_ids,
+            "gold_answers": ml.answers,
+            "gold_contexts": ml.contexts,
+            "gold_contexts_similarity": (start, len(pairs.similarity)),
+            "gold_documents_id_match": id_match,
+            "gold_answers_match": [1.0 if gold != "" and gold in text else 0.0 for gold in ml.answers],
+            "rank": rank,
+        }
+        if custom_field is not None:
+            values["gold_custom_document_ids"] = q.gold_custom_ids
+            values["custom_document_id"] = custom_id
+        rows.add((q.position, block, rank), **values, **_general(node, q, block))
+
+
+def _general(node: str, q: _Query, block: int) -> dict[str, Any]:
+    return {
+        "type": "answer" if block < 2 else "document",
+        "node": node,
+        "multilabel_id": q.label.id,
+        "query": q.label.query,
+        "filters": q.filters,
+        "eval_mode": "isolated" if block % 2 else "integrated",
+    }
+
+
+def _fill(rows: _Rows, column: str, scores: list[float]) -> None:
+    cells = rows.columns.get(column)
+    if cells is not None:
+        rows.columns[column] = [scores[a:b] for a, b in cells]
+
+
+def _derive_answer_columns(rows: _Rows, threshold: float, with_sas: bool) -> None:
+    c = rows.columns
+    metrics = [("exact_match", "gold_answers_exact_match"), ("f1", "gold_answers_f1")]
+    if with_sas:
+        metrics.append(("sas", "gold_answers_sas"))
+    for metric, per_gold in metrics:
+        c[metric] = [max(values + [0.0]) for values in c[per_gold]]
+        scoped = [_scoped(values, sims, ids, threshold)
+                  for values, sims, ids in zip(c[per_gold], c["gold_contexts_similarity"], c["gold_documents_id_match"])]
+        c[f"{metric}_context_scope"] = [s[0] for s in scoped]
+        c[f"{metric}_document_id_scope"] = [s[1] for s in scoped]
+        c[f"{metric}_document_id_and_context_scope"] = [s[2] for s in scoped]
+
+
+def _derive_document_columns(rows: _Rows, threshold: float) -> None:
+    c = rows.columns
+    gold_id, context, answer = [], [], []
+    id_and_answer, id_and_context, id_context_answer, context_and_answer = [], [], [], []
+    for ids, sims, answers in zip(c["gold_documents_id_match"], c["gold_contexts_similarity"], c["gold_answers_match"]):
+        ctx = [1.0 if s > threshold else 0.0 for s in sims]
+        gold_id.append(max(ids + [0.0]))
+        answer.append(max(answers + [0.0]))
+        context.append(1.0 if any(s > threshold for s in sims) else 0.0)
+        id_and_answer.append(max(min(i, a) for i, a in zip(ids + [0.0], answers + [0.0])))
+        id_and_context.append(max(min(i, x) for i, x in zip(ids + [0.0], ctx + [0.0])))
+        id_context_answer.append(max(min(i, x, a) for i, x, a in zip(ids + [0.0], ctx + [0.0], answers + [0.0])))
+        context_and_answer.append(
+            max(min(x, a) for x, a in zip(ctx, answers)) if any(answers) and any(sims) else 0.0
+        )
+    c["gold_id_match"], c["context_match"], c["answer_match"] = gold_id, context, answer
+    c["gold_id_or_answer_match"] = [max(i, a) for i, a in zip(gold_id, answer)]
+    c["gold_id_and_answer_match"] = id_and_answer
+    c["gold_id_or_context_match"] = [max(i, x) for i, x in zip(gold_id, context)]
+    c["gold_id_and_context_match"] = id_and_context
+    c["gold_id_and_context_and_answer_match"] = id_context_answer
+    c["context_and_answer_match"] = context_and_answer
+
+
+def _frame(rows: _Rows) -> pd.DataFrame:
+    columns = {}
+    for name, values in rows.columns.items():
+        if name == "rank":
+            columns[name] = pd.Series(values, dtype=np.int64)
+        elif name in _FLOAT_COLUMNS:
+            columns[name] = pd.Series(values, dtype=np.float64)
+        else:
+            columns[name] = pd.Series(values, dtype=object)
+    frame = pd.DataFrame(columns)
+    frame["__order"] = rows.order
+    return frame
+
+
+def _ordered(frame: pd.DataFrame) -> pd.DataFrame:
+    known = [c for c in COLUMN_ORDER if c in frame.columns]
+    return frame[known + [c for c in frame.columns if c not in known]]
+
+
+def flatten(
+    labels: Sequence[Any],
+    node_outputs: Mapping[str, Mapping[str, Sequence[Sequence[Any]]]],
+    *,
+    custom_document_id_field: str | None = None,
+    context_matching_min_length: int = 100,
+    context_matching_boost_split_overlaps: bool = True,
+    context_matching_threshold: float = 65.0,
+    sas_model: str | Callable[[list[str], list[str]], Sequence[float]] | None = None,
+    progress: bool | None = None,
+) -> dict[str, pd.DataFrame]:
+    """Build the node frames of SPEC 2 (see :meth:`EvaluationResult.from_runs`)."""
+    # the options first: a bad one found after scoring every pair would waste the whole build
+    check_matching_options(
+        custom_document_id_field=custom_document_id_field,
+        context_matching_min_length=context_matching_min_length,
+        context_matching_boost_split_overlaps=context_matching_boost_split_overlaps,
+        context_matching_threshold=context_matching_threshold,
+        sas_model=sas_model,
+        progress=progress,
+    )
+    if isinstance(labels, (str, bytes, Mapping)) or not isinstance(labels, Sequence):
+        raise EvalframeError(f"labels must be a list with one MultiLabel (or list of Labels) per query; got {type(labels).__name__}.")
+    multilabels = [_as_multilabel(item, i) for i, item in enumerate(labels)]
+    outputs = _validate_outputs(node_outputs, len(multilabels))
+    sas = resolve_sas_model(sas_model)
+
+    queries: list[_Query | None] = []
+    for position, ml in enumerate(multilabels):
+        if ml is None:
+            warnings.warn(f"labels[{position}] has no label; the query is left out.", UserWarning, stacklevel=3)
+            queries.append(None)
+            continue
+        gold_custom: list[Any] = []
+        if custom_document_id_field is not None:
+            for label in ml.labels:
+                if not label.no_answer:
+                    if custom_document_id_field not in label.document.meta:
+                        raise EvalframeError(
+                            f"labels[{position}]: the document of label {label.id!r} has no meta field "
+                            f"{custom_document_id_field!r} (custom_document_id_field); its meta keys are "
+                            f"{sorted(label.document.meta)}."
+                        )
+                    gold_custom.append(label.document.meta[custom_document_id_field])
+        filters = None if ml.filters is None else json.dumps(ml.filters, sort_keys=True)
+        queries.append(_Query(position, ml, filters, gold_custom))
+
+    show = sys.stderr.isatty() if progress is None else bool(progress)
+    pairs = _Pairs()
+    built: dict[str, tuple[_Rows, _Rows]] = {}
+    iterator: Any = queries
+    if show:
+        from tqdm.auto import tqdm
+
+        iterator = tqdm(queries, desc="evalframe: building frames", unit="query")
+    for q in iterator:
+        if q is None:
+            continue
+        for node, node_output in outputs.items():
+            answer_rows, document_rows = built.setdefault(node, (_Rows(), _Rows()))
+            for block, key in enumerate(OUTPUT_KEYS):
+                if key not in node_output:
+                    continue
+                items = node_output[key][q.position]
+                if block < 2:
+                    _answer_rows(answer_rows, pairs, q, items, node=node, block=block,
+                                 custom_field=custom_document_id_field, with_sas=sas is not None)
+                else:
+                    _document_rows(document_rows, pairs, q, items, node=node, block=block,
+                                   custom_field=custom_document_id_field)
+
+    similarity = context_similarities(pairs.similarity, min_length=context_matching_min_length,
+                                      boost_split_overlaps=context_matching_boost_split_overlaps)
+    sas_scores = sas(pairs.sas) if sas is not None and pairs.sas else []
+    frames = {}
+    for node, (answer_rows, document_rows) in built.items():
+        parts = []
+        if answer_rows.order:
+            _fill(answer_rows, "gold_contexts_similarity", similarity)
+            _fill(answer_rows, "gold_answers_sas", sas_scores)
+            _derive_answer_columns(answer_rows, context_matching_threshold, sas is not None)
+            parts.append(_frame(answer_rows))
+        if document_rows.order:
+            _fill(document_rows, "gold_contexts_similarity", similarity)
+            _derive_document_columns(document_rows, context_matching_threshold)
+            parts.append(_frame(document_rows))
+        if not parts:
+            continue
+        frame = parts[0] if len(parts) == 1 else pd.concat(parts, ignore_index=True).sort_values("__order", kind="stable")
+        frames[node] = _ordered(frame.drop(columns="__order").reset_index(drop=True))
+    return frames

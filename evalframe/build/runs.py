@@ -1,0 +1,175 @@
+"""Read a JSON Lines runs file: one query per line, its gold labels and every node's outputs.
+
+See ``docs/runs-format.md``. ``read_runs(path)`` returns ``(labels, node_outputs)``, ready for
+:meth:`evalframe.EvaluationResult.from_runs`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from .._validation import did_you_mean
+from ..errors import EvalframeError, InvalidParameterError, LoadError
+from .flatten import OUTPUT_KEYS, _as_answer, _as_document
+from ..schema import Answer, Document, Label, MultiLabel
+
+__all__ = ["read_runs"]
+
+_LINE_KEYS = ("query", "filters", "labels", "gold", "nodes", "id")
+_GOLD_KEYS = ("document_ids", "contexts", "answers")
+
+
+def _gold_labels(query: str, filters: Any, gold: Any, where: str, number: int) -> list[Label]:
+    if not isinstance(gold, dict):
+        raise LoadError(f"{where}: 'gold' must be an object with keys {list(_GOLD_KEYS)}; got {type(gold).__name__}.")
+    unknown = [k for k in gold if k not in _GOLD_KEYS]
+    if unknown:
+        raise LoadError(f"{where}: unknown key {unknown[0]!r} in 'gold'; valid keys are {list(_GOLD_KEYS)}.{did_you_mean(unknown[0], _GOLD_KEYS)}")
+    lists = {k: gold[k] for k in _GOLD_KEYS if gold.get(k) is not None}
+    if "document_ids" not in lists and "contexts" not in lists:
+        raise LoadError(f"{where}: 'gold' needs 'document_ids' or 'contexts' (one entry per gold label).")
+    for key, values in lists.items():
+        if not isinstance(values, list):
+            raise LoadError(f"{where}: gold {key!r} must be a list (one entry per gold label); got {values!r}.")
+        nested = [i for i, v in enumerate(values) if isinstance(v, (list, dict))]
+        if nested:
+            raise LoadError(f"{where}: gold {key!r}[{nested[0] + 1}] must be a string (or null), one per gold label; "
+                            f"got {values[nested[0]]!r:.60}.")
+    lengths = {k: len(v) for k, v in lists.items()}
+    if len(set(lengths.values())) > 1:
+        raise LoadError(f"{where}: the gold lists must have one entry per gold label, but their lengths differ: {lengths}.")
+    n = next(iter(lengths.values()))
+    labels = []
+    for i in range(n):
+        content = lists["contexts"][i] if "contexts" in lists else ""
+        document = Document(content="" if content is None else str(content),
+                            id=lists["document_ids"][i] if "document_ids" in lists else None)
+        answer = None
+        if "answers" in lists:
+            text = lists["answers"][i]
+            answer = Answer(answer="" if text is None else str(text))
+        labels.append(Label(query=query, document=document, is_correct_answer=True, is_correct_document=True,
+                            origin="gold-label", answer=answer, filters=filters,
+                            id=f"line{number}-gold{i}", created_at="1970-01-01 00:00:00"))
+    return labels
+
+
+def read_runs(path: str | Path) -> tuple[list[MultiLabel | None], dict[str, dict[str, list[list[Any]]]]]:
+    """Read a runs file (JSON Lines, one query per line) into ``(labels, node_outputs)``.
+
+    Every line holds ``query``, optional ``filters``, the gold as ``labels`` (Label dicts) or
+    ``gold`` (``{"document_ids": [...], "contexts": [...], "answers": [...]}``, one entry per gold
+    label, ``""`` for a no-answer), and ``nodes``: ``{node: {"documents": [...], "answers": [...],
+    "documents_isolated": [...], "answers_isolated": [...]}}`` with Document / Answer dicts in rank order.
+    Every line must name the same nodes and output keys. Blank lines are skipped.
+
+    Examples
+    --------
+    >>> import json, tempfile, pathlib
+    >>> line = {"query": "Capital of Germany?",
+    ...         "gold": {"document_ids": ["d1"], "contexts": ["Berlin is the capital."], "answers": ["Berlin"]},
+    ...         "nodes": {"Retriever": {"documents": [{"id": "d1", "content": "Berlin is the capital."}]},
+    ...                   "Reader": {"answers": [{"answer": "Berlin", "document_ids": ["d1"]}]}}}
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "runs.jsonl"
+    >>> _ = path.write_text(json.dumps(line) + "\\n")
+    >>> labels, outputs = read_runs(path)
+    >>> labels[0].answers, sorted(outputs)
+    (['Berlin'], ['Reader', 'Retriever'])
+    """
+    if not isinstance(path, (str, os.PathLike)) or (isinstance(path, str) and not path):
+        raise InvalidParameterError(
+            f"path must be a str or os.PathLike naming a non-empty runs file; got {path!r} of type {type(path).__name__}."
+        )
+    path = Path(path)
+    if path.is_dir():
+        raise LoadError(f"runs file {path} is a directory; give the JSON Lines file (docs/runs-format.md).")
+    if not path.is_file():
+        raise LoadError(f"runs file {path} does not exist.")
+    try:
+        return _read(path)
+    except UnicodeDecodeError as exc:
+        raise LoadError(f"runs file {path} is not UTF-8 text (byte {exc.start}: {exc.reason}); "
+                        "write it as UTF-8 JSON Lines.") from None
+
+
+def _read(path: Path) -> tuple[list[MultiLabel | None], dict[str, dict[str, list[list[Any]]]]]:
+    labels: list[MultiLabel | None] = []
+    outputs: dict[str, dict[str, list[list[Any]]]] = {}
+    shape: dict[str, tuple[str, ...]] | None = None
+    with path.open(encoding="utf-8") as handle:
+        for number, text in enumerate(handle, start=1):
+            if not text.strip():
+                continue
+            where = f"{path}:{number}"
+            try:
+                line = json.loads(text)
+            except RecursionError:
+                raise LoadError(f"{where}: JSON nested too deeply to read.") from None
+            except json.JSONDecodeError as exc:
+                if number == 1 and text.strip() == "[":
+                    raise LoadError(f"{where}: the file looks like a JSON array; runs files are JSON Lines, one JSON "
+                                    "object per line (docs/runs-format.md).") from None
+                raise LoadError(f"{where}: not valid JSON ({exc.msg} at column {exc.colno}).") from None
+            if not isinstance(line, dict):
+                raise LoadError(f"{where}: each line must be a JSON object; got {type(line).__name__}.")
+            unknown = [k for k in line if k not in _LINE_KEYS]
+            if unknown:
+                raise LoadError(f"{where}: unknown key {unknown[0]!r}; valid keys are {list(_LINE_KEYS)}.{did_you_mean(unknown[0], _LINE_KEYS)}")
+            query = line.get("query")
+            if not isinstance(query, str):
+                raise LoadError(f"{where}: 'query' must be a string; got {query!r}.")
+            if ("labels" in line) == ("gold" in line):
+                raise LoadError(f"{where}: give the gold either as 'labels' (Label dicts) or as 'gold', exactly one of them.")
+            try:
+                if "labels" in line:
+                    items = line["labels"]
+                    if not isinstance(items, list):
+                        raise LoadError(f"{where}: 'labels' must be a list of Label dicts.")
+                    label_objects = []
+                    for j, item in enumerate(items, start=1):
+                        if not isinstance(item, dict):
+                            raise LoadError(f"{where}: label {j} must be a Label dict; got {type(item).__name__}.")
+                        label_objects.append(Label.from_dict(item))
+                else:
+                    label_objects = _gold_labels(query, line.get("filters"), line["gold"], where, number)
+                labels.append(MultiLabel(label_objects) if label_objects else None)
+            except LoadError:
+                raise
+            except EvalframeError as exc:
+                raise LoadError(f"{where}: {exc}") from None
+            except (TypeError, ValueError, KeyError, AttributeError) as exc:  # a Label dict with fields of the wrong kind
+                raise LoadError(f"{where}: 'labels' must hold Label dicts (docs/runs-format.md); {exc}.") from None
+            nodes = line.get("nodes")
+            if not isinstance(nodes, dict) or not nodes:
+                raise LoadError(f"{where}: 'nodes' must be an object mapping node names to their outputs.")
+            line_shape = {}
+            for node, node_output in nodes.items():
+                if not isinstance(node_output, dict):
+                    raise LoadError(f"{where}: node {node!r} must map output keys {list(OUTPUT_KEYS)} to lists.")
+                for key, items in node_output.items():
+                    if key not in OUTPUT_KEYS:
+                        raise LoadError(f"{where}: node {node!r} has unknown output key {key!r}; valid keys are "
+                                        f"{list(OUTPUT_KEYS)}.{did_you_mean(key, OUTPUT_KEYS)}")
+                    if not isinstance(items, list):
+                        raise LoadError(f"{where}: node {node!r}, {key!r} must be a list (ranked).")
+                    convert = _as_answer if key.startswith("answers") else _as_document
+                    kind = "answer" if key.startswith("answers") else "document"
+                    try:
+                        converted = [convert(item, f"node {node!r}, {key!r}, {kind} {j}") for j, item in enumerate(items)]
+                    except EvalframeError as exc:
+                        raise LoadError(f"{where}: {exc}") from None
+                    outputs.setdefault(node, {}).setdefault(key, []).append(converted)
+                line_shape[node] = tuple(sorted(node_output))
+            if shape is None:
+                shape = line_shape
+            elif line_shape != shape:
+                raise LoadError(
+                    f"{where}: names nodes and outputs {line_shape}, but the first line names {shape}; every line "
+                    "must give the same nodes and output keys (use [] for an empty result)."
+                )
+    if not labels:
+        raise LoadError(f"runs file {path} holds no query.")
+    return labels, outputs

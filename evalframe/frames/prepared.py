@@ -1,0 +1,209 @@
+"""Node frame -> prepared arrays: the key arrays of a node's document or answer rows, built once.
+
+:func:`prepare_document_rows` explodes the per-gold match lists once and sorts the rows by
+(query, rank); :func:`prepare_answer_rows` codes the answer rows by query. Everything else
+(relevance, top-k, thresholds) is applied to these arrays per call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .arrays import (
+    DistinctLists,
+    SelectedLists,
+    first_appearance_codes,
+    first_rows,
+    numeric_column,
+    row_label,
+    segment_positions,
+    select_lists,
+)
+from .._validation import require_columns
+from ..columns import MATCH_LIST_COLUMNS, NO_ANSWER_DOCUMENT_ID
+from ..errors import SchemaError
+
+__all__ = ["DocumentRows", "AnswerRows", "prepare_document_rows", "prepare_answer_rows"]
+
+
+@dataclass
+class DocumentRows:
+    """One node's document rows of one eval_mode, as flat arrays (prepared once, then reused).
+
+    ``positions`` are the rows' positions in ``frame``; internally rows are ordered by (query, rank),
+    stably, and ``order`` maps that order back to ``positions``. Pairs are (row, gold index) for every
+    index below the longest of the row's match lists; each list's values are exploded on first use.
+    Only key columns are held here: relevance columns are read from ``frame`` on every call.
+    """
+
+    frame: pd.DataFrame
+    positions: np.ndarray
+    where: str
+    query_ids: np.ndarray  # distinct multilabel_id, first-appearance order
+    row_query: np.ndarray  # query code per sorted row
+    rank: np.ndarray  # float64 per sorted row
+    order: np.ndarray  # index into positions per sorted row
+    doc_group: np.ndarray  # code of (query, document_id) per sorted row
+    doc_group_query: np.ndarray  # query code per doc group
+    n_gold: np.ndarray  # L per query
+    pair_row: np.ndarray  # sorted-row index per pair
+    pair_index: np.ndarray  # gold index per pair
+    pair_group: np.ndarray  # code of (query, gold index) per pair
+    pair_group_query: np.ndarray  # query code per pair group
+    match_lists: dict[str, SelectedLists]  # "id"/"ctx"/"ans" -> the rows' cells of that match list (present only)
+    match_cells: dict[str, np.ndarray]  # "id"/"ctx"/"ans" -> index into match_lists[part].cells per sorted row
+    document_codes: np.ndarray  # code of document_id per sorted row
+    document_ids: Any  # distinct document_id values (by code), as pandas' factorize gives them
+    _values: dict[str, np.ndarray] = field(default_factory=dict)
+
+    @property
+    def n_queries(self) -> int:
+        return len(self.query_ids)
+
+    @property
+    def parts(self) -> frozenset[str]:
+        """The match lists these rows were laid out for."""
+        return frozenset(self.match_lists)
+
+    def lengths(self, part: str) -> np.ndarray:
+        """Length of match list ``part`` per sorted row."""
+        return self.match_lists[part].lengths[self.match_cells[part]]
+
+    def pair_values(self, part: str) -> np.ndarray:
+        """Value of match list ``part`` per pair (NaN where the row's list is shorter), exploded once."""
+        if part not in self._values:
+            selected = self.match_lists[part]
+            flat = selected.flat_floats()  # distinct cells only; pairs index into it
+            cell = self.match_cells[part][self.pair_row]
+            inside = self.pair_index < selected.lengths[cell]
+            values = np.full(len(self.pair_row), np.nan)
+            values[inside] = flat[selected.starts[cell[inside]] + self.pair_index[inside]]
+            self._values[part] = values
+        return self._values[part]
+
+
+def _gold_counts(gold: SelectedLists) -> np.ndarray:
+    """L per selected row: its gold ids without the "00" entries."""
+    owner, _ = segment_positions(gold.lengths)
+    no_answer = np.bincount(owner[gold.flat_objects() == NO_ANSWER_DOCUMENT_ID], minlength=len(gold.cells))
+    return (gold.lengths - no_answer)[gold.row_cell]
+
+
+#: Up to this many (query, slot) cells, group codes are the keys themselves (no hashing).
+_DIRECT_GROUPS = 50_000_000
+
+
+def _group(keys: np.ndarray, width: int, n_queries: int) -> tuple[np.ndarray, np.ndarray]:
+    """Codes of integer (query * width + slot) keys, and the query of each code.
+
+    Small key spaces use the keys as codes directly; larger ones are factorised (hash-based, linear).
+    """
+    if n_queries * width <= _DIRECT_GROUPS:
+        return keys, np.repeat(np.arange(n_queries, dtype=np.int64), width)
+    codes, uniques = pd.factorize(keys, sort=False)
+    return codes.astype(np.int64, copy=False), np.asarray(uniques, dtype=np.int64) // width
+
+
+def _pair_codes(sorted_query: np.ndarray, document_codes: np.ndarray) -> np.ndarray:
+    """Codes numbering the distinct (query, document) pairs; ``sorted_query`` is ascending.
+
+    The keys are sorted already but for the few rows inside each query, which a stable sort
+    (timsort) orders in about linear time, faster than hashing them.
+    """
+    keys = sorted_query * (int(document_codes.max(initial=0)) + 1) + document_codes
+    order = np.argsort(keys, kind="stable")
+    new = np.ones(len(keys), dtype=bool)
+    ordered = keys[order]
+    np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
+    codes = np.empty(len(keys), dtype=np.int64)
+    codes[order] = np.cumsum(new) - 1
+    return codes
+
+
+def prepare_document_rows(frame: pd.DataFrame, positions: np.ndarray, *, where: str,
+                          parts: tuple[str, ...] = ("id", "ctx", "ans"),
+                          lists: Callable[[str], DistinctLists] | None = None) -> DocumentRows:
+    """Build the arrays shared by every criterion, top-k and threshold for the rows at ``positions``.
+
+    ``parts`` are the match lists ("id", "ctx", "ans") whose lengths lay out the (row, gold) pairs;
+    a criterion needing another list needs rows prepared with it (see ``DocumentRows.parts``).
+    ``lists(column)`` gives a list column's distinct cells (default: every row its own cell).
+    """
+    if lists is None:
+        lists = lambda column: DistinctLists.of_rows(frame[column])  # noqa: E731
+    gold_column = "gold_custom_document_ids" if "gold_custom_document_ids" in frame.columns else "gold_document_ids"
+    require_columns(frame, ["multilabel_id", "rank", "document_id", gold_column], where=where, why="for document metrics")
+    codes, query_ids = first_appearance_codes(frame["multilabel_id"], positions)
+    rank_frame = numeric_column(frame, "rank", where=where)[positions]
+    if np.isnan(rank_frame).any():
+        position = int(positions[np.flatnonzero(np.isnan(rank_frame))[0]])
+        raise SchemaError(f"{where}: column 'rank' is empty in row {row_label(frame.index, position)!r}; every row needs a rank.")
+
+    order = np.lexsort((rank_frame, codes))  # stable: ties keep frame order
+    row_query = codes[order]
+    rank = rank_frame[order]
+    n_gold = _gold_counts(select_lists(lists(gold_column), positions[first_rows(codes)], frame.index, column=gold_column,
+                                       where=where))
+
+    document_codes, document_ids = first_appearance_codes(frame["document_id"], positions, objects=False)
+    document_codes = document_codes[order]
+    doc_group = _pair_codes(row_query, document_codes)
+    doc_group_query = np.zeros(int(doc_group.max(initial=-1)) + 1, dtype=np.int64)
+    doc_group_query[doc_group] = row_query
+
+    match_lists, match_cells = {}, {}
+    longest = np.zeros(len(positions), dtype=np.int64)
+    for part in parts:
+        column = MATCH_LIST_COLUMNS[part]
+        require_columns(frame, [column], where=where, why="for this document_scope")
+        match_lists[part] = select_lists(lists(column), positions, frame.index, column=column, where=where)
+        match_cells[part] = match_lists[part].row_cell[order]
+        np.maximum(longest, match_lists[part].lengths[match_cells[part]], out=longest)
+    pair_row, pair_index = segment_positions(longest)
+    width = int(longest.max(initial=0)) + 1
+    pair_group, pair_group_query = _group(row_query[pair_row] * width + pair_index, width, len(query_ids))
+    return DocumentRows(
+        frame=frame, positions=positions, where=where, query_ids=query_ids, row_query=row_query, rank=rank,
+        order=order, doc_group=doc_group, doc_group_query=doc_group_query, n_gold=n_gold, pair_row=pair_row,
+        pair_index=pair_index, pair_group=pair_group, pair_group_query=pair_group_query, match_lists=match_lists,
+        match_cells=match_cells, document_codes=document_codes, document_ids=document_ids,
+    )
+
+
+@dataclass
+class AnswerRows:
+    """One node's answer rows of one eval_mode: query codes, ranks and the grouping for per-query maxima.
+
+    Metric values are not held here; they are read from ``frame`` on every call.
+    """
+
+    frame: pd.DataFrame
+    positions: np.ndarray  # row positions in frame
+    where: str
+    codes: np.ndarray  # query code per row
+    query_ids: np.ndarray
+    rank: np.ndarray
+    by_query: np.ndarray  # rows grouped by query (stable)
+    starts: np.ndarray  # start of each query's group in by_query
+
+    @property
+    def n_queries(self) -> int:
+        return len(self.query_ids)
+
+
+def prepare_answer_rows(frame: pd.DataFrame, positions: np.ndarray, *, where: str) -> AnswerRows:
+    codes, query_ids = first_appearance_codes(frame["multilabel_id"], positions)
+    rank = numeric_column(frame, "rank", where=where)[positions]
+    if np.isnan(rank).any():
+        row = row_label(frame.index, int(positions[np.flatnonzero(np.isnan(rank))[0]]))
+        raise SchemaError(f"{where}: column 'rank' is empty in row {row!r}; every row needs a rank.")
+    by_query = np.argsort(codes, kind="stable")
+    starts = np.searchsorted(codes[by_query], np.arange(len(query_ids)))
+    return AnswerRows(frame, positions, where, codes, query_ids, rank, by_query, starts)
+
+

@@ -1,0 +1,355 @@
+"""Replace a results folder by a complete new one in one atomic step (used by CSV and Parquet saves).
+
+The new folder is built in a hidden sibling ``.<name>.evalframe-tmp-<id>`` (same parent, so same
+filesystem), every file fsync'ed, then swapped with the target by one atomic exchange: Linux
+``renameat2(RENAME_EXCHANGE)``, macOS ``renamex_np(RENAME_SWAP)``. A reader therefore always sees the
+old or the new folder whole. Where the exchange is unsupported the documented fallback renames the old
+folder aside to ``.<name>.evalframe-old-<id>`` and the new one into place; a crash between those two
+renames leaves the target missing, which :func:`resolve_for_reading` and :func:`cleanup_stale` repair
+by renaming the complete old folder back.
+
+Every saver holds an flock'ed lock file ``.<name>.evalframe-tmp-<id>.lock`` for the whole save (made
+under a temporary name and renamed, so a visible lock file is always held by a live saver until it
+dies). Sibling ``-tmp-`` / ``-old-`` folders whose lock file is missing or can be locked belong to a
+dead saver: every save, and :func:`cleanup_stale`, removes them. Nothing else is ever removed.
+
+Every filesystem step goes through :func:`_step`, so tests can inject a failure or a kill at each one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import ctypes.util
+import errno
+import functools
+import os
+import re
+import shutil
+import stat
+import sys
+import uuid
+import warnings
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from ..errors import SaveError
+
+try:
+    import fcntl
+except ImportError:  # Windows: a file held open cannot be removed, which tells a live saver instead
+    fcntl = None  # type: ignore[assignment]
+
+__all__ = ["replace_folder", "resolve_for_reading", "cleanup_stale", "sync_file", "staged_file"]
+
+#: Test hook: called with the name of every filesystem step of a save (None outside tests).
+step_hook: Callable[[str], None] | None = None
+
+
+def _step(name: str) -> None:
+    """Mark one filesystem step; tests raise (or kill the process) here to prove every step is safe."""
+    if step_hook is not None:
+        step_hook(name)
+
+
+def _names(target: Path) -> re.Pattern[str]:
+    """Sibling names this module makes for ``target``: ``.<name>.evalframe-{tmp,old}-<id>[.lock[-new]]``."""
+    return re.compile(rf"\.{re.escape(target.name)}\.evalframe-(tmp|old)-([0-9a-f]{{12}})(\.lock|\.lock-new)?")
+
+
+# ------------------------------------------------------------------------------- exchange
+_RENAME_EXCHANGE = 2  # linux/fs.h
+_RENAME_SWAP = 2  # macOS sys/stdio.h
+_AT_FDCWD = -100
+_exchange_supported: bool | None = None
+
+
+@functools.lru_cache(maxsize=1)
+def _libc() -> ctypes.CDLL | None:
+    try:
+        return ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
+    except OSError:
+        return None
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap two paths atomically; False when this system or filesystem cannot (the caller falls back)."""
+    global _exchange_supported
+    if _exchange_supported is False:
+        return False
+    libc = _libc()
+    if sys.platform.startswith("linux") and libc is not None and hasattr(libc, "renameat2"):
+        call = lambda: libc.renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE)  # noqa: E731
+    elif sys.platform == "darwin" and libc is not None and hasattr(libc, "renamex_np"):
+        call = lambda: libc.renamex_np(os.fsencode(a), os.fsencode(b), _RENAME_SWAP)  # noqa: E731
+    else:
+        _exchange_supported = False
+        return False
+    if call() == 0:
+        _exchange_supported = True
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP, errno.EOPNOTSUPP):
+        _exchange_supported = False  # kernel or filesystem without the exchange
+        return False
+    raise OSError(code, os.strerror(code), str(b))
+
+
+# ------------------------------------------------------------------------------- syncing
+def _fsync_dir(folder: Path) -> None:
+    fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        os.fsync(fd)
+    except OSError as exc:  # some filesystems cannot sync a directory; the rename order still holds
+        if exc.errno not in (errno.EINVAL, errno.ENOTSUP, errno.EBADF):
+            raise
+    finally:
+        os.close(fd)
+
+
+def sync_file(path: Path) -> None:
+    """Flush a file written into the staging folder to disk."""
+    _step(f"fsync {path.name}")
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def staged_file(path: Path) -> Iterator[Path]:
+    """Mark the writing of one staging file (a step) and fsync it once written."""
+    _step(f"write {path.name}")
+    yield path
+    sync_file(path)
+
+
+# ------------------------------------------------------------------------------- locks
+def _lock_is_free(lock: Path) -> tuple[bool, int | None]:
+    """Whether no live saver holds ``lock`` (missing counts as free); the fd holding it, if opened."""
+    if fcntl is None:
+        try:
+            os.unlink(lock)
+        except FileNotFoundError:
+            return True, None
+        except OSError:
+            return False, None
+        return True, None
+    try:
+        fd = os.open(lock, os.O_RDONLY)  # a reader that may not write can still test the lock
+    except FileNotFoundError:
+        return True, None
+    except OSError:
+        return False, None  # cannot tell: leave it alone
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return False, None
+    return True, fd
+
+
+def _take_lock(parent: Path, target_name: str) -> tuple[str, int, Path]:
+    """A fresh id with its lock file created, flock'ed, and only then made visible under its final name."""
+    for _ in range(8):
+        token = uuid.uuid4().hex[:12]
+        final = parent / f".{target_name}.evalframe-tmp-{token}.lock"
+        temporary = parent / f".{target_name}.evalframe-tmp-{token}.lock-new"
+        _step("create lock")
+        fd = os.open(temporary, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o644)
+        try:
+            if fcntl is not None:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            _step("publish lock")
+            os.rename(temporary, final)
+        except FileNotFoundError:  # a cleaner took the not-yet-locked temporary file for a dead one: retry
+            os.close(fd)
+            continue
+        except BaseException:
+            os.close(fd)
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
+            raise
+        return token, fd, final
+    raise OSError(errno.EAGAIN, "could not create a lock file", str(parent))
+
+
+# ------------------------------------------------------------------------------- cleanup
+def cleanup_stale(target: Path) -> None:
+    """Remove the staging / old folders (and lock files) that dead savers left beside ``target``.
+
+    A folder whose saver is alive (its lock file is held) is left alone, and so is every name this module
+    did not make. When the target is missing but a dead saver's complete ``-old-`` folder exists (a crash
+    inside the fallback's two renames), that folder is renamed back first. Permission errors are ignored
+    (a reader may not be allowed to clean).
+    """
+    target = Path(target)
+    parent = target.parent
+    pattern = _names(target)
+    try:
+        entries = os.listdir(parent)
+    except OSError:
+        return
+    ids: dict[str, list[str]] = {}
+    for entry in entries:
+        match = pattern.fullmatch(entry)
+        if match:
+            ids.setdefault(match.group(2), []).append(entry)
+    for token, names in ids.items():
+        free, fd = _lock_is_free(parent / f".{target.name}.evalframe-tmp-{token}.lock")
+        if not free:
+            continue
+        try:
+            with contextlib.suppress(OSError):
+                newer = parent / f".{target.name}.evalframe-tmp-{token}.lock-new"
+                if newer.exists():  # a saver between creating and publishing its lock: alive if held
+                    newer_free, newer_fd = _lock_is_free(newer)
+                    if not newer_free:
+                        continue
+                    if newer_fd is not None:
+                        os.close(newer_fd)
+            old = parent / f".{target.name}.evalframe-old-{token}"
+            if old.is_dir() and not os.path.lexists(target):
+                with contextlib.suppress(OSError):
+                    os.rename(old, target)  # the fallback died between its renames: the old result returns
+            for name in names:
+                path = parent / name
+                with contextlib.suppress(OSError):
+                    if name.endswith((".lock", ".lock-new")):
+                        continue
+                    shutil.rmtree(path)
+            with contextlib.suppress(OSError):
+                os.unlink(parent / f".{target.name}.evalframe-tmp-{token}.lock-new")
+            with contextlib.suppress(OSError):
+                os.unlink(parent / f".{target.name}.evalframe-tmp-{token}.lock")
+        finally:
+            if fd is not None:
+                os.close(fd)
+
+
+def resolve_for_reading(target: Path) -> Path:
+    """The folder a loader should read for ``target``.
+
+    ``target`` itself when it exists. When a crash (or a saver right now) in the rename fallback left it
+    missing, the complete old folder is renamed back when its saver is dead (and that is permitted), else
+    read where it lies.
+    """
+    target = Path(target)
+    if os.path.lexists(target):
+        return target
+    cleanup_stale(target)
+    if os.path.lexists(target):
+        return target
+    pattern = _names(target)
+    with contextlib.suppress(OSError):
+        for entry in sorted(os.listdir(target.parent)):
+            match = pattern.fullmatch(entry)
+            if match and match.group(1) == "old" and match.group(3) is None and (target.parent / entry).is_dir():
+                return target.parent / entry
+    return target
+
+
+# ------------------------------------------------------------------------------- replace
+def _writable(folder: Path) -> bool:
+    """Writable by us, and not made read-only by its owner (root passes ``os.access`` regardless of 0555)."""
+    return os.access(folder, os.W_OK | os.X_OK) and bool(os.stat(folder).st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH))
+
+
+def check_writable(target: Path) -> None:
+    """Refuse, before anything is written, a target whose folder (or parent) this process may not change."""
+    parent = target.parent
+    if parent.exists() and not _writable(parent):
+        raise SaveError(f"{parent} is not writable, so save cannot create the new result beside {target.name}; "
+                        "choose another out_dir or make that folder writable.")
+    if target.exists() and not _writable(target):
+        raise SaveError(f"{target} is not writable (read-only or owned by another user); save leaves it as it is. "
+                        "Choose another out_dir or make it writable (chmod u+w).")
+
+
+def _as_save_error(exc: OSError, target: Path) -> SaveError:
+    where = exc.filename or target
+    return SaveError(f"cannot save to {target}: {exc.strerror or exc} ({where}); the previous folder is unchanged.")
+
+
+def replace_folder(target: Path, write: Callable[[Path], None],
+                   foreign: Callable[[Path], list[str]] = lambda folder: []) -> Path:
+    """Build the new folder with ``write(staging)`` and make it ``target`` atomically.
+
+    ``target`` is already resolved (no symlink) and checked (see :func:`check_writable`, and the caller's
+    check that it holds only files evalframe wrote). Any OSError is turned into a SaveError after the
+    staging folder is removed; the old folder stays as it was. ``foreign(folder)`` names the files of a
+    folder that the caller did not write: if one appeared in the old folder after the caller's check,
+    the old folder is kept (renamed ``.<name>.evalframe-kept-<id>``, with a warning), never removed.
+    """
+    parent = target.parent
+    cleanup_stale(target)
+    try:
+        token, lock_fd, lock = _take_lock(parent, target.name)
+    except OSError as exc:
+        raise _as_save_error(exc, target) from None
+    staging = parent / f".{target.name}.evalframe-tmp-{token}"
+    aside = parent / f".{target.name}.evalframe-old-{token}"
+    try:
+        try:
+            _step("mkdir staging")
+            staging.mkdir()
+            write(staging)
+            _step("fsync staging")
+            _fsync_dir(staging)
+            _put_in_place(staging, target, aside)
+        except OSError as exc:
+            raise _as_save_error(exc, target) from None
+        # the old generation (now at the staging path) goes; a failure here leaves the new result in place,
+        # and what is left is removed by the next save or load, as the lock is released below
+        with contextlib.suppress(OSError):
+            _step("remove old")
+            if os.path.isdir(staging) and foreign(staging):  # a file was added after the check: keep it
+                kept = parent / f".{target.name}.evalframe-kept-{token}"
+                os.rename(staging, kept)
+                warnings.warn(f"{target}: files evalframe did not write appeared during the save; the previous "
+                              f"folder, with them, is kept as {kept}.", UserWarning, stacklevel=4)
+            else:
+                shutil.rmtree(staging)
+            _step("fsync parent")
+            _fsync_dir(parent)
+        return target
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)  # the unfinished new folder, or the old one after the swap
+        with contextlib.suppress(OSError):
+            os.unlink(lock)
+        os.close(lock_fd)
+
+
+def _put_in_place(staging: Path, target: Path, aside: Path) -> bool:
+    """Move the complete staging folder to ``target``; the old folder (if any) ends at ``staging``."""
+    for _ in range(4):  # another saver may create or exchange the target meanwhile
+        if not os.path.lexists(target):
+            _step("rename into place")
+            try:
+                os.rename(staging, target)
+                return True
+            except OSError as exc:
+                if exc.errno not in (errno.ENOTEMPTY, errno.EEXIST):
+                    raise
+                continue  # another saver put its result there first: exchange with it
+        _step("exchange")
+        try:
+            if _exchange(staging, target):
+                return True
+        except FileNotFoundError:
+            continue
+        # fallback without an atomic exchange: for an instant the target is missing (see resolve_for_reading)
+        _step("rename old aside")
+        os.rename(target, aside)
+        try:
+            _step("rename new into place")
+            os.rename(staging, target)
+        except BaseException:  # put the old folder back (a kill here is repaired by cleanup_stale)
+            with contextlib.suppress(OSError):
+                os.rename(aside, target)
+            raise
+        _step("move old to staging")
+        os.rename(aside, staging)
+        return True
+    raise OSError(errno.EBUSY, "the folder kept changing under concurrent saves", str(target))

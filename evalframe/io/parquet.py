@@ -1,0 +1,248 @@
+"""Parquet storage of node frames (extra ``evalframe[parquet]``): list columns typed natively.
+
+Columns follow the CSV codecs of :mod:`evalframe.io`, recorded in ``evalframe.json`` so a round trip
+is exact: numbers are stored natively, lists of one scalar type as Parquet lists (``list``),
+texts as strings with their missing-value kind, anything else as Python literal text.
+"""
+
+from __future__ import annotations
+
+from itertools import chain, repeat
+from operator import is_not
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .folder import Folder
+from ..frames.arrays import DistinctLists, object_array
+from ..columns import METRIC_LIST_COLUMNS
+from ..errors import LoadError, SaveError
+from .csv import (
+    _by_identity,
+    _check_frame,
+    _encode_frame,
+    _encodes,
+    decode_column,
+    is_native_dtype,
+)
+
+__all__ = ["encode_frame", "write", "read"]
+
+
+def _pyarrow() -> tuple[Any, Any]:
+    """pyarrow and pyarrow.parquet, imported on first use (the extra is optional)."""
+    try:
+        import pyarrow
+        import pyarrow.parquet
+    except ImportError:
+        raise SaveError('Parquet needs pyarrow: pip install "evalframe[parquet]"') from None
+    return pyarrow, pyarrow.parquet
+
+
+#: Element types stored natively, with their Arrow type and numpy dtype (None: built by Arrow from the objects).
+_SCALARS = {float: ("float64", np.float64), int: ("int64", np.int64), bool: ("bool_", np.bool_), str: ("string", None)}
+
+
+def _list_array(cells: np.ndarray) -> Any:
+    """Cells that are flat lists of one scalar type (None cells allowed) as an Arrow list array, else None.
+
+    The cells are walked at C level (map / chain): their lengths give the offsets, their elements laid
+    end to end the values, so no cell is converted on its own. Non-finite floats and ints beyond int64
+    are left to the literal codec.
+    """
+    pa, _ = _pyarrow()
+    kinds = set(map(type, cells))
+    if not kinds <= {list, type(None)}:
+        return None
+    present = np.fromiter(map(is_not, cells, repeat(None)), dtype=bool, count=len(cells))
+    filled = cells if present.all() else cells[present]
+    lengths = np.zeros(len(cells), dtype=np.int64)
+    lengths[present] = np.fromiter(map(len, filled), dtype=np.int64, count=len(filled))
+    flat = list(chain.from_iterable(filled))
+    element_kinds = set(map(type, flat))
+    if len(element_kinds) > 1 or not element_kinds <= set(_SCALARS):
+        return None
+    arrow_type, dtype = _SCALARS[element_kinds.pop()] if element_kinds else ("float64", np.float64)
+    if dtype is None:
+        try:
+            values = pa.array(flat, type=getattr(pa, arrow_type)())
+        except UnicodeEncodeError:  # a lone surrogate: the literal codec escapes it (repr), exactly
+            return None
+        if isinstance(values, pa.ChunkedArray):  # beyond 2 GB of text: leave it to the literal codec
+            return None
+    else:
+        try:
+            numbers = np.array(flat, dtype=dtype)
+        except OverflowError:
+            return None
+        if dtype is np.float64 and not np.isfinite(numbers).all():
+            return None
+        values = pa.array(numbers)
+    offsets = np.zeros(len(cells) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    large = offsets[-1] > np.iinfo(np.int32).max
+    kind = pa.LargeListArray if large else pa.ListArray
+    mask = None if present.all() else pa.array(~present)
+    return kind.from_arrays(pa.array(offsets if large else offsets.astype(np.int32)), values, mask=mask)
+
+
+def _native_list_column(series: pd.Series) -> Any:
+    """The column as an Arrow list array when its cells are flat lists of one scalar type, else None.
+
+    When cells are shared between rows (a loaded result, or a query's gold lists in ``from_runs``
+    frames; judged on the first rows), each distinct object is converted once and Arrow's take lays
+    out the rows.
+    """
+    pa, _ = _pyarrow()
+    cells = series.to_numpy(dtype=object)
+    sample = cells[:_SHARING_SAMPLE]
+    if len(set(map(id, sample))) > len(sample) // 2:  # hardly shared: convert every row
+        return _list_array(cells)
+    codes, distinct = _by_identity(cells.tolist())
+    array = _list_array(object_array(distinct))
+    return None if array is None else array.take(pa.array(codes))
+
+
+#: How many leading cells tell whether a column's cells are shared between rows.
+_SHARING_SAMPLE = 2000
+
+
+def encode_frame(node: str, frame: pd.DataFrame) -> tuple[Any, dict[str, Any]]:
+    pa, _ = _pyarrow()
+    # list columns stored natively skip the CSV encoding (their cells are never turned into text)
+    _check_frame(node, frame)
+    native_lists = {name: array for name in frame.columns
+                    if frame[name].dtype == object and (array := _native_list_column(frame[name])) is not None}
+    # string-dtype columns without missing values are stored as they are (no empty-cell marker is needed)
+    # (texts that do not encode to UTF-8 go through the CSV encoding, which names the cell)
+    native_texts = [name for name in frame.columns
+                    if isinstance(frame[name].dtype, pd.StringDtype) and not frame[name].isna().any()
+                    and (frame[name].dtype.storage != "python" or _encodes(frame[name].tolist()))]
+    numbers = [name for name in frame.columns if is_native_dtype(frame[name].dtype)]  # Arrow takes them as they are
+    rest = frame.drop(columns=list(native_lists) + native_texts + numbers)
+    cells, entry = (_encode_frame(node, rest) if len(rest.columns)
+                    else ({}, {"file": "", "rows": len(frame), "columns": []}))
+    specs = {spec["name"]: spec for spec in entry["columns"]}
+    arrays, ordered = {}, []
+    for name in frame.columns:
+        if name in native_lists:
+            spec = {"name": name, "dtype": "object", "codec": "list"}
+            arrays[name] = native_lists[name]
+        elif name in numbers:
+            spec = {"name": name, "dtype": str(frame[name].dtype), "codec": "native"}
+            arrays[name] = pa.Array.from_pandas(frame[name])
+        elif name in native_texts:
+            spec = {"name": name, "dtype": str(frame[name].dtype), "codec": "text", "empty": "empty"}
+            arrays[name] = pa.array(frame[name].array)
+        else:
+            spec = specs[name]  # a text or literal codec: the cells as written to CSV
+            arrays[name] = pa.array(cells[name], type=pa.string())
+        ordered.append(spec)
+    entry["columns"] = ordered
+    entry["file"] = f"{node}.parquet"
+    return pa.table(arrays), entry
+
+
+def write(path: Path, table: Any) -> None:
+    _pyarrow()[1].write_table(table, path)
+
+
+def _row_keys(lists: Any) -> Any:
+    """One binary key per row of a list array: equal lists get equal keys, other lists (and nulls) other keys.
+
+    The key of a row is the fixed-width codes of its values laid end to end (the list offsets times the
+    width), so no Python object is built. Floats are coded by their bits (-0.0 and 0.0 stay apart).
+    """
+    pa, _ = _pyarrow()
+    import pyarrow.compute as pc
+
+    offsets = np.asarray(lists.offsets, dtype=np.int64)
+    values = lists.values.slice(int(offsets[0]), int(offsets[-1] - offsets[0]))
+    if pa.types.is_floating(values.type):
+        values = values.view(pa.int64())
+    elif pa.types.is_boolean(values.type):
+        values = values.cast(pa.int8())
+    codes = pc.dictionary_encode(values, null_encoding="encode").indices.to_numpy(zero_copy_only=False)
+    codes = codes.astype(np.int32, copy=False)
+    keys = pa.Array.from_buffers(pa.large_binary(), len(lists), [
+        None, pa.py_buffer(((offsets - offsets[0]) * codes.itemsize).tobytes()), pa.py_buffer(codes.tobytes())])
+    if lists.null_count:  # a missing cell (None) is not an empty list
+        keys = pc.if_else(lists.is_null(), pa.scalar(None, pa.large_binary()), keys)
+    return keys
+
+
+def _distinct_list_cells(column: Any) -> DistinctLists:
+    """A Parquet list column as its distinct lists (Python lists built once each) and a code per row.
+
+    Null cells (None) and empty lists are different cells.
+    """
+    import pyarrow.compute as pc
+
+    lists = column.combine_chunks()
+    sample = lists.slice(0, _SHARING_SAMPLE)
+    if len(lists) > len(sample) and len(pc.unique(_row_keys(sample))) > len(sample) // 2:
+        # long and hardly repeating (judged on its first rows): every row gets its own list, without hashing
+        cells = object_array(lists.to_pylist())
+        return DistinctLists(np.arange(len(cells), dtype=np.int64), cells)
+    codes = pc.dictionary_encode(_row_keys(lists), null_encoding="encode").indices.to_numpy(zero_copy_only=False)
+    codes = codes.astype(np.int64)  # codes number the distinct keys in order of first appearance
+    first = np.empty(int(codes.max(initial=-1)) + 1, dtype=np.int64)
+    first[codes[::-1]] = np.arange(len(codes) - 1, -1, -1)  # the last write of a code is its first row
+    return DistinctLists(codes, object_array(lists.take(first).to_pylist()))
+
+
+def _text_column(path: Path, spec: dict[str, Any], column: Any) -> pd.Series:
+    """A text-codec column; string dtypes are built from Arrow without Python strings."""
+    dtype = pd.api.types.pandas_dtype(spec["dtype"])
+    if not isinstance(dtype, pd.StringDtype):
+        return decode_column(path, spec, pd.Series(column.to_pylist(), dtype=object))[0]
+    pa, _ = _pyarrow()
+    import pyarrow.compute as pc
+
+    if spec.get("empty", "empty") != "empty":  # "" stood for the missing value, which a string dtype holds as NA
+        column = pc.if_else(pc.equal(column, ""), pa.scalar(None, pa.string()), column)
+    if not pa.types.is_large_string(column.type):
+        column = column.cast(pa.string())
+    return pd.Series(pd.arrays.ArrowStringArray(column)).astype(dtype)
+
+
+def read(folder: Folder, entry: dict[str, Any], codings: dict[str, DistinctLists]) -> pd.DataFrame:
+    """Read one Parquet node file of ``folder`` (opened relative to its descriptor, see :mod:`evalframe.io.folder`);
+    the distinct cells of its metric list columns go to ``codings``."""
+    path = folder.path / entry["file"]
+    try:
+        pa, pq = _pyarrow()
+    except SaveError as exc:
+        raise LoadError(f"{path}: {exc}") from None
+    with folder.open_binary(entry["file"]) as source:
+        try:
+            table = pq.read_table(source)
+        except (OSError, pa.ArrowException) as exc:
+            raise LoadError(f"{path}: cannot be read as Parquet ({exc}).") from None
+    names = [spec["name"] for spec in entry["columns"]]
+    if table.column_names != names or table.num_rows != entry.get("rows", table.num_rows):
+        raise LoadError(f"{path}: its columns or row count differ from those evalframe.json records.")
+    columns = {}
+    for spec in entry["columns"]:
+        name, column = spec["name"], table.column(spec["name"])
+        if spec["codec"] == "native":
+            dtype = pd.api.types.pandas_dtype(spec["dtype"])
+            series = (column.to_pandas() if isinstance(dtype, type(pd.api.types.pandas_dtype("float64")))
+                      else pd.Series(column.to_pylist(), dtype=object))
+            columns[name] = series.astype(dtype)
+        elif spec["codec"] == "list":
+            if not (pa.types.is_list(column.type) or pa.types.is_large_list(column.type)):
+                raise LoadError(f"{path}: column {name!r} should hold lists but holds {column.type}.")
+            lists = _distinct_list_cells(column)
+            columns[name] = pd.Series(lists.row_values(), dtype=object, copy=False)
+            if name in METRIC_LIST_COLUMNS:
+                codings[name] = lists
+        elif spec["codec"] == "text":
+            columns[name] = _text_column(path, spec, column)
+        else:
+            columns[name], lists = decode_column(path, spec, pd.Series(column.to_pylist(), dtype=object))
+            if lists is not None and name in METRIC_LIST_COLUMNS:
+                codings[name] = lists
+    return pd.DataFrame(columns, copy=False)  # no consolidation into 2-d blocks: that would copy every column

@@ -1,0 +1,1 @@
+"""What a person sees: the evaluation report, plots and the command line (public API only)."""

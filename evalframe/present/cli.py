@@ -1,0 +1,380 @@
+"""The ``evalframe`` command: thin subcommands over the library.
+
+``main(argv=None) -> int`` is testable without a subprocess; errors print one line ``error: ...`` on
+stderr and return 1 (argparse usage errors exit 2).
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import math
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .. import __version__
+from ..columns import ANSWER_SCOPES, DOCUMENT_SCOPES, EVAL_MODES
+from ..errors import EvalframeError
+from ..metrics.registry import ANSWER_METRICS, DOCUMENT_METRICS, METRICS
+from ..result import EvaluationResult
+
+__all__ = ["main"]
+
+FORMATS = ("table", "json", "csv", "markdown")
+
+#: Columns that count things (queries, wins, ...): table and markdown print them as integers, not 117.0000.
+COUNT_COLUMNS = ("num_examples_for_eval", "queries", "wins", "ties", "losses", "only_a", "only_b")
+
+
+def _at_least_one(text: str) -> int:
+    """argparse type of -n: a count of queries to list; 0 would list none while the report says none qualifies."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be an int >= 1 (how many queries to list); got {text!r}")
+    return value
+
+
+def _scope_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--document-scope", default="document_id_or_answer", choices=DOCUMENT_SCOPES)
+    parser.add_argument("--answer-scope", default="any", choices=ANSWER_SCOPES)
+    parser.add_argument("--eval-mode", default="integrated", choices=EVAL_MODES)
+    parser.add_argument("--top-k-retriever", type=int, default=-1, metavar="K", help="simulate the retriever's top k")
+    parser.add_argument("--top-k-reader", type=int, default=-1, metavar="K", help="simulate the reader's top k")
+    parser.add_argument("--retriever-node", default=None, help="node whose documents simulate the retriever's top k")
+    parser.add_argument("--format", default="table", choices=FORMATS)
+
+
+def _scope_kwargs(args: argparse.Namespace) -> dict[str, Any]:
+    return {
+        "document_scope": args.document_scope,
+        "answer_scope": args.answer_scope,
+        "eval_mode": args.eval_mode,
+        "simulated_top_k_retriever": args.top_k_retriever,
+        "simulated_top_k_reader": args.top_k_reader,
+        "retriever_node": args.retriever_node,
+    }
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="evalframe",
+        description="Analyse retrieval and question-answering evaluation results (Haystack 1.x EvaluationResult folders).",
+    )
+    parser.add_argument("--version", action="version", version=f"evalframe {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    demo = commands.add_parser("demo", help="build, report and save the demo evaluation shipped with evalframe")
+    demo.add_argument("--out", type=Path, default=Path("evalframe-demo"), help="where to write (default ./evalframe-demo)")
+
+    metrics = commands.add_parser("metrics", help="metrics per node (or per query with --by-query)")
+    metrics.add_argument("folder", type=Path, help="a results folder (evalframe or Haystack 1.x)")
+    metrics.add_argument("--node", default=None, help="only this node")
+    metrics.add_argument("--by-query", action="store_true", help="one row per query (needs --node)")
+    metrics.add_argument("--by", default=None, metavar="KEYS", help="slice the queries: comma-separated columns, "
+                         "'no_answer' or 'filters.<field>'")
+    _scope_options(metrics)
+
+    compare = commands.add_parser("compare", help="compare runs on the same queries: delta, 95%% CI, p-values")
+    compare.add_argument("folders", type=Path, nargs="+", metavar="DIR", help="two or more results folders; "
+                         "each is compared with the first")
+    compare.add_argument("--node", default=None, help="the node to compare (needed when the runs share several)")
+    compare.add_argument("--metrics", default=None, help="comma-separated metrics (default: all the runs share)")
+    compare.add_argument("--names", default=None, help="comma-separated run names (default: the folder names)")
+    compare.add_argument("--rounds", type=int, default=10_000, help="bootstrap / randomization rounds (default 10000)")
+    compare.add_argument("--seed", type=int, default=0, help="seed of the resampling (default 0)")
+    _scope_options(compare)
+
+    worst = commands.add_parser("worst", help="the worst queries of a node")
+    worst.add_argument("folder", type=Path)
+    worst.add_argument("--node", required=True)
+    worst.add_argument("-n", type=_at_least_one, default=5, help="how many queries, >= 1 (default 5)")
+    worst.add_argument("--metric", default=None, help="answer nodes: f1 (default), exact_match, sas; "
+                                                        "document nodes: recall_single_hit (default), mrr, ...")
+    worst.add_argument("--threshold", type=float, default=0.5, help="list queries scoring <= this (default 0.5)")
+    _scope_options(worst)
+
+    convert = commands.add_parser("convert", help="rewrite a results folder as CSV or Parquet")
+    convert.add_argument("folder", type=Path)
+    convert.add_argument("out", type=Path)
+    convert.add_argument("--to", required=True, choices=("csv", "parquet"))
+
+    flatten = commands.add_parser("flatten", help="build a results folder from a JSON Lines runs file")
+    flatten.add_argument("runs", type=Path, help="runs file (docs/runs-format.md)")
+    flatten.add_argument("-o", "--out", type=Path, required=True, help="results folder to write")
+    flatten.add_argument("--custom-document-id-field", default=None)
+    flatten.add_argument("--context-matching-threshold", type=float, default=65.0)
+    flatten.add_argument("--context-matching-min-length", type=int, default=100)
+    flatten.add_argument("--no-boost-split-overlaps", action="store_true")
+    flatten.add_argument("--sas-model", default=None, help='a sentence-transformers model (pip install "evalframe[sas]")')
+    flatten.add_argument("--format", default="csv", choices=("csv", "parquet"), dest="storage")
+
+    report = commands.add_parser("report", help="the pipeline funnel and the worst queries (text, and HTML with --html)")
+    report.add_argument("folder", type=Path)
+    report.add_argument("--html", type=Path, default=None, help="also write a self-contained HTML report here")
+    report.add_argument("-n", type=_at_least_one, default=3, help="worst queries per node, >= 1 (default 3)")
+    report.add_argument("--node-order", default=None, help="comma-separated node names, e.g. Retriever,Reader")
+
+    commands.add_parser("list-metrics", help="the metrics evalframe computes")
+    return parser
+
+
+# ------------------------------------------------------------------------------------------ output
+def _markdown(frame: pd.DataFrame) -> str:
+    header = [frame.index.name or ""] + [str(c) for c in frame.columns]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for index, row in frame.iterrows():
+        lines.append("| " + " | ".join([str(index)] + [_cell(v) for v in row.tolist()]) + " |")
+    return "\n".join(lines)
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, float):
+        return "" if math.isnan(value) else f"{value:.4f}"
+    return str(value).replace("|", "\\|").replace("\n", " ")
+
+
+def _counts_as_int(frame: pd.DataFrame) -> pd.DataFrame:
+    """Count columns holding only whole numbers print as 117, not 117.0000 (a missing count stays NaN, like the rest)."""
+    frame = frame.copy()
+    for column in frame.columns:
+        if str(column) not in COUNT_COLUMNS or not pd.api.types.is_numeric_dtype(frame[column]):
+            continue
+        values = pd.to_numeric(frame[column], errors="coerce")
+        present = values.dropna()
+        if (present == present.round()).all():
+            # object dtype: ints where present, NaN where missing (Int64 would print <NA> beside the other NaN)
+            frame[column] = values.astype("Int64").astype(object).where(values.notna(), np.nan)
+    return frame
+
+
+def _render(frame: pd.DataFrame, fmt: str, records: Any = None) -> str:
+    if fmt in ("table", "markdown"):
+        frame = _counts_as_int(frame)
+    if fmt == "json":
+        return json.dumps(records if records is not None else json.loads(frame.to_json(orient="index")), indent=1,
+                          ensure_ascii=False, default=str)
+    if fmt == "csv":
+        buffer = io.StringIO()
+        frame.to_csv(buffer)
+        return buffer.getvalue().rstrip("\n")
+    if fmt == "markdown":
+        return _markdown(frame)
+    with pd.option_context("display.max_rows", 500, "display.max_columns", 50, "display.width", 200,
+                           "display.max_colwidth", 60, "display.float_format", "{:.4f}".format):
+        return frame.to_string()
+
+
+def _short(value: Any, width: int = 60) -> str:
+    text = " ".join(str(value).split())
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+# ------------------------------------------------------------------------------------------ commands
+def _metrics(args: argparse.Namespace) -> str:
+    result = EvaluationResult.load(args.folder)
+    kwargs = _scope_kwargs(args)
+    by = [key.strip() for key in args.by.split(",")] if args.by else None
+    if args.by_query:
+        if args.node is None:
+            raise EvalframeError(f"--by-query needs --node (one of {list(result)}).")
+        table = result.query_metrics(args.node, **kwargs, by=by)
+        return _render(table, args.format, json.loads(table.to_json(orient="index")) if args.format == "json" else None)
+    if by is not None:
+        table = result.calculate_metrics(**kwargs, by=by)
+        if args.node is not None:
+            result[args.node]  # noqa: B018 - validates the name with a helpful message
+            if args.node not in table.index:
+                raise EvalframeError(f"node {args.node!r} has no rows with eval_mode={args.eval_mode!r} to slice.")
+            table = table.loc[[args.node]].dropna(axis=1, how="all")
+        flat = table.reset_index()
+        return _render(flat.set_index("node"), args.format,
+                       json.loads(flat.to_json(orient="records")) if args.format == "json" else None)
+    metrics = result.calculate_metrics(**kwargs)
+    if args.node is not None:
+        result[args.node]  # noqa: B018 - validates the name with a helpful message
+        metrics = {args.node: metrics[args.node]}
+    return _render(pd.DataFrame.from_dict(metrics, orient="index").rename_axis("node"), args.format, metrics)
+
+
+def _worst(args: argparse.Namespace) -> str:
+    result = EvaluationResult.load(args.folder)
+    result[args.node]  # noqa: B018 - validates the name with a helpful message
+    answers = result._has_rows(args.node, "answer")
+    metric = args.metric or result._headline_metric(args.node)
+    kwargs = _scope_kwargs(args)
+    options = {"answer_metric": metric, "answer_metric_threshold": args.threshold} if answers else {
+        "document_metric": metric, "document_metric_threshold": args.threshold}
+    examples = result.wrong_examples(args.node, n=args.n, **options, **kwargs)
+    if args.format == "json":
+        return json.dumps(examples, indent=1, ensure_ascii=False, default=str)
+    rows = []
+    for example in examples:
+        listed = example["answers" if answers else "documents"]
+        top = listed[0] if listed else {}
+        rows.append({
+            "multilabel_id": example["multilabel_id"],
+            "query": _short(example["query"]),
+            metric: example["metrics"][metric],
+            "gold": _short(example["gold_answers"] if answers else example["gold_document_ids"]),
+            "rank 1": _short(top.get("answer") if answers else top.get("document_id")),
+        })
+    table = pd.DataFrame(rows, columns=["multilabel_id", "query", metric, "gold", "rank 1"]).set_index("multilabel_id")
+    if not rows and args.format == "table":
+        return f"no query of node {args.node!r} scores {metric} <= {args.threshold}"
+    return _render(table, args.format)
+
+
+def _compare(args: argparse.Namespace) -> str:
+    import warnings
+
+    from ..analysis.compare import compare, shared_nodes
+
+    if len(args.folders) < 2:
+        raise EvalframeError(f"compare needs two or more results folders; got {len(args.folders)}.")
+    names = [n.strip() for n in args.names.split(",")] if args.names else _folder_names(args.folders)
+    runs = [EvaluationResult.load(folder) for folder in args.folders]
+    shared = shared_nodes(runs)
+    if args.node is None and len(shared) != 1:
+        raise EvalframeError(f"--node is needed: the runs share the nodes {shared}." if shared else
+                             "the runs share no node; check the folders with: evalframe metrics DIR")
+    metrics = [m.strip() for m in args.metrics.split(",")] if args.metrics else None
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        table = compare(*runs, node=args.node, metrics=metrics, names=names, rounds=args.rounds, seed=args.seed,
+                        **_scope_kwargs(args))
+    for warning in caught:
+        print(f"note: {warning.message}", file=sys.stderr)
+    flat = table.reset_index()
+    return _render(flat.set_index(flat.columns[0]), args.format,
+                   json.loads(flat.to_json(orient="records")) if args.format == "json" else None)
+
+
+def _folder_names(folders: Sequence[Path]) -> list[str]:
+    names: list[str] = []
+    for folder in folders:
+        name = folder.resolve().name or str(folder)
+        names.append(name if name not in names else f"{name} ({len(names) + 1})")
+    return names
+
+
+def _convert(args: argparse.Namespace) -> str:
+    result = EvaluationResult.load(args.folder)
+    folder = result.save(args.out, format=args.to)
+    return f"wrote {len(result)} node(s) as {args.to} to {folder}"
+
+
+def _flatten(args: argparse.Namespace) -> str:
+    from ..build.runs import read_runs
+
+    import warnings
+
+    labels, outputs = read_runs(args.runs)
+    # queries without gold labels are left out by from_runs (one warning each); they are summed up below instead
+    dropped = [position for position, label in enumerate(labels, start=1) if label is None]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = EvaluationResult.from_runs(
+            labels, outputs,
+            custom_document_id_field=args.custom_document_id_field,
+            context_matching_threshold=args.context_matching_threshold,
+            context_matching_min_length=args.context_matching_min_length,
+            context_matching_boost_split_overlaps=not args.no_boost_split_overlaps,
+            sas_model=args.sas_model,
+        )
+    for warning in caught:
+        if "has no label; the query is left out" not in str(warning.message):
+            print(f"note: {warning.message}", file=sys.stderr)
+    folder = result.save(args.out, format=args.storage)
+    rows = ", ".join(f"{node}: {len(frame)} rows" for node, frame in result.items())
+    written = len(labels) - len(dropped)
+    total = f"{written} of {len(labels)}" if dropped else f"{written}"
+    message = f"wrote {total} queries ({rows}) to {folder}"
+    if dropped:
+        shown = ", ".join(map(str, dropped[:10])) + (", ..." if len(dropped) > 10 else "")
+        message += (f"\ndropped {len(dropped)} quer{'y' if len(dropped) == 1 else 'ies'} without gold labels "
+                    f"(empty 'gold' lists or 'labels'): quer{'y' if len(dropped) == 1 else 'ies'} {shown} of {args.runs}")
+    return message
+
+
+def _demo(args: argparse.Namespace) -> str:
+    from .. import load_demo_runs
+
+    labels, outputs = load_demo_runs()
+    result = EvaluationResult.from_runs(labels, outputs, progress=False)
+    folder = result.save(args.out / "results")
+    report = result.report(n=3)
+    html_path = args.out / "report.html"
+    html_path.write_text(report.html, encoding="utf-8")
+    return (f"evalframe demo: {len(labels)} questions over a small corpus, a BM25 retriever and an extractive reader "
+            f"(evalframe.load_demo_runs())\n\n{report.text}\nresults folder: {folder}\nHTML report:    {html_path}\n"
+            f"next: evalframe metrics {folder} --top-k-retriever 1    evalframe worst {folder} --node Reader")
+
+
+def _report(args: argparse.Namespace) -> str:
+    result = EvaluationResult.load(args.folder)
+    order = [name.strip() for name in args.node_order.split(",")] if args.node_order else None
+    report = result.report(n=args.n, node_order=order, charts=args.html is not None)
+    if args.html is not None:
+        args.html.parent.mkdir(parents=True, exist_ok=True)
+        args.html.write_text(report.html, encoding="utf-8")
+        return report.text + f"\nHTML report: {args.html}"
+    return report.text.rstrip("\n")
+
+
+def _list_metrics(_: argparse.Namespace) -> str:
+    lines = []
+    for level, metrics in (("answer", ANSWER_METRICS), ("document", DOCUMENT_METRICS)):
+        lines.append(f"{level} metrics:")
+        lines.extend(f"  {name:<18} {METRICS[name].description}" for name in metrics)
+    return "\n".join(lines)
+
+
+COMMANDS = {"demo": _demo, "metrics": _metrics, "compare": _compare, "worst": _worst, "convert": _convert, "flatten": _flatten, "report": _report,
+            "list-metrics": _list_metrics}
+
+
+def _silence_stdout() -> None:
+    """Point stdout at the null device, so that the interpreter's last flush does not hit the closed pipe again."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError, io.UnsupportedOperation):
+        pass
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``evalframe`` command; returns the exit status.
+
+    Examples
+    --------
+    >>> main(["list-metrics"])  # doctest: +ELLIPSIS
+    answer metrics:
+      exact_match ...
+    0
+    """
+    args = _parser().parse_args(argv)
+    try:
+        print(COMMANDS[args.command](args))
+        sys.stdout.flush()
+    except BrokenPipeError:  # the reader stopped early (`evalframe worst ... | head`): nothing to report
+        _silence_stdout()
+        return 1
+    except (EvalframeError, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    except Exception as exc:  # a bug of evalframe, not of the input: still one line, with a way to get the traceback
+        if os.environ.get("EVALFRAME_TRACEBACK"):
+            raise
+        print(f"error: internal error {type(exc).__name__}: {exc} (set EVALFRAME_TRACEBACK=1 to see the traceback, "
+              "and please report it)", file=sys.stderr)
+        return 1
+    return 0

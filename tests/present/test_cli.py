@@ -1,0 +1,235 @@
+"""The evalframe command: outputs parsed back and compared with the library; error paths and exit codes."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from evalframe import EvaluationResult
+from evalframe.present import cli
+from evalframe.present.cli import main
+
+DEMO = Path(__file__).parents[2] / "evalframe" / "data" / "demo_result"
+RUNS = Path(__file__).parents[2] / "docs" / "examples" / "runs.jsonl"
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_metrics_json_equals_the_library(capsys):
+    code, out, err = run(capsys, "metrics", str(DEMO), "--format", "json", "--top-k-retriever", "2")
+    assert code == 0 and err == ""
+    expected = EvaluationResult.load(DEMO).calculate_metrics(simulated_top_k_retriever=2)
+    assert json.loads(out) == expected
+
+
+def test_metrics_by_query_csv_equals_query_metrics(capsys):
+    code, out, _ = run(capsys, "metrics", str(DEMO), "--node", "Retriever", "--by-query", "--format", "csv",
+                       "--document-scope", "document_id")
+    assert code == 0
+    parsed = pd.read_csv(io.StringIO(out), index_col="multilabel_id")
+    expected = EvaluationResult.load(DEMO).query_metrics("Retriever", document_scope="document_id")
+    pd.testing.assert_frame_equal(parsed, expected, check_exact=False, rtol=1e-12)
+
+
+def test_metrics_table_and_markdown(capsys):
+    # the demo result is Haystack 1.x's golden run: tests/data/haystack1/metrics.json (document_id_or_answer,
+    # integrated, no top-k) gives recall_single_hit 0.875, exact_match 0.75, f1 0.8333, 8 examples
+    code, out, _ = run(capsys, "metrics", str(DEMO))
+    assert code == 0 and "recall_single_hit" in out and "Retriever" in out and "0.8750" in out
+    code, out, _ = run(capsys, "metrics", str(DEMO), "--node", "Reader", "--format", "markdown")
+    assert out.splitlines()[0] == "| node | exact_match | f1 | num_examples_for_eval |"
+    assert out.splitlines()[2] == "| Reader | 0.7500 | 0.8333 | 8 |"  # a count prints as an integer
+
+
+def test_worst_json_equals_wrong_examples(capsys):
+    code, out, _ = run(capsys, "worst", str(DEMO), "--node", "Reader", "-n", "10", "--metric", "exact_match",
+                       "--format", "json")
+    assert code == 0
+    expected = EvaluationResult.load(DEMO).wrong_examples("Reader", n=10, answer_metric="exact_match")
+    parsed = json.loads(out)
+    assert [e["multilabel_id"] for e in parsed] == [e["multilabel_id"] for e in expected]
+    assert [e["metrics"] for e in parsed] == [e["metrics"] for e in expected]
+    code, out, _ = run(capsys, "worst", str(DEMO), "--node", "Retriever")
+    assert code == 0 and "How tall is Mount Everest?" in out
+
+
+def test_flatten_then_convert_then_metrics(tmp_path, capsys):
+    code, out, _ = run(capsys, "flatten", str(RUNS), "-o", str(tmp_path / "run"))
+    assert code == 0 and out.startswith("wrote 4 queries")
+    code, out, _ = run(capsys, "convert", str(tmp_path / "run"), str(tmp_path / "pq"), "--to", "parquet")
+    assert code == 0 and sorted(p.name for p in (tmp_path / "pq").iterdir()) == ["Reader.parquet", "Retriever.parquet", "evalframe.json"]
+    code, out, _ = run(capsys, "metrics", str(tmp_path / "pq"), "--format", "json")
+    # the hand-worked metrics of the example runs file (tests/test_flatten.py)
+    assert json.loads(out)["Retriever"]["map"] == pytest.approx((0.5 + 1 + 1 + 0) / 4)
+    assert json.loads(out)["Reader"]["exact_match"] == pytest.approx(2 / 4)
+
+
+def test_list_metrics(capsys):
+    code, out, _ = run(capsys, "list-metrics")
+    assert code == 0 and "recall_multi_hit" in out and "exact_match" in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["metrics", "{tmp}/nowhere"], r"error: results folder .*nowhere does not exist\."),
+        (["metrics", "{tmp}/empty"], r"error: results folder .*empty holds no \.csv file"),
+        (["metrics", "{tmp}/notes"], r"error: .*notes\.csv is not an evaluation frame"),
+        (["metrics", str(DEMO), "--node", "Raeder"], r"error: node 'Raeder' is not in this EvaluationResult.*Did you mean 'Reader'\?"),
+        (["metrics", str(DEMO), "--by-query"], r"error: --by-query needs --node \(one of \['Retriever', 'Reader'\]\)"),
+        (["metrics", str(DEMO), "--top-k-retriever", "0"], r"error: simulated_top_k_retriever must be -1"),
+        (["worst", str(DEMO), "--node", "Reader", "--metric", "f2"], r"error: answer_metric must be one of"),
+        (["flatten", "{tmp}/missing.jsonl", "-o", "{tmp}/out"], r"error: runs file .*missing\.jsonl does not exist"),
+    ],
+)
+def test_errors_print_one_line_and_exit_1(tmp_path, capsys, argv, message):
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "notes.csv").write_text("a,b\n1,2\n")
+    code, out, err = run(capsys, *[a.format(tmp=tmp_path) for a in argv])
+    assert code == 1 and out == ""
+    assert len(err.strip().splitlines()) == 1
+    assert re.search(message, err), err
+
+
+def test_usage_errors_exit_2(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["metrics", str(DEMO), "--format", "xml"])
+    assert exit_info.value.code == 2
+    with pytest.raises(SystemExit) as exit_info:
+        main([])
+    assert exit_info.value.code == 2
+
+
+def test_demo_builds_reports_and_saves(tmp_path, capsys):
+    code, out, err = run(capsys, "demo", "--out", str(tmp_path / "demo"))
+    assert code == 0 and err == ""
+    assert "113 questions" in out and "Pipeline funnel" in out and f"HTML report:    {tmp_path / 'demo' / 'report.html'}" in out
+    result = EvaluationResult.load(tmp_path / "demo" / "results")
+    metrics = result.calculate_metrics()
+    # a real funnel: neither all 0 nor all 1, and the isolated reader (gold passages) beats the integrated one
+    assert 0.5 < metrics["Retriever"]["recall_single_hit"] < 1.0
+    assert 0.2 < metrics["Reader"]["exact_match"] < result.calculate_metrics(eval_mode="isolated")["Reader"]["exact_match"] < 1.0
+    assert f"| exact_match        {metrics['Reader']['exact_match']:.4f}" in out
+    assert (tmp_path / "demo" / "report.html").read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+
+
+def test_metrics_by_slices_equal_the_library(capsys):
+    code, out, _ = run(capsys, "metrics", str(DEMO), "--by", "no_answer", "--format", "csv")
+    assert code == 0
+    parsed = pd.read_csv(io.StringIO(out)).set_index(["node", "no_answer"])
+    expected = EvaluationResult.load(DEMO).calculate_metrics(by="no_answer")
+    pd.testing.assert_frame_equal(parsed, expected, check_exact=False, rtol=1e-12)
+    code, out, _ = run(capsys, "metrics", str(DEMO), "--by", "no_answer", "--node", "Reader", "--format", "csv")
+    assert out.splitlines()[0] == "node,no_answer,queries,exact_match,f1"
+
+
+def test_compare_equals_the_library_and_names_the_runs(capsys, tmp_path):
+    base = EvaluationResult.load(DEMO)
+    variant = EvaluationResult.load(DEMO)
+    reader = variant["Reader"].copy()
+    reader.loc[reader["rank"] == 1, "f1"] = 0.0
+    variant["Reader"] = reader
+    base.save(tmp_path / "base")
+    variant.save(tmp_path / "variant")
+    code, out, err = run(capsys, "compare", str(tmp_path / "base"), str(tmp_path / "variant"), "--node", "Reader",
+                         "--format", "json", "--rounds", "500")
+    assert code == 0 and err == ""
+    expected = __import__("evalframe").compare(base, variant, node="Reader", rounds=500)
+    parsed = pd.DataFrame(json.loads(out)).set_index("metric")
+    pd.testing.assert_frame_equal(parsed, expected, check_exact=False, rtol=1e-12, check_dtype=False)
+    code, out, _ = run(capsys, "compare", str(tmp_path / "base"), str(tmp_path / "variant"), str(tmp_path / "base"),
+                       "--node", "Reader", "--metrics", "f1", "--rounds", "200")
+    assert code == 0 and "variant" in out and "base (3)" in out and "p_holm" in out
+
+
+def test_compare_errors(capsys, tmp_path):
+    code, _, err = run(capsys, "compare", str(DEMO), str(DEMO))
+    assert code == 1 and err.strip() == "error: --node is needed: the runs share the nodes ['Retriever', 'Reader']."
+    code, _, err = run(capsys, "compare", str(DEMO))
+    assert code == 1 and "two or more results folders" in err
+    code, _, err = run(capsys, "compare", str(DEMO), str(DEMO), "--node", "Reader", "--metrics", "mrr")
+    assert code == 1 and "has no metric 'mrr'" in err
+
+
+@pytest.mark.parametrize("command", [None, "demo", "metrics", "compare", "worst", "convert", "flatten", "report",
+                                     "list-metrics"])
+def test_help_of_every_command(capsys, command):
+    with pytest.raises(SystemExit) as exit_info:
+        main(([command] if command else []) + ["--help"])
+    assert exit_info.value.code == 0
+    assert capsys.readouterr().out.startswith("usage: evalframe")
+
+
+def test_a_reader_that_stops_early_gets_no_error_message():
+    import subprocess
+    import sys
+
+    script = ("from evalframe.present import cli\n"
+              "cli.COMMANDS['list-metrics'] = lambda args: 'line\\n' * 200_000\n"
+              "raise SystemExit(cli.main(['list-metrics']))\n")
+    process = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert process.stdout.readline() == b"line\n"
+    process.stdout.close()  # as `| head -1` does
+    assert process.wait(timeout=60) == 1
+    assert process.stderr.read() == b""
+
+
+def test_a_node_without_rows_in_the_eval_mode_is_named(capsys):
+    code, _, err = run(capsys, "metrics", str(DEMO), "--by", "no_answer", "--node", "Retriever", "--eval-mode", "isolated")
+    assert code == 1 and "node 'Retriever' has no rows with eval_mode='isolated' to slice" in err
+
+
+# ------------------------------------------------------------------ honest counts (issue 12)
+def test_flatten_says_how_many_queries_were_written_and_dropped(tmp_path, capsys):
+    # the example runs file has 4 queries; 2 more lines with empty gold lists are left out by from_runs
+    lines = RUNS.read_text(encoding="utf-8").splitlines()
+    empty = json.loads(lines[0])
+    empty["gold"] = {"document_ids": [], "contexts": [], "answers": []}
+    runs = tmp_path / "runs.jsonl"
+    runs.write_text("\n".join([lines[0], json.dumps(empty), *lines[1:], json.dumps(empty)]) + "\n", encoding="utf-8")
+    code, out, err = run(capsys, "flatten", str(runs), "-o", str(tmp_path / "out"))
+    assert code == 0 and err == ""
+    assert out.startswith("wrote 4 of 6 queries (")
+    assert out.splitlines()[1] == f"dropped 2 queries without gold labels (empty 'gold' lists or 'labels'): queries 2, 6 of {runs}"
+    assert EvaluationResult.load(tmp_path / "out")["Retriever"]["multilabel_id"].nunique() == 4
+
+
+def test_report_refuses_n_0_instead_of_claiming_no_query_is_bad(capsys):
+    # before: the report listed no query and said "no query scores f1 <= 0.5", which is false for the demo (2 of 8)
+    with pytest.raises(SystemExit) as info:
+        main(["report", str(DEMO), "-n", "0"])
+    assert info.value.code == 2
+    assert "error: argument -n: must be an int >= 1 (how many queries to list); got '0'" in capsys.readouterr().err
+
+
+def test_counts_print_as_integers_in_table_and_markdown(capsys):
+    code, out, _ = run(capsys, "compare", str(DEMO), str(DEMO), "--node", "Reader", "--format", "markdown",
+                       "--rounds", "10")
+    # 8 queries, all tied (the same run twice)
+    assert out.splitlines()[2].endswith("| 0 | 8 | 0 | 8 | 0 | 0 |")
+    code, out, _ = run(capsys, "metrics", str(DEMO), "--node", "Reader")
+    assert out.splitlines()[-1].split() == ["Reader", "0.7500", "0.8333", "8"]
+
+
+def test_an_unexpected_exception_is_one_error_line(monkeypatch, capsys):
+    def broken(_args):
+        raise KeyError("boom")
+
+    monkeypatch.setitem(cli.COMMANDS, "list-metrics", broken)
+    code, out, err = run(capsys, "list-metrics")
+    assert code == 1 and out == ""
+    assert err == ("error: internal error KeyError: 'boom' (set EVALFRAME_TRACEBACK=1 to see the traceback, and please "
+                   "report it)\n")
+    monkeypatch.setenv("EVALFRAME_TRACEBACK", "1")
+    with pytest.raises(KeyError, match="boom"):
+        main(["list-metrics"])

@@ -1,0 +1,128 @@
+"""Plots draw the numbers of the library's tables (Agg backend, written to files)."""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+matplotlib = pytest.importorskip("matplotlib")
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+from evalframe import InvalidParameterError  # noqa: E402
+from evalframe.present.plots import plot_comparison, plot_funnel, plot_metric_distribution, plot_metrics_at_k  # noqa: E402
+from tests.fixtures import hand_result  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def close_figures():
+    yield
+    plt.close("all")
+
+
+def saved(ax, tmp_path, name):
+    path = tmp_path / f"{name}.png"
+    ax.figure.savefig(path)
+    assert path.stat().st_size > 1000
+    return ax
+
+
+def test_metrics_at_k_lines(tmp_path):
+    ax = saved(plot_metrics_at_k(hand_result(), ks=(1, 2, 3), node="Retriever", metrics=["recall_single_hit"]),
+               tmp_path, "at_k")
+    # recall_single_hit at k: q1 1, q2 1, q4 1 at k=1; q6 joins at 2, q3 at 3; q5 never (placeholder row)
+    assert ax.lines[0].get_xdata().tolist() == [1, 2, 3]
+    assert ax.lines[0].get_ydata().tolist() == pytest.approx([3 / 6, 4 / 6, 5 / 6])
+    both = plot_metrics_at_k(hand_result(), ks=(1, 3))
+    labels = [line.get_label() for line in both.lines]
+    assert "Retriever: recall_single_hit" in labels and "Reader: f1" in labels
+
+
+def test_distribution_hist_and_ecdf(tmp_path):
+    ax = saved(plot_metric_distribution(hand_result(), node="Reader", bins=10), tmp_path, "hist")
+    heights = [patch.get_height() for patch in ax.patches]
+    # f1 per query 1, 1, 1, .4: bin [.4, .5) holds 1, the last bin [.9, 1] holds 3
+    assert heights[4] == 1 and heights[9] == 3 and sum(heights) == 4
+    assert ax.get_xlabel() == "f1"
+    ecdf = saved(plot_metric_distribution(hand_result(), node="Retriever", metric="mrr", kind="ecdf"), tmp_path, "ecdf")
+    # mrr per query 1, 1, 1/3, 1, 0, 1/2
+    step = ecdf.lines[0]
+    assert step.get_xdata().tolist() == pytest.approx([0, 0, 1 / 3, 1 / 2, 1, 1, 1])
+    assert step.get_ydata().tolist() == pytest.approx([0, 1 / 6, 2 / 6, 3 / 6, 4 / 6, 5 / 6, 1.0])
+
+
+def test_funnel_bars(tmp_path):
+    ax = saved(plot_funnel(hand_result()), tmp_path, "funnel")
+    heights = [patch.get_height() for patch in ax.patches]
+    # integrated: Retriever recall_single_hit 5/6, Reader f1 (1 + 1 + 1 + .4) / 4; isolated: no Retriever rows,
+    # Reader q1 only (f1 1)
+    assert heights == pytest.approx([5 / 6, 0.85, 0.0, 1.0])
+    assert [t.get_text() for t in ax.texts] == ["0.833", "0.850", "n/a", "1.000"]
+
+
+def test_comparison_scatter(tmp_path):
+    index = pd.Index(["q1", "q2", "q3", "q4"], name="multilabel_id")
+    a = pd.DataFrame({"f1": [0.0, 0.0, 1.0, 1.0]}, index=index)
+    b = pd.DataFrame({"f1": [1.0, 1.0, 1.0, 0.0]}, index=index)
+    ax = saved(plot_comparison(a, b, metric="f1", names=["old", "new"]), tmp_path, "scatter")
+    points = ax.collections[0].get_offsets().tolist()
+    assert sorted(map(tuple, points)) == [(0.0, 1.0), (1.0, 0.0), (1.0, 1.0)]
+    assert ax.get_title() == "f1 per query: new wins 2, ties 1, loses 1"
+    assert ax.get_xlabel() == "f1 of old"
+
+
+def test_plot_errors():
+    with pytest.raises(InvalidParameterError, match="kind must be one of"):
+        plot_metric_distribution(hand_result(), node="Reader", kind="violin")
+    with pytest.raises(InvalidParameterError, match="leave out eval_mode"):
+        plot_funnel(hand_result(), eval_mode="isolated")
+    with pytest.raises(InvalidParameterError, match="node 'Reader' has no metric 'mrr'"):
+        plot_funnel(hand_result(), metrics="mrr")
+    with pytest.raises(InvalidParameterError, match="metrics must be one of"):
+        plot_metrics_at_k(hand_result(), node="Reader", metrics=["recall"])
+
+
+def test_missing_matplotlib_names_the_install_line(monkeypatch):
+    monkeypatch.setitem(sys.modules, "matplotlib.pyplot", None)
+    with pytest.raises(ImportError, match=r'pip install "evalframe\[plots\]"'):
+        plot_funnel(hand_result())
+
+
+def test_values_above_one_stay_on_the_plot():
+    from evalframe import load_demo_result
+
+    result = load_demo_result()  # map 2.0 and ndcg 1.63 for a query with a duplicate document (SPEC 3)
+    ax = plot_metric_distribution(result, node="Retriever", metric="ndcg")
+    assert sum(patch.get_height() for patch in ax.patches) == 8
+    scatter = plot_comparison(result, result, node="Retriever", metric="map")
+    assert scatter.get_xlim()[1] >= 2.0 and scatter.get_ylim()[1] >= 2.0
+
+
+def test_unknown_keywords_are_named():
+    with pytest.raises(InvalidParameterError, match=r"unknown argument\(s\) \['foo'\]"):
+        plot_metrics_at_k(hand_result(), foo=1)
+    with pytest.raises(InvalidParameterError, match=r"unknown argument\(s\) \['top_k'\]"):
+        plot_funnel(hand_result(), top_k=1)
+
+
+def test_report_chart_leaves_the_pyplot_backend_alone(monkeypatch):
+    def switch(*args, **kwargs):
+        raise AssertionError("the report must not switch a notebook's matplotlib backend")
+
+    monkeypatch.setattr(matplotlib, "use", switch)
+    monkeypatch.setattr(plt, "switch_backend", switch)
+    assert "recall@k" in hand_result().report(n=1).html
+
+
+def test_funnel_puts_retrievers_first_without_a_recorded_order(tmp_path):
+    from evalframe import EvaluationResult
+
+    result = hand_result()
+    reversed_result = EvaluationResult({"Reader": result["Reader"], "Retriever": result["Retriever"]})
+    ax = saved(plot_funnel(reversed_result), tmp_path, "funnel_reversed")
+    assert [label.get_text() for label in ax.get_xticklabels()] == ["Retriever\nrecall_single_hit", "Reader\nf1"]
+    ax = saved(plot_funnel(reversed_result, node_order=["Reader", "Retriever"]), tmp_path, "funnel_given")
+    assert [label.get_text() for label in ax.get_xticklabels()] == ["Reader\nf1", "Retriever\nrecall_single_hit"]
