@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from importlib.resources import files as _files
 
-__version__ = "0.1.0"  # before the imports below: some modules read it
+from ._version import __version__
 
 from .columns import ANSWER_SCOPES, DOCUMENT_SCOPES, EVAL_MODES
 from .errors import (

@@ -131,6 +131,10 @@ class EvaluationResult(Mapping):
         The matching parameters the frames were built with (``context_matching_threshold``,
         ``context_matching_min_length``, ``context_matching_boost_split_overlaps``,
         ``custom_document_id_field``); saved in ``evalframe.json`` and used as defaults.
+    list_codings : dict of str to dict of str to DistinctLists, optional
+        ``{node: {column: codes}}``: a list column's distinct cells and a code per row, as a loader
+        read them (:class:`evalframe.frames.arrays.DistinctLists`), so that work per cell is done once
+        per distinct cell. A coding is used while its column holds the cells it was made from.
 
     Examples
     --------
@@ -142,13 +146,18 @@ class EvaluationResult(Mapping):
     0.875
     """
 
-    def __init__(self, node_results: Mapping[str, pd.DataFrame] | None = None, *, matching: Mapping[str, Any] | None = None) -> None:
+    def __init__(self, node_results: Mapping[str, pd.DataFrame] | None = None, *, matching: Mapping[str, Any] | None = None,
+                 list_codings: Mapping[str, Mapping[str, DistinctLists]] | None = None) -> None:
         self.node_results: dict[str, pd.DataFrame] = {}
         self._cache: dict[str, _NodeCache] = {}
         self._call = 0  # the public call being served (0: none), see _fresh
         for node, frame in (node_results or {}).items():
             self[node] = frame
         self.matching: dict[str, Any] = dict(matching or {})
+        for node, columns in (list_codings or {}).items():
+            for column, lists in columns.items():
+                if node in self.node_results and column in self.node_results[node].columns:
+                    self._node_cache(node).put(("lists", column), lists, (column,))
 
     # ------------------------------------------------------------------ dict-like access
     def __getitem__(self, node: str) -> pd.DataFrame:
@@ -311,10 +320,6 @@ class EvaluationResult(Mapping):
         if key not in cache.entries:
             cache.put(key, DistinctLists.of_rows(self.node_results[node][column]), (column,))
         return cache.entries[key]
-
-    def _remember_distinct_lists(self, node: str, column: str, lists: DistinctLists) -> None:
-        """Keep a loader's coding of a list column, while the column holds the cells it was made from."""
-        self._node_cache(node).put(("lists", column), lists, (column,))
 
     def _positions(self, node: str, row_type: str, eval_mode: str) -> np.ndarray:
         cache = self._node_cache(node)

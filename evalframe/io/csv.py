@@ -426,7 +426,7 @@ def save_result(result: Any, out_dir: Path, format: str = "csv", **to_csv_kwargs
 
 
 def _save_result(result: Any, out_dir: Path, format: str, **to_csv_kwargs: Any) -> Path:
-    from .. import __version__
+    from .._version import __version__
     from .._validation import check_choice
 
     check_choice(format, ("csv", "parquet"), name="format")
@@ -1078,9 +1078,5 @@ def _load_result(cls: type, load_dir: Path, **read_csv_kwargs: Any) -> Any:
         for node, name in csv_files.items():
             if node not in frames:
                 frames[node] = _load_foreign(folder, name, read_csv_kwargs, codings.setdefault(node, {}))
-    result = cls(frames, matching=(manifest or {}).get("matching"))
-    for node, columns in codings.items():
-        for column, lists in columns.items():
-            if column in frames[node].columns:
-                result._remember_distinct_lists(node, column, lists)
+    result = cls(frames, matching=(manifest or {}).get("matching"), list_codings=codings)
     return result

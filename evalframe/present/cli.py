@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .. import __version__
+from .._version import __version__
 from ..columns import ANSWER_SCOPES, DOCUMENT_SCOPES, EVAL_MODES
 from ..errors import EvalframeError
 from ..metrics.registry import ANSWER_METRICS, DOCUMENT_METRICS, METRICS

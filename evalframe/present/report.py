@@ -12,7 +12,7 @@ import io
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .. import __version__
+from .._version import __version__
 from .._validation import check_positive_int
 from ..errors import InvalidParameterError
 

@@ -51,13 +51,11 @@ def test_missing_cells_as_empty_do_not_touch_the_shared_cells():
 
 def _coded(result: EvaluationResult) -> EvaluationResult:
     """The same result with every list column coded by value, as the loaders hand it over."""
-    coded = EvaluationResult(dict(result.node_results), matching=result.matching)
-    for node, frame in coded.node_results.items():
-        for column in ("gold_document_ids", "document_ids", "gold_documents_id_match", "gold_contexts_similarity",
-                       "gold_answers_match"):
-            if column in frame.columns:
-                coded._remember_distinct_lists(node, column, _shared(frame[column]))
-    return coded
+    columns = ("gold_document_ids", "document_ids", "gold_documents_id_match", "gold_contexts_similarity",
+               "gold_answers_match")
+    codings = {node: {column: _shared(frame[column]) for column in columns if column in frame.columns}
+               for node, frame in result.node_results.items()}
+    return EvaluationResult(dict(result.node_results), matching=result.matching, list_codings=codings)
 
 
 @pytest.mark.parametrize("kwargs", [{}, {"simulated_top_k_retriever": 2}, {"document_scope": "context"},
