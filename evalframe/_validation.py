@@ -128,20 +128,8 @@ def check_optional_name(value: object, *, name: str) -> str | None:
     raise InvalidParameterError(f"{name} must be None or a non-empty str; got {value!r} of type {type(value).__name__}.")
 
 
-def check_matching_options(
-    *,
-    custom_document_id_field: object,
-    context_matching_min_length: object,
-    context_matching_boost_split_overlaps: object,
-    context_matching_threshold: object,
-    sas_model: object,
-    progress: object,
-) -> None:
-    """The options of ``EvaluationResult.from_runs``, checked before any label is read or any pair scored."""
-    check_finite_in_range(context_matching_threshold, name="context_matching_threshold", low=0.0, high=100.0)
-    check_positive_int(context_matching_min_length, name="context_matching_min_length", minimum=0)
-    check_real_bool(context_matching_boost_split_overlaps, name="context_matching_boost_split_overlaps")
-    check_optional_name(custom_document_id_field, name="custom_document_id_field")
+def check_build_options(*, sas_model: object, progress: object) -> None:
+    """The options of ``EvaluationResult.from_runs`` besides the matching ones, checked before any label is read."""
     if not (sas_model is None or callable(sas_model) or (isinstance(sas_model, str) and sas_model)):
         raise InvalidParameterError(
             "sas_model must be None, a callable (predictions, golds) -> scores or a non-empty sentence-transformers "

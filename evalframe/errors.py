@@ -6,7 +6,12 @@ Every error evalframe raises on purpose derives from :class:`EvalframeError`, it
 
 from __future__ import annotations
 
+import os
+import sys
+import warnings
+
 __all__ = [
+    "warn",
     "EvalframeError",
     "InvalidParameterError",
     "UnknownNodeError",
@@ -44,3 +49,24 @@ class LoadError(EvalframeError):
 
 class SaveError(EvalframeError):
     """A result cannot be written losslessly; nothing was written."""
+
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def warn(message: str, category: type[Warning] = UserWarning) -> None:
+    """Warn at the user's line: the first caller outside evalframe, however deep inside evalframe this is called.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warn("look")
+    >>> caught[0].filename.endswith("evalframe" + os.sep + "errors.py")
+    False
+    """
+    level, frame = 1, sys._getframe(1)
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE):
+        level, frame = level + 1, frame.f_back  # type: ignore[assignment]
+    warnings.warn(message, category, stacklevel=level + 1)

@@ -7,8 +7,6 @@ Both functions read the per-query tables of :meth:`EvaluationResult.query_metric
 
 from __future__ import annotations
 
-import inspect
-import warnings
 from dataclasses import dataclass
 from collections.abc import Sequence
 from typing import Any, Union
@@ -17,8 +15,9 @@ import numpy as np
 import pandas as pd
 
 from .. import _validation as check
-from ..errors import InvalidParameterError
+from ..errors import InvalidParameterError, warn
 from ..metrics.registry import ANSWER_METRICS, DOCUMENT_METRICS, METRICS
+from ..options import MetricOptions, with_options
 from ..result import EvaluationResult
 from .stats import bootstrap_ci, holm, paired_t_test, randomization_p_value
 
@@ -26,16 +25,13 @@ __all__ = ["compare", "worst_by_delta"]
 
 Run = Union[EvaluationResult, pd.DataFrame]
 
-#: query_metrics' keyword arguments that compare and worst_by_delta pass on.
-METRIC_PARAMETERS = tuple(p for p in inspect.signature(EvaluationResult.query_metrics).parameters
-                          if p not in ("self", "node", "by"))
-
 COLUMNS = ("mean_a", "mean_b", "delta", "ci_low", "ci_high", "p_value", "t", "p_ttest",
            "wins", "ties", "losses", "queries", "only_a", "only_b")
 
 
 def check_metric_parameters(params: dict[str, Any]) -> None:
-    check.check_keywords(params, METRIC_PARAMETERS, passed_to="compare passes these on to query_metrics")
+    """The metric options a comparison passes on to ``query_metrics``, checked before any run is read."""
+    MetricOptions.from_keywords(params, passed_to="compare passes these on to query_metrics")
 
 
 def shared_nodes(runs: Sequence[Run]) -> list[str]:
@@ -166,6 +162,7 @@ def _paired_row(a: pd.Series, b: pd.Series, rng: np.random.Generator, rounds: in
     }
 
 
+@with_options(MetricOptions)
 def compare(
     a: Run,
     b: Run,
@@ -203,7 +200,7 @@ def compare(
         Seed of the resampling. Every row draws from a new generator with this seed, so equal
         per-query differences give equal intervals and p-values, whatever else is compared.
     **metric_params
-        Passed to ``query_metrics``: ``simulated_top_k_retriever``, ``document_scope``, ``eval_mode``, ...
+        The metric options (:class:`evalframe.options.MetricOptions`), passed to ``query_metrics``.
 
     Returns
     -------
@@ -264,10 +261,9 @@ def compare(
             rows.append(row)
             keys.append((names[position], metric))
             if row["only_a"] or row["only_b"]:
-                warnings.warn(
-                    f"{metric}: {row['only_a']} queries are scored only in {names[0]!r} and {row['only_b']} only in "
-                    f"{names[position]!r}; the statistics use the {row['queries']} queries both scored (see columns "
-                    "only_a / only_b).", UserWarning, stacklevel=2)
+                warn(f"{metric}: {row['only_a']} queries are scored only in {names[0]!r} and {row['only_b']} only in "
+                     f"{names[position]!r}; the statistics use the {row['queries']} queries both scored (see columns "
+                     "only_a / only_b).")
     table = pd.DataFrame(rows, columns=list(COLUMNS))
     if len(runs) == 2:
         table.index = pd.Index([metric for _, metric in keys], name="metric")
@@ -280,6 +276,7 @@ def compare(
     return table
 
 
+@with_options(MetricOptions)
 def worst_by_delta(
     a: EvaluationResult,
     b: EvaluationResult,
@@ -325,11 +322,11 @@ def worst_by_delta(
     ordered = moved.sort_values(kind="stable", ascending=direction == "worse").head(n)
 
     level = list(ANSWER_METRICS) if metric in ANSWER_METRICS else list(DOCUMENT_METRICS)
-    eval_mode = metric_params.get("eval_mode", "integrated")
+    eval_mode = MetricOptions.from_keywords(metric_params).eval_mode
 
     def examples(result: EvaluationResult, table: pd.DataFrame) -> list[dict[str, Any]]:
         columns = [c for c in table.columns if c in level]
-        return result._query_examples(node, table.loc[ordered.index, columns], metric, eval_mode)
+        return result.query_examples(node, table.loc[ordered.index, columns], metric=metric, eval_mode=eval_mode)
 
     listed = []
     for changed, baseline, value in zip(examples(b, table_b), examples(a, table_a), ordered.to_numpy()):

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import sys
-import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,9 +17,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._validation import check_matching_options, did_you_mean
+from .._validation import check_build_options, did_you_mean
 from ..columns import COLUMN_ORDER, LIST_COLUMNS
-from ..errors import EvalframeError
+from ..errors import EvalframeError, warn
+from ..options import MatchingOptions
 from .matching import context_similarities, exact_match, f1
 from .sas import resolve_sas_model
 from ..schema import Answer, Document, Label, MultiLabel, Span, TableCell, _offset_to_dict
@@ -354,23 +354,14 @@ def flatten(
     labels: Sequence[Any],
     node_outputs: Mapping[str, Mapping[str, Sequence[Sequence[Any]]]],
     *,
-    custom_document_id_field: str | None = None,
-    context_matching_min_length: int = 100,
-    context_matching_boost_split_overlaps: bool = True,
-    context_matching_threshold: float = 65.0,
+    matching: MatchingOptions = MatchingOptions(),
     sas_model: str | Callable[[list[str], list[str]], Sequence[float]] | None = None,
     progress: bool | None = None,
 ) -> dict[str, pd.DataFrame]:
-    """Build the node frames of SPEC 2 (see :meth:`EvaluationResult.from_runs`)."""
-    # the options first: a bad one found after scoring every pair would waste the whole build
-    check_matching_options(
-        custom_document_id_field=custom_document_id_field,
-        context_matching_min_length=context_matching_min_length,
-        context_matching_boost_split_overlaps=context_matching_boost_split_overlaps,
-        context_matching_threshold=context_matching_threshold,
-        sas_model=sas_model,
-        progress=progress,
-    )
+    """Build the node frames (``docs/metrics.md#columns``; see :meth:`EvaluationResult.from_runs`)."""
+    # the options first (matching is checked when made): a bad one found after scoring every pair would waste the build
+    check_build_options(sas_model=sas_model, progress=progress)
+    custom_document_id_field = matching.custom_document_id_field
     if isinstance(labels, (str, bytes, Mapping)) or not isinstance(labels, Sequence):
         raise EvalframeError(f"labels must be a list with one MultiLabel (or list of Labels) per query; got {type(labels).__name__}.")
     multilabels = [_as_multilabel(item, i) for i, item in enumerate(labels)]
@@ -380,7 +371,7 @@ def flatten(
     queries: list[_Query | None] = []
     for position, ml in enumerate(multilabels):
         if ml is None:
-            warnings.warn(f"labels[{position}] has no label; the query is left out.", UserWarning, stacklevel=3)
+            warn(f"labels[{position}] has no label; the query is left out.")
             queries.append(None)
             continue
         gold_custom: list[Any] = []
@@ -421,8 +412,8 @@ def flatten(
                     _document_rows(document_rows, pairs, q, items, node=node, block=block,
                                    custom_field=custom_document_id_field)
 
-    similarity = context_similarities(pairs.similarity, min_length=context_matching_min_length,
-                                      boost_split_overlaps=context_matching_boost_split_overlaps)
+    similarity = context_similarities(pairs.similarity, min_length=matching.context_matching_min_length,
+                                      boost_split_overlaps=matching.context_matching_boost_split_overlaps)
     sas_scores = sas(pairs.sas) if sas is not None and pairs.sas else []
     frames = {}
     for node, (answer_rows, document_rows) in built.items():
@@ -430,11 +421,11 @@ def flatten(
         if answer_rows.order:
             _fill(answer_rows, "gold_contexts_similarity", similarity)
             _fill(answer_rows, "gold_answers_sas", sas_scores)
-            _derive_answer_columns(answer_rows, context_matching_threshold, sas is not None)
+            _derive_answer_columns(answer_rows, matching.context_matching_threshold, sas is not None)
             parts.append(_frame(answer_rows))
         if document_rows.order:
             _fill(document_rows, "gold_contexts_similarity", similarity)
-            _derive_document_columns(document_rows, context_matching_threshold)
+            _derive_document_columns(document_rows, matching.context_matching_threshold)
             parts.append(_frame(document_rows))
         if not parts:
             continue

@@ -1,44 +1,31 @@
-"""Row selection before metrics: eval_mode and type filters, simulated top-k (SPEC 3).
+"""Simulated top-k, interpreted here and nowhere else (``docs/metrics.md#simulated-top-k``).
+
+* the retriever's top-k for answer nodes: which node's documents simulate it, in which eval_mode, and
+  which answers survive it (:func:`retriever_join`, :func:`answer_rows_kept`);
+* the reader's top-k: the best-ranked surviving answers per query (:func:`answer_rows_kept`);
+* the retriever's top-k for document nodes: the rows ranked ``<= k`` (:func:`document_rows_kept`).
 
 Everything works on whole node frames with numpy; nothing loops per query.
 """
 
 from __future__ import annotations
 
-import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
+from .._validation import check_node, require_columns
+from ..columns import EVAL_MODES
+from ..errors import InvalidParameterError
 from .arrays import DistinctLists, select_lists
-from .._validation import require_columns
-from .prepared import AnswerRows
-from .prepared import DocumentRows
+from .prepared import AnswerRows, DocumentRows
+from .rows import has_rows
+from .store import POSITION_COLUMNS, PreparedStore
 
-__all__ = ["row_positions", "RetrieverJoin", "join_retriever", "answer_rows_kept"]
-
-
-def _equals(series: pd.Series, value: str) -> np.ndarray:
-    return (series == value).to_numpy(dtype=bool, na_value=False)
-
-
-def row_positions(frame: pd.DataFrame, row_type: str, eval_mode: str, *, where: str) -> np.ndarray:
-    """Positions of the rows of ``row_type`` evaluated in ``eval_mode``.
-
-    A frame without an ``eval_mode`` column uses all its rows, with a warning.
-    """
-    require_columns(frame, ["multilabel_id", "type", "rank"], where=where, why="to compute metrics")
-    mask = _equals(frame["type"], row_type)
-    if "eval_mode" in frame.columns:
-        mask = mask & _equals(frame["eval_mode"], eval_mode)
-    else:
-        warnings.warn(
-            f"{where} has no 'eval_mode' column; using all its rows for eval_mode={eval_mode!r}.",
-            UserWarning,
-            stacklevel=4,
-        )
-    return np.flatnonzero(mask)
+__all__ = ["RetrieverJoin", "check_retriever_node", "retriever_join", "join_retriever", "answer_rows_kept",
+           "document_rows_kept"]
 
 
 @dataclass
@@ -111,3 +98,69 @@ def answer_rows_kept(
         within = index - (np.maximum.accumulate(np.where(new_query, index, 0)) if len(q) else index)
         kept[order[within >= top_k_reader]] = False
     return kept
+
+
+def document_rows_kept(rank: np.ndarray, top_k: int) -> np.ndarray:
+    """Boolean mask of the document rows a retriever top-k keeps: every row for -1, else those ranked ``<= top_k``."""
+    return np.ones(len(rank), dtype=bool) if top_k == -1 else rank <= top_k
+
+
+def check_retriever_node(frames: Mapping[str, pd.DataFrame], retriever_node: str | None) -> None:
+    """``retriever_node`` (when given) must name a node with document rows; else its documents would simulate nothing."""
+    if retriever_node is None:
+        return
+    check_node(retriever_node, list(frames), name="retriever_node")
+    if not has_rows(frames[retriever_node], "document"):
+        # every answer with a document id would silently drop out
+        documents = [node for node, frame in frames.items() if has_rows(frame, "document")]
+        raise InvalidParameterError(
+            f"retriever_node must name a node with document rows; {retriever_node!r} has none. "
+            f"Nodes with document rows: {documents or 'none'}."
+        )
+
+
+def _retriever(frames: Mapping[str, pd.DataFrame], retriever_node: str | None) -> str:
+    if retriever_node is not None:
+        return retriever_node
+    candidates = [node for node, frame in frames.items() if has_rows(frame, "document")]
+    if len(candidates) != 1:
+        raise InvalidParameterError(
+            "simulated_top_k_retriever needs the node whose documents simulate the retriever, and "
+            f"{'no node has' if not candidates else 'several nodes have'} document rows "
+            f"(candidates: {candidates}). Pass retriever_node=<name>."
+        )
+    return candidates[0]
+
+
+def retriever_join(store: PreparedStore, node: str, answers: AnswerRows, *, retriever_node: str | None,
+                   eval_mode: str) -> RetrieverJoin:
+    """The join of ``node``'s answers with the documents that simulate the retriever, prepared once and kept.
+
+    The retriever's documents of the same eval_mode are used; a retriever evaluated in one mode only (Haystack
+    gives retrievers no isolated rows) simulates the other mode too, as Haystack, which took every document row
+    regardless of eval_mode, did (``docs/haystack-compat.md``).
+    """
+    retriever = _retriever(store.frames, retriever_node)
+    mode = eval_mode
+    documents = store.document_rows(retriever, mode)
+    if documents is None:
+        mode = EVAL_MODES[1 - EVAL_MODES.index(mode)]
+        documents = store.document_rows(retriever, mode)
+    if documents is None:  # e.g. eval_mode cells that are neither mode: no retriever to simulate, not an empty one
+        frame = store.frames[retriever]
+        found = sorted(map(repr, frame.loc[(frame["type"] == "document").to_numpy(dtype=bool, na_value=False),
+                                           "eval_mode"].unique())) if "eval_mode" in frame.columns else []
+        raise InvalidParameterError(
+            f"simulated_top_k_retriever needs document rows of node {retriever!r} with eval_mode 'integrated' or "
+            f"'isolated'; its document rows have eval_mode {', '.join(found) or 'values'}. Fix the frame's "
+            "'eval_mode' column (or pass another retriever_node)."
+        )
+    lists = store.distinct_lists(node, "document_ids") if "document_ids" in store.frames[node].columns else None
+    key = ("join", retriever, eval_mode, mode)
+    # the join is valid for these answer rows and these retriever rows (each rebuilt when its frame changed);
+    # the entry holds both, so their identities cannot be taken by new objects
+    held = store.get(node, key)
+    if held is None or held[0] is not answers or held[1] is not documents:
+        held = (answers, documents, join_retriever(answers, documents, lists))
+        store.keep(node, key, held, POSITION_COLUMNS + ("document_ids",))
+    return held[2]

@@ -7,6 +7,7 @@ stderr and return 1 (argparse usage errors exit 2).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import io
 import json
 import math
@@ -20,9 +21,9 @@ import numpy as np
 import pandas as pd
 
 from .._version import __version__
-from ..columns import ANSWER_SCOPES, DOCUMENT_SCOPES, EVAL_MODES
 from ..errors import EvalframeError
 from ..metrics.registry import ANSWER_METRICS, DOCUMENT_METRICS, METRICS
+from ..options import MatchingOptions, MetricOptions
 from ..result import EvaluationResult
 
 __all__ = ["main"]
@@ -44,25 +45,39 @@ def _at_least_one(text: str) -> int:
     return value
 
 
+def _add_options(parser: argparse.ArgumentParser, options: type) -> None:
+    """One flag per field of ``options`` (MetricOptions or MatchingOptions): its flag, type, choices and help.
+
+    Unset flags stay None, so the options' own defaults apply (they are written only in evalframe.options).
+    """
+    for field in dataclasses.fields(options):
+        meta, default = field.metadata, field.default
+        if isinstance(default, bool):  # a flag that turns the default off
+            flag = meta["flag"].replace("--", "--no-", 1)
+            parser.add_argument(flag, dest=field.name, action="store_const", const=not default, default=None,
+                                help=f"do not {meta['help']}")
+            continue
+        kind = type(default) if isinstance(default, (int, float)) else None
+        if field.name == "context_matching_threshold":
+            kind = float
+        shown = f" (default {default})" if default is not None else ""
+        parser.add_argument(meta["flag"], dest=field.name, default=None, choices=meta["choices"], type=kind,
+                            metavar={int: "K", float: "T"}.get(kind, None if meta["choices"] else "NAME"),  # type: ignore[arg-type]
+                            help=meta["help"] + shown)
+
+
+def _options(args: argparse.Namespace, options: type) -> dict[str, Any]:
+    """The options given on the command line (unset ones are left to the defaults)."""
+    return {name: getattr(args, name) for name in options.names() if getattr(args, name, None) is not None}
+
+
 def _scope_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--document-scope", default="document_id_or_answer", choices=DOCUMENT_SCOPES)
-    parser.add_argument("--answer-scope", default="any", choices=ANSWER_SCOPES)
-    parser.add_argument("--eval-mode", default="integrated", choices=EVAL_MODES)
-    parser.add_argument("--top-k-retriever", type=int, default=-1, metavar="K", help="simulate the retriever's top k")
-    parser.add_argument("--top-k-reader", type=int, default=-1, metavar="K", help="simulate the reader's top k")
-    parser.add_argument("--retriever-node", default=None, help="node whose documents simulate the retriever's top k")
+    _add_options(parser, MetricOptions)
     parser.add_argument("--format", default="table", choices=FORMATS)
 
 
 def _scope_kwargs(args: argparse.Namespace) -> dict[str, Any]:
-    return {
-        "document_scope": args.document_scope,
-        "answer_scope": args.answer_scope,
-        "eval_mode": args.eval_mode,
-        "simulated_top_k_retriever": args.top_k_retriever,
-        "simulated_top_k_reader": args.top_k_reader,
-        "retriever_node": args.retriever_node,
-    }
+    return _options(args, MetricOptions)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -111,10 +126,7 @@ def _parser() -> argparse.ArgumentParser:
     flatten = commands.add_parser("flatten", help="build a results folder from a JSON Lines runs file")
     flatten.add_argument("runs", type=Path, help="runs file (docs/runs-format.md)")
     flatten.add_argument("-o", "--out", type=Path, required=True, help="results folder to write")
-    flatten.add_argument("--custom-document-id-field", default=None)
-    flatten.add_argument("--context-matching-threshold", type=float, default=65.0)
-    flatten.add_argument("--context-matching-min-length", type=int, default=100)
-    flatten.add_argument("--no-boost-split-overlaps", action="store_true")
+    _add_options(flatten, MatchingOptions)
     flatten.add_argument("--sas-model", default=None, help='a sentence-transformers model (pip install "evalframe[sas]")')
     flatten.add_argument("--format", default="csv", choices=("csv", "parquet"), dest="storage")
 
@@ -190,11 +202,12 @@ def _metrics(args: argparse.Namespace) -> str:
         table = result.query_metrics(args.node, **kwargs, by=by)
         return _render(table, args.format, json.loads(table.to_json(orient="index")) if args.format == "json" else None)
     if by is not None:
-        table = result.calculate_metrics(**kwargs, by=by)
+        table = result.sliced_metrics(by, **kwargs)
         if args.node is not None:
             result[args.node]  # noqa: B018 - validates the name with a helpful message
             if args.node not in table.index:
-                raise EvalframeError(f"node {args.node!r} has no rows with eval_mode={args.eval_mode!r} to slice.")
+                mode = kwargs.get("eval_mode", MetricOptions.eval_mode)
+                raise EvalframeError(f"node {args.node!r} has no rows with eval_mode={mode!r} to slice.")
             table = table.loc[[args.node]].dropna(axis=1, how="all")
         flat = table.reset_index()
         return _render(flat.set_index("node"), args.format,
@@ -209,8 +222,8 @@ def _metrics(args: argparse.Namespace) -> str:
 def _worst(args: argparse.Namespace) -> str:
     result = EvaluationResult.load(args.folder)
     result[args.node]  # noqa: B018 - validates the name with a helpful message
-    answers = result._has_rows(args.node, "answer")
-    metric = args.metric or result._headline_metric(args.node)
+    answers = result.has_answers(args.node)
+    metric = args.metric or result.headline_metric(args.node)
     kwargs = _scope_kwargs(args)
     options = {"answer_metric": metric, "answer_metric_threshold": args.threshold} if answers else {
         "document_metric": metric, "document_metric_threshold": args.threshold}
@@ -283,14 +296,7 @@ def _flatten(args: argparse.Namespace) -> str:
     dropped = [position for position, label in enumerate(labels, start=1) if label is None]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        result = EvaluationResult.from_runs(
-            labels, outputs,
-            custom_document_id_field=args.custom_document_id_field,
-            context_matching_threshold=args.context_matching_threshold,
-            context_matching_min_length=args.context_matching_min_length,
-            context_matching_boost_split_overlaps=not args.no_boost_split_overlaps,
-            sas_model=args.sas_model,
-        )
+        result = EvaluationResult.from_runs(labels, outputs, sas_model=args.sas_model, **_options(args, MatchingOptions))
     for warning in caught:
         if "has no label; the query is left out" not in str(warning.message):
             print(f"note: {warning.message}", file=sys.stderr)

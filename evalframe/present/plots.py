@@ -18,7 +18,6 @@ Examples
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -28,6 +27,7 @@ import pandas as pd
 from .. import _validation as check
 from ..analysis.compare import Run, select_metrics, check_metric_parameters, paired, per_query_table, run_names, shared_node
 from ..errors import InvalidParameterError
+from ..options import MetricOptions, with_options
 from ..result import EvaluationResult
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -49,8 +49,12 @@ def _axes(ax: Axes | None, figsize: tuple[float, float] = (6.0, 4.0)) -> Axes:
     return ax
 
 
-def _check_keywords(params: dict[str, Any], method: Any, taken: tuple[str, ...]) -> None:
-    allowed = [p for p in inspect.signature(method).parameters if p not in ("self", "by", *taken)]
+#: The metric options metrics_at_k sets itself (from ks).
+_AT_K_SETS = ("simulated_top_k_reader", "simulated_top_k_retriever", "retriever_node")
+
+
+def _check_keywords(params: dict[str, Any], taken: tuple[str, ...]) -> None:
+    allowed = [name for name in MetricOptions.names() if name not in taken]
     check.check_keywords(params, allowed, passed_to="this plot passes on")
 
 
@@ -61,6 +65,7 @@ def _top(values: Any) -> float:
     return max(1.0, float(finite.max())) if len(finite) else 1.0
 
 
+@with_options(MetricOptions, without=_AT_K_SETS)
 def plot_metrics_at_k(
     result: EvaluationResult | pd.DataFrame,
     ks: Sequence[int] = (1, 3, 5, 10),
@@ -86,7 +91,7 @@ def plot_metrics_at_k(
             raise InvalidParameterError(f"{sorted(params)} apply to an EvaluationResult, not to a metrics@k table.")
         table = result
     else:
-        _check_keywords(params, EvaluationResult.metrics_at_k, ("ks", "node"))
+        _check_keywords(params, _AT_K_SETS)
         table = result.metrics_at_k(ks=ks, node=node, **params)
     check.require_columns(table, ("node", "k", "metric", "value"), where="the metrics@k table",
                           why="to plot it (the output of metrics_at_k)")
@@ -114,6 +119,7 @@ def plot_metrics_at_k(
     return ax
 
 
+@with_options(MetricOptions)
 def plot_metric_distribution(
     result: EvaluationResult | pd.DataFrame,
     node: str | None = None,
@@ -146,7 +152,7 @@ def plot_metric_distribution(
     if metric is None:
         if not isinstance(result, EvaluationResult):
             raise InvalidParameterError(f"metric is needed for a per-query table; it has {list(result.columns)}.")
-        metric = result._headline_metric(node)  # type: ignore[arg-type]
+        metric = result.headline_metric(node)  # type: ignore[arg-type]
     table = per_query_table(result, node, params, "result")
     check.check_choice(metric, [str(c) for c in table.columns], name="metric")
     values = table[metric].dropna().to_numpy(dtype=np.float64)
@@ -167,6 +173,7 @@ def plot_metric_distribution(
     return ax
 
 
+@with_options(MetricOptions, without=("eval_mode",))
 def plot_funnel(
     result: EvaluationResult,
     metrics: str | Mapping[str, str] | None = None,
@@ -191,11 +198,11 @@ def plot_funnel(
     """
     if "eval_mode" in params:
         raise InvalidParameterError("plot_funnel draws both eval modes; leave out eval_mode.")
-    _check_keywords(params, EvaluationResult.calculate_metrics, ("eval_mode",))
-    nodes = list(node_order) if node_order is not None else result._funnel_order()
+    _check_keywords(params, ("eval_mode",))
+    nodes = list(node_order) if node_order is not None else result.pipeline_order()
     for node in nodes:
         check.check_node(node, list(result), name="node_order")
-    chosen = {node: (metrics if isinstance(metrics, str) else (metrics or {}).get(node) or result._headline_metric(node))
+    chosen = {node: (metrics if isinstance(metrics, str) else (metrics or {}).get(node) or result.headline_metric(node))
               for node in nodes}
     values = {mode: result.calculate_metrics(eval_mode=mode, **params) for mode in ("integrated", "isolated")}
     for node, metric in chosen.items():
@@ -222,6 +229,7 @@ def plot_funnel(
     return ax
 
 
+@with_options(MetricOptions)
 def plot_comparison(
     a: Run,
     b: Run,
@@ -247,7 +255,7 @@ def plot_comparison(
         first = a if isinstance(a, EvaluationResult) else b
         if not isinstance(first, EvaluationResult):
             raise InvalidParameterError("metric is needed for per-query tables.")
-        metric = first._headline_metric(node)  # type: ignore[arg-type]
+        metric = first.headline_metric(node)  # type: ignore[arg-type]
     table_a, table_b = (per_query_table(run, node, params, name) for run, name in zip((a, b), names))
     select_metrics([table_a, table_b], [metric], names, parameter="metric")
     both = paired(table_a[metric], table_b[metric])

@@ -55,10 +55,6 @@ def _rank(value: Any) -> Any:
     return int(value) if isinstance(value, float) and value.is_integer() else value
 
 
-def _is_answer_node(result: EvaluationResult, node: str) -> bool:
-    return result._has_rows(node, "answer")
-
-
 def _has_isolated(result: EvaluationResult, node: str) -> bool:
     frame = result[node]
     return "eval_mode" in frame.columns and bool((frame["eval_mode"] == "isolated").any())
@@ -99,16 +95,15 @@ def build_report(
     Without ``node_order``, nodes with document rows only come first (retrievers feed readers), else in the
     result's order.
     """
-    from ..result import EvaluationResult
-
-    if not isinstance(result, EvaluationResult):
+    # duck-typed: the facade calls this module, so importing it here would make an import circle
+    if not all(callable(getattr(result, name, None)) for name in ("calculate_metrics", "wrong_examples", "pipeline_order")):
         raise InvalidParameterError(f"the report needs an EvaluationResult; got {type(result).__name__}. "
                                     "Load one first: EvaluationResult.load(folder).")
     n = check_positive_int(n, name="n (worst queries per node)", minimum=1)
     max_characters_per_field = check_positive_int(max_characters_per_field, name="max_characters_per_field", minimum=1)
     if node_order is not None and (isinstance(node_order, str) or not all(isinstance(x, str) for x in node_order)):
         raise InvalidParameterError(f"node_order must be a list of node names, e.g. {list(result)}; got {node_order!r}.")
-    nodes = list(node_order) if node_order else result._funnel_order()
+    nodes = list(node_order) if node_order else result.pipeline_order()
     unknown = [node for node in nodes if node not in result]
     if unknown:
         raise InvalidParameterError(f"node_order names node(s) {unknown} that the result does not hold; it holds {list(result)}.")
@@ -124,7 +119,7 @@ def build_report(
     for node in nodes:
         text.append("  |")
         text.append(node)
-        answer_node = _is_answer_node(result, node)
+        answer_node = result.has_answers(node)
         for metric, value in integrated[node].items():
             if metric == "num_examples_for_eval":
                 continue
@@ -143,8 +138,8 @@ def build_report(
     page.append("</table>")
 
     for node in nodes:
-        answer_node = _is_answer_node(result, node)
-        metric = result._headline_metric(node)
+        answer_node = result.has_answers(node)
+        metric = result.headline_metric(node)
         if not answer_node and charts:
             chart = _recall_chart(result, node, range(1, 11))
             if chart:

@@ -1,4 +1,4 @@
-"""Slices of queries: calculate_metrics(by=...) and query_metrics(by=...) on the hand result.
+"""Slices of queries: sliced_metrics(by) and query_metrics(by=...) on the hand result.
 
 Per-query values of the hand result (tests/fixtures.py), worked out in the metric tests:
   Retriever mrr (document_id_or_answer): q1 1, q2 1 (no gold), q3 1/3, q4 1 (only "00"), q5 0, q6 1/2
@@ -32,7 +32,7 @@ def with_filters() -> EvaluationResult:
 
 
 def test_no_answer_slices_by_hand():
-    table = hand_result().calculate_metrics(by="no_answer")
+    table = hand_result().sliced_metrics("no_answer")
     assert list(table.index.names) == ["node", "no_answer"]
     assert table.columns[0] == "queries"
     retriever, reader = table.loc["Retriever"], table.loc["Reader"]
@@ -47,15 +47,15 @@ def test_no_answer_slices_by_hand():
 
 def test_filters_field_and_column_slices():
     result = with_filters()
-    table = result.calculate_metrics(by="filters.year").loc["Retriever"]
+    table = result.sliced_metrics("filters.year").loc["Retriever"]
     # 2023: q1 (1), q5 (0); 2024: q3 (1/3); no year: q2 (1), q4 (1), q6 {} (1/2)
     assert table.loc[2023, "mrr"] == 0.5 and table.loc[2023, "queries"] == 2
     assert table.loc[2024, "mrr"] == pytest.approx(1 / 3)
     missing = table[table.index.isna()]
     assert missing["queries"].tolist() == [3] and missing["mrr"].tolist() == pytest.approx([2.5 / 3])
-    nested = result.calculate_metrics(by="filters.source.name").loc["Retriever"]
+    nested = result.sliced_metrics("filters.source.name").loc["Retriever"]
     assert nested.loc["wiki", "queries"] == 1
-    by_text = result.calculate_metrics(by="filters").loc["Reader"]  # the JSON text, one slice per distinct text
+    by_text = result.sliced_metrics("filters").loc["Reader"]  # the JSON text, one slice per distinct text
     assert by_text.loc['{"year": 2023}', ["queries", "f1"]].tolist() == [1, 0.4]  # q5 only: q1 also has a source
     assert by_text.loc['{"source": {"name": "wiki"}, "year": 2023}', "f1"] == 1.0
 
@@ -63,23 +63,23 @@ def test_filters_field_and_column_slices():
 def test_callable_series_dict_and_several_keys():
     result = hand_result()
     long_ids = lambda q: q.index.isin(["q1", "q3"])  # noqa: E731
-    table = result.calculate_metrics(by=long_ids).loc["Reader"]
+    table = result.sliced_metrics(long_ids).loc["Reader"]
     assert table.index.name == "slice"
     assert table.loc[True, "f1"] == 1.0 and table.loc[False, "f1"] == pytest.approx(0.7)  # q2 1, q5 .4
 
     def group(q):
         return np.where(q.index == "q5", "river", "other")
 
-    assert result.calculate_metrics(by=group).loc[("Reader", "river"), "f1"] == 0.4
+    assert result.sliced_metrics(group).loc[("Reader", "river"), "f1"] == 0.4
 
     series = pd.Series({"q1": "a", "q2": "a", "q3": "b"}, name="team")
-    table = result.calculate_metrics(by=series).loc["Retriever"]
+    table = result.sliced_metrics(series).loc["Retriever"]
     assert table.index.name == "team"
     assert table.loc["a", "mrr"] == 1.0 and table.loc["b", "mrr"] == pytest.approx(1 / 3)
     assert table[table.index.isna()]["queries"].tolist() == [3]  # q4, q5, q6 are not in the Series
-    assert result.calculate_metrics(by={"q5": "x"}).loc[("Reader", "x"), "queries"] == 1
+    assert result.sliced_metrics({"q5": "x"}).loc[("Reader", "x"), "queries"] == 1
 
-    both = result.calculate_metrics(by=["no_answer", series]).loc["Reader"]
+    both = result.sliced_metrics(["no_answer", series]).loc["Reader"]
     assert list(both.index.names) == ["no_answer", "team"]
     assert both.loc[(False, "a"), "f1"] == 1.0 and both.loc[(True, "a"), "queries"] == 1
 
@@ -89,7 +89,7 @@ def test_weighted_slice_means_give_the_overall_mean():
     for seed in range(30):
         result, params = random_result(seed)
         overall = result.calculate_metrics(**params)
-        sliced = result.calculate_metrics(**params, by=lambda q: np.arange(len(q)) % 3)
+        sliced = result.sliced_metrics(lambda q: np.arange(len(q)) % 3, **params)
         for node, metrics in overall.items():
             if node not in sliced.index.get_level_values("node"):
                 continue
@@ -135,7 +135,7 @@ def test_query_attributes_reads_the_first_row_of_each_query():
 )
 def test_bad_slices_name_what_is_wrong(by, match):
     with pytest.raises(InvalidParameterError, match=match):
-        hand_result().calculate_metrics(by=by)
+        hand_result().sliced_metrics(by)
 
 
 def test_no_answer_tells_no_answer_labels_from_document_only_labels():
@@ -152,7 +152,7 @@ def test_labels_named_like_a_metric_get_a_prefix():
     good = result.query_metrics("Reader")["f1"] > 0.5
     table = result.query_metrics("Reader", by=good)
     assert list(table.columns) == ["by_f1", "exact_match", "f1"]
-    sliced = result.calculate_metrics(by=good).loc["Reader"]
+    sliced = result.sliced_metrics(good).loc["Reader"]
     assert sliced.index.name == "by_f1" and sliced.loc[False, "queries"] == 1
 
 
@@ -160,15 +160,15 @@ def test_dict_filters_and_filters_that_are_not_json():
     frame = retriever_frame()
     frame["filters"] = frame["multilabel_id"].map({"q1": {"year": 2023}, "q3": {"year": 2024}})
     result = EvaluationResult({"Retriever": frame})
-    assert result.calculate_metrics(by="filters.year").loc[("Retriever", 2024), "queries"] == 1
-    assert result.calculate_metrics(by="filters").loc[("Retriever", '{"year": 2023}'), "queries"] == 1
+    assert result.sliced_metrics("filters.year").loc[("Retriever", 2024), "queries"] == 1
+    assert result.sliced_metrics("filters").loc[("Retriever", '{"year": 2023}'), "queries"] == 1
     frame["filters"] = frame["multilabel_id"].map({"q3": "{'year': 2024}"})
     with pytest.raises(SchemaError, match=r"holds \"{'year': 2024}\" for multilabel_id 'q3', which is not JSON text"):
-        EvaluationResult({"Retriever": frame}).calculate_metrics(by="filters.year")
+        EvaluationResult({"Retriever": frame}).sliced_metrics("filters.year")
 
 
 def test_callables_may_return_sets_and_lists():
-    table = hand_result().calculate_metrics(by=lambda q: [{"a"} if i % 2 else {"b"} for i in range(len(q))])
+    table = hand_result().sliced_metrics(lambda q: [{"a"} if i % 2 else {"b"} for i in range(len(q))])
     assert sorted(table.loc["Reader"].index, key=str) == [frozenset({"a"}), frozenset({"b"})]
 
 
@@ -177,8 +177,16 @@ def test_slice_keys_that_cannot_work_are_refused_with_a_reason():
 
     result = load_demo_result()
     with pytest.raises(InvalidParameterError, match=r"by='multilabel_id' would put every query in a slice of its own"):
-        result.calculate_metrics(by="multilabel_id")
+        result.sliced_metrics("multilabel_id")
     frame = result["Reader"].copy()
     frame["gold_answers"] = 1
     with pytest.raises(SchemaError, match=r"by='no_answer': column 'gold_answers' of node 'Reader' must hold lists"):
         EvaluationResult({"Reader": frame}).query_metrics("Reader", by="no_answer")
+
+
+def test_calculate_metrics_by_still_slices_with_a_deprecation_warning_at_the_callers_line():
+    result = hand_result()
+    with pytest.warns(FutureWarning, match=r"calculate_metrics\(by=\.\.\.\) is deprecated.*sliced_metrics") as caught:
+        table = result.calculate_metrics(by="no_answer", simulated_top_k_retriever=1)
+    assert caught[0].filename == __file__  # the user's line, not evalframe's
+    pd.testing.assert_frame_equal(table, result.sliced_metrics("no_answer", simulated_top_k_retriever=1))

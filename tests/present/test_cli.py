@@ -127,7 +127,7 @@ def test_metrics_by_slices_equal_the_library(capsys):
     code, out, _ = run(capsys, "metrics", str(DEMO), "--by", "no_answer", "--format", "csv")
     assert code == 0
     parsed = pd.read_csv(io.StringIO(out)).set_index(["node", "no_answer"])
-    expected = EvaluationResult.load(DEMO).calculate_metrics(by="no_answer")
+    expected = EvaluationResult.load(DEMO).sliced_metrics("no_answer")
     pd.testing.assert_frame_equal(parsed, expected, check_exact=False, rtol=1e-12)
     code, out, _ = run(capsys, "metrics", str(DEMO), "--by", "no_answer", "--node", "Reader", "--format", "csv")
     assert out.splitlines()[0] == "node,no_answer,queries,exact_match,f1"

@@ -1,0 +1,165 @@
+"""The prepared arrays of a result's nodes, each kept only while the columns it was made from are unchanged.
+
+Preparing a node's key arrays (query codes, ranks, the exploded match lists) is most of the cost
+of a metric; every later call with other options reuses them. A user may edit a frame in place,
+so each entry is kept with a witness of every column it read (:mod:`evalframe.frames.witness`) and
+is dropped as soon as one no longer holds. Inside one :meth:`PreparedStore.session` (one public call)
+the frames cannot change, so each node is checked once per session; outside a session, on every use.
+
+Examples
+--------
+>>> import pandas as pd
+>>> frames = {"R": pd.DataFrame({"multilabel_id": ["q1", "q2"], "type": ["document"] * 2, "rank": [1, 1],
+...                              "eval_mode": ["integrated"] * 2})}
+>>> store = PreparedStore(frames)
+>>> store.positions("R", "document", "integrated").tolist()
+[0, 1]
+>>> frames["R"].loc[1, "type"] = "answer"  # an in-place edit: the cached positions are rebuilt
+>>> store.positions("R", "document", "integrated").tolist()
+[0]
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..columns import MATCH_LIST_COLUMNS
+from .arrays import DistinctLists
+from .prepared import AnswerRows, DocumentRows, prepare_answer_rows, prepare_document_rows
+from .rows import row_positions
+from .witness import ColumnWitness, holds, witness
+
+__all__ = ["PreparedStore"]
+
+# the columns cached arrays are made from (relevance and metric columns are read on every call instead)
+POSITION_COLUMNS = ("multilabel_id", "type", "eval_mode", "rank")
+DOCUMENT_KEY_COLUMNS = (POSITION_COLUMNS + ("document_id", "gold_document_ids", "gold_custom_document_ids")
+                        + tuple(MATCH_LIST_COLUMNS.values()))
+
+_SESSIONS = itertools.count(1)
+
+
+class _NodeEntries:
+    """One node's entries, the names of the columns each was made from, and those columns' witnesses."""
+
+    def __init__(self, frame: pd.DataFrame) -> None:
+        self.frame = frame
+        self.entries: dict[Any, Any] = {}
+        self.columns_of: dict[Any, tuple[str, ...]] = {}
+        self.witnesses: dict[str, ColumnWitness] = {}
+        self.checked = -1
+
+    def put(self, key: Any, value: Any, columns: tuple[str, ...]) -> None:
+        for column in columns:
+            if column not in self.witnesses:
+                self.witnesses[column] = witness(self.frame, column)
+        self.entries[key] = value
+        self.columns_of[key] = columns
+
+    def drop_stale(self) -> None:
+        """Drop the entries made from a column whose content changed, and those columns' witnesses."""
+        changed = {column for column, w in self.witnesses.items() if not holds(w, self.frame, column)}
+        if not changed:
+            return
+        for column in changed:
+            del self.witnesses[column]
+        for key in [k for k, columns in self.columns_of.items() if changed.intersection(columns)]:
+            del self.entries[key], self.columns_of[key]
+
+
+class PreparedStore:
+    """Prepared arrays per node of ``frames`` (a live mapping: a replaced frame starts afresh)."""
+
+    def __init__(self, frames: Mapping[str, pd.DataFrame]) -> None:
+        self.frames = frames
+        self._nodes: dict[str, _NodeEntries] = {}
+        self._session = 0  # the session being served (0: none)
+
+    @contextlib.contextmanager
+    def session(self) -> Iterator[None]:
+        """One public call: the frames are checked against the entries once per node, not on every use."""
+        if self._session:  # nested public calls share the outer call's check
+            yield
+            return
+        self._session = next(_SESSIONS)
+        try:
+            yield
+        finally:
+            self._session = 0
+
+    def forget(self, node: str | None = None) -> None:
+        """Drop the entries of ``node`` (every node when None); they are rebuilt on use."""
+        if node is None:
+            self._nodes.clear()
+        else:
+            self._nodes.pop(node, None)
+
+    def _entries(self, node: str) -> _NodeEntries:
+        frame = self.frames[node]
+        entries = self._nodes.get(node)
+        if entries is None or entries.frame is not frame:
+            entries = self._nodes[node] = _NodeEntries(frame)
+            entries.checked = self._session
+        elif entries.checked != self._session or self._session == 0:
+            entries.drop_stale()
+            entries.checked = self._session
+        return entries
+
+    def cached(self, node: str, key: Any, columns: tuple[str, ...], build: Callable[[], Any]) -> Any:
+        """The entry ``key`` of ``node``, built by ``build()`` from ``columns`` when missing or stale."""
+        entries = self._entries(node)
+        if key not in entries.entries:
+            entries.put(key, build(), columns)
+        return entries.entries[key]
+
+    def get(self, node: str, key: Any) -> Any:
+        """The entry ``key`` of ``node`` when it is held and fresh, else None."""
+        return self._entries(node).entries.get(key)
+
+    def keep(self, node: str, key: Any, value: Any, columns: tuple[str, ...]) -> None:
+        """Keep ``value`` as entry ``key`` of ``node``, valid while ``columns`` hold what they hold now."""
+        self._entries(node).put(key, value, columns)
+
+    def distinct_lists(self, node: str, column: str) -> DistinctLists:
+        """A list column's distinct cells and a code per row: a loader's coding, else every row its own cell."""
+        return self.cached(node, ("lists", column), (column,), lambda: DistinctLists.of_rows(self.frames[node][column]))
+
+    def keep_distinct_lists(self, node: str, column: str, lists: DistinctLists) -> None:
+        """Keep a loader's coding of a list column, while the column holds the cells it was made from."""
+        self.keep(node, ("lists", column), lists, (column,))
+
+    def positions(self, node: str, row_type: str, eval_mode: str) -> np.ndarray:
+        """Positions of ``node``'s rows of ``row_type`` and ``eval_mode`` in its frame."""
+        return self.cached(node, ("positions", row_type, eval_mode), POSITION_COLUMNS,
+                           lambda: row_positions(self.frames[node], row_type, eval_mode, where=f"node {node!r}"))
+
+    def document_rows(self, node: str, eval_mode: str, parts: tuple[str, ...] = ()) -> DocumentRows | None:
+        """Prepared document rows laid out for at least the match lists ``parts`` (None: the node has none)."""
+        entries = self._entries(node)
+        key = ("documents", eval_mode)
+        rows = entries.entries.get(key)
+        if key not in entries.entries or (rows is not None and not set(parts) <= rows.parts):
+            frame = self.frames[node]
+            positions = self.positions(node, "document", eval_mode)
+            where = f"node {node!r} (document rows, eval_mode={eval_mode!r})"
+            present = [p for p, column in MATCH_LIST_COLUMNS.items() if column in frame.columns]
+            layout = tuple(sorted(set(parts) | set(present) | (rows.parts if rows is not None else set())))
+            lists = lambda column: self.distinct_lists(node, column)  # noqa: E731
+            entries.put(key, prepare_document_rows(frame, positions, where=where, parts=layout, lists=lists)
+                        if len(positions) else None, DOCUMENT_KEY_COLUMNS)
+        return entries.entries[key]
+
+    def answer_rows(self, node: str, eval_mode: str) -> AnswerRows | None:
+        """Prepared answer rows of ``node`` in ``eval_mode`` (None: the node has none)."""
+        def build() -> AnswerRows | None:
+            positions = self.positions(node, "answer", eval_mode)
+            where = f"node {node!r} (answer rows, eval_mode={eval_mode!r})"
+            return prepare_answer_rows(self.frames[node], positions, where=where) if len(positions) else None
+
+        return self.cached(node, ("answers", eval_mode), POSITION_COLUMNS, build)

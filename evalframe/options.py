@@ -1,0 +1,201 @@
+"""The options of the analyses and of building frames, each defined once: name, default, check, help.
+
+:class:`MetricOptions` is what every analysis takes as keyword arguments (``calculate_metrics``,
+``query_metrics``, ``sliced_metrics``, ``wrong_examples``, ``metrics_at_k``, :func:`evalframe.compare`,
+the plots and the command line); :class:`MatchingOptions` is how ``from_runs`` matches retrieved
+texts against gold labels. Signatures, command-line flags and docs are generated from the fields, so
+a default is written here and nowhere else.
+
+Examples
+--------
+>>> from evalframe.options import MetricOptions
+>>> MetricOptions(simulated_top_k_retriever=3).document_scope
+'document_id_or_answer'
+>>> MetricOptions(document_scope="documentid")
+Traceback (most recent call last):
+...
+evalframe.errors.InvalidParameterError: document_scope must be one of [...]; got 'documentid'. Did you mean 'document_id'?
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, fields, replace
+from typing import Any, TypeVar
+
+from . import _validation as check
+from .columns import ANSWER_SCOPES, DOCUMENT_SCOPES, EVAL_MODES, AnswerScope, DocumentScope, EvalMode, relevance_criterion
+from .errors import InvalidParameterError
+
+__all__ = ["MetricOptions", "MatchingOptions", "with_options"]
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _option(default: Any, help: str, *, flag: str, choices: tuple[str, ...] | None = None) -> Any:
+    """A dataclass field with what the command line and the docs need: its flag, choices and help text."""
+    return field(default=default, metadata={"help": help, "flag": flag, "choices": choices})
+
+
+@dataclass(frozen=True)
+class MetricOptions:
+    """How metrics are computed; every analysis takes these as keyword arguments.
+
+    Parameters
+    ----------
+    simulated_top_k_reader, simulated_top_k_retriever : int
+        -1 uses every rank; k keeps ranks <= k (for answer nodes the retriever's top-k keeps the answers
+        whose documents are all among the retriever's top k): ``docs/metrics.md#simulated-top-k``.
+    document_scope : str
+        What makes a document relevant: one of ``evalframe.columns.DOCUMENT_SCOPES``.
+    eval_mode : {"integrated", "isolated"}
+    answer_scope : str
+        Where a matching answer must come from: ``any``, ``context``, ``document_id`` or ``document_id_and_context``.
+    context_matching_threshold : float, optional
+        Similarity above which a gold context counts as matched by a document; None: the threshold
+        recorded with the result, else :attr:`MatchingOptions.context_matching_threshold`.
+    retriever_node : str, optional
+        The node whose documents simulate the retriever's top-k for answer nodes; None: the only node with
+        document rows.
+
+    Raises
+    ------
+    InvalidParameterError
+        An option outside its valid values (the message names it and lists the valid ones).
+    """
+
+    simulated_top_k_reader: int = _option(-1, "simulate the reader's top k (-1: every rank)", flag="--top-k-reader")
+    simulated_top_k_retriever: int = _option(-1, "simulate the retriever's top k (-1: every rank)", flag="--top-k-retriever")
+    document_scope: DocumentScope = _option("document_id_or_answer", "what makes a document relevant",
+                                            flag="--document-scope", choices=DOCUMENT_SCOPES)
+    eval_mode: EvalMode = _option("integrated", "integrated or isolated rows", flag="--eval-mode", choices=EVAL_MODES)
+    answer_scope: AnswerScope = _option("any", "where a matching answer must come from", flag="--answer-scope",
+                                        choices=ANSWER_SCOPES)
+    context_matching_threshold: float | None = _option(
+        None, "similarity above which a gold context counts as matched (default: the result's)",
+        flag="--context-matching-threshold")
+    retriever_node: str | None = _option(None, "node whose documents simulate the retriever's top k",
+                                         flag="--retriever-node")
+
+    def __post_init__(self) -> None:
+        set_ = functools.partial(object.__setattr__, self)
+        set_("simulated_top_k_reader", check.check_top_k(self.simulated_top_k_reader, name="simulated_top_k_reader"))
+        set_("simulated_top_k_retriever", check.check_top_k(self.simulated_top_k_retriever,
+                                                            name="simulated_top_k_retriever"))
+        set_("document_scope", check.check_choice(self.document_scope, DOCUMENT_SCOPES, name="document_scope"))
+        set_("eval_mode", check.check_choice(self.eval_mode, EVAL_MODES, name="eval_mode"))
+        set_("answer_scope", check.check_choice(self.answer_scope, ANSWER_SCOPES, name="answer_scope"))
+        if self.context_matching_threshold is not None:
+            set_("context_matching_threshold", check.check_finite_in_range(
+                self.context_matching_threshold, name="context_matching_threshold", low=0.0, high=100.0))
+        set_("retriever_node", check.check_optional_name(self.retriever_node, name="retriever_node"))
+
+    @classmethod
+    def names(cls) -> tuple[str, ...]:
+        """The option names, in signature order."""
+        return tuple(f.name for f in fields(cls))
+
+    @classmethod
+    def from_keywords(cls, keywords: Mapping[str, Any], *, passed_to: str = "the metric options") -> MetricOptions:
+        """The options from a call's keyword arguments; an unknown name is refused with the valid ones listed.
+
+        Examples
+        --------
+        >>> MetricOptions.from_keywords({"eval_mode": "isolated"}).eval_mode
+        'isolated'
+        """
+        check.check_keywords(keywords, cls.names(), passed_to=passed_to)
+        return cls(**keywords)
+
+    def replace(self, **changes: Any) -> MetricOptions:
+        """A copy with ``changes`` applied (and checked)."""
+        return replace(self, **changes)
+
+    @property
+    def criterion(self) -> str:
+        """The document relevance criterion of ``document_scope`` and ``answer_scope`` (``docs/metrics.md``)."""
+        return relevance_criterion(self.document_scope, self.answer_scope)
+
+    @property
+    def scopes_disagree(self) -> bool:
+        """Whether document metrics ignore ``answer_scope`` (answer and document metrics then judge differently)."""
+        return self.document_scope not in ("answer", "document_id_or_answer") and self.answer_scope != "any"
+
+
+@dataclass(frozen=True)
+class MatchingOptions:
+    """How ``from_runs`` matches retrieved texts and answers against gold labels (recorded with the result).
+
+    Parameters
+    ----------
+    context_matching_threshold : float
+        Similarity (0-100) above which a retrieved text matches a gold context (Haystack 1.x's value).
+    context_matching_min_length : int
+        Texts shorter than this are compared whole, longer ones by their best-matching window.
+    context_matching_boost_split_overlaps : bool
+        Count a document that holds a split of the gold context as a match.
+    custom_document_id_field : str, optional
+        A ``meta`` field whose value identifies documents instead of their ids.
+
+    Examples
+    --------
+    >>> MatchingOptions().context_matching_threshold
+    65.0
+    """
+
+    context_matching_threshold: float = _option(65.0, "similarity (0-100) above which a text matches a gold context",
+                                                flag="--context-matching-threshold")
+    context_matching_min_length: int = _option(100, "texts shorter than this are compared whole",
+                                               flag="--context-matching-min-length")
+    context_matching_boost_split_overlaps: bool = _option(True, "count a document holding a split of the gold context",
+                                                          flag="--boost-split-overlaps")
+    custom_document_id_field: str | None = _option(None, "meta field identifying documents instead of their ids",
+                                                   flag="--custom-document-id-field")
+
+    def __post_init__(self) -> None:
+        set_ = functools.partial(object.__setattr__, self)
+        set_("context_matching_threshold", check.check_finite_in_range(
+            self.context_matching_threshold, name="context_matching_threshold", low=0.0, high=100.0))
+        set_("context_matching_min_length", check.check_positive_int(
+            self.context_matching_min_length, name="context_matching_min_length", minimum=0))
+        set_("context_matching_boost_split_overlaps", check.check_real_bool(
+            self.context_matching_boost_split_overlaps, name="context_matching_boost_split_overlaps"))
+        set_("custom_document_id_field", check.check_optional_name(
+            self.custom_document_id_field, name="custom_document_id_field"))
+
+    @classmethod
+    def names(cls) -> tuple[str, ...]:
+        """The option names, in signature order."""
+        return tuple(f.name for f in fields(cls))
+
+    @classmethod
+    def from_keywords(cls, keywords: Mapping[str, Any], *, passed_to: str = "the matching options") -> MatchingOptions:
+        """The options from a call's keyword arguments; an unknown name is refused with the valid ones listed."""
+        check.check_keywords(keywords, cls.names(), passed_to=passed_to)
+        return cls(**keywords)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The options by name (as ``result.matching`` and ``evalframe.json`` record them)."""
+        return {name: getattr(self, name) for name in self.names()}
+
+
+def with_options(options: type, *, without: tuple[str, ...] = ()) -> Callable[[_F], _F]:
+    """Give a ``(..., **options)`` function the signature of its options, for ``help()``, Jupyter and the docs.
+
+    The function still receives ``**options`` and builds ``options`` (:class:`MetricOptions` or
+    :class:`MatchingOptions`) from them; the options named in ``without`` and those the function sets
+    itself (an explicit parameter of the same name) are left out.
+    """
+
+    def decorate(method: _F) -> _F:
+        signature = inspect.signature(method)
+        own = [p for p in signature.parameters.values() if p.kind is not inspect.Parameter.VAR_KEYWORD]
+        taken = {p.name for p in own} | set(without)
+        added = [inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY, default=f.default, annotation=f.type)
+                 for f in fields(options) if f.name not in taken]
+        method.__signature__ = signature.replace(parameters=own + added)  # type: ignore[attr-defined]
+        return method
+
+    return decorate
