@@ -64,7 +64,7 @@ METRIC_LIST_COLUMNS: tuple[str, ...] = ("gold_document_ids", "gold_custom_docume
 
 
 def relevance_criterion(document_scope: str, answer_scope: str) -> str:
-    """The document relevance criterion for a document_scope / answer_scope pair (SPEC 3)."""
+    """The document relevance criterion for a document_scope / answer_scope pair (``docs/metrics.md#relevance-criterion``)."""
     if document_scope in ("answer", "document_id_or_answer"):
         return _ANSWER_SCOPE_TO_CRITERION[answer_scope] or document_scope
     return document_scope
@@ -102,7 +102,7 @@ LIST_COLUMNS: tuple[str, ...] = (
     "gold_document_contents",
 )
 
-#: Column order of node frames (SPEC 2); other columns follow.
+#: Column order of node frames; other columns follow.
 COLUMN_ORDER: tuple[str, ...] = (
     "multilabel_id", "query", "filters", "gold_answers", "answer", "context",
     "exact_match", "f1", "sas",
@@ -120,8 +120,6 @@ COLUMN_ORDER: tuple[str, ...] = (
     "gold_contexts_similarity", "gold_answers_match", "type", "node", "eval_mode", "prompt",
 )
 
-#: Gold document id entries that stand for "no document" and are not counted as gold (SPEC 3).
+#: Gold document id entries that stand for "no document" and are not counted as gold (``docs/metrics.md#per-query``).
 NO_ANSWER_DOCUMENT_ID = "00"
 
-#: The similarity above which a gold context counts as matched in the metrics, unless told otherwise.
-DEFAULT_CONTEXT_MATCHING_THRESHOLD = 65.0

@@ -47,7 +47,7 @@ class MetricOptions:
     ----------
     simulated_top_k_reader, simulated_top_k_retriever : int
         -1 uses every rank; k keeps ranks <= k (for answer nodes the retriever's top-k keeps the answers
-        whose documents are all among the retriever's top k): ``docs/metrics.md#simulated-top-k``.
+        whose documents are all among the retriever's top k): ``docs/metrics.md#which-rows-are-used``.
     document_scope : str
         What makes a document relevant: one of ``evalframe.columns.DOCUMENT_SCOPES``.
     eval_mode : {"integrated", "isolated"}
@@ -141,8 +141,8 @@ class MatchingOptions:
 
     Examples
     --------
-    >>> MatchingOptions().context_matching_threshold
-    65.0
+    >>> MatchingOptions(context_matching_min_length=50).as_dict()["context_matching_min_length"]
+    50
     """
 
     context_matching_threshold: float = _option(65.0, "similarity (0-100) above which a text matches a gold context",

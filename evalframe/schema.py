@@ -1,4 +1,4 @@
-"""Schema objects: Document, Span, TableCell, Answer, Label, MultiLabel (SPEC 1).
+"""Schema objects: Document, Span, TableCell, Answer, Label, MultiLabel (``docs/haystack-compat.md#schema-objects``).
 
 Plain Python classes that carry pipeline inputs, outputs and gold labels. They hold no
 evaluation logic. Their ``to_dict`` / ``from_dict`` formats are those of Haystack 1.x, so

@@ -76,7 +76,7 @@ def _hashable(values: pd.Series, what: str) -> pd.Series:
 
 
 def _filters_text(values: pd.Series) -> pd.Series:
-    """Filters as their JSON text: dict filters (built in memory) become the text evalframe saves (SPEC 2)."""
+    """Filters as their JSON text: dict filters (built in memory) become the text evalframe saves."""
     return values.map(lambda v: json.dumps(v, sort_keys=True) if isinstance(v, dict) else v)
 
 
@@ -104,7 +104,7 @@ def _column(frame: pd.DataFrame, first: pd.DataFrame, column: str, where: str) -
 
 
 def _no_answer(first: pd.DataFrame, where: str) -> pd.Series:
-    """No-answer queries: gold answers ``[""]`` (SPEC 1's MultiLabel.no_answer), or ``[]`` without gold documents.
+    """No-answer queries: gold answers ``[""]`` (``MultiLabel.no_answer``), or ``[]`` without gold documents.
 
     Haystack 1.x wrote the gold answers of no-answer queries as ``[]``; queries with document-only labels
     also have ``[]``, but they have gold document ids, so there is something to find.

@@ -1,4 +1,4 @@
-"""Pipeline runs -> one DataFrame per node (SPEC 2), as Haystack 1.x's ``Pipeline.eval`` built them.
+"""Pipeline runs -> one DataFrame per node (``docs/runs-format.md``), as Haystack 1.x's ``Pipeline.eval`` built them.
 
 ``flatten(labels, node_outputs)`` validates everything first (errors name node, query index and
 field; nothing is half-built), collects the rows column by column, scores every distinct
@@ -176,7 +176,7 @@ class _Pairs:
 
 
 def _scoped(values: list[float], similarities: list[float], id_matches: list[float], threshold: float) -> tuple[float, float, float]:
-    """Best value where the gold context matched / the gold id matched / both (SPEC 2; 0.0 when none)."""
+    """Best value where the gold context matched / the gold id matched / both (0.0 when none)."""
     context = [v for v, s in zip(values + [0.0], similarities + [100]) if s > threshold]
     document = [v for v, d in zip(values + [0.0], id_matches + [1.0]) if d == 1.0]
     both = [v for v, s, d in zip(values + [0.0], similarities + [100], id_matches + [1.0]) if s > threshold and d == 1.0]

@@ -1,4 +1,4 @@
-"""Text matching used to build node frames (SPEC 2): SQuAD normalisation, exact match, F1, context similarity.
+"""Text matching used to build node frames (``docs/runs-format.md#the-text-helpers``): SQuAD normalisation, exact match, F1, context similarity.
 
 The return types follow Haystack 1.x (and the SQuAD script it copied): ``exact_match`` is an int 0/1,
 ``f1`` an int for the degenerate cases and a float otherwise, so frames built by evalframe hold the
@@ -16,6 +16,10 @@ from collections import Counter
 from collections.abc import Iterable
 
 from rapidfuzz import fuzz
+
+from ..options import MatchingOptions
+
+_DEFAULTS = MatchingOptions()  # the defaults of from_runs, which these functions share
 
 __all__ = [
     "normalize_answer", "exact_match", "f1", "normalize_context", "context_similarity", "context_similarities",
@@ -107,7 +111,8 @@ def normalize_context(text: str) -> str:
     return _WHITESPACE.sub(" ", text).lower().strip()
 
 
-def context_similarity(context: str, candidate: str, min_length: int = 100, boost_split_overlaps: bool = True) -> float:
+def context_similarity(context: str, candidate: str, min_length: int = _DEFAULTS.context_matching_min_length,
+                       boost_split_overlaps: bool = _DEFAULTS.context_matching_boost_split_overlaps) -> float:
     """How well ``candidate`` covers ``context``, in [0, 100] (Haystack 1.x's context matching).
 
     Both texts are normalised with :func:`normalize_context`; either shorter than ``min_length`` gives 0.0.
@@ -180,8 +185,8 @@ PARALLEL_MIN_PAIRS = 2000
 
 def context_similarities(
     pairs: Iterable[tuple[str, str]],
-    min_length: int = 100,
-    boost_split_overlaps: bool = True,
+    min_length: int = _DEFAULTS.context_matching_min_length,
+    boost_split_overlaps: bool = _DEFAULTS.context_matching_boost_split_overlaps,
     workers: int = -1,
 ) -> list[float]:
     """:func:`context_similarity` of many ``(context, candidate)`` pairs, each distinct pair computed once.

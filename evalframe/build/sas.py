@@ -1,4 +1,4 @@
-"""Semantic answer similarity (SPEC 6): a callable, or a sentence-transformers model loaded lazily.
+"""Semantic answer similarity (``docs/runs-format.md#arguments``): a callable, or a sentence-transformers model loaded lazily.
 
 The flattener gathers every (prediction, gold answer) pair of the whole build and scores the
 distinct ones in one call; nothing is scored per query.

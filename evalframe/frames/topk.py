@@ -1,4 +1,4 @@
-"""Simulated top-k, interpreted here and nowhere else (``docs/metrics.md#simulated-top-k``).
+"""Simulated top-k, interpreted here and nowhere else (``docs/metrics.md#which-rows-are-used``).
 
 * the retriever's top-k for answer nodes: which node's documents simulate it, in which eval_mode, and
   which answers survive it (:func:`retriever_join`, :func:`answer_rows_kept`);
