@@ -40,7 +40,8 @@ try:
 except ImportError:  # Windows: a file held open cannot be removed, which tells a live saver instead
     fcntl = None  # type: ignore[assignment]
 
-__all__ = ["replace_folder", "resolve_for_reading", "cleanup_stale", "check_writable", "sync_file", "staged_file", "step", "step_hook"]
+__all__ = ["replace_folder", "resolve_for_reading", "cleanup_stale", "check_writable", "sync_file", "staged_file", "step",
+           "step_hook"]
 
 #: Test hook: called with the name of every filesystem step of a save (None outside tests).
 step_hook: Callable[[str], None] | None = None

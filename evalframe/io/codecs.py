@@ -199,6 +199,9 @@ def encode_column(series: pd.Series, *, node: str) -> tuple[list[Any], dict[str,
 
 
 def encode_frame(node: str, frame: pd.DataFrame) -> tuple[dict[str, list[Any]], dict[str, Any]]:
+    """A checked frame's cells as written to CSV (Python values per column) and its manifest entry
+    (``file``, ``rows``, ``columns``: one spec per column with its codec); :class:`SaveError` names a cell
+    that cannot be written losslessly."""
     check_frame(node, frame)
     columns, specs = {}, []
     for name in frame.columns:

@@ -142,7 +142,8 @@ def read(folder: Folder, entry: dict[str, Any], csv_options: dict[str, Any], rea
     path = folder.path / entry["file"]
     specs = entry["columns"]
     # string-dtype text columns are parsed straight into their dtype (an empty cell is "" or the missing value)
-    direct = {s["name"] for s in specs if s["codec"] == "text" and isinstance(pd.api.types.pandas_dtype(s["dtype"]), pd.StringDtype)}
+    direct = {s["name"] for s in specs
+              if s["codec"] == "text" and isinstance(pd.api.types.pandas_dtype(s["dtype"]), pd.StringDtype)}
     dtypes = {s["name"]: (s["dtype"] if s["codec"] == "native" or s["name"] in direct else object) for s in specs}
     na_values = {s["name"]: [""] for s in specs if s["codec"] == "native"
                  or (s["name"] in direct and s.get("empty", "empty") != "empty")}
@@ -204,7 +205,8 @@ def _decode_frame(path: Path, frame: pd.DataFrame, entry: dict[str, Any], direct
     if list(frame.columns) != expected:
         raise LoadError(f"{path}: columns {list(frame.columns)} differ from those evalframe.json records ({expected}).")
     if len(frame) != entry.get("rows", len(frame)):
-        raise LoadError(f"{path}: holds {len(frame)} rows but evalframe.json records {entry['rows']}; the file was cut or edited.")
+        raise LoadError(f"{path}: holds {len(frame)} rows but evalframe.json records {entry['rows']}; "
+                        "the file was cut or edited.")
     for spec in specs:
         if spec["codec"] != "native" and spec["name"] not in direct:
             frame[spec["name"]], lists = decode_column(path, spec, frame[spec["name"]])

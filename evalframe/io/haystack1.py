@@ -48,7 +48,8 @@ def read(folder: Folder, name: str, read_csv_kwargs: dict[str, Any],
     """Read one CSV with Haystack's rules; the distinct cells of its metric list columns go to ``codings``."""
     path = folder.path / name
     with folder.open_binary(name) as source:
-        header = csv_format.read_frame(source, path, nrows=0, **{k: v for k, v in read_csv_kwargs.items() if k in ("sep", "encoding")})
+        header = csv_format.read_frame(source, path, nrows=0,
+                                       **{k: v for k, v in read_csv_kwargs.items() if k in ("sep", "encoding")})
         text_columns = [c for c in header.columns if c in _TEXT_COLUMNS or c in LIST_COLUMNS or c == "gold_document_contents"]
         options = {
             "header": 0, "dtype": {c: object for c in text_columns}, "keep_default_na": False, "na_values": [""],
@@ -67,7 +68,7 @@ def read(folder: Folder, name: str, read_csv_kwargs: dict[str, Any],
             elif name in METRIC_LIST_COLUMNS:
                 codings[name] = lists
             frame[name] = pd.Series(values, index=frame.index, dtype=object)
-        elif frame[name].isna().any():  # NaN becomes None (docs/persistence.md#loading) (the column becomes object, as in Haystack)
+        elif frame[name].isna().any():  # NaN becomes None, the column object, as in Haystack (docs/persistence.md#loading)
             column = frame[name].astype(object)
             frame[name] = column.where(column.notna(), None)
         elif isinstance(frame[name].dtype, pd.StringDtype):

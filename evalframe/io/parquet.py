@@ -105,6 +105,8 @@ _SHARING_SAMPLE = 2000
 
 
 def encode_frame(node: str, frame: pd.DataFrame) -> tuple[Any, dict[str, Any]]:
+    """A checked frame as an Arrow table and its manifest entry (numbers and flat lists stored natively,
+    other columns as the text cells of :func:`evalframe.io.codecs.encode_frame`)."""
     pa, _ = _pyarrow()
     # list columns stored natively skip the CSV encoding (their cells are never turned into text)
     check_frame(node, frame)
@@ -141,6 +143,7 @@ def encode_frame(node: str, frame: pd.DataFrame) -> tuple[Any, dict[str, Any]]:
 
 
 def write(path: Path, table: Any) -> None:
+    """Write one node's table to ``path``."""
     _pyarrow()[1].write_table(table, path)
 
 

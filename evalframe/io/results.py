@@ -22,7 +22,7 @@ from typing import Any
 
 import pandas as pd
 
-from . import atomic as _atomic
+from . import atomic
 from . import csv as csv_format
 from . import haystack1
 from .codecs import encode_frame, encodes
@@ -56,13 +56,35 @@ def _check_node_name(node: str) -> None:
     # the node's file name must be one a load reads back: a plain name (is_plain_name), not hidden, encodable
     if not is_plain_name(node) or node.startswith(".") or not encodes([node]):
         raise SaveError(
-            f"node name {node!r} cannot be a file name (no '/', '\\', leading '.', lone surrogates or empty names); rename the node "
-            "before saving."
+            f"node name {node!r} cannot be a file name (no '/', '\\', leading '.', lone surrogates or empty names); "
+            "rename the node before saving."
         )
 
 
 def save_result(result: Any, out_dir: Path, format: str = "csv", **to_csv_kwargs: Any) -> Path:
-    """Write ``result`` to ``out_dir`` (see :meth:`EvaluationResult.save`)."""
+    """Write ``result`` to ``out_dir``, replacing the folder in one step (see :meth:`EvaluationResult.save`).
+
+    Parameters
+    ----------
+    result
+        The result to save: its ``node_results`` (node name -> DataFrame) and ``matching`` parameters.
+    out_dir
+        The folder to write: missing, empty, or one evalframe wrote (any other file in it is refused).
+    format
+        ``"csv"`` (one ``<node>.csv`` per node, readable by Haystack 1.x) or ``"parquet"``.
+    **to_csv_kwargs
+        ``sep``, ``encoding`` and ``quoting`` of the CSV files (none for Parquet).
+
+    Returns
+    -------
+    Path
+        ``out_dir``.
+
+    Raises
+    ------
+    SaveError
+        When a cell, a node name, an option or the folder cannot be written; the folder is then unchanged.
+    """
     with _gc_paused():
         return _save_result(result, out_dir, format, **to_csv_kwargs)
 
@@ -108,7 +130,7 @@ def _save_result(result: Any, out_dir: Path, format: str, **to_csv_kwargs: Any) 
                 columns, manifest["nodes"][node] = encode_frame(node, frame)
                 path = staging / f"{node}.csv"
                 try:
-                    with _atomic.staged_file(path):
+                    with atomic.staged_file(path):
                         csv_format.write(path, columns, **options)
                 except (UnicodeError, csv.Error, TypeError) as exc:
                     raise SaveError(f"node {node!r} cannot be written with these CSV options ({type(exc).__name__}: "
@@ -120,18 +142,18 @@ def _save_result(result: Any, out_dir: Path, format: str, **to_csv_kwargs: Any) 
             text = json.dumps(manifest, indent=1, ensure_ascii=False).encode("utf-8")
         except UnicodeEncodeError as exc:
             raise SaveError(f"the result's matching parameters hold text that is not UTF-8 ({exc}).") from None
-        with _atomic.staged_file(path):
+        with atomic.staged_file(path):
             path.write_bytes(text)
 
     created = next((folder for folder in reversed(target.parents) if not folder.exists()), None)
     saved = False
     try:
         try:
-            _atomic.step("mkdir parent")
+            atomic.step("mkdir parent")
             target.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise SaveError(f"cannot create {target.parent}: {exc.strerror or exc}; choose another out_dir.") from None
-        _atomic.replace_folder(target, write, foreign=lambda folder: _foreign_files(folder)[0])
+        atomic.replace_folder(target, write, foreign=lambda folder: _foreign_files(folder)[0])
         saved = True
         return out_dir
     finally:
@@ -140,7 +162,7 @@ def _save_result(result: Any, out_dir: Path, format: str, **to_csv_kwargs: Any) 
 
 
 def _write_parquet(parquet: Any, path: Path, table: Any) -> None:
-    with _atomic.staged_file(path):
+    with atomic.staged_file(path):
         parquet.write(path, table)
 
 
@@ -170,7 +192,7 @@ def _check_target(out_dir: Path) -> Path:
                 f"{out_dir} holds files evalframe did not write ({shown}; {why}); save replaces the whole folder "
                 "and would lose them. Choose a new or empty out_dir, or move those files elsewhere."
             )
-    _atomic.check_writable(target)
+    atomic.check_writable(target)
     return target
 
 
@@ -202,12 +224,30 @@ def _remove_empty_folders(folder: Path, *, up_to: Path) -> None:
 def load_result(cls: type, load_dir: Path, **read_csv_kwargs: Any) -> Any:
     """Read a results folder (see :meth:`EvaluationResult.load`).
 
+    Parameters
+    ----------
+    cls
+        The result class, called as ``cls(frames, matching=..., list_codings=...)``.
+    load_dir
+        The folder: one evalframe wrote (with ``evalframe.json``) or one Haystack 1.x wrote.
+    **read_csv_kwargs
+        Options passed to :func:`pandas.read_csv` for every CSV file.
+
+    Returns
+    -------
+    The ``cls`` instance.
+
+    Raises
+    ------
+    LoadError
+        When the folder, its manifest or a file is missing, damaged or not one a save writes.
+
     What a dead saver left beside the folder is cleaned up first (where this process may), and a folder
     left missing by a crash inside the rename fallback is read from its complete old generation.
     """
-    load_dir = _atomic.resolve_for_reading(load_dir)
+    load_dir = atomic.resolve_for_reading(load_dir)
     if load_dir.is_dir():
-        _atomic.cleanup_stale(Path(os.path.realpath(load_dir)))
+        atomic.cleanup_stale(Path(os.path.realpath(load_dir)))
     with _gc_paused():
         return with_retries(load_dir, lambda: _load_result(cls, load_dir, **read_csv_kwargs))
 
@@ -234,7 +274,8 @@ def _load_result(cls: type, load_dir: Path, **read_csv_kwargs: Any) -> Any:
 
                 frames[node] = parquet.read(folder, entry, codings.setdefault(node, {}))
             else:
-                frames[node] = csv_format.read(folder, entry, manifest.get("csv", {}), read_csv_kwargs, codings.setdefault(node, {}))
+                frames[node] = csv_format.read(folder, entry, manifest.get("csv", {}), read_csv_kwargs,
+                                               codings.setdefault(node, {}))
         for node, name in csv_files.items():
             if node not in frames:
                 frames[node] = haystack1.read(folder, name, read_csv_kwargs, codings.setdefault(node, {}))
