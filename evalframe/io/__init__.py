@@ -1,5 +1,17 @@
-"""Persistence: result folders (CSV or Parquet, atomic), and Haystack 1.x folders."""
+"""Persistence: result folders (CSV or Parquet, atomic), and Haystack 1.x folders (see docs/persistence.md).
 
-from .csv import load_result, save_result
+Modules, each holding one thing:
+
+``results``    the order of a save and of a load (:func:`save_result`, :func:`load_result`);
+``manifest``   ``evalframe.json``: reading it and checking its fields;
+``codecs``     column encodings shared by CSV and Parquet, the literal parser;
+``csv``        evalframe's own CSV files (``arrow_csv``: the pyarrow reader of them);
+``parquet``    the Parquet files (extra ``evalframe[parquet]``);
+``haystack1``  folders Haystack 1.x wrote;
+``folder``     reading one generation of a folder through a directory descriptor;
+``atomic``     replacing a folder atomically (exchange, locks, cleanup of dead savers' leftovers).
+"""
+
+from .results import load_result, save_result
 
 __all__ = ["load_result", "save_result"]

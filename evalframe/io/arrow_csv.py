@@ -1,6 +1,6 @@
 """Read a CSV evalframe wrote with pyarrow's multi-threaded CSV reader, when pyarrow is installed.
 
-The result is the frame ``pandas.read_csv`` gives in :func:`evalframe.io._load_own` before the
+The result is the frame ``pandas.read_csv`` gives in :func:`evalframe.io.csv.read` before the
 columns are decoded: float64 columns as numbers, every other column as Arrow-backed
 strings (a literal column is then factorised in Arrow: only its distinct texts become Python
 strings). Anything this reader is not sure to read exactly as pandas does (other native dtypes,

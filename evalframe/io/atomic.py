@@ -13,7 +13,7 @@ under a temporary name and renamed, so a visible lock file is always held by a l
 dies). Sibling ``-tmp-`` / ``-old-`` folders whose lock file is missing or can be locked belong to a
 dead saver: every save, and :func:`cleanup_stale`, removes them. Nothing else is ever removed.
 
-Every filesystem step goes through :func:`_step`, so tests can inject a failure or a kill at each one.
+Every filesystem step goes through :func:`step`, so tests can inject a failure or a kill at each one.
 """
 
 from __future__ import annotations
@@ -40,13 +40,14 @@ try:
 except ImportError:  # Windows: a file held open cannot be removed, which tells a live saver instead
     fcntl = None  # type: ignore[assignment]
 
-__all__ = ["replace_folder", "resolve_for_reading", "cleanup_stale", "sync_file", "staged_file"]
+__all__ = ["replace_folder", "resolve_for_reading", "cleanup_stale", "check_writable", "sync_file", "staged_file", "step",
+           "step_hook"]
 
 #: Test hook: called with the name of every filesystem step of a save (None outside tests).
 step_hook: Callable[[str], None] | None = None
 
 
-def _step(name: str) -> None:
+def step(name: str) -> None:
     """Mark one filesystem step; tests raise (or kill the process) here to prove every step is safe."""
     if step_hook is not None:
         step_hook(name)
@@ -109,7 +110,7 @@ def _fsync_dir(folder: Path) -> None:
 
 def sync_file(path: Path) -> None:
     """Flush a file written into the staging folder to disk."""
-    _step(f"fsync {path.name}")
+    step(f"fsync {path.name}")
     fd = os.open(path, os.O_RDONLY)
     try:
         os.fsync(fd)
@@ -120,7 +121,7 @@ def sync_file(path: Path) -> None:
 @contextlib.contextmanager
 def staged_file(path: Path) -> Iterator[Path]:
     """Mark the writing of one staging file (a step) and fsync it once written."""
-    _step(f"write {path.name}")
+    step(f"write {path.name}")
     yield path
     sync_file(path)
 
@@ -156,12 +157,12 @@ def _take_lock(parent: Path, target_name: str) -> tuple[str, int, Path]:
         token = uuid.uuid4().hex[:12]
         final = parent / f".{target_name}.evalframe-tmp-{token}.lock"
         temporary = parent / f".{target_name}.evalframe-tmp-{token}.lock-new"
-        _step("create lock")
+        step("create lock")
         fd = os.open(temporary, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o644)
         try:
             if fcntl is not None:
                 fcntl.flock(fd, fcntl.LOCK_EX)
-            _step("publish lock")
+            step("publish lock")
             os.rename(temporary, final)
         except FileNotFoundError:  # a cleaner took the not-yet-locked temporary file for a dead one: retry
             os.close(fd)
@@ -292,10 +293,10 @@ def replace_folder(target: Path, write: Callable[[Path], None],
     aside = parent / f".{target.name}.evalframe-old-{token}"
     try:
         try:
-            _step("mkdir staging")
+            step("mkdir staging")
             staging.mkdir()
             write(staging)
-            _step("fsync staging")
+            step("fsync staging")
             _fsync_dir(staging)
             _put_in_place(staging, target, aside)
         except OSError as exc:
@@ -303,7 +304,7 @@ def replace_folder(target: Path, write: Callable[[Path], None],
         # the old generation (now at the staging path) goes; a failure here leaves the new result in place,
         # and what is left is removed by the next save or load, as the lock is released below
         with contextlib.suppress(OSError):
-            _step("remove old")
+            step("remove old")
             if os.path.isdir(staging) and foreign(staging):  # a file was added after the check: keep it
                 kept = parent / f".{target.name}.evalframe-kept-{token}"
                 os.rename(staging, kept)
@@ -311,7 +312,7 @@ def replace_folder(target: Path, write: Callable[[Path], None],
                               f"folder, with them, is kept as {kept}.", UserWarning, stacklevel=4)
             else:
                 shutil.rmtree(staging)
-            _step("fsync parent")
+            step("fsync parent")
             _fsync_dir(parent)
         return target
     finally:
@@ -325,7 +326,7 @@ def _put_in_place(staging: Path, target: Path, aside: Path) -> bool:
     """Move the complete staging folder to ``target``; the old folder (if any) ends at ``staging``."""
     for _ in range(4):  # another saver may create or exchange the target meanwhile
         if not os.path.lexists(target):
-            _step("rename into place")
+            step("rename into place")
             try:
                 os.rename(staging, target)
                 return True
@@ -333,23 +334,23 @@ def _put_in_place(staging: Path, target: Path, aside: Path) -> bool:
                 if exc.errno not in (errno.ENOTEMPTY, errno.EEXIST):
                     raise
                 continue  # another saver put its result there first: exchange with it
-        _step("exchange")
+        step("exchange")
         try:
             if _exchange(staging, target):
                 return True
         except FileNotFoundError:
             continue
         # fallback without an atomic exchange: for an instant the target is missing (see resolve_for_reading)
-        _step("rename old aside")
+        step("rename old aside")
         os.rename(target, aside)
         try:
-            _step("rename new into place")
+            step("rename new into place")
             os.rename(staging, target)
         except BaseException:  # put the old folder back (a kill here is repaired by cleanup_stale)
             with contextlib.suppress(OSError):
                 os.rename(aside, target)
             raise
-        _step("move old to staging")
+        step("move old to staging")
         os.rename(aside, staging)
         return True
     raise OSError(errno.EBUSY, "the folder kept changing under concurrent saves", str(target))

@@ -1,8 +1,9 @@
 """Parquet storage of node frames (extra ``evalframe[parquet]``): list columns typed natively.
 
-Columns follow the CSV codecs of :mod:`evalframe.io`, recorded in ``evalframe.json`` so a round trip
+Columns follow the codecs of :mod:`evalframe.io.codecs`, recorded in ``evalframe.json`` so a round trip
 is exact: numbers are stored natively, lists of one scalar type as Parquet lists (``list``),
-texts as strings with their missing-value kind, anything else as Python literal text.
+texts as strings with their missing-value kind, anything else as Python literal text
+(see docs/persistence.md#parquet).
 """
 
 from __future__ import annotations
@@ -15,18 +16,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from . import codecs
+from .codecs import by_identity, check_frame, decode_column, encodes, is_native_dtype
 from .folder import Folder
 from ..frames.arrays import DistinctLists, object_array
 from ..columns import METRIC_LIST_COLUMNS
 from ..errors import LoadError, SaveError
-from .csv import (
-    _by_identity,
-    _check_frame,
-    _encode_frame,
-    _encodes,
-    decode_column,
-    is_native_dtype,
-)
 
 __all__ = ["encode_frame", "write", "read"]
 
@@ -100,7 +95,7 @@ def _native_list_column(series: pd.Series) -> Any:
     sample = cells[:_SHARING_SAMPLE]
     if len(set(map(id, sample))) > len(sample) // 2:  # hardly shared: convert every row
         return _list_array(cells)
-    codes, distinct = _by_identity(cells.tolist())
+    codes, distinct = by_identity(cells.tolist())
     array = _list_array(object_array(distinct))
     return None if array is None else array.take(pa.array(codes))
 
@@ -110,19 +105,21 @@ _SHARING_SAMPLE = 2000
 
 
 def encode_frame(node: str, frame: pd.DataFrame) -> tuple[Any, dict[str, Any]]:
+    """A checked frame as an Arrow table and its manifest entry (numbers and flat lists stored natively,
+    other columns as the text cells of :func:`evalframe.io.codecs.encode_frame`)."""
     pa, _ = _pyarrow()
     # list columns stored natively skip the CSV encoding (their cells are never turned into text)
-    _check_frame(node, frame)
+    check_frame(node, frame)
     native_lists = {name: array for name in frame.columns
                     if frame[name].dtype == object and (array := _native_list_column(frame[name])) is not None}
     # string-dtype columns without missing values are stored as they are (no empty-cell marker is needed)
     # (texts that do not encode to UTF-8 go through the CSV encoding, which names the cell)
     native_texts = [name for name in frame.columns
                     if isinstance(frame[name].dtype, pd.StringDtype) and not frame[name].isna().any()
-                    and (frame[name].dtype.storage != "python" or _encodes(frame[name].tolist()))]
+                    and (frame[name].dtype.storage != "python" or encodes(frame[name].tolist()))]
     numbers = [name for name in frame.columns if is_native_dtype(frame[name].dtype)]  # Arrow takes them as they are
     rest = frame.drop(columns=list(native_lists) + native_texts + numbers)
-    cells, entry = (_encode_frame(node, rest) if len(rest.columns)
+    cells, entry = (codecs.encode_frame(node, rest) if len(rest.columns)
                     else ({}, {"file": "", "rows": len(frame), "columns": []}))
     specs = {spec["name"]: spec for spec in entry["columns"]}
     arrays, ordered = {}, []
@@ -146,6 +143,7 @@ def encode_frame(node: str, frame: pd.DataFrame) -> tuple[Any, dict[str, Any]]:
 
 
 def write(path: Path, table: Any) -> None:
+    """Write one node's table to ``path``."""
     _pyarrow()[1].write_table(table, path)
 
 

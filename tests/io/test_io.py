@@ -152,7 +152,7 @@ def test_save_replaces_files_only_when_complete(tmp_path, monkeypatch):
 
     import evalframe.io.csv
 
-    monkeypatch.setattr(evalframe.io.csv, "_write_csv", fail)
+    monkeypatch.setattr(evalframe.io.csv, "write", fail)
     with pytest.raises(SaveError, match="disk full"):  # an OSError becomes a SaveError naming the folder
         hand_result().save(folder)
     assert (folder / "Reader.csv").read_bytes() == before
@@ -236,11 +236,11 @@ def test_equal_list_cells_share_one_parsed_value(tmp_path):
 def test_literal_parsing_fast_paths_equal_literal_eval(tmp_path):
     import ast
 
-    from evalframe.io.csv import _LiteralParser
+    from evalframe.io.codecs import LiteralParser
 
     texts = ["[1.0, 0.0]", "[1., .5]", "[-0.0, 1e-05, 12345678901234567890]", "['a', 'b c']", "['it''s']",
              "['a\\tb']", "[\"b'c\"]", "[{'start': 0, 'end': 6}]", "[]", "['x, y', 'z']", "[1.0, 0.0]"]
-    values = _LiteralParser(tmp_path / "f.csv", "c").column_values(pd.Series(texts, dtype=object))
+    values = LiteralParser(tmp_path / "f.csv", "c").column_values(pd.Series(texts, dtype=object))
     assert values == [ast.literal_eval(t) for t in texts]
     assert [type(v[0]) for v in values if v] == [type(ast.literal_eval(t)[0]) for t in texts if ast.literal_eval(t)]
 
@@ -256,9 +256,9 @@ def test_literal_parsing_fast_paths_equal_literal_eval(tmp_path):
 def test_whole_column_literal_parsing_equals_literal_eval(tmp_path, texts):
     import ast
 
-    from evalframe.io.csv import _LiteralParser
+    from evalframe.io.codecs import LiteralParser
 
-    parser = _LiteralParser(tmp_path / "f.csv", "c")
+    parser = LiteralParser(tmp_path / "f.csv", "c")
     try:
         expected = [ast.literal_eval(t) for t in texts]
     except (SyntaxError, ValueError):

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from evalframe import EvaluationResult, LoadError, SchemaError
 from evalframe.io import arrow_csv
 from evalframe.io import folder as _folder
-from evalframe.io.csv import LITERAL_CELL_LIMIT, _string_list
+from evalframe.io.codecs import LITERAL_CELL_LIMIT, string_list
 from tests.fixtures import hand_result
 
 
@@ -352,12 +352,12 @@ def test_haystack1_legacy_csv_with_few_columns_loads_and_metrics_name_what_is_mi
 @given(st.lists(st.one_of(st.text(), st.binary(max_size=8)), max_size=6))
 def test_the_long_cell_scanner_reads_lists_of_strings_as_the_literal_parser_does(items):
     text = repr(items)
-    assert _string_list(text) == ast.literal_eval(text)
+    assert string_list(text) == ast.literal_eval(text)
 
 
 @pytest.mark.parametrize("text", ["[", "['a', ]", "['a' ]", "['a\\']", "[1]", "['a'", "['a'b]", "['a'] + ['b']"])
 def test_the_long_cell_scanner_leaves_other_texts_to_the_other_readers(text):
-    assert _string_list(text) is None
+    assert string_list(text) is None
 
 
 def test_platforms_without_openat_read_by_path_with_the_same_checks(tmp_path, monkeypatch):

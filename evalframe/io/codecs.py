@@ -1,0 +1,473 @@
+"""Column encodings shared by the CSV and Parquet formats (see docs/persistence.md#evalframejson).
+
+Every column is written with one *codec*, recorded in ``evalframe.json`` beside its dtype:
+
+``native``   numbers / bools written as they are, read back with their dtype (floats exactly);
+``text``     strings written as they are; an empty cell stands for one recorded value
+             (None, NaN or "") because the column holds only one of them;
+``literal``  every cell a Python literal (lists, dicts, mixed objects, and text columns whose
+             empty cells would be ambiguous); an empty cell is None, ``nan`` is NaN;
+``list``     (Parquet only, see :mod:`evalframe.io.parquet`) flat lists of one scalar type, stored natively.
+
+:func:`encode_frame` checks a frame and gives its cells as written plus its manifest entry;
+:func:`decode_column` turns a text or literal column back. :class:`LiteralParser` reads literal cells
+(each distinct text once, with JSON and string-list fast paths; cells beyond :data:`LITERAL_CELL_LIMIT`
+are read only when they are lists of strings or JSON-like, see docs/persistence.md#loading).
+"""
+
+from __future__ import annotations
+
+import ast
+import gc
+import json
+import math
+import re
+import reprlib
+import warnings
+from itertools import chain
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..columns import LIST_COLUMNS
+from ..errors import LoadError, SaveError
+from ..frames.arrays import DistinctLists, object_array
+
+__all__ = [
+    "LITERAL_CELL_LIMIT", "LiteralParser", "by_identity", "check_frame", "decode_column", "encode_column",
+    "encode_frame", "encodes", "is_native_dtype", "short_repr", "string_list",
+]
+
+_MISSING_TOKENS = {"": None, "nan": math.nan}
+_LITERAL_SCALARS = (str, int, float, bool, bytes, type(None))
+
+
+def _check_literal(value: Any) -> bool:
+    """True when ``repr(value)`` parses back to an equal value with ``ast.literal_eval``."""
+    kind = type(value)
+    if kind is float:
+        return math.isfinite(value)
+    if kind in _LITERAL_SCALARS:
+        return True
+    if kind in (list, tuple, set):
+        return all(_check_literal(v) for v in value)
+    if kind is dict:
+        return all(_check_literal(k) and _check_literal(v) for k, v in value.items())
+    return False
+
+
+def _is_missing(value: Any) -> bool:
+    return value is None or (type(value) is float and math.isnan(value))
+
+
+def by_identity(values: list[Any]) -> tuple[np.ndarray, list[Any]]:
+    """Codes of distinct objects (by identity) and those objects: shared lists are handled once."""
+    codes, unique_ids = pd.factorize(np.fromiter(map(id, values), dtype=np.int64, count=len(values)), sort=False)
+    first = np.zeros(len(unique_ids), dtype=np.int64)
+    first[codes[::-1]] = np.arange(len(codes) - 1, -1, -1)
+    return codes, [values[i] for i in first.tolist()]
+
+
+def _literal_cells(values: list[Any], *, node: str, column: str) -> np.ndarray:
+    """Every cell as a Python literal ('' for None, 'nan' for NaN), each distinct object written once."""
+    codes, distinct = by_identity(values)
+    if not _flat_literals(distinct):  # nested or unusual cells: check each distinct one
+        for code, value in enumerate(distinct):
+            if not (_is_missing(value) or _check_literal(value)):
+                # located by code, never by comparing values (pd.NA and arrays have no truth value)
+                row = int(np.argmax(codes == code)) + 1
+                raise SaveError(
+                    f"node {node!r}, column {column!r}, row {row}: {short_repr(value)} ({type(value).__name__}) cannot "
+                    "be written to CSV losslessly (only str, int, finite float, bool, bytes, None and "
+                    "lists/tuples/dicts/sets of them can); convert the column, e.g. df[col] = df[col].map(list)."
+                )
+    texts = list(map(repr, distinct))  # NaN is written "nan" by repr; None (one object, so one cell) is ""
+    ids = list(map(id, distinct))
+    if id(None) in ids:
+        texts[ids.index(id(None))] = ""
+    return object_array(texts)[codes]
+
+
+def encodes(strings: list[str]) -> bool:
+    """Whether the texts encode to UTF-8 (no lone surrogates), checked on the whole column at once."""
+    try:
+        "".join(strings).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _first_unencodable(values: list[Any]) -> int:
+    """0-based position of the first text that does not encode to UTF-8 (only called once one is known to)."""
+    return next(i for i, v in enumerate(values) if isinstance(v, str) and not encodes([v]))
+
+
+def _flat_literals(values: list[Any]) -> bool:
+    """True when every cell is missing, a literal scalar, or a list of literal scalars (the common case).
+
+    Checked with C-level iteration over the whole column rather than a Python call per cell.
+    """
+    cell_types = set(map(type, values))
+    if not cell_types <= {list, str, int, float, bool, type(None), bytes}:
+        return False
+    if float in cell_types:
+        floats = np.array([v for v in values if type(v) is float])
+        if np.isinf(floats).any():  # NaN cells are missing; inf is not a literal
+            return False
+    lists = values if cell_types == {list} else [v for v in values if type(v) is list]
+    elements = list(chain.from_iterable(lists))
+    element_types = set(map(type, elements))
+    if not element_types <= {str, int, float, bool, type(None), bytes}:
+        return False
+    if element_types == {float}:
+        return bool(np.isfinite(np.array(elements, dtype=np.float64)).all())
+    return all(map(math.isfinite, (v for v in elements if type(v) is float)))
+
+
+def _text_is_safe(strings: list[str]) -> bool:
+    """Raw text survives the CSV only without NUL characters and when it encodes to UTF-8."""
+    joined = "".join(strings)
+    if "\x00" in joined:
+        return False
+    try:
+        joined.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def is_native_dtype(dtype: Any) -> bool:
+    """Whether a column of this dtype is stored as numbers (codec "native"): numpy bool / int / float and their nullable kinds."""
+    return dtype.kind in "biuf" or isinstance(dtype, (pd.BooleanDtype, pd.Float64Dtype, pd.Float32Dtype)) or (
+        pd.api.types.is_extension_array_dtype(dtype) and pd.api.types.is_integer_dtype(dtype))
+
+
+def encode_column(series: pd.Series, *, node: str) -> tuple[list[Any], dict[str, Any]]:
+    """The column's cells as written to CSV (Python values), and its manifest entry."""
+    name = series.name
+    dtype = series.dtype
+    spec: dict[str, Any] = {"name": name, "dtype": str(dtype)}
+    if isinstance(dtype, pd.StringDtype) or dtype == object:
+        missing = series.isna().to_numpy()
+        any_missing = bool(missing.any())
+        plain = series.astype(object).where(~missing, None) if isinstance(dtype, pd.StringDtype) and any_missing else series
+        values = plain.tolist()
+        kinds = set(map(type, values))
+        if dtype == object and (name in LIST_COLUMNS or not kinds <= {str, type(None), float}
+                                or (float in kinds and not all(missing[i] for i, v in enumerate(values) if type(v) is float))):
+            spec["codec"] = "literal"
+            return _literal_cells(values, node=node, column=name).tolist(), spec
+        present = [v for v, m in zip(values, missing.tolist()) if not m] if any_missing else values
+        # Arrow-backed strings are valid UTF-8 by construction; python-backed ones may hold lone surrogates
+        if isinstance(dtype, pd.StringDtype) and dtype.storage == "python" and not encodes(present):
+            row = _first_unencodable(values) + 1
+            raise SaveError(
+                f"node {node!r}, column {name!r}, row {row}: {short_repr(values[row - 1])} holds a lone surrogate, "
+                f"which a {dtype} column cannot hold once loaded; fix the text (e.g. "
+                "s.encode('utf-8', 'replace').decode()) or convert the column with astype(object)."
+            )
+        none = any(values[i] is None for i in np.flatnonzero(missing).tolist())
+        nan = bool(missing.any()) and (isinstance(dtype, pd.StringDtype) or not all(
+            values[i] is None for i in np.flatnonzero(missing).tolist()))
+        if isinstance(dtype, pd.StringDtype):
+            none = False
+        has_empty = "" in present
+        if (none and nan) or ((none or nan) and has_empty) or not _text_is_safe(present):
+            spec["codec"] = "literal"
+            return _literal_cells(values, node=node, column=name).tolist(), spec
+        spec["codec"] = "text"
+        spec["empty"] = "none" if none else "nan" if nan else "empty"
+        return ["" if m else v for v, m in zip(values, missing.tolist())] if any_missing else values, spec
+    if is_native_dtype(dtype):
+        spec["codec"] = "native"
+        missing = series.isna().to_numpy()
+        if dtype == np.float16 and missing.any():  # pandas' CSV parser cannot read float16 with empty cells
+            row = int(np.argmax(missing)) + 1
+            raise SaveError(
+                f"node {node!r}, column {name!r} has dtype float16 and a missing value (row {row}), which CSV "
+                "cannot restore; convert it with df[col] = df[col].astype('float32') (exact) or save with "
+                "format='parquet'."
+            )
+        cells = series.astype(object).tolist() if not missing.any() else series.astype(object).where(~missing, None).tolist()
+        return cells, spec
+    raise SaveError(
+        f"node {node!r}, column {name!r} has dtype {dtype}, which evalframe's CSV format cannot restore; "
+        "convert it (e.g. df[col] = df[col].astype(str)) before saving."
+    )
+
+
+def encode_frame(node: str, frame: pd.DataFrame) -> tuple[dict[str, list[Any]], dict[str, Any]]:
+    """A checked frame's cells as written to CSV (Python values per column) and its manifest entry
+    (``file``, ``rows``, ``columns``: one spec per column with its codec); :class:`SaveError` names a cell
+    that cannot be written losslessly."""
+    check_frame(node, frame)
+    columns, specs = {}, []
+    for name in frame.columns:
+        columns[name], spec = encode_column(frame[name], node=node)
+        specs.append(spec)
+    return columns, {"file": f"{node}.csv", "rows": len(frame), "columns": specs}
+
+
+def check_frame(node: str, frame: pd.DataFrame) -> None:
+    """What a frame needs to be saved: string, unique, non-empty column names (a warning for a custom index)."""
+    if not all(isinstance(c, str) for c in frame.columns):
+        bad = [c for c in frame.columns if not isinstance(c, str)]
+        raise SaveError(f"node {node!r}: column names must be strings to be saved; got {bad}.")
+    if "" in frame.columns:
+        raise SaveError(f"node {node!r}: a column named '' cannot be saved to CSV (pandas reads it back as "
+                        "'Unnamed: N'); rename it.")
+    if not encodes(list(frame.columns)):
+        bad = frame.columns[_first_unencodable(list(frame.columns))]
+        raise SaveError(f"node {node!r}: column name {bad!r} holds a lone surrogate, which no file can store; "
+                        "rename the column.")
+    sparse = [c for c in frame.columns if isinstance(frame[c].dtype, pd.SparseDtype)]
+    if sparse:
+        raise SaveError(f"node {node!r}, column {sparse[0]!r} has sparse dtype {frame[sparse[0]].dtype}, which "
+                        "evalframe cannot restore; convert it with df[col] = df[col].sparse.to_dense().")
+    duplicated = frame.columns[frame.columns.duplicated()].tolist()
+    if duplicated:
+        raise SaveError(f"node {node!r}: column names must be unique to be saved; {duplicated} repeat.")
+    if len(frame.columns) == 0:
+        raise SaveError(f"node {node!r}: a frame without columns cannot be saved.")
+    if not (isinstance(frame.index, pd.RangeIndex) and frame.index.start == 0 and frame.index.step == 1):
+        warnings.warn(
+            f"node {node!r}: the frame's index is not a default RangeIndex; it is not saved "
+            "(load gives 0..n-1). Call reset_index() first to keep it as a column.",
+            UserWarning,
+            stacklevel=5,
+        )
+
+
+def short_repr(value: Any, limit: int = 80) -> str:
+    """repr of a (possibly huge or odd) cell or manifest value, cut for an error message."""
+    text = reprlib.repr(value)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+class LiteralParser:
+    """Parse one column of literal texts, each distinct text once.
+
+    Gold lists repeat on every row of a query and the 0/1 match lists repeat everywhere, so the
+    column is factorised first and rows with equal text share one parsed value (as the frames
+    Haystack 1.x and ``from_runs`` build in memory share each query's gold lists): copy a cell
+    before mutating it in place. Numeric lists are decoded together in one JSON call, plain string
+    lists are split, anything else goes through :func:`ast.literal_eval` (never ``eval``).
+    """
+
+    def __init__(self, path: Path, column: str) -> None:
+        self.path, self.column = path, column
+
+    def column_values(self, texts: pd.Series) -> list[Any]:
+        """The parsed value of every row."""
+        return self.distinct_values(texts).row_values().tolist()
+
+    def distinct_values(self, texts: pd.Series) -> DistinctLists:
+        """The parsed values of the distinct texts and a code per row (rows with one code share one value)."""
+        if not isinstance(texts.dtype, pd.StringDtype):  # (Arrow strings are factorised in Arrow: no str per row)
+            texts = texts.astype(object)
+        codes, uniques = pd.factorize(texts, use_na_sentinel=False)
+        codes = codes.astype(np.int64, copy=False)
+        return DistinctLists(codes, object_array(self.parse_distinct(uniques.tolist(), codes)))
+
+    def parse_distinct(self, uniques: list[Any], codes: np.ndarray) -> list[Any]:
+        """The value of each distinct text; ``codes`` (per row) only locate a bad text's row for the message."""
+        fast = self._whole_column(uniques)
+        if fast is not None:
+            return fast
+        parsed: list[Any] = [None] * len(uniques)
+        numeric = []
+        for code, text in enumerate(uniques):
+            if not isinstance(text, str):  # a missing cell (NaN in files read with Haystack's rules)
+                parsed[code] = None if _is_missing(text) else text
+            elif text in _MISSING_TOKENS:
+                parsed[code] = _MISSING_TOKENS[text]
+            elif _PLAIN_STRING_LIST.fullmatch(text):
+                parsed[code] = text[2:-2].split("', '")
+            elif _NUMERIC_LIST.fullmatch(text):
+                numeric.append(code)
+            else:
+                parsed[code] = self._literal(text, code, codes)
+        if numeric:
+            try:  # one C-level JSON call for every numeric list of the column
+                values = _JSON.decode("[" + ",".join(uniques[c] for c in numeric) + "]")
+            except ValueError:  # e.g. "[1.]" or "[.5]": valid Python, not JSON
+                values = [self._literal(uniques[c], c, codes) for c in numeric]
+            for code, value in zip(numeric, values):
+                parsed[code] = value
+        return parsed
+
+    @staticmethod
+    def _whole_column(uniques: list[Any]) -> list[Any] | None:
+        """Every distinct text is a flat list of numbers (match columns), or of plain strings (id and answer
+        lists): one regex match and one JSON call for the whole column; None when that does not hold.
+
+        The texts are joined by line breaks, which no such text holds, so the regex checks each text
+        whole and the JSON array has exactly one item per text.
+        """
+        if not uniques or set(map(type, uniques)) != {str}:
+            return None
+        joined = "\n".join(uniques)
+        if _NUMERIC_LISTS.fullmatch(joined):
+            text = joined
+        elif _STRING_LISTS.fullmatch(joined) and '"' not in joined:
+            text = joined.replace("'", '"')  # plain items hold no quote or backslash: JSON strings as they are
+        else:
+            return None
+        try:
+            values = _JSON.decode("[" + text.replace("\n", ",") + "]")
+        except ValueError:  # e.g. "[1.]" or "[.5]": valid Python, not JSON
+            return None
+        return values if len(values) == len(uniques) else None
+
+    def _literal(self, text: str, code: int, codes: np.ndarray) -> Any:
+        try:
+            if len(text) > LITERAL_CELL_LIMIT:
+                return self._large_literal(text, code, codes)
+            self._parsed = getattr(self, "_parsed", 0) + 1
+            if self._parsed % _COLLECT_EVERY == 0:
+                # each literal_eval leaves ~1 KB of cyclic garbage (its syntax tree), which the paused collector
+                # (see evalframe.io.results) would keep until the load ends; the youngest generation holds only recent objects
+                gc.collect(0)
+            return ast.literal_eval(text)
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError) as exc:
+            shown = text if len(text) <= 80 else text[:77] + "..."
+            raise LoadError(
+                f"{self.path}: data row {self._row(code, codes)}, column {self.column!r}: cannot parse {shown!r} as a "
+                f"Python literal ({type(exc).__name__}: {exc}). Fix or empty that cell."
+            ) from None
+
+    @staticmethod
+    def _row(code: int, codes: np.ndarray) -> int:
+        """The 1-based data row of the first cell holding the distinct text ``code``."""
+        return int(np.argmax(codes == code)) + 1
+
+    def _large_literal(self, text: str, code: int, codes: np.ndarray) -> Any:
+        """A cell beyond :data:`LITERAL_CELL_LIMIT`, parsed in memory proportional to its size, or refused.
+
+        ``ast.literal_eval`` builds a syntax tree of several hundred bytes per element (a 10 MB list
+        cell took 5 GB), so long cells are only read in two shapes whose parsing stays bounded: a list
+        of string literals (gold_contexts of long documents), each string parsed on its own, and JSON
+        texts that mean the same in Python (numbers, lists, double-quoted strings; no true/false/null).
+        """
+        strings = string_list(text)
+        if strings is not None:
+            return strings
+        if not _JSON_ONLY_NAMES.search(text):
+            try:
+                return _JSON.decode(text)
+            except (ValueError, RecursionError):
+                pass
+        raise LoadError(
+            f"{self.path}: data row {self._row(code, codes)}, column {self.column!r}: the cell holds {len(text)} "
+            f"characters; cells other than lists of strings or JSON-like numbers and lists may hold at most "
+            f"{LITERAL_CELL_LIMIT} characters (1 MiB), because Python's literal parser needs hundreds of times "
+            "their size in memory. Shorten or empty that cell."
+        )
+
+
+#: How many ast.literal_eval calls leave their garbage before it is collected.
+_COLLECT_EVERY = 2000
+#: Cells longer than this (1 MiB of text) are not given to ast.literal_eval (see ``LiteralParser._large_literal``).
+LITERAL_CELL_LIMIT = 1 << 20
+#: JSON's names, which Python spells True / False / None: a text holding them is not the same value in both.
+_JSON_ONLY_NAMES = re.compile(r"\b(?:true|false|null)\b")
+
+
+#: Texts made only of numbers, brackets and commas mean the same as JSON and as Python literals
+#: (no strings, names or escapes), and JSON parses them many times faster than literal_eval.
+_NUMERIC_LIST = re.compile(r"\[[0-9eE+\-., ]*\]")  # flat: nested lists go to ast.literal_eval
+#: Whole columns of such texts, one per line (see ``LiteralParser._whole_column``).
+_NUMERIC_LISTS = re.compile(r"\[[0-9eE+\-., ]*\](?:\n\[[0-9eE+\-., ]*\])*")
+_STRING_LISTS = re.compile(r"\[(?:'[^'\\\n\r]*'(?:, '[^'\\\n\r]*')*)?\](?:\n\[(?:'[^'\\\n\r]*'(?:, '[^'\\\n\r]*')*)?\])*")
+#: A list of plain strings as repr writes them: single-quoted, no quote, backslash or line break inside
+#: (so no escapes, and "', '" cannot occur inside an item): the items are the text between the separators.
+_PLAIN_STRING_LIST = re.compile(r"\['[^'\\\n\r]*'(?:, '[^'\\\n\r]*')*\]")
+
+
+def string_list(text: str) -> list[Any] | None:
+    """The value of a list of string (or bytes) literals as repr writes it, or None for any other text.
+
+    A scan with ``str.find`` from quote to quote (no regular expression, whose backtracking state grew
+    with every escape of a long document): an item without a backslash is the text between its quotes,
+    any other item is parsed on its own by ``ast.literal_eval`` (one string: memory bounded by its size).
+    """
+    end = len(text) - 1
+    if end < 1 or text[0] != "[" or text[end] != "]":
+        return None
+    values: list[Any] = []
+    start = 1
+    while start < end:
+        opening = start + 1 if text[start] == "b" else start
+        quote = text[opening] if opening < end else ""
+        if quote not in ("'", '"'):
+            return None
+        search = opening + 1
+        while True:
+            closing = text.find(quote, search, end)
+            if closing < 0:
+                return None
+            backslashes = closing
+            while text[backslashes - 1] == "\\":
+                backslashes -= 1
+            if (closing - backslashes) % 2 == 0:  # not itself escaped
+                break
+            search = closing + 1
+        body = text[opening + 1:closing]
+        values.append(body if opening == start and "\\" not in body else _unescape(text[start:closing + 1], body))
+        start = closing + 1
+        if start == end:
+            return values
+        if text[start:start + 2] != ", ":
+            return None
+        start += 2
+    return values if start == 1 else None  # "[]" is the empty list; a trailing ", " is not a list
+
+
+def _unescape(literal: str, body: str) -> Any:
+    """The value of one string literal with escapes (``body`` is the text between its quotes).
+
+    Python's own escape decoder ("unicode_escape", the escapes of string literals) on the body: no
+    syntax tree per item, whose garbage (collected only after the load, see :mod:`evalframe.io.results`) took
+    a kilobyte per item. Bytes literals, and backslashes before non-ASCII characters (which repr never
+    writes), go to ``ast.literal_eval``.
+    """
+    if literal[0] == "b" or _ESCAPED_NON_ASCII.search(body):
+        return ast.literal_eval(literal)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)  # an unknown escape stays as typed, as in a literal
+            return body.encode("latin-1", "backslashreplace").decode("unicode_escape")
+    except UnicodeDecodeError:  # e.g. a cut hex escape: the literal parser words the error
+        return ast.literal_eval(literal)
+
+
+_ESCAPED_NON_ASCII = re.compile(r"\\[^\x00-\x7f]")
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a Python literal")
+
+
+_JSON = json.JSONDecoder(parse_constant=_reject_constant)
+
+
+def decode_column(path: Path, spec: dict[str, Any], cells: pd.Series) -> tuple[pd.Series, DistinctLists | None]:
+    """A text / literal column as written, back to its values and dtype; for an object literal column
+    also its distinct values with a code per row (see :class:`DistinctLists`)."""
+    name, codec = spec["name"], spec["codec"]
+    lists = None
+    if codec == "text":
+        empty = {"none": None, "nan": math.nan, "empty": ""}[spec.get("empty", "empty")]
+        column = cells.astype(object)
+        if empty != "":
+            column = column.where(column != "", empty)
+    else:
+        lists = LiteralParser(path, name).distinct_values(cells)
+        column = pd.Series(lists.row_values(), index=cells.index, dtype=object)
+    if spec["dtype"] == "object":
+        return column, lists
+    return column.astype(spec["dtype"]), None
+
+

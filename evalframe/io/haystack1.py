@@ -1,0 +1,106 @@
+"""Folders Haystack 1.x wrote (no ``evalframe.json``): each ``<node>.csv`` read with Haystack's rules.
+
+List columns are parsed as Python literals (:class:`evalframe.io.codecs.LiteralParser`, never ``eval``),
+empty cells become None, legacy column names are mapped (``content`` -> ``context``,
+``gold_document_contents`` -> ``gold_contexts``, ``document_id`` -> ``document_ids`` in answer frames) and
+``filters`` bytes literals are decoded to JSON text. A CSV with none of the evaluation columns is refused.
+See docs/persistence.md#loading and docs/haystack-compat.md.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from . import csv as csv_format
+from .codecs import LiteralParser
+from .folder import Folder
+from ..columns import LIST_COLUMNS, METRIC_LIST_COLUMNS
+from ..errors import LoadError
+from ..frames.arrays import DistinctLists, first_rows, object_array
+
+__all__ = ["read"]
+
+#: Columns of Haystack files that hold text even when every value looks like a number.
+_TEXT_COLUMNS = (
+    "multilabel_id", "query", "filters", "answer", "context", "content", "document_id", "custom_document_id",
+    "type", "node", "eval_mode", "prompt", "gold_answers",
+)
+
+
+def _decode_filters(value: Any, path: Path, row: int) -> Any:
+    if isinstance(value, bytes):
+        try:
+            text = value.decode("utf-8")
+        except UnicodeDecodeError:
+            raise LoadError(f"{path}: data row {row + 1}, column 'filters': {value!r} is not UTF-8 JSON text.") from None
+        return None if text == "null" else text
+    if isinstance(value, dict):
+        return json.dumps(value, sort_keys=True)
+    return value
+
+
+def read(folder: Folder, name: str, read_csv_kwargs: dict[str, Any],
+         codings: dict[str, DistinctLists]) -> pd.DataFrame:
+    """Read one CSV with Haystack's rules; the distinct cells of its metric list columns go to ``codings``."""
+    path = folder.path / name
+    with folder.open_binary(name) as source:
+        header = csv_format.read_frame(source, path, nrows=0,
+                                       **{k: v for k, v in read_csv_kwargs.items() if k in ("sep", "encoding")})
+        text_columns = [c for c in header.columns if c in _TEXT_COLUMNS or c in LIST_COLUMNS or c == "gold_document_contents"]
+        options = {
+            "header": 0, "dtype": {c: object for c in text_columns}, "keep_default_na": False, "na_values": [""],
+            **csv_format.EXACT_FLOATS, **read_csv_kwargs,
+        }
+        frame = csv_format.read_frame(source, path, **options)
+        csv_format.check_rows(source, path, frame, options)
+    _check_evaluation_frame(path, frame)
+    for name in frame.columns:
+        if name in LIST_COLUMNS:
+            lists = LiteralParser(path, name).distinct_values(frame[name])
+            values = lists.row_values()
+            if name == "filters":  # each distinct cell once, named by the first row holding it
+                values = object_array([_decode_filters(cell, path, int(row))
+                                       for cell, row in zip(lists.cells.tolist(), first_rows(lists.codes))])[lists.codes]
+            elif name in METRIC_LIST_COLUMNS:
+                codings[name] = lists
+            frame[name] = pd.Series(values, index=frame.index, dtype=object)
+        elif frame[name].isna().any():  # NaN becomes None, the column object, as in Haystack (docs/persistence.md#loading)
+            column = frame[name].astype(object)
+            frame[name] = column.where(column.notna(), None)
+        elif isinstance(frame[name].dtype, pd.StringDtype):
+            frame[name] = frame[name].astype(object)
+    renames = {old: new for old, new in (("gold_document_contents", "gold_contexts"), ("content", "context"))
+               if old in frame.columns and new not in frame.columns}
+    frame = frame.rename(columns=renames)
+    if "answer" in frame.columns:
+        for single, plural in (("document_id", "document_ids"), ("custom_document_id", "custom_document_ids")):
+            if single in frame.columns and plural not in frame.columns:
+                frame[plural] = [[] if v is None or v == "None" else [v] for v in frame[single].tolist()]
+                frame = frame.drop(columns=[single])
+    return frame
+
+
+#: Columns of which an evaluation CSV holds at least one (Haystack 1.x's names, old and new).
+_EVALUATION_COLUMNS = frozenset(_TEXT_COLUMNS) | frozenset(LIST_COLUMNS) | {"gold_document_contents", "rank"}
+
+
+def _check_evaluation_frame(path: Path, frame: pd.DataFrame) -> None:
+    """Refuse a CSV with none of the evaluation columns (a stray file in the results folder).
+
+    Haystack 1.x loaded every *.csv whatever its columns, and its own tests load legacy frames with only
+    a few columns (answer, document_id, content, ...), so a CSV with any evaluation column loads as a
+    node; a metric call then names what the node lacks (SchemaError). A CSV with none of them is not
+    one Haystack or evalframe wrote: loading it as a node would only fail later, far from its cause.
+    """
+    if not _EVALUATION_COLUMNS.intersection(map(str, frame.columns)):
+        raise LoadError(
+            f"{path} is not an evaluation frame: it has none of the evaluation columns (such as 'multilabel_id', "
+            f"'query', 'type', 'answer', 'document_ids'); it has {list(frame.columns)[:8]}. Move it out of the "
+            "results folder."
+        )
+
+

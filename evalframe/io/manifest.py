@@ -1,0 +1,155 @@
+"""The manifest ``evalframe.json`` of a results folder: reading it and checking every field a load reads.
+
+The manifest records the format, the matching parameters, the CSV options and, per node, its file,
+row count and column specs (name, dtype, codec of :mod:`evalframe.io.codecs`); see
+docs/persistence.md#evalframejson. A damaged or edited manifest is refused with a :class:`LoadError`
+naming the field, before any node file is read.
+"""
+
+from __future__ import annotations
+
+import json
+from codecs import lookup as lookup_encoding
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ..errors import LoadError
+from .codecs import is_native_dtype, short_repr
+from .folder import Folder, is_plain_name, with_retries
+
+__all__ = ["FORMAT_NAME", "FORMAT_VERSION", "MANIFEST_NAME", "read_manifest", "read_manifest_quietly"]
+
+#: The manifest's file name inside a results folder.
+MANIFEST_NAME = "evalframe.json"
+#: Its "format" field: what wrote the folder.
+FORMAT_NAME = "evalframe.EvaluationResult"
+#: The newest "format_version" this evalframe writes and reads.
+FORMAT_VERSION = 1
+_CODECS = frozenset({"native", "text", "literal", "list"})
+
+
+def read_manifest(folder: Path | Folder) -> dict[str, Any] | None:
+    """The folder's checked evalframe.json, or None when it has none.
+
+    Given a :class:`Folder`, the manifest of that generation; given a path, the folder is opened here.
+    """
+    if not isinstance(folder, Folder):
+        def attempt() -> dict[str, Any] | None:
+            with Folder(folder) as opened:
+                return read_manifest(opened)
+
+        return with_retries(folder, attempt)
+    if not folder.exists(MANIFEST_NAME):
+        return None
+    path = folder.path / MANIFEST_NAME
+    with folder.open_binary(MANIFEST_NAME) as handle:
+        raw = handle.read()
+    try:
+        manifest = json.loads(raw.decode("utf-8"))
+    except (ValueError, RecursionError) as exc:  # RecursionError: JSON nested deeper than Python's parser goes
+        shown = str(exc) if not isinstance(exc, RecursionError) else "nested too deeply"
+        raise LoadError(f"{path}: not a readable evalframe manifest ({shown}).") from None
+    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT_NAME:
+        raise LoadError(f"{path}: not an evalframe manifest (no 'format': 'evalframe.EvaluationResult').")
+    version = manifest.get("format_version")
+    if not isinstance(version, int) or isinstance(version, bool) or version > FORMAT_VERSION:
+        raise LoadError(
+            f"{path}: format_version {version!r} is newer than this evalframe reads ({FORMAT_VERSION}); "
+            "upgrade evalframe (pip install -U evalframe)."
+        )
+    _check_manifest(path, manifest)
+    return manifest
+
+
+def _damaged(path: Path, what: str) -> LoadError:
+    return LoadError(f"{path}: {what}; the manifest was edited or damaged (save the result again).")
+
+
+def _check_manifest(path: Path, manifest: dict[str, Any]) -> None:
+    """Check every field load reads, in one pass over nodes and columns (linear in the manifest's size).
+
+    Every check here is what a field must hold for the readers below to work: afterwards they index
+    and compare without raising KeyError / TypeError / LookupError.
+    """
+    csv_options = manifest.get("csv", {})
+    if not isinstance(csv_options, dict):
+        raise _damaged(path, f"'csv' must be an object of CSV options; got {type(csv_options).__name__}")
+    sep = csv_options.get("sep", ",")
+    if not isinstance(sep, str) or len(sep) != 1 or sep in "\r\n\"":
+        raise _damaged(path, f"'csv' 'sep' must be one character (not a quote or line break); got {sep!r}")
+    encoding = csv_options.get("encoding", "utf-8")
+    try:
+        lookup_encoding(encoding)
+    except (LookupError, TypeError, ValueError):
+        raise _damaged(path, f"'csv' 'encoding' must name a text encoding such as 'utf-8'; got {encoding!r}") from None
+    matching = manifest.get("matching")
+    if matching is not None and not isinstance(matching, dict):
+        raise _damaged(path, f"'matching' must be an object of matching parameters; got {type(matching).__name__}")
+    nodes = manifest.get("nodes")
+    if not isinstance(nodes, dict):
+        raise _damaged(path, "'nodes' must map node names to their files")
+    files: set[str] = set()
+    dtypes: dict[str, Any] = {}  # each distinct dtype text parsed once, however many columns name it
+    checked: set[tuple[str, str, str]] = set()  # (codec, dtype, empty) combinations found valid
+    for node, entry in nodes.items():
+        if not isinstance(entry, dict) or not isinstance(entry.get("file"), str) or not isinstance(entry.get("columns"), list):
+            raise _damaged(path, f"the entry of node {node!r} needs 'file' and 'columns'")
+        file = entry["file"]
+        if not is_plain_name(file) or file.startswith(".") or not file.endswith((".csv", ".parquet")):
+            raise _damaged(path, f"node {node!r}: 'file' must name a .csv or .parquet file directly inside the "
+                                 f"results folder; got {file!r}")
+        if file in files:
+            raise _damaged(path, f"node {node!r}: file {file!r} is listed for two nodes")
+        files.add(file)
+        rows = entry.get("rows", 0)
+        if not isinstance(rows, int) or isinstance(rows, bool) or rows < 0:
+            raise _damaged(path, f"node {node!r}: 'rows' must be a non-negative integer; got {rows!r}")
+        names: set[str] = set()
+        for spec in entry["columns"]:
+            name = spec.get("name") if type(spec) is dict else None
+            codec = spec.get("codec") if type(spec) is dict else None
+            if type(name) is not str or type(codec) is not str or codec not in _CODECS:
+                raise LoadError(f"{path}: node {node!r}: column entry {short_repr(spec)} needs a 'name' and a 'codec' in "
+                                f"{sorted(_CODECS)}; the manifest was edited or damaged (save the result again).")
+            if name in names:
+                raise _damaged(path, f"node {node!r}: column {name!r} is listed twice")
+            names.add(name)
+            combination = (codec, spec.get("dtype"), spec.get("empty", "empty"))
+            hashable = type(combination[1]) is str and type(combination[2]) is str
+            if not (hashable and combination in checked):
+                _check_column_spec(path, node, name, combination, dtypes)
+                if hashable:
+                    checked.add(combination)
+
+
+def _check_column_spec(path: Path, node: str, name: str, combination: tuple[str, Any, Any],
+                       dtypes: dict[str, Any]) -> None:
+    """Check one (codec, dtype, empty) combination of a column entry (each distinct one is checked once)."""
+    codec, dtype_text, empty = combination
+    if type(dtype_text) is not str:
+        raise LoadError(f"{path}: node {node!r}, column {name!r}: unknown dtype {short_repr(dtype_text)}.")
+    if dtype_text not in dtypes:
+        try:
+            dtypes[dtype_text] = pd.api.types.pandas_dtype(dtype_text)
+        except (TypeError, ValueError):
+            dtypes[dtype_text] = None
+    dtype = dtypes[dtype_text]
+    if dtype is None:
+        raise LoadError(f"{path}: node {node!r}, column {name!r}: unknown dtype {short_repr(dtype_text)}.")
+    text_kind = dtype == object or isinstance(dtype, pd.StringDtype)
+    if not (is_native_dtype(dtype) if codec == "native" else text_kind if codec in ("text", "literal") else dtype == object):
+        raise _damaged(path, f"node {node!r}, column {name!r}: codec {codec!r} cannot hold dtype {dtype_text!r}")
+    if codec == "text" and empty not in ("none", "nan", "empty"):
+        raise LoadError(f"{path}: node {node!r}, column {name!r}: 'empty' must be none, nan or empty.")
+
+
+def read_manifest_quietly(folder: Path) -> dict[str, Any] | None:
+    """The folder's checked evalframe.json, or None when it has none or it cannot be read."""
+    try:
+        return read_manifest(folder)
+    except LoadError:
+        return None
+
+

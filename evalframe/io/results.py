@@ -1,0 +1,283 @@
+"""Saving and loading a whole result folder: the order of the steps, over the format modules.
+
+A save checks the call, the node names and the target folder first, encodes every node
+(:mod:`evalframe.io.codecs`), writes the CSV or Parquet files and ``evalframe.json`` into a staging folder
+and swaps it into place (:mod:`evalframe.io.atomic`, docs/persistence.md#safe-writes). A load reads one
+generation of the folder (:mod:`evalframe.io.folder`): the nodes ``evalframe.json`` lists with
+:mod:`evalframe.io.csv` or :mod:`evalframe.io.parquet`, any other ``<node>.csv`` with Haystack's rules
+(:mod:`evalframe.io.haystack1`), and hands the frames with their list codings to the result class
+(docs/persistence.md#loading).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import gc
+import json
+import os
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from . import atomic
+from . import csv as csv_format
+from . import haystack1
+from .codecs import encode_frame, encodes
+from .folder import Folder, is_plain_name, with_retries
+from .manifest import FORMAT_NAME, FORMAT_VERSION, MANIFEST_NAME, read_manifest, read_manifest_quietly
+from ..errors import LoadError, SaveError
+from ..frames.arrays import DistinctLists
+
+__all__ = ["load_result", "save_result"]
+
+
+@contextlib.contextmanager
+def _gc_paused() -> Any:
+    """Pause the cyclic garbage collector while millions of lists and strings are built.
+
+    The cells built here hold no reference cycles, but every collection of the oldest generation
+    walks all live container objects (every list cell of every frame): collections triggered while
+    loading or saving a large result made it grow faster than its row count. The collector's previous
+    state is restored on exit.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _check_node_name(node: str) -> None:
+    # the node's file name must be one a load reads back: a plain name (is_plain_name), not hidden, encodable
+    if not is_plain_name(node) or node.startswith(".") or not encodes([node]):
+        raise SaveError(
+            f"node name {node!r} cannot be a file name (no '/', '\\', leading '.', lone surrogates or empty names); "
+            "rename the node before saving."
+        )
+
+
+def save_result(result: Any, out_dir: Path, format: str = "csv", **to_csv_kwargs: Any) -> Path:
+    """Write ``result`` to ``out_dir``, replacing the folder in one step (see :meth:`EvaluationResult.save`).
+
+    Parameters
+    ----------
+    result
+        The result to save: its ``node_results`` (node name -> DataFrame) and ``matching`` parameters.
+    out_dir
+        The folder to write: missing, empty, or one evalframe wrote (any other file in it is refused).
+    format
+        ``"csv"`` (one ``<node>.csv`` per node, readable by Haystack 1.x) or ``"parquet"``.
+    **to_csv_kwargs
+        ``sep``, ``encoding`` and ``quoting`` of the CSV files (none for Parquet).
+
+    Returns
+    -------
+    Path
+        ``out_dir``.
+
+    Raises
+    ------
+    SaveError
+        When a cell, a node name, an option or the folder cannot be written; the folder is then unchanged.
+    """
+    with _gc_paused():
+        return _save_result(result, out_dir, format, **to_csv_kwargs)
+
+
+def _save_result(result: Any, out_dir: Path, format: str, **to_csv_kwargs: Any) -> Path:
+    from .._version import __version__
+    from .._validation import check_choice
+
+    check_choice(format, ("csv", "parquet"), name="format")
+    if format == "parquet":
+        if to_csv_kwargs:
+            raise SaveError(f"save(format='parquet') takes no CSV options; got {sorted(to_csv_kwargs)}.")
+        from . import parquet  # needs pyarrow, imported only here
+    options = csv_format.save_options(to_csv_kwargs)
+    for node in result.node_results:
+        _check_node_name(node)
+    manifest: dict[str, Any] = {
+        "format": FORMAT_NAME,
+        "format_version": FORMAT_VERSION,
+        "evalframe_version": __version__,
+        "matching": dict(result.matching),
+        "csv": {"sep": options["sep"], "encoding": options["encoding"]},
+        "nodes": {},
+    }
+    try:
+        json.dumps(manifest["matching"])
+    except TypeError as exc:
+        raise SaveError(f"the result's matching parameters are not JSON-serialisable: {exc}") from exc
+
+    target = _check_target(out_dir)
+
+    def write(staging: Path) -> None:
+        # nodes are encoded one at a time; a Parquet file is written (Arrow, without the GIL) while the next
+        # node is encoded. Everything goes to the staging folder: a refused cell leaves the target untouched.
+        with ThreadPoolExecutor(max_workers=1) as writer:
+            writes = []
+            for node, frame in result.node_results.items():
+                if format == "parquet":
+                    table, manifest["nodes"][node] = parquet.encode_frame(node, frame)
+                    writes.append(writer.submit(_write_parquet, parquet, staging / manifest["nodes"][node]["file"], table))
+                    del table
+                    continue
+                columns, manifest["nodes"][node] = encode_frame(node, frame)
+                path = staging / f"{node}.csv"
+                try:
+                    with atomic.staged_file(path):
+                        csv_format.write(path, columns, **options)
+                except (UnicodeError, csv.Error, TypeError) as exc:
+                    raise SaveError(f"node {node!r} cannot be written with these CSV options ({type(exc).__name__}: "
+                                    f"{exc}); keep the default encoding='utf-8' and quoting.") from None
+            for pending in writes:
+                pending.result()
+        path = staging / MANIFEST_NAME
+        try:
+            text = json.dumps(manifest, indent=1, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise SaveError(f"the result's matching parameters hold text that is not UTF-8 ({exc}).") from None
+        with atomic.staged_file(path):
+            path.write_bytes(text)
+
+    created = next((folder for folder in reversed(target.parents) if not folder.exists()), None)
+    saved = False
+    try:
+        try:
+            atomic.step("mkdir parent")
+            target.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise SaveError(f"cannot create {target.parent}: {exc.strerror or exc}; choose another out_dir.") from None
+        atomic.replace_folder(target, write, foreign=lambda folder: _foreign_files(folder)[0])
+        saved = True
+        return out_dir
+    finally:
+        if created is not None and not saved:  # a failed save leaves no folder it made behind (empty ones only)
+            _remove_empty_folders(target.parent, up_to=created)
+
+
+def _write_parquet(parquet: Any, path: Path, table: Any) -> None:
+    with atomic.staged_file(path):
+        parquet.write(path, table)
+
+
+def _check_target(out_dir: Path) -> Path:
+    """The folder to replace (a symlink's folder, keeping the link), checked before anything is written.
+
+    It must be missing, empty, or a folder evalframe wrote: its evalframe.json readable and every other
+    entry a file it lists. The whole folder is exchanged for the new one, so any other file would be lost;
+    such folders are refused, as are folders this process may not change.
+    """
+    target = out_dir
+    if out_dir.is_symlink():
+        target = Path(os.path.realpath(out_dir))
+        if not target.is_dir():
+            raise SaveError(f"{out_dir} is a symbolic link to {target}, which is not a folder; choose another out_dir.")
+    if target.exists() and not target.is_dir():
+        raise SaveError(f"{out_dir} exists and is not a folder; choose another out_dir.")
+    if target.is_dir():
+        try:
+            foreign, manifest = _foreign_files(target)
+        except OSError as exc:
+            raise SaveError(f"{out_dir} cannot be listed ({exc.strerror or exc}); choose another out_dir.") from None
+        if foreign:
+            shown = ", ".join(foreign[:5]) + (f" and {len(foreign) - 5} more" if len(foreign) > 5 else "")
+            why = "it holds no readable evalframe.json" if manifest is None else "its evalframe.json does not list them"
+            raise SaveError(
+                f"{out_dir} holds files evalframe did not write ({shown}; {why}); save replaces the whole folder "
+                "and would lose them. Choose a new or empty out_dir, or move those files elsewhere."
+            )
+    atomic.check_writable(target)
+    return target
+
+
+def _foreign_files(folder: Path) -> tuple[list[str], dict[str, Any] | None]:
+    """The entries of ``folder`` evalframe did not write (all of them without a readable evalframe.json),
+    and its manifest."""
+    entries = sorted(os.listdir(folder))
+    if not entries:
+        return [], None
+    manifest = read_manifest_quietly(folder)
+    if manifest is None:
+        return entries, None
+    ours = {MANIFEST_NAME, *(entry["file"] for entry in manifest["nodes"].values())}
+    return [name for name in entries if name not in ours or not (folder / name).is_file()], manifest
+
+
+def _remove_empty_folders(folder: Path, *, up_to: Path) -> None:
+    """Remove ``folder`` and its parents up to ``up_to`` while they are empty."""
+    while True:
+        try:
+            folder.rmdir()
+        except OSError:
+            return
+        if folder == up_to:
+            return
+        folder = folder.parent
+
+
+def load_result(cls: type, load_dir: Path, **read_csv_kwargs: Any) -> Any:
+    """Read a results folder (see :meth:`EvaluationResult.load`).
+
+    Parameters
+    ----------
+    cls
+        The result class, called as ``cls(frames, matching=..., list_codings=...)``.
+    load_dir
+        The folder: one evalframe wrote (with ``evalframe.json``) or one Haystack 1.x wrote.
+    **read_csv_kwargs
+        Options passed to :func:`pandas.read_csv` for every CSV file.
+
+    Returns
+    -------
+    The ``cls`` instance.
+
+    Raises
+    ------
+    LoadError
+        When the folder, its manifest or a file is missing, damaged or not one a save writes.
+
+    What a dead saver left beside the folder is cleaned up first (where this process may), and a folder
+    left missing by a crash inside the rename fallback is read from its complete old generation.
+    """
+    load_dir = atomic.resolve_for_reading(load_dir)
+    if load_dir.is_dir():
+        atomic.cleanup_stale(Path(os.path.realpath(load_dir)))
+    with _gc_paused():
+        return with_retries(load_dir, lambda: _load_result(cls, load_dir, **read_csv_kwargs))
+
+
+def _load_result(cls: type, load_dir: Path, **read_csv_kwargs: Any) -> Any:
+    """One attempt: every file from the generation of the folder opened here (see :mod:`evalframe.io.folder`)."""
+    with Folder(load_dir) as folder:
+        manifest = read_manifest(folder)
+        own = (manifest or {}).get("nodes", {})
+        owned = {entry["file"] for entry in own.values()}
+        # hidden names are skipped, as the glob("*.csv") of earlier versions (and Haystack's) skipped them
+        csv_files = {name[:-4]: name for name in folder.names()
+                     if name.endswith(".csv") and not name.startswith(".") and name not in owned}
+        if not csv_files and not own:
+            raise LoadError(f"results folder {load_dir} holds no .csv file (and no evalframe.json listing Parquet files).")
+        for node, entry in own.items():  # every listed file is checked before any is read: a damaged folder fails fast
+            if not folder.exists(entry["file"]):
+                raise LoadError(f"{load_dir / MANIFEST_NAME} lists node {node!r} but {entry['file']} is missing.")
+        frames: dict[str, pd.DataFrame] = {}
+        codings: dict[str, dict[str, DistinctLists]] = {}
+        for node, entry in own.items():
+            if entry["file"].endswith(".parquet"):
+                from . import parquet
+
+                frames[node] = parquet.read(folder, entry, codings.setdefault(node, {}))
+            else:
+                frames[node] = csv_format.read(folder, entry, manifest.get("csv", {}), read_csv_kwargs,
+                                               codings.setdefault(node, {}))
+        for node, name in csv_files.items():
+            if node not in frames:
+                frames[node] = haystack1.read(folder, name, read_csv_kwargs, codings.setdefault(node, {}))
+    result = cls(frames, matching=(manifest or {}).get("matching"), list_codings=codings)
+    return result
