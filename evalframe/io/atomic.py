@@ -29,11 +29,10 @@ import shutil
 import stat
 import sys
 import uuid
-import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from ..errors import SaveError
+from ..errors import SaveError, warn
 
 try:
     import fcntl
@@ -308,8 +307,8 @@ def replace_folder(target: Path, write: Callable[[Path], None],
             if os.path.isdir(staging) and foreign(staging):  # a file was added after the check: keep it
                 kept = parent / f".{target.name}.evalframe-kept-{token}"
                 os.rename(staging, kept)
-                warnings.warn(f"{target}: files evalframe did not write appeared during the save; the previous "
-                              f"folder, with them, is kept as {kept}.", UserWarning, stacklevel=4)
+                warn(f"{target}: files evalframe did not write appeared during the save; the previous "
+                     f"folder, with them, is kept as {kept}.")
             else:
                 shutil.rmtree(staging)
             step("fsync parent")

@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from ..columns import LIST_COLUMNS
-from ..errors import LoadError, SaveError
+from ..errors import LoadError, SaveError, warn
 from ..frames.arrays import DistinctLists, object_array
 
 __all__ = [
@@ -232,12 +232,8 @@ def check_frame(node: str, frame: pd.DataFrame) -> None:
     if len(frame.columns) == 0:
         raise SaveError(f"node {node!r}: a frame without columns cannot be saved.")
     if not (isinstance(frame.index, pd.RangeIndex) and frame.index.start == 0 and frame.index.step == 1):
-        warnings.warn(
-            f"node {node!r}: the frame's index is not a default RangeIndex; it is not saved "
-            "(load gives 0..n-1). Call reset_index() first to keep it as a column.",
-            UserWarning,
-            stacklevel=5,
-        )
+        warn(f"node {node!r}: the frame's index is not a default RangeIndex; it is not saved "
+             "(load gives 0..n-1). Call reset_index() first to keep it as a column.")
 
 
 def short_repr(value: Any, limit: int = 80) -> str:
