@@ -14,7 +14,7 @@ Edges: ``import evalframe.a.b`` and ``from evalframe.a import b`` (b a submodule
 from __future__ import annotations
 
 import ast
-import tomllib
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -179,7 +179,7 @@ def cycles() -> list[list[Edge]]:
         # shortest path back to start inside the component (breadth first)
         parents: dict[str, Edge] = {}
         frontier = [start]
-        closing = None
+        closing: Edge | None = None
         while frontier and closing is None:
             following = []
             for v in frontier:
@@ -195,6 +195,7 @@ def cycles() -> list[list[Edge]]:
                 if closing:
                     break
             frontier = following
+        assert closing is not None  # a component of two or more modules holds a cycle through each of them
         path = [closing]
         while path[0].source != start:
             path.insert(0, parents[path[0].source])
@@ -260,13 +261,14 @@ def private_use() -> list[str]:
                 if base not in MODULES:
                     continue
                 for alias in node.names:
-                    if is_private(alias.name) and f"{base}.{alias.name}" not in MODULES and alias.name not in ALLOWED_PRIVATE_NAMES:
+                    submodule = f"{base}.{alias.name}" in MODULES
+                    if is_private(alias.name) and not submodule and alias.name not in ALLOWED_PRIVATE_NAMES:
                         violations.append(f"{where(name, node)}: from {base} import {alias.name}")
             elif isinstance(node, ast.Attribute) and is_private(node.attr):
                 chain = dotted(node)
                 if chain and chain[0] in module.aliases:
                     # a module reached through an import: follow the chain of submodules
-                    target = module.aliases[chain[0]]
+                    target: str | None = module.aliases[chain[0]]
                     for part in chain[1:-1]:
                         if f"{target}.{part}" not in MODULES:
                             target = None
@@ -281,7 +283,8 @@ def private_use() -> list[str]:
                 if node.attr in others or result_like:
                     owners = sorted(other for other, names in members.items() if node.attr in names and other != name)
                     shown = ".".join(chain) if chain else f"<expression>.{node.attr}"
-                    violations.append(f"{where(name, node)}: {shown} (private member of {', '.join(owners) or 'EvaluationResult'})")
+                    owner = ", ".join(owners) or "EvaluationResult"
+                    violations.append(f"{where(name, node)}: {shown} (private member of {owner})")
     return sorted(set(violations), key=lambda v: (v.split(":")[0], int(v.split(":")[1])))
 
 
@@ -293,8 +296,9 @@ def test_no_module_uses_another_modules_private_names():
 # ---------------------------------------------------------------------------- (c) every module is used
 def entry_points() -> set[str]:
     points = {"evalframe", "evalframe.__main__"}
-    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"].get("scripts", {})
-    points.update(target.partition(":")[0] for target in scripts.values())
+    # the console scripts: ``name = "module:function"`` lines of pyproject.toml's [project.scripts] (tomllib is 3.11+)
+    section = re.search(r"^\[project\.scripts\]\n(.*?)(?:^\[|\Z)", (ROOT / "pyproject.toml").read_text(), re.M | re.S)
+    points.update(re.findall(r'^\S+\s*=\s*"([\w.]+):', section.group(1) if section else "", re.M))
     return points
 
 
@@ -318,12 +322,18 @@ def test_every_module_is_reached_from_an_entry_point():
     assert not missing, f"{len(missing)} module(s) never imported:\n" + "\n".join(missing)
 
 
+def import_from(source: str) -> ast.ImportFrom:
+    node = ast.parse(source).body[0]
+    assert isinstance(node, ast.ImportFrom)
+    return node
+
+
 def test_the_rules_read_imports_as_python_runs_them():
     assert "evalframe.result" in MODULES and "evalframe.io.csv" in MODULES
-    assert resolve_from("evalframe.io.csv", ast.parse("from ..frames import arrays").body[0]) == "evalframe.frames"
-    assert resolve_from("evalframe.io.csv", ast.parse("from . import atomic").body[0]) == "evalframe.io"
-    assert resolve_from("evalframe.io", ast.parse("from .csv import x").body[0]) == "evalframe.io.csv"
-    assert resolve_from("evalframe", ast.parse("from . import _version").body[0]) == "evalframe"
+    assert resolve_from("evalframe.io.csv", import_from("from ..frames import arrays")) == "evalframe.frames"
+    assert resolve_from("evalframe.io.csv", import_from("from . import atomic")) == "evalframe.io"
+    assert resolve_from("evalframe.io", import_from("from .csv import x")) == "evalframe.io.csv"
+    assert resolve_from("evalframe", import_from("from . import _version")) == "evalframe"
     tree = ast.parse("if TYPE_CHECKING:\n    import a\nelse:\n    import b\ndef f():\n    import c\n")
     imported = [n.names[0].name for n in runtime_nodes(tree) if isinstance(n, ast.Import)]
     assert imported == ["b", "c"]

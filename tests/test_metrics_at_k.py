@@ -13,7 +13,8 @@ from tests.test_reference import random_result
 def _check(result, ks, **scopes):
     table = result.metrics_at_k(ks=ks, **scopes)
     for (node, k, metric), value in table.set_index(["node", "k", "metric"])["value"].items():
-        level = "retriever" if metric in ("recall_multi_hit", "recall_single_hit", "precision", "map", "mrr", "ndcg") else "reader"
+        document_metrics = ("recall_multi_hit", "recall_single_hit", "precision", "map", "mrr", "ndcg")
+        level = "retriever" if metric in document_metrics else "reader"
         expected = result.calculate_metrics(**{f"simulated_top_k_{level}": k}, **scopes)[node][metric]
         assert value == pytest.approx(expected, abs=1e-12, nan_ok=True), (node, k, metric)
     return table

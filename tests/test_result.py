@@ -82,14 +82,16 @@ def test_wrong_examples_top_k_affects_metrics_not_listed_rows(storage):
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"document_scope": "docment_id"}, r"document_scope must be one of \[.*\]; got 'docment_id'\. Did you mean 'document_id'\?"),
+        ({"document_scope": "docment_id"},
+         r"document_scope must be one of \[.*\]; got 'docment_id'\. Did you mean 'document_id'\?"),
         ({"answer_scope": "contexts"}, r"answer_scope must be one of .*Did you mean 'context'\?"),
         ({"eval_mode": "isolation"}, r"eval_mode must be one of \['integrated', 'isolated'\]; got 'isolation'"),
         ({"simulated_top_k_retriever": 0}, r"simulated_top_k_retriever must be -1 .* got 0"),
         ({"simulated_top_k_reader": -2}, r"simulated_top_k_reader must be -1 .* got -2"),
         ({"simulated_top_k_reader": 2.0}, r"simulated_top_k_reader must be an int.*float"),
         ({"simulated_top_k_reader": True}, r"simulated_top_k_reader must be an int"),
-        ({"retriever_node": "Retreiver"}, r"retriever_node 'Retreiver' is not in this EvaluationResult.*Did you mean 'Retriever'"),
+        ({"retriever_node": "Retreiver"},
+         r"retriever_node 'Retreiver' is not in this EvaluationResult.*Did you mean 'Retriever'"),
         ({"context_matching_threshold": "high"}, r"context_matching_threshold must be a (finite )?number"),
     ],
 )
@@ -162,7 +164,8 @@ def test_text_in_a_list_column_is_refused_not_read_character_by_character():
     frame = retriever_frame()
     frame["gold_contexts_similarity"] = frame["gold_contexts_similarity"].astype(object)
     frame.at[0, "gold_contexts_similarity"] = "[70.0, 10.0]"
-    with pytest.raises(SchemaError, match=r"'gold_contexts_similarity' must hold a list in every row; row 0 holds '\[70.0, 10.0\]' \(str\)"):
+    message = r"'gold_contexts_similarity' must hold a list in every row; row 0 holds '\[70.0, 10.0\]' \(str\)"
+    with pytest.raises(SchemaError, match=message):
         EvaluationResult({"R": frame}).calculate_metrics(document_scope="context")
     answers = reader_frame()
     answers.at[0, "document_ids"] = "['d3']"
