@@ -2,8 +2,8 @@
 
 ``make_result(n_queries)`` gives a Retriever node (10 ranked documents per query, integrated) and a
 Reader node (5 answers per query, integrated and isolated), 1-3 gold labels per query, ~10% no-answer
-queries, with every list column filled the way the flattener fills it (SPEC 2). Columns are built with
-numpy; list cells are plain Python lists of floats / strings.
+queries, with every list column filled the way the flattener fills it (docs/runs-format.md). Columns are built
+with numpy; list cells are plain Python lists of floats / strings.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
-"""A small hand-made evaluation result (SPEC 2 row layout) whose metrics are worked out by hand.
+"""A small hand-made evaluation result (the rows from_runs builds, docs/runs-format.md) with metrics worked out by hand.
 
-The row-level 0/1 columns of document rows are derived from the per-gold lists with SPEC 2's
-rules (threshold 65) by :func:`doc_row`; the expected *metrics* in the tests are hand-worked.
+The row-level 0/1 columns of document rows are derived from the per-gold lists with the rules
+of from_runs (docs/runs-format.md; threshold 65) by :func:`doc_row`; the expected *metrics* in the tests are hand-worked.
 
 Retriever (documents, integrated):
   q1  gold [d1, d2]   r1 d3 (ctx0, ans0) | r2 d1 (id0, ctx0, ans0) | r3 d2 (id1, ans1) | r4 d4 (none)

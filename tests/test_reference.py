@@ -1,9 +1,9 @@
-"""The vectorised engine against a slow, obviously-correct reading of SPEC 3 on 500 random frames.
+"""The vectorised engine against a slow, obviously-correct reading of docs/metrics.md on 500 random frames.
 
-The reference below loops over queries with DataFrame filters and Python sets, exactly as the SPEC's
-prose reads; it shares no code with evalframe. Random frames have interleaved queries, rank ties,
-duplicate documents, "00" gold ids, lists of different lengths, relevance columns that disagree with
-the lists, None document_ids and both eval modes.
+The reference below loops over queries with DataFrame filters and Python sets, exactly as the prose of
+docs/metrics.md#per-query and docs/metrics.md#answer-metrics reads; it shares no code with evalframe. Random frames
+have interleaved queries, rank ties, duplicate documents, "00" gold ids, lists of different lengths, relevance
+columns that disagree with the lists, None document_ids and both eval modes.
 """
 
 from __future__ import annotations

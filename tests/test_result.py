@@ -1,4 +1,4 @@
-"""EvaluationResult as a container, wrong_examples (SPEC 4), and argument errors."""
+"""EvaluationResult as a container, wrong_examples (docs/metrics.md#wrong_examples), and argument errors."""
 
 from __future__ import annotations
 
@@ -197,7 +197,7 @@ def test_non_numeric_relevance_column_and_nan_threshold():
 
 
 def test_top_k_leaves_out_queries_without_rows_in_filtered_order(storage):
-    # SPEC 3 filters the rows first: q2 has only ranks 2 and 3, so at k=1 it is not a query at all
+    # docs/metrics.md#per-query filters the rows first: q2 has only ranks 2 and 3, so at k=1 it is not a query at all
     frame = retriever_frame()
     frame = frame[frame["multilabel_id"].isin(["q3", "q1"])].copy()
     frame.loc[frame["multilabel_id"] == "q1", "rank"] += 1

@@ -1,4 +1,4 @@
-"""Schema objects (SPEC 1): ids, containment, dict/JSON round trips, MultiLabel aggregation.
+"""Schema objects (docs/haystack-compat.md#schema-objects): ids, containment, dict/JSON round trips, MultiLabel aggregation.
 
 Document ids and MultiLabel aggregates are checked against values Haystack 1.x produced
 (farm-haystack 1.26.4; tests/data/haystack1/inputs.json and frames.json).

@@ -1,4 +1,4 @@
-"""EvaluationResult.from_runs (SPEC 2): Haystack-identical frames, hand-worked rows, errors, SAS, runs files."""
+"""EvaluationResult.from_runs (docs/runs-format.md): Haystack-identical frames, hand-worked rows, errors, SAS, runs files."""
 
 from __future__ import annotations
 

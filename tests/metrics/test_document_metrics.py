@@ -1,4 +1,4 @@
-"""Document metrics of the hand-made Retriever (tests/fixtures.py), worked out by hand from SPEC 3.
+"""Document metrics of the hand-made Retriever (tests/fixtures.py), worked out by hand from docs/metrics.md#per-query.
 
 Matched gold indices per row (threshold 65):
   q1 r1 d3: id {}  ctx {0} ans {0} | r2 d1: id {0} ctx {0} ans {0} | r3 d2: id {1} ctx {} ans {1}
@@ -115,7 +115,7 @@ def test_context_matching_threshold_changes_matched_golds_not_relevance(storage)
     table = storage(hand_result()).query_metrics("Retriever", document_scope="context", context_matching_threshold=75)
     for metric in METRICS:
         assert table.loc["q6", metric] == pytest.approx(q6[metric])
-        assert table.loc["q1", metric] == pytest.approx(Q1_CTX[metric])  # r1 (70) drops out, r2 and r5 keep gold 0: M = 1 as at 65
+        assert table.loc["q1", metric] == pytest.approx(Q1_CTX[metric])  # r1 (70) drops out, r2, r5 keep gold 0: M = 1 as at 65
     # None means: the threshold recorded with the result, else 65
     recorded = storage(EvaluationResult({"Retriever": retriever_frame()}, matching={"context_matching_threshold": 75.0}))
     assert recorded.query_metrics("Retriever", document_scope="context").loc["q6", "map"] == pytest.approx(2 / 3)
