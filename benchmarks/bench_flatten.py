@@ -27,7 +27,8 @@ def passage(rng: random.Random) -> str:
     target = rng.randint(200, 600)
     words = []
     while sum(len(w) + 1 for w in words) < target:
-        words.append(rng.choice(WORDS) if rng.random() < 0.7 else "".join(rng.choices("abcdefghijklmnopqrstuvwxyz", k=rng.randint(4, 10))))
+        words.append(rng.choice(WORDS) if rng.random() < 0.7
+                     else "".join(rng.choices("abcdefghijklmnopqrstuvwxyz", k=rng.randint(4, 10))))
     return " ".join(words)[:target]
 
 
@@ -73,7 +74,8 @@ def main(argv: list[str] | None = None) -> int:
     seconds = time.perf_counter() - start
     rows = sum(len(frame) for frame in result.node_results.values())
     print(f"from_runs: {args.queries} queries, {rows} rows in {seconds:.1f} s = {rows / seconds:,.0f} rows/s")
-    print(f"distinct (gold context, candidate) pairs: {len(pairs):,} ({seconds / max(len(pairs), 1) * 1e3:.2f} ms per pair, all work included)")
+    per_pair = seconds / max(len(pairs), 1) * 1e3
+    print(f"distinct (gold context, candidate) pairs: {len(pairs):,} ({per_pair:.2f} ms per pair, all work included)")
     return 0
 
 

@@ -2,8 +2,8 @@
 
 ``make_result(n_queries)`` gives a Retriever node (10 ranked documents per query, integrated) and a
 Reader node (5 answers per query, integrated and isolated), 1-3 gold labels per query, ~10% no-answer
-queries, with every list column filled the way the flattener fills it (SPEC 2). Columns are built with
-numpy; list cells are plain Python lists of floats / strings.
+queries, with every list column filled the way the flattener fills it (docs/runs-format.md). Columns are built
+with numpy; list cells are plain Python lists of floats / strings.
 """
 
 from __future__ import annotations
@@ -143,7 +143,8 @@ def _reader(rng: np.random.Generator, q: dict, retriever: pd.DataFrame) -> pd.Da
             "gold_answers_exact_match": [[e] * max(1, n) for e, n in zip(em.tolist(), q["n_gold"][query_of].tolist())],
             "gold_contexts_similarity": _lists(rng.uniform(0, 100, int(q["n_gold"][query_of].sum())).round(2),
                                                q["n_gold"][query_of]),
-            "gold_documents_id_match": [[float(d == g) for g in q["gold_ids"][i]] for d, i in zip(doc_ids.tolist(), query_of.tolist())],
+            "gold_documents_id_match": [[float(d == g) for g in q["gold_ids"][i]]
+                                        for d, i in zip(doc_ids.tolist(), query_of.tolist())],
             "gold_answers_f1": [[f] * max(1, n) for f, n in zip(f1.tolist(), q["n_gold"][query_of].tolist())],
             "type": "answer",
             "node": "Reader",

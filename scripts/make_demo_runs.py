@@ -135,7 +135,9 @@ class BM25:
         return scores[:top_k]
 
 
-SPAN = re.compile(r"(?:[A-Z][a-zA-Z]+(?:(?: |, )(?:[A-Z][a-zA-Z]+|D\.C\.))*)|(?:[a-z]+ (?:franc|dollar|pound|dinar|koruna|sterling))|(?:euro|yen|baht|riel|dong|lari|forint|zloty|ruble|hryvnia|guarani)")
+SPAN = re.compile(r"(?:[A-Z][a-zA-Z]+(?:(?: |, )(?:[A-Z][a-zA-Z]+|D\.C\.))*)"
+                  r"|(?:[a-z]+ (?:franc|dollar|pound|dinar|koruna|sterling))"
+                  r"|(?:euro|yen|baht|riel|dong|lari|forint|zloty|ruble|hryvnia|guarani)")
 
 
 def read(query: str, documents: list[tuple[dict, float]], top_k: int = 3) -> list[dict]:

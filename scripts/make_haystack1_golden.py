@@ -286,7 +286,10 @@ def make_queries() -> list:
     f = {"name": ["a"]}
     q.append(
         {
-            "note": "gold doc at rank 2; near-copy of the gold passage (other id) at rank 1; a passage shorter than min_length containing the answer; filters {\"name\": [\"a\"]}",
+            "note": (
+                "gold doc at rank 2; near-copy of the gold passage (other id) at rank 1; "
+                "a passage shorter than min_length containing the answer; filters {\"name\": [\"a\"]}"
+            ),
             "query": text,
             "labels": [label("label-q1-1", text, "berlin", "Berlin", filters=f)],
             "documents": ranked("berlin_near", "berlin", "paris", "berlin_short"),
@@ -306,7 +309,11 @@ def make_queries() -> list:
     text = "Which is the longest river in the world?"
     q.append(
         {
-            "note": "two gold labels on different documents; only one retrieved, at rank 3, and it also contains the other label's answer; an answer with two document_ids",
+            "note": (
+                "two gold labels on different documents; "
+                "only one retrieved, at rank 3, and it also contains the other label's answer; "
+                "an answer with two document_ids"
+            ),
             "query": text,
             "labels": [
                 label("label-q2-1", text, "nile", "Nile"),
@@ -332,7 +339,11 @@ def make_queries() -> list:
     f = {"name": ["a"]}
     q.append(
         {
-            "note": "two labels on the same document with different answers; gold doc only at rank 3; answer string in another document at rank 1; answer from a document outside the top 2; answer context shorter than min_length",
+            "note": (
+                "two labels on the same document with different answers; gold doc only at rank 3; "
+                "answer string in another document at rank 1; answer from a document outside the top 2; "
+                "answer context shorter than min_length"
+            ),
             "query": text,
             "labels": [
                 label("label-q3-1", text, "moon", "July 1969", filters=f),
@@ -388,7 +399,10 @@ def make_queries() -> list:
     text = "Who created the Python programming language?"
     q.append(
         {
-            "note": "duplicate document in the ranking (map and ndcg > 1); duplicate label dropped by MultiLabel; isolated reader returned nothing (placeholder answer, document_ids None)",
+            "note": (
+                "duplicate document in the ranking (map and ndcg > 1); duplicate label dropped by MultiLabel; "
+                "isolated reader returned nothing (placeholder answer, document_ids None)"
+            ),
             "query": text,
             "labels": [
                 label("label-q6-1", text, "python", "Guido van Rossum"),
@@ -408,7 +422,11 @@ def make_queries() -> list:
     text = "Where does the Rhine flow into the sea?"
     q.append(
         {
-            "note": "passage overlapping half of the gold passage (boost lifts 64.4 to 80.9) at rank 1, one overlapping a third (48.1 boosted to 62.8) at rank 4; gold doc at rank 3",
+            "note": (
+                "passage overlapping half of the gold passage (boost lifts 64.4 to 80.9) at rank 1, "
+                "one overlapping a third (48.1 boosted to 62.8) at rank 4; "
+                "gold doc at rank 3"
+            ),
             "query": text,
             "labels": [label("label-q7-1", text, "rhine", "North Sea")],
             "documents": ranked("rhine_overlap", "photosynthesis", "rhine", "rhine_third"),
@@ -432,7 +450,10 @@ def make_queries() -> list:
     f = {"year": 2023, "name": ["b"]}
     q.append(
         {
-            "note": "label with answer=None first (gold lists of different lengths, mispaired scopes); content-hash ids; right-cut boost passage; no answer within simulated_top_k_retriever 1 or 2; two-key filters",
+            "note": (
+                "label with answer=None first (gold lists of different lengths, mispaired scopes); content-hash ids; "
+                "right-cut boost passage; no answer within simulated_top_k_retriever 1 or 2; two-key filters"
+            ),
             "query": text,
             "labels": [
                 label("label-q8-1", text, "paris_landmarks", None, filters=f, correct_answer=False),
@@ -536,7 +557,7 @@ def inputs_json(queries: list) -> dict:
                 "query": q["query"],
                 "note": q["note"],
                 "multilabel_id": ml.id,
-                "labels": [l.to_dict() for l in q["labels"]],
+                "labels": [label.to_dict() for label in q["labels"]],
             }
         )
     return {
@@ -773,7 +794,7 @@ Other things to know when comparing:
   unknown metric name raises `KeyError` in `sort_values` (it is not logged-and-skipped).
 
 Headline numbers (defaults, integrated): {headline}
-"""
+"""  # noqa: E501 - table rows of the generated README
 
 
 def headline(grid: list) -> str:

@@ -26,9 +26,9 @@ result"""),
     ("markdown", """## Metrics
 
 `calculate_metrics` returns `{node: {metric: value}}`, as Haystack 1.x did; `metrics_frame` is the same as a table.
-`by=` splits the queries, here into those with and without an answer."""),
+`sliced_metrics` splits the queries, here into those with and without an answer."""),
     ("code", """result.metrics_frame().round(3)"""),
-    ("code", """result.sliced_metrics("no_answer")[["queries", "recall_single_hit", "mrr", "exact_match", "f1"]].round(3)"""),
+    ("code", """result.sliced_metrics("no_answer")[["queries", "recall_single_hit", "mrr", "exact_match", "f1"]].round(3)"""),  # noqa: E501 - one line in the notebook
     ("markdown", """## The worst queries
 
 `wrong_examples` lists the queries that scored worst, with every answer the reader gave."""),

@@ -1,10 +1,11 @@
-"""A small hand-made evaluation result (SPEC 2 row layout) whose metrics are worked out by hand.
+"""A small hand-made evaluation result (the rows from_runs builds, docs/runs-format.md) with metrics worked out by hand.
 
-The row-level 0/1 columns of document rows are derived from the per-gold lists with SPEC 2's
-rules (threshold 65) by :func:`doc_row`; the expected *metrics* in the tests are hand-worked.
+The row-level 0/1 columns of document rows are derived from the per-gold lists with the rules
+of from_runs (docs/runs-format.md; threshold 65) by :func:`doc_row`; the expected *metrics* in the tests are hand-worked.
 
 Retriever (documents, integrated):
-  q1  gold [d1, d2]   r1 d3 (ctx0, ans0) | r2 d1 (id0, ctx0, ans0) | r3 d2 (id1, ans1) | r4 d4 (none) | r5 d1 again (id0, ctx0, ans0)
+  q1  gold [d1, d2]   r1 d3 (ctx0, ans0) | r2 d1 (id0, ctx0, ans0) | r3 d2 (id1, ans1) | r4 d4 (none)
+                      | r5 d1 again (id0, ctx0, ans0)
   q2  no-answer: gold []                          r1 d5
   q3  gold [d6]       r1 d7 | r2 d8 | r3 d6 (id0, ctx0, ans0)
   q4  gold ["00"]     r1 d9 (the "00" entry is not a gold document)

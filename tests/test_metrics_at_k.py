@@ -13,14 +13,15 @@ from tests.test_reference import random_result
 def _check(result, ks, **scopes):
     table = result.metrics_at_k(ks=ks, **scopes)
     for (node, k, metric), value in table.set_index(["node", "k", "metric"])["value"].items():
-        level = "retriever" if metric in ("recall_multi_hit", "recall_single_hit", "precision", "map", "mrr", "ndcg") else "reader"
+        document_metrics = ("recall_multi_hit", "recall_single_hit", "precision", "map", "mrr", "ndcg")
+        level = "retriever" if metric in document_metrics else "reader"
         expected = result.calculate_metrics(**{f"simulated_top_k_{level}": k}, **scopes)[node][metric]
         assert value == pytest.approx(expected, abs=1e-12, nan_ok=True), (node, k, metric)
     return table
 
 
-def test_hand_result_at_k():
-    table = _check(hand_result(), (3, 1, 2))
+def test_hand_result_at_k(storage):
+    table = _check(storage(hand_result()), (3, 1, 2))
     assert sorted(table["k"].unique()) == [1, 2, 3]
     retriever = table[(table["node"] == "Retriever") & (table["metric"] == "recall_single_hit")]
     assert retriever["value"].tolist() == pytest.approx([3 / 6, 4 / 6, 5 / 6])  # worked out in test_document_metrics
@@ -35,8 +36,8 @@ def test_random_frames_at_k():
                    eval_mode=params["eval_mode"])
 
 
-def test_recall_at_k_never_decreases_with_k():
-    table = hand_result().metrics_at_k(ks=range(1, 6), node="Retriever")
+def test_recall_at_k_never_decreases_with_k(storage):
+    table = storage(hand_result()).metrics_at_k(ks=range(1, 6), node="Retriever")
     recall = table[table["metric"] == "recall_single_hit"]["value"].to_numpy()
     assert (np.diff(recall) >= 0).all()
 

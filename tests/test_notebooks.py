@@ -24,7 +24,8 @@ def test_notebook_runs(path, monkeypatch, tmp_path):
             assert not cell.get("outputs") and cell.get("execution_count") is None, \
                 f"{path.name}: commit notebooks without outputs"
     monkeypatch.setenv("MPLBACKEND", "Agg")  # the kernel inherits it: no display needed
-    client = nbclient.NotebookClient(notebook, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}})
+    client = nbclient.NotebookClient(notebook, timeout=300, kernel_name="python3",
+                                     resources={"metadata": {"path": str(tmp_path)}})
     client.execute()  # raises CellExecutionError naming the failing cell
     errors = [o for c in notebook.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
     assert not errors

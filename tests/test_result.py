@@ -1,4 +1,4 @@
-"""EvaluationResult as a container, wrong_examples (SPEC 4), and argument errors."""
+"""EvaluationResult as a container, wrong_examples (docs/metrics.md#wrong_examples), and argument errors."""
 
 from __future__ import annotations
 
@@ -32,8 +32,8 @@ def test_append_concatenates_and_renumbers():
         result.append("Reader", [1, 2])
 
 
-def test_wrong_examples_answers():
-    worst = hand_result().wrong_examples("Reader")
+def test_wrong_examples_answers(storage):
+    worst = storage(hand_result()).wrong_examples("Reader")
     # f1 per query: q1 1, q2 1, q3 1, q5 .4 -> only q5 is <= .5
     assert [w["multilabel_id"] for w in worst] == ["q5"]
     example = worst[0]
@@ -49,16 +49,16 @@ def test_wrong_examples_answers():
     assert row["multilabel_id"] == "q5"
 
 
-def test_wrong_examples_ties_keep_first_appearance_and_list_all_rows():
-    worst = hand_result().wrong_examples("Reader", answer_metric="exact_match", answer_metric_threshold=1.0)
+def test_wrong_examples_ties_keep_first_appearance_and_list_all_rows(storage):
+    worst = storage(hand_result()).wrong_examples("Reader", answer_metric="exact_match", answer_metric_threshold=1.0)
     # em: q1 1, q2 1, q3 1, q5 0 -> q5 first, then the ties in first-appearance order
     assert [w["multilabel_id"] for w in worst] == ["q5", "q1", "q2"]
     assert [r["rank"] for r in worst[1]["answers"]] == [1, 2, 3]  # integrated rows only, frame order
     assert all(r["eval_mode"] == "integrated" for r in worst[1]["answers"])
 
 
-def test_wrong_examples_documents():
-    result = hand_result()
+def test_wrong_examples_documents(storage):
+    result = storage(hand_result())
     worst = result.wrong_examples("Retriever")
     assert [w["multilabel_id"] for w in worst] == ["q5"]
     (row,) = worst[0]["documents"]
@@ -72,8 +72,8 @@ def test_wrong_examples_documents():
     assert worst[1]["metrics"]["mrr"] == pytest.approx(1 / 3)
 
 
-def test_wrong_examples_top_k_affects_metrics_not_listed_rows():
-    worst = hand_result().wrong_examples("Retriever", n=10, simulated_top_k_retriever=2)
+def test_wrong_examples_top_k_affects_metrics_not_listed_rows(storage):
+    worst = storage(hand_result()).wrong_examples("Retriever", n=10, simulated_top_k_retriever=2)
     q3 = next(w for w in worst if w["multilabel_id"] == "q3")
     assert q3["metrics"]["recall_single_hit"] == 0.0
     assert [r["document_id"] for r in q3["documents"]] == ["d7", "d8", "d6"]
@@ -82,14 +82,16 @@ def test_wrong_examples_top_k_affects_metrics_not_listed_rows():
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"document_scope": "docment_id"}, r"document_scope must be one of \[.*\]; got 'docment_id'\. Did you mean 'document_id'\?"),
+        ({"document_scope": "docment_id"},
+         r"document_scope must be one of \[.*\]; got 'docment_id'\. Did you mean 'document_id'\?"),
         ({"answer_scope": "contexts"}, r"answer_scope must be one of .*Did you mean 'context'\?"),
         ({"eval_mode": "isolation"}, r"eval_mode must be one of \['integrated', 'isolated'\]; got 'isolation'"),
         ({"simulated_top_k_retriever": 0}, r"simulated_top_k_retriever must be -1 .* got 0"),
         ({"simulated_top_k_reader": -2}, r"simulated_top_k_reader must be -1 .* got -2"),
         ({"simulated_top_k_reader": 2.0}, r"simulated_top_k_reader must be an int.*float"),
         ({"simulated_top_k_reader": True}, r"simulated_top_k_reader must be an int"),
-        ({"retriever_node": "Retreiver"}, r"retriever_node 'Retreiver' is not in this EvaluationResult.*Did you mean 'Retriever'"),
+        ({"retriever_node": "Retreiver"},
+         r"retriever_node 'Retreiver' is not in this EvaluationResult.*Did you mean 'Retriever'"),
         ({"context_matching_threshold": "high"}, r"context_matching_threshold must be a (finite )?number"),
     ],
 )
@@ -149,9 +151,9 @@ def test_non_answer_document_scope_with_answer_scope_warns():
         hand_result().calculate_metrics(document_scope="document_id", answer_scope="context")
 
 
-def test_query_metrics_of_node_with_both_row_types():
+def test_query_metrics_of_node_with_both_row_types(storage):
     frame = pd.concat([reader_frame(), retriever_frame()], ignore_index=True)
-    table = EvaluationResult({"Both": frame}).query_metrics("Both")
+    table = storage(EvaluationResult({"Both": frame})).query_metrics("Both")
     assert list(table.columns) == ["exact_match", "f1", "recall_multi_hit", "recall_single_hit", "precision",
                                    "map", "mrr", "ndcg"]
     assert list(table.index) == ["q1", "q2", "q3", "q5", "q4", "q6"]
@@ -162,7 +164,8 @@ def test_text_in_a_list_column_is_refused_not_read_character_by_character():
     frame = retriever_frame()
     frame["gold_contexts_similarity"] = frame["gold_contexts_similarity"].astype(object)
     frame.at[0, "gold_contexts_similarity"] = "[70.0, 10.0]"
-    with pytest.raises(SchemaError, match=r"'gold_contexts_similarity' must hold a list in every row; row 0 holds '\[70.0, 10.0\]' \(str\)"):
+    message = r"'gold_contexts_similarity' must hold a list in every row; row 0 holds '\[70.0, 10.0\]' \(str\)"
+    with pytest.raises(SchemaError, match=message):
         EvaluationResult({"R": frame}).calculate_metrics(document_scope="context")
     answers = reader_frame()
     answers.at[0, "document_ids"] = "['d3']"
@@ -193,17 +196,17 @@ def test_non_numeric_relevance_column_and_nan_threshold():
         hand_result().calculate_metrics(context_matching_threshold=float("nan"))
 
 
-def test_top_k_leaves_out_queries_without_rows_in_filtered_order():
-    # SPEC 3 filters the rows first: q2 has only ranks 2 and 3, so at k=1 it is not a query at all
+def test_top_k_leaves_out_queries_without_rows_in_filtered_order(storage):
+    # docs/metrics.md#per-query filters the rows first: q2 has only ranks 2 and 3, so at k=1 it is not a query at all
     frame = retriever_frame()
     frame = frame[frame["multilabel_id"].isin(["q3", "q1"])].copy()
     frame.loc[frame["multilabel_id"] == "q1", "rank"] += 1
-    table = EvaluationResult({"R": frame}).query_metrics("R", simulated_top_k_retriever=1)
+    table = storage(EvaluationResult({"R": frame})).query_metrics("R", simulated_top_k_retriever=1)
     assert list(table.index) == ["q3"]
 
 
-def test_metrics_frame_and_notebook_display():
-    result = hand_result()
+def test_metrics_frame_and_notebook_display(storage):
+    result = storage(hand_result())
     table = result.metrics_frame(simulated_top_k_retriever=1)
     assert list(table.index) == ["Retriever", "Reader"]
     assert table.loc["Retriever", "recall_single_hit"] == pytest.approx(3 / 6)  # worked out in test_document_metrics

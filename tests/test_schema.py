@@ -1,4 +1,4 @@
-"""Schema objects (SPEC 1): ids, containment, dict/JSON round trips, MultiLabel aggregation.
+"""Schema objects (docs/haystack-compat.md#schema-objects): ids, containment, dict/JSON round trips, MultiLabel aggregation.
 
 Document ids and MultiLabel aggregates are checked against values Haystack 1.x produced
 (farm-haystack 1.26.4; tests/data/haystack1/inputs.json and frames.json).
@@ -25,7 +25,8 @@ DATA = Path(__file__).parent / "data" / "haystack1"
         ({"content": "Berlin is the capital of Germany.", "id_hash_keys": ["content"]}, "4b8e0001292761c60b564ae0b9d070fc"),
         ({"content": "abc", "meta": {"url": "u1"}, "id_hash_keys": ["content", "meta.url"]}, "87c7287e6622e6f7483032f6447051f0"),
         ({"content": "abc", "meta": {"url": "u1"}, "id_hash_keys": ["meta"]}, "b8092c55af5a4a52724fe79989c4fd56"),
-        ({"content": "abc", "score": 0.5, "id_hash_keys": ["content", "score", "content_type"]}, "64e8863e25010f5bfaceb2bb9141a53d"),
+        ({"content": "abc", "score": 0.5, "id_hash_keys": ["content", "score", "content_type"]},
+         "64e8863e25010f5bfaceb2bb9141a53d"),
     ],
 )
 def test_document_ids_equal_haystack(kwargs, haystack_id):

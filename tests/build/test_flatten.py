@@ -1,4 +1,4 @@
-"""EvaluationResult.from_runs (SPEC 2): Haystack-identical frames, hand-worked rows, errors, SAS, runs files."""
+"""EvaluationResult.from_runs (docs/runs-format.md): Haystack-identical frames, hand-worked rows, errors, SAS, runs files."""
 
 from __future__ import annotations
 
@@ -330,7 +330,8 @@ def test_runs_file_lines_must_agree_on_nodes(tmp_path):
 @pytest.mark.parametrize(
     ("option", "value", "pattern"),
     [
-        ("context_matching_threshold", float("nan"), r"context_matching_threshold must be a finite number in \[0, 100\]; got nan"),
+        ("context_matching_threshold", float("nan"),
+         r"context_matching_threshold must be a finite number in \[0, 100\]; got nan"),
         ("context_matching_boost_split_overlaps", "no", r"context_matching_boost_split_overlaps must be True or False; got 'no'"),
         ("context_matching_boost_split_overlaps", "high", r"must be True or False; got 'high'"),
         ("context_matching_min_length", -5, r"context_matching_min_length must be an int >= 0; got -5"),

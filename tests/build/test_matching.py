@@ -1,4 +1,4 @@
-"""SQuAD normalisation, exact match, F1 and context similarity (SPEC 2 text helpers)."""
+"""SQuAD normalisation, exact match, F1 and context similarity (docs/runs-format.md#the-text-helpers)."""
 
 from __future__ import annotations
 
@@ -69,7 +69,7 @@ def test_context_similarity_without_boost_is_rapidfuzz_partial_ratio_of_shorter_
 def test_split_overlap_boost():
     # shorter = B + A, longer = A + C with A about 38% of the shorter text: the best alignment starts at the
     # start of the longer text and scores 2f / (1 + f) ~ 55 (the 40-65 band), so the shorter text's left half
-    # is cut and the score becomes the mean of both scores (SPEC 2)
+    # is cut and the score becomes the mean of both scores (docs/runs-format.md#the-text-helpers)
     a = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda"
     b = ("0123456789 " * 10)[:100]
     c = ("#$%&*+=<>? " * 20)[:200]

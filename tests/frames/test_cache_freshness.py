@@ -10,7 +10,6 @@ from __future__ import annotations
 import math
 import pickle
 
-import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings

@@ -111,8 +111,9 @@ def test_a_retriever_whose_rows_have_neither_mode_is_refused_not_an_empty_retrie
     frames["Retriever"]["eval_mode"] = mode
     frames["Reader"]["eval_mode"] = "integrated"
     result = EvaluationResult(frames)
-    with pytest.raises(InvalidParameterError, match=r"document rows of node 'Retriever' with eval_mode 'integrated' or "
-                                                    r"'isolated'; its document rows have eval_mode .*Fix the frame's 'eval_mode'"):
+    message = (r"document rows of node 'Retriever' with eval_mode 'integrated' or "
+               r"'isolated'; its document rows have eval_mode .*Fix the frame's 'eval_mode'")
+    with pytest.raises(InvalidParameterError, match=message):
         result.calculate_metrics(simulated_top_k_retriever=1)
 
 

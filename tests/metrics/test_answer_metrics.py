@@ -1,4 +1,4 @@
-"""Answer metrics of the hand-made Reader (tests/fixtures.py), worked out by hand from SPEC 3.
+"""Answer metrics of the hand-made Reader (tests/fixtures.py), worked out by hand from docs/metrics.md#answer-metrics.
 
 Integrated answer rows (rank: em / f1 / document_ids):
   q1  1: 0 / .5 [d3]   2: 1 / 1 [d1]   3: 0 / .2 []
@@ -16,21 +16,21 @@ from evalframe import EvaluationResult, InvalidParameterError
 from tests.fixtures import hand_result, reader_frame, retriever_frame
 
 
-def reader(**kwargs):
-    return hand_result().calculate_metrics(**kwargs)["Reader"]
+def reader(storage, **kwargs):
+    return storage(hand_result()).calculate_metrics(**kwargs)["Reader"]
 
 
-def test_defaults():
-    m = reader()
+def test_defaults(storage):
+    m = reader(storage)
     assert list(m) == ["exact_match", "f1", "num_examples_for_eval"]
     assert m["exact_match"] == pytest.approx((1 + 1 + 1 + 0) / 4)
     assert m["f1"] == pytest.approx((1 + 1 + 1 + 0.4) / 4)
     assert m["num_examples_for_eval"] == 4.0
 
 
-def test_simulated_top_k_reader():
+def test_simulated_top_k_reader(storage):
     # the rank-1 answers: q1 0/.5, q2 1/1, q3 0/0, q5 0/.4
-    m = reader(simulated_top_k_reader=1)
+    m = reader(storage, simulated_top_k_reader=1)
     assert m["exact_match"] == pytest.approx(1 / 4)
     assert m["f1"] == pytest.approx((0.5 + 1 + 0 + 0.4) / 4)
 
@@ -46,70 +46,70 @@ def test_simulated_top_k_reader():
         (3, 3 / 4, 3 / 4),
     ],
 )
-def test_simulated_top_k_retriever(k, em, f1):
-    m = reader(simulated_top_k_retriever=k)
+def test_simulated_top_k_retriever(storage, k, em, f1):
+    m = reader(storage, simulated_top_k_retriever=k)
     assert m["exact_match"] == pytest.approx(em)
     assert m["f1"] == pytest.approx(f1)
     assert m["num_examples_for_eval"] == 4.0  # queries present before simulation
 
 
-def test_top_k_retriever_then_reader():
+def test_top_k_retriever_then_reader(storage):
     # k_ret=3 keeps q1's three answers and q3's two; k_reader=1 then keeps the best rank of each
-    m = reader(simulated_top_k_retriever=3, simulated_top_k_reader=1)
+    m = reader(storage, simulated_top_k_retriever=3, simulated_top_k_reader=1)
     assert m["exact_match"] == pytest.approx(1 / 4)
     assert m["f1"] == pytest.approx((0.5 + 1 + 0 + 0) / 4)
 
 
-def test_top_k_reader_ties_keep_frame_order():
+def test_top_k_reader_ties_keep_frame_order(storage):
     frame = reader_frame()
     frame = frame[(frame["multilabel_id"] == "q3")].copy()
     frame["rank"] = [1, 1]  # tie: the first row in the frame (em 0) wins the single slot
     docs = retriever_frame()
-    result = EvaluationResult({"Retriever": docs, "Reader": frame})
+    result = storage(EvaluationResult({"Retriever": docs, "Reader": frame}))
     m = result.calculate_metrics(simulated_top_k_retriever=3, simulated_top_k_reader=1)["Reader"]
     assert m["exact_match"] == 0.0
 
 
-def test_answer_scope_reads_scoped_columns():
+def test_answer_scope_reads_scoped_columns(storage):
     # exact_match_document_id_scope: q1 r2 = 1, q2 0 (no gold ids: only the sentinel), q3 r2 = 1, q5 0
-    m = reader(answer_scope="document_id")
+    m = reader(storage, answer_scope="document_id")
     assert m["exact_match"] == pytest.approx(2 / 4)
     assert m["f1"] == pytest.approx(2 / 4)
 
 
-def test_isolated_mode():
-    m = reader(eval_mode="isolated")
+def test_isolated_mode(storage):
+    m = reader(storage, eval_mode="isolated")
     assert m == {"exact_match": 1.0, "f1": 1.0, "num_examples_for_eval": 1.0}
     # the retriever has no isolated rows, so it reports nothing in isolated mode
-    assert hand_result().calculate_metrics(eval_mode="isolated")["Retriever"] == {}
+    assert storage(hand_result()).calculate_metrics(eval_mode="isolated")["Retriever"] == {}
 
 
-def test_isolated_top_k_retriever_falls_back_to_the_retrievers_integrated_documents():
+def test_isolated_top_k_retriever_falls_back_to_the_retrievers_integrated_documents(storage):
     # the retriever has no isolated rows, so its integrated ones simulate the top-k (as Haystack did):
     # q1's isolated answer [d1] is within q1's top 3 (d3, d1, d2) and kept (em 1), but not within its top 1 (d3)
-    assert reader(eval_mode="isolated", simulated_top_k_retriever=3)["exact_match"] == 1.0
-    assert reader(eval_mode="isolated", simulated_top_k_retriever=1)["exact_match"] == 0.0
+    assert reader(storage, eval_mode="isolated", simulated_top_k_retriever=3)["exact_match"] == 1.0
+    assert reader(storage, eval_mode="isolated", simulated_top_k_retriever=1)["exact_match"] == 0.0
 
 
-def test_document_ids_none_counts_as_empty():
+def test_document_ids_none_counts_as_empty(storage):
     frame = reader_frame()
     frame["document_ids"] = frame["document_ids"].astype(object)
     frame.at[2, "document_ids"] = None  # q1 rank 3 (em 0, f1 .2): kept like []
-    result = EvaluationResult({"Retriever": retriever_frame(), "Reader": frame})
+    result = storage(EvaluationResult({"Retriever": retriever_frame(), "Reader": frame}))
     table = result.query_metrics("Reader", simulated_top_k_retriever=1)
     assert table.loc["q1", "f1"] == pytest.approx(0.5)
 
 
-def test_sas_reported_when_present():
+def test_sas_reported_when_present(storage):
     frame = reader_frame()
     frame["sas"] = [0.9, 0.3, 0.1, 0.5, 1.0, 0.2, 0.6, 0.7]
-    m = EvaluationResult({"Reader": frame}).calculate_metrics()["Reader"]
+    m = storage(EvaluationResult({"Reader": frame})).calculate_metrics()["Reader"]
     assert list(m) == ["exact_match", "f1", "sas", "num_examples_for_eval"]
     assert m["sas"] == pytest.approx((0.9 + 1.0 + 0.6 + 0.7) / 4)
 
 
-def test_retriever_node_must_be_named_when_ambiguous():
-    result = hand_result()
+def test_retriever_node_must_be_named_when_ambiguous(storage):
+    result = storage(hand_result())
     result["Other"] = retriever_frame()
     with pytest.raises(InvalidParameterError, match=r"several nodes.*\['Retriever', 'Other'\].*retriever_node"):
         result.calculate_metrics(simulated_top_k_retriever=1)
@@ -117,7 +117,7 @@ def test_retriever_node_must_be_named_when_ambiguous():
     assert m["exact_match"] == pytest.approx(1 / 4)
 
 
-def test_no_retriever_node_at_all():
-    result = EvaluationResult({"Reader": reader_frame()})
+def test_no_retriever_node_at_all(storage):
+    result = storage(EvaluationResult({"Reader": reader_frame()}))
     with pytest.raises(InvalidParameterError, match="no node has document rows"):
         result.calculate_metrics(simulated_top_k_retriever=1)

@@ -1,4 +1,4 @@
-"""Document metrics of the hand-made Retriever (tests/fixtures.py), worked out by hand from SPEC 3.
+"""Document metrics of the hand-made Retriever (tests/fixtures.py), worked out by hand from docs/metrics.md#per-query.
 
 Matched gold indices per row (threshold 65):
   q1 r1 d3: id {}  ctx {0} ans {0} | r2 d1: id {0} ctx {0} ans {0} | r3 d2: id {1} ctx {} ans {1}
@@ -63,8 +63,8 @@ QUERIES = ["q1", "q2", "q3", "q4", "q5", "q6"]
 
 
 @pytest.mark.parametrize(("document_scope", "answer_scope"), list(EXPECTED))
-def test_per_query_values(document_scope, answer_scope):
-    table = hand_result().query_metrics("Retriever", document_scope=document_scope, answer_scope=answer_scope)
+def test_per_query_values(storage, document_scope, answer_scope):
+    table = storage(hand_result()).query_metrics("Retriever", document_scope=document_scope, answer_scope=answer_scope)
     assert list(table.index) == QUERIES
     assert list(table.columns) == list(METRICS)
     for qid, expected in zip(QUERIES, EXPECTED[document_scope, answer_scope]):
@@ -73,17 +73,17 @@ def test_per_query_values(document_scope, answer_scope):
 
 
 @pytest.mark.parametrize(("document_scope", "answer_scope"), list(EXPECTED))
-def test_means(document_scope, answer_scope):
-    metrics = hand_result().calculate_metrics(document_scope=document_scope, answer_scope=answer_scope)["Retriever"]
+def test_means(storage, document_scope, answer_scope):
+    metrics = storage(hand_result()).calculate_metrics(document_scope=document_scope, answer_scope=answer_scope)["Retriever"]
     assert list(metrics) == list(METRICS)
     for metric in METRICS:
         expected = sum(values[metric] for values in EXPECTED[document_scope, answer_scope]) / 6
         assert metrics[metric] == pytest.approx(expected, abs=1e-12)
 
 
-def test_values_worked_out_as_numbers():
+def test_values_worked_out_as_numbers(storage):
     # the default scope, written out once as plain numbers
-    m = hand_result().calculate_metrics()["Retriever"]
+    m = storage(hand_result()).calculate_metrics()["Retriever"]
     assert m["recall_multi_hit"] == pytest.approx((1 + 1 + 1 + 1 + 0 + 0.5) / 6)
     assert m["precision"] == pytest.approx((0.8 + 1 + 1 / 3 + 1 + 0 + 0.5) / 6)
     assert m["map"] == pytest.approx((19 / 15 + 1 + 1 / 3 + 1 + 0 + 0.25) / 6)  # duplicates push q1's map over 1
@@ -91,8 +91,8 @@ def test_values_worked_out_as_numbers():
     assert m["recall_single_hit"] == pytest.approx(5 / 6)
 
 
-def test_simulated_top_k_retriever():
-    result = hand_result()
+def test_simulated_top_k_retriever(storage):
+    result = storage(hand_result())
     # top 2: q1 keeps r1 (ans {0}) and r2 (id/ans {0}): M = 1, num_relevants = 2 + 1 = 3; q3 loses d6.
     q1 = q(0.5, 1.0, (1 + 1) / 3, 1.0, (1 + 1 / log2(3)) / (1 + 1 / log2(3) + 1 / log2(4)))
     table = result.query_metrics("Retriever", simulated_top_k_retriever=2)
@@ -109,29 +109,29 @@ def test_simulated_top_k_retriever():
     assert result.calculate_metrics(simulated_top_k_retriever=1)["Retriever"]["recall_single_hit"] == pytest.approx(3 / 6)
 
 
-def test_context_matching_threshold_changes_matched_golds_not_relevance():
+def test_context_matching_threshold_changes_matched_golds_not_relevance(storage):
     # at 75, q6's d14 (80, 70) matches gold 0 only: M = 1, num_relevants = 2 + 1 = 3
     q6 = q(0.5, 1.0, (1 + 1) / 3, 1.0, (1 + 1 / log2(3)) / (1 + 1 / log2(3) + 1 / log2(4)))
-    table = hand_result().query_metrics("Retriever", document_scope="context", context_matching_threshold=75)
+    table = storage(hand_result()).query_metrics("Retriever", document_scope="context", context_matching_threshold=75)
     for metric in METRICS:
         assert table.loc["q6", metric] == pytest.approx(q6[metric])
-        assert table.loc["q1", metric] == pytest.approx(Q1_CTX[metric])  # r1 (70) drops out, r2 and r5 keep gold 0: M = 1 as at 65
+        assert table.loc["q1", metric] == pytest.approx(Q1_CTX[metric])  # r1 (70) drops out, r2, r5 keep gold 0: M = 1 as at 65
     # None means: the threshold recorded with the result, else 65
-    recorded = EvaluationResult({"Retriever": retriever_frame()}, matching={"context_matching_threshold": 75.0})
+    recorded = storage(EvaluationResult({"Retriever": retriever_frame()}, matching={"context_matching_threshold": 75.0}))
     assert recorded.query_metrics("Retriever", document_scope="context").loc["q6", "map"] == pytest.approx(2 / 3)
-    assert hand_result().query_metrics("Retriever", document_scope="context").loc["q6", "map"] == pytest.approx(1.0)
+    assert storage(hand_result()).query_metrics("Retriever", document_scope="context").loc["q6", "map"] == pytest.approx(1.0)
 
 
-def test_query_order_does_not_change_means():
+def test_query_order_does_not_change_means(storage):
     frame = retriever_frame()
     shuffled = frame.sample(frac=1.0, random_state=3).reset_index(drop=True)
-    a = EvaluationResult({"Retriever": frame}).calculate_metrics()
-    b = EvaluationResult({"Retriever": shuffled}).calculate_metrics()
+    a = storage(EvaluationResult({"Retriever": frame})).calculate_metrics()
+    b = storage(EvaluationResult({"Retriever": shuffled})).calculate_metrics()
     for metric in METRICS:
         assert a["Retriever"][metric] == pytest.approx(b["Retriever"][metric], abs=1e-12)
 
 
-def test_rank_ties_count_every_tied_relevant_row_in_map():
+def test_rank_ties_count_every_tied_relevant_row_in_map(storage):
     # two relevant rows both at rank 1 and one at rank 2: each rank-1 row sees 2 relevant rows at or
     # above it -> 2/1 + 2/1 + 3/2 = 5.5, over num_relevants = |{a, b, c}| + 0 = 3
     frame = retriever_frame()
@@ -141,16 +141,16 @@ def test_rank_ties_count_every_tied_relevant_row_in_map():
     frame["gold_document_ids"] = [["a", "b", "c"]] * 3
     frame["gold_documents_id_match"] = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
     frame["gold_id_match"] = 1.0
-    table = EvaluationResult({"R": frame}).query_metrics("R", document_scope="document_id")
+    table = storage(EvaluationResult({"R": frame})).query_metrics("R", document_scope="document_id")
     assert table.loc["q3", "map"] == pytest.approx(5.5 / 3)
     assert table.loc["q3", "mrr"] == 1.0
     assert table.loc["q3", "ndcg"] == pytest.approx((1 + 1 + 1 / log2(3)) / (1 + 1 / log2(3) + 1 / log2(4)))
 
 
-def test_gold_custom_document_ids_take_precedence():
+def test_gold_custom_document_ids_take_precedence(storage):
     frame = retriever_frame()
     frame["gold_custom_document_ids"] = [["c1"]] * len(frame)  # L = 1 everywhere now
-    table = EvaluationResult({"R": frame}).query_metrics("R", document_scope="document_id")
+    table = storage(EvaluationResult({"R": frame})).query_metrics("R", document_scope="document_id")
     # q2 (no gold ids before) now has L = 1 and no relevant row -> 0; q1 has M = 2 > L = 1
     assert table.loc["q2", "recall_multi_hit"] == 0.0
     assert table.loc["q1", "recall_multi_hit"] == pytest.approx(2.0)

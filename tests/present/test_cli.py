@@ -66,7 +66,8 @@ def test_flatten_then_convert_then_metrics(tmp_path, capsys):
     code, out, _ = run(capsys, "flatten", str(RUNS), "-o", str(tmp_path / "run"))
     assert code == 0 and out.startswith("wrote 4 queries")
     code, out, _ = run(capsys, "convert", str(tmp_path / "run"), str(tmp_path / "pq"), "--to", "parquet")
-    assert code == 0 and sorted(p.name for p in (tmp_path / "pq").iterdir()) == ["Reader.parquet", "Retriever.parquet", "evalframe.json"]
+    assert code == 0
+    assert sorted(p.name for p in (tmp_path / "pq").iterdir()) == ["Reader.parquet", "Retriever.parquet", "evalframe.json"]
     code, out, _ = run(capsys, "metrics", str(tmp_path / "pq"), "--format", "json")
     # the hand-worked metrics of the example runs file (tests/test_flatten.py)
     assert json.loads(out)["Retriever"]["map"] == pytest.approx((0.5 + 1 + 1 + 0) / 4)
@@ -84,7 +85,8 @@ def test_list_metrics(capsys):
         (["metrics", "{tmp}/nowhere"], r"error: results folder .*nowhere does not exist\."),
         (["metrics", "{tmp}/empty"], r"error: results folder .*empty holds no \.csv file"),
         (["metrics", "{tmp}/notes"], r"error: .*notes\.csv is not an evaluation frame"),
-        (["metrics", str(DEMO), "--node", "Raeder"], r"error: node 'Raeder' is not in this EvaluationResult.*Did you mean 'Reader'\?"),
+        (["metrics", str(DEMO), "--node", "Raeder"],
+         r"error: node 'Raeder' is not in this EvaluationResult.*Did you mean 'Reader'\?"),
         (["metrics", str(DEMO), "--by-query"], r"error: --by-query needs --node \(one of \['Retriever', 'Reader'\]\)"),
         (["metrics", str(DEMO), "--top-k-retriever", "0"], r"error: simulated_top_k_retriever must be -1"),
         (["worst", str(DEMO), "--node", "Reader", "--metric", "f2"], r"error: answer_metric must be one of"),
@@ -200,7 +202,8 @@ def test_flatten_says_how_many_queries_were_written_and_dropped(tmp_path, capsys
     code, out, err = run(capsys, "flatten", str(runs), "-o", str(tmp_path / "out"))
     assert code == 0 and err == ""
     assert out.startswith("wrote 4 of 6 queries (")
-    assert out.splitlines()[1] == f"dropped 2 queries without gold labels (empty 'gold' lists or 'labels'): queries 2, 6 of {runs}"
+    assert out.splitlines()[1] == (
+        f"dropped 2 queries without gold labels (empty 'gold' lists or 'labels'): queries 2, 6 of {runs}")
     assert EvaluationResult.load(tmp_path / "out")["Retriever"]["multilabel_id"].nunique() == 4
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sys
 
-import numpy as np
 import pandas as pd
 import pytest
 
@@ -94,7 +93,7 @@ def test_missing_matplotlib_names_the_install_line(monkeypatch):
 def test_values_above_one_stay_on_the_plot():
     from evalframe import load_demo_result
 
-    result = load_demo_result()  # map 2.0 and ndcg 1.63 for a query with a duplicate document (SPEC 3)
+    result = load_demo_result()  # map 2.0 and ndcg 1.63 for a query with a duplicate document (docs/metrics.md#per-query)
     ax = plot_metric_distribution(result, node="Retriever", metric="ndcg")
     assert sum(patch.get_height() for patch in ax.patches) == 8
     scatter = plot_comparison(result, result, node="Retriever", metric="map")

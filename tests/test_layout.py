@@ -1,0 +1,340 @@
+"""The package's layering rules, read from the source of every module under evalframe/ (nothing is imported).
+
+* the import graph of evalframe's modules has no cycle (imports at module level and inside functions count;
+  ``if TYPE_CHECKING:`` blocks do not);
+* no module uses another module's private names: no ``from .x import _name``, no ``module._name``, no
+  ``obj._method`` of an object whose class lives in another module (``_version`` / ``__version__`` and the
+  package's private *modules*, such as ``_validation``, are fine);
+* every module is reached from an entry point (the package, ``__main__`` and the console scripts).
+
+Edges: ``import evalframe.a.b`` and ``from evalframe.a import b`` (b a submodule) point at ``evalframe.a.b``;
+``from evalframe.a import name`` points at ``evalframe.a`` (its ``__init__``), whose own imports are its edges.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "evalframe"
+ALLOWED_PRIVATE_NAMES = {"__version__"}
+# names with a leading underscore that are public protocols, not private members
+PROTOCOL_NAMES = {"_asdict", "_replace", "_fields", "_make", "_field_defaults", "_missing_", "_generate_next_value_"}
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+MODULES: dict[str, Path] = {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def where(module: str, node: ast.AST) -> str:
+    return f"{MODULES[module].relative_to(ROOT)}:{getattr(node, 'lineno', 0)}"
+
+
+def is_private(name: str) -> bool:
+    """A single-underscore name (not a dunder, not a ``_sunder_`` protocol name such as ``_repr_html_``)."""
+    return name.startswith("_") and not name.endswith("_") and name not in PROTOCOL_NAMES
+
+
+def is_type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
+def runtime_nodes(tree: ast.AST) -> Iterator[ast.AST]:
+    """Every node of the tree except those inside ``if TYPE_CHECKING:`` (the ``else:`` branch still runs)."""
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, ast.If) and is_type_checking(node.test):
+            stack.extend(reversed(node.orelse))
+            continue
+        stack.extend(reversed(list(ast.iter_child_nodes(node))))
+
+
+def package_of(module: str) -> str:
+    """The package a module's relative imports start from."""
+    return module if MODULES[module].name == "__init__.py" else module.rpartition(".")[0]
+
+
+def resolve_from(module: str, node: ast.ImportFrom) -> str:
+    if node.level == 0:
+        return node.module or ""
+    base = package_of(module)
+    for _ in range(node.level - 1):
+        base = base.rpartition(".")[0]
+    return f"{base}.{node.module}" if node.module else base
+
+
+@dataclass
+class Edge:
+    source: str
+    target: str
+    line: int
+
+
+@dataclass
+class Module:
+    name: str
+    tree: ast.Module
+    edges: list[Edge] = field(default_factory=list)
+    aliases: dict[str, str] = field(default_factory=dict)  # local name -> evalframe module it is bound to
+
+
+def parse(name: str) -> Module:
+    path = MODULES[name]
+    module = Module(name, ast.parse(path.read_text(), filename=str(path)))
+    for node in runtime_nodes(module.tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name in MODULES:
+                    module.edges.append(Edge(name, alias.name, node.lineno))
+                    if alias.asname:
+                        module.aliases[alias.asname] = alias.name
+                    else:  # ``import evalframe.a.b`` binds ``evalframe``
+                        module.aliases[alias.name.partition(".")[0]] = alias.name.partition(".")[0]
+        elif isinstance(node, ast.ImportFrom):
+            base = resolve_from(name, node)
+            if base not in MODULES:
+                continue
+            for alias in node.names:
+                target = f"{base}.{alias.name}"
+                if target in MODULES:
+                    module.edges.append(Edge(name, target, node.lineno))
+                    module.aliases[alias.asname or alias.name] = target
+                else:
+                    module.edges.append(Edge(name, base, node.lineno))
+    unique = {(edge.target, edge.line): edge for edge in module.edges}  # ``from x import a, b``: one edge
+    module.edges = list(unique.values())
+    return module
+
+
+PARSED = {name: parse(name) for name in MODULES}
+
+
+# ---------------------------------------------------------------------------- (a) no import cycles
+_COMPONENTS: list[list[str]] = []
+
+
+def scc_of(name: str) -> set[str]:
+    return next((set(c) for c in _COMPONENTS if name in c), {name})
+
+
+def cycles() -> list[list[Edge]]:
+    """One cycle per strongly connected component of the import graph (Tarjan), as the edges that close it."""
+    graph: dict[str, list[Edge]] = {name: [] for name in MODULES}
+    for module in PARSED.values():
+        seen = set()
+        for edge in module.edges:
+            if edge.target != edge.source and edge.target not in seen:
+                seen.add(edge.target)
+                graph[edge.source].append(edge)
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    components: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for edge in graph[v]:
+            w = edge.target
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                components.append(sorted(component))
+
+    for name in MODULES:
+        if name not in index:
+            visit(name)
+
+    _COMPONENTS[:] = components
+    found = []
+    for component in components:
+        members = set(component)
+        start = component[0]
+        # shortest path back to start inside the component (breadth first)
+        parents: dict[str, Edge] = {}
+        frontier = [start]
+        closing: Edge | None = None
+        while frontier and closing is None:
+            following = []
+            for v in frontier:
+                for edge in graph[v]:
+                    if edge.target not in members:
+                        continue
+                    if edge.target == start:
+                        closing = edge
+                        break
+                    if edge.target not in parents:
+                        parents[edge.target] = edge
+                        following.append(edge.target)
+                if closing:
+                    break
+            frontier = following
+        assert closing is not None  # a component of two or more modules holds a cycle through each of them
+        path = [closing]
+        while path[0].source != start:
+            path.insert(0, parents[path[0].source])
+        found.append(path)
+    return found
+
+
+def test_import_graph_has_no_cycles():
+    found = cycles()
+    message = []
+    for path in found:
+        members = {edge.source for edge in path}
+        message.append("cycle: " + " -> ".join([path[0].source] + [edge.target for edge in path]))
+        group = sorted(set().union(*(scc_of(member) for member in members)))
+        message.append(f"  every import between the {len(group)} modules of its group ({', '.join(group)}):")
+        message.extend(f"    {where(edge.source, ast.Pass(lineno=edge.line))}: {edge.source} imports {edge.target}"
+                       for name in group for edge in PARSED[name].edges if edge.target in group and edge.target != name)
+    assert not found, f"{len(found)} import cycle(s) between evalframe modules:\n" + "\n".join(message)
+
+
+# ---------------------------------------------------------------------------- (b) no private names of other modules
+def private_members() -> dict[str, set[str]]:
+    """Private method and attribute names of each module's classes (``def _x`` in a class body, ``self._x = ...``)."""
+    members: dict[str, set[str]] = {}
+    for name, module in PARSED.items():
+        names = members.setdefault(name, set())
+        for node in ast.walk(module.tree):
+            if isinstance(node, ast.ClassDef):
+                for item in ast.walk(node):
+                    if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and is_private(item.name):
+                        names.add(item.name)
+                    elif isinstance(item, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                        targets = item.targets if isinstance(item, ast.Assign) else [item.target]
+                        for target in targets:
+                            if isinstance(target, ast.Name) and is_private(target.id):
+                                names.add(target.id)
+                            elif (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
+                                  and target.value.id in ("self", "cls") and is_private(target.attr)):
+                                names.add(target.attr)
+    return members
+
+
+def dotted(node: ast.expr) -> list[str] | None:
+    """``a.b.c`` as ["a", "b", "c"]; None for anything that is not a chain of names."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return parts[::-1]
+
+
+def private_use() -> list[str]:
+    members = private_members()
+    violations = []
+    for name, module in PARSED.items():
+        others = set().union(*(names for other, names in members.items() if other != name)) - members[name]
+        for node in runtime_nodes(module.tree):
+            if isinstance(node, ast.ImportFrom):
+                base = resolve_from(name, node)
+                if base not in MODULES:
+                    continue
+                for alias in node.names:
+                    submodule = f"{base}.{alias.name}" in MODULES
+                    if is_private(alias.name) and not submodule and alias.name not in ALLOWED_PRIVATE_NAMES:
+                        violations.append(f"{where(name, node)}: from {base} import {alias.name}")
+            elif isinstance(node, ast.Attribute) and is_private(node.attr):
+                chain = dotted(node)
+                if chain and chain[0] in module.aliases:
+                    # a module reached through an import: follow the chain of submodules
+                    target: str | None = module.aliases[chain[0]]
+                    for part in chain[1:-1]:
+                        if f"{target}.{part}" not in MODULES:
+                            target = None
+                            break
+                        target = f"{target}.{part}"
+                    if target and target != name and f"{target}.{node.attr}" not in MODULES:
+                        violations.append(f"{where(name, node)}: {'.'.join(chain)} (private name of {target})")
+                    continue
+                if chain and chain[0] in ("self", "cls") and len(chain) == 2:
+                    continue  # the object's own members
+                result_like = chain is not None and len(chain) >= 2 and chain[-2] == "result" and name != "evalframe.result"
+                if node.attr in others or result_like:
+                    owners = sorted(other for other, names in members.items() if node.attr in names and other != name)
+                    shown = ".".join(chain) if chain else f"<expression>.{node.attr}"
+                    owner = ", ".join(owners) or "EvaluationResult"
+                    violations.append(f"{where(name, node)}: {shown} (private member of {owner})")
+    return sorted(set(violations), key=lambda v: (v.split(":")[0], int(v.split(":")[1])))
+
+
+def test_no_module_uses_another_modules_private_names():
+    violations = private_use()
+    assert not violations, f"{len(violations)} use(s) of another module's private names:\n" + "\n".join(violations)
+
+
+# ---------------------------------------------------------------------------- (c) every module is used
+def entry_points() -> set[str]:
+    points = {"evalframe", "evalframe.__main__"}
+    # the console scripts: ``name = "module:function"`` lines of pyproject.toml's [project.scripts] (tomllib is 3.11+)
+    section = re.search(r"^\[project\.scripts\]\n(.*?)(?:^\[|\Z)", (ROOT / "pyproject.toml").read_text(), re.M | re.S)
+    points.update(re.findall(r'^\S+\s*=\s*"([\w.]+):', section.group(1) if section else "", re.M))
+    return points
+
+
+def unreached() -> list[str]:
+    reached: set[str] = set()
+    todo = [point for point in entry_points() if point in MODULES]
+    while todo:
+        name = todo.pop()
+        if name in reached:
+            continue
+        reached.add(name)
+        todo.extend(edge.target for edge in PARSED[name].edges)
+        parts = name.split(".")  # importing a.b.c runs a/__init__ and a/b/__init__ first
+        todo.extend(".".join(parts[:i]) for i in range(1, len(parts)))
+    return [f"{MODULES[name].relative_to(ROOT)}:1: {name} is imported by no evalframe module and is no entry point"
+            for name in MODULES if name not in reached]
+
+
+def test_every_module_is_reached_from_an_entry_point():
+    missing = unreached()
+    assert not missing, f"{len(missing)} module(s) never imported:\n" + "\n".join(missing)
+
+
+def import_from(source: str) -> ast.ImportFrom:
+    node = ast.parse(source).body[0]
+    assert isinstance(node, ast.ImportFrom)
+    return node
+
+
+def test_the_rules_read_imports_as_python_runs_them():
+    assert "evalframe.result" in MODULES and "evalframe.io.csv" in MODULES
+    assert resolve_from("evalframe.io.csv", import_from("from ..frames import arrays")) == "evalframe.frames"
+    assert resolve_from("evalframe.io.csv", import_from("from . import atomic")) == "evalframe.io"
+    assert resolve_from("evalframe.io", import_from("from .csv import x")) == "evalframe.io.csv"
+    assert resolve_from("evalframe", import_from("from . import _version")) == "evalframe"
+    tree = ast.parse("if TYPE_CHECKING:\n    import a\nelse:\n    import b\ndef f():\n    import c\n")
+    imported = [n.names[0].name for n in runtime_nodes(tree) if isinstance(n, ast.Import)]
+    assert imported == ["b", "c"]
+    assert is_private("_x") and not is_private("__version__") and not is_private("_repr_html_")
