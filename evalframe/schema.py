@@ -249,7 +249,7 @@ def _to_offset(value: Any) -> Span | TableCell:
     return value
 
 
-def _offset_to_dict(offset: Span | TableCell) -> dict[str, int]:
+def offset_to_dict(offset: Span | TableCell) -> dict[str, int]:
     if isinstance(offset, TableCell):
         return {"row": offset.row, "col": offset.col}
     return {"start": offset.start, "end": offset.end}
@@ -312,10 +312,10 @@ class Answer:
             "context": context,
             "offsets_in_document": None
             if self.offsets_in_document is None
-            else [_offset_to_dict(o) for o in self.offsets_in_document],
+            else [offset_to_dict(o) for o in self.offsets_in_document],
             "offsets_in_context": None
             if self.offsets_in_context is None
-            else [_offset_to_dict(o) for o in self.offsets_in_context],
+            else [offset_to_dict(o) for o in self.offsets_in_context],
             "document_ids": self.document_ids,
             "meta": self.meta,
         }
@@ -509,10 +509,10 @@ class MultiLabel:
             answered = [label.answer for label in labels if not label.no_answer and label.answer is not None]
             self._answers = [answer.answer for answer in answered]
             self._offsets_in_documents = [
-                _offset_to_dict(o) for a in answered for o in (a.offsets_in_document or [])
+                offset_to_dict(o) for a in answered for o in (a.offsets_in_document or [])
             ]
             self._offsets_in_contexts = [
-                _offset_to_dict(o) for a in answered for o in (a.offsets_in_context or [])
+                offset_to_dict(o) for a in answered for o in (a.offsets_in_context or [])
             ]
         self._document_ids = [label.document.id for label in labels if not label.no_answer]
         self._contexts = [str(label.document.content) for label in labels if not label.no_answer]

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from collections.abc import Sequence
-from typing import Any, Union
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Union
 
 import numpy as np
 import pandas as pd
@@ -18,12 +19,24 @@ from .. import _validation as check
 from ..errors import InvalidParameterError, warn
 from ..metrics.registry import ANSWER_METRICS, DOCUMENT_METRICS, METRICS
 from ..options import MetricOptions, with_options
-from ..result import EvaluationResult
 from .stats import bootstrap_ci, holm, paired_t_test, randomization_p_value
 
-__all__ = ["compare", "worst_by_delta"]
+__all__ = ["compare", "worst_by_delta", "is_result"]
 
-Run = Union[EvaluationResult, pd.DataFrame]
+if TYPE_CHECKING:
+    from ..result import EvaluationResult
+
+Run = Union["EvaluationResult", pd.DataFrame]
+
+
+def is_result(run: object) -> bool:
+    """Whether ``run`` is an EvaluationResult, recognised by its public interface.
+
+    The class is not imported here: ``EvaluationResult.report()`` draws with :mod:`evalframe.present`, which
+    compares runs through this module, so importing it would close an import circle.
+    """
+    return isinstance(run, Mapping) and all(callable(getattr(run, name, None))
+                                            for name in ("query_metrics", "query_examples", "headline_metric"))
 
 COLUMNS = ("mean_a", "mean_b", "delta", "ci_low", "ci_high", "p_value", "t", "p_ttest",
            "wins", "ties", "losses", "queries", "only_a", "only_b")
@@ -36,13 +49,13 @@ def check_metric_parameters(params: dict[str, Any]) -> None:
 
 def shared_nodes(runs: Sequence[Run]) -> list[str]:
     """The nodes every EvaluationResult among ``runs`` holds, in the first one's order."""
-    results = [run for run in runs if isinstance(run, EvaluationResult)]
+    results = [run for run in runs if is_result(run)]
     return [name for name in results[0] if all(name in result for result in results[1:])] if results else []
 
 
 def shared_node(runs: Sequence[Run], node: str | None) -> str | None:
     """``node`` checked against every result among ``runs``, or the one node they share (None: only tables)."""
-    results = [run for run in runs if isinstance(run, EvaluationResult)]
+    results = [run for run in runs if is_result(run)]
     if not results:
         return None
     if node is not None:
@@ -61,7 +74,7 @@ def shared_node(runs: Sequence[Run], node: str | None) -> str | None:
 
 
 def per_query_table(run: Run, node: str | None, params: dict[str, Any], name: str) -> pd.DataFrame:
-    if isinstance(run, EvaluationResult):
+    if is_result(run):
         return run.query_metrics(node, **params)  # type: ignore[arg-type]
     if isinstance(run, pd.DataFrame):
         if params:
@@ -228,7 +241,7 @@ def compare(
     runs = [a, b, *others]
     names = run_names(names, len(runs))
     for run, name in zip(runs, names):  # before shared_node, which would only see the results among them
-        if not isinstance(run, (EvaluationResult, pd.DataFrame)):
+        if not (is_result(run) or isinstance(run, pd.DataFrame)):
             raise InvalidParameterError(
                 f"run {name!r} must be an EvaluationResult or a per-query DataFrame (result.query_metrics(node)); "
                 f"got {type(run).__name__}."
@@ -302,7 +315,7 @@ def worst_by_delta(
     []
     """
     for position, run in enumerate((a, b)):
-        if not isinstance(run, EvaluationResult):
+        if not is_result(run):
             raise InvalidParameterError(
                 f"worst_by_delta needs EvaluationResults (it lists the queries' rows); run {'ab'[position]!r} is "
                 f"{type(run).__name__}."

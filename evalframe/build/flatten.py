@@ -23,9 +23,9 @@ from ..errors import EvalframeError, warn
 from ..options import MatchingOptions
 from .matching import context_similarities, exact_match, f1
 from .sas import resolve_sas_model
-from ..schema import Answer, Document, Label, MultiLabel, Span, TableCell, _offset_to_dict
+from ..schema import Answer, Document, Label, MultiLabel, Span, TableCell, offset_to_dict
 
-__all__ = ["OUTPUT_KEYS", "flatten"]
+__all__ = ["OUTPUT_KEYS", "flatten", "as_answer", "as_document"]
 
 #: What a node may return per query; the ``*_isolated`` outputs are evaluated in isolated mode.
 OUTPUT_KEYS: tuple[str, ...] = ("answers", "answers_isolated", "documents", "documents_isolated")
@@ -62,7 +62,7 @@ def _as_multilabel(item: Any, index: int) -> MultiLabel | None:
     )
 
 
-def _as_document(item: Any, where: str) -> Document:
+def as_document(item: Any, where: str) -> Document:
     if isinstance(item, Document):
         return item
     if isinstance(item, Mapping):
@@ -77,7 +77,7 @@ def _as_document(item: Any, where: str) -> Document:
     raise EvalframeError(f"{where} must be a Document or a Document dict; got {type(item).__name__}.")
 
 
-def _as_answer(item: Any, where: str) -> Answer:
+def as_answer(item: Any, where: str) -> Answer:
     if isinstance(item, Mapping):
         try:
             item = Answer.from_dict(dict(item))
@@ -133,7 +133,7 @@ def _validate_outputs(node_outputs: Any, n_labels: int) -> dict[str, dict[str, l
                     f"node {node!r}, {key!r} holds {len(per_query)} entries but there are {n_labels} labels; "
                     "give one list per label, in label order."
                 )
-            convert = _as_answer if key.startswith("answers") else _as_document
+            convert = as_answer if key.startswith("answers") else as_document
             kind = "answer" if key.startswith("answers") else "document"
             lists = []
             for index, items in enumerate(per_query):
@@ -194,7 +194,7 @@ class _Query:
 def _offsets(offsets: Any) -> Any:
     if offsets is None:
         return None
-    return [_offset_to_dict(o) if not isinstance(o, dict) else o for o in offsets]
+    return [offset_to_dict(o) if not isinstance(o, dict) else o for o in offsets]
 
 
 def _answer_rows(rows: _Rows, pairs: _Pairs, q: _Query, answers: list[Answer], *, node: str, block: int,

@@ -13,7 +13,7 @@ from typing import Any
 
 from .._validation import did_you_mean
 from ..errors import EvalframeError, InvalidParameterError, LoadError
-from .flatten import OUTPUT_KEYS, _as_answer, _as_document
+from .flatten import OUTPUT_KEYS, as_answer, as_document
 from ..schema import Answer, Document, Label, MultiLabel
 
 __all__ = ["read_runs"]
@@ -155,7 +155,7 @@ def _read(path: Path) -> tuple[list[MultiLabel | None], dict[str, dict[str, list
                                         f"{list(OUTPUT_KEYS)}.{did_you_mean(key, OUTPUT_KEYS)}")
                     if not isinstance(items, list):
                         raise LoadError(f"{where}: node {node!r}, {key!r} must be a list (ranked).")
-                    convert = _as_answer if key.startswith("answers") else _as_document
+                    convert = as_answer if key.startswith("answers") else as_document
                     kind = "answer" if key.startswith("answers") else "document"
                     try:
                         converted = [convert(item, f"node {node!r}, {key!r}, {kind} {j}") for j, item in enumerate(items)]

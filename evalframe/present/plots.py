@@ -25,13 +25,14 @@ import numpy as np
 import pandas as pd
 
 from .. import _validation as check
-from ..analysis.compare import Run, select_metrics, check_metric_parameters, paired, per_query_table, run_names, shared_node
+from ..analysis.compare import Run, is_result, select_metrics, check_metric_parameters, paired, per_query_table, run_names, shared_node
 from ..errors import InvalidParameterError
 from ..options import MetricOptions, with_options
-from ..result import EvaluationResult
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
+
+    from ..result import EvaluationResult
 
 __all__ = ["plot_comparison", "plot_funnel", "plot_metric_distribution", "plot_metrics_at_k"]
 
@@ -150,7 +151,7 @@ def plot_metric_distribution(
     check_metric_parameters(params)
     node = shared_node([result], node)
     if metric is None:
-        if not isinstance(result, EvaluationResult):
+        if not is_result(result):
             raise InvalidParameterError(f"metric is needed for a per-query table; it has {list(result.columns)}.")
         metric = result.headline_metric(node)  # type: ignore[arg-type]
     table = per_query_table(result, node, params, "result")
@@ -252,8 +253,8 @@ def plot_comparison(
     check_metric_parameters(params)
     node = shared_node([a, b], node)
     if metric is None:
-        first = a if isinstance(a, EvaluationResult) else b
-        if not isinstance(first, EvaluationResult):
+        first = a if is_result(a) else b
+        if not is_result(first):
             raise InvalidParameterError("metric is needed for per-query tables.")
         metric = first.headline_metric(node)  # type: ignore[arg-type]
     table_a, table_b = (per_query_table(run, node, params, name) for run, name in zip((a, b), names))
