@@ -98,14 +98,19 @@ class Metric:
         return kernels.apply_edge_policy(raw, n_gold=counts.n_gold, n_hits=counts.n_relevant_rows, policy=policy)
 
 
-_HAYSTACK_EDGE = "no gold (L = 0): **1.0**; no relevant row: **0.0**"
+def _edge_rule(policy: EdgePolicy, hit: str = "relevant row") -> str:
+    """A document metric's edge rule as text, from its policy."""
+    return f"no gold (L = 0): **{policy.no_gold:.1f}**; no {hit}: **{policy.no_hit:.1f}**"
+
+
+_HAYSTACK_EDGE = _edge_rule(HAYSTACK_EDGE_POLICY)
 _ANSWER_EDGE = "no remaining answer row: **0.0**; every remaining row without a value: NaN"
 
 DOCUMENT_METRICS: dict[str, Metric] = {
     m.name: m
     for m in (
         Metric("recall_multi_hit", "document", "Share of a query's gold documents found among the relevant rows.",
-               "M / L", _HAYSTACK_EDGE, (0.0, 1.0), "while the match lists index only gold ids (M ≤ L)",
+               "M / L", _HAYSTACK_EDGE, (0.0, 1.0), "when M ≤ L: no match list indexes a `\"00\"` gold entry",
                kernel=kernels.recall_multi_hit, inputs=("matched", "n_gold"), policy=HAYSTACK_EDGE_POLICY),
         Metric("recall_single_hit", "document", "1 if at least one relevant document was retrieved.",
                "1", _HAYSTACK_EDGE, (0.0, 1.0), headline=True,
@@ -130,7 +135,7 @@ DOCUMENT_METRICS: dict[str, Metric] = {
 #: Kernels of other frameworks' evaluators that are not EvaluationResult metrics (docs/evaluators.md).
 EVALUATOR_METRICS: dict[str, Metric] = {
     "recall_all": Metric("recall_all", "document", "1 if every gold document was retrieved (evaluators only).",
-                         "1 if M = L else 0", "no gold: **0.0**; no hit: **0.0**", (0.0, 1.0),
+                         "1 if M = L else 0", _edge_rule(ZERO_EDGE_POLICY, "gold found"), (0.0, 1.0),
                          kernel=kernels.recall_all, inputs=("matched", "n_gold"), policy=ZERO_EDGE_POLICY),
 }
 
@@ -168,15 +173,15 @@ def headline_metric(level: str) -> str:
 
 
 def format_bounds(metric: Metric) -> str:
-    """The bounds as text: ``"[0, 1]"``, or ``"none"`` for an unbounded metric.
+    """The bounds as text: ``"[0, 1]"``, or ``"unbounded"``.
 
     Examples
     --------
     >>> format_bounds(METRICS["f1"]), format_bounds(METRICS["map"])
-    ('[0, 1]', 'none')
+    ('[0, 1]', 'unbounded')
     """
     if metric.bounds is None:
-        return "none"
+        return "unbounded"
     low, high = metric.bounds
     return f"[{low:g}, {high:g}]"
 
