@@ -315,8 +315,8 @@ class _AtK:
             warnings.warn(f"{short} query(ies) retrieved fewer than {ks[-1]} chunks; their top-{ks[-1]} is the whole list.",
                           UserWarning, stacklevel=2)
         n = len(gold_docs)
-        first_hit = []  # per query: for each unique gold, the first 1-based rank that matches it (inf: none)
-        relevance = []  # per query: 1 for every retrieved chunk that matches some gold
+        first_hit: list[np.ndarray] = []  # per query: for each unique gold, the first 1-based rank that matches it (inf: none)
+        relevance: list[np.ndarray] = []  # per query: 1 for every retrieved chunk that matches some gold
         for position, (golds, chunks) in enumerate(zip(gold_docs, retrieved_docs), start=1):
             unique = list(dict.fromkeys(_texts(golds, "gold_docs", position)))
             chunks = _texts(chunks, "retrieved_docs", position)
@@ -327,7 +327,7 @@ class _AtK:
             found = matches.any(axis=0)
             ranks = np.where(found, matches.argmax(axis=0) + 1, np.inf) if len(chunks) else np.full(len(unique), np.inf)
             first_hit.append(ranks)
-            relevance.append(matches.any(axis=1).astype(np.float64))
+            relevance.append(np.asarray(matches.any(axis=1), dtype=np.float64))
         n_gold = np.array([len(r) for r in first_hit], dtype=np.float64)
 
         def score_at(k: int) -> np.ndarray:

@@ -1,4 +1,4 @@
-"""Answer metrics of the hand-made Reader (tests/fixtures.py), worked out by hand from SPEC 3.
+"""Answer metrics of the hand-made Reader (tests/fixtures.py), worked out by hand from docs/metrics.md#answer-metrics.
 
 Integrated answer rows (rank: em / f1 / document_ids):
   q1  1: 0 / .5 [d3]   2: 1 / 1 [d1]   3: 0 / .2 []

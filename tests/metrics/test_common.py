@@ -10,6 +10,7 @@ Document metrics are computed the way ``EvaluationResult`` computes them: node f
 from __future__ import annotations
 
 import ast
+import itertools
 from pathlib import Path
 
 import numpy as np
@@ -169,7 +170,7 @@ def test_recall_never_drops_as_k_grows(seed):
     counts.append(document_counts(rows, criterion=criterion))  # no cut
     for name in RECALLS:
         at_k = [ALL_DOCUMENT[name].values(c) for c in counts]
-        assert all(np.all(later >= earlier) for earlier, later in zip(at_k, at_k[1:])), (name, at_k)
+        assert all(np.all(later >= earlier) for earlier, later in itertools.pairwise(at_k)), (name, at_k)
 
 
 @pytest.mark.parametrize("criterion", list(CRITERIA))

@@ -1,4 +1,4 @@
-"""Document metrics of the hand-made Retriever (tests/fixtures.py), worked out by hand from SPEC 3.
+"""Document metrics of the hand-made Retriever (tests/fixtures.py), worked out by hand from docs/metrics.md#per-query.
 
 Matched gold indices per row (threshold 65):
   q1 r1 d3: id {}  ctx {0} ans {0} | r2 d1: id {0} ctx {0} ans {0} | r3 d2: id {1} ctx {} ans {1}
