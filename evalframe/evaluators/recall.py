@@ -1,13 +1,14 @@
-"""The recall evaluators of other frameworks, with their numbers (SPEC 7, docs/evaluators.md).
+"""The recall evaluators of other frameworks, with their numbers (docs/evaluators.md).
 
 * :class:`DocumentRecallEvaluator` / :class:`RecallMode` — Haystack 2.x's document recall;
 * :class:`RetrieverRecall` — AdalFlow's context recall;
 * :class:`RetrievalRecall`, :class:`RetrievalRecallAll`, :class:`RetrievalNDCGAny` — REMem-style
   recall@k / recall-all@k / NDCG_any@k over chunks (matched with :func:`~evalframe.build.matching.is_chunk_from_original`).
 
-They are adapters: each turns its inputs into per-query counts and applies the metric kernels of
-:mod:`evalframe.metrics.registry` (the same ``recall_multi_hit``, ``recall_single_hit`` and ``ndcg``
-definitions EvaluationResult uses) with an edge policy of its own.
+They are adapters: each turns its inputs into per-query count arrays and applies the metric kernels of
+:mod:`evalframe.metrics.kernels` (the same ``recall_multi_hit``, ``recall_single_hit`` and ``ndcg``
+definitions EvaluationResult uses) with an edge policy of its own (``ZERO_EDGE_POLICY``: a query
+without gold, or without a hit, scores 0.0).
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ from __future__ import annotations
 import numbers
 import warnings
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
@@ -24,8 +24,8 @@ import numpy as np
 from .._validation import did_you_mean
 from ..errors import InvalidParameterError
 from ..build.matching import is_chunk_from_original
-from ..metrics.kernels import EdgePolicy, any_discount, apply_edge_policy
-from ..metrics.registry import DOCUMENT_METRICS, EVALUATOR_METRICS
+from ..metrics import kernels
+from ..metrics.kernels import ZERO_EDGE_POLICY, any_discount, apply_edge_policy
 
 __all__ = [
     "RecallMode",
@@ -36,25 +36,9 @@ __all__ = [
     "RetrievalNDCGAny",
 ]
 
-#: Other frameworks score a query without gold (or without a hit) 0.0.
-ZERO_EDGE_POLICY = EdgePolicy(no_gold=0.0, no_hit=0.0)
-
-
-@dataclass
-class _Counts:
-    """The per-query quantities the shared kernels read (see metrics.document.DocumentCounts)."""
-
-    n_gold: np.ndarray
-    matched: np.ndarray
-    n_relevant_rows: np.ndarray
-    dcg: np.ndarray | None = None
-    ideal_dcg: np.ndarray | None = None
-
-
-def _kernel(name: str, counts: _Counts, policy: EdgePolicy = ZERO_EDGE_POLICY) -> np.ndarray:
-    metric = DOCUMENT_METRICS.get(name) or EVALUATOR_METRICS[name]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return apply_edge_policy(metric.kernel(counts), counts, policy)  # type: ignore[misc, arg-type]
+def _zero_edges(values: np.ndarray, n_gold: np.ndarray, n_hits: np.ndarray) -> np.ndarray:
+    """A kernel's values with 0.0 for the queries without gold or without a hit (``ZERO_EDGE_POLICY``)."""
+    return apply_edge_policy(values, n_gold=n_gold, n_hits=n_hits, policy=ZERO_EDGE_POLICY)
 
 
 def _content(item: Any, where: str) -> str:
@@ -184,9 +168,8 @@ class DocumentRecallEvaluator:
             found = {_content(d, f"retrieved_documents: query {i + 1} (counting from 1)") for d in retrieved}
             n_gold[i], matched[i] = len(gold), len(gold & found)
             empty[i] = not gold or gold == {""} or not found or found == {""}
-        counts = _Counts(n_gold=n_gold, matched=matched, n_relevant_rows=matched)
         if self.mode is RecallMode.SINGLE_HIT:
-            scores = _kernel("recall_single_hit", counts)
+            scores = _zero_edges(kernels.recall_single_hit(n_gold), n_gold, matched)
         else:
             if empty.any():
                 warnings.warn(
@@ -195,7 +178,9 @@ class DocumentRecallEvaluator:
                     UserWarning,
                     stacklevel=2,
                 )
-            scores = np.where(empty, 0.0, _kernel("recall_multi_hit", counts))
+            with np.errstate(divide="ignore", invalid="ignore"):
+                recall = kernels.recall_multi_hit(matched, n_gold)
+            scores = np.where(empty, 0.0, _zero_edges(recall, n_gold, matched))
         individual = [float(s) for s in scores]
         return {"score": _mean(individual), "individual_scores": individual}
 
@@ -257,8 +242,9 @@ class RetrieverRecall:
         if (n_gold == 0).any():
             warnings.warn(f"{int((n_gold == 0).sum())} query(ies) have no ground-truth context; their recall is 0.0.",
                           UserWarning, stacklevel=2)
-        counts = _Counts(n_gold=n_gold, matched=matched, n_relevant_rows=matched)
-        scores = [float(s) for s in _kernel("recall_multi_hit", counts)]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            recall = kernels.recall_multi_hit(matched, n_gold)
+        scores = [float(s) for s in _zero_edges(recall, n_gold, matched)]
         return _mean(scores), scores
 
     def to_dict(self) -> dict[str, Any]:
@@ -290,7 +276,9 @@ class _AtK:
         self.matcher = matcher
         self.round_pooled = round_pooled
 
-    def _scores(self, counts_at: Callable[[int], _Counts], k_list: list[int]) -> list[np.ndarray]:
+    def _score(self, n_gold: np.ndarray, matched: np.ndarray, hits: np.ndarray, dcg: np.ndarray,
+               ideal_dcg: np.ndarray) -> np.ndarray:
+        """Per-query scores at one k from the counts at that k: golds matched, relevant chunks, DCG and ideal DCG."""
         raise NotImplementedError
 
     def calculate_metric_scores(
@@ -327,8 +315,8 @@ class _AtK:
             warnings.warn(f"{short} query(ies) retrieved fewer than {ks[-1]} chunks; their top-{ks[-1]} is the whole list.",
                           UserWarning, stacklevel=2)
         n = len(gold_docs)
-        first_hit = []  # per query: for each unique gold, the first 1-based rank that matches it (inf: none)
-        relevance = []  # per query: 1 for every retrieved chunk that matches some gold
+        first_hit: list[np.ndarray] = []  # per query: for each unique gold, the first 1-based rank that matches it (inf: none)
+        relevance: list[np.ndarray] = []  # per query: 1 for every retrieved chunk that matches some gold
         for position, (golds, chunks) in enumerate(zip(gold_docs, retrieved_docs), start=1):
             unique = list(dict.fromkeys(_texts(golds, "gold_docs", position)))
             chunks = _texts(chunks, "retrieved_docs", position)
@@ -339,18 +327,19 @@ class _AtK:
             found = matches.any(axis=0)
             ranks = np.where(found, matches.argmax(axis=0) + 1, np.inf) if len(chunks) else np.full(len(unique), np.inf)
             first_hit.append(ranks)
-            relevance.append(matches.any(axis=1).astype(np.float64))
+            relevance.append(np.asarray(matches.any(axis=1), dtype=np.float64))
         n_gold = np.array([len(r) for r in first_hit], dtype=np.float64)
 
-        def counts_at(k: int) -> _Counts:
+        def score_at(k: int) -> np.ndarray:
             matched = np.array([float((ranks <= k).sum()) for ranks in first_hit]) if n else np.zeros(0)
             dcg = np.array([float((rel[:k] * any_discount(np.arange(1, len(rel[:k]) + 1))).sum()) for rel in relevance])
             ideal = [np.sort(rel)[::-1][:k] for rel in relevance]
             ideal_dcg = np.array([float((r * any_discount(np.arange(1, len(r) + 1))).sum()) for r in ideal])
             hits = np.array([float(rel[:k].sum()) for rel in relevance])
-            return _Counts(n_gold=n_gold, matched=matched, n_relevant_rows=hits, dcg=dcg, ideal_dcg=ideal_dcg)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                return self._score(n_gold, matched, hits, dcg, ideal_dcg)
 
-        columns = self._scores(counts_at, ks)
+        columns = [score_at(k) for k in ks]
         per_example = [{f"{self.key}@{k}": float(col[i]) for k, col in zip(ks, columns)} for i in range(n)]
         pooled = {f"{self.key}@{k}": self._pool([float(v) for v in col]) for k, col in zip(ks, columns)}
         return pooled, per_example
@@ -383,8 +372,10 @@ class RetrievalRecall(_AtK):
 
     key = "Recall"
 
-    def _scores(self, counts_at: Callable[[int], _Counts], k_list: list[int]) -> list[np.ndarray]:
-        return [_kernel("recall_multi_hit", _with_hits(counts_at(k))) for k in k_list]
+    def _score(self, n_gold: np.ndarray, matched: np.ndarray, hits: np.ndarray, dcg: np.ndarray,
+               ideal_dcg: np.ndarray) -> np.ndarray:
+        # for recall, "a hit" is a gold found (not a relevant chunk)
+        return _zero_edges(kernels.recall_multi_hit(matched, n_gold), n_gold, matched)
 
 
 class RetrievalRecallAll(_AtK):
@@ -398,8 +389,10 @@ class RetrievalRecallAll(_AtK):
 
     key = "Recall_all"
 
-    def _scores(self, counts_at: Callable[[int], _Counts], k_list: list[int]) -> list[np.ndarray]:
-        return [_kernel("recall_all", _with_hits(counts_at(k))) for k in k_list]
+    def _score(self, n_gold: np.ndarray, matched: np.ndarray, hits: np.ndarray, dcg: np.ndarray,
+               ideal_dcg: np.ndarray) -> np.ndarray:
+        # for recall, "a hit" is a gold found (not a relevant chunk)
+        return _zero_edges(kernels.recall_all(matched, n_gold), n_gold, matched)
 
 
 class RetrievalNDCGAny(_AtK):
@@ -417,14 +410,9 @@ class RetrievalNDCGAny(_AtK):
 
     key = "NDCG_any"
 
-    def _scores(self, counts_at: Callable[[int], _Counts], k_list: list[int]) -> list[np.ndarray]:
-        return [_kernel("ndcg", counts_at(k)) for k in k_list]
-
-
-def _with_hits(counts: _Counts) -> _Counts:
-    # for recall, "a hit" means a gold found (not a relevant chunk), so the no-hit policy sees matched golds
-    return _Counts(n_gold=counts.n_gold, matched=counts.matched, n_relevant_rows=counts.matched)
-
+    def _score(self, n_gold: np.ndarray, matched: np.ndarray, hits: np.ndarray, dcg: np.ndarray,
+               ideal_dcg: np.ndarray) -> np.ndarray:
+        return _zero_edges(kernels.ndcg(dcg, ideal_dcg), n_gold, hits)
 
 
 def _init_parameters(data: Any, allowed: Sequence[str]) -> dict[str, Any]:

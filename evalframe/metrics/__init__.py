@@ -1,18 +1,24 @@
 """Metric definitions and their kernels: arrays in, one value per query out.
 
-* :mod:`.kernels`: the formulas, pure numpy;
-* :mod:`.registry`: what each metric is (name, level, description, kernel).
+* :mod:`.kernels`: the counting and the formulas, pure numpy;
+* :mod:`.registry`: one spec per metric (name, level, headline, bounds, formula, edge rule, kernel),
+  from which ``docs/metrics.md``'s table and ``evalframe list-metrics`` are generated
+  (``python -m evalframe.metrics`` rewrites the table).
 """
 
-from .kernels import HAYSTACK_EDGE_POLICY, EdgePolicy, apply_edge_policy
-from .registry import ANSWER_METRICS, DOCUMENT_METRICS, METRICS, Metric
+from .kernels import HAYSTACK_EDGE_POLICY, ZERO_EDGE_POLICY, DocumentCounts, EdgePolicy, apply_edge_policy
+from .registry import ANSWER_METRICS, DOCUMENT_METRICS, EVALUATOR_METRICS, METRICS, Metric, headline_metric
 
 __all__ = [
     "ANSWER_METRICS",
     "DOCUMENT_METRICS",
+    "EVALUATOR_METRICS",
     "HAYSTACK_EDGE_POLICY",
     "METRICS",
+    "ZERO_EDGE_POLICY",
+    "DocumentCounts",
     "EdgePolicy",
     "Metric",
     "apply_edge_policy",
+    "headline_metric",
 ]

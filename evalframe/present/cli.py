@@ -22,7 +22,7 @@ import pandas as pd
 
 from .._version import __version__
 from ..errors import EvalframeError
-from ..metrics.registry import ANSWER_METRICS, DOCUMENT_METRICS, METRICS
+from ..metrics.registry import LEVELS, METRICS, format_bounds, headline_metric
 from ..options import MatchingOptions, MetricOptions
 from ..result import EvaluationResult
 
@@ -338,15 +338,19 @@ def _report(args: argparse.Namespace) -> str:
 
 
 def _list_metrics(_: argparse.Namespace) -> str:
+    """The registered metrics by level: name, level, headline marker, bounds and description (docs/metrics.md)."""
     lines = []
-    for level, metrics in (("answer", ANSWER_METRICS), ("document", DOCUMENT_METRICS)):
+    for level in LEVELS:
         lines.append(f"{level} metrics:")
-        lines.extend(f"  {name:<18} {METRICS[name].description}" for name in metrics)
+        for metric in METRICS.values():
+            if metric.level == level:
+                marker = "headline" if metric.name == headline_metric(level) else ""
+                lines.append(f"  {metric.name:<18} {metric.level:<9} {marker:<9} {format_bounds(metric):<10} {metric.description}")
     return "\n".join(lines)
 
 
-COMMANDS = {"demo": _demo, "metrics": _metrics, "compare": _compare, "worst": _worst, "convert": _convert, "flatten": _flatten, "report": _report,
-            "list-metrics": _list_metrics}
+COMMANDS = {"demo": _demo, "metrics": _metrics, "compare": _compare, "worst": _worst, "convert": _convert,
+            "flatten": _flatten, "report": _report, "list-metrics": _list_metrics}
 
 
 def _silence_stdout() -> None:

@@ -1,4 +1,4 @@
-"""Evaluators of other frameworks (SPEC 7): the seeds' examples and hand-worked edge cases."""
+"""Evaluators of other frameworks (docs/evaluators.md): the seeds' examples and hand-worked edge cases."""
 
 from __future__ import annotations
 

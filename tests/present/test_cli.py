@@ -79,6 +79,17 @@ def test_list_metrics(capsys):
     assert code == 0 and "recall_multi_hit" in out and "exact_match" in out
 
 
+def test_list_metrics_prints_level_headline_and_bounds_of_every_metric(capsys):
+    code, out, _ = run(capsys, "list-metrics")
+    lines = {line.split()[0]: line.split() for line in out.splitlines() if line.startswith("  ")}
+    assert code == 0 and out.splitlines()[0] == "answer metrics:" and "document metrics:" in out.splitlines()
+    assert list(lines) == ["exact_match", "f1", "sas", "recall_multi_hit", "recall_single_hit", "precision", "map", "mrr", "ndcg"]
+    assert [name for name, words in lines.items() if "headline" in words] == ["f1", "recall_single_hit"]
+    assert [name for name, words in lines.items() if "unbounded" in words] == ["sas", "map", "ndcg"]
+    assert lines["precision"][:3] == ["precision", "document", "[0,"] and lines["f1"][1] == "answer"
+    assert "Reciprocal rank of the first relevant document." in out
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [

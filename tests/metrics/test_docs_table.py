@@ -1,0 +1,56 @@
+"""docs/metrics.md's table of metrics is the one the registry generates (rewrite it with `python -m evalframe.metrics`)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from evalframe.metrics.registry import (
+    ANSWER_METRICS,
+    DOCUMENT_METRICS,
+    EVALUATOR_METRICS,
+    TABLE_END,
+    TABLE_START,
+    metrics_table_markdown,
+    update_metrics_table,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = ROOT / "docs" / "metrics.md"
+
+
+def test_the_docs_table_is_the_generated_one():
+    text = DOCS.read_text(encoding="utf-8")
+    assert text.count(TABLE_START) == 1 and text.count(TABLE_END) == 1
+    between = text.split(TABLE_START, 1)[1].split(TABLE_END, 1)[0].strip("\n")
+    assert between == metrics_table_markdown(), "docs/metrics.md is stale: run `python -m evalframe.metrics`"
+
+
+def test_the_table_has_one_row_per_registered_metric():
+    rows = metrics_table_markdown().splitlines()[2:]
+    names = [row.split("|")[1].strip().strip("`") for row in rows]
+    assert names == [*ANSWER_METRICS, *DOCUMENT_METRICS, *EVALUATOR_METRICS]
+
+
+def test_update_replaces_only_the_marked_table():
+    text = f"intro\n\n{TABLE_START}\n| old |\n{TABLE_END}\n\noutro\n"
+    updated = update_metrics_table(text)
+    assert updated == f"intro\n\n{TABLE_START}\n{metrics_table_markdown()}\n{TABLE_END}\n\noutro\n"
+    assert update_metrics_table(updated) == updated
+
+
+def test_update_without_markers_says_what_to_add():
+    with pytest.raises(ValueError, match="add the two markers"):
+        update_metrics_table("no table here")
+
+
+def test_the_module_rewrites_a_stale_table(tmp_path):
+    stale = tmp_path / "metrics.md"
+    stale.write_text(f"# Metrics\n{TABLE_START}\n| stale |\n{TABLE_END}\n", encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "evalframe.metrics", str(stale)], capture_output=True, text=True,
+                          cwd=ROOT, check=True)
+    assert "rewritten" in done.stdout
+    assert stale.read_text(encoding="utf-8") == f"# Metrics\n{TABLE_START}\n{metrics_table_markdown()}\n{TABLE_END}\n"
