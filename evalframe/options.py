@@ -27,7 +27,6 @@ from typing import Any, TypeVar
 
 from . import _validation as check
 from .columns import ANSWER_SCOPES, DOCUMENT_SCOPES, EVAL_MODES, AnswerScope, DocumentScope, EvalMode, relevance_criterion
-from .errors import InvalidParameterError
 
 __all__ = ["MetricOptions", "MatchingOptions", "with_options"]
 

@@ -25,11 +25,14 @@ from .frames.arrays import DistinctLists
 from .frames.rows import has_rows
 from .frames.store import PreparedStore
 from .frames.tables import answer_query_metrics, document_query_metrics
-from .frames.topk import answer_rows_kept, check_retriever_node, retriever_join
-from .metrics.registry import ANSWER_METRICS, DOCUMENT_METRICS
+from .frames.topk import answer_rows_kept, check_retriever_node, document_rows_kept, retriever_join
+from .metrics.registry import ANSWER_METRICS, DOCUMENT_METRICS, headline_metric
 from .options import MatchingOptions, MetricOptions, with_options
 
 __all__ = ["EvaluationResult"]
+
+#: The options metrics_at_k sets itself: the top-k from ks, and no retriever simulation.
+_AT_K_SETS = ("simulated_top_k_reader", "simulated_top_k_retriever", "retriever_node")
 
 
 def _fresh(method: Callable[..., Any]) -> Callable[..., Any]:
@@ -192,7 +195,7 @@ class EvaluationResult(Mapping):
         >>> load_demo_result().headline_metric("Reader")
         'f1'
         """
-        return "f1" if self.has_answers(node) else "recall_single_hit"
+        return headline_metric("answer" if self.has_answers(node) else "document")
 
     def pipeline_order(self) -> list[str]:
         """The nodes in pipeline order: nodes with document rows only, then the others.
@@ -242,8 +245,10 @@ class EvaluationResult(Mapping):
         rows = self._store.document_rows(node, options.eval_mode, CRITERIA[options.criterion][1])
         if rows is None:
             return None
-        return document_query_metrics(rows, criterion=options.criterion, top_k=options.simulated_top_k_retriever,
-                                      context_threshold=float(options.context_matching_threshold))  # type: ignore[arg-type]
+        assert options.context_matching_threshold is not None  # resolved by _options
+        return document_query_metrics(rows, criterion=options.criterion,
+                                      kept=document_rows_kept(rows, options.simulated_top_k_retriever),
+                                      context_threshold=options.context_matching_threshold)
 
     def _query_table(self, node: str, options: MetricOptions) -> pd.DataFrame:
         tables = [t for t in (self._answer_table(node, options), self._document_table(node, options)) if t is not None]
@@ -400,12 +405,13 @@ class EvaluationResult(Mapping):
         return beside(attributes, table).join(table)
 
     @_fresh
-    @with_options(MetricOptions, without=("simulated_top_k_reader", "simulated_top_k_retriever", "retriever_node"))
+    @with_options(MetricOptions, without=_AT_K_SETS)
     def metrics_at_k(self, ks: Sequence[int] = (1, 3, 5, 10), node: str | None = None, **options: Any) -> pd.DataFrame:
         """Metrics at several simulated top-k, as a tidy DataFrame with columns node, k, metric, value.
 
         The options are those of :class:`evalframe.options.MetricOptions` but the simulated top-k (set by
-        ``ks``) and ``retriever_node`` (answer metrics at k cut the reader's ranks only). Document metrics at k equal ``calculate_metrics(simulated_top_k_retriever=k)``, answer metrics
+        ``ks``) and ``retriever_node`` (answer metrics at k cut the reader's ranks only). Document metrics at k
+        equal ``calculate_metrics(simulated_top_k_retriever=k)``, answer metrics
         at k equal ``calculate_metrics(simulated_top_k_reader=k)``. The key arrays are prepared once;
         each k is then a few array operations with the same kernels.
 
@@ -426,11 +432,11 @@ class EvaluationResult(Mapping):
                 "For the metrics without a cut, call calculate_metrics()."
             )
         ks = sorted({int(k) for k in ks})
-        taken = [name for name in ("simulated_top_k_reader", "simulated_top_k_retriever", "retriever_node") if name in options]
+        taken = [name for name in _AT_K_SETS if name in options]
         if taken:
             raise InvalidParameterError(
                 f"metrics_at_k sets the simulated top-k from ks, so {taken[0]} cannot be passed; the options it takes: "
-                f"{[n for n in MetricOptions.names() if n not in ('simulated_top_k_reader', 'simulated_top_k_retriever', 'retriever_node')]}."
+                f"{[name for name in MetricOptions.names() if name not in _AT_K_SETS]}."
             )
         base = self._options(options, passed_to="metrics_at_k takes these options")
         nodes = [check.check_node(node, list(self.node_results))] if node is not None else list(self.node_results)
@@ -502,7 +508,8 @@ class EvaluationResult(Mapping):
         return self.node_results[node].iloc[self._store.positions(node, row_type, eval_mode)]
 
     @_fresh
-    def query_examples(self, node: str, queries: pd.DataFrame, *, metric: str, eval_mode: str = "integrated") -> list[dict[str, Any]]:
+    def query_examples(self, node: str, queries: pd.DataFrame, *, metric: str,
+                       eval_mode: str = "integrated") -> list[dict[str, Any]]:
         """:meth:`wrong_examples`-shaped dicts for the queries of ``queries``, in its order.
 
         ``queries`` is a per-query table (index ``multilabel_id``; its columns become each dict's

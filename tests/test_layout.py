@@ -5,7 +5,7 @@
 * no module uses another module's private names: no ``from .x import _name``, no ``module._name``, no
   ``obj._method`` of an object whose class lives in another module (``_version`` / ``__version__`` and the
   package's private *modules*, such as ``_validation``, are fine);
-* every module is reached from an entry point (the package, ``__main__`` and the console scripts).
+* every module is reached from an entry point (the package, the ``__main__`` modules and the console scripts).
 
 Edges: ``import evalframe.a.b`` and ``from evalframe.a import b`` (b a submodule) point at ``evalframe.a.b``;
 ``from evalframe.a import name`` points at ``evalframe.a`` (its ``__init__``), whose own imports are its edges.
@@ -295,7 +295,7 @@ def test_no_module_uses_another_modules_private_names():
 
 # ---------------------------------------------------------------------------- (c) every module is used
 def entry_points() -> set[str]:
-    points = {"evalframe", "evalframe.__main__"}
+    points = {"evalframe"} | {name for name in MODULES if name.endswith(".__main__")}  # python -m evalframe[.x]
     # the console scripts: ``name = "module:function"`` lines of pyproject.toml's [project.scripts] (tomllib is 3.11+)
     section = re.search(r"^\[project\.scripts\]\n(.*?)(?:^\[|\Z)", (ROOT / "pyproject.toml").read_text(), re.M | re.S)
     points.update(re.findall(r'^\S+\s*=\s*"([\w.]+):', section.group(1) if section else "", re.M))

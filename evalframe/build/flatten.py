@@ -115,7 +115,8 @@ def _validate_outputs(node_outputs: Any, n_labels: int) -> dict[str, dict[str, l
         if not isinstance(node, str) or not node:
             raise EvalframeError(f"node names must be non-empty strings; got {node!r}.")
         if not isinstance(outputs, Mapping):
-            raise EvalframeError(f"node {node!r}: outputs must be a dict with keys {list(OUTPUT_KEYS)}; got {type(outputs).__name__}.")
+            raise EvalframeError(
+                f"node {node!r}: outputs must be a dict with keys {list(OUTPUT_KEYS)}; got {type(outputs).__name__}.")
         unknown = [k for k in outputs if k not in OUTPUT_KEYS]
         if unknown:
             raise EvalframeError(
@@ -141,7 +142,8 @@ def _validate_outputs(node_outputs: Any, n_labels: int) -> dict[str, dict[str, l
                     raise EvalframeError(
                         f"node {node!r}, {key!r}, query {index}: expected a list of {kind}s; got {type(items).__name__}."
                     )
-                lists.append([convert(item, f"node {node!r}, {key!r}, query {index}, {kind} {j}") for j, item in enumerate(items)])
+                lists.append([convert(item, f"node {node!r}, {key!r}, query {index}, {kind} {j}")
+                              for j, item in enumerate(items)])
             out[node][key] = lists
     return out
 
@@ -175,7 +177,8 @@ class _Pairs:
     sas: list[tuple[str, str]] = field(default_factory=list)
 
 
-def _scoped(values: list[float], similarities: list[float], id_matches: list[float], threshold: float) -> tuple[float, float, float]:
+def _scoped(values: list[float], similarities: list[float], id_matches: list[float],
+            threshold: float) -> tuple[float, float, float]:
     """Best value where the gold context matched / the gold id matched / both (0.0 when none)."""
     context = [v for v, s in zip(values + [0.0], similarities + [100]) if s > threshold]
     document = [v for v, d in zip(values + [0.0], id_matches + [1.0]) if d == 1.0]
@@ -354,16 +357,18 @@ def flatten(
     labels: Sequence[Any],
     node_outputs: Mapping[str, Mapping[str, Sequence[Sequence[Any]]]],
     *,
-    matching: MatchingOptions = MatchingOptions(),
+    matching: MatchingOptions | None = None,
     sas_model: str | Callable[[list[str], list[str]], Sequence[float]] | None = None,
     progress: bool | None = None,
 ) -> dict[str, pd.DataFrame]:
     """Build the node frames (``docs/metrics.md#columns``; see :meth:`EvaluationResult.from_runs`)."""
     # the options first (matching is checked when made): a bad one found after scoring every pair would waste the build
     check_build_options(sas_model=sas_model, progress=progress)
+    matching = matching if matching is not None else MatchingOptions()
     custom_document_id_field = matching.custom_document_id_field
     if isinstance(labels, (str, bytes, Mapping)) or not isinstance(labels, Sequence):
-        raise EvalframeError(f"labels must be a list with one MultiLabel (or list of Labels) per query; got {type(labels).__name__}.")
+        raise EvalframeError(
+            f"labels must be a list with one MultiLabel (or list of Labels) per query; got {type(labels).__name__}.")
     multilabels = [_as_multilabel(item, i) for i, item in enumerate(labels)]
     outputs = _validate_outputs(node_outputs, len(multilabels))
     sas = resolve_sas_model(sas_model)

@@ -1,4 +1,6 @@
-"""Text matching used to build node frames (``docs/runs-format.md#the-text-helpers``): SQuAD normalisation, exact match, F1, context similarity.
+"""Text matching used to build node frames: SQuAD normalisation, exact match, F1, context similarity.
+
+See ``docs/runs-format.md#the-text-helpers``.
 
 The return types follow Haystack 1.x (and the SQuAD script it copied): ``exact_match`` is an int 0/1,
 ``f1`` an int for the degenerate cases and a float otherwise, so frames built by evalframe hold the

@@ -27,7 +27,8 @@ def _gold_labels(query: str, filters: Any, gold: Any, where: str, number: int) -
         raise LoadError(f"{where}: 'gold' must be an object with keys {list(_GOLD_KEYS)}; got {type(gold).__name__}.")
     unknown = [k for k in gold if k not in _GOLD_KEYS]
     if unknown:
-        raise LoadError(f"{where}: unknown key {unknown[0]!r} in 'gold'; valid keys are {list(_GOLD_KEYS)}.{did_you_mean(unknown[0], _GOLD_KEYS)}")
+        raise LoadError(f"{where}: unknown key {unknown[0]!r} in 'gold'; valid keys are {list(_GOLD_KEYS)}."
+                        f"{did_you_mean(unknown[0], _GOLD_KEYS)}")
     lists = {k: gold[k] for k in _GOLD_KEYS if gold.get(k) is not None}
     if "document_ids" not in lists and "contexts" not in lists:
         raise LoadError(f"{where}: 'gold' needs 'document_ids' or 'contexts' (one entry per gold label).")
@@ -117,7 +118,8 @@ def _read(path: Path) -> tuple[list[MultiLabel | None], dict[str, dict[str, list
                 raise LoadError(f"{where}: each line must be a JSON object; got {type(line).__name__}.")
             unknown = [k for k in line if k not in _LINE_KEYS]
             if unknown:
-                raise LoadError(f"{where}: unknown key {unknown[0]!r}; valid keys are {list(_LINE_KEYS)}.{did_you_mean(unknown[0], _LINE_KEYS)}")
+                raise LoadError(f"{where}: unknown key {unknown[0]!r}; valid keys are {list(_LINE_KEYS)}."
+                                f"{did_you_mean(unknown[0], _LINE_KEYS)}")
             query = line.get("query")
             if not isinstance(query, str):
                 raise LoadError(f"{where}: 'query' must be a string; got {query!r}.")

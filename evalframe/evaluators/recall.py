@@ -149,7 +149,8 @@ class DocumentRecallEvaluator:
             raise InvalidParameterError(f"mode must be a RecallMode or one of {[m.value for m in RecallMode]}; got {mode!r}.")
         self.mode = mode
 
-    def run(self, ground_truth_documents: Sequence[Sequence[Any]], retrieved_documents: Sequence[Sequence[Any]]) -> dict[str, Any]:
+    def run(self, ground_truth_documents: Sequence[Sequence[Any]],
+            retrieved_documents: Sequence[Sequence[Any]]) -> dict[str, Any]:
         """Score every query; returns ``{"score": mean, "individual_scores": [...]}``.
 
         Raises
@@ -218,7 +219,8 @@ class RetrieverRecall:
     (0.666667, [0.333333, 1.0])
     """
 
-    def compute(self, retrieved_contexts: Sequence[str] | Sequence[Sequence[str]], gt_contexts: Sequence[Sequence[str]]) -> tuple[float, list[float]]:
+    def compute(self, retrieved_contexts: Sequence[str] | Sequence[Sequence[str]],
+                gt_contexts: Sequence[Sequence[str]]) -> tuple[float, list[float]]:
         """Returns ``(average recall, per-query recalls)``.
 
         ``retrieved_contexts`` holds per query one string or a list of strings (joined with a space), as
@@ -320,7 +322,8 @@ class _AtK:
         for position, (golds, chunks) in enumerate(zip(gold_docs, retrieved_docs), start=1):
             unique = list(dict.fromkeys(_texts(golds, "gold_docs", position)))
             chunks = _texts(chunks, "retrieved_docs", position)
-            matches = np.array([[self.matcher(chunk, gold) for gold in unique] for chunk in chunks], dtype=bool).reshape(len(chunks), len(unique))
+            matches = np.array([[self.matcher(chunk, gold) for gold in unique] for chunk in chunks],
+                               dtype=bool).reshape(len(chunks), len(unique))
             # An empty retrieved list finds no gold: REMem's recall counts the golds found in the empty top k
             # (0 of them: 0.0), and its NDCG (the classic dcg_at_k: 0 for an empty relevance list, NDCG 0 when
             # the ideal DCG is 0) gives 0.0 too. argmax of an empty axis would fail, so it is not asked.

@@ -7,6 +7,7 @@ import pandas as pd
 
 from .arrays import numeric_column
 from .prepared import AnswerRows, DocumentRows
+from .topk import document_queries_kept
 from .._validation import require_columns
 from ..columns import CRITERIA, answer_metric_column, relevance_column
 from ..metrics import kernels
@@ -28,22 +29,16 @@ def _pair_flags(rows: DocumentRows, criterion: str, context_threshold: float) ->
     return combined
 
 
-def document_counts(
-    rows: DocumentRows,
-    *,
-    criterion: str,
-    top_k: int = -1,
-    context_threshold: float = 65.0,
-) -> DocumentCounts:
-    """Per-query counts for one relevance criterion, simulated top-k and context threshold.
+def document_counts(rows: DocumentRows, *, criterion: str, kept: np.ndarray, context_threshold: float) -> DocumentCounts:
+    """Per-query counts for one relevance criterion, the rows a top-k keeps and a context threshold.
 
-    Reads the criterion's relevance column and match lists from the frame, then counts with
+    ``kept`` is a mask over the sorted rows (:func:`evalframe.frames.topk.document_rows_kept`). Reads the
+    criterion's relevance column and match lists from the frame, then counts with
     :func:`evalframe.metrics.kernels.document_counts`.
     """
     column = relevance_column(criterion)
     require_columns(rows.frame, [column], where=rows.where, why=f"for the relevance criterion {criterion!r}")
     relevant_rows = numeric_column(rows.frame, column, where=rows.where)[rows.positions] == 1.0
-    kept = np.ones(len(rows.rank), dtype=bool) if top_k == -1 else rows.rank <= top_k
     return kernels.document_counts(
         row_query=rows.row_query, rank=rows.rank, kept=kept, relevant=relevant_rows[rows.order],
         doc_group=rows.doc_group, doc_group_query=rows.doc_group_query, pair_row=rows.pair_row, pair_group=rows.pair_group,
@@ -55,23 +50,19 @@ def document_query_metrics(
     rows: DocumentRows,
     *,
     criterion: str,
-    top_k: int = -1,
-    context_threshold: float = 65.0,
+    kept: np.ndarray,
+    context_threshold: float,
     policy: EdgePolicy = HAYSTACK_EDGE_POLICY,
 ) -> pd.DataFrame:
-    """One row per query (index ``multilabel_id``), one column per document metric."""
-    counts = document_counts(rows, criterion=criterion, top_k=top_k, context_threshold=context_threshold)
+    """One row per query that keeps a row (index ``multilabel_id``), one column per document metric.
+
+    ``kept`` is the mask of the sorted rows a top-k keeps; the queries are those of
+    :func:`evalframe.frames.topk.document_queries_kept`, in its order.
+    """
+    counts = document_counts(rows, criterion=criterion, kept=kept, context_threshold=context_threshold)
     columns = {name: metric.values(counts, policy) for name, metric in DOCUMENT_METRICS.items()}
     table = pd.DataFrame(columns, index=pd.Index(rows.query_ids, name="multilabel_id"))
-    if top_k == -1:
-        return table
-    # the rows are filtered first (docs/metrics.md#per-query): a query with no row ranked <= top_k is not in the table, and the queries
-    # are in order of first appearance among the remaining rows
-    kept = rows.rank <= top_k
-    first = np.full(rows.n_queries, np.iinfo(np.int64).max)
-    np.minimum.at(first, rows.row_query[kept], rows.positions[rows.order[kept]])
-    present = np.flatnonzero(counts.n_rows > 0)
-    return table.iloc[present[np.argsort(first[present], kind="stable")]]
+    return table if kept.all() else table.iloc[document_queries_kept(rows, kept)]
 
 
 def available_answer_metrics(frame: pd.DataFrame) -> list[str]:

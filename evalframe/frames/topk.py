@@ -25,7 +25,7 @@ from .rows import has_rows
 from .store import POSITION_COLUMNS, PreparedStore
 
 __all__ = ["RetrieverJoin", "check_retriever_node", "retriever_join", "join_retriever", "answer_rows_kept",
-           "document_rows_kept"]
+           "document_rows_kept", "document_queries_kept"]
 
 
 @dataclass
@@ -100,9 +100,21 @@ def answer_rows_kept(
     return kept
 
 
-def document_rows_kept(rank: np.ndarray, top_k: int) -> np.ndarray:
-    """Boolean mask of the document rows a retriever top-k keeps: every row for -1, else those ranked ``<= top_k``."""
-    return np.ones(len(rank), dtype=bool) if top_k == -1 else rank <= top_k
+def document_rows_kept(rows: DocumentRows, top_k: int) -> np.ndarray:
+    """Mask of the (sorted) document rows a retriever top-k keeps: every row for -1, else those ranked ``<= top_k``."""
+    return np.ones(len(rows.rank), dtype=bool) if top_k == -1 else rows.rank <= top_k
+
+
+def document_queries_kept(rows: DocumentRows, kept: np.ndarray) -> np.ndarray:
+    """The queries (codes) that keep a row, in order of first appearance among the kept rows.
+
+    The rows are filtered first (``docs/metrics.md#per-query``): a query with no row ranked ``<= k`` is not
+    scored at all, as in Haystack 1.x.
+    """
+    first = np.full(rows.n_queries, np.iinfo(np.int64).max)
+    np.minimum.at(first, rows.row_query[kept], rows.positions[rows.order[kept]])
+    present = np.flatnonzero(first < np.iinfo(np.int64).max)
+    return present[np.argsort(first[present], kind="stable")]
 
 
 def check_retriever_node(frames: Mapping[str, pd.DataFrame], retriever_node: str | None) -> None:

@@ -345,7 +345,8 @@ def _list_metrics(_: argparse.Namespace) -> str:
         for metric in METRICS.values():
             if metric.level == level:
                 marker = "headline" if metric.name == headline_metric(level) else ""
-                lines.append(f"  {metric.name:<18} {metric.level:<9} {marker:<9} {format_bounds(metric):<10} {metric.description}")
+                bounds = format_bounds(metric)
+                lines.append(f"  {metric.name:<18} {metric.level:<9} {marker:<9} {bounds:<10} {metric.description}")
     return "\n".join(lines)
 
 

@@ -25,7 +25,16 @@ import numpy as np
 import pandas as pd
 
 from .. import _validation as check
-from ..analysis.compare import Run, is_result, select_metrics, check_metric_parameters, paired, per_query_table, run_names, shared_node
+from ..analysis.compare import (
+    Run,
+    check_metric_parameters,
+    is_result,
+    paired,
+    per_query_table,
+    run_names,
+    select_metrics,
+    shared_node,
+)
 from ..errors import InvalidParameterError
 from ..options import MetricOptions, with_options
 

@@ -57,7 +57,8 @@ def test_document_recall_edges():
 def test_document_recall_errors_and_serialisation():
     with pytest.raises(InvalidParameterError, match=r"ground_truth_documents has 2 and retrieved_documents has 1"):
         DocumentRecallEvaluator().run([["A"], ["B"]], [["A"]])
-    with pytest.raises(InvalidParameterError, match=r"mode must be one of \['single_hit', 'multi_hit'\]; got 'multi'\. Did you mean 'multi_hit'\?"):
+    with pytest.raises(InvalidParameterError,
+                       match=r"mode must be one of \['single_hit', 'multi_hit'\]; got 'multi'\. Did you mean 'multi_hit'\?"):
         DocumentRecallEvaluator(mode="multi")
     with pytest.raises(InvalidParameterError, match=r"retrieved_documents: query 1 \(counting from 1\): a dict has no content"):
         DocumentRecallEvaluator().run([["A"]], [[{"id": "x"}]])

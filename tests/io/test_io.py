@@ -209,7 +209,8 @@ def test_load_errors_name_the_folder_file_row_and_column(tmp_path):
     other = tmp_path / "other"
     other.mkdir()
     (other / "notes.csv").write_text("a,b\n1,2\n")
-    with pytest.raises(LoadError, match=r"notes.csv is not an evaluation frame: it has none of the evaluation columns .*it has \['a', 'b'\]"):
+    with pytest.raises(LoadError,
+                       match=r"notes.csv is not an evaluation frame: it has none of the evaluation columns .*has \['a', 'b'\]"):
         EvaluationResult.load(other)
 
 

@@ -14,7 +14,6 @@ import time
 import tracemalloc
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import given, settings

@@ -180,7 +180,7 @@ def test_a_fault_at_any_step_leaves_the_old_or_the_new_result(tmp_path, monkeypa
         folder = old.save(tmp_path / f"out{k}", format=fmt)
         calls = []
 
-        def hook(step, k=k):
+        def hook(step, k=k, calls=calls):
             calls.append(step)
             if len(calls) == k + 1:
                 if fault == "interrupt":

@@ -21,6 +21,8 @@ from evalframe import EvaluationResult
 from evalframe.columns import CRITERIA, relevance_column
 from evalframe.frames.prepared import DocumentRows, prepare_document_rows
 from evalframe.frames.tables import document_counts
+from evalframe.frames.topk import document_rows_kept
+from evalframe.options import MatchingOptions
 from evalframe.metrics import kernels
 from evalframe.metrics.kernels import DocumentCounts, EdgePolicy
 from evalframe.metrics.registry import (
@@ -37,6 +39,7 @@ ALL_DOCUMENT = {**DOCUMENT_METRICS, **EVALUATOR_METRICS}
 BOUNDED = [name for name, m in ALL_DOCUMENT.items() if m.bounds is not None]
 RECALLS = [name for name in ALL_DOCUMENT if name.startswith("recall")]
 N_FRAMES = 40
+THRESHOLD = MatchingOptions.context_matching_threshold
 SEEDS = range(N_FRAMES)
 
 
@@ -78,7 +81,8 @@ def perfect_frame(n_gold: list[int], extra: int = 0) -> pd.DataFrame:
 
 
 def counts_of(frame: pd.DataFrame, criterion: str, top_k: int = -1) -> DocumentCounts:
-    return document_counts(prepared(frame), criterion=criterion, top_k=top_k)
+    rows = prepared(frame)
+    return document_counts(rows, criterion=criterion, kept=document_rows_kept(rows, top_k), context_threshold=THRESHOLD)
 
 
 def prepared(frame: pd.DataFrame) -> DocumentRows:
@@ -166,8 +170,10 @@ def test_recall_never_drops_as_k_grows(seed):
     frame, _ = random_frame(seed)
     criterion = criterion_of(seed)
     rows = prepared(frame)
-    counts = [document_counts(rows, criterion=criterion, top_k=k) for k in range(1, int(frame["rank"].max()) + 1)]
-    counts.append(document_counts(rows, criterion=criterion))  # no cut
+    counts = [document_counts(rows, criterion=criterion, kept=document_rows_kept(rows, k), context_threshold=THRESHOLD)
+              for k in range(1, int(frame["rank"].max()) + 1)]
+    counts.append(document_counts(rows, criterion=criterion, kept=document_rows_kept(rows, -1),  # no cut
+                                  context_threshold=THRESHOLD))
     for name in RECALLS:
         at_k = [ALL_DOCUMENT[name].values(c) for c in counts]
         assert all(np.all(later >= earlier) for earlier, later in itertools.pairwise(at_k)), (name, at_k)
