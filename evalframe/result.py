@@ -12,7 +12,7 @@ import functools
 import numbers
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import pandas as pd
 
@@ -35,7 +35,10 @@ __all__ = ["EvaluationResult"]
 _AT_K_SETS = ("simulated_top_k_reader", "simulated_top_k_retriever", "retriever_node")
 
 
-def _fresh(method: Callable[..., Any]) -> Callable[..., Any]:
+_M = TypeVar("_M", bound=Callable[..., Any])
+
+
+def _fresh(method: _M) -> _M:
     """Mark a public entry point: the prepared arrays are checked against the frames once per call."""
 
     @functools.wraps(method)
@@ -43,7 +46,7 @@ def _fresh(method: Callable[..., Any]) -> Callable[..., Any]:
         with self._store.session():
             return method(self, *args, **kwargs)
 
-    return wrapper
+    return cast(_M, wrapper)
 
 
 class EvaluationResult(Mapping):
@@ -315,7 +318,7 @@ class EvaluationResult(Mapping):
         if by is not None:
             warn("calculate_metrics(by=...) is deprecated and will be removed: it returns a DataFrame, not the "
                  "{node: {metric: value}} dict; call result.sliced_metrics(by, ...) instead.", FutureWarning)
-            return self.sliced_metrics(by, **options)  # type: ignore[return-value]
+            return self.sliced_metrics(by, **options)  # type: ignore[return-value]  # the deprecated by= returns a DataFrame
         opts = self._options(options, passed_to="calculate_metrics takes these options")
         if any(self.has_documents(node) for node in self.node_results):
             self._warn_scope_mismatch(opts)

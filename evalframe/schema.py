@@ -12,7 +12,7 @@ import json
 import time
 import uuid
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import mmh3
 import numpy as np
@@ -126,7 +126,7 @@ class Document:
         'some text'
         """
         inverse = {attribute: key for key, attribute in (field_map or {}).items()}
-        content = self.content
+        content: str | pd.DataFrame | list[list[Any]] = self.content
         if self.content_type == "table" and isinstance(content, pd.DataFrame):
             content = _table_to_rows(content)
         values = {
@@ -190,7 +190,8 @@ class Document:
             same_content = self.content == other.content
         if (self.embedding is None) != (other.embedding is None):
             return False
-        same_embedding = self.embedding is None or np.array_equal(self.embedding, other.embedding)
+        # both embeddings are set here when self's is: the check above returned False otherwise
+        same_embedding = self.embedding is None or np.array_equal(self.embedding, cast(np.ndarray, other.embedding))
         return bool(
             same_content
             and same_embedding
@@ -270,8 +271,9 @@ class Answer:
     type: Literal["generative", "extractive", "other"] = "extractive"
     score: float | None = None
     context: str | pd.DataFrame | None = None
-    offsets_in_document: list[Span] | list[TableCell] | None = None
-    offsets_in_context: list[Span] | list[TableCell] | None = None
+    # __post_init__ stores the offsets as one list of Span / TableCell objects (dicts converted)
+    offsets_in_document: list[Span] | list[TableCell] | list[Span | TableCell] | None = None
+    offsets_in_context: list[Span] | list[TableCell] | list[Span | TableCell] | None = None
     document_ids: list[str] | None = None
     meta: dict[str, Any] | None = field(default=None)
 
@@ -302,7 +304,7 @@ class Answer:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain dict; offsets become ``{"start", "end"}`` / ``{"row", "col"}`` dicts."""
-        context = self.context
+        context: str | pd.DataFrame | list[list[Any]] | None = self.context
         if isinstance(context, pd.DataFrame):
             context = _table_to_rows(context)
         return {

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from collections.abc import Sequence
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Union
+from typing import TYPE_CHECKING, Any, TypeGuard, Union
 
 import numpy as np
 import pandas as pd
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 Run = Union["EvaluationResult", pd.DataFrame]
 
 
-def is_result(run: object) -> bool:
+def is_result(run: object) -> TypeGuard[EvaluationResult]:
     """Whether ``run`` is an EvaluationResult, recognised by its public interface.
 
     The class is not imported here: ``EvaluationResult.report()`` draws with :mod:`evalframe.present`, which

@@ -138,6 +138,7 @@ def context_similarity(context: str, candidate: str, min_length: int = _DEFAULTS
         return 0.0
     shorter, longer = _order(context, candidate)
     alignment = fuzz.partial_ratio_alignment(shorter, longer, processor=None)
+    assert alignment is not None  # rapidfuzz gives None only for a None/NaN text or a score below score_cutoff (unset)
     return _boosted(shorter, longer, alignment.score, alignment) if boost_split_overlaps else alignment.score
 
 
@@ -173,6 +174,7 @@ def _normalized_similarity(pair: tuple[str, str], min_length: int, boost: bool) 
     if shorter and shorter in longer:  # exact containment: partial_ratio is 100, no fuzzy search needed
         return 100.0
     alignment = fuzz.partial_ratio_alignment(shorter, longer, processor=None)
+    assert alignment is not None  # rapidfuzz gives None only for a None/NaN text or a score below score_cutoff (unset)
     return _boosted(shorter, longer, alignment.score, alignment) if boost else alignment.score
 
 

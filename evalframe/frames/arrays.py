@@ -115,8 +115,8 @@ def select_lists(lists: DistinctLists, positions: np.ndarray, index: pd.Index, *
     selected = SelectedLists(column, where, positions, index, renumber[row_codes], cells,
                              np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
     if missing_as_empty:
-        for cell in np.flatnonzero(pd.isna(pd.Series(cells, dtype=object)).to_numpy()):
-            cells[cell] = []
+        for missing in np.flatnonzero(pd.isna(pd.Series(cells, dtype=object)).to_numpy()):
+            cells[missing] = []
     if not set(map(type, cells)) <= set(_LIST_TYPES):
         for cell, value in enumerate(cells):
             if not isinstance(value, _LIST_TYPES):

@@ -24,6 +24,7 @@ import math
 import re
 import reprlib
 import warnings
+from collections.abc import Hashable
 from itertools import chain
 from pathlib import Path
 from typing import Any
@@ -70,7 +71,7 @@ def by_identity(values: list[Any]) -> tuple[np.ndarray, list[Any]]:
     return codes, [values[i] for i in first.tolist()]
 
 
-def _literal_cells(values: list[Any], *, node: str, column: str) -> np.ndarray:
+def _literal_cells(values: list[Any], *, node: str, column: Hashable) -> np.ndarray:
     """Every cell as a Python literal ('' for None, 'nan' for NaN), each distinct object written once."""
     codes, distinct = by_identity(values)
     if not _flat_literals(distinct):  # nested or unusual cells: check each distinct one
@@ -219,8 +220,8 @@ def check_frame(node: str, frame: pd.DataFrame) -> None:
         raise SaveError(f"node {node!r}: a column named '' cannot be saved to CSV (pandas reads it back as "
                         "'Unnamed: N'); rename it.")
     if not encodes(list(frame.columns)):
-        bad = frame.columns[_first_unencodable(list(frame.columns))]
-        raise SaveError(f"node {node!r}: column name {bad!r} holds a lone surrogate, which no file can store; "
+        bad_name = frame.columns[_first_unencodable(list(frame.columns))]
+        raise SaveError(f"node {node!r}: column name {bad_name!r} holds a lone surrogate, which no file can store; "
                         "rename the column.")
     sparse = [c for c in frame.columns if isinstance(frame[c].dtype, pd.SparseDtype)]
     if sparse:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import csv
 import io
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, Literal, NoReturn, overload
 
 import numpy as np
 import pandas as pd
@@ -55,7 +55,8 @@ def write(path: Path, columns: dict[str, list[Any]], *, sep: str, encoding: str,
         # the header is always quoted: unquoted, a name's leading BOM would be taken for the file's
         # encoding mark and its surrounding spaces are at the mercy of the reader
         csv.writer(handle, delimiter=sep, quoting=csv.QUOTE_ALL, lineterminator=terminator).writerow(list(columns))
-        writer = csv.writer(handle, delimiter=sep, quoting=quoting, lineterminator=terminator)
+        # any int: csv.writer refuses an unknown value itself, and Python 3.12 adds QUOTE_STRINGS (4) and QUOTE_NOTNULL (5)
+        writer = csv.writer(handle, delimiter=sep, quoting=quoting, lineterminator=terminator)  # type: ignore[arg-type]
         writer.writerows(zip(*columns.values()))
 
 
@@ -177,6 +178,12 @@ def read(folder: Folder, entry: dict[str, Any], csv_options: dict[str, Any], rea
     return _decode_frame(path, frame, entry, direct, codings)
 
 
+@overload
+def _raise_for_bad_number(source: BinaryIO, path: Path, options: dict[str, Any], specs: list[dict[str, Any]], *,
+                          found_only: Literal[False] = ...) -> NoReturn: ...
+@overload
+def _raise_for_bad_number(source: BinaryIO, path: Path, options: dict[str, Any], specs: list[dict[str, Any]], *,
+                          found_only: bool) -> None: ...
 def _raise_for_bad_number(source: BinaryIO, path: Path, options: dict[str, Any], specs: list[dict[str, Any]], *,
                           found_only: bool = False) -> None:
     """Raise a LoadError naming the first cell of a native column that is not a valid value of its dtype

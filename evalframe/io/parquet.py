@@ -11,7 +11,7 @@ from __future__ import annotations
 from itertools import chain, repeat
 from operator import is_not
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -69,7 +69,7 @@ def _list_array(cells: np.ndarray) -> Any:
             return None
     else:
         try:
-            numbers = np.array(flat, dtype=dtype)
+            numbers: np.ndarray = np.array(flat, dtype=dtype)
         except OverflowError:
             return None
         if dtype is np.float64 and not np.isfinite(numbers).all():
@@ -116,7 +116,7 @@ def encode_frame(node: str, frame: pd.DataFrame) -> tuple[Any, dict[str, Any]]:
     # (texts that do not encode to UTF-8 go through the CSV encoding, which names the cell)
     native_texts = [name for name in frame.columns
                     if isinstance(frame[name].dtype, pd.StringDtype) and not frame[name].isna().any()
-                    and (frame[name].dtype.storage != "python" or encodes(frame[name].tolist()))]
+                    and (cast(pd.StringDtype, frame[name].dtype).storage != "python" or encodes(frame[name].tolist()))]
     numbers = [name for name in frame.columns if is_native_dtype(frame[name].dtype)]  # Arrow takes them as they are
     rest = frame.drop(columns=list(native_lists) + native_texts + numbers)
     cells, entry = (codecs.encode_frame(node, rest) if len(rest.columns)
@@ -240,7 +240,7 @@ def read(folder: Folder, entry: dict[str, Any], codings: dict[str, DistinctLists
         elif spec["codec"] == "text":
             columns[name] = _text_column(path, spec, column)
         else:
-            columns[name], lists = decode_column(path, spec, pd.Series(column.to_pylist(), dtype=object))
-            if lists is not None and name in METRIC_LIST_COLUMNS:
-                codings[name] = lists
+            columns[name], decoded_lists = decode_column(path, spec, pd.Series(column.to_pylist(), dtype=object))
+            if decoded_lists is not None and name in METRIC_LIST_COLUMNS:
+                codings[name] = decoded_lists
     return pd.DataFrame(columns, copy=False)  # no consolidation into 2-d blocks: that would copy every column

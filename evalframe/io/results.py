@@ -274,6 +274,7 @@ def _load_result(cls: type, load_dir: Path, **read_csv_kwargs: Any) -> Any:
 
                 frames[node] = parquet.read(folder, entry, codings.setdefault(node, {}))
             else:
+                assert manifest is not None  # own lists nodes only when there is a manifest
                 frames[node] = csv_format.read(folder, entry, manifest.get("csv", {}), read_csv_kwargs,
                                                codings.setdefault(node, {}))
         for node, name in csv_files.items():

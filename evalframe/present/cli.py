@@ -15,7 +15,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -61,12 +61,14 @@ def _add_options(parser: argparse.ArgumentParser, options: type) -> None:
         if field.name == "context_matching_threshold":
             kind = float
         shown = f" (default {default})" if default is not None else ""
-        parser.add_argument(meta["flag"], dest=field.name, default=None, choices=meta["choices"], type=kind,
+        # type=None is argparse's own default (the text as given), which typeshed's stub leaves out
+        parser.add_argument(meta["flag"], dest=field.name, default=None, choices=meta["choices"],
+                            type=kind,  # type: ignore[arg-type]
                             metavar={int: "K", float: "T"}.get(kind, None if meta["choices"] else "NAME"),  # type: ignore[arg-type]
                             help=meta["help"] + shown)
 
 
-def _options(args: argparse.Namespace, options: type) -> dict[str, Any]:
+def _options(args: argparse.Namespace, options: type[MetricOptions] | type[MatchingOptions]) -> dict[str, Any]:
     """The options given on the command line (unset ones are left to the defaults)."""
     return {name: getattr(args, name) for name in options.names() if getattr(args, name, None) is not None}
 
@@ -142,7 +144,8 @@ def _parser() -> argparse.ArgumentParser:
 
 # ------------------------------------------------------------------------------------------ output
 def _markdown(frame: pd.DataFrame) -> str:
-    header = [frame.index.name or ""] + [str(c) for c in frame.columns]
+    # every table the commands render names its index with a string (node, multilabel_id, ...) or not at all
+    header = [cast(str, frame.index.name or "")] + [str(c) for c in frame.columns]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for index, row in frame.iterrows():
         lines.append("| " + " | ".join([str(index)] + [_cell(v) for v in row.tolist()]) + " |")

@@ -19,7 +19,7 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import pandas as pd
@@ -160,15 +160,18 @@ def plot_metric_distribution(
     check_metric_parameters(params)
     node = shared_node([result], node)
     if metric is None:
-        if not is_result(result):
-            raise InvalidParameterError(f"metric is needed for a per-query table; it has {list(result.columns)}.")
+        if not is_result(result):  # so a DataFrame
+            raise InvalidParameterError(
+                f"metric is needed for a per-query table; it has {list(cast(pd.DataFrame, result).columns)}.")
         metric = result.headline_metric(node)  # type: ignore[arg-type]
     table = per_query_table(result, node, params, "result")
     check.check_choice(metric, [str(c) for c in table.columns], name="metric")
     values = table[metric].dropna().to_numpy(dtype=np.float64)
     ax = _axes(ax)
     if kind == "hist":
-        ax.hist(values, bins=np.linspace(0.0, _top(values), bins + 1), color="#4c72b0", edgecolor="white")
+        # matplotlib's stub says Sequence[float]; hist takes any array of bin edges, as numpy.histogram does
+        ax.hist(values, bins=np.linspace(0.0, _top(values), bins + 1),  # type: ignore[arg-type]
+                color="#4c72b0", edgecolor="white")
         ax.set_ylabel("queries")
     else:
         ordered = np.sort(values)
