@@ -265,6 +265,7 @@ class EvaluationResult(Mapping):
 
     # ------------------------------------------------------------------ public analyses
     @_fresh
+    @with_options(MetricOptions)
     def metrics_frame(self, **options: Any) -> pd.DataFrame:
         """:meth:`calculate_metrics` as a DataFrame: one row per node, one column per metric.
 
