@@ -81,13 +81,29 @@ class Folder:
             self.fd = -1
 
     def names(self) -> list[str]:
-        """The folder's entry names, sorted (listed once)."""
+        """The folder's entry names, sorted (listed once).
+
+        Raises :class:`Vanished` when the generation listed is no longer the folder's: a save exchanged it
+        since it was opened, and may be deleting its files, so the listing could be partial or empty.
+        """
         if self._names is None:
             try:
-                self._names = sorted(os.listdir(self.fd if self.fd >= 0 else self.path))
+                names = sorted(os.listdir(self.fd if self.fd >= 0 else self.path))
             except FileNotFoundError:
                 raise Vanished(str(self.path)) from None
+            if self.fd >= 0 and not self._is_current():
+                raise Vanished(str(self.path))
+            self._names = names
         return self._names
+
+    def _is_current(self) -> bool:
+        """Whether the generation held is still the one at ``path`` (not exchanged away, not deleted)."""
+        held = os.fstat(self.fd)
+        try:
+            now = os.stat(self.path)
+        except FileNotFoundError:
+            return False
+        return held.st_nlink > 0 and (now.st_dev, now.st_ino) == (held.st_dev, held.st_ino)
 
     def exists(self, name: str) -> bool:
         """Whether the folder holds an entry of that name (of any kind); one set lookup per call."""

@@ -304,6 +304,39 @@ def test_a_save_replacing_the_folder_mid_load_gives_the_new_result_whole(tmp_pat
     assert opened[:2] == ["evalframe.json", "Retriever.csv"] and opened[2] == "evalframe.json"  # the load started again
 
 
+def test_a_save_between_opening_and_listing_the_folder_starts_the_load_again(tmp_path, monkeypatch):
+    # found by a stress run: the reader opened the old generation, a save exchanged it and deleted its files, and
+    # the reader listed an empty (or half-deleted) folder: "holds no .csv file", or a node silently missing
+    folder = hand_result().save(tmp_path / "out")
+    newer = hand_result()
+    newer["Retriever"].loc[:, "eval_mode"] = "isolated"
+    listings = []
+    original = _folder.Folder.names
+
+    def names(self):
+        if not listings:  # the first listing of the load: a whole save lands just before it
+            listings.append("save")
+            newer.save(folder)  # (its own listings pass through)
+        listings.append(self.path)
+        return original(self)
+
+    monkeypatch.setattr(_folder.Folder, "names", names)
+    loaded = EvaluationResult.load(folder)
+    assert set(loaded["Retriever"]["eval_mode"]) == {"isolated"}  # the new generation, whole
+    assert sorted(loaded) == ["Reader", "Retriever"]
+    assert listings.count(folder) >= 2  # the load listed the folder again, from a fresh descriptor
+
+
+def test_a_listing_of_a_deleted_generation_is_not_taken_for_an_empty_folder(tmp_path):
+    folder = hand_result().save(tmp_path / "out")
+    with _folder.Folder(folder) as opened:
+        os.replace(folder, tmp_path / "old")
+        shutil.rmtree(tmp_path / "old")  # what the save does to the generation a reader holds
+        hand_result().save(folder)
+        with pytest.raises(_folder.Vanished):
+            opened.names()
+
+
 def test_a_folder_that_keeps_changing_is_a_load_error_after_a_few_attempts(tmp_path, monkeypatch):
     folder = hand_result().save(tmp_path / "out")
 
