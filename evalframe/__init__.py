@@ -13,11 +13,7 @@ Examples
 
 from __future__ import annotations
 
-from importlib.resources import files as _files
-from typing import cast as _cast
-
 from ._version import __version__
-
 from .columns import ANSWER_SCOPES, DOCUMENT_SCOPES, EVAL_MODES
 from .errors import (
     EvalframeError,
@@ -41,6 +37,8 @@ from .result import EvaluationResult
 from .analysis.compare import compare, worst_by_delta
 from .build.runs import read_runs
 from .schema import Answer, Document, Label, MultiLabel, Span, TableCell
+from .options import MatchingOptions, MetricOptions
+from .present.demo import load_demo_result, load_demo_runs
 
 
 __all__ = [
@@ -58,6 +56,8 @@ __all__ = [
     "Label",
     "LoadError",
     "METRICS",
+    "MatchingOptions",
+    "MetricOptions",
     "MultiLabel",
     "RecallMode",
     "Report",
@@ -79,34 +79,3 @@ __all__ = [
     "worst_by_delta",
 ]
 
-
-def load_demo_result() -> EvaluationResult:
-    """The small evaluation result shipped with evalframe (a retriever and a reader on 8 questions).
-
-    Examples
-    --------
-    >>> len(load_demo_result()["Retriever"]) > 0
-    True
-    """
-    return EvaluationResult.load(_files("evalframe") / "data" / "demo_result")  # type: ignore[arg-type]
-
-
-def load_demo_runs(top_k: int = 3) -> tuple[list[MultiLabel], dict[str, dict[str, list]]]:
-    """The demo pipeline's runs over 113 questions: ``(labels, outputs)`` for :meth:`EvaluationResult.from_runs`.
-
-    A BM25 retriever over 64 passages and an extractive reader, run integrated and isolated (see
-    ``scripts/make_demo_runs.py``). ``top_k`` picks the run: the retriever's top 3 (the default, what
-    ``evalframe demo`` shows) or top 5, a second run to compare with the first.
-
-    Examples
-    --------
-    >>> labels, outputs = load_demo_runs()
-    >>> len(labels), sorted(outputs)
-    (113, ['Reader', 'Retriever'])
-    """
-    runs = {3: "runs.jsonl", 5: "runs_top5.jsonl"}
-    if not isinstance(top_k, int) or top_k not in runs:
-        raise InvalidParameterError(f"top_k must be 3 or 5 (the demo's two runs); got {top_k!r}.")
-    # every query of the shipped demo runs has gold labels: none of them is None
-    return _cast("tuple[list[MultiLabel], dict[str, dict[str, list]]]",
-                read_runs(_files("evalframe") / "data" / "demo" / runs[top_k]))  # type: ignore[arg-type]

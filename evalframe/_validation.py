@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .errors import InvalidParameterError, SchemaError, UnknownNodeError
+from .errors import InvalidParameterError, SchemaError, UnknownArgumentError, UnknownNodeError
 
 
 def did_you_mean(value: object, choices: Iterable[str]) -> str:
@@ -79,7 +79,7 @@ def check_keywords(params: Iterable[str], allowed: Sequence[str], *, passed_to: 
     """Raise InvalidParameterError naming keyword arguments outside ``allowed`` (``passed_to`` says where they go)."""
     unknown = [name for name in params if name not in allowed]
     if unknown:
-        raise InvalidParameterError(
+        raise UnknownArgumentError(
             f"unknown argument(s) {unknown}; {passed_to}: {list(allowed)}.{did_you_mean(unknown[0], allowed)}"
         )
 

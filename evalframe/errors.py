@@ -15,6 +15,7 @@ __all__ = [
     "EvalframeError",
     "InvalidParameterError",
     "UnknownNodeError",
+    "UnknownArgumentError",
     "SchemaError",
     "LoadError",
     "SaveError",
@@ -39,6 +40,13 @@ class UnknownNodeError(InvalidParameterError, KeyError):
         return str(self.args[0]) if self.args else ""
 
 
+class UnknownArgumentError(InvalidParameterError, TypeError):
+    """A keyword argument the function does not take (the message lists those it does, and the nearest name).
+
+    Also a ``TypeError``, what Python raises for an unexpected keyword argument.
+    """
+
+
 class SchemaError(EvalframeError):
     """A node DataFrame lacks a column (or holds a value) the computation needs."""
 
@@ -55,7 +63,7 @@ _PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 
 def warn(message: str, category: type[Warning] = UserWarning) -> None:
-    """Warn at the user's line: the first caller outside evalframe, however deep inside evalframe this is called.
+    """Warn at the user's line: the first caller outside evalframe (and the import machinery), however deep inside.
 
     Examples
     --------
@@ -67,6 +75,7 @@ def warn(message: str, category: type[Warning] = UserWarning) -> None:
     False
     """
     level, frame = 1, sys._getframe(1)
-    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE):
+    while frame is not None and (os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE)
+                                 or frame.f_code.co_filename.startswith("<frozen importlib")):  # an alias module's import
         level, frame = level + 1, frame.f_back  # type: ignore[assignment]
     warnings.warn(message, category, stacklevel=level + 1)

@@ -28,14 +28,16 @@ from typing import Any, TypeVar
 from . import _validation as check
 from .columns import ANSWER_SCOPES, DOCUMENT_SCOPES, EVAL_MODES, AnswerScope, DocumentScope, EvalMode, relevance_criterion
 
-__all__ = ["MetricOptions", "MatchingOptions", "with_options"]
+__all__ = ["MetricOptions", "MatchingOptions", "AT_K_SETS", "with_options"]
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
 
-def _option(default: Any, help: str, *, flag: str, choices: tuple[str, ...] | None = None) -> Any:
-    """A dataclass field with what the command line and the docs need: its flag, choices and help text."""
-    return field(default=default, metadata={"help": help, "flag": flag, "choices": choices})
+def _option(default: Any, help: str, *, flag: str, choices: tuple[str, ...] | None = None,
+            parse: Callable[[str], Any] | None = None, metavar: str | None = None) -> Any:
+    """A dataclass field with what the command line and the docs need: flag, choices, parser, metavar and help."""
+    return field(default=default, metadata={"help": help, "flag": flag, "choices": choices, "parse": parse,
+                                            "metavar": metavar})
 
 
 @dataclass(frozen=True)
@@ -65,8 +67,10 @@ class MetricOptions:
         An option outside its valid values (the message names it and lists the valid ones).
     """
 
-    simulated_top_k_reader: int = _option(-1, "simulate the reader's top k (-1: every rank)", flag="--top-k-reader")
-    simulated_top_k_retriever: int = _option(-1, "simulate the retriever's top k (-1: every rank)", flag="--top-k-retriever")
+    simulated_top_k_reader: int = _option(-1, "simulate the reader's top k (-1: every rank)", flag="--top-k-reader",
+                                          parse=int, metavar="K")
+    simulated_top_k_retriever: int = _option(-1, "simulate the retriever's top k (-1: every rank)",
+                                             flag="--top-k-retriever", parse=int, metavar="K")
     document_scope: DocumentScope = _option("document_id_or_answer", "what makes a document relevant",
                                             flag="--document-scope", choices=DOCUMENT_SCOPES)
     eval_mode: EvalMode = _option("integrated", "integrated or isolated rows", flag="--eval-mode", choices=EVAL_MODES)
@@ -74,9 +78,9 @@ class MetricOptions:
                                         choices=ANSWER_SCOPES)
     context_matching_threshold: float | None = _option(
         None, "similarity above which a gold context counts as matched (default: the result's)",
-        flag="--context-matching-threshold")
+        flag="--context-matching-threshold", parse=float, metavar="T")
     retriever_node: str | None = _option(None, "node whose documents simulate the retriever's top k",
-                                         flag="--retriever-node")
+                                         flag="--retriever-node", metavar="NAME")
 
     def __post_init__(self) -> None:
         set_ = functools.partial(object.__setattr__, self)
@@ -123,6 +127,10 @@ class MetricOptions:
         return self.document_scope not in ("answer", "document_id_or_answer") and self.answer_scope != "any"
 
 
+#: The metric options metrics_at_k sets itself: the top-k from its ks, and no retriever simulation.
+AT_K_SETS = ("simulated_top_k_reader", "simulated_top_k_retriever", "retriever_node")
+
+
 @dataclass(frozen=True)
 class MatchingOptions:
     """How ``from_runs`` matches retrieved texts and answers against gold labels (recorded with the result).
@@ -132,7 +140,8 @@ class MatchingOptions:
     context_matching_threshold : float
         Similarity (0-100) above which a retrieved text matches a gold context (Haystack 1.x's value).
     context_matching_min_length : int
-        Texts shorter than this are compared whole, longer ones by their best-matching window.
+        A gold context or retrieved text shorter than this (in characters, after normalisation) matches nothing
+        (similarity 0).
     context_matching_boost_split_overlaps : bool
         Count a document that holds a split of the gold context as a match.
     custom_document_id_field : str, optional
@@ -145,13 +154,13 @@ class MatchingOptions:
     """
 
     context_matching_threshold: float = _option(65.0, "similarity (0-100) above which a text matches a gold context",
-                                                flag="--context-matching-threshold")
-    context_matching_min_length: int = _option(100, "texts shorter than this are compared whole",
-                                               flag="--context-matching-min-length")
+                                                flag="--context-matching-threshold", parse=float, metavar="T")
+    context_matching_min_length: int = _option(100, "texts shorter than this many characters match nothing",
+                                               flag="--context-matching-min-length", parse=int, metavar="N")
     context_matching_boost_split_overlaps: bool = _option(True, "count a document holding a split of the gold context",
                                                           flag="--boost-split-overlaps")
     custom_document_id_field: str | None = _option(None, "meta field identifying documents instead of their ids",
-                                                   flag="--custom-document-id-field")
+                                                   flag="--custom-document-id-field", metavar="FIELD")
 
     def __post_init__(self) -> None:
         set_ = functools.partial(object.__setattr__, self)
@@ -180,21 +189,48 @@ class MatchingOptions:
         return {name: getattr(self, name) for name in self.names()}
 
 
-def with_options(options: type, *, without: tuple[str, ...] = ()) -> Callable[[_F], _F]:
+def with_options(options: type, *, without: tuple[str, ...] = (),
+                 positional: tuple[str, ...] | None = None) -> Callable[[_F], _F]:
     """Give a ``(..., **options)`` function the signature of its options, for ``help()``, Jupyter and the docs.
 
     The function still receives ``**options`` and builds ``options`` (:class:`MetricOptions` or
     :class:`MatchingOptions`) from them; the options named in ``without`` and those the function sets
     itself (an explicit parameter of the same name) are left out.
+
+    ``positional`` is the order in which the parameters may also be passed by position (Haystack 1.x's
+    signatures, e.g. ``calculate_metrics(-1, 3)``): the function's own parameters and options interleaved. The
+    returned function then maps positional arguments onto those names before calling the function, with
+    Python's own errors for too many or repeated arguments.
     """
 
     def decorate(method: _F) -> _F:
         signature = inspect.signature(method)
-        own = [p for p in signature.parameters.values() if p.kind is not inspect.Parameter.VAR_KEYWORD]
-        taken = {p.name for p in own} | set(without)
-        added = [inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY, default=f.default, annotation=f.type)
-                 for f in fields(options) if f.name not in taken]
-        method.__signature__ = signature.replace(parameters=own + added)  # type: ignore[attr-defined]
-        return method
+        own = {p.name: p for p in signature.parameters.values() if p.kind is not inspect.Parameter.VAR_KEYWORD}
+        taken = set(own) | set(without)
+        added = {f.name: inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY, default=f.default, annotation=f.type)
+                 for f in fields(options) if f.name not in taken}
+        if positional is None:
+            method.__signature__ = signature.replace(  # type: ignore[attr-defined]
+                parameters=[*own.values(), *added.values()])
+            return method
+        by_position = [(own.get(name) or added[name]).replace(kind=inspect.Parameter.POSITIONAL_OR_KEYWORD)
+                       for name in positional]
+        rest = [p for name, p in {**own, **added}.items() if name not in positional]
+        shown = signature.replace(parameters=by_position + rest)
+        names = tuple(positional)
+
+        @functools.wraps(method)
+        def call(*args: Any, **kwargs: Any) -> Any:
+            if len(args) > len(names):
+                raise TypeError(f"{method.__qualname__}() takes at most {len(names)} positional arguments "
+                                f"({', '.join(names)}); got {len(args)}.")
+            for name, value in zip(names, args):
+                if name in kwargs:
+                    raise TypeError(f"{method.__qualname__}() got multiple values for argument {name!r}")
+                kwargs[name] = value
+            return method(**kwargs)
+
+        call.__signature__ = shown  # type: ignore[attr-defined]
+        return call  # type: ignore[return-value]
 
     return decorate

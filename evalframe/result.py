@@ -19,20 +19,18 @@ import pandas as pd
 from . import _validation as check
 from .analysis.examples import ANSWER_DROP, DOCUMENT_DROP, examples, worst
 from .analysis.slices import SliceKey, beside, check_by, query_attributes, slice_means
-from .columns import CRITERIA
+from .columns import CRITERIA, EVAL_MODES
 from .errors import InvalidParameterError, warn
 from .frames.arrays import DistinctLists
 from .frames.rows import has_rows
 from .frames.store import PreparedStore
 from .frames.tables import answer_query_metrics, document_query_metrics
-from .frames.topk import answer_rows_kept, check_retriever_node, document_rows_kept, retriever_join
+from .frames.topk import answers_kept, check_retriever_node, document_rows_kept
 from .metrics.registry import ANSWER_METRICS, DOCUMENT_METRICS, headline_metric
-from .options import MatchingOptions, MetricOptions, with_options
+from .options import AT_K_SETS, MatchingOptions, MetricOptions, with_options
 
 __all__ = ["EvaluationResult"]
 
-#: The options metrics_at_k sets itself: the top-k from ks, and no retriever simulation.
-_AT_K_SETS = ("simulated_top_k_reader", "simulated_top_k_retriever", "retriever_node")
 
 
 _M = TypeVar("_M", bound=Callable[..., Any])
@@ -84,11 +82,23 @@ class EvaluationResult(Mapping):
         self._store = PreparedStore(self.node_results)
         for node, frame in (node_results or {}).items():
             self[node] = frame
+        if isinstance(matching, MatchingOptions):
+            matching = matching.as_dict()
+        if matching is not None and not isinstance(matching, Mapping):
+            raise InvalidParameterError(f"matching must be a dict or MatchingOptions; got {type(matching).__name__}.")
         self.matching: dict[str, Any] = dict(matching or {})
+        if list_codings is not None and not isinstance(list_codings, Mapping):
+            raise InvalidParameterError(f"list_codings must be a dict {{node: {{column: DistinctLists}}}}; "
+                                        f"got {type(list_codings).__name__}.")
         for node, columns in (list_codings or {}).items():
-            for column, lists in columns.items():
-                if node in self.node_results and column in self.node_results[node].columns:
-                    self._store.keep_distinct_lists(node, column, lists)
+            frame = self[node]  # an unknown node is named with the nodes held
+            for column, lists in (columns.items() if isinstance(columns, Mapping) else [(None, columns)]):
+                if column not in frame.columns or not isinstance(lists, DistinctLists) or len(lists.codes) != len(frame):
+                    raise InvalidParameterError(
+                        f"list_codings[{node!r}][{column!r}] must be the DistinctLists of a list column of node {node!r} "
+                        f"with one code per row ({len(frame)}); got {type(lists).__name__}"
+                        + ("" if column in frame.columns else " for a column the frame does not have") + ".")
+                self._store.keep_distinct_lists(node, column, lists)
 
     # ------------------------------------------------------------------ dict-like access
     def __getitem__(self, node: str) -> pd.DataFrame:
@@ -236,12 +246,9 @@ class EvaluationResult(Mapping):
         answers = self._store.answer_rows(node, options.eval_mode)
         if answers is None:
             return None
-        join = None
-        if options.simulated_top_k_retriever != -1:
-            join = retriever_join(self._store, node, answers, retriever_node=options.retriever_node,
-                                  eval_mode=options.eval_mode)
-        kept = answer_rows_kept(answers, top_k_reader=options.simulated_top_k_reader,
-                                top_k_retriever=options.simulated_top_k_retriever, join=join)
+        kept = answers_kept(self._store, node, answers, top_k_reader=options.simulated_top_k_reader,
+                            top_k_retriever=options.simulated_top_k_retriever, retriever_node=options.retriever_node,
+                            eval_mode=options.eval_mode)
         return answer_query_metrics(answers, kept, answer_scope=options.answer_scope)
 
     def _document_table(self, node: str, options: MetricOptions) -> pd.DataFrame | None:
@@ -265,7 +272,7 @@ class EvaluationResult(Mapping):
 
     # ------------------------------------------------------------------ public analyses
     @_fresh
-    @with_options(MetricOptions)
+    @with_options(MetricOptions, positional=("self", *MetricOptions.names()))
     def metrics_frame(self, **options: Any) -> pd.DataFrame:
         """:meth:`calculate_metrics` as a DataFrame: one row per node, one column per metric.
 
@@ -277,12 +284,13 @@ class EvaluationResult(Mapping):
         >>> float(load_demo_result().metrics_frame().loc["Reader", "exact_match"])
         0.75
         """
+        MetricOptions.from_keywords(options, passed_to="metrics_frame takes these options (for slices: sliced_metrics)")
         table = pd.DataFrame.from_dict(self.calculate_metrics(**options), orient="index")
         table.index.name = "node"
         return table
 
     @_fresh
-    @with_options(MetricOptions)
+    @with_options(MetricOptions, positional=("self", *MetricOptions.names(), "by"))
     def calculate_metrics(self, *, by: Any = None, **options: Any) -> dict[str, dict[str, float]]:
         """Mean metrics per node: ``{node: {metric: value}}`` (``docs/metrics.md``).
 
@@ -337,7 +345,7 @@ class EvaluationResult(Mapping):
         return out
 
     @_fresh
-    @with_options(MetricOptions)
+    @with_options(MetricOptions, positional=("self", "by", *MetricOptions.names()))
     def sliced_metrics(self, by: SliceKey | Sequence[SliceKey], **options: Any) -> pd.DataFrame:
         """Mean metrics per slice of the queries: index (node, slice label...), ``queries``, one column per metric.
 
@@ -381,7 +389,7 @@ class EvaluationResult(Mapping):
         return sliced[columns]
 
     @_fresh
-    @with_options(MetricOptions)
+    @with_options(MetricOptions, positional=("self", "node", *MetricOptions.names(), "by"))
     def query_metrics(self, node: str, by: SliceKey | Sequence[SliceKey] | None = None, **options: Any) -> pd.DataFrame:
         """Per-query metrics of one node: index ``multilabel_id``, one column per metric.
 
@@ -409,7 +417,8 @@ class EvaluationResult(Mapping):
         return beside(attributes, table).join(table)
 
     @_fresh
-    @with_options(MetricOptions, without=_AT_K_SETS)
+    @with_options(MetricOptions, without=AT_K_SETS, positional=("self", "ks", "node", "document_scope", "eval_mode",
+                                                                "answer_scope", "context_matching_threshold"))
     def metrics_at_k(self, ks: Sequence[int] = (1, 3, 5, 10), node: str | None = None, **options: Any) -> pd.DataFrame:
         """Metrics at several simulated top-k, as a tidy DataFrame with columns node, k, metric, value.
 
@@ -436,11 +445,11 @@ class EvaluationResult(Mapping):
                 "For the metrics without a cut, call calculate_metrics()."
             )
         ks = sorted({int(k) for k in ks})
-        taken = [name for name in _AT_K_SETS if name in options]
+        taken = [name for name in AT_K_SETS if name in options]
         if taken:
             raise InvalidParameterError(
                 f"metrics_at_k sets the simulated top-k from ks, so {taken[0]} cannot be passed; the options it takes: "
-                f"{[name for name in MetricOptions.names() if name not in _AT_K_SETS]}."
+                f"{[name for name in MetricOptions.names() if name not in AT_K_SETS]}."
             )
         base = self._options(options, passed_to="metrics_at_k takes these options")
         nodes = [check.check_node(node, list(self.node_results))] if node is not None else list(self.node_results)
@@ -456,7 +465,10 @@ class EvaluationResult(Mapping):
         return pd.DataFrame(records, columns=["node", "k", "metric", "value"])
 
     @_fresh
-    @with_options(MetricOptions)
+    @with_options(MetricOptions, positional=(
+        "self", "node", "n", "simulated_top_k_reader", "simulated_top_k_retriever", "document_scope", "document_metric",
+        "answer_metric", "document_metric_threshold", "answer_metric_threshold", "eval_mode", "answer_scope",
+        "context_matching_threshold", "retriever_node"))  # Haystack 1.x's order
     def wrong_examples(
         self,
         node: str,
@@ -530,8 +542,23 @@ class EvaluationResult(Mapping):
         """
         node = check.check_node(node, list(self.node_results))
         check.check_choice(metric, tuple(ANSWER_METRICS) + tuple(DOCUMENT_METRICS), name="metric")
+        eval_mode = check.check_choice(eval_mode, EVAL_MODES, name="eval_mode")
         row_type = "answer" if metric in ANSWER_METRICS else "document"
-        rows = self._rows(node, row_type, check.check_choice(eval_mode, ("integrated", "isolated"), name="eval_mode"))
+        if not isinstance(queries, pd.DataFrame):
+            raise InvalidParameterError(f"queries must be a per-query DataFrame indexed by multilabel_id (e.g. a slice of "
+                                        f"result.query_metrics({node!r})); got {type(queries).__name__}.")
+        rows = self._rows(node, row_type, eval_mode)
+        unknown = queries.index[~queries.index.isin(rows["multilabel_id"])]
+        if len(unknown):
+            raise InvalidParameterError(
+                f"queries holds {len(unknown)} multilabel_id(s) without {row_type} rows of node {node!r} in eval_mode "
+                f"{eval_mode!r} (e.g. {unknown[0]!r}); metric={metric!r} lists the node's {row_type} rows, so pass "
+                f"queries of result.query_metrics({node!r}) and one of its metrics."
+            )
+        numeric = [c for c in queries.columns if not pd.api.types.is_numeric_dtype(queries[c])]
+        if numeric:
+            raise InvalidParameterError(f"queries' columns become each query's metrics and must be numeric; "
+                                        f"{numeric[0]!r} is {queries[numeric[0]].dtype}. Drop the label columns first.")
         if row_type == "answer":
             return examples(queries, rows, "answers", ANSWER_DROP)
         return examples(queries, rows, "documents", DOCUMENT_DROP)

@@ -296,6 +296,7 @@ def test_no_module_uses_another_modules_private_names():
 # ---------------------------------------------------------------------------- (c) every module is used
 def entry_points() -> set[str]:
     points = {"evalframe"} | {name for name in MODULES if name.endswith(".__main__")}  # python -m evalframe[.x]
+    points |= set(ALIASES)  # the deprecated aliases of moved modules are imported by users only
     # the console scripts: ``name = "module:function"`` lines of pyproject.toml's [project.scripts] (tomllib is 3.11+)
     section = re.search(r"^\[project\.scripts\]\n(.*?)(?:^\[|\Z)", (ROOT / "pyproject.toml").read_text(), re.M | re.S)
     points.update(re.findall(r'^\S+\s*=\s*"([\w.]+):', section.group(1) if section else "", re.M))
@@ -338,3 +339,44 @@ def test_the_rules_read_imports_as_python_runs_them():
     imported = [n.names[0].name for n in runtime_nodes(tree) if isinstance(n, ast.Import)]
     assert imported == ["b", "c"]
     assert is_private("_x") and not is_private("__version__") and not is_private("_repr_html_")
+
+
+# ---------------------------------------------------------------------------- (d) the stages of the data path
+#: docs/architecture.md's stages, in order: a module imports only from its own stage and the stages before it.
+STAGES = (
+    ("vocabulary", ("evalframe.errors", "evalframe._validation", "evalframe._version", "evalframe.columns",
+                    "evalframe.schema", "evalframe.options")),
+    ("build", ("evalframe.build",)),
+    ("metrics", ("evalframe.metrics",)),
+    ("frames", ("evalframe.frames",)),
+    ("analysis", ("evalframe.analysis",)),
+    ("io", ("evalframe.io",)),
+    ("evaluators", ("evalframe.evaluators",)),
+    ("facade", ("evalframe.result",)),
+    ("present", ("evalframe.present",)),
+    ("package", ("evalframe", "evalframe.__main__")),
+)
+#: The one upward call: the facade's ``report()`` is the report of evalframe.present (imported when called).
+UPWARD = {("evalframe.result", "evalframe.present.report")}
+#: Deprecated aliases of moved modules (``evalframe.plots`` -> ``evalframe.present.plots``, ...).
+ALIASES = {name for name, path in MODULES.items()
+           if (ast.get_docstring(ast.parse(path.read_text())) or "").startswith("Deprecated alias")}
+
+
+def stage_of(module: str) -> int:
+    if module in ALIASES:
+        return len(STAGES) - 1
+    for number, (_, prefixes) in enumerate(STAGES):
+        if any(module == prefix or module.startswith(prefix + ".") for prefix in prefixes if prefix != "evalframe"):
+            return number
+    if module == "evalframe":
+        return len(STAGES) - 1
+    raise AssertionError(f"{module} is in no stage of docs/architecture.md; add it to STAGES")
+
+
+def test_every_module_imports_only_from_its_stage_and_earlier_ones():
+    upward = [f"{MODULES[edge.source].relative_to(ROOT)}:{edge.line}: {edge.source} ({STAGES[stage_of(edge.source)][0]}) "
+              f"imports {edge.target} ({STAGES[stage_of(edge.target)][0]})"
+              for module in PARSED.values() for edge in module.edges
+              if stage_of(edge.target) > stage_of(edge.source) and (edge.source, edge.target) not in UPWARD]
+    assert not upward, f"{len(upward)} import(s) from a later stage:\n" + "\n".join(upward)

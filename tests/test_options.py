@@ -36,7 +36,25 @@ def test_every_analysis_shows_every_option_with_its_default(method):
     parameters = inspect.signature(method).parameters
     for option in dataclasses.fields(MetricOptions):
         assert parameters[option.name].default == option.default
-        assert parameters[option.name].kind is inspect.Parameter.KEYWORD_ONLY
+
+
+def test_the_options_may_be_passed_by_position_in_haystacks_order():
+    result = hand_result()
+    assert list(inspect.signature(EvaluationResult.calculate_metrics).parameters) == ["self", *METRIC_OPTIONS, "by"]
+    assert result.calculate_metrics(-1, 3) == result.calculate_metrics(simulated_top_k_retriever=3)
+    assert result.calculate_metrics(1, -1, "context") == result.calculate_metrics(simulated_top_k_reader=1,
+                                                                               document_scope="context")
+    assert result.query_metrics("Reader", 1).equals(result.query_metrics("Reader", simulated_top_k_reader=1))
+    # Haystack 1.x's wrong_examples(node, n, simulated_top_k_reader, simulated_top_k_retriever, document_scope,
+    # document_metric, answer_metric, ...)
+    assert (result.wrong_examples("Reader", 3, 1, -1, "document_id_or_answer", "recall_single_hit", "exact_match")
+            == result.wrong_examples("Reader", n=3, simulated_top_k_reader=1, answer_metric="exact_match"))
+    assert result.metrics_at_k((1, 3), "Retriever", "document_id").equals(
+        result.metrics_at_k(ks=(1, 3), node="Retriever", document_scope="document_id"))
+    with pytest.raises(TypeError, match=r"got multiple values for argument 'simulated_top_k_reader'"):
+        result.calculate_metrics(1, simulated_top_k_reader=2)
+    with pytest.raises(TypeError, match=r"takes at most 9 positional arguments"):
+        result.calculate_metrics(-1, -1, "context", "integrated", "any", None, None, None, 1)
 
 
 def test_metrics_at_k_and_the_funnel_show_only_the_options_they_take():
@@ -57,6 +75,7 @@ def test_from_runs_shows_the_matching_options():
 
 @pytest.mark.parametrize("kwargs, message", [
     ({"document_scop": "context"}, r"unknown argument\(s\) \['document_scop'\].*Did you mean 'document_scope'"),
+    ({"top_k_retriever": 3}, r"Did you mean 'simulated_top_k_retriever'"),
     ({"eval_mode": "isolate"}, r"eval_mode must be one of \['integrated', 'isolated'\]; got 'isolate'"),
     ({"simulated_top_k_retriever": 0}, r"simulated_top_k_retriever"),
     ({"context_matching_threshold": 101}, r"context_matching_threshold"),
@@ -67,8 +86,10 @@ def test_a_bad_option_is_named_whichever_analysis_gets_it(kwargs, message):
     for call in (lambda: result.calculate_metrics(**kwargs), lambda: result.query_metrics("Reader", **kwargs),
                  lambda: result.wrong_examples("Reader", **kwargs), lambda: result.sliced_metrics("no_answer", **kwargs),
                  lambda: compare(result, result, node="Reader", **kwargs)):
-        with pytest.raises(InvalidParameterError, match=message):
+        with pytest.raises(InvalidParameterError, match=message) as caught:
             call()
+        if "unknown" in message:  # what Python raises for an unexpected keyword, too
+            assert isinstance(caught.value, TypeError)
 
 
 def test_the_command_line_flags_are_the_options():

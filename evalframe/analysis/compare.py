@@ -29,22 +29,27 @@ if TYPE_CHECKING:
 Run = Union["EvaluationResult", pd.DataFrame]
 
 
+#: The public methods analysis and presentation use, by which they recognise an EvaluationResult.
+RESULT_INTERFACE = ("calculate_metrics", "query_metrics", "wrong_examples", "query_examples", "headline_metric",
+                    "pipeline_order", "has_answers")
+
+
 def is_result(run: object) -> TypeGuard[EvaluationResult]:
-    """Whether ``run`` is an EvaluationResult, recognised by its public interface.
+    """Whether ``run`` is an EvaluationResult, recognised by its public interface (the one definition of it).
 
     The class is not imported here: ``EvaluationResult.report()`` draws with :mod:`evalframe.present`, which
     compares runs through this module, so importing it would close an import circle.
     """
-    return isinstance(run, Mapping) and all(callable(getattr(run, name, None))
-                                            for name in ("query_metrics", "query_examples", "headline_metric"))
+    return isinstance(run, Mapping) and all(callable(getattr(run, name, None)) for name in RESULT_INTERFACE)
+
 
 COLUMNS = ("mean_a", "mean_b", "delta", "ci_low", "ci_high", "p_value", "t", "p_ttest",
            "wins", "ties", "losses", "queries", "only_a", "only_b")
 
 
-def check_metric_parameters(params: dict[str, Any]) -> None:
-    """The metric options a comparison passes on to ``query_metrics``, checked before any run is read."""
-    MetricOptions.from_keywords(params, passed_to="compare passes these on to query_metrics")
+def check_metric_parameters(params: dict[str, Any], *, caller: str = "compare") -> None:
+    """The metric options ``caller`` passes on to ``query_metrics``, checked before any run is read."""
+    MetricOptions.from_keywords(params, passed_to=f"{caller} passes these on to query_metrics")
 
 
 def shared_nodes(runs: Sequence[Run]) -> list[str]:
@@ -320,7 +325,7 @@ def worst_by_delta(
                 f"worst_by_delta needs EvaluationResults (it lists the queries' rows); run {'ab'[position]!r} is "
                 f"{type(run).__name__}."
             )
-    check_metric_parameters(metric_params)
+    check_metric_parameters(metric_params, caller="worst_by_delta")
     node = shared_node([a, b], node)  # type: ignore[assignment]
     check.check_choice(metric, tuple(METRICS), name="metric")
     n = check.check_positive_int(n, name="n", minimum=1)

@@ -14,7 +14,6 @@ without gold, or without a hit, scores 0.0).
 from __future__ import annotations
 
 import numbers
-import warnings
 from collections.abc import Callable, Mapping, Sequence
 from enum import Enum
 from typing import Any
@@ -22,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from .._validation import did_you_mean
-from ..errors import InvalidParameterError
+from ..errors import InvalidParameterError, warn
 from ..build.matching import is_chunk_from_original
 from ..metrics import kernels
 from ..metrics.kernels import ZERO_EDGE_POLICY, any_discount, apply_edge_policy
@@ -173,11 +172,9 @@ class DocumentRecallEvaluator:
             scores = _zero_edges(kernels.recall_single_hit(n_gold), n_gold, matched)
         else:
             if empty.any():
-                warnings.warn(
+                warn(
                     f"{int(empty.sum())} quer{'y has' if empty.sum() == 1 else 'ies have'} no ground truth or no retrieved "
                     "documents (or only empty contents); their multi_hit recall is 0.0.",
-                    UserWarning,
-                    stacklevel=2,
                 )
             with np.errstate(divide="ignore", invalid="ignore"):
                 recall = kernels.recall_multi_hit(matched, n_gold)
@@ -242,8 +239,7 @@ class RetrieverRecall:
             golds = _texts(golds, "gt_contexts", i + 1)
             n_gold[i], matched[i] = len(golds), sum(gold in text for gold in golds)
         if (n_gold == 0).any():
-            warnings.warn(f"{int((n_gold == 0).sum())} query(ies) have no ground-truth context; their recall is 0.0.",
-                          UserWarning, stacklevel=2)
+            warn(f"{int((n_gold == 0).sum())} query(ies) have no ground-truth context; their recall is 0.0.")
         with np.errstate(divide="ignore", invalid="ignore"):
             recall = kernels.recall_multi_hit(matched, n_gold)
         scores = [float(s) for s in _zero_edges(recall, n_gold, matched)]
@@ -314,8 +310,7 @@ class _AtK:
         ks = sorted(set(int(k) for k in k_list))
         short = sum(len(retrieved) < ks[-1] for retrieved in retrieved_docs)
         if short:
-            warnings.warn(f"{short} query(ies) retrieved fewer than {ks[-1]} chunks; their top-{ks[-1]} is the whole list.",
-                          UserWarning, stacklevel=2)
+            warn(f"{short} query(ies) retrieved fewer than {ks[-1]} chunks; their top-{ks[-1]} is the whole list.")
         n = len(gold_docs)
         first_hit: list[np.ndarray] = []  # per query: for each unique gold, the first 1-based rank that matches it (inf: none)
         relevance: list[np.ndarray] = []  # per query: 1 for every retrieved chunk that matches some gold

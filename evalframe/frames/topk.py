@@ -24,7 +24,7 @@ from .prepared import AnswerRows, DocumentRows
 from .rows import has_rows
 from .store import POSITION_COLUMNS, PreparedStore
 
-__all__ = ["RetrieverJoin", "check_retriever_node", "retriever_join", "join_retriever", "answer_rows_kept",
+__all__ = ["RetrieverJoin", "check_retriever_node", "retriever_join", "join_retriever", "answer_rows_kept", "answers_kept",
            "document_rows_kept", "document_queries_kept"]
 
 
@@ -176,3 +176,16 @@ def retriever_join(store: PreparedStore, node: str, answers: AnswerRows, *, retr
         held = (answers, documents, join_retriever(answers, documents, lists))
         store.keep(node, key, held, POSITION_COLUMNS + ("document_ids",))
     return held[2]
+
+
+def answers_kept(store: PreparedStore, node: str, answers: AnswerRows, *, top_k_reader: int, top_k_retriever: int,
+                 retriever_node: str | None, eval_mode: str) -> np.ndarray:
+    """Mask of ``node``'s answer rows that survive the simulated top-k of the retriever and of the reader.
+
+    With a retriever top-k the answers are joined with the documents that simulate the retriever
+    (:func:`retriever_join`); then :func:`answer_rows_kept` applies both cuts.
+    """
+    join = None
+    if top_k_retriever != -1:
+        join = retriever_join(store, node, answers, retriever_node=retriever_node, eval_mode=eval_mode)
+    return answer_rows_kept(answers, top_k_reader=top_k_reader, top_k_retriever=top_k_retriever, join=join)

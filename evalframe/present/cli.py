@@ -57,14 +57,9 @@ def _add_options(parser: argparse.ArgumentParser, options: type) -> None:
             parser.add_argument(flag, dest=field.name, action="store_const", const=not default, default=None,
                                 help=f"do not {meta['help']}")
             continue
-        kind = type(default) if isinstance(default, (int, float)) else None
-        if field.name == "context_matching_threshold":
-            kind = float
         shown = f" (default {default})" if default is not None else ""
-        # type=None is argparse's own default (the text as given), which typeshed's stub leaves out
         parser.add_argument(meta["flag"], dest=field.name, default=None, choices=meta["choices"],
-                            type=kind,  # type: ignore[arg-type]
-                            metavar={int: "K", float: "T"}.get(kind, None if meta["choices"] else "NAME"),  # type: ignore[arg-type]
+                            type=meta["parse"], metavar=meta["metavar"],
                             help=meta["help"] + shown)
 
 
@@ -316,7 +311,7 @@ def _flatten(args: argparse.Namespace) -> str:
 
 
 def _demo(args: argparse.Namespace) -> str:
-    from .. import load_demo_runs
+    from .demo import load_demo_runs
 
     labels, outputs = load_demo_runs()
     result = EvaluationResult.from_runs(labels, outputs, progress=False)

@@ -36,7 +36,7 @@ from ..analysis.compare import (
     shared_node,
 )
 from ..errors import InvalidParameterError
-from ..options import MetricOptions, with_options
+from ..options import AT_K_SETS, MetricOptions, with_options
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -59,10 +59,6 @@ def _axes(ax: Axes | None, figsize: tuple[float, float] = (6.0, 4.0)) -> Axes:
     return ax
 
 
-#: The metric options metrics_at_k sets itself (from ks).
-_AT_K_SETS = ("simulated_top_k_reader", "simulated_top_k_retriever", "retriever_node")
-
-
 def _check_keywords(params: dict[str, Any], taken: tuple[str, ...]) -> None:
     allowed = [name for name in MetricOptions.names() if name not in taken]
     check.check_keywords(params, allowed, passed_to="this plot passes on")
@@ -75,7 +71,7 @@ def _top(values: Any) -> float:
     return max(1.0, float(finite.max())) if len(finite) else 1.0
 
 
-@with_options(MetricOptions, without=_AT_K_SETS)
+@with_options(MetricOptions, without=AT_K_SETS)
 def plot_metrics_at_k(
     result: EvaluationResult | pd.DataFrame,
     ks: Sequence[int] = (1, 3, 5, 10),
@@ -101,7 +97,7 @@ def plot_metrics_at_k(
             raise InvalidParameterError(f"{sorted(params)} apply to an EvaluationResult, not to a metrics@k table.")
         table = result
     else:
-        _check_keywords(params, _AT_K_SETS)
+        _check_keywords(params, AT_K_SETS)
         table = result.metrics_at_k(ks=ks, node=node, **params)
     check.require_columns(table, ("node", "k", "metric", "value"), where="the metrics@k table",
                           why="to plot it (the output of metrics_at_k)")
@@ -157,7 +153,7 @@ def plot_metric_distribution(
     """
     check.check_choice(kind, ("hist", "ecdf"), name="kind")
     bins = check.check_positive_int(bins, name="bins", minimum=1)
-    check_metric_parameters(params)
+    check_metric_parameters(params, caller="plot_metric_distribution")
     node = shared_node([result], node)
     if metric is None:
         if not is_result(result):  # so a DataFrame
@@ -262,7 +258,7 @@ def plot_comparison(
     recall_single_hit for document nodes).
     """
     names = run_names(names, 2)
-    check_metric_parameters(params)
+    check_metric_parameters(params, caller="plot_comparison")
     node = shared_node([a, b], node)
     if metric is None:
         first = a if is_result(a) else b

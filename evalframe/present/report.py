@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._version import __version__
 from .._validation import check_positive_int
+from ..analysis.compare import is_result
 from ..errors import InvalidParameterError
 
 if TYPE_CHECKING:
@@ -97,8 +98,7 @@ def build_report(
     Without ``node_order``, nodes with document rows only come first (retrievers feed readers), else in the
     result's order.
     """
-    # duck-typed: the facade calls this module, so importing it here would make an import circle
-    if not all(callable(getattr(result, name, None)) for name in ("calculate_metrics", "wrong_examples", "pipeline_order")):
+    if not is_result(result):  # by its interface: the facade calls this module
         raise InvalidParameterError(f"the report needs an EvaluationResult; got {type(result).__name__}. "
                                     "Load one first: EvaluationResult.load(folder).")
     n = check_positive_int(n, name="n (worst queries per node)", minimum=1)

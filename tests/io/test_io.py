@@ -1,4 +1,4 @@
-"""save / load (SPEC 5): lossless round trips, atomic writes, errors that name file, row and column."""
+"""save / load (docs/persistence.md): lossless round trips, atomic writes, errors that name file, row and column."""
 
 from __future__ import annotations
 
@@ -373,7 +373,7 @@ def test_haystack_files_bytes_filters_and_missing_numbers(tmp_path):
         '"q1","document",2,"b\'{""a"": [1]}\'",\n', encoding="utf-8")
     frame = EvaluationResult.load(folder)["R"]
     assert frame["filters"].tolist() == [None, '{"a": [1]}']
-    assert frame["score"].tolist() == [0.5, None]  # SPEC 5: NaN becomes None
+    assert frame["score"].tolist() == [0.5, None]  # NaN becomes None (docs/haystack-compat.md#persistence)
     (folder / "R.csv").write_text('"multilabel_id","type","filters"\n"q1","document","b\'\\xff\'"\n', encoding="utf-8")
     with pytest.raises(LoadError, match=r"R.csv: data row 1, column 'filters': .* is not UTF-8"):
         EvaluationResult.load(folder)
