@@ -17,7 +17,7 @@ from typing import Any, TypeVar, cast
 import pandas as pd
 
 from . import _validation as check
-from .analysis.examples import ANSWER_DROP, DOCUMENT_DROP, examples, worst
+from .analysis.examples import ANSWER_DROP, DOCUMENT_DROP, THRESHOLD, examples, worst
 from .analysis.slices import SliceKey, beside, check_by, query_attributes, slice_means
 from .columns import CRITERIA, EVAL_MODES
 from .errors import InvalidParameterError, warn
@@ -475,8 +475,8 @@ class EvaluationResult(Mapping):
         n: int = 3,
         document_metric: str = "recall_single_hit",
         answer_metric: str = "f1",
-        document_metric_threshold: float = 0.5,
-        answer_metric_threshold: float = 0.5,
+        document_metric_threshold: float = THRESHOLD,
+        answer_metric_threshold: float = THRESHOLD,
         **options: Any,
     ) -> list[dict[str, Any]]:
         """The ``n`` worst queries of a node, for a person to read (``docs/metrics.md``).

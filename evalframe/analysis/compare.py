@@ -19,7 +19,7 @@ from .. import _validation as check
 from ..errors import InvalidParameterError, warn
 from ..metrics.registry import ANSWER_METRICS, DOCUMENT_METRICS, METRICS
 from ..options import MetricOptions, with_options
-from .stats import bootstrap_ci, holm, paired_t_test, randomization_p_value
+from .stats import ROUNDS, bootstrap_ci, holm, paired_t_test, randomization_p_value
 
 __all__ = ["compare", "worst_by_delta", "is_result"]
 
@@ -188,7 +188,7 @@ def compare(
     node: str | None = None,
     metrics: Sequence[str] | str | None = None,
     names: Sequence[str] | None = None,
-    rounds: int = 10_000,
+    rounds: int = ROUNDS,
     confidence: float = 0.95,
     seed: int = 0,
     **metric_params: Any,

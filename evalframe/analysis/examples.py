@@ -6,7 +6,10 @@ from typing import Any
 
 import pandas as pd
 
-__all__ = ["ANSWER_DROP", "DOCUMENT_DROP", "worst", "examples"]
+__all__ = ["ANSWER_DROP", "DOCUMENT_DROP", "THRESHOLD", "worst", "examples"]
+
+#: wrong_examples lists the queries scoring at most this, unless told otherwise.
+THRESHOLD = 0.5
 
 #: Columns left out of each listed answer / document row (they are the query's, listed once).
 ANSWER_DROP = ("node", "query", "type", "gold_answers", "gold_offsets_in_documents", "gold_document_ids")

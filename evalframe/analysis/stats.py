@@ -28,6 +28,9 @@ from ..errors import InvalidParameterError
 
 __all__ = ["bootstrap_ci", "holm", "paired_t_test", "randomization_p_value", "student_t_two_sided_p"]
 
+#: Resampling rounds of the bootstrap and the randomization test, unless told otherwise.
+ROUNDS = 10_000
+
 #: Random numbers drawn per block: bounds the memory of resampling at about 32 MB.
 _BLOCK = 1 << 22
 
@@ -76,7 +79,7 @@ def bootstrap_means(d: np.ndarray, *, rounds: int, rng: np.random.Generator) -> 
     return np.concatenate(parts)
 
 
-def bootstrap_ci(d: np.ndarray, *, confidence: float = 0.95, rounds: int = 10_000,
+def bootstrap_ci(d: np.ndarray, *, confidence: float = 0.95, rounds: int = ROUNDS,
                  rng: np.random.Generator) -> tuple[float, float]:
     """Percentile bootstrap interval of the mean of ``d``; NaN for no values (or a non-finite one), the value itself for one.
 
@@ -100,7 +103,7 @@ def bootstrap_ci(d: np.ndarray, *, confidence: float = 0.95, rounds: int = 10_00
     return float(low), float(high)
 
 
-def randomization_p_value(d: np.ndarray, *, rounds: int = 10_000, rng: np.random.Generator) -> float:
+def randomization_p_value(d: np.ndarray, *, rounds: int = ROUNDS, rng: np.random.Generator) -> float:
     """Two-sided p-value of a paired randomization (sign-flip) test of ``mean(d) == 0``.
 
     Under the null hypothesis each query's difference is as likely to have the other sign; the

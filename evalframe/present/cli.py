@@ -21,6 +21,8 @@ import numpy as np
 import pandas as pd
 
 from .._version import __version__
+from ..analysis.examples import THRESHOLD
+from ..analysis.stats import ROUNDS
 from ..errors import EvalframeError
 from ..metrics.registry import LEVELS, METRICS, format_bounds, headline_metric
 from ..options import MatchingOptions, MetricOptions
@@ -102,7 +104,7 @@ def _parser() -> argparse.ArgumentParser:
     compare.add_argument("--node", default=None, help="the node to compare (needed when the runs share several)")
     compare.add_argument("--metrics", default=None, help="comma-separated metrics (default: all the runs share)")
     compare.add_argument("--names", default=None, help="comma-separated run names (default: the folder names)")
-    compare.add_argument("--rounds", type=int, default=10_000, help="bootstrap / randomization rounds (default 10000)")
+    compare.add_argument("--rounds", type=int, default=ROUNDS, help=f"bootstrap / randomization rounds (default {ROUNDS})")
     compare.add_argument("--seed", type=int, default=0, help="seed of the resampling (default 0)")
     _scope_options(compare)
 
@@ -112,7 +114,7 @@ def _parser() -> argparse.ArgumentParser:
     worst.add_argument("-n", type=_at_least_one, default=5, help="how many queries, >= 1 (default 5)")
     worst.add_argument("--metric", default=None, help="answer nodes: f1 (default), exact_match, sas; "
                                                         "document nodes: recall_single_hit (default), mrr, ...")
-    worst.add_argument("--threshold", type=float, default=0.5, help="list queries scoring <= this (default 0.5)")
+    worst.add_argument("--threshold", type=float, default=THRESHOLD, help=f"list queries scoring <= this (default {THRESHOLD})")
     _scope_options(worst)
 
     convert = commands.add_parser("convert", help="rewrite a results folder as CSV or Parquet")

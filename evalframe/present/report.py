@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from .._version import __version__
 from .._validation import check_positive_int
 from ..analysis.compare import is_result
+from ..analysis.examples import THRESHOLD
 from ..errors import InvalidParameterError
 
 if TYPE_CHECKING:
@@ -151,8 +152,8 @@ def build_report(
         text += [title, "-" * len(title)]
         page.append(f"<h2>{html.escape(title)}</h2>")
         if not worst:
-            text += [f"no query scores {metric} <= 0.5", ""]
-            page.append(f"<p>No query scores {metric} &le; 0.5.</p>")
+            text += [f"no query scores {metric} <= {THRESHOLD}", ""]
+            page.append(f"<p>No query scores {metric} &le; {THRESHOLD}.</p>")
             continue
         rows = ["<table><tr><th>query</th><th>" + metric + "</th><th>gold</th><th>"
                 + ("answers" if answer_node else "retrieved documents") + "</th></tr>"]
