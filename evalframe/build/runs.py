@@ -22,13 +22,18 @@ _LINE_KEYS = ("query", "filters", "labels", "gold", "nodes", "id")
 _GOLD_KEYS = ("document_ids", "contexts", "answers")
 
 
+def _refuse_unknown_keys(obj: dict[str, Any], keys: tuple[str, ...], where: str, inside: str = "") -> None:
+    """A LoadError naming the first key of ``obj`` outside ``keys`` (``inside``: which object) and the valid keys."""
+    unknown = [k for k in obj if k not in keys]
+    if unknown:
+        raise LoadError(f"{where}: unknown key {unknown[0]!r}{inside}; valid keys are {list(keys)}."
+                        f"{did_you_mean(unknown[0], keys)}")
+
+
 def _gold_labels(query: str, filters: Any, gold: Any, where: str, number: int) -> list[Label]:
     if not isinstance(gold, dict):
         raise LoadError(f"{where}: 'gold' must be an object with keys {list(_GOLD_KEYS)}; got {type(gold).__name__}.")
-    unknown = [k for k in gold if k not in _GOLD_KEYS]
-    if unknown:
-        raise LoadError(f"{where}: unknown key {unknown[0]!r} in 'gold'; valid keys are {list(_GOLD_KEYS)}."
-                        f"{did_you_mean(unknown[0], _GOLD_KEYS)}")
+    _refuse_unknown_keys(gold, _GOLD_KEYS, where, " in 'gold'")
     lists = {k: gold[k] for k in _GOLD_KEYS if gold.get(k) is not None}
     if "document_ids" not in lists and "contexts" not in lists:
         raise LoadError(f"{where}: 'gold' needs 'document_ids' or 'contexts' (one entry per gold label).")
@@ -116,10 +121,7 @@ def _read(path: Path) -> tuple[list[MultiLabel | None], dict[str, dict[str, list
                 raise LoadError(f"{where}: not valid JSON ({exc.msg} at column {exc.colno}).") from None
             if not isinstance(line, dict):
                 raise LoadError(f"{where}: each line must be a JSON object; got {type(line).__name__}.")
-            unknown = [k for k in line if k not in _LINE_KEYS]
-            if unknown:
-                raise LoadError(f"{where}: unknown key {unknown[0]!r}; valid keys are {list(_LINE_KEYS)}."
-                                f"{did_you_mean(unknown[0], _LINE_KEYS)}")
+            _refuse_unknown_keys(line, _LINE_KEYS, where)
             query = line.get("query")
             if not isinstance(query, str):
                 raise LoadError(f"{where}: 'query' must be a string; got {query!r}.")
