@@ -3,7 +3,7 @@
 * :mod:`.kernels`: the counting and the formulas, pure numpy;
 * :mod:`.registry`: one spec per metric (name, level, headline, bounds, formula, edge rule, kernel),
   from which ``docs/metrics.md``'s table and ``evalframe list-metrics`` are generated
-  (``python -m evalframe.metrics`` rewrites the table).
+  (``python scripts/make_metrics_table.py`` rewrites the table).
 """
 
 from .kernels import HAYSTACK_EDGE_POLICY, ZERO_EDGE_POLICY, DocumentCounts, EdgePolicy, apply_edge_policy

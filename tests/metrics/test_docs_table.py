@@ -1,4 +1,7 @@
-"""docs/metrics.md's table of metrics is the one the registry generates (rewrite it with `python -m evalframe.metrics`)."""
+"""docs/metrics.md's table of metrics is the one the registry generates.
+
+Rewrite it with `python scripts/make_metrics_table.py`.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from evalframe import InvalidParameterError
 from evalframe.metrics.registry import (
     ANSWER_METRICS,
     DOCUMENT_METRICS,
@@ -26,7 +30,7 @@ def test_the_docs_table_is_the_generated_one():
     text = DOCS.read_text(encoding="utf-8")
     assert text.count(TABLE_START) == 1 and text.count(TABLE_END) == 1
     between = text.split(TABLE_START, 1)[1].split(TABLE_END, 1)[0].strip("\n")
-    assert between == metrics_table_markdown(), "docs/metrics.md is stale: run `python -m evalframe.metrics`"
+    assert between == metrics_table_markdown(), "docs/metrics.md is stale: run `python scripts/make_metrics_table.py`"
 
 
 def test_the_table_has_one_row_per_registered_metric():
@@ -43,14 +47,14 @@ def test_update_replaces_only_the_marked_table():
 
 
 def test_update_without_markers_says_what_to_add():
-    with pytest.raises(ValueError, match="add the two markers"):
+    with pytest.raises(InvalidParameterError, match="add the two markers"):
         update_metrics_table("no table here")
 
 
-def test_the_module_rewrites_a_stale_table(tmp_path):
+def test_the_script_rewrites_a_stale_table(tmp_path):
     stale = tmp_path / "metrics.md"
     stale.write_text(f"# Metrics\n{TABLE_START}\n| stale |\n{TABLE_END}\n", encoding="utf-8")
-    done = subprocess.run([sys.executable, "-m", "evalframe.metrics", str(stale)], capture_output=True, text=True,
-                          cwd=ROOT, check=True)
+    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "make_metrics_table.py"), str(stale)],
+                          capture_output=True, text=True, cwd=ROOT, check=True)
     assert "rewritten" in done.stdout
     assert stale.read_text(encoding="utf-8") == f"# Metrics\n{TABLE_START}\n{metrics_table_markdown()}\n{TABLE_END}\n"
