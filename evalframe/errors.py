@@ -63,7 +63,7 @@ _PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 
 def warn(message: str, category: type[Warning] = UserWarning) -> None:
-    """Warn at the user's line: the first caller outside evalframe (and the import machinery), however deep inside.
+    """Warn at the user's line: the first caller outside evalframe, however deep inside evalframe this is called.
 
     Examples
     --------
@@ -75,7 +75,8 @@ def warn(message: str, category: type[Warning] = UserWarning) -> None:
     False
     """
     level, frame = 1, sys._getframe(1)
-    while frame is not None and (os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE)
-                                 or frame.f_code.co_filename.startswith("<frozen importlib")):  # an alias module's import
+    # (frames of the import machinery, between an import line and a module warning as it is imported, are
+    # skipped by warnings.warn itself)
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE):
         level, frame = level + 1, frame.f_back  # type: ignore[assignment]
     warnings.warn(message, category, stacklevel=level + 1)

@@ -20,7 +20,7 @@ from . import _validation as check
 from .analysis.examples import ANSWER_DROP, DOCUMENT_DROP, THRESHOLD, examples, worst
 from .analysis.slices import SliceKey, beside, check_by, query_attributes, slice_means
 from .columns import CRITERIA, EVAL_MODES
-from .errors import InvalidParameterError, warn
+from .errors import InvalidParameterError, UnknownArgumentError, warn
 from .frames.arrays import DistinctLists
 from .frames.rows import has_rows
 from .frames.store import PreparedStore
@@ -447,7 +447,7 @@ class EvaluationResult(Mapping):
         ks = sorted({int(k) for k in ks})
         taken = [name for name in AT_K_SETS if name in options]
         if taken:
-            raise InvalidParameterError(
+            raise UnknownArgumentError(
                 f"metrics_at_k sets the simulated top-k from ks, so {taken[0]} cannot be passed; the options it takes: "
                 f"{[name for name in MetricOptions.names() if name not in AT_K_SETS]}."
             )

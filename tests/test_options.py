@@ -62,8 +62,8 @@ def test_metrics_at_k_and_the_funnel_show_only_the_options_they_take():
     assert [name for name in METRIC_OPTIONS if name in at_k] == ["document_scope", "eval_mode", "answer_scope",
                                                                  "context_matching_threshold"]
     assert "eval_mode" not in inspect.signature(plots.plot_funnel).parameters
-    with pytest.raises(InvalidParameterError, match="metrics_at_k sets the simulated top-k from ks, so "
-                                                    "simulated_top_k_retriever cannot be passed"):
+    with pytest.raises(TypeError, match="metrics_at_k sets the simulated top-k from ks, so "
+                                        "simulated_top_k_retriever cannot be passed"):
         load_demo_result().metrics_at_k(ks=(1,), simulated_top_k_retriever=2)
 
 

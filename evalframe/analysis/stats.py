@@ -26,7 +26,8 @@ import numpy as np
 from .._validation import check_number, check_positive_int
 from ..errors import InvalidParameterError
 
-__all__ = ["bootstrap_ci", "holm", "paired_t_test", "randomization_p_value", "student_t_two_sided_p"]
+__all__ = ["ROUNDS", "bootstrap_ci", "bootstrap_means", "holm", "paired_t_test", "randomization_p_value",
+           "student_t_two_sided_p"]
 
 #: Resampling rounds of the bootstrap and the randomization test, unless told otherwise.
 ROUNDS = 10_000
