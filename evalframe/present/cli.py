@@ -267,6 +267,13 @@ def _compare(args: argparse.Namespace) -> str:
                         **_scope_kwargs(args))
     for warning in caught:
         print(f"note: {warning.message}", file=sys.stderr)
+    if len(table) and not table["queries"].any():
+        # the runs share query ids, but no query is scored (not NaN) in both: a table of NaN answers nothing
+        raise EvalframeError(
+            f"the runs {names} share no query that both scored (every metric is missing in one run or the other for "
+            f"the queries they share), so there is nothing to compare; check that the folders evaluate the same "
+            f"labels with: evalframe metrics DIR --node {args.node or shared[0]} --by-query"
+        )
     flat = table.reset_index()
     return _render(flat.set_index(flat.columns[0]), args.format,
                    json.loads(flat.to_json(orient="records")) if args.format == "json" else None)

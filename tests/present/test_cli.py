@@ -247,3 +247,24 @@ def test_an_unexpected_exception_is_one_error_line(monkeypatch, capsys):
     monkeypatch.setenv("EVALFRAME_TRACEBACK", "1")
     with pytest.raises(KeyError, match="boom"):
         main(["list-metrics"])
+
+
+def test_compare_of_runs_without_a_shared_query_is_an_error(tmp_path, capsys):
+    # disjoint queries: the first two and the last two lines of the example runs file
+    lines = RUNS.read_text(encoding="utf-8").splitlines()
+    for name, part in (("a", lines[:2]), ("b", lines[2:])):
+        (tmp_path / f"{name}.jsonl").write_text("\n".join(part) + "\n", encoding="utf-8")
+        assert run(capsys, "flatten", str(tmp_path / f"{name}.jsonl"), "-o", str(tmp_path / name))[0] == 0
+    code, out, err = run(capsys, "compare", str(tmp_path / "a"), str(tmp_path / "b"), "--node", "Reader")
+    assert code == 1 and out == "" and "no query (multilabel_id) in common" in err
+    # shared query ids, but no query scored in both runs (every metric missing in b): not a table of NaN
+    import numpy as np
+
+    result = EvaluationResult.load(DEMO)
+    result.save(tmp_path / "scored")
+    result["Reader"]["exact_match"] = np.nan
+    result["Reader"]["f1"] = np.nan
+    result.save(tmp_path / "unscored")
+    code, out, err = run(capsys, "compare", str(tmp_path / "scored"), str(tmp_path / "unscored"), "--node", "Reader")
+    assert code == 1 and out == ""
+    assert "error: the runs ['scored', 'unscored'] share no query that both scored" in err
