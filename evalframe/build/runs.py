@@ -20,6 +20,9 @@ __all__ = ["read_runs"]
 
 _LINE_KEYS = ("query", "filters", "labels", "gold", "nodes", "id")
 _GOLD_KEYS = ("document_ids", "contexts", "answers")
+_NOT_JSON_LINES = ("the file is {what}, not JSON Lines: a runs file holds one JSON object per line, each "
+                   "query on a line of its own (docs/runs-format.md). Rewrite it, e.g. with "
+                   "`jq -c '.[]' runs.json > runs.jsonl` for an array.")
 
 
 def _refuse_unknown_keys(obj: dict[str, Any], keys: tuple[str, ...], where: str, inside: str = "") -> None:
@@ -105,20 +108,27 @@ def _read(path: Path) -> tuple[list[MultiLabel | None], dict[str, dict[str, list
     labels: list[MultiLabel | None] = []
     outputs: dict[str, dict[str, list[list[Any]]]] = {}
     shape: dict[str, tuple[str, ...]] | None = None
-    with path.open(encoding="utf-8") as handle:
+    first = True  # the first non-blank line, where a JSON array or a pretty-printed object shows itself
+    # utf-8-sig: a byte-order mark (written by some Windows editors) is skipped; without one it reads as UTF-8
+    with path.open(encoding="utf-8-sig") as handle:
         for number, text in enumerate(handle, start=1):
             if not text.strip():
                 continue
             where = f"{path}:{number}"
+            opening, first = first, False
             try:
                 line = json.loads(text)
             except RecursionError:
                 raise LoadError(f"{where}: JSON nested too deeply to read.") from None
             except json.JSONDecodeError as exc:
-                if number == 1 and text.strip() == "[":
-                    raise LoadError(f"{where}: the file looks like a JSON array; runs files are JSON Lines, one JSON "
-                                    "object per line (docs/runs-format.md).") from None
+                if opening and text.lstrip().startswith("["):
+                    raise LoadError(f"{where}: " + _NOT_JSON_LINES.format(what="a JSON array")) from None
+                if opening and text.strip() == "{":
+                    raise LoadError(f"{where}: " + _NOT_JSON_LINES.format(what="one JSON object over several lines")) from None
                 raise LoadError(f"{where}: not valid JSON ({exc.msg} at column {exc.colno}).") from None
+            if opening and isinstance(line, list):
+                raise LoadError(f"{where}: each line must be a JSON object; got a list. "
+                                + "T" + _NOT_JSON_LINES.format(what="a JSON array")[1:])
             if not isinstance(line, dict):
                 raise LoadError(f"{where}: each line must be a JSON object; got {type(line).__name__}.")
             _refuse_unknown_keys(line, _LINE_KEYS, where)

@@ -1,0 +1,50 @@
+"""Reading runs files (evalframe.build.runs): byte-order marks, JSON arrays, the no-answer gold forms."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from evalframe.build.runs import read_runs
+from evalframe.errors import LoadError
+
+RUNS = Path(__file__).parents[2] / "docs" / "examples" / "runs.jsonl"
+
+
+def records() -> list[dict]:
+    return [json.loads(text) for text in RUNS.read_text(encoding="utf-8").splitlines() if text.strip()]
+
+
+def test_a_byte_order_mark_is_skipped(tmp_path):
+    path = tmp_path / "runs.jsonl"
+    path.write_bytes(b"\xef\xbb\xbf" + RUNS.read_bytes())
+    labels, outputs = read_runs(path)
+    expected_labels, expected_outputs = read_runs(RUNS)
+    assert [label.query for label in labels] == [label.query for label in expected_labels]
+    assert [label.answers for label in labels] == [label.answers for label in expected_labels]
+    assert outputs == expected_outputs
+
+
+@pytest.mark.parametrize("text", [
+    json.dumps(records(), indent=2),  # "[" alone on the first line
+    json.dumps(records(), indent=None).replace("}, {", "},\n{"),  # "[{..." over several lines
+    "\n\n" + json.dumps(records(), indent=4),  # after blank lines
+], ids=["indented", "wrapped", "after blank lines"])
+def test_a_multi_line_json_array_is_named(tmp_path, text):
+    path = tmp_path / "runs.json"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(LoadError, match=r"runs\.json:\d: the file is a JSON array, not JSON Lines: .*one JSON object per line"):
+        read_runs(path)
+
+
+def test_a_one_line_json_array_and_a_pretty_printed_object_are_named(tmp_path):
+    path = tmp_path / "runs.json"
+    path.write_text(json.dumps(records()), encoding="utf-8")
+    with pytest.raises(LoadError, match=r"runs\.json:1: each line must be a JSON object; got a list\. The file is a JSON array, "
+                                        r"not JSON Lines"):
+        read_runs(path)
+    path.write_text(json.dumps(records()[0], indent=2), encoding="utf-8")
+    with pytest.raises(LoadError, match=r"runs\.json:1: the file is one JSON object over several lines, not JSON Lines"):
+        read_runs(path)
