@@ -33,13 +33,27 @@ def _refuse_unknown_keys(obj: dict[str, Any], keys: tuple[str, ...], where: str,
                         f"{did_you_mean(unknown[0], keys)}")
 
 
+def _no_answer_gold(answers: Any, where: str) -> dict[str, list[Any]]:
+    """The gold of a no-answer question without a gold document: ``{}``, ``{"answers": []}`` or ``{"answers": [""]}``.
+
+    Each reads as ``{"document_ids": [""], "answers": [""]}`` (one label per ``""`` answer, at least one): a no-answer
+    label whose document is empty, as Haystack 1.x writes it. Answers with text need their document.
+    """
+    if not isinstance(answers, list) or any(a not in ("", None) for a in answers):
+        raise LoadError(f"{where}: 'gold' needs 'document_ids' or 'contexts' (one entry per gold label) for its answers "
+                        f"{answers!r:.60}; only a no-answer question may leave them out, as "
+                        '"gold": {"answers": [""]} (docs/runs-format.md#no-answer-questions).')
+    count = max(1, len(answers))
+    return {"document_ids": [""] * count, "answers": [""] * count}
+
+
 def _gold_labels(query: str, filters: Any, gold: Any, where: str, number: int) -> list[Label]:
     if not isinstance(gold, dict):
         raise LoadError(f"{where}: 'gold' must be an object with keys {list(_GOLD_KEYS)}; got {type(gold).__name__}.")
     _refuse_unknown_keys(gold, _GOLD_KEYS, where, " in 'gold'")
     lists = {k: gold[k] for k in _GOLD_KEYS if gold.get(k) is not None}
     if "document_ids" not in lists and "contexts" not in lists:
-        raise LoadError(f"{where}: 'gold' needs 'document_ids' or 'contexts' (one entry per gold label).")
+        lists = _no_answer_gold(lists.get("answers", []), where)
     for key, values in lists.items():
         if not isinstance(values, list):
             raise LoadError(f"{where}: gold {key!r} must be a list (one entry per gold label); got {values!r}.")

@@ -48,3 +48,54 @@ def test_a_one_line_json_array_and_a_pretty_printed_object_are_named(tmp_path):
     path.write_text(json.dumps(records()[0], indent=2), encoding="utf-8")
     with pytest.raises(LoadError, match=r"runs\.json:1: the file is one JSON object over several lines, not JSON Lines"):
         read_runs(path)
+
+
+# ------------------------------------------------------------------ a no-answer question without a gold document
+def no_answer_line(gold: dict) -> dict:
+    line = records()[2]  # "Who won the 2030 World Cup?", a no-answer question
+    return {**line, "gold": gold}
+
+
+def build(tmp_path, gold: dict):
+    from evalframe import EvaluationResult
+
+    path = tmp_path / "runs.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in [records()[0], no_answer_line(gold)]) + "\n", encoding="utf-8")
+    return EvaluationResult.from_runs(*read_runs(path), progress=False)
+
+
+@pytest.mark.parametrize("gold", [{}, {"answers": []}, {"answers": [""]}, {"answers": None}, {"answers": [None]},
+                                  {"document_ids": None, "answers": [""]}],
+                         ids=["empty", "no answers", "one empty answer", "answers null", "answer null", "ids null"])
+def test_the_natural_no_answer_forms_build_what_the_explicit_one_builds(tmp_path, gold):
+    import pandas as pd
+
+    expected = build(tmp_path, {"document_ids": [""], "answers": [""]})
+    result = build(tmp_path, gold)
+    assert list(result) == list(expected)
+    for node in expected:
+        pd.testing.assert_frame_equal(result[node], expected[node])
+    assert result.calculate_metrics() == expected.calculate_metrics()
+
+
+def test_two_empty_answers_are_two_no_answer_labels(tmp_path):
+    import pandas as pd
+
+    expected = build(tmp_path, {"document_ids": ["", ""], "answers": ["", ""]})
+    result = build(tmp_path, {"answers": ["", ""]})
+    for node in expected:
+        pd.testing.assert_frame_equal(result[node], expected[node])
+
+
+def test_an_answer_with_text_still_needs_its_document(tmp_path):
+    with pytest.raises(LoadError, match=r"runs\.jsonl:2: 'gold' needs 'document_ids' or 'contexts' .*'Brazil'.*"
+                                        r"only a no-answer question may leave them out"):
+        build(tmp_path, {"answers": ["Brazil"]})
+
+
+def test_empty_gold_lists_are_still_a_query_without_gold(tmp_path):
+    # unchanged: empty document lists mean "no gold label" (left out by from_runs with a warning), not a no-answer
+    path = tmp_path / "runs.jsonl"
+    path.write_text(json.dumps(no_answer_line({"document_ids": [], "answers": []})) + "\n", encoding="utf-8")
+    labels, _ = read_runs(path)
+    assert labels == [None]
