@@ -16,7 +16,7 @@ from ..errors import EvalframeError, InvalidParameterError, LoadError
 from .flatten import OUTPUT_KEYS, as_answer, as_document
 from ..schema import Answer, Document, Label, MultiLabel
 
-__all__ = ["read_runs"]
+__all__ = ["read_runs", "query_lines"]
 
 _LINE_KEYS = ("query", "filters", "labels", "gold", "nodes", "id")
 _GOLD_KEYS = ("document_ids", "contexts", "answers")
@@ -201,3 +201,21 @@ def _read(path: Path) -> tuple[list[MultiLabel | None], dict[str, dict[str, list
     if not labels:
         raise LoadError(f"runs file {path} holds no query.")
     return labels, outputs
+
+
+def query_lines(path: str | Path) -> list[int]:
+    """The 1-based line number of each query of a runs file read by :func:`read_runs` (blank lines hold none).
+
+    ``read_runs(path)[0][i]`` is the query on line ``query_lines(path)[i]``: messages about ``labels[i]`` can name
+    the line a person opens in an editor.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "runs.jsonl"
+    >>> _ = path.write_text('{"query": "a"}\\n\\n{"query": "b"}\\n')
+    >>> query_lines(path)
+    [1, 3]
+    """
+    with Path(path).open(encoding="utf-8-sig") as handle:
+        return [number for number, text in enumerate(handle, start=1) if text.strip()]

@@ -12,7 +12,9 @@ import io
 import json
 import math
 import os
+import re
 import sys
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, cast
@@ -248,8 +250,6 @@ def _worst(args: argparse.Namespace) -> str:
 
 
 def _compare(args: argparse.Namespace) -> str:
-    import warnings
-
     from ..analysis.compare import compare, shared_nodes
 
     if len(args.folders) < 2:
@@ -266,7 +266,7 @@ def _compare(args: argparse.Namespace) -> str:
         table = compare(*runs, node=args.node, metrics=metrics, names=names, rounds=args.rounds, seed=args.seed,
                         **_scope_kwargs(args))
     for warning in caught:
-        print(f"note: {warning.message}", file=sys.stderr)
+        print_warning(warning.message)
     if len(table) and not table["queries"].any():
         # the runs share query ids, but no query is scored (not NaN) in both: a table of NaN answers nothing
         raise EvalframeError(
@@ -294,19 +294,27 @@ def _convert(args: argparse.Namespace) -> str:
 
 
 def _flatten(args: argparse.Namespace) -> str:
-    from ..build.runs import read_runs
-
-    import warnings
+    from ..build.runs import query_lines, read_runs
 
     labels, outputs = read_runs(args.runs)
+    lines = query_lines(args.runs)
+
+    def at_line(message: object) -> str:
+        """from_runs names a query ``labels[i]`` (0-based, of the list it got): name its runs file line instead."""
+        return re.sub(r"labels\[(\d+)\]", lambda m: f"{args.runs}:{lines[int(m.group(1))]}", str(message))
+
     # queries without gold labels are left out by from_runs (one warning each); they are summed up below instead
     dropped = [position for position, label in enumerate(labels, start=1) if label is None]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        result = EvaluationResult.from_runs(labels, outputs, sas_model=args.sas_model, **_options(args, MatchingOptions))
+        try:
+            result = EvaluationResult.from_runs(labels, outputs, sas_model=args.sas_model,
+                                                **_options(args, MatchingOptions))
+        except EvalframeError as exc:
+            raise EvalframeError(at_line(exc)) from None
     for warning in caught:
         if "has no label; the query is left out" not in str(warning.message):
-            print(f"note: {warning.message}", file=sys.stderr)
+            print_warning(at_line(warning.message))
     folder = result.save(args.out, format=args.storage)
     rows = ", ".join(f"{node}: {len(frame)} rows" for node, frame in result.items())
     written = len(labels) - len(dropped)
@@ -357,6 +365,17 @@ def _list_metrics(_: argparse.Namespace) -> str:
     return "\n".join(lines)
 
 
+def print_warning(message: object) -> None:
+    """A warning as one line ``warning: <message>`` on stderr, without the source path Python's format adds."""
+    print("warning: " + " ".join(str(message).split()), file=sys.stderr)
+
+
+def _show_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+                  file: Any = None, line: str | None = None) -> None:
+    """warnings.showwarning while a command runs: every warning (the library's, pandas', ...) as one line."""
+    print_warning(message)
+
+
 COMMANDS = {"demo": _demo, "metrics": _metrics, "compare": _compare, "worst": _worst, "convert": _convert,
             "flatten": _flatten, "report": _report, "list-metrics": _list_metrics}
 
@@ -381,7 +400,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     args = _parser().parse_args(argv)
     try:
-        print(COMMANDS[args.command](args))
+        with warnings.catch_warnings():
+            warnings.showwarning = _show_warning
+            # Python's filters, each distinct UserWarning once per run: adding the filter forgets what earlier runs showed
+            warnings.simplefilter("default", UserWarning)
+            output = COMMANDS[args.command](args)
+        print(output)
         sys.stdout.flush()
     except BrokenPipeError:  # the reader stopped early (`evalframe worst ... | head`): nothing to report
         _silence_stdout()

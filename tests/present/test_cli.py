@@ -268,3 +268,38 @@ def test_compare_of_runs_without_a_shared_query_is_an_error(tmp_path, capsys):
     code, out, err = run(capsys, "compare", str(tmp_path / "scored"), str(tmp_path / "unscored"), "--node", "Reader")
     assert code == 1 and out == ""
     assert "error: the runs ['scored', 'unscored'] share no query that both scored" in err
+
+
+# ------------------------------------------------------------------ warnings and line numbers (issue 14)
+def test_a_warning_is_one_line_without_a_source_path(capsys):
+    code, out, err = run(capsys, "metrics", str(DEMO), "--document-scope", "document_id", "--answer-scope", "context")
+    assert code == 0 and "Retriever" in out
+    assert err.splitlines() == [err.rstrip("\n")]  # one line
+    assert err.startswith("warning: document_scope='document_id' ignores answer_scope='context'")
+    assert ".py" not in err and "UserWarning" not in err
+    # the same warning again in a second run of the command (not swallowed as "already shown")
+    assert run(capsys, "metrics", str(DEMO), "--document-scope", "document_id", "--answer-scope", "context")[2] == err
+
+
+def test_compare_notes_are_warning_lines(tmp_path, capsys):
+    import numpy as np
+
+    result = EvaluationResult.load(DEMO)
+    result.save(tmp_path / "a")
+    result["Reader"].loc[result["Reader"]["multilabel_id"] == result["Reader"]["multilabel_id"].iloc[0], "f1"] = np.nan
+    result.save(tmp_path / "b")
+    code, out, err = run(capsys, "compare", str(tmp_path / "a"), str(tmp_path / "b"), "--node", "Reader", "--rounds", "50")
+    assert code == 0
+    assert err.splitlines() == ["warning: f1: 1 queries are scored only in 'a' and 0 only in 'b'; the statistics use the 7 "
+                                "queries both scored (see columns only_a / only_b)."]
+
+
+def test_flatten_names_the_runs_file_line_of_a_query(tmp_path, capsys):
+    # from_runs says labels[0] (0-based, of its list); after two blank lines that query is on line 3 of the file
+    lines = RUNS.read_text(encoding="utf-8").splitlines()
+    runs = tmp_path / "runs.jsonl"
+    runs.write_text("\n".join(["", " ", *lines]) + "\n", encoding="utf-8")
+    code, out, err = run(capsys, "flatten", str(runs), "-o", str(tmp_path / "out"), "--custom-document-id-field", "nope")
+    assert code == 1 and out == ""
+    assert err.startswith(f"error: {runs}:3: the document of label 'line3-gold0' has no meta field 'nope'")
+    assert "labels[" not in err
