@@ -188,6 +188,27 @@ def _render(frame: pd.DataFrame, fmt: str, records: Any = None) -> str:
         return frame.to_string()
 
 
+def _scopes(args: argparse.Namespace) -> str:
+    """The options that produced the numbers, defaults included: one line for the table and markdown formats."""
+    options = MetricOptions.from_keywords(_scope_kwargs(args), passed_to="the command's options")
+
+    def top_k(k: int) -> str:
+        return "all" if k == -1 else str(k)
+
+    return (f"scopes: document_scope={options.document_scope}, answer_scope={options.answer_scope}, "
+            f"eval_mode={options.eval_mode}, top-k retriever={top_k(options.simulated_top_k_retriever)}, "
+            f"top-k reader={top_k(options.simulated_top_k_reader)}")
+
+
+def _with_scopes(text: str, args: argparse.Namespace) -> str:
+    """The scopes above a table, below a markdown table (its first line stays the table's header row), not in json/csv."""
+    if args.format == "table":
+        return f"{_scopes(args)}\n{text}"
+    if args.format == "markdown":
+        return f"{text}\n\n{_scopes(args)}"
+    return text
+
+
 def _short(value: Any, width: int = 60) -> str:
     text = " ".join(str(value).split())
     return text if len(text) <= width else text[: width - 3] + "..."
@@ -202,7 +223,8 @@ def _metrics(args: argparse.Namespace) -> str:
         if args.node is None:
             raise EvalframeError(f"--by-query needs --node (one of {list(result)}).")
         table = result.query_metrics(args.node, **kwargs, by=by)
-        return _render(table, args.format, json.loads(table.to_json(orient="index")) if args.format == "json" else None)
+        return _with_scopes(_render(table, args.format, json.loads(table.to_json(orient="index"))
+                                    if args.format == "json" else None), args)
     if by is not None:
         table = result.sliced_metrics(by, **kwargs)
         if args.node is not None:
@@ -212,13 +234,14 @@ def _metrics(args: argparse.Namespace) -> str:
                 raise EvalframeError(f"node {args.node!r} has no rows with eval_mode={mode!r} to slice.")
             table = table.loc[[args.node]].dropna(axis=1, how="all")
         flat = table.reset_index()
-        return _render(flat.set_index("node"), args.format,
-                       json.loads(flat.to_json(orient="records")) if args.format == "json" else None)
+        return _with_scopes(_render(flat.set_index("node"), args.format,
+                                    json.loads(flat.to_json(orient="records")) if args.format == "json" else None), args)
     metrics = result.calculate_metrics(**kwargs)
     if args.node is not None:
         result[args.node]  # noqa: B018 - validates the name with a helpful message
         metrics = {args.node: metrics[args.node]}
-    return _render(pd.DataFrame.from_dict(metrics, orient="index").rename_axis("node"), args.format, metrics)
+    return _with_scopes(_render(pd.DataFrame.from_dict(metrics, orient="index").rename_axis("node"), args.format, metrics),
+                        args)
 
 
 def _worst(args: argparse.Namespace) -> str:
@@ -245,8 +268,8 @@ def _worst(args: argparse.Namespace) -> str:
         })
     table = pd.DataFrame(rows, columns=["multilabel_id", "query", metric, "gold", "rank 1"]).set_index("multilabel_id")
     if not rows and args.format == "table":
-        return f"no query of node {args.node!r} scores {metric} <= {args.threshold}"
-    return _render(table, args.format)
+        return _with_scopes(f"no query of node {args.node!r} scores {metric} <= {args.threshold}", args)
+    return _with_scopes(_render(table, args.format), args)
 
 
 def _compare(args: argparse.Namespace) -> str:

@@ -303,3 +303,29 @@ def test_flatten_names_the_runs_file_line_of_a_query(tmp_path, capsys):
     assert code == 1 and out == ""
     assert err.startswith(f"error: {runs}:3: the document of label 'line3-gold0' has no meta field 'nope'")
     assert "labels[" not in err
+
+
+def test_table_and_markdown_state_the_scopes_json_and_csv_do_not(capsys):
+    default = ("scopes: document_scope=document_id_or_answer, answer_scope=any, eval_mode=integrated, "
+               "top-k retriever=all, top-k reader=all")
+    code, out, _ = run(capsys, "metrics", str(DEMO))
+    assert code == 0 and out.splitlines()[0] == default
+    code, out, _ = run(capsys, "metrics", str(DEMO), "--document-scope", "document_id", "--answer-scope", "context",
+                       "--eval-mode", "isolated", "--top-k-retriever", "3", "--top-k-reader", "1", "--format", "markdown")
+    assert out.splitlines()[-2:] == ["", "scopes: document_scope=document_id, answer_scope=context, eval_mode=isolated, "
+                                         "top-k retriever=3, top-k reader=1"]
+    code, out, _ = run(capsys, "metrics", str(DEMO), "--node", "Retriever", "--by-query")
+    assert out.splitlines()[0] == default
+    code, out, _ = run(capsys, "metrics", str(DEMO), "--by", "no_answer")
+    assert out.splitlines()[0] == default
+    code, out, _ = run(capsys, "worst", str(DEMO), "--node", "Reader", "--top-k-reader", "2")
+    assert code == 0 and out.splitlines()[0] == default.replace("reader=all", "reader=2")
+    code, out, _ = run(capsys, "worst", str(DEMO), "--node", "Reader", "--threshold", "-1")
+    assert out.splitlines() == [default, "no query of node 'Reader' scores f1 <= -1.0"]
+    for argv in (["metrics", str(DEMO)], ["metrics", str(DEMO), "--node", "Reader", "--by-query"],
+                 ["worst", str(DEMO), "--node", "Reader"]):
+        for fmt in ("json", "csv"):
+            code, out, _ = run(capsys, *argv, "--format", fmt)
+            assert code == 0 and "scopes" not in out
+    code, out, _ = run(capsys, "worst", str(DEMO), "--node", "Reader", "--format", "json")
+    json.loads(out)  # still machine-readable
