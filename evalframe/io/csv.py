@@ -9,6 +9,7 @@ native column that do not parse are refused with a :class:`LoadError` naming the
 
 from __future__ import annotations
 
+import codecs
 import csv
 import io
 from pathlib import Path
@@ -24,7 +25,7 @@ from ..columns import METRIC_LIST_COLUMNS
 from ..errors import LoadError, SaveError
 from ..frames.arrays import DistinctLists
 
-__all__ = ["EXACT_FLOATS", "check_rows", "read", "read_frame", "save_options", "write"]
+__all__ = ["EXACT_FLOATS", "check_dialect", "check_rows", "read", "read_frame", "save_options", "write"]
 
 #: to_csv options that keep a folder readable by load(): recorded in evalframe.json where load needs them.
 _SAVE_OPTIONS = frozenset({"sep", "encoding", "quoting"})
@@ -60,6 +61,80 @@ def write(path: Path, columns: dict[str, list[Any]], *, sep: str, encoding: str,
         writer.writerows(zip(*columns.values()))
 
 
+#: Separators a spreadsheet writes instead of a comma (Excel: ";" where the decimal mark is a comma).
+_OTHER_SEPARATORS = (";", "\t", "|")
+#: How much of a file the dialect check reads.
+_HEAD = 1 << 16
+
+
+def check_dialect(source: BinaryIO, path: Path, options: dict[str, Any]) -> None:
+    """Refuse a CSV not written in ``options``' separator and encoding, saying which ``sep`` / ``encoding`` to pass.
+
+    A CSV a spreadsheet saved (Excel: semicolons, Windows-1252 or UTF-8 with a byte-order mark) otherwise
+    fails with a parser error about cell counts or bytes. The header row and the first 64 KiB are checked.
+
+    Examples
+    --------
+    >>> import io, pathlib
+    >>> check_dialect(io.BytesIO("query;answer\\nwhere?;là\\n".encode("cp1252")), pathlib.Path("Reader.csv"),
+    ...               {})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+      ...
+    evalframe.errors.LoadError: Reader.csv looks like a CSV saved by a spreadsheet (Excel): its header row is ... \
+    Load it with sep=';', encoding='cp1252' (evalframe command: --sep ';' --encoding cp1252).
+    """
+    sep = options.get("sep", options.get("delimiter", ","))
+    encoding = options.get("encoding") or "utf-8"
+    try:
+        name = codecs.lookup(encoding).name
+    except LookupError:
+        raise LoadError(f"encoding {encoding!r} is not a codec Python knows; pass e.g. 'utf-8', 'utf-8-sig' or "
+                        "'cp1252'.") from None
+    source.seek(0)
+    head = source.read(_HEAD)
+    source.seek(0)
+    reasons, fixes = [], {}
+    readable = encoding
+    if head.startswith(codecs.BOM_UTF8) and name not in ("utf-8", "utf-8-sig"):
+        reasons.append(f"it starts with a UTF-8 byte-order mark, which {encoding} reads as text")
+        fixes["encoding"] = readable = "utf-8-sig"
+    else:
+        try:
+            codecs.getincrementaldecoder(encoding)().decode(head, final=len(head) < _HEAD)
+        except UnicodeDecodeError as exc:
+            reasons.append(f"it is not {encoding} text (byte {exc.start + 1} is 0x{head[exc.start]:02x})")
+            fixes["encoding"] = readable = _single_byte_encoding(head)
+    if isinstance(sep, str) and len(sep) == 1:
+        header = head.decode(readable, errors="replace").lstrip("\ufeff").split("\n", 1)[0]
+        if sep not in header:
+            found = [other for other in _OTHER_SEPARATORS if other != sep and other in header]
+            if found:
+                reasons.insert(0, f"its header row is separated by {found[0]!r}, not {sep!r}")
+                fixes = {"sep": found[0], **fixes}
+    if fixes:
+        python = ", ".join(f"{key}={value!r}" for key, value in fixes.items())
+        command = " ".join(f"--{key} {value!r}" if key == "sep" else f"--{key} {value}" for key, value in fixes.items())
+        raise LoadError(f"{path} looks like a CSV saved by a spreadsheet (Excel): {'; '.join(reasons)}. Load it with "
+                        f"{python} (evalframe command: {command}).")
+
+
+def _encoding_hint(exc: Exception) -> str:
+    """For bytes the encoding cannot decode beyond what check_dialect reads: which encoding to pass."""
+    if not isinstance(exc, UnicodeDecodeError):
+        return ""
+    return (" A CSV saved by a spreadsheet (Excel) is often Windows-1252: load it with encoding='cp1252' "
+            "(evalframe command: --encoding cp1252).")
+
+
+def _single_byte_encoding(head: bytes) -> str:
+    """Windows-1252 (what Excel writes on Windows) when it decodes the bytes, else Latin-1, which decodes any byte."""
+    try:
+        head.decode("cp1252")
+    except UnicodeDecodeError:
+        return "latin-1"
+    return "cp1252"
+
+
 def read_frame(source: BinaryIO, path: Path, **kwargs: Any) -> pd.DataFrame:
     """pandas.read_csv of an opened file (from its start); ``path`` words the errors."""
     source.seek(0)
@@ -69,7 +144,7 @@ def read_frame(source: BinaryIO, path: Path, **kwargs: Any) -> pd.DataFrame:
         raise LoadError(f"{path}: the file is empty; an evaluation CSV has at least a header row.") from None
     except (pd.errors.ParserError, UnicodeDecodeError, ValueError) as exc:
         _raise_for_bad_row(source, path, kwargs)
-        raise LoadError(f"{path}: cannot be read as CSV ({type(exc).__name__}: {exc}).") from None
+        raise LoadError(f"{path}: cannot be read as CSV ({type(exc).__name__}: {exc}).{_encoding_hint(exc)}") from None
 
 
 #: read_csv options that keep the file's records as the csv module reads them (others: rows are not checked).
@@ -154,6 +229,7 @@ def read(folder: Folder, entry: dict[str, Any], csv_options: dict[str, Any], rea
         "encoding": csv_options.get("encoding", "utf-8"), **read_csv_kwargs,
     }
     with folder.open_binary(entry["file"]) as source:
+        check_dialect(source, path, options)
         # None: pyarrow missing, or not sure to read it as pandas does (a bad row, too): pandas reads it and words errors
         frame = arrow_csv.read_csv(source, path, specs, csv_options, read_csv_kwargs)
         if frame is not None:
@@ -170,7 +246,7 @@ def read(folder: Folder, entry: dict[str, Any], csv_options: dict[str, Any], rea
             _raise_for_bad_number(source, path, options, specs)
         except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
             _raise_for_bad_row(source, path, options)
-            raise LoadError(f"{path}: cannot be read as CSV ({type(exc).__name__}: {exc}).") from None
+            raise LoadError(f"{path}: cannot be read as CSV ({type(exc).__name__}: {exc}).{_encoding_hint(exc)}") from None
         check_rows(source, path, frame, options)
         if any(spec["codec"] == "native" and str(frame[spec["name"]].dtype) != spec["dtype"]
                for spec in specs if spec["name"] in frame.columns):  # pandas 2.2 reads 2**63 in an int64 column as uint64

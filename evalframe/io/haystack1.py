@@ -48,6 +48,7 @@ def read(folder: Folder, name: str, read_csv_kwargs: dict[str, Any],
     """Read one CSV with Haystack's rules; the distinct cells of its metric list columns go to ``codings``."""
     path = folder.path / name
     with folder.open_binary(name) as source:
+        csv_format.check_dialect(source, path, read_csv_kwargs)
         header = csv_format.read_frame(source, path, nrows=0,
                                        **{k: v for k, v in read_csv_kwargs.items() if k in ("sep", "encoding")})
         text_columns = [c for c in header.columns if c in _TEXT_COLUMNS or c in LIST_COLUMNS or c == "gold_document_contents"]

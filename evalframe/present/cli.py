@@ -72,6 +72,20 @@ def _options(args: argparse.Namespace, options: type[MetricOptions] | type[Match
     return {name: getattr(args, name) for name in options.names() if getattr(args, name, None) is not None}
 
 
+def _csv_options(parser: argparse.ArgumentParser) -> None:
+    """How to read the folders' CSV files when they are not comma-separated UTF-8 (e.g. saved by Excel)."""
+    parser.add_argument("--sep", default=None, metavar="CHAR",
+                        help="the CSV files' separator, e.g. ';' for a CSV saved by Excel (default: as saved, ',')")
+    parser.add_argument("--encoding", default=None, metavar="NAME",
+                        help="the CSV files' encoding, e.g. cp1252 or utf-8-sig (default: as saved, utf-8)")
+
+
+def _load(folder: Path, args: argparse.Namespace) -> EvaluationResult:
+    """EvaluationResult.load with the --sep / --encoding given (read_csv's sep and encoding)."""
+    kwargs = {name: getattr(args, name) for name in ("sep", "encoding") if getattr(args, name, None) is not None}
+    return EvaluationResult.load(folder, **kwargs)
+
+
 def _scope_options(parser: argparse.ArgumentParser) -> None:
     _add_options(parser, MetricOptions)
     parser.add_argument("--format", default="table", choices=FORMATS)
@@ -99,6 +113,7 @@ def _parser() -> argparse.ArgumentParser:
     metrics.add_argument("--by", default=None, metavar="KEYS", help="slice the queries: comma-separated columns, "
                          "'no_answer' or 'filters.<field>'")
     _scope_options(metrics)
+    _csv_options(metrics)
 
     compare = commands.add_parser("compare", help="compare runs on the same queries: delta, 95%% CI, p-values")
     compare.add_argument("folders", type=Path, nargs="+", metavar="DIR", help="two or more results folders; "
@@ -109,6 +124,7 @@ def _parser() -> argparse.ArgumentParser:
     compare.add_argument("--rounds", type=int, default=ROUNDS, help=f"bootstrap / randomization rounds (default {ROUNDS})")
     compare.add_argument("--seed", type=int, default=0, help="seed of the resampling (default 0)")
     _scope_options(compare)
+    _csv_options(compare)
 
     worst = commands.add_parser("worst", help="the worst queries of a node")
     worst.add_argument("folder", type=Path)
@@ -118,11 +134,13 @@ def _parser() -> argparse.ArgumentParser:
                                                         "document nodes: recall_single_hit (default), mrr, ...")
     worst.add_argument("--threshold", type=float, default=THRESHOLD, help=f"list queries scoring <= this (default {THRESHOLD})")
     _scope_options(worst)
+    _csv_options(worst)
 
     convert = commands.add_parser("convert", help="rewrite a results folder as CSV or Parquet")
     convert.add_argument("folder", type=Path)
     convert.add_argument("out", type=Path)
     convert.add_argument("--to", required=True, choices=("csv", "parquet"))
+    _csv_options(convert)
 
     flatten = commands.add_parser("flatten", help="build a results folder from a JSON Lines runs file")
     flatten.add_argument("runs", type=Path, help="runs file (docs/runs-format.md)")
@@ -136,6 +154,7 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("--html", type=Path, default=None, help="also write a self-contained HTML report here")
     report.add_argument("-n", type=_at_least_one, default=3, help="worst queries per node, >= 1 (default 3)")
     report.add_argument("--node-order", default=None, help="comma-separated node names, e.g. Retriever,Reader")
+    _csv_options(report)
 
     commands.add_parser("list-metrics", help="the metrics evalframe computes")
     return parser
@@ -216,7 +235,7 @@ def _short(value: Any, width: int = 60) -> str:
 
 # ------------------------------------------------------------------------------------------ commands
 def _metrics(args: argparse.Namespace) -> str:
-    result = EvaluationResult.load(args.folder)
+    result = _load(args.folder, args)
     kwargs = _scope_kwargs(args)
     by = [key.strip() for key in args.by.split(",")] if args.by else None
     if args.by_query:
@@ -245,7 +264,7 @@ def _metrics(args: argparse.Namespace) -> str:
 
 
 def _worst(args: argparse.Namespace) -> str:
-    result = EvaluationResult.load(args.folder)
+    result = _load(args.folder, args)
     result[args.node]  # noqa: B018 - validates the name with a helpful message
     answers = result.has_answers(args.node)
     metric = args.metric or result.headline_metric(args.node)
@@ -278,7 +297,7 @@ def _compare(args: argparse.Namespace) -> str:
     if len(args.folders) < 2:
         raise EvalframeError(f"compare needs two or more results folders; got {len(args.folders)}.")
     names = [n.strip() for n in args.names.split(",")] if args.names else _folder_names(args.folders)
-    runs = [EvaluationResult.load(folder) for folder in args.folders]
+    runs = [_load(folder, args) for folder in args.folders]
     shared = shared_nodes(runs)
     if args.node is None and len(shared) != 1:
         raise EvalframeError(f"--node is needed: the runs share the nodes {shared}." if shared else
@@ -311,7 +330,7 @@ def _folder_names(folders: Sequence[Path]) -> list[str]:
 
 
 def _convert(args: argparse.Namespace) -> str:
-    result = EvaluationResult.load(args.folder)
+    result = _load(args.folder, args)
     folder = result.save(args.out, format=args.to)
     return f"wrote {len(result)} node(s) as {args.to} to {folder}"
 
@@ -365,7 +384,7 @@ def _demo(args: argparse.Namespace) -> str:
 
 
 def _report(args: argparse.Namespace) -> str:
-    result = EvaluationResult.load(args.folder)
+    result = _load(args.folder, args)
     order = [name.strip() for name in args.node_order.split(",")] if args.node_order else None
     report = result.report(n=args.n, node_order=order, charts=args.html is not None)
     if args.html is not None:

@@ -329,3 +329,25 @@ def test_table_and_markdown_state_the_scopes_json_and_csv_do_not(capsys):
             assert code == 0 and "scopes" not in out
     code, out, _ = run(capsys, "worst", str(DEMO), "--node", "Reader", "--format", "json")
     json.loads(out)  # still machine-readable
+
+
+def test_folders_saved_by_excel_name_the_sep_and_encoding_to_pass(tmp_path, capsys):
+    from tests.io.test_excel_csv import excel_copy
+
+    saved = EvaluationResult.load(DEMO).save(tmp_path / "saved")
+    excel = excel_copy(saved, tmp_path / "excel", sep=";", encoding="cp1252", manifest=False)
+    code, out, err = run(capsys, "metrics", str(excel))
+    assert code == 1 and out == ""
+    assert re.fullmatch(r"error: .*excel[/\\]Re\w+\.csv looks like a CSV saved by a spreadsheet \(Excel\): .* "
+                        r"\(evalframe command: --sep ';' --encoding cp1252\)\.\n", err)
+    flags = ["--sep", ";", "--encoding", "cp1252"]
+    code, out, err = run(capsys, "metrics", str(excel), "--format", "json", *flags)
+    assert code == 0 and err == ""
+    assert json.loads(out) == EvaluationResult.load(excel, sep=";", encoding="cp1252").calculate_metrics()
+    for argv in (["worst", str(excel), "--node", "Reader"], ["compare", str(excel), str(excel), "--node", "Reader",
+                 "--rounds", "10"], ["report", str(excel)], ["convert", str(excel), str(tmp_path / "pq"), "--to", "parquet"]):
+        assert run(capsys, *argv)[0] == 1
+        code, out, err = run(capsys, *argv, *flags)
+        assert code == 0 and err == "", argv
+    assert EvaluationResult.load(tmp_path / "pq").calculate_metrics() == json.loads(
+        run(capsys, "metrics", str(excel), "--format", "json", *flags)[1])
