@@ -72,17 +72,28 @@ def _cut(value: Any, limit: int, empty: str = "(empty)") -> str:
     return text if len(text) <= limit else text[: max(limit - 3, 0)] + "..."
 
 
+def _items(value: Any) -> list[Any] | None:
+    """The items of a list cell (a list, tuple or array); None for a scalar."""
+    if isinstance(value, (list, tuple)):
+        return list(value)
+    return list(value.tolist()) if hasattr(value, "tolist") and not isinstance(value, (str, bytes)) else None
+
+
 def _gold(value: Any, limit: int, answer_node: bool) -> str:
-    """A gold list for a person: a no-answer gold (``['']`` or empty) reads "(no answer)"."""
-    items = list(value) if isinstance(value, (list, tuple)) or hasattr(value, "tolist") else [value]
+    """A gold list for a person, items joined by " | ": a no-answer gold (``['']`` or empty) reads "(no answer)"."""
+    items = _items(value)
+    items = [value] if items is None else items
     if all(_is_missing(item) for item in items):
         return "(no answer)" if answer_node else "(no gold document)"
-    return _cut(items, limit)
+    return _cut(" | ".join(str(item) for item in items), limit)
 
 
 def _value(field: str, value: Any, limit: int) -> str:
     """A listed row's field for a person: an empty answer is a no-answer prediction."""
-    return _cut(value, limit, "(no answer)" if field == "answer" else "(empty)")
+    items = _items(value)
+    if items is not None:  # e.g. an answer's document_ids
+        return "(none)" if not items else _cut(" | ".join(str(item) for item in items), limit)
+    return _cut(value, limit, {"answer": "(no answer)", "document_id": "(nothing retrieved)"}.get(field, "(empty)"))
 
 
 def _rank(value: Any) -> Any:

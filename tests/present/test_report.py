@@ -232,3 +232,12 @@ def test_recall_chart_stops_at_the_deepest_rank_the_retriever_returned(monkeypat
                                    (3, "d1", ["d1"], [1], [90], [1])])
     assert "data:image/png;base64," in build_report(result, n=1).html
     assert seen == [[1, 2, 3]]  # three documents returned: no k = 4..10 that would repeat k = 3
+
+
+def test_lists_read_as_items_and_an_empty_retrieval_says_so():
+    report = load_demo_result().report(n=1, charts=False)
+    retriever = report.text[report.text.index("Worst queries of Retriever"):report.text.index("Worst queries of Reader")]
+    assert "gold:   doc-everest" in retriever and "['doc-everest']" not in report.text
+    assert "    document_id: (nothing retrieved)" in retriever
+    reader = report.text[report.text.index("Worst queries of Reader"):]
+    assert "gold:   8,848.86 metres" in reader and "    document_id: (none)" in reader  # a no-answer has no documents
