@@ -24,6 +24,7 @@ def main() -> None:
     top5 = ef.EvaluationResult.from_runs(*ef.load_demo_runs(top_k=5), progress=False)
     plots = {
         "metrics_at_k.png": lambda: plot_metrics_at_k(top5, ks=(1, 2, 3, 4, 5), node="Retriever"),
+        "metrics_at_k_pipeline.png": lambda: plot_metrics_at_k(top5, ks=(1, 2, 3, 4, 5)),
         "funnel.png": lambda: plot_funnel(top3),
         "distribution.png": lambda: plot_metric_distribution(top3, node="Reader", metric="f1", kind="ecdf"),
         "comparison.png": lambda: plot_comparison(top3, top5, node="Retriever", metric="ndcg", names=["top 3", "top 5"]),

@@ -36,6 +36,7 @@ from ..analysis.compare import (
     shared_node,
 )
 from ..errors import InvalidParameterError
+from ..metrics.registry import ANSWER_METRICS
 from ..options import AT_K_SETS, MetricOptions, with_options
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -71,6 +72,40 @@ def _top(values: Any) -> float:
     return max(1.0, float(finite.max())) if len(finite) else 1.0
 
 
+#: What k cuts for each kind of metric (the x label of its axes).
+_K_MEANS = {"document": "retriever's simulated top-k (documents kept)", "answer": "reader's simulated top-k (answers kept)"}
+
+
+def _legend_outside(ax: Axes) -> None:
+    """A legend right of the axes, where it covers no data (constrained layout makes room for it)."""
+    ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, fontsize="small", frameon=False)
+
+
+#: Marker and dash of the n-th line: metrics with equal values (recall single and multi hit often are) stay visible.
+_STYLES = (("o", "-"), ("s", "--"), ("^", ":"), ("D", "-."), ("v", (0, (5, 1))), ("x", (0, (1, 3))))
+
+
+def _draw_at_k(ax: Axes, table: pd.DataFrame, metrics: list[str], nodes: list[str], kind: str) -> None:
+    drawn_lines = 0
+    for name in nodes:
+        for metric in metrics:
+            line = table[(table["node"] == name) & (table["metric"] == metric)].sort_values("k")
+            if len(line):
+                label = metric if len(nodes) == 1 else f"{name}: {metric}"
+                marker, dash = _STYLES[drawn_lines % len(_STYLES)]
+                ax.plot(line["k"], line["value"], marker=marker, linestyle=dash, label=label)
+                drawn_lines += 1
+    drawn = table[table["metric"].isin(metrics)]
+    ax.set_xticks(sorted(drawn["k"].unique()))
+    ax.set_xlabel(_K_MEANS[kind])
+    ax.set_ylabel("mean over queries")
+    ax.set_ylim(0, 1.05 * _top(drawn["value"]))
+    shown = list(dict.fromkeys(drawn["node"]))
+    ax.set_title(f"{kind} metrics@k" + (f" of {shown[0]}" if len(shown) == 1 else ""))
+    ax.grid(alpha=0.3)
+    _legend_outside(ax)
+
+
 @with_options(MetricOptions, without=AT_K_SETS)
 def plot_metrics_at_k(
     result: EvaluationResult | pd.DataFrame,
@@ -80,7 +115,12 @@ def plot_metrics_at_k(
     ax: Axes | None = None,
     **params: Any,
 ) -> Axes:
-    """Metrics against simulated top-k: one line per node and metric.
+    """Metrics against simulated top-k: one line per node and metric, the legend right of the axes.
+
+    Document metrics are drawn against the retriever's top-k, answer metrics against the reader's: the two
+    k are different cuts, so they never share an axis. When both kinds are drawn (a result with a retriever
+    and a reader, ``node=None``), a new figure gets two axes side by side and the document axes are returned
+    (the answer axes are ``ax.figure.axes[1]``); with ``ax=`` given, pick one kind by ``node`` or ``metrics``.
 
     Parameters
     ----------
@@ -91,6 +131,15 @@ def plot_metrics_at_k(
     metrics : list of str, optional
         The metrics to draw; by default recall_single_hit, recall_multi_hit, mrr, ndcg, exact_match and f1
         where present.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from evalframe import load_demo_result
+    >>> ax = plot_metrics_at_k(load_demo_result(), ks=(1, 2, 3))  # retriever and reader: two axes
+    >>> [axes.get_xlabel() for axes in ax.figure.axes]
+    ["retriever's simulated top-k (documents kept)", "reader's simulated top-k (answers kept)"]
     """
     if isinstance(result, pd.DataFrame):
         if params:
@@ -107,22 +156,23 @@ def plot_metrics_at_k(
     else:
         for metric in metrics:
             check.check_choice(metric, present, name="metrics")
-    ax = _axes(ax)
+    kinds = {kind: [m for m in metrics if (m in ANSWER_METRICS) == (kind == "answer")] for kind in ("document", "answer")}
+    kinds = {kind: chosen for kind, chosen in kinds.items() if chosen}
     nodes = list(dict.fromkeys(table["node"]))
-    for name in nodes:
-        for metric in metrics:
-            line = table[(table["node"] == name) & (table["metric"] == metric)].sort_values("k")
-            if len(line):
-                label = metric if len(nodes) == 1 else f"{name}: {metric}"
-                ax.plot(line["k"], line["value"], marker="o", label=label)
-    ax.set_xticks(sorted(table["k"].unique()))
-    ax.set_xlabel("simulated top-k")
-    ax.set_ylabel("mean over queries")
-    ax.set_ylim(0, 1.05 * _top(table.loc[table["metric"].isin(metrics), "value"]))
-    ax.set_title("metrics@k" + (f" of {nodes[0]}" if len(nodes) == 1 else ""))
-    ax.grid(alpha=0.3)
-    ax.legend(loc="lower right", fontsize="small")
-    return ax
+    if len(kinds) == 2 and ax is not None:
+        raise InvalidParameterError(
+            f"metrics {kinds['document']} are cut by the retriever's top-k and {kinds['answer']} by the reader's, "
+            "so they need two axes: leave out ax= (a figure with both is drawn), or pass node= or metrics= of one kind.")
+    if ax is None and len(kinds) == 2:
+        import matplotlib.pyplot as plt
+
+        _, pair = plt.subplots(1, 2, figsize=(11.0, 4.0), layout="constrained")
+        panels = list(pair)
+    else:
+        panels = [_axes(ax)]
+    for panel, (kind, chosen) in zip(panels, kinds.items()):
+        _draw_at_k(panel, table, chosen, nodes, kind)
+    return panels[0]
 
 
 @with_options(MetricOptions)
@@ -176,7 +226,7 @@ def plot_metric_distribution(
         ax.set_ylim(0, 1.02)
     if len(values):
         ax.axvline(values.mean(), color="#c44e52", linestyle="--", label=f"mean {values.mean():.3f}")
-        ax.legend(loc="upper left" if kind == "ecdf" else "upper center", fontsize="small")
+        _legend_outside(ax)
     ax.set_xlabel(metric)
     ax.set_title(f"{metric} per query" + (f" ({node}, {len(values)} queries)" if node else f" ({len(values)} queries)"))
     return ax
@@ -234,7 +284,7 @@ def plot_funnel(
     ax.set_ylim(0, 1.12 * _top([values[m][n].get(chosen[n], np.nan) for m in values for n in nodes]))
     ax.set_ylabel("mean over queries")
     ax.set_title("pipeline funnel: integrated vs isolated")
-    ax.legend(loc="upper right", fontsize="small")
+    _legend_outside(ax)  # inside, it covered the value labels of the bars
     return ax
 
 

@@ -36,8 +36,50 @@ def test_metrics_at_k_lines(tmp_path):
     assert ax.lines[0].get_xdata().tolist() == [1, 2, 3]
     assert ax.lines[0].get_ydata().tolist() == pytest.approx([3 / 6, 4 / 6, 5 / 6])
     both = plot_metrics_at_k(hand_result(), ks=(1, 3))
-    labels = [line.get_label() for line in both.lines]
+    labels = [line.get_label() for axes in both.figure.axes for line in axes.lines]  # one axes per kind of k
     assert "Retriever: recall_single_hit" in labels and "Reader: f1" in labels
+
+
+def test_metrics_at_k_never_mixes_the_readers_k_with_the_retrievers(tmp_path):
+    both = saved(plot_metrics_at_k(hand_result(), ks=(1, 3)), tmp_path, "both")
+    documents, answers = both.figure.axes
+    assert documents is both
+    assert documents.get_xlabel() == "retriever's simulated top-k (documents kept)"
+    assert answers.get_xlabel() == "reader's simulated top-k (answers kept)"
+    assert {line.get_label().split(": ")[1] for line in documents.lines} == {"recall_single_hit", "recall_multi_hit",
+                                                                             "mrr", "ndcg"}
+    assert {line.get_label().split(": ")[1] for line in answers.lines} == {"exact_match", "f1"}
+    _, given = plt.subplots()
+    with pytest.raises(InvalidParameterError, match=r"need two axes: leave out ax="):
+        plot_metrics_at_k(hand_result(), ks=(1, 3), ax=given)
+    one_kind = plot_metrics_at_k(hand_result(), ks=(1, 3), metrics=["f1"], ax=given)
+    assert one_kind is given and one_kind.get_xlabel() == "reader's simulated top-k (answers kept)"
+
+
+def _inside(legend, ax):
+    """Whether a legend's box overlaps the axes' data area (drawn figure, display coordinates)."""
+    ax.figure.canvas.draw()
+    return legend.get_window_extent().overlaps(ax.get_window_extent())
+
+
+@pytest.mark.parametrize("draw", [
+    lambda: plot_metrics_at_k(hand_result(), ks=(1, 2, 3), node="Retriever"),
+    lambda: plot_funnel(hand_result()),
+    lambda: plot_metric_distribution(hand_result(), node="Reader", kind="ecdf"),
+    lambda: plot_metric_distribution(hand_result(), node="Reader", kind="hist"),
+])
+def test_legends_sit_outside_the_data(draw):
+    ax = draw()
+    legend = ax.get_legend()
+    assert legend is not None and not _inside(legend, ax)
+
+
+def test_funnel_value_labels_are_not_covered_by_the_legend():
+    ax = plot_funnel(hand_result())
+    ax.figure.canvas.draw()
+    legend = ax.get_legend().get_window_extent()
+    labels = [text.get_window_extent() for text in ax.texts]
+    assert labels and not any(legend.overlaps(label) for label in labels)
 
 
 def test_distribution_hist_and_ecdf(tmp_path):

@@ -9,6 +9,7 @@ import pytest
 
 from evalframe import EvaluationResult, InvalidParameterError, load_demo_result, print_eval_report
 from evalframe.present.cli import main
+from evalframe.present.report import build_report
 
 DEMO = Path(__file__).parents[2] / "evalframe" / "data" / "demo_result"
 
@@ -89,3 +90,154 @@ def test_funnel_puts_retrievers_before_readers_when_the_folder_records_no_order(
     # an explicit order is kept, and so is the result's order among nodes of one kind
     text = haystack.report(n=1, node_order=["Reader", "Retriever"], charts=False).text
     assert text.index("Reader") < text.index("Retriever")
+
+
+# ---------------------------------------------------------------- Haystack 1.26's print_eval_report, scopes, marks
+def _one_query_retriever(doc_rows):
+    import pandas as pd
+
+    from tests.fixtures import doc_row
+
+    return EvaluationResult({"Retriever": pd.DataFrame([doc_row("q1", *row) for row in doc_rows])})
+
+
+@pytest.mark.filterwarnings("ignore:document_scope=.document_id. ignores")
+def test_print_eval_report_takes_haystack_126_arguments_by_position(capsys):
+    result = load_demo_result()
+    # Haystack 1.26: (eval_result, n_wrong_examples, metrics_filter, document_scope, answer_scope,
+    #                 wrong_examples_fields, max_characters_per_field)
+    print_eval_report(result, 1, {"Retriever": ["mrr"], "Reader": ["f1"]}, "document_id", "document_id", ["answer"], 12)
+    out = capsys.readouterr().out
+    funnel = out[out.index("Query"): out.index("Output")]
+    assert "mrr" in funnel and "f1" in funnel and "ndcg" not in funnel and "exact_match" not in funnel
+    assert "Scopes: document_scope='document_id', answer_scope='document_id'" in out
+    expected = result.calculate_metrics(document_scope="document_id", answer_scope="document_id")
+    assert f"| mrr                {expected['Retriever']['mrr']:.4f}" in funnel
+    assert f"| f1                 {expected['Reader']['f1']:.4f}" in funnel
+    worst = out[out.index("Worst queries of Reader"):]
+    assert "    answer: " in worst and "    context: " not in worst and "document_id: " not in worst
+    assert "query:  What is t..." in out  # 12 characters
+    assert "not from the gold document" in worst  # "Berlin" is right, but from another document
+
+
+def test_print_eval_report_defaults_are_haystacks():
+    import inspect
+
+    signature = inspect.signature(print_eval_report)
+    assert list(signature.parameters)[:7] == ["eval_result", "n_wrong_examples", "metrics_filter", "document_scope",
+                                              "answer_scope", "wrong_examples_fields", "max_characters_per_field"]
+    defaults = {name: p.default for name, p in signature.parameters.items()}
+    assert defaults["n_wrong_examples"] == 3 and defaults["metrics_filter"] is None
+    assert defaults["document_scope"] == "document_id_or_answer" and defaults["answer_scope"] == "any"
+    assert list(defaults["wrong_examples_fields"]) == ["answer", "context", "document_id"]
+    assert defaults["max_characters_per_field"] == 150
+    assert signature.parameters["node_order"].kind is inspect.Parameter.KEYWORD_ONLY
+
+
+@pytest.mark.parametrize(("call", "message"), [
+    (lambda r: print_eval_report(r, 1, {"Ranker": ["mrr"]}), r"metrics_filter names node 'Ranker'"),
+    (lambda r: print_eval_report(r, 1, {"Retriever": ["f1"]}), r"metrics_filter\['Retriever'\] names metric\(s\) \['f1'\]"),
+    (lambda r: print_eval_report(r, 1, ["mrr"]), r"metrics_filter must be a dict"),
+    (lambda r: print_eval_report(r, 1, None, "doc"), r"document_scope"),
+    (lambda r: print_eval_report(r, 1, None, "document_id", "everything"), r"answer_scope"),
+    (lambda r: print_eval_report(r, 1, None, "document_id", "any", "answer"), r"wrong_examples_fields must be a list"),
+    (lambda r: print_eval_report(r, 1, None, "document_id", "any", ["answer"], 0), r"max_characters_per_field"),
+])
+@pytest.mark.filterwarnings("ignore:document_scope=.document_id. ignores")
+def test_print_eval_report_names_a_bad_argument(call, message):
+    with pytest.raises(InvalidParameterError, match=message):
+        call(load_demo_result())
+
+
+def test_scope_mismatch_is_warned_once_per_report():
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        build_report(load_demo_result(), n=1, charts=False, document_scope="document_id", answer_scope="context")
+    assert len([w for w in caught if "ignores answer_scope" in str(w.message)]) == 1
+
+
+def test_every_report_states_its_scopes_text_and_html():
+    report = load_demo_result().report(n=1)
+    assert "Scopes: document_scope='document_id_or_answer', answer_scope='any'" in report.text
+    assert "document_scope=&#x27;document_id_or_answer&#x27;" in report.html
+    assert "href='docs/metrics.md#relevance-criterion'" in report.html
+
+
+def test_listed_rows_say_what_they_matched_and_mark_the_correct_ones():
+    # gold d1; rank 1 holds the answer but another id, rank 2 nothing: relevant by answer, not by id
+    result = _one_query_retriever([(1, "d3", ["d1"], [0], [10], [1]), (2, "d4", ["d1"], [0], [10], [0])])
+    by_id = build_report(result, n=1, charts=False, document_scope="document_id")
+    assert "  rank 1: (matches gold: id no, context no, answer yes)" in by_id.text  # why recall is 0 under document_id
+    assert "[correct]" not in by_id.text.split("Worst queries", 1)[1].split("\n", 3)[3]
+    # a row judged correct under the report's scope is marked, in text and HTML: list the query (which scores 1
+    # under the default scope, so wrong_examples would not list it) through query_examples
+    def every_query(node, n, **options):
+        return result.query_examples(node, result.query_metrics(node, **options), metric="recall_single_hit")
+
+    result.wrong_examples = every_query
+    marked = build_report(result, n=1, charts=False)
+    assert "  rank 1 [correct]: (matches gold: id no, context no, answer yes)" in marked.text
+    assert "  rank 2: (matches gold: id no, context no, answer no)" in marked.text
+    assert "<span class='ok' title='judged correct'>&#10003;</span>" in marked.html
+
+
+def test_no_answer_gold_reads_no_answer():
+    from tests.fixtures import hand_result
+
+    result = hand_result()
+    result["Reader"].loc[result["Reader"]["multilabel_id"] == "q2", ["exact_match", "f1"]] = 0.0  # make q2 a worst query
+    report = result.report(n=5, charts=False)
+    reader = report.text[report.text.index("Worst queries of Reader"):]
+    q2 = reader[reader.index("query:  question q2"):]
+    assert q2.splitlines()[2] == "gold:   (no answer)" and "['']" not in report.text
+    assert "    answer: (no answer)" in q2
+    assert "<td>(no answer)</td>" in report.html
+
+
+def test_map_and_ndcg_above_one_are_flagged_with_the_reason_and_a_link():
+    # the gold document retrieved twice: Haystack's map and ndcg count it twice
+    result = _one_query_retriever([(1, "d1", ["d1"], [1], [90], [1]), (2, "d1", ["d1"], [1], [90], [1])])
+    values = result.calculate_metrics()["Retriever"]
+    assert values["map"] > 1 and values["ndcg"] > 1
+    report = result.report(n=1)
+    assert re.search(r"\| map +\d\.\d{4}   \[! above 1: a relevant document retrieved twice counts twice", report.text)
+    assert "see docs/metrics.md#per-query" in report.text
+    assert report.html.count("&#9888; above 1") == 2 and "href='docs/metrics.md#per-query'" in report.html
+    plain = load_demo_result().report(n=1)
+    assert "above 1" not in plain.text and "above 1" not in plain.html
+
+
+def test_report_text_columns_are_left_aligned_in_a_notebook():
+    page = load_demo_result().report(n=1, charts=False)._repr_html_()
+    assert "<div class='evalframe-report'>" in page
+    assert ".evalframe-report th,.evalframe-report td{text-align:left!important}" in page  # Jupyter right-aligns td
+    assert ".evalframe-report td.num{text-align:right!important}" in page
+
+
+def test_recall_chart_stops_at_the_deepest_rank_the_retriever_returned(monkeypatch):
+    pytest.importorskip("matplotlib")
+    import evalframe.present.plots as plots
+
+    seen = []
+    draw = plots.plot_metrics_at_k
+
+    def recording(result, ks, **kwargs):
+        seen.append(list(ks))
+        return draw(result, ks, **kwargs)
+
+    monkeypatch.setattr(plots, "plot_metrics_at_k", recording)
+    result = _one_query_retriever([(1, "d3", ["d1"], [0], [10], [0]), (2, "d4", ["d1"], [0], [10], [0]),
+                                   (3, "d1", ["d1"], [1], [90], [1])])
+    assert "data:image/png;base64," in build_report(result, n=1).html
+    assert seen == [[1, 2, 3]]  # three documents returned: no k = 4..10 that would repeat k = 3
+
+
+def test_lists_read_as_items_and_an_empty_retrieval_says_so():
+    report = load_demo_result().report(n=1, charts=False)
+    retriever = report.text[report.text.index("Worst queries of Retriever"):report.text.index("Worst queries of Reader")]
+    assert "gold:   doc-everest" in retriever and "['doc-everest']" not in report.text
+    assert "    document_id: (nothing retrieved)" in retriever
+    reader = report.text[report.text.index("Worst queries of Reader"):]
+    assert "gold:   8,848.86 metres" in reader and "    document_id: (none)" in reader  # a no-answer has no documents
