@@ -17,7 +17,7 @@ from typing import Any, TypeVar, cast
 import pandas as pd
 
 from . import _validation as check
-from .analysis.examples import ANSWER_DROP, DOCUMENT_DROP, THRESHOLD, examples, worst
+from .analysis.examples import ANSWER_DROP, DOCUMENT_DROP, THRESHOLD, Examples, examples, worst
 from .analysis.slices import SliceKey, beside, check_by, query_attributes, slice_means
 from .columns import CRITERIA, EVAL_MODES
 from .errors import InvalidParameterError, UnknownArgumentError, warn
@@ -478,7 +478,7 @@ class EvaluationResult(Mapping):
         document_metric_threshold: float = THRESHOLD,
         answer_metric_threshold: float = THRESHOLD,
         **options: Any,
-    ) -> list[dict[str, Any]]:
+    ) -> Examples:
         """The ``n`` worst queries of a node, for a person to read (``docs/metrics.md``).
 
         Answer nodes are ranked by ``answer_metric``, document nodes by ``document_metric``;
@@ -486,7 +486,9 @@ class EvaluationResult(Mapping):
         are returned. Each query is a dict with ``multilabel_id``, ``query``, ``filters``,
         ``metrics``, ``answers`` or ``documents`` (all the query's rows of that eval_mode, in frame
         order) and the gold answers / document ids. The options are those of
-        :class:`evalframe.options.MetricOptions`.
+        :class:`evalframe.options.MetricOptions`. The list is an
+        :class:`evalframe.analysis.examples.Examples`: a plain list of these dicts that prints
+        a few lines per query (and a table in a notebook).
 
         Examples
         --------
@@ -517,7 +519,7 @@ class EvaluationResult(Mapping):
             self._warn_scope_mismatch(opts)
             rows = self._rows(node, "document", opts.eval_mode)
             return worst(documents, document_metric, document_metric_threshold, n, rows, "documents", DOCUMENT_DROP)
-        return []
+        return Examples()
 
     def _rows(self, node: str, row_type: str, eval_mode: str) -> pd.DataFrame:
         """The frame's own rows of one type and eval_mode (for listing them)."""
@@ -525,7 +527,7 @@ class EvaluationResult(Mapping):
 
     @_fresh
     def query_examples(self, node: str, queries: pd.DataFrame, *, metric: str,
-                       eval_mode: str = "integrated") -> list[dict[str, Any]]:
+                       eval_mode: str = "integrated") -> Examples:
         """:meth:`wrong_examples`-shaped dicts for the queries of ``queries``, in its order.
 
         ``queries`` is a per-query table (index ``multilabel_id``; its columns become each dict's
