@@ -390,13 +390,17 @@ class EvaluationResult(Mapping):
 
     @_fresh
     @with_options(MetricOptions, positional=("self", "node", *MetricOptions.names(), "by"))
-    def query_metrics(self, node: str, by: SliceKey | Sequence[SliceKey] | None = None, **options: Any) -> pd.DataFrame:
+    def query_metrics(self, node: str, by: SliceKey | Sequence[SliceKey] | None = None, *, with_query: bool = False,
+                      **options: Any) -> pd.DataFrame:
         """Per-query metrics of one node: index ``multilabel_id``, one column per metric.
 
         Queries appear in order of first appearance. A node with answer and document rows gets
         both sets of columns (NaN where a query has rows of one type only). The parameters are
         those of :meth:`calculate_metrics`, whose values are the means of these columns; ``by``
         puts the slice labels of each query in front (see :mod:`evalframe.analysis.slices`).
+        ``with_query=True`` puts the query text in front as a ``query`` column, to read the table
+        beside the hash ids (the same column as ``by="query"``; leave it off for a table of metrics
+        only, as :func:`evalframe.compare` and the slices take it).
 
         Examples
         --------
@@ -406,12 +410,17 @@ class EvaluationResult(Mapping):
         ['exact_match', 'f1']
         >>> list(load_demo_result().query_metrics("Reader", by="no_answer").columns)
         ['no_answer', 'exact_match', 'f1']
+        >>> load_demo_result().query_metrics("Reader", with_query=True)["query"].iloc[0]
+        'What is the capital of Germany?'
         """
         node = check.check_node(node, list(self.node_results))
+        with_query = check.check_real_bool(with_query, name="with_query")
         opts = self._options(options, passed_to="query_metrics takes these options")
-        keys = check_by(by) if by is not None else None
+        keys = check_by(by) if by is not None else []
+        if with_query and not any(isinstance(key, str) and key == "query" for key in keys):
+            keys = ["query", *keys]
         table = self._query_table(node, opts)
-        if keys is None:
+        if not keys:
             return table
         attributes = query_attributes(self.node_results[node], keys, where=f"node {node!r}")
         return beside(attributes, table).join(table)
