@@ -621,7 +621,8 @@ class EvaluationResult(Mapping):
             ``(predictions, golds) -> scores`` or a sentence-transformers model name
             (``pip install "evalframe[sas]"``); adds the ``sas`` columns.
         progress : bool, optional
-            Show a progress bar; None shows it when stderr is a terminal.
+            Show progress bars (building the rows, scoring the contexts); None shows them where a person
+            watches: stderr is a terminal or the code runs in a Jupyter / IPython kernel.
 
         Raises
         ------
@@ -658,11 +659,12 @@ class EvaluationResult(Mapping):
         return cls(frames, matching=recorded)
 
     # ------------------------------------------------------------------ persistence
-    def save(self, out_dir: str | Path, format: str = "csv", **to_csv_kwargs: Any) -> Path:
+    def save(self, out_dir: str | Path, format: str = "csv", *, progress: bool | None = None, **to_csv_kwargs: Any) -> Path:
         """Write one ``<node>.csv`` (or ``.parquet``) per node plus ``evalframe.json`` to ``out_dir``, atomically.
 
         ``format="parquet"`` needs ``pip install "evalframe[parquet]"``; ``load`` detects the format.
-        See ``docs/persistence.md``. Returns the folder written.
+        See ``docs/persistence.md``. Returns the folder written. ``progress``: a bar over the nodes, shown by
+        default where a person watches (stderr a terminal, or a Jupyter kernel); False never shows it.
 
         Examples
         --------
@@ -674,11 +676,14 @@ class EvaluationResult(Mapping):
         """
         from .io import save_result
 
-        return save_result(self, check.check_path(out_dir, name="out_dir"), format, **to_csv_kwargs)
+        return save_result(self, check.check_path(out_dir, name="out_dir"), format, progress=progress, **to_csv_kwargs)
 
     @classmethod
-    def load(cls, load_dir: str | Path, **read_csv_kwargs: Any) -> EvaluationResult:
+    def load(cls, load_dir: str | Path, *, progress: bool | None = None, **read_csv_kwargs: Any) -> EvaluationResult:
         """Load a folder written by :meth:`save` or by Haystack 1.x's ``EvaluationResult.save``.
+
+        ``progress``: a bar over the nodes read, shown by default where a person watches (stderr a terminal,
+        or a Jupyter kernel); False never shows it. The other keywords go to :func:`pandas.read_csv`.
 
         Examples
         --------
@@ -690,4 +695,4 @@ class EvaluationResult(Mapping):
         """
         from .io import load_result
 
-        return load_result(cls, check.check_path(load_dir, name="load_dir"), **read_csv_kwargs)
+        return load_result(cls, check.check_path(load_dir, name="load_dir"), progress=progress, **read_csv_kwargs)
