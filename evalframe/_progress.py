@@ -2,12 +2,14 @@
 
 ``progress=None`` (the default of every call that reads, builds, scores or saves) shows a bar when stderr is a
 terminal or the code runs in a Jupyter / IPython kernel; ``True`` shows it anyway, ``False`` never. The bars are
-``tqdm.auto``'s (a widget in Jupyter, text in a terminal) and go to stderr.
+``tqdm.auto``'s (a widget in Jupyter with ipywidgets, text otherwise) and go to stderr; a bar appears only
+once its work has taken :data:`DELAY` seconds, so quick steps (the demo, a small folder) print nothing.
 """
 
 from __future__ import annotations
 
 import sys
+import warnings
 from collections.abc import Iterable, Iterator
 from typing import Any, TypeVar
 
@@ -18,6 +20,9 @@ from .errors import InvalidParameterError
 __all__ = ["watching", "enabled", "bar", "Steps"]
 
 _T = TypeVar("_T")
+
+#: Seconds of work before a bar appears.
+DELAY = 0.5
 
 
 def in_kernel() -> bool:
@@ -59,9 +64,15 @@ def bar(items: Iterable[_T], *, show: bool, desc: str, unit: str = "it", total: 
     """``items``, with a ``tqdm.auto`` bar on stderr when ``show``; without one, ``items`` as they are."""
     if not show:
         return iter(items)
-    from tqdm.auto import tqdm
+    return iter(_tqdm()(items, desc=f"evalframe: {desc}", unit=unit, total=total, leave=False, delay=DELAY))
 
-    return iter(tqdm(items, desc=f"evalframe: {desc}", unit=unit, total=total, leave=False))
+
+def _tqdm() -> Any:
+    """``tqdm.auto.tqdm``; in Jupyter without ipywidgets it is the text bar, without tqdm's warning about it."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from tqdm.auto import tqdm
+    return tqdm
 
 
 class Steps:
@@ -70,9 +81,7 @@ class Steps:
     def __init__(self, *, show: bool, desc: str, total: int, unit: str = "it") -> None:
         self._bar: Any = None
         if show:
-            from tqdm.auto import tqdm
-
-            self._bar = tqdm(desc=f"evalframe: {desc}", total=total, unit=unit, leave=False)
+            self._bar = _tqdm()(desc=f"evalframe: {desc}", total=total, unit=unit, leave=False, delay=DELAY)
 
     def update(self, n: int) -> None:
         if self._bar is not None:

@@ -61,6 +61,7 @@ def test_progress_must_be_none_or_a_bool():
 
 
 def test_progress_false_prints_nothing_even_in_a_terminal(monkeypatch, tmp_path, capfd, no_ipython):
+    monkeypatch.setattr(_progress, "DELAY", 0)
     terminal = Terminal()
     monkeypatch.setattr(sys, "stderr", terminal)
     result = EvaluationResult.from_runs(*load_demo_runs(top_k=3), progress=False)
@@ -71,6 +72,7 @@ def test_progress_false_prints_nothing_even_in_a_terminal(monkeypatch, tmp_path,
 
 
 def test_a_watched_build_save_and_load_show_bars(monkeypatch, tmp_path, no_ipython):
+    monkeypatch.setattr(_progress, "DELAY", 0)
     terminal = Terminal()
     monkeypatch.setattr(sys, "stderr", terminal)
     result = EvaluationResult.from_runs(*load_demo_runs(top_k=3))
@@ -80,6 +82,13 @@ def test_a_watched_build_save_and_load_show_bars(monkeypatch, tmp_path, no_ipyth
     for step in ("building frames", "scoring contexts", "saving", "loading"):
         assert f"evalframe: {step}" in shown
     assert again.calculate_metrics() == result.calculate_metrics()
+
+
+def test_quick_steps_print_nothing(monkeypatch, tmp_path, no_ipython):
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    hand_result().save(tmp_path / "run")  # watched, but done before DELAY
+    assert _progress.DELAY > 0 and terminal.getvalue() == ""
 
 
 def test_scoring_in_batches_gives_the_same_numbers(monkeypatch):
