@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from html import escape
-from typing import Any
+from typing import Any, SupportsIndex, overload
 
 import pandas as pd
 
@@ -138,6 +138,18 @@ class Examples(list[dict[str, Any]]):
         gold      answers ['8,848.86 metres'] | documents [doc-everest]
         answers   1. None  exact_match 0  f1 0  docs []
     """
+
+    @overload
+    def __getitem__(self, index: SupportsIndex) -> dict[str, Any]: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Examples: ...
+
+    def __getitem__(self, index: SupportsIndex | slice) -> dict[str, Any] | Examples:
+        """One query's dict; a slice (``worst[:2]``) is an Examples again, printed the same way."""
+        if isinstance(index, slice):
+            return Examples(super().__getitem__(index))
+        return super().__getitem__(index)
 
     def _summary(self, example: dict[str, Any]) -> list[str]:
         kind = _kind(example)

@@ -20,6 +20,7 @@ def test_wrong_examples_is_still_the_plain_list_of_dicts():
     assert again == worst and isinstance(again, Examples)
     assert isinstance(hand_result().query_examples("Reader", hand_result().query_metrics("Reader"), metric="f1"), Examples)
     assert hand_result().wrong_examples("Reader", n=1, answer_metric_threshold=-1) == Examples() == []
+    assert isinstance(worst[:1], Examples) and worst[:1] == plain[:1] and worst[0] == plain[0] and worst[-1] == plain[-1]
 
 
 def test_repr_of_answer_examples():
