@@ -17,7 +17,7 @@ from typing import Any, TypeVar, cast
 import pandas as pd
 
 from . import _validation as check
-from .analysis.examples import ANSWER_DROP, DOCUMENT_DROP, THRESHOLD, examples, worst
+from .analysis.examples import ANSWER_DROP, DOCUMENT_DROP, THRESHOLD, Examples, examples, worst
 from .analysis.slices import SliceKey, beside, check_by, query_attributes, slice_means
 from .columns import CRITERIA, EVAL_MODES
 from .errors import InvalidParameterError, UnknownArgumentError, warn
@@ -390,13 +390,17 @@ class EvaluationResult(Mapping):
 
     @_fresh
     @with_options(MetricOptions, positional=("self", "node", *MetricOptions.names(), "by"))
-    def query_metrics(self, node: str, by: SliceKey | Sequence[SliceKey] | None = None, **options: Any) -> pd.DataFrame:
+    def query_metrics(self, node: str, by: SliceKey | Sequence[SliceKey] | None = None, *, with_query: bool = False,
+                      **options: Any) -> pd.DataFrame:
         """Per-query metrics of one node: index ``multilabel_id``, one column per metric.
 
         Queries appear in order of first appearance. A node with answer and document rows gets
         both sets of columns (NaN where a query has rows of one type only). The parameters are
         those of :meth:`calculate_metrics`, whose values are the means of these columns; ``by``
         puts the slice labels of each query in front (see :mod:`evalframe.analysis.slices`).
+        ``with_query=True`` puts the query text in front as a ``query`` column, to read the table
+        beside the hash ids (the same column as ``by="query"``; leave it off for a table of metrics
+        only, as :func:`evalframe.compare` and the slices take it).
 
         Examples
         --------
@@ -406,12 +410,17 @@ class EvaluationResult(Mapping):
         ['exact_match', 'f1']
         >>> list(load_demo_result().query_metrics("Reader", by="no_answer").columns)
         ['no_answer', 'exact_match', 'f1']
+        >>> load_demo_result().query_metrics("Reader", with_query=True)["query"].iloc[0]
+        'What is the capital of Germany?'
         """
         node = check.check_node(node, list(self.node_results))
+        with_query = check.check_real_bool(with_query, name="with_query")
         opts = self._options(options, passed_to="query_metrics takes these options")
-        keys = check_by(by) if by is not None else None
+        keys = check_by(by) if by is not None else []
+        if with_query and not any(isinstance(key, str) and key == "query" for key in keys):
+            keys = ["query", *keys]
         table = self._query_table(node, opts)
-        if keys is None:
+        if not keys:
             return table
         attributes = query_attributes(self.node_results[node], keys, where=f"node {node!r}")
         return beside(attributes, table).join(table)
@@ -478,7 +487,7 @@ class EvaluationResult(Mapping):
         document_metric_threshold: float = THRESHOLD,
         answer_metric_threshold: float = THRESHOLD,
         **options: Any,
-    ) -> list[dict[str, Any]]:
+    ) -> Examples:
         """The ``n`` worst queries of a node, for a person to read (``docs/metrics.md``).
 
         Answer nodes are ranked by ``answer_metric``, document nodes by ``document_metric``;
@@ -486,7 +495,9 @@ class EvaluationResult(Mapping):
         are returned. Each query is a dict with ``multilabel_id``, ``query``, ``filters``,
         ``metrics``, ``answers`` or ``documents`` (all the query's rows of that eval_mode, in frame
         order) and the gold answers / document ids. The options are those of
-        :class:`evalframe.options.MetricOptions`.
+        :class:`evalframe.options.MetricOptions`. The list is an
+        :class:`evalframe.analysis.examples.Examples`: a plain list of these dicts that prints
+        a few lines per query (and a table in a notebook).
 
         Examples
         --------
@@ -517,7 +528,7 @@ class EvaluationResult(Mapping):
             self._warn_scope_mismatch(opts)
             rows = self._rows(node, "document", opts.eval_mode)
             return worst(documents, document_metric, document_metric_threshold, n, rows, "documents", DOCUMENT_DROP)
-        return []
+        return Examples()
 
     def _rows(self, node: str, row_type: str, eval_mode: str) -> pd.DataFrame:
         """The frame's own rows of one type and eval_mode (for listing them)."""
@@ -525,7 +536,7 @@ class EvaluationResult(Mapping):
 
     @_fresh
     def query_examples(self, node: str, queries: pd.DataFrame, *, metric: str,
-                       eval_mode: str = "integrated") -> list[dict[str, Any]]:
+                       eval_mode: str = "integrated") -> Examples:
         """:meth:`wrong_examples`-shaped dicts for the queries of ``queries``, in its order.
 
         ``queries`` is a per-query table (index ``multilabel_id``; its columns become each dict's
@@ -610,7 +621,8 @@ class EvaluationResult(Mapping):
             ``(predictions, golds) -> scores`` or a sentence-transformers model name
             (``pip install "evalframe[sas]"``); adds the ``sas`` columns.
         progress : bool, optional
-            Show a progress bar; None shows it when stderr is a terminal.
+            Show progress bars (building the rows, scoring the contexts); None shows them where a person
+            watches: stderr is a terminal or the code runs in a Jupyter / IPython kernel.
 
         Raises
         ------
@@ -647,11 +659,12 @@ class EvaluationResult(Mapping):
         return cls(frames, matching=recorded)
 
     # ------------------------------------------------------------------ persistence
-    def save(self, out_dir: str | Path, format: str = "csv", **to_csv_kwargs: Any) -> Path:
+    def save(self, out_dir: str | Path, format: str = "csv", *, progress: bool | None = None, **to_csv_kwargs: Any) -> Path:
         """Write one ``<node>.csv`` (or ``.parquet``) per node plus ``evalframe.json`` to ``out_dir``, atomically.
 
         ``format="parquet"`` needs ``pip install "evalframe[parquet]"``; ``load`` detects the format.
-        See ``docs/persistence.md``. Returns the folder written.
+        See ``docs/persistence.md``. Returns the folder written. ``progress``: a bar over the nodes, shown by
+        default where a person watches (stderr a terminal, or a Jupyter kernel); False never shows it.
 
         Examples
         --------
@@ -663,11 +676,14 @@ class EvaluationResult(Mapping):
         """
         from .io import save_result
 
-        return save_result(self, check.check_path(out_dir, name="out_dir"), format, **to_csv_kwargs)
+        return save_result(self, check.check_path(out_dir, name="out_dir"), format, progress=progress, **to_csv_kwargs)
 
     @classmethod
-    def load(cls, load_dir: str | Path, **read_csv_kwargs: Any) -> EvaluationResult:
+    def load(cls, load_dir: str | Path, *, progress: bool | None = None, **read_csv_kwargs: Any) -> EvaluationResult:
         """Load a folder written by :meth:`save` or by Haystack 1.x's ``EvaluationResult.save``.
+
+        ``progress``: a bar over the nodes read, shown by default where a person watches (stderr a terminal,
+        or a Jupyter kernel); False never shows it. The other keywords go to :func:`pandas.read_csv`.
 
         Examples
         --------
@@ -679,4 +695,4 @@ class EvaluationResult(Mapping):
         """
         from .io import load_result
 
-        return load_result(cls, check.check_path(load_dir, name="load_dir"), **read_csv_kwargs)
+        return load_result(cls, check.check_path(load_dir, name="load_dir"), progress=progress, **read_csv_kwargs)

@@ -345,7 +345,7 @@ def test_the_rules_read_imports_as_python_runs_them():
 #: docs/architecture.md's stages, in order: a module imports only from its own stage and the stages before it.
 STAGES = (
     ("vocabulary", ("evalframe.errors", "evalframe._validation", "evalframe._version", "evalframe.columns",
-                    "evalframe.schema", "evalframe.options")),
+                    "evalframe.schema", "evalframe.options", "evalframe._progress")),
     ("build", ("evalframe.build",)),
     ("metrics", ("evalframe.metrics",)),
     ("frames", ("evalframe.frames",)),

@@ -1,7 +1,10 @@
-"""Every notebook under notebooks/ is committed without outputs and runs top to bottom in a Jupyter kernel."""
+"""Every notebook under notebooks/ is stored executed (its outputs readable on a repository page), runs top to bottom
+in a Jupyter kernel, and its stored text outputs are what the code prints now (``python scripts/make_quickstart.py``
+stores them again)."""
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 
 import pytest
@@ -10,25 +13,39 @@ nbformat = pytest.importorskip("nbformat")
 nbclient = pytest.importorskip("nbclient")
 
 NOTEBOOKS = sorted((Path(__file__).parent.parent / "notebooks").glob("*.ipynb"))
+REGENERATE = "run `python scripts/make_quickstart.py` to store the notebooks executed again"
 
 
 def test_there_are_notebooks():
     assert {p.name for p in NOTEBOOKS} >= {"getting-started.ipynb", "quickstart.ipynb"}
 
 
+def texts(notebook) -> list[list[str]]:
+    """Per code cell, its outputs' plain text (images and HTML left out: their bytes vary with library versions)."""
+    return [[output.get("text") or output.get("data", {}).get("text/plain", "") for output in cell.outputs]
+            for cell in notebook.cells if cell.cell_type == "code"]
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_notebook_runs(path, monkeypatch, tmp_path):
-    notebook = nbformat.read(path, as_version=4)
-    for cell in notebook.cells:
-        if cell.cell_type == "code":
-            assert not cell.get("outputs") and cell.get("execution_count") is None, \
-                f"{path.name}: commit notebooks without outputs"
+    stored = nbformat.read(path, as_version=4)
+    code = [cell for cell in stored.cells if cell.cell_type == "code"]
+    assert [cell.get("execution_count") for cell in code] == list(range(1, len(code) + 1)), \
+        f"{path.name}: store the notebook executed top to bottom; {REGENERATE}"
+    assert any(cell.outputs for cell in code), f"{path.name}: stored without outputs; {REGENERATE}"
     monkeypatch.setenv("MPLBACKEND", "Agg")  # the kernel inherits it: no display needed
+    notebook = copy.deepcopy(stored)
     client = nbclient.NotebookClient(notebook, timeout=300, kernel_name="python3",
                                      resources={"metadata": {"path": str(tmp_path)}})
     client.execute()  # raises CellExecutionError naming the failing cell
     errors = [o for c in notebook.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
     assert not errors
+    streams = [o for c in notebook.cells if c.cell_type == "code" for o in c.outputs
+               if o.output_type == "stream" and o.name == "stderr"]
+    assert not streams, f"{path.name} writes to stderr (a warning or a progress bar): {streams[0].text[:200]}"
     if path.name == "quickstart.ipynb":  # its last cell reloads the saved result and compares the metrics
         last = [c for c in notebook.cells if c.cell_type == "code"][-1]
         assert last.outputs[0]["data"]["text/plain"] == "True"
+    fresh = [[text for text in cell if not text.startswith("<Figure")] for cell in texts(notebook)]
+    kept = [[text for text in cell if not text.startswith("<Figure")] for cell in texts(stored)]
+    assert kept == fresh, f"{path.name}: the stored outputs are out of date; {REGENERATE}"

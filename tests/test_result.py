@@ -222,3 +222,18 @@ def test_load_demo_runs_names_a_bad_top_k():
 
     with pytest.raises(InvalidParameterError, match=r"top_k must be 3 or 5 \(the demo's two runs\); got \[3\]"):
         load_demo_runs(top_k=[3])
+
+
+def test_query_metrics_with_query_puts_the_query_text_in_front():
+    result = hand_result()
+    plain = result.query_metrics("Reader")
+    shown = result.query_metrics("Reader", with_query=True)
+    assert list(shown.columns) == ["query", *plain.columns]
+    assert shown["query"].tolist() == ["question q1", "question q2", "question q3", "question q5"]
+    pd.testing.assert_frame_equal(shown.drop(columns="query"), plain)
+    assert list(result.query_metrics("Reader", by="no_answer", with_query=True).columns) == [
+        "query", "no_answer", "exact_match", "f1"]
+    pd.testing.assert_frame_equal(result.query_metrics("Reader", by="query", with_query=True), shown)
+    pd.testing.assert_frame_equal(result.query_metrics("Reader", with_query=False), plain)
+    with pytest.raises(InvalidParameterError, match="with_query"):
+        result.query_metrics("Reader", with_query="yes")

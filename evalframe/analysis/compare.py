@@ -19,6 +19,7 @@ from .. import _validation as check
 from ..errors import InvalidParameterError, warn
 from ..metrics.registry import ANSWER_METRICS, DOCUMENT_METRICS, METRICS
 from ..options import MetricOptions, with_options
+from .examples import Examples
 from .stats import ROUNDS, bootstrap_ci, holm, paired_t_test, randomization_p_value
 
 __all__ = ["compare", "worst_by_delta", "is_result"]
@@ -303,14 +304,15 @@ def worst_by_delta(
     n: int = 10,
     direction: str = "worse",
     **metric_params: Any,
-) -> list[dict[str, Any]]:
+) -> Examples:
     """The ``n`` queries whose ``metric`` changed most from run ``a`` to run ``b``.
 
     ``direction="worse"`` lists the largest drops (b < a) first, ``"better"`` the largest gains; queries
     whose value did not move in that direction are not listed, and ties keep a's query order. Each query
     is a dict shaped like :meth:`EvaluationResult.wrong_examples` for run ``b`` (``multilabel_id``,
     ``query``, ``filters``, ``metrics``, ``answers`` or ``documents``, gold answers / ids) plus
-    ``delta`` and ``baseline``: run ``a``'s ``metrics`` and rows.
+    ``delta`` and ``baseline``: run ``a``'s ``metrics`` and rows. The list is an
+    :class:`evalframe.analysis.examples.Examples`: it prints a few lines per query.
 
     Examples
     --------
@@ -352,4 +354,4 @@ def worst_by_delta(
         changed["delta"] = float(value)
         changed["baseline"] = {"metrics": baseline["metrics"], kind: baseline[kind]}
         listed.append(changed)
-    return listed
+    return Examples(listed)

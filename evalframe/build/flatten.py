@@ -9,7 +9,6 @@ calls a SAS model once for the whole build, then derives the match columns.
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,6 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .. import _progress
 from .._validation import check_build_options, did_you_mean
 from ..columns import COLUMN_ORDER, LIST_COLUMNS
 from ..errors import EvalframeError, warn
@@ -353,6 +353,30 @@ def _ordered(frame: pd.DataFrame) -> pd.DataFrame:
     return frame[known + [c for c in frame.columns if c not in known]]
 
 
+#: With a progress bar, the context pairs are scored in batches of this many (or 1/20 of them, if more).
+SCORING_BATCH = 20_000
+
+
+def _similarities(pairs: list[tuple[str, str]], matching: MatchingOptions, *, show: bool) -> list[float]:
+    """:func:`context_similarities` of ``pairs``; with a bar, in batches (each pair's score is its own: same values)."""
+    def score(batch: list[tuple[str, str]]) -> list[float]:
+        return context_similarities(batch, min_length=matching.context_matching_min_length,
+                                    boost_split_overlaps=matching.context_matching_boost_split_overlaps)
+
+    if not show or not pairs:
+        return score(pairs)
+    size = max(SCORING_BATCH, -(-len(pairs) // 20))
+    steps = _progress.Steps(show=show, desc="scoring contexts", total=len(pairs), unit="pair")
+    scores: list[float] = []
+    try:
+        for start in range(0, len(pairs), size):
+            scores += score(pairs[start:start + size])
+            steps.update(min(size, len(pairs) - start))
+    finally:
+        steps.close()
+    return scores
+
+
 def flatten(
     labels: Sequence[Any],
     node_outputs: Mapping[str, Mapping[str, Sequence[Sequence[Any]]]],
@@ -393,15 +417,10 @@ def flatten(
         filters = None if ml.filters is None else json.dumps(ml.filters, sort_keys=True)
         queries.append(_Query(position, ml, filters, gold_custom))
 
-    show = sys.stderr.isatty() if progress is None else bool(progress)
+    show = _progress.enabled(progress)
     pairs = _Pairs()
     built: dict[str, tuple[_Rows, _Rows]] = {}
-    iterator: Any = queries
-    if show:
-        from tqdm.auto import tqdm
-
-        iterator = tqdm(queries, desc="evalframe: building frames", unit="query")
-    for q in iterator:
+    for q in _progress.bar(queries, show=show, desc="building frames", unit="query"):
         if q is None:
             continue
         for node, node_output in outputs.items():
@@ -417,8 +436,7 @@ def flatten(
                     _document_rows(document_rows, pairs, q, items, node=node, block=block,
                                    custom_field=custom_document_id_field)
 
-    similarity = context_similarities(pairs.similarity, min_length=matching.context_matching_min_length,
-                                      boost_split_overlaps=matching.context_matching_boost_split_overlaps)
+    similarity = _similarities(pairs.similarity, matching, show=show)
     sas_scores = sas(pairs.sas) if sas is not None and pairs.sas else []
     frames = {}
     for node, (answer_rows, document_rows) in built.items():

@@ -28,6 +28,7 @@ from . import haystack1
 from .codecs import encode_frame, encodes
 from .folder import Folder, is_plain_name, with_retries
 from .manifest import FORMAT_NAME, FORMAT_VERSION, MANIFEST_NAME, read_manifest, read_manifest_quietly
+from .. import _progress
 from ..errors import LoadError, SaveError
 from ..frames.arrays import DistinctLists
 
@@ -61,7 +62,8 @@ def _check_node_name(node: str) -> None:
         )
 
 
-def save_result(result: Any, out_dir: Path, format: str = "csv", **to_csv_kwargs: Any) -> Path:
+def save_result(result: Any, out_dir: Path, format: str = "csv", *, progress: bool | None = None,
+                **to_csv_kwargs: Any) -> Path:
     """Write ``result`` to ``out_dir``, replacing the folder in one step (see :meth:`EvaluationResult.save`).
 
     Parameters
@@ -72,6 +74,8 @@ def save_result(result: Any, out_dir: Path, format: str = "csv", **to_csv_kwargs
         The folder to write: missing, empty, or one evalframe wrote (any other file in it is refused).
     format
         ``"csv"`` (one ``<node>.csv`` per node, readable by Haystack 1.x) or ``"parquet"``.
+    progress
+        A bar over the nodes written: None shows it where a person watches (:mod:`evalframe._progress`).
     **to_csv_kwargs
         ``sep``, ``encoding`` and ``quoting`` of the CSV files (none for Parquet).
 
@@ -85,11 +89,12 @@ def save_result(result: Any, out_dir: Path, format: str = "csv", **to_csv_kwargs
     SaveError
         When a cell, a node name, an option or the folder cannot be written; the folder is then unchanged.
     """
+    show = _progress.enabled(progress)
     with _gc_paused():
-        return _save_result(result, out_dir, format, **to_csv_kwargs)
+        return _save_result(result, out_dir, format, show, **to_csv_kwargs)
 
 
-def _save_result(result: Any, out_dir: Path, format: str, **to_csv_kwargs: Any) -> Path:
+def _save_result(result: Any, out_dir: Path, format: str, show: bool, **to_csv_kwargs: Any) -> Path:
     from .._version import __version__
     from .._validation import check_choice
 
@@ -121,7 +126,8 @@ def _save_result(result: Any, out_dir: Path, format: str, **to_csv_kwargs: Any) 
         # node is encoded. Everything goes to the staging folder: a refused cell leaves the target untouched.
         with ThreadPoolExecutor(max_workers=1) as writer:
             writes = []
-            for node, frame in result.node_results.items():
+            for node, frame in _progress.bar(result.node_results.items(), show=show, desc="saving", unit="node",
+                                             total=len(result.node_results)):
                 if format == "parquet":
                     table, manifest["nodes"][node] = parquet.encode_frame(node, frame)
                     writes.append(writer.submit(_write_parquet, parquet, staging / manifest["nodes"][node]["file"], table))
@@ -221,7 +227,7 @@ def _remove_empty_folders(folder: Path, *, up_to: Path) -> None:
         folder = folder.parent
 
 
-def load_result(cls: type, load_dir: Path, **read_csv_kwargs: Any) -> Any:
+def load_result(cls: type, load_dir: Path, *, progress: bool | None = None, **read_csv_kwargs: Any) -> Any:
     """Read a results folder (see :meth:`EvaluationResult.load`).
 
     Parameters
@@ -230,6 +236,8 @@ def load_result(cls: type, load_dir: Path, **read_csv_kwargs: Any) -> Any:
         The result class, called as ``cls(frames, matching=..., list_codings=...)``.
     load_dir
         The folder: one evalframe wrote (with ``evalframe.json``) or one Haystack 1.x wrote.
+    progress
+        A bar over the nodes read: None shows it where a person watches (:mod:`evalframe._progress`).
     **read_csv_kwargs
         Options passed to :func:`pandas.read_csv` for every CSV file.
 
@@ -245,14 +253,15 @@ def load_result(cls: type, load_dir: Path, **read_csv_kwargs: Any) -> Any:
     What a dead saver left beside the folder is cleaned up first (where this process may), and a folder
     left missing by a crash inside the rename fallback is read from its complete old generation.
     """
+    show = _progress.enabled(progress)
     load_dir = atomic.resolve_for_reading(load_dir)
     if load_dir.is_dir():
         atomic.cleanup_stale(Path(os.path.realpath(load_dir)))
     with _gc_paused():
-        return with_retries(load_dir, lambda: _load_result(cls, load_dir, **read_csv_kwargs))
+        return with_retries(load_dir, lambda: _load_result(cls, load_dir, show, **read_csv_kwargs))
 
 
-def _load_result(cls: type, load_dir: Path, **read_csv_kwargs: Any) -> Any:
+def _load_result(cls: type, load_dir: Path, show: bool, **read_csv_kwargs: Any) -> Any:
     """One attempt: every file from the generation of the folder opened here (see :mod:`evalframe.io.folder`)."""
     with Folder(load_dir) as folder:
         manifest = read_manifest(folder)
@@ -268,6 +277,7 @@ def _load_result(cls: type, load_dir: Path, **read_csv_kwargs: Any) -> Any:
                 raise LoadError(f"{load_dir / MANIFEST_NAME} lists node {node!r} but {entry['file']} is missing.")
         frames: dict[str, pd.DataFrame] = {}
         codings: dict[str, dict[str, DistinctLists]] = {}
+        steps = _progress.Steps(show=show, desc="loading", total=len(own) + len(csv_files), unit="node")
         for node, entry in own.items():
             if entry["file"].endswith(".parquet"):
                 from . import parquet
@@ -277,8 +287,11 @@ def _load_result(cls: type, load_dir: Path, **read_csv_kwargs: Any) -> Any:
                 assert manifest is not None  # own lists nodes only when there is a manifest
                 frames[node] = csv_format.read(folder, entry, manifest.get("csv", {}), read_csv_kwargs,
                                                codings.setdefault(node, {}))
+            steps.update(1)
         for node, name in csv_files.items():
             if node not in frames:
                 frames[node] = haystack1.read(folder, name, read_csv_kwargs, codings.setdefault(node, {}))
+            steps.update(1)
+        steps.close()
     result = cls(frames, matching=(manifest or {}).get("matching"), list_codings=codings)
     return result
