@@ -575,8 +575,13 @@ class EvaluationResult(Mapping):
         return examples(queries, rows, "documents", DOCUMENT_DROP)
 
     def report(self, n: int = 3, node_order: list[str] | None = None, max_characters_per_field: int = 150,
-               charts: bool = True) -> Any:
+               charts: bool = True, *, metrics_filter: Mapping[str, Sequence[str]] | None = None,
+               document_scope: str = MetricOptions.document_scope, answer_scope: str = MetricOptions.answer_scope,
+               wrong_examples_fields: Sequence[str] | None = None) -> Any:
         """The evaluation report: pipeline funnel and worst queries, as ``.text`` and self-contained ``.html``.
+
+        ``metrics_filter``, ``document_scope``, ``answer_scope`` and ``wrong_examples_fields`` are those of
+        Haystack 1.x's ``print_eval_report`` (:func:`evalframe.print_eval_report`); the report states its scopes.
 
         Examples
         --------
@@ -587,8 +592,10 @@ class EvaluationResult(Mapping):
         """
         from .present.report import build_report
 
+        fields = {} if wrong_examples_fields is None else {"wrong_examples_fields": wrong_examples_fields}
         return build_report(self, n=n, node_order=node_order, max_characters_per_field=max_characters_per_field,
-                            charts=charts)
+                            charts=charts, metrics_filter=metrics_filter, document_scope=document_scope,
+                            answer_scope=answer_scope, **fields)
 
     # ------------------------------------------------------------------ building
     @classmethod

@@ -98,3 +98,14 @@ def test_scoring_in_batches_gives_the_same_numbers(monkeypatch):
     whole = EvaluationResult.from_runs(*runs, progress=False)
     for node in whole:
         assert batched[node].equals(whole[node])
+
+
+def test_reading_a_runs_file_shows_a_bar_only_when_asked(capsys):
+    from pathlib import Path
+
+    from evalframe import read_runs
+
+    runs = Path(__file__).resolve().parents[1] / "docs" / "examples" / "runs.jsonl"
+    quiet, _ = read_runs(runs, progress=False)
+    assert capsys.readouterr().err == ""
+    assert len(quiet) == len(read_runs(runs, progress=True)[0])  # the same labels with a bar (too quick to show)

@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from .._progress import bar, enabled
 from .._validation import did_you_mean
 from ..errors import EvalframeError, InvalidParameterError, LoadError
 from .flatten import OUTPUT_KEYS, as_answer, as_document
@@ -80,7 +81,8 @@ def _gold_labels(query: str, filters: Any, gold: Any, where: str, number: int) -
     return labels
 
 
-def read_runs(path: str | Path) -> tuple[list[MultiLabel | None], dict[str, dict[str, list[list[Any]]]]]:
+def read_runs(path: str | Path, *, progress: bool | None = None,
+              ) -> tuple[list[MultiLabel | None], dict[str, dict[str, list[list[Any]]]]]:
     """Read a runs file (JSON Lines, one query per line) into ``(labels, node_outputs)``.
 
     Every line holds ``query``, optional ``filters``, the gold as ``labels`` (Label dicts) or
@@ -106,26 +108,27 @@ def read_runs(path: str | Path) -> tuple[list[MultiLabel | None], dict[str, dict
         raise InvalidParameterError(
             f"path must be a str or os.PathLike naming a non-empty runs file; got {path!r} of type {type(path).__name__}."
         )
+    show = enabled(progress)
     path = Path(path)
     if path.is_dir():
         raise LoadError(f"runs file {path} is a directory; give the JSON Lines file (docs/runs-format.md).")
     if not path.is_file():
         raise LoadError(f"runs file {path} does not exist.")
     try:
-        return _read(path)
+        return _read(path, show)
     except UnicodeDecodeError as exc:
         raise LoadError(f"runs file {path} is not UTF-8 text (byte {exc.start}: {exc.reason}); "
                         "write it as UTF-8 JSON Lines.") from None
 
 
-def _read(path: Path) -> tuple[list[MultiLabel | None], dict[str, dict[str, list[list[Any]]]]]:
+def _read(path: Path, show: bool) -> tuple[list[MultiLabel | None], dict[str, dict[str, list[list[Any]]]]]:
     labels: list[MultiLabel | None] = []
     outputs: dict[str, dict[str, list[list[Any]]]] = {}
     shape: dict[str, tuple[str, ...]] | None = None
     first = True  # the first non-blank line, where a JSON array or a pretty-printed object shows itself
     # utf-8-sig: a byte-order mark (written by some Windows editors) is skipped; without one it reads as UTF-8
     with path.open(encoding="utf-8-sig") as handle:
-        for number, text in enumerate(handle, start=1):
+        for number, text in bar(enumerate(handle, start=1), show=show, desc="reading runs", unit="line"):
             if not text.strip():
                 continue
             where = f"{path}:{number}"

@@ -49,12 +49,14 @@ def _at_least_one(text: str) -> int:
     return value
 
 
-def _add_options(parser: argparse.ArgumentParser, options: type) -> None:
-    """One flag per field of ``options`` (MetricOptions or MatchingOptions): its flag, type, choices and help.
+def _add_options(parser: argparse.ArgumentParser, options: type, only: tuple[str, ...] | None = None) -> None:
+    """One flag per field of ``options`` (MetricOptions or MatchingOptions; ``only`` these): flag, type, choices, help.
 
     Unset flags stay None, so the options' own defaults apply (they are written only in evalframe.options).
     """
     for field in dataclasses.fields(options):
+        if only is not None and field.name not in only:
+            continue
         meta, default = field.metadata, field.default
         if isinstance(default, bool):  # a flag that turns the default off
             flag = meta["flag"].replace("--", "--no-", 1)
@@ -154,6 +156,7 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("--html", type=Path, default=None, help="also write a self-contained HTML report here")
     report.add_argument("-n", type=_at_least_one, default=3, help="worst queries per node, >= 1 (default 3)")
     report.add_argument("--node-order", default=None, help="comma-separated node names, e.g. Retriever,Reader")
+    _add_options(report, MetricOptions, only=("document_scope", "answer_scope"))
     _csv_options(report)
 
     commands.add_parser("list-metrics", help="the metrics evalframe computes")
@@ -373,7 +376,7 @@ def _demo(args: argparse.Namespace) -> str:
     from .demo import load_demo_runs
 
     labels, outputs = load_demo_runs()
-    result = EvaluationResult.from_runs(labels, outputs, progress=False)
+    result = EvaluationResult.from_runs(labels, outputs)  # a bar where a person watches (evalframe._progress)
     folder = result.save(args.out / "results")
     report = result.report(n=3)
     html_path = args.out / "report.html"
@@ -386,7 +389,8 @@ def _demo(args: argparse.Namespace) -> str:
 def _report(args: argparse.Namespace) -> str:
     result = _load(args.folder, args)
     order = [name.strip() for name in args.node_order.split(",")] if args.node_order else None
-    report = result.report(n=args.n, node_order=order, charts=args.html is not None)
+    scopes = {name: value for name, value in _options(args, MetricOptions).items()}
+    report = result.report(n=args.n, node_order=order, charts=args.html is not None, **scopes)
     if args.html is not None:
         args.html.parent.mkdir(parents=True, exist_ok=True)
         args.html.write_text(report.html, encoding="utf-8")

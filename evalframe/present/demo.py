@@ -44,4 +44,4 @@ def load_demo_runs(top_k: int = 3) -> tuple[list[MultiLabel], dict[str, dict[str
         raise InvalidParameterError(f"top_k must be 3 or 5 (the demo's two runs); got {top_k!r}.")
     # every query of the shipped demo runs has gold labels: none of them is None
     return cast("tuple[list[MultiLabel], dict[str, dict[str, list]]]",
-                read_runs(files("evalframe") / "data" / "demo" / runs[top_k]))  # type: ignore[arg-type]
+                read_runs(files("evalframe") / "data" / "demo" / runs[top_k], progress=False))  # type: ignore[arg-type]
