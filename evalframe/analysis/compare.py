@@ -48,6 +48,10 @@ COLUMNS = ("mean_a", "mean_b", "delta", "ci_low", "ci_high", "p_value", "t", "p_
            "wins", "ties", "losses", "queries", "only_a", "only_b")
 
 
+def _queries(count: int) -> str:
+    return f"{count} quer{'y is' if count == 1 else 'ies are'}"
+
+
 def check_metric_parameters(params: dict[str, Any], *, caller: str = "compare") -> None:
     """The metric options ``caller`` passes on to ``query_metrics``, checked before any run is read."""
     MetricOptions.from_keywords(params, passed_to=f"{caller} passes these on to query_metrics")
@@ -280,7 +284,7 @@ def compare(
             rows.append(row)
             keys.append((names[position], metric))
             if row["only_a"] or row["only_b"]:
-                warn(f"{metric}: {row['only_a']} queries are scored only in {names[0]!r} and {row['only_b']} only in "
+                warn(f"{metric}: {_queries(row['only_a'])} scored only in {names[0]!r} and {row['only_b']} only in "
                      f"{names[position]!r}; the statistics use the {row['queries']} queries both scored (see columns "
                      "only_a / only_b).")
     table = pd.DataFrame(rows, columns=list(COLUMNS))

@@ -89,10 +89,19 @@ def _gold(example: dict[str, Any]) -> str:
     return " | ".join(parts)
 
 
+#: How a missing or empty answer reads, as in the report.
+NO_ANSWER = "(no answer)"
+
+
+def _answer(value: Any) -> str:
+    """An answer as it reads: quoted, or (no answer) for an empty or missing one."""
+    return NO_ANSWER if value is None or value == "" or (isinstance(value, float) and value != value) else repr(value)
+
+
 def _quoted(values: Any) -> str:
     if values is None or isinstance(values, (float, str)):
-        return repr(values)
-    return "[" + ", ".join(repr(v) for v in values) + "]"
+        return _answer(values)
+    return "[" + ", ".join(_answer(v) for v in values) + "]" if len(values) else "[]"
 
 
 def _plain(values: Any) -> str:
@@ -107,7 +116,7 @@ def _row(row: dict[str, Any], kind: str) -> str:
     head = f"{int(rank)}." if isinstance(rank, (int, float)) and rank == rank else "-."
     if kind == "answers":
         scores = "  ".join(f"{m} {_number(row[m])}" for m in ("exact_match", "f1") if m in row)
-        return f"{head} {row.get('answer')!r}  {scores}  docs {_plain(row.get('document_ids'))}"
+        return f"{head} {_answer(row.get('answer'))}  {scores}  docs {_plain(row.get('document_ids'))}"
     document_id = row.get("document_id")
     shown = repr(document_id) if not isinstance(document_id, str) or document_id == "" else document_id
     match = "gold" if row.get("gold_id_match") == 1 else "    "
@@ -136,7 +145,7 @@ class Examples(list[dict[str, Any]]):
     [0] How tall is Mount Everest?  (c385ff700e6e9d9a78dc15ccad18f7d5)
         metrics   exact_match 0  f1 0
         gold      answers ['8,848.86 metres'] | documents [doc-everest]
-        answers   1. None  exact_match 0  f1 0  docs []
+        answers   1. (no answer)  exact_match 0  f1 0  docs []
     """
 
     @overload

@@ -222,13 +222,27 @@ def _scopes(args: argparse.Namespace) -> str:
             f"top-k reader={top_k(options.simulated_top_k_reader)}")
 
 
-def _with_scopes(text: str, args: argparse.Namespace) -> str:
-    """The scopes above a table, below a markdown table (its first line stays the table's header row), not in json/csv."""
+def _with_scopes(text: str, args: argparse.Namespace, table: pd.DataFrame | None = None) -> str:
+    """The scopes above a table, below a markdown table (its first line stays the table's header row), not in json/csv.
+
+    Metric values above 1 in ``table`` (Haystack's map and ndcg count a document retrieved twice) get a note below.
+    """
+    note = _above_one(table) if table is not None else ""
     if args.format == "table":
-        return f"{_scopes(args)}\n{text}"
+        return f"{_scopes(args)}\n{text}" + (f"\n{note}" if note else "")
     if args.format == "markdown":
-        return f"{text}\n\n{_scopes(args)}"
+        return f"{text}\n\n{_scopes(args)}" + (f"\n\n{note}" if note else "")
     return text
+
+
+def _above_one(table: pd.DataFrame) -> str:
+    """A note naming the metric columns with values above 1, and why, or ""."""
+    above = [column for column in table.columns if column in METRICS
+             and (pd.to_numeric(table[column], errors="coerce") > 1.0).any()]
+    if not above:
+        return ""
+    return (f"note: {', '.join(above)} above 1: Haystack 1.x's definition counts a relevant document retrieved more "
+            "than once each time (docs/metrics.md#per-query).")
 
 
 def _short(value: Any, width: int = 60) -> str:
@@ -246,7 +260,7 @@ def _metrics(args: argparse.Namespace) -> str:
             raise EvalframeError(f"--by-query needs --node (one of {list(result)}).")
         table = result.query_metrics(args.node, **kwargs, by=by)
         return _with_scopes(_render(table, args.format, json.loads(table.to_json(orient="index"))
-                                    if args.format == "json" else None), args)
+                                    if args.format == "json" else None), args, table)
     if by is not None:
         table = result.sliced_metrics(by, **kwargs)
         if args.node is not None:
@@ -257,13 +271,14 @@ def _metrics(args: argparse.Namespace) -> str:
             table = table.loc[[args.node]].dropna(axis=1, how="all")
         flat = table.reset_index()
         return _with_scopes(_render(flat.set_index("node"), args.format,
-                                    json.loads(flat.to_json(orient="records")) if args.format == "json" else None), args)
+                                    json.loads(flat.to_json(orient="records")) if args.format == "json" else None), args,
+                            flat)
     metrics = result.calculate_metrics(**kwargs)
     if args.node is not None:
         result[args.node]  # noqa: B018 - validates the name with a helpful message
         metrics = {args.node: metrics[args.node]}
-    return _with_scopes(_render(pd.DataFrame.from_dict(metrics, orient="index").rename_axis("node"), args.format, metrics),
-                        args)
+    frame = pd.DataFrame.from_dict(metrics, orient="index").rename_axis("node")
+    return _with_scopes(_render(frame, args.format, metrics), args, frame)
 
 
 def _worst(args: argparse.Namespace) -> str:
@@ -320,8 +335,8 @@ def _compare(args: argparse.Namespace) -> str:
             f"labels with: evalframe metrics DIR --node {args.node or shared[0]} --by-query"
         )
     flat = table.reset_index()
-    return _render(flat.set_index(flat.columns[0]), args.format,
-                   json.loads(flat.to_json(orient="records")) if args.format == "json" else None)
+    return _with_scopes(_render(flat.set_index(flat.columns[0]), args.format,
+                                json.loads(flat.to_json(orient="records")) if args.format == "json" else None), args)
 
 
 def _folder_names(folders: Sequence[Path]) -> list[str]:
@@ -349,7 +364,7 @@ def _flatten(args: argparse.Namespace) -> str:
         return re.sub(r"labels\[(\d+)\]", lambda m: f"{args.runs}:{lines[int(m.group(1))]}", str(message))
 
     # queries without gold labels are left out by from_runs (one warning each); they are summed up below instead
-    dropped = [position for position, label in enumerate(labels, start=1) if label is None]
+    dropped = [lines[position] for position, label in enumerate(labels) if label is None]  # their runs file lines
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
@@ -368,7 +383,7 @@ def _flatten(args: argparse.Namespace) -> str:
     if dropped:
         shown = ", ".join(map(str, dropped[:10])) + (", ..." if len(dropped) > 10 else "")
         message += (f"\ndropped {len(dropped)} quer{'y' if len(dropped) == 1 else 'ies'} without gold labels "
-                    f"(empty 'gold' lists or 'labels'): quer{'y' if len(dropped) == 1 else 'ies'} {shown} of {args.runs}")
+                    f"(empty 'gold' lists or 'labels'): {args.runs} line{'' if len(dropped) == 1 else 's'} {shown}")
     return message
 
 

@@ -67,7 +67,7 @@ def test_a_run_that_wins_every_query_gets_a_tiny_p_value():
 def test_queries_in_one_run_only_are_counted_and_announced():
     a = per_query([1.0, 0.0, 1.0, 0.5])  # q0..q3
     b = pd.DataFrame({"f1": [0.0, 1.0, 1.0, 0.0, 1.0]}, index=["q1", "q2", "q3", "q4", "q5"])
-    with pytest.warns(UserWarning, match=r"f1: 1 queries are scored only in 'A' and 2 only in 'B'; .* the 3 queries"):
+    with pytest.warns(UserWarning, match=r"f1: 1 query is scored only in 'A' and 2 only in 'B'; .* the 3 queries"):
         row = compare(a, b).loc["f1"]
     assert (row["queries"], row["only_a"], row["only_b"]) == (3, 1, 2)
     # paired q1..q3: a 0, 1, .5 and b 0, 1, 1
@@ -78,7 +78,7 @@ def test_queries_in_one_run_only_are_counted_and_announced():
 def test_nan_means_not_scored():
     a = per_query([1.0, np.nan, 0.0])
     b = per_query([1.0, 1.0, np.nan])
-    with pytest.warns(UserWarning, match="1 queries are scored only in 'A' and 1 only in 'B'"):
+    with pytest.warns(UserWarning, match="1 query is scored only in 'A' and 1 only in 'B'"):
         row = compare(a, b).loc["f1"]
     assert (row["queries"], row["only_a"], row["only_b"], row["delta"]) == (1, 1, 1, 0.0)
 

@@ -214,8 +214,12 @@ def test_flatten_says_how_many_queries_were_written_and_dropped(tmp_path, capsys
     assert code == 0 and err == ""
     assert out.startswith("wrote 4 of 6 queries (")
     assert out.splitlines()[1] == (
-        f"dropped 2 queries without gold labels (empty 'gold' lists or 'labels'): queries 2, 6 of {runs}")
+        f"dropped 2 queries without gold labels (empty 'gold' lists or 'labels'): {runs} lines 2, 6")
     assert EvaluationResult.load(tmp_path / "out")["Retriever"]["multilabel_id"].nunique() == 4
+    # the file's lines, blank ones counted: a blank line before the first query moves them
+    runs.write_text("\n" + runs.read_text(encoding="utf-8"), encoding="utf-8")
+    code, out, _ = run(capsys, "flatten", str(runs), "-o", str(tmp_path / "out2"))
+    assert out.splitlines()[1].endswith(f"{runs} lines 3, 7")
 
 
 def test_report_refuses_n_0_instead_of_claiming_no_query_is_bad(capsys):
@@ -290,7 +294,7 @@ def test_compare_notes_are_warning_lines(tmp_path, capsys):
     result.save(tmp_path / "b")
     code, out, err = run(capsys, "compare", str(tmp_path / "a"), str(tmp_path / "b"), "--node", "Reader", "--rounds", "50")
     assert code == 0
-    assert err.splitlines() == ["warning: f1: 1 queries are scored only in 'a' and 0 only in 'b'; the statistics use the 7 "
+    assert err.splitlines() == ["warning: f1: 1 query is scored only in 'a' and 0 only in 'b'; the statistics use the 7 "
                                 "queries both scored (see columns only_a / only_b)."]
 
 
