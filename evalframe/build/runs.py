@@ -53,6 +53,9 @@ def _gold_labels(query: str, filters: Any, gold: Any, where: str, number: int) -
         raise LoadError(f"{where}: 'gold' must be an object with keys {list(_GOLD_KEYS)}; got {type(gold).__name__}.")
     _refuse_unknown_keys(gold, _GOLD_KEYS, where, " in 'gold'")
     lists = {k: gold[k] for k in _GOLD_KEYS if gold.get(k) is not None}
+    # empty id / context lists beside a no-answer ("" or none) say "no gold document" too
+    if lists.get("answers") in ([""], [None]) and all(lists.get(k, []) == [] for k in ("document_ids", "contexts")):
+        lists = {"answers": lists["answers"]}
     if "document_ids" not in lists and "contexts" not in lists:
         lists = _no_answer_gold(lists.get("answers", []), where)
     for key, values in lists.items():
@@ -189,7 +192,8 @@ def _read(path: Path, show: bool) -> tuple[list[MultiLabel | None], dict[str, di
                     convert = as_answer if key.startswith("answers") else as_document
                     kind = "answer" if key.startswith("answers") else "document"
                     try:
-                        converted = [convert(item, f"node {node!r}, {key!r}, {kind} {j}") for j, item in enumerate(items)]
+                        converted = [convert(item, f"node {node!r}, {key!r}, {kind} {j}")  # counted from 1, as a person does
+                                     for j, item in enumerate(items, start=1)]
                     except EvalframeError as exc:
                         raise LoadError(f"{where}: {exc}") from None
                     outputs.setdefault(node, {}).setdefault(key, []).append(converted)

@@ -18,7 +18,7 @@ import pandas as pd
 from . import csv as csv_format
 from .codecs import LiteralParser
 from .folder import Folder
-from ..columns import LIST_COLUMNS, METRIC_LIST_COLUMNS
+from ..columns import COLUMN_ORDER, LIST_COLUMNS, METRIC_LIST_COLUMNS
 from ..errors import LoadError
 from ..frames.arrays import DistinctLists, first_rows, object_array
 
@@ -59,6 +59,7 @@ def read(folder: Folder, name: str, read_csv_kwargs: dict[str, Any],
         frame = csv_format.read_frame(source, path, **options)
         csv_format.check_rows(source, path, frame, options)
     _check_evaluation_frame(path, frame)
+    _check_numbers(path, frame)
     for name in frame.columns:
         if name in LIST_COLUMNS:
             lists = LiteralParser(path, name).distinct_values(frame[name])
@@ -105,3 +106,20 @@ def _check_evaluation_frame(path: Path, frame: pd.DataFrame) -> None:
         )
 
 
+
+
+#: Columns Haystack 1.x writes numbers into (ranks, metrics, match flags): a cell there that is not a number is refused
+#: here, naming file and row, instead of failing in a metric call far from its cause.
+_NUMBER_COLUMNS = tuple(c for c in COLUMN_ORDER if c not in LIST_COLUMNS and c not in _TEXT_COLUMNS)
+
+
+def _check_numbers(path: Path, frame: pd.DataFrame) -> None:
+    for name in _NUMBER_COLUMNS:
+        if name not in frame.columns or pd.api.types.is_numeric_dtype(frame[name]):
+            continue
+        cells = frame[name]
+        bad = pd.to_numeric(cells, errors="coerce").isna().to_numpy() & cells.notna().to_numpy()
+        if bad.any():
+            row = int(bad.argmax())
+            raise LoadError(f"{path}: data row {row + 1}, column {name!r}: {cells.iloc[row]!r} is not a number; "
+                            f"Haystack 1.x writes numbers in {name!r}. Fix the cell (or leave it empty).")

@@ -307,7 +307,7 @@ def test_runs_file_round_trips_through_the_result(tmp_path):
         ('{"query": "q", "nodes": {"R": {"documents": []}}}', r":1: give the gold either as 'labels'"),
         ('{"query": "q", "gold": {"ids": []}, "nodes": {}}', r":1: unknown key 'ids' in 'gold'"),
         ('{"query": "q", "gold": {"document_ids": ["a"]}, "nodes": {"R": {"documents": [{"id": "a"}]}}}',
-         r":1: node 'R', 'documents', document 0 has no content"),
+         r":1: node 'R', 'documents', document 1 has no content"),
     ],
 )
 def test_runs_file_errors_name_the_line(tmp_path, line, message):

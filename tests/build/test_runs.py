@@ -65,8 +65,10 @@ def build(tmp_path, gold: dict):
 
 
 @pytest.mark.parametrize("gold", [{}, {"answers": []}, {"answers": [""]}, {"answers": None}, {"answers": [None]},
-                                  {"document_ids": None, "answers": [""]}],
-                         ids=["empty", "no answers", "one empty answer", "answers null", "answer null", "ids null"])
+                                  {"document_ids": None, "answers": [""]}, {"document_ids": [], "answers": [""]},
+                                  {"document_ids": [], "contexts": [], "answers": [""]}],
+                         ids=["empty", "no answers", "one empty answer", "answers null", "answer null", "ids null",
+                              "ids empty", "ids and contexts empty"])
 def test_the_natural_no_answer_forms_build_what_the_explicit_one_builds(tmp_path, gold):
     import pandas as pd
 

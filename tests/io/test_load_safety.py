@@ -415,3 +415,13 @@ def test_many_distinct_literal_cells_load_within_a_small_multiple_of_the_file(tm
     tracemalloc.stop()
     assert loaded["N"]["meta"][n - 1] == {"k": n - 1, "t": f"it's {n - 1}"}
     assert peak < 12 * size  # the syntax trees' garbage is collected as it goes (it was ~24x the file)
+
+
+def test_a_haystack_folder_cell_that_is_not_a_number_names_file_and_1_based_row(tmp_path):
+    folder = tmp_path / "haystack"
+    shutil.copytree(Path(__file__).resolve().parents[1] / "data" / "haystack1" / "result", folder)
+    frame = pd.read_csv(folder / "Reader.csv", dtype=object)
+    frame.loc[2, "rank"] = "abc"  # the third data row
+    frame.to_csv(folder / "Reader.csv", index=False)
+    with pytest.raises(LoadError, match=r"Reader\.csv: data row 3, column 'rank': 'abc' is not a number"):
+        EvaluationResult.load(folder)
