@@ -138,6 +138,8 @@ def _why(row: dict[str, Any], answer_node: bool, answer_scope: str) -> str:
             source = {"context": "context", "document_id": "document", "document_id_and_context": "document and context"}
             note += f"; the text matches, but not from the gold {source[answer_scope]}"
         return note
+    if not row.get("document_id") and not row.get("context"):
+        return ""  # an empty retrieval (Haystack stores it as one empty document): nothing to match
     found = [(name, flag(column)) for name, column in
              (("id", "gold_id_match"), ("context", "context_match"), ("answer", "answer_match"))]
     shown = [f"{name} {value}" for name, value in found if value is not None]
