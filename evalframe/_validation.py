@@ -128,12 +128,10 @@ def check_optional_name(value: object, *, name: str) -> str | None:
     raise InvalidParameterError(f"{name} must be None or a non-empty str; got {value!r} of type {type(value).__name__}.")
 
 
-def check_build_options(*, sas_model: object, progress: object) -> None:
-    """The options of ``EvaluationResult.from_runs`` besides the matching ones, checked before any label is read."""
+def check_build_options(*, sas_model: object) -> None:
+    """``from_runs``' sas_model, checked before any label is read (matching options and progress check themselves)."""
     if not (sas_model is None or callable(sas_model) or (isinstance(sas_model, str) and sas_model)):
         raise InvalidParameterError(
             "sas_model must be None, a callable (predictions, golds) -> scores or a non-empty sentence-transformers "
             f"model name; got {sas_model!r} of type {type(sas_model).__name__}."
         )
-    if progress is not None and not isinstance(progress, (bool, np.bool_)):
-        raise InvalidParameterError(f"progress must be None, True or False; got {progress!r}.")

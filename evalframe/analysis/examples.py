@@ -7,7 +7,7 @@ from typing import Any, SupportsIndex, overload
 
 import pandas as pd
 
-__all__ = ["ANSWER_DROP", "DOCUMENT_DROP", "THRESHOLD", "Examples", "worst", "examples"]
+__all__ = ["ANSWER_DROP", "DOCUMENT_DROP", "NO_ANSWER", "THRESHOLD", "Examples", "worst", "examples"]
 
 #: wrong_examples lists the queries scoring at most this, unless told otherwise.
 THRESHOLD = 0.5

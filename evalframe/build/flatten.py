@@ -387,7 +387,8 @@ def flatten(
 ) -> dict[str, pd.DataFrame]:
     """Build the node frames (``docs/metrics.md#columns``; see :meth:`EvaluationResult.from_runs`)."""
     # the options first (matching is checked when made): a bad one found after scoring every pair would waste the build
-    check_build_options(sas_model=sas_model, progress=progress)
+    check_build_options(sas_model=sas_model)
+    show = _progress.enabled(progress)  # checks it too
     matching = matching if matching is not None else MatchingOptions()
     custom_document_id_field = matching.custom_document_id_field
     if isinstance(labels, (str, bytes, Mapping)) or not isinstance(labels, Sequence):
@@ -417,7 +418,6 @@ def flatten(
         filters = None if ml.filters is None else json.dumps(ml.filters, sort_keys=True)
         queries.append(_Query(position, ml, filters, gold_custom))
 
-    show = _progress.enabled(progress)
     pairs = _Pairs()
     built: dict[str, tuple[_Rows, _Rows]] = {}
     for q in _progress.bar(queries, show=show, desc="building frames", unit="query"):

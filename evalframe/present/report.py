@@ -19,7 +19,7 @@ import pandas as pd
 from .._version import __version__
 from .._validation import check_positive_int
 from ..analysis.compare import is_result
-from ..analysis.examples import THRESHOLD
+from ..analysis.examples import NO_ANSWER, THRESHOLD
 from ..columns import answer_metric_column, relevance_column, relevance_criterion
 from ..errors import InvalidParameterError, warn
 
@@ -80,11 +80,11 @@ def _items(value: Any) -> list[Any] | None:
 
 
 def _gold(value: Any, limit: int, answer_node: bool) -> str:
-    """A gold list for a person, items joined by " | ": a no-answer gold (``['']`` or empty) reads "(no answer)"."""
+    """A gold list for a person, items joined by " | ": a no-answer gold (``['']`` or empty) reads NO_ANSWER."""
     items = _items(value)
     items = [value] if items is None else items
     if all(_is_missing(item) for item in items):
-        return "(no answer)" if answer_node else "(no gold document)"
+        return NO_ANSWER if answer_node else "(no gold document)"
     return _cut(" | ".join(str(item) for item in items), limit)
 
 
@@ -93,7 +93,7 @@ def _value(field: str, value: Any, limit: int) -> str:
     items = _items(value)
     if items is not None:  # e.g. an answer's document_ids
         return "(none)" if not items else _cut(" | ".join(str(item) for item in items), limit)
-    return _cut(value, limit, {"answer": "(no answer)", "document_id": "(nothing retrieved)"}.get(field, "(empty)"))
+    return _cut(value, limit, {"answer": NO_ANSWER, "document_id": "(nothing retrieved)"}.get(field, "(empty)"))
 
 
 def _rank(value: Any) -> Any:
