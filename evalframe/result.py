@@ -12,7 +12,7 @@ import functools
 import numbers
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import Any, Literal, TypeVar, cast
 
 import pandas as pd
 
@@ -664,6 +664,144 @@ class EvaluationResult(Mapping):
             else getattr(sas_model, "__qualname__", type(sas_model).__name__),
         }
         return cls(frames, matching=recorded)
+
+    @classmethod
+    def from_trec(cls, run: Any, qrels: Any, *, node: str = "Retriever", queries: Any = None,
+                  progress: bool | None = None) -> EvaluationResult:
+        """A result with one document node from a TREC run and its qrels (``docs/persistence.md#trec-run-and-qrels-files``).
+
+        The node frame has the columns :meth:`from_runs` gives a retriever whose gold labels carry only document
+        ids, so every analysis works on it, plus ``score`` (the run's), ``gold_document_relevance`` (the grade of
+        each of ``gold_document_ids``: the judged documents with grade > 0, in qrels order),
+        ``nonrelevant_document_ids`` and ``nonrelevant_document_relevance`` (judged with grade <= 0).
+        ``multilabel_id`` is the TREC query id. Rows follow trec_eval's ranking (score descending, ties by docid
+        descending; ``rank`` 1..n). A query in the qrels without a run line keeps one row with document_id ``""``
+        (as an empty retrieval in :meth:`from_runs`); a query in the run without judgments has empty gold lists.
+
+        Parameters
+        ----------
+        run : path or dict
+            A TREC run file (``qid Q0 docid rank score tag``, plain or ``.gz``) or ``{qid: {docid: score}}``.
+        qrels : path or dict
+            A TREC qrels file (``qid iter docid relevance``, plain or ``.gz``) or ``{qid: {docid: grade}}``.
+        node : str
+            The node's name (default ``"Retriever"``).
+        queries : dict or path, optional
+            Query texts for the ``query`` column: ``{qid: text}`` or a TSV file ``qid<TAB>text``; without it
+            (or for a qid it lacks, with a warning) the query id is the text.
+        progress : bool, optional
+            A bar over the steps (reading, building) where a person watches; False never.
+
+        Raises
+        ------
+        LoadError
+            A file that cannot be read; the message names the file and the 1-based line (a line without its
+            columns, a score that is not a number, a grade that is not an integer, a docid twice in a query).
+        InvalidParameterError
+            A dict with ids that are not strings or values of the wrong kind (naming the qid and docid), or a bad
+            ``node``.
+
+        Examples
+        --------
+        >>> result = EvaluationResult.from_trec({"q1": {"d1": 1.2, "d2": 3.4}, "q2": {"d3": 0.5}},
+        ...                                     {"q1": {"d1": 2, "d5": 0}, "q2": {"d4": 1}}, progress=False)
+        >>> result["Retriever"][["multilabel_id", "rank", "document_id", "score", "gold_document_ids"]]
+          multilabel_id  rank document_id  score gold_document_ids
+        0            q1     1          d2    3.4              [d1]
+        1            q1     2          d1    1.2              [d1]
+        2            q2     1          d3    0.5              [d4]
+        >>> result.calculate_metrics()["Retriever"]["mrr"]
+        0.25
+        """
+        from ._progress import Steps, enabled
+        from .build.trec import trec_frame
+        from .io.trec import read_qrels, read_queries, read_run
+
+        if not isinstance(node, str) or not node:
+            raise InvalidParameterError(f"node must be a non-empty string (the node's name); got {node!r}.")
+        steps = Steps(show=enabled(progress), desc="reading TREC files", total=3, unit="step")
+        try:
+            run_frame = read_run(run)
+            steps.update(1)
+            qrels_frame = read_qrels(qrels)
+            texts = read_queries(queries) if queries is not None else None
+            steps.update(1)
+            frame = trec_frame(run_frame, qrels_frame, node=node, queries=texts)
+            steps.update(1)
+        finally:
+            steps.close()
+        return cls({node: frame}, matching={**MatchingOptions().as_dict(), "sas_model": None})
+
+    def _trec_node(self, node: str | None) -> str:
+        """``node``, or the one node with document rows (an error lists the nodes when there is none or several)."""
+        if node is not None:
+            self[node]  # noqa: B018 - an unknown node is named with the nodes held
+            return node
+        documents = [name for name in self.node_results if self.has_documents(name)]
+        if len(documents) != 1:
+            raise InvalidParameterError(
+                f"node=None picks the one node with document rows, but this result has {len(documents)} "
+                f"({documents}) among its nodes {list(self.node_results)}; pass node='<name>'.")
+        return documents[0]
+
+    def to_trec_run(self, path: str | Path, node: str | None = None, tag: str = "evalframe", *,
+                    scores: Literal["score", "rank"] = "score", eval_mode: str = "integrated") -> Path:
+        """Write a node's ranking as a TREC run file (``.gz``: gzip), atomically; returns the path.
+
+        One line ``qid Q0 docid rank score tag`` per document row of ``eval_mode`` (rows with document_id ``""``,
+        an empty retrieval, are left out): queries in the result's order, documents in rank order (ties by
+        document_id descending), rank 1..n, scores written with ``repr``. trec_eval ranks by score, so the scores
+        must agree with the ranks:
+
+        * ``scores="score"`` (default): the node's ``score`` column (from :meth:`from_trec`, or
+          ``from_runs(..., keep_scores=True)``) when it has one; a score that is NaN or that orders two documents
+          of a query otherwise than their ranks (trec_eval: score descending, ties by docid descending) is an
+          error naming the query. Without a ``score`` column, as ``"rank"``.
+        * ``scores="rank"``: ``n - rank + 1`` for the n documents of a query, whatever the frame holds.
+
+        A document twice in one query is an error (trec_eval refuses duplicates). ``node=None``: the one node with
+        document rows. See ``docs/persistence.md#trec-run-and-qrels-files``.
+
+        Examples
+        --------
+        >>> import tempfile, pathlib
+        >>> result = EvaluationResult.from_trec({"q1": {"d1": 1.25, "d2": 3.5}}, {"q1": {"d1": 1}}, progress=False)
+        >>> path = result.to_trec_run(pathlib.Path(tempfile.mkdtemp()) / "run.txt", tag="bm25")
+        >>> print(path.read_text(), end="")
+        q1 Q0 d2 1 3.5 bm25
+        q1 Q0 d1 2 1.25 bm25
+        """
+        from .build.trec import run_from_frame
+        from .io.trec import write_run
+
+        check.check_choice(scores, ("score", "rank"), name="scores")
+        check.check_choice(eval_mode, EVAL_MODES, name="eval_mode")
+        name = self._trec_node(node)
+        run = run_from_frame(self[name], node=name, eval_mode=eval_mode, scores=scores)
+        return write_run(run, path, tag=tag)
+
+    def to_qrels(self, path: str | Path, node: str | None = None) -> Path:
+        """Write a node's judgments as a TREC qrels file (``.gz``: gzip), atomically; returns the path.
+
+        One line ``qid 0 docid relevance`` per judged document: ``gold_document_ids`` with their
+        ``gold_document_relevance`` (1 where the frame has no grades, as :meth:`from_runs` results), and
+        ``nonrelevant_document_ids`` with their grades when present. Queries in the result's order, the documents
+        of a query sorted by docid; ids ``""`` and ``"00"`` (no document) are left out, a document listed twice
+        keeps its highest grade. ``node=None``: the one node with document rows.
+
+        Examples
+        --------
+        >>> import tempfile, pathlib
+        >>> result = EvaluationResult.from_trec({"q1": {"d1": 1.0}}, {"q1": {"d9": 0, "d1": 2}}, progress=False)
+        >>> print(result.to_qrels(pathlib.Path(tempfile.mkdtemp()) / "qrels.txt").read_text(), end="")
+        q1 0 d1 2
+        q1 0 d9 0
+        """
+        from .build.trec import qrels_from_frame
+        from .io.trec import write_qrels
+
+        name = self._trec_node(node)
+        return write_qrels(qrels_from_frame(self[name], node=name), path)
 
     # ------------------------------------------------------------------ persistence
     def save(self, out_dir: str | Path, format: str = "csv", *, progress: bool | None = None, **to_csv_kwargs: Any) -> Path:

@@ -1,0 +1,403 @@
+"""TREC tables <-> a document node frame (``docs/persistence.md#trec-run-and-qrels-files``).
+
+:func:`trec_frame` turns a ranked run (``qid, docid, score, rank``) and qrels (``qid, docid, relevance``), as
+:mod:`evalframe.io.trec` reads them, into the node frame :meth:`EvaluationResult.from_runs` builds for a retriever
+whose gold labels carry only document ids, plus the TREC columns ``score``, ``gold_document_relevance``,
+``nonrelevant_document_ids`` and ``nonrelevant_document_relevance``. :func:`run_from_frame` and
+:func:`qrels_from_frame` go back: any document node frame to the run and qrels tables trec_eval reads.
+Everything is vectorised over rows; the only Python work per query or per distinct cell is making the list cells,
+each shared by the rows that hold the same list (as the frames ``from_runs`` and ``load`` give).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+
+from ..columns import COLUMN_ORDER, NO_ANSWER_DOCUMENT_ID
+from ..errors import InvalidParameterError, SchemaError, warn
+
+__all__ = ["TREC_COLUMNS", "trec_order", "trec_frame", "run_from_frame", "qrels_from_frame"]
+
+#: The columns a TREC build adds to the standard document columns, in this order after them.
+TREC_COLUMNS: tuple[str, ...] = ("score", "gold_document_relevance", "nonrelevant_document_ids",
+                                 "nonrelevant_document_relevance")
+#: Document ids that stand for "no document" in gold lists (Haystack's no-answer id, and the empty id).
+_NOT_DOCUMENTS = frozenset({NO_ANSWER_DOCUMENT_ID, ""})
+
+
+# ------------------------------------------------------------------------------------------ ranking
+def trec_order(qids: np.ndarray, docids: np.ndarray, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """trec_eval's ranking: queries in order of first appearance, then score descending, ties by docid descending.
+
+    Returns ``(order, ranks)``: the row positions in ranked order and the rank (1..n within its query) of each
+    row of that order. Docids compare by code point (byte order in UTF-8), as trec_eval's ``strcmp``.
+
+    Examples
+    --------
+    >>> order, ranks = trec_order(np.array(["q1", "q1", "q1"], dtype=object), np.array(["a", "c", "b"], dtype=object),
+    ...                           np.array([1.0, 2.0, 2.0]))
+    >>> order.tolist(), ranks.tolist()  # c and b tie: the larger docid first
+    ([1, 2, 0], [1, 2, 3])
+    """
+    codes = _codes(qids)
+    order = np.lexsort((-scores, codes))
+    ordered_codes, ordered_scores = codes[order], scores[order]
+    same = (ordered_codes[1:] == ordered_codes[:-1]) & (ordered_scores[1:] == ordered_scores[:-1])
+    if same.any():  # ties: only the tied rows are ranked by docid (few, usually), in place
+        tied = np.zeros(len(order), dtype=bool)
+        tied[1:] |= same
+        tied[:-1] |= same
+        rows = order[tied]
+        docid_codes = pd.factorize(docids[rows], sort=True)[0]  # ascending code point order
+        order[tied] = rows[np.lexsort((-docid_codes, -scores[rows], codes[rows]))]
+    return order, ranks_within(codes[order])
+
+
+def _codes(values: np.ndarray) -> np.ndarray:
+    """Codes 0..k-1 in order of first appearance."""
+    if not len(values):
+        return np.zeros(0, dtype=np.int64)
+    return pd.factorize(values, sort=False)[0].astype(np.int64)
+
+
+def ranks_within(sorted_codes: np.ndarray) -> np.ndarray:
+    """1..n within each run of equal codes (rows grouped by code).
+
+    Examples
+    --------
+    >>> ranks_within(np.array([0, 0, 1, 1, 1])).tolist()
+    [1, 2, 1, 2, 3]
+    """
+    n = len(sorted_codes)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    starts = np.flatnonzero(np.r_[True, sorted_codes[1:] != sorted_codes[:-1]])
+    lengths = np.diff(np.r_[starts, n])
+    return np.arange(n, dtype=np.int64) - np.repeat(starts, lengths) + 1
+
+
+# ------------------------------------------------------------------------------------------ TREC -> frame
+def query_order(run_qids: Sequence[Any] | np.ndarray, qrels_qids: Sequence[Any] | np.ndarray) -> np.ndarray:
+    """The result's queries: the run's, in its order; a query only in the qrels follows the query before it there.
+
+    So two files that list their queries in one order give that order (qrels-only queries before every run query
+    when nothing precedes them in the qrels).
+
+    Examples
+    --------
+    >>> query_order(["q1", "q3"], ["q1", "q2", "q3", "q0"]).tolist()
+    ['q1', 'q2', 'q3', 'q0']
+    """
+    run_unique = pd.unique(np.asarray(run_qids, dtype=object))
+    qrels_unique = pd.unique(np.asarray(qrels_qids, dtype=object))
+    in_run = pd.Index(run_unique).get_indexer(qrels_unique)  # position in the run, -1 if only in the qrels
+    anchor = np.maximum.accumulate(np.where(in_run >= 0, in_run, -1)) if len(in_run) else in_run
+    only = in_run < 0
+    keys_run = np.arange(len(run_unique))
+    major = np.r_[keys_run, anchor[only]]
+    minor = np.r_[np.zeros(len(run_unique)), 1 + np.arange(only.sum())]
+    everything = np.r_[run_unique, qrels_unique[only]].astype(object)
+    return everything[np.lexsort((minor, major))]
+
+
+def _object_array(cells: Sequence[Any]) -> np.ndarray:
+    """An object array holding ``cells`` as they are (lists stay list objects, not a second dimension)."""
+    array = np.empty(len(cells), dtype=object)
+    for i, cell in enumerate(cells):
+        array[i] = cell
+    return array
+
+
+def _split(values: np.ndarray, codes: np.ndarray, n: int) -> list[list[Any]]:
+    """``values`` (sorted by ``codes``) as one list per code 0..n-1."""
+    bounds = np.searchsorted(codes, np.arange(1, n))
+    return [part.tolist() for part in np.split(values, bounds)]
+
+
+def trec_frame(run: pd.DataFrame, qrels: pd.DataFrame, *, node: str = "Retriever",
+               queries: Mapping[str, str] | None = None) -> pd.DataFrame:
+    """The document node frame of a TREC run and its qrels (columns: ``docs/persistence.md#trec-run-and-qrels-files``).
+
+    Parameters
+    ----------
+    run : pandas.DataFrame
+        ``qid, docid, score, rank``, ranked (as :func:`evalframe.io.trec.read_run` returns it).
+    qrels : pandas.DataFrame
+        ``qid, docid, relevance`` (as :func:`evalframe.io.trec.read_qrels` returns it).
+    node : str
+        The ``node`` column's value.
+    queries : dict, optional
+        Query texts by qid for the ``query`` column; a qid missing there (or without ``queries``) is its own text.
+
+    Examples
+    --------
+    >>> run = pd.DataFrame({"qid": ["q1", "q1"], "docid": ["d2", "d1"], "score": [2.0, 1.0], "rank": [1, 2]})
+    >>> qrels = pd.DataFrame({"qid": ["q1", "q1", "q2"], "docid": ["d1", "d9", "d4"], "relevance": [2, 0, 1]})
+    >>> frame = trec_frame(run, qrels)
+    >>> frame[["multilabel_id", "rank", "document_id", "score", "gold_id_match", "gold_document_ids"]]
+      multilabel_id  rank document_id  score  gold_id_match gold_document_ids
+    0            q1     1          d2    2.0            0.0              [d1]
+    1            q1     2          d1    1.0            1.0              [d1]
+    2            q2     1                NaN            0.0              [d4]
+    """
+    order = query_order(run["qid"].to_numpy(dtype=object), qrels["qid"].to_numpy(dtype=object))
+    index = pd.Index(order)
+    n_queries = len(order)
+    placeholder = order[~pd.Index(order).isin(pd.unique(run["qid"].to_numpy(dtype=object)))]
+
+    # rows: the run's, and one placeholder (document id "") per query only in the qrels; grouped by query
+    row_query = np.r_[index.get_indexer(run["qid"].to_numpy(dtype=object)), index.get_indexer(placeholder)]
+    row_docid = np.r_[run["docid"].to_numpy(dtype=object), np.full(len(placeholder), "", dtype=object)].astype(object)
+    row_score = np.r_[run["score"].to_numpy(dtype=np.float64), np.full(len(placeholder), np.nan)]
+    row_rank = np.r_[run["rank"].to_numpy(dtype=np.int64), np.ones(len(placeholder), dtype=np.int64)]
+    by_query = np.argsort(row_query, kind="stable")
+    row_query, row_docid, row_score, row_rank = row_query[by_query], row_docid[by_query], row_score[by_query], row_rank[by_query]
+
+    # judgments per query (file order): relevant (grade > 0) and not (grade <= 0)
+    judged_query = index.get_indexer(qrels["qid"].to_numpy(dtype=object))
+    grades = qrels["relevance"].to_numpy(dtype=np.int64)
+    judged_docid = qrels["docid"].to_numpy(dtype=object)
+    lists: dict[str, list[list[Any]]] = {}
+    positions = np.zeros(len(qrels), dtype=np.int64)  # a relevant document's position in its query's gold list
+    for name, chosen in (("gold", grades > 0), ("nonrelevant", grades <= 0)):
+        rows = np.flatnonzero(chosen)
+        rows = rows[np.argsort(judged_query[rows], kind="stable")]
+        codes = judged_query[rows]
+        lists[f"{name}_document_ids"] = _split(judged_docid[rows], codes, n_queries)
+        lists[f"{name}_document_relevance"] = _split(grades[rows], codes, n_queries)
+        if name == "gold":
+            positions[rows] = ranks_within(codes) - 1
+    gold_ids = lists["gold_document_ids"]
+    n_gold = np.array([len(ids) for ids in gold_ids], dtype=np.int64)
+
+    # which gold document each row is (-1: none): one join on (query, docid)
+    relevant = np.flatnonzero(grades > 0)
+    gold_keys = pd.DataFrame({"q": judged_query[relevant], "d": judged_docid[relevant], "j": positions[relevant]})
+    row_keys = pd.DataFrame({"q": row_query, "d": row_docid})
+    match = row_keys.merge(gold_keys, on=["q", "d"], how="left")["j"].fillna(-1).to_numpy(dtype=np.int64)
+
+    # gold_documents_id_match cells: per query one all-zero list, and one list per gold document retrieved
+    zero_lists = [[0.0] * int(n) for n in n_gold]
+    matched = np.flatnonzero(match >= 0)
+    pairs, pair_code = np.unique(np.c_[row_query[matched], match[matched]], axis=0, return_inverse=True) \
+        if len(matched) else (np.zeros((0, 2), dtype=np.int64), np.zeros(0, dtype=np.int64))
+    one_hot = []
+    for query, position in pairs.tolist():
+        cell = [0.0] * int(n_gold[query])
+        cell[position] = 1.0
+        one_hot.append(cell)
+    id_match_cells = _object_array(zero_lists + one_hot)
+    id_match_code = row_query.copy()
+    id_match_code[matched] = n_queries + np.asarray(pair_code).reshape(-1)
+
+    def per_query(cells: list[Any]) -> np.ndarray:
+        return _object_array(cells)[row_query]
+
+    texts = dict(queries or {})
+    missing = [qid for qid in order.tolist() if qid not in texts]
+    if queries is not None and missing:
+        warn(f"{len(missing)} of {n_queries} queries have no text in queries= (e.g. {missing[:3]}); their query id is "
+             "their text.")
+    found = np.asarray(match >= 0, dtype=np.float64)
+    zeros = np.zeros(len(row_query), dtype=np.float64)
+    no_answers: list[list[str]] = [[] for _ in range(n_queries)]
+    columns: dict[str, Any] = {
+        "multilabel_id": pd.Series(order[row_query], dtype=object),
+        "query": pd.Series(np.array([texts.get(qid, qid) for qid in order.tolist()], dtype=object)[row_query], dtype=object),
+        "filters": pd.Series([None] * len(row_query), dtype=object),
+        "gold_answers": per_query(no_answers),
+        "context": pd.Series(np.full(len(row_query), "", dtype=object), dtype=object),
+        "gold_contexts": per_query([[""] * int(n) for n in n_gold]),
+        "gold_id_match": found,
+        "context_match": zeros,
+        "answer_match": zeros.copy(),
+        "gold_id_or_answer_match": found.copy(),
+        "gold_id_and_answer_match": zeros.copy(),
+        "gold_id_or_context_match": found.copy(),
+        "gold_id_and_context_match": zeros.copy(),
+        "gold_id_and_context_and_answer_match": zeros.copy(),
+        "context_and_answer_match": zeros.copy(),
+        "rank": row_rank,
+        "document_id": pd.Series(row_docid, dtype=object),
+        "gold_document_ids": per_query(gold_ids),
+        "gold_documents_id_match": id_match_cells[id_match_code],
+        "gold_contexts_similarity": per_query([[0.0] * int(n) for n in n_gold]),
+        "gold_answers_match": per_query([[] for _ in range(n_queries)]),
+        "type": pd.Series(np.full(len(row_query), "document", dtype=object), dtype=object),
+        "node": pd.Series(np.full(len(row_query), node, dtype=object), dtype=object),
+        "eval_mode": pd.Series(np.full(len(row_query), "integrated", dtype=object), dtype=object),
+        "score": row_score,
+        "gold_document_relevance": per_query(lists["gold_document_relevance"]),
+        "nonrelevant_document_ids": per_query(lists["nonrelevant_document_ids"]),
+        "nonrelevant_document_relevance": per_query(lists["nonrelevant_document_relevance"]),
+    }
+    frame = pd.DataFrame({name: (values if isinstance(values, pd.Series) else pd.Series(values, dtype=values.dtype))
+                          for name, values in columns.items()})
+    known = [c for c in COLUMN_ORDER if c in frame.columns]
+    return frame[known + [c for c in frame.columns if c not in known]]
+
+
+# ------------------------------------------------------------------------------------------ frame -> TREC
+def _document_rows(frame: pd.DataFrame, node: str, eval_mode: str | None) -> pd.DataFrame:
+    """The node's document rows (of ``eval_mode`` when the frame has that column), placeholders left out."""
+    missing = [c for c in ("multilabel_id", "document_id", "rank") if c not in frame.columns]
+    if missing:
+        raise SchemaError(f"node {node!r} lacks the column(s) {missing} a TREC run is written from; it needs "
+                          "multilabel_id, document_id and rank (a retriever's document rows).")
+    keep = np.ones(len(frame), dtype=bool)
+    if "type" in frame.columns:
+        keep &= (frame["type"] == "document").to_numpy(dtype=bool)
+        if not keep.any():
+            raise SchemaError(f"node {node!r} has no document rows (type 'document'): TREC runs rank documents, so "
+                              "write a retriever node (or one that returns documents).")
+    if eval_mode is not None and "eval_mode" in frame.columns:
+        keep &= (frame["eval_mode"] == eval_mode).to_numpy(dtype=bool)
+    rows = frame.loc[keep]
+    ids = rows["document_id"]
+    absent = ids.isna().to_numpy()
+    if absent.any():
+        first = rows.index[np.flatnonzero(absent)[0]]
+        raise SchemaError(f"node {node!r}, row {first}: document_id is missing; every retrieved document needs an id "
+                          "for a TREC run (an empty retrieval is one row with document_id '').")
+    if rows["multilabel_id"].isna().any():
+        raise SchemaError(f"node {node!r}: multilabel_id is missing on some rows; it is the TREC query id.")
+    if rows["rank"].isna().any():
+        raise SchemaError(f"node {node!r}: rank is missing on some rows; the run is ordered by rank.")
+    return rows.loc[(ids != "").to_numpy(dtype=bool)]
+
+
+def _as_text(values: pd.Series) -> np.ndarray:
+    return values.map(lambda v: v if isinstance(v, str) else str(v)).to_numpy(dtype=object)
+
+
+def run_from_frame(frame: pd.DataFrame, *, node: str, eval_mode: str | None = "integrated",
+                   scores: Literal["score", "rank"] = "score") -> pd.DataFrame:
+    """The TREC run (``qid, docid, score, rank``) of a node frame's document rows, in the frame's ranking.
+
+    The frame's ranking is rank ascending, ties by document_id descending, within each query (queries in the
+    frame's order). ``scores="score"`` writes the ``score`` column when the frame has one (it must rank the
+    documents as the frame does under trec_eval's rule: score descending, ties by docid descending), else
+    ``n - position + 1``; ``scores="rank"`` always the latter. Rows with document_id ``""`` (an empty retrieval)
+    are left out; a document_id twice in one query is a SchemaError (trec_eval refuses duplicates).
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"multilabel_id": ["q", "q"], "document_id": ["a", "b"], "rank": [2, 1]})
+    >>> run_from_frame(frame, node="Retriever")
+      qid docid  score  rank
+    0   q     b    2.0     1
+    1   q     a    1.0     2
+    """
+    if scores not in ("score", "rank"):
+        raise InvalidParameterError(f"scores must be 'score' (the frame's score column, checked against its ranks) or "
+                                    f"'rank' (scores from the ranks); got {scores!r}.")
+    rows = _document_rows(frame, node, eval_mode)
+    qids, docids = _as_text(rows["multilabel_id"]), _as_text(rows["document_id"])
+    ranks = rows["rank"].to_numpy(dtype=np.float64)
+    order, positions = trec_order(qids, docids, -ranks)
+    qids, docids = qids[order], docids[order]
+    codes = _codes(qids)
+    duplicated = pd.Series(codes * max(1, len(pd.unique(docids))) + _codes(docids)).duplicated().to_numpy() if len(qids) \
+        else np.zeros(0, dtype=bool)
+    if duplicated.any():
+        first = int(np.flatnonzero(duplicated)[0])
+        raise SchemaError(f"node {node!r}, query {qids[first]!r}: document {docids[first]!r} is retrieved twice; trec_eval "
+                          "refuses a run with duplicate documents. Drop the repeated rows (e.g. "
+                          "frame.drop_duplicates(['multilabel_id', 'eval_mode', 'document_id'])) before writing.")
+    if scores == "score" and "score" in rows.columns:
+        values = pd.to_numeric(rows["score"], errors="coerce").to_numpy(dtype=np.float64)[order]
+        _check_scores(node, qids, docids, codes, values, rows["rank"].to_numpy()[order])
+    else:
+        sizes = np.bincount(codes) if len(codes) else np.zeros(0, dtype=np.int64)
+        values = (sizes[codes] - positions + 1).astype(np.float64)
+    return pd.DataFrame({"qid": pd.Series(qids, dtype=object), "docid": pd.Series(docids, dtype=object),
+                         "score": values, "rank": positions})
+
+
+def _check_scores(node: str, qids: np.ndarray, docids: np.ndarray, codes: np.ndarray, values: np.ndarray,
+                  ranks: np.ndarray) -> None:
+    """The scores must give the frame's order under trec_eval's sort (score desc, docid desc); else a SchemaError."""
+    hint = "; pass scores='rank' to write scores from the ranks (n - rank + 1) instead."
+    missing = np.isnan(values)
+    if missing.any():
+        first = int(np.flatnonzero(missing)[0])
+        raise SchemaError(f"node {node!r}, query {qids[first]!r}: document {docids[first]!r} (rank {ranks[first]}) has no "
+                          f"score (NaN), and trec_eval needs one on every line{hint}")
+    same = codes[1:] == codes[:-1]
+    lower, higher = values[:-1], values[1:]
+    wrong = same & (higher > lower)
+    tied = np.flatnonzero(same & (higher == lower))
+    if len(tied):  # equal scores: trec_eval puts the larger docid first, so the frame must too
+        wrong[tied] |= np.array([a < b for a, b in zip(docids[tied].tolist(), docids[tied + 1].tolist())], dtype=bool)
+    if wrong.any():
+        i = int(np.flatnonzero(wrong)[0])
+        raise SchemaError(
+            f"node {node!r}, query {qids[i]!r}: the scores disagree with the ranks: document {docids[i]!r} at rank "
+            f"{ranks[i]} has score {values[i]!r}, document {docids[i + 1]!r} at rank {ranks[i + 1]} has score "
+            f"{values[i + 1]!r}; trec_eval ranks by score (ties: larger docid first), so the file would be evaluated "
+            f"in another order{hint}")
+
+
+def qrels_from_frame(frame: pd.DataFrame, *, node: str) -> pd.DataFrame:
+    """The judgments (``qid, docid, relevance``) of a node frame: each query's gold and non-relevant documents.
+
+    Relevant: ``gold_document_ids`` with grades from ``gold_document_relevance`` (1 without that column); judged
+    non-relevant: ``nonrelevant_document_ids`` / ``nonrelevant_document_relevance`` when present. Ids ``""`` and
+    ``"00"`` (no document) are left out; a document listed twice in one query keeps its highest grade. Queries in
+    the frame's order, documents of a query sorted by docid (code point order).
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"multilabel_id": ["q", "q"], "gold_document_ids": [["d9", "d1", "d9"]] * 2})
+    >>> qrels_from_frame(frame, node="Retriever")
+      qid docid  relevance
+    0   q    d1          1
+    1   q    d9          1
+    """
+    missing = [c for c in ("multilabel_id", "gold_document_ids") if c not in frame.columns]
+    if missing:
+        raise SchemaError(f"node {node!r} lacks the column(s) {missing} the qrels are written from (each query's "
+                          "multilabel_id and gold_document_ids).")
+    first = frame.drop_duplicates("multilabel_id")
+    qids = _as_text(first["multilabel_id"])
+    parts = []
+    for ids_column, grades_column in (("gold_document_ids", "gold_document_relevance"),
+                                      ("nonrelevant_document_ids", "nonrelevant_document_relevance")):
+        if ids_column not in first.columns:
+            continue
+        id_cells = [cell if isinstance(cell, (list, tuple)) else [] for cell in first[ids_column].tolist()]
+        lengths = np.array([len(ids) for ids in id_cells], dtype=np.int64)
+        if grades_column in first.columns:
+            grade_cells = [cell if isinstance(cell, (list, tuple)) else () for cell in first[grades_column].tolist()]
+        else:
+            grade_cells = [[1] * int(n) for n in lengths]
+        unaligned = np.flatnonzero(np.array([len(g) for g in grade_cells], dtype=np.int64) != lengths)
+        if len(unaligned):
+            i = int(unaligned[0])
+            raise SchemaError(f"node {node!r}, query {qids[i]!r}: {grades_column} must hold one grade per entry of "
+                              f"{ids_column} ({lengths[i]}); got {first[grades_column].iloc[i]!r:.60}.")
+        parts.append(pd.DataFrame({
+            "query": np.repeat(np.arange(len(qids)), lengths),
+            "docid": pd.Series(list(itertools.chain.from_iterable(id_cells)), dtype=object),
+            "relevance": pd.Series(list(itertools.chain.from_iterable(grade_cells)), dtype=object),
+        }))
+    judged = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame({"query": [], "docid": [], "relevance": []})
+    judged = judged.loc[~judged["docid"].isin(_NOT_DOCUMENTS) & judged["docid"].notna()]
+    grades = pd.to_numeric(judged["relevance"], errors="coerce")
+    bad = grades.isna() | (grades != grades.round())
+    if bad.any():
+        row = judged.loc[bad].iloc[0]
+        raise SchemaError(f"node {node!r}, query {qids[int(row['query'])]!r}: document {row['docid']!r} has the grade "
+                          f"{row['relevance']!r}; qrels grades are integers.")
+    judged = judged.assign(docid=_as_text(judged["docid"]), relevance=grades.astype(np.int64))
+    judged = judged.sort_values("relevance", ascending=False, kind="stable").drop_duplicates(["query", "docid"])
+    docid_codes = pd.factorize(judged["docid"].to_numpy(dtype=object), sort=True)[0]
+    judged = judged.iloc[np.lexsort((docid_codes, judged["query"].to_numpy(dtype=np.int64)))]
+    return pd.DataFrame({"qid": pd.Series(qids[judged["query"].to_numpy(dtype=np.int64)], dtype=object),
+                         "docid": pd.Series(judged["docid"].to_numpy(dtype=object), dtype=object),
+                         "relevance": judged["relevance"].to_numpy(dtype=np.int64)})

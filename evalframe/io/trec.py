@@ -1,0 +1,495 @@
+"""TREC run and qrels files: read into tidy frames, written atomically (``docs/persistence.md#trec-run-and-qrels-files``).
+
+A run file holds one line ``qid Q0 docid rank score tag`` per retrieved document, a qrels file one line
+``qid iter docid relevance`` per judgment; columns are separated by whitespace (as trec_eval splits them), files
+are plain text or gzip (recognised by their first bytes). :func:`read_run` and :func:`read_qrels` take a path or
+the dict-of-dicts form of ranx, ir_measures and pytrec_eval (``{qid: {docid: score}}`` / ``{qid: {docid: grade}}``)
+and return tidy frames; :func:`write_run` and :func:`write_qrels` write them back. Parsing is vectorised (pandas'
+C parser); a problem is then located by a second, line-by-line pass that names the file and the 1-based line.
+
+trec_eval's rules kept here: a run's documents are ranked by score descending, ties by docid descending (code
+point order); the rank column of the file is ignored. A docid twice in one query is refused ("duplicate docs"),
+in runs and in qrels alike. Grades are integers.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import gzip
+import math
+import numbers
+import os
+import re
+import uuid
+import zlib
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any, BinaryIO, NoReturn, Union
+
+import numpy as np
+import pandas as pd
+
+from ..errors import InvalidParameterError, LoadError, SaveError
+from ..build.trec import trec_order
+from .atomic import step, sync_file
+
+__all__ = ["RUN_COLUMNS", "QRELS_COLUMNS", "read_run", "read_qrels", "read_queries", "write_run", "write_qrels"]
+
+#: Columns of :func:`read_run`'s frame and of :func:`read_qrels`'.
+RUN_COLUMNS: tuple[str, ...] = ("qid", "docid", "score", "rank")
+QRELS_COLUMNS: tuple[str, ...] = ("qid", "docid", "relevance")
+
+PathLike = Union[str, "os.PathLike[str]"]
+RunInput = Union[PathLike, Mapping[str, Mapping[str, float]]]
+QrelsInput = Union[PathLike, Mapping[str, Mapping[str, int]]]
+
+_GZIP_MAGIC = b"\x1f\x8b"
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+_NUMBER = re.compile(r"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf|infinity)", re.IGNORECASE)
+_WHITESPACE = re.compile(r"\s")
+
+
+class _Format:
+    """What one kind of TREC file holds: its name, columns, where the ids and the value are."""
+
+    def __init__(self, kind: str, layout: str, value: int, value_name: str) -> None:
+        self.kind, self.layout, self.value, self.value_name = kind, layout, value, value_name
+        self.width = len(layout.split())
+
+
+_RUN = _Format("run", "qid Q0 docid rank score tag", 4, "score")
+_QRELS = _Format("qrels", "qid iter docid relevance", 3, "relevance")
+
+
+# ------------------------------------------------------------------------------------------ grouping
+def _grouped(qids: np.ndarray) -> np.ndarray:
+    """Row positions grouped by query (queries in order of first appearance, rows in their order within a query)."""
+    codes = pd.factorize(qids, sort=False)[0] if len(qids) else np.zeros(0, dtype=np.int64)
+    return np.argsort(codes, kind="stable")
+
+
+def _duplicated(qids: np.ndarray, docids: np.ndarray) -> np.ndarray:
+    """Whether each row repeats an earlier row's (qid, docid)."""
+    if not len(qids):
+        return np.zeros(0, dtype=bool)
+    q, _ = pd.factorize(qids, sort=False)
+    d, unique_docids = pd.factorize(docids, sort=False)
+    return pd.Series(q.astype(np.int64) * len(unique_docids) + d).duplicated().to_numpy()
+
+
+# ------------------------------------------------------------------------------------------ reading files
+def _check_path(value: object, kind: str) -> Path:
+    if isinstance(value, (str, os.PathLike)) and str(value):
+        path = Path(value)
+        if path.is_dir():
+            raise LoadError(f"{kind} file {path} is a folder; give the TREC {kind} file itself.")
+        if not path.is_file():
+            raise LoadError(f"{kind} file {path} does not exist.")
+        return path
+    raise InvalidParameterError(
+        f"{kind} must be a path to a TREC {kind} file or a dict {{qid: {{docid: "
+        f"{'score' if kind == 'run' else 'grade'}}}}}; got {value!r:.80} of type {type(value).__name__}.")
+
+
+def _is_gzip(path: Path) -> bool:
+    with path.open("rb") as handle:
+        return handle.read(2) == _GZIP_MAGIC
+
+
+def _open(path: Path) -> BinaryIO:
+    return gzip.open(path, "rb") if _is_gzip(path) else path.open("rb")  # type: ignore[return-value]
+
+
+def _parse(path: Path, fmt: _Format) -> pd.DataFrame:
+    """The file's columns (ids as text, the value as float64 for runs, as text for qrels); problems via :func:`_locate`."""
+    dtype: dict[int, Any] = {i: object for i in range(fmt.width)}
+    if fmt is _RUN:
+        dtype[fmt.value] = "float64"
+    try:
+        with _open(path) as source:
+            frame = pd.read_csv(source, sep=r"\s+", header=None, names=list(range(fmt.width)), dtype=dtype,
+                                na_filter=False, quoting=csv.QUOTE_NONE, engine="c", encoding="utf-8")
+    except (ValueError, UnicodeDecodeError, OverflowError) as exc:  # ParserError is a ValueError
+        _locate(path, fmt, exc)
+    except (OSError, EOFError, zlib.error) as exc:  # a damaged or truncated gzip file
+        raise LoadError(f"{fmt.kind} file {path} cannot be read ({exc}); if it is gzip-compressed, it is damaged "
+                        "or cut short.") from None
+    if len(frame) == 0:
+        raise LoadError(f"{fmt.kind} file {path} holds no line; a TREC {fmt.kind} file has one line "
+                        f"`{fmt.layout}` per {'retrieved document' if fmt is _RUN else 'judgment'}.")
+    last = frame[fmt.width - 1].to_numpy()
+    if (last == "").any():  # a line with fewer columns (more columns failed above)
+        _locate(path, fmt)
+    return frame
+
+
+def _locate(path: Path, fmt: _Format, detail: object = "") -> NoReturn:
+    """Read the file line by line and raise a LoadError for the first bad line (the slow path, for errors only).
+
+    ``detail``: what the fast path found, for the message when no line is to blame (not expected).
+    """
+    with _open(path) as source:
+        data = source.read()
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    seen: dict[tuple[str, str], int] = {}
+    for number, raw in enumerate(data.splitlines(), start=1):
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise LoadError(f"{path}:{number}: not UTF-8 text (byte {exc.start + 1} of the line: {exc.reason}); "
+                            "TREC files are plain (ASCII or UTF-8) text.") from None
+        fields = line.split()
+        if not fields:
+            continue
+        if len(fields) != fmt.width:
+            raise LoadError(f"{path}:{number}: a TREC {fmt.kind} line has {fmt.width} whitespace-separated columns "
+                            f"`{fmt.layout}`; this one has {len(fields)}: {line.strip()!r:.100}.")
+        value = fields[fmt.value]
+        if fmt is _RUN and not _NUMBER.fullmatch(value):
+            raise LoadError(f"{path}:{number}: the score (column 5) must be a number; got {value!r:.40}.")
+        if fmt is _QRELS and not _INTEGER.fullmatch(value):
+            raise LoadError(f"{path}:{number}: the relevance grade (column 4) must be an integer (e.g. 0, 1, 2, or -1 "
+                            f"for unjudged); got {value!r:.40}.")
+        if fmt is _QRELS and not -2**63 <= int(value) < 2**63:
+            raise LoadError(f"{path}:{number}: the relevance grade {value!r:.40} is too large (64-bit integers).")
+        key = (fields[0], fields[2])
+        if key in seen:
+            raise LoadError(f"{path}:{number}: document {fields[2]!r} appears twice in query {fields[0]!r} (first on line "
+                            f"{seen[key]}); trec_eval refuses {'a run' if fmt is _RUN else 'qrels'} with duplicate "
+                            "documents (\"duplicate docs\"). Keep one of the lines.")
+        seen[key] = number
+    raise LoadError(f"{path}: cannot be read as a TREC {fmt.kind} file ({detail or 'unexpected content'}); each line "
+                    f"must be `{fmt.layout}`.")
+
+
+def _read_file(path: Path, fmt: _Format) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """qids, docids and values (float64 scores / int64 grades) of a file, in file order, checked."""
+    frame = _parse(path, fmt)
+    qids, docids = frame[0].to_numpy(dtype=object), frame[2].to_numpy(dtype=object)
+    if fmt is _RUN:
+        values = frame[fmt.value].to_numpy(dtype=np.float64)
+    else:
+        text = frame[fmt.value]
+        if not text.str.fullmatch(_INTEGER.pattern).all():
+            _locate(path, fmt)
+        try:
+            values = text.to_numpy(dtype=object).astype(np.int64)
+        except (ValueError, OverflowError) as exc:
+            _locate(path, fmt, exc)
+    if _duplicated(qids, docids).any():
+        _locate(path, fmt)
+    return qids, docids, values
+
+
+# ------------------------------------------------------------------------------------------ reading dicts
+def _read_mapping(mapping: Mapping[Any, Any], fmt: _Format) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """qids, docids and values of the dict-of-dicts form, checked (errors name the qid and docid)."""
+    what = "run" if fmt is _RUN else "qrels"
+    qids: list[str] = []
+    docids: list[str] = []
+    values: list[Any] = []
+    for qid, documents in mapping.items():
+        _check_id(qid, f"{what}: query id {qid!r}")
+        if not isinstance(documents, Mapping):
+            raise InvalidParameterError(f"{what}[{qid!r}] must be a dict {{docid: {fmt.value_name}}}; "
+                                        f"got {type(documents).__name__}.")
+        for docid, value in documents.items():
+            _check_id(docid, f"{what}[{qid!r}]: document id {docid!r}")
+            if fmt is _RUN:
+                if isinstance(value, bool) or not isinstance(value, numbers.Real) or math.isnan(value):
+                    raise InvalidParameterError(f"{what}[{qid!r}][{docid!r}]: the score must be a number (not NaN); "
+                                                f"got {value!r:.40}.")
+                values.append(float(value))
+            else:
+                if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+                    raise InvalidParameterError(f"{what}[{qid!r}][{docid!r}]: the relevance grade must be an int; got "
+                                                f"{value!r:.40}. Convert grades with int() (0 or less: not relevant).")
+                values.append(int(value))
+            qids.append(qid)
+            docids.append(docid)
+    if fmt is _RUN and not qids:
+        raise InvalidParameterError(f"the run dict {dict(mapping)!r:.80} holds no document; give {{qid: {{docid: score}}}}.")
+    value_array = np.array(values, dtype=np.float64 if fmt is _RUN else np.int64)
+    return np.array(qids, dtype=object), np.array(docids, dtype=object), value_array
+
+
+def _check_id(value: object, where: str) -> None:
+    if not isinstance(value, str):
+        raise InvalidParameterError(f"{where} must be a string (TREC ids are text); got {type(value).__name__}. "
+                                    "Convert the ids with str().")
+    if not value or _WHITESPACE.search(value):
+        raise InvalidParameterError(f"{where} must be a non-empty string without whitespace (TREC files separate "
+                                    "their columns by whitespace).")
+
+
+# ------------------------------------------------------------------------------------------ public readers
+def read_run(run: RunInput) -> pd.DataFrame:
+    """A TREC run as a tidy frame ``qid, docid, score, rank``, ranked as trec_eval ranks it.
+
+    Parameters
+    ----------
+    run : path or dict
+        A run file (``qid Q0 docid rank score tag`` per line, whitespace-separated, plain or gzip) or
+        ``{qid: {docid: score}}`` (ranx / ir_measures / pytrec_eval).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per retrieved document: ``qid`` and ``docid`` (str), ``score`` (float64) and ``rank``
+        (int64, 1..n within a query). Queries in order of first appearance; within a query by score
+        descending, ties by docid descending (the file's rank column is ignored, as trec_eval ignores it).
+
+    Raises
+    ------
+    LoadError
+        A missing or empty file, a line without 6 columns, a score that is not a number (NaN included),
+        a docid twice in one query; the message names the file and the 1-based line.
+    InvalidParameterError
+        The dict form with an id that is not a non-empty string without whitespace, or a score that is not
+        a number; the message names the qid and the docid.
+
+    Examples
+    --------
+    >>> read_run({"q1": {"d1": 0.5, "d2": 1.5, "d3": 0.5}})
+      qid docid  score  rank
+    0  q1    d2    1.5     1
+    1  q1    d3    0.5     2
+    2  q1    d1    0.5     3
+    """
+    if isinstance(run, Mapping):
+        qids, docids, scores = _read_mapping(run, _RUN)
+    else:
+        qids, docids, scores = _read_file(_check_path(run, "run"), _RUN)
+    order, ranks = trec_order(qids, docids, scores)
+    return pd.DataFrame({"qid": pd.Series(qids[order], dtype=object), "docid": pd.Series(docids[order], dtype=object),
+                         "score": scores[order], "rank": ranks})
+
+
+def read_qrels(qrels: QrelsInput) -> pd.DataFrame:
+    """TREC relevance judgments as a tidy frame ``qid, docid, relevance``.
+
+    Parameters
+    ----------
+    qrels : path or dict
+        A qrels file (``qid iter docid relevance`` per line, whitespace-separated, plain or gzip; the ``iter``
+        column is ignored) or ``{qid: {docid: grade}}``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per judgment: ``qid``, ``docid`` (str) and ``relevance`` (int64). Queries in order of first
+        appearance, judgments of a query in file (dict) order. ``{}`` gives an empty frame.
+
+    Raises
+    ------
+    LoadError
+        A missing or empty file, a line without 4 columns, a grade that is not an integer, a docid judged twice
+        in one query; the message names the file and the 1-based line.
+    InvalidParameterError
+        The dict form with a bad id or a grade that is not an int, naming the qid and the docid.
+
+    Examples
+    --------
+    >>> read_qrels({"q1": {"d2": 2, "d1": 0}})
+      qid docid  relevance
+    0  q1    d2          2
+    1  q1    d1          0
+    """
+    if isinstance(qrels, Mapping):
+        qids, docids, grades = _read_mapping(qrels, _QRELS)
+    else:
+        qids, docids, grades = _read_file(_check_path(qrels, "qrels"), _QRELS)
+    order = _grouped(qids)
+    return pd.DataFrame({"qid": pd.Series(qids[order], dtype=object), "docid": pd.Series(docids[order], dtype=object),
+                         "relevance": grades[order]})
+
+
+def read_queries(queries: PathLike | Mapping[str, str]) -> dict[str, str]:
+    """Query texts by qid, from ``{qid: text}`` or a TSV file with lines ``qid<TAB>text`` (plain or gzip).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "queries.tsv"
+    >>> _ = path.write_text("q1\\twho wrote hamlet\\nq2\\tcapital of peru\\n")
+    >>> read_queries(path)
+    {'q1': 'who wrote hamlet', 'q2': 'capital of peru'}
+    """
+    if isinstance(queries, Mapping):
+        for qid, text in queries.items():
+            if not isinstance(qid, str) or not isinstance(text, str):
+                raise InvalidParameterError(f"queries must map query ids (str) to query texts (str); got {qid!r}: "
+                                            f"{text!r:.60}.")
+        return dict(queries)
+    if not isinstance(queries, (str, os.PathLike)) or not str(queries):
+        raise InvalidParameterError(f"queries must be a dict {{qid: text}} or the path of a TSV file `qid<TAB>text`; "
+                                    f"got {queries!r:.80} of type {type(queries).__name__}.")
+    path = Path(queries)
+    if not path.is_file():
+        raise LoadError(f"queries file {path} does not exist" + (" (it is a folder)." if path.is_dir() else "."))
+    texts: dict[str, str] = {}
+    lines: dict[str, int] = {}
+    with _open(path) as source:
+        data = source.read()
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    for number, raw in enumerate(data.split(b"\n"), start=1):
+        try:
+            line = raw.decode("utf-8").rstrip("\r")
+        except UnicodeDecodeError as exc:
+            raise LoadError(f"{path}:{number}: not UTF-8 text ({exc.reason}).") from None
+        if not line.strip():
+            continue
+        qid, tab, text = line.partition("\t")
+        if not tab or not qid.strip():
+            raise LoadError(f"{path}:{number}: a queries line is `qid<TAB>text`; this one has no tab: {line!r:.80}.")
+        qid = qid.strip()
+        if qid in lines:
+            raise LoadError(f"{path}:{number}: query {qid!r} appears twice (first on line {lines[qid]}); keep one line.")
+        texts[qid], lines[qid] = text, number
+    return texts
+
+
+# ------------------------------------------------------------------------------------------ writing
+def write_run(run: pd.DataFrame | Mapping[str, Mapping[str, float]], path: PathLike, *, tag: str = "evalframe") -> Path:
+    """Write a TREC run file atomically (``.gz``: gzip); returns the path written.
+
+    ``run`` is a frame with columns ``qid``, ``docid`` and ``score`` (as :func:`read_run` returns; a ``rank``
+    column is ignored) or ``{qid: {docid: score}}``. Lines follow trec_eval's ranking (queries in order of
+    first appearance, score descending, ties by docid descending) with ranks 1..n, so the file's order and
+    rank column agree with what trec_eval computes; scores are written with ``repr`` (the shortest text that
+    reads back as the same float). The file is replaced whole or not at all.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = write_run({"q1": {"d1": 0.5, "d2": 1.5}}, pathlib.Path(tempfile.mkdtemp()) / "run.txt", tag="bm25")
+    >>> print(path.read_text(), end="")
+    q1 Q0 d2 1 1.5 bm25
+    q1 Q0 d1 2 0.5 bm25
+    """
+    if not isinstance(tag, str) or not tag or _WHITESPACE.search(tag):
+        raise InvalidParameterError(f"tag must be a non-empty string without whitespace (the run's name in column 6); "
+                                    f"got {tag!r}.")
+    qids, docids, values = _frame_columns(run, _RUN, read_run)
+    if np.isnan(values).any():
+        first = int(np.flatnonzero(np.isnan(values))[0])
+        raise SaveError(f"cannot write the run to {path}: query {qids[first]!r}, document {docids[first]!r} has no "
+                        "score (NaN); trec_eval needs a number on every line.")
+    order, ranks = trec_order(qids, docids, values)
+    scores = [repr(v) for v in values[order].tolist()]
+    text = "".join(f"{q} Q0 {d} {r} {s} {tag}\n"
+                   for q, d, r, s in zip(qids[order].tolist(), docids[order].tolist(), ranks.tolist(), scores))
+    return _write_text(path, text, "run")
+
+
+def write_qrels(qrels: pd.DataFrame | Mapping[str, Mapping[str, int]], path: PathLike) -> Path:
+    """Write a TREC qrels file atomically (``.gz``: gzip), one line ``qid 0 docid relevance`` per row, in row order.
+
+    ``qrels`` is a frame with columns ``qid``, ``docid`` and ``relevance`` (integers), as :func:`read_qrels`
+    returns, or ``{qid: {docid: grade}}``; returns the path written.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = write_qrels({"q1": {"d1": 1, "d7": 0}}, pathlib.Path(tempfile.mkdtemp()) / "qrels.txt")
+    >>> print(path.read_text(), end="")
+    q1 0 d1 1
+    q1 0 d7 0
+    """
+    qids, docids, grades = _frame_columns(qrels, _QRELS, read_qrels)
+    text = "".join(f"{q} 0 {d} {g}\n" for q, d, g in zip(qids.tolist(), docids.tolist(), grades.tolist()))
+    return _write_text(path, text, "qrels")
+
+
+def _frame_columns(table: Any, fmt: _Format, reader: Callable[[Any], pd.DataFrame]
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """qids, docids and values of a frame (or dict) to write, checked: ids writable, no duplicate, values typed."""
+    if isinstance(table, Mapping):
+        table = reader(table)
+    if not isinstance(table, pd.DataFrame):
+        raise InvalidParameterError(f"the {fmt.kind} to write must be a DataFrame with columns qid, docid, "
+                                    f"{fmt.value_name} or a dict {{qid: {{docid: {fmt.value_name}}}}}; "
+                                    f"got {type(table).__name__}.")
+    missing = [c for c in ("qid", "docid", fmt.value_name) if c not in table.columns]
+    if missing:
+        raise InvalidParameterError(f"the {fmt.kind} frame lacks the column(s) {missing}; it needs qid, docid and "
+                                    f"{fmt.value_name} (as read_{fmt.kind} returns).")
+    qids = table["qid"].to_numpy(dtype=object)
+    docids = table["docid"].to_numpy(dtype=object)
+    for name, ids in (("qid", qids), ("docid", docids)):
+        if not _writable_ids(pd.unique(ids)):
+            first = next(i for i, value in enumerate(ids.tolist()) if not _writable_ids(np.array([value], dtype=object)))
+            raise SaveError(f"cannot write {fmt.kind} row {first + 1}: its {name} {ids[first]!r:.60} is not a non-empty "
+                            "string without whitespace (TREC files separate columns by whitespace).")
+    duplicated = _duplicated(qids, docids)
+    if duplicated.any():
+        first = int(np.flatnonzero(duplicated)[0])
+        raise SaveError(f"cannot write the {fmt.kind}: document {docids[first]!r} appears twice in query {qids[first]!r}; "
+                        f"trec_eval refuses {fmt.kind} with duplicate documents. Keep one row per (qid, docid).")
+    values = table[fmt.value_name]
+    if fmt is _RUN:
+        if not pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values):
+            raise InvalidParameterError(f"the run's score column must hold numbers; got dtype {values.dtype}.")
+        return qids, docids, values.to_numpy(dtype=np.float64)
+    if not pd.api.types.is_integer_dtype(values) or pd.api.types.is_bool_dtype(values):
+        raise InvalidParameterError(f"the qrels' relevance column must hold integers; got dtype {values.dtype}. "
+                                    "Convert it with .astype('int64').")
+    return qids, docids, values.to_numpy(dtype=np.int64)
+
+
+def _writable_ids(ids: np.ndarray) -> bool:
+    """Whether every id is a non-empty str without whitespace (checked in C: one join and one search)."""
+    try:
+        joined = "\x00".join(ids.tolist())  # TypeError for anything but str
+    except TypeError:
+        return False
+    return not (ids == "").any() and _WHITESPACE.search(joined) is None
+
+
+def _write_text(path: PathLike, text: str, kind: str) -> Path:
+    """Replace ``path`` by a file holding ``text`` (gzip when the name ends with .gz): whole or not at all.
+
+    The content goes to a hidden sibling ``.<name>.evalframe-write-<id>``, is fsync'ed, renamed over the target
+    (atomic on POSIX) and the folder fsync'ed; on any failure the sibling is removed and the old file stays.
+    A symbolic link keeps pointing at the file it names, which is replaced.
+    """
+    if not isinstance(path, (str, os.PathLike)) or not str(path):
+        raise InvalidParameterError(f"path must name the {kind} file to write; got {path!r:.80}.")
+    target = Path(path)
+    if target.is_symlink():
+        target = target.resolve()
+    if target.is_dir():
+        raise SaveError(f"cannot write the {kind} file: {target} is a folder; give a file name.")
+    if not target.parent.is_dir():
+        raise SaveError(f"cannot write the {kind} file {target}: the folder {target.parent} does not exist.")
+    data = text.encode("utf-8")
+    if target.name.endswith(".gz"):
+        data = gzip.compress(data, compresslevel=6, mtime=0)  # no time stamp: the same content gives the same bytes
+    staging = target.parent / f".{target.name}.evalframe-write-{uuid.uuid4().hex[:12]}"
+    try:
+        step(f"write {target.name}")
+        fd = os.open(staging, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        sync_file(staging)
+        step(f"rename {target.name}")
+        os.replace(staging, target)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(staging)
+        raise SaveError(f"cannot write the {kind} file {target}: {exc.strerror or exc}; the previous file (if any) is "
+                        "unchanged.") from None
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(staging)
+        raise
+    with contextlib.suppress(OSError):
+        fd = os.open(target.parent, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    return Path(path)
