@@ -607,6 +607,7 @@ class EvaluationResult(Mapping):
         *,
         sas_model: str | Callable[[list[str], list[str]], Sequence[float]] | None = None,
         progress: bool | None = None,
+        keep_scores: bool = False,
         **matching: Any,
     ) -> EvaluationResult:
         """Build the node frames from gold labels and pipeline outputs, as Haystack 1.x's ``Pipeline.eval``.
@@ -630,6 +631,9 @@ class EvaluationResult(Mapping):
         progress : bool, optional
             Show progress bars (building the rows, scoring the contexts); None shows them where a person
             watches: stderr is a terminal or the code runs in a Jupyter / IPython kernel.
+        keep_scores : bool
+            True adds a float64 ``score`` column to the document rows: each ``Document.score`` (NaN where None),
+            e.g. for :meth:`to_trec_run`. Off by default, so the columns stay Haystack 1.x's.
 
         Raises
         ------
@@ -657,7 +661,8 @@ class EvaluationResult(Mapping):
         from .build.flatten import flatten
 
         options = MatchingOptions.from_keywords(matching, passed_to="from_runs takes these matching options")
-        frames = flatten(labels, node_outputs, matching=options, sas_model=sas_model, progress=progress)
+        frames = flatten(labels, node_outputs, matching=options, sas_model=sas_model, progress=progress,
+                         keep_scores=keep_scores)
         recorded = {
             **options.as_dict(),
             "sas_model": sas_model if isinstance(sas_model, str) or sas_model is None

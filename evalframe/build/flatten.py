@@ -9,6 +9,7 @@ calls a SAS model once for the whole build, then derives the match columns.
 from __future__ import annotations
 
 import json
+import numbers
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -19,7 +20,7 @@ import pandas as pd
 from .. import _progress
 from .._validation import check_build_options, did_you_mean
 from ..columns import COLUMN_ORDER, LIST_COLUMNS
-from ..errors import EvalframeError, warn
+from ..errors import EvalframeError, InvalidParameterError, warn
 from ..options import MatchingOptions
 from .matching import context_similarities, exact_match, f1
 from .sas import resolve_sas_model
@@ -248,11 +249,13 @@ def _answer_rows(rows: _Rows, pairs: _Pairs, q: _Query, answers: list[Answer], *
 
 
 def _document_rows(rows: _Rows, pairs: _Pairs, q: _Query, documents: list[Document], *, node: str, block: int,
-                   custom_field: str | None) -> None:
+                   custom_field: str | None, keep_scores: bool = False) -> None:
     ml = q.label
     if not documents:
         documents = [Document(content="", id="")]
     for rank, document in enumerate(documents, start=1):
+        if keep_scores:
+            _check_score(document.score, f"node {node!r}, {OUTPUT_KEYS[block]!r}, query {q.position}, document {rank - 1}")
         content = document.content
         text = content if isinstance(content, str) else str(content)
         start = len(pairs.similarity)
@@ -276,7 +279,16 @@ def _document_rows(rows: _Rows, pairs: _Pairs, q: _Query, documents: list[Docume
         if custom_field is not None:
             values["gold_custom_document_ids"] = q.gold_custom_ids
             values["custom_document_id"] = custom_id
+        if keep_scores:
+            values["score"] = document.score
         rows.add((q.position, block, rank), **values, **_general(node, q, block))
+
+
+def _check_score(score: Any, where: str) -> None:
+    """keep_scores: a Document.score must be a real number or None (NaN in the ``score`` column)."""
+    if score is not None and (isinstance(score, (bool, np.bool_)) or not isinstance(score, numbers.Real)):
+        raise EvalframeError(f"{where}: field 'score' must be a number or None to keep it (keep_scores=True); "
+                             f"got {score!r:.60}.")
 
 
 def _general(node: str, q: _Query, block: int) -> dict[str, Any]:
@@ -339,7 +351,7 @@ def _frame(rows: _Rows) -> pd.DataFrame:
     for name, values in rows.columns.items():
         if name == "rank":
             columns[name] = pd.Series(values, dtype=np.int64)
-        elif name in _FLOAT_COLUMNS:
+        elif name in _FLOAT_COLUMNS or name == "score":  # score: only with keep_scores, None -> NaN
             columns[name] = pd.Series(values, dtype=np.float64)
         else:
             columns[name] = pd.Series(values, dtype=object)
@@ -384,10 +396,16 @@ def flatten(
     matching: MatchingOptions | None = None,
     sas_model: str | Callable[[list[str], list[str]], Sequence[float]] | None = None,
     progress: bool | None = None,
+    keep_scores: bool = False,
 ) -> dict[str, pd.DataFrame]:
-    """Build the node frames (``docs/metrics.md#columns``; see :meth:`EvaluationResult.from_runs`)."""
+    """Build the node frames (``docs/metrics.md#columns``; see :meth:`EvaluationResult.from_runs`).
+
+    ``keep_scores``: document rows get a float64 ``score`` column, each Document's ``score`` (NaN where None).
+    """
     # the options first (matching is checked when made): a bad one found after scoring every pair would waste the build
     check_build_options(sas_model=sas_model)
+    if not isinstance(keep_scores, (bool, np.bool_)):
+        raise InvalidParameterError(f"keep_scores must be True or False; got {keep_scores!r}.")
     show = _progress.enabled(progress)  # checks it too
     matching = matching if matching is not None else MatchingOptions()
     custom_document_id_field = matching.custom_document_id_field
@@ -434,7 +452,7 @@ def flatten(
                                  custom_field=custom_document_id_field, with_sas=sas is not None)
                 else:
                     _document_rows(document_rows, pairs, q, items, node=node, block=block,
-                                   custom_field=custom_document_id_field)
+                                   custom_field=custom_document_id_field, keep_scores=bool(keep_scores))
 
     similarity = _similarities(pairs.similarity, matching, show=show)
     sas_scores = sas(pairs.sas) if sas is not None and pairs.sas else []

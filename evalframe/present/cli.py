@@ -138,10 +138,26 @@ def _parser() -> argparse.ArgumentParser:
     _scope_options(worst)
     _csv_options(worst)
 
-    convert = commands.add_parser("convert", help="rewrite a results folder as CSV or Parquet")
-    convert.add_argument("folder", type=Path)
-    convert.add_argument("out", type=Path)
-    convert.add_argument("--to", required=True, choices=("csv", "parquet"))
+    convert = commands.add_parser(
+        "convert", help="rewrite a results folder as CSV or Parquet, or convert to and from TREC run and qrels files",
+        description="IN is a results folder or a TREC run file (plain or .gz). A run (with --qrels QRELS) becomes a "
+                    "results folder (--to csv|parquet); a folder becomes a run file OUT (--to trec), and its judgments "
+                    "a qrels file with --qrels OUT_QRELS. See docs/cli.md#convert.")
+    convert.add_argument("folder", type=Path, metavar="IN", help="a results folder, or a TREC run file")
+    convert.add_argument("out", type=Path, metavar="OUT", help="the results folder or TREC run file to write")
+    convert.add_argument("--to", required=True, choices=("csv", "parquet", "trec"))
+    convert.add_argument("--from", dest="source", default=None, choices=("folder", "trec"),
+                         help="what IN is (default: a folder if IN is a folder, else a TREC run file)")
+    convert.add_argument("--qrels", type=Path, default=None, metavar="QRELS",
+                         help="from TREC: the qrels file to read (needed); to TREC: the qrels file to write (optional)")
+    convert.add_argument("--queries", type=Path, default=None, metavar="TSV",
+                         help="from TREC: query texts, lines qid<TAB>text (default: the query ids)")
+    convert.add_argument("--node", default=None, help="from TREC: the node's name (default Retriever); to TREC: the "
+                         "node to write (default: the one node with document rows)")
+    convert.add_argument("--tag", default=None, help="to TREC: the run's name in column 6 (default evalframe)")
+    convert.add_argument("--scores", default=None, choices=("score", "rank"),
+                         help="to TREC: 'score' writes the score column, checked against the ranks (default), 'rank' "
+                              "writes n - rank + 1")
     _csv_options(convert)
 
     flatten = commands.add_parser("flatten", help="build a results folder from a JSON Lines runs file")
@@ -348,9 +364,38 @@ def _folder_names(folders: Sequence[Path]) -> list[str]:
 
 
 def _convert(args: argparse.Namespace) -> str:
+    source = args.source or ("folder" if args.folder.is_dir() else "trec")
+    given = {flag: getattr(args, name) is not None for flag, name in (
+        ("--qrels", "qrels"), ("--queries", "queries"), ("--node", "node"), ("--tag", "tag"), ("--scores", "scores"),
+        ("--sep", "sep"), ("--encoding", "encoding"))}
+    allowed = {("trec", False): ("--qrels", "--queries", "--node"), ("folder", True): ("--qrels", "--node", "--tag",
+               "--scores", "--sep", "--encoding"), ("folder", False): ("--sep", "--encoding")}
+    direction = (source, args.to == "trec")
+    if direction == ("trec", True):
+        raise EvalframeError("convert reads a TREC run into a results folder (--to csv or parquet) or writes a folder "
+                             "as TREC files (--to trec); TREC to TREC is not a conversion.")
+    unused = [flag for flag, set_ in given.items() if set_ and flag not in allowed[direction]]
+    if unused:
+        what = {("trec", False): "reading a TREC run", ("folder", True): "writing TREC files",
+                ("folder", False): "rewriting a results folder"}[direction]
+        raise EvalframeError(f"{', '.join(unused)} {'does' if len(unused) == 1 else 'do'} not apply when {what}; "
+                             "see evalframe convert --help.")
+    if source == "trec":
+        if args.qrels is None:
+            raise EvalframeError(f"reading the TREC run {args.folder} needs its judgments: add --qrels QRELS.")
+        result = EvaluationResult.from_trec(args.folder, args.qrels, node=args.node or "Retriever", queries=args.queries)
+        folder = result.save(args.out, format=args.to)
+        frame = next(iter(result.values()))
+        return f"wrote {frame['multilabel_id'].nunique()} queries ({len(frame)} rows) as {args.to} to {folder}"
     result = _load(args.folder, args)
-    folder = result.save(args.out, format=args.to)
-    return f"wrote {len(result)} node(s) as {args.to} to {folder}"
+    if args.to != "trec":
+        folder = result.save(args.out, format=args.to)
+        return f"wrote {len(result)} node(s) as {args.to} to {folder}"
+    run = result.to_trec_run(args.out, node=args.node, tag=args.tag or "evalframe", scores=args.scores or "score")
+    message = f"wrote the TREC run {run}"
+    if args.qrels is not None:
+        message += f" and the qrels {result.to_qrels(args.qrels, node=args.node)}"
+    return message
 
 
 def _flatten(args: argparse.Namespace) -> str:
