@@ -750,7 +750,8 @@ class EvaluationResult(Mapping):
         return documents[0]
 
     def to_trec_run(self, path: str | Path, node: str | None = None, tag: str = "evalframe", *,
-                    scores: Literal["score", "rank"] = "score", eval_mode: str = "integrated") -> Path:
+                    scores: Literal["score", "rank"] = "score", eval_mode: str = "integrated",
+                    duplicates: Literal["error", "first"] = "error") -> Path:
         """Write a node's ranking as a TREC run file (``.gz``: gzip), atomically; returns the path.
 
         One line ``qid Q0 docid rank score tag`` per document row of ``eval_mode`` (rows with document_id ``""``,
@@ -764,7 +765,8 @@ class EvaluationResult(Mapping):
           error naming the query. Without a ``score`` column, as ``"rank"``.
         * ``scores="rank"``: ``n - rank + 1`` for the n documents of a query, whatever the frame holds.
 
-        A document twice in one query is an error (trec_eval refuses duplicates). ``node=None``: the one node with
+        A document twice in one query is an error (trec_eval refuses duplicates) unless ``duplicates="first"``,
+        which writes it once, at its best rank (the ranks below close up). ``node=None``: the one node with
         document rows. See ``docs/persistence.md#trec-run-and-qrels-files``.
 
         Examples
@@ -781,8 +783,9 @@ class EvaluationResult(Mapping):
 
         check.check_choice(scores, ("score", "rank"), name="scores")
         check.check_choice(eval_mode, EVAL_MODES, name="eval_mode")
+        check.check_choice(duplicates, ("error", "first"), name="duplicates")
         name = self._trec_node(node)
-        run = run_from_frame(self[name], node=name, eval_mode=eval_mode, scores=scores)
+        run = run_from_frame(self[name], node=name, eval_mode=eval_mode, scores=scores, duplicates=duplicates)
         return write_run(run, path, tag=tag)
 
     def to_qrels(self, path: str | Path, node: str | None = None) -> Path:

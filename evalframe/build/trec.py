@@ -162,6 +162,11 @@ def trec_frame(run: pd.DataFrame, qrels: pd.DataFrame, *, node: str = "Retriever
     judged_query = index.get_indexer(qrels["qid"].to_numpy(dtype=object))
     grades = qrels["relevance"].to_numpy(dtype=np.int64)
     judged_docid = qrels["docid"].to_numpy(dtype=object)
+    no_answer = np.flatnonzero(judged_docid == NO_ANSWER_DOCUMENT_ID)
+    if len(no_answer):
+        warn(f"the qrels judge a document with id {NO_ANSWER_DOCUMENT_ID!r} (query {order[judged_query[no_answer[0]]]!r}"
+             f"{f' and {len(no_answer) - 1} more' if len(no_answer) > 1 else ''}): that id is Haystack's no-answer id, so "
+             "evalframe's metrics and to_qrels do not count it as a judged document.")
     lists: dict[str, list[list[Any]]] = {}
     positions = np.zeros(len(qrels), dtype=np.int64)  # a relevant document's position in its query's gold list
     for name, chosen in (("gold", grades > 0), ("nonrelevant", grades <= 0)):
@@ -244,31 +249,30 @@ def trec_frame(run: pd.DataFrame, qrels: pd.DataFrame, *, node: str = "Retriever
 
 # ------------------------------------------------------------------------------------------ frame -> TREC
 def _document_rows(frame: pd.DataFrame, node: str, eval_mode: str | None) -> pd.DataFrame:
-    """The node's document rows (of ``eval_mode`` when the frame has that column), placeholders left out."""
-    missing = [c for c in ("multilabel_id", "document_id", "rank") if c not in frame.columns]
-    if missing:
-        raise SchemaError(f"node {node!r} lacks the column(s) {missing} a TREC run is written from; it needs "
-                          "multilabel_id, document_id and rank (a retriever's document rows).")
+    """The node's document rows (of ``eval_mode`` when the frame has that column), placeholders left out.
+
+    A placeholder is the row of an empty retrieval: document_id ``""`` (as built) or missing (as a Haystack 1.x
+    folder loads it).
+    """
     keep = np.ones(len(frame), dtype=bool)
     if "type" in frame.columns:
         keep &= (frame["type"] == "document").to_numpy(dtype=bool)
         if not keep.any():
             raise SchemaError(f"node {node!r} has no document rows (type 'document'): TREC runs rank documents, so "
                               "write a retriever node (or one that returns documents).")
+    missing = [c for c in ("multilabel_id", "document_id", "rank") if c not in frame.columns]
+    if missing:
+        raise SchemaError(f"node {node!r} lacks the column(s) {missing} a TREC run is written from; it needs "
+                          "multilabel_id, document_id and rank (a retriever's document rows).")
     if eval_mode is not None and "eval_mode" in frame.columns:
         keep &= (frame["eval_mode"] == eval_mode).to_numpy(dtype=bool)
     rows = frame.loc[keep]
-    ids = rows["document_id"]
-    absent = ids.isna().to_numpy()
-    if absent.any():
-        first = rows.index[np.flatnonzero(absent)[0]]
-        raise SchemaError(f"node {node!r}, row {first}: document_id is missing; every retrieved document needs an id "
-                          "for a TREC run (an empty retrieval is one row with document_id '').")
     if rows["multilabel_id"].isna().any():
         raise SchemaError(f"node {node!r}: multilabel_id is missing on some rows; it is the TREC query id.")
     if rows["rank"].isna().any():
         raise SchemaError(f"node {node!r}: rank is missing on some rows; the run is ordered by rank.")
-    return rows.loc[(ids != "").to_numpy(dtype=bool)]
+    ids = rows["document_id"]
+    return rows.loc[(ids.notna() & (ids != "")).to_numpy(dtype=bool)]
 
 
 def _as_text(values: pd.Series) -> np.ndarray:
@@ -276,14 +280,15 @@ def _as_text(values: pd.Series) -> np.ndarray:
 
 
 def run_from_frame(frame: pd.DataFrame, *, node: str, eval_mode: str | None = "integrated",
-                   scores: Literal["score", "rank"] = "score") -> pd.DataFrame:
+                   scores: Literal["score", "rank"] = "score", duplicates: Literal["error", "first"] = "error",
+                   ) -> pd.DataFrame:
     """The TREC run (``qid, docid, score, rank``) of a node frame's document rows, in the frame's ranking.
 
     The frame's ranking is rank ascending, ties by document_id descending, within each query (queries in the
     frame's order). ``scores="score"`` writes the ``score`` column when the frame has one (it must rank the
     documents as the frame does under trec_eval's rule: score descending, ties by docid descending), else
-    ``n - position + 1``; ``scores="rank"`` always the latter. Rows with document_id ``""`` (an empty retrieval)
-    are left out; a document_id twice in one query is a SchemaError (trec_eval refuses duplicates).
+    ``n - position + 1``; ``scores="rank"`` always the latter. Rows with document_id ``""`` or missing (an empty
+    retrieval) are left out; a document_id twice in one query is a SchemaError (trec_eval refuses duplicates).
 
     Examples
     --------
@@ -293,6 +298,9 @@ def run_from_frame(frame: pd.DataFrame, *, node: str, eval_mode: str | None = "i
     0   q     b    2.0     1
     1   q     a    1.0     2
     """
+    if duplicates not in ("error", "first"):
+        raise InvalidParameterError(f"duplicates must be 'error' (trec_eval's rule) or 'first' (keep a document's "
+                                    f"best-ranked row); got {duplicates!r}.")
     if scores not in ("score", "rank"):
         raise InvalidParameterError(f"scores must be 'score' (the frame's score column, checked against its ranks) or "
                                     f"'rank' (scores from the ranks); got {scores!r}.")
@@ -304,14 +312,17 @@ def run_from_frame(frame: pd.DataFrame, *, node: str, eval_mode: str | None = "i
     codes = _codes(qids)
     duplicated = pd.Series(codes * max(1, len(pd.unique(docids))) + _codes(docids)).duplicated().to_numpy() if len(qids) \
         else np.zeros(0, dtype=bool)
-    if duplicated.any():
+    if duplicated.any() and duplicates == "error":
         first = int(np.flatnonzero(duplicated)[0])
         raise SchemaError(f"node {node!r}, query {qids[first]!r}: document {docids[first]!r} is retrieved twice; trec_eval "
-                          "refuses a run with duplicate documents. Drop the repeated rows (e.g. "
-                          "frame.drop_duplicates(['multilabel_id', 'eval_mode', 'document_id'])) before writing.")
+                          "refuses a run with duplicate documents. Pass duplicates='first' to write each document once, "
+                          "at its best rank.")
+    if duplicated.any():  # "first": the best-ranked row of each document stays; positions close up
+        order, qids, docids, codes = order[~duplicated], qids[~duplicated], docids[~duplicated], codes[~duplicated]
+        positions = ranks_within(codes)
     if scores == "score" and "score" in rows.columns:
         values = pd.to_numeric(rows["score"], errors="coerce").to_numpy(dtype=np.float64)[order]
-        _check_scores(node, qids, docids, codes, values, rows["rank"].to_numpy()[order])
+        _check_scores(node, qids, docids, codes, values, rows["rank"].to_numpy()[order].tolist())
     else:
         sizes = np.bincount(codes) if len(codes) else np.zeros(0, dtype=np.int64)
         values = (sizes[codes] - positions + 1).astype(np.float64)
@@ -320,7 +331,7 @@ def run_from_frame(frame: pd.DataFrame, *, node: str, eval_mode: str | None = "i
 
 
 def _check_scores(node: str, qids: np.ndarray, docids: np.ndarray, codes: np.ndarray, values: np.ndarray,
-                  ranks: np.ndarray) -> None:
+                  ranks: list[Any]) -> None:
     """The scores must give the frame's order under trec_eval's sort (score desc, docid desc); else a SchemaError."""
     hint = "; pass scores='rank' to write scores from the ranks (n - rank + 1) instead."
     missing = np.isnan(values)
@@ -338,8 +349,8 @@ def _check_scores(node: str, qids: np.ndarray, docids: np.ndarray, codes: np.nda
         i = int(np.flatnonzero(wrong)[0])
         raise SchemaError(
             f"node {node!r}, query {qids[i]!r}: the scores disagree with the ranks: document {docids[i]!r} at rank "
-            f"{ranks[i]} has score {values[i]!r}, document {docids[i + 1]!r} at rank {ranks[i + 1]} has score "
-            f"{values[i + 1]!r}; trec_eval ranks by score (ties: larger docid first), so the file would be evaluated "
+            f"{ranks[i]} has score {float(values[i])!r}, document {docids[i + 1]!r} at rank {ranks[i + 1]} has score "
+            f"{float(values[i + 1])!r}; trec_eval ranks by score (ties: larger docid first), so the file would be evaluated "
             f"in another order{hint}")
 
 
