@@ -315,8 +315,8 @@ def run_from_frame(frame: pd.DataFrame, *, node: str, eval_mode: str | None = "i
     if duplicated.any() and duplicates == "error":
         first = int(np.flatnonzero(duplicated)[0])
         raise SchemaError(f"node {node!r}, query {qids[first]!r}: document {docids[first]!r} is retrieved twice; trec_eval "
-                          "refuses a run with duplicate documents. Pass duplicates='first' to write each document once, "
-                          "at its best rank.")
+                          "refuses a run with duplicate documents. Pass duplicates='first' (--duplicates first on the "
+                          "command line) to write each document once, at its best rank.")
     if duplicated.any():  # "first": the best-ranked row of each document stays; positions close up
         order, qids, docids, codes = order[~duplicated], qids[~duplicated], docids[~duplicated], codes[~duplicated]
         positions = ranks_within(codes)
@@ -333,7 +333,7 @@ def run_from_frame(frame: pd.DataFrame, *, node: str, eval_mode: str | None = "i
 def _check_scores(node: str, qids: np.ndarray, docids: np.ndarray, codes: np.ndarray, values: np.ndarray,
                   ranks: list[Any]) -> None:
     """The scores must give the frame's order under trec_eval's sort (score desc, docid desc); else a SchemaError."""
-    hint = "; pass scores='rank' to write scores from the ranks (n - rank + 1) instead."
+    hint = "; pass scores='rank' (--scores rank on the command line) to write scores from the ranks (n - rank + 1) instead."
     missing = np.isnan(values)
     if missing.any():
         first = int(np.flatnonzero(missing)[0])

@@ -158,6 +158,9 @@ def _parser() -> argparse.ArgumentParser:
     convert.add_argument("--scores", default=None, choices=("score", "rank"),
                          help="to TREC: 'score' writes the score column, checked against the ranks (default), 'rank' "
                               "writes n - rank + 1")
+    convert.add_argument("--duplicates", default=None, choices=("error", "first"),
+                         help="to TREC: a document retrieved twice in a query is an error (default, trec_eval's rule) "
+                              "or written once at its best rank ('first')")
     _csv_options(convert)
 
     flatten = commands.add_parser("flatten", help="build a results folder from a JSON Lines runs file")
@@ -367,9 +370,9 @@ def _convert(args: argparse.Namespace) -> str:
     source = args.source or ("folder" if args.folder.is_dir() else "trec")
     given = {flag: getattr(args, name) is not None for flag, name in (
         ("--qrels", "qrels"), ("--queries", "queries"), ("--node", "node"), ("--tag", "tag"), ("--scores", "scores"),
-        ("--sep", "sep"), ("--encoding", "encoding"))}
+        ("--duplicates", "duplicates"), ("--sep", "sep"), ("--encoding", "encoding"))}
     allowed = {("trec", False): ("--qrels", "--queries", "--node"), ("folder", True): ("--qrels", "--node", "--tag",
-               "--scores", "--sep", "--encoding"), ("folder", False): ("--sep", "--encoding")}
+               "--scores", "--duplicates", "--sep", "--encoding"), ("folder", False): ("--sep", "--encoding")}
     direction = (source, args.to == "trec")
     if direction == ("trec", True):
         raise EvalframeError("convert reads a TREC run into a results folder (--to csv or parquet) or writes a folder "
@@ -391,7 +394,8 @@ def _convert(args: argparse.Namespace) -> str:
     if args.to != "trec":
         folder = result.save(args.out, format=args.to)
         return f"wrote {len(result)} node(s) as {args.to} to {folder}"
-    run = result.to_trec_run(args.out, node=args.node, tag=args.tag or "evalframe", scores=args.scores or "score")
+    run = result.to_trec_run(args.out, node=args.node, tag=args.tag or "evalframe", scores=args.scores or "score",
+                             duplicates=args.duplicates or "error")
     message = f"wrote the TREC run {run}"
     if args.qrels is not None:
         message += f" and the qrels {result.to_qrels(args.qrels, node=args.node)}"
