@@ -671,7 +671,8 @@ class EvaluationResult(Mapping):
         return cls(frames, matching=recorded)
 
     @classmethod
-    def from_trec(cls, run: Any, qrels: Any, *, node: str = "Retriever", queries: Any = None,
+    def from_trec(cls, run: str | Path | Mapping[str, Mapping[str, float]], qrels: str | Path | Mapping[str, Mapping[str, int]],
+                  *, node: str = "Retriever", queries: str | Path | Mapping[str, str] | None = None,
                   progress: bool | None = None) -> EvaluationResult:
         """A result with one document node from a TREC run and its qrels (``docs/persistence.md#trec-run-and-qrels-files``).
 

@@ -417,6 +417,10 @@ def _frame_columns(table: Any, fmt: _Format, reader: Callable[[Any], pd.DataFram
     if missing:
         raise InvalidParameterError(f"the {fmt.kind} frame lacks the column(s) {missing}; it needs qid, docid and "
                                     f"{fmt.value_name} (as read_{fmt.kind} returns).")
+    if len(table) == 0:
+        what = "retrieved document" if fmt is _RUN else "judgment"
+        raise SaveError(f"the {fmt.kind} holds no {what}, so there is no line to write (and read_{fmt.kind} refuses an "
+                        f"empty file); nothing was written.")
     qids = table["qid"].to_numpy(dtype=object)
     docids = table["docid"].to_numpy(dtype=object)
     for name, ids in (("qid", qids), ("docid", docids)):

@@ -16,8 +16,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from evalframe import (Answer, Document, EvaluationResult, InvalidParameterError, Label, LoadError, SchemaError,
-                       UnknownNodeError, load_demo_result)
+from evalframe import (Answer, Document, EvaluationResult, InvalidParameterError, Label, LoadError, SaveError,
+                       SchemaError, UnknownNodeError, load_demo_result)
 from evalframe.present.cli import main
 
 # q1: d7 and d1 tie at 1.25, so d7 (the larger docid) ranks 2nd. q2 has no relevant document (d8 is -1: in the pool,
@@ -148,6 +148,18 @@ def test_the_no_answer_id_is_named_when_judged():
     frame = result["Retriever"]  # q2 and q3 precede every run query in the qrels, so they come first
     assert frame["multilabel_id"].tolist() == ["q2", "q3", "q1"]
     assert frame["gold_document_ids"].tolist() == [["00"], [], []]
+
+
+def test_empty_qrels_dict_gives_empty_gold_lists(tmp_path):
+    result = EvaluationResult.from_trec({"q1": {"a": 1.0}}, {}, progress=False)
+    assert result["Retriever"]["gold_document_ids"].tolist() == [[]]
+    assert result.to_trec_run(tmp_path / "run").read_text() == "q1 Q0 a 1 1.0 evalframe\n"
+    with pytest.raises(SaveError, match="the qrels holds no judgment"):
+        result.to_qrels(tmp_path / "qrels")
+    only_judged = EvaluationResult.from_trec({"q1": {"a": 1.0}}, {"q2": {"a": 1}}, progress=False)
+    only_judged["Retriever"] = only_judged["Retriever"].iloc[:1]  # the placeholder of q2 alone
+    with pytest.raises(SaveError, match="the run holds no retrieved document"):
+        only_judged.to_trec_run(tmp_path / "run")
 
 
 def test_from_trec_errors(files, tmp_path):

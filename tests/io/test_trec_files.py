@@ -246,6 +246,14 @@ def test_write_run_refuses_what_trec_eval_cannot_read(tmp_path, frame, words):
     assert not (tmp_path / "run").exists()
 
 
+def test_nothing_to_write_is_refused_as_an_empty_file_is_on_reading(tmp_path):
+    with pytest.raises(SaveError, match="the run holds no retrieved document, so there is no line to write"):
+        write_run(RUN_EXPECTED.iloc[:0], tmp_path / "run")
+    with pytest.raises(SaveError, match="the qrels holds no judgment"):
+        write_qrels({}, tmp_path / "qrels")
+    assert os.listdir(tmp_path) == []
+
+
 def test_write_argument_errors(tmp_path):
     with pytest.raises(InvalidParameterError, match="tag must be a non-empty string without whitespace"):
         write_run(RUN_EXPECTED, tmp_path / "run", tag="two words")
