@@ -126,7 +126,7 @@ def trec_frame(run: pd.DataFrame, qrels: pd.DataFrame, *, node: str = "Retriever
     Parameters
     ----------
     run : pandas.DataFrame
-        ``qid, docid, score, rank``, ranked (as :func:`evalframe.io.trec.read_run` returns it).
+        ``qid, docid, score, rank``, ranked and grouped by query (as :func:`evalframe.io.trec.read_run` returns it).
     qrels : pandas.DataFrame
         ``qid, docid, relevance`` (as :func:`evalframe.io.trec.read_qrels` returns it).
     node : str
@@ -145,6 +145,13 @@ def trec_frame(run: pd.DataFrame, qrels: pd.DataFrame, *, node: str = "Retriever
     1            q1     2          d1    1.0            1.0              [d1]
     2            q2     1                NaN            0.0              [d4]
     """
+    for name, table in (("run", run), ("qrels", qrels)):
+        repeated = table.duplicated(["qid", "docid"]).to_numpy(dtype=bool)
+        if repeated.any():
+            row = table.iloc[int(np.flatnonzero(repeated)[0])]
+            raise InvalidParameterError(f"the {name} lists document {row['docid']!r} twice in query {row['qid']!r}; "
+                                        "trec_eval refuses duplicate documents (read the files with "
+                                        "evalframe.io.trec, which names the line).")
     order = query_order(run["qid"].to_numpy(dtype=object), qrels["qid"].to_numpy(dtype=object))
     index = pd.Index(order)
     n_queries = len(order)

@@ -162,6 +162,17 @@ def test_empty_qrels_dict_gives_empty_gold_lists(tmp_path):
         only_judged.to_trec_run(tmp_path / "run")
 
 
+def test_trec_frame_refuses_duplicate_documents():
+    from evalframe.build.trec import trec_frame
+
+    run = pd.DataFrame({"qid": ["q", "q"], "docid": ["a", "a"], "score": [2.0, 1.0], "rank": [1, 2]})
+    qrels = pd.DataFrame({"qid": ["q"], "docid": ["a"], "relevance": [1]})
+    with pytest.raises(InvalidParameterError, match="the run lists document 'a' twice in query 'q'"):
+        trec_frame(run, qrels)
+    with pytest.raises(InvalidParameterError, match="the qrels lists document 'a' twice in query 'q'"):
+        trec_frame(run.iloc[:1], pd.concat([qrels, qrels]))
+
+
 def test_from_trec_errors(files, tmp_path):
     run, qrels = files
     with pytest.raises(InvalidParameterError, match="node must be a non-empty string"):
