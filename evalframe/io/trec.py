@@ -101,6 +101,27 @@ def _open(path: Path) -> BinaryIO:
     return gzip.open(path, "rb") if _is_gzip(path) else path.open("rb")  # type: ignore[return-value]
 
 
+#: What reading a damaged or cut gzip file raises.
+_DAMAGED_GZIP = (gzip.BadGzipFile, EOFError, zlib.error)
+
+
+def _damaged(path: Path, kind: str, exc: BaseException) -> LoadError:
+    return LoadError(f"{kind} file {path} cannot be read ({type(exc).__name__}: {exc}): the gzip file is damaged or "
+                     "cut short.")
+
+
+def _read_bytes(path: Path, kind: str) -> bytes:
+    """The whole (decompressed) content, without a UTF-8 byte-order mark; damaged gzip and OS errors as LoadError."""
+    try:
+        with _open(path) as source:
+            data = source.read()
+    except _DAMAGED_GZIP as exc:
+        raise _damaged(path, kind, exc) from None
+    except OSError as exc:
+        raise LoadError(f"{kind} file {path} cannot be read ({exc.strerror or exc}).") from None
+    return data[3:] if data.startswith(b"\xef\xbb\xbf") else data
+
+
 def _parse(path: Path, fmt: _Format) -> pd.DataFrame:
     """The file's columns (ids as text, the value as float64 for runs, as text for qrels); problems via :func:`_locate`."""
     dtype: dict[int, Any] = {i: object for i in range(fmt.width)}
@@ -112,9 +133,10 @@ def _parse(path: Path, fmt: _Format) -> pd.DataFrame:
                                 na_filter=False, quoting=csv.QUOTE_NONE, engine="c", encoding="utf-8")
     except (ValueError, UnicodeDecodeError, OverflowError) as exc:  # ParserError is a ValueError
         _locate(path, fmt, exc)
-    except (OSError, EOFError, zlib.error) as exc:  # a damaged or truncated gzip file
-        raise LoadError(f"{fmt.kind} file {path} cannot be read ({exc}); if it is gzip-compressed, it is damaged "
-                        "or cut short.") from None
+    except _DAMAGED_GZIP as exc:
+        raise _damaged(path, fmt.kind, exc) from None
+    except OSError as exc:
+        raise LoadError(f"{fmt.kind} file {path} cannot be read ({exc.strerror or exc}).") from None
     if len(frame) == 0:
         raise LoadError(f"{fmt.kind} file {path} holds no line; a TREC {fmt.kind} file has one line "
                         f"`{fmt.layout}` per {'retrieved document' if fmt is _RUN else 'judgment'}.")
@@ -129,10 +151,7 @@ def _locate(path: Path, fmt: _Format, detail: object = "") -> NoReturn:
 
     ``detail``: what the fast path found, for the message when no line is to blame (not expected).
     """
-    with _open(path) as source:
-        data = source.read()
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
+    data = _read_bytes(path, fmt.kind)
     seen: dict[tuple[str, str], int] = {}
     for number, raw in enumerate(data.splitlines(), start=1):
         try:
@@ -331,10 +350,7 @@ def read_queries(queries: PathLike | Mapping[str, str]) -> dict[str, str]:
         raise LoadError(f"queries file {path} does not exist" + (" (it is a folder)." if path.is_dir() else "."))
     texts: dict[str, str] = {}
     lines: dict[str, int] = {}
-    with _open(path) as source:
-        data = source.read()
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
+    data = _read_bytes(path, "queries")
     for number, raw in enumerate(data.split(b"\n"), start=1):
         try:
             line = raw.decode("utf-8").rstrip("\r")

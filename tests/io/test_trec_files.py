@@ -140,7 +140,7 @@ def test_errors_in_gzip_files_name_the_line_too(tmp_path):
     with pytest.raises(LoadError, match=r"run.gz:2: the score"):
         read_run(path)
     damaged = write(tmp_path / "cut.gz", gzip.compress(RUN_TEXT.encode())[:30])
-    with pytest.raises(LoadError, match="cut.gz cannot be read .*damaged or cut short"):
+    with pytest.raises(LoadError, match="cut.gz cannot be read .*the gzip file is damaged or cut short"):
         read_run(damaged)
 
 
