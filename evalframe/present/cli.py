@@ -367,7 +367,10 @@ def _folder_names(folders: Sequence[Path]) -> list[str]:
 
 
 def _convert(args: argparse.Namespace) -> str:
-    source = args.source or ("folder" if args.folder.is_dir() else "trec")
+    source = args.source
+    if source is None:  # a folder, a file, or (missing: the loader names it) what the other flags point to
+        exists = args.folder.exists()
+        source = "folder" if args.folder.is_dir() or (not exists and (args.qrels is None or args.to == "trec")) else "trec"
     given = {flag: getattr(args, name) is not None for flag, name in (
         ("--qrels", "qrels"), ("--queries", "queries"), ("--node", "node"), ("--tag", "tag"), ("--scores", "scores"),
         ("--duplicates", "duplicates"), ("--sep", "sep"), ("--encoding", "encoding"))}

@@ -437,6 +437,11 @@ def test_convert_options(files, tmp_path, capsys):
              "--queries does not apply when writing TREC files"),
             (["convert", str(qrels), str(tmp_path / "x"), "--to", "csv", "--qrels", str(run)],
              "a TREC run line has 6 whitespace-separated columns"),
+            (["convert", str(tmp_path / "missing"), str(tmp_path / "x"), "--to", "csv"],
+             f"results folder {tmp_path / 'missing'} does not exist"),
+            (["convert", str(tmp_path / "missing"), str(tmp_path / "x"), "--to", "csv", "--qrels", str(qrels)],
+             f"run file {tmp_path / 'missing'} does not exist"),
+            (["convert", str(run), str(tmp_path / "x"), "--to", "csv", "--from", "folder"], "is not a folder"),
         ):
             assert main(argv) == 1
             assert words in capsys.readouterr().err
