@@ -45,7 +45,11 @@ def trec_order(qids: np.ndarray, docids: np.ndarray, scores: np.ndarray) -> tupl
     ([1, 2, 0], [1, 2, 3])
     """
     codes = _codes(qids)
-    order = np.lexsort((-scores, codes))
+    new_query = codes[1:] != codes[:-1]
+    if (codes[1:] >= codes[:-1]).all() and (new_query | (scores[1:] <= scores[:-1])).all():
+        order = np.arange(len(codes))  # already ranked, as most runs are written: no sort
+    else:
+        order = np.lexsort((-scores, codes))
     ordered_codes, ordered_scores = codes[order], scores[order]
     same = (ordered_codes[1:] == ordered_codes[:-1]) & (ordered_scores[1:] == ordered_scores[:-1])
     if same.any():  # ties: only the tied rows are ranked by docid (few, usually), in place

@@ -70,10 +70,16 @@ def _grouped(qids: np.ndarray) -> np.ndarray:
 
 
 def _duplicated(qids: np.ndarray, docids: np.ndarray) -> np.ndarray:
-    """Whether each row repeats an earlier row's (qid, docid)."""
+    """Whether each row repeats an earlier row's (qid, docid).
+
+    First by 64-bit hashes (no repeated hash: no repeated pair, the usual case, quickly); exactly otherwise.
+    """
     if not len(qids):
         return np.zeros(0, dtype=bool)
     q, _ = pd.factorize(qids, sort=False)
+    hashes = pd.util.hash_array(docids, categorize=False) ^ (q.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15))
+    if not pd.Series(hashes).duplicated().any():
+        return np.zeros(len(qids), dtype=bool)
     d, unique_docids = pd.factorize(docids, sort=False)
     return pd.Series(q.astype(np.int64) * len(unique_docids) + d).duplicated().to_numpy()
 

@@ -12,6 +12,8 @@ import os
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from evalframe import InvalidParameterError, LoadError, SaveError
 from evalframe.io import atomic
@@ -313,3 +315,18 @@ def test_pytrec_eval_scores_the_written_run_as_the_dict(tmp_path):
     measures = {"ndcg", "map", "recip_rank", "P_1"}
     assert pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(again) == \
         pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)
+
+
+# ------------------------------------------------------------------ trec_eval's ranking, against a plain Python sort
+@settings(max_examples=150, deadline=None)
+@given(run=st.dictionaries(st.text(alphabet="qQ1_", min_size=1, max_size=2),
+                           st.dictionaries(st.text(alphabet="abAB9é", min_size=1, max_size=3),
+                                           st.sampled_from([0.0, -0.0, 1.0, 2.5, -3.0, math.inf]), min_size=1, max_size=8),
+                           min_size=1, max_size=4))
+def test_read_run_ranks_as_a_python_sort_in_any_input_order(run):
+    expected = [(qid, docid, score, rank) for qid, docs in run.items()
+                for rank, (docid, score) in enumerate(sorted(docs.items(), key=lambda d: (d[1], d[0]), reverse=True), 1)]
+    assert list(read_run(run).itertuples(index=False, name=None)) == expected
+    # the same run given already ranked (no sort needed) ranks the same
+    ranked = {qid: {d: s for q, d, s, _ in expected if q == qid} for qid in run}
+    assert list(read_run(ranked).itertuples(index=False, name=None)) == expected
