@@ -291,4 +291,4 @@ def evaluate(measures: Sequence[Measure], *, row_query: np.ndarray, position: np
             elif measure.name == "Success":
                 values = (values > 0).astype(np.float64)
             out[str(measure)] = np.ascontiguousarray(values, dtype=np.float64)
-    return out
+    return {str(measure): out[str(measure)] for measure in measures}
