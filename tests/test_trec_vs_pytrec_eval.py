@@ -55,8 +55,12 @@ def trec_order(docs: Mapping[str, float]) -> list[tuple[str, float]]:
     return sorted(sorted(docs.items(), reverse=True), key=lambda item: -item[1])
 
 
-def frame_from_dicts(run: Run, qrels: Qrels) -> pd.DataFrame:
-    """A document node frame as from_trec builds it (contract): trec order, placeholders, judgment columns."""
+def frame_from_dicts(run: Run, qrels: Qrels, *, tied_ranks: bool = False) -> pd.DataFrame:
+    """A document node frame as from_trec builds it (contract): trec order, placeholders, judgment columns.
+
+    ``tied_ranks=True``: equal scores share a rank (1 + the number of higher scores), so the ranking depends on
+    trec_metrics' own tie-break (document_id descending).
+    """
     rows = []
     for qid in list(run) + [q for q in qrels if q not in run]:
         judged = qrels.get(qid, {})
@@ -68,7 +72,9 @@ def frame_from_dicts(run: Run, qrels: Qrels) -> pd.DataFrame:
         ranked = trec_order(run.get(qid, {}))
         if not ranked:
             rows.append({**base, "rank": 1, "document_id": "", "score": math.nan})
-        rows += [{**base, "rank": i + 1, "document_id": d, "score": s} for i, (d, s) in enumerate(ranked)]
+        scores = [s for _, s in ranked]
+        rows += [{**base, "rank": (scores.index(s) if tied_ranks else i) + 1, "document_id": d, "score": s}
+                 for i, (d, s) in enumerate(ranked)]
     columns = ["multilabel_id", "type", "eval_mode", "rank", "document_id", "score", "gold_document_ids",
                "gold_document_relevance", "nonrelevant_document_ids", "nonrelevant_document_relevance"]
     return pd.DataFrame(rows, columns=columns)
@@ -185,9 +191,25 @@ def test_every_measure_equals_ir_measures(run, qrels):
     if judged and any(q in judged for q in run):
         aggregate = ir_measures.calc_aggregate(parsed, judged, run)
         means = result.trec_metrics(names)
-        if list(theirs.index) == [q for q in run if q in judged]:  # the same queries: the same means
+        # the same queries, the same means; ir_measures' msmarco provider (RR@k) averages in the judged queries
+        # without run lines as zeros, so the means are compared where every judged query has run lines
+        if list(theirs.index) == [q for q in run if q in judged] and set(judged) <= set(run):
             for measure in parsed:
                 assert means[str(measure)] == pytest.approx(aggregate[measure], abs=1e-12)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(run=runs, qrels=qrels_strategy, seed=st.integers(0, 2**16))
+def test_tied_ranks_are_broken_by_document_id_descending(run, qrels, seed):
+    frame = frame_from_dicts(run, qrels, tied_ranks=True)
+    if frame.empty:
+        return
+    shuffled = frame.sample(frac=1.0, random_state=seed).reset_index(drop=True)  # frame order must not matter
+    ours = EvaluationResult({"Retriever": shuffled}).trec_metrics(MEASURES, per_query=True)
+    expected = reference(run, qrels, MEASURES, level=1, complete=False)
+    assert sorted(ours.index) == sorted(expected.index)
+    assert_same(ours, expected.loc[list(ours.index)])
+    COMPARED["pytrec_eval"] += expected.size
 
 
 def test_duplicates_error_names_query_and_document():

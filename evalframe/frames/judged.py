@@ -78,6 +78,21 @@ def _strings(array: np.ndarray) -> np.ndarray:
     return array
 
 
+def _tie_break(ids: np.ndarray, query: np.ndarray, rank: np.ndarray) -> np.ndarray | None:
+    """For rows sorted by (query, rank): a key ordering the rows of equal (query, rank) by id descending
+    (trec_eval's ``strcmp``: code point order), 0 elsewhere; None when no two rows tie. Only tied ids are sorted."""
+    same = (np.diff(query) == 0) & (np.diff(rank) == 0)
+    if not same.any():
+        return None
+    tied = np.zeros(len(ids), dtype=bool)
+    tied[1:] |= same
+    tied[:-1] |= same
+    codes, _ = pd.factorize(ids[tied], sort=True)
+    key = np.zeros(len(ids), dtype=np.int64)
+    key[tied] = -codes.astype(np.int64)
+    return key
+
+
 def _judgments(frame: pd.DataFrame, first: np.ndarray, query_of_first: np.ndarray, lists: Callable[[str], DistinctLists],
                ids_column: str, grades_column: str, default_grade: int, where: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(query code, document id, grade) of every entry of ``ids_column`` in the rows ``first`` (one per query)."""
@@ -152,8 +167,8 @@ def prepare_judged_rows(frame: pd.DataFrame, positions: np.ndarray, *, where: st
     retrieved = _strings(frame["document_id"].iloc[positions].to_numpy(dtype=object, na_value=""))
     document = retrieved != ""
     row_rank, row_ids, row_query, row_frame = rank[document], retrieved[document], codes[document], positions[document]
-    # one coding of every id, sorted: codes compare as the ids do (trec_eval's strcmp on UTF-8 = code point order)
-    id_codes, id_values = pd.factorize(np.concatenate([row_ids, judged_ids]), sort=True)
+    # one coding of every id (equal ids, equal codes)
+    id_codes, id_values = pd.factorize(np.concatenate([row_ids, judged_ids]), sort=False)
     id_codes = id_codes.astype(np.int64, copy=False)
     row_doc, judged_doc = id_codes[:len(row_ids)], id_codes[len(row_ids):]
     width = max(len(id_values), 1)
@@ -167,7 +182,10 @@ def prepare_judged_rows(frame: pd.DataFrame, positions: np.ndarray, *, where: st
     by_grade = np.lexsort((-judged_grade, judged_query))
 
     # the ranking: query, rank ascending, document id descending
-    order = np.lexsort((-row_doc, row_rank, row_query))
+    order = np.lexsort((row_rank, row_query))
+    tie_break = _tie_break(row_ids[order], row_query[order], row_rank[order])
+    if tie_break is not None:
+        order = order[np.lexsort((tie_break, row_rank[order], row_query[order]))]
     row_query, row_doc, row_frame = row_query[order], row_doc[order], row_frame[order]
     row_key = row_query * width + row_doc
     by_key = np.argsort(row_key, kind="stable")
