@@ -477,7 +477,9 @@ class EvaluationResult(Mapping):
     def trec_metrics(self, measures: str | Sequence[str], *, node: str | None = None, per_query: bool = False,
                      eval_mode: str = "integrated", complete: bool = False,
                      duplicates: str = "error") -> dict[str, float] | pd.DataFrame:
-        """trec_eval's measures of a document node, with ir_measures' names (``docs/trec.md``).
+        """trec_eval's measures of a document node, with ir_measures' names.
+
+        The rules are trec_eval's (``docs/ir-researchers.md#measures-and-trec_evals-rules``).
 
         Parameters
         ----------

@@ -3,7 +3,8 @@
 :func:`prepare_judged_rows` reads the document rows of one eval_mode and the judgments the frame carries per
 query (``gold_document_ids`` with ``gold_document_relevance``, and ``nonrelevant_document_ids`` with
 ``nonrelevant_document_relevance`` when present), and lays them out for :func:`evalframe.metrics.trec.evaluate`;
-:func:`trec_query_table` computes one row per evaluated query. The rules (``docs/trec.md``):
+:func:`trec_query_table` computes one row per evaluated query. The rules
+(``docs/ir-researchers.md#measures-and-trec_evals-rules``):
 
 * a query's ranking is its rows sorted by (rank ascending, document_id descending), trec_eval's tie-break;
   rows with document_id ``""`` (the placeholder of an empty retrieval) are not documents;

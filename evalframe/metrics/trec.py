@@ -17,7 +17,7 @@ Each family (precision-like counts, AP, RR, nDCG, Rprec, Bpref) is one pass over
 rows are put in the bucket of the smallest cutoff that keeps them, summed per (query, bucket) with one
 ``bincount``, and the sums are accumulated over the buckets, so the value at every cutoff is read off one small
 matrix. No loop runs per query. The definitions (trec_eval's, checked against pytrec_eval to 1e-12) are in
-``docs/trec.md``.
+``docs/ir-researchers.md#measures-and-trec_evals-rules``.
 
 Examples
 --------

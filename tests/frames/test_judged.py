@@ -168,16 +168,20 @@ def test_trec_query_table_directly():
 
 
 # ------------------------------------------------------------------------------ cache freshness
-def test_the_prepared_rows_are_reused_and_follow_in_place_edits():
+def test_the_prepared_rows_are_reused_and_follow_in_place_edits(monkeypatch):
+    from evalframe.frames import store
+
+    builds = []
+    monkeypatch.setattr(store, "prepare_judged_rows", lambda *a, **k: builds.append(1) or prepare_judged_rows(*a, **k))
     result = _result()
     assert result.trec_metrics(["AP", "nDCG"]) == result.trec_metrics(["AP", "nDCG"])
-    first = result._store.judged_rows("Retriever", "integrated")
-    result.trec_metrics("P@5")
-    assert result._store.judged_rows("Retriever", "integrated") is first  # reused while nothing changed
+    result.trec_metrics("P@5", per_query=True)
+    assert len(builds) == 1  # reused while nothing changed
 
     frame = result["Retriever"]
     frame.at[0, "gold_document_relevance"] = [0, 1]  # d3 now judged non-relevant in qA: R = 1 (d9)
     assert result.trec_metrics("AP", per_query=True)["AP"].to_dict() == {"qA": 0.0, "qB": 0.5}
+    assert len(builds) == 2
 
     frame.loc[frame["multilabel_id"] == "qB", "rank"] = [2, 1]  # qB: d4 first
     assert result.trec_metrics("RR", per_query=True)["RR"].to_dict() == {"qA": 0.0, "qB": 1.0}
