@@ -79,6 +79,14 @@ def _strings(array: np.ndarray) -> np.ndarray:
     return array
 
 
+def _ranking_order(query: np.ndarray, rank: np.ndarray) -> np.ndarray:
+    """The order sorting rows by (query code, rank), stably; no sort when the frame is in that order already."""
+    step = np.diff(query)
+    if (step >= 0).all() and ((step > 0) | (np.diff(rank) >= 0)).all():
+        return np.arange(len(query))
+    return np.lexsort((rank, query))
+
+
 def _tie_break(ids: np.ndarray, query: np.ndarray, rank: np.ndarray) -> np.ndarray | None:
     """For rows sorted by (query, rank): a key ordering the rows of equal (query, rank) by id descending
     (trec_eval's ``strcmp``: code point order), 0 elsewhere; None when no two rows tie. Only tied ids are sorted."""
@@ -183,24 +191,21 @@ def prepare_judged_rows(frame: pd.DataFrame, positions: np.ndarray, *, where: st
     by_grade = np.lexsort((-judged_grade, judged_query))
 
     # the ranking: query, rank ascending, document id descending
-    order = np.lexsort((row_rank, row_query))
+    order = _ranking_order(row_query, row_rank)
     tie_break = _tie_break(row_ids[order], row_query[order], row_rank[order])
     if tie_break is not None:
         order = order[np.lexsort((tie_break, row_rank[order], row_query[order]))]
     row_query, row_doc, row_frame = row_query[order], row_doc[order], row_frame[order]
     row_key = row_query * width + row_doc
-    by_key = np.argsort(row_key, kind="stable")
-    repeated = np.flatnonzero(np.diff(row_key[by_key]) == 0)
-    if len(repeated):
+    repeated = pd.Series(row_key).duplicated(keep="first").to_numpy()  # rows in ranking order: the first is the best
+    if repeated.any():
         if duplicates == "error":
-            row = by_key[repeated[0] + 1]
+            row = int(np.argmax(repeated))
             raise SchemaError(
                 f"{where}: query {query_ids[row_query[row]]!r} ranks document {id_values[row_doc[row]]!r} twice "
                 f"(row {row_label(frame.index, int(row_frame[row]))!r}); trec_eval refuses a run with duplicate documents. "
                 "Remove the repeats, or pass duplicates='first' to keep the best-ranked one.")
-        keep = np.ones(len(row_key), dtype=bool)
-        keep[by_key[repeated + 1]] = False  # stable sort: the first of equal keys is the best-ranked
-        row_query, row_key = row_query[keep], row_key[keep]
+        row_query, row_key = row_query[~repeated], row_key[~repeated]
     starts = np.searchsorted(row_query, np.arange(n_queries))
     position = np.arange(len(row_query), dtype=np.int64) - starts[row_query]
 
