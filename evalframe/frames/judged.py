@@ -10,7 +10,8 @@ query (``gold_document_ids`` with ``gold_document_relevance``, and ``nonrelevant
   rows with document_id ``""`` (the placeholder of an empty retrieval) are not documents;
 * a query's judged documents are ``gold_document_ids`` (grade from ``gold_document_relevance``, else 1; the
   entries ``"00"`` and ``""`` are not documents) and ``nonrelevant_document_ids`` (grade from
-  ``nonrelevant_document_relevance``, else 0). A document judged twice keeps its highest grade. The trec measures
+  ``nonrelevant_document_relevance``, else 0), read from the query's first row (the lists are per query, repeated
+  on its rows). A document judged twice keeps its highest grade. The trec measures
   read ``document_id`` and ``gold_document_ids`` (the TREC ids), also when ``gold_custom_document_ids`` exists;
 * a query with no judged document is not in the qrels: never evaluated. A query with no document row is not
   in the run: evaluated (all measures 0) only with ``complete=True`` (trec_eval ``-c``);

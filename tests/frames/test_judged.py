@@ -205,3 +205,21 @@ def test_adding_a_judgment_column_is_seen():
         frame["nonrelevant_document_relevance"] = [[0], [0]]
     # Bpref: d1 judged non-relevant above d2: 1 - min(1, 1) / min(1, 1) = 0 (before: d1 unjudged, skipped -> 1)
     assert result.trec_metrics("Bpref") == {"Bpref": 0.0}
+
+
+def test_a_from_runs_frame_gives_haystacks_numbers_where_the_definitions_agree():
+    # one gold document per query, each retrieved, no repeats: RR = mrr, AP = map, Success@k = recall_single_hit
+    from evalframe import Answer, Document, Label
+
+    def label(query, doc_id):
+        return [Label(query, Document(f"text of {doc_id}", id=doc_id), True, True, "gold-label", Answer("x"))]
+
+    docs = {i: Document(f"text {i}", id=i) for i in ["d1", "d2", "d3", "d4"]}
+    result = EvaluationResult.from_runs(
+        [label("first?", "d2"), label("second?", "d4")],
+        {"Retriever": {"documents": [[docs["d1"], docs["d2"], docs["d3"]], [docs["d4"], docs["d1"]]]}})
+    haystack = result.calculate_metrics(document_scope="document_id")["Retriever"]
+    ours = result.trec_metrics(["RR", "AP", "Success@3"])
+    # query 1: gold d2 at rank 2 -> 1/2; query 2: gold d4 at rank 1 -> 1
+    assert ours == {"RR": 0.75, "AP": 0.75, "Success@3": 1.0}
+    assert (haystack["mrr"], haystack["map"], haystack["recall_single_hit"]) == (0.75, 0.75, 1.0)
