@@ -528,10 +528,13 @@ class EvaluationResult(Mapping):
         duplicates = check.check_choice(duplicates, DUPLICATE_RULES, name="duplicates")
         documents = [name for name, frame in self.node_results.items() if has_rows(frame, "document")]
         if node is None:
-            if len(documents) != 1:
+            if not documents:
                 raise InvalidParameterError(
-                    f"trec_metrics needs node= when the result has {'no' if not documents else len(documents)} nodes "
-                    f"with document rows; the nodes: {list(self.node_results)}, with document rows: {documents}.")
+                    f"no node has document rows; the trec measures rank documents. Nodes: {list(self.node_results)}.")
+            if len(documents) > 1:
+                raise InvalidParameterError(
+                    f"trec_metrics needs node= when {len(documents)} nodes have document rows: {documents} "
+                    f"(all nodes: {list(self.node_results)}).")
             node = documents[0]
         node = check.check_node(node, list(self.node_results))
         if node not in documents:

@@ -126,7 +126,7 @@ def check_against_pytrec_eval(run: Run, qrels: Qrels, names: list[str], level: i
     frame = frame_from_dicts(run, qrels)
     result = EvaluationResult({"Retriever": frame})
     if frame.empty:  # no run, no qrels: no document rows to rank
-        with pytest.raises(InvalidParameterError, match="no nodes with document rows"):
+        with pytest.raises(InvalidParameterError, match="no node has document rows"):
             result.trec_metrics(names)
         return
     expected = reference(run, qrels, names, level=level, complete=complete)
