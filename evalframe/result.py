@@ -474,6 +474,86 @@ class EvaluationResult(Mapping):
         return pd.DataFrame(records, columns=["node", "k", "metric", "value"])
 
     @_fresh
+    def trec_metrics(self, measures: str | Sequence[str], *, node: str | None = None, per_query: bool = False,
+                     eval_mode: str = "integrated", complete: bool = False,
+                     duplicates: str = "error") -> dict[str, float] | pd.DataFrame:
+        """trec_eval's measures of a document node, with ir_measures' names.
+
+        The rules are trec_eval's (``docs/ir-researchers.md#measures-and-trec_evals-rules``).
+
+        Parameters
+        ----------
+        measures : str or list of str
+            ``AP``, ``AP@k``, ``nDCG``, ``nDCG@k``, ``P@k``, ``R@k``, ``RR``, ``RR@k``, ``Success@k``, ``Rprec``,
+            ``Bpref``; the binary ones take a relevance level, ``P(rel=2)@5`` (grade >= 2 is relevant).
+        node : str, optional
+            The node ranking documents; None picks the one node with document rows.
+        per_query : bool
+            False: ``{measure: mean over the evaluated queries}``; True: the per-query DataFrame (index
+            ``multilabel_id``, the TREC query id; one float64 column per measure, named canonically).
+        eval_mode : str
+            Which rows rank the documents (``"integrated"`` or ``"isolated"``).
+        complete : bool
+            Evaluate the queries with judgments but no retrieved document too (all measures 0), as
+            ``trec_eval -c``; by default they are skipped, as trec_eval does.
+        duplicates : str
+            ``"error"``: a document twice in one query's ranking raises SchemaError (trec_eval refuses such a
+            run); ``"first"``: the best-ranked one is kept.
+
+        Queries with no judged document are never evaluated. The ranking is each query's rows by
+        (rank, document_id descending); the judgments are ``gold_document_ids`` / ``gold_document_relevance``
+        and ``nonrelevant_document_ids`` / ``nonrelevant_document_relevance``.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from evalframe import EvaluationResult
+        >>> frame = pd.DataFrame({"multilabel_id": ["q1", "q1", "q2"], "type": "document", "eval_mode": "integrated",
+        ...                       "rank": [1, 2, 1], "document_id": ["d1", "d2", "d3"],
+        ...                       "gold_document_ids": [["d2"], ["d2"], ["d3", "d4"]],
+        ...                       "gold_document_relevance": [[1], [1], [2, 1]]})
+        >>> result = EvaluationResult({"Retriever": frame})
+        >>> result.trec_metrics(["RR", "P@1", "nDCG@1"])
+        {'RR': 0.75, 'P@1': 0.5, 'nDCG@1': 0.5}
+        >>> result.trec_metrics("R@1", per_query=True)["R@1"].tolist()
+        [0.0, 0.5]
+        """
+        from .frames.judged import DUPLICATE_RULES, trec_query_table
+        from .metrics.trec import parse_measures
+
+        parsed = parse_measures(measures)
+        per_query = check.check_real_bool(per_query, name="per_query")
+        complete = check.check_real_bool(complete, name="complete")
+        eval_mode = check.check_choice(eval_mode, EVAL_MODES, name="eval_mode")
+        duplicates = check.check_choice(duplicates, DUPLICATE_RULES, name="duplicates")
+        documents = [name for name, frame in self.node_results.items() if has_rows(frame, "document")]
+        if node is None:
+            if not documents:
+                raise InvalidParameterError(
+                    f"no node has document rows; the trec measures rank documents. Nodes: {list(self.node_results)}.")
+            if len(documents) > 1:
+                raise InvalidParameterError(
+                    f"trec_metrics needs node= when {len(documents)} nodes have document rows: {documents} "
+                    f"(all nodes: {list(self.node_results)}).")
+            node = documents[0]
+        node = check.check_node(node, list(self.node_results))
+        if node not in documents:
+            raise InvalidParameterError(
+                f"node {node!r} has no document rows (a reader's answers only?); the trec measures rank documents. "
+                f"Nodes with document rows: {documents}.")
+        rows = self._store.judged_rows(node, eval_mode, duplicates)
+        if rows is None:
+            raise InvalidParameterError(f"node {node!r} has no document rows with eval_mode={eval_mode!r}.")
+        table = trec_query_table(rows, parsed, complete=complete)
+        if per_query:
+            return table
+        if table.empty:
+            warn(f"trec_metrics: no query of node {node!r} is evaluated (none has both judged documents and retrieved "
+                 "ones; complete=True evaluates the judged queries without retrieved documents); every mean is 0.0.")
+            return {name: 0.0 for name in table.columns}
+        return {name: float(table[name].mean()) for name in table.columns}
+
+    @_fresh
     @with_options(MetricOptions, positional=(
         "self", "node", "n", "simulated_top_k_reader", "simulated_top_k_retriever", "document_scope", "document_metric",
         "answer_metric", "document_metric_threshold", "answer_metric_threshold", "eval_mode", "answer_scope",

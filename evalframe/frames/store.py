@@ -31,6 +31,7 @@ import pandas as pd
 
 from ..columns import MATCH_LIST_COLUMNS
 from .arrays import DistinctLists
+from .judged import JUDGMENT_COLUMNS, JudgedRows, prepare_judged_rows
 from .prepared import AnswerRows, DocumentRows, prepare_answer_rows, prepare_document_rows
 from .rows import row_positions
 from .witness import ColumnWitness, holds, witness
@@ -41,6 +42,9 @@ __all__ = ["PreparedStore"]
 POSITION_COLUMNS = ("multilabel_id", "type", "eval_mode", "rank")
 DOCUMENT_KEY_COLUMNS = (POSITION_COLUMNS + ("document_id", "gold_document_ids", "gold_custom_document_ids")
                         + tuple(MATCH_LIST_COLUMNS.values()))
+
+#: the columns judged rows (trec measures) are made from
+JUDGED_KEY_COLUMNS = POSITION_COLUMNS + JUDGMENT_COLUMNS
 
 _SESSIONS = itertools.count(1)
 
@@ -163,3 +167,17 @@ class PreparedStore:
             return prepare_answer_rows(self.frames[node], positions, where=where) if len(positions) else None
 
         return self.cached(node, ("answers", eval_mode), POSITION_COLUMNS, build)
+
+    def judged_rows(self, node: str, eval_mode: str, duplicates: str = "error") -> JudgedRows | None:
+        """``node``'s document rows of ``eval_mode`` joined with their judgments, for the trec measures (None: no rows).
+
+        Kept while every column read holds (:data:`JUDGED_KEY_COLUMNS`, the relevance columns included).
+        """
+        def build() -> JudgedRows | None:
+            positions = self.positions(node, "document", eval_mode)
+            where = f"node {node!r} (document rows, eval_mode={eval_mode!r})"
+            lists = lambda column: self.distinct_lists(node, column)  # noqa: E731
+            return prepare_judged_rows(self.frames[node], positions, where=where, duplicates=duplicates,
+                                       lists=lists) if len(positions) else None
+
+        return self.cached(node, ("judged", eval_mode, duplicates), JUDGED_KEY_COLUMNS, build)
