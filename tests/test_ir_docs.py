@@ -479,3 +479,19 @@ def test_the_table_of_equal_metrics():
     # with every query in the qrels (with a relevant document) and in the run, the means agree too
     assert haystack[-1]["mrr"].mean() == pytest.approx(mean(v["recip_rank"] for v in trec.values()), abs=1e-12)
     assert haystack[-1]["map"].mean() == pytest.approx(mean(v["map"] for v in trec.values()), abs=1e-12)
+
+
+def anchors(text: str) -> set[str]:
+    """GitHub's heading anchors: lower case, punctuation other than - and _ dropped, spaces as -."""
+    headings = re.findall(r"^#+ (.+)$", text, flags=re.MULTILINE)
+    return {re.sub(r"[^\w\- ]", "", heading.lower()).replace(" ", "-") for heading in headings}
+
+
+def test_the_page_links_resolve_and_the_docs_link_to_it():
+    docs = PAGE.parent
+    for target in re.findall(r"\]\(([^)\s]+)\)", page()):
+        path, _, anchor = target.partition("#")
+        text = (docs / path).read_text(encoding="utf-8") if path else page()
+        assert not anchor or anchor in anchors(text), target
+    assert "(docs/ir-researchers.md)" in (docs.parent / "README.md").read_text(encoding="utf-8")
+    assert "(ir-researchers.md)" in (docs / "metrics.md").read_text(encoding="utf-8")
