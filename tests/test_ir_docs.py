@@ -495,3 +495,18 @@ def test_the_page_links_resolve_and_the_docs_link_to_it():
         assert not anchor or anchor in anchors(text), target
     assert "(docs/ir-researchers.md)" in (docs.parent / "README.md").read_text(encoding="utf-8")
     assert "(ir-researchers.md)" in (docs / "metrics.md").read_text(encoding="utf-8")
+
+
+def test_the_page_command_output_is_the_commands(tmp_path, capsys):
+    from evalframe.present.cli import main
+
+    block = page().split("```console\n", 1)[1].split("```", 1)[0]
+    command, *printed = block.split("\n$ ")[0].splitlines()
+    args = command.removeprefix("$ evalframe ").split()
+    assert args[:3] == ["trec", "run.txt", "qrels.txt"]
+    (tmp_path / "run.txt").write_text(RUN_FILE, encoding="utf-8")
+    (tmp_path / "qrels.txt").write_text(QRELS_FILE, encoding="utf-8")
+    assert main(["trec", str(tmp_path / "run.txt"), str(tmp_path / "qrels.txt"), *args[3:]]) == 0
+    assert [line.split() for line in capsys.readouterr().out.strip().splitlines()] == [line.split() for line in printed]
+    means = {line.split()[0]: float(line.split()[2]) for line in printed[1:]}
+    assert means == {m: round(mean(TREC[m].values()), 4) for m in means} and len(means) == 4
