@@ -48,16 +48,17 @@ def _fresh(method: _M) -> _M:
     return cast(_M, wrapper)
 
 
-def _looks_like_measure(name: str, parameter: str = "metric") -> bool:
-    """Whether ``name`` is a trec_eval measure (ir_measures' names) rather than a Haystack metric; neither: an error."""
+def _looks_like_measure(name: str, parameter: str, choices: Sequence[str]) -> bool:
+    """Whether ``name`` is a trec_eval measure (ir_measures' names) rather than one of ``choices``; neither: an error."""
     if name in ANSWER_METRICS or name in DOCUMENT_METRICS:
         return False
     try:
         parse_measures([name])
     except EvalframeError as error:
-        raise InvalidParameterError(
-            f"{parameter} {name!r} is neither a Haystack metric ({[*DOCUMENT_METRICS, *ANSWER_METRICS]}) nor a trec_eval "
-            f"measure: {error}{check.did_you_mean(name, [*DOCUMENT_METRICS, *ANSWER_METRICS])}") from None
+        try:
+            check.check_choice(name, tuple(choices), name=parameter)
+        except InvalidParameterError as not_a_metric:
+            raise InvalidParameterError(f"{not_a_metric} Nor is it a trec_eval measure: {error}") from None
     return True
 
 
@@ -308,7 +309,7 @@ class EvaluationResult(Mapping):
         """``table`` with a column per trec_eval measure (NaN for the queries trec_eval skips: docs/ir-researchers.md)."""
         if measures is None:
             return table
-        values = self.trec_metrics(measures, node=node, per_query=True, eval_mode=eval_mode)
+        values = cast(pd.DataFrame, self.trec_metrics(measures, node=node, per_query=True, eval_mode=eval_mode))
         return table.join(values[[c for c in values.columns if c not in table.columns]])
 
     # ------------------------------------------------------------------ public analyses
@@ -519,8 +520,8 @@ class EvaluationResult(Mapping):
         records = []
         for name in nodes:
             if swept and self.has_documents(name):
-                values = self.trec_metrics([m for at_k in swept.values() for m in at_k], node=name,
-                                           eval_mode=base.eval_mode)
+                values = cast(dict[str, float], self.trec_metrics([m for at_k in swept.values() for m in at_k], node=name,
+                                                                  eval_mode=base.eval_mode))
                 records += [(name, k, label, values[m]) for label, at_k in swept.items() for k, m in zip(ks, at_k)]
             for k in ks:
                 answers = self._answer_table(name, base.replace(simulated_top_k_reader=k))
@@ -568,7 +569,7 @@ class EvaluationResult(Mapping):
         node = check.check_node(node, list(self.node_results))
         n = check.check_positive_int(n, name="n")
         measure = None
-        if isinstance(document_metric, str) and _looks_like_measure(document_metric, "document_metric"):
+        if isinstance(document_metric, str) and _looks_like_measure(document_metric, "document_metric", DOCUMENT_METRICS):
             measure = document_metric = str(parse_measures([document_metric])[0])
         else:
             check.check_choice(document_metric, tuple(DOCUMENT_METRICS), name="document_metric")
@@ -616,7 +617,7 @@ class EvaluationResult(Mapping):
         [True]
         """
         node = check.check_node(node, list(self.node_results))
-        if not (isinstance(metric, str) and _looks_like_measure(metric)):
+        if not (isinstance(metric, str) and _looks_like_measure(metric, "metric", [*ANSWER_METRICS, *DOCUMENT_METRICS])):
             check.check_choice(metric, tuple(ANSWER_METRICS) + tuple(DOCUMENT_METRICS), name="metric")
         eval_mode = check.check_choice(eval_mode, EVAL_MODES, name="eval_mode")
         row_type = "answer" if metric in ANSWER_METRICS else "document"

@@ -444,7 +444,7 @@ def _trec(args: argparse.Namespace) -> str:
         raise EvalframeError(f"--digits must be between 0 and 17; got {args.digits}.")
     measures = list(dict.fromkeys(args.measures or TREC_DEFAULT_MEASURES))
     result = EvaluationResult.from_trec(args.run, args.qrels)
-    table = result.trec_metrics(measures, per_query=True, complete=args.complete)
+    table = cast(pd.DataFrame, result.trec_metrics(measures, per_query=True, complete=args.complete))
     means = {column: float(table[column].mean()) if len(table) else 0.0 for column in table.columns}
     if args.format == "json":
         record: dict[str, Any] = {"measures": means, "queries": len(table)}

@@ -12,7 +12,7 @@ import io
 import warnings
 from dataclasses import dataclass
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import cast, TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -301,9 +301,9 @@ def _sections(result: EvaluationResult, nodes: list[str], n: int, max_characters
                 if any(_has_isolated(result, n_) for n_ in nodes) else {})
     measured = [node for node in nodes if measures and result.has_documents(node) and not result.has_answers(node)]
     for node in measured:
-        integrated[node].update(result.trec_metrics(measures, node=node))
+        integrated[node].update(cast(dict[str, float], result.trec_metrics(measures, node=node)))
         if _has_isolated(result, node):
-            isolated[node].update(result.trec_metrics(measures, node=node, eval_mode="isolated"))
+            isolated[node].update(cast(dict[str, float], result.trec_metrics(measures, node=node, eval_mode="isolated")))
     _check_metrics_filter(metrics_filter, nodes, integrated)
     scope_line = f"Scopes: document_scope={document_scope!r}, answer_scope={answer_scope!r} (see {SCOPES_DOC})"
 
