@@ -12,7 +12,7 @@ import io
 import warnings
 from dataclasses import dataclass
 from collections.abc import Mapping, Sequence
-from typing import cast, TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import pandas as pd
 
