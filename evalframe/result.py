@@ -20,13 +20,14 @@ from . import _validation as check
 from .analysis.examples import ANSWER_DROP, DOCUMENT_DROP, THRESHOLD, Examples, examples, worst
 from .analysis.slices import SliceKey, beside, check_by, query_attributes, slice_means
 from .columns import CRITERIA, EVAL_MODES
-from .errors import InvalidParameterError, UnknownArgumentError, warn
+from .errors import EvalframeError, InvalidParameterError, UnknownArgumentError, warn
 from .frames.arrays import DistinctLists
 from .frames.rows import has_rows
 from .frames.store import PreparedStore
 from .frames.tables import answer_query_metrics, document_query_metrics
 from .frames.topk import answers_kept, check_retriever_node, document_rows_kept
 from .metrics.registry import ANSWER_METRICS, DOCUMENT_METRICS, headline_metric
+from .metrics.trec import parse_measures
 from .options import AT_K_SETS, MatchingOptions, MetricOptions, with_options
 
 __all__ = ["EvaluationResult"]
@@ -45,6 +46,39 @@ def _fresh(method: _M) -> _M:
             return method(self, *args, **kwargs)
 
     return cast(_M, wrapper)
+
+
+def _looks_like_measure(name: str, parameter: str, choices: Sequence[str]) -> bool:
+    """Whether ``name`` is a trec_eval measure (ir_measures' names) rather than one of ``choices``; neither: an error."""
+    if name in ANSWER_METRICS or name in DOCUMENT_METRICS:
+        return False
+    try:
+        parse_measures([name])
+    except EvalframeError as error:
+        try:
+            check.check_choice(name, tuple(choices), name=parameter)
+        except InvalidParameterError as not_a_metric:
+            raise InvalidParameterError(f"{not_a_metric} Nor is it a trec_eval measure: {error}") from None
+    return True
+
+
+def _swept_measures(measures: str | Sequence[str] | None, ks: list[int]) -> dict[str, list[str]]:
+    """``{measure without cutoff: [its canonical name at each k]}`` for :meth:`EvaluationResult.metrics_at_k`."""
+    if measures is None:
+        return {}
+    names = [measures] if isinstance(measures, str) else list(measures)
+    if not names or not all(isinstance(name, str) for name in names):
+        raise InvalidParameterError(f"measures must be a trec_eval measure name or a list of them, e.g. ['nDCG', 'P']; "
+                                    f"got {measures!r}.")
+    cut = [name for name in names if "@" in name]
+    if cut:
+        raise InvalidParameterError(f"metrics_at_k sets the cutoff of measures from ks, so name them without one: "
+                                    f"{cut[0].split('@')[0]!r}, not {cut[0]!r}.")
+    swept: dict[str, list[str]] = {}
+    for name in names:
+        at_k = [str(m) for m in parse_measures([f"{name}@{k}" for k in ks])]
+        swept[at_k[0].rsplit("@", 1)[0]] = at_k
+    return swept
 
 
 class EvaluationResult(Mapping):
@@ -270,6 +304,14 @@ class EvaluationResult(Mapping):
         index = answers.index.append(documents.index[~documents.index.isin(answers.index)])
         return answers.reindex(index).join(documents.reindex(index))
 
+    def _with_measures(self, table: pd.DataFrame, node: str, measures: str | Sequence[str] | None,
+                       eval_mode: str) -> pd.DataFrame:
+        """``table`` with a column per trec_eval measure (NaN for the queries trec_eval skips: docs/ir-researchers.md)."""
+        if measures is None:
+            return table
+        values = cast(pd.DataFrame, self.trec_metrics(measures, node=node, per_query=True, eval_mode=eval_mode))
+        return table.join(values[[c for c in values.columns if c not in table.columns]])
+
     # ------------------------------------------------------------------ public analyses
     @_fresh
     @with_options(MetricOptions, positional=("self", *MetricOptions.names()))
@@ -346,7 +388,8 @@ class EvaluationResult(Mapping):
 
     @_fresh
     @with_options(MetricOptions, positional=("self", "by", *MetricOptions.names()))
-    def sliced_metrics(self, by: SliceKey | Sequence[SliceKey], **options: Any) -> pd.DataFrame:
+    def sliced_metrics(self, by: SliceKey | Sequence[SliceKey], *, measures: str | Sequence[str] | None = None,
+                       **options: Any) -> pd.DataFrame:
         """Mean metrics per slice of the queries: index (node, slice label...), ``queries``, one column per metric.
 
         Each value is the mean over the slice's queries of :meth:`query_metrics` (with ``by``, the same
@@ -358,6 +401,9 @@ class EvaluationResult(Mapping):
             A key is a per-query column (``"filters"``), ``"no_answer"``, ``"filters.<field>"``, a callable
             over the per-query table or a Series/dict from multilabel_id to label (see
             :mod:`evalframe.analysis.slices`).
+        measures : str or list of str, optional
+            trec_eval measures (:meth:`trec_metrics`) added for the document nodes, each averaged over the
+            slice's queries that trec_eval evaluates.
         simulated_top_k_reader, simulated_top_k_retriever, document_scope, eval_mode, answer_scope,
         context_matching_threshold, retriever_node
             Keyword arguments, see :class:`evalframe.options.MetricOptions`.
@@ -380,6 +426,8 @@ class EvaluationResult(Mapping):
         parts = {}
         for node, frame in self.node_results.items():
             table = self._query_table(node, opts)
+            if measures is not None and self.has_documents(node):
+                table = self._with_measures(table, node, measures, opts.eval_mode)
             if len(table.columns):
                 parts[node] = slice_means(table, query_attributes(frame, keys, where=f"node {node!r}"))
         if not parts:
@@ -391,7 +439,7 @@ class EvaluationResult(Mapping):
     @_fresh
     @with_options(MetricOptions, positional=("self", "node", *MetricOptions.names(), "by"))
     def query_metrics(self, node: str, by: SliceKey | Sequence[SliceKey] | None = None, *, with_query: bool = False,
-                      **options: Any) -> pd.DataFrame:
+                      measures: str | Sequence[str] | None = None, **options: Any) -> pd.DataFrame:
         """Per-query metrics of one node: index ``multilabel_id``, one column per metric.
 
         Queries appear in order of first appearance. A node with answer and document rows gets
@@ -400,7 +448,10 @@ class EvaluationResult(Mapping):
         puts the slice labels of each query in front (see :mod:`evalframe.analysis.slices`).
         ``with_query=True`` puts the query text in front as a ``query`` column, to read the table
         beside the hash ids (the same column as ``by="query"``; leave it off for a table of metrics
-        only, as :func:`evalframe.compare` and the slices take it).
+        only, as :func:`evalframe.compare` and the slices take it). ``measures`` adds a column per
+        trec_eval measure (:meth:`trec_metrics`, e.g. ``["nDCG@10", "AP"]``), NaN for the queries
+        trec_eval skips; they read the whole ranking (their cutoff is in their name, not in
+        ``simulated_top_k_retriever``).
 
         Examples
         --------
@@ -419,7 +470,7 @@ class EvaluationResult(Mapping):
         keys = check_by(by) if by is not None else []
         if with_query and not any(isinstance(key, str) and key == "query" for key in keys):
             keys = ["query", *keys]
-        table = self._query_table(node, opts)
+        table = self._with_measures(self._query_table(node, opts), node, measures, opts.eval_mode)
         if not keys:
             return table
         attributes = query_attributes(self.node_results[node], keys, where=f"node {node!r}")
@@ -428,14 +479,17 @@ class EvaluationResult(Mapping):
     @_fresh
     @with_options(MetricOptions, without=AT_K_SETS, positional=("self", "ks", "node", "document_scope", "eval_mode",
                                                                 "answer_scope", "context_matching_threshold"))
-    def metrics_at_k(self, ks: Sequence[int] = (1, 3, 5, 10), node: str | None = None, **options: Any) -> pd.DataFrame:
+    def metrics_at_k(self, ks: Sequence[int] = (1, 3, 5, 10), node: str | None = None, *,
+                     measures: str | Sequence[str] | None = None, **options: Any) -> pd.DataFrame:
         """Metrics at several simulated top-k, as a tidy DataFrame with columns node, k, metric, value.
 
         The options are those of :class:`evalframe.options.MetricOptions` but the simulated top-k (set by
         ``ks``) and ``retriever_node`` (answer metrics at k cut the reader's ranks only). Document metrics at k
         equal ``calculate_metrics(simulated_top_k_retriever=k)``, answer metrics
         at k equal ``calculate_metrics(simulated_top_k_reader=k)``. The key arrays are prepared once;
-        each k is then a few array operations with the same kernels.
+        each k is then a few array operations with the same kernels. ``measures`` adds trec_eval measures
+        of the document nodes at each k, named without their cutoff (``["nDCG", "P", "R(rel=2)"]`` gives
+        rows ``nDCG`` with ``trec_metrics("nDCG@k")`` ...), all cutoffs in one pass.
 
         Examples
         --------
@@ -462,8 +516,13 @@ class EvaluationResult(Mapping):
             )
         base = self._options(options, passed_to="metrics_at_k takes these options")
         nodes = [check.check_node(node, list(self.node_results))] if node is not None else list(self.node_results)
+        swept = _swept_measures(measures, ks)
         records = []
         for name in nodes:
+            if swept and self.has_documents(name):
+                values = cast(dict[str, float], self.trec_metrics([m for at_k in swept.values() for m in at_k], node=name,
+                                                                  eval_mode=base.eval_mode))
+                records += [(name, k, label, values[m]) for label, at_k in swept.items() for k, m in zip(ks, at_k)]
             for k in ks:
                 answers = self._answer_table(name, base.replace(simulated_top_k_reader=k))
                 if answers is not None:
@@ -570,9 +629,10 @@ class EvaluationResult(Mapping):
     ) -> Examples:
         """The ``n`` worst queries of a node, for a person to read (``docs/metrics.md``).
 
-        Answer nodes are ranked by ``answer_metric``, document nodes by ``document_metric``;
-        ties keep first-appearance order, and only queries whose value is ``<=`` the threshold
-        are returned. Each query is a dict with ``multilabel_id``, ``query``, ``filters``,
+        Answer nodes are ranked by ``answer_metric``, document nodes by ``document_metric`` (a
+        Haystack metric or a trec_eval measure such as ``"nDCG@10"``, see :meth:`trec_metrics`; queries
+        trec_eval skips are not listed); ties keep first-appearance order, and only queries whose value
+        is ``<=`` the threshold are returned. Each query is a dict with ``multilabel_id``, ``query``, ``filters``,
         ``metrics``, ``answers`` or ``documents`` (all the query's rows of that eval_mode, in frame
         order) and the gold answers / document ids. The options are those of
         :class:`evalframe.options.MetricOptions`. The list is an
@@ -588,7 +648,11 @@ class EvaluationResult(Mapping):
         """
         node = check.check_node(node, list(self.node_results))
         n = check.check_positive_int(n, name="n")
-        check.check_choice(document_metric, tuple(DOCUMENT_METRICS), name="document_metric")
+        measure = None
+        if isinstance(document_metric, str) and _looks_like_measure(document_metric, "document_metric", DOCUMENT_METRICS):
+            measure = document_metric = str(parse_measures([document_metric])[0])
+        else:
+            check.check_choice(document_metric, tuple(DOCUMENT_METRICS), name="document_metric")
         check.check_choice(answer_metric, tuple(ANSWER_METRICS), name="answer_metric")
         document_metric_threshold = check.check_number(document_metric_threshold, name="document_metric_threshold")
         answer_metric_threshold = check.check_number(answer_metric_threshold, name="answer_metric_threshold")
@@ -606,6 +670,7 @@ class EvaluationResult(Mapping):
         documents = self._document_table(node, opts)
         if documents is not None:
             self._warn_scope_mismatch(opts)
+            documents = self._with_measures(documents, node, measure, opts.eval_mode)
             rows = self._rows(node, "document", opts.eval_mode)
             return worst(documents, document_metric, document_metric_threshold, n, rows, "documents", DOCUMENT_DROP)
         return Examples()
@@ -620,8 +685,8 @@ class EvaluationResult(Mapping):
         """:meth:`wrong_examples`-shaped dicts for the queries of ``queries``, in its order.
 
         ``queries`` is a per-query table (index ``multilabel_id``; its columns become each dict's
-        ``metrics``); the node's answer rows are listed when ``metric`` is an answer metric, else its
-        document rows.
+        ``metrics``); the node's answer rows are listed when ``metric`` is an answer metric, else (a
+        document metric or a trec_eval measure) its document rows.
 
         Examples
         --------
@@ -632,7 +697,8 @@ class EvaluationResult(Mapping):
         [True]
         """
         node = check.check_node(node, list(self.node_results))
-        check.check_choice(metric, tuple(ANSWER_METRICS) + tuple(DOCUMENT_METRICS), name="metric")
+        if not (isinstance(metric, str) and _looks_like_measure(metric, "metric", [*ANSWER_METRICS, *DOCUMENT_METRICS])):
+            check.check_choice(metric, tuple(ANSWER_METRICS) + tuple(DOCUMENT_METRICS), name="metric")
         eval_mode = check.check_choice(eval_mode, EVAL_MODES, name="eval_mode")
         row_type = "answer" if metric in ANSWER_METRICS else "document"
         if not isinstance(queries, pd.DataFrame):
@@ -657,11 +723,13 @@ class EvaluationResult(Mapping):
     def report(self, n: int = 3, node_order: list[str] | None = None, max_characters_per_field: int = 150,
                charts: bool = True, *, metrics_filter: Mapping[str, Sequence[str]] | None = None,
                document_scope: str = MetricOptions.document_scope, answer_scope: str = MetricOptions.answer_scope,
-               wrong_examples_fields: Sequence[str] | None = None) -> Any:
+               wrong_examples_fields: Sequence[str] | None = None, measures: str | Sequence[str] | None = None) -> Any:
         """The evaluation report: pipeline funnel and worst queries, as ``.text`` and self-contained ``.html``.
 
         ``metrics_filter``, ``document_scope``, ``answer_scope`` and ``wrong_examples_fields`` are those of
         Haystack 1.x's ``print_eval_report`` (:func:`evalframe.print_eval_report`); the report states its scopes.
+        ``measures`` adds trec_eval measures (:meth:`trec_metrics`) to the funnel of the document nodes, the
+        first ranking their worst queries.
 
         Examples
         --------
@@ -675,7 +743,7 @@ class EvaluationResult(Mapping):
         fields = {} if wrong_examples_fields is None else {"wrong_examples_fields": wrong_examples_fields}
         return build_report(self, n=n, node_order=node_order, max_characters_per_field=max_characters_per_field,
                             charts=charts, metrics_filter=metrics_filter, document_scope=document_scope,
-                            answer_scope=answer_scope, **fields)
+                            answer_scope=answer_scope, measures=measures, **fields)
 
     # ------------------------------------------------------------------ building
     @classmethod

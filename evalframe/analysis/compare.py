@@ -16,8 +16,9 @@ import numpy as np
 import pandas as pd
 
 from .. import _validation as check
-from ..errors import InvalidParameterError, warn
+from ..errors import EvalframeError, InvalidParameterError, warn
 from ..metrics.registry import ANSWER_METRICS, DOCUMENT_METRICS, METRICS
+from ..metrics.trec import parse_measures
 from ..options import MetricOptions, with_options
 from .examples import Examples
 from .stats import ROUNDS, bootstrap_ci, holm, paired_t_test, randomization_p_value
@@ -83,8 +84,28 @@ def shared_node(runs: Sequence[Run], node: str | None) -> str | None:
     return common[0]
 
 
-def per_query_table(run: Run, node: str | None, params: dict[str, Any], name: str) -> pd.DataFrame:
+def measure_names(metrics: Sequence[str]) -> tuple[list[str], list[str]]:
+    """``metrics`` with trec_eval measures in their canonical names (``P(rel=1)@5`` -> ``P@5``), and those measures.
+
+    A name that is neither a Haystack metric nor a measure stays as it is (a column of a per-query table).
+    """
+    named, measures = [], []
+    for metric in metrics:
+        if metric not in METRICS:
+            try:
+                metric = str(parse_measures([metric])[0])
+                measures.append(metric)
+            except EvalframeError:
+                pass
+        named.append(metric)
+    return named, measures
+
+
+def per_query_table(run: Run, node: str | None, params: dict[str, Any], name: str,
+                    measures: Sequence[str] = ()) -> pd.DataFrame:
     if is_result(run):
+        if measures:
+            return run.query_metrics(node, measures=list(measures), **params)  # type: ignore[arg-type]
         return run.query_metrics(node, **params)  # type: ignore[arg-type]
     if isinstance(run, pd.DataFrame):
         if params:
@@ -212,7 +233,9 @@ def compare(
     node : str, optional
         The node to compare; may be omitted when the runs share exactly one node.
     metrics : str or list of str, optional
-        The metric columns to compare; all those the runs share by default.
+        The metric columns to compare; all those the runs share by default. trec_eval measures
+        (ir_measures' names such as ``"nDCG@10"``, :meth:`EvaluationResult.trec_metrics`) are computed
+        for results and compared on the queries trec_eval evaluates in both runs.
     names : list of str, optional
         A name per run (default "A", "B", "C", ...), used for the index of more than two runs.
     rounds : int
@@ -266,7 +289,10 @@ def compare(
         raise InvalidParameterError(f"confidence must lie strictly between 0 and 1, e.g. 0.95; got {confidence}.")
     seed = check.check_positive_int(seed, name="seed")
     node = shared_node(runs, node)
-    tables = [per_query_table(run, node, metric_params, name) for run, name in zip(runs, names)]
+    measures: list[str] = []
+    if metrics is not None:
+        metrics, measures = measure_names([metrics] if isinstance(metrics, str) else metrics)
+    tables = [per_query_table(run, node, metric_params, name, measures) for run, name in zip(runs, names)]
     for table, name in zip(tables[1:], names[1:]):
         if not len(tables[0].index.intersection(table.index)):
             raise InvalidParameterError(
@@ -311,6 +337,8 @@ def worst_by_delta(
 ) -> Examples:
     """The ``n`` queries whose ``metric`` changed most from run ``a`` to run ``b``.
 
+    ``metric`` is a Haystack metric or a trec_eval measure (``"nDCG@10"``, :meth:`EvaluationResult.trec_metrics`).
+
     ``direction="worse"`` lists the largest drops (b < a) first, ``"better"`` the largest gains; queries
     whose value did not move in that direction are not listed, and ties keep a's query order. Each query
     is a dict shaped like :meth:`EvaluationResult.wrong_examples` for run ``b`` (``multilabel_id``,
@@ -333,11 +361,15 @@ def worst_by_delta(
             )
     check_metric_parameters(metric_params, caller="worst_by_delta")
     node = shared_node([a, b], node)  # type: ignore[assignment]
-    check.check_choice(metric, tuple(METRICS), name="metric")
+    if not isinstance(metric, str):
+        raise InvalidParameterError(f"metric must be a metric name, e.g. 'f1' or 'nDCG@10'; got {metric!r}.")
+    (metric,), measures = measure_names([metric])
+    if not measures:
+        check.check_choice(metric, tuple(METRICS), name="metric")
     n = check.check_positive_int(n, name="n", minimum=1)
     check.check_choice(direction, ("worse", "better"), name="direction")
-    table_a = per_query_table(a, node, metric_params, "a")
-    table_b = per_query_table(b, node, metric_params, "b")
+    table_a = per_query_table(a, node, metric_params, "a", measures)
+    table_b = per_query_table(b, node, metric_params, "b", measures)
     select_metrics([table_a, table_b], [metric], ["a", "b"], parameter="metric")
 
     pairs = paired(table_a[metric], table_b[metric])
@@ -345,7 +377,7 @@ def worst_by_delta(
     moved = delta[delta < 0] if direction == "worse" else delta[delta > 0]
     ordered = moved.sort_values(kind="stable", ascending=direction == "worse").head(n)
 
-    level = list(ANSWER_METRICS) if metric in ANSWER_METRICS else list(DOCUMENT_METRICS)
+    level = list(ANSWER_METRICS) if metric in ANSWER_METRICS else [*DOCUMENT_METRICS, *measures]
     eval_mode = MetricOptions.from_keywords(metric_params).eval_mode
 
     def examples(result: EvaluationResult, table: pd.DataFrame) -> list[dict[str, Any]]:

@@ -121,7 +121,8 @@ def _parser() -> argparse.ArgumentParser:
     compare.add_argument("folders", type=Path, nargs="+", metavar="DIR", help="two or more results folders; "
                          "each is compared with the first")
     compare.add_argument("--node", default=None, help="the node to compare (needed when the runs share several)")
-    compare.add_argument("--metrics", default=None, help="comma-separated metrics (default: all the runs share)")
+    compare.add_argument("--metrics", default=None, help="comma-separated metrics (default: all the runs share); "
+                         "trec_eval measures too, e.g. nDCG@10,AP")
     compare.add_argument("--names", default=None, help="comma-separated run names (default: the folder names)")
     compare.add_argument("--rounds", type=int, default=ROUNDS, help=f"bootstrap / randomization rounds (default {ROUNDS})")
     compare.add_argument("--seed", type=int, default=0, help="seed of the resampling (default 0)")
@@ -133,7 +134,8 @@ def _parser() -> argparse.ArgumentParser:
     worst.add_argument("--node", required=True)
     worst.add_argument("-n", type=_at_least_one, default=5, help="how many queries, >= 1 (default 5)")
     worst.add_argument("--metric", default=None, help="answer nodes: f1 (default), exact_match, sas; "
-                                                        "document nodes: recall_single_hit (default), mrr, ...")
+                                                        "document nodes: recall_single_hit (default), mrr, ... or a "
+                                                        "trec_eval measure such as nDCG@10")
     worst.add_argument("--threshold", type=float, default=THRESHOLD, help=f"list queries scoring <= this (default {THRESHOLD})")
     _scope_options(worst)
     _csv_options(worst)
@@ -175,8 +177,27 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("--html", type=Path, default=None, help="also write a self-contained HTML report here")
     report.add_argument("-n", type=_at_least_one, default=3, help="worst queries per node, >= 1 (default 3)")
     report.add_argument("--node-order", default=None, help="comma-separated node names, e.g. Retriever,Reader")
+    report.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
+                        help="a trec_eval measure for the document nodes' funnel, e.g. nDCG@10 (repeatable; the first "
+                             "ranks their worst queries)")
     _add_options(report, MetricOptions, only=("document_scope", "answer_scope"))
     _csv_options(report)
+
+    trec = commands.add_parser("trec", help="trec_eval measures of a TREC run against qrels (like trec_eval [-q])",
+                               description="trec_eval measures of a TREC run against qrels: the numbers of trec_eval "
+                               "(pytrec_eval), by ir_measures' names (docs/ir-researchers.md).")
+    trec.add_argument("run", type=Path, help="TREC run file: qid Q0 docid rank score tag (plain or .gz)")
+    trec.add_argument("qrels", type=Path, help="qrels file: qid iter docid relevance (plain or .gz)")
+    trec.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
+                      help="a measure by ir_measures' name, e.g. nDCG@10, AP, P(rel=2)@5; repeat for more (default: "
+                           + " ".join(TREC_DEFAULT_MEASURES) + ")")
+    trec.add_argument("-q", "--per-query", action="store_true", help="a line per query before the means (trec_eval -q)")
+    trec.add_argument("-c", "--complete", action="store_true",
+                      help="queries of the qrels without run lines count as 0 in the means (trec_eval -c)")
+    trec.add_argument("--format", default="tsv", choices=("tsv", "json", "markdown"),
+                      help="tsv: trec_eval's 'measure<TAB>query<TAB>value' lines (default); json; markdown")
+    trec.add_argument("--digits", type=int, default=4, help="decimals of the tsv and markdown values (default 4, as "
+                      "trec_eval; json keeps every digit)")
 
     commands.add_parser("list-metrics", help="the metrics evalframe computes")
     return parser
@@ -457,12 +478,44 @@ def _report(args: argparse.Namespace) -> str:
     result = _load(args.folder, args)
     order = [name.strip() for name in args.node_order.split(",")] if args.node_order else None
     scopes = {name: value for name, value in _options(args, MetricOptions).items()}
-    report = result.report(n=args.n, node_order=order, charts=args.html is not None, **scopes)
+    report = result.report(n=args.n, node_order=order, charts=args.html is not None, measures=args.measures, **scopes)
     if args.html is not None:
         args.html.parent.mkdir(parents=True, exist_ok=True)
         args.html.write_text(report.html, encoding="utf-8")
         return report.text + f"\nHTML report: {args.html}"
     return report.text.rstrip("\n")
+
+
+#: The measures of ``evalframe trec`` without -m.
+TREC_DEFAULT_MEASURES = ("AP", "nDCG", "nDCG@10", "P@10", "R@100", "RR", "Rprec", "Bpref")
+
+
+def _trec(args: argparse.Namespace) -> str:
+    """trec_eval's numbers of a run file against a qrels file, in trec_eval's layout (or JSON / markdown)."""
+    if not 0 <= args.digits <= 17:
+        raise EvalframeError(f"--digits must be between 0 and 17; got {args.digits}.")
+    measures = list(dict.fromkeys(args.measures or TREC_DEFAULT_MEASURES))
+    result = EvaluationResult.from_trec(args.run, args.qrels)
+    table = cast(pd.DataFrame, result.trec_metrics(measures, per_query=True, complete=args.complete))
+    means = {column: float(table[column].mean()) if len(table) else 0.0 for column in table.columns}
+    if args.format == "json":
+        record: dict[str, Any] = {"measures": means, "queries": len(table)}
+        if args.per_query:
+            record["per_query"] = {str(qid): {m: float(v) for m, v in row.items()} for qid, row in table.iterrows()}
+        return json.dumps(record, indent=1, ensure_ascii=False)
+    if args.format == "markdown":
+        shown = table if args.per_query else table.iloc[:0]
+        frame = pd.concat([shown, pd.DataFrame([means], index=pd.Index(["all"]))]).rename_axis("query")
+        frame.index = frame.index.astype(str)
+        return _markdown(frame.map(lambda v: f"{v:.{args.digits}f}"))
+    width = max(len(m) for m in [*table.columns, "num_q"])
+    lines = []
+    if args.per_query:
+        for column in table.columns:
+            lines += [f"{column:<{width}}\t{qid}\t{value:.{args.digits}f}" for qid, value in table[column].items()]
+    lines.append(f"{'num_q':<{width}}\tall\t{len(table)}")
+    lines += [f"{column:<{width}}\tall\t{value:.{args.digits}f}" for column, value in means.items()]
+    return "\n".join(lines)
 
 
 def _list_metrics(_: argparse.Namespace) -> str:
@@ -490,7 +543,7 @@ def _show_warning(message: Warning | str, category: type[Warning], filename: str
 
 
 COMMANDS = {"demo": _demo, "metrics": _metrics, "compare": _compare, "worst": _worst, "convert": _convert,
-            "flatten": _flatten, "report": _report, "list-metrics": _list_metrics}
+            "flatten": _flatten, "report": _report, "trec": _trec, "list-metrics": _list_metrics}
 
 
 def _silence_stdout() -> None:

@@ -12,7 +12,7 @@ import io
 import warnings
 from dataclasses import dataclass
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import pandas as pd
 
@@ -21,6 +21,7 @@ from .._validation import check_positive_int
 from ..analysis.compare import is_result
 from ..analysis.examples import NO_ANSWER, THRESHOLD
 from ..columns import answer_metric_column, relevance_column, relevance_criterion
+from ..metrics.trec import parse_measures
 from ..errors import InvalidParameterError, warn
 
 if TYPE_CHECKING:
@@ -183,6 +184,17 @@ def _check_fields(fields: Any) -> tuple[str, ...]:
     return tuple(fields)
 
 
+def _check_measures(measures: Any) -> list[str]:
+    """The report's trec_eval measures as canonical names (``P(rel=1)@5`` -> ``P@5``)."""
+    if measures is None:
+        return []
+    names = [measures] if isinstance(measures, str) else measures
+    if not isinstance(names, Sequence) or not names or not all(isinstance(m, str) for m in names):
+        raise InvalidParameterError(f"measures must be a trec_eval measure name or a list of them, e.g. ['nDCG@10', 'AP']; "
+                                    f"got {measures!r}.")
+    return list(dict.fromkeys(str(m) for m in parse_measures(list(names))))
+
+
 def _recall_chart(result: EvaluationResult, node: str, ks: range, options: dict[str, Any]) -> str | None:
     """A recall@k PNG (base64) when matplotlib is installed; None otherwise.
 
@@ -230,6 +242,7 @@ def build_report(
     document_scope: str = "document_id_or_answer",
     answer_scope: str = "any",
     wrong_examples_fields: Sequence[str] = WRONG_EXAMPLES_FIELDS,
+    measures: str | Sequence[str] | None = None,
 ) -> Report:
     """The pipeline funnel (integrated metrics, top-1 answer metrics, isolated upper bound) and worst queries.
 
@@ -243,6 +256,9 @@ def build_report(
         The metrics shown per node in the funnel (Haystack 1.x's ``metrics_filter``); None shows all.
     wrong_examples_fields : list of str
         The fields shown for each listed answer / document of the worst queries.
+    measures : str or list of str, optional
+        trec_eval measures (:meth:`EvaluationResult.trec_metrics`, e.g. ``["nDCG@10", "AP"]``) shown in the
+        funnel of the document nodes; the first one also ranks their worst queries (instead of the headline metric).
 
     Examples
     --------
@@ -266,7 +282,7 @@ def build_report(
     with warnings.catch_warnings(record=True) as caught:  # each analysis would repeat a scope warning: say it once
         warnings.simplefilter("always")
         text, page = _sections(result, nodes, n, max_characters_per_field, charts, metrics_filter, document_scope,
-                               answer_scope, fields)
+                               answer_scope, fields, _check_measures(measures))
     for message, category in dict.fromkeys((str(w.message), w.category) for w in caught):
         warn(message, category)
     document = ("<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>evalframe report</title>"
@@ -276,14 +292,19 @@ def build_report(
 
 def _sections(result: EvaluationResult, nodes: list[str], n: int, max_characters_per_field: int, charts: bool,
               metrics_filter: Mapping[str, Sequence[str]] | None, document_scope: str, answer_scope: str,
-              fields: tuple[str, ...]) -> tuple[list[str], list[str]]:
+              fields: tuple[str, ...], measures: list[str]) -> tuple[list[str], list[str]]:
     """The report's text lines and HTML fragments."""
     scopes: dict[str, Any] = {"document_scope": document_scope, "answer_scope": answer_scope}
     integrated = result.calculate_metrics(**scopes)  # checks the scopes, naming the valid ones
-    _check_metrics_filter(metrics_filter, nodes, integrated)
     top1 = result.calculate_metrics(simulated_top_k_reader=1, **scopes)
     isolated = (result.calculate_metrics(eval_mode="isolated", **scopes)
                 if any(_has_isolated(result, n_) for n_ in nodes) else {})
+    measured = [node for node in nodes if measures and result.has_documents(node) and not result.has_answers(node)]
+    for node in measured:
+        integrated[node].update(cast(dict[str, float], result.trec_metrics(measures, node=node)))
+        if _has_isolated(result, node):
+            isolated[node].update(cast(dict[str, float], result.trec_metrics(measures, node=node, eval_mode="isolated")))
+    _check_metrics_filter(metrics_filter, nodes, integrated)
     scope_line = f"Scopes: document_scope={document_scope!r}, answer_scope={answer_scope!r} (see {SCOPES_DOC})"
 
     text = [f"evalframe {__version__} evaluation report", "=" * 60, scope_line, "Pipeline funnel (integrated evaluation)", ""]
@@ -330,12 +351,13 @@ def _sections(result: EvaluationResult, nodes: list[str], n: int, max_characters
 
     for node in nodes:
         answer_node = result.has_answers(node)
-        metric = result.headline_metric(node)
+        metric = measures[0] if node in measured else result.headline_metric(node)
         if not answer_node and charts:
             chart = _recall_chart(result, node, range(1, _deepest_rank(result, node) + 1), scopes)
             if chart:
                 page.append(f"<h2>{html.escape(node)}: recall@k</h2><img alt='recall@k' src='data:image/png;base64,{chart}'>")
-        worst = result.wrong_examples(node, n=n, **scopes)
+        worst = (result.wrong_examples(node, n=n, document_metric=metric, **scopes) if node in measured
+                 else result.wrong_examples(node, n=n, **scopes))
         title = f"Worst queries of {node} by {metric}"
         text += [title, "-" * len(title)]
         page.append(f"<h2>{html.escape(title)}</h2>")
