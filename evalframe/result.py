@@ -649,7 +649,7 @@ class EvaluationResult(Mapping):
         node = check.check_node(node, list(self.node_results))
         n = check.check_positive_int(n, name="n")
         measure = None
-        if isinstance(document_metric, str) and _looks_like_measure(document_metric, "document_metric", DOCUMENT_METRICS):
+        if isinstance(document_metric, str) and _looks_like_measure(document_metric, "document_metric", tuple(DOCUMENT_METRICS)):
             measure = document_metric = str(parse_measures([document_metric])[0])
         else:
             check.check_choice(document_metric, tuple(DOCUMENT_METRICS), name="document_metric")
