@@ -42,3 +42,14 @@ def _through(storage: str, folder: Path) -> Callable[[EvaluationResult], Evaluat
 def storage(request: pytest.FixtureRequest, tmp_path: Path) -> Callable[[EvaluationResult], EvaluationResult]:
     """``storage(result)``: the result as the user would have it (memory: as is; csv / parquet: saved and loaded back)."""
     return _through(request.param, tmp_path)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """On CI the references are installed (the test extra): a missing one fails the run instead of skipping its tests."""
+    import importlib.util
+    import os
+
+    if os.environ.get("CI"):
+        missing = [name for name in ("pytrec_eval", "ir_measures") if importlib.util.find_spec(name) is None]
+        if missing:
+            raise pytest.UsageError(f"CI needs the test extra's references {missing}: pip install -e '.[test]'")

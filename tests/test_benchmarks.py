@@ -22,3 +22,14 @@ def test_benchmark_runner_smoke(capsys):
     for row in ("calculate_metrics() (cold)", "load CSV (read_csv + literal_eval)", "save Parquet", "load Parquet"):
         assert row in out
     assert "agree to 1e-12" in out
+
+
+@pytest.mark.benchmark
+def test_trec_benchmark_agrees_with_pytrec_eval(capsys):
+    pytest.importorskip("pytrec_eval")
+    spec = importlib.util.spec_from_file_location("evalframe_benchmarks_trec", RUNNER.parent / "bench_trec.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    assert bench.main(["--queries", "400", "--depth", "30"]) == 0  # exit 1 when any value differs from pytrec_eval's
+    out = capsys.readouterr().out
+    assert "per-query values equal to pytrec_eval to 1e-12: 5,760 of 5,760" in out  # 360 queries in both x 16 measures
