@@ -128,6 +128,11 @@ def _read_bytes(path: Path, kind: str) -> bytes:
     return data[3:] if data.startswith(b"\xef\xbb\xbf") else data
 
 
+#: trec_eval reads scores with atof, the nearest double: pandas 3 parses so by default (and deprecates the option);
+#: pandas 2.2's default parser is an ulp off for some 17-digit scores, its "round_trip" parser is exact.
+_EXACT_FLOATS: dict[str, Any] = {} if int(pd.__version__.split(".")[0]) >= 3 else {"float_precision": "round_trip"}
+
+
 def _parse(path: Path, fmt: _Format) -> pd.DataFrame:
     """The file's columns (ids as text, the value as float64 for runs, as text for qrels); problems via :func:`_locate`."""
     dtype: dict[int, Any] = {i: object for i in range(fmt.width)}
@@ -136,7 +141,8 @@ def _parse(path: Path, fmt: _Format) -> pd.DataFrame:
     try:
         with _open(path) as source:
             frame = pd.read_csv(source, sep=r"\s+", header=None, names=list(range(fmt.width)), dtype=dtype,
-                                na_filter=False, quoting=csv.QUOTE_NONE, engine="c", encoding="utf-8")
+                                na_filter=False, quoting=csv.QUOTE_NONE, engine="c", encoding="utf-8",
+                                **_EXACT_FLOATS)
     except (ValueError, UnicodeDecodeError, OverflowError) as exc:  # ParserError is a ValueError
         _locate(path, fmt, exc)
     except _DAMAGED_GZIP as exc:
