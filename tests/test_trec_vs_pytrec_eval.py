@@ -246,3 +246,40 @@ def test_comparison_counts():
     print(f"\nper-query values compared: {COMPARED}")
     if COMPARED["pytrec_eval"]:
         assert COMPARED["pytrec_eval"] > 1000
+
+
+# ------------------------------------------------------------------ the whole path: TREC files and dicts -> from_trec
+CLOSE_SCORES = [0.1234567891, 0.1234567890, 1e-300, 0.0, -0.0, 5.0, 1e39]  # ties only as 32-bit floats (trec_eval's sim)
+float_runs = st.dictionaries(
+    st.sampled_from(QIDS),
+    st.dictionaries(st.sampled_from(DOCS), st.one_of(st.sampled_from(CLOSE_SCORES), st.floats(-100, 100, width=64)),
+                    min_size=1),
+    min_size=1, max_size=4)
+UNCUT = [name for name in MEASURES if not name.startswith("RR@")]  # RR@k's reference cuts the run in Python order
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(run=float_runs, qrels=qrels_strategy, complete=st.booleans())
+def test_from_trec_files_and_dicts_equal_pytrec_eval(tmp_path_factory, run, qrels, complete):
+    if not qrels:
+        return
+    folder = tmp_path_factory.mktemp("trec")
+    run_path, qrels_path = folder / "run.txt", folder / "qrels.txt"
+    lines = [f"{q} Q0 {d} {i} {s!r} tag" for q, docs in run.items() for i, (d, s) in enumerate(docs.items(), start=1)]
+    run_path.write_text("\n".join(lines[::-1]) + "\n", encoding="utf-8")  # any line order: from_trec ranks
+    qrels_path.write_text("".join(f"{q} 0 {d} {g}\n" for q, docs in qrels.items() for d, g in docs.items()),
+                          encoding="utf-8")
+    expected = reference(run, qrels, UNCUT, level=1, complete=complete)
+    for result in (EvaluationResult.from_trec(run, qrels), EvaluationResult.from_trec(run_path, qrels_path)):
+        ours = result.trec_metrics(UNCUT, per_query=True, complete=complete)
+        assert sorted(ours.index) == sorted(expected.index)  # file order (reversed) may order the queries otherwise
+        assert_same(ours, expected.loc[list(ours.index)])
+        COMPARED["pytrec_eval"] += expected.size
+
+
+def test_scores_tie_as_trec_eval_s_32_bit_floats():
+    # 0.1234567891 and 0.1234567890 are one C float: trec_eval ties them and ranks the larger docid (z) first
+    run, qrels = {"q1": {"a": 0.1234567891, "z": 0.1234567890}}, {"q1": {"a": 1}}
+    expected = pytrec_eval.RelevanceEvaluator(qrels, {"recip_rank", "P.1"}).evaluate(run)["q1"]
+    assert (expected["recip_rank"], expected["P_1"]) == (0.5, 0.0)
+    assert EvaluationResult.from_trec(run, qrels).trec_metrics(["RR", "P@1"]) == {"RR": 0.5, "P@1": 0.0}

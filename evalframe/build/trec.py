@@ -21,7 +21,7 @@ import pandas as pd
 from ..columns import COLUMN_ORDER, NO_ANSWER_DOCUMENT_ID
 from ..errors import InvalidParameterError, SchemaError, warn
 
-__all__ = ["TREC_COLUMNS", "trec_order", "trec_frame", "run_from_frame", "qrels_from_frame"]
+__all__ = ["TREC_COLUMNS", "trec_order", "as_trec_scores", "trec_frame", "run_from_frame", "qrels_from_frame"]
 
 #: The columns a TREC build adds to the standard document columns, in this order after them.
 TREC_COLUMNS: tuple[str, ...] = ("score", "gold_document_relevance", "nonrelevant_document_ids",
@@ -34,7 +34,7 @@ _NOT_DOCUMENTS = frozenset({NO_ANSWER_DOCUMENT_ID, ""})
 def trec_order(qids: np.ndarray, docids: np.ndarray, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """trec_eval's ranking: queries in order of first appearance, then score descending, ties by docid descending.
 
-    Returns ``(order, ranks)``: the row positions in ranked order and the rank (1..n within its query) of each
+    Run scores are compared as trec_eval compares them: pass :func:`as_trec_scores`. Returns ``(order, ranks)``: the row positions in ranked order and the rank (1..n within its query) of each
     row of that order. Docids compare by code point (byte order in UTF-8), as trec_eval's ``strcmp``.
 
     Examples
@@ -60,6 +60,20 @@ def trec_order(qids: np.ndarray, docids: np.ndarray, scores: np.ndarray) -> tupl
         docid_codes = pd.factorize(docids[rows], sort=True)[0]  # ascending code point order
         order[tied] = rows[np.lexsort((-docid_codes, -scores[rows], codes[rows]))]
     return order, ranks_within(codes[order])
+
+
+def as_trec_scores(scores: np.ndarray) -> np.ndarray:
+    """Scores as trec_eval compares them: 32-bit floats (its ``float sim``), so 0.1234567891 and 0.1234567890 tie.
+
+    The frames keep the scores' 64-bit values; only the ranking rounds them.
+
+    Examples
+    --------
+    >>> as_trec_scores(np.array([0.1234567891, 0.1234567890, 1e-300, 1e300])).tolist()[1:]
+    [0.12345679104328156, 0.0, inf]
+    """
+    with np.errstate(over="ignore"):  # beyond float32's range: inf, as atof into a float gives
+        return np.asarray(scores, dtype=np.float64).astype(np.float32)
 
 
 def _codes(values: np.ndarray) -> np.ndarray:
@@ -333,7 +347,7 @@ def run_from_frame(frame: pd.DataFrame, *, node: str, eval_mode: str | None = "i
         positions = ranks_within(codes)
     if scores == "score" and "score" in rows.columns:
         values = pd.to_numeric(rows["score"], errors="coerce").to_numpy(dtype=np.float64)[order]
-        _check_scores(node, qids, docids, codes, values, rows["rank"].to_numpy()[order].tolist())
+        _check_scores(node, qids, docids, codes, values, as_trec_scores(values), rows["rank"].to_numpy()[order].tolist())
     else:
         sizes = np.bincount(codes) if len(codes) else np.zeros(0, dtype=np.int64)
         values = (sizes[codes] - positions + 1).astype(np.float64)
@@ -342,8 +356,11 @@ def run_from_frame(frame: pd.DataFrame, *, node: str, eval_mode: str | None = "i
 
 
 def _check_scores(node: str, qids: np.ndarray, docids: np.ndarray, codes: np.ndarray, values: np.ndarray,
-                  ranks: list[Any]) -> None:
-    """The scores must give the frame's order under trec_eval's sort (score desc, docid desc); else a SchemaError."""
+                  compared: np.ndarray, ranks: list[Any]) -> None:
+    """The scores must give the frame's order under trec_eval's sort (score desc, docid desc); else a SchemaError.
+
+    ``compared``: the scores as trec_eval compares them (:func:`as_trec_scores`).
+    """
     hint = "; pass scores='rank' (--scores rank on the command line) to write scores from the ranks (n - rank + 1) instead."
     missing = np.isnan(values)
     if missing.any():
@@ -351,7 +368,7 @@ def _check_scores(node: str, qids: np.ndarray, docids: np.ndarray, codes: np.nda
         raise SchemaError(f"node {node!r}, query {qids[first]!r}: document {docids[first]!r} (rank {ranks[first]}) has no "
                           f"score (NaN), and trec_eval needs one on every line{hint}")
     same = codes[1:] == codes[:-1]
-    lower, higher = values[:-1], values[1:]
+    lower, higher = compared[:-1], compared[1:]
     wrong = same & (higher > lower)
     tied = np.flatnonzero(same & (higher == lower))
     if len(tied):  # equal scores: trec_eval puts the larger docid first, so the frame must too

@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InvalidParameterError, LoadError, SaveError
-from ..build.trec import trec_order
+from ..build.trec import as_trec_scores, trec_order
 from .atomic import step, sync_file
 
 __all__ = ["RUN_COLUMNS", "QRELS_COLUMNS", "read_run", "read_qrels", "read_queries", "write_run", "write_qrels"]
@@ -135,12 +135,13 @@ _EXACT_FLOATS: dict[str, Any] = {} if int(pd.__version__.split(".")[0]) >= 3 els
 
 def _parse(path: Path, fmt: _Format) -> pd.DataFrame:
     """The file's columns (ids as text, the value as float64 for runs, as text for qrels); problems via :func:`_locate`."""
-    dtype: dict[int, Any] = {i: object for i in range(fmt.width)}
+    dtype: dict[int, Any] = {i: object for i in range(fmt.width + 1)}  # one column more: to see lines that have one
     if fmt is _RUN:
         dtype[fmt.value] = "float64"
     try:
         with _open(path) as source:
-            frame = pd.read_csv(source, sep=r"\s+", header=None, names=list(range(fmt.width)), dtype=dtype,
+            frame = pd.read_csv(source, sep=r"\s+", header=None, names=list(range(fmt.width + 1)), dtype=dtype,
+                                index_col=False,  # an extra column on every line is an error, not an index
                                 na_filter=False, quoting=csv.QUOTE_NONE, engine="c", encoding="utf-8",
                                 **_EXACT_FLOATS)
     except (ValueError, UnicodeDecodeError, OverflowError) as exc:  # ParserError is a ValueError
@@ -152,9 +153,8 @@ def _parse(path: Path, fmt: _Format) -> pd.DataFrame:
     if len(frame) == 0:
         raise LoadError(f"{fmt.kind} file {path} holds no line; a TREC {fmt.kind} file has one line "
                         f"`{fmt.layout}` per {'retrieved document' if fmt is _RUN else 'judgment'}.")
-    last = frame[fmt.width - 1].to_numpy()
-    if (last == "").any():  # a line with fewer columns (more columns failed above)
-        _locate(path, fmt)
+    if (frame[fmt.width - 1].to_numpy() == "").any() or (frame.pop(fmt.width).to_numpy() != "").any():
+        _locate(path, fmt)  # a line with fewer or more columns
     return frame
 
 
@@ -293,7 +293,7 @@ def read_run(run: RunInput) -> pd.DataFrame:
         qids, docids, scores = _read_mapping(run, _RUN)
     else:
         qids, docids, scores = _read_file(_check_path(run, "run"), _RUN)
-    order, ranks = trec_order(qids, docids, scores)
+    order, ranks = trec_order(qids, docids, as_trec_scores(scores))
     return pd.DataFrame({"qid": pd.Series(qids[order], dtype=object), "docid": pd.Series(docids[order], dtype=object),
                          "score": scores[order], "rank": ranks})
 
@@ -406,7 +406,7 @@ def write_run(run: pd.DataFrame | Mapping[str, Mapping[str, float]], path: PathL
         first = int(np.flatnonzero(np.isnan(values))[0])
         raise SaveError(f"cannot write the run to {path}: query {qids[first]!r}, document {docids[first]!r} has no "
                         "score (NaN); trec_eval needs a number on every line.")
-    order, ranks = trec_order(qids, docids, values)
+    order, ranks = trec_order(qids, docids, as_trec_scores(values))
     scores = [repr(v) for v in values[order].tolist()]
     text = "".join(f"{q} Q0 {d} {r} {s} {tag}\n"
                    for q, d, r, s in zip(qids[order].tolist(), docids[order].tolist(), ranks.tolist(), scores))

@@ -211,6 +211,12 @@ docids = st.text(alphabet="abcdAB0129_:/é", min_size=1, max_size=3).filter(lamb
 scores = st.one_of(st.sampled_from([0.0, 1.0, -1.0, 2.5]), st.floats(allow_nan=False, width=64))
 
 
+def _as_float32(value: float) -> float:
+    """``value`` rounded to a C float, as trec_eval stores a run's score (beyond its range: inf)."""
+    with np.errstate(over="ignore"):
+        return float(np.float32(value))
+
+
 @st.composite
 def trec_files(draw):
     """A run and qrels that list their queries in one common order, written canonically by this test's own code."""
@@ -225,7 +231,8 @@ def trec_files(draw):
     for qid, retrieved, judged in zip(order, in_run, in_qrels):
         if retrieved:
             docs = draw(st.dictionaries(docids, scores, min_size=1, max_size=6))
-            ranked = sorted(docs.items(), key=lambda item: (item[1], item[0]), reverse=True)  # score, then docid desc
+            # score (as trec_eval's 32-bit float sim), then docid, both descending
+            ranked = sorted(docs.items(), key=lambda item: (_as_float32(item[1]), item[0]), reverse=True)
             run_lines += [f"{qid} Q0 {d} {r} {s!r} tag" for r, (d, s) in enumerate(ranked, start=1)]
         if judged:
             grades = draw(st.dictionaries(docids, st.integers(-2, 3), min_size=1, max_size=6))

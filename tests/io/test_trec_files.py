@@ -104,6 +104,7 @@ def test_windows_line_ends_and_a_byte_order_mark(tmp_path):
 @pytest.mark.parametrize("text, line, words", [
     ("q1 Q0 d1 1 2 t\n\nq1 Q0 d2 2 3\n", 3, "has 6 whitespace-separated columns `qid Q0 docid rank score tag`; this one has 5"),
     ("q1 Q0 d1 1 2 t\nq1 Q0 d2 2 3 t extra\n", 2, "this one has 7"),
+    ("q1 Q0 d1 1 12.5 0.9 9\nq1 Q0 d2 2 12.0 0.8 9\n", 1, "this one has 7"),  # every line: not an index column
     ("q1 Q0 d1 1 2 t\nq1 Q0 d2 2 high t\n", 2, "the score (column 5) must be a number; got 'high'"),
     ("q1 Q0 d1 1 nan t\n", 1, "must be a number; got 'nan'"),
     ("q1 Q0 d1 1 1_0 t\n", 1, "must be a number; got '1_0'"),
@@ -122,6 +123,7 @@ def test_run_errors_name_file_and_line(tmp_path, text, line, words):
 @pytest.mark.parametrize("text, line, words", [
     ("q1 0 d1 1\nq1 0 d2\n", 2, "has 4 whitespace-separated columns `qid iter docid relevance`; this one has 3"),
     ("q1 0 d1 1 x\n", 1, "this one has 5"),
+    ("q1 0 d1 1 0\nq1 0 d2 0 0\n", 1, "this one has 5"),  # a numeric fifth column on every line is refused too
     ("q1 0 d1 1\nq1 0 d2 1.5\n", 2, "the relevance grade (column 4) must be an integer"),
     ("q1 0 d1 1.0\n", 1, "must be an integer"),
     ("q1 0 d1 1e3\n", 1, "must be an integer"),
