@@ -305,11 +305,12 @@ class EvaluationResult(Mapping):
         return answers.reindex(index).join(documents.reindex(index))
 
     def _with_measures(self, table: pd.DataFrame, node: str, measures: str | Sequence[str] | None,
-                       eval_mode: str) -> pd.DataFrame:
+                       eval_mode: str, complete: bool = False, duplicates: str = "error") -> pd.DataFrame:
         """``table`` with a column per trec_eval measure (NaN for the queries trec_eval skips: docs/ir-researchers.md)."""
         if measures is None:
             return table
-        values = cast(pd.DataFrame, self.trec_metrics(measures, node=node, per_query=True, eval_mode=eval_mode))
+        values = cast(pd.DataFrame, self.trec_metrics(measures, node=node, per_query=True, eval_mode=eval_mode,
+                                                      complete=complete, duplicates=duplicates))
         return table.join(values[[c for c in values.columns if c not in table.columns]])
 
     # ------------------------------------------------------------------ public analyses
@@ -389,7 +390,7 @@ class EvaluationResult(Mapping):
     @_fresh
     @with_options(MetricOptions, positional=("self", "by", *MetricOptions.names()))
     def sliced_metrics(self, by: SliceKey | Sequence[SliceKey], *, measures: str | Sequence[str] | None = None,
-                       **options: Any) -> pd.DataFrame:
+                       complete: bool = False, duplicates: str = "error", **options: Any) -> pd.DataFrame:
         """Mean metrics per slice of the queries: index (node, slice label...), ``queries``, one column per metric.
 
         Each value is the mean over the slice's queries of :meth:`query_metrics` (with ``by``, the same
@@ -403,7 +404,7 @@ class EvaluationResult(Mapping):
             :mod:`evalframe.analysis.slices`).
         measures : str or list of str, optional
             trec_eval measures (:meth:`trec_metrics`) added for the document nodes, each averaged over the
-            slice's queries that trec_eval evaluates.
+            slice's queries that trec_eval evaluates (``complete`` and ``duplicates`` as in :meth:`trec_metrics`).
         simulated_top_k_reader, simulated_top_k_retriever, document_scope, eval_mode, answer_scope,
         context_matching_threshold, retriever_node
             Keyword arguments, see :class:`evalframe.options.MetricOptions`.
@@ -427,7 +428,7 @@ class EvaluationResult(Mapping):
         for node, frame in self.node_results.items():
             table = self._query_table(node, opts)
             if measures is not None and self.has_documents(node):
-                table = self._with_measures(table, node, measures, opts.eval_mode)
+                table = self._with_measures(table, node, measures, opts.eval_mode, complete, duplicates)
             if len(table.columns):
                 parts[node] = slice_means(table, query_attributes(frame, keys, where=f"node {node!r}"))
         if not parts:
@@ -439,7 +440,8 @@ class EvaluationResult(Mapping):
     @_fresh
     @with_options(MetricOptions, positional=("self", "node", *MetricOptions.names(), "by"))
     def query_metrics(self, node: str, by: SliceKey | Sequence[SliceKey] | None = None, *, with_query: bool = False,
-                      measures: str | Sequence[str] | None = None, **options: Any) -> pd.DataFrame:
+                      measures: str | Sequence[str] | None = None, complete: bool = False, duplicates: str = "error",
+                      **options: Any) -> pd.DataFrame:
         """Per-query metrics of one node: index ``multilabel_id``, one column per metric.
 
         Queries appear in order of first appearance. A node with answer and document rows gets
@@ -451,7 +453,7 @@ class EvaluationResult(Mapping):
         only, as :func:`evalframe.compare` and the slices take it). ``measures`` adds a column per
         trec_eval measure (:meth:`trec_metrics`, e.g. ``["nDCG@10", "AP"]``), NaN for the queries
         trec_eval skips; they read the whole ranking (their cutoff is in their name, not in
-        ``simulated_top_k_retriever``).
+        ``simulated_top_k_retriever``); ``complete`` and ``duplicates`` are :meth:`trec_metrics`'.
 
         Examples
         --------
@@ -470,7 +472,7 @@ class EvaluationResult(Mapping):
         keys = check_by(by) if by is not None else []
         if with_query and not any(isinstance(key, str) and key == "query" for key in keys):
             keys = ["query", *keys]
-        table = self._with_measures(self._query_table(node, opts), node, measures, opts.eval_mode)
+        table = self._with_measures(self._query_table(node, opts), node, measures, opts.eval_mode, complete, duplicates)
         if not keys:
             return table
         attributes = query_attributes(self.node_results[node], keys, where=f"node {node!r}")
@@ -480,7 +482,8 @@ class EvaluationResult(Mapping):
     @with_options(MetricOptions, without=AT_K_SETS, positional=("self", "ks", "node", "document_scope", "eval_mode",
                                                                 "answer_scope", "context_matching_threshold"))
     def metrics_at_k(self, ks: Sequence[int] = (1, 3, 5, 10), node: str | None = None, *,
-                     measures: str | Sequence[str] | None = None, **options: Any) -> pd.DataFrame:
+                     measures: str | Sequence[str] | None = None, complete: bool = False, duplicates: str = "error",
+                     **options: Any) -> pd.DataFrame:
         """Metrics at several simulated top-k, as a tidy DataFrame with columns node, k, metric, value.
 
         The options are those of :class:`evalframe.options.MetricOptions` but the simulated top-k (set by
@@ -489,7 +492,8 @@ class EvaluationResult(Mapping):
         at k equal ``calculate_metrics(simulated_top_k_reader=k)``. The key arrays are prepared once;
         each k is then a few array operations with the same kernels. ``measures`` adds trec_eval measures
         of the document nodes at each k, named without their cutoff (``["nDCG", "P", "R(rel=2)"]`` gives
-        rows ``nDCG`` with ``trec_metrics("nDCG@k")`` ...), all cutoffs in one pass.
+        rows ``nDCG`` with ``trec_metrics("nDCG@k")`` ...), all cutoffs in one pass (``complete`` and ``duplicates``
+        as in :meth:`trec_metrics`).
 
         Examples
         --------
@@ -521,7 +525,8 @@ class EvaluationResult(Mapping):
         for name in nodes:
             if swept and self.has_documents(name):
                 values = cast(dict[str, float], self.trec_metrics([m for at_k in swept.values() for m in at_k], node=name,
-                                                                  eval_mode=base.eval_mode))
+                                                                  eval_mode=base.eval_mode, complete=complete,
+                                                                  duplicates=duplicates))
                 records += [(name, k, label, values[m]) for label, at_k in swept.items() for k, m in zip(ks, at_k)]
             for k in ks:
                 answers = self._answer_table(name, base.replace(simulated_top_k_reader=k))
@@ -625,14 +630,18 @@ class EvaluationResult(Mapping):
         answer_metric: str = "f1",
         document_metric_threshold: float = THRESHOLD,
         answer_metric_threshold: float = THRESHOLD,
+        *,
+        complete: bool = False,
+        duplicates: str = "error",
         **options: Any,
     ) -> Examples:
         """The ``n`` worst queries of a node, for a person to read (``docs/metrics.md``).
 
         Answer nodes are ranked by ``answer_metric``, document nodes by ``document_metric`` (a
         Haystack metric or a trec_eval measure such as ``"nDCG@10"``, see :meth:`trec_metrics`; queries
-        trec_eval skips are not listed); ties keep first-appearance order, and only queries whose value
-        is ``<=`` the threshold are returned. Each query is a dict with ``multilabel_id``, ``query``, ``filters``,
+        trec_eval skips are not listed; ``complete`` and ``duplicates`` as in :meth:`trec_metrics`); ties keep
+        first-appearance order, and only queries whose value is ``<=`` the threshold are returned. Each query
+        is a dict with ``multilabel_id``, ``query``, ``filters``,
         ``metrics``, ``answers`` or ``documents`` (all the query's rows of that eval_mode, in frame
         order) and the gold answers / document ids. The options are those of
         :class:`evalframe.options.MetricOptions`. The list is an
@@ -670,7 +679,7 @@ class EvaluationResult(Mapping):
         documents = self._document_table(node, opts)
         if documents is not None:
             self._warn_scope_mismatch(opts)
-            documents = self._with_measures(documents, node, measure, opts.eval_mode)
+            documents = self._with_measures(documents, node, measure, opts.eval_mode, complete, duplicates)
             rows = self._rows(node, "document", opts.eval_mode)
             return worst(documents, document_metric, document_metric_threshold, n, rows, "documents", DOCUMENT_DROP)
         return Examples()
@@ -723,13 +732,14 @@ class EvaluationResult(Mapping):
     def report(self, n: int = 3, node_order: list[str] | None = None, max_characters_per_field: int = 150,
                charts: bool = True, *, metrics_filter: Mapping[str, Sequence[str]] | None = None,
                document_scope: str = MetricOptions.document_scope, answer_scope: str = MetricOptions.answer_scope,
-               wrong_examples_fields: Sequence[str] | None = None, measures: str | Sequence[str] | None = None) -> Any:
+               wrong_examples_fields: Sequence[str] | None = None, measures: str | Sequence[str] | None = None,
+               complete: bool = False, duplicates: str = "error") -> Any:
         """The evaluation report: pipeline funnel and worst queries, as ``.text`` and self-contained ``.html``.
 
         ``metrics_filter``, ``document_scope``, ``answer_scope`` and ``wrong_examples_fields`` are those of
         Haystack 1.x's ``print_eval_report`` (:func:`evalframe.print_eval_report`); the report states its scopes.
         ``measures`` adds trec_eval measures (:meth:`trec_metrics`) to the funnel of the document nodes, the
-        first ranking their worst queries.
+        first ranking their worst queries (``complete`` and ``duplicates`` as in :meth:`trec_metrics`).
 
         Examples
         --------
@@ -743,7 +753,8 @@ class EvaluationResult(Mapping):
         fields = {} if wrong_examples_fields is None else {"wrong_examples_fields": wrong_examples_fields}
         return build_report(self, n=n, node_order=node_order, max_characters_per_field=max_characters_per_field,
                             charts=charts, metrics_filter=metrics_filter, document_scope=document_scope,
-                            answer_scope=answer_scope, measures=measures, **fields)
+                            answer_scope=answer_scope, measures=measures, complete=complete, duplicates=duplicates,
+                            **fields)
 
     # ------------------------------------------------------------------ building
     @classmethod

@@ -102,10 +102,10 @@ def measure_names(metrics: Sequence[str]) -> tuple[list[str], list[str]]:
 
 
 def per_query_table(run: Run, node: str | None, params: dict[str, Any], name: str,
-                    measures: Sequence[str] = ()) -> pd.DataFrame:
+                    measures: Sequence[str] = (), trec: dict[str, Any] | None = None) -> pd.DataFrame:
     if is_result(run):
         if measures:
-            return run.query_metrics(node, measures=list(measures), **params)  # type: ignore[arg-type]
+            return run.query_metrics(node, measures=list(measures), **(trec or {}), **params)  # type: ignore[arg-type]
         return run.query_metrics(node, **params)  # type: ignore[arg-type]
     if isinstance(run, pd.DataFrame):
         if params:
@@ -217,6 +217,8 @@ def compare(
     rounds: int = ROUNDS,
     confidence: float = 0.95,
     seed: int = 0,
+    complete: bool = False,
+    duplicates: str = "error",
     **metric_params: Any,
 ) -> pd.DataFrame:
     """Compare runs on the same queries: means, the paired delta, its confidence interval and p-values.
@@ -242,6 +244,8 @@ def compare(
         Resampling rounds of the bootstrap and the randomization test (default 10,000).
     confidence : float
         Coverage of the bootstrap interval of the delta (default 0.95).
+    complete, duplicates
+        For trec_eval measures among ``metrics``: as in :meth:`EvaluationResult.trec_metrics`.
     seed : int
         Seed of the resampling. Every row draws from a new generator with this seed, so equal
         per-query differences give equal intervals and p-values, whatever else is compared.
@@ -292,7 +296,8 @@ def compare(
     measures: list[str] = []
     if metrics is not None:
         metrics, measures = measure_names([metrics] if isinstance(metrics, str) else metrics)
-    tables = [per_query_table(run, node, metric_params, name, measures) for run, name in zip(runs, names)]
+    trec = {"complete": complete, "duplicates": duplicates}
+    tables = [per_query_table(run, node, metric_params, name, measures, trec) for run, name in zip(runs, names)]
     for table, name in zip(tables[1:], names[1:]):
         if not len(tables[0].index.intersection(table.index)):
             raise InvalidParameterError(
@@ -333,11 +338,15 @@ def worst_by_delta(
     metric: str,
     n: int = 10,
     direction: str = "worse",
+    *,
+    complete: bool = False,
+    duplicates: str = "error",
     **metric_params: Any,
 ) -> Examples:
     """The ``n`` queries whose ``metric`` changed most from run ``a`` to run ``b``.
 
-    ``metric`` is a Haystack metric or a trec_eval measure (``"nDCG@10"``, :meth:`EvaluationResult.trec_metrics`).
+    ``metric`` is a Haystack metric or a trec_eval measure (``"nDCG@10"``, :meth:`EvaluationResult.trec_metrics`,
+    whose ``complete`` and ``duplicates`` it takes).
 
     ``direction="worse"`` lists the largest drops (b < a) first, ``"better"`` the largest gains; queries
     whose value did not move in that direction are not listed, and ties keep a's query order. Each query
@@ -368,8 +377,9 @@ def worst_by_delta(
         check.check_choice(metric, tuple(METRICS), name="metric")
     n = check.check_positive_int(n, name="n", minimum=1)
     check.check_choice(direction, ("worse", "better"), name="direction")
-    table_a = per_query_table(a, node, metric_params, "a", measures)
-    table_b = per_query_table(b, node, metric_params, "b", measures)
+    trec = {"complete": complete, "duplicates": duplicates}
+    table_a = per_query_table(a, node, metric_params, "a", measures, trec)
+    table_b = per_query_table(b, node, metric_params, "b", measures, trec)
     select_metrics([table_a, table_b], [metric], ["a", "b"], parameter="metric")
 
     pairs = paired(table_a[metric], table_b[metric])

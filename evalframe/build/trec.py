@@ -34,8 +34,9 @@ _NOT_DOCUMENTS = frozenset({NO_ANSWER_DOCUMENT_ID, ""})
 def trec_order(qids: np.ndarray, docids: np.ndarray, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """trec_eval's ranking: queries in order of first appearance, then score descending, ties by docid descending.
 
-    Run scores are compared as trec_eval compares them: pass :func:`as_trec_scores`. Returns ``(order, ranks)``: the row positions in ranked order and the rank (1..n within its query) of each
-    row of that order. Docids compare by code point (byte order in UTF-8), as trec_eval's ``strcmp``.
+    Run scores are compared as trec_eval compares them: pass :func:`as_trec_scores`. Returns ``(order, ranks)``:
+    the row positions in ranked order and the rank (1..n within its query) of each row of that order. Docids compare
+    by code point (byte order in UTF-8), as trec_eval's ``strcmp``.
 
     Examples
     --------

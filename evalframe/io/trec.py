@@ -47,7 +47,10 @@ QrelsInput = Union[PathLike, Mapping[str, Mapping[str, int]]]
 _GZIP_MAGIC = b"\x1f\x8b"
 _INTEGER = re.compile(r"[+-]?[0-9]+")
 _NUMBER = re.compile(r"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf|infinity)", re.IGNORECASE)
-_WHITESPACE = re.compile(r"\s")
+#: What separates columns: spaces and tabs (as pandas' whitespace parser and trec_eval split), and the line ends.
+#: Other characters, NBSP or a form feed included, belong to the id they are in.
+_WHITESPACE = re.compile(r"[ \t\r\n]")
+_SEPARATOR = re.compile(r"[ \t]+")
 
 
 class _Format:
@@ -171,7 +174,8 @@ def _locate(path: Path, fmt: _Format, detail: object = "") -> NoReturn:
         except UnicodeDecodeError as exc:
             raise LoadError(f"{path}:{number}: not UTF-8 text (byte {exc.start + 1} of the line: {exc.reason}); "
                             "TREC files are plain (ASCII or UTF-8) text.") from None
-        fields = line.split()
+        fields = _SEPARATOR.split(line.strip(" \t"))
+        fields = fields if fields != [""] else []
         if not fields:
             continue
         if len(fields) != fmt.width:
@@ -251,8 +255,14 @@ def _check_id(value: object, where: str) -> None:
         raise InvalidParameterError(f"{where} must be a string (TREC ids are text); got {type(value).__name__}. "
                                     "Convert the ids with str().")
     if not value or _WHITESPACE.search(value):
-        raise InvalidParameterError(f"{where} must be a non-empty string without whitespace (TREC files separate "
-                                    "their columns by whitespace).")
+        raise InvalidParameterError(f"{where} must be a non-empty string without spaces, tabs or line ends (TREC files "
+                                    "separate their columns by them).")
+    if not value.isascii():
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise InvalidParameterError(f"{where} is not valid Unicode text (a lone surrogate); TREC files are UTF-8 "
+                                        "text.") from None
 
 
 # ------------------------------------------------------------------------------------------ public readers

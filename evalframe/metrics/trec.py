@@ -66,6 +66,9 @@ UNJUDGED = -(2**62)
 _CUTOFF = {"AP": None, "nDCG": None, "P": True, "R": True, "RR": None, "Success": True, "Rprec": False, "Bpref": False}
 MEASURE_NAMES: tuple[str, ...] = tuple(_CUTOFF)
 _TAKES_REL = frozenset(MEASURE_NAMES) - {"nDCG"}
+#: Cutoffs and relevance levels: ASCII digits ("²" is a digit to str.isdigit, not to int), at most a billion.
+_NUMBER = re.compile(r"[0-9]+")
+_LARGEST = 10**9
 _PATTERN = re.compile(r"^(?P<name>[A-Za-z_]+)(?:\((?P<params>[^)]*)\))?(?:@(?P<cutoff>[^@]*))?$")
 
 
@@ -109,7 +112,7 @@ def parse_measure(text: str | Measure) -> Measure:
     known = ", ".join(_example(n) for n in MEASURE_NAMES)
     if match is None or match["name"] not in _CUTOFF:
         close = [n for n in MEASURE_NAMES if match is not None and n.lower() == match["name"].lower()]
-        hint = f" Did you mean {close[0]!r}?" if close else ""
+        hint = f" Did you mean {close[0] + text.strip()[len(close[0]):]!r}?" if close else ""
         raise InvalidParameterError(f"unknown measure {text!r}; the measures are {known} "
                            f"(binary ones take a relevance level: 'P(rel=2)@5').{hint}")
     name = match["name"]
@@ -117,8 +120,9 @@ def parse_measure(text: str | Measure) -> Measure:
     if match["cutoff"] is not None:
         if _CUTOFF[name] is False:
             raise InvalidParameterError(f"{name} takes no cutoff: write {name!r}; got {text!r}.")
-        if not match["cutoff"].isdigit() or int(match["cutoff"]) < 1:
-            raise InvalidParameterError(f"the cutoff of {text!r} must be a positive int, e.g. '{name}@10'.")
+        if not _NUMBER.fullmatch(match["cutoff"]) or not 1 <= int(match["cutoff"]) <= _LARGEST:
+            raise InvalidParameterError(f"the cutoff of {text!r} must be a positive int (at most {_LARGEST:,}), e.g. "
+                                        f"'{name}@10'.")
         cutoff = int(match["cutoff"])
     elif _CUTOFF[name] is True:
         raise InvalidParameterError(f"{name} needs a cutoff: {name}@10; got {text!r}.")
@@ -128,7 +132,7 @@ def parse_measure(text: str | Measure) -> Measure:
             raise InvalidParameterError(f"{name} takes no rel (nDCG uses the grades as gains); got {text!r}: write "
                                f"{'nDCG' + (f'@{cutoff}' if cutoff else '')!r}.")
         key, _, value = match["params"].partition("=")
-        if key.strip() != "rel" or not value.strip().isdigit() or int(value) < 1:
+        if key.strip() != "rel" or not _NUMBER.fullmatch(value.strip()) or not 1 <= int(value) <= _LARGEST:
             raise InvalidParameterError(f"{name} takes one parameter, rel=N with N a positive int (grade >= N is relevant), "
                                f"e.g. '{name}(rel=2)" + (f"@{cutoff}" if cutoff else "") + f"'; got {text!r}.")
         rel = int(value)

@@ -498,6 +498,9 @@ def _trec(args: argparse.Namespace) -> str:
     result = EvaluationResult.from_trec(args.run, args.qrels)
     table = cast(pd.DataFrame, result.trec_metrics(measures, per_query=True, complete=args.complete))
     means = {column: float(table[column].mean()) if len(table) else 0.0 for column in table.columns}
+    if not len(table):
+        print_warning(f"no query of {args.run} is evaluated: none is also in {args.qrels} (trec_eval evaluates the queries "
+                      "of both; -c adds the qrels' queries missing from the run).")
     if args.format == "json":
         record: dict[str, Any] = {"measures": means, "queries": len(table)}
         if args.per_query:
@@ -506,13 +509,14 @@ def _trec(args: argparse.Namespace) -> str:
     if args.format == "markdown":
         shown = table if args.per_query else table.iloc[:0]
         frame = pd.concat([shown, pd.DataFrame([means], index=pd.Index(["all"]))]).rename_axis("query")
-        frame.index = frame.index.astype(str)
+        frame.index = [_cell(str(qid)) for qid in frame.index]  # a | in a query id would end its cell
+        frame.index.name = "query"
         return _markdown(frame.map(lambda v: f"{v:.{args.digits}f}"))
     width = max(len(m) for m in [*table.columns, "num_q"])
     lines = []
-    if args.per_query:
-        for column in table.columns:
-            lines += [f"{column:<{width}}\t{qid}\t{value:.{args.digits}f}" for qid, value in table[column].items()]
+    if args.per_query:  # grouped by query, as trec_eval -q prints them (queries in the run's order)
+        for qid, row in zip(table.index, table.to_numpy()):
+            lines += [f"{column:<{width}}\t{qid}\t{value:.{args.digits}f}" for column, value in zip(table.columns, row)]
     lines.append(f"{'num_q':<{width}}\tall\t{len(table)}")
     lines += [f"{column:<{width}}\tall\t{value:.{args.digits}f}" for column, value in means.items()]
     return "\n".join(lines)

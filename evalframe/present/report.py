@@ -56,6 +56,7 @@ class Report:
 
 #: Where the report explains values above 1 and the relevance criterion (linked from the text and the page).
 METRICS_DOC = "docs/metrics.md#per-query"
+IR_DOC = "docs/ir-researchers.md"
 SCOPES_DOC = "docs/metrics.md#relevance-criterion"
 #: Haystack 1.x's default fields of each listed answer / document in the worst queries.
 WRONG_EXAMPLES_FIELDS = ("answer", "context", "document_id")
@@ -243,6 +244,8 @@ def build_report(
     answer_scope: str = "any",
     wrong_examples_fields: Sequence[str] = WRONG_EXAMPLES_FIELDS,
     measures: str | Sequence[str] | None = None,
+    complete: bool = False,
+    duplicates: str = "error",
 ) -> Report:
     """The pipeline funnel (integrated metrics, top-1 answer metrics, isolated upper bound) and worst queries.
 
@@ -259,6 +262,8 @@ def build_report(
     measures : str or list of str, optional
         trec_eval measures (:meth:`EvaluationResult.trec_metrics`, e.g. ``["nDCG@10", "AP"]``) shown in the
         funnel of the document nodes; the first one also ranks their worst queries (instead of the headline metric).
+    complete, duplicates
+        As in :meth:`EvaluationResult.trec_metrics`, for ``measures``.
 
     Examples
     --------
@@ -282,7 +287,8 @@ def build_report(
     with warnings.catch_warnings(record=True) as caught:  # each analysis would repeat a scope warning: say it once
         warnings.simplefilter("always")
         text, page = _sections(result, nodes, n, max_characters_per_field, charts, metrics_filter, document_scope,
-                               answer_scope, fields, _check_measures(measures))
+                               answer_scope, fields, _check_measures(measures), {"complete": complete,
+                                                                                 "duplicates": duplicates})
     for message, category in dict.fromkeys((str(w.message), w.category) for w in caught):
         warn(message, category)
     document = ("<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>evalframe report</title>"
@@ -292,7 +298,7 @@ def build_report(
 
 def _sections(result: EvaluationResult, nodes: list[str], n: int, max_characters_per_field: int, charts: bool,
               metrics_filter: Mapping[str, Sequence[str]] | None, document_scope: str, answer_scope: str,
-              fields: tuple[str, ...], measures: list[str]) -> tuple[list[str], list[str]]:
+              fields: tuple[str, ...], measures: list[str], trec: dict[str, Any]) -> tuple[list[str], list[str]]:
     """The report's text lines and HTML fragments."""
     scopes: dict[str, Any] = {"document_scope": document_scope, "answer_scope": answer_scope}
     integrated = result.calculate_metrics(**scopes)  # checks the scopes, naming the valid ones
@@ -300,10 +306,14 @@ def _sections(result: EvaluationResult, nodes: list[str], n: int, max_characters
     isolated = (result.calculate_metrics(eval_mode="isolated", **scopes)
                 if any(_has_isolated(result, n_) for n_ in nodes) else {})
     measured = [node for node in nodes if measures and result.has_documents(node) and not result.has_answers(node)]
+    evaluated = {}
     for node in measured:
-        integrated[node].update(cast(dict[str, float], result.trec_metrics(measures, node=node)))
+        per_query = cast(pd.DataFrame, result.trec_metrics(measures, node=node, per_query=True, **trec))
+        evaluated[node] = len(per_query)
+        integrated[node].update({m: float(per_query[m].mean()) if len(per_query) else 0.0 for m in per_query.columns})
         if _has_isolated(result, node):
-            isolated[node].update(cast(dict[str, float], result.trec_metrics(measures, node=node, eval_mode="isolated")))
+            isolated[node].update(cast(dict[str, float], result.trec_metrics(measures, node=node, eval_mode="isolated",
+                                                                             **trec)))
     _check_metrics_filter(metrics_filter, nodes, integrated)
     scope_line = f"Scopes: document_scope={document_scope!r}, answer_scope={answer_scope!r} (see {SCOPES_DOC})"
 
@@ -344,6 +354,11 @@ def _sections(result: EvaluationResult, nodes: list[str], n: int, max_characters
             )
     text += ["  |", "Output", ""]
     page.append("</table>")
+    for node, count in evaluated.items():
+        note = (f"{', '.join(measures)} of {node}: trec_eval's definitions, means over the {count} queries trec_eval "
+                f"evaluates (the Haystack metrics: over all the node's queries); see {IR_DOC}.")
+        text += [f"[trec] {note}", ""]
+        page.append(f"<p class='muted'>{html.escape(note)}</p>")
     if flagged:
         text += [f"[!] map / ndcg {ABOVE_ONE}; see {METRICS_DOC}.", ""]
         page.append(f"<p class='flag'>&#9888; map / ndcg {html.escape(ABOVE_ONE)}; see "
@@ -356,7 +371,7 @@ def _sections(result: EvaluationResult, nodes: list[str], n: int, max_characters
             chart = _recall_chart(result, node, range(1, _deepest_rank(result, node) + 1), scopes)
             if chart:
                 page.append(f"<h2>{html.escape(node)}: recall@k</h2><img alt='recall@k' src='data:image/png;base64,{chart}'>")
-        worst = (result.wrong_examples(node, n=n, document_metric=metric, **scopes) if node in measured
+        worst = (result.wrong_examples(node, n=n, document_metric=metric, **scopes, **trec) if node in measured
                  else result.wrong_examples(node, n=n, **scopes))
         title = f"Worst queries of {node} by {metric}"
         text += [title, "-" * len(title)]

@@ -106,3 +106,36 @@ def test_cli_trec_prints_trec_eval_lines(tmp_path, capsys):
     assert cells[("AP", "q2")] == "0.5000" and cells[("num_q", "all")] == "3"
     assert main(["trec", str(run), str(qrels), "-m", "AP", "--format", "json"]) == 0
     assert pd.read_json(__import__("io").StringIO(capsys.readouterr().out), typ="series")["measures"]["AP"] == 0.5
+
+
+def test_every_analysis_takes_duplicates_and_complete():
+    # q1 ranks d1 twice (ranks 1 and 3): trec_eval refuses it; duplicates="first" keeps rank 1 (d1, d2: AP 1.0).
+    # q3 is judged but not retrieved (a placeholder row): complete=True counts it as 0.
+    frame = EvaluationResult.from_trec({"q1": {"d1": 3.0, "d2": 2.0}, "q2": {"d4": 1.0}},
+                                       {"q1": {"d1": 1, "d2": 1}, "q2": {"d4": 1}, "q3": {"d5": 1}})["Retriever"]
+    frame = pd.concat([frame, frame.iloc[[0]].assign(rank=3)], ignore_index=True)
+    result = EvaluationResult({"Retriever": frame})
+    with pytest.raises(Exception, match="duplicates='first'"):
+        result.query_metrics("Retriever", measures="AP")
+    kept = {"duplicates": "first", "complete": True}
+    assert result.query_metrics("Retriever", measures="AP", **kept)["AP"].to_dict() == {"q1": 1.0, "q2": 1.0, "q3": 0.0}
+    assert result.sliced_metrics({"q1": "x", "q2": "x", "q3": "x"}, measures="AP", **kept)["AP"].tolist() == [2 / 3]
+    sweep = result.metrics_at_k(ks=(1,), node="Retriever", measures=["P"], **kept)
+    assert sweep[sweep["metric"] == "P"]["value"].tolist() == [2 / 3]
+    assert [e["multilabel_id"] for e in result.wrong_examples("Retriever", document_metric="AP", **kept)] == ["q3"]
+    assert compare(result, result, metrics="AP", rounds=10, **kept).loc["AP", "queries"] == 3
+    assert worst_by_delta(result, result, "Retriever", "AP", **kept) == []
+    assert "means over the 3 queries trec_eval evaluates" in result.report(n=1, charts=False, measures="AP", **kept).text
+
+
+def test_cli_trec_groups_per_query_lines_by_query_and_warns_when_nothing_is_evaluated(tmp_path, capsys):
+    run, qrels, other = tmp_path / "run", tmp_path / "qrels", tmp_path / "other"
+    run.write_text("q1 Q0 d1 1 2.0 t\nq2 Q0 d4 1 1.0 t\n")
+    qrels.write_text("q1 0 d1 1\nq2 0 d4 0\n")
+    other.write_text("zz 0 d1 1\n")
+    assert main(["trec", str(run), str(qrels), "-m", "AP", "-m", "P@1", "-q"]) == 0
+    lines = [line.split("\t") for line in capsys.readouterr().out.splitlines()]
+    assert [(m.strip(), q) for m, q, _ in lines[:4]] == [("AP", "q1"), ("P@1", "q1"), ("AP", "q2"), ("P@1", "q2")]
+    assert main(["trec", str(run), str(other), "-m", "AP"]) == 0
+    captured = capsys.readouterr()
+    assert "num_q\tall\t0" in captured.out and "no query of" in captured.err

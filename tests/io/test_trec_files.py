@@ -164,7 +164,7 @@ def test_empty_missing_and_folder_paths(tmp_path, reader, kind):
 
 @pytest.mark.parametrize("run, words", [
     ({1: {"d1": 1.0}}, "run: query id 1 must be a string"),
-    ({"q1": {"d 1": 1.0}}, "run['q1']: document id 'd 1' must be a non-empty string without whitespace"),
+    ({"q1": {"d 1": 1.0}}, "run['q1']: document id 'd 1' must be a non-empty string without spaces, tabs or line ends"),
     ({"q1": {"": 1.0}}, "document id '' must be a non-empty string"),
     ({"q1": {"d1": math.nan}}, "run['q1']['d1']: the score must be a number (not NaN)"),
     ({"q1": {"d1": "1.5"}}, "run['q1']['d1']: the score must be a number"),
@@ -182,7 +182,7 @@ def test_run_dict_errors_name_qid_and_docid(run, words):
 @pytest.mark.parametrize("qrels, words", [
     ({"q1": {"d1": 1.0}}, "qrels['q1']['d1']: the relevance grade must be an int; got 1.0"),
     ({"q1": {"d1": False}}, "must be an int"),
-    ({"q 1": {"d1": 1}}, "qrels: query id 'q 1' must be a non-empty string without whitespace"),
+    ({"q 1": {"d1": 1}}, "qrels: query id 'q 1' must be a non-empty string without spaces, tabs or line ends"),
 ])
 def test_qrels_dict_errors_name_qid_and_docid(qrels, words):
     with pytest.raises(InvalidParameterError) as caught:
@@ -332,3 +332,19 @@ def test_read_run_ranks_as_a_python_sort_in_any_input_order(run):
     # the same run given already ranked (no sort needed) ranks the same
     ranked = {qid: {d: s for q, d, s, _ in expected if q == qid} for qid in run}
     assert list(read_run(ranked).itertuples(index=False, name=None)) == expected
+
+
+def test_ids_split_on_spaces_and_tabs_only_as_trec_eval_does(tmp_path):
+    # a non-breaking space belongs to the id (pandas' and trec_eval's split): read, written and read back the same
+    run = read_run({"q1\xa0x": {"d\xa0": 1.0}})
+    path = write_run(run, tmp_path / "nbsp.run")
+    assert read_run(path)[["qid", "docid"]].values.tolist() == [["q1\xa0x", "d\xa0"]]
+    # a form feed is part of the id too, so this line has five columns, named with its line number
+    (tmp_path / "ff.run").write_text("q1\fQ0 d1 1 1.0 t\n", encoding="utf-8")
+    with pytest.raises(LoadError, match=r"ff.run:1: .* this one has 5"):
+        read_run(tmp_path / "ff.run")
+
+
+def test_a_lone_surrogate_id_is_refused_by_name():
+    with pytest.raises(InvalidParameterError, match=r"document id 'd\\ud800' is not valid Unicode text"):
+        read_run({"q": {"d\ud800": 1.0}})

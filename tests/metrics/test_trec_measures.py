@@ -13,6 +13,7 @@ Query 3: nothing retrieved (as trec_eval -c evaluates it); judged 2, 1
 
 from __future__ import annotations
 
+import re
 from math import log2
 
 import numpy as np
@@ -146,7 +147,7 @@ def test_canonical_names_are_ir_measures_names():
     ("Bpref@5", r"Bpref takes no cutoff"),
     ("nDCG(rel=2)@10", r"nDCG takes no rel"),
     ("MAP", r"unknown measure 'MAP'; the measures are AP, nDCG, P@10"),
-    ("ndcg@10", r"Did you mean 'nDCG'\?"),
+    ("ndcg@10", r"Did you mean 'nDCG@10'\?"),
     ("P@0", r"cutoff of 'P@0' must be a positive int"),
     ("P@x", r"must be a positive int"),
     ("P(rel=0)@5", r"rel=N with N a positive int"),
@@ -168,3 +169,14 @@ def test_parse_measures():
     with pytest.raises(InvalidParameterError, match="a name or a list of names"):
         parse_measures(5)
     assert set(MEASURE_NAMES) == {"AP", "nDCG", "P", "R", "RR", "Success", "Rprec", "Bpref"}
+
+
+@pytest.mark.parametrize("text, words", [
+    ("P@²", "must be a positive int"),  # "²".isdigit() is True, int("²") fails: ASCII digits only
+    ("P@99999999999999999999999", "at most 1,000,000,000"),
+    ("P(rel=²)@5", "rel=N with N a positive int"),
+    ("ndcg@10", "Did you mean 'nDCG@10'"),
+])
+def test_cutoffs_and_levels_are_ascii_ints_in_range(text, words):
+    with pytest.raises(InvalidParameterError, match=re.escape(words)):
+        parse_measure(text)
