@@ -21,7 +21,7 @@ import pandas as pd
 from ..columns import COLUMN_ORDER, NO_ANSWER_DOCUMENT_ID
 from ..errors import InvalidParameterError, SchemaError, warn
 
-__all__ = ["TREC_COLUMNS", "trec_order", "as_trec_scores", "trec_frame", "run_from_frame", "qrels_from_frame"]
+__all__ = ["TREC_COLUMNS", "trec_order", "trec_order_codes", "repeated_pairs", "as_trec_scores", "trec_frame", "run_from_frame", "qrels_from_frame"]
 
 #: The columns a TREC build adds to the standard document columns, in this order after them.
 TREC_COLUMNS: tuple[str, ...] = ("score", "gold_document_relevance", "nonrelevant_document_ids",
@@ -45,22 +45,70 @@ def trec_order(qids: np.ndarray, docids: np.ndarray, scores: np.ndarray) -> tupl
     >>> order.tolist(), ranks.tolist()  # c and b tie: the larger docid first
     ([1, 2, 0], [1, 2, 3])
     """
-    codes = _codes(qids)
-    new_query = codes[1:] != codes[:-1]
-    if (codes[1:] >= codes[:-1]).all() and (new_query | (scores[1:] <= scores[:-1])).all():
-        order = np.arange(len(codes))  # already ranked, as most runs are written: no sort
-    else:
-        order = np.lexsort((-scores, codes))
-    ordered_codes, ordered_scores = codes[order], scores[order]
-    same = (ordered_codes[1:] == ordered_codes[:-1]) & (ordered_scores[1:] == ordered_scores[:-1])
+    doc_codes, doc_values = pd.factorize(docids, sort=False) if len(docids) else (np.zeros(0, dtype=np.int64), docids)
+    return trec_order_codes(_codes(qids), doc_codes, np.asarray(doc_values, dtype=object), scores)
+
+
+def trec_order_codes(query: np.ndarray, doc: np.ndarray, doc_values: np.ndarray, scores: np.ndarray
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`trec_order` on codes: ``query`` numbers the queries in order of first appearance, ``doc[i]`` is row i's
+    docid as an index into ``doc_values`` (distinct docids, any order); ``scores`` as :func:`trec_order` takes them.
+
+    One integer sort by (query, score); only the rows that tie there are then ordered by docid, and only the
+    distinct docids among them are compared as text.
+
+    Examples
+    --------
+    >>> trec_order_codes(np.array([0, 0, 0]), np.array([0, 1, 2]), np.array(["a", "c", "b"], dtype=object),
+    ...                  np.array([1.0, 2.0, 2.0]))[0].tolist()
+    [1, 2, 0]
+    """
+    n = len(query)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    query = np.asarray(query, dtype=np.int64)
+    key = _score_key(query, np.asarray(scores))
+    if key is not None:
+        order = np.argsort(key, kind="stable")
+        ordered = key[order]
+        same = ordered[1:] == ordered[:-1]
+    else:  # scores that no 32-bit key holds exactly: sort on the floats
+        order = np.lexsort((-scores, query))
+        ordered_query, ordered_scores = query[order], scores[order]
+        same = (ordered_query[1:] == ordered_query[:-1]) & (ordered_scores[1:] == ordered_scores[:-1])
     if same.any():  # ties: only the tied rows are ranked by docid (few, usually), in place
-        tied = np.zeros(len(order), dtype=bool)
+        tied = np.zeros(n, dtype=bool)
         tied[1:] |= same
         tied[:-1] |= same
         rows = order[tied]
-        docid_codes = pd.factorize(docids[rows], sort=True)[0]  # ascending code point order
-        order[tied] = rows[np.lexsort((-docid_codes, -scores[rows], codes[rows]))]
-    return order, ranks_within(codes[order])
+        used, local = np.unique(np.asarray(doc)[rows], return_inverse=True)
+        text_rank = np.empty(len(used), dtype=np.int64)
+        text_rank[np.argsort(doc_values[used], kind="stable")] = np.arange(len(used))  # code point order
+        docid_rank = text_rank[local.reshape(-1)]
+        if key is not None:
+            order[tied] = rows[np.lexsort((-docid_rank, key[rows]))]
+        else:
+            order[tied] = rows[np.lexsort((-docid_rank, -scores[rows], query[rows]))]
+    return order, ranks_within(query[order])
+
+
+def _score_key(query: np.ndarray, scores: np.ndarray) -> np.ndarray | None:
+    """One uint64 per row ordering by (query ascending, score descending), equal exactly when both are equal.
+
+    Scores must be float32 or float64 values that float32 holds exactly (else None); -0.0 and 0.0 are one score.
+    """
+    if np.isnan(scores).any():
+        return None
+    if scores.dtype != np.float32:
+        as32 = scores.astype(np.float32)
+        if not np.array_equal(as32, scores):
+            return None
+        scores = as32
+    if len(query) and int(query.max()) >= 2**32:
+        return None
+    bits = (scores + np.float32(0.0)).view(np.uint32)  # + 0.0: -0.0 becomes 0.0
+    ascending = np.where(bits >= np.uint32(0x80000000), ~bits, bits | np.uint32(0x80000000))  # larger float, larger key
+    return (query.astype(np.uint64) << np.uint64(32)) | (~ascending).astype(np.uint64)
 
 
 def as_trec_scores(scores: np.ndarray) -> np.ndarray:
@@ -164,31 +212,39 @@ def trec_frame(run: pd.DataFrame, qrels: pd.DataFrame, *, node: str = "Retriever
     1            q1     2          d1    1.0            1.0              [d1]
     2            q2     1                NaN            0.0              [d4]
     """
-    for name, table in (("run", run), ("qrels", qrels)):
-        repeated = table.duplicated(["qid", "docid"]).to_numpy(dtype=bool)
+    run_q, run_qids = _factorized(run["qid"].to_numpy(dtype=object))
+    judged_q, judged_qids = _factorized(qrels["qid"].to_numpy(dtype=object))
+    doc, doc_values = _factorized(np.concatenate([run["docid"].to_numpy(dtype=object), qrels["docid"].to_numpy(dtype=object)]))
+    run_doc, judged_doc = doc[:len(run)], doc[len(run):]
+    for name, table, q, d, n_q in (("run", run, run_q, run_doc, len(run_qids)), ("qrels", qrels, judged_q, judged_doc,
+                                                                                len(judged_qids))):
+        repeated = repeated_pairs(q, d, n_q, len(doc_values))
         if repeated.any():
             row = table.iloc[int(np.flatnonzero(repeated)[0])]
             raise InvalidParameterError(f"the {name} lists document {row['docid']!r} twice in query {row['qid']!r}; "
                                         "trec_eval refuses duplicate documents (read the files with "
                                         "evalframe.io.trec, which names the line).")
-    order = query_order(run["qid"].to_numpy(dtype=object), qrels["qid"].to_numpy(dtype=object))
+    order = query_order(run_qids, judged_qids)
     index = pd.Index(order)
     n_queries = len(order)
-    placeholder = order[~pd.Index(order).isin(pd.unique(run["qid"].to_numpy(dtype=object)))]
+    placeholder = np.flatnonzero(~index.isin(run_qids))  # queries only in the qrels: one row each, document_id ""
+    n_docs = len(doc_values)
+    doc_values = np.r_[doc_values, np.array([""], dtype=object)]  # code n_docs: the placeholder's ""
 
-    # rows: the run's, and one placeholder (document id "") per query only in the qrels; grouped by query
-    row_query = np.r_[index.get_indexer(run["qid"].to_numpy(dtype=object)), index.get_indexer(placeholder)]
-    row_docid = np.r_[run["docid"].to_numpy(dtype=object), np.full(len(placeholder), "", dtype=object)].astype(object)
+    # rows: the run's, and one placeholder per query only in the qrels; grouped by query
+    row_query = np.r_[index.get_indexer(run_qids)[run_q], placeholder]
+    row_doc = np.r_[run_doc, np.full(len(placeholder), n_docs, dtype=np.int64)]
     row_score = np.r_[run["score"].to_numpy(dtype=np.float64), np.full(len(placeholder), np.nan)]
     row_rank = np.r_[run["rank"].to_numpy(dtype=np.int64), np.ones(len(placeholder), dtype=np.int64)]
-    by_query = np.argsort(row_query, kind="stable")
-    row_query, row_docid, row_score, row_rank = row_query[by_query], row_docid[by_query], row_score[by_query], row_rank[by_query]
+    if not (np.diff(row_query) >= 0).all():
+        by_query = np.argsort(row_query, kind="stable")
+        row_query, row_doc, row_score, row_rank = row_query[by_query], row_doc[by_query], row_score[by_query], row_rank[by_query]
 
     # judgments per query (file order): relevant (grade > 0) and not (grade <= 0)
-    judged_query = index.get_indexer(qrels["qid"].to_numpy(dtype=object))
+    judged_query = index.get_indexer(judged_qids)[judged_q]
     grades = qrels["relevance"].to_numpy(dtype=np.int64)
-    judged_docid = qrels["docid"].to_numpy(dtype=object)
-    no_answer = np.flatnonzero(judged_docid == NO_ANSWER_DOCUMENT_ID)
+    no_answer = np.flatnonzero(doc_values[judged_doc] == NO_ANSWER_DOCUMENT_ID) if NO_ANSWER_DOCUMENT_ID in doc_values[:n_docs] \
+        else np.zeros(0, dtype=np.int64)
     if len(no_answer):
         warn(f"the qrels judge a document with id {NO_ANSWER_DOCUMENT_ID!r} (query {order[judged_query[no_answer[0]]]!r}"
              f"{f' and {len(no_answer) - 1} more' if len(no_answer) > 1 else ''}): that id is Haystack's no-answer id, so "
@@ -199,26 +255,31 @@ def trec_frame(run: pd.DataFrame, qrels: pd.DataFrame, *, node: str = "Retriever
         rows = np.flatnonzero(chosen)
         rows = rows[np.argsort(judged_query[rows], kind="stable")]
         codes = judged_query[rows]
-        lists[f"{name}_document_ids"] = _split(judged_docid[rows], codes, n_queries)
+        lists[f"{name}_document_ids"] = _split(doc_values[judged_doc[rows]], codes, n_queries)
         lists[f"{name}_document_relevance"] = _split(grades[rows], codes, n_queries)
         if name == "gold":
             positions[rows] = ranks_within(codes) - 1
-    gold_ids = lists["gold_document_ids"]
-    n_gold = np.array([len(ids) for ids in gold_ids], dtype=np.int64)
+    n_gold = np.bincount(judged_query[grades > 0], minlength=n_queries).astype(np.int64)
 
-    # which gold document each row is (-1: none): one join on (query, docid)
+    # which gold document each row is (-1: none): integer keys (query, document), one sorted search
     relevant = np.flatnonzero(grades > 0)
-    gold_keys = pd.DataFrame({"q": judged_query[relevant], "d": judged_docid[relevant], "j": positions[relevant]})
-    row_keys = pd.DataFrame({"q": row_query, "d": row_docid})
-    match = row_keys.merge(gold_keys, on=["q", "d"], how="left")["j"].fillna(-1).to_numpy(dtype=np.int64)
+    width = n_docs + 1
+    gold_keys = judged_query[relevant] * width + judged_doc[relevant]
+    by_key = np.argsort(gold_keys)
+    gold_keys, gold_positions = gold_keys[by_key], positions[relevant][by_key]
+    row_keys = row_query * width + row_doc
+    at = np.minimum(np.searchsorted(gold_keys, row_keys), max(len(gold_keys) - 1, 0))
+    hit = gold_keys[at] == row_keys if len(gold_keys) else np.zeros(len(row_keys), dtype=bool)
+    match = np.where(hit, gold_positions[at] if len(gold_keys) else 0, -1)
 
     # gold_documents_id_match cells: per query one all-zero list, and one list per gold document retrieved
     zero_lists = [[0.0] * int(n) for n in n_gold]
-    matched = np.flatnonzero(match >= 0)
-    pairs, pair_code = np.unique(np.c_[row_query[matched], match[matched]], axis=0, return_inverse=True) \
-        if len(matched) else (np.zeros((0, 2), dtype=np.int64), np.zeros(0, dtype=np.int64))
+    matched = np.flatnonzero(hit)
+    pair_keys = row_query[matched] * (int(n_gold.max(initial=0)) + 1) + match[matched]
+    pair_values, pair_code = np.unique(pair_keys, return_inverse=True)
     one_hot = []
-    for query, position in pairs.tolist():
+    for key in pair_values.tolist():
+        query, position = divmod(key, int(n_gold.max(initial=0)) + 1)
         cell = [0.0] * int(n_gold[query])
         cell[position] = 1.0
         one_hot.append(cell)
@@ -229,20 +290,22 @@ def trec_frame(run: pd.DataFrame, qrels: pd.DataFrame, *, node: str = "Retriever
     def per_query(cells: list[Any]) -> np.ndarray:
         return _object_array(cells)[row_query]
 
+    def constant(value: Any) -> np.ndarray:
+        return np.array([value], dtype=object)[np.zeros(len(row_query), dtype=np.intp)]
+
     texts = dict(queries or {})
     missing = [qid for qid in order.tolist() if qid not in texts]
     if queries is not None and missing:
         warn(f"{len(missing)} of {n_queries} queries have no text in queries= (e.g. {missing[:3]}); their query id is "
              "their text.")
-    found = np.asarray(match >= 0, dtype=np.float64)
+    found = np.asarray(hit, dtype=np.float64)
     zeros = np.zeros(len(row_query), dtype=np.float64)
-    no_answers: list[list[str]] = [[] for _ in range(n_queries)]
-    columns: dict[str, Any] = {
-        "multilabel_id": pd.Series(order[row_query], dtype=object),
-        "query": pd.Series(np.array([texts.get(qid, qid) for qid in order.tolist()], dtype=object)[row_query], dtype=object),
-        "filters": pd.Series([None] * len(row_query), dtype=object),
-        "gold_answers": per_query(no_answers),
-        "context": pd.Series(np.full(len(row_query), "", dtype=object), dtype=object),
+    columns: dict[str, np.ndarray] = {
+        "multilabel_id": np.asarray(order, dtype=object)[row_query],
+        "query": np.array([texts.get(qid, qid) for qid in order.tolist()], dtype=object)[row_query],
+        "filters": constant(None),
+        "gold_answers": per_query([[] for _ in range(n_queries)]),
+        "context": constant(""),
         "gold_contexts": per_query([[""] * int(n) for n in n_gold]),
         "gold_id_match": found,
         "context_match": zeros,
@@ -254,23 +317,54 @@ def trec_frame(run: pd.DataFrame, qrels: pd.DataFrame, *, node: str = "Retriever
         "gold_id_and_context_and_answer_match": zeros.copy(),
         "context_and_answer_match": zeros.copy(),
         "rank": row_rank,
-        "document_id": pd.Series(row_docid, dtype=object),
-        "gold_document_ids": per_query(gold_ids),
+        "document_id": doc_values[row_doc],
+        "gold_document_ids": per_query(lists["gold_document_ids"]),
         "gold_documents_id_match": id_match_cells[id_match_code],
         "gold_contexts_similarity": per_query([[0.0] * int(n) for n in n_gold]),
         "gold_answers_match": per_query([[] for _ in range(n_queries)]),
-        "type": pd.Series(np.full(len(row_query), "document", dtype=object), dtype=object),
-        "node": pd.Series(np.full(len(row_query), node, dtype=object), dtype=object),
-        "eval_mode": pd.Series(np.full(len(row_query), "integrated", dtype=object), dtype=object),
+        "type": constant("document"),
+        "node": constant(node),
+        "eval_mode": constant("integrated"),
         "score": row_score,
         "gold_document_relevance": per_query(lists["gold_document_relevance"]),
         "nonrelevant_document_ids": per_query(lists["nonrelevant_document_ids"]),
         "nonrelevant_document_relevance": per_query(lists["nonrelevant_document_relevance"]),
     }
-    frame = pd.DataFrame({name: (values if isinstance(values, pd.Series) else pd.Series(values, dtype=values.dtype))
-                          for name, values in columns.items()})
-    known = [c for c in COLUMN_ORDER if c in frame.columns]
-    return frame[known + [c for c in frame.columns if c not in known]]
+    known = [c for c in COLUMN_ORDER if c in columns]
+    names = known + [c for c in columns if c not in known]
+    # one block per column, each array the frame's own (no copy into consolidated blocks)
+    return pd.DataFrame({name: pd.Series(columns[name], dtype=columns[name].dtype, copy=False) for name in names},
+                        copy=False)
+
+
+def _factorized(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """int64 codes in order of first appearance, and the distinct values (an object array)."""
+    if not len(values):
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=object)
+    codes, uniques = pd.factorize(values, sort=False, use_na_sentinel=False)
+    return codes.astype(np.int64, copy=False), np.asarray(uniques, dtype=object)
+
+
+def repeated_pairs(first: np.ndarray, second: np.ndarray, n_first: int, n_second: int) -> np.ndarray:
+    """Whether each row repeats an earlier row's pair of codes (``first`` < ``n_first``, ``second`` < ``n_second``).
+
+    A bitmap when the pairs are few enough to count (no hashing), else one hash of integer keys.
+
+    Examples
+    --------
+    >>> repeated_pairs(np.array([0, 0, 1, 0]), np.array([0, 1, 0, 1]), 2, 2).tolist()
+    [False, False, False, True]
+    """
+    if not len(first):
+        return np.zeros(0, dtype=bool)
+    width = max(n_second, 1)
+    key = np.asarray(first, dtype=np.int64) * width + np.asarray(second, dtype=np.int64)
+    if n_first * width <= max(16 * len(key), 1 << 24):
+        seen = np.zeros(n_first * width, dtype=bool)
+        seen[key] = True
+        if int(np.count_nonzero(seen)) == len(key):
+            return np.zeros(len(key), dtype=bool)
+    return pd.Series(key).duplicated().to_numpy()
 
 
 # ------------------------------------------------------------------------------------------ frame -> TREC

@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InvalidParameterError, LoadError, SaveError
-from ..build.trec import as_trec_scores, trec_order
+from ..build.trec import as_trec_scores, repeated_pairs, trec_order, trec_order_codes
 from .atomic import step, sync_file
 
 __all__ = ["RUN_COLUMNS", "QRELS_COLUMNS", "read_run", "read_qrels", "read_queries", "write_run", "write_qrels"]
@@ -66,12 +66,6 @@ _QRELS = _Format("qrels", "qid iter docid relevance", 3, "relevance")
 
 
 # ------------------------------------------------------------------------------------------ grouping
-def _grouped(qids: np.ndarray) -> np.ndarray:
-    """Row positions grouped by query (queries in order of first appearance, rows in their order within a query)."""
-    codes = pd.factorize(qids, sort=False)[0] if len(qids) else np.zeros(0, dtype=np.int64)
-    return np.argsort(codes, kind="stable")
-
-
 def _duplicated(qids: np.ndarray, docids: np.ndarray) -> np.ndarray:
     """Whether each row repeats an earlier row's (qid, docid).
 
@@ -199,27 +193,119 @@ def _locate(path: Path, fmt: _Format, detail: object = "") -> NoReturn:
                     f"must be `{fmt.layout}`.")
 
 
-def _read_file(path: Path, fmt: _Format) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+class _Columns:
+    """A table read from a file or a dict: qids and docids as codes into their distinct values, and the values.
+
+    ``qid_values`` are in order of first appearance (so the codes number the queries in that order); the docid
+    codes index ``docid_values`` (distinct, any order).
+    """
+
+    def __init__(self, qid_codes: np.ndarray, qid_values: np.ndarray, docid_codes: np.ndarray, docid_values: np.ndarray,
+                 values: np.ndarray) -> None:
+        self.qid_codes, self.qid_values = qid_codes.astype(np.int64, copy=False), qid_values
+        self.docid_codes, self.docid_values = docid_codes.astype(np.int64, copy=False), docid_values
+        self.values = values
+
+    @classmethod
+    def of_ids(cls, qids: np.ndarray, docids: np.ndarray, values: np.ndarray) -> _Columns:
+        """From the ids as object arrays (factorised here)."""
+        empty = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=object))
+        q = pd.factorize(qids, sort=False) if len(qids) else empty
+        d = pd.factorize(docids, sort=False) if len(docids) else empty
+        return cls(q[0], np.asarray(q[1], dtype=object), d[0], np.asarray(d[1], dtype=object), values)
+
+    def has_duplicate(self) -> bool:
+        """Whether a (qid, docid) pair repeats."""
+        return repeated_pairs(self.qid_codes, self.docid_codes, len(self.qid_values), len(self.docid_values)).any()
+
+    def qids(self, order: np.ndarray) -> pd.Series:
+        return pd.Series(self.qid_values[self.qid_codes[order]], dtype=object)
+
+    def docids(self, order: np.ndarray) -> pd.Series:
+        return pd.Series(self.docid_values[self.docid_codes[order]], dtype=object)
+
+
+def _read_file(path: Path, fmt: _Format) -> _Columns:
     """qids, docids and values (float64 scores / int64 grades) of a file, in file order, checked."""
-    frame = _parse(path, fmt)
-    qids, docids = frame[0].to_numpy(dtype=object), frame[2].to_numpy(dtype=object)
-    if fmt is _RUN:
-        values = frame[fmt.value].to_numpy(dtype=np.float64)
-    else:
-        text = frame[fmt.value]
-        if not text.str.fullmatch(_INTEGER.pattern).all():
-            _locate(path, fmt)
-        try:
-            values = text.to_numpy(dtype=object).astype(np.int64)
-        except (ValueError, OverflowError) as exc:
-            _locate(path, fmt, exc)
-    if _duplicated(qids, docids).any():
+    columns = _read_arrow(path, fmt)
+    if columns is None:
+        frame = _parse(path, fmt)
+        qids, docids = frame[0].to_numpy(dtype=object), frame[2].to_numpy(dtype=object)
+        if fmt is _RUN:
+            values = frame[fmt.value].to_numpy(dtype=np.float64)
+        else:
+            text = frame[fmt.value]
+            if not text.str.fullmatch(_INTEGER.pattern).all():
+                _locate(path, fmt)
+            try:
+                values = text.to_numpy(dtype=object).astype(np.int64)
+            except (ValueError, OverflowError) as exc:
+                _locate(path, fmt, exc)
+        columns = _Columns.of_ids(qids, docids, values)
+    if columns.has_duplicate():
         _locate(path, fmt)
-    return qids, docids, values
+    return columns
+
+
+#: A run of two spaces: an empty column between them (the pandas path reads such lines; pyarrow's would misplace them).
+_DOUBLE_SPACE = re.compile(b"  ")
+
+
+def _read_arrow(path: Path, fmt: _Format) -> _Columns | None:
+    """The file parsed by pyarrow's multi-threaded CSV reader, ids dictionary-encoded; None when pyarrow is missing
+    or the file is not plain single-space-separated lines of well-formed values (the pandas path then reads it, and
+    names the line of any problem).
+    """
+    try:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+        import pyarrow.csv as pa_csv
+    except ImportError:  # pragma: no cover - pyarrow is optional
+        return None
+    try:
+        with _open(path) as source:
+            data = source.read()
+    except (*_DAMAGED_GZIP, OSError):
+        return None  # the pandas path reports it
+    if not data or b"\t" in data or _DOUBLE_SPACE.search(data) is not None:
+        return None
+    names = [f"c{i}" for i in range(fmt.width + 1)]  # one column more: to see lines that have one
+    try:
+        table = pa_csv.read_csv(
+            pa.py_buffer(data),
+            read_options=pa_csv.ReadOptions(column_names=names[:fmt.width]),
+            parse_options=pa_csv.ParseOptions(delimiter=" ", quote_char=False, double_quote=False, escape_char=False),
+            convert_options=pa_csv.ConvertOptions(column_types={name: pa.string() for name in names[:fmt.width]},
+                                                  include_columns=[names[0], names[2], names[fmt.value]]))
+    except (pa.ArrowInvalid, pa.ArrowTypeError, UnicodeDecodeError):
+        return None  # a line with more or fewer columns, text that is not UTF-8, ...
+    del data
+    if table.num_rows == 0:
+        return None
+    qids, docids, text = (table.column(i).combine_chunks() for i in range(3))
+    del table
+    # an empty column (a line starting with a space) or a value that is not a plain number: the pandas path decides
+    if min(pc.min(pc.binary_length(column)).as_py() for column in (qids, docids, text)) == 0:
+        return None
+    try:
+        if fmt is _RUN:
+            values = pc.cast(text, pa.float64()).to_numpy()
+            if np.isnan(values).any():
+                return None
+        else:
+            if not pc.all(pc.match_substring_regex(text, r"^[+-]?[0-9]+$")).as_py():
+                return None
+            values = pc.cast(text, pa.int64()).to_numpy()
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return None
+    del text
+    q, d = qids.dictionary_encode(), docids.dictionary_encode()
+    return _Columns(q.indices.to_numpy(), q.dictionary.to_numpy(zero_copy_only=False),
+                    d.indices.to_numpy(), d.dictionary.to_numpy(zero_copy_only=False), values)
 
 
 # ------------------------------------------------------------------------------------------ reading dicts
-def _read_mapping(mapping: Mapping[Any, Any], fmt: _Format) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _read_mapping(mapping: Mapping[Any, Any], fmt: _Format) -> _Columns:
     """qids, docids and values of the dict-of-dicts form, checked (errors name the qid and docid)."""
     what = "run" if fmt is _RUN else "qrels"
     qids: list[str] = []
@@ -247,7 +333,7 @@ def _read_mapping(mapping: Mapping[Any, Any], fmt: _Format) -> tuple[np.ndarray,
     if fmt is _RUN and not qids:
         raise InvalidParameterError(f"the run dict {dict(mapping)!r:.80} holds no document; give {{qid: {{docid: score}}}}.")
     value_array = np.array(values, dtype=np.float64 if fmt is _RUN else np.int64)
-    return np.array(qids, dtype=object), np.array(docids, dtype=object), value_array
+    return _Columns.of_ids(np.array(qids, dtype=object), np.array(docids, dtype=object), value_array)
 
 
 def _check_id(value: object, where: str) -> None:
@@ -299,13 +385,11 @@ def read_run(run: RunInput) -> pd.DataFrame:
     1  q1    d3    0.5     2
     2  q1    d1    0.5     3
     """
-    if isinstance(run, Mapping):
-        qids, docids, scores = _read_mapping(run, _RUN)
-    else:
-        qids, docids, scores = _read_file(_check_path(run, "run"), _RUN)
-    order, ranks = trec_order(qids, docids, as_trec_scores(scores))
-    return pd.DataFrame({"qid": pd.Series(qids[order], dtype=object), "docid": pd.Series(docids[order], dtype=object),
-                         "score": scores[order], "rank": ranks})
+    columns = _read_mapping(run, _RUN) if isinstance(run, Mapping) else _read_file(_check_path(run, "run"), _RUN)
+    order, ranks = trec_order_codes(columns.qid_codes, columns.docid_codes, columns.docid_values,
+                                    as_trec_scores(columns.values))
+    return pd.DataFrame({"qid": columns.qids(order), "docid": columns.docids(order), "score": columns.values[order],
+                         "rank": ranks}, copy=False)
 
 
 def read_qrels(qrels: QrelsInput) -> pd.DataFrame:
@@ -338,13 +422,10 @@ def read_qrels(qrels: QrelsInput) -> pd.DataFrame:
     0  q1    d2          2
     1  q1    d1          0
     """
-    if isinstance(qrels, Mapping):
-        qids, docids, grades = _read_mapping(qrels, _QRELS)
-    else:
-        qids, docids, grades = _read_file(_check_path(qrels, "qrels"), _QRELS)
-    order = _grouped(qids)
-    return pd.DataFrame({"qid": pd.Series(qids[order], dtype=object), "docid": pd.Series(docids[order], dtype=object),
-                         "relevance": grades[order]})
+    columns = _read_mapping(qrels, _QRELS) if isinstance(qrels, Mapping) else _read_file(_check_path(qrels, "qrels"), _QRELS)
+    order = np.argsort(columns.qid_codes, kind="stable")  # grouped by query, in order of first appearance
+    return pd.DataFrame({"qid": columns.qids(order), "docid": columns.docids(order),
+                         "relevance": columns.values[order]}, copy=False)
 
 
 def read_queries(queries: PathLike | Mapping[str, str]) -> dict[str, str]:
