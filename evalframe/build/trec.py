@@ -21,7 +21,8 @@ import pandas as pd
 from ..columns import COLUMN_ORDER, NO_ANSWER_DOCUMENT_ID
 from ..errors import InvalidParameterError, SchemaError, warn
 
-__all__ = ["TREC_COLUMNS", "trec_order", "trec_order_codes", "repeated_pairs", "as_trec_scores", "trec_frame", "run_from_frame", "qrels_from_frame"]
+__all__ = ["TREC_COLUMNS", "trec_order", "trec_order_codes", "repeated_pairs", "as_trec_scores", "trec_frame", "run_from_frame",
+           "qrels_from_frame"]
 
 #: The columns a TREC build adds to the standard document columns, in this order after them.
 TREC_COLUMNS: tuple[str, ...] = ("score", "gold_document_relevance", "nonrelevant_document_ids",

@@ -216,7 +216,7 @@ class _Columns:
 
     def has_duplicate(self) -> bool:
         """Whether a (qid, docid) pair repeats."""
-        return repeated_pairs(self.qid_codes, self.docid_codes, len(self.qid_values), len(self.docid_values)).any()
+        return bool(repeated_pairs(self.qid_codes, self.docid_codes, len(self.qid_values), len(self.docid_values)).any())
 
     def qids(self, order: np.ndarray) -> pd.Series:
         return pd.Series(self.qid_values[self.qid_codes[order]], dtype=object)
