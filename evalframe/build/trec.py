@@ -12,7 +12,9 @@ each shared by the rows that hold the same list (as the frames ``from_runs`` and
 from __future__ import annotations
 
 import itertools
+import weakref
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
@@ -21,8 +23,8 @@ import pandas as pd
 from ..columns import COLUMN_ORDER, NO_ANSWER_DOCUMENT_ID
 from ..errors import InvalidParameterError, SchemaError, warn
 
-__all__ = ["TREC_COLUMNS", "trec_order", "trec_order_codes", "repeated_pairs", "as_trec_scores", "trec_frame", "run_from_frame",
-           "qrels_from_frame"]
+__all__ = ["TREC_COLUMNS", "trec_order", "trec_order_codes", "repeated_pairs", "TrecLayout", "trec_layout", "as_trec_scores",
+           "trec_frame", "run_from_frame", "qrels_from_frame"]
 
 #: The columns a TREC build adds to the standard document columns, in this order after them.
 TREC_COLUMNS: tuple[str, ...] = ("score", "gold_document_relevance", "nonrelevant_document_ids",
@@ -294,6 +296,8 @@ def trec_frame(run: pd.DataFrame, qrels: pd.DataFrame, *, node: str = "Retriever
     def constant(value: Any) -> np.ndarray:
         return np.array([value], dtype=object)[np.zeros(len(row_query), dtype=np.intp)]
 
+    document, integrated = "document", "integrated"
+
     texts = dict(queries or {})
     missing = [qid for qid in order.tolist() if qid not in texts]
     if queries is not None and missing:
@@ -323,9 +327,9 @@ def trec_frame(run: pd.DataFrame, qrels: pd.DataFrame, *, node: str = "Retriever
         "gold_documents_id_match": id_match_cells[id_match_code],
         "gold_contexts_similarity": per_query([[0.0] * int(n) for n in n_gold]),
         "gold_answers_match": per_query([[] for _ in range(n_queries)]),
-        "type": constant("document"),
+        "type": constant(document),
         "node": constant(node),
-        "eval_mode": constant("integrated"),
+        "eval_mode": constant(integrated),
         "score": row_score,
         "gold_document_relevance": per_query(lists["gold_document_relevance"]),
         "nonrelevant_document_ids": per_query(lists["nonrelevant_document_ids"]),
@@ -334,8 +338,11 @@ def trec_frame(run: pd.DataFrame, qrels: pd.DataFrame, *, node: str = "Retriever
     known = [c for c in COLUMN_ORDER if c in columns]
     names = known + [c for c in columns if c not in known]
     # one block per column, each array the frame's own (no copy into consolidated blocks)
-    return pd.DataFrame({name: pd.Series(columns[name], dtype=columns[name].dtype, copy=False) for name in names},
-                        copy=False)
+    frame = pd.DataFrame({name: pd.Series(columns[name], dtype=columns[name].dtype, copy=False) for name in names},
+                         copy=False)
+    _remember(frame, TrecLayout(row_query=row_query, query_ids=np.asarray(order, dtype=object), row_doc=row_doc,
+                                doc_values=doc_values, constants={"type": document, "eval_mode": integrated}))
+    return frame
 
 
 def _factorized(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -366,6 +373,42 @@ def repeated_pairs(first: np.ndarray, second: np.ndarray, n_first: int, n_second
         if int(np.count_nonzero(seen)) == len(key):
             return np.zeros(len(key), dtype=bool)
     return pd.Series(key).duplicated().to_numpy()
+
+
+@dataclass(frozen=True)
+class TrecLayout:
+    """How :func:`trec_frame` built a frame's key columns from codes, so later steps need not hash its ids again.
+
+    ``multilabel_id`` is ``query_ids[row_query]`` and ``document_id`` is ``doc_values[row_doc]`` (``row_query``
+    ascending: codes in order of first appearance), ``type`` and ``eval_mode`` hold the one object ``constants[column]``
+    on every row. The arrays hold the very objects the columns hold, which keeps them alive: a column holds what the
+    layout says exactly when it holds the same objects at the same rows (a check of addresses, see
+    :func:`evalframe.frames.judged.prepare_judged_rows`), so an edit of the frame is never missed.
+    """
+
+    row_query: np.ndarray
+    query_ids: np.ndarray
+    row_doc: np.ndarray
+    doc_values: np.ndarray
+    constants: dict[str, object]
+
+
+#: The layout of each frame trec_frame built and that is still alive, by id(frame); a frame's entry leaves with it.
+_LAYOUTS: dict[int, tuple[weakref.ref[pd.DataFrame], TrecLayout]] = {}
+
+
+def _remember(frame: pd.DataFrame, layout: TrecLayout) -> None:
+    key = id(frame)
+    _LAYOUTS[key] = (weakref.ref(frame, lambda _: _LAYOUTS.pop(key, None)), layout)
+
+
+def trec_layout(frame: pd.DataFrame) -> TrecLayout | None:
+    """The :class:`TrecLayout` :func:`trec_frame` recorded for ``frame`` (this very object), else None.
+
+    The columns may have been edited since: check them against it before use.
+    """
+    entry = _LAYOUTS.get(id(frame))
+    return entry[1] if entry is not None and entry[0]() is frame else None
 
 
 # ------------------------------------------------------------------------------------------ frame -> TREC
