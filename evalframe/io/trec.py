@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import csv
 import gzip
+import itertools
 import math
 import numbers
 import os
@@ -31,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InvalidParameterError, LoadError, SaveError
-from ..build.trec import as_trec_scores, repeated_pairs, trec_order, trec_order_codes
+from ..build.trec import as_trec_scores, repeated_pairs, trec_order_codes
 from .atomic import step, sync_file
 
 __all__ = ["RUN_COLUMNS", "QRELS_COLUMNS", "read_run", "read_qrels", "read_queries", "write_run", "write_qrels"]
@@ -66,21 +67,6 @@ _QRELS = _Format("qrels", "qid iter docid relevance", 3, "relevance")
 
 
 # ------------------------------------------------------------------------------------------ grouping
-def _duplicated(qids: np.ndarray, docids: np.ndarray) -> np.ndarray:
-    """Whether each row repeats an earlier row's (qid, docid).
-
-    First by 64-bit hashes (no repeated hash: no repeated pair, the usual case, quickly); exactly otherwise.
-    """
-    if not len(qids):
-        return np.zeros(0, dtype=bool)
-    q, _ = pd.factorize(qids, sort=False)
-    hashes = pd.util.hash_array(docids, categorize=False) ^ (q.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15))
-    if not pd.Series(hashes).duplicated().any():
-        return np.zeros(len(qids), dtype=bool)
-    d, unique_docids = pd.factorize(docids, sort=False)
-    return pd.Series(q.astype(np.int64) * len(unique_docids) + d).duplicated().to_numpy()
-
-
 # ------------------------------------------------------------------------------------------ reading files
 def _check_path(value: object, kind: str) -> Path:
     if isinstance(value, (str, os.PathLike)) and str(value):
@@ -210,8 +196,8 @@ class _Columns:
     def of_ids(cls, qids: np.ndarray, docids: np.ndarray, values: np.ndarray) -> _Columns:
         """From the ids as object arrays (factorised here)."""
         empty = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=object))
-        q = pd.factorize(qids, sort=False) if len(qids) else empty
-        d = pd.factorize(docids, sort=False) if len(docids) else empty
+        q = pd.factorize(qids, sort=False, use_na_sentinel=False) if len(qids) else empty
+        d = pd.factorize(docids, sort=False, use_na_sentinel=False) if len(docids) else empty
         return cls(q[0], np.asarray(q[1], dtype=object), d[0], np.asarray(d[1], dtype=object), values)
 
     def has_duplicate(self) -> bool:
@@ -492,16 +478,15 @@ def write_run(run: pd.DataFrame | Mapping[str, Mapping[str, float]], path: PathL
     if not isinstance(tag, str) or not tag or _WHITESPACE.search(tag):
         raise InvalidParameterError(f"tag must be a non-empty string without whitespace (the run's name in column 6); "
                                     f"got {tag!r}.")
-    qids, docids, values = _frame_columns(run, _RUN, read_run)
+    columns = _frame_columns(run, _RUN, read_run)
+    values = columns.values
     if np.isnan(values).any():
         first = int(np.flatnonzero(np.isnan(values))[0])
-        raise SaveError(f"cannot write the run to {path}: query {qids[first]!r}, document {docids[first]!r} has no "
-                        "score (NaN); trec_eval needs a number on every line.")
-    order, ranks = trec_order(qids, docids, as_trec_scores(values))
-    scores = [repr(v) for v in values[order].tolist()]
-    text = "".join(f"{q} Q0 {d} {r} {s} {tag}\n"
-                   for q, d, r, s in zip(qids[order].tolist(), docids[order].tolist(), ranks.tolist(), scores))
-    return _write_text(path, text, "run")
+        raise SaveError(f"cannot write the run to {path}: query {columns.qid_values[columns.qid_codes[first]]!r}, document "
+                        f"{columns.docid_values[columns.docid_codes[first]]!r} has no score (NaN); trec_eval needs a number "
+                        "on every line.")
+    order, ranks = trec_order_codes(columns.qid_codes, columns.docid_codes, columns.docid_values, as_trec_scores(values))
+    return _write_text(path, _lines(columns, order, [" Q0 ", " ", " ", f" {tag}\n"], ranks, values[order]), "run")
 
 
 def write_qrels(qrels: pd.DataFrame | Mapping[str, Mapping[str, int]], path: PathLike) -> Path:
@@ -518,13 +503,44 @@ def write_qrels(qrels: pd.DataFrame | Mapping[str, Mapping[str, int]], path: Pat
     q1 0 d1 1
     q1 0 d7 0
     """
-    qids, docids, grades = _frame_columns(qrels, _QRELS, read_qrels)
-    text = "".join(f"{q} 0 {d} {g}\n" for q, d, g in zip(qids.tolist(), docids.tolist(), grades.tolist()))
-    return _write_text(path, text, "qrels")
+    columns = _frame_columns(qrels, _QRELS, read_qrels)
+    order = np.arange(len(columns.values))
+    return _write_text(path, _lines(columns, order, [" 0 ", " ", "\n"], columns.values), "qrels")
 
 
-def _frame_columns(table: Any, fmt: _Format, reader: Callable[[Any], pd.DataFrame]
-                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _lines(columns: _Columns, order: np.ndarray, separators: list[str], *numbers: np.ndarray) -> bytes:
+    """The UTF-8 text of the lines ``qid sep docid sep number sep number ...`` of the rows ``order``.
+
+    ``separators``: the text after the qid, after the docid and after each of ``numbers`` (int64: written in
+    decimal; float64: with ``repr``, the shortest text that reads back as the same float; one ``repr`` per distinct
+    value). With pyarrow the lines are joined column-wide in Arrow (ids as dictionary codes, no Python string per
+    line); without it, one f-string per line.
+    """
+    parts: list[tuple[np.ndarray, np.ndarray]] = [(columns.qid_codes[order], columns.qid_values),
+                                                  (columns.docid_codes[order], columns.docid_values)]
+    for values in numbers:
+        codes, distinct = pd.factorize(values.view(np.int64) if values.dtype == np.float64 else values, sort=False)
+        texts = list(map(repr, distinct.view(np.float64).tolist())) if values.dtype == np.float64 else \
+            list(map(str, distinct.tolist()))
+        parts.append((codes, np.array(texts, dtype=object)))
+    try:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+    except ImportError:  # pragma: no cover - pyarrow is optional
+        cells = [values[codes].tolist() for codes, values in parts] + [itertools.repeat("")]
+        return "".join("".join(itertools.chain.from_iterable(zip(row, separators))) for row in zip(*cells)).encode("utf-8")
+    arrays = [pa.DictionaryArray.from_arrays(pa.array(codes.astype(np.int64, copy=False)),
+                                             pa.array(values.tolist(), type=pa.large_string())).cast(pa.large_string())
+              for codes, values in parts]
+    pieces = [piece for array, separator in itertools.zip_longest(arrays, separators)
+              for piece in (array, pa.scalar(separator, type=pa.large_string())) if piece is not None]
+    joined = pc.binary_join_element_wise(*pieces, pa.scalar("", type=pa.large_string()))  # the last: the separator
+    end = int(np.frombuffer(joined.buffers()[1], dtype=np.int64)[joined.offset + len(joined)])
+    start = int(np.frombuffer(joined.buffers()[1], dtype=np.int64)[joined.offset])
+    return joined.buffers()[2].to_pybytes()[start:end]
+
+
+def _frame_columns(table: Any, fmt: _Format, reader: Callable[[Any], pd.DataFrame]) -> _Columns:
     """qids, docids and values of a frame (or dict) to write, checked: ids writable, no duplicate, values typed."""
     if isinstance(table, Mapping):
         table = reader(table)
@@ -542,12 +558,13 @@ def _frame_columns(table: Any, fmt: _Format, reader: Callable[[Any], pd.DataFram
                         f"empty file); nothing was written.")
     qids = table["qid"].to_numpy(dtype=object)
     docids = table["docid"].to_numpy(dtype=object)
-    for name, ids in (("qid", qids), ("docid", docids)):
-        if not _writable_ids(pd.unique(ids)):
+    columns = _Columns.of_ids(qids, docids, np.zeros(0))
+    for name, ids, distinct in (("qid", qids, columns.qid_values), ("docid", docids, columns.docid_values)):
+        if not _writable_ids(distinct):
             first = next(i for i, value in enumerate(ids.tolist()) if not _writable_ids(np.array([value], dtype=object)))
             raise SaveError(f"cannot write {fmt.kind} row {first + 1}: its {name} {ids[first]!r:.60} is not a non-empty "
                             "string without whitespace (TREC files separate columns by whitespace).")
-    duplicated = _duplicated(qids, docids)
+    duplicated = repeated_pairs(columns.qid_codes, columns.docid_codes, len(columns.qid_values), len(columns.docid_values))
     if duplicated.any():
         first = int(np.flatnonzero(duplicated)[0])
         raise SaveError(f"cannot write the {fmt.kind}: document {docids[first]!r} appears twice in query {qids[first]!r}; "
@@ -556,11 +573,13 @@ def _frame_columns(table: Any, fmt: _Format, reader: Callable[[Any], pd.DataFram
     if fmt is _RUN:
         if not pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values):
             raise InvalidParameterError(f"the run's score column must hold numbers; got dtype {values.dtype}.")
-        return qids, docids, values.to_numpy(dtype=np.float64)
+        columns.values = values.to_numpy(dtype=np.float64)
+        return columns
     if not pd.api.types.is_integer_dtype(values) or pd.api.types.is_bool_dtype(values):
         raise InvalidParameterError(f"the qrels' relevance column must hold integers; got dtype {values.dtype}. "
                                     "Convert it with .astype('int64').")
-    return qids, docids, values.to_numpy(dtype=np.int64)
+    columns.values = values.to_numpy(dtype=np.int64)
+    return columns
 
 
 def _writable_ids(ids: np.ndarray) -> bool:
@@ -572,8 +591,8 @@ def _writable_ids(ids: np.ndarray) -> bool:
     return not (ids == "").any() and _WHITESPACE.search(joined) is None
 
 
-def _write_text(path: PathLike, text: str, kind: str) -> Path:
-    """Replace ``path`` by a file holding ``text`` (gzip when the name ends with .gz): whole or not at all.
+def _write_text(path: PathLike, data: bytes, kind: str) -> Path:
+    """Replace ``path`` by a file holding ``data`` (UTF-8 text; gzip when the name ends with .gz): whole or not at all.
 
     The content goes to a hidden sibling ``.<name>.evalframe-write-<id>``, is fsync'ed, renamed over the target
     (atomic on POSIX) and the folder fsync'ed; on any failure the sibling is removed and the old file stays.
@@ -588,7 +607,6 @@ def _write_text(path: PathLike, text: str, kind: str) -> Path:
         raise SaveError(f"cannot write the {kind} file: {target} is a folder; give a file name.")
     if not target.parent.is_dir():
         raise SaveError(f"cannot write the {kind} file {target}: the folder {target.parent} does not exist.")
-    data = text.encode("utf-8")
     if target.name.endswith(".gz"):
         data = gzip.compress(data, compresslevel=6, mtime=0)  # no time stamp: the same content gives the same bytes
     staging = target.parent / f".{target.name}.evalframe-write-{uuid.uuid4().hex[:12]}"

@@ -105,3 +105,25 @@ def test_any_lines_read_alike(tmp_path_factory, lines):
     path.write_bytes("".join(f"{q} Q0 {d} 1 {s} t\n" for q, d, s in lines).encode("utf-8"))
     with pytest.MonkeyPatch.context() as monkeypatch:
         assert_same(*both(read_run, path, monkeypatch))
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["q1", "q2", "é", "q\xa0"]), st.sampled_from(["d1", "d2", "d3", "ü", "d\x0c"]),
+                          st.sampled_from([0.0, -0.0, 1.5, 1 / 3, 1e300, -1e-300, 2.0**-1074, float("inf"), 7.0])),
+                min_size=1, max_size=12))
+def test_written_files_are_the_same_with_and_without_pyarrow(tmp_path_factory, rows):
+    import sys
+
+    from evalframe.io.trec import write_qrels, write_run
+
+    run = pd.DataFrame(rows, columns=["qid", "docid", "score"]).drop_duplicates(["qid", "docid"])
+    qrels = run.assign(relevance=(run["score"] > 1).astype("int64") - (run["score"] < 0).astype("int64"))
+    folder = tmp_path_factory.mktemp("written")
+    fast = write_run(run, folder / "fast.run").read_bytes(), write_qrels(qrels, folder / "fast.qrels").read_bytes()
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.setitem(sys.modules, "pyarrow", None)  # import pyarrow raises ImportError
+        slow = write_run(run, folder / "slow.run").read_bytes(), write_qrels(qrels, folder / "slow.qrels").read_bytes()
+        assert read_run(folder / "slow.run").equals(read_run(folder / "fast.run"))
+    assert fast == slow
+    expected = "".join(f"{q} 0 {d} {g}\n" for q, d, g in zip(qrels["qid"], qrels["docid"], qrels["relevance"]))
+    assert fast[1].decode("utf-8") == expected
