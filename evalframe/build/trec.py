@@ -11,6 +11,7 @@ each shared by the rows that hold the same list (as the frames ``from_runs`` and
 
 from __future__ import annotations
 
+import ctypes
 import itertools
 import weakref
 from collections.abc import Mapping, Sequence
@@ -382,8 +383,8 @@ class TrecLayout:
     ``multilabel_id`` is ``query_ids[row_query]`` and ``document_id`` is ``doc_values[row_doc]`` (``row_query``
     ascending: codes in order of first appearance), ``type`` and ``eval_mode`` hold the one object ``constants[column]``
     on every row. The arrays hold the very objects the columns hold, which keeps them alive: a column holds what the
-    layout says exactly when it holds the same objects at the same rows (a check of addresses, see
-    :func:`evalframe.frames.judged.prepare_judged_rows`), so an edit of the frame is never missed.
+    layout says exactly when it holds the same objects at the same rows (:meth:`holds`, a check of addresses), so
+    an edit of the frame is never missed.
     """
 
     row_query: np.ndarray
@@ -391,6 +392,36 @@ class TrecLayout:
     row_doc: np.ndarray
     doc_values: np.ndarray
     constants: dict[str, object]
+
+    def holds(self, frame: pd.DataFrame) -> bool:
+        """Whether ``frame``'s ``multilabel_id``, ``document_id``, ``type`` and ``eval_mode`` still hold exactly the
+        objects the layout says, row by row, and it has a ``rank`` column.
+
+        The layout keeps those objects alive, so an equal address is the same object: one comparison of addresses
+        per column, and an edited cell, row or column is seen.
+        """
+        n = len(self.row_query)
+        if len(frame) != n or "rank" not in frame.columns:
+            return False
+        expected = [("multilabel_id", _addresses(self.query_ids), self.row_query),
+                    ("document_id", _addresses(self.doc_values), self.row_doc)]
+        expected += [(column, np.array([id(value)], dtype=np.intp), np.zeros(n, dtype=np.intp))
+                     for column, value in self.constants.items()]
+        for column, addresses, codes in expected:
+            series = frame[column] if column in frame.columns else None
+            if not isinstance(series, pd.Series) or series.dtype != object:
+                return False
+            current = series.to_numpy()
+            if len(current) != n or not np.array_equal(_addresses(current), addresses[codes]):
+                return False
+        return True
+
+
+def _addresses(values: np.ndarray) -> np.ndarray:
+    """The addresses of the objects of a 1-d object array, as intp (a view of its buffer when contiguous)."""
+    if len(values) and values.flags.c_contiguous:
+        return np.ctypeslib.as_array((ctypes.c_ssize_t * len(values)).from_address(values.ctypes.data))
+    return np.fromiter(map(id, values), dtype=np.intp, count=len(values))
 
 
 #: The layout of each frame trec_frame built and that is still alive, by id(frame); a frame's entry leaves with it.

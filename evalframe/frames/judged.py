@@ -25,7 +25,6 @@ cells.
 
 from __future__ import annotations
 
-import ctypes
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -39,8 +38,7 @@ from ..columns import NO_ANSWER_DOCUMENT_ID
 from ..errors import InvalidParameterError, SchemaError
 from ..metrics.trec import UNJUDGED, Measure, evaluate, parse_measures
 
-__all__ = ["JudgedRows", "JUDGMENT_COLUMNS", "DUPLICATE_RULES", "prepare_judged_rows", "trec_query_table",
-           "layout_holds"]
+__all__ = ["JudgedRows", "JUDGMENT_COLUMNS", "DUPLICATE_RULES", "prepare_judged_rows", "trec_query_table"]
 
 #: The columns judged rows are read from (besides multilabel_id, type, eval_mode and rank).
 JUDGMENT_COLUMNS = ("document_id", "gold_document_ids", "gold_document_relevance", "nonrelevant_document_ids",
@@ -140,43 +138,13 @@ def _judgments(frame: pd.DataFrame, first: np.ndarray, query_of_first: np.ndarra
     return query_of_first[owner][keep], flat_ids[keep], grade[keep]
 
 
-def _addresses(values: np.ndarray) -> np.ndarray:
-    """The addresses of the objects of a 1-d object array, as intp (a view of its buffer when contiguous)."""
-    if len(values) and values.flags.c_contiguous:
-        return np.ctypeslib.as_array((ctypes.c_ssize_t * len(values)).from_address(values.ctypes.data))
-    return np.fromiter(map(id, values), dtype=np.intp, count=len(values))
-
-
-def layout_holds(frame: pd.DataFrame, layout: TrecLayout) -> bool:
-    """Whether ``frame``'s ``multilabel_id``, ``document_id``, ``type`` and ``eval_mode`` still hold exactly the
-    objects ``layout`` says, row by row (the layout keeps them alive, so equal addresses are the same objects).
-
-    One comparison of addresses per column: an edited cell, row or column is seen.
-    """
-    n = len(layout.row_query)
-    if len(frame) != n or "rank" not in frame.columns:
-        return False
-    expected = [("multilabel_id", _addresses(layout.query_ids), layout.row_query),
-                ("document_id", _addresses(layout.doc_values), layout.row_doc)]
-    expected += [(column, np.array([id(value)], dtype=np.intp), np.zeros(n, dtype=np.intp))
-                 for column, value in layout.constants.items()]
-    for column, addresses, codes in expected:
-        series = frame[column] if column in frame.columns else None
-        if not isinstance(series, pd.Series) or series.dtype != object:
-            return False
-        current = series.to_numpy()
-        if len(current) != n or not np.array_equal(_addresses(current), addresses[codes]):
-            return False
-    return True
-
-
 def prepare_judged_rows(frame: pd.DataFrame, positions: np.ndarray, *, where: str, duplicates: str = "error",
                         lists: Callable[[str], DistinctLists] | None = None, layout: TrecLayout | None = None) -> JudgedRows:
     """Lay out the document rows at ``positions`` (one node, one eval_mode) and their queries' judgments.
 
     ``lists(column)`` gives a list column's distinct cells (default: every row its own cell); ``duplicates``
     is ``"error"`` or ``"first"`` (see the module). ``layout``: how :func:`evalframe.build.trec.trec_frame` built
-    the frame, checked with :func:`layout_holds` by the caller, with ``positions`` every row: the query and
+    the frame, checked with :meth:`~evalframe.build.trec.TrecLayout.holds` by the caller, with ``positions`` every row: the query and
     document codes are then taken from it instead of hashing the ids of every row.
 
     Examples

@@ -32,7 +32,7 @@ import pandas as pd
 from ..build.trec import trec_layout
 from ..columns import MATCH_LIST_COLUMNS
 from .arrays import DistinctLists
-from .judged import JUDGMENT_COLUMNS, JudgedRows, layout_holds, prepare_judged_rows
+from .judged import JUDGMENT_COLUMNS, JudgedRows, prepare_judged_rows
 from .prepared import AnswerRows, DocumentRows, prepare_answer_rows, prepare_document_rows
 from .rows import row_positions
 from .witness import ColumnWitness, holds, witness
@@ -179,7 +179,7 @@ class PreparedStore:
             where = f"node {node!r} (document rows, eval_mode={eval_mode!r})"
             lists = lambda column: self.distinct_lists(node, column)  # noqa: E731
             layout = trec_layout(frame)
-            if layout is not None and layout_holds(frame, layout):  # from_trec's frame, unedited: its codes, no hashing
+            if layout is not None and layout.holds(frame):  # from_trec's frame, unedited: its codes, no hashing
                 if layout.constants["type"] != "document" or layout.constants["eval_mode"] != eval_mode:
                     return None
                 return prepare_judged_rows(frame, np.arange(len(frame)), where=where, duplicates=duplicates, lists=lists,

@@ -8,7 +8,6 @@ import pytest
 
 from evalframe import EvaluationResult
 from evalframe.build.trec import trec_layout
-from evalframe.frames.judged import layout_holds
 
 RUN = {"q1": {"d1": 3.0, "d2": 2.0, "d3": 1.0}, "q2": {"d4": 2.0, "d5": 1.0}, "q3": {"d1": 1.0}}
 QRELS = {"q1": {"d2": 1, "d9": 2}, "q2": {"d4": 1}, "q4": {"d1": 1}}
@@ -29,7 +28,7 @@ def rebuilt(result: EvaluationResult) -> pd.DataFrame:
 def test_the_layout_is_used_and_gives_the_same_numbers():
     result = fresh()
     frame = result["Retriever"]
-    assert trec_layout(frame) is not None and layout_holds(frame, trec_layout(frame))
+    assert trec_layout(frame) is not None and trec_layout(frame).holds(frame)
     pd.testing.assert_frame_equal(result.trec_metrics(MEASURES, per_query=True, complete=True), rebuilt(result))
 
 
@@ -45,7 +44,7 @@ def test_an_edit_after_from_trec_gives_new_numbers(edit):
     result = fresh()
     before = result.trec_metrics(MEASURES, per_query=True, complete=True)
     edit(result["Retriever"])
-    assert not layout_holds(result["Retriever"], trec_layout(result["Retriever"]))
+    assert not trec_layout(result["Retriever"]).holds(result["Retriever"])
     after = result.trec_metrics(MEASURES, per_query=True, complete=True)
     pd.testing.assert_frame_equal(after, rebuilt(result))
     assert not after.equals(before)
