@@ -443,8 +443,8 @@ def trec_layout(frame: pd.DataFrame) -> TrecLayout | None:
 
 
 # ------------------------------------------------------------------------------------------ frame -> TREC
-def _document_rows(frame: pd.DataFrame, node: str, eval_mode: str | None) -> pd.DataFrame:
-    """The node's document rows (of ``eval_mode`` when the frame has that column), placeholders left out.
+def _document_rows(frame: pd.DataFrame, node: str, eval_mode: str | None) -> np.ndarray:
+    """Positions of the node's document rows (of ``eval_mode`` when the frame has that column), placeholders left out.
 
     A placeholder is the row of an empty retrieval: document_id ``""`` (as built) or missing (as a Haystack 1.x
     folder loads it).
@@ -461,17 +461,40 @@ def _document_rows(frame: pd.DataFrame, node: str, eval_mode: str | None) -> pd.
                           "multilabel_id, document_id and rank (a retriever's document rows).")
     if eval_mode is not None and "eval_mode" in frame.columns:
         keep &= (frame["eval_mode"] == eval_mode).to_numpy(dtype=bool)
-    rows = frame.loc[keep]
-    if rows["multilabel_id"].isna().any():
+    positions = np.flatnonzero(keep)
+    if frame["multilabel_id"].iloc[positions].isna().any():
         raise SchemaError(f"node {node!r}: multilabel_id is missing on some rows; it is the TREC query id.")
-    if rows["rank"].isna().any():
+    if frame["rank"].iloc[positions].isna().any():
         raise SchemaError(f"node {node!r}: rank is missing on some rows; the run is ordered by rank.")
-    ids = rows["document_id"]
-    return rows.loc[(ids.notna() & (ids != "")).to_numpy(dtype=bool)]
+    ids = frame["document_id"].iloc[positions]
+    return positions[(ids.notna() & (ids != "")).to_numpy(dtype=bool)]
+
+
+def _layout_rows(frame: pd.DataFrame, layout: TrecLayout, node: str, eval_mode: str | None
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`_document_rows` of a frame :func:`trec_frame` built and that still holds its layout, from its codes:
+    (positions, query codes (ascending), query ids as text, document codes, document ids as text)."""
+    if eval_mode is not None and layout.constants["eval_mode"] != eval_mode:
+        positions = np.zeros(0, dtype=np.int64)
+    else:
+        doc_values = layout.doc_values
+        is_document = ~pd.isna(doc_values) & (doc_values != "") if len(doc_values) else np.zeros(0, dtype=bool)
+        positions = np.flatnonzero(is_document[layout.row_doc])
+    if frame["rank"].iloc[positions].isna().any():
+        raise SchemaError(f"node {node!r}: rank is missing on some rows; the run is ordered by rank.")
+    query_text = _as_text(pd.Series(layout.query_ids, dtype=object))
+    doc_text = _as_text(pd.Series(layout.doc_values, dtype=object))
+    q_codes, q_values = _factorized(query_text)  # equal texts (an id 1 and "1"), one code
+    d_codes, d_values = _factorized(doc_text)
+    return positions, q_codes[layout.row_query[positions]], q_values, d_codes[layout.row_doc[positions]], d_values
 
 
 def _as_text(values: pd.Series) -> np.ndarray:
-    return values.map(lambda v: v if isinstance(v, str) else str(v)).to_numpy(dtype=object)
+    """The values as an object array of str (a value that is not a str: its ``str``); no copy when all are str."""
+    array = values.to_numpy(dtype=object)
+    if pd.api.types.infer_dtype(array, skipna=False) in ("string", "empty"):
+        return array
+    return np.array([v if isinstance(v, str) else str(v) for v in array.tolist()] + [None], dtype=object)[:-1]
 
 
 def run_from_frame(frame: pd.DataFrame, *, node: str, eval_mode: str | None = "integrated",
@@ -499,14 +522,18 @@ def run_from_frame(frame: pd.DataFrame, *, node: str, eval_mode: str | None = "i
     if scores not in ("score", "rank"):
         raise InvalidParameterError(f"scores must be 'score' (the frame's score column, checked against its ranks) or "
                                     f"'rank' (scores from the ranks); got {scores!r}.")
-    rows = _document_rows(frame, node, eval_mode)
-    qids, docids = _as_text(rows["multilabel_id"]), _as_text(rows["document_id"])
-    ranks = rows["rank"].to_numpy(dtype=np.float64)
-    order, positions = trec_order(qids, docids, -ranks)
-    qids, docids = qids[order], docids[order]
-    codes = _codes(qids)
-    duplicated = pd.Series(codes * max(1, len(pd.unique(docids))) + _codes(docids)).duplicated().to_numpy() if len(qids) \
-        else np.zeros(0, dtype=bool)
+    layout = trec_layout(frame)
+    if layout is not None and layout.holds(frame):  # from_trec's frame, unedited: its codes, no hashing
+        rows, q_codes, q_values, d_codes, d_values = _layout_rows(frame, layout, node, eval_mode)
+    else:
+        rows = _document_rows(frame, node, eval_mode)
+        q_codes, q_values = _factorized(_as_text(frame["multilabel_id"].iloc[rows]))
+        d_codes, d_values = _factorized(_as_text(frame["document_id"].iloc[rows]))
+    ranks = frame["rank"].iloc[rows].to_numpy(dtype=np.float64)
+    order, positions = trec_order_codes(q_codes, d_codes, d_values, -ranks)
+    codes, doc_codes = q_codes[order], d_codes[order]
+    qids, docids = q_values[codes], d_values[doc_codes]
+    duplicated = repeated_pairs(codes, doc_codes, len(q_values), len(d_values))
     if duplicated.any() and duplicates == "error":
         first = int(np.flatnonzero(duplicated)[0])
         raise SchemaError(f"node {node!r}, query {qids[first]!r}: document {docids[first]!r} is retrieved twice; trec_eval "
@@ -515,9 +542,9 @@ def run_from_frame(frame: pd.DataFrame, *, node: str, eval_mode: str | None = "i
     if duplicated.any():  # "first": the best-ranked row of each document stays; positions close up
         order, qids, docids, codes = order[~duplicated], qids[~duplicated], docids[~duplicated], codes[~duplicated]
         positions = ranks_within(codes)
-    if scores == "score" and "score" in rows.columns:
-        values = pd.to_numeric(rows["score"], errors="coerce").to_numpy(dtype=np.float64)[order]
-        _check_scores(node, qids, docids, codes, values, as_trec_scores(values), rows["rank"].to_numpy()[order].tolist())
+    if scores == "score" and "score" in frame.columns:
+        values = pd.to_numeric(frame["score"].iloc[rows], errors="coerce").to_numpy(dtype=np.float64)[order]
+        _check_scores(node, qids, docids, codes, values, as_trec_scores(values), frame["rank"].iloc[rows].to_numpy()[order])
     else:
         sizes = np.bincount(codes) if len(codes) else np.zeros(0, dtype=np.int64)
         values = (sizes[codes] - positions + 1).astype(np.float64)
@@ -526,7 +553,7 @@ def run_from_frame(frame: pd.DataFrame, *, node: str, eval_mode: str | None = "i
 
 
 def _check_scores(node: str, qids: np.ndarray, docids: np.ndarray, codes: np.ndarray, values: np.ndarray,
-                  compared: np.ndarray, ranks: list[Any]) -> None:
+                  compared: np.ndarray, ranks: np.ndarray) -> None:
     """The scores must give the frame's order under trec_eval's sort (score desc, docid desc); else a SchemaError.
 
     ``compared``: the scores as trec_eval compares them (:func:`as_trec_scores`).
@@ -542,7 +569,7 @@ def _check_scores(node: str, qids: np.ndarray, docids: np.ndarray, codes: np.nda
     wrong = same & (higher > lower)
     tied = np.flatnonzero(same & (higher == lower))
     if len(tied):  # equal scores: trec_eval puts the larger docid first, so the frame must too
-        wrong[tied] |= np.array([a < b for a, b in zip(docids[tied].tolist(), docids[tied + 1].tolist())], dtype=bool)
+        wrong[tied] |= np.asarray(docids[tied] < docids[tied + 1], dtype=bool)
     if wrong.any():
         i = int(np.flatnonzero(wrong)[0])
         raise SchemaError(

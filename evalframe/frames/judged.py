@@ -144,8 +144,8 @@ def prepare_judged_rows(frame: pd.DataFrame, positions: np.ndarray, *, where: st
 
     ``lists(column)`` gives a list column's distinct cells (default: every row its own cell); ``duplicates``
     is ``"error"`` or ``"first"`` (see the module). ``layout``: how :func:`evalframe.build.trec.trec_frame` built
-    the frame, checked with :meth:`~evalframe.build.trec.TrecLayout.holds` by the caller, with ``positions`` every row: the query and
-    document codes are then taken from it instead of hashing the ids of every row.
+    the frame, checked with :meth:`~evalframe.build.trec.TrecLayout.holds` by the caller, with ``positions`` every
+    row: the query and document codes are then taken from it instead of hashing the ids of every row.
 
     Examples
     --------

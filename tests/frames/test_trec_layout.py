@@ -74,3 +74,15 @@ def test_the_layout_leaves_with_its_frame():
     import gc
     gc.collect()
     assert np.isfinite(copy["rank"]).all()
+
+
+@pytest.mark.parametrize("edit", [None, lambda f: f.loc.__setitem__((0, "document_id"), "d9"),
+                                  lambda f: f.loc.__setitem__((0, "eval_mode"), "isolated")])
+def test_to_trec_run_writes_what_the_frame_holds(tmp_path, edit):
+    result = fresh()
+    if edit is not None:
+        edit(result["Retriever"])
+    copy = EvaluationResult({"Retriever": result["Retriever"].copy()})
+    written = result.to_trec_run(tmp_path / "run").read_text()
+    assert written == copy.to_trec_run(tmp_path / "copy").read_text()
+    assert written.startswith("q1 Q0 d9 1 3.0" if edit is not None and "d9" in written else "q1 Q0 d")
