@@ -24,8 +24,8 @@ import pandas as pd
 from ..columns import COLUMN_ORDER, NO_ANSWER_DOCUMENT_ID
 from ..errors import InvalidParameterError, SchemaError, warn
 
-__all__ = ["TREC_COLUMNS", "trec_order", "trec_order_codes", "repeated_pairs", "TrecLayout", "trec_layout", "as_trec_scores",
-           "trec_frame", "run_from_frame", "qrels_from_frame"]
+__all__ = ["TREC_COLUMNS", "trec_order", "trec_order_codes", "factorized", "repeated_pairs", "TrecLayout", "trec_layout",
+           "as_trec_scores", "trec_frame", "run_from_frame", "qrels_from_frame"]
 
 #: The columns a TREC build adds to the standard document columns, in this order after them.
 TREC_COLUMNS: tuple[str, ...] = ("score", "gold_document_relevance", "nonrelevant_document_ids",
@@ -216,9 +216,9 @@ def trec_frame(run: pd.DataFrame, qrels: pd.DataFrame, *, node: str = "Retriever
     1            q1     2          d1    1.0            1.0              [d1]
     2            q2     1                NaN            0.0              [d4]
     """
-    run_q, run_qids = _factorized(run["qid"].to_numpy(dtype=object))
-    judged_q, judged_qids = _factorized(qrels["qid"].to_numpy(dtype=object))
-    doc, doc_values = _factorized(np.concatenate([run["docid"].to_numpy(dtype=object), qrels["docid"].to_numpy(dtype=object)]))
+    run_q, run_qids = factorized(run["qid"].to_numpy(dtype=object))
+    judged_q, judged_qids = factorized(qrels["qid"].to_numpy(dtype=object))
+    doc, doc_values = factorized(np.concatenate([run["docid"].to_numpy(dtype=object), qrels["docid"].to_numpy(dtype=object)]))
     run_doc, judged_doc = doc[:len(run)], doc[len(run):]
     for name, table, q, d, n_q in (("run", run, run_q, run_doc, len(run_qids)), ("qrels", qrels, judged_q, judged_doc,
                                                                                 len(judged_qids))):
@@ -229,7 +229,7 @@ def trec_frame(run: pd.DataFrame, qrels: pd.DataFrame, *, node: str = "Retriever
                                         "trec_eval refuses duplicate documents (read the files with "
                                         "evalframe.io.trec, which names the line).")
     order = query_order(run_qids, judged_qids)
-    index = pd.Index(order)
+    index = pd.Index(order, dtype=object)
     n_queries = len(order)
     placeholder = np.flatnonzero(~index.isin(run_qids))  # queries only in the qrels: one row each, document_id ""
     n_docs = len(doc_values)
@@ -279,11 +279,12 @@ def trec_frame(run: pd.DataFrame, qrels: pd.DataFrame, *, node: str = "Retriever
     # gold_documents_id_match cells: per query one all-zero list, and one list per gold document retrieved
     zero_lists = [[0.0] * int(n) for n in n_gold]
     matched = np.flatnonzero(hit)
-    pair_keys = row_query[matched] * (int(n_gold.max(initial=0)) + 1) + match[matched]
+    pair_width = int(n_gold.max(initial=0)) + 1
+    pair_keys = row_query[matched] * pair_width + match[matched]
     pair_values, pair_code = np.unique(pair_keys, return_inverse=True)
     one_hot = []
     for key in pair_values.tolist():
-        query, position = divmod(key, int(n_gold.max(initial=0)) + 1)
+        query, position = divmod(key, pair_width)
         cell = [0.0] * int(n_gold[query])
         cell[position] = 1.0
         one_hot.append(cell)
@@ -346,11 +347,20 @@ def trec_frame(run: pd.DataFrame, qrels: pd.DataFrame, *, node: str = "Retriever
     return frame
 
 
-def _factorized(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """int64 codes in order of first appearance, and the distinct values (an object array)."""
+def factorized(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """int64 codes in order of first appearance, and the distinct values (an object array); a missing value is a value.
+
+    Examples
+    --------
+    >>> codes, values = factorized(np.array(["b", "a", "b"], dtype=object))
+    >>> codes.tolist(), values.tolist()
+    ([0, 1, 0], ['b', 'a'])
+    """
     if not len(values):
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=object)
-    codes, uniques = pd.factorize(values, sort=False, use_na_sentinel=False)
+    codes, uniques = pd.factorize(values, sort=False)
+    if len(codes) and codes.min() < 0:  # a missing value: coded as a value too (checking for them costs a pass)
+        codes, uniques = pd.factorize(values, sort=False, use_na_sentinel=False)
     return codes.astype(np.int64, copy=False), np.asarray(uniques, dtype=object)
 
 
@@ -484,8 +494,8 @@ def _layout_rows(frame: pd.DataFrame, layout: TrecLayout, node: str, eval_mode: 
         raise SchemaError(f"node {node!r}: rank is missing on some rows; the run is ordered by rank.")
     query_text = _as_text(pd.Series(layout.query_ids, dtype=object))
     doc_text = _as_text(pd.Series(layout.doc_values, dtype=object))
-    q_codes, q_values = _factorized(query_text)  # equal texts (an id 1 and "1"), one code
-    d_codes, d_values = _factorized(doc_text)
+    q_codes, q_values = factorized(query_text)  # equal texts (an id 1 and "1"), one code
+    d_codes, d_values = factorized(doc_text)
     return positions, q_codes[layout.row_query[positions]], q_values, d_codes[layout.row_doc[positions]], d_values
 
 
@@ -527,8 +537,8 @@ def run_from_frame(frame: pd.DataFrame, *, node: str, eval_mode: str | None = "i
         rows, q_codes, q_values, d_codes, d_values = _layout_rows(frame, layout, node, eval_mode)
     else:
         rows = _document_rows(frame, node, eval_mode)
-        q_codes, q_values = _factorized(_as_text(frame["multilabel_id"].iloc[rows]))
-        d_codes, d_values = _factorized(_as_text(frame["document_id"].iloc[rows]))
+        q_codes, q_values = factorized(_as_text(frame["multilabel_id"].iloc[rows]))
+        d_codes, d_values = factorized(_as_text(frame["document_id"].iloc[rows]))
     ranks = frame["rank"].iloc[rows].to_numpy(dtype=np.float64)
     order, positions = trec_order_codes(q_codes, d_codes, d_values, -ranks)
     codes, doc_codes = q_codes[order], d_codes[order]

@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InvalidParameterError, LoadError, SaveError
-from ..build.trec import as_trec_scores, repeated_pairs, trec_order_codes
+from ..build.trec import as_trec_scores, factorized, repeated_pairs, trec_order_codes
 from .atomic import step, sync_file
 
 __all__ = ["RUN_COLUMNS", "QRELS_COLUMNS", "read_run", "read_qrels", "read_queries", "write_run", "write_qrels"]
@@ -195,10 +195,8 @@ class _Columns:
     @classmethod
     def of_ids(cls, qids: np.ndarray, docids: np.ndarray, values: np.ndarray) -> _Columns:
         """From the ids as object arrays (factorised here)."""
-        empty = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=object))
-        q = pd.factorize(qids, sort=False, use_na_sentinel=False) if len(qids) else empty
-        d = pd.factorize(docids, sort=False, use_na_sentinel=False) if len(docids) else empty
-        return cls(q[0], np.asarray(q[1], dtype=object), d[0], np.asarray(d[1], dtype=object), values)
+        (q, q_values), (d, d_values) = factorized(qids), factorized(docids)
+        return cls(q, q_values, d, d_values, values)
 
     def has_duplicate(self) -> bool:
         """Whether a (qid, docid) pair repeats."""
