@@ -14,7 +14,7 @@ from __future__ import annotations
 import ctypes
 import itertools
 import weakref
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -53,13 +53,14 @@ def trec_order(qids: np.ndarray, docids: np.ndarray, scores: np.ndarray) -> tupl
     return trec_order_codes(_codes(qids), doc_codes, np.asarray(doc_values, dtype=object), scores)
 
 
-def trec_order_codes(query: np.ndarray, doc: np.ndarray, doc_values: np.ndarray, scores: np.ndarray
-                     ) -> tuple[np.ndarray, np.ndarray]:
+def trec_order_codes(query: np.ndarray, doc: np.ndarray, doc_values: np.ndarray, scores: np.ndarray, *,
+                     text_ranks: Callable[[], np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """:func:`trec_order` on codes: ``query`` numbers the queries in order of first appearance, ``doc[i]`` is row i's
     docid as an index into ``doc_values`` (distinct docids, any order); ``scores`` as :func:`trec_order` takes them.
 
-    One integer sort by (query, score); only the rows that tie there are then ordered by docid, and only the
-    distinct docids among them are compared as text.
+    One integer sort by (query, score); the rows that tie there are then ordered by docid with a second integer
+    sort, by (tie group, docid rank). ``text_ranks()``, when given, returns the rank of every distinct docid in
+    code point order (e.g. sorted in Arrow); else only the distinct docids of tied rows are sorted, as text.
 
     Examples
     --------
@@ -70,7 +71,7 @@ def trec_order_codes(query: np.ndarray, doc: np.ndarray, doc_values: np.ndarray,
     n = len(query)
     if n == 0:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    query = np.asarray(query, dtype=np.int64)
+    query, doc = np.asarray(query, dtype=np.int64), np.asarray(doc, dtype=np.int64)
     key = _score_key(query, np.asarray(scores))
     if key is not None:
         order = np.argsort(key, kind="stable")
@@ -80,20 +81,39 @@ def trec_order_codes(query: np.ndarray, doc: np.ndarray, doc_values: np.ndarray,
         order = np.lexsort((-scores, query))
         ordered_query, ordered_scores = query[order], scores[order]
         same = (ordered_query[1:] == ordered_query[:-1]) & (ordered_scores[1:] == ordered_scores[:-1])
-    if same.any():  # ties: only the tied rows are ranked by docid (few, usually), in place
+    if same.any():  # ties: the tied rows are ranked by docid descending, in place
         tied = np.zeros(n, dtype=bool)
         tied[1:] |= same
         tied[:-1] |= same
         rows = order[tied]
-        used, local = np.unique(np.asarray(doc)[rows], return_inverse=True)
-        text_rank = np.empty(len(used), dtype=np.int64)
-        text_rank[np.argsort(doc_values[used], kind="stable")] = np.arange(len(used))  # code point order
-        docid_rank = text_rank[local.reshape(-1)]
-        if key is not None:
-            order[tied] = rows[np.lexsort((-docid_rank, key[rows]))]
+        if text_ranks is not None:
+            rank_of = np.asarray(text_ranks(), dtype=np.int64)
+        else:  # only the docids of tied rows, each once
+            used = np.zeros(len(doc_values), dtype=bool)
+            used[doc[rows]] = True
+            used_codes = np.flatnonzero(used)
+            rank_of = np.zeros(len(doc_values), dtype=np.int64)
+            rank_of[used_codes[np.argsort(doc_values[used_codes], kind="stable")]] = np.arange(len(used_codes))
+        docid_rank = rank_of[doc[rows]]
+        # tie groups: runs of equal (query, score) among the tied rows, numbered in order
+        group = np.cumsum(_run_starts(tied, same)) - 1
+        largest = int(docid_rank.max(initial=0))
+        if int(group[-1]).bit_length() + largest.bit_length() <= 63:
+            within = np.argsort((group << largest.bit_length()) | (largest - docid_rank), kind="stable")
         else:
-            order[tied] = rows[np.lexsort((-docid_rank, -scores[rows], query[rows]))]
+            within = np.lexsort((-docid_rank, group))
+        order[tied] = rows[within]
     return order, ranks_within(query[order])
+
+
+def _run_starts(tied: np.ndarray, same: np.ndarray) -> np.ndarray:
+    """For the tied positions (in sorted order): whether each starts a new group of equal keys (``same[i]``: position
+    i + 1 equals position i)."""
+    positions = np.flatnonzero(tied)
+    starts = np.ones(len(positions), dtype=bool)
+    inside = positions[1:] - 1  # position before each tied position but the first
+    starts[1:] = ~((positions[1:] == positions[:-1] + 1) & same[inside])
+    return starts.astype(np.int64)
 
 
 def _score_key(query: np.ndarray, scores: np.ndarray) -> np.ndarray | None:

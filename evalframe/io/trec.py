@@ -191,6 +191,7 @@ class _Columns:
         self.qid_codes, self.qid_values = qid_codes.astype(np.int64, copy=False), qid_values
         self.docid_codes, self.docid_values = docid_codes.astype(np.int64, copy=False), docid_values
         self.values = values
+        self.text_ranks: Callable[[], np.ndarray] | None = None  # docid ranks in code point order, when cheap to get
 
     @classmethod
     def of_ids(cls, qids: np.ndarray, docids: np.ndarray, values: np.ndarray) -> _Columns:
@@ -284,8 +285,16 @@ def _read_arrow(path: Path, fmt: _Format) -> _Columns | None:
         return None
     del text
     q, d = qids.dictionary_encode(), docids.dictionary_encode()
-    return _Columns(q.indices.to_numpy(), q.dictionary.to_numpy(zero_copy_only=False),
-                    d.indices.to_numpy(), d.dictionary.to_numpy(zero_copy_only=False), values)
+    columns = _Columns(q.indices.to_numpy(), q.dictionary.to_numpy(zero_copy_only=False),
+                       d.indices.to_numpy(), d.dictionary.to_numpy(zero_copy_only=False), values)
+
+    def text_ranks() -> np.ndarray:  # Arrow sorts strings by their UTF-8 bytes: code point order
+        ranks = np.empty(len(d.dictionary), dtype=np.int64)
+        ranks[pc.sort_indices(d.dictionary).to_numpy()] = np.arange(len(d.dictionary))
+        return ranks
+
+    columns.text_ranks = text_ranks
+    return columns
 
 
 # ------------------------------------------------------------------------------------------ reading dicts
@@ -371,7 +380,7 @@ def read_run(run: RunInput) -> pd.DataFrame:
     """
     columns = _read_mapping(run, _RUN) if isinstance(run, Mapping) else _read_file(_check_path(run, "run"), _RUN)
     order, ranks = trec_order_codes(columns.qid_codes, columns.docid_codes, columns.docid_values,
-                                    as_trec_scores(columns.values))
+                                    as_trec_scores(columns.values), text_ranks=columns.text_ranks)
     return pd.DataFrame({"qid": columns.qids(order), "docid": columns.docids(order), "score": columns.values[order],
                          "rank": ranks}, copy=False)
 
