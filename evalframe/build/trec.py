@@ -326,7 +326,9 @@ def trec_frame(run: pd.DataFrame, qrels: pd.DataFrame, *, node: str = "Retriever
         warn(f"{len(missing)} of {n_queries} queries have no text in queries= (e.g. {missing[:3]}); their query id is "
              "their text.")
     found = np.asarray(hit, dtype=np.float64)
-    zeros = np.zeros(len(row_query), dtype=np.float64)
+
+    def zeros() -> np.ndarray:  # its own array per column (calloc'ed: no copy, pages mapped when read)
+        return np.zeros(len(row_query), dtype=np.float64)
     columns: dict[str, np.ndarray] = {
         "multilabel_id": np.asarray(order, dtype=object)[row_query],
         "query": np.array([texts.get(qid, qid) for qid in order.tolist()], dtype=object)[row_query],
@@ -335,14 +337,14 @@ def trec_frame(run: pd.DataFrame, qrels: pd.DataFrame, *, node: str = "Retriever
         "context": constant(""),
         "gold_contexts": per_query([[""] * int(n) for n in n_gold]),
         "gold_id_match": found,
-        "context_match": zeros,
-        "answer_match": zeros.copy(),
+        "context_match": zeros(),
+        "answer_match": zeros(),
         "gold_id_or_answer_match": found.copy(),
-        "gold_id_and_answer_match": zeros.copy(),
+        "gold_id_and_answer_match": zeros(),
         "gold_id_or_context_match": found.copy(),
-        "gold_id_and_context_match": zeros.copy(),
-        "gold_id_and_context_and_answer_match": zeros.copy(),
-        "context_and_answer_match": zeros.copy(),
+        "gold_id_and_context_match": zeros(),
+        "gold_id_and_context_and_answer_match": zeros(),
+        "context_and_answer_match": zeros(),
         "rank": row_rank,
         "document_id": doc_values[row_doc],
         "gold_document_ids": per_query(lists["gold_document_ids"]),

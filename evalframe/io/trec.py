@@ -19,6 +19,7 @@ import csv
 import gzip
 import itertools
 import math
+import mmap
 import numbers
 import os
 import re
@@ -248,11 +249,15 @@ def _read_arrow(path: Path, fmt: _Format) -> _Columns | None:
     except ImportError:  # pragma: no cover - pyarrow is optional
         return None
     try:
-        with _open(path) as source:
-            data = source.read()
-    except (*_DAMAGED_GZIP, OSError):
+        if _is_gzip(path):
+            with gzip.open(path, "rb") as source:
+                data: Any = source.read()
+        else:  # mapped, not copied: the checks and pyarrow read the file's pages
+            with path.open("rb") as handle:
+                data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) if path.stat().st_size else b""
+    except (*_DAMAGED_GZIP, OSError, ValueError):
         return None  # the pandas path reports it
-    if not data or b"\t" in data or _DOUBLE_SPACE.search(data) is not None:
+    if not len(data) or data.find(b"\t") >= 0 or _DOUBLE_SPACE.search(data) is not None:
         return None
     names = [f"c{i}" for i in range(fmt.width + 1)]  # one column more: to see lines that have one
     try:
