@@ -25,6 +25,7 @@ from ..columns import COLUMN_ORDER, NO_ANSWER_DOCUMENT_ID
 from ..errors import InvalidParameterError, SchemaError, warn
 
 __all__ = ["TREC_COLUMNS", "trec_order", "trec_order_codes", "factorized", "repeated_pairs", "TrecLayout", "trec_layout",
+           "remember_codes", "coded_column",
            "as_trec_scores", "trec_frame", "run_from_frame", "qrels_from_frame"]
 
 #: The columns a TREC build adds to the standard document columns, in this order after them.
@@ -236,10 +237,11 @@ def trec_frame(run: pd.DataFrame, qrels: pd.DataFrame, *, node: str = "Retriever
     1            q1     2          d1    1.0            1.0              [d1]
     2            q2     1                NaN            0.0              [d4]
     """
-    run_q, run_qids = factorized(run["qid"].to_numpy(dtype=object))
-    judged_q, judged_qids = factorized(qrels["qid"].to_numpy(dtype=object))
-    doc, doc_values = factorized(np.concatenate([run["docid"].to_numpy(dtype=object), qrels["docid"].to_numpy(dtype=object)]))
-    run_doc, judged_doc = doc[:len(run)], doc[len(run):]
+    run_q, run_qids = _codes_of(run, "qid")
+    judged_q, judged_qids = _codes_of(qrels, "qid")
+    (run_d, run_docids), (judged_d, judged_docids) = _codes_of(run, "docid"), _codes_of(qrels, "docid")
+    doc, doc_values = factorized(np.concatenate([run_docids, judged_docids]))  # one coding of the distinct docids
+    run_doc, judged_doc = doc[:len(run_docids)][run_d], doc[len(run_docids):][judged_d]
     for name, table, q, d, n_q in (("run", run, run_q, run_doc, len(run_qids)), ("qrels", qrels, judged_q, judged_doc,
                                                                                 len(judged_qids))):
         repeated = repeated_pairs(q, d, n_q, len(doc_values))
@@ -472,6 +474,35 @@ def trec_layout(frame: pd.DataFrame) -> TrecLayout | None:
     """
     entry = _LAYOUTS.get(id(frame))
     return entry[1] if entry is not None and entry[0]() is frame else None
+
+
+#: Codes a reader recorded for columns of a frame it returned, by id(frame): ``frame[column]`` is ``values[codes]``.
+_CODED: dict[int, tuple[weakref.ref[pd.DataFrame], dict[str, tuple[np.ndarray, np.ndarray]]]] = {}
+
+
+def remember_codes(frame: pd.DataFrame, columns: Mapping[str, tuple[np.ndarray, np.ndarray]]) -> None:
+    """Record that ``frame[column]`` holds ``values[codes]`` (``values``: an object array of the very objects the
+    column holds, distinct, in order of first appearance when the codes are), for :func:`coded_column`."""
+    key = id(frame)
+    _CODED[key] = (weakref.ref(frame, lambda _: _CODED.pop(key, None)), dict(columns))
+
+
+def coded_column(frame: pd.DataFrame, column: str) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(codes, values)`` recorded by :func:`remember_codes` for ``frame[column]`` when the column still holds those
+    very objects row by row (one comparison of addresses), else None."""
+    entry = _CODED.get(id(frame))
+    if entry is None or entry[0]() is not frame or column not in entry[1]:
+        return None
+    codes, values = entry[1][column]
+    series = frame[column] if column in frame.columns else None
+    if not isinstance(series, pd.Series) or series.dtype != object or len(series) != len(codes):
+        return None
+    return (codes, values) if np.array_equal(_addresses(series.to_numpy()), _addresses(values)[codes]) else None
+
+
+def _codes_of(frame: pd.DataFrame, column: str) -> tuple[np.ndarray, np.ndarray]:
+    """``frame[column]`` as codes in order of first appearance and its distinct values: a reader's, else factorised."""
+    return coded_column(frame, column) or factorized(frame[column].to_numpy(dtype=object))
 
 
 # ------------------------------------------------------------------------------------------ frame -> TREC

@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InvalidParameterError, LoadError, SaveError
-from ..build.trec import as_trec_scores, factorized, repeated_pairs, trec_order_codes
+from ..build.trec import as_trec_scores, factorized, remember_codes, repeated_pairs, trec_order_codes
 from .atomic import step, sync_file
 
 __all__ = ["RUN_COLUMNS", "QRELS_COLUMNS", "read_run", "read_qrels", "read_queries", "write_run", "write_qrels"]
@@ -203,6 +203,11 @@ class _Columns:
     def has_duplicate(self) -> bool:
         """Whether a (qid, docid) pair repeats."""
         return bool(repeated_pairs(self.qid_codes, self.docid_codes, len(self.qid_values), len(self.docid_values)).any())
+
+    def remember(self, frame: pd.DataFrame, order: np.ndarray) -> None:
+        """Record the codes of the frame's qid and docid columns (rows ``order``), for trec_frame (no hashing there)."""
+        remember_codes(frame, {"qid": (self.qid_codes[order], self.qid_values),
+                               "docid": (self.docid_codes[order], self.docid_values)})
 
     def qids(self, order: np.ndarray) -> pd.Series:
         return pd.Series(self.qid_values[self.qid_codes[order]], dtype=object)
@@ -386,8 +391,10 @@ def read_run(run: RunInput) -> pd.DataFrame:
     columns = _read_mapping(run, _RUN) if isinstance(run, Mapping) else _read_file(_check_path(run, "run"), _RUN)
     order, ranks = trec_order_codes(columns.qid_codes, columns.docid_codes, columns.docid_values,
                                     as_trec_scores(columns.values), text_ranks=columns.text_ranks)
-    return pd.DataFrame({"qid": columns.qids(order), "docid": columns.docids(order), "score": columns.values[order],
-                         "rank": ranks}, copy=False)
+    frame = pd.DataFrame({"qid": columns.qids(order), "docid": columns.docids(order), "score": columns.values[order],
+                          "rank": ranks}, copy=False)
+    columns.remember(frame, order)
+    return frame
 
 
 def read_qrels(qrels: QrelsInput) -> pd.DataFrame:
@@ -422,8 +429,10 @@ def read_qrels(qrels: QrelsInput) -> pd.DataFrame:
     """
     columns = _read_mapping(qrels, _QRELS) if isinstance(qrels, Mapping) else _read_file(_check_path(qrels, "qrels"), _QRELS)
     order = np.argsort(columns.qid_codes, kind="stable")  # grouped by query, in order of first appearance
-    return pd.DataFrame({"qid": columns.qids(order), "docid": columns.docids(order),
-                         "relevance": columns.values[order]}, copy=False)
+    frame = pd.DataFrame({"qid": columns.qids(order), "docid": columns.docids(order),
+                          "relevance": columns.values[order]}, copy=False)
+    columns.remember(frame, order)
+    return frame
 
 
 def read_queries(queries: PathLike | Mapping[str, str]) -> dict[str, str]:

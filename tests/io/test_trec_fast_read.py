@@ -127,3 +127,20 @@ def test_written_files_are_the_same_with_and_without_pyarrow(tmp_path_factory, r
     assert fast == slow
     expected = "".join(f"{q} 0 {d} {g}\n" for q, d, g in zip(qrels["qid"], qrels["docid"], qrels["relevance"]))
     assert fast[1].decode("utf-8") == expected
+
+
+def test_trec_frame_takes_the_readers_codes_and_sees_an_edit(tmp_path):
+    from evalframe.build.trec import coded_column, trec_frame
+
+    path = tmp_path / "run"
+    path.write_text("q1 Q0 d1 1 2.0 t\nq1 Q0 d2 2 1.0 t\nq2 Q0 d1 1 1.0 t\n", encoding="utf-8")
+    run, qrels = read_run(path), read_qrels({"q1": {"d2": 1}, "q3": {"d1": 2}})
+    assert coded_column(run, "docid") is not None and coded_column(qrels, "qid") is not None
+    pd.testing.assert_frame_equal(trec_frame(run, qrels), trec_frame(run.copy(), qrels.copy()))
+    run.loc[0, "docid"] = "d2x"
+    qrels.loc[1, "qid"] = "q2"
+    assert coded_column(run, "docid") is None and coded_column(qrels, "qid") is None
+    assert coded_column(run, "qid") is not None  # the other column is untouched
+    frame = trec_frame(run, qrels)
+    pd.testing.assert_frame_equal(frame, trec_frame(run.copy(), qrels.copy()))
+    assert "d2x" in frame["document_id"].tolist() and "q3" not in frame["multilabel_id"].tolist()
