@@ -6,8 +6,8 @@ queries only in the qrels and some only in the run) to a temporary folder, then 
 warm), ``to_trec_run`` / ``to_qrels``; and, when pytrec_eval is installed (a test-only dependency), pytrec_eval's own
 parsing of the files (``parse_run`` / ``parse_qrel``) and its evaluation of the same measures on its dict form. The
 peak RSS of the process is printed after each step (``--only-evalframe`` stops before pytrec_eval, so the peak is
-evalframe's; ``--skip-write`` leaves out ``to_trec_run`` / ``to_qrels``). Every per-query value is compared with pytrec_eval's (RR@k: its
-``recip_rank`` on the run cut to the top k) and the number that agree to 1e-12 is printed. The side-by-side with ranx
+evalframe's; ``--skip-write`` leaves out ``to_trec_run`` / ``to_qrels``). Every per-query value is compared with
+pytrec_eval's (RR@k: its ``recip_rank`` on the run cut to the top k) and the number that agree to 1e-12 is printed. The side-by-side with ranx
 and with loading in each tool's own form is ``benchmarks/vs_peers.py`` (issue 16).
 """
 
@@ -110,7 +110,6 @@ def main(argv: list[str] | None = None) -> int:
     except ImportError:
         print("  (pytrec_eval not installed: no comparison)")
         return 0
-    del result, frame
 
     def parse() -> tuple[dict[str, dict[str, float]], dict[str, dict[str, int]]]:
         with open(run_path) as run_file, open(qrels_path) as qrels_file:
