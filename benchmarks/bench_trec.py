@@ -7,8 +7,8 @@ warm), ``to_trec_run`` / ``to_qrels``; and, when pytrec_eval is installed (a tes
 parsing of the files (``parse_run`` / ``parse_qrel``) and its evaluation of the same measures on its dict form. The
 peak RSS of the process is printed after each step (``--only-evalframe`` stops before pytrec_eval, so the peak is
 evalframe's; ``--skip-write`` leaves out ``to_trec_run`` / ``to_qrels``). Every per-query value is compared with
-pytrec_eval's (RR@k: its ``recip_rank`` on the run cut to the top k) and the number that agree to 1e-12 is printed. The side-by-side with ranx
-and with loading in each tool's own form is ``benchmarks/vs_peers.py`` (issue 16).
+pytrec_eval's (RR@k: its ``recip_rank`` on the run cut to the top k) and the number that agree to 1e-12 is printed.
+The side-by-side with ranx and with loading in each tool's own form is ``benchmarks/vs_peers.py`` (issue 16).
 """
 
 from __future__ import annotations
