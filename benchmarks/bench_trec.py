@@ -3,15 +3,18 @@
 Writes a random run (scores with ties) and graded qrels (grades 0..3, some judged documents not retrieved, some
 queries only in the qrels and some only in the run) to a temporary folder, then times, each in this process:
 ``EvaluationResult.from_trec`` on the files, ``trec_metrics`` of eight measures and of a four-cutoff sweep (cold and
-warm), ``to_trec_run`` / ``to_qrels``; and, when pytrec_eval is installed (a test-only dependency), pytrec_eval's
-evaluation of the same measures on its dict form. Every per-query value is compared with pytrec_eval's (RR@k: its
-``recip_rank`` on the run cut to the top k) and the number that agree to 1e-12 is printed. The side-by-side with ranx
-and with loading in each tool's own form is ``benchmarks/vs_peers.py`` (issue 16).
+warm), ``to_trec_run`` / ``to_qrels``; and, when pytrec_eval is installed (a test-only dependency), pytrec_eval's own
+parsing of the files (``parse_run`` / ``parse_qrel``) and its evaluation of the same measures on its dict form. The
+peak RSS of the process is printed after each step (``--only-evalframe`` stops before pytrec_eval, so the peak is
+evalframe's; ``--skip-write`` leaves out ``to_trec_run`` / ``to_qrels``). Every per-query value is compared with
+pytrec_eval's (RR@k: its ``recip_rank`` on the run cut to the top k) and the number that agree to 1e-12 is printed.
+The side-by-side with ranx and with loading in each tool's own form is ``benchmarks/vs_peers.py`` (issue 16).
 """
 
 from __future__ import annotations
 
 import argparse
+import resource
 import sys
 import tempfile
 import time
@@ -60,49 +63,66 @@ def timed(fn):
     return time.perf_counter() - start, value
 
 
+def peak_mb() -> float:
+    """The process's peak resident set size so far, in MB (Linux reports KiB)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--queries", type=int, default=10_000)
     parser.add_argument("--depth", type=int, default=100)
+    parser.add_argument("--folder", type=Path, default=None, help="write (or reuse) the files there")
+    parser.add_argument("--only-evalframe", action="store_true", help="stop before pytrec_eval (evalframe's peak RSS)")
+    parser.add_argument("--skip-write", action="store_true", help="leave out to_trec_run and to_qrels")
     args = parser.parse_args(argv)
-    folder = Path(tempfile.mkdtemp())
-    run_path, qrels_path = write_files(folder, args.queries, args.depth)
+    folder = args.folder or Path(tempfile.mkdtemp())
+    folder.mkdir(parents=True, exist_ok=True)
+    run_path, qrels_path = folder / "bench.run", folder / "bench.qrels"
+    if not (run_path.exists() and qrels_path.exists()):
+        run_path, qrels_path = write_files(folder, args.queries, args.depth)
+    start_mb = peak_mb()
     rows = []
     seconds, result = timed(lambda: EvaluationResult.from_trec(str(run_path), str(qrels_path), progress=False))
-    rows.append(("from_trec(run, qrels) (files)", seconds))
+    rows.append(("(a) from_trec(run, qrels) (files)", seconds, peak_mb()))
     seconds, table = timed(lambda: result.trec_metrics(MEASURES, per_query=True))
-    rows.append((f"trec_metrics({len(MEASURES)} measures) (cold)", seconds))
+    rows.append((f"(b) trec_metrics({len(MEASURES)} measures) (cold)", seconds, peak_mb()))
+    rows.append(("(a)+(b)", rows[0][1] + rows[1][1], peak_mb()))
     seconds, _ = timed(lambda: result.trec_metrics(MEASURES))
-    rows.append((f"trec_metrics({len(MEASURES)} measures) (warm)", seconds))
+    rows.append((f"trec_metrics({len(MEASURES)} measures) (warm)", seconds, peak_mb()))
     seconds, sweep = timed(lambda: result.trec_metrics(SWEEP, per_query=True))
-    rows.append((f"trec_metrics({len(SWEEP)} cutoff measures) (warm)", seconds))
-    seconds, _ = timed(lambda: result.to_trec_run(str(folder / "out.run")))
-    rows.append(("to_trec_run", seconds))
-    seconds, _ = timed(lambda: result.to_qrels(str(folder / "out.qrels")))
-    rows.append(("to_qrels", seconds))
+    rows.append((f"trec_metrics({len(SWEEP)} cutoff measures) (warm)", seconds, peak_mb()))
+    if not args.skip_write:
+        seconds, _ = timed(lambda: result.to_trec_run(str(folder / "out.run")))
+        rows.append(("to_trec_run", seconds, peak_mb()))
+        seconds, _ = timed(lambda: result.to_qrels(str(folder / "out.qrels")))
+        rows.append(("to_qrels", seconds, peak_mb()))
 
     frame = result["Retriever"]
-    print(f"{args.queries:,} queries x {args.depth} documents ({len(frame):,} rows)")
-    print(f"  {'operation':<50} {'seconds':>9}")
-    for name, value in rows:
-        print(f"  {name:<50} {value:>9.3f}")
+    print(f"{args.queries:,} queries x {args.depth} documents ({len(frame):,} rows); peak RSS before: {start_mb:,.0f} MB")
+    print(f"  {'operation':<50} {'seconds':>9} {'peak RSS MB':>12}")
+    for name, value, mb in rows:
+        print(f"  {name:<50} {value:>9.3f} {mb:>12,.0f}")
+    if args.only_evalframe:
+        return 0
     try:
         import pytrec_eval  # test- and benchmark-only
     except ImportError:
         print("  (pytrec_eval not installed: no comparison)")
         return 0
-    run = pd.read_csv(run_path, sep=" ", header=None, names=["qid", "q0", "docid", "rank", "score", "tag"])
-    qrels = pd.read_csv(qrels_path, sep=" ", header=None, names=["qid", "iter", "docid", "rel"])
-    run_dict: dict[str, dict[str, float]] = {}
-    for q, d, s in zip(run["qid"], run["docid"], run["score"]):
-        run_dict.setdefault(q, {})[d] = float(s)
-    qrels_dict: dict[str, dict[str, int]] = {}
-    for q, d, g in zip(qrels["qid"], qrels["docid"], qrels["rel"]):
-        qrels_dict.setdefault(q, {})[d] = int(g)
+
+    def parse() -> tuple[dict[str, dict[str, float]], dict[str, dict[str, int]]]:
+        with open(run_path) as run_file, open(qrels_path) as qrels_file:
+            return pytrec_eval.parse_run(run_file), pytrec_eval.parse_qrel(qrels_file)
+
+    parse_seconds, (run_dict, qrels_dict) = timed(parse)
+    print(f"  {'pytrec_eval (a) parse_run + parse_qrel (files)':<50} {parse_seconds:>9.3f} {peak_mb():>12,.0f}")
     evaluator = pytrec_eval.RelevanceEvaluator(qrels_dict, {"map", "ndcg", "ndcg_cut.1,5,10,20", "P.1,5,10,20",
                                                             "recall.100", "recip_rank", "Rprec", "bpref", "success.10"})
     seconds, reference = timed(lambda: evaluator.evaluate(run_dict))
-    print(f"  {'pytrec_eval evaluate (its dict form, same measures)':<50} {seconds:>9.3f}")
+    print(f"  {'pytrec_eval (b) evaluate (its dict form, same measures)':<50} {seconds:>9.3f} {peak_mb():>12,.0f}")
+    print(f"  {'pytrec_eval (a)+(b)':<50} {parse_seconds + seconds:>9.3f}")
+
     def top(docs: dict[str, float], k: int) -> dict[str, float]:  # trec_eval's order: score desc, then docid desc
         by_id = sorted(docs.items(), key=lambda item: item[0], reverse=True)
         return dict(sorted(by_id, key=lambda item: -item[1])[:k])

@@ -11,8 +11,11 @@ each shared by the rows that hold the same list (as the frames ``from_runs`` and
 
 from __future__ import annotations
 
+import ctypes
 import itertools
-from collections.abc import Mapping, Sequence
+import weakref
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
@@ -21,7 +24,9 @@ import pandas as pd
 from ..columns import COLUMN_ORDER, NO_ANSWER_DOCUMENT_ID
 from ..errors import InvalidParameterError, SchemaError, warn
 
-__all__ = ["TREC_COLUMNS", "trec_order", "as_trec_scores", "trec_frame", "run_from_frame", "qrels_from_frame"]
+__all__ = ["TREC_COLUMNS", "trec_order", "trec_order_codes", "factorized", "repeated_pairs", "TrecLayout", "trec_layout",
+           "remember_codes", "coded_column",
+           "as_trec_scores", "trec_frame", "run_from_frame", "qrels_from_frame"]
 
 #: The columns a TREC build adds to the standard document columns, in this order after them.
 TREC_COLUMNS: tuple[str, ...] = ("score", "gold_document_relevance", "nonrelevant_document_ids",
@@ -45,22 +50,90 @@ def trec_order(qids: np.ndarray, docids: np.ndarray, scores: np.ndarray) -> tupl
     >>> order.tolist(), ranks.tolist()  # c and b tie: the larger docid first
     ([1, 2, 0], [1, 2, 3])
     """
-    codes = _codes(qids)
-    new_query = codes[1:] != codes[:-1]
-    if (codes[1:] >= codes[:-1]).all() and (new_query | (scores[1:] <= scores[:-1])).all():
-        order = np.arange(len(codes))  # already ranked, as most runs are written: no sort
-    else:
-        order = np.lexsort((-scores, codes))
-    ordered_codes, ordered_scores = codes[order], scores[order]
-    same = (ordered_codes[1:] == ordered_codes[:-1]) & (ordered_scores[1:] == ordered_scores[:-1])
-    if same.any():  # ties: only the tied rows are ranked by docid (few, usually), in place
-        tied = np.zeros(len(order), dtype=bool)
+    doc_codes, doc_values = pd.factorize(docids, sort=False) if len(docids) else (np.zeros(0, dtype=np.int64), docids)
+    return trec_order_codes(_codes(qids), doc_codes, np.asarray(doc_values, dtype=object), scores)
+
+
+def trec_order_codes(query: np.ndarray, doc: np.ndarray, doc_values: np.ndarray, scores: np.ndarray, *,
+                     text_ranks: Callable[[], np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`trec_order` on codes: ``query`` numbers the queries in order of first appearance, ``doc[i]`` is row i's
+    docid as an index into ``doc_values`` (distinct docids, any order); ``scores`` as :func:`trec_order` takes them.
+
+    One integer sort by (query, score); the rows that tie there are then ordered by docid with a second integer
+    sort, by (tie group, docid rank). ``text_ranks()``, when given, returns the rank of every distinct docid in
+    code point order (e.g. sorted in Arrow); else only the distinct docids of tied rows are sorted, as text.
+
+    Examples
+    --------
+    >>> trec_order_codes(np.array([0, 0, 0]), np.array([0, 1, 2]), np.array(["a", "c", "b"], dtype=object),
+    ...                  np.array([1.0, 2.0, 2.0]))[0].tolist()
+    [1, 2, 0]
+    """
+    n = len(query)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    query, doc = np.asarray(query, dtype=np.int64), np.asarray(doc, dtype=np.int64)
+    key = _score_key(query, np.asarray(scores))
+    if key is not None:
+        order = np.argsort(key, kind="stable")
+        ordered = key[order]
+        same = ordered[1:] == ordered[:-1]
+    else:  # scores that no 32-bit key holds exactly: sort on the floats
+        order = np.lexsort((-scores, query))
+        ordered_query, ordered_scores = query[order], scores[order]
+        same = (ordered_query[1:] == ordered_query[:-1]) & (ordered_scores[1:] == ordered_scores[:-1])
+    if same.any():  # ties: the tied rows are ranked by docid descending, in place
+        tied = np.zeros(n, dtype=bool)
         tied[1:] |= same
         tied[:-1] |= same
         rows = order[tied]
-        docid_codes = pd.factorize(docids[rows], sort=True)[0]  # ascending code point order
-        order[tied] = rows[np.lexsort((-docid_codes, -scores[rows], codes[rows]))]
-    return order, ranks_within(codes[order])
+        if text_ranks is not None:
+            rank_of = np.asarray(text_ranks(), dtype=np.int64)
+        else:  # only the docids of tied rows, each once
+            used = np.zeros(len(doc_values), dtype=bool)
+            used[doc[rows]] = True
+            used_codes = np.flatnonzero(used)
+            rank_of = np.zeros(len(doc_values), dtype=np.int64)
+            rank_of[used_codes[np.argsort(doc_values[used_codes], kind="stable")]] = np.arange(len(used_codes))
+        docid_rank = rank_of[doc[rows]]
+        # tie groups: runs of equal (query, score) among the tied rows, numbered in order
+        group = np.cumsum(_run_starts(tied, same)) - 1
+        largest = int(docid_rank.max(initial=0))
+        if int(group[-1]).bit_length() + largest.bit_length() <= 63:
+            within = np.argsort((group << largest.bit_length()) | (largest - docid_rank), kind="stable")
+        else:
+            within = np.lexsort((-docid_rank, group))
+        order[tied] = rows[within]
+    return order, ranks_within(query[order])
+
+
+def _run_starts(tied: np.ndarray, same: np.ndarray) -> np.ndarray:
+    """For the tied positions (in sorted order): whether each starts a new group of equal keys (``same[i]``: position
+    i + 1 equals position i)."""
+    positions = np.flatnonzero(tied)
+    starts = np.ones(len(positions), dtype=bool)
+    inside = positions[1:] - 1  # position before each tied position but the first
+    starts[1:] = ~((positions[1:] == positions[:-1] + 1) & same[inside])
+    return starts.astype(np.int64)
+
+
+def _score_key(query: np.ndarray, scores: np.ndarray) -> np.ndarray | None:
+    """One uint64 per row ordering by (query ascending, score descending), equal exactly when both are equal.
+
+    Scores must be float32 or float64 values that float32 holds exactly (else None); -0.0 and 0.0 are one score.
+    """
+    if np.isnan(scores).any():
+        return None
+    if scores.dtype != np.float32:
+        as32 = scores.astype(np.float32)
+        if not np.array_equal(as32, scores):
+            return None
+        scores = as32
+    if len(query) and int(query.max()) >= 2**32:
+        return None
+    bits = (scores + np.float32(0.0)).view(np.uint32)  # + 0.0: -0.0 becomes 0.0
+    ascending = np.where(bits >= np.uint32(0x80000000), ~bits, bits | np.uint32(0x80000000))  # larger float, larger key
+    return (query.astype(np.uint64) << np.uint64(32)) | (~ascending).astype(np.uint64)
 
 
 def as_trec_scores(scores: np.ndarray) -> np.ndarray:
@@ -164,31 +237,40 @@ def trec_frame(run: pd.DataFrame, qrels: pd.DataFrame, *, node: str = "Retriever
     1            q1     2          d1    1.0            1.0              [d1]
     2            q2     1                NaN            0.0              [d4]
     """
-    for name, table in (("run", run), ("qrels", qrels)):
-        repeated = table.duplicated(["qid", "docid"]).to_numpy(dtype=bool)
+    run_q, run_qids = _codes_of(run, "qid")
+    judged_q, judged_qids = _codes_of(qrels, "qid")
+    (run_d, run_docids), (judged_d, judged_docids) = _codes_of(run, "docid"), _codes_of(qrels, "docid")
+    doc, doc_values = factorized(np.concatenate([run_docids, judged_docids]))  # one coding of the distinct docids
+    run_doc, judged_doc = doc[:len(run_docids)][run_d], doc[len(run_docids):][judged_d]
+    for name, table, q, d, n_q in (("run", run, run_q, run_doc, len(run_qids)), ("qrels", qrels, judged_q, judged_doc,
+                                                                                len(judged_qids))):
+        repeated = repeated_pairs(q, d, n_q, len(doc_values))
         if repeated.any():
             row = table.iloc[int(np.flatnonzero(repeated)[0])]
             raise InvalidParameterError(f"the {name} lists document {row['docid']!r} twice in query {row['qid']!r}; "
                                         "trec_eval refuses duplicate documents (read the files with "
                                         "evalframe.io.trec, which names the line).")
-    order = query_order(run["qid"].to_numpy(dtype=object), qrels["qid"].to_numpy(dtype=object))
-    index = pd.Index(order)
+    order = query_order(run_qids, judged_qids)
+    index = pd.Index(order, dtype=object)
     n_queries = len(order)
-    placeholder = order[~pd.Index(order).isin(pd.unique(run["qid"].to_numpy(dtype=object)))]
+    placeholder = np.flatnonzero(~index.isin(run_qids))  # queries only in the qrels: one row each, document_id ""
+    n_docs = len(doc_values)
+    doc_values = np.r_[doc_values, np.array([""], dtype=object)]  # code n_docs: the placeholder's ""
 
-    # rows: the run's, and one placeholder (document id "") per query only in the qrels; grouped by query
-    row_query = np.r_[index.get_indexer(run["qid"].to_numpy(dtype=object)), index.get_indexer(placeholder)]
-    row_docid = np.r_[run["docid"].to_numpy(dtype=object), np.full(len(placeholder), "", dtype=object)].astype(object)
+    # rows: the run's, and one placeholder per query only in the qrels; grouped by query
+    row_query = np.r_[index.get_indexer(run_qids)[run_q], placeholder]
+    row_doc = np.r_[run_doc, np.full(len(placeholder), n_docs, dtype=np.int64)]
     row_score = np.r_[run["score"].to_numpy(dtype=np.float64), np.full(len(placeholder), np.nan)]
     row_rank = np.r_[run["rank"].to_numpy(dtype=np.int64), np.ones(len(placeholder), dtype=np.int64)]
-    by_query = np.argsort(row_query, kind="stable")
-    row_query, row_docid, row_score, row_rank = row_query[by_query], row_docid[by_query], row_score[by_query], row_rank[by_query]
+    if not (np.diff(row_query) >= 0).all():
+        by_query = np.argsort(row_query, kind="stable")
+        row_query, row_doc, row_score, row_rank = row_query[by_query], row_doc[by_query], row_score[by_query], row_rank[by_query]
 
     # judgments per query (file order): relevant (grade > 0) and not (grade <= 0)
-    judged_query = index.get_indexer(qrels["qid"].to_numpy(dtype=object))
+    judged_query = index.get_indexer(judged_qids)[judged_q]
     grades = qrels["relevance"].to_numpy(dtype=np.int64)
-    judged_docid = qrels["docid"].to_numpy(dtype=object)
-    no_answer = np.flatnonzero(judged_docid == NO_ANSWER_DOCUMENT_ID)
+    no_answer = np.flatnonzero(doc_values[judged_doc] == NO_ANSWER_DOCUMENT_ID) if NO_ANSWER_DOCUMENT_ID in doc_values[:n_docs] \
+        else np.zeros(0, dtype=np.int64)
     if len(no_answer):
         warn(f"the qrels judge a document with id {NO_ANSWER_DOCUMENT_ID!r} (query {order[judged_query[no_answer[0]]]!r}"
              f"{f' and {len(no_answer) - 1} more' if len(no_answer) > 1 else ''}): that id is Haystack's no-answer id, so "
@@ -199,26 +281,32 @@ def trec_frame(run: pd.DataFrame, qrels: pd.DataFrame, *, node: str = "Retriever
         rows = np.flatnonzero(chosen)
         rows = rows[np.argsort(judged_query[rows], kind="stable")]
         codes = judged_query[rows]
-        lists[f"{name}_document_ids"] = _split(judged_docid[rows], codes, n_queries)
+        lists[f"{name}_document_ids"] = _split(doc_values[judged_doc[rows]], codes, n_queries)
         lists[f"{name}_document_relevance"] = _split(grades[rows], codes, n_queries)
         if name == "gold":
             positions[rows] = ranks_within(codes) - 1
-    gold_ids = lists["gold_document_ids"]
-    n_gold = np.array([len(ids) for ids in gold_ids], dtype=np.int64)
+    n_gold = np.bincount(judged_query[grades > 0], minlength=n_queries).astype(np.int64)
 
-    # which gold document each row is (-1: none): one join on (query, docid)
+    # which gold document each row is (-1: none): integer keys (query, document), one sorted search
     relevant = np.flatnonzero(grades > 0)
-    gold_keys = pd.DataFrame({"q": judged_query[relevant], "d": judged_docid[relevant], "j": positions[relevant]})
-    row_keys = pd.DataFrame({"q": row_query, "d": row_docid})
-    match = row_keys.merge(gold_keys, on=["q", "d"], how="left")["j"].fillna(-1).to_numpy(dtype=np.int64)
+    width = n_docs + 1
+    gold_keys = judged_query[relevant] * width + judged_doc[relevant]
+    by_key = np.argsort(gold_keys)
+    gold_keys, gold_positions = gold_keys[by_key], positions[relevant][by_key]
+    row_keys = row_query * width + row_doc
+    at = np.minimum(np.searchsorted(gold_keys, row_keys), max(len(gold_keys) - 1, 0))
+    hit = gold_keys[at] == row_keys if len(gold_keys) else np.zeros(len(row_keys), dtype=bool)
+    match = np.where(hit, gold_positions[at] if len(gold_keys) else 0, -1)
 
     # gold_documents_id_match cells: per query one all-zero list, and one list per gold document retrieved
     zero_lists = [[0.0] * int(n) for n in n_gold]
-    matched = np.flatnonzero(match >= 0)
-    pairs, pair_code = np.unique(np.c_[row_query[matched], match[matched]], axis=0, return_inverse=True) \
-        if len(matched) else (np.zeros((0, 2), dtype=np.int64), np.zeros(0, dtype=np.int64))
+    matched = np.flatnonzero(hit)
+    pair_width = int(n_gold.max(initial=0)) + 1
+    pair_keys = row_query[matched] * pair_width + match[matched]
+    pair_values, pair_code = np.unique(pair_keys, return_inverse=True)
     one_hot = []
-    for query, position in pairs.tolist():
+    for key in pair_values.tolist():
+        query, position = divmod(key, pair_width)
         cell = [0.0] * int(n_gold[query])
         cell[position] = 1.0
         one_hot.append(cell)
@@ -229,53 +317,197 @@ def trec_frame(run: pd.DataFrame, qrels: pd.DataFrame, *, node: str = "Retriever
     def per_query(cells: list[Any]) -> np.ndarray:
         return _object_array(cells)[row_query]
 
+    def constant(value: Any) -> np.ndarray:
+        return np.array([value], dtype=object)[np.zeros(len(row_query), dtype=np.intp)]
+
+    document, integrated = "document", "integrated"
+
     texts = dict(queries or {})
     missing = [qid for qid in order.tolist() if qid not in texts]
     if queries is not None and missing:
         warn(f"{len(missing)} of {n_queries} queries have no text in queries= (e.g. {missing[:3]}); their query id is "
              "their text.")
-    found = np.asarray(match >= 0, dtype=np.float64)
-    zeros = np.zeros(len(row_query), dtype=np.float64)
-    no_answers: list[list[str]] = [[] for _ in range(n_queries)]
-    columns: dict[str, Any] = {
-        "multilabel_id": pd.Series(order[row_query], dtype=object),
-        "query": pd.Series(np.array([texts.get(qid, qid) for qid in order.tolist()], dtype=object)[row_query], dtype=object),
-        "filters": pd.Series([None] * len(row_query), dtype=object),
-        "gold_answers": per_query(no_answers),
-        "context": pd.Series(np.full(len(row_query), "", dtype=object), dtype=object),
+    found = np.asarray(hit, dtype=np.float64)
+
+    def zeros() -> np.ndarray:  # its own array per column (calloc'ed: no copy, pages mapped when read)
+        return np.zeros(len(row_query), dtype=np.float64)
+    columns: dict[str, np.ndarray] = {
+        "multilabel_id": np.asarray(order, dtype=object)[row_query],
+        "query": np.array([texts.get(qid, qid) for qid in order.tolist()], dtype=object)[row_query],
+        "filters": constant(None),
+        "gold_answers": per_query([[] for _ in range(n_queries)]),
+        "context": constant(""),
         "gold_contexts": per_query([[""] * int(n) for n in n_gold]),
         "gold_id_match": found,
-        "context_match": zeros,
-        "answer_match": zeros.copy(),
+        "context_match": zeros(),
+        "answer_match": zeros(),
         "gold_id_or_answer_match": found.copy(),
-        "gold_id_and_answer_match": zeros.copy(),
+        "gold_id_and_answer_match": zeros(),
         "gold_id_or_context_match": found.copy(),
-        "gold_id_and_context_match": zeros.copy(),
-        "gold_id_and_context_and_answer_match": zeros.copy(),
-        "context_and_answer_match": zeros.copy(),
+        "gold_id_and_context_match": zeros(),
+        "gold_id_and_context_and_answer_match": zeros(),
+        "context_and_answer_match": zeros(),
         "rank": row_rank,
-        "document_id": pd.Series(row_docid, dtype=object),
-        "gold_document_ids": per_query(gold_ids),
+        "document_id": doc_values[row_doc],
+        "gold_document_ids": per_query(lists["gold_document_ids"]),
         "gold_documents_id_match": id_match_cells[id_match_code],
         "gold_contexts_similarity": per_query([[0.0] * int(n) for n in n_gold]),
         "gold_answers_match": per_query([[] for _ in range(n_queries)]),
-        "type": pd.Series(np.full(len(row_query), "document", dtype=object), dtype=object),
-        "node": pd.Series(np.full(len(row_query), node, dtype=object), dtype=object),
-        "eval_mode": pd.Series(np.full(len(row_query), "integrated", dtype=object), dtype=object),
+        "type": constant(document),
+        "node": constant(node),
+        "eval_mode": constant(integrated),
         "score": row_score,
         "gold_document_relevance": per_query(lists["gold_document_relevance"]),
         "nonrelevant_document_ids": per_query(lists["nonrelevant_document_ids"]),
         "nonrelevant_document_relevance": per_query(lists["nonrelevant_document_relevance"]),
     }
-    frame = pd.DataFrame({name: (values if isinstance(values, pd.Series) else pd.Series(values, dtype=values.dtype))
-                          for name, values in columns.items()})
-    known = [c for c in COLUMN_ORDER if c in frame.columns]
-    return frame[known + [c for c in frame.columns if c not in known]]
+    known = [c for c in COLUMN_ORDER if c in columns]
+    names = known + [c for c in columns if c not in known]
+    # one block per column, each array the frame's own (no copy into consolidated blocks)
+    frame = pd.DataFrame({name: pd.Series(columns[name], dtype=columns[name].dtype, copy=False) for name in names},
+                         copy=False)
+    _remember(frame, TrecLayout(row_query=row_query, query_ids=np.asarray(order, dtype=object), row_doc=row_doc,
+                                doc_values=doc_values, constants={"type": document, "eval_mode": integrated}))
+    return frame
+
+
+def factorized(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """int64 codes in order of first appearance, and the distinct values (an object array); a missing value is a value.
+
+    Examples
+    --------
+    >>> codes, values = factorized(np.array(["b", "a", "b"], dtype=object))
+    >>> codes.tolist(), values.tolist()
+    ([0, 1, 0], ['b', 'a'])
+    """
+    if not len(values):
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=object)
+    codes, uniques = pd.factorize(values, sort=False)
+    if len(codes) and codes.min() < 0:  # a missing value: coded as a value too (checking for them costs a pass)
+        codes, uniques = pd.factorize(values, sort=False, use_na_sentinel=False)
+    return codes.astype(np.int64, copy=False), np.asarray(uniques, dtype=object)
+
+
+def repeated_pairs(first: np.ndarray, second: np.ndarray, n_first: int, n_second: int) -> np.ndarray:
+    """Whether each row repeats an earlier row's pair of codes (``first`` < ``n_first``, ``second`` < ``n_second``).
+
+    A bitmap when the pairs are few enough to count (no hashing), else one hash of integer keys.
+
+    Examples
+    --------
+    >>> repeated_pairs(np.array([0, 0, 1, 0]), np.array([0, 1, 0, 1]), 2, 2).tolist()
+    [False, False, False, True]
+    """
+    if not len(first):
+        return np.zeros(0, dtype=bool)
+    width = max(n_second, 1)
+    key = np.asarray(first, dtype=np.int64) * width + np.asarray(second, dtype=np.int64)
+    if n_first * width <= max(16 * len(key), 1 << 24):
+        seen = np.zeros(n_first * width, dtype=bool)
+        seen[key] = True
+        if int(np.count_nonzero(seen)) == len(key):
+            return np.zeros(len(key), dtype=bool)
+    return pd.Series(key).duplicated().to_numpy()
+
+
+@dataclass(frozen=True)
+class TrecLayout:
+    """How :func:`trec_frame` built a frame's key columns from codes, so later steps need not hash its ids again.
+
+    ``multilabel_id`` is ``query_ids[row_query]`` and ``document_id`` is ``doc_values[row_doc]`` (``row_query``
+    ascending: codes in order of first appearance), ``type`` and ``eval_mode`` hold the one object ``constants[column]``
+    on every row. The arrays hold the very objects the columns hold, which keeps them alive: a column holds what the
+    layout says exactly when it holds the same objects at the same rows (:meth:`holds`, a check of addresses), so
+    an edit of the frame is never missed.
+    """
+
+    row_query: np.ndarray
+    query_ids: np.ndarray
+    row_doc: np.ndarray
+    doc_values: np.ndarray
+    constants: dict[str, object]
+
+    def holds(self, frame: pd.DataFrame) -> bool:
+        """Whether ``frame``'s ``multilabel_id``, ``document_id``, ``type`` and ``eval_mode`` still hold exactly the
+        objects the layout says, row by row, and it has a ``rank`` column.
+
+        The layout keeps those objects alive, so an equal address is the same object: one comparison of addresses
+        per column, and an edited cell, row or column is seen.
+        """
+        n = len(self.row_query)
+        if len(frame) != n or "rank" not in frame.columns:
+            return False
+        expected = [("multilabel_id", _addresses(self.query_ids), self.row_query),
+                    ("document_id", _addresses(self.doc_values), self.row_doc)]
+        expected += [(column, np.array([id(value)], dtype=np.intp), np.zeros(n, dtype=np.intp))
+                     for column, value in self.constants.items()]
+        for column, addresses, codes in expected:
+            series = frame[column] if column in frame.columns else None
+            if not isinstance(series, pd.Series) or series.dtype != object:
+                return False
+            current = series.to_numpy()
+            if len(current) != n or not np.array_equal(_addresses(current), addresses[codes]):
+                return False
+        return True
+
+
+def _addresses(values: np.ndarray) -> np.ndarray:
+    """The addresses of the objects of a 1-d object array, as intp (a view of its buffer when contiguous)."""
+    if len(values) and values.flags.c_contiguous:
+        return np.ctypeslib.as_array((ctypes.c_ssize_t * len(values)).from_address(values.ctypes.data))
+    return np.fromiter(map(id, values), dtype=np.intp, count=len(values))
+
+
+#: The layout of each frame trec_frame built and that is still alive, by id(frame); a frame's entry leaves with it.
+_LAYOUTS: dict[int, tuple[weakref.ref[pd.DataFrame], TrecLayout]] = {}
+
+
+def _remember(frame: pd.DataFrame, layout: TrecLayout) -> None:
+    key = id(frame)
+    _LAYOUTS[key] = (weakref.ref(frame, lambda _: _LAYOUTS.pop(key, None)), layout)
+
+
+def trec_layout(frame: pd.DataFrame) -> TrecLayout | None:
+    """The :class:`TrecLayout` :func:`trec_frame` recorded for ``frame`` (this very object), else None.
+
+    The columns may have been edited since: check them against it before use.
+    """
+    entry = _LAYOUTS.get(id(frame))
+    return entry[1] if entry is not None and entry[0]() is frame else None
+
+
+#: Codes a reader recorded for columns of a frame it returned, by id(frame): ``frame[column]`` is ``values[codes]``.
+_CODED: dict[int, tuple[weakref.ref[pd.DataFrame], dict[str, tuple[np.ndarray, np.ndarray]]]] = {}
+
+
+def remember_codes(frame: pd.DataFrame, columns: Mapping[str, tuple[np.ndarray, np.ndarray]]) -> None:
+    """Record that ``frame[column]`` holds ``values[codes]`` (``values``: an object array of the very objects the
+    column holds, distinct, in order of first appearance when the codes are), for :func:`coded_column`."""
+    key = id(frame)
+    _CODED[key] = (weakref.ref(frame, lambda _: _CODED.pop(key, None)), dict(columns))
+
+
+def coded_column(frame: pd.DataFrame, column: str) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(codes, values)`` recorded by :func:`remember_codes` for ``frame[column]`` when the column still holds those
+    very objects row by row (one comparison of addresses), else None."""
+    entry = _CODED.get(id(frame))
+    if entry is None or entry[0]() is not frame or column not in entry[1]:
+        return None
+    codes, values = entry[1][column]
+    series = frame[column] if column in frame.columns else None
+    if not isinstance(series, pd.Series) or series.dtype != object or len(series) != len(codes):
+        return None
+    return (codes, values) if np.array_equal(_addresses(series.to_numpy()), _addresses(values)[codes]) else None
+
+
+def _codes_of(frame: pd.DataFrame, column: str) -> tuple[np.ndarray, np.ndarray]:
+    """``frame[column]`` as codes in order of first appearance and its distinct values: a reader's, else factorised."""
+    return coded_column(frame, column) or factorized(frame[column].to_numpy(dtype=object))
 
 
 # ------------------------------------------------------------------------------------------ frame -> TREC
-def _document_rows(frame: pd.DataFrame, node: str, eval_mode: str | None) -> pd.DataFrame:
-    """The node's document rows (of ``eval_mode`` when the frame has that column), placeholders left out.
+def _document_rows(frame: pd.DataFrame, node: str, eval_mode: str | None) -> np.ndarray:
+    """Positions of the node's document rows (of ``eval_mode`` when the frame has that column), placeholders left out.
 
     A placeholder is the row of an empty retrieval: document_id ``""`` (as built) or missing (as a Haystack 1.x
     folder loads it).
@@ -292,17 +524,40 @@ def _document_rows(frame: pd.DataFrame, node: str, eval_mode: str | None) -> pd.
                           "multilabel_id, document_id and rank (a retriever's document rows).")
     if eval_mode is not None and "eval_mode" in frame.columns:
         keep &= (frame["eval_mode"] == eval_mode).to_numpy(dtype=bool)
-    rows = frame.loc[keep]
-    if rows["multilabel_id"].isna().any():
+    positions = np.flatnonzero(keep)
+    if frame["multilabel_id"].iloc[positions].isna().any():
         raise SchemaError(f"node {node!r}: multilabel_id is missing on some rows; it is the TREC query id.")
-    if rows["rank"].isna().any():
+    if frame["rank"].iloc[positions].isna().any():
         raise SchemaError(f"node {node!r}: rank is missing on some rows; the run is ordered by rank.")
-    ids = rows["document_id"]
-    return rows.loc[(ids.notna() & (ids != "")).to_numpy(dtype=bool)]
+    ids = frame["document_id"].iloc[positions]
+    return positions[(ids.notna() & (ids != "")).to_numpy(dtype=bool)]
+
+
+def _layout_rows(frame: pd.DataFrame, layout: TrecLayout, node: str, eval_mode: str | None
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`_document_rows` of a frame :func:`trec_frame` built and that still holds its layout, from its codes:
+    (positions, query codes (ascending), query ids as text, document codes, document ids as text)."""
+    if eval_mode is not None and layout.constants["eval_mode"] != eval_mode:
+        positions = np.zeros(0, dtype=np.int64)
+    else:
+        doc_values = layout.doc_values
+        is_document = ~pd.isna(doc_values) & (doc_values != "") if len(doc_values) else np.zeros(0, dtype=bool)
+        positions = np.flatnonzero(is_document[layout.row_doc])
+    if frame["rank"].iloc[positions].isna().any():
+        raise SchemaError(f"node {node!r}: rank is missing on some rows; the run is ordered by rank.")
+    query_text = _as_text(pd.Series(layout.query_ids, dtype=object))
+    doc_text = _as_text(pd.Series(layout.doc_values, dtype=object))
+    q_codes, q_values = factorized(query_text)  # equal texts (an id 1 and "1"), one code
+    d_codes, d_values = factorized(doc_text)
+    return positions, q_codes[layout.row_query[positions]], q_values, d_codes[layout.row_doc[positions]], d_values
 
 
 def _as_text(values: pd.Series) -> np.ndarray:
-    return values.map(lambda v: v if isinstance(v, str) else str(v)).to_numpy(dtype=object)
+    """The values as an object array of str (a value that is not a str: its ``str``); no copy when all are str."""
+    array = values.to_numpy(dtype=object)
+    if pd.api.types.infer_dtype(array, skipna=False) in ("string", "empty"):
+        return array
+    return np.array([v if isinstance(v, str) else str(v) for v in array.tolist()] + [None], dtype=object)[:-1]
 
 
 def run_from_frame(frame: pd.DataFrame, *, node: str, eval_mode: str | None = "integrated",
@@ -330,14 +585,18 @@ def run_from_frame(frame: pd.DataFrame, *, node: str, eval_mode: str | None = "i
     if scores not in ("score", "rank"):
         raise InvalidParameterError(f"scores must be 'score' (the frame's score column, checked against its ranks) or "
                                     f"'rank' (scores from the ranks); got {scores!r}.")
-    rows = _document_rows(frame, node, eval_mode)
-    qids, docids = _as_text(rows["multilabel_id"]), _as_text(rows["document_id"])
-    ranks = rows["rank"].to_numpy(dtype=np.float64)
-    order, positions = trec_order(qids, docids, -ranks)
-    qids, docids = qids[order], docids[order]
-    codes = _codes(qids)
-    duplicated = pd.Series(codes * max(1, len(pd.unique(docids))) + _codes(docids)).duplicated().to_numpy() if len(qids) \
-        else np.zeros(0, dtype=bool)
+    layout = trec_layout(frame)
+    if layout is not None and layout.holds(frame):  # from_trec's frame, unedited: its codes, no hashing
+        rows, q_codes, q_values, d_codes, d_values = _layout_rows(frame, layout, node, eval_mode)
+    else:
+        rows = _document_rows(frame, node, eval_mode)
+        q_codes, q_values = factorized(_as_text(frame["multilabel_id"].iloc[rows]))
+        d_codes, d_values = factorized(_as_text(frame["document_id"].iloc[rows]))
+    ranks = frame["rank"].iloc[rows].to_numpy(dtype=np.float64)
+    order, positions = trec_order_codes(q_codes, d_codes, d_values, -ranks)
+    codes, doc_codes = q_codes[order], d_codes[order]
+    qids, docids = q_values[codes], d_values[doc_codes]
+    duplicated = repeated_pairs(codes, doc_codes, len(q_values), len(d_values))
     if duplicated.any() and duplicates == "error":
         first = int(np.flatnonzero(duplicated)[0])
         raise SchemaError(f"node {node!r}, query {qids[first]!r}: document {docids[first]!r} is retrieved twice; trec_eval "
@@ -346,9 +605,9 @@ def run_from_frame(frame: pd.DataFrame, *, node: str, eval_mode: str | None = "i
     if duplicated.any():  # "first": the best-ranked row of each document stays; positions close up
         order, qids, docids, codes = order[~duplicated], qids[~duplicated], docids[~duplicated], codes[~duplicated]
         positions = ranks_within(codes)
-    if scores == "score" and "score" in rows.columns:
-        values = pd.to_numeric(rows["score"], errors="coerce").to_numpy(dtype=np.float64)[order]
-        _check_scores(node, qids, docids, codes, values, as_trec_scores(values), rows["rank"].to_numpy()[order].tolist())
+    if scores == "score" and "score" in frame.columns:
+        values = pd.to_numeric(frame["score"].iloc[rows], errors="coerce").to_numpy(dtype=np.float64)[order]
+        _check_scores(node, qids, docids, codes, values, as_trec_scores(values), frame["rank"].iloc[rows].to_numpy()[order])
     else:
         sizes = np.bincount(codes) if len(codes) else np.zeros(0, dtype=np.int64)
         values = (sizes[codes] - positions + 1).astype(np.float64)
@@ -357,7 +616,7 @@ def run_from_frame(frame: pd.DataFrame, *, node: str, eval_mode: str | None = "i
 
 
 def _check_scores(node: str, qids: np.ndarray, docids: np.ndarray, codes: np.ndarray, values: np.ndarray,
-                  compared: np.ndarray, ranks: list[Any]) -> None:
+                  compared: np.ndarray, ranks: np.ndarray) -> None:
     """The scores must give the frame's order under trec_eval's sort (score desc, docid desc); else a SchemaError.
 
     ``compared``: the scores as trec_eval compares them (:func:`as_trec_scores`).
@@ -373,7 +632,7 @@ def _check_scores(node: str, qids: np.ndarray, docids: np.ndarray, codes: np.nda
     wrong = same & (higher > lower)
     tied = np.flatnonzero(same & (higher == lower))
     if len(tied):  # equal scores: trec_eval puts the larger docid first, so the frame must too
-        wrong[tied] |= np.array([a < b for a, b in zip(docids[tied].tolist(), docids[tied + 1].tolist())], dtype=bool)
+        wrong[tied] |= np.asarray(docids[tied] < docids[tied + 1], dtype=bool)
     if wrong.any():
         i = int(np.flatnonzero(wrong)[0])
         raise SchemaError(

@@ -33,6 +33,7 @@ import pandas as pd
 
 from .arrays import DistinctLists, SelectedLists, first_appearance_codes, first_rows, numeric_column, row_label, select_lists
 from .._validation import require_columns
+from ..build.trec import TrecLayout, repeated_pairs
 from ..columns import NO_ANSWER_DOCUMENT_ID
 from ..errors import InvalidParameterError, SchemaError
 from ..metrics.trec import UNJUDGED, Measure, evaluate, parse_measures
@@ -88,17 +89,18 @@ def _ranking_order(query: np.ndarray, rank: np.ndarray) -> np.ndarray:
     return np.lexsort((rank, query))
 
 
-def _tie_break(ids: np.ndarray, query: np.ndarray, rank: np.ndarray) -> np.ndarray | None:
+def _tie_break(ids_of: Callable[[np.ndarray], np.ndarray], query: np.ndarray, rank: np.ndarray) -> np.ndarray | None:
     """For rows sorted by (query, rank): a key ordering the rows of equal (query, rank) by id descending
-    (trec_eval's ``strcmp``: code point order), 0 elsewhere; None when no two rows tie. Only tied ids are sorted."""
+    (trec_eval's ``strcmp``: code point order), 0 elsewhere; None when no two rows tie. Only tied ids are sorted
+    (``ids_of(rows)``: the ids of those rows)."""
     same = (np.diff(query) == 0) & (np.diff(rank) == 0)
     if not same.any():
         return None
-    tied = np.zeros(len(ids), dtype=bool)
+    tied = np.zeros(len(query), dtype=bool)
     tied[1:] |= same
     tied[:-1] |= same
-    codes, _ = pd.factorize(ids[tied], sort=True)
-    key = np.zeros(len(ids), dtype=np.int64)
+    codes, _ = pd.factorize(ids_of(np.flatnonzero(tied)), sort=True)
+    key = np.zeros(len(query), dtype=np.int64)
     key[tied] = -codes.astype(np.int64)
     return key
 
@@ -137,11 +139,13 @@ def _judgments(frame: pd.DataFrame, first: np.ndarray, query_of_first: np.ndarra
 
 
 def prepare_judged_rows(frame: pd.DataFrame, positions: np.ndarray, *, where: str, duplicates: str = "error",
-                        lists: Callable[[str], DistinctLists] | None = None) -> JudgedRows:
+                        lists: Callable[[str], DistinctLists] | None = None, layout: TrecLayout | None = None) -> JudgedRows:
     """Lay out the document rows at ``positions`` (one node, one eval_mode) and their queries' judgments.
 
     ``lists(column)`` gives a list column's distinct cells (default: every row its own cell); ``duplicates``
-    is ``"error"`` or ``"first"`` (see the module).
+    is ``"error"`` or ``"first"`` (see the module). ``layout``: how :func:`evalframe.build.trec.trec_frame` built
+    the frame, checked with :meth:`~evalframe.build.trec.TrecLayout.holds` by the caller, with ``positions`` every
+    row: the query and document codes are then taken from it instead of hashing the ids of every row.
 
     Examples
     --------
@@ -158,7 +162,10 @@ def prepare_judged_rows(frame: pd.DataFrame, positions: np.ndarray, *, where: st
         lists = lambda column: DistinctLists.of_rows(frame[column])  # noqa: E731
     require_columns(frame, ["multilabel_id", "rank", "document_id", "gold_document_ids"], where=where,
                     why="for the trec measures")
-    codes, query_ids = first_appearance_codes(frame["multilabel_id"], positions)
+    if layout is not None:
+        codes, query_ids = layout.row_query, layout.query_ids
+    else:
+        codes, query_ids = first_appearance_codes(frame["multilabel_id"], positions)
     n_queries = len(query_ids)
     rank = numeric_column(frame, "rank", where=where)[positions]
     if np.isnan(rank).any():
@@ -174,13 +181,18 @@ def prepare_judged_rows(frame: pd.DataFrame, positions: np.ndarray, *, where: st
     judged_ids = np.concatenate([gold[1], other[1]])
     judged_grade = np.concatenate([gold[2], other[2]])
 
-    retrieved = _strings(frame["document_id"].iloc[positions].to_numpy(dtype=object, na_value=""))
-    document = retrieved != ""
-    row_rank, row_ids, row_query, row_frame = rank[document], retrieved[document], codes[document], positions[document]
-    # one coding of every id (equal ids, equal codes)
-    id_codes, id_values = pd.factorize(np.concatenate([row_ids, judged_ids]), sort=False)
+    # the rows' document ids as codes into ``distinct`` (every row its own, or the layout's distinct ids)
+    if layout is not None:
+        row_code, distinct = layout.row_doc, layout.doc_values
+    else:
+        row_code, distinct = np.arange(len(positions)), frame["document_id"].iloc[positions].to_numpy(dtype=object)
+    distinct = _strings(np.where(pd.isna(distinct), "", distinct).astype(object) if len(distinct) else distinct)
+    document = (distinct != "")[row_code] if len(distinct) else np.zeros(len(row_code), dtype=bool)
+    row_rank, row_code, row_query, row_frame = rank[document], row_code[document], codes[document], positions[document]
+    # one coding of every id (equal ids, equal codes): of the distinct ids and the judged ones
+    id_codes, id_values = pd.factorize(np.concatenate([distinct, judged_ids]), sort=False)
     id_codes = id_codes.astype(np.int64, copy=False)
-    row_doc, judged_doc = id_codes[:len(row_ids)], id_codes[len(row_ids):]
+    row_doc, judged_doc = id_codes[:len(distinct)][row_code], id_codes[len(distinct):]
     width = max(len(id_values), 1)
 
     # judgments: one per (query, document), the highest grade; then sorted by query, grade descending
@@ -193,12 +205,12 @@ def prepare_judged_rows(frame: pd.DataFrame, positions: np.ndarray, *, where: st
 
     # the ranking: query, rank ascending, document id descending
     order = _ranking_order(row_query, row_rank)
-    tie_break = _tie_break(row_ids[order], row_query[order], row_rank[order])
+    tie_break = _tie_break(lambda rows: id_values[row_doc[order[rows]]], row_query[order], row_rank[order])
     if tie_break is not None:
         order = order[np.lexsort((tie_break, row_rank[order], row_query[order]))]
     row_query, row_doc, row_frame = row_query[order], row_doc[order], row_frame[order]
     row_key = row_query * width + row_doc
-    repeated = pd.Series(row_key).duplicated(keep="first").to_numpy()  # rows in ranking order: the first is the best
+    repeated = repeated_pairs(row_query, row_doc, n_queries, width)  # rows in ranking order: the first is the best
     if repeated.any():
         if duplicates == "error":
             row = int(np.argmax(repeated))

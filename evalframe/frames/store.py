@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..build.trec import trec_layout
 from ..columns import MATCH_LIST_COLUMNS
 from .arrays import DistinctLists
 from .judged import JUDGMENT_COLUMNS, JudgedRows, prepare_judged_rows
@@ -174,10 +175,17 @@ class PreparedStore:
         Kept while every column read holds (:data:`JUDGED_KEY_COLUMNS`, the relevance columns included).
         """
         def build() -> JudgedRows | None:
-            positions = self.positions(node, "document", eval_mode)
+            frame = self.frames[node]
             where = f"node {node!r} (document rows, eval_mode={eval_mode!r})"
             lists = lambda column: self.distinct_lists(node, column)  # noqa: E731
-            return prepare_judged_rows(self.frames[node], positions, where=where, duplicates=duplicates,
+            layout = trec_layout(frame)
+            if layout is not None and layout.holds(frame):  # from_trec's frame, unedited: its codes, no hashing
+                if layout.constants["type"] != "document" or layout.constants["eval_mode"] != eval_mode:
+                    return None
+                return prepare_judged_rows(frame, np.arange(len(frame)), where=where, duplicates=duplicates, lists=lists,
+                                           layout=layout) if len(frame) else None
+            positions = self.positions(node, "document", eval_mode)
+            return prepare_judged_rows(frame, positions, where=where, duplicates=duplicates,
                                        lists=lists) if len(positions) else None
 
         return self.cached(node, ("judged", eval_mode, duplicates), JUDGED_KEY_COLUMNS, build)

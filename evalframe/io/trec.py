@@ -17,7 +17,9 @@ from __future__ import annotations
 import contextlib
 import csv
 import gzip
+import itertools
 import math
+import mmap
 import numbers
 import os
 import re
@@ -31,7 +33,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InvalidParameterError, LoadError, SaveError
-from ..build.trec import as_trec_scores, trec_order
+from ..build.trec import as_trec_scores, factorized, remember_codes, repeated_pairs, trec_order_codes
 from .atomic import step, sync_file
 
 __all__ = ["RUN_COLUMNS", "QRELS_COLUMNS", "read_run", "read_qrels", "read_queries", "write_run", "write_qrels"]
@@ -66,27 +68,6 @@ _QRELS = _Format("qrels", "qid iter docid relevance", 3, "relevance")
 
 
 # ------------------------------------------------------------------------------------------ grouping
-def _grouped(qids: np.ndarray) -> np.ndarray:
-    """Row positions grouped by query (queries in order of first appearance, rows in their order within a query)."""
-    codes = pd.factorize(qids, sort=False)[0] if len(qids) else np.zeros(0, dtype=np.int64)
-    return np.argsort(codes, kind="stable")
-
-
-def _duplicated(qids: np.ndarray, docids: np.ndarray) -> np.ndarray:
-    """Whether each row repeats an earlier row's (qid, docid).
-
-    First by 64-bit hashes (no repeated hash: no repeated pair, the usual case, quickly); exactly otherwise.
-    """
-    if not len(qids):
-        return np.zeros(0, dtype=bool)
-    q, _ = pd.factorize(qids, sort=False)
-    hashes = pd.util.hash_array(docids, categorize=False) ^ (q.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15))
-    if not pd.Series(hashes).duplicated().any():
-        return np.zeros(len(qids), dtype=bool)
-    d, unique_docids = pd.factorize(docids, sort=False)
-    return pd.Series(q.astype(np.int64) * len(unique_docids) + d).duplicated().to_numpy()
-
-
 # ------------------------------------------------------------------------------------------ reading files
 def _check_path(value: object, kind: str) -> Path:
     if isinstance(value, (str, os.PathLike)) and str(value):
@@ -199,27 +180,135 @@ def _locate(path: Path, fmt: _Format, detail: object = "") -> NoReturn:
                     f"must be `{fmt.layout}`.")
 
 
-def _read_file(path: Path, fmt: _Format) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+class _Columns:
+    """A table read from a file or a dict: qids and docids as codes into their distinct values, and the values.
+
+    ``qid_values`` are in order of first appearance (so the codes number the queries in that order); the docid
+    codes index ``docid_values`` (distinct, any order).
+    """
+
+    def __init__(self, qid_codes: np.ndarray, qid_values: np.ndarray, docid_codes: np.ndarray, docid_values: np.ndarray,
+                 values: np.ndarray) -> None:
+        self.qid_codes, self.qid_values = qid_codes.astype(np.int64, copy=False), qid_values
+        self.docid_codes, self.docid_values = docid_codes.astype(np.int64, copy=False), docid_values
+        self.values = values
+        self.text_ranks: Callable[[], np.ndarray] | None = None  # docid ranks in code point order, when cheap to get
+
+    @classmethod
+    def of_ids(cls, qids: np.ndarray, docids: np.ndarray, values: np.ndarray) -> _Columns:
+        """From the ids as object arrays (factorised here)."""
+        (q, q_values), (d, d_values) = factorized(qids), factorized(docids)
+        return cls(q, q_values, d, d_values, values)
+
+    def has_duplicate(self) -> bool:
+        """Whether a (qid, docid) pair repeats."""
+        return bool(repeated_pairs(self.qid_codes, self.docid_codes, len(self.qid_values), len(self.docid_values)).any())
+
+    def remember(self, frame: pd.DataFrame, order: np.ndarray) -> None:
+        """Record the codes of the frame's qid and docid columns (rows ``order``), for trec_frame (no hashing there)."""
+        remember_codes(frame, {"qid": (self.qid_codes[order], self.qid_values),
+                               "docid": (self.docid_codes[order], self.docid_values)})
+
+    def qids(self, order: np.ndarray) -> pd.Series:
+        return pd.Series(self.qid_values[self.qid_codes[order]], dtype=object)
+
+    def docids(self, order: np.ndarray) -> pd.Series:
+        return pd.Series(self.docid_values[self.docid_codes[order]], dtype=object)
+
+
+def _read_file(path: Path, fmt: _Format) -> _Columns:
     """qids, docids and values (float64 scores / int64 grades) of a file, in file order, checked."""
-    frame = _parse(path, fmt)
-    qids, docids = frame[0].to_numpy(dtype=object), frame[2].to_numpy(dtype=object)
-    if fmt is _RUN:
-        values = frame[fmt.value].to_numpy(dtype=np.float64)
-    else:
-        text = frame[fmt.value]
-        if not text.str.fullmatch(_INTEGER.pattern).all():
-            _locate(path, fmt)
-        try:
-            values = text.to_numpy(dtype=object).astype(np.int64)
-        except (ValueError, OverflowError) as exc:
-            _locate(path, fmt, exc)
-    if _duplicated(qids, docids).any():
+    columns = _read_arrow(path, fmt)
+    if columns is None:
+        frame = _parse(path, fmt)
+        qids, docids = frame[0].to_numpy(dtype=object), frame[2].to_numpy(dtype=object)
+        if fmt is _RUN:
+            values = frame[fmt.value].to_numpy(dtype=np.float64)
+        else:
+            text = frame[fmt.value]
+            if not text.str.fullmatch(_INTEGER.pattern).all():
+                _locate(path, fmt)
+            try:
+                values = text.to_numpy(dtype=object).astype(np.int64)
+            except (ValueError, OverflowError) as exc:
+                _locate(path, fmt, exc)
+        columns = _Columns.of_ids(qids, docids, values)
+    if columns.has_duplicate():
         _locate(path, fmt)
-    return qids, docids, values
+    return columns
+
+
+#: A run of two spaces: an empty column between them (the pandas path reads such lines; pyarrow's would misplace them).
+_DOUBLE_SPACE = re.compile(b"  ")
+
+
+def _read_arrow(path: Path, fmt: _Format) -> _Columns | None:
+    """The file parsed by pyarrow's multi-threaded CSV reader, ids dictionary-encoded; None when pyarrow is missing
+    or the file is not plain single-space-separated lines of well-formed values (the pandas path then reads it, and
+    names the line of any problem).
+    """
+    try:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+        import pyarrow.csv as pa_csv
+    except ImportError:  # pragma: no cover - pyarrow is optional
+        return None
+    try:
+        if _is_gzip(path):
+            with gzip.open(path, "rb") as source:
+                data: Any = source.read()
+        else:  # mapped, not copied: the checks and pyarrow read the file's pages
+            with path.open("rb") as handle:
+                data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) if path.stat().st_size else b""
+    except (*_DAMAGED_GZIP, OSError, ValueError):
+        return None  # the pandas path reports it
+    if not len(data) or data.find(b"\t") >= 0 or _DOUBLE_SPACE.search(data) is not None:
+        return None
+    names = [f"c{i}" for i in range(fmt.width + 1)]  # one column more: to see lines that have one
+    try:
+        table = pa_csv.read_csv(
+            pa.py_buffer(data),
+            read_options=pa_csv.ReadOptions(column_names=names[:fmt.width]),
+            parse_options=pa_csv.ParseOptions(delimiter=" ", quote_char=False, double_quote=False, escape_char=False),
+            convert_options=pa_csv.ConvertOptions(column_types={name: pa.string() for name in names[:fmt.width]},
+                                                  include_columns=[names[0], names[2], names[fmt.value]]))
+    except (pa.ArrowInvalid, pa.ArrowTypeError, UnicodeDecodeError):
+        return None  # a line with more or fewer columns, text that is not UTF-8, ...
+    del data
+    if table.num_rows == 0:
+        return None
+    qids, docids, text = (table.column(i).combine_chunks() for i in range(3))
+    del table
+    # an empty column (a line starting with a space) or a value that is not a plain number: the pandas path decides
+    if min(pc.min(pc.binary_length(column)).as_py() for column in (qids, docids, text)) == 0:
+        return None
+    try:
+        if fmt is _RUN:
+            values = pc.cast(text, pa.float64()).to_numpy()
+            if np.isnan(values).any():
+                return None
+        else:
+            if not pc.all(pc.match_substring_regex(text, r"^[+-]?[0-9]+$")).as_py():
+                return None
+            values = pc.cast(text, pa.int64()).to_numpy()
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return None
+    del text
+    q, d = qids.dictionary_encode(), docids.dictionary_encode()
+    columns = _Columns(q.indices.to_numpy(), q.dictionary.to_numpy(zero_copy_only=False),
+                       d.indices.to_numpy(), d.dictionary.to_numpy(zero_copy_only=False), values)
+
+    def text_ranks() -> np.ndarray:  # Arrow sorts strings by their UTF-8 bytes: code point order
+        ranks = np.empty(len(d.dictionary), dtype=np.int64)
+        ranks[pc.sort_indices(d.dictionary).to_numpy()] = np.arange(len(d.dictionary))
+        return ranks
+
+    columns.text_ranks = text_ranks
+    return columns
 
 
 # ------------------------------------------------------------------------------------------ reading dicts
-def _read_mapping(mapping: Mapping[Any, Any], fmt: _Format) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _read_mapping(mapping: Mapping[Any, Any], fmt: _Format) -> _Columns:
     """qids, docids and values of the dict-of-dicts form, checked (errors name the qid and docid)."""
     what = "run" if fmt is _RUN else "qrels"
     qids: list[str] = []
@@ -247,7 +336,7 @@ def _read_mapping(mapping: Mapping[Any, Any], fmt: _Format) -> tuple[np.ndarray,
     if fmt is _RUN and not qids:
         raise InvalidParameterError(f"the run dict {dict(mapping)!r:.80} holds no document; give {{qid: {{docid: score}}}}.")
     value_array = np.array(values, dtype=np.float64 if fmt is _RUN else np.int64)
-    return np.array(qids, dtype=object), np.array(docids, dtype=object), value_array
+    return _Columns.of_ids(np.array(qids, dtype=object), np.array(docids, dtype=object), value_array)
 
 
 def _check_id(value: object, where: str) -> None:
@@ -299,13 +388,13 @@ def read_run(run: RunInput) -> pd.DataFrame:
     1  q1    d3    0.5     2
     2  q1    d1    0.5     3
     """
-    if isinstance(run, Mapping):
-        qids, docids, scores = _read_mapping(run, _RUN)
-    else:
-        qids, docids, scores = _read_file(_check_path(run, "run"), _RUN)
-    order, ranks = trec_order(qids, docids, as_trec_scores(scores))
-    return pd.DataFrame({"qid": pd.Series(qids[order], dtype=object), "docid": pd.Series(docids[order], dtype=object),
-                         "score": scores[order], "rank": ranks})
+    columns = _read_mapping(run, _RUN) if isinstance(run, Mapping) else _read_file(_check_path(run, "run"), _RUN)
+    order, ranks = trec_order_codes(columns.qid_codes, columns.docid_codes, columns.docid_values,
+                                    as_trec_scores(columns.values), text_ranks=columns.text_ranks)
+    frame = pd.DataFrame({"qid": columns.qids(order), "docid": columns.docids(order), "score": columns.values[order],
+                          "rank": ranks}, copy=False)
+    columns.remember(frame, order)
+    return frame
 
 
 def read_qrels(qrels: QrelsInput) -> pd.DataFrame:
@@ -338,13 +427,12 @@ def read_qrels(qrels: QrelsInput) -> pd.DataFrame:
     0  q1    d2          2
     1  q1    d1          0
     """
-    if isinstance(qrels, Mapping):
-        qids, docids, grades = _read_mapping(qrels, _QRELS)
-    else:
-        qids, docids, grades = _read_file(_check_path(qrels, "qrels"), _QRELS)
-    order = _grouped(qids)
-    return pd.DataFrame({"qid": pd.Series(qids[order], dtype=object), "docid": pd.Series(docids[order], dtype=object),
-                         "relevance": grades[order]})
+    columns = _read_mapping(qrels, _QRELS) if isinstance(qrels, Mapping) else _read_file(_check_path(qrels, "qrels"), _QRELS)
+    order = np.argsort(columns.qid_codes, kind="stable")  # grouped by query, in order of first appearance
+    frame = pd.DataFrame({"qid": columns.qids(order), "docid": columns.docids(order),
+                          "relevance": columns.values[order]}, copy=False)
+    columns.remember(frame, order)
+    return frame
 
 
 def read_queries(queries: PathLike | Mapping[str, str]) -> dict[str, str]:
@@ -411,16 +499,15 @@ def write_run(run: pd.DataFrame | Mapping[str, Mapping[str, float]], path: PathL
     if not isinstance(tag, str) or not tag or _WHITESPACE.search(tag):
         raise InvalidParameterError(f"tag must be a non-empty string without whitespace (the run's name in column 6); "
                                     f"got {tag!r}.")
-    qids, docids, values = _frame_columns(run, _RUN, read_run)
+    columns = _frame_columns(run, _RUN, read_run)
+    values = columns.values
     if np.isnan(values).any():
         first = int(np.flatnonzero(np.isnan(values))[0])
-        raise SaveError(f"cannot write the run to {path}: query {qids[first]!r}, document {docids[first]!r} has no "
-                        "score (NaN); trec_eval needs a number on every line.")
-    order, ranks = trec_order(qids, docids, as_trec_scores(values))
-    scores = [repr(v) for v in values[order].tolist()]
-    text = "".join(f"{q} Q0 {d} {r} {s} {tag}\n"
-                   for q, d, r, s in zip(qids[order].tolist(), docids[order].tolist(), ranks.tolist(), scores))
-    return _write_text(path, text, "run")
+        raise SaveError(f"cannot write the run to {path}: query {columns.qid_values[columns.qid_codes[first]]!r}, document "
+                        f"{columns.docid_values[columns.docid_codes[first]]!r} has no score (NaN); trec_eval needs a number "
+                        "on every line.")
+    order, ranks = trec_order_codes(columns.qid_codes, columns.docid_codes, columns.docid_values, as_trec_scores(values))
+    return _write_text(path, _lines(columns, order, [" Q0 ", " ", " ", f" {tag}\n"], ranks, values[order]), "run")
 
 
 def write_qrels(qrels: pd.DataFrame | Mapping[str, Mapping[str, int]], path: PathLike) -> Path:
@@ -437,13 +524,44 @@ def write_qrels(qrels: pd.DataFrame | Mapping[str, Mapping[str, int]], path: Pat
     q1 0 d1 1
     q1 0 d7 0
     """
-    qids, docids, grades = _frame_columns(qrels, _QRELS, read_qrels)
-    text = "".join(f"{q} 0 {d} {g}\n" for q, d, g in zip(qids.tolist(), docids.tolist(), grades.tolist()))
-    return _write_text(path, text, "qrels")
+    columns = _frame_columns(qrels, _QRELS, read_qrels)
+    order = np.arange(len(columns.values))
+    return _write_text(path, _lines(columns, order, [" 0 ", " ", "\n"], columns.values), "qrels")
 
 
-def _frame_columns(table: Any, fmt: _Format, reader: Callable[[Any], pd.DataFrame]
-                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _lines(columns: _Columns, order: np.ndarray, separators: list[str], *numbers: np.ndarray) -> bytes:
+    """The UTF-8 text of the lines ``qid sep docid sep number sep number ...`` of the rows ``order``.
+
+    ``separators``: the text after the qid, after the docid and after each of ``numbers`` (int64: written in
+    decimal; float64: with ``repr``, the shortest text that reads back as the same float; one ``repr`` per distinct
+    value). With pyarrow the lines are joined column-wide in Arrow (ids as dictionary codes, no Python string per
+    line); without it, one f-string per line.
+    """
+    parts: list[tuple[np.ndarray, np.ndarray]] = [(columns.qid_codes[order], columns.qid_values),
+                                                  (columns.docid_codes[order], columns.docid_values)]
+    for values in numbers:
+        codes, distinct = pd.factorize(values.view(np.int64) if values.dtype == np.float64 else values, sort=False)
+        texts = list(map(repr, distinct.view(np.float64).tolist())) if values.dtype == np.float64 else \
+            list(map(str, distinct.tolist()))
+        parts.append((codes, np.array(texts, dtype=object)))
+    try:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+    except ImportError:  # pragma: no cover - pyarrow is optional
+        cells = [values[codes].tolist() for codes, values in parts] + [itertools.repeat("")]
+        return "".join("".join(itertools.chain.from_iterable(zip(row, separators))) for row in zip(*cells)).encode("utf-8")
+    arrays = [pa.DictionaryArray.from_arrays(pa.array(codes.astype(np.int64, copy=False)),
+                                             pa.array(values.tolist(), type=pa.large_string())).cast(pa.large_string())
+              for codes, values in parts]
+    pieces = [piece for array, separator in itertools.zip_longest(arrays, separators)
+              for piece in (array, pa.scalar(separator, type=pa.large_string())) if piece is not None]
+    joined = pc.binary_join_element_wise(*pieces, pa.scalar("", type=pa.large_string()))  # the last: the separator
+    end = int(np.frombuffer(joined.buffers()[1], dtype=np.int64)[joined.offset + len(joined)])
+    start = int(np.frombuffer(joined.buffers()[1], dtype=np.int64)[joined.offset])
+    return joined.buffers()[2].to_pybytes()[start:end]
+
+
+def _frame_columns(table: Any, fmt: _Format, reader: Callable[[Any], pd.DataFrame]) -> _Columns:
     """qids, docids and values of a frame (or dict) to write, checked: ids writable, no duplicate, values typed."""
     if isinstance(table, Mapping):
         table = reader(table)
@@ -461,12 +579,13 @@ def _frame_columns(table: Any, fmt: _Format, reader: Callable[[Any], pd.DataFram
                         f"empty file); nothing was written.")
     qids = table["qid"].to_numpy(dtype=object)
     docids = table["docid"].to_numpy(dtype=object)
-    for name, ids in (("qid", qids), ("docid", docids)):
-        if not _writable_ids(pd.unique(ids)):
+    columns = _Columns.of_ids(qids, docids, np.zeros(0))
+    for name, ids, distinct in (("qid", qids, columns.qid_values), ("docid", docids, columns.docid_values)):
+        if not _writable_ids(distinct):
             first = next(i for i, value in enumerate(ids.tolist()) if not _writable_ids(np.array([value], dtype=object)))
             raise SaveError(f"cannot write {fmt.kind} row {first + 1}: its {name} {ids[first]!r:.60} is not a non-empty "
                             "string without whitespace (TREC files separate columns by whitespace).")
-    duplicated = _duplicated(qids, docids)
+    duplicated = repeated_pairs(columns.qid_codes, columns.docid_codes, len(columns.qid_values), len(columns.docid_values))
     if duplicated.any():
         first = int(np.flatnonzero(duplicated)[0])
         raise SaveError(f"cannot write the {fmt.kind}: document {docids[first]!r} appears twice in query {qids[first]!r}; "
@@ -475,11 +594,13 @@ def _frame_columns(table: Any, fmt: _Format, reader: Callable[[Any], pd.DataFram
     if fmt is _RUN:
         if not pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values):
             raise InvalidParameterError(f"the run's score column must hold numbers; got dtype {values.dtype}.")
-        return qids, docids, values.to_numpy(dtype=np.float64)
+        columns.values = values.to_numpy(dtype=np.float64)
+        return columns
     if not pd.api.types.is_integer_dtype(values) or pd.api.types.is_bool_dtype(values):
         raise InvalidParameterError(f"the qrels' relevance column must hold integers; got dtype {values.dtype}. "
                                     "Convert it with .astype('int64').")
-    return qids, docids, values.to_numpy(dtype=np.int64)
+    columns.values = values.to_numpy(dtype=np.int64)
+    return columns
 
 
 def _writable_ids(ids: np.ndarray) -> bool:
@@ -491,8 +612,8 @@ def _writable_ids(ids: np.ndarray) -> bool:
     return not (ids == "").any() and _WHITESPACE.search(joined) is None
 
 
-def _write_text(path: PathLike, text: str, kind: str) -> Path:
-    """Replace ``path`` by a file holding ``text`` (gzip when the name ends with .gz): whole or not at all.
+def _write_text(path: PathLike, data: bytes, kind: str) -> Path:
+    """Replace ``path`` by a file holding ``data`` (UTF-8 text; gzip when the name ends with .gz): whole or not at all.
 
     The content goes to a hidden sibling ``.<name>.evalframe-write-<id>``, is fsync'ed, renamed over the target
     (atomic on POSIX) and the folder fsync'ed; on any failure the sibling is removed and the old file stays.
@@ -507,7 +628,6 @@ def _write_text(path: PathLike, text: str, kind: str) -> Path:
         raise SaveError(f"cannot write the {kind} file: {target} is a folder; give a file name.")
     if not target.parent.is_dir():
         raise SaveError(f"cannot write the {kind} file {target}: the folder {target.parent} does not exist.")
-    data = text.encode("utf-8")
     if target.name.endswith(".gz"):
         data = gzip.compress(data, compresslevel=6, mtime=0)  # no time stamp: the same content gives the same bytes
     staging = target.parent / f".{target.name}.evalframe-write-{uuid.uuid4().hex[:12]}"

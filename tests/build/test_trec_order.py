@@ -1,0 +1,33 @@
+"""trec_order / trec_order_codes sort as trec_eval: a property test against a plain Python sort."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 3), st.sampled_from(["a", "b", "c", "é", "Z", "a0", "ü", "😀"]),
+                          st.sampled_from([0.0, -0.0, 1.0, 1.5, 0.1234567891, 0.1234567890, math.inf, -math.inf, 1e300])),
+                min_size=1, max_size=40), st.booleans())
+def test_trec_order_codes_is_trec_evals_sort(rows, with_text_ranks):
+    """Queries in order of first appearance; score (as float32) descending; docid descending, by code point."""
+    from evalframe.build.trec import as_trec_scores, trec_order, trec_order_codes
+
+    qids = np.array([f"q{q}" for q, _, _ in rows], dtype=object)
+    docids = np.array([d for _, d, _ in rows], dtype=object)
+    scores = as_trec_scores(np.array([s for _, _, s in rows]))
+    first = {q: i for i, q in reversed(list(enumerate(qids.tolist())))}
+    expected = sorted(range(len(rows)), key=lambda i: (first[qids[i]], -scores[i], [-ord(c) for c in docids[i]] + [1]))
+    order, _ = trec_order(qids, docids, scores)
+    keys = [(qids[i], float(scores[i]), docids[i]) for i in order.tolist()]
+    assert keys == [(qids[i], float(scores[i]), docids[i]) for i in expected]
+    doc_codes, doc_values = pd.factorize(docids)
+    text_ranks = (lambda: np.argsort(np.argsort(np.asarray(doc_values, dtype=object)))) if with_text_ranks else None
+    codes_order, _ = trec_order_codes(pd.factorize(qids)[0], doc_codes, np.asarray(doc_values, dtype=object), scores,
+                                      text_ranks=text_ranks)
+    assert codes_order.tolist() == order.tolist()
