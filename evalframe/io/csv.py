@@ -13,19 +13,19 @@ import codecs
 import csv
 import io
 from pathlib import Path
-from typing import Any, BinaryIO, Literal, NoReturn, overload
+from typing import Any, BinaryIO, Literal, NoReturn, cast, overload
 
 import numpy as np
 import pandas as pd
 
 from . import arrow_csv
-from .codecs import decode_column
+from .codecs import TextColumn, decode_column
 from .folder import Folder
 from ..columns import METRIC_LIST_COLUMNS
 from ..errors import LoadError, SaveError
 from ..frames.arrays import DistinctLists
 
-__all__ = ["EXACT_FLOATS", "check_dialect", "check_rows", "read", "read_frame", "save_options", "write"]
+__all__ = ["EXACT_FLOATS", "check_dialect", "check_rows", "read", "read_frame", "save_options", "write", "writes_texts"]
 
 #: to_csv options that keep a folder readable by load(): recorded in evalframe.json where load needs them.
 _SAVE_OPTIONS = frozenset({"sep", "encoding", "quoting"})
@@ -47,8 +47,14 @@ def save_options(to_csv_kwargs: dict[str, Any]) -> dict[str, Any]:
             "quoting": to_csv_kwargs.get("quoting", csv.QUOTE_NONNUMERIC)}
 
 
-def write(path: Path, columns: dict[str, list[Any]], *, sep: str, encoding: str, quoting: int) -> None:
-    """One header row and the encoded cells, with Python's C csv writer (floats are written by repr: exact)."""
+def write(path: Path, columns: dict[str, list[Any]] | dict[str, TextColumn], *, sep: str, encoding: str,
+          quoting: int) -> None:
+    """One header row and the encoded cells: Python values (:func:`evalframe.io.codecs.encode_frame`) with
+    Python's C csv writer (floats are written by repr: exact), or texts made column-wide
+    (:func:`evalframe.io.codecs.encode_frame_texts`, where :func:`writes_texts` allows the options) with Arrow."""
+    if any(isinstance(column, TextColumn) for column in columns.values()):
+        _write_texts(path, cast("dict[str, TextColumn]", columns), sep=sep, quoting=quoting)
+        return
     # QUOTE_MINIMAL quotes a field holding a character of the line terminator: with "\n" alone, a bare "\r"
     # in a text would go out unquoted and read back as a line break, so those files end their lines with "\r\n"
     terminator = "\r\n" if quoting == csv.QUOTE_MINIMAL else "\n"
@@ -58,7 +64,72 @@ def write(path: Path, columns: dict[str, list[Any]], *, sep: str, encoding: str,
         csv.writer(handle, delimiter=sep, quoting=csv.QUOTE_ALL, lineterminator=terminator).writerow(list(columns))
         # any int: csv.writer refuses an unknown value itself, and Python 3.12 adds QUOTE_STRINGS (4) and QUOTE_NOTNULL (5)
         writer = csv.writer(handle, delimiter=sep, quoting=quoting, lineterminator=terminator)  # type: ignore[arg-type]
-        writer.writerows(zip(*columns.values()))
+        writer.writerows(zip(*cast("dict[str, list[Any]]", columns).values()))
+
+
+#: Characters a number's text may hold (digits, signs, "." and the letters of "1e+16", "nan", "inf", "True", "False"):
+#: a separator among them would make the csv module quote numbers, so such files are written by the csv module.
+_NUMBER_CHARACTERS = frozenset("0123456789.+-eEnaifTrulsF")
+#: Rows joined into lines per Arrow call (bounds the memory the lines take besides the columns' texts).
+_BATCH_ROWS = 1 << 18
+
+
+def writes_texts(sep: Any, encoding: Any, quoting: Any) -> bool:
+    """Whether :func:`write` writes texts made column-wide with Arrow (:func:`evalframe.io.codecs.encode_frame_texts`)
+    as the bytes the csv module writes for the cells of :func:`evalframe.io.codecs.encode_frame` with these options.
+
+    It does for UTF-8 files quoted with ``csv.QUOTE_NONNUMERIC`` (the default) or ``csv.QUOTE_ALL``, a
+    one-character separator that no number text holds, and pyarrow installed; any other file is written by
+    :func:`write`.
+    """
+    if type(quoting) is not int or quoting not in (csv.QUOTE_NONNUMERIC, csv.QUOTE_ALL):
+        return False
+    if not isinstance(sep, str) or len(sep) != 1 or sep in _NUMBER_CHARACTERS or sep in '"\r\n':
+        return False
+    try:
+        if not isinstance(encoding, str) or codecs.lookup(encoding).name != "utf-8":
+            return False
+        import pyarrow  # noqa: F401
+    except (LookupError, ImportError):
+        return False
+    return True
+
+
+def _write_texts(path: Path, columns: dict[str, TextColumn], *, sep: str, quoting: int) -> None:
+    """Write the header row and the columns' texts (:func:`evalframe.io.codecs.encode_frame_texts`) as UTF-8.
+
+    The bytes are those the csv module writes for the same cells, when
+    :func:`writes_texts` allows these options: every field but a number quoted (every field with
+    ``csv.QUOTE_ALL``), quotes doubled, a missing number a quoted empty cell, lines ending with "\\n".
+    Fields are quoted and rows joined into lines with Arrow's string kernels, a batch of rows at a time.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    def text(value: str) -> Any:
+        return pa.scalar(value, pa.large_string())
+
+    quote, empty = text('"'), text("")
+    fields = []
+    for column in columns.values():
+        texts = column.texts
+        if not column.numeric:
+            texts = pc.binary_join_element_wise(quote, pc.replace_substring(texts, '"', '""'), quote, empty)
+        elif quoting == csv.QUOTE_ALL:
+            texts = pc.binary_join_element_wise(quote, texts, quote, empty)
+        fields.append(texts.fill_null('""') if texts.null_count else texts)
+    rows = len(fields[0]) if fields else 0
+    header = io.StringIO()
+    csv.writer(header, delimiter=sep, quoting=csv.QUOTE_ALL, lineterminator="\n").writerow(list(columns))
+    with open(path, "wb") as handle:
+        handle.write(header.getvalue().encode("utf-8"))
+        for start in range(0, rows, _BATCH_ROWS):
+            batch = [field.slice(start, _BATCH_ROWS) for field in fields]
+            lines = pc.binary_join_element_wise(*batch, text(sep)) if len(batch) > 1 else batch[0]
+            lines = pc.binary_join_element_wise(lines, empty, text("\n"))
+            _, offsets, data = lines.buffers()
+            ends = np.frombuffer(offsets, dtype=np.int64)[lines.offset:lines.offset + len(lines) + 1]
+            handle.write(memoryview(data)[int(ends[0]):int(ends[-1])])  # the lines lie end to end
 
 
 #: Separators a spreadsheet writes instead of a comma (Excel: ";" where the decimal mark is a comma).

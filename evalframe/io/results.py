@@ -25,7 +25,7 @@ import pandas as pd
 from . import atomic
 from . import csv as csv_format
 from . import haystack1
-from .codecs import encode_frame, encodes
+from .codecs import encode_frame, encode_frame_texts, encodes
 from .folder import Folder, is_plain_name, with_retries
 from .manifest import FORMAT_NAME, FORMAT_VERSION, MANIFEST_NAME, read_manifest, read_manifest_quietly
 from .. import _progress
@@ -120,6 +120,7 @@ def _save_result(result: Any, out_dir: Path, format: str, show: bool, **to_csv_k
         raise SaveError(f"the result's matching parameters are not JSON-serialisable: {exc}") from exc
 
     target = _check_target(out_dir)
+    texts_written = format == "csv" and csv_format.writes_texts(**options)
 
     def write(staging: Path) -> None:
         # nodes are encoded one at a time; a Parquet file is written (Arrow, without the GIL) while the next
@@ -133,14 +134,16 @@ def _save_result(result: Any, out_dir: Path, format: str, show: bool, **to_csv_k
                     writes.append(writer.submit(_write_parquet, parquet, staging / manifest["nodes"][node]["file"], table))
                     del table
                     continue
-                columns, manifest["nodes"][node] = encode_frame(node, frame)
                 path = staging / f"{node}.csv"
+                # cells rendered column-wide and written by Arrow (the bytes the csv module writes), where the options allow
+                columns, manifest["nodes"][node] = (encode_frame_texts if texts_written else encode_frame)(node, frame)
                 try:
                     with atomic.staged_file(path):
                         csv_format.write(path, columns, **options)
                 except (UnicodeError, csv.Error, TypeError) as exc:
                     raise SaveError(f"node {node!r} cannot be written with these CSV options ({type(exc).__name__}: "
                                     f"{exc}); keep the default encoding='utf-8' and quoting.") from None
+                del columns
             for pending in writes:
                 pending.result()
         path = staging / MANIFEST_NAME
