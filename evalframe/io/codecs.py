@@ -316,14 +316,83 @@ def _float_texts(values: np.ndarray, mask: np.ndarray | None = None) -> Any:
 
 
 def _literal_texts(values: list[Any], *, node: str, column: Hashable) -> Any:
-    """Every cell as a Python literal ('' for None, 'nan' for NaN), as :func:`_literal_cells` gives them, in Arrow."""
+    """Every cell as a Python literal ('' for None, 'nan' for NaN), as :func:`_literal_cells` gives them, in Arrow.
+
+    Flat lists of floats, of ints or of strings (the list columns of an evaluation) are converted by Arrow
+    in one pass and their elements formatted column-wide; any other column is checked cell by cell
+    (:func:`_checked_distinct` names a bad cell) and rendered by :func:`render_literals`. Cells shared by
+    rows (a query's gold lists) are rendered once.
+    """
     pa, pc = _arrow()
-    codes, distinct = _checked_distinct(values, node=node, column=column)
-    texts = render_literals(distinct)
-    none = np.fromiter(map(id, distinct), dtype=np.int64, count=len(distinct)) == id(None)
-    if none.any():  # None (one object, so one distinct cell) is an empty cell
-        texts = pc.if_else(pa.array(none), pa.scalar("", pa.large_string()), texts)
-    return texts.take(pa.array(codes))
+    sample = values[:_SHARING_SAMPLE]
+    shared = len(set(map(id, sample))) <= len(sample) // 2
+    codes, distinct = by_identity(values) if shared else (None, values)
+    texts = _flat_list_texts(distinct)
+    if texts is None:
+        if codes is None:
+            codes, distinct = by_identity(values)
+        codes, distinct = _checked_distinct(values, node=node, column=column)
+        texts = render_literals(distinct)
+        none = np.fromiter(map(id, distinct), dtype=np.int64, count=len(distinct)) == id(None)
+        if none.any():  # None (one object, so one distinct cell) is an empty cell
+            texts = pc.if_else(pa.array(none), pa.scalar("", pa.large_string()), texts)
+    return texts if codes is None else texts.take(pa.array(codes))
+
+
+#: How many leading cells tell whether a column's cells are shared between rows.
+_SHARING_SAMPLE = 2000
+_NONE = type(None)
+#: Strings whose repr is the string between single quotes: printable ASCII without ' and \.
+_PLAIN_ASCII = r"^[\x20-\x26\x28-\x5b\x5d-\x7e]*$"
+
+
+def _flat_list_texts(cells: list[Any]) -> Any:
+    """``repr`` of cells that are all lists (or None: '') of floats, of ints or of strings, else None.
+
+    One pass checks the element types, Arrow converts the lists, the elements are formatted column-wide
+    (floats once per bit pattern) and joined; a NaN or inf element (not a literal) returns None, so the
+    caller's check names it.
+    """
+    pa, pc = _arrow()
+    cell_types = set(map(type, cells))
+    if not cell_types <= {list, _NONE}:
+        return None
+    lists = cells if _NONE not in cell_types else [cell for cell in cells if cell is not None]
+    element_types = set(map(type, chain.from_iterable(lists)))
+    try:
+        if element_types <= {float}:
+            array = pa.array(cells, type=pa.large_list(pa.float64()))
+            numbers = array.values.to_numpy(zero_copy_only=False)
+            if not np.isfinite(numbers).all():
+                return None
+            elements = _float_texts(numbers)
+        elif element_types == {int}:
+            array = pa.array(cells, type=pa.large_list(pa.int64()))
+            elements = array.values.cast(pa.large_string())
+        elif element_types == {str}:
+            array = pa.array(cells, type=pa.large_list(pa.large_string()))
+            elements = _string_texts(array.values)
+        else:
+            return None
+    except (OverflowError, pa.ArrowException):  # ints beyond int64, text Arrow refuses (lone surrogates)
+        return None
+    joined = pc.binary_join(pa.LargeListArray.from_arrays(array.offsets, elements), pa.scalar(", ", pa.large_string()))
+    texts = _wrap(joined, "[", "]")
+    if array.null_count:
+        texts = pc.if_else(array.is_null(), pa.scalar("", pa.large_string()), texts)
+    return texts
+
+
+def _string_texts(strings: Any) -> Any:
+    """``repr`` of every string of an Arrow string array: quoted in Arrow, Python's repr where it escapes."""
+    pa, pc = _arrow()
+    quoted = _wrap(strings, "'", "'")
+    escaped = pc.invert(pc.match_substring_regex(strings, _PLAIN_ASCII))
+    if not pc.any(escaped).as_py():
+        return quoted
+    rows = np.flatnonzero(escaped.to_numpy(zero_copy_only=False))
+    reprs = pa.array(list(map(repr, strings.take(pa.array(rows)).to_pylist())), type=pa.large_string())
+    return pc.replace_with_mask(quoted, escaped, reprs)
 
 
 class _Kinds(dict[type, int]):
@@ -334,7 +403,8 @@ class _Kinds(dict[type, int]):
 
 
 _REPR, _FLOAT, _LIST, _TUPLE, _DICT = range(5)
-_KINDS = _Kinds({float: _FLOAT, list: _LIST, tuple: _TUPLE, dict: _DICT})
+_KINDS = _Kinds({float: _FLOAT, list: _LIST, tuple: _TUPLE, dict: _DICT, str: _REPR, int: _REPR, bool: _REPR,
+                 type(None): _REPR, bytes: _REPR})
 
 
 def render_literals(values: list[Any]) -> Any:

@@ -71,7 +71,7 @@ def write(path: Path, columns: dict[str, list[Any]] | dict[str, TextColumn], *, 
 #: a separator among them would make the csv module quote numbers, so such files are written by the csv module.
 _NUMBER_CHARACTERS = frozenset("0123456789.+-eEnaifTrulsF")
 #: Rows joined into lines per Arrow call (bounds the memory the lines take besides the columns' texts).
-_BATCH_ROWS = 1 << 18
+_BATCH_ROWS = 1 << 16
 
 
 def writes_texts(sep: Any, encoding: Any, quoting: Any) -> bool:
@@ -109,24 +109,39 @@ def _write_texts(path: Path, columns: dict[str, TextColumn], *, sep: str, quotin
     def text(value: str) -> Any:
         return pa.scalar(value, pa.large_string())
 
-    quote, empty = text('"'), text("")
-    fields = []
-    for column in columns.values():
-        texts = column.texts
-        if not column.numeric:
-            texts = pc.binary_join_element_wise(quote, pc.replace_substring(texts, '"', '""'), quote, empty)
-        elif quoting == csv.QUOTE_ALL:
-            texts = pc.binary_join_element_wise(quote, texts, quote, empty)
-        fields.append(texts.fill_null('""') if texts.null_count else texts)
-    rows = len(fields[0]) if fields else 0
+    # a line is one join of the fields and the constant texts between them (quotes, separators, the line end)
+    layout: list[str | int] = []  # a text, or the position of a column
+    escaped, missing = [], []
+    for position, column in enumerate(columns.values()):
+        quote = '"' if not column.numeric or quoting == csv.QUOTE_ALL else ""
+        layout += [(sep if position else "") + quote, position, quote]
+        escaped.append(not column.numeric and bool(pc.any(pc.match_substring(column.texts, '"')).as_py()))
+        missing.append("" if quote else '""')  # QUOTE_NONNUMERIC writes a missing number as "" (the csv module's None)
+    layout.append("\n")
+    texts = [column.texts for column in columns.values()]
+    rows = len(texts[0]) if texts else 0
     header = io.StringIO()
     csv.writer(header, delimiter=sep, quoting=csv.QUOTE_ALL, lineterminator="\n").writerow(list(columns))
     with open(path, "wb") as handle:
         handle.write(header.getvalue().encode("utf-8"))
-        for start in range(0, rows, _BATCH_ROWS):
-            batch = [field.slice(start, _BATCH_ROWS) for field in fields]
-            lines = pc.binary_join_element_wise(*batch, text(sep)) if len(batch) > 1 else batch[0]
-            lines = pc.binary_join_element_wise(lines, empty, text("\n"))
+        for start in range(0, rows, _BATCH_ROWS):  # batches small enough for Arrow to reuse their memory
+            arguments: list[Any] = []
+            constant = ""
+            for piece in layout:
+                if isinstance(piece, str):
+                    constant += piece
+                    continue
+                field = texts[piece].slice(start, _BATCH_ROWS)
+                if escaped[piece]:
+                    field = pc.replace_substring(field, '"', '""')
+                if field.null_count:
+                    field = field.fill_null(missing[piece])
+                if constant:
+                    arguments.append(text(constant))
+                arguments.append(field)
+                constant = ""
+            arguments.append(text(constant))
+            lines = pc.binary_join_element_wise(*arguments, text(""))
             _, offsets, data = lines.buffers()
             ends = np.frombuffer(offsets, dtype=np.int64)[lines.offset:lines.offset + len(lines) + 1]
             handle.write(memoryview(data)[int(ends[0]):int(ends[-1])])  # the lines lie end to end
