@@ -374,7 +374,7 @@ def _flat_list_texts(cells: list[Any]) -> Any:
             elements = _string_texts(array.values)
         else:
             return None
-    except (OverflowError, pa.ArrowException):  # ints beyond int64, text Arrow refuses (lone surrogates)
+    except (OverflowError, UnicodeError, pa.ArrowException):  # ints beyond int64, lone surrogates
         return None
     joined = pc.binary_join(pa.LargeListArray.from_arrays(array.offsets, elements), pa.scalar(", ", pa.large_string()))
     texts = _wrap(joined, "[", "]")
