@@ -182,6 +182,9 @@ def _encode_text(series: pd.Series, *, node: str, literal: Callable[[list[Any]],
     name = series.name
     dtype = series.dtype
     spec: dict[str, Any] = {"name": name, "dtype": str(dtype)}
+    if dtype == object and name in LIST_COLUMNS:  # always literal (a list column's cells are checked as literals)
+        spec["codec"] = "literal"
+        return literal(series.tolist()), spec
     if isinstance(dtype, pd.StringDtype) or dtype == object:
         missing = series.isna().to_numpy()
         any_missing = bool(missing.any())

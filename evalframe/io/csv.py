@@ -12,6 +12,7 @@ from __future__ import annotations
 import codecs
 import csv
 import io
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, BinaryIO, Literal, NoReturn, cast, overload
 
@@ -122,8 +123,9 @@ def _write_texts(path: Path, columns: dict[str, TextColumn], *, sep: str, quotin
     rows = len(texts[0]) if texts else 0
     header = io.StringIO()
     csv.writer(header, delimiter=sep, quoting=csv.QUOTE_ALL, lineterminator="\n").writerow(list(columns))
-    with open(path, "wb") as handle:
+    with open(path, "wb") as handle, ThreadPoolExecutor(max_workers=1) as writer:
         handle.write(header.getvalue().encode("utf-8"))
+        written: Future[Any] | None = None
         for start in range(0, rows, _BATCH_ROWS):  # batches small enough for Arrow to reuse their memory
             arguments: list[Any] = []
             constant = ""
@@ -144,7 +146,12 @@ def _write_texts(path: Path, columns: dict[str, TextColumn], *, sep: str, quotin
             lines = pc.binary_join_element_wise(*arguments, text(""))
             _, offsets, data = lines.buffers()
             ends = np.frombuffer(offsets, dtype=np.int64)[lines.offset:lines.offset + len(lines) + 1]
-            handle.write(memoryview(data)[int(ends[0]):int(ends[-1])])  # the lines lie end to end
+            if written is not None:
+                written.result()
+            # the lines lie end to end; they are written while the next batch is joined (neither holds the GIL)
+            written = writer.submit(handle.write, memoryview(data)[int(ends[0]):int(ends[-1])])
+        if written is not None:
+            written.result()
 
 
 #: Separators a spreadsheet writes instead of a comma (Excel: ";" where the decimal mark is a comma).
