@@ -9,7 +9,8 @@ Every column is written with one *codec*, recorded in ``evalframe.json`` beside 
              empty cells would be ambiguous); an empty cell is None, ``nan`` is NaN;
 ``list``     (Parquet only, see :mod:`evalframe.io.parquet`) flat lists of one scalar type, stored natively.
 
-:func:`encode_frame` checks a frame and gives its cells as written plus its manifest entry;
+:func:`encode_frame` checks a frame and gives its cells as written plus its manifest entry
+(:func:`encode_frame_texts`: the same cells rendered as texts column-wide, in Arrow, for the CSV writer);
 :func:`decode_column` turns a text or literal column back. :class:`LiteralParser` reads literal cells
 (each distinct text once, with JSON and string-list fast paths; cells beyond :data:`LITERAL_CELL_LIMIT`
 are read only when they are lists of strings or JSON-like, see docs/persistence.md#loading).

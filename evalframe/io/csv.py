@@ -1,6 +1,7 @@
 """evalframe's own CSV files: one ``<node>.csv`` per node, written and read as ``evalframe.json`` describes.
 
-Cells are encoded by :mod:`evalframe.io.codecs`; this module writes them with Python's C csv writer and
+Cells are encoded by :mod:`evalframe.io.codecs`; this module writes them (as texts made column-wide, joined
+into lines by Arrow, or with Python's C csv writer for other options: the same bytes, docs/performance.md#saving-csv) and
 reads them back (with pyarrow's reader, :mod:`evalframe.io.arrow_csv`, when it is installed and sure to
 read the file as pandas does; else with pandas). Rows with too few or too many cells and cells of a
 native column that do not parse are refused with a :class:`LoadError` naming the row and column

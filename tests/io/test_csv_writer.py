@@ -216,3 +216,12 @@ def test_list_columns_are_written_as_repr(values):
     frame = pd.DataFrame({"gold_answers": pd.Series(values, dtype=object)})
     texts = encode_frame_texts("N", frame)[0]["gold_answers"].texts.to_pylist()
     assert texts == ["" if v is None else repr(v) for v in values]
+
+
+def test_without_the_column_wide_writer_the_bytes_are_the_same(tmp_path, monkeypatch):
+    frame = awkward_frame()
+    fast = EvaluationResult({"N": frame}).save(tmp_path / "fast")
+    monkeypatch.setattr(csv_format, "writes_texts", lambda *args, **kwargs: False)  # as without pyarrow
+    slow = EvaluationResult({"N": frame}).save(tmp_path / "slow")
+    for name in ("N.csv", "evalframe.json"):
+        assert (fast / name).read_bytes() == (slow / name).read_bytes()
