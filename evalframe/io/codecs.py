@@ -9,7 +9,8 @@ Every column is written with one *codec*, recorded in ``evalframe.json`` beside 
              empty cells would be ambiguous); an empty cell is None, ``nan`` is NaN;
 ``list``     (Parquet only, see :mod:`evalframe.io.parquet`) flat lists of one scalar type, stored natively.
 
-:func:`encode_frame` checks a frame and gives its cells as written plus its manifest entry;
+:func:`encode_frame` checks a frame and gives its cells as written plus its manifest entry
+(:func:`encode_frame_texts`: the same cells rendered as texts column-wide, in Arrow, for the CSV writer);
 :func:`decode_column` turns a text or literal column back. :class:`LiteralParser` reads literal cells
 (each distinct text once, with JSON and string-list fast paths; cells beyond :data:`LITERAL_CELL_LIMIT`
 are read only when they are lists of strings or JSON-like, see docs/persistence.md#loading).
@@ -18,13 +19,15 @@ are read only when they are lists of strings or JSON-like, see docs/persistence.
 from __future__ import annotations
 
 import ast
+import functools
 import gc
 import json
 import math
 import re
 import reprlib
 import warnings
-from collections.abc import Hashable
+from dataclasses import dataclass
+from collections.abc import Callable, Hashable
 from itertools import chain
 from pathlib import Path
 from typing import Any
@@ -37,8 +40,8 @@ from ..errors import LoadError, SaveError, warn
 from ..frames.arrays import DistinctLists, object_array
 
 __all__ = [
-    "LITERAL_CELL_LIMIT", "LiteralParser", "by_identity", "check_frame", "decode_column", "encode_column",
-    "encode_frame", "encodes", "is_native_dtype", "short_repr", "string_list",
+    "LITERAL_CELL_LIMIT", "LiteralParser", "TextColumn", "by_identity", "check_frame", "decode_column", "encode_column",
+    "encode_frame", "encode_frame_texts", "encodes", "render_literals", "is_native_dtype", "short_repr", "string_list",
 ]
 
 _MISSING_TOKENS = {"": None, "nan": math.nan}
@@ -73,6 +76,16 @@ def by_identity(values: list[Any]) -> tuple[np.ndarray, list[Any]]:
 
 def _literal_cells(values: list[Any], *, node: str, column: Hashable) -> np.ndarray:
     """Every cell as a Python literal ('' for None, 'nan' for NaN), each distinct object written once."""
+    codes, distinct = _checked_distinct(values, node=node, column=column)
+    texts = list(map(repr, distinct))  # NaN is written "nan" by repr; None (one object, so one cell) is ""
+    ids = list(map(id, distinct))
+    if id(None) in ids:
+        texts[ids.index(id(None))] = ""
+    return object_array(texts)[codes]
+
+
+def _checked_distinct(values: list[Any], *, node: str, column: Hashable) -> tuple[np.ndarray, list[Any]]:
+    """The distinct cell objects (by identity) and a code per row; SaveError names a cell that is no literal."""
     codes, distinct = by_identity(values)
     if not _flat_literals(distinct):  # nested or unusual cells: check each distinct one
         for code, value in enumerate(distinct):
@@ -84,11 +97,7 @@ def _literal_cells(values: list[Any], *, node: str, column: Hashable) -> np.ndar
                     "be written to CSV losslessly (only str, int, finite float, bool, bytes, None and "
                     "lists/tuples/dicts/sets of them can); convert the column, e.g. df[col] = df[col].map(list)."
                 )
-    texts = list(map(repr, distinct))  # NaN is written "nan" by repr; None (one object, so one cell) is ""
-    ids = list(map(id, distinct))
-    if id(None) in ids:
-        texts[ids.index(id(None))] = ""
-    return object_array(texts)[codes]
+    return codes, distinct
 
 
 def encodes(strings: list[str]) -> bool:
@@ -147,9 +156,36 @@ def is_native_dtype(dtype: Any) -> bool:
 
 def encode_column(series: pd.Series, *, node: str) -> tuple[list[Any], dict[str, Any]]:
     """The column's cells as written to CSV (Python values), and its manifest entry."""
+    if is_native_dtype(series.dtype):
+        spec = _native_spec(series, node=node)
+        missing = series.isna().to_numpy()
+        cells = series.astype(object).tolist() if not missing.any() else series.astype(object).where(~missing, None).tolist()
+        return cells, spec
+    cells, spec = _encode_text(series, node=node, literal=lambda values: _literal_cells(values, node=node, column=series.name))
+    return (cells.tolist() if isinstance(cells, np.ndarray) else cells), spec
+
+
+def _native_spec(series: pd.Series, *, node: str) -> dict[str, Any]:
+    """The manifest entry of a number / bool column (SaveError for a float16 column with missing values)."""
+    name, dtype = series.name, series.dtype
+    if dtype == np.float16 and series.isna().any():  # pandas' CSV parser cannot read float16 with empty cells
+        row = int(np.argmax(series.isna().to_numpy())) + 1
+        raise SaveError(
+            f"node {node!r}, column {name!r} has dtype float16 and a missing value (row {row}), which CSV "
+            "cannot restore; convert it with df[col] = df[col].astype('float32') (exact) or save with "
+            "format='parquet'."
+        )
+    return {"name": name, "dtype": str(dtype), "codec": "native"}
+
+
+def _encode_text(series: pd.Series, *, node: str, literal: Callable[[list[Any]], Any]) -> tuple[Any, dict[str, Any]]:
+    """A text or object column's cells (a list of texts, or what ``literal`` makes of the values) and its entry."""
     name = series.name
     dtype = series.dtype
     spec: dict[str, Any] = {"name": name, "dtype": str(dtype)}
+    if dtype == object and name in LIST_COLUMNS:  # always literal (a list column's cells are checked as literals)
+        spec["codec"] = "literal"
+        return literal(series.tolist()), spec
     if isinstance(dtype, pd.StringDtype) or dtype == object:
         missing = series.isna().to_numpy()
         any_missing = bool(missing.any())
@@ -159,7 +195,7 @@ def encode_column(series: pd.Series, *, node: str) -> tuple[list[Any], dict[str,
         if dtype == object and (name in LIST_COLUMNS or not kinds <= {str, type(None), float}
                                 or (float in kinds and not all(missing[i] for i, v in enumerate(values) if type(v) is float))):
             spec["codec"] = "literal"
-            return _literal_cells(values, node=node, column=name).tolist(), spec
+            return literal(values), spec
         present = [v for v, m in zip(values, missing.tolist()) if not m] if any_missing else values
         # Arrow-backed strings are valid UTF-8 by construction; python-backed ones may hold lone surrogates
         if isinstance(dtype, pd.StringDtype) and dtype.storage == "python" and not encodes(present):
@@ -177,22 +213,10 @@ def encode_column(series: pd.Series, *, node: str) -> tuple[list[Any], dict[str,
         has_empty = "" in present
         if (none and nan) or ((none or nan) and has_empty) or not _text_is_safe(present):
             spec["codec"] = "literal"
-            return _literal_cells(values, node=node, column=name).tolist(), spec
+            return literal(values), spec
         spec["codec"] = "text"
         spec["empty"] = "none" if none else "nan" if nan else "empty"
         return ["" if m else v for v, m in zip(values, missing.tolist())] if any_missing else values, spec
-    if is_native_dtype(dtype):
-        spec["codec"] = "native"
-        missing = series.isna().to_numpy()
-        if dtype == np.float16 and missing.any():  # pandas' CSV parser cannot read float16 with empty cells
-            row = int(np.argmax(missing)) + 1
-            raise SaveError(
-                f"node {node!r}, column {name!r} has dtype float16 and a missing value (row {row}), which CSV "
-                "cannot restore; convert it with df[col] = df[col].astype('float32') (exact) or save with "
-                "format='parquet'."
-            )
-        cells = series.astype(object).tolist() if not missing.any() else series.astype(object).where(~missing, None).tolist()
-        return cells, spec
     raise SaveError(
         f"node {node!r}, column {name!r} has dtype {dtype}, which evalframe's CSV format cannot restore; "
         "convert it (e.g. df[col] = df[col].astype(str)) before saving."
@@ -209,6 +233,262 @@ def encode_frame(node: str, frame: pd.DataFrame) -> tuple[dict[str, list[Any]], 
         columns[name], spec = encode_column(frame[name], node=node)
         specs.append(spec)
     return columns, {"file": f"{node}.csv", "rows": len(frame), "columns": specs}
+
+
+@dataclass(frozen=True)
+class TextColumn:
+    """One column's cells as the texts a CSV file holds, made column-wide (:func:`encode_frame_texts`).
+
+    ``texts`` is an Arrow ``large_string`` array with one text per row: ``str`` of a number, the text of a
+    text cell, ``repr`` of a literal cell ('' for None). ``numeric`` columns hold number texts, written
+    unquoted under ``csv.QUOTE_NONNUMERIC``; their missing cells are nulls, written as a quoted empty cell
+    as the csv module writes None.
+    """
+
+    texts: Any
+    numeric: bool
+
+
+def encode_frame_texts(node: str, frame: pd.DataFrame) -> tuple[dict[str, TextColumn], dict[str, Any]]:
+    """What :func:`encode_frame` gives, with each column's cells rendered as texts column-wide (needs pyarrow).
+
+    The texts are those the csv module writes for :func:`encode_frame`'s cells (``str`` of numbers,
+    ``repr`` of literals): numbers and list elements are formatted once per distinct value (floats per bit
+    pattern), lists, tuples and dicts are assembled from their elements' texts with Arrow's string joins,
+    and text columns stay in Arrow. The manifest entry is the same.
+    """
+    check_frame(node, frame)
+    columns, specs = {}, []
+    for name in frame.columns:
+        columns[name], spec = _encode_column_texts(frame[name], node=node)
+        specs.append(spec)
+    return columns, {"file": f"{node}.csv", "rows": len(frame), "columns": specs}
+
+
+def _encode_column_texts(series: pd.Series, *, node: str) -> tuple[TextColumn, dict[str, Any]]:
+    pa, pc = _arrow()
+    dtype = series.dtype
+    if is_native_dtype(dtype):
+        return TextColumn(_number_texts(series), True), _native_spec(series, node=node)
+    if isinstance(dtype, pd.StringDtype) and dtype.storage in ("pyarrow", "pyarrow_numpy"):
+        # Arrow strings (valid UTF-8): text unless an empty text and a missing value (or a NUL) need the literal codec
+        texts = _whole(pa.array(series.array)).cast(pa.large_string())
+        ambiguous = texts.null_count and pc.any(pc.equal(texts, "")).as_py() is True
+        if not ambiguous and pc.any(pc.match_substring(texts, "\x00")).as_py() is not True:
+            spec = {"name": series.name, "dtype": str(dtype), "codec": "text", "empty": "nan" if texts.null_count else "empty"}
+            return TextColumn(texts.fill_null(""), False), spec
+    cells, spec = _encode_text(series, node=node, literal=lambda values: _literal_texts(values, node=node, column=series.name))
+    if not isinstance(cells, pa.Array):
+        cells = pa.array(cells, type=pa.large_string())
+    return TextColumn(cells, False), spec
+
+
+def _arrow() -> tuple[Any, Any]:
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    return pa, pc
+
+
+def _whole(array: Any) -> Any:
+    """One Arrow array (a chunked array's chunks combined)."""
+    return array.combine_chunks() if hasattr(array, "combine_chunks") else array
+
+
+def _number_texts(series: pd.Series) -> Any:
+    """``str`` of every number or bool of a native column (null where it is missing), column-wide."""
+    pa, _ = _arrow()
+    dtype = series.dtype
+    missing = series.isna().to_numpy()
+    mask = missing if missing.any() else None
+    if dtype.kind == "b":
+        flags = series.to_numpy(dtype=bool, na_value=False)
+        return pa.array(np.where(flags, "True", "False"), type=pa.large_string(), mask=mask)
+    if dtype.kind == "f":  # float16 / float32 widen exactly: their values print as the csv module prints them
+        return _float_texts(series.to_numpy(dtype=np.float64, na_value=np.nan), mask)
+    if isinstance(dtype, np.dtype):
+        return pa.array(series.to_numpy(), mask=mask).cast(pa.large_string())
+    return _whole(pa.array(series.array)).cast(pa.large_string())  # nullable and Arrow integers: NA is null
+
+
+def _float_texts(values: np.ndarray, mask: np.ndarray | None = None) -> Any:
+    """``repr`` of each float (null where ``mask``), computed once per distinct bit pattern (0.0 and -0.0 differ)."""
+    pa, _ = _arrow()
+    codes, uniques = pd.factorize(values.view(np.int64), sort=False)
+    texts = pa.array(list(map(repr, uniques.view(np.float64).tolist())), type=pa.large_string())
+    return texts.take(pa.array(codes, mask=mask))
+
+
+def _literal_texts(values: list[Any], *, node: str, column: Hashable) -> Any:
+    """Every cell as a Python literal ('' for None, 'nan' for NaN), as :func:`_literal_cells` gives them, in Arrow.
+
+    Flat lists of floats, of ints or of strings (the list columns of an evaluation) are converted by Arrow
+    in one pass and their elements formatted column-wide; any other column is checked cell by cell
+    (:func:`_checked_distinct` names a bad cell) and rendered by :func:`render_literals`. Cells shared by
+    rows (a query's gold lists) are rendered once.
+    """
+    pa, pc = _arrow()
+    sample = values[:_SHARING_SAMPLE]
+    shared = len(set(map(id, sample))) <= len(sample) // 2
+    codes, distinct = by_identity(values) if shared else (None, values)
+    texts = _flat_list_texts(distinct)
+    if texts is None:
+        if codes is None:
+            codes, distinct = by_identity(values)
+        codes, distinct = _checked_distinct(values, node=node, column=column)
+        texts = render_literals(distinct)
+        none = np.fromiter(map(id, distinct), dtype=np.int64, count=len(distinct)) == id(None)
+        if none.any():  # None (one object, so one distinct cell) is an empty cell
+            texts = pc.if_else(pa.array(none), pa.scalar("", pa.large_string()), texts)
+    return texts if codes is None else texts.take(pa.array(codes))
+
+
+#: How many leading cells tell whether a column's cells are shared between rows.
+_SHARING_SAMPLE = 2000
+_NONE = type(None)
+#: Strings whose repr is the string between single quotes: printable ASCII without ' and \.
+_PLAIN_ASCII = r"^[\x20-\x26\x28-\x5b\x5d-\x7e]*$"
+
+
+def _flat_list_texts(cells: list[Any]) -> Any:
+    """``repr`` of cells that are all lists (or None: '') of floats, of ints or of strings, else None.
+
+    One pass checks the element types, Arrow converts the lists, the elements are formatted column-wide
+    (floats once per bit pattern) and joined; a NaN or inf element (not a literal) returns None, so the
+    caller's check names it.
+    """
+    pa, pc = _arrow()
+    cell_types = set(map(type, cells))
+    if not cell_types <= {list, _NONE}:
+        return None
+    lists = cells if _NONE not in cell_types else [cell for cell in cells if cell is not None]
+    element_types = set(map(type, chain.from_iterable(lists)))
+    try:
+        if element_types <= {float}:
+            array = pa.array(cells, type=pa.large_list(pa.float64()))
+            numbers = array.values.to_numpy(zero_copy_only=False)
+            if not np.isfinite(numbers).all():
+                return None
+            elements = _float_texts(numbers)
+        elif element_types == {int}:
+            array = pa.array(cells, type=pa.large_list(pa.int64()))
+            elements = array.values.cast(pa.large_string())
+        elif element_types == {str}:
+            array = pa.array(cells, type=pa.large_list(pa.large_string()))
+            elements = _string_texts(array.values)
+        else:
+            return None
+    except (OverflowError, UnicodeError, pa.ArrowException):  # ints beyond int64, lone surrogates
+        return None
+    joined = pc.binary_join(pa.LargeListArray.from_arrays(array.offsets, elements), pa.scalar(", ", pa.large_string()))
+    texts = _wrap(joined, "[", "]")
+    if array.null_count:
+        texts = pc.if_else(array.is_null(), pa.scalar("", pa.large_string()), texts)
+    return texts
+
+
+def _string_texts(strings: Any) -> Any:
+    """``repr`` of every string of an Arrow string array: quoted in Arrow, Python's repr where it escapes."""
+    pa, pc = _arrow()
+    quoted = _wrap(strings, "'", "'")
+    escaped = pc.invert(pc.match_substring_regex(strings, _PLAIN_ASCII))
+    if not pc.any(escaped).as_py():
+        return quoted
+    rows = np.flatnonzero(escaped.to_numpy(zero_copy_only=False))
+    reprs = pa.array(list(map(repr, strings.take(pa.array(rows)).to_pylist())), type=pa.large_string())
+    return pc.replace_with_mask(quoted, escaped, reprs)
+
+
+class _Kinds(dict[type, int]):
+    """How :func:`render_literals` renders a value of each type: any type not listed by repr."""
+
+    def __missing__(self, key: Any) -> int:
+        return _REPR
+
+
+_REPR, _FLOAT, _LIST, _TUPLE, _DICT = range(5)
+_KINDS = _Kinds({float: _FLOAT, list: _LIST, tuple: _TUPLE, dict: _DICT, str: _REPR, int: _REPR, bool: _REPR,
+                 type(None): _REPR, bytes: _REPR})
+
+
+def render_literals(values: list[Any]) -> Any:
+    """``repr`` of every value as an Arrow ``large_string`` array, rendered column-wide (needs pyarrow).
+
+    Floats are formatted once per distinct bit pattern; lists, tuples and dicts are joined from the texts
+    of their elements (rendered the same way, a level at a time) with Arrow's string joins, exactly as
+    ``repr`` joins them; other values (str, int, bool, None, bytes, sets) go through ``repr``.
+
+    Examples
+    --------
+    >>> render_literals([[0.5, 1.0], ("a",), {"start": 0}, None, -0.0]).to_pylist()
+    ['[0.5, 1.0]', "('a',)", "{'start': 0}", 'None', '-0.0']
+    """
+    pa, _ = _arrow()
+    count = len(values)
+    if count == 0:
+        return pa.array([], type=pa.large_string())
+    kinds = np.fromiter(map(_KINDS.__getitem__, map(type, values)), dtype=np.int8, count=count)
+    present = np.flatnonzero(np.bincount(kinds, minlength=len(_RENDERERS)))
+    if len(present) == 1:
+        return _RENDERERS[int(present[0])](values)
+    objects = object_array(values)
+    parts, order, start = [], np.empty(count, dtype=np.int64), 0
+    for kind in present.tolist():
+        rows = np.flatnonzero(kinds == kind)
+        parts.append(_RENDERERS[kind](objects[rows].tolist()))
+        order[rows] = np.arange(start, start + len(rows))
+        start += len(rows)
+    return pa.concat_arrays(parts).take(pa.array(order))
+
+
+def _render_repr(values: list[Any]) -> Any:
+    pa, _ = _arrow()
+    return pa.array(list(map(repr, values)), type=pa.large_string())
+
+
+def _render_floats(values: list[Any]) -> Any:
+    return _float_texts(np.array(values, dtype=np.float64))
+
+
+def _joined(values: list[Any], elements: Any, sep: str = ", ") -> Any:
+    """Per container of ``values``, the texts of its ``elements`` (laid end to end) joined by ``sep``, and the lengths."""
+    pa, pc = _arrow()
+    lengths = np.fromiter(map(len, values), dtype=np.int64, count=len(values))
+    offsets = np.zeros(len(values) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    lists = pa.LargeListArray.from_arrays(pa.array(offsets), elements)
+    return pc.binary_join(lists, pa.scalar(sep, pa.large_string())), lengths
+
+
+def _wrap(texts: Any, opening: str, closing: str) -> Any:
+    pa, pc = _arrow()
+    text = functools.partial(pa.scalar, type=pa.large_string())
+    return pc.binary_join_element_wise(text(opening), texts, text(closing), text(""))
+
+
+def _render_lists(values: list[Any]) -> Any:
+    joined, _ = _joined(values, render_literals(list(chain.from_iterable(values))))
+    return _wrap(joined, "[", "]")
+
+
+def _render_tuples(values: list[Any]) -> Any:
+    pa, pc = _arrow()
+    joined, lengths = _joined(values, render_literals(list(chain.from_iterable(values))))
+    if (lengths == 1).any():  # (x,)
+        joined = pc.if_else(pa.array(lengths == 1), _wrap(joined, "", ","), joined)
+    return _wrap(joined, "(", ")")
+
+
+def _render_dicts(values: list[Any]) -> Any:
+    pa, pc = _arrow()
+    keys = render_literals(list(chain.from_iterable(values)))
+    items = render_literals(list(chain.from_iterable(map(dict.values, values))))
+    pairs = pc.binary_join_element_wise(keys, items, pa.scalar(": ", pa.large_string()))
+    joined, _ = _joined(values, pairs)
+    return _wrap(joined, "{", "}")
+
+
+_RENDERERS: list[Callable[[list[Any]], Any]] = [_render_repr, _render_floats, _render_lists, _render_tuples, _render_dicts]
 
 
 def check_frame(node: str, frame: pd.DataFrame) -> None:

@@ -1,6 +1,7 @@
 """evalframe's own CSV files: one ``<node>.csv`` per node, written and read as ``evalframe.json`` describes.
 
-Cells are encoded by :mod:`evalframe.io.codecs`; this module writes them with Python's C csv writer and
+Cells are encoded by :mod:`evalframe.io.codecs`; this module writes them (as texts made column-wide, joined
+into lines by Arrow, or with Python's C csv writer for other options: the same bytes, docs/performance.md#saving-csv) and
 reads them back (with pyarrow's reader, :mod:`evalframe.io.arrow_csv`, when it is installed and sure to
 read the file as pandas does; else with pandas). Rows with too few or too many cells and cells of a
 native column that do not parse are refused with a :class:`LoadError` naming the row and column
@@ -12,20 +13,21 @@ from __future__ import annotations
 import codecs
 import csv
 import io
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, BinaryIO, Literal, NoReturn, overload
+from typing import Any, BinaryIO, Literal, NoReturn, cast, overload
 
 import numpy as np
 import pandas as pd
 
 from . import arrow_csv
-from .codecs import decode_column
+from .codecs import TextColumn, decode_column
 from .folder import Folder
 from ..columns import METRIC_LIST_COLUMNS
 from ..errors import LoadError, SaveError
 from ..frames.arrays import DistinctLists
 
-__all__ = ["EXACT_FLOATS", "check_dialect", "check_rows", "read", "read_frame", "save_options", "write"]
+__all__ = ["EXACT_FLOATS", "check_dialect", "check_rows", "read", "read_frame", "save_options", "write", "writes_texts"]
 
 #: to_csv options that keep a folder readable by load(): recorded in evalframe.json where load needs them.
 _SAVE_OPTIONS = frozenset({"sep", "encoding", "quoting"})
@@ -47,8 +49,14 @@ def save_options(to_csv_kwargs: dict[str, Any]) -> dict[str, Any]:
             "quoting": to_csv_kwargs.get("quoting", csv.QUOTE_NONNUMERIC)}
 
 
-def write(path: Path, columns: dict[str, list[Any]], *, sep: str, encoding: str, quoting: int) -> None:
-    """One header row and the encoded cells, with Python's C csv writer (floats are written by repr: exact)."""
+def write(path: Path, columns: dict[str, list[Any]] | dict[str, TextColumn], *, sep: str, encoding: str,
+          quoting: int) -> None:
+    """One header row and the encoded cells: Python values (:func:`evalframe.io.codecs.encode_frame`) with
+    Python's C csv writer (floats are written by repr: exact), or texts made column-wide
+    (:func:`evalframe.io.codecs.encode_frame_texts`, where :func:`writes_texts` allows the options) with Arrow."""
+    if any(isinstance(column, TextColumn) for column in columns.values()):
+        _write_texts(path, cast("dict[str, TextColumn]", columns), sep=sep, quoting=quoting)
+        return
     # QUOTE_MINIMAL quotes a field holding a character of the line terminator: with "\n" alone, a bare "\r"
     # in a text would go out unquoted and read back as a line break, so those files end their lines with "\r\n"
     terminator = "\r\n" if quoting == csv.QUOTE_MINIMAL else "\n"
@@ -58,7 +66,93 @@ def write(path: Path, columns: dict[str, list[Any]], *, sep: str, encoding: str,
         csv.writer(handle, delimiter=sep, quoting=csv.QUOTE_ALL, lineterminator=terminator).writerow(list(columns))
         # any int: csv.writer refuses an unknown value itself, and Python 3.12 adds QUOTE_STRINGS (4) and QUOTE_NOTNULL (5)
         writer = csv.writer(handle, delimiter=sep, quoting=quoting, lineterminator=terminator)  # type: ignore[arg-type]
-        writer.writerows(zip(*columns.values()))
+        writer.writerows(zip(*cast("dict[str, list[Any]]", columns).values()))
+
+
+#: Characters a number's text may hold (digits, signs, "." and the letters of "1e+16", "nan", "inf", "True", "False"):
+#: a separator among them would make the csv module quote numbers, so such files are written by the csv module.
+_NUMBER_CHARACTERS = frozenset("0123456789.+-eEnaifTrulsF")
+#: Rows joined into lines per Arrow call (bounds the memory the lines take besides the columns' texts).
+_BATCH_ROWS = 1 << 16
+
+
+def writes_texts(sep: Any, encoding: Any, quoting: Any) -> bool:
+    """Whether :func:`write` writes texts made column-wide with Arrow (:func:`evalframe.io.codecs.encode_frame_texts`)
+    as the bytes the csv module writes for the cells of :func:`evalframe.io.codecs.encode_frame` with these options.
+
+    It does for UTF-8 files quoted with ``csv.QUOTE_NONNUMERIC`` (the default) or ``csv.QUOTE_ALL``, a
+    one-character separator that no number text holds, and pyarrow installed; any other file is written by
+    :func:`write`.
+    """
+    if type(quoting) is not int or quoting not in (csv.QUOTE_NONNUMERIC, csv.QUOTE_ALL):
+        return False
+    if not isinstance(sep, str) or len(sep) != 1 or sep in _NUMBER_CHARACTERS or sep in '"\r\n':
+        return False
+    try:
+        if not isinstance(encoding, str) or codecs.lookup(encoding).name != "utf-8":
+            return False
+        import pyarrow  # noqa: F401
+    except (LookupError, ImportError):
+        return False
+    return True
+
+
+def _write_texts(path: Path, columns: dict[str, TextColumn], *, sep: str, quoting: int) -> None:
+    """Write the header row and the columns' texts (:func:`evalframe.io.codecs.encode_frame_texts`) as UTF-8.
+
+    The bytes are those the csv module writes for the same cells, when
+    :func:`writes_texts` allows these options: every field but a number quoted (every field with
+    ``csv.QUOTE_ALL``), quotes doubled, a missing number a quoted empty cell, lines ending with "\\n".
+    Fields are quoted and rows joined into lines with Arrow's string kernels, a batch of rows at a time.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    def text(value: str) -> Any:
+        return pa.scalar(value, pa.large_string())
+
+    # a line is one join of the fields and the constant texts between them (quotes, separators, the line end)
+    layout: list[str | int] = []  # a text, or the position of a column
+    escaped, missing = [], []
+    for position, column in enumerate(columns.values()):
+        quote = '"' if not column.numeric or quoting == csv.QUOTE_ALL else ""
+        layout += [(sep if position else "") + quote, position, quote]
+        escaped.append(not column.numeric and bool(pc.any(pc.match_substring(column.texts, '"')).as_py()))
+        missing.append("" if quote else '""')  # QUOTE_NONNUMERIC writes a missing number as "" (the csv module's None)
+    layout.append("\n")
+    texts = [column.texts for column in columns.values()]
+    rows = len(texts[0]) if texts else 0
+    header = io.StringIO()
+    csv.writer(header, delimiter=sep, quoting=csv.QUOTE_ALL, lineterminator="\n").writerow(list(columns))
+    with open(path, "wb") as handle, ThreadPoolExecutor(max_workers=1) as writer:
+        handle.write(header.getvalue().encode("utf-8"))
+        written: Future[Any] | None = None
+        for start in range(0, rows, _BATCH_ROWS):  # batches small enough for Arrow to reuse their memory
+            arguments: list[Any] = []
+            constant = ""
+            for piece in layout:
+                if isinstance(piece, str):
+                    constant += piece
+                    continue
+                field = texts[piece].slice(start, _BATCH_ROWS)
+                if escaped[piece]:
+                    field = pc.replace_substring(field, '"', '""')
+                if field.null_count:
+                    field = field.fill_null(missing[piece])
+                if constant:
+                    arguments.append(text(constant))
+                arguments.append(field)
+                constant = ""
+            arguments.append(text(constant))
+            lines = pc.binary_join_element_wise(*arguments, text(""))
+            _, offsets, data = lines.buffers()
+            ends = np.frombuffer(offsets, dtype=np.int64)[lines.offset:lines.offset + len(lines) + 1]
+            if written is not None:
+                written.result()
+            # the lines lie end to end; they are written while the next batch is joined (neither holds the GIL)
+            written = writer.submit(handle.write, memoryview(data)[int(ends[0]):int(ends[-1])])
+        if written is not None:
+            written.result()
 
 
 #: Separators a spreadsheet writes instead of a comma (Excel: ";" where the decimal mark is a comma).

@@ -25,7 +25,7 @@ import pandas as pd
 from . import atomic
 from . import csv as csv_format
 from . import haystack1
-from .codecs import encode_frame, encodes
+from .codecs import encode_frame, encode_frame_texts, encodes
 from .folder import Folder, is_plain_name, with_retries
 from .manifest import FORMAT_NAME, FORMAT_VERSION, MANIFEST_NAME, read_manifest, read_manifest_quietly
 from .. import _progress
@@ -120,9 +120,10 @@ def _save_result(result: Any, out_dir: Path, format: str, show: bool, **to_csv_k
         raise SaveError(f"the result's matching parameters are not JSON-serialisable: {exc}") from exc
 
     target = _check_target(out_dir)
+    texts_written = format == "csv" and csv_format.writes_texts(**options)
 
     def write(staging: Path) -> None:
-        # nodes are encoded one at a time; a Parquet file is written (Arrow, without the GIL) while the next
+        # nodes are encoded one at a time; a node's file is written (Arrow, without the GIL) while the next
         # node is encoded. Everything goes to the staging folder: a refused cell leaves the target untouched.
         with ThreadPoolExecutor(max_workers=1) as writer:
             writes = []
@@ -133,14 +134,11 @@ def _save_result(result: Any, out_dir: Path, format: str, show: bool, **to_csv_k
                     writes.append(writer.submit(_write_parquet, parquet, staging / manifest["nodes"][node]["file"], table))
                     del table
                     continue
-                columns, manifest["nodes"][node] = encode_frame(node, frame)
-                path = staging / f"{node}.csv"
-                try:
-                    with atomic.staged_file(path):
-                        csv_format.write(path, columns, **options)
-                except (UnicodeError, csv.Error, TypeError) as exc:
-                    raise SaveError(f"node {node!r} cannot be written with these CSV options ({type(exc).__name__}: "
-                                    f"{exc}); keep the default encoding='utf-8' and quoting.") from None
+                # cells rendered column-wide and written by Arrow (the bytes the csv module writes), where the options
+                # allow: the file is written (Arrow and the file system, without the GIL) while the next node is encoded
+                columns, manifest["nodes"][node] = (encode_frame_texts if texts_written else encode_frame)(node, frame)
+                writes.append(writer.submit(_write_csv, node, staging / f"{node}.csv", columns, options))
+                del columns
             for pending in writes:
                 pending.result()
         path = staging / MANIFEST_NAME
@@ -165,6 +163,15 @@ def _save_result(result: Any, out_dir: Path, format: str, show: bool, **to_csv_k
     finally:
         if created is not None and not saved:  # a failed save leaves no folder it made behind (empty ones only)
             _remove_empty_folders(target.parent, up_to=created)
+
+
+def _write_csv(node: str, path: Path, columns: Any, options: dict[str, Any]) -> None:
+    try:
+        with atomic.staged_file(path):
+            csv_format.write(path, columns, **options)
+    except (UnicodeError, csv.Error, TypeError) as exc:
+        raise SaveError(f"node {node!r} cannot be written with these CSV options ({type(exc).__name__}: "
+                        f"{exc}); keep the default encoding='utf-8' and quoting.") from None
 
 
 def _write_parquet(parquet: Any, path: Path, table: Any) -> None:
