@@ -343,7 +343,8 @@ def main(argv: list[str] | None = None) -> int:
             versions[tool] = metadata.version("pytrec_eval-terrier" if tool == "pytrec_eval" else tool)
         except Exception:  # noqa: BLE001 - a version is only printed
             versions[tool] = "?"
-    print("versions: " + ", ".join(f"{tool} {version}" for tool, version in versions.items()))
+    print("versions: " + ", ".join(f"{tool} {version}" for tool, version in versions.items())
+          + f"; {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} (other processes share them)")
     cases: dict[tuple[int, str], dict[str, dict]] = {}
     ok = True
     for depth in depths:
@@ -358,6 +359,7 @@ def main(argv: list[str] | None = None) -> int:
             _print_case(f"{args.queries:,} queries x {depth:,} documents ({args.queries * depth:,} rows), {kind} qrels", figures)
             ok = _agreement(figures) and ok
     _print_growth(cases, depths, kinds)
+    print(f"\nload average at the end: {os.getloadavg()[0]:.2f}")
     return 0 if ok else 1
 
 
