@@ -16,7 +16,8 @@ script), which reports:
 * ranx's numba JIT compile, apart: before (a), ranx loads and evaluates the files' first two queries (copied to two
   small files), which compiles its loaders and kernels (into an empty numba cache unless ``--ranx-jit cached``);
   it is in neither (a) nor (b).
-* (c) the peak RSS of the process (``getrusage(RUSAGE_SELF).ru_maxrss``), and its RSS after the imports.
+* (c) the peak RSS of the process (``VmHWM`` of ``/proc/self/status``; not ``getrusage``'s ``ru_maxrss``, which on
+  Linux keeps the peak of the parent that started the process), and its RSS after the imports.
 
 It prints a table per case, the ratios evalframe / peer (below 1: evalframe is faster or smaller), the growth of
 each tool's times from the smallest to the largest depth, and how far the tools' values are apart: the means and
@@ -113,16 +114,22 @@ def write_files(folder: Path, n_queries: int, depth: int, seed: int = 0) -> tupl
 
 # -- the workers (one fresh process each) -------------------------------------------------------------------------------
 
-def _rss_mb() -> float:
+def _status_mb(field: str) -> float:
     with open("/proc/self/status", encoding="ascii") as f:
         for line in f:
-            if line.startswith("VmRSS:"):
+            if line.startswith(field + ":"):
                 return int(line.split()[1]) / 1024
     return float("nan")
 
 
+def _rss_mb() -> float:
+    return _status_mb("VmRSS")
+
+
 def _peak_rss_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # kilobytes on Linux
+    """The process's peak RSS: VmHWM where /proc has it (getrusage's ru_maxrss keeps the parent's peak across exec)."""
+    peak = _status_mb("VmHWM")
+    return peak if peak == peak else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # kilobytes on Linux
 
 
 def _work_evalframe(run_path: str, qrels_path: str, out: str) -> dict:
