@@ -14,12 +14,14 @@ script), which reports:
   of its per-query dicts; ranx: ``evaluate`` called twice, the warm second call is the evaluation time compared and
   the first is printed beside it ("first call").
 * ranx's numba JIT compile, apart: before (a), ranx loads and evaluates the files' first two queries (copied to two
-  small files), which compiles its loaders and kernels (into an empty numba cache unless ``--ranx-jit cached``);
-  it is in neither (a) nor (b).
+  small files), which compiles its loaders and kernels into an empty numba cache (``--ranx-jit cached``: into a cache
+  kept in ``--out``, so only the first ranx process compiles and the others load it); it is in neither (a) nor (b).
 * (c) the peak RSS of the process (``VmHWM`` of ``/proc/self/status``; not ``getrusage``'s ``ru_maxrss``, which on
   Linux keeps the peak of the parent that started the process), and its RSS after the imports.
 
-It prints a table per case, the ratios evalframe / peer (below 1: evalframe is faster or smaller), the growth of
+``--repeat N`` runs N fresh processes per tool and case, the tools in turns, and prints the median of each figure
+(the machine's speed drifts, and other processes may share its CPUs: the load average is printed). It prints a table
+per case, the ratios evalframe / peer (below 1: evalframe is faster or smaller), the growth of
 each tool's times from the smallest to the largest depth, and how far the tools' values are apart: the means and
 every per-query value (pytrec_eval must agree to 1e-12, or the script exits 1; ranx is compared to 1e-9 and any
 difference is reported with its size: ranx orders tied scores its own way, trec_eval by document id descending).
@@ -218,6 +220,19 @@ def _work_pytrec_eval(run_path: str, qrels_path: str, out: str) -> dict:
 WORKERS = {"evalframe": _work_evalframe, "ranx": _work_ranx, "pytrec_eval": _work_pytrec_eval}
 
 
+def _median(runs: list[dict]) -> dict:
+    """The median of each figure over fresh processes of one tool; the values (identical in each) from the first."""
+    for run in runs:
+        run["total"] = run["load"] + run["evaluate"]
+    figures = dict(runs[0])
+    for key in ("import", "rss_imported", "jit", "load", "first_evaluate", "evaluate", "total", "peak_rss"):
+        if key in figures:
+            figures[key] = float(np.median([run[key] for run in runs]))
+    if any(run["means"] != figures["means"] for run in runs):
+        raise SystemExit("a tool gave different means in two processes on the same files")
+    return figures
+
+
 def _run_worker(tool: str, run_path: Path, qrels_path: Path, out: Path, ranx_jit: str) -> dict:
     """Run one tool in a fresh process; its figures come back through a JSON file."""
     env = dict(os.environ)
@@ -226,6 +241,8 @@ def _run_worker(tool: str, run_path: Path, qrels_path: Path, out: Path, ranx_jit
     if tool == "ranx" and ranx_jit == "cold":
         cache = tempfile.mkdtemp(prefix="numba-cache-")  # empty: the first call compiles
         env["NUMBA_CACHE_DIR"] = cache
+    elif tool == "ranx":
+        env["NUMBA_CACHE_DIR"] = str(out.parent / "numba-cache")  # kept: only the script's first ranx process compiles
     try:
         subprocess.run([sys.executable, str(Path(__file__).resolve()), "--worker", tool, str(run_path), str(qrels_path),
                         str(out)], check=True, env=env)
@@ -251,7 +268,7 @@ def _print_case(title: str, figures: dict[str, dict]) -> None:
         jit = f"{f['jit']:.2f}" if "jit" in f else ""
         first = f"{f['first_evaluate']:.3f}" if "first_evaluate" in f else ""
         print(f"| {tool} | {f['import']:.2f} | {jit} | {f['load']:.3f} | {f['evaluate']:.3f} | {first} "
-              f"| {f['load'] + f['evaluate']:.3f} | {f['rss_imported']:,.0f} | {f['peak_rss']:,.0f} |")
+              f"| {f['total']:.3f} | {f['rss_imported']:,.0f} | {f['peak_rss']:,.0f} |")
     if "evalframe" in figures and len(figures) > 1:
         print("\n| evalframe / peer | (a) load | (b) evaluate | (a)+(b) | peak RSS |")
         print("|---|---|---|---|---|")
@@ -259,7 +276,7 @@ def _print_case(title: str, figures: dict[str, dict]) -> None:
         for tool, f in figures.items():
             if tool == "evalframe":
                 continue
-            both = _ratio(ours['load'] + ours['evaluate'], f['load'] + f['evaluate'])
+            both = _ratio(ours['total'], f['total'])
             print(f"| / {tool} | {_ratio(ours['load'], f['load'])} | {_ratio(ours['evaluate'], f['evaluate'])} "
                   f"| {both} | {_ratio(ours['peak_rss'], f['peak_rss'])} |")
 
@@ -313,7 +330,7 @@ def _print_growth(cases: dict[tuple[int, str], dict[str, dict]], depths: list[in
         for tool, a in cases[(small, kind)].items():
             b = cases[(large, kind)][tool]
             print(f"| {tool} | {kind} | {_ratio(b['load'], a['load'])} | {_ratio(b['evaluate'], a['evaluate'])} "
-                  f"| {_ratio(b['load'] + b['evaluate'], a['load'] + a['evaluate'])} | {_ratio(b['peak_rss'], a['peak_rss'])} |")
+                  f"| {_ratio(b['total'], a['total'])} | {_ratio(b['peak_rss'], a['peak_rss'])} |")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -323,8 +340,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--qrels", default="binary,graded", help="binary, graded or both (default)")
     parser.add_argument("--tools", default=",".join(TOOLS), help=f"comma-separated, of {', '.join(TOOLS)} (default all)")
     parser.add_argument("--ranx-jit", choices=("cold", "cached"), default="cold",
-                        help="cold (default): each ranx process starts with an empty numba cache, so its first call "
-                             "compiles; cached: numba's own on-disk cache, as after a first use")
+                        help="cold (default): each ranx process starts with an empty numba cache, so it compiles; "
+                             "cached: a numba cache in --out kept between the processes, as a user's after a first use")
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="fresh processes per tool and case, run in turns; the tables give the median of each figure")
     parser.add_argument("--out", type=Path, default=None, help="folder for the files (default: a temporary folder)")
     parser.add_argument("--worker", nargs=4, metavar=("TOOL", "RUN", "QRELS", "JSON"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -343,7 +362,8 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"{name} takes a comma-separated list of {', '.join(allowed)}; got {','.join(values)!r}")
     folder = args.out or Path(tempfile.mkdtemp(prefix="vs-peers-"))
     print(f"evalframe vs ranx vs pytrec_eval: {args.queries:,} queries x {', '.join(map(str, depths))} documents, "
-          f"{', '.join(kinds)} qrels; files in {folder}; ranx JIT {args.ranx_jit}")
+          f"{', '.join(kinds)} qrels; files in {folder}; ranx JIT {args.ranx_jit}; "
+          f"median of {args.repeat} fresh process(es) per tool")
     versions = {}
     for tool in tools:
         try:
@@ -360,8 +380,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\n(files for {depth} documents per query written in {time.perf_counter() - start:.1f} s)")
         for kind in kinds:
             qrels_path = binary if kind == "binary" else graded
-            figures = {tool: _run_worker(tool, run_path, qrels_path, folder / f"{tool}-{depth}-{kind}.json", args.ranx_jit)
-                       for tool in tools}
+            repeats: dict[str, list[dict]] = {tool: [] for tool in tools}
+            for i in range(args.repeat):  # the tools in turns, so a drift of the machine's speed touches each alike
+                for tool in tools:
+                    out = folder / f"{tool}-{depth}-{kind}-{i}.json"
+                    repeats[tool].append(_run_worker(tool, run_path, qrels_path, out, args.ranx_jit))
+            figures = {tool: _median(runs) for tool, runs in repeats.items()}
             cases[(depth, kind)] = figures
             _print_case(f"{args.queries:,} queries x {depth:,} documents ({args.queries * depth:,} rows), {kind} qrels", figures)
             ok = _agreement(figures) and ok
