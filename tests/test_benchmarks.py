@@ -33,3 +33,21 @@ def test_trec_benchmark_agrees_with_pytrec_eval(capsys):
     assert bench.main(["--queries", "400", "--depth", "30"]) == 0  # exit 1 when any value differs from pytrec_eval's
     out = capsys.readouterr().out
     assert "per-query values equal to pytrec_eval to 1e-12: 5,760 of 5,760" in out  # 360 queries in both x 16 measures
+
+
+@pytest.mark.benchmark
+def test_vs_peers_smoke(capsys, tmp_path):
+    pytest.importorskip("pytrec_eval")
+    spec = importlib.util.spec_from_file_location("evalframe_benchmarks_vs_peers", RUNNER.parent / "vs_peers.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    # ranx left out: its numba compile alone takes about 40 s; exit 1 when a value differs from pytrec_eval's
+    assert bench.main(["--queries", "200", "--depth", "20", "--tools", "evalframe,pytrec_eval", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    for kind in ("binary", "graded"):
+        assert f"200 queries x 20 documents (4,000 rows), {kind} qrels" in out
+    assert "| tool | import s | JIT compile s | (a) load s | (b) evaluate s | first call s | (a)+(b) s |" in out
+    assert "| evalframe | " in out and "| pytrec_eval | " in out and "| / pytrec_eval | " in out
+    # 200 queries x 6 measures, in both cases
+    assert out.count("pytrec_eval vs evalframe (tolerance 1e-12): means agree") == 2
+    assert out.count("per-query values 1,200 of 1,200 agree") == 2
