@@ -114,20 +114,21 @@ def _read_bytes(path: Path, kind: str) -> bytes:
 
 #: trec_eval reads scores with atof, the nearest double: pandas 3 parses so by default (and deprecates the option);
 #: pandas 2.2's default parser is an ulp off for some 17-digit scores, its "round_trip" parser is exact.
-_EXACT_FLOATS: dict[str, Any] = {} if int(pd.__version__.split(".")[0]) >= 3 else {"float_precision": "round_trip"}
+#: pandas 2.2's parsers are either an ulp off (default) or refuse an overflow such as 1e400 (round_trip), which atof
+#: reads as inf: there the scores are read as text, checked, and converted by Python's float (correctly rounded).
+_SCORES_AS_TEXT = int(pd.__version__.split(".")[0]) < 3
 
 
 def _parse(path: Path, fmt: _Format) -> pd.DataFrame:
     """The file's columns (ids as text, the value as float64 for runs, as text for qrels); problems via :func:`_locate`."""
     dtype: dict[int, Any] = {i: object for i in range(fmt.width + 1)}  # one column more: to see lines that have one
-    if fmt is _RUN:
+    if fmt is _RUN and not _SCORES_AS_TEXT:
         dtype[fmt.value] = "float64"
     try:
         with _open(path) as source:
             frame = pd.read_csv(source, sep=r"\s+", header=None, names=list(range(fmt.width + 1)), dtype=dtype,
                                 index_col=False,  # an extra column on every line is an error, not an index
-                                na_filter=False, quoting=csv.QUOTE_NONE, engine="c", encoding="utf-8",
-                                **_EXACT_FLOATS)
+                                na_filter=False, quoting=csv.QUOTE_NONE, engine="c", encoding="utf-8")
     except (ValueError, UnicodeDecodeError, OverflowError) as exc:  # ParserError is a ValueError
         _locate(path, fmt, exc)
     except _DAMAGED_GZIP as exc:
@@ -139,6 +140,10 @@ def _parse(path: Path, fmt: _Format) -> pd.DataFrame:
                         f"`{fmt.layout}` per {'retrieved document' if fmt is _RUN else 'judgment'}.")
     if (frame[fmt.width - 1].to_numpy() == "").any() or (frame.pop(fmt.width).to_numpy() != "").any():
         _locate(path, fmt)  # a line with fewer or more columns
+    if fmt is _RUN and _SCORES_AS_TEXT:
+        if not frame[fmt.value].str.fullmatch(_NUMBER.pattern, flags=re.IGNORECASE).all():
+            _locate(path, fmt)
+        frame[fmt.value] = frame[fmt.value].to_numpy(dtype=object).astype(np.float64)
     return frame
 
 
