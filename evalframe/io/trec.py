@@ -138,7 +138,9 @@ def _parse(path: Path, fmt: _Format) -> pd.DataFrame:
     if len(frame) == 0:
         raise LoadError(f"{fmt.kind} file {path} holds no line; a TREC {fmt.kind} file has one line "
                         f"`{fmt.layout}` per {'retrieved document' if fmt is _RUN else 'judgment'}.")
-    if (frame[fmt.width - 1].to_numpy() == "").any() or (frame.pop(fmt.width).to_numpy() != "").any():
+    extra = frame[fmt.width].to_numpy()
+    frame = frame.drop(columns=[fmt.width])
+    if (frame[fmt.width - 1].to_numpy() == "").any() or (extra != "").any():
         _locate(path, fmt)  # a line with fewer or more columns
     if fmt is _RUN and _SCORES_AS_TEXT:
         if not frame[fmt.value].str.fullmatch(_NUMBER.pattern, flags=re.IGNORECASE).all():
