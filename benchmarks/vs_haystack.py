@@ -33,38 +33,26 @@ BUILD_PARAMS = {"custom_document_id_field": None, "context_matching_min_length":
                 "context_matching_boost_split_overlaps": True, "context_matching_threshold": 65.0}
 
 # ------------------------------------------------------------------ code run inside each tool's process
-FRAMES_HAYSTACK = """
+#: The same steps in each tool's process: ``{module}`` is where EvaluationResult comes from; ``{cold}`` empties
+#: evalframe's cache before wrong_examples, so it is timed cold too (Haystack 1.x keeps no cache).
+FRAMES = """
 import json, sys, time, warnings
 warnings.simplefilter("ignore")
-from haystack.schema import EvaluationResult
+from {module} import EvaluationResult
 folder, out = sys.argv[1], sys.argv[2]
-t = {}
+t = {{}}
 start = time.perf_counter(); result = EvaluationResult.load(folder); t["load CSV"] = time.perf_counter() - start
 start = time.perf_counter(); metrics = result.calculate_metrics(); t["calculate_metrics()"] = time.perf_counter() - start
+{cold}
 start = time.perf_counter()
 for node in ("Retriever", "Reader"):
     result.wrong_examples(node, n=10)
 t["wrong_examples (both nodes, n=10)"] = time.perf_counter() - start
 start = time.perf_counter(); result.save(out); t["save CSV"] = time.perf_counter() - start
-print(json.dumps({"times": t, "metrics": metrics}, default=float))
+print(json.dumps({{"times": t, "metrics": metrics}}, default=float))
 """
-
-FRAMES_EVALFRAME = """
-import json, sys, time, warnings
-warnings.simplefilter("ignore")
-from evalframe import EvaluationResult
-folder, out = sys.argv[1], sys.argv[2]
-t = {}
-start = time.perf_counter(); result = EvaluationResult.load(folder); t["load CSV"] = time.perf_counter() - start
-start = time.perf_counter(); metrics = result.calculate_metrics(); t["calculate_metrics()"] = time.perf_counter() - start
-result.clear_cache()
-start = time.perf_counter()
-for node in ("Retriever", "Reader"):
-    result.wrong_examples(node, n=10)
-t["wrong_examples (both nodes, n=10)"] = time.perf_counter() - start
-start = time.perf_counter(); result.save(out); t["save CSV"] = time.perf_counter() - start
-print(json.dumps({"times": t, "metrics": metrics}, default=float))
-"""
+FRAMES_HAYSTACK = FRAMES.format(module="haystack.schema", cold="")
+FRAMES_EVALFRAME = FRAMES.format(module="evalframe", cold="result.clear_cache()")
 
 BUILD_HAYSTACK = """
 import json, sys, time, warnings, logging
