@@ -227,12 +227,7 @@ def encode_frame(node: str, frame: pd.DataFrame) -> tuple[dict[str, list[Any]], 
     """A checked frame's cells as written to CSV (Python values per column) and its manifest entry
     (``file``, ``rows``, ``columns``: one spec per column with its codec); :class:`SaveError` names a cell
     that cannot be written losslessly."""
-    check_frame(node, frame)
-    columns, specs = {}, []
-    for name in frame.columns:
-        columns[name], spec = encode_column(frame[name], node=node)
-        specs.append(spec)
-    return columns, {"file": f"{node}.csv", "rows": len(frame), "columns": specs}
+    return _encode(node, frame, encode_column)
 
 
 @dataclass(frozen=True)
@@ -257,10 +252,15 @@ def encode_frame_texts(node: str, frame: pd.DataFrame) -> tuple[dict[str, TextCo
     pattern), lists, tuples and dicts are assembled from their elements' texts with Arrow's string joins,
     and text columns stay in Arrow. The manifest entry is the same.
     """
+    return _encode(node, frame, _encode_column_texts)
+
+
+def _encode(node: str, frame: pd.DataFrame, encode: Callable[..., tuple[Any, dict[str, Any]]]) -> tuple[dict, dict[str, Any]]:
+    """A checked frame's columns encoded by ``encode(series, node=...)``, and its manifest entry."""
     check_frame(node, frame)
     columns, specs = {}, []
     for name in frame.columns:
-        columns[name], spec = _encode_column_texts(frame[name], node=node)
+        columns[name], spec = encode(frame[name], node=node)
         specs.append(spec)
     return columns, {"file": f"{node}.csv", "rows": len(frame), "columns": specs}
 
