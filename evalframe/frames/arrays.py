@@ -7,12 +7,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import chain
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from ..errors import SchemaError
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 
 _LIST_TYPES = (list, tuple, np.ndarray)
@@ -144,10 +147,72 @@ def first_appearance_codes(series: pd.Series, positions: np.ndarray | None = Non
 
     The values are an object array, or with ``objects=False`` as pandas' factorize gives them (Arrow-backed
     strings stay in Arrow: no Python string is made for them).
+
+    Equal values usually come in runs (a query's rows are contiguous), so only the first value of each run
+    of equal neighbours is hashed: one vectorised comparison of neighbours finds the runs, and equal values
+    of different runs still get one code from the factorize of the runs' first values. The codes and values
+    are those of ``pd.factorize(values, sort=False, use_na_sentinel=False)`` for any row order (a missing
+    value always starts a run; pandas' factorize gives every missing value one code).
     """
     values = series if positions is None or _is_every_row(positions, len(series)) else series.iloc[positions]
-    codes, uniques = pd.factorize(values, sort=False, use_na_sentinel=False)
-    return codes.astype(np.int64, copy=False), (np.asarray(uniques, dtype=object) if objects else uniques)
+    starts = run_starts(values)
+    if starts is None or len(starts) * 2 > len(values):  # few runs of equal neighbours: hash every row
+        codes, uniques = pd.factorize(values, sort=False, use_na_sentinel=False)
+        codes = codes.astype(np.int64, copy=False)
+    else:
+        heads = np.flatnonzero(starts)
+        head_codes, uniques = pd.factorize(pd.Series(values.array.take(heads), copy=False), sort=False, use_na_sentinel=False)
+        codes = np.repeat(head_codes.astype(np.int64, copy=False), np.diff(np.append(heads, len(starts))))
+    return codes, (np.asarray(uniques, dtype=object) if objects else uniques)
+
+
+def arrow_array(series: pd.Series) -> pa.Array | None:
+    """The one-chunk Arrow array of an Arrow-backed column (pandas 3's ``str``, ``pd.ArrowDtype``), else None.
+
+    The array is a view of the column's buffers when the column has one chunk (a copy of them otherwise).
+    """
+    array = series.array
+    if not isinstance(array, pd.arrays.ArrowExtensionArray):
+        return None
+    chunked = array.__arrow_array__()
+    return chunked.combine_chunks() if hasattr(chunked, "combine_chunks") else chunked
+
+
+def run_starts(series: pd.Series) -> np.ndarray | None:
+    """True where a row's value differs from the row before it, or either is missing (the first row: True).
+
+    None when the values cannot be compared as a whole column (e.g. cells that compare elementwise);
+    then every row must be hashed. Rows marked False hold a value equal to the previous row's.
+    """
+    n = len(series)
+    starts = np.ones(n, dtype=bool)
+    if n < 2:
+        return starts
+    arrow = arrow_array(series)
+    if arrow is not None:  # pyarrow is installed: the column holds Arrow data
+        import pyarrow.compute as pc
+
+        try:
+            differ = pc.fill_null(pc.not_equal(arrow[1:], arrow[:-1]), True)
+        except (NotImplementedError, TypeError, ValueError):  # a type without a comparison kernel (lists, structs)
+            return None
+        starts[1:] = differ.to_numpy(zero_copy_only=False)
+        return starts
+    try:
+        values = series.to_numpy()
+        if not isinstance(values, np.ndarray) or values.ndim != 1 or values.dtype.kind not in "biufcOUSmM":
+            return None
+        with np.errstate(invalid="ignore"):
+            differ = values[1:] != values[:-1]
+        if not isinstance(differ, np.ndarray) or differ.dtype != bool or differ.shape != (n - 1,):
+            return None
+        starts[1:] = differ
+        if values.dtype.kind in "fcOmM":  # NaN / None / NaT never continue a run (pandas gives them one code)
+            missing = pd.isna(values)
+            starts[1:] |= missing[1:] | missing[:-1]
+        return starts
+    except (TypeError, ValueError):
+        return None
 
 
 def _is_every_row(positions: np.ndarray, n_rows: int) -> bool:
@@ -173,3 +238,144 @@ def numeric_column(df: pd.DataFrame, column: str, *, where: str) -> np.ndarray:
         raise SchemaError(
             f"{where}: column {column!r} must be numeric; row {row_label(bad.index, 0)!r} holds {bad.iloc[0]!r}."
         ) from None
+
+
+_MIX = np.uint64(0x9E3779B97F4A7C15)
+_MISSING_KEY = np.uint64(0x5BD1E9955BD1E995)
+
+
+def _avalanche(h: np.ndarray) -> np.ndarray:
+    """splitmix64's finaliser: every input bit reaches every output bit (in place, uint64 wraps)."""
+    h ^= h >> np.uint64(30)
+    h *= np.uint64(0xBF58476D1CE4E5B9)
+    h ^= h >> np.uint64(27)
+    h *= np.uint64(0x94D049BB133111EB)
+    h ^= h >> np.uint64(31)
+    return h
+
+
+def _arrow_string_keys(array: Any, rows: np.ndarray) -> np.ndarray | None:
+    """64-bit hashes of the strings (or bytes) at ``rows`` of a one-chunk Arrow array, from its buffers.
+
+    Every byte enters the hash (8 at a time), so equal strings get equal keys; None for other types.
+    """
+    import pyarrow as pa
+
+    if pa.types.is_string(array.type) or pa.types.is_binary(array.type):
+        offset_type = np.int32
+    elif pa.types.is_large_string(array.type) or pa.types.is_large_binary(array.type):
+        offset_type = np.int64
+    else:
+        return None
+    buffers = array.buffers()
+    offsets = np.frombuffer(buffers[1], dtype=offset_type)[array.offset:array.offset + len(array) + 1]
+    starts = offsets[:-1][rows].astype(np.int64)
+    lengths = offsets[1:][rows].astype(np.int64) - starts
+    data = np.zeros(int(offsets[-1]) + 8, dtype=np.uint8)  # 8 zero bytes after the end: every 8-byte read is inside
+    if buffers[2] is not None and offsets[-1] > 0:
+        data[:int(offsets[-1])] = np.frombuffer(buffers[2], dtype=np.uint8)[:int(offsets[-1])]
+    words = np.ndarray(shape=(len(data) - 7,), dtype="<u8", buffer=data, strides=(1,))  # the 8 bytes from each byte on
+    keys = lengths.astype(np.uint64) * _MIX
+    longest = int(lengths.max(initial=0))
+    if longest > 4096:  # a few passes per 8 bytes of the longest value: hashing every row is cheaper
+        return None
+    active = np.arange(len(rows))
+    for at in range(0, longest, 8):
+        if at:
+            active = active[lengths[active] > at]
+        left = np.minimum(lengths[active] - at, 8).astype(np.uint64)
+        mask = np.where(left == 8, np.uint64(0xFFFFFFFFFFFFFFFF), (np.uint64(1) << (left * np.uint64(8))) - np.uint64(1))
+        word = words[starts[active] + at] & mask
+        keys[active] = _avalanche(keys[active] ^ word) + np.uint64(at)
+    return _avalanche(keys)
+
+
+def _value_keys(series: pd.Series, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, Any] | None:
+    """(64-bit key, missing flag, values) of the rows at ``rows``: equal values get equal keys.
+
+    Values are Arrow strings (keys from the buffers) or Python objects (their ``hash``, which is cached on
+    strings); missing values share one key. None for other columns, or cells that cannot be hashed.
+    """
+    arrow = arrow_array(series)
+    if arrow is not None:
+        keys = _arrow_string_keys(arrow, rows)
+        if keys is None:
+            return None
+        missing = (arrow.is_null().to_numpy(zero_copy_only=False)[rows] if arrow.null_count
+                   else np.zeros(len(rows), dtype=bool))
+        keys[missing] = _MISSING_KEY
+        return keys, missing, arrow
+    values = series.to_numpy()
+    if not isinstance(values, np.ndarray) or values.dtype != object:
+        return None
+    values = values[rows]
+    try:
+        keys = _avalanche(np.fromiter(map(hash, values), dtype=np.int64, count=len(values)).view(np.uint64))
+    except TypeError:  # an unhashable cell: pandas' factorize raises its own error on it
+        return None
+    missing = pd.isna(values)
+    keys[missing] = _MISSING_KEY
+    return keys, missing, values
+
+
+def _values_equal(values: Any, first: np.ndarray, second: np.ndarray, missing: np.ndarray, rows: np.ndarray,
+                  is_arrow: bool) -> bool:
+    """Whether the values at ``first[i]`` and ``second[i]`` (indices into ``rows``) are equal for every i, as
+    pandas' factorize judges them (missing values are all equal)."""
+    both_missing = missing[first] & missing[second]
+    if (missing[first] != missing[second]).any():
+        return False
+    first, second = first[~both_missing], second[~both_missing]
+    if not len(first):
+        return True
+    if is_arrow:
+        import pyarrow.compute as pc
+
+        equal = pc.equal(values.take(rows[first]), values.take(rows[second]))
+        return bool(pc.all(equal).as_py())
+    try:
+        equal = values[first] == values[second]
+    except (TypeError, ValueError):
+        return False
+    if not isinstance(equal, np.ndarray) or equal.dtype != bool or not set(map(type, values[first])) <= {str}:
+        return False  # only strings are taken on trust of ``==``; other cells go through pandas' factorize
+    return bool(equal.all())
+
+
+def first_equal_rows(series: pd.Series, rows: np.ndarray, groups: np.ndarray) -> np.ndarray | None:
+    """For each of ``rows`` (positions in ``series``), the first of the rows (an index into ``rows``) of its group
+    holding an equal value, as ``pd.factorize`` judges equality (missing values are all equal).
+
+    ``groups`` are non-negative integer group codes per row (e.g. the query of each row); the work is one
+    hash per value from the column's buffers (or the strings' cached hashes), a stable sort of (group, key)
+    that is nearly sorted when groups are, and an exact comparison of only the rows whose keys repeat within
+    their group. None when the column is not one of Arrow strings or Python objects, or (never seen) two
+    different values share a key: then the caller hashes the values themselves.
+    """
+    n = len(rows)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    found = _value_keys(series, rows)
+    if found is None:
+        return None
+    keys, missing, values = found
+    group_bits = max(1, int(groups.max()).bit_length())
+    if group_bits > 40:
+        return None
+    combined = (groups.astype(np.uint64) << np.uint64(64 - group_bits)) | (keys >> np.uint64(group_bits))
+    order = np.argsort(combined, kind="stable")  # ties keep row order: a run's head is its first row
+    ordered = combined[order]
+    repeat = np.flatnonzero(ordered[1:] == ordered[:-1]) + 1
+    first = np.arange(n, dtype=np.int64)
+    if not len(repeat):
+        return first
+    new = np.ones(n, dtype=bool)
+    new[repeat] = False
+    index = np.arange(n)
+    head = order[np.maximum.accumulate(np.where(new, index, 0))[repeat]]
+    member = order[repeat]
+    if not (groups[head] == groups[member]).all() or not _values_equal(values, head, member, missing, rows,
+                                                                       is_arrow=not isinstance(values, np.ndarray)):
+        return None
+    first[member] = head
+    return first

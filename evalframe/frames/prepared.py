@@ -18,6 +18,7 @@ from .arrays import (
     DistinctLists,
     SelectedLists,
     first_appearance_codes,
+    first_equal_rows,
     first_rows,
     numeric_column,
     row_label,
@@ -57,9 +58,26 @@ class DocumentRows:
     pair_group_query: np.ndarray  # query code per pair group
     match_lists: dict[str, SelectedLists]  # "id"/"ctx"/"ans" -> the rows' cells of that match list (present only)
     match_cells: dict[str, np.ndarray]  # "id"/"ctx"/"ans" -> index into match_lists[part].cells per sorted row
-    document_codes: np.ndarray  # code of document_id per sorted row
-    document_ids: Any  # distinct document_id values (by code), as pandas' factorize gives them
     _values: dict[str, np.ndarray] = field(default_factory=dict)
+    _documents: tuple[np.ndarray, Any] | None = None
+
+    @property
+    def document_codes(self) -> np.ndarray:
+        """Code of ``document_id`` per sorted row (codes of first appearance in frame order), made on first use."""
+        return self._document_coding()[0]
+
+    @property
+    def document_ids(self) -> Any:
+        """The distinct ``document_id`` values (by code), as pandas' factorize gives them, made on first use."""
+        return self._document_coding()[1]
+
+    def _document_coding(self) -> tuple[np.ndarray, Any]:
+        # only the retriever top-k of answer nodes needs ids coded across queries; the metrics need the
+        # duplicates within a query only (doc_group), found without hashing every id
+        if self._documents is None:
+            codes, ids = first_appearance_codes(self.frame["document_id"], self.positions, objects=False)
+            self._documents = (codes[self.order], ids)
+        return self._documents
 
     @property
     def n_queries(self) -> int:
@@ -125,6 +143,26 @@ def _pair_codes(sorted_query: np.ndarray, document_codes: np.ndarray) -> np.ndar
     return codes
 
 
+def _document_groups(document_id: pd.Series, positions: np.ndarray, order: np.ndarray,
+                     row_query: np.ndarray) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, Any] | None]:
+    """Codes of the (query, document_id) pairs per sorted row, the query of each code, and the document coding
+    when it was made on the way (else None).
+
+    The pairs only say which rows of a query hold one document: :func:`first_equal_rows` finds them from
+    one hash per id (no hash table of all the ids); the codes number the pairs in sorted-row order.
+    """
+    first = first_equal_rows(document_id, positions[order], row_query)
+    if first is None:  # ids of another type: code every id, then the pairs
+        codes, ids = first_appearance_codes(document_id, positions, objects=False)
+        document_codes = codes[order]
+        doc_group = _pair_codes(row_query, document_codes)
+        doc_group_query = np.zeros(int(doc_group.max(initial=-1)) + 1, dtype=np.int64)
+        doc_group_query[doc_group] = row_query
+        return doc_group, doc_group_query, (document_codes, ids)
+    own = first == np.arange(len(first))
+    return (np.cumsum(own) - 1)[first], row_query[own], None
+
+
 def prepare_document_rows(frame: pd.DataFrame, positions: np.ndarray, *, where: str,
                           parts: tuple[str, ...] = ("id", "ctx", "ans"),
                           lists: Callable[[str], DistinctLists] | None = None) -> DocumentRows:
@@ -150,11 +188,7 @@ def prepare_document_rows(frame: pd.DataFrame, positions: np.ndarray, *, where: 
     n_gold = _gold_counts(select_lists(lists(gold_column), positions[first_rows(codes)], frame.index, column=gold_column,
                                        where=where))
 
-    document_codes, document_ids = first_appearance_codes(frame["document_id"], positions, objects=False)
-    document_codes = document_codes[order]
-    doc_group = _pair_codes(row_query, document_codes)
-    doc_group_query = np.zeros(int(doc_group.max(initial=-1)) + 1, dtype=np.int64)
-    doc_group_query[doc_group] = row_query
+    doc_group, doc_group_query, documents = _document_groups(frame["document_id"], positions, order, row_query)
 
     match_lists, match_cells = {}, {}
     longest = np.zeros(len(positions), dtype=np.int64)
@@ -171,7 +205,7 @@ def prepare_document_rows(frame: pd.DataFrame, positions: np.ndarray, *, where: 
         frame=frame, positions=positions, where=where, query_ids=query_ids, row_query=row_query, rank=rank,
         order=order, doc_group=doc_group, doc_group_query=doc_group_query, n_gold=n_gold, pair_row=pair_row,
         pair_index=pair_index, pair_group=pair_group, pair_group_query=pair_group_query, match_lists=match_lists,
-        match_cells=match_cells, document_codes=document_codes, document_ids=document_ids,
+        match_cells=match_cells, _documents=documents,
     )
 
 

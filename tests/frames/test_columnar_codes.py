@@ -1,0 +1,153 @@
+"""Run-based query codes and hash-found document duplicates (evalframe.frames.arrays) against pandas' factorize.
+
+``first_appearance_codes`` hashes only the first value of each run of equal neighbours, and the document
+rows find a query's repeated ``document_id`` from one 64-bit key per id (``first_equal_rows``); both must
+give exactly what hashing every value gave, for any row order, missing ids and column dtypes. The
+end-to-end tests compare every analysis with the old path (forced by disabling the new helpers).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from evalframe import EvaluationResult
+from evalframe.frames import arrays, prepared
+from evalframe.frames.arrays import first_appearance_codes, first_equal_rows, run_starts
+
+pa = pytest.importorskip("pyarrow")
+
+_VALUES = ["a", "b", "doc-1", "doc-10", "ü-ß", "", "a" * 9, "a" * 17, "x" * 40 + "1", "x" * 40 + "2", None, np.nan]
+_DTYPES = ["object", "str", "arrow-string", "arrow-large-string"]
+
+
+def _series(values: list, dtype: str) -> pd.Series:
+    if dtype == "object":
+        return pd.Series(values, dtype=object)
+    if dtype == "str":
+        return pd.Series(values, dtype="str")
+    arrow_type = pa.string() if dtype == "arrow-string" else pa.large_string()
+    return pd.Series(pd.array([None if v is None or v is np.nan else v for v in values], dtype=pd.ArrowDtype(arrow_type)))
+
+
+def _reference_first_equal(series: pd.Series, rows: np.ndarray, groups: np.ndarray) -> np.ndarray:
+    codes, _ = pd.factorize(series.iloc[rows], sort=False, use_na_sentinel=False)
+    first: dict[tuple[int, int], int] = {}
+    return np.array([first.setdefault((int(g), int(c)), i) for i, (g, c) in enumerate(zip(groups, codes))], dtype=np.int64)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from(range(len(_VALUES))), max_size=40), st.sampled_from(_DTYPES), st.randoms(use_true_random=False))
+def test_first_appearance_codes_equal_factorize_for_any_order(picks, dtype, random):
+    series = _series([_VALUES[i] for i in picks], dtype)
+    positions = list(range(len(series)))
+    random.shuffle(positions)
+    for rows in (None, np.arange(len(series)), np.array(sorted(positions[: len(positions) // 2]), dtype=np.int64),
+                 np.array(positions, dtype=np.int64)):
+        codes, uniques = first_appearance_codes(series, rows)
+        expected_codes, expected = pd.factorize(series if rows is None else series.iloc[rows], sort=False,
+                                                use_na_sentinel=False)
+        assert codes.tolist() == expected_codes.tolist()
+        assert pd.Series(uniques, dtype=object).equals(pd.Series(np.asarray(expected, dtype=object), dtype=object))
+        codes, uniques = first_appearance_codes(series, rows, objects=False)
+        assert codes.tolist() == expected_codes.tolist() and type(uniques) is type(expected)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 4), st.sampled_from(range(len(_VALUES)))), max_size=40),
+       st.sampled_from(_DTYPES), st.randoms(use_true_random=False))
+def test_first_equal_rows_equal_a_factorize_of_the_pairs(rows, dtype, random):
+    series = _series([_VALUES[v] for _, v in rows], dtype)
+    groups = np.array(sorted(g for g, _ in rows) if random.random() < 0.5 else [g for g, _ in rows], dtype=np.int64)
+    order = np.array(random.sample(range(len(rows)), len(rows)), dtype=np.int64)
+    found = first_equal_rows(series, order, groups)
+    assert found is not None  # strings and missing values are always handled
+    assert found.tolist() == _reference_first_equal(series, order, groups).tolist()
+
+
+def test_cells_that_cannot_be_keyed_are_left_to_the_caller():
+    mixed = pd.Series([1, 1.0, "1", None], dtype=object)  # 1 == 1.0: only pandas' factorize is trusted
+    assert first_equal_rows(mixed, np.arange(4), np.zeros(4, dtype=np.int64)) is None
+    assert first_equal_rows(pd.Series([[1], [1]], dtype=object), np.arange(2), np.zeros(2, dtype=np.int64)) is None
+    assert first_equal_rows(pd.Series([1.0, 1.0]), np.arange(2), np.zeros(2, dtype=np.int64)) is None
+    assert run_starts(pd.Series([np.array([1, 2]), np.array([1, 2])], dtype=object)) is None
+    codes, uniques = first_appearance_codes(pd.Series([1, 1.0, True, "1", None, np.nan], dtype=object))
+    assert codes.tolist() == [0, 0, 0, 1, 2, 2]
+
+
+def test_a_key_collision_falls_back_to_exact_codes(monkeypatch):
+    series = pd.Series(["a", "b", "a", "c"], dtype="str")
+    monkeypatch.setattr(arrays, "_arrow_string_keys", lambda array, rows: np.zeros(len(rows), dtype=np.uint64))
+    assert first_equal_rows(series, np.arange(4), np.zeros(4, dtype=np.int64)) is None
+
+
+# ----------------------------------------------------------------------------- end to end, old path vs new path
+def _variants():
+    from benchmarks.synthetic import make_result
+
+    base = make_result(120)
+    rng = np.random.default_rng(7)
+    out = {"synthetic": base}
+    frames = {node: frame.copy() for node, frame in base.node_results.items()}
+    retriever = frames["Retriever"]
+    ids = retriever["document_id"].to_numpy(dtype=object, copy=True)
+    ids[rng.choice(len(ids), 40, replace=False)] = None
+    ids[rng.choice(len(ids), 20, replace=False)] = np.nan
+    same_query = np.flatnonzero(retriever["multilabel_id"].to_numpy()[1:] == retriever["multilabel_id"].to_numpy()[:-1])
+    for row in rng.choice(same_query, 150, replace=False):  # a document twice in one query
+        ids[row + 1] = ids[row]
+    for dtype in ("object", "str", "arrow-large-string"):
+        edited = {node: frame.copy() for node, frame in frames.items()}
+        edited["Retriever"]["document_id"] = _series(list(ids), dtype).to_numpy() if dtype == "object" else \
+            _series(list(ids), dtype).array
+        edited["Retriever"]["multilabel_id"] = _series(list(retriever["multilabel_id"]), dtype).array
+        out[f"duplicates-{dtype}"] = EvaluationResult(edited, matching=base.matching)
+    shuffled = {node: frame.sample(frac=1.0, random_state=3) for node, frame in out["duplicates-str"].node_results.items()}
+    out["shuffled"] = EvaluationResult(shuffled, matching=base.matching)  # no query's rows contiguous
+    return out
+
+
+def _analyses(result: EvaluationResult) -> list:
+    out: list = []
+    for scope in ("document_id", "context", "document_id_and_context", "document_id_or_context", "answer",
+                  "document_id_or_answer"):
+        for k in (-1, 1, 3):
+            out.append(result.calculate_metrics(document_scope=scope, simulated_top_k_retriever=k))
+    out.append(result.calculate_metrics(simulated_top_k_reader=2, simulated_top_k_retriever=3))
+    for node in result.node_results:
+        out.append(result.query_metrics(node))
+        out.append(result.query_metrics(node, simulated_top_k_retriever=2))
+        out.append(result.wrong_examples(node, n=5))
+    out.append(result.metrics_at_k(ks=(1, 3, 5)))
+    return out
+
+
+def _same(a, b) -> None:
+    if isinstance(a, pd.DataFrame):
+        pd.testing.assert_frame_equal(a, b, check_exact=True)
+    elif isinstance(a, list):
+        assert len(a) == len(b)
+        for x, y in zip(a, b):
+            _same(x, y)
+    elif isinstance(a, dict):
+        assert a.keys() == b.keys()
+        for key in a:
+            _same(a[key], b[key])
+    else:
+        assert a == b or (a != a and b != b), (a, b)
+
+
+@pytest.mark.parametrize("variant", ["synthetic", "duplicates-object", "duplicates-str", "duplicates-arrow-large-string",
+                                     "shuffled"])
+def test_every_analysis_equals_the_hash_every_value_path(variant, monkeypatch):
+    result = _variants()[variant]
+    ids = result["Retriever"]["document_id"]
+    assert first_equal_rows(ids, np.arange(len(ids)), np.zeros(len(ids), dtype=np.int64)) is not None  # the new path
+    new = _analyses(result)
+    result.clear_cache()
+    monkeypatch.setattr(arrays, "run_starts", lambda series: None)
+    monkeypatch.setattr(prepared, "first_equal_rows", lambda series, rows, groups: None)
+    _same(new, _analyses(result))
