@@ -39,26 +39,43 @@ class DistinctLists:
     Rows with one code hold equal lists, so per-cell work (lengths, flattening) is done once per
     distinct cell and spread to the rows with numpy indexing. Loaders build it while parsing (equal
     texts are parsed once); :meth:`of_rows` makes every row its own cell.
+
+    ``cells`` is an object array of the cells, or an Arrow list array (``pa.list_`` / ``pa.large_list``,
+    one chunk; a null is a missing cell): then lengths come from its offsets and the values from its
+    values buffer, without a Python object per cell (:meth:`of_rows` of a ``pd.ArrowDtype(pa.list_(...))``
+    column gives one).
     """
 
     codes: np.ndarray  # int64, one per row of the frame
-    cells: np.ndarray  # object array of the distinct cells (lists, or whatever the column holds)
+    cells: Any  # object array of the distinct cells (lists, or whatever the column holds), or an Arrow list array
 
     @classmethod
     def of_rows(cls, series: pd.Series) -> DistinctLists:
+        arrow = arrow_array(series)
+        if arrow is not None and is_arrow_list(arrow):
+            return cls(np.arange(len(arrow), dtype=np.int64), arrow)
         cells = series.to_numpy(dtype=object)
         return cls(np.arange(len(cells), dtype=np.int64), cells)
 
     def row_values(self) -> np.ndarray:
         """The cell of every row, as an object array (rows with one code share one object)."""
-        return self.cells[self.codes]
+        cells = self.cells if isinstance(self.cells, np.ndarray) else object_array(self.cells.to_pylist())
+        return cells[self.codes]
+
+
+def is_arrow_list(array: Any) -> bool:
+    """Whether ``array`` (a pyarrow array) holds lists (``list``, ``large_list``)."""
+    import pyarrow as pa
+
+    return bool(pa.types.is_list(array.type) or pa.types.is_large_list(array.type))
 
 
 @dataclass
 class SelectedLists:
     """The list cells of some rows of a column: the distinct cells they use, their lengths, and a cell per row.
 
-    ``starts`` place each cell in the concatenation of ``cells`` (see :meth:`flat_floats`).
+    ``starts`` place each cell in the concatenation of ``cells`` (see :meth:`flat_floats`). ``cells`` is an
+    object array, or an Arrow list array when the column is one (:class:`DistinctLists`).
     """
 
     column: str
@@ -66,7 +83,7 @@ class SelectedLists:
     rows: np.ndarray  # frame positions of the selected rows
     index: pd.Index  # the frame's index, for messages
     row_cell: np.ndarray  # index into cells per selected row
-    cells: np.ndarray  # object array of the distinct cells used
+    cells: Any  # object array of the distinct cells used (or an Arrow list array)
     lengths: np.ndarray  # length per cell
     starts: np.ndarray  # start of each cell in the concatenated cells
 
@@ -77,13 +94,18 @@ class SelectedLists:
         """The index label of the first selected row holding ``cell``."""
         return row_label(self.index, int(self.rows[int(np.argmax(self.row_cell == cell))]))
 
+    def _python_cells(self) -> Any:
+        return self.cells if isinstance(self.cells, np.ndarray) else self.cells.to_pylist()
+
     def flat_floats(self) -> np.ndarray:
         """The cells' values laid end to end, as float64."""
         try:
+            if not isinstance(self.cells, np.ndarray):
+                return _arrow_floats(self.cells.flatten())
             return np.fromiter(chain.from_iterable(self.cells), dtype=np.float64, count=int(self.lengths.sum()))
         except (TypeError, ValueError):
-            for cell, values in enumerate(self.cells):
-                for value in values:
+            for cell, values in enumerate(self._python_cells()):
+                for value in values or ():
                     try:
                         float(value)
                     except (TypeError, ValueError):
@@ -95,12 +117,40 @@ class SelectedLists:
 
     def flat_objects(self) -> np.ndarray:
         """The cells' values laid end to end, as an object array (for ids)."""
+        if not isinstance(self.cells, np.ndarray):
+            return object_array(self.cells.flatten().to_pylist())
         return np.fromiter(chain.from_iterable(self.cells), dtype=object, count=int(self.lengths.sum()))
 
     def row_elements(self) -> tuple[np.ndarray, np.ndarray]:
         """Every element of every selected row: (selected row, index into the flat values)."""
         owner, within = segment_positions(self.row_lengths())
         return owner, self.starts[self.row_cell[owner]] + within
+
+
+def _arrow_floats(values: Any) -> np.ndarray:
+    """An Arrow array of list elements as float64 (missing: NaN, as numpy makes of None); TypeError for text."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if pa.types.is_null(values.type):
+        return np.full(len(values), np.nan)
+    if not (pa.types.is_integer(values.type) or pa.types.is_floating(values.type) or pa.types.is_boolean(values.type)):
+        raise TypeError(f"list elements of type {values.type}")
+    return np.asarray(pc.cast(values, pa.float64(), safe=False).to_numpy(zero_copy_only=False), dtype=np.float64)
+
+
+def _bad_cell(lists: SelectedLists, cells: Any, missing_as_empty: bool) -> None:
+    """Raise SchemaError naming the first selected row whose cell is not a list."""
+    for cell, value in enumerate(cells):
+        if not isinstance(value, _LIST_TYPES) and not (missing_as_empty and _is_missing(value)):
+            raise SchemaError(
+                f"{lists.where}: column {lists.column!r} must hold a list in every row; row {lists.row_label(cell)!r} "
+                f"holds {value!r} ({type(value).__name__}). Parse text cells first (EvaluationResult.load does)."
+            )
+
+
+def _is_missing(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and value != value)
 
 
 def select_lists(lists: DistinctLists, positions: np.ndarray, index: pd.Index, *, column: str, where: str,
@@ -111,23 +161,36 @@ def select_lists(lists: DistinctLists, positions: np.ndarray, index: pd.Index, *
     None / NaN cells count as empty lists.
     """
     row_codes = lists.codes[positions]
-    used = np.zeros(len(lists.cells), dtype=bool)
+    n_cells = len(lists.cells)
+    used = np.zeros(n_cells, dtype=bool)
     used[row_codes] = True
-    renumber = np.cumsum(used) - 1
-    cells = lists.cells[used]  # a copy: replacing entries below leaves the shared cells alone
-    selected = SelectedLists(column, where, positions, index, renumber[row_codes], cells,
-                             np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
-    if missing_as_empty:
-        for missing in np.flatnonzero(pd.isna(pd.Series(cells, dtype=object)).to_numpy()):
-            cells[missing] = []
-    if not set(map(type, cells)) <= set(_LIST_TYPES):
-        for cell, value in enumerate(cells):
-            if not isinstance(value, _LIST_TYPES):
-                raise SchemaError(
-                    f"{where}: column {column!r} must hold a list in every row; row {selected.row_label(cell)!r} "
-                    f"holds {value!r} ({type(value).__name__}). Parse text cells first (EvaluationResult.load does)."
-                )
-    selected.lengths = np.fromiter(map(len, cells), dtype=np.int64, count=len(cells))
+    every = bool(used.all())
+    if every:  # every cell is used (every row its own cell, all rows selected): no renumbering, no copy
+        row_cell = row_codes
+        cells = lists.cells
+    else:
+        renumber = np.cumsum(used) - 1
+        row_cell = renumber[row_codes]
+        cells = lists.cells[used] if isinstance(lists.cells, np.ndarray) else lists.cells.filter(used)
+    selected = SelectedLists(column, where, positions, index, row_cell, cells, np.zeros(0, dtype=np.int64),
+                             np.zeros(0, dtype=np.int64))
+    if isinstance(cells, np.ndarray):
+        if missing_as_empty:
+            missing = np.flatnonzero(pd.isna(pd.Series(cells, dtype=object)).to_numpy())
+            if len(missing):
+                if every:
+                    cells = selected.cells = cells.copy()  # replacing entries below leaves the shared cells alone
+                cells[missing] = object_array([[]] * len(missing))  # one shared empty list, never changed
+        if not set(map(type, cells)) <= set(_LIST_TYPES):
+            _bad_cell(selected, cells, missing_as_empty=False)
+        selected.lengths = np.fromiter(map(len, cells), dtype=np.int64, count=len(cells))
+    else:
+        import pyarrow.compute as pc
+
+        if cells.null_count and not missing_as_empty:
+            _bad_cell(selected, cells.to_pylist(), missing_as_empty=False)
+        selected.lengths = np.asarray(pc.fill_null(pc.list_value_length(cells), 0).to_numpy(zero_copy_only=False),
+                                      dtype=np.int64)
     selected.starts = np.cumsum(selected.lengths) - selected.lengths
     return selected
 

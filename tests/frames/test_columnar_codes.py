@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evalframe import EvaluationResult
+from evalframe import EvaluationResult, SchemaError
 from evalframe.frames import arrays, prepared
 from evalframe.frames.arrays import first_appearance_codes, first_equal_rows, run_starts
 
@@ -151,3 +151,82 @@ def test_every_analysis_equals_the_hash_every_value_path(variant, monkeypatch):
     monkeypatch.setattr(arrays, "run_starts", lambda series: None)
     monkeypatch.setattr(prepared, "first_equal_rows", lambda series, rows, groups: None)
     _same(new, _analyses(result))
+
+
+# ----------------------------------------------------------------------------- Arrow list columns
+def _arrow_lists(frame: pd.DataFrame, *, large: bool = False, chunks: int = 1) -> pd.DataFrame:
+    """``frame`` with every column of Python lists held as a ``pd.ArrowDtype(pa.list_(...))`` column."""
+    out = frame.copy()
+    for column in out.columns:
+        values = out[column]
+        if values.dtype == object and values.map(lambda v: isinstance(v, list) or v is None).all() \
+                and values.map(lambda v: isinstance(v, list)).any():
+            array = pa.array(values.tolist())
+            if large:
+                array = array.cast(pa.large_list(array.type.value_type))
+            bounds = np.linspace(0, len(array), chunks + 1).astype(int)
+            chunked = pa.chunked_array([array.slice(a, b - a) for a, b in zip(bounds[:-1], bounds[1:])], type=array.type)
+            out[column] = pd.Series(pd.arrays.ArrowExtensionArray(chunked), index=out.index)
+    return out
+
+
+@pytest.mark.parametrize(("large", "chunks"), [(False, 1), (True, 3)])
+def test_arrow_list_columns_give_the_numbers_of_python_lists(large, chunks):
+    from benchmarks.synthetic import make_result
+
+    result = make_result(80)
+    frames = {node: _arrow_lists(frame, large=large, chunks=chunks) for node, frame in result.node_results.items()}
+    assert isinstance(frames["Retriever"]["gold_documents_id_match"].dtype, pd.ArrowDtype)
+    arrow = EvaluationResult(frames, matching=result.matching)
+    for node in arrow.node_results:
+        store_lists = arrow._store.distinct_lists(node, "gold_document_ids")
+        assert not isinstance(store_lists.cells, np.ndarray)  # the Arrow path: no Python list per cell
+    _same(_analyses(arrow), _analyses(result))
+    for node in result.node_results:
+        assert str(arrow.wrong_examples(node, n=4)) == str(result.wrong_examples(node, n=4))
+
+
+def test_arrow_list_cells_missing_or_not_numeric_are_named_as_python_lists_are():
+    from benchmarks.synthetic import make_result
+
+    result = make_result(6)
+    for edit, message in (
+        (lambda f: f.__setitem__("gold_documents_id_match", [None] + f["gold_documents_id_match"].tolist()[1:]),
+         r"column 'gold_documents_id_match' must hold a list in every row; row 0 holds None \(NoneType\)"),
+        (lambda f: f.__setitem__("gold_answers_match", [["x"]] * len(f)),  # Arrow lists hold one element type
+         r"column 'gold_answers_match' must hold lists of numbers; row 0 holds \['x'\]"),
+    ):
+        frames = {node: frame.copy() for node, frame in result.node_results.items()}
+        edit(frames["Retriever"])
+        python = EvaluationResult(frames, matching=result.matching)
+        arrow = EvaluationResult({node: _arrow_lists(frame) for node, frame in frames.items()}, matching=result.matching)
+        for each in (python, arrow):
+            with pytest.raises(SchemaError, match=message):
+                each.calculate_metrics(document_scope="document_id_or_answer")
+    frames = {node: frame.copy() for node, frame in result.node_results.items()}
+    match = frames["Retriever"]["gold_answers_match"]
+    frames["Retriever"]["gold_answers_match"] = [[None] * len(cell) if i % 3 == 0 else cell for i, cell in enumerate(match)]
+    python = EvaluationResult(frames, matching=result.matching)  # a missing element is NaN (numpy's float of None)
+    arrow = EvaluationResult({node: _arrow_lists(frame) for node, frame in frames.items()}, matching=result.matching)
+    assert arrow.calculate_metrics(document_scope="answer") == python.calculate_metrics(document_scope="answer")
+
+
+def test_missing_arrow_document_ids_count_as_empty_and_edits_are_seen():
+    from benchmarks.synthetic import make_result
+
+    result = make_result(30)
+    frames = {node: frame.copy() for node, frame in result.node_results.items()}
+    ids = frames["Reader"]["document_ids"].tolist()
+    ids[::4] = [None] * len(ids[::4])
+    frames["Reader"]["document_ids"] = pd.Series(ids, index=frames["Reader"].index, dtype=object)
+    python = EvaluationResult(frames, matching=result.matching)
+    arrow = EvaluationResult({node: _arrow_lists(frame) for node, frame in frames.items()}, matching=result.matching)
+    assert arrow.calculate_metrics(simulated_top_k_retriever=3) == python.calculate_metrics(simulated_top_k_retriever=3)
+    # replacing an Arrow column (cells of such columns cannot be assigned) is noticed: new numbers
+    flipped = [[1.0 - v for v in cell] for cell in frames["Retriever"]["gold_documents_id_match"]]
+    for each in (python, arrow):
+        frame = each["Retriever"]
+        frame["gold_documents_id_match"] = (pd.Series(flipped, index=frame.index, dtype=object) if each is python
+                                            else _arrow_lists(pd.DataFrame({"c": flipped}, index=frame.index))["c"])
+    assert arrow.calculate_metrics(document_scope="document_id") == python.calculate_metrics(document_scope="document_id")
+    assert arrow.calculate_metrics(document_scope="document_id") != result.calculate_metrics(document_scope="document_id")
