@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import chain
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import pandas as pd
@@ -209,24 +209,54 @@ def first_appearance_codes(series: pd.Series, positions: np.ndarray | None = Non
     """Codes numbering the distinct values (of the rows at ``positions``) in order of first appearance, and those values.
 
     The values are an object array, or with ``objects=False`` as pandas' factorize gives them (Arrow-backed
-    strings stay in Arrow: no Python string is made for them).
+    strings stay in Arrow: no Python string is made for them). See :func:`coded_values` for how.
+    """
+    codes, uniques, _ = coded_values(series, positions, objects=objects)
+    return codes, uniques
+
+
+def coded_values(series: pd.Series, positions: np.ndarray | None = None, *,
+                 objects: bool = True) -> tuple[np.ndarray, Any, np.ndarray]:
+    """:func:`first_appearance_codes`, and the first row (an index into ``positions``) of each code.
 
     Equal values usually come in runs (a query's rows are contiguous), so only the first value of each run
-    of equal neighbours is hashed: one vectorised comparison of neighbours finds the runs, and equal values
-    of different runs still get one code from the factorize of the runs' first values. The codes and values
-    are those of ``pd.factorize(values, sort=False, use_na_sentinel=False)`` for any row order (a missing
-    value always starts a run; pandas' factorize gives every missing value one code).
+    of equal neighbours is hashed: one vectorised comparison of neighbours finds the runs (:func:`run_starts`),
+    and equal values of different runs still get one code from the factorize of the runs' first values. The
+    codes and values are those of ``pd.factorize(values, sort=False, use_na_sentinel=False)`` for any row
+    order (a missing value always starts a run; pandas' factorize gives every missing value one code).
     """
-    values = series if positions is None or _is_every_row(positions, len(series)) else series.iloc[positions]
-    starts = run_starts(values)
-    if starts is None or len(starts) * 2 > len(values):  # few runs of equal neighbours: hash every row
-        codes, uniques = pd.factorize(values, sort=False, use_na_sentinel=False)
-        codes = codes.astype(np.int64, copy=False)
+    every = positions is None or _is_every_row(positions, len(series))
+    picked = cast(np.ndarray, positions)  # used only when not every row is
+    n = len(series) if every else len(picked)
+    heads = None
+    if every or 4 * n >= len(series):  # neighbours compared in the whole column (no copy of the selected rows)
+        starts = run_starts(series)
+        if starts is not None and not every:
+            starts = starts[picked]
+            if n:
+                starts[1:] |= np.diff(picked) != 1  # rows not next to each other in the column: a new run
+                starts[0] = True
+        if starts is not None:
+            heads = np.flatnonzero(starts)
+            head_rows = heads if every else picked[heads]
+            values = series
     else:
-        heads = np.flatnonzero(starts)
-        head_codes, uniques = pd.factorize(pd.Series(values.array.take(heads), copy=False), sort=False, use_na_sentinel=False)
-        codes = np.repeat(head_codes.astype(np.int64, copy=False), np.diff(np.append(heads, len(starts))))
-    return codes, (np.asarray(uniques, dtype=object) if objects else uniques)
+        values = series.iloc[picked]
+        starts = run_starts(values)
+        if starts is not None:
+            heads = head_rows = np.flatnonzero(starts)
+    if heads is None or 2 * len(heads) > n:  # few runs of equal neighbours: hash every row
+        selected = series if every else series.iloc[picked]
+        codes, uniques = pd.factorize(selected, sort=False, use_na_sentinel=False)
+        codes = codes.astype(np.int64, copy=False)
+        first = first_rows(codes)
+    else:
+        head_codes, uniques = pd.factorize(pd.Series(values.array.take(head_rows), copy=False), sort=False,
+                                           use_na_sentinel=False)
+        head_codes = head_codes.astype(np.int64, copy=False)
+        codes = np.repeat(head_codes, np.diff(np.append(heads, n)))
+        first = heads[first_rows(head_codes)]
+    return codes, (np.asarray(uniques, dtype=object) if objects else uniques), first
 
 
 def arrow_array(series: pd.Series) -> pa.Array | None:
@@ -251,10 +281,10 @@ def run_starts(series: pd.Series) -> np.ndarray | None:
     starts = np.ones(n, dtype=bool)
     if n < 2:
         return starts
-    arrow = arrow_array(series)
-    if arrow is not None:  # pyarrow is installed: the column holds Arrow data
+    if isinstance(series.array, pd.arrays.ArrowExtensionArray):  # pyarrow is installed: the column holds Arrow data
         import pyarrow.compute as pc
 
+        arrow = series.array.__arrow_array__()  # chunked: compared chunk piece by chunk piece, not combined
         try:
             differ = pc.fill_null(pc.not_equal(arrow[1:], arrow[:-1]), True)
         except (NotImplementedError, TypeError, ValueError):  # a type without a comparison kernel (lists, structs)
@@ -307,50 +337,90 @@ _MIX = np.uint64(0x9E3779B97F4A7C15)
 _MISSING_KEY = np.uint64(0x5BD1E9955BD1E995)
 
 
-def _avalanche(h: np.ndarray) -> np.ndarray:
-    """splitmix64's finaliser: every input bit reaches every output bit (in place, uint64 wraps)."""
-    h ^= h >> np.uint64(30)
-    h *= np.uint64(0xBF58476D1CE4E5B9)
-    h ^= h >> np.uint64(27)
-    h *= np.uint64(0x94D049BB133111EB)
-    h ^= h >> np.uint64(31)
+def _avalanche(h: np.ndarray, spare: np.ndarray | None = None) -> np.ndarray:
+    """splitmix64's finaliser: every input bit reaches every output bit (in place, uint64 wraps; ``spare``: a buffer)."""
+    spare = np.empty_like(h) if spare is None else spare
+    for shift, factor in ((30, 0xBF58476D1CE4E5B9), (27, 0x94D049BB133111EB), (31, None)):
+        np.right_shift(h, np.uint64(shift), out=spare)
+        np.bitwise_xor(h, spare, out=h)
+        if factor is not None:
+            np.multiply(h, np.uint64(factor), out=h)
     return h
 
 
-def _arrow_string_keys(array: Any, rows: np.ndarray) -> np.ndarray | None:
-    """64-bit hashes of the strings (or bytes) at ``rows`` of a one-chunk Arrow array, from its buffers.
+#: the mask keeping the first i bytes of an 8-byte little-endian word, for i = 0..8
+_BYTE_MASKS = np.array([(1 << (8 * i)) - 1 for i in range(9)], dtype=np.uint64)
 
-    Every byte enters the hash (8 at a time), so equal strings get equal keys; None for other types.
+
+def _arrow_string_keys(array: Any, rows: np.ndarray) -> np.ndarray | None:
+    """64-bit hashes of the strings (or bytes) at ``rows`` of a one-chunk Arrow array, read from its buffers.
+
+    Every byte enters the hash, 8 at a time (one pass over the rows per 8 bytes of the longest value, in
+    reused buffers: few fresh pages), so equal strings get equal keys; None for other types.
     """
     import pyarrow as pa
 
     if pa.types.is_string(array.type) or pa.types.is_binary(array.type):
-        offset_type = np.int32
+        offset_type: Any = np.int32
     elif pa.types.is_large_string(array.type) or pa.types.is_large_binary(array.type):
         offset_type = np.int64
     else:
         return None
     buffers = array.buffers()
     offsets = np.frombuffer(buffers[1], dtype=offset_type)[array.offset:array.offset + len(array) + 1]
-    starts = offsets[:-1][rows].astype(np.int64)
-    lengths = offsets[1:][rows].astype(np.int64) - starts
-    data = np.zeros(int(offsets[-1]) + 8, dtype=np.uint8)  # 8 zero bytes after the end: every 8-byte read is inside
-    if buffers[2] is not None and offsets[-1] > 0:
-        data[:int(offsets[-1])] = np.frombuffer(buffers[2], dtype=np.uint8)[:int(offsets[-1])]
-    words = np.ndarray(shape=(len(data) - 7,), dtype="<u8", buffer=data, strides=(1,))  # the 8 bytes from each byte on
-    keys = lengths.astype(np.uint64) * _MIX
+    end = int(offsets[-1])
+    if end < 8 or buffers[2] is None:  # a few bytes in all: an 8-byte copy with room to read past the end
+        data = np.zeros(16, dtype=np.uint8)
+        if buffers[2] is not None and end:
+            data[:end] = np.frombuffer(buffers[2], dtype=np.uint8)[:end]
+        end = 8
+    else:
+        data = np.frombuffer(buffers[2], dtype=np.uint8)[:end]
+    last = end - 8  # the last byte an 8-byte read may start at
+    words = np.ndarray(shape=(last + 1,), dtype="<u8", buffer=data, strides=(1,))  # the 8 bytes from each byte on
+    starts = offsets[:-1].astype(np.int64, copy=False)
+    lengths = np.diff(offsets).astype(np.int64, copy=False)
     longest = int(lengths.max(initial=0))
-    if longest > 4096:  # a few passes per 8 bytes of the longest value: hashing every row is cheaper
+    if longest > 65536:
         return None
-    active = np.arange(len(rows))
+    n = len(starts)
+    keys = lengths.astype(np.uint64)
+    keys *= _MIX
+    index, word, spare = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.uint64), np.empty(n, dtype=np.uint64)
+    shortest = int(lengths.min(initial=0))
+    active: np.ndarray | None = None  # None: every row (a value shorter than ``at`` reads 0 bytes)
     for at in range(0, longest, 8):
-        if at:
+        if active is None and at > shortest and 4 * int(np.count_nonzero(lengths > at)) < n:
+            active = np.flatnonzero(lengths > at)  # few long values left: only theirs
+        elif active is not None:
             active = active[lengths[active] > at]
-        left = np.minimum(lengths[active] - at, 8).astype(np.uint64)
-        mask = np.where(left == 8, np.uint64(0xFFFFFFFFFFFFFFFF), (np.uint64(1) << (left * np.uint64(8))) - np.uint64(1))
-        word = words[starts[active] + at] & mask
-        keys[active] = _avalanche(keys[active] ^ word) + np.uint64(at)
-    return _avalanche(keys)
+        rows_at = starts if active is None else starts[active]
+        count = len(rows_at)
+        idx, got, tmp = index[:count], word[:count], spare[:count]
+        np.add(rows_at, at, out=idx)
+        tail = int(np.searchsorted(idx, last, side="right")) if active is None else count  # offsets ascend
+        if active is not None or tail < count:
+            over = np.maximum(idx - last, 0) if active is not None else idx[tail:] - last
+            np.minimum(idx, last, out=idx)
+            got[...] = words[idx]  # fancy indexing reads the overlapping view in place (np.take would copy it whole)
+            shifted = got if active is not None else got[tail:]
+            shifted >>= np.minimum(over, 7).astype(np.uint64) * np.uint64(8)  # bytes past the end: read earlier, shifted
+        else:
+            got[...] = words[idx]  # fancy indexing reads the overlapping view in place (np.take would copy it whole)
+        if (shortest if active is None else int(lengths[active].min(initial=at + 8))) < at + 8:
+            # values ending in these 8 bytes keep only their own bytes (the buffers are reused: no fresh pages)
+            np.subtract(lengths if active is None else lengths[active], at, out=idx)
+            np.clip(idx, 0, 8, out=idx)
+            np.take(_BYTE_MASKS, idx, out=tmp)
+            got &= tmp
+        if active is None:
+            keys ^= got
+            _avalanche(keys, spare)
+        else:
+            part = keys[active] ^ got
+            keys[active] = _avalanche(part, tmp)
+    keys = _avalanche(keys, spare)
+    return keys if _is_every_row(rows, n) else keys[rows]
 
 
 def _value_keys(series: pd.Series, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, Any] | None:

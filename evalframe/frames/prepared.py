@@ -17,9 +17,9 @@ import pandas as pd
 from .arrays import (
     DistinctLists,
     SelectedLists,
+    coded_values,
     first_appearance_codes,
     first_equal_rows,
-    first_rows,
     numeric_column,
     row_label,
     segment_positions,
@@ -176,7 +176,7 @@ def prepare_document_rows(frame: pd.DataFrame, positions: np.ndarray, *, where: 
         lists = lambda column: DistinctLists.of_rows(frame[column])  # noqa: E731
     gold_column = "gold_custom_document_ids" if "gold_custom_document_ids" in frame.columns else "gold_document_ids"
     require_columns(frame, ["multilabel_id", "rank", "document_id", gold_column], where=where, why="for document metrics")
-    codes, query_ids = first_appearance_codes(frame["multilabel_id"], positions)
+    codes, query_ids, first_of_query = coded_values(frame["multilabel_id"], positions)
     rank_frame = numeric_column(frame, "rank", where=where)[positions]
     if np.isnan(rank_frame).any():
         position = int(positions[np.flatnonzero(np.isnan(rank_frame))[0]])
@@ -185,7 +185,7 @@ def prepare_document_rows(frame: pd.DataFrame, positions: np.ndarray, *, where: 
     order = np.lexsort((rank_frame, codes))  # stable: ties keep frame order
     row_query = codes[order]
     rank = rank_frame[order]
-    n_gold = _gold_counts(select_lists(lists(gold_column), positions[first_rows(codes)], frame.index, column=gold_column,
+    n_gold = _gold_counts(select_lists(lists(gold_column), positions[first_of_query], frame.index, column=gold_column,
                                        where=where))
 
     doc_group, doc_group_query, documents = _document_groups(frame["document_id"], positions, order, row_query)

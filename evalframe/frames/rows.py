@@ -1,29 +1,77 @@
-"""Row selection: a node's rows of one type and eval_mode, as positions in its frame."""
+"""Row selection: a node's rows of one type and eval_mode, as positions in its frame.
+
+``type`` and ``eval_mode`` hold a few values in long runs, so a column is coded once (:func:`column_coding`:
+one comparison of neighbours, the value of each run) and the rows equal to any value then come from its
+runs, without comparing every row again (:func:`coded_equals`).
+"""
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from .._validation import require_columns
 from ..errors import warn
+from .arrays import run_starts
 
-__all__ = ["row_positions", "has_rows"]
+__all__ = ["row_positions", "has_rows", "ColumnCoding", "column_coding", "coded_equals"]
+
+#: (run lengths, the value of each run) of a column of few long runs, else (None, None); then the column itself
+ColumnCoding = tuple[np.ndarray | None, list | None, pd.Series]
+
+#: Up to this many runs, a column's runs are compared to a value one by one in Python.
+_FEW_RUNS = 4096
 
 
 def _equals(series: pd.Series, value: str) -> np.ndarray:
     return (series == value).to_numpy(dtype=bool, na_value=False)
 
 
-def row_positions(frame: pd.DataFrame, row_type: str, eval_mode: str, *, where: str) -> np.ndarray:
+def _is_missing(value: Any) -> bool:
+    return value is None or value is pd.NA or (isinstance(value, float) and value != value)
+
+
+def column_coding(series: pd.Series) -> ColumnCoding:
+    """``series`` as runs of equal neighbours: the length of each run and its value (a Python object).
+
+    A column without few long runs, or holding values other than strings and missing ones, is kept as it is
+    (its rows are compared one by one in :func:`coded_equals`).
+    """
+    starts = run_starts(series)
+    heads = np.flatnonzero(starts) if starts is not None else None
+    if heads is None or len(heads) > _FEW_RUNS or 8 * len(heads) > len(series):
+        return None, None, series
+    values = series.array.take(heads).tolist()
+    if not all(isinstance(v, str) or _is_missing(v) for v in values):
+        return None, None, series
+    return np.diff(np.append(heads, len(series))), values, series
+
+
+def coded_equals(coding: ColumnCoding, value: str) -> np.ndarray:
+    """Per row of the coded column, whether it equals ``value`` (as ``series == value``; missing: False)."""
+    lengths, values, series = coding
+    if lengths is None or values is None:
+        return _equals(series, value)
+    same = np.fromiter((isinstance(v, str) and v == value for v in values), dtype=bool, count=len(values))
+    return np.repeat(same, lengths)
+
+
+def row_positions(frame: pd.DataFrame, row_type: str, eval_mode: str, *, where: str,
+                  equals: Callable[[str, str], np.ndarray] | None = None) -> np.ndarray:
     """Positions of the rows of ``row_type`` evaluated in ``eval_mode``.
 
-    A frame without an ``eval_mode`` column uses all its rows, with a warning.
+    A frame without an ``eval_mode`` column uses all its rows, with a warning. ``equals(column, value)`` gives the
+    mask of a column's rows equal to a value (default: compare every row; the store passes its kept codings).
     """
     require_columns(frame, ["multilabel_id", "type", "rank"], where=where, why="to compute metrics")
-    mask = _equals(frame["type"], row_type)
+    if equals is None:
+        equals = lambda column, value: _equals(frame[column], value)  # noqa: E731
+    mask = equals("type", row_type)
     if "eval_mode" in frame.columns:
-        mask = mask & _equals(frame["eval_mode"], eval_mode)
+        mask = mask & equals("eval_mode", eval_mode)
     else:
         warn(f"{where} has no 'eval_mode' column; using all its rows for eval_mode={eval_mode!r}.")
     return np.flatnonzero(mask)
@@ -31,4 +79,14 @@ def row_positions(frame: pd.DataFrame, row_type: str, eval_mode: str, *, where: 
 
 def has_rows(frame: pd.DataFrame, row_type: str) -> bool:
     """Whether ``frame`` has rows of ``row_type`` ("answer" or "document"), in any eval_mode."""
-    return "type" in frame.columns and bool(_equals(frame["type"], row_type).any())
+    if "type" not in frame.columns:
+        return False
+    series = frame["type"]
+    if isinstance(series, pd.Series) and isinstance(series.array, pd.arrays.ArrowExtensionArray):
+        import pyarrow.compute as pc
+
+        try:  # stops at the first match: usually the first row
+            return bool(pc.index(series.array.__arrow_array__(), row_type).as_py() >= 0)
+        except (NotImplementedError, TypeError, ValueError):  # e.g. a column of another type: compared as below
+            pass
+    return bool(_equals(series, row_type).any())

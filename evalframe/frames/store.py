@@ -34,7 +34,7 @@ from ..columns import MATCH_LIST_COLUMNS
 from .arrays import DistinctLists
 from .judged import JUDGMENT_COLUMNS, JudgedRows, prepare_judged_rows
 from .prepared import AnswerRows, DocumentRows, prepare_answer_rows, prepare_document_rows
-from .rows import row_positions
+from .rows import coded_equals, column_coding, row_positions
 from .witness import ColumnWitness, holds, witness
 
 __all__ = ["PreparedStore"]
@@ -141,8 +141,13 @@ class PreparedStore:
 
     def positions(self, node: str, row_type: str, eval_mode: str) -> np.ndarray:
         """Positions of ``node``'s rows of ``row_type`` and ``eval_mode`` in its frame."""
+        def equals(column: str, value: str) -> np.ndarray:  # type / eval_mode: coded once, then per value from the runs
+            coding = self.cached(node, ("coding", column), (column,), lambda: column_coding(self.frames[node][column]))
+            return coded_equals(coding, value)
+
         return self.cached(node, ("positions", row_type, eval_mode), POSITION_COLUMNS,
-                           lambda: row_positions(self.frames[node], row_type, eval_mode, where=f"node {node!r}"))
+                           lambda: row_positions(self.frames[node], row_type, eval_mode, where=f"node {node!r}",
+                                                 equals=equals))
 
     def document_rows(self, node: str, eval_mode: str, parts: tuple[str, ...] = ()) -> DocumentRows | None:
         """Prepared document rows laid out for at least the match lists ``parts`` (None: the node has none)."""

@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 
 from evalframe import EvaluationResult, SchemaError
 from evalframe.frames import arrays, prepared
-from evalframe.frames.arrays import first_appearance_codes, first_equal_rows, run_starts
+from evalframe.frames.arrays import coded_values, first_appearance_codes, first_equal_rows, run_starts
+from evalframe.frames.rows import coded_equals, column_coding, has_rows
 
 pa = pytest.importorskip("pyarrow")
 
@@ -40,20 +41,22 @@ def _reference_first_equal(series: pd.Series, rows: np.ndarray, groups: np.ndarr
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.lists(st.sampled_from(range(len(_VALUES))), max_size=40), st.sampled_from(_DTYPES), st.randoms(use_true_random=False))
-def test_first_appearance_codes_equal_factorize_for_any_order(picks, dtype, random):
-    series = _series([_VALUES[i] for i in picks], dtype)
+@given(st.lists(st.tuples(st.sampled_from(range(len(_VALUES))), st.integers(1, 6)), max_size=20),
+       st.sampled_from(_DTYPES), st.randoms(use_true_random=False))
+def test_first_appearance_codes_equal_factorize_for_any_order(runs, dtype, random):
+    series = _series([_VALUES[i] for i, length in runs for _ in range(length)], dtype)
     positions = list(range(len(series)))
     random.shuffle(positions)
-    for rows in (None, np.arange(len(series)), np.array(sorted(positions[: len(positions) // 2]), dtype=np.int64),
-                 np.array(positions, dtype=np.int64)):
+    half = np.array(sorted(positions[: len(positions) // 2]), dtype=np.int64)
+    for rows in (None, np.arange(len(series)), half, half[: len(half) // 3], np.array(positions, dtype=np.int64)):
         codes, uniques = first_appearance_codes(series, rows)
         expected_codes, expected = pd.factorize(series if rows is None else series.iloc[rows], sort=False,
                                                 use_na_sentinel=False)
         assert codes.tolist() == expected_codes.tolist()
         assert pd.Series(uniques, dtype=object).equals(pd.Series(np.asarray(expected, dtype=object), dtype=object))
-        codes, uniques = first_appearance_codes(series, rows, objects=False)
+        codes, uniques, first = coded_values(series, rows, objects=False)
         assert codes.tolist() == expected_codes.tolist() and type(uniques) is type(expected)
+        assert first.tolist() == [int(np.argmax(expected_codes == c)) for c in range(len(expected))]
 
 
 @settings(max_examples=150, deadline=None)
@@ -230,3 +233,34 @@ def test_missing_arrow_document_ids_count_as_empty_and_edits_are_seen():
                                             else _arrow_lists(pd.DataFrame({"c": flipped}, index=frame.index))["c"])
     assert arrow.calculate_metrics(document_scope="document_id") == python.calculate_metrics(document_scope="document_id")
     assert arrow.calculate_metrics(document_scope="document_id") != result.calculate_metrics(document_scope="document_id")
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["document", "answer", "integrated", "", None, np.nan]), st.integers(1, 30)),
+                max_size=12), st.sampled_from(_DTYPES))
+def test_type_and_eval_mode_masks_from_runs_equal_comparing_every_row(runs, dtype):
+    series = _series([value for value, length in runs for _ in range(length)], dtype)
+    coding = column_coding(series)
+    for value in ("document", "answer", "integrated", ""):
+        assert coded_equals(coding, value).tolist() == (series == value).to_numpy(dtype=bool, na_value=False).tolist()
+    assert has_rows(pd.DataFrame({"type": series}), "document") == bool((series == "document").fillna(False).any())
+
+
+@pytest.mark.parametrize("arrow_type", ["string", "large_string", "binary"])
+def test_string_keys_read_every_byte_of_every_length(arrow_type):
+    rng = np.random.default_rng(5)
+    texts = ["", "a", "ab", "a" * 7, "a" * 8, "a" * 9, "a" * 16, "a" * 17, "é" * 5, "x" * 40 + "1", "x" * 40 + "2",
+             "1" + "x" * 40, "2" + "x" * 40, "x" * 20 + "1" + "x" * 20, "x" * 20 + "2" + "x" * 20, "y" * 300 + "z"]
+    texts += ["".join(rng.choice(list("ab\0"), size=int(k))) for k in rng.integers(0, 40, size=400)]
+    texts += ["q" * int(k) for k in range(0, 70)] + ["q" * 500, "q" * 499 + "r"]
+    values = [texts[int(i)] for i in rng.integers(0, len(texts), size=3000)] + [None] * 5
+    array = pa.array([v.encode() if arrow_type == "binary" and v is not None else v for v in values],
+                     type=getattr(pa, arrow_type)())
+    for sliced in (array, array.slice(37, 2000), array.slice(len(array) - 3)):
+        series = pd.Series(pd.arrays.ArrowExtensionArray(sliced))
+        rows = rng.permutation(len(series))
+        groups = np.zeros(len(rows), dtype=np.int64)
+        found = first_equal_rows(series, rows, groups)
+        assert found is not None and found.tolist() == _reference_first_equal(series, rows, groups).tolist()
+    tiny = pd.Series(pd.array(["a", "", "a", None], dtype="str"))  # 2 bytes of text in all
+    assert first_equal_rows(tiny, np.arange(4), np.zeros(4, dtype=np.int64)).tolist() == [0, 1, 0, 3]
