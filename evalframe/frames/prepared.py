@@ -29,7 +29,7 @@ from .._validation import require_columns
 from ..columns import MATCH_LIST_COLUMNS, NO_ANSWER_DOCUMENT_ID
 from ..errors import SchemaError
 
-__all__ = ["DocumentRows", "AnswerRows", "prepare_document_rows", "prepare_answer_rows"]
+__all__ = ["DocumentRows", "AnswerRows", "prepare_document_rows", "prepare_answer_rows", "add_match_lists"]
 
 
 @dataclass
@@ -60,6 +60,7 @@ class DocumentRows:
     match_cells: dict[str, np.ndarray]  # "id"/"ctx"/"ans" -> index into match_lists[part].cells per sorted row
     _values: dict[str, np.ndarray] = field(default_factory=dict)
     _documents: tuple[np.ndarray, Any] | None = None
+    longest: np.ndarray | None = None  # pairs per sorted row (the longest laid-out match list)
 
     @property
     def document_codes(self) -> np.ndarray:
@@ -205,8 +206,32 @@ def prepare_document_rows(frame: pd.DataFrame, positions: np.ndarray, *, where: 
         frame=frame, positions=positions, where=where, query_ids=query_ids, row_query=row_query, rank=rank,
         order=order, doc_group=doc_group, doc_group_query=doc_group_query, n_gold=n_gold, pair_row=pair_row,
         pair_index=pair_index, pair_group=pair_group, pair_group_query=pair_group_query, match_lists=match_lists,
-        match_cells=match_cells, _documents=documents,
+        match_cells=match_cells, _documents=documents, longest=longest,
     )
+
+
+def add_match_lists(rows: DocumentRows, parts: tuple[str, ...], lists: Callable[[str], DistinctLists]) -> bool:
+    """Add the match lists ``parts`` to prepared rows whose pairs they fit in (no row's list longer than its pairs).
+
+    False (nothing added) when one does not fit: the rows must be prepared again with it. Rows are laid out for
+    the lists a call needs, so a first call does not read the other lists' cells.
+    """
+    if rows.longest is None:
+        return False
+    added = {}
+    for part in parts:
+        if part in rows.match_lists:
+            continue
+        column = MATCH_LIST_COLUMNS[part]
+        require_columns(rows.frame, [column], where=rows.where, why="for this document_scope")
+        selected = select_lists(lists(column), rows.positions, rows.frame.index, column=column, where=rows.where)
+        cells = selected.row_cell[rows.order]
+        if (selected.lengths[cells] > rows.longest).any():
+            return False
+        added[part] = (selected, cells)
+    for part, (selected, cells) in added.items():
+        rows.match_lists[part], rows.match_cells[part] = selected, cells
+    return True
 
 
 @dataclass

@@ -33,7 +33,7 @@ from ..build.trec import trec_layout
 from ..columns import MATCH_LIST_COLUMNS
 from .arrays import DistinctLists
 from .judged import JUDGMENT_COLUMNS, JudgedRows, prepare_judged_rows
-from .prepared import AnswerRows, DocumentRows, prepare_answer_rows, prepare_document_rows
+from .prepared import AnswerRows, DocumentRows, add_match_lists, prepare_answer_rows, prepare_document_rows
 from .rows import coded_equals, column_coding, row_positions
 from .witness import ColumnWitness, holds, witness
 
@@ -154,13 +154,14 @@ class PreparedStore:
         entries = self._entries(node)
         key = ("documents", eval_mode)
         rows = entries.entries.get(key)
-        if key not in entries.entries or (rows is not None and not set(parts) <= rows.parts):
+        lists = lambda column: self.distinct_lists(node, column)  # noqa: E731
+        if key not in entries.entries or (rows is not None and not set(parts) <= rows.parts
+                                          and not add_match_lists(rows, tuple(sorted(parts)), lists)):
+            # laid out for the match lists asked for: another call's lists are added when they fit
             frame = self.frames[node]
             positions = self.positions(node, "document", eval_mode)
             where = f"node {node!r} (document rows, eval_mode={eval_mode!r})"
-            present = [p for p, column in MATCH_LIST_COLUMNS.items() if column in frame.columns]
-            layout = tuple(sorted(set(parts) | set(present) | (rows.parts if rows is not None else set())))
-            lists = lambda column: self.distinct_lists(node, column)  # noqa: E731
+            layout = tuple(sorted(set(parts) | (rows.parts if rows is not None else set())))
             entries.put(key, prepare_document_rows(frame, positions, where=where, parts=layout, lists=lists)
                         if len(positions) else None, DOCUMENT_KEY_COLUMNS)
         return entries.entries[key]

@@ -264,3 +264,24 @@ def test_string_keys_read_every_byte_of_every_length(arrow_type):
         assert found is not None and found.tolist() == _reference_first_equal(series, rows, groups).tolist()
     tiny = pd.Series(pd.array(["a", "", "a", None], dtype="str"))  # 2 bytes of text in all
     assert first_equal_rows(tiny, np.arange(4), np.zeros(4, dtype=np.int64)).tolist() == [0, 1, 0, 3]
+
+
+def test_match_lists_are_laid_out_when_a_call_needs_them():
+    from benchmarks.synthetic import make_result
+
+    result = make_result(60)
+    frames = {node: frame.copy() for node, frame in result.node_results.items()}
+    similarity = frames["Retriever"]["gold_contexts_similarity"]
+    longer = [cell + [99.0] if i % 7 == 0 else cell for i, cell in enumerate(similarity)]  # longer than the id lists
+    frames["Retriever"]["gold_contexts_similarity"] = pd.Series(longer, index=similarity.index, dtype=object)
+    for source in (result, EvaluationResult(frames, matching=result.matching)):
+        scopes = ("document_id", "context", "answer", "document_id_and_context", "document_id_or_answer")
+        lazy = EvaluationResult(dict(source.node_results), matching=source.matching)
+        first = lazy.calculate_metrics(document_scope="document_id")
+        assert lazy._store.document_rows("Retriever", "integrated").parts == {"id"}  # the other lists are not read
+        for scope in scopes:
+            fresh = EvaluationResult(dict(source.node_results), matching=source.matching)
+            assert lazy.calculate_metrics(document_scope=scope) == fresh.calculate_metrics(document_scope=scope)
+            assert lazy.query_metrics("Retriever", document_scope=scope, simulated_top_k_retriever=2).equals(
+                fresh.query_metrics("Retriever", document_scope=scope, simulated_top_k_retriever=2))
+        assert lazy.calculate_metrics(document_scope="document_id") == first
