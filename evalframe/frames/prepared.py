@@ -98,10 +98,17 @@ class DocumentRows:
         if part not in self._values:
             selected = self.match_lists[part]
             flat = selected.flat_floats()  # distinct cells only; pairs index into it
-            cell = self.match_cells[part][self.pair_row]
-            inside = self.pair_index < selected.lengths[cell]
-            values = np.full(len(self.pair_row), np.nan)
-            values[inside] = flat[selected.starts[cell[inside]] + self.pair_index[inside]]
+            cells = self.match_cells[part]
+            if self.longest is not None and np.array_equal(selected.lengths[cells], self.longest):
+                # every row's list fills its pairs (the usual case): a pair's value is at a fixed shift from it
+                pair_start = np.cumsum(self.longest) - self.longest
+                shift = selected.starts[cells] - pair_start
+                values = flat if not shift.any() else flat[np.repeat(shift, self.longest) + np.arange(len(self.pair_row))]
+            else:
+                cell = cells[self.pair_row]
+                inside = self.pair_index < selected.lengths[cell]
+                values = np.full(len(self.pair_row), np.nan)
+                values[inside] = flat[selected.starts[cell[inside]] + self.pair_index[inside]]
             self._values[part] = values
         return self._values[part]
 

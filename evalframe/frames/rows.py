@@ -23,7 +23,7 @@ __all__ = ["row_positions", "has_rows", "ColumnCoding", "column_coding", "coded_
 ColumnCoding = tuple[np.ndarray | None, list | None, pd.Series]
 
 #: Up to this many runs, a column's runs are compared to a value one by one in Python.
-_FEW_RUNS = 4096
+_FEW_RUNS = 256
 
 
 def _equals(series: pd.Series, value: str) -> np.ndarray:
@@ -44,7 +44,12 @@ def column_coding(series: pd.Series) -> ColumnCoding:
     heads = np.flatnonzero(starts) if starts is not None else None
     if heads is None or len(heads) > _FEW_RUNS or 8 * len(heads) > len(series):
         return None, None, series
-    values = series.array.take(heads).tolist()
+    array = series.array
+    if isinstance(array, pd.arrays.ArrowExtensionArray):  # one scalar per run: no take (it would join the chunks)
+        chunked = array.__arrow_array__()
+        values = [chunked[int(head)].as_py() for head in heads]
+    else:
+        values = series.to_numpy()[heads].tolist()
     if not all(isinstance(v, str) or _is_missing(v) for v in values):
         return None, None, series
     return np.diff(np.append(heads, len(series))), values, series

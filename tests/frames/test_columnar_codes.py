@@ -285,3 +285,15 @@ def test_match_lists_are_laid_out_when_a_call_needs_them():
             assert lazy.query_metrics("Retriever", document_scope=scope, simulated_top_k_retriever=2).equals(
                 fresh.query_metrics("Retriever", document_scope=scope, simulated_top_k_retriever=2))
         assert lazy.calculate_metrics(document_scope="document_id") == first
+
+
+@pytest.mark.parametrize("variant", ["synthetic", "shuffled"])
+def test_pair_values_at_a_shift_equal_the_per_pair_lookup(variant):
+    import dataclasses
+
+    result = _variants()[variant]
+    rows = result._store.document_rows("Retriever", "integrated", ("ans", "ctx", "id"))
+    assert rows is not None and rows.longest is not None
+    for part in ("id", "ctx", "ans"):
+        general = dataclasses.replace(rows, longest=None, _values={})
+        np.testing.assert_array_equal(rows.pair_values(part), general.pair_values(part))
