@@ -113,6 +113,22 @@ class DocumentRows:
         return self._values[part]
 
 
+def _sorted_by(codes: np.ndarray, rank: np.ndarray | None = None) -> bool:
+    """Whether rows are in ascending (code, rank) order already (a stable sort would leave them as they are)."""
+    if len(codes) < 2:
+        return True
+    step = np.diff(codes)
+    if (step < 0).any():
+        return False
+    return rank is None or not (np.diff(rank)[step == 0] < 0).any()
+
+
+def _in_order(values: np.ndarray, order: np.ndarray) -> np.ndarray:
+    """``values[order]``, without the copy when ``order`` is the identity (rows already sorted)."""
+    identity = len(order) == 0 or (order[0] == 0 and order[-1] == len(order) - 1 and bool((np.diff(order) == 1).all()))
+    return values if identity else values[order]
+
+
 def _gold_counts(gold: SelectedLists) -> np.ndarray:
     """L per selected row: its gold ids without the "00" entries."""
     owner, _ = segment_positions(gold.lengths)
@@ -151,15 +167,15 @@ def _pair_codes(sorted_query: np.ndarray, document_codes: np.ndarray) -> np.ndar
     return codes
 
 
-def _document_groups(document_id: pd.Series, positions: np.ndarray, order: np.ndarray,
-                     row_query: np.ndarray) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, Any] | None]:
+def _document_groups(document_id: pd.Series, positions: np.ndarray, order: np.ndarray, row_query: np.ndarray,
+                     in_order: bool = False) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, Any] | None]:
     """Codes of the (query, document_id) pairs per sorted row, the query of each code, and the document coding
     when it was made on the way (else None).
 
     The pairs only say which rows of a query hold one document: :func:`first_equal_rows` finds them from
     one hash per id (no hash table of all the ids); the codes number the pairs in sorted-row order.
     """
-    first = first_equal_rows(document_id, positions[order], row_query)
+    first = first_equal_rows(document_id, positions if in_order else positions[order], row_query)
     if first is None:  # ids of another type: code every id, then the pairs
         codes, ids = first_appearance_codes(document_id, positions, objects=False)
         document_codes = codes[order]
@@ -190,13 +206,17 @@ def prepare_document_rows(frame: pd.DataFrame, positions: np.ndarray, *, where: 
         position = int(positions[np.flatnonzero(np.isnan(rank_frame))[0]])
         raise SchemaError(f"{where}: column 'rank' is empty in row {row_label(frame.index, position)!r}; every row needs a rank.")
 
-    order = np.lexsort((rank_frame, codes))  # stable: ties keep frame order
-    row_query = codes[order]
-    rank = rank_frame[order]
+    in_order = _sorted_by(codes, rank_frame)
+    if in_order:  # rows already in (query, rank) order, as results usually are: no sort, no reordered copies
+        order, row_query, rank = np.arange(len(codes), dtype=np.int64), codes, rank_frame
+    else:
+        order = np.lexsort((rank_frame, codes))  # stable: ties keep frame order
+        row_query = codes[order]
+        rank = rank_frame[order]
     n_gold = _gold_counts(select_lists(lists(gold_column), positions[first_of_query], frame.index, column=gold_column,
                                        where=where))
 
-    doc_group, doc_group_query, documents = _document_groups(frame["document_id"], positions, order, row_query)
+    doc_group, doc_group_query, documents = _document_groups(frame["document_id"], positions, order, row_query, in_order)
 
     match_lists, match_cells = {}, {}
     longest = np.zeros(len(positions), dtype=np.int64)
@@ -204,7 +224,7 @@ def prepare_document_rows(frame: pd.DataFrame, positions: np.ndarray, *, where: 
         column = MATCH_LIST_COLUMNS[part]
         require_columns(frame, [column], where=where, why="for this document_scope")
         match_lists[part] = select_lists(lists(column), positions, frame.index, column=column, where=where)
-        match_cells[part] = match_lists[part].row_cell[order]
+        match_cells[part] = match_lists[part].row_cell if in_order else match_lists[part].row_cell[order]
         np.maximum(longest, match_lists[part].lengths[match_cells[part]], out=longest)
     pair_row, pair_index = segment_positions(longest)
     width = int(longest.max(initial=0)) + 1
@@ -232,7 +252,7 @@ def add_match_lists(rows: DocumentRows, parts: tuple[str, ...], lists: Callable[
         column = MATCH_LIST_COLUMNS[part]
         require_columns(rows.frame, [column], where=rows.where, why="for this document_scope")
         selected = select_lists(lists(column), rows.positions, rows.frame.index, column=column, where=rows.where)
-        cells = selected.row_cell[rows.order]
+        cells = _in_order(selected.row_cell, rows.order)
         if (selected.lengths[cells] > rows.longest).any():
             return False
         added[part] = (selected, cells)
@@ -268,7 +288,7 @@ def prepare_answer_rows(frame: pd.DataFrame, positions: np.ndarray, *, where: st
     if np.isnan(rank).any():
         row = row_label(frame.index, int(positions[np.flatnonzero(np.isnan(rank))[0]]))
         raise SchemaError(f"{where}: column 'rank' is empty in row {row!r}; every row needs a rank.")
-    by_query = np.argsort(codes, kind="stable")
+    by_query = np.arange(len(codes)) if _sorted_by(codes) else np.argsort(codes, kind="stable")
     starts = np.searchsorted(codes[by_query], np.arange(len(query_ids)))
     return AnswerRows(frame, positions, where, codes, query_ids, rank, by_query, starts)
 
