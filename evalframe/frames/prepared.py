@@ -61,6 +61,7 @@ class DocumentRows:
     _values: dict[str, np.ndarray] = field(default_factory=dict)
     _documents: tuple[np.ndarray, Any] | None = None
     longest: np.ndarray | None = None  # pairs per sorted row (the longest laid-out match list)
+    query_values: Any = None  # query_ids as pandas' factorize gave them (Arrow strings stay Arrow), for the tables' index
 
     @property
     def document_codes(self) -> np.ndarray:
@@ -200,7 +201,8 @@ def prepare_document_rows(frame: pd.DataFrame, positions: np.ndarray, *, where: 
         lists = lambda column: DistinctLists.of_rows(frame[column])  # noqa: E731
     gold_column = "gold_custom_document_ids" if "gold_custom_document_ids" in frame.columns else "gold_document_ids"
     require_columns(frame, ["multilabel_id", "rank", "document_id", gold_column], where=where, why="for document metrics")
-    codes, query_ids, first_of_query = coded_values(frame["multilabel_id"], positions)
+    codes, query_values, first_of_query = coded_values(frame["multilabel_id"], positions, objects=False)
+    query_ids = np.asarray(query_values, dtype=object)
     rank_frame = numeric_column(frame, "rank", where=where)[positions]
     if np.isnan(rank_frame).any():
         position = int(positions[np.flatnonzero(np.isnan(rank_frame))[0]])
@@ -233,7 +235,7 @@ def prepare_document_rows(frame: pd.DataFrame, positions: np.ndarray, *, where: 
         frame=frame, positions=positions, where=where, query_ids=query_ids, row_query=row_query, rank=rank,
         order=order, doc_group=doc_group, doc_group_query=doc_group_query, n_gold=n_gold, pair_row=pair_row,
         pair_index=pair_index, pair_group=pair_group, pair_group_query=pair_group_query, match_lists=match_lists,
-        match_cells=match_cells, _documents=documents, longest=longest,
+        match_cells=match_cells, _documents=documents, longest=longest, query_values=query_values,
     )
 
 
@@ -276,6 +278,7 @@ class AnswerRows:
     rank: np.ndarray
     by_query: np.ndarray  # rows grouped by query (stable)
     starts: np.ndarray  # start of each query's group in by_query
+    query_values: Any = None  # query_ids as pandas' factorize gave them (Arrow strings stay Arrow)
 
     @property
     def n_queries(self) -> int:
@@ -283,13 +286,14 @@ class AnswerRows:
 
 
 def prepare_answer_rows(frame: pd.DataFrame, positions: np.ndarray, *, where: str) -> AnswerRows:
-    codes, query_ids = first_appearance_codes(frame["multilabel_id"], positions)
+    codes, query_values = first_appearance_codes(frame["multilabel_id"], positions, objects=False)
+    query_ids = np.asarray(query_values, dtype=object)
     rank = numeric_column(frame, "rank", where=where)[positions]
     if np.isnan(rank).any():
         row = row_label(frame.index, int(positions[np.flatnonzero(np.isnan(rank))[0]]))
         raise SchemaError(f"{where}: column 'rank' is empty in row {row!r}; every row needs a rank.")
     by_query = np.arange(len(codes)) if _sorted_by(codes) else np.argsort(codes, kind="stable")
     starts = np.searchsorted(codes[by_query], np.arange(len(query_ids)))
-    return AnswerRows(frame, positions, where, codes, query_ids, rank, by_query, starts)
+    return AnswerRows(frame, positions, where, codes, query_ids, rank, by_query, starts, query_values)
 
 

@@ -14,7 +14,21 @@ from ..metrics import kernels
 from ..metrics.kernels import HAYSTACK_EDGE_POLICY, DocumentCounts, EdgePolicy
 from ..metrics.registry import ANSWER_METRICS, DOCUMENT_METRICS
 
-__all__ = ["document_counts", "document_query_metrics", "available_answer_metrics", "answer_query_metrics"]
+__all__ = ["query_index", "document_counts", "document_query_metrics", "available_answer_metrics", "answer_query_metrics"]
+
+
+def query_index(rows: DocumentRows | AnswerRows) -> pd.Index:
+    """The index of a per-query table: ``pd.Index(rows.query_ids, name="multilabel_id")``.
+
+    Made from the Arrow strings themselves when the ids are pandas' ``str`` (what the index of their Python
+    strings would be), not from one Python string per query.
+    """
+    values = rows.query_values
+    if isinstance(values, pd.arrays.ArrowStringArray) and values.dtype == pd.StringDtype("pyarrow", na_value=np.nan):
+        index = pd.Index(values, name="multilabel_id")
+        if index.dtype == pd.Index(rows.query_ids[:1]).dtype:  # the dtype inferred from Python strings
+            return index
+    return pd.Index(rows.query_ids, name="multilabel_id")
 
 
 def _pair_flags(rows: DocumentRows, criterion: str, context_threshold: float) -> np.ndarray:
@@ -61,7 +75,7 @@ def document_query_metrics(
     """
     counts = document_counts(rows, criterion=criterion, kept=kept, context_threshold=context_threshold)
     columns = {name: metric.values(counts, policy) for name, metric in DOCUMENT_METRICS.items()}
-    table = pd.DataFrame(columns, index=pd.Index(rows.query_ids, name="multilabel_id"))
+    table = pd.DataFrame(columns, index=query_index(rows))
     return table if kept.all() else table.iloc[document_queries_kept(rows, kept)]
 
 
@@ -83,5 +97,5 @@ def answer_query_metrics(rows: AnswerRows, kept: np.ndarray, *, answer_scope: st
         values = numeric_column(rows.frame, column, where=rows.where)[rows.positions]
         out[metric] = ANSWER_METRICS[metric].kernel(values, kept, row_query=rows.codes, by_query=rows.by_query,
                                                     starts=rows.starts)
-    return pd.DataFrame(out, index=pd.Index(rows.query_ids, name="multilabel_id"))
+    return pd.DataFrame(out, index=query_index(rows))
 

@@ -297,3 +297,16 @@ def test_pair_values_at_a_shift_equal_the_per_pair_lookup(variant):
     for part in ("id", "ctx", "ans"):
         general = dataclasses.replace(rows, longest=None, _values={})
         np.testing.assert_array_equal(rows.pair_values(part), general.pair_values(part))
+
+
+@pytest.mark.parametrize("variant", ["synthetic", "duplicates-object", "duplicates-str", "duplicates-arrow-large-string",
+                                     "shuffled"])
+def test_query_index_is_the_index_of_the_python_ids(variant):
+    from evalframe.frames.tables import query_index
+
+    result = _variants()[variant]
+    for rows in (result._store.document_rows("Retriever", "integrated"), result._store.answer_rows("Reader", "integrated")):
+        expected = pd.Index(rows.query_ids, name="multilabel_id")
+        index = query_index(rows)
+        assert index.dtype == expected.dtype and index.name == expected.name
+        pd.testing.assert_index_equal(index, expected, exact=True)
