@@ -208,8 +208,8 @@ def first_appearance_codes(series: pd.Series, positions: np.ndarray | None = Non
                            objects: bool = True) -> tuple[np.ndarray, Any]:
     """Codes numbering the distinct values (of the rows at ``positions``) in order of first appearance, and those values.
 
-    The values are an object array, or with ``objects=False`` as pandas' factorize gives them (Arrow-backed
-    strings stay in Arrow: no Python string is made for them). See :func:`coded_values` for how.
+    The values are an object array, or with ``objects=False`` the array pandas' factorize gives for the column's
+    array (Arrow-backed strings stay in Arrow: no Python string is made for them). See :func:`coded_values`.
     """
     codes, uniques, _ = coded_values(series, positions, objects=objects)
     return codes, uniques
@@ -247,16 +247,28 @@ def coded_values(series: pd.Series, positions: np.ndarray | None = None, *,
             heads = head_rows = np.flatnonzero(starts)
     if heads is None or 2 * len(heads) > n:  # few runs of equal neighbours: hash every row
         selected = series if every else series.iloc[picked]
-        codes, uniques = pd.factorize(selected, sort=False, use_na_sentinel=False)
+        codes, uniques = _factorize(selected.array)
         codes = codes.astype(np.int64, copy=False)
         first = first_rows(codes)
     else:
-        head_codes, uniques = pd.factorize(pd.Series(values.array.take(head_rows), copy=False), sort=False,
-                                           use_na_sentinel=False)
+        head_codes, uniques = _factorize(values.array.take(head_rows))
         head_codes = head_codes.astype(np.int64, copy=False)
         codes = np.repeat(head_codes, np.diff(np.append(heads, n)))
         first = heads[first_rows(head_codes)]
     return codes, (np.asarray(uniques, dtype=object) if objects else uniques), first
+
+
+def _factorize(array: Any) -> tuple[np.ndarray, Any]:
+    """``pd.factorize`` of a column's values as the column's own factorize does it, uniques as an array (no Index).
+
+    numpy-backed values are factorized as their ndarray (what a Series of them does: None and NaN get one code).
+    """
+    if isinstance(array, pd.arrays.NumpyExtensionArray):
+        return pd.factorize(array.to_numpy(), sort=False, use_na_sentinel=False)
+    if isinstance(array, pd.arrays.ArrowExtensionArray):
+        return pd.factorize(array, sort=False, use_na_sentinel=False)
+    codes, uniques = pd.factorize(pd.Series(array, copy=False), sort=False, use_na_sentinel=False)
+    return codes, uniques.array
 
 
 def arrow_array(series: pd.Series) -> pa.Array | None:

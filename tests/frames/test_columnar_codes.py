@@ -55,7 +55,8 @@ def test_first_appearance_codes_equal_factorize_for_any_order(runs, dtype, rando
         assert codes.tolist() == expected_codes.tolist()
         assert pd.Series(uniques, dtype=object).equals(pd.Series(np.asarray(expected, dtype=object), dtype=object))
         codes, uniques, first = coded_values(series, rows, objects=False)
-        assert codes.tolist() == expected_codes.tolist() and type(uniques) is type(expected)
+        assert codes.tolist() == expected_codes.tolist()
+        assert pd.Series(np.asarray(uniques, dtype=object)).equals(pd.Series(np.asarray(expected, dtype=object)))
         assert first.tolist() == [int(np.argmax(expected_codes == c)) for c in range(len(expected))]
 
 
