@@ -266,7 +266,7 @@ def _factorize(array: Any) -> tuple[np.ndarray, Any]:
     if isinstance(array, pd.arrays.NumpyExtensionArray):
         return pd.factorize(array.to_numpy(), sort=False, use_na_sentinel=False)
     if isinstance(array, pd.arrays.ArrowExtensionArray):
-        return pd.factorize(array, sort=False, use_na_sentinel=False)
+        return array.factorize(use_na_sentinel=False)  # pd.factorize calls this, without sorting
     codes, uniques = pd.factorize(pd.Series(array, copy=False), sort=False, use_na_sentinel=False)
     return codes, uniques.array
 
