@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import random
+import re
 import string
 
 import pytest
+from hypothesis import given, strategies as st
 from rapidfuzz import fuzz
 
 from evalframe.build.matching import context_similarities, context_similarity, exact_match, f1, normalize_answer
@@ -110,3 +112,11 @@ def test_batch_in_worker_processes_equals_single(monkeypatch):
     pairs = [("".join(rng.choices("abc de", k=rng.randint(100, 180))), "".join(rng.choices("abc de", k=150)))
              for _ in range(60)]
     assert matching.context_similarities(pairs, workers=2) == [context_similarity(x, y) for x, y in pairs]
+
+
+@given(st.text(alphabet=st.sampled_from(list(string.punctuation + string.ascii_letters + " \t\n" + "éß€“”…")), max_size=40))
+def test_normalize_answer_drops_exactly_the_ascii_punctuation(text):
+    # the definition in SQuAD's evaluation script, written out: lower, drop punctuation, drop articles, fix spaces
+    lowered = "".join(ch for ch in text.lower() if ch not in set(string.punctuation))
+    expected = " ".join(re.sub(r"\b(a|an|the)\b", " ", lowered).split())
+    assert normalize_answer(text) == expected
