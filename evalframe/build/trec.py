@@ -24,8 +24,9 @@ import pandas as pd
 from ..columns import COLUMN_ORDER, NO_ANSWER_DOCUMENT_ID
 from ..errors import InvalidParameterError, SchemaError, warn
 
-__all__ = ["TREC_COLUMNS", "trec_order", "trec_order_codes", "factorized", "repeated_pairs", "TrecLayout", "trec_layout",
-           "remember_codes", "coded_column",
+__all__ = ["TREC_COLUMNS", "trec_order", "trec_order_codes", "factorized", "repeated_pairs", "TrecLayout", "TrecJudgments",
+           "trec_layout", "is_text",
+           "remember_codes", "coded_column", "distinct_pairs", "one_coding",
            "as_trec_scores", "trec_frame", "run_from_frame", "qrels_from_frame"]
 
 #: The columns a TREC build adds to the standard document columns, in this order after them.
@@ -61,7 +62,9 @@ def trec_order_codes(query: np.ndarray, doc: np.ndarray, doc_values: np.ndarray,
 
     One integer sort by (query, score); the rows that tie there are then ordered by docid with a second integer
     sort, by (tie group, docid rank). ``text_ranks()``, when given, returns the rank of every distinct docid in
-    code point order (e.g. sorted in Arrow); else only the distinct docids of tied rows are sorted, as text.
+    code point order (e.g. sorted in Arrow); it is called only when the tied rows are many (more than one in
+    ``_FEW_TIED`` of the distinct docids), else only the distinct docids of tied rows are sorted, as text (the
+    same ranks among them: a sort of a few thousand strings instead of a million).
 
     Examples
     --------
@@ -87,7 +90,7 @@ def trec_order_codes(query: np.ndarray, doc: np.ndarray, doc_values: np.ndarray,
         tied[1:] |= same
         tied[:-1] |= same
         rows = order[tied]
-        if text_ranks is not None:
+        if text_ranks is not None and len(rows) * _FEW_TIED > len(doc_values):
             rank_of = np.asarray(text_ranks(), dtype=np.int64)
         else:  # only the docids of tied rows, each once
             used = np.zeros(len(doc_values), dtype=bool)
@@ -105,6 +108,10 @@ def trec_order_codes(query: np.ndarray, doc: np.ndarray, doc_values: np.ndarray,
             within = np.lexsort((-docid_rank, group))
         order[tied] = rows[within]
     return order, ranks_within(query[order])
+
+
+#: Tied rows fewer than one in this many distinct docids: their docids are sorted alone (``text_ranks`` is not called).
+_FEW_TIED = 8
 
 
 def _run_starts(tied: np.ndarray, same: np.ndarray) -> np.ndarray:
@@ -207,8 +214,64 @@ def _object_array(cells: Sequence[Any]) -> np.ndarray:
 
 def _split(values: np.ndarray, codes: np.ndarray, n: int) -> list[list[Any]]:
     """``values`` (sorted by ``codes``) as one list per code 0..n-1."""
-    bounds = np.searchsorted(codes, np.arange(1, n))
-    return [part.tolist() for part in np.split(values, bounds)]
+    bounds = np.searchsorted(codes, np.arange(n + 1)).tolist()
+    flat = values.tolist()
+    return [flat[start:end] for start, end in zip(bounds[:-1], bounds[1:])]
+
+
+def one_coding(first: np.ndarray, second: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One coding of two arrays of distinct values: ``(first_codes, second_codes, values)``, ``values[first_codes]``
+    is ``first`` and ``values[second_codes]`` is ``second``; ``values`` is ``first`` followed by the values only in
+    ``second``, in their order: the coding :func:`factorized` gives ``first`` and ``second`` concatenated.
+
+    Strings are matched in Arrow when pyarrow is installed (hashing their UTF-8 bytes, not Python objects).
+
+    Examples
+    --------
+    >>> first, second, values = one_coding(np.array(["a", "b"], dtype=object), np.array(["c", "a"], dtype=object))
+    >>> first.tolist(), second.tolist(), values.tolist()
+    ([0, 1], [2, 0], ['a', 'b', 'c'])
+    """
+    in_first = _arrow_positions(first, second)
+    if in_first is None:
+        codes, values = factorized(np.concatenate([first, second]))
+        return codes[:len(first)], codes[len(first):], values
+    second_codes = np.full(len(second), -1, dtype=np.int64)
+    found = np.flatnonzero(in_first >= 0)
+    second_codes[in_first[found]] = found
+    only = np.flatnonzero(second_codes < 0)
+    second_codes[only] = len(first) + np.arange(len(only))
+    return np.arange(len(first), dtype=np.int64), second_codes, np.concatenate([first, second[only]]).astype(object, copy=False)
+
+
+def is_text(values: np.ndarray) -> bool:
+    """Whether every value of the object array is a str (one pass in C).
+
+    Examples
+    --------
+    >>> is_text(np.array(["a", "b"], dtype=object)), is_text(np.array(["a", 1], dtype=object))
+    (True, False)
+    """
+    return pd.api.types.infer_dtype(values, skipna=False) in ("string", "empty")
+
+
+def _arrow_positions(first: np.ndarray, second: np.ndarray) -> np.ndarray | None:
+    """For each value of ``first``, its position in ``second`` (-1: absent), matched in Arrow; None when pyarrow is
+    missing or a value is not a str."""
+    try:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+    except ImportError:  # pragma: no cover - pyarrow is optional
+        return None
+    if not (is_text(first) and is_text(second)):
+        return None  # a number, bytes, None ...: factorised as Python objects (1 and "1" stay apart)
+    try:
+        left, right = pa.array(first, type=pa.string()), pa.array(second, type=pa.string())
+    except (pa.ArrowException, UnicodeError):
+        return None  # a lone surrogate
+    if left.null_count or right.null_count:
+        return None
+    return pc.index_in(left, value_set=right).fill_null(-1).to_numpy().astype(np.int64, copy=False)
 
 
 def trec_frame(run: pd.DataFrame, qrels: pd.DataFrame, *, node: str = "Retriever",
@@ -240,10 +303,12 @@ def trec_frame(run: pd.DataFrame, qrels: pd.DataFrame, *, node: str = "Retriever
     run_q, run_qids = _codes_of(run, "qid")
     judged_q, judged_qids = _codes_of(qrels, "qid")
     (run_d, run_docids), (judged_d, judged_docids) = _codes_of(run, "docid"), _codes_of(qrels, "docid")
-    doc, doc_values = factorized(np.concatenate([run_docids, judged_docids]))  # one coding of the distinct docids
-    run_doc, judged_doc = doc[:len(run_docids)][run_d], doc[len(run_docids):][judged_d]
+    run_map, judged_map, doc_values = one_coding(run_docids, judged_docids)  # one coding of the distinct docids
+    run_doc, judged_doc = run_map[run_d], judged_map[judged_d]
     for name, table, q, d, n_q in (("run", run, run_q, run_doc, len(run_qids)), ("qrels", qrels, judged_q, judged_doc,
                                                                                 len(judged_qids))):
+        if distinct_pairs(table, "qid", "docid"):  # a reader's frame, unedited: it checked the pairs
+            continue
         repeated = repeated_pairs(q, d, n_q, len(doc_values))
         if repeated.any():
             row = table.iloc[int(np.flatnonzero(repeated)[0])]
@@ -277,14 +342,19 @@ def trec_frame(run: pd.DataFrame, qrels: pd.DataFrame, *, node: str = "Retriever
              "evalframe's metrics and to_qrels do not count it as a judged document.")
     lists: dict[str, list[list[Any]]] = {}
     positions = np.zeros(len(qrels), dtype=np.int64)  # a relevant document's position in its query's gold list
+    in_lists = []  # the judgments in the order of the list cells: gold ones by query, then the others by query
     for name, chosen in (("gold", grades > 0), ("nonrelevant", grades <= 0)):
         rows = np.flatnonzero(chosen)
         rows = rows[np.argsort(judged_query[rows], kind="stable")]
         codes = judged_query[rows]
         lists[f"{name}_document_ids"] = _split(doc_values[judged_doc[rows]], codes, n_queries)
         lists[f"{name}_document_relevance"] = _split(grades[rows], codes, n_queries)
+        in_lists.append(rows)
         if name == "gold":
             positions[rows] = ranks_within(codes) - 1
+    cells = {name: _object_array(value) for name, value in lists.items()}
+    listed = np.concatenate(in_lists)
+    judgments = TrecJudgments(cells=cells, query=judged_query[listed], doc=judged_doc[listed], grade=grades[listed])
     n_gold = np.bincount(judged_query[grades > 0], minlength=n_queries).astype(np.int64)
 
     # which gold document each row is (-1: none): integer keys (query, document), one sorted search
@@ -349,7 +419,7 @@ def trec_frame(run: pd.DataFrame, qrels: pd.DataFrame, *, node: str = "Retriever
         "context_and_answer_match": zeros(),
         "rank": row_rank,
         "document_id": doc_values[row_doc],
-        "gold_document_ids": per_query(lists["gold_document_ids"]),
+        "gold_document_ids": cells["gold_document_ids"][row_query],
         "gold_documents_id_match": id_match_cells[id_match_code],
         "gold_contexts_similarity": per_query([[0.0] * int(n) for n in n_gold]),
         "gold_answers_match": per_query([[] for _ in range(n_queries)]),
@@ -357,9 +427,9 @@ def trec_frame(run: pd.DataFrame, qrels: pd.DataFrame, *, node: str = "Retriever
         "node": constant(node),
         "eval_mode": constant(integrated),
         "score": row_score,
-        "gold_document_relevance": per_query(lists["gold_document_relevance"]),
-        "nonrelevant_document_ids": per_query(lists["nonrelevant_document_ids"]),
-        "nonrelevant_document_relevance": per_query(lists["nonrelevant_document_relevance"]),
+        "gold_document_relevance": cells["gold_document_relevance"][row_query],
+        "nonrelevant_document_ids": cells["nonrelevant_document_ids"][row_query],
+        "nonrelevant_document_relevance": cells["nonrelevant_document_relevance"][row_query],
     }
     known = [c for c in COLUMN_ORDER if c in columns]
     names = known + [c for c in columns if c not in known]
@@ -367,7 +437,8 @@ def trec_frame(run: pd.DataFrame, qrels: pd.DataFrame, *, node: str = "Retriever
     frame = pd.DataFrame({name: pd.Series(columns[name], dtype=columns[name].dtype, copy=False) for name in names},
                          copy=False)
     _remember(frame, TrecLayout(row_query=row_query, query_ids=np.asarray(order, dtype=object), row_doc=row_doc,
-                                doc_values=doc_values, constants={"type": document, "eval_mode": integrated}))
+                                doc_values=doc_values, constants={"type": document, "eval_mode": integrated},
+                                judgments=judgments, text_ids=is_text(doc_values)))
     return frame
 
 
@@ -411,6 +482,35 @@ def repeated_pairs(first: np.ndarray, second: np.ndarray, n_first: int, n_second
 
 
 @dataclass(frozen=True)
+class TrecJudgments:
+    """The judgments :func:`trec_frame` put in a frame's list cells, as codes.
+
+    ``cells[column]`` holds one list object per query code (the frame's ``column`` holds ``cells[column][row_query]``)
+    for the columns ``gold_document_ids``, ``gold_document_relevance``, ``nonrelevant_document_ids`` and
+    ``nonrelevant_document_relevance``; ``query``, ``doc`` (a code into the layout's ``doc_values``) and ``grade``
+    are their entries flattened: the gold cells of the queries in order, then the others. The arrays keep the cells
+    alive, so a cell at the address of one of them is that very list (list cells are replaced, never mutated in
+    place: ``docs/metrics.md``).
+    """
+
+    cells: dict[str, np.ndarray]
+    query: np.ndarray
+    doc: np.ndarray
+    grade: np.ndarray
+
+    def holds(self, frame: pd.DataFrame, rows: np.ndarray) -> bool:
+        """Whether the frame's rows ``rows`` (one per query code, in order) still hold these very cells."""
+        for column, cells in self.cells.items():
+            series = frame[column] if column in frame.columns else None
+            if not isinstance(series, pd.Series) or series.dtype != object or len(rows) != len(cells):
+                return False
+            held = series.to_numpy()[rows]  # kept alive while its addresses are read (a view of its buffer)
+            if not np.array_equal(_addresses(held), _addresses(cells)):
+                return False
+        return True
+
+
+@dataclass(frozen=True)
 class TrecLayout:
     """How :func:`trec_frame` built a frame's key columns from codes, so later steps need not hash its ids again.
 
@@ -426,6 +526,8 @@ class TrecLayout:
     row_doc: np.ndarray
     doc_values: np.ndarray
     constants: dict[str, object]
+    judgments: TrecJudgments | None = None  # the judgment list cells, as codes into doc_values
+    text_ids: bool = False  # every doc_values entry is a str
 
     def holds(self, frame: pd.DataFrame) -> bool:
         """Whether ``frame``'s ``multilabel_id``, ``document_id``, ``type`` and ``eval_mode`` still hold exactly the
@@ -477,14 +579,26 @@ def trec_layout(frame: pd.DataFrame) -> TrecLayout | None:
 
 
 #: Codes a reader recorded for columns of a frame it returned, by id(frame): ``frame[column]`` is ``values[codes]``.
-_CODED: dict[int, tuple[weakref.ref[pd.DataFrame], dict[str, tuple[np.ndarray, np.ndarray]]]] = {}
+_CODED: dict[int, tuple[weakref.ref[pd.DataFrame], dict[str, tuple[np.ndarray, np.ndarray]], tuple[str, str] | None]] = {}
 
 
-def remember_codes(frame: pd.DataFrame, columns: Mapping[str, tuple[np.ndarray, np.ndarray]]) -> None:
+def remember_codes(frame: pd.DataFrame, columns: Mapping[str, tuple[np.ndarray, np.ndarray]],
+                   distinct: tuple[str, str] | None = None) -> None:
     """Record that ``frame[column]`` holds ``values[codes]`` (``values``: an object array of the very objects the
-    column holds, distinct, in order of first appearance when the codes are), for :func:`coded_column`."""
+    column holds, distinct, in order of first appearance when the codes are), for :func:`coded_column`.
+
+    ``distinct``: two of the columns whose pairs of values the caller checked to be distinct row by row (see
+    :func:`distinct_pairs`)."""
     key = id(frame)
-    _CODED[key] = (weakref.ref(frame, lambda _: _CODED.pop(key, None)), dict(columns))
+    _CODED[key] = (weakref.ref(frame, lambda _: _CODED.pop(key, None)), dict(columns), distinct)
+
+
+def distinct_pairs(frame: pd.DataFrame, first: str, second: str) -> bool:
+    """Whether :func:`remember_codes` recorded ``(first, second)`` as distinct pairs for ``frame`` and both columns
+    still hold the recorded objects row by row (so no row was edited since the check)."""
+    entry = _CODED.get(id(frame))
+    return (entry is not None and entry[0]() is frame and entry[2] == (first, second)
+            and coded_column(frame, first) is not None and coded_column(frame, second) is not None)
 
 
 def coded_column(frame: pd.DataFrame, column: str) -> tuple[np.ndarray, np.ndarray] | None:

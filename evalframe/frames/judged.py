@@ -18,9 +18,11 @@ query (``gold_document_ids`` with ``gold_document_relevance``, and ``nonrelevant
 * a document twice in one query's ranking: SchemaError (trec_eval refuses such a run), or with
   ``duplicates="first"`` the best-ranked one is kept.
 
-Everything is done on integer codes (one factorisation of the document ids, sorted so that the codes order
-the ids as trec_eval's ``strcmp`` does); nothing loops per row or per query but the one flattening of the list
-cells.
+Everything is done on integer codes: one factorisation of the document ids and the judged ids; nothing loops per
+row or per query but the one flattening of the list cells. A frame :func:`evalframe.build.trec.trec_frame` built
+(``EvaluationResult.from_trec``) hands over its codes instead: the rows' document codes while its key columns hold
+the very objects it put there, and the judgments' codes while the judgment columns hold its very list cells (checked
+by address on each query's first row), so no id is hashed again.
 """
 
 from __future__ import annotations
@@ -138,6 +140,47 @@ def _judgments(frame: pd.DataFrame, first: np.ndarray, query_of_first: np.ndarra
     return query_of_first[owner][keep], flat_ids[keep], grade[keep]
 
 
+def _coded_judgments(frame: pd.DataFrame, layout: TrecLayout | None, first: np.ndarray
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+    """(query code, document code, grade) of the judgments trec_frame put in the list cells, the documents by code
+    (``layout.doc_values``) and each row's document code, when the rows ``first`` (one per query) still hold those
+    very cells and the ids are all text; else None."""
+    judgments = layout.judgments if layout is not None else None
+    if layout is None or judgments is None or not layout.text_ids or not judgments.holds(frame, first):
+        return None
+    names = layout.doc_values[judgments.doc]
+    keep = (names != NO_ANSWER_DOCUMENT_ID) & (names != "")
+    return judgments.query[keep], judgments.doc[keep], judgments.grade[keep], layout.doc_values, layout.row_doc
+
+
+def _hashed_judgments(frame: pd.DataFrame, positions: np.ndarray, first: np.ndarray, n_queries: int,
+                      lists: Callable[[str], DistinctLists], layout: TrecLayout | None, where: str
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The judgments read from the list cells, and one coding of their ids and the rows' document ids:
+    (judged query, judged document code, judged grade, the ids by code, each row's document code, whether each row
+    is a document) -- the last two for the rows ``positions`` (codes from ``layout`` when given)."""
+    query_of_first = np.arange(n_queries, dtype=np.int64)
+    gold = _judgments(frame, first, query_of_first, lists, "gold_document_ids", "gold_document_relevance", 1, where)
+    other = _judgments(frame, first, query_of_first, lists, "nonrelevant_document_ids", "nonrelevant_document_relevance",
+                       0, where)
+    judged_query = np.concatenate([gold[0], other[0]])
+    judged_ids = np.concatenate([gold[1], other[1]])
+    judged_grade = np.concatenate([gold[2], other[2]])
+
+    # the rows' document ids as codes into ``distinct`` (every row its own, or the layout's distinct ids)
+    if layout is not None:
+        row_code, distinct = layout.row_doc, layout.doc_values
+    else:
+        row_code, distinct = np.arange(len(positions)), frame["document_id"].iloc[positions].to_numpy(dtype=object)
+    distinct = _strings(np.where(pd.isna(distinct), "", distinct).astype(object) if len(distinct) else distinct)
+    document = (distinct != "")[row_code] if len(distinct) else np.zeros(len(row_code), dtype=bool)
+    # one coding of every id (equal ids, equal codes): of the distinct ids and the judged ones
+    id_codes, id_values = pd.factorize(np.concatenate([distinct, judged_ids]), sort=False)
+    id_codes = id_codes.astype(np.int64, copy=False)
+    return (judged_query, id_codes[len(distinct):], judged_grade, np.asarray(id_values, dtype=object),
+            id_codes[:len(distinct)][row_code[document]], document)
+
+
 def prepare_judged_rows(frame: pd.DataFrame, positions: np.ndarray, *, where: str, duplicates: str = "error",
                         lists: Callable[[str], DistinctLists] | None = None, layout: TrecLayout | None = None) -> JudgedRows:
     """Lay out the document rows at ``positions`` (one node, one eval_mode) and their queries' judgments.
@@ -173,26 +216,15 @@ def prepare_judged_rows(frame: pd.DataFrame, positions: np.ndarray, *, where: st
         raise SchemaError(f"{where}: column 'rank' is empty in row {row_label(frame.index, position)!r}; every row needs a rank.")
 
     first = positions[first_rows(codes)]
-    query_of_first = np.arange(n_queries, dtype=np.int64)
-    gold = _judgments(frame, first, query_of_first, lists, "gold_document_ids", "gold_document_relevance", 1, where)
-    other = _judgments(frame, first, query_of_first, lists, "nonrelevant_document_ids", "nonrelevant_document_relevance",
-                       0, where)
-    judged_query = np.concatenate([gold[0], other[0]])
-    judged_ids = np.concatenate([gold[1], other[1]])
-    judged_grade = np.concatenate([gold[2], other[2]])
-
-    # the rows' document ids as codes into ``distinct`` (every row its own, or the layout's distinct ids)
-    if layout is not None:
-        row_code, distinct = layout.row_doc, layout.doc_values
+    coded = _coded_judgments(frame, layout, first)
+    if coded is not None:  # from_trec's judgments, unedited: the layout's codes, no id hashed
+        judged_query, judged_doc, judged_grade, id_values, all_docs = coded
+        document = (id_values != "")[all_docs]
+        row_rank, row_query, row_frame, row_doc = rank[document], codes[document], positions[document], all_docs[document]
     else:
-        row_code, distinct = np.arange(len(positions)), frame["document_id"].iloc[positions].to_numpy(dtype=object)
-    distinct = _strings(np.where(pd.isna(distinct), "", distinct).astype(object) if len(distinct) else distinct)
-    document = (distinct != "")[row_code] if len(distinct) else np.zeros(len(row_code), dtype=bool)
-    row_rank, row_code, row_query, row_frame = rank[document], row_code[document], codes[document], positions[document]
-    # one coding of every id (equal ids, equal codes): of the distinct ids and the judged ones
-    id_codes, id_values = pd.factorize(np.concatenate([distinct, judged_ids]), sort=False)
-    id_codes = id_codes.astype(np.int64, copy=False)
-    row_doc, judged_doc = id_codes[:len(distinct)][row_code], id_codes[len(distinct):]
+        judged_query, judged_doc, judged_grade, id_values, row_doc, document = _hashed_judgments(
+            frame, positions, first, n_queries, lists, layout, where)
+        row_rank, row_query, row_frame = rank[document], codes[document], positions[document]
     width = max(len(id_values), 1)
 
     # judgments: one per (query, document), the highest grade; then sorted by query, grade descending
@@ -210,7 +242,8 @@ def prepare_judged_rows(frame: pd.DataFrame, positions: np.ndarray, *, where: st
         order = order[np.lexsort((tie_break, row_rank[order], row_query[order]))]
     row_query, row_doc, row_frame = row_query[order], row_doc[order], row_frame[order]
     row_key = row_query * width + row_doc
-    repeated = repeated_pairs(row_query, row_doc, n_queries, width)  # rows in ranking order: the first is the best
+    # rows in ranking order: the first is the best; trec_frame's rows, unedited, hold distinct pairs (it checked)
+    repeated = repeated_pairs(row_query, row_doc, n_queries, width) if coded is None else np.zeros(len(row_key), dtype=bool)
     if repeated.any():
         if duplicates == "error":
             row = int(np.argmax(repeated))

@@ -212,9 +212,10 @@ class _Columns:
         return bool(repeated_pairs(self.qid_codes, self.docid_codes, len(self.qid_values), len(self.docid_values)).any())
 
     def remember(self, frame: pd.DataFrame, order: np.ndarray) -> None:
-        """Record the codes of the frame's qid and docid columns (rows ``order``), for trec_frame (no hashing there)."""
+        """Record the codes of the frame's qid and docid columns (rows ``order``), for trec_frame (no hashing there),
+        and that their pairs are distinct (a file's were checked; a dict's are its keys)."""
         remember_codes(frame, {"qid": (self.qid_codes[order], self.qid_values),
-                               "docid": (self.docid_codes[order], self.docid_values)})
+                               "docid": (self.docid_codes[order], self.docid_values)}, distinct=("qid", "docid"))
 
     def qids(self, order: np.ndarray) -> pd.Series:
         return pd.Series(self.qid_values[self.qid_codes[order]], dtype=object)

@@ -31,3 +31,28 @@ def test_trec_order_codes_is_trec_evals_sort(rows, with_text_ranks):
     codes_order, _ = trec_order_codes(pd.factorize(qids)[0], doc_codes, np.asarray(doc_values, dtype=object), scores,
                                       text_ranks=text_ranks)
     assert codes_order.tolist() == order.tolist()
+
+
+def test_few_ties_sort_only_the_tied_docids(monkeypatch):
+    """With few tied rows, text_ranks is not called, and the order equals the one the full docid ranks give."""
+    from evalframe.build import trec as build_trec
+
+    rng = np.random.default_rng(7)
+    n = 5000
+    query = np.sort(rng.integers(0, 50, n))
+    doc_values = np.array([f"d{i}" for i in rng.permutation(20 * n)[:n]] + ["é", "Z", "😀"], dtype=object)
+    doc = rng.permutation(n)
+    scores = as_scores = build_trec.as_trec_scores(np.round(rng.random(n), 3))  # about 1 tie in 20 rows
+    calls = []
+
+    def text_ranks():
+        calls.append(1)
+        return np.argsort(np.argsort(doc_values))
+
+    few, _ = build_trec.trec_order_codes(query, doc, doc_values, scores, text_ranks=text_ranks)
+    assert not calls
+    monkeypatch.setattr(build_trec, "_FEW_TIED", 10**9)  # every tie count is "many": the full ranks
+    many, _ = build_trec.trec_order_codes(query, doc, doc_values, as_scores, text_ranks=text_ranks)
+    assert calls and few.tolist() == many.tolist()
+    expected = sorted(range(n), key=lambda i: (query[i], -scores[i], [-ord(c) for c in doc_values[doc[i]]] + [1]))
+    assert few.tolist() == expected
