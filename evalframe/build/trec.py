@@ -384,11 +384,13 @@ def trec_frame(run: pd.DataFrame, qrels: pd.DataFrame, *, node: str = "Retriever
     id_match_code = row_query.copy()
     id_match_code[matched] = n_queries + np.asarray(pair_code).reshape(-1)
 
-    def per_query(cells: list[Any]) -> np.ndarray:
-        return _object_array(cells)[row_query]
+    rows_per_query = np.bincount(row_query, minlength=n_queries)  # row_query is ascending: cells repeated in blocks
+
+    def per_query(cells: list[Any] | np.ndarray) -> np.ndarray:
+        return np.repeat(cells if isinstance(cells, np.ndarray) else _object_array(cells), rows_per_query)
 
     def constant(value: Any) -> np.ndarray:
-        return np.array([value], dtype=object)[np.zeros(len(row_query), dtype=np.intp)]
+        return np.repeat(np.array([value], dtype=object), len(row_query))
 
     document, integrated = "document", "integrated"
 
@@ -402,9 +404,9 @@ def trec_frame(run: pd.DataFrame, qrels: pd.DataFrame, *, node: str = "Retriever
     def zeros() -> np.ndarray:  # its own array per column (calloc'ed: no copy, pages mapped when read)
         return np.zeros(len(row_query), dtype=np.float64)
     columns: dict[str, np.ndarray] = {
-        "multilabel_id": np.asarray(order, dtype=object)[row_query],
-        "query": np.array([texts.get(qid, qid) for qid in order.tolist()], dtype=object)[row_query],
-        "filters": constant(None),
+        "multilabel_id": per_query(np.asarray(order, dtype=object)),
+        "query": per_query(np.array([texts.get(qid, qid) for qid in order.tolist()], dtype=object)),
+        "filters": np.empty(len(row_query), dtype=object),  # None in every row
         "gold_answers": per_query([[] for _ in range(n_queries)]),
         "context": constant(""),
         "gold_contexts": per_query([[""] * int(n) for n in n_gold]),
@@ -419,7 +421,7 @@ def trec_frame(run: pd.DataFrame, qrels: pd.DataFrame, *, node: str = "Retriever
         "context_and_answer_match": zeros(),
         "rank": row_rank,
         "document_id": doc_values[row_doc],
-        "gold_document_ids": cells["gold_document_ids"][row_query],
+        "gold_document_ids": per_query(cells["gold_document_ids"]),
         "gold_documents_id_match": id_match_cells[id_match_code],
         "gold_contexts_similarity": per_query([[0.0] * int(n) for n in n_gold]),
         "gold_answers_match": per_query([[] for _ in range(n_queries)]),
@@ -427,9 +429,9 @@ def trec_frame(run: pd.DataFrame, qrels: pd.DataFrame, *, node: str = "Retriever
         "node": constant(node),
         "eval_mode": constant(integrated),
         "score": row_score,
-        "gold_document_relevance": cells["gold_document_relevance"][row_query],
-        "nonrelevant_document_ids": cells["nonrelevant_document_ids"][row_query],
-        "nonrelevant_document_relevance": cells["nonrelevant_document_relevance"][row_query],
+        "gold_document_relevance": per_query(cells["gold_document_relevance"]),
+        "nonrelevant_document_ids": per_query(cells["nonrelevant_document_ids"]),
+        "nonrelevant_document_relevance": per_query(cells["nonrelevant_document_relevance"]),
     }
     known = [c for c in COLUMN_ORDER if c in columns]
     names = known + [c for c in columns if c not in known]
@@ -462,7 +464,8 @@ def factorized(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def repeated_pairs(first: np.ndarray, second: np.ndarray, n_first: int, n_second: int) -> np.ndarray:
     """Whether each row repeats an earlier row's pair of codes (``first`` < ``n_first``, ``second`` < ``n_second``).
 
-    A bitmap when the pairs are few enough to count (no hashing), else one hash of integer keys.
+    A bitmap when the pairs are few enough to count, else a sort of integer keys; only when some pair repeats, one
+    hash of the keys finds which rows.
 
     Examples
     --------
@@ -477,6 +480,10 @@ def repeated_pairs(first: np.ndarray, second: np.ndarray, n_first: int, n_second
         seen = np.zeros(n_first * width, dtype=bool)
         seen[key] = True
         if int(np.count_nonzero(seen)) == len(key):
+            return np.zeros(len(key), dtype=bool)
+    else:  # a sort proves there is no repeat faster than a hash of 10M keys (radix / merge runs of grouped queries)
+        ordered = np.sort(key, kind="stable")
+        if not (ordered[1:] == ordered[:-1]).any():
             return np.zeros(len(key), dtype=bool)
     return pd.Series(key).duplicated().to_numpy()
 

@@ -56,3 +56,16 @@ def test_few_ties_sort_only_the_tied_docids(monkeypatch):
     assert calls and few.tolist() == many.tolist()
     expected = sorted(range(n), key=lambda i: (query[i], -scores[i], [-ord(c) for c in doc_values[doc[i]]] + [1]))
     assert few.tolist() == expected
+
+
+def test_repeated_pairs_bitmap_sort_and_hash_agree():
+    """Small code spaces take the bitmap, large ones the sort (then the hash when a pair repeats): one answer."""
+    from evalframe.build.trec import repeated_pairs
+
+    rng = np.random.default_rng(3)
+    for n_first, n_second, n in ((5, 7, 30), (50, 10**9, 2000), (3000, 10**8, 1000)):
+        first, second = rng.integers(0, n_first, n), rng.integers(0, min(n_second, 40), n)
+        expected = pd.Series(list(zip(first.tolist(), second.tolist()))).duplicated().to_numpy()
+        assert repeated_pairs(first, second, n_first, n_second).tolist() == expected.tolist()
+        distinct = np.unique(first * 40 + second)
+        assert not repeated_pairs(distinct // 40, distinct % 40, n_first, n_second).any()
