@@ -300,14 +300,18 @@ def trec_frame(run: pd.DataFrame, qrels: pd.DataFrame, *, node: str = "Retriever
     1            q1     2          d1    1.0            1.0              [d1]
     2            q2     1                NaN            0.0              [d4]
     """
-    run_q, run_qids = _codes_of(run, "qid")
-    judged_q, judged_qids = _codes_of(qrels, "qid")
-    (run_d, run_docids), (judged_d, judged_docids) = _codes_of(run, "docid"), _codes_of(qrels, "docid")
+    coded = {(name, column): coded_column(table, column) for name, table in (("run", run), ("qrels", qrels))
+             for column in ("qid", "docid")}
+    (run_q, run_qids), (judged_q, judged_qids), (run_d, run_docids), (judged_d, judged_docids) = (
+        coded[key] or factorized(table[key[1]].to_numpy(dtype=object))
+        for key, table in ((("run", "qid"), run), (("qrels", "qid"), qrels), (("run", "docid"), run),
+                           (("qrels", "docid"), qrels)))
     run_map, judged_map, doc_values = one_coding(run_docids, judged_docids)  # one coding of the distinct docids
     run_doc, judged_doc = run_map[run_d], judged_map[judged_d]
     for name, table, q, d, n_q in (("run", run, run_q, run_doc, len(run_qids)), ("qrels", qrels, judged_q, judged_doc,
                                                                                 len(judged_qids))):
-        if distinct_pairs(table, "qid", "docid"):  # a reader's frame, unedited: it checked the pairs
+        if coded[(name, "qid")] is not None and coded[(name, "docid")] is not None \
+                and distinct_pairs(table, "qid", "docid", columns_hold=True):  # a reader's frame, unedited: checked
             continue
         repeated = repeated_pairs(q, d, n_q, len(doc_values))
         if repeated.any():
@@ -600,12 +604,13 @@ def remember_codes(frame: pd.DataFrame, columns: Mapping[str, tuple[np.ndarray, 
     _CODED[key] = (weakref.ref(frame, lambda _: _CODED.pop(key, None)), dict(columns), distinct)
 
 
-def distinct_pairs(frame: pd.DataFrame, first: str, second: str) -> bool:
+def distinct_pairs(frame: pd.DataFrame, first: str, second: str, *, columns_hold: bool = False) -> bool:
     """Whether :func:`remember_codes` recorded ``(first, second)`` as distinct pairs for ``frame`` and both columns
-    still hold the recorded objects row by row (so no row was edited since the check)."""
+    still hold the recorded objects row by row (so no row was edited since the check). ``columns_hold``: the caller
+    has just seen :func:`coded_column` give both columns' codes (not checked again)."""
     entry = _CODED.get(id(frame))
     return (entry is not None and entry[0]() is frame and entry[2] == (first, second)
-            and coded_column(frame, first) is not None and coded_column(frame, second) is not None)
+            and (columns_hold or (coded_column(frame, first) is not None and coded_column(frame, second) is not None)))
 
 
 def coded_column(frame: pd.DataFrame, column: str) -> tuple[np.ndarray, np.ndarray] | None:
@@ -619,11 +624,6 @@ def coded_column(frame: pd.DataFrame, column: str) -> tuple[np.ndarray, np.ndarr
     if not isinstance(series, pd.Series) or series.dtype != object or len(series) != len(codes):
         return None
     return (codes, values) if np.array_equal(_addresses(series.to_numpy()), _addresses(values)[codes]) else None
-
-
-def _codes_of(frame: pd.DataFrame, column: str) -> tuple[np.ndarray, np.ndarray]:
-    """``frame[column]`` as codes in order of first appearance and its distinct values: a reader's, else factorised."""
-    return coded_column(frame, column) or factorized(frame[column].to_numpy(dtype=object))
 
 
 # ------------------------------------------------------------------------------------------ frame -> TREC
