@@ -83,11 +83,11 @@ def _strings(array: np.ndarray) -> np.ndarray:
     return array
 
 
-def _ranking_order(query: np.ndarray, rank: np.ndarray) -> np.ndarray:
-    """The order sorting rows by (query code, rank), stably; no sort when the frame is in that order already."""
+def _ranking_order(query: np.ndarray, rank: np.ndarray) -> np.ndarray | None:
+    """The order sorting rows by (query code, rank), stably; None when the frame is in that order already."""
     step = np.diff(query)
     if (step >= 0).all() and ((step > 0) | (np.diff(rank) >= 0)).all():
-        return np.arange(len(query))
+        return None
     return np.lexsort((rank, query))
 
 
@@ -138,6 +138,24 @@ def _judgments(frame: pd.DataFrame, first: np.ndarray, query_of_first: np.ndarra
     flat_ids = _strings(flat_ids)
     keep = (flat_ids != NO_ANSWER_DOCUMENT_ID) & (flat_ids != "")
     return query_of_first[owner][keep], flat_ids[keep], grade[keep]
+
+
+def _row_grades(row_query: np.ndarray, row_doc: np.ndarray, width: int, judged_key: np.ndarray, judged_grade: np.ndarray
+                ) -> np.ndarray:
+    """Each row's grade (UNJUDGED when its (query, document) is not judged); ``judged_key`` sorted, of
+    ``query * width + document``. Only the rows whose document is judged in some query are searched (a bitmap of
+    the judged documents picks them), not every row."""
+    grade = np.full(len(row_query), UNJUDGED, dtype=np.int64)
+    if not len(judged_key) or not len(row_query):
+        return grade
+    judged_doc = np.zeros(width, dtype=bool)
+    judged_doc[judged_key % width] = True
+    candidates = np.flatnonzero(judged_doc[row_doc])
+    keys = row_query[candidates] * width + row_doc[candidates]
+    found = np.minimum(np.searchsorted(judged_key, keys), len(judged_key) - 1)
+    hit = judged_key[found] == keys
+    grade[candidates[hit]] = judged_grade[found[hit]]
+    return grade
 
 
 def _coded_judgments(frame: pd.DataFrame, layout: TrecLayout | None, first: np.ndarray
@@ -219,8 +237,12 @@ def prepare_judged_rows(frame: pd.DataFrame, positions: np.ndarray, *, where: st
     coded = _coded_judgments(frame, layout, first)
     if coded is not None:  # from_trec's judgments, unedited: the layout's codes, no id hashed
         judged_query, judged_doc, judged_grade, id_values, all_docs = coded
-        document = (id_values != "")[all_docs]
-        row_rank, row_query, row_frame, row_doc = rank[document], codes[document], positions[document], all_docs[document]
+        is_document = id_values != ""
+        if is_document.all():  # no placeholder row: every row is a document, taken as it is (no copies)
+            row_rank, row_query, row_frame, row_doc = rank, codes, positions, all_docs
+        else:
+            document = is_document[all_docs]
+            row_rank, row_query, row_frame, row_doc = rank[document], codes[document], positions[document], all_docs[document]
     else:
         judged_query, judged_doc, judged_grade, id_values, row_doc, document = _hashed_judgments(
             frame, positions, first, n_queries, lists, layout, where)
@@ -229,37 +251,38 @@ def prepare_judged_rows(frame: pd.DataFrame, positions: np.ndarray, *, where: st
 
     # judgments: one per (query, document), the highest grade; then sorted by query, grade descending
     judged_key = judged_query * width + judged_doc
-    order = np.lexsort((-judged_grade, judged_key))
-    judged_key, judged_grade, judged_query = judged_key[order], judged_grade[order], judged_query[order]
+    by_key = np.lexsort((-judged_grade, judged_key))
+    judged_key, judged_grade, judged_query = judged_key[by_key], judged_grade[by_key], judged_query[by_key]
     unique = np.diff(judged_key, prepend=-1) != 0
     judged_key, judged_grade, judged_query = judged_key[unique], judged_grade[unique], judged_query[unique]
     by_grade = np.lexsort((-judged_grade, judged_query))
 
-    # the ranking: query, rank ascending, document id descending
+    # the ranking: query, rank ascending, document id descending (no copy when the rows are in that order)
     order = _ranking_order(row_query, row_rank)
-    tie_break = _tie_break(lambda rows: id_values[row_doc[order[rows]]], row_query[order], row_rank[order])
-    if tie_break is not None:
-        order = order[np.lexsort((tie_break, row_rank[order], row_query[order]))]
-    row_query, row_doc, row_frame = row_query[order], row_doc[order], row_frame[order]
-    row_key = row_query * width + row_doc
+    if order is None:
+        tie_break = _tie_break(lambda rows: id_values[row_doc[rows]], row_query, row_rank)
+        if tie_break is not None:
+            order = np.lexsort((tie_break, row_rank, row_query))
+    else:
+        sorted_rows = order
+        tie_break = _tie_break(lambda rows: id_values[row_doc[sorted_rows[rows]]], row_query[order], row_rank[order])
+        if tie_break is not None:
+            order = order[np.lexsort((tie_break, row_rank[order], row_query[order]))]
+    if order is not None:
+        row_query, row_doc, row_frame = row_query[order], row_doc[order], row_frame[order]
     # rows in ranking order: the first is the best; trec_frame's rows, unedited, hold distinct pairs (it checked)
-    repeated = repeated_pairs(row_query, row_doc, n_queries, width) if coded is None else np.zeros(len(row_key), dtype=bool)
-    if repeated.any():
+    repeated = repeated_pairs(row_query, row_doc, n_queries, width) if coded is None else None
+    if repeated is not None and repeated.any():
         if duplicates == "error":
             row = int(np.argmax(repeated))
             raise SchemaError(
                 f"{where}: query {query_ids[row_query[row]]!r} ranks document {id_values[row_doc[row]]!r} twice "
                 f"(row {row_label(frame.index, int(row_frame[row]))!r}); trec_eval refuses a run with duplicate documents. "
                 "Remove the repeats, or pass duplicates='first' to keep the best-ranked one.")
-        row_query, row_key = row_query[~repeated], row_key[~repeated]
+        row_query, row_doc = row_query[~repeated], row_doc[~repeated]
     starts = np.searchsorted(row_query, np.arange(n_queries))
     position = np.arange(len(row_query), dtype=np.int64) - starts[row_query]
-
-    found = np.searchsorted(judged_key, row_key)
-    found_inside = np.minimum(found, max(len(judged_key) - 1, 0))
-    hit = (found < len(judged_key)) & (judged_key[found_inside] == row_key) if len(judged_key) else np.zeros(len(row_key), bool)
-    grade = np.full(len(row_key), UNJUDGED, dtype=np.int64)
-    grade[hit] = judged_grade[found_inside[hit]]
+    grade = _row_grades(row_query, row_doc, width, judged_key, judged_grade)
 
     in_run = np.bincount(row_query, minlength=n_queries) > 0
     in_qrels = np.bincount(judged_query, minlength=n_queries) > 0

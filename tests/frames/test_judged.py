@@ -223,3 +223,20 @@ def test_a_from_runs_frame_gives_haystacks_numbers_where_the_definitions_agree()
     # query 1: gold d2 at rank 2 -> 1/2; query 2: gold d4 at rank 1 -> 1
     assert ours == {"RR": 0.75, "AP": 0.75, "Success@3": 1.0}
     assert (haystack["mrr"], haystack["map"], haystack["recall_single_hit"]) == (0.75, 0.75, 1.0)
+
+
+def test_row_grades_equal_a_dictionary_lookup():
+    """The bitmap-filtered search of each row's grade against a plain dict of the judgments (random codes)."""
+    from evalframe.frames import judged
+    from evalframe.metrics.trec import UNJUDGED
+
+    rng = np.random.default_rng(5)
+    width = 300
+    judged_query, judged_doc = rng.integers(0, 40, 500), rng.integers(0, width, 500)
+    keys, first = np.unique(judged_query * width + judged_doc, return_index=True)
+    grades = rng.integers(-2, 4, len(keys))
+    row_query, row_doc = np.sort(rng.integers(0, 45, 4000)), rng.integers(0, width, 4000)
+    lookup = dict(zip(keys.tolist(), grades.tolist()))
+    expected = [lookup.get(q * width + d, UNJUDGED) for q, d in zip(row_query.tolist(), row_doc.tolist())]
+    assert judged._row_grades(row_query, row_doc, width, keys, grades).tolist() == expected
+    assert (judged._row_grades(row_query, row_doc, width, keys[:0], grades[:0]) == UNJUDGED).all()
