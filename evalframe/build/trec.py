@@ -26,7 +26,7 @@ from ..errors import InvalidParameterError, SchemaError, warn
 
 __all__ = ["TREC_COLUMNS", "trec_order", "trec_order_codes", "factorized", "repeated_pairs", "TrecLayout", "TrecJudgments",
            "trec_layout", "is_text",
-           "remember_codes", "coded_column", "distinct_pairs", "one_coding",
+           "remember_codes", "coded_column", "coded_arrow", "distinct_pairs", "one_coding",
            "as_trec_scores", "trec_frame", "run_from_frame", "qrels_from_frame"]
 
 #: The columns a TREC build adds to the standard document columns, in this order after them.
@@ -219,12 +219,14 @@ def _split(values: np.ndarray, codes: np.ndarray, n: int) -> list[list[Any]]:
     return [flat[start:end] for start, end in zip(bounds[:-1], bounds[1:])]
 
 
-def one_coding(first: np.ndarray, second: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def one_coding(first: np.ndarray, second: np.ndarray, first_arrow: Any = None, second_arrow: Any = None
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """One coding of two arrays of distinct values: ``(first_codes, second_codes, values)``, ``values[first_codes]``
     is ``first`` and ``values[second_codes]`` is ``second``; ``values`` is ``first`` followed by the values only in
     ``second``, in their order: the coding :func:`factorized` gives ``first`` and ``second`` concatenated.
 
-    Strings are matched in Arrow when pyarrow is installed (hashing their UTF-8 bytes, not Python objects).
+    Strings are matched in Arrow when pyarrow is installed (hashing their UTF-8 bytes, not Python objects);
+    ``first_arrow`` / ``second_arrow``, when given, are the same values as Arrow string arrays (a reader's).
 
     Examples
     --------
@@ -232,7 +234,7 @@ def one_coding(first: np.ndarray, second: np.ndarray) -> tuple[np.ndarray, np.nd
     >>> first.tolist(), second.tolist(), values.tolist()
     ([0, 1], [2, 0], ['a', 'b', 'c'])
     """
-    in_first = _arrow_positions(first, second)
+    in_first = _arrow_positions(first, second, first_arrow, second_arrow)
     if in_first is None:
         codes, values = factorized(np.concatenate([first, second]))
         return codes[:len(first)], codes[len(first):], values
@@ -255,18 +257,21 @@ def is_text(values: np.ndarray) -> bool:
     return pd.api.types.infer_dtype(values, skipna=False) in ("string", "empty")
 
 
-def _arrow_positions(first: np.ndarray, second: np.ndarray) -> np.ndarray | None:
+def _arrow_positions(first: np.ndarray, second: np.ndarray, left: Any = None, right: Any = None) -> np.ndarray | None:
     """For each value of ``first``, its position in ``second`` (-1: absent), matched in Arrow; None when pyarrow is
-    missing or a value is not a str."""
+    missing or a value is not a str. ``left`` / ``right``: ``first`` / ``second`` as Arrow string arrays, if known."""
     try:
         import pyarrow as pa
         import pyarrow.compute as pc
     except ImportError:  # pragma: no cover - pyarrow is optional
         return None
-    if not (is_text(first) and is_text(second)):
+    given = [array if isinstance(array, pa.Array) and array.type == pa.string()
+             and len(array) == len(values) else None for array, values in ((left, first), (right, second))]
+    if not all(array is not None or is_text(values) for array, values in zip(given, (first, second))):
         return None  # a number, bytes, None ...: factorised as Python objects (1 and "1" stay apart)
     try:
-        left, right = pa.array(first, type=pa.string()), pa.array(second, type=pa.string())
+        left, right = (array if array is not None else pa.array(values, type=pa.string())
+                       for array, values in zip(given, (first, second)))
     except (pa.ArrowException, UnicodeError):
         return None  # a lone surrogate
     if left.null_count or right.null_count:
@@ -306,7 +311,9 @@ def trec_frame(run: pd.DataFrame, qrels: pd.DataFrame, *, node: str = "Retriever
         coded[key] or factorized(table[key[1]].to_numpy(dtype=object))
         for key, table in ((("run", "qid"), run), (("qrels", "qid"), qrels), (("run", "docid"), run),
                            (("qrels", "docid"), qrels)))
-    run_map, judged_map, doc_values = one_coding(run_docids, judged_docids)  # one coding of the distinct docids
+    arrow = [coded_arrow(table, "docid") if coded[(name, "docid")] is not None else None
+             for name, table in (("run", run), ("qrels", qrels))]
+    run_map, judged_map, doc_values = one_coding(run_docids, judged_docids, *arrow)  # one coding of the distinct docids
     run_doc, judged_doc = run_map[run_d], judged_map[judged_d]
     for name, table, q, d, n_q in (("run", run, run_q, run_doc, len(run_qids)), ("qrels", qrels, judged_q, judged_doc,
                                                                                 len(judged_qids))):
@@ -590,18 +597,27 @@ def trec_layout(frame: pd.DataFrame) -> TrecLayout | None:
 
 
 #: Codes a reader recorded for columns of a frame it returned, by id(frame): ``frame[column]`` is ``values[codes]``.
-_CODED: dict[int, tuple[weakref.ref[pd.DataFrame], dict[str, tuple[np.ndarray, np.ndarray]], tuple[str, str] | None]] = {}
+_CODED: dict[int, tuple[weakref.ref[pd.DataFrame], dict[str, tuple[np.ndarray, np.ndarray]], tuple[str, str] | None,
+                        dict[str, Any]]] = {}
 
 
 def remember_codes(frame: pd.DataFrame, columns: Mapping[str, tuple[np.ndarray, np.ndarray]],
-                   distinct: tuple[str, str] | None = None) -> None:
+                   distinct: tuple[str, str] | None = None, arrow: Mapping[str, Any] | None = None) -> None:
     """Record that ``frame[column]`` holds ``values[codes]`` (``values``: an object array of the very objects the
     column holds, distinct, in order of first appearance when the codes are), for :func:`coded_column`.
 
     ``distinct``: two of the columns whose pairs of values the caller checked to be distinct row by row (see
-    :func:`distinct_pairs`)."""
+    :func:`distinct_pairs`); ``arrow[column]``: ``values`` as an Arrow string array, when the caller has it (see
+    :func:`coded_arrow`)."""
     key = id(frame)
-    _CODED[key] = (weakref.ref(frame, lambda _: _CODED.pop(key, None)), dict(columns), distinct)
+    _CODED[key] = (weakref.ref(frame, lambda _: _CODED.pop(key, None)), dict(columns), distinct, dict(arrow or {}))
+
+
+def coded_arrow(frame: pd.DataFrame, column: str) -> Any:
+    """The Arrow string array of the distinct values :func:`remember_codes` recorded for ``frame[column]``, or None;
+    it stands for the values of :func:`coded_column`, so use it only when that gave the codes."""
+    entry = _CODED.get(id(frame))
+    return entry[3].get(column) if entry is not None and entry[0]() is frame else None
 
 
 def distinct_pairs(frame: pd.DataFrame, first: str, second: str, *, columns_hold: bool = False) -> bool:

@@ -200,6 +200,7 @@ class _Columns:
         self.docid_codes, self.docid_values = docid_codes.astype(np.int64, copy=False), docid_values
         self.values = values
         self.text_ranks: Callable[[], np.ndarray] | None = None  # docid ranks in code point order, when cheap to get
+        self.arrow_values: dict[str, Any] = {}  # qid / docid: the distinct values as an Arrow string array, when read so
 
     @classmethod
     def of_ids(cls, qids: np.ndarray, docids: np.ndarray, values: np.ndarray) -> _Columns:
@@ -215,7 +216,8 @@ class _Columns:
         """Record the codes of the frame's qid and docid columns (rows ``order``), for trec_frame (no hashing there),
         and that their pairs are distinct (a file's were checked; a dict's are its keys)."""
         remember_codes(frame, {"qid": (self.qid_codes[order], self.qid_values),
-                               "docid": (self.docid_codes[order], self.docid_values)}, distinct=("qid", "docid"))
+                               "docid": (self.docid_codes[order], self.docid_values)}, distinct=("qid", "docid"),
+                       arrow=self.arrow_values)
 
     def qids(self, order: np.ndarray) -> pd.Series:
         return pd.Series(self.qid_values[self.qid_codes[order]], dtype=object)
@@ -246,10 +248,6 @@ def _read_file(path: Path, fmt: _Format) -> _Columns:
     return columns
 
 
-#: A run of two spaces: an empty column between them (the pandas path reads such lines; pyarrow's would misplace them).
-_DOUBLE_SPACE = re.compile(b"  ")
-
-
 def _read_arrow(path: Path, fmt: _Format) -> _Columns | None:
     """The file parsed by pyarrow's multi-threaded CSV reader, ids dictionary-encoded; None when pyarrow is missing
     or the file is not plain single-space-separated lines of well-formed values (the pandas path then reads it, and
@@ -270,7 +268,7 @@ def _read_arrow(path: Path, fmt: _Format) -> _Columns | None:
                 data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) if path.stat().st_size else b""
     except (*_DAMAGED_GZIP, OSError, ValueError):
         return None  # the pandas path reports it
-    if not len(data) or data.find(b"\t") >= 0 or _DOUBLE_SPACE.search(data) is not None:
+    if not len(data) or data.find(b"\t") >= 0 or data.find(b"  ") >= 0:  # find: a memchr scan, faster than a regex
         return None
     names = [f"c{i}" for i in range(fmt.width + 1)]  # one column more: to see lines that have one
     try:
@@ -285,7 +283,7 @@ def _read_arrow(path: Path, fmt: _Format) -> _Columns | None:
     del data
     if table.num_rows == 0:
         return None
-    qids, docids, text = (table.column(i).combine_chunks() for i in range(3))
+    qids, docids, text = (table.column(i) for i in range(3))  # chunked: encoded chunk by chunk, never concatenated
     del table
     # an empty column (a line starting with a space) or a value that is not a plain number: the pandas path decides
     if min(pc.min(pc.binary_length(column)).as_py() for column in (qids, docids, text)) == 0:
@@ -302,17 +300,38 @@ def _read_arrow(path: Path, fmt: _Format) -> _Columns | None:
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         return None
     del text
-    q, d = qids.dictionary_encode(), docids.dictionary_encode()
-    columns = _Columns(q.indices.to_numpy(), q.dictionary.to_numpy(zero_copy_only=False),
-                       d.indices.to_numpy(), d.dictionary.to_numpy(zero_copy_only=False), values)
+    (q_codes, q_dictionary), (d_codes, d_dictionary) = _dictionary_codes(qids), _dictionary_codes(docids)
+    del qids, docids
+    columns = _Columns(q_codes, q_dictionary.to_numpy(zero_copy_only=False),
+                       d_codes, d_dictionary.to_numpy(zero_copy_only=False), values)
+    columns.arrow_values = {"qid": q_dictionary, "docid": d_dictionary}
 
     def text_ranks() -> np.ndarray:  # Arrow sorts strings by their UTF-8 bytes: code point order
-        ranks = np.empty(len(d.dictionary), dtype=np.int64)
-        ranks[pc.sort_indices(d.dictionary).to_numpy()] = np.arange(len(d.dictionary))
+        ranks = np.empty(len(d_dictionary), dtype=np.int64)
+        ranks[pc.sort_indices(d_dictionary).to_numpy()] = np.arange(len(d_dictionary))
         return ranks
 
     columns.text_ranks = text_ranks
     return columns
+
+
+def _dictionary_codes(column: Any) -> tuple[np.ndarray, Any]:
+    """A chunked Arrow string column as codes (in order of first appearance) and its dictionary (an Arrow array).
+
+    Arrow encodes the chunks with one hash table and gives every chunk the same final dictionary, so the codes are
+    the chunks' indices one after the other (no concatenation of the strings); should the chunks ever hold
+    different dictionaries, the column is concatenated and encoded whole.
+    """
+    encoded = column.dictionary_encode()
+    chunks = [chunk for chunk in encoded.chunks if len(chunk)]
+    dictionary = chunks[0].dictionary
+    same = [buffer.address if buffer is not None else 0 for buffer in dictionary.buffers()]
+    if all(len(chunk.dictionary) == len(dictionary) and [buffer.address if buffer is not None else 0
+                                                        for buffer in chunk.dictionary.buffers()] == same
+           for chunk in chunks):
+        return np.concatenate([chunk.indices.to_numpy() for chunk in chunks]), dictionary
+    whole = column.combine_chunks().dictionary_encode()  # pragma: no cover - not seen with pyarrow 14-26
+    return whole.indices.to_numpy(), whole.dictionary  # pragma: no cover
 
 
 # ------------------------------------------------------------------------------------------ reading dicts
