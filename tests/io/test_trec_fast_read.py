@@ -162,7 +162,7 @@ def test_a_file_of_many_arrow_blocks_reads_alike(tmp_path, monkeypatch):
     judged = list(lines)[::7]
     (tmp_path / "qrels").write_text("".join(f"{q} 0 {d} {i % 3}\n" for i, (q, d) in enumerate(judged)) + "qx 0 new 1\n",
                                     encoding="utf-8")
-    assert (tmp_path / "run").stat().st_size > 4_000_000
+    assert (tmp_path / "run").stat().st_size > 3_000_000  # pyarrow reads blocks of 1 MB
     for reader, name in ((read_run, "run"), (read_qrels, "qrels")):
         fast, slow = both(reader, tmp_path / name, monkeypatch)
         assert_same(fast, slow)
