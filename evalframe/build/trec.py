@@ -107,7 +107,10 @@ def trec_order_codes(query: np.ndarray, doc: np.ndarray, doc_values: np.ndarray,
         else:
             within = np.lexsort((-docid_rank, group))
         order[tied] = rows[within]
-    return order, ranks_within(query[order])
+    # the order keeps the queries ascending: rank = position - the query's first position + 1 (no gather of codes)
+    counts = np.bincount(query)
+    starts = np.cumsum(counts) - counts
+    return order, np.arange(1, n + 1, dtype=np.int64) - np.repeat(starts, counts)
 
 
 #: Tied rows fewer than one in this many distinct docids: their docids are sorted alone (``text_ranks`` is not called).
@@ -368,22 +371,29 @@ def trec_frame(run: pd.DataFrame, qrels: pd.DataFrame, *, node: str = "Retriever
     judgments = TrecJudgments(cells=cells, query=judged_query[listed], doc=judged_doc[listed], grade=grades[listed])
     n_gold = np.bincount(judged_query[grades > 0], minlength=n_queries).astype(np.int64)
 
-    # which gold document each row is (-1: none): integer keys (query, document), one sorted search
+    # which rows hold a gold document (``matched``, ascending) and its position in the gold list: integer keys
+    # (query, document), one sorted search of the rows whose document is gold in some query (a bitmap picks them)
     relevant = np.flatnonzero(grades > 0)
     width = n_docs + 1
     gold_keys = judged_query[relevant] * width + judged_doc[relevant]
     by_key = np.argsort(gold_keys)
     gold_keys, gold_positions = gold_keys[by_key], positions[relevant][by_key]
-    row_keys = row_query * width + row_doc
-    at = np.minimum(np.searchsorted(gold_keys, row_keys), max(len(gold_keys) - 1, 0))
-    hit = gold_keys[at] == row_keys if len(gold_keys) else np.zeros(len(row_keys), dtype=bool)
-    match = np.where(hit, gold_positions[at] if len(gold_keys) else 0, -1)
+    hit = np.zeros(len(row_query), dtype=bool)
+    matched, matched_position = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    if len(gold_keys):
+        gold_document = np.zeros(width, dtype=bool)
+        gold_document[judged_doc[relevant]] = True
+        candidates = np.flatnonzero(gold_document[row_doc])
+        keys = row_query[candidates] * width + row_doc[candidates]
+        at = np.minimum(np.searchsorted(gold_keys, keys), len(gold_keys) - 1)
+        found_at = gold_keys[at] == keys
+        matched, matched_position = candidates[found_at], gold_positions[at[found_at]]
+        hit[matched] = True
 
     # gold_documents_id_match cells: per query one all-zero list, and one list per gold document retrieved
     zero_lists = [[0.0] * int(n) for n in n_gold]
-    matched = np.flatnonzero(hit)
     pair_width = int(n_gold.max(initial=0)) + 1
-    pair_keys = row_query[matched] * pair_width + match[matched]
+    pair_keys = row_query[matched] * pair_width + matched_position
     pair_values, pair_code = np.unique(pair_keys, return_inverse=True)
     one_hot = []
     for key in pair_values.tolist():

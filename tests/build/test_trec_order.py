@@ -28,9 +28,12 @@ def test_trec_order_codes_is_trec_evals_sort(rows, with_text_ranks):
     assert keys == [(qids[i], float(scores[i]), docids[i]) for i in expected]
     doc_codes, doc_values = pd.factorize(docids)
     text_ranks = (lambda: np.argsort(np.argsort(np.asarray(doc_values, dtype=object)))) if with_text_ranks else None
-    codes_order, _ = trec_order_codes(pd.factorize(qids)[0], doc_codes, np.asarray(doc_values, dtype=object), scores,
-                                      text_ranks=text_ranks)
+    query_codes = pd.factorize(qids)[0]
+    codes_order, ranks = trec_order_codes(query_codes, doc_codes, np.asarray(doc_values, dtype=object), scores,
+                                          text_ranks=text_ranks)
     assert codes_order.tolist() == order.tolist()
+    ordered = query_codes[codes_order].tolist()
+    assert ranks.tolist() == [ordered[:i + 1].count(q) for i, q in enumerate(ordered)]  # 1..n within each query
 
 
 def test_few_ties_sort_only_the_tied_docids(monkeypatch):
