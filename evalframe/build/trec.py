@@ -25,7 +25,7 @@ from ..columns import COLUMN_ORDER, NO_ANSWER_DOCUMENT_ID
 from ..errors import InvalidParameterError, SchemaError, warn
 
 __all__ = ["TREC_COLUMNS", "trec_order", "trec_order_codes", "factorized", "repeated_pairs", "TrecLayout", "TrecJudgments",
-           "trec_layout", "is_text",
+           "trec_layout", "is_text", "compact_codes",
            "remember_codes", "coded_column", "coded_arrow", "distinct_pairs", "one_coding",
            "as_trec_scores", "trec_frame", "run_from_frame", "qrels_from_frame"]
 
@@ -249,6 +249,18 @@ def one_coding(first: np.ndarray, second: np.ndarray, first_arrow: Any = None, s
     return np.arange(len(first), dtype=np.int64), second_codes, np.concatenate([first, second[only]]).astype(object, copy=False)
 
 
+def compact_codes(codes: np.ndarray) -> np.ndarray:
+    """Non-negative integer codes as int32 when they fit (half the memory of int64), else as they are; use them in
+    arithmetic only after ``astype(np.int64)``.
+
+    Examples
+    --------
+    >>> compact_codes(np.array([0, 5])).dtype, compact_codes(np.array([0, 2**31])).dtype
+    (dtype('int32'), dtype('int64'))
+    """
+    return codes.astype(np.int32) if not len(codes) or int(codes.max()) < 2**31 else codes
+
+
 def is_text(values: np.ndarray) -> bool:
     """Whether every value of the object array is a str (one pass in C).
 
@@ -459,7 +471,8 @@ def trec_frame(run: pd.DataFrame, qrels: pd.DataFrame, *, node: str = "Retriever
     # one block per column, each array the frame's own (no copy into consolidated blocks)
     frame = pd.DataFrame({name: pd.Series(columns[name], dtype=columns[name].dtype, copy=False) for name in names},
                          copy=False)
-    _remember(frame, TrecLayout(row_query=row_query, query_ids=np.asarray(order, dtype=object), row_doc=row_doc,
+    _remember(frame, TrecLayout(row_query=compact_codes(row_query), query_ids=np.asarray(order, dtype=object),
+                                row_doc=compact_codes(row_doc),
                                 doc_values=doc_values, constants={"type": document, "eval_mode": integrated},
                                 judgments=judgments, text_ids=is_text(doc_values)))
     return frame

@@ -35,7 +35,7 @@ import pandas as pd
 
 from .arrays import DistinctLists, SelectedLists, first_appearance_codes, first_rows, numeric_column, row_label, select_lists
 from .._validation import require_columns
-from ..build.trec import TrecLayout, repeated_pairs
+from ..build.trec import TrecLayout, compact_codes, repeated_pairs
 from ..columns import NO_ANSWER_DOCUMENT_ID
 from ..errors import InvalidParameterError, SchemaError
 from ..metrics.trec import UNJUDGED, Measure, evaluate, parse_measures
@@ -151,7 +151,7 @@ def _row_grades(row_query: np.ndarray, row_doc: np.ndarray, width: int, judged_k
     judged_doc = np.zeros(width, dtype=bool)
     judged_doc[judged_key % width] = True
     candidates = np.flatnonzero(judged_doc[row_doc])
-    keys = row_query[candidates] * width + row_doc[candidates]
+    keys = row_query[candidates].astype(np.int64) * width + row_doc[candidates]  # int64: codes may be int32
     found = np.minimum(np.searchsorted(judged_key, keys), len(judged_key) - 1)
     hit = judged_key[found] == keys
     grade[candidates[hit]] = judged_grade[found[hit]]
@@ -286,7 +286,8 @@ def prepare_judged_rows(frame: pd.DataFrame, positions: np.ndarray, *, where: st
 
     in_run = np.bincount(row_query, minlength=n_queries) > 0
     in_qrels = np.bincount(judged_query, minlength=n_queries) > 0
-    return JudgedRows(where=where, query_ids=np.asarray(query_ids, dtype=object), row_query=row_query, position=position,
+    return JudgedRows(where=where, query_ids=np.asarray(query_ids, dtype=object), row_query=compact_codes(row_query),
+                      position=compact_codes(position),
                       grade=grade, judged_query=judged_query[by_grade], judged_grade=judged_grade[by_grade],
                       in_run=in_run, in_qrels=in_qrels)
 

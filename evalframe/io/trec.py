@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InvalidParameterError, LoadError, SaveError
-from ..build.trec import as_trec_scores, factorized, remember_codes, repeated_pairs, trec_order_codes
+from ..build.trec import as_trec_scores, compact_codes, factorized, remember_codes, repeated_pairs, trec_order_codes
 from .atomic import step, sync_file
 
 __all__ = ["RUN_COLUMNS", "QRELS_COLUMNS", "read_run", "read_qrels", "read_queries", "write_run", "write_qrels"]
@@ -215,8 +215,8 @@ class _Columns:
     def remember(self, frame: pd.DataFrame, order: np.ndarray) -> None:
         """Record the codes of the frame's qid and docid columns (rows ``order``), for trec_frame (no hashing there),
         and that their pairs are distinct (a file's were checked; a dict's are its keys)."""
-        remember_codes(frame, {"qid": (self.qid_codes[order], self.qid_values),
-                               "docid": (self.docid_codes[order], self.docid_values)}, distinct=("qid", "docid"),
+        remember_codes(frame, {"qid": (compact_codes(self.qid_codes[order]), self.qid_values),
+                               "docid": (compact_codes(self.docid_codes[order]), self.docid_values)}, distinct=("qid", "docid"),
                        arrow=self.arrow_values)
 
     def qids(self, order: np.ndarray) -> pd.Series:
