@@ -142,8 +142,17 @@ def _score_key(query: np.ndarray, scores: np.ndarray) -> np.ndarray | None:
     if len(query) and int(query.max()) >= 2**32:
         return None
     bits = (scores + np.float32(0.0)).view(np.uint32)  # + 0.0: -0.0 becomes 0.0
-    ascending = np.where(bits >= np.uint32(0x80000000), ~bits, bits | np.uint32(0x80000000))  # larger float, larger key
-    return (query.astype(np.uint64) << np.uint64(32)) | (~ascending).astype(np.uint64)
+    # the score part: larger float, smaller key. A float's bits order like the float when the sign bit is flipped for
+    # positives and all bits for negatives; the complement of that is ``bits`` for negatives and ``bits ^ 0x7FFFFFFF``
+    # for positives: one mask (0 or 0x7FFFFFFF from the sign bit), in place
+    descending = bits >> np.uint32(31)
+    descending -= np.uint32(1)
+    descending &= np.uint32(0x7FFFFFFF)
+    descending ^= bits
+    key = query.astype(np.uint64)
+    key <<= np.uint64(32)
+    key |= descending
+    return key
 
 
 def as_trec_scores(scores: np.ndarray) -> np.ndarray:

@@ -72,3 +72,18 @@ def test_repeated_pairs_bitmap_sort_and_hash_agree():
         assert repeated_pairs(first, second, n_first, n_second).tolist() == expected.tolist()
         distinct = np.unique(first * 40 + second)
         assert not repeated_pairs(distinct // 40, distinct % 40, n_first, n_second).any()
+
+
+def test_score_key_equals_the_plain_formula():
+    """The in-place score key equals the formula it replaced: sign-flipped bits, complemented, under the query."""
+    from evalframe.build.trec import _score_key
+
+    rng = np.random.default_rng(0)
+    scores = np.concatenate([rng.standard_normal(20000).astype(np.float32) * 1e3,
+                             np.array([0.0, -0.0, np.inf, -np.inf, 1e-45, -1e-45, 3.4e38, -3.4e38], dtype=np.float32)])
+    query = rng.integers(0, 50, len(scores))
+    bits = (scores + np.float32(0.0)).view(np.uint32)
+    ascending = np.where(bits >= np.uint32(0x80000000), ~bits, bits | np.uint32(0x80000000))
+    expected = (query.astype(np.uint64) << np.uint64(32)) | (~ascending).astype(np.uint64)
+    assert np.array_equal(_score_key(query, scores), expected)
+    assert np.array_equal(_score_key(query, scores.astype(np.float64)), expected)
