@@ -358,8 +358,11 @@ def trec_frame(run: pd.DataFrame, qrels: pd.DataFrame, *, node: str = "Retriever
     doc_values = np.r_[doc_values, np.array([""], dtype=object)]  # code n_docs: the placeholder's ""
 
     # rows: the run's, and one placeholder per query only in the qrels; grouped by query
-    row_query = np.r_[index.get_indexer(run_qids)[run_q], placeholder]
-    row_doc = np.r_[run_doc, np.full(len(placeholder), n_docs, dtype=np.int64)]
+    row_query = index.get_indexer(run_qids)[run_q]
+    row_doc = run_doc
+    if len(placeholder):
+        row_query = np.r_[row_query, placeholder]
+        row_doc = np.r_[run_doc, np.full(len(placeholder), n_docs, dtype=np.int64)]
     row_score = np.r_[run["score"].to_numpy(dtype=np.float64), np.full(len(placeholder), np.nan)]
     row_rank = np.r_[run["rank"].to_numpy(dtype=np.int64), np.ones(len(placeholder), dtype=np.int64)]
     if not (np.diff(row_query) >= 0).all():

@@ -212,18 +212,16 @@ class _Columns:
         """Whether a (qid, docid) pair repeats."""
         return bool(repeated_pairs(self.qid_codes, self.docid_codes, len(self.qid_values), len(self.docid_values)).any())
 
-    def remember(self, frame: pd.DataFrame, order: np.ndarray) -> None:
-        """Record the codes of the frame's qid and docid columns (rows ``order``), for trec_frame (no hashing there),
-        and that their pairs are distinct (a file's were checked; a dict's are its keys)."""
-        remember_codes(frame, {"qid": (compact_codes(self.qid_codes[order]), self.qid_values),
-                               "docid": (compact_codes(self.docid_codes[order]), self.docid_values)}, distinct=("qid", "docid"),
-                       arrow=self.arrow_values)
-
-    def qids(self, order: np.ndarray) -> pd.Series:
-        return pd.Series(self.qid_values[self.qid_codes[order]], dtype=object)
-
-    def docids(self, order: np.ndarray) -> pd.Series:
-        return pd.Series(self.docid_values[self.docid_codes[order]], dtype=object)
+    def frame(self, order: np.ndarray, values: dict[str, np.ndarray]) -> pd.DataFrame:
+        """The frame ``qid, docid`` (object columns) and ``values`` of the rows ``order``; its qid and docid codes are
+        recorded for trec_frame (no hashing there), with their pairs distinct (a file's were checked; a dict's are its
+        keys). Each column's codes are gathered once, for the objects and the record."""
+        qid_codes, docid_codes = compact_codes(self.qid_codes[order]), compact_codes(self.docid_codes[order])
+        frame = pd.DataFrame({"qid": pd.Series(self.qid_values[qid_codes], dtype=object),
+                              "docid": pd.Series(self.docid_values[docid_codes], dtype=object), **values}, copy=False)
+        remember_codes(frame, {"qid": (qid_codes, self.qid_values), "docid": (docid_codes, self.docid_values)},
+                       distinct=("qid", "docid"), arrow=self.arrow_values)
+        return frame
 
 
 def _read_file(path: Path, fmt: _Format) -> _Columns:
@@ -418,9 +416,7 @@ def read_run(run: RunInput) -> pd.DataFrame:
     columns = _read_mapping(run, _RUN) if isinstance(run, Mapping) else _read_file(_check_path(run, "run"), _RUN)
     order, ranks = trec_order_codes(columns.qid_codes, columns.docid_codes, columns.docid_values,
                                     as_trec_scores(columns.values), text_ranks=columns.text_ranks)
-    frame = pd.DataFrame({"qid": columns.qids(order), "docid": columns.docids(order), "score": columns.values[order],
-                          "rank": ranks}, copy=False)
-    columns.remember(frame, order)
+    frame = columns.frame(order, {"score": columns.values[order], "rank": ranks})
     return frame
 
 
@@ -456,9 +452,7 @@ def read_qrels(qrels: QrelsInput) -> pd.DataFrame:
     """
     columns = _read_mapping(qrels, _QRELS) if isinstance(qrels, Mapping) else _read_file(_check_path(qrels, "qrels"), _QRELS)
     order = np.argsort(columns.qid_codes, kind="stable")  # grouped by query, in order of first appearance
-    frame = pd.DataFrame({"qid": columns.qids(order), "docid": columns.docids(order),
-                          "relevance": columns.values[order]}, copy=False)
-    columns.remember(frame, order)
+    frame = columns.frame(order, {"relevance": columns.values[order]})
     return frame
 
 
