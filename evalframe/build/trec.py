@@ -592,16 +592,20 @@ class TrecLayout:
         n = len(self.row_query)
         if len(frame) != n or "rank" not in frame.columns:
             return False
-        expected = [("multilabel_id", _addresses(self.query_ids), self.row_query),
-                    ("document_id", _addresses(self.doc_values), self.row_doc)]
-        expected += [(column, np.array([id(value)], dtype=np.intp), np.zeros(n, dtype=np.intp))
-                     for column, value in self.constants.items()]
-        for column, addresses, codes in expected:
+        expected: list[tuple[str, Any]] = [("multilabel_id", (self.query_ids, self.row_query)),
+                                           ("document_id", (self.doc_values, self.row_doc))]
+        expected += [(column, id(value)) for column, value in self.constants.items()]  # one object on every row
+        for column, held in expected:
             series = frame[column] if column in frame.columns else None
             if not isinstance(series, pd.Series) or series.dtype != object:
                 return False
             current = series.to_numpy()
-            if len(current) != n or not np.array_equal(_addresses(current), addresses[codes]):
+            if len(current) != n:
+                return False
+            addresses = _addresses(current)
+            same = (addresses == held).all() if isinstance(held, int) else np.array_equal(addresses,
+                                                                                          _addresses(held[0])[held[1]])
+            if not same:
                 return False
         return True
 
