@@ -236,17 +236,16 @@ def prepare_judged_rows(frame: pd.DataFrame, positions: np.ndarray, *, where: st
     first = positions[first_rows(codes)]
     coded = _coded_judgments(frame, layout, first)
     if coded is not None:  # from_trec's judgments, unedited: the layout's codes, no id hashed
-        judged_query, judged_doc, judged_grade, id_values, all_docs = coded
-        is_document = id_values != ""
-        if is_document.all():  # no placeholder row: every row is a document, taken as it is (no copies)
-            row_rank, row_query, row_frame, row_doc = rank, codes, positions, all_docs
-        else:
-            document = is_document[all_docs]
-            row_rank, row_query, row_frame, row_doc = rank[document], codes[document], positions[document], all_docs[document]
+        judged_query, judged_doc, judged_grade, id_values, row_doc = coded
+        document = (id_values != "")[row_doc]
     else:
         judged_query, judged_doc, judged_grade, id_values, row_doc, document = _hashed_judgments(
             frame, positions, first, n_queries, lists, layout, where)
+    if document.all():  # no placeholder row: every row is a document, the arrays taken as they are (no copies)
+        row_rank, row_query, row_frame = rank, codes, positions
+    else:
         row_rank, row_query, row_frame = rank[document], codes[document], positions[document]
+        row_doc = row_doc if coded is None else row_doc[document]  # the hashed codes are of the documents already
     width = max(len(id_values), 1)
 
     # judgments: one per (query, document), the highest grade; then sorted by query, grade descending

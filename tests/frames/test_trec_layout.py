@@ -170,3 +170,15 @@ def test_random_runs_coded_and_hashed_agree():
              for q in range(10, 70)}
     result = EvaluationResult.from_trec(run, qrels, progress=False)
     pd.testing.assert_frame_equal(result.trec_metrics(ALL, per_query=True, complete=True), rebuilt_with(result, ALL))
+
+
+def test_every_query_retrieved_no_placeholder_row():
+    """Every judged query is in the run (no placeholder row): the rows are taken as they are; the same values."""
+    rng = np.random.default_rng(17)
+    run = {f"q{q}": {f"d{d}": float(np.round(rng.random(), 1)) for d in rng.choice(100, 20, replace=False)}
+           for q in range(30)}
+    qrels = {f"q{q}": {f"d{d}": int(g) for d, g in zip(rng.choice(100, 10, replace=False), rng.integers(0, 3, 10))}
+             for q in range(30)}
+    result = EvaluationResult.from_trec(run, qrels, progress=False)
+    assert (result["Retriever"]["document_id"] != "").all()
+    pd.testing.assert_frame_equal(result.trec_metrics(ALL, per_query=True, complete=True), rebuilt_with(result, ALL))
