@@ -231,14 +231,15 @@ def _split(values: np.ndarray, codes: np.ndarray, n: int) -> list[list[Any]]:
     return [flat[start:end] for start, end in zip(bounds[:-1], bounds[1:])]
 
 
-def one_coding(first: np.ndarray, second: np.ndarray, first_arrow: Any = None, second_arrow: Any = None
-               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def one_coding(first: np.ndarray, second: np.ndarray, first_arrow: Any = None, second_arrow: Any = None, *,
+               extra: Sequence[Any] = ()) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """One coding of two arrays of distinct values: ``(first_codes, second_codes, values)``, ``values[first_codes]``
     is ``first`` and ``values[second_codes]`` is ``second``; ``values`` is ``first`` followed by the values only in
     ``second``, in their order: the coding :func:`factorized` gives ``first`` and ``second`` concatenated.
 
     Strings are matched in Arrow when pyarrow is installed (hashing their UTF-8 bytes, not Python objects);
     ``first_arrow`` / ``second_arrow``, when given, are the same values as Arrow string arrays (a reader's).
+    ``extra``: values appended to ``values`` after the coded ones (no code points at them), in the same one copy.
 
     Examples
     --------
@@ -249,13 +250,14 @@ def one_coding(first: np.ndarray, second: np.ndarray, first_arrow: Any = None, s
     in_first = _arrow_positions(first, second, first_arrow, second_arrow)
     if in_first is None:
         codes, values = factorized(np.concatenate([first, second]))
-        return codes[:len(first)], codes[len(first):], values
+        return codes[:len(first)], codes[len(first):], np.concatenate([values, _object_array(list(extra))])
     second_codes = np.full(len(second), -1, dtype=np.int64)
     found = np.flatnonzero(in_first >= 0)
     second_codes[in_first[found]] = found
     only = np.flatnonzero(second_codes < 0)
     second_codes[only] = len(first) + np.arange(len(only))
-    return np.arange(len(first), dtype=np.int64), second_codes, np.concatenate([first, second[only]]).astype(object, copy=False)
+    values = np.concatenate([first, second[only], _object_array(list(extra))]).astype(object, copy=False)
+    return np.arange(len(first), dtype=np.int64), second_codes, values
 
 
 def compact_codes(codes: np.ndarray) -> np.ndarray:
@@ -337,7 +339,8 @@ def trec_frame(run: pd.DataFrame, qrels: pd.DataFrame, *, node: str = "Retriever
                            (("qrels", "docid"), qrels)))
     arrow = [coded_arrow(table, "docid") if coded[(name, "docid")] is not None else None
              for name, table in (("run", run), ("qrels", qrels))]
-    run_map, judged_map, doc_values = one_coding(run_docids, judged_docids, *arrow)  # one coding of the distinct docids
+    # one coding of the distinct docids, and the placeholder's "" after them (code n_docs)
+    run_map, judged_map, doc_values = one_coding(run_docids, judged_docids, *arrow, extra=[""])
     run_doc, judged_doc = run_map[run_d], judged_map[judged_d]
     for name, table, q, d, n_q in (("run", run, run_q, run_doc, len(run_qids)), ("qrels", qrels, judged_q, judged_doc,
                                                                                 len(judged_qids))):
@@ -354,8 +357,7 @@ def trec_frame(run: pd.DataFrame, qrels: pd.DataFrame, *, node: str = "Retriever
     index = pd.Index(order, dtype=object)
     n_queries = len(order)
     placeholder = np.flatnonzero(~index.isin(run_qids))  # queries only in the qrels: one row each, document_id ""
-    n_docs = len(doc_values)
-    doc_values = np.r_[doc_values, np.array([""], dtype=object)]  # code n_docs: the placeholder's ""
+    n_docs = len(doc_values) - 1  # code n_docs: the placeholder's ""
 
     # rows: the run's, and one placeholder per query only in the qrels; grouped by query
     row_query = index.get_indexer(run_qids)[run_q]

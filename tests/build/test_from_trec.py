@@ -485,3 +485,14 @@ def test_a_readers_frame_edited_into_a_duplicate_is_refused():
     assert not distinct_pairs(run, "qid", "docid")
     with pytest.raises(InvalidParameterError, match="lists document 'd1' twice in query 'q1'"):
         trec_frame(run, qrels)
+
+
+def test_one_coding_appends_the_extra_values_uncoded():
+    from evalframe.build.trec import one_coding
+
+    for first, second in ((["a", "b"], ["c", "a"]), ([1, "b"], ["b", 2])):  # the Arrow path and the object path
+        first_array, second_array = np.array(first, dtype=object), np.array(second, dtype=object)
+        first_codes, second_codes, values = one_coding(first_array, second_array, extra=[""])
+        plain = one_coding(first_array, second_array)
+        assert values.tolist() == plain[2].tolist() + [""]
+        assert first_codes.tolist() == plain[0].tolist() and second_codes.tolist() == plain[1].tolist()
