@@ -374,8 +374,10 @@ def trec_frame(run: pd.DataFrame, qrels: pd.DataFrame, *, node: str = "Retriever
     # judgments per query (file order): relevant (grade > 0) and not (grade <= 0)
     judged_query = index.get_indexer(judged_qids)[judged_q]
     grades = qrels["relevance"].to_numpy(dtype=np.int64)
-    no_answer = np.flatnonzero(doc_values[judged_doc] == NO_ANSWER_DOCUMENT_ID) if NO_ANSWER_DOCUMENT_ID in doc_values[:n_docs] \
-        else np.zeros(0, dtype=np.int64)
+    # the codes of the judged ids that are no document ("00", ""): found among the distinct judged ids, not every docid
+    not_documents = [judged_map[np.flatnonzero(np.asarray(judged_docids == text, dtype=bool))]
+                     for text in (NO_ANSWER_DOCUMENT_ID, "")]
+    no_answer = np.flatnonzero(np.isin(judged_doc, not_documents[0])) if len(not_documents[0]) else np.zeros(0, np.int64)
     if len(no_answer):
         warn(f"the qrels judge a document with id {NO_ANSWER_DOCUMENT_ID!r} (query {order[judged_query[no_answer[0]]]!r}"
              f"{f' and {len(no_answer) - 1} more' if len(no_answer) > 1 else ''}): that id is Haystack's no-answer id, so "
@@ -394,6 +396,9 @@ def trec_frame(run: pd.DataFrame, qrels: pd.DataFrame, *, node: str = "Retriever
             positions[rows] = ranks_within(codes) - 1
     cells = {name: _object_array(value) for name, value in lists.items()}
     listed = np.concatenate(in_lists)
+    not_counted = np.concatenate(not_documents)
+    if len(not_counted):  # the measures do not count "00" and "" (the cells keep them)
+        listed = listed[~np.isin(judged_doc[listed], not_counted)]
     judgments = TrecJudgments(cells=cells, query=judged_query[listed], doc=judged_doc[listed], grade=grades[listed])
     n_gold = np.bincount(judged_query[grades > 0], minlength=n_queries).astype(np.int64)
 
@@ -543,7 +548,8 @@ class TrecJudgments:
     ``cells[column]`` holds one list object per query code (the frame's ``column`` holds ``cells[column][row_query]``)
     for the columns ``gold_document_ids``, ``gold_document_relevance``, ``nonrelevant_document_ids`` and
     ``nonrelevant_document_relevance``; ``query``, ``doc`` (a code into the layout's ``doc_values``) and ``grade``
-    are their entries flattened: the gold cells of the queries in order, then the others. The arrays keep the cells
+    are their entries flattened, the ids ``"00"`` and ``""`` left out (no document: the trec measures do not count
+    them): the gold cells of the queries in order, then the others. The arrays keep the cells
     alive, so a cell at the address of one of them is that very list (list cells are replaced, never mutated in
     place: ``docs/metrics.md``).
     """

@@ -166,9 +166,7 @@ def _coded_judgments(frame: pd.DataFrame, layout: TrecLayout | None, first: np.n
     judgments = layout.judgments if layout is not None else None
     if layout is None or judgments is None or not layout.text_ids or not judgments.holds(frame, first):
         return None
-    names = layout.doc_values[judgments.doc]
-    keep = (names != NO_ANSWER_DOCUMENT_ID) & (names != "")
-    return judgments.query[keep], judgments.doc[keep], judgments.grade[keep], layout.doc_values, layout.row_doc
+    return judgments.query, judgments.doc, judgments.grade, layout.doc_values, layout.row_doc  # "00" and "" left out
 
 
 def _hashed_judgments(frame: pd.DataFrame, positions: np.ndarray, first: np.ndarray, n_queries: int,

@@ -182,3 +182,18 @@ def test_every_query_retrieved_no_placeholder_row():
     result = EvaluationResult.from_trec(run, qrels, progress=False)
     assert (result["Retriever"]["document_id"] != "").all()
     pd.testing.assert_frame_equal(result.trec_metrics(ALL, per_query=True, complete=True), rebuilt_with(result, ALL))
+
+
+def test_judged_ids_that_are_no_document_are_not_counted_on_either_path():
+    """qrels frames (not a reader's) judging "" and "00": trec_frame's codes leave them out as the hashed path does."""
+    from evalframe.build.trec import trec_frame
+
+    run = pd.DataFrame({"qid": ["q1"] * 3 + ["q2"], "docid": ["d1", "00", "d2", "d3"], "score": [3.0, 2.0, 1.0, 1.0],
+                        "rank": [1, 2, 3, 1]})
+    qrels = pd.DataFrame({"qid": ["q1", "q1", "q1", "q2", "q2"], "docid": ["00", "", "d2", "d3", "00"],
+                          "relevance": [2, 1, 1, 0, 1]})
+    with pytest.warns(UserWarning, match="no-answer id"):
+        frame = trec_frame(run, qrels)
+    assert trec_layout(frame).judgments.doc.size == 2  # d2 and d3
+    result = EvaluationResult({"Retriever": frame})
+    pd.testing.assert_frame_equal(result.trec_metrics(ALL, per_query=True, complete=True), rebuilt_with(result, ALL))
