@@ -140,6 +140,17 @@ def _judgments(frame: pd.DataFrame, first: np.ndarray, query_of_first: np.ndarra
     return query_of_first[owner][keep], flat_ids[keep], grade[keep]
 
 
+def _first_rows(codes: np.ndarray, n_codes: int, *, ascending: bool) -> np.ndarray:
+    """The row where each code 0..n_codes-1 first appears (codes numbered in order of first appearance). Codes known
+    to be ascending (a layout's) are searched, n_codes binary searches instead of a pass over every row; the result
+    is checked (every code present) and else found by the pass."""
+    if ascending:
+        found = np.searchsorted(codes, np.arange(n_codes))
+        if (found < len(codes)).all() and np.array_equal(codes[np.minimum(found, len(codes) - 1)], np.arange(n_codes)):
+            return found
+    return first_rows(codes)
+
+
 def _row_grades(row_query: np.ndarray, row_doc: np.ndarray, width: int, judged_key: np.ndarray, judged_grade: np.ndarray
                 ) -> np.ndarray:
     """Each row's grade (UNJUDGED when its (query, document) is not judged); ``judged_key`` sorted, of
@@ -231,7 +242,7 @@ def prepare_judged_rows(frame: pd.DataFrame, positions: np.ndarray, *, where: st
         position = int(positions[np.flatnonzero(np.isnan(rank))[0]])
         raise SchemaError(f"{where}: column 'rank' is empty in row {row_label(frame.index, position)!r}; every row needs a rank.")
 
-    first = positions[first_rows(codes)]
+    first = positions[_first_rows(codes, n_queries, ascending=layout is not None)]
     coded = _coded_judgments(frame, layout, first)
     if coded is not None:  # from_trec's judgments, unedited: the layout's codes, no id hashed
         judged_query, judged_doc, judged_grade, id_values, row_doc = coded

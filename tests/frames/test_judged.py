@@ -240,3 +240,16 @@ def test_row_grades_equal_a_dictionary_lookup():
     expected = [lookup.get(q * width + d, UNJUDGED) for q, d in zip(row_query.tolist(), row_doc.tolist())]
     assert judged._row_grades(row_query, row_doc, width, keys, grades).tolist() == expected
     assert (judged._row_grades(row_query, row_doc, width, keys[:0], grades[:0]) == UNJUDGED).all()
+
+
+def test_first_rows_searched_or_scanned_alike():
+    from evalframe.frames import judged
+    from evalframe.frames.arrays import first_rows
+
+    rng = np.random.default_rng(2)
+    codes = np.sort(rng.integers(0, 50, 400))
+    codes = np.unique(codes, return_inverse=True)[1]  # ascending, every code present
+    assert judged._first_rows(codes, int(codes.max()) + 1, ascending=True).tolist() == first_rows(codes).tolist()
+    gap = np.where(codes >= 10, codes + 1, codes)  # code 10 missing: the search is refused, the scan answers
+    assert judged._first_rows(gap, int(gap.max()) + 1, ascending=True).tolist() == first_rows(gap).tolist()
+    assert judged._first_rows(codes[:0], 0, ascending=True).tolist() == []
