@@ -16,6 +16,8 @@ script), which reports:
 * ranx's numba JIT compile, apart: before (a), ranx loads and evaluates the files' first two queries (copied to two
   small files), which compiles its loaders and kernels into an empty numba cache (``--ranx-jit cached``: into a cache
   kept in ``--out``, so only the first ranx process compiles and the others load it); it is in neither (a) nor (b).
+* the process CPU time (``time.process_time``, every thread) of (a) and (b) beside their wall times: on a machine
+  other processes share, the CPU time moves less than the wall time.
 * (c) the peak RSS of the process (``VmHWM`` of ``/proc/self/status``; not ``getrusage``'s ``ru_maxrss``, which on
   Linux keeps the peak of the parent that started the process), and its RSS after the imports.
 
@@ -139,14 +141,16 @@ def _work_evalframe(run_path: str, qrels_path: str, out: str) -> dict:
     from evalframe import EvaluationResult
     imported = time.perf_counter()
     rss_imported = _rss_mb()
+    cpu_start = time.process_time()
     result = EvaluationResult.from_trec(run_path, qrels_path, progress=False)
-    loaded = time.perf_counter()
+    loaded, cpu_loaded = time.perf_counter(), time.process_time()
     means = result.trec_metrics(list(MEASURES))
-    evaluated = time.perf_counter()
+    evaluated, cpu_evaluated = time.perf_counter(), time.process_time()
     peak = _peak_rss_mb()
     table = result.trec_metrics(list(MEASURES), per_query=True)  # after the timings: for the comparison only
     return {"import": imported - start, "rss_imported": rss_imported, "load": loaded - imported,
-            "evaluate": evaluated - loaded, "peak_rss": peak, "means": [float(means[m]) for m in MEASURES],
+            "evaluate": evaluated - loaded, "load_cpu": cpu_loaded - cpu_start, "evaluate_cpu": cpu_evaluated - cpu_loaded,
+            "peak_rss": peak, "means": [float(means[m]) for m in MEASURES],
             "per_query": {str(q): [float(v) for v in row] for q, row in zip(table.index, table[list(MEASURES)].to_numpy())}}
 
 
@@ -180,18 +184,19 @@ def _work_ranx(run_path: str, qrels_path: str, out: str) -> dict:
     toy_run = _head(run_path, Path(out).with_suffix(".toy-run.txt"))
     toy_qrels = _head(qrels_path, Path(out).with_suffix(".toy-qrels.txt"))
     evaluate(Qrels.from_file(str(toy_qrels), kind="trec"), Run.from_file(str(toy_run), kind="trec"), names)
-    compiled = time.perf_counter()
+    compiled, cpu_compiled = time.perf_counter(), time.process_time()
     qrels = Qrels.from_file(qrels_path, kind="trec")
     run = Run.from_file(run_path, kind="trec")
-    loaded = time.perf_counter()
+    loaded, cpu_loaded = time.perf_counter(), time.process_time()
     evaluate(qrels, run, names)
-    first = time.perf_counter()
+    first, cpu_first = time.perf_counter(), time.process_time()
     means = evaluate(qrels, run, names)
-    warm = time.perf_counter()
+    warm, cpu_warm = time.perf_counter(), time.process_time()
     peak = _peak_rss_mb()
     scores = {name: dict(run.scores[name]) for name in names}
     return {"import": imported - start, "rss_imported": rss_imported, "jit": compiled - imported, "load": loaded - compiled,
             "first_evaluate": first - loaded, "evaluate": warm - first, "peak_rss": peak,
+            "load_cpu": cpu_loaded - cpu_compiled, "evaluate_cpu": cpu_warm - cpu_first,
             "means": [float(means[name]) for name in names],
             "per_query": {str(q): [float(scores[name][q]) for name in names] for q in scores[names[0]]}}
 
@@ -202,18 +207,20 @@ def _work_pytrec_eval(run_path: str, qrels_path: str, out: str) -> dict:
     imported = time.perf_counter()
     rss_imported = _rss_mb()
     names = list(NAMES["pytrec_eval"])
+    cpu_start = time.process_time()
     with open(qrels_path, encoding="utf-8") as f:
         qrels = pytrec_eval.parse_qrel(f)
     with open(run_path, encoding="utf-8") as f:
         run = pytrec_eval.parse_run(f)
     evaluator = pytrec_eval.RelevanceEvaluator(qrels, set(names))
-    loaded = time.perf_counter()
+    loaded, cpu_loaded = time.perf_counter(), time.process_time()
     per_query = evaluator.evaluate(run)
     means = [sum(values[name] for values in per_query.values()) / len(per_query) for name in names]
-    evaluated = time.perf_counter()
+    evaluated, cpu_evaluated = time.perf_counter(), time.process_time()
     peak = _peak_rss_mb()
     return {"import": imported - start, "rss_imported": rss_imported, "load": loaded - imported,
-            "evaluate": evaluated - loaded, "peak_rss": peak, "means": means,
+            "evaluate": evaluated - loaded, "load_cpu": cpu_loaded - cpu_start, "evaluate_cpu": cpu_evaluated - cpu_loaded,
+            "peak_rss": peak, "means": means,
             "per_query": {q: [values[name] for name in names] for q, values in per_query.items()}}
 
 
@@ -225,7 +232,8 @@ def _median(runs: list[dict]) -> dict:
     for run in runs:
         run["total"] = run["load"] + run["evaluate"]
     figures = dict(runs[0])
-    for key in ("import", "rss_imported", "jit", "load", "first_evaluate", "evaluate", "total", "peak_rss"):
+    for key in ("import", "rss_imported", "jit", "load", "first_evaluate", "evaluate", "total", "peak_rss", "load_cpu",
+                "evaluate_cpu"):
         if key in figures:
             figures[key] = float(np.median([run[key] for run in runs]))
     if any(run["means"] != figures["means"] for run in runs):
@@ -261,14 +269,15 @@ def _ratio(a: float, b: float) -> str:
 
 def _print_case(title: str, figures: dict[str, dict]) -> None:
     print(f"\n### {title}\n")
-    print("| tool | import s | JIT compile s | (a) load s | (b) evaluate s | first call s | (a)+(b) s | RSS after import MB "
-          "| peak RSS MB |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("| tool | import s | JIT compile s | (a) load s | (b) evaluate s | first call s | (a)+(b) s | (a) CPU s "
+          "| (b) CPU s | RSS after import MB | peak RSS MB |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for tool, f in figures.items():
         jit = f"{f['jit']:.2f}" if "jit" in f else ""
         first = f"{f['first_evaluate']:.3f}" if "first_evaluate" in f else ""
+        cpu = [f"{f[key]:.3f}" if key in f else "" for key in ("load_cpu", "evaluate_cpu")]
         print(f"| {tool} | {f['import']:.2f} | {jit} | {f['load']:.3f} | {f['evaluate']:.3f} | {first} "
-              f"| {f['total']:.3f} | {f['rss_imported']:,.0f} | {f['peak_rss']:,.0f} |")
+              f"| {f['total']:.3f} | {cpu[0]} | {cpu[1]} | {f['rss_imported']:,.0f} | {f['peak_rss']:,.0f} |")
     if "evalframe" in figures and len(figures) > 1:
         print("\n| evalframe / peer | (a) load | (b) evaluate | (a)+(b) | peak RSS |")
         print("|---|---|---|---|---|")

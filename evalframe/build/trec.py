@@ -24,8 +24,9 @@ import pandas as pd
 from ..columns import COLUMN_ORDER, NO_ANSWER_DOCUMENT_ID
 from ..errors import InvalidParameterError, SchemaError, warn
 
-__all__ = ["TREC_COLUMNS", "trec_order", "trec_order_codes", "factorized", "repeated_pairs", "TrecLayout", "trec_layout",
-           "remember_codes", "coded_column",
+__all__ = ["TREC_COLUMNS", "trec_order", "trec_order_codes", "factorized", "repeated_pairs", "TrecLayout", "TrecJudgments",
+           "trec_layout", "is_text", "compact_codes",
+           "remember_codes", "coded_column", "coded_arrow", "distinct_pairs", "one_coding",
            "as_trec_scores", "trec_frame", "run_from_frame", "qrels_from_frame"]
 
 #: The columns a TREC build adds to the standard document columns, in this order after them.
@@ -61,7 +62,9 @@ def trec_order_codes(query: np.ndarray, doc: np.ndarray, doc_values: np.ndarray,
 
     One integer sort by (query, score); the rows that tie there are then ordered by docid with a second integer
     sort, by (tie group, docid rank). ``text_ranks()``, when given, returns the rank of every distinct docid in
-    code point order (e.g. sorted in Arrow); else only the distinct docids of tied rows are sorted, as text.
+    code point order (e.g. sorted in Arrow); it is called only when the tied rows are many (more than one in
+    ``_FEW_TIED`` of the distinct docids), else only the distinct docids of tied rows are sorted, as text (the
+    same ranks among them: a sort of a few thousand strings instead of a million).
 
     Examples
     --------
@@ -87,7 +90,7 @@ def trec_order_codes(query: np.ndarray, doc: np.ndarray, doc_values: np.ndarray,
         tied[1:] |= same
         tied[:-1] |= same
         rows = order[tied]
-        if text_ranks is not None:
+        if text_ranks is not None and len(rows) * _FEW_TIED > len(doc_values):
             rank_of = np.asarray(text_ranks(), dtype=np.int64)
         else:  # only the docids of tied rows, each once
             used = np.zeros(len(doc_values), dtype=bool)
@@ -104,7 +107,14 @@ def trec_order_codes(query: np.ndarray, doc: np.ndarray, doc_values: np.ndarray,
         else:
             within = np.lexsort((-docid_rank, group))
         order[tied] = rows[within]
-    return order, ranks_within(query[order])
+    # the order keeps the queries ascending: rank = position - the query's first position + 1 (no gather of codes)
+    counts = np.bincount(query)
+    starts = np.cumsum(counts) - counts
+    return order, np.arange(1, n + 1, dtype=np.int64) - np.repeat(starts, counts)
+
+
+#: Tied rows fewer than one in this many distinct docids: their docids are sorted alone (``text_ranks`` is not called).
+_FEW_TIED = 8
 
 
 def _run_starts(tied: np.ndarray, same: np.ndarray) -> np.ndarray:
@@ -132,8 +142,17 @@ def _score_key(query: np.ndarray, scores: np.ndarray) -> np.ndarray | None:
     if len(query) and int(query.max()) >= 2**32:
         return None
     bits = (scores + np.float32(0.0)).view(np.uint32)  # + 0.0: -0.0 becomes 0.0
-    ascending = np.where(bits >= np.uint32(0x80000000), ~bits, bits | np.uint32(0x80000000))  # larger float, larger key
-    return (query.astype(np.uint64) << np.uint64(32)) | (~ascending).astype(np.uint64)
+    # the score part: larger float, smaller key. A float's bits order like the float when the sign bit is flipped for
+    # positives and all bits for negatives; the complement of that is ``bits`` for negatives and ``bits ^ 0x7FFFFFFF``
+    # for positives: one mask (0 or 0x7FFFFFFF from the sign bit), in place
+    descending = bits >> np.uint32(31)
+    descending -= np.uint32(1)
+    descending &= np.uint32(0x7FFFFFFF)
+    descending ^= bits
+    key = query.astype(np.uint64)
+    key <<= np.uint64(32)
+    key |= descending
+    return key
 
 
 def as_trec_scores(scores: np.ndarray) -> np.ndarray:
@@ -207,8 +226,83 @@ def _object_array(cells: Sequence[Any]) -> np.ndarray:
 
 def _split(values: np.ndarray, codes: np.ndarray, n: int) -> list[list[Any]]:
     """``values`` (sorted by ``codes``) as one list per code 0..n-1."""
-    bounds = np.searchsorted(codes, np.arange(1, n))
-    return [part.tolist() for part in np.split(values, bounds)]
+    bounds = np.searchsorted(codes, np.arange(n + 1)).tolist()
+    flat = values.tolist()
+    return [flat[start:end] for start, end in zip(bounds[:-1], bounds[1:])]
+
+
+def one_coding(first: np.ndarray, second: np.ndarray, first_arrow: Any = None, second_arrow: Any = None, *,
+               extra: Sequence[Any] = ()) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One coding of two arrays of distinct values: ``(first_codes, second_codes, values)``, ``values[first_codes]``
+    is ``first`` and ``values[second_codes]`` is ``second``; ``values`` is ``first`` followed by the values only in
+    ``second``, in their order: the coding :func:`factorized` gives ``first`` and ``second`` concatenated.
+
+    Strings are matched in Arrow when pyarrow is installed (hashing their UTF-8 bytes, not Python objects);
+    ``first_arrow`` / ``second_arrow``, when given, are the same values as Arrow string arrays (a reader's).
+    ``extra``: values appended to ``values`` after the coded ones (no code points at them), in the same one copy.
+
+    Examples
+    --------
+    >>> first, second, values = one_coding(np.array(["a", "b"], dtype=object), np.array(["c", "a"], dtype=object))
+    >>> first.tolist(), second.tolist(), values.tolist()
+    ([0, 1], [2, 0], ['a', 'b', 'c'])
+    """
+    in_first = _arrow_positions(first, second, first_arrow, second_arrow)
+    if in_first is None:
+        codes, values = factorized(np.concatenate([first, second]))
+        return codes[:len(first)], codes[len(first):], np.concatenate([values, _object_array(list(extra))])
+    second_codes = np.full(len(second), -1, dtype=np.int64)
+    found = np.flatnonzero(in_first >= 0)
+    second_codes[in_first[found]] = found
+    only = np.flatnonzero(second_codes < 0)
+    second_codes[only] = len(first) + np.arange(len(only))
+    values = np.concatenate([first, second[only], _object_array(list(extra))]).astype(object, copy=False)
+    return np.arange(len(first), dtype=np.int64), second_codes, values
+
+
+def compact_codes(codes: np.ndarray) -> np.ndarray:
+    """Non-negative integer codes as int32 when they fit (half the memory of int64), else as they are; use them in
+    arithmetic only after ``astype(np.int64)``.
+
+    Examples
+    --------
+    >>> compact_codes(np.array([0, 5])).dtype, compact_codes(np.array([0, 2**31])).dtype
+    (dtype('int32'), dtype('int64'))
+    """
+    return codes.astype(np.int32) if not len(codes) or int(codes.max()) < 2**31 else codes
+
+
+def is_text(values: np.ndarray) -> bool:
+    """Whether every value of the object array is a str (one pass in C).
+
+    Examples
+    --------
+    >>> is_text(np.array(["a", "b"], dtype=object)), is_text(np.array(["a", 1], dtype=object))
+    (True, False)
+    """
+    return pd.api.types.infer_dtype(values, skipna=False) in ("string", "empty")
+
+
+def _arrow_positions(first: np.ndarray, second: np.ndarray, left: Any = None, right: Any = None) -> np.ndarray | None:
+    """For each value of ``first``, its position in ``second`` (-1: absent), matched in Arrow; None when pyarrow is
+    missing or a value is not a str. ``left`` / ``right``: ``first`` / ``second`` as Arrow string arrays, if known."""
+    try:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+    except ImportError:  # pragma: no cover - pyarrow is optional
+        return None
+    given = [array if isinstance(array, pa.Array) and array.type == pa.string()
+             and len(array) == len(values) else None for array, values in ((left, first), (right, second))]
+    if not all(array is not None or is_text(values) for array, values in zip(given, (first, second))):
+        return None  # a number, bytes, None ...: factorised as Python objects (1 and "1" stay apart)
+    try:
+        left, right = (array if array is not None else pa.array(values, type=pa.string())
+                       for array, values in zip(given, (first, second)))
+    except (pa.ArrowException, UnicodeError):
+        return None  # a lone surrogate
+    if left.null_count or right.null_count:
+        return None
+    return pc.index_in(left, value_set=right).fill_null(-1).to_numpy().astype(np.int64, copy=False)
 
 
 def trec_frame(run: pd.DataFrame, qrels: pd.DataFrame, *, node: str = "Retriever",
@@ -237,13 +331,22 @@ def trec_frame(run: pd.DataFrame, qrels: pd.DataFrame, *, node: str = "Retriever
     1            q1     2          d1    1.0            1.0              [d1]
     2            q2     1                NaN            0.0              [d4]
     """
-    run_q, run_qids = _codes_of(run, "qid")
-    judged_q, judged_qids = _codes_of(qrels, "qid")
-    (run_d, run_docids), (judged_d, judged_docids) = _codes_of(run, "docid"), _codes_of(qrels, "docid")
-    doc, doc_values = factorized(np.concatenate([run_docids, judged_docids]))  # one coding of the distinct docids
-    run_doc, judged_doc = doc[:len(run_docids)][run_d], doc[len(run_docids):][judged_d]
+    coded = {(name, column): coded_column(table, column) for name, table in (("run", run), ("qrels", qrels))
+             for column in ("qid", "docid")}
+    (run_q, run_qids), (judged_q, judged_qids), (run_d, run_docids), (judged_d, judged_docids) = (
+        coded[key] or factorized(table[key[1]].to_numpy(dtype=object))
+        for key, table in ((("run", "qid"), run), (("qrels", "qid"), qrels), (("run", "docid"), run),
+                           (("qrels", "docid"), qrels)))
+    arrow = [coded_arrow(table, "docid") if coded[(name, "docid")] is not None else None
+             for name, table in (("run", run), ("qrels", qrels))]
+    # one coding of the distinct docids, and the placeholder's "" after them (code n_docs)
+    run_map, judged_map, doc_values = one_coding(run_docids, judged_docids, *arrow, extra=[""])
+    run_doc, judged_doc = run_map[run_d], judged_map[judged_d]
     for name, table, q, d, n_q in (("run", run, run_q, run_doc, len(run_qids)), ("qrels", qrels, judged_q, judged_doc,
                                                                                 len(judged_qids))):
+        if coded[(name, "qid")] is not None and coded[(name, "docid")] is not None \
+                and distinct_pairs(table, "qid", "docid", columns_hold=True):  # a reader's frame, unedited: checked
+            continue
         repeated = repeated_pairs(q, d, n_q, len(doc_values))
         if repeated.any():
             row = table.iloc[int(np.flatnonzero(repeated)[0])]
@@ -254,12 +357,14 @@ def trec_frame(run: pd.DataFrame, qrels: pd.DataFrame, *, node: str = "Retriever
     index = pd.Index(order, dtype=object)
     n_queries = len(order)
     placeholder = np.flatnonzero(~index.isin(run_qids))  # queries only in the qrels: one row each, document_id ""
-    n_docs = len(doc_values)
-    doc_values = np.r_[doc_values, np.array([""], dtype=object)]  # code n_docs: the placeholder's ""
+    n_docs = len(doc_values) - 1  # code n_docs: the placeholder's ""
 
     # rows: the run's, and one placeholder per query only in the qrels; grouped by query
-    row_query = np.r_[index.get_indexer(run_qids)[run_q], placeholder]
-    row_doc = np.r_[run_doc, np.full(len(placeholder), n_docs, dtype=np.int64)]
+    row_query = index.get_indexer(run_qids)[run_q]
+    row_doc = run_doc
+    if len(placeholder):
+        row_query = np.r_[row_query, placeholder]
+        row_doc = np.r_[run_doc, np.full(len(placeholder), n_docs, dtype=np.int64)]
     row_score = np.r_[run["score"].to_numpy(dtype=np.float64), np.full(len(placeholder), np.nan)]
     row_rank = np.r_[run["rank"].to_numpy(dtype=np.int64), np.ones(len(placeholder), dtype=np.int64)]
     if not (np.diff(row_query) >= 0).all():
@@ -269,40 +374,57 @@ def trec_frame(run: pd.DataFrame, qrels: pd.DataFrame, *, node: str = "Retriever
     # judgments per query (file order): relevant (grade > 0) and not (grade <= 0)
     judged_query = index.get_indexer(judged_qids)[judged_q]
     grades = qrels["relevance"].to_numpy(dtype=np.int64)
-    no_answer = np.flatnonzero(doc_values[judged_doc] == NO_ANSWER_DOCUMENT_ID) if NO_ANSWER_DOCUMENT_ID in doc_values[:n_docs] \
-        else np.zeros(0, dtype=np.int64)
+    # the codes of the judged ids that are no document ("00", ""): found among the distinct judged ids, not every docid
+    not_documents = [judged_map[np.flatnonzero(np.asarray(judged_docids == text, dtype=bool))]
+                     for text in (NO_ANSWER_DOCUMENT_ID, "")]
+    no_answer = np.flatnonzero(np.isin(judged_doc, not_documents[0])) if len(not_documents[0]) else np.zeros(0, np.int64)
     if len(no_answer):
         warn(f"the qrels judge a document with id {NO_ANSWER_DOCUMENT_ID!r} (query {order[judged_query[no_answer[0]]]!r}"
              f"{f' and {len(no_answer) - 1} more' if len(no_answer) > 1 else ''}): that id is Haystack's no-answer id, so "
              "evalframe's metrics and to_qrels do not count it as a judged document.")
     lists: dict[str, list[list[Any]]] = {}
     positions = np.zeros(len(qrels), dtype=np.int64)  # a relevant document's position in its query's gold list
+    in_lists = []  # the judgments in the order of the list cells: gold ones by query, then the others by query
     for name, chosen in (("gold", grades > 0), ("nonrelevant", grades <= 0)):
         rows = np.flatnonzero(chosen)
         rows = rows[np.argsort(judged_query[rows], kind="stable")]
         codes = judged_query[rows]
         lists[f"{name}_document_ids"] = _split(doc_values[judged_doc[rows]], codes, n_queries)
         lists[f"{name}_document_relevance"] = _split(grades[rows], codes, n_queries)
+        in_lists.append(rows)
         if name == "gold":
             positions[rows] = ranks_within(codes) - 1
+    cells = {name: _object_array(value) for name, value in lists.items()}
+    listed = np.concatenate(in_lists)
+    not_counted = np.concatenate(not_documents)
+    if len(not_counted):  # the measures do not count "00" and "" (the cells keep them)
+        listed = listed[~np.isin(judged_doc[listed], not_counted)]
+    judgments = TrecJudgments(cells=cells, query=judged_query[listed], doc=judged_doc[listed], grade=grades[listed])
     n_gold = np.bincount(judged_query[grades > 0], minlength=n_queries).astype(np.int64)
 
-    # which gold document each row is (-1: none): integer keys (query, document), one sorted search
+    # which rows hold a gold document (``matched``, ascending) and its position in the gold list: integer keys
+    # (query, document), one sorted search of the rows whose document is gold in some query (a bitmap picks them)
     relevant = np.flatnonzero(grades > 0)
     width = n_docs + 1
     gold_keys = judged_query[relevant] * width + judged_doc[relevant]
     by_key = np.argsort(gold_keys)
     gold_keys, gold_positions = gold_keys[by_key], positions[relevant][by_key]
-    row_keys = row_query * width + row_doc
-    at = np.minimum(np.searchsorted(gold_keys, row_keys), max(len(gold_keys) - 1, 0))
-    hit = gold_keys[at] == row_keys if len(gold_keys) else np.zeros(len(row_keys), dtype=bool)
-    match = np.where(hit, gold_positions[at] if len(gold_keys) else 0, -1)
+    hit = np.zeros(len(row_query), dtype=bool)
+    matched, matched_position = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    if len(gold_keys):
+        gold_document = np.zeros(width, dtype=bool)
+        gold_document[judged_doc[relevant]] = True
+        candidates = np.flatnonzero(gold_document[row_doc])
+        keys = row_query[candidates] * width + row_doc[candidates]
+        at = np.minimum(np.searchsorted(gold_keys, keys), len(gold_keys) - 1)
+        found_at = gold_keys[at] == keys
+        matched, matched_position = candidates[found_at], gold_positions[at[found_at]]
+        hit[matched] = True
 
     # gold_documents_id_match cells: per query one all-zero list, and one list per gold document retrieved
     zero_lists = [[0.0] * int(n) for n in n_gold]
-    matched = np.flatnonzero(hit)
     pair_width = int(n_gold.max(initial=0)) + 1
-    pair_keys = row_query[matched] * pair_width + match[matched]
+    pair_keys = row_query[matched] * pair_width + matched_position
     pair_values, pair_code = np.unique(pair_keys, return_inverse=True)
     one_hot = []
     for key in pair_values.tolist():
@@ -314,11 +436,13 @@ def trec_frame(run: pd.DataFrame, qrels: pd.DataFrame, *, node: str = "Retriever
     id_match_code = row_query.copy()
     id_match_code[matched] = n_queries + np.asarray(pair_code).reshape(-1)
 
-    def per_query(cells: list[Any]) -> np.ndarray:
-        return _object_array(cells)[row_query]
+    rows_per_query = np.bincount(row_query, minlength=n_queries)  # row_query is ascending: cells repeated in blocks
+
+    def per_query(cells: list[Any] | np.ndarray) -> np.ndarray:
+        return np.repeat(cells if isinstance(cells, np.ndarray) else _object_array(cells), rows_per_query)
 
     def constant(value: Any) -> np.ndarray:
-        return np.array([value], dtype=object)[np.zeros(len(row_query), dtype=np.intp)]
+        return np.repeat(np.array([value], dtype=object), len(row_query))
 
     document, integrated = "document", "integrated"
 
@@ -332,9 +456,9 @@ def trec_frame(run: pd.DataFrame, qrels: pd.DataFrame, *, node: str = "Retriever
     def zeros() -> np.ndarray:  # its own array per column (calloc'ed: no copy, pages mapped when read)
         return np.zeros(len(row_query), dtype=np.float64)
     columns: dict[str, np.ndarray] = {
-        "multilabel_id": np.asarray(order, dtype=object)[row_query],
-        "query": np.array([texts.get(qid, qid) for qid in order.tolist()], dtype=object)[row_query],
-        "filters": constant(None),
+        "multilabel_id": per_query(np.asarray(order, dtype=object)),
+        "query": per_query(np.array([texts.get(qid, qid) for qid in order.tolist()], dtype=object)),
+        "filters": np.empty(len(row_query), dtype=object),  # None in every row
         "gold_answers": per_query([[] for _ in range(n_queries)]),
         "context": constant(""),
         "gold_contexts": per_query([[""] * int(n) for n in n_gold]),
@@ -349,7 +473,7 @@ def trec_frame(run: pd.DataFrame, qrels: pd.DataFrame, *, node: str = "Retriever
         "context_and_answer_match": zeros(),
         "rank": row_rank,
         "document_id": doc_values[row_doc],
-        "gold_document_ids": per_query(lists["gold_document_ids"]),
+        "gold_document_ids": per_query(cells["gold_document_ids"]),
         "gold_documents_id_match": id_match_cells[id_match_code],
         "gold_contexts_similarity": per_query([[0.0] * int(n) for n in n_gold]),
         "gold_answers_match": per_query([[] for _ in range(n_queries)]),
@@ -357,17 +481,19 @@ def trec_frame(run: pd.DataFrame, qrels: pd.DataFrame, *, node: str = "Retriever
         "node": constant(node),
         "eval_mode": constant(integrated),
         "score": row_score,
-        "gold_document_relevance": per_query(lists["gold_document_relevance"]),
-        "nonrelevant_document_ids": per_query(lists["nonrelevant_document_ids"]),
-        "nonrelevant_document_relevance": per_query(lists["nonrelevant_document_relevance"]),
+        "gold_document_relevance": per_query(cells["gold_document_relevance"]),
+        "nonrelevant_document_ids": per_query(cells["nonrelevant_document_ids"]),
+        "nonrelevant_document_relevance": per_query(cells["nonrelevant_document_relevance"]),
     }
     known = [c for c in COLUMN_ORDER if c in columns]
     names = known + [c for c in columns if c not in known]
     # one block per column, each array the frame's own (no copy into consolidated blocks)
     frame = pd.DataFrame({name: pd.Series(columns[name], dtype=columns[name].dtype, copy=False) for name in names},
                          copy=False)
-    _remember(frame, TrecLayout(row_query=row_query, query_ids=np.asarray(order, dtype=object), row_doc=row_doc,
-                                doc_values=doc_values, constants={"type": document, "eval_mode": integrated}))
+    _remember(frame, TrecLayout(row_query=compact_codes(row_query), query_ids=np.asarray(order, dtype=object),
+                                row_doc=compact_codes(row_doc),
+                                doc_values=doc_values, constants={"type": document, "eval_mode": integrated},
+                                judgments=judgments, text_ids=is_text(doc_values)))
     return frame
 
 
@@ -391,7 +517,8 @@ def factorized(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def repeated_pairs(first: np.ndarray, second: np.ndarray, n_first: int, n_second: int) -> np.ndarray:
     """Whether each row repeats an earlier row's pair of codes (``first`` < ``n_first``, ``second`` < ``n_second``).
 
-    A bitmap when the pairs are few enough to count (no hashing), else one hash of integer keys.
+    A bitmap when the pairs are few enough to count, else a sort of integer keys; only when some pair repeats, one
+    hash of the keys finds which rows.
 
     Examples
     --------
@@ -407,7 +534,41 @@ def repeated_pairs(first: np.ndarray, second: np.ndarray, n_first: int, n_second
         seen[key] = True
         if int(np.count_nonzero(seen)) == len(key):
             return np.zeros(len(key), dtype=bool)
+    else:  # a sort proves there is no repeat faster than a hash of 10M keys (radix / merge runs of grouped queries)
+        ordered = np.sort(key, kind="stable")
+        if not (ordered[1:] == ordered[:-1]).any():
+            return np.zeros(len(key), dtype=bool)
     return pd.Series(key).duplicated().to_numpy()
+
+
+@dataclass(frozen=True)
+class TrecJudgments:
+    """The judgments :func:`trec_frame` put in a frame's list cells, as codes.
+
+    ``cells[column]`` holds one list object per query code (the frame's ``column`` holds ``cells[column][row_query]``)
+    for the columns ``gold_document_ids``, ``gold_document_relevance``, ``nonrelevant_document_ids`` and
+    ``nonrelevant_document_relevance``; ``query``, ``doc`` (a code into the layout's ``doc_values``) and ``grade``
+    are their entries flattened, the ids ``"00"`` and ``""`` left out (no document: the trec measures do not count
+    them): the gold cells of the queries in order, then the others. The arrays keep the cells
+    alive, so a cell at the address of one of them is that very list (list cells are replaced, never mutated in
+    place: ``docs/metrics.md``).
+    """
+
+    cells: dict[str, np.ndarray]
+    query: np.ndarray
+    doc: np.ndarray
+    grade: np.ndarray
+
+    def holds(self, frame: pd.DataFrame, rows: np.ndarray) -> bool:
+        """Whether the frame's rows ``rows`` (one per query code, in order) still hold these very cells."""
+        for column, cells in self.cells.items():
+            series = frame[column] if column in frame.columns else None
+            if not isinstance(series, pd.Series) or series.dtype != object or len(rows) != len(cells):
+                return False
+            held = series.to_numpy()[rows]  # kept alive while its addresses are read (a view of its buffer)
+            if not np.array_equal(_addresses(held), _addresses(cells)):
+                return False
+        return True
 
 
 @dataclass(frozen=True)
@@ -426,6 +587,8 @@ class TrecLayout:
     row_doc: np.ndarray
     doc_values: np.ndarray
     constants: dict[str, object]
+    judgments: TrecJudgments | None = None  # the judgment list cells, as codes into doc_values
+    text_ids: bool = False  # every doc_values entry is a str
 
     def holds(self, frame: pd.DataFrame) -> bool:
         """Whether ``frame``'s ``multilabel_id``, ``document_id``, ``type`` and ``eval_mode`` still hold exactly the
@@ -437,16 +600,20 @@ class TrecLayout:
         n = len(self.row_query)
         if len(frame) != n or "rank" not in frame.columns:
             return False
-        expected = [("multilabel_id", _addresses(self.query_ids), self.row_query),
-                    ("document_id", _addresses(self.doc_values), self.row_doc)]
-        expected += [(column, np.array([id(value)], dtype=np.intp), np.zeros(n, dtype=np.intp))
-                     for column, value in self.constants.items()]
-        for column, addresses, codes in expected:
+        expected: list[tuple[str, Any]] = [("multilabel_id", (self.query_ids, self.row_query)),
+                                           ("document_id", (self.doc_values, self.row_doc))]
+        expected += [(column, id(value)) for column, value in self.constants.items()]  # one object on every row
+        for column, held in expected:
             series = frame[column] if column in frame.columns else None
             if not isinstance(series, pd.Series) or series.dtype != object:
                 return False
             current = series.to_numpy()
-            if len(current) != n or not np.array_equal(_addresses(current), addresses[codes]):
+            if len(current) != n:
+                return False
+            addresses = _addresses(current)
+            same = (addresses == held).all() if isinstance(held, int) else np.array_equal(addresses,
+                                                                                          _addresses(held[0])[held[1]])
+            if not same:
                 return False
         return True
 
@@ -477,14 +644,36 @@ def trec_layout(frame: pd.DataFrame) -> TrecLayout | None:
 
 
 #: Codes a reader recorded for columns of a frame it returned, by id(frame): ``frame[column]`` is ``values[codes]``.
-_CODED: dict[int, tuple[weakref.ref[pd.DataFrame], dict[str, tuple[np.ndarray, np.ndarray]]]] = {}
+_CODED: dict[int, tuple[weakref.ref[pd.DataFrame], dict[str, tuple[np.ndarray, np.ndarray]], tuple[str, str] | None,
+                        dict[str, Any]]] = {}
 
 
-def remember_codes(frame: pd.DataFrame, columns: Mapping[str, tuple[np.ndarray, np.ndarray]]) -> None:
+def remember_codes(frame: pd.DataFrame, columns: Mapping[str, tuple[np.ndarray, np.ndarray]],
+                   distinct: tuple[str, str] | None = None, arrow: Mapping[str, Any] | None = None) -> None:
     """Record that ``frame[column]`` holds ``values[codes]`` (``values``: an object array of the very objects the
-    column holds, distinct, in order of first appearance when the codes are), for :func:`coded_column`."""
+    column holds, distinct, in order of first appearance when the codes are), for :func:`coded_column`.
+
+    ``distinct``: two of the columns whose pairs of values the caller checked to be distinct row by row (see
+    :func:`distinct_pairs`); ``arrow[column]``: ``values`` as an Arrow string array, when the caller has it (see
+    :func:`coded_arrow`)."""
     key = id(frame)
-    _CODED[key] = (weakref.ref(frame, lambda _: _CODED.pop(key, None)), dict(columns))
+    _CODED[key] = (weakref.ref(frame, lambda _: _CODED.pop(key, None)), dict(columns), distinct, dict(arrow or {}))
+
+
+def coded_arrow(frame: pd.DataFrame, column: str) -> Any:
+    """The Arrow string array of the distinct values :func:`remember_codes` recorded for ``frame[column]``, or None;
+    it stands for the values of :func:`coded_column`, so use it only when that gave the codes."""
+    entry = _CODED.get(id(frame))
+    return entry[3].get(column) if entry is not None and entry[0]() is frame else None
+
+
+def distinct_pairs(frame: pd.DataFrame, first: str, second: str, *, columns_hold: bool = False) -> bool:
+    """Whether :func:`remember_codes` recorded ``(first, second)`` as distinct pairs for ``frame`` and both columns
+    still hold the recorded objects row by row (so no row was edited since the check). ``columns_hold``: the caller
+    has just seen :func:`coded_column` give both columns' codes (not checked again)."""
+    entry = _CODED.get(id(frame))
+    return (entry is not None and entry[0]() is frame and entry[2] == (first, second)
+            and (columns_hold or (coded_column(frame, first) is not None and coded_column(frame, second) is not None)))
 
 
 def coded_column(frame: pd.DataFrame, column: str) -> tuple[np.ndarray, np.ndarray] | None:
@@ -498,11 +687,6 @@ def coded_column(frame: pd.DataFrame, column: str) -> tuple[np.ndarray, np.ndarr
     if not isinstance(series, pd.Series) or series.dtype != object or len(series) != len(codes):
         return None
     return (codes, values) if np.array_equal(_addresses(series.to_numpy()), _addresses(values)[codes]) else None
-
-
-def _codes_of(frame: pd.DataFrame, column: str) -> tuple[np.ndarray, np.ndarray]:
-    """``frame[column]`` as codes in order of first appearance and its distinct values: a reader's, else factorised."""
-    return coded_column(frame, column) or factorized(frame[column].to_numpy(dtype=object))
 
 
 # ------------------------------------------------------------------------------------------ frame -> TREC

@@ -18,9 +18,11 @@ query (``gold_document_ids`` with ``gold_document_relevance``, and ``nonrelevant
 * a document twice in one query's ranking: SchemaError (trec_eval refuses such a run), or with
   ``duplicates="first"`` the best-ranked one is kept.
 
-Everything is done on integer codes (one factorisation of the document ids, sorted so that the codes order
-the ids as trec_eval's ``strcmp`` does); nothing loops per row or per query but the one flattening of the list
-cells.
+Everything is done on integer codes: one factorisation of the document ids and the judged ids; nothing loops per
+row or per query but the one flattening of the list cells. A frame :func:`evalframe.build.trec.trec_frame` built
+(``EvaluationResult.from_trec``) hands over its codes instead: the rows' document codes while its key columns hold
+the very objects it put there, and the judgments' codes while the judgment columns hold its very list cells (checked
+by address on each query's first row), so no id is hashed again.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ import pandas as pd
 
 from .arrays import DistinctLists, SelectedLists, first_appearance_codes, first_rows, numeric_column, row_label, select_lists
 from .._validation import require_columns
-from ..build.trec import TrecLayout, repeated_pairs
+from ..build.trec import TrecLayout, compact_codes, repeated_pairs
 from ..columns import NO_ANSWER_DOCUMENT_ID
 from ..errors import InvalidParameterError, SchemaError
 from ..metrics.trec import UNJUDGED, Measure, evaluate, parse_measures
@@ -81,11 +83,11 @@ def _strings(array: np.ndarray) -> np.ndarray:
     return array
 
 
-def _ranking_order(query: np.ndarray, rank: np.ndarray) -> np.ndarray:
-    """The order sorting rows by (query code, rank), stably; no sort when the frame is in that order already."""
+def _ranking_order(query: np.ndarray, rank: np.ndarray) -> np.ndarray | None:
+    """The order sorting rows by (query code, rank), stably; None when the frame is in that order already."""
     step = np.diff(query)
     if (step >= 0).all() and ((step > 0) | (np.diff(rank) >= 0)).all():
-        return np.arange(len(query))
+        return None
     return np.lexsort((rank, query))
 
 
@@ -138,6 +140,74 @@ def _judgments(frame: pd.DataFrame, first: np.ndarray, query_of_first: np.ndarra
     return query_of_first[owner][keep], flat_ids[keep], grade[keep]
 
 
+def _first_rows(codes: np.ndarray, n_codes: int, *, ascending: bool) -> np.ndarray:
+    """The row where each code 0..n_codes-1 first appears (codes numbered in order of first appearance). Codes known
+    to be ascending (a layout's) are searched, n_codes binary searches instead of a pass over every row; the result
+    is checked (every code present) and else found by the pass."""
+    if ascending:
+        found = np.searchsorted(codes, np.arange(n_codes))
+        if (found < len(codes)).all() and np.array_equal(codes[np.minimum(found, len(codes) - 1)], np.arange(n_codes)):
+            return found
+    return first_rows(codes)
+
+
+def _row_grades(row_query: np.ndarray, row_doc: np.ndarray, width: int, judged_key: np.ndarray, judged_grade: np.ndarray
+                ) -> np.ndarray:
+    """Each row's grade (UNJUDGED when its (query, document) is not judged); ``judged_key`` sorted, of
+    ``query * width + document``. Only the rows whose document is judged in some query are searched (a bitmap of
+    the judged documents picks them), not every row."""
+    grade = np.full(len(row_query), UNJUDGED, dtype=np.int64)
+    if not len(judged_key) or not len(row_query):
+        return grade
+    judged_doc = np.zeros(width, dtype=bool)
+    judged_doc[judged_key % width] = True
+    candidates = np.flatnonzero(judged_doc[row_doc])
+    keys = row_query[candidates].astype(np.int64) * width + row_doc[candidates]  # int64: codes may be int32
+    found = np.minimum(np.searchsorted(judged_key, keys), len(judged_key) - 1)
+    hit = judged_key[found] == keys
+    grade[candidates[hit]] = judged_grade[found[hit]]
+    return grade
+
+
+def _coded_judgments(frame: pd.DataFrame, layout: TrecLayout | None, first: np.ndarray
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+    """(query code, document code, grade) of the judgments trec_frame put in the list cells, the documents by code
+    (``layout.doc_values``) and each row's document code, when the rows ``first`` (one per query) still hold those
+    very cells and the ids are all text; else None."""
+    judgments = layout.judgments if layout is not None else None
+    if layout is None or judgments is None or not layout.text_ids or not judgments.holds(frame, first):
+        return None
+    return judgments.query, judgments.doc, judgments.grade, layout.doc_values, layout.row_doc  # "00" and "" left out
+
+
+def _hashed_judgments(frame: pd.DataFrame, positions: np.ndarray, first: np.ndarray, n_queries: int,
+                      lists: Callable[[str], DistinctLists], layout: TrecLayout | None, where: str
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The judgments read from the list cells, and one coding of their ids and the rows' document ids:
+    (judged query, judged document code, judged grade, the ids by code, each row's document code, whether each row
+    is a document) -- the last two for the rows ``positions`` (codes from ``layout`` when given)."""
+    query_of_first = np.arange(n_queries, dtype=np.int64)
+    gold = _judgments(frame, first, query_of_first, lists, "gold_document_ids", "gold_document_relevance", 1, where)
+    other = _judgments(frame, first, query_of_first, lists, "nonrelevant_document_ids", "nonrelevant_document_relevance",
+                       0, where)
+    judged_query = np.concatenate([gold[0], other[0]])
+    judged_ids = np.concatenate([gold[1], other[1]])
+    judged_grade = np.concatenate([gold[2], other[2]])
+
+    # the rows' document ids as codes into ``distinct`` (every row its own, or the layout's distinct ids)
+    if layout is not None:
+        row_code, distinct = layout.row_doc, layout.doc_values
+    else:
+        row_code, distinct = np.arange(len(positions)), frame["document_id"].iloc[positions].to_numpy(dtype=object)
+    distinct = _strings(np.where(pd.isna(distinct), "", distinct).astype(object) if len(distinct) else distinct)
+    document = (distinct != "")[row_code] if len(distinct) else np.zeros(len(row_code), dtype=bool)
+    # one coding of every id (equal ids, equal codes): of the distinct ids and the judged ones
+    id_codes, id_values = pd.factorize(np.concatenate([distinct, judged_ids]), sort=False)
+    id_codes = id_codes.astype(np.int64, copy=False)
+    return (judged_query, id_codes[len(distinct):], judged_grade, np.asarray(id_values, dtype=object),
+            id_codes[:len(distinct)][row_code[document]], document)
+
+
 def prepare_judged_rows(frame: pd.DataFrame, positions: np.ndarray, *, where: str, duplicates: str = "error",
                         lists: Callable[[str], DistinctLists] | None = None, layout: TrecLayout | None = None) -> JudgedRows:
     """Lay out the document rows at ``positions`` (one node, one eval_mode) and their queries' judgments.
@@ -172,65 +242,60 @@ def prepare_judged_rows(frame: pd.DataFrame, positions: np.ndarray, *, where: st
         position = int(positions[np.flatnonzero(np.isnan(rank))[0]])
         raise SchemaError(f"{where}: column 'rank' is empty in row {row_label(frame.index, position)!r}; every row needs a rank.")
 
-    first = positions[first_rows(codes)]
-    query_of_first = np.arange(n_queries, dtype=np.int64)
-    gold = _judgments(frame, first, query_of_first, lists, "gold_document_ids", "gold_document_relevance", 1, where)
-    other = _judgments(frame, first, query_of_first, lists, "nonrelevant_document_ids", "nonrelevant_document_relevance",
-                       0, where)
-    judged_query = np.concatenate([gold[0], other[0]])
-    judged_ids = np.concatenate([gold[1], other[1]])
-    judged_grade = np.concatenate([gold[2], other[2]])
-
-    # the rows' document ids as codes into ``distinct`` (every row its own, or the layout's distinct ids)
-    if layout is not None:
-        row_code, distinct = layout.row_doc, layout.doc_values
+    first = positions[_first_rows(codes, n_queries, ascending=layout is not None)]
+    coded = _coded_judgments(frame, layout, first)
+    if coded is not None:  # from_trec's judgments, unedited: the layout's codes, no id hashed
+        judged_query, judged_doc, judged_grade, id_values, row_doc = coded
+        document = (id_values != "")[row_doc]
     else:
-        row_code, distinct = np.arange(len(positions)), frame["document_id"].iloc[positions].to_numpy(dtype=object)
-    distinct = _strings(np.where(pd.isna(distinct), "", distinct).astype(object) if len(distinct) else distinct)
-    document = (distinct != "")[row_code] if len(distinct) else np.zeros(len(row_code), dtype=bool)
-    row_rank, row_code, row_query, row_frame = rank[document], row_code[document], codes[document], positions[document]
-    # one coding of every id (equal ids, equal codes): of the distinct ids and the judged ones
-    id_codes, id_values = pd.factorize(np.concatenate([distinct, judged_ids]), sort=False)
-    id_codes = id_codes.astype(np.int64, copy=False)
-    row_doc, judged_doc = id_codes[:len(distinct)][row_code], id_codes[len(distinct):]
+        judged_query, judged_doc, judged_grade, id_values, row_doc, document = _hashed_judgments(
+            frame, positions, first, n_queries, lists, layout, where)
+    if document.all():  # no placeholder row: every row is a document, the arrays taken as they are (no copies)
+        row_rank, row_query, row_frame = rank, codes, positions
+    else:
+        row_rank, row_query, row_frame = rank[document], codes[document], positions[document]
+        row_doc = row_doc if coded is None else row_doc[document]  # the hashed codes are of the documents already
     width = max(len(id_values), 1)
 
     # judgments: one per (query, document), the highest grade; then sorted by query, grade descending
     judged_key = judged_query * width + judged_doc
-    order = np.lexsort((-judged_grade, judged_key))
-    judged_key, judged_grade, judged_query = judged_key[order], judged_grade[order], judged_query[order]
+    by_key = np.lexsort((-judged_grade, judged_key))
+    judged_key, judged_grade, judged_query = judged_key[by_key], judged_grade[by_key], judged_query[by_key]
     unique = np.diff(judged_key, prepend=-1) != 0
     judged_key, judged_grade, judged_query = judged_key[unique], judged_grade[unique], judged_query[unique]
     by_grade = np.lexsort((-judged_grade, judged_query))
 
-    # the ranking: query, rank ascending, document id descending
+    # the ranking: query, rank ascending, document id descending (no copy when the rows are in that order)
     order = _ranking_order(row_query, row_rank)
-    tie_break = _tie_break(lambda rows: id_values[row_doc[order[rows]]], row_query[order], row_rank[order])
-    if tie_break is not None:
-        order = order[np.lexsort((tie_break, row_rank[order], row_query[order]))]
-    row_query, row_doc, row_frame = row_query[order], row_doc[order], row_frame[order]
-    row_key = row_query * width + row_doc
-    repeated = repeated_pairs(row_query, row_doc, n_queries, width)  # rows in ranking order: the first is the best
-    if repeated.any():
+    if order is None:
+        tie_break = _tie_break(lambda rows: id_values[row_doc[rows]], row_query, row_rank)
+        if tie_break is not None:
+            order = np.lexsort((tie_break, row_rank, row_query))
+    else:
+        sorted_rows = order
+        tie_break = _tie_break(lambda rows: id_values[row_doc[sorted_rows[rows]]], row_query[order], row_rank[order])
+        if tie_break is not None:
+            order = order[np.lexsort((tie_break, row_rank[order], row_query[order]))]
+    if order is not None:
+        row_query, row_doc, row_frame = row_query[order], row_doc[order], row_frame[order]
+    # rows in ranking order: the first is the best; trec_frame's rows, unedited, hold distinct pairs (it checked)
+    repeated = repeated_pairs(row_query, row_doc, n_queries, width) if coded is None else None
+    if repeated is not None and repeated.any():
         if duplicates == "error":
             row = int(np.argmax(repeated))
             raise SchemaError(
                 f"{where}: query {query_ids[row_query[row]]!r} ranks document {id_values[row_doc[row]]!r} twice "
                 f"(row {row_label(frame.index, int(row_frame[row]))!r}); trec_eval refuses a run with duplicate documents. "
                 "Remove the repeats, or pass duplicates='first' to keep the best-ranked one.")
-        row_query, row_key = row_query[~repeated], row_key[~repeated]
+        row_query, row_doc = row_query[~repeated], row_doc[~repeated]
     starts = np.searchsorted(row_query, np.arange(n_queries))
     position = np.arange(len(row_query), dtype=np.int64) - starts[row_query]
-
-    found = np.searchsorted(judged_key, row_key)
-    found_inside = np.minimum(found, max(len(judged_key) - 1, 0))
-    hit = (found < len(judged_key)) & (judged_key[found_inside] == row_key) if len(judged_key) else np.zeros(len(row_key), bool)
-    grade = np.full(len(row_key), UNJUDGED, dtype=np.int64)
-    grade[hit] = judged_grade[found_inside[hit]]
+    grade = _row_grades(row_query, row_doc, width, judged_key, judged_grade)
 
     in_run = np.bincount(row_query, minlength=n_queries) > 0
     in_qrels = np.bincount(judged_query, minlength=n_queries) > 0
-    return JudgedRows(where=where, query_ids=np.asarray(query_ids, dtype=object), row_query=row_query, position=position,
+    return JudgedRows(where=where, query_ids=np.asarray(query_ids, dtype=object), row_query=compact_codes(row_query),
+                      position=compact_codes(position),
                       grade=grade, judged_query=judged_query[by_grade], judged_grade=judged_grade[by_grade],
                       in_run=in_run, in_qrels=in_qrels)
 

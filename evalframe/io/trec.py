@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InvalidParameterError, LoadError, SaveError
-from ..build.trec import as_trec_scores, factorized, remember_codes, repeated_pairs, trec_order_codes
+from ..build.trec import as_trec_scores, compact_codes, factorized, remember_codes, repeated_pairs, trec_order_codes
 from .atomic import step, sync_file
 
 __all__ = ["RUN_COLUMNS", "QRELS_COLUMNS", "read_run", "read_qrels", "read_queries", "write_run", "write_qrels"]
@@ -200,6 +200,7 @@ class _Columns:
         self.docid_codes, self.docid_values = docid_codes.astype(np.int64, copy=False), docid_values
         self.values = values
         self.text_ranks: Callable[[], np.ndarray] | None = None  # docid ranks in code point order, when cheap to get
+        self.arrow_values: dict[str, Any] = {}  # qid / docid: the distinct values as an Arrow string array, when read so
 
     @classmethod
     def of_ids(cls, qids: np.ndarray, docids: np.ndarray, values: np.ndarray) -> _Columns:
@@ -211,16 +212,16 @@ class _Columns:
         """Whether a (qid, docid) pair repeats."""
         return bool(repeated_pairs(self.qid_codes, self.docid_codes, len(self.qid_values), len(self.docid_values)).any())
 
-    def remember(self, frame: pd.DataFrame, order: np.ndarray) -> None:
-        """Record the codes of the frame's qid and docid columns (rows ``order``), for trec_frame (no hashing there)."""
-        remember_codes(frame, {"qid": (self.qid_codes[order], self.qid_values),
-                               "docid": (self.docid_codes[order], self.docid_values)})
-
-    def qids(self, order: np.ndarray) -> pd.Series:
-        return pd.Series(self.qid_values[self.qid_codes[order]], dtype=object)
-
-    def docids(self, order: np.ndarray) -> pd.Series:
-        return pd.Series(self.docid_values[self.docid_codes[order]], dtype=object)
+    def frame(self, order: np.ndarray, values: dict[str, np.ndarray]) -> pd.DataFrame:
+        """The frame ``qid, docid`` (object columns) and ``values`` of the rows ``order``; its qid and docid codes are
+        recorded for trec_frame (no hashing there), with their pairs distinct (a file's were checked; a dict's are its
+        keys). Each column's codes are gathered once, for the objects and the record."""
+        qid_codes, docid_codes = compact_codes(self.qid_codes[order]), compact_codes(self.docid_codes[order])
+        frame = pd.DataFrame({"qid": pd.Series(self.qid_values[qid_codes], dtype=object),
+                              "docid": pd.Series(self.docid_values[docid_codes], dtype=object), **values}, copy=False)
+        remember_codes(frame, {"qid": (qid_codes, self.qid_values), "docid": (docid_codes, self.docid_values)},
+                       distinct=("qid", "docid"), arrow=self.arrow_values)
+        return frame
 
 
 def _read_file(path: Path, fmt: _Format) -> _Columns:
@@ -245,10 +246,6 @@ def _read_file(path: Path, fmt: _Format) -> _Columns:
     return columns
 
 
-#: A run of two spaces: an empty column between them (the pandas path reads such lines; pyarrow's would misplace them).
-_DOUBLE_SPACE = re.compile(b"  ")
-
-
 def _read_arrow(path: Path, fmt: _Format) -> _Columns | None:
     """The file parsed by pyarrow's multi-threaded CSV reader, ids dictionary-encoded; None when pyarrow is missing
     or the file is not plain single-space-separated lines of well-formed values (the pandas path then reads it, and
@@ -269,7 +266,7 @@ def _read_arrow(path: Path, fmt: _Format) -> _Columns | None:
                 data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) if path.stat().st_size else b""
     except (*_DAMAGED_GZIP, OSError, ValueError):
         return None  # the pandas path reports it
-    if not len(data) or data.find(b"\t") >= 0 or _DOUBLE_SPACE.search(data) is not None:
+    if not len(data) or data.find(b"\t") >= 0 or data.find(b"  ") >= 0:  # find: a memchr scan, faster than a regex
         return None
     names = [f"c{i}" for i in range(fmt.width + 1)]  # one column more: to see lines that have one
     try:
@@ -284,7 +281,7 @@ def _read_arrow(path: Path, fmt: _Format) -> _Columns | None:
     del data
     if table.num_rows == 0:
         return None
-    qids, docids, text = (table.column(i).combine_chunks() for i in range(3))
+    qids, docids, text = (table.column(i) for i in range(3))  # chunked: encoded chunk by chunk, never concatenated
     del table
     # an empty column (a line starting with a space) or a value that is not a plain number: the pandas path decides
     if min(pc.min(pc.binary_length(column)).as_py() for column in (qids, docids, text)) == 0:
@@ -301,17 +298,38 @@ def _read_arrow(path: Path, fmt: _Format) -> _Columns | None:
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         return None
     del text
-    q, d = qids.dictionary_encode(), docids.dictionary_encode()
-    columns = _Columns(q.indices.to_numpy(), q.dictionary.to_numpy(zero_copy_only=False),
-                       d.indices.to_numpy(), d.dictionary.to_numpy(zero_copy_only=False), values)
+    (q_codes, q_dictionary), (d_codes, d_dictionary) = _dictionary_codes(qids), _dictionary_codes(docids)
+    del qids, docids
+    columns = _Columns(q_codes, q_dictionary.to_numpy(zero_copy_only=False),
+                       d_codes, d_dictionary.to_numpy(zero_copy_only=False), values)
+    columns.arrow_values = {"qid": q_dictionary, "docid": d_dictionary}
 
     def text_ranks() -> np.ndarray:  # Arrow sorts strings by their UTF-8 bytes: code point order
-        ranks = np.empty(len(d.dictionary), dtype=np.int64)
-        ranks[pc.sort_indices(d.dictionary).to_numpy()] = np.arange(len(d.dictionary))
+        ranks = np.empty(len(d_dictionary), dtype=np.int64)
+        ranks[pc.sort_indices(d_dictionary).to_numpy()] = np.arange(len(d_dictionary))
         return ranks
 
     columns.text_ranks = text_ranks
     return columns
+
+
+def _dictionary_codes(column: Any) -> tuple[np.ndarray, Any]:
+    """A chunked Arrow string column as codes (in order of first appearance) and its dictionary (an Arrow array).
+
+    Arrow encodes the chunks with one hash table and gives every chunk the same final dictionary, so the codes are
+    the chunks' indices one after the other (no concatenation of the strings); should the chunks ever hold
+    different dictionaries, the column is concatenated and encoded whole.
+    """
+    encoded = column.dictionary_encode()
+    chunks = [chunk for chunk in encoded.chunks if len(chunk)]
+    dictionary = chunks[0].dictionary
+    same = [buffer.address if buffer is not None else 0 for buffer in dictionary.buffers()]
+    if all(len(chunk.dictionary) == len(dictionary) and [buffer.address if buffer is not None else 0
+                                                        for buffer in chunk.dictionary.buffers()] == same
+           for chunk in chunks):
+        return np.concatenate([chunk.indices.to_numpy() for chunk in chunks]), dictionary
+    whole = column.combine_chunks().dictionary_encode()  # pragma: no cover - not seen with pyarrow 14-26
+    return whole.indices.to_numpy(), whole.dictionary  # pragma: no cover
 
 
 # ------------------------------------------------------------------------------------------ reading dicts
@@ -398,9 +416,7 @@ def read_run(run: RunInput) -> pd.DataFrame:
     columns = _read_mapping(run, _RUN) if isinstance(run, Mapping) else _read_file(_check_path(run, "run"), _RUN)
     order, ranks = trec_order_codes(columns.qid_codes, columns.docid_codes, columns.docid_values,
                                     as_trec_scores(columns.values), text_ranks=columns.text_ranks)
-    frame = pd.DataFrame({"qid": columns.qids(order), "docid": columns.docids(order), "score": columns.values[order],
-                          "rank": ranks}, copy=False)
-    columns.remember(frame, order)
+    frame = columns.frame(order, {"score": columns.values[order], "rank": ranks})
     return frame
 
 
@@ -436,9 +452,7 @@ def read_qrels(qrels: QrelsInput) -> pd.DataFrame:
     """
     columns = _read_mapping(qrels, _QRELS) if isinstance(qrels, Mapping) else _read_file(_check_path(qrels, "qrels"), _QRELS)
     order = np.argsort(columns.qid_codes, kind="stable")  # grouped by query, in order of first appearance
-    frame = pd.DataFrame({"qid": columns.qids(order), "docid": columns.docids(order),
-                          "relevance": columns.values[order]}, copy=False)
-    columns.remember(frame, order)
+    frame = columns.frame(order, {"relevance": columns.values[order]})
     return frame
 
 

@@ -255,11 +255,17 @@ def evaluate(measures: Sequence[Measure], *, row_query: np.ndarray, position: np
     """Every measure's value per query (float64 arrays of length ``n_queries``), keyed by canonical name.
 
     The arrays are laid out as the module says. The cutoffs of one family and relevance level are computed
-    in one pass.
+    in one pass, over the judged rows only (the others add nothing to any measure).
     """
+    grade = np.asarray(grade, dtype=np.int64)
+    # only judged rows add to any measure (an unjudged row weighs 0.0 in every sum, and adding 0.0 to a sum of
+    # non-negative terms leaves it bit for bit): the kernels run on them alone, in the same order
+    judged_rows = np.flatnonzero(grade != UNJUDGED)
+    if len(judged_rows) < len(grade):
+        row_query, position, grade = (np.asarray(row_query)[judged_rows], np.asarray(position)[judged_rows],
+                                      grade[judged_rows])
     row_query = np.asarray(row_query, dtype=np.int64)
     position = np.asarray(position, dtype=np.int64)
-    grade = np.asarray(grade, dtype=np.int64)
     judged_query = np.asarray(judged_query, dtype=np.int64)
     judged_grade = np.asarray(judged_grade, dtype=np.int64)
     groups: dict[tuple[str, int], list[Measure]] = {}

@@ -452,3 +452,47 @@ def test_convert_options(files, tmp_path, capsys):
         ):
             assert main(argv) == 1
             assert words in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ one coding of two id sets; the readers' checked pairs
+@pytest.mark.parametrize("first, second", [
+    (["a", "b", "c"], ["c", "x", "a", "y"]),
+    (["a", "é", "😀"], ["😀", "e"]),
+    (["1", "2"], [1, "2"]),  # not all str: factorised as objects, 1 and "1" apart
+    (["a", b"a"], ["a"]),  # bytes are not text
+    (["a", None], [None, "b"]),  # a missing id is a value
+    ([], ["a"]),
+    (["a"], []),
+])
+def test_one_coding_is_the_factorisation_of_both(first, second):
+    from evalframe.build.trec import factorized, one_coding
+
+    first_array, second_array = np.array(first + [0], dtype=object)[:-1], np.array(second + [0], dtype=object)[:-1]
+    first_codes, second_codes, values = one_coding(first_array, second_array)
+    codes, expected = factorized(np.concatenate([first_array, second_array]))
+    assert values.dtype == object and list(map(repr, values)) == list(map(repr, expected))
+    assert first_codes.tolist() == codes[:len(first)].tolist() and second_codes.tolist() == codes[len(first):].tolist()
+
+
+def test_a_readers_frame_edited_into_a_duplicate_is_refused():
+    from evalframe.build.trec import distinct_pairs, trec_frame
+    from evalframe.io.trec import read_qrels, read_run
+
+    run, qrels = read_run({"q1": {"d1": 2.0, "d2": 1.0}}), read_qrels({"q1": {"d1": 1}})
+    assert distinct_pairs(run, "qid", "docid") and distinct_pairs(qrels, "qid", "docid")
+    trec_frame(run, qrels)
+    run.loc[1, "docid"] = "d1"
+    assert not distinct_pairs(run, "qid", "docid")
+    with pytest.raises(InvalidParameterError, match="lists document 'd1' twice in query 'q1'"):
+        trec_frame(run, qrels)
+
+
+def test_one_coding_appends_the_extra_values_uncoded():
+    from evalframe.build.trec import one_coding
+
+    for first, second in ((["a", "b"], ["c", "a"]), ([1, "b"], ["b", 2])):  # the Arrow path and the object path
+        first_array, second_array = np.array(first, dtype=object), np.array(second, dtype=object)
+        first_codes, second_codes, values = one_coding(first_array, second_array, extra=[""])
+        plain = one_coding(first_array, second_array)
+        assert values.tolist() == plain[2].tolist() + [""]
+        assert first_codes.tolist() == plain[0].tolist() and second_codes.tolist() == plain[1].tolist()

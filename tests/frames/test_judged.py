@@ -223,3 +223,33 @@ def test_a_from_runs_frame_gives_haystacks_numbers_where_the_definitions_agree()
     # query 1: gold d2 at rank 2 -> 1/2; query 2: gold d4 at rank 1 -> 1
     assert ours == {"RR": 0.75, "AP": 0.75, "Success@3": 1.0}
     assert (haystack["mrr"], haystack["map"], haystack["recall_single_hit"]) == (0.75, 0.75, 1.0)
+
+
+def test_row_grades_equal_a_dictionary_lookup():
+    """The bitmap-filtered search of each row's grade against a plain dict of the judgments (random codes)."""
+    from evalframe.frames import judged
+    from evalframe.metrics.trec import UNJUDGED
+
+    rng = np.random.default_rng(5)
+    width = 300
+    judged_query, judged_doc = rng.integers(0, 40, 500), rng.integers(0, width, 500)
+    keys, first = np.unique(judged_query * width + judged_doc, return_index=True)
+    grades = rng.integers(-2, 4, len(keys))
+    row_query, row_doc = np.sort(rng.integers(0, 45, 4000)), rng.integers(0, width, 4000)
+    lookup = dict(zip(keys.tolist(), grades.tolist()))
+    expected = [lookup.get(q * width + d, UNJUDGED) for q, d in zip(row_query.tolist(), row_doc.tolist())]
+    assert judged._row_grades(row_query, row_doc, width, keys, grades).tolist() == expected
+    assert (judged._row_grades(row_query, row_doc, width, keys[:0], grades[:0]) == UNJUDGED).all()
+
+
+def test_first_rows_searched_or_scanned_alike():
+    from evalframe.frames import judged
+    from evalframe.frames.arrays import first_rows
+
+    rng = np.random.default_rng(2)
+    codes = np.sort(rng.integers(0, 50, 400))
+    codes = np.unique(codes, return_inverse=True)[1]  # ascending, every code present
+    assert judged._first_rows(codes, int(codes.max()) + 1, ascending=True).tolist() == first_rows(codes).tolist()
+    gap = np.where(codes >= 10, codes + 1, codes)  # code 10 missing: the search is refused, the scan answers
+    assert judged._first_rows(gap, int(gap.max()) + 1, ascending=True).tolist() == first_rows(gap).tolist()
+    assert judged._first_rows(codes[:0], 0, ascending=True).tolist() == []

@@ -86,3 +86,114 @@ def test_to_trec_run_writes_what_the_frame_holds(tmp_path, edit):
     written = result.to_trec_run(tmp_path / "run").read_text()
     assert written == copy.to_trec_run(tmp_path / "copy").read_text()
     assert written.startswith("q1 Q0 d9 1 3.0" if edit is not None and "d9" in written else "q1 Q0 d")
+
+
+# ------------------------------------------------------------------ the judgments handed over as codes (issue 16)
+GRADED_RUN = {"q1": {"d1": 3.0, "d2": 2.0, "d3": 2.0, "00": 1.0}, "q2": {"d4": 2.0, "d5": 1.0}, "q3": {"d1": 1.0}}
+GRADED_QRELS = {"q1": {"d2": 3, "d9": 2, "d3": 0, "d1": -1, "00": 2}, "q2": {"d4": 1, "d5": -2}, "q4": {"d1": 1}}
+ALL = ["RR", "P@1", "P@2", "AP", "nDCG", "nDCG@2", "R@2", "Success@1", "Rprec", "Bpref", "P(rel=2)@2"]
+
+
+def graded() -> EvaluationResult:
+    with pytest.warns(UserWarning, match="no-answer id"):
+        return EvaluationResult.from_trec(GRADED_RUN, GRADED_QRELS, progress=False)
+
+
+def test_the_judgments_are_taken_as_codes_and_give_the_hashed_numbers(monkeypatch):
+    """Graded qrels, judged non-relevant and negative grades, the no-answer id, a qrels-only query: the codes of
+    from_trec and the ids hashed anew (a copy of the frame) give the same values, and no id is hashed."""
+    from evalframe.frames import judged
+
+    result = graded()
+    expected = rebuilt_with(result, ALL)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the judgments were hashed, not taken from the layout")
+
+    monkeypatch.setattr(judged, "_hashed_judgments", refuse)
+    pd.testing.assert_frame_equal(result.trec_metrics(ALL, per_query=True, complete=True), expected)
+
+
+def rebuilt_with(result: EvaluationResult, measures: list[str]) -> pd.DataFrame:
+    copy = EvaluationResult({"Retriever": result["Retriever"].copy()})
+    assert trec_layout(copy["Retriever"]) is None
+    return copy.trec_metrics(measures, per_query=True, complete=True)
+
+
+@pytest.mark.parametrize("edit, changes", [
+    (lambda f: f.__setitem__("gold_document_ids", [["d3", "d9", "00"] if q == "q1" else ids
+                                                   for q, ids in zip(f["multilabel_id"], f["gold_document_ids"])]), True),
+    (lambda f: f.at.__setitem__((0, "gold_document_relevance"), [1, 1, 1]), True),
+    (lambda f: f.at.__setitem__((0, "nonrelevant_document_ids"), ["d3", "d7"]), False),  # values may not move
+    (lambda f: f.at.__setitem__((0, "nonrelevant_document_relevance"), [5, -1]), True),
+    (lambda f: f.__setitem__("gold_document_relevance", f["gold_document_relevance"].map(lambda g: [2 * x for x in g])),
+     True),
+])
+def test_an_edit_of_a_judgment_cell_gives_new_numbers(edit, changes, monkeypatch):
+    from evalframe.frames import judged
+
+    result = graded()
+    before = result.trec_metrics(ALL, per_query=True, complete=True)
+    edit(result["Retriever"])
+    assert trec_layout(result["Retriever"]).holds(result["Retriever"])  # the key columns still do
+    hashed = []
+    original = judged._hashed_judgments
+    monkeypatch.setattr(judged, "_hashed_judgments", lambda *a, **k: hashed.append(1) or original(*a, **k))
+    after = result.trec_metrics(ALL, per_query=True, complete=True)
+    assert hashed
+    pd.testing.assert_frame_equal(after, rebuilt_with(result, ALL))
+    assert not changes or not after.equals(before)
+
+
+def test_ids_that_are_not_all_text_are_hashed_as_text():
+    """trec_frame on frames with int docids (not a reader's): the judged ids are compared as text, as before."""
+    from evalframe.build.trec import trec_frame
+
+    run = pd.DataFrame({"qid": ["q1"] * 3, "docid": pd.Series([1, 2, "3"], dtype=object), "score": [3.0, 2.0, 1.0],
+                        "rank": [1, 2, 3]})
+    qrels = pd.DataFrame({"qid": ["q1", "q1"], "docid": pd.Series(["2", 3], dtype=object), "relevance": [1, 1]})
+    frame = trec_frame(run, qrels)
+    assert not trec_layout(frame).text_ids
+    result = EvaluationResult({"Retriever": frame})
+    values = result.trec_metrics(["P@3", "RR"], per_query=True)
+    assert values.loc["q1"].tolist() == [2 / 3, 0.5]
+    pd.testing.assert_frame_equal(values, EvaluationResult({"Retriever": frame.copy()}).trec_metrics(["P@3", "RR"],
+                                                                                                     per_query=True))
+
+
+def test_random_runs_coded_and_hashed_agree():
+    """A differential test on random runs and graded qrels: from_trec's codes against the ids hashed anew."""
+    rng = np.random.default_rng(16)
+    run = {f"q{q}": {f"d{d}": float(np.round(rng.random(), 2)) for d in rng.choice(400, 30, replace=False)}
+           for q in range(60)}
+    qrels = {f"q{q}": {f"d{d}": int(g) for d, g in zip(rng.choice(400, 25, replace=False), rng.integers(-1, 4, 25))}
+             for q in range(10, 70)}
+    result = EvaluationResult.from_trec(run, qrels, progress=False)
+    pd.testing.assert_frame_equal(result.trec_metrics(ALL, per_query=True, complete=True), rebuilt_with(result, ALL))
+
+
+def test_every_query_retrieved_no_placeholder_row():
+    """Every judged query is in the run (no placeholder row): the rows are taken as they are; the same values."""
+    rng = np.random.default_rng(17)
+    run = {f"q{q}": {f"d{d}": float(np.round(rng.random(), 1)) for d in rng.choice(100, 20, replace=False)}
+           for q in range(30)}
+    qrels = {f"q{q}": {f"d{d}": int(g) for d, g in zip(rng.choice(100, 10, replace=False), rng.integers(0, 3, 10))}
+             for q in range(30)}
+    result = EvaluationResult.from_trec(run, qrels, progress=False)
+    assert (result["Retriever"]["document_id"] != "").all()
+    pd.testing.assert_frame_equal(result.trec_metrics(ALL, per_query=True, complete=True), rebuilt_with(result, ALL))
+
+
+def test_judged_ids_that_are_no_document_are_not_counted_on_either_path():
+    """qrels frames (not a reader's) judging "" and "00": trec_frame's codes leave them out as the hashed path does."""
+    from evalframe.build.trec import trec_frame
+
+    run = pd.DataFrame({"qid": ["q1"] * 3 + ["q2"], "docid": ["d1", "00", "d2", "d3"], "score": [3.0, 2.0, 1.0, 1.0],
+                        "rank": [1, 2, 3, 1]})
+    qrels = pd.DataFrame({"qid": ["q1", "q1", "q1", "q2", "q2"], "docid": ["00", "", "d2", "d3", "00"],
+                          "relevance": [2, 1, 1, 0, 1]})
+    with pytest.warns(UserWarning, match="no-answer id"):
+        frame = trec_frame(run, qrels)
+    assert trec_layout(frame).judgments.doc.size == 2  # d2 and d3
+    result = EvaluationResult({"Retriever": frame})
+    pd.testing.assert_frame_equal(result.trec_metrics(ALL, per_query=True, complete=True), rebuilt_with(result, ALL))

@@ -144,3 +144,28 @@ def test_trec_frame_takes_the_readers_codes_and_sees_an_edit(tmp_path):
     frame = trec_frame(run, qrels)
     pd.testing.assert_frame_equal(frame, trec_frame(run.copy(), qrels.copy()))
     assert "d2x" in frame["document_id"].tolist() and "q3" not in frame["multilabel_id"].tolist()
+
+
+def test_a_file_of_many_arrow_blocks_reads_alike(tmp_path, monkeypatch):
+    """Several MB: pyarrow parses it in many blocks, encoded chunk by chunk with one dictionary; the same frames as
+    the pandas path, and trec_frame from the readers' Arrow dictionaries equals trec_frame from copies."""
+    import numpy as np
+
+    from evalframe.build.trec import coded_arrow, trec_frame
+
+    rng = np.random.default_rng(1)
+    n = 120_000
+    qids = np.repeat([f"q{i}" for i in rng.permutation(3000)], n // 3000)
+    docids = [f"doc{d}" for d in rng.integers(0, 200_000, n)]
+    lines = {(q, d): f"{q} Q0 {d} 1 {s:.3f} t\n" for q, d, s in zip(qids.tolist(), docids, rng.random(n).tolist())}
+    (tmp_path / "run").write_text("".join(lines.values()), encoding="utf-8")
+    judged = list(lines)[::7]
+    (tmp_path / "qrels").write_text("".join(f"{q} 0 {d} {i % 3}\n" for i, (q, d) in enumerate(judged)) + "qx 0 new 1\n",
+                                    encoding="utf-8")
+    assert (tmp_path / "run").stat().st_size > 3_000_000  # pyarrow reads blocks of 1 MB
+    for reader, name in ((read_run, "run"), (read_qrels, "qrels")):
+        fast, slow = both(reader, tmp_path / name, monkeypatch)
+        assert_same(fast, slow)
+    run, qrels = read_run(tmp_path / "run"), read_qrels(tmp_path / "qrels")
+    assert coded_arrow(run, "docid") is not None and coded_arrow(qrels, "docid") is not None
+    pd.testing.assert_frame_equal(trec_frame(run, qrels), trec_frame(run.copy(), qrels.copy()))

@@ -180,3 +180,42 @@ def test_parse_measures():
 def test_cutoffs_and_levels_are_ascii_ints_in_range(text, words):
     with pytest.raises(InvalidParameterError, match=re.escape(words)):
         parse_measure(text)
+
+
+def test_evaluate_on_the_judged_rows_equals_the_kernels_on_every_row():
+    """evaluate runs the kernels on the judged rows only; on every row they give the same values, bit for bit."""
+    from evalframe.metrics import trec as kernels
+
+    rng = np.random.default_rng(11)
+    n_queries = 30
+    row_query = np.sort(rng.integers(0, n_queries, 3000))
+    position = np.arange(len(row_query)) - np.searchsorted(row_query, row_query)
+    grade = np.where(rng.random(len(row_query)) < 0.8, kernels.UNJUDGED, rng.integers(-1, 4, len(row_query)))
+    judged_query = np.sort(rng.integers(0, n_queries, 400))
+    judged_grade = rng.integers(-1, 4, 400)
+    judged_grade = judged_grade[np.lexsort((-judged_grade, judged_query))]
+    measures = kernels.parse_measures(["AP", "AP@5", "nDCG", "nDCG@3", "P@3", "P(rel=2)@10", "R@10", "RR", "RR@2",
+                                       "Rprec", "Bpref", "Success@2"])
+    values = kernels.evaluate(measures, row_query=row_query, position=position, grade=grade, judged_query=judged_query,
+                              judged_grade=judged_grade, n_queries=n_queries)
+    num_rel = np.bincount(judged_query, weights=judged_grade >= 1, minlength=n_queries)
+    relevant = grade >= 1
+    num_nonrel = np.bincount(judged_query, weights=(judged_grade >= 0) & (judged_grade < 1), minlength=n_queries)
+    # the kernels on every row, with the cutoffs evaluate groups (one family and level: one pass, one summation order)
+    ap = kernels.average_precision(row_query, position, relevant, num_rel, n_queries, [5])
+    gain = kernels.ndcg(row_query, position, grade, judged_query, judged_grade, n_queries, [3])
+    counts = kernels.relevant_counts(row_query, position, relevant, n_queries, [2, 3, 10])
+    rr = kernels.reciprocal_rank(row_query, position, relevant, n_queries, [2])
+    full = {
+        "AP": ap[:, -1], "AP@5": ap[:, 0], "nDCG": gain[:, -1], "nDCG@3": gain[:, 0],
+        "P@3": counts[:, 1] / 3,
+        "P(rel=2)@10": kernels.relevant_counts(row_query, position, grade >= 2, n_queries, [10])[:, 0] / 10,
+        "R@10": kernels._divide(counts[:, 2], num_rel),
+        "RR": rr[:, -1], "RR@2": rr[:, 0],
+        "Rprec": kernels.r_precision(row_query, position, relevant, num_rel, n_queries),
+        "Bpref": kernels.bpref(row_query, grade, 1, num_rel, num_nonrel, n_queries),
+        "Success@2": (counts[:, 0] > 0).astype(float),
+    }
+    assert set(values) == set(full)
+    for name, expected in full.items():
+        assert np.array_equal(values[name], expected), name
