@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from . import arrow_csv
 from ..columns import LIST_COLUMNS
 from ..errors import LoadError, SaveError, warn
 from ..frames.arrays import DistinctLists, object_array
@@ -542,7 +543,10 @@ class LiteralParser:
 
     def distinct_values(self, texts: pd.Series) -> DistinctLists:
         """The parsed values of the distinct texts and a code per row (rows with one code share one value)."""
-        if not isinstance(texts.dtype, pd.StringDtype):  # (Arrow strings are factorised in Arrow: no str per row)
+        parsed = arrow_csv.parse_list_texts(texts, self.parse_distinct)
+        if parsed is not None:  # Arrow strings: factorised, and the common list shapes parsed, in Arrow
+            return parsed
+        if not isinstance(texts.dtype, pd.StringDtype):
             texts = texts.astype(object)
         codes, uniques = pd.factorize(texts, use_na_sentinel=False)
         codes = codes.astype(np.int64, copy=False)
