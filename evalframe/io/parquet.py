@@ -17,13 +17,14 @@ import numpy as np
 import pandas as pd
 
 from . import codecs
+from .arrow_csv import python_lists
 from .codecs import by_identity, check_frame, decode_column, encodes, is_native_dtype
 from .folder import Folder
 from ..frames.arrays import DistinctLists, object_array
 from ..columns import METRIC_LIST_COLUMNS
 from ..errors import LoadError, SaveError
 
-__all__ = ["encode_frame", "write", "read"]
+__all__ = ["encode_frame", "python_cells", "write", "read"]
 
 
 def _pyarrow() -> tuple[Any, Any]:
@@ -182,13 +183,29 @@ def _distinct_list_cells(column: Any) -> DistinctLists:
     sample = lists.slice(0, _SHARING_SAMPLE)
     if len(lists) > len(sample) and len(pc.unique(_row_keys(sample))) > len(sample) // 2:
         # long and hardly repeating (judged on its first rows): every row gets its own list, without hashing
-        cells = object_array(lists.to_pylist())
+        cells = python_cells(lists)
         return DistinctLists(np.arange(len(cells), dtype=np.int64), cells)
     codes = pc.dictionary_encode(_row_keys(lists), null_encoding="encode").indices.to_numpy(zero_copy_only=False)
     codes = codes.astype(np.int64)  # codes number the distinct keys in order of first appearance
     first = np.empty(int(codes.max(initial=-1)) + 1, dtype=np.int64)
     first[codes[::-1]] = np.arange(len(codes) - 1, -1, -1)  # the last write of a code is its first row
-    return DistinctLists(codes, object_array(lists.take(first).to_pylist()))
+    return DistinctLists(codes, python_cells(lists.take(first)))
+
+
+def python_cells(lists: Any) -> np.ndarray:
+    """``lists.to_pylist()`` of an Arrow list array as an object array, built a block of equal lengths at a time
+    from the values laid end to end (:func:`evalframe.io.arrow_csv.python_lists`), not cell by cell."""
+    pa, _ = _pyarrow()
+    values = lists.values
+    kind = values.type
+    if values.null_count or not (pa.types.is_floating(kind) or pa.types.is_integer(kind) or pa.types.is_boolean(kind)
+                                 or pa.types.is_string(kind) or pa.types.is_large_string(kind)):
+        return object_array(lists.to_pylist())
+    offsets = np.asarray(lists.offsets, dtype=np.int64)  # those of this (possibly sliced) array, into ``values``
+    cells = python_lists(offsets, values.to_numpy(zero_copy_only=False))
+    if lists.null_count:  # a missing cell (None) is not an empty list
+        cells[lists.is_null().to_numpy(zero_copy_only=False)] = None
+    return cells
 
 
 def _text_column(path: Path, spec: dict[str, Any], column: Any) -> pd.Series:
@@ -204,6 +221,15 @@ def _text_column(path: Path, spec: dict[str, Any], column: Any) -> pd.Series:
     if not pa.types.is_large_string(column.type):
         column = column.cast(pa.string())
     return pd.Series(pd.arrays.ArrowStringArray(column)).astype(dtype)
+
+
+def _literal_texts(column: Any) -> pd.Series:
+    """A literal column's texts: Arrow-backed (factorised and parsed in Arrow, see :func:`decode_column`) when
+    they are strings without nulls, else Python values."""
+    pa, _ = _pyarrow()
+    if (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)) and not column.null_count:
+        return pd.Series(pd.arrays.ArrowStringArray(column.cast(pa.large_string())), copy=False)
+    return pd.Series(column.to_pylist(), dtype=object)
 
 
 def read(folder: Folder, entry: dict[str, Any], codings: dict[str, DistinctLists]) -> pd.DataFrame:
@@ -240,7 +266,7 @@ def read(folder: Folder, entry: dict[str, Any], codings: dict[str, DistinctLists
         elif spec["codec"] == "text":
             columns[name] = _text_column(path, spec, column)
         else:
-            columns[name], decoded_lists = decode_column(path, spec, pd.Series(column.to_pylist(), dtype=object))
+            columns[name], decoded_lists = decode_column(path, spec, _literal_texts(column))
             if decoded_lists is not None and name in METRIC_LIST_COLUMNS:
                 codings[name] = decoded_lists
     return pd.DataFrame(columns, copy=False)  # no consolidation into 2-d blocks: that would copy every column
