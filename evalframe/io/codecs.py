@@ -19,6 +19,7 @@ are read only when they are lists of strings or JSON-like, see docs/persistence.
 from __future__ import annotations
 
 import ast
+import ctypes
 import functools
 import gc
 import json
@@ -67,12 +68,33 @@ def _is_missing(value: Any) -> bool:
     return value is None or (type(value) is float and math.isnan(value))
 
 
-def by_identity(values: list[Any]) -> tuple[np.ndarray, list[Any]]:
-    """Codes of distinct objects (by identity) and those objects: shared lists are handled once."""
-    codes, unique_ids = pd.factorize(np.fromiter(map(id, values), dtype=np.int64, count=len(values)), sort=False)
-    first = np.zeros(len(unique_ids), dtype=np.int64)
-    first[codes[::-1]] = np.arange(len(codes) - 1, -1, -1)
+def by_identity(values: list[Any] | np.ndarray) -> tuple[np.ndarray, list[Any]]:
+    """Codes of distinct objects (by identity) and those objects: shared lists are handled once.
+
+    The objects' addresses are read from an object array's buffer (no Python call per cell), else with ``id``.
+    """
+    if isinstance(values, np.ndarray) and values.dtype == object and values.ndim == 1:
+        cells = np.ascontiguousarray(values)
+        codes, first = _first_of_codes(_addresses(cells))
+        return codes, cells[first].tolist()
+    codes, first = _first_of_codes(np.fromiter(map(id, values), dtype=np.int64, count=len(values)))
     return codes, [values[i] for i in first.tolist()]
+
+
+def _first_of_codes(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``pandas.factorize`` codes of ``keys`` (in order of first appearance) and the first position of each code."""
+    codes, uniques = pd.factorize(keys, sort=False)
+    first = np.zeros(len(uniques), dtype=np.int64)
+    first[codes[::-1]] = np.arange(len(codes) - 1, -1, -1)  # the last write of a code is its first row
+    return codes.astype(np.int64, copy=False), first
+
+
+def _addresses(cells: np.ndarray) -> np.ndarray:
+    """The addresses of a C-contiguous 1-d object array's objects (its pointer buffer, copied as int64)."""
+    if not len(cells):
+        return np.zeros(0, dtype=np.int64)
+    buffer = (ctypes.c_ssize_t * len(cells)).from_address(cells.ctypes.data)
+    return np.ctypeslib.as_array(buffer).astype(np.int64)
 
 
 def _literal_cells(values: list[Any], *, node: str, column: Hashable) -> np.ndarray:
@@ -235,14 +257,34 @@ def encode_frame(node: str, frame: pd.DataFrame) -> tuple[dict[str, list[Any]], 
 class TextColumn:
     """One column's cells as the texts a CSV file holds, made column-wide (:func:`encode_frame_texts`).
 
-    ``texts`` is an Arrow ``large_string`` array with one text per row: ``str`` of a number, the text of a
-    text cell, ``repr`` of a literal cell ('' for None). ``numeric`` columns hold number texts, written
-    unquoted under ``csv.QUOTE_NONNUMERIC``; their missing cells are nulls, written as a quoted empty cell
-    as the csv module writes None.
+    ``values`` is an Arrow ``large_string`` array (or chunked array): ``str`` of a number, the text of a text
+    cell, ``repr`` of a literal cell ('' for None); one text per row, or, with ``codes`` (int64, one per row),
+    one per distinct cell, row ``i`` holding ``values[codes[i]]`` (-1: null), laid out a batch of rows at a
+    time by the writer (:meth:`rows`). ``numeric`` columns hold number texts, written unquoted under ``csv.QUOTE_NONNUMERIC``;
+    their missing cells are nulls, written as a quoted empty cell as the csv module writes None.
     """
 
-    texts: Any
+    values: Any
     numeric: bool
+    codes: np.ndarray | None = None
+
+    def __len__(self) -> int:
+        return len(self.values) if self.codes is None else len(self.codes)
+
+    def rows(self, start: int = 0, stop: int | None = None) -> Any:
+        """The texts of rows ``start`` to ``stop`` (all rows by default), one per row, as one Arrow array."""
+        stop = len(self) if stop is None else min(stop, len(self))
+        if self.codes is None:
+            return _whole(self.values.slice(start, max(stop - start, 0)))
+        pa, _ = _arrow()
+        codes = self.codes[start:stop]
+        missing = codes < 0  # a missing number: null
+        return _whole(self.values).take(pa.array(codes, mask=missing if missing.any() else None))
+
+    @property
+    def texts(self) -> Any:
+        """The text of every row."""
+        return self.rows()
 
 
 def encode_frame_texts(node: str, frame: pd.DataFrame) -> tuple[dict[str, TextColumn], dict[str, Any]]:
@@ -270,10 +312,17 @@ def _encode_column_texts(series: pd.Series, *, node: str) -> tuple[TextColumn, d
     pa, pc = _arrow()
     dtype = series.dtype
     if is_native_dtype(dtype):
-        return TextColumn(_number_texts(series), True), _native_spec(series, node=node)
+        spec = _native_spec(series, node=node)
+        if dtype.kind == "f":  # float16 / float32 widen exactly: their values print as the csv module prints them
+            texts, codes = _float_codes(series.to_numpy(dtype=np.float64, na_value=np.nan), series.isna().to_numpy())
+            return TextColumn(texts, True, codes), spec
+        return TextColumn(_number_texts(series), True), spec
+    if dtype == object and series.name in LIST_COLUMNS:  # always literal, as _encode_text writes them
+        spec = {"name": series.name, "dtype": str(dtype), "codec": "literal"}
+        return _literal_column(series.to_numpy(dtype=object), node=node, column=series.name), spec
     if isinstance(dtype, pd.StringDtype) and dtype.storage in ("pyarrow", "pyarrow_numpy"):
         # Arrow strings (valid UTF-8): text unless an empty text and a missing value (or a NUL) need the literal codec
-        texts = _whole(pa.array(series.array)).cast(pa.large_string())
+        texts = pa.array(series.array).cast(pa.large_string())  # chunks are combined a batch at a time by the writer
         ambiguous = texts.null_count and pc.any(pc.equal(texts, "")).as_py() is True
         if not ambiguous and pc.any(pc.match_substring(texts, "\x00")).as_py() is not True:
             spec = {"name": series.name, "dtype": str(dtype), "codec": "text", "empty": "nan" if texts.null_count else "empty"}
@@ -315,9 +364,32 @@ def _number_texts(series: pd.Series) -> Any:
 def _float_texts(values: np.ndarray, mask: np.ndarray | None = None) -> Any:
     """``repr`` of each float (null where ``mask``), computed once per distinct bit pattern (0.0 and -0.0 differ)."""
     pa, _ = _arrow()
+    texts, codes = _float_codes(values, mask)
+    return texts.take(pa.array(codes, mask=codes < 0))
+
+
+def _float_codes(values: np.ndarray, mask: np.ndarray | None = None) -> tuple[Any, np.ndarray]:
+    """``repr`` of each distinct float bit pattern (0.0 and -0.0 differ) and a code per value (-1 where ``mask``)."""
+    pa, _ = _arrow()
     codes, uniques = pd.factorize(values.view(np.int64), sort=False)
-    texts = pa.array(list(map(repr, uniques.view(np.float64).tolist())), type=pa.large_string())
-    return texts.take(pa.array(codes, mask=mask))
+    codes = codes.astype(np.int64, copy=False)
+    if mask is not None and mask.any():
+        codes[mask] = -1
+    return pa.array(list(map(repr, uniques.view(np.float64).tolist())), type=pa.large_string()), codes
+
+
+def _literal_column(cells: np.ndarray, *, node: str, column: Hashable) -> TextColumn:
+    """Every cell of an object column as a Python literal, as :func:`_literal_texts` gives them: the texts of its
+    distinct cell objects and a code per row (none when every row holds its own object).
+
+    The cells' addresses are read from the object array's buffer, so sharing costs one hash of 8-byte keys;
+    only the distinct cells are rendered, and the rows are laid out by the writer a batch at a time.
+    """
+    codes, distinct = by_identity(cells)
+    texts = _flat_list_texts(distinct)
+    if texts is None:
+        texts, codes = _checked_literal_texts(cells.tolist(), node=node, column=column)
+    return TextColumn(texts, False, None if len(texts) == len(cells) else codes)
 
 
 def _literal_texts(values: list[Any], *, node: str, column: Hashable) -> Any:
@@ -334,14 +406,20 @@ def _literal_texts(values: list[Any], *, node: str, column: Hashable) -> Any:
     codes, distinct = by_identity(values) if shared else (None, values)
     texts = _flat_list_texts(distinct)
     if texts is None:
-        if codes is None:
-            codes, distinct = by_identity(values)
-        codes, distinct = _checked_distinct(values, node=node, column=column)
-        texts = render_literals(distinct)
-        none = np.fromiter(map(id, distinct), dtype=np.int64, count=len(distinct)) == id(None)
-        if none.any():  # None (one object, so one distinct cell) is an empty cell
-            texts = pc.if_else(pa.array(none), pa.scalar("", pa.large_string()), texts)
+        texts, codes = _checked_literal_texts(values, node=node, column=column)
     return texts if codes is None else texts.take(pa.array(codes))
+
+
+def _checked_literal_texts(values: list[Any], *, node: str, column: Hashable) -> tuple[Any, np.ndarray]:
+    """The texts of the distinct cells (each checked, :func:`_checked_distinct`) rendered by :func:`render_literals`
+    ('' for None), and a code per row."""
+    pa, pc = _arrow()
+    codes, distinct = _checked_distinct(values, node=node, column=column)
+    texts = render_literals(distinct)
+    none = np.fromiter(map(id, distinct), dtype=np.int64, count=len(distinct)) == id(None)
+    if none.any():  # None (one object, so one distinct cell) is an empty cell
+        texts = pc.if_else(pa.array(none), pa.scalar("", pa.large_string()), texts)
+    return texts, codes
 
 
 #: How many leading cells tell whether a column's cells are shared between rows.
