@@ -82,11 +82,22 @@ def by_identity(values: list[Any] | np.ndarray) -> tuple[np.ndarray, list[Any]]:
 
 
 def _first_of_codes(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``pandas.factorize`` codes of ``keys`` (in order of first appearance) and the first position of each code."""
-    codes, uniques = pd.factorize(keys, sort=False)
+    """``pandas.factorize`` codes of int64 ``keys`` (in order of first appearance) and the first position of each code.
+
+    A key equal to the one before it (a query's rows sharing its gold lists) takes that row's code: only the
+    first key of each run is hashed.
+    """
+    count = len(keys)
+    starts = np.ones(count, dtype=bool)
+    np.not_equal(keys[1:], keys[:-1], out=starts[1:])
+    heads = np.flatnonzero(starts)
+    head_codes, uniques = pd.factorize(keys[heads] if len(heads) < count else keys, sort=False)
+    head_codes = head_codes.astype(np.int64, copy=False)
     first = np.zeros(len(uniques), dtype=np.int64)
-    first[codes[::-1]] = np.arange(len(codes) - 1, -1, -1)  # the last write of a code is its first row
-    return codes.astype(np.int64, copy=False), first
+    first[head_codes[::-1]] = np.arange(len(head_codes) - 1, -1, -1)  # the last write of a code is its first head
+    if len(heads) == count:
+        return head_codes, first
+    return head_codes[np.cumsum(starts) - 1], heads[first]
 
 
 def _addresses(cells: np.ndarray) -> np.ndarray:
@@ -371,11 +382,12 @@ def _float_texts(values: np.ndarray, mask: np.ndarray | None = None) -> Any:
 def _float_codes(values: np.ndarray, mask: np.ndarray | None = None) -> tuple[Any, np.ndarray]:
     """``repr`` of each distinct float bit pattern (0.0 and -0.0 differ) and a code per value (-1 where ``mask``)."""
     pa, _ = _arrow()
-    codes, uniques = pd.factorize(values.view(np.int64), sort=False)
-    codes = codes.astype(np.int64, copy=False)
+    bits = np.ascontiguousarray(values).view(np.int64)
+    codes, first = _first_of_codes(bits)
     if mask is not None and mask.any():
+        codes = codes.copy() if codes.base is not None else codes
         codes[mask] = -1
-    return pa.array(list(map(repr, uniques.view(np.float64).tolist())), type=pa.large_string()), codes
+    return pa.array(list(map(repr, bits[first].view(np.float64).tolist())), type=pa.large_string()), codes
 
 
 def _literal_column(cells: np.ndarray, *, node: str, column: Hashable) -> TextColumn:
