@@ -42,7 +42,7 @@ from ..errors import LoadError, SaveError, warn
 from ..frames.arrays import DistinctLists, object_array
 
 __all__ = [
-    "LITERAL_CELL_LIMIT", "LiteralParser", "TextColumn", "by_identity", "check_frame", "decode_column", "encode_column",
+    "LITERAL_CELL_LIMIT", "LiteralParser", "TextColumn", "as_object_column", "by_identity", "check_frame", "decode_column", "encode_column",
     "encode_frame", "encode_frame_texts", "encodes", "render_literals", "is_native_dtype", "short_repr", "string_list",
 ]
 
@@ -212,8 +212,21 @@ def _native_spec(series: pd.Series, *, node: str) -> dict[str, Any]:
     return {"name": name, "dtype": str(dtype), "codec": "native"}
 
 
+def as_object_column(series: pd.Series) -> pd.Series:
+    """An Arrow-backed (``pd.ArrowDtype``) column as the object column it stands for: Python lists, strings, ...
+    and None for a missing cell; any other column as it is."""
+    if not isinstance(series.dtype, pd.ArrowDtype) or is_native_dtype(series.dtype):
+        return series
+    import pyarrow as pa
+
+    return pd.Series(object_array(pa.array(series.array).to_pylist()), index=series.index, name=series.name, dtype=object)
+
+
 def _encode_text(series: pd.Series, *, node: str, literal: Callable[[list[Any]], Any]) -> tuple[Any, dict[str, Any]]:
-    """A text or object column's cells (a list of texts, or what ``literal`` makes of the values) and its entry."""
+    """A text or object column's cells (a list of texts, or what ``literal`` makes of the values) and its entry.
+
+    An Arrow-backed column (``pd.ArrowDtype`` lists or strings) is written as its equivalent object column."""
+    series = as_object_column(series)
     name = series.name
     dtype = series.dtype
     spec: dict[str, Any] = {"name": name, "dtype": str(dtype)}
@@ -328,6 +341,11 @@ def _encode_column_texts(series: pd.Series, *, node: str) -> tuple[TextColumn, d
             texts, codes = _float_codes(series.to_numpy(dtype=np.float64, na_value=np.nan), series.isna().to_numpy())
             return TextColumn(texts, True, codes), spec
         return TextColumn(_number_texts(series), True), spec
+    if isinstance(dtype, pd.ArrowDtype):  # Arrow lists rendered from their values; else as the equivalent object column
+        texts = _arrow_list_texts(pa.array(series.array))
+        if texts is not None:
+            return TextColumn(texts, False), {"name": series.name, "dtype": "object", "codec": "literal"}
+        series, dtype = as_object_column(series), np.dtype(object)
     if dtype == object and series.name in LIST_COLUMNS:  # always literal, as _encode_text writes them
         spec = {"name": series.name, "dtype": str(dtype), "codec": "literal"}
         return _literal_column(series.to_numpy(dtype=object), node=node, column=series.name), spec
@@ -472,6 +490,42 @@ def _flat_list_texts(cells: list[Any]) -> Any:
     except (OverflowError, UnicodeError, pa.ArrowException):  # ints beyond int64, lone surrogates
         return None
     joined = pc.binary_join(pa.LargeListArray.from_arrays(array.offsets, elements), pa.scalar(", ", pa.large_string()))
+    texts = _wrap(joined, "[", "]")
+    if array.null_count:
+        texts = pc.if_else(array.is_null(), pa.scalar("", pa.large_string()), texts)
+    return texts
+
+
+def _arrow_list_texts(column: Any) -> Any:
+    """``repr`` of the cells of an Arrow list array of floats, ints, bools or strings ('' for a missing cell),
+    rendered from its values, as :func:`_flat_list_texts` renders the equivalent Python lists; None for any
+    other array, or when an element is missing or not finite (the equivalent object column is then checked)."""
+    pa, pc = _arrow()
+    array = _whole(column)
+    kind = array.type
+    if not (pa.types.is_list(kind) or pa.types.is_large_list(kind)):
+        return None
+    values = array.flatten()  # the elements of the cells present, end to end
+    if values.null_count:
+        return None
+    element = values.type
+    if pa.types.is_floating(element):
+        numbers = values.cast(pa.float64()).to_numpy(zero_copy_only=False)
+        if not np.isfinite(numbers).all():
+            return None
+        elements = _float_texts(numbers)
+    elif pa.types.is_integer(element):
+        elements = values.cast(pa.large_string())
+    elif pa.types.is_boolean(element):
+        elements = pc.if_else(values, pa.scalar("True", pa.large_string()), pa.scalar("False", pa.large_string()))
+    elif pa.types.is_string(element) or pa.types.is_large_string(element):
+        elements = _string_texts(values.cast(pa.large_string()))
+    else:
+        return None
+    lengths = pc.list_value_length(array).fill_null(0).to_numpy(zero_copy_only=False).astype(np.int64)
+    offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    joined = pc.binary_join(pa.LargeListArray.from_arrays(pa.array(offsets), elements), pa.scalar(", ", pa.large_string()))
     texts = _wrap(joined, "[", "]")
     if array.null_count:
         texts = pc.if_else(array.is_null(), pa.scalar("", pa.large_string()), texts)
