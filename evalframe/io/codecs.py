@@ -42,8 +42,9 @@ from ..errors import LoadError, SaveError, warn
 from ..frames.arrays import DistinctLists, object_array
 
 __all__ = [
-    "LITERAL_CELL_LIMIT", "LiteralParser", "TextColumn", "as_object_column", "by_identity", "check_frame", "decode_column", "encode_column",
-    "encode_frame", "encode_frame_texts", "encodes", "render_literals", "is_native_dtype", "short_repr", "string_list",
+    "LITERAL_CELL_LIMIT", "LiteralParser", "TextColumn", "as_object_column", "by_identity", "check_frame", "decode_column",
+    "encode_column", "encode_frame", "encode_frame_texts", "encodes", "render_literals", "is_native_dtype", "short_repr",
+    "string_list",
 ]
 
 _MISSING_TOKENS = {"": None, "nan": math.nan}

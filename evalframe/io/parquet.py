@@ -87,26 +87,37 @@ def _list_array(cells: np.ndarray) -> Any:
 def _native_list_column(series: pd.Series) -> Any:
     """The column as an Arrow list array when its cells are flat lists of one scalar type, else None.
 
-    When cells are shared between rows (a loaded result, or a query's gold lists in ``from_runs``
-    frames; judged on the first rows), each distinct object is converted once and Arrow's take lays
-    out the rows.
+    Each distinct cell object (found by the cells' addresses) is converted once; when cells are shared
+    between rows (a loaded result, or a query's gold lists in ``from_runs`` frames), the column is given as
+    :class:`_Rows`, whose rows Arrow's take lays out on the writer thread.
     """
-    pa, _ = _pyarrow()
     cells = series.to_numpy(dtype=object)
-    sample = cells[:_SHARING_SAMPLE]
-    if len(set(map(id, sample))) > len(sample) // 2:  # hardly shared: convert every row
-        return _list_array(cells)
-    codes, distinct = by_identity(cells.tolist())
+    codes, distinct = by_identity(cells)  # the cells' addresses, read from the object array
     array = _list_array(object_array(distinct))
-    return None if array is None else array.take(pa.array(codes))
+    if array is None or len(distinct) == len(cells):
+        return array
+    return _Rows(array, codes)
+
+
+class _Rows:
+    """A list column as the Arrow lists of its distinct cells and a code per row, laid out by :func:`write`
+    (on the writer thread, while the next node is encoded)."""
+
+    def __init__(self, distinct: Any, codes: np.ndarray) -> None:
+        self.distinct, self.codes = distinct, codes
+
+    def array(self) -> Any:
+        pa, _ = _pyarrow()
+        return self.distinct.take(pa.array(self.codes))
 
 
 #: How many leading cells tell whether a column's cells are shared between rows.
 _SHARING_SAMPLE = 2000
 
 
-def encode_frame(node: str, frame: pd.DataFrame) -> tuple[Any, dict[str, Any]]:
-    """A checked frame as an Arrow table and its manifest entry (numbers and flat lists stored natively,
+def encode_frame(node: str, frame: pd.DataFrame) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A checked frame as the columns of an Arrow table (:func:`write` lays out the shared list cells) and its
+    manifest entry (numbers and flat lists stored natively,
     other columns as the text cells of :func:`evalframe.io.codecs.encode_frame`)."""
     pa, _ = _pyarrow()
     # list columns stored natively skip the CSV encoding (their cells are never turned into text)
@@ -140,12 +151,15 @@ def encode_frame(node: str, frame: pd.DataFrame) -> tuple[Any, dict[str, Any]]:
         ordered.append(spec)
     entry["columns"] = ordered
     entry["file"] = f"{node}.parquet"
-    return pa.table(arrays), entry
+    return arrays, entry
 
 
 def write(path: Path, table: Any) -> None:
-    """Write one node's table to ``path``."""
-    _pyarrow()[1].write_table(table, path)
+    """Write one node's table (an Arrow table, or the columns :func:`encode_frame` gives) to ``path``."""
+    pa, pq = _pyarrow()
+    if isinstance(table, dict):
+        table = pa.table({name: column.array() if isinstance(column, _Rows) else column for name, column in table.items()})
+    pq.write_table(table, path)
 
 
 def _row_keys(lists: Any) -> Any:
