@@ -20,7 +20,7 @@ import pandas as pd
 
 from ..frames.arrays import DistinctLists, object_array
 
-__all__ = ["factorize_texts", "parse_list_texts", "python_lists", "read_csv", "text_column"]
+__all__ = ["factorize_texts", "parse_list_texts", "read_csv", "text_column"]
 
 #: Native dtypes Arrow parses as pandas does (both round floats correctly). Not int64: Arrow also takes "0x1".
 _NUMBERS = {"float64": "float64"}
@@ -92,46 +92,16 @@ _FLOAT = r"-?[0-9]+(?:\.[0-9]+(?:e[+-][0-9]+)?|e[+-][0-9]+)"
 _INT = r"(?:0|-?[1-9][0-9]{0,17})"
 _STRING = r"'[^'\\\n\r]*'"
 _LIST_SHAPES = {kind: rf"^\[{item}(?:, {item})*\]$" for kind, item in (("float", _FLOAT), ("int", _INT), ("str", _STRING))}
-#: How many distinct list lengths :func:`python_lists` builds block by block (more: list by list).
-_BLOCK_LENGTHS = 64
-
-
-def python_lists(offsets: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """An object array of new Python lists, list ``i`` holding ``values[offsets[i]:offsets[i + 1]]`` as Python objects.
-
-    The lists of one length are made together: the ``(count, length)`` block of their values is turned into
-    nested lists by numpy's ``tolist`` (C code), so no Python code runs per list or per value.
-    """
-    count = len(offsets) - 1
-    out = np.empty(count, dtype=object)
-    if count <= 0:
-        return out
-    lengths = np.diff(offsets)
-    distinct = np.unique(lengths)
-    if len(distinct) > _BLOCK_LENGTHS:
-        flat = values.tolist()
-        out[:] = object_array([flat[start:end] for start, end in zip(offsets[:-1].tolist(), offsets[1:].tolist())])
-        return out
-    for length in distinct.tolist():
-        rows = np.flatnonzero(lengths == length)
-        if length == 0:
-            out[rows] = object_array([[] for _ in range(len(rows))])
-        else:
-            block = values[offsets[:-1][rows][:, None] + np.arange(length)]
-            out[rows] = object_array(block.tolist())
-    return out
-
-
 def parse_list_texts(texts: pd.Series, parse: Callable[[list[str], np.ndarray], list[Any]]) -> DistinctLists | None:
     """The literal texts of an Arrow-backed string column as its distinct values and a code per row, or None
     when the column is not Arrow-backed (or pyarrow is missing).
 
     The texts are factorised in Arrow (codes in order of first appearance, as ``pandas.factorize``); the
     distinct texts of the common shapes (:data:`_LIST_SHAPES`: flat lists of floats, ints or plain strings as
-    ``repr`` writes them) are split and cast column-wide, and their Python lists built a block at a time
-    (:func:`python_lists`); ``""`` is None and ``"nan"`` NaN. Every other distinct text (and a group whose floats
-    do not read back finite) goes to ``parse(texts, codes)``, the exact parser, with the codes numbering those
-    texts (a bad text's row is found from them).
+    ``repr`` writes them) are split and cast column-wide, and their Python lists built by Arrow; ``""`` is None
+    and ``"nan"`` NaN. Every other distinct text (and a group whose floats do not read back finite) goes to
+    ``parse(texts, codes)``, the exact parser, with the codes numbering those texts (a bad text's row is found
+    from them).
     """
     array = texts.array
     if not isinstance(array, pd.arrays.ArrowExtensionArray):
@@ -190,15 +160,11 @@ def _split_lists(texts: Any, kind: str) -> np.ndarray | None:
     quote = 1 if kind == "str" else 0
     inner = pc.utf8_slice_codeunits(texts, 1 + quote, -1 - quote)
     lists = pc.split_pattern(inner, "', '" if kind == "str" else ", ")
-    lengths = pc.list_value_length(lists).to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
-    offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
-    np.cumsum(lengths, out=offsets[1:])
-    items = pc.list_flatten(lists)
     if kind == "str":
-        flat = items.to_numpy(zero_copy_only=False)
-    else:
-        numbers = pc.cast(items, pa.float64() if kind == "float" else pa.int64())
-        flat = numbers.to_numpy(zero_copy_only=False)
-        if kind == "float" and not np.isfinite(flat).all():  # e.g. 1e+400: read as the exact parser reads it
-            return None
-    return python_lists(offsets, flat)
+        return object_array(lists.to_pylist())
+    numbers = pc.cast(pc.list_flatten(lists), pa.float64() if kind == "float" else pa.int64())
+    if kind == "float" and not np.isfinite(numbers.to_numpy(zero_copy_only=False)).all():
+        return None  # e.g. 1e+400: read as the exact parser reads it
+    offsets = pc.list_value_length(lists).to_numpy(zero_copy_only=False).astype(np.int64).cumsum()
+    typed = pa.LargeListArray.from_arrays(pa.array(np.concatenate([[0], offsets]).astype(np.int64)), numbers)
+    return object_array(typed.to_pylist())  # Arrow's conversion: faster than building the lists with numpy

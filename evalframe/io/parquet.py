@@ -17,14 +17,13 @@ import numpy as np
 import pandas as pd
 
 from . import codecs
-from .arrow_csv import python_lists
 from .codecs import by_identity, check_frame, decode_column, encodes, is_native_dtype
 from .folder import Folder
 from ..frames.arrays import DistinctLists, object_array
 from ..columns import METRIC_LIST_COLUMNS
 from ..errors import LoadError, SaveError
 
-__all__ = ["encode_frame", "python_cells", "write", "read"]
+__all__ = ["encode_frame", "write", "read"]
 
 
 def _pyarrow() -> tuple[Any, Any]:
@@ -197,29 +196,13 @@ def _distinct_list_cells(column: Any) -> DistinctLists:
     sample = lists.slice(0, _SHARING_SAMPLE)
     if len(lists) > len(sample) and len(pc.unique(_row_keys(sample))) > len(sample) // 2:
         # long and hardly repeating (judged on its first rows): every row gets its own list, without hashing
-        cells = python_cells(lists)
+        cells = object_array(lists.to_pylist())
         return DistinctLists(np.arange(len(cells), dtype=np.int64), cells)
     codes = pc.dictionary_encode(_row_keys(lists), null_encoding="encode").indices.to_numpy(zero_copy_only=False)
     codes = codes.astype(np.int64)  # codes number the distinct keys in order of first appearance
     first = np.empty(int(codes.max(initial=-1)) + 1, dtype=np.int64)
     first[codes[::-1]] = np.arange(len(codes) - 1, -1, -1)  # the last write of a code is its first row
-    return DistinctLists(codes, python_cells(lists.take(first)))
-
-
-def python_cells(lists: Any) -> np.ndarray:
-    """``lists.to_pylist()`` of an Arrow list array as an object array, built a block of equal lengths at a time
-    from the values laid end to end (:func:`evalframe.io.arrow_csv.python_lists`), not cell by cell."""
-    pa, _ = _pyarrow()
-    values = lists.values
-    kind = values.type
-    if values.null_count or not (pa.types.is_floating(kind) or pa.types.is_integer(kind) or pa.types.is_boolean(kind)
-                                 or pa.types.is_string(kind) or pa.types.is_large_string(kind)):
-        return object_array(lists.to_pylist())
-    offsets = np.asarray(lists.offsets, dtype=np.int64)  # those of this (possibly sliced) array, into ``values``
-    cells = python_lists(offsets, values.to_numpy(zero_copy_only=False))
-    if lists.null_count:  # a missing cell (None) is not an empty list
-        cells[lists.is_null().to_numpy(zero_copy_only=False)] = None
-    return cells
+    return DistinctLists(codes, object_array(lists.take(first).to_pylist()))
 
 
 def _text_column(path: Path, spec: dict[str, Any], column: Any) -> pd.Series:

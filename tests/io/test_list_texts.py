@@ -1,6 +1,5 @@
 """Literal list texts parsed column-wide in Arrow (:func:`evalframe.io.arrow_csv.parse_list_texts`) against the
-exact parser (the same texts as Python strings: JSON, the plain string-list split, ``ast.literal_eval``), and the
-Python lists built a block at a time (:func:`evalframe.io.arrow_csv.python_lists`)."""
+exact parser (the same texts as Python strings: JSON, the plain string-list split, ``ast.literal_eval``)."""
 
 from __future__ import annotations
 
@@ -17,7 +16,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from evalframe.errors import LoadError
-from evalframe.io.arrow_csv import python_lists
 from evalframe.io.codecs import LiteralParser
 
 pa = pytest.importorskip("pyarrow")
@@ -123,31 +121,3 @@ def test_any_literal_cells_parse_as_the_exact_parser_reads_them(cells: list[Any]
     assert all(same(got, None if cell is None else ast.literal_eval(repr(cell)))
                for got, cell in zip(arrow.row_values().tolist(), cells))
 
-
-@pytest.mark.parametrize("lengths", [[], [0], [3, 0, 2], [1] * 5, list(range(100))])
-def test_python_lists_slices_the_values(lengths: list[int]) -> None:
-    offsets = np.concatenate([[0], np.cumsum(lengths, dtype=np.int64)]).astype(np.int64)
-    values = np.arange(int(offsets[-1]), dtype=np.float64)
-    built = python_lists(offsets, values)
-    assert [list(cell) for cell in built] == [values[a:b].tolist() for a, b in zip(offsets[:-1], offsets[1:])]
-    assert all(type(cell) is list and all(type(v) is float for v in cell) for cell in built)
-    assert len({id(cell) for cell in built}) == len(built)  # every list its own object
-
-
-ELEMENTS = {"float64": st.floats(allow_nan=False), "int64": st.integers(min_value=-(2**63), max_value=2**63 - 1),
-            "bool_": st.booleans(), "string": st.text(max_size=5), "large_string": st.text(max_size=5)}
-
-
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.sampled_from(sorted(ELEMENTS)).flatmap(
-    lambda kind: st.tuples(st.just(kind), st.lists(st.none() | st.lists(ELEMENTS[kind], max_size=4), max_size=30))),
-    st.integers(min_value=0, max_value=5))
-def test_parquet_python_cells_equal_to_pylist(kind_cells: tuple[str, list[Any]], start: int) -> None:
-    from evalframe.io.parquet import python_cells
-
-    kind, cells = kind_cells
-    lists = pa.array(cells, type=pa.list_(getattr(pa, kind)())).slice(min(start, len(cells)))
-    built = python_cells(lists).tolist()
-    want = lists.to_pylist()
-    assert all(same(got, expected) for got, expected in zip(built, want)) and len(built) == len(want)
-    assert len({id(cell) for cell in built if cell is not None}) == sum(cell is not None for cell in built)
