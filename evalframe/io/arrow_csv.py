@@ -10,12 +10,17 @@ words the error messages.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, BinaryIO
 
+import numpy as np
 import pandas as pd
 
-__all__ = ["read_csv"]
+from ..frames.arrays import DistinctLists, object_array
+
+__all__ = ["factorize_texts", "parse_list_texts", "read_csv", "text_column"]
 
 #: Native dtypes Arrow parses as pandas does (both round floats correctly). Not int64: Arrow also takes "0x1".
 _NUMBERS = {"float64": "float64"}
@@ -77,3 +82,89 @@ def text_column(column: pd.Series, dtype: Any, empty_is_missing: bool) -> pd.Ser
         column = column.where(column != "", pd.NA)
     return column.astype(dtype)
 
+
+
+#: The shapes of list texts parsed in Arrow (:func:`parse_list_texts`), as ``repr`` writes them: items separated
+#: by ", ", floats in repr's forms (a "." or an exponent, so never read as ints), ints of up to 18 digits without
+#: leading zeros (within int64), strings single-quoted without a quote, backslash or line break inside (so without
+#: escapes: the item is the text between its quotes). "[]" is apart (it is every kind's empty list).
+_FLOAT = r"-?[0-9]+(?:\.[0-9]+(?:e[+-][0-9]+)?|e[+-][0-9]+)"
+_INT = r"(?:0|-?[1-9][0-9]{0,17})"
+_STRING = r"'[^'\\\n\r]*'"
+_LIST_SHAPES = {kind: rf"^\[{item}(?:, {item})*\]$" for kind, item in (("float", _FLOAT), ("int", _INT), ("str", _STRING))}
+def parse_list_texts(texts: pd.Series, parse: Callable[[list[str], np.ndarray], list[Any]]) -> DistinctLists | None:
+    """The literal texts of an Arrow-backed string column as its distinct values and a code per row, or None
+    when the column is not Arrow-backed (or pyarrow is missing).
+
+    The texts are factorised in Arrow (codes in order of first appearance, as ``pandas.factorize``); the
+    distinct texts of the common shapes (:data:`_LIST_SHAPES`: flat lists of floats, ints or plain strings as
+    ``repr`` writes them) are split and cast column-wide, and their Python lists built by Arrow; ``""`` is None
+    and ``"nan"`` NaN. Every other distinct text (and a group whose floats do not read back finite) goes to
+    ``parse(texts, codes)``, the exact parser, with the codes numbering those texts (a bad text's row is found
+    from them).
+    """
+    array = texts.array
+    if not isinstance(array, pd.arrays.ArrowExtensionArray):
+        return None
+    try:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+    except ImportError:  # pragma: no cover - an Arrow-backed array implies pyarrow
+        return None
+    column = array.__arrow_array__()
+    if not (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)) or column.null_count:
+        return None
+    codes, dictionary = factorize_texts(column)
+    values = np.empty(len(dictionary), dtype=object)
+    done = np.zeros(len(dictionary), dtype=bool)
+    for text, value in (("", None), ("nan", math.nan)):
+        found = np.flatnonzero(pc.equal(dictionary, text).to_numpy(zero_copy_only=False))
+        values[found] = value
+        done[found] = True
+    empty = np.flatnonzero(pc.equal(dictionary, "[]").to_numpy(zero_copy_only=False))
+    values[empty] = object_array([[] for _ in range(len(empty))])
+    done[empty] = True
+    for kind, shape in _LIST_SHAPES.items():
+        rows = np.flatnonzero(pc.match_substring_regex(dictionary, shape).to_numpy(zero_copy_only=False) & ~done)
+        if not len(rows):
+            continue
+        lists = _split_lists(dictionary.take(pa.array(rows)), kind)
+        if lists is not None:
+            values[rows] = lists
+            done[rows] = True
+    rest = np.flatnonzero(~done)
+    if len(rest):
+        numbering = np.full(len(dictionary), -1, dtype=np.int64)
+        numbering[rest] = np.arange(len(rest))
+        values[rest] = object_array(parse(dictionary.take(pa.array(rest)).to_pylist(), numbering[codes]))
+    return DistinctLists(codes, values)
+
+
+def factorize_texts(texts: Any) -> tuple[np.ndarray, Any]:
+    """``pandas.factorize`` of an Arrow string array without nulls: int64 codes in order of first appearance
+    and the distinct texts (an Arrow array)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    encoded = pc.dictionary_encode(texts)
+    encoded = encoded.combine_chunks() if isinstance(encoded, pa.ChunkedArray) else encoded
+    return encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64, copy=False), encoded.dictionary
+
+
+def _split_lists(texts: Any, kind: str) -> np.ndarray | None:
+    """The Python lists of non-empty list texts of one shape (see :data:`_LIST_SHAPES`); None when a float
+    does not read back finite (the exact parser then reads the texts)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    quote = 1 if kind == "str" else 0
+    inner = pc.utf8_slice_codeunits(texts, 1 + quote, -1 - quote)
+    lists = pc.split_pattern(inner, "', '" if kind == "str" else ", ")
+    if kind == "str":
+        return object_array(lists.to_pylist())
+    numbers = pc.cast(pc.list_flatten(lists), pa.float64() if kind == "float" else pa.int64())
+    if kind == "float" and not np.isfinite(numbers.to_numpy(zero_copy_only=False)).all():
+        return None  # e.g. 1e+400: read as the exact parser reads it
+    offsets = pc.list_value_length(lists).to_numpy(zero_copy_only=False).astype(np.int64).cumsum()
+    typed = pa.LargeListArray.from_arrays(pa.array(np.concatenate([[0], offsets]).astype(np.int64)), numbers)
+    return object_array(typed.to_pylist())  # Arrow's conversion: faster than building the lists with numpy

@@ -19,6 +19,7 @@ are read only when they are lists of strings or JSON-like, see docs/persistence.
 from __future__ import annotations
 
 import ast
+import ctypes
 import functools
 import gc
 import json
@@ -35,13 +36,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from . import arrow_csv
 from ..columns import LIST_COLUMNS
 from ..errors import LoadError, SaveError, warn
 from ..frames.arrays import DistinctLists, object_array
 
 __all__ = [
-    "LITERAL_CELL_LIMIT", "LiteralParser", "TextColumn", "by_identity", "check_frame", "decode_column", "encode_column",
-    "encode_frame", "encode_frame_texts", "encodes", "render_literals", "is_native_dtype", "short_repr", "string_list",
+    "LITERAL_CELL_LIMIT", "LiteralParser", "TextColumn", "as_object_column", "by_identity", "check_frame", "decode_column",
+    "encode_column", "encode_frame", "encode_frame_texts", "encodes", "render_literals", "is_native_dtype", "short_repr",
+    "string_list",
 ]
 
 _MISSING_TOKENS = {"": None, "nan": math.nan}
@@ -66,12 +69,44 @@ def _is_missing(value: Any) -> bool:
     return value is None or (type(value) is float and math.isnan(value))
 
 
-def by_identity(values: list[Any]) -> tuple[np.ndarray, list[Any]]:
-    """Codes of distinct objects (by identity) and those objects: shared lists are handled once."""
-    codes, unique_ids = pd.factorize(np.fromiter(map(id, values), dtype=np.int64, count=len(values)), sort=False)
-    first = np.zeros(len(unique_ids), dtype=np.int64)
-    first[codes[::-1]] = np.arange(len(codes) - 1, -1, -1)
+def by_identity(values: list[Any] | np.ndarray) -> tuple[np.ndarray, list[Any]]:
+    """Codes of distinct objects (by identity) and those objects: shared lists are handled once.
+
+    The objects' addresses are read from an object array's buffer (no Python call per cell), else with ``id``.
+    """
+    if isinstance(values, np.ndarray) and values.dtype == object and values.ndim == 1:
+        cells = np.ascontiguousarray(values)
+        codes, first = _first_of_codes(_addresses(cells))
+        return codes, cells[first].tolist()
+    codes, first = _first_of_codes(np.fromiter(map(id, values), dtype=np.int64, count=len(values)))
     return codes, [values[i] for i in first.tolist()]
+
+
+def _first_of_codes(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``pandas.factorize`` codes of int64 ``keys`` (in order of first appearance) and the first position of each code.
+
+    A key equal to the one before it (a query's rows sharing its gold lists) takes that row's code: only the
+    first key of each run is hashed.
+    """
+    count = len(keys)
+    starts = np.ones(count, dtype=bool)
+    np.not_equal(keys[1:], keys[:-1], out=starts[1:])
+    heads = np.flatnonzero(starts)
+    head_codes, uniques = pd.factorize(keys[heads] if len(heads) < count else keys, sort=False)
+    head_codes = head_codes.astype(np.int64, copy=False)
+    first = np.zeros(len(uniques), dtype=np.int64)
+    first[head_codes[::-1]] = np.arange(len(head_codes) - 1, -1, -1)  # the last write of a code is its first head
+    if len(heads) == count:
+        return head_codes, first
+    return head_codes[np.cumsum(starts) - 1], heads[first]
+
+
+def _addresses(cells: np.ndarray) -> np.ndarray:
+    """The addresses of a C-contiguous 1-d object array's objects (its pointer buffer, copied as int64)."""
+    if not len(cells):
+        return np.zeros(0, dtype=np.int64)
+    buffer = (ctypes.c_ssize_t * len(cells)).from_address(cells.ctypes.data)
+    return np.ctypeslib.as_array(buffer).astype(np.int64)
 
 
 def _literal_cells(values: list[Any], *, node: str, column: Hashable) -> np.ndarray:
@@ -178,8 +213,21 @@ def _native_spec(series: pd.Series, *, node: str) -> dict[str, Any]:
     return {"name": name, "dtype": str(dtype), "codec": "native"}
 
 
+def as_object_column(series: pd.Series) -> pd.Series:
+    """An Arrow-backed (``pd.ArrowDtype``) column as the object column it stands for: Python lists, strings, ...
+    and None for a missing cell; any other column as it is."""
+    if not isinstance(series.dtype, pd.ArrowDtype) or is_native_dtype(series.dtype):
+        return series
+    import pyarrow as pa
+
+    return pd.Series(object_array(pa.array(series.array).to_pylist()), index=series.index, name=series.name, dtype=object)
+
+
 def _encode_text(series: pd.Series, *, node: str, literal: Callable[[list[Any]], Any]) -> tuple[Any, dict[str, Any]]:
-    """A text or object column's cells (a list of texts, or what ``literal`` makes of the values) and its entry."""
+    """A text or object column's cells (a list of texts, or what ``literal`` makes of the values) and its entry.
+
+    An Arrow-backed column (``pd.ArrowDtype`` lists or strings) is written as its equivalent object column."""
+    series = as_object_column(series)
     name = series.name
     dtype = series.dtype
     spec: dict[str, Any] = {"name": name, "dtype": str(dtype)}
@@ -234,14 +282,34 @@ def encode_frame(node: str, frame: pd.DataFrame) -> tuple[dict[str, list[Any]], 
 class TextColumn:
     """One column's cells as the texts a CSV file holds, made column-wide (:func:`encode_frame_texts`).
 
-    ``texts`` is an Arrow ``large_string`` array with one text per row: ``str`` of a number, the text of a
-    text cell, ``repr`` of a literal cell ('' for None). ``numeric`` columns hold number texts, written
-    unquoted under ``csv.QUOTE_NONNUMERIC``; their missing cells are nulls, written as a quoted empty cell
-    as the csv module writes None.
+    ``values`` is an Arrow ``large_string`` array (or chunked array): ``str`` of a number, the text of a text
+    cell, ``repr`` of a literal cell ('' for None); one text per row, or, with ``codes`` (int64, one per row),
+    one per distinct cell, row ``i`` holding ``values[codes[i]]`` (-1: null), laid out a batch of rows at a
+    time by the writer (:meth:`rows`). ``numeric`` columns hold number texts, written unquoted under ``csv.QUOTE_NONNUMERIC``;
+    their missing cells are nulls, written as a quoted empty cell as the csv module writes None.
     """
 
-    texts: Any
+    values: Any
     numeric: bool
+    codes: np.ndarray | None = None
+
+    def __len__(self) -> int:
+        return len(self.values) if self.codes is None else len(self.codes)
+
+    def rows(self, start: int = 0, stop: int | None = None) -> Any:
+        """The texts of rows ``start`` to ``stop`` (all rows by default), one per row, as one Arrow array."""
+        stop = len(self) if stop is None else min(stop, len(self))
+        if self.codes is None:
+            return _whole(self.values.slice(start, max(stop - start, 0)))
+        pa, _ = _arrow()
+        codes = self.codes[start:stop]
+        missing = codes < 0  # a missing number: null
+        return _whole(self.values).take(pa.array(codes, mask=missing if missing.any() else None))
+
+    @property
+    def texts(self) -> Any:
+        """The text of every row."""
+        return self.rows()
 
 
 def encode_frame_texts(node: str, frame: pd.DataFrame) -> tuple[dict[str, TextColumn], dict[str, Any]]:
@@ -269,10 +337,22 @@ def _encode_column_texts(series: pd.Series, *, node: str) -> tuple[TextColumn, d
     pa, pc = _arrow()
     dtype = series.dtype
     if is_native_dtype(dtype):
-        return TextColumn(_number_texts(series), True), _native_spec(series, node=node)
+        spec = _native_spec(series, node=node)
+        if dtype.kind == "f":  # float16 / float32 widen exactly: their values print as the csv module prints them
+            texts, codes = _float_codes(series.to_numpy(dtype=np.float64, na_value=np.nan), series.isna().to_numpy())
+            return TextColumn(texts, True, codes), spec
+        return TextColumn(_number_texts(series), True), spec
+    if isinstance(dtype, pd.ArrowDtype):  # Arrow lists rendered from their values; else as the equivalent object column
+        texts = _arrow_list_texts(pa.array(series.array))
+        if texts is not None:
+            return TextColumn(texts, False), {"name": series.name, "dtype": "object", "codec": "literal"}
+        series, dtype = as_object_column(series), np.dtype(object)
+    if dtype == object and series.name in LIST_COLUMNS:  # always literal, as _encode_text writes them
+        spec = {"name": series.name, "dtype": str(dtype), "codec": "literal"}
+        return _literal_column(series.to_numpy(dtype=object), node=node, column=series.name), spec
     if isinstance(dtype, pd.StringDtype) and dtype.storage in ("pyarrow", "pyarrow_numpy"):
         # Arrow strings (valid UTF-8): text unless an empty text and a missing value (or a NUL) need the literal codec
-        texts = _whole(pa.array(series.array)).cast(pa.large_string())
+        texts = pa.array(series.array).cast(pa.large_string())  # chunks are combined a batch at a time by the writer
         ambiguous = texts.null_count and pc.any(pc.equal(texts, "")).as_py() is True
         if not ambiguous and pc.any(pc.match_substring(texts, "\x00")).as_py() is not True:
             spec = {"name": series.name, "dtype": str(dtype), "codec": "text", "empty": "nan" if texts.null_count else "empty"}
@@ -314,9 +394,33 @@ def _number_texts(series: pd.Series) -> Any:
 def _float_texts(values: np.ndarray, mask: np.ndarray | None = None) -> Any:
     """``repr`` of each float (null where ``mask``), computed once per distinct bit pattern (0.0 and -0.0 differ)."""
     pa, _ = _arrow()
-    codes, uniques = pd.factorize(values.view(np.int64), sort=False)
-    texts = pa.array(list(map(repr, uniques.view(np.float64).tolist())), type=pa.large_string())
-    return texts.take(pa.array(codes, mask=mask))
+    texts, codes = _float_codes(values, mask)
+    return texts.take(pa.array(codes, mask=codes < 0))
+
+
+def _float_codes(values: np.ndarray, mask: np.ndarray | None = None) -> tuple[Any, np.ndarray]:
+    """``repr`` of each distinct float bit pattern (0.0 and -0.0 differ) and a code per value (-1 where ``mask``)."""
+    pa, _ = _arrow()
+    bits = np.ascontiguousarray(values).view(np.int64)
+    codes, first = _first_of_codes(bits)
+    if mask is not None and mask.any():
+        codes = codes.copy() if codes.base is not None else codes
+        codes[mask] = -1
+    return pa.array(list(map(repr, bits[first].view(np.float64).tolist())), type=pa.large_string()), codes
+
+
+def _literal_column(cells: np.ndarray, *, node: str, column: Hashable) -> TextColumn:
+    """Every cell of an object column as a Python literal, as :func:`_literal_texts` gives them: the texts of its
+    distinct cell objects and a code per row (none when every row holds its own object).
+
+    The cells' addresses are read from the object array's buffer, so sharing costs one hash of 8-byte keys;
+    only the distinct cells are rendered, and the rows are laid out by the writer a batch at a time.
+    """
+    codes, distinct = by_identity(cells)
+    texts = _flat_list_texts(distinct)
+    if texts is None:
+        texts, codes = _checked_literal_texts(cells.tolist(), node=node, column=column)
+    return TextColumn(texts, False, None if len(texts) == len(cells) else codes)
 
 
 def _literal_texts(values: list[Any], *, node: str, column: Hashable) -> Any:
@@ -333,14 +437,20 @@ def _literal_texts(values: list[Any], *, node: str, column: Hashable) -> Any:
     codes, distinct = by_identity(values) if shared else (None, values)
     texts = _flat_list_texts(distinct)
     if texts is None:
-        if codes is None:
-            codes, distinct = by_identity(values)
-        codes, distinct = _checked_distinct(values, node=node, column=column)
-        texts = render_literals(distinct)
-        none = np.fromiter(map(id, distinct), dtype=np.int64, count=len(distinct)) == id(None)
-        if none.any():  # None (one object, so one distinct cell) is an empty cell
-            texts = pc.if_else(pa.array(none), pa.scalar("", pa.large_string()), texts)
+        texts, codes = _checked_literal_texts(values, node=node, column=column)
     return texts if codes is None else texts.take(pa.array(codes))
+
+
+def _checked_literal_texts(values: list[Any], *, node: str, column: Hashable) -> tuple[Any, np.ndarray]:
+    """The texts of the distinct cells (each checked, :func:`_checked_distinct`) rendered by :func:`render_literals`
+    ('' for None), and a code per row."""
+    pa, pc = _arrow()
+    codes, distinct = _checked_distinct(values, node=node, column=column)
+    texts = render_literals(distinct)
+    none = np.fromiter(map(id, distinct), dtype=np.int64, count=len(distinct)) == id(None)
+    if none.any():  # None (one object, so one distinct cell) is an empty cell
+        texts = pc.if_else(pa.array(none), pa.scalar("", pa.large_string()), texts)
+    return texts, codes
 
 
 #: How many leading cells tell whether a column's cells are shared between rows.
@@ -381,6 +491,42 @@ def _flat_list_texts(cells: list[Any]) -> Any:
     except (OverflowError, UnicodeError, pa.ArrowException):  # ints beyond int64, lone surrogates
         return None
     joined = pc.binary_join(pa.LargeListArray.from_arrays(array.offsets, elements), pa.scalar(", ", pa.large_string()))
+    texts = _wrap(joined, "[", "]")
+    if array.null_count:
+        texts = pc.if_else(array.is_null(), pa.scalar("", pa.large_string()), texts)
+    return texts
+
+
+def _arrow_list_texts(column: Any) -> Any:
+    """``repr`` of the cells of an Arrow list array of floats, ints, bools or strings ('' for a missing cell),
+    rendered from its values, as :func:`_flat_list_texts` renders the equivalent Python lists; None for any
+    other array, or when an element is missing or not finite (the equivalent object column is then checked)."""
+    pa, pc = _arrow()
+    array = _whole(column)
+    kind = array.type
+    if not (pa.types.is_list(kind) or pa.types.is_large_list(kind)):
+        return None
+    values = array.flatten()  # the elements of the cells present, end to end
+    if values.null_count:
+        return None
+    element = values.type
+    if pa.types.is_floating(element):
+        numbers = values.cast(pa.float64()).to_numpy(zero_copy_only=False)
+        if not np.isfinite(numbers).all():
+            return None
+        elements = _float_texts(numbers)
+    elif pa.types.is_integer(element):
+        elements = values.cast(pa.large_string())
+    elif pa.types.is_boolean(element):
+        elements = pc.if_else(values, pa.scalar("True", pa.large_string()), pa.scalar("False", pa.large_string()))
+    elif pa.types.is_string(element) or pa.types.is_large_string(element):
+        elements = _string_texts(values.cast(pa.large_string()))
+    else:
+        return None
+    lengths = pc.list_value_length(array).fill_null(0).to_numpy(zero_copy_only=False).astype(np.int64)
+    offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    joined = pc.binary_join(pa.LargeListArray.from_arrays(pa.array(offsets), elements), pa.scalar(", ", pa.large_string()))
     texts = _wrap(joined, "[", "]")
     if array.null_count:
         texts = pc.if_else(array.is_null(), pa.scalar("", pa.large_string()), texts)
@@ -542,7 +688,10 @@ class LiteralParser:
 
     def distinct_values(self, texts: pd.Series) -> DistinctLists:
         """The parsed values of the distinct texts and a code per row (rows with one code share one value)."""
-        if not isinstance(texts.dtype, pd.StringDtype):  # (Arrow strings are factorised in Arrow: no str per row)
+        parsed = arrow_csv.parse_list_texts(texts, self.parse_distinct)
+        if parsed is not None:  # Arrow strings: factorised, and the common list shapes parsed, in Arrow
+            return parsed
+        if not isinstance(texts.dtype, pd.StringDtype):
             texts = texts.astype(object)
         codes, uniques = pd.factorize(texts, use_na_sentinel=False)
         codes = codes.astype(np.int64, copy=False)

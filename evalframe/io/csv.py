@@ -117,10 +117,10 @@ def _write_texts(path: Path, columns: dict[str, TextColumn], *, sep: str, quotin
     for position, column in enumerate(columns.values()):
         quote = '"' if not column.numeric or quoting == csv.QUOTE_ALL else ""
         layout += [(sep if position else "") + quote, position, quote]
-        escaped.append(not column.numeric and bool(pc.any(pc.match_substring(column.texts, '"')).as_py()))
+        escaped.append(not column.numeric and bool(pc.any(pc.match_substring(column.values, '"')).as_py()))
         missing.append("" if quote else '""')  # QUOTE_NONNUMERIC writes a missing number as "" (the csv module's None)
     layout.append("\n")
-    texts = [column.texts for column in columns.values()]
+    texts = list(columns.values())
     rows = len(texts[0]) if texts else 0
     header = io.StringIO()
     csv.writer(header, delimiter=sep, quoting=csv.QUOTE_ALL, lineterminator="\n").writerow(list(columns))
@@ -134,7 +134,7 @@ def _write_texts(path: Path, columns: dict[str, TextColumn], *, sep: str, quotin
                 if isinstance(piece, str):
                     constant += piece
                     continue
-                field = texts[piece].slice(start, _BATCH_ROWS)
+                field = texts[piece].rows(start, start + _BATCH_ROWS)  # a distinct cell's text laid out on its rows here
                 if escaped[piece]:
                     field = pc.replace_substring(field, '"', '""')
                 if field.null_count:

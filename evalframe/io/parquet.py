@@ -86,26 +86,37 @@ def _list_array(cells: np.ndarray) -> Any:
 def _native_list_column(series: pd.Series) -> Any:
     """The column as an Arrow list array when its cells are flat lists of one scalar type, else None.
 
-    When cells are shared between rows (a loaded result, or a query's gold lists in ``from_runs``
-    frames; judged on the first rows), each distinct object is converted once and Arrow's take lays
-    out the rows.
+    Each distinct cell object (found by the cells' addresses) is converted once; when cells are shared
+    between rows (a loaded result, or a query's gold lists in ``from_runs`` frames), the column is given as
+    :class:`_Rows`, whose rows Arrow's take lays out on the writer thread.
     """
-    pa, _ = _pyarrow()
     cells = series.to_numpy(dtype=object)
-    sample = cells[:_SHARING_SAMPLE]
-    if len(set(map(id, sample))) > len(sample) // 2:  # hardly shared: convert every row
-        return _list_array(cells)
-    codes, distinct = by_identity(cells.tolist())
+    codes, distinct = by_identity(cells)  # the cells' addresses, read from the object array
     array = _list_array(object_array(distinct))
-    return None if array is None else array.take(pa.array(codes))
+    if array is None or len(distinct) == len(cells):
+        return array
+    return _Rows(array, codes)
+
+
+class _Rows:
+    """A list column as the Arrow lists of its distinct cells and a code per row, laid out by :func:`write`
+    (on the writer thread, while the next node is encoded)."""
+
+    def __init__(self, distinct: Any, codes: np.ndarray) -> None:
+        self.distinct, self.codes = distinct, codes
+
+    def array(self) -> Any:
+        pa, _ = _pyarrow()
+        return self.distinct.take(pa.array(self.codes))
 
 
 #: How many leading cells tell whether a column's cells are shared between rows.
 _SHARING_SAMPLE = 2000
 
 
-def encode_frame(node: str, frame: pd.DataFrame) -> tuple[Any, dict[str, Any]]:
-    """A checked frame as an Arrow table and its manifest entry (numbers and flat lists stored natively,
+def encode_frame(node: str, frame: pd.DataFrame) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A checked frame as the columns of an Arrow table (:func:`write` lays out the shared list cells) and its
+    manifest entry (numbers and flat lists stored natively,
     other columns as the text cells of :func:`evalframe.io.codecs.encode_frame`)."""
     pa, _ = _pyarrow()
     # list columns stored natively skip the CSV encoding (their cells are never turned into text)
@@ -139,12 +150,15 @@ def encode_frame(node: str, frame: pd.DataFrame) -> tuple[Any, dict[str, Any]]:
         ordered.append(spec)
     entry["columns"] = ordered
     entry["file"] = f"{node}.parquet"
-    return pa.table(arrays), entry
+    return arrays, entry
 
 
 def write(path: Path, table: Any) -> None:
-    """Write one node's table to ``path``."""
-    _pyarrow()[1].write_table(table, path)
+    """Write one node's table (an Arrow table, or the columns :func:`encode_frame` gives) to ``path``."""
+    pa, pq = _pyarrow()
+    if isinstance(table, dict):
+        table = pa.table({name: column.array() if isinstance(column, _Rows) else column for name, column in table.items()})
+    pq.write_table(table, path)
 
 
 def _row_keys(lists: Any) -> Any:
@@ -206,6 +220,15 @@ def _text_column(path: Path, spec: dict[str, Any], column: Any) -> pd.Series:
     return pd.Series(pd.arrays.ArrowStringArray(column)).astype(dtype)
 
 
+def _literal_texts(column: Any) -> pd.Series:
+    """A literal column's texts: Arrow-backed (factorised and parsed in Arrow, see :func:`decode_column`) when
+    they are strings without nulls, else Python values."""
+    pa, _ = _pyarrow()
+    if (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)) and not column.null_count:
+        return pd.Series(pd.arrays.ArrowStringArray(column.cast(pa.large_string())), copy=False)
+    return pd.Series(column.to_pylist(), dtype=object)
+
+
 def read(folder: Folder, entry: dict[str, Any], codings: dict[str, DistinctLists]) -> pd.DataFrame:
     """Read one Parquet node file of ``folder`` (opened relative to its descriptor, see :mod:`evalframe.io.folder`);
     the distinct cells of its metric list columns go to ``codings``."""
@@ -240,7 +263,7 @@ def read(folder: Folder, entry: dict[str, Any], codings: dict[str, DistinctLists
         elif spec["codec"] == "text":
             columns[name] = _text_column(path, spec, column)
         else:
-            columns[name], decoded_lists = decode_column(path, spec, pd.Series(column.to_pylist(), dtype=object))
+            columns[name], decoded_lists = decode_column(path, spec, _literal_texts(column))
             if decoded_lists is not None and name in METRIC_LIST_COLUMNS:
                 codings[name] = decoded_lists
     return pd.DataFrame(columns, copy=False)  # no consolidation into 2-d blocks: that would copy every column
