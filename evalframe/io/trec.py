@@ -24,6 +24,7 @@ import numbers
 import os
 import re
 import uuid
+import warnings
 import zlib
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -125,7 +126,9 @@ def _parse(path: Path, fmt: _Format) -> pd.DataFrame:
     if fmt is _RUN and not _SCORES_AS_TEXT:
         dtype[fmt.value] = "float64"
     try:
-        with _open(path) as source:
+        with _open(path) as source, warnings.catch_warnings():
+            # a line with two or more extra columns: pandas warns and drops them; the check below refuses the line
+            warnings.simplefilter("ignore", pd.errors.ParserWarning)
             frame = pd.read_csv(source, sep=r"\s+", header=None, names=list(range(fmt.width + 1)), dtype=dtype,
                                 index_col=False,  # an extra column on every line is an error, not an index
                                 na_filter=False, quoting=csv.QUOTE_NONE, engine="c", encoding="utf-8")

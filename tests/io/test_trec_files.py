@@ -8,6 +8,7 @@ from __future__ import annotations
 import gzip
 import math
 import os
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -348,3 +349,16 @@ def test_ids_split_on_spaces_and_tabs_only_as_trec_eval_does(tmp_path):
 def test_a_lone_surrogate_id_is_refused_by_name():
     with pytest.raises(InvalidParameterError, match=r"document id 'd\\ud800' is not valid Unicode text"):
         read_run({"q": {"d\ud800": 1.0}})
+
+
+@pytest.mark.parametrize("reader, text", [
+    (read_run, "q1 Q0 d1 1 2.0 tag\nq1 Q0 d2 2 1.0 tag x y\n"),
+    (read_qrels, "q1 0 d1 1\nq1 0 d2 0 x y z\n"),
+])
+def test_a_line_with_several_extra_columns_is_refused_without_a_pandas_warning(tmp_path, reader, text):
+    path = tmp_path / "file.txt"
+    path.write_text(text)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # pandas' ParserWarning about dropped columns must not reach the user
+        with pytest.raises(LoadError, match=r"file.txt:2: .* this one has"):
+            reader(path)
