@@ -30,7 +30,8 @@ import numpy as np
 import pandas as pd
 
 from ..build.trec import trec_layout
-from ..columns import MATCH_LIST_COLUMNS
+from ..columns import COLUMN_ORDER, MATCH_LIST_COLUMNS
+from ..errors import SchemaError
 from .arrays import DistinctLists
 from .judged import JUDGMENT_COLUMNS, JudgedRows, prepare_judged_rows
 from .prepared import AnswerRows, DocumentRows, add_match_lists, prepare_answer_rows, prepare_document_rows
@@ -78,6 +79,20 @@ class _NodeEntries:
             del self.entries[key], self.columns_of[key]
 
 
+#: every column a metric, measure or analysis of evalframe reads
+_READ_COLUMNS = frozenset(COLUMN_ORDER) | frozenset(JUDGMENT_COLUMNS) | {"score"}
+
+
+def _refuse_duplicated_columns(node: str, frame: pd.DataFrame) -> None:
+    """A column evalframe reads must be there once: ``frame[name]`` of a repeated name is a DataFrame."""
+    repeated = sorted({str(c) for c in frame.columns[frame.columns.duplicated()] if c in _READ_COLUMNS})
+    if repeated:
+        raise SchemaError(
+            f"node {node!r} has more than one column named {', '.join(map(repr, repeated))}; evalframe cannot tell "
+            f"which one to read. Keep one, e.g. frame = frame.loc[:, ~frame.columns.duplicated()], or rename the copies."
+        )
+
+
 class PreparedStore:
     """Prepared arrays per node of ``frames`` (a live mapping: a replaced frame starts afresh)."""
 
@@ -107,6 +122,8 @@ class PreparedStore:
 
     def _entries(self, node: str) -> _NodeEntries:
         frame = self.frames[node]
+        if not frame.columns.is_unique:
+            _refuse_duplicated_columns(node, frame)
         entries = self._nodes.get(node)
         if entries is None or entries.frame is not frame:
             entries = self._nodes[node] = _NodeEntries(frame)

@@ -129,7 +129,7 @@ def _checked_distinct(values: list[Any], *, node: str, column: Hashable) -> tupl
                 row = int(np.argmax(codes == code)) + 1
                 raise SaveError(
                     f"node {node!r}, column {column!r}, row {row}: {short_repr(value)} ({type(value).__name__}) cannot "
-                    "be written to CSV losslessly (only str, int, finite float, bool, bytes, None and "
+                    "be written losslessly (only str, int, finite float, bool, bytes, None and "
                     "lists/tuples/dicts/sets of them can); convert the column, e.g. df[col] = df[col].map(list)."
                 )
     return codes, distinct
@@ -761,7 +761,7 @@ class LiteralParser:
             shown = text if len(text) <= 80 else text[:77] + "..."
             raise LoadError(
                 f"{self.path}: data row {self._row(code, codes)}, column {self.column!r}: cannot parse {shown!r} as a "
-                f"Python literal ({type(exc).__name__}: {exc}). Fix or empty that cell."
+                f"Python literal ({type(exc).__name__}: {_ADDRESS.sub('', str(exc))}). Fix or empty that cell."
             ) from None
 
     @staticmethod
@@ -803,6 +803,8 @@ _JSON_ONLY_NAMES = re.compile(r"\b(?:true|false|null)\b")
 
 #: Texts made only of numbers, brackets and commas mean the same as JSON and as Python literals
 #: (no strings, names or escapes), and JSON parses them many times faster than literal_eval.
+#: " at 0x7f..." in a message of ast (the address of a syntax node): different in every run, of no use to a reader
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 _NUMERIC_LIST = re.compile(r"\[[0-9eE+\-., ]*\]")  # flat: nested lists go to ast.literal_eval
 #: Whole columns of such texts, one per line (see ``LiteralParser._whole_column``).
 _NUMERIC_LISTS = re.compile(r"\[[0-9eE+\-., ]*\](?:\n\[[0-9eE+\-., ]*\])*")

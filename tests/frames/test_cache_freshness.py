@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from evalframe import EvaluationResult
+from evalframe import EvaluationResult, SchemaError
 
 from ..fixtures import answer_row, doc_row, hand_result
 
@@ -194,3 +194,25 @@ def test_metrics_after_random_edits_equal_a_fresh_result(result, edits, data):
         node = data.draw(st.sampled_from(["Retriever", "Reader"]))
         pd.testing.assert_frame_equal(result.query_metrics(node, simulated_top_k_retriever=2),
                                       fresh.query_metrics(node, simulated_top_k_retriever=2))
+
+
+@pytest.mark.parametrize("column", ["document_id", "gold_document_ids", "multilabel_id", "type", "rank",
+                                    "gold_documents_id_match"])
+def test_a_column_read_twice_under_one_name_is_refused_by_name(column):
+    # pd.concat can give a frame two columns of one name; frame[name] is then a DataFrame, and trec_metrics once read
+    # the wrong one silently (AP 0.0 instead of 0.5)
+    result = hand_result()
+    frame = result["Retriever"]
+    result["Retriever"] = pd.concat([frame, frame[[column]]], axis=1)
+    for call in (result.calculate_metrics, lambda: result.trec_metrics(["AP"], duplicates="first")):
+        with pytest.raises(SchemaError, match=rf"node 'Retriever' has more than one column named '{column}'"):
+            call()
+
+
+def test_a_repeated_column_evalframe_does_not_read_is_left_alone():
+    result = hand_result()
+    expected = result.calculate_metrics()
+    frame = result["Retriever"]
+    notes = pd.DataFrame([["x", "y"]] * len(frame), columns=["notes", "notes"], index=frame.index)
+    result["Retriever"] = pd.concat([frame, notes], axis=1)
+    assert result.calculate_metrics() == expected

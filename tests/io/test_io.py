@@ -142,7 +142,7 @@ def test_save_replaces_files_only_when_complete(tmp_path, monkeypatch):
     before = (folder / "Reader.csv").read_bytes()
     result = hand_result()
     result["Reader"]["bad"] = [object()] * len(result["Reader"])  # not writable losslessly
-    with pytest.raises(SaveError, match=r"node 'Reader', column 'bad', row 1: .*cannot be written to CSV losslessly"):
+    with pytest.raises(SaveError, match=r"node 'Reader', column 'bad', row 1: .*cannot be written losslessly"):
         result.save(folder)
     assert (folder / "Reader.csv").read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]  # no staging folder left behind
@@ -334,7 +334,7 @@ def test_save_with_another_separator_loads_back(tmp_path):
 def test_unsavable_cells_and_names(tmp_path):
     with pytest.raises(SaveError, match="a column named '' cannot be saved"):
         EvaluationResult({"N": pd.DataFrame({"": [1]})}).save(tmp_path / "a")
-    with pytest.raises(SaveError, match=r"frozenset.*cannot be written to CSV losslessly"):
+    with pytest.raises(SaveError, match=r"frozenset.*cannot be written losslessly"):
         EvaluationResult({"N": pd.DataFrame({"x": pd.Series([frozenset({1})], dtype=object)})}).save(tmp_path / "b")
 
 
@@ -498,3 +498,14 @@ def test_line_breaks_inside_texts_survive_every_quoting(tmp_path, quoting):
                           "answer": ["a\rb", "c\r\nd", "e\nf"]})
     folder = EvaluationResult({"Node": frame}).save(tmp_path / "out", quoting=quoting)
     pd.testing.assert_frame_equal(EvaluationResult.load(folder)["Node"], frame, check_exact=True)
+
+
+def test_a_cell_that_is_no_literal_is_named_without_a_memory_address(tmp_path):
+    folder = hand_result().save(tmp_path / "out")
+    path = folder / "Retriever.csv"
+    lines = path.read_text(encoding="utf-8").split("\n")
+    lines[3] = lines[3].replace("\"['d1', 'd2']\"", "\"['d1', oops]\"", 1)
+    path.write_text("\n".join(lines), encoding="utf-8")
+    with pytest.raises(LoadError, match=r"data row 3, column 'gold_document_ids': cannot parse") as error:
+        EvaluationResult.load(folder)
+    assert "0x" not in str(error.value) and "ast.Name object" in str(error.value)
