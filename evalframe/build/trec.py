@@ -11,7 +11,6 @@ each shared by the rows that hold the same list (as the frames ``from_runs`` and
 
 from __future__ import annotations
 
-import ctypes
 import itertools
 import weakref
 from collections.abc import Callable, Mapping, Sequence
@@ -21,6 +20,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from .._addresses import object_addresses
 from ..columns import COLUMN_ORDER, NO_ANSWER_DOCUMENT_ID
 from ..errors import InvalidParameterError, SchemaError, warn
 
@@ -566,7 +566,7 @@ class TrecJudgments:
             if not isinstance(series, pd.Series) or series.dtype != object or len(rows) != len(cells):
                 return False
             held = series.to_numpy()[rows]  # kept alive while its addresses are read (a view of its buffer)
-            if not np.array_equal(_addresses(held), _addresses(cells)):
+            if not np.array_equal(object_addresses(held), object_addresses(cells)):
                 return False
         return True
 
@@ -610,19 +610,12 @@ class TrecLayout:
             current = series.to_numpy()
             if len(current) != n:
                 return False
-            addresses = _addresses(current)
+            addresses = object_addresses(current)
             same = (addresses == held).all() if isinstance(held, int) else np.array_equal(addresses,
-                                                                                          _addresses(held[0])[held[1]])
+                                                                                          object_addresses(held[0])[held[1]])
             if not same:
                 return False
         return True
-
-
-def _addresses(values: np.ndarray) -> np.ndarray:
-    """The addresses of the objects of a 1-d object array, as intp (a view of its buffer when contiguous)."""
-    if len(values) and values.flags.c_contiguous:
-        return np.ctypeslib.as_array((ctypes.c_ssize_t * len(values)).from_address(values.ctypes.data))
-    return np.fromiter(map(id, values), dtype=np.intp, count=len(values))
 
 
 #: The layout of each frame trec_frame built and that is still alive, by id(frame); a frame's entry leaves with it.
@@ -686,7 +679,7 @@ def coded_column(frame: pd.DataFrame, column: str) -> tuple[np.ndarray, np.ndarr
     series = frame[column] if column in frame.columns else None
     if not isinstance(series, pd.Series) or series.dtype != object or len(series) != len(codes):
         return None
-    return (codes, values) if np.array_equal(_addresses(series.to_numpy()), _addresses(values)[codes]) else None
+    return (codes, values) if np.array_equal(object_addresses(series.to_numpy()), object_addresses(values)[codes]) else None
 
 
 # ------------------------------------------------------------------------------------------ frame -> TREC

@@ -20,13 +20,13 @@ comparison, never by re-reading the cells:
 
 from __future__ import annotations
 
-import ctypes
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from .._addresses import object_addresses
 __all__ = ["ColumnWitness", "witness", "holds"]
 
 
@@ -40,17 +40,6 @@ class ColumnWitness:
 
 _ABSENT = ColumnWitness("absent")
 _UNUSABLE = ColumnWitness("unusable")  # e.g. a duplicated column name: never holds, so nothing is reused
-
-
-def _pointers(values: np.ndarray) -> np.ndarray:
-    """The object addresses of a 1-d object array, as intp; a view of its buffer (valid while ``values`` lives)."""
-    n = len(values)
-    if n == 0:
-        return np.zeros(0, dtype=np.intp)
-    if values.flags.c_contiguous:
-        buffer = (ctypes.c_ssize_t * n).from_address(values.ctypes.data)
-        return np.ctypeslib.as_array(buffer)
-    return np.fromiter(map(id, values), dtype=np.intp, count=n)
 
 
 def _bits(values: np.ndarray) -> np.ndarray:
@@ -80,7 +69,7 @@ def witness(frame: pd.DataFrame, column: str) -> ColumnWitness:
         return ColumnWitness("numpy", dtype, series.to_numpy(copy=True))
     if isinstance(dtype, np.dtype) and dtype.kind == "O":
         held = np.array(series.to_numpy(dtype=object), dtype=object, copy=True)
-        return ColumnWitness("object", dtype, held, _pointers(held))
+        return ColumnWitness("object", dtype, held, object_addresses(held))
     array = series.array
     if isinstance(array, pd.arrays.ArrowExtensionArray):
         return ColumnWitness("arrow", dtype, array.__arrow_array__())
@@ -98,7 +87,7 @@ def holds(w: ColumnWitness, frame: pd.DataFrame, column: str) -> bool:
         return bool(np.array_equal(_bits(series.to_numpy()), _bits(w.held)))
     if w.kind == "object":
         current = series.to_numpy(dtype=object)  # no copy for an object column
-        return bool(np.array_equal(_pointers(current), w.pointers))
+        return bool(np.array_equal(object_addresses(current), w.pointers))
     array = series.array
     if w.kind == "arrow":
         if not isinstance(array, pd.arrays.ArrowExtensionArray):

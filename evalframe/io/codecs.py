@@ -19,7 +19,6 @@ are read only when they are lists of strings or JSON-like, see docs/persistence.
 from __future__ import annotations
 
 import ast
-import ctypes
 import functools
 import gc
 import json
@@ -36,6 +35,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._addresses import object_addresses
 from . import arrow_csv
 from ..columns import LIST_COLUMNS
 from ..errors import LoadError, SaveError, warn
@@ -76,7 +76,7 @@ def by_identity(values: list[Any] | np.ndarray) -> tuple[np.ndarray, list[Any]]:
     """
     if isinstance(values, np.ndarray) and values.dtype == object and values.ndim == 1:
         cells = np.ascontiguousarray(values)
-        codes, first = _first_of_codes(_addresses(cells))
+        codes, first = _first_of_codes(_int64_addresses(cells))
         return codes, cells[first].tolist()
     codes, first = _first_of_codes(np.fromiter(map(id, values), dtype=np.int64, count=len(values)))
     return codes, [values[i] for i in first.tolist()]
@@ -101,12 +101,9 @@ def _first_of_codes(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return head_codes[np.cumsum(starts) - 1], heads[first]
 
 
-def _addresses(cells: np.ndarray) -> np.ndarray:
-    """The addresses of a C-contiguous 1-d object array's objects (its pointer buffer, copied as int64)."""
-    if not len(cells):
-        return np.zeros(0, dtype=np.int64)
-    buffer = (ctypes.c_ssize_t * len(cells)).from_address(cells.ctypes.data)
-    return np.ctypeslib.as_array(buffer).astype(np.int64)
+def _int64_addresses(cells: np.ndarray) -> np.ndarray:
+    """The addresses of a 1-d object array's objects, copied as int64."""
+    return object_addresses(cells).astype(np.int64)
 
 
 def _literal_cells(values: list[Any], *, node: str, column: Hashable) -> np.ndarray:
