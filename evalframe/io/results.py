@@ -27,7 +27,9 @@ from . import csv as csv_format
 from . import haystack1
 from .codecs import encode_frame, encode_frame_texts, encodes
 from .folder import Folder, is_plain_name, with_retries
-from .manifest import FORMAT_NAME, FORMAT_VERSION, MANIFEST_NAME, read_manifest, read_manifest_quietly
+from . import partitioned as partitioned_format
+from .manifest import (FORMAT_NAME, FORMAT_VERSION, MANIFEST_NAME, PARTITIONED_FORMAT_VERSION, listed_files, read_manifest,
+                       read_manifest_quietly)
 from .. import _progress
 from ..errors import LoadError, SaveError
 from ..frames.arrays import DistinctLists
@@ -62,8 +64,8 @@ def _check_node_name(node: str) -> None:
         )
 
 
-def save_result(result: Any, out_dir: Path, format: str = "csv", *, progress: bool | None = None,
-                **to_csv_kwargs: Any) -> Path:
+def save_result(result: Any, out_dir: Path, format: str = "csv", *, partitions: int | None = None,
+                progress: bool | None = None, **to_csv_kwargs: Any) -> Path:
     """Write ``result`` to ``out_dir``, replacing the folder in one step (see :meth:`EvaluationResult.save`).
 
     Parameters
@@ -74,6 +76,9 @@ def save_result(result: Any, out_dir: Path, format: str = "csv", *, progress: bo
         The folder to write: missing, empty, or one evalframe wrote (any other file in it is refused).
     format
         ``"csv"`` (one ``<node>.csv`` per node, readable by Haystack 1.x) or ``"parquet"``.
+    partitions
+        None: one file per node. An int N >= 1 (Parquet only): each node as N files, a query's rows in one
+        partition number in every node (:mod:`evalframe.io.partitioned`, docs/persistence.md#partitioned-results).
     progress
         A bar over the nodes written: None shows it where a person watches (:mod:`evalframe._progress`).
     **to_csv_kwargs
@@ -91,14 +96,15 @@ def save_result(result: Any, out_dir: Path, format: str = "csv", *, progress: bo
     """
     show = _progress.enabled(progress)
     with _gc_paused():
-        return _save_result(result, out_dir, format, show, **to_csv_kwargs)
+        return _save_result(result, out_dir, format, partitions, show, **to_csv_kwargs)
 
 
-def _save_result(result: Any, out_dir: Path, format: str, show: bool, **to_csv_kwargs: Any) -> Path:
+def _save_result(result: Any, out_dir: Path, format: str, partitions: int | None, show: bool, **to_csv_kwargs: Any) -> Path:
     from .._version import __version__
     from .._validation import check_choice
 
     check_choice(format, ("csv", "parquet"), name="format")
+    partitions = partitioned_format.check_partitions(partitions, format)
     if format == "parquet":
         if to_csv_kwargs:
             raise SaveError(f"save(format='parquet') takes no CSV options; got {sorted(to_csv_kwargs)}.")
@@ -108,12 +114,18 @@ def _save_result(result: Any, out_dir: Path, format: str, show: bool, **to_csv_k
         _check_node_name(node)
     manifest: dict[str, Any] = {
         "format": FORMAT_NAME,
-        "format_version": FORMAT_VERSION,
+        "format_version": FORMAT_VERSION if partitions is None else PARTITIONED_FORMAT_VERSION,
         "evalframe_version": __version__,
         "matching": dict(result.matching),
         "csv": {"sep": options["sep"], "encoding": options["encoding"]},
         "nodes": {},
     }
+    if partitions is not None:
+        manifest["partitioned"] = partitioned_format.layout(partitions)
+        known: dict[Any, int] = {}  # a query's partition number, hashed once for all nodes
+        rows_of = {node: partitioned_format.split_rows(
+            partitioned_format.partition_of_rows(node, frame, partitions, known), partitions)
+            for node, frame in result.node_results.items()}
     try:
         json.dumps(manifest["matching"])
     except TypeError as exc:
@@ -129,6 +141,18 @@ def _save_result(result: Any, out_dir: Path, format: str, show: bool, **to_csv_k
             writes = []
             for node, frame in _progress.bar(result.node_results.items(), show=show, desc="saving", unit="node",
                                              total=len(result.node_results)):
+                if partitions is not None:
+                    parts = []
+                    for number, positions in enumerate(rows_of[node]):
+                        piece = partitioned_format.part_frame(frame, positions)
+                        table, entry = parquet.encode_frame(node, piece)
+                        del piece
+                        entry["file"] = partitioned_format.part_file(node, number, partitions)
+                        parts.append(entry)
+                        writes.append(writer.submit(_write_parquet, parquet, staging / entry["file"], table))
+                        del table
+                    manifest["nodes"][node] = {"rows": len(frame), "parts": parts}
+                    continue
                 if format == "parquet":
                     table, manifest["nodes"][node] = parquet.encode_frame(node, frame)
                     writes.append(writer.submit(_write_parquet, parquet, staging / manifest["nodes"][node]["file"], table))
@@ -218,7 +242,7 @@ def _foreign_files(folder: Path) -> tuple[list[str], dict[str, Any] | None]:
     manifest = read_manifest_quietly(folder)
     if manifest is None:
         return entries, None
-    ours = {MANIFEST_NAME, *(entry["file"] for entry in manifest["nodes"].values())}
+    ours = {MANIFEST_NAME, *listed_files(manifest)}
     return [name for name in entries if name not in ours or not (folder / name).is_file()], manifest
 
 
@@ -272,6 +296,10 @@ def _load_result(cls: type, load_dir: Path, show: bool, **read_csv_kwargs: Any) 
     """One attempt: every file from the generation of the folder opened here (see :mod:`evalframe.io.folder`)."""
     with Folder(load_dir) as folder:
         manifest = read_manifest(folder)
+        if manifest is not None and manifest.get("partitioned") is not None:
+            part_codings: dict[str, dict[str, DistinctLists]] = {}
+            whole = partitioned_format.read_nodes(folder, manifest, part_codings)
+            return cls(whole, matching=manifest.get("matching"), list_codings=part_codings)
         own = (manifest or {}).get("nodes", {})
         owned = {entry["file"] for entry in own.values()}
         # hidden names are skipped, as the glob("*.csv") of earlier versions (and Haystack's) skipped them
