@@ -25,7 +25,7 @@ import pandas as pd
 from . import atomic
 from . import csv as csv_format
 from . import haystack1
-from .codecs import encode_frame, encode_frame_texts, encodes
+from .codecs import check_frame, encode_frame, encode_frame_texts, encodes
 from .folder import Folder, is_plain_name, with_retries
 from . import partitioned as partitioned_format
 from .manifest import (FORMAT_NAME, FORMAT_VERSION, MANIFEST_NAME, PARTITIONED_FORMAT_VERSION, listed_files, read_manifest,
@@ -142,10 +142,15 @@ def _save_result(result: Any, out_dir: Path, format: str, partitions: int | None
             for node, frame in _progress.bar(result.node_results.items(), show=show, desc="saving", unit="node",
                                              total=len(result.node_results)):
                 if partitions is not None:
+                    check_frame(node, frame)  # the whole frame's names and index (a part's index is always 0..n-1)
                     parts = []
                     for number, positions in enumerate(rows_of[node]):
                         piece = partitioned_format.part_frame(frame, positions)
-                        table, entry = parquet.encode_frame(node, piece)
+                        try:
+                            table, entry = parquet.encode_frame(node, piece)
+                        except SaveError:
+                            parquet.encode_frame(node, frame)  # the same refusal, naming the row of the node's frame
+                            raise
                         del piece
                         entry["file"] = partitioned_format.part_file(node, number, partitions)
                         parts.append(entry)

@@ -326,3 +326,23 @@ def test_a_kill_at_any_step_leaves_the_old_or_the_new_result_whole(tmp_path):
                    for r in expected), (k, steps[k])
         new_result().save(folder, format="parquet", partitions=3, progress=False)
         assert siblings(folder) == [], (k, steps[k])
+
+
+def test_a_refused_cell_is_named_by_its_row_in_the_node_frame_not_in_its_part(tmp_path):
+    frames = dict(hand_result().node_results)
+    reader = frames["Reader"].copy()
+    reader["answer"] = reader["answer"].astype(object)
+    reader.loc[5, "answer"] = pd.NA
+    with pytest.raises(SaveError, match=r"node 'Reader', column 'answer', row 6: <NA> \(NAType\) cannot be written"):
+        EvaluationResult({**frames, "Reader": reader}).save(tmp_path / "out", format="parquet", partitions=3)
+    assert not (tmp_path / "out").exists() and siblings(tmp_path / "out") == []
+
+
+def test_a_custom_index_warns_as_in_a_plain_save_and_an_empty_node_round_trips(tmp_path):
+    frames = dict(hand_result().node_results)
+    with pytest.warns(UserWarning, match=r"node 'Reader': the frame's index is not a default RangeIndex"):
+        EvaluationResult({**frames, "Reader": frames["Reader"].set_axis(range(10, 10 + len(frames["Reader"])))}).save(
+            tmp_path / "indexed", format="parquet", partitions=2, progress=False)
+    empty = EvaluationResult({**frames, "Reader": frames["Reader"].iloc[:0]})
+    folder = empty.save(tmp_path / "out", format="parquet", partitions=3, progress=False)
+    assert_result_equal(EvaluationResult.load(folder, progress=False), empty)
