@@ -346,3 +346,44 @@ def test_a_custom_index_warns_as_in_a_plain_save_and_an_empty_node_round_trips(t
     empty = EvaluationResult({**frames, "Reader": frames["Reader"].iloc[:0]})
     folder = empty.save(tmp_path / "out", format="parquet", partitions=3, progress=False)
     assert_result_equal(EvaluationResult.load(folder, progress=False), empty)
+
+
+def fingerprint(result: EvaluationResult) -> str:
+    return str(sorted((node, frame.to_json()) for node, frame in result.node_results.items()))
+
+
+def _saver(folder: str, which: str, partitions: int, rounds: int) -> None:
+    result = hand_result() if which == "old" else new_result()
+    for _ in range(rounds):
+        result.save(Path(folder), format="parquet", partitions=partitions, progress=False)
+
+
+def _reader(folder: str, seconds: float, out) -> None:
+    import time
+
+    seen = []
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            seen.append(fingerprint(EvaluationResult.load(Path(folder), progress=False)))
+        except Exception as exc:  # noqa: BLE001 - recorded, and the test fails on it
+            seen.append(f"error {type(exc).__name__}: {exc}")
+    out.put(seen)
+
+
+@pytest.mark.skipif(FORK is None, reason="needs the fork start method")
+def test_a_reader_never_sees_a_partitioned_folder_half_written(tmp_path):
+    # the two savers write different partition counts, so a mix of generations would also mix file sets
+    folder = hand_result().save(tmp_path / "out", format="parquet", partitions=3, progress=False)
+    queue = FORK.Queue()
+    savers = [FORK.Process(target=_saver, args=(str(folder), which, n, 10)) for which, n in (("old", 3), ("new", 5))]
+    readers = [FORK.Process(target=_reader, args=(str(folder), 3.0, queue)) for _ in range(2)]
+    for process in savers + readers:
+        process.start()
+    seen = [item for _ in readers for item in queue.get(timeout=300)]
+    for process in savers + readers:
+        process.join(300)
+        assert process.exitcode == 0, (process, process.exitcode)
+    whole = {fingerprint(hand_result()), fingerprint(new_result())}
+    assert seen and set(seen) <= whole, [s for s in seen if s not in whole][:3]
+    assert siblings(folder) == []
