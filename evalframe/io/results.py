@@ -6,7 +6,9 @@ and swaps it into place (:mod:`evalframe.io.atomic`, docs/persistence.md#safe-wr
 generation of the folder (:mod:`evalframe.io.folder`): the nodes ``evalframe.json`` lists with
 :mod:`evalframe.io.csv` or :mod:`evalframe.io.parquet`, any other ``<node>.csv`` with Haystack's rules
 (:mod:`evalframe.io.haystack1`), and hands the frames with their list codings to the result class
-(docs/persistence.md#loading).
+(docs/persistence.md#loading). A partitioned save (``partitions=N``) writes every node as N Parquet files into the
+same staging folder, and a load reads them whole (:mod:`evalframe.io.partitioned`,
+docs/persistence.md#partitioned-results).
 """
 
 from __future__ import annotations
