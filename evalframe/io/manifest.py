@@ -176,14 +176,12 @@ def _check_column_spec(path: Path, node: str, name: str, combination: tuple[str,
         raise LoadError(f"{path}: node {node!r}, column {name!r}: 'empty' must be none, nan or empty.")
 
 
-def read_manifest_quietly(folder: Path) -> dict[str, Any] | None:
+def read_manifest_quietly(folder: Path | Folder) -> dict[str, Any] | None:
     """The folder's checked evalframe.json, or None when it has none or it cannot be read."""
     try:
         return read_manifest(folder)
     except LoadError:
         return None
-
-
 
 
 def listed_files(manifest: dict[str, Any]) -> set[str]:

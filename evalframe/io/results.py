@@ -18,7 +18,9 @@ import csv
 import gc
 import json
 import os
+import stat
 from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +38,7 @@ from .. import _progress
 from ..errors import LoadError, SaveError
 from ..frames.arrays import DistinctLists
 
-__all__ = ["load_result", "save_result"]
+__all__ = ["load_result", "save_result", "save_parts"]
 
 
 @contextlib.contextmanager
@@ -196,6 +198,63 @@ def _save_result(result: Any, out_dir: Path, format: str, partitions: int | None
             _remove_empty_folders(target.parent, up_to=created)
 
 
+def save_parts(out_dir: str | Path, partitions: int, write_parts: Callable[[Path], Mapping[str, Sequence[dict[str, Any]]]],
+               *, matching: Mapping[str, Any] | None = None) -> Path:
+    """Write a partitioned folder whose files other processes write (Dask workers), replacing ``out_dir`` atomically.
+
+    ``write_parts(staging)`` writes every partition file of every node into the staging folder (a sibling of
+    ``out_dir``, so on the same file system; on a cluster it must be a path every worker sees), each with
+    :func:`evalframe.io.partitioned.write_part`, and returns ``{node: [entry of partition 0, 1, ...]}``. This writes
+    ``evalframe.json`` and swaps the folder into place as :meth:`EvaluationResult.save` does: until then readers see
+    the old folder whole, and a failure anywhere (a worker's too) leaves it as it was.
+    """
+    from .._version import __version__
+
+    out_dir = Path(out_dir)
+    partitions = partitioned_format.check_partitions(partitions, "parquet") or 1
+    manifest: dict[str, Any] = {
+        "format": FORMAT_NAME, "format_version": PARTITIONED_FORMAT_VERSION, "evalframe_version": __version__,
+        "matching": dict(matching or {}), "csv": {"sep": ",", "encoding": "utf-8"}, "nodes": {},
+        "partitioned": partitioned_format.layout(partitions),
+    }
+    try:
+        json.dumps(manifest["matching"])
+    except TypeError as exc:
+        raise SaveError(f"the matching parameters are not JSON-serialisable: {exc}") from exc
+    target = _check_target(out_dir)
+
+    def write(staging: Path) -> None:
+        written = write_parts(staging)
+        for node, parts in written.items():
+            _check_node_name(node)
+            parts = list(parts)
+            if len(parts) != partitions:
+                raise SaveError(f"node {node!r}: {len(parts)} partition files were written, not {partitions}.")
+            for number, part in enumerate(parts):
+                if part.get("file") != partitioned_format.part_file(node, number, partitions):
+                    raise SaveError(f"node {node!r}: partition {number} was written as {part.get('file')!r}, not "
+                                    f"{partitioned_format.part_file(node, number, partitions)!r}.")
+            manifest["nodes"][node] = {"rows": sum(part["rows"] for part in parts), "parts": parts}
+        path = staging / MANIFEST_NAME
+        with atomic.staged_file(path):
+            path.write_bytes(json.dumps(manifest, indent=1, ensure_ascii=False).encode("utf-8"))
+
+    created = next((folder for folder in reversed(target.parents) if not folder.exists()), None)
+    saved = False
+    try:
+        try:
+            atomic.step("mkdir parent")
+            target.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise SaveError(f"cannot create {target.parent}: {exc.strerror or exc}; choose another out_dir.") from None
+        atomic.replace_folder(target, write, foreign=lambda folder: _foreign_files(folder)[0])
+        saved = True
+        return out_dir
+    finally:
+        if created is not None and not saved:
+            _remove_empty_folders(target.parent, up_to=created)
+
+
 def _write_csv(node: str, path: Path, columns: Any, options: dict[str, Any]) -> None:
     try:
         with atomic.staged_file(path):
@@ -229,6 +288,8 @@ def _check_target(out_dir: Path) -> Path:
             foreign, manifest = _foreign_files(target)
         except OSError as exc:
             raise SaveError(f"{out_dir} cannot be listed ({exc.strerror or exc}); choose another out_dir.") from None
+        except LoadError as exc:
+            raise SaveError(f"{out_dir} cannot be listed: {exc} Choose another out_dir.") from None
         if foreign:
             shown = ", ".join(foreign[:5]) + (f" and {len(foreign) - 5} more" if len(foreign) > 5 else "")
             why = "it holds no readable evalframe.json" if manifest is None else "its evalframe.json does not list them"
@@ -242,15 +303,29 @@ def _check_target(out_dir: Path) -> Path:
 
 def _foreign_files(folder: Path) -> tuple[list[str], dict[str, Any] | None]:
     """The entries of ``folder`` evalframe did not write (all of them without a readable evalframe.json),
-    and its manifest."""
-    entries = sorted(os.listdir(folder))
-    if not entries:
-        return [], None
-    manifest = read_manifest_quietly(folder)
-    if manifest is None:
-        return entries, None
-    ours = {MANIFEST_NAME, *listed_files(manifest)}
-    return [name for name in entries if name not in ours or not (folder / name).is_file()], manifest
+    and its manifest. The listing and the manifest come from one generation of the folder (another process
+    may be saving into it), read again when it changed in between."""
+
+    def attempt() -> tuple[list[str], dict[str, Any] | None]:
+        with Folder(folder) as opened:
+            entries = opened.names()
+            if not entries:
+                return [], None
+            manifest = read_manifest_quietly(opened)
+            if manifest is None:
+                return entries, None
+            ours = {MANIFEST_NAME, *listed_files(manifest)}
+            return [name for name in entries if name not in ours or not _is_file(opened, name)], manifest
+
+    return with_retries(folder, attempt)
+
+
+def _is_file(folder: Folder, name: str) -> bool:
+    try:
+        info = os.stat(name, dir_fd=folder.fd, follow_symlinks=False) if folder.fd >= 0 else os.lstat(folder.path / name)
+    except FileNotFoundError:
+        return False
+    return stat.S_ISREG(info.st_mode)
 
 
 def _remove_empty_folders(folder: Path, *, up_to: Path) -> None:

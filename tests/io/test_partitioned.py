@@ -218,7 +218,7 @@ def test_a_part_whose_row_count_differs_from_evalframe_json_is_named(saved):
 def test_a_node_row_count_that_differs_from_its_parts_is_named(saved):
     edit_manifest(saved, lambda manifest: manifest["nodes"]["Reader"].update(rows=99))
     with pytest.raises(LoadError, match=r"the partition files of node 'Reader' hold 8 rows whose '__evalframe_row__' "
-                                        r"positions are not 0..98 as evalframe.json records"):
+                                        r"order keys are not 99 distinct values as evalframe.json records"):
         EvaluationResult.load(saved, progress=False)
 
 
