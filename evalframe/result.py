@@ -972,12 +972,16 @@ class EvaluationResult(Mapping):
         return write_qrels(qrels_from_frame(self[name], node=name), path)
 
     # ------------------------------------------------------------------ persistence
-    def save(self, out_dir: str | Path, format: str = "csv", *, progress: bool | None = None, **to_csv_kwargs: Any) -> Path:
+    def save(self, out_dir: str | Path, format: str = "csv", *, partitions: int | None = None, progress: bool | None = None,
+             **to_csv_kwargs: Any) -> Path:
         """Write one ``<node>.csv`` (or ``.parquet``) per node plus ``evalframe.json`` to ``out_dir``, atomically.
 
         ``format="parquet"`` needs ``pip install "evalframe[parquet]"``; ``load`` detects the format.
-        See ``docs/persistence.md``. Returns the folder written. ``progress``: a bar over the nodes, shown by
-        default where a person watches (stderr a terminal, or a Jupyter kernel); False never shows it.
+        See ``docs/persistence.md``. ``partitions=N`` (Parquet only, an int >= 1) writes each node as N files
+        in which all rows of one query, in every node, share one partition number (a hash of ``multilabel_id``);
+        ``load`` reads such a folder whole (docs/persistence.md#partitioned-results). Returns the folder written.
+        ``progress``: a bar over the nodes, shown by default where a person watches (stderr a terminal, or a
+        Jupyter kernel); False never shows it.
 
         Examples
         --------
@@ -989,7 +993,8 @@ class EvaluationResult(Mapping):
         """
         from .io import save_result
 
-        return save_result(self, check.check_path(out_dir, name="out_dir"), format, progress=progress, **to_csv_kwargs)
+        return save_result(self, check.check_path(out_dir, name="out_dir"), format, partitions=partitions, progress=progress,
+                           **to_csv_kwargs)
 
     @classmethod
     def load(cls, load_dir: str | Path, *, progress: bool | None = None, **read_csv_kwargs: Any) -> EvaluationResult:

@@ -7,11 +7,12 @@ Modules, each holding one thing:
 ``codecs``     column encodings shared by CSV and Parquet, the literal parser;
 ``csv``        evalframe's own CSV files (``arrow_csv``: the pyarrow reader of them);
 ``parquet``    the Parquet files (extra ``evalframe[parquet]``);
+``partitioned`` partitioned Parquet folders: the partition rule, one partition's files written and read;
 ``haystack1``  folders Haystack 1.x wrote;
 ``folder``     reading one generation of a folder through a directory descriptor;
 ``atomic``     replacing a folder atomically (exchange, locks, cleanup of dead savers' leftovers).
 """
 
-from .results import load_result, save_result
+from .results import load_result, save_parts, save_result
 
-__all__ = ["load_result", "save_result"]
+__all__ = ["load_result", "save_parts", "save_result"]

@@ -19,14 +19,18 @@ from ..errors import LoadError
 from .codecs import is_native_dtype, short_repr
 from .folder import Folder, is_plain_name, with_retries
 
-__all__ = ["FORMAT_NAME", "FORMAT_VERSION", "MANIFEST_NAME", "read_manifest", "read_manifest_quietly"]
+__all__ = ["FORMAT_NAME", "FORMAT_VERSION", "PARTITIONED_FORMAT_VERSION", "MANIFEST_NAME", "listed_files", "read_manifest",
+           "read_manifest_quietly"]
 
 #: The manifest's file name inside a results folder.
 MANIFEST_NAME = "evalframe.json"
 #: Its "format" field: what wrote the folder.
 FORMAT_NAME = "evalframe.EvaluationResult"
-#: The newest "format_version" this evalframe writes and reads.
+#: The "format_version" of a folder with one file per node.
 FORMAT_VERSION = 1
+#: The "format_version" of a partitioned folder (docs/persistence.md#partitioned-results), the newest this evalframe
+#: reads: evalframe versions that read only version 1 refuse it instead of reading one partition as the node.
+PARTITIONED_FORMAT_VERSION = 2
 _CODECS = frozenset({"native", "text", "literal", "list"})
 
 
@@ -54,9 +58,9 @@ def read_manifest(folder: Path | Folder) -> dict[str, Any] | None:
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT_NAME:
         raise LoadError(f"{path}: not an evalframe manifest (no 'format': 'evalframe.EvaluationResult').")
     version = manifest.get("format_version")
-    if not isinstance(version, int) or isinstance(version, bool) or version > FORMAT_VERSION:
+    if not isinstance(version, int) or isinstance(version, bool) or version > PARTITIONED_FORMAT_VERSION:
         raise LoadError(
-            f"{path}: format_version {version!r} is newer than this evalframe reads ({FORMAT_VERSION}); "
+            f"{path}: format_version {version!r} is newer than this evalframe reads ({PARTITIONED_FORMAT_VERSION}); "
             "upgrade evalframe (pip install -U evalframe)."
         )
     _check_manifest(path, manifest)
@@ -90,38 +94,65 @@ def _check_manifest(path: Path, manifest: dict[str, Any]) -> None:
     nodes = manifest.get("nodes")
     if not isinstance(nodes, dict):
         raise _damaged(path, "'nodes' must map node names to their files")
+    partitioned = manifest.get("partitioned")
+    if (partitioned is not None) != (manifest["format_version"] == PARTITIONED_FORMAT_VERSION):
+        raise _damaged(path, f"'partitioned' is the layout of format_version {PARTITIONED_FORMAT_VERSION} folders and "
+                             "only of them")
+    if partitioned is not None:
+        count = partitioned.get("partitions") if isinstance(partitioned, dict) else None
+        if type(count) is not int or count < 1:
+            raise _damaged(path, f"'partitioned' 'partitions' must be an integer >= 1; got {short_repr(count)}")
     files: set[str] = set()
     dtypes: dict[str, Any] = {}  # each distinct dtype text parsed once, however many columns name it
     checked: set[tuple[str, str, str]] = set()  # (codec, dtype, empty) combinations found valid
     for node, entry in nodes.items():
-        if not isinstance(entry, dict) or not isinstance(entry.get("file"), str) or not isinstance(entry.get("columns"), list):
-            raise _damaged(path, f"the entry of node {node!r} needs 'file' and 'columns'")
-        file = entry["file"]
-        if not is_plain_name(file) or file.startswith(".") or not file.endswith((".csv", ".parquet")):
-            raise _damaged(path, f"node {node!r}: 'file' must name a .csv or .parquet file directly inside the "
-                                 f"results folder; got {file!r}")
-        if file in files:
-            raise _damaged(path, f"node {node!r}: file {file!r} is listed for two nodes")
-        files.add(file)
-        rows = entry.get("rows", 0)
-        if not isinstance(rows, int) or isinstance(rows, bool) or rows < 0:
+        if partitioned is None:
+            _check_entry(path, node, entry, files, dtypes, checked)
+            continue
+        parts = entry.get("parts") if isinstance(entry, dict) else None
+        if not isinstance(parts, list) or len(parts) != partitioned["partitions"]:
+            raise _damaged(path, f"node {node!r} needs 'parts': one entry per partition "
+                                 f"({partitioned['partitions']})")
+        rows = entry.get("rows")
+        if type(rows) is not int or rows < 0:
             raise _damaged(path, f"node {node!r}: 'rows' must be a non-negative integer; got {rows!r}")
-        names: set[str] = set()
-        for spec in entry["columns"]:
-            name = spec.get("name") if type(spec) is dict else None
-            codec = spec.get("codec") if type(spec) is dict else None
-            if type(name) is not str or type(codec) is not str or codec not in _CODECS:
-                raise LoadError(f"{path}: node {node!r}: column entry {short_repr(spec)} needs a 'name' and a 'codec' in "
-                                f"{sorted(_CODECS)}; the manifest was edited or damaged (save the result again).")
-            if name in names:
-                raise _damaged(path, f"node {node!r}: column {name!r} is listed twice")
-            names.add(name)
-            combination = (codec, spec.get("dtype"), spec.get("empty", "empty"))
-            hashable = type(combination[1]) is str and type(combination[2]) is str
-            if not (hashable and combination in checked):
-                _check_column_spec(path, node, name, combination, dtypes)
-                if hashable:
-                    checked.add(combination)
+        for part in parts:
+            _check_entry(path, node, part, files, dtypes, checked)
+            if not part["file"].endswith(".parquet"):
+                raise _damaged(path, f"node {node!r}: a partition's 'file' must be a .parquet file; got {part['file']!r}")
+
+
+def _check_entry(path: Path, node: str, entry: Any, files: set[str], dtypes: dict[str, Any],
+                 checked: set[tuple[str, str, str]]) -> None:
+    """Check one file entry (a node's, or one partition's): file, rows and column specs."""
+    if not isinstance(entry, dict) or not isinstance(entry.get("file"), str) or not isinstance(entry.get("columns"), list):
+        raise _damaged(path, f"the entry of node {node!r} needs 'file' and 'columns'")
+    file = entry["file"]
+    if not is_plain_name(file) or file.startswith(".") or not file.endswith((".csv", ".parquet")):
+        raise _damaged(path, f"node {node!r}: 'file' must name a .csv or .parquet file directly inside the "
+                             f"results folder; got {file!r}")
+    if file in files:
+        raise _damaged(path, f"node {node!r}: file {file!r} is listed for two nodes")
+    files.add(file)
+    rows = entry.get("rows", 0)
+    if not isinstance(rows, int) or isinstance(rows, bool) or rows < 0:
+        raise _damaged(path, f"node {node!r}: 'rows' must be a non-negative integer; got {rows!r}")
+    names: set[str] = set()
+    for spec in entry["columns"]:
+        name = spec.get("name") if type(spec) is dict else None
+        codec = spec.get("codec") if type(spec) is dict else None
+        if type(name) is not str or type(codec) is not str or codec not in _CODECS:
+            raise LoadError(f"{path}: node {node!r}: column entry {short_repr(spec)} needs a 'name' and a 'codec' in "
+                            f"{sorted(_CODECS)}; the manifest was edited or damaged (save the result again).")
+        if name in names:
+            raise _damaged(path, f"node {node!r}: column {name!r} is listed twice")
+        names.add(name)
+        combination = (codec, spec.get("dtype"), spec.get("empty", "empty"))
+        hashable = type(combination[1]) is str and type(combination[2]) is str
+        if not (hashable and combination in checked):
+            _check_column_spec(path, node, name, combination, dtypes)
+            if hashable:
+                checked.add(combination)
 
 
 def _check_column_spec(path: Path, node: str, name: str, combination: tuple[str, Any, Any],
@@ -145,7 +176,7 @@ def _check_column_spec(path: Path, node: str, name: str, combination: tuple[str,
         raise LoadError(f"{path}: node {node!r}, column {name!r}: 'empty' must be none, nan or empty.")
 
 
-def read_manifest_quietly(folder: Path) -> dict[str, Any] | None:
+def read_manifest_quietly(folder: Path | Folder) -> dict[str, Any] | None:
     """The folder's checked evalframe.json, or None when it has none or it cannot be read."""
     try:
         return read_manifest(folder)
@@ -153,3 +184,8 @@ def read_manifest_quietly(folder: Path) -> dict[str, Any] | None:
         return None
 
 
+def listed_files(manifest: dict[str, Any]) -> set[str]:
+    """The node files a checked manifest lists (every partition file of a partitioned folder)."""
+    if manifest.get("partitioned") is None:
+        return {entry["file"] for entry in manifest["nodes"].values()}
+    return {part["file"] for entry in manifest["nodes"].values() for part in entry["parts"]}

@@ -6,7 +6,9 @@ and swaps it into place (:mod:`evalframe.io.atomic`, docs/persistence.md#safe-wr
 generation of the folder (:mod:`evalframe.io.folder`): the nodes ``evalframe.json`` lists with
 :mod:`evalframe.io.csv` or :mod:`evalframe.io.parquet`, any other ``<node>.csv`` with Haystack's rules
 (:mod:`evalframe.io.haystack1`), and hands the frames with their list codings to the result class
-(docs/persistence.md#loading).
+(docs/persistence.md#loading). A partitioned save (``partitions=N``) writes every node as N Parquet files into the
+same staging folder, and a load reads them whole (:mod:`evalframe.io.partitioned`,
+docs/persistence.md#partitioned-results).
 """
 
 from __future__ import annotations
@@ -16,7 +18,9 @@ import csv
 import gc
 import json
 import os
+import stat
 from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -25,14 +29,16 @@ import pandas as pd
 from . import atomic
 from . import csv as csv_format
 from . import haystack1
-from .codecs import encode_frame, encode_frame_texts, encodes
+from .codecs import check_frame, encode_frame, encode_frame_texts, encodes
 from .folder import Folder, is_plain_name, with_retries
-from .manifest import FORMAT_NAME, FORMAT_VERSION, MANIFEST_NAME, read_manifest, read_manifest_quietly
+from . import partitioned as partitioned_format
+from .manifest import (FORMAT_NAME, FORMAT_VERSION, MANIFEST_NAME, PARTITIONED_FORMAT_VERSION, listed_files, read_manifest,
+                       read_manifest_quietly)
 from .. import _progress
 from ..errors import LoadError, SaveError
 from ..frames.arrays import DistinctLists
 
-__all__ = ["load_result", "save_result"]
+__all__ = ["load_result", "save_result", "save_parts"]
 
 
 @contextlib.contextmanager
@@ -62,8 +68,8 @@ def _check_node_name(node: str) -> None:
         )
 
 
-def save_result(result: Any, out_dir: Path, format: str = "csv", *, progress: bool | None = None,
-                **to_csv_kwargs: Any) -> Path:
+def save_result(result: Any, out_dir: Path, format: str = "csv", *, partitions: int | None = None,
+                progress: bool | None = None, **to_csv_kwargs: Any) -> Path:
     """Write ``result`` to ``out_dir``, replacing the folder in one step (see :meth:`EvaluationResult.save`).
 
     Parameters
@@ -74,6 +80,9 @@ def save_result(result: Any, out_dir: Path, format: str = "csv", *, progress: bo
         The folder to write: missing, empty, or one evalframe wrote (any other file in it is refused).
     format
         ``"csv"`` (one ``<node>.csv`` per node, readable by Haystack 1.x) or ``"parquet"``.
+    partitions
+        None: one file per node. An int N >= 1 (Parquet only): each node as N files, a query's rows in one
+        partition number in every node (:mod:`evalframe.io.partitioned`, docs/persistence.md#partitioned-results).
     progress
         A bar over the nodes written: None shows it where a person watches (:mod:`evalframe._progress`).
     **to_csv_kwargs
@@ -91,14 +100,15 @@ def save_result(result: Any, out_dir: Path, format: str = "csv", *, progress: bo
     """
     show = _progress.enabled(progress)
     with _gc_paused():
-        return _save_result(result, out_dir, format, show, **to_csv_kwargs)
+        return _save_result(result, out_dir, format, partitions, show, **to_csv_kwargs)
 
 
-def _save_result(result: Any, out_dir: Path, format: str, show: bool, **to_csv_kwargs: Any) -> Path:
+def _save_result(result: Any, out_dir: Path, format: str, partitions: int | None, show: bool, **to_csv_kwargs: Any) -> Path:
     from .._version import __version__
     from .._validation import check_choice
 
     check_choice(format, ("csv", "parquet"), name="format")
+    partitions = partitioned_format.check_partitions(partitions, format)
     if format == "parquet":
         if to_csv_kwargs:
             raise SaveError(f"save(format='parquet') takes no CSV options; got {sorted(to_csv_kwargs)}.")
@@ -108,12 +118,18 @@ def _save_result(result: Any, out_dir: Path, format: str, show: bool, **to_csv_k
         _check_node_name(node)
     manifest: dict[str, Any] = {
         "format": FORMAT_NAME,
-        "format_version": FORMAT_VERSION,
+        "format_version": FORMAT_VERSION if partitions is None else PARTITIONED_FORMAT_VERSION,
         "evalframe_version": __version__,
         "matching": dict(result.matching),
         "csv": {"sep": options["sep"], "encoding": options["encoding"]},
         "nodes": {},
     }
+    if partitions is not None:
+        manifest["partitioned"] = partitioned_format.layout(partitions)
+        known: dict[Any, int] = {}  # a query's partition number, hashed once for all nodes
+        rows_of = {node: partitioned_format.split_rows(
+            partitioned_format.partition_of_rows(node, frame, partitions, known), partitions)
+            for node, frame in result.node_results.items()}
     try:
         json.dumps(manifest["matching"])
     except TypeError as exc:
@@ -129,6 +145,23 @@ def _save_result(result: Any, out_dir: Path, format: str, show: bool, **to_csv_k
             writes = []
             for node, frame in _progress.bar(result.node_results.items(), show=show, desc="saving", unit="node",
                                              total=len(result.node_results)):
+                if partitions is not None:
+                    check_frame(node, frame)  # the whole frame's names and index (a part's index is always 0..n-1)
+                    parts = []
+                    for number, positions in enumerate(rows_of[node]):
+                        piece = partitioned_format.part_frame(frame, positions)
+                        try:
+                            table, entry = parquet.encode_frame(node, piece)
+                        except SaveError:
+                            parquet.encode_frame(node, frame)  # the same refusal, naming the row of the node's frame
+                            raise
+                        del piece
+                        entry["file"] = partitioned_format.part_file(node, number, partitions)
+                        parts.append(entry)
+                        writes.append(writer.submit(_write_parquet, parquet, staging / entry["file"], table))
+                        del table
+                    manifest["nodes"][node] = {"rows": len(frame), "parts": parts}
+                    continue
                 if format == "parquet":
                     table, manifest["nodes"][node] = parquet.encode_frame(node, frame)
                     writes.append(writer.submit(_write_parquet, parquet, staging / manifest["nodes"][node]["file"], table))
@@ -165,6 +198,63 @@ def _save_result(result: Any, out_dir: Path, format: str, show: bool, **to_csv_k
             _remove_empty_folders(target.parent, up_to=created)
 
 
+def save_parts(out_dir: str | Path, partitions: int, write_parts: Callable[[Path], Mapping[str, Sequence[dict[str, Any]]]],
+               *, matching: Mapping[str, Any] | None = None) -> Path:
+    """Write a partitioned folder whose files other processes write (Dask workers), replacing ``out_dir`` atomically.
+
+    ``write_parts(staging)`` writes every partition file of every node into the staging folder (a sibling of
+    ``out_dir``, so on the same file system; on a cluster it must be a path every worker sees), each with
+    :func:`evalframe.io.partitioned.write_part`, and returns ``{node: [entry of partition 0, 1, ...]}``. This writes
+    ``evalframe.json`` and swaps the folder into place as :meth:`EvaluationResult.save` does: until then readers see
+    the old folder whole, and a failure anywhere (a worker's too) leaves it as it was.
+    """
+    from .._version import __version__
+
+    out_dir = Path(out_dir)
+    partitions = partitioned_format.check_partitions(partitions, "parquet") or 1
+    manifest: dict[str, Any] = {
+        "format": FORMAT_NAME, "format_version": PARTITIONED_FORMAT_VERSION, "evalframe_version": __version__,
+        "matching": dict(matching or {}), "csv": {"sep": ",", "encoding": "utf-8"}, "nodes": {},
+        "partitioned": partitioned_format.layout(partitions),
+    }
+    try:
+        json.dumps(manifest["matching"])
+    except TypeError as exc:
+        raise SaveError(f"the matching parameters are not JSON-serialisable: {exc}") from exc
+    target = _check_target(out_dir)
+
+    def write(staging: Path) -> None:
+        written = write_parts(staging)
+        for node, parts in written.items():
+            _check_node_name(node)
+            parts = list(parts)
+            if len(parts) != partitions:
+                raise SaveError(f"node {node!r}: {len(parts)} partition files were written, not {partitions}.")
+            for number, part in enumerate(parts):
+                if part.get("file") != partitioned_format.part_file(node, number, partitions):
+                    raise SaveError(f"node {node!r}: partition {number} was written as {part.get('file')!r}, not "
+                                    f"{partitioned_format.part_file(node, number, partitions)!r}.")
+            manifest["nodes"][node] = {"rows": sum(part["rows"] for part in parts), "parts": parts}
+        path = staging / MANIFEST_NAME
+        with atomic.staged_file(path):
+            path.write_bytes(json.dumps(manifest, indent=1, ensure_ascii=False).encode("utf-8"))
+
+    created = next((folder for folder in reversed(target.parents) if not folder.exists()), None)
+    saved = False
+    try:
+        try:
+            atomic.step("mkdir parent")
+            target.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise SaveError(f"cannot create {target.parent}: {exc.strerror or exc}; choose another out_dir.") from None
+        atomic.replace_folder(target, write, foreign=lambda folder: _foreign_files(folder)[0])
+        saved = True
+        return out_dir
+    finally:
+        if created is not None and not saved:
+            _remove_empty_folders(target.parent, up_to=created)
+
+
 def _write_csv(node: str, path: Path, columns: Any, options: dict[str, Any]) -> None:
     try:
         with atomic.staged_file(path):
@@ -198,6 +288,8 @@ def _check_target(out_dir: Path) -> Path:
             foreign, manifest = _foreign_files(target)
         except OSError as exc:
             raise SaveError(f"{out_dir} cannot be listed ({exc.strerror or exc}); choose another out_dir.") from None
+        except LoadError as exc:
+            raise SaveError(f"{out_dir} cannot be listed: {exc} Choose another out_dir.") from None
         if foreign:
             shown = ", ".join(foreign[:5]) + (f" and {len(foreign) - 5} more" if len(foreign) > 5 else "")
             why = "it holds no readable evalframe.json" if manifest is None else "its evalframe.json does not list them"
@@ -211,15 +303,29 @@ def _check_target(out_dir: Path) -> Path:
 
 def _foreign_files(folder: Path) -> tuple[list[str], dict[str, Any] | None]:
     """The entries of ``folder`` evalframe did not write (all of them without a readable evalframe.json),
-    and its manifest."""
-    entries = sorted(os.listdir(folder))
-    if not entries:
-        return [], None
-    manifest = read_manifest_quietly(folder)
-    if manifest is None:
-        return entries, None
-    ours = {MANIFEST_NAME, *(entry["file"] for entry in manifest["nodes"].values())}
-    return [name for name in entries if name not in ours or not (folder / name).is_file()], manifest
+    and its manifest. The listing and the manifest come from one generation of the folder (another process
+    may be saving into it), read again when it changed in between."""
+
+    def attempt() -> tuple[list[str], dict[str, Any] | None]:
+        with Folder(folder) as opened:
+            entries = opened.names()
+            if not entries:
+                return [], None
+            manifest = read_manifest_quietly(opened)
+            if manifest is None:
+                return entries, None
+            ours = {MANIFEST_NAME, *listed_files(manifest)}
+            return [name for name in entries if name not in ours or not _is_file(opened, name)], manifest
+
+    return with_retries(folder, attempt)
+
+
+def _is_file(folder: Folder, name: str) -> bool:
+    try:
+        info = os.stat(name, dir_fd=folder.fd, follow_symlinks=False) if folder.fd >= 0 else os.lstat(folder.path / name)
+    except FileNotFoundError:
+        return False
+    return stat.S_ISREG(info.st_mode)
 
 
 def _remove_empty_folders(folder: Path, *, up_to: Path) -> None:
@@ -272,6 +378,10 @@ def _load_result(cls: type, load_dir: Path, show: bool, **read_csv_kwargs: Any) 
     """One attempt: every file from the generation of the folder opened here (see :mod:`evalframe.io.folder`)."""
     with Folder(load_dir) as folder:
         manifest = read_manifest(folder)
+        if manifest is not None and manifest.get("partitioned") is not None:
+            part_codings: dict[str, dict[str, DistinctLists]] = {}
+            whole = partitioned_format.read_nodes(folder, manifest, part_codings)
+            return cls(whole, matching=manifest.get("matching"), list_codings=part_codings)
         own = (manifest or {}).get("nodes", {})
         owned = {entry["file"] for entry in own.values()}
         # hidden names are skipped, as the glob("*.csv") of earlier versions (and Haystack's) skipped them

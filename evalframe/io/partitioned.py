@@ -1,0 +1,305 @@
+"""Partitioned result folders: each node as N Parquet files, a query's rows in one partition number in every node.
+
+``save(dir, format="parquet", partitions=N)`` (docs/persistence.md#partitioned-results) puts every row in partition
+``mmh3.hash(str(multilabel_id).encode("utf-8"), 0, signed=False) % N`` (MurmurHash3 x86_32, seed 0), computed once
+per distinct ``multilabel_id``. Each partition file keeps its rows in their original order and holds their original
+row positions in the reserved column :data:`ROW_COLUMN`, so a whole load puts every row back where it was. The files
+stay flat in the results folder (``<node>.part-00003-of-00008.parquet``), so the one-generation reader
+(:mod:`evalframe.io.folder`) and the atomic folder swap (:mod:`evalframe.io.atomic`) apply unchanged.
+
+Folders written by many processes (Dask workers: :mod:`evalframe.dask`) use :func:`write_part` for each file and
+:func:`evalframe.io.results.save_parts` around them; their :data:`ROW_COLUMN` holds unique order keys (a whole load
+sorts the rows by them), not necessarily 0..n-1. Every partitioned folder records a random ``generation``, which a
+reader of one partition (:func:`read_partition`) checks, so a worker never mixes files of two saves.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import mmh3
+import numpy as np
+import pandas as pd
+
+from .folder import Folder, with_retries
+from ..errors import LoadError, SaveError
+from ..frames.arrays import DistinctLists, object_array
+
+__all__ = ["HASH_RULE", "KEY_COLUMN", "ROW_COLUMN", "check_partitions", "part_file", "partition_of_rows",
+           "partition_of_ids", "split_rows", "layout", "read_nodes", "read_partition", "write_part", "Partition"]
+
+#: The column whose value decides a row's partition.
+KEY_COLUMN = "multilabel_id"
+#: The reserved column of every partition file: the row's order key in the node (its position in the saved node frame
+#: for a save of a result in memory; unique int64 keys for folders written by many processes), dropped on load.
+ROW_COLUMN = "__evalframe_row__"
+#: The partition rule, as evalframe.json spells it out.
+HASH_RULE = ("partition = mmh3.hash(str(multilabel_id).encode('utf-8', 'surrogatepass'), seed=0, signed=False) "
+             "% partitions (MurmurHash3 x86_32, unsigned)")
+
+
+def check_partitions(partitions: Any, format: str) -> int | None:
+    """``partitions`` checked against the save's ``format``: None (one file per node) or an int >= 1."""
+    if partitions is None:
+        return None
+    if isinstance(partitions, bool) or not isinstance(partitions, (int, np.integer)) or partitions < 1:
+        raise SaveError(f"partitions must be an int >= 1 (or None for one file per node); got {partitions!r}.")
+    if format != "parquet":
+        raise SaveError(f"partitions={partitions} needs format='parquet' (CSV folders stay one <node>.csv per node, "
+                        f"as Haystack 1.x reads them); call save(out_dir, format='parquet', partitions={partitions}).")
+    return int(partitions)
+
+
+def part_file(node: str, part: int, partitions: int) -> str:
+    """The file name of one partition of a node, flat in the results folder."""
+    return f"{node}.part-{part:05d}-of-{partitions:05d}.parquet"
+
+
+def partition_of_rows(node: str, frame: pd.DataFrame, partitions: int, known: dict[Any, int]) -> np.ndarray:
+    """The partition number of every row of ``frame`` (int64), hashed once per distinct ``multilabel_id``.
+
+    ``known`` caches the numbers of ids already hashed (the nodes of one result share their queries).
+    """
+    if KEY_COLUMN not in frame.columns:
+        raise SaveError(f"node {node!r} has no {KEY_COLUMN!r} column, which decides a row's partition; save it "
+                        "without partitions=, or add the column.")
+    if ROW_COLUMN in frame.columns:
+        raise SaveError(f"node {node!r} has a column named {ROW_COLUMN!r}, which partitioned folders reserve for the "
+                        "row positions; rename it.")
+    codes, distinct = pd.factorize(frame[KEY_COLUMN].to_numpy(dtype=object), use_na_sentinel=False)
+    numbers = np.empty(len(distinct), dtype=np.int64)
+    for i, key in enumerate(distinct.tolist()):  # one hash per distinct query, never per row
+        number = known.get(key)
+        if number is None:
+            number = known[key] = mmh3.hash(str(key).encode("utf-8", "surrogatepass"), 0, signed=False) % partitions
+        numbers[i] = number
+    return numbers[codes]
+
+
+def split_rows(parts: np.ndarray, partitions: int) -> list[np.ndarray]:
+    """Per partition number, the positions of its rows in their original order."""
+    order = np.argsort(parts, kind="stable")
+    bounds = np.searchsorted(parts[order], np.arange(partitions + 1))
+    return [order[bounds[p]:bounds[p + 1]] for p in range(partitions)]
+
+
+def part_frame(frame: pd.DataFrame, positions: np.ndarray) -> pd.DataFrame:
+    """The rows of one partition, with their original positions in :data:`ROW_COLUMN` (a default index)."""
+    rows = frame.take(positions).reset_index(drop=True)
+    rows[ROW_COLUMN] = positions.astype(np.int64)
+    return rows
+
+
+def partition_of_ids(ids: Any, partitions: int) -> np.ndarray:
+    """The partition number (int64) of every value of ``ids``, by :data:`HASH_RULE`, hashed once per distinct id.
+
+    Examples
+    --------
+    >>> partition_of_ids(["q1", "q2", "q1"], 4).tolist() == [partition_of_ids(["q1"], 4)[0], partition_of_ids(["q2"], 4)[0],
+    ...                                                      partition_of_ids(["q1"], 4)[0]]
+    True
+    """
+    codes, distinct = pd.factorize(np.asarray(ids, dtype=object), use_na_sentinel=False)
+    numbers = np.fromiter((mmh3.hash(str(key).encode("utf-8", "surrogatepass"), 0, signed=False) % partitions
+                           for key in distinct.tolist()), dtype=np.int64, count=len(distinct))
+    return numbers[codes]
+
+
+def layout(partitions: int) -> dict[str, Any]:
+    """The manifest's "partitioned" field, with a new random generation."""
+    return {"partitions": partitions, "key": KEY_COLUMN, "hash": HASH_RULE, "row_column": ROW_COLUMN,
+            "generation": uuid.uuid4().hex}
+
+
+def write_part(staging: str | Path, node: str, number: int, partitions: int, frame: pd.DataFrame) -> dict[str, Any]:
+    """Write partition ``number`` of ``node`` into the staging folder of a partitioned save; its manifest entry.
+
+    For folders written by many processes (:func:`evalframe.io.results.save_parts`, which passes ``staging``):
+    ``frame`` holds the partition's rows with their order keys in :data:`ROW_COLUMN` (unique int64 within the node),
+    every ``multilabel_id`` of partition ``number`` by :data:`HASH_RULE` (checked; a SaveError names the first
+    that is not). The rows are written in key order.
+    """
+    from . import atomic, parquet
+
+    if ROW_COLUMN not in frame.columns or KEY_COLUMN not in frame.columns:
+        raise SaveError(f"partition {number} of node {node!r} needs the columns {KEY_COLUMN!r} and {ROW_COLUMN!r} "
+                        "(the rows' order keys).")
+    ids = frame[KEY_COLUMN].to_numpy(dtype=object)
+    wrong = np.flatnonzero(partition_of_ids(ids, partitions) != number)
+    if len(wrong):
+        raise SaveError(f"node {node!r}: query {ids[wrong[0]]!r} belongs to partition "
+                        f"{partition_of_ids(ids[wrong[:1]], partitions)[0]} of {partitions}, not {number}; split the rows "
+                        "with evalframe.io.partitioned.partition_of_ids.")
+    keys = frame[ROW_COLUMN].to_numpy()
+    if keys.dtype.kind not in "iu":
+        raise SaveError(f"node {node!r}: {ROW_COLUMN!r} must hold integer order keys; got {frame[ROW_COLUMN].dtype}.")
+    if len(keys) > 1 and not (np.diff(keys) > 0).all():
+        frame = frame.iloc[np.argsort(keys, kind="stable")].reset_index(drop=True)
+    else:
+        frame = frame.reset_index(drop=True)
+    frame[ROW_COLUMN] = frame[ROW_COLUMN].astype(np.int64)
+    table, entry = parquet.encode_frame(node, frame)
+    entry["file"] = part_file(node, number, partitions)
+    path = Path(staging) / entry["file"]
+    with atomic.staged_file(path):
+        parquet.write(path, table)
+    return entry
+
+
+@dataclass
+class Partition:
+    """One partition of a partitioned folder, read by :func:`read_partition`.
+
+    ``frames``: node -> the partition's rows (in key order, :data:`ROW_COLUMN` dropped); ``keys``: node -> their order
+    keys (int64); ``codings``: node -> the list codings the reader made; ``matching``: the folder's matching options.
+    """
+
+    frames: dict[str, pd.DataFrame]
+    keys: dict[str, np.ndarray]
+    codings: dict[str, dict[str, DistinctLists]]
+    matching: dict[str, Any]
+
+
+def read_partition(path: str | Path, number: int, generation: str | None = None,
+                   nodes: Sequence[str] | None = None) -> Partition:
+    """Read partition ``number`` of every node (or of ``nodes``) of a partitioned folder, all from one generation.
+
+    ``generation``: the folder's generation when it was first read (:func:`read_manifest`'s ``"partitioned"``
+    field); a LoadError says so when the folder has been saved again since, instead of mixing two saves.
+    """
+    from .manifest import read_manifest
+
+    path = Path(path)
+
+    def attempt() -> Partition:
+        with Folder(path) as folder:
+            manifest = read_manifest(folder)
+            layout = (manifest or {}).get("partitioned")
+            if layout is None:
+                raise LoadError(f"{path} is not a partitioned results folder; save it with "
+                                "result.save(dir, format='parquet', partitions=N).")
+            if generation is not None and layout.get("generation") != generation:
+                raise LoadError(f"{path} was saved again while it was being read (generation {layout.get('generation')!r}, "
+                                f"not {generation!r}); load it again.")
+            if not 0 <= number < layout["partitions"]:
+                raise LoadError(f"{path} has {layout['partitions']} partitions; there is no partition {number}.")
+            assert manifest is not None
+            out = Partition({}, {}, {}, dict(manifest.get("matching") or {}))
+            for node, entry in manifest["nodes"].items():
+                if nodes is not None and node not in nodes:
+                    continue
+                part = entry["parts"][number]
+                if not folder.exists(part["file"]):
+                    raise LoadError(f"{path / part['file']} is missing: evalframe.json lists it as partition {number} of "
+                                    f"node {node!r}; the partitioned folder is incomplete (save the result again).")
+                codings: dict[str, DistinctLists] = {}
+                frame = parquet_read(folder, part, codings)
+                if ROW_COLUMN not in frame.columns or KEY_COLUMN not in frame.columns:
+                    raise LoadError(f"{path / part['file']}: a partition file needs the columns {ROW_COLUMN!r} and "
+                                    f"{KEY_COLUMN!r}; the file was edited or damaged (save the result again).")
+                out.keys[node] = frame[ROW_COLUMN].to_numpy(dtype=np.int64)
+                out.frames[node] = frame.drop(columns=[ROW_COLUMN])
+                out.codings[node] = codings
+            return out
+
+    return with_retries(path, attempt)
+
+
+def parquet_read(folder: Folder, part: dict[str, Any], codings: dict[str, DistinctLists]) -> pd.DataFrame:
+    from . import parquet
+
+    return parquet.read(folder, part, codings)
+
+
+def read_nodes(folder: Folder, manifest: dict[str, Any], codings: dict[str, dict[str, DistinctLists]]) -> dict[str, pd.DataFrame]:
+    """Every node of a partitioned folder, read whole: its parts concatenated and put back in the saved row order.
+
+    Raises a :class:`LoadError` naming the file for a missing part, a row count that differs from evalframe.json,
+    row positions that do not make up the node, or a query found in two partitions.
+    """
+    from . import parquet
+
+    path = folder.path
+    for node, entry in manifest["nodes"].items():  # every listed file is checked before any is read
+        for part in entry["parts"]:
+            if not folder.exists(part["file"]):
+                raise LoadError(f"{path / part['file']} is missing: evalframe.json lists it as a partition of node "
+                                f"{node!r}; the partitioned folder is incomplete (save the result again).")
+    frames: dict[str, pd.DataFrame] = {}
+    seen: list[tuple[np.ndarray, int, str]] = []  # (query ids, partition, file) of every non-empty part
+    for node, entry in manifest["nodes"].items():
+        pieces: list[pd.DataFrame] = []
+        piece_codings: list[dict[str, DistinctLists]] = []
+        positions: list[np.ndarray] = []
+        for number, part in enumerate(entry["parts"]):
+            part_codings: dict[str, DistinctLists] = {}
+            frame = parquet.read(folder, part, part_codings)
+            if ROW_COLUMN not in frame.columns or KEY_COLUMN not in frame.columns:
+                raise LoadError(f"{path / part['file']}: a partition file needs the columns {ROW_COLUMN!r} and "
+                                f"{KEY_COLUMN!r}; the file was edited or damaged (save the result again).")
+            if frame.empty and pieces:
+                continue
+            positions.append(frame[ROW_COLUMN].to_numpy(dtype=np.int64))
+            if len(frame):
+                seen.append((frame[KEY_COLUMN].to_numpy(dtype=object), number, part["file"]))
+            pieces.append(frame.drop(columns=[ROW_COLUMN]))
+            piece_codings.append(part_codings)
+        frames[node] = _in_saved_order(path, node, entry, pieces, piece_codings, positions, codings)
+    _check_one_partition_per_query(path, seen)
+    return frames
+
+
+def _in_saved_order(path: Path, node: str, entry: dict[str, Any], pieces: list[pd.DataFrame],
+                    piece_codings: list[dict[str, DistinctLists]], positions: list[np.ndarray],
+                    codings: dict[str, dict[str, DistinctLists]]) -> pd.DataFrame:
+    nonempty = [i for i, piece in enumerate(pieces) if len(piece)] or [0]  # concat of empty frames changes dtypes
+    pieces = [pieces[i] for i in nonempty]
+    piece_codings = [piece_codings[i] for i in nonempty]
+    rows = np.concatenate([positions[i] for i in nonempty])
+    total = entry["rows"]
+    order = np.argsort(rows, kind="stable")  # order[i]: where the node's row i lies in the concatenated parts
+    if len(rows) != total or (total > 1 and not (np.diff(rows[order]) > 0).all()):
+        raise LoadError(f"{path}: the partition files of node {node!r} hold {len(rows)} rows whose {ROW_COLUMN!r} "
+                        f"order keys are not {total} distinct values as evalframe.json records; the folder was edited or "
+                        "damaged (save the result again).")
+    whole = pieces[0] if len(pieces) == 1 else pd.concat(pieces, ignore_index=True)
+    whole = whole.take(order).reset_index(drop=True)
+    node_codings = codings.setdefault(node, {})
+    for column in set.intersection(*(set(c) for c in piece_codings)) if piece_codings else ():
+        merged = _merged(column, piece_codings)
+        node_codings[column] = DistinctLists(merged.codes[order], merged.cells)
+    return whole
+
+
+def _merged(column: str, piece_codings: list[dict[str, DistinctLists]]) -> DistinctLists:
+    """One column's list codings of the parts laid end to end (cells are not deduplicated across parts)."""
+    codes, cells, offset = [], [], 0
+    for part in piece_codings:
+        lists = part[column]
+        part_cells = lists.cells if isinstance(lists.cells, np.ndarray) else object_array(lists.cells.to_pylist())
+        codes.append(lists.codes + offset)
+        cells.append(part_cells)
+        offset += len(part_cells)
+    return DistinctLists(np.concatenate(codes), np.concatenate(cells))
+
+
+def _check_one_partition_per_query(path: Path, seen: list[tuple[np.ndarray, int, str]]) -> None:
+    """Refuse a query whose rows lie in two partition numbers (a part file was replaced or moved)."""
+    if not seen:
+        return
+    codes, distinct = pd.factorize(np.concatenate([ids for ids, _, _ in seen]), use_na_sentinel=False)
+    piece = np.repeat(np.arange(len(seen)), [len(ids) for ids, _, _ in seen])
+    number = np.array([n for _, n, _ in seen], dtype=np.int64)[piece]
+    order = np.lexsort((number, codes))
+    codes, number, piece = codes[order], number[order], piece[order]
+    clash = np.flatnonzero((codes[1:] == codes[:-1]) & (number[1:] != number[:-1]))
+    if len(clash):
+        i = clash[0]
+        first, second = seen[piece[i]][2], seen[piece[i + 1]][2]
+        raise LoadError(f"{path / second}: query {distinct[codes[i]]!r} is also in {first}, another partition; every "
+                        "query must lie in one partition number in every node (the folder was edited or damaged: save "
+                        "the result again).")
