@@ -297,6 +297,7 @@ def test_no_module_uses_another_modules_private_names():
 def entry_points() -> set[str]:
     points = {"evalframe"} | {name for name in MODULES if name.endswith(".__main__")}  # python -m evalframe[.x]
     points |= set(ALIASES)  # the deprecated aliases of moved modules are imported by users only
+    points.add("evalframe.dask")  # the optional extra: imported by its users (import evalframe.dask), never by evalframe
     # the console scripts: ``name = "module:function"`` lines of pyproject.toml's [project.scripts] (tomllib is 3.11+)
     section = re.search(r"^\[project\.scripts\]\n(.*?)(?:^\[|\Z)", (ROOT / "pyproject.toml").read_text(), re.M | re.S)
     points.update(re.findall(r'^\S+\s*=\s*"([\w.]+):', section.group(1) if section else "", re.M))
@@ -353,6 +354,7 @@ STAGES = (
     ("io", ("evalframe.io",)),
     ("evaluators", ("evalframe.evaluators",)),
     ("facade", ("evalframe.result",)),
+    ("cluster", ("evalframe.dask",)),
     ("present", ("evalframe.present",)),
     ("package", ("evalframe", "evalframe.__main__")),
 )
