@@ -18,5 +18,6 @@ except ImportError as exc:  # pragma: no cover - the extra is installed in the t
     raise ImportError(f"evalframe.dask needs Dask ({exc.name} is missing): pip install 'evalframe[dask]'.") from None
 
 from .client import current_client
+from .result import DaskEvaluationResult, load
 
-__all__ = ["current_client"]
+__all__ = ["DaskEvaluationResult", "current_client", "load"]
