@@ -36,7 +36,7 @@ from ..options import MetricOptions
 from ..result import EvaluationResult
 from .client import current_client, run
 
-__all__ = ["DaskEvaluationResult", "load"]
+__all__ = ["DaskEvaluationResult", "first_appearance", "load", "local_options", "open_partition"]
 
 #: Test hook: called on the worker with the partition number before a task reads it (None outside tests).
 task_hook: Callable[[int], None] | None = None
@@ -152,8 +152,8 @@ class DaskEvaluationResult:
             self._row_kinds = kinds
         return self._row_kinds
 
-    def _simulated(self, options: dict[str, Any]) -> tuple[dict[str, Any], tuple[str, str] | None]:
-        """The options a partition needs to simulate the retriever's top-k as the whole result does.
+    def retriever_of(self, options: dict[str, Any]) -> tuple[dict[str, Any], tuple[str, str] | None]:
+        """The node and eval_mode whose document rows simulate the retriever's top-k for ``options``, over the folder.
 
         A partition alone could pick another retriever node (the one with document rows in it) or fall back to
         the other eval_mode (when it holds no rows of this one); so the node and the mode are resolved over the
@@ -205,7 +205,7 @@ class DaskEvaluationResult:
         """
         opts = self._options(options, "calculate_metrics takes these options")
         self._warn_scope_mismatch(opts)
-        options, retriever = self._simulated(options)
+        options, retriever = self.retriever_of(options)
         totals = _add(self.map_partitions(_metric_totals, self.nodes, [options], retriever=retriever))
         out: dict[str, dict[str, float]] = {}
         for node in self.nodes:
@@ -310,7 +310,7 @@ class DaskEvaluationResult:
         self._options(options, "query_metrics takes these options")
         if by is not None:
             check_by(by)
-        options, retriever = self._simulated(options)
+        options, retriever = self.retriever_of(options)
         keywords = {"by": by, "with_query": with_query, "measures": measures, "complete": complete,
                     "duplicates": duplicates, **options}
         if not compute:
@@ -339,7 +339,7 @@ class DaskEvaluationResult:
         keys = check_by(by)
         opts = self._options(options, "sliced_metrics takes these options")
         self._warn_scope_mismatch(opts)
-        options, retriever = self._simulated(options)
+        options, retriever = self.retriever_of(options)
         parts = [p for p in self.map_partitions(_slice_totals, keys, measures, complete, duplicates, options,
                                                 retriever=retriever) if p]
         out = {}
@@ -371,7 +371,7 @@ class DaskEvaluationResult:
         node = self._node(node)
         n = check.check_positive_int(n, name="n")
         self._options(options, "wrong_examples takes these options")
-        options, retriever = self._simulated(options)
+        options, retriever = self.retriever_of(options)
         arguments = {"n": n, "document_metric": document_metric, "answer_metric": answer_metric,
                      "document_metric_threshold": document_metric_threshold,
                      "answer_metric_threshold": answer_metric_threshold, "complete": complete,
@@ -391,14 +391,22 @@ class DaskEvaluationResult:
 # ---------------------------------------------------------------------- the tasks (run on the workers)
 def _on_partition(path: str, number: int, generation: str | None, nodes: list[str] | None,
                   work: Callable[..., Any], args: tuple[Any, ...], retriever: tuple[str, str] | None = None) -> Any:
+    result, keys = open_partition(path, number, generation, nodes, retriever)
+    return work(result, keys, *args)
+
+
+def open_partition(path: str, number: int, generation: str | None, nodes: list[str] | None = None,
+                   retriever: tuple[str, str] | None = None) -> tuple[EvaluationResult, dict[str, np.ndarray]]:
+    """Partition ``number`` of a folder as an in-memory result (its frames indexed by their saved row numbers, which
+    errors name), and each node's order keys; ``retriever`` (:meth:`DaskEvaluationResult.retriever_of`) is checked
+    and set for the calls that :func:`local_options` prepares."""
     if task_hook is not None:
         task_hook(number)
     part = read_partition(path, number, generation, None if nodes is None or retriever is None else [*nodes, retriever[0]])
     _RETRIEVER.set(_NOT_SET if retriever is None else _check_retriever(path, number, part.frames, *retriever))
-    for node, frame in part.frames.items():  # the saved row numbers, which errors name (a partition's own are 0..n-1)
+    for node, frame in part.frames.items():
         frame.index = pd.Index(part.keys[node])
-    result = EvaluationResult(part.frames, matching=part.matching, list_codings=part.codings)
-    return work(result, part.keys, *args)
+    return EvaluationResult(part.frames, matching=part.matching, list_codings=part.codings), part.keys
 
 
 def _check_retriever(path: str, number: int, frames: dict[str, pd.DataFrame], node: str, mode: str) -> str | None:
@@ -417,7 +425,7 @@ def _check_retriever(path: str, number: int, frames: dict[str, pd.DataFrame], no
     return node
 
 
-def _local(options: dict[str, Any]) -> dict[str, Any]:
+def local_options(options: dict[str, Any]) -> dict[str, Any]:
     """The options of a call on this partition: the retriever node resolved over the whole folder, or None when the
     partition has no answers to cut (its retriever may have no document rows here)."""
     node = _RETRIEVER.get()
@@ -442,7 +450,7 @@ def _metric_totals(result: EvaluationResult, keys: Any, nodes: list[str], varian
                 if at_k:  # metrics_at_k: answers cut by the reader's k, documents by the retriever's
                     cut = "simulated_top_k_reader" if row_type == "answer" else "simulated_top_k_retriever"
                     used = {key: value for key, value in options.items() if key not in _AT_K or key == cut}
-                table = result.query_table(node, row_type, **_local(used))
+                table = result.query_table(node, row_type, **local_options(used))
                 if table is not None:
                     out[(node, i, row_type)] = (len(table), table.sum(), table.count())
     return out
@@ -491,26 +499,32 @@ def _trec_table(result: EvaluationResult, keys: Any, measures: Any, keywords: di
 
 
 def _query_table(result: EvaluationResult, keys: Any, node: str, keywords: dict[str, Any]) -> pd.DataFrame:
-    return result.query_metrics(node, **_local(keywords))
+    return result.query_metrics(node, **local_options(keywords))
 
 
 def _ordered_query_table(result: EvaluationResult, keys: Any, node: str, keywords: dict[str, Any]) -> pd.DataFrame:
-    """The partition's query_metrics with the in-memory sort keys: answer queries first, each by its first row's key."""
-    table = result.query_metrics(node, **_local(keywords))
+    """The partition's query_metrics with the in-memory sort keys (see :func:`first_appearance`)."""
+    table = result.query_metrics(node, **local_options(keywords))
+    order = first_appearance(result, keys, node, table.index, keywords.get("eval_mode", "integrated"))
+    return table.assign(__group__=order[:, 0], __key__=order[:, 1])
+
+
+def first_appearance(result: EvaluationResult, keys: Any, node: str, queries: pd.Index, mode: str) -> np.ndarray:
+    """Per query of a per-query table, where the whole result's table puts it: (0, key of its first answer row) for
+    a query with answer rows, else (1, key of its first document row); int64, shape (n, 2)."""
     frame = result[node]
-    mode = keywords.get("eval_mode", "integrated")
-    group = np.full(len(table), 1, dtype=np.int64)
-    first = np.zeros(len(table), dtype=np.int64)
+    order = np.zeros((len(queries), 2), dtype=np.int64)
+    order[:, 0] = 1
     for number, row_type in ((1, "document"), (0, "answer")):  # answer rows decide where a query with both appears
         mask = (frame["type"].to_numpy() == row_type) & (frame["eval_mode"].to_numpy() == mode)
         if not mask.any():
             continue
         firsts = pd.Series(keys[node][mask]).groupby(frame["multilabel_id"].to_numpy()[mask], sort=False).min()
-        found = firsts.reindex(table.index)
+        found = firsts.reindex(queries)
         has = found.notna().to_numpy()
-        group[has] = number
-        first[has] = found.to_numpy()[has].astype(np.int64)
-    return table.assign(__group__=group, __key__=first)
+        order[has, 0] = number
+        order[has, 1] = found.to_numpy()[has].astype(np.int64)
+    return order
 
 
 def _head(table: pd.DataFrame) -> pd.DataFrame:
@@ -523,7 +537,7 @@ def _slice_totals(result: EvaluationResult, keys: Any, by: list[SliceKey], measu
     for node, frame in result.node_results.items():
         if not len(frame):
             continue
-        table = result.query_metrics(node, **_local(options))
+        table = result.query_metrics(node, **local_options(options))
         if measures is not None and result.has_documents(node):
             trec = result.trec_metrics(measures, node=node, per_query=True, eval_mode=options.get("eval_mode", "integrated"),
                                        complete=complete, duplicates=duplicates)
@@ -547,7 +561,7 @@ def _worst(result: EvaluationResult, keys: Any, node: str, arguments: dict[str, 
     """The partition's n worst of ``node``: (row type, example, order key of its first listed row, value)."""
     if node not in result.node_results or not len(result[node]):
         return []
-    examples = result.wrong_examples(node, **_local(arguments))
+    examples = result.wrong_examples(node, **local_options(arguments))
     if not examples:
         return []
     row_type = "answer" if "answers" in examples[0] else "document"

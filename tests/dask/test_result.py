@@ -18,6 +18,7 @@ import dask
 import evalframe.dask
 import evalframe.dask.result as dask_result
 from benchmarks.synthetic import make_result
+import evalframe
 from evalframe import EvaluationResult, InvalidParameterError, LoadError, SchemaError
 from tests.fixtures import answer_row, doc_row, hand_result
 
@@ -238,3 +239,36 @@ def test_the_layout_is_recorded_and_the_repr_names_it(tmp_path, client):
     assert sum(cluster.map_partitions(lambda result, keys: len(result["Reader"]))) == len(hand_result()["Reader"])
     assert np.array_equal(np.sort(np.concatenate(cluster.map_partitions(lambda result, keys: keys["Reader"]))),
                           np.arange(len(hand_result()["Reader"])))
+
+
+def test_compare_equals_the_in_memory_compare(tmp_path, client):
+    # two runs that differ on some queries: recall takes few distinct differences (counts suffice), ndcg and f1 many
+    # (the differences come back in A's order); three runs give p_holm too
+    base = make_result(150, seed=7)
+    other = make_result(150, seed=7)
+    retriever = other["Retriever"]
+    retriever["rank"] = retriever.groupby("multilabel_id", sort=False)["rank"].transform(lambda r: r[::-1].to_numpy())
+    reader = other["Reader"]
+    reader["f1"] = reader["f1"].to_numpy()[::-1]
+    third = make_result(150, seed=7)
+    third["Reader"]["exact_match"] = 1.0 - third["Reader"]["exact_match"]
+    memory, cluster = [], []
+    for i, result in enumerate((base, other, third)):
+        folder = result.save(tmp_path / f"run{i}", format="parquet", partitions=5, progress=False)
+        memory.append(EvaluationResult.load(folder, progress=False))
+        cluster.append(evalframe.dask.load(folder, client=client))
+    for node, metrics in (("Retriever", ["recall_single_hit", "mrr", "ndcg", "nDCG@5"]), ("Reader", None)):
+        expected = evalframe.compare(*memory[:2], node=node, metrics=metrics, rounds=500, duplicates="first")
+        got = evalframe.dask.compare(*cluster[:2], node=node, metrics=metrics, rounds=500, duplicates="first")
+        assert_frames_close(got, expected)
+    expected = evalframe.compare(*memory, node="Reader", rounds=300, simulated_top_k_retriever=3)
+    got = evalframe.dask.compare(*cluster, node="Reader", rounds=300, simulated_top_k_retriever=3)
+    assert_frames_close(got, expected)
+    assert (got["wins"] + got["ties"] + got["losses"] > 0).all()
+
+
+def test_compare_needs_the_same_partition_count(tmp_path, client):
+    runs = [evalframe.dask.load(hand_result().save(tmp_path / f"r{n}", format="parquet", partitions=n, progress=False),
+                                client=client) for n in (2, 3)]
+    with pytest.raises(InvalidParameterError, match=r"run 'B' has 3 partitions and run 'A' 2; .*partitions=2"):
+        evalframe.dask.compare(*runs, node="Reader")
