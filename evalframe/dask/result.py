@@ -173,6 +173,18 @@ class DaskEvaluationResult:
             mode = "isolated" if mode == "integrated" else "integrated"
         return options, (node, mode)
 
+    def has_answers(self, node: str) -> bool:
+        """Whether ``node`` has answer rows (in any eval_mode); the first call reads the folder once."""
+        return any(t == "answer" for t, _ in self._kinds()[self._node(node)])
+
+    def has_documents(self, node: str) -> bool:
+        """Whether ``node`` has document rows (in any eval_mode); the first call reads the folder once."""
+        return any(t == "document" for t, _ in self._kinds()[self._node(node)])
+
+    def headline_metric(self, node: str) -> str:
+        """The metric a node is summed up by: f1 for answer nodes, else recall_single_hit."""
+        return "f1" if self.has_answers(node) else "recall_single_hit"
+
     def _node(self, node: str) -> str:
         return check.check_node(node, self.nodes)
 
