@@ -119,14 +119,14 @@ class DaskEvaluationResult:
 
     # ------------------------------------------------------------------ running tasks
     def _tasks(self, work: Callable[..., Any], *args: Any, nodes: Sequence[str] | None = None,
-               retriever: tuple[str, str] | None = None) -> list[Any]:
+               retriever: tuple[str, str, str] | None = None) -> list[Any]:
         """One delayed ``work(result, keys, *args)`` per partition number (``retriever``: see :meth:`_simulated`)."""
         return [dask.delayed(_on_partition, pure=False)(str(self.path), number, self.generation,
                                                         None if nodes is None else list(nodes), work, args, retriever)
                 for number in range(self.partitions)]
 
     def map_partitions(self, work: Callable[..., Any], *args: Any, nodes: Sequence[str] | None = None,
-                       retriever: tuple[str, str] | None = None) -> list[Any]:
+                       retriever: tuple[str, str, str] | None = None) -> list[Any]:
         """``work(result, keys, *args)`` on every partition, computed: a list with one value per partition number.
 
         ``result`` is the partition as an :class:`evalframe.EvaluationResult`; ``keys`` maps each node to the
@@ -152,7 +152,7 @@ class DaskEvaluationResult:
             self._row_kinds = kinds
         return self._row_kinds
 
-    def retriever_of(self, options: dict[str, Any]) -> tuple[dict[str, Any], tuple[str, str] | None]:
+    def retriever_of(self, options: dict[str, Any]) -> tuple[dict[str, Any], tuple[str, str, str] | None]:
         """The node and eval_mode whose document rows simulate the retriever's top-k for ``options``, over the folder.
 
         A partition alone could pick another retriever node (the one with document rows in it) or fall back to
@@ -168,10 +168,10 @@ class DaskEvaluationResult:
             if len(documents) != 1 or not any(t == "answer" for pairs in kinds.values() for t, _ in pairs):
                 return options, None  # as in memory: no answers to cut, or the error of the in-memory path
             node = documents[0]
-        mode = options.get("eval_mode", "integrated")
+        asked = mode = options.get("eval_mode", "integrated")
         if ("document", mode) not in kinds.get(node, set()):
             mode = "isolated" if mode == "integrated" else "integrated"
-        return options, (node, mode)
+        return options, (node, mode, asked)
 
     def has_answers(self, node: str) -> bool:
         """Whether ``node`` has answer rows (in any eval_mode); the first call reads the folder once."""
@@ -328,18 +328,25 @@ class DaskEvaluationResult:
         if not compute:
             return self._frame(_query_table, node, keywords, retriever=retriever)
         parts = self.map_partitions(_ordered_query_table, node, keywords, nodes=[node], retriever=retriever)
-        whole = pd.concat([part for part in parts if len(part)] or parts[:1])
+        columns = _merged_columns([part.iloc[:0] for part in parts])
+        whole = pd.concat([_reindexed(part, columns) for part in parts if len(part)] or [_reindexed(parts[0], columns)])
         order = np.lexsort((whole["__key__"].to_numpy(), whole["__group__"].to_numpy()))
         table = whole.iloc[order].drop(columns=["__group__", "__key__"])
         return table if len(table.columns) else table.set_axis(pd.RangeIndex(0), axis=1)  # no metric: as in memory
 
-    def _frame(self, work: Callable[..., pd.DataFrame], *args: Any, retriever: tuple[str, str] | None = None) -> Any:
+    def _frame(self, work: Callable[..., pd.DataFrame], *args: Any, retriever: tuple[str, str, str] | None = None) -> Any:
         """A Dask DataFrame of ``work``'s per-partition tables (its meta from partition 0's empty head)."""
         import dask.dataframe as dd
 
         tasks = self._tasks(work, *args, retriever=retriever)
-        meta = run([dask.delayed(_head)(tasks[0])], self.client)[0]
-        return dd.from_delayed(tasks, meta=meta, verify_meta=False)
+        # a partition without rows of one type lacks its columns: a first pass gathers every partition's empty head,
+        # and every partition is given the columns of the whole table (the tables are computed again on .compute(),
+        # on whichever scheduler computes the frame)
+        heads = run([dask.delayed(_head)(task) for task in tasks], self.client)
+        columns = _merged_columns(heads)
+        meta = _reindexed(next((h for h in heads if h is not None), pd.DataFrame()), columns, heads)
+        parts = [dask.delayed(_reindexed)(task, columns, meta) for task in tasks]
+        return dd.from_delayed(parts, meta=meta, verify_meta=False)
 
     def sliced_metrics(self, by: SliceKey | Sequence[SliceKey], *, measures: str | Sequence[str] | None = None,
                        complete: bool = False, duplicates: str = "error", **options: Any) -> pd.DataFrame:
@@ -402,13 +409,13 @@ class DaskEvaluationResult:
 
 # ---------------------------------------------------------------------- the tasks (run on the workers)
 def _on_partition(path: str, number: int, generation: str | None, nodes: list[str] | None,
-                  work: Callable[..., Any], args: tuple[Any, ...], retriever: tuple[str, str] | None = None) -> Any:
+                  work: Callable[..., Any], args: tuple[Any, ...], retriever: tuple[str, str, str] | None = None) -> Any:
     result, keys = open_partition(path, number, generation, nodes, retriever)
     return work(result, keys, *args)
 
 
 def open_partition(path: str, number: int, generation: str | None, nodes: list[str] | None = None,
-                   retriever: tuple[str, str] | None = None) -> tuple[EvaluationResult, dict[str, np.ndarray]]:
+                   retriever: tuple[str, str, str] | None = None) -> tuple[EvaluationResult, dict[str, np.ndarray]]:
     """Partition ``number`` of a folder as an in-memory result (its frames indexed by their saved row numbers, which
     errors name), and each node's order keys; ``retriever`` (:meth:`DaskEvaluationResult.retriever_of`) is checked
     and set for the calls that :func:`local_options` prepares."""
@@ -421,10 +428,12 @@ def open_partition(path: str, number: int, generation: str | None, nodes: list[s
     return EvaluationResult(part.frames, matching=part.matching, list_codings=part.codings), part.keys
 
 
-def _check_retriever(path: str, number: int, frames: dict[str, pd.DataFrame], node: str, mode: str) -> str | None:
+def _check_retriever(path: str, number: int, frames: dict[str, pd.DataFrame], node: str, mode: str,
+                     asked: str) -> str | None:
     """The retriever_node a partition's calls take (None: no answers to cut); refuses a partition that would simulate
     the retriever's top-k otherwise than the whole result does."""
-    answers = any(len(frame) and ((frame["type"] == "answer").any()) for frame in frames.values())
+    answers = any(len(frame) and ((frame["type"] == "answer") & (frame["eval_mode"] == asked)).any()
+                  for frame in frames.values())
     frame = frames.get(node)
     if not answers or frame is None:
         return None
@@ -544,8 +553,34 @@ def first_appearance(result: EvaluationResult, keys: Any, node: str, queries: pd
     return order
 
 
-def _head(table: pd.DataFrame) -> pd.DataFrame:
-    return table.iloc[:0]
+def _head(table: pd.DataFrame | None) -> pd.DataFrame | None:
+    return None if table is None else table.iloc[:0]
+
+
+def _merged_columns(heads: Sequence[pd.DataFrame | None]) -> list[Any]:
+    """The columns of the whole table from the partitions' (each the columns of the row types it holds, in the
+    whole table's order): the widest first, then each missing column after its predecessor in its partition."""
+    ordered = sorted((list(h.columns) for h in heads if h is not None), key=len, reverse=True)
+    merged: list[Any] = []
+    for columns in ordered:
+        for i, column in enumerate(columns):
+            if column not in merged:
+                before = next((c for c in reversed(columns[:i]) if c in merged), None)
+                merged.insert(0 if before is None else merged.index(before) + 1, column)
+    return merged
+
+
+def _reindexed(table: pd.DataFrame | None, columns: list[Any], meta: Any = None) -> pd.DataFrame:
+    """``table`` with the whole table's columns (a missing metric is NaN: the partition has no rows of its type)."""
+    if table is None:  # no rows of the node's type in this partition (trec_metrics): an empty table
+        return meta.iloc[:0] if isinstance(meta, pd.DataFrame) else pd.DataFrame(columns=columns)
+    if list(table.columns) == list(columns):
+        return table
+    if isinstance(meta, list):  # the heads: each column's dtype from a partition that has it
+        dtypes = {c: h[c].dtype for h in meta if h is not None for c in h.columns}
+        return pd.DataFrame({c: pd.Series(dtype=dtypes.get(c, np.float64)) for c in columns},
+                            index=table.index[:0]) if not len(table) else table.reindex(columns=columns)
+    return table.reindex(columns=columns)
 
 
 def _slice_totals(result: EvaluationResult, keys: Any, by: list[SliceKey], measures: Any, complete: bool,

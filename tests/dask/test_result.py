@@ -278,3 +278,21 @@ def test_compare_needs_the_same_partition_count(tmp_path, client):
                                 client=client) for n in (2, 3)]
     with pytest.raises(InvalidParameterError, match=r"run 'B' has 3 partitions and run 'A' 2; .*partitions=2"):
         evalframe.dask.compare(*runs, node="Reader")
+
+
+def test_partitions_holding_one_row_type_of_a_node_give_the_whole_tables_columns(tmp_path, client):
+    # node "Mixed" has answer rows for q0..q4 and document rows for q5..q9: with 8 partitions some hold only one type,
+    # and the per-query table of the whole node has both sets of columns (NaN where a query lacks the type)
+    answers = [answer_row(f"q{i}", 1, "a", i % 2, 0.5 + i % 2 / 2, ["d1"]) for i in range(5)]
+    documents = [doc_row(f"q{i}", 1, "d1", ["d1"], [1], [0], [0]) for i in range(5, 10)]
+    frame = pd.DataFrame(answers + documents)
+    frame["node"] = "Mixed"
+    memory, cluster = both(EvaluationResult({"Mixed": frame}), tmp_path, 8, client)
+    expected = memory.query_metrics("Mixed")
+    assert_frames_close(cluster.query_metrics("Mixed", compute=True), expected)
+    pd.testing.assert_frame_equal(cluster.query_metrics("Mixed").compute().sort_index(), expected.sort_index(),
+                                  check_index_type=False)
+    # a top-k that keeps no row: the whole table is empty, with the columns of the types the node has
+    empty = memory.query_metrics("Mixed", simulated_top_k_retriever=1, simulated_top_k_reader=1, eval_mode="isolated")
+    assert_frames_close(cluster.query_metrics("Mixed", compute=True, simulated_top_k_retriever=1, simulated_top_k_reader=1,
+                                              eval_mode="isolated"), empty)
