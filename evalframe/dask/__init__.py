@@ -17,6 +17,7 @@ try:
 except ImportError as exc:  # pragma: no cover - the extra is installed in the tests
     raise ImportError(f"evalframe.dask needs Dask ({exc.name} is missing): pip install 'evalframe[dask]'.") from None
 
+from .build import BuiltFolder, from_runs
 from .client import current_client
 
-__all__ = ["current_client"]
+__all__ = ["BuiltFolder", "current_client", "from_runs"]
