@@ -182,7 +182,7 @@ def _node_schemas(shards: list[_Shard]) -> dict[str, pd.DataFrame]:
     order = next((list(s.shape) for s in shards if s.shape), [])
     schemas: dict[str, pd.DataFrame] = {}
     for node in order:
-        columns: dict[str, Any] = {}
+        columns: dict[Any, Any] = {}
         for shard in shards:
             if node in shard.schemas:
                 for name, dtype in shard.schemas[node].dtypes.items():
