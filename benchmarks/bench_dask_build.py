@@ -117,7 +117,7 @@ def _phase(args: argparse.Namespace, folder: Path) -> dict[str, float]:
         return in_one_process(folder / "runs" / "all.jsonl", folder / "one", args.partitions)
     shards = sorted((folder / "runs").glob("runs-*.jsonl"))
     with distributed.LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
-                                  memory_limit=args.memory_limit, dashboard_address=None) as cluster, \
+                                  memory_limit=args.memory_limit, dashboard_address=":0") as cluster, \
             distributed.Client(cluster) as client:
         return on_cluster(client, shards, folder / "cluster", args.partitions)
 

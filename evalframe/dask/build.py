@@ -15,9 +15,11 @@ the rows in the order of :meth:`EvaluationResult.from_runs` over the shards read
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import re
 import shutil
+import time
 import uuid
 import warnings
 from collections.abc import Callable, Sequence
@@ -135,7 +137,7 @@ def _build_shard(number: int, path: str, pieces_dir: str, partitions: int, optio
     shard.warnings = [_at_lines(w.message, path, lines) for w in caught
                       if "has no label; the query is left out" not in str(w.message)]
     folder = Path(pieces_dir) / f"{number:07d}"
-    folder.mkdir(parents=True, exist_ok=True)
+    folder.mkdir(exist_ok=True)  # not parents: once a failed build has removed its staging folder, nothing is written
     for node_number, (node, frame) in enumerate(frames.items()):
         shard.schemas[node] = frame.iloc[:0]
         shard.rows[node] = len(frame)
@@ -202,6 +204,28 @@ def _check_shapes(shards: list[_Shard]) -> None:
             raise LoadError(f"runs file {shard.path} names nodes and outputs {shard.shape}, but {first.path} names "
                             f"{first.shape}; every shard of one run must give the same nodes and output keys "
                             "(use [] for an empty result).")
+
+
+def _executing(token: str, dask_worker: Any) -> int:
+    """How many of this build's tasks the worker is running (``Client.run`` passes ``dask_worker``)."""
+    return sum(token in str(task.key) for task in dask_worker.state.executing)
+
+
+def _run(tasks: list[Any], dask_client: Any, token: str, patience: float = 600.0) -> list[Any]:
+    """:func:`evalframe.dask.client.run`; when a task fails, wait until the build's other running tasks end.
+
+    A failed task makes the client raise at once, while its siblings still write into the staging folder; it is
+    removed only once they are done, so that no piece outlives the failed build.
+    """
+    try:
+        return run(tasks, dask_client)
+    except BaseException:
+        if dask_client is not None:
+            deadline = time.monotonic() + patience
+            with contextlib.suppress(Exception):
+                while time.monotonic() < deadline and any(dask_client.run(_executing, token).values()):
+                    time.sleep(0.1)
+        raise
 
 
 def from_runs(runs: str | Path | Sequence[str | Path], out_dir: str | Path, *, partitions: int, client: Any = None,
@@ -282,9 +306,9 @@ context_matching_boost_split_overlaps, custom_document_id_field
         pieces_dir = staging / _PIECES
         pieces_dir.mkdir()
         build = dask.delayed(_build_shard, pure=False)
-        shards: list[_Shard] = run([build(number, str(path), str(pieces_dir), partitions, options, sas_model,
-                                          bool(keep_scores), dask_key_name=f"evalframe-shard-{number}-{token}")
-                                    for number, path in enumerate(paths)], dask_client)
+        shards: list[_Shard] = _run([build(number, str(path), str(pieces_dir), partitions, options, sas_model,
+                                           bool(keep_scores), dask_key_name=f"evalframe-shard-{number}-{token}")
+                                     for number, path in enumerate(paths)], dask_client, token)
         _check_shapes(shards)
         schemas = _node_schemas(shards)
         write = dask.delayed(_write_partition, pure=False)
@@ -294,7 +318,7 @@ context_matching_boost_split_overlaps, custom_document_id_field
                            for node in schemas}
             tasks.append(write(str(staging), part, partitions, part_pieces, schemas,
                                dask_key_name=f"evalframe-partition-{part}-{token}"))
-        entries: list[dict[str, dict[str, Any]]] = run(tasks, dask_client)
+        entries: list[dict[str, dict[str, Any]]] = _run(tasks, dask_client, token)
         shutil.rmtree(pieces_dir)
         summary.update(shards=shards, schemas=schemas)
         return {node: [entry[node] for entry in entries] for node in schemas}
