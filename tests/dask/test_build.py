@@ -193,3 +193,22 @@ def test_a_task_failing_mid_build_leaves_the_old_folder(client, hand_shards, tmp
     assert sorted(p.name for p in tmp_path.iterdir()) == before  # no staging folder or pieces left behind
     assert_same(tmp_path / "out", in_memory(*hand_shards))
     assert json.loads((tmp_path / "out" / "evalframe.json").read_text())["partitioned"]["partitions"] == 2
+
+
+def test_convert_writes_a_partitioned_folder(tmp_path, capsys):
+    demo = Path(__file__).parent.parent.parent / "evalframe" / "data" / "demo_result"
+    assert main(["convert", str(demo), str(tmp_path / "parts"), "--to", "parquet", "--partitions", "3"]) == 0
+    assert "wrote 2 node(s) as parquet" in capsys.readouterr().out
+    assert json.loads((tmp_path / "parts" / "evalframe.json").read_text())["partitioned"]["partitions"] == 3
+    expected = EvaluationResult.load(demo)
+    assert_same(tmp_path / "parts", expected)
+
+
+def test_one_file_and_a_quoted_pattern(hand_shards, tmp_path, monkeypatch):
+    monkeypatch.delenv("DASK_SCHEDULER_ADDRESS", raising=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        built = from_runs(hand_shards[1], tmp_path / "one", partitions=2)
+        assert_same(built.path, in_memory(hand_shards[1]))
+        built = from_runs(str(tmp_path / "runs-?.jsonl"), tmp_path / "all", partitions=2)
+    assert_same(built.path, in_memory(*hand_shards))
