@@ -83,7 +83,7 @@ def _shard_paths(runs: Any) -> list[Path]:
         if not text:
             raise InvalidParameterError("runs must name a runs file, a glob pattern such as 'runs/*.jsonl', or a list of "
                                         "files; got ''.")
-        if glob.has_magic(text):
+        if glob.has_magic(text) and not Path(text).is_file():  # a file whose name holds '[' is that file
             paths = [Path(p) for p in sorted(glob.glob(text))]
             if not paths:
                 raise LoadError(f"no runs file matches {text!r}; check the pattern (docs/cluster.md#building-a-result-on-"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import warnings
 from pathlib import Path
 
@@ -212,3 +213,29 @@ def test_one_file_and_a_quoted_pattern(hand_shards, tmp_path, monkeypatch):
         assert_same(built.path, in_memory(hand_shards[1]))
         built = from_runs(str(tmp_path / "runs-?.jsonl"), tmp_path / "all", partitions=2)
     assert_same(built.path, in_memory(*hand_shards))
+
+
+class ExitOnce:
+    """A SAS model whose first call, in whichever process, kills that process (a worker dying mid-task)."""
+
+    def __init__(self, marker: str) -> None:
+        self.marker = marker
+
+    def __call__(self, predictions: list[str], golds: list[str]) -> list[float]:
+        if not os.path.exists(self.marker):
+            Path(self.marker).touch()
+            os._exit(1)
+        return [len(set(p.split()) & set(g.split())) / 3 for p, g in zip(predictions, golds)]
+
+
+def test_a_worker_killed_mid_build_does_not_change_the_result(client, hand_shards, tmp_path):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from_runs(hand_shards, tmp_path / "out", partitions=2, client=client, sas_model=ExitOnce(str(tmp_path / "died")))
+        assert (tmp_path / "died").exists()  # a worker died; Dask ran its task again on a new one
+        (tmp_path / "alive").touch()
+        whole = tmp_path / "whole.jsonl.txt"
+        whole.write_text("".join(p.read_text(encoding="utf-8") for p in hand_shards), encoding="utf-8")
+        expected = EvaluationResult.from_runs(*read_runs(whole), sas_model=ExitOnce(str(tmp_path / "alive")))
+    assert "sas" in expected["Reader"].columns
+    assert_same(tmp_path / "out", expected)
