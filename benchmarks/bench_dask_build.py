@@ -152,15 +152,15 @@ def main(argv: list[str] | None = None) -> int:
         command = [sys.executable, __file__, "--phase", phase, "--folder", str(folder), "--partitions",
                    str(args.partitions), "--workers", str(args.workers), "--memory-limit", args.memory_limit]
         done = subprocess.run(command, check=True, capture_output=True, text=True)
-        figures[phase] = json.loads(done.stdout.strip().splitlines()[-1])
-    c = figures["cluster"]
-    print(f"cluster ({args.workers} workers x 1 thread, {args.memory_limit} each): {c['wall']:.1f} s wall, "
-          f"{c['cpu']:.1f} s CPU (client {c['client_cpu']:.1f} s), peak worker {c['peak_mb']:,.0f} MB, client peak "
-          f"{c['client_peak_mb']:,.0f} MB")
+        figures[phase] = f = json.loads(done.stdout.strip().splitlines()[-1])
+        if phase == "cluster":
+            print(f"cluster ({args.workers} workers x 1 thread, {args.memory_limit} each): {f['wall']:.1f} s wall, "
+                  f"{f['cpu']:.1f} s CPU (client {f['client_cpu']:.1f} s), peak worker {f['peak_mb']:,.0f} MB, client "
+                  f"peak {f['client_peak_mb']:,.0f} MB", flush=True)
+        else:
+            print(f"one process (from_runs + save(partitions={args.partitions})): {f['wall']:.1f} s wall, "
+                  f"{f['cpu']:.1f} s CPU (scoring pool included), peak {f['peak_mb']:,.0f} MB", flush=True)
     if "one" in figures:
-        one = figures["one"]
-        print(f"one process (from_runs + save(partitions={args.partitions})): {one['wall']:.1f} s wall, "
-              f"{one['cpu']:.1f} s CPU (scoring pool included), peak {one['peak_mb']:,.0f} MB")
         a, b = EvaluationResult.load(folder / "cluster"), EvaluationResult.load(folder / "one")
         for node in b:
             pd.testing.assert_frame_equal(a[node], b[node])
