@@ -57,6 +57,18 @@ def write_shards(n_queries: int, folder: Path, shards: int, seed: int = 0) -> tu
     return whole, paths
 
 
+def _peak_mb() -> float:
+    """This process's peak resident memory: VmHWM (Linux), which, unlike ru_maxrss, does not carry over the peak of
+    the process it was forked from."""
+    try:
+        for text in Path("/proc/self/status").read_text().splitlines():
+            if text.startswith("VmHWM:"):
+                return int(text.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
 def _cpu() -> float:
     usage = resource.getrusage(resource.RUSAGE_SELF)
     return usage.ru_utime + usage.ru_stime
@@ -73,7 +85,7 @@ def in_one_process(whole: Path, out: Path, partitions: int) -> dict[str, float]:
     after = resource.getrusage(resource.RUSAGE_CHILDREN)  # the scoring pool's processes
     pool = (after.ru_utime + after.ru_stime) - (children.ru_utime + children.ru_stime)
     return {"wall": time.perf_counter() - start, "cpu": _cpu() - cpu + pool,
-            "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+            "peak_mb": _peak_mb()}
 
 
 def _worker_cpu() -> float:
@@ -106,7 +118,7 @@ def on_cluster(client: Any, shards: list[Path], out: Path, partitions: int) -> d
     used = sum(client.run(_worker_cpu)[w] - worker_cpu[w] for w in worker_cpu)
     return {"wall": wall, "cpu": _cpu() - cpu + used, "client_cpu": _cpu() - cpu,
             "peak_mb": max(peak.values(), default=0.0),
-            "client_peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+            "client_peak_mb": _peak_mb()}
 
 
 def _phase(args: argparse.Namespace, folder: Path) -> dict[str, float]:
@@ -137,6 +149,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--memory-limit", default="3GB")
     parser.add_argument("--folder", type=Path, default=None, help="where to write (default: a temporary folder)")
     parser.add_argument("--skip-one-process", action="store_true", help="time the cluster only")
+    parser.add_argument("--reuse-runs", action="store_true", help="keep the runs files already in --folder")
     parser.add_argument("--phase", choices=("cluster", "one"), default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     folder = args.folder or Path(tempfile.mkdtemp(prefix="bench_dask_build-"))
@@ -144,7 +157,8 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(_phase(args, folder)))
         return 0
     start = time.perf_counter()
-    write_shards(args.queries, folder / "runs", args.shards)
+    if not (args.reuse_runs and (folder / "runs" / "all.jsonl").exists()):
+        write_shards(args.queries, folder / "runs", args.shards)
     print(f"{args.queries:,} queries of bench_flatten in {args.shards} runs files ({time.perf_counter() - start:.1f} s to "
           f"write); {args.partitions} partitions; {os.cpu_count()} cores")
     figures = {}
