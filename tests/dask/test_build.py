@@ -1,4 +1,7 @@
-"""Building a partitioned result from sharded runs files on a Dask cluster (evalframe.dask.from_runs, flatten)."""
+"""Building a partitioned result from sharded runs files on a Dask cluster (evalframe.dask.from_runs, flatten).
+
+``client`` is the session's LocalCluster of two worker processes (tests/dask/conftest.py).
+"""
 
 from __future__ import annotations
 
@@ -19,13 +22,6 @@ from evalframe.dask import from_runs  # noqa: E402
 from evalframe.present.cli import main  # noqa: E402
 
 BENCH = Path(__file__).parent.parent.parent / "benchmarks" / "bench_dask_build.py"
-
-
-@pytest.fixture(scope="module")
-def client():
-    with distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=":0") as cluster, \
-            distributed.Client(cluster) as client:
-        yield client
 
 
 @pytest.fixture(scope="module")
