@@ -174,6 +174,6 @@ def _on_pair(folders: list[tuple[str, str | None]], number: int, node: str, keyw
         result, keys = open_partition(path, number, generation, [node], retriever)
         table = result.query_metrics(node, **local_options({k: v for k, v in keywords.items() if v is not None}))
         if not tables:
-            order = first_appearance(result, keys, node, table.index, keywords.get("eval_mode", "integrated"))
+            order = first_appearance(result, keys, node, table.index, keywords)
         tables.append(table)
     return pair_partials(tables[0], tables[1], order, metrics, ordered)

@@ -517,18 +517,23 @@ def _query_table(result: EvaluationResult, keys: Any, node: str, keywords: dict[
 def _ordered_query_table(result: EvaluationResult, keys: Any, node: str, keywords: dict[str, Any]) -> pd.DataFrame:
     """The partition's query_metrics with the in-memory sort keys (see :func:`first_appearance`)."""
     table = result.query_metrics(node, **local_options(keywords))
-    order = first_appearance(result, keys, node, table.index, keywords.get("eval_mode", "integrated"))
+    order = first_appearance(result, keys, node, table.index, keywords)
     return table.assign(__group__=order[:, 0], __key__=order[:, 1])
 
 
-def first_appearance(result: EvaluationResult, keys: Any, node: str, queries: pd.Index, mode: str) -> np.ndarray:
+def first_appearance(result: EvaluationResult, keys: Any, node: str, queries: pd.Index, options: dict[str, Any]) -> np.ndarray:
     """Per query of a per-query table, where the whole result's table puts it: (0, key of its first answer row) for
-    a query with answer rows, else (1, key of its first document row); int64, shape (n, 2)."""
+    a query with answer rows, else (1, key of its first document row kept by the retriever top-k, which is how
+    the document table orders its queries); int64, shape (n, 2)."""
     frame = result[node]
+    mode = options.get("eval_mode", "integrated")
+    top_k = options.get("simulated_top_k_retriever", -1)
     order = np.zeros((len(queries), 2), dtype=np.int64)
     order[:, 0] = 1
     for number, row_type in ((1, "document"), (0, "answer")):  # answer rows decide where a query with both appears
         mask = (frame["type"].to_numpy() == row_type) & (frame["eval_mode"].to_numpy() == mode)
+        if row_type == "document" and top_k != -1:
+            mask &= (pd.to_numeric(frame["rank"], errors="coerce") <= top_k).to_numpy(dtype=bool, na_value=False)
         if not mask.any():
             continue
         firsts = pd.Series(keys[node][mask]).groupby(frame["multilabel_id"].to_numpy()[mask], sort=False).min()
@@ -577,15 +582,12 @@ def _worst(result: EvaluationResult, keys: Any, node: str, arguments: dict[str, 
     if not examples:
         return []
     row_type = "answer" if "answers" in examples[0] else "document"
-    frame = result[node]
-    mode = arguments.get("eval_mode", "integrated")
-    mask = (frame["type"].to_numpy() == row_type) & (frame["eval_mode"].to_numpy() == mode)
-    firsts = pd.Series(keys[node][mask]).groupby(frame["multilabel_id"].to_numpy()[mask], sort=False).min()
+    order = first_appearance(result, keys, node, pd.Index([e["multilabel_id"] for e in examples]), arguments)
     metric = arguments["answer_metric"] if row_type == "answer" else None
     out = []
-    for example in examples:
+    for example, (_, key) in zip(examples, order):
         value = example["metrics"][metric] if metric else _document_value(example, arguments)
-        out.append((row_type, example, int(firsts[example["multilabel_id"]]), value))
+        out.append((row_type, example, int(key), value))
     return out
 
 
