@@ -10,6 +10,7 @@ same values (and CSV text) as Haystack's.
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 import re
 import string
@@ -197,7 +198,8 @@ def context_similarities(
 
     Equal to calling :func:`context_similarity` on every pair, but texts are normalised once, each
     distinct normalised pair is scored once, and large batches are spread over ``workers`` processes
-    (-1: one per core), since rapidfuzz holds the GIL for single comparisons.
+    (-1: one per core), since rapidfuzz holds the GIL for single comparisons. A daemonic process (a Dask worker
+    process, a multiprocessing pool's worker), which may not start processes, scores them itself.
 
     Examples
     --------
@@ -217,6 +219,8 @@ def context_similarities(
     keys = [(norm(context), norm(candidate)) for context, candidate in pairs]
     distinct = list(dict.fromkeys(keys))
     n_workers = (os.cpu_count() or 1) if workers == -1 else max(1, workers)
+    if multiprocessing.current_process().daemon:  # a Dask worker or a pool's process may not start processes: score here
+        n_workers = 1
     if n_workers > 1 and len(distinct) >= PARALLEL_MIN_PAIRS:
         size = -(-len(distinct) // (n_workers * 8))
         chunks = [(distinct[i:i + size], min_length, boost_split_overlaps) for i in range(0, len(distinct), size)]

@@ -18,8 +18,9 @@ try:
 except ImportError as exc:  # pragma: no cover - the extra is installed in the tests
     raise ImportError(f"evalframe.dask needs Dask ({exc.name} is missing): pip install 'evalframe[dask]'.") from None
 
+from .build import BuiltFolder, from_runs
 from .client import current_client
 from .compare import compare
 from .result import DaskEvaluationResult, load
 
-__all__ = ["DaskEvaluationResult", "compare", "current_client", "load"]
+__all__ = ["BuiltFolder", "DaskEvaluationResult", "compare", "current_client", "from_runs", "load"]

@@ -82,6 +82,33 @@ def _csv_options(parser: argparse.ArgumentParser) -> None:
                         help="the CSV files' encoding, e.g. cp1252 or utf-8-sig (default: as saved, utf-8)")
 
 
+def _partitions(text: str) -> int:
+    """argparse type of --partitions: how many part files per node."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be an int >= 1 (how many Parquet part files per node); got {text!r}")
+    return value
+
+
+def _partition_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--partitions", type=_partitions, default=None, metavar="N",
+                        help="write a partitioned Parquet folder of N part files per node, a query's rows in one "
+                             "part number (docs/persistence.md#partitioned-results); implies --format parquet")
+
+
+def _parquet_storage(args: argparse.Namespace, storage: str | None, flag: str = "--format") -> str:
+    """The folder format: --partitions implies parquet and refuses csv."""
+    if args.partitions is None:
+        return storage or "csv"
+    if storage == "csv":
+        raise EvalframeError(f"--partitions {args.partitions} writes a partitioned Parquet folder; CSV folders stay one "
+                             f"<node>.csv per node (as Haystack 1.x reads them): use {flag} parquet, or drop --partitions.")
+    return "parquet"
+
+
 def _scheduler_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--scheduler", default=None, metavar="ADDRESS",
                         help="evaluate a partitioned folder on this Dask scheduler, e.g. tcp://10.0.0.5:8786 (default: "
@@ -195,14 +222,22 @@ def _parser() -> argparse.ArgumentParser:
     convert.add_argument("--duplicates", default=None, choices=("error", "first"),
                          help="to TREC: a document retrieved twice in a query is an error (default, trec_eval's rule) "
                               "or written once at its best rank ('first')")
+    _partition_options(convert)
     _csv_options(convert)
 
     flatten = commands.add_parser("flatten", help="build a results folder from a JSON Lines runs file")
-    flatten.add_argument("runs", type=Path, help="runs file (docs/runs-format.md)")
+    flatten.add_argument("runs", type=Path, nargs="+", help="runs file (docs/runs-format.md); several files, the shards "
+                         "of one run in this order, need --partitions")
     flatten.add_argument("-o", "--out", type=Path, required=True, help="results folder to write")
     _add_options(flatten, MatchingOptions)
     flatten.add_argument("--sas-model", default=None, help='a sentence-transformers model (pip install "evalframe[sas]")')
-    flatten.add_argument("--format", default="csv", choices=("csv", "parquet"), dest="storage")
+    flatten.add_argument("--format", default=None, choices=("csv", "parquet"), dest="storage",
+                         help="csv (default) or parquet (implied by --partitions)")
+    _partition_options(flatten)
+    flatten.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                         help="with --partitions: build on this Dask scheduler's workers, one task per runs file "
+                              "(default: $DASK_SCHEDULER_ADDRESS; several runs files without either: Dask's default "
+                              "scheduler in this process); docs/cluster.md")
 
     report = commands.add_parser("report", help="the pipeline funnel and the worst queries (text, and HTML with --html)")
     report.add_argument("folder", type=Path)
@@ -438,9 +473,10 @@ def _convert(args: argparse.Namespace) -> str:
         source = "folder" if args.folder.is_dir() or (not exists and (args.qrels is None or args.to == "trec")) else "trec"
     given = {flag: getattr(args, name) is not None for flag, name in (
         ("--qrels", "qrels"), ("--queries", "queries"), ("--node", "node"), ("--tag", "tag"), ("--scores", "scores"),
-        ("--duplicates", "duplicates"), ("--sep", "sep"), ("--encoding", "encoding"))}
-    allowed = {("trec", False): ("--qrels", "--queries", "--node"), ("folder", True): ("--qrels", "--node", "--tag",
-               "--scores", "--duplicates", "--sep", "--encoding"), ("folder", False): ("--sep", "--encoding")}
+        ("--duplicates", "duplicates"), ("--sep", "sep"), ("--encoding", "encoding"), ("--partitions", "partitions"))}
+    allowed = {("trec", False): ("--qrels", "--queries", "--node", "--partitions"), ("folder", True): ("--qrels", "--node",
+               "--tag", "--scores", "--duplicates", "--sep", "--encoding"),
+               ("folder", False): ("--sep", "--encoding", "--partitions")}
     direction = (source, args.to == "trec")
     if direction == ("trec", True):
         raise EvalframeError("convert reads a TREC run into a results folder (--to csv or parquet) or writes a folder "
@@ -451,16 +487,18 @@ def _convert(args: argparse.Namespace) -> str:
                 ("folder", False): "rewriting a results folder"}[direction]
         raise EvalframeError(f"{', '.join(unused)} {'does' if len(unused) == 1 else 'do'} not apply when {what}; "
                              "see evalframe convert --help.")
+    if args.partitions is not None:
+        _parquet_storage(args, args.to, "--to")
     if source == "trec":
         if args.qrels is None:
             raise EvalframeError(f"reading the TREC run {args.folder} needs its judgments: add --qrels QRELS.")
         result = EvaluationResult.from_trec(args.folder, args.qrels, node=args.node or "Retriever", queries=args.queries)
-        folder = result.save(args.out, format=args.to)
+        folder = result.save(args.out, format=args.to, partitions=args.partitions)
         frame = next(iter(result.values()))
         return f"wrote {frame['multilabel_id'].nunique()} queries ({len(frame)} rows) as {args.to} to {folder}"
     result = _load(args.folder, args)
     if args.to != "trec":
-        folder = result.save(args.out, format=args.to)
+        folder = result.save(args.out, format=args.to, partitions=args.partitions)
         return f"wrote {len(result)} node(s) as {args.to} to {folder}"
     run = result.to_trec_run(args.out, node=args.node, tag=args.tag or "evalframe", scores=args.scores or "score",
                              duplicates=args.duplicates or "error")
@@ -473,12 +511,21 @@ def _convert(args: argparse.Namespace) -> str:
 def _flatten(args: argparse.Namespace) -> str:
     from ..build.runs import query_lines, read_runs
 
-    labels, outputs = read_runs(args.runs)
-    lines = query_lines(args.runs)
+    storage = _parquet_storage(args, args.storage)
+    if args.partitions is None and (len(args.runs) > 1 or args.scheduler is not None):  # the in-memory build reads one file
+        given = "--scheduler" if args.scheduler is not None else f"{len(args.runs)} runs files"
+        raise EvalframeError(f"{given} build{'s' if given == '--scheduler' else ''} a partitioned folder shard by shard: "
+                             "add --partitions N (docs/cluster.md#building-a-result-on-the-cluster).")
+    sharded = len(args.runs) > 1 or any(char in str(args.runs[0]) for char in "*?[")  # a quoted glob pattern too
+    if args.partitions is not None and (sharded or args.scheduler is not None or os.environ.get("DASK_SCHEDULER_ADDRESS")):
+        return _flatten_on_dask(args)
+    runs = args.runs[0]
+    labels, outputs = read_runs(runs)
+    lines = query_lines(runs)
 
     def at_line(message: object) -> str:
         """from_runs names a query ``labels[i]`` (0-based, of the list it got): name its runs file line instead."""
-        return re.sub(r"labels\[(\d+)\]", lambda m: f"{args.runs}:{lines[int(m.group(1))]}", str(message))
+        return re.sub(r"labels\[(\d+)\]", lambda m: f"{runs}:{lines[int(m.group(1))]}", str(message))
 
     # queries without gold labels are left out by from_runs (one warning each); they are summed up below instead
     dropped = [lines[position] for position, label in enumerate(labels) if label is None]  # their runs file lines
@@ -492,7 +539,7 @@ def _flatten(args: argparse.Namespace) -> str:
     for warning in caught:
         if "has no label; the query is left out" not in str(warning.message):
             print_warning(at_line(warning.message))
-    folder = result.save(args.out, format=args.storage)
+    folder = result.save(args.out, format=storage, partitions=args.partitions)
     rows = ", ".join(f"{node}: {len(frame)} rows" for node, frame in result.items())
     written = len(labels) - len(dropped)
     total = f"{written} of {len(labels)}" if dropped else f"{written}"
@@ -500,7 +547,32 @@ def _flatten(args: argparse.Namespace) -> str:
     if dropped:
         shown = ", ".join(map(str, dropped[:10])) + (", ..." if len(dropped) > 10 else "")
         message += (f"\ndropped {len(dropped)} quer{'y' if len(dropped) == 1 else 'ies'} without gold labels "
-                    f"(empty 'gold' lists or 'labels'): {args.runs} line{'' if len(dropped) == 1 else 's'} {shown}")
+                    f"(empty 'gold' lists or 'labels'): {runs} line{'' if len(dropped) == 1 else 's'} {shown}")
+    return message
+
+
+def _flatten_on_dask(args: argparse.Namespace) -> str:
+    """flatten of sharded runs files on Dask workers (evalframe.dask.from_runs), written as a partitioned folder."""
+    try:
+        from ..dask import from_runs
+    except ImportError as exc:
+        raise EvalframeError(str(exc)) from None
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        runs = str(args.runs[0]) if len(args.runs) == 1 else args.runs  # one argument may be a quoted glob pattern
+        built = from_runs(runs, args.out, partitions=args.partitions, client=args.scheduler,
+                          sas_model=args.sas_model, **_options(args, MatchingOptions))
+    for warning in caught:
+        if "without gold labels" not in str(warning.message):
+            print_warning(warning.message)
+    rows = ", ".join(f"{node}: {count} rows" for node, count in built.rows.items())
+    total = f"{built.queries} of {built.queries + len(built.dropped)}" if built.dropped else f"{built.queries}"
+    message = f"wrote {total} queries ({rows}) to {built.path} ({args.partitions} partitions)"
+    if built.dropped:
+        shown = ", ".join(built.dropped[:10]) + (", ..." if len(built.dropped) > 10 else "")
+        message += (f"\ndropped {len(built.dropped)} quer{'y' if len(built.dropped) == 1 else 'ies'} without gold labels "
+                    f"(empty 'gold' lists or 'labels'): {shown}")
     return message
 
 

@@ -1,0 +1,337 @@
+"""Build a partitioned result from sharded runs files on Dask workers (docs/cluster.md#building-a-result-on-the-cluster).
+
+:func:`from_runs` runs two rounds of tasks. One task per shard (a runs file) reads it with
+:func:`evalframe.build.runs.read_runs` and builds its node frames with :func:`evalframe.build.flatten.flatten`, the
+code of :meth:`evalframe.EvaluationResult.from_runs` (its distinct (gold context, candidate) pairs are scored there,
+on the worker), splits each frame by partition number (:func:`evalframe.io.partitioned.partition_of_ids`) and writes
+the pieces to a scratch folder inside the save's staging folder. Then one task per partition concatenates that
+partition's pieces, in shard order, and writes its part file of every node
+(:func:`evalframe.io.partitioned.write_part`); :func:`evalframe.io.save_parts` swaps the folder into place. No process
+holds more than one shard or one partition, and the folder appears whole or not at all.
+
+Each row's order key is ``(shard number << 40) | its row position in the shard's node frame``, so a whole load puts
+the rows in the order of :meth:`EvaluationResult.from_runs` over the shards read one after another.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import glob
+import re
+import shutil
+import time
+import uuid
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import dask
+import numpy as np
+import pandas as pd
+
+from ..build.flatten import flatten
+from ..build.runs import query_lines, read_runs
+from ..columns import COLUMN_ORDER
+from ..errors import EvalframeError, InvalidParameterError, LoadError
+from ..io import partitioned, save_parts
+from ..options import MatchingOptions
+from .client import current_client, run
+
+__all__ = ["from_runs", "BuiltFolder", "SHARD_BITS"]
+
+#: An order key is ``(shard number << SHARD_BITS) | row position``: up to 2**40 rows per node and shard, 2**23 shards.
+SHARD_BITS = 40
+_MAX_SHARDS = 1 << (63 - SHARD_BITS)
+_PIECES = ".evalframe-pieces"  # the scratch folder of the shards' pieces, inside the staging folder
+
+
+@dataclass
+class BuiltFolder:
+    """What :func:`from_runs` wrote.
+
+    ``path``: the results folder; ``queries``: the queries written (lines with gold labels); ``rows``: node -> rows;
+    ``dropped``: ``"file:line"`` of every query left out because it has no gold label.
+    """
+
+    path: Path
+    queries: int
+    rows: dict[str, int]
+    dropped: list[str] = field(default_factory=list)
+
+
+@dataclass
+class _Shard:
+    """What one shard task reports to the client (small: no rows)."""
+
+    number: int
+    path: str
+    shape: dict[str, tuple[str, ...]]
+    schemas: dict[str, pd.DataFrame]  # node -> a zero-row frame with the node's columns and dtypes
+    rows: dict[str, int]
+    pieces: dict[str, dict[int, str]]  # node -> partition number -> piece file
+    queries: int = 0
+    dropped: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+def _shard_paths(runs: Any) -> list[Path]:
+    """The shard files in order: a list as given, or a glob pattern's matches in sorted order."""
+    if isinstance(runs, (str, Path)):
+        text = str(runs)
+        if not text:
+            raise InvalidParameterError("runs must name a runs file, a glob pattern such as 'runs/*.jsonl', or a list of "
+                                        "files; got ''.")
+        if glob.has_magic(text) and not Path(text).is_file():  # a file whose name holds '[' is that file
+            paths = [Path(p) for p in sorted(glob.glob(text))]
+            if not paths:
+                raise LoadError(f"no runs file matches {text!r}; check the pattern (docs/cluster.md#building-a-result-on-"
+                                "the-cluster).")
+        else:
+            paths = [Path(text)]
+    elif isinstance(runs, Sequence) and not isinstance(runs, (bytes, bytearray)):
+        paths = []
+        for i, item in enumerate(runs):
+            if not isinstance(item, (str, Path)) or not str(item):
+                raise InvalidParameterError(f"runs[{i}] must be the path of a runs file; got {item!r}.")
+            paths.append(Path(item))
+        if not paths:
+            raise InvalidParameterError("runs is an empty list; give at least one runs file.")
+    else:
+        raise InvalidParameterError(f"runs must be a path, a glob pattern or a list of paths; got {type(runs).__name__}.")
+    for path in paths:
+        if path.is_dir():
+            raise LoadError(f"runs file {path} is a directory; give the JSON Lines files, e.g. '{path}/*.jsonl'.")
+        if not path.is_file():
+            raise LoadError(f"runs file {path} does not exist (shard {paths.index(path)} of {len(paths)}); nothing was "
+                            "built.")
+    if len(paths) > _MAX_SHARDS:
+        raise InvalidParameterError(f"runs names {len(paths)} files; at most {_MAX_SHARDS} shards fit the order keys.")
+    return paths
+
+
+def _at_lines(message: object, path: str, lines: list[int]) -> str:
+    """flatten names a query ``labels[i]`` of the shard's list: name its runs file line instead."""
+    return re.sub(r"labels\[(\d+)\]", lambda m: f"{path}:{lines[int(m.group(1))]}", str(message))
+
+
+def _build_shard(number: int, path: str, pieces_dir: str, partitions: int, options: MatchingOptions,
+                 sas_model: Any, keep_scores: bool) -> _Shard:
+    """One task: read a shard, build its node frames as from_runs does, write them split by partition."""
+    lines = query_lines(path)
+    shard = _Shard(number, path, {}, {}, {}, {})
+    if not lines:  # an empty shard (a split's last file, say) adds nothing
+        return shard
+    labels, outputs = read_runs(path, progress=False)
+    shard.shape = {node: tuple(sorted(node_output)) for node, node_output in outputs.items()}
+    shard.dropped = [f"{path}:{lines[i]}" for i, label in enumerate(labels) if label is None]
+    shard.queries = len(labels) - len(shard.dropped)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            frames = flatten(labels, outputs, matching=options, sas_model=sas_model, progress=False,
+                             keep_scores=keep_scores)
+        except EvalframeError as exc:
+            raise type(exc)(_at_lines(exc, path, lines)) from None
+    shard.warnings = [_at_lines(w.message, path, lines) for w in caught
+                      if "has no label; the query is left out" not in str(w.message)]
+    folder = Path(pieces_dir) / f"{number:07d}"
+    folder.mkdir(exist_ok=True)  # not parents: once a failed build has removed its staging folder, nothing is written
+    for node_number, (node, frame) in enumerate(frames.items()):
+        shard.schemas[node] = frame.iloc[:0]
+        shard.rows[node] = len(frame)
+        shard.pieces[node] = {}
+        numbers = partitioned.partition_of_ids(frame[partitioned.KEY_COLUMN].to_numpy(dtype=object), partitions)
+        for part, positions in enumerate(partitioned.split_rows(numbers, partitions)):
+            if not len(positions):
+                continue
+            piece = frame.take(positions).reset_index(drop=True)
+            piece[partitioned.ROW_COLUMN] = (np.int64(number) << SHARD_BITS) | positions.astype(np.int64)
+            file = folder / f"{node_number}-{part:05d}.pkl"
+            piece.to_pickle(file)  # a scratch file of this build, read back by the partition task and removed
+            shard.pieces[node][part] = str(file)
+    return shard
+
+
+def _write_partition(staging: str, part: int, partitions: int, pieces: dict[str, list[str]],
+                     schemas: dict[str, pd.DataFrame]) -> dict[str, dict[str, Any]]:
+    """One task: partition ``part`` of every node, its pieces concatenated in shard order, written as its part file."""
+    entries = {}
+    for node, schema in schemas.items():
+        frames = [pd.read_pickle(file) for file in pieces.get(node, [])]
+        if not frames:
+            frame = schema.assign(**{partitioned.ROW_COLUMN: np.zeros(0, dtype=np.int64)})
+        else:
+            frame = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
+            del frames
+            frame = _with_columns(frame, schema)
+        entries[node] = partitioned.write_part(staging, node, part, partitions, frame)
+    return entries
+
+
+def _with_columns(frame: pd.DataFrame, schema: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with the node's columns in the node's order; a column no shard of this partition had is all NaN,
+    as ``pd.concat`` fills it in memory (a node whose answer rows lie in other shards)."""
+    for name in schema.columns:
+        if name not in frame.columns:
+            frame[name] = pd.Series(np.nan, index=frame.index, dtype=schema[name].dtype)
+    return frame[[*schema.columns, partitioned.ROW_COLUMN]]
+
+
+def _node_schemas(shards: list[_Shard]) -> dict[str, pd.DataFrame]:
+    """Per node (in the runs files' node order), a zero-row frame with its columns as the in-memory build has them."""
+    order = next((list(s.shape) for s in shards if s.shape), [])
+    schemas: dict[str, pd.DataFrame] = {}
+    for node in order:
+        columns: dict[Any, Any] = {}
+        for shard in shards:
+            if node in shard.schemas:
+                for name, dtype in shard.schemas[node].dtypes.items():
+                    columns.setdefault(name, dtype)
+        if columns:
+            known = [c for c in COLUMN_ORDER if c in columns]
+            names = known + [c for c in columns if c not in known]
+            schemas[node] = pd.DataFrame({name: pd.Series(dtype=columns[name]) for name in names})
+    return schemas
+
+
+def _check_shapes(shards: list[_Shard]) -> None:
+    """Every shard must name the same nodes and outputs, as every line of one runs file must."""
+    first = next((s for s in shards if s.shape), None)
+    for shard in shards:
+        if first is not None and shard.shape and shard.shape != first.shape:
+            raise LoadError(f"runs file {shard.path} names nodes and outputs {shard.shape}, but {first.path} names "
+                            f"{first.shape}; every shard of one run must give the same nodes and output keys "
+                            "(use [] for an empty result).")
+
+
+def _executing(token: str, dask_worker: Any) -> int:
+    """How many of this build's tasks the worker is running (``Client.run`` passes ``dask_worker``)."""
+    return sum(token in str(task.key) for task in dask_worker.state.executing)
+
+
+def _run(tasks: list[Any], dask_client: Any, token: str, patience: float = 600.0) -> list[Any]:
+    """:func:`evalframe.dask.client.run`; when a task fails, wait until the build's other running tasks end.
+
+    A failed task makes the client raise at once, while its siblings still write into the staging folder; it is
+    removed only once they are done, so that no piece outlives the failed build.
+    """
+    try:
+        return run(tasks, dask_client)
+    except BaseException:
+        if dask_client is not None:
+            deadline = time.monotonic() + patience
+            with contextlib.suppress(Exception):
+                while time.monotonic() < deadline and any(dask_client.run(_executing, token).values()):
+                    time.sleep(0.1)
+        raise
+
+
+def from_runs(runs: str | Path | Sequence[str | Path], out_dir: str | Path, *, partitions: int, client: Any = None,
+              sas_model: str | Callable[[list[str], list[str]], Sequence[float]] | None = None,
+              keep_scores: bool = False, **matching: Any) -> BuiltFolder:
+    """Build the result of sharded runs files on Dask workers and write it as a partitioned folder.
+
+    The folder equals ``EvaluationResult.from_runs`` of the shards read one after another, saved with
+    ``save(out_dir, format="parquet", partitions=partitions)``: :meth:`EvaluationResult.load` of it gives the same
+    frames, row for row, and every analysis the same numbers. One task per shard builds its frames (scoring its
+    distinct (gold context, candidate) pairs on the worker) and one task per partition writes that partition; no
+    process holds the whole result. ``out_dir`` is replaced atomically: a failure anywhere, a worker's too, leaves
+    the old folder as it was.
+
+    Parameters
+    ----------
+    runs : path, glob pattern or list of paths
+        The runs files (JSON Lines, docs/runs-format.md), one task each, in the order given (a pattern's matches in
+        sorted order). Every worker must see them, and ``out_dir``, at the same paths (a shared file system). Lines
+        of one query (one ``multilabel_id``: the same query text and filters) may lie in several shards: their rows
+        land in one partition, in the order of the shards, as in memory.
+    out_dir : path
+        The results folder to write (a partitioned Parquet folder, docs/persistence.md#partitioned-results).
+    partitions : int
+        How many partition files per node (>= 1); see docs/cluster.md for how they relate to worker memory.
+    client : distributed.Client or str, optional
+        Where the tasks run: a client, a scheduler address, else the current client, ``$DASK_SCHEDULER_ADDRESS``, or
+        Dask's default scheduler in this process (:func:`evalframe.dask.client.current_client`).
+    sas_model, keep_scores, context_matching_threshold, context_matching_min_length, \
+context_matching_boost_split_overlaps, custom_document_id_field
+        As :meth:`EvaluationResult.from_runs` (a ``sas_model`` is called once per shard, on the worker).
+
+    Returns
+    -------
+    BuiltFolder
+        The folder's path, the queries written, the rows per node, and the lines dropped for lack of gold labels.
+
+    Raises
+    ------
+    InvalidParameterError
+        Before anything is read: ``partitions`` not an int >= 1, a bad matching option, ``runs`` of the wrong kind.
+    LoadError
+        A missing runs file (named, before any task runs); a malformed line (named ``file:line``); shards naming
+        different nodes or outputs.
+
+    Examples
+    --------
+    >>> import json, pathlib, tempfile
+    >>> from evalframe import EvaluationResult
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> for shard, city in enumerate(["Berlin", "Paris"]):
+    ...     line = {"query": f"Capital city {shard}?", "gold": {"document_ids": [city], "answers": [city]},
+    ...             "nodes": {"Retriever": {"documents": [{"id": city, "content": f"{city} is a capital."}]}}}
+    ...     _ = (folder / f"runs-{shard}.jsonl").write_text(json.dumps(line) + "\\n")
+    >>> built = from_runs(str(folder / "runs-*.jsonl"), folder / "result", partitions=2)
+    >>> built.queries, built.rows
+    (2, {'Retriever': 2})
+    >>> EvaluationResult.load(built.path).calculate_metrics()["Retriever"]["recall_single_hit"]
+    1.0
+    """
+    if isinstance(partitions, bool) or not isinstance(partitions, (int, np.integer)) or partitions < 1:
+        raise InvalidParameterError(f"partitions must be an int >= 1 (how many part files per node); got {partitions!r}.")
+    partitions = int(partitions)
+    if not isinstance(keep_scores, (bool, np.bool_)):
+        raise InvalidParameterError(f"keep_scores must be True or False; got {keep_scores!r}.")
+    options = MatchingOptions.from_keywords(matching, passed_to="from_runs takes these matching options")
+    paths = _shard_paths(runs)
+    dask_client = current_client(client)
+    recorded = {
+        **options.as_dict(),
+        "sas_model": sas_model if isinstance(sas_model, str) or sas_model is None
+        else getattr(sas_model, "__qualname__", type(sas_model).__name__),
+    }
+    summary: dict[str, Any] = {}
+    token = uuid.uuid4().hex[:12]  # this build's task names (a dashboard shows them)
+
+    def write_parts(staging: Path) -> dict[str, list[dict[str, Any]]]:
+        pieces_dir = staging / _PIECES
+        pieces_dir.mkdir()
+        build = dask.delayed(_build_shard, pure=False)
+        shards: list[_Shard] = _run([build(number, str(path), str(pieces_dir), partitions, options, sas_model,
+                                           bool(keep_scores), dask_key_name=f"evalframe-shard-{number}-{token}")
+                                     for number, path in enumerate(paths)], dask_client, token)
+        _check_shapes(shards)
+        schemas = _node_schemas(shards)
+        write = dask.delayed(_write_partition, pure=False)
+        tasks = []
+        for part in range(partitions):
+            part_pieces = {node: [s.pieces[node][part] for s in shards if part in s.pieces.get(node, {})]
+                           for node in schemas}
+            tasks.append(write(str(staging), part, partitions, part_pieces, schemas,
+                               dask_key_name=f"evalframe-partition-{part}-{token}"))
+        entries: list[dict[str, dict[str, Any]]] = _run(tasks, dask_client, token)
+        shutil.rmtree(pieces_dir)
+        summary.update(shards=shards, schemas=schemas)
+        return {node: [entry[node] for entry in entries] for node in schemas}
+
+    path = save_parts(out_dir, partitions, write_parts, matching=recorded)
+    shards: list[_Shard] = summary["shards"]
+    for shard in shards:
+        for message in shard.warnings:
+            warnings.warn(message, stacklevel=2)
+    dropped = [line for s in shards for line in s.dropped]
+    if dropped:
+        shown = ", ".join(dropped[:10]) + (", ..." if len(dropped) > 10 else "")
+        warnings.warn(f"{len(dropped)} quer{'y' if len(dropped) == 1 else 'ies'} without gold labels "
+                      f"(empty 'gold' lists or 'labels') left out: {shown}.", stacklevel=2)
+    rows = {node: sum(s.rows.get(node, 0) for s in shards) for node in summary["schemas"]}
+    return BuiltFolder(path, sum(s.queries for s in shards), rows, dropped)
