@@ -22,7 +22,7 @@ from ..analysis.stats import ROUNDS, few_distinct
 from ..errors import InvalidParameterError
 from ..options import MetricOptions
 from .client import run
-from .result import DaskEvaluationResult, first_appearance, local_options, open_partition
+from .result import DaskEvaluationResult, first_appearance, merged_columns, open_partition, partition_query_metrics
 
 __all__ = ["compare"]
 
@@ -74,6 +74,8 @@ def compare(a: DaskEvaluationResult, b: DaskEvaluationResult, *others: DaskEvalu
     chosen = None
     if metrics is not None:
         chosen, measures = measure_names([metrics] if isinstance(metrics, str) else list(metrics))
+    for run_ in runs if measures else ():
+        run_.check_measures(node, metric_params.get("eval_mode", "integrated"))
     keywords = {"measures": measures or None, "complete": complete, "duplicates": duplicates, **metric_params}
     rows = []
     for position in range(1, len(runs)):
@@ -82,7 +84,8 @@ def compare(a: DaskEvaluationResult, b: DaskEvaluationResult, *others: DaskEvalu
         partials = run([_pair_task(pair, number, node, keywords, chosen, retrievers, False)
                         for number in range(a.partitions)], a.client)
         columns = _metrics_of(partials, chosen, names[0], names[position])
-        totals = {metric: _add([p[metric] for p in partials if metric in p]) for metric in columns}
+        totals = {metric: _add([p[metric] for p in partials if metric in p and metric != "columns_a"])
+                  for metric in columns}
         many = [m for m in columns if not _order_free(totals[m]["values"], totals[m]["counts"])]
         ordered: dict[str, np.ndarray] = {}
         if many:
@@ -115,15 +118,18 @@ def _order_free(values: np.ndarray, counts: np.ndarray) -> bool:
 
 
 def _metrics_of(partials: list[dict[str, Any]], chosen: list[str] | None, first: str, second: str) -> list[str]:
-    found = list(dict.fromkeys(m for p in partials for m in p))
+    """The metrics compared: ``chosen``, or those both runs have (in run A's column order), as in memory."""
+    has_a = {m for p in partials for m, v in p.items() if m != "columns_a" and v["has_a"]}
+    has_b = {m for p in partials for m, v in p.items() if m != "columns_a" and v["has_b"]}
+    shared = [m for m in merged_columns([p["columns_a"] for p in partials]) if m in has_a and m in has_b]
     if chosen is None:
-        if not found:
+        if not shared:
             raise InvalidParameterError(f"the runs {[first, second]} have no metric column in common.")
-        return found
-    missing = [m for m in chosen if m not in found]
-    if missing:
-        raise InvalidParameterError(f"metrics: the runs {first!r} and {second!r} do not both have {missing[0]!r}; "
-                                    f"they share {found}.")
+        return shared
+    for metric in chosen:
+        for name, has in ((first, has_a), (second, has_b)):
+            if metric not in has:
+                raise InvalidParameterError(f"metrics: run {name!r} has no metric {metric!r}; the runs share {shared}.")
     return chosen
 
 
@@ -137,15 +143,18 @@ def _add(parts: list[dict[str, Any]]) -> dict[str, Any]:
 
 def pair_partials(table_a: pd.DataFrame, table_b: pd.DataFrame, order: np.ndarray, metrics: list[str] | None,
                   ordered: bool) -> dict[str, Any]:
-    """Per metric of two partitions' per-query tables: sums and counts (or, ``ordered``, d with A's order keys)."""
-    out: dict[str, Any] = {}
-    names = metrics if metrics is not None else [c for c in table_a.columns if c in table_b.columns
-                                                 and pd.api.types.is_numeric_dtype(table_a[c])
-                                                 and not pd.api.types.is_bool_dtype(table_a[c])]
-    for metric in names:
-        if metric not in table_a.columns or metric not in table_b.columns:
-            continue
-        pairs = paired(table_a[metric], table_b[metric])
+    """Per metric of two partitions' per-query tables: sums and counts (or, ``ordered``, d with A's order keys).
+
+    A metric one side lacks here (no rows of its type in this partition) counts that side's queries as unpaired.
+    """
+    out: dict[str, Any] = {"columns_a": list(table_a.columns)}
+    numeric = [c for t in (table_a, table_b) for c in t.columns
+               if pd.api.types.is_numeric_dtype(t[c]) and not pd.api.types.is_bool_dtype(t[c])]
+    for metric in metrics if metrics is not None else list(dict.fromkeys(numeric)):
+        has_a, has_b = metric in table_a.columns, metric in table_b.columns
+        side_a = table_a[metric] if has_a else pd.Series(np.nan, index=table_a.index)
+        side_b = table_b[metric] if has_b else pd.Series(np.nan, index=table_b.index)
+        pairs = paired(side_a, side_b)
         values_a = pairs.a.to_numpy(dtype=np.float64)
         d = pairs.b.to_numpy(dtype=np.float64) - values_a
         if ordered:
@@ -154,7 +163,7 @@ def pair_partials(table_a: pd.DataFrame, table_b: pd.DataFrame, order: np.ndarra
         distinct, counts = np.unique(d, return_counts=True)
         out[metric] = {"values": distinct, "counts": counts, "queries": len(d), "sum_a": float(values_a.sum()),
                        "sum_b": float(pairs.b.to_numpy(dtype=np.float64).sum()), "only_a": pairs.only_a,
-                       "only_b": pairs.only_b}
+                       "only_b": pairs.only_b, "has_a": has_a, "has_b": has_b}
     return out
 
 
@@ -172,7 +181,7 @@ def _on_pair(folders: list[tuple[str, str | None]], number: int, node: str, keyw
     order = np.empty((0, 2), np.int64)
     for (path, generation), retriever in zip(folders, retrievers):
         result, keys = open_partition(path, number, generation, [node], retriever)
-        table = result.query_metrics(node, **local_options({k: v for k, v in keywords.items() if v is not None}))
+        table = partition_query_metrics(result, node, {k: v for k, v in keywords.items() if v is not None})
         if not tables:
             order = first_appearance(result, keys, node, table.index, keywords)
         tables.append(table)

@@ -31,12 +31,14 @@ from ..errors import InvalidParameterError, LoadError, warn
 from ..io.folder import Folder
 from ..io.manifest import read_manifest
 from ..io.partitioned import read_partition
+from ..metrics.registry import DOCUMENT_METRICS
 from ..metrics.trec import parse_measures, swept_measures
 from ..options import MetricOptions
 from ..result import EvaluationResult
 from .client import current_client, run
 
-__all__ = ["DaskEvaluationResult", "first_appearance", "load", "local_options", "open_partition"]
+__all__ = ["DaskEvaluationResult", "first_appearance", "load", "local_options", "merged_columns", "open_partition",
+           "partition_query_metrics"]
 
 #: Test hook: called on the worker with the partition number before a task reads it (None outside tests).
 task_hook: Callable[[int], None] | None = None
@@ -173,6 +175,13 @@ class DaskEvaluationResult:
             mode = "isolated" if mode == "integrated" else "integrated"
         return options, (node, mode, asked)
 
+    def check_measures(self, node: str, eval_mode: str) -> None:
+        """trec measures of ``node`` need its document rows of ``eval_mode`` somewhere in the folder (as in memory)."""
+        if ("document", eval_mode) not in self._kinds()[self._node(node)]:
+            documents = [n for n in self.nodes if any(t == "document" for t, _ in self._kinds()[n])]
+            raise InvalidParameterError(f"node {node!r} has no document rows with eval_mode={eval_mode!r}; the trec "
+                                        f"measures rank documents. Nodes with document rows: {documents}.")
+
     def has_answers(self, node: str) -> bool:
         """Whether ``node`` has answer rows (in any eval_mode); the first call reads the folder once."""
         return any(t == "answer" for t, _ in self._kinds()[self._node(node)])
@@ -263,6 +272,8 @@ class DaskEvaluationResult:
         totals = _add(self.map_partitions(_metric_totals, nodes, per_k, True))
         records: list[tuple[str, int, str, float]] = []
         for name in nodes:
+            if swept and self.has_documents(name):
+                self.check_measures(name, options.get("eval_mode", "integrated"))
             if swept and any((name, i, "document") in totals for i in range(len(ks))):
                 values = self.trec_metrics([m for at_k in swept.values() for m in at_k], node=name,
                                            eval_mode=options.get("eval_mode", "integrated"), complete=complete,
@@ -322,13 +333,15 @@ class DaskEvaluationResult:
         self._options(options, "query_metrics takes these options")
         if by is not None:
             check_by(by)
+        if measures is not None:
+            self.check_measures(node, options.get("eval_mode", "integrated"))
         options, retriever = self.retriever_of(options)
         keywords = {"by": by, "with_query": with_query, "measures": measures, "complete": complete,
                     "duplicates": duplicates, **options}
         if not compute:
             return self._frame(_query_table, node, keywords, retriever=retriever)
         parts = self.map_partitions(_ordered_query_table, node, keywords, nodes=[node], retriever=retriever)
-        columns = _merged_columns([part.iloc[:0] for part in parts])
+        columns = merged_columns([part.iloc[:0] for part in parts])
         whole = pd.concat([_reindexed(part, columns) for part in parts if len(part)] or [_reindexed(parts[0], columns)])
         order = np.lexsort((whole["__key__"].to_numpy(), whole["__group__"].to_numpy()))
         table = whole.iloc[order].drop(columns=["__group__", "__key__"])
@@ -343,7 +356,7 @@ class DaskEvaluationResult:
         # and every partition is given the columns of the whole table (the tables are computed again on .compute(),
         # on whichever scheduler computes the frame)
         heads = run([dask.delayed(_head)(task) for task in tasks], self.client)
-        columns = _merged_columns(heads)
+        columns = merged_columns(heads)
         meta = _reindexed(next((h for h in heads if h is not None), pd.DataFrame()), columns, heads)
         parts = [dask.delayed(_reindexed)(task, columns, meta) for task in tasks]
         return dd.from_delayed(parts, meta=meta, verify_meta=False)
@@ -396,15 +409,25 @@ class DaskEvaluationResult:
                      "answer_metric_threshold": answer_metric_threshold, "complete": complete,
                      "duplicates": duplicates, **options}
         parts = self.map_partitions(_worst, node, arguments, retriever=retriever)
-        answers = [c for part in parts for c in part if c[0] == "answer"]
-        candidates = answers or [c for part in parts for c in part]
+        # a node with answer rows anywhere is ranked by its answer metric, as in memory (a partition holding only
+        # its document rows ranks them instead: those are left out)
+        answers = any(c[0] == "answer" for part in parts for c in part)
+        candidates = [c for part in parts for c in part if c[0] == ("answer" if answers else "document") and c[1] is not None]
         metric = answer_metric if answers else None
         ranked = sorted(candidates, key=lambda c: (_sort_value(c[3], metric), c[2]))
         return Examples(c[1] for c in ranked[:n])
 
     def compute(self) -> EvaluationResult:
-        """The whole result in this process (:meth:`evalframe.EvaluationResult.load`): only for what fits in memory."""
-        return EvaluationResult.load(self.path, progress=False)
+        """The whole result in this process (:meth:`evalframe.EvaluationResult.load`): only for what fits in memory.
+
+        Raises a LoadError when the folder has been saved again since :func:`load` (rather than return that save).
+        """
+        whole = EvaluationResult.load(self.path, progress=False)
+        with Folder(self.path) as folder:
+            now = (read_manifest(folder) or {}).get("partitioned") or {}
+        if now.get("generation") != self.generation:  # a save swaps the whole folder: this one is newer, or it
+            raise LoadError(f"{self.path} was saved again since it was loaded with evalframe.dask.load; load it again.")
+        return whole
 
 
 # ---------------------------------------------------------------------- the tasks (run on the workers)
@@ -442,7 +465,7 @@ def _check_retriever(path: str, number: int, frames: dict[str, pd.DataFrame], no
             f"{path}: partition {number} holds answers but no document rows of node {node!r} with eval_mode {mode!r}, "
             "which simulate the retriever's top-k of its answers (other partitions have them), so its answers cannot "
             "be cut as in the whole result; save the result with fewer partitions (each query's retriever rows beside "
-            "its answers), or evaluate it in memory (EvaluationResult.load).")
+            "its answers) if its queries have retriever rows, else evaluate it in memory (EvaluationResult.load).")
     return node
 
 
@@ -520,12 +543,22 @@ def _trec_table(result: EvaluationResult, keys: Any, measures: Any, keywords: di
 
 
 def _query_table(result: EvaluationResult, keys: Any, node: str, keywords: dict[str, Any]) -> pd.DataFrame:
+    return partition_query_metrics(result, node, keywords)
+
+
+def partition_query_metrics(result: EvaluationResult, node: str, keywords: dict[str, Any]) -> pd.DataFrame:
+    """``query_metrics`` of one partition; trec measures only where the partition has the node's document rows of the
+    eval_mode (elsewhere the whole table's measure columns are NaN, as for queries trec_eval skips)."""
+    frame = result[node]
+    mode = keywords.get("eval_mode", "integrated")
+    if keywords.get("measures") is not None and not ((frame["type"] == "document") & (frame["eval_mode"] == mode)).any():
+        keywords = {key: value for key, value in keywords.items() if key not in ("measures", "complete", "duplicates")}
     return result.query_metrics(node, **local_options(keywords))
 
 
 def _ordered_query_table(result: EvaluationResult, keys: Any, node: str, keywords: dict[str, Any]) -> pd.DataFrame:
     """The partition's query_metrics with the in-memory sort keys (see :func:`first_appearance`)."""
-    table = result.query_metrics(node, **local_options(keywords))
+    table = partition_query_metrics(result, node, keywords)
     order = first_appearance(result, keys, node, table.index, keywords)
     return table.assign(__group__=order[:, 0], __key__=order[:, 1])
 
@@ -557,10 +590,11 @@ def _head(table: pd.DataFrame | None) -> pd.DataFrame | None:
     return None if table is None else table.iloc[:0]
 
 
-def _merged_columns(heads: Sequence[pd.DataFrame | None]) -> list[Any]:
+def merged_columns(heads: Sequence[pd.DataFrame | Sequence[Any] | None]) -> list[Any]:
     """The columns of the whole table from the partitions' (each the columns of the row types it holds, in the
     whole table's order): the widest first, then each missing column after its predecessor in its partition."""
-    ordered = sorted((list(h.columns) for h in heads if h is not None), key=len, reverse=True)
+    ordered = sorted((list(h.columns) if isinstance(h, pd.DataFrame) else list(h) for h in heads if h is not None),
+                     key=len, reverse=True)
     merged: list[Any] = []
     for columns in ordered:
         for i, column in enumerate(columns):
@@ -609,20 +643,27 @@ def _slice_totals(result: EvaluationResult, keys: Any, by: list[SliceKey], measu
     return out
 
 
-def _worst(result: EvaluationResult, keys: Any, node: str, arguments: dict[str, Any]) -> list[tuple[str, dict, int, float]]:
+def _worst(result: EvaluationResult, keys: Any, node: str,
+           arguments: dict[str, Any]) -> list[tuple[str, dict | None, int, float]]:
     """The partition's n worst of ``node``: (row type, example, order key of its first listed row, value)."""
     if node not in result.node_results or not len(result[node]):
         return []
+    frame = result[node]
+    mode = arguments.get("eval_mode", "integrated")
+    answers = bool(((frame["type"] == "answer") & (frame["eval_mode"] == mode)).any())
+    measure = arguments["document_metric"] not in DOCUMENT_METRICS
+    if not answers and measure and not ((frame["type"] == "document") & (frame["eval_mode"] == mode)).any():
+        return []  # no document rows to rank by a trec measure here
     examples = result.wrong_examples(node, **local_options(arguments))
+    row_type = "answer" if answers else "document"
     if not examples:
-        return []
-    row_type = "answer" if "answers" in examples[0] else "document"
+        return [(row_type, None, -1, math.nan)]  # nothing to list, but the partition says which rows rank the node
     order = first_appearance(result, keys, node, pd.Index([e["multilabel_id"] for e in examples]), arguments)
     metric = arguments["answer_metric"] if row_type == "answer" else None
-    out = []
+    out: list[tuple[str, dict | None, int, float]] = []
     for example, (_, key) in zip(examples, order):
         value = example["metrics"][metric] if metric else _document_value(example, arguments)
-        out.append((row_type, example, int(key), value))
+        out.append((row_type, example, int(key), float(value)))
     return out
 
 

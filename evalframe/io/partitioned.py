@@ -30,7 +30,8 @@ from ..errors import LoadError, SaveError
 from ..frames.arrays import DistinctLists, object_array
 
 __all__ = ["HASH_RULE", "KEY_COLUMN", "ROW_COLUMN", "check_partitions", "part_file", "partition_of_rows",
-           "partition_of_ids", "split_rows", "layout", "read_nodes", "read_partition", "write_part", "Partition"]
+           "partition_of_ids", "check_node_name", "split_rows", "layout", "read_nodes", "read_partition", "write_part",
+           "Partition"]
 
 #: The column whose value decides a row's partition.
 KEY_COLUMN = "multilabel_id"
@@ -52,6 +53,18 @@ def check_partitions(partitions: Any, format: str) -> int | None:
         raise SaveError(f"partitions={partitions} needs format='parquet' (CSV folders stay one <node>.csv per node, "
                         f"as Haystack 1.x reads them); call save(out_dir, format='parquet', partitions={partitions}).")
     return int(partitions)
+
+
+def check_node_name(node: str) -> None:
+    """A node's files are named after it: a plain name a load reads back (no separator, not hidden, encodable)."""
+    from .codecs import encodes
+    from .folder import is_plain_name
+
+    if not isinstance(node, str) or not is_plain_name(node) or node.startswith(".") or not encodes([node]):
+        raise SaveError(
+            f"node name {node!r} cannot be a file name (no '/', '\\', leading '.', lone surrogates or empty names); "
+            "rename the node before saving."
+        )
 
 
 def part_file(node: str, part: int, partitions: int) -> str:
@@ -125,6 +138,7 @@ def write_part(staging: str | Path, node: str, number: int, partitions: int, fra
     """
     from . import atomic, parquet
 
+    check_node_name(node)  # before anything is written: the file is named after it
     if ROW_COLUMN not in frame.columns or KEY_COLUMN not in frame.columns:
         raise SaveError(f"partition {number} of node {node!r} needs the columns {KEY_COLUMN!r} and {ROW_COLUMN!r} "
                         "(the rows' order keys).")

@@ -29,8 +29,9 @@ import pandas as pd
 from . import atomic
 from . import csv as csv_format
 from . import haystack1
-from .codecs import check_frame, encode_frame, encode_frame_texts, encodes
-from .folder import Folder, is_plain_name, with_retries
+from .codecs import check_frame, encode_frame, encode_frame_texts
+from .partitioned import check_node_name
+from .folder import Folder, with_retries
 from . import partitioned as partitioned_format
 from .manifest import (FORMAT_NAME, FORMAT_VERSION, MANIFEST_NAME, PARTITIONED_FORMAT_VERSION, listed_files, read_manifest,
                        read_manifest_quietly)
@@ -57,15 +58,6 @@ def _gc_paused() -> Any:
     finally:
         if was_enabled:
             gc.enable()
-
-
-def _check_node_name(node: str) -> None:
-    # the node's file name must be one a load reads back: a plain name (is_plain_name), not hidden, encodable
-    if not is_plain_name(node) or node.startswith(".") or not encodes([node]):
-        raise SaveError(
-            f"node name {node!r} cannot be a file name (no '/', '\\', leading '.', lone surrogates or empty names); "
-            "rename the node before saving."
-        )
 
 
 def save_result(result: Any, out_dir: Path, format: str = "csv", *, partitions: int | None = None,
@@ -115,7 +107,7 @@ def _save_result(result: Any, out_dir: Path, format: str, partitions: int | None
         from . import parquet  # needs pyarrow, imported only here
     options = csv_format.save_options(to_csv_kwargs)
     for node in result.node_results:
-        _check_node_name(node)
+        check_node_name(node)
     manifest: dict[str, Any] = {
         "format": FORMAT_NAME,
         "format_version": FORMAT_VERSION if partitions is None else PARTITIONED_FORMAT_VERSION,
@@ -226,7 +218,7 @@ def save_parts(out_dir: str | Path, partitions: int, write_parts: Callable[[Path
     def write(staging: Path) -> None:
         written = write_parts(staging)
         for node, parts in written.items():
-            _check_node_name(node)
+            check_node_name(node)
             parts = list(parts)
             if len(parts) != partitions:
                 raise SaveError(f"node {node!r}: {len(parts)} partition files were written, not {partitions}.")

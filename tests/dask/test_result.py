@@ -44,6 +44,7 @@ def ids(examples) -> list:
 
 def both(result: EvaluationResult, tmp_path, partitions: int, client):
     folder = result.save(tmp_path / f"p{partitions}", format="parquet", partitions=partitions, progress=False)
+
     return EvaluationResult.load(folder, progress=False), evalframe.dask.load(folder, client=client)
 
 
@@ -298,3 +299,41 @@ def test_partitions_holding_one_row_type_of_a_node_give_the_whole_tables_columns
     empty = memory.query_metrics("Mixed", simulated_top_k_retriever=1, simulated_top_k_reader=1, eval_mode="isolated")
     assert_frames_close(cluster.query_metrics("Mixed", compute=True, simulated_top_k_retriever=1, simulated_top_k_reader=1,
                                               eval_mode="isolated"), empty)
+
+
+def test_review_findings_stay_fixed(tmp_path, client):
+    """The cases an independent review broke: each is now equal to memory (or refused before anything is written)."""
+    with dask.config.set(scheduler="synchronous"):
+        # 1. a query of run A whose partition holds no rows of run B is counted in only_a, not dropped
+        a = hand_result()
+        b = EvaluationResult({n: f[f["multilabel_id"] != "q6"].reset_index(drop=True) for n, f in a.node_results.items()})
+        (ma, ca), (mb, cb) = both(a, tmp_path / "a", 64, None), both(b, tmp_path / "b", 64, None)
+        columns = ["mean_a", "mean_b", "queries", "only_a", "only_b"]
+        with pytest.warns(UserWarning, match="1 query is scored only in 'A' and 0 only in 'B'"):
+            got = evalframe.dask.compare(ca, cb, node="Retriever", metrics="mrr")[columns]
+        with pytest.warns(UserWarning):
+            assert_frames_close(got, evalframe.compare(ma, mb, node="Retriever", metrics="mrr")[columns])
+        # 2. trec measures when most partitions hold no document rows
+        assert_frames_close(ca.query_metrics("Retriever", measures=["AP"], duplicates="first", compute=True),
+                            ma.query_metrics("Retriever", measures=["AP"], duplicates="first"))
+        # 3. a node with answer rows is ranked by its answer metric, even where a partition has document rows only
+        answers = [answer_row("q0", 1, "a", 1.0, 1.0, ["d1"])]
+        documents = [doc_row("q1", 1, "d9", ["d1"], [0], [0], [0])]
+        mixed = EvaluationResult({"Mixed": pd.DataFrame(answers + documents).assign(node="Mixed")})
+        mm, cm = both(mixed, tmp_path / "mixed", 8, None)
+        assert ids(cm.wrong_examples("Mixed")) == ids(mm.wrong_examples("Mixed")) == []
+    # 5. a node name that is not a file name is refused before anything is written
+    from evalframe.io.partitioned import write_part
+
+    victim = tmp_path / "victim.part-00000-of-00001.parquet"
+    victim.write_bytes(b"a user's file")
+    frame = hand_result()["Reader"].assign(__evalframe_row__=range(len(hand_result()["Reader"])))
+    with pytest.raises(Exception, match="cannot be a file name"):
+        write_part(tmp_path / "staging" / "deeper", "../../victim", 0, 1, frame)
+    assert victim.read_bytes() == b"a user's file"
+    # 9. compute() refuses a folder saved again since it was loaded
+    folder = hand_result().save(tmp_path / "again", format="parquet", partitions=2, progress=False)
+    opened = evalframe.dask.load(folder, client=client)
+    make_result(10).save(folder, format="parquet", partitions=2, progress=False)
+    with pytest.raises(LoadError, match="saved again since it was loaded"):
+        opened.compute()
