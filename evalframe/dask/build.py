@@ -163,11 +163,17 @@ def _write_partition(staging: str, part: int, partitions: int, pieces: dict[str,
         if not frames:
             frame = schema.assign(**{partitioned.ROW_COLUMN: np.zeros(0, dtype=np.int64)})
         else:
-            frame = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
+            frame = frames[0] if len(frames) == 1 else partitioned.concat_rows(_aligned(frames))
             del frames
             frame = _with_columns(frame, schema)
         entries[node] = partitioned.write_part(staging, node, part, partitions, frame)
     return entries
+
+
+def _aligned(frames: list[pd.DataFrame]) -> list[pd.DataFrame]:
+    """The pieces with one column order (the union, in order of first appearance), a missing column all NaN."""
+    names = list(dict.fromkeys(name for frame in frames for name in frame.columns))
+    return [frame if list(frame.columns) == names else frame.reindex(columns=names) for frame in frames]
 
 
 def _with_columns(frame: pd.DataFrame, schema: pd.DataFrame) -> pd.DataFrame:

@@ -30,8 +30,8 @@ from ..errors import LoadError, SaveError
 from ..frames.arrays import DistinctLists, object_array
 
 __all__ = ["HASH_RULE", "KEY_COLUMN", "ROW_COLUMN", "check_partitions", "part_file", "partition_of_rows",
-           "partition_of_ids", "check_node_name", "split_rows", "layout", "read_nodes", "read_partition", "write_part",
-           "Partition"]
+           "partition_of_ids", "check_node_name", "concat_rows", "split_rows", "layout", "read_nodes", "read_partition",
+           "write_part", "Partition"]
 
 #: The column whose value decides a row's partition.
 KEY_COLUMN = "multilabel_id"
@@ -280,12 +280,38 @@ def _in_saved_order(path: Path, node: str, entry: dict[str, Any], pieces: list[p
         raise LoadError(f"{path}: the partition files of node {node!r} hold {len(rows)} rows whose {ROW_COLUMN!r} "
                         f"order keys are not {total} distinct values as evalframe.json records; the folder was edited or "
                         "damaged (save the result again).")
-    whole = pieces[0] if len(pieces) == 1 else pd.concat(pieces, ignore_index=True)
+    whole = concat_rows(pieces)
     whole = whole.take(order).reset_index(drop=True)
     node_codings = codings.setdefault(node, {})
     for column in set.intersection(*(set(c) for c in piece_codings)) if piece_codings else ():
         merged = _merged(column, piece_codings)
         node_codings[column] = DistinctLists(merged.codes[order], merged.cells)
+    return whole
+
+
+def concat_rows(frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
+    """Frames with the same columns laid end to end (a default index), every cell as it was.
+
+    ``pd.concat`` is not used for object columns: pandas 2.2 rebuilds a piece whose object column is all missing
+    with its own missing value, turning NaN cells into None.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> concat_rows([pd.DataFrame({"a": [None, np.nan]}, dtype=object), pd.DataFrame({"a": [[1]]})])["a"].tolist()
+    [None, nan, [1]]
+    """
+    if len(frames) == 1:
+        return frames[0].reset_index(drop=True)
+    columns = []
+    for i in range(frames[0].shape[1]):
+        parts = [frame.iloc[:, i] for frame in frames]
+        if all(part.dtype == object for part in parts):
+            columns.append(pd.Series(np.concatenate([part.to_numpy(dtype=object) for part in parts]), dtype=object))
+        else:
+            columns.append(pd.concat(parts, ignore_index=True))
+    whole = pd.concat(columns, axis=1, ignore_index=True)
+    whole.columns = frames[0].columns
     return whole
 
 

@@ -115,20 +115,21 @@ def _scheduler_option(parser: argparse.ArgumentParser) -> None:
                              "$DASK_SCHEDULER_ADDRESS when set; pip install 'evalframe[dask]')")
 
 
-def _load(folder: Path, args: argparse.Namespace) -> Any:
+def _load(folder: Path, args: argparse.Namespace, *, on_dask: bool = False) -> Any:
     """EvaluationResult.load with the --sep / --encoding given (read_csv's sep and encoding); a partitioned folder
-    with --scheduler (or $DASK_SCHEDULER_ADDRESS) is evaluated on that Dask cluster instead (docs/cluster.md)."""
-    address = getattr(args, "scheduler", None) or os.environ.get("DASK_SCHEDULER_ADDRESS")
+    with --scheduler (or $DASK_SCHEDULER_ADDRESS) is evaluated on that Dask cluster instead, for the analysis commands
+    that take them (``on_dask``: metrics, worst, compare; docs/cluster.md)."""
+    address = (getattr(args, "scheduler", None) or os.environ.get("DASK_SCHEDULER_ADDRESS")) if on_dask else None
     if address:
         from ..io.manifest import read_manifest_quietly
 
         manifest = read_manifest_quietly(folder) if folder.is_dir() else None
         if manifest is not None and manifest.get("partitioned") is not None:
             try:
-                import evalframe.dask as on_dask
+                import evalframe.dask as dask_results
             except ImportError as exc:
                 raise EvalframeError(f"{exc} (asked for by --scheduler / DASK_SCHEDULER_ADDRESS)") from None
-            return on_dask.load(folder, client=address)
+            return dask_results.load(folder, client=address)
         if getattr(args, "scheduler", None):
             raise EvalframeError(f"--scheduler evaluates a partitioned folder, and {folder} is not one; write one with "
                                  "result.save(dir, format='parquet', partitions=N), or leave --scheduler out to "
@@ -359,7 +360,7 @@ def _short(value: Any, width: int = 60) -> str:
 
 # ------------------------------------------------------------------------------------------ commands
 def _metrics(args: argparse.Namespace) -> str:
-    result = _load(args.folder, args)
+    result = _load(args.folder, args, on_dask=True)
     kwargs = _scope_kwargs(args)
     by = [key.strip() for key in args.by.split(",")] if args.by else None
     if args.by_query:
@@ -391,7 +392,7 @@ def _metrics(args: argparse.Namespace) -> str:
 
 
 def _worst(args: argparse.Namespace) -> str:
-    result = _load(args.folder, args)
+    result = _load(args.folder, args, on_dask=True)
     _check_node(result, args.node)
     answers = result.has_answers(args.node)
     metric = args.metric or result.headline_metric(args.node)
@@ -424,7 +425,7 @@ def _compare(args: argparse.Namespace) -> str:
     if len(args.folders) < 2:
         raise EvalframeError(f"compare needs two or more results folders; got {len(args.folders)}.")
     names = [n.strip() for n in args.names.split(",")] if args.names else _folder_names(args.folders)
-    runs = [_load(folder, args) for folder in args.folders]
+    runs = [_load(folder, args, on_dask=True) for folder in args.folders]
     on_dask = [hasattr(run, "partitions") for run in runs]
     if any(on_dask) and not all(on_dask):
         raise EvalframeError("compare on Dask needs every folder partitioned (with the same partitions=); "

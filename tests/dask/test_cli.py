@@ -65,3 +65,11 @@ def _close(a, b) -> bool:
     if isinstance(a, float) and isinstance(b, float):
         return abs(a - b) <= 1e-12 or (a != a and b != b)
     return a == b
+
+
+def test_convert_and_report_read_a_partitioned_folder_here_even_with_the_variable_set(capsys, client, folders, tmp_path,
+                                                                                         monkeypatch):
+    monkeypatch.setenv("DASK_SCHEDULER_ADDRESS", client.scheduler.address)
+    code, out, err = run(capsys, "convert", str(folders[0][0]), str(tmp_path / "as_csv"), "--to", "csv")
+    assert code == 0, err
+    assert run(capsys, "report", str(folders[0][0]))[0] == 0

@@ -147,3 +147,13 @@ def test_duplicate_order_keys_are_a_damaged_folder(tmp_path):
     with pytest.raises(LoadError, match=r"node 'Reader' hold \d+ rows whose '__evalframe_row__' order keys are not \d+ "
                                         r"distinct values"):
         EvaluationResult.load(out, progress=False)
+
+
+def test_missing_cells_keep_their_kind_across_partitions(tmp_path):
+    # a partition whose object column is all missing: pandas 2.2's concat turned its NaN into None on a whole load
+    frame = pd.DataFrame({"multilabel_id": [f"q{i}" for i in range(12)], "type": "answer", "eval_mode": "integrated",
+                          "rank": 1, "notes": pd.Series([None if i % 3 == 0 else np.nan for i in range(11)] + [[{"a": 1}]],
+                                                        dtype=object)})
+    loaded = EvaluationResult.load(EvaluationResult({"R": frame}).save(tmp_path / "out", format="parquet", partitions=7,
+                                                                       progress=False), progress=False)
+    assert [repr(v) for v in loaded["R"]["notes"]] == [repr(v) for v in frame["notes"]]
