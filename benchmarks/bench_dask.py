@@ -34,6 +34,7 @@ import resource
 import shutil
 import sys
 import time
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -201,7 +202,7 @@ def reusable(folder: Path, rows: int, partitions: int) -> bool:
 
 
 def bench(rows: int, work: Path, rows_per_partition: int, memory_limit: str, compare_max: int, reuse: bool,
-          seed: int = 0) -> Measured:
+          seed: int = 0, generate_only: bool = False) -> Measured:
     n_queries = rows // ROWS_PER_QUERY
     partitions = max(1, round(rows / rows_per_partition))
     folder = work / f"rows-{label(rows)}"
@@ -211,6 +212,8 @@ def bench(rows: int, work: Path, rows_per_partition: int, memory_limit: str, com
             out.generated = generate(folder, n_queries, partitions, client, seed)
             out.generated.workers = worker_stats(client)
     out.folder_mb = sum(path.stat().st_size for path in folder.iterdir()) / 2**20
+    if generate_only:
+        return out
     with local_cluster(memory_limit) as client:  # fresh: the workers' peaks are those of calculate_metrics alone
         before = worker_stats(client)
         client_cpu, start = time.process_time(), time.perf_counter()
@@ -237,6 +240,8 @@ def print_size(m: Measured) -> None:
         peaks = ", ".join(f"{peak:,.0f}" for _, peak, _ in g.workers.values())
         print(f"  generate: {g.seconds:.1f} s wall (hashing the ids in the client {g.hash_seconds:.1f} s), "
               f"tasks' CPU {g.task_cpu:.1f} s; peak worker RSS MB: {peaks}")
+    if not m.workers:
+        return
     peaks = ", ".join(f"{peak:,.0f}" for _, peak, _ in m.workers.values())
     print(f"  calculate_metrics: {m.seconds:.1f} s wall, worker CPU {m.worker_cpu:.1f} s, client CPU {m.client_cpu:.1f} s; "
           f"peak worker RSS MB: {peaks}")
@@ -259,7 +264,7 @@ def print_table(measured: list[Measured]) -> None:
         diff = "-" if m.difference is None else f"{m.difference:.3g}"
         print(f"| {label(m.rows)} | {m.partitions} | {generate_s} | {task_cpu} | {m.seconds:.1f} | {m.worker_cpu:.1f} "
               f"| {peaks} | {diff} |")
-    if len(measured) > 1:
+    if len(measured) > 1 and measured[0].workers:
         first, last = measured[0], measured[-1]
         print(f"\ngrowth {label(first.rows)} -> {label(last.rows)} rows ({last.rows / first.rows:.0f}x the rows): "
               f"calculate_metrics wall {last.seconds / first.seconds:.1f}x, worker CPU {last.worker_cpu / first.worker_cpu:.1f}x "
@@ -276,15 +281,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--work", type=Path, default=Path("/tmp/bench_dask"), help="where the folders go (/tmp/bench_dask)")
     parser.add_argument("--keep", action="store_true", help="keep the generated folders (deleted by default)")
     parser.add_argument("--reuse", action="store_true", help="use a folder of the same size kept by an earlier run")
+    parser.add_argument("--generate-only", action="store_true", help="only write the folders (kept, for --reuse)")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     sizes = [parse_rows(text) for text in args.rows.split(",")]
+    # each generating task's query numbers travel in the graph (8 bytes a query: 40 MB at 100M rows), by design
+    warnings.filterwarnings("ignore", message="Sending large graph", category=UserWarning)
     measured = []
     for rows in sizes:
-        m = bench(rows, args.work, args.rows_per_partition, args.memory_limit, args.compare_max, args.reuse, args.seed)
+        m = bench(rows, args.work, args.rows_per_partition, args.memory_limit, args.compare_max, args.reuse, args.seed,
+                  args.generate_only)
         print_size(m)
         measured.append(m)
-        if not args.keep:
+        if not (args.keep or args.generate_only):
             shutil.rmtree(args.work / f"rows-{label(rows)}", ignore_errors=True)
     print_table(measured)
     return 1 if any(m.difference is not None and not m.difference <= 1e-12 for m in measured) else 0

@@ -76,3 +76,29 @@ def test_row_counts_parse(bench):
     label, parse_rows = bench.label, bench.parse_rows
     assert [parse_rows(text) for text in ("10M", "500k", "2000", "1.5M")] == [10_000_000, 500_000, 2000, 1_500_000]
     assert [label(rows) for rows in (10_000_000, 500_000, 2000, 1234)] == ["10M", "500k", "2k", "1234"]
+
+
+@pytest.mark.benchmark
+def test_the_benchmark_runs_end_to_end_and_agrees_with_the_in_memory_path(tmp_path, bench, capsys):
+    import evalframe.dask
+
+    if not hasattr(evalframe.dask, "load"):
+        pytest.skip("evalframe.dask.load is not merged yet")
+    assert bench.main(["--rows", "20k", "--rows-per-partition", "5k", "--work", str(tmp_path)]) == 0  # 1: a difference
+    out = capsys.readouterr().out
+    assert "20,000 rows (1,000 queries x 20), 4 partitions" in out
+    assert "calculate_metrics(): largest difference" in out and "(equal to 1e-12)" in out
+    assert "| rows | partitions | generate s |" in out and "| 20k | 4 |" in out
+    assert not (tmp_path / "rows-20k").exists()  # deleted without --keep
+
+
+def test_the_table_gives_the_time_growth_from_the_first_size_to_the_last(bench, capsys):
+    sizes = []
+    for rows, seconds in ((10_000_000, 10.0), (100_000_000, 95.0)):
+        m = bench.Measured(rows, rows // 20, rows // 500_000)
+        m.seconds, m.worker_cpu, m.workers = seconds, 2 * seconds, {"tcp://a": (1, 900.0, 2.0), "tcp://b": (2, 800.0, 3.0)}
+        sizes.append(m)
+    bench.print_table(sizes)
+    out = capsys.readouterr().out
+    assert "| 100M | 200 | reused | - | 95.0 | 190.0 | 900 / 800 | - |" in out
+    assert "growth 10M -> 100M rows (10x the rows): calculate_metrics wall 9.5x, worker CPU 9.5x" in out
