@@ -27,7 +27,7 @@ from .frames.store import PreparedStore
 from .frames.tables import answer_query_metrics, document_query_metrics
 from .frames.topk import answers_kept, check_retriever_node, document_rows_kept
 from .metrics.registry import ANSWER_METRICS, DOCUMENT_METRICS, headline_metric
-from .metrics.trec import parse_measures
+from .metrics.trec import parse_measures, swept_measures
 from .options import AT_K_SETS, MatchingOptions, MetricOptions, with_options
 
 __all__ = ["EvaluationResult"]
@@ -60,25 +60,6 @@ def _looks_like_measure(name: str, parameter: str, choices: Sequence[str]) -> bo
         except InvalidParameterError as not_a_metric:
             raise InvalidParameterError(f"{not_a_metric} Nor is it a trec_eval measure: {error}") from None
     return True
-
-
-def _swept_measures(measures: str | Sequence[str] | None, ks: list[int]) -> dict[str, list[str]]:
-    """``{measure without cutoff: [its canonical name at each k]}`` for :meth:`EvaluationResult.metrics_at_k`."""
-    if measures is None:
-        return {}
-    names = [measures] if isinstance(measures, str) else list(measures)
-    if not names or not all(isinstance(name, str) for name in names):
-        raise InvalidParameterError(f"measures must be a trec_eval measure name or a list of them, e.g. ['nDCG', 'P']; "
-                                    f"got {measures!r}.")
-    cut = [name for name in names if "@" in name]
-    if cut:
-        raise InvalidParameterError(f"metrics_at_k sets the cutoff of measures from ks, so name them without one: "
-                                    f"{cut[0].split('@')[0]!r}, not {cut[0]!r}.")
-    swept: dict[str, list[str]] = {}
-    for name in names:
-        at_k = [str(m) for m in parse_measures([f"{name}@{k}" for k in ks])]
-        swept[at_k[0].rsplit("@", 1)[0]] = at_k
-    return swept
 
 
 class EvaluationResult(Mapping):
@@ -479,6 +460,30 @@ class EvaluationResult(Mapping):
         return beside(attributes, table).join(table)
 
     @_fresh
+    @with_options(MetricOptions, positional=("self", "node", "row_type", *MetricOptions.names()))
+    def query_table(self, node: str, row_type: str, **options: Any) -> pd.DataFrame | None:
+        """The per-query table of one row type of a node, the one whose column means :meth:`calculate_metrics` gives.
+
+        ``row_type`` ``"answer"`` gives the answer metrics of the queries with answer rows (in the ``eval_mode``), and
+        ``"document"`` the document metrics of those with document rows, each in order of first appearance; None when
+        the node has no such rows. :meth:`query_metrics` joins the two. ``num_examples_for_eval`` is the length of
+        the answer table (:mod:`evalframe.dask` adds up these tables' sums and lengths over partitions).
+
+        Examples
+        --------
+        >>> from evalframe import load_demo_result
+        >>> table = load_demo_result().query_table("Reader", "answer")
+        >>> len(table), list(table.columns)
+        (8, ['exact_match', 'f1'])
+        >>> load_demo_result().query_table("Reader", "document") is None
+        True
+        """
+        node = check.check_node(node, list(self.node_results))
+        row_type = check.check_choice(row_type, ("answer", "document"), name="row_type")
+        opts = self._options(options, passed_to="query_table takes these options")
+        return self._answer_table(node, opts) if row_type == "answer" else self._document_table(node, opts)
+
+    @_fresh
     @with_options(MetricOptions, without=AT_K_SETS, positional=("self", "ks", "node", "document_scope", "eval_mode",
                                                                 "answer_scope", "context_matching_threshold"))
     def metrics_at_k(self, ks: Sequence[int] = (1, 3, 5, 10), node: str | None = None, *,
@@ -520,7 +525,7 @@ class EvaluationResult(Mapping):
             )
         base = self._options(options, passed_to="metrics_at_k takes these options")
         nodes = [check.check_node(node, list(self.node_results))] if node is not None else list(self.node_results)
-        swept = _swept_measures(measures, ks)
+        swept = swept_measures(measures, ks)
         records = []
         for name in nodes:
             if swept and self.has_documents(name):

@@ -23,7 +23,7 @@ from ..options import MetricOptions, with_options
 from .examples import Examples
 from .stats import ROUNDS, bootstrap_ci, holm, paired_t_test, randomization_p_value
 
-__all__ = ["compare", "worst_by_delta", "is_result"]
+__all__ = ["compare", "comparison_table", "paired_statistics", "worst_by_delta", "is_result"]
 
 if TYPE_CHECKING:
     from ..result import EvaluationResult
@@ -195,6 +195,16 @@ def _paired_row(a: pd.Series, b: pd.Series, rng: np.random.Generator, rounds: in
     d = values_b - values_a
     mean_a = float(values_a.mean()) if len(d) else np.nan
     mean_b = float(values_b.mean()) if len(d) else np.nan
+    return paired_statistics(d, mean_a, mean_b, pairs.only_a, pairs.only_b, rng=rng, rounds=rounds, confidence=confidence)
+
+
+def paired_statistics(d: np.ndarray, mean_a: float, mean_b: float, only_a: int, only_b: int, *,
+                      rng: np.random.Generator, rounds: int, confidence: float) -> dict[str, Any]:
+    """One row of :func:`compare`: the statistics of the paired differences ``d = b - a`` (in a's query order).
+
+    ``mean_a`` / ``mean_b`` are the runs' means over the paired queries; ``only_a`` / ``only_b`` count the queries
+    scored by one run only. The bootstrap draws first, then the randomization test, from ``rng``.
+    """
     low, high = bootstrap_ci(d, confidence=confidence, rounds=rounds, rng=rng)
     t, p_ttest = paired_t_test(d)
     return {
@@ -202,8 +212,28 @@ def _paired_row(a: pd.Series, b: pd.Series, rng: np.random.Generator, rounds: in
         "p_value": randomization_p_value(d, rounds=rounds, rng=rng) if len(d) else np.nan,
         "t": t, "p_ttest": p_ttest,
         "wins": int(np.count_nonzero(d > 0)), "ties": int(np.count_nonzero(d == 0)), "losses": int(np.count_nonzero(d < 0)),
-        "queries": len(d), "only_a": pairs.only_a, "only_b": pairs.only_b,
+        "queries": len(d), "only_a": only_a, "only_b": only_b,
     }
+
+
+def comparison_table(rows: Sequence[tuple[str, str, dict[str, Any]]], names: Sequence[str],
+                     metrics: Sequence[str]) -> pd.DataFrame:
+    """:func:`compare`'s table from its rows ``(run name, metric, paired_statistics row)``, warning of unpaired queries."""
+    for name, metric, row in rows:
+        if row["only_a"] or row["only_b"]:
+            warn(f"{metric}: {_queries(row['only_a'])} scored only in {names[0]!r} and {row['only_b']} only in "
+                 f"{name!r}; the statistics use the {row['queries']} queries both scored (see columns "
+                 "only_a / only_b).")
+    table = pd.DataFrame([row for _, _, row in rows], columns=list(COLUMNS))
+    if len(names) == 2:
+        table.index = pd.Index([metric for _, metric, _ in rows], name="metric")
+        return table
+    table.index = pd.MultiIndex.from_tuples([(name, metric) for name, metric, _ in rows], names=["run", "metric"])
+    table["p_holm"] = np.nan
+    for metric in metrics:
+        mask = table.index.get_level_values("metric") == metric
+        table.loc[mask, "p_holm"] = holm(table.loc[mask, "p_value"].to_numpy())
+    return table
 
 
 @with_options(MetricOptions)
@@ -306,28 +336,13 @@ def compare(
             )
     metrics = select_metrics(tables, metrics, names)
 
-    rows, keys = [], []
+    rows = []
     for position in range(1, len(runs)):
         for metric in metrics:
             # a fresh generator per row: equal differences give equal numbers, whatever else is compared
-            row = _paired_row(tables[0][metric], tables[position][metric], np.random.default_rng(seed), rounds,
-                              confidence)
-            rows.append(row)
-            keys.append((names[position], metric))
-            if row["only_a"] or row["only_b"]:
-                warn(f"{metric}: {_queries(row['only_a'])} scored only in {names[0]!r} and {row['only_b']} only in "
-                     f"{names[position]!r}; the statistics use the {row['queries']} queries both scored (see columns "
-                     "only_a / only_b).")
-    table = pd.DataFrame(rows, columns=list(COLUMNS))
-    if len(runs) == 2:
-        table.index = pd.Index([metric for _, metric in keys], name="metric")
-        return table
-    table.index = pd.MultiIndex.from_tuples(keys, names=["run", "metric"])
-    table["p_holm"] = np.nan
-    for metric in metrics:
-        mask = table.index.get_level_values("metric") == metric
-        table.loc[mask, "p_holm"] = holm(table.loc[mask, "p_value"].to_numpy())
-    return table
+            rows.append((names[position], metric, _paired_row(tables[0][metric], tables[position][metric],
+                                                              np.random.default_rng(seed), rounds, confidence)))
+    return comparison_table(rows, names, metrics)
 
 
 @with_options(MetricOptions)

@@ -26,7 +26,7 @@ import numpy as np
 from .._validation import check_number, check_positive_int
 from ..errors import InvalidParameterError
 
-__all__ = ["ROUNDS", "bootstrap_ci", "bootstrap_means", "holm", "paired_t_test", "randomization_p_value",
+__all__ = ["ROUNDS", "bootstrap_ci", "bootstrap_means", "few_distinct", "holm", "paired_t_test", "randomization_p_value",
            "student_t_two_sided_p"]
 
 #: Resampling rounds of the bootstrap and the randomization test, unless told otherwise.
@@ -63,7 +63,9 @@ def _blocks(rounds: int, width: int) -> list[int]:
     return [min(per_block, rounds - start) for start in range(0, rounds, per_block)]
 
 
-def _few_distinct(distinct: int, n: int) -> bool:
+def few_distinct(distinct: int, n: int) -> bool:
+    """Whether resampling ``n`` values works on their ``distinct`` values and counts (the result then depends on
+    the values only through those counts, not on their order)."""
     # A multinomial/binomial draw costs about as much per category as an index draw per query.
     return distinct * 8 <= n
 
@@ -72,7 +74,7 @@ def bootstrap_means(d: np.ndarray, *, rounds: int, rng: np.random.Generator) -> 
     """Means of ``rounds`` bootstrap resamples (with replacement, size ``len(d)``) of ``d``."""
     n = len(d)
     values, counts = np.unique(d, return_counts=True)
-    if _few_distinct(len(values), n):
+    if few_distinct(len(values), n):
         probabilities = counts / n
         parts = [rng.multinomial(n, probabilities, size=size) @ values / n for size in _blocks(rounds, len(values))]
     else:
@@ -129,7 +131,7 @@ def randomization_p_value(d: np.ndarray, *, rounds: int = ROUNDS, rng: np.random
     observed = abs(float((2 * positives - counts) @ magnitudes))
     tolerance = 1e-12 * float(counts @ magnitudes)  # sums in another order may differ in the last bits
     extreme = 0
-    if _few_distinct(len(magnitudes), len(nonzero)):
+    if few_distinct(len(magnitudes), len(nonzero)):
         for size in _blocks(rounds, len(magnitudes)):
             heads = rng.binomial(counts, 0.5, size=(size, len(magnitudes)))
             extreme += int(np.count_nonzero(np.abs((2 * heads - counts) @ magnitudes) >= observed - tolerance))

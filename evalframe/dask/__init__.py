@@ -6,6 +6,7 @@ Needs ``pip install "evalframe[dask]"``; ``import evalframe`` never imports it. 
 ``result``   :class:`DaskEvaluationResult`: the analyses of :class:`evalframe.EvaluationResult`, one task per
              partition of a partitioned folder, with the same kernels; only partial sums and the n worst queries
              come back;
+``compare``  :func:`evalframe.compare` of partitioned folders: per-partition sums and distinct differences;
 ``build``    ``from_runs`` over sharded runs files on the workers, written as a partitioned folder.
 """
 
@@ -18,5 +19,7 @@ except ImportError as exc:  # pragma: no cover - the extra is installed in the t
     raise ImportError(f"evalframe.dask needs Dask ({exc.name} is missing): pip install 'evalframe[dask]'.") from None
 
 from .client import current_client
+from .compare import compare
+from .result import DaskEvaluationResult, load
 
-__all__ = ["current_client"]
+__all__ = ["DaskEvaluationResult", "compare", "current_client", "load"]

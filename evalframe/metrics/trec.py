@@ -43,6 +43,7 @@ import numpy as np
 from ..errors import InvalidParameterError
 
 __all__ = [
+    "swept_measures",
     "Measure",
     "MEASURE_NAMES",
     "UNJUDGED",
@@ -302,3 +303,22 @@ def evaluate(measures: Sequence[Measure], *, row_query: np.ndarray, position: np
                 values = (values > 0).astype(np.float64)
             out[str(measure)] = np.ascontiguousarray(values, dtype=np.float64)
     return {str(measure): out[str(measure)] for measure in measures}
+
+
+def swept_measures(measures: str | Sequence[str] | None, ks: list[int]) -> dict[str, list[str]]:
+    """``{measure without cutoff: [its canonical name at each k]}`` for ``metrics_at_k``."""
+    if measures is None:
+        return {}
+    names = [measures] if isinstance(measures, str) else list(measures)
+    if not names or not all(isinstance(name, str) for name in names):
+        raise InvalidParameterError(f"measures must be a trec_eval measure name or a list of them, e.g. ['nDCG', 'P']; "
+                                    f"got {measures!r}.")
+    cut = [name for name in names if "@" in name]
+    if cut:
+        raise InvalidParameterError(f"metrics_at_k sets the cutoff of measures from ks, so name them without one: "
+                                    f"{cut[0].split('@')[0]!r}, not {cut[0]!r}.")
+    swept: dict[str, list[str]] = {}
+    for name in names:
+        at_k = [str(m) for m in parse_measures([f"{name}@{k}" for k in ks])]
+        swept[at_k[0].rsplit("@", 1)[0]] = at_k
+    return swept

@@ -82,10 +82,39 @@ def _csv_options(parser: argparse.ArgumentParser) -> None:
                         help="the CSV files' encoding, e.g. cp1252 or utf-8-sig (default: as saved, utf-8)")
 
 
-def _load(folder: Path, args: argparse.Namespace) -> EvaluationResult:
-    """EvaluationResult.load with the --sep / --encoding given (read_csv's sep and encoding)."""
+def _scheduler_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                        help="evaluate a partitioned folder on this Dask scheduler, e.g. tcp://10.0.0.5:8786 (default: "
+                             "$DASK_SCHEDULER_ADDRESS when set; pip install 'evalframe[dask]')")
+
+
+def _load(folder: Path, args: argparse.Namespace) -> Any:
+    """EvaluationResult.load with the --sep / --encoding given (read_csv's sep and encoding); a partitioned folder
+    with --scheduler (or $DASK_SCHEDULER_ADDRESS) is evaluated on that Dask cluster instead (docs/cluster.md)."""
+    address = getattr(args, "scheduler", None) or os.environ.get("DASK_SCHEDULER_ADDRESS")
+    if address:
+        from ..io.manifest import read_manifest_quietly
+
+        manifest = read_manifest_quietly(folder) if folder.is_dir() else None
+        if manifest is not None and manifest.get("partitioned") is not None:
+            try:
+                import evalframe.dask as on_dask
+            except ImportError as exc:
+                raise EvalframeError(f"{exc} (asked for by --scheduler / DASK_SCHEDULER_ADDRESS)") from None
+            return on_dask.load(folder, client=address)
+        if getattr(args, "scheduler", None):
+            raise EvalframeError(f"--scheduler evaluates a partitioned folder, and {folder} is not one; write one with "
+                                 "result.save(dir, format='parquet', partitions=N), or leave --scheduler out to "
+                                 "evaluate this folder here.")
     kwargs = {name: getattr(args, name) for name in ("sep", "encoding") if getattr(args, name, None) is not None}
     return EvaluationResult.load(folder, **kwargs)
+
+
+def _check_node(result: Any, node: str) -> None:
+    """The node named with the result's nodes when it has no such node (in memory or on Dask)."""
+    from .._validation import check_node
+
+    check_node(node, list(result.nodes if hasattr(result, "nodes") else result.node_results))
 
 
 def _scope_options(parser: argparse.ArgumentParser) -> None:
@@ -116,6 +145,7 @@ def _parser() -> argparse.ArgumentParser:
                          "'no_answer' or 'filters.<field>'")
     _scope_options(metrics)
     _csv_options(metrics)
+    _scheduler_option(metrics)
 
     compare = commands.add_parser("compare", help="compare runs on the same queries: delta, 95%% CI, p-values")
     compare.add_argument("folders", type=Path, nargs="+", metavar="DIR", help="two or more results folders; "
@@ -128,6 +158,7 @@ def _parser() -> argparse.ArgumentParser:
     compare.add_argument("--seed", type=int, default=0, help="seed of the resampling (default 0)")
     _scope_options(compare)
     _csv_options(compare)
+    _scheduler_option(compare)
 
     worst = commands.add_parser("worst", help="the worst queries of a node")
     worst.add_argument("folder", type=Path)
@@ -139,6 +170,7 @@ def _parser() -> argparse.ArgumentParser:
     worst.add_argument("--threshold", type=float, default=THRESHOLD, help=f"list queries scoring <= this (default {THRESHOLD})")
     _scope_options(worst)
     _csv_options(worst)
+    _scheduler_option(worst)
 
     convert = commands.add_parser(
         "convert", help="rewrite a results folder as CSV or Parquet, or convert to and from TREC run and qrels files",
@@ -297,14 +329,16 @@ def _metrics(args: argparse.Namespace) -> str:
     by = [key.strip() for key in args.by.split(",")] if args.by else None
     if args.by_query:
         if args.node is None:
-            raise EvalframeError(f"--by-query needs --node (one of {list(result)}).")
-        table = result.query_metrics(args.node, **kwargs, by=by)
+            nodes = list(result.nodes if hasattr(result, "nodes") else result)
+            raise EvalframeError(f"--by-query needs --node (one of {nodes}).")
+        on_dask = {"compute": True} if hasattr(result, "partitions") else {}
+        table = result.query_metrics(args.node, **kwargs, by=by, **on_dask)
         return _with_scopes(_render(table, args.format, json.loads(table.to_json(orient="index"))
                                     if args.format == "json" else None), args, table)
     if by is not None:
         table = result.sliced_metrics(by, **kwargs)
         if args.node is not None:
-            result[args.node]  # noqa: B018 - validates the name with a helpful message
+            _check_node(result, args.node)
             if args.node not in table.index:
                 mode = kwargs.get("eval_mode", MetricOptions.eval_mode)
                 raise EvalframeError(f"node {args.node!r} has no rows with eval_mode={mode!r} to slice.")
@@ -315,7 +349,7 @@ def _metrics(args: argparse.Namespace) -> str:
                             flat)
     metrics = result.calculate_metrics(**kwargs)
     if args.node is not None:
-        result[args.node]  # noqa: B018 - validates the name with a helpful message
+        _check_node(result, args.node)
         metrics = {args.node: metrics[args.node]}
     frame = pd.DataFrame.from_dict(metrics, orient="index").rename_axis("node")
     return _with_scopes(_render(frame, args.format, metrics), args, frame)
@@ -323,7 +357,7 @@ def _metrics(args: argparse.Namespace) -> str:
 
 def _worst(args: argparse.Namespace) -> str:
     result = _load(args.folder, args)
-    result[args.node]  # noqa: B018 - validates the name with a helpful message
+    _check_node(result, args.node)
     answers = result.has_answers(args.node)
     metric = args.metric or result.headline_metric(args.node)
     kwargs = _scope_kwargs(args)
@@ -356,7 +390,17 @@ def _compare(args: argparse.Namespace) -> str:
         raise EvalframeError(f"compare needs two or more results folders; got {len(args.folders)}.")
     names = [n.strip() for n in args.names.split(",")] if args.names else _folder_names(args.folders)
     runs = [_load(folder, args) for folder in args.folders]
-    shared = shared_nodes(runs)
+    on_dask = [hasattr(run, "partitions") for run in runs]
+    if any(on_dask) and not all(on_dask):
+        raise EvalframeError("compare on Dask needs every folder partitioned (with the same partitions=); "
+                             f"{args.folders[on_dask.index(False)]} is not.")
+    if all(on_dask):
+        import evalframe.dask as dask_runs
+
+        compare = dask_runs.compare  # type: ignore[assignment]  # the same table, computed per partition
+        shared = [n for n in runs[0].nodes if all(n in run.nodes for run in runs[1:])]
+    else:
+        shared = shared_nodes(runs)
     if args.node is None and len(shared) != 1:
         raise EvalframeError(f"--node is needed: the runs share the nodes {shared}." if shared else
                              "the runs share no node; check the folders with: evalframe metrics DIR")

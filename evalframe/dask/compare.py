@@ -1,0 +1,179 @@
+"""Is run B better than run A, on Dask: :func:`evalframe.compare` over partitioned folders (docs/cluster.md).
+
+The runs must have the same number of partitions, so that a query lies in the same partition number in both: one
+task per partition number reads it in both runs, pairs their per-query tables by ``multilabel_id`` (the in-memory
+``query_metrics``) and returns, per metric, the sums, counts and wins/ties/losses, and the distinct differences with
+their counts. The statistics of :func:`evalframe.analysis.compare.paired_statistics` depend on the differences
+only through those counts when they take few distinct values (metrics like recall); only when they take many does a
+second pass bring each paired query's difference to the client, in run A's order, as resampling needs it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .. import _validation as check
+from ..analysis.compare import comparison_table, measure_names, paired, paired_statistics, run_names
+from ..analysis.stats import ROUNDS, few_distinct
+from ..errors import InvalidParameterError
+from ..options import MetricOptions
+from .client import run
+from .result import DaskEvaluationResult, first_appearance, local_options, open_partition
+
+__all__ = ["compare"]
+
+
+def compare(a: DaskEvaluationResult, b: DaskEvaluationResult, *others: DaskEvaluationResult, node: str | None = None,
+            metrics: Sequence[str] | str | None = None, names: Sequence[str] | None = None, rounds: int = ROUNDS,
+            confidence: float = 0.95, seed: int = 0, complete: bool = False, duplicates: str = "error",
+            **metric_params: Any) -> pd.DataFrame:
+    """:func:`evalframe.compare` of partitioned folders on Dask: the same table, to rounding.
+
+    Examples
+    --------
+    >>> import tempfile, evalframe.dask
+    >>> from evalframe import load_demo_result
+    >>> folder = load_demo_result().save(tempfile.mkdtemp() + "/demo", format="parquet", partitions=2, progress=False)
+    >>> run = evalframe.dask.load(folder)
+    >>> table = evalframe.dask.compare(run, run, node="Retriever", metrics="mrr")
+    >>> table[["mean_a", "mean_b", "wins", "ties", "losses"]].round(4)
+            mean_a  mean_b  wins  ties  losses
+    metric
+    mrr     0.7292  0.7292     0     8       0
+    """
+    runs = [a, b, *others]
+    names = run_names(names, len(runs))
+    for run_, name in zip(runs, names):
+        if not isinstance(run_, DaskEvaluationResult):
+            raise InvalidParameterError(f"run {name!r} must be a DaskEvaluationResult (evalframe.dask.load(folder)); got "
+                                        f"{type(run_).__name__}. Compare results in memory with evalframe.compare.")
+        if run_.partitions != a.partitions:
+            raise InvalidParameterError(
+                f"run {name!r} has {run_.partitions} partitions and run {names[0]!r} {a.partitions}; a query must lie in "
+                f"the same partition number in both, so save both with the same partitions= "
+                f"(result.save(dir, format='parquet', partitions={a.partitions})).")
+    MetricOptions.from_keywords(metric_params, passed_to="compare passes these on to query_metrics")
+    rounds = check.check_positive_int(rounds, name="rounds", minimum=1)
+    confidence = check.check_number(confidence, name="confidence")
+    if not 0.0 < confidence < 1.0:
+        raise InvalidParameterError(f"confidence must lie strictly between 0 and 1, e.g. 0.95; got {confidence}.")
+    seed = check.check_positive_int(seed, name="seed")
+    shared = [n for n in a.nodes if all(n in r.nodes for r in runs[1:])]
+    if node is None:
+        if len(shared) != 1:
+            raise InvalidParameterError(f"node is needed: the runs share the nodes {shared}; pass node=<one of them>."
+                                        if shared else "the runs share no node; pass node=<name>.")
+        node = shared[0]
+    for position, run_ in enumerate(runs):
+        check.check_node(node, run_.nodes, name=f"node (run {position + 1})")
+    measures: list[str] = []
+    chosen = None
+    if metrics is not None:
+        chosen, measures = measure_names([metrics] if isinstance(metrics, str) else list(metrics))
+    keywords = {"measures": measures or None, "complete": complete, "duplicates": duplicates, **metric_params}
+    rows = []
+    for position in range(1, len(runs)):
+        pair = (a, runs[position])
+        retrievers = [r.retriever_of(dict(metric_params))[1] for r in pair]
+        partials = run([_pair_task(pair, number, node, keywords, chosen, retrievers, False)
+                        for number in range(a.partitions)], a.client)
+        columns = _metrics_of(partials, chosen, names[0], names[position])
+        totals = {metric: _add([p[metric] for p in partials if metric in p]) for metric in columns}
+        many = [m for m in columns if not _order_free(totals[m]["values"], totals[m]["counts"])]
+        ordered: dict[str, np.ndarray] = {}
+        if many:
+            gathered = run([_pair_task(pair, number, node, keywords, many, retrievers, True)
+                            for number in range(a.partitions)], a.client)
+            for metric in many:
+                pieces = [g[metric] for g in gathered if metric in g]
+                keys = np.concatenate([k for _, k in pieces]) if pieces else np.empty((0, 2), np.int64)
+                d = np.concatenate([v for v, _ in pieces]) if pieces else np.empty(0)
+                ordered[metric] = d[np.lexsort((keys[:, 1], keys[:, 0]))]
+        for metric in columns:
+            total = totals[metric]
+            n = total["queries"]
+            d = ordered[metric] if metric in ordered else np.repeat(total["values"], total["counts"])
+            mean_a = total["sum_a"] / n if n else np.nan
+            mean_b = total["sum_b"] / n if n else np.nan
+            rows.append((names[position], metric, paired_statistics(
+                d, mean_a, mean_b, total["only_a"], total["only_b"], rng=np.random.default_rng(seed), rounds=rounds,
+                confidence=confidence)))
+    return comparison_table(rows, names, list(dict.fromkeys(metric for _, metric, _ in rows)))
+
+
+def _order_free(values: np.ndarray, counts: np.ndarray) -> bool:
+    """Whether the bootstrap and the randomization test of these differences depend on their counts only (both
+    resample the distinct values, :func:`evalframe.analysis.stats.few_distinct`), not on the queries' order."""
+    nonzero = values != 0
+    magnitudes = len(np.unique(np.abs(values[nonzero])))
+    return few_distinct(len(values), int(counts.sum())) and (
+        not nonzero.any() or few_distinct(magnitudes, int(counts[nonzero].sum())))
+
+
+def _metrics_of(partials: list[dict[str, Any]], chosen: list[str] | None, first: str, second: str) -> list[str]:
+    found = list(dict.fromkeys(m for p in partials for m in p))
+    if chosen is None:
+        if not found:
+            raise InvalidParameterError(f"the runs {[first, second]} have no metric column in common.")
+        return found
+    missing = [m for m in chosen if m not in found]
+    if missing:
+        raise InvalidParameterError(f"metrics: the runs {first!r} and {second!r} do not both have {missing[0]!r}; "
+                                    f"they share {found}.")
+    return chosen
+
+
+def _add(parts: list[dict[str, Any]]) -> dict[str, Any]:
+    values = np.concatenate([p["values"] for p in parts]) if parts else np.empty(0)
+    counts = np.concatenate([p["counts"] for p in parts]) if parts else np.empty(0, np.int64)
+    distinct, codes = np.unique(values, return_inverse=True)
+    return {"values": distinct, "counts": np.bincount(codes, weights=counts, minlength=len(distinct)).astype(np.int64),
+            **{key: sum(p[key] for p in parts) for key in ("queries", "sum_a", "sum_b", "only_a", "only_b")}}
+
+
+def pair_partials(table_a: pd.DataFrame, table_b: pd.DataFrame, order: np.ndarray, metrics: list[str] | None,
+                  ordered: bool) -> dict[str, Any]:
+    """Per metric of two partitions' per-query tables: sums and counts (or, ``ordered``, d with A's order keys)."""
+    out: dict[str, Any] = {}
+    names = metrics if metrics is not None else [c for c in table_a.columns if c in table_b.columns
+                                                 and pd.api.types.is_numeric_dtype(table_a[c])
+                                                 and not pd.api.types.is_bool_dtype(table_a[c])]
+    for metric in names:
+        if metric not in table_a.columns or metric not in table_b.columns:
+            continue
+        pairs = paired(table_a[metric], table_b[metric])
+        values_a = pairs.a.to_numpy(dtype=np.float64)
+        d = pairs.b.to_numpy(dtype=np.float64) - values_a
+        if ordered:
+            out[metric] = (d, order[table_a.index.get_indexer(pairs.a.index)])
+            continue
+        distinct, counts = np.unique(d, return_counts=True)
+        out[metric] = {"values": distinct, "counts": counts, "queries": len(d), "sum_a": float(values_a.sum()),
+                       "sum_b": float(pairs.b.to_numpy(dtype=np.float64).sum()), "only_a": pairs.only_a,
+                       "only_b": pairs.only_b}
+    return out
+
+
+def _pair_task(pair: tuple[DaskEvaluationResult, DaskEvaluationResult], number: int, node: str,
+               keywords: dict[str, Any], metrics: list[str] | None, retrievers: list[Any], ordered: bool) -> Any:
+    import dask
+
+    return dask.delayed(_on_pair, pure=False)([(str(r.path), r.generation) for r in pair], number, node, keywords, metrics,
+                                              retrievers, ordered)
+
+
+def _on_pair(folders: list[tuple[str, str | None]], number: int, node: str, keywords: dict[str, Any],
+             metrics: list[str] | None, retrievers: list[Any], ordered: bool) -> dict[str, Any]:
+    tables: list[pd.DataFrame] = []
+    order = np.empty((0, 2), np.int64)
+    for (path, generation), retriever in zip(folders, retrievers):
+        result, keys = open_partition(path, number, generation, [node], retriever)
+        table = result.query_metrics(node, **local_options({k: v for k, v in keywords.items() if v is not None}))
+        if not tables:
+            order = first_appearance(result, keys, node, table.index, keywords.get("eval_mode", "integrated"))
+        tables.append(table)
+    return pair_partials(tables[0], tables[1], order, metrics, ordered)

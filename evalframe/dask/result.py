@@ -1,0 +1,601 @@
+"""A partitioned results folder evaluated on Dask: :class:`DaskEvaluationResult` (docs/cluster.md).
+
+Every analysis runs one task per partition number. A task reads that partition of every node
+(:func:`evalframe.io.partitioned.read_partition`: all rows of its queries, in every node), builds an in-memory
+:class:`evalframe.EvaluationResult` of them and runs the same public methods on it, so the kernels are those of
+the in-memory path. What comes back is small: per metric the sum and the count of its per-query values (a mean is
+their ratio, as ``calculate_metrics`` takes the mean of the per-query table), or a partition's n worst queries with
+the order key of their first row (merged so that ties keep the order of first appearance, as in memory).
+
+The folder's generation is read once by :func:`load`; a task that finds the folder saved again since raises a
+LoadError instead of mixing two saves. A task whose worker dies is run again by Dask on another worker.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import math
+import numbers
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, Callable
+
+import dask
+import numpy as np
+import pandas as pd
+
+from .. import _validation as check
+from ..analysis.examples import Examples
+from ..analysis.slices import SliceKey, beside, check_by, query_attributes
+from ..errors import InvalidParameterError, LoadError, warn
+from ..io.folder import Folder
+from ..io.manifest import read_manifest
+from ..io.partitioned import read_partition
+from ..metrics.trec import parse_measures, swept_measures
+from ..options import MetricOptions
+from ..result import EvaluationResult
+from .client import current_client, run
+
+__all__ = ["DaskEvaluationResult", "first_appearance", "load", "local_options", "open_partition"]
+
+#: Test hook: called on the worker with the partition number before a task reads it (None outside tests).
+task_hook: Callable[[int], None] | None = None
+#: The retriever_node of the calls of the partition task running (see _check_retriever).
+_NOT_SET = object()
+_RETRIEVER: contextvars.ContextVar[Any] = contextvars.ContextVar("retriever", default=_NOT_SET)
+#: The simulated top-k options metrics_at_k sets from its ks.
+_AT_K = ("simulated_top_k_reader", "simulated_top_k_retriever")
+
+
+def load(load_dir: str | Path, *, client: Any = None) -> DaskEvaluationResult:
+    """Open a partitioned results folder for evaluation on Dask; nothing but ``evalframe.json`` is read here.
+
+    ``client``: a :class:`distributed.Client` or a scheduler address; by default the current client, else
+    ``$DASK_SCHEDULER_ADDRESS``, else Dask's default scheduler in this process (:mod:`evalframe.dask.client`).
+    The folder must be one ``result.save(dir, format="parquet", partitions=N)`` wrote (or
+    :func:`evalframe.dask.from_runs`), on a path every worker can read.
+
+    Examples
+    --------
+    >>> import tempfile, evalframe.dask
+    >>> from evalframe import load_demo_result
+    >>> folder = load_demo_result().save(tempfile.mkdtemp() + "/demo", format="parquet", partitions=4, progress=False)
+    >>> result = evalframe.dask.load(folder)
+    >>> result
+    DaskEvaluationResult(nodes=['Retriever', 'Reader'], partitions=4, rows={'Retriever': 24, 'Reader': 27})
+    >>> round(result.calculate_metrics()["Retriever"]["recall_single_hit"], 4)
+    0.875
+    """
+    path = Path(load_dir)
+    with Folder(path) as folder:
+        manifest = read_manifest(folder)
+    if manifest is None or manifest.get("partitioned") is None:
+        raise LoadError(f"{path} is not a partitioned results folder, which evalframe.dask reads; save the result with "
+                        "result.save(dir, format='parquet', partitions=N), or read this folder with "
+                        "evalframe.EvaluationResult.load(dir).")
+    return DaskEvaluationResult(path, manifest, client=client)
+
+
+class DaskEvaluationResult:
+    """A partitioned results folder, evaluated one partition per Dask task (open one with :func:`load`).
+
+    The analyses take the arguments of :class:`evalframe.EvaluationResult`'s and return the same values (to
+    rounding: sums are added partition by partition) and types; per-query tables are Dask DataFrames, one
+    partition per partition number (``.compute()`` gives pandas; ``compute=True`` the in-memory order).
+
+    Attributes
+    ----------
+    path : Path
+        The folder.
+    partitions : int
+        Its number of partitions.
+    nodes : list of str
+        Its nodes, in saved order.
+    rows : dict of str to int
+        Rows per node.
+    matching : dict
+        The matching options the result was built with.
+    """
+
+    def __init__(self, path: Path, manifest: Mapping[str, Any], *, client: Any = None) -> None:
+        layout = manifest["partitioned"]
+        self.path = Path(path)
+        self.partitions: int = int(layout["partitions"])
+        self.generation: str | None = layout.get("generation")
+        self.nodes: list[str] = list(manifest["nodes"])
+        self.rows: dict[str, int] = {node: int(entry["rows"]) for node, entry in manifest["nodes"].items()}
+        self.matching: dict[str, Any] = dict(manifest.get("matching") or {})
+        self._client = client
+        self._row_kinds: dict[str, set[tuple[str, str]]] | None = None
+        current_client(client)  # a bad client= or address fails here, not at the first analysis
+
+    def __repr__(self) -> str:
+        return f"DaskEvaluationResult(nodes={self.nodes}, partitions={self.partitions}, rows={self.rows})"
+
+    @property
+    def client(self) -> Any:
+        """The :class:`distributed.Client` the tasks run on (None: Dask's default scheduler in this process)."""
+        return current_client(self._client)
+
+    # ------------------------------------------------------------------ running tasks
+    def _tasks(self, work: Callable[..., Any], *args: Any, nodes: Sequence[str] | None = None,
+               retriever: tuple[str, str] | None = None) -> list[Any]:
+        """One delayed ``work(result, keys, *args)`` per partition number (``retriever``: see :meth:`_simulated`)."""
+        return [dask.delayed(_on_partition, pure=False)(str(self.path), number, self.generation,
+                                                        None if nodes is None else list(nodes), work, args, retriever)
+                for number in range(self.partitions)]
+
+    def map_partitions(self, work: Callable[..., Any], *args: Any, nodes: Sequence[str] | None = None,
+                       retriever: tuple[str, str] | None = None) -> list[Any]:
+        """``work(result, keys, *args)`` on every partition, computed: a list with one value per partition number.
+
+        ``result`` is the partition as an :class:`evalframe.EvaluationResult`; ``keys`` maps each node to the
+        order keys of its rows (their positions in the saved result). For analyses of your own; return small values.
+
+        Examples
+        --------
+        >>> import tempfile, evalframe.dask
+        >>> from evalframe import load_demo_result
+        >>> folder = load_demo_result().save(tempfile.mkdtemp() + "/demo", format="parquet", partitions=3, progress=False)
+        >>> sum(evalframe.dask.load(folder).map_partitions(lambda result, keys: len(result["Reader"])))
+        27
+        """
+        return run(self._tasks(work, *args, nodes=nodes, retriever=retriever), self.client)
+
+    def _kinds(self) -> dict[str, set[tuple[str, str]]]:
+        """Per node, the (type, eval_mode) pairs of its rows in the whole folder (one pass, kept)."""
+        if self._row_kinds is None:
+            kinds: dict[str, set[tuple[str, str]]] = {node: set() for node in self.nodes}
+            for part in self.map_partitions(_row_kinds):
+                for node, pairs in part.items():
+                    kinds[node] |= pairs
+            self._row_kinds = kinds
+        return self._row_kinds
+
+    def retriever_of(self, options: dict[str, Any]) -> tuple[dict[str, Any], tuple[str, str] | None]:
+        """The node and eval_mode whose document rows simulate the retriever's top-k for ``options``, over the folder.
+
+        A partition alone could pick another retriever node (the one with document rows in it) or fall back to
+        the other eval_mode (when it holds no rows of this one); so the node and the mode are resolved over the
+        whole folder, the node passed on, and each task checks that its partition has such rows.
+        """
+        if options.get("simulated_top_k_retriever", -1) == -1:
+            return options, None
+        kinds = self._kinds()
+        documents = [node for node in self.nodes if any(t == "document" for t, _ in kinds[node])]
+        node = options.get("retriever_node")
+        if node is None:
+            if len(documents) != 1 or not any(t == "answer" for pairs in kinds.values() for t, _ in pairs):
+                return options, None  # as in memory: no answers to cut, or the error of the in-memory path
+            node = documents[0]
+        mode = options.get("eval_mode", "integrated")
+        if ("document", mode) not in kinds.get(node, set()):
+            mode = "isolated" if mode == "integrated" else "integrated"
+        return options, (node, mode)
+
+    def has_answers(self, node: str) -> bool:
+        """Whether ``node`` has answer rows (in any eval_mode); the first call reads the folder once."""
+        return any(t == "answer" for t, _ in self._kinds()[self._node(node)])
+
+    def has_documents(self, node: str) -> bool:
+        """Whether ``node`` has document rows (in any eval_mode); the first call reads the folder once."""
+        return any(t == "document" for t, _ in self._kinds()[self._node(node)])
+
+    def headline_metric(self, node: str) -> str:
+        """The metric a node is summed up by: f1 for answer nodes, else recall_single_hit."""
+        return "f1" if self.has_answers(node) else "recall_single_hit"
+
+    def _node(self, node: str) -> str:
+        return check.check_node(node, self.nodes)
+
+    def _options(self, options: Mapping[str, Any], passed_to: str) -> MetricOptions:
+        opts = MetricOptions.from_keywords(options, passed_to=passed_to)
+        if opts.retriever_node is not None:
+            check.check_node(opts.retriever_node, self.nodes)
+        return opts
+
+    def _warn_scope_mismatch(self, opts: MetricOptions) -> None:
+        if opts.scopes_disagree:
+            warn(f"document_scope={opts.document_scope!r} ignores answer_scope={opts.answer_scope!r} for document "
+                 "metrics, so answer and document metrics may judge correctness differently; use document_scope "
+                 "'answer' or 'document_id_or_answer' to apply the answer scope to documents too.")
+
+    # ------------------------------------------------------------------ analyses
+    def calculate_metrics(self, **options: Any) -> dict[str, dict[str, float]]:
+        """Mean metrics per node, as :meth:`evalframe.EvaluationResult.calculate_metrics`, computed per partition.
+
+        Each partition returns, per node and metric, the sum and the count of its per-query values
+        (:meth:`evalframe.EvaluationResult.query_table`); the mean is the total sum over the total count.
+
+        Examples
+        --------
+        >>> import tempfile, evalframe.dask
+        >>> from evalframe import load_demo_result
+        >>> folder = load_demo_result().save(tempfile.mkdtemp() + "/demo", format="parquet", partitions=3, progress=False)
+        >>> evalframe.dask.load(folder).calculate_metrics()["Reader"]
+        {'exact_match': 0.75, 'f1': 0.8333333333333333, 'num_examples_for_eval': 8.0}
+        """
+        opts = self._options(options, "calculate_metrics takes these options")
+        self._warn_scope_mismatch(opts)
+        options, retriever = self.retriever_of(options)
+        totals = _add(self.map_partitions(_metric_totals, self.nodes, [options], retriever=retriever))
+        out: dict[str, dict[str, float]] = {}
+        for node in self.nodes:
+            values: dict[str, float] = {}
+            for row_type in ("answer", "document"):
+                found = totals.get((node, 0, row_type))
+                if found is None:
+                    continue
+                queries, sums, counts = found
+                values.update(_means(sums, counts))
+                if row_type == "answer":
+                    values["num_examples_for_eval"] = float(queries)
+            out[node] = values
+        return out
+
+    def metrics_frame(self, **options: Any) -> pd.DataFrame:
+        """:meth:`calculate_metrics` as a DataFrame: one row per node, one column per metric."""
+        table = pd.DataFrame.from_dict(self.calculate_metrics(**options), orient="index")
+        table.index.name = "node"
+        return table
+
+    def metrics_at_k(self, ks: Sequence[int] = (1, 3, 5, 10), node: str | None = None, *,
+                     measures: str | Sequence[str] | None = None, complete: bool = False, duplicates: str = "error",
+                     **options: Any) -> pd.DataFrame:
+        """Metrics at several simulated top-k (tidy: node, k, metric, value), as the in-memory ``metrics_at_k``.
+
+        Every k is computed in the same task per partition (one read of the partition for all ks).
+        """
+        if isinstance(ks, (str, bytes)) or not isinstance(ks, Iterable) or not len(ks := list(ks)):
+            raise InvalidParameterError(f"ks must be a non-empty list of positive ints, e.g. (1, 3, 5, 10); got {ks!r}.")
+        bad = [k for k in ks if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1]
+        if bad:
+            raise InvalidParameterError(f"ks must hold positive ints only, e.g. (1, 3, 5, 10); got {bad[0]!r} in {ks!r}. "
+                                        "For the metrics without a cut, call calculate_metrics().")
+        ks = sorted({int(k) for k in ks})
+        taken = [name for name in _AT_K if name in options]
+        if taken:
+            raise InvalidParameterError(f"metrics_at_k sets the simulated top-k from ks, so {taken[0]} cannot be passed.")
+        self._options(options, "metrics_at_k takes these options")
+        nodes = [self._node(node)] if node is not None else list(self.nodes)
+        swept = swept_measures(measures, ks)
+        per_k = [{**options, "simulated_top_k_reader": k, "simulated_top_k_retriever": k} for k in ks]
+        totals = _add(self.map_partitions(_metric_totals, nodes, per_k, True))
+        records: list[tuple[str, int, str, float]] = []
+        for name in nodes:
+            if swept and any((name, i, "document") in totals for i in range(len(ks))):
+                values = self.trec_metrics([m for at_k in swept.values() for m in at_k], node=name,
+                                           eval_mode=options.get("eval_mode", "integrated"), complete=complete,
+                                           duplicates=duplicates)
+                records += [(name, k, label, values[m]) for label, at_k in swept.items() for k, m in zip(ks, at_k)]
+            for i, k in enumerate(ks):
+                for row_type in ("answer", "document"):
+                    found = totals.get((name, i, row_type))
+                    if found is not None:
+                        records += [(name, k, metric, value) for metric, value in _means(found[1], found[2]).items()]
+        return pd.DataFrame(records, columns=["node", "k", "metric", "value"])
+
+    def trec_metrics(self, measures: str | Sequence[str], *, node: str | None = None, per_query: bool = False,
+                     eval_mode: str = "integrated", complete: bool = False, duplicates: str = "error") -> Any:
+        """trec_eval's measures of a document node, as :meth:`evalframe.EvaluationResult.trec_metrics`.
+
+        ``per_query=True`` gives a Dask DataFrame (one partition per partition number); the means are the sums
+        of the per-query values over their count, added up over partitions.
+        """
+        parse_measures(measures)  # a bad measure is named here, before any task runs
+        per_query = check.check_real_bool(per_query, name="per_query")
+        if node is not None:
+            node = self._node(node)
+        keywords = {"node": node, "eval_mode": eval_mode, "complete": complete, "duplicates": duplicates}
+        if per_query:
+            return self._frame(_trec_table, measures, keywords)
+        totals = self.map_partitions(_trec_totals, measures, keywords)
+        kept = [t for t in totals if t is not None]
+        used = sorted({t[2] for t in kept})
+        if len(used) > 1:
+            raise InvalidParameterError(f"trec_metrics needs node= when {len(used)} nodes have document rows: {used}.")
+        if not kept:
+            raise InvalidParameterError(f"no node has document rows with eval_mode={eval_mode!r}; the trec measures rank "
+                                        f"documents. Nodes: {self.nodes}.")
+        sums = sum((t[0] for t in kept), start=pd.Series(0.0, index=kept[0][0].index))
+        counts = sum((t[1] for t in kept), start=pd.Series(0, index=kept[0][0].index))
+        if int(counts.max()) == 0:
+            warn(f"trec_metrics: no query of node {kept[0][2]!r} is evaluated (none has both judged documents and "
+                 "retrieved ones; complete=True evaluates the judged queries without retrieved documents); every mean "
+                 "is 0.0.")
+            return {name: 0.0 for name in sums.index}
+        return _means(sums, counts)
+
+    def query_metrics(self, node: str, by: SliceKey | Sequence[SliceKey] | None = None, *, with_query: bool = False,
+                      measures: str | Sequence[str] | None = None, complete: bool = False, duplicates: str = "error",
+                      compute: bool = False, **options: Any) -> Any:
+        """Per-query metrics of one node, as :meth:`evalframe.EvaluationResult.query_metrics`.
+
+        Returns a Dask DataFrame with one partition per partition number (index ``multilabel_id``; queries in order
+        of first appearance within a partition); ``.compute()`` gives it as pandas. ``compute=True`` gathers it to
+        this process as pandas in the in-memory order (first appearance in the saved result): the one analysis
+        that brings every query's row to the client.
+        """
+        node = self._node(node)
+        with_query = check.check_real_bool(with_query, name="with_query")
+        compute = check.check_real_bool(compute, name="compute")
+        self._options(options, "query_metrics takes these options")
+        if by is not None:
+            check_by(by)
+        options, retriever = self.retriever_of(options)
+        keywords = {"by": by, "with_query": with_query, "measures": measures, "complete": complete,
+                    "duplicates": duplicates, **options}
+        if not compute:
+            return self._frame(_query_table, node, keywords, retriever=retriever)
+        parts = self.map_partitions(_ordered_query_table, node, keywords, nodes=[node], retriever=retriever)
+        whole = pd.concat([part for part in parts if len(part)] or parts[:1])
+        order = np.lexsort((whole["__key__"].to_numpy(), whole["__group__"].to_numpy()))
+        table = whole.iloc[order].drop(columns=["__group__", "__key__"])
+        return table if len(table.columns) else table.set_axis(pd.RangeIndex(0), axis=1)  # no metric: as in memory
+
+    def _frame(self, work: Callable[..., pd.DataFrame], *args: Any, retriever: tuple[str, str] | None = None) -> Any:
+        """A Dask DataFrame of ``work``'s per-partition tables (its meta from partition 0's empty head)."""
+        import dask.dataframe as dd
+
+        tasks = self._tasks(work, *args, retriever=retriever)
+        meta = run([dask.delayed(_head)(tasks[0])], self.client)[0]
+        return dd.from_delayed(tasks, meta=meta, verify_meta=False)
+
+    def sliced_metrics(self, by: SliceKey | Sequence[SliceKey], *, measures: str | Sequence[str] | None = None,
+                       complete: bool = False, duplicates: str = "error", **options: Any) -> pd.DataFrame:
+        """Mean metrics per slice of the queries, as :meth:`evalframe.EvaluationResult.sliced_metrics`.
+
+        A slice key is computed per partition: a callable sees one partition's per-query table (give it a rule per
+        query, not one over all queries such as a quantile), a Series or dict is sent to every task.
+        """
+        keys = check_by(by)
+        opts = self._options(options, "sliced_metrics takes these options")
+        self._warn_scope_mismatch(opts)
+        options, retriever = self.retriever_of(options)
+        parts = [p for p in self.map_partitions(_slice_totals, keys, measures, complete, duplicates, options,
+                                                retriever=retriever) if p]
+        out = {}
+        for node in self.nodes:
+            pieces = [p[node] for p in parts if node in p]
+            if not pieces:
+                continue
+            labels = pieces[0][0]
+            totals = pd.concat([piece[1] for piece in pieces], ignore_index=True)
+            grouped = totals.groupby(labels, sort=True, dropna=False, observed=True)
+            metrics = [c[:-len(":sum")] for c in totals.columns if c.endswith(":sum")]
+            added = grouped[[*(f"{m}:sum" for m in metrics), *(f"{m}:count" for m in metrics), "queries"]].sum()
+            table = pd.DataFrame({"queries": added["queries"].astype(np.int64)}, index=added.index)
+            for metric in metrics:
+                table[metric] = _ratio(added[f"{metric}:sum"].to_numpy(), added[f"{metric}:count"].to_numpy())
+            out[node] = table
+        if not out:
+            return pd.DataFrame()
+        return pd.concat(out, names=["node"])
+
+    def wrong_examples(self, node: str, n: int = 3, document_metric: str = "recall_single_hit", answer_metric: str = "f1",
+                       document_metric_threshold: float = 0.5, answer_metric_threshold: float = 0.5, *,
+                       complete: bool = False, duplicates: str = "error", **options: Any) -> Examples:
+        """The ``n`` worst queries of a node, as :meth:`evalframe.EvaluationResult.wrong_examples`.
+
+        Each partition returns its own ``n`` worst with the order key of each query's first listed row; the
+        client keeps the ``n`` lowest, ties in order of first appearance in the saved result.
+        """
+        node = self._node(node)
+        n = check.check_positive_int(n, name="n")
+        self._options(options, "wrong_examples takes these options")
+        options, retriever = self.retriever_of(options)
+        arguments = {"n": n, "document_metric": document_metric, "answer_metric": answer_metric,
+                     "document_metric_threshold": document_metric_threshold,
+                     "answer_metric_threshold": answer_metric_threshold, "complete": complete,
+                     "duplicates": duplicates, **options}
+        parts = self.map_partitions(_worst, node, arguments, retriever=retriever)
+        answers = [c for part in parts for c in part if c[0] == "answer"]
+        candidates = answers or [c for part in parts for c in part]
+        metric = answer_metric if answers else None
+        ranked = sorted(candidates, key=lambda c: (_sort_value(c[3], metric), c[2]))
+        return Examples(c[1] for c in ranked[:n])
+
+    def compute(self) -> EvaluationResult:
+        """The whole result in this process (:meth:`evalframe.EvaluationResult.load`): only for what fits in memory."""
+        return EvaluationResult.load(self.path, progress=False)
+
+
+# ---------------------------------------------------------------------- the tasks (run on the workers)
+def _on_partition(path: str, number: int, generation: str | None, nodes: list[str] | None,
+                  work: Callable[..., Any], args: tuple[Any, ...], retriever: tuple[str, str] | None = None) -> Any:
+    result, keys = open_partition(path, number, generation, nodes, retriever)
+    return work(result, keys, *args)
+
+
+def open_partition(path: str, number: int, generation: str | None, nodes: list[str] | None = None,
+                   retriever: tuple[str, str] | None = None) -> tuple[EvaluationResult, dict[str, np.ndarray]]:
+    """Partition ``number`` of a folder as an in-memory result (its frames indexed by their saved row numbers, which
+    errors name), and each node's order keys; ``retriever`` (:meth:`DaskEvaluationResult.retriever_of`) is checked
+    and set for the calls that :func:`local_options` prepares."""
+    if task_hook is not None:
+        task_hook(number)
+    part = read_partition(path, number, generation, None if nodes is None or retriever is None else [*nodes, retriever[0]])
+    _RETRIEVER.set(_NOT_SET if retriever is None else _check_retriever(path, number, part.frames, *retriever))
+    for node, frame in part.frames.items():
+        frame.index = pd.Index(part.keys[node])
+    return EvaluationResult(part.frames, matching=part.matching, list_codings=part.codings), part.keys
+
+
+def _check_retriever(path: str, number: int, frames: dict[str, pd.DataFrame], node: str, mode: str) -> str | None:
+    """The retriever_node a partition's calls take (None: no answers to cut); refuses a partition that would simulate
+    the retriever's top-k otherwise than the whole result does."""
+    answers = any(len(frame) and ((frame["type"] == "answer").any()) for frame in frames.values())
+    frame = frames.get(node)
+    if not answers or frame is None:
+        return None
+    if not ((frame["type"] == "document") & (frame["eval_mode"] == mode)).any():
+        raise InvalidParameterError(
+            f"{path}: partition {number} holds answers but no document rows of node {node!r} with eval_mode {mode!r}, "
+            "which simulate the retriever's top-k of its answers (other partitions have them), so its answers cannot "
+            "be cut as in the whole result; save the result with fewer partitions (each query's retriever rows beside "
+            "its answers), or evaluate it in memory (EvaluationResult.load).")
+    return node
+
+
+def local_options(options: dict[str, Any]) -> dict[str, Any]:
+    """The options of a call on this partition: the retriever node resolved over the whole folder, or None when the
+    partition has no answers to cut (its retriever may have no document rows here)."""
+    node = _RETRIEVER.get()
+    return options if node is _NOT_SET else {**options, "retriever_node": node}
+
+
+def _row_kinds(result: EvaluationResult, keys: Any) -> dict[str, set[tuple[str, str]]]:
+    return {node: set(zip(frame["type"].tolist(), frame["eval_mode"].tolist())) if len(frame) else set()
+            for node, frame in result.node_results.items()}
+
+
+def _metric_totals(result: EvaluationResult, keys: Any, nodes: list[str], variants: list[dict[str, Any]],
+                   at_k: bool = False) -> dict:
+    """{(node, variant, row type): (queries, sums, counts)} of the per-query tables of one partition."""
+    out = {}
+    for node in nodes:
+        if node not in result.node_results:
+            continue
+        for i, options in enumerate(variants):
+            for row_type in ("answer", "document"):
+                used = options
+                if at_k:  # metrics_at_k: answers cut by the reader's k, documents by the retriever's
+                    cut = "simulated_top_k_reader" if row_type == "answer" else "simulated_top_k_retriever"
+                    used = {key: value for key, value in options.items() if key not in _AT_K or key == cut}
+                table = result.query_table(node, row_type, **local_options(used))
+                if table is not None:
+                    out[(node, i, row_type)] = (len(table), table.sum(), table.count())
+    return out
+
+
+def _add(parts: list[dict]) -> dict:
+    """Partition totals added up, key by key (a partition without a node's rows of a type adds nothing)."""
+    totals: dict = {}
+    for part in parts:
+        for key, (queries, sums, counts) in part.items():
+            if key in totals:
+                q, s, c = totals[key]
+                totals[key] = (q + queries, s.add(sums, fill_value=0.0), c.add(counts, fill_value=0))
+            else:
+                totals[key] = (queries, sums, counts)
+    return totals
+
+
+def _ratio(sums: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    out = np.full(len(sums), np.nan)
+    np.divide(sums, counts, out=out, where=counts > 0)
+    return out
+
+
+def _means(sums: pd.Series, counts: pd.Series) -> dict[str, float]:
+    return {str(name): (float(sums[name]) / int(counts[name]) if int(counts[name]) else math.nan) for name in sums.index}
+
+
+def _trec_totals(result: EvaluationResult, keys: Any, measures: Any, keywords: dict[str, Any]) -> Any:
+    table = _trec_table(result, keys, measures, keywords)
+    if table is None:
+        return None
+    node = keywords["node"] or next(node for node in result.node_results if result.has_documents(node))
+    return table.sum(), table.count(), node
+
+
+def _trec_table(result: EvaluationResult, keys: Any, measures: Any, keywords: dict[str, Any]) -> Any:
+    documents = [node for node in result.node_results if result.has_documents(node)]
+    node = keywords["node"]
+    if node is None and len(documents) > 1:
+        raise InvalidParameterError(f"trec_metrics needs node= when {len(documents)} nodes have document rows: "
+                                    f"{documents}.")
+    if (node or (documents[0] if documents else None)) not in documents:
+        return None  # no document rows in this partition: it adds no query
+    return result.trec_metrics(measures, per_query=True, **keywords)
+
+
+def _query_table(result: EvaluationResult, keys: Any, node: str, keywords: dict[str, Any]) -> pd.DataFrame:
+    return result.query_metrics(node, **local_options(keywords))
+
+
+def _ordered_query_table(result: EvaluationResult, keys: Any, node: str, keywords: dict[str, Any]) -> pd.DataFrame:
+    """The partition's query_metrics with the in-memory sort keys (see :func:`first_appearance`)."""
+    table = result.query_metrics(node, **local_options(keywords))
+    order = first_appearance(result, keys, node, table.index, keywords.get("eval_mode", "integrated"))
+    return table.assign(__group__=order[:, 0], __key__=order[:, 1])
+
+
+def first_appearance(result: EvaluationResult, keys: Any, node: str, queries: pd.Index, mode: str) -> np.ndarray:
+    """Per query of a per-query table, where the whole result's table puts it: (0, key of its first answer row) for
+    a query with answer rows, else (1, key of its first document row); int64, shape (n, 2)."""
+    frame = result[node]
+    order = np.zeros((len(queries), 2), dtype=np.int64)
+    order[:, 0] = 1
+    for number, row_type in ((1, "document"), (0, "answer")):  # answer rows decide where a query with both appears
+        mask = (frame["type"].to_numpy() == row_type) & (frame["eval_mode"].to_numpy() == mode)
+        if not mask.any():
+            continue
+        firsts = pd.Series(keys[node][mask]).groupby(frame["multilabel_id"].to_numpy()[mask], sort=False).min()
+        found = firsts.reindex(queries)
+        has = found.notna().to_numpy()
+        order[has, 0] = number
+        order[has, 1] = found.to_numpy()[has].astype(np.int64)
+    return order
+
+
+def _head(table: pd.DataFrame) -> pd.DataFrame:
+    return table.iloc[:0]
+
+
+def _slice_totals(result: EvaluationResult, keys: Any, by: list[SliceKey], measures: Any, complete: bool,
+                  duplicates: str, options: dict[str, Any]) -> dict[str, tuple[list[str], pd.DataFrame]]:
+    out = {}
+    for node, frame in result.node_results.items():
+        if not len(frame):
+            continue
+        table = result.query_metrics(node, **local_options(options))
+        if measures is not None and result.has_documents(node):
+            trec = result.trec_metrics(measures, node=node, per_query=True, eval_mode=options.get("eval_mode", "integrated"),
+                                       complete=complete, duplicates=duplicates)
+            assert isinstance(trec, pd.DataFrame)
+            table = table.join(trec[[c for c in trec.columns if c not in table.columns]])
+        if not len(table.columns):
+            continue
+        labels = beside(query_attributes(frame, by, where=f"node {node!r}"), table)
+        names = list(labels.columns)
+        joined = pd.concat([labels, table], axis=1)
+        grouped = joined.groupby(names, sort=False, dropna=False, observed=True)
+        sums = grouped[list(table.columns)].sum().add_suffix(":sum")
+        counts = grouped[list(table.columns)].count().add_suffix(":count")
+        totals = pd.concat([sums, counts], axis=1)
+        totals["queries"] = grouped.size()
+        out[node] = (names, totals.reset_index())
+    return out
+
+
+def _worst(result: EvaluationResult, keys: Any, node: str, arguments: dict[str, Any]) -> list[tuple[str, dict, int, float]]:
+    """The partition's n worst of ``node``: (row type, example, order key of its first listed row, value)."""
+    if node not in result.node_results or not len(result[node]):
+        return []
+    examples = result.wrong_examples(node, **local_options(arguments))
+    if not examples:
+        return []
+    row_type = "answer" if "answers" in examples[0] else "document"
+    frame = result[node]
+    mode = arguments.get("eval_mode", "integrated")
+    mask = (frame["type"].to_numpy() == row_type) & (frame["eval_mode"].to_numpy() == mode)
+    firsts = pd.Series(keys[node][mask]).groupby(frame["multilabel_id"].to_numpy()[mask], sort=False).min()
+    metric = arguments["answer_metric"] if row_type == "answer" else None
+    out = []
+    for example in examples:
+        value = example["metrics"][metric] if metric else _document_value(example, arguments)
+        out.append((row_type, example, int(firsts[example["multilabel_id"]]), value))
+    return out
+
+
+def _document_value(example: dict[str, Any], arguments: dict[str, Any]) -> float:
+    metric = arguments["document_metric"]
+    metrics = example["metrics"]
+    if metric in metrics:
+        return float(metrics[metric])
+    return float(metrics[str(parse_measures([metric])[0])])
+
+
+def _sort_value(value: float, metric: str | None) -> float:
+    return math.inf if value != value else float(value)  # NaN last, as sort_values puts it

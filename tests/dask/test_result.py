@@ -1,0 +1,274 @@
+"""evalframe.dask: every analysis of a partitioned folder, computed per partition on a LocalCluster, equals the
+in-memory analysis of the same result (values to 1e-12, types, order), whatever the partition count."""
+
+from __future__ import annotations
+
+import json
+import math
+import multiprocessing
+import os
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import dask
+import evalframe.dask
+import evalframe.dask.result as dask_result
+from benchmarks.synthetic import make_result
+import evalframe
+from evalframe import EvaluationResult, InvalidParameterError, LoadError, SchemaError
+from tests.fixtures import answer_row, doc_row, hand_result
+
+dd = pytest.importorskip("dask.dataframe")
+pytestmark = pytest.mark.filterwarnings("ignore:document_scope=.* ignores answer_scope")
+TOLERANCE = 1e-12
+
+
+def close(a, b) -> bool:
+    """Nested dicts / floats equal to 1e-12 (NaN equals NaN)."""
+    if isinstance(a, dict):
+        return isinstance(b, dict) and a.keys() == b.keys() and all(close(a[k], b[k]) for k in a)
+    return (math.isnan(a) and math.isnan(b)) or abs(a - b) <= TOLERANCE
+
+
+def assert_frames_close(a: pd.DataFrame, b: pd.DataFrame) -> None:
+    pd.testing.assert_frame_equal(a, b, check_exact=False, rtol=0, atol=TOLERANCE)
+
+
+def ids(examples) -> list:
+    return [(e["multilabel_id"], e["metrics"]) for e in examples]
+
+
+def both(result: EvaluationResult, tmp_path, partitions: int, client):
+    folder = result.save(tmp_path / f"p{partitions}", format="parquet", partitions=partitions, progress=False)
+    return EvaluationResult.load(folder, progress=False), evalframe.dask.load(folder, client=client)
+
+
+OPTIONS = [{}, {"simulated_top_k_retriever": 2}, {"simulated_top_k_reader": 1, "simulated_top_k_retriever": 3},
+           {"document_scope": "context", "answer_scope": "document_id"}, {"eval_mode": "isolated"},
+           {"document_scope": "document_id_or_answer", "simulated_top_k_retriever": 1}]
+
+
+@pytest.mark.parametrize("partitions", [1, 7])
+def test_every_analysis_equals_the_in_memory_one_on_synthetic_results(tmp_path, client, partitions):
+    memory, cluster = both(make_result(120, seed=3), tmp_path, partitions, client)
+    for options in OPTIONS[:4]:
+        assert close(cluster.calculate_metrics(**options), memory.calculate_metrics(**options)), options
+    assert_frames_close(cluster.metrics_at_k((1, 3, 10)), memory.metrics_at_k((1, 3, 10)))
+    assert_frames_close(cluster.metrics_at_k((2, 5), node="Retriever", measures=["nDCG", "P"], duplicates="first"),
+                        memory.metrics_at_k((2, 5), node="Retriever", measures=["nDCG", "P"], duplicates="first"))
+    measures = ["AP", "nDCG@10", "P@5", "RR", "R@3", "Rprec", "Bpref", "Success@1"]
+    for complete in (False, True):
+        assert close(cluster.trec_metrics(measures, complete=complete, duplicates="first"),
+                     memory.trec_metrics(measures, complete=complete, duplicates="first"))
+    for node in ("Retriever", "Reader"):
+        assert_frames_close(cluster.query_metrics(node, compute=True), memory.query_metrics(node))
+        lazy = cluster.query_metrics(node, simulated_top_k_retriever=3)
+        assert isinstance(lazy, dd.DataFrame)
+        assert_frames_close(lazy.compute().sort_index(), memory.query_metrics(node, simulated_top_k_retriever=3).sort_index())
+    assert_frames_close(cluster.sliced_metrics("no_answer"), memory.sliced_metrics("no_answer"))
+    assert_frames_close(cluster.sliced_metrics(["no_answer", "filters"], measures="nDCG@5", duplicates="first"),
+                        memory.sliced_metrics(["no_answer", "filters"], measures="nDCG@5", duplicates="first"))
+    for n in (1, 40):
+        assert ids(cluster.wrong_examples("Reader", n=n)) == ids(memory.wrong_examples("Reader", n=n))
+        assert cluster.wrong_examples("Retriever", n=n, document_metric="mrr", document_metric_threshold=1.0) == \
+            memory.wrong_examples("Retriever", n=n, document_metric="mrr", document_metric_threshold=1.0)
+        assert ids(cluster.wrong_examples("Retriever", n=n, document_metric="nDCG@3", duplicates="first")) == \
+            ids(memory.wrong_examples("Retriever", n=n, document_metric="nDCG@3", duplicates="first"))
+
+
+def test_the_hand_result_gives_its_hand_worked_values_on_the_cluster(tmp_path, client):
+    # tests/fixtures.py: hand_result's Reader has 4 queries, exact match 3 of 4; 6 Retriever queries, recall_multi_hit .75
+    _, cluster = both(hand_result(), tmp_path, 3, client)
+    metrics = cluster.calculate_metrics()
+    assert metrics["Reader"]["num_examples_for_eval"] == 4.0
+    assert metrics["Reader"]["exact_match"] == pytest.approx(0.75, abs=TOLERANCE)
+    assert metrics["Retriever"]["recall_multi_hit"] == pytest.approx(0.75, abs=TOLERANCE)
+
+
+POOL = ["d1", "d2", "d3", "d4"]
+
+
+@st.composite
+def results(draw):
+    """Queries whose rows interleave (so first appearance matters), in both eval modes, with ties in the metrics."""
+    docs, answers = [], []
+    n_queries = draw(st.integers(1, 8))
+    for _ in range(draw(st.integers(1, 25))):
+        qid = f"q{draw(st.integers(0, n_queries - 1))}"
+        mode = draw(st.sampled_from(["integrated", "integrated", "isolated"]))
+        if draw(st.booleans()):
+            gold = POOL[:draw(st.integers(0, 2))]
+            doc = draw(st.sampled_from(POOL))
+            docs.append(doc_row(qid, draw(st.integers(1, 4)), doc, gold, [float(g == doc) for g in gold],
+                                [float(draw(st.integers(0, 100))) for _ in gold], [float(draw(st.booleans())) for _ in gold],
+                                eval_mode=mode))
+        else:
+            em = float(draw(st.booleans()))
+            answers.append(answer_row(qid, draw(st.integers(1, 3)), "a", em, max(em, draw(st.sampled_from([0.0, 0.5]))),
+                                      draw(st.lists(st.sampled_from(POOL), max_size=2)), eval_mode=mode))
+    frames = {}
+    if docs:
+        frames["Retriever"] = pd.DataFrame(docs)
+    if answers:
+        frames["Reader"] = pd.DataFrame(answers)
+    if not frames:
+        frames["Reader"] = pd.DataFrame([answer_row("q0", 1, "a", 1.0, 1.0, ["d1"])])
+    return EvaluationResult(frames)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+@given(result=results(), partitions=st.integers(1, 5), options=st.sampled_from(OPTIONS),
+       n=st.integers(1, 6))
+def test_generated_results_computed_both_ways_agree(tmp_path_factory, result, partitions, options, n):
+    # Dask's synchronous scheduler: the same tasks and merges as on the cluster (which the other tests use), fast
+    with dask.config.set(scheduler="synchronous"):
+        _both_ways(tmp_path_factory, result, partitions, options, n)
+
+
+def _both_ways(tmp_path_factory, result, partitions, options, n):
+    client = None
+    if "Retriever" not in result and "simulated_top_k_retriever" in options and "Reader" in result:
+        options = {k: v for k, v in options.items() if k != "simulated_top_k_retriever"}
+    memory, cluster = both(result, tmp_path_factory.mktemp("generated"), partitions, client)
+    try:
+        cluster.calculate_metrics(**options)
+    except InvalidParameterError as exc:  # a partition's answers without the retriever rows that cut them: refused
+        assert "holds answers but no document rows of node 'Retriever'" in str(exc)
+        options = {k: v for k, v in options.items() if k != "simulated_top_k_retriever"}
+    assert close(cluster.calculate_metrics(**options), memory.calculate_metrics(**options))
+    for node in memory:
+        assert_frames_close(cluster.query_metrics(node, compute=True, **options), memory.query_metrics(node, **options))
+        assert ids(cluster.wrong_examples(node, n=n, document_metric_threshold=1.0, answer_metric_threshold=1.0,
+                                          **options)) == \
+            ids(memory.wrong_examples(node, n=n, document_metric_threshold=1.0, answer_metric_threshold=1.0, **options))
+    assert_frames_close(cluster.sliced_metrics("no_answer", **options), memory.sliced_metrics("no_answer", **options))
+    assert_frames_close(cluster.metrics_at_k((1, 2), **{k: v for k, v in options.items() if "top_k" not in k}),
+                        memory.metrics_at_k((1, 2), **{k: v for k, v in options.items() if "top_k" not in k}))
+
+
+def _kill_first_task(marker: str) -> None:
+    def hook(number: int) -> None:
+        if number == 1 and not os.path.exists(marker):
+            open(marker, "w").close()
+            os._exit(1)  # the worker process dies mid-computation; its nanny starts a fresh one
+
+    dask_result.task_hook = hook
+
+
+def test_a_worker_killed_mid_computation_does_not_change_the_answer(tmp_path, client):
+    memory, cluster = both(make_result(200, seed=5), tmp_path, 4, client)
+    marker = str(tmp_path / "killed")
+    client.run(_kill_first_task, marker)
+    try:
+        assert close(cluster.calculate_metrics(), memory.calculate_metrics())
+    finally:
+        client.run(lambda: setattr(dask_result, "task_hook", None))
+    assert os.path.exists(marker)  # a worker really died, and Dask ran its task again
+
+
+def test_a_folder_saved_again_is_refused_not_mixed(tmp_path, client):
+    folder = hand_result().save(tmp_path / "out", format="parquet", partitions=3, progress=False)
+    cluster = evalframe.dask.load(folder, client=client)
+    make_result(20).save(folder, format="parquet", partitions=3, progress=False)
+    with pytest.raises(LoadError, match=r"was saved again while it was being read .* load it again"):
+        cluster.calculate_metrics()
+    assert close(evalframe.dask.load(folder, client=client).calculate_metrics(), make_result(20).calculate_metrics())
+
+
+def _saver(folder: str, rounds: int) -> None:
+    first, second = hand_result(), make_result(30, seed=1)
+    for i in range(rounds):
+        (first if i % 2 else second).save(folder, format="parquet", partitions=3 + i % 2, progress=False)
+
+
+def test_a_reader_on_the_cluster_sees_one_save_whole_or_is_told_to_load_again(tmp_path, client):
+    folder = hand_result().save(tmp_path / "out", format="parquet", partitions=3, progress=False)
+    expected = [hand_result().calculate_metrics(), make_result(30, seed=1).calculate_metrics()]
+    saver = multiprocessing.get_context("fork").Process(target=_saver, args=(str(folder), 12))
+    saver.start()
+    seen, refused = 0, 0
+    try:
+        while saver.is_alive() or seen == 0:
+            try:
+                metrics = evalframe.dask.load(folder, client=client).calculate_metrics()
+            except LoadError as exc:
+                assert "saved again while it was being read" in str(exc) or "kept changing" in str(exc), exc
+                refused += 1
+                continue
+            assert any(close(metrics, e) for e in expected), metrics
+            seen += 1
+    finally:
+        saver.join(120)
+    assert saver.exitcode == 0 and seen >= 1
+
+
+def test_errors_name_the_folder_the_node_and_the_saved_row(tmp_path, client):
+    plain = hand_result().save(tmp_path / "plain", format="parquet", progress=False)
+    with pytest.raises(LoadError, match=r"is not a partitioned results folder.*partitions=N.*EvaluationResult.load"):
+        evalframe.dask.load(plain)
+    folder = hand_result().save(tmp_path / "parts", format="parquet", partitions=2, progress=False)
+    cluster = evalframe.dask.load(folder, client=client)
+    with pytest.raises(InvalidParameterError, match="Nowhere"):
+        cluster.query_metrics("Nowhere")
+    with pytest.raises(InvalidParameterError, match=r"client must be a distributed.Client or a scheduler address"):
+        evalframe.dask.load(folder, client=42)
+    with pytest.raises(InvalidParameterError, match=r"document_scope must be one of .*got 'everything'"):
+        cluster.calculate_metrics(document_scope="everything")
+    # a run with a document twice in one query: the error names the row of the saved frame, as in memory
+    frame = hand_result()["Retriever"]
+    twice = pd.concat([frame, frame.iloc[[len(frame) - 1]]], ignore_index=True)
+    memory = EvaluationResult({"Retriever": twice})
+    with pytest.raises(SchemaError) as in_memory:
+        memory.trec_metrics("AP")
+    folder = memory.save(tmp_path / "twice", format="parquet", partitions=3, progress=False)
+    with pytest.raises(SchemaError) as on_cluster:
+        evalframe.dask.load(folder, client=client).trec_metrics("AP")
+    assert str(on_cluster.value) == str(in_memory.value)
+
+
+def test_the_layout_is_recorded_and_the_repr_names_it(tmp_path, client):
+    folder = hand_result().save(tmp_path / "out", format="parquet", partitions=5, progress=False)
+    cluster = evalframe.dask.load(folder, client=client)
+    layout = json.loads((folder / "evalframe.json").read_text())["partitioned"]
+    assert cluster.partitions == 5 and cluster.generation == layout["generation"]
+    assert repr(cluster) == f"DaskEvaluationResult(nodes=['Retriever', 'Reader'], partitions=5, rows={cluster.rows})"
+    assert sum(cluster.map_partitions(lambda result, keys: len(result["Reader"]))) == len(hand_result()["Reader"])
+    assert np.array_equal(np.sort(np.concatenate(cluster.map_partitions(lambda result, keys: keys["Reader"]))),
+                          np.arange(len(hand_result()["Reader"])))
+
+
+def test_compare_equals_the_in_memory_compare(tmp_path, client):
+    # two runs that differ on some queries: recall takes few distinct differences (counts suffice), ndcg and f1 many
+    # (the differences come back in A's order); three runs give p_holm too
+    base = make_result(150, seed=7)
+    other = make_result(150, seed=7)
+    retriever = other["Retriever"]
+    retriever["rank"] = retriever.groupby("multilabel_id", sort=False)["rank"].transform(lambda r: r[::-1].to_numpy())
+    reader = other["Reader"]
+    reader["f1"] = reader["f1"].to_numpy()[::-1]
+    third = make_result(150, seed=7)
+    third["Reader"]["exact_match"] = 1.0 - third["Reader"]["exact_match"]
+    memory, cluster = [], []
+    for i, result in enumerate((base, other, third)):
+        folder = result.save(tmp_path / f"run{i}", format="parquet", partitions=5, progress=False)
+        memory.append(EvaluationResult.load(folder, progress=False))
+        cluster.append(evalframe.dask.load(folder, client=client))
+    for node, metrics in (("Retriever", ["recall_single_hit", "mrr", "ndcg", "nDCG@5"]), ("Reader", None)):
+        expected = evalframe.compare(*memory[:2], node=node, metrics=metrics, rounds=500, duplicates="first")
+        got = evalframe.dask.compare(*cluster[:2], node=node, metrics=metrics, rounds=500, duplicates="first")
+        assert_frames_close(got, expected)
+    expected = evalframe.compare(*memory, node="Reader", rounds=300, simulated_top_k_retriever=3)
+    got = evalframe.dask.compare(*cluster, node="Reader", rounds=300, simulated_top_k_retriever=3)
+    assert_frames_close(got, expected)
+    assert (got["wins"] + got["ties"] + got["losses"] > 0).all()
+
+
+def test_compare_needs_the_same_partition_count(tmp_path, client):
+    runs = [evalframe.dask.load(hand_result().save(tmp_path / f"r{n}", format="parquet", partitions=n, progress=False),
+                                client=client) for n in (2, 3)]
+    with pytest.raises(InvalidParameterError, match=r"run 'B' has 3 partitions and run 'A' 2; .*partitions=2"):
+        evalframe.dask.compare(*runs, node="Reader")
