@@ -4,6 +4,10 @@
 Reader node (5 answers per query, integrated and isolated), 1-3 gold labels per query, ~10% no-answer
 queries, with every list column filled the way the flattener fills it (docs/runs-format.md). Columns are built
 with numpy; list cells are plain Python lists of floats / strings.
+
+``make_frames(rng, numbers, n_queries)`` makes the rows of some of the queries of an ``n_queries``-query result
+on their own (one partition of benchmarks/bench_dask.py's generator), and ``order_keys`` gives their rows'
+positions in that whole result: ``make_result(n)`` is ``make_frames(default_rng(seed), arange(n), n)``.
 """
 
 from __future__ import annotations
@@ -28,23 +32,24 @@ def _lists(values: np.ndarray, lengths: np.ndarray) -> list[list]:
     return out
 
 
-def _query_frame(rng: np.random.Generator, n_queries: int) -> dict[str, np.ndarray | list]:
+def _query_frame(rng: np.random.Generator, numbers: np.ndarray, n_documents: int) -> dict[str, np.ndarray | list]:
+    n_queries = len(numbers)
     n_gold = rng.integers(1, 4, size=n_queries)
     no_answer = rng.random(n_queries) < 0.1
     n_gold[no_answer] = 0
-    gold_docs = rng.integers(0, n_queries * 5, size=int(n_gold.sum()))
+    gold_docs = rng.integers(0, n_documents, size=int(n_gold.sum()))
     gold_ids = _lists(np.char.add("doc-", gold_docs.astype(str)), n_gold)
     answers = _lists(np.char.add("answer ", rng.integers(0, 10_000, size=int(n_gold.sum())).astype(str)), n_gold)
     answers = [a if a else [""] for a in answers]
     contexts = [[f"gold passage for {g}" for g in ids] for ids in gold_ids]
     return {
-        "multilabel_id": np.array([f"{i:032x}" for i in range(n_queries)], dtype=object),
-        "query": np.array([f"synthetic question number {i}?" for i in range(n_queries)], dtype=object),
+        "multilabel_id": query_ids(numbers),
+        "query": np.array([f"synthetic question number {i}?" for i in numbers.tolist()], dtype=object),
         "n_gold": n_gold, "gold_ids": gold_ids, "gold_answers": answers, "gold_contexts": contexts,
     }
 
 
-def _retriever(rng: np.random.Generator, q: dict) -> pd.DataFrame:
+def _retriever(rng: np.random.Generator, q: dict, n_documents: int) -> pd.DataFrame:
     n_queries = len(q["n_gold"])
     per = DOCS_PER_QUERY
     rows = n_queries * per
@@ -64,7 +69,7 @@ def _retriever(rng: np.random.Generator, q: dict) -> pd.DataFrame:
     similarity = np.where(id_match == 1.0, rng.uniform(66, 100, total_pairs), rng.uniform(0, 70, total_pairs)).round(2)
     answer_match = np.where(id_match == 1.0, rng.random(total_pairs) < 0.8, rng.random(total_pairs) < 0.05).astype(np.float64)
     gold_flat_ids = np.concatenate([np.array(ids, dtype=object) for ids in q["gold_ids"] if ids] or [np.array([], dtype=object)])
-    doc_ids = np.char.add("doc-", rng.integers(0, n_queries * 5, size=rows).astype(str)).astype(object)
+    doc_ids = np.char.add("doc-", rng.integers(0, n_documents, size=rows).astype(str)).astype(object)
     hit_rows = row_of_pair[id_match == 1.0]
     doc_ids[hit_rows] = gold_flat_ids[(query_pair_start + pair_gold_index)[id_match == 1.0]]
 
@@ -154,10 +159,34 @@ def _reader(rng: np.random.Generator, q: dict, retriever: pd.DataFrame) -> pd.Da
     return pd.concat(parts, ignore_index=True)
 
 
+def query_ids(numbers: np.ndarray) -> np.ndarray:
+    """The ``multilabel_id`` of the queries numbered ``numbers`` (32 hex digits, as Haystack's ids look)."""
+    return np.array([f"{i:032x}" for i in np.asarray(numbers).tolist()], dtype=object)
+
+
+def make_frames(rng: np.random.Generator, numbers: np.ndarray, n_queries: int) -> dict[str, pd.DataFrame]:
+    """The Retriever and Reader rows of the queries numbered ``numbers`` (ascending) of an ``n_queries``-query result.
+
+    Document ids are drawn from the whole result's range (``5 * n_queries``), so a subset of the queries looks like
+    a part of the whole; its rows are query-major as in :func:`make_result`, and :func:`order_keys` gives their
+    positions in the whole result.
+    """
+    numbers = np.asarray(numbers, dtype=np.int64)
+    q = _query_frame(rng, numbers, n_queries * 5)
+    retriever = _retriever(rng, q, n_queries * 5)
+    return {"Retriever": retriever, "Reader": _reader(rng, q, retriever)}
+
+
+def order_keys(numbers: np.ndarray, n_queries: int) -> dict[str, np.ndarray]:
+    """Per node, the positions (int64) in an ``n_queries``-query result of the rows :func:`make_frames` makes."""
+    numbers = np.asarray(numbers, dtype=np.int64)
+    documents = (numbers[:, None] * DOCS_PER_QUERY + np.arange(DOCS_PER_QUERY)).ravel()
+    answers = (numbers[:, None] * ANSWERS_PER_QUERY + np.arange(ANSWERS_PER_QUERY)).ravel()
+    # the Reader node holds all integrated rows, then all isolated rows
+    return {"Retriever": documents, "Reader": np.concatenate([answers, answers + n_queries * ANSWERS_PER_QUERY])}
+
+
 def make_result(n_queries: int, seed: int = 0) -> EvaluationResult:
     """A synthetic two-node result with ``n_queries`` queries (15 + 5 rows per query)."""
-    rng = np.random.default_rng(seed)
-    q = _query_frame(rng, n_queries)
-    retriever = _retriever(rng, q)
-    reader = _reader(rng, q, retriever)
-    return EvaluationResult({"Retriever": retriever, "Reader": reader}, matching={"context_matching_threshold": T})
+    frames = make_frames(np.random.default_rng(seed), np.arange(n_queries), n_queries)
+    return EvaluationResult(frames, matching={"context_matching_threshold": T})
