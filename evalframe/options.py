@@ -126,6 +126,15 @@ class MetricOptions:
         """Whether document metrics ignore ``answer_scope`` (answer and document metrics then judge differently)."""
         return self.document_scope not in ("answer", "document_id_or_answer") and self.answer_scope != "any"
 
+    def warn_if_scopes_disagree(self) -> None:
+        """Warn when :attr:`scopes_disagree`: the document metrics then ignore ``answer_scope``."""
+        if self.scopes_disagree:
+            from .errors import warn
+
+            warn(f"document_scope={self.document_scope!r} ignores answer_scope={self.answer_scope!r} for document "
+                 "metrics, so answer and document metrics may judge correctness differently; use document_scope "
+                 "'answer' or 'document_id_or_answer' to apply the answer scope to documents too.")
+
 
 #: The metric options metrics_at_k sets itself: the top-k from its ks, and no retriever simulation.
 AT_K_SETS = ("simulated_top_k_reader", "simulated_top_k_retriever", "retriever_node")

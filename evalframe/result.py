@@ -252,10 +252,7 @@ class EvaluationResult(Mapping):
         return options
 
     def _warn_scope_mismatch(self, options: MetricOptions) -> None:
-        if options.scopes_disagree:
-            warn(f"document_scope={options.document_scope!r} ignores answer_scope={options.answer_scope!r} for document "
-                 "metrics, so answer and document metrics may judge correctness differently; use document_scope "
-                 "'answer' or 'document_id_or_answer' to apply the answer scope to documents too.")
+        options.warn_if_scopes_disagree()
 
     def _answer_table(self, node: str, options: MetricOptions) -> pd.DataFrame | None:
         answers = self._store.answer_rows(node, options.eval_mode)

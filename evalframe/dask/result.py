@@ -204,10 +204,7 @@ class DaskEvaluationResult:
         return opts
 
     def _warn_scope_mismatch(self, opts: MetricOptions) -> None:
-        if opts.scopes_disagree:
-            warn(f"document_scope={opts.document_scope!r} ignores answer_scope={opts.answer_scope!r} for document "
-                 "metrics, so answer and document metrics may judge correctness differently; use document_scope "
-                 "'answer' or 'document_id_or_answer' to apply the answer scope to documents too.")
+        opts.warn_if_scopes_disagree()
 
     # ------------------------------------------------------------------ analyses
     def calculate_metrics(self, **options: Any) -> dict[str, dict[str, float]]:

@@ -174,6 +174,11 @@ def _save_result(result: Any, out_dir: Path, format: str, partitions: int | None
         with atomic.staged_file(path):
             path.write_bytes(text)
 
+    return _replace(out_dir, target, write)
+
+
+def _replace(out_dir: Path, target: Path, write: Callable[[Path], None]) -> Path:
+    """Make the parent folder, then build the new folder with ``write(staging)`` and swap it in (:mod:`atomic`)."""
     created = next((folder for folder in reversed(target.parents) if not folder.exists()), None)
     saved = False
     try:
@@ -231,20 +236,7 @@ def save_parts(out_dir: str | Path, partitions: int, write_parts: Callable[[Path
         with atomic.staged_file(path):
             path.write_bytes(json.dumps(manifest, indent=1, ensure_ascii=False).encode("utf-8"))
 
-    created = next((folder for folder in reversed(target.parents) if not folder.exists()), None)
-    saved = False
-    try:
-        try:
-            atomic.step("mkdir parent")
-            target.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise SaveError(f"cannot create {target.parent}: {exc.strerror or exc}; choose another out_dir.") from None
-        atomic.replace_folder(target, write, foreign=lambda folder: _foreign_files(folder)[0])
-        saved = True
-        return out_dir
-    finally:
-        if created is not None and not saved:
-            _remove_empty_folders(target.parent, up_to=created)
+    return _replace(out_dir, target, write)
 
 
 def _write_csv(node: str, path: Path, columns: Any, options: dict[str, Any]) -> None:
