@@ -55,7 +55,7 @@ OPTIONS = [{}, {"simulated_top_k_retriever": 2}, {"simulated_top_k_reader": 1, "
 
 @pytest.mark.parametrize("partitions", [1, 7])
 def test_every_analysis_equals_the_in_memory_one_on_synthetic_results(tmp_path, client, partitions):
-    memory, cluster = both(make_result(120, seed=3), tmp_path, partitions, client)
+    memory, cluster = both(make_result(80, seed=3), tmp_path, partitions, client)
     for options in OPTIONS[:4]:
         assert close(cluster.calculate_metrics(**options), memory.calculate_metrics(**options)), options
     assert_frames_close(cluster.metrics_at_k((1, 3, 10)), memory.metrics_at_k((1, 3, 10)))
@@ -129,7 +129,7 @@ def results(draw):
     return EvaluationResult(frames)
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
 @given(result=results(), partitions=st.integers(1, 5), options=st.sampled_from(OPTIONS),
        n=st.integers(1, 6))
 def test_generated_results_computed_both_ways_agree(tmp_path_factory, result, partitions, options, n):
@@ -197,7 +197,7 @@ def _saver(folder: str, rounds: int) -> None:
 def test_a_reader_on_the_cluster_sees_one_save_whole_or_is_told_to_load_again(tmp_path, client):
     folder = hand_result().save(tmp_path / "out", format="parquet", partitions=3, progress=False)
     expected = [hand_result().calculate_metrics(), make_result(30, seed=1).calculate_metrics()]
-    saver = multiprocessing.get_context("fork").Process(target=_saver, args=(str(folder), 12))
+    saver = multiprocessing.get_context("fork").Process(target=_saver, args=(str(folder), 8))
     saver.start()
     seen, refused = 0, 0
     try:
