@@ -20,6 +20,9 @@ restarted (over its memory limit) is reported, since its peak is then lost. Besi
 the sum over the generating tasks (``time.thread_time``, each task on its worker thread), the worker processes'
 user + system time during ``calculate_metrics`` (``getrusage`` before and after) and this process's. Other work on
 the machine slows the wall times; the CPU times are what to compare then.
+
+``--build 100000`` runs the build part instead: ``benchmarks/bench_dask_build.py`` (bench_flatten's workload as
+sharded runs files, built on the cluster versus in one process; its own options after ``--``).
 """
 
 from __future__ import annotations
@@ -299,7 +302,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reuse", action="store_true", help="use a folder of the same size kept by an earlier run")
     parser.add_argument("--generate-only", action="store_true", help="only write the folders (kept, for --reuse)")
     parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args(argv)
+    parser.add_argument("--build", type=int, default=None, metavar="QUERIES",
+                        help="time building QUERIES queries of bench_flatten on the cluster vs one process instead "
+                             "(benchmarks/bench_dask_build.py; its options after --)")
+    args, rest = parser.parse_known_args(argv)
+    if args.build is not None:
+        import bench_dask_build
+
+        return bench_dask_build.main(["--queries", str(args.build), *[a for a in rest if a != "--"]])
+    if rest:
+        parser.error(f"unrecognized arguments: {' '.join(rest)}")
     sizes = [parse_rows(text) for text in args.rows.split(",")]
     # each generating task's query numbers travel in the graph (8 bytes a query: 40 MB at 100M rows), by design
     warnings.filterwarnings("ignore", message="Sending large graph", category=UserWarning)
