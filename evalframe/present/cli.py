@@ -15,7 +15,7 @@ import os
 import re
 import sys
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, cast
 
@@ -38,15 +38,25 @@ FORMATS = ("table", "json", "csv", "markdown")
 COUNT_COLUMNS = ("num_examples_for_eval", "queries", "wins", "ties", "losses", "only_a", "only_b")
 
 
-def _at_least_one(text: str) -> int:
-    """argparse type of -n: a count of queries to list; 0 would list none while the report says none qualifies."""
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be an int >= 1 (how many queries to list); got {text!r}")
-    return value
+def _positive_int(what: str) -> Callable[[str], int]:
+    """An argparse type: an int >= 1, refused with ``what`` it counts."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = 0
+        if value < 1:
+            raise argparse.ArgumentTypeError(f"must be an int >= 1 ({what}); got {text!r}")
+        return value
+
+    return parse
+
+
+#: -n: a count of queries to list; 0 would list none while the report says none qualifies.
+_at_least_one = _positive_int("how many queries to list")
+#: --partitions: how many part files per node.
+_partitions = _positive_int("how many Parquet part files per node")
 
 
 def _add_options(parser: argparse.ArgumentParser, options: type, only: tuple[str, ...] | None = None) -> None:
@@ -80,17 +90,6 @@ def _csv_options(parser: argparse.ArgumentParser) -> None:
                         help="the CSV files' separator, e.g. ';' for a CSV saved by Excel (default: as saved, ',')")
     parser.add_argument("--encoding", default=None, metavar="NAME",
                         help="the CSV files' encoding, e.g. cp1252 or utf-8-sig (default: as saved, utf-8)")
-
-
-def _partitions(text: str) -> int:
-    """argparse type of --partitions: how many part files per node."""
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be an int >= 1 (how many Parquet part files per node); got {text!r}")
-    return value
 
 
 def _partition_options(parser: argparse.ArgumentParser) -> None:
