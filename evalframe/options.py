@@ -140,6 +140,37 @@ class MetricOptions:
 AT_K_SETS = ("simulated_top_k_reader", "simulated_top_k_retriever", "retriever_node")
 
 
+def check_at_k(ks: Any, options: Mapping[str, Any]) -> list[int]:
+    """``metrics_at_k``'s ``ks`` as sorted distinct ints, and its options without those it sets itself.
+
+    Examples
+    --------
+    >>> check_at_k((10, 1, 3, 3), {"eval_mode": "isolated"})
+    [1, 3, 10]
+    """
+    import numbers
+    from collections.abc import Iterable
+
+    from .errors import InvalidParameterError, UnknownArgumentError
+
+    if isinstance(ks, (str, bytes)) or not isinstance(ks, Iterable) or not len(ks := list(ks)):
+        raise InvalidParameterError(f"ks must be a non-empty list of positive ints, e.g. (1, 3, 5, 10); got {ks!r}.")
+    bad = [k for k in ks if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1]
+    if bad:
+        # -1 (no cut) is not a k here: it is what calculate_metrics() gives without simulated_top_k_*
+        raise InvalidParameterError(
+            f"ks must hold positive ints only, e.g. (1, 3, 5, 10); got {bad[0]!r} in {ks!r}. "
+            "For the metrics without a cut, call calculate_metrics()."
+        )
+    taken = [name for name in AT_K_SETS if name in options]
+    if taken:
+        raise UnknownArgumentError(
+            f"metrics_at_k sets the simulated top-k from ks, so {taken[0]} cannot be passed; the options it takes: "
+            f"{[name for name in MetricOptions.names() if name not in AT_K_SETS]}."
+        )
+    return sorted({int(k) for k in ks})
+
+
 @dataclass(frozen=True)
 class MatchingOptions:
     """How ``from_runs`` matches retrieved texts and answers against gold labels (recorded with the result).

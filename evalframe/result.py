@@ -9,8 +9,7 @@ A thin facade: it validates the options once (:mod:`evalframe.options`), takes t
 from __future__ import annotations
 
 import functools
-import numbers
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal, TypeVar, cast
 
@@ -20,7 +19,7 @@ from . import _validation as check
 from .analysis.examples import ANSWER_DROP, DOCUMENT_DROP, THRESHOLD, Examples, examples, worst
 from .analysis.slices import SliceKey, beside, check_by, query_attributes, slice_means
 from .columns import CRITERIA, EVAL_MODES
-from .errors import EvalframeError, InvalidParameterError, UnknownArgumentError, warn
+from .errors import EvalframeError, InvalidParameterError, warn
 from .frames.arrays import DistinctLists
 from .frames.rows import has_rows
 from .frames.store import PreparedStore
@@ -28,7 +27,7 @@ from .frames.tables import answer_query_metrics, document_query_metrics
 from .frames.topk import answers_kept, check_retriever_node, document_rows_kept
 from .metrics.registry import ANSWER_METRICS, DOCUMENT_METRICS, headline_metric
 from .metrics.trec import parse_measures, swept_measures
-from .options import AT_K_SETS, MatchingOptions, MetricOptions, with_options
+from .options import AT_K_SETS, MatchingOptions, MetricOptions, check_at_k, with_options
 
 __all__ = ["EvaluationResult"]
 
@@ -504,22 +503,7 @@ class EvaluationResult(Mapping):
         >>> table[table["metric"] == "recall_single_hit"]["value"].round(4).tolist()
         [0.625, 0.875]
         """
-        if isinstance(ks, (str, bytes)) or not isinstance(ks, Iterable) or not len(ks := list(ks)):
-            raise InvalidParameterError(f"ks must be a non-empty list of positive ints, e.g. (1, 3, 5, 10); got {ks!r}.")
-        bad = [k for k in ks if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1]
-        if bad:
-            # -1 (no cut) is not a k here: it is what calculate_metrics() gives without simulated_top_k_*
-            raise InvalidParameterError(
-                f"ks must hold positive ints only, e.g. (1, 3, 5, 10); got {bad[0]!r} in {ks!r}. "
-                "For the metrics without a cut, call calculate_metrics()."
-            )
-        ks = sorted({int(k) for k in ks})
-        taken = [name for name in AT_K_SETS if name in options]
-        if taken:
-            raise UnknownArgumentError(
-                f"metrics_at_k sets the simulated top-k from ks, so {taken[0]} cannot be passed; the options it takes: "
-                f"{[name for name in MetricOptions.names() if name not in AT_K_SETS]}."
-            )
+        ks = check_at_k(ks, options)
         base = self._options(options, passed_to="metrics_at_k takes these options")
         nodes = [check.check_node(node, list(self.node_results))] if node is not None else list(self.node_results)
         swept = swept_measures(measures, ks)

@@ -15,8 +15,7 @@ from __future__ import annotations
 
 import contextvars
 import math
-import numbers
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Callable
 
@@ -25,15 +24,15 @@ import numpy as np
 import pandas as pd
 
 from .. import _validation as check
-from ..analysis.examples import Examples
+from ..analysis.examples import THRESHOLD, Examples
 from ..analysis.slices import SliceKey, beside, check_by, query_attributes
 from ..errors import InvalidParameterError, LoadError, warn
 from ..io.folder import Folder
 from ..io.manifest import read_manifest
 from ..io.partitioned import read_partition
-from ..metrics.registry import DOCUMENT_METRICS
+from ..metrics.registry import DOCUMENT_METRICS, headline_metric
 from ..metrics.trec import parse_measures, swept_measures
-from ..options import MetricOptions
+from ..options import MetricOptions, check_at_k
 from ..result import EvaluationResult
 from .client import current_client, run
 
@@ -192,7 +191,7 @@ class DaskEvaluationResult:
 
     def headline_metric(self, node: str) -> str:
         """The metric a node is summed up by: f1 for answer nodes, else recall_single_hit."""
-        return "f1" if self.has_answers(node) else "recall_single_hit"
+        return headline_metric("answer" if self.has_answers(node) else "document")
 
     def _node(self, node: str) -> str:
         return check.check_node(node, self.nodes)
@@ -252,16 +251,7 @@ class DaskEvaluationResult:
 
         Every k is computed in the same task per partition (one read of the partition for all ks).
         """
-        if isinstance(ks, (str, bytes)) or not isinstance(ks, Iterable) or not len(ks := list(ks)):
-            raise InvalidParameterError(f"ks must be a non-empty list of positive ints, e.g. (1, 3, 5, 10); got {ks!r}.")
-        bad = [k for k in ks if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1]
-        if bad:
-            raise InvalidParameterError(f"ks must hold positive ints only, e.g. (1, 3, 5, 10); got {bad[0]!r} in {ks!r}. "
-                                        "For the metrics without a cut, call calculate_metrics().")
-        ks = sorted({int(k) for k in ks})
-        taken = [name for name in _AT_K if name in options]
-        if taken:
-            raise InvalidParameterError(f"metrics_at_k sets the simulated top-k from ks, so {taken[0]} cannot be passed.")
+        ks = check_at_k(ks, options)
         self._options(options, "metrics_at_k takes these options")
         nodes = [self._node(node)] if node is not None else list(self.nodes)
         swept = swept_measures(measures, ks)
@@ -390,7 +380,7 @@ class DaskEvaluationResult:
         return pd.concat(out, names=["node"])
 
     def wrong_examples(self, node: str, n: int = 3, document_metric: str = "recall_single_hit", answer_metric: str = "f1",
-                       document_metric_threshold: float = 0.5, answer_metric_threshold: float = 0.5, *,
+                       document_metric_threshold: float = THRESHOLD, answer_metric_threshold: float = THRESHOLD, *,
                        complete: bool = False, duplicates: str = "error", **options: Any) -> Examples:
         """The ``n`` worst queries of a node, as :meth:`evalframe.EvaluationResult.wrong_examples`.
 

@@ -88,7 +88,7 @@ def partition_of_rows(node: str, frame: pd.DataFrame, partitions: int, known: di
     for i, key in enumerate(distinct.tolist()):  # one hash per distinct query, never per row
         number = known.get(key)
         if number is None:
-            number = known[key] = mmh3.hash(str(key).encode("utf-8", "surrogatepass"), 0, signed=False) % partitions
+            number = known[key] = _partition_of(key, partitions)
         numbers[i] = number
     return numbers[codes]
 
@@ -107,6 +107,11 @@ def part_frame(frame: pd.DataFrame, positions: np.ndarray) -> pd.DataFrame:
     return rows
 
 
+def _partition_of(key: Any, partitions: int) -> int:
+    """One query's partition number by :data:`HASH_RULE`."""
+    return mmh3.hash(str(key).encode("utf-8", "surrogatepass"), 0, signed=False) % partitions
+
+
 def partition_of_ids(ids: Any, partitions: int) -> np.ndarray:
     """The partition number (int64) of every value of ``ids``, by :data:`HASH_RULE`, hashed once per distinct id.
 
@@ -117,8 +122,8 @@ def partition_of_ids(ids: Any, partitions: int) -> np.ndarray:
     True
     """
     codes, distinct = pd.factorize(np.asarray(ids, dtype=object), use_na_sentinel=False)
-    numbers = np.fromiter((mmh3.hash(str(key).encode("utf-8", "surrogatepass"), 0, signed=False) % partitions
-                           for key in distinct.tolist()), dtype=np.int64, count=len(distinct))
+    numbers = np.fromiter((_partition_of(key, partitions) for key in distinct.tolist()), dtype=np.int64,
+                          count=len(distinct))
     return numbers[codes]
 
 

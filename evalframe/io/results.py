@@ -228,6 +228,9 @@ def save_parts(out_dir: str | Path, partitions: int, write_parts: Callable[[Path
             if len(parts) != partitions:
                 raise SaveError(f"node {node!r}: {len(parts)} partition files were written, not {partitions}.")
             for number, part in enumerate(parts):
+                if not isinstance(part, dict):
+                    raise SaveError(f"node {node!r}: partition {number}'s entry must be the dict write_part returns; got "
+                                    f"{type(part).__name__}.")
                 if part.get("file") != partitioned_format.part_file(node, number, partitions):
                     raise SaveError(f"node {node!r}: partition {number} was written as {part.get('file')!r}, not "
                                     f"{partitioned_format.part_file(node, number, partitions)!r}.")

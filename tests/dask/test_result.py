@@ -88,12 +88,15 @@ def test_every_analysis_equals_the_in_memory_one_on_synthetic_results(tmp_path, 
 
 
 def test_the_hand_result_gives_its_hand_worked_values_on_the_cluster(tmp_path, client):
-    # tests/fixtures.py: hand_result's Reader has 4 queries, exact match 3 of 4; 6 Retriever queries, recall_multi_hit .75
+    # tests/fixtures.py: the Reader's integrated answers give q1, q2, q3 an exact match and q5 none (3 of 4); the
+    # Retriever's per-query values are those worked out in tests/metrics/test_document_metrics.py (default scope)
     _, cluster = both(hand_result(), tmp_path, 3, client)
     metrics = cluster.calculate_metrics()
     assert metrics["Reader"]["num_examples_for_eval"] == 4.0
-    assert metrics["Reader"]["exact_match"] == pytest.approx(0.75, abs=TOLERANCE)
-    assert metrics["Retriever"]["recall_multi_hit"] == pytest.approx(0.75, abs=TOLERANCE)
+    assert metrics["Reader"]["exact_match"] == pytest.approx(3 / 4, abs=TOLERANCE)
+    assert metrics["Retriever"]["recall_multi_hit"] == pytest.approx((1 + 1 + 1 + 1 + 0 + 0.5) / 6, abs=TOLERANCE)
+    assert metrics["Retriever"]["precision"] == pytest.approx((0.8 + 1 + 1 / 3 + 1 + 0 + 0.5) / 6, abs=TOLERANCE)
+    assert metrics["Retriever"]["mrr"] == pytest.approx((1 + 1 + 1 / 3 + 1 + 0 + 0.5) / 6, abs=TOLERANCE)
 
 
 POOL = ["d1", "d2", "d3", "d4"]
