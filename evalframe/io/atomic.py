@@ -221,8 +221,12 @@ def cleanup_stale(target: Path) -> None:
                     shutil.rmtree(path)
             with contextlib.suppress(OSError):
                 os.unlink(parent / f".{target.name}.evalframe-tmp-{token}.lock-new")
-            with contextlib.suppress(OSError):
-                os.unlink(parent / f".{target.name}.evalframe-tmp-{token}.lock")
+            if fd is not None or fcntl is None:
+                # only a lock file this cleaner holds (or Windows, where a held one cannot be removed): a lock found
+                # missing above may since have been published by a saver that was between its two lock steps, and
+                # removing it would make that live saver's staging folder look dead to the next cleaner
+                with contextlib.suppress(OSError):
+                    os.unlink(parent / f".{target.name}.evalframe-tmp-{token}.lock")
         finally:
             if fd is not None:
                 os.close(fd)

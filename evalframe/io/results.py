@@ -31,7 +31,7 @@ from . import csv as csv_format
 from . import haystack1
 from .codecs import check_frame, encode_frame, encode_frame_texts
 from .partitioned import check_node_name
-from .folder import Folder, with_retries
+from .folder import Folder, Vanished, with_retries
 from . import partitioned as partitioned_format
 from .manifest import (FORMAT_NAME, FORMAT_VERSION, MANIFEST_NAME, PARTITIONED_FORMAT_VERSION, listed_files, read_manifest,
                        read_manifest_quietly)
@@ -308,10 +308,12 @@ def _foreign_files(folder: Path) -> tuple[list[str], dict[str, Any] | None]:
 
 
 def _is_file(folder: Folder, name: str) -> bool:
+    """Whether the listed entry ``name`` is a regular file; :class:`Vanished` when it is gone (another save
+    exchanged the folder and is deleting the generation listed: the check starts again)."""
     try:
         info = os.stat(name, dir_fd=folder.fd, follow_symlinks=False) if folder.fd >= 0 else os.lstat(folder.path / name)
     except FileNotFoundError:
-        return False
+        raise Vanished(str(folder.path / name)) from None
     return stat.S_ISREG(info.st_mode)
 
 

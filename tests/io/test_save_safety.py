@@ -312,6 +312,31 @@ def test_saving_through_a_symlink_replaces_the_folder_and_keeps_the_link(tmp_pat
         new_result().save(tmp_path / "dangling")
 
 
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+def test_a_save_landing_during_the_check_of_the_target_is_not_taken_for_foreign_files(tmp_path, monkeypatch, fmt):
+    # found by CI (pandas 2.2 job): another saver exchanged the folder and deleted the old generation after this
+    # save's check had listed it and read its manifest, so the check's stat of each listed file found nothing and
+    # named evalframe's own files as "files evalframe did not write". The check must start again instead.
+    from evalframe.io import results as _results
+
+    folder = old_result().save(tmp_path / "out", format=fmt)
+    original = _results.read_manifest_quietly
+    landed = []
+
+    def read_manifest_quietly(opened):
+        manifest = original(opened)
+        if not landed:  # the listing and the manifest are read; now a whole save lands and removes them
+            landed.append(True)
+            new_result().save(folder, format=fmt)
+        return manifest
+
+    monkeypatch.setattr(_results, "read_manifest_quietly", read_manifest_quietly)
+    assert old_result().save(folder, format=fmt) == folder
+    assert landed
+    assert_result_equal(EvaluationResult.load(folder), old_result())
+    assert siblings(folder) == []
+
+
 # ------------------------------------------------------------------------ 3: concurrent savers and readers
 def _saver(folder: str, which: str, rounds: int) -> None:
     result = old_result() if which == "old" else new_result()
@@ -427,6 +452,39 @@ def test_lone_surrogates_round_trip_or_are_named(tmp_path, fmt):
     with pytest.raises(SaveError, match=r"node name 'N\\udc80' cannot be a file name"):
         EvaluationResult({"N\udc80": frame}).save(tmp_path / "bad", format=fmt)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ok"]
+
+
+def test_a_cleaner_never_removes_a_lock_published_after_it_looked(tmp_path, monkeypatch):
+    # found by a stress run of the concurrent savers: a cleaner listed a saver's .lock-new, found the .lock missing,
+    # the saver then published its lock, and the cleaner removed that live lock by name; the next cleaner took the
+    # saver's staging folder for a dead one and deleted it mid-write ("No such file or directory")
+    folder = old_result().save(tmp_path / "out")
+    token = "abcdefabcdef"
+    final = tmp_path / f".out.evalframe-tmp-{token}.lock"
+    temporary = tmp_path / f".out.evalframe-tmp-{token}.lock-new"
+    fd = os.open(temporary, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o644)  # the saver's first lock step
+    original = _atomic._lock_is_free
+
+    def lock_is_free(lock):
+        answer = original(lock)
+        if lock == final and not final.exists():  # the saver's next steps, right after the cleaner looked
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            os.rename(temporary, final)
+        return answer
+
+    monkeypatch.setattr(_atomic, "_lock_is_free", lock_is_free)
+    try:
+        _atomic.cleanup_stale(folder)
+        assert final.exists()  # the live saver's lock is still there
+        monkeypatch.setattr(_atomic, "_lock_is_free", original)
+        staging = tmp_path / f".out.evalframe-tmp-{token}"
+        staging.mkdir()  # the saver writes its staging folder
+        _atomic.cleanup_stale(folder)
+        assert staging.is_dir() and final.exists()  # a second cleaner leaves the live saver alone
+    finally:
+        os.close(fd)  # the saver dies
+    _atomic.cleanup_stale(folder)
+    assert siblings(folder) == []
 
 
 def test_the_lock_is_visible_only_once_held(tmp_path, monkeypatch):
