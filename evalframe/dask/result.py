@@ -329,7 +329,10 @@ class DaskEvaluationResult:
             return self._frame(_query_table, node, keywords, retriever=retriever)
         parts = self.map_partitions(_ordered_query_table, node, keywords, nodes=[node], retriever=retriever)
         columns = merged_columns([part.iloc[:0] for part in parts])
-        whole = pd.concat([_reindexed(part, columns) for part in parts if len(part)] or [_reindexed(parts[0], columns)])
+        # no query left anywhere (e.g. a retriever top-k that keeps no row): the empty table of a partition that held
+        # ids of the node, whose index has their dtype as in memory (a partition without them has an object index)
+        empty = next((part for part in parts if part.index.dtype != object), parts[0])
+        whole = pd.concat([_reindexed(part, columns) for part in parts if len(part)] or [_reindexed(empty, columns)])
         order = np.lexsort((whole["__key__"].to_numpy(), whole["__group__"].to_numpy()))
         table = whole.iloc[order].drop(columns=["__group__", "__key__"])
         return table if len(table.columns) else table.set_axis(pd.RangeIndex(0), axis=1)  # no metric: as in memory

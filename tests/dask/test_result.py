@@ -141,6 +141,19 @@ def test_generated_results_computed_both_ways_agree(tmp_path_factory, result, pa
         _both_ways(tmp_path_factory, result, partitions, options, n)
 
 
+def test_a_top_k_that_keeps_no_query_gives_the_empty_table_of_memory(tmp_path):
+    # found by hypothesis: the one retriever row has rank 3, so top-k 2 keeps no query; the gathered empty table had
+    # an object index where memory's has the ids' dtype (partition 0 held no ids of the node)
+    retriever = pd.DataFrame([doc_row("q0", 3, "d1", ["d1"], [1], [100], [1])]).assign(node="Retriever")
+    reader = pd.DataFrame([answer_row("q0", 1, "a", 0.0, 0.0, ["d1"])] * 3).assign(node="Reader")
+    memory, cluster = both(EvaluationResult({"Retriever": retriever, "Reader": reader}), tmp_path, 3, None)
+    with dask.config.set(scheduler="synchronous"):
+        got = cluster.query_metrics("Retriever", compute=True, simulated_top_k_retriever=2)
+    expected = memory.query_metrics("Retriever", simulated_top_k_retriever=2)
+    assert len(expected) == 0
+    assert_frames_close(got, expected)
+
+
 def _both_ways(tmp_path_factory, result, partitions, options, n):
     client = None
     if "Retriever" not in result and "simulated_top_k_retriever" in options and "Reader" in result:
