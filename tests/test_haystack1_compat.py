@@ -127,7 +127,7 @@ def test_wrong_examples_equal_haystack_up_to_tie_order():
                 continue
             expected = by_id[example["multilabel_id"]]
             assert example["query"] == expected["query"]
-            # docs/haystack-compat.md#persistence (11): Haystack's bytes b'null' ("null" in the JSON) loads as None
+            # docs/haystack-compat.md#persistence (12): Haystack's bytes b'null' ("null" in the JSON) loads as None
             assert example["filters"] == (None if expected["filters"] == "null" else expected["filters"])
             assert example["metrics"] == pytest.approx(expected["metrics"])
             key = "answers" if node == "Reader" else "documents"

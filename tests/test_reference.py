@@ -113,7 +113,9 @@ def random_result(seed):
     for q in range(n_queries):
         qid = f"q{q}"
         gold = [str(g) for g in rng.choice(pool + ["00"], size=int(rng.integers(0, 4)))]
-        n_answers_gold = int(rng.integers(0, 4))
+        # as Haystack's MultiLabel: one gold answer per answered label, so at most one per gold document, or [""]
+        # when every label is no_answer (no gold ids); a longer match list is refused (docs/metrics.md#per-query)
+        n_answers_gold = int(rng.integers(0, len(gold) + 1)) if gold else int(rng.integers(0, 2))
         for mode in ("integrated", "isolated"):
             n = int(rng.integers(1, 7))
             ranks = rng.permutation(n) + 1 if rng.random() < 0.7 else rng.integers(1, n + 1, size=n)

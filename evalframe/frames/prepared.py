@@ -215,8 +215,9 @@ def prepare_document_rows(frame: pd.DataFrame, positions: np.ndarray, *, where: 
         order = np.lexsort((rank_frame, codes))  # stable: ties keep frame order
         row_query = codes[order]
         rank = rank_frame[order]
-    n_gold = _gold_counts(select_lists(lists(gold_column), positions[first_of_query], frame.index, column=gold_column,
-                                       where=where))
+    gold_rows = positions[first_of_query]  # a query's gold lists are its first row's
+    gold = select_lists(lists(gold_column), gold_rows, frame.index, column=gold_column, where=where)
+    n_gold = _gold_counts(gold)
 
     doc_group, doc_group_query, documents = _document_groups(frame["document_id"], positions, order, row_query, in_order)
 
@@ -228,6 +229,8 @@ def prepare_document_rows(frame: pd.DataFrame, positions: np.ndarray, *, where: 
         match_lists[part] = select_lists(lists(column), positions, frame.index, column=column, where=where)
         match_cells[part] = match_lists[part].row_cell if in_order else match_lists[part].row_cell[order]
         np.maximum(longest, match_lists[part].lengths[match_cells[part]], out=longest)
+    _check_gold_lengths(frame, gold_column, gold.lengths[gold.row_cell], match_lists, match_cells, longest, row_query,
+                        query_ids, gold_rows, positions, order, where)
     pair_row, pair_index = segment_positions(longest)
     width = int(longest.max(initial=0)) + 1
     pair_group, pair_group_query = _group(row_query[pair_row] * width + pair_index, width, len(query_ids))
@@ -236,6 +239,35 @@ def prepare_document_rows(frame: pd.DataFrame, positions: np.ndarray, *, where: 
         order=order, doc_group=doc_group, doc_group_query=doc_group_query, n_gold=n_gold, pair_row=pair_row,
         pair_index=pair_index, pair_group=pair_group, pair_group_query=pair_group_query, match_lists=match_lists,
         match_cells=match_cells, _documents=documents, longest=longest, query_values=query_values,
+    )
+
+
+def _check_gold_lengths(frame: pd.DataFrame, gold_column: str, gold_lengths: np.ndarray,
+                        match_lists: dict[str, SelectedLists], match_cells: dict[str, np.ndarray], longest: np.ndarray,
+                        row_query: np.ndarray, query_ids: np.ndarray, gold_rows: np.ndarray, positions: np.ndarray,
+                        order: np.ndarray, where: str) -> None:
+    """Refuse a row whose match list is longer than its query's gold list (the query's first row's).
+
+    Every row of a query carries the query's gold lists, one entry per gold label, and its match lists
+    mark entries of them; a longer match list marks gold entries the query does not have, and would give a
+    recall above 1 and an infinite map / ndcg (a frame edited by hand, or rows of two queries under one id).
+    A query without gold documents is exempt: Haystack 1.x gives one whose labels are all no_answer the
+    gold_answers ``[""]`` and no gold ids, and such a query scores 1.0 whatever its rows match.
+    """
+    query_gold = gold_lengths[row_query]
+    too_long = (longest > query_gold) & (query_gold > 0)
+    if not too_long.any():
+        return
+    row = int(np.argmax(too_long))
+    query = row_query[row]
+    column = next(MATCH_LIST_COLUMNS[part] for part, lists in match_lists.items()
+                  if lists.lengths[match_cells[part][row]] == longest[row])
+    raise SchemaError(
+        f"{where}: row {row_label(frame.index, int(positions[order[row]]))!r} of query {query_ids[query]!r} has "
+        f"{int(longest[row])} entries in {column!r}, but the query's {gold_column!r} (row "
+        f"{row_label(frame.index, int(gold_rows[query]))!r}, its first) has {int(gold_lengths[query])}; every row of "
+        "a query carries the query's gold lists, one entry per gold label. Give all rows of the query the same gold "
+        "lists, or different multilabel_ids if they are different queries."
     )
 
 

@@ -190,10 +190,22 @@ def test_metrics_after_random_edits_equal_a_fresh_result(result, edits, data):
         _edit(result, kind, data)
         fresh = EvaluationResult({node: pickle.loads(pickle.dumps(frame)) for node, frame in result.items()})
         for call in CALLS:
-            assert _same(result.calculate_metrics(**call), fresh.calculate_metrics(**call))
+            ours, theirs = _outcome(result.calculate_metrics, **call), _outcome(fresh.calculate_metrics, **call)
+            assert ours == theirs if isinstance(theirs, str) else _same(ours, theirs)
         node = data.draw(st.sampled_from(["Retriever", "Reader"]))
-        pd.testing.assert_frame_equal(result.query_metrics(node, simulated_top_k_retriever=2),
-                                      fresh.query_metrics(node, simulated_top_k_retriever=2))
+        ours, theirs = (_outcome(r.query_metrics, node, simulated_top_k_retriever=2) for r in (result, fresh))
+        if isinstance(theirs, str):  # an edit can move a row into a query with other gold lists: refused alike
+            assert ours == theirs
+        else:
+            pd.testing.assert_frame_equal(ours, theirs)
+
+
+def _outcome(method, *args, **kwargs):
+    """The call's value, or the text of the SchemaError it raised (a frame an edit made inconsistent)."""
+    try:
+        return method(*args, **kwargs)
+    except SchemaError as exc:
+        return f"SchemaError: {exc}"
 
 
 @pytest.mark.parametrize("column", ["document_id", "gold_document_ids", "multilabel_id", "type", "rank",

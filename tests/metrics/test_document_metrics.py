@@ -14,7 +14,7 @@ from math import log2
 
 import pytest
 
-from evalframe import EvaluationResult
+from evalframe import EvaluationResult, SchemaError
 from tests.fixtures import hand_result, retriever_frame
 
 METRICS = ("recall_multi_hit", "recall_single_hit", "precision", "map", "mrr", "ndcg")
@@ -149,8 +149,36 @@ def test_rank_ties_count_every_tied_relevant_row_in_map(storage):
 
 def test_gold_custom_document_ids_take_precedence(storage):
     frame = retriever_frame()
-    frame["gold_custom_document_ids"] = [["c1"]] * len(frame)  # L = 1 everywhere now
+    frame["gold_custom_document_ids"] = [["c1", "c2", "c3"]] * len(frame)  # L = 3 everywhere now
     table = storage(EvaluationResult({"R": frame})).query_metrics("R", document_scope="document_id")
-    # q2 (no gold ids before) now has L = 1 and no relevant row -> 0; q1 has M = 2 > L = 1
+    # q2 (no gold ids before) now has L = 3 and no relevant row -> 0; q1 has M = 2 of L = 3, q3 M = 1
     assert table.loc["q2", "recall_multi_hit"] == 0.0
-    assert table.loc["q1", "recall_multi_hit"] == pytest.approx(2.0)
+    assert table.loc["q1", "recall_multi_hit"] == pytest.approx(2 / 3)
+    assert table.loc["q3", "recall_multi_hit"] == pytest.approx(1 / 3)
+    # q1's num_relevants = |{d1, d2}| + (3 - 2) = 3: map = (1/2 + 2/3 + 3/5) / 3
+    assert table.loc["q1", "map"] == pytest.approx((1 / 2 + 2 / 3 + 3 / 5) / 3)
+
+
+def test_a_match_list_longer_than_the_querys_gold_list_is_refused_not_scored_above_one(storage):
+    # Haystack 1.x reads L from a query's first row and M from every row's match lists: with [d1] on the first row
+    # and [d1, d2] on another it scores recall_multi_hit 2.0 and an infinite map; evalframe names the rows instead
+    frame = retriever_frame()
+    frame.at[0, "gold_document_ids"] = ["d1"]  # q1's first row; its other rows keep [d1, d2] and two-entry match lists
+    frame.at[0, "gold_documents_id_match"] = [0.0]
+    frame.at[0, "gold_contexts_similarity"] = [70.0]
+    frame.at[0, "gold_answers_match"] = [1.0]
+    result = storage(EvaluationResult({"R": frame}))
+    message = (r"row 1 of query 'q1' has 2 entries in 'gold_\w+', but the query's 'gold_document_ids' \(row 0, its "
+               r"first\) has 1; every row of a query carries the query's gold lists")
+    with pytest.raises(SchemaError, match=message):
+        result.calculate_metrics(document_scope="document_id")
+    with pytest.raises(SchemaError, match=message):
+        result.query_metrics("R", document_scope="context")
+    # the other way round the first row's gold list is the query's (the SPEC), and the values stay within [0, 1]
+    frame = retriever_frame()
+    frame.at[1, "gold_document_ids"] = ["d1"]
+    frame.at[1, "gold_documents_id_match"] = [1.0]
+    frame.at[1, "gold_contexts_similarity"] = [90.0]
+    frame.at[1, "gold_answers_match"] = [1.0]
+    table = storage(EvaluationResult({"R": frame})).query_metrics("R", document_scope="document_id")
+    assert table.loc["q1", "recall_multi_hit"] == 1.0  # M = |{0} ∪ {1} ∪ {0}| = 2 of L = 2, as before
