@@ -317,13 +317,21 @@ def test_partitions_holding_one_row_type_of_a_node_give_the_whole_tables_columns
                                               eval_mode="isolated"), empty)
 
 
+QUERY_IDS = ["q1", "q2", "q3", "q4", "q5", "q6"]  # hand_result's
+
+
 def test_review_findings_stay_fixed(tmp_path, client):
     """The cases an independent review broke: each is now equal to memory (or refused before anything is written)."""
     with dask.config.set(scheduler="synchronous"):
         # 1. a query of run A whose partition holds no rows of run B is counted in only_a, not dropped
         a = hand_result()
         b = EvaluationResult({n: f[f["multilabel_id"] != "q6"].reset_index(drop=True) for n, f in a.node_results.items()})
-        (ma, ca), (mb, cb) = both(a, tmp_path / "a", 64, None), both(b, tmp_path / "b", 64, None)
+        from evalframe.io.partitioned import partition_of_ids
+
+        where = dict(zip(QUERY_IDS, partition_of_ids(np.array(QUERY_IDS, dtype=object), 6)))
+        assert [q for q in QUERY_IDS if where[q] == where["q6"]] == ["q6"]  # q6's partition holds nothing of run B
+        assert len(set(where.values())) < 6  # and some partitions hold no rows at all
+        (ma, ca), (mb, cb) = both(a, tmp_path / "a", 6, None), both(b, tmp_path / "b", 6, None)
         columns = ["mean_a", "mean_b", "queries", "only_a", "only_b"]
         with pytest.warns(UserWarning, match="1 query is scored only in 'A' and 0 only in 'B'"):
             got = evalframe.dask.compare(ca, cb, node="Retriever", metrics="mrr")[columns]
