@@ -25,6 +25,7 @@ import json
 import math
 import re
 import reprlib
+import threading
 import warnings
 from dataclasses import dataclass
 from collections.abc import Callable, Hashable
@@ -63,6 +64,19 @@ def _check_literal(value: Any) -> bool:
     if kind is dict:
         return all(_check_literal(k) and _check_literal(v) for k, v in value.items())
     return False
+
+
+#: One thread at a time builds a syntax tree: CPython 3.11's AST constructor keeps its recursion depth in state
+#: the threads share, and two threads parsing at once (a load on a Dask worker with several threads) can fail
+#: with "SystemError: AST constructor recursion depth mismatch" (python/cpython#106905). literal_eval holds the GIL
+#: for nearly all its work, so the lock costs no parallelism.
+_SYNTAX_TREE_LOCK = threading.Lock()
+
+
+def literal_eval(text: str) -> Any:
+    """:func:`ast.literal_eval`, one thread at a time (see ``_SYNTAX_TREE_LOCK``)."""
+    with _SYNTAX_TREE_LOCK:
+        return ast.literal_eval(text)
 
 
 def _is_missing(value: Any) -> bool:
@@ -753,7 +767,7 @@ class LiteralParser:
                 # each literal_eval leaves ~1 KB of cyclic garbage (its syntax tree), which the paused collector
                 # (see evalframe.io.results) would keep until the load ends; the youngest generation holds only recent objects
                 gc.collect(0)
-            return ast.literal_eval(text)
+            return literal_eval(text)
         except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError) as exc:
             shown = text if len(text) <= 80 else text[:77] + "..."
             raise LoadError(
@@ -859,13 +873,13 @@ def _unescape(literal: str, body: str) -> Any:
     writes), go to ``ast.literal_eval``.
     """
     if literal[0] == "b" or _ESCAPED_NON_ASCII.search(body):
-        return ast.literal_eval(literal)
+        return literal_eval(literal)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DeprecationWarning)  # an unknown escape stays as typed, as in a literal
             return body.encode("latin-1", "backslashreplace").decode("unicode_escape")
     except UnicodeDecodeError:  # e.g. a cut hex escape: the literal parser words the error
-        return ast.literal_eval(literal)
+        return literal_eval(literal)
 
 
 _ESCAPED_NON_ASCII = re.compile(r"\\[^\x00-\x7f]")

@@ -425,3 +425,35 @@ def test_a_haystack_folder_cell_that_is_not_a_number_names_file_and_1_based_row(
     frame.to_csv(folder / "Reader.csv", index=False)
     with pytest.raises(LoadError, match=r"Reader\.csv: data row 3, column 'rank': 'abc' is not a number"):
         EvaluationResult.load(folder)
+
+
+def test_loads_in_several_threads_build_one_syntax_tree_at_a_time(tmp_path, monkeypatch):
+    # CPython 3.11's AST constructor shares its recursion depth between threads: two threads in ast.literal_eval at
+    # once failed on a Dask worker with 2 threads ("SystemError: AST constructor recursion depth mismatch")
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    from evalframe.io import codecs
+
+    frame = pd.DataFrame({"multilabel_id": [f"q{i}" for i in range(60)],
+                          "filters": [{"k": (i, None, b"x")} for i in range(60)]})  # cells only the literal parser reads
+    folder = EvaluationResult({"N": frame}).save(tmp_path / "out")
+    inside, most, guard = [0], [0], threading.Lock()
+    parse = ast.literal_eval
+
+    def literal_eval(text):
+        with guard:
+            inside[0] += 1
+            most[0] = max(most[0], inside[0])
+        time.sleep(0.0005)  # long enough for another thread to enter, if it could
+        try:
+            return parse(text)
+        finally:
+            with guard:
+                inside[0] -= 1
+
+    monkeypatch.setattr(codecs.ast, "literal_eval", literal_eval)
+    with ThreadPoolExecutor(4) as pool:
+        loaded = list(pool.map(lambda _: EvaluationResult.load(folder, progress=False), range(4)))
+    assert all(result["N"]["filters"].tolist() == frame["filters"].tolist() for result in loaded)
+    assert most == [1]
