@@ -195,6 +195,31 @@ class _Query:
     gold_custom_ids: list[Any]
 
 
+def _check_one_gold_per_id(golds: dict[str, tuple[int, tuple[Any, ...]]], position: int, ml: MultiLabel,
+                           gold_custom: list[Any]) -> None:
+    """Refuse a second entry of one multilabel_id (query text and filters) with other gold lists.
+
+    The metrics score one query per multilabel_id against its first row's gold lists: the rows of the two entries
+    would be scored against one of them (a recall above 1, docs/metrics.md#per-query). Entries with the same gold
+    lists are one query whose outputs come in parts (as sharded runs files may give them).
+    """
+    gold = (ml.document_ids, ml.contexts, ml.answers, gold_custom)
+    first = golds.setdefault(ml.id, (position, gold))
+    if first[1] != gold:
+        raise EvalframeError(
+            f"labels[{first[0]}] and labels[{position}] are one query (multilabel_id {ml.id!r}: the query "
+            f"{_short(ml.query)} with the same filters) with different gold labels (gold document ids "
+            f"{_short(first[1][0])} and {_short(gold[0])}); the metrics score one query per multilabel_id. "
+            "Put all their labels into one entry (as Haystack's aggregate_labels does), or tell the queries apart by "
+            "their filters."
+        )
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def _offsets(offsets: Any) -> Any:
     if offsets is None:
         return None
@@ -417,6 +442,7 @@ def flatten(
     sas = resolve_sas_model(sas_model)
 
     queries: list[_Query | None] = []
+    golds: dict[str, tuple[int, tuple[Any, ...]]] = {}  # the first entry of each multilabel_id, and its gold lists
     for position, ml in enumerate(multilabels):
         if ml is None:
             warn(f"labels[{position}] has no label; the query is left out.")
@@ -433,6 +459,7 @@ def flatten(
                             f"{sorted(label.document.meta)}."
                         )
                     gold_custom.append(label.document.meta[custom_document_id_field])
+        _check_one_gold_per_id(golds, position, ml, gold_custom)
         filters = None if ml.filters is None else json.dumps(ml.filters, sort_keys=True)
         queries.append(_Query(position, ml, filters, gold_custom))
 

@@ -33,6 +33,40 @@ __all__ = ["DocumentRows", "AnswerRows", "prepare_document_rows", "prepare_answe
 
 
 @dataclass
+class GoldLists:
+    """The gold list of each query (its first row's: ``docs/metrics.md#per-query``), which every row's match lists
+    index: the lists of ids and contexts have one entry per gold document, the list of answers at most that many
+    (Haystack 1.x's MultiLabel: one answer per answered label)."""
+
+    column: str  # gold_custom_document_ids or gold_document_ids
+    lengths: np.ndarray  # entries per query, "00" included
+    rows: np.ndarray  # the frame position of each query's first row
+
+    def check(self, part: str, row_lengths: np.ndarray, *, frame: pd.DataFrame, where: str, row_query: np.ndarray,
+              query_ids: np.ndarray, positions: np.ndarray, order: np.ndarray) -> None:
+        """Refuse a row whose match list ``part`` (lengths per sorted row) does not fit its query's gold list.
+
+        A row of another length belongs to another gold list: rows with different gold lists under one
+        multilabel_id (a frame edited by hand, two queries under one id) would be scored against the first
+        row's, with a recall above 1 or an infinite map. A query without gold ids may have the answers list
+        ``[""]`` (Haystack 1.x's all-no_answer MultiLabel): it scores 1.0 whatever its rows match.
+        """
+        expected = self.lengths[row_query]
+        bad = (row_lengths > expected) & (expected > 0) if part == "ans" else row_lengths != expected
+        if not bad.any():
+            return
+        row = int(np.argmax(bad))
+        query = row_query[row]
+        raise SchemaError(
+            f"{where}: row {row_label(frame.index, int(positions[order[row]]))!r} of query {query_ids[query]!r} has "
+            f"{int(row_lengths[row])} entries in {MATCH_LIST_COLUMNS[part]!r}, but the query's {self.column!r} (row "
+            f"{row_label(frame.index, int(self.rows[query]))!r}, its first) has {int(self.lengths[query])}; every row "
+            "of a query carries the query's gold lists, and its match lists one entry per gold label. Give all rows "
+            "of the query the same gold lists, or different multilabel_ids if they are different queries."
+        )
+
+
+@dataclass
 class DocumentRows:
     """One node's document rows of one eval_mode, as flat arrays (prepared once, then reused).
 
@@ -62,6 +96,7 @@ class DocumentRows:
     _documents: tuple[np.ndarray, Any] | None = None
     longest: np.ndarray | None = None  # pairs per sorted row (the longest laid-out match list)
     query_values: Any = None  # query_ids as pandas' factorize gave them (Arrow strings stay Arrow), for the tables' index
+    gold: GoldLists | None = None  # the queries' gold lists, which match lists added later are checked against
 
     @property
     def document_codes(self) -> np.ndarray:
@@ -229,8 +264,10 @@ def prepare_document_rows(frame: pd.DataFrame, positions: np.ndarray, *, where: 
         match_lists[part] = select_lists(lists(column), positions, frame.index, column=column, where=where)
         match_cells[part] = match_lists[part].row_cell if in_order else match_lists[part].row_cell[order]
         np.maximum(longest, match_lists[part].lengths[match_cells[part]], out=longest)
-    _check_gold_lengths(frame, gold_column, gold.lengths[gold.row_cell], match_lists, match_cells, longest, row_query,
-                        query_ids, gold_rows, positions, order, where)
+    gold_lists = GoldLists(gold_column, gold.lengths[gold.row_cell], gold_rows)
+    for part in parts:
+        gold_lists.check(part, match_lists[part].lengths[match_cells[part]], frame=frame, where=where,
+                         row_query=row_query, query_ids=query_ids, positions=positions, order=order)
     pair_row, pair_index = segment_positions(longest)
     width = int(longest.max(initial=0)) + 1
     pair_group, pair_group_query = _group(row_query[pair_row] * width + pair_index, width, len(query_ids))
@@ -238,36 +275,7 @@ def prepare_document_rows(frame: pd.DataFrame, positions: np.ndarray, *, where: 
         frame=frame, positions=positions, where=where, query_ids=query_ids, row_query=row_query, rank=rank,
         order=order, doc_group=doc_group, doc_group_query=doc_group_query, n_gold=n_gold, pair_row=pair_row,
         pair_index=pair_index, pair_group=pair_group, pair_group_query=pair_group_query, match_lists=match_lists,
-        match_cells=match_cells, _documents=documents, longest=longest, query_values=query_values,
-    )
-
-
-def _check_gold_lengths(frame: pd.DataFrame, gold_column: str, gold_lengths: np.ndarray,
-                        match_lists: dict[str, SelectedLists], match_cells: dict[str, np.ndarray], longest: np.ndarray,
-                        row_query: np.ndarray, query_ids: np.ndarray, gold_rows: np.ndarray, positions: np.ndarray,
-                        order: np.ndarray, where: str) -> None:
-    """Refuse a row whose match list is longer than its query's gold list (the query's first row's).
-
-    Every row of a query carries the query's gold lists, one entry per gold label, and its match lists
-    mark entries of them; a longer match list marks gold entries the query does not have, and would give a
-    recall above 1 and an infinite map / ndcg (a frame edited by hand, or rows of two queries under one id).
-    A query without gold documents is exempt: Haystack 1.x gives one whose labels are all no_answer the
-    gold_answers ``[""]`` and no gold ids, and such a query scores 1.0 whatever its rows match.
-    """
-    query_gold = gold_lengths[row_query]
-    too_long = (longest > query_gold) & (query_gold > 0)
-    if not too_long.any():
-        return
-    row = int(np.argmax(too_long))
-    query = row_query[row]
-    column = next(MATCH_LIST_COLUMNS[part] for part, lists in match_lists.items()
-                  if lists.lengths[match_cells[part][row]] == longest[row])
-    raise SchemaError(
-        f"{where}: row {row_label(frame.index, int(positions[order[row]]))!r} of query {query_ids[query]!r} has "
-        f"{int(longest[row])} entries in {column!r}, but the query's {gold_column!r} (row "
-        f"{row_label(frame.index, int(gold_rows[query]))!r}, its first) has {int(gold_lengths[query])}; every row of "
-        "a query carries the query's gold lists, one entry per gold label. Give all rows of the query the same gold "
-        "lists, or different multilabel_ids if they are different queries."
+        match_cells=match_cells, _documents=documents, longest=longest, query_values=query_values, gold=gold_lists,
     )
 
 
@@ -289,6 +297,9 @@ def add_match_lists(rows: DocumentRows, parts: tuple[str, ...], lists: Callable[
         cells = _in_order(selected.row_cell, rows.order)
         if (selected.lengths[cells] > rows.longest).any():
             return False
+        if rows.gold is not None:
+            rows.gold.check(part, selected.lengths[cells], frame=rows.frame, where=rows.where, row_query=rows.row_query,
+                            query_ids=rows.query_ids, positions=rows.positions, order=rows.order)
         added[part] = (selected, cells)
     for part, (selected, cells) in added.items():
         rows.match_lists[part], rows.match_cells[part] = selected, cells

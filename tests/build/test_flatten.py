@@ -356,3 +356,24 @@ def test_matching_options_are_checked_before_any_scoring(option, value, pattern)
         EvaluationResult.from_runs([[label]], {"Reader": {"answers": [[Answer("Berlin", context=doc.content)]]}},
                                    progress=False, **kwargs)
     assert calls == []  # nothing was scored
+
+
+def test_one_query_given_twice_with_other_gold_labels_is_refused_by_position():
+    # found by review: the same question text twice (SQuAD repeats questions) gave two entries one multilabel_id; the
+    # metrics then scored both entries' rows against the first one's gold list (recall 2.0, or map 2.0)
+    d1 = Document("Berlin is the capital of Germany.", id="d1")
+    d2 = Document("Paris is the capital of France.", id="d2")
+
+    def label(doc, answer):
+        return Label("capital?", doc, True, True, "gold-label", Answer(answer))
+
+    outputs = {"Retriever": {"documents": [[d1, d2], [d2, d1], [d1]]}}
+    with pytest.raises(EvalframeError, match=r"labels\[0\] and labels\[2\] are one query \(multilabel_id '[0-9a-f]{32}': "
+                                             r"the query 'capital\?' with the same filters\) with different gold labels "
+                                             r"\(gold document ids \['d1'\] and \['d1', 'd2'\]\)"):
+        EvaluationResult.from_runs([[label(d1, "Berlin")], [Label("other?", d2, True, True, "gold-label", Answer("Paris"))],
+                                    [label(d1, "Berlin"), label(d2, "Paris")]], outputs, progress=False)
+    # the same gold labels twice are one query whose outputs come in two parts: its rows share the id
+    other = Label("other?", d2, True, True, "gold-label", Answer("Paris"))
+    result = EvaluationResult.from_runs([[label(d1, "Berlin")], [other], [label(d1, "Berlin")]], outputs, progress=False)
+    assert result["Retriever"]["multilabel_id"].nunique() == 2 and len(result["Retriever"]) == 5

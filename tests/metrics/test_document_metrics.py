@@ -149,36 +149,44 @@ def test_rank_ties_count_every_tied_relevant_row_in_map(storage):
 
 def test_gold_custom_document_ids_take_precedence(storage):
     frame = retriever_frame()
-    frame["gold_custom_document_ids"] = [["c1", "c2", "c3"]] * len(frame)  # L = 3 everywhere now
+    frame["gold_custom_document_ids"] = frame["gold_document_ids"]
+    q1 = (frame["multilabel_id"] == "q1").to_numpy()
+    frame["gold_document_ids"] = [["00", "00"] if first else ids for first, ids in zip(q1, frame["gold_document_ids"])]
     table = storage(EvaluationResult({"R": frame})).query_metrics("R", document_scope="document_id")
-    # q2 (no gold ids before) now has L = 3 and no relevant row -> 0; q1 has M = 2 of L = 3, q3 M = 1
-    assert table.loc["q2", "recall_multi_hit"] == 0.0
-    assert table.loc["q1", "recall_multi_hit"] == pytest.approx(2 / 3)
-    assert table.loc["q3", "recall_multi_hit"] == pytest.approx(1 / 3)
-    # q1's num_relevants = |{d1, d2}| + (3 - 2) = 3: map = (1/2 + 2/3 + 3/5) / 3
-    assert table.loc["q1", "map"] == pytest.approx((1 / 2 + 2 / 3 + 3 / 5) / 3)
+    # read from gold_document_ids, q1 would have L = 0 and score 1.0 everywhere; its custom ids give L = 2
+    assert table.loc["q1"].to_dict() == pytest.approx(Q1_ID)
 
 
-def test_a_match_list_longer_than_the_querys_gold_list_is_refused_not_scored_above_one(storage):
+def test_rows_with_another_gold_list_are_refused_not_scored_above_one(storage):
     # Haystack 1.x reads L from a query's first row and M from every row's match lists: with [d1] on the first row
-    # and [d1, d2] on another it scores recall_multi_hit 2.0 and an infinite map; evalframe names the rows instead
+    # and [d1, d2] on another it scored recall_multi_hit 2.0; with the longer list first, map 2.0 (rows of two
+    # queries under one id). evalframe names the row instead, whichever comes first
+    for first_short in (True, False):
+        frame = retriever_frame()
+        row = 0 if first_short else 1  # q1's first row, or its second
+        frame.at[row, "gold_document_ids"] = ["d1"]
+        frame.at[row, "gold_documents_id_match"] = [float(frame.at[row, "document_id"] == "d1")]
+        frame.at[row, "gold_contexts_similarity"] = [70.0]
+        frame.at[row, "gold_answers_match"] = [1.0]
+        result = storage(EvaluationResult({"R": frame}))
+        length, first_length = (2, 1) if first_short else (1, 2)
+        message = (rf"row 1 of query 'q1' has {length} entries in 'gold_\w+', but the query's 'gold_document_ids' "
+                   rf"\(row 0, its first\) has {first_length}; every row of a query carries the query's gold lists")
+        for scope in ("document_id", "context", "document_id_or_answer"):
+            with pytest.raises(SchemaError, match=message):
+                result.calculate_metrics(document_scope=scope)
+        with pytest.raises(SchemaError, match=message):
+            result.query_metrics("R", document_scope="context")
+
+
+def test_fewer_gold_answers_than_gold_documents_are_haystacks_shape(storage):
+    # Haystack 1.x's MultiLabel gives labels without an answer a gold document but no gold answer: the answers'
+    # match lists may be shorter. q1 (L = 2) with one gold answer, matched on d3, d1, d1: R = {r1, r2, r5}, M = 1,
+    # the same relevant rows and matched golds as under "context" (Q1_CTX)
     frame = retriever_frame()
-    frame.at[0, "gold_document_ids"] = ["d1"]  # q1's first row; its other rows keep [d1, d2] and two-entry match lists
-    frame.at[0, "gold_documents_id_match"] = [0.0]
-    frame.at[0, "gold_contexts_similarity"] = [70.0]
-    frame.at[0, "gold_answers_match"] = [1.0]
-    result = storage(EvaluationResult({"R": frame}))
-    message = (r"row 1 of query 'q1' has 2 entries in 'gold_\w+', but the query's 'gold_document_ids' \(row 0, its "
-               r"first\) has 1; every row of a query carries the query's gold lists")
-    with pytest.raises(SchemaError, match=message):
-        result.calculate_metrics(document_scope="document_id")
-    with pytest.raises(SchemaError, match=message):
-        result.query_metrics("R", document_scope="context")
-    # the other way round the first row's gold list is the query's (the SPEC), and the values stay within [0, 1]
-    frame = retriever_frame()
-    frame.at[1, "gold_document_ids"] = ["d1"]
-    frame.at[1, "gold_documents_id_match"] = [1.0]
-    frame.at[1, "gold_contexts_similarity"] = [90.0]
-    frame.at[1, "gold_answers_match"] = [1.0]
-    table = storage(EvaluationResult({"R": frame})).query_metrics("R", document_scope="document_id")
-    assert table.loc["q1", "recall_multi_hit"] == 1.0  # M = |{0} ∪ {1} ∪ {0}| = 2 of L = 2, as before
+    q1 = (frame["multilabel_id"] == "q1").to_numpy()
+    frame["gold_answers_match"] = [cells[:1] if first else cells for first, cells in zip(q1, frame["gold_answers_match"])]
+    frame["answer_match"] = [float(cells[:1] == [1]) if first else value
+                             for first, cells, value in zip(q1, frame["gold_answers_match"], frame["answer_match"])]
+    table = storage(EvaluationResult({"R": frame})).query_metrics("R", document_scope="answer")
+    assert table.loc["q1"].to_dict() == pytest.approx(Q1_CTX)
