@@ -301,20 +301,15 @@ def replace_folder(target: Path, write: Callable[[Path], None],
             write(staging)
             step("fsync staging")
             _fsync_dir(staging)
-            _put_in_place(staging, target, aside)
+            _put_in_place(staging, target, aside, foreign)
         except OSError as exc:
             raise _as_save_error(exc, target) from None
         # the old generation (now at the staging path) goes; a failure here leaves the new result in place,
         # and what is left is removed by the next save or load, as the lock is released below
         with contextlib.suppress(OSError):
             step("remove old")
-            if os.path.isdir(staging) and foreign(staging):  # a file was added after the check: keep it
-                kept = parent / f".{target.name}.evalframe-kept-{token}"
-                os.rename(staging, kept)
-                warn(f"{target}: files evalframe did not write appeared during the save; the previous "
-                     f"folder, with them, is kept as {kept}.")
-            else:
-                shutil.rmtree(staging)
+            if os.path.isdir(staging):
+                _remove_old(staging, target, foreign)
             step("fsync parent")
             _fsync_dir(parent)
         return target
@@ -325,7 +320,19 @@ def replace_folder(target: Path, write: Callable[[Path], None],
         os.close(lock_fd)
 
 
-def _put_in_place(staging: Path, target: Path, aside: Path) -> bool:
+def _remove_old(old: Path, target: Path, foreign: Callable[[Path], list[str]]) -> None:
+    """Remove an old generation of ``target``, or keep it (renamed, with a warning) when files evalframe did not
+    write appeared in it after the save's check."""
+    if foreign(old):
+        kept = target.parent / f".{target.name}.evalframe-kept-{uuid.uuid4().hex[:12]}"
+        os.rename(old, kept)
+        warn(f"{target}: files evalframe did not write appeared during the save; the previous folder, with them, "
+             f"is kept as {kept}.")
+    else:
+        shutil.rmtree(old)
+
+
+def _put_in_place(staging: Path, target: Path, aside: Path, foreign: Callable[[Path], list[str]]) -> bool:
     """Move the complete staging folder to ``target``; the old folder (if any) ends at ``staging``."""
     for _ in range(4):  # another saver may create or exchange the target meanwhile
         if not os.path.lexists(target):
@@ -349,6 +356,16 @@ def _put_in_place(staging: Path, target: Path, aside: Path) -> bool:
         try:
             step("rename new into place")
             os.rename(staging, target)
+        except OSError as exc:
+            if exc.errno not in (errno.ENOTEMPTY, errno.EEXIST):
+                with contextlib.suppress(OSError):
+                    os.rename(aside, target)  # put the old folder back
+                raise
+            # another saver renamed its folder into place while ours was aside: that save superseded the old
+            # generation, and this one puts its folder in place over that save's in the next round
+            step("remove superseded")
+            _remove_old(aside, target, foreign)
+            continue
         except BaseException:  # put the old folder back (a kill here is repaired by cleanup_stale)
             with contextlib.suppress(OSError):
                 os.rename(aside, target)

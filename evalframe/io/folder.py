@@ -24,7 +24,7 @@ from typing import Any, BinaryIO, Callable, TypeVar
 
 from ..errors import LoadError
 
-__all__ = ["Folder", "Vanished", "with_retries", "MAX_ATTEMPTS"]
+__all__ = ["Folder", "Vanished", "KeptChanging", "with_retries", "MAX_ATTEMPTS"]
 
 #: How many times a load starts again when files vanish because another process saved into the folder;
 #: the pauses between attempts grow from 1 ms to 50 ms (about 2 s in all), so a reader is not starved
@@ -38,6 +38,11 @@ _FILE_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLO
 
 class Vanished(Exception):
     """A file or the folder disappeared mid-load (another process replaced the folder): start again."""
+
+
+class KeptChanging(LoadError):
+    """:func:`with_retries` gave up: files vanished on every attempt (another process saves into the folder again
+    and again)."""
 
 
 def is_plain_name(name: str) -> bool:
@@ -154,5 +159,5 @@ def with_retries(path: Path, attempt: Callable[[], _T]) -> _T:
             return attempt()
         except Vanished:
             time.sleep(min(0.001 * 2**number, 0.05))
-    raise LoadError(f"results folder {path} kept changing while it was read ({MAX_ATTEMPTS} attempts: files vanished "
+    raise KeptChanging(f"results folder {path} kept changing while it was read ({MAX_ATTEMPTS} attempts: files vanished "
                     "as another process saved into it); load it again once the save is finished.")

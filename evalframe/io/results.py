@@ -31,7 +31,7 @@ from . import csv as csv_format
 from . import haystack1
 from .codecs import check_frame, encode_frame, encode_frame_texts
 from .partitioned import check_node_name
-from .folder import Folder, Vanished, with_retries
+from .folder import Folder, KeptChanging, Vanished, with_retries
 from . import partitioned as partitioned_format
 from .manifest import (FORMAT_NAME, FORMAT_VERSION, MANIFEST_NAME, PARTITIONED_FORMAT_VERSION, listed_files, read_manifest,
                        read_manifest_quietly)
@@ -275,6 +275,9 @@ def _check_target(out_dir: Path) -> Path:
             foreign, manifest = _foreign_files(target)
         except OSError as exc:
             raise SaveError(f"{out_dir} cannot be listed ({exc.strerror or exc}); choose another out_dir.") from None
+        except KeptChanging:
+            raise SaveError(f"{out_dir} kept changing while this save checked it (another process saves into it again "
+                            "and again); save again once that process is finished.") from None
         except LoadError as exc:
             raise SaveError(f"{out_dir} cannot be listed: {exc} Choose another out_dir.") from None
         if foreign:
@@ -294,7 +297,13 @@ def _foreign_files(folder: Path) -> tuple[list[str], dict[str, Any] | None]:
     may be saving into it), read again when it changed in between."""
 
     def attempt() -> tuple[list[str], dict[str, Any] | None]:
-        with Folder(folder) as opened:
+        try:
+            opened = Folder(folder)
+        except LoadError:
+            if not os.path.lexists(folder):  # gone since the caller looked: another saver's rename fallback has it aside
+                return [], None
+            raise
+        with opened:
             entries = opened.names()
             if not entries:
                 return [], None

@@ -337,6 +337,80 @@ def test_a_save_landing_during_the_check_of_the_target_is_not_taken_for_foreign_
     assert siblings(folder) == []
 
 
+def _two_savers_in_the_fallback(tmp_path, monkeypatch, *, check_waits: bool):
+    """Saver B (a thread) stops in the rename fallback with the target aside; saver A saves meanwhile: its check
+    of the target (``check_waits``: A looked before B moved the target, and opens it after) or its rename into place
+    runs then. Both saves must succeed, B's last, and leave nothing beside the folder (found by review)."""
+    import threading
+
+    from evalframe.io import results as _results
+
+    monkeypatch.setattr(_atomic, "_exchange", lambda a, b: False)
+    folder = old_result().save(tmp_path / "out")
+    aside, a_done, errors = threading.Event(), threading.Event(), {}
+
+    def hook(step):
+        if threading.current_thread() is saver_b and step == "rename new into place":
+            aside.set()
+            a_done.wait(30)
+
+    def save_b():
+        try:
+            new_result().save(folder)
+        except Exception as exc:  # noqa: BLE001 - recorded, and the test fails on it
+            errors["B"] = exc
+
+    if check_waits:
+        real = _results.Folder
+
+        class OpenedLate(real):
+            def __init__(self, path):
+                if threading.current_thread() is threading.main_thread():
+                    aside.wait(30)
+                super().__init__(path)
+
+        monkeypatch.setattr(_results, "Folder", OpenedLate)
+    monkeypatch.setattr(_atomic, "step_hook", hook)
+    saver_b = threading.Thread(target=save_b)
+    saver_b.start()
+    if not check_waits:
+        aside.wait(30)
+    try:
+        old_result().save(folder)
+    finally:
+        a_done.set()
+        saver_b.join(60)
+    monkeypatch.setattr(_atomic, "step_hook", None)
+    assert errors == {}
+    assert_result_equal(EvaluationResult.load(folder), new_result())  # B's save came last
+    assert siblings(folder) == []
+
+
+def test_a_save_checks_a_target_another_savers_fallback_has_aside(tmp_path, monkeypatch):
+    # was: "cannot be listed: results folder ... does not exist"
+    _two_savers_in_the_fallback(tmp_path, monkeypatch, check_waits=True)
+
+
+def test_a_fallback_whose_target_another_saver_filled_puts_its_folder_in_place_over_it(tmp_path, monkeypatch):
+    # was: "Directory not empty ...; the previous folder is unchanged" (it was not), and B's old generation left beside
+    _two_savers_in_the_fallback(tmp_path, monkeypatch, check_waits=False)
+
+
+def test_a_save_into_a_folder_that_keeps_changing_says_to_save_again(tmp_path, monkeypatch):
+    from evalframe.io import folder as _folder_module
+
+    folder = old_result().save(tmp_path / "out")
+
+    def vanish(self):
+        raise _folder_module.Vanished(str(self.path))
+
+    monkeypatch.setattr(_folder_module.Folder, "names", vanish)
+    monkeypatch.setattr(_folder_module.time, "sleep", lambda seconds: None)
+    with pytest.raises(SaveError, match=r"out kept changing while this save checked it \(another process saves into "
+                                        r"it again and again\); save again once that process is finished"):
+        new_result().save(folder)
+
+
 # ------------------------------------------------------------------------ 3: concurrent savers and readers
 def _saver(folder: str, which: str, rounds: int) -> None:
     result = old_result() if which == "old" else new_result()
