@@ -195,7 +195,7 @@ class _Query:
     gold_custom_ids: list[Any]
 
 
-def _check_one_gold_per_id(golds: dict[str, tuple[int, tuple[Any, ...]]], position: int, ml: MultiLabel,
+def _check_one_gold_per_id(golds: dict[str, tuple[int, tuple[Any, ...], str]], position: int, ml: MultiLabel,
                            gold_custom: list[Any]) -> None:
     """Refuse a second entry of one multilabel_id (query text and filters) with other gold lists.
 
@@ -204,8 +204,9 @@ def _check_one_gold_per_id(golds: dict[str, tuple[int, tuple[Any, ...]]], positi
     lists are one query whose outputs come in parts (as sharded runs files may give them).
     """
     gold = (ml.document_ids, ml.contexts, ml.answers, gold_custom)
-    first = golds.setdefault(ml.id, (position, gold))
-    if first[1] != gold:
+    key = json.dumps(gold, sort_keys=True, default=repr)  # NaN equals NaN here, and any custom id compares
+    first = golds.setdefault(ml.id, (position, gold, key))
+    if first[2] != key:
         raise EvalframeError(
             f"labels[{first[0]}] and labels[{position}] are one query (multilabel_id {ml.id!r}: the query "
             f"{_short(ml.query)} with the same filters) with different gold labels (gold document ids "
@@ -442,7 +443,7 @@ def flatten(
     sas = resolve_sas_model(sas_model)
 
     queries: list[_Query | None] = []
-    golds: dict[str, tuple[int, tuple[Any, ...]]] = {}  # the first entry of each multilabel_id, and its gold lists
+    golds: dict[str, tuple[int, tuple[Any, ...], str]] = {}  # each multilabel_id's first entry, and its gold lists
     for position, ml in enumerate(multilabels):
         if ml is None:
             warn(f"labels[{position}] has no label; the query is left out.")

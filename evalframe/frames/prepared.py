@@ -43,7 +43,7 @@ class GoldLists:
     rows: np.ndarray  # the frame position of each query's first row
 
     def check(self, part: str, row_lengths: np.ndarray, *, frame: pd.DataFrame, where: str, row_query: np.ndarray,
-              query_ids: np.ndarray, positions: np.ndarray, order: np.ndarray) -> None:
+              query_ids: np.ndarray, positions: np.ndarray, order: np.ndarray, expected: np.ndarray | None = None) -> None:
         """Refuse a row whose match list ``part`` (lengths per sorted row) does not fit its query's gold list.
 
         A row of another length belongs to another gold list: rows with different gold lists under one
@@ -51,7 +51,8 @@ class GoldLists:
         row's, with a recall above 1 or an infinite map. A query without gold ids may have the answers list
         ``[""]`` (Haystack 1.x's all-no_answer MultiLabel): it scores 1.0 whatever its rows match.
         """
-        expected = self.lengths[row_query]
+        if expected is None:
+            expected = self.lengths[row_query]
         bad = (row_lengths > expected) & (expected > 0) if part == "ans" else row_lengths != expected
         if not bad.any():
             return
@@ -61,8 +62,9 @@ class GoldLists:
             f"{where}: row {row_label(frame.index, int(positions[order[row]]))!r} of query {query_ids[query]!r} has "
             f"{int(row_lengths[row])} entries in {MATCH_LIST_COLUMNS[part]!r}, but the query's {self.column!r} (row "
             f"{row_label(frame.index, int(self.rows[query]))!r}, its first) has {int(self.lengths[query])}; every row "
-            "of a query carries the query's gold lists, and its match lists one entry per gold label. Give all rows "
-            "of the query the same gold lists, or different multilabel_ids if they are different queries."
+            "of a query carries the query's gold lists, and its match lists "
+            f"{'at most ' if part == 'ans' else ''}one entry per gold label. Give all rows of the query the same gold "
+            "lists, or different multilabel_ids if they are different queries."
         )
 
 
@@ -258,16 +260,17 @@ def prepare_document_rows(frame: pd.DataFrame, positions: np.ndarray, *, where: 
 
     match_lists, match_cells = {}, {}
     longest = np.zeros(len(positions), dtype=np.int64)
+    gold_lists = GoldLists(gold_column, gold.lengths[gold.row_cell], gold_rows)
+    expected = gold_lists.lengths[row_query]  # the gold list's length per sorted row
     for part in parts:
         column = MATCH_LIST_COLUMNS[part]
         require_columns(frame, [column], where=where, why="for this document_scope")
         match_lists[part] = select_lists(lists(column), positions, frame.index, column=column, where=where)
         match_cells[part] = match_lists[part].row_cell if in_order else match_lists[part].row_cell[order]
-        np.maximum(longest, match_lists[part].lengths[match_cells[part]], out=longest)
-    gold_lists = GoldLists(gold_column, gold.lengths[gold.row_cell], gold_rows)
-    for part in parts:
-        gold_lists.check(part, match_lists[part].lengths[match_cells[part]], frame=frame, where=where,
-                         row_query=row_query, query_ids=query_ids, positions=positions, order=order)
+        lengths = match_lists[part].lengths[match_cells[part]]
+        gold_lists.check(part, lengths, frame=frame, where=where, row_query=row_query, query_ids=query_ids,
+                         positions=positions, order=order, expected=expected)
+        np.maximum(longest, lengths, out=longest)
     pair_row, pair_index = segment_positions(longest)
     width = int(longest.max(initial=0)) + 1
     pair_group, pair_group_query = _group(row_query[pair_row] * width + pair_index, width, len(query_ids))

@@ -329,6 +329,10 @@ def _remove_old(old: Path, target: Path, foreign: Callable[[Path], list[str]]) -
         warn(f"{target}: files evalframe did not write appeared during the save; the previous folder, with them, "
              f"is kept as {kept}.")
     else:
+        if "-old-" in old.name:  # a cleaner restores an -old- folder as complete: half-removed, it must not carry that name
+            garbage = target.parent / f".{target.name}.evalframe-tmp-{uuid.uuid4().hex[:12]}"  # no lock: a dead saver's
+            os.rename(old, garbage)
+            old = garbage
         shutil.rmtree(old)
 
 

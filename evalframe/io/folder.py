@@ -24,7 +24,7 @@ from typing import Any, BinaryIO, Callable, TypeVar
 
 from ..errors import LoadError
 
-__all__ = ["Folder", "Vanished", "KeptChanging", "with_retries", "MAX_ATTEMPTS"]
+__all__ = ["Folder", "FolderMissing", "Vanished", "KeptChanging", "with_retries", "MAX_ATTEMPTS"]
 
 #: How many times a load starts again when files vanish because another process saved into the folder;
 #: the pauses between attempts grow from 1 ms to 50 ms (about 2 s in all), so a reader is not starved
@@ -38,6 +38,10 @@ _FILE_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLO
 
 class Vanished(Exception):
     """A file or the folder disappeared mid-load (another process replaced the folder): start again."""
+
+
+class FolderMissing(LoadError):
+    """The results folder does not exist (when :class:`Folder` tried to open it)."""
 
 
 class KeptChanging(LoadError):
@@ -66,7 +70,7 @@ class Folder:
             else:
                 self.fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0))
         except FileNotFoundError:
-            raise LoadError(f"results folder {path} does not exist.") from None
+            raise FolderMissing(f"results folder {path} does not exist.") from None
         except NotADirectoryError:
             raise LoadError(f"{path} is not a folder; pass the folder that holds the <node>.csv files.") from None
         except OSError as exc:

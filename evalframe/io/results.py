@@ -31,7 +31,7 @@ from . import csv as csv_format
 from . import haystack1
 from .codecs import check_frame, encode_frame, encode_frame_texts
 from .partitioned import check_node_name
-from .folder import Folder, KeptChanging, Vanished, with_retries
+from .folder import Folder, FolderMissing, KeptChanging, Vanished, with_retries
 from . import partitioned as partitioned_format
 from .manifest import (FORMAT_NAME, FORMAT_VERSION, MANIFEST_NAME, PARTITIONED_FORMAT_VERSION, listed_files, read_manifest,
                        read_manifest_quietly)
@@ -299,10 +299,10 @@ def _foreign_files(folder: Path) -> tuple[list[str], dict[str, Any] | None]:
     def attempt() -> tuple[list[str], dict[str, Any] | None]:
         try:
             opened = Folder(folder)
-        except LoadError:
+        except FolderMissing:
             if not os.path.lexists(folder):  # gone since the caller looked: another saver's rename fallback has it aside
                 return [], None
-            raise
+            raise Vanished(str(folder)) from None  # and back already: look again
         with opened:
             entries = opened.names()
             if not entries:

@@ -6,6 +6,7 @@ OSError (disk full, permission denied), an interrupt, and a kill (``os._exit`` i
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import errno
 import fcntl
@@ -394,6 +395,78 @@ def test_a_save_checks_a_target_another_savers_fallback_has_aside(tmp_path, monk
 def test_a_fallback_whose_target_another_saver_filled_puts_its_folder_in_place_over_it(tmp_path, monkeypatch):
     # was: "Directory not empty ...; the previous folder is unchanged" (it was not), and B's old generation left beside
     _two_savers_in_the_fallback(tmp_path, monkeypatch, check_waits=False)
+
+
+def test_a_target_missing_at_the_open_and_back_at_the_look_is_read_again(tmp_path, monkeypatch):
+    # the second review: another saver's fallback had the target aside when the check opened it, and its folder was
+    # back when the check looked again; the save was refused with "does not exist. Choose another out_dir"
+    from evalframe.io import results as _results
+
+    folder = old_result().save(tmp_path / "out")
+    real, opened = _results.Folder, []
+
+    def racing(path):
+        if not opened:
+            opened.append(path)
+            aside = tmp_path / ".out.evalframe-old-0123456789ab"
+            os.rename(path, aside)  # the other saver: rename old aside
+            try:
+                return real(path)
+            finally:
+                os.rename(aside, path)  # and its folder back in place
+        return real(path)
+
+    monkeypatch.setattr(_results, "Folder", racing)
+    new_result().save(folder)
+    assert_result_equal(EvaluationResult.load(folder), new_result())
+    assert siblings(folder) == []
+
+
+def test_a_superseded_generation_is_never_half_removed_under_a_name_cleaners_restore(tmp_path, monkeypatch):
+    # the second review: a saver killed while removing the generation another saver had superseded left it, half
+    # removed, as .<name>.evalframe-old-<id>, which a cleaner renames back into place when the target is missing
+    import threading
+
+    monkeypatch.setattr(_atomic, "_exchange", lambda a, b: False)
+    folder = old_result().save(tmp_path / "out")
+    aside, a_done, superseding = threading.Event(), threading.Event(), []
+    real_rmtree = _atomic.shutil.rmtree
+
+    def hook(step):
+        if threading.current_thread() is saver_b:
+            if step == "rename new into place":
+                aside.set()
+                a_done.wait(30)
+            elif step == "remove superseded":
+                superseding.append(True)
+
+    def rmtree(path, *args, **kwargs):
+        if superseding and threading.current_thread() is saver_b and not kwargs.get("ignore_errors"):
+            superseding.clear()
+            next(Path(path).iterdir()).unlink()  # one file gone, then the process dies
+            raise SystemExit
+        return real_rmtree(path, *args, **kwargs)
+
+    def save_b():
+        with contextlib.suppress(SystemExit):  # the simulated kill ends the thread
+            new_result().save(folder)
+
+    monkeypatch.setattr(_atomic.shutil, "rmtree", rmtree)
+    monkeypatch.setattr(_atomic, "step_hook", hook)
+    saver_b = threading.Thread(target=save_b)
+    saver_b.start()
+    aside.wait(30)
+    try:
+        old_result().save(folder)  # A renames its folder into place while B's old generation is aside
+    finally:
+        a_done.set()
+        saver_b.join(60)
+    monkeypatch.setattr(_atomic, "step_hook", None)
+    monkeypatch.setattr(_atomic.shutil, "rmtree", real_rmtree)
+    assert not [name for name in siblings(folder) if "-old-" in name]  # the half-removed folder is garbage by name
+    _atomic.cleanup_stale(folder)
+    assert_result_equal(EvaluationResult.load(folder), old_result())  # A's save, whole
+    assert siblings(folder) == []
 
 
 def test_a_save_into_a_folder_that_keeps_changing_says_to_save_again(tmp_path, monkeypatch):
