@@ -33,7 +33,6 @@ import logging
 import math
 import os
 import re
-import resource
 import shutil
 import sys
 import time
@@ -48,6 +47,7 @@ from distributed import Client, LocalCluster
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # before the cluster starts: its workers import synthetic too
 
+from process_usage import cpu_seconds, peak_rss_mb  # noqa: E402
 from synthetic import ANSWERS_PER_QUERY, DOCS_PER_QUERY, T, make_frames, order_keys, query_ids  # noqa: E402
 
 from evalframe import EvaluationResult  # noqa: E402
@@ -84,27 +84,10 @@ def local_cluster(memory_limit: str) -> Iterator[Client]:
         yield client
 
 
-def peak_rss_mb() -> float:
-    """This process's peak RSS in MB: VmHWM of /proc/self/status (Linux), else ``ru_maxrss``.
-
-    Not ``ru_maxrss`` on Linux: a worker is forked from the process that starts the cluster and then exec'd, and
-    its ``ru_maxrss`` keeps that process's peak (measured 06:12: 10.6 GB in both workers of a cluster started after
-    a 10M-row in-memory load), while VmHWM is the peak of the worker's own memory.
-    """
-    try:
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux, bytes on macOS
-
-
 def worker_stats(client: Client) -> dict[str, tuple[int, float, float]]:
     """Per worker: (pid, peak RSS MB, user + system CPU seconds) of its process so far."""
     def stats() -> tuple[int, float, float]:
-        usage = resource.getrusage(resource.RUSAGE_SELF)
-        return os.getpid(), peak_rss_mb(), usage.ru_utime + usage.ru_stime
+        return os.getpid(), peak_rss_mb(), cpu_seconds()
 
     return client.run(stats)
 

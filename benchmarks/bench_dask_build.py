@@ -30,6 +30,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).parent))
 
 from bench_flatten import workload  # noqa: E402
+from process_usage import cpu_seconds, peak_rss_mb  # noqa: E402
 
 
 def runs_lines(n_queries: int, seed: int = 0) -> list[str]:
@@ -57,40 +58,18 @@ def write_shards(n_queries: int, folder: Path, shards: int, seed: int = 0) -> tu
     return whole, paths
 
 
-def _peak_mb() -> float:
-    """This process's peak resident memory: VmHWM (Linux), which, unlike ru_maxrss, does not carry over the peak of
-    the process it was forked from."""
-    try:
-        for text in Path("/proc/self/status").read_text().splitlines():
-            if text.startswith("VmHWM:"):
-                return int(text.split()[1]) / 1024
-    except OSError:
-        pass
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-
-
-def _cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
-
-
 def in_one_process(whole: Path, out: Path, partitions: int) -> dict[str, float]:
     from evalframe import EvaluationResult
     from evalframe.build.runs import read_runs
 
-    start, cpu = time.perf_counter(), _cpu()
+    start, cpu = time.perf_counter(), cpu_seconds()
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
     result = EvaluationResult.from_runs(*read_runs(whole, progress=False), progress=False)
     result.save(out, format="parquet", partitions=partitions)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)  # the scoring pool's processes
     pool = (after.ru_utime + after.ru_stime) - (children.ru_utime + children.ru_stime)
-    return {"wall": time.perf_counter() - start, "cpu": _cpu() - cpu + pool,
-            "peak_mb": _peak_mb()}
-
-
-def _worker_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
+    return {"wall": time.perf_counter() - start, "cpu": cpu_seconds() - cpu + pool,
+            "peak_mb": peak_rss_mb()}
 
 
 def on_cluster(client: Any, shards: list[Path], out: Path, partitions: int) -> dict[str, float]:
@@ -106,8 +85,8 @@ def on_cluster(client: Any, shards: list[Path], out: Path, partitions: int) -> d
             done.wait(0.2)
 
     sampler = threading.Thread(target=sample, daemon=True)
-    worker_cpu = client.run(_worker_cpu)
-    start, cpu = time.perf_counter(), _cpu()
+    worker_cpu = client.run(cpu_seconds)
+    start, cpu = time.perf_counter(), cpu_seconds()
     sampler.start()
     try:
         from_runs([str(p) for p in shards], out, partitions=partitions, client=client)
@@ -115,10 +94,10 @@ def on_cluster(client: Any, shards: list[Path], out: Path, partitions: int) -> d
         done.set()
         sampler.join()
     wall = time.perf_counter() - start
-    used = sum(client.run(_worker_cpu)[w] - worker_cpu[w] for w in worker_cpu)
-    return {"wall": wall, "cpu": _cpu() - cpu + used, "client_cpu": _cpu() - cpu,
+    used = sum(client.run(cpu_seconds)[w] - worker_cpu[w] for w in worker_cpu)
+    return {"wall": wall, "cpu": cpu_seconds() - cpu + used, "client_cpu": cpu_seconds() - cpu,
             "peak_mb": max(peak.values(), default=0.0),
-            "client_peak_mb": _peak_mb()}
+            "client_peak_mb": peak_rss_mb()}
 
 
 def _phase(args: argparse.Namespace, folder: Path) -> dict[str, float]:

@@ -20,6 +20,10 @@ Reader (answers):
 
 from __future__ import annotations
 
+import importlib.util
+from pathlib import Path
+from types import ModuleType
+
 import pandas as pd
 
 from evalframe import EvaluationResult
@@ -133,3 +137,15 @@ def reader_frame() -> pd.DataFrame:
 
 def hand_result() -> EvaluationResult:
     return EvaluationResult({"Retriever": retriever_frame(), "Reader": reader_frame()})
+
+
+BENCHMARKS = Path(__file__).parent.parent / "benchmarks"
+
+
+def load_benchmark(script: str) -> ModuleType:
+    """A script of benchmarks/ (``"run.py"``, ...) imported as a module, under a name of its own."""
+    spec = importlib.util.spec_from_file_location(f"evalframe_benchmarks_{script.removesuffix('.py')}", BENCHMARKS / script)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import importlib.util
 import logging
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -18,16 +16,12 @@ from distributed import Client, LocalCluster  # noqa: E402
 from benchmarks.synthetic import make_frames, make_result, order_keys  # noqa: E402
 from evalframe import EvaluationResult  # noqa: E402
 from evalframe.io import partitioned  # noqa: E402
-
-SCRIPT = Path(__file__).parent.parent / "benchmarks" / "bench_dask.py"
+from tests.fixtures import load_benchmark  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def bench():
-    spec = importlib.util.spec_from_file_location("evalframe_benchmarks_dask", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("bench_dask.py")
 
 
 @pytest.fixture(scope="module")

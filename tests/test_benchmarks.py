@@ -3,19 +3,16 @@
 from __future__ import annotations
 
 import importlib.util
-from pathlib import Path
 
 import pytest
 
-RUNNER = Path(__file__).parent.parent / "benchmarks" / "run.py"
+from tests.fixtures import load_benchmark
 
 
 @pytest.mark.benchmark
 @pytest.mark.skipif(importlib.util.find_spec("pyarrow") is None, reason="the runner measures Parquet too")
 def test_benchmark_runner_smoke(capsys):
-    spec = importlib.util.spec_from_file_location("evalframe_benchmarks_run", RUNNER)
-    runner = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(runner)
+    runner = load_benchmark("run.py")
     assert runner.main(["--queries", "2000", "--repeat", "1"]) == 0
     out = capsys.readouterr().out
     assert "2,000 queries (40,000 rows)" in out
@@ -27,9 +24,7 @@ def test_benchmark_runner_smoke(capsys):
 @pytest.mark.benchmark
 def test_trec_benchmark_agrees_with_pytrec_eval(capsys):
     pytest.importorskip("pytrec_eval")
-    spec = importlib.util.spec_from_file_location("evalframe_benchmarks_trec", RUNNER.parent / "bench_trec.py")
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
+    bench = load_benchmark("bench_trec.py")
     assert bench.main(["--queries", "400", "--depth", "30"]) == 0  # exit 1 when any value differs from pytrec_eval's
     out = capsys.readouterr().out
     assert "per-query values equal to pytrec_eval to 1e-12: 5,760 of 5,760" in out  # 360 queries in both x 16 measures
@@ -38,9 +33,7 @@ def test_trec_benchmark_agrees_with_pytrec_eval(capsys):
 @pytest.mark.benchmark
 def test_vs_peers_smoke(capsys, tmp_path):
     pytest.importorskip("pytrec_eval")
-    spec = importlib.util.spec_from_file_location("evalframe_benchmarks_vs_peers", RUNNER.parent / "vs_peers.py")
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
+    bench = load_benchmark("vs_peers.py")
     # ranx left out: its numba compile alone takes about 40 s; exit 1 when a value differs from pytrec_eval's
     assert bench.main(["--queries", "200", "--depth", "20", "--tools", "evalframe,pytrec_eval", "--out", str(tmp_path)]) == 0
     out = capsys.readouterr().out

@@ -5,7 +5,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import warnings
@@ -20,16 +19,12 @@ from evalframe import EvaluationResult, InvalidParameterError, LoadError  # noqa
 from evalframe.build.runs import read_runs  # noqa: E402
 from evalframe.dask import from_runs  # noqa: E402
 from evalframe.present.cli import main  # noqa: E402
-
-BENCH = Path(__file__).parent.parent.parent / "benchmarks" / "bench_dask_build.py"
+from tests.fixtures import load_benchmark  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def bench():
-    spec = importlib.util.spec_from_file_location("evalframe_bench_dask_build", BENCH)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("bench_dask_build.py")
 
 
 def in_memory(*paths: Path) -> EvaluationResult:
