@@ -10,8 +10,10 @@ import difflib
 import math
 import numbers
 import os
+import reprlib
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -135,3 +137,9 @@ def check_build_options(*, sas_model: object) -> None:
             "sas_model must be None, a callable (predictions, golds) -> scores or a non-empty sentence-transformers "
             f"model name; got {sas_model!r} of type {type(sas_model).__name__}."
         )
+
+
+def short_repr(value: Any, limit: int = 80) -> str:
+    """repr of a (possibly huge or odd) value, cut for an error message."""
+    text = reprlib.repr(value)
+    return text if len(text) <= limit else text[:limit - 3] + "..."

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from .. import _progress
-from .._validation import check_build_options, did_you_mean
+from .._validation import check_build_options, did_you_mean, short_repr
 from ..columns import COLUMN_ORDER, LIST_COLUMNS
 from ..errors import EvalframeError, InvalidParameterError, warn
 from ..options import MatchingOptions
@@ -195,7 +195,7 @@ class _Query:
     gold_custom_ids: list[Any]
 
 
-def _check_one_gold_per_id(golds: dict[str, tuple[int, tuple[Any, ...], str]], position: int, ml: MultiLabel,
+def _check_one_gold_per_id(golds: dict[str, tuple[int, tuple[Any, ...]]], position: int, ml: MultiLabel,
                            gold_custom: list[Any]) -> None:
     """Refuse a second entry of one multilabel_id (query text and filters) with other gold lists.
 
@@ -204,21 +204,21 @@ def _check_one_gold_per_id(golds: dict[str, tuple[int, tuple[Any, ...], str]], p
     lists are one query whose outputs come in parts (as sharded runs files may give them).
     """
     gold = (ml.document_ids, ml.contexts, ml.answers, gold_custom)
-    key = json.dumps(gold, sort_keys=True, default=repr)  # NaN equals NaN here, and any custom id compares
-    first = golds.setdefault(ml.id, (position, gold, key))
-    if first[2] != key:
+    first = golds.setdefault(ml.id, (position, gold))
+    if first[0] == position:
+        return
+
+    def text(lists: tuple[Any, ...]) -> str:  # NaN equals NaN here, and any custom id compares
+        return json.dumps(lists, sort_keys=True, default=repr)
+
+    if text(first[1]) != text(gold):
         raise EvalframeError(
             f"labels[{first[0]}] and labels[{position}] are one query (multilabel_id {ml.id!r}: the query "
-            f"{_short(ml.query)} with the same filters) with different gold labels (gold document ids "
-            f"{_short(first[1][0])} and {_short(gold[0])}); the metrics score one query per multilabel_id. "
+            f"{short_repr(ml.query)} with the same filters) with different gold labels (gold document ids "
+            f"{short_repr(first[1][0])} and {short_repr(gold[0])}); the metrics score one query per multilabel_id. "
             "Put all their labels into one entry (as Haystack's aggregate_labels does), or tell the queries apart by "
             "their filters."
         )
-
-
-def _short(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _offsets(offsets: Any) -> Any:
@@ -443,7 +443,7 @@ def flatten(
     sas = resolve_sas_model(sas_model)
 
     queries: list[_Query | None] = []
-    golds: dict[str, tuple[int, tuple[Any, ...], str]] = {}  # each multilabel_id's first entry, and its gold lists
+    golds: dict[str, tuple[int, tuple[Any, ...]]] = {}  # each multilabel_id's first entry, and its gold lists
     for position, ml in enumerate(multilabels):
         if ml is None:
             warn(f"labels[{position}] has no label; the query is left out.")

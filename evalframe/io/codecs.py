@@ -24,7 +24,6 @@ import gc
 import json
 import math
 import re
-import reprlib
 import threading
 import warnings
 from dataclasses import dataclass
@@ -37,6 +36,7 @@ import numpy as np
 import pandas as pd
 
 from .._addresses import object_addresses
+from .._validation import short_repr
 from . import arrow_csv
 from ..columns import LIST_COLUMNS
 from ..errors import LoadError, SaveError, warn
@@ -672,12 +672,6 @@ def check_frame(node: str, frame: pd.DataFrame) -> None:
     if not (isinstance(frame.index, pd.RangeIndex) and frame.index.start == 0 and frame.index.step == 1):
         warn(f"node {node!r}: the frame's index is not a default RangeIndex; it is not saved "
              "(load gives 0..n-1). Call reset_index() first to keep it as a column.")
-
-
-def short_repr(value: Any, limit: int = 80) -> str:
-    """repr of a (possibly huge or odd) cell or manifest value, cut for an error message."""
-    text = reprlib.repr(value)
-    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 class LiteralParser:

@@ -377,3 +377,15 @@ def test_one_query_given_twice_with_other_gold_labels_is_refused_by_position():
     other = Label("other?", d2, True, True, "gold-label", Answer("Paris"))
     result = EvaluationResult.from_runs([[label(d1, "Berlin")], [other], [label(d1, "Berlin")]], outputs, progress=False)
     assert result["Retriever"]["multilabel_id"].nunique() == 2 and len(result["Retriever"]) == 5
+
+
+def test_one_query_given_twice_with_a_nan_custom_id_is_one_query():
+    # NaN != NaN: the two entries' gold labels are compared by their JSON text, where NaN equals NaN
+    def label():
+        doc = Document("Berlin is the capital of Germany.", id="d1", meta={"key": float("nan")})
+        return Label("capital?", doc, True, True, "gold-label", Answer("Berlin"))
+
+    documents = [Document("Berlin is the capital of Germany.", id="d1", meta={"key": float("nan")})]
+    result = EvaluationResult.from_runs([[label()], [label()]], {"Retriever": {"documents": [documents, documents]}},
+                                        custom_document_id_field="key", progress=False)
+    assert result["Retriever"]["multilabel_id"].nunique() == 1 and len(result["Retriever"]) == 2
