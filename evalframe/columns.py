@@ -50,6 +50,21 @@ CRITERIA: dict[str, tuple[str, tuple[str, ...]]] = {
     "document_id_and_context_and_answer": ("and", ("id", "ctx", "ans")),
 }
 
+#: What each index set of a criterion asks of a retrieved document, for people (the report states the criterion).
+MATCH_MEANINGS = {
+    "id": "its id is a gold document id",
+    "ctx": "its text matches a gold context (similarity above the context-matching threshold)",
+    "ans": "it contains a gold answer",
+}
+#: Where an answer must come from to count as correct, per answer_scope, for people.
+ANSWER_SCOPE_MEANINGS = {
+    "any": "an answer matching a gold answer counts wherever it comes from",
+    "context": "an answer matching a gold answer counts only when it comes from a gold context",
+    "document_id": "an answer matching a gold answer counts only when it comes from a gold document",
+    "document_id_and_context": "an answer matching a gold answer counts only when it comes from a gold document "
+                               "and a gold context",
+}
+
 #: The per-gold list column behind each index set.
 MATCH_LIST_COLUMNS = {
     "id": "gold_documents_id_match",

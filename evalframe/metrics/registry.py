@@ -31,6 +31,7 @@ __all__ = [
     "ANSWER_METRICS",
     "METRICS",
     "EVALUATOR_METRICS",
+    "SYMBOLS",
     "headline_metric",
     "format_bounds",
     "metrics_table_markdown",
@@ -52,7 +53,7 @@ class Metric:
     name : the metric's key in ``calculate_metrics`` and ``query_metrics``.
     level : ``"document"`` (from a node's document rows) or ``"answer"`` (from its answer rows).
     description : one line, as ``evalframe list-metrics`` prints it.
-    formula : the per-query value as markdown (the symbols are defined in ``docs/metrics.md#per-query``).
+    formula : the per-query value as markdown (the symbols are :data:`SYMBOLS`, ``docs/metrics.md#per-query``).
     edge : what a query outside the formula's domain scores, as markdown.
     bounds : ``(low, high)`` every per-query value lies in, or None when the metric is not bounded.
     bounds_note : when the bounds hold, or why there are none.
@@ -101,6 +102,14 @@ def _edge_rule(policy: EdgePolicy, hit: str = "relevant row") -> str:
     """A document metric's edge rule as text, from its policy."""
     return f"no gold (L = 0): **{policy.no_gold:.1f}**; no {hit}: **{policy.no_hit:.1f}**"
 
+
+#: The symbols of the document formulas, per query (``docs/metrics.md#per-query`` has the details).
+SYMBOLS: dict[str, str] = {
+    "L": "the number of the query's gold documents",
+    "R": "the retrieved rows that are relevant under the relevance criterion",
+    "M": "the number of distinct gold documents matched by the rows of R",
+    "num_relevants": "the number of distinct document ids in R + (L − M)",
+}
 
 _HAYSTACK_EDGE = _edge_rule(HAYSTACK_EDGE_POLICY)
 _ANSWER_EDGE = "no remaining answer row: **0.0**; every remaining row without a value: NaN"

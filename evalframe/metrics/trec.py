@@ -46,6 +46,8 @@ __all__ = [
     "swept_measures",
     "Measure",
     "MEASURE_NAMES",
+    "MEASURE_DESCRIPTIONS",
+    "describe_measure",
     "UNJUDGED",
     "parse_measure",
     "parse_measures",
@@ -67,6 +69,22 @@ UNJUDGED = -(2**62)
 _CUTOFF = {"AP": None, "nDCG": None, "P": True, "R": True, "RR": None, "Success": True, "Rprec": False, "Bpref": False}
 MEASURE_NAMES: tuple[str, ...] = tuple(_CUTOFF)
 _TAKES_REL = frozenset(MEASURE_NAMES) - {"nDCG"}
+#: What each measure is, in one line (trec_eval's definitions): the report and the docs read these. "k" is the cutoff
+#: (the whole ranking without one), "relevant" a grade at or above the relevance level.
+MEASURE_DESCRIPTIONS: dict[str, str] = {
+    "AP": "Average precision: the sum, over the relevant documents retrieved in the top k, of the precision at each "
+          "one's rank, over the query's number of relevant documents.",
+    "nDCG": "Normalised discounted cumulative gain: the sum of grade / log2(rank + 1) over the top k, over the same "
+            "sum of the ideal ranking (the judged grades, highest first).",
+    "P": "Precision: relevant documents in the top k, over k.",
+    "R": "Recall: relevant documents in the top k, over the query's number of relevant documents.",
+    "RR": "Reciprocal rank: 1 / the rank of the first relevant document in the top k (0 if there is none).",
+    "Success": "1 if a relevant document is in the top k, else 0.",
+    "Rprec": "R-precision: relevant documents in the top R, over R, the query's number of relevant documents.",
+    "Bpref": "Binary preference: the mean, over the query's relevant documents, of 1 - (judged non-relevant documents "
+             "ranked above it) / min(judged non-relevant, relevant); unjudged documents are skipped.",
+}
+
 #: Cutoffs and relevance levels: ASCII digits ("²" is a digit to str.isdigit, not to int), at most a billion.
 _NUMBER = re.compile(r"[0-9]+")
 _LARGEST = 10**9
@@ -138,6 +156,25 @@ def parse_measure(text: str | Measure) -> Measure:
                                f"e.g. '{name}(rel=2)" + (f"@{cutoff}" if cutoff else "") + f"'; got {text!r}.")
         rel = int(value)
     return Measure(name, cutoff, rel)
+
+
+def describe_measure(measure: str | Measure) -> str:
+    """One line saying what ``measure`` is: its :data:`MEASURE_DESCRIPTIONS` entry, with its cutoff and level.
+
+    Examples
+    --------
+    >>> describe_measure("P(rel=2)@5")
+    'Precision: relevant documents in the top k, over k (k = 5; relevant: grade >= 2).'
+    >>> describe_measure("Rprec")
+    "R-precision: relevant documents in the top R, over R, the query's number of relevant documents (relevant: grade >= 1)."
+    """
+    parsed = parse_measure(measure)
+    notes = []
+    if _CUTOFF[parsed.name] is not False:
+        notes.append(f"k = {parsed.cutoff}" if parsed.cutoff is not None else "k: the whole ranking")
+    if parsed.name in _TAKES_REL:
+        notes.append(f"relevant: grade >= {parsed.rel}")
+    return MEASURE_DESCRIPTIONS[parsed.name].removesuffix(".") + f" ({'; '.join(notes)})."
 
 
 def parse_measures(texts: str | Measure | Iterable[str | Measure]) -> list[Measure]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import html
 import io
+import re
 import warnings
 from dataclasses import dataclass
 from collections.abc import Mapping, Sequence
@@ -20,8 +21,10 @@ from .._version import __version__
 from .._validation import check_positive_int
 from ..analysis.compare import is_result
 from ..analysis.examples import NO_ANSWER, THRESHOLD
-from ..columns import answer_metric_column, relevance_column, relevance_criterion
-from ..metrics.trec import parse_measures
+from ..columns import ANSWER_SCOPE_MEANINGS, CRITERIA, MATCH_MEANINGS, answer_metric_column, relevance_column, \
+    relevance_criterion
+from ..metrics.registry import METRICS, SYMBOLS, format_bounds
+from ..metrics.trec import describe_measure, parse_measures
 from ..errors import InvalidParameterError, warn
 
 if TYPE_CHECKING:
@@ -37,6 +40,8 @@ text-align:left;vertical-align:top}th{background:#f6f8fa}td.num{text-align:right
 .node{font-weight:600}.muted{color:#656d76;font-size:.85rem}img{max-width:36rem}
 .evalframe-report th,.evalframe-report td{text-align:left!important}.evalframe-report td.num{text-align:right!important}
 .ok{color:#1a7f37;font-weight:700}.flag{color:#9a6700}.field,.why{color:#656d76;font-size:.8rem}
+a.metric{color:inherit;text-decoration:underline dotted}dl.definitions dt{font-weight:600;margin-top:.6rem}
+dl.definitions dd{margin-left:1.5rem}
 """
 
 
@@ -54,13 +59,69 @@ class Report:
         return self.html
 
 
-#: Where the report explains values above 1 and the relevance criterion (linked from the text and the page).
-METRICS_DOC = "docs/metrics.md#per-query"
-IR_DOC = "docs/ir-researchers.md"
-SCOPES_DOC = "docs/metrics.md#relevance-criterion"
+#: The report explains its scopes and metrics in its own last section (a saved page or a pip-installed package has
+#: no docs folder to link to); the page links there by these anchors.
+DEFINITIONS_ANCHOR = "evalframe-definitions"
+DEFINITIONS_TITLE = "What the numbers mean"
+MODES = ("integrated: each node on the output of the nodes before it; top-1: the reader's first answer only; "
+         "isolated: the node on the gold documents (an upper bound)")
 #: Haystack 1.x's default fields of each listed answer / document in the worst queries.
 WRONG_EXAMPLES_FIELDS = ("answer", "context", "document_id")
 ABOVE_ONE = "above 1: a relevant document retrieved twice counts twice (Haystack's definition)"
+
+
+def _metric_anchor(metric: str) -> str:
+    """The id of a metric's definition in the page (a measure's ``(``, ``=`` and ``@`` become ``-``)."""
+    return "evalframe-metric-" + re.sub(r"[^A-Za-z0-9_]", "-", metric)
+
+
+def _description(metric: str) -> str:
+    """A metric's one line: the registry's description, or a trec_eval measure's (with its cutoff and level)."""
+    return METRICS[metric].description if metric in METRICS else describe_measure(metric)
+
+
+def _details(metric: str) -> str:
+    """A registered metric's per-query formula, edge rule and bounds, as the registry's markdown; "" for a measure."""
+    if metric not in METRICS:
+        return ""
+    spec = METRICS[metric]
+    bounds = format_bounds(spec) + (f" ({spec.bounds_note})" if spec.bounds_note else "")
+    return f"Per query: {spec.formula}. Edge rule: {spec.edge}. Bounds: {bounds}."
+
+
+def _markdown_html(markdown: str) -> str:
+    """The registry's inline markdown (``**bold**``, ```code```, ``\\|``) as escaped HTML."""
+    text = html.escape(markdown.replace("\\|", "|"), quote=False)
+    text = re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", text)
+    return re.sub(r"`(.+?)`", r"<code>\1</code>", text)
+
+
+def _scope_meanings(document_scope: str, answer_scope: str) -> tuple[str, str]:
+    """What makes a retrieved document relevant and an answer correct under the scopes (checked before)."""
+    how, sets = CRITERIA[relevance_criterion(document_scope, answer_scope)]
+    return f" {how} ".join(MATCH_MEANINGS[s] for s in sets), ANSWER_SCOPE_MEANINGS[answer_scope]
+
+
+def _definitions(metrics: Sequence[str], document_scope: str, answer_scope: str) -> tuple[list[str], str]:
+    """The report's last section: what its scopes and every metric it shows mean (text lines, HTML)."""
+    relevant, correct = _scope_meanings(document_scope, answer_scope)
+    scopes = f"document_scope={document_scope!r}, answer_scope={answer_scope!r}"
+    text = [DEFINITIONS_TITLE, "-" * len(DEFINITIONS_TITLE), f"relevant document ({scopes}): {relevant}",
+            f"correct answer (answer_scope={answer_scope!r}): {correct}", MODES]
+    width = max(len(m) for m in metrics) if metrics else 0
+    text += [f"{metric:<{width}}  {_description(metric)}" for metric in metrics]
+    items = "".join(
+        f"<dt id='{_metric_anchor(metric)}'><code>{html.escape(metric)}</code></dt>"
+        f"<dd>{html.escape(_description(metric))} {_markdown_html(_details(metric))}</dd>" for metric in metrics)
+    symbols = ("<p class='muted'>" + "; ".join(f"<b>{html.escape(s)}</b>: {html.escape(meaning)}"
+                                               for s, meaning in SYMBOLS.items()) + ".</p>"
+               if any(metric in METRICS and METRICS[metric].level == "document" for metric in metrics) else "")
+    page = (f"<h2 id='{DEFINITIONS_ANCHOR}'>{DEFINITIONS_TITLE}</h2><dl class='definitions'>"
+            f"<dt>relevant document ({html.escape(scopes)})</dt><dd>{html.escape(relevant)}</dd>"
+            f"<dt>correct answer (answer_scope={html.escape(repr(answer_scope))})</dt><dd>{html.escape(correct)}</dd>"
+            f"<dt>integrated, top-1, isolated</dt><dd>{html.escape(MODES)}</dd>{items}</dl>{symbols}"
+            "<p class='muted'>Every value is the mean over the node's queries of the per-query value.</p>")
+    return text, page
 
 
 def _is_missing(value: Any) -> bool:
@@ -315,14 +376,16 @@ def _sections(result: EvaluationResult, nodes: list[str], n: int, max_characters
             isolated[node].update(cast(dict[str, float], result.trec_metrics(measures, node=node, eval_mode="isolated",
                                                                              **trec)))
     _check_metrics_filter(metrics_filter, nodes, integrated)
-    scope_line = f"Scopes: document_scope={document_scope!r}, answer_scope={answer_scope!r} (see {SCOPES_DOC})"
+    scope_line = (f"Scopes: document_scope={document_scope!r}, answer_scope={answer_scope!r} "
+                  f"(what they mean: '{DEFINITIONS_TITLE}', at the end)")
+    explained: dict[str, None] = {}  # the metrics the report shows, in order: each is explained at the end
 
     text = [f"evalframe {__version__} evaluation report", "=" * 60, scope_line, "Pipeline funnel (integrated evaluation)", ""]
     page = [f"<h1>Evaluation report</h1><p class='muted'>evalframe {__version__}; nodes: "
             f"{html.escape(', '.join(nodes))}</p>",
             f"<p class='scopes'>Scopes: <code>document_scope={html.escape(repr(document_scope))}</code>, "
             f"<code>answer_scope={html.escape(repr(answer_scope))}</code> "
-            f"(<a href='{SCOPES_DOC}'>what they mean</a>)</p>", "<h2>Pipeline funnel</h2>",
+            f"(<a href='#{DEFINITIONS_ANCHOR}'>what they mean</a>)</p>", "<h2>Pipeline funnel</h2>",
             "<table><tr><th>node</th><th>metric</th><th>integrated</th><th>top-1</th><th>isolated (upper bound)</th></tr>"]
     text.append("Query")
     flagged = False
@@ -334,6 +397,7 @@ def _sections(result: EvaluationResult, nodes: list[str], n: int, max_characters
         for metric, value in integrated[node].items():
             if metric == "num_examples_for_eval" or (shown is not None and metric not in shown):
                 continue
+            explained[metric] = None
             values = [value] + ([top1[node][metric]] if answer_node else []) + (
                 [isolated[node][metric]] if metric in isolated.get(node, {}) else [])
             above_one = any(v > 1.0 for v in values)
@@ -345,10 +409,12 @@ def _sections(result: EvaluationResult, nodes: list[str], n: int, max_characters
                 extras.append(f"isolated {isolated[node][metric]:.4f}")
             text.append(f"  | {metric:<18} {value:.4f}" + (f"   ({', '.join(extras)})" if extras else "")
                         + (f"   [! {ABOVE_ONE}]" if above_one else ""))
-            flag = (f" <span class='flag' title='{ABOVE_ONE}'>&#9888; above 1 (<a href='{METRICS_DOC}'>why</a>)</span>"
-                    if above_one else "")
+            flag = (f" <span class='flag' title='{ABOVE_ONE}'>&#9888; above 1 "
+                    f"(<a href='#{_metric_anchor(metric)}'>why</a>)</span>" if above_one else "")
+            name = (f"<a class='metric' href='#{_metric_anchor(metric)}' title='{html.escape(_description(metric))}'>"
+                    f"{html.escape(metric)}</a>")
             page.append(
-                f"<tr><td class='node'>{html.escape(node)}</td><td>{metric}{flag}</td><td class='num'>{value:.4f}</td>"
+                f"<tr><td class='node'>{html.escape(node)}</td><td>{name}{flag}</td><td class='num'>{value:.4f}</td>"
                 f"<td class='num'>{f'{top1[node][metric]:.4f}' if answer_node else ''}</td>"
                 f"<td class='num'>{f'{isolated[node][metric]:.4f}' if metric in isolated.get(node, {}) else ''}</td></tr>"
             )
@@ -356,17 +422,18 @@ def _sections(result: EvaluationResult, nodes: list[str], n: int, max_characters
     page.append("</table>")
     for node, count in evaluated.items():
         note = (f"{', '.join(measures)} of {node}: trec_eval's definitions, means over the {count} queries trec_eval "
-                f"evaluates (the Haystack metrics: over all the node's queries); see {IR_DOC}.")
-        text += [f"[trec] {note}", ""]
-        page.append(f"<p class='muted'>{html.escape(note)}</p>")
+                f"evaluates (the Haystack metrics: over all the node's queries)")
+        text += [f"[trec] {note}; see '{DEFINITIONS_TITLE}', at the end.", ""]
+        page.append(f"<p class='muted'>{html.escape(note)} (<a href='#{DEFINITIONS_ANCHOR}'>definitions</a>).</p>")
     if flagged:
-        text += [f"[!] map / ndcg {ABOVE_ONE}; see {METRICS_DOC}.", ""]
+        text += [f"[!] map / ndcg {ABOVE_ONE}; see '{DEFINITIONS_TITLE}', at the end.", ""]
         page.append(f"<p class='flag'>&#9888; map / ndcg {html.escape(ABOVE_ONE)}; see "
-                    f"<a href='{METRICS_DOC}'>{METRICS_DOC}</a>.</p>")
+                    f"<a href='#{DEFINITIONS_ANCHOR}'>{DEFINITIONS_TITLE}</a>.</p>")
 
     for node in nodes:
         answer_node = result.has_answers(node)
         metric = measures[0] if node in measured else result.headline_metric(node)
+        explained[metric] = None
         if not answer_node and charts:
             chart = _recall_chart(result, node, range(1, _deepest_rank(result, node) + 1), scopes)
             if chart:
@@ -414,7 +481,8 @@ def _sections(result: EvaluationResult, nodes: list[str], n: int, max_characters
                         f"<td>{html.escape(_gold(gold, max_characters_per_field, answer_node))}</td>"
                         f"<td>{'<br>'.join(items)}</td></tr>")
         page.append("".join(rows) + "</table>")
-    return text, page
+    definitions_text, definitions_page = _definitions(list(explained), document_scope, answer_scope)
+    return text + definitions_text, page + [definitions_page]
 
 
 def print_eval_report(

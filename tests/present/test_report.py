@@ -9,6 +9,7 @@ import pytest
 
 from evalframe import EvaluationResult, InvalidParameterError, load_demo_result, print_eval_report
 from evalframe.present.cli import main
+from evalframe.metrics.registry import METRICS
 from evalframe.present.report import build_report
 
 DEMO = Path(__file__).parents[2] / "evalframe" / "data" / "demo_result"
@@ -162,7 +163,8 @@ def test_every_report_states_its_scopes_text_and_html():
     report = load_demo_result().report(n=1)
     assert "Scopes: document_scope='document_id_or_answer', answer_scope='any'" in report.text
     assert "document_scope=&#x27;document_id_or_answer&#x27;" in report.html
-    assert "href='docs/metrics.md#relevance-criterion'" in report.html
+    assert "(<a href='#evalframe-definitions'>what they mean</a>)" in report.html
+    assert "(what they mean: 'What the numbers mean', at the end)" in report.text
 
 
 def test_listed_rows_say_what_they_matched_and_mark_the_correct_ones():
@@ -203,8 +205,12 @@ def test_map_and_ndcg_above_one_are_flagged_with_the_reason_and_a_link():
     assert values["map"] > 1 and values["ndcg"] > 1
     report = result.report(n=1)
     assert re.search(r"\| map +\d\.\d{4}   \[! above 1: a relevant document retrieved twice counts twice", report.text)
-    assert "see docs/metrics.md#per-query" in report.text
-    assert report.html.count("&#9888; above 1") == 2 and "href='docs/metrics.md#per-query'" in report.html
+    assert "; see 'What the numbers mean', at the end." in report.text
+    assert report.html.count("&#9888; above 1") == 2
+    assert "&#9888; above 1 (<a href='#evalframe-metric-map'>why</a>)" in report.html
+    # the reason is in the page: map's bounds note, under the id the link points to
+    assert re.search(r"<dt id='evalframe-metric-map'>.*?<dd>[^<]*.*?exceeds 1 when a relevant document is retrieved "
+                     r"twice.*?</dd>", report.html)
     plain = load_demo_result().report(n=1)
     assert "above 1" not in plain.text and "above 1" not in plain.html
 
@@ -241,3 +247,59 @@ def test_lists_read_as_items_and_an_empty_retrieval_says_so():
     assert "    document_id: (nothing retrieved)" in retriever
     reader = report.text[report.text.index("Worst queries of Reader"):]
     assert "gold:   8,848.86 metres" in reader and "    document_id: (none)" in reader  # a no-answer has no documents
+
+
+def _ids_and_links(page: str) -> tuple[set[str], list[str], list[str]]:
+    ids = set(re.findall(r"\bid=['\"]([^'\"]+)['\"]", page))
+    return ids, re.findall(r"\bhref=['\"]([^'\"]*)['\"]", page), re.findall(r"\bsrc=['\"]([^'\"]*)['\"]", page)
+
+
+@pytest.mark.parametrize("options", [{}, {"measures": ["nDCG@10", "P(rel=2)@5"], "duplicates": "first"},
+                                     {"metrics_filter": {"Reader": ["f1"]}}])
+def test_html_report_links_only_inside_itself(options):
+    # a saved report, or one of a pip-installed evalframe, has no docs/ folder beside it: every link is an anchor of
+    # the page and every image is inline
+    page = load_demo_result().report(n=2, **options).html
+    ids, links, sources = _ids_and_links(page)
+    assert links and all(link.startswith("#") for link in links), [x for x in links if not x.startswith("#")]
+    assert {link[1:] for link in links} <= ids  # no dangling anchor
+    assert all(source.startswith("data:") for source in sources)
+    assert "docs/" not in page
+
+
+def test_every_metric_the_report_shows_is_explained_in_it():
+    report = load_demo_result().report(n=1, charts=False, measures=["nDCG@10"], duplicates="first")
+    page, text = report.html, report.text
+    # mrr, hand-picked: its line in the metric registry, linked from the funnel and defined at the end with its formula
+    assert METRICS["mrr"].description == "Reciprocal rank of the first relevant document."
+    assert ("<a class='metric' href='#evalframe-metric-mrr' title='Reciprocal rank of the first relevant document.'>mrr</a>"
+            in page)
+    definition = re.search(r"<dt id='evalframe-metric-mrr'><code>mrr</code></dt><dd>(.*?)</dd>", page)
+    assert definition and definition[1].startswith("Reciprocal rank of the first relevant document. Per query: "
+                                                   "1 / min rank over R.")
+    assert "mrr" in text.split("\nWhat the numbers mean\n")[1]
+    assert "mrr                Reciprocal rank of the first relevant document." in text
+    # the trec_eval measure: its definition with its cutoff
+    ndcg10 = re.search(r"<dt id='evalframe-metric-nDCG-10'><code>nDCG@10</code></dt><dd>(.*?)</dd>", page)
+    assert ndcg10 and ndcg10[1].startswith("Normalised discounted cumulative gain") and "k = 10" in ndcg10[1]
+    # every metric of the funnel, and the one ranking each node's worst queries, has its definition
+    shown = set(re.findall(r"<a class='metric' href='#evalframe-metric-([^']+)'", page))
+    assert shown == {"recall_multi_hit", "recall_single_hit", "precision", "map", "mrr", "ndcg", "nDCG-10",
+                     "exact_match", "f1"}
+    assert {f"evalframe-metric-{name}" for name in shown} <= _ids_and_links(page)[0]
+    # the scopes, in words
+    assert ("<dd>its id is a gold document id or it contains a gold answer</dd>" in page
+            and "relevant document (document_scope='document_id_or_answer', answer_scope='any'): its id is a gold "
+                "document id or it contains a gold answer" in text)
+
+
+def test_the_definitions_follow_the_scopes_and_the_filter():
+    report = load_demo_result().report(n=1, charts=False, document_scope="document_id_and_context",
+                                       metrics_filter={"Retriever": ["mrr"], "Reader": ["exact_match"]})
+    assert "<dd>its id is a gold document id and its text matches a gold context" in report.html
+    definitions = report.text.split("\nWhat the numbers mean\n")[1]
+    # mrr and exact_match are shown in the funnel; recall_single_hit and f1 rank the worst queries; map is not shown
+    for name in ("mrr", "exact_match", "recall_single_hit", "f1"):
+        assert f"\n{name} " in definitions
+    assert "\nmap " not in definitions and "evalframe-metric-map" not in report.html
+    assert "docs/" not in report.text
