@@ -1,6 +1,6 @@
 """evalframe against Haystack 1.x on the same data, each in a fresh process: ``python benchmarks/vs_haystack.py``.
 
-Needs the throwaway Haystack 1.x virtualenv (``../shared/tools/haystack1-venv.sh``, default ``/tmp/haystack1``; a
+Needs the throwaway Haystack 1.x virtualenv (``benchmarks/setup_haystack1.sh`` builds it, default ``/tmp/haystack1``; a
 development aid: evalframe never imports Haystack). Two comparisons, printed as tables with the ratio
 Haystack / evalframe:
 
@@ -165,7 +165,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     python = str(Path(args.haystack) / "bin" / "python")
     if not Path(python).exists():
-        raise SystemExit(f"no Haystack 1.x virtualenv at {args.haystack}: run ../shared/tools/haystack1-venv.sh first")
+        raise SystemExit(f"no Haystack 1.x virtualenv at {args.haystack} (--haystack): build it first with "
+                         f"benchmarks/setup_haystack1.sh {args.haystack}")
     with tempfile.TemporaryDirectory() as work:
         if args.only in (None, "frames"):
             frames(python, args.queries, Path(work))

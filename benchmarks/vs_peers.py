@@ -45,6 +45,7 @@ import sys
 import tempfile
 import time
 from importlib import metadata
+from importlib.util import find_spec
 from pathlib import Path
 
 import numpy as np
@@ -369,6 +370,13 @@ def main(argv: list[str] | None = None) -> int:
     for name, values, allowed in (("--qrels", kinds, ("binary", "graded")), ("--tools", tools, TOOLS)):
         if not values or any(v not in allowed for v in values):
             parser.error(f"{name} takes a comma-separated list of {', '.join(allowed)}; got {','.join(values)!r}")
+    # each tool runs in a worker process: a missing one would fail there, with a traceback, after the files are written
+    missing = [tool for tool in tools if find_spec(tool) is None]
+    if missing:
+        kept = ",".join(tool for tool in tools if tool not in missing) or "evalframe"
+        parser.error(f"--tools {','.join(tools)}: {' and '.join(missing)} not installed in this Python. Install the "
+                     f"benchmark's peers with pip install -e '.[bench]' (ranx, pytrec_eval-terrier), or leave them "
+                     f"out: --tools {kept}")
     folder = args.out or Path(tempfile.mkdtemp(prefix="vs-peers-"))
     print(f"evalframe vs ranx vs pytrec_eval: {args.queries:,} queries x {', '.join(map(str, depths))} documents, "
           f"{', '.join(kinds)} qrels; files in {folder}; ranx JIT {args.ranx_jit}; "

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import importlib.util
+import re
+import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -44,3 +47,26 @@ def test_vs_peers_smoke(capsys, tmp_path):
     # 200 queries x 6 measures, in both cases
     assert out.count("pytrec_eval vs evalframe (tolerance 1e-12): means agree") == 2
     assert out.count("per-query values 1,200 of 1,200 agree") == 2
+
+
+def test_vs_peers_names_a_missing_peer_before_writing_anything(capsys, tmp_path, monkeypatch):
+    bench = load_benchmark("vs_peers.py")
+    monkeypatch.setattr(bench, "find_spec", lambda name: None if name == "ranx" else importlib.util.find_spec(name))
+    out = tmp_path / "files"
+    with pytest.raises(SystemExit) as exit_:
+        bench.main(["--queries", "20", "--depth", "5", "--tools", "evalframe,ranx", "--out", str(out)])
+    assert exit_.value.code == 2
+    assert ("error: --tools evalframe,ranx: ranx not installed in this Python. Install the benchmark's peers with "
+            "pip install -e '.[bench]' (ranx, pytrec_eval-terrier), or leave them out: --tools evalframe"
+            in capsys.readouterr().err)
+    assert not out.exists()
+
+
+def test_vs_haystack_says_how_to_build_the_haystack_environment(tmp_path):
+    bench = load_benchmark("vs_haystack.py")
+    missing = tmp_path / "no-haystack"
+    with pytest.raises(SystemExit, match=re.escape(f"no Haystack 1.x virtualenv at {missing} (--haystack): build it "
+                                                   f"first with benchmarks/setup_haystack1.sh {missing}")):
+        bench.main(["--haystack", str(missing)])
+    script = Path(__file__).resolve().parents[1] / "benchmarks" / "setup_haystack1.sh"
+    assert subprocess.run(["bash", "-n", str(script)], check=False).returncode == 0  # the set-up it names parses
