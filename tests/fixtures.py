@@ -140,11 +140,13 @@ def hand_result() -> EvaluationResult:
 
 
 BENCHMARKS = Path(__file__).parent.parent / "benchmarks"
+SCRIPTS = Path(__file__).parent.parent / "scripts"
 
 
-def load_benchmark(script: str) -> ModuleType:
-    """A script of benchmarks/ (``"run.py"``, ...) imported as a module, under a name of its own."""
-    spec = importlib.util.spec_from_file_location(f"evalframe_benchmarks_{script.removesuffix('.py')}", BENCHMARKS / script)
+def load_benchmark(script: str, folder: Path = BENCHMARKS) -> ModuleType:
+    """A script of benchmarks/ (``"run.py"``, ...) or of another ``folder`` (``SCRIPTS``) imported as a module, under
+    a name of its own."""
+    spec = importlib.util.spec_from_file_location(f"evalframe_{folder.name}_{script.removesuffix('.py')}", folder / script)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
