@@ -2,8 +2,8 @@
 
 A spec holds the metric's name, level (``"document"`` or ``"answer"``), whether it is its level's
 headline metric, its bounds, its formula and edge rule as text, and its kernel (:mod:`.kernels`).
-``docs/metrics.md``'s table of metrics, ``evalframe list-metrics`` and the common test over every
-registered metric (``tests/metrics/test_common.py``) are generated from these specs.
+``docs/metrics.md``'s table of metrics, ``evalframe list-metrics``, the report's definitions of the metrics it shows
+and the common test over every registered metric (``tests/metrics/test_common.py``) are generated from these specs.
 
 Document kernels are functions of per-query counts (:class:`~evalframe.metrics.kernels.DocumentCounts`),
 written for queries that have gold documents and a hit; the two edge cases (no gold, no hit) are set

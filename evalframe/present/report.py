@@ -41,6 +41,7 @@ text-align:left;vertical-align:top}th{background:#f6f8fa}td.num{text-align:right
 .evalframe-report th,.evalframe-report td{text-align:left!important}.evalframe-report td.num{text-align:right!important}
 .ok{color:#1a7f37;font-weight:700}.flag{color:#9a6700}.field,.why{color:#656d76;font-size:.8rem}
 a.metric{color:inherit;text-decoration:underline dotted}dl.definitions dt{font-weight:600;margin-top:.6rem}
+dl.definitions dt code{font-size:1rem}
 dl.definitions dd{margin-left:1.5rem}
 """
 
