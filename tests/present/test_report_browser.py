@@ -1,6 +1,6 @@
 """The HTML report in a real browser (headless Chromium through playwright): its explanations are reachable.
 
-Skipped without playwright (``pip install playwright``) or a Chromium (Debian: ``apt-get install
+Skipped without playwright (in ``.[test]``) or a Chromium (Debian: ``apt-get install
 chromium-headless-shell``; ``EVALFRAME_CHROMIUM`` names another binary; else playwright's own, ``playwright install
 chromium``), the browser ``scripts/screenshot_report.py`` uses.
 """
@@ -28,6 +28,8 @@ def tab(tmp_path_factory):
         try:
             browser = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
         except sync_api.Error as exc:  # no Chromium playwright can start
+            if os.environ.get("EVALFRAME_REQUIRE_BROWSER"):  # set by .ci/run, which installs Debian's Chromium
+                pytest.fail(f"EVALFRAME_REQUIRE_BROWSER is set but no Chromium starts: {str(exc).splitlines()[0]}")
             pytest.skip(f"no Chromium: {str(exc).splitlines()[0]}")
         page = browser.new_page(viewport={"width": 1200, "height": 700})
         requested: list[str] = []
