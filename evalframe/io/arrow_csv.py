@@ -11,6 +11,8 @@ words the error messages.
 from __future__ import annotations
 
 import math
+import mmap
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -51,10 +53,14 @@ def read_csv(source: BinaryIO, path: Path, specs: list[dict[str, Any]], csv_opti
             types[spec["name"]] = getattr(pa, _NUMBERS[spec["dtype"]])()
         else:
             types[spec["name"]] = pa.large_string()
+    data = _file_bytes(source)
+    block_size = None if data is None else _block_size(data)
+    if block_size is None:
+        return None
     try:
-        source.seek(0)
         table = pacsv.read_csv(
-            source,
+            pa.py_buffer(data),
+            read_options=pacsv.ReadOptions(block_size=block_size),
             parse_options=pacsv.ParseOptions(delimiter=sep, newlines_in_values=True),
             # an empty cell, quoted or not, is a missing number; in text columns it stays "" (strings_can_be_null)
             convert_options=pacsv.ConvertOptions(column_types=types, null_values=[""], strings_can_be_null=False,
@@ -74,6 +80,45 @@ def read_csv(source: BinaryIO, path: Path, specs: list[dict[str, Any]], csv_opti
         else:
             columns[spec["name"]] = pd.Series(pd.arrays.ArrowStringArray(column), copy=False)
     return pd.DataFrame(columns, index=pd.RangeIndex(table.num_rows), copy=False)
+
+
+def _file_bytes(source: BinaryIO) -> Any:
+    """The whole file's bytes, mapped (else read) apart from ``source``'s position; None for an empty file.
+
+    Arrow's reader must never be handed ``source`` itself: its read-ahead tasks keep calling ``source.read``
+    after the reader has raised (e.g. "straddling object straddles two block boundaries" for a row longer than
+    its 1 MiB block), so they took blocks from under the pandas reader that reads the same handle next: a load
+    refused the file, or read a cell cut short, now and then. A buffer has no position to share.
+    """
+    try:
+        if os.fstat(source.fileno()).st_size == 0:
+            return None
+        return mmap.mmap(source.fileno(), 0, access=mmap.ACCESS_READ)  # the file's pages, not a copy
+    except (AttributeError, OSError, ValueError):  # not a plain file (a test's BytesIO)
+        source.seek(0)
+        data = source.read()
+        return data or None
+
+
+#: Arrow's own block size (1 MiB), the first tried by :func:`_block_size`, and how many sizes after it are tried.
+_BLOCK_SIZE = 1 << 20
+_BLOCK_SIZES_TRIED = 64
+
+
+def _block_size(data: Any) -> int | None:
+    """A block size at which Arrow's reader reads ``data`` whole, or None (then pandas reads the file).
+
+    Arrow (up to 26 at least, apache/arrow#51368) drops the "\\n" that starts a block after a block ending with
+    "\\r", even inside a quoted cell: a text holding "\\r\\n" whose "\\r" was the last byte of a block came back
+    one character short, without an error. Blocks are the file's bytes cut every ``block_size`` bytes, so the first
+    size from Arrow's own on whose cuts no "\\r" meets a "\\n" is taken (a look at two bytes per block).
+    """
+    bytes_ = np.frombuffer(data, dtype=np.uint8)
+    for size in range(_BLOCK_SIZE, _BLOCK_SIZE + _BLOCK_SIZES_TRIED):
+        starts = bytes_[size::size]  # the first byte of every block but the first
+        if not ((bytes_[size - 1::size][:len(starts)] == 13) & (starts == 10)).any():
+            return size
+    return None
 
 
 def text_column(column: pd.Series, dtype: Any, empty_is_missing: bool) -> pd.Series:
