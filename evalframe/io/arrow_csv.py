@@ -42,8 +42,9 @@ def read_csv(source: BinaryIO, path: Path, specs: list[dict[str, Any]], csv_opti
     except ImportError:
         return None
     sep = csv_options.get("sep", ",")
+    # Arrow takes one ASCII byte but NUL as its delimiter (another raised ValueError: "Expecting an ASCII character")
     if read_csv_kwargs or csv_options.get("encoding", "utf-8").lower().replace("_", "-") not in ("utf-8", "utf8") \
-            or len(sep) != 1:
+            or len(sep) != 1 or not "\x01" <= sep <= "\x7f":
         return None
     types = {}
     for spec in specs:
