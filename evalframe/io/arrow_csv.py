@@ -104,6 +104,8 @@ def _file_bytes(source: BinaryIO) -> Any:
 #: Arrow's own block size (1 MiB), the first tried by :func:`_block_size`, and how many sizes after it are tried.
 _BLOCK_SIZE = 1 << 20
 _BLOCK_SIZES_TRIED = 64
+#: The bytes counted at a time when quotes are counted (bounds the temporary array of the comparison).
+_COUNTED_BYTES = 1 << 20
 
 
 def _block_size(data: Any) -> int | None:
@@ -112,14 +114,39 @@ def _block_size(data: Any) -> int | None:
     Arrow (up to 26 at least, apache/arrow#51368) drops the "\\n" that starts a block after a block ending with
     "\\r", even inside a quoted cell: a text holding "\\r\\n" whose "\\r" was the last byte of a block came back
     one character short, without an error. Blocks are the file's bytes cut every ``block_size`` bytes, so the first
-    size from Arrow's own on whose cuts no "\\r" meets a "\\n" is taken (a look at two bytes per block).
+    size from Arrow's own is taken on whose cuts no "\\r" meets a "\\n" inside quotes (a look at two bytes per
+    block). Outside quotes such a cut splits a line end, which Arrow reads right (every line of a
+    ``csv.QUOTE_MINIMAL`` file ends with "\\r\\n", so cuts land on line ends often): a cut is inside quotes when an
+    odd number of quote characters come before it, as the files evalframe writes quote (a quote inside a cell is
+    doubled, and a cell holding one is quoted), counted only when a cut meets "\\r\\n".
     """
     bytes_ = np.frombuffer(data, dtype=np.uint8)
+    quotes = _QuoteCounts(bytes_)
     for size in range(_BLOCK_SIZE, _BLOCK_SIZE + _BLOCK_SIZES_TRIED):
         starts = bytes_[size::size]  # the first byte of every block but the first
-        if not ((bytes_[size - 1::size][:len(starts)] == 13) & (starts == 10)).any():
+        cuts = (np.flatnonzero((bytes_[size - 1::size][:len(starts)] == 13) & (starts == 10)) + 1) * size
+        if not any(quotes.before(cut) % 2 for cut in cuts.tolist()):
             return size
     return None
+
+
+class _QuoteCounts:
+    """How many quote characters come before a position of a file's bytes: counted once per 1 MiB piece (on the
+    first question), then a piece's part per question."""
+
+    def __init__(self, bytes_: np.ndarray) -> None:
+        self.bytes = bytes_
+        self.pieces: np.ndarray | None = None  # quotes before the start of each piece
+
+    def _count(self, start: int, stop: int) -> int:
+        return int(np.count_nonzero(self.bytes[start:stop] == 34))
+
+    def before(self, position: int) -> int:
+        if self.pieces is None:
+            counts = [self._count(start, start + _COUNTED_BYTES) for start in range(0, len(self.bytes), _COUNTED_BYTES)]
+            self.pieces = np.concatenate([[0], np.cumsum(counts, dtype=np.int64)])
+        piece = position // _COUNTED_BYTES
+        return int(self.pieces[piece]) + self._count(piece * _COUNTED_BYTES, position)
 
 
 def text_column(column: pd.Series, dtype: Any, empty_is_missing: bool) -> pd.Series:
