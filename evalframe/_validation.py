@@ -65,8 +65,11 @@ def check_positive_int(value: object, *, name: str, minimum: int = 0) -> int:
 
 
 def check_path(value: object, *, name: str) -> Path:
-    """A file or folder path: a str or os.PathLike (not bytes, not empty)."""
+    """A file or folder path: a str or os.PathLike (not bytes, not empty, no NUL character)."""
     if isinstance(value, (str, os.PathLike)) and not isinstance(value, bytes) and str(value) != "":
+        if "\x00" in str(value):  # the os module raises a bare ValueError ("embedded null byte") at the first use
+            raise InvalidParameterError(f"{name} must be a path without a NUL character (no file system allows one); "
+                                        f"got {str(value)!r}. Remove the '\\x00'.")
         return Path(value)
     raise InvalidParameterError(f"{name} must be a path (a str or pathlib.Path) of a results folder; got {value!r}.")
 

@@ -11,6 +11,8 @@ words the error messages.
 from __future__ import annotations
 
 import math
+import mmap
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -40,8 +42,9 @@ def read_csv(source: BinaryIO, path: Path, specs: list[dict[str, Any]], csv_opti
     except ImportError:
         return None
     sep = csv_options.get("sep", ",")
+    # Arrow takes one ASCII byte but NUL as its delimiter (another raised ValueError: "Expecting an ASCII character")
     if read_csv_kwargs or csv_options.get("encoding", "utf-8").lower().replace("_", "-") not in ("utf-8", "utf8") \
-            or len(sep) != 1:
+            or len(sep) != 1 or not "\x01" <= sep <= "\x7f":
         return None
     types = {}
     for spec in specs:
@@ -51,10 +54,14 @@ def read_csv(source: BinaryIO, path: Path, specs: list[dict[str, Any]], csv_opti
             types[spec["name"]] = getattr(pa, _NUMBERS[spec["dtype"]])()
         else:
             types[spec["name"]] = pa.large_string()
+    data = _file_bytes(source)
+    block_size = None if data is None else _block_size(data)
+    if block_size is None:
+        return None
     try:
-        source.seek(0)
         table = pacsv.read_csv(
-            source,
+            pa.py_buffer(data),
+            read_options=pacsv.ReadOptions(block_size=block_size),
             parse_options=pacsv.ParseOptions(delimiter=sep, newlines_in_values=True),
             # an empty cell, quoted or not, is a missing number; in text columns it stays "" (strings_can_be_null)
             convert_options=pacsv.ConvertOptions(column_types=types, null_values=[""], strings_can_be_null=False,
@@ -74,6 +81,72 @@ def read_csv(source: BinaryIO, path: Path, specs: list[dict[str, Any]], csv_opti
         else:
             columns[spec["name"]] = pd.Series(pd.arrays.ArrowStringArray(column), copy=False)
     return pd.DataFrame(columns, index=pd.RangeIndex(table.num_rows), copy=False)
+
+
+def _file_bytes(source: BinaryIO) -> Any:
+    """The whole file's bytes, mapped (else read) apart from ``source``'s position; None for an empty file.
+
+    Arrow's reader must never be handed ``source`` itself: its read-ahead tasks keep calling ``source.read``
+    after the reader has raised (e.g. "straddling object straddles two block boundaries" for a row longer than
+    its 1 MiB block), so they took blocks from under the pandas reader that reads the same handle next: a load
+    refused the file, or read a cell cut short, now and then. A buffer has no position to share.
+    """
+    try:
+        if os.fstat(source.fileno()).st_size == 0:
+            return None
+        return mmap.mmap(source.fileno(), 0, access=mmap.ACCESS_READ)  # the file's pages, not a copy
+    except (AttributeError, OSError, ValueError):  # not a plain file (a test's BytesIO)
+        source.seek(0)
+        data = source.read()
+        return data or None
+
+
+#: Arrow's own block size (1 MiB), the first tried by :func:`_block_size`, and how many sizes after it are tried.
+_BLOCK_SIZE = 1 << 20
+_BLOCK_SIZES_TRIED = 64
+#: The bytes counted at a time when quotes are counted (bounds the temporary array of the comparison).
+_COUNTED_BYTES = 1 << 20
+
+
+def _block_size(data: Any) -> int | None:
+    """A block size at which Arrow's reader reads ``data`` whole, or None (then pandas reads the file).
+
+    Arrow (up to 26 at least, apache/arrow#51368) drops the "\\n" that starts a block after a block ending with
+    "\\r", even inside a quoted cell: a text holding "\\r\\n" whose "\\r" was the last byte of a block came back
+    one character short, without an error. Blocks are the file's bytes cut every ``block_size`` bytes, so the first
+    size from Arrow's own is taken on whose cuts no "\\r" meets a "\\n" inside quotes (a look at two bytes per
+    block). Outside quotes such a cut splits a line end, which Arrow reads right (every line of a
+    ``csv.QUOTE_MINIMAL`` file ends with "\\r\\n", so cuts land on line ends often): a cut is inside quotes when an
+    odd number of quote characters come before it, as the files evalframe writes quote (a quote inside a cell is
+    doubled, and a cell holding one is quoted), counted only when a cut meets "\\r\\n".
+    """
+    bytes_ = np.frombuffer(data, dtype=np.uint8)
+    quotes = _QuoteCounts(bytes_)
+    for size in range(_BLOCK_SIZE, _BLOCK_SIZE + _BLOCK_SIZES_TRIED):
+        starts = bytes_[size::size]  # the first byte of every block but the first
+        cuts = (np.flatnonzero((bytes_[size - 1::size][:len(starts)] == 13) & (starts == 10)) + 1) * size
+        if not any(quotes.before(cut) % 2 for cut in cuts.tolist()):
+            return size
+    return None
+
+
+class _QuoteCounts:
+    """How many quote characters come before a position of a file's bytes: counted once per 1 MiB piece (on the
+    first question), then a piece's part per question."""
+
+    def __init__(self, bytes_: np.ndarray) -> None:
+        self.bytes = bytes_
+        self.pieces: np.ndarray | None = None  # quotes before the start of each piece
+
+    def _count(self, start: int, stop: int) -> int:
+        return int(np.count_nonzero(self.bytes[start:stop] == 34))
+
+    def before(self, position: int) -> int:
+        if self.pieces is None:
+            counts = [self._count(start, start + _COUNTED_BYTES) for start in range(0, len(self.bytes), _COUNTED_BYTES)]
+            self.pieces = np.concatenate([[0], np.cumsum(counts, dtype=np.int64)])
+        piece = position // _COUNTED_BYTES
+        return int(self.pieces[piece]) + self._count(piece * _COUNTED_BYTES, position)
 
 
 def text_column(column: pd.Series, dtype: Any, empty_is_missing: bool) -> pd.Series:

@@ -43,7 +43,8 @@ from ..errors import LoadError, SaveError, warn
 from ..frames.arrays import DistinctLists, object_array
 
 __all__ = [
-    "LITERAL_CELL_LIMIT", "LiteralParser", "TextColumn", "as_object_column", "by_identity", "check_frame", "decode_column",
+    "LITERAL_CELL_LIMIT", "LiteralParser", "TextColumn", "UNREADABLE", "as_object_column", "by_identity", "check_frame",
+    "check_literal_sizes", "decode_column", "large_literal",
     "encode_column", "encode_frame", "encode_frame_texts", "encodes", "render_literals", "is_native_dtype", "short_repr",
     "string_list",
 ]
@@ -340,8 +341,48 @@ def _encode(node: str, frame: pd.DataFrame, encode: Callable[..., tuple[Any, dic
     columns, specs = {}, []
     for name in frame.columns:
         columns[name], spec = encode(frame[name], node=node)
+        if spec["codec"] == "literal":
+            check_literal_sizes(columns[name], node=node, column=name)
         specs.append(spec)
     return columns, {"file": f"{node}.csv", "rows": len(frame), "columns": specs}
+
+
+def check_literal_sizes(cells: list[Any] | TextColumn, *, node: str, column: Hashable) -> None:
+    """Refuse a literal cell that load would refuse: longer than :data:`LITERAL_CELL_LIMIT` and not of a shape
+    :func:`large_literal` reads (a :class:`SaveError` naming node, column and row, before anything is written).
+
+    ``cells`` are a literal column's texts as encoded (one per row, or a :class:`TextColumn`); only texts beyond
+    the limit are looked at, each distinct one once.
+    """
+    if isinstance(cells, TextColumn):
+        pa, pc = _arrow()
+        # bytes bound characters from above: only texts of more bytes than the limit can hold more characters
+        sizes = pc.binary_length(cells.values).fill_null(0).to_numpy(zero_copy_only=False)
+        longer = np.flatnonzero(sizes > LITERAL_CELL_LIMIT)
+        texts = cells.values.take(pa.array(longer)).to_pylist() if len(longer) else []
+        codes = cells.codes
+    else:
+        lengths = np.fromiter(map(len, cells), dtype=np.int64, count=len(cells))
+        longer = np.flatnonzero(lengths > LITERAL_CELL_LIMIT)
+        first: dict[int, int] = {}  # a cell shared by rows is one text object: checked once, at its first row
+        for position in longer.tolist():
+            first.setdefault(id(cells[position]), position)
+        longer = np.array(list(first.values()), dtype=np.int64)
+        texts = [cells[i] for i in longer.tolist()]
+        codes = None
+    for position, text in zip(longer.tolist(), texts):
+        if len(text) <= LITERAL_CELL_LIMIT or large_literal(text) is not UNREADABLE:
+            continue
+        row = (position if codes is None else int(np.argmax(codes == position))) + 1
+        fix = ("give the column one kind of missing value (None, NaN or '') and no NUL character, so its texts are "
+               "written as they are, or shorten the text" if text[:1] in "'\"" else
+               "store it as a list of strings or of numbers, or split or shorten it")
+        raise SaveError(
+            f"node {node!r}, column {column!r}, row {row}: the cell is written as a Python literal of {len(text):,} "
+            f"characters, and load reads literals over {LITERAL_CELL_LIMIT:,} characters (1 MiB) only when they are "
+            f"lists of strings or JSON-like numbers and lists, so it would refuse this folder. Nothing was written; "
+            f"{fix}."
+        )
 
 
 def _encode_column_texts(series: pd.Series, *, node: str) -> tuple[TextColumn, dict[str, Any]]:
@@ -753,9 +794,9 @@ class LiteralParser:
         return values if len(values) == len(uniques) else None
 
     def _literal(self, text: str, code: int, codes: np.ndarray) -> Any:
+        if len(text) > LITERAL_CELL_LIMIT:  # outside the try: its LoadError is a ValueError, not to be wrapped again
+            return self._large_literal(text, code, codes)
         try:
-            if len(text) > LITERAL_CELL_LIMIT:
-                return self._large_literal(text, code, codes)
             self._parsed = getattr(self, "_parsed", 0) + 1
             if self._parsed % _COLLECT_EVERY == 0:
                 # each literal_eval leaves ~1 KB of cyclic garbage (its syntax tree), which the paused collector
@@ -775,27 +816,40 @@ class LiteralParser:
         return int(np.argmax(codes == code)) + 1
 
     def _large_literal(self, text: str, code: int, codes: np.ndarray) -> Any:
-        """A cell beyond :data:`LITERAL_CELL_LIMIT`, parsed in memory proportional to its size, or refused.
-
-        ``ast.literal_eval`` builds a syntax tree of several hundred bytes per element (a 10 MB list
-        cell took 5 GB), so long cells are only read in two shapes whose parsing stays bounded: a list
-        of string literals (gold_contexts of long documents), each string parsed on its own, and JSON
-        texts that mean the same in Python (numbers, lists, double-quoted strings; no true/false/null).
-        """
-        strings = string_list(text)
-        if strings is not None:
-            return strings
-        if not _JSON_ONLY_NAMES.search(text):
-            try:
-                return _JSON.decode(text)
-            except (ValueError, RecursionError):
-                pass
+        """A cell beyond :data:`LITERAL_CELL_LIMIT`, parsed by :func:`large_literal`, or refused."""
+        value = large_literal(text)
+        if value is not UNREADABLE:
+            return value
         raise LoadError(
             f"{self.path}: data row {self._row(code, codes)}, column {self.column!r}: the cell holds {len(text)} "
             f"characters; cells other than lists of strings or JSON-like numbers and lists may hold at most "
             f"{LITERAL_CELL_LIMIT} characters (1 MiB), because Python's literal parser needs hundreds of times "
             "their size in memory. Shorten or empty that cell."
         )
+
+
+#: What :func:`large_literal` gives for a text load refuses.
+UNREADABLE = object()
+
+
+def large_literal(text: str) -> Any:
+    """The value of a literal cell longer than :data:`LITERAL_CELL_LIMIT`, or :data:`UNREADABLE` when load refuses it.
+
+    ``ast.literal_eval`` builds a syntax tree of several hundred bytes per element (a 10 MB list
+    cell took 5 GB), so long cells are only read in two shapes whose parsing stays bounded: a list
+    of string literals (gold_contexts of long documents), each string parsed on its own, and JSON
+    texts that mean the same in Python (numbers, lists, double-quoted strings; no true/false/null).
+    A save refuses the other long cells with the same function (:func:`check_literal_sizes`).
+    """
+    strings = string_list(text)
+    if strings is not None:
+        return strings
+    if not _JSON_ONLY_NAMES.search(text):
+        try:
+            return _JSON.decode(text)
+        except (ValueError, RecursionError):
+            pass
+    return UNREADABLE
 
 
 #: How many ast.literal_eval calls leave their garbage before it is collected.

@@ -9,7 +9,6 @@ naming the field, before any node file is read.
 from __future__ import annotations
 
 import json
-from codecs import lookup as lookup_encoding
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +16,7 @@ import pandas as pd
 
 from ..errors import LoadError
 from .codecs import is_native_dtype, short_repr
+from .csv import encoding_problem, separator_problem
 from .folder import Folder, is_plain_name, with_retries
 
 __all__ = ["FORMAT_NAME", "FORMAT_VERSION", "PARTITIONED_FORMAT_VERSION", "MANIFEST_NAME", "listed_files", "read_manifest",
@@ -81,13 +81,15 @@ def _check_manifest(path: Path, manifest: dict[str, Any]) -> None:
     if not isinstance(csv_options, dict):
         raise _damaged(path, f"'csv' must be an object of CSV options; got {type(csv_options).__name__}")
     sep = csv_options.get("sep", ",")
-    if not isinstance(sep, str) or len(sep) != 1 or sep in "\r\n\"":
-        raise _damaged(path, f"'csv' 'sep' must be one character (not a quote or line break); got {sep!r}")
+    problem = separator_problem(sep)  # the rules save applies
+    if problem is not None:
+        raise _damaged(path, f"'csv' 'sep' must be one character (not a quote or line break); got {short_repr(sep)} "
+                             f"({problem})")
     encoding = csv_options.get("encoding", "utf-8")
-    try:
-        lookup_encoding(encoding)
-    except (LookupError, TypeError, ValueError):
-        raise _damaged(path, f"'csv' 'encoding' must name a text encoding such as 'utf-8'; got {encoding!r}") from None
+    problem = encoding_problem(encoding)
+    if problem is not None:
+        raise _damaged(path, f"'csv' 'encoding' must name a text encoding such as 'utf-8'; got {short_repr(encoding)} "
+                             f"({problem})")
     matching = manifest.get("matching")
     if matching is not None and not isinstance(matching, dict):
         raise _damaged(path, f"'matching' must be an object of matching parameters; got {type(matching).__name__}")

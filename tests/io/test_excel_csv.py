@@ -68,7 +68,7 @@ def test_a_byte_order_mark_read_as_another_encoding_is_named(tmp_path):
 
 
 def test_an_unknown_encoding_is_named(tmp_path):
-    with pytest.raises(LoadError, match=r"encoding 'latin-9x' is not a codec Python knows"):
+    with pytest.raises(LoadError, match=r"encoding 'latin-9x' cannot read a CSV file: it is not an encoding Python knows"):
         check_dialect(io.BytesIO(b"a,b\n"), tmp_path / "Reader.csv", {"encoding": "latin-9x"})
 
 
