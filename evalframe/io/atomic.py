@@ -296,7 +296,8 @@ def replace_folder(target: Path, write: Callable[[Path], None],
 
     ``target`` is already resolved (no symlink) and checked (see :func:`check_writable`, and the caller's
     check that it holds only files evalframe wrote). Any OSError is turned into a SaveError after the
-    staging folder is removed; the old folder stays as it was. ``foreign(folder)`` names the files of a
+    staging folder is removed; up to the swap the old folder stays as it was, and an OSError inside the rename
+    fallback's swap says what it left at ``target`` (see :func:`_put_in_place`). ``foreign(folder)`` names the files of a
     folder that the caller did not write: if one appeared in the old folder after the caller's check,
     the old folder is kept (renamed ``.<name>.evalframe-kept-<id>``, with a warning), never removed.
     """

@@ -88,7 +88,9 @@ def save_result(result: Any, out_dir: Path, format: str = "csv", *, partitions: 
     Raises
     ------
     SaveError
-        When a cell, a node name, an option or the folder cannot be written; the folder is then unchanged.
+        When a cell, a node name, an option or the folder cannot be written; the folder is then unchanged, except
+        after an OSError inside the rename fallback's swap, whose message says what it left
+        (docs/persistence.md#safe-writes).
     """
     show = _progress.enabled(progress)
     with _gc_paused():
