@@ -87,6 +87,7 @@ def test_a_row_moved_into_another_partition_is_refused_by_both_readers(tmp_path,
 
 
 def test_order_keys_repeated_across_part_files_are_refused_by_both_readers(tmp_path):
+    clean = hand_result().save(tmp_path / "clean", format="parquet", partitions=N, progress=False)
     folder = hand_result().save(tmp_path / "out", format="parquet", partitions=N, progress=False)
     keys = {p: pq.read_table(folder / part_name("Reader", p)).column(ROW).to_pylist() for p in range(N)}
     assert sorted(k for part in keys.values() for k in part) == list(range(8))  # the Reader's 8 row positions
@@ -100,9 +101,11 @@ def test_order_keys_repeated_across_part_files_are_refused_by_both_readers(tmp_p
     with pytest.raises(LoadError, match=r"the partition files of node 'Reader' hold 8 rows whose '__evalframe_row__' order "
                                         r"keys are not 8 distinct values"):
         EvaluationResult.load(folder, progress=False)
-    with pytest.raises(LoadError, match=r"the '__evalframe_row__' order keys of node 'Reader' are not the 8 distinct row "
-                                        r"positions 0..7 evalframe.json records"):
+    message = r"out: the '__evalframe_row__' order keys of node 'Reader' are not the 8 distinct row positions 0..7 "
+    with pytest.raises(LoadError, match=message):
         evalframe.dask.load(folder).calculate_metrics()
+    with pytest.raises(LoadError, match=message):  # compare's tasks check the keys of both runs
+        evalframe.dask.compare(evalframe.dask.load(clean), evalframe.dask.load(folder), node="Reader", metrics="f1")
 
 
 def flipped() -> EvaluationResult:
