@@ -155,7 +155,7 @@ def _build_shard(number: int, path: str, pieces_dir: str, partitions: int, optio
 
 
 def _write_partition(staging: str, part: int, partitions: int, pieces: dict[str, list[str]],
-                     schemas: dict[str, pd.DataFrame]) -> dict[str, dict[str, Any]]:
+                     schemas: dict[str, pd.DataFrame], generation: str) -> dict[str, dict[str, Any]]:
     """One task: partition ``part`` of every node, its pieces concatenated in shard order, written as its part file."""
     entries = {}
     for node, schema in schemas.items():
@@ -166,7 +166,7 @@ def _write_partition(staging: str, part: int, partitions: int, pieces: dict[str,
             frame = frames[0] if len(frames) == 1 else partitioned.concat_rows(_aligned(frames))
             del frames
             frame = _with_columns(frame, schema)
-        entries[node] = partitioned.write_part(staging, node, part, partitions, frame)
+        entries[node] = partitioned.write_part(staging, node, part, partitions, frame, generation=generation)
     return entries
 
 
@@ -294,6 +294,10 @@ context_matching_boost_split_overlaps, custom_document_id_field
     """
     if isinstance(partitions, bool) or not isinstance(partitions, (int, np.integer)) or partitions < 1:
         raise InvalidParameterError(f"partitions must be an int >= 1 (how many part files per node); got {partitions!r}.")
+    if partitions > partitioned.MAX_PARTITIONS:
+        raise InvalidParameterError(f"partitions must be at most {partitioned.MAX_PARTITIONS:,} (part files are numbered "
+                                    f"with five digits); got {int(partitions):,}. Choose a few partitions per worker "
+                                    "(docs/cluster.md), e.g. partitions=64.")
     partitions = int(partitions)
     if not isinstance(keep_scores, (bool, np.bool_)):
         raise InvalidParameterError(f"keep_scores must be True or False; got {keep_scores!r}.")
@@ -318,11 +322,12 @@ context_matching_boost_split_overlaps, custom_document_id_field
         _check_shapes(shards)
         schemas = _node_schemas(shards)
         write = dask.delayed(_write_partition, pure=False)
+        generation = partitioned.staged_generation(staging)  # each part file records it
         tasks = []
         for part in range(partitions):
             part_pieces = {node: [s.pieces[node][part] for s in shards if part in s.pieces.get(node, {})]
                            for node in schemas}
-            tasks.append(write(str(staging), part, partitions, part_pieces, schemas,
+            tasks.append(write(str(staging), part, partitions, part_pieces, schemas, generation,
                                dask_key_name=f"evalframe-partition-{part}-{token}"))
         entries: list[dict[str, dict[str, Any]]] = _run(tasks, dask_client, token)
         shutil.rmtree(pieces_dir)

@@ -20,6 +20,7 @@ from .. import _validation as check
 from ..analysis.compare import comparison_table, measure_names, paired, paired_statistics, run_names
 from ..analysis.stats import ROUNDS, few_distinct
 from ..errors import InvalidParameterError
+from ..io.partitioned import check_key_summaries, key_summary
 from ..options import MetricOptions
 from .client import run
 from .result import DaskEvaluationResult, first_appearance, merged_columns, open_partition, partition_query_metrics
@@ -81,16 +82,16 @@ def compare(a: DaskEvaluationResult, b: DaskEvaluationResult, *others: DaskEvalu
     for position in range(1, len(runs)):
         pair = (a, runs[position])
         retrievers = [r.retriever_of(dict(metric_params))[1] for r in pair]
-        partials = run([_pair_task(pair, number, node, keywords, chosen, retrievers, False)
-                        for number in range(a.partitions)], a.client)
+        partials = _checked(pair, run([_pair_task(pair, number, node, keywords, chosen, retrievers, False)
+                                       for number in range(a.partitions)], a.client))
         columns = _metrics_of(partials, chosen, names[0], names[position])
         totals = {metric: _add([p[metric] for p in partials if metric in p and metric != "columns_a"])
                   for metric in columns}
         many = [m for m in columns if not _order_free(totals[m]["values"], totals[m]["counts"])]
         ordered: dict[str, np.ndarray] = {}
         if many:
-            gathered = run([_pair_task(pair, number, node, keywords, many, retrievers, True)
-                            for number in range(a.partitions)], a.client)
+            gathered = _checked(pair, run([_pair_task(pair, number, node, keywords, many, retrievers, True)
+                                           for number in range(a.partitions)], a.client))
             for metric in many:
                 pieces = [g[metric] for g in gathered if metric in g]
                 keys = np.concatenate([k for _, k in pieces]) if pieces else np.empty((0, 2), np.int64)
@@ -176,13 +177,27 @@ def _pair_task(pair: tuple[DaskEvaluationResult, DaskEvaluationResult], number: 
 
 
 def _on_pair(folders: list[tuple[str, str | None]], number: int, node: str, keywords: dict[str, Any],
-             metrics: list[str] | None, retrievers: list[Any], ordered: bool) -> dict[str, Any]:
+             metrics: list[str] | None, retrievers: list[Any],
+             ordered: bool) -> tuple[list[dict[str, tuple[int, ...]]], dict[str, Any]]:
+    """The partials of one partition of both runs, and per run its order keys summed up per node (checked by the
+    client over all partitions, as :meth:`DaskEvaluationResult.map_partitions` does)."""
     tables: list[pd.DataFrame] = []
+    summaries: list[dict[str, tuple[int, ...]]] = []
     order = np.empty((0, 2), np.int64)
     for (path, generation), retriever in zip(folders, retrievers):
         result, keys = open_partition(path, number, generation, [node], retriever)
+        summaries.append({name: key_summary(node_keys) for name, node_keys in keys.items()})
         table = partition_query_metrics(result, node, {k: v for k, v in keywords.items() if v is not None})
         if not tables:
             order = first_appearance(result, keys, node, table.index, keywords)
         tables.append(table)
-    return pair_partials(tables[0], tables[1], order, metrics, ordered)
+    return summaries, pair_partials(tables[0], tables[1], order, metrics, ordered)
+
+
+def _checked(pair: tuple[DaskEvaluationResult, DaskEvaluationResult],
+             parts: list[tuple[list[dict[str, tuple[int, ...]]], dict[str, Any]]]) -> list[dict[str, Any]]:
+    """The pair tasks' partials, once each run's order keys are checked over all its partitions."""
+    for side, result in enumerate(pair):
+        for name in parts[0][0][side] if parts else ():
+            check_key_summaries(result.path, name, result.rows[name], [summaries[side][name] for summaries, _ in parts])
+    return [partials for _, partials in parts]

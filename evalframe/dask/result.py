@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextvars
 import math
+import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Callable
@@ -29,7 +30,7 @@ from ..analysis.slices import SliceKey, beside, check_by, query_attributes
 from ..errors import InvalidParameterError, LoadError, warn
 from ..io.folder import Folder
 from ..io.manifest import read_manifest
-from ..io.partitioned import read_partition
+from ..io.partitioned import check_key_summaries, key_summary, read_partition
 from ..metrics.registry import DOCUMENT_METRICS, headline_metric
 from ..metrics.trec import parse_measures, swept_measures
 from ..options import MetricOptions, check_at_k
@@ -67,6 +68,10 @@ def load(load_dir: str | Path, *, client: Any = None) -> DaskEvaluationResult:
     >>> round(result.calculate_metrics()["Retriever"]["recall_single_hit"], 4)
     0.875
     """
+    if isinstance(load_dir, bytes) or not isinstance(load_dir, (str, os.PathLike)) or not str(load_dir):
+        raise InvalidParameterError(f"load_dir must be the path of a partitioned results folder (a str or a "
+                                    f"pathlib.Path); got {load_dir!r}. Pass the folder that result.save(dir, "
+                                    "format='parquet', partitions=N) wrote.")
     path = Path(load_dir)
     with Folder(path) as folder:
         manifest = read_manifest(folder)
@@ -141,7 +146,14 @@ class DaskEvaluationResult:
         >>> sum(evalframe.dask.load(folder).map_partitions(lambda result, keys: len(result["Reader"])))
         27
         """
-        return run(self._tasks(work, *args, nodes=nodes, retriever=retriever), self.client)
+        return self._checked(run(self._tasks(work, *args, nodes=nodes, retriever=retriever), self.client))
+
+    def _checked(self, parts: list[tuple[dict[str, tuple[int, ...]], Any]]) -> list[Any]:
+        """The tasks' values, once the order keys their partitions summed up are checked over the whole folder
+        (:func:`evalframe.io.partitioned.check_key_summaries`: what no task alone can see)."""
+        for node in parts[0][0] if parts else ():
+            check_key_summaries(self.path, node, self.rows[node], [summaries[node] for summaries, _ in parts])
+        return [value for _, value in parts]
 
     def _kinds(self) -> dict[str, set[tuple[str, str]]]:
         """Per node, the (type, eval_mode) pairs of its rows in the whole folder (one pass, kept)."""
@@ -345,10 +357,10 @@ class DaskEvaluationResult:
         # a partition without rows of one type lacks its columns: a first pass gathers every partition's empty head,
         # and every partition is given the columns of the whole table (the tables are computed again on .compute(),
         # on whichever scheduler computes the frame)
-        heads = run([dask.delayed(_head)(task) for task in tasks], self.client)
+        heads = self._checked(run([dask.delayed(_head)(task) for task in tasks], self.client))
         columns = merged_columns(heads)
         meta = _reindexed(next((h for h in heads if h is not None), pd.DataFrame()), columns, heads)
-        parts = [dask.delayed(_reindexed)(task, columns, meta) for task in tasks]
+        parts = [dask.delayed(_reindexed)(dask.delayed(_value)(task), columns, meta) for task in tasks]
         return dd.from_delayed(parts, meta=meta, verify_meta=False)
 
     def sliced_metrics(self, by: SliceKey | Sequence[SliceKey], *, measures: str | Sequence[str] | None = None,
@@ -422,9 +434,16 @@ class DaskEvaluationResult:
 
 # ---------------------------------------------------------------------- the tasks (run on the workers)
 def _on_partition(path: str, number: int, generation: str | None, nodes: list[str] | None,
-                  work: Callable[..., Any], args: tuple[Any, ...], retriever: tuple[str, str, str] | None = None) -> Any:
+                  work: Callable[..., Any], args: tuple[Any, ...],
+                  retriever: tuple[str, str, str] | None = None) -> tuple[dict[str, tuple[int, ...]], Any]:
+    """``work`` on one partition: its order keys summed up per node (checked by the client over all partitions), and
+    ``work``'s value."""
     result, keys = open_partition(path, number, generation, nodes, retriever)
-    return work(result, keys, *args)
+    return {node: key_summary(node_keys) for node, node_keys in keys.items()}, work(result, keys, *args)
+
+
+def _value(part: tuple[Any, Any]) -> Any:
+    return part[1]
 
 
 def open_partition(path: str, number: int, generation: str | None, nodes: list[str] | None = None,
@@ -576,8 +595,9 @@ def first_appearance(result: EvaluationResult, keys: Any, node: str, queries: pd
     return order
 
 
-def _head(table: pd.DataFrame | None) -> pd.DataFrame | None:
-    return None if table is None else table.iloc[:0]
+def _head(part: tuple[Any, pd.DataFrame | None]) -> tuple[Any, pd.DataFrame | None]:
+    summaries, table = part
+    return summaries, None if table is None else table.iloc[:0]
 
 
 def merged_columns(heads: Sequence[pd.DataFrame | Sequence[Any] | None]) -> list[Any]:

@@ -271,9 +271,23 @@ def check_writable(target: Path) -> None:
                         "Choose another out_dir or make it writable (chmod u+w).")
 
 
-def _as_save_error(exc: OSError, target: Path) -> SaveError:
+class _Failed(Exception):
+    """An OSError inside the swap, with what it left at the target: the end of the SaveError's message.
+
+    Before the new folder is in place the old one is unchanged (the default message); the rename fallback has other
+    states (the target missing, another save's result in place, the new result in place with the old one beside
+    it), each said as it is.
+    """
+
+    def __init__(self, error: OSError, state: str) -> None:
+        super().__init__(error, state)
+        self.error, self.state = error, state
+
+
+def _as_save_error(exc: OSError, target: Path, state: str | None = None) -> SaveError:
     where = exc.filename or target
-    return SaveError(f"cannot save to {target}: {exc.strerror or exc} ({where}); the previous folder is unchanged.")
+    return SaveError(f"cannot save to {target}: {exc.strerror or exc} ({where}); "
+                     f"{state or 'the previous folder is unchanged'}.")
 
 
 def replace_folder(target: Path, write: Callable[[Path], None],
@@ -282,7 +296,8 @@ def replace_folder(target: Path, write: Callable[[Path], None],
 
     ``target`` is already resolved (no symlink) and checked (see :func:`check_writable`, and the caller's
     check that it holds only files evalframe wrote). Any OSError is turned into a SaveError after the
-    staging folder is removed; the old folder stays as it was. ``foreign(folder)`` names the files of a
+    staging folder is removed; up to the swap the old folder stays as it was, and an OSError inside the rename
+    fallback's swap says what it left at ``target`` (see :func:`_put_in_place`). ``foreign(folder)`` names the files of a
     folder that the caller did not write: if one appeared in the old folder after the caller's check,
     the old folder is kept (renamed ``.<name>.evalframe-kept-<id>``, with a warning), never removed.
     """
@@ -294,6 +309,8 @@ def replace_folder(target: Path, write: Callable[[Path], None],
         raise _as_save_error(exc, target) from None
     staging = parent / f".{target.name}.evalframe-tmp-{token}"
     aside = parent / f".{target.name}.evalframe-old-{token}"
+    # a save that fails before its swap leaves the target as it was: the previous folder, or none
+    untouched = None if os.path.lexists(target) else f"{target} was not created"
     try:
         try:
             step("mkdir staging")
@@ -302,8 +319,10 @@ def replace_folder(target: Path, write: Callable[[Path], None],
             step("fsync staging")
             _fsync_dir(staging)
             _put_in_place(staging, target, aside, foreign)
+        except _Failed as failed:
+            raise _as_save_error(failed.error, target, failed.state) from None
         except OSError as exc:
-            raise _as_save_error(exc, target) from None
+            raise _as_save_error(exc, target, untouched) from None
         # the old generation (now at the staging path) goes; a failure here leaves the new result in place,
         # and what is left is removed by the next save or load, as the lock is released below
         with contextlib.suppress(OSError):
@@ -337,7 +356,11 @@ def _remove_old(old: Path, target: Path, foreign: Callable[[Path], list[str]]) -
 
 
 def _put_in_place(staging: Path, target: Path, aside: Path, foreign: Callable[[Path], list[str]]) -> bool:
-    """Move the complete staging folder to ``target``; the old folder (if any) ends at ``staging``."""
+    """Move the complete staging folder to ``target``; the old folder (if any) ends at ``staging``.
+
+    An OSError of the rename fallback is raised as :class:`_Failed`, saying what it left at ``target``.
+    """
+    unchanged = None  # what a failure leaves at the target, until another save's result replaces the previous one
     for _ in range(4):  # another saver may create or exchange the target meanwhile
         if not os.path.lexists(target):
             step("rename into place")
@@ -346,7 +369,7 @@ def _put_in_place(staging: Path, target: Path, aside: Path, foreign: Callable[[P
                 return True
             except OSError as exc:
                 if exc.errno not in (errno.ENOTEMPTY, errno.EEXIST):
-                    raise
+                    raise _Failed(exc, unchanged or f"{target} was not created") from None
                 continue  # another saver put its result there first: exchange with it
         step("exchange")
         try:
@@ -354,27 +377,55 @@ def _put_in_place(staging: Path, target: Path, aside: Path, foreign: Callable[[P
                 return True
         except FileNotFoundError:
             continue
+        except OSError as exc:
+            raise _Failed(exc, unchanged or "the previous folder is unchanged") from None
         # fallback without an atomic exchange: for an instant the target is missing (see resolve_for_reading)
-        step("rename old aside")
-        os.rename(target, aside)
+        try:
+            step("rename old aside")
+            os.rename(target, aside)
+        except OSError as exc:
+            raise _Failed(exc, unchanged or "the previous folder is unchanged") from None
         try:
             step("rename new into place")
             os.rename(staging, target)
         except OSError as exc:
             if exc.errno not in (errno.ENOTEMPTY, errno.EEXIST):
-                with contextlib.suppress(OSError):
-                    os.rename(aside, target)  # put the old folder back
-                raise
+                raise _Failed(exc, _put_back(aside, target, unchanged)) from None
             # another saver renamed its folder into place while ours was aside: that save superseded the old
             # generation, and this one puts its folder in place over that save's in the next round
-            step("remove superseded")
-            _remove_old(aside, target, foreign)
+            try:
+                step("remove superseded")
+                _remove_old(aside, target, foreign)
+            except OSError as error:
+                raise _Failed(error, f"another save put its result in {target} meanwhile, and it is there now (this "
+                                     "save's result was not written: save again); the previous result, which that "
+                                     "save superseded, could not be removed: the next save or load of "
+                                     f"{target} removes what is left of it beside {target.name}") from None
+            unchanged = (f"{target} holds the result another save put there meanwhile (this save's result was not "
+                         "written: save again)")
             continue
         except BaseException:  # put the old folder back (a kill here is repaired by cleanup_stale)
             with contextlib.suppress(OSError):
                 os.rename(aside, target)
             raise
-        step("move old to staging")
-        os.rename(aside, staging)
+        try:
+            step("move old to staging")
+            os.rename(aside, staging)
+        except OSError as exc:
+            raise _Failed(exc, f"the new result is in place at {target}, but the previous result could not be moved "
+                               f"away from {aside}: the next save or load of {target} removes it (or remove it by "
+                               "hand)") from None
         return True
-    raise OSError(errno.EBUSY, "the folder kept changing under concurrent saves", str(target))
+    raise _Failed(OSError(errno.EBUSY, "the folder kept changing under concurrent saves", str(target)),
+                  unchanged or "the previous folder is unchanged")
+
+
+def _put_back(aside: Path, target: Path, unchanged: str | None) -> str:
+    """Rename the old folder back to ``target`` after the new one could not be put in place; what is left there."""
+    try:
+        step("put old back")
+        os.rename(aside, target)
+    except OSError:
+        return (f"{target} is missing: the previous result is whole at {aside}, and the next save or load of {target} "
+                "renames it back (or rename it back by hand)")
+    return unchanged or "the previous folder is unchanged"

@@ -8,6 +8,7 @@ texts as strings with their missing-value kind, anything else as Python literal 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from itertools import chain, repeat
 from operator import is_not
 from pathlib import Path
@@ -153,11 +154,14 @@ def encode_frame(node: str, frame: pd.DataFrame) -> tuple[dict[str, Any], dict[s
     return arrays, entry
 
 
-def write(path: Path, table: Any) -> None:
-    """Write one node's table (an Arrow table, or the columns :func:`encode_frame` gives) to ``path``."""
+def write(path: Path, table: Any, metadata: Mapping[str, str] | None = None) -> None:
+    """Write one node's table (an Arrow table, or the columns :func:`encode_frame` gives) to ``path``; ``metadata``:
+    key-value pairs for the file's schema (a partition file's generation)."""
     pa, pq = _pyarrow()
     if isinstance(table, dict):
         table = pa.table({name: column.array() if isinstance(column, _Rows) else column for name, column in table.items()})
+    if metadata:
+        table = table.replace_schema_metadata({**(table.schema.metadata or {}), **metadata})
     pq.write_table(table, path)
 
 
@@ -229,9 +233,32 @@ def _literal_texts(column: Any) -> pd.Series:
     return pd.Series(column.to_pylist(), dtype=object)
 
 
-def read(folder: Folder, entry: dict[str, Any], codings: dict[str, DistinctLists]) -> pd.DataFrame:
+#: What each codec of evalframe.json stores, as Arrow types (the predicates of pyarrow.types) and in words.
+_ARROW_KINDS = {
+    "native": (("is_integer", "is_floating", "is_boolean", "is_null"), "numbers or booleans"),
+    "list": (("is_list", "is_large_list"), "lists"),
+    "text": (("is_string", "is_large_string"), "texts (strings)"),
+    "literal": (("is_string", "is_large_string"), "texts (strings: Python literals)"),
+}
+
+
+def _check_arrow_type(path: Path, spec: dict[str, Any], arrow_type: Any) -> None:
+    """Refuse a column whose Arrow type is not what its codec in evalframe.json stores (the manifest and the file
+    disagree: one of them was edited or comes from another save)."""
+    import pyarrow.types as types
+
+    predicates, what = _ARROW_KINDS[spec["codec"]]
+    if not any(getattr(types, predicate)(arrow_type) for predicate in predicates):
+        raise LoadError(f"{path}: column {spec['name']!r} holds {arrow_type} values, but evalframe.json records it with "
+                        f"codec {spec['codec']!r}, which stores {what}; the file and evalframe.json do not belong "
+                        "together (one was edited or copied from another save): save the result again.")
+
+
+def read(folder: Folder, entry: dict[str, Any], codings: dict[str, DistinctLists],
+         metadata: dict[str, str] | None = None) -> pd.DataFrame:
     """Read one Parquet node file of ``folder`` (opened relative to its descriptor, see :mod:`evalframe.io.folder`);
-    the distinct cells of its metric list columns go to ``codings``."""
+    the distinct cells of its metric list columns go to ``codings``, the file's key-value metadata (texts) to
+    ``metadata``."""
     path = folder.path / entry["file"]
     try:
         pa, pq = _pyarrow()
@@ -242,20 +269,22 @@ def read(folder: Folder, entry: dict[str, Any], codings: dict[str, DistinctLists
             table = pq.read_table(source)
         except (OSError, pa.ArrowException) as exc:
             raise LoadError(f"{path}: cannot be read as Parquet ({exc}).") from None
+    if metadata is not None:
+        metadata.update({key.decode("utf-8", "replace"): value.decode("utf-8", "replace")
+                         for key, value in (table.schema.metadata or {}).items()})
     names = [spec["name"] for spec in entry["columns"]]
     if table.column_names != names or table.num_rows != entry.get("rows", table.num_rows):
         raise LoadError(f"{path}: its columns or row count differ from those evalframe.json records.")
     columns = {}
     for spec in entry["columns"]:
         name, column = spec["name"], table.column(spec["name"])
+        _check_arrow_type(path, spec, column.type)
         if spec["codec"] == "native":
             dtype = pd.api.types.pandas_dtype(spec["dtype"])
             series = (column.to_pandas() if isinstance(dtype, type(pd.api.types.pandas_dtype("float64")))
                       else pd.Series(column.to_pylist(), dtype=object))
             columns[name] = series.astype(dtype)
         elif spec["codec"] == "list":
-            if not (pa.types.is_list(column.type) or pa.types.is_large_list(column.type)):
-                raise LoadError(f"{path}: column {name!r} should hold lists but holds {column.type}.")
             lists = _distinct_list_cells(column)
             columns[name] = pd.Series(lists.row_values(), dtype=object, copy=False)
             if name in METRIC_LIST_COLUMNS:

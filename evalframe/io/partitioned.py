@@ -10,13 +10,19 @@ stay flat in the results folder (``<node>.part-00003-of-00008.parquet``), so the
 Folders written by many processes (Dask workers: :mod:`evalframe.dask`) use :func:`write_part` for each file and
 :func:`evalframe.io.results.save_parts` around them; their :data:`ROW_COLUMN` holds unique order keys (a whole load
 sorts the rows by them), not necessarily 0..n-1. Every partitioned folder records a random ``generation``, which a
-reader of one partition (:func:`read_partition`) checks, so a worker never mixes files of two saves.
+reader of one partition (:func:`read_partition`) checks, so a worker never mixes files of two saves; every part file
+records it too (Parquet key-value metadata :data:`GENERATION_KEY`), so a part copied from another save is refused.
+
+Both readers (a whole load, :func:`read_nodes`, and one partition, :func:`read_partition`) check every part file with
+:func:`check_part`: its generation, its order keys (distinct and increasing) and every row's partition by
+:data:`HASH_RULE`. What needs every partition (the order keys of a node distinct and complete) a whole load checks
+on the keys, and a reader of single partitions on their :func:`key_summary` (:func:`check_key_summaries`).
 """
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,7 +35,9 @@ from .folder import Folder, with_retries
 from ..errors import LoadError, SaveError
 from ..frames.arrays import DistinctLists, object_array
 
-__all__ = ["HASH_RULE", "KEY_COLUMN", "ROW_COLUMN", "check_partitions", "part_file", "partition_of_rows",
+__all__ = ["HASH_RULE", "KEY_COLUMN", "ROW_COLUMN", "GENERATION_KEY", "GENERATION_FILE", "MAX_PARTITIONS",
+           "check_part", "key_summary", "check_key_summaries", "staged_generation",
+           "check_partitions", "part_file", "partition_of_rows",
            "partition_of_ids", "check_node_name", "concat_rows", "split_rows", "layout", "read_nodes", "read_partition",
            "write_part", "Partition"]
 
@@ -42,13 +50,29 @@ ROW_COLUMN = "__evalframe_row__"
 HASH_RULE = ("partition = mmh3.hash(str(multilabel_id).encode('utf-8', 'surrogatepass'), seed=0, signed=False) "
              "% partitions (MurmurHash3 x86_32, unsigned)")
 
+#: The Parquet key-value metadata key of every part file: the generation of the save that wrote it (as evalframe.json's
+#: "partitioned" "generation"). Part files written before it was recorded have none (see :func:`check_part`).
+GENERATION_KEY = "evalframe.generation"
+#: The hidden file in the staging folder of :func:`evalframe.io.results.save_parts` holding the save's generation,
+#: which :func:`write_part` (on any worker that sees the staging folder) records in its part file; removed before
+#: the folder is swapped into place.
+GENERATION_FILE = ".evalframe-generation"
+#: The most partitions a folder may have: part file names number them with five digits (``part-00003-of-00008``), so
+#: that a sorted listing is in partition order; beyond, each partition is a file per node of mostly nothing (a
+#: partition per query is reached long before for any result that fits on a disk) and the save would spend its
+#: time and memory on empty files.
+MAX_PARTITIONS = 99_999
+
 
 def check_partitions(partitions: Any, format: str) -> int | None:
-    """``partitions`` checked against the save's ``format``: None (one file per node) or an int >= 1."""
+    """``partitions`` checked against the save's ``format``: None (one file per node) or an int in 1..MAX_PARTITIONS."""
     if partitions is None:
         return None
     if isinstance(partitions, bool) or not isinstance(partitions, (int, np.integer)) or partitions < 1:
         raise SaveError(f"partitions must be an int >= 1 (or None for one file per node); got {partitions!r}.")
+    if partitions > MAX_PARTITIONS:
+        raise SaveError(f"partitions must be at most {MAX_PARTITIONS:,} (part files are numbered with five digits); got "
+                        f"{int(partitions):,}. Choose a few partitions per worker (docs/cluster.md), e.g. partitions=64.")
     if format != "parquet":
         raise SaveError(f"partitions={partitions} needs format='parquet' (CSV folders stay one <node>.csv per node, "
                         f"as Haystack 1.x reads them); call save(out_dir, format='parquet', partitions={partitions}).")
@@ -129,21 +153,37 @@ def partition_of_ids(ids: Any, partitions: int) -> np.ndarray:
 
 def layout(partitions: int) -> dict[str, Any]:
     """The manifest's "partitioned" field, with a new random generation."""
+    # "generation_in_parts": every part file records the generation (GENERATION_KEY); folders written before have no
+    # such field, and their parts no such key, which check_part accepts for them only
     return {"partitions": partitions, "key": KEY_COLUMN, "hash": HASH_RULE, "row_column": ROW_COLUMN,
-            "generation": uuid.uuid4().hex}
+            "generation": uuid.uuid4().hex, "generation_in_parts": True}
 
 
-def write_part(staging: str | Path, node: str, number: int, partitions: int, frame: pd.DataFrame) -> dict[str, Any]:
+def staged_generation(staging: str | Path) -> str:
+    """The generation :func:`evalframe.io.results.save_parts` left in its staging folder for :func:`write_part`."""
+    try:
+        return (Path(staging) / GENERATION_FILE).read_text(encoding="ascii").strip()
+    except (OSError, UnicodeError):
+        raise SaveError(f"{staging} is not the staging folder of evalframe.io.save_parts (it holds no readable "
+                        f"{GENERATION_FILE}); call write_part on the staging folder save_parts passes to write_parts, "
+                        "or pass generation=.") from None
+
+
+def write_part(staging: str | Path, node: str, number: int, partitions: int, frame: pd.DataFrame, *,
+               generation: str | None = None) -> dict[str, Any]:
     """Write partition ``number`` of ``node`` into the staging folder of a partitioned save; its manifest entry.
 
     For folders written by many processes (:func:`evalframe.io.results.save_parts`, which passes ``staging``):
     ``frame`` holds the partition's rows with their order keys in :data:`ROW_COLUMN` (unique int64 within the node),
     every ``multilabel_id`` of partition ``number`` by :data:`HASH_RULE` (checked; a SaveError names the first
-    that is not). The rows are written in key order.
+    that is not). The rows are written in key order, and the file records the save's ``generation`` (by default the
+    one save_parts left in ``staging``), which readers check.
     """
     from . import atomic, parquet
 
     check_node_name(node)  # before anything is written: the file is named after it
+    if generation is None:
+        generation = staged_generation(staging)
     if ROW_COLUMN not in frame.columns or KEY_COLUMN not in frame.columns:
         raise SaveError(f"partition {number} of node {node!r} needs the columns {KEY_COLUMN!r} and {ROW_COLUMN!r} "
                         "(the rows' order keys).")
@@ -165,8 +205,103 @@ def write_part(staging: str | Path, node: str, number: int, partitions: int, fra
     entry["file"] = part_file(node, number, partitions)
     path = Path(staging) / entry["file"]
     with atomic.staged_file(path):
-        parquet.write(path, table)
+        parquet.write(path, table, {GENERATION_KEY: generation})
     return entry
+
+
+def check_part(path: Path, node: str, number: int, layout: Mapping[str, Any], frame: pd.DataFrame,
+               metadata: Mapping[str, str], known: dict[Any, int] | None = None) -> np.ndarray:
+    """Check one part file as read (``frame`` with :data:`ROW_COLUMN`, ``metadata`` its key-value metadata); its order
+    keys (int64). The checks every reader of a partitioned folder makes on each file, whole or one partition.
+
+    A :class:`LoadError` names the file (``path``) when it was written by another save than ``layout`` (evalframe.json's
+    "partitioned") records, lacks the reserved columns, holds order keys that are not distinct and increasing, or
+    holds a row whose ``multilabel_id`` belongs to another partition than ``number`` by :data:`HASH_RULE` (a row moved
+    between part files: that query would be counted in two partitions). ``known`` caches the partition numbers of
+    ids already hashed (the nodes of a folder share their queries).
+    """
+    found, expected = metadata.get(GENERATION_KEY), layout.get("generation")
+    if found is None and layout.get("generation_in_parts"):
+        raise LoadError(f"{path}: this part file records no generation, but every part file of the save of this folder "
+                        f"does (generation {expected!r}, evalframe.json); it was copied in from another save (of an "
+                        "older evalframe): save the result again.")
+    if found is not None and found != expected:
+        raise LoadError(f"{path}: this part file was written by the save of generation {found!r}, but the folder is "
+                        f"the save of generation {expected!r} (evalframe.json); it was copied in from another save, "
+                        "and would mix the rows of two results: save the result again.")
+    if ROW_COLUMN not in frame.columns or KEY_COLUMN not in frame.columns:
+        raise LoadError(f"{path}: a partition file needs the columns {ROW_COLUMN!r} and {KEY_COLUMN!r}; the file was "
+                        "edited or damaged (save the result again).")
+    keys = frame[ROW_COLUMN].to_numpy()
+    if keys.dtype.kind not in "iu":
+        raise LoadError(f"{path}: {ROW_COLUMN!r} must hold integer order keys; it holds {frame[ROW_COLUMN].dtype} (the "
+                        "file was edited or damaged: save the result again).")
+    keys = keys.astype(np.int64, copy=False)
+    if len(keys) > 1:
+        wrong = np.flatnonzero(np.diff(keys) <= 0)
+        if len(wrong):  # every writer writes a part's rows in increasing key order
+            raise LoadError(f"{path}: the order keys ({ROW_COLUMN!r}) must be distinct and increasing; row "
+                            f"{wrong[0] + 2} of the file holds {keys[wrong[0] + 1]} after {keys[wrong[0]]} (the file was "
+                            "edited or damaged: save the result again).")
+    ids = frame[KEY_COLUMN].to_numpy(dtype=object)
+    codes, distinct = pd.factorize(ids, use_na_sentinel=False)
+    cache = {} if known is None else known
+    partitions = int(layout["partitions"])
+    numbers = np.empty(len(distinct), dtype=np.int64)
+    for i, key in enumerate(distinct.tolist()):  # one hash per distinct query, never per row
+        found_number = cache.get(key)
+        if found_number is None:
+            found_number = cache[key] = _partition_of(key, partitions)
+        numbers[i] = found_number
+    wrong = np.flatnonzero(numbers != number)
+    if len(wrong):
+        first = int(np.flatnonzero(codes == wrong[0])[0])
+        raise LoadError(f"{path}: query {distinct[wrong[0]]!r} (row {first + 1} of the file) lies in partition {number}, "
+                        f"but its {KEY_COLUMN} belongs to partition {numbers[wrong[0]]} of {partitions} by the hash rule; "
+                        "rows were moved between part files, and the query would be evaluated in two partitions (the "
+                        "folder was edited or damaged: save the result again).")
+    return keys
+
+
+#: 2**64: the key sums of :func:`key_summary` are taken modulo it (numpy's uint64 arithmetic wraps).
+_WRAP = 1 << 64
+
+
+def key_summary(keys: np.ndarray) -> tuple[int, ...]:
+    """A partition's order keys of one node summed up for :func:`check_key_summaries`: (count, min, max, and the sums
+    of the keys, their squares and their cubes modulo 2**64); small, whatever the partition's size."""
+    if not len(keys):
+        return (0, 0, -1, 0, 0, 0)
+    wrapped = keys.astype(np.uint64)
+    with np.errstate(over="ignore"):
+        squares = wrapped * wrapped
+        sums = (int(wrapped.sum(dtype=np.uint64)), int(squares.sum(dtype=np.uint64)),
+                int((squares * wrapped).sum(dtype=np.uint64)))
+    return (len(keys), int(keys.min()), int(keys.max()), *sums)
+
+
+def check_key_summaries(path: Path, node: str, rows: int, summaries: Sequence[tuple[int, ...]]) -> None:
+    """The order keys of a node, checked from every partition's :func:`key_summary` without collecting them.
+
+    Their count must be the node's ``rows`` (evalframe.json). Keys in 0..rows-1 (a save of a result in memory: the
+    rows' positions) must be each of them once: their sums of powers 1 to 3 are those of 0..rows-1 (a duplicated or
+    missing key changes them; keys distinct within each file are checked by :func:`check_part`). The keys of a folder
+    built on a cluster are not known in advance: their count and each file's are checked.
+    """
+    total = sum(s[0] for s in summaries)
+    if total != rows:
+        raise LoadError(f"{path}: the partition files of node {node!r} hold {total} rows, not {rows} as evalframe.json "
+                        "records; the folder was edited or damaged (save the result again).")
+    present = [s for s in summaries if s[0]]
+    if not present or min(s[1] for s in present) != 0 or max(s[2] for s in present) != rows - 1:
+        return
+    n = rows
+    expected = ((n - 1) * n // 2 % _WRAP, (n - 1) * n * (2 * n - 1) // 6 % _WRAP, ((n - 1) * n // 2) ** 2 % _WRAP)
+    found = tuple(sum(s[3 + i] for s in present) % _WRAP for i in range(3))
+    if found != expected:
+        raise LoadError(f"{path}: the {ROW_COLUMN!r} order keys of node {node!r} are not the {rows} distinct row "
+                        f"positions 0..{rows - 1} evalframe.json records (a key is repeated in two part files, and another "
+                        "missing); the folder was edited or damaged (save the result again).")
 
 
 @dataclass
@@ -208,6 +343,7 @@ def read_partition(path: str | Path, number: int, generation: str | None = None,
                 raise LoadError(f"{path} has {layout['partitions']} partitions; there is no partition {number}.")
             assert manifest is not None
             out = Partition({}, {}, {}, dict(manifest.get("matching") or {}))
+            known: dict[Any, int] = {}  # the nodes share their queries: each is hashed once
             for node, entry in manifest["nodes"].items():
                 if nodes is not None and node not in nodes:
                     continue
@@ -216,11 +352,9 @@ def read_partition(path: str | Path, number: int, generation: str | None = None,
                     raise LoadError(f"{path / part['file']} is missing: evalframe.json lists it as partition {number} of "
                                     f"node {node!r}; the partitioned folder is incomplete (save the result again).")
                 codings: dict[str, DistinctLists] = {}
-                frame = parquet_read(folder, part, codings)
-                if ROW_COLUMN not in frame.columns or KEY_COLUMN not in frame.columns:
-                    raise LoadError(f"{path / part['file']}: a partition file needs the columns {ROW_COLUMN!r} and "
-                                    f"{KEY_COLUMN!r}; the file was edited or damaged (save the result again).")
-                out.keys[node] = frame[ROW_COLUMN].to_numpy(dtype=np.int64)
+                metadata: dict[str, str] = {}
+                frame = parquet_read(folder, part, codings, metadata)
+                out.keys[node] = check_part(path / part["file"], node, number, layout, frame, metadata, known)
                 out.frames[node] = frame.drop(columns=[ROW_COLUMN])
                 out.codings[node] = codings
             return out
@@ -228,17 +362,19 @@ def read_partition(path: str | Path, number: int, generation: str | None = None,
     return with_retries(path, attempt)
 
 
-def parquet_read(folder: Folder, part: dict[str, Any], codings: dict[str, DistinctLists]) -> pd.DataFrame:
+def parquet_read(folder: Folder, part: dict[str, Any], codings: dict[str, DistinctLists],
+                 metadata: dict[str, str] | None = None) -> pd.DataFrame:
     from . import parquet
 
-    return parquet.read(folder, part, codings)
+    return parquet.read(folder, part, codings, metadata)
 
 
 def read_nodes(folder: Folder, manifest: dict[str, Any], codings: dict[str, dict[str, DistinctLists]]) -> dict[str, pd.DataFrame]:
     """Every node of a partitioned folder, read whole: its parts concatenated and put back in the saved row order.
 
     Raises a :class:`LoadError` naming the file for a missing part, a row count that differs from evalframe.json,
-    row positions that do not make up the node, or a query found in two partitions.
+    a part that fails :func:`check_part` (another save's, or a row in another partition than its query's), or row
+    positions that do not make up the node.
     """
     from . import parquet
 
@@ -249,26 +385,22 @@ def read_nodes(folder: Folder, manifest: dict[str, Any], codings: dict[str, dict
                 raise LoadError(f"{path / part['file']} is missing: evalframe.json lists it as a partition of node "
                                 f"{node!r}; the partitioned folder is incomplete (save the result again).")
     frames: dict[str, pd.DataFrame] = {}
-    seen: list[tuple[np.ndarray, int, str]] = []  # (query ids, partition, file) of every non-empty part
+    known: dict[Any, int] = {}  # the nodes share their queries: each is hashed once
     for node, entry in manifest["nodes"].items():
         pieces: list[pd.DataFrame] = []
         piece_codings: list[dict[str, DistinctLists]] = []
         positions: list[np.ndarray] = []
         for number, part in enumerate(entry["parts"]):
             part_codings: dict[str, DistinctLists] = {}
-            frame = parquet.read(folder, part, part_codings)
-            if ROW_COLUMN not in frame.columns or KEY_COLUMN not in frame.columns:
-                raise LoadError(f"{path / part['file']}: a partition file needs the columns {ROW_COLUMN!r} and "
-                                f"{KEY_COLUMN!r}; the file was edited or damaged (save the result again).")
+            metadata: dict[str, str] = {}
+            frame = parquet.read(folder, part, part_codings, metadata)
+            keys = check_part(path / part["file"], node, number, manifest["partitioned"], frame, metadata, known)
             if frame.empty and pieces:
                 continue
-            positions.append(frame[ROW_COLUMN].to_numpy(dtype=np.int64))
-            if len(frame):
-                seen.append((frame[KEY_COLUMN].to_numpy(dtype=object), number, part["file"]))
+            positions.append(keys)
             pieces.append(frame.drop(columns=[ROW_COLUMN]))
             piece_codings.append(part_codings)
         frames[node] = _in_saved_order(path, node, entry, pieces, piece_codings, positions, codings)
-    _check_one_partition_per_query(path, seen)
     return frames
 
 
@@ -330,21 +462,3 @@ def _merged(column: str, piece_codings: list[dict[str, DistinctLists]]) -> Disti
         cells.append(part_cells)
         offset += len(part_cells)
     return DistinctLists(np.concatenate(codes), np.concatenate(cells))
-
-
-def _check_one_partition_per_query(path: Path, seen: list[tuple[np.ndarray, int, str]]) -> None:
-    """Refuse a query whose rows lie in two partition numbers (a part file was replaced or moved)."""
-    if not seen:
-        return
-    codes, distinct = pd.factorize(np.concatenate([ids for ids, _, _ in seen]), use_na_sentinel=False)
-    piece = np.repeat(np.arange(len(seen)), [len(ids) for ids, _, _ in seen])
-    number = np.array([n for _, n, _ in seen], dtype=np.int64)[piece]
-    order = np.lexsort((number, codes))
-    codes, number, piece = codes[order], number[order], piece[order]
-    clash = np.flatnonzero((codes[1:] == codes[:-1]) & (number[1:] != number[:-1]))
-    if len(clash):
-        i = clash[0]
-        first, second = seen[piece[i]][2], seen[piece[i + 1]][2]
-        raise LoadError(f"{path / second}: query {distinct[codes[i]]!r} is also in {first}, another partition; every "
-                        "query must lie in one partition number in every node (the folder was edited or damaged: save "
-                        "the result again).")

@@ -88,7 +88,9 @@ def save_result(result: Any, out_dir: Path, format: str = "csv", *, partitions: 
     Raises
     ------
     SaveError
-        When a cell, a node name, an option or the folder cannot be written; the folder is then unchanged.
+        When a cell, a node name, an option or the folder cannot be written; the folder is then unchanged, except
+        after an OSError inside the rename fallback's swap, whose message says what it left
+        (docs/persistence.md#safe-writes).
     """
     show = _progress.enabled(progress)
     with _gc_paused():
@@ -116,8 +118,10 @@ def _save_result(result: Any, out_dir: Path, format: str, partitions: int | None
         "csv": {"sep": options["sep"], "encoding": options["encoding"]},
         "nodes": {},
     }
+    generation = ""
     if partitions is not None:
         manifest["partitioned"] = partitioned_format.layout(partitions)
+        generation = manifest["partitioned"]["generation"]  # recorded in every part file too
         known: dict[Any, int] = {}  # a query's partition number, hashed once for all nodes
         rows_of = {node: partitioned_format.split_rows(
             partitioned_format.partition_of_rows(node, frame, partitions, known), partitions)
@@ -150,7 +154,8 @@ def _save_result(result: Any, out_dir: Path, format: str, partitions: int | None
                         del piece
                         entry["file"] = partitioned_format.part_file(node, number, partitions)
                         parts.append(entry)
-                        writes.append(writer.submit(_write_parquet, parquet, staging / entry["file"], table))
+                        writes.append(writer.submit(_write_parquet, parquet, staging / entry["file"], table,
+                                                    {partitioned_format.GENERATION_KEY: generation}))
                         del table
                     manifest["nodes"][node] = {"rows": len(frame), "parts": parts}
                     continue
@@ -221,7 +226,13 @@ def save_parts(out_dir: str | Path, partitions: int, write_parts: Callable[[Path
     target = _check_target(out_dir)
 
     def write(staging: Path) -> None:
+        # the generation, for write_part to record in every part file (on whichever worker writes it)
+        marker = staging / partitioned_format.GENERATION_FILE
+        with atomic.staged_file(marker):
+            marker.write_text(manifest["partitioned"]["generation"], encoding="ascii")
         written = write_parts(staging)
+        atomic.step(f"remove {marker.name}")
+        marker.unlink()  # not part of the folder: a load or the next save would take it for a foreign file
         for node, parts in written.items():
             check_node_name(node)
             parts = list(parts)
@@ -251,9 +262,9 @@ def _write_csv(node: str, path: Path, columns: Any, options: dict[str, Any]) -> 
                         f"{exc}); keep the default encoding='utf-8' and quoting.") from None
 
 
-def _write_parquet(parquet: Any, path: Path, table: Any) -> None:
+def _write_parquet(parquet: Any, path: Path, table: Any, metadata: dict[str, str] | None = None) -> None:
     with atomic.staged_file(path):
-        parquet.write(path, table)
+        parquet.write(path, table, metadata)
 
 
 def _check_target(out_dir: Path) -> Path:

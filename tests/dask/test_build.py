@@ -155,6 +155,9 @@ def test_bad_inputs_are_refused_before_any_task(tmp_path, hand_shards):
         from_runs(hand_shards, tmp_path / "out", partitions=0)
     with pytest.raises(InvalidParameterError, match=r"partitions must be an int >= 1 .* got True"):
         from_runs(hand_shards, tmp_path / "out", partitions=True)
+    with pytest.raises(InvalidParameterError, match=r"partitions must be at most 99,999 \(part files are numbered with "
+                                                    r"five digits\); got 1,099,511,627,776"):
+        from_runs(hand_shards, tmp_path / "out", partitions=2**40)
     missing = tmp_path / "runs-9.jsonl"
     with pytest.raises(LoadError, match=rf"runs file {missing} does not exist \(shard 3 of 4\)"):
         from_runs([*hand_shards, missing], tmp_path / "out", partitions=2)

@@ -161,6 +161,18 @@ def test_partitions_must_be_a_positive_int(tmp_path, bad):
     assert not (tmp_path / "out").exists()
 
 
+def test_an_absurd_partition_count_is_refused_before_any_work(tmp_path, monkeypatch):
+    # was: partitions=2**40 went on to allocate a bound per partition (8 TiB) and failed with a MemoryError
+    monkeypatch.setattr(np, "searchsorted", lambda *a, **k: pytest.fail("the save went on to split the rows"))
+    with pytest.raises(SaveError, match=r"partitions must be at most 99,999 \(part files are numbered with five digits\); "
+                                        r"got 1,099,511,627,776\. Choose a few partitions per worker"):
+        hand_result().save(tmp_path / "out", format="parquet", partitions=2**40)
+    assert not (tmp_path / "out").exists()
+    from evalframe.io.partitioned import check_partitions
+
+    assert check_partitions(99_999, "parquet") == 99_999  # the bound itself is a valid count (saving it: 200,000 files)
+
+
 def test_partitions_are_refused_with_csv_and_the_message_gives_the_call(tmp_path):
     with pytest.raises(SaveError, match=r"partitions=4 needs format='parquet' .*call save\(out_dir, format='parquet', "
                                         r"partitions=4\)"):
@@ -235,9 +247,35 @@ def test_a_query_found_in_two_partitions_is_named(saved):
         parts[a], parts[b] = {**parts[b], "file": parts[a]["file"]}, {**parts[a], "file": parts[b]["file"]}
 
     edit_manifest(saved, edit)
-    with pytest.raises(LoadError, match=r"Reader.part-0000\d-of-00003.parquet: query 'q\d' is also in "
-                                        r"Retriever.part-0000\d-of-00003.parquet, another partition"):
+    with pytest.raises(LoadError, match=r"Reader.part-0000\d-of-00003.parquet: query 'q\d' \(row \d of the file\) lies "
+                                        r"in partition \d, but its multilabel_id belongs to partition \d of 3"):
         EvaluationResult.load(saved, progress=False)
+
+
+@pytest.mark.parametrize("partitioned", [False, True], ids=["plain", "partitioned"])
+@pytest.mark.parametrize(("column", "codec", "dtype", "holds"), [
+    ("gold_answers", "literal", "object", r"list<element: string>"),  # the case of the issue
+    ("gold_answers", "native", "float64", r"list<element: string>"),
+    ("multilabel_id", "native", "float64", r"(large_)?string"),
+    ("rank", "text", "object", r"int64"),
+])
+def test_a_codec_that_does_not_match_the_files_column_is_named(tmp_path, partitioned, column, codec, dtype, holds):
+    # was: TypeError: unhashable type: 'list' (literal), ValueError: setting an array element with a sequence (native)
+    folder = hand_result().save(tmp_path / "out", format="parquet", partitions=2 if partitioned else None,
+                                progress=False)
+
+    def edit(manifest):
+        node = manifest["nodes"]["Retriever"]
+        for entry in node["parts"] if partitioned else [node]:
+            for spec in entry["columns"]:
+                if spec["name"] == column:
+                    spec.update(codec=codec, dtype=dtype)
+                    spec.pop("empty", None)
+
+    edit_manifest(folder, edit)
+    with pytest.raises(LoadError, match=rf"Retriever(.part-0000\d-of-00002)?.parquet: column '{column}' holds {holds} "
+                                        rf"values, but evalframe.json records it with codec '{codec}', which stores "):
+        EvaluationResult.load(folder, progress=False)
 
 
 def test_a_parts_list_of_the_wrong_length_is_named(saved):

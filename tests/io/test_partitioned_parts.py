@@ -128,7 +128,8 @@ def test_a_missing_partition_or_a_failing_worker_leaves_the_target_as_it_was(tmp
     assert [p.name for p in tmp_path.iterdir()] == ["out"]
 
 
-def test_duplicate_order_keys_are_a_damaged_folder(tmp_path):
+@pytest.mark.parametrize("where", ["one file", "two files"])
+def test_duplicate_order_keys_are_a_damaged_folder(tmp_path, where):
     result = hand_result()
 
     def write_parts(staging):
@@ -138,14 +139,19 @@ def test_duplicate_order_keys_are_a_damaged_folder(tmp_path):
             entries = []
             for number in range(2):
                 piece = frame[parts == number].copy()
-                piece[ROW_COLUMN] = 0 if node == "Reader" else np.flatnonzero(parts == number)
+                keys = np.flatnonzero(parts == number)
+                if node == "Reader":  # 0 on every row of a file, or 0, 1, ... in each file
+                    keys = np.zeros(len(piece), np.int64) if where == "one file" else np.arange(len(piece))
+                piece[ROW_COLUMN] = keys
                 entries.append(write_part(staging, node, number, 2, piece))
             written[node] = entries
         return written
 
     out = save_parts(tmp_path / "out", 2, write_parts)
-    with pytest.raises(LoadError, match=r"node 'Reader' hold \d+ rows whose '__evalframe_row__' order keys are not \d+ "
-                                        r"distinct values"):
+    message = (r"Reader.part-0000\d-of-00002.parquet: the order keys \('__evalframe_row__'\) must be distinct and "
+               r"increasing; row 2 of the file holds 0 after 0" if where == "one file" else
+               r"node 'Reader' hold \d+ rows whose '__evalframe_row__' order keys are not \d+ distinct values")
+    with pytest.raises(LoadError, match=message):
         EvaluationResult.load(out, progress=False)
 
 

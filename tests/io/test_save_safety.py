@@ -13,6 +13,7 @@ import fcntl
 import importlib.util
 import multiprocessing
 import os
+import re
 import time
 from pathlib import Path
 
@@ -648,3 +649,61 @@ def test_the_lock_is_visible_only_once_held(tmp_path, monkeypatch):
     new_result().save(folder)  # its staging folder survived the cleaner, else the exchange would fail
     assert len(seen) == 1 and len(seen[0]) == 2 and seen[0][1].endswith(".lock")
     assert_result_equal(EvaluationResult.load(folder), new_result())
+
+
+# ------------------------------------------------------------------------ issue 24: the fallback says what is true
+def third_result() -> EvaluationResult:
+    """A result another saver puts in place while this save's fallback has the old folder aside."""
+    return EvaluationResult({node: frame.iloc[:-2].reset_index(drop=True) for node, frame in hand_result().node_results.items()})
+
+
+# step(s) that fail -> what the message must say, and which result the folder then holds (None: no folder)
+FALLBACK_FAULTS = {
+    ("rename old aside",): (r"; the previous folder is unchanged\.$", "old"),
+    ("rename new into place",): (r"; the previous folder is unchanged\.$", "old"),
+    ("rename new into place", "put old back"): (
+        r"; (?P<target>.*out) is missing: the previous result is whole at (?P<aside>.*\.out\.evalframe-old-[0-9a-f]{12}), "
+        r"and the next save or load of .*out renames it back \(or rename it back by hand\)\.$", None),
+    ("remove superseded",): (
+        r"; another save put its result in .*out meanwhile, and it is there now \(this save's result was not written: "
+        r"save again\); the previous result, which that save superseded, could not be removed: the next save or load "
+        r"of .*out removes what is left of it beside out\.$", "third"),
+    ("move old to staging",): (
+        r"; the new result is in place at (?P<target>.*out), but the previous result could not be moved away from "
+        r"(?P<aside>.*\.out\.evalframe-old-[0-9a-f]{12}): the next save or load of .*out removes it \(or remove it by "
+        r"hand\)\.$", "new"),
+}
+
+
+@pytest.mark.parametrize("faults", list(FALLBACK_FAULTS), ids=" + ".join)
+def test_an_oserror_in_the_rename_fallback_says_what_is_in_the_folder(tmp_path, monkeypatch, faults):
+    # was: "the previous folder is unchanged" at every step, also once the new result was in place (or the folder
+    # was missing, or held another save's result)
+    monkeypatch.setattr(_atomic, "_exchange", lambda a, b: False)
+    folder = old_result().save(tmp_path / "out")
+    message, holds = FALLBACK_FAULTS[faults]
+    results = {"old": old_result(), "new": new_result(), "third": third_result()}
+
+    def hook(step):
+        if step == "rename new into place" and "remove superseded" in faults:
+            monkeypatch.setattr(_atomic, "step_hook", None)  # another saver, while this one's old folder is aside
+            third_result().save(folder)
+            monkeypatch.setattr(_atomic, "step_hook", hook)
+        if step in faults:
+            raise OSError(errno.EIO, os.strerror(errno.EIO), step)
+
+    monkeypatch.setattr(_atomic, "step_hook", hook)
+    with pytest.raises(SaveError, match=rf"^cannot save to .*out: Input/output error \({faults[0]}\){message}") as caught:
+        new_result().save(folder)
+    monkeypatch.setattr(_atomic, "step_hook", None)
+    named = re.search(message, str(caught.value))
+    # the folder as the message says it is, before a load cleans up: the previous result where the message puts it
+    if named is not None and "aside" in named.groupdict():
+        assert Path(named["target"]) == folder
+        assert_result_equal(EvaluationResult.load(Path(named["aside"])), old_result())
+    if "remove superseded" in faults:
+        assert [name for name in siblings(folder) if "-old-" in name], "the superseded result is left beside the folder"
+    assert os.path.lexists(folder) is (holds is not None)
+    # and what it says of the next load: the folder holds that result (the old one renamed back), nothing beside it
+    assert_result_equal(EvaluationResult.load(folder), results[holds or "old"])
+    assert siblings(folder) == []
