@@ -56,7 +56,11 @@ class LoadError(EvalframeError):
 
 
 class SaveError(EvalframeError):
-    """A result cannot be written losslessly; nothing was written."""
+    """A result cannot be written losslessly, or its folder could not be put in place.
+
+    Refused before writing (the common case), nothing was written. A failure while the folder is swapped (the
+    rename fallback of file systems without an atomic exchange) says what the folder holds at that moment.
+    """
 
 
 _PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
