@@ -57,7 +57,8 @@ def _looks_like_measure(name: str, parameter: str, choices: Sequence[str]) -> bo
         try:
             check.check_choice(name, tuple(choices), name=parameter)
         except InvalidParameterError as not_a_metric:
-            raise InvalidParameterError(f"{not_a_metric} Nor is it a trec_eval measure: {error}") from None
+            raise InvalidParameterError(f"{not_a_metric} Nor is it a trec_eval measure: {error}",
+                                        parameter=parameter) from None
     return True
 
 
@@ -925,8 +926,9 @@ class EvaluationResult(Mapping):
         q1 Q0 d1 2 1.25 bm25
         """
         from .build.trec import run_from_frame
-        from .io.trec import write_run
+        from .io.trec import check_tag, write_run
 
+        check_tag(tag)  # before the run is built
         check.check_choice(scores, ("score", "rank"), name="scores")
         check.check_choice(eval_mode, EVAL_MODES, name="eval_mode")
         check.check_choice(duplicates, ("error", "first"), name="duplicates")

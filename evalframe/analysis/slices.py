@@ -232,7 +232,7 @@ def query_attributes(frame: pd.DataFrame, by: SliceKey | Sequence[SliceKey], *, 
                 choices = [*map(str, frame.columns), *DERIVED, "filters.<field>"]
                 raise InvalidParameterError(
                     f"by={key!r} is not a column of {where}, 'no_answer' or 'filters.<field>'.{did_you_mean(key, choices)} "
-                    f"Columns: {list(map(str, frame.columns))}."
+                    f"Columns: {list(map(str, frame.columns))}.", parameter="by"
                 )
         elif callable(key):
             labels = _callable(first, key)

@@ -179,11 +179,13 @@ def check_dialect(source: BinaryIO, path: Path, options: dict[str, Any]) -> None
     """
     sep = options.get("sep", options.get("delimiter", ","))
     encoding = options.get("encoding") or "utf-8"
+    if not isinstance(sep, str) or not sep:  # pandas would fail deep inside its parser
+        raise LoadError(f"sep must be the CSV files' separator, e.g. ',' or ';'; got {sep!r}.", parameter="sep")
     try:
         name = codecs.lookup(encoding).name
     except LookupError:
         raise LoadError(f"encoding {encoding!r} is not a codec Python knows; pass e.g. 'utf-8', 'utf-8-sig' or "
-                        "'cp1252'.") from None
+                        "'cp1252'.", parameter="encoding") from None
     source.seek(0)
     head = source.read(_HEAD)
     source.seek(0)

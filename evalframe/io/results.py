@@ -269,7 +269,7 @@ def _check_target(out_dir: Path) -> Path:
         if not target.is_dir():
             raise SaveError(f"{out_dir} is a symbolic link to {target}, which is not a folder; choose another out_dir.")
     if target.exists() and not target.is_dir():
-        raise SaveError(f"{out_dir} exists and is not a folder; choose another out_dir.")
+        raise SaveError(f"out_dir {out_dir} exists and is not a folder; choose another.", parameter="out_dir")
     if target.is_dir():
         try:
             foreign, manifest = _foreign_files(target)
