@@ -25,7 +25,7 @@ import pandas as pd
 
 from .. import _validation as check
 from ..analysis.examples import THRESHOLD, Examples
-from ..analysis.slices import SliceKey, beside, check_by, query_attributes
+from ..analysis.slices import SliceKey, absent_field, beside, check_by, query_attributes
 from ..errors import InvalidParameterError, LoadError, warn
 from ..io.folder import Folder
 from ..io.manifest import read_manifest
@@ -380,7 +380,9 @@ class DaskEvaluationResult:
             out[node] = table
         if not out:
             return pd.DataFrame()
-        return pd.concat(out, names=["node"])
+        sliced = pd.concat(out, names=["node"])
+        absent_field(keys, sliced.index.to_frame(index=False), where="this result")
+        return sliced
 
     def wrong_examples(self, node: str, n: int = 3, document_metric: str = "recall_single_hit", answer_metric: str = "f1",
                        document_metric_threshold: float = THRESHOLD, answer_metric_threshold: float = THRESHOLD, *,
@@ -621,7 +623,8 @@ def _slice_totals(result: EvaluationResult, keys: Any, by: list[SliceKey], measu
             table = table.join(trec[[c for c in trec.columns if c not in table.columns]])
         if not len(table.columns):
             continue
-        labels = beside(query_attributes(frame, by, where=f"node {node!r}"), table)
+        # a field absent from this partition may be in others: the client checks the whole (absent_field)
+        labels = beside(query_attributes(frame, by, where=f"node {node!r}", strict=False), table)
         names = list(labels.columns)
         joined = pd.concat([labels, table], axis=1)
         grouped = joined.groupby(names, sort=False, dropna=False, observed=True)

@@ -456,3 +456,16 @@ def test_an_error_names_the_flag_as_typed(capsys, tmp_path):
     code, _, err = run(capsys, *args, "--measure=ndcg@x")
     assert code == 1 and err.startswith("error: --measure: unknown measure 'ndcg@x'")
 
+
+def test_metrics_by_a_filters_field_no_query_has_is_an_error(capsys):
+    # the demo's filters have the fields name and year; a typo used to exit 0 with one NaN slice of every query
+    code, out, err = run(capsys, "metrics", str(DEMO), "--by", "filters.categroy")
+    assert code == 1 and out == ""
+    assert err == ("error: --by 'filters.categroy': no query of node 'Retriever' has 'filters.categroy' in its filters, "
+                   "so every query would be in one slice; their fields are ['filters.name', 'filters.year'].\n")
+    code, _, err = run(capsys, "metrics", str(DEMO), "--by", "filters.yaer", "--node", "Reader")
+    assert code == 1 and err.endswith("Did you mean 'filters.year'?\n")
+    code, out, _ = run(capsys, "metrics", str(DEMO), "--by", "filters.year", "--format", "json")
+    # one demo query has year 2023, the other 7 no year: a slice of their own (label null)
+    assert code == 0 and {r["filters.year"]: r["queries"] for r in json.loads(out)
+                          if r["node"] == "Retriever"} == {2023.0: 1, None: 7}
