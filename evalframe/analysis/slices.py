@@ -17,8 +17,10 @@ Means per slice are means of the per-query table, the same numbers :meth:`calcul
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import json
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from typing import Any, Union
 
 import numpy as np
@@ -30,12 +32,27 @@ from .._validation import did_you_mean
 from ..errors import InvalidParameterError, SchemaError
 from ..metrics.registry import METRICS
 
-__all__ = ["SliceKey", "absent_field", "beside", "check_by", "query_attributes", "slice_means"]
+__all__ = ["SliceKey", "absent_field", "beside", "check_by", "part_of_a_result", "query_attributes", "slice_means"]
 
 SliceKey = Union[str, Callable[[pd.DataFrame], Any], pd.Series, Mapping[Hashable, Any]]
 
 #: Derived attributes computed from the frame rather than read from a column.
 DERIVED = ("no_answer",)
+
+#: Whether the frames being sliced are one part of a result (see :func:`part_of_a_result`).
+_PART: contextvars.ContextVar[bool] = contextvars.ContextVar("part_of_a_result", default=False)
+
+
+@contextlib.contextmanager
+def part_of_a_result() -> Iterator[None]:
+    """Slice the frames of one part of a result (a Dask partition) inside this block: a ``filters.<field>`` that no
+    query of the part has is not refused there (other parts may have it); the caller checks the whole with
+    :func:`absent_field`."""
+    token = _PART.set(True)
+    try:
+        yield
+    finally:
+        _PART.reset(token)
 
 
 def check_by(by: SliceKey | Sequence[SliceKey]) -> list[SliceKey]:
@@ -147,7 +164,7 @@ def _few(names: Sequence[str]) -> str:
     return shown if len(names) <= SHOWN_NAMES else f"{shown} and {len(names) - SHOWN_NAMES:,} more"
 
 
-def _filters_field(first: pd.DataFrame, key: str, where: str, strict: bool = True) -> pd.Series:
+def _filters_field(first: pd.DataFrame, key: str, where: str) -> pd.Series:
     if "filters" not in first.columns:
         raise SchemaError(f"by={key!r} reads column 'filters', which {where} lacks.")
     path = key.split(".")[1:]
@@ -178,7 +195,7 @@ def _filters_field(first: pd.DataFrame, key: str, where: str, strict: bool = Tru
         else:
             value = None
         values.append(value)
-    if strict and not found:
+    if not found and not _PART.get():
         parent = "filters." + "".join(f"{part}." for part in path[:-1])
         fields = [parent + name for name in siblings]
         held = f"their fields are {_few(fields)}" if fields else f"none has a field under {parent[:-1]!r}"
@@ -228,12 +245,11 @@ def _mapping(first: pd.DataFrame, key: pd.Series | Mapping[Hashable, Any], what:
     return _hashable(labels.rename(series.name if isinstance(series.name, str) else "slice"), "by")
 
 
-def query_attributes(frame: pd.DataFrame, by: SliceKey | Sequence[SliceKey], *, where: str = "the frame",
-                     strict: bool = True) -> pd.DataFrame:
+def query_attributes(frame: pd.DataFrame, by: SliceKey | Sequence[SliceKey], *, where: str = "the frame") -> pd.DataFrame:
     """One label column per slice key, one row per query (index ``multilabel_id``, first-appearance order).
 
-    ``strict``: a ``filters.<field>`` that no query of ``frame`` has is an error (InvalidParameterError); a part of
-    a result (a Dask partition) passes False and the caller checks the whole.
+    A ``filters.<field>`` that no query of ``frame`` has is an error (InvalidParameterError), except in
+    :func:`part_of_a_result`.
 
     Examples
     --------
@@ -259,7 +275,7 @@ def query_attributes(frame: pd.DataFrame, by: SliceKey | Sequence[SliceKey], *, 
             elif key == "no_answer":
                 labels = _no_answer(first, where)
             elif key.startswith("filters."):
-                labels = _filters_field(first, key, where, strict)
+                labels = _filters_field(first, key, where)
             else:
                 columns_ = list(map(str, frame.columns))
                 raise InvalidParameterError(
@@ -283,8 +299,8 @@ def query_attributes(frame: pd.DataFrame, by: SliceKey | Sequence[SliceKey], *, 
 def absent_field(keys: Sequence[SliceKey], labels: pd.DataFrame, *, where: str) -> None:
     """Refuse a ``filters.<field>`` key whose labels (one column per key, every slice of every part) are all None.
 
-    The check of a result computed in parts (query_attributes with ``strict=False``): there a field whose value is
-    null in every query counts as absent too.
+    The check of a result computed in parts (:func:`part_of_a_result`): there a field whose value is null in every
+    query counts as absent too.
     """
     for key in keys:
         if isinstance(key, str) and key.startswith("filters.") and key in labels.columns and labels[key].isna().all():

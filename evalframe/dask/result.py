@@ -25,7 +25,7 @@ import pandas as pd
 
 from .. import _validation as check
 from ..analysis.examples import THRESHOLD, Examples
-from ..analysis.slices import SliceKey, absent_field, beside, check_by, query_attributes
+from ..analysis.slices import SliceKey, absent_field, beside, check_by, part_of_a_result, query_attributes
 from ..errors import InvalidParameterError, LoadError, warn
 from ..io.folder import Folder
 from ..io.manifest import read_manifest
@@ -312,7 +312,8 @@ class DaskEvaluationResult:
         Returns a Dask DataFrame with one partition per partition number (index ``multilabel_id``; queries in order
         of first appearance within a partition); ``.compute()`` gives it as pandas. ``compute=True`` gathers it to
         this process as pandas in the in-memory order (first appearance in the saved result): the one analysis
-        that brings every query's row to the client.
+        that brings every query's row to the client. A ``filters.<field>`` in ``by`` that no query has is refused
+        with ``compute=True`` (the Dask DataFrame labels every query None).
         """
         node = self._node(node)
         with_query = check.check_real_bool(with_query, name="with_query")
@@ -335,6 +336,8 @@ class DaskEvaluationResult:
         whole = pd.concat([_reindexed(part, columns) for part in parts if len(part)] or [_reindexed(empty, columns)])
         order = np.lexsort((whole["__key__"].to_numpy(), whole["__group__"].to_numpy()))
         table = whole.iloc[order].drop(columns=["__group__", "__key__"])
+        if by is not None:
+            absent_field(check_by(by), table, where=f"node {node!r}")
         return table if len(table.columns) else table.set_axis(pd.RangeIndex(0), axis=1)  # no metric: as in memory
 
     def _frame(self, work: Callable[..., pd.DataFrame], *args: Any, retriever: tuple[str, str, str] | None = None) -> Any:
@@ -426,7 +429,8 @@ class DaskEvaluationResult:
 def _on_partition(path: str, number: int, generation: str | None, nodes: list[str] | None,
                   work: Callable[..., Any], args: tuple[Any, ...], retriever: tuple[str, str, str] | None = None) -> Any:
     result, keys = open_partition(path, number, generation, nodes, retriever)
-    return work(result, keys, *args)
+    with part_of_a_result():  # a slice field absent from this partition may be in others: the client checks the whole
+        return work(result, keys, *args)
 
 
 def open_partition(path: str, number: int, generation: str | None, nodes: list[str] | None = None,
@@ -623,8 +627,7 @@ def _slice_totals(result: EvaluationResult, keys: Any, by: list[SliceKey], measu
             table = table.join(trec[[c for c in trec.columns if c not in table.columns]])
         if not len(table.columns):
             continue
-        # a field absent from this partition may be in others: the client checks the whole (absent_field)
-        labels = beside(query_attributes(frame, by, where=f"node {node!r}", strict=False), table)
+        labels = beside(query_attributes(frame, by, where=f"node {node!r}"), table)
         names = list(labels.columns)
         joined = pd.concat([labels, table], axis=1)
         grouped = joined.groupby(names, sort=False, dropna=False, observed=True)
