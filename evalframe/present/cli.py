@@ -161,7 +161,8 @@ class Command(argparse.ArgumentParser):
     options : list of argparse.Action
         The options (not the positional arguments), in the order added.
     flags : dict
-        The flag of each option's ``dest`` (its long spelling): ``{"simulated_top_k_retriever": "--top-k-retriever"}``.
+        The flag of each option's ``dest`` (its long spelling): ``{"simulated_top_k_retriever": "--top-k-retriever"}``;
+        a positional argument's is its name in the usage line (``OUT``).
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -174,6 +175,10 @@ class Command(argparse.ArgumentParser):
         if action.option_strings:
             self.options.append(action)
             self.flags.setdefault(action.dest, max(action.option_strings, key=len))
+        elif isinstance(action.metavar, str):
+            self.flags.setdefault(action.dest, action.metavar)
+        else:
+            self.flags.setdefault(action.dest, action.dest)
         return action
 
 
@@ -193,7 +198,7 @@ def _as_typed(error: EvalframeError, command: Command, argv: Sequence[str]) -> s
     flag = command.flags.get(_PARAMETER_DESTS.get(name, name)) if name else None
     if flag is None:
         return str(error)
-    spellings = next(action.option_strings for action in command.options if flag in action.option_strings)
+    spellings = next((action.option_strings for action in command.options if flag in action.option_strings), [])
     typed = [token.split("=", 1)[0] for token in argv if token.split("=", 1)[0] in spellings]
     return error.naming(typed[-1] if typed else flag)
 

@@ -469,3 +469,11 @@ def test_metrics_by_a_filters_field_no_query_has_is_an_error(capsys):
     # one demo query has year 2023, the other 7 no year: a slice of their own (label null)
     assert code == 0 and {r["filters.year"]: r["queries"] for r in json.loads(out)
                           if r["node"] == "Retriever"} == {2023.0: 1, None: 7}
+
+
+def test_an_error_about_a_positional_argument_names_it_as_the_usage_line_does(capsys, tmp_path):
+    # save's out_dir is convert's OUT (evalframe convert [-h] ... IN OUT)
+    (tmp_path / "file.txt").write_text("not a folder\n")
+    code, out, err = run(capsys, "convert", str(DEMO), str(tmp_path / "file.txt"), "--to", "csv")
+    assert code == 1 and out == ""
+    assert err == f"error: OUT {tmp_path / 'file.txt'} exists and is not a folder; choose another.\n"
