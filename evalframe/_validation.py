@@ -10,6 +10,7 @@ import difflib
 import math
 import numbers
 import os
+import re
 import reprlib
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -21,16 +22,34 @@ import pandas as pd
 from .errors import InvalidParameterError, SchemaError, UnknownArgumentError, UnknownNodeError
 
 
-def did_you_mean(value: object, choices: Iterable[str]) -> str:
-    """Return `` Did you mean 'x'?`` for the closest choice, or an empty string."""
+def parameter_of(name: str) -> str:
+    """The parameter a check's ``name`` is about: its leading identifier (``node`` of ``"node (run 1)"``).
+
+    Examples
+    --------
+    >>> parameter_of("n (worst queries per node)")
+    'n'
+    """
+    match = re.match(r"[A-Za-z_]\w*", name)
+    return match.group(0) if match else name
+
+
+def close_matches(value: object, choices: Iterable[str]) -> list[str]:
+    """The choices closest to ``value`` (at most two; none when nothing is close)."""
     if not isinstance(value, str):
-        return ""
+        return []
     choices = list(choices)
     close = [c for c in choices if c.lower() == value.lower()][:1]
     close = close or difflib.get_close_matches(value, choices, n=1, cutoff=0.6)
     if not close and value:
         close = [c for c in choices if c.startswith(value) or value in c][:2]
-    return f" Did you mean {' or '.join(map(repr, close))}?" if close else ""
+    return close
+
+
+def did_you_mean(value: object, choices: Iterable[str], *, prefix: str = "") -> str:
+    """Return `` Did you mean 'x'?`` for the closest choice, or an empty string (``prefix`` goes before the choice)."""
+    close = close_matches(value, choices)
+    return f" Did you mean {' or '.join(repr(prefix + c) for c in close)}?" if close else ""
 
 
 def check_choice(value: object, choices: Sequence[str], *, name: str) -> str:
@@ -38,7 +57,8 @@ def check_choice(value: object, choices: Sequence[str], *, name: str) -> str:
     if isinstance(value, str) and value in choices:
         return value
     raise InvalidParameterError(
-        f"{name} must be one of {list(choices)}; got {value!r}.{did_you_mean(value, choices)}"
+        f"{name} must be one of {list(choices)}; got {value!r}.{did_you_mean(value, choices)}",
+        parameter=parameter_of(name),
     )
 
 
@@ -47,12 +67,13 @@ def check_top_k(value: object, *, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise InvalidParameterError(
             f"{name} must be an int: -1 (use every rank) or a positive number of ranks; "
-            f"got {value!r} of type {type(value).__name__}."
+            f"got {value!r} of type {type(value).__name__}.", parameter=parameter_of(name),
         )
     value = int(value)
     if value == 0 or value < -1:
         raise InvalidParameterError(
-            f"{name} must be -1 (use every rank) or a positive int such as 1, 3 or 10; got {value}."
+            f"{name} must be -1 (use every rank) or a positive int such as 1, 3 or 10; got {value}.",
+            parameter=parameter_of(name),
         )
     return value
 
@@ -60,7 +81,7 @@ def check_top_k(value: object, *, name: str) -> int:
 def check_positive_int(value: object, *, name: str, minimum: int = 0) -> int:
     """An int >= ``minimum`` (bools refused: True is not a count)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or int(value) < minimum:
-        raise InvalidParameterError(f"{name} must be an int >= {minimum}; got {value!r}.")
+        raise InvalidParameterError(f"{name} must be an int >= {minimum}; got {value!r}.", parameter=parameter_of(name))
     return int(value)
 
 
@@ -71,12 +92,14 @@ def check_path(value: object, *, name: str) -> Path:
             raise InvalidParameterError(f"{name} must be a path without a NUL character (no file system allows one); "
                                         f"got {str(value)!r}. Remove the '\\x00'.")
         return Path(value)
-    raise InvalidParameterError(f"{name} must be a path (a str or pathlib.Path) of a results folder; got {value!r}.")
+    raise InvalidParameterError(f"{name} must be a path (a str or pathlib.Path) of a results folder; got {value!r}.",
+                                parameter=parameter_of(name))
 
 
 def check_number(value: object, *, name: str) -> float:
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or math.isnan(float(value)):
-        raise InvalidParameterError(f"{name} must be a number; got {value!r} of type {type(value).__name__}.")
+        raise InvalidParameterError(f"{name} must be a number; got {value!r} of type {type(value).__name__}.",
+                                    parameter=parameter_of(name))
     return float(value)
 
 
@@ -95,7 +118,8 @@ def check_node(node: object, nodes: Sequence[str], *, name: str = "node") -> str
         return node
     held = list(nodes) if nodes else "no nodes"
     raise UnknownNodeError(
-        f"{name} {node!r} is not in this EvaluationResult; it holds {held}.{did_you_mean(node, nodes)}"
+        f"{name} {node!r} is not in this EvaluationResult; it holds {held}.{did_you_mean(node, nodes)}",
+        parameter=parameter_of(name),
     )
 
 
@@ -112,7 +136,8 @@ def require_columns(df: pd.DataFrame, columns: Iterable[str], *, where: str, why
 def check_real_bool(value: object, *, name: str) -> bool:
     """A real ``bool``: strings such as "no" are truthy and must not pass for True."""
     if not isinstance(value, (bool, np.bool_)):
-        raise InvalidParameterError(f"{name} must be True or False; got {value!r} of type {type(value).__name__}.")
+        raise InvalidParameterError(f"{name} must be True or False; got {value!r} of type {type(value).__name__}.",
+                                    parameter=parameter_of(name))
     return bool(value)
 
 
@@ -121,7 +146,8 @@ def check_finite_in_range(value: object, *, name: str, low: float, high: float) 
     ok = not isinstance(value, (bool, np.bool_)) and isinstance(value, numbers.Real) and math.isfinite(float(value))
     if not ok or not low <= float(value) <= high:  # type: ignore[arg-type]
         raise InvalidParameterError(
-            f"{name} must be a finite number in [{low:g}, {high:g}]; got {value!r} of type {type(value).__name__}."
+            f"{name} must be a finite number in [{low:g}, {high:g}]; got {value!r} of type {type(value).__name__}.",
+            parameter=parameter_of(name),
         )
     return float(value)  # type: ignore[arg-type]
 
@@ -130,7 +156,8 @@ def check_optional_name(value: object, *, name: str) -> str | None:
     """None or a non-empty str."""
     if value is None or (isinstance(value, str) and value):
         return value
-    raise InvalidParameterError(f"{name} must be None or a non-empty str; got {value!r} of type {type(value).__name__}.")
+    raise InvalidParameterError(f"{name} must be None or a non-empty str; got {value!r} of type {type(value).__name__}.",
+                                parameter=parameter_of(name))
 
 
 def check_build_options(*, sas_model: object) -> None:
@@ -138,7 +165,7 @@ def check_build_options(*, sas_model: object) -> None:
     if not (sas_model is None or callable(sas_model) or (isinstance(sas_model, str) and sas_model)):
         raise InvalidParameterError(
             "sas_model must be None, a callable (predictions, golds) -> scores or a non-empty sentence-transformers "
-            f"model name; got {sas_model!r} of type {type(sas_model).__name__}."
+            f"model name; got {sas_model!r} of type {type(sas_model).__name__}.", parameter="sas_model",
         )
 
 

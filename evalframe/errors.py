@@ -23,7 +23,42 @@ __all__ = [
 
 
 class EvalframeError(ValueError):
-    """Base class of every error evalframe raises deliberately."""
+    """Base class of every error evalframe raises deliberately.
+
+    Parameters
+    ----------
+    message : str
+        The one-line message.
+    parameter : str, optional
+        The Python parameter the error is about (``simulated_top_k_retriever``), for callers that name it otherwise:
+        the ``evalframe`` command shows its flag instead (:meth:`naming`). A message about a parameter starts with
+        its name when the name is its subject.
+
+    Examples
+    --------
+    >>> error = EvalframeError("simulated_top_k_retriever must be -1 or a positive int; got 0.",
+    ...                        parameter="simulated_top_k_retriever")
+    >>> error.naming("--top-k-retriever")
+    '--top-k-retriever must be -1 or a positive int; got 0.'
+    >>> EvalframeError("unknown measure 'x'.", parameter="measures").naming("--measure")
+    "--measure: unknown measure 'x'."
+    """
+
+    def __init__(self, *args: object, parameter: str | None = None) -> None:
+        super().__init__(*args)
+        self.parameter = parameter
+
+    def naming(self, shown: str) -> str:
+        """The message with :attr:`parameter` called ``shown``: in place of the leading name, else as a prefix."""
+        message = str(self)
+        name = self.parameter
+        if not name:
+            return message
+        # only the leading name is the parameter for sure: later the same word may be English ('node', 'names')
+        if message.startswith(name) and message[len(name):len(name) + 1] in ("", " ", "=", ":", ";", ".", ","):
+            rest = message[len(name):]
+            return shown + (" " + rest[1:] if rest.startswith("=") else rest)
+        return f"{shown}: {message}"
 
 
 class InvalidParameterError(EvalframeError):

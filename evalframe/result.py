@@ -57,7 +57,8 @@ def _looks_like_measure(name: str, parameter: str, choices: Sequence[str]) -> bo
         try:
             check.check_choice(name, tuple(choices), name=parameter)
         except InvalidParameterError as not_a_metric:
-            raise InvalidParameterError(f"{not_a_metric} Nor is it a trec_eval measure: {error}") from None
+            raise InvalidParameterError(f"{not_a_metric} Nor is it a trec_eval measure: {error}",
+                                        parameter=parameter) from None
     return True
 
 
@@ -246,8 +247,15 @@ class EvaluationResult(Mapping):
         options = MetricOptions.from_keywords(keywords, passed_to=passed_to)
         check_retriever_node(self.node_results, options.retriever_node)
         if options.context_matching_threshold is None:
-            options = options.replace(context_matching_threshold=self.matching.get(
-                "context_matching_threshold", MatchingOptions.context_matching_threshold))
+            recorded = self.matching.get("context_matching_threshold", MatchingOptions.context_matching_threshold)
+            try:  # result.matching is a plain dict: checked where it is used, before any work
+                options = options.replace(context_matching_threshold=check.check_finite_in_range(
+                    recorded, name="context_matching_threshold", low=0.0, high=100.0))
+            except InvalidParameterError as error:
+                recorded_as = "result.matching['context_matching_threshold']"
+                raise InvalidParameterError(
+                    f"{error.naming(recorded_as)} It is the default threshold of the analyses: set it to the threshold "
+                    "the result was built with, or pass context_matching_threshold=.") from None
         return options
 
     def _warn_scope_mismatch(self, options: MetricOptions) -> None:
@@ -266,10 +274,10 @@ class EvaluationResult(Mapping):
         rows = self._store.document_rows(node, options.eval_mode, CRITERIA[options.criterion][1])
         if rows is None:
             return None
-        assert options.context_matching_threshold is not None  # resolved by _options
         return document_query_metrics(rows, criterion=options.criterion,
                                       kept=document_rows_kept(rows, options.simulated_top_k_retriever),
-                                      context_threshold=options.context_matching_threshold)
+                                      # resolved to a checked number by _options
+                                      context_threshold=cast(float, options.context_matching_threshold))
 
     def _query_table(self, node: str, options: MetricOptions) -> pd.DataFrame:
         tables = [t for t in (self._answer_table(node, options), self._document_table(node, options)) if t is not None]
@@ -925,8 +933,9 @@ class EvaluationResult(Mapping):
         q1 Q0 d1 2 1.25 bm25
         """
         from .build.trec import run_from_frame
-        from .io.trec import write_run
+        from .io.trec import check_tag, write_run
 
+        check_tag(tag)  # before the run is built
         check.check_choice(scores, ("score", "rank"), name="scores")
         check.check_choice(eval_mode, EVAL_MODES, name="eval_mode")
         check.check_choice(duplicates, ("error", "first"), name="duplicates")

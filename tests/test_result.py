@@ -237,3 +237,14 @@ def test_query_metrics_with_query_puts_the_query_text_in_front():
     pd.testing.assert_frame_equal(result.query_metrics("Reader", with_query=False), plain)
     with pytest.raises(InvalidParameterError, match="with_query"):
         result.query_metrics("Reader", with_query="yes")
+
+
+def test_a_recorded_threshold_that_is_not_a_number_is_an_error_not_an_assertion():
+    result = hand_result()
+    result.matching["context_matching_threshold"] = None  # result.matching is a plain dict anyone can edit
+    with pytest.raises(InvalidParameterError, match=r"^result\.matching\['context_matching_threshold'\] must be a "
+                       r"finite number in \[0, 100\]; got None.*or pass context_matching_threshold=\.$"):
+        result.calculate_metrics()
+    # an explicit threshold does not read the recorded one (q6's rank 1 matches its two gold contexts at 80 and 70)
+    table = result.query_metrics("Retriever", document_scope="context", context_matching_threshold=65)
+    assert table.loc["q6", "recall_multi_hit"] == 1.0

@@ -137,18 +137,19 @@ def select_metrics(tables: Sequence[pd.DataFrame], metrics: Sequence[str] | str 
     else:
         chosen = list(dict.fromkeys([metrics] if isinstance(metrics, str) else metrics))
         if not chosen:
-            raise InvalidParameterError(f"{parameter} must name at least one metric; the runs share {shared}.")
+            raise InvalidParameterError(f"{parameter} must name at least one metric; the runs share {shared}.",
+                                        parameter=parameter)
         for metric in chosen:
             for table, kinds, name in zip(tables, numeric, names):
                 if metric not in table.columns:
                     raise InvalidParameterError(
                         f"{parameter}: run {name!r} has no metric {metric!r}; the runs share {shared}."
-                        f"{check.did_you_mean(metric, shared)}"
+                        f"{check.did_you_mean(metric, shared)}", parameter=parameter,
                     )
                 if metric not in kinds:
                     raise InvalidParameterError(
                         f"{parameter}: column {metric!r} of run {name!r} is not numeric ({table[metric].dtype}); "
-                        f"compare metric columns such as {shared[:3]}."
+                        f"compare metric columns such as {shared[:3]}.", parameter=parameter,
                     )
     for metric in chosen:
         for table, name in zip(tables, names):
@@ -165,10 +166,12 @@ def run_names(names: Sequence[str] | None, count: int) -> list[str]:
     if names is None:
         return [chr(ord("A") + i) if i < 26 else f"run{i + 1}" for i in range(count)]
     if isinstance(names, (str, bytes)) or not isinstance(names, Sequence):
-        raise InvalidParameterError(f"names must be a list of {count} distinct names, one per run; got {names!r}.")
+        raise InvalidParameterError(f"names must be a list of {count} distinct names, one per run; got {names!r}.",
+                                    parameter="names")
     names = [str(n) for n in names]
     if len(names) != count or len(set(names)) != count:
-        raise InvalidParameterError(f"names must be {count} distinct names, one per run; got {names}.")
+        raise InvalidParameterError(f"names must be {count} distinct names, one per run; got {names}.",
+                                    parameter="names")
     return names
 
 

@@ -4,7 +4,9 @@ A slice key turns a node frame into one label per query (``multilabel_id``). Key
 
 * a column that holds one value per query, e.g. ``"query"`` or ``"filters"``;
 * ``"no_answer"``: True for queries whose gold answers are all blank (no-answer labels);
-* ``"filters.<field>"``: one field of the filters JSON, dotted for nested fields, e.g. ``"filters.year"``;
+* ``"filters.<field>"``: one field of the filters JSON, dotted for nested fields, e.g. ``"filters.year"``; a field
+  no query's filters have is an error (a typo would otherwise put every query in one slice), queries without it
+  (or without filters) get the label None, a slice of their own;
 * a callable, given the per-query table (index ``multilabel_id``, the first row of each query) and
   returning one label per query, e.g. ``lambda q: q["query"].str.len() > 40``;
 * a Series or dict from ``multilabel_id`` to label (queries it lacks get the label NaN);
@@ -15,8 +17,10 @@ Means per slice are means of the per-query table, the same numbers :meth:`calcul
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import json
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from typing import Any, Union
 
 import numpy as np
@@ -24,15 +28,31 @@ import pandas as pd
 
 from ..frames.arrays import object_array
 from ..columns import NO_ANSWER_DOCUMENT_ID
+from .._validation import did_you_mean
 from ..errors import InvalidParameterError, SchemaError
 from ..metrics.registry import METRICS
 
-__all__ = ["SliceKey", "beside", "check_by", "query_attributes", "slice_means"]
+__all__ = ["SliceKey", "absent_field", "beside", "check_by", "part_of_a_result", "query_attributes", "slice_means"]
 
 SliceKey = Union[str, Callable[[pd.DataFrame], Any], pd.Series, Mapping[Hashable, Any]]
 
 #: Derived attributes computed from the frame rather than read from a column.
 DERIVED = ("no_answer",)
+
+#: Whether the frames being sliced are one part of a result (see :func:`part_of_a_result`).
+_PART: contextvars.ContextVar[bool] = contextvars.ContextVar("part_of_a_result", default=False)
+
+
+@contextlib.contextmanager
+def part_of_a_result() -> Iterator[None]:
+    """Slice the frames of one part of a result (a Dask partition) inside this block: a ``filters.<field>`` that no
+    query of the part has is not refused there (other parts may have it); the caller checks the whole with
+    :func:`absent_field`."""
+    token = _PART.set(True)
+    try:
+        yield
+    finally:
+        _PART.reset(token)
 
 
 def check_by(by: SliceKey | Sequence[SliceKey]) -> list[SliceKey]:
@@ -134,15 +154,28 @@ def _no_answer(first: pd.DataFrame, where: str) -> pd.Series:
     return labels.rename("no_answer")
 
 
+#: How many names an error message lists.
+SHOWN_NAMES = 10
+
+
+def _few(names: Sequence[str]) -> str:
+    """``names`` for a message: the first few, then how many more."""
+    shown = repr(list(names[:SHOWN_NAMES]))
+    return shown if len(names) <= SHOWN_NAMES else f"{shown} and {len(names) - SHOWN_NAMES:,} more"
+
+
 def _filters_field(first: pd.DataFrame, key: str, where: str) -> pd.Series:
     if "filters" not in first.columns:
         raise SchemaError(f"by={key!r} reads column 'filters', which {where} lacks.")
     path = key.split(".")[1:]
     if not all(path):
-        raise InvalidParameterError(f"by={key!r}: name a filters field after 'filters.', e.g. 'filters.year'.")
+        raise InvalidParameterError(f"by={key!r}: name a filters field after 'filters.', e.g. 'filters.year'.",
+                                    parameter="by")
     texts = _filters_text(first["filters"])
     codes, distinct = pd.factorize(texts, use_na_sentinel=True)
     values = []
+    found = False  # whether some query's filters hold the field (its value may be null)
+    siblings: dict[str, None] = {}  # the fields beside it, for the message when none does
     for text in distinct:  # once per distinct filters value, not per query
         try:
             value: Any = json.loads(text) if isinstance(text, (str, bytes)) else text
@@ -152,9 +185,23 @@ def _filters_field(first: pd.DataFrame, key: str, where: str) -> pd.Series:
                 f"by={key!r}: column 'filters' of {where} holds {text!r} for multilabel_id {query!r}, which is not "
                 "JSON text; filters are JSON objects such as '{\"year\": 2023}'."
             ) from None
-        for part in path:
+        for part in path[:-1]:
             value = value.get(part) if isinstance(value, dict) else None
+        if isinstance(value, dict):
+            found = found or path[-1] in value
+            if not found:
+                siblings.update(dict.fromkeys(map(str, value)))
+            value = value.get(path[-1])
+        else:
+            value = None
         values.append(value)
+    if not found and not _PART.get():
+        parent = "filters." + "".join(f"{part}." for part in path[:-1])
+        fields = [parent + name for name in siblings]
+        held = f"their fields are {_few(fields)}" if fields else f"none has a field under {parent[:-1]!r}"
+        raise InvalidParameterError(  # the suggestion compares field names, not the shared 'filters.' prefix
+            f"by {key!r}: no query of {where} has {key!r} in its filters, so every query would be in one slice; "
+            f"{held}.{did_you_mean(path[-1], list(siblings), prefix=parent)}", parameter="by")
     labels = object_array(values + [None])[codes]  # code -1 (no filters) -> None
     return _hashable(pd.Series(labels, index=first.index, name=key), f"by={key!r}")
 
@@ -201,6 +248,9 @@ def _mapping(first: pd.DataFrame, key: pd.Series | Mapping[Hashable, Any], what:
 def query_attributes(frame: pd.DataFrame, by: SliceKey | Sequence[SliceKey], *, where: str = "the frame") -> pd.DataFrame:
     """One label column per slice key, one row per query (index ``multilabel_id``, first-appearance order).
 
+    A ``filters.<field>`` that no query of ``frame`` has is an error (InvalidParameterError), except in
+    :func:`part_of_a_result`.
+
     Examples
     --------
     >>> import pandas as pd
@@ -227,13 +277,10 @@ def query_attributes(frame: pd.DataFrame, by: SliceKey | Sequence[SliceKey], *, 
             elif key.startswith("filters."):
                 labels = _filters_field(first, key, where)
             else:
-                from .._validation import did_you_mean
-
-                choices = [*map(str, frame.columns), *DERIVED, "filters.<field>"]
+                columns_ = list(map(str, frame.columns))
                 raise InvalidParameterError(
-                    f"by={key!r} is not a column of {where}, 'no_answer' or 'filters.<field>'.{did_you_mean(key, choices)} "
-                    f"Columns: {list(map(str, frame.columns))}."
-                )
+                    f"by {key!r} is not a column of {where}, 'no_answer' or 'filters.<field>'."
+                    f"{did_you_mean(key, [*columns_, *DERIVED])} Columns: {_few(columns_)}.", parameter="by")
         elif callable(key):
             labels = _callable(first, key)
         elif isinstance(key, (pd.Series, Mapping)):
@@ -247,6 +294,19 @@ def query_attributes(frame: pd.DataFrame, by: SliceKey | Sequence[SliceKey], *, 
     attributes = pd.concat(columns, axis=1)
     attributes.index.name = "multilabel_id"
     return attributes
+
+
+def absent_field(keys: Sequence[SliceKey], labels: pd.DataFrame, *, where: str) -> None:
+    """Refuse a ``filters.<field>`` key whose labels (one column per key, every slice of every part) are all None.
+
+    The check of a result computed in parts (:func:`part_of_a_result`): there a field whose value is null in every
+    query counts as absent too.
+    """
+    for key in keys:
+        if isinstance(key, str) and key.startswith("filters.") and key in labels.columns and labels[key].isna().all():
+            raise InvalidParameterError(
+                f"by {key!r}: no query of {where} has {key!r} in its filters, so every query would be in one slice; "
+                "check the field's name against the queries' 'filters' column.", parameter="by")
 
 
 def beside(attributes: pd.DataFrame, table: pd.DataFrame) -> pd.DataFrame:

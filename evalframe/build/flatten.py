@@ -455,9 +455,9 @@ def flatten(
                 if not label.no_answer:
                     if custom_document_id_field not in label.document.meta:
                         raise EvalframeError(
-                            f"labels[{position}]: the document of label {label.id!r} has no meta field "
-                            f"{custom_document_id_field!r} (custom_document_id_field); its meta keys are "
-                            f"{sorted(label.document.meta)}."
+                            f"custom_document_id_field {custom_document_id_field!r} is not a meta field of the "
+                            f"document of label {label.id!r} (labels[{position}]); its meta keys are "
+                            f"{sorted(label.document.meta)}.", parameter="custom_document_id_field",
                         )
                     gold_custom.append(label.document.meta[custom_document_id_field])
         _check_one_gold_per_id(golds, position, ml, gold_custom)

@@ -74,7 +74,7 @@ def _sentence_transformers_model(name: str, batch_size: int) -> SasModel:
     except ImportError:
         raise EvalframeError(
             f"sas_model={name!r} needs sentence-transformers: pip install \"evalframe[sas]\" "
-            "(or pass a callable (predictions, golds) -> scores)."
+            "(or pass a callable (predictions, golds) -> scores).", parameter="sas_model",
         ) from None
     cross_encoder = False
     try:

@@ -694,7 +694,7 @@ def _document_rows(frame: pd.DataFrame, node: str, eval_mode: str | None) -> np.
         keep &= (frame["type"] == "document").to_numpy(dtype=bool)
         if not keep.any():
             raise SchemaError(f"node {node!r} has no document rows (type 'document'): TREC runs rank documents, so "
-                              "write a retriever node (or one that returns documents).")
+                              "write a retriever node (or one that returns documents).", parameter="node")
     missing = [c for c in ("multilabel_id", "document_id", "rank") if c not in frame.columns]
     if missing:
         raise SchemaError(f"node {node!r} lacks the column(s) {missing} a TREC run is written from; it needs "

@@ -130,7 +130,8 @@ def _metrics_of(partials: list[dict[str, Any]], chosen: list[str] | None, first:
     for metric in chosen:
         for name, has in ((first, has_a), (second, has_b)):
             if metric not in has:
-                raise InvalidParameterError(f"metrics: run {name!r} has no metric {metric!r}; the runs share {shared}.")
+                raise InvalidParameterError(f"metrics: run {name!r} has no metric {metric!r}; the runs share {shared}.",
+                                            parameter="metrics")
     return chosen
 
 

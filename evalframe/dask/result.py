@@ -26,7 +26,7 @@ import pandas as pd
 
 from .. import _validation as check
 from ..analysis.examples import THRESHOLD, Examples
-from ..analysis.slices import SliceKey, beside, check_by, query_attributes
+from ..analysis.slices import SliceKey, absent_field, beside, check_by, part_of_a_result, query_attributes
 from ..errors import InvalidParameterError, LoadError, warn
 from ..io.folder import Folder
 from ..io.manifest import read_manifest
@@ -324,7 +324,8 @@ class DaskEvaluationResult:
         Returns a Dask DataFrame with one partition per partition number (index ``multilabel_id``; queries in order
         of first appearance within a partition); ``.compute()`` gives it as pandas. ``compute=True`` gathers it to
         this process as pandas in the in-memory order (first appearance in the saved result): the one analysis
-        that brings every query's row to the client.
+        that brings every query's row to the client. A ``filters.<field>`` in ``by`` that no query has is refused
+        with ``compute=True`` (the Dask DataFrame labels every query None).
         """
         node = self._node(node)
         with_query = check.check_real_bool(with_query, name="with_query")
@@ -347,6 +348,8 @@ class DaskEvaluationResult:
         whole = pd.concat([_reindexed(part, columns) for part in parts if len(part)] or [_reindexed(empty, columns)])
         order = np.lexsort((whole["__key__"].to_numpy(), whole["__group__"].to_numpy()))
         table = whole.iloc[order].drop(columns=["__group__", "__key__"])
+        if by is not None:
+            absent_field(check_by(by), table, where=f"node {node!r}")
         return table if len(table.columns) else table.set_axis(pd.RangeIndex(0), axis=1)  # no metric: as in memory
 
     def _frame(self, work: Callable[..., pd.DataFrame], *args: Any, retriever: tuple[str, str, str] | None = None) -> Any:
@@ -392,7 +395,9 @@ class DaskEvaluationResult:
             out[node] = table
         if not out:
             return pd.DataFrame()
-        return pd.concat(out, names=["node"])
+        sliced = pd.concat(out, names=["node"])
+        absent_field(keys, sliced.index.to_frame(index=False), where="this result")
+        return sliced
 
     def wrong_examples(self, node: str, n: int = 3, document_metric: str = "recall_single_hit", answer_metric: str = "f1",
                        document_metric_threshold: float = THRESHOLD, answer_metric_threshold: float = THRESHOLD, *,
@@ -439,7 +444,9 @@ def _on_partition(path: str, number: int, generation: str | None, nodes: list[st
     """``work`` on one partition: its order keys summed up per node (checked by the client over all partitions), and
     ``work``'s value."""
     result, keys = open_partition(path, number, generation, nodes, retriever)
-    return {node: key_summary(node_keys) for node, node_keys in keys.items()}, work(result, keys, *args)
+    with part_of_a_result():  # a slice field absent from this partition may be in others: the client checks the whole
+        value = work(result, keys, *args)
+    return {node: key_summary(node_keys) for node, node_keys in keys.items()}, value
 
 
 def _value(part: tuple[Any, Any]) -> Any:

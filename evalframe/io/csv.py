@@ -285,10 +285,12 @@ def check_dialect(source: BinaryIO, path: Path, options: dict[str, Any]) -> None
     """
     sep = options.get("sep", options.get("delimiter", ","))
     encoding = options.get("encoding") or "utf-8"
+    if not isinstance(sep, str) or not sep:  # pandas would fail deep inside its parser
+        raise LoadError(f"sep must be the CSV files' separator, e.g. ',' or ';'; got {sep!r}.", parameter="sep")
     problem = encoding_problem(encoding)
     if problem is not None:  # the user's encoding= (--encoding): the manifest's was checked with the manifest
         raise LoadError(f"encoding {short_repr(encoding)} cannot read a CSV file: {problem}; pass e.g. 'utf-8', 'utf-8-sig' or "
-                        f"'cp1252'.{_close_encoding(encoding)}")
+                        f"'cp1252'.{_close_encoding(encoding)}", parameter="encoding")
     name = codecs.lookup(encoding).name
     source.seek(0)
     head = source.read(_HEAD)

@@ -14,13 +14,14 @@ from typing import Any
 
 import pandas as pd
 
-from ..errors import LoadError
+from ..errors import InvalidParameterError, LoadError
+from ..options import MatchingOptions
 from .codecs import is_native_dtype, short_repr
 from .csv import encoding_problem, separator_problem
 from .folder import Folder, is_plain_name, with_retries
 
-__all__ = ["FORMAT_NAME", "FORMAT_VERSION", "PARTITIONED_FORMAT_VERSION", "MANIFEST_NAME", "listed_files", "read_manifest",
-           "read_manifest_quietly"]
+__all__ = ["FORMAT_NAME", "FORMAT_VERSION", "PARTITIONED_FORMAT_VERSION", "MANIFEST_NAME", "invalid_matching",
+           "listed_files", "read_manifest", "read_manifest_quietly"]
 
 #: The manifest's file name inside a results folder.
 MANIFEST_NAME = "evalframe.json"
@@ -93,6 +94,7 @@ def _check_manifest(path: Path, manifest: dict[str, Any]) -> None:
     matching = manifest.get("matching")
     if matching is not None and not isinstance(matching, dict):
         raise _damaged(path, f"'matching' must be an object of matching parameters; got {type(matching).__name__}")
+    _check_matching(path, matching or {})
     nodes = manifest.get("nodes")
     if not isinstance(nodes, dict):
         raise _damaged(path, "'nodes' must map node names to their files")
@@ -122,6 +124,33 @@ def _check_manifest(path: Path, manifest: dict[str, Any]) -> None:
             _check_entry(path, node, part, files, dtypes, checked)
             if not part["file"].endswith(".parquet"):
                 raise _damaged(path, f"node {node!r}: a partition's 'file' must be a .parquet file; got {part['file']!r}")
+
+
+def invalid_matching(matching: dict[str, Any]) -> InvalidParameterError | None:
+    """The refusal of the first invalid matching option recorded in ``matching`` (its ``parameter`` the option's
+    name), or None: the options from_runs records must hold what MatchingOptions takes, since the threshold is the
+    default of every analysis.
+
+    Examples
+    --------
+    >>> str(invalid_matching({"context_matching_threshold": None}))
+    'context_matching_threshold must be a finite number in [0, 100]; got None of type NoneType.'
+    """
+    for name in MatchingOptions.names():
+        if name in matching:
+            try:
+                MatchingOptions(**{name: matching[name]})
+            except InvalidParameterError as error:
+                return error
+    return None
+
+
+def _check_matching(path: Path, matching: dict[str, Any]) -> None:
+    """Refuse at load a recorded matching option that an analysis would fail on later."""
+    error = invalid_matching(matching)
+    if error is not None:
+        raise LoadError(f"{path}: {error.naming(f'matching.{error.parameter}')} Set it to a valid value (the one "
+                        "the result was built with) or save the result again.")
 
 
 def _check_entry(path: Path, node: str, entry: Any, files: set[str], dtypes: dict[str, Any],

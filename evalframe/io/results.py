@@ -33,8 +33,8 @@ from .codecs import check_frame, encode_frame, encode_frame_texts
 from .partitioned import check_node_name
 from .folder import Folder, FolderMissing, KeptChanging, Vanished, with_retries
 from . import partitioned as partitioned_format
-from .manifest import (FORMAT_NAME, FORMAT_VERSION, MANIFEST_NAME, PARTITIONED_FORMAT_VERSION, listed_files, read_manifest,
-                       read_manifest_quietly)
+from .manifest import (FORMAT_NAME, FORMAT_VERSION, MANIFEST_NAME, PARTITIONED_FORMAT_VERSION, invalid_matching, listed_files,
+                       read_manifest, read_manifest_quietly)
 from .. import _progress
 from ..errors import LoadError, SaveError
 from ..frames.arrays import DistinctLists
@@ -130,6 +130,9 @@ def _save_result(result: Any, out_dir: Path, format: str, partitions: int | None
         json.dumps(manifest["matching"])
     except TypeError as exc:
         raise SaveError(f"the result's matching parameters are not JSON-serialisable: {exc}") from exc
+    if (invalid := invalid_matching(manifest["matching"])) is not None:  # load would refuse the folder
+        raise SaveError(f"{invalid.naming(f'result.matching[{invalid.parameter!r}]')} Set it to the value the result "
+                        "was built with; nothing was written.")
 
     target = _check_target(out_dir)
     texts_written = format == "csv" and csv_format.writes_texts(**options)
@@ -280,7 +283,7 @@ def _check_target(out_dir: Path) -> Path:
         if not target.is_dir():
             raise SaveError(f"{out_dir} is a symbolic link to {target}, which is not a folder; choose another out_dir.")
     if target.exists() and not target.is_dir():
-        raise SaveError(f"{out_dir} exists and is not a folder; choose another out_dir.")
+        raise SaveError(f"out_dir {out_dir} exists and is not a folder; choose another.", parameter="out_dir")
     if target.is_dir():
         try:
             foreign, manifest = _foreign_files(target)

@@ -37,7 +37,7 @@ from ..errors import InvalidParameterError, LoadError, SaveError
 from ..build.trec import as_trec_scores, compact_codes, factorized, remember_codes, repeated_pairs, trec_order_codes
 from .atomic import step, sync_file
 
-__all__ = ["RUN_COLUMNS", "QRELS_COLUMNS", "read_run", "read_qrels", "read_queries", "write_run", "write_qrels"]
+__all__ = ["RUN_COLUMNS", "QRELS_COLUMNS", "read_run", "read_qrels", "read_queries", "write_run", "write_qrels", "check_tag"]
 
 #: Columns of :func:`read_run`'s frame and of :func:`read_qrels`'.
 RUN_COLUMNS: tuple[str, ...] = ("qid", "docid", "score", "rank")
@@ -74,9 +74,9 @@ def _check_path(value: object, kind: str) -> Path:
     if isinstance(value, (str, os.PathLike)) and str(value):
         path = Path(value)
         if path.is_dir():
-            raise LoadError(f"{kind} file {path} is a folder; give the TREC {kind} file itself.")
+            raise LoadError(f"{kind} file {path} is a folder; give the TREC {kind} file itself.", parameter=kind)
         if not path.is_file():
-            raise LoadError(f"{kind} file {path} does not exist.")
+            raise LoadError(f"{kind} file {path} does not exist.", parameter=kind)
         return path
     raise InvalidParameterError(
         f"{kind} must be a path to a TREC {kind} file or a dict {{qid: {{docid: "
@@ -481,7 +481,8 @@ def read_queries(queries: PathLike | Mapping[str, str]) -> dict[str, str]:
                                     f"got {queries!r:.80} of type {type(queries).__name__}.")
     path = Path(queries)
     if not path.is_file():
-        raise LoadError(f"queries file {path} does not exist" + (" (it is a folder)." if path.is_dir() else "."))
+        raise LoadError(f"queries file {path} does not exist" + (" (it is a folder)." if path.is_dir() else "."),
+                        parameter="queries")
     texts: dict[str, str] = {}
     lines: dict[str, int] = {}
     data = _read_bytes(path, "queries")
@@ -503,6 +504,20 @@ def read_queries(queries: PathLike | Mapping[str, str]) -> dict[str, str]:
 
 
 # ------------------------------------------------------------------------------------------ writing
+def check_tag(tag: object) -> str:
+    """A run's name for column 6: a non-empty str without whitespace (a space would split the column).
+
+    Examples
+    --------
+    >>> check_tag("bm25")
+    'bm25'
+    """
+    if not isinstance(tag, str) or not tag or _WHITESPACE.search(tag):
+        raise InvalidParameterError(f"tag must be a non-empty string without whitespace (the run's name in column 6); "
+                                    f"got {tag!r}.", parameter="tag")
+    return tag
+
+
 def write_run(run: pd.DataFrame | Mapping[str, Mapping[str, float]], path: PathLike, *, tag: str = "evalframe") -> Path:
     """Write a TREC run file atomically (``.gz``: gzip); returns the path written.
 
@@ -520,9 +535,7 @@ def write_run(run: pd.DataFrame | Mapping[str, Mapping[str, float]], path: PathL
     q1 Q0 d2 1 1.5 bm25
     q1 Q0 d1 2 0.5 bm25
     """
-    if not isinstance(tag, str) or not tag or _WHITESPACE.search(tag):
-        raise InvalidParameterError(f"tag must be a non-empty string without whitespace (the run's name in column 6); "
-                                    f"got {tag!r}.")
+    check_tag(tag)
     columns = _frame_columns(run, _RUN, read_run)
     values = columns.values
     if np.isnan(values).any():

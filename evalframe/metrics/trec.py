@@ -188,13 +188,18 @@ def parse_measures(texts: str | Measure | Iterable[str | Measure]) -> list[Measu
     if isinstance(texts, (str, Measure)):
         texts = [texts]
     if not isinstance(texts, Iterable):
-        raise InvalidParameterError(f"measures must be a name or a list of names, e.g. ['nDCG@10', 'AP']; got {texts!r}.")
+        raise InvalidParameterError(f"measures must be a name or a list of names, e.g. ['nDCG@10', 'AP']; got {texts!r}.",
+                                    parameter="measures")
     measures: dict[str, Measure] = {}
     for text in texts:
-        measure = parse_measure(text)
+        try:
+            measure = parse_measure(text)
+        except InvalidParameterError as error:  # a name the caller passed as measures (the CLI's -m)
+            error.parameter = error.parameter or "measures"
+            raise
         measures.setdefault(str(measure), measure)
     if not measures:
-        raise InvalidParameterError("measures is empty; give at least one, e.g. ['nDCG@10', 'AP'].")
+        raise InvalidParameterError("measures is empty; give at least one, e.g. ['nDCG@10', 'AP'].", parameter="measures")
     return list(measures.values())
 
 

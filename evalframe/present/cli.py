@@ -153,13 +153,72 @@ def _scope_kwargs(args: argparse.Namespace) -> dict[str, Any]:
     return _options(args, MetricOptions)
 
 
+class Command(argparse.ArgumentParser):
+    """A subcommand's parser that keeps the options it was given, so that errors can name them as typed.
+
+    Attributes
+    ----------
+    options : list of argparse.Action
+        The options (not the positional arguments), in the order added.
+    flags : dict
+        The flag of each option's ``dest`` (its long spelling): ``{"simulated_top_k_retriever": "--top-k-retriever"}``;
+        a positional argument's is its name in the usage line (``OUT``).
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self.options: list[argparse.Action] = []
+        self.flags: dict[str, str] = {}
+        super().__init__(*args, **kwargs)
+
+    def add_argument(self, *args: Any, **kwargs: Any) -> argparse.Action:
+        action = super().add_argument(*args, **kwargs)
+        if action.option_strings:
+            self.options.append(action)
+            self.flags.setdefault(action.dest, max(action.option_strings, key=len))
+        elif isinstance(action.metavar, str):
+            self.flags.setdefault(action.dest, action.metavar)
+        else:
+            self.flags.setdefault(action.dest, action.dest)
+        return action
+
+
+#: The library's parameter names that the commands fill from a flag of another ``dest``.
+_PARAMETER_DESTS = {"answer_metric": "metric", "document_metric": "metric", "answer_metric_threshold": "threshold",
+                    "document_metric_threshold": "threshold", "out_dir": "out"}
+
+
+def _as_typed(error: EvalframeError, command: Command, argv: Sequence[str]) -> str:
+    """The error's message with the parameter it is about named by the command's flag, as typed (``-m`` or
+    ``--measure``; the long one when the flag is not in ``argv``, e.g. an abbreviation argparse completed).
+
+    The flags are those the parser generated (from the MetricOptions and MatchingOptions fields, and the commands' own
+    options), so a new option is named without a change here.
+    """
+    name = error.parameter
+    flag = command.flags.get(_PARAMETER_DESTS.get(name, name)) if name else None
+    if flag is None:
+        return str(error)
+    spellings = next((action.option_strings for action in command.options if flag in action.option_strings), [])
+    typed = [token.split("=", 1)[0] for token in argv if token.split("=", 1)[0] in spellings]
+    return error.naming(typed[-1] if typed else flag)
+
+
+def command_parsers() -> dict[str, Command]:
+    """The parser of each subcommand, by name (what ``evalframe COMMAND --help`` shows)."""
+    return _parsers()[1]
+
+
 def _parser() -> argparse.ArgumentParser:
+    return _parsers()[0]
+
+
+def _parsers() -> tuple[argparse.ArgumentParser, dict[str, Command]]:
     parser = argparse.ArgumentParser(
         prog="evalframe",
         description="Analyse retrieval and question-answering evaluation results (Haystack 1.x EvaluationResult folders).",
     )
     parser.add_argument("--version", action="version", version=f"evalframe {__version__}")
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=Command)
 
     demo = commands.add_parser("demo", help="build, report and save the demo evaluation shipped with evalframe")
     demo.add_argument("--out", type=Path, default=Path("evalframe-demo"), help="where to write (default ./evalframe-demo)")
@@ -267,7 +326,7 @@ def _parser() -> argparse.ArgumentParser:
                       "trec_eval; json keeps every digit)")
 
     commands.add_parser("list-metrics", help="the metrics evalframe computes")
-    return parser
+    return parser, commands.choices
 
 
 # ------------------------------------------------------------------------------------------ output
@@ -535,7 +594,8 @@ def _flatten(args: argparse.Namespace) -> str:
             result = EvaluationResult.from_runs(labels, outputs, sas_model=args.sas_model,
                                                 **_options(args, MatchingOptions))
         except EvalframeError as exc:
-            raise EvalframeError(at_line(exc)) from None
+            exc.args = (at_line(exc),)  # the same error (its class and parameter), naming the runs file line
+            raise exc from None
     for warning in caught:
         if "has no label; the query is left out" not in str(warning.message):
             print_warning(at_line(warning.message))
@@ -579,6 +639,8 @@ def _flatten_on_dask(args: argparse.Namespace) -> str:
 def _demo(args: argparse.Namespace) -> str:
     from .demo import load_demo_runs
 
+    if args.out.exists() and not args.out.is_dir():  # before the demo is built
+        raise EvalframeError(f"--out {args.out} exists and is not a folder; choose a new or empty folder to write to.")
     labels, outputs = load_demo_runs()
     result = EvaluationResult.from_runs(labels, outputs)  # a bar where a person watches (evalframe._progress)
     folder = result.save(args.out / "results")
@@ -591,13 +653,18 @@ def _demo(args: argparse.Namespace) -> str:
 
 
 def _report(args: argparse.Namespace) -> str:
+    if args.html is not None and args.html.is_dir():
+        raise EvalframeError(f"--html {args.html} is a folder; give the file to write, e.g. {args.html / 'report.html'}.")
     result = _load(args.folder, args)
     order = [name.strip() for name in args.node_order.split(",")] if args.node_order else None
     scopes = {name: value for name, value in _options(args, MetricOptions).items()}
     report = result.report(n=args.n, node_order=order, charts=args.html is not None, measures=args.measures, **scopes)
     if args.html is not None:
-        args.html.parent.mkdir(parents=True, exist_ok=True)
-        args.html.write_text(report.html, encoding="utf-8")
+        try:
+            args.html.parent.mkdir(parents=True, exist_ok=True)
+            args.html.write_text(report.html, encoding="utf-8")
+        except OSError as exc:
+            raise EvalframeError(f"--html {args.html} cannot be written: {exc.strerror or exc}.") from None
         return report.text + f"\nHTML report: {args.html}"
     return report.text.rstrip("\n")
 
@@ -684,7 +751,8 @@ def main(argv: Sequence[str] | None = None) -> int:
       exact_match ...
     0
     """
-    args = _parser().parse_args(argv)
+    parser, commands = _parsers()
+    args = parser.parse_args(argv)
     try:
         with warnings.catch_warnings():
             warnings.showwarning = _show_warning
@@ -696,7 +764,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # the reader stopped early (`evalframe worst ... | head`): nothing to report
         _silence_stdout()
         return 1
-    except (EvalframeError, OSError) as exc:
+    except EvalframeError as exc:
+        print(f"error: {_as_typed(exc, commands[args.command], sys.argv[1:] if argv is None else argv)}",
+              file=sys.stderr)
+        return 1
+    except OSError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     except Exception as exc:  # a bug of evalframe, not of the input: still one line, with a way to get the traceback

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, cast
 import pandas as pd
 
 from .._version import __version__
-from .._validation import check_positive_int
+from .._validation import check_positive_int, did_you_mean
 from ..analysis.compare import is_result
 from ..analysis.examples import NO_ANSWER, THRESHOLD
 from ..columns import ANSWER_SCOPE_MEANINGS, CRITERIA, MATCH_MEANINGS, answer_metric_column, relevance_column, \
@@ -341,11 +341,13 @@ def build_report(
     max_characters_per_field = check_positive_int(max_characters_per_field, name="max_characters_per_field", minimum=1)
     fields = _check_fields(wrong_examples_fields)
     if node_order is not None and (isinstance(node_order, str) or not all(isinstance(x, str) for x in node_order)):
-        raise InvalidParameterError(f"node_order must be a list of node names, e.g. {list(result)}; got {node_order!r}.")
+        raise InvalidParameterError(f"node_order must be a list of node names, e.g. {list(result)}; got {node_order!r}.",
+                                    parameter="node_order")
     nodes = list(node_order) if node_order else result.pipeline_order()
     unknown = [node for node in nodes if node not in result]
     if unknown:
-        raise InvalidParameterError(f"node_order names node(s) {unknown} that the result does not hold; it holds {list(result)}.")
+        raise InvalidParameterError(f"node_order names node(s) {unknown} that the result does not hold; it holds "
+                                    f"{list(result)}.{did_you_mean(unknown[0], list(result))}", parameter="node_order")
     with warnings.catch_warnings(record=True) as caught:  # each analysis would repeat a scope warning: say it once
         warnings.simplefilter("always")
         text, page = _sections(result, nodes, n, max_characters_per_field, charts, metrics_filter, document_scope,

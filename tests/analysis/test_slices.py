@@ -122,7 +122,7 @@ def test_query_attributes_reads_the_first_row_of_each_query():
     [
         ("rank", r"by='rank': column 'rank' of node 'Retriever' varies within a query"),
         ("gold_document_ids", r"holds lists.*callable"),
-        ("filtres", r"by='filtres' is not a column.*Did you mean 'filters'"),
+        ("filtres", r"by 'filtres' is not a column.*Did you mean 'filters'"),
         ("filters.", r"name a filters field"),
         (3, r"by must be a column name"),
         ([], r"by must be a column name"),
@@ -190,3 +190,47 @@ def test_calculate_metrics_by_still_slices_with_a_deprecation_warning_at_the_cal
         table = result.calculate_metrics(by="no_answer", simulated_top_k_retriever=1)
     assert caught[0].filename == __file__  # the user's line, not evalframe's
     pd.testing.assert_frame_equal(table, result.sliced_metrics("no_answer", simulated_top_k_retriever=1))
+
+
+def test_a_filters_field_no_query_has_is_an_error_naming_the_fields_there():
+    # FILTERS' fields: source (q1, with source.name), year (q1, q3, q5); a typo used to give one NaN slice of 6 queries
+    result = with_filters()
+    with pytest.raises(InvalidParameterError, match=r"^by 'filters\.yaer': no query of node 'Retriever' has "
+                       r"'filters\.yaer' in its filters, so every query would be in one slice; their fields are "
+                       r"\['filters\.source', 'filters\.year'\]\. Did you mean 'filters\.year'\?$"):
+        result.sliced_metrics("filters.yaer")
+    with pytest.raises(InvalidParameterError, match=r"their fields are \['filters\.source\.name'\]\. "
+                       r"Did you mean 'filters\.source\.name'\?$"):
+        result.sliced_metrics("filters.source.nmae")
+    with pytest.raises(InvalidParameterError, match=r"none has a field under 'filters\.year'\.$"):
+        result.sliced_metrics("filters.year.month")  # year is a number, not an object
+    with pytest.raises(InvalidParameterError, match=r"^by 'filters\.yaer': no query of node 'Retriever'"):
+        result.query_metrics("Retriever", by="filters.yaer")
+
+
+def test_a_filters_field_some_queries_lack_is_their_own_slice_and_a_null_value_counts_as_there():
+    # q1 alone has source.name: the other 5 queries form the None slice (q2 q4 q6: mrr 1, 1, 1/2; q3: 1/3; q5: 0)
+    table = with_filters().sliced_metrics("filters.source.name").loc["Retriever"]
+    assert table.loc["wiki", "queries"] == 1
+    missing = table[table.index.isna()]
+    assert missing["queries"].tolist() == [5] and missing["mrr"].tolist() == pytest.approx([(1 + 1 + 0.5 + 1 / 3) / 5])
+    frame = retriever_frame()
+    frame["filters"] = '{"year": null}'  # the field is there, without a value: not a typo
+    assert EvaluationResult({"Retriever": frame}).sliced_metrics("filters.year")["queries"].tolist() == [6]
+
+
+def test_the_fields_of_a_missing_filters_field_are_listed_a_few_only():
+    frame = retriever_frame()
+    frame["filters"] = json.dumps({f"field{i:02d}": i for i in range(25)})
+    with pytest.raises(InvalidParameterError, match=r"their fields are \['filters\.field00', .*'filters\.field09'\] "
+                       r"and 15 more\.$"):
+        EvaluationResult({"Retriever": frame}).sliced_metrics("filters.nope")
+
+
+def test_an_unknown_column_lists_a_few_columns():
+    frame = retriever_frame()
+    for i in range(30):
+        frame[f"extra{i}"] = 1
+    with pytest.raises(InvalidParameterError, match=rf"^by 'qeury' is not a column of node 'Retriever'.*Did you mean "
+                       rf"'query'\? Columns: \[[^]]*\] and {len(frame.columns) - 10} more\.$"):
+        EvaluationResult({"Retriever": frame}).sliced_metrics("qeury")

@@ -164,7 +164,8 @@ def test_custom_document_id_field():
     assert answers["custom_document_ids"].iloc[0] == ["u/hamlet"]
     assert answers["gold_documents_id_match"].iloc[0] == [1.0]
     assert result.matching["custom_document_id_field"] == "url"
-    with pytest.raises(EvalframeError, match=r"labels\[0\]: the document of label .* has no meta field 'title'"):
+    with pytest.raises(EvalframeError, match=r"custom_document_id_field 'title' is not a meta field of the "
+                       r"document of label .* \(labels\[0\]\)"):
         EvaluationResult.from_runs(labels, outputs, custom_document_id_field="title")
 
 

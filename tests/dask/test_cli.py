@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -73,3 +74,16 @@ def test_convert_and_report_read_a_partitioned_folder_here_even_with_the_variabl
     code, out, err = run(capsys, "convert", str(folders[0][0]), str(tmp_path / "as_csv"), "--to", "csv")
     assert code == 0, err
     assert run(capsys, "report", str(folders[0][0]))[0] == 0
+
+
+@pytest.mark.parametrize("argv", [["metrics", "{a}", "--top-k-retriever", "0"], ["metrics", "{a}", "--by", "filters.nope"],
+                                  ["worst", "{a}", "--node", "Reader", "--metric", "f2"],
+                                  ["compare", "{a}", "{b}", "--node", "Retriever", "--metrics", "mrx"]])
+def test_an_error_on_the_scheduler_names_the_flag_too(capsys, client, folders, argv, monkeypatch):
+    monkeypatch.delenv("DASK_SCHEDULER_ADDRESS", raising=False)
+    first, second = (str(f) for f in folders[0])
+    argv = [arg.format(a=first, b=second) for arg in argv]
+    flag = argv[-2]
+    for on_dask in (["--scheduler", client.scheduler.address], []):  # the message may differ, the flag is named
+        code, out, err = run(capsys, *argv, *on_dask)
+        assert code == 1 and out == "" and re.match(rf"error: {flag}[ :]", err) and len(err.splitlines()) == 1, err

@@ -361,3 +361,27 @@ def test_review_findings_stay_fixed(tmp_path, client):
     make_result(10).save(folder, format="parquet", partitions=2, progress=False)
     with pytest.raises(LoadError, match="saved again since it was loaded"):
         opened.compute()
+
+
+def test_a_filters_field_is_refused_only_when_no_partition_has_it(tmp_path):
+    # only q1 has filters.source.name: partitions without q1 must not refuse it; a typo is refused as in memory
+    frames = {"Retriever": hand_result()["Retriever"].copy()}
+    frames["Retriever"]["filters"] = frames["Retriever"]["multilabel_id"].map(
+        lambda q: '{"source": {"name": "wiki"}}' if q == "q1" else None)
+    memory = EvaluationResult(frames)
+    folder = memory.save(tmp_path / "p", format="parquet", partitions=3, progress=False)
+    cluster = evalframe.dask.load(folder)  # Dask's scheduler in this process
+    assert_frames_close(cluster.sliced_metrics("filters.source.name"), memory.sliced_metrics("filters.source.name"))
+    on_dask = cluster.query_metrics("Retriever", by="filters.source.name", compute=True)
+    in_memory = memory.query_metrics("Retriever", by="filters.source.name")
+    assert_frames_close(on_dask.iloc[:, 1:], in_memory.iloc[:, 1:])
+    # the labels: 'wiki' for q1, missing for the others (None or NaN on Dask, NaN in memory's str column)
+    assert on_dask.iloc[:, 0].fillna("-").tolist() == in_memory.iloc[:, 0].fillna("-").tolist() == ["wiki"] + ["-"] * 5
+    with pytest.raises(InvalidParameterError, match=r"^by 'filters\.source\.nmae': no query of this result has "
+                       r"'filters\.source\.nmae' in its filters"):
+        cluster.sliced_metrics("filters.source.nmae")
+    with pytest.raises(InvalidParameterError, match=r"^by 'filters\.source\.nmae': no query of node 'Retriever' has"):
+        cluster.query_metrics("Retriever", by="filters.source.nmae", compute=True)
+    # an in-process Dask computation leaves the in-memory check on (the partitions' leniency is scoped to them)
+    with pytest.raises(InvalidParameterError, match=r"their fields are \['filters\.source\.name'\]"):
+        memory.sliced_metrics("filters.source.nmae")

@@ -19,7 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evalframe import EvaluationResult, LoadError, SchemaError
+from evalframe import EvaluationResult, LoadError, SaveError, SchemaError
 from evalframe.io import arrow_csv
 from evalframe.io import folder as _folder
 from evalframe.io.codecs import LITERAL_CELL_LIMIT, string_list
@@ -226,6 +226,48 @@ def test_each_kind_of_damaged_manifest_is_a_load_error(tmp_path, what, damage):
         path.write_text(text if isinstance(text, str) else json.dumps(manifest))
     with pytest.raises(LoadError, match=r"evalframe.json"):
         EvaluationResult.load(folder)
+
+
+@pytest.mark.parametrize(("key", "value", "rule"), [
+    ("context_matching_threshold", None, r"a finite number in \[0, 100\]; got None"),  # was a bare AssertionError
+    ("context_matching_threshold", "65", r"a finite number in \[0, 100\]; got '65' of type str"),
+    ("context_matching_threshold", 101, r"a finite number in \[0, 100\]; got 101"),
+    ("context_matching_min_length", -1, r"an int >= 0; got -1"),
+    ("context_matching_boost_split_overlaps", "no", r"True or False; got 'no'"),
+    ("custom_document_id_field", "", r"None or a non-empty str; got ''"),
+])
+def test_a_recorded_matching_option_an_analysis_would_fail_on_is_refused_at_load(tmp_path, key, value, rule):
+    result = hand_result()
+    result.matching = {"context_matching_threshold": 70.0, "context_matching_min_length": 100,
+                       "context_matching_boost_split_overlaps": True, "custom_document_id_field": None}
+    folder = result.save(tmp_path / "out")
+    manifest = json.loads((folder / "evalframe.json").read_text())
+    manifest["matching"][key] = value
+    (folder / "evalframe.json").write_text(json.dumps(manifest))
+    with pytest.raises(LoadError, match=rf"out/evalframe\.json: matching\.{key} must be {rule}.*\. Set it to a valid "
+                                        r"value \(the one the result was built with\) or save the result again\.$"):
+        EvaluationResult.load(folder).calculate_metrics()
+
+
+def test_a_recorded_threshold_is_the_default_of_the_analyses(tmp_path):
+    # q6 of the hand result (tests/fixtures.py): its rank 1 matches its two gold contexts with similarities 80 and
+    # 70, so both are found above a threshold of 65 (an int in the JSON is fine) and one of two above 75
+    folder = hand_result().save(tmp_path / "out")
+    manifest = json.loads((folder / "evalframe.json").read_text())
+    for threshold, recall in ((65, 1.0), (75, 0.5)):
+        manifest["matching"] = {"context_matching_threshold": threshold}
+        (folder / "evalframe.json").write_text(json.dumps(manifest))
+        table = EvaluationResult.load(folder).query_metrics("Retriever", document_scope="context")
+        assert table.loc["q6", "recall_multi_hit"] == recall
+
+
+def test_a_result_whose_matching_load_would_refuse_is_not_saved(tmp_path):
+    result = hand_result()
+    result.matching = {"context_matching_threshold": None}
+    with pytest.raises(SaveError, match=r"^result\.matching\['context_matching_threshold'\] must be a finite number in "
+                                        r"\[0, 100\]; got None.*nothing was written\.$"):
+        result.save(tmp_path / "out")
+    assert not (tmp_path / "out").exists()
 
 
 def _paths(value: object, prefix: tuple = ()) -> list[tuple]:

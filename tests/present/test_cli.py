@@ -12,7 +12,7 @@ import pytest
 
 from evalframe import EvaluationResult
 from evalframe.present import cli
-from evalframe.present.cli import main
+from evalframe.present.cli import command_parsers, main
 
 DEMO = Path(__file__).parents[2] / "evalframe" / "data" / "demo_result"
 RUNS = Path(__file__).parents[2] / "docs" / "examples" / "runs.jsonl"
@@ -97,10 +97,10 @@ def test_list_metrics_prints_level_headline_and_bounds_of_every_metric(capsys):
         (["metrics", "{tmp}/empty"], r"error: results folder .*empty holds no \.csv file"),
         (["metrics", "{tmp}/notes"], r"error: .*notes\.csv is not an evaluation frame"),
         (["metrics", str(DEMO), "--node", "Raeder"],
-         r"error: node 'Raeder' is not in this EvaluationResult.*Did you mean 'Reader'\?"),
+         r"error: --node 'Raeder' is not in this EvaluationResult.*Did you mean 'Reader'\?"),
         (["metrics", str(DEMO), "--by-query"], r"error: --by-query needs --node \(one of \['Retriever', 'Reader'\]\)"),
-        (["metrics", str(DEMO), "--top-k-retriever", "0"], r"error: simulated_top_k_retriever must be -1"),
-        (["worst", str(DEMO), "--node", "Reader", "--metric", "f2"], r"error: answer_metric must be one of"),
+        (["metrics", str(DEMO), "--top-k-retriever", "0"], r"error: --top-k-retriever must be -1"),
+        (["worst", str(DEMO), "--node", "Reader", "--metric", "f2"], r"error: --metric must be one of"),
         (["flatten", "{tmp}/missing.jsonl", "-o", "{tmp}/out"], r"error: runs file .*missing\.jsonl does not exist"),
     ],
 )
@@ -305,7 +305,8 @@ def test_flatten_names_the_runs_file_line_of_a_query(tmp_path, capsys):
     runs.write_text("\n".join(["", " ", *lines]) + "\n", encoding="utf-8")
     code, out, err = run(capsys, "flatten", str(runs), "-o", str(tmp_path / "out"), "--custom-document-id-field", "nope")
     assert code == 1 and out == ""
-    assert err.startswith(f"error: {runs}:3: the document of label 'line3-gold0' has no meta field 'nope'")
+    assert err.startswith("error: --custom-document-id-field 'nope' is not a meta field of the document of label "
+                          f"'line3-gold0' ({runs}:3)")
     assert "labels[" not in err
 
 
@@ -355,3 +356,124 @@ def test_folders_saved_by_excel_name_the_sep_and_encoding_to_pass(tmp_path, caps
         assert code == 0 and err == "", argv
     assert EvaluationResult.load(tmp_path / "pq").calculate_metrics() == json.loads(
         run(capsys, "metrics", str(excel), "--format", "json", *flags)[1])
+
+
+# ------------------------------------------------------------------------------------------ every option's error
+#: What each command needs besides the option under test ({demo}, {runs}, {run}, {qrels}, {file}, {tmp}: see
+#: _fill); an option already in the list gets the bad value in place of its own.
+BASES = {"demo": ["demo"], "metrics": ["metrics", "{demo}"], "compare": ["compare", "{demo}", "{demo}", "--node", "Retriever"],
+         "worst": ["worst", "{demo}", "--node", "Reader"], "convert": ["convert", "{demo}", "{tmp}/out", "--to", "csv"],
+         "flatten": ["flatten", "{runs}", "--out", "{tmp}/out"], "report": ["report", "{demo}"],
+         "trec": ["trec", "{run}", "{qrels}"]}
+#: Options whose bad value needs another base (the direction of convert they apply to).
+OTHER_BASES = {("convert", "--node"): ["convert", "{demo}", "{tmp}/run.txt", "--to", "trec"],
+               ("convert", "--tag"): ["convert", "{demo}", "{tmp}/run.txt", "--to", "trec"],
+               ("convert", "--qrels"): ["convert", "{run}", "{tmp}/out", "--to", "csv"],
+               ("convert", "--queries"): ["convert", "{run}", "{tmp}/out", "--to", "csv", "--qrels", "{qrels}"]}
+#: A value argparse lets through but the command refuses, per option (by its long flag).
+BAD_VALUES = {
+    "--out": "{file}", "--node": "Raeder", "--by": "qeury", "--top-k-reader": "0", "--top-k-retriever": "0",
+    "--context-matching-threshold": "101", "--retriever-node": "Retreiver", "--sep": "", "--encoding": "utf-9",
+    "--scheduler": "tcp://127.0.0.1:1", "--metrics": "mrx", "--names": "only-one", "--rounds": "0", "--seed": "-1",
+    "--metric": "f2", "--threshold": "nan", "--qrels": "{tmp}/missing.qrels", "--queries": "{tmp}/missing.tsv",
+    "--tag": "my run", "--context-matching-min-length": "-1", "--custom-document-id-field": "nope", "--sas-model": "",
+    "--html": "{tmp}", "--node-order": "Retriever,Raeder", "--measure": "nDCG@x", "--digits": "18",
+}
+
+
+def _valued_options(argparse_checks: bool) -> list[tuple[str, str]]:
+    """(command, long flag) of every option that takes a value, from the parsers: those argparse itself refuses a
+    value of (choices, or a type of the CLI's own such as -n's int >= 1), or the others."""
+    pairs = []
+    for name, command in command_parsers().items():
+        for action in command.options:
+            if action.nargs == 0:
+                continue
+            own_type = action.type not in (None, int, float, str, Path)
+            if (bool(action.choices) or own_type) == argparse_checks:
+                pairs.append((name, max(action.option_strings, key=len)))
+    return pairs
+
+
+def _fill(args: list[str], tmp_path: Path) -> list[str]:
+    (tmp_path / "file.txt").write_text("not a folder\n")
+    (tmp_path / "run.trec").write_text("q1 Q0 d1 1 2.0 bm25\nq1 Q0 d2 2 1.0 bm25\n")
+    (tmp_path / "qrels.trec").write_text("q1 0 d1 1\n")
+    places = {"demo": str(DEMO), "runs": str(RUNS), "run": str(tmp_path / "run.trec"),
+              "qrels": str(tmp_path / "qrels.trec"), "file": str(tmp_path / "file.txt"), "tmp": str(tmp_path)}
+    return [arg.format(**places) for arg in args]
+
+
+def _python_names(command: str, flag: str) -> list[str]:
+    """The Python names of the option's value: its dest and the library parameters the command passes it as."""
+    dest = command_parsers()[command].flags
+    name = next(d for d, f in dest.items() if f == flag)
+    return [name, *(parameter for parameter, d in cli._PARAMETER_DESTS.items() if d == name)]
+
+
+@pytest.mark.parametrize(("command", "flag"), _valued_options(argparse_checks=False))
+def test_every_option_error_names_the_flag_not_the_python_parameter(tmp_path, capsys, command, flag):
+    assert flag in BAD_VALUES, f"evalframe {command} {flag} is new: add a value it refuses to BAD_VALUES"
+    args = list(OTHER_BASES.get((command, flag), BASES[command]))
+    if flag in args:
+        args[args.index(flag) + 1] = BAD_VALUES[flag]
+    else:
+        args += [flag, BAD_VALUES[flag]]
+    code, out, err = run(capsys, *_fill(args, tmp_path))
+    assert code == 1 and out == "", err
+    lines = err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), err
+    assert re.search(rf"(?<![\w-]){re.escape(flag)}(?![\w-])", err), err
+    word = flag.lstrip("-").replace("-", "_")
+    for name in _python_names(command, flag):
+        if name == word:  # --node's parameter is node: the same word
+            continue
+        if "_" in name:  # simulated_top_k_retriever is nobody's English
+            assert not re.search(rf"(?<![\w-]){name}(?![\w-])", err), err
+        else:  # 'measures' may be English in the message; as a parameter it is named 'measures=' or 'measures must'
+            assert not re.search(rf"(?<![\w-]){name}(=|\s+must\b)", err) and not err.startswith(f"error: {name} "), err
+
+
+@pytest.mark.parametrize(("command", "flag"), _valued_options(argparse_checks=True))
+def test_options_argparse_checks_are_usage_errors_naming_the_flag(tmp_path, capsys, command, flag):
+    action = next(a for a in command_parsers()[command].options if flag in a.option_strings)
+    bad = "nope" if action.choices else "0"  # the CLI's own types count things (an int >= 1)
+    args = list(BASES[command])
+    if flag in args:
+        args[args.index(flag) + 1] = bad
+    else:
+        args += [flag, bad]
+    with pytest.raises(SystemExit) as exit_info:
+        main(_fill(args, tmp_path))
+    assert exit_info.value.code == 2
+    assert f"argument {'/'.join(action.option_strings)}: " in capsys.readouterr().err
+
+
+def test_an_error_names_the_flag_as_typed(capsys, tmp_path):
+    args = _fill(["trec", "{run}", "{qrels}"], tmp_path)
+    code, _, err = run(capsys, *args, "-m", "ndcg@x")
+    assert code == 1 and err.startswith("error: -m: unknown measure 'ndcg@x'")
+    code, _, err = run(capsys, *args, "--measure=ndcg@x")
+    assert code == 1 and err.startswith("error: --measure: unknown measure 'ndcg@x'")
+
+
+def test_metrics_by_a_filters_field_no_query_has_is_an_error(capsys):
+    # the demo's filters have the fields name and year; a typo used to exit 0 with one NaN slice of every query
+    code, out, err = run(capsys, "metrics", str(DEMO), "--by", "filters.categroy")
+    assert code == 1 and out == ""
+    assert err == ("error: --by 'filters.categroy': no query of node 'Retriever' has 'filters.categroy' in its filters, "
+                   "so every query would be in one slice; their fields are ['filters.name', 'filters.year'].\n")
+    code, _, err = run(capsys, "metrics", str(DEMO), "--by", "filters.yaer", "--node", "Reader")
+    assert code == 1 and err.endswith("Did you mean 'filters.year'?\n")
+    code, out, _ = run(capsys, "metrics", str(DEMO), "--by", "filters.year", "--format", "json")
+    # one demo query has year 2023, the other 7 no year: a slice of their own (label null)
+    assert code == 0 and {r["filters.year"]: r["queries"] for r in json.loads(out)
+                          if r["node"] == "Retriever"} == {2023.0: 1, None: 7}
+
+
+def test_an_error_about_a_positional_argument_names_it_as_the_usage_line_does(capsys, tmp_path):
+    # save's out_dir is convert's OUT (evalframe convert [-h] ... IN OUT)
+    (tmp_path / "file.txt").write_text("not a folder\n")
+    code, out, err = run(capsys, "convert", str(DEMO), str(tmp_path / "file.txt"), "--to", "csv")
+    assert code == 1 and out == ""
+    assert err == f"error: OUT {tmp_path / 'file.txt'} exists and is not a folder; choose another.\n"
