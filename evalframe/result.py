@@ -17,7 +17,7 @@ import pandas as pd
 
 from . import _validation as check
 from .analysis.examples import ANSWER_DROP, DOCUMENT_DROP, THRESHOLD, Examples, examples, worst
-from .analysis.slices import SliceKey, beside, check_by, query_attributes, slice_means
+from .analysis.slices import SliceKey, check_by, labelled, query_attributes, query_keys, slice_means
 from .columns import CRITERIA, EVAL_MODES
 from .errors import EvalframeError, InvalidParameterError, warn
 from .frames.arrays import DistinctLists
@@ -454,14 +454,9 @@ class EvaluationResult(Mapping):
         node = check.check_node(node, list(self.node_results))
         with_query = check.check_real_bool(with_query, name="with_query")
         opts = self._options(options, passed_to="query_metrics takes these options")
-        keys = check_by(by) if by is not None else []
-        if with_query and not any(isinstance(key, str) and key == "query" for key in keys):
-            keys = ["query", *keys]
+        keys = query_keys(by, with_query)
         table = self._with_measures(self._query_table(node, opts), node, measures, opts.eval_mode, complete, duplicates)
-        if not keys:
-            return table
-        attributes = query_attributes(self.node_results[node], keys, where=f"node {node!r}")
-        return beside(attributes, table).join(table)
+        return labelled(table, self.node_results[node], keys, where=f"node {node!r}")
 
     @_fresh
     @with_options(MetricOptions, positional=("self", "node", "row_type", *MetricOptions.names()))

@@ -17,10 +17,8 @@ Means per slice are means of the per-query table, the same numbers :meth:`calcul
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
 import json
-from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Any, Union
 
 import numpy as np
@@ -32,28 +30,12 @@ from .._validation import did_you_mean
 from ..errors import InvalidParameterError, SchemaError
 from ..metrics.registry import METRICS
 
-__all__ = ["SliceKey", "absent_field", "beside", "check_by", "part_of_a_result", "query_attributes", "slice_means"]
+__all__ = ["SliceKey", "absent_field", "beside", "check_by", "labelled", "query_attributes", "query_keys", "slice_means"]
 
 SliceKey = Union[str, Callable[[pd.DataFrame], Any], pd.Series, Mapping[Hashable, Any]]
 
 #: Derived attributes computed from the frame rather than read from a column.
 DERIVED = ("no_answer",)
-
-#: Whether the frames being sliced are one part of a result (see :func:`part_of_a_result`).
-_PART: contextvars.ContextVar[bool] = contextvars.ContextVar("part_of_a_result", default=False)
-
-
-@contextlib.contextmanager
-def part_of_a_result() -> Iterator[None]:
-    """Slice the frames of one part of a result (a Dask partition) inside this block: a ``filters.<field>`` that no
-    query of the part has is not refused there (other parts may have it); the caller checks the whole with
-    :func:`absent_field`."""
-    token = _PART.set(True)
-    try:
-        yield
-    finally:
-        _PART.reset(token)
-
 
 def check_by(by: SliceKey | Sequence[SliceKey]) -> list[SliceKey]:
     if isinstance(by, (str, pd.Series, Mapping)) or callable(by):
@@ -164,7 +146,7 @@ def _few(names: Sequence[str]) -> str:
     return shown if len(names) <= SHOWN_NAMES else f"{shown} and {len(names) - SHOWN_NAMES:,} more"
 
 
-def _filters_field(first: pd.DataFrame, key: str, where: str) -> pd.Series:
+def _filters_field(first: pd.DataFrame, key: str, where: str, one_part: bool) -> pd.Series:
     if "filters" not in first.columns:
         raise SchemaError(f"by={key!r} reads column 'filters', which {where} lacks.")
     path = key.split(".")[1:]
@@ -195,7 +177,7 @@ def _filters_field(first: pd.DataFrame, key: str, where: str) -> pd.Series:
         else:
             value = None
         values.append(value)
-    if not found and not _PART.get():
+    if not found and not one_part:
         parent = "filters." + "".join(f"{part}." for part in path[:-1])
         fields = [parent + name for name in siblings]
         held = f"their fields are {_few(fields)}" if fields else f"none has a field under {parent[:-1]!r}"
@@ -245,11 +227,13 @@ def _mapping(first: pd.DataFrame, key: pd.Series | Mapping[Hashable, Any], what:
     return _hashable(labels.rename(series.name if isinstance(series.name, str) else "slice"), "by")
 
 
-def query_attributes(frame: pd.DataFrame, by: SliceKey | Sequence[SliceKey], *, where: str = "the frame") -> pd.DataFrame:
+def query_attributes(frame: pd.DataFrame, by: SliceKey | Sequence[SliceKey], *, where: str = "the frame",
+                     part: bool = False) -> pd.DataFrame:
     """One label column per slice key, one row per query (index ``multilabel_id``, first-appearance order).
 
-    A ``filters.<field>`` that no query of ``frame`` has is an error (InvalidParameterError), except in
-    :func:`part_of_a_result`.
+    A ``filters.<field>`` that no query of ``frame`` has is an error (InvalidParameterError), unless ``part``: the
+    frame is one part of a result (a Dask partition), where other parts may have the field; the caller then checks
+    the whole with :func:`absent_field`.
 
     Examples
     --------
@@ -275,7 +259,7 @@ def query_attributes(frame: pd.DataFrame, by: SliceKey | Sequence[SliceKey], *, 
             elif key == "no_answer":
                 labels = _no_answer(first, where)
             elif key.startswith("filters."):
-                labels = _filters_field(first, key, where)
+                labels = _filters_field(first, key, where, part)
             else:
                 columns_ = list(map(str, frame.columns))
                 raise InvalidParameterError(
@@ -299,7 +283,7 @@ def query_attributes(frame: pd.DataFrame, by: SliceKey | Sequence[SliceKey], *, 
 def absent_field(keys: Sequence[SliceKey], labels: pd.DataFrame, *, where: str) -> None:
     """Refuse a ``filters.<field>`` key whose labels (one column per key, every slice of every part) are all None.
 
-    The check of a result computed in parts (:func:`part_of_a_result`): there a field whose value is null in every
+    The check of a result computed in parts (``query_attributes(..., part=True)``): there a field whose value is null in every
     query counts as absent too.
     """
     for key in keys:
@@ -307,6 +291,23 @@ def absent_field(keys: Sequence[SliceKey], labels: pd.DataFrame, *, where: str) 
             raise InvalidParameterError(
                 f"by {key!r}: no query of {where} has {key!r} in its filters, so every query would be in one slice; "
                 "check the field's name against the queries' 'filters' column.", parameter="by")
+
+
+def query_keys(by: SliceKey | Sequence[SliceKey] | None, with_query: bool) -> list[SliceKey]:
+    """The slice keys of a per-query table: ``by``'s, with the query text first when ``with_query``."""
+    keys = check_by(by) if by is not None else []
+    if with_query and not any(isinstance(key, str) and key == "query" for key in keys):
+        keys = ["query", *keys]
+    return keys
+
+
+def labelled(table: pd.DataFrame, frame: pd.DataFrame, keys: Sequence[SliceKey], *, where: str,
+             part: bool = False) -> pd.DataFrame:
+    """A per-query ``table`` of ``frame``'s queries with the labels of ``keys`` (:func:`query_keys`) before its
+    columns (``part``: see :func:`query_attributes`)."""
+    if not keys:
+        return table
+    return beside(query_attributes(frame, keys, where=where, part=part), table).join(table)
 
 
 def beside(attributes: pd.DataFrame, table: pd.DataFrame) -> pd.DataFrame:

@@ -26,7 +26,7 @@ import pandas as pd
 
 from .. import _validation as check
 from ..analysis.examples import THRESHOLD, Examples
-from ..analysis.slices import SliceKey, absent_field, beside, check_by, part_of_a_result, query_attributes
+from ..analysis.slices import SliceKey, absent_field, beside, check_by, labelled, query_attributes, query_keys
 from ..errors import InvalidParameterError, LoadError, warn
 from ..io.folder import Folder
 from ..io.manifest import read_manifest
@@ -444,9 +444,7 @@ def _on_partition(path: str, number: int, generation: str | None, nodes: list[st
     """``work`` on one partition: its order keys summed up per node (checked by the client over all partitions), and
     ``work``'s value."""
     result, keys = open_partition(path, number, generation, nodes, retriever)
-    with part_of_a_result():  # a slice field absent from this partition may be in others: the client checks the whole
-        value = work(result, keys, *args)
-    return {node: key_summary(node_keys) for node, node_keys in keys.items()}, value
+    return {node: key_summary(node_keys) for node, node_keys in keys.items()}, work(result, keys, *args)
 
 
 def _value(part: tuple[Any, Any]) -> Any:
@@ -569,7 +567,12 @@ def partition_query_metrics(result: EvaluationResult, node: str, keywords: dict[
     mode = keywords.get("eval_mode", "integrated")
     if keywords.get("measures") is not None and not ((frame["type"] == "document") & (frame["eval_mode"] == mode)).any():
         keywords = {key: value for key, value in keywords.items() if key not in ("measures", "complete", "duplicates")}
-    return result.query_metrics(node, **local_options(keywords))
+    # the slice labels are added here, as one part of the result: a filters field absent from this partition may be
+    # in others (the client checks the whole with absent_field)
+    keys = query_keys(keywords.get("by"), keywords.get("with_query", False))
+    keywords = {key: value for key, value in keywords.items() if key not in ("by", "with_query")}
+    table = result.query_metrics(node, **local_options(keywords))
+    return labelled(table, frame, keys, where=f"node {node!r}", part=True)
 
 
 def _ordered_query_table(result: EvaluationResult, keys: Any, node: str, keywords: dict[str, Any]) -> pd.DataFrame:
@@ -648,7 +651,7 @@ def _slice_totals(result: EvaluationResult, keys: Any, by: list[SliceKey], measu
             table = table.join(trec[[c for c in trec.columns if c not in table.columns]])
         if not len(table.columns):
             continue
-        labels = beside(query_attributes(frame, by, where=f"node {node!r}"), table)
+        labels = beside(query_attributes(frame, by, where=f"node {node!r}", part=True), table)
         names = list(labels.columns)
         joined = pd.concat([labels, table], axis=1)
         grouped = joined.groupby(names, sort=False, dropna=False, observed=True)
