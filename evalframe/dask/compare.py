@@ -85,7 +85,7 @@ def compare(a: DaskEvaluationResult, b: DaskEvaluationResult, *others: DaskEvalu
         partials = _checked(pair, run([_pair_task(pair, number, node, keywords, chosen, retrievers, False)
                                        for number in range(a.partitions)], a.client))
         columns = _metrics_of(partials, chosen, names[0], names[position])
-        totals = {metric: _add([p[metric] for p in partials if metric in p and metric != "columns_a"])
+        totals = {metric: _add([p[metric] for p in partials if metric in p])
                   for metric in columns}
         many = [m for m in columns if not _order_free(totals[m]["values"], totals[m]["counts"])]
         ordered: dict[str, np.ndarray] = {}
@@ -120,8 +120,9 @@ def _order_free(values: np.ndarray, counts: np.ndarray) -> bool:
 
 def _metrics_of(partials: list[dict[str, Any]], chosen: list[str] | None, first: str, second: str) -> list[str]:
     """The metrics compared: ``chosen``, or those both runs have (in run A's column order), as in memory."""
-    has_a = {m for p in partials for m, v in p.items() if m != "columns_a" and v["has_a"]}
-    has_b = {m for p in partials for m, v in p.items() if m != "columns_a" and v["has_b"]}
+    # the metric columns each run has in any partition, whichever metrics were chosen (the partials hold those only)
+    has_a = {m for p in partials for m in p["numeric"][0]}
+    has_b = {m for p in partials for m in p["numeric"][1]}
     shared = [m for m in merged_columns([p["columns_a"] for p in partials]) if m in has_a and m in has_b]
     if chosen is None:
         if not shared:
@@ -149,13 +150,12 @@ def pair_partials(table_a: pd.DataFrame, table_b: pd.DataFrame, order: np.ndarra
 
     A metric one side lacks here (no rows of its type in this partition) counts that side's queries as unpaired.
     """
-    out: dict[str, Any] = {"columns_a": list(table_a.columns)}
-    numeric = [c for t in (table_a, table_b) for c in t.columns
-               if pd.api.types.is_numeric_dtype(t[c]) and not pd.api.types.is_bool_dtype(t[c])]
-    for metric in metrics if metrics is not None else list(dict.fromkeys(numeric)):
-        has_a, has_b = metric in table_a.columns, metric in table_b.columns
-        side_a = table_a[metric] if has_a else pd.Series(np.nan, index=table_a.index)
-        side_b = table_b[metric] if has_b else pd.Series(np.nan, index=table_b.index)
+    numeric = [[c for c in t.columns if pd.api.types.is_numeric_dtype(t[c]) and not pd.api.types.is_bool_dtype(t[c])]
+               for t in (table_a, table_b)]
+    out: dict[str, Any] = {"columns_a": list(table_a.columns), "numeric": numeric}
+    for metric in metrics if metrics is not None else list(dict.fromkeys(numeric[0] + numeric[1])):
+        side_a = table_a[metric] if metric in table_a.columns else pd.Series(np.nan, index=table_a.index)
+        side_b = table_b[metric] if metric in table_b.columns else pd.Series(np.nan, index=table_b.index)
         pairs = paired(side_a, side_b)
         values_a = pairs.a.to_numpy(dtype=np.float64)
         d = pairs.b.to_numpy(dtype=np.float64) - values_a
@@ -165,7 +165,7 @@ def pair_partials(table_a: pd.DataFrame, table_b: pd.DataFrame, order: np.ndarra
         distinct, counts = np.unique(d, return_counts=True)
         out[metric] = {"values": distinct, "counts": counts, "queries": len(d), "sum_a": float(values_a.sum()),
                        "sum_b": float(pairs.b.to_numpy(dtype=np.float64).sum()), "only_a": pairs.only_a,
-                       "only_b": pairs.only_b, "has_a": has_a, "has_b": has_b}
+                       "only_b": pairs.only_b}
     return out
 
 

@@ -385,3 +385,14 @@ def test_a_filters_field_is_refused_only_when_no_partition_has_it(tmp_path):
     # an in-process Dask computation leaves the in-memory check on (the partitions' leniency is scoped to them)
     with pytest.raises(InvalidParameterError, match=r"their fields are \['filters\.source\.name'\]"):
         memory.sliced_metrics("filters.source.nmae")
+
+
+def test_compare_of_a_metric_a_run_lacks_names_the_metrics_the_runs_share(tmp_path):
+    # the partials hold the chosen metrics only: the shared ones were once computed from them ("share []")
+    folder = hand_result().save(tmp_path / "r", format="parquet", partitions=2, progress=False)
+    run_ = evalframe.dask.load(folder)
+    with pytest.raises(InvalidParameterError, match=r"run 'A' has no metric 'mrx'; the runs share \['exact_match', 'f1'\]"):
+        evalframe.dask.compare(run_, run_, node="Reader", metrics="mrx")
+    memory = EvaluationResult.load(folder, progress=False)
+    with pytest.raises(InvalidParameterError, match=r"run 'A' has no metric 'mrx'; the runs share \['exact_match', 'f1'\]"):
+        evalframe.compare(memory, memory, node="Reader", metrics="mrx")
