@@ -383,7 +383,21 @@ def _frame(rows: _Rows) -> pd.DataFrame:
             columns[name] = pd.Series(values, dtype=object)
     frame = pd.DataFrame(columns)
     frame["__order"] = rows.order
+    frame["__query"] = np.fromiter((order[0] for order in rows.order), dtype=np.int64, count=len(rows.order))
     return frame
+
+
+def _numbered_per_query(query: np.ndarray) -> np.ndarray:
+    """Haystack 1.x's ``index`` column: each row's number among its query's rows, from 0 (rows grouped by query).
+
+    ``Pipeline.eval`` builds one frame per query and node and ends with ``reset_index()``, so the numbering restarts
+    at every query (an entry of ``labels``) and runs over its answer rows, then its document rows.
+    """
+    n = len(query)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    starts = np.flatnonzero(np.r_[True, query[1:] != query[:-1]])
+    return np.arange(n, dtype=np.int64) - np.repeat(starts, np.diff(np.r_[starts, n]))
 
 
 def _ordered(frame: pd.DataFrame) -> pd.DataFrame:
@@ -499,5 +513,7 @@ def flatten(
         if not parts:
             continue
         frame = parts[0] if len(parts) == 1 else pd.concat(parts, ignore_index=True).sort_values("__order", kind="stable")
-        frames[node] = _ordered(frame.drop(columns="__order").reset_index(drop=True))
+        frame = frame.drop(columns="__order").reset_index(drop=True)
+        frame["index"] = _numbered_per_query(frame.pop("__query").to_numpy())
+        frames[node] = _ordered(frame)
     return frames

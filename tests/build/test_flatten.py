@@ -32,9 +32,10 @@ def test_frames_equal_haystack_built_frames():
                                         progress=False, **inputs["build_eval_dataframe_params"])
     for node in ("Retriever", "Reader"):
         theirs = golden[node]
-        columns = [c for c in theirs["columns"] if c != "index"]  # Haystack's stray reset_index column
+        columns = theirs["columns"]  # with 'index', the per-query row number of Haystack's reset_index(), last
         ours = result[node]
         assert list(ours.columns) == columns
+        assert ours["index"].dtype == theirs["dtypes"]["index"] == "int64"
         assert len(ours) == len(theirs["records"])
         for i, record in enumerate(theirs["records"]):
             for column in columns:
@@ -117,6 +118,24 @@ def test_answer_rows_by_hand():
     assert placeholder["document_ids"] is None and placeholder["context"] is None
     assert placeholder["exact_match"] == 1.0 and placeholder["exact_match_context_scope"] == 1.0
     assert placeholder["exact_match_document_id_scope"] == 1.0
+
+
+def test_index_numbers_each_querys_rows_from_zero_as_haystack():
+    result = run()
+    reader = result["Reader"]
+    # query 0: integrated ranks 1, 2 then isolated rank 1; query 1: the integrated and the isolated placeholder
+    assert reader["index"].tolist() == [0, 1, 2, 0, 1] and reader["index"].dtype == "int64"
+    assert result["Retriever"]["index"].tolist() == [0, 1, 0]
+    assert list(reader.columns)[-1] == "index"
+    # one node with answers and documents: a query's answer rows first, its document rows after, one numbering;
+    # the same query given twice (one multilabel_id) is numbered per entry, as Haystack numbered per eval call
+    both = EvaluationResult.from_runs(
+        [[hamlet_label()], [hamlet_label()]],
+        {"Node": {"answers": [[Answer("Shakespeare", context=HAMLET, document_ids=["hamlet"])], []],
+                  "documents": [[Document(FAUST, id="faust"), Document(HAMLET, id="hamlet")], [Document(HAMLET, id="hamlet")]]}},
+        progress=False)["Node"]
+    assert both["type"].tolist() == ["answer", "document", "document", "answer", "document"]
+    assert both["index"].tolist() == [0, 1, 2, 0, 1]
 
 
 def test_metrics_of_the_hand_made_run():
