@@ -101,3 +101,40 @@ def test_empty_gold_lists_are_still_a_query_without_gold(tmp_path):
     path.write_text(json.dumps(no_answer_line({"document_ids": [], "answers": []})) + "\n", encoding="utf-8")
     labels, _ = read_runs(path)
     assert labels == [None]
+
+
+# ------------------------------------------------------------------ numbers Python does not convert, bytes not UTF-8
+def good_line(score: str = "0.5") -> bytes:
+    return ('{"query": "q", "gold": {"document_ids": ["a"]}, "nodes": {"R": {"documents": '
+            '[{"id": "a", "content": "x", "score": ' + score + '}]}}}\n').encode()
+
+
+def test_an_integer_longer_than_python_converts_is_named_by_line_and_field(tmp_path):
+    path = tmp_path / "runs.jsonl"
+    path.write_bytes(good_line() + good_line("-" + "7" * 5001))
+    with pytest.raises(LoadError, match=r"runs\.jsonl:2: field \.nodes\.R\.documents\[0\]\.score holds an integer of "
+                                        r"5,001 digits, longer than the 4,300 digits Python converts.*string"):
+        read_runs(path)
+
+
+def test_flatten_names_the_long_integer_instead_of_an_internal_error(tmp_path, capsys):
+    from evalframe.present.cli import main
+
+    path = tmp_path / "runs.jsonl"
+    path.write_bytes(good_line("9" * 5001))
+    assert main(["flatten", str(path), "-o", str(tmp_path / "out")]) == 1
+    err = capsys.readouterr().err
+    assert "internal error" not in err
+    assert f"error: {path}:1: field .nodes.R.documents[0].score holds an integer of 5,001 digits" in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_bytes_that_are_not_utf8_are_named_by_line_and_byte(tmp_path):
+    first = good_line() * 2000  # beyond the text decoder's first block: its offsets are within a block
+    bad = b'{"query": "caf\xe9"}\n'  # Latin-1
+    path = tmp_path / "runs.jsonl"
+    path.write_bytes(first + bad + good_line())
+    column = bad.index(b"\xe9") + 1  # 14
+    with pytest.raises(LoadError, match=rf"runs\.jsonl:2001: not UTF-8 text: byte {column} of the line \(byte offset "
+                                        rf"{len(first) + column - 1} in the file\), b'\\xe9'"):
+        read_runs(path)
