@@ -26,7 +26,7 @@ from .matching import context_similarities, exact_match, f1
 from .sas import resolve_sas_model
 from ..schema import Answer, Document, Label, MultiLabel, Span, TableCell, offset_to_dict
 
-__all__ = ["OUTPUT_KEYS", "flatten", "as_answer", "as_document"]
+__all__ = ["OUTPUT_KEYS", "flatten", "as_answer", "as_document", "IdlessDocuments", "warn_idless_documents"]
 
 #: What a node may return per query; the ``*_isolated`` outputs are evaluated in isolated mode.
 OUTPUT_KEYS: tuple[str, ...] = ("answers", "answers_isolated", "documents", "documents_isolated")
@@ -105,7 +105,55 @@ def as_answer(item: Any, where: str) -> Answer:
     return item
 
 
-def _validate_outputs(node_outputs: Any, n_labels: int) -> dict[str, dict[str, list[list[Any]]]]:
+@dataclass
+class IdlessDocuments:
+    """Retrieved documents given without an ``id``: how many of how many, and where the first one is."""
+
+    count: int = 0
+    total: int = 0
+    first: str = ""
+
+    def add(self, total: int, missing: list[int], where: Callable[[int], str]) -> None:
+        """Count a list of ``total`` documents whose positions ``missing`` have no id; ``where(j)`` names one."""
+        if missing and not self.count:
+            self.first = where(missing[0])
+        self.count += len(missing)
+        self.total += total
+
+
+def gold_ids_are_given(labels: Sequence[MultiLabel | None]) -> bool:
+    """Whether some gold document's id is not the content hash a document without an id gets (so it can never match).
+
+    Gold labels without ids (contexts only) get the same content hashes as retrieved documents without ids: then the
+    document_id scopes compare texts, and nothing needs saying.
+    """
+    for ml in labels:
+        for label in ml.labels if ml is not None else ():
+            document = label.document
+            if document.id and isinstance(document.content, str) and document.id != Document(document.content).id:
+                return True
+    return False
+
+
+def warn_idless_documents(idless: IdlessDocuments, labels: Sequence[MultiLabel | None]) -> None:
+    """One warning for all retrieved documents without an id, when the gold labels name documents by given ids."""
+    if not idless.count or not gold_ids_are_given(labels):
+        return
+    warn(f"{idless.count:,} of {idless.total:,} retrieved documents have no 'id' (the first: {idless.first}); each "
+         "gets the hash of its content as id, which never equals a gold document id given in the labels, so the "
+         "document_id scopes (document_scope 'document_id', 'document_id_and_context' and the id part of "
+         "'document_id_or_context' / 'document_id_or_answer', the default) count them as not relevant: document_id "
+         "metrics come out too low. Give every document its id (the id the gold labels use), or score with a "
+         "context scope (document_scope='context'; --document-scope context on the command line).")
+
+
+def _missing_ids(items: Sequence[Any]) -> list[int]:
+    """Positions of the Document dicts in ``items`` without an id (a Document object always has one)."""
+    return [j for j, item in enumerate(items) if isinstance(item, Mapping) and item.get("id") is None]
+
+
+def _validate_outputs(node_outputs: Any, n_labels: int,
+                      idless: IdlessDocuments | None = None) -> dict[str, dict[str, list[list[Any]]]]:
     if not isinstance(node_outputs, Mapping):
         raise EvalframeError(
             f"node_outputs must map node names to their outputs, e.g. {{'Retriever': {{'documents': [...]}}}}; "
@@ -145,6 +193,9 @@ def _validate_outputs(node_outputs: Any, n_labels: int) -> dict[str, dict[str, l
                     )
                 lists.append([convert(item, f"node {node!r}, {key!r}, query {index}, {kind} {j}")
                               for j, item in enumerate(items)])
+                if idless is not None and kind == "document":
+                    idless.add(len(items), _missing_ids(items),
+                               lambda j: f"node {node!r}, {key!r}, query {index}, document {j}")  # noqa: B023
             out[node][key] = lists
     return out
 
@@ -453,7 +504,9 @@ def flatten(
         raise EvalframeError(
             f"labels must be a list with one MultiLabel (or list of Labels) per query; got {type(labels).__name__}.")
     multilabels = [_as_multilabel(item, i) for i, item in enumerate(labels)]
-    outputs = _validate_outputs(node_outputs, len(multilabels))
+    idless = IdlessDocuments()
+    outputs = _validate_outputs(node_outputs, len(multilabels), idless)
+    warn_idless_documents(idless, multilabels)
     sas = resolve_sas_model(sas_model)
 
     queries: list[_Query | None] = []

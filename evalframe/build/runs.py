@@ -15,7 +15,7 @@ from typing import Any
 from .._progress import bar, enabled
 from .._validation import did_you_mean
 from ..errors import EvalframeError, InvalidParameterError, LoadError
-from .flatten import OUTPUT_KEYS, as_answer, as_document
+from .flatten import OUTPUT_KEYS, IdlessDocuments, as_answer, as_document, warn_idless_documents
 from ..schema import Answer, Document, Label, MultiLabel
 
 __all__ = ["read_runs", "query_lines"]
@@ -180,6 +180,7 @@ def _read(path: Path, show: bool) -> tuple[list[MultiLabel | None], dict[str, di
     labels: list[MultiLabel | None] = []
     outputs: dict[str, dict[str, list[list[Any]]]] = {}
     shape: dict[str, tuple[str, ...]] | None = None
+    idless = IdlessDocuments()  # documents without an id: one warning for the file, once it is read
     first = True  # the first non-blank line, where a JSON array or a pretty-printed object shows itself
     # utf-8-sig: a byte-order mark (written by some Windows editors) is skipped; without one it reads as UTF-8
     with path.open(encoding="utf-8-sig") as handle:
@@ -250,6 +251,9 @@ def _read(path: Path, show: bool) -> tuple[list[MultiLabel | None], dict[str, di
                                      for j, item in enumerate(items, start=1)]
                     except EvalframeError as exc:
                         raise LoadError(f"{where}: {exc}") from None
+                    if kind == "document":
+                        idless.add(len(items), [j for j, item in enumerate(items) if item.get("id") is None],
+                                   lambda j: f"{where}, node {node!r}, {key!r}, document {j + 1}")  # noqa: B023
                     outputs.setdefault(node, {}).setdefault(key, []).append(converted)
                 line_shape[node] = tuple(sorted(node_output))
             if shape is None:
@@ -261,6 +265,7 @@ def _read(path: Path, show: bool) -> tuple[list[MultiLabel | None], dict[str, di
                 )
     if not labels:
         raise LoadError(f"runs file {path} holds no query.")
+    warn_idless_documents(idless, labels)
     return labels, outputs
 
 

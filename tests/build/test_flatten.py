@@ -6,6 +6,7 @@ import json
 import math
 import sys
 import types
+import warnings
 from pathlib import Path
 
 import pandas as pd
@@ -408,3 +409,25 @@ def test_one_query_given_twice_with_a_nan_custom_id_is_one_query():
     result = EvaluationResult.from_runs([[label()], [label()]], {"Retriever": {"documents": [documents, documents]}},
                                         custom_document_id_field="key", progress=False)
     assert result["Retriever"]["multilabel_id"].nunique() == 1 and len(result["Retriever"]) == 2
+
+
+# ------------------------------------------------------------------ documents without an id
+def test_in_memory_documents_without_ids_are_warned_about_once_with_the_first_position():
+    with_ids = [{"id": f"d{j}", "content": f"passage {j}"} for j in range(3)]
+    without = [{"content": f"passage {j}"} for j in range(400)]
+    labels = [[hamlet_label()], [hamlet_label(filters={"lang": "de"})], [hamlet_label(filters={"lang": "fr"})]]
+    pattern = (r"800 of 803 retrieved documents have no 'id' \(the first: node 'R', 'documents', query 1, document 0\); "
+               r"each gets the hash of its content as id.*document_id scopes.*document_scope='context'")
+    with pytest.warns(UserWarning, match=pattern) as caught:
+        frame = EvaluationResult.from_runs(labels, {"R": {"documents": [with_ids, without, without]}},
+                                           progress=False)["R"]
+    assert len(caught) == 1 and caught[0].filename == __file__
+    assert frame["gold_id_match"].sum() == 0.0  # what the warning is about: the hashes match no gold id "hamlet"
+
+
+def test_no_warning_when_every_in_memory_document_has_an_id():
+    documents = [[{"id": "hamlet", "content": HAMLET}, Document(FAUST)]]  # a Document object always has its id
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        frame = EvaluationResult.from_runs([[hamlet_label()]], {"R": {"documents": documents}}, progress=False)["R"]
+    assert frame["gold_id_match"].tolist() == [1.0, 0.0]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
 
 import pytest
@@ -138,3 +139,35 @@ def test_bytes_that_are_not_utf8_are_named_by_line_and_byte(tmp_path):
     with pytest.raises(LoadError, match=rf"runs\.jsonl:2001: not UTF-8 text: byte {column} of the line \(byte offset "
                                         rf"{len(first) + column - 1} in the file\), b'\\xe9'"):
         read_runs(path)
+
+
+# ------------------------------------------------------------------ documents without an id
+def runs_line(n_documents: int, with_ids: bool, gold: dict | None = None) -> str:
+    documents = [{"content": f"passage {j}", **({"id": f"d{j}"} if with_ids else {})} for j in range(n_documents)]
+    return json.dumps({"query": f"q{n_documents}{with_ids}", "gold": gold or {"document_ids": ["d1"]},
+                       "nodes": {"R": {"documents": documents}}}) + "\n"
+
+
+def test_documents_without_ids_are_warned_about_once_with_the_first_line(tmp_path):
+    path = tmp_path / "runs.jsonl"
+    path.write_text(runs_line(500, True) + runs_line(1000, False) + runs_line(1000, False), encoding="utf-8")
+    pattern = (r"2,000 of 2,500 retrieved documents have no 'id' \(the first: \S*runs\.jsonl:2, node 'R', 'documents', "
+               r"document 1\); each gets the hash of its content as id, which never equals a gold document id .*"
+               r"document_id scopes .*Give every document its id .*document_scope='context'")
+    with pytest.warns(UserWarning, match=pattern) as caught:
+        read_runs(path)
+    assert len(caught) == 1
+    assert caught[0].filename == __file__  # the user's call, not evalframe's line
+
+
+def test_no_warning_when_every_document_has_an_id_or_the_gold_has_none(tmp_path):
+    path = tmp_path / "runs.jsonl"
+    path.write_text(runs_line(3, True) + runs_line(2, True), encoding="utf-8")
+    # contexts only: the gold documents get content hashes too, so document ids compare the texts
+    contexts = tmp_path / "contexts.jsonl"
+    contexts.write_text(runs_line(3, False, gold={"contexts": ["passage 1"]}), encoding="utf-8")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        read_runs(path)
+        labels, outputs = read_runs(contexts)
+    assert labels[0].document_ids == [outputs["R"]["documents"][0][1].id]  # the hash of "passage 1", both sides
