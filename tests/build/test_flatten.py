@@ -431,3 +431,48 @@ def test_no_warning_when_every_in_memory_document_has_an_id():
         warnings.simplefilter("error")
         frame = EvaluationResult.from_runs([[hamlet_label()]], {"R": {"documents": documents}}, progress=False)["R"]
     assert frame["gold_id_match"].tolist() == [1.0, 0.0]
+
+
+# ------------------------------------------------------------------ the match columns against their definition
+def reference_match_columns(ids: list[float], sims: list[float], answers: list[float], threshold: float) -> list[float]:
+    """Haystack 1.x's nine document match columns of one row, written out from its per-gold lists."""
+    ctx = [1.0 if s > threshold else 0.0 for s in sims]
+    gold_id, answer = max(ids + [0.0]), max(answers + [0.0])
+    context = 1.0 if any(s > threshold for s in sims) else 0.0
+    return [
+        gold_id, context, answer, max(gold_id, answer),
+        max(min(i, a) for i, a in zip(ids + [0.0], answers + [0.0])),
+        max(gold_id, context),
+        max(min(i, x) for i, x in zip(ids + [0.0], ctx + [0.0])),
+        max(min(i, x, a) for i, x, a in zip(ids + [0.0], ctx + [0.0], answers + [0.0])),
+        max(min(x, a) for x, a in zip(ctx, answers)) if any(answers) and any(sims) else 0.0,
+    ]
+
+
+def test_document_match_columns_follow_their_definition_on_random_runs():
+    import random
+
+    rng = random.Random(24)
+    passages = [f"{HAMLET} Variant {k}." if k % 2 else f"{FAUST} Variant {k}." for k in range(6)]
+    labels, documents = [], []
+    for q in range(40):
+        chosen = rng.sample(range(6), rng.randint(1, 3))
+        query_labels = [Label(f"query {q}", Document(passages[k], id=f"p{k}"), True, True, "gold-label",
+                              Answer(rng.choice(["Shakespeare", "Goethe", "tragedy", ""])))
+                        for k in chosen]
+        if rng.random() < 0.2:  # a no-answer label beside answered ones: the gold lists differ in length
+            query_labels.append(Label(f"query {q}", Document("", id=""), True, True, "gold-label", Answer("")))
+        labels.append(query_labels)
+        documents.append([Document(passages[k][: rng.choice([60, 200])], id=rng.choice([f"p{k}", f"x{k}"]))
+                          for k in rng.choices(range(6), k=rng.randint(0, 5))])
+    frame = EvaluationResult.from_runs(labels, {"R": {"documents": documents, "documents_isolated": documents}},
+                                       progress=False)["R"]
+    assert len(frame) > 150
+    for row in frame.itertuples(index=False):
+        expected = reference_match_columns(row.gold_documents_id_match, row.gold_contexts_similarity,
+                                           row.gold_answers_match, 65.0)
+        got = [getattr(row, name) for name in ("gold_id_match", "context_match", "answer_match",
+                                               "gold_id_or_answer_match", "gold_id_and_answer_match",
+                                               "gold_id_or_context_match", "gold_id_and_context_match",
+                                               "gold_id_and_context_and_answer_match", "context_and_answer_match")]
+        assert got == expected, row
