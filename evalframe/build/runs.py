@@ -283,5 +283,8 @@ def query_lines(path: str | Path) -> list[int]:
     >>> query_lines(path)
     [1, 3]
     """
-    with Path(path).open(encoding="utf-8-sig") as handle:
-        return [number for number, text in enumerate(handle, start=1) if text.strip()]
+    try:
+        with Path(path).open(encoding="utf-8-sig") as handle:
+            return [number for number, text in enumerate(handle, start=1) if text.strip()]
+    except UnicodeDecodeError:  # the Dask build counts a shard's lines before reading it
+        raise LoadError(_not_utf8(Path(path))) from None
