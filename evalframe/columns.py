@@ -117,7 +117,9 @@ LIST_COLUMNS: tuple[str, ...] = (
     "gold_document_contents",
 )
 
-#: Column order of node frames; other columns follow.
+#: Column order of node frames; other columns follow. Haystack 1.x's ``Pipeline.eval`` orders its frames by this list
+#: without ``index`` (the row number a per-query ``reset_index()`` left) and appends the columns it does not know, so
+#: ``index`` comes right after ``eval_mode`` in its files.
 COLUMN_ORDER: tuple[str, ...] = (
     "multilabel_id", "query", "filters", "gold_answers", "answer", "context",
     "exact_match", "f1", "sas",
@@ -132,7 +134,7 @@ COLUMN_ORDER: tuple[str, ...] = (
     "custom_document_ids", "gold_custom_document_ids",
     "offsets_in_document", "gold_offsets_in_documents", "offsets_in_context", "gold_offsets_in_contexts",
     "gold_answers_exact_match", "gold_answers_f1", "gold_answers_sas", "gold_documents_id_match",
-    "gold_contexts_similarity", "gold_answers_match", "type", "node", "eval_mode", "prompt",
+    "gold_contexts_similarity", "gold_answers_match", "type", "node", "eval_mode", "index", "prompt",
 )
 
 #: Gold document id entries that stand for "no document" and are not counted as gold (``docs/metrics.md#per-query``).

@@ -374,8 +374,8 @@ def line(**changes: Any) -> str:
 RUNS_FILES: list[tuple[str, bytes, str]] = [
     ("empty file", b"", r"runs\.jsonl holds no query"),
     ("blank lines only", b"\n\n  \n", r"holds no query"),
-    ("binary", bytes(range(128, 256)), r"runs\.jsonl is not UTF-8 text"),
-    ("utf-16", "﻿{}".encode("utf-16"), r"not UTF-8"),
+    ("binary", bytes(range(128, 256)), r"runs\.jsonl:1: not UTF-8 text: byte 1 of the line"),
+    ("utf-16", "﻿{}".encode("utf-16"), r"runs\.jsonl:1: not UTF-8 text"),
     ("truncated line", (line() + "\n" + line()[:40] + "\n").encode(), r"runs\.jsonl:2: not valid JSON"),
     ("json array", json.dumps([GOOD_LINE, GOOD_LINE], indent=1).encode(), r"runs\.jsonl:1: .*JSON Lines"),
     ("one json array line", json.dumps([GOOD_LINE]).encode(), r"runs\.jsonl:1: each line must be a JSON object"),

@@ -26,7 +26,7 @@ from .matching import context_similarities, exact_match, f1
 from .sas import resolve_sas_model
 from ..schema import Answer, Document, Label, MultiLabel, Span, TableCell, offset_to_dict
 
-__all__ = ["OUTPUT_KEYS", "flatten", "as_answer", "as_document"]
+__all__ = ["OUTPUT_KEYS", "flatten", "as_answer", "as_document", "IdlessDocuments", "warn_idless_documents"]
 
 #: What a node may return per query; the ``*_isolated`` outputs are evaluated in isolated mode.
 OUTPUT_KEYS: tuple[str, ...] = ("answers", "answers_isolated", "documents", "documents_isolated")
@@ -105,7 +105,55 @@ def as_answer(item: Any, where: str) -> Answer:
     return item
 
 
-def _validate_outputs(node_outputs: Any, n_labels: int) -> dict[str, dict[str, list[list[Any]]]]:
+@dataclass
+class IdlessDocuments:
+    """Retrieved documents given without an ``id``: how many of how many, and where the first one is."""
+
+    count: int = 0
+    total: int = 0
+    first: str = ""
+
+    def add(self, total: int, missing: list[int], where: Callable[[int], str]) -> None:
+        """Count a list of ``total`` documents whose positions ``missing`` have no id; ``where(j)`` names one."""
+        if missing and not self.count:
+            self.first = where(missing[0])
+        self.count += len(missing)
+        self.total += total
+
+
+def gold_ids_are_given(labels: Sequence[MultiLabel | None]) -> bool:
+    """Whether some gold document's id is not the content hash a document without an id gets (so it can never match).
+
+    Gold labels without ids (contexts only) get the same content hashes as retrieved documents without ids: then the
+    document_id scopes compare texts, and nothing needs saying.
+    """
+    for ml in labels:
+        for label in ml.labels if ml is not None else ():
+            document = label.document
+            if document.id and isinstance(document.content, str) and document.id != Document(document.content).id:
+                return True
+    return False
+
+
+def warn_idless_documents(idless: IdlessDocuments, labels: Sequence[MultiLabel | None]) -> None:
+    """One warning for all retrieved documents without an id, when the gold labels name documents by given ids."""
+    if not idless.count or not gold_ids_are_given(labels):
+        return
+    warn(f"{idless.count:,} of {idless.total:,} retrieved documents have no 'id' (the first: {idless.first}); each "
+         "gets the hash of its content as id, which never equals a gold document id given in the labels, so the "
+         "document_id scopes (document_scope 'document_id', 'document_id_and_context' and the id part of "
+         "'document_id_or_context' / 'document_id_or_answer', the default) count them as not relevant: document_id "
+         "metrics come out too low. Give every document its id (the id the gold labels use), or score with a "
+         "context scope (document_scope='context'; --document-scope context on the command line).")
+
+
+def _missing_ids(items: Sequence[Any]) -> list[int]:
+    """Positions of the Document dicts in ``items`` without an id (a Document object always has one)."""
+    return [j for j, item in enumerate(items) if isinstance(item, Mapping) and item.get("id") is None]
+
+
+def _validate_outputs(node_outputs: Any, n_labels: int,
+                      idless: IdlessDocuments | None = None) -> dict[str, dict[str, list[list[Any]]]]:
     if not isinstance(node_outputs, Mapping):
         raise EvalframeError(
             f"node_outputs must map node names to their outputs, e.g. {{'Retriever': {{'documents': [...]}}}}; "
@@ -145,6 +193,9 @@ def _validate_outputs(node_outputs: Any, n_labels: int) -> dict[str, dict[str, l
                     )
                 lists.append([convert(item, f"node {node!r}, {key!r}, query {index}, {kind} {j}")
                               for j, item in enumerate(items)])
+                if idless is not None and kind == "document":
+                    idless.add(len(items), _missing_ids(items),
+                               lambda j: f"node {node!r}, {key!r}, query {index}, document {j}")  # noqa: B023
             out[node][key] = lists
     return out
 
@@ -156,6 +207,7 @@ class _Rows:
 
     columns: dict[str, list[Any]] = field(default_factory=dict)
     order: list[tuple[int, int, int]] = field(default_factory=list)  # (query position, block, rank)
+    blocks: list[tuple[int, int]] = field(default_factory=list)  # (first row, rows) of each extend: one ranked list
 
     def add(self, order: tuple[int, int, int], **values: Any) -> None:
         n = len(self.order)
@@ -168,6 +220,20 @@ class _Rows:
             if len(column) == n:
                 column.append(None)
         self.order.append(order)
+
+    def extend(self, order: list[tuple[int, int, int]], columns: dict[str, list[Any]]) -> None:
+        """Add the rows of one ranked list at once, each column a list with one value per row."""
+        n, added = len(self.order), len(order)
+        for name, values in columns.items():
+            column = self.columns.get(name)
+            if column is None:
+                column = self.columns[name] = [None] * n
+            column.extend(values)
+        for column in self.columns.values():
+            if len(column) == n:
+                column.extend([None] * added)
+        self.order.extend(order)
+        self.blocks.append((n, added))
 
 
 @dataclass
@@ -276,38 +342,46 @@ def _answer_rows(rows: _Rows, pairs: _Pairs, q: _Query, answers: list[Answer], *
 
 def _document_rows(rows: _Rows, pairs: _Pairs, q: _Query, documents: list[Document], *, node: str, block: int,
                    custom_field: str | None, keep_scores: bool = False) -> None:
+    """The rows of one ranked document list, column by column (one list per column, not one dict per document)."""
     ml = q.label
     if not documents:
         documents = [Document(content="", id="")]
-    for rank, document in enumerate(documents, start=1):
-        if keep_scores:
-            _check_score(document.score, f"node {node!r}, {OUTPUT_KEYS[block]!r}, query {q.position}, document {rank - 1}")
-        content = document.content
-        text = content if isinstance(content, str) else str(content)
-        start = len(pairs.similarity)
-        pairs.similarity.extend((gold, text) for gold in ml.contexts)
-        if custom_field is None:
-            id_match = [1.0 if document.id == gold else 0.0 for gold in ml.document_ids]
-        else:
-            custom_id = document.meta.get(custom_field, "")
-            id_match = [1.0 if custom_id == gold else 0.0 for gold in q.gold_custom_ids]
-        values: dict[str, Any] = {
-            "context": content,
-            "document_id": document.id,
-            "gold_document_ids": ml.document_ids,
-            "gold_answers": ml.answers,
-            "gold_contexts": ml.contexts,
-            "gold_contexts_similarity": (start, len(pairs.similarity)),
-            "gold_documents_id_match": id_match,
-            "gold_answers_match": [1.0 if gold != "" and gold in text else 0.0 for gold in ml.answers],
-            "rank": rank,
-        }
-        if custom_field is not None:
-            values["gold_custom_document_ids"] = q.gold_custom_ids
-            values["custom_document_id"] = custom_id
-        if keep_scores:
-            values["score"] = document.score
-        rows.add((q.position, block, rank), **values, **_general(node, q, block))
+    if keep_scores:
+        for j, document in enumerate(documents):
+            _check_score(document.score, f"node {node!r}, {OUTPUT_KEYS[block]!r}, query {q.position}, document {j}")
+    n = len(documents)
+    contents = [document.content for document in documents]
+    texts = [content if isinstance(content, str) else str(content) for content in contents]
+    gold_contexts = ml.contexts
+    width = len(gold_contexts)
+    start = len(pairs.similarity)
+    pairs.similarity.extend([(gold, text) for text in texts for gold in gold_contexts])
+    ids = [document.id for document in documents]
+    if custom_field is None:
+        keys, gold_keys = ids, ml.document_ids
+    else:
+        keys = [document.meta.get(custom_field, "") for document in documents]
+        gold_keys = q.gold_custom_ids
+    gold_answers = ml.answers
+    general = _general(node, q, block)
+    columns: dict[str, list[Any]] = {
+        "context": contents,
+        "document_id": ids,
+        "gold_document_ids": [ml.document_ids] * n,
+        "gold_answers": [gold_answers] * n,
+        "gold_contexts": [gold_contexts] * n,
+        "gold_contexts_similarity": [(start + j * width, start + (j + 1) * width) for j in range(n)],
+        "gold_documents_id_match": [[1.0 if key == gold else 0.0 for gold in gold_keys] for key in keys],
+        "gold_answers_match": [[1.0 if gold != "" and gold in text else 0.0 for gold in gold_answers] for text in texts],
+        "rank": list(range(1, n + 1)),
+    }
+    if custom_field is not None:
+        columns["gold_custom_document_ids"] = [q.gold_custom_ids] * n
+        columns["custom_document_id"] = keys
+    if keep_scores:
+        columns["score"] = [document.score for document in documents]
+    columns.update((name, [value] * n) for name, value in general.items())
+    rows.extend([(q.position, block, rank) for rank in range(1, n + 1)], columns)
 
 
 def _check_score(score: Any, where: str) -> None:
@@ -348,28 +422,43 @@ def _derive_answer_columns(rows: _Rows, threshold: float, with_sas: bool) -> Non
         c[f"{metric}_document_id_and_context_scope"] = [s[2] for s in scoped]
 
 
+def _best_of_both(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Per row, ``max(min(x, y) for x, y in zip(a_row + [0.0], b_row + [0.0]))``: zip stops at the shorter list."""
+    k = min(a.shape[1], b.shape[1])
+    if k == 0:
+        return np.zeros(len(a))
+    return np.maximum(np.minimum(a[:, :k], b[:, :k]).max(axis=1), 0.0)
+
+
 def _derive_document_columns(rows: _Rows, threshold: float) -> None:
+    """The 0/1 match columns of document rows, one ranked list (rows of equal gold list lengths) at a time."""
     c = rows.columns
-    gold_id, context, answer = [], [], []
-    id_and_answer, id_and_context, id_context_answer, context_and_answer = [], [], [], []
-    for ids, sims, answers in zip(c["gold_documents_id_match"], c["gold_contexts_similarity"], c["gold_answers_match"]):
-        ctx = [1.0 if s > threshold else 0.0 for s in sims]
-        gold_id.append(max(ids + [0.0]))
-        answer.append(max(answers + [0.0]))
-        context.append(1.0 if any(s > threshold for s in sims) else 0.0)
-        id_and_answer.append(max(min(i, a) for i, a in zip(ids + [0.0], answers + [0.0])))
-        id_and_context.append(max(min(i, x) for i, x in zip(ids + [0.0], ctx + [0.0])))
-        id_context_answer.append(max(min(i, x, a) for i, x, a in zip(ids + [0.0], ctx + [0.0], answers + [0.0])))
-        context_and_answer.append(
-            max(min(x, a) for x, a in zip(ctx, answers)) if any(answers) and any(sims) else 0.0
-        )
-    c["gold_id_match"], c["context_match"], c["answer_match"] = gold_id, context, answer
-    c["gold_id_or_answer_match"] = [max(i, a) for i, a in zip(gold_id, answer)]
-    c["gold_id_and_answer_match"] = id_and_answer
-    c["gold_id_or_context_match"] = [max(i, x) for i, x in zip(gold_id, context)]
-    c["gold_id_and_context_match"] = id_and_context
-    c["gold_id_and_context_and_answer_match"] = id_context_answer
-    c["context_and_answer_match"] = context_and_answer
+    names = ("gold_id_match", "context_match", "answer_match", "gold_id_or_answer_match", "gold_id_and_answer_match",
+             "gold_id_or_context_match", "gold_id_and_context_match", "gold_id_and_context_and_answer_match",
+             "context_and_answer_match")
+    parts: dict[str, list[np.ndarray]] = {name: [] for name in names}
+    for first, n in rows.blocks:
+        end = first + n
+        ids = np.array(c["gold_documents_id_match"][first:end], dtype=np.float64).reshape(n, -1)
+        sims = np.array(c["gold_contexts_similarity"][first:end], dtype=np.float64).reshape(n, -1)
+        answers = np.array(c["gold_answers_match"][first:end], dtype=np.float64).reshape(n, -1)
+        ctx = (sims > threshold).astype(np.float64)
+        gold_id = ids.max(axis=1, initial=0.0)
+        answer = answers.max(axis=1, initial=0.0)
+        context = ctx.max(axis=1, initial=0.0)
+        triple = min(ids.shape[1], ctx.shape[1], answers.shape[1])
+        id_context_answer = (np.maximum(np.minimum(np.minimum(ids[:, :triple], ctx[:, :triple]),
+                                                   answers[:, :triple]).max(axis=1), 0.0)
+                             if triple else np.zeros(n))
+        # no sentinel here: 0.0 unless some gold answer occurs and some similarity is not 0
+        both = answers.any(axis=1) & sims.any(axis=1)
+        context_and_answer = np.where(both, _best_of_both(ctx, answers) if both.any() else 0.0, 0.0)
+        for name, values in zip(names, (gold_id, context, answer, np.maximum(gold_id, answer),
+                                        _best_of_both(ids, answers), np.maximum(gold_id, context),
+                                        _best_of_both(ids, ctx), id_context_answer, context_and_answer)):
+            parts[name].append(values)
+    for name in names:
+        c[name] = np.concatenate(parts[name]) if parts[name] else np.zeros(0)  # type: ignore[assignment]
 
 
 def _frame(rows: _Rows) -> pd.DataFrame:
@@ -383,7 +472,21 @@ def _frame(rows: _Rows) -> pd.DataFrame:
             columns[name] = pd.Series(values, dtype=object)
     frame = pd.DataFrame(columns)
     frame["__order"] = rows.order
+    frame["__query"] = np.fromiter((order[0] for order in rows.order), dtype=np.int64, count=len(rows.order))
     return frame
+
+
+def _numbered_per_query(query: np.ndarray) -> np.ndarray:
+    """Haystack 1.x's ``index`` column: each row's number among its query's rows, from 0 (rows grouped by query).
+
+    ``Pipeline.eval`` builds one frame per query and node and ends with ``reset_index()``, so the numbering restarts
+    at every query (an entry of ``labels``) and runs over its answer rows, then its document rows.
+    """
+    n = len(query)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    starts = np.flatnonzero(np.r_[True, query[1:] != query[:-1]])
+    return np.arange(n, dtype=np.int64) - np.repeat(starts, np.diff(np.r_[starts, n]))
 
 
 def _ordered(frame: pd.DataFrame) -> pd.DataFrame:
@@ -439,7 +542,9 @@ def flatten(
         raise EvalframeError(
             f"labels must be a list with one MultiLabel (or list of Labels) per query; got {type(labels).__name__}.")
     multilabels = [_as_multilabel(item, i) for i, item in enumerate(labels)]
-    outputs = _validate_outputs(node_outputs, len(multilabels))
+    idless = IdlessDocuments()
+    outputs = _validate_outputs(node_outputs, len(multilabels), idless)
+    warn_idless_documents(idless, multilabels)
     sas = resolve_sas_model(sas_model)
 
     queries: list[_Query | None] = []
@@ -499,5 +604,7 @@ def flatten(
         if not parts:
             continue
         frame = parts[0] if len(parts) == 1 else pd.concat(parts, ignore_index=True).sort_values("__order", kind="stable")
-        frames[node] = _ordered(frame.drop(columns="__order").reset_index(drop=True))
+        frame = frame.drop(columns="__order").reset_index(drop=True)
+        frame["index"] = _numbered_per_query(frame.pop("__query").to_numpy())
+        frames[node] = _ordered(frame)
     return frames

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
 from .._progress import bar, enabled
 from .._validation import did_you_mean
 from ..errors import EvalframeError, InvalidParameterError, LoadError
-from .flatten import OUTPUT_KEYS, as_answer, as_document
+from .flatten import OUTPUT_KEYS, IdlessDocuments, as_answer, as_document, warn_idless_documents
 from ..schema import Answer, Document, Label, MultiLabel
 
 __all__ = ["read_runs", "query_lines"]
@@ -46,6 +47,41 @@ def _no_answer_gold(answers: Any, where: str) -> dict[str, list[Any]]:
                         '"gold": {"answers": [""]} (docs/runs-format.md#no-answer-questions).')
     count = max(1, len(answers))
     return {"document_ids": [""] * count, "answers": [""] * count}
+
+
+class _Digits(str):
+    """An integer literal of a runs file too long for ``int()``, kept as its text to say where it is."""
+
+
+def _integer_or_digits(text: str) -> int | _Digits:
+    try:
+        return int(text)
+    except ValueError:
+        return _Digits(text)
+
+
+def _find_digits(value: Any, path: str = "") -> tuple[str, _Digits] | None:
+    """The jq path (``.nodes.R.documents[0].score``) and text of the first :class:`_Digits` inside ``value``."""
+    if isinstance(value, _Digits):
+        return path or ".", value
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, item in items:
+        step = f"[{key}]" if isinstance(key, int) else f".{key}" if key.isidentifier() else f".{json.dumps(key)}"
+        found = _find_digits(item, path + step)
+        if found is not None:
+            return found
+    return None
+
+
+def _too_long_integer(text: str, where: str) -> str:
+    """The message for a line whose JSON holds an integer longer than Python converts: which field, how long."""
+    # read again, only on this error, keeping long integers as text: the field's path can then be named
+    found = _find_digits(json.loads(text, parse_int=_integer_or_digits))
+    what = "an integer" if found is None else \
+        f"field {found[0]} holds an integer of {len(found[1].lstrip('-')):,} digits,"
+    return (f"{where}: {what} longer than the {sys.get_int_max_str_digits():,} digits Python converts to a number "
+            "(sys.get_int_max_str_digits()). Write it as a string if it is an id, or fix the value; the environment "
+            "variable PYTHONINTMAXSTRDIGITS sets a higher limit.")
 
 
 def _gold_labels(query: str, filters: Any, gold: Any, where: str, number: int) -> list[Label]:
@@ -119,15 +155,32 @@ def read_runs(path: str | Path, *, progress: bool | None = None,
         raise LoadError(f"runs file {path} does not exist.")
     try:
         return _read(path, show)
-    except UnicodeDecodeError as exc:
-        raise LoadError(f"runs file {path} is not UTF-8 text (byte {exc.start}: {exc.reason}); "
-                        "write it as UTF-8 JSON Lines.") from None
+    except UnicodeDecodeError:
+        # the decoder reads ahead in blocks, so its offset is within a block, not the file: find the line itself
+        raise LoadError(_not_utf8(path)) from None
+
+
+def _not_utf8(path: Path) -> str:
+    """Where the first byte sequence that is not UTF-8 lies: ``file:line``, its byte in the line and in the file."""
+    offset = 0
+    with path.open("rb") as handle:
+        for number, raw in enumerate(handle, start=1):  # b"\n" never occurs inside a UTF-8 multi-byte sequence
+            try:
+                raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                bad = raw[exc.start:exc.end]
+                return (f"{path}:{number}: not UTF-8 text: byte {exc.start + 1} of the line (byte offset "
+                        f"{offset + exc.start} in the file), {bad!r}: {exc.reason}. Write the runs file as UTF-8 "
+                        "JSON Lines (e.g. `iconv -f latin1 -t utf-8`, if it is Latin-1).")
+            offset += len(raw)
+    return f"runs file {path} is not UTF-8 text; write it as UTF-8 JSON Lines."  # changed while read
 
 
 def _read(path: Path, show: bool) -> tuple[list[MultiLabel | None], dict[str, dict[str, list[list[Any]]]]]:
     labels: list[MultiLabel | None] = []
     outputs: dict[str, dict[str, list[list[Any]]]] = {}
     shape: dict[str, tuple[str, ...]] | None = None
+    idless = IdlessDocuments()  # documents without an id: one warning for the file, once it is read
     first = True  # the first non-blank line, where a JSON array or a pretty-printed object shows itself
     # utf-8-sig: a byte-order mark (written by some Windows editors) is skipped; without one it reads as UTF-8
     with path.open(encoding="utf-8-sig") as handle:
@@ -146,6 +199,8 @@ def _read(path: Path, show: bool) -> tuple[list[MultiLabel | None], dict[str, di
                 if opening and text.strip() == "{":
                     raise LoadError(f"{where}: " + _NOT_JSON_LINES.format(what="one JSON object over several lines")) from None
                 raise LoadError(f"{where}: not valid JSON ({exc.msg} at column {exc.colno}).") from None
+            except ValueError:  # an integer longer than Python converts (sys.get_int_max_str_digits())
+                raise LoadError(_too_long_integer(text, where)) from None
             if opening and isinstance(line, list):
                 raise LoadError(f"{where}: each line must be a JSON object; got a list. "
                                 + "T" + _NOT_JSON_LINES.format(what="a JSON array")[1:])
@@ -196,6 +251,9 @@ def _read(path: Path, show: bool) -> tuple[list[MultiLabel | None], dict[str, di
                                      for j, item in enumerate(items, start=1)]
                     except EvalframeError as exc:
                         raise LoadError(f"{where}: {exc}") from None
+                    if kind == "document":
+                        idless.add(len(items), [j for j, item in enumerate(items) if item.get("id") is None],
+                                   lambda j: f"{where}, node {node!r}, {key!r}, document {j + 1}")  # noqa: B023
                     outputs.setdefault(node, {}).setdefault(key, []).append(converted)
                 line_shape[node] = tuple(sorted(node_output))
             if shape is None:
@@ -207,6 +265,7 @@ def _read(path: Path, show: bool) -> tuple[list[MultiLabel | None], dict[str, di
                 )
     if not labels:
         raise LoadError(f"runs file {path} holds no query.")
+    warn_idless_documents(idless, labels)
     return labels, outputs
 
 
@@ -224,5 +283,8 @@ def query_lines(path: str | Path) -> list[int]:
     >>> query_lines(path)
     [1, 3]
     """
-    with Path(path).open(encoding="utf-8-sig") as handle:
-        return [number for number, text in enumerate(handle, start=1) if text.strip()]
+    try:
+        with Path(path).open(encoding="utf-8-sig") as handle:
+            return [number for number, text in enumerate(handle, start=1) if text.strip()]
+    except UnicodeDecodeError:  # the Dask build counts a shard's lines before reading it
+        raise LoadError(_not_utf8(Path(path))) from None

@@ -480,6 +480,8 @@ def trec_frame(run: pd.DataFrame, qrels: pd.DataFrame, *, node: str = "Retriever
         "type": constant(document),
         "node": constant(node),
         "eval_mode": constant(integrated),
+        # Haystack 1.x's row number within each query (its per-query reset_index()), as from_runs writes it
+        "index": np.arange(len(row_query), dtype=np.int64) - per_query(np.cumsum(rows_per_query) - rows_per_query),
         "score": row_score,
         "gold_document_relevance": per_query(cells["gold_document_relevance"]),
         "nonrelevant_document_ids": per_query(cells["nonrelevant_document_ids"]),

@@ -123,12 +123,13 @@ def _build_shard(number: int, path: str, pieces_dir: str, partitions: int, optio
     shard = _Shard(number, path, {}, {}, {}, {})
     if not lines:  # an empty shard (a split's last file, say) adds nothing
         return shard
-    labels, outputs = read_runs(path, progress=False)
-    shard.shape = {node: tuple(sorted(node_output)) for node, node_output in outputs.items()}
-    shard.dropped = [f"{path}:{lines[i]}" for i, label in enumerate(labels) if label is None]
-    shard.queries = len(labels) - len(shard.dropped)
+    # the warnings of the read (documents without ids) and of the build go back to the client with the shard
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
+        labels, outputs = read_runs(path, progress=False)
+        shard.shape = {node: tuple(sorted(node_output)) for node, node_output in outputs.items()}
+        shard.dropped = [f"{path}:{lines[i]}" for i, label in enumerate(labels) if label is None]
+        shard.queries = len(labels) - len(shard.dropped)
         try:
             frames = flatten(labels, outputs, matching=options, sas_model=sas_model, progress=False,
                              keep_scores=keep_scores)

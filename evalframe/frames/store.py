@@ -80,7 +80,7 @@ class _NodeEntries:
 
 
 #: every column a metric, measure or analysis of evalframe reads
-_READ_COLUMNS = frozenset(COLUMN_ORDER) | frozenset(JUDGMENT_COLUMNS) | {"score"}
+_READ_COLUMNS = (frozenset(COLUMN_ORDER) - {"index"}) | frozenset(JUDGMENT_COLUMNS) | {"score"}  # index: Haystack's row number
 
 
 def _refuse_duplicated_columns(node: str, frame: pd.DataFrame) -> None:

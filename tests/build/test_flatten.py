@@ -6,6 +6,7 @@ import json
 import math
 import sys
 import types
+import warnings
 from pathlib import Path
 
 import pandas as pd
@@ -32,9 +33,10 @@ def test_frames_equal_haystack_built_frames():
                                         progress=False, **inputs["build_eval_dataframe_params"])
     for node in ("Retriever", "Reader"):
         theirs = golden[node]
-        columns = [c for c in theirs["columns"] if c != "index"]  # Haystack's stray reset_index column
+        columns = theirs["columns"]  # with 'index', the per-query row number of Haystack's reset_index(), last
         ours = result[node]
         assert list(ours.columns) == columns
+        assert ours["index"].dtype == theirs["dtypes"]["index"] == "int64"
         assert len(ours) == len(theirs["records"])
         for i, record in enumerate(theirs["records"]):
             for column in columns:
@@ -117,6 +119,24 @@ def test_answer_rows_by_hand():
     assert placeholder["document_ids"] is None and placeholder["context"] is None
     assert placeholder["exact_match"] == 1.0 and placeholder["exact_match_context_scope"] == 1.0
     assert placeholder["exact_match_document_id_scope"] == 1.0
+
+
+def test_index_numbers_each_querys_rows_from_zero_as_haystack():
+    result = run()
+    reader = result["Reader"]
+    # query 0: integrated ranks 1, 2 then isolated rank 1; query 1: the integrated and the isolated placeholder
+    assert reader["index"].tolist() == [0, 1, 2, 0, 1] and reader["index"].dtype == "int64"
+    assert result["Retriever"]["index"].tolist() == [0, 1, 0]
+    assert list(reader.columns)[-1] == "index"
+    # one node with answers and documents: a query's answer rows first, its document rows after, one numbering;
+    # the same query given twice (one multilabel_id) is numbered per entry, as Haystack numbered per eval call
+    both = EvaluationResult.from_runs(
+        [[hamlet_label()], [hamlet_label()]],
+        {"Node": {"answers": [[Answer("Shakespeare", context=HAMLET, document_ids=["hamlet"])], []],
+                  "documents": [[Document(FAUST, id="faust"), Document(HAMLET, id="hamlet")], [Document(HAMLET, id="hamlet")]]}},
+        progress=False)["Node"]
+    assert both["type"].tolist() == ["answer", "document", "document", "answer", "document"]
+    assert both["index"].tolist() == [0, 1, 2, 0, 1]
 
 
 def test_metrics_of_the_hand_made_run():
@@ -390,3 +410,70 @@ def test_one_query_given_twice_with_a_nan_custom_id_is_one_query():
     result = EvaluationResult.from_runs([[label()], [label()]], {"Retriever": {"documents": [documents, documents]}},
                                         custom_document_id_field="key", progress=False)
     assert result["Retriever"]["multilabel_id"].nunique() == 1 and len(result["Retriever"]) == 2
+
+
+# ------------------------------------------------------------------ documents without an id
+def test_in_memory_documents_without_ids_are_warned_about_once_with_the_first_position():
+    with_ids = [{"id": f"d{j}", "content": f"passage {j}"} for j in range(3)]
+    without = [{"content": f"passage {j}"} for j in range(400)]
+    labels = [[hamlet_label()], [hamlet_label(filters={"lang": "de"})], [hamlet_label(filters={"lang": "fr"})]]
+    pattern = (r"800 of 803 retrieved documents have no 'id' \(the first: node 'R', 'documents', query 1, document 0\); "
+               r"each gets the hash of its content as id.*document_id scopes.*document_scope='context'")
+    with pytest.warns(UserWarning, match=pattern) as caught:
+        frame = EvaluationResult.from_runs(labels, {"R": {"documents": [with_ids, without, without]}},
+                                           progress=False)["R"]
+    assert len(caught) == 1 and caught[0].filename == __file__
+    assert frame["gold_id_match"].sum() == 0.0  # what the warning is about: the hashes match no gold id "hamlet"
+
+
+def test_no_warning_when_every_in_memory_document_has_an_id():
+    documents = [[{"id": "hamlet", "content": HAMLET}, Document(FAUST)]]  # a Document object always has its id
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        frame = EvaluationResult.from_runs([[hamlet_label()]], {"R": {"documents": documents}}, progress=False)["R"]
+    assert frame["gold_id_match"].tolist() == [1.0, 0.0]
+
+
+# ------------------------------------------------------------------ the match columns against their definition
+def reference_match_columns(ids: list[float], sims: list[float], answers: list[float], threshold: float) -> list[float]:
+    """Haystack 1.x's nine document match columns of one row, written out from its per-gold lists."""
+    ctx = [1.0 if s > threshold else 0.0 for s in sims]
+    gold_id, answer = max(ids + [0.0]), max(answers + [0.0])
+    context = 1.0 if any(s > threshold for s in sims) else 0.0
+    return [
+        gold_id, context, answer, max(gold_id, answer),
+        max(min(i, a) for i, a in zip(ids + [0.0], answers + [0.0])),
+        max(gold_id, context),
+        max(min(i, x) for i, x in zip(ids + [0.0], ctx + [0.0])),
+        max(min(i, x, a) for i, x, a in zip(ids + [0.0], ctx + [0.0], answers + [0.0])),
+        max(min(x, a) for x, a in zip(ctx, answers)) if any(answers) and any(sims) else 0.0,
+    ]
+
+
+def test_document_match_columns_follow_their_definition_on_random_runs():
+    import random
+
+    rng = random.Random(24)
+    passages = [f"{HAMLET} Variant {k}." if k % 2 else f"{FAUST} Variant {k}." for k in range(6)]
+    labels, documents = [], []
+    for q in range(40):
+        chosen = rng.sample(range(6), rng.randint(1, 3))
+        query_labels = [Label(f"query {q}", Document(passages[k], id=f"p{k}"), True, True, "gold-label",
+                              Answer(rng.choice(["Shakespeare", "Goethe", "tragedy", ""])))
+                        for k in chosen]
+        if rng.random() < 0.2:  # a no-answer label beside answered ones: the gold lists differ in length
+            query_labels.append(Label(f"query {q}", Document("", id=""), True, True, "gold-label", Answer("")))
+        labels.append(query_labels)
+        documents.append([Document(passages[k][: rng.choice([60, 200])], id=rng.choice([f"p{k}", f"x{k}"]))
+                          for k in rng.choices(range(6), k=rng.randint(0, 5))])
+    frame = EvaluationResult.from_runs(labels, {"R": {"documents": documents, "documents_isolated": documents}},
+                                       progress=False)["R"]
+    assert len(frame) > 150
+    for row in frame.itertuples(index=False):
+        expected = reference_match_columns(row.gold_documents_id_match, row.gold_contexts_similarity,
+                                           row.gold_answers_match, 65.0)
+        got = [getattr(row, name) for name in ("gold_id_match", "context_match", "answer_match",
+                                               "gold_id_or_answer_match", "gold_id_and_answer_match",
+                                               "gold_id_or_context_match", "gold_id_and_context_match",
+                                               "gold_id_and_context_and_answer_match", "context_and_answer_match")]
+        assert got == expected, row

@@ -50,6 +50,7 @@ EXPECTED = {
     "type": ["document"] * 6,
     "node": ["Retriever"] * 6,
     "eval_mode": ["integrated"] * 6,
+    "index": [0, 1, 2, 0, 0, 0],  # Haystack 1.x's row number within the query
     "score": [3.5, 1.25, 1.25, 0.5, math.nan, 2.0],
     "gold_document_relevance": [[2, 1]] * 3 + [[], [1], []],
     "nonrelevant_document_ids": [["d5"]] * 3 + [["d8"], [], []],
@@ -63,7 +64,7 @@ CANONICAL_QRELS = "q1 0 d1 2\nq1 0 d2 1\nq1 0 d5 0\nq2 0 d8 -1\nq3 0 d6 1\n"
 def expected_frame() -> pd.DataFrame:
     columns = {}
     for name, values in EXPECTED.items():
-        dtype = np.int64 if name == "rank" else np.float64 if name in FLOATS or name == "score" else object
+        dtype = np.int64 if name in ("rank", "index") else np.float64 if name in FLOATS or name == "score" else object
         columns[name] = pd.Series(values, dtype=dtype)
     return pd.DataFrame(columns)
 

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
 
 import pytest
 
-from evalframe.build.runs import read_runs
+from evalframe.build.runs import query_lines, read_runs
 from evalframe.errors import LoadError
 
 RUNS = Path(__file__).parents[2] / "docs" / "examples" / "runs.jsonl"
@@ -101,3 +102,73 @@ def test_empty_gold_lists_are_still_a_query_without_gold(tmp_path):
     path.write_text(json.dumps(no_answer_line({"document_ids": [], "answers": []})) + "\n", encoding="utf-8")
     labels, _ = read_runs(path)
     assert labels == [None]
+
+
+# ------------------------------------------------------------------ numbers Python does not convert, bytes not UTF-8
+def good_line(score: str = "0.5") -> bytes:
+    return ('{"query": "q", "gold": {"document_ids": ["a"]}, "nodes": {"R": {"documents": '
+            '[{"id": "a", "content": "x", "score": ' + score + '}]}}}\n').encode()
+
+
+def test_an_integer_longer_than_python_converts_is_named_by_line_and_field(tmp_path):
+    path = tmp_path / "runs.jsonl"
+    path.write_bytes(good_line() + good_line("-" + "7" * 5001))
+    with pytest.raises(LoadError, match=r"runs\.jsonl:2: field \.nodes\.R\.documents\[0\]\.score holds an integer of "
+                                        r"5,001 digits, longer than the 4,300 digits Python converts.*string"):
+        read_runs(path)
+
+
+def test_flatten_names_the_long_integer_instead_of_an_internal_error(tmp_path, capsys):
+    from evalframe.present.cli import main
+
+    path = tmp_path / "runs.jsonl"
+    path.write_bytes(good_line("9" * 5001))
+    assert main(["flatten", str(path), "-o", str(tmp_path / "out")]) == 1
+    err = capsys.readouterr().err
+    assert "internal error" not in err
+    assert f"error: {path}:1: field .nodes.R.documents[0].score holds an integer of 5,001 digits" in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_bytes_that_are_not_utf8_are_named_by_line_and_byte(tmp_path):
+    first = good_line() * 2000  # beyond the text decoder's first block: its offsets are within a block
+    bad = b'{"query": "caf\xe9"}\n'  # Latin-1
+    path = tmp_path / "runs.jsonl"
+    path.write_bytes(first + bad + good_line())
+    column = bad.index(b"\xe9") + 1  # 14
+    for read in (read_runs, query_lines):  # query_lines: the Dask build counts a shard's lines first
+        with pytest.raises(LoadError, match=rf"runs\.jsonl:2001: not UTF-8 text: byte {column} of the line \(byte "
+                                            rf"offset {len(first) + column - 1} in the file\), b'\\xe9'"):
+            read(path)
+
+
+# ------------------------------------------------------------------ documents without an id
+def runs_line(n_documents: int, with_ids: bool, gold: dict | None = None) -> str:
+    documents = [{"content": f"passage {j}", **({"id": f"d{j}"} if with_ids else {})} for j in range(n_documents)]
+    return json.dumps({"query": f"q{n_documents}{with_ids}", "gold": gold or {"document_ids": ["d1"]},
+                       "nodes": {"R": {"documents": documents}}}) + "\n"
+
+
+def test_documents_without_ids_are_warned_about_once_with_the_first_line(tmp_path):
+    path = tmp_path / "runs.jsonl"
+    path.write_text(runs_line(500, True) + runs_line(1000, False) + runs_line(1000, False), encoding="utf-8")
+    pattern = (r"2,000 of 2,500 retrieved documents have no 'id' \(the first: \S*runs\.jsonl:2, node 'R', 'documents', "
+               r"document 1\); each gets the hash of its content as id, which never equals a gold document id .*"
+               r"document_id scopes .*Give every document its id .*document_scope='context'")
+    with pytest.warns(UserWarning, match=pattern) as caught:
+        read_runs(path)
+    assert len(caught) == 1
+    assert caught[0].filename == __file__  # the user's call, not evalframe's line
+
+
+def test_no_warning_when_every_document_has_an_id_or_the_gold_has_none(tmp_path):
+    path = tmp_path / "runs.jsonl"
+    path.write_text(runs_line(3, True) + runs_line(2, True), encoding="utf-8")
+    # contexts only: the gold documents get content hashes too, so document ids compare the texts
+    contexts = tmp_path / "contexts.jsonl"
+    contexts.write_text(runs_line(3, False, gold={"contexts": ["passage 1"]}), encoding="utf-8")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        read_runs(path)
+        labels, outputs = read_runs(contexts)
+    assert labels[0].document_ids == [outputs["R"]["documents"][0][1].id]  # the hash of "passage 1", both sides

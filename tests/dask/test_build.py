@@ -101,6 +101,20 @@ def test_hand_case_equals_the_in_memory_build(client, hand_shards, tmp_path):
     assert set(both["type"]) == {"answer", "document"}  # answer rows from shard 0, document rows from shard 1
 
 
+def test_documents_without_ids_are_warned_about_on_the_client(client, tmp_path):
+    """read_runs warns on the worker: the warning comes back with the shard, naming its file and line."""
+    documents = [{"content": BERLIN}, {"content": BONN}]
+    text = json.dumps({"query": "Capital of Germany?", "gold": {"document_ids": ["d1"]},
+                       "nodes": {"Retriever": {"documents": documents}}}) + "\n"
+    shard = tmp_path / "runs-0.jsonl"
+    shard.write_text(text, encoding="utf-8")
+    with pytest.warns(UserWarning, match=rf"2 of 2 retrieved documents have no 'id' \(the first: {shard}:1, node "
+                                         r"'Retriever', 'documents', document 1\)") as caught:
+        from_runs([shard], tmp_path / "out", partitions=1, client=client)
+    assert sum("have no 'id'" in str(w.message) for w in caught) == 1
+    assert EvaluationResult.load(tmp_path / "out")["Retriever"]["index"].tolist() == [0, 1]
+
+
 def test_partitions_one_and_more_partitions_than_queries(client, hand_shards, tmp_path):
     expected = in_memory(*hand_shards)
     for partitions in (1, 16):

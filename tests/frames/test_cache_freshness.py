@@ -221,10 +221,11 @@ def test_a_column_read_twice_under_one_name_is_refused_by_name(column):
             call()
 
 
-def test_a_repeated_column_evalframe_does_not_read_is_left_alone():
+@pytest.mark.parametrize("name", ["notes", "index"])  # index: Haystack 1.x's row number, in frames, never read
+def test_a_repeated_column_evalframe_does_not_read_is_left_alone(name):
     result = hand_result()
     expected = result.calculate_metrics()
     frame = result["Retriever"]
-    notes = pd.DataFrame([["x", "y"]] * len(frame), columns=["notes", "notes"], index=frame.index)
+    notes = pd.DataFrame([["x", "y"]] * len(frame), columns=[name, name], index=frame.index)
     result["Retriever"] = pd.concat([frame, notes], axis=1)
     assert result.calculate_metrics() == expected
