@@ -174,7 +174,7 @@ def test_resave_removes_nodes_it_wrote_before_and_refuses_folders_with_other_fil
     only_reader.save(folder)
     assert sorted(p.name for p in folder.iterdir()) == ["Reader.csv", "evalframe.json"]
     (folder / "notes.csv").write_text("a,b\n1,2\n")
-    with pytest.raises(SaveError, match=r"holds files evalframe did not write \(notes.csv; .*move those files"):
+    with pytest.raises(SaveError, match=r"holds files evalframe did not write \(\['notes.csv'\]; .*move those files"):
         hand_result().save(folder)
     assert sorted(p.name for p in folder.iterdir()) == ["Reader.csv", "evalframe.json", "notes.csv"]
 
