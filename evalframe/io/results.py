@@ -390,7 +390,8 @@ def _load_result(cls: type, load_dir: Path, show: bool, **read_csv_kwargs: Any) 
             raise LoadError(f"results folder {load_dir} holds no .csv file (and no evalframe.json listing Parquet files).")
         for node, entry in own.items():  # every listed file is checked before any is read: a damaged folder fails fast
             if not folder.exists(entry["file"]):
-                raise LoadError(f"{load_dir / MANIFEST_NAME} lists node {node!r} but {entry['file']} is missing.")
+                raise LoadError(f"{load_dir / MANIFEST_NAME} lists node {node!r} (nodes[{node!r}].file) but "
+                                f"{load_dir / entry['file']} is missing; save the result again.")
         frames: dict[str, pd.DataFrame] = {}
         codings: dict[str, dict[str, DistinctLists]] = {}
         steps = _progress.Steps(show=show, desc="loading", total=len(own) + len(csv_files), unit="node")

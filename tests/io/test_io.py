@@ -343,7 +343,8 @@ def test_damaged_manifest_and_cells_are_named(tmp_path):
     manifest_path = folder / "evalframe.json"
     good = json.loads(manifest_path.read_text())
     for damage, message in [
-        (lambda m: m["nodes"]["Reader"]["columns"][0].pop("codec"), r"needs a 'name' and a 'codec'"),
+        (lambda m: m["nodes"]["Reader"]["columns"][0].pop("codec"),
+         r"nodes\['Reader'\].columns\[0\] must be an object with a 'name' \(a str\) and a 'codec'"),
         (lambda m: m["nodes"]["Reader"]["columns"][0].update(dtype="floot"), r"unknown dtype 'floot'"),
         (lambda m: m.update(nodes=[]), r"'nodes' must map node names"),
     ]:

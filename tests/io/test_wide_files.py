@@ -4,6 +4,7 @@ names and count the rest, manifest errors that name the file and the JSON key pa
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -184,3 +185,51 @@ def test_saving_a_frame_with_many_non_string_column_names_lists_a_few(tmp_path):
     frame = pd.concat([hand_result()["Reader"], pd.DataFrame(np.zeros((8, 1_000)))], axis=1)
     with pytest.raises(SaveError, match=r"column names must be strings to be saved; got \[0, 1, 2, 3, 4\] and 995 more\.$"):
         EvaluationResult({"Reader": frame}).save(tmp_path / "out")
+
+
+# ------------------------------------------------------------------------------ item 8: the file and the JSON key path
+def _first_text_column(manifest: dict) -> int:
+    return next(i for i, c in enumerate(manifest["nodes"]["Reader"]["columns"]) if c["codec"] == "text")
+
+
+@pytest.mark.parametrize("damage, message", [
+    (lambda m: m["nodes"].__setitem__("", m["nodes"].pop("Reader")),
+     r"nodes\[''\]: a node name must be a plain file name \(not empty, .*got ''"),
+    (lambda m: m["nodes"].__setitem__("../up", m["nodes"].pop("Reader")),
+     r"nodes\['../up'\]: a node name must be a plain file name .*got '../up'"),
+    (lambda m: m["nodes"]["Reader"]["columns"].append(dict(m["nodes"]["Reader"]["columns"][1])),
+     r"nodes\['Reader'\].columns\[\d+\].name: column 'query' is listed twice \(also at nodes\['Reader'\].columns\[1\]\)"),
+    (lambda m: m["nodes"]["Reader"]["columns"][2].update(dtype="floot"),
+     r"nodes\['Reader'\].columns\[2\].dtype \(column 'filters'\): unknown dtype 'floot'"),
+    (lambda m: m["nodes"]["Reader"]["columns"][2].update(name=3),
+     r"nodes\['Reader'\].columns\[2\] must be an object with a 'name' \(a str\) and a 'codec'"),
+    (lambda m: m["nodes"]["Reader"]["columns"][_first_text_column(m)].update(empty="blank"),
+     r"nodes\['Reader'\].columns\[\d+\].empty \(column '\w+'\) must be 'none', 'nan' or 'empty'; got 'blank'"),
+    (lambda m: m["nodes"]["Reader"].update(rows="8"), r"nodes\['Reader'\].rows must be a non-negative integer; got '8'"),
+    (lambda m: m["nodes"]["Reader"].update(file="Retriever.csv"),
+     r"nodes\['Reader'\].file: file 'Retriever.csv' is also listed at nodes\['Retriever'\].file"),
+    (lambda m: m["nodes"]["Reader"].update(file="../Reader.csv"),
+     r"nodes\['Reader'\].file must name a .csv or .parquet file directly inside the results folder; got '../Reader.csv'"),
+    (lambda m: m["nodes"].update(Reader="Reader.csv"),
+     r"nodes\['Reader'\] must be an object with 'file' .* and 'columns' .*; got 'Reader.csv'"),
+], ids=["empty node name", "node name with a slash", "column twice", "unknown dtype", "name not a str", "empty unknown",
+        "rows a string", "file twice", "file outside", "entry a string"])
+def test_manifest_errors_name_the_file_and_the_json_key_path(tmp_path, damage, message):
+    folder = hand_result().save(tmp_path / "out")
+    manifest = _manifest(folder)
+    damage(manifest)
+    _write_manifest(folder, manifest)
+    with pytest.raises(LoadError, match=rf"^{re.escape(str(folder / 'evalframe.json'))}: {message}.*; the manifest was edited or "
+                                        r"damaged \(save the result again\)\.$"):
+        EvaluationResult.load(folder, progress=False)
+
+
+def test_a_partitioned_manifest_error_names_the_partition_key_path(tmp_path):
+    pytest.importorskip("pyarrow")
+    folder = hand_result().save(tmp_path / "out", format="parquet", partitions=2)
+    manifest = _manifest(folder)
+    manifest["nodes"]["Reader"]["parts"][1]["file"] = "Reader.csv"
+    _write_manifest(folder, manifest)
+    with pytest.raises(LoadError, match=rf"^{re.escape(str(folder / 'evalframe.json'))}: nodes\['Reader'\].parts\[1\]"
+                                        r"\.file must name a \.parquet file \(a partition's\); got 'Reader.csv'"):
+        EvaluationResult.load(folder, progress=False)
