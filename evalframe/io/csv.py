@@ -13,6 +13,7 @@ from __future__ import annotations
 import codecs
 import csv
 import io
+import itertools
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, BinaryIO, Literal, NoReturn, cast, overload
@@ -326,6 +327,10 @@ def read(folder: Folder, entry: dict[str, Any], csv_options: dict[str, Any], rea
     }
     with folder.open_binary(entry["file"]) as source:
         check_dialect(source, path, options)
+        if not read_csv_kwargs:  # (options of the user's may select or rename columns: then the read frame is checked)
+            header = _header(source, options["sep"], options["encoding"])
+            if header is not None:  # a header evalframe.json does not record is refused before the file is parsed
+                _check_columns(path, header, [s["name"] for s in specs])
         # None: pyarrow missing, or not sure to read it as pandas does (a bad row, too): pandas reads it and words errors
         frame = arrow_csv.read_csv(source, path, specs, csv_options, read_csv_kwargs)
         if frame is not None:
@@ -363,17 +368,38 @@ def _raise_for_bad_number(source: BinaryIO, path: Path, options: dict[str, Any],
     frame = read_frame(source, path, **{**options, "dtype": object, "na_values": {}})
     for spec in specs:
         if spec["codec"] == "native" and spec["name"] in frame.columns:
-            for row, text in enumerate(frame[spec["name"]].tolist()):
-                try:
-                    value = pd.Series([np.nan if text == "" else text], dtype=object).astype(spec["dtype"])
-                    valid = text == "" or not value.isna().all()  # a missing number is an empty cell, not "nan"
-                except (ValueError, TypeError, OverflowError):
-                    valid = False
-                if not valid:
-                    raise LoadError(f"{path}: data row {row + 1}, column {spec['name']!r}: {text!r} is not a "
-                                    f"valid {spec['dtype']} value. Fix or empty that cell.")
+            texts = frame[spec["name"]].to_numpy(dtype=object)
+            row = _first_invalid(texts, spec["dtype"])
+            if row is not None:
+                raise LoadError(f"{path}: data row {row + 1}, column {spec['name']!r}: {texts[row]!r} is not a "
+                                f"valid {spec['dtype']} value. Fix or empty that cell.")
     if not found_only:
         raise LoadError(f"{path}: cannot be read as the CSV evalframe.json describes.")
+
+
+def _first_invalid(texts: np.ndarray, dtype: str) -> int | None:
+    """The position of the first cell text that is not a valid ``dtype`` value, or None.
+
+    An empty cell is valid (a missing number); a text is valid when it converts and is not NaN ("nan" typed into a
+    float column: evalframe writes NaN as an empty cell). Conversion is element-wise, so the cells before the first
+    invalid one are exactly the prefixes that convert: the first invalid cell is found by bisection, with about
+    log2(rows) conversions of a column's prefix instead of one conversion per cell.
+    """
+    filled = np.flatnonzero(texts != "")
+
+    def valid(count: int) -> bool:  # whether the first ``count`` non-empty cells are
+        try:
+            return not pd.Series(texts[filled[:count]], dtype=object).astype(dtype).isna().any()
+        except (ValueError, TypeError, OverflowError):
+            return False
+
+    if valid(len(filled)):
+        return None
+    good, bad = 0, len(filled)  # valid(good) and not valid(bad)
+    while bad - good > 1:
+        middle = (good + bad) // 2
+        good, bad = (middle, bad) if valid(middle) else (good, middle)
+    return int(filled[bad - 1])
 
 
 def _decode_frame(path: Path, frame: pd.DataFrame, entry: dict[str, Any], direct: set[str],
@@ -400,6 +426,32 @@ def _decode_frame(path: Path, frame: pd.DataFrame, entry: dict[str, Any], direct
     # built once: assigning the columns one by one (frame[name] = ...) costs pandas a pass over all the frame's
     # blocks each time, quadratic in the columns (a 10^5-column node took minutes)
     return pd.DataFrame(columns, index=frame.index, copy=False)
+
+
+def _header(source: BinaryIO, sep: str, encoding: str) -> list[str] | None:
+    """The header row as the csv module reads it (the names pandas gives the columns of a file evalframe wrote), or
+    None when it cannot be read so (the readers then word the error).
+
+    Checked against evalframe.json before the file is parsed: a file of 10^5 columns that evalframe.json does not
+    record (or the other way round) is refused at once, not after both readers have parsed it.
+    """
+    source.seek(0)
+    text = io.TextIOWrapper(source, encoding=encoding, newline="")
+    limit = csv.field_size_limit()
+    csv.field_size_limit(max(limit, _MAX_FIELD))
+    try:
+        lines = iter(text)
+        first = next(lines, "").removeprefix("\ufeff")  # pandas drops a byte-order mark at the start of the file
+        for record in csv.reader(itertools.chain([first], lines), delimiter=sep, strict=False):
+            if record:  # blank lines before the header are skipped, as pandas skips them
+                return record
+        return None
+    except (csv.Error, UnicodeDecodeError, LookupError, TypeError):
+        return None
+    finally:
+        csv.field_size_limit(limit)
+        text.detach()
+        source.seek(0)
 
 
 def _check_columns(path: Path, found: list[Any], expected: list[str]) -> None:

@@ -69,6 +69,24 @@ def test_a_manifest_listing_100000_columns_more_than_the_file_is_refused_with_a_
     )
 
 
+def test_a_file_of_100000_columns_the_manifest_does_not_record_is_refused_before_it_is_parsed(tmp_path, monkeypatch):
+    folder = EvaluationResult({"Reader": hand_result()["Reader"]}).save(tmp_path / "out")  # one node: no file is parsed
+    kept = [spec["name"] for spec in _manifest(folder)["nodes"]["Reader"]["columns"]]
+    names = [f"c{i}" for i in range(100_000)]
+    (folder / "Reader.csv").write_text(",".join(f'"{n}"' for n in names) + "\n" + ",".join(["1.5"] * len(names)) + "\n")
+    parsed = []
+    monkeypatch.setattr(arrow_csv, "read_csv", lambda *args: parsed.append("pyarrow"))
+    monkeypatch.setattr(pd, "read_csv", lambda *args, **kwargs: parsed.append("pandas"))
+    with pytest.raises(LoadError) as caught:
+        EvaluationResult.load(folder, progress=False)
+    assert str(caught.value) == (
+        f"{folder / 'Reader.csv'}: its columns differ from those evalframe.json records (100,000 in the file, "
+        f"{len(kept)} in evalframe.json): column 1 is 'c0' in the file but 'multilabel_id' in evalframe.json. The file "
+        "or evalframe.json was edited; save the result again."
+    )  # was a message of 989,332 characters, after both readers had parsed the file
+    assert parsed == []
+
+
 def test_a_file_whose_column_differs_from_the_manifest_is_refused_naming_the_first_difference(tmp_path):
     folder = hand_result().save(tmp_path / "out")
     manifest = _manifest(folder)
@@ -110,6 +128,27 @@ def test_a_wide_node_loads_without_assigning_its_columns_one_by_one(tmp_path, mo
     assert list(loaded.dtypes) == list(wide.dtypes)
     assert np.array_equal(loaded[list(extra.columns)].to_numpy(dtype=object), extra.to_numpy(dtype=object))
     assert np.array_equal(loaded[list(numbers.columns)].to_numpy(), numbers.to_numpy())
+
+
+# ------------------------------------------------------------------------------ long files: the bad number's row
+@pytest.mark.parametrize("bad, row, shown", [(4_999, 5_000, "'two'"), (0, 1, "'1.5'"), (2_500, 2_501, "'-'")])
+def test_a_bad_number_in_a_long_file_is_named_without_converting_each_cell(tmp_path, monkeypatch, bad, row, shown):
+    rows = 5_000
+    frame = pd.DataFrame({"multilabel_id": [f"q{i}" for i in range(rows)], "type": "document",
+                          "rank": np.arange(rows, dtype=np.int64), "eval_mode": "integrated"})
+    folder = EvaluationResult({"Node": frame}).save(tmp_path / "out")
+    lines = (folder / "Node.csv").read_text().split("\n")
+    cells = lines[bad + 1].split(",")  # the header is line 0
+    cells[2] = shown.strip("'")
+    lines[bad + 1] = ",".join(cells)
+    (folder / "Node.csv").write_text("\n".join(lines))
+    conversions = []
+    astype = pd.Series.astype
+    monkeypatch.setattr(pd.Series, "astype", lambda *args, **kwargs: conversions.append(1) or astype(*args, **kwargs))
+    with pytest.raises(LoadError, match=rf"Node.csv: data row {row}, column 'rank': {shown} is not a valid int64 value\. "
+                                        r"Fix or empty that cell\.$"):
+        EvaluationResult.load(folder, progress=False)
+    assert len(conversions) < 100  # was one per cell up to the bad one (5,000)
 
 
 # ------------------------------------------------------------------------------ item 11: wide Haystack 1.x CSVs
