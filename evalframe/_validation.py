@@ -7,12 +7,13 @@ where one is close, a suggestion.
 from __future__ import annotations
 
 import difflib
+import itertools
 import math
 import numbers
 import os
 import re
 import reprlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -116,7 +117,7 @@ def check_node(node: object, nodes: Sequence[str], *, name: str = "node") -> str
     """Return ``node`` if the result holds it; raise UnknownNodeError listing the nodes otherwise."""
     if isinstance(node, str) and node in nodes:
         return node
-    held = list(nodes) if nodes else "no nodes"
+    held = few_names(nodes, limit=10) if nodes else "no nodes"
     raise UnknownNodeError(
         f"{name} {node!r} is not in this EvaluationResult; it holds {held}.{did_you_mean(node, nodes)}",
         parameter=parameter_of(name),
@@ -128,8 +129,8 @@ def require_columns(df: pd.DataFrame, columns: Iterable[str], *, where: str, why
     missing = [c for c in columns if c not in df.columns]
     if missing:
         raise SchemaError(
-            f"{where} lacks column(s) {missing}, needed {why}. "
-            f"It has: {list(map(str, df.columns))}."
+            f"{where} lacks column(s) {few_names(missing)}, needed {why}. "
+            f"It has {len(df.columns):,}: {few_names(df.columns, limit=10)}."
         )
 
 
@@ -173,3 +174,43 @@ def short_repr(value: Any, limit: int = 80) -> str:
     """repr of a (possibly huge or odd) value, cut for an error message."""
     text = reprlib.repr(value)
     return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+#: How many names a message lists (:func:`few_names`) and how long each may be shown.
+SHOWN_NAMES = 5
+_SHOWN_NAME_LENGTH = 60
+
+
+def few_names(names: Collection[Any], limit: int = SHOWN_NAMES) -> str:
+    """The first ``limit`` of ``names`` for an error message, and how many more there are.
+
+    A message built from a column list of a 10^5-column file must not hold 10^5 names: it would take
+    megabytes and bury the point. Each name is its ``repr``, cut to 60 characters.
+
+    Parameters
+    ----------
+    names
+        The names (any sized collection: a list, a set, a pandas Index).
+    limit
+        How many to show.
+
+    Returns
+    -------
+    str
+        ``['a', 'b']`` when all fit, else ``['c0', 'c1', 'c2', 'c3', 'c4'] and 99,995 more``.
+
+    Examples
+    --------
+    >>> few_names(["query", "answer"])
+    "['query', 'answer']"
+    >>> few_names([f"c{i}" for i in range(100_000)])
+    "['c0', 'c1', 'c2', 'c3', 'c4'] and 99,995 more"
+    >>> few_names(["x" * 100]) == "['" + "x" * 56 + "...]"
+    True
+    """
+    shown = []
+    for name in itertools.islice(names, limit):
+        text = repr(name)
+        shown.append(text if len(text) <= _SHOWN_NAME_LENGTH else text[:_SHOWN_NAME_LENGTH - 3] + "...")
+    rest = len(names) - len(shown)
+    return f"[{', '.join(shown)}]" + (f" and {rest:,} more" if rest > 0 else "")

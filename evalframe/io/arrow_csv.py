@@ -77,9 +77,10 @@ def read_csv(source: BinaryIO, path: Path, specs: list[dict[str, Any]], csv_opti
         if spec["codec"] == "native":
             if pc.any(pc.is_nan(column)).as_py():  # "nan" text: evalframe writes NaN as an empty cell
                 return None  # pandas refuses it and names the cell
-            columns[spec["name"]] = pd.Series(column.to_numpy(), dtype=spec["dtype"], copy=False)
+            columns[spec["name"]] = column.to_numpy()  # float64, the one type of _NUMBERS
         else:
-            columns[spec["name"]] = pd.Series(pd.arrays.ArrowStringArray(column), copy=False)
+            columns[spec["name"]] = pd.arrays.ArrowStringArray(column)
+    # arrays, not Series: a Series with an index of its own would be realigned to the frame's, one by one
     return pd.DataFrame(columns, index=pd.RangeIndex(table.num_rows), copy=False)
 
 

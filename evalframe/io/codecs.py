@@ -36,7 +36,7 @@ import numpy as np
 import pandas as pd
 
 from .._addresses import object_addresses
-from .._validation import short_repr
+from .._validation import few_names, short_repr
 from . import arrow_csv
 from ..columns import LIST_COLUMNS
 from ..errors import LoadError, SaveError, warn
@@ -693,7 +693,7 @@ def check_frame(node: str, frame: pd.DataFrame) -> None:
     """What a frame needs to be saved: string, unique, non-empty column names (a warning for a custom index)."""
     if not all(isinstance(c, str) for c in frame.columns):
         bad = [c for c in frame.columns if not isinstance(c, str)]
-        raise SaveError(f"node {node!r}: column names must be strings to be saved; got {bad}.")
+        raise SaveError(f"node {node!r}: column names must be strings to be saved; got {few_names(bad)}.")
     if "" in frame.columns:
         raise SaveError(f"node {node!r}: a column named '' cannot be saved to CSV (pandas reads it back as "
                         "'Unnamed: N'); rename it.")
@@ -701,13 +701,14 @@ def check_frame(node: str, frame: pd.DataFrame) -> None:
         bad_name = frame.columns[_first_unencodable(list(frame.columns))]
         raise SaveError(f"node {node!r}: column name {bad_name!r} holds a lone surrogate, which no file can store; "
                         "rename the column.")
-    sparse = [c for c in frame.columns if isinstance(frame[c].dtype, pd.SparseDtype)]
+    # the dtypes in one Series, not frame[c] per column (which is a frame, without .dtype, for a repeated name)
+    sparse = [(c, dtype) for c, dtype in zip(frame.columns, frame.dtypes) if isinstance(dtype, pd.SparseDtype)]
     if sparse:
-        raise SaveError(f"node {node!r}, column {sparse[0]!r} has sparse dtype {frame[sparse[0]].dtype}, which "
+        raise SaveError(f"node {node!r}, column {sparse[0][0]!r} has sparse dtype {sparse[0][1]}, which "
                         "evalframe cannot restore; convert it with df[col] = df[col].sparse.to_dense().")
-    duplicated = frame.columns[frame.columns.duplicated()].tolist()
+    duplicated = frame.columns[frame.columns.duplicated()].unique().tolist()
     if duplicated:
-        raise SaveError(f"node {node!r}: column names must be unique to be saved; {duplicated} repeat.")
+        raise SaveError(f"node {node!r}: column names must be unique to be saved; {few_names(duplicated)} repeat.")
     if len(frame.columns) == 0:
         raise SaveError(f"node {node!r}: a frame without columns cannot be saved.")
     if not (isinstance(frame.index, pd.RangeIndex) and frame.index.start == 0 and frame.index.step == 1):

@@ -13,6 +13,7 @@ from __future__ import annotations
 import codecs
 import csv
 import io
+import itertools
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, BinaryIO, Literal, NoReturn, cast, overload
@@ -23,6 +24,7 @@ import pandas as pd
 from . import arrow_csv
 from .codecs import TextColumn, decode_column
 from .folder import Folder
+from .._validation import few_names
 from ..columns import METRIC_LIST_COLUMNS
 from .._validation import did_you_mean, short_repr
 from ..errors import LoadError, SaveError
@@ -113,7 +115,7 @@ def save_options(to_csv_kwargs: dict[str, Any]) -> dict[str, Any]:
     unsupported = sorted(set(to_csv_kwargs) - _SAVE_OPTIONS)
     if unsupported:
         raise SaveError(
-            f"save() does not take the to_csv option(s) {unsupported}: they would write a folder load() cannot read "
+            f"save() does not take the to_csv option(s) {few_names(unsupported)}: they would write a folder load() cannot read "
             f"back exactly. Supported: {sorted(_SAVE_OPTIONS)}."
         )
     sep = to_csv_kwargs.get("sep", ",")
@@ -419,10 +421,11 @@ def read(folder: Folder, entry: dict[str, Any], csv_options: dict[str, Any], rea
     """Read one CSV evalframe wrote; the distinct cells of its metric list columns go to ``codings``."""
     path = folder.path / entry["file"]
     specs = entry["columns"]
+    # each distinct dtype text parsed once: pandas_dtype costs tens of microseconds, and a node may have 10^5 columns
+    parsed = {text: pd.api.types.pandas_dtype(text) for text in {s["dtype"] for s in specs}}
     # string-dtype text columns are parsed straight into their dtype (an empty cell is "" or the missing value)
-    direct = {s["name"] for s in specs
-              if s["codec"] == "text" and isinstance(pd.api.types.pandas_dtype(s["dtype"]), pd.StringDtype)}
-    dtypes = {s["name"]: (s["dtype"] if s["codec"] == "native" or s["name"] in direct else object) for s in specs}
+    direct = {s["name"] for s in specs if s["codec"] == "text" and isinstance(parsed[s["dtype"]], pd.StringDtype)}
+    dtypes = {s["name"]: (parsed[s["dtype"]] if s["codec"] == "native" or s["name"] in direct else object) for s in specs}
     na_values = {s["name"]: [""] for s in specs if s["codec"] == "native"
                  or (s["name"] in direct and s.get("empty", "empty") != "empty")}
     options = {
@@ -437,14 +440,17 @@ def read(folder: Folder, entry: dict[str, Any], csv_options: dict[str, Any], rea
         options.pop("float_precision", None)
     with folder.open_binary(entry["file"]) as source:
         check_dialect(source, path, options)
+        if not read_csv_kwargs:  # (options of the user's may select or rename columns: then the read frame is checked)
+            header = _header(source, options["sep"], options["encoding"])
+            if header is not None:  # a header evalframe.json does not record is refused before the file is parsed
+                _check_columns(path, header, [s["name"] for s in specs])
         # None: pyarrow missing, or not sure to read it as pandas does (a bad row, too): pandas reads it and words errors
         frame = arrow_csv.read_csv(source, path, specs, csv_options, read_csv_kwargs)
         if frame is not None:
-            for spec in specs:
-                if spec["name"] in direct:
-                    frame[spec["name"]] = arrow_csv.text_column(frame[spec["name"]], spec["dtype"],
-                                                                spec.get("empty", "empty") != "empty")
-            return _decode_frame(path, frame, entry, direct, codings)
+            texts = {spec["name"]: arrow_csv.text_column(frame[spec["name"]], parsed[spec["dtype"]],
+                                                         spec.get("empty", "empty") != "empty")
+                     for spec in specs if spec["name"] in direct}
+            return _decode_frame(path, frame, entry, direct, codings, texts)
         source.seek(0)
         try:
             frame = pd.read_csv(source, **options)
@@ -455,10 +461,11 @@ def read(folder: Folder, entry: dict[str, Any], csv_options: dict[str, Any], rea
             _raise_for_bad_row(source, path, options)
             raise LoadError(f"{path}: cannot be read as CSV ({type(exc).__name__}: {exc}).{_encoding_hint(exc)}") from None
         check_rows(source, path, frame, options)
-        if any(spec["codec"] == "native" and str(frame[spec["name"]].dtype) != spec["dtype"]
-               for spec in specs if spec["name"] in frame.columns):  # pandas 2.2 reads 2**63 in an int64 column as uint64
+        found = dict(zip(frame.columns, map(str, frame.dtypes)))
+        if any(spec["codec"] == "native" and found.get(spec["name"], spec["dtype"]) != spec["dtype"]
+               for spec in specs):  # pandas 2.2 reads 2**63 in an int64 column as uint64
             _raise_for_bad_number(source, path, options, specs, found_only=True)
-    return _decode_frame(path, frame, entry, direct, codings)
+    return _decode_frame(path, frame, entry, direct, codings, {})
 
 
 @overload
@@ -474,34 +481,105 @@ def _raise_for_bad_number(source: BinaryIO, path: Path, options: dict[str, Any],
     frame = read_frame(source, path, **{**options, "dtype": object, "na_values": {}})
     for spec in specs:
         if spec["codec"] == "native" and spec["name"] in frame.columns:
-            for row, text in enumerate(frame[spec["name"]].tolist()):
-                try:
-                    value = pd.Series([np.nan if text == "" else text], dtype=object).astype(spec["dtype"])
-                    valid = text == "" or not value.isna().all()  # a missing number is an empty cell, not "nan"
-                except (ValueError, TypeError, OverflowError):
-                    valid = False
-                if not valid:
-                    raise LoadError(f"{path}: data row {row + 1}, column {spec['name']!r}: {text!r} is not a "
-                                    f"valid {spec['dtype']} value. Fix or empty that cell.")
+            texts = frame[spec["name"]].to_numpy(dtype=object)
+            row = _first_invalid(texts, spec["dtype"])
+            if row is not None:
+                raise LoadError(f"{path}: data row {row + 1}, column {spec['name']!r}: {texts[row]!r} is not a "
+                                f"valid {spec['dtype']} value. Fix or empty that cell.")
     if not found_only:
         raise LoadError(f"{path}: cannot be read as the CSV evalframe.json describes.")
 
 
+def _first_invalid(texts: np.ndarray, dtype: str) -> int | None:
+    """The position of the first cell text that is not a valid ``dtype`` value, or None.
+
+    An empty cell is valid (a missing number); a text is valid when it converts and is not NaN ("nan" typed into a
+    float column: evalframe writes NaN as an empty cell). Conversion is element-wise, so the cells before the first
+    invalid one are exactly the prefixes that convert: the first invalid cell is found by bisection, with about
+    log2(rows) conversions of a column's prefix instead of one conversion per cell.
+    """
+    filled = np.flatnonzero(texts != "")
+
+    def valid(count: int) -> bool:  # whether the first ``count`` non-empty cells are
+        try:
+            return not pd.Series(texts[filled[:count]], dtype=object).astype(dtype).isna().any()
+        except (ValueError, TypeError, OverflowError):
+            return False
+
+    if valid(len(filled)):
+        return None
+    good, bad = 0, len(filled)  # valid(good) and not valid(bad)
+    while bad - good > 1:
+        middle = (good + bad) // 2
+        good, bad = (middle, bad) if valid(middle) else (good, middle)
+    return int(filled[bad - 1])
+
+
 def _decode_frame(path: Path, frame: pd.DataFrame, entry: dict[str, Any], direct: set[str],
-                  codings: dict[str, DistinctLists]) -> pd.DataFrame:
-    """Check a read frame against its manifest entry and decode its text and literal columns."""
+                  codings: dict[str, DistinctLists], decoded: dict[str, pd.Series]) -> pd.DataFrame:
+    """Check a read frame against its manifest entry and decode its text and literal columns (``decoded``: the
+    columns decoded already)."""
     specs = entry["columns"]
-    expected = [s["name"] for s in specs]
-    if list(frame.columns) != expected:
-        raise LoadError(f"{path}: columns {list(frame.columns)} differ from those evalframe.json records ({expected}).")
+    _check_columns(path, list(frame.columns), [s["name"] for s in specs])
     if len(frame) != entry.get("rows", len(frame)):
         raise LoadError(f"{path}: holds {len(frame)} rows but evalframe.json records {entry['rows']}; "
                         "the file was cut or edited.")
-    for spec in specs:
-        if spec["codec"] != "native" and spec["name"] not in direct:
-            frame[spec["name"]], lists = decode_column(path, spec, frame[spec["name"]])
-            if lists is not None and spec["name"] in METRIC_LIST_COLUMNS:
-                codings[spec["name"]] = lists
-    return frame
+    if not decoded and all(spec["codec"] == "native" for spec in specs):
+        return frame
+    columns: dict[str, pd.Series] = {}
+    for spec, (_, column) in zip(specs, frame.items()):  # the same names, checked above
+        name = spec["name"]
+        if name in decoded:
+            column = decoded[name]
+        elif spec["codec"] != "native" and name not in direct:
+            column, lists = decode_column(path, spec, column)
+            if lists is not None and name in METRIC_LIST_COLUMNS:
+                codings[name] = lists
+        columns[name] = column
+    # built once: assigning the columns one by one (frame[name] = ...) costs pandas a pass over all the frame's
+    # blocks each time, quadratic in the columns (a 10^5-column node took minutes)
+    return pd.DataFrame(columns, index=frame.index, copy=False)
+
+
+def _header(source: BinaryIO, sep: str, encoding: str) -> list[str] | None:
+    """The header row as the csv module reads it (the names pandas gives the columns of a file evalframe wrote), or
+    None when it cannot be read so (the readers then word the error).
+
+    Checked against evalframe.json before the file is parsed: a file of 10^5 columns that evalframe.json does not
+    record (or the other way round) is refused at once, not after both readers have parsed it.
+    """
+    source.seek(0)
+    text = io.TextIOWrapper(source, encoding=encoding, newline="")
+    limit = csv.field_size_limit()
+    csv.field_size_limit(max(limit, _MAX_FIELD))
+    try:
+        lines = iter(text)
+        first = next(lines, "").removeprefix("\ufeff")  # pandas drops a byte-order mark at the start of the file
+        for record in csv.reader(itertools.chain([first], lines), delimiter=sep, strict=False):
+            if record:  # blank lines before the header are skipped, as pandas skips them
+                return record
+        return None
+    except (csv.Error, UnicodeDecodeError, LookupError, TypeError):
+        return None
+    finally:
+        csv.field_size_limit(limit)
+        text.detach()
+        source.seek(0)
+
+
+def _check_columns(path: Path, found: list[Any], expected: list[str]) -> None:
+    """Refuse a file whose header is not the column list evalframe.json records, naming the first difference."""
+    if found == expected:
+        return
+    at = next((i for i, (a, b) in enumerate(zip(found, expected)) if a != b), min(len(found), len(expected)))
+    if at < min(len(found), len(expected)):
+        what = f"column {at + 1} is {found[at]!r:.80} in the file but {expected[at]!r:.80} in evalframe.json"
+    elif len(found) > len(expected):
+        what = f"the file has {len(found) - at:,} more column(s) from column {at + 1} on: {few_names(found[at:])}"
+    else:
+        what = f"the file lacks the last {len(expected) - at:,} column(s), from column {at + 1} on: {few_names(expected[at:])}"
+    raise LoadError(f"{path}: its columns differ from those evalframe.json records ({len(found):,} in the file, "
+                    f"{len(expected):,} in evalframe.json): {what}. The file or evalframe.json was edited; save the "
+                    "result again.")
 
 

@@ -18,6 +18,7 @@ import pandas as pd
 from . import csv as csv_format
 from .codecs import LiteralParser
 from .folder import Folder
+from .._validation import few_names
 from ..columns import COLUMN_ORDER, LIST_COLUMNS, METRIC_LIST_COLUMNS
 from ..errors import LoadError
 from ..frames.arrays import DistinctLists, first_rows, object_array
@@ -29,6 +30,11 @@ _TEXT_COLUMNS = (
     "multilabel_id", "query", "filters", "answer", "context", "content", "document_id", "custom_document_id",
     "type", "node", "eval_mode", "prompt", "gold_answers",
 )
+
+
+_LIST_COLUMNS = frozenset(LIST_COLUMNS)
+#: Columns read as text (a set: the header of a file may name 10^5 columns).
+_TEXT_NAMES = frozenset(_TEXT_COLUMNS) | _LIST_COLUMNS | {"gold_document_contents"}
 
 
 def _decode_filters(value: Any, path: Path, row: int) -> Any:
@@ -51,7 +57,7 @@ def read(folder: Folder, name: str, read_csv_kwargs: dict[str, Any],
         csv_format.check_dialect(source, path, read_csv_kwargs)
         header = csv_format.read_frame(source, path, nrows=0,
                                        **{k: v for k, v in read_csv_kwargs.items() if k in ("sep", "encoding")})
-        text_columns = [c for c in header.columns if c in _TEXT_COLUMNS or c in LIST_COLUMNS or c == "gold_document_contents"]
+        text_columns = [c for c in header.columns if c in _TEXT_NAMES]
         options = {
             "header": 0, "dtype": {c: object for c in text_columns}, "keep_default_na": False, "na_values": [""],
             **csv_format.EXACT_FLOATS, **read_csv_kwargs,
@@ -60,21 +66,26 @@ def read(folder: Folder, name: str, read_csv_kwargs: dict[str, Any],
         csv_format.check_rows(source, path, frame, options)
     _check_evaluation_frame(path, frame)
     _check_numbers(path, frame)
-    for name in frame.columns:
-        if name in LIST_COLUMNS:
-            lists = LiteralParser(path, name).distinct_values(frame[name])
+    # the columns are gathered and the frame built once: assigning them one by one (frame[name] = ...) costs
+    # pandas a pass over all the frame's blocks each time, quadratic in a file's columns (51 s for 20,000)
+    columns: dict[Any, pd.Series] = {}
+    for label, column in frame.items():
+        if label in _LIST_COLUMNS:
+            lists = LiteralParser(path, str(label)).distinct_values(column)
             values = lists.row_values()
-            if name == "filters":  # each distinct cell once, named by the first row holding it
+            if label == "filters":  # each distinct cell once, named by the first row holding it
                 values = object_array([_decode_filters(cell, path, int(row))
                                        for cell, row in zip(lists.cells.tolist(), first_rows(lists.codes))])[lists.codes]
-            elif name in METRIC_LIST_COLUMNS:
-                codings[name] = lists
-            frame[name] = pd.Series(values, index=frame.index, dtype=object)
-        elif frame[name].isna().any():  # NaN becomes None, the column object, as in Haystack (docs/persistence.md#loading)
-            column = frame[name].astype(object)
-            frame[name] = column.where(column.notna(), None)
-        elif isinstance(frame[name].dtype, pd.StringDtype):
-            frame[name] = frame[name].astype(object)
+            elif label in METRIC_LIST_COLUMNS:
+                codings[str(label)] = lists
+            column = pd.Series(values, index=frame.index, dtype=object)
+        elif column.isna().any():  # NaN becomes None, the column object, as in Haystack (docs/persistence.md#loading)
+            column = column.astype(object)
+            column = column.where(column.notna(), None)
+        elif isinstance(column.dtype, pd.StringDtype):
+            column = column.astype(object)
+        columns[label] = column
+    frame = pd.DataFrame(columns, index=frame.index, copy=False) if columns else frame
     renames = {old: new for old, new in (("gold_document_contents", "gold_contexts"), ("content", "context"))
                if old in frame.columns and new not in frame.columns}
     frame = frame.rename(columns=renames)
@@ -101,7 +112,7 @@ def _check_evaluation_frame(path: Path, frame: pd.DataFrame) -> None:
     if not _EVALUATION_COLUMNS.intersection(map(str, frame.columns)):
         raise LoadError(
             f"{path} is not an evaluation frame: it has none of the evaluation columns (such as 'multilabel_id', "
-            f"'query', 'type', 'answer', 'document_ids'); it has {list(frame.columns)[:8]}. Move it out of the "
+            f"'query', 'type', 'answer', 'document_ids'); it has {few_names(frame.columns)}. Move it out of the "
             "results folder."
         )
 

@@ -14,9 +14,10 @@ from typing import Any
 
 import pandas as pd
 
+from .._validation import few_names
 from ..errors import InvalidParameterError, LoadError
 from ..options import MatchingOptions
-from .codecs import is_native_dtype, short_repr
+from .codecs import encodes, is_native_dtype, short_repr
 from .csv import encoding_problem, separator_problem
 from .folder import Folder, is_plain_name, with_retries
 
@@ -106,24 +107,30 @@ def _check_manifest(path: Path, manifest: dict[str, Any]) -> None:
         count = partitioned.get("partitions") if isinstance(partitioned, dict) else None
         if type(count) is not int or count < 1:
             raise _damaged(path, f"'partitioned' 'partitions' must be an integer >= 1; got {short_repr(count)}")
-    files: set[str] = set()
+    files: dict[str, str] = {}  # file name -> the key path of the entry listing it
     dtypes: dict[str, Any] = {}  # each distinct dtype text parsed once, however many columns name it
     checked: set[tuple[str, str, str]] = set()  # (codec, dtype, empty) combinations found valid
     for node, entry in nodes.items():
+        where = _node_key(node)
+        if not is_plain_name(node) or node.startswith(".") or not encodes([node]):
+            raise _damaged(path, f"{where}: a node name must be a plain file name (not empty, no '/', '\\' or "
+                                 f"leading '.', no lone surrogates) as save writes it; got {node!r:.80}")
         if partitioned is None:
-            _check_entry(path, node, entry, files, dtypes, checked)
+            _check_entry(path, where, entry, files, dtypes, checked)
             continue
         parts = entry.get("parts") if isinstance(entry, dict) else None
         if not isinstance(parts, list) or len(parts) != partitioned["partitions"]:
-            raise _damaged(path, f"node {node!r} needs 'parts': one entry per partition "
-                                 f"({partitioned['partitions']})")
+            raise _damaged(path, f"{where}.parts must be a list of one entry per partition "
+                                 f"({partitioned['partitions']}, as 'partitioned' 'partitions' says); got "
+                                 f"{_what(parts)}")
         rows = entry.get("rows")
         if type(rows) is not int or rows < 0:
-            raise _damaged(path, f"node {node!r}: 'rows' must be a non-negative integer; got {rows!r}")
-        for part in parts:
-            _check_entry(path, node, part, files, dtypes, checked)
+            raise _damaged(path, f"{where}.rows must be a non-negative integer; got {short_repr(rows)}")
+        for number, part in enumerate(parts):
+            _check_entry(path, f"{where}.parts[{number}]", part, files, dtypes, checked)
             if not part["file"].endswith(".parquet"):
-                raise _damaged(path, f"node {node!r}: a partition's 'file' must be a .parquet file; got {part['file']!r}")
+                raise _damaged(path, f"{where}.parts[{number}].file must name a .parquet file (a partition's); got "
+                                     f"{part['file']!r:.80}")
 
 
 def invalid_matching(matching: dict[str, Any]) -> InvalidParameterError | None:
@@ -153,58 +160,74 @@ def _check_matching(path: Path, matching: dict[str, Any]) -> None:
                         "the result was built with) or save the result again.")
 
 
-def _check_entry(path: Path, node: str, entry: Any, files: set[str], dtypes: dict[str, Any],
+def _node_key(node: str) -> str:
+    """The JSON key path of a node's entry, as messages name it: ``nodes['Reader']`` (a huge name cut)."""
+    return f"nodes[{node!r:.80}]"
+
+
+def _what(value: Any) -> str:
+    """A value as a message shows it: a list or object by its length, anything else cut."""
+    if isinstance(value, (list, dict)):
+        return f"{'a list' if isinstance(value, list) else 'an object'} of {len(value):,} entries"
+    return short_repr(value)
+
+
+def _check_entry(path: Path, where: str, entry: Any, files: dict[str, str], dtypes: dict[str, Any],
                  checked: set[tuple[str, str, str]]) -> None:
-    """Check one file entry (a node's, or one partition's): file, rows and column specs."""
+    """Check one file entry (a node's, or one partition's, at the key path ``where``): file, rows and column specs."""
     if not isinstance(entry, dict) or not isinstance(entry.get("file"), str) or not isinstance(entry.get("columns"), list):
-        raise _damaged(path, f"the entry of node {node!r} needs 'file' and 'columns'")
+        raise _damaged(path, f"{where} must be an object with 'file' (a file name) and 'columns' (a list); got "
+                             f"{_what(entry) if not isinstance(entry, dict) else 'an object with keys ' + few_names(entry)}")
     file = entry["file"]
     if not is_plain_name(file) or file.startswith(".") or not file.endswith((".csv", ".parquet")):
-        raise _damaged(path, f"node {node!r}: 'file' must name a .csv or .parquet file directly inside the "
-                             f"results folder; got {file!r}")
+        raise _damaged(path, f"{where}.file must name a .csv or .parquet file directly inside the results folder; got "
+                             f"{file!r:.80}")
     if file in files:
-        raise _damaged(path, f"node {node!r}: file {file!r} is listed for two nodes")
-    files.add(file)
+        raise _damaged(path, f"{where}.file: file {file!r:.80} is also listed at {files[file]}.file; each node has "
+                             "files of its own")
+    files[file] = where
     rows = entry.get("rows", 0)
     if not isinstance(rows, int) or isinstance(rows, bool) or rows < 0:
-        raise _damaged(path, f"node {node!r}: 'rows' must be a non-negative integer; got {rows!r}")
-    names: set[str] = set()
-    for spec in entry["columns"]:
+        raise _damaged(path, f"{where}.rows must be a non-negative integer; got {short_repr(rows)}")
+    names: dict[str, int] = {}  # column name -> its position in 'columns'
+    for position, spec in enumerate(entry["columns"]):
         name = spec.get("name") if type(spec) is dict else None
         codec = spec.get("codec") if type(spec) is dict else None
+        column = f"{where}.columns[{position}]"
         if type(name) is not str or type(codec) is not str or codec not in _CODECS:
-            raise LoadError(f"{path}: node {node!r}: column entry {short_repr(spec)} needs a 'name' and a 'codec' in "
-                            f"{sorted(_CODECS)}; the manifest was edited or damaged (save the result again).")
+            raise _damaged(path, f"{column} must be an object with a 'name' (a str) and a 'codec' in "
+                                 f"{sorted(_CODECS)}; got {short_repr(spec)}")
         if name in names:
-            raise _damaged(path, f"node {node!r}: column {name!r} is listed twice")
-        names.add(name)
+            raise _damaged(path, f"{column}.name: column {name!r:.80} is listed twice (also at "
+                                 f"{where}.columns[{names[name]}])")
+        names[name] = position
         combination = (codec, spec.get("dtype"), spec.get("empty", "empty"))
         hashable = type(combination[1]) is str and type(combination[2]) is str
         if not (hashable and combination in checked):
-            _check_column_spec(path, node, name, combination, dtypes)
+            _check_column_spec(path, column, name, combination, dtypes)
             if hashable:
                 checked.add(combination)
 
 
-def _check_column_spec(path: Path, node: str, name: str, combination: tuple[str, Any, Any],
+def _check_column_spec(path: Path, column: str, name: str, combination: tuple[str, Any, Any],
                        dtypes: dict[str, Any]) -> None:
     """Check one (codec, dtype, empty) combination of a column entry (each distinct one is checked once)."""
     codec, dtype_text, empty = combination
-    if type(dtype_text) is not str:
-        raise LoadError(f"{path}: node {node!r}, column {name!r}: unknown dtype {short_repr(dtype_text)}.")
-    if dtype_text not in dtypes:
+    if type(dtype_text) is str and dtype_text not in dtypes:
         try:
             dtypes[dtype_text] = pd.api.types.pandas_dtype(dtype_text)
         except (TypeError, ValueError):
             dtypes[dtype_text] = None
-    dtype = dtypes[dtype_text]
+    dtype = dtypes[dtype_text] if type(dtype_text) is str else None
     if dtype is None:
-        raise LoadError(f"{path}: node {node!r}, column {name!r}: unknown dtype {short_repr(dtype_text)}.")
+        raise _damaged(path, f"{column}.dtype (column {name!r:.80}): unknown dtype {short_repr(dtype_text)}; a dtype "
+                             "pandas names, such as 'float64', 'int64', 'bool' or 'object'")
     text_kind = dtype == object or isinstance(dtype, pd.StringDtype)
     if not (is_native_dtype(dtype) if codec == "native" else text_kind if codec in ("text", "literal") else dtype == object):
-        raise _damaged(path, f"node {node!r}, column {name!r}: codec {codec!r} cannot hold dtype {dtype_text!r}")
+        raise _damaged(path, f"{column}.codec (column {name!r:.80}): codec {codec!r} cannot hold dtype {dtype_text!r}")
     if codec == "text" and empty not in ("none", "nan", "empty"):
-        raise LoadError(f"{path}: node {node!r}, column {name!r}: 'empty' must be none, nan or empty.")
+        raise _damaged(path, f"{column}.empty (column {name!r:.80}) must be 'none', 'nan' or 'empty'; got "
+                             f"{short_repr(empty)}")
 
 
 def read_manifest_quietly(folder: Path | Folder) -> dict[str, Any] | None:

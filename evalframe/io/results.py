@@ -36,6 +36,7 @@ from . import partitioned as partitioned_format
 from .manifest import (FORMAT_NAME, FORMAT_VERSION, MANIFEST_NAME, PARTITIONED_FORMAT_VERSION, invalid_matching, listed_files,
                        read_manifest, read_manifest_quietly)
 from .. import _progress
+from .._validation import few_names
 from ..errors import LoadError, SaveError
 from ..frames.arrays import DistinctLists
 
@@ -105,7 +106,7 @@ def _save_result(result: Any, out_dir: Path, format: str, partitions: int | None
     partitions = partitioned_format.check_partitions(partitions, format)
     if format == "parquet":
         if to_csv_kwargs:
-            raise SaveError(f"save(format='parquet') takes no CSV options; got {sorted(to_csv_kwargs)}.")
+            raise SaveError(f"save(format='parquet') takes no CSV options; got {few_names(sorted(to_csv_kwargs))}.")
         from . import parquet  # needs pyarrow, imported only here
     options = csv_format.save_options(to_csv_kwargs)
     for node in result.node_results:
@@ -295,7 +296,7 @@ def _check_target(out_dir: Path) -> Path:
         except LoadError as exc:
             raise SaveError(f"{out_dir} cannot be listed: {exc} Choose another out_dir.") from None
         if foreign:
-            shown = ", ".join(foreign[:5]) + (f" and {len(foreign) - 5} more" if len(foreign) > 5 else "")
+            shown = few_names(foreign)
             why = "it holds no readable evalframe.json" if manifest is None else "its evalframe.json does not list them"
             raise SaveError(
                 f"{out_dir} holds files evalframe did not write ({shown}; {why}); save replaces the whole folder "
@@ -403,7 +404,8 @@ def _load_result(cls: type, load_dir: Path, show: bool, **read_csv_kwargs: Any) 
             raise LoadError(f"results folder {load_dir} holds no .csv file (and no evalframe.json listing Parquet files).")
         for node, entry in own.items():  # every listed file is checked before any is read: a damaged folder fails fast
             if not folder.exists(entry["file"]):
-                raise LoadError(f"{load_dir / MANIFEST_NAME} lists node {node!r} but {entry['file']} is missing.")
+                raise LoadError(f"{load_dir / MANIFEST_NAME} lists node {node!r} (nodes[{node!r}].file) but "
+                                f"{load_dir / entry['file']} is missing; save the result again.")
         frames: dict[str, pd.DataFrame] = {}
         codings: dict[str, dict[str, DistinctLists]] = {}
         steps = _progress.Steps(show=show, desc="loading", total=len(own) + len(csv_files), unit="node")

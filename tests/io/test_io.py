@@ -174,7 +174,7 @@ def test_resave_removes_nodes_it_wrote_before_and_refuses_folders_with_other_fil
     only_reader.save(folder)
     assert sorted(p.name for p in folder.iterdir()) == ["Reader.csv", "evalframe.json"]
     (folder / "notes.csv").write_text("a,b\n1,2\n")
-    with pytest.raises(SaveError, match=r"holds files evalframe did not write \(notes.csv; .*move those files"):
+    with pytest.raises(SaveError, match=r"holds files evalframe did not write \(\['notes.csv'\]; .*move those files"):
         hand_result().save(folder)
     assert sorted(p.name for p in folder.iterdir()) == ["Reader.csv", "evalframe.json", "notes.csv"]
 
@@ -343,7 +343,8 @@ def test_damaged_manifest_and_cells_are_named(tmp_path):
     manifest_path = folder / "evalframe.json"
     good = json.loads(manifest_path.read_text())
     for damage, message in [
-        (lambda m: m["nodes"]["Reader"]["columns"][0].pop("codec"), r"needs a 'name' and a 'codec'"),
+        (lambda m: m["nodes"]["Reader"]["columns"][0].pop("codec"),
+         r"nodes\['Reader'\].columns\[0\] must be an object with a 'name' \(a str\) and a 'codec'"),
         (lambda m: m["nodes"]["Reader"]["columns"][0].update(dtype="floot"), r"unknown dtype 'floot'"),
         (lambda m: m.update(nodes=[]), r"'nodes' must map node names"),
     ]:

@@ -129,7 +129,8 @@ def test_manifest_files_outside_the_folder_are_refused(tmp_path, file):
     manifest = json.loads((folder / "evalframe.json").read_text())
     manifest["nodes"]["Reader"]["file"] = file
     (folder / "evalframe.json").write_text(json.dumps(manifest))
-    with pytest.raises(LoadError, match=r"'file' must name a .csv or .parquet file directly inside the results folder"):
+    with pytest.raises(LoadError, match=r"nodes\['Reader'\].file must name a .csv or .parquet file directly inside the "
+                                        r"results folder"):
         EvaluationResult.load(folder)
 
 
@@ -313,7 +314,8 @@ def test_a_manifest_with_many_nodes_fails_fast_and_in_linear_time(tmp_path):
             nodes[f"N{n - 1}"] = {"file": f"N{n - 1}.csv", "rows": "1", "columns": columns}
         (folder / "evalframe.json").write_text(json.dumps({**good, "nodes": nodes}))
         start = time.perf_counter()
-        message = rf"node 'N{n - 1}': 'rows' must be" if damage_last else r"lists node 'N0' but N0.csv is missing"
+        message = (rf"nodes\['N{n - 1}'\].rows must be" if damage_last
+                   else r"lists node 'N0' \(nodes\['N0'\].file\) but .*N0.csv is missing")
         with pytest.raises(LoadError, match=message):
             EvaluationResult.load(folder)
         return time.perf_counter() - start

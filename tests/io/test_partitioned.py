@@ -280,7 +280,8 @@ def test_a_codec_that_does_not_match_the_files_column_is_named(tmp_path, partiti
 
 def test_a_parts_list_of_the_wrong_length_is_named(saved):
     edit_manifest(saved, lambda manifest: manifest["nodes"]["Reader"]["parts"].pop())
-    with pytest.raises(LoadError, match=r"node 'Reader' needs 'parts': one entry per partition \(3\)"):
+    with pytest.raises(LoadError, match=r"evalframe.json: nodes\['Reader'\].parts must be a list of one entry per "
+                                        r"partition \(3, .*got a list of 2 entries"):
         EvaluationResult.load(saved, progress=False)
 
 

@@ -89,7 +89,7 @@ def test_save_refuses_folders_holding_files_it_did_not_write(tmp_path, fmt):
     (folder / "user.parquet").write_bytes(b"PAR1 not evalframe's")  # today's save deletes every *.parquet
     (folder / "other.csv").write_text("a,b\n1,2\n")  # today's save moves it in, and load then refuses the folder
     before = snapshot(folder)
-    with pytest.raises(SaveError, match=r"holds files evalframe did not write \(other.csv, user.parquet; .*"
+    with pytest.raises(SaveError, match=r"holds files evalframe did not write \(\['other.csv', 'user.parquet'\]; .*"
                                         r"Choose a new or empty out_dir, or move those files"):
         new_result().save(folder, format=fmt)
     assert snapshot(folder) == before
@@ -97,7 +97,7 @@ def test_save_refuses_folders_holding_files_it_did_not_write(tmp_path, fmt):
     haystack = tmp_path / "haystack"  # a folder without evalframe.json is not evalframe's to replace
     haystack.mkdir()
     (haystack / "Retriever.csv").write_text('"multilabel_id","type"\n"q1","document"\n')
-    with pytest.raises(SaveError, match=r"\(Retriever.csv; it holds no readable evalframe.json\)"):
+    with pytest.raises(SaveError, match=r"\(\['Retriever.csv'\]; it holds no readable evalframe.json\)"):
         new_result().save(haystack, format=fmt)
     assert (haystack / "Retriever.csv").read_text() == '"multilabel_id","type"\n"q1","document"\n'
     empty = tmp_path / "empty"
@@ -110,7 +110,7 @@ def test_the_refusal_lists_at_most_five_files(tmp_path):
     folder.mkdir()
     for i in range(7):
         (folder / f"f{i}.txt").write_text("")
-    with pytest.raises(SaveError, match=r"\(f0.txt, f1.txt, f2.txt, f3.txt, f4.txt and 2 more; "):
+    with pytest.raises(SaveError, match=r"\(\['f0.txt', 'f1.txt', 'f2.txt', 'f3.txt', 'f4.txt'\] and 2 more; "):
         old_result().save(folder)
 
 
