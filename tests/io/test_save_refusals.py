@@ -266,7 +266,7 @@ def test_the_command_names_the_encoding_the_user_typed_in_one_line(tmp_path, cap
     folder = EvaluationResult({"N": _texts_and_floats()}).save(tmp_path / "folder")
     assert main(["convert", str(folder), str(tmp_path / "out"), "--to", "csv", "--encoding", "rot13"]) == 1
     out, err = capsys.readouterr()
-    assert out == "" and err == ("error: encoding 'rot13' cannot read a CSV file: it is a transform for codecs.encode, "
+    assert out == "" and err == ("error: --encoding 'rot13' cannot read a CSV file: it is a transform for codecs.encode, "
                                  "not a text encoding; pass e.g. 'utf-8', 'utf-8-sig' or 'cp1252'.\n")
     run, qrels = tmp_path / "run.txt", tmp_path / "qrels.txt"
     run.write_text("q1 Q0 d1 1 0.9 tag\n", encoding="utf-8")
