@@ -107,14 +107,21 @@ def partition_of_rows(node: str, frame: pd.DataFrame, partitions: int, known: di
     if ROW_COLUMN in frame.columns:
         raise SaveError(f"node {node!r} has a column named {ROW_COLUMN!r}, which partitioned folders reserve for the "
                         "row positions; rename it.")
-    codes, distinct = pd.factorize(frame[KEY_COLUMN].to_numpy(dtype=object), use_na_sentinel=False)
+    codes, _, numbers = _hashed(frame[KEY_COLUMN].to_numpy(dtype=object), partitions, known)
+    return numbers[codes]
+
+
+def _hashed(ids: np.ndarray, partitions: int, known: dict[Any, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``ids`` factorised (codes, distinct ids) and the partition number of each distinct id, hashed once per id
+    (``known`` caches the numbers of ids already hashed)."""
+    codes, distinct = pd.factorize(ids, use_na_sentinel=False)
     numbers = np.empty(len(distinct), dtype=np.int64)
     for i, key in enumerate(distinct.tolist()):  # one hash per distinct query, never per row
         number = known.get(key)
         if number is None:
             number = known[key] = _partition_of(key, partitions)
         numbers[i] = number
-    return numbers[codes]
+    return codes, distinct, numbers
 
 
 def split_rows(parts: np.ndarray, partitions: int) -> list[np.ndarray]:
@@ -243,16 +250,8 @@ def check_part(path: Path, node: str, number: int, layout: Mapping[str, Any], fr
             raise LoadError(f"{path}: the order keys ({ROW_COLUMN!r}) must be distinct and increasing; row "
                             f"{wrong[0] + 2} of the file holds {keys[wrong[0] + 1]} after {keys[wrong[0]]} (the file was "
                             "edited or damaged: save the result again).")
-    ids = frame[KEY_COLUMN].to_numpy(dtype=object)
-    codes, distinct = pd.factorize(ids, use_na_sentinel=False)
-    cache = {} if known is None else known
     partitions = int(layout["partitions"])
-    numbers = np.empty(len(distinct), dtype=np.int64)
-    for i, key in enumerate(distinct.tolist()):  # one hash per distinct query, never per row
-        found_number = cache.get(key)
-        if found_number is None:
-            found_number = cache[key] = _partition_of(key, partitions)
-        numbers[i] = found_number
+    codes, distinct, numbers = _hashed(frame[KEY_COLUMN].to_numpy(dtype=object), partitions, {} if known is None else known)
     wrong = np.flatnonzero(numbers != number)
     if len(wrong):
         first = int(np.flatnonzero(codes == wrong[0])[0])
