@@ -252,6 +252,23 @@ def _check_arrow_type(path: Path, spec: dict[str, Any], arrow_type: Any) -> None
         raise LoadError(f"{path}: column {spec['name']!r} holds {arrow_type} values, but evalframe.json records it with "
                         f"codec {spec['codec']!r}, which stores {what}; the file and evalframe.json do not belong "
                         "together (one was edited or copied from another save): save the result again.")
+    if spec["codec"] == "native":
+        # save writes a number column as the Arrow type of its dtype: any other type would be cast to the recorded
+        # dtype (ranks read as booleans, say) and change the numbers
+        dtype = pd.api.types.pandas_dtype(spec["dtype"])
+        nullable = isinstance(dtype, pd.api.extensions.ExtensionDtype)
+        expected = _arrow_type_of(dtype)
+        if arrow_type != expected and not (nullable and types.is_null(arrow_type)):
+            raise LoadError(f"{path}: column {spec['name']!r} holds {arrow_type} values, but evalframe.json records its "
+                            f"dtype as {spec['dtype']!r}, which save writes as {expected}; the file and evalframe.json "
+                            "do not belong together (one was edited or copied from another save): save the result "
+                            "again.")
+
+
+def _arrow_type_of(dtype: Any) -> Any:
+    """The Arrow type save writes a number / bool column of ``dtype`` as (a nullable dtype: its numpy kind's)."""
+    pa, _ = _pyarrow()
+    return pa.from_numpy_dtype(getattr(dtype, "numpy_dtype", dtype))
 
 
 def read(folder: Folder, entry: dict[str, Any], codings: dict[str, DistinctLists],

@@ -278,6 +278,34 @@ def test_a_codec_that_does_not_match_the_files_column_is_named(tmp_path, partiti
         EvaluationResult.load(folder, progress=False)
 
 
+@pytest.mark.parametrize("partitioned", [False, True], ids=["plain", "partitioned"])
+@pytest.mark.parametrize("column, dtype, holds, writes", [
+    ("rank", "bool", "int64", "bool"),            # was: ranks read as True, mrr 0.6389 -> 0.8333, no error
+    ("rank", "int8", "int64", "int8"),            # was: a raw OverflowError past 127, a silent cast below it
+    ("rank", "boolean", "int64", "bool"),         # was: TypeError: Need to pass bool-like values
+    ("gold_id_match", "int64", "double", "int64"),  # a float column read as ints
+])
+def test_a_number_dtype_that_does_not_match_the_files_column_is_named(tmp_path, partitioned, column, dtype, holds,
+                                                                      writes):
+    folder = hand_result().save(tmp_path / "out", format="parquet", partitions=2 if partitioned else None,
+                                progress=False)
+    assert EvaluationResult.load(folder, progress=False).calculate_metrics()["Retriever"]["mrr"] == pytest.approx(
+        (1 + 1 + 1 / 3 + 1 + 0 + 0.5) / 6)  # the hand-worked mrr of the saved result
+
+    def edit(manifest):
+        node = manifest["nodes"]["Retriever"]
+        for entry in node["parts"] if partitioned else [node]:
+            for spec in entry["columns"]:
+                if spec["name"] == column:
+                    spec["dtype"] = dtype
+
+    edit_manifest(folder, edit)
+    with pytest.raises(LoadError, match=rf"Retriever(.part-0000\d-of-00002)?.parquet: column '{column}' holds {holds} "
+                                        rf"values, but evalframe.json records its dtype as '{dtype}', which save "
+                                        rf"writes as {writes}; .*save the result again"):
+        EvaluationResult.load(folder, progress=False)
+
+
 def test_a_parts_list_of_the_wrong_length_is_named(saved):
     edit_manifest(saved, lambda manifest: manifest["nodes"]["Reader"]["parts"].pop())
     with pytest.raises(LoadError, match=r"evalframe.json: nodes\['Reader'\].parts must be a list of one entry per "
