@@ -374,9 +374,9 @@ def check_literal_sizes(cells: list[Any] | TextColumn, *, node: str, column: Has
         if len(text) <= LITERAL_CELL_LIMIT or large_literal(text) is not UNREADABLE:
             continue
         row = (position if codes is None else int(np.argmax(codes == position))) + 1
-        fix = ("give the column one kind of missing value (None, NaN or '') and no NUL character, so its texts are "
-               "written as they are, or shorten the text" if text[:1] in "'\"" else
-               "store it as a list of strings or of numbers, or split or shorten it")
+        fix = ("give the column one kind of missing value (None, NaN or '') and no NUL character or lone surrogate "
+               "(a text that is not valid Unicode), so its texts are written as they are, or shorten the text"
+               if text[:1] in "'\"" else "store it as a list of strings or of numbers, or split or shorten it")
         raise SaveError(
             f"node {node!r}, column {column!r}, row {row}: the cell is written as a Python literal of {len(text):,} "
             f"characters, and load reads literals over {LITERAL_CELL_LIMIT:,} characters (1 MiB) only when they are "
@@ -845,7 +845,7 @@ def large_literal(text: str) -> Any:
     strings = string_list(text)
     if strings is not None:
         return strings
-    if not _JSON_ONLY_NAMES.search(text):
+    if not _JSON_ONLY_NAMES.search(text) and not _JSON_OTHER_ESCAPES.search(text):
         try:
             return _JSON.decode(text)
         except (ValueError, RecursionError):
@@ -859,6 +859,10 @@ _COLLECT_EVERY = 2000
 LITERAL_CELL_LIMIT = 1 << 20
 #: JSON's names, which Python spells True / False / None: a text holding them is not the same value in both.
 _JSON_ONLY_NAMES = re.compile(r"\b(?:true|false|null)\b")
+#: Escapes JSON reads otherwise than Python (after an even run of backslashes, so the backslash is not itself
+#: escaped): "\/" (JSON "/", Python a backslash and "/") and a surrogate "\ud800"-"\udfff" (JSON joins a pair into
+#: one character, Python keeps two), as repr writes a text with lone surrogates.
+_JSON_OTHER_ESCAPES = re.compile(r"(?<!\\)(?:\\\\)*\\(?:/|u[dD][89a-fA-F])")
 
 
 #: Texts made only of numbers, brackets and commas mean the same as JSON and as Python literals
