@@ -31,6 +31,7 @@ import dask
 import numpy as np
 import pandas as pd
 
+from .._validation import check_path
 from ..build.flatten import flatten
 from ..build.runs import query_lines, read_runs
 from ..columns import COLUMN_ORDER
@@ -293,6 +294,7 @@ context_matching_boost_split_overlaps, custom_document_id_field
     >>> EvaluationResult.load(built.path).calculate_metrics()["Retriever"]["recall_single_hit"]
     1.0
     """
+    out_dir = check_path(out_dir, name="out_dir")
     if isinstance(partitions, bool) or not isinstance(partitions, (int, np.integer)) or partitions < 1:
         raise InvalidParameterError(f"partitions must be an int >= 1 (how many part files per node); got {partitions!r}.")
     if partitions > partitioned.MAX_PARTITIONS:

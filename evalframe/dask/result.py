@@ -72,7 +72,7 @@ def load(load_dir: str | Path, *, client: Any = None) -> DaskEvaluationResult:
         raise InvalidParameterError(f"load_dir must be the path of a partitioned results folder (a str or a "
                                     f"pathlib.Path); got {load_dir!r}. Pass the folder that result.save(dir, "
                                     "format='parquet', partitions=N) wrote.")
-    path = Path(load_dir)
+    path = check.check_path(load_dir, name="load_dir")  # a NUL character, which no file system allows
     with Folder(path) as folder:
         manifest = read_manifest(folder)
     if manifest is None or manifest.get("partitioned") is None:

@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 
 from .folder import Folder, with_retries
+from .._validation import check_path
 from ..errors import LoadError, SaveError
 from ..frames.arrays import DistinctLists, object_array
 
@@ -326,7 +327,7 @@ def read_partition(path: str | Path, number: int, generation: str | None = None,
     """
     from .manifest import read_manifest
 
-    path = Path(path)
+    path = check_path(path, name="path")
 
     def attempt() -> Partition:
         with Folder(path) as folder:

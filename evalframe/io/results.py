@@ -36,7 +36,7 @@ from . import partitioned as partitioned_format
 from .manifest import (FORMAT_NAME, FORMAT_VERSION, MANIFEST_NAME, PARTITIONED_FORMAT_VERSION, invalid_matching, listed_files,
                        read_manifest, read_manifest_quietly)
 from .. import _progress
-from .._validation import few_names
+from .._validation import check_path, few_names
 from ..errors import LoadError, SaveError
 from ..frames.arrays import DistinctLists
 
@@ -216,7 +216,7 @@ def save_parts(out_dir: str | Path, partitions: int, write_parts: Callable[[Path
     """
     from .._version import __version__
 
-    out_dir = Path(out_dir)
+    out_dir = check_path(out_dir, name="out_dir")
     partitions = partitioned_format.check_partitions(partitions, "parquet") or 1
     manifest: dict[str, Any] = {
         "format": FORMAT_NAME, "format_version": PARTITIONED_FORMAT_VERSION, "evalframe_version": __version__,

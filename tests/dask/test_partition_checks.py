@@ -16,6 +16,8 @@ import pytest
 
 import evalframe.dask
 from evalframe import EvaluationResult, InvalidParameterError, LoadError
+from evalframe.io import save_parts
+from evalframe.io.partitioned import read_partition
 from tests.fixtures import hand_result
 
 pa = pytest.importorskip("pyarrow")
@@ -182,3 +184,16 @@ def test_load_names_a_load_dir_that_is_not_a_path(bad):
     with pytest.raises(InvalidParameterError, match=r"load_dir must be the path of a partitioned results folder \(a str "
                                                     r"or a pathlib.Path\); got "):
         evalframe.dask.load(bad)
+
+
+@pytest.mark.parametrize("call, parameter", [
+    (lambda path: evalframe.dask.load(path), "load_dir"),
+    (lambda path: read_partition(path, 0), "path"),
+    (lambda path: evalframe.dask.from_runs(["runs.jsonl"], path, partitions=2), "out_dir"),
+    (lambda path: save_parts(path, 2, lambda staging: {}), "out_dir"),
+], ids=["dask.load", "read_partition", "dask.from_runs", "save_parts"])
+def test_a_path_with_a_nul_character_is_named_before_any_work(tmp_path, call, parameter):
+    # was: the os module's bare ValueError ('embedded null byte')
+    with pytest.raises(InvalidParameterError, match=rf"^{parameter} must be a path without a NUL character"):
+        call(str(tmp_path / "a\x00b"))
+    assert list(tmp_path.iterdir()) == []
