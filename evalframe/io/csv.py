@@ -153,8 +153,17 @@ def _close_encoding(encoding: object) -> str:
         pass
     import encodings.aliases
 
-    names = sorted(set(encodings.aliases.aliases.values()) | {"utf_8", "utf_8_sig", "cp1252", "latin_1"})
+    names = sorted(name for name in set(encodings.aliases.aliases.values()) | {"utf_8", "utf_8_sig", "cp1252", "latin_1"}
+                   if _known(name))  # not 'mbcs' off Windows, say: a suggestion must work
     return did_you_mean(encoding.lower().replace("-", "_"), names).replace("_", "-")
+
+
+def _known(encoding: str) -> bool:
+    try:
+        codecs.lookup(encoding)
+    except LookupError:
+        return False
+    return True
 
 
 def write(path: Path, columns: dict[str, list[Any]] | dict[str, TextColumn], *, sep: str, encoding: str,
@@ -287,8 +296,9 @@ def check_dialect(source: BinaryIO, path: Path, options: dict[str, Any]) -> None
     """
     sep = options.get("sep", options.get("delimiter", ","))
     encoding = options.get("encoding") or "utf-8"
-    if not isinstance(sep, str) or not sep:  # pandas would fail deep inside its parser
-        raise LoadError(f"sep must be the CSV files' separator, e.g. ',' or ';'; got {sep!r}.", parameter="sep")
+    if not isinstance(sep, str) or not sep or sep in '"\r\n':  # pandas would fail deep inside its parser, or blame the file
+        raise LoadError(f"sep must be the CSV files' separator, e.g. ',' or ';' (not the quote or a line break); got "
+                        f"{sep!r}.", parameter="sep")
     problem = encoding_problem(encoding)
     if problem is not None:  # the user's encoding= (--encoding): the manifest's was checked with the manifest
         raise LoadError(f"encoding {short_repr(encoding)} cannot read a CSV file: {problem}; pass e.g. 'utf-8', 'utf-8-sig' or "

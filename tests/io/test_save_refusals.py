@@ -287,3 +287,23 @@ def _escaped(value: object) -> str:
     import re
 
     return re.escape(repr(value))
+
+
+@pytest.mark.parametrize("sep", ['"', "\n", "\r"])
+def test_loads_sep_argument_refuses_the_quote_and_line_breaks_naming_sep(tmp_path, sep):
+    # was: a row "holds 25 cells but the header names 47 columns" (the file blamed), or pandas' own ValueError text
+    folder = EvaluationResult({"N": _texts_and_floats()}).save(tmp_path / "out")
+    with pytest.raises(LoadError, match=r"^sep must be the CSV files' separator, e\.g\. ',' or ';' \(not the quote or a "
+                                        r"line break\); got ") as caught:
+        EvaluationResult.load(folder, sep=sep)
+    assert caught.value.parameter == "sep"
+    assert main(["metrics", str(folder), "--sep", sep]) == 1
+
+
+def test_an_encoding_suggestion_is_one_python_has():
+    # was: "not an encoding Python knows ... Did you mean 'mbcs'?" (mbcs exists on Windows only)
+    with pytest.raises(SaveError) as caught:
+        EvaluationResult({"N": _texts_and_floats()}).save("unused", encoding="mbcs")
+    assert "Did you mean 'mbcs'" not in str(caught.value)
+    with pytest.raises(SaveError, match=r"Did you mean 'utf-8'\?"):
+        EvaluationResult({"N": _texts_and_floats()}).save("unused", encoding="utf8x")
