@@ -303,14 +303,14 @@ def replace_folder(target: Path, write: Callable[[Path], None],
     """
     parent = target.parent
     cleanup_stale(target)
+    # a save that fails before its swap leaves the target as it was: the previous folder, or none
+    untouched = None if os.path.lexists(target) else f"{target} was not created"
     try:
         token, lock_fd, lock = _take_lock(parent, target.name)
     except OSError as exc:
-        raise _as_save_error(exc, target) from None
+        raise _as_save_error(exc, target, untouched) from None
     staging = parent / f".{target.name}.evalframe-tmp-{token}"
     aside = parent / f".{target.name}.evalframe-old-{token}"
-    # a save that fails before its swap leaves the target as it was: the previous folder, or none
-    untouched = None if os.path.lexists(target) else f"{target} was not created"
     try:
         try:
             step("mkdir staging")

@@ -707,3 +707,17 @@ def test_an_oserror_in_the_rename_fallback_says_what_is_in_the_folder(tmp_path, 
     # and what it says of the next load: the folder holds that result (the old one renamed back), nothing beside it
     assert_result_equal(EvaluationResult.load(folder), results[holds or "old"])
     assert siblings(folder) == []
+
+
+@pytest.mark.parametrize("step", ["create lock", "publish lock", "mkdir staging"])
+def test_a_failed_save_of_a_new_folder_says_it_was_not_created(tmp_path, monkeypatch, step):
+    # was: "the previous folder is unchanged" at the lock steps, for a folder that never existed
+    def hook(name):
+        if name == step:
+            raise OSError(errno.EIO, os.strerror(errno.EIO), name)
+
+    monkeypatch.setattr(_atomic, "step_hook", hook)
+    with pytest.raises(SaveError, match=rf"^cannot save to .*new: Input/output error \({step}\); .*new was not created\.$"):
+        new_result().save(tmp_path / "new")
+    monkeypatch.setattr(_atomic, "step_hook", None)
+    assert not os.path.lexists(tmp_path / "new")
