@@ -426,10 +426,42 @@ def check_rows(source: BinaryIO, path: Path, frame: pd.DataFrame, options: dict[
         _raise_for_bad_row(source, path, options)
 
 
+def _passed_dialect(recorded: dict[str, Any], given: dict[str, Any]) -> str | None:
+    """The ``sep`` or ``encoding`` a load was given that differs from the one evalframe.json records (the files may
+    have been rewritten with it, by a spreadsheet say), or None."""
+    for key in ("sep", "encoding"):
+        if key not in given or key not in recorded or not isinstance(given[key], str):
+            continue
+        if (_codec_name(given[key]) != _codec_name(recorded[key])) if key == "encoding" else given[key] != recorded[key]:
+            return key
+    return None
+
+
+def _codec_name(encoding: str) -> str | None:
+    try:
+        return codecs.lookup(encoding).name
+    except LookupError:
+        return None
+
+
 def read(folder: Folder, entry: dict[str, Any], csv_options: dict[str, Any], read_csv_kwargs: dict[str, Any],
          codings: dict[str, DistinctLists]) -> pd.DataFrame:
     """Read one CSV evalframe wrote; the distinct cells of its metric list columns go to ``codings``."""
     path = folder.path / entry["file"]
+    passed = _passed_dialect(csv_options, read_csv_kwargs)
+    try:
+        return _read(folder, path, entry, csv_options, read_csv_kwargs, codings)
+    except LoadError as error:
+        if passed is None or error.parameter is not None:
+            raise
+        # the file is not what the manifest says, but it was read as the caller said, not as the manifest says
+        raise LoadError(f"{error} It was read with {passed} {read_csv_kwargs[passed]!r}, as passed, where evalframe.json "
+                        f"records {csv_options[passed]!r}: leave {passed} out unless the files were rewritten with it.",
+                        parameter=passed) from None
+
+
+def _read(folder: Folder, path: Path, entry: dict[str, Any], csv_options: dict[str, Any], read_csv_kwargs: dict[str, Any],
+          codings: dict[str, DistinctLists]) -> pd.DataFrame:
     specs = entry["columns"]
     # each distinct dtype text parsed once: pandas_dtype costs tens of microseconds, and a node may have 10^5 columns
     parsed = {text: pd.api.types.pandas_dtype(text) for text in {s["dtype"] for s in specs}}

@@ -307,3 +307,15 @@ def test_an_encoding_suggestion_is_one_python_has():
     assert "Did you mean 'mbcs'" not in str(caught.value)
     with pytest.raises(SaveError, match=r"Did you mean 'utf-8'\?"):
         EvaluationResult({"N": _texts_and_floats()}).save("unused", encoding="utf8x")
+
+
+@pytest.mark.parametrize("sep", [";", "m"])
+def test_a_sep_other_than_the_recorded_one_is_named_when_the_files_do_not_read_with_it(tmp_path, capsys, sep):
+    # was: only "the file was cut or edited" / "its columns differ", blaming a good file for the --sep the user passed
+    folder = EvaluationResult({"N": _texts_and_floats()}).save(tmp_path / "out")
+    hint = rf"It was read with sep '{sep}', as passed, where evalframe.json records ',': leave sep out unless the files"
+    with pytest.raises(LoadError, match=hint) as caught:
+        EvaluationResult.load(folder, sep=sep)
+    assert caught.value.parameter == "sep"
+    assert main(["metrics", str(folder), "--sep", sep]) == 1
+    assert capsys.readouterr().err.startswith("error: --sep: ")
