@@ -26,7 +26,8 @@ from .matching import context_similarities, exact_match, f1
 from .sas import resolve_sas_model
 from ..schema import Answer, Document, Label, MultiLabel, Span, TableCell, offset_to_dict
 
-__all__ = ["OUTPUT_KEYS", "flatten", "as_answer", "as_document", "IdlessDocuments", "warn_idless_documents"]
+__all__ = ["OUTPUT_KEYS", "flatten", "as_answer", "as_document", "IdlessDocuments", "idless_positions",
+           "warn_idless_documents"]
 
 #: What a node may return per query; the ``*_isolated`` outputs are evaluated in isolated mode.
 OUTPUT_KEYS: tuple[str, ...] = ("answers", "answers_isolated", "documents", "documents_isolated")
@@ -107,11 +108,13 @@ def as_answer(item: Any, where: str) -> Answer:
 
 @dataclass
 class IdlessDocuments:
-    """Retrieved documents given without an ``id``: how many of how many, and where the first one is."""
+    """Retrieved documents given without an ``id`` (or with ``""``): how many of how many, where the first one is, and
+    whether the gold labels name documents by ids of their own (only then is there something to say)."""
 
     count: int = 0
     total: int = 0
     first: str = ""
+    gold_ids: bool = False
 
     def add(self, total: int, missing: list[int], where: Callable[[int], str]) -> None:
         """Count a list of ``total`` documents whose positions ``missing`` have no id; ``where(j)`` names one."""
@@ -119,6 +122,14 @@ class IdlessDocuments:
             self.first = where(missing[0])
         self.count += len(missing)
         self.total += total
+
+    def merge(self, other: IdlessDocuments) -> None:
+        """Add the counts of a later part (a shard of runs files): the first document stays the earliest one."""
+        if other.count and not self.count:
+            self.first = other.first
+        self.count += other.count
+        self.total += other.total
+        self.gold_ids = self.gold_ids or other.gold_ids
 
 
 def gold_ids_are_given(labels: Sequence[MultiLabel | None]) -> bool:
@@ -135,21 +146,22 @@ def gold_ids_are_given(labels: Sequence[MultiLabel | None]) -> bool:
     return False
 
 
-def warn_idless_documents(idless: IdlessDocuments, labels: Sequence[MultiLabel | None]) -> None:
+def warn_idless_documents(idless: IdlessDocuments) -> None:
     """One warning for all retrieved documents without an id, when the gold labels name documents by given ids."""
-    if not idless.count or not gold_ids_are_given(labels):
+    if not idless.count or not idless.gold_ids:
         return
-    warn(f"{idless.count:,} of {idless.total:,} retrieved documents have no 'id' (the first: {idless.first}); each "
-         "gets the hash of its content as id, which never equals a gold document id given in the labels, so the "
+    warn(f"{idless.count:,} of {idless.total:,} retrieved documents have no 'id' or an empty one (the first: "
+         f"{idless.first}); one without an id gets the hash of its content as id, one with '' keeps it, and neither "
+         "equals a gold document id given in the labels, so the "
          "document_id scopes (document_scope 'document_id', 'document_id_and_context' and the id part of "
          "'document_id_or_context' / 'document_id_or_answer', the default) count them as not relevant: document_id "
          "metrics come out too low. Give every document its id (the id the gold labels use), or score with a "
          "context scope (document_scope='context'; --document-scope context on the command line).")
 
 
-def _missing_ids(items: Sequence[Any]) -> list[int]:
-    """Positions of the Document dicts in ``items`` without an id (a Document object always has one)."""
-    return [j for j, item in enumerate(items) if isinstance(item, Mapping) and item.get("id") is None]
+def idless_positions(items: Sequence[Any]) -> list[int]:
+    """Positions of the Document dicts in ``items`` without an id or with ``""`` (a Document object always has one)."""
+    return [j for j, item in enumerate(items) if isinstance(item, Mapping) and item.get("id") in (None, "")]
 
 
 def _validate_outputs(node_outputs: Any, n_labels: int,
@@ -194,7 +206,7 @@ def _validate_outputs(node_outputs: Any, n_labels: int,
                 lists.append([convert(item, f"node {node!r}, {key!r}, query {index}, {kind} {j}")
                               for j, item in enumerate(items)])
                 if idless is not None and kind == "document":
-                    idless.add(len(items), _missing_ids(items),
+                    idless.add(len(items), idless_positions(items),
                                lambda j: f"node {node!r}, {key!r}, query {index}, document {j}")  # noqa: B023
             out[node][key] = lists
     return out
@@ -544,7 +556,8 @@ def flatten(
     multilabels = [_as_multilabel(item, i) for i, item in enumerate(labels)]
     idless = IdlessDocuments()
     outputs = _validate_outputs(node_outputs, len(multilabels), idless)
-    warn_idless_documents(idless, multilabels)
+    idless.gold_ids = gold_ids_are_given(multilabels)
+    warn_idless_documents(idless)
     sas = resolve_sas_model(sas_model)
 
     queries: list[_Query | None] = []

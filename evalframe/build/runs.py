@@ -15,10 +15,11 @@ from typing import Any
 from .._progress import bar, enabled
 from .._validation import did_you_mean
 from ..errors import EvalframeError, InvalidParameterError, LoadError
-from .flatten import OUTPUT_KEYS, IdlessDocuments, as_answer, as_document, warn_idless_documents
+from .flatten import (OUTPUT_KEYS, IdlessDocuments, as_answer, as_document, gold_ids_are_given, idless_positions,
+                      warn_idless_documents)
 from ..schema import Answer, Document, Label, MultiLabel
 
-__all__ = ["read_runs", "query_lines"]
+__all__ = ["read_runs", "read_runs_counted", "query_lines"]
 
 _LINE_KEYS = ("query", "filters", "labels", "gold", "nodes", "id")
 _GOLD_KEYS = ("document_ids", "contexts", "answers")
@@ -143,6 +144,15 @@ def read_runs(path: str | Path, *, progress: bool | None = None,
     >>> labels[0].answers, sorted(outputs)
     (['Berlin'], ['Reader', 'Retriever'])
     """
+    labels, outputs, idless = read_runs_counted(path, progress=progress)
+    warn_idless_documents(idless)
+    return labels, outputs
+
+
+def read_runs_counted(path: str | Path, *, progress: bool | None = None,
+                      ) -> tuple[list[MultiLabel | None], dict[str, dict[str, list[list[Any]]]], IdlessDocuments]:
+    """:func:`read_runs` without its warning about documents without ids: they are counted and returned, for a
+    build of several files (shards) that warns once for all of them (:func:`warn_idless_documents`)."""
     if not isinstance(path, (str, os.PathLike)) or (isinstance(path, str) and not path):
         raise InvalidParameterError(
             f"path must be a str or os.PathLike naming a non-empty runs file; got {path!r} of type {type(path).__name__}."
@@ -176,7 +186,7 @@ def _not_utf8(path: Path) -> str:
     return f"runs file {path} is not UTF-8 text; write it as UTF-8 JSON Lines."  # changed while read
 
 
-def _read(path: Path, show: bool) -> tuple[list[MultiLabel | None], dict[str, dict[str, list[list[Any]]]]]:
+def _read(path: Path, show: bool) -> tuple[list[MultiLabel | None], dict[str, dict[str, list[list[Any]]]], IdlessDocuments]:
     labels: list[MultiLabel | None] = []
     outputs: dict[str, dict[str, list[list[Any]]]] = {}
     shape: dict[str, tuple[str, ...]] | None = None
@@ -252,7 +262,7 @@ def _read(path: Path, show: bool) -> tuple[list[MultiLabel | None], dict[str, di
                     except EvalframeError as exc:
                         raise LoadError(f"{where}: {exc}") from None
                     if kind == "document":
-                        idless.add(len(items), [j for j, item in enumerate(items) if item.get("id") is None],
+                        idless.add(len(items), idless_positions(items),
                                    lambda j: f"{where}, node {node!r}, {key!r}, document {j + 1}")  # noqa: B023
                     outputs.setdefault(node, {}).setdefault(key, []).append(converted)
                 line_shape[node] = tuple(sorted(node_output))
@@ -265,8 +275,8 @@ def _read(path: Path, show: bool) -> tuple[list[MultiLabel | None], dict[str, di
                 )
     if not labels:
         raise LoadError(f"runs file {path} holds no query.")
-    warn_idless_documents(idless, labels)
-    return labels, outputs
+    idless.gold_ids = gold_ids_are_given(labels)
+    return labels, outputs, idless
 
 
 def query_lines(path: str | Path) -> list[int]:

@@ -33,7 +33,8 @@ import pandas as pd
 
 from .._validation import check_path
 from ..build.flatten import flatten
-from ..build.runs import query_lines, read_runs
+from ..build.flatten import IdlessDocuments, warn_idless_documents
+from ..build.runs import query_lines, read_runs_counted
 from ..columns import COLUMN_ORDER
 from ..errors import EvalframeError, InvalidParameterError, LoadError
 from ..io import partitioned, save_parts
@@ -74,7 +75,7 @@ class _Shard:
     pieces: dict[str, dict[int, str]]  # node -> partition number -> piece file
     queries: int = 0
     dropped: list[str] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
+    idless: IdlessDocuments = field(default_factory=IdlessDocuments)  # warned about once for all shards
 
 
 def _shard_paths(runs: Any) -> list[Path]:
@@ -124,20 +125,23 @@ def _build_shard(number: int, path: str, pieces_dir: str, partitions: int, optio
     shard = _Shard(number, path, {}, {}, {}, {})
     if not lines:  # an empty shard (a split's last file, say) adds nothing
         return shard
-    # the warnings of the read (documents without ids) and of the build go back to the client with the shard
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        labels, outputs = read_runs(path, progress=False)
-        shard.shape = {node: tuple(sorted(node_output)) for node, node_output in outputs.items()}
-        shard.dropped = [f"{path}:{lines[i]}" for i, label in enumerate(labels) if label is None]
-        shard.queries = len(labels) - len(shard.dropped)
-        try:
-            frames = flatten(labels, outputs, matching=options, sas_model=sas_model, progress=False,
-                             keep_scores=keep_scores)
-        except EvalframeError as exc:
-            raise type(exc)(_at_lines(exc, path, lines)) from None
-    shard.warnings = [_at_lines(w.message, path, lines) for w in caught
-                      if "has no label; the query is left out" not in str(w.message)]
+    # no warnings.catch_warnings here: it is not thread-safe, and on a threaded scheduler it swapped the warning
+    # filters of the caller's process under its other threads (a warning of the caller's was lost). The read counts
+    # the documents without ids (the client warns once for all shards); the queries without gold labels are left
+    # out here, before flatten would warn of them by their position in the shard (the client names their lines)
+    labels, outputs, shard.idless = read_runs_counted(path, progress=False)
+    shard.shape = {node: tuple(sorted(node_output)) for node, node_output in outputs.items()}
+    keep = [i for i, label in enumerate(labels) if label is not None]
+    shard.dropped = [f"{path}:{lines[i]}" for i, label in enumerate(labels) if label is None]
+    shard.queries = len(keep)
+    if len(keep) < len(labels):
+        labels, lines = [labels[i] for i in keep], [lines[i] for i in keep]
+        outputs = {node: {key: [lists[i] for i in keep] for key, lists in node_output.items()}
+                   for node, node_output in outputs.items()}
+    try:
+        frames = flatten(labels, outputs, matching=options, sas_model=sas_model, progress=False, keep_scores=keep_scores)
+    except EvalframeError as exc:
+        raise type(exc)(_at_lines(exc, path, lines)) from None
     folder = Path(pieces_dir) / f"{number:07d}"
     folder.mkdir(exist_ok=True)  # not parents: once a failed build has removed its staging folder, nothing is written
     for node_number, (node, frame) in enumerate(frames.items()):
@@ -339,9 +343,10 @@ context_matching_boost_split_overlaps, custom_document_id_field
 
     path = save_parts(out_dir, partitions, write_parts, matching=recorded)
     shards: list[_Shard] = summary["shards"]
+    idless = IdlessDocuments()
     for shard in shards:
-        for message in shard.warnings:
-            warnings.warn(message, stacklevel=2)
+        idless.merge(shard.idless)
+    warn_idless_documents(idless)  # one warning, with the count over every shard and the first file:line
     dropped = [line for s in shards for line in s.dropped]
     if dropped:
         shown = ", ".join(dropped[:10]) + (", ..." if len(dropped) > 10 else "")

@@ -417,13 +417,24 @@ def test_in_memory_documents_without_ids_are_warned_about_once_with_the_first_po
     with_ids = [{"id": f"d{j}", "content": f"passage {j}"} for j in range(3)]
     without = [{"content": f"passage {j}"} for j in range(400)]
     labels = [[hamlet_label()], [hamlet_label(filters={"lang": "de"})], [hamlet_label(filters={"lang": "fr"})]]
-    pattern = (r"800 of 803 retrieved documents have no 'id' \(the first: node 'R', 'documents', query 1, document 0\); "
-               r"each gets the hash of its content as id.*document_id scopes.*document_scope='context'")
+    pattern = (r"800 of 803 retrieved documents have no 'id' or an empty one \(the first: node 'R', 'documents', query 1, "
+               r"document 0\); one without an id gets the hash of its content as id.*document_id scopes.*"
+               r"document_scope='context'")
     with pytest.warns(UserWarning, match=pattern) as caught:
         frame = EvaluationResult.from_runs(labels, {"R": {"documents": [with_ids, without, without]}},
                                            progress=False)["R"]
     assert len(caught) == 1 and caught[0].filename == __file__
     assert frame["gold_id_match"].sum() == 0.0  # what the warning is about: the hashes match no gold id "hamlet"
+
+
+def test_documents_with_an_empty_id_are_warned_about_too():
+    # was: no warning; an id '' is kept, and equals no gold id
+    documents = [{"id": "", "content": "passage 0"}, {"id": "d1", "content": "passage 1"}, {"id": "", "content": "x"}]
+    with pytest.warns(UserWarning, match=r"^2 of 3 retrieved documents have no 'id' or an empty one \(the first: node "
+                                         r"'R', 'documents', query 0, document 0\)") as caught:
+        frame = EvaluationResult.from_runs([[hamlet_label()]], {"R": {"documents": [documents]}}, progress=False)["R"]
+    assert len(caught) == 1
+    assert frame["document_id"].tolist() == ["", "d1", ""]
 
 
 def test_no_warning_when_every_in_memory_document_has_an_id():

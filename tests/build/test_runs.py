@@ -152,8 +152,9 @@ def runs_line(n_documents: int, with_ids: bool, gold: dict | None = None) -> str
 def test_documents_without_ids_are_warned_about_once_with_the_first_line(tmp_path):
     path = tmp_path / "runs.jsonl"
     path.write_text(runs_line(500, True) + runs_line(1000, False) + runs_line(1000, False), encoding="utf-8")
-    pattern = (r"2,000 of 2,500 retrieved documents have no 'id' \(the first: \S*runs\.jsonl:2, node 'R', 'documents', "
-               r"document 1\); each gets the hash of its content as id, which never equals a gold document id .*"
+    pattern = (r"2,000 of 2,500 retrieved documents have no 'id' or an empty one \(the first: \S*runs\.jsonl:2, node 'R', "
+               r"'documents', document 1\); one without an id gets the hash of its content as id, one with '' keeps it, "
+               r"and neither equals a gold document id .*"
                r"document_id scopes .*Give every document its id .*document_scope='context'")
     with pytest.warns(UserWarning, match=pattern) as caught:
         read_runs(path)

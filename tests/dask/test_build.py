@@ -108,11 +108,26 @@ def test_documents_without_ids_are_warned_about_on_the_client(client, tmp_path):
                        "nodes": {"Retriever": {"documents": documents}}}) + "\n"
     shard = tmp_path / "runs-0.jsonl"
     shard.write_text(text, encoding="utf-8")
-    with pytest.warns(UserWarning, match=rf"2 of 2 retrieved documents have no 'id' \(the first: {shard}:1, node "
+    with pytest.warns(UserWarning, match=rf"2 of 2 retrieved documents have no 'id' or an empty one \(the first: {shard}:1, node "
                                          r"'Retriever', 'documents', document 1\)") as caught:
         from_runs([shard], tmp_path / "out", partitions=1, client=client)
     assert sum("have no 'id'" in str(w.message) for w in caught) == 1
     assert EvaluationResult.load(tmp_path / "out")["Retriever"]["index"].tolist() == [0, 1]
+
+
+def test_documents_without_ids_in_several_shards_are_one_warning_with_the_total(tmp_path):
+    # was: one warning per shard ("2 of 2 ..." for each file), and no total
+    documents = [{"content": BERLIN}, {"id": "d1", "content": BONN}]
+    shards = []
+    for number in range(3):
+        shard = tmp_path / f"runs-{number}.jsonl"
+        shard.write_text(json.dumps({"query": f"Capital {number}?", "gold": {"document_ids": ["d1"]},
+                                     "nodes": {"Retriever": {"documents": documents}}}) + "\n", encoding="utf-8")
+        shards.append(shard)
+    with pytest.warns(UserWarning, match=rf"^3 of 6 retrieved documents have no 'id' or an empty one \(the first: "
+                                         rf"{shards[0]}:1, node 'Retriever', 'documents', document 1\)") as caught:
+        from_runs(shards, tmp_path / "out", partitions=2)
+    assert sum("have no 'id'" in str(w.message) for w in caught) == 1
 
 
 def test_partitions_one_and_more_partitions_than_queries(client, hand_shards, tmp_path):
