@@ -18,6 +18,7 @@ Means per slice are means of the per-query table, the same numbers :meth:`calcul
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, field
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Any, Union
 
@@ -30,7 +31,8 @@ from .._validation import did_you_mean
 from ..errors import InvalidParameterError, SchemaError
 from ..metrics.registry import METRICS
 
-__all__ = ["SliceKey", "absent_field", "beside", "check_by", "labelled", "query_attributes", "query_keys", "slice_means"]
+__all__ = ["FieldPresence", "SliceKey", "beside", "check_by", "check_present", "labelled", "query_attributes", "query_keys",
+           "slice_means"]
 
 SliceKey = Union[str, Callable[[pd.DataFrame], Any], pd.Series, Mapping[Hashable, Any]]
 
@@ -146,7 +148,44 @@ def _few(names: Sequence[str]) -> str:
     return shown if len(names) <= SHOWN_NAMES else f"{shown} and {len(names) - SHOWN_NAMES:,} more"
 
 
-def _filters_field(first: pd.DataFrame, key: str, where: str, one_part: bool) -> pd.Series:
+@dataclass
+class FieldPresence:
+    """Whether some query's filters hold a ``filters.<field>`` (its value may be null), and the fields beside it
+    (for the message when none does): what one part of a result (a Dask partition) says of a slice key."""
+
+    found: bool = False
+    siblings: dict[str, None] = field(default_factory=dict)  # an ordered set
+
+    def merge(self, other: FieldPresence) -> None:
+        self.found = self.found or other.found
+        if not self.found:
+            self.siblings.update(other.siblings)
+
+
+def check_present(parts: Sequence[Mapping[str, FieldPresence]], *, where: str) -> None:
+    """Refuse a ``filters.<field>`` that no query of any part holds, as :func:`query_attributes` does for a whole frame
+    (``parts``: the ``presence`` each part recorded)."""
+    merged: dict[str, FieldPresence] = {}
+    for part in parts:
+        for key, presence in part.items():
+            merged.setdefault(key, FieldPresence()).merge(presence)
+    for key, presence in merged.items():
+        if not presence.found:
+            raise _absent(key, where, presence.siblings)
+
+
+def _absent(key: str, where: str, siblings: Mapping[str, None]) -> InvalidParameterError:
+    path = key.split(".")[1:]
+    parent = "filters." + "".join(f"{part}." for part in path[:-1])
+    fields = [parent + name for name in siblings]
+    held = f"their fields are {_few(fields)}" if fields else f"none has a field under {parent[:-1]!r}"
+    return InvalidParameterError(  # the suggestion compares field names, not the shared 'filters.' prefix
+        f"by {key!r}: no query of {where} has {key!r} in its filters, so every query would be in one slice; "
+        f"{held}.{did_you_mean(path[-1], list(siblings), prefix=parent)}", parameter="by")
+
+
+def _filters_field(first: pd.DataFrame, key: str, where: str,
+                   presence: dict[str, FieldPresence] | None) -> pd.Series:
     if "filters" not in first.columns:
         raise SchemaError(f"by={key!r} reads column 'filters', which {where} lacks.")
     path = key.split(".")[1:]
@@ -177,13 +216,10 @@ def _filters_field(first: pd.DataFrame, key: str, where: str, one_part: bool) ->
         else:
             value = None
         values.append(value)
-    if not found and not one_part:
-        parent = "filters." + "".join(f"{part}." for part in path[:-1])
-        fields = [parent + name for name in siblings]
-        held = f"their fields are {_few(fields)}" if fields else f"none has a field under {parent[:-1]!r}"
-        raise InvalidParameterError(  # the suggestion compares field names, not the shared 'filters.' prefix
-            f"by {key!r}: no query of {where} has {key!r} in its filters, so every query would be in one slice; "
-            f"{held}.{did_you_mean(path[-1], list(siblings), prefix=parent)}", parameter="by")
+    if presence is not None:  # one part of a result: the caller checks the parts together (check_present)
+        presence.setdefault(key, FieldPresence()).merge(FieldPresence(found, siblings))
+    elif not found:
+        raise _absent(key, where, siblings)
     labels = object_array(values + [None])[codes]  # code -1 (no filters) -> None
     return _hashable(pd.Series(labels, index=first.index, name=key), f"by={key!r}")
 
@@ -228,12 +264,12 @@ def _mapping(first: pd.DataFrame, key: pd.Series | Mapping[Hashable, Any], what:
 
 
 def query_attributes(frame: pd.DataFrame, by: SliceKey | Sequence[SliceKey], *, where: str = "the frame",
-                     part: bool = False) -> pd.DataFrame:
+                     presence: dict[str, FieldPresence] | None = None) -> pd.DataFrame:
     """One label column per slice key, one row per query (index ``multilabel_id``, first-appearance order).
 
-    A ``filters.<field>`` that no query of ``frame`` has is an error (InvalidParameterError), unless ``part``: the
-    frame is one part of a result (a Dask partition), where other parts may have the field; the caller then checks
-    the whole with :func:`absent_field`.
+    A ``filters.<field>`` that no query of ``frame`` has is an error (InvalidParameterError), unless ``presence`` is
+    given: the frame is one part of a result (a Dask partition), where other parts may have the field; what this part
+    holds is recorded in ``presence`` and the caller checks the parts together with :func:`check_present`.
 
     Examples
     --------
@@ -259,7 +295,7 @@ def query_attributes(frame: pd.DataFrame, by: SliceKey | Sequence[SliceKey], *, 
             elif key == "no_answer":
                 labels = _no_answer(first, where)
             elif key.startswith("filters."):
-                labels = _filters_field(first, key, where, part)
+                labels = _filters_field(first, key, where, presence)
             else:
                 columns_ = list(map(str, frame.columns))
                 raise InvalidParameterError(
@@ -280,19 +316,6 @@ def query_attributes(frame: pd.DataFrame, by: SliceKey | Sequence[SliceKey], *, 
     return attributes
 
 
-def absent_field(keys: Sequence[SliceKey], labels: pd.DataFrame, *, where: str) -> None:
-    """Refuse a ``filters.<field>`` key whose labels (one column per key, every slice of every part) are all None.
-
-    The check of a result computed in parts (``query_attributes(..., part=True)``): there a field whose value is null in every
-    query counts as absent too.
-    """
-    for key in keys:
-        if isinstance(key, str) and key.startswith("filters.") and key in labels.columns and labels[key].isna().all():
-            raise InvalidParameterError(
-                f"by {key!r}: no query of {where} has {key!r} in its filters, so every query would be in one slice; "
-                "check the field's name against the queries' 'filters' column.", parameter="by")
-
-
 def query_keys(by: SliceKey | Sequence[SliceKey] | None, with_query: bool) -> list[SliceKey]:
     """The slice keys of a per-query table: ``by``'s, with the query text first when ``with_query``."""
     keys = check_by(by) if by is not None else []
@@ -302,12 +325,12 @@ def query_keys(by: SliceKey | Sequence[SliceKey] | None, with_query: bool) -> li
 
 
 def labelled(table: pd.DataFrame, frame: pd.DataFrame, keys: Sequence[SliceKey], *, where: str,
-             part: bool = False) -> pd.DataFrame:
+             presence: dict[str, FieldPresence] | None = None) -> pd.DataFrame:
     """A per-query ``table`` of ``frame``'s queries with the labels of ``keys`` (:func:`query_keys`) before its
-    columns (``part``: see :func:`query_attributes`)."""
+    columns (``presence``: see :func:`query_attributes`)."""
     if not keys:
         return table
-    return beside(query_attributes(frame, keys, where=where, part=part), table).join(table)
+    return beside(query_attributes(frame, keys, where=where, presence=presence), table).join(table)
 
 
 def beside(attributes: pd.DataFrame, table: pd.DataFrame) -> pd.DataFrame:

@@ -26,7 +26,8 @@ import pandas as pd
 
 from .. import _validation as check
 from ..analysis.examples import THRESHOLD, Examples
-from ..analysis.slices import SliceKey, absent_field, beside, check_by, labelled, query_attributes, query_keys
+from ..analysis.slices import (FieldPresence, SliceKey, beside, check_by, check_present, labelled, query_attributes,
+                               query_keys)
 from ..errors import InvalidParameterError, LoadError, warn
 from ..io.folder import Folder
 from ..io.manifest import read_manifest
@@ -340,7 +341,9 @@ class DaskEvaluationResult:
                     "duplicates": duplicates, **options}
         if not compute:
             return self._frame(_query_table, node, keywords, retriever=retriever)
-        parts = self.map_partitions(_ordered_query_table, node, keywords, nodes=[node], retriever=retriever)
+        tables_and_presence = self.map_partitions(_ordered_query_table, node, keywords, nodes=[node], retriever=retriever)
+        check_present([presence for _, presence in tables_and_presence], where=f"node {node!r}")
+        parts = [part for part, _ in tables_and_presence]
         columns = merged_columns([part.iloc[:0] for part in parts])
         # no query left anywhere (e.g. a retriever top-k that keeps no row): the empty table of a partition that held
         # ids of the node, whose index has their dtype as in memory (a partition without them has an object index)
@@ -348,8 +351,6 @@ class DaskEvaluationResult:
         whole = pd.concat([_reindexed(part, columns) for part in parts if len(part)] or [_reindexed(empty, columns)])
         order = np.lexsort((whole["__key__"].to_numpy(), whole["__group__"].to_numpy()))
         table = whole.iloc[order].drop(columns=["__group__", "__key__"])
-        if by is not None:
-            absent_field(check_by(by), table, where=f"node {node!r}")
         return table if len(table.columns) else table.set_axis(pd.RangeIndex(0), axis=1)  # no metric: as in memory
 
     def _frame(self, work: Callable[..., pd.DataFrame], *args: Any, retriever: tuple[str, str, str] | None = None) -> Any:
@@ -384,6 +385,7 @@ class DaskEvaluationResult:
             pieces = [p[node] for p in parts if node in p]
             if not pieces:
                 continue
+            check_present([piece[2] for piece in pieces], where=f"node {node!r}")
             labels = pieces[0][0]
             totals = pd.concat([piece[1] for piece in pieces], ignore_index=True)
             grouped = totals.groupby(labels, sort=True, dropna=False, observed=True)
@@ -395,9 +397,7 @@ class DaskEvaluationResult:
             out[node] = table
         if not out:
             return pd.DataFrame()
-        sliced = pd.concat(out, names=["node"])
-        absent_field(keys, sliced.index.to_frame(index=False), where="this result")
-        return sliced
+        return pd.concat(out, names=["node"])
 
     def wrong_examples(self, node: str, n: int = 3, document_metric: str = "recall_single_hit", answer_metric: str = "f1",
                        document_metric_threshold: float = THRESHOLD, answer_metric_threshold: float = THRESHOLD, *,
@@ -560,7 +560,8 @@ def _query_table(result: EvaluationResult, keys: Any, node: str, keywords: dict[
     return partition_query_metrics(result, node, keywords)
 
 
-def partition_query_metrics(result: EvaluationResult, node: str, keywords: dict[str, Any]) -> pd.DataFrame:
+def partition_query_metrics(result: EvaluationResult, node: str, keywords: dict[str, Any],
+                            presence: dict[str, FieldPresence] | None = None) -> pd.DataFrame:
     """``query_metrics`` of one partition; trec measures only where the partition has the node's document rows of the
     eval_mode (elsewhere the whole table's measure columns are NaN, as for queries trec_eval skips)."""
     frame = result[node]
@@ -568,18 +569,21 @@ def partition_query_metrics(result: EvaluationResult, node: str, keywords: dict[
     if keywords.get("measures") is not None and not ((frame["type"] == "document") & (frame["eval_mode"] == mode)).any():
         keywords = {key: value for key, value in keywords.items() if key not in ("measures", "complete", "duplicates")}
     # the slice labels are added here, as one part of the result: a filters field absent from this partition may be
-    # in others (the client checks the whole with absent_field)
+    # in others (what it holds goes to ``presence``, which the client checks over all partitions with check_present)
     keys = query_keys(keywords.get("by"), keywords.get("with_query", False))
     keywords = {key: value for key, value in keywords.items() if key not in ("by", "with_query")}
     table = result.query_metrics(node, **local_options(keywords))
-    return labelled(table, frame, keys, where=f"node {node!r}", part=True)
+    return labelled(table, frame, keys, where=f"node {node!r}", presence={} if presence is None else presence)
 
 
-def _ordered_query_table(result: EvaluationResult, keys: Any, node: str, keywords: dict[str, Any]) -> pd.DataFrame:
-    """The partition's query_metrics with the in-memory sort keys (see :func:`first_appearance`)."""
-    table = partition_query_metrics(result, node, keywords)
+def _ordered_query_table(result: EvaluationResult, keys: Any, node: str,
+                         keywords: dict[str, Any]) -> tuple[pd.DataFrame, dict[str, FieldPresence]]:
+    """The partition's query_metrics with the in-memory sort keys (see :func:`first_appearance`), and what its queries
+    hold of the filters fields sliced by."""
+    presence: dict[str, FieldPresence] = {}
+    table = partition_query_metrics(result, node, keywords, presence)
     order = first_appearance(result, keys, node, table.index, keywords)
-    return table.assign(__group__=order[:, 0], __key__=order[:, 1])
+    return table.assign(__group__=order[:, 0], __key__=order[:, 1]), presence
 
 
 def first_appearance(result: EvaluationResult, keys: Any, node: str, queries: pd.Index, options: dict[str, Any]) -> np.ndarray:
@@ -637,8 +641,8 @@ def _reindexed(table: pd.DataFrame | None, columns: list[Any], meta: Any = None)
     return table.reindex(columns=columns)
 
 
-def _slice_totals(result: EvaluationResult, keys: Any, by: list[SliceKey], measures: Any, complete: bool,
-                  duplicates: str, options: dict[str, Any]) -> dict[str, tuple[list[str], pd.DataFrame]]:
+def _slice_totals(result: EvaluationResult, keys: Any, by: list[SliceKey], measures: Any, complete: bool, duplicates: str,
+                  options: dict[str, Any]) -> dict[str, tuple[list[str], pd.DataFrame, dict[str, FieldPresence]]]:
     out = {}
     for node, frame in result.node_results.items():
         if not len(frame):
@@ -651,7 +655,8 @@ def _slice_totals(result: EvaluationResult, keys: Any, by: list[SliceKey], measu
             table = table.join(trec[[c for c in trec.columns if c not in table.columns]])
         if not len(table.columns):
             continue
-        labels = beside(query_attributes(frame, by, where=f"node {node!r}", part=True), table)
+        presence: dict[str, FieldPresence] = {}
+        labels = beside(query_attributes(frame, by, where=f"node {node!r}", presence=presence), table)
         names = list(labels.columns)
         joined = pd.concat([labels, table], axis=1)
         grouped = joined.groupby(names, sort=False, dropna=False, observed=True)
@@ -659,7 +664,7 @@ def _slice_totals(result: EvaluationResult, keys: Any, by: list[SliceKey], measu
         counts = grouped[list(table.columns)].count().add_suffix(":count")
         totals = pd.concat([sums, counts], axis=1)
         totals["queries"] = grouped.size()
-        out[node] = (names, totals.reset_index())
+        out[node] = (names, totals.reset_index(), presence)
     return out
 
 

@@ -3,6 +3,8 @@ in-memory analysis of the same result (values to 1e-12, types, order), whatever 
 
 from __future__ import annotations
 
+import functools
+
 import json
 import math
 import multiprocessing
@@ -377,14 +379,32 @@ def test_a_filters_field_is_refused_only_when_no_partition_has_it(tmp_path):
     assert_frames_close(on_dask.iloc[:, 1:], in_memory.iloc[:, 1:])
     # the labels: 'wiki' for q1, missing for the others (None or NaN on Dask, NaN in memory's str column)
     assert on_dask.iloc[:, 0].fillna("-").tolist() == in_memory.iloc[:, 0].fillna("-").tolist() == ["wiki"] + ["-"] * 5
-    with pytest.raises(InvalidParameterError, match=r"^by 'filters\.source\.nmae': no query of this result has "
-                       r"'filters\.source\.nmae' in its filters"):
-        cluster.sliced_metrics("filters.source.nmae")
-    with pytest.raises(InvalidParameterError, match=r"^by 'filters\.source\.nmae': no query of node 'Retriever' has"):
-        cluster.query_metrics("Retriever", by="filters.source.nmae", compute=True)
+    # the refusal of memory, word for word: the fields the queries have and the close one (was: neither, on Dask)
+    refusal = (r"^by 'filters\.source\.nmae': no query of node 'Retriever' has 'filters\.source\.nmae' in its filters, so "
+               r"every query would be in one slice; their fields are \['filters\.source\.name'\]\. Did you mean "
+               r"'filters\.source\.name'\?")
+    for call in (memory.sliced_metrics, cluster.sliced_metrics):
+        with pytest.raises(InvalidParameterError, match=refusal):
+            call("filters.source.nmae")
+    for call in (memory.query_metrics, functools.partial(cluster.query_metrics, compute=True)):
+        with pytest.raises(InvalidParameterError, match=refusal):
+            call("Retriever", by="filters.source.nmae")
     # an in-process Dask computation leaves the in-memory check on (the partitions' leniency is scoped to them)
     with pytest.raises(InvalidParameterError, match=r"their fields are \['filters\.source\.name'\]"):
         memory.sliced_metrics("filters.source.nmae")
+
+
+def test_a_filters_field_every_query_holds_as_null_is_one_slice_on_dask_as_in_memory(tmp_path):
+    # was: memory gave one slice of all 6 queries, Dask refused it ("no query ... has 'filters.category'")
+    frames = {"Retriever": hand_result()["Retriever"].copy()}
+    frames["Retriever"]["filters"] = '{"category": null, "lang": "en"}'
+    memory = EvaluationResult(frames)
+    cluster = evalframe.dask.load(memory.save(tmp_path / "p", format="parquet", partitions=3, progress=False))
+    expected = memory.sliced_metrics("filters.category")
+    assert expected["queries"].tolist() == [6]
+    assert_frames_close(cluster.sliced_metrics("filters.category"), expected)
+    on_dask = cluster.query_metrics("Retriever", by="filters.category", compute=True)
+    assert len(on_dask) == 6 and on_dask["filters.category"].isna().all()
 
 
 def test_compare_of_a_metric_a_run_lacks_names_the_metrics_the_runs_share(tmp_path):
