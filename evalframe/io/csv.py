@@ -468,6 +468,11 @@ def _read(folder: Folder, path: Path, entry: dict[str, Any], csv_options: dict[s
     # string-dtype text columns are parsed straight into their dtype (an empty cell is "" or the missing value)
     direct = {s["name"] for s in specs if s["codec"] == "text" and isinstance(parsed[s["dtype"]], pd.StringDtype)}
     dtypes = {s["name"]: (parsed[s["dtype"]] if s["codec"] == "native" or s["name"] in direct else object) for s in specs}
+    # narrow floats (float16, float32) are read as float64 and then narrowed only when that is exact: pandas would
+    # round a cell to the recorded dtype, so a dtype edited in evalframe.json would change the numbers unseen
+    narrow = {s["name"]: parsed[s["dtype"]] for s in specs if s["codec"] == "native" and _is_narrow_float(parsed[s["dtype"]])}
+    dtypes.update({name: (pd.Float64Dtype() if isinstance(dtype, pd.api.extensions.ExtensionDtype) else np.dtype("float64"))
+                   for name, dtype in narrow.items()})
     na_values = {s["name"]: [""] for s in specs if s["codec"] == "native"
                  or (s["name"] in direct and s.get("empty", "empty") != "empty")}
     options = {
@@ -503,11 +508,37 @@ def _read(folder: Folder, path: Path, entry: dict[str, Any], csv_options: dict[s
             _raise_for_bad_row(source, path, options)
             raise LoadError(f"{path}: cannot be read as CSV ({type(exc).__name__}: {exc}).{_encoding_hint(exc)}") from None
         check_rows(source, path, frame, options)
+        frame = _narrowed(path, frame, narrow)
         found = dict(zip(frame.columns, map(str, frame.dtypes)))
         if any(spec["codec"] == "native" and found.get(spec["name"], spec["dtype"]) != spec["dtype"]
                for spec in specs):  # pandas 2.2 reads 2**63 in an int64 column as uint64
             _raise_for_bad_number(source, path, options, specs, found_only=True)
     return _decode_frame(path, frame, entry, direct, codings, {})
+
+
+def _is_narrow_float(dtype: Any) -> bool:
+    return (isinstance(dtype, np.dtype) and dtype.kind == "f" and dtype.itemsize < 8) or isinstance(dtype, pd.Float32Dtype)
+
+
+def _narrowed(path: Path, frame: pd.DataFrame, narrow: dict[str, Any]) -> pd.DataFrame:
+    """``frame`` with its ``narrow`` columns (read as float64) in their recorded dtypes, refused with the first cell
+    that dtype cannot hold exactly (evalframe writes a narrow float's exact value)."""
+    columns = {}
+    for name, dtype in narrow.items():
+        if name not in frame.columns:
+            continue
+        wide = frame[name]
+        cast = wide.astype(dtype)
+        back = cast.astype(wide.dtype).to_numpy(dtype=np.float64, na_value=np.nan)
+        values = wide.to_numpy(dtype=np.float64, na_value=np.nan)
+        changed = np.flatnonzero(~((back == values) | (np.isnan(back) & np.isnan(values))))
+        if len(changed):
+            row = int(changed[0])
+            raise LoadError(f"{path}: data row {row + 1}, column {name!r}: {float(values[row])!r} is not a {dtype} value "
+                            f"(evalframe.json records dtype {str(dtype)!r}, which would read it as {float(back[row])!r}); the "
+                            "file or evalframe.json was edited: save the result again.")
+        columns[name] = cast
+    return frame.assign(**columns) if columns else frame
 
 
 @overload

@@ -319,3 +319,23 @@ def test_a_sep_other_than_the_recorded_one_is_named_when_the_files_do_not_read_w
     assert caught.value.parameter == "sep"
     assert main(["metrics", str(folder), "--sep", sep]) == 1
     assert capsys.readouterr().err.startswith("error: --sep: ")
+
+
+@pytest.mark.parametrize("dtype, read_as", [("float16", "0.199951171875"), ("float32", "0.20000000298023224")])
+def test_a_narrower_float_dtype_edited_into_evalframe_json_is_refused_not_rounded(tmp_path, dtype, read_as):
+    # was: f1 0.85 loaded as 0.8499755859375 with no error (pandas rounds each cell to the recorded dtype)
+    folder = EvaluationResult({"N": pd.DataFrame({"f1": [1.0, 0.5, 0.2]})}).save(tmp_path / "out")
+    manifest = json.loads((folder / "evalframe.json").read_text(encoding="utf-8"))
+    manifest["nodes"]["N"]["columns"][0]["dtype"] = dtype
+    (folder / "evalframe.json").write_text(json.dumps(manifest), encoding="utf-8")
+    with pytest.raises(LoadError, match=rf"N\.csv: data row 3, column 'f1': 0\.2 is not a {dtype} value \(evalframe\.json "
+                                        rf"records dtype '{dtype}', which would read it as {read_as}\)"):
+        EvaluationResult.load(folder)
+
+
+def test_narrow_floats_load_back_exactly(tmp_path):
+    frame = pd.DataFrame({"half": pd.Series([0.1, 1 / 3, 2.0], dtype="float16"),
+                          "single": pd.Series([0.1, float("nan"), float("inf")], dtype="float32"),
+                          "nullable": pd.array([0.1, None, 1 / 3], dtype="Float32")})
+    folder = EvaluationResult({"N": frame}).save(tmp_path / "out")
+    pd.testing.assert_frame_equal(EvaluationResult.load(folder)["N"], frame, check_exact=True)
