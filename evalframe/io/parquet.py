@@ -257,7 +257,12 @@ def _check_arrow_type(path: Path, spec: dict[str, Any], arrow_type: Any) -> None
         # dtype (ranks read as booleans, say) and change the numbers
         dtype = pd.api.types.pandas_dtype(spec["dtype"])
         nullable = isinstance(dtype, pd.api.extensions.ExtensionDtype)
-        expected = _arrow_type_of(dtype)
+        try:
+            expected = _arrow_type_of(dtype)
+        except (TypeError, ValueError, NotImplementedError) as exc:  # (pyarrow's errors derive from these)
+            raise LoadError(f"{path}: column {spec['name']!r}: evalframe.json records dtype {spec['dtype']!r}, which save "
+                            f"never writes to Parquet ({type(exc).__name__}: {exc}); evalframe.json was edited: save "
+                            "the result again.") from None
         if arrow_type != expected and not (nullable and types.is_null(arrow_type)):
             raise LoadError(f"{path}: column {spec['name']!r} holds {arrow_type} values, but evalframe.json records its "
                             f"dtype as {spec['dtype']!r}, which save writes as {expected}; the file and evalframe.json "

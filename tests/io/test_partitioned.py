@@ -11,6 +11,7 @@ import errno
 import json
 import multiprocessing
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -303,6 +304,22 @@ def test_a_number_dtype_that_does_not_match_the_files_column_is_named(tmp_path, 
     with pytest.raises(LoadError, match=rf"Retriever(.part-0000\d-of-00002)?.parquet: column '{column}' holds {holds} "
                                         rf"values, but evalframe.json records its dtype as '{dtype}', which save "
                                         rf"writes as {writes}; .*save the result again"):
+        EvaluationResult.load(folder, progress=False)
+
+
+@pytest.mark.parametrize("dtype", ["float128", "Sparse[int64]"])
+def test_a_number_dtype_save_never_writes_to_parquet_is_named(tmp_path, dtype):
+    # was: a raw ArrowNotImplementedError / TypeError from the check of the column's Arrow type
+    folder = hand_result().save(tmp_path / "out", format="parquet", progress=False)
+
+    def edit(manifest):
+        for spec in manifest["nodes"]["Retriever"]["columns"]:
+            if spec["name"] == "rank":
+                spec["dtype"] = dtype
+
+    edit_manifest(folder, edit)
+    with pytest.raises(LoadError, match=rf"Retriever\.parquet: column 'rank': evalframe\.json records dtype "
+                                        rf"'{re.escape(dtype)}', which save never writes to Parquet"):
         EvaluationResult.load(folder, progress=False)
 
 
