@@ -37,7 +37,7 @@ from .manifest import (FORMAT_NAME, FORMAT_VERSION, MANIFEST_NAME, PARTITIONED_F
                        read_manifest, read_manifest_quietly)
 from .. import _progress
 from .._validation import check_path, few_names
-from ..errors import LoadError, SaveError
+from ..errors import InvalidParameterError, LoadError, SaveError
 from ..frames.arrays import DistinctLists
 
 __all__ = ["load_result", "save_result", "save_parts"]
@@ -380,6 +380,12 @@ def load_result(cls: type, load_dir: Path, *, progress: bool | None = None, **re
     left missing by a crash inside the rename fallback is read from its complete old generation.
     """
     show = _progress.enabled(progress)
+    if "delimiter" in read_csv_kwargs:  # pandas' other name of sep: evalframe passes sep, and pandas refuses both
+        if "sep" in read_csv_kwargs:
+            raise InvalidParameterError("pass sep or delimiter (pandas' other name for it), not both; got sep="
+                                        f"{read_csv_kwargs['sep']!r} and delimiter={read_csv_kwargs['delimiter']!r}.",
+                                        parameter="delimiter")
+        read_csv_kwargs = {("sep" if key == "delimiter" else key): value for key, value in read_csv_kwargs.items()}
     load_dir = atomic.resolve_for_reading(load_dir)
     if load_dir.is_dir():
         atomic.cleanup_stale(Path(os.path.realpath(load_dir)))

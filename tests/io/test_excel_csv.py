@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from evalframe import EvaluationResult, load_demo_result
-from evalframe.errors import LoadError
+from evalframe.errors import InvalidParameterError, LoadError
 from evalframe.io.csv import check_dialect
 
 
@@ -76,3 +76,12 @@ def test_a_comma_file_is_not_suspected(tmp_path):
     # a semicolon inside a quoted cell of the header's row or the data does not matter: the header has the separator
     check_dialect(io.BytesIO(b'query,answer\n"a;b",c\n'), tmp_path / "Reader.csv", {})
     check_dialect(io.BytesIO(b"query;answer\nx;y\n"), tmp_path / "Reader.csv", {"sep": ";"})
+
+
+def test_delimiter_is_taken_as_sep(tmp_path):
+    # was: "cannot be read as CSV (ValueError: Specified a sep and a delimiter; you can only specify one.)" on any load
+    folder = load_demo_result().save(tmp_path / "semi", sep=";")
+    expected = load_demo_result().calculate_metrics()
+    assert EvaluationResult.load(folder, delimiter=";").calculate_metrics() == expected
+    with pytest.raises(InvalidParameterError, match=r"^pass sep or delimiter \(pandas' other name for it\), not both"):
+        EvaluationResult.load(folder, sep=";", delimiter=";")
