@@ -177,7 +177,7 @@ def check_present(parts: Sequence[Mapping[str, FieldPresence]], *, where: str) -
 def _absent(key: str, where: str, siblings: Mapping[str, None]) -> InvalidParameterError:
     path = key.split(".")[1:]
     parent = "filters." + "".join(f"{part}." for part in path[:-1])
-    fields = [parent + name for name in siblings]
+    fields = [parent + name for name in sorted(siblings)]  # sorted: the same words however the queries are split
     held = f"their fields are {_few(fields)}" if fields else f"none has a field under {parent[:-1]!r}"
     return InvalidParameterError(  # the suggestion compares field names, not the shared 'filters.' prefix
         f"by {key!r}: no query of {where} has {key!r} in its filters, so every query would be in one slice; "

@@ -394,6 +394,19 @@ def test_a_filters_field_is_refused_only_when_no_partition_has_it(tmp_path):
         memory.sliced_metrics("filters.source.nmae")
 
 
+def test_the_fields_a_refusal_lists_do_not_depend_on_the_partitions(tmp_path):
+    # was: memory listed the fields in order of first appearance, Dask in partition order
+    frames = {"Retriever": hand_result()["Retriever"].copy()}
+    frames["Retriever"]["filters"] = frames["Retriever"]["multilabel_id"].map(
+        lambda q: json.dumps({"year": 1} if q == "q1" else {"lang": "en"}))
+    memory = EvaluationResult(frames)
+    cluster = evalframe.dask.load(memory.save(tmp_path / "p", format="parquet", partitions=3, progress=False))
+    for call in (memory.sliced_metrics, cluster.sliced_metrics):
+        with pytest.raises(InvalidParameterError, match=r"their fields are \['filters\.lang', 'filters\.year'\]\. Did you "
+                                                        r"mean 'filters\.year'\?$"):
+            call("filters.yaer")
+
+
 def test_a_filters_field_every_query_holds_as_null_is_one_slice_on_dask_as_in_memory(tmp_path):
     # was: memory gave one slice of all 6 queries, Dask refused it ("no query ... has 'filters.category'")
     frames = {"Retriever": hand_result()["Retriever"].copy()}
