@@ -91,7 +91,7 @@ def check_path(value: object, *, name: str) -> Path:
     if isinstance(value, (str, os.PathLike)) and not isinstance(value, bytes) and str(value) != "":
         if "\x00" in str(value):  # the os module raises a bare ValueError ("embedded null byte") at the first use
             raise InvalidParameterError(f"{name} must be a path without a NUL character (no file system allows one); "
-                                        f"got {str(value)!r}. Remove the '\\x00'.")
+                                        f"got {str(value)!r}. Remove the '\\x00'.", parameter=parameter_of(name))
         return Path(value)
     raise InvalidParameterError(f"{name} must be a path (a str or pathlib.Path) of a results folder; got {value!r}.",
                                 parameter=parameter_of(name))

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from .._progress import bar, enabled
-from .._validation import did_you_mean
+from .._validation import check_path, did_you_mean
 from ..errors import EvalframeError, InvalidParameterError, LoadError
 from .flatten import (OUTPUT_KEYS, IdlessDocuments, as_answer, as_document, gold_ids_are_given, idless_positions,
                       warn_idless_documents)
@@ -158,7 +158,7 @@ def read_runs_counted(path: str | Path, *, progress: bool | None = None,
             f"path must be a str or os.PathLike naming a non-empty runs file; got {path!r} of type {type(path).__name__}."
         )
     show = enabled(progress)
-    path = Path(path)
+    path = check_path(path, name="path")  # a NUL character, which no file system allows
     if path.is_dir():
         raise LoadError(f"runs file {path} is a directory; give the JSON Lines file (docs/runs-format.md).")
     if not path.is_file():
@@ -293,8 +293,9 @@ def query_lines(path: str | Path) -> list[int]:
     >>> query_lines(path)
     [1, 3]
     """
+    path = check_path(path, name="path")
     try:
-        with Path(path).open(encoding="utf-8-sig") as handle:
+        with path.open(encoding="utf-8-sig") as handle:
             return [number for number, text in enumerate(handle, start=1) if text.strip()]
     except UnicodeDecodeError:  # the Dask build counts a shard's lines before reading it
         raise LoadError(_not_utf8(Path(path))) from None

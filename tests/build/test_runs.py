@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from evalframe.build.runs import query_lines, read_runs
-from evalframe.errors import LoadError
+from evalframe.errors import InvalidParameterError, LoadError
 
 RUNS = Path(__file__).parents[2] / "docs" / "examples" / "runs.jsonl"
 
@@ -173,3 +173,11 @@ def test_no_warning_when_every_document_has_an_id_or_the_gold_has_none(tmp_path)
         read_runs(path)
         labels, outputs = read_runs(contexts)
     assert labels[0].document_ids == [outputs["R"]["documents"][0][1].id]  # the hash of "passage 1", both sides
+
+
+@pytest.mark.parametrize("call", [read_runs, query_lines], ids=["read_runs", "query_lines"])
+def test_a_runs_path_with_a_nul_character_is_named(call):
+    # was: "runs file /tmp/r<NUL>.jsonl does not exist" (read_runs), a bare ValueError (query_lines)
+    with pytest.raises(InvalidParameterError, match=r"^path must be a path without a NUL character") as caught:
+        call("runs\x00.jsonl")
+    assert caught.value.parameter == "path"
