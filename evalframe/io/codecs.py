@@ -25,7 +25,6 @@ import json
 import math
 import re
 import threading
-import warnings
 from dataclasses import dataclass
 from collections.abc import Callable, Hashable
 from itertools import chain
@@ -927,15 +926,30 @@ def _unescape(literal: str, body: str) -> Any:
     """
     if literal[0] == "b" or _ESCAPED_NON_ASCII.search(body):
         return literal_eval(literal)
+    # an unknown escape ("\\d") stays as typed, as in a literal: its backslash is doubled first, instead of silencing the
+    # decoder's DeprecationWarning with warnings.catch_warnings, which is not thread-safe (Dask reads partitions on
+    # threads, and it swapped the warning state of the whole process under them)
+    body = _UNKNOWN_ESCAPE.sub(_keep_unknown_escape, body)
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", DeprecationWarning)  # an unknown escape stays as typed, as in a literal
-            return body.encode("latin-1", "backslashreplace").decode("unicode_escape")
+        return body.encode("latin-1", "backslashreplace").decode("unicode_escape")
     except UnicodeDecodeError:  # e.g. a cut hex escape: the literal parser words the error
         return literal_eval(literal)
 
 
 _ESCAPED_NON_ASCII = re.compile(r"\\[^\x00-\x7f]")
+#: A backslash and the octal digits or the character after it (left to right, so an escaped backslash is one pair).
+_UNKNOWN_ESCAPE = re.compile(r"\\([0-7]{1,3}|.)", re.S)
+#: The characters after a backslash that make an escape of a string literal (and a line break: a continued line).
+_ESCAPES = frozenset("\\'\"abfnrtv01234567xNuU\n")
+
+
+def _keep_unknown_escape(match: re.Match[str]) -> str:
+    """An escape the decoder reads without a DeprecationWarning: an unknown one with its backslash doubled (kept as
+    typed), an octal one over 0o377 as its character (a literal reads it so)."""
+    escaped = match.group(1)
+    if escaped[0] in "01234567":
+        return match.group(0) if int(escaped, 8) <= 0o377 else chr(int(escaped, 8))
+    return match.group(0) if escaped in _ESCAPES else "\\" + match.group(0)
 
 
 def _reject_constant(name: str) -> Any:

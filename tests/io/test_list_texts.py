@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import math
 import re
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -121,3 +122,19 @@ def test_any_literal_cells_parse_as_the_exact_parser_reads_them(cells: list[Any]
     assert all(same(got, None if cell is None else ast.literal_eval(repr(cell)))
                for got, cell in zip(arrow.row_values().tolist(), cells))
 
+
+
+@pytest.mark.parametrize("body", [r"a\d", r"\700", r"\8\9", r"x\\d", r"\q\w\e", r"\400\377\0", r"tab\tand\N{BULLET}"])
+def test_escapes_decode_as_python_literals_do_without_touching_the_warning_state(body):
+    # the decoder's DeprecationWarning (unknown or over-large octal escapes) is no longer silenced with
+    # warnings.catch_warnings, which is not thread-safe: the escapes are rewritten so that none is raised
+    from evalframe.io.codecs import _unescape
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = ast.literal_eval("'" + body + "'")  # Python's own reading (it warns of the same escapes)
+    filters = list(warnings.filters)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert _unescape("'" + body + "'", body) == expected
+    assert warnings.filters == filters
