@@ -471,8 +471,8 @@ def _read(folder: Folder, path: Path, entry: dict[str, Any], csv_options: dict[s
     # narrow floats (float16, float32) are read as float64 and then narrowed only when that is exact: pandas would
     # round a cell to the recorded dtype, so a dtype edited in evalframe.json would change the numbers unseen
     narrow = {s["name"]: parsed[s["dtype"]] for s in specs if s["codec"] == "native" and _is_narrow_float(parsed[s["dtype"]])}
-    dtypes.update({name: (pd.Float64Dtype() if isinstance(dtype, pd.api.extensions.ExtensionDtype) else np.dtype("float64"))
-                   for name, dtype in narrow.items()})
+    # (a nullable Float32 too: pandas 2.2 parses a nullable Float64 column inexactly; NaN becomes <NA> in the cast)
+    dtypes.update(dict.fromkeys(narrow, np.dtype("float64")))
     na_values = {s["name"]: [""] for s in specs if s["codec"] == "native"
                  or (s["name"] in direct and s.get("empty", "empty") != "empty")}
     options = {
@@ -527,10 +527,9 @@ def _narrowed(path: Path, frame: pd.DataFrame, narrow: dict[str, Any]) -> pd.Dat
     for name, dtype in narrow.items():
         if name not in frame.columns:
             continue
-        wide = frame[name]
-        cast = wide.astype(dtype)
-        back = cast.astype(wide.dtype).to_numpy(dtype=np.float64, na_value=np.nan)
-        values = wide.to_numpy(dtype=np.float64, na_value=np.nan)
+        values = frame[name].to_numpy(dtype=np.float64)
+        cast = frame[name].astype(dtype)
+        back = cast.to_numpy(dtype=np.float64, na_value=np.nan)
         changed = np.flatnonzero(~((back == values) | (np.isnan(back) & np.isnan(values))))
         if len(changed):
             row = int(changed[0])
