@@ -27,7 +27,7 @@ import pandas as pd
 
 from ..frames.arrays import object_array
 from ..columns import NO_ANSWER_DOCUMENT_ID
-from .._validation import did_you_mean
+from .._validation import did_you_mean, few_names
 from ..errors import InvalidParameterError, SchemaError
 from ..metrics.registry import METRICS
 
@@ -138,14 +138,8 @@ def _no_answer(first: pd.DataFrame, where: str) -> pd.Series:
     return labels.rename("no_answer")
 
 
-#: How many names an error message lists.
+#: How many field or column names a refusal of a slice key lists (:func:`evalframe._validation.few_names`).
 SHOWN_NAMES = 10
-
-
-def _few(names: Sequence[str]) -> str:
-    """``names`` for a message: the first few, then how many more."""
-    shown = repr(list(names[:SHOWN_NAMES]))
-    return shown if len(names) <= SHOWN_NAMES else f"{shown} and {len(names) - SHOWN_NAMES:,} more"
 
 
 @dataclass
@@ -178,7 +172,7 @@ def _absent(key: str, where: str, siblings: Mapping[str, None]) -> InvalidParame
     path = key.split(".")[1:]
     parent = "filters." + "".join(f"{part}." for part in path[:-1])
     fields = [parent + name for name in sorted(siblings)]  # sorted: the same words however the queries are split
-    held = f"their fields are {_few(fields)}" if fields else f"none has a field under {parent[:-1]!r}"
+    held = f"their fields are {few_names(fields, SHOWN_NAMES)}" if fields else f"none has a field under {parent[:-1]!r}"
     return InvalidParameterError(  # the suggestion compares field names, not the shared 'filters.' prefix
         f"by {key!r}: no query of {where} has {key!r} in its filters, so every query would be in one slice; "
         f"{held}.{did_you_mean(path[-1], list(siblings), prefix=parent)}", parameter="by")
@@ -300,7 +294,7 @@ def query_attributes(frame: pd.DataFrame, by: SliceKey | Sequence[SliceKey], *, 
                 columns_ = list(map(str, frame.columns))
                 raise InvalidParameterError(
                     f"by {key!r} is not a column of {where}, 'no_answer' or 'filters.<field>'."
-                    f"{did_you_mean(key, [*columns_, *DERIVED])} Columns: {_few(columns_)}.", parameter="by")
+                    f"{did_you_mean(key, [*columns_, *DERIVED])} Columns: {few_names(columns_, SHOWN_NAMES)}.", parameter="by")
         elif callable(key):
             labels = _callable(first, key)
         elif isinstance(key, (pd.Series, Mapping)):
