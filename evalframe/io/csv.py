@@ -142,28 +142,25 @@ def save_options(to_csv_kwargs: dict[str, Any]) -> dict[str, Any]:
     return {"sep": sep, "encoding": encoding, "quoting": quoting}
 
 
+def _codec_name(encoding: str) -> str | None:
+    """The name of the codec ``encoding`` names, or None when Python has none by that name."""
+    try:
+        return codecs.lookup(encoding).name
+    except LookupError:
+        return None
+
+
 def _close_encoding(encoding: object) -> str:
     """`` Did you mean 'utf-8'?`` for a misspelt encoding name (among Python's names and aliases), else ""."""
     if not isinstance(encoding, str) or "\x00" in encoding:
         return ""
-    try:
-        codecs.lookup(encoding)
+    if _codec_name(encoding) is not None:
         return ""  # a real name (e.g. 'rot13'): nothing to correct
-    except LookupError:
-        pass
     import encodings.aliases
 
     names = sorted(name for name in set(encodings.aliases.aliases.values()) | {"utf_8", "utf_8_sig", "cp1252", "latin_1"}
-                   if _known(name))  # not 'mbcs' off Windows, say: a suggestion must work
+                   if _codec_name(name) is not None)  # not 'mbcs' off Windows, say: a suggestion must work
     return did_you_mean(encoding.lower().replace("-", "_"), names).replace("_", "-")
-
-
-def _known(encoding: str) -> bool:
-    try:
-        codecs.lookup(encoding)
-    except LookupError:
-        return False
-    return True
 
 
 def write(path: Path, columns: dict[str, list[Any]] | dict[str, TextColumn], *, sep: str, encoding: str,
@@ -435,13 +432,6 @@ def _passed_dialect(recorded: dict[str, Any], given: dict[str, Any]) -> str | No
         if (_codec_name(given[key]) != _codec_name(recorded[key])) if key == "encoding" else given[key] != recorded[key]:
             return key
     return None
-
-
-def _codec_name(encoding: str) -> str | None:
-    try:
-        return codecs.lookup(encoding).name
-    except LookupError:
-        return None
 
 
 def read(folder: Folder, entry: dict[str, Any], csv_options: dict[str, Any], read_csv_kwargs: dict[str, Any],
