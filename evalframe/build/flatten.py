@@ -26,7 +26,7 @@ from .matching import context_similarities, exact_match, f1
 from .sas import resolve_sas_model
 from ..schema import Answer, Document, Label, MultiLabel, Span, TableCell, offset_to_dict
 
-__all__ = ["OUTPUT_KEYS", "flatten", "as_answer", "as_document", "IdlessDocuments", "idless_positions",
+__all__ = ["OUTPUT_KEYS", "flatten", "as_answer", "as_document", "IdlessDocuments", "idless_positions", "numbered_per_query",
            "warn_idless_documents"]
 
 #: What a node may return per query; the ``*_isolated`` outputs are evaluated in isolated mode.
@@ -488,7 +488,7 @@ def _frame(rows: _Rows) -> pd.DataFrame:
     return frame
 
 
-def _numbered_per_query(query: np.ndarray) -> np.ndarray:
+def numbered_per_query(query: np.ndarray) -> np.ndarray:
     """Haystack 1.x's ``index`` column: each row's number among its query's rows, from 0 (rows grouped by query).
 
     ``Pipeline.eval`` builds one frame per query and node and ends with ``reset_index()``, so the numbering restarts
@@ -618,6 +618,6 @@ def flatten(
             continue
         frame = parts[0] if len(parts) == 1 else pd.concat(parts, ignore_index=True).sort_values("__order", kind="stable")
         frame = frame.drop(columns="__order").reset_index(drop=True)
-        frame["index"] = _numbered_per_query(frame.pop("__query").to_numpy())
+        frame["index"] = numbered_per_query(frame.pop("__query").to_numpy())
         frames[node] = _ordered(frame)
     return frames

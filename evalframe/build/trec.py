@@ -23,6 +23,7 @@ import pandas as pd
 from .._addresses import object_addresses
 from ..columns import COLUMN_ORDER, NO_ANSWER_DOCUMENT_ID
 from ..errors import InvalidParameterError, SchemaError, warn
+from .flatten import numbered_per_query
 
 __all__ = ["TREC_COLUMNS", "trec_order", "trec_order_codes", "factorized", "repeated_pairs", "TrecLayout", "TrecJudgments",
            "trec_layout", "is_text", "compact_codes",
@@ -481,7 +482,7 @@ def trec_frame(run: pd.DataFrame, qrels: pd.DataFrame, *, node: str = "Retriever
         "node": constant(node),
         "eval_mode": constant(integrated),
         # Haystack 1.x's row number within each query (its per-query reset_index()), as from_runs writes it
-        "index": np.arange(len(row_query), dtype=np.int64) - per_query(np.cumsum(rows_per_query) - rows_per_query),
+        "index": numbered_per_query(row_query),
         "score": row_score,
         "gold_document_relevance": per_query(cells["gold_document_relevance"]),
         "nonrelevant_document_ids": per_query(cells["nonrelevant_document_ids"]),

@@ -302,9 +302,7 @@ context_matching_boost_split_overlaps, custom_document_id_field
     if isinstance(partitions, bool) or not isinstance(partitions, (int, np.integer)) or partitions < 1:
         raise InvalidParameterError(f"partitions must be an int >= 1 (how many part files per node); got {partitions!r}.")
     if partitions > partitioned.MAX_PARTITIONS:
-        raise InvalidParameterError(f"partitions must be at most {partitioned.MAX_PARTITIONS:,} (part files are numbered "
-                                    f"with five digits); got {int(partitions):,}. Choose a few partitions per worker "
-                                    "(docs/cluster.md), e.g. partitions=64.")
+        raise InvalidParameterError(partitioned.too_many_partitions(partitions))
     partitions = int(partitions)
     if not isinstance(keep_scores, (bool, np.bool_)):
         raise InvalidParameterError(f"keep_scores must be True or False; got {keep_scores!r}.")

@@ -72,12 +72,17 @@ def check_partitions(partitions: Any, format: str) -> int | None:
     if isinstance(partitions, bool) or not isinstance(partitions, (int, np.integer)) or partitions < 1:
         raise SaveError(f"partitions must be an int >= 1 (or None for one file per node); got {partitions!r}.")
     if partitions > MAX_PARTITIONS:
-        raise SaveError(f"partitions must be at most {MAX_PARTITIONS:,} (part files are numbered with five digits); got "
-                        f"{int(partitions):,}. Choose a few partitions per worker (docs/cluster.md), e.g. partitions=64.")
+        raise SaveError(too_many_partitions(partitions))
     if format != "parquet":
         raise SaveError(f"partitions={partitions} needs format='parquet' (CSV folders stay one <node>.csv per node, "
                         f"as Haystack 1.x reads them); call save(out_dir, format='parquet', partitions={partitions}).")
     return int(partitions)
+
+
+def too_many_partitions(partitions: Any) -> str:
+    """The refusal of a partition count over :data:`MAX_PARTITIONS` (a save's, or a cluster build's)."""
+    return (f"partitions must be at most {MAX_PARTITIONS:,} (part files are numbered with five digits); got "
+            f"{int(partitions):,}. Choose a few partitions per worker (docs/cluster.md), e.g. partitions=64.")
 
 
 def check_node_name(node: str) -> None:
