@@ -527,7 +527,10 @@ def _narrowed(path: Path, frame: pd.DataFrame, narrow: dict[str, Any]) -> pd.Dat
                             f"(evalframe.json records dtype {str(dtype)!r}, which would read it as {float(back[row])!r}); the "
                             "file or evalframe.json was edited: save the result again.")
         columns[name] = cast
-    return frame.assign(**columns) if columns else frame
+    if not columns:
+        return frame
+    # the frame built once: assigning the columns one by one rebuilds pandas' block list per column (quadratic)
+    return pd.DataFrame({name: columns.get(name, frame[name]) for name in frame.columns}, copy=False)
 
 
 @overload
