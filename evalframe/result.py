@@ -247,6 +247,9 @@ class EvaluationResult(Mapping):
         options = MetricOptions.from_keywords(keywords, passed_to=passed_to)
         check_retriever_node(self.node_results, options.retriever_node)
         if options.context_matching_threshold is None:
+            if not isinstance(self.matching, Mapping):
+                raise InvalidParameterError(f"result.matching must be a dict of matching options (or {{}}); got "
+                                            f"{type(self.matching).__name__}. Set it to a dict, e.g. result.matching = {{}}.")
             recorded = self.matching.get("context_matching_threshold", MatchingOptions.context_matching_threshold)
             try:  # result.matching is a plain dict: checked where it is used, before any work
                 options = options.replace(context_matching_threshold=check.check_finite_in_range(

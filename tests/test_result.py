@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from evalframe import EvaluationResult, InvalidParameterError, SchemaError, UnknownNodeError
+from evalframe import EvaluationResult, InvalidParameterError, SaveError, SchemaError, UnknownNodeError, load_demo_result
 from tests.fixtures import hand_result, reader_frame, retriever_frame
 
 
@@ -248,3 +248,14 @@ def test_a_recorded_threshold_that_is_not_a_number_is_an_error_not_an_assertion(
     # an explicit threshold does not read the recorded one (q6's rank 1 matches its two gold contexts at 80 and 70)
     table = result.query_metrics("Retriever", document_scope="context", context_matching_threshold=65)
     assert table.loc["q6", "recall_multi_hit"] == 1.0
+
+
+def test_a_matching_attribute_that_is_not_a_dict_is_named_by_the_analyses_and_save(tmp_path):
+    # was: a bare AttributeError ('NoneType' object has no attribute 'get') and TypeError (not iterable)
+    result = load_demo_result()
+    result.matching = None
+    with pytest.raises(InvalidParameterError, match=r"^result\.matching must be a dict of matching options"):
+        result.calculate_metrics()
+    with pytest.raises(SaveError, match=r"^result\.matching must be a dict of matching options"):
+        result.save(tmp_path / "out")
+    assert not (tmp_path / "out").exists()

@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from .folder import Folder, with_retries
-from .._validation import check_path
+from .._validation import check_optional_name, check_path
 from ..errors import LoadError, SaveError
 from ..frames.arrays import DistinctLists, object_array
 
@@ -195,6 +195,7 @@ def write_part(staging: str | Path, node: str, number: int, partitions: int, fra
     from . import atomic, parquet
 
     check_node_name(node)  # before anything is written: the file is named after it
+    generation = check_optional_name(generation, name="generation")  # a part of no generation is refused at load
     if generation is None:
         generation = staged_generation(staging)
     if ROW_COLUMN not in frame.columns or KEY_COLUMN not in frame.columns:

@@ -109,6 +109,9 @@ def _save_result(result: Any, out_dir: Path, format: str, partitions: int | None
             raise SaveError(f"save(format='parquet') takes no CSV options; got {few_names(sorted(to_csv_kwargs))}.")
         from . import parquet  # needs pyarrow, imported only here
     options = csv_format.save_options(to_csv_kwargs)
+    if not isinstance(result.matching, Mapping):  # an attribute anyone can set: the constructor's rule, at the save
+        raise SaveError(f"result.matching must be a dict of matching options (or {{}}); got "
+                        f"{type(result.matching).__name__}. Set it to a dict, e.g. result.matching = {{}}.")
     for node in result.node_results:
         check_node_name(node)
     manifest: dict[str, Any] = {

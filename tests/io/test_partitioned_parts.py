@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalframe import EvaluationResult, LoadError, SaveError
+from evalframe import EvaluationResult, InvalidParameterError, LoadError, SaveError
 from evalframe.io import save_parts
 from evalframe.io.partitioned import ROW_COLUMN, partition_of_ids, read_partition, write_part
 from tests.fixtures import hand_result
@@ -163,3 +163,11 @@ def test_missing_cells_keep_their_kind_across_partitions(tmp_path):
     loaded = EvaluationResult.load(EvaluationResult({"R": frame}).save(tmp_path / "out", format="parquet", partitions=7,
                                                                        progress=False), progress=False)
     assert [repr(v) for v in loaded["R"]["notes"]] == [repr(v) for v in frame["notes"]]
+
+
+@pytest.mark.parametrize("generation", [5, ""])
+def test_a_generation_that_is_not_a_non_empty_text_is_refused_before_writing(tmp_path, generation):
+    # was: pyarrow's bare TypeError for 5; "" wrote a part every load then refused as copied from another save
+    with pytest.raises(InvalidParameterError, match=r"^generation must be None or a non-empty str"):
+        write_part(tmp_path, "Reader", 0, 2, pd.DataFrame(), generation=generation)
+    assert list(tmp_path.iterdir()) == []
