@@ -24,6 +24,7 @@ import pytest
 pytrec_eval = pytest.importorskip("pytrec_eval")
 
 from evalframe import Answer, Document, EvaluationResult, Label  # noqa: E402
+from tests.fixtures import SCRIPTS, load_benchmark  # noqa: E402
 
 PAGE = Path(__file__).resolve().parents[1] / "docs" / "ir-researchers.md"
 log2 = math.log2
@@ -400,6 +401,9 @@ def test_the_page_code_uses_these_run_and_qrels():
     written = "\n".join(chunk.replace("\\n", "\n") for chunk in files) + "\n"
     assert sorted(written.split("\n")) == sorted((RUN_FILE + QRELS_FILE).split("\n"))
     assert ast.literal_eval(code_line(">>> ranked = ")) == PIPELINE_ORDER
+    # the CLI examples of the page run on these files too (scripts/make_cli_docs.py writes its own copy of them)
+    script = load_benchmark("make_cli_docs.py", SCRIPTS)
+    assert (script.IR_RUN, script.IR_QRELS) == (RUN_FILE, QRELS_FILE)
 
 
 def test_the_page_doctest_means_are_the_literals():

@@ -8,20 +8,18 @@ chromium``), the browser ``scripts/screenshot_report.py`` uses.
 from __future__ import annotations
 
 import os
-import shutil
 
 import pytest
 
 from evalframe import load_demo_result
+from tests.fixtures import SCRIPTS, load_benchmark
 
 sync_api = pytest.importorskip("playwright.sync_api")
-CANDIDATES = ("chromium-headless-shell", "chromium", "chromium-browser", "google-chrome")
 
 
 @pytest.fixture(scope="module")
 def tab(tmp_path_factory):
-    executable = os.environ.get("EVALFRAME_CHROMIUM") or next(
-        (found for name in CANDIDATES if (found := shutil.which(name))), None)
+    executable = load_benchmark("screenshot_report.py", SCRIPTS).browser()  # the browser the screenshots are taken with
     page_file = tmp_path_factory.mktemp("report") / "report.html"
     page_file.write_text(load_demo_result().report(n=2).html, encoding="utf-8")
     with sync_api.sync_playwright() as playwright:
