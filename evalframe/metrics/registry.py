@@ -180,8 +180,8 @@ def headline_metric(level: str) -> str:
     return next(m.name for m in METRICS.values() if m.level == level and m.headline)
 
 
-def format_bounds(metric: Metric) -> str:
-    """The bounds as text: ``"[0, 1]"``, or ``"unbounded"``.
+def format_bounds(metric: Metric, *, note: bool = False) -> str:
+    """The bounds as text: ``"[0, 1]"``, or ``"unbounded"``; with ``note``, followed by the bounds note in parentheses.
 
     Examples
     --------
@@ -189,9 +189,11 @@ def format_bounds(metric: Metric) -> str:
     ('[0, 1]', 'unbounded')
     """
     if metric.bounds is None:
-        return "unbounded"
-    low, high = metric.bounds
-    return f"[{low:g}, {high:g}]"
+        text = "unbounded"
+    else:
+        low, high = metric.bounds
+        text = f"[{low:g}, {high:g}]"
+    return text + (f" ({metric.bounds_note})" if note and metric.bounds_note else "")
 
 
 def metrics_table_markdown() -> str:
@@ -204,7 +206,7 @@ def metrics_table_markdown() -> str:
     """
     lines = ["| metric | level | per-query value | edge rule | bounds | headline |", "|---|---|---|---|---|---|"]
     for metric in (*ANSWER_METRICS.values(), *DOCUMENT_METRICS.values(), *EVALUATOR_METRICS.values()):
-        bounds = format_bounds(metric) + (f" ({metric.bounds_note})" if metric.bounds_note else "")
+        bounds = format_bounds(metric, note=True)
         lines.append(f"| `{metric.name}` | {metric.level} | {metric.formula} | {metric.edge} | {bounds} | "
                      f"{'yes' if metric.headline else ''} |")
     return "\n".join(lines)

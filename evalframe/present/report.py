@@ -86,7 +86,7 @@ def _details(metric: str) -> str:
     if metric not in METRICS:
         return ""
     spec = METRICS[metric]
-    bounds = format_bounds(spec) + (f" ({spec.bounds_note})" if spec.bounds_note else "")
+    bounds = format_bounds(spec, note=True)
     return f"Per query: {spec.formula}. Edge rule: {spec.edge}. Bounds: {bounds}."
 
 
