@@ -60,7 +60,7 @@ def write_shards(n_queries: int, folder: Path, shards: int, seed: int = 0) -> tu
 
 def in_one_process(whole: Path, out: Path, partitions: int) -> dict[str, float]:
     from evalframe import EvaluationResult
-    from evalframe.build.runs import read_runs
+    from evalframe.sources.runs import read_runs
 
     start, cpu = time.perf_counter(), cpu_seconds()
     children = resource.getrusage(resource.RUSAGE_CHILDREN)

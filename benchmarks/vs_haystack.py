@@ -11,7 +11,7 @@ Haystack / evalframe:
 * **build** (``--build-queries``, default 1,000): ``benchmarks/bench_flatten.workload`` built by Haystack's own
   builder (``Pipeline()._build_eval_dataframe`` per query and node, as ``Pipeline.eval`` does) and by
   ``EvaluationResult.from_runs``; for evalframe also the time of the exact context similarity alone over the
-  distinct (gold context, candidate) pairs (``evalframe.build.matching.context_similarity``) one after another, and the
+  distinct (gold context, candidate) pairs (``evalframe.sources.matching.context_similarity``) one after another, and the
   rest of the build measured directly (``from_runs`` with the similarity replaced by a constant).
 """
 
@@ -112,7 +112,7 @@ def build(haystack_python: str, n_queries: int, work: Path) -> None:
     from bench_flatten import workload
 
     from evalframe import EvaluationResult
-    from evalframe.build.matching import context_similarity
+    from evalframe.sources.matching import context_similarity
 
     labels, outputs = workload(n_queries)
     queries = [{"labels": [label.to_dict() for label in multilabel.labels],
@@ -127,7 +127,7 @@ def build(haystack_python: str, n_queries: int, work: Path) -> None:
     result = EvaluationResult.from_runs(labels, outputs, progress=False)
     ours = time.perf_counter() - start
     # the rest of the build, measured directly: the same build with every similarity a constant (no scoring at all)
-    import evalframe.build.flatten as flatten
+    import evalframe.sources.flatten as flatten
 
     scorer = flatten.context_similarities
     flatten.context_similarities = lambda pairs, **options: [0.0] * len(list(pairs))

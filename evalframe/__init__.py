@@ -14,6 +14,7 @@ Examples
 from __future__ import annotations
 
 from ._version import __version__
+from ._moved import install as _install_moved
 from .columns import ANSWER_SCOPES, DOCUMENT_SCOPES, EVAL_MODES
 from .errors import (
     EvalframeError,
@@ -35,7 +36,7 @@ from .metrics.registry import ANSWER_METRICS, DOCUMENT_METRICS, METRICS
 from .present.report import Report, print_eval_report
 from .result import EvaluationResult
 from .analysis.compare import compare, worst_by_delta
-from .build.runs import read_runs
+from .sources.runs import read_runs
 from .schema import Answer, Document, Label, MultiLabel, Span, TableCell
 from .options import MatchingOptions, MetricOptions
 from .present.demo import load_demo_result, load_demo_runs
@@ -79,3 +80,4 @@ __all__ = [
     "worst_by_delta",
 ]
 
+_install_moved()  # evalframe.build[.x] -> evalframe.sources[.x], with a FutureWarning

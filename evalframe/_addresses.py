@@ -1,7 +1,7 @@
 """The addresses of the objects an object array holds, read from its pointer buffer (no Python call per cell).
 
 Two cells hold the same object exactly when their addresses are equal, while something keeps those objects alive:
-the cache witnesses (:mod:`evalframe.frames.witness`), from_trec's layout (:mod:`evalframe.build.trec`) and the
+the cache witnesses (:mod:`evalframe.frames.witness`), from_trec's layout (:mod:`evalframe.sources.trec`) and the
 writers' deduplication of list cells (:mod:`evalframe.io.codecs`) build on that.
 
 >>> import numpy as np

@@ -1,7 +1,7 @@
-"""Deprecated alias of :mod:`evalframe.build.matching`, where this module moved; import from there."""
+"""Deprecated alias of :mod:`evalframe.sources.matching`, where this module moved; import from there."""
 
 from .errors import warn
-from .build.matching import *  # noqa: F403
-from .build.matching import __all__  # noqa: F401
+from .sources.matching import *  # noqa: F403
+from .sources.matching import __all__  # noqa: F401
 
-warn("evalframe.matching moved to evalframe.build.matching; import it from there (this alias will be removed).", FutureWarning)
+warn("evalframe.matching moved to evalframe.sources.matching; import it from there (this alias will be removed).", FutureWarning)

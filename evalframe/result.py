@@ -809,7 +809,7 @@ class EvaluationResult(Mapping):
         >>> result.calculate_metrics()["Retriever"]["mrr"], result.calculate_metrics()["Reader"]["exact_match"]
         (0.5, 1.0)
         """
-        from .build.flatten import flatten
+        from .sources.flatten import flatten
 
         options = MatchingOptions.from_keywords(matching, passed_to="from_runs takes these matching options")
         frames = flatten(labels, node_outputs, matching=options, sas_model=sas_model, progress=progress,
@@ -871,8 +871,8 @@ class EvaluationResult(Mapping):
         0.25
         """
         from ._progress import Steps, enabled
-        from .build.trec import trec_frame
-        from .io.trec import read_qrels, read_queries, read_run
+        from .sources.trec import trec_frame
+        from .sources.trec_files import read_qrels, read_queries, read_run
 
         if not isinstance(node, str) or not node:
             raise InvalidParameterError(f"node must be a non-empty string (the node's name); got {node!r}.")
@@ -930,7 +930,7 @@ class EvaluationResult(Mapping):
         q1 Q0 d2 1 3.5 bm25
         q1 Q0 d1 2 1.25 bm25
         """
-        from .build.trec import run_from_frame
+        from .sources.trec import run_from_frame
         from .io.trec import check_tag, write_run
 
         check_tag(tag)  # before the run is built
@@ -958,7 +958,7 @@ class EvaluationResult(Mapping):
         q1 0 d1 2
         q1 0 d9 0
         """
-        from .build.trec import qrels_from_frame
+        from .sources.trec import qrels_from_frame
         from .io.trec import write_qrels
 
         name = self._trec_node(node)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import importlib.resources
 import sys
 
 import pytest
@@ -11,7 +12,7 @@ import pytest
 @pytest.mark.parametrize(("old", "new", "name"), [
     ("evalframe.plots", "evalframe.present.plots", "plot_funnel"),
     ("evalframe.stats", "evalframe.analysis.stats", "holm"),
-    ("evalframe.matching", "evalframe.build.matching", "context_similarity"),
+    ("evalframe.matching", "evalframe.sources.matching", "context_similarity"),
     ("evalframe.slices", "evalframe.analysis.slices", "query_attributes"),
 ])
 def test_an_old_module_path_still_imports_and_says_where_it_moved(old, new, name):
@@ -26,3 +27,41 @@ def test_the_stats_alias_keeps_every_public_function():
     sys.modules.pop("evalframe.stats", None)
     with pytest.warns(FutureWarning):
         from evalframe.stats import bootstrap_means, holm  # noqa: F401
+
+
+@pytest.mark.parametrize(("old", "new", "name"), [
+    ("evalframe.build.runs", "evalframe.sources.runs", "read_runs"),
+    ("evalframe.build.trec", "evalframe.sources.trec", "trec_frame"),
+    ("evalframe.build.matching", "evalframe.sources.matching", "exact_match"),
+])
+def test_the_build_folder_renamed_sources_still_imports_and_says_where_it_moved(old, new, name):
+    for module in [m for m in sys.modules if m == "evalframe.build" or m.startswith("evalframe.build.")]:
+        sys.modules.pop(module)
+    with pytest.warns(FutureWarning, match=r"evalframe\.build\S* moved to evalframe\.sources") as caught:
+        namespace: dict = {}
+        exec(compile(f"import {old} as alias", __file__, "exec"), namespace)  # an import line of this file
+        alias = namespace["alias"]
+    assert [str(w.message) for w in caught] == [  # the package, then the module
+        "evalframe.build moved to evalframe.sources; import it from there (this alias will be removed).",
+        f"{old} moved to {new}; import it from there (this alias will be removed)."]
+    assert getattr(alias, name) is getattr(importlib.import_module(new), name)
+    assert importlib.import_module(new).__name__ == new  # the renamed module is left as it is
+    assert all(warning.filename == __file__ for warning in caught)
+
+
+def test_no_package_folder_is_named_build():
+    import evalframe
+
+    root = importlib.resources.files(evalframe)
+    assert not (root / "build").is_dir()
+
+
+@pytest.mark.parametrize("name", ["read_run", "read_qrels", "read_queries"])
+def test_the_trec_readers_moved_to_sources_and_still_import_from_io(name):
+    import evalframe.io.trec as old
+    from evalframe.sources import trec_files
+
+    with pytest.warns(FutureWarning, match=rf"evalframe.io.trec.{name} moved to evalframe.sources.trec_files.{name}"):
+        assert getattr(old, name) is getattr(trec_files, name)
+    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
+        old.nothing  # noqa: B018

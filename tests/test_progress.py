@@ -92,7 +92,7 @@ def test_quick_steps_print_nothing(monkeypatch, tmp_path, no_ipython):
 
 
 def test_scoring_in_batches_gives_the_same_numbers(monkeypatch):
-    monkeypatch.setattr("evalframe.build.flatten.SCORING_BATCH", 7)
+    monkeypatch.setattr("evalframe.sources.flatten.SCORING_BATCH", 7)
     runs = load_demo_runs(top_k=3)
     batched = EvaluationResult.from_runs(*runs, progress=True)
     whole = EvaluationResult.from_runs(*runs, progress=False)

@@ -1,7 +1,7 @@
 """Build a partitioned result from sharded runs files on Dask workers (docs/cluster.md#building-a-result-on-the-cluster).
 
 :func:`from_runs` runs two rounds of tasks. One task per shard (a runs file) reads it with
-:func:`evalframe.build.runs.read_runs` and builds its node frames with :func:`evalframe.build.flatten.flatten`, the
+:func:`evalframe.sources.runs.read_runs` and builds its node frames with :func:`evalframe.sources.flatten.flatten`, the
 code of :meth:`evalframe.EvaluationResult.from_runs` (its distinct (gold context, candidate) pairs are scored there,
 on the worker), splits each frame by partition number (:func:`evalframe.io.partitioned.partition_of_ids`) and writes
 the pieces to a scratch folder inside the save's staging folder. Then one task per partition concatenates that
@@ -32,9 +32,9 @@ import numpy as np
 import pandas as pd
 
 from .._validation import check_path
-from ..build.flatten import flatten
-from ..build.flatten import IdlessDocuments, warn_idless_documents
-from ..build.runs import query_lines, read_runs_counted
+from ..sources.flatten import flatten
+from ..sources.flatten import IdlessDocuments, warn_idless_documents
+from ..sources.runs import query_lines, read_runs_counted
 from ..columns import COLUMN_ORDER
 from ..errors import EvalframeError, InvalidParameterError, LoadError
 from ..io import partitioned, save_parts

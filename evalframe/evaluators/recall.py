@@ -3,7 +3,7 @@
 * :class:`DocumentRecallEvaluator` / :class:`RecallMode` — Haystack 2.x's document recall;
 * :class:`RetrieverRecall` — AdalFlow's context recall;
 * :class:`RetrievalRecall`, :class:`RetrievalRecallAll`, :class:`RetrievalNDCGAny` — REMem-style
-  recall@k / recall-all@k / NDCG_any@k over chunks (matched with :func:`~evalframe.build.matching.is_chunk_from_original`).
+  recall@k / recall-all@k / NDCG_any@k over chunks (matched with :func:`~evalframe.sources.matching.is_chunk_from_original`).
 
 They are adapters: each turns its inputs into per-query count arrays and applies the metric kernels of
 :mod:`evalframe.metrics.kernels` (the same ``recall_multi_hit``, ``recall_single_hit`` and ``ndcg``
@@ -22,7 +22,7 @@ import numpy as np
 
 from .._validation import did_you_mean
 from ..errors import InvalidParameterError, warn
-from ..build.matching import is_chunk_from_original
+from ..sources.matching import is_chunk_from_original
 from ..metrics import kernels
 from ..metrics.kernels import ZERO_EDGE_POLICY, any_discount, apply_edge_policy
 

@@ -19,7 +19,7 @@ query (``gold_document_ids`` with ``gold_document_relevance``, and ``nonrelevant
   ``duplicates="first"`` the best-ranked one is kept.
 
 Everything is done on integer codes: one factorisation of the document ids and the judged ids; nothing loops per
-row or per query but the one flattening of the list cells. A frame :func:`evalframe.build.trec.trec_frame` built
+row or per query but the one flattening of the list cells. A frame :func:`evalframe.sources.trec.trec_frame` built
 (``EvaluationResult.from_trec``) hands over its codes instead: the rows' document codes while its key columns hold
 the very objects it put there, and the judgments' codes while the judgment columns hold its very list cells (checked
 by address on each query's first row), so no id is hashed again.
@@ -35,7 +35,7 @@ import pandas as pd
 
 from .arrays import DistinctLists, SelectedLists, first_appearance_codes, first_rows, numeric_column, row_label, select_lists
 from .._validation import require_columns
-from ..build.trec import TrecLayout, compact_codes, repeated_pairs
+from ..sources.trec import TrecLayout, compact_codes, repeated_pairs
 from ..columns import NO_ANSWER_DOCUMENT_ID
 from ..errors import InvalidParameterError, SchemaError
 from ..metrics.trec import UNJUDGED, Measure, evaluate, parse_measures
@@ -213,8 +213,8 @@ def prepare_judged_rows(frame: pd.DataFrame, positions: np.ndarray, *, where: st
     """Lay out the document rows at ``positions`` (one node, one eval_mode) and their queries' judgments.
 
     ``lists(column)`` gives a list column's distinct cells (default: every row its own cell); ``duplicates``
-    is ``"error"`` or ``"first"`` (see the module). ``layout``: how :func:`evalframe.build.trec.trec_frame` built
-    the frame, checked with :meth:`~evalframe.build.trec.TrecLayout.holds` by the caller, with ``positions`` every
+    is ``"error"`` or ``"first"`` (see the module). ``layout``: how :func:`evalframe.sources.trec.trec_frame` built
+    the frame, checked with :meth:`~evalframe.sources.trec.TrecLayout.holds` by the caller, with ``positions`` every
     row: the query and document codes are then taken from it instead of hashing the ids of every row.
 
     Examples

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..build.trec import trec_layout
+from ..sources.trec import trec_layout
 from ..columns import COLUMN_ORDER, MATCH_LIST_COLUMNS
 from ..errors import SchemaError
 from .arrays import DistinctLists

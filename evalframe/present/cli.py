@@ -568,7 +568,7 @@ def _convert(args: argparse.Namespace) -> str:
 
 
 def _flatten(args: argparse.Namespace) -> str:
-    from ..build.runs import query_lines, read_runs
+    from ..sources.runs import query_lines, read_runs
 
     storage = _parquet_storage(args, args.storage)
     if args.partitions is None and (len(args.runs) > 1 or args.scheduler is not None):  # the in-memory build reads one file

@@ -5,7 +5,7 @@ from __future__ import annotations
 from importlib.resources import files
 from typing import cast
 
-from ..build.runs import read_runs
+from ..sources.runs import read_runs
 from ..errors import InvalidParameterError
 from ..result import EvaluationResult
 from ..schema import MultiLabel

@@ -16,7 +16,7 @@ import pytest
 distributed = pytest.importorskip("distributed")
 
 from evalframe import EvaluationResult, InvalidParameterError, LoadError  # noqa: E402
-from evalframe.build.runs import read_runs  # noqa: E402
+from evalframe.sources.runs import read_runs  # noqa: E402
 from evalframe.dask import from_runs  # noqa: E402
 from evalframe.present.cli import main  # noqa: E402
 from tests.fixtures import load_benchmark  # noqa: E402

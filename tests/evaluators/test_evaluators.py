@@ -17,7 +17,7 @@ from evalframe import (
     RetrievalRecallAll,
     RetrieverRecall,
 )
-from evalframe.build.matching import is_chunk_from_original
+from evalframe.sources.matching import is_chunk_from_original
 
 
 @dataclass

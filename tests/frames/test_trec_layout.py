@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from evalframe import EvaluationResult
-from evalframe.build.trec import trec_layout
+from evalframe.sources.trec import trec_layout
 
 RUN = {"q1": {"d1": 3.0, "d2": 2.0, "d3": 1.0}, "q2": {"d4": 2.0, "d5": 1.0}, "q3": {"d1": 1.0}}
 QRELS = {"q1": {"d2": 1, "d9": 2}, "q2": {"d4": 1}, "q4": {"d1": 1}}
@@ -147,7 +147,7 @@ def test_an_edit_of_a_judgment_cell_gives_new_numbers(edit, changes, monkeypatch
 
 def test_ids_that_are_not_all_text_are_hashed_as_text():
     """trec_frame on frames with int docids (not a reader's): the judged ids are compared as text, as before."""
-    from evalframe.build.trec import trec_frame
+    from evalframe.sources.trec import trec_frame
 
     run = pd.DataFrame({"qid": ["q1"] * 3, "docid": pd.Series([1, 2, "3"], dtype=object), "score": [3.0, 2.0, 1.0],
                         "rank": [1, 2, 3]})
@@ -186,7 +186,7 @@ def test_every_query_retrieved_no_placeholder_row():
 
 def test_judged_ids_that_are_no_document_are_not_counted_on_either_path():
     """qrels frames (not a reader's) judging "" and "00": trec_frame's codes leave them out as the hashed path does."""
-    from evalframe.build.trec import trec_frame
+    from evalframe.sources.trec import trec_frame
 
     run = pd.DataFrame({"qid": ["q1"] * 3 + ["q2"], "docid": ["d1", "00", "d2", "d3"], "score": [3.0, 2.0, 1.0, 1.0],
                         "rank": [1, 2, 3, 1]})

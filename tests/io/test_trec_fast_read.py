@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from evalframe.errors import LoadError
-from evalframe.io import trec
-from evalframe.io.trec import read_qrels, read_run
+from evalframe.sources import trec_files as trec
+from evalframe.sources.trec_files import read_qrels, read_run
 
 pytest.importorskip("pyarrow")
 
@@ -130,7 +130,7 @@ def test_written_files_are_the_same_with_and_without_pyarrow(tmp_path_factory, r
 
 
 def test_trec_frame_takes_the_readers_codes_and_sees_an_edit(tmp_path):
-    from evalframe.build.trec import coded_column, trec_frame
+    from evalframe.sources.trec import coded_column, trec_frame
 
     path = tmp_path / "run"
     path.write_text("q1 Q0 d1 1 2.0 t\nq1 Q0 d2 2 1.0 t\nq2 Q0 d1 1 1.0 t\n", encoding="utf-8")
@@ -151,7 +151,7 @@ def test_a_file_of_many_arrow_blocks_reads_alike(tmp_path, monkeypatch):
     the pandas path, and trec_frame from the readers' Arrow dictionaries equals trec_frame from copies."""
     import numpy as np
 
-    from evalframe.build.trec import coded_arrow, trec_frame
+    from evalframe.sources.trec import coded_arrow, trec_frame
 
     rng = np.random.default_rng(1)
     n = 120_000

@@ -1,4 +1,4 @@
-"""TREC run and qrels files (evalframe.io.trec): reading by trec_eval's rules, errors naming file and line, atomic writes.
+"""TREC run and qrels files (sources.trec_files, io.trec): reading by trec_eval's rules, errors naming file and line, atomic writes.
 
 Expected values are worked out by hand from the texts below (and the tie order is confirmed with pytrec_eval).
 """
@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 
 from evalframe import InvalidParameterError, LoadError, SaveError
 from evalframe.io import atomic
-from evalframe.io.trec import read_qrels, read_queries, read_run, write_qrels, write_run
+from evalframe.io.trec import write_qrels, write_run
+from evalframe.sources.trec_files import read_qrels, read_queries, read_run
 
 # q2 comes first in the file, so it is the first query; q1's four documents scored 2 tie: docid descending
 # (code points: 'c' > 'b' > 'a' > 'B'); the file's rank column (1..5 in file order) is ignored. Tabs and runs of

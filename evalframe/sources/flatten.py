@@ -2,7 +2,7 @@
 
 ``flatten(labels, node_outputs)`` validates everything first (errors name node, query index and
 field; nothing is half-built), collects the rows column by column, scores every distinct
-(gold context, candidate) pair once in a batch (:func:`evalframe.build.matching.context_similarities`),
+(gold context, candidate) pair once in a batch (:func:`evalframe.sources.matching.context_similarities`),
 calls a SAS model once for the whole build, then derives the match columns.
 """
 

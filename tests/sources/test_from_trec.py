@@ -164,7 +164,7 @@ def test_empty_qrels_dict_gives_empty_gold_lists(tmp_path):
 
 
 def test_trec_frame_refuses_duplicate_documents():
-    from evalframe.build.trec import trec_frame
+    from evalframe.sources.trec import trec_frame
 
     run = pd.DataFrame({"qid": ["q", "q"], "docid": ["a", "a"], "score": [2.0, 1.0], "rank": [1, 2]})
     qrels = pd.DataFrame({"qid": ["q"], "docid": ["a"], "relevance": [1]})
@@ -466,7 +466,7 @@ def test_convert_options(files, tmp_path, capsys):
     (["a"], []),
 ])
 def test_one_coding_is_the_factorisation_of_both(first, second):
-    from evalframe.build.trec import factorized, one_coding
+    from evalframe.sources.trec import factorized, one_coding
 
     first_array, second_array = np.array(first + [0], dtype=object)[:-1], np.array(second + [0], dtype=object)[:-1]
     first_codes, second_codes, values = one_coding(first_array, second_array)
@@ -476,8 +476,8 @@ def test_one_coding_is_the_factorisation_of_both(first, second):
 
 
 def test_a_readers_frame_edited_into_a_duplicate_is_refused():
-    from evalframe.build.trec import distinct_pairs, trec_frame
-    from evalframe.io.trec import read_qrels, read_run
+    from evalframe.sources.trec import distinct_pairs, trec_frame
+    from evalframe.sources.trec_files import read_qrels, read_run
 
     run, qrels = read_run({"q1": {"d1": 2.0, "d2": 1.0}}), read_qrels({"q1": {"d1": 1}})
     assert distinct_pairs(run, "qid", "docid") and distinct_pairs(qrels, "qid", "docid")
@@ -489,7 +489,7 @@ def test_a_readers_frame_edited_into_a_duplicate_is_refused():
 
 
 def test_one_coding_appends_the_extra_values_uncoded():
-    from evalframe.build.trec import one_coding
+    from evalframe.sources.trec import one_coding
 
     for first, second in ((["a", "b"], ["c", "a"]), ([1, "b"], ["b", 2])):  # the Arrow path and the object path
         first_array, second_array = np.array(first, dtype=object), np.array(second, dtype=object)

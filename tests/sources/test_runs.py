@@ -1,4 +1,4 @@
-"""Reading runs files (evalframe.build.runs): byte-order marks, JSON arrays, the no-answer gold forms."""
+"""Reading runs files (evalframe.sources.runs): byte-order marks, JSON arrays, the no-answer gold forms."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from evalframe.build.runs import query_lines, read_runs
+from evalframe.sources.runs import query_lines, read_runs
 from evalframe.errors import InvalidParameterError, LoadError
 
 RUNS = Path(__file__).parents[2] / "docs" / "examples" / "runs.jsonl"

@@ -1,7 +1,7 @@
 """TREC tables <-> a document node frame (``docs/persistence.md#trec-run-and-qrels-files``).
 
 :func:`trec_frame` turns a ranked run (``qid, docid, score, rank``) and qrels (``qid, docid, relevance``), as
-:mod:`evalframe.io.trec` reads them, into the node frame :meth:`EvaluationResult.from_runs` builds for a retriever
+:mod:`evalframe.sources.trec_files` reads them, into the node frame :meth:`EvaluationResult.from_runs` builds for a retriever
 whose gold labels carry only document ids, plus the TREC columns ``score``, ``gold_document_relevance``,
 ``nonrelevant_document_ids`` and ``nonrelevant_document_relevance``. :func:`run_from_frame` and
 :func:`qrels_from_frame` go back: any document node frame to the run and qrels tables trec_eval reads.
@@ -313,9 +313,9 @@ def trec_frame(run: pd.DataFrame, qrels: pd.DataFrame, *, node: str = "Retriever
     Parameters
     ----------
     run : pandas.DataFrame
-        ``qid, docid, score, rank``, ranked and grouped by query (as :func:`evalframe.io.trec.read_run` returns it).
+        ``qid, docid, score, rank``, ranked and grouped by query (as :func:`evalframe.sources.trec_files.read_run` returns it).
     qrels : pandas.DataFrame
-        ``qid, docid, relevance`` (as :func:`evalframe.io.trec.read_qrels` returns it).
+        ``qid, docid, relevance`` (as :func:`evalframe.sources.trec_files.read_qrels` returns it).
     node : str
         The ``node`` column's value.
     queries : dict, optional
@@ -353,7 +353,7 @@ def trec_frame(run: pd.DataFrame, qrels: pd.DataFrame, *, node: str = "Retriever
             row = table.iloc[int(np.flatnonzero(repeated)[0])]
             raise InvalidParameterError(f"the {name} lists document {row['docid']!r} twice in query {row['qid']!r}; "
                                         "trec_eval refuses duplicate documents (read the files with "
-                                        "evalframe.io.trec, which names the line).")
+                                        "evalframe.sources.trec_files, which names the line).")
     order = query_order(run_qids, judged_qids)
     index = pd.Index(order, dtype=object)
     n_queries = len(order)

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, strategies as st
 from rapidfuzz import fuzz
 
-from evalframe.build.matching import context_similarities, context_similarity, exact_match, f1, normalize_answer
+from evalframe.sources.matching import context_similarities, context_similarity, exact_match, f1, normalize_answer
 
 
 @pytest.mark.parametrize(
@@ -105,7 +105,7 @@ def test_batch_equals_single_on_random_texts():
 
 
 def test_batch_in_worker_processes_equals_single(monkeypatch):
-    import evalframe.build.matching as matching
+    import evalframe.sources.matching as matching
 
     monkeypatch.setattr(matching, "PARALLEL_MIN_PAIRS", 10)
     rng = random.Random(11)

@@ -1,0 +1,500 @@
+"""TREC run and qrels files read into tidy frames (``docs/persistence.md#trec-run-and-qrels-files``).
+
+A run file holds one line ``qid Q0 docid rank score tag`` per retrieved document, a qrels file one line
+``qid iter docid relevance`` per judgment; columns are separated by whitespace (as trec_eval splits them), files
+are plain text or gzip (recognised by their first bytes). :func:`read_run` and :func:`read_qrels` take a path or
+the dict-of-dicts form of ranx, ir_measures and pytrec_eval (``{qid: {docid: score}}`` / ``{qid: {docid: grade}}``)
+and return tidy frames; :mod:`evalframe.io.trec` writes them back. Parsing is vectorised (pandas'
+C parser); a problem is then located by a second, line-by-line pass that names the file and the 1-based line.
+
+trec_eval's rules kept here: a run's documents are ranked by score descending, ties by docid descending (code
+point order); the rank column of the file is ignored. A docid twice in one query is refused ("duplicate docs"),
+in runs and in qrels alike. Grades are integers.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import math
+import mmap
+import numbers
+import os
+import re
+import warnings
+import zlib
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any, BinaryIO, NoReturn, Union
+
+import numpy as np
+import pandas as pd
+
+from ..errors import InvalidParameterError, LoadError
+from .trec import as_trec_scores, compact_codes, factorized, remember_codes, repeated_pairs, trec_order_codes
+
+__all__ = ["RUN_COLUMNS", "QRELS_COLUMNS", "read_run", "read_qrels", "read_queries"]
+
+#: Columns of :func:`read_run`'s frame and of :func:`read_qrels`'.
+RUN_COLUMNS: tuple[str, ...] = ("qid", "docid", "score", "rank")
+QRELS_COLUMNS: tuple[str, ...] = ("qid", "docid", "relevance")
+
+PathLike = Union[str, "os.PathLike[str]"]
+RunInput = Union[PathLike, Mapping[str, Mapping[str, float]]]
+QrelsInput = Union[PathLike, Mapping[str, Mapping[str, int]]]
+
+_GZIP_MAGIC = b"\x1f\x8b"
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+_NUMBER = re.compile(r"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf|infinity)", re.IGNORECASE)
+#: What separates columns: spaces and tabs (as pandas' whitespace parser and trec_eval split), and the line ends.
+#: Other characters, NBSP or a form feed included, belong to the id they are in.
+WHITESPACE = re.compile(r"[ \t\r\n]")
+_SEPARATOR = re.compile(r"[ \t]+")
+
+
+class TrecFormat:
+    """What one kind of TREC file holds: its name, columns, where the ids and the value are."""
+
+    def __init__(self, kind: str, layout: str, value: int, value_name: str) -> None:
+        self.kind, self.layout, self.value, self.value_name = kind, layout, value, value_name
+        self.width = len(layout.split())
+
+
+RUN_FORMAT = TrecFormat("run", "qid Q0 docid rank score tag", 4, "score")
+QRELS_FORMAT = TrecFormat("qrels", "qid iter docid relevance", 3, "relevance")
+
+
+# ------------------------------------------------------------------------------------------ grouping
+# ------------------------------------------------------------------------------------------ reading files
+def _check_path(value: object, kind: str) -> Path:
+    if isinstance(value, (str, os.PathLike)) and str(value):
+        path = Path(value)
+        if path.is_dir():
+            raise LoadError(f"{kind} file {path} is a folder; give the TREC {kind} file itself.", parameter=kind)
+        if not path.is_file():
+            raise LoadError(f"{kind} file {path} does not exist.", parameter=kind)
+        return path
+    raise InvalidParameterError(
+        f"{kind} must be a path to a TREC {kind} file or a dict {{qid: {{docid: "
+        f"{'score' if kind == 'run' else 'grade'}}}}}; got {value!r:.80} of type {type(value).__name__}.")
+
+
+def _is_gzip(path: Path) -> bool:
+    with path.open("rb") as handle:
+        return handle.read(2) == _GZIP_MAGIC
+
+
+def _open(path: Path) -> BinaryIO:
+    return gzip.open(path, "rb") if _is_gzip(path) else path.open("rb")  # type: ignore[return-value]
+
+
+#: What reading a damaged or cut gzip file raises.
+_DAMAGED_GZIP = (gzip.BadGzipFile, EOFError, zlib.error)
+
+
+def _damaged(path: Path, kind: str, exc: BaseException) -> LoadError:
+    return LoadError(f"{kind} file {path} cannot be read ({type(exc).__name__}: {exc}): the gzip file is damaged or "
+                     "cut short.")
+
+
+def _read_bytes(path: Path, kind: str) -> bytes:
+    """The whole (decompressed) content, without a UTF-8 byte-order mark; damaged gzip and OS errors as LoadError."""
+    try:
+        with _open(path) as source:
+            data = source.read()
+    except _DAMAGED_GZIP as exc:
+        raise _damaged(path, kind, exc) from None
+    except OSError as exc:
+        raise LoadError(f"{kind} file {path} cannot be read ({exc.strerror or exc}).") from None
+    return data[3:] if data.startswith(b"\xef\xbb\xbf") else data
+
+
+#: trec_eval reads scores with atof, the nearest double: pandas 3 parses so by default (and deprecates the option);
+#: pandas 2.2's default parser is an ulp off for some 17-digit scores, its "round_trip" parser is exact.
+#: pandas 2.2's parsers are either an ulp off (default) or refuse an overflow such as 1e400 (round_trip), which atof
+#: reads as inf: there the scores are read as text, checked, and converted by Python's float (correctly rounded).
+_SCORES_AS_TEXT = int(pd.__version__.split(".")[0]) < 3
+
+
+def _parse(path: Path, fmt: TrecFormat) -> pd.DataFrame:
+    """The file's columns (ids as text, the value as float64 for runs, as text for qrels); problems via :func:`_locate`."""
+    dtype: dict[int, Any] = {i: object for i in range(fmt.width + 1)}  # one column more: to see lines that have one
+    if fmt is RUN_FORMAT and not _SCORES_AS_TEXT:
+        dtype[fmt.value] = "float64"
+    try:
+        with _open(path) as source, warnings.catch_warnings():
+            # a line with two or more extra columns: pandas warns and drops them; the check below refuses the line
+            warnings.simplefilter("ignore", pd.errors.ParserWarning)
+            frame = pd.read_csv(source, sep=r"\s+", header=None, names=list(range(fmt.width + 1)), dtype=dtype,
+                                index_col=False,  # an extra column on every line is an error, not an index
+                                na_filter=False, quoting=csv.QUOTE_NONE, engine="c", encoding="utf-8")
+    except (ValueError, UnicodeDecodeError, OverflowError) as exc:  # ParserError is a ValueError
+        _locate(path, fmt, exc)
+    except _DAMAGED_GZIP as exc:
+        raise _damaged(path, fmt.kind, exc) from None
+    except OSError as exc:
+        raise LoadError(f"{fmt.kind} file {path} cannot be read ({exc.strerror or exc}).") from None
+    if len(frame) == 0:
+        raise LoadError(f"{fmt.kind} file {path} holds no line; a TREC {fmt.kind} file has one line "
+                        f"`{fmt.layout}` per {'retrieved document' if fmt is RUN_FORMAT else 'judgment'}.")
+    extra = frame[fmt.width].to_numpy()
+    frame = frame.drop(columns=[fmt.width])
+    if (frame[fmt.width - 1].to_numpy() == "").any() or (extra != "").any():
+        _locate(path, fmt)  # a line with fewer or more columns
+    if fmt is RUN_FORMAT and _SCORES_AS_TEXT:
+        if not frame[fmt.value].str.fullmatch(_NUMBER.pattern, flags=re.IGNORECASE).all():
+            _locate(path, fmt)
+        frame[fmt.value] = frame[fmt.value].to_numpy(dtype=object).astype(np.float64)
+    return frame
+
+
+def _locate(path: Path, fmt: TrecFormat, detail: object = "") -> NoReturn:
+    """Read the file line by line and raise a LoadError for the first bad line (the slow path, for errors only).
+
+    ``detail``: what the fast path found, for the message when no line is to blame (not expected).
+    """
+    data = _read_bytes(path, fmt.kind)
+    seen: dict[tuple[str, str], int] = {}
+    for number, raw in enumerate(data.splitlines(), start=1):
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise LoadError(f"{path}:{number}: not UTF-8 text (byte {exc.start + 1} of the line: {exc.reason}); "
+                            "TREC files are plain (ASCII or UTF-8) text.") from None
+        fields = _SEPARATOR.split(line.strip(" \t"))
+        fields = fields if fields != [""] else []
+        if not fields:
+            continue
+        if len(fields) != fmt.width:
+            raise LoadError(f"{path}:{number}: a TREC {fmt.kind} line has {fmt.width} whitespace-separated columns "
+                            f"`{fmt.layout}`; this one has {len(fields)}: {line.strip()!r:.100}.")
+        value = fields[fmt.value]
+        if fmt is RUN_FORMAT and not _NUMBER.fullmatch(value):
+            raise LoadError(f"{path}:{number}: the score (column 5) must be a number; got {value!r:.40}.")
+        if fmt is QRELS_FORMAT and not _INTEGER.fullmatch(value):
+            raise LoadError(f"{path}:{number}: the relevance grade (column 4) must be an integer (e.g. 0, 1, 2, or -1 "
+                            f"for unjudged); got {value!r:.40}.")
+        if fmt is QRELS_FORMAT and not -2**63 <= int(value) < 2**63:
+            raise LoadError(f"{path}:{number}: the relevance grade {value!r:.40} is too large (64-bit integers).")
+        key = (fields[0], fields[2])
+        if key in seen:
+            raise LoadError(f"{path}:{number}: document {fields[2]!r} appears twice in query {fields[0]!r} (first on line "
+                            f"{seen[key]}); trec_eval refuses {'a run' if fmt is RUN_FORMAT else 'qrels'} with duplicate "
+                            "documents (\"duplicate docs\"). Keep one of the lines.")
+        seen[key] = number
+    raise LoadError(f"{path}: cannot be read as a TREC {fmt.kind} file ({detail or 'unexpected content'}); each line "
+                    f"must be `{fmt.layout}`.")
+
+
+class TrecColumns:
+    """A table read from a file or a dict: qids and docids as codes into their distinct values, and the values.
+
+    ``qid_values`` are in order of first appearance (so the codes number the queries in that order); the docid
+    codes index ``docid_values`` (distinct, any order).
+    """
+
+    def __init__(self, qid_codes: np.ndarray, qid_values: np.ndarray, docid_codes: np.ndarray, docid_values: np.ndarray,
+                 values: np.ndarray) -> None:
+        self.qid_codes, self.qid_values = qid_codes.astype(np.int64, copy=False), qid_values
+        self.docid_codes, self.docid_values = docid_codes.astype(np.int64, copy=False), docid_values
+        self.values = values
+        self.text_ranks: Callable[[], np.ndarray] | None = None  # docid ranks in code point order, when cheap to get
+        self.arrow_values: dict[str, Any] = {}  # qid / docid: the distinct values as an Arrow string array, when read so
+
+    @classmethod
+    def of_ids(cls, qids: np.ndarray, docids: np.ndarray, values: np.ndarray) -> TrecColumns:
+        """From the ids as object arrays (factorised here)."""
+        (q, q_values), (d, d_values) = factorized(qids), factorized(docids)
+        return cls(q, q_values, d, d_values, values)
+
+    def has_duplicate(self) -> bool:
+        """Whether a (qid, docid) pair repeats."""
+        return bool(repeated_pairs(self.qid_codes, self.docid_codes, len(self.qid_values), len(self.docid_values)).any())
+
+    def frame(self, order: np.ndarray, values: dict[str, np.ndarray]) -> pd.DataFrame:
+        """The frame ``qid, docid`` (object columns) and ``values`` of the rows ``order``; its qid and docid codes are
+        recorded for trec_frame (no hashing there), with their pairs distinct (a file's were checked; a dict's are its
+        keys). Each column's codes are gathered once, for the objects and the record."""
+        qid_codes, docid_codes = compact_codes(self.qid_codes[order]), compact_codes(self.docid_codes[order])
+        frame = pd.DataFrame({"qid": pd.Series(self.qid_values[qid_codes], dtype=object),
+                              "docid": pd.Series(self.docid_values[docid_codes], dtype=object), **values}, copy=False)
+        remember_codes(frame, {"qid": (qid_codes, self.qid_values), "docid": (docid_codes, self.docid_values)},
+                       distinct=("qid", "docid"), arrow=self.arrow_values)
+        return frame
+
+
+def _read_file(path: Path, fmt: TrecFormat) -> TrecColumns:
+    """qids, docids and values (float64 scores / int64 grades) of a file, in file order, checked."""
+    columns = _read_arrow(path, fmt)
+    if columns is None:
+        frame = _parse(path, fmt)
+        qids, docids = frame[0].to_numpy(dtype=object), frame[2].to_numpy(dtype=object)
+        if fmt is RUN_FORMAT:
+            values = frame[fmt.value].to_numpy(dtype=np.float64)
+        else:
+            text = frame[fmt.value]
+            if not text.str.fullmatch(_INTEGER.pattern).all():
+                _locate(path, fmt)
+            try:
+                values = text.to_numpy(dtype=object).astype(np.int64)
+            except (ValueError, OverflowError) as exc:
+                _locate(path, fmt, exc)
+        columns = TrecColumns.of_ids(qids, docids, values)
+    if columns.has_duplicate():
+        _locate(path, fmt)
+    return columns
+
+
+def _read_arrow(path: Path, fmt: TrecFormat) -> TrecColumns | None:
+    """The file parsed by pyarrow's multi-threaded CSV reader, ids dictionary-encoded; None when pyarrow is missing
+    or the file is not plain single-space-separated lines of well-formed values (the pandas path then reads it, and
+    names the line of any problem).
+    """
+    try:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+        import pyarrow.csv as pa_csv
+    except ImportError:  # pragma: no cover - pyarrow is optional
+        return None
+    try:
+        if _is_gzip(path):
+            with gzip.open(path, "rb") as source:
+                data: Any = source.read()
+        else:  # mapped, not copied: the checks and pyarrow read the file's pages
+            with path.open("rb") as handle:
+                data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) if path.stat().st_size else b""
+    except (*_DAMAGED_GZIP, OSError, ValueError):
+        return None  # the pandas path reports it
+    if not len(data) or data.find(b"\t") >= 0 or data.find(b"  ") >= 0:  # find: a memchr scan, faster than a regex
+        return None
+    names = [f"c{i}" for i in range(fmt.width + 1)]  # one column more: to see lines that have one
+    try:
+        table = pa_csv.read_csv(
+            pa.py_buffer(data),
+            read_options=pa_csv.ReadOptions(column_names=names[:fmt.width]),
+            parse_options=pa_csv.ParseOptions(delimiter=" ", quote_char=False, double_quote=False, escape_char=False),
+            convert_options=pa_csv.ConvertOptions(column_types={name: pa.string() for name in names[:fmt.width]},
+                                                  include_columns=[names[0], names[2], names[fmt.value]]))
+    except (pa.ArrowInvalid, pa.ArrowTypeError, UnicodeDecodeError):
+        return None  # a line with more or fewer columns, text that is not UTF-8, ...
+    del data
+    if table.num_rows == 0:
+        return None
+    qids, docids, text = (table.column(i) for i in range(3))  # chunked: encoded chunk by chunk, never concatenated
+    del table
+    # an empty column (a line starting with a space) or a value that is not a plain number: the pandas path decides
+    if min(pc.min(pc.binary_length(column)).as_py() for column in (qids, docids, text)) == 0:
+        return None
+    try:
+        if fmt is RUN_FORMAT:
+            values = pc.cast(text, pa.float64()).to_numpy()
+            if np.isnan(values).any():
+                return None
+        else:
+            if not pc.all(pc.match_substring_regex(text, r"^[+-]?[0-9]+$")).as_py():
+                return None
+            values = pc.cast(text, pa.int64()).to_numpy()
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return None
+    del text
+    (q_codes, q_dictionary), (d_codes, d_dictionary) = _dictionary_codes(qids), _dictionary_codes(docids)
+    del qids, docids
+    columns = TrecColumns(q_codes, q_dictionary.to_numpy(zero_copy_only=False),
+                       d_codes, d_dictionary.to_numpy(zero_copy_only=False), values)
+    columns.arrow_values = {"qid": q_dictionary, "docid": d_dictionary}
+
+    def text_ranks() -> np.ndarray:  # Arrow sorts strings by their UTF-8 bytes: code point order
+        ranks = np.empty(len(d_dictionary), dtype=np.int64)
+        ranks[pc.sort_indices(d_dictionary).to_numpy()] = np.arange(len(d_dictionary))
+        return ranks
+
+    columns.text_ranks = text_ranks
+    return columns
+
+
+def _dictionary_codes(column: Any) -> tuple[np.ndarray, Any]:
+    """A chunked Arrow string column as codes (in order of first appearance) and its dictionary (an Arrow array).
+
+    Arrow encodes the chunks with one hash table and gives every chunk the same final dictionary, so the codes are
+    the chunks' indices one after the other (no concatenation of the strings); should the chunks ever hold
+    different dictionaries, the column is concatenated and encoded whole.
+    """
+    encoded = column.dictionary_encode()
+    chunks = [chunk for chunk in encoded.chunks if len(chunk)]
+    dictionary = chunks[0].dictionary
+    same = [buffer.address if buffer is not None else 0 for buffer in dictionary.buffers()]
+    if all(len(chunk.dictionary) == len(dictionary) and [buffer.address if buffer is not None else 0
+                                                        for buffer in chunk.dictionary.buffers()] == same
+           for chunk in chunks):
+        return np.concatenate([chunk.indices.to_numpy() for chunk in chunks]), dictionary
+    whole = column.combine_chunks().dictionary_encode()  # pragma: no cover - not seen with pyarrow 14-26
+    return whole.indices.to_numpy(), whole.dictionary  # pragma: no cover
+
+
+# ------------------------------------------------------------------------------------------ reading dicts
+def _read_mapping(mapping: Mapping[Any, Any], fmt: TrecFormat) -> TrecColumns:
+    """qids, docids and values of the dict-of-dicts form, checked (errors name the qid and docid)."""
+    what = "run" if fmt is RUN_FORMAT else "qrels"
+    qids: list[str] = []
+    docids: list[str] = []
+    values: list[Any] = []
+    for qid, documents in mapping.items():
+        _check_id(qid, f"{what}: query id {qid!r}")
+        if not isinstance(documents, Mapping):
+            raise InvalidParameterError(f"{what}[{qid!r}] must be a dict {{docid: {fmt.value_name}}}; "
+                                        f"got {type(documents).__name__}.")
+        for docid, value in documents.items():
+            _check_id(docid, f"{what}[{qid!r}]: document id {docid!r}")
+            if fmt is RUN_FORMAT:
+                if isinstance(value, bool) or not isinstance(value, numbers.Real) or math.isnan(value):
+                    raise InvalidParameterError(f"{what}[{qid!r}][{docid!r}]: the score must be a number (not NaN); "
+                                                f"got {value!r:.40}.")
+                values.append(float(value))
+            else:
+                if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+                    raise InvalidParameterError(f"{what}[{qid!r}][{docid!r}]: the relevance grade must be an int; got "
+                                                f"{value!r:.40}. Convert grades with int() (0 or less: not relevant).")
+                values.append(int(value))
+            qids.append(qid)
+            docids.append(docid)
+    if fmt is RUN_FORMAT and not qids:
+        raise InvalidParameterError(f"the run dict {dict(mapping)!r:.80} holds no document; give {{qid: {{docid: score}}}}.")
+    value_array = np.array(values, dtype=np.float64 if fmt is RUN_FORMAT else np.int64)
+    return TrecColumns.of_ids(np.array(qids, dtype=object), np.array(docids, dtype=object), value_array)
+
+
+def _check_id(value: object, where: str) -> None:
+    if not isinstance(value, str):
+        raise InvalidParameterError(f"{where} must be a string (TREC ids are text); got {type(value).__name__}. "
+                                    "Convert the ids with str().")
+    if not value or WHITESPACE.search(value):
+        raise InvalidParameterError(f"{where} must be a non-empty string without spaces, tabs or line ends (TREC files "
+                                    "separate their columns by them).")
+    if not value.isascii():
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise InvalidParameterError(f"{where} is not valid Unicode text (a lone surrogate); TREC files are UTF-8 "
+                                        "text.") from None
+
+
+# ------------------------------------------------------------------------------------------ public readers
+def read_run(run: RunInput) -> pd.DataFrame:
+    """A TREC run as a tidy frame ``qid, docid, score, rank``, ranked as trec_eval ranks it.
+
+    Parameters
+    ----------
+    run : path or dict
+        A run file (``qid Q0 docid rank score tag`` per line, whitespace-separated, plain or gzip) or
+        ``{qid: {docid: score}}`` (ranx / ir_measures / pytrec_eval).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per retrieved document: ``qid`` and ``docid`` (str), ``score`` (float64) and ``rank``
+        (int64, 1..n within a query). Queries in order of first appearance; within a query by score
+        descending, ties by docid descending (the file's rank column is ignored, as trec_eval ignores it).
+
+    Raises
+    ------
+    LoadError
+        A missing or empty file, a line without 6 columns, a score that is not a number (NaN included),
+        a docid twice in one query; the message names the file and the 1-based line.
+    InvalidParameterError
+        The dict form with an id that is not a non-empty string without whitespace, or a score that is not
+        a number; the message names the qid and the docid.
+
+    Examples
+    --------
+    >>> read_run({"q1": {"d1": 0.5, "d2": 1.5, "d3": 0.5}})
+      qid docid  score  rank
+    0  q1    d2    1.5     1
+    1  q1    d3    0.5     2
+    2  q1    d1    0.5     3
+    """
+    columns = _read_mapping(run, RUN_FORMAT) if isinstance(run, Mapping) else _read_file(_check_path(run, "run"), RUN_FORMAT)
+    order, ranks = trec_order_codes(columns.qid_codes, columns.docid_codes, columns.docid_values,
+                                    as_trec_scores(columns.values), text_ranks=columns.text_ranks)
+    frame = columns.frame(order, {"score": columns.values[order], "rank": ranks})
+    return frame
+
+
+def read_qrels(qrels: QrelsInput) -> pd.DataFrame:
+    """TREC relevance judgments as a tidy frame ``qid, docid, relevance``.
+
+    Parameters
+    ----------
+    qrels : path or dict
+        A qrels file (``qid iter docid relevance`` per line, whitespace-separated, plain or gzip; the ``iter``
+        column is ignored) or ``{qid: {docid: grade}}``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per judgment: ``qid``, ``docid`` (str) and ``relevance`` (int64). Queries in order of first
+        appearance, judgments of a query in file (dict) order. ``{}`` gives an empty frame.
+
+    Raises
+    ------
+    LoadError
+        A missing or empty file, a line without 4 columns, a grade that is not an integer, a docid judged twice
+        in one query; the message names the file and the 1-based line.
+    InvalidParameterError
+        The dict form with a bad id or a grade that is not an int, naming the qid and the docid.
+
+    Examples
+    --------
+    >>> read_qrels({"q1": {"d2": 2, "d1": 0}})
+      qid docid  relevance
+    0  q1    d2          2
+    1  q1    d1          0
+    """
+    columns = (_read_mapping(qrels, QRELS_FORMAT) if isinstance(qrels, Mapping)
+               else _read_file(_check_path(qrels, "qrels"), QRELS_FORMAT))
+    order = np.argsort(columns.qid_codes, kind="stable")  # grouped by query, in order of first appearance
+    frame = columns.frame(order, {"relevance": columns.values[order]})
+    return frame
+
+
+def read_queries(queries: PathLike | Mapping[str, str]) -> dict[str, str]:
+    """Query texts by qid, from ``{qid: text}`` or a TSV file with lines ``qid<TAB>text`` (plain or gzip).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "queries.tsv"
+    >>> _ = path.write_text("q1\\twho wrote hamlet\\nq2\\tcapital of peru\\n")
+    >>> read_queries(path)
+    {'q1': 'who wrote hamlet', 'q2': 'capital of peru'}
+    """
+    if isinstance(queries, Mapping):
+        for qid, text in queries.items():
+            if not isinstance(qid, str) or not isinstance(text, str):
+                raise InvalidParameterError(f"queries must map query ids (str) to query texts (str); got {qid!r}: "
+                                            f"{text!r:.60}.")
+        return dict(queries)
+    if not isinstance(queries, (str, os.PathLike)) or not str(queries):
+        raise InvalidParameterError(f"queries must be a dict {{qid: text}} or the path of a TSV file `qid<TAB>text`; "
+                                    f"got {queries!r:.80} of type {type(queries).__name__}.")
+    path = Path(queries)
+    if not path.is_file():
+        raise LoadError(f"queries file {path} does not exist" + (" (it is a folder)." if path.is_dir() else "."),
+                        parameter="queries")
+    texts: dict[str, str] = {}
+    lines: dict[str, int] = {}
+    data = _read_bytes(path, "queries")
+    for number, raw in enumerate(data.split(b"\n"), start=1):
+        try:
+            line = raw.decode("utf-8").rstrip("\r")
+        except UnicodeDecodeError as exc:
+            raise LoadError(f"{path}:{number}: not UTF-8 text ({exc.reason}).") from None
+        if not line.strip():
+            continue
+        qid, tab, text = line.partition("\t")
+        if not tab or not qid.strip():
+            raise LoadError(f"{path}:{number}: a queries line is `qid<TAB>text`; this one has no tab: {line!r:.80}.")
+        qid = qid.strip()
+        if qid in lines:
+            raise LoadError(f"{path}:{number}: query {qid!r} appears twice (first on line {lines[qid]}); keep one line.")
+        texts[qid], lines[qid] = text, number
+    return texts
