@@ -21,6 +21,7 @@ from ..metrics.registry import ANSWER_METRICS, DOCUMENT_METRICS, METRICS
 from ..metrics.trec import parse_measures
 from ..options import MetricOptions, with_options
 from .examples import Examples
+from .protocol import ResultLike
 from .stats import ROUNDS, bootstrap_ci, holm, paired_t_test, randomization_p_value
 
 __all__ = ["compare", "comparison_table", "paired_statistics", "worst_by_delta", "is_result"]
@@ -31,18 +32,13 @@ if TYPE_CHECKING:
 Run = Union["EvaluationResult", pd.DataFrame]
 
 
-#: The public methods analysis and presentation use, by which they recognise an EvaluationResult.
-RESULT_INTERFACE = ("calculate_metrics", "query_metrics", "wrong_examples", "query_examples", "headline_metric",
-                    "pipeline_order", "has_answers")
-
-
 def is_result(run: object) -> TypeGuard[EvaluationResult]:
     """Whether ``run`` is an EvaluationResult, recognised by its public interface (the one definition of it).
 
     The class is not imported here: ``EvaluationResult.report()`` draws with :mod:`evalframe.present`, which
     compares runs through this module, so importing it would close an import circle.
     """
-    return isinstance(run, Mapping) and all(callable(getattr(run, name, None)) for name in RESULT_INTERFACE)
+    return isinstance(run, Mapping) and isinstance(run, ResultLike)
 
 
 COLUMNS = ("mean_a", "mean_b", "delta", "ci_low", "ci_high", "p_value", "t", "p_ttest",

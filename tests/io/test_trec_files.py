@@ -1,4 +1,4 @@
-"""TREC run and qrels files (sources.trec_files, io.trec): reading by trec_eval's rules, errors naming file and line, atomic writes.
+"""TREC run and qrels files (sources.trec_files, io.trec): trec_eval's reading rules, errors naming file and line, atomic writes.
 
 Expected values are worked out by hand from the texts below (and the tie order is confirmed with pytrec_eval).
 """

@@ -1,0 +1,66 @@
+"""What the analyses and the presentation call on a result: the :class:`ResultLike` protocol.
+
+:class:`evalframe.EvaluationResult` (in memory) and :class:`evalframe.dask.DaskEvaluationResult` (partitions on a
+cluster) both satisfy it, so :mod:`evalframe.analysis` and :mod:`evalframe.present` take either without importing
+them (the facade imports those stages; importing it back would close an import circle). The protocol is
+runtime-checkable: ``isinstance(run, ResultLike)`` recognises a result by these members.
+
+Examples
+--------
+>>> from evalframe import load_demo_result
+>>> isinstance(load_demo_result(), ResultLike)
+True
+>>> import pandas as pd
+>>> isinstance(pd.DataFrame(), ResultLike)
+False
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol, runtime_checkable
+
+import pandas as pd
+
+__all__ = ["ResultLike"]
+
+
+@runtime_checkable
+class ResultLike(Protocol):
+    """A result of one or more nodes, as the analyses and the presentation read it."""
+
+    def has_answers(self, node: str) -> bool:
+        """Whether ``node`` has answer rows."""
+        ...
+
+    def has_documents(self, node: str) -> bool:
+        """Whether ``node`` has document rows."""
+        ...
+
+    def headline_metric(self, node: str) -> str:
+        """The metric that sums ``node`` up."""
+        ...
+
+    def pipeline_order(self) -> list[str]:
+        """The nodes in pipeline order (retrievers before readers)."""
+        ...
+
+    def calculate_metrics(self, **options: Any) -> dict[str, dict[str, float]]:
+        """Mean metrics per node."""
+        ...
+
+    def query_metrics(self, node: str, by: Any = None, **options: Any) -> pd.DataFrame:
+        """One row per query, one column per metric."""
+        ...
+
+    def metrics_at_k(self, ks: Sequence[int] = ..., node: str | None = None, **options: Any) -> pd.DataFrame:
+        """Metrics at each simulated top-k."""
+        ...
+
+    def wrong_examples(self, node: str, n: int = ..., **options: Any) -> list[dict[str, Any]]:
+        """The worst queries of ``node``."""
+        ...
+
+    def query_examples(self, node: str, queries: pd.DataFrame, **options: Any) -> list[dict[str, Any]]:
+        """The rows of ``queries`` (a per-query table) as examples a person reads."""
+        ...
