@@ -8,6 +8,7 @@ A thin facade: it validates the options once (:mod:`evalframe.options`), takes t
 
 from __future__ import annotations
 
+import contextlib
 import functools
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -17,17 +18,19 @@ import pandas as pd
 
 from . import _validation as check
 from .analysis.examples import ANSWER_DROP, DOCUMENT_DROP, THRESHOLD, Examples, examples, worst
-from .analysis.slices import SliceKey, check_by, labelled, query_attributes, query_keys, slice_means
+from .analysis.aggregate import Partial, partial, slice_partial
+from .analysis.analyses import MeanAnalyses, MetricKey, SlicePiece
+from .analysis.slices import SliceKey, beside, labelled, query_attributes, query_keys
 from .columns import CRITERIA, EVAL_MODES
 from .errors import EvalframeError, InvalidParameterError, warn
 from .frames.arrays import DistinctLists
-from .frames.rows import has_rows
+from .frames.rows import document_node, has_rows
 from .frames.store import PreparedStore
 from .frames.tables import answer_query_metrics, document_query_metrics
 from .frames.topk import answers_kept, check_retriever_node, document_rows_kept
-from .metrics.registry import ANSWER_METRICS, DOCUMENT_METRICS, headline_metric
-from .metrics.trec import parse_measures, swept_measures
-from .options import AT_K_SETS, MatchingOptions, MetricOptions, check_at_k, with_options
+from .metrics.registry import ANSWER_METRICS, DOCUMENT_METRICS
+from .metrics.trec import parse_measures
+from .options import MatchingOptions, MetricOptions, with_options
 
 __all__ = ["EvaluationResult"]
 
@@ -62,7 +65,7 @@ def _looks_like_measure(name: str, parameter: str, choices: Sequence[str]) -> bo
     return True
 
 
-class EvaluationResult(Mapping):
+class EvaluationResult(MeanAnalyses, Mapping):
     """The evaluation of a pipeline: one DataFrame per node, in Haystack 1.x's schema.
 
     Behaves like a read-only dict of node name -> DataFrame (``result["Reader"]``, ``in``,
@@ -214,35 +217,8 @@ class EvaluationResult(Mapping):
         """
         return has_rows(self[node], "document")
 
-    def headline_metric(self, node: str) -> str:
-        """The metric a node is summed up by in reports, plots and the CLI: f1 for answer nodes, else recall_single_hit.
-
-        Examples
-        --------
-        >>> from evalframe import load_demo_result
-        >>> load_demo_result().headline_metric("Reader")
-        'f1'
-        """
-        return headline_metric("answer" if self.has_answers(node) else "document")
-
-    def pipeline_order(self) -> list[str]:
-        """The nodes in pipeline order: nodes with document rows only, then the others.
-
-        A Haystack folder records no node order (its files load in name order: Reader before Retriever),
-        and retrievers feed readers, so nodes that only retrieve come first; within each group the
-        result's order (from_runs' node order, evalframe.json's) is kept.
-
-        Examples
-        --------
-        >>> from evalframe import load_demo_result
-        >>> load_demo_result().pipeline_order()
-        ['Retriever', 'Reader']
-        """
-        retrieving = [node for node in self.node_results if self.has_documents(node) and not self.has_answers(node)]
-        return retrieving + [node for node in self.node_results if node not in retrieving]
-
     # ------------------------------------------------------------------ options and per-query tables
-    def _options(self, keywords: Mapping[str, Any], *, passed_to: str) -> MetricOptions:
+    def check_options(self, keywords: Mapping[str, Any], *, passed_to: str) -> MetricOptions:
         """The call's options, checked against this result; the threshold defaults to the one recorded with it."""
         options = MetricOptions.from_keywords(keywords, passed_to=passed_to)
         check_retriever_node(self.node_results, options.retriever_node)
@@ -261,8 +237,58 @@ class EvaluationResult(Mapping):
                     "the result was built with, or pass context_matching_threshold=.") from None
         return options
 
-    def _warn_scope_mismatch(self, options: MetricOptions) -> None:
-        options.warn_if_scopes_disagree()
+    # ------------------------------------------------------------------ the partials of the mean analyses
+    @property
+    def nodes(self) -> list[str]:
+        """The node names, in order (as ``list(result)``).
+
+        Examples
+        --------
+        >>> from evalframe import load_demo_result
+        >>> load_demo_result().nodes
+        ['Retriever', 'Reader']
+        """
+        return list(self.node_results)
+
+    #: A result in memory holds its frames here (:class:`evalframe.dask.DaskEvaluationResult`: True).
+    on_cluster = False
+
+    def session(self) -> contextlib.AbstractContextManager[Any]:
+        """The prepared arrays checked against the frames once for the call (:mod:`evalframe.frames.store`)."""
+        return self._store.session()
+
+    def check_node(self, node: str) -> str:
+        """``node``, when the result holds it (else an UnknownNodeError naming the nodes held)."""
+        return check.check_node(node, list(self.node_results))
+
+    def metric_partials(self, nodes: Sequence[str], options: MetricOptions, keywords: Mapping[str, Any],
+                        ks: Sequence[int] | None = None) -> dict[MetricKey, Partial]:
+        """The per-query tables summed up (:meth:`evalframe.analysis.analyses.MeanAnalyses.metric_partials`)."""
+        out: dict[MetricKey, Partial] = {}
+        for node in nodes:
+            for i, k in enumerate([None] if ks is None else ks):
+                answers = self._answer_table(node, options if k is None else options.replace(simulated_top_k_reader=k))
+                if answers is not None:
+                    out[(node, i, "answer")] = partial(answers)
+                documents = self._document_table(
+                    node, options if k is None else options.replace(simulated_top_k_retriever=k))
+                if documents is not None:
+                    out[(node, i, "document")] = partial(documents)
+        return out
+
+    def slice_partials(self, by: list[SliceKey], options: MetricOptions, keywords: Mapping[str, Any],
+                       measures: str | Sequence[str] | None, complete: bool,
+                       duplicates: str) -> dict[str, list[SlicePiece]]:
+        """Each node's per-query table summed up per slice (one piece: the whole result)."""
+        out: dict[str, list[SlicePiece]] = {}
+        for node, frame in self.node_results.items():
+            table = self._query_table(node, options)
+            if measures is not None and self.has_documents(node):
+                table = self._with_measures(table, node, measures, options.eval_mode, complete, duplicates)
+            if len(table.columns):
+                labels = beside(query_attributes(frame, by, where=f"node {node!r}"), table)
+                out[node] = [(list(labels.columns), slice_partial(table, labels), {})]
+        return out
 
     def _answer_table(self, node: str, options: MetricOptions) -> pd.DataFrame | None:
         answers = self._store.answer_rows(node, options.eval_mode)
@@ -303,129 +329,6 @@ class EvaluationResult(Mapping):
 
     # ------------------------------------------------------------------ public analyses
     @_fresh
-    @with_options(MetricOptions, positional=("self", *MetricOptions.names()))
-    def metrics_frame(self, **options: Any) -> pd.DataFrame:
-        """:meth:`calculate_metrics` as a DataFrame: one row per node, one column per metric.
-
-        Takes the options of :meth:`calculate_metrics`.
-
-        Examples
-        --------
-        >>> from evalframe import load_demo_result
-        >>> float(load_demo_result().metrics_frame().loc["Reader", "exact_match"])
-        0.75
-        """
-        MetricOptions.from_keywords(options, passed_to="metrics_frame takes these options (for slices: sliced_metrics)")
-        table = pd.DataFrame.from_dict(self.calculate_metrics(**options), orient="index")
-        table.index.name = "node"
-        return table
-
-    @_fresh
-    @with_options(MetricOptions, positional=("self", *MetricOptions.names(), "by"))
-    def calculate_metrics(self, *, by: Any = None, **options: Any) -> dict[str, dict[str, float]]:
-        """Mean metrics per node: ``{node: {metric: value}}`` (``docs/metrics.md``).
-
-        Answer rows give ``exact_match``, ``f1`` (and ``sas``) plus ``num_examples_for_eval``;
-        document rows give ``recall_multi_hit``, ``recall_single_hit``, ``precision``, ``map``,
-        ``mrr`` and ``ndcg``. Each is the mean over queries of :meth:`query_metrics`.
-
-        Options
-        -------
-        simulated_top_k_reader, simulated_top_k_retriever, document_scope, eval_mode, answer_scope,
-        context_matching_threshold, retriever_node
-            Keyword arguments, see :class:`evalframe.options.MetricOptions`.
-        by : optional
-            Deprecated: use :meth:`sliced_metrics`, which this calls (with a ``FutureWarning``).
-
-        Returns
-        -------
-        dict of str to dict of str to float
-
-        Raises
-        ------
-        InvalidParameterError
-            An option outside its valid values, or an unknown node.
-        SchemaError
-            A frame lacks a column the computation needs.
-
-        Examples
-        --------
-        >>> from evalframe import load_demo_result
-        >>> metrics = load_demo_result().calculate_metrics(simulated_top_k_retriever=1)
-        >>> sorted(metrics["Retriever"])
-        ['map', 'mrr', 'ndcg', 'precision', 'recall_multi_hit', 'recall_single_hit']
-        """
-        if by is not None:
-            warn("calculate_metrics(by=...) is deprecated and will be removed: it returns a DataFrame, not the "
-                 "{node: {metric: value}} dict; call result.sliced_metrics(by, ...) instead.", FutureWarning)
-            return self.sliced_metrics(by, **options)  # type: ignore[return-value]  # the deprecated by= returns a DataFrame
-        opts = self._options(options, passed_to="calculate_metrics takes these options")
-        if any(self.has_documents(node) for node in self.node_results):
-            self._warn_scope_mismatch(opts)
-        out: dict[str, dict[str, float]] = {}
-        for node in self.node_results:
-            values: dict[str, float] = {}
-            answers = self._answer_table(node, opts)
-            if answers is not None:
-                values.update({m: float(answers[m].mean()) for m in answers.columns})
-                values["num_examples_for_eval"] = float(len(answers))
-            documents = self._document_table(node, opts)
-            if documents is not None:
-                values.update({m: float(documents[m].mean()) for m in documents.columns})
-            out[node] = values
-        return out
-
-    @_fresh
-    @with_options(MetricOptions, positional=("self", "by", *MetricOptions.names()))
-    def sliced_metrics(self, by: SliceKey | Sequence[SliceKey], *, measures: str | Sequence[str] | None = None,
-                       complete: bool = False, duplicates: str = "error", **options: Any) -> pd.DataFrame:
-        """Mean metrics per slice of the queries: index (node, slice label...), ``queries``, one column per metric.
-
-        Each value is the mean over the slice's queries of :meth:`query_metrics` (with ``by``, the same
-        labels in front); NaN labels form a slice of their own.
-
-        Parameters
-        ----------
-        by : str, callable, Series, dict or list of these
-            A key is a per-query column (``"filters"``), ``"no_answer"``, ``"filters.<field>"``, a callable
-            over the per-query table or a Series/dict from multilabel_id to label (see
-            :mod:`evalframe.analysis.slices`).
-        measures : str or list of str, optional
-            trec_eval measures (:meth:`trec_metrics`) added for the document nodes, each averaged over the
-            slice's queries that trec_eval evaluates (``complete`` and ``duplicates`` as in :meth:`trec_metrics`).
-        simulated_top_k_reader, simulated_top_k_retriever, document_scope, eval_mode, answer_scope,
-        context_matching_threshold, retriever_node
-            Keyword arguments, see :class:`evalframe.options.MetricOptions`.
-
-        Examples
-        --------
-        >>> from evalframe import load_demo_result
-        >>> load_demo_result().sliced_metrics("no_answer")[["queries", "recall_single_hit", "f1"]].round(3)
-                             queries  recall_single_hit    f1
-        node      no_answer
-        Retriever False            7              0.857   NaN
-                  True             1              1.000   NaN
-        Reader    False            7                NaN   0.81
-                  True             1                NaN   1.00
-        """
-        opts = self._options(options, passed_to="sliced_metrics takes these options")
-        keys = check_by(by)
-        if any(self.has_documents(node) for node in self.node_results):
-            self._warn_scope_mismatch(opts)
-        parts = {}
-        for node, frame in self.node_results.items():
-            table = self._query_table(node, opts)
-            if measures is not None and self.has_documents(node):
-                table = self._with_measures(table, node, measures, opts.eval_mode, complete, duplicates)
-            if len(table.columns):
-                parts[node] = slice_means(table, query_attributes(frame, keys, where=f"node {node!r}"))
-        if not parts:
-            return pd.DataFrame()
-        sliced = pd.concat(parts, names=["node"])
-        columns = ["queries"] + [c for c in sliced.columns if c != "queries"]
-        return sliced[columns]
-
-    @_fresh
     @with_options(MetricOptions, positional=("self", "node", *MetricOptions.names(), "by"))
     def query_metrics(self, node: str, by: SliceKey | Sequence[SliceKey] | None = None, *, with_query: bool = False,
                       measures: str | Sequence[str] | None = None, complete: bool = False, duplicates: str = "error",
@@ -456,7 +359,7 @@ class EvaluationResult(Mapping):
         """
         node = check.check_node(node, list(self.node_results))
         with_query = check.check_real_bool(with_query, name="with_query")
-        opts = self._options(options, passed_to="query_metrics takes these options")
+        opts = self.check_options(options, passed_to="query_metrics takes these options")
         keys = query_keys(by, with_query)
         table = self._with_measures(self._query_table(node, opts), node, measures, opts.eval_mode, complete, duplicates)
         return labelled(table, self.node_results[node], keys, where=f"node {node!r}")
@@ -482,52 +385,8 @@ class EvaluationResult(Mapping):
         """
         node = check.check_node(node, list(self.node_results))
         row_type = check.check_choice(row_type, ("answer", "document"), name="row_type")
-        opts = self._options(options, passed_to="query_table takes these options")
+        opts = self.check_options(options, passed_to="query_table takes these options")
         return self._answer_table(node, opts) if row_type == "answer" else self._document_table(node, opts)
-
-    @_fresh
-    @with_options(MetricOptions, without=AT_K_SETS, positional=("self", "ks", "node", "document_scope", "eval_mode",
-                                                                "answer_scope", "context_matching_threshold"))
-    def metrics_at_k(self, ks: Sequence[int] = (1, 3, 5, 10), node: str | None = None, *,
-                     measures: str | Sequence[str] | None = None, complete: bool = False, duplicates: str = "error",
-                     **options: Any) -> pd.DataFrame:
-        """Metrics at several simulated top-k, as a tidy DataFrame with columns node, k, metric, value.
-
-        The options are those of :class:`evalframe.options.MetricOptions` but the simulated top-k (set by
-        ``ks``) and ``retriever_node`` (answer metrics at k cut the reader's ranks only). Document metrics at k
-        equal ``calculate_metrics(simulated_top_k_retriever=k)``, answer metrics
-        at k equal ``calculate_metrics(simulated_top_k_reader=k)``. The key arrays are prepared once;
-        each k is then a few array operations with the same kernels. ``measures`` adds trec_eval measures
-        of the document nodes at each k, named without their cutoff (``["nDCG", "P", "R(rel=2)"]`` gives
-        rows ``nDCG`` with ``trec_metrics("nDCG@k")`` ...), all cutoffs in one pass (``complete`` and ``duplicates``
-        as in :meth:`trec_metrics`).
-
-        Examples
-        --------
-        >>> from evalframe import load_demo_result
-        >>> table = load_demo_result().metrics_at_k(ks=(1, 3), node="Retriever")
-        >>> table[table["metric"] == "recall_single_hit"]["value"].round(4).tolist()
-        [0.625, 0.875]
-        """
-        ks = check_at_k(ks, options)
-        base = self._options(options, passed_to="metrics_at_k takes these options")
-        nodes = [check.check_node(node, list(self.node_results))] if node is not None else list(self.node_results)
-        swept = swept_measures(measures, ks)
-        records = []
-        for name in nodes:
-            if swept and self.has_documents(name):
-                values = cast(dict[str, float], self.trec_metrics([m for at_k in swept.values() for m in at_k], node=name,
-                                                                  eval_mode=base.eval_mode, complete=complete,
-                                                                  duplicates=duplicates))
-                records += [(name, k, label, values[m]) for label, at_k in swept.items() for k, m in zip(ks, at_k)]
-            for k in ks:
-                answers = self._answer_table(name, base.replace(simulated_top_k_reader=k))
-                if answers is not None:
-                    records += [(name, k, metric, float(answers[metric].mean())) for metric in answers.columns]
-                documents = self._document_table(name, base.replace(simulated_top_k_retriever=k))
-                if documents is not None:
-                    records += [(name, k, metric, float(documents[metric].mean())) for metric in documents.columns]
-        return pd.DataFrame(records, columns=["node", "k", "metric", "value"])
 
     @_fresh
     def trec_metrics(self, measures: str | Sequence[str], *, node: str | None = None, per_query: bool = False,
@@ -584,14 +443,7 @@ class EvaluationResult(Mapping):
         duplicates = check.check_choice(duplicates, DUPLICATE_RULES, name="duplicates")
         documents = [name for name, frame in self.node_results.items() if has_rows(frame, "document")]
         if node is None:
-            if not documents:
-                raise InvalidParameterError(
-                    f"no node has document rows; the trec measures rank documents. Nodes: {list(self.node_results)}.")
-            if len(documents) > 1:
-                raise InvalidParameterError(
-                    f"trec_metrics needs node= when {len(documents)} nodes have document rows: {documents} "
-                    f"(all nodes: {list(self.node_results)}).")
-            node = documents[0]
+            node = document_node(documents, list(self.node_results), needed_by="trec_metrics")
         node = check.check_node(node, list(self.node_results))
         if node not in documents:
             raise InvalidParameterError(
@@ -657,7 +509,7 @@ class EvaluationResult(Mapping):
         check.check_choice(answer_metric, tuple(ANSWER_METRICS), name="answer_metric")
         document_metric_threshold = check.check_number(document_metric_threshold, name="document_metric_threshold")
         answer_metric_threshold = check.check_number(answer_metric_threshold, name="answer_metric_threshold")
-        opts = self._options(options, passed_to="wrong_examples takes these options")
+        opts = self.check_options(options, passed_to="wrong_examples takes these options")
 
         answers = self._answer_table(node, opts)
         if answers is not None:
@@ -670,7 +522,7 @@ class EvaluationResult(Mapping):
             return worst(answers, answer_metric, answer_metric_threshold, n, rows, "answers", ANSWER_DROP)
         documents = self._document_table(node, opts)
         if documents is not None:
-            self._warn_scope_mismatch(opts)
+            opts.warn_if_scopes_disagree()
             documents = self._with_measures(documents, node, measure, opts.eval_mode, complete, duplicates)
             rows = self._rows(node, "document", opts.eval_mode)
             return worst(documents, document_metric, document_metric_threshold, n, rows, "documents", DOCUMENT_DROP)
@@ -889,17 +741,13 @@ class EvaluationResult(Mapping):
             steps.close()
         return cls({node: frame}, matching={**MatchingOptions().as_dict(), "sas_model": None})
 
-    def _trec_node(self, node: str | None) -> str:
+    def _trec_node(self, node: str | None, needed_by: str) -> str:
         """``node``, or the one node with document rows (an error lists the nodes when there is none or several)."""
         if node is not None:
             self[node]  # noqa: B018 - an unknown node is named with the nodes held
             return node
-        documents = [name for name in self.node_results if self.has_documents(name)]
-        if len(documents) != 1:
-            raise InvalidParameterError(
-                f"node=None picks the one node with document rows, but this result has {len(documents)} "
-                f"({documents}) among its nodes {list(self.node_results)}; pass node='<name>'.")
-        return documents[0]
+        return document_node([name for name in self.node_results if self.has_documents(name)], list(self.node_results),
+                             needed_by=needed_by)
 
     def to_trec_run(self, path: str | Path, node: str | None = None, tag: str = "evalframe", *,
                     scores: Literal["score", "rank"] = "score", eval_mode: str = "integrated",
@@ -937,7 +785,7 @@ class EvaluationResult(Mapping):
         check.check_choice(scores, ("score", "rank"), name="scores")
         check.check_choice(eval_mode, EVAL_MODES, name="eval_mode")
         check.check_choice(duplicates, ("error", "first"), name="duplicates")
-        name = self._trec_node(node)
+        name = self._trec_node(node, "to_trec_run")
         run = run_from_frame(self[name], node=name, eval_mode=eval_mode, scores=scores, duplicates=duplicates)
         return write_run(run, path, tag=tag)
 
@@ -961,7 +809,7 @@ class EvaluationResult(Mapping):
         from .sources.trec import qrels_from_frame
         from .io.trec import write_qrels
 
-        name = self._trec_node(node)
+        name = self._trec_node(node, "to_qrels")
         return write_qrels(qrels_from_frame(self[name], node=name), path)
 
     # ------------------------------------------------------------------ persistence

@@ -7,17 +7,17 @@ runs, without comparing every row again (:func:`coded_equals`).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from .._validation import require_columns
-from ..errors import warn
+from ..errors import InvalidParameterError, warn
 from .arrays import run_starts
 
-__all__ = ["row_positions", "has_rows", "ColumnCoding", "column_coding", "coded_equals"]
+__all__ = ["row_positions", "has_rows", "document_node", "ColumnCoding", "column_coding", "coded_equals"]
 
 #: (run lengths, the value of each run) of a column of few long runs, else (None, None); then the column itself
 ColumnCoding = tuple[np.ndarray | None, list | None, pd.Series]
@@ -95,3 +95,29 @@ def has_rows(frame: pd.DataFrame, row_type: str) -> bool:
         except (NotImplementedError, TypeError, ValueError):  # e.g. a column of another type: compared as below
             pass
     return bool(_equals(series, row_type).any())
+
+
+def document_node(documents: Sequence[str], nodes: Sequence[str], *, needed_by: str, parameter: str = "node") -> str:
+    """The one node with document rows, which ``needed_by`` reads when ``parameter`` is not given.
+
+    ``documents``: the nodes with document rows (in a result in memory, or over a partitioned folder); ``nodes``:
+    all nodes. None or several is an error naming ``parameter``, the one way this is decided and said.
+
+    Examples
+    --------
+    >>> document_node(["Retriever"], ["Retriever", "Reader"], needed_by="trec_metrics")
+    'Retriever'
+    >>> document_node(["A", "B"], ["A", "B"], needed_by="trec_metrics")
+    Traceback (most recent call last):
+    ...
+    evalframe.errors.InvalidParameterError: trec_metrics needs node= when 2 nodes have document rows: ['A', 'B'] \
+(all nodes: ['A', 'B']); pass node='<name>'.
+    """
+    if len(documents) == 1:
+        return documents[0]
+    if not documents:
+        raise InvalidParameterError(f"no node has document rows; {needed_by} needs one. Nodes: {list(nodes)}.",
+                                    parameter=parameter)
+    raise InvalidParameterError(f"{needed_by} needs {parameter}= when {len(documents)} nodes have document rows: "
+                                f"{list(documents)} (all nodes: {list(nodes)}); pass {parameter}='<name>'.",
+                                parameter=parameter)

@@ -10,7 +10,7 @@ Everything works on whole node frames with numpy; nothing loops per query.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -21,11 +21,11 @@ from ..columns import EVAL_MODES
 from ..errors import InvalidParameterError
 from .arrays import DistinctLists, select_lists
 from .prepared import AnswerRows, DocumentRows
-from .rows import has_rows
+from .rows import document_node, has_rows
 from .store import POSITION_COLUMNS, PreparedStore
 
-__all__ = ["RetrieverJoin", "check_retriever_node", "retriever_join", "join_retriever", "answer_rows_kept", "answers_kept",
-           "document_rows_kept", "document_queries_kept"]
+__all__ = ["RetrieverJoin", "check_retriever_node", "retriever_of", "retriever_mode", "retriever_join", "join_retriever",
+           "answer_rows_kept", "answers_kept", "document_rows_kept", "document_queries_kept"]
 
 
 @dataclass
@@ -131,17 +131,33 @@ def check_retriever_node(frames: Mapping[str, pd.DataFrame], retriever_node: str
         )
 
 
-def _retriever(frames: Mapping[str, pd.DataFrame], retriever_node: str | None) -> str:
+def retriever_of(documents: Sequence[str], nodes: Sequence[str], retriever_node: str | None) -> str:
+    """The node whose documents simulate the retriever's top-k for answer nodes: ``retriever_node``, else the one
+    node with document rows (``documents``: those nodes; :func:`evalframe.frames.rows.document_node`).
+
+    Examples
+    --------
+    >>> retriever_of(["Retriever"], ["Retriever", "Reader"], None), retriever_of(["A", "B"], ["A", "B"], "B")
+    ('Retriever', 'B')
+    """
     if retriever_node is not None:
         return retriever_node
-    candidates = [node for node, frame in frames.items() if has_rows(frame, "document")]
-    if len(candidates) != 1:
-        raise InvalidParameterError(
-            "simulated_top_k_retriever needs the node whose documents simulate the retriever, and "
-            f"{'no node has' if not candidates else 'several nodes have'} document rows "
-            f"(candidates: {candidates}). Pass retriever_node=<name>."
-        )
-    return candidates[0]
+    return document_node(documents, nodes, needed_by="simulated_top_k_retriever", parameter="retriever_node")
+
+
+def retriever_mode(eval_mode: str, has_documents: Callable[[str], bool]) -> str:
+    """The eval_mode of the retriever's rows that simulate its top-k for answers of ``eval_mode``: the same one, else
+    the other when the retriever has no document rows of it (``has_documents(mode)``): Haystack gives retrievers
+    no isolated rows, and took every document row regardless of eval_mode (``docs/haystack-compat.md``).
+
+    Examples
+    --------
+    >>> retriever_mode("isolated", lambda mode: mode == "integrated")
+    'integrated'
+    """
+    if has_documents(eval_mode):
+        return eval_mode
+    return EVAL_MODES[1 - EVAL_MODES.index(eval_mode)]
 
 
 def retriever_join(store: PreparedStore, node: str, answers: AnswerRows, *, retriever_node: str | None,
@@ -152,12 +168,11 @@ def retriever_join(store: PreparedStore, node: str, answers: AnswerRows, *, retr
     gives retrievers no isolated rows) simulates the other mode too, as Haystack, which took every document row
     regardless of eval_mode, did (``docs/haystack-compat.md``).
     """
-    retriever = _retriever(store.frames, retriever_node)
-    mode = eval_mode
+    frames = store.frames
+    retriever = retriever_of([name for name, frame in frames.items() if has_rows(frame, "document")], list(frames),
+                             retriever_node)
+    mode = retriever_mode(eval_mode, lambda mode: store.document_rows(retriever, mode) is not None)
     documents = store.document_rows(retriever, mode)
-    if documents is None:
-        mode = EVAL_MODES[1 - EVAL_MODES.index(mode)]
-        documents = store.document_rows(retriever, mode)
     if documents is None:  # e.g. eval_mode cells that are neither mode: no retriever to simulate, not an empty one
         frame = store.frames[retriever]
         found = sorted(map(repr, frame.loc[(frame["type"] == "document").to_numpy(dtype=bool, na_value=False),

@@ -1,0 +1,139 @@
+"""From per-query tables to means, in one way for a result in memory and for one on Dask.
+
+A mean metric is the sum of its per-query values over their count. Each result class turns its per-query tables
+into *partials* (:class:`Partial`: queries, sums and counts per metric, or per slice with :func:`slice_partial`);
+a result in memory has one partial per table, a result on Dask one per partition, merged on the client
+(:func:`merge`, :func:`merge_slices`); :func:`means` and :func:`merge_slices` give the means. The sums of one
+table are pandas' (``Series.sum``, ``groupby().sum()``), so a result in memory gets the numbers ``Series.mean()``
+gave; a partitioned one adds the partitions' sums in partition order (equal to rounding).
+
+Examples
+--------
+>>> import pandas as pd
+>>> first = partial(pd.DataFrame({"f1": [1.0, 0.5]}))
+>>> second = partial(pd.DataFrame({"f1": [0.0, float("nan")]}))
+>>> merged = merge([{"Reader": first}, {"Reader": second}])["Reader"]
+>>> merged.queries, means(merged)
+(4, {'f1': 0.5})
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from typing import NamedTuple, TypeVar
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["Partial", "partial", "merge", "means", "slice_partial", "merge_slices"]
+
+_K = TypeVar("_K", bound=Hashable)
+
+
+class Partial(NamedTuple):
+    """A per-query table summed up: its number of queries, and per metric the sum and the count of its values."""
+
+    queries: int
+    sums: pd.Series
+    counts: pd.Series
+
+
+def partial(table: pd.DataFrame) -> Partial:
+    """``table`` (one row per query, one column per metric; NaN: no value) summed up.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> partial(pd.DataFrame({"mrr": [1.0, float("nan"), 0.5]}))
+    Partial(queries=3, sums=mrr    1.5
+    dtype: float64, counts=mrr    2
+    dtype: int64)
+    """
+    return Partial(len(table), table.sum(), table.count())
+
+
+def merge(parts: Iterable[Mapping[_K, Partial]]) -> dict[_K, Partial]:
+    """Partials added up key by key, in the order given (a part without a key adds nothing to it).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> one = partial(pd.DataFrame({"f1": [1.0]}))
+    >>> merge([{"a": one}, {}, {"a": one}])["a"].sums.tolist()
+    [2.0]
+    """
+    totals: dict[_K, Partial] = {}
+    for part in parts:
+        for key, (queries, sums, counts) in part.items():
+            if key in totals:
+                q, s, c = totals[key]
+                totals[key] = Partial(q + queries, s.add(sums, fill_value=0.0), c.add(counts, fill_value=0))
+            else:
+                totals[key] = Partial(queries, sums, counts)
+    return totals
+
+
+def means(found: Partial) -> dict[str, float]:
+    """Per metric, its sum over its count (NaN for a metric without values).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> means(partial(pd.DataFrame({"f1": [1.0, 0.0], "sas": [float("nan")] * 2})))
+    {'f1': 0.5, 'sas': nan}
+    """
+    sums, counts = found.sums, found.counts
+    return {str(name): (float(sums[name]) / int(counts[name]) if int(counts[name]) else math.nan) for name in sums.index}
+
+
+def slice_partial(table: pd.DataFrame, labels: pd.DataFrame) -> pd.DataFrame:
+    """Per slice of ``table``'s queries (``labels``: the slice label columns, one row per query of ``table``): the
+    label columns, ``<metric>:sum`` and ``<metric>:count`` per metric, and ``queries``; one row per slice.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> table = pd.DataFrame({"f1": [1.0, 0.0, 0.5]}, index=["q1", "q2", "q3"])
+    >>> labels = pd.DataFrame({"no_answer": [False, False, True]}, index=table.index)
+    >>> slice_partial(table, labels)
+       no_answer  f1:sum  f1:count  queries
+    0      False     1.0         2        2
+    1       True     0.5         1        1
+    """
+    names = list(labels.columns)
+    grouped = pd.concat([labels, table], axis=1).groupby(names, sort=False, dropna=False, observed=True)
+    sums = grouped[list(table.columns)].sum().add_suffix(":sum")
+    counts = grouped[list(table.columns)].count().add_suffix(":count")
+    totals = pd.concat([sums, counts], axis=1)
+    totals["queries"] = grouped.size()
+    return totals.reset_index()
+
+
+def merge_slices(names: Sequence[str], pieces: Sequence[pd.DataFrame]) -> pd.DataFrame:
+    """The :func:`slice_partial` pieces added up per slice, as means: index the slice labels (sorted; NaN labels a
+    slice of their own), ``queries`` first, then each metric's sum over its count (NaN without values).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> table = pd.DataFrame({"f1": [1.0, 0.0, 0.5]}, index=["q1", "q2", "q3"])
+    >>> labels = pd.DataFrame({"no_answer": [False, False, True]}, index=table.index)
+    >>> merge_slices(["no_answer"], [slice_partial(table.iloc[:2], labels.iloc[:2]),
+    ...                              slice_partial(table.iloc[2:], labels.iloc[2:])])
+               queries   f1
+    no_answer
+    False            2  0.5
+    True             1  0.5
+    """
+    totals = pd.concat(pieces, ignore_index=True)
+    grouped = totals.groupby(list(names), sort=True, dropna=False, observed=True)
+    metrics = [c[:-len(":sum")] for c in totals.columns if c.endswith(":sum")]
+    added = grouped[[*(f"{m}:sum" for m in metrics), *(f"{m}:count" for m in metrics), "queries"]].sum()
+    table = pd.DataFrame({"queries": added["queries"].astype(np.int64)}, index=added.index)
+    for metric in metrics:
+        sums, counts = added[f"{metric}:sum"].to_numpy(), added[f"{metric}:count"].to_numpy()
+        ratio = np.full(len(sums), np.nan)
+        np.divide(sums, counts, out=ratio, where=counts > 0)
+        table[metric] = ratio
+    return table

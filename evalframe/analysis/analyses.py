@@ -1,0 +1,305 @@
+"""The mean analyses, written once for a result in memory and for one on Dask: :class:`MeanAnalyses`.
+
+``calculate_metrics``, ``metrics_frame``, ``sliced_metrics`` and ``metrics_at_k`` (and ``headline_metric``,
+``pipeline_order``) are defined here over a small *partials source* that each result class implements:
+:meth:`MeanAnalyses.metric_partials` and :meth:`MeanAnalyses.slice_partials` (the per-query tables summed up,
+:mod:`evalframe.analysis.aggregate`: :class:`evalframe.EvaluationResult` from its frames,
+:class:`evalframe.dask.DaskEvaluationResult` per partition, merged on the client), plus the checks of the options
+and of a node. Both classes thus take the same arguments (signatures generated from
+:class:`evalframe.options.MetricOptions` by :func:`evalframe.options.with_options`) and return the same values.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar, cast
+
+import pandas as pd
+
+from ..errors import warn
+from ..metrics.registry import headline_metric
+from ..metrics.trec import swept_measures
+from ..options import AT_K_SETS, MetricOptions, check_at_k, with_options
+from .aggregate import Partial, means, merge_slices
+from .slices import FieldPresence, SliceKey, check_by, check_present
+
+__all__ = ["MeanAnalyses", "MetricKey", "SlicePiece"]
+
+#: (node, variant: 0, or the position of k in metrics_at_k's ks, row type "answer" / "document")
+MetricKey = tuple[str, int, str]
+#: What one part of a result gives per node for sliced_metrics: the slice label names, the
+#: :func:`evalframe.analysis.aggregate.slice_partial` table, and what its queries hold of the filters fields.
+SlicePiece = tuple[list[str], pd.DataFrame, dict[str, FieldPresence]]
+_M = TypeVar("_M", bound=Callable[..., Any])
+
+
+def in_session(method: _M) -> _M:
+    """Run a public analysis inside the result's :meth:`MeanAnalyses.session` (e.g. the prepared arrays checked once)."""
+
+    @functools.wraps(method)
+    def wrapper(self: MeanAnalyses, *args: Any, **kwargs: Any) -> Any:
+        with self.session():
+            return method(self, *args, **kwargs)
+
+    return cast(_M, wrapper)
+
+
+class MeanAnalyses:
+    """The analyses that are means of per-query tables, over the partials a result class gives.
+
+    A subclass provides ``nodes`` (the node names, in order), :meth:`has_answers`, :meth:`has_documents`,
+    :meth:`check_options`, :meth:`check_node`, :meth:`metric_partials`, :meth:`slice_partials` and ``trec_metrics``;
+    :meth:`session` is optional.
+
+    Examples
+    --------
+    >>> from evalframe import load_demo_result
+    >>> isinstance(load_demo_result(), MeanAnalyses)
+    True
+    """
+
+    nodes: list[str]
+
+    # ------------------------------------------------------------------ what a result class provides
+    def session(self) -> contextlib.AbstractContextManager[Any]:
+        """The context one public analysis runs in (none by default)."""
+        return contextlib.nullcontext()
+
+    def has_answers(self, node: str) -> bool:
+        """Whether ``node`` has answer rows (in any eval_mode)."""
+        raise NotImplementedError
+
+    def has_documents(self, node: str) -> bool:
+        """Whether ``node`` has document rows (in any eval_mode)."""
+        raise NotImplementedError
+
+    def check_options(self, keywords: Mapping[str, Any], *, passed_to: str) -> MetricOptions:
+        """The call's options, checked against this result."""
+        raise NotImplementedError
+
+    def check_node(self, node: str) -> str:
+        """``node``, checked to be one of the result's (an error lists them)."""
+        raise NotImplementedError
+
+    def metric_partials(self, nodes: Sequence[str], options: MetricOptions, keywords: Mapping[str, Any],
+                        ks: Sequence[int] | None = None) -> dict[MetricKey, Partial]:
+        """Per (node, variant, row type), the per-query table (``query_table``) summed up over the result.
+
+        ``ks`` None: one variant (0) with ``options``; else variant i cuts the answers at the reader's top ``ks[i]``
+        and the documents at the retriever's. ``keywords``: the options as passed (``options`` checked).
+        """
+        raise NotImplementedError
+
+    def slice_partials(self, by: list[SliceKey], options: MetricOptions, keywords: Mapping[str, Any],
+                       measures: str | Sequence[str] | None, complete: bool,
+                       duplicates: str) -> dict[str, list[SlicePiece]]:
+        """Per node, the :data:`SlicePiece` of each part of the result (one in memory, one per partition)."""
+        raise NotImplementedError
+
+    def trec_metrics(self, measures: str | Sequence[str], *, node: str | None = None, per_query: bool = False,
+                     eval_mode: str = "integrated", complete: bool = False, duplicates: str = "error") -> Any:
+        """trec_eval's measures of a document node."""
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ written once
+    def headline_metric(self, node: str) -> str:
+        """The metric a node is summed up by in reports, plots and the CLI: f1 for answer nodes, else recall_single_hit.
+
+        Examples
+        --------
+        >>> from evalframe import load_demo_result
+        >>> load_demo_result().headline_metric("Reader")
+        'f1'
+        """
+        return headline_metric("answer" if self.has_answers(node) else "document")
+
+    def pipeline_order(self) -> list[str]:
+        """The nodes in pipeline order: nodes with document rows only, then the others.
+
+        A Haystack folder records no node order (its files load in name order: Reader before Retriever),
+        and retrievers feed readers, so nodes that only retrieve come first; within each group the
+        result's order (from_runs' node order, evalframe.json's) is kept.
+
+        Examples
+        --------
+        >>> from evalframe import load_demo_result
+        >>> load_demo_result().pipeline_order()
+        ['Retriever', 'Reader']
+        """
+        retrieving = [node for node in self.nodes if self.has_documents(node) and not self.has_answers(node)]
+        return retrieving + [node for node in self.nodes if node not in retrieving]
+
+    def _warn_scope_mismatch(self, options: MetricOptions) -> None:
+        if any(self.has_documents(node) for node in self.nodes):
+            options.warn_if_scopes_disagree()
+
+    @in_session
+    @with_options(MetricOptions, positional=("self", *MetricOptions.names()))
+    def metrics_frame(self, **options: Any) -> pd.DataFrame:
+        """:meth:`calculate_metrics` as a DataFrame: one row per node, one column per metric.
+
+        Takes the options of :meth:`calculate_metrics`.
+
+        Examples
+        --------
+        >>> from evalframe import load_demo_result
+        >>> float(load_demo_result().metrics_frame().loc["Reader", "exact_match"])
+        0.75
+        """
+        MetricOptions.from_keywords(options, passed_to="metrics_frame takes these options (for slices: sliced_metrics)")
+        table = pd.DataFrame.from_dict(self.calculate_metrics(**options), orient="index")
+        table.index.name = "node"
+        return table
+
+    @in_session
+    @with_options(MetricOptions, positional=("self", *MetricOptions.names(), "by"))
+    def calculate_metrics(self, *, by: Any = None, **options: Any) -> dict[str, dict[str, float]]:
+        """Mean metrics per node: ``{node: {metric: value}}`` (``docs/metrics.md``).
+
+        Answer rows give ``exact_match``, ``f1`` (and ``sas``) plus ``num_examples_for_eval``;
+        document rows give ``recall_multi_hit``, ``recall_single_hit``, ``precision``, ``map``,
+        ``mrr`` and ``ndcg``. Each is the mean over queries of ``query_metrics``: the sum of the per-query values
+        over their count (:mod:`evalframe.analysis.aggregate`; on Dask the sums and counts are added up over
+        the partitions).
+
+        Options
+        -------
+        simulated_top_k_reader, simulated_top_k_retriever, document_scope, eval_mode, answer_scope,
+        context_matching_threshold, retriever_node
+            Keyword arguments, see :class:`evalframe.options.MetricOptions`.
+        by : optional
+            Deprecated: use :meth:`sliced_metrics`, which this calls (with a ``FutureWarning``).
+
+        Returns
+        -------
+        dict of str to dict of str to float
+
+        Raises
+        ------
+        InvalidParameterError
+            An option outside its valid values, or an unknown node.
+        SchemaError
+            A frame lacks a column the computation needs.
+
+        Examples
+        --------
+        >>> from evalframe import load_demo_result
+        >>> metrics = load_demo_result().calculate_metrics(simulated_top_k_retriever=1)
+        >>> sorted(metrics["Retriever"])
+        ['map', 'mrr', 'ndcg', 'precision', 'recall_multi_hit', 'recall_single_hit']
+        """
+        if by is not None:
+            warn("calculate_metrics(by=...) is deprecated and will be removed: it returns a DataFrame, not the "
+                 "{node: {metric: value}} dict; call result.sliced_metrics(by, ...) instead.", FutureWarning)
+            return self.sliced_metrics(by, **options)  # type: ignore[return-value]  # the deprecated by= returns a DataFrame
+        opts = self.check_options(options, passed_to="calculate_metrics takes these options")
+        self._warn_scope_mismatch(opts)
+        totals = self.metric_partials(self.nodes, opts, options)
+        out: dict[str, dict[str, float]] = {}
+        for node in self.nodes:
+            values: dict[str, float] = {}
+            for row_type in ("answer", "document"):
+                found = totals.get((node, 0, row_type))
+                if found is None:
+                    continue
+                values.update(means(found))
+                if row_type == "answer":
+                    values["num_examples_for_eval"] = float(found.queries)
+            out[node] = values
+        return out
+
+    @in_session
+    @with_options(MetricOptions, positional=("self", "by", *MetricOptions.names()))
+    def sliced_metrics(self, by: SliceKey | Sequence[SliceKey], *, measures: str | Sequence[str] | None = None,
+                       complete: bool = False, duplicates: str = "error", **options: Any) -> pd.DataFrame:
+        """Mean metrics per slice of the queries: index (node, slice label...), ``queries``, one column per metric.
+
+        Each value is the mean over the slice's queries of ``query_metrics`` (with ``by``, the same
+        labels in front); NaN labels form a slice of their own. On Dask a slice key is computed per partition: a
+        callable sees one partition's per-query table (give it a rule per query, not one over all queries such as
+        a quantile), a Series or dict is sent to every task.
+
+        Parameters
+        ----------
+        by : str, callable, Series, dict or list of these
+            A key is a per-query column (``"filters"``), ``"no_answer"``, ``"filters.<field>"``, a callable
+            over the per-query table or a Series/dict from multilabel_id to label (see
+            :mod:`evalframe.analysis.slices`).
+        measures : str or list of str, optional
+            trec_eval measures (``trec_metrics``) added for the document nodes, each averaged over the
+            slice's queries that trec_eval evaluates (``complete`` and ``duplicates`` as in ``trec_metrics``).
+        simulated_top_k_reader, simulated_top_k_retriever, document_scope, eval_mode, answer_scope,
+        context_matching_threshold, retriever_node
+            Keyword arguments, see :class:`evalframe.options.MetricOptions`.
+
+        Examples
+        --------
+        >>> from evalframe import load_demo_result
+        >>> load_demo_result().sliced_metrics("no_answer")[["queries", "recall_single_hit", "f1"]].round(3)
+                             queries  recall_single_hit    f1
+        node      no_answer
+        Retriever False            7              0.857   NaN
+                  True             1              1.000   NaN
+        Reader    False            7                NaN   0.81
+                  True             1                NaN   1.00
+        """
+        opts = self.check_options(options, passed_to="sliced_metrics takes these options")
+        keys = check_by(by)
+        self._warn_scope_mismatch(opts)
+        pieces = self.slice_partials(keys, opts, options, measures, complete, duplicates)
+        out = {}
+        for node in self.nodes:
+            found = pieces.get(node)
+            if not found:
+                continue
+            check_present([piece[2] for piece in found], where=f"node {node!r}")
+            out[node] = merge_slices(found[0][0], [piece[1] for piece in found])
+        if not out:
+            return pd.DataFrame()
+        return pd.concat(out, names=["node"])
+
+    @in_session
+    @with_options(MetricOptions, without=AT_K_SETS, positional=("self", "ks", "node", "document_scope", "eval_mode",
+                                                                "answer_scope", "context_matching_threshold"))
+    def metrics_at_k(self, ks: Sequence[int] = (1, 3, 5, 10), node: str | None = None, *,
+                     measures: str | Sequence[str] | None = None, complete: bool = False, duplicates: str = "error",
+                     **options: Any) -> pd.DataFrame:
+        """Metrics at several simulated top-k, as a tidy DataFrame with columns node, k, metric, value.
+
+        The options are those of :class:`evalframe.options.MetricOptions` but the simulated top-k (set by
+        ``ks``) and ``retriever_node`` (answer metrics at k cut the reader's ranks only). Document metrics at k
+        equal ``calculate_metrics(simulated_top_k_retriever=k)``, answer metrics
+        at k equal ``calculate_metrics(simulated_top_k_reader=k)``. The key arrays are prepared once;
+        each k is then a few array operations with the same kernels (on Dask: every k in one task per partition).
+        ``measures`` adds trec_eval measures
+        of the document nodes at each k, named without their cutoff (``["nDCG", "P", "R(rel=2)"]`` gives
+        rows ``nDCG`` with ``trec_metrics("nDCG@k")`` ...), all cutoffs in one pass (``complete`` and ``duplicates``
+        as in ``trec_metrics``).
+
+        Examples
+        --------
+        >>> from evalframe import load_demo_result
+        >>> table = load_demo_result().metrics_at_k(ks=(1, 3), node="Retriever")
+        >>> table[table["metric"] == "recall_single_hit"]["value"].round(4).tolist()
+        [0.625, 0.875]
+        """
+        ks = check_at_k(ks, options)
+        base = self.check_options(options, passed_to="metrics_at_k takes these options")
+        nodes = [self.check_node(node)] if node is not None else list(self.nodes)
+        swept = swept_measures(measures, ks)
+        totals = self.metric_partials(nodes, base, options, ks)
+        records: list[tuple[str, int, str, float]] = []
+        for name in nodes:
+            if swept and self.has_documents(name):
+                values = cast(dict[str, float], self.trec_metrics([m for at_k in swept.values() for m in at_k], node=name,
+                                                                  eval_mode=base.eval_mode, complete=complete,
+                                                                  duplicates=duplicates))
+                records += [(name, k, label, values[m]) for label, at_k in swept.items() for k, m in zip(ks, at_k)]
+            for i, k in enumerate(ks):
+                for row_type in ("answer", "document"):
+                    found = totals.get((name, i, row_type))
+                    if found is not None:
+                        records += [(name, k, metric, value) for metric, value in means(found).items()]
+        return pd.DataFrame(records, columns=["node", "k", "metric", "value"])
