@@ -60,9 +60,12 @@ class MeanAnalyses:
     True
     """
 
-    nodes: list[str]
-
     # ------------------------------------------------------------------ what a result class provides
+    @property
+    def nodes(self) -> list[str]:
+        """The node names, in order."""
+        raise NotImplementedError
+
     def session(self) -> contextlib.AbstractContextManager[Any]:
         """The context one public analysis runs in (none by default)."""
         return contextlib.nullcontext()
@@ -131,7 +134,9 @@ class MeanAnalyses:
         retrieving = [node for node in self.nodes if self.has_documents(node) and not self.has_answers(node)]
         return retrieving + [node for node in self.nodes if node not in retrieving]
 
-    def _warn_scope_mismatch(self, options: MetricOptions) -> None:
+    def warn_scopes(self, options: MetricOptions) -> None:
+        """Warn when ``document_scope`` ignores ``answer_scope`` (:meth:`MetricOptions.warn_if_scopes_disagree`), if any
+        node has document rows."""
         if any(self.has_documents(node) for node in self.nodes):
             options.warn_if_scopes_disagree()
 
@@ -195,7 +200,7 @@ class MeanAnalyses:
                  "{node: {metric: value}} dict; call result.sliced_metrics(by, ...) instead.", FutureWarning)
             return self.sliced_metrics(by, **options)  # type: ignore[return-value]  # the deprecated by= returns a DataFrame
         opts = self.check_options(options, passed_to="calculate_metrics takes these options")
-        self._warn_scope_mismatch(opts)
+        self.warn_scopes(opts)
         totals = self.metric_partials(self.nodes, opts, options)
         out: dict[str, dict[str, float]] = {}
         for node in self.nodes:
@@ -247,7 +252,7 @@ class MeanAnalyses:
         """
         opts = self.check_options(options, passed_to="sliced_metrics takes these options")
         keys = check_by(by)
-        self._warn_scope_mismatch(opts)
+        self.warn_scopes(opts)
         pieces = self.slice_partials(keys, opts, options, measures, complete, duplicates)
         out = {}
         for node in self.nodes:

@@ -23,7 +23,8 @@ from ..errors import InvalidParameterError
 from ..io.partitioned import check_key_summaries, key_summary
 from ..options import MetricOptions
 from .client import run
-from .result import DaskEvaluationResult, first_appearance, merged_columns, open_partition, partition_query_metrics
+from .result import (DaskEvaluationResult, first_appearance, merged_columns, open_partition, partition_query_metrics,
+                     partition_retriever)
 
 __all__ = ["compare"]
 
@@ -188,7 +189,9 @@ def _on_pair(folders: list[tuple[str, str | None]], number: int, node: str, keyw
     for (path, generation), retriever in zip(folders, retrievers):
         result, keys = open_partition(path, number, generation, [node], retriever)
         summaries.append({name: key_summary(node_keys) for name, node_keys in keys.items()})
-        table = partition_query_metrics(result, node, {k: v for k, v in keywords.items() if v is not None})
+        table = partition_query_metrics(result, node, {k: v for k, v in keywords.items() if v is not None},
+                                        retriever=None if retriever is None else
+                                        partition_retriever(path, number, result, retriever))
         if not tables:
             order = first_appearance(result, keys, node, table.index, keywords)
         tables.append(table)

@@ -13,11 +13,11 @@ LoadError instead of mixing two saves. A task whose worker dies is run again by 
 
 from __future__ import annotations
 
-import contextvars
 import math
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from dataclasses import dataclass
 from typing import Any, Callable
 
 import dask
@@ -25,27 +25,25 @@ import numpy as np
 import pandas as pd
 
 from .. import _validation as check
+from ..analysis.aggregate import Partial, merge, means, partial, slice_partial
+from ..analysis.analyses import MeanAnalyses, MetricKey, SlicePiece
 from ..analysis.examples import THRESHOLD, Examples
-from ..analysis.slices import (FieldPresence, SliceKey, beside, check_by, check_present, labelled, query_attributes,
-                               query_keys)
+from ..analysis.slices import FieldPresence, SliceKey, beside, check_by, check_present, labelled, query_attributes, query_keys
 from ..errors import InvalidParameterError, LoadError, warn
+from ..frames.rows import document_node
+from ..frames.topk import retriever_mode, retriever_node_of
 from ..io.folder import Folder
 from ..io.manifest import read_manifest
 from ..io.partitioned import check_key_summaries, key_summary, read_partition
-from ..metrics.registry import DOCUMENT_METRICS, headline_metric
-from ..metrics.trec import parse_measures, swept_measures
-from ..options import MetricOptions, check_at_k
+from ..metrics.registry import DOCUMENT_METRICS
+from ..metrics.trec import parse_measures
+from ..options import MetricOptions, with_options
 from ..result import EvaluationResult
 from .client import current_client, run
 
-__all__ = ["DaskEvaluationResult", "first_appearance", "load", "local_options", "merged_columns", "open_partition",
-           "partition_query_metrics"]
+__all__ = ["DaskEvaluationResult", "Retriever", "first_appearance", "load", "local_options", "merged_columns",
+           "open_partition", "partition_query_metrics", "partition_retriever"]
 
-#: Test hook: called on the worker with the partition number before a task reads it (None outside tests).
-task_hook: Callable[[int], None] | None = None
-#: The retriever_node of the calls of the partition task running (see _check_retriever).
-_NOT_SET = object()
-_RETRIEVER: contextvars.ContextVar[Any] = contextvars.ContextVar("retriever", default=_NOT_SET)
 #: The simulated top-k options metrics_at_k sets from its ks.
 _AT_K = ("simulated_top_k_reader", "simulated_top_k_retriever")
 
@@ -83,7 +81,21 @@ def load(load_dir: str | Path, *, client: Any = None) -> DaskEvaluationResult:
     return DaskEvaluationResult(path, manifest, client=client)
 
 
-class DaskEvaluationResult:
+@dataclass(frozen=True)
+class Retriever:
+    """The retriever_node the calls on one partition take, resolved over the whole folder and checked on the
+    partition (:func:`partition_retriever`); None: the partition has no answers to cut.
+
+    Examples
+    --------
+    >>> local_options({"simulated_top_k_retriever": 2}, Retriever("Retriever"))
+    {'simulated_top_k_retriever': 2, 'retriever_node': 'Retriever'}
+    """
+
+    node: str | None
+
+
+class DaskEvaluationResult(MeanAnalyses):
     """A partitioned results folder, evaluated one partition per Dask task (open one with :func:`load`).
 
     The analyses take the arguments of :class:`evalframe.EvaluationResult`'s and return the same values (to
@@ -102,14 +114,18 @@ class DaskEvaluationResult:
         Rows per node.
     matching : dict
         The matching options the result was built with.
+    on_cluster : bool
+        True: per-query tables are Dask DataFrames (``query_metrics(..., compute=True)`` gathers one as pandas).
     """
+
+    on_cluster = True
 
     def __init__(self, path: Path, manifest: Mapping[str, Any], *, client: Any = None) -> None:
         layout = manifest["partitioned"]
         self.path = Path(path)
         self.partitions: int = int(layout["partitions"])
         self.generation: str | None = layout.get("generation")
-        self.nodes: list[str] = list(manifest["nodes"])
+        self._nodes: list[str] = list(manifest["nodes"])
         self.rows: dict[str, int] = {node: int(entry["rows"]) for node, entry in manifest["nodes"].items()}
         self.matching: dict[str, Any] = dict(manifest.get("matching") or {})
         self._client = client
@@ -118,6 +134,11 @@ class DaskEvaluationResult:
 
     def __repr__(self) -> str:
         return f"DaskEvaluationResult(nodes={self.nodes}, partitions={self.partitions}, rows={self.rows})"
+
+    @property
+    def nodes(self) -> list[str]:
+        """The folder's nodes, in saved order."""
+        return list(self._nodes)
 
     @property
     def client(self) -> Any:
@@ -138,6 +159,8 @@ class DaskEvaluationResult:
 
         ``result`` is the partition as an :class:`evalframe.EvaluationResult`; ``keys`` maps each node to the
         order keys of its rows (their positions in the saved result). For analyses of your own; return small values.
+        With ``retriever`` (:meth:`retriever_of`), ``work`` is also passed ``retriever=`` the partition's
+        :class:`Retriever`, for :func:`local_options`.
 
         Examples
         --------
@@ -176,116 +199,68 @@ class DaskEvaluationResult:
         if options.get("simulated_top_k_retriever", -1) == -1:
             return options, None
         kinds = self._kinds()
+        asked = options.get("eval_mode", "integrated")
+        if not any(("answer", asked) in pairs for pairs in kinds.values()):
+            return options, None  # as in memory: no answers to cut
         documents = [node for node in self.nodes if any(t == "document" for t, _ in kinds[node])]
-        node = options.get("retriever_node")
-        if node is None:
-            if len(documents) != 1 or not any(t == "answer" for pairs in kinds.values() for t, _ in pairs):
-                return options, None  # as in memory: no answers to cut, or the error of the in-memory path
-            node = documents[0]
-        asked = mode = options.get("eval_mode", "integrated")
-        if ("document", mode) not in kinds.get(node, set()):
-            mode = "isolated" if mode == "integrated" else "integrated"
+        node = retriever_node_of(documents, self.nodes, options.get("retriever_node"))
+        mode = retriever_mode(asked, lambda mode: ("document", mode) in kinds.get(node, set()))
         return options, (node, mode, asked)
 
     def check_measures(self, node: str, eval_mode: str) -> None:
         """trec measures of ``node`` need its document rows of ``eval_mode`` somewhere in the folder (as in memory)."""
-        if ("document", eval_mode) not in self._kinds()[self._node(node)]:
+        if ("document", eval_mode) not in self._kinds()[self.check_node(node)]:
             documents = [n for n in self.nodes if any(t == "document" for t, _ in self._kinds()[n])]
             raise InvalidParameterError(f"node {node!r} has no document rows with eval_mode={eval_mode!r}; the trec "
                                         f"measures rank documents. Nodes with document rows: {documents}.")
 
     def has_answers(self, node: str) -> bool:
         """Whether ``node`` has answer rows (in any eval_mode); the first call reads the folder once."""
-        return any(t == "answer" for t, _ in self._kinds()[self._node(node)])
+        return any(t == "answer" for t, _ in self._kinds()[self.check_node(node)])
 
     def has_documents(self, node: str) -> bool:
         """Whether ``node`` has document rows (in any eval_mode); the first call reads the folder once."""
-        return any(t == "document" for t, _ in self._kinds()[self._node(node)])
+        return any(t == "document" for t, _ in self._kinds()[self.check_node(node)])
 
-    def headline_metric(self, node: str) -> str:
-        """The metric a node is summed up by: f1 for answer nodes, else recall_single_hit."""
-        return headline_metric("answer" if self.has_answers(node) else "document")
-
-    def _node(self, node: str) -> str:
+    def check_node(self, node: str) -> str:
+        """``node``, when the folder holds it (else an UnknownNodeError naming its nodes)."""
         return check.check_node(node, self.nodes)
 
-    def _options(self, options: Mapping[str, Any], passed_to: str) -> MetricOptions:
-        opts = MetricOptions.from_keywords(options, passed_to=passed_to)
+    def check_options(self, keywords: Mapping[str, Any], *, passed_to: str) -> MetricOptions:
+        """The call's options, checked (the threshold's default is the recorded one, which each task reads)."""
+        opts = MetricOptions.from_keywords(keywords, passed_to=passed_to)
         if opts.retriever_node is not None:
             check.check_node(opts.retriever_node, self.nodes)
         return opts
 
-    def _warn_scope_mismatch(self, opts: MetricOptions) -> None:
-        opts.warn_if_scopes_disagree()
+    def warn_scopes(self, options: MetricOptions) -> None:
+        """Warn when the scopes disagree; without reading the folder to see whether any node has document rows."""
+        options.warn_if_scopes_disagree()
 
-    # ------------------------------------------------------------------ analyses
-    def calculate_metrics(self, **options: Any) -> dict[str, dict[str, float]]:
-        """Mean metrics per node, as :meth:`evalframe.EvaluationResult.calculate_metrics`, computed per partition.
+    # ------------------------------------------------------------------ the partials of the mean analyses
+    def metric_partials(self, nodes: Sequence[str], options: MetricOptions, keywords: Mapping[str, Any],
+                        ks: Sequence[int] | None = None) -> dict[MetricKey, Partial]:
+        """Each partition's per-query tables summed up (one task per partition for every k), added up in partition
+        order."""
+        if ks is None:
+            used, retriever = self.retriever_of(dict(keywords))
+            return merge(self.map_partitions(_metric_totals, list(nodes), [used], retriever=retriever))
+        per_k = [{**keywords, "simulated_top_k_reader": k, "simulated_top_k_retriever": k} for k in ks]
+        return merge(self.map_partitions(_metric_totals, list(nodes), per_k, True))
 
-        Each partition returns, per node and metric, the sum and the count of its per-query values
-        (:meth:`evalframe.EvaluationResult.query_table`); the mean is the total sum over the total count.
-
-        Examples
-        --------
-        >>> import tempfile, evalframe.dask
-        >>> from evalframe import load_demo_result
-        >>> folder = load_demo_result().save(tempfile.mkdtemp() + "/demo", format="parquet", partitions=3, progress=False)
-        >>> evalframe.dask.load(folder).calculate_metrics()["Reader"]
-        {'exact_match': 0.75, 'f1': 0.8333333333333333, 'num_examples_for_eval': 8.0}
-        """
-        opts = self._options(options, "calculate_metrics takes these options")
-        self._warn_scope_mismatch(opts)
-        options, retriever = self.retriever_of(options)
-        totals = _add(self.map_partitions(_metric_totals, self.nodes, [options], retriever=retriever))
-        out: dict[str, dict[str, float]] = {}
-        for node in self.nodes:
-            values: dict[str, float] = {}
-            for row_type in ("answer", "document"):
-                found = totals.get((node, 0, row_type))
-                if found is None:
-                    continue
-                queries, sums, counts = found
-                values.update(_means(sums, counts))
-                if row_type == "answer":
-                    values["num_examples_for_eval"] = float(queries)
-            out[node] = values
+    def slice_partials(self, by: list[SliceKey], options: MetricOptions, keywords: Mapping[str, Any],
+                       measures: str | Sequence[str] | None, complete: bool,
+                       duplicates: str) -> dict[str, list[SlicePiece]]:
+        """Each partition's per-query tables summed up per slice (what its queries hold of the filters fields is
+        checked over all partitions)."""
+        used, retriever = self.retriever_of(dict(keywords))
+        out: dict[str, list[SlicePiece]] = {}
+        for part in self.map_partitions(_slice_totals, by, measures, complete, duplicates, used, retriever=retriever):
+            for node, piece in part.items():
+                out.setdefault(node, []).append(piece)
         return out
 
-    def metrics_frame(self, **options: Any) -> pd.DataFrame:
-        """:meth:`calculate_metrics` as a DataFrame: one row per node, one column per metric."""
-        table = pd.DataFrame.from_dict(self.calculate_metrics(**options), orient="index")
-        table.index.name = "node"
-        return table
-
-    def metrics_at_k(self, ks: Sequence[int] = (1, 3, 5, 10), node: str | None = None, *,
-                     measures: str | Sequence[str] | None = None, complete: bool = False, duplicates: str = "error",
-                     **options: Any) -> pd.DataFrame:
-        """Metrics at several simulated top-k (tidy: node, k, metric, value), as the in-memory ``metrics_at_k``.
-
-        Every k is computed in the same task per partition (one read of the partition for all ks).
-        """
-        ks = check_at_k(ks, options)
-        self._options(options, "metrics_at_k takes these options")
-        nodes = [self._node(node)] if node is not None else list(self.nodes)
-        swept = swept_measures(measures, ks)
-        per_k = [{**options, "simulated_top_k_reader": k, "simulated_top_k_retriever": k} for k in ks]
-        totals = _add(self.map_partitions(_metric_totals, nodes, per_k, True))
-        records: list[tuple[str, int, str, float]] = []
-        for name in nodes:
-            if swept and self.has_documents(name):
-                self.check_measures(name, options.get("eval_mode", "integrated"))
-            if swept and any((name, i, "document") in totals for i in range(len(ks))):
-                values = self.trec_metrics([m for at_k in swept.values() for m in at_k], node=name,
-                                           eval_mode=options.get("eval_mode", "integrated"), complete=complete,
-                                           duplicates=duplicates)
-                records += [(name, k, label, values[m]) for label, at_k in swept.items() for k, m in zip(ks, at_k)]
-            for i, k in enumerate(ks):
-                for row_type in ("answer", "document"):
-                    found = totals.get((name, i, row_type))
-                    if found is not None:
-                        records += [(name, k, metric, value) for metric, value in _means(found[1], found[2]).items()]
-        return pd.DataFrame(records, columns=["node", "k", "metric", "value"])
-
+    # ------------------------------------------------------------------ analyses
     def trec_metrics(self, measures: str | Sequence[str], *, node: str | None = None, per_query: bool = False,
                      eval_mode: str = "integrated", complete: bool = False, duplicates: str = "error") -> Any:
         """trec_eval's measures of a document node, as :meth:`evalframe.EvaluationResult.trec_metrics`.
@@ -296,7 +271,7 @@ class DaskEvaluationResult:
         parse_measures(measures)  # a bad measure is named here, before any task runs
         per_query = check.check_real_bool(per_query, name="per_query")
         if node is not None:
-            node = self._node(node)
+            node = self.check_node(node)
         keywords = {"node": node, "eval_mode": eval_mode, "complete": complete, "duplicates": duplicates}
         if per_query:
             return self._frame(_trec_table, measures, keywords)
@@ -304,7 +279,7 @@ class DaskEvaluationResult:
         kept = [t for t in totals if t is not None]
         used = sorted({t[2] for t in kept})
         if len(used) > 1:
-            raise InvalidParameterError(f"trec_metrics needs node= when {len(used)} nodes have document rows: {used}.")
+            document_node(used, self.nodes, needed_by="trec_metrics")
         if not kept:
             raise InvalidParameterError(f"no node has document rows with eval_mode={eval_mode!r}; the trec measures rank "
                                         f"documents. Nodes: {self.nodes}.")
@@ -315,8 +290,9 @@ class DaskEvaluationResult:
                  "retrieved ones; complete=True evaluates the judged queries without retrieved documents); every mean "
                  "is 0.0.")
             return {name: 0.0 for name in sums.index}
-        return _means(sums, counts)
+        return means(Partial(0, sums, counts))
 
+    @with_options(MetricOptions, positional=("self", "node", *MetricOptions.names(), "by"))
     def query_metrics(self, node: str, by: SliceKey | Sequence[SliceKey] | None = None, *, with_query: bool = False,
                       measures: str | Sequence[str] | None = None, complete: bool = False, duplicates: str = "error",
                       compute: bool = False, **options: Any) -> Any:
@@ -328,10 +304,10 @@ class DaskEvaluationResult:
         that brings every query's row to the client. A ``filters.<field>`` in ``by`` that no query has is refused
         with ``compute=True`` (the Dask DataFrame labels every query None).
         """
-        node = self._node(node)
+        node = self.check_node(node)
         with_query = check.check_real_bool(with_query, name="with_query")
         compute = check.check_real_bool(compute, name="compute")
-        self._options(options, "query_metrics takes these options")
+        self.check_options(options, passed_to="query_metrics takes these options")
         if by is not None:
             check_by(by)
         if measures is not None:
@@ -367,38 +343,10 @@ class DaskEvaluationResult:
         parts = [dask.delayed(_reindexed)(dask.delayed(_value)(task), columns, meta) for task in tasks]
         return dd.from_delayed(parts, meta=meta, verify_meta=False)
 
-    def sliced_metrics(self, by: SliceKey | Sequence[SliceKey], *, measures: str | Sequence[str] | None = None,
-                       complete: bool = False, duplicates: str = "error", **options: Any) -> pd.DataFrame:
-        """Mean metrics per slice of the queries, as :meth:`evalframe.EvaluationResult.sliced_metrics`.
-
-        A slice key is computed per partition: a callable sees one partition's per-query table (give it a rule per
-        query, not one over all queries such as a quantile), a Series or dict is sent to every task.
-        """
-        keys = check_by(by)
-        opts = self._options(options, "sliced_metrics takes these options")
-        self._warn_scope_mismatch(opts)
-        options, retriever = self.retriever_of(options)
-        parts = [p for p in self.map_partitions(_slice_totals, keys, measures, complete, duplicates, options,
-                                                retriever=retriever) if p]
-        out = {}
-        for node in self.nodes:
-            pieces = [p[node] for p in parts if node in p]
-            if not pieces:
-                continue
-            check_present([piece[2] for piece in pieces], where=f"node {node!r}")
-            labels = pieces[0][0]
-            totals = pd.concat([piece[1] for piece in pieces], ignore_index=True)
-            grouped = totals.groupby(labels, sort=True, dropna=False, observed=True)
-            metrics = [c[:-len(":sum")] for c in totals.columns if c.endswith(":sum")]
-            added = grouped[[*(f"{m}:sum" for m in metrics), *(f"{m}:count" for m in metrics), "queries"]].sum()
-            table = pd.DataFrame({"queries": added["queries"].astype(np.int64)}, index=added.index)
-            for metric in metrics:
-                table[metric] = _ratio(added[f"{metric}:sum"].to_numpy(), added[f"{metric}:count"].to_numpy())
-            out[node] = table
-        if not out:
-            return pd.DataFrame()
-        return pd.concat(out, names=["node"])
-
+    @with_options(MetricOptions, positional=(
+        "self", "node", "n", "simulated_top_k_reader", "simulated_top_k_retriever", "document_scope", "document_metric",
+        "answer_metric", "document_metric_threshold", "answer_metric_threshold", "eval_mode", "answer_scope",
+        "context_matching_threshold", "retriever_node"))  # the facade's (Haystack 1.x's order)
     def wrong_examples(self, node: str, n: int = 3, document_metric: str = "recall_single_hit", answer_metric: str = "f1",
                        document_metric_threshold: float = THRESHOLD, answer_metric_threshold: float = THRESHOLD, *,
                        complete: bool = False, duplicates: str = "error", **options: Any) -> Examples:
@@ -407,9 +355,9 @@ class DaskEvaluationResult:
         Each partition returns its own ``n`` worst with the order key of each query's first listed row; the
         client keeps the ``n`` lowest, ties in order of first appearance in the saved result.
         """
-        node = self._node(node)
+        node = self.check_node(node)
         n = check.check_positive_int(n, name="n")
-        self._options(options, "wrong_examples takes these options")
+        self.check_options(options, passed_to="wrong_examples takes these options")
         options, retriever = self.retriever_of(options)
         arguments = {"n": n, "document_metric": document_metric, "answer_metric": answer_metric,
                      "document_metric_threshold": document_metric_threshold,
@@ -442,9 +390,12 @@ def _on_partition(path: str, number: int, generation: str | None, nodes: list[st
                   work: Callable[..., Any], args: tuple[Any, ...],
                   retriever: tuple[str, str, str] | None = None) -> tuple[dict[str, tuple[int, ...]], Any]:
     """``work`` on one partition: its order keys summed up per node (checked by the client over all partitions), and
-    ``work``'s value."""
+    ``work``'s value (``retriever``: ``work`` is passed the partition's :class:`Retriever` as ``retriever=``)."""
     result, keys = open_partition(path, number, generation, nodes, retriever)
-    return {node: key_summary(node_keys) for node, node_keys in keys.items()}, work(result, keys, *args)
+    summaries = {node: key_summary(node_keys) for node, node_keys in keys.items()}
+    if retriever is None:
+        return summaries, work(result, keys, *args)
+    return summaries, work(result, keys, *args, retriever=partition_retriever(path, number, result, retriever))
 
 
 def _value(part: tuple[Any, Any]) -> Any:
@@ -454,40 +405,39 @@ def _value(part: tuple[Any, Any]) -> Any:
 def open_partition(path: str, number: int, generation: str | None, nodes: list[str] | None = None,
                    retriever: tuple[str, str, str] | None = None) -> tuple[EvaluationResult, dict[str, np.ndarray]]:
     """Partition ``number`` of a folder as an in-memory result (its frames indexed by their saved row numbers, which
-    errors name), and each node's order keys; ``retriever`` (:meth:`DaskEvaluationResult.retriever_of`) is checked
-    and set for the calls that :func:`local_options` prepares."""
-    if task_hook is not None:
-        task_hook(number)
+    errors name), and each node's order keys; with ``nodes``, those nodes (and ``retriever``'s node,
+    :meth:`DaskEvaluationResult.retriever_of`) only."""
     part = read_partition(path, number, generation, None if nodes is None or retriever is None else [*nodes, retriever[0]])
-    _RETRIEVER.set(_NOT_SET if retriever is None else _check_retriever(path, number, part.frames, *retriever))
     for node, frame in part.frames.items():
         frame.index = pd.Index(part.keys[node])
     return EvaluationResult(part.frames, matching=part.matching, list_codings=part.codings), part.keys
 
 
-def _check_retriever(path: str, number: int, frames: dict[str, pd.DataFrame], node: str, mode: str,
-                     asked: str) -> str | None:
-    """The retriever_node a partition's calls take (None: no answers to cut); refuses a partition that would simulate
+def partition_retriever(path: str, number: int, result: EvaluationResult,
+                        retriever: tuple[str, str, str]) -> Retriever:
+    """The retriever_node a partition's calls take (``retriever``: (node, eval_mode of its rows, eval_mode asked),
+    :meth:`DaskEvaluationResult.retriever_of`; None: no answers to cut); refuses a partition that would simulate
     the retriever's top-k otherwise than the whole result does."""
+    node, mode, asked = retriever
+    frames = result.node_results
     answers = any(len(frame) and ((frame["type"] == "answer") & (frame["eval_mode"] == asked)).any()
                   for frame in frames.values())
     frame = frames.get(node)
     if not answers or frame is None:
-        return None
+        return Retriever(None)
     if not ((frame["type"] == "document") & (frame["eval_mode"] == mode)).any():
         raise InvalidParameterError(
             f"{path}: partition {number} holds answers but no document rows of node {node!r} with eval_mode {mode!r}, "
             "which simulate the retriever's top-k of its answers (other partitions have them), so its answers cannot "
             "be cut as in the whole result; save the result with fewer partitions (each query's retriever rows beside "
             "its answers) if its queries have retriever rows, else evaluate it in memory (EvaluationResult.load).")
-    return node
+    return Retriever(node)
 
 
-def local_options(options: dict[str, Any]) -> dict[str, Any]:
-    """The options of a call on this partition: the retriever node resolved over the whole folder, or None when the
-    partition has no answers to cut (its retriever may have no document rows here)."""
-    node = _RETRIEVER.get()
-    return options if node is _NOT_SET else {**options, "retriever_node": node}
+def local_options(options: Mapping[str, Any], retriever: Retriever | None) -> dict[str, Any]:
+    """The options of a call on one partition: with ``retriever`` (:func:`partition_retriever`), its node as
+    ``retriever_node`` (resolved over the whole folder; None when the partition has no answers to cut)."""
+    return dict(options) if retriever is None else {**options, "retriever_node": retriever.node}
 
 
 def _row_kinds(result: EvaluationResult, keys: Any) -> dict[str, set[tuple[str, str]]]:
@@ -496,8 +446,8 @@ def _row_kinds(result: EvaluationResult, keys: Any) -> dict[str, set[tuple[str, 
 
 
 def _metric_totals(result: EvaluationResult, keys: Any, nodes: list[str], variants: list[dict[str, Any]],
-                   at_k: bool = False) -> dict:
-    """{(node, variant, row type): (queries, sums, counts)} of the per-query tables of one partition."""
+                   at_k: bool = False, retriever: Retriever | None = None) -> dict[MetricKey, Partial]:
+    """{(node, variant, row type): partial} of the per-query tables of one partition."""
     out = {}
     for node in nodes:
         if node not in result.node_results:
@@ -508,60 +458,39 @@ def _metric_totals(result: EvaluationResult, keys: Any, nodes: list[str], varian
                 if at_k:  # metrics_at_k: answers cut by the reader's k, documents by the retriever's
                     cut = "simulated_top_k_reader" if row_type == "answer" else "simulated_top_k_retriever"
                     used = {key: value for key, value in options.items() if key not in _AT_K or key == cut}
-                table = result.query_table(node, row_type, **local_options(used))
+                table = result.query_table(node, row_type, **local_options(used, retriever))
                 if table is not None:
-                    out[(node, i, row_type)] = (len(table), table.sum(), table.count())
+                    out[(node, i, row_type)] = partial(table)
     return out
-
-
-def _add(parts: list[dict]) -> dict:
-    """Partition totals added up, key by key (a partition without a node's rows of a type adds nothing)."""
-    totals: dict = {}
-    for part in parts:
-        for key, (queries, sums, counts) in part.items():
-            if key in totals:
-                q, s, c = totals[key]
-                totals[key] = (q + queries, s.add(sums, fill_value=0.0), c.add(counts, fill_value=0))
-            else:
-                totals[key] = (queries, sums, counts)
-    return totals
-
-
-def _ratio(sums: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    out = np.full(len(sums), np.nan)
-    np.divide(sums, counts, out=out, where=counts > 0)
-    return out
-
-
-def _means(sums: pd.Series, counts: pd.Series) -> dict[str, float]:
-    return {str(name): (float(sums[name]) / int(counts[name]) if int(counts[name]) else math.nan) for name in sums.index}
 
 
 def _trec_totals(result: EvaluationResult, keys: Any, measures: Any, keywords: dict[str, Any]) -> Any:
     table = _trec_table(result, keys, measures, keywords)
     if table is None:
         return None
-    node = keywords["node"] or next(node for node in result.node_results if result.has_documents(node))
+    node = keywords["node"] or document_node([n for n in result.node_results if result.has_documents(n)],
+                                             list(result.node_results), needed_by="trec_metrics")
     return table.sum(), table.count(), node
 
 
 def _trec_table(result: EvaluationResult, keys: Any, measures: Any, keywords: dict[str, Any]) -> Any:
     documents = [node for node in result.node_results if result.has_documents(node)]
     node = keywords["node"]
-    if node is None and len(documents) > 1:
-        raise InvalidParameterError(f"trec_metrics needs node= when {len(documents)} nodes have document rows: "
-                                    f"{documents}.")
-    if (node or (documents[0] if documents else None)) not in documents:
+    if node is None and documents:
+        node = document_node(documents, list(result.node_results), needed_by="trec_metrics")
+    if node not in documents:
         return None  # no document rows in this partition: it adds no query
     return result.trec_metrics(measures, per_query=True, **keywords)
 
 
-def _query_table(result: EvaluationResult, keys: Any, node: str, keywords: dict[str, Any]) -> pd.DataFrame:
-    return partition_query_metrics(result, node, keywords)
+def _query_table(result: EvaluationResult, keys: Any, node: str, keywords: dict[str, Any],
+                 retriever: Retriever | None = None) -> pd.DataFrame:
+    return partition_query_metrics(result, node, keywords, retriever=retriever)
 
 
 def partition_query_metrics(result: EvaluationResult, node: str, keywords: dict[str, Any],
-                            presence: dict[str, FieldPresence] | None = None) -> pd.DataFrame:
+                            presence: dict[str, FieldPresence] | None = None, *,
+                            retriever: Retriever | None = None) -> pd.DataFrame:
     """``query_metrics`` of one partition; trec measures only where the partition has the node's document rows of the
     eval_mode (elsewhere the whole table's measure columns are NaN, as for queries trec_eval skips)."""
     frame = result[node]
@@ -572,16 +501,16 @@ def partition_query_metrics(result: EvaluationResult, node: str, keywords: dict[
     # in others (what it holds goes to ``presence``, which the client checks over all partitions with check_present)
     keys = query_keys(keywords.get("by"), keywords.get("with_query", False))
     keywords = {key: value for key, value in keywords.items() if key not in ("by", "with_query")}
-    table = result.query_metrics(node, **local_options(keywords))
+    table = result.query_metrics(node, **local_options(keywords, retriever))
     return labelled(table, frame, keys, where=f"node {node!r}", presence={} if presence is None else presence)
 
 
-def _ordered_query_table(result: EvaluationResult, keys: Any, node: str,
-                         keywords: dict[str, Any]) -> tuple[pd.DataFrame, dict[str, FieldPresence]]:
+def _ordered_query_table(result: EvaluationResult, keys: Any, node: str, keywords: dict[str, Any],
+                         retriever: Retriever | None = None) -> tuple[pd.DataFrame, dict[str, FieldPresence]]:
     """The partition's query_metrics with the in-memory sort keys (see :func:`first_appearance`), and what its queries
     hold of the filters fields sliced by."""
     presence: dict[str, FieldPresence] = {}
-    table = partition_query_metrics(result, node, keywords, presence)
+    table = partition_query_metrics(result, node, keywords, presence, retriever=retriever)
     order = first_appearance(result, keys, node, table.index, keywords)
     return table.assign(__group__=order[:, 0], __key__=order[:, 1]), presence
 
@@ -642,12 +571,13 @@ def _reindexed(table: pd.DataFrame | None, columns: list[Any], meta: Any = None)
 
 
 def _slice_totals(result: EvaluationResult, keys: Any, by: list[SliceKey], measures: Any, complete: bool, duplicates: str,
-                  options: dict[str, Any]) -> dict[str, tuple[list[str], pd.DataFrame, dict[str, FieldPresence]]]:
+                  options: dict[str, Any], retriever: Retriever | None = None) -> dict[str, SlicePiece]:
+    """Per node, the partition's per-query table summed up per slice (:func:`evalframe.analysis.aggregate.slice_partial`)."""
     out = {}
     for node, frame in result.node_results.items():
         if not len(frame):
             continue
-        table = result.query_metrics(node, **local_options(options))
+        table = result.query_metrics(node, **local_options(options, retriever))
         if measures is not None and result.has_documents(node):
             trec = result.trec_metrics(measures, node=node, per_query=True, eval_mode=options.get("eval_mode", "integrated"),
                                        complete=complete, duplicates=duplicates)
@@ -657,19 +587,12 @@ def _slice_totals(result: EvaluationResult, keys: Any, by: list[SliceKey], measu
             continue
         presence: dict[str, FieldPresence] = {}
         labels = beside(query_attributes(frame, by, where=f"node {node!r}", presence=presence), table)
-        names = list(labels.columns)
-        joined = pd.concat([labels, table], axis=1)
-        grouped = joined.groupby(names, sort=False, dropna=False, observed=True)
-        sums = grouped[list(table.columns)].sum().add_suffix(":sum")
-        counts = grouped[list(table.columns)].count().add_suffix(":count")
-        totals = pd.concat([sums, counts], axis=1)
-        totals["queries"] = grouped.size()
-        out[node] = (names, totals.reset_index(), presence)
+        out[node] = (list(labels.columns), slice_partial(table, labels), presence)
     return out
 
 
-def _worst(result: EvaluationResult, keys: Any, node: str,
-           arguments: dict[str, Any]) -> list[tuple[str, dict | None, int, float]]:
+def _worst(result: EvaluationResult, keys: Any, node: str, arguments: dict[str, Any],
+           retriever: Retriever | None = None) -> list[tuple[str, dict | None, int, float]]:
     """The partition's n worst of ``node``: (row type, example, order key of its first listed row, value)."""
     if node not in result.node_results or not len(result[node]):
         return []
@@ -679,7 +602,7 @@ def _worst(result: EvaluationResult, keys: Any, node: str,
     measure = arguments["document_metric"] not in DOCUMENT_METRICS
     if not answers and measure and not ((frame["type"] == "document") & (frame["eval_mode"] == mode)).any():
         return []  # no document rows to rank by a trec measure here
-    examples = result.wrong_examples(node, **local_options(arguments))
+    examples = result.wrong_examples(node, **local_options(arguments, retriever))
     row_type = "answer" if answers else "document"
     if not examples:
         return [(row_type, None, -1, math.nan)]  # nothing to list, but the partition says which rows rank the node

@@ -24,7 +24,7 @@ from .prepared import AnswerRows, DocumentRows
 from .rows import document_node, has_rows
 from .store import POSITION_COLUMNS, PreparedStore
 
-__all__ = ["RetrieverJoin", "check_retriever_node", "retriever_of", "retriever_mode", "retriever_join", "join_retriever",
+__all__ = ["RetrieverJoin", "check_retriever_node", "retriever_node_of", "retriever_mode", "retriever_join", "join_retriever",
            "answer_rows_kept", "answers_kept", "document_rows_kept", "document_queries_kept"]
 
 
@@ -131,13 +131,13 @@ def check_retriever_node(frames: Mapping[str, pd.DataFrame], retriever_node: str
         )
 
 
-def retriever_of(documents: Sequence[str], nodes: Sequence[str], retriever_node: str | None) -> str:
+def retriever_node_of(documents: Sequence[str], nodes: Sequence[str], retriever_node: str | None) -> str:
     """The node whose documents simulate the retriever's top-k for answer nodes: ``retriever_node``, else the one
     node with document rows (``documents``: those nodes; :func:`evalframe.frames.rows.document_node`).
 
     Examples
     --------
-    >>> retriever_of(["Retriever"], ["Retriever", "Reader"], None), retriever_of(["A", "B"], ["A", "B"], "B")
+    >>> retriever_node_of(["Retriever"], ["Retriever", "Reader"], None), retriever_node_of(["A", "B"], ["A", "B"], "B")
     ('Retriever', 'B')
     """
     if retriever_node is not None:
@@ -169,7 +169,7 @@ def retriever_join(store: PreparedStore, node: str, answers: AnswerRows, *, retr
     regardless of eval_mode, did (``docs/haystack-compat.md``).
     """
     frames = store.frames
-    retriever = retriever_of([name for name, frame in frames.items() if has_rows(frame, "document")], list(frames),
+    retriever = retriever_node_of([name for name, frame in frames.items() if has_rows(frame, "document")], list(frames),
                              retriever_node)
     mode = retriever_mode(eval_mode, lambda mode: store.document_rows(retriever, mode) is not None)
     documents = store.document_rows(retriever, mode)

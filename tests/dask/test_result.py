@@ -22,6 +22,7 @@ import evalframe.dask.result as dask_result
 from benchmarks.synthetic import make_result
 import evalframe
 from evalframe import EvaluationResult, InvalidParameterError, LoadError, SchemaError
+from evalframe.io.partitioned import read_partition
 from tests.fixtures import answer_row, doc_row, hand_result
 
 dd = pytest.importorskip("dask.dataframe")
@@ -178,12 +179,14 @@ def _both_ways(tmp_path_factory, result, partitions, options, n):
 
 
 def _kill_first_task(marker: str) -> None:
-    def hook(number: int) -> None:
+    """On a worker: partition 1's first read kills the worker process (read_partition, which each task calls, wrapped)."""
+    def reading(path, number, *args, **kwargs):
         if number == 1 and not os.path.exists(marker):
             open(marker, "w").close()
             os._exit(1)  # the worker process dies mid-computation; its nanny starts a fresh one
+        return read_partition(path, number, *args, **kwargs)
 
-    dask_result.task_hook = hook
+    dask_result.read_partition = reading
 
 
 def test_a_worker_killed_mid_computation_does_not_change_the_answer(tmp_path, client):
@@ -193,7 +196,7 @@ def test_a_worker_killed_mid_computation_does_not_change_the_answer(tmp_path, cl
     try:
         assert close(cluster.calculate_metrics(), memory.calculate_metrics())
     finally:
-        client.run(lambda: setattr(dask_result, "task_hook", None))
+        client.run(lambda: setattr(dask_result, "read_partition", read_partition))
     assert os.path.exists(marker)  # a worker really died, and Dask ran its task again
 
 
