@@ -10,6 +10,11 @@ Examples
 >>> from evalframe import load_demo_result
 >>> isinstance(load_demo_result(), ResultLike)
 True
+>>> import tempfile, evalframe.dask
+>>> folder = load_demo_result().save(tempfile.mkdtemp() + "/demo", format="parquet", partitions=2, progress=False)
+>>> on_dask = evalframe.dask.load(folder)
+>>> isinstance(on_dask, ResultLike), on_dask.on_cluster, on_dask.nodes
+(True, True, ['Retriever', 'Reader'])
 >>> import pandas as pd
 >>> isinstance(pd.DataFrame(), ResultLike)
 False
@@ -28,6 +33,15 @@ __all__ = ["ResultLike"]
 @runtime_checkable
 class ResultLike(Protocol):
     """A result of one or more nodes, as the analyses and the presentation read it."""
+
+    #: True: the per-query tables are Dask DataFrames, computed on a cluster (``query_metrics(..., compute=True)``
+    #: gathers one as pandas); False: the result is in memory.
+    on_cluster: bool
+
+    @property
+    def nodes(self) -> list[str]:
+        """The node names, in order."""
+        ...
 
     def has_answers(self, node: str) -> bool:
         """Whether ``node`` has answer rows."""
@@ -49,12 +63,20 @@ class ResultLike(Protocol):
         """Mean metrics per node."""
         ...
 
+    def sliced_metrics(self, by: Any, **options: Any) -> pd.DataFrame:
+        """Mean metrics per slice of the queries."""
+        ...
+
     def query_metrics(self, node: str, by: Any = None, **options: Any) -> pd.DataFrame:
         """One row per query, one column per metric."""
         ...
 
     def metrics_at_k(self, ks: Sequence[int] = ..., node: str | None = None, **options: Any) -> pd.DataFrame:
         """Metrics at each simulated top-k."""
+        ...
+
+    def trec_metrics(self, measures: str | Sequence[str], **options: Any) -> Any:
+        """trec_eval's measures of a document node (means, or per query)."""
         ...
 
     def wrong_examples(self, node: str, n: int = ..., **options: Any) -> list[dict[str, Any]]:

@@ -34,7 +34,7 @@ from ..frames.rows import document_node
 from ..frames.topk import retriever_mode, retriever_node_of
 from ..io.folder import Folder
 from ..io.manifest import read_manifest
-from ..io.partitioned import check_key_summaries, key_summary, read_partition
+from ..io.partitioned import check_key_summaries, key_summary, partition_of_ids, read_partition
 from ..metrics.registry import DOCUMENT_METRICS
 from ..metrics.trec import parse_measures
 from ..options import MetricOptions, with_options
@@ -372,6 +372,34 @@ class DaskEvaluationResult(MeanAnalyses):
         ranked = sorted(candidates, key=lambda c: (_sort_value(c[3], metric), c[2]))
         return Examples(c[1] for c in ranked[:n])
 
+    def query_examples(self, node: str, queries: pd.DataFrame, *, metric: str, eval_mode: str = "integrated") -> Examples:
+        """:meth:`evalframe.EvaluationResult.query_examples`: the queries of ``queries`` (a per-query table, e.g. of
+        ``query_metrics(node, compute=True)``), in its order, each listed by the task of its partition.
+
+        Examples
+        --------
+        >>> import tempfile, evalframe.dask
+        >>> from evalframe import load_demo_result
+        >>> folder = load_demo_result().save(tempfile.mkdtemp() + "/demo", format="parquet", partitions=3, progress=False)
+        >>> result = evalframe.dask.load(folder)
+        >>> table = result.query_metrics("Reader", compute=True).tail(2)
+        >>> [e["multilabel_id"] for e in result.query_examples("Reader", table, metric="f1")] == list(table.index)
+        True
+        """
+        node = self.check_node(node)
+        if not isinstance(queries, pd.DataFrame):  # refused by the in-memory query_examples of a partition
+            return Examples(self.map_partitions(_examples, node, queries, metric, eval_mode, nodes=[node])[0])
+        numbers = partition_of_ids(queries.index, self.partitions)
+        positions = [np.flatnonzero(numbers == number) for number in range(self.partitions)]
+        tasks = [dask.delayed(_on_partition, pure=False)(str(self.path), number, self.generation, [node], _examples,
+                                                         (node, queries.iloc[positions[number]], metric, eval_mode))
+                 for number in range(self.partitions)]
+        listed: list[Any] = [None] * len(queries)
+        for where, part in zip(positions, self._checked(run(tasks, self.client))):
+            for position, example in zip(where, part):
+                listed[position] = example
+        return Examples(listed)
+
     def compute(self) -> EvaluationResult:
         """The whole result in this process (:meth:`evalframe.EvaluationResult.load`): only for what fits in memory.
 
@@ -438,6 +466,10 @@ def local_options(options: Mapping[str, Any], retriever: Retriever | None) -> di
     """The options of a call on one partition: with ``retriever`` (:func:`partition_retriever`), its node as
     ``retriever_node`` (resolved over the whole folder; None when the partition has no answers to cut)."""
     return dict(options) if retriever is None else {**options, "retriever_node": retriever.node}
+
+
+def _examples(result: EvaluationResult, keys: Any, node: str, queries: Any, metric: str, eval_mode: str) -> Examples:
+    return result.query_examples(node, queries, metric=metric, eval_mode=eval_mode)
 
 
 def _row_kinds(result: EvaluationResult, keys: Any) -> dict[str, set[tuple[str, str]]]:

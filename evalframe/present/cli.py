@@ -24,6 +24,7 @@ import pandas as pd
 
 from .._version import __version__
 from ..analysis.examples import THRESHOLD
+from ..analysis.protocol import ResultLike
 from ..analysis.stats import ROUNDS
 from ..errors import EvalframeError
 from ..metrics.registry import LEVELS, METRICS, format_bounds, headline_metric
@@ -137,11 +138,11 @@ def _load(folder: Path, args: argparse.Namespace, *, on_dask: bool = False) -> A
     return EvaluationResult.load(folder, **kwargs)
 
 
-def _check_node(result: Any, node: str) -> None:
+def _check_node(result: ResultLike, node: str) -> None:
     """The node named with the result's nodes when it has no such node (in memory or on Dask)."""
     from .._validation import check_node
 
-    check_node(node, list(result.nodes if hasattr(result, "nodes") else result.node_results))
+    check_node(node, result.nodes)
 
 
 def _scope_options(parser: argparse.ArgumentParser) -> None:
@@ -423,9 +424,9 @@ def _metrics(args: argparse.Namespace) -> str:
     by = [key.strip() for key in args.by.split(",")] if args.by else None
     if args.by_query:
         if args.node is None:
-            nodes = list(result.nodes if hasattr(result, "nodes") else result)
+            nodes = result.nodes
             raise EvalframeError(f"--by-query needs --node (one of {nodes}).")
-        on_dask = {"compute": True} if hasattr(result, "partitions") else {}
+        on_dask = {"compute": True} if result.on_cluster else {}
         table = result.query_metrics(args.node, **kwargs, by=by, **on_dask)
         return _with_scopes(_render(table, args.format, json.loads(table.to_json(orient="index"))
                                     if args.format == "json" else None), args, table)
@@ -484,7 +485,7 @@ def _compare(args: argparse.Namespace) -> str:
         raise EvalframeError(f"compare needs two or more results folders; got {len(args.folders)}.")
     names = [n.strip() for n in args.names.split(",")] if args.names else _folder_names(args.folders)
     runs = [_load(folder, args, on_dask=True) for folder in args.folders]
-    on_dask = [hasattr(run, "partitions") for run in runs]
+    on_dask = [run.on_cluster for run in runs]
     if any(on_dask) and not all(on_dask):
         raise EvalframeError("compare on Dask needs every folder partitioned (with the same partitions=); "
                              f"{args.folders[on_dask.index(False)]} is not.")
