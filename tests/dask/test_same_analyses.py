@@ -1,0 +1,183 @@
+"""The analyses of a result in memory and of the same result on Dask are one: the same signatures, the same values.
+
+The demo result, saved as a partitioned folder, is analysed by :class:`evalframe.EvaluationResult` and by
+:class:`evalframe.dask.DaskEvaluationResult` on the session's LocalCluster (tests/dask/conftest.py); each analysis
+must give the same result on both (the same keys, index, columns and dtypes; values equal to 1e-12, as Dask adds the
+partitions' sums in partition order), and a few numbers are checked against values worked out by hand from the demo
+frames' per-row match columns (see each test).
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import pandas as pd
+import pytest
+
+import evalframe
+import evalframe.dask
+from evalframe import EvaluationResult, load_demo_result
+from evalframe.analysis.protocol import ResultLike
+from evalframe.dask import DaskEvaluationResult
+
+pytestmark = pytest.mark.filterwarnings("ignore:document_scope=.* ignores answer_scope")
+
+#: "How tall is Mount Everest?": its retriever returned no document (one row, document_id None), its reader one
+#: wrong answer (f1 0): the only query missed by either.
+MISSED = "c385ff700e6e9d9a78dc15ccad18f7d5"
+#: "Who was the first person to walk on Mars?": no gold answer and no gold document (a no-answer query, found).
+NO_ANSWER = "4bdfe51dff23e875d0650dcb79803799"
+TOLERANCE = 1e-12
+ANALYSES = ["calculate_metrics", "metrics_frame", "sliced_metrics", "query_metrics", "metrics_at_k", "trec_metrics",
+            "wrong_examples", "query_examples", "headline_metric", "pipeline_order", "has_answers", "has_documents"]
+#: Parameters only the Dask analyses have.
+DASK_ONLY = {"query_metrics": {"compute"}}
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory):
+    return load_demo_result().save(tmp_path_factory.mktemp("same") / "demo", format="parquet", partitions=3,
+                                   progress=False)
+
+
+@pytest.fixture(params=["memory", "dask"])
+def run(request, folder):
+    if request.param == "memory":
+        return EvaluationResult.load(folder, progress=False)
+    return evalframe.dask.load(folder, client=request.getfixturevalue("client"))
+
+
+@pytest.fixture
+def pair(folder, client):
+    return EvaluationResult.load(folder, progress=False), evalframe.dask.load(folder, client=client)
+
+
+def assert_same(a: pd.DataFrame, b: pd.DataFrame) -> None:
+    pd.testing.assert_frame_equal(a, b, check_exact=False, rtol=0, atol=TOLERANCE)
+
+
+def gathered(result, node: str, **options) -> pd.DataFrame:
+    """query_metrics as pandas in the in-memory order, on either result."""
+    return result.query_metrics(node, compute=True, **options) if result.on_cluster else result.query_metrics(node, **options)
+
+
+@pytest.mark.parametrize("name", ANALYSES)
+def test_each_analysis_has_the_facades_signature(name):
+    memory = inspect.signature(getattr(EvaluationResult, name))
+    dask = inspect.signature(getattr(DaskEvaluationResult, name))
+    only = DASK_ONLY.get(name, set())
+    assert [p for p in dask.parameters.values() if p.name not in only] == list(memory.parameters.values())
+    assert set(dask.parameters) - set(memory.parameters) == only
+
+
+def test_both_are_result_like(pair):
+    memory, dask = pair
+    assert isinstance(memory, ResultLike) and isinstance(dask, ResultLike)
+    assert (memory.on_cluster, dask.on_cluster) == (False, True)
+    assert memory.nodes == dask.nodes == ["Retriever", "Reader"]
+    assert memory.pipeline_order() == dask.pipeline_order() == ["Retriever", "Reader"]
+
+
+def test_calculate_metrics_by_hand(run):
+    metrics = run.calculate_metrics()
+    # recall_single_hit (document_id_or_answer): every query but MISSED has a row matching by id or answer (the
+    # no-answer query counts as found) -> 7/8; exact_match / f1: the best answer row per query, integrated, in
+    # frame order: em 1,1,1,1,0,1,1,0 -> 6/8; f1 the same but 2/3 for the last (Paris) query -> (6 + 2/3) / 8
+    assert metrics["Retriever"]["recall_single_hit"] == 7 / 8
+    assert metrics["Reader"]["exact_match"] == 6 / 8
+    assert metrics["Reader"]["f1"] == pytest.approx((6 + 2 / 3) / 8, abs=1e-15)
+    assert metrics["Reader"]["num_examples_for_eval"] == 8.0
+    # the reader's top 1 (rank-1 rows): em 1,0,1,1,0,0,1,0 -> 4/8
+    assert run.calculate_metrics(simulated_top_k_reader=1)["Reader"]["exact_match"] == 4 / 8
+
+
+def test_calculate_metrics_and_metrics_frame_are_identical(pair):
+    memory, dask = pair
+    for options in ({}, {"simulated_top_k_retriever": 2}, {"simulated_top_k_reader": 1, "eval_mode": "isolated"}):
+        got, expected = dask.calculate_metrics(**options), memory.calculate_metrics(**options)
+        assert got.keys() == expected.keys() and all(got[n].keys() == expected[n].keys() for n in got)
+        assert all(got[n][m] == pytest.approx(expected[n][m], abs=TOLERANCE, nan_ok=True) for n in got for m in got[n])
+        assert_same(dask.metrics_frame(**options), memory.metrics_frame(**options))
+
+
+def test_sliced_metrics(pair):
+    memory, dask = pair
+    tables = [result.sliced_metrics("no_answer") for result in pair]
+    assert_same(tables[1], tables[0])
+    # 7 queries with an answer, 6 of them found (MISSED is not); the no-answer query is found
+    assert tables[0].loc[("Retriever", False), "queries"] == 7
+    assert tables[0].loc[("Retriever", False), "recall_single_hit"] == 6 / 7
+    assert tables[0].loc[("Retriever", True), "recall_single_hit"] == 1.0
+
+
+def test_query_metrics(pair):
+    memory, dask = pair
+    for node in memory.nodes:
+        assert_same(gathered(dask, node), gathered(memory, node))
+    assert gathered(dask, "Retriever").loc[MISSED, "recall_single_hit"] == 0.0
+    assert gathered(dask, "Retriever").loc[NO_ANSWER, "recall_single_hit"] == 1.0
+
+
+def test_metrics_at_k(pair):
+    memory, dask = pair
+    tables = [result.metrics_at_k(ks=(1, 3), measures=["RR"], duplicates="first") for result in pair]
+    assert_same(tables[1], tables[0])
+    for table in tables:
+        recall = table[(table["metric"] == "recall_single_hit")]["value"].tolist()
+        # rank-1 rows match (id or answer) for Berlin, Moon (answer), Python, Rhine (answer) and the no-answer query;
+        # by rank 3 also the Amazon and Paris ones: 7 (MISSED never)
+        assert recall == [5 / 8, 7 / 8]
+
+
+def test_trec_metrics(run):
+    # RR over the 6 queries trec_eval evaluates (NO_ANSWER has no judgment, MISSED no retrieved document): the first
+    # gold id at rank 2 (Berlin), 3 (Amazon), 3 (Moon), 1 (Python), 3 (Rhine), 3 (Paris) -> (1/2 + 1 + 4/3) / 6
+    values = run.trec_metrics(["RR"], duplicates="first")
+    assert values["RR"] == pytest.approx((1 / 2 + 1 + 4 / 3) / 6, abs=1e-15)
+
+
+def test_trec_metrics_identical(pair):
+    memory, dask = pair
+    got, expected = (r.trec_metrics(["RR", "P@3", "nDCG@3"], duplicates="first") for r in pair)
+    assert list(got) == list(expected) == ["RR", "P@3", "nDCG@3"]
+    assert all(got[m] == pytest.approx(expected[m], abs=TOLERANCE) for m in got)
+
+
+def test_wrong_examples(run):
+    assert [e["multilabel_id"] for e in run.wrong_examples("Retriever", n=3)] == [MISSED]
+    assert [e["multilabel_id"] for e in run.wrong_examples("Reader", n=3)] == [MISSED]
+
+
+def test_wrong_examples_identical(pair):
+    memory, dask = pair
+    for node in memory.nodes:
+        kwargs = {"n": 5, "document_metric_threshold": 1.0, "answer_metric_threshold": 1.0}
+        assert dask.wrong_examples(node, **kwargs) == memory.wrong_examples(node, **kwargs)
+
+
+def test_query_examples_identical(pair):
+    memory, dask = pair
+    table = memory.query_metrics("Reader").iloc[::-1]
+    assert dask.query_examples("Reader", table, metric="f1") == memory.query_examples("Reader", table, metric="f1")
+
+
+def test_compare(pair):
+    memory, dask = pair
+    tables = [evalframe.compare(memory, memory, node="Retriever", metrics="mrr"),
+              evalframe.dask.compare(dask, dask, node="Retriever", metrics="mrr")]
+    assert_same(tables[1], tables[0])
+    # first relevant (id or answer) row per query: rank 1 (Berlin), 3 (Amazon), 1 (Moon), NO_ANSWER 1, MISSED none,
+    # 1 (Python), 1 (Rhine), 2 (Paris) -> (5 + 1/3 + 1/2) / 8
+    for table in tables:
+        assert table.loc["mrr", "mean_a"] == pytest.approx((5 + 1 / 3 + 1 / 2) / 8, abs=1e-15)
+        assert table.loc["mrr", "ties"] == 8
+
+
+def test_the_generated_signatures_work_on_both(run):
+    # Haystack 1.x's positions: calculate_metrics(simulated_top_k_reader, simulated_top_k_retriever, ...); at the
+    # retriever's top 1, 5 of 8 queries are found (see test_metrics_at_k)
+    assert run.calculate_metrics(-1, 1)["Retriever"]["recall_single_hit"] == 5 / 8
+    with pytest.warns(FutureWarning, match=r"calculate_metrics\(by=\.\.\.\) is deprecated"):
+        sliced = run.calculate_metrics(by="no_answer")
+    assert sliced.loc[("Retriever", True), "queries"] == 1  # NO_ANSWER
+    assert [e["multilabel_id"] for e in run.wrong_examples("Reader", 3)] == [MISSED]
