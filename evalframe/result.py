@@ -18,7 +18,7 @@ import pandas as pd
 
 from . import _validation as check
 from .analysis.examples import ANSWER_DROP, DOCUMENT_DROP, THRESHOLD, Examples, examples, worst
-from .analysis.aggregate import Partial, partial, slice_partial
+from .analysis.aggregate import Partial, means, partial, slice_partial
 from .analysis.analyses import MeanAnalyses, MetricKey, SlicePiece
 from .analysis.slices import SliceKey, beside, labelled, query_attributes, query_keys
 from .columns import CRITERIA, EVAL_MODES
@@ -459,7 +459,7 @@ class EvaluationResult(MeanAnalyses, Mapping):
             warn(f"trec_metrics: no query of node {node!r} is evaluated (none has both judged documents and retrieved "
                  "ones; complete=True evaluates the judged queries without retrieved documents); every mean is 0.0.")
             return {name: 0.0 for name in table.columns}
-        return {name: float(table[name].mean()) for name in table.columns}
+        return means(partial(table))
 
     @_fresh
     @with_options(MetricOptions, positional=(

@@ -3,9 +3,12 @@
 Every analysis runs one task per partition number. A task reads that partition of every node
 (:func:`evalframe.io.partitioned.read_partition`: all rows of its queries, in every node), builds an in-memory
 :class:`evalframe.EvaluationResult` of them and runs the same public methods on it, so the kernels are those of
-the in-memory path. What comes back is small: per metric the sum and the count of its per-query values (a mean is
-their ratio, as ``calculate_metrics`` takes the mean of the per-query table), or a partition's n worst queries with
-the order key of their first row (merged so that ties keep the order of first appearance, as in memory).
+the in-memory path. What comes back is small: per metric the sum and the count of its per-query values (the
+partials of :mod:`evalframe.analysis.aggregate`, merged on the client; the mean analyses are those of
+:class:`evalframe.analysis.analyses.MeanAnalyses`, shared with the facade), or a partition's n worst queries with
+the order key of their first row (merged so that ties keep the order of first appearance, as in memory). The
+retriever node that simulates a retriever top-k is resolved over the whole folder and passed to each task as an
+argument (:class:`Retriever`).
 
 The folder's generation is read once by :func:`load`; a task that finds the folder saved again since raises a
 LoadError instead of mixing two saves. A task whose worker dies is run again by Dask on another worker.
@@ -283,8 +286,7 @@ class DaskEvaluationResult(MeanAnalyses):
         if not kept:
             raise InvalidParameterError(f"no node has document rows with eval_mode={eval_mode!r}; the trec measures rank "
                                         f"documents. Nodes: {self.nodes}.")
-        sums = sum((t[0] for t in kept), start=pd.Series(0.0, index=kept[0][0].index))
-        counts = sum((t[1] for t in kept), start=pd.Series(0, index=kept[0][0].index))
+        sums, counts = merge({0: Partial(0, t[0], t[1])} for t in kept)[0][1:]
         if int(counts.max()) == 0:
             warn(f"trec_metrics: no query of node {kept[0][2]!r} is evaluated (none has both judged documents and "
                  "retrieved ones; complete=True evaluates the judged queries without retrieved documents); every mean "
