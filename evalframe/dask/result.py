@@ -281,7 +281,7 @@ class DaskEvaluationResult(MeanAnalyses):
         totals = self.map_partitions(_trec_totals, measures, keywords)
         kept = [t for t in totals if t is not None]
         used = sorted({t[2] for t in kept})
-        if len(used) > 1:
+        if len(used) > 1:  # partitions picked different nodes: the error of several nodes with document rows
             document_node(used, self.nodes, needed_by="trec_metrics")
         if not kept:
             raise InvalidParameterError(f"no node has document rows with eval_mode={eval_mode!r}; the trec measures rank "

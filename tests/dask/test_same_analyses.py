@@ -181,3 +181,19 @@ def test_the_generated_signatures_work_on_both(run):
         sliced = run.calculate_metrics(by="no_answer")
     assert sliced.loc[("Retriever", True), "queries"] == 1  # NO_ANSWER
     assert [e["multilabel_id"] for e in run.wrong_examples("Reader", 3)] == [MISSED]
+
+
+@pytest.mark.stress
+@pytest.mark.parametrize("partitions", [2, 9])
+def test_the_mean_analyses_agree_on_synthetic_results(tmp_path, client, partitions):
+    from benchmarks.synthetic import make_result
+
+    folder = make_result(300, seed=13).save(tmp_path / "syn", format="parquet", partitions=partitions, progress=False)
+    memory, dask = EvaluationResult.load(folder, progress=False), evalframe.dask.load(folder, client=client)
+    for options in ({}, {"simulated_top_k_retriever": 2, "simulated_top_k_reader": 1}, {"eval_mode": "isolated"}):
+        assert_same(dask.metrics_frame(**options), memory.metrics_frame(**options))
+        assert_same(dask.sliced_metrics("no_answer", **options), memory.sliced_metrics("no_answer", **options))
+        for node in memory.nodes:
+            assert_same(gathered(dask, node, **options), gathered(memory, node, **options))
+            assert dask.wrong_examples(node, n=4, **options) == memory.wrong_examples(node, n=4, **options)
+    assert_same(dask.metrics_at_k((1, 2, 4)), memory.metrics_at_k((1, 2, 4)))
