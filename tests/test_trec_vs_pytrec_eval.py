@@ -130,7 +130,7 @@ def check_against_pytrec_eval(run: Run, qrels: Qrels, names: list[str], level: i
             result.trec_metrics(names)
         return
     expected = reference(run, qrels, names, level=level, complete=complete)
-    ours = result.trec_metrics(names, per_query=True, complete=complete)
+    ours = result.trec_query_metrics(names, complete=complete)
     assert_same(ours, expected)
     COMPARED["pytrec_eval"] += expected.size
     means = result.trec_metrics(names, complete=complete)
@@ -176,7 +176,7 @@ def test_every_measure_equals_ir_measures(run, qrels):
     if not run and not qrels:
         return
     result = EvaluationResult({"Retriever": frame_from_dicts(run, qrels)})
-    ours = result.trec_metrics(names, per_query=True)
+    ours = result.trec_query_metrics(names)
     judged = without_negatives(qrels)
     parsed = [ir_measures.parse_measure(name) for name in names]
     theirs = pd.DataFrame(index=pd.Index(expected_queries(run, qrels, False), dtype=object), columns=names, dtype=np.float64)
@@ -205,7 +205,7 @@ def test_tied_ranks_are_broken_by_document_id_descending(run, qrels, seed):
     if frame.empty:
         return
     shuffled = frame.sample(frac=1.0, random_state=seed).reset_index(drop=True)  # frame order must not matter
-    ours = EvaluationResult({"Retriever": shuffled}).trec_metrics(MEASURES, per_query=True)
+    ours = EvaluationResult({"Retriever": shuffled}).trec_query_metrics(MEASURES)
     expected = reference(run, qrels, MEASURES, level=1, complete=False)
     assert sorted(ours.index) == sorted(expected.index)
     assert_same(ours, expected.loc[list(ours.index)])
@@ -234,7 +234,7 @@ def test_duplicates_first_equals_pytrec_eval_on_the_deduplicated_run(run, qrels,
     result = EvaluationResult({"Retriever": shuffled})
     with pytest.raises(SchemaError, match="twice"):
         result.trec_metrics(MEASURES)
-    ours = result.trec_metrics(MEASURES, per_query=True, duplicates="first")
+    ours = result.trec_query_metrics(MEASURES, duplicates="first")
     expected = reference(run, qrels, MEASURES, level=1, complete=False)
     assert_same(ours, expected.loc[[q for q in ours.index]])
     assert set(ours.index) == set(expected.index)
@@ -271,7 +271,7 @@ def test_from_trec_files_and_dicts_equal_pytrec_eval(tmp_path_factory, run, qrel
                           encoding="utf-8")
     expected = reference(run, qrels, UNCUT, level=1, complete=complete)
     for result in (EvaluationResult.from_trec(run, qrels), EvaluationResult.from_trec(run_path, qrels_path)):
-        ours = result.trec_metrics(UNCUT, per_query=True, complete=complete)
+        ours = result.trec_query_metrics(UNCUT, complete=complete)
         assert sorted(ours.index) == sorted(expected.index)  # file order (reversed) may order the queries otherwise
         assert_same(ours, expected.loc[list(ours.index)])
         COMPARED["pytrec_eval"] += expected.size

@@ -122,6 +122,18 @@ def _names_to_suggest() -> list[str]:
     return forms + list(_TREC_EVAL_NAMES) + [f"{stem}.10" for stem in _TREC_EVAL_STEMS]
 
 
+def _suggestion(text: str, name: str | None) -> str:
+    """`` Did you mean 'x'?`` for an unknown measure name: the same name in ir_measures' syntax (``map@10``:
+    ``AP@10``), trec_eval's stem in other letter case (``Success.1``: ``success.1``), or the closest name."""
+    if name is not None and name in _TREC_EVAL_NAMES:
+        return f" Did you mean {_TREC_EVAL_NAMES[name] + text[len(name):]!r}?"
+    form = _TREC_EVAL_FORM.match(text)
+    stems = [stem for stem in _TREC_EVAL_STEMS if form is not None and stem.lower() == form["stem"].lower()]
+    if stems:
+        return f" Did you mean {stems[0] + text[len(stems[0]):]!r}?"
+    return did_you_mean(text, _names_to_suggest())
+
+
 def _check_cutoff(cutoff: str, text: str, example: str) -> int:
     if not _NUMBER.fullmatch(cutoff) or not 1 <= int(cutoff) <= _LARGEST:
         raise InvalidParameterError(f"the cutoff of {text!r} must be a positive int (at most {_LARGEST:,}), e.g. "
@@ -168,7 +180,7 @@ def parse_measure(text: str | Measure) -> Measure:
         known = ", ".join(_example(n) for n in MEASURE_NAMES)
         close = [n for n in MEASURE_NAMES if match is not None and n.lower() == match["name"].lower()]
         hint = (f" Did you mean {close[0] + text.strip()[len(close[0]):]!r}?" if close
-                else did_you_mean(text.strip(), _names_to_suggest()))
+                else _suggestion(text.strip(), match["name"] if match is not None else None))
         raise InvalidParameterError(f"unknown measure {text!r}; the measures are {known} "
                                     f"(binary ones take a relevance level: 'P(rel=2)@5').{hint}")
     name = match["name"]

@@ -26,7 +26,8 @@ from .._version import __version__
 from ..analysis.examples import THRESHOLD
 from ..analysis.stats import ROUNDS
 from ..errors import EvalframeError
-from ..metrics.registry import LEVELS, METRICS, format_bounds, headline_metric
+from ..metrics.registry import LEVELS, METRICS, aggregate, format_bounds, headline_metric
+from ..metrics.trec import entry_of
 from ..options import MatchingOptions, MetricOptions
 from ..result import EvaluationResult
 
@@ -679,8 +680,8 @@ def _trec(args: argparse.Namespace) -> str:
         raise EvalframeError(f"--digits must be between 0 and 17; got {args.digits}.")
     measures = list(dict.fromkeys(args.measures or TREC_DEFAULT_MEASURES))
     result = EvaluationResult.from_trec(args.run, args.qrels)
-    table = cast(pd.DataFrame, result.trec_metrics(measures, per_query=True, complete=args.complete))
-    means = {column: float(table[column].mean()) if len(table) else 0.0 for column in table.columns}
+    table = result.trec_query_metrics(measures, complete=args.complete)
+    means = {column: aggregate(entry_of(column), table[column]) if len(table) else 0.0 for column in table.columns}
     if not len(table):
         print_warning(f"no query of {args.run} is evaluated: none is also in {args.qrels} (trec_eval evaluates the queries "
                       "of both; -c adds the qrels' queries missing from the run).")
