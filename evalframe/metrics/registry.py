@@ -52,6 +52,8 @@ __all__ = [
     "aggregate",
     "headline_metric",
     "format_bounds",
+    "parameters",
+    "other_names",
     "metrics_table_markdown",
     "update_metrics_table",
     "TABLE_START",
@@ -188,6 +190,8 @@ TREC_SYMBOLS: dict[str, str] = {
     "k": "the cutoff (the whole ranking without one)",
     "rel": "the relevance level: a document is relevant when its grade is at least rel (default 1)",
     "num_rel": "the number of the query's judged documents that are relevant",
+    "num_nonrel": "the number of the query's judged documents that are not relevant (0 <= grade < rel)",
+    "grade(d)": "the qrels grade of document d (0 when unjudged or below 0)",
     "rank(d)": "the position of a retrieved document d in the query's ranking, from 1",
 }
 
@@ -355,19 +359,47 @@ def format_bounds(metric: Metric, *, note: bool = False) -> str:
     return text + (f" ({metric.bounds_note})" if note and metric.bounds_note else "")
 
 
+def parameters(metric: Metric) -> str:
+    """A metric's parameters as written after its name: ``"[@k], rel"`` (cutoff optional, relevance level), ``"@k"``.
+
+    Examples
+    --------
+    >>> parameters(TREC_MEASURES["AP"]), parameters(TREC_MEASURES["P"]), parameters(TREC_MEASURES["nDCG"])
+    ('[@k], rel', '@k, rel', '[@k]')
+    """
+    cutoff = {"required": "@k", "optional": "[@k]", "none": ""}[metric.cutoff]
+    return ", ".join(part for part in (cutoff, "rel" if metric.rel else "") if part)
+
+
+def other_names(metric: Metric) -> list[str]:
+    """A trec measure's names in trec_eval's and pytrec_eval's form (``.k``: a cutoff after a dot or an underscore).
+
+    Examples
+    --------
+    >>> other_names(TREC_MEASURES["nDCG"]), other_names(TREC_MEASURES["Rprec"])
+    (['ndcg', 'ndcg_cut.k'], ['Rprec'])
+    """
+    return list(metric.aliases) or ([metric.name] if metric.family == "trec" else [])
+
+
 def metrics_table_markdown() -> str:
-    """The table of metrics in ``docs/metrics.md``, generated from the specs (answer, document, evaluator-only).
+    """The table of metrics in ``docs/metrics.md``, generated from the registry (answer, document, evaluator-only,
+    trec_eval).
 
     Examples
     --------
     >>> print(metrics_table_markdown().splitlines()[0])
-    | metric | level | per-query value | edge rule | bounds | headline |
+    | metric | level | per-query value | edge rule | bounds | headline | parameters; trec_eval's names |
     """
-    lines = ["| metric | level | per-query value | edge rule | bounds | headline |", "|---|---|---|---|---|---|"]
-    for metric in (*ANSWER_METRICS.values(), *DOCUMENT_METRICS.values(), *EVALUATOR_METRICS.values()):
+    lines = ["| metric | level | per-query value | edge rule | bounds | headline | parameters; trec_eval's names |",
+             "|---|---|---|---|---|---|---|"]
+    for metric in (*ANSWER_METRICS.values(), *DOCUMENT_METRICS.values(), *EVALUATOR_METRICS.values(),
+                   *TREC_MEASURES.values()):
         bounds = format_bounds(metric, note=True)
-        lines.append(f"| `{metric.name}` | {metric.level} | {metric.formula} | {metric.edge} | {bounds} | "
-                     f"{'yes' if metric.headline else ''} |")
+        level = f"{metric.level} (trec_eval)" if metric.family == "trec" else metric.level
+        names = "; ".join(part for part in (parameters(metric), ", ".join(f"`{n}`" for n in other_names(metric))) if part)
+        lines.append(f"| `{metric.name}` | {level} | {metric.formula} | {metric.edge} | {bounds} | "
+                     f"{'yes' if metric.headline else ''} | {names} |")
     return "\n".join(lines)
 
 
