@@ -283,3 +283,28 @@ def test_scores_tie_as_trec_eval_s_32_bit_floats():
     expected = pytrec_eval.RelevanceEvaluator(qrels, {"recip_rank", "P.1"}).evaluate(run)["q1"]
     assert (expected["recip_rank"], expected["P_1"]) == (0.5, 0.0)
     assert EvaluationResult.from_trec(run, qrels).trec_metrics(["RR", "P@1"]) == {"RR": 0.5, "P@1": 0.0}
+
+
+#: pytrec_eval's names as one requests them, and as its results key them: both read as the same measure
+PYTREC_REQUESTS = ["map", "map_cut.3", "ndcg", "ndcg_cut.3", "P.5", "recall.10", "recip_rank", "success.1", "Rprec",
+                   "bpref"]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(run=runs, qrels=qrels_strategy)
+def test_trec_eval_names_equal_pytrec_eval_under_those_names(run, qrels):
+    """Each name typed in trec_eval's form gives pytrec_eval's value of that very name, per query."""
+    frame = frame_from_dicts(run, qrels)
+    if frame.empty:
+        return
+    result = EvaluationResult({"Retriever": frame})
+    judged = without_negatives(qrels)
+    pytrec = pytrec_eval.RelevanceEvaluator(judged, set(PYTREC_REQUESTS)).evaluate(run) if judged else {}
+    queries = expected_queries(run, qrels, complete=False)
+    for request in PYTREC_REQUESTS:
+        key = request.replace(".", "_")
+        for typed in dict.fromkeys((request, key)):
+            ours = result.trec_query_metrics(typed)
+            assert list(ours.index) == queries
+            expected = [pytrec.get(q, {}).get(key, 0.0) for q in queries]  # a query of only negative grades: zeros
+            np.testing.assert_allclose(ours.iloc[:, 0].to_numpy(), expected, rtol=0, atol=1e-12, err_msg=typed)
