@@ -85,12 +85,12 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     seconds, result = timed(lambda: EvaluationResult.from_trec(str(run_path), str(qrels_path), progress=False))
     rows.append(("(a) from_trec(run, qrels) (files)", seconds, peak_mb()))
-    seconds, table = timed(lambda: result.trec_metrics(MEASURES, per_query=True))
+    seconds, table = timed(lambda: result.trec_query_metrics(MEASURES))
     rows.append((f"(b) trec_metrics({len(MEASURES)} measures) (cold)", seconds, peak_mb()))
     rows.append(("(a)+(b)", rows[0][1] + rows[1][1], peak_mb()))
     seconds, _ = timed(lambda: result.trec_metrics(MEASURES))
     rows.append((f"trec_metrics({len(MEASURES)} measures) (warm)", seconds, peak_mb()))
-    seconds, sweep = timed(lambda: result.trec_metrics(SWEEP, per_query=True))
+    seconds, sweep = timed(lambda: result.trec_query_metrics(SWEEP))
     rows.append((f"trec_metrics({len(SWEEP)} cutoff measures) (warm)", seconds, peak_mb()))
     if not args.skip_write:
         seconds, _ = timed(lambda: result.to_trec_run(str(folder / "out.run")))

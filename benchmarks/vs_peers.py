@@ -148,7 +148,7 @@ def _work_evalframe(run_path: str, qrels_path: str, out: str) -> dict:
     means = result.trec_metrics(list(MEASURES))
     evaluated, cpu_evaluated = time.perf_counter(), time.process_time()
     peak = _peak_rss_mb()
-    table = result.trec_metrics(list(MEASURES), per_query=True)  # after the timings: for the comparison only
+    table = result.trec_query_metrics(list(MEASURES))  # after the timings: for the comparison only
     return {"import": imported - start, "rss_imported": rss_imported, "load": loaded - imported,
             "evaluate": evaluated - loaded, "load_cpu": cpu_loaded - cpu_start, "evaluate_cpu": cpu_evaluated - cpu_loaded,
             "peak_rss": peak, "means": [float(means[m]) for m in MEASURES],

@@ -12,13 +12,13 @@ import contextlib
 import functools
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal, TypeVar, cast
+from typing import Any, Literal, TypeVar, cast, overload
 
 import pandas as pd
 
 from . import _validation as check
 from .analysis.examples import ANSWER_DROP, DOCUMENT_DROP, THRESHOLD, Examples, examples, worst
-from .analysis.aggregate import Partial, means, partial, slice_partial
+from .analysis.aggregate import Partial, partial, slice_partial
 from .analysis.analyses import MeanAnalyses, MetricKey, SlicePiece
 from .analysis.slices import SliceKey, beside, labelled, query_attributes, query_keys
 from .columns import CRITERIA, EVAL_MODES
@@ -28,7 +28,7 @@ from .frames.rows import document_node, has_rows
 from .frames.store import PreparedStore
 from .frames.tables import answer_query_metrics, document_query_metrics
 from .frames.topk import answers_kept, check_retriever_node, document_rows_kept
-from .metrics.registry import ANSWER_METRICS, DOCUMENT_METRICS
+from .metrics.registry import ANSWER_METRICS, DOCUMENT_METRICS, TREC_MEASURES, aggregate
 from .metrics.trec import parse_measures
 from .options import MatchingOptions, MetricOptions, with_options
 
@@ -323,8 +323,8 @@ class EvaluationResult(MeanAnalyses, Mapping):
         """``table`` with a column per trec_eval measure (NaN for the queries trec_eval skips: docs/ir-researchers.md)."""
         if measures is None:
             return table
-        values = cast(pd.DataFrame, self.trec_metrics(measures, node=node, per_query=True, eval_mode=eval_mode,
-                                                      complete=complete, duplicates=duplicates))
+        values = self.trec_query_metrics(measures, node=node, eval_mode=eval_mode, complete=complete,
+                                         duplicates=duplicates)
         return table.join(values[[c for c in values.columns if c not in table.columns]])
 
     # ------------------------------------------------------------------ public analyses
@@ -388,24 +388,42 @@ class EvaluationResult(MeanAnalyses, Mapping):
         opts = self.check_options(options, passed_to="query_table takes these options")
         return self._answer_table(node, opts) if row_type == "answer" else self._document_table(node, opts)
 
+    @overload
+    def trec_metrics(self, measures: str | Sequence[str], *, node: str | None = None, per_query: Literal[False] = False,
+                     eval_mode: str = "integrated", complete: bool = False,
+                     duplicates: str = "error") -> dict[str, float]: ...
+
+    @overload
+    def trec_metrics(self, measures: str | Sequence[str], *, node: str | None = None, per_query: Literal[True],
+                     eval_mode: str = "integrated", complete: bool = False, duplicates: str = "error") -> pd.DataFrame: ...
+
+    @overload
+    def trec_metrics(self, measures: str | Sequence[str], *, node: str | None = None, per_query: bool = False,
+                     eval_mode: str = "integrated", complete: bool = False,
+                     duplicates: str = "error") -> dict[str, float] | pd.DataFrame: ...
+
     @_fresh
     def trec_metrics(self, measures: str | Sequence[str], *, node: str | None = None, per_query: bool = False,
                      eval_mode: str = "integrated", complete: bool = False,
                      duplicates: str = "error") -> dict[str, float] | pd.DataFrame:
-        """trec_eval's measures of a document node, with ir_measures' names.
+        """trec_eval's measures of a document node, with ir_measures' names: ``{measure: mean over the queries}``.
 
-        The rules are trec_eval's (``docs/ir-researchers.md#measures-and-trec_evals-rules``).
+        The rules are trec_eval's (``docs/ir-researchers.md#measures-and-trec_evals-rules``); the per-query values
+        are :meth:`trec_query_metrics`, whose column means these are.
 
         Parameters
         ----------
         measures : str or list of str
             ``AP``, ``AP@k``, ``nDCG``, ``nDCG@k``, ``P@k``, ``R@k``, ``RR``, ``RR@k``, ``Success@k``, ``Rprec``,
-            ``Bpref``; the binary ones take a relevance level, ``P(rel=2)@5`` (grade >= 2 is relevant).
+            ``Bpref``; the binary ones take a relevance level, ``P(rel=2)@5`` (grade >= 2 is relevant). trec_eval's
+            names mean what trec_eval means: ``map`` (``AP``), ``ndcg`` (``nDCG``), ``ndcg_cut.10`` or ``ndcg_cut_10``
+            (``nDCG@10``), ``P_5``, ``recall_100``, ``recip_rank``, ``success_1``, ``bpref``. The keys are the
+            canonical names (``AP`` for ``map``; ``evalframe list-metrics`` lists every name).
         node : str, optional
             The node ranking documents; None picks the one node with document rows.
         per_query : bool
-            False: ``{measure: mean over the evaluated queries}``; True: the per-query DataFrame (index
-            ``multilabel_id``, the TREC query id; one float64 column per measure, named canonically).
+            Deprecated: ``per_query=True`` returns :meth:`trec_query_metrics`'s DataFrame (with a FutureWarning);
+            call that method instead.
         eval_mode : str
             Which rows rank the documents (``"integrated"`` or ``"isolated"``).
         complete : bool
@@ -430,14 +448,54 @@ class EvaluationResult(MeanAnalyses, Mapping):
         >>> result = EvaluationResult({"Retriever": frame})
         >>> result.trec_metrics(["RR", "P@1", "nDCG@1"])
         {'RR': 0.75, 'P@1': 0.5, 'nDCG@1': 0.5}
-        >>> result.trec_metrics("R@1", per_query=True)["R@1"].tolist()
-        [0.0, 0.5]
+        >>> result.trec_metrics(["recip_rank", "P_1"])  # trec_eval's names
+        {'RR': 0.75, 'P@1': 0.5}
         """
+        parse_measures(measures)  # a bad measure is named first, as before the other arguments
+        per_query = check.check_real_bool(per_query, name="per_query")
+        if per_query:
+            warn("trec_metrics(per_query=True) is deprecated and will be removed: call result.trec_query_metrics("
+                 "measures, ...) instead, which returns the same per-query DataFrame (trec_metrics returns the means).",
+                 FutureWarning)
+            return self.trec_query_metrics(measures, node=node, eval_mode=eval_mode, complete=complete,
+                                           duplicates=duplicates)
+        table, node = self._trec_table(measures, node, eval_mode, complete, duplicates)
+        if table.empty:
+            warn(f"trec_metrics: no query of node {node!r} is evaluated (none has both judged documents and retrieved "
+                 "ones; complete=True evaluates the judged queries without retrieved documents); every mean is 0.0.")
+            return {name: 0.0 for name in table.columns}
+        entries = {str(measure): TREC_MEASURES[measure.name] for measure in parse_measures(measures)}
+        return {name: aggregate(entries[name], table[name]) for name in table.columns}
+
+    @_fresh
+    def trec_query_metrics(self, measures: str | Sequence[str], *, node: str | None = None,
+                           eval_mode: str = "integrated", complete: bool = False, duplicates: str = "error") -> pd.DataFrame:
+        """trec_eval's measures of a document node per query (``trec_eval -q``): the values :meth:`trec_metrics` averages.
+
+        The parameters are :meth:`trec_metrics`'. Returns a DataFrame with index ``multilabel_id`` (the TREC query
+        id), one row per query trec_eval evaluates, in the order of first appearance, and one float64 column per
+        measure, named canonically (``AP`` for ``map``).
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from evalframe import EvaluationResult
+        >>> frame = pd.DataFrame({"multilabel_id": ["q1", "q1", "q2"], "type": "document", "eval_mode": "integrated",
+        ...                       "rank": [1, 2, 1], "document_id": ["d1", "d2", "d3"],
+        ...                       "gold_document_ids": [["d2"], ["d2"], ["d3", "d4"]],
+        ...                       "gold_document_relevance": [[1], [1], [2, 1]]})
+        >>> table = EvaluationResult({"Retriever": frame}).trec_query_metrics(["R@1", "recip_rank"])
+        >>> table.to_dict("index")  # q1: d2 at rank 2 of 1 relevant; q2: d3 at rank 1 of 2 relevant
+        {'q1': {'R@1': 0.0, 'RR': 0.5}, 'q2': {'R@1': 0.5, 'RR': 1.0}}
+        """
+        return self._trec_table(measures, node, eval_mode, complete, duplicates)[0]
+
+    def _trec_table(self, measures: str | Sequence[str], node: str | None, eval_mode: str, complete: bool,
+                    duplicates: str) -> tuple[pd.DataFrame, str]:
+        """The per-query table of trec_metrics and trec_query_metrics, and the node it ranks (arguments checked)."""
         from .frames.judged import DUPLICATE_RULES, trec_query_table
-        from .metrics.trec import parse_measures
 
         parsed = parse_measures(measures)
-        per_query = check.check_real_bool(per_query, name="per_query")
         complete = check.check_real_bool(complete, name="complete")
         eval_mode = check.check_choice(eval_mode, EVAL_MODES, name="eval_mode")
         duplicates = check.check_choice(duplicates, DUPLICATE_RULES, name="duplicates")
@@ -452,14 +510,7 @@ class EvaluationResult(MeanAnalyses, Mapping):
         rows = self._store.judged_rows(node, eval_mode, duplicates)
         if rows is None:
             raise InvalidParameterError(f"node {node!r} has no document rows with eval_mode={eval_mode!r}.")
-        table = trec_query_table(rows, parsed, complete=complete)
-        if per_query:
-            return table
-        if table.empty:
-            warn(f"trec_metrics: no query of node {node!r} is evaluated (none has both judged documents and retrieved "
-                 "ones; complete=True evaluates the judged queries without retrieved documents); every mean is 0.0.")
-            return {name: 0.0 for name in table.columns}
-        return means(partial(table))
+        return trec_query_table(rows, parsed, complete=complete), node
 
     @_fresh
     @with_options(MetricOptions, positional=(

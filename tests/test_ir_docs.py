@@ -205,7 +205,7 @@ def trec_result() -> EvaluationResult:
 
 
 def test_trec_metrics_per_query():
-    table = trec_result().trec_metrics(list(TREC), per_query=True)
+    table = trec_result().trec_query_metrics(list(TREC))
     assert table.index.tolist() == ["q1", "q2"]
     for measure, values in TREC.items():
         assert table[measure].to_dict() == pytest.approx(values, abs=1e-12)
@@ -219,7 +219,7 @@ def test_trec_metrics_means_and_complete():
     assert means == pytest.approx({m: mean(v.values()) for m, v in TREC.items()}, abs=1e-12)
     complete = result.trec_metrics(list(TREC), complete=True)
     assert complete == pytest.approx({m: sum(v.values()) / 3 for m, v in TREC.items()}, abs=1e-12)
-    table = result.trec_metrics("AP", complete=True, per_query=True)
+    table = result.trec_query_metrics("AP", complete=True)
     assert table["AP"].to_dict() == pytest.approx({"q1": 2 / 3, "q2": 0.0, "q3": 0.0}, abs=1e-12)
 
 

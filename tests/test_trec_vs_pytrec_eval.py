@@ -130,7 +130,7 @@ def check_against_pytrec_eval(run: Run, qrels: Qrels, names: list[str], level: i
             result.trec_metrics(names)
         return
     expected = reference(run, qrels, names, level=level, complete=complete)
-    ours = result.trec_metrics(names, per_query=True, complete=complete)
+    ours = result.trec_query_metrics(names, complete=complete)
     assert_same(ours, expected)
     COMPARED["pytrec_eval"] += expected.size
     means = result.trec_metrics(names, complete=complete)
@@ -176,7 +176,7 @@ def test_every_measure_equals_ir_measures(run, qrels):
     if not run and not qrels:
         return
     result = EvaluationResult({"Retriever": frame_from_dicts(run, qrels)})
-    ours = result.trec_metrics(names, per_query=True)
+    ours = result.trec_query_metrics(names)
     judged = without_negatives(qrels)
     parsed = [ir_measures.parse_measure(name) for name in names]
     theirs = pd.DataFrame(index=pd.Index(expected_queries(run, qrels, False), dtype=object), columns=names, dtype=np.float64)
@@ -205,7 +205,7 @@ def test_tied_ranks_are_broken_by_document_id_descending(run, qrels, seed):
     if frame.empty:
         return
     shuffled = frame.sample(frac=1.0, random_state=seed).reset_index(drop=True)  # frame order must not matter
-    ours = EvaluationResult({"Retriever": shuffled}).trec_metrics(MEASURES, per_query=True)
+    ours = EvaluationResult({"Retriever": shuffled}).trec_query_metrics(MEASURES)
     expected = reference(run, qrels, MEASURES, level=1, complete=False)
     assert sorted(ours.index) == sorted(expected.index)
     assert_same(ours, expected.loc[list(ours.index)])
@@ -234,7 +234,7 @@ def test_duplicates_first_equals_pytrec_eval_on_the_deduplicated_run(run, qrels,
     result = EvaluationResult({"Retriever": shuffled})
     with pytest.raises(SchemaError, match="twice"):
         result.trec_metrics(MEASURES)
-    ours = result.trec_metrics(MEASURES, per_query=True, duplicates="first")
+    ours = result.trec_query_metrics(MEASURES, duplicates="first")
     expected = reference(run, qrels, MEASURES, level=1, complete=False)
     assert_same(ours, expected.loc[[q for q in ours.index]])
     assert set(ours.index) == set(expected.index)
@@ -271,7 +271,7 @@ def test_from_trec_files_and_dicts_equal_pytrec_eval(tmp_path_factory, run, qrel
                           encoding="utf-8")
     expected = reference(run, qrels, UNCUT, level=1, complete=complete)
     for result in (EvaluationResult.from_trec(run, qrels), EvaluationResult.from_trec(run_path, qrels_path)):
-        ours = result.trec_metrics(UNCUT, per_query=True, complete=complete)
+        ours = result.trec_query_metrics(UNCUT, complete=complete)
         assert sorted(ours.index) == sorted(expected.index)  # file order (reversed) may order the queries otherwise
         assert_same(ours, expected.loc[list(ours.index)])
         COMPARED["pytrec_eval"] += expected.size
@@ -283,3 +283,28 @@ def test_scores_tie_as_trec_eval_s_32_bit_floats():
     expected = pytrec_eval.RelevanceEvaluator(qrels, {"recip_rank", "P.1"}).evaluate(run)["q1"]
     assert (expected["recip_rank"], expected["P_1"]) == (0.5, 0.0)
     assert EvaluationResult.from_trec(run, qrels).trec_metrics(["RR", "P@1"]) == {"RR": 0.5, "P@1": 0.0}
+
+
+#: pytrec_eval's names as one requests them, and as its results key them: both read as the same measure
+PYTREC_REQUESTS = ["map", "map_cut.3", "ndcg", "ndcg_cut.3", "P.5", "recall.10", "recip_rank", "success.1", "Rprec",
+                   "bpref"]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(run=runs, qrels=qrels_strategy)
+def test_trec_eval_names_equal_pytrec_eval_under_those_names(run, qrels):
+    """Each name typed in trec_eval's form gives pytrec_eval's value of that very name, per query."""
+    frame = frame_from_dicts(run, qrels)
+    if frame.empty:
+        return
+    result = EvaluationResult({"Retriever": frame})
+    judged = without_negatives(qrels)
+    pytrec = pytrec_eval.RelevanceEvaluator(judged, set(PYTREC_REQUESTS)).evaluate(run) if judged else {}
+    queries = expected_queries(run, qrels, complete=False)
+    for request in PYTREC_REQUESTS:
+        key = request.replace(".", "_")
+        for typed in dict.fromkeys((request, key)):
+            ours = result.trec_query_metrics(typed)
+            assert list(ours.index) == queries
+            expected = [pytrec.get(q, {}).get(key, 0.0) for q in queries]  # a query of only negative grades: zeros
+            np.testing.assert_allclose(ours.iloc[:, 0].to_numpy(), expected, rtol=0, atol=1e-12, err_msg=typed)

@@ -21,7 +21,7 @@ import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Literal, overload
 
 import dask
 import numpy as np
@@ -264,20 +264,37 @@ class DaskEvaluationResult(MeanAnalyses):
         return out
 
     # ------------------------------------------------------------------ analyses
+    @overload
+    def trec_metrics(self, measures: str | Sequence[str], *, node: str | None = None, per_query: Literal[False] = False,
+                     eval_mode: str = "integrated", complete: bool = False,
+                     duplicates: str = "error") -> dict[str, float]: ...
+
+    @overload
+    def trec_metrics(self, measures: str | Sequence[str], *, node: str | None = None, per_query: Literal[True],
+                     eval_mode: str = "integrated", complete: bool = False, duplicates: str = "error") -> Any: ...
+
+    @overload
+    def trec_metrics(self, measures: str | Sequence[str], *, node: str | None = None, per_query: bool = False,
+                     eval_mode: str = "integrated", complete: bool = False, duplicates: str = "error") -> Any: ...
+
     def trec_metrics(self, measures: str | Sequence[str], *, node: str | None = None, per_query: bool = False,
                      eval_mode: str = "integrated", complete: bool = False, duplicates: str = "error") -> Any:
-        """trec_eval's measures of a document node, as :meth:`evalframe.EvaluationResult.trec_metrics`.
+        """trec_eval's measures of a document node, as :meth:`evalframe.EvaluationResult.trec_metrics`: the means.
 
-        ``per_query=True`` gives a Dask DataFrame (one partition per partition number); the means are the sums
-        of the per-query values over their count, added up over partitions.
+        The means are the sums of the per-query values over their count, added up over partitions.
+        ``per_query=True`` is deprecated (a FutureWarning): :meth:`trec_query_metrics` gives the per-query values.
         """
         parse_measures(measures)  # a bad measure is named here, before any task runs
         per_query = check.check_real_bool(per_query, name="per_query")
+        if per_query:
+            warn("trec_metrics(per_query=True) is deprecated and will be removed: call result.trec_query_metrics("
+                 "measures, ...) instead, which returns the same per-query DataFrame (trec_metrics returns the means).",
+                 FutureWarning)
+            return self.trec_query_metrics(measures, node=node, eval_mode=eval_mode, complete=complete,
+                                           duplicates=duplicates)
         if node is not None:
             node = self.check_node(node)
         keywords = {"node": node, "eval_mode": eval_mode, "complete": complete, "duplicates": duplicates}
-        if per_query:
-            return self._frame(_trec_table, measures, keywords)
         totals = self.map_partitions(_trec_totals, measures, keywords)
         kept = [t for t in totals if t is not None]
         used = sorted({t[2] for t in kept})
@@ -293,6 +310,16 @@ class DaskEvaluationResult(MeanAnalyses):
                  "is 0.0.")
             return {name: 0.0 for name in sums.index}
         return means(Partial(0, sums, counts))
+
+    def trec_query_metrics(self, measures: str | Sequence[str], *, node: str | None = None, eval_mode: str = "integrated",
+                           complete: bool = False, duplicates: str = "error") -> Any:
+        """trec_eval's measures per query, as :meth:`evalframe.EvaluationResult.trec_query_metrics`: a Dask DataFrame
+        (one partition per partition number)."""
+        parse_measures(measures)  # a bad measure is named here, before any task runs
+        if node is not None:
+            node = self.check_node(node)
+        keywords = {"node": node, "eval_mode": eval_mode, "complete": complete, "duplicates": duplicates}
+        return self._frame(_trec_table, measures, keywords)
 
     @with_options(MetricOptions, positional=("self", "node", *MetricOptions.names(), "by"))
     def query_metrics(self, node: str, by: SliceKey | Sequence[SliceKey] | None = None, *, with_query: bool = False,
@@ -514,7 +541,7 @@ def _trec_table(result: EvaluationResult, keys: Any, measures: Any, keywords: di
         node = document_node(documents, list(result.node_results), needed_by="trec_metrics")
     if node not in documents:
         return None  # no document rows in this partition: it adds no query
-    return result.trec_metrics(measures, per_query=True, **keywords)
+    return result.trec_query_metrics(measures, **keywords)
 
 
 def _query_table(result: EvaluationResult, keys: Any, node: str, keywords: dict[str, Any],
@@ -613,9 +640,8 @@ def _slice_totals(result: EvaluationResult, keys: Any, by: list[SliceKey], measu
             continue
         table = result.query_metrics(node, **local_options(options, retriever))
         if measures is not None and result.has_documents(node):
-            trec = result.trec_metrics(measures, node=node, per_query=True, eval_mode=options.get("eval_mode", "integrated"),
-                                       complete=complete, duplicates=duplicates)
-            assert isinstance(trec, pd.DataFrame)
+            trec = result.trec_query_metrics(measures, node=node, eval_mode=options.get("eval_mode", "integrated"),
+                                             complete=complete, duplicates=duplicates)
             table = table.join(trec[[c for c in trec.columns if c not in table.columns]])
         if not len(table.columns):
             continue

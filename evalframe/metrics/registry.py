@@ -1,15 +1,25 @@
-"""What each metric is: one :class:`Metric` spec per metric, the single source of its definition.
+"""What each metric is: one :class:`Metric` entry per metric in :data:`REGISTRY`, the single source of its definition.
 
-A spec holds the metric's name, level (``"document"`` or ``"answer"``), whether it is its level's
-headline metric, its bounds, its formula and edge rule as text, and its kernel (:mod:`.kernels`).
-``docs/metrics.md``'s table of metrics, ``evalframe list-metrics``, the report's definitions of the metrics it shows
-and the common test over every registered metric (``tests/metrics/test_common.py``) are generated from these specs.
+Two families share the registry. *Haystack* metrics (``calculate_metrics``, ``query_metrics``) and the evaluators'
+``recall_all`` read a node's rows under a relevance criterion; *trec_eval* measures (``trec_metrics``,
+``evalframe trec``) read a ranking against graded judgments. An entry holds the metric's name and other names, its
+parameters (a cutoff ``@k``: required, optional or none; a relevance level ``rel``), its level, whether it is its
+level's headline metric, its bounds, its formula and edge rule as text, its kernel, its edge policy and its
+aggregation over queries. ``docs/metrics.md``'s table of metrics, ``evalframe list-metrics``, the report's
+definitions of the metrics it shows, the names :func:`evalframe.metrics.trec.parse_measure` accepts and the common
+test over every entry (``tests/metrics/test_common.py``) are generated from these entries.
 
-Document kernels are functions of per-query counts (:class:`~evalframe.metrics.kernels.DocumentCounts`),
+Haystack document kernels are functions of per-query counts (:class:`~evalframe.metrics.kernels.DocumentCounts`),
 written for queries that have gold documents and a hit; the two edge cases (no gold, no hit) are set
-by an :class:`~evalframe.metrics.kernels.EdgePolicy` (``docs/metrics.md#per-query``).
+by an :class:`~evalframe.metrics.kernels.EdgePolicy` (``docs/metrics.md#per-query``). trec_eval kernels
+(:mod:`.trec_kernels`) are one pass over a node's rankings for every cutoff of a measure (``kernel``), then the
+measure's values from its column (``finish``).
 
-Run ``python scripts/make_metrics_table.py`` to rewrite the table in ``docs/metrics.md`` after editing a spec.
+Adding a metric is one entry here and one kernel: a trec_eval-style measure such as ``hit_rate@k`` is an entry with
+``family="trec"``, a table kernel (an existing one, ``count_table``, or a new one in :mod:`.trec_kernels`) and a finish;
+a Haystack one is an entry with a formula of :class:`DocumentCounts` fields in :mod:`.kernels`. Everything else
+(the names accepted, the docs table, ``list-metrics``, the common test) reads the entry. Run
+``python scripts/make_metrics_table.py`` to rewrite the table in ``docs/metrics.md`` after editing an entry.
 """
 
 from __future__ import annotations
@@ -17,23 +27,33 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from ..errors import InvalidParameterError
-from . import kernels
+from . import kernels, trec_kernels
 from .kernels import HAYSTACK_EDGE_POLICY, ZERO_EDGE_POLICY, DocumentCounts, EdgePolicy
 
 __all__ = [
     "Metric",
     "LEVELS",
+    "FAMILIES",
+    "CUTOFFS",
+    "AGGREGATIONS",
+    "REGISTRY",
     "DOCUMENT_METRICS",
     "ANSWER_METRICS",
     "METRICS",
     "EVALUATOR_METRICS",
+    "TREC_MEASURES",
     "SYMBOLS",
+    "TREC_SYMBOLS",
+    "aggregate",
     "headline_metric",
     "format_bounds",
+    "parameters",
+    "other_names",
     "metrics_table_markdown",
     "update_metrics_table",
     "TABLE_START",
@@ -42,6 +62,31 @@ __all__ = [
 
 #: The levels a metric is computed at: the rows it reads.
 LEVELS = ("answer", "document")
+#: The families of metrics: Haystack 1.x's EvaluationResult metrics, the other frameworks' evaluators' kernels
+#: (docs/evaluators.md) and trec_eval's measures (docs/ir-researchers.md).
+FAMILIES = ("haystack", "evaluators", "trec")
+#: Whether a metric's name takes a cutoff ``@k``: it must, it may, or it does not.
+CUTOFFS = ("required", "optional", "none")
+#: trec_eval's floor of a per-query value in a geometric mean (its MIN_GEO_MEAN: gm_map).
+GEOMETRIC_MEAN_FLOOR = 1e-5
+
+
+def _mean(values: Any) -> float:
+    return float(values.mean())
+
+
+def _geometric_mean(values: Any) -> float:
+    return float(np.exp(np.log(np.maximum(values, GEOMETRIC_MEAN_FLOOR)).mean()))
+
+
+def _sum(values: Any) -> float:
+    return float(values.sum())
+
+
+#: How a metric's per-query values become one number, by name: the mean (every metric today), trec_eval's geometric
+#: mean (gm_map: each value floored at :data:`GEOMETRIC_MEAN_FLOOR`) or the sum (num_ret). Each takes a numpy array
+#: or a pandas Series (whose mean skips NaN).
+AGGREGATIONS: dict[str, Callable[[Any], float]] = {"mean": _mean, "geometric_mean": _geometric_mean, "sum": _sum}
 
 
 @dataclass(frozen=True)
@@ -50,18 +95,31 @@ class Metric:
 
     Attributes
     ----------
-    name : the metric's key in ``calculate_metrics`` and ``query_metrics``.
+    name : the metric's key in ``calculate_metrics`` and ``query_metrics``; for a trec_eval measure, its name in
+        ir_measures' syntax without parameters (``P`` of ``P(rel=2)@5``).
     level : ``"document"`` (from a node's document rows) or ``"answer"`` (from its answer rows).
     description : one line, as ``evalframe list-metrics`` prints it.
-    formula : the per-query value as markdown (the symbols are :data:`SYMBOLS`, ``docs/metrics.md#per-query``).
+    formula : the per-query value as markdown (the symbols are :data:`SYMBOLS`, ``docs/metrics.md#per-query``, and
+        for trec_eval measures :data:`TREC_SYMBOLS`).
     edge : what a query outside the formula's domain scores, as markdown.
     bounds : ``(low, high)`` every per-query value lies in, or None when the metric is not bounded.
     bounds_note : when the bounds hold, or why there are none.
     headline : whether this is the headline metric of its level (reports, plots and the CLI sum a node up by it).
-    kernel : the formula (:mod:`.kernels`); a document kernel takes the :class:`DocumentCounts` fields named by
-        ``inputs``, an answer kernel is :func:`~evalframe.metrics.kernels.best_per_query`.
-    inputs : the :class:`DocumentCounts` fields the kernel reads, in order (document metrics only).
-    policy : the edge policy the metric is reported with (document metrics only).
+    kernel : the formula. Haystack (:mod:`.kernels`): a document kernel takes the :class:`DocumentCounts` fields
+        named by ``inputs``, an answer kernel is :func:`~evalframe.metrics.kernels.best_per_query`. trec
+        (:mod:`.trec_kernels`): a table kernel ``kernel(rows, level, cutoffs)``, shared by the measures of one pass.
+    inputs : the :class:`DocumentCounts` fields the kernel reads, in order (Haystack document metrics only).
+    policy : the edge policy the metric is reported with (document metrics). For a trec measure, the edge cases are
+        the queries without a relevant document retrieved: ``no_gold`` is their value when the query has no relevant
+        judgment (num_rel = 0), ``no_hit`` when it has some.
+    family : one of :data:`FAMILIES`.
+    aliases : other names of the metric (trec_eval's and pytrec_eval's for a measure: ``"map"``; a name ending in
+        ``".k"`` takes the cutoff after a dot or an underscore, ``"P.k"``: ``P.5`` or ``P_5``, meaning ``P@5``).
+    cutoff : whether the name takes a cutoff ``@k`` (one of :data:`CUTOFFS`).
+    rel : whether the measure takes a relevance level ``(rel=N)`` (grade >= N is relevant); False for nDCG, whose
+        gains are the grades, and for the Haystack metrics (their relevance is the criterion's).
+    finish : trec measures: the values from the kernel's column, ``finish(column, cutoff, num_rel)``.
+    aggregation : how the per-query values become one number (a key of :data:`AGGREGATIONS`).
     """
 
     name: str
@@ -75,6 +133,20 @@ class Metric:
     kernel: Callable[..., np.ndarray] = kernels.best_per_query
     inputs: tuple[str, ...] = ()
     policy: EdgePolicy | None = None
+    family: str = "haystack"
+    aliases: tuple[str, ...] = ()
+    cutoff: str = "none"
+    rel: bool = False
+    finish: Callable[..., np.ndarray] | None = None
+    aggregation: str = "mean"
+
+    def __post_init__(self) -> None:
+        for field, value, choices in (("level", self.level, LEVELS), ("family", self.family, FAMILIES),
+                                      ("cutoff", self.cutoff, CUTOFFS), ("aggregation", self.aggregation, AGGREGATIONS)):
+            if value not in choices:
+                raise InvalidParameterError(f"metric {self.name!r}: {field} must be one of {list(choices)}; got {value!r}.")
+        if self.family == "trec" and (self.finish is None or self.policy is None):
+            raise InvalidParameterError(f"measure {self.name!r}: a trec measure needs a finish and a policy.")
 
     def values(self, counts: DocumentCounts, policy: EdgePolicy | None = None) -> np.ndarray:
         """Per-query values of a document metric from ``counts``, edge policy applied (default: the spec's).
@@ -92,6 +164,8 @@ class Metric:
         if self.level != "document":
             raise InvalidParameterError(
                 f"metric {self.name!r} is an {self.level} metric; values(counts) computes document metrics only.")
+        if self.family == "trec":
+            raise InvalidParameterError(f"{self.name!r} is a trec_eval measure; evalframe.metrics.trec.evaluate computes it.")
         policy = policy or self.policy or HAYSTACK_EDGE_POLICY
         with np.errstate(divide="ignore", invalid="ignore"):
             raw = self.kernel(*(getattr(counts, field) for field in self.inputs))
@@ -111,57 +185,146 @@ SYMBOLS: dict[str, str] = {
     "num_relevants": "the number of distinct document ids in R + (L − M)",
 }
 
+#: The symbols of the trec_eval measures' formulas, per query (``docs/ir-researchers.md#measures-and-trec_evals-rules``).
+TREC_SYMBOLS: dict[str, str] = {
+    "k": "the cutoff (the whole ranking without one)",
+    "rel": "the relevance level: a document is relevant when its grade is at least rel (default 1)",
+    "num_rel": "the number of the query's judged documents that are relevant",
+    "num_nonrel": "the number of the query's judged documents that are not relevant (0 <= grade < rel)",
+    "grade(d)": "the qrels grade of document d (0 when unjudged or below 0)",
+    "rank(d)": "the position of a retrieved document d in the query's ranking, from 1",
+}
+
+
+def _trec_edge_rule(policy: EdgePolicy) -> str:
+    """A trec measure's edge rule as text, from its policy."""
+    return (f"no relevant judgment (num_rel = 0): **{policy.no_gold:.1f}**; no relevant document retrieved: "
+            f"**{policy.no_hit:.1f}**; a query without judgments is not evaluated")
+
+
 _HAYSTACK_EDGE = _edge_rule(HAYSTACK_EDGE_POLICY)
 _ANSWER_EDGE = "no remaining answer row: **0.0**; every remaining row without a value: NaN"
 
-DOCUMENT_METRICS: dict[str, Metric] = {
-    m.name: m
-    for m in (
-        Metric("recall_multi_hit", "document", "Share of a query's gold documents found among the relevant rows.",
-               "M / L", _HAYSTACK_EDGE, (0.0, 1.0), "when M ≤ L: no match list indexes a `\"00\"` gold entry",
-               kernel=kernels.recall_multi_hit, inputs=("matched", "n_gold"), policy=HAYSTACK_EDGE_POLICY),
-        Metric("recall_single_hit", "document", "1 if at least one relevant document was retrieved.",
-               "1", _HAYSTACK_EDGE, (0.0, 1.0), headline=True,
-               kernel=kernels.recall_single_hit, inputs=("n_gold",), policy=HAYSTACK_EDGE_POLICY),
-        Metric("precision", "document", "Relevant rows / retrieved rows.",
-               "\\|R\\| / number of rows of the query", _HAYSTACK_EDGE, (0.0, 1.0),
-               kernel=kernels.precision, inputs=("n_relevant_rows", "n_rows"), policy=HAYSTACK_EDGE_POLICY),
-        Metric("map", "document", "Average precision at each relevant rank, over the number of relevant documents.",
-               "(Σ over r in R of \\|{r' in R : rank(r') ≤ rank(r)}\\| / rank(r)) / num_relevants", _HAYSTACK_EDGE, None,
-               "exceeds 1 when a relevant document is retrieved twice",
-               kernel=kernels.map, inputs=("precision_sum", "num_relevants"), policy=HAYSTACK_EDGE_POLICY),
-        Metric("mrr", "document", "Reciprocal rank of the first relevant document.",
-               "1 / min rank over R", _HAYSTACK_EDGE, (0.0, 1.0), "for ranks ≥ 1",
-               kernel=kernels.mrr, inputs=("min_rank",), policy=HAYSTACK_EDGE_POLICY),
-        Metric("ndcg", "document", "DCG of the relevant ranks over the ideal DCG (binary relevance).",
-               "(Σ over r in R of 1 / log2(rank(r) + 1)) / (Σ_{i=1..num_relevants} 1 / log2(i + 1))", _HAYSTACK_EDGE, None,
-               "exceeds 1 when a relevant document is retrieved twice",
-               kernel=kernels.ndcg, inputs=("dcg", "ideal_dcg"), policy=HAYSTACK_EDGE_POLICY),
-    )
-}
+
+def trec_measure(name: str, description: str, formula: str, *, kernel: Callable[..., np.ndarray],
+                 finish: Callable[..., np.ndarray], aliases: tuple[str, ...] = (), cutoff: str = "none", rel: bool = True,
+                 bounds: tuple[float, float] | None = (0.0, 1.0), policy: EdgePolicy = ZERO_EDGE_POLICY,
+                 aggregation: str = "mean") -> Metric:
+    """A trec_eval measure's entry: a document metric of the trec family, its edge rule written from its policy."""
+    return Metric(name, "document", description, formula, _trec_edge_rule(policy), bounds, kernel=kernel, policy=policy,
+                  family="trec", aliases=aliases, cutoff=cutoff, rel=rel, finish=finish, aggregation=aggregation)
+
+
+#: Every metric, one entry each: answer metrics, document metrics, the evaluators' kernels, trec_eval's measures.
+#: The dicts below are views of it by family and level.
+REGISTRY: tuple[Metric, ...] = (
+    # ---------------------------------------------------------------- Haystack 1.x: answer rows
+    Metric("exact_match", "answer", "1 if the best answer equals a gold answer after SQuAD normalisation.",
+           "max over the query's remaining answer rows of `exact_match`", _ANSWER_EDGE, (0.0, 1.0)),
+    Metric("f1", "answer", "Best token-overlap F1 between an answer and a gold answer.",
+           "max over the query's remaining answer rows of `f1`", _ANSWER_EDGE, (0.0, 1.0), headline=True),
+    Metric("sas", "answer", "Best semantic answer similarity (needs a SAS model at build time).",
+           "max over the query's remaining answer rows of `sas`", _ANSWER_EDGE, None,
+           "the SAS model's score: a cosine similarity or a cross-encoder's output, not clipped"),
+    # ---------------------------------------------------------------- Haystack 1.x: document rows
+    Metric("recall_multi_hit", "document", "Share of a query's gold documents found among the relevant rows.",
+           "M / L", _HAYSTACK_EDGE, (0.0, 1.0), "when M ≤ L: no match list indexes a `\"00\"` gold entry",
+           kernel=kernels.recall_multi_hit, inputs=("matched", "n_gold"), policy=HAYSTACK_EDGE_POLICY),
+    Metric("recall_single_hit", "document", "1 if at least one relevant document was retrieved.",
+           "1", _HAYSTACK_EDGE, (0.0, 1.0), headline=True,
+           kernel=kernels.recall_single_hit, inputs=("n_gold",), policy=HAYSTACK_EDGE_POLICY),
+    Metric("precision", "document", "Relevant rows / retrieved rows.",
+           "\\|R\\| / number of rows of the query", _HAYSTACK_EDGE, (0.0, 1.0),
+           kernel=kernels.precision, inputs=("n_relevant_rows", "n_rows"), policy=HAYSTACK_EDGE_POLICY),
+    Metric("map", "document", "Average precision at each relevant rank, over the number of relevant documents.",
+           "(Σ over r in R of \\|{r' in R : rank(r') ≤ rank(r)}\\| / rank(r)) / num_relevants", _HAYSTACK_EDGE, None,
+           "exceeds 1 when a relevant document is retrieved twice",
+           kernel=kernels.map, inputs=("precision_sum", "num_relevants"), policy=HAYSTACK_EDGE_POLICY),
+    Metric("mrr", "document", "Reciprocal rank of the first relevant document.",
+           "1 / min rank over R", _HAYSTACK_EDGE, (0.0, 1.0), "for ranks ≥ 1",
+           kernel=kernels.mrr, inputs=("min_rank",), policy=HAYSTACK_EDGE_POLICY),
+    Metric("ndcg", "document", "DCG of the relevant ranks over the ideal DCG (binary relevance).",
+           "(Σ over r in R of 1 / log2(rank(r) + 1)) / (Σ_{i=1..num_relevants} 1 / log2(i + 1))", _HAYSTACK_EDGE, None,
+           "exceeds 1 when a relevant document is retrieved twice",
+           kernel=kernels.ndcg, inputs=("dcg", "ideal_dcg"), policy=HAYSTACK_EDGE_POLICY),
+    # ---------------------------------------------------------------- other frameworks' evaluators (docs/evaluators.md)
+    Metric("recall_all", "document", "1 if every gold document was retrieved (evaluators only).",
+           "1 if M = L else 0", _edge_rule(ZERO_EDGE_POLICY, "gold found"), (0.0, 1.0), family="evaluators",
+           kernel=kernels.recall_all, inputs=("matched", "n_gold"), policy=ZERO_EDGE_POLICY),
+    # ---------------------------------------------------------------- trec_eval (docs/ir-researchers.md)
+    # name (ir_measures'), description, per-query formula; aliases: trec_eval's and pytrec_eval's names ("P.k": P.5
+    # or P_5 mean P@5); cutoff: whether "@k" is required, optional or refused; rel: whether "(rel=N)" is taken;
+    # kernel: the pass over the rankings (measures sharing one share the pass); finish: the values from its column
+    trec_measure("AP", "Average precision: the sum, over the relevant documents retrieved in the top k, of the precision "
+                       "at each one's rank, over the query's number of relevant documents.",
+                 "(Σ over relevant d in the top k of \\|{relevant d' : rank(d') ≤ rank(d)}\\| / rank(d)) / num_rel",
+                 aliases=("map", "map_cut.k"), cutoff="optional",
+                 kernel=trec_kernels.ap_table, finish=trec_kernels.as_is),
+    trec_measure("nDCG", "Normalised discounted cumulative gain: the sum of grade / log2(rank + 1) over the top k, over "
+                         "the same sum of the ideal ranking (the judged grades, highest first).",
+                 "(Σ over d in the top k of grade(d) / log2(rank(d) + 1)) / (the same sum over the query's judged "
+                 "grades, highest first)",
+                 aliases=("ndcg", "ndcg_cut.k"), cutoff="optional", rel=False,
+                 kernel=trec_kernels.ndcg_table, finish=trec_kernels.as_is),
+    trec_measure("P", "Precision: relevant documents in the top k, over k.",
+                 "\\|relevant d in the top k\\| / k",
+                 aliases=("P.k",), cutoff="required",
+                 kernel=trec_kernels.count_table, finish=trec_kernels.over_cutoff),
+    trec_measure("R", "Recall: relevant documents in the top k, over the query's number of relevant documents.",
+                 "\\|relevant d in the top k\\| / num_rel",
+                 aliases=("recall.k",), cutoff="required",
+                 kernel=trec_kernels.count_table, finish=trec_kernels.over_num_rel),
+    trec_measure("RR", "Reciprocal rank: 1 / the rank of the first relevant document in the top k (0 if there is none).",
+                 "1 / min rank(d) over relevant d in the top k",
+                 aliases=("recip_rank",), cutoff="optional",
+                 kernel=trec_kernels.rr_table, finish=trec_kernels.as_is),
+    trec_measure("Success", "1 if a relevant document is in the top k, else 0.",
+                 "1 if a relevant d is in the top k, else 0",
+                 aliases=("success.k",), cutoff="required",
+                 kernel=trec_kernels.count_table, finish=trec_kernels.found),
+    trec_measure("Rprec", "R-precision: relevant documents in the top R, over R, the query's number of relevant "
+                          "documents.",
+                 "\\|relevant d in the top num_rel\\| / num_rel",
+                 kernel=trec_kernels.rprec_table, finish=trec_kernels.as_is),
+    trec_measure("Bpref", "Binary preference: the mean, over the query's relevant documents, of 1 - (judged "
+                          "non-relevant documents ranked above it) / min(judged non-relevant, relevant); unjudged "
+                          "documents are skipped.",
+                 "(Σ over relevant retrieved d of 1 − min(n(d), num_rel) / min(num_nonrel, num_rel)) / num_rel, n(d) "
+                 "the judged non-relevant documents ranked above d (the term is 1 when n(d) = 0)",
+                 aliases=("bpref",),
+                 kernel=trec_kernels.bpref_table, finish=trec_kernels.as_is),
+)
+
+
+def _view(family: str, level: str | None = None) -> dict[str, Metric]:
+    return {m.name: m for m in REGISTRY if m.family == family and level in (None, m.level)}
+
+
+#: Haystack 1.x's document metrics (``calculate_metrics`` of a node with document rows), in their column order.
+DOCUMENT_METRICS: dict[str, Metric] = _view("haystack", "document")
 
 #: Kernels of other frameworks' evaluators that are not EvaluationResult metrics (docs/evaluators.md).
-EVALUATOR_METRICS: dict[str, Metric] = {
-    "recall_all": Metric("recall_all", "document", "1 if every gold document was retrieved (evaluators only).",
-                         "1 if M = L else 0", _edge_rule(ZERO_EDGE_POLICY, "gold found"), (0.0, 1.0),
-                         kernel=kernels.recall_all, inputs=("matched", "n_gold"), policy=ZERO_EDGE_POLICY),
-}
+EVALUATOR_METRICS: dict[str, Metric] = _view("evaluators")
 
-ANSWER_METRICS: dict[str, Metric] = {
-    m.name: m
-    for m in (
-        Metric("exact_match", "answer", "1 if the best answer equals a gold answer after SQuAD normalisation.",
-               "max over the query's remaining answer rows of `exact_match`", _ANSWER_EDGE, (0.0, 1.0)),
-        Metric("f1", "answer", "Best token-overlap F1 between an answer and a gold answer.",
-               "max over the query's remaining answer rows of `f1`", _ANSWER_EDGE, (0.0, 1.0), headline=True),
-        Metric("sas", "answer", "Best semantic answer similarity (needs a SAS model at build time).",
-               "max over the query's remaining answer rows of `sas`", _ANSWER_EDGE, None,
-               "the SAS model's score: a cosine similarity or a cross-encoder's output, not clipped"),
-    )
-}
+#: Haystack 1.x's answer metrics.
+ANSWER_METRICS: dict[str, Metric] = _view("haystack", "answer")
 
 #: Every EvaluationResult metric, answer metrics first.
 METRICS: dict[str, Metric] = {**ANSWER_METRICS, **DOCUMENT_METRICS}
+
+#: trec_eval's measures by their ir_measures name (``trec_metrics``; :mod:`evalframe.metrics.trec` reads the names).
+TREC_MEASURES: dict[str, Metric] = _view("trec")
+
+
+def aggregate(metric: Metric, values: Any) -> float:
+    """The one number of a metric's per-query ``values`` (a numpy array or pandas Series): its :data:`AGGREGATIONS`.
+
+    Examples
+    --------
+    >>> aggregate(METRICS["f1"], np.array([0.5, 1.0]))
+    0.75
+    """
+    return AGGREGATIONS[metric.aggregation](values)
 
 
 def headline_metric(level: str) -> str:
@@ -196,19 +359,47 @@ def format_bounds(metric: Metric, *, note: bool = False) -> str:
     return text + (f" ({metric.bounds_note})" if note and metric.bounds_note else "")
 
 
+def parameters(metric: Metric) -> str:
+    """A metric's parameters as written after its name: ``"[@k], rel"`` (cutoff optional, relevance level), ``"@k"``.
+
+    Examples
+    --------
+    >>> parameters(TREC_MEASURES["AP"]), parameters(TREC_MEASURES["P"]), parameters(TREC_MEASURES["nDCG"])
+    ('[@k], rel', '@k, rel', '[@k]')
+    """
+    cutoff = {"required": "@k", "optional": "[@k]", "none": ""}[metric.cutoff]
+    return ", ".join(part for part in (cutoff, "rel" if metric.rel else "") if part)
+
+
+def other_names(metric: Metric) -> list[str]:
+    """A trec measure's names in trec_eval's and pytrec_eval's form (``.k``: a cutoff after a dot or an underscore).
+
+    Examples
+    --------
+    >>> other_names(TREC_MEASURES["nDCG"]), other_names(TREC_MEASURES["Rprec"])
+    (['ndcg', 'ndcg_cut.k'], ['Rprec'])
+    """
+    return list(metric.aliases) or ([metric.name] if metric.family == "trec" else [])
+
+
 def metrics_table_markdown() -> str:
-    """The table of metrics in ``docs/metrics.md``, generated from the specs (answer, document, evaluator-only).
+    """The table of metrics in ``docs/metrics.md``, generated from the registry (answer, document, evaluator-only,
+    trec_eval).
 
     Examples
     --------
     >>> print(metrics_table_markdown().splitlines()[0])
-    | metric | level | per-query value | edge rule | bounds | headline |
+    | metric | level | per-query value | edge rule | bounds | headline | parameters; trec_eval's names |
     """
-    lines = ["| metric | level | per-query value | edge rule | bounds | headline |", "|---|---|---|---|---|---|"]
-    for metric in (*ANSWER_METRICS.values(), *DOCUMENT_METRICS.values(), *EVALUATOR_METRICS.values()):
+    lines = ["| metric | level | per-query value | edge rule | bounds | headline | parameters; trec_eval's names |",
+             "|---|---|---|---|---|---|---|"]
+    for metric in (*ANSWER_METRICS.values(), *DOCUMENT_METRICS.values(), *EVALUATOR_METRICS.values(),
+                   *TREC_MEASURES.values()):
         bounds = format_bounds(metric, note=True)
-        lines.append(f"| `{metric.name}` | {metric.level} | {metric.formula} | {metric.edge} | {bounds} | "
-                     f"{'yes' if metric.headline else ''} |")
+        level = f"{metric.level} (trec_eval)" if metric.family == "trec" else metric.level
+        names = "; ".join(part for part in (parameters(metric), ", ".join(f"`{n}`" for n in other_names(metric))) if part)
+        lines.append(f"| `{metric.name}` | {level} | {metric.formula} | {metric.edge} | {bounds} | "
+                     f"{'yes' if metric.headline else ''} | {names} |")
     return "\n".join(lines)
 
 

@@ -27,7 +27,8 @@ from ..analysis.examples import THRESHOLD
 from ..analysis.protocol import ResultLike
 from ..analysis.stats import ROUNDS
 from ..errors import EvalframeError
-from ..metrics.registry import LEVELS, METRICS, format_bounds, headline_metric
+from ..metrics.registry import LEVELS, METRICS, TREC_MEASURES, aggregate, format_bounds, headline_metric, other_names, parameters
+from ..metrics.trec import entry_of
 from ..options import MatchingOptions, MetricOptions
 from ..result import EvaluationResult
 
@@ -316,7 +317,8 @@ def _parsers() -> tuple[argparse.ArgumentParser, dict[str, Command]]:
     trec.add_argument("run", type=Path, help="TREC run file: qid Q0 docid rank score tag (plain or .gz)")
     trec.add_argument("qrels", type=Path, help="qrels file: qid iter docid relevance (plain or .gz)")
     trec.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
-                      help="a measure by ir_measures' name, e.g. nDCG@10, AP, P(rel=2)@5; repeat for more (default: "
+                      help="a measure by ir_measures' name, e.g. nDCG@10, AP, P(rel=2)@5, or trec_eval's, e.g. "
+                           "ndcg_cut.10, map, P_5 (evalframe list-metrics); repeat for more (default: "
                            + " ".join(TREC_DEFAULT_MEASURES) + ")")
     trec.add_argument("-q", "--per-query", action="store_true", help="a line per query before the means (trec_eval -q)")
     trec.add_argument("-c", "--complete", action="store_true",
@@ -680,8 +682,8 @@ def _trec(args: argparse.Namespace) -> str:
         raise EvalframeError(f"--digits must be between 0 and 17; got {args.digits}.")
     measures = list(dict.fromkeys(args.measures or TREC_DEFAULT_MEASURES))
     result = EvaluationResult.from_trec(args.run, args.qrels)
-    table = cast(pd.DataFrame, result.trec_metrics(measures, per_query=True, complete=args.complete))
-    means = {column: float(table[column].mean()) if len(table) else 0.0 for column in table.columns}
+    table = result.trec_query_metrics(measures, complete=args.complete)
+    means = {column: aggregate(entry_of(column), table[column]) if len(table) else 0.0 for column in table.columns}
     if not len(table):
         print_warning(f"no query of {args.run} is evaluated: none is also in {args.qrels} (trec_eval evaluates the queries "
                       "of both; -c adds the qrels' queries missing from the run).")
@@ -707,7 +709,8 @@ def _trec(args: argparse.Namespace) -> str:
 
 
 def _list_metrics(_: argparse.Namespace) -> str:
-    """The registered metrics by level: name, level, headline marker, bounds and description (docs/metrics.md)."""
+    """The registered metrics by level: name, level, headline marker, bounds and description (docs/metrics.md); then
+    trec_eval's measures: name, level, parameters, bounds, description and trec_eval's names."""
     lines = []
     for level in LEVELS:
         lines.append(f"{level} metrics:")
@@ -716,6 +719,11 @@ def _list_metrics(_: argparse.Namespace) -> str:
                 marker = "headline" if metric.name == headline_metric(level) else ""
                 bounds = format_bounds(metric)
                 lines.append(f"  {metric.name:<18} {metric.level:<9} {marker:<9} {bounds:<10} {metric.description}")
+    lines.append("trec_eval measures (trec_metrics, evalframe trec -m; @k: a cutoff, [@k] an optional one, rel: "
+                 "a relevance level, as P(rel=2)@5):")
+    for metric in TREC_MEASURES.values():
+        lines.append(f"  {metric.name:<18} {metric.level:<9} {parameters(metric):<9} {format_bounds(metric):<10} "
+                     f"{metric.description} trec_eval: {', '.join(other_names(metric))}.")
     return "\n".join(lines)
 
 

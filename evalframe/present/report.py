@@ -13,7 +13,7 @@ import re
 import warnings
 from dataclasses import dataclass
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -372,12 +372,11 @@ def _sections(result: EvaluationResult, nodes: list[str], n: int, max_characters
     measured = [node for node in nodes if measures and result.has_documents(node) and not result.has_answers(node)]
     evaluated = {}
     for node in measured:
-        per_query = cast(pd.DataFrame, result.trec_metrics(measures, node=node, per_query=True, **trec))
+        per_query = result.trec_query_metrics(measures, node=node, **trec)
         evaluated[node] = len(per_query)
         integrated[node].update({m: float(per_query[m].mean()) if len(per_query) else 0.0 for m in per_query.columns})
         if _has_isolated(result, node):
-            isolated[node].update(cast(dict[str, float], result.trec_metrics(measures, node=node, eval_mode="isolated",
-                                                                             **trec)))
+            isolated[node].update(result.trec_metrics(measures, node=node, eval_mode="isolated", **trec))
     _check_metrics_filter(metrics_filter, nodes, integrated)
     scope_line = (f"Scopes: document_scope={document_scope!r}, answer_scope={answer_scope!r} "
                   f"(what they mean: '{DEFINITIONS_TITLE}', at the end)")

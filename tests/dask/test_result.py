@@ -68,10 +68,10 @@ def test_every_analysis_equals_the_in_memory_one_on_synthetic_results(tmp_path, 
     for complete in (False, True):
         assert close(cluster.trec_metrics(measures, complete=complete, duplicates="first"),
                      memory.trec_metrics(measures, complete=complete, duplicates="first"))
-    lazy = cluster.trec_metrics(measures, per_query=True, duplicates="first")
+    lazy = cluster.trec_query_metrics(measures, duplicates="first")
     assert isinstance(lazy, dd.DataFrame)
     # values equal; Dask hands the object index of query ids back as pandas' str dtype (documented in docs/cluster.md)
-    pd.testing.assert_frame_equal(lazy.compute().sort_index(), memory.trec_metrics(measures, per_query=True,
+    pd.testing.assert_frame_equal(lazy.compute().sort_index(), memory.trec_query_metrics(measures,
                                   duplicates="first").sort_index(), check_index_type=False, rtol=0, atol=TOLERANCE)
     assert_frames_close(cluster.metrics_frame(simulated_top_k_reader=2), memory.metrics_frame(simulated_top_k_reader=2))
     for node in ("Retriever", "Reader"):

@@ -46,7 +46,7 @@ def _result(frame: pd.DataFrame | None = None) -> EvaluationResult:
 
 def test_hand_values_per_query_and_means():
     result = _result()
-    table = result.trec_metrics(["P@1", "P@3", "AP", "RR", "R@3"], per_query=True)
+    table = result.trec_query_metrics(["P@1", "P@3", "AP", "RR", "R@3"])
     assert table.index.name == "multilabel_id" and list(table.index) == ["qA", "qB"]
     assert table.to_dict("index") == {
         "qA": {"P@1": 1.0, "P@3": 1 / 3, "AP": 0.5, "RR": 1.0, "R@3": 0.5},
@@ -59,7 +59,7 @@ def test_hand_values_per_query_and_means():
 
 def test_complete_counts_the_judged_queries_without_run_lines_as_zeros():
     result = _result()
-    table = result.trec_metrics(["P@1", "RR"], per_query=True, complete=True)
+    table = result.trec_query_metrics(["P@1", "RR"], complete=True)
     assert list(table.index) == ["qA", "qB", "qC"]  # qD (no judgment) is never evaluated
     assert table.loc["qC"].tolist() == [0.0, 0.0]
     assert result.trec_metrics(["P@1", "RR"], complete=True) == pytest.approx({"P@1": 1 / 3, "RR": 0.5}, abs=1e-15)
@@ -112,7 +112,7 @@ def test_duplicates():
 def test_eval_mode_selects_the_rows():
     isolated = [_row("qA", 1, "d9", ["d3", "d9"], [2, 1], mode="isolated")]
     result = _result(pd.concat([_frame(), pd.DataFrame(isolated)], ignore_index=True))
-    assert result.trec_metrics("RR", eval_mode="isolated", per_query=True)["RR"].to_dict() == {"qA": 1.0}
+    assert result.trec_query_metrics("RR", eval_mode="isolated")["RR"].to_dict() == {"qA": 1.0}
     assert result.trec_metrics("P@1", eval_mode="isolated") == {"P@1": 1.0}
     assert result.trec_metrics("RR") == {"RR": 0.75}
 
@@ -155,7 +155,7 @@ def test_no_evaluated_query_warns_and_gives_zeros():
     frame = pd.DataFrame([_row("q", 1, "d1", [], [])])
     with pytest.warns(UserWarning, match="no query of node 'Retriever' is evaluated"):
         assert _result(frame).trec_metrics(["AP", "P@5"]) == {"AP": 0.0, "P@5": 0.0}
-    assert _result(frame).trec_metrics(["AP"], per_query=True).shape == (0, 1)
+    assert _result(frame).trec_query_metrics(["AP"]).shape == (0, 1)
 
 
 def test_trec_query_table_directly():
@@ -175,23 +175,23 @@ def test_the_prepared_rows_are_reused_and_follow_in_place_edits(monkeypatch):
     monkeypatch.setattr(store, "prepare_judged_rows", lambda *a, **k: builds.append(1) or prepare_judged_rows(*a, **k))
     result = _result()
     assert result.trec_metrics(["AP", "nDCG"]) == result.trec_metrics(["AP", "nDCG"])
-    result.trec_metrics("P@5", per_query=True)
+    result.trec_query_metrics("P@5")
     assert len(builds) == 1  # reused while nothing changed
 
     frame = result["Retriever"]
     frame.at[0, "gold_document_relevance"] = [0, 1]  # d3 now judged non-relevant in qA: R = 1 (d9)
-    assert result.trec_metrics("AP", per_query=True)["AP"].to_dict() == {"qA": 0.0, "qB": 0.5}
+    assert result.trec_query_metrics("AP")["AP"].to_dict() == {"qA": 0.0, "qB": 0.5}
     assert len(builds) == 2
 
     frame.loc[frame["multilabel_id"] == "qB", "rank"] = [2, 1]  # qB: d4 first
-    assert result.trec_metrics("RR", per_query=True)["RR"].to_dict() == {"qA": 0.0, "qB": 1.0}
+    assert result.trec_query_metrics("RR")["RR"].to_dict() == {"qA": 0.0, "qB": 1.0}
 
     frame.at[1, "document_id"] = "d9"  # qA rank 2 is now d9 (grade 1)
-    assert result.trec_metrics("RR", per_query=True)["RR"].to_dict() == {"qA": 0.5, "qB": 1.0}
+    assert result.trec_query_metrics("RR")["RR"].to_dict() == {"qA": 0.5, "qB": 1.0}
 
-    assert result.trec_metrics("P@3", per_query=True)["P@3"].to_dict() == {"qA": 1 / 3, "qB": 1 / 3}  # d9 only
+    assert result.trec_query_metrics("P@3")["P@3"].to_dict() == {"qA": 1 / 3, "qB": 1 / 3}  # d9 only
     frame["nonrelevant_document_relevance"] = [[1]] * 3 + [[]] * 4  # d2 (qA rank 3) now graded 1
-    assert result.trec_metrics("P@3", per_query=True)["P@3"].to_dict() == {"qA": 2 / 3, "qB": 1 / 3}
+    assert result.trec_query_metrics("P@3")["P@3"].to_dict() == {"qA": 2 / 3, "qB": 1 / 3}
 
 
 def test_adding_a_judgment_column_is_seen():

@@ -22,14 +22,14 @@ def rebuilt(result: EvaluationResult) -> pd.DataFrame:
     """The same measures on a copy of the frame (no layout: every id hashed)."""
     copy = EvaluationResult({"Retriever": result["Retriever"].copy()})
     assert trec_layout(copy["Retriever"]) is None
-    return copy.trec_metrics(MEASURES, per_query=True, complete=True)
+    return copy.trec_query_metrics(MEASURES, complete=True)
 
 
 def test_the_layout_is_used_and_gives_the_same_numbers():
     result = fresh()
     frame = result["Retriever"]
     assert trec_layout(frame) is not None and trec_layout(frame).holds(frame)
-    pd.testing.assert_frame_equal(result.trec_metrics(MEASURES, per_query=True, complete=True), rebuilt(result))
+    pd.testing.assert_frame_equal(result.trec_query_metrics(MEASURES, complete=True), rebuilt(result))
 
 
 @pytest.mark.parametrize("edit", [
@@ -42,10 +42,10 @@ def test_the_layout_is_used_and_gives_the_same_numbers():
 ])
 def test_an_edit_after_from_trec_gives_new_numbers(edit):
     result = fresh()
-    before = result.trec_metrics(MEASURES, per_query=True, complete=True)
+    before = result.trec_query_metrics(MEASURES, complete=True)
     edit(result["Retriever"])
     assert not trec_layout(result["Retriever"]).holds(result["Retriever"])
-    after = result.trec_metrics(MEASURES, per_query=True, complete=True)
+    after = result.trec_query_metrics(MEASURES, complete=True)
     pd.testing.assert_frame_equal(after, rebuilt(result))
     assert not after.equals(before)
 
@@ -54,14 +54,14 @@ def test_an_edit_before_the_first_call_is_seen():
     result = fresh()
     assert result["Retriever"].loc[0, "document_id"] == "d1"
     result["Retriever"].loc[0, "document_id"] = "d9"
-    assert result.trec_metrics("P@2", per_query=True).loc["q1", "P@2"] == 1.0  # d9 and d2 both relevant
+    assert result.trec_query_metrics("P@2").loc["q1", "P@2"] == 1.0  # d9 and d2 both relevant
 
 
 def test_an_equal_string_written_anew_still_gives_the_same_numbers():
     result = fresh()
     frame = result["Retriever"]
     frame.loc[0, "document_id"] = "".join(["d", "1"])  # a new object, equal text
-    pd.testing.assert_frame_equal(result.trec_metrics(MEASURES, per_query=True, complete=True), rebuilt(result))
+    pd.testing.assert_frame_equal(result.trec_query_metrics(MEASURES, complete=True), rebuilt(result))
 
 
 def test_the_layout_leaves_with_its_frame():
@@ -111,13 +111,13 @@ def test_the_judgments_are_taken_as_codes_and_give_the_hashed_numbers(monkeypatc
         raise AssertionError("the judgments were hashed, not taken from the layout")
 
     monkeypatch.setattr(judged, "_hashed_judgments", refuse)
-    pd.testing.assert_frame_equal(result.trec_metrics(ALL, per_query=True, complete=True), expected)
+    pd.testing.assert_frame_equal(result.trec_query_metrics(ALL, complete=True), expected)
 
 
 def rebuilt_with(result: EvaluationResult, measures: list[str]) -> pd.DataFrame:
     copy = EvaluationResult({"Retriever": result["Retriever"].copy()})
     assert trec_layout(copy["Retriever"]) is None
-    return copy.trec_metrics(measures, per_query=True, complete=True)
+    return copy.trec_query_metrics(measures, complete=True)
 
 
 @pytest.mark.parametrize("edit, changes", [
@@ -133,13 +133,13 @@ def test_an_edit_of_a_judgment_cell_gives_new_numbers(edit, changes, monkeypatch
     from evalframe.frames import judged
 
     result = graded()
-    before = result.trec_metrics(ALL, per_query=True, complete=True)
+    before = result.trec_query_metrics(ALL, complete=True)
     edit(result["Retriever"])
     assert trec_layout(result["Retriever"]).holds(result["Retriever"])  # the key columns still do
     hashed = []
     original = judged._hashed_judgments
     monkeypatch.setattr(judged, "_hashed_judgments", lambda *a, **k: hashed.append(1) or original(*a, **k))
-    after = result.trec_metrics(ALL, per_query=True, complete=True)
+    after = result.trec_query_metrics(ALL, complete=True)
     assert hashed
     pd.testing.assert_frame_equal(after, rebuilt_with(result, ALL))
     assert not changes or not after.equals(before)
@@ -155,10 +155,9 @@ def test_ids_that_are_not_all_text_are_hashed_as_text():
     frame = trec_frame(run, qrels)
     assert not trec_layout(frame).text_ids
     result = EvaluationResult({"Retriever": frame})
-    values = result.trec_metrics(["P@3", "RR"], per_query=True)
+    values = result.trec_query_metrics(["P@3", "RR"])
     assert values.loc["q1"].tolist() == [2 / 3, 0.5]
-    pd.testing.assert_frame_equal(values, EvaluationResult({"Retriever": frame.copy()}).trec_metrics(["P@3", "RR"],
-                                                                                                     per_query=True))
+    pd.testing.assert_frame_equal(values, EvaluationResult({"Retriever": frame.copy()}).trec_query_metrics(["P@3", "RR"]))
 
 
 def test_random_runs_coded_and_hashed_agree():
@@ -169,7 +168,7 @@ def test_random_runs_coded_and_hashed_agree():
     qrels = {f"q{q}": {f"d{d}": int(g) for d, g in zip(rng.choice(400, 25, replace=False), rng.integers(-1, 4, 25))}
              for q in range(10, 70)}
     result = EvaluationResult.from_trec(run, qrels, progress=False)
-    pd.testing.assert_frame_equal(result.trec_metrics(ALL, per_query=True, complete=True), rebuilt_with(result, ALL))
+    pd.testing.assert_frame_equal(result.trec_query_metrics(ALL, complete=True), rebuilt_with(result, ALL))
 
 
 def test_every_query_retrieved_no_placeholder_row():
@@ -181,7 +180,7 @@ def test_every_query_retrieved_no_placeholder_row():
              for q in range(30)}
     result = EvaluationResult.from_trec(run, qrels, progress=False)
     assert (result["Retriever"]["document_id"] != "").all()
-    pd.testing.assert_frame_equal(result.trec_metrics(ALL, per_query=True, complete=True), rebuilt_with(result, ALL))
+    pd.testing.assert_frame_equal(result.trec_query_metrics(ALL, complete=True), rebuilt_with(result, ALL))
 
 
 def test_judged_ids_that_are_no_document_are_not_counted_on_either_path():
@@ -196,4 +195,4 @@ def test_judged_ids_that_are_no_document_are_not_counted_on_either_path():
         frame = trec_frame(run, qrels)
     assert trec_layout(frame).judgments.doc.size == 2  # d2 and d3
     result = EvaluationResult({"Retriever": frame})
-    pd.testing.assert_frame_equal(result.trec_metrics(ALL, per_query=True, complete=True), rebuilt_with(result, ALL))
+    pd.testing.assert_frame_equal(result.trec_query_metrics(ALL, complete=True), rebuilt_with(result, ALL))

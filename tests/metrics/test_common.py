@@ -26,13 +26,18 @@ from evalframe.options import MatchingOptions
 from evalframe.metrics import kernels
 from evalframe.metrics.kernels import DocumentCounts, EdgePolicy
 from evalframe.metrics.registry import (
+    AGGREGATIONS,
     ANSWER_METRICS,
     DOCUMENT_METRICS,
     EVALUATOR_METRICS,
     LEVELS,
     METRICS,
+    REGISTRY,
+    TREC_MEASURES,
+    aggregate,
     headline_metric,
 )
+from evalframe.metrics.trec import UNJUDGED, Measure, entry_of, evaluate, parse_measure
 from tests.fixtures import doc_row
 
 ALL_DOCUMENT = {**DOCUMENT_METRICS, **EVALUATOR_METRICS}
@@ -129,6 +134,7 @@ def test_kernels_use_numpy_only_and_the_registry_does_not_reach_frames():
         return names
 
     assert imported(package / "kernels.py") <= {"__future__", "dataclasses", "numpy"}
+    assert imported(package / "trec_kernels.py") <= {"__future__", "collections.abc", "dataclasses", "numpy"}
     registry = imported(package / "registry.py")
     # `from . import kernels`, and the package's error family
     assert {name for name in registry if name.startswith(".")} <= {".", ".kernels", "..errors"}
@@ -234,3 +240,116 @@ def test_answer_kernel_every_kept_value_missing_is_nan():
     best = kernels.best_per_query(np.array([np.nan, 0.3, np.nan]), np.array([True, False, False]),
                                   row_query=np.array([0, 0, 1]), by_query=np.arange(3), starts=np.array([0, 2]))
     assert np.isnan(best[0]) and best[1] == 0.0
+
+
+# ------------------------------------------------------------------------------------- every entry
+def test_every_entry_has_an_aggregation_and_one_name():
+    assert all(m.aggregation in AGGREGATIONS for m in REGISTRY)
+    names = [(m.family, m.name) for m in REGISTRY]
+    assert len(names) == len(set(names))
+    assert [m.name for m in REGISTRY if m.family == "trec"] == list(TREC_MEASURES)
+    values = np.array([0.25, 1.0, 0.0])
+    assert AGGREGATIONS["mean"](values) == 1.25 / 3 and AGGREGATIONS["sum"](values) == 1.25
+    # trec_eval's gm_map: each value floored at 1e-5, then exp(mean(log))
+    assert AGGREGATIONS["geometric_mean"](values) == pytest.approx((0.25 * 1.0 * 1e-5) ** (1 / 3), rel=1e-12)
+    assert aggregate(METRICS["f1"], pd.Series([0.5, np.nan, 1.0])) == 0.75  # a Series' mean skips NaN
+
+
+# ------------------------------------------------------------------------------------- trec_eval measures
+# Two queries, worked out by hand (relevance level 1):
+#   query 0: ranks 1, 2, 3 grades 0, 1, unjudged; judged grades 1, 1, 0 (one relevant document not retrieved):
+#            num_rel 2, num_nonrel 1
+#   query 1: ranks 1, 2 grades 1, 0; judged grades 1, 0: num_rel 1, num_nonrel 1
+TINY = {"row_query": [0, 0, 0, 1, 1], "position": [0, 1, 2, 0, 1], "grade": [0, 1, UNJUDGED, 1, 0],
+        "judged_query": [0, 0, 0, 1, 1], "judged_grade": [1, 1, 0, 1, 0]}
+TINY_VALUES = {  # every trec entry: a measure of it and its values per query
+    "AP": ("AP", [(1 / 2) / 2, (1 / 1) / 1]),
+    "nDCG": ("nDCG", [(1 / np.log2(3)) / (1 + 1 / np.log2(3)), 1.0]),
+    "P": ("P@2", [1 / 2, 1 / 2]),
+    "R": ("R@2", [1 / 2, 1 / 1]),
+    "RR": ("RR", [1 / 2, 1 / 1]),
+    "Success": ("Success@1", [0.0, 1.0]),
+    "Rprec": ("Rprec", [1 / 2, 1 / 1]),
+    # query 0: its relevant document has one judged non-relevant above: 1 - min(1, 2) / min(1, 2) = 0
+    "Bpref": ("Bpref", [0.0, 1.0]),
+}
+
+
+def _evaluate(names, arrays, n_queries):
+    return evaluate([parse_measure(n) for n in names], n_queries=n_queries,
+                    **{key: np.asarray(value, dtype=np.int64) for key, value in arrays.items()})
+
+
+def test_every_trec_measure_has_a_hand_worked_case():
+    assert set(TINY_VALUES) == set(TREC_MEASURES), "add the new measure's values on TINY"
+    values = _evaluate([name for name, _ in TINY_VALUES.values()], TINY, 2)
+    for entry, (name, expected) in TINY_VALUES.items():
+        assert entry_of(name) is TREC_MEASURES[entry]
+        np.testing.assert_allclose(values[name], expected, rtol=0, atol=1e-15, err_msg=name)
+
+
+def test_every_trec_spec_is_complete_and_its_names_resolve_to_it():
+    for name, entry in TREC_MEASURES.items():
+        assert entry.family == "trec" and entry.level == "document" and entry.name == name
+        assert entry.description and entry.formula and entry.edge and entry.finish and entry.policy
+        assert entry.bounds is not None and entry.bounds[0] <= entry.bounds[1]
+        canonical = f"{name}@7" if entry.cutoff == "required" else name
+        assert parse_measure(canonical) == Measure(name, 7 if entry.cutoff == "required" else None)
+        for alias in entry.aliases:
+            if alias.endswith(".k"):  # trec_eval's stem with a cutoff: P.7 and P_7 are P@7
+                for text in (alias[:-2] + ".7", alias[:-2] + "_7"):
+                    assert parse_measure(text) == Measure(name, 7), text
+            else:
+                assert parse_measure(alias) == Measure(name), alias
+    aliases = [a for m in TREC_MEASURES.values() for a in m.aliases]
+    assert len(aliases) == len(set(aliases)), "an alias names one measure"
+
+
+def random_ranking(seed: int) -> tuple[dict[str, np.ndarray], int]:
+    """Queries of 0..8 judged documents (grades -1..3) and 0..10 retrieved ones (judged or not), as evaluate takes them."""
+    rng = np.random.default_rng(seed)
+    n_queries = int(rng.integers(1, 8))
+    arrays: dict[str, list[int]] = {key: [] for key in TINY}
+    for q in range(n_queries):
+        judged = rng.integers(-1, 4, int(rng.integers(0, 9)))
+        pool = list(judged) + [UNJUDGED] * int(rng.integers(0, 5))  # a grade per document of the query's pool
+        ranking = rng.permutation(len(pool))[:int(rng.integers(0, 11))]
+        arrays["row_query"] += [q] * len(ranking)
+        arrays["position"] += list(range(len(ranking)))
+        arrays["grade"] += [int(pool[i]) for i in ranking]
+        arrays["judged_query"] += [q] * len(judged)
+        arrays["judged_grade"] += sorted((int(g) for g in judged), reverse=True)
+    return {key: np.asarray(value, dtype=np.int64) for key, value in arrays.items()}, n_queries
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_trec_measures_one_value_per_query_within_bounds_and_the_edge_policy(seed):
+    arrays, n_queries = random_ranking(seed)
+    rng = np.random.default_rng(seed)
+    names = []
+    for name, entry in TREC_MEASURES.items():
+        cutoff = f"@{int(rng.integers(1, 12))}" if entry.cutoff == "required" or rng.random() < 0.5 else ""
+        cutoff = "" if entry.cutoff == "none" else cutoff
+        rel = int(rng.integers(1, 4)) if entry.rel else 1
+        names.append(name + (f"(rel={rel})" if rel != 1 else "") + cutoff)
+    values = _evaluate(names, arrays, n_queries)
+    for name in names:
+        measure, entry = parse_measure(name), entry_of(name)
+        got = values[str(measure)]
+        assert got.shape == (n_queries,) and got.dtype == np.float64, name
+        low, high = entry.bounds
+        assert np.all((got >= low) & (got <= high)), (name, got)
+        relevant = arrays["grade"] >= measure.rel
+        hits = np.bincount(arrays["row_query"], weights=relevant, minlength=n_queries)
+        num_rel = np.bincount(arrays["judged_query"], weights=arrays["judged_grade"] >= measure.rel, minlength=n_queries)
+        assert np.all(got[(hits == 0) & (num_rel == 0)] == entry.policy.no_gold), name
+        assert np.all(got[(hits == 0) & (num_rel > 0)] == entry.policy.no_hit), name
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_trec_recall_and_success_never_drop_as_k_grows(seed):
+    arrays, n_queries = random_ranking(seed)
+    for stem in ("R", "Success"):
+        at_k = [_evaluate([f"{stem}@{k}"], arrays, n_queries)[f"{stem}@{k}"] for k in range(1, 12)]
+        assert all(np.all(later >= earlier) for earlier, later in itertools.pairwise(at_k)), (stem, at_k)
+

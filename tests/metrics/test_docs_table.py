@@ -18,6 +18,7 @@ from evalframe.metrics.registry import (
     EVALUATOR_METRICS,
     TABLE_END,
     TABLE_START,
+    TREC_MEASURES,
     metrics_table_markdown,
     update_metrics_table,
 )
@@ -36,7 +37,9 @@ def test_the_docs_table_is_the_generated_one():
 def test_the_table_has_one_row_per_registered_metric():
     rows = metrics_table_markdown().splitlines()[2:]
     names = [row.split("|")[1].strip().strip("`") for row in rows]
-    assert names == [*ANSWER_METRICS, *DOCUMENT_METRICS, *EVALUATOR_METRICS]
+    assert names == [*ANSWER_METRICS, *DOCUMENT_METRICS, *EVALUATOR_METRICS, *TREC_MEASURES]
+    # a trec measure's row says its parameters and its names in trec_eval's form
+    assert rows[-8].endswith("| [@k], rel; `map`, `map_cut.k` |") and rows[-6].endswith("| @k, rel; `P.k` |")
 
 
 def test_update_replaces_only_the_marked_table():

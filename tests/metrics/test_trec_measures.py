@@ -85,7 +85,7 @@ def test_all_measures_in_one_call_equal_one_at_a_time():
 
 
 def test_several_cutoffs_of_one_family_in_one_pass(monkeypatch):
-    from evalframe.metrics import trec
+    from evalframe.metrics import trec_kernels as trec
 
     calls = []
     original = trec.cutoff_sums
@@ -184,7 +184,8 @@ def test_cutoffs_and_levels_are_ascii_ints_in_range(text, words):
 
 def test_evaluate_on_the_judged_rows_equals_the_kernels_on_every_row():
     """evaluate runs the kernels on the judged rows only; on every row they give the same values, bit for bit."""
-    from evalframe.metrics import trec as kernels
+    from evalframe.metrics import trec_kernels as kernels
+    from evalframe.metrics.trec import evaluate, parse_measures
 
     rng = np.random.default_rng(11)
     n_queries = 30
@@ -194,10 +195,10 @@ def test_evaluate_on_the_judged_rows_equals_the_kernels_on_every_row():
     judged_query = np.sort(rng.integers(0, n_queries, 400))
     judged_grade = rng.integers(-1, 4, 400)
     judged_grade = judged_grade[np.lexsort((-judged_grade, judged_query))]
-    measures = kernels.parse_measures(["AP", "AP@5", "nDCG", "nDCG@3", "P@3", "P(rel=2)@10", "R@10", "RR", "RR@2",
+    measures = parse_measures(["AP", "AP@5", "nDCG", "nDCG@3", "P@3", "P(rel=2)@10", "R@10", "RR", "RR@2",
                                        "Rprec", "Bpref", "Success@2"])
-    values = kernels.evaluate(measures, row_query=row_query, position=position, grade=grade, judged_query=judged_query,
-                              judged_grade=judged_grade, n_queries=n_queries)
+    values = evaluate(measures, row_query=row_query, position=position, grade=grade, judged_query=judged_query,
+                      judged_grade=judged_grade, n_queries=n_queries)
     num_rel = np.bincount(judged_query, weights=judged_grade >= 1, minlength=n_queries)
     relevant = grade >= 1
     num_nonrel = np.bincount(judged_query, weights=(judged_grade >= 0) & (judged_grade < 1), minlength=n_queries)
@@ -210,7 +211,7 @@ def test_evaluate_on_the_judged_rows_equals_the_kernels_on_every_row():
         "AP": ap[:, -1], "AP@5": ap[:, 0], "nDCG": gain[:, -1], "nDCG@3": gain[:, 0],
         "P@3": counts[:, 1] / 3,
         "P(rel=2)@10": kernels.relevant_counts(row_query, position, grade >= 2, n_queries, [10])[:, 0] / 10,
-        "R@10": kernels._divide(counts[:, 2], num_rel),
+        "R@10": kernels.divide(counts[:, 2], num_rel),
         "RR": rr[:, -1], "RR@2": rr[:, 0],
         "Rprec": kernels.r_precision(row_query, position, relevant, num_rel, n_queries),
         "Bpref": kernels.bpref(row_query, grade, 1, num_rel, num_nonrel, n_queries),

@@ -81,13 +81,20 @@ def test_list_metrics(capsys):
 
 def test_list_metrics_prints_level_headline_and_bounds_of_every_metric(capsys):
     code, out, _ = run(capsys, "list-metrics")
-    lines = {line.split()[0]: line.split() for line in out.splitlines() if line.startswith("  ")}
+    haystack, trec = out.split("\ntrec_eval measures", 1)
+    lines = {line.split()[0]: line.split() for line in haystack.splitlines() if line.startswith("  ")}
     assert code == 0 and out.splitlines()[0] == "answer metrics:" and "document metrics:" in out.splitlines()
     assert list(lines) == ["exact_match", "f1", "sas", "recall_multi_hit", "recall_single_hit", "precision", "map", "mrr", "ndcg"]
     assert [name for name, words in lines.items() if "headline" in words] == ["f1", "recall_single_hit"]
     assert [name for name, words in lines.items() if "unbounded" in words] == ["sas", "map", "ndcg"]
     assert lines["precision"][:3] == ["precision", "document", "[0,"] and lines["f1"][1] == "answer"
     assert "Reciprocal rank of the first relevant document." in out
+    # then trec_eval's measures, each with its parameters, bounds, description and trec_eval's names
+    measures = {line.split()[0]: line for line in trec.splitlines() if line.startswith("  ")}
+    assert list(measures) == ["AP", "nDCG", "P", "R", "RR", "Success", "Rprec", "Bpref"]
+    assert measures["P"].split()[:5] == ["P", "document", "@k,", "rel", "[0,"]
+    assert measures["nDCG"].split()[:3] == ["nDCG", "document", "[@k]"]
+    assert measures["AP"].endswith("trec_eval: map, map_cut.k.") and measures["RR"].endswith("trec_eval: recip_rank.")
 
 
 @pytest.mark.parametrize(
