@@ -1,7 +1,8 @@
 """evalframe's own CSV files: one ``<node>.csv`` per node, written and read as ``evalframe.json`` describes.
 
-Cells are encoded by :mod:`evalframe.io.codecs`; this module writes them (as texts made column-wide, joined
-into lines by Arrow, or with Python's C csv writer for other options: the same bytes, docs/performance.md#saving-csv) and
+Cells are encoded by :mod:`evalframe.io.codecs`; this module writes them (as texts made column-wide by
+:mod:`evalframe.io.csv_render`, joined into lines by Arrow, or with Python's C csv writer for other options: the same
+bytes, docs/performance.md#saving-csv) and
 reads them back (with pyarrow's reader, :mod:`evalframe.io.arrow_csv`, when it is installed and sure to
 read the file as pandas does; else with pandas). Rows with too few or too many cells and cells of a
 native column that do not parse are refused with a :class:`LoadError` naming the row and column
@@ -22,7 +23,8 @@ import numpy as np
 import pandas as pd
 
 from . import arrow_csv
-from .codecs import TextColumn, decode_column
+from .codecs import decode_column
+from .csv_render import TextColumn
 from .folder import Folder
 from .._validation import few_names
 from ..columns import METRIC_LIST_COLUMNS
@@ -167,7 +169,7 @@ def write(path: Path, columns: dict[str, list[Any]] | dict[str, TextColumn], *, 
           quoting: int) -> None:
     """One header row and the encoded cells: Python values (:func:`evalframe.io.codecs.encode_frame`) with
     Python's C csv writer (floats are written by repr: exact), or texts made column-wide
-    (:func:`evalframe.io.codecs.encode_frame_texts`, where :func:`writes_texts` allows the options) with Arrow."""
+    (:func:`evalframe.io.csv_render.encode_frame_texts`, where :func:`writes_texts` allows the options) with Arrow."""
     if any(isinstance(column, TextColumn) for column in columns.values()):
         _write_texts(path, cast("dict[str, TextColumn]", columns), sep=sep, quoting=quoting)
         return
@@ -191,7 +193,7 @@ _BATCH_ROWS = 1 << 16
 
 
 def writes_texts(sep: Any, encoding: Any, quoting: Any) -> bool:
-    """Whether :func:`write` writes texts made column-wide with Arrow (:func:`evalframe.io.codecs.encode_frame_texts`)
+    """Whether :func:`write` writes texts made column-wide with Arrow (:func:`evalframe.io.csv_render.encode_frame_texts`)
     as the bytes the csv module writes for the cells of :func:`evalframe.io.codecs.encode_frame` with these options.
 
     It does for UTF-8 files quoted with ``csv.QUOTE_NONNUMERIC`` (the default) or ``csv.QUOTE_ALL``, a
@@ -212,7 +214,7 @@ def writes_texts(sep: Any, encoding: Any, quoting: Any) -> bool:
 
 
 def _write_texts(path: Path, columns: dict[str, TextColumn], *, sep: str, quoting: int) -> None:
-    """Write the header row and the columns' texts (:func:`evalframe.io.codecs.encode_frame_texts`) as UTF-8.
+    """Write the header row and the columns' texts (:func:`evalframe.io.csv_render.encode_frame_texts`) as UTF-8.
 
     The bytes are those the csv module writes for the same cells, when
     :func:`writes_texts` allows these options: every field but a number quoted (every field with

@@ -29,7 +29,8 @@ import pandas as pd
 from . import atomic
 from . import csv as csv_format
 from . import haystack1
-from .codecs import check_frame, encode_frame, encode_frame_texts
+from .codecs import check_frame, encode_frame
+from .csv_render import encode_frame_texts
 from .partitioned import check_node_name
 from .folder import Folder, FolderMissing, KeptChanging, Vanished, with_retries
 from . import partitioned as partitioned_format
