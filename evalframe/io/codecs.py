@@ -31,13 +31,27 @@ from .._validation import few_names, short_repr
 from ..columns import LIST_COLUMNS
 from ..errors import SaveError, warn
 from ..frames.arrays import DistinctLists, object_array
-from .literals import LITERAL_CELL_LIMIT, UNREADABLE, LiteralParser, is_missing, large_literal
+from . import literals
+from .literals import is_missing
 
 __all__ = [
     "as_object_column", "by_identity", "check_frame", "check_literal_sizes", "checked_distinct", "decode_column",
     "encode_column", "encode_columns", "encode_frame", "encode_text", "encodes", "first_of_codes", "is_native_dtype",
     "native_spec", "refuse_long_literals",
 ]
+
+#: The literal parser's names, in :mod:`evalframe.io.literals` since codecs.py was split.
+_MOVED = ("LITERAL_CELL_LIMIT", "LiteralParser", "UNREADABLE", "large_literal", "literal_eval", "string_list")
+
+
+def __getattr__(name: str) -> Any:
+    """The literal parser's old path (``from evalframe.io.codecs import LiteralParser``), with a FutureWarning."""
+    if name in _MOVED:
+        warn(f"evalframe.io.codecs.{name} moved to evalframe.io.literals.{name}; import it from there (this alias "
+             "will be removed).", FutureWarning)
+        return getattr(literals, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 _LITERAL_SCALARS = (str, int, float, bool, bytes, type(None))
 
@@ -277,15 +291,16 @@ def encode_columns(node: str, frame: pd.DataFrame, encode: Callable[..., tuple[A
 
 
 def check_literal_sizes(cells: list[Any], *, node: str, column: Hashable) -> None:
-    """Refuse a literal cell that load would refuse: longer than :data:`LITERAL_CELL_LIMIT` and not of a shape
-    :func:`large_literal` reads (a :class:`SaveError` naming node, column and row, before anything is written).
+    """Refuse a literal cell that load would refuse: longer than :data:`~evalframe.io.literals.LITERAL_CELL_LIMIT`
+    and not of a shape :func:`~evalframe.io.literals.large_literal` reads (a :class:`SaveError` naming node, column
+    and row, before anything is written).
 
     ``cells`` are a literal column's texts as encoded, one per row (the CSV writer's texts made column-wide:
     :func:`evalframe.io.csv_render.check_text_sizes`); only texts beyond the limit are looked at, each distinct
     one once.
     """
     lengths = np.fromiter(map(len, cells), dtype=np.int64, count=len(cells))
-    longer = np.flatnonzero(lengths > LITERAL_CELL_LIMIT)
+    longer = np.flatnonzero(lengths > literals.LITERAL_CELL_LIMIT)
     first: dict[int, int] = {}  # a cell shared by rows is one text object: checked once, at its first row
     for position in longer.tolist():
         first.setdefault(id(cells[position]), position)
@@ -296,10 +311,11 @@ def check_literal_sizes(cells: list[Any], *, node: str, column: Hashable) -> Non
 def refuse_long_literals(positions: list[int], texts: list[str], codes: np.ndarray | None, *, node: str,
                          column: Hashable) -> None:
     """:class:`SaveError` for the first of ``texts`` (the literal texts at ``positions``, a row each, or with
-    ``codes`` (one per row) a distinct text each) that is longer than :data:`LITERAL_CELL_LIMIT` and that
-    :func:`large_literal` does not read."""
+    ``codes`` (one per row) a distinct text each) that is longer than
+    :data:`~evalframe.io.literals.LITERAL_CELL_LIMIT` and that :func:`~evalframe.io.literals.large_literal` does not
+    read."""
     for position, text in zip(positions, texts):
-        if len(text) <= LITERAL_CELL_LIMIT or large_literal(text) is not UNREADABLE:
+        if len(text) <= literals.LITERAL_CELL_LIMIT or literals.large_literal(text) is not literals.UNREADABLE:
             continue
         row = (position if codes is None else int(np.argmax(codes == position))) + 1
         fix = ("give the column one kind of missing value (None, NaN or '') and no NUL character or lone surrogate "
@@ -307,7 +323,7 @@ def refuse_long_literals(positions: list[int], texts: list[str], codes: np.ndarr
                if text[:1] in "'\"" else "store it as a list of strings or of numbers, or split or shorten it")
         raise SaveError(
             f"node {node!r}, column {column!r}, row {row}: the cell is written as a Python literal of {len(text):,} "
-            f"characters, and load reads literals over {LITERAL_CELL_LIMIT:,} characters (1 MiB) only when they are "
+            f"characters, and load reads literals over {literals.LITERAL_CELL_LIMIT:,} characters (1 MiB) only when they are "
             f"lists of strings or JSON-like numbers and lists, so it would refuse this folder. Nothing was written; "
             f"{fix}."
         )
@@ -352,7 +368,7 @@ def decode_column(path: Path, spec: dict[str, Any], cells: pd.Series) -> tuple[p
         if empty != "":
             column = column.where(column != "", empty)
     else:
-        lists = LiteralParser(path, name).distinct_values(cells)
+        lists = literals.LiteralParser(path, name).distinct_values(cells)
         column = pd.Series(lists.row_values(), index=cells.index, dtype=object)
     if spec["dtype"] == "object":
         return column, lists
