@@ -19,12 +19,12 @@ from .arrays import (
     SelectedLists,
     coded_values,
     first_appearance_codes,
-    first_equal_rows,
     numeric_column,
     row_label,
     segment_positions,
     select_lists,
 )
+from .hashing import first_equal_rows
 from .._validation import require_columns
 from ..columns import MATCH_LIST_COLUMNS, NO_ANSWER_DOCUMENT_ID
 from ..errors import SchemaError

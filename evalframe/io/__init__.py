@@ -4,8 +4,10 @@ Modules, each holding one thing:
 
 ``results``    the order of a save and of a load (:func:`save_result`, :func:`load_result`);
 ``manifest``   ``evalframe.json``: reading it and checking its fields;
-``codecs``     column encodings shared by CSV and Parquet, the literal parser;
-``csv``        evalframe's own CSV files (``arrow_csv``: the pyarrow reader of them);
+``codecs``     column encodings shared by CSV and Parquet (the codec of each column, its cells as written);
+``literals``   the literal parser: literal cells read back with ``ast.literal_eval``'s rules;
+``csv``        evalframe's own CSV files (``csv_dialect``: the separators, encodings and quotings they may have;
+               ``csv_render``: their texts made column-wide in Arrow; ``arrow_csv``: the pyarrow reader of them);
 ``parquet``    the Parquet files (extra ``evalframe[parquet]``);
 ``partitioned`` partitioned Parquet folders: the partition rule, one partition's files written and read;
 ``haystack1``  folders Haystack 1.x wrote;

@@ -1,9 +1,10 @@
 """evalframe's own CSV files: one ``<node>.csv`` per node, written and read as ``evalframe.json`` describes.
 
-Cells are encoded by :mod:`evalframe.io.codecs`; this module writes them (as texts made column-wide, joined
-into lines by Arrow, or with Python's C csv writer for other options: the same bytes, docs/performance.md#saving-csv) and
-reads them back (with pyarrow's reader, :mod:`evalframe.io.arrow_csv`, when it is installed and sure to
-read the file as pandas does; else with pandas). Rows with too few or too many cells and cells of a
+Cells are encoded by :mod:`evalframe.io.codecs`; this module writes them (as texts made column-wide by
+:mod:`evalframe.io.csv_render`, joined into lines by Arrow, or with Python's C csv writer for other options: the same
+bytes, docs/performance.md#saving-csv) with the options :mod:`evalframe.io.csv_dialect` allows, and reads them back
+(with pyarrow's reader, :mod:`evalframe.io.arrow_csv`, when it is installed and sure to read the file as pandas does;
+else with pandas). Rows with too few or too many cells and cells of a
 native column that do not parse are refused with a :class:`LoadError` naming the row and column
 (see docs/persistence.md#loading).
 """
@@ -22,152 +23,40 @@ import numpy as np
 import pandas as pd
 
 from . import arrow_csv
-from .codecs import TextColumn, decode_column
+from .codecs import decode_column
+from . import csv_dialect
+from .csv_dialect import close_encoding, codec_name, encoding_problem
+from .csv_render import TextColumn
 from .folder import Folder
-from .._validation import few_names
+from .._validation import few_names, short_repr
 from ..columns import METRIC_LIST_COLUMNS
-from .._validation import did_you_mean, short_repr
-from ..errors import LoadError, SaveError
+from ..errors import LoadError, warn
 from ..frames.arrays import DistinctLists
 
-__all__ = ["EXACT_FLOATS", "check_dialect", "check_rows", "encoding_problem", "read", "read_frame", "save_options",
-           "separator_problem", "write", "writes_texts"]
+__all__ = ["EXACT_FLOATS", "check_dialect", "check_rows", "read", "read_frame", "write", "writes_texts"]
 
-#: to_csv options that keep a folder readable by load(): recorded in evalframe.json where load needs them.
-_SAVE_OPTIONS = frozenset({"sep", "encoding", "quoting"})
+#: The dialect checks, in :mod:`evalframe.io.csv_dialect` since csv.py was split.
+_MOVED = ("save_options", "separator_problem")
+
+
+def __getattr__(name: str) -> Any:
+    """The dialect checks' old path (``from evalframe.io.csv import save_options``), with a FutureWarning."""
+    if name in _MOVED:
+        warn(f"evalframe.io.csv.{name} moved to evalframe.io.csv_dialect.{name}; import it from there (this alias "
+             "will be removed).", FutureWarning)
+        return getattr(csv_dialect, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 #: pandas 3 parses floats exactly by default and deprecates the option; 2.x needs it for exact floats.
 EXACT_FLOATS = {"float_precision": "round_trip"} if int(pd.__version__.split(".")[0]) < 3 else {}
-
-
-#: The quoting values whose files load reads back exactly, by the names save's messages give them.
-_QUOTINGS = {csv.QUOTE_NONNUMERIC: "csv.QUOTE_NONNUMERIC", csv.QUOTE_ALL: "csv.QUOTE_ALL",
-             csv.QUOTE_MINIMAL: "csv.QUOTE_MINIMAL"}
-#: Python's own encodings that rewrite the text (idna lower-cases "É", raw_unicode_escape reads a typed "\\u0041" as
-#: "A", punycode encodes a whole text, not character by character): a file in them does not read back as written.
-_TRANSFORMING_ENCODINGS = frozenset({"idna", "punycode", "raw-unicode-escape"})
-#: Text a CSV file's encoding must write and read back, character by character (the structure of evalframe's files).
-_ENCODING_PROBE = '"multilabel_id","score"\n"q 1",-0.5e+16;\t|\r\n"a ""b"", c",\n'
-
-
-def encoding_problem(encoding: object) -> str | None:
-    """Why ``encoding`` cannot be the encoding of a CSV file evalframe writes or reads, or None when it can.
-
-    It must name a text encoding Python knows (``codecs.lookup``, and ``str.encode`` takes it: not a
-    transform such as "rot13" or "base64"), be a character set (not one of Python's transforming encodings such
-    as "idna") and write the characters of a CSV file's structure one at a time and read them back one byte at a
-    time (as files are written and read in pieces). save, the manifest check and load's ``encoding`` all use it.
-
-    Examples
-    --------
-    >>> encoding_problem("utf-8") is None and encoding_problem("cp1252") is None
-    True
-    >>> encoding_problem("rot13")
-    'it is a transform for codecs.encode, not a text encoding'
-    """
-    if not isinstance(encoding, str):
-        return f"an encoding is a name, not a {type(encoding).__name__}"
-    try:
-        name = codecs.lookup(encoding).name
-    except (LookupError, ValueError):  # ValueError: a NUL in the name
-        return "it is not an encoding Python knows"
-    try:
-        "".encode(encoding)
-    except LookupError:  # str.encode refuses the codecs that are no text encoding
-        return "it is a transform for codecs.encode, not a text encoding"
-    except (UnicodeError, ValueError):
-        return "it cannot encode text"
-    if name in _TRANSFORMING_ENCODINGS:
-        return "it rewrites the text it encodes (it is not a character set)"
-    try:
-        encoder = codecs.getincrementalencoder(encoding)()
-        data = b"".join(encoder.encode(character) for character in _ENCODING_PROBE) + encoder.encode("", final=True)
-        decoder = codecs.getincrementaldecoder(encoding)()
-        text = "".join(decoder.decode(data[i:i + 1]) for i in range(len(data))) + decoder.decode(b"", final=True)
-    except (UnicodeError, ValueError, TypeError):
-        text = None
-    if text != _ENCODING_PROBE:
-        return "it does not read back the quotes, separators and line breaks of a CSV file"
-    return None
-
-
-def separator_problem(sep: object) -> str | None:
-    """Why ``sep`` cannot separate the cells of a CSV file evalframe writes, or None when it can: one character
-    other than the quote and the line breaks (save and the manifest check use it)."""
-    if not isinstance(sep, str):
-        return f"it is a {type(sep).__name__}, not a str"
-    if len(sep) != 1:
-        return f"it has {len(sep)} characters"
-    if sep in '"\r\n':
-        return "the quote and the line breaks delimit cells and rows"
-    return None
-
-
-def save_options(to_csv_kwargs: dict[str, Any]) -> dict[str, Any]:
-    """The ``sep``, ``encoding`` and ``quoting`` a save writes with, after refusing options load could not read back.
-
-    Examples
-    --------
-    >>> save_options({"sep": "\\n"})  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-      ...
-    evalframe.errors.SaveError: save(sep='\\n'): sep must be one character other than '"', '\\r' and '\\n', ...
-    """
-    unsupported = sorted(set(to_csv_kwargs) - _SAVE_OPTIONS)
-    if unsupported:
-        raise SaveError(
-            f"save() does not take the to_csv option(s) {few_names(unsupported)}: they would write a folder load() cannot read "
-            f"back exactly. Supported: {sorted(_SAVE_OPTIONS)}."
-        )
-    sep = to_csv_kwargs.get("sep", ",")
-    encoding = to_csv_kwargs.get("encoding", "utf-8")
-    quoting = to_csv_kwargs.get("quoting", csv.QUOTE_NONNUMERIC)
-    if type(quoting) is int and quoting == csv.QUOTE_NONE:
-        raise SaveError("save() needs quoting (texts hold commas and newlines); drop quoting=csv.QUOTE_NONE.")
-    if type(quoting) is not int or quoting not in _QUOTINGS:
-        raise SaveError(f"save(quoting={short_repr(quoting)}): quoting must be one of {', '.join(_QUOTINGS.values())} "
-                        "(the quotings whose files load reads back exactly); drop quoting= for the default.")
-    problem = separator_problem(sep)
-    if problem is not None:
-        raise SaveError(f"save(sep={short_repr(sep)}): sep must be one character other than '\"', '\\r' and '\\n', or "
-                        f"load could not read the folder back; {problem}. Pass e.g. sep=',' (the default) or sep=';'.")
-    problem = encoding_problem(encoding)
-    if problem is not None:
-        raise SaveError(f"save(encoding={short_repr(encoding)}): encoding must name a text encoding load reads back "
-                        f"exactly; {problem}. Pass e.g. encoding='utf-8' (the default).{_close_encoding(encoding)}")
-    try:
-        sep.encode(encoding)
-    except UnicodeEncodeError:
-        raise SaveError(f"save(sep={short_repr(sep)}, encoding={short_repr(encoding)}): the separator cannot be written "
-                        "in that encoding; choose another separator (e.g. sep=',') or encoding (e.g. 'utf-8').") from None
-    return {"sep": sep, "encoding": encoding, "quoting": quoting}
-
-
-def _codec_name(encoding: str) -> str | None:
-    """The name of the codec ``encoding`` names, or None when Python has none by that name."""
-    try:
-        return codecs.lookup(encoding).name
-    except LookupError:
-        return None
-
-
-def _close_encoding(encoding: object) -> str:
-    """`` Did you mean 'utf-8'?`` for a misspelt encoding name (among Python's names and aliases), else ""."""
-    if not isinstance(encoding, str) or "\x00" in encoding:
-        return ""
-    if _codec_name(encoding) is not None:
-        return ""  # a real name (e.g. 'rot13'): nothing to correct
-    import encodings.aliases
-
-    names = sorted(name for name in set(encodings.aliases.aliases.values()) | {"utf_8", "utf_8_sig", "cp1252", "latin_1"}
-                   if _codec_name(name) is not None)  # not 'mbcs' off Windows, say: a suggestion must work
-    return did_you_mean(encoding.lower().replace("-", "_"), names).replace("_", "-")
 
 
 def write(path: Path, columns: dict[str, list[Any]] | dict[str, TextColumn], *, sep: str, encoding: str,
           quoting: int) -> None:
     """One header row and the encoded cells: Python values (:func:`evalframe.io.codecs.encode_frame`) with
     Python's C csv writer (floats are written by repr: exact), or texts made column-wide
-    (:func:`evalframe.io.codecs.encode_frame_texts`, where :func:`writes_texts` allows the options) with Arrow."""
+    (:func:`evalframe.io.csv_render.encode_frame_texts`, where :func:`writes_texts` allows the options) with Arrow."""
     if any(isinstance(column, TextColumn) for column in columns.values()):
         _write_texts(path, cast("dict[str, TextColumn]", columns), sep=sep, quoting=quoting)
         return
@@ -191,7 +80,7 @@ _BATCH_ROWS = 1 << 16
 
 
 def writes_texts(sep: Any, encoding: Any, quoting: Any) -> bool:
-    """Whether :func:`write` writes texts made column-wide with Arrow (:func:`evalframe.io.codecs.encode_frame_texts`)
+    """Whether :func:`write` writes texts made column-wide with Arrow (:func:`evalframe.io.csv_render.encode_frame_texts`)
     as the bytes the csv module writes for the cells of :func:`evalframe.io.codecs.encode_frame` with these options.
 
     It does for UTF-8 files quoted with ``csv.QUOTE_NONNUMERIC`` (the default) or ``csv.QUOTE_ALL``, a
@@ -212,7 +101,7 @@ def writes_texts(sep: Any, encoding: Any, quoting: Any) -> bool:
 
 
 def _write_texts(path: Path, columns: dict[str, TextColumn], *, sep: str, quoting: int) -> None:
-    """Write the header row and the columns' texts (:func:`evalframe.io.codecs.encode_frame_texts`) as UTF-8.
+    """Write the header row and the columns' texts (:func:`evalframe.io.csv_render.encode_frame_texts`) as UTF-8.
 
     The bytes are those the csv module writes for the same cells, when
     :func:`writes_texts` allows these options: every field but a number quoted (every field with
@@ -299,7 +188,7 @@ def check_dialect(source: BinaryIO, path: Path, options: dict[str, Any]) -> None
     problem = encoding_problem(encoding)
     if problem is not None:  # the user's encoding= (--encoding): the manifest's was checked with the manifest
         raise LoadError(f"encoding {short_repr(encoding)} cannot read a CSV file: {problem}; pass e.g. 'utf-8', 'utf-8-sig' or "
-                        f"'cp1252'.{_close_encoding(encoding)}", parameter="encoding")
+                        f"'cp1252'.{close_encoding(encoding)}", parameter="encoding")
     name = codecs.lookup(encoding).name
     source.seek(0)
     head = source.read(_HEAD)
@@ -429,7 +318,7 @@ def _passed_dialect(recorded: dict[str, Any], given: dict[str, Any]) -> str | No
     for key in ("sep", "encoding"):
         if key not in given or key not in recorded or not isinstance(given[key], str):
             continue
-        if (_codec_name(given[key]) != _codec_name(recorded[key])) if key == "encoding" else given[key] != recorded[key]:
+        if (codec_name(given[key]) != codec_name(recorded[key])) if key == "encoding" else given[key] != recorded[key]:
             return key
     return None
 

@@ -1,6 +1,6 @@
 """Folders Haystack 1.x wrote (no ``evalframe.json``): each ``<node>.csv`` read with Haystack's rules.
 
-List columns are parsed as Python literals (:class:`evalframe.io.codecs.LiteralParser`, never ``eval``),
+List columns are parsed as Python literals (:class:`evalframe.io.literals.LiteralParser`, never ``eval``),
 empty cells become None, legacy column names are mapped (``content`` -> ``context``,
 ``gold_document_contents`` -> ``gold_contexts``, ``document_id`` -> ``document_ids`` in answer frames) and
 ``filters`` bytes literals are decoded to JSON text. A CSV with none of the evaluation columns is refused.
@@ -16,7 +16,7 @@ from typing import Any
 import pandas as pd
 
 from . import csv as csv_format
-from .codecs import LiteralParser
+from .literals import LiteralParser
 from .folder import Folder
 from .._validation import few_names
 from ..columns import COLUMN_ORDER, LIST_COLUMNS, METRIC_LIST_COLUMNS

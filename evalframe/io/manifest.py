@@ -14,11 +14,11 @@ from typing import Any
 
 import pandas as pd
 
-from .._validation import few_names
+from .._validation import few_names, short_repr
 from ..errors import InvalidParameterError, LoadError
 from ..options import MatchingOptions
-from .codecs import encodes, is_native_dtype, short_repr
-from .csv import encoding_problem, separator_problem
+from .codecs import encodes, is_native_dtype
+from .csv_dialect import encoding_problem, separator_problem
 from .folder import Folder, is_plain_name, with_retries
 
 __all__ = ["FORMAT_NAME", "FORMAT_VERSION", "PARTITIONED_FORMAT_VERSION", "MANIFEST_NAME", "invalid_matching",

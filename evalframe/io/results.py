@@ -29,7 +29,9 @@ import pandas as pd
 from . import atomic
 from . import csv as csv_format
 from . import haystack1
-from .codecs import check_frame, encode_frame, encode_frame_texts
+from .codecs import check_frame, encode_frame
+from .csv_dialect import save_options
+from .csv_render import encode_frame_texts
 from .partitioned import check_node_name
 from .folder import Folder, FolderMissing, KeptChanging, Vanished, with_retries
 from . import partitioned as partitioned_format
@@ -108,7 +110,7 @@ def _save_result(result: Any, out_dir: Path, format: str, partitions: int | None
         if to_csv_kwargs:
             raise SaveError(f"save(format='parquet') takes no CSV options; got {few_names(sorted(to_csv_kwargs))}.")
         from . import parquet  # needs pyarrow, imported only here
-    options = csv_format.save_options(to_csv_kwargs)
+    options = save_options(to_csv_kwargs)
     if not isinstance(result.matching, Mapping):  # an attribute anyone can set: the constructor's rule, at the save
         raise SaveError(f"result.matching must be a dict of matching options (or {{}}); got "
                         f"{type(result.matching).__name__}. Set it to a dict, e.g. result.matching = {{}}.")

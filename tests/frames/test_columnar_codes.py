@@ -1,4 +1,4 @@
-"""Run-based query codes and hash-found document duplicates (evalframe.frames.arrays) against pandas' factorize.
+"""Run-based query codes and hash-found document duplicates (evalframe.frames.arrays, .hashing) against pandas' factorize.
 
 ``first_appearance_codes`` hashes only the first value of each run of equal neighbours, and the document
 rows find a query's repeated ``document_id`` from one 64-bit key per id (``first_equal_rows``); both must
@@ -15,8 +15,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from evalframe import EvaluationResult, SchemaError
-from evalframe.frames import arrays, prepared
-from evalframe.frames.arrays import coded_values, first_appearance_codes, first_equal_rows, run_starts
+from evalframe.frames import arrays, hashing, prepared
+from evalframe.frames.arrays import coded_values, first_appearance_codes, run_starts
+from evalframe.frames.hashing import first_equal_rows
 from evalframe.frames.rows import coded_equals, column_coding, has_rows
 
 pa = pytest.importorskip("pyarrow")
@@ -84,7 +85,7 @@ def test_cells_that_cannot_be_keyed_are_left_to_the_caller():
 
 def test_a_key_collision_falls_back_to_exact_codes(monkeypatch):
     series = pd.Series(["a", "b", "a", "c"], dtype="string[pyarrow]")  # Arrow-backed on pandas 2.2 too ("str" is not)
-    monkeypatch.setattr(arrays, "_arrow_string_keys", lambda array, rows: np.zeros(len(rows), dtype=np.uint64))
+    monkeypatch.setattr(hashing, "_arrow_string_keys", lambda array, rows: np.zeros(len(rows), dtype=np.uint64))
     assert first_equal_rows(series, np.arange(4), np.zeros(4, dtype=np.int64)) is None
 
 

@@ -19,9 +19,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from evalframe import EvaluationResult
-from evalframe.io import codecs
+from evalframe.io import csv_render
 from evalframe.io import csv as csv_format
-from evalframe.io.codecs import encode_frame, encode_frame_texts, render_literals
+from evalframe.io.codecs import encode_frame
+from evalframe.io.csv_render import encode_frame_texts, render_literals
 
 pytest.importorskip("pyarrow")
 
@@ -182,7 +183,7 @@ def test_shared_and_per_row_cells_give_the_same_texts():
     one = [0.5, -0.0]
     shared = [one] * 3000  # one object: rendered once
     for cells in (per_row, shared, per_row[:10] + shared):
-        texts = codecs.encode_frame_texts("N", pd.DataFrame({"gold_answers_f1": cells}))[0]["gold_answers_f1"].texts
+        texts = csv_render.encode_frame_texts("N", pd.DataFrame({"gold_answers_f1": cells}))[0]["gold_answers_f1"].texts
         assert texts.to_pylist() == [repr(v) for v in cells]
 
 

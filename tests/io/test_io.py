@@ -237,7 +237,7 @@ def test_equal_list_cells_share_one_parsed_value(tmp_path):
 def test_literal_parsing_fast_paths_equal_literal_eval(tmp_path):
     import ast
 
-    from evalframe.io.codecs import LiteralParser
+    from evalframe.io.literals import LiteralParser
 
     texts = ["[1.0, 0.0]", "[1., .5]", "[-0.0, 1e-05, 12345678901234567890]", "['a', 'b c']", "['it''s']",
              "['a\\tb']", "[\"b'c\"]", "[{'start': 0, 'end': 6}]", "[]", "['x, y', 'z']", "[1.0, 0.0]"]
@@ -257,7 +257,7 @@ def test_literal_parsing_fast_paths_equal_literal_eval(tmp_path):
 def test_whole_column_literal_parsing_equals_literal_eval(tmp_path, texts):
     import ast
 
-    from evalframe.io.codecs import LiteralParser
+    from evalframe.io.literals import LiteralParser
 
     parser = LiteralParser(tmp_path / "f.csv", "c")
     try:

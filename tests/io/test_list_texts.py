@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from evalframe.errors import LoadError
-from evalframe.io.codecs import LiteralParser
+from evalframe.io.literals import LiteralParser
 
 pa = pytest.importorskip("pyarrow")
 
@@ -128,7 +128,7 @@ def test_any_literal_cells_parse_as_the_exact_parser_reads_them(cells: list[Any]
 def test_escapes_decode_as_python_literals_do_without_touching_the_warning_state(body):
     # the decoder's DeprecationWarning (unknown or over-large octal escapes) is no longer silenced with
     # warnings.catch_warnings, which is not thread-safe: the escapes are rewritten so that none is raised
-    from evalframe.io.codecs import _unescape
+    from evalframe.io.literals import _unescape
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

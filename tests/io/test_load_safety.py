@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from evalframe import EvaluationResult, LoadError, SaveError, SchemaError
 from evalframe.io import arrow_csv
 from evalframe.io import folder as _folder
-from evalframe.io.codecs import LITERAL_CELL_LIMIT, string_list
+from evalframe.io.literals import LITERAL_CELL_LIMIT, string_list
 from tests.fixtures import hand_result
 
 
@@ -477,7 +477,7 @@ def test_loads_in_several_threads_build_one_syntax_tree_at_a_time(tmp_path, monk
     import threading
     from concurrent.futures import ThreadPoolExecutor
 
-    from evalframe.io import codecs
+    from evalframe.io import literals
 
     frame = pd.DataFrame({"multilabel_id": [f"q{i}" for i in range(60)],
                           "filters": [{"k": (i, None, b"x")} for i in range(60)]})  # cells only the literal parser reads
@@ -496,7 +496,7 @@ def test_loads_in_several_threads_build_one_syntax_tree_at_a_time(tmp_path, monk
             with guard:
                 inside[0] -= 1
 
-    monkeypatch.setattr(codecs.ast, "literal_eval", literal_eval)
+    monkeypatch.setattr(literals.ast, "literal_eval", literal_eval)
     with ThreadPoolExecutor(4) as pool:
         loaded = list(pool.map(lambda _: EvaluationResult.load(folder, progress=False), range(4)))
     assert all(result["N"]["filters"].tolist() == frame["filters"].tolist() for result in loaded)

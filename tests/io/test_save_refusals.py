@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from evalframe import EvaluationResult, InvalidParameterError, LoadError, SaveError
 from evalframe.io import arrow_csv
-from evalframe.io.codecs import LITERAL_CELL_LIMIT
+from evalframe.io.literals import LITERAL_CELL_LIMIT
 from evalframe.present.cli import main
 
 
