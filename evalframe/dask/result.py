@@ -29,6 +29,7 @@ from ..analysis.examples import THRESHOLD, Examples
 from ..analysis.slices import (FieldPresence, SliceKey, beside, check_by, check_present, labelled, query_attributes,
                                query_keys)
 from ..errors import InvalidParameterError, LoadError, warn
+from ..frames.codings import Codings
 from ..io.folder import Folder
 from ..io.manifest import read_manifest
 from ..io.partitioned import check_key_summaries, key_summary, read_partition
@@ -462,7 +463,7 @@ def open_partition(path: str, number: int, generation: str | None, nodes: list[s
     _RETRIEVER.set(_NOT_SET if retriever is None else _check_retriever(path, number, part.frames, *retriever))
     for node, frame in part.frames.items():
         frame.index = pd.Index(part.keys[node])
-    return EvaluationResult(part.frames, matching=part.matching, list_codings=part.codings), part.keys
+    return EvaluationResult(part.frames, matching=part.matching, codings=Codings.of_lists(part.codings)), part.keys
 
 
 def _check_retriever(path: str, number: int, frames: dict[str, pd.DataFrame], node: str, mode: str,
