@@ -114,22 +114,23 @@ class EvaluationResult(Mapping):
                 raise InvalidParameterError(f"list_codings must be a dict {{node: {{column: DistinctLists}}}}; "
                                             f"got {type(list_codings).__name__}.")
             for node, columns in list_codings.items():
-                self._keep_lists(node, columns, "list_codings")
+                self._check_lists(node, columns, "list_codings")
+                self._store.keep_coding(node, NodeCoding(lists=columns))
         if codings is not None and not isinstance(codings, Codings):
             raise InvalidParameterError(f"codings must be an evalframe.frames.codings.Codings (node -> NodeCoding); "
                                         f"got {type(codings).__name__}.")
         for node, coding in (codings or Codings()).items():
             if not isinstance(coding, NodeCoding):
                 raise InvalidParameterError(f"codings[{node!r}] must be a NodeCoding; got {type(coding).__name__}.")
-            self._keep_lists(node, coding.lists, f"codings[{node!r}].lists", nested=False)
+            self._check_lists(node, coding.lists, f"codings[{node!r}].lists", nested=False)
             layout, frame = coding.trec, self[node]
             if layout is not None and (not isinstance(layout, TrecLayout) or len(layout.row_query) != len(frame)):
                 raise InvalidParameterError(f"codings[{node!r}].trec must be the TrecLayout of node {node!r}'s frame, one "
                                             f"code per row ({len(frame)}); got {type(layout).__name__}.")
-            self._store.keep_coding(node, NodeCoding(trec=layout))
+            self._store.keep_coding(node, coding)
 
-    def _keep_lists(self, node: str, columns: Mapping[str, DistinctLists], name: str, *, nested: bool = True) -> None:
-        """Keep a node's list codings ``{column: DistinctLists}`` (``name``: the parameter, for the errors)."""
+    def _check_lists(self, node: str, columns: Mapping[str, DistinctLists], name: str, *, nested: bool = True) -> None:
+        """Check a node's list codings ``{column: DistinctLists}`` (``name``: the parameter, for the errors)."""
         frame = self[node]  # an unknown node is named with the nodes held
         for column, lists in (columns.items() if isinstance(columns, Mapping) else [(None, columns)]):
             if column not in frame.columns or not isinstance(lists, DistinctLists) or len(lists.codes) != len(frame):
@@ -137,7 +138,6 @@ class EvaluationResult(Mapping):
                     f"{name}{f'[{node!r}]' if nested else ''}[{column!r}] must be the DistinctLists of a list column of "
                     f"node {node!r} with one code per row ({len(frame)}); got {type(lists).__name__}"
                     + ("" if column in frame.columns else " for a column the frame does not have") + ".")
-            self._store.keep_distinct_lists(node, column, lists)
 
     # ------------------------------------------------------------------ dict-like access
     def __getitem__(self, node: str) -> pd.DataFrame:

@@ -30,10 +30,9 @@ import numpy as np
 import pandas as pd
 
 from ..columns import COLUMN_ORDER, MATCH_LIST_COLUMNS
-from ..sources.trec import TrecLayout
 from ..errors import SchemaError
 from .arrays import DistinctLists
-from .codings import NodeCoding
+from .codings import NodeCoding, TrecLayout
 from .judged import JUDGMENT_COLUMNS, JudgedRows, prepare_judged_rows
 from .prepared import AnswerRows, DocumentRows, add_match_lists, prepare_answer_rows, prepare_document_rows
 from .rows import coded_equals, column_coding, row_positions
