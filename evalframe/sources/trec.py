@@ -732,7 +732,7 @@ class TrecLayout:
         return True
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # compared by identity: it holds arrays
 class TableCodes:
     """What a reader knows of the id columns of a frame it returned, handed over with the frame (never looked up).
 
