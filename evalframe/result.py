@@ -24,6 +24,7 @@ from .analysis.slices import SliceKey, beside, labelled, query_attributes, query
 from .columns import CRITERIA, EVAL_MODES
 from .errors import EvalframeError, InvalidParameterError, warn
 from .frames.arrays import DistinctLists
+from .frames.codings import Codings, NodeCoding, TrecLayout
 from .frames.rows import document_node, has_rows
 from .frames.store import PreparedStore
 from .frames.tables import answer_query_metrics, document_query_metrics
@@ -79,10 +80,13 @@ class EvaluationResult(MeanAnalyses, Mapping):
         The matching options the frames were built with (:class:`evalframe.options.MatchingOptions`, and
         ``sas_model``); saved in ``evalframe.json``; its ``context_matching_threshold`` is the default of the
         document metrics'.
+    codings : Codings, optional
+        What the builder or loader of the frames knows of their coding (:class:`evalframe.frames.codings.Codings`):
+        per node, its list columns' distinct cells and a code per row (so that work per cell is done once per
+        distinct cell) and how :meth:`from_trec` built its key columns. Each is used while the columns it
+        describes hold what they held.
     list_codings : dict of str to dict of str to DistinctLists, optional
-        ``{node: {column: codes}}``: a list column's distinct cells and a code per row, as a loader
-        read them (:class:`evalframe.frames.arrays.DistinctLists`), so that work per cell is done once
-        per distinct cell. A coding is used while its column holds the cells it was made from.
+        Deprecated (``FutureWarning``): ``codings=Codings.of_lists(list_codings)``.
 
     Examples
     --------
@@ -95,6 +99,7 @@ class EvaluationResult(MeanAnalyses, Mapping):
     """
 
     def __init__(self, node_results: Mapping[str, pd.DataFrame] | None = None, *, matching: Mapping[str, Any] | None = None,
+                 codings: Codings | None = None,
                  list_codings: Mapping[str, Mapping[str, DistinctLists]] | None = None) -> None:
         self.node_results: dict[str, pd.DataFrame] = {}
         self._store = PreparedStore(self.node_results)
@@ -105,18 +110,37 @@ class EvaluationResult(MeanAnalyses, Mapping):
         if matching is not None and not isinstance(matching, Mapping):
             raise InvalidParameterError(f"matching must be a dict or MatchingOptions; got {type(matching).__name__}.")
         self.matching: dict[str, Any] = dict(matching or {})
-        if list_codings is not None and not isinstance(list_codings, Mapping):
-            raise InvalidParameterError(f"list_codings must be a dict {{node: {{column: DistinctLists}}}}; "
-                                        f"got {type(list_codings).__name__}.")
-        for node, columns in (list_codings or {}).items():
-            frame = self[node]  # an unknown node is named with the nodes held
-            for column, lists in (columns.items() if isinstance(columns, Mapping) else [(None, columns)]):
-                if column not in frame.columns or not isinstance(lists, DistinctLists) or len(lists.codes) != len(frame):
-                    raise InvalidParameterError(
-                        f"list_codings[{node!r}][{column!r}] must be the DistinctLists of a list column of node {node!r} "
-                        f"with one code per row ({len(frame)}); got {type(lists).__name__}"
-                        + ("" if column in frame.columns else " for a column the frame does not have") + ".")
-                self._store.keep_distinct_lists(node, column, lists)
+        if list_codings is not None:
+            warn("EvaluationResult(list_codings=...) is deprecated; pass codings=Codings.of_lists(list_codings) "
+                 "(evalframe.frames.codings.Codings), which also carries from_trec's codes.", FutureWarning)
+            if not isinstance(list_codings, Mapping):
+                raise InvalidParameterError(f"list_codings must be a dict {{node: {{column: DistinctLists}}}}; "
+                                            f"got {type(list_codings).__name__}.")
+            for node, columns in list_codings.items():
+                self._check_lists(node, columns, "list_codings")
+                self._store.keep_coding(node, NodeCoding(lists=columns))
+        if codings is not None and not isinstance(codings, Codings):
+            raise InvalidParameterError(f"codings must be an evalframe.frames.codings.Codings (node -> NodeCoding); "
+                                        f"got {type(codings).__name__}.")
+        for node, coding in (codings or Codings()).items():
+            if not isinstance(coding, NodeCoding):
+                raise InvalidParameterError(f"codings[{node!r}] must be a NodeCoding; got {type(coding).__name__}.")
+            self._check_lists(node, coding.lists, f"codings[{node!r}].lists", nested=False)
+            layout, frame = coding.trec, self[node]
+            if layout is not None and (not isinstance(layout, TrecLayout) or len(layout.row_query) != len(frame)):
+                raise InvalidParameterError(f"codings[{node!r}].trec must be the TrecLayout of node {node!r}'s frame, one "
+                                            f"code per row ({len(frame)}); got {type(layout).__name__}.")
+            self._store.keep_coding(node, coding)
+
+    def _check_lists(self, node: str, columns: Mapping[str, DistinctLists], name: str, *, nested: bool = True) -> None:
+        """Check a node's list codings ``{column: DistinctLists}`` (``name``: the parameter, for the errors)."""
+        frame = self[node]  # an unknown node is named with the nodes held
+        for column, lists in (columns.items() if isinstance(columns, Mapping) else [(None, columns)]):
+            if column not in frame.columns or not isinstance(lists, DistinctLists) or len(lists.codes) != len(frame):
+                raise InvalidParameterError(
+                    f"{name}{f'[{node!r}]' if nested else ''}[{column!r}] must be the DistinctLists of a list column of "
+                    f"node {node!r} with one code per row ({len(frame)}); got {type(lists).__name__}"
+                    + ("" if column in frame.columns else " for a column the frame does not have") + ".")
 
     # ------------------------------------------------------------------ dict-like access
     def __getitem__(self, node: str) -> pd.DataFrame:
@@ -774,23 +798,25 @@ class EvaluationResult(MeanAnalyses, Mapping):
         0.25
         """
         from ._progress import Steps, enabled
-        from .sources.trec import trec_frame
-        from .sources.trec_files import read_qrels, read_queries, read_run
+        from .sources.trec import trec_frame_coded
+        from .sources.trec_files import read_qrels_coded, read_queries, read_run_coded
 
         if not isinstance(node, str) or not node:
             raise InvalidParameterError(f"node must be a non-empty string (the node's name); got {node!r}.")
         steps = Steps(show=enabled(progress), desc="reading TREC files", total=3, unit="step")
         try:
-            run_frame = read_run(run)
+            run_frame, run_codes = read_run_coded(run)
             steps.update(1)
-            qrels_frame = read_qrels(qrels)
+            qrels_frame, qrels_codes = read_qrels_coded(qrels)
             texts = read_queries(queries) if queries is not None else None
             steps.update(1)
-            frame = trec_frame(run_frame, qrels_frame, node=node, queries=texts)
+            built = trec_frame_coded(run_frame, qrels_frame, node=node, queries=texts, run_codes=run_codes,
+                                     qrels_codes=qrels_codes)
             steps.update(1)
         finally:
             steps.close()
-        return cls({node: frame}, matching={**MatchingOptions().as_dict(), "sas_model": None})
+        return cls({node: built.frame}, matching={**MatchingOptions().as_dict(), "sas_model": None},
+                   codings=Codings({node: NodeCoding(trec=built.layout)}))
 
     def _trec_node(self, node: str | None, needed_by: str) -> str:
         """``node``, or the one node with document rows (an error lists the nodes when there is none or several)."""
@@ -837,7 +863,8 @@ class EvaluationResult(MeanAnalyses, Mapping):
         check.check_choice(eval_mode, EVAL_MODES, name="eval_mode")
         check.check_choice(duplicates, ("error", "first"), name="duplicates")
         name = self._trec_node(node, "to_trec_run")
-        run = run_from_frame(self[name], node=name, eval_mode=eval_mode, scores=scores, duplicates=duplicates)
+        run = run_from_frame(self[name], node=name, eval_mode=eval_mode, scores=scores, duplicates=duplicates,
+                             layout=self._store.trec_layout(name))
         return write_run(run, path, tag=tag)
 
     def to_qrels(self, path: str | Path, node: str | None = None) -> Path:

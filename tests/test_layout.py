@@ -5,7 +5,10 @@
 * no module uses another module's private names: no ``from .x import _name``, no ``module._name``, no
   ``obj._method`` of an object whose class lives in another module (``_version`` / ``__version__`` and the
   package's private *modules*, such as ``_validation``, are fine);
-* every module is reached from an entry point (the package, the ``__main__`` modules and the console scripts).
+* every module is reached from an entry point (the package, the ``__main__`` modules and the console scripts);
+* a module imports only from its stage of the data path and earlier ones (:data:`STAGES`);
+* no module keeps a registry keyed by ``id()``, nor changes a module-level dict from a function
+  (:func:`id_registries`): what is known of an object travels with it.
 
 Edges: ``import evalframe.a.b`` and ``from evalframe.a import b`` (b a submodule) point at ``evalframe.a.b``;
 ``from evalframe.a import name`` points at ``evalframe.a`` (its ``__init__``), whose own imports are its edges.
@@ -382,3 +385,140 @@ def test_every_module_imports_only_from_its_stage_and_earlier_ones():
               for module in PARSED.values() for edge in module.edges
               if stage_of(edge.target) > stage_of(edge.source) and (edge.source, edge.target) not in UPWARD]
     assert not upward, f"{len(upward)} import(s) from a later stage:\n" + "\n".join(upward)
+
+
+# ---------------------------------------------------------------------------- (e) no registry keyed by id()
+#: Calls that change a dict in place.
+MUTATING_METHODS = {"pop", "popitem", "setdefault", "update", "clear", "__setitem__", "__delitem__"}
+#: What builds a mutable mapping at module level.
+MAPPING_FACTORIES = {"dict", "defaultdict", "OrderedDict", "WeakKeyDictionary", "WeakValueDictionary"}
+#: Module-level tables a function may change, each with its reason (keyed by value, never by id()).
+ALLOWED_REGISTRIES = {
+    ("evalframe.dask.client", "_connected"): "one Dask client per scheduler address and process, keyed by the address",
+}
+
+
+def is_mapping_value(value: ast.expr | None) -> bool:
+    """``{}``, ``{...: ...}``, a dict comprehension or ``dict()`` / ``defaultdict(...)`` / ``weakref.Weak*Dictionary()``."""
+    if isinstance(value, (ast.Dict, ast.DictComp)):
+        return True
+    if isinstance(value, ast.Call):
+        name = value.func.attr if isinstance(value.func, ast.Attribute) else getattr(value.func, "id", None)
+        return name in MAPPING_FACTORIES
+    return False
+
+
+def module_mappings(tree: ast.Module) -> set[str]:
+    """The names a module binds, at module level, to a new mutable mapping."""
+    names = set()
+    for statement in tree.body:
+        targets = (statement.targets if isinstance(statement, ast.Assign)
+                   else [statement.target] if isinstance(statement, ast.AnnAssign) else [])
+        if is_mapping_value(getattr(statement, "value", None)):
+            names.update(target.id for target in targets if isinstance(target, ast.Name))
+    return names
+
+
+def id_registries(tree: ast.Module, filename: str, allowed: frozenset[str] = frozenset()) -> list[str]:
+    """Module-level state looked up by object identity, or changed from inside functions.
+
+    A frame's codes must travel with it (returned, passed as arguments), never be parked in a module-level
+    table and found again by ``id(frame)``: such a table is hidden global state, keeps entries of dead objects
+    unless weakref callbacks clean up, and an id is reused once its object is gone. Two rules, read from the
+    source:
+
+    * ``id(...)`` -- or a local name assigned from ``id(...)`` -- is never the key of a module-level name:
+      not ``NAME[id(x)]``, not ``NAME.get(id(x))`` / ``.pop`` / ``.setdefault``, not ``id(x) in NAME``;
+    * a mutable mapping bound at module level (``{}``, ``dict()``, ``defaultdict()``, ``weakref.Weak*Dictionary()``)
+      is not changed inside a function or lambda (``NAME[k] = v``, ``del NAME[k]``, ``NAME.pop(...)``, ...):
+      module-level tables are constants, built once at import (``allowed``: names exempt from this rule, each
+      listed with its reason in :data:`ALLOWED_REGISTRIES`).
+    """
+    found = []
+    registries = module_mappings(tree) - allowed
+    module_names = {target.id for statement in tree.body for target in ast.walk(statement)
+                    if isinstance(statement, (ast.Assign, ast.AnnAssign)) and isinstance(target, ast.Name)}
+    for function in ast.walk(tree):
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            continue
+        body = function.body if isinstance(function.body, list) else [function.body]
+        nodes = [node for statement in body for node in ast.walk(statement)]
+        from_id = {target.id for node in nodes if isinstance(node, ast.Assign) and is_id_call(node.value)
+                   for target in node.targets if isinstance(target, ast.Name)}
+
+        def is_id(node: ast.AST, from_id: set[str] = from_id) -> bool:
+            return is_id_call(node) or (isinstance(node, ast.Name) and node.id in from_id)
+
+        for node in nodes:
+            line = f"{filename}:{getattr(node, 'lineno', function.lineno)}"
+            if isinstance(node, ast.Subscript) and is_one_of(node.value, module_names) and is_id(node.slice):
+                found.append(f"{line}: {ast.unparse(node)} (a module-level name keyed by id())")
+            elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.args
+                  and is_one_of(node.func.value, module_names) and node.func.attr in ("get", "pop", "setdefault")
+                  and is_id(node.args[0])):
+                found.append(f"{line}: {ast.unparse(node)} (a module-level name keyed by id())")
+            elif (isinstance(node, ast.Compare) and is_id(node.left) and isinstance(node.ops[0], (ast.In, ast.NotIn))
+                  and is_one_of(node.comparators[0], module_names)):
+                found.append(f"{line}: {ast.unparse(node)} (a module-level name keyed by id())")
+            targets = (node.targets if isinstance(node, (ast.Assign, ast.Delete))
+                       else [node.target] if isinstance(node, ast.AugAssign) else [])
+            if any(isinstance(t, ast.Subscript) and is_one_of(t.value, registries) for t in targets):
+                found.append(f"{line}: {ast.unparse(node).splitlines()[0]} (a module-level dict changed in a function)")
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in MUTATING_METHODS
+                    and is_one_of(node.func.value, registries)):
+                found.append(f"{line}: {ast.unparse(node)} (a module-level dict changed in a function)")
+    return sorted(set(found))
+
+
+def is_one_of(node: ast.AST, names: set[str]) -> bool:
+    """Whether ``node`` is the name of one of ``names``."""
+    return isinstance(node, ast.Name) and node.id in names
+
+
+def is_id_call(node: ast.AST | None) -> bool:
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "id"
+            and len(node.args) == 1)
+
+
+def test_no_module_keeps_a_registry_keyed_by_id():
+    found = [problem for name, module in PARSED.items()
+             for problem in id_registries(module.tree, str(MODULES[name].relative_to(ROOT)),
+                                          frozenset(table for owner, table in ALLOWED_REGISTRIES if owner == name))]
+    assert not found, (f"{len(found)} module-level registr(y/ies) (hand the value over with the object instead; "
+                       "see id_registries):\n" + "\n".join(found))
+
+
+def test_the_registry_rule_finds_an_id_keyed_registry():
+    """The rule on the registries sources/trec.py kept before issue 25, and on what stays allowed."""
+    old = '''
+import weakref
+_LAYOUTS: dict[int, tuple] = {}
+_CACHE = dict()
+
+def _remember(frame, layout):
+    key = id(frame)
+    _LAYOUTS[key] = (weakref.ref(frame, lambda _: _LAYOUTS.pop(key, None)), layout)
+
+def trec_layout(frame):
+    entry = _LAYOUTS.get(id(frame))
+    return entry[1] if entry is not None and entry[0]() is frame else None
+
+def cached(x):
+    if id(x) in _CACHE:
+        return _CACHE[id(x)]
+'''
+    found = id_registries(ast.parse(old), "old.py")
+    by_line = {(int(problem.split(":")[1]), problem.rpartition(" (a ")[2]) for problem in found}
+    assert by_line == {(8, "module-level name keyed by id())"), (8, "module-level dict changed in a function)"),
+                       (11, "module-level name keyed by id())"), (15, "module-level name keyed by id())"),
+                       (16, "module-level name keyed by id())")}, found
+    allowed = '''
+TABLE = {"a": 1}
+
+def local(cells):
+    first = {}
+    for cell in cells:
+        first.setdefault(id(cell), cell)
+    return TABLE["a"], TABLE.get("b"), id(None) in [id(c) for c in cells]
+'''
+    assert id_registries(ast.parse(allowed), "new.py") == []

@@ -35,6 +35,7 @@ from ..analysis.slices import FieldPresence, SliceKey, beside, check_by, check_p
 from ..errors import InvalidParameterError, LoadError, warn
 from ..frames.rows import document_node
 from ..frames.topk import retriever_mode, retriever_node_of
+from ..frames.codings import Codings
 from ..io.folder import Folder
 from ..io.manifest import read_manifest
 from ..io.partitioned import check_key_summaries, key_summary, partition_of_ids, read_partition
@@ -467,7 +468,7 @@ def open_partition(path: str, number: int, generation: str | None, nodes: list[s
     part = read_partition(path, number, generation, None if nodes is None or retriever is None else [*nodes, retriever[0]])
     for node, frame in part.frames.items():
         frame.index = pd.Index(part.keys[node])
-    return EvaluationResult(part.frames, matching=part.matching, list_codings=part.codings), part.keys
+    return EvaluationResult(part.frames, matching=part.matching, codings=Codings.of_lists(part.codings)), part.keys
 
 
 def partition_retriever(path: str, number: int, result: EvaluationResult,

@@ -29,10 +29,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..sources.trec import trec_layout
 from ..columns import COLUMN_ORDER, MATCH_LIST_COLUMNS
 from ..errors import SchemaError
 from .arrays import DistinctLists
+from .codings import NodeCoding, TrecLayout
 from .judged import JUDGMENT_COLUMNS, JudgedRows, prepare_judged_rows
 from .prepared import AnswerRows, DocumentRows, add_match_lists, prepare_answer_rows, prepare_document_rows
 from .rows import coded_equals, column_coding, row_positions
@@ -47,6 +47,8 @@ DOCUMENT_KEY_COLUMNS = (POSITION_COLUMNS + ("document_id", "gold_document_ids", 
 
 #: the columns judged rows (trec measures) are made from
 JUDGED_KEY_COLUMNS = POSITION_COLUMNS + JUDGMENT_COLUMNS
+#: the columns a TREC layout describes (:meth:`evalframe.sources.trec.TrecLayout.holds`)
+TREC_LAYOUT_COLUMNS = ("multilabel_id", "document_id", "type", "eval_mode", "rank")
 
 _SESSIONS = itertools.count(1)
 
@@ -156,6 +158,26 @@ class PreparedStore:
         """Keep a loader's coding of a list column, while the column holds the cells it was made from."""
         self.keep(node, ("lists", column), lists, (column,))
 
+    def keep_coding(self, node: str, coding: NodeCoding) -> None:
+        """Keep what a builder or loader handed over of ``node``'s coding: its list codings (each while its column
+        holds the cells it was made from) and its TREC layout (see :meth:`trec_layout`)."""
+        for column, lists in coding.lists.items():
+            self.keep_distinct_lists(node, column, lists)
+        if coding.trec is not None:  # checked against the frame on first use, not here (from_trec pays no witness)
+            self.keep(node, ("trec", "given"), coding.trec, ())
+
+    def trec_layout(self, node: str) -> TrecLayout | None:
+        """The TREC layout handed over for ``node`` while the key columns hold what it says, else None.
+
+        On first use it is checked against the frame (:meth:`~evalframe.sources.trec.TrecLayout.holds`) and then
+        kept with witnesses of :data:`TREC_LAYOUT_COLUMNS`: an edit of one of them drops it (the ids are then hashed).
+        """
+        def build() -> TrecLayout | None:
+            given = self.get(node, ("trec", "given"))
+            return given if given is not None and given.holds(self.frames[node]) else None
+
+        return self.cached(node, ("trec", "layout"), TREC_LAYOUT_COLUMNS, build)
+
     def positions(self, node: str, row_type: str, eval_mode: str) -> np.ndarray:
         """Positions of ``node``'s rows of ``row_type`` and ``eval_mode`` in its frame."""
         def equals(column: str, value: str) -> np.ndarray:  # type / eval_mode: coded once, then per value from the runs
@@ -201,8 +223,8 @@ class PreparedStore:
             frame = self.frames[node]
             where = f"node {node!r} (document rows, eval_mode={eval_mode!r})"
             lists = lambda column: self.distinct_lists(node, column)  # noqa: E731
-            layout = trec_layout(frame)
-            if layout is not None and layout.holds(frame):  # from_trec's frame, unedited: its codes, no hashing
+            layout = self.trec_layout(node)
+            if layout is not None:  # from_trec's frame, unedited: its codes, no hashing
                 if layout.constants["type"] != "document" or layout.constants["eval_mode"] != eval_mode:
                     return None
                 return prepare_judged_rows(frame, np.arange(len(frame)), where=where, duplicates=duplicates, lists=lists,

@@ -41,6 +41,7 @@ from .. import _progress
 from .._validation import check_path, few_names
 from ..errors import InvalidParameterError, LoadError, SaveError
 from ..frames.arrays import DistinctLists
+from ..frames.codings import Codings
 
 __all__ = ["load_result", "save_result", "save_parts"]
 
@@ -364,7 +365,7 @@ def load_result(cls: type, load_dir: Path, *, progress: bool | None = None, **re
     Parameters
     ----------
     cls
-        The result class, called as ``cls(frames, matching=..., list_codings=...)``.
+        The result class, called as ``cls(frames, matching=..., codings=...)``.
     load_dir
         The folder: one evalframe wrote (with ``evalframe.json``) or one Haystack 1.x wrote.
     progress
@@ -405,7 +406,7 @@ def _load_result(cls: type, load_dir: Path, show: bool, **read_csv_kwargs: Any) 
         if manifest is not None and manifest.get("partitioned") is not None:
             part_codings: dict[str, dict[str, DistinctLists]] = {}
             whole = partitioned_format.read_nodes(folder, manifest, part_codings)
-            return cls(whole, matching=manifest.get("matching"), list_codings=part_codings)
+            return cls(whole, matching=manifest.get("matching"), codings=Codings.of_lists(part_codings))
         own = (manifest or {}).get("nodes", {})
         owned = {entry["file"] for entry in own.values()}
         # hidden names are skipped, as the glob("*.csv") of earlier versions (and Haystack's) skipped them
@@ -435,5 +436,5 @@ def _load_result(cls: type, load_dir: Path, show: bool, **read_csv_kwargs: Any) 
                 frames[node] = haystack1.read(folder, name, read_csv_kwargs, codings.setdefault(node, {}))
             steps.update(1)
         steps.close()
-    result = cls(frames, matching=(manifest or {}).get("matching"), list_codings=codings)
+    result = cls(frames, matching=(manifest or {}).get("matching"), codings=Codings.of_lists(codings))
     return result

@@ -5,6 +5,8 @@
 whose gold labels carry only document ids, plus the TREC columns ``score``, ``gold_document_relevance``,
 ``nonrelevant_document_ids`` and ``nonrelevant_document_relevance``. :func:`run_from_frame` and
 :func:`qrels_from_frame` go back: any document node frame to the run and qrels tables trec_eval reads.
+:func:`trec_frame_coded` hands the frame's :class:`TrecLayout` back with it, and takes the :class:`TableCodes` the
+readers return with their frames: codes travel beside the frames, explicitly (``evalframe.frames.codings``).
 Everything is vectorised over rows; the only Python work per query or per distinct cell is making the list cells,
 each shared by the rows that hold the same list (as the frames ``from_runs`` and ``load`` give).
 """
@@ -12,10 +14,9 @@ each shared by the rows that hold the same list (as the frames ``from_runs`` and
 from __future__ import annotations
 
 import itertools
-import weakref
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, Literal
+from dataclasses import dataclass, field
+from typing import Any, Literal, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -26,15 +27,16 @@ from ..errors import InvalidParameterError, SchemaError, warn
 from .flatten import numbered_per_query
 
 __all__ = ["TREC_COLUMNS", "trec_order", "trec_order_codes", "factorized", "repeated_pairs", "TrecLayout", "TrecJudgments",
-           "trec_layout", "is_text", "compact_codes",
-           "remember_codes", "coded_column", "coded_arrow", "distinct_pairs", "one_coding",
-           "as_trec_scores", "trec_frame", "run_from_frame", "qrels_from_frame"]
+           "TableCodes", "TrecFrame", "is_text", "compact_codes", "one_coding",
+           "as_trec_scores", "trec_frame", "trec_frame_coded", "run_from_frame", "qrels_from_frame"]
 
 #: The columns a TREC build adds to the standard document columns, in this order after them.
 TREC_COLUMNS: tuple[str, ...] = ("score", "gold_document_relevance", "nonrelevant_document_ids",
                                  "nonrelevant_document_relevance")
 #: Document ids that stand for "no document" in gold lists (Haystack's no-answer id, and the empty id).
 _NOT_DOCUMENTS = frozenset({NO_ANSWER_DOCUMENT_ID, ""})
+#: The ``type`` and ``eval_mode`` of every row trec_frame builds: one object each, which its layout names.
+_DOCUMENT, _INTEGRATED = "document", "integrated"
 
 
 # ------------------------------------------------------------------------------------------ ranking
@@ -306,6 +308,13 @@ def _arrow_positions(first: np.ndarray, second: np.ndarray, left: Any = None, ri
     return pc.index_in(left, value_set=right).fill_null(-1).to_numpy().astype(np.int64, copy=False)
 
 
+class TrecFrame(NamedTuple):
+    """What :func:`trec_frame_coded` builds: the node frame and how its key columns were made from codes."""
+
+    frame: pd.DataFrame
+    layout: TrecLayout
+
+
 def trec_frame(run: pd.DataFrame, qrels: pd.DataFrame, *, node: str = "Retriever",
                queries: Mapping[str, str] | None = None) -> pd.DataFrame:
     """The document node frame of a TREC run and its qrels (columns: ``docs/persistence.md#trec-run-and-qrels-files``).
@@ -321,6 +330,10 @@ def trec_frame(run: pd.DataFrame, qrels: pd.DataFrame, *, node: str = "Retriever
     queries : dict, optional
         Query texts by qid for the ``query`` column; a qid missing there (or without ``queries``) is its own text.
 
+    See Also
+    --------
+    trec_frame_coded : the same frame with its :class:`TrecLayout`, from the readers' codes (what ``from_trec`` calls).
+
     Examples
     --------
     >>> run = pd.DataFrame({"qid": ["q1", "q1"], "docid": ["d2", "d1"], "score": [2.0, 1.0], "rank": [1, 2]})
@@ -332,21 +345,83 @@ def trec_frame(run: pd.DataFrame, qrels: pd.DataFrame, *, node: str = "Retriever
     1            q1     2          d1    1.0            1.0              [d1]
     2            q2     1                NaN            0.0              [d4]
     """
-    coded = {(name, column): coded_column(table, column) for name, table in (("run", run), ("qrels", qrels))
-             for column in ("qid", "docid")}
+    return trec_frame_coded(run, qrels, node=node, queries=queries).frame
+
+
+def trec_frame_coded(run: pd.DataFrame, qrels: pd.DataFrame, *, node: str = "Retriever",
+                     queries: Mapping[str, str] | None = None, run_codes: TableCodes | None = None,
+                     qrels_codes: TableCodes | None = None) -> TrecFrame:
+    """:func:`trec_frame`, and the :class:`TrecLayout` of the frame it builds, handed back with it.
+
+    ``run_codes`` / ``qrels_codes``: the codes a reader returned with ``run`` / ``qrels``
+    (:func:`evalframe.sources.trec_files.read_run_coded`); a column they no longer hold is hashed instead.
+    The steps: code the ids (:func:`_coded_ids`), lay out the rows (:func:`_rows`), put the judgments in list
+    cells (:func:`_judgments`), find the retrieved gold documents (:func:`_gold_hits`), make the columns.
+
+    Examples
+    --------
+    >>> run = pd.DataFrame({"qid": ["q1", "q1"], "docid": ["d2", "d1"], "score": [2.0, 1.0], "rank": [1, 2]})
+    >>> qrels = pd.DataFrame({"qid": ["q1"], "docid": ["d1"], "relevance": [1]})
+    >>> frame, layout = trec_frame_coded(run, qrels)
+    >>> layout.holds(frame), layout.doc_values[layout.row_doc].tolist()
+    (True, ['d2', 'd1'])
+    """
+    ids = _coded_ids(run, qrels, run_codes, qrels_codes)
+    order = query_order(ids.run_qids, ids.judged_qids)
+    index = pd.Index(order, dtype=object)
+    rows = _rows(run, ids, index)
+    judged = _judgments(qrels, ids, index, order)
+    hit, matched, matched_position = _gold_hits(rows, ids, judged)
+    id_match = _id_match_cells(rows.query, matched, matched_position, judged.n_gold)
+    columns = _columns(rows, ids, judged, order, hit, id_match, node, queries)
+    known = [c for c in COLUMN_ORDER if c in columns]
+    names = known + [c for c in columns if c not in known]
+    # one block per column, each array the frame's own (no copy into consolidated blocks)
+    frame = pd.DataFrame({name: pd.Series(columns[name], dtype=columns[name].dtype, copy=False) for name in names},
+                         copy=False)
+    layout = TrecLayout(row_query=compact_codes(rows.query), query_ids=np.asarray(order, dtype=object),
+                        row_doc=compact_codes(rows.doc), doc_values=ids.doc_values,
+                        constants={"type": _DOCUMENT, "eval_mode": _INTEGRATED},
+                        judgments=judged.judgments, text_ids=is_text(ids.doc_values))
+    return TrecFrame(frame, layout)
+
+
+@dataclass(frozen=True)
+class _Ids:
+    """The run's and the qrels' ids as codes: query codes into ``run_qids`` / ``judged_qids``, document codes into
+    ``doc_values`` (one coding of both tables' docids, then the placeholder's ``""``)."""
+
+    run_q: np.ndarray
+    run_qids: np.ndarray
+    judged_q: np.ndarray
+    judged_qids: np.ndarray
+    run_doc: np.ndarray
+    judged_doc: np.ndarray
+    judged_map: np.ndarray  # each distinct judged docid's code in doc_values
+    judged_docids: np.ndarray
+    doc_values: np.ndarray
+
+
+def _coded_ids(run: pd.DataFrame, qrels: pd.DataFrame, run_codes: TableCodes | None,
+               qrels_codes: TableCodes | None) -> _Ids:
+    """Both tables' ids as codes (a reader's, when the columns still hold them, else hashed), pairs checked distinct."""
+    tables = {"run": (run, run_codes), "qrels": (qrels, qrels_codes)}
+    coded = {(name, column): codes.column(table, column) if codes is not None else None
+             for name, (table, codes) in tables.items() for column in ("qid", "docid")}
     (run_q, run_qids), (judged_q, judged_qids), (run_d, run_docids), (judged_d, judged_docids) = (
-        coded[key] or factorized(table[key[1]].to_numpy(dtype=object))
-        for key, table in ((("run", "qid"), run), (("qrels", "qid"), qrels), (("run", "docid"), run),
-                           (("qrels", "docid"), qrels)))
-    arrow = [coded_arrow(table, "docid") if coded[(name, "docid")] is not None else None
-             for name, table in (("run", run), ("qrels", qrels))]
+        coded[(name, column)] or factorized(tables[name][0][column].to_numpy(dtype=object))
+        for name, column in (("run", "qid"), ("qrels", "qid"), ("run", "docid"), ("qrels", "docid")))
+    arrow = [codes.arrow_values("docid") if codes is not None and coded[(name, "docid")] is not None else None
+             for name, (_, codes) in tables.items()]
     # one coding of the distinct docids, and the placeholder's "" after them (code n_docs)
     run_map, judged_map, doc_values = one_coding(run_docids, judged_docids, *arrow, extra=[""])
-    run_doc, judged_doc = run_map[run_d], judged_map[judged_d]
-    for name, table, q, d, n_q in (("run", run, run_q, run_doc, len(run_qids)), ("qrels", qrels, judged_q, judged_doc,
-                                                                                len(judged_qids))):
-        if coded[(name, "qid")] is not None and coded[(name, "docid")] is not None \
-                and distinct_pairs(table, "qid", "docid", columns_hold=True):  # a reader's frame, unedited: checked
+    ids = _Ids(run_q, run_qids, judged_q, judged_qids, run_map[run_d], judged_map[judged_d], judged_map, judged_docids,
+               doc_values)
+    for name, q, d, n_q in (("run", ids.run_q, ids.run_doc, len(run_qids)),
+                            ("qrels", ids.judged_q, ids.judged_doc, len(judged_qids))):
+        table, codes = tables[name]
+        if coded[(name, "qid")] is not None and coded[(name, "docid")] is not None and codes is not None \
+                and codes.distinct_pairs(table, "qid", "docid", columns_hold=True):  # a reader's frame, unedited
             continue
         repeated = repeated_pairs(q, d, n_q, len(doc_values))
         if repeated.any():
@@ -354,31 +429,60 @@ def trec_frame(run: pd.DataFrame, qrels: pd.DataFrame, *, node: str = "Retriever
             raise InvalidParameterError(f"the {name} lists document {row['docid']!r} twice in query {row['qid']!r}; "
                                         "trec_eval refuses duplicate documents (read the files with "
                                         "evalframe.sources.trec_files, which names the line).")
-    order = query_order(run_qids, judged_qids)
-    index = pd.Index(order, dtype=object)
-    n_queries = len(order)
-    placeholder = np.flatnonzero(~index.isin(run_qids))  # queries only in the qrels: one row each, document_id ""
-    n_docs = len(doc_values) - 1  # code n_docs: the placeholder's ""
+    return ids
 
-    # rows: the run's, and one placeholder per query only in the qrels; grouped by query
-    row_query = index.get_indexer(run_qids)[run_q]
-    row_doc = run_doc
+
+@dataclass(frozen=True)
+class _Rows:
+    """The frame's rows (the run's, and one placeholder per query only in the qrels), grouped by query: query code
+    (ascending, into the query order), document code, score and rank."""
+
+    query: np.ndarray
+    doc: np.ndarray
+    score: np.ndarray
+    rank: np.ndarray
+
+
+def _rows(run: pd.DataFrame, ids: _Ids, index: pd.Index) -> _Rows:
+    """The run's rows and a placeholder row (document_id ``""``, rank 1, no score) per query only in the qrels."""
+    placeholder = np.flatnonzero(~index.isin(ids.run_qids))  # queries only in the qrels: one row each, document_id ""
+    n_docs = len(ids.doc_values) - 1  # code n_docs: the placeholder's ""
+    row_query = index.get_indexer(ids.run_qids)[ids.run_q]  # type: ignore[arg-type]  # an array, as pandas takes
+    row_doc = ids.run_doc
     if len(placeholder):
         row_query = np.r_[row_query, placeholder]
-        row_doc = np.r_[run_doc, np.full(len(placeholder), n_docs, dtype=np.int64)]
+        row_doc = np.r_[ids.run_doc, np.full(len(placeholder), n_docs, dtype=np.int64)]
     row_score = np.r_[run["score"].to_numpy(dtype=np.float64), np.full(len(placeholder), np.nan)]
     row_rank = np.r_[run["rank"].to_numpy(dtype=np.int64), np.ones(len(placeholder), dtype=np.int64)]
     if not (np.diff(row_query) >= 0).all():
         by_query = np.argsort(row_query, kind="stable")
         row_query, row_doc, row_score, row_rank = row_query[by_query], row_doc[by_query], row_score[by_query], row_rank[by_query]
+    return _Rows(row_query, row_doc, row_score, row_rank)
 
-    # judgments per query (file order): relevant (grade > 0) and not (grade <= 0)
-    judged_query = index.get_indexer(judged_qids)[judged_q]
+
+@dataclass(frozen=True)
+class _Judged:
+    """The qrels per query: each judgment's query code and grade, a relevant one's position in its query's gold
+    list, the list cells (one per query code), their entries as codes, and the number of gold documents per query."""
+
+    query: np.ndarray
+    grades: np.ndarray
+    positions: np.ndarray
+    cells: dict[str, np.ndarray]
+    judgments: TrecJudgments
+    n_gold: np.ndarray
+
+
+def _judgments(qrels: pd.DataFrame, ids: _Ids, index: pd.Index, order: np.ndarray) -> _Judged:
+    """Judgments per query (file order): relevant (grade > 0) and not (grade <= 0), in list cells and as codes."""
+    n_queries = len(order)
+    judged_query = index.get_indexer(ids.judged_qids)[ids.judged_q]  # type: ignore[arg-type]
     grades = qrels["relevance"].to_numpy(dtype=np.int64)
     # the codes of the judged ids that are no document ("00", ""): found among the distinct judged ids, not every docid
-    not_documents = [judged_map[np.flatnonzero(np.asarray(judged_docids == text, dtype=bool))]
+    not_documents = [ids.judged_map[np.flatnonzero(np.asarray(ids.judged_docids == text, dtype=bool))]
                      for text in (NO_ANSWER_DOCUMENT_ID, "")]
-    no_answer = np.flatnonzero(np.isin(judged_doc, not_documents[0])) if len(not_documents[0]) else np.zeros(0, np.int64)
+    no_answer = (np.flatnonzero(np.isin(ids.judged_doc, not_documents[0])) if len(not_documents[0])
+                 else np.zeros(0, np.int64))
     if len(no_answer):
         warn(f"the qrels judge a document with id {NO_ANSWER_DOCUMENT_ID!r} (query {order[judged_query[no_answer[0]]]!r}"
              f"{f' and {len(no_answer) - 1} more' if len(no_answer) > 1 else ''}): that id is Haystack's no-answer id, so "
@@ -390,7 +494,7 @@ def trec_frame(run: pd.DataFrame, qrels: pd.DataFrame, *, node: str = "Retriever
         rows = np.flatnonzero(chosen)
         rows = rows[np.argsort(judged_query[rows], kind="stable")]
         codes = judged_query[rows]
-        lists[f"{name}_document_ids"] = _split(doc_values[judged_doc[rows]], codes, n_queries)
+        lists[f"{name}_document_ids"] = _split(ids.doc_values[ids.judged_doc[rows]], codes, n_queries)
         lists[f"{name}_document_relevance"] = _split(grades[rows], codes, n_queries)
         in_lists.append(rows)
         if name == "gold":
@@ -399,30 +503,43 @@ def trec_frame(run: pd.DataFrame, qrels: pd.DataFrame, *, node: str = "Retriever
     listed = np.concatenate(in_lists)
     not_counted = np.concatenate(not_documents)
     if len(not_counted):  # the measures do not count "00" and "" (the cells keep them)
-        listed = listed[~np.isin(judged_doc[listed], not_counted)]
-    judgments = TrecJudgments(cells=cells, query=judged_query[listed], doc=judged_doc[listed], grade=grades[listed])
+        listed = listed[~np.isin(ids.judged_doc[listed], not_counted)]
+    judgments = TrecJudgments(cells=cells, query=judged_query[listed], doc=ids.judged_doc[listed], grade=grades[listed])
     n_gold = np.bincount(judged_query[grades > 0], minlength=n_queries).astype(np.int64)
+    return _Judged(judged_query, grades, positions, cells, judgments, n_gold)
 
-    # which rows hold a gold document (``matched``, ascending) and its position in the gold list: integer keys
-    # (query, document), one sorted search of the rows whose document is gold in some query (a bitmap picks them)
-    relevant = np.flatnonzero(grades > 0)
-    width = n_docs + 1
-    gold_keys = judged_query[relevant] * width + judged_doc[relevant]
+
+def _gold_hits(rows: _Rows, ids: _Ids, judged: _Judged) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Which rows hold a gold document: ``(hit per row, matched rows ascending, the position of each one's document
+    in its query's gold list)``.
+
+    Integer keys (query, document), one sorted search of the rows whose document is gold in some query (a bitmap
+    picks them).
+    """
+    relevant = np.flatnonzero(judged.grades > 0)
+    width = len(ids.doc_values)  # n_docs + 1: the placeholder's code included
+    gold_keys = judged.query[relevant] * width + ids.judged_doc[relevant]
     by_key = np.argsort(gold_keys)
-    gold_keys, gold_positions = gold_keys[by_key], positions[relevant][by_key]
-    hit = np.zeros(len(row_query), dtype=bool)
+    gold_keys, gold_positions = gold_keys[by_key], judged.positions[relevant][by_key]
+    hit = np.zeros(len(rows.query), dtype=bool)
     matched, matched_position = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
     if len(gold_keys):
         gold_document = np.zeros(width, dtype=bool)
-        gold_document[judged_doc[relevant]] = True
-        candidates = np.flatnonzero(gold_document[row_doc])
-        keys = row_query[candidates] * width + row_doc[candidates]
+        gold_document[ids.judged_doc[relevant]] = True
+        candidates = np.flatnonzero(gold_document[rows.doc])
+        keys = rows.query[candidates] * width + rows.doc[candidates]
         at = np.minimum(np.searchsorted(gold_keys, keys), len(gold_keys) - 1)
         found_at = gold_keys[at] == keys
         matched, matched_position = candidates[found_at], gold_positions[at[found_at]]
         hit[matched] = True
+    return hit, matched, matched_position
 
-    # gold_documents_id_match cells: per query one all-zero list, and one list per gold document retrieved
+
+def _id_match_cells(row_query: np.ndarray, matched: np.ndarray, matched_position: np.ndarray,
+                    n_gold: np.ndarray) -> np.ndarray:
+    """The ``gold_documents_id_match`` column: per query one all-zero list, and one list per gold document retrieved,
+    each row holding its query's or its document's list object."""
+    n_queries = len(n_gold)
     zero_lists = [[0.0] * int(n) for n in n_gold]
     pair_width = int(n_gold.max(initial=0)) + 1
     pair_keys = row_query[matched] * pair_width + matched_position
@@ -436,16 +553,23 @@ def trec_frame(run: pd.DataFrame, qrels: pd.DataFrame, *, node: str = "Retriever
     id_match_cells = _object_array(zero_lists + one_hot)
     id_match_code = row_query.copy()
     id_match_code[matched] = n_queries + np.asarray(pair_code).reshape(-1)
+    return id_match_cells[id_match_code]
 
-    rows_per_query = np.bincount(row_query, minlength=n_queries)  # row_query is ascending: cells repeated in blocks
+
+def _columns(rows: _Rows, ids: _Ids, judged: _Judged, order: np.ndarray, hit: np.ndarray, id_match: np.ndarray,
+             node: str, queries: Mapping[str, str] | None) -> dict[str, np.ndarray]:
+    """The frame's columns, by name: per-query cells repeated over each query's block of rows."""
+    n_queries, n_rows, n_gold, cells = len(order), len(rows.query), judged.n_gold, judged.cells
+    rows_per_query = np.bincount(rows.query, minlength=n_queries)  # rows.query is ascending: cells repeated in blocks
 
     def per_query(cells: list[Any] | np.ndarray) -> np.ndarray:
         return np.repeat(cells if isinstance(cells, np.ndarray) else _object_array(cells), rows_per_query)
 
     def constant(value: Any) -> np.ndarray:
-        return np.repeat(np.array([value], dtype=object), len(row_query))
+        return np.repeat(np.array([value], dtype=object), n_rows)
 
-    document, integrated = "document", "integrated"
+    def zeros() -> np.ndarray:  # its own array per column (calloc'ed: no copy, pages mapped when read)
+        return np.zeros(n_rows, dtype=np.float64)
 
     texts = dict(queries or {})
     missing = [qid for qid in order.tolist() if qid not in texts]
@@ -453,13 +577,10 @@ def trec_frame(run: pd.DataFrame, qrels: pd.DataFrame, *, node: str = "Retriever
         warn(f"{len(missing)} of {n_queries} queries have no text in queries= (e.g. {missing[:3]}); their query id is "
              "their text.")
     found = np.asarray(hit, dtype=np.float64)
-
-    def zeros() -> np.ndarray:  # its own array per column (calloc'ed: no copy, pages mapped when read)
-        return np.zeros(len(row_query), dtype=np.float64)
-    columns: dict[str, np.ndarray] = {
+    return {
         "multilabel_id": per_query(np.asarray(order, dtype=object)),
         "query": per_query(np.array([texts.get(qid, qid) for qid in order.tolist()], dtype=object)),
-        "filters": np.empty(len(row_query), dtype=object),  # None in every row
+        "filters": np.empty(n_rows, dtype=object),  # None in every row
         "gold_answers": per_query([[] for _ in range(n_queries)]),
         "context": constant(""),
         "gold_contexts": per_query([[""] * int(n) for n in n_gold]),
@@ -472,32 +593,22 @@ def trec_frame(run: pd.DataFrame, qrels: pd.DataFrame, *, node: str = "Retriever
         "gold_id_and_context_match": zeros(),
         "gold_id_and_context_and_answer_match": zeros(),
         "context_and_answer_match": zeros(),
-        "rank": row_rank,
-        "document_id": doc_values[row_doc],
+        "rank": rows.rank,
+        "document_id": ids.doc_values[rows.doc],
         "gold_document_ids": per_query(cells["gold_document_ids"]),
-        "gold_documents_id_match": id_match_cells[id_match_code],
+        "gold_documents_id_match": id_match,
         "gold_contexts_similarity": per_query([[0.0] * int(n) for n in n_gold]),
         "gold_answers_match": per_query([[] for _ in range(n_queries)]),
-        "type": constant(document),
+        "type": constant(_DOCUMENT),
         "node": constant(node),
-        "eval_mode": constant(integrated),
+        "eval_mode": constant(_INTEGRATED),
         # Haystack 1.x's row number within each query (its per-query reset_index()), as from_runs writes it
-        "index": numbered_per_query(row_query),
-        "score": row_score,
+        "index": numbered_per_query(rows.query),
+        "score": rows.score,
         "gold_document_relevance": per_query(cells["gold_document_relevance"]),
         "nonrelevant_document_ids": per_query(cells["nonrelevant_document_ids"]),
         "nonrelevant_document_relevance": per_query(cells["nonrelevant_document_relevance"]),
     }
-    known = [c for c in COLUMN_ORDER if c in columns]
-    names = known + [c for c in columns if c not in known]
-    # one block per column, each array the frame's own (no copy into consolidated blocks)
-    frame = pd.DataFrame({name: pd.Series(columns[name], dtype=columns[name].dtype, copy=False) for name in names},
-                         copy=False)
-    _remember(frame, TrecLayout(row_query=compact_codes(row_query), query_ids=np.asarray(order, dtype=object),
-                                row_doc=compact_codes(row_doc),
-                                doc_values=doc_values, constants={"type": document, "eval_mode": integrated},
-                                judgments=judgments, text_ids=is_text(doc_values)))
-    return frame
 
 
 def factorized(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -621,68 +732,56 @@ class TrecLayout:
         return True
 
 
-#: The layout of each frame trec_frame built and that is still alive, by id(frame); a frame's entry leaves with it.
-_LAYOUTS: dict[int, tuple[weakref.ref[pd.DataFrame], TrecLayout]] = {}
+@dataclass(frozen=True, eq=False)  # compared by identity: it holds arrays
+class TableCodes:
+    """What a reader knows of the id columns of a frame it returned, handed over with the frame (never looked up).
 
+    ``columns[column]`` is ``(codes, values)``: the frame's ``column`` holds ``values[codes]`` (``values``: an object
+    array of the very objects the column holds, distinct, in order of first appearance when the codes are);
+    ``distinct``: two of the columns whose pairs of values the reader checked to be distinct row by row;
+    ``arrow[column]``: ``values`` as an Arrow string array, when the reader has it. The arrays keep the objects
+    alive, so a column that holds the same objects at the same rows (one comparison of addresses) holds what the
+    codes say: an edit of the frame since it was read is never missed.
 
-def _remember(frame: pd.DataFrame, layout: TrecLayout) -> None:
-    key = id(frame)
-    _LAYOUTS[key] = (weakref.ref(frame, lambda _: _LAYOUTS.pop(key, None)), layout)
-
-
-def trec_layout(frame: pd.DataFrame) -> TrecLayout | None:
-    """The :class:`TrecLayout` :func:`trec_frame` recorded for ``frame`` (this very object), else None.
-
-    The columns may have been edited since: check them against it before use.
+    Examples
+    --------
+    >>> values = np.array(["q1", "q2"], dtype=object)
+    >>> frame = pd.DataFrame({"qid": pd.Series(values[[0, 0, 1]], dtype=object)})
+    >>> codes = TableCodes({"qid": (np.array([0, 0, 1]), values)})
+    >>> codes.column(frame, "qid")[0].tolist()
+    [0, 0, 1]
+    >>> frame.loc[0, "qid"] = "q2"  # an edit: the codes no longer hold
+    >>> codes.column(frame, "qid") is None
+    True
     """
-    entry = _LAYOUTS.get(id(frame))
-    return entry[1] if entry is not None and entry[0]() is frame else None
 
+    columns: Mapping[str, tuple[np.ndarray, np.ndarray]]
+    distinct: tuple[str, str] | None = None
+    arrow: Mapping[str, Any] = field(default_factory=dict)
 
-#: Codes a reader recorded for columns of a frame it returned, by id(frame): ``frame[column]`` is ``values[codes]``.
-_CODED: dict[int, tuple[weakref.ref[pd.DataFrame], dict[str, tuple[np.ndarray, np.ndarray]], tuple[str, str] | None,
-                        dict[str, Any]]] = {}
+    def column(self, frame: pd.DataFrame, column: str) -> tuple[np.ndarray, np.ndarray] | None:
+        """``(codes, values)`` of ``frame[column]`` when the column still holds those very objects row by row (one
+        comparison of addresses), else None."""
+        if column not in self.columns:
+            return None
+        codes, values = self.columns[column]
+        series = frame[column] if column in frame.columns else None
+        if not isinstance(series, pd.Series) or series.dtype != object or len(series) != len(codes):
+            return None
+        same = np.array_equal(object_addresses(series.to_numpy()), object_addresses(values)[codes])
+        return (codes, values) if same else None
 
+    def arrow_values(self, column: str) -> Any:
+        """The Arrow string array of ``column``'s distinct values, or None; it stands for the values of
+        :meth:`column`, so use it only when that gave the codes."""
+        return self.arrow.get(column)
 
-def remember_codes(frame: pd.DataFrame, columns: Mapping[str, tuple[np.ndarray, np.ndarray]],
-                   distinct: tuple[str, str] | None = None, arrow: Mapping[str, Any] | None = None) -> None:
-    """Record that ``frame[column]`` holds ``values[codes]`` (``values``: an object array of the very objects the
-    column holds, distinct, in order of first appearance when the codes are), for :func:`coded_column`.
-
-    ``distinct``: two of the columns whose pairs of values the caller checked to be distinct row by row (see
-    :func:`distinct_pairs`); ``arrow[column]``: ``values`` as an Arrow string array, when the caller has it (see
-    :func:`coded_arrow`)."""
-    key = id(frame)
-    _CODED[key] = (weakref.ref(frame, lambda _: _CODED.pop(key, None)), dict(columns), distinct, dict(arrow or {}))
-
-
-def coded_arrow(frame: pd.DataFrame, column: str) -> Any:
-    """The Arrow string array of the distinct values :func:`remember_codes` recorded for ``frame[column]``, or None;
-    it stands for the values of :func:`coded_column`, so use it only when that gave the codes."""
-    entry = _CODED.get(id(frame))
-    return entry[3].get(column) if entry is not None and entry[0]() is frame else None
-
-
-def distinct_pairs(frame: pd.DataFrame, first: str, second: str, *, columns_hold: bool = False) -> bool:
-    """Whether :func:`remember_codes` recorded ``(first, second)`` as distinct pairs for ``frame`` and both columns
-    still hold the recorded objects row by row (so no row was edited since the check). ``columns_hold``: the caller
-    has just seen :func:`coded_column` give both columns' codes (not checked again)."""
-    entry = _CODED.get(id(frame))
-    return (entry is not None and entry[0]() is frame and entry[2] == (first, second)
-            and (columns_hold or (coded_column(frame, first) is not None and coded_column(frame, second) is not None)))
-
-
-def coded_column(frame: pd.DataFrame, column: str) -> tuple[np.ndarray, np.ndarray] | None:
-    """``(codes, values)`` recorded by :func:`remember_codes` for ``frame[column]`` when the column still holds those
-    very objects row by row (one comparison of addresses), else None."""
-    entry = _CODED.get(id(frame))
-    if entry is None or entry[0]() is not frame or column not in entry[1]:
-        return None
-    codes, values = entry[1][column]
-    series = frame[column] if column in frame.columns else None
-    if not isinstance(series, pd.Series) or series.dtype != object or len(series) != len(codes):
-        return None
-    return (codes, values) if np.array_equal(object_addresses(series.to_numpy()), object_addresses(values)[codes]) else None
+    def distinct_pairs(self, frame: pd.DataFrame, first: str, second: str, *, columns_hold: bool = False) -> bool:
+        """Whether the reader checked ``(first, second)`` to be distinct pairs and both columns of ``frame`` still
+        hold the read objects row by row (so no row was edited since). ``columns_hold``: the caller has just seen
+        :meth:`column` give both columns' codes (not checked again)."""
+        return self.distinct == (first, second) and (
+            columns_hold or (self.column(frame, first) is not None and self.column(frame, second) is not None))
 
 
 # ------------------------------------------------------------------------------------------ frame -> TREC
@@ -742,7 +841,7 @@ def _as_text(values: pd.Series) -> np.ndarray:
 
 def run_from_frame(frame: pd.DataFrame, *, node: str, eval_mode: str | None = "integrated",
                    scores: Literal["score", "rank"] = "score", duplicates: Literal["error", "first"] = "error",
-                   ) -> pd.DataFrame:
+                   layout: TrecLayout | None = None) -> pd.DataFrame:
     """The TREC run (``qid, docid, score, rank``) of a node frame's document rows, in the frame's ranking.
 
     The frame's ranking is rank ascending, ties by document_id descending, within each query (queries in the
@@ -750,6 +849,7 @@ def run_from_frame(frame: pd.DataFrame, *, node: str, eval_mode: str | None = "i
     documents as the frame does under trec_eval's rule: score descending, ties by docid descending), else
     ``n - position + 1``; ``scores="rank"`` always the latter. Rows with document_id ``""`` or missing (an empty
     retrieval) are left out; a document_id twice in one query is a SchemaError (trec_eval refuses duplicates).
+    ``layout``: the frame's :class:`TrecLayout` (:func:`trec_frame_coded`'s), if known; used while it holds.
 
     Examples
     --------
@@ -765,7 +865,6 @@ def run_from_frame(frame: pd.DataFrame, *, node: str, eval_mode: str | None = "i
     if scores not in ("score", "rank"):
         raise InvalidParameterError(f"scores must be 'score' (the frame's score column, checked against its ranks) or "
                                     f"'rank' (scores from the ranks); got {scores!r}.")
-    layout = trec_layout(frame)
     if layout is not None and layout.holds(frame):  # from_trec's frame, unedited: its codes, no hashing
         rows, q_codes, q_values, d_codes, d_values = _layout_rows(frame, layout, node, eval_mode)
     else:

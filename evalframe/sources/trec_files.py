@@ -31,9 +31,9 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InvalidParameterError, LoadError
-from .trec import as_trec_scores, compact_codes, factorized, remember_codes, repeated_pairs, trec_order_codes
+from .trec import TableCodes, as_trec_scores, compact_codes, factorized, repeated_pairs, trec_order_codes
 
-__all__ = ["RUN_COLUMNS", "QRELS_COLUMNS", "read_run", "read_qrels", "read_queries"]
+__all__ = ["RUN_COLUMNS", "QRELS_COLUMNS", "read_run", "read_qrels", "read_run_coded", "read_qrels_coded", "read_queries"]
 
 #: Columns of :func:`read_run`'s frame and of :func:`read_qrels`'.
 RUN_COLUMNS: tuple[str, ...] = ("qid", "docid", "score", "rank")
@@ -211,16 +211,16 @@ class TrecColumns:
         """Whether a (qid, docid) pair repeats."""
         return bool(repeated_pairs(self.qid_codes, self.docid_codes, len(self.qid_values), len(self.docid_values)).any())
 
-    def frame(self, order: np.ndarray, values: dict[str, np.ndarray]) -> pd.DataFrame:
-        """The frame ``qid, docid`` (object columns) and ``values`` of the rows ``order``; its qid and docid codes are
-        recorded for trec_frame (no hashing there), with their pairs distinct (a file's were checked; a dict's are its
-        keys). Each column's codes are gathered once, for the objects and the record."""
+    def frame(self, order: np.ndarray, values: dict[str, np.ndarray]) -> tuple[pd.DataFrame, TableCodes]:
+        """The frame ``qid, docid`` (object columns) and ``values`` of the rows ``order``, and its qid and docid codes
+        for trec_frame_coded (no hashing there), with their pairs distinct (a file's were checked; a dict's are its
+        keys). Each column's codes are gathered once, for the objects and the codes."""
         qid_codes, docid_codes = compact_codes(self.qid_codes[order]), compact_codes(self.docid_codes[order])
         frame = pd.DataFrame({"qid": pd.Series(self.qid_values[qid_codes], dtype=object),
                               "docid": pd.Series(self.docid_values[docid_codes], dtype=object), **values}, copy=False)
-        remember_codes(frame, {"qid": (qid_codes, self.qid_values), "docid": (docid_codes, self.docid_values)},
-                       distinct=("qid", "docid"), arrow=self.arrow_values)
-        return frame
+        codes = TableCodes({"qid": (qid_codes, self.qid_values), "docid": (docid_codes, self.docid_values)},
+                           distinct=("qid", "docid"), arrow=dict(self.arrow_values))
+        return frame, codes
 
 
 def _read_file(path: Path, fmt: TrecFormat) -> TrecColumns:
@@ -412,11 +412,23 @@ def read_run(run: RunInput) -> pd.DataFrame:
     1  q1    d3    0.5     2
     2  q1    d1    0.5     3
     """
+    return read_run_coded(run)[0]
+
+
+def read_run_coded(run: RunInput) -> tuple[pd.DataFrame, TableCodes]:
+    """:func:`read_run`'s frame, and the codes of its ``qid`` and ``docid`` columns (for
+    :func:`evalframe.sources.trec.trec_frame_coded`, which then hashes no id).
+
+    Examples
+    --------
+    >>> frame, codes = read_run_coded({"q1": {"d1": 0.5, "d2": 1.5}})
+    >>> frame["docid"].tolist(), codes.column(frame, "docid")[0].tolist()
+    (['d2', 'd1'], [1, 0])
+    """
     columns = _read_mapping(run, RUN_FORMAT) if isinstance(run, Mapping) else _read_file(_check_path(run, "run"), RUN_FORMAT)
     order, ranks = trec_order_codes(columns.qid_codes, columns.docid_codes, columns.docid_values,
                                     as_trec_scores(columns.values), text_ranks=columns.text_ranks)
-    frame = columns.frame(order, {"score": columns.values[order], "rank": ranks})
-    return frame
+    return columns.frame(order, {"score": columns.values[order], "rank": ranks})
 
 
 def read_qrels(qrels: QrelsInput) -> pd.DataFrame:
@@ -449,11 +461,23 @@ def read_qrels(qrels: QrelsInput) -> pd.DataFrame:
     0  q1    d2          2
     1  q1    d1          0
     """
+    return read_qrels_coded(qrels)[0]
+
+
+def read_qrels_coded(qrels: QrelsInput) -> tuple[pd.DataFrame, TableCodes]:
+    """:func:`read_qrels`'s frame, and the codes of its ``qid`` and ``docid`` columns (for
+    :func:`evalframe.sources.trec.trec_frame_coded`).
+
+    Examples
+    --------
+    >>> frame, codes = read_qrels_coded({"q1": {"d2": 2}, "q2": {"d2": 1}})
+    >>> codes.column(frame, "qid")[0].tolist(), codes.column(frame, "docid")[0].tolist()
+    ([0, 1], [0, 0])
+    """
     columns = (_read_mapping(qrels, QRELS_FORMAT) if isinstance(qrels, Mapping)
                else _read_file(_check_path(qrels, "qrels"), QRELS_FORMAT))
     order = np.argsort(columns.qid_codes, kind="stable")  # grouped by query, in order of first appearance
-    frame = columns.frame(order, {"relevance": columns.values[order]})
-    return frame
+    return columns.frame(order, {"relevance": columns.values[order]})
 
 
 def read_queries(queries: PathLike | Mapping[str, str]) -> dict[str, str]:

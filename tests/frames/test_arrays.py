@@ -8,6 +8,7 @@ import pytest
 
 from evalframe import EvaluationResult, SchemaError
 from evalframe.frames.arrays import DistinctLists, select_lists
+from evalframe.frames.codings import Codings
 from tests.fixtures import hand_result, reader_frame, retriever_frame
 
 
@@ -55,7 +56,7 @@ def _coded(result: EvaluationResult) -> EvaluationResult:
                "gold_answers_match")
     codings = {node: {column: _shared(frame[column]) for column in columns if column in frame.columns}
                for node, frame in result.node_results.items()}
-    return EvaluationResult(dict(result.node_results), matching=result.matching, list_codings=codings)
+    return EvaluationResult(dict(result.node_results), matching=result.matching, codings=Codings.of_lists(codings))
 
 
 @pytest.mark.parametrize("kwargs", [{}, {"simulated_top_k_retriever": 2}, {"document_scope": "context"},

@@ -7,11 +7,22 @@ import pandas as pd
 import pytest
 
 from evalframe import EvaluationResult
-from evalframe.sources.trec import trec_layout
+from evalframe.frames.codings import Codings, NodeCoding
+from evalframe.sources.trec import TrecLayout
 
 RUN = {"q1": {"d1": 3.0, "d2": 2.0, "d3": 1.0}, "q2": {"d4": 2.0, "d5": 1.0}, "q3": {"d1": 1.0}}
 QRELS = {"q1": {"d2": 1, "d9": 2}, "q2": {"d4": 1}, "q4": {"d1": 1}}
 MEASURES = ["RR", "P@1", "AP", "nDCG"]
+
+
+def layout_of(result: EvaluationResult, node: str = "Retriever") -> TrecLayout | None:
+    """The TREC layout the result holds for ``node`` and still uses (None: dropped, or never handed over)."""
+    return result._store.trec_layout(node)
+
+
+def coded(frame: pd.DataFrame, layout: TrecLayout) -> EvaluationResult:
+    """A result of ``frame`` given its layout, as from_trec hands it over."""
+    return EvaluationResult({"Retriever": frame}, codings=Codings({"Retriever": NodeCoding(trec=layout)}))
 
 
 def fresh() -> EvaluationResult:
@@ -21,14 +32,14 @@ def fresh() -> EvaluationResult:
 def rebuilt(result: EvaluationResult) -> pd.DataFrame:
     """The same measures on a copy of the frame (no layout: every id hashed)."""
     copy = EvaluationResult({"Retriever": result["Retriever"].copy()})
-    assert trec_layout(copy["Retriever"]) is None
+    assert layout_of(copy) is None
     return copy.trec_query_metrics(MEASURES, complete=True)
 
 
 def test_the_layout_is_used_and_gives_the_same_numbers():
     result = fresh()
     frame = result["Retriever"]
-    assert trec_layout(frame) is not None and trec_layout(frame).holds(frame)
+    assert layout_of(result) is not None and layout_of(result).holds(frame)
     pd.testing.assert_frame_equal(result.trec_query_metrics(MEASURES, complete=True), rebuilt(result))
 
 
@@ -44,7 +55,7 @@ def test_an_edit_after_from_trec_gives_new_numbers(edit):
     result = fresh()
     before = result.trec_query_metrics(MEASURES, complete=True)
     edit(result["Retriever"])
-    assert not trec_layout(result["Retriever"]).holds(result["Retriever"])
+    assert layout_of(result) is None  # an edited key column drops the layout
     after = result.trec_query_metrics(MEASURES, complete=True)
     pd.testing.assert_frame_equal(after, rebuilt(result))
     assert not after.equals(before)
@@ -67,13 +78,30 @@ def test_an_equal_string_written_anew_still_gives_the_same_numbers():
 def test_the_layout_leaves_with_its_frame():
     result = fresh()
     frame = result["Retriever"]
-    assert trec_layout(frame) is not None
+    assert layout_of(result) is not None
     copy = frame.copy()
-    assert trec_layout(copy) is None
+    assert layout_of(EvaluationResult({"Retriever": copy})) is None
+    result["Retriever"] = copy  # a replaced frame starts afresh: no layout
+    assert layout_of(result) is None
     del result, frame
     import gc
     gc.collect()
     assert np.isfinite(copy["rank"]).all()
+
+
+def test_a_layout_that_does_not_hold_is_not_used():
+    """A layout handed over with a frame edited before the result was made is refused on first use (checked)."""
+    from evalframe.sources.trec import trec_frame_coded
+
+    frame, layout = trec_frame_coded(pd.DataFrame({"qid": ["q1", "q1"], "docid": ["d1", "d2"], "score": [2.0, 1.0],
+                                                   "rank": [1, 2]}),
+                                     pd.DataFrame({"qid": ["q1"], "docid": ["d9"], "relevance": [1]}))
+    assert layout_of(coded(frame, layout)) is not None
+    assert coded(frame, layout).trec_query_metrics("RR").loc["q1", "RR"] == 0.0  # d9 not retrieved
+    frame.loc[0, "document_id"] = "d9"  # the judged document, now at rank 1
+    result = coded(frame, layout)
+    assert layout_of(result) is None
+    assert result.trec_query_metrics("RR").loc["q1", "RR"] == 1.0
 
 
 @pytest.mark.parametrize("edit", [None, lambda f: f.loc.__setitem__((0, "document_id"), "d9"),
@@ -116,7 +144,7 @@ def test_the_judgments_are_taken_as_codes_and_give_the_hashed_numbers(monkeypatc
 
 def rebuilt_with(result: EvaluationResult, measures: list[str]) -> pd.DataFrame:
     copy = EvaluationResult({"Retriever": result["Retriever"].copy()})
-    assert trec_layout(copy["Retriever"]) is None
+    assert layout_of(copy) is None
     return copy.trec_query_metrics(measures, complete=True)
 
 
@@ -135,7 +163,7 @@ def test_an_edit_of_a_judgment_cell_gives_new_numbers(edit, changes, monkeypatch
     result = graded()
     before = result.trec_query_metrics(ALL, complete=True)
     edit(result["Retriever"])
-    assert trec_layout(result["Retriever"]).holds(result["Retriever"])  # the key columns still do
+    assert layout_of(result) is not None  # the key columns still hold
     hashed = []
     original = judged._hashed_judgments
     monkeypatch.setattr(judged, "_hashed_judgments", lambda *a, **k: hashed.append(1) or original(*a, **k))
@@ -147,14 +175,14 @@ def test_an_edit_of_a_judgment_cell_gives_new_numbers(edit, changes, monkeypatch
 
 def test_ids_that_are_not_all_text_are_hashed_as_text():
     """trec_frame on frames with int docids (not a reader's): the judged ids are compared as text, as before."""
-    from evalframe.sources.trec import trec_frame
+    from evalframe.sources.trec import trec_frame_coded
 
     run = pd.DataFrame({"qid": ["q1"] * 3, "docid": pd.Series([1, 2, "3"], dtype=object), "score": [3.0, 2.0, 1.0],
                         "rank": [1, 2, 3]})
     qrels = pd.DataFrame({"qid": ["q1", "q1"], "docid": pd.Series(["2", 3], dtype=object), "relevance": [1, 1]})
-    frame = trec_frame(run, qrels)
-    assert not trec_layout(frame).text_ids
-    result = EvaluationResult({"Retriever": frame})
+    frame, layout = trec_frame_coded(run, qrels)
+    assert not layout.text_ids
+    result = coded(frame, layout)
     values = result.trec_query_metrics(["P@3", "RR"])
     assert values.loc["q1"].tolist() == [2 / 3, 0.5]
     pd.testing.assert_frame_equal(values, EvaluationResult({"Retriever": frame.copy()}).trec_query_metrics(["P@3", "RR"]))
@@ -185,14 +213,14 @@ def test_every_query_retrieved_no_placeholder_row():
 
 def test_judged_ids_that_are_no_document_are_not_counted_on_either_path():
     """qrels frames (not a reader's) judging "" and "00": trec_frame's codes leave them out as the hashed path does."""
-    from evalframe.sources.trec import trec_frame
+    from evalframe.sources.trec import trec_frame_coded
 
     run = pd.DataFrame({"qid": ["q1"] * 3 + ["q2"], "docid": ["d1", "00", "d2", "d3"], "score": [3.0, 2.0, 1.0, 1.0],
                         "rank": [1, 2, 3, 1]})
     qrels = pd.DataFrame({"qid": ["q1", "q1", "q1", "q2", "q2"], "docid": ["00", "", "d2", "d3", "00"],
                           "relevance": [2, 1, 1, 0, 1]})
     with pytest.warns(UserWarning, match="no-answer id"):
-        frame = trec_frame(run, qrels)
-    assert trec_layout(frame).judgments.doc.size == 2  # d2 and d3
-    result = EvaluationResult({"Retriever": frame})
+        frame, layout = trec_frame_coded(run, qrels)
+    assert layout.judgments.doc.size == 2  # d2 and d3
+    result = coded(frame, layout)
     pd.testing.assert_frame_equal(result.trec_query_metrics(ALL, complete=True), rebuilt_with(result, ALL))

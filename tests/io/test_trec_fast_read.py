@@ -130,18 +130,20 @@ def test_written_files_are_the_same_with_and_without_pyarrow(tmp_path_factory, r
 
 
 def test_trec_frame_takes_the_readers_codes_and_sees_an_edit(tmp_path):
-    from evalframe.sources.trec import coded_column, trec_frame
+    from evalframe.sources.trec import trec_frame, trec_frame_coded
+    from evalframe.sources.trec_files import read_qrels_coded, read_run_coded
 
     path = tmp_path / "run"
     path.write_text("q1 Q0 d1 1 2.0 t\nq1 Q0 d2 2 1.0 t\nq2 Q0 d1 1 1.0 t\n", encoding="utf-8")
-    run, qrels = read_run(path), read_qrels({"q1": {"d2": 1}, "q3": {"d1": 2}})
-    assert coded_column(run, "docid") is not None and coded_column(qrels, "qid") is not None
-    pd.testing.assert_frame_equal(trec_frame(run, qrels), trec_frame(run.copy(), qrels.copy()))
+    (run, run_codes), (qrels, qrels_codes) = read_run_coded(path), read_qrels_coded({"q1": {"d2": 1}, "q3": {"d1": 2}})
+    assert run_codes.column(run, "docid") is not None and qrels_codes.column(qrels, "qid") is not None
+    coded = trec_frame_coded(run, qrels, run_codes=run_codes, qrels_codes=qrels_codes)
+    pd.testing.assert_frame_equal(coded.frame, trec_frame(run.copy(), qrels.copy()))
     run.loc[0, "docid"] = "d2x"
     qrels.loc[1, "qid"] = "q2"
-    assert coded_column(run, "docid") is None and coded_column(qrels, "qid") is None
-    assert coded_column(run, "qid") is not None  # the other column is untouched
-    frame = trec_frame(run, qrels)
+    assert run_codes.column(run, "docid") is None and qrels_codes.column(qrels, "qid") is None
+    assert run_codes.column(run, "qid") is not None  # the other column is untouched
+    frame = trec_frame_coded(run, qrels, run_codes=run_codes, qrels_codes=qrels_codes).frame
     pd.testing.assert_frame_equal(frame, trec_frame(run.copy(), qrels.copy()))
     assert "d2x" in frame["document_id"].tolist() and "q3" not in frame["multilabel_id"].tolist()
 
@@ -151,7 +153,8 @@ def test_a_file_of_many_arrow_blocks_reads_alike(tmp_path, monkeypatch):
     the pandas path, and trec_frame from the readers' Arrow dictionaries equals trec_frame from copies."""
     import numpy as np
 
-    from evalframe.sources.trec import coded_arrow, trec_frame
+    from evalframe.sources.trec import trec_frame, trec_frame_coded
+    from evalframe.sources.trec_files import read_qrels_coded, read_run_coded
 
     rng = np.random.default_rng(1)
     n = 120_000
@@ -166,6 +169,7 @@ def test_a_file_of_many_arrow_blocks_reads_alike(tmp_path, monkeypatch):
     for reader, name in ((read_run, "run"), (read_qrels, "qrels")):
         fast, slow = both(reader, tmp_path / name, monkeypatch)
         assert_same(fast, slow)
-    run, qrels = read_run(tmp_path / "run"), read_qrels(tmp_path / "qrels")
-    assert coded_arrow(run, "docid") is not None and coded_arrow(qrels, "docid") is not None
-    pd.testing.assert_frame_equal(trec_frame(run, qrels), trec_frame(run.copy(), qrels.copy()))
+    (run, run_codes), (qrels, qrels_codes) = read_run_coded(tmp_path / "run"), read_qrels_coded(tmp_path / "qrels")
+    assert run_codes.arrow_values("docid") is not None and qrels_codes.arrow_values("docid") is not None
+    coded = trec_frame_coded(run, qrels, run_codes=run_codes, qrels_codes=qrels_codes).frame
+    pd.testing.assert_frame_equal(coded, trec_frame(run.copy(), qrels.copy()))

@@ -477,16 +477,16 @@ def test_one_coding_is_the_factorisation_of_both(first, second):
 
 
 def test_a_readers_frame_edited_into_a_duplicate_is_refused():
-    from evalframe.sources.trec import distinct_pairs, trec_frame
-    from evalframe.sources.trec_files import read_qrels, read_run
+    from evalframe.sources.trec import trec_frame_coded
+    from evalframe.sources.trec_files import read_qrels_coded, read_run_coded
 
-    run, qrels = read_run({"q1": {"d1": 2.0, "d2": 1.0}}), read_qrels({"q1": {"d1": 1}})
-    assert distinct_pairs(run, "qid", "docid") and distinct_pairs(qrels, "qid", "docid")
-    trec_frame(run, qrels)
+    (run, run_codes), (qrels, qrels_codes) = read_run_coded({"q1": {"d1": 2.0, "d2": 1.0}}), read_qrels_coded({"q1": {"d1": 1}})
+    assert run_codes.distinct_pairs(run, "qid", "docid") and qrels_codes.distinct_pairs(qrels, "qid", "docid")
+    trec_frame_coded(run, qrels, run_codes=run_codes, qrels_codes=qrels_codes)
     run.loc[1, "docid"] = "d1"
-    assert not distinct_pairs(run, "qid", "docid")
+    assert not run_codes.distinct_pairs(run, "qid", "docid")
     with pytest.raises(InvalidParameterError, match="lists document 'd1' twice in query 'q1'"):
-        trec_frame(run, qrels)
+        trec_frame_coded(run, qrels, run_codes=run_codes, qrels_codes=qrels_codes)
 
 
 def test_one_coding_appends_the_extra_values_uncoded():
