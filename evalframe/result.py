@@ -9,6 +9,7 @@ A thin facade: it validates the options once (:mod:`evalframe.options`), takes t
 from __future__ import annotations
 
 import functools
+import html
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal, TypeVar, cast
@@ -16,17 +17,22 @@ from typing import Any, Literal, TypeVar, cast
 import pandas as pd
 
 from . import _validation as check
+from ._progress import Steps, enabled
 from .analysis.examples import ANSWER_DROP, DOCUMENT_DROP, THRESHOLD, Examples, examples, worst
 from .analysis.slices import SliceKey, check_by, labelled, query_attributes, query_keys, slice_means
 from .columns import CRITERIA, EVAL_MODES
 from .errors import EvalframeError, InvalidParameterError, warn
 from .frames.arrays import DistinctLists
+from .frames.judged import DUPLICATE_RULES, trec_query_table
 from .frames.rows import has_rows
 from .frames.store import PreparedStore
 from .frames.tables import answer_query_metrics, document_query_metrics
 from .frames.topk import answers_kept, check_retriever_node, document_rows_kept
 from .metrics.registry import ANSWER_METRICS, DOCUMENT_METRICS, headline_metric
 from .metrics.trec import parse_measures, swept_measures
+from .report import Report, build_report
+from .sources.flatten import flatten
+from .sources.trec import qrels_from_frame, run_from_frame, trec_frame
 from .options import AT_K_SETS, MatchingOptions, MetricOptions, check_at_k, with_options
 
 __all__ = ["EvaluationResult"]
@@ -165,8 +171,6 @@ class EvaluationResult(Mapping):
     @_fresh
     def _repr_html_(self) -> str:
         """Jupyter display: per node its rows, queries, eval modes and headline metrics (integrated)."""
-        import html
-
         try:
             headline = self.calculate_metrics()
         except (ValueError, KeyError):  # a frame the metrics cannot read still displays
@@ -574,9 +578,6 @@ class EvaluationResult(Mapping):
         >>> result.trec_metrics("R@1", per_query=True)["R@1"].tolist()
         [0.0, 0.5]
         """
-        from .frames.judged import DUPLICATE_RULES, trec_query_table
-        from .metrics.trec import parse_measures
-
         parsed = parse_measures(measures)
         per_query = check.check_real_bool(per_query, name="per_query")
         complete = check.check_real_bool(complete, name="complete")
@@ -725,7 +726,7 @@ class EvaluationResult(Mapping):
                charts: bool = True, *, metrics_filter: Mapping[str, Sequence[str]] | None = None,
                document_scope: str = MetricOptions.document_scope, answer_scope: str = MetricOptions.answer_scope,
                wrong_examples_fields: Sequence[str] | None = None, measures: str | Sequence[str] | None = None,
-               complete: bool = False, duplicates: str = "error") -> Any:
+               complete: bool = False, duplicates: str = "error") -> Report:
         """The evaluation report: pipeline funnel and worst queries, as ``.text`` and self-contained ``.html``.
 
         ``metrics_filter``, ``document_scope``, ``answer_scope`` and ``wrong_examples_fields`` are those of
@@ -740,8 +741,6 @@ class EvaluationResult(Mapping):
         >>> report.text.splitlines()[3]
         'Pipeline funnel (integrated evaluation)'
         """
-        from .present.report import build_report
-
         fields = {} if wrong_examples_fields is None else {"wrong_examples_fields": wrong_examples_fields}
         return build_report(self, n=n, node_order=node_order, max_characters_per_field=max_characters_per_field,
                             charts=charts, metrics_filter=metrics_filter, document_scope=document_scope,
@@ -809,8 +808,6 @@ class EvaluationResult(Mapping):
         >>> result.calculate_metrics()["Retriever"]["mrr"], result.calculate_metrics()["Reader"]["exact_match"]
         (0.5, 1.0)
         """
-        from .sources.flatten import flatten
-
         options = MatchingOptions.from_keywords(matching, passed_to="from_runs takes these matching options")
         frames = flatten(labels, node_outputs, matching=options, sas_model=sas_model, progress=progress,
                          keep_scores=keep_scores)
@@ -870,8 +867,6 @@ class EvaluationResult(Mapping):
         >>> result.calculate_metrics()["Retriever"]["mrr"]
         0.25
         """
-        from ._progress import Steps, enabled
-        from .sources.trec import trec_frame
         from .sources.trec_files import read_qrels, read_queries, read_run
 
         if not isinstance(node, str) or not node:
@@ -930,7 +925,6 @@ class EvaluationResult(Mapping):
         q1 Q0 d2 1 3.5 bm25
         q1 Q0 d1 2 1.25 bm25
         """
-        from .sources.trec import run_from_frame
         from .io.trec import check_tag, write_run
 
         check_tag(tag)  # before the run is built
@@ -958,7 +952,6 @@ class EvaluationResult(Mapping):
         q1 0 d1 2
         q1 0 d9 0
         """
-        from .sources.trec import qrels_from_frame
         from .io.trec import write_qrels
 
         name = self._trec_node(node)

@@ -22,13 +22,17 @@ from typing import Any, cast
 import numpy as np
 import pandas as pd
 
+from .._validation import check_node
 from .._version import __version__
+from ..analysis.compare import compare, shared_nodes
 from ..analysis.examples import THRESHOLD
 from ..analysis.stats import ROUNDS
 from ..errors import EvalframeError
 from ..metrics.registry import LEVELS, METRICS, format_bounds, headline_metric
 from ..options import MatchingOptions, MetricOptions
 from ..result import EvaluationResult
+from ..sources.runs import query_lines, read_runs
+from .demo import load_demo_runs
 
 __all__ = ["main"]
 
@@ -139,8 +143,6 @@ def _load(folder: Path, args: argparse.Namespace, *, on_dask: bool = False) -> A
 
 def _check_node(result: Any, node: str) -> None:
     """The node named with the result's nodes when it has no such node (in memory or on Dask)."""
-    from .._validation import check_node
-
     check_node(node, list(result.nodes if hasattr(result, "nodes") else result.node_results))
 
 
@@ -478,8 +480,6 @@ def _worst(args: argparse.Namespace) -> str:
 
 
 def _compare(args: argparse.Namespace) -> str:
-    from ..analysis.compare import compare, shared_nodes
-
     if len(args.folders) < 2:
         raise EvalframeError(f"compare needs two or more results folders; got {len(args.folders)}.")
     names = [n.strip() for n in args.names.split(",")] if args.names else _folder_names(args.folders)
@@ -491,9 +491,10 @@ def _compare(args: argparse.Namespace) -> str:
     if all(on_dask):
         import evalframe.dask as dask_runs
 
-        compare = dask_runs.compare  # type: ignore[assignment]  # the same table, computed per partition
+        compared: Callable[..., pd.DataFrame] = dask_runs.compare  # the same table, computed per partition
         shared = [n for n in runs[0].nodes if all(n in run.nodes for run in runs[1:])]
     else:
+        compared = compare
         shared = shared_nodes(runs)
     if args.node is None and len(shared) != 1:
         raise EvalframeError(f"--node is needed: the runs share the nodes {shared}." if shared else
@@ -501,7 +502,7 @@ def _compare(args: argparse.Namespace) -> str:
     metrics = [m.strip() for m in args.metrics.split(",")] if args.metrics else None
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        table = compare(*runs, node=args.node, metrics=metrics, names=names, rounds=args.rounds, seed=args.seed,
+        table = compared(*runs, node=args.node, metrics=metrics, names=names, rounds=args.rounds, seed=args.seed,
                         **_scope_kwargs(args))
     for warning in caught:
         print_warning(warning.message)
@@ -568,8 +569,6 @@ def _convert(args: argparse.Namespace) -> str:
 
 
 def _flatten(args: argparse.Namespace) -> str:
-    from ..sources.runs import query_lines, read_runs
-
     storage = _parquet_storage(args, args.storage)
     if args.partitions is None and (len(args.runs) > 1 or args.scheduler is not None):  # the in-memory build reads one file
         given = "--scheduler" if args.scheduler is not None else f"{len(args.runs)} runs files"
@@ -637,8 +636,6 @@ def _flatten_on_dask(args: argparse.Namespace) -> str:
 
 
 def _demo(args: argparse.Namespace) -> str:
-    from .demo import load_demo_runs
-
     if args.out.exists() and not args.out.is_dir():  # before the demo is built
         raise EvalframeError(f"--out {args.out} exists and is not a folder; choose a new or empty folder to write to.")
     labels, outputs = load_demo_runs()
