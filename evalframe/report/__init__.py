@@ -17,14 +17,16 @@ True
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from functools import cached_property
 from typing import Any
 
 from ..analysis.protocol import ResultSource
 from .model import WRONG_EXAMPLES_FIELDS, ReportModel, build_model
-from .render import RENDERERS, to_dict
+from .render import RENDERERS
 from .._validation import check_choice
+from ..errors import InvalidParameterError, warn
 
 __all__ = ["RENDERERS", "Report", "ReportModel", "build_report", "print_eval_report"]
 
@@ -37,6 +39,9 @@ class Report:
     ----------
     model : ReportModel
         What the report says (:func:`evalframe.report.model.build_model`).
+    text, html : str, optional
+        Deprecated (the report was these two texts): a report of given texts, without a model, so only ``.text``
+        and ``.html``; a FutureWarning says so.
 
     Examples
     --------
@@ -46,12 +51,27 @@ class Report:
     '# Evaluation report'
     """
 
-    def __init__(self, model: ReportModel) -> None:
-        self.model = model
+    def __init__(self, model: ReportModel | str | None = None, html: str | None = None, *,
+                 text: str | None = None) -> None:
+        if isinstance(model, ReportModel) and html is None and text is None:
+            self.model: ReportModel | None = model
+            return
+        if isinstance(model, str) and text is None:  # Report(text, html), the former dataclass's order
+            model, text = None, model
+        if model is not None or text is None or html is None:
+            raise InvalidParameterError(f"Report takes the report's model (build_report(result) builds it); got "
+                                        f"{type(model).__name__}.", parameter="model")
+        warn("Report(text, html) is deprecated: a report holds its model, which build_report(result) builds; "
+             "this one has only .text and .html.", FutureWarning)
+        self.model = None
+        self.__dict__.update(text=text, html=html)  # the cached properties' values
 
     def render(self, format: str) -> str:
         """The report in ``format``: one of :data:`RENDERERS` (``text``, ``html``, ``markdown``, ``json``)."""
         check_choice(format, tuple(RENDERERS), name="format")
+        if self.model is None:
+            raise InvalidParameterError(f"this report was made of its text and HTML (Report(text, html)), so it has "
+                                        f"no {format} form; build it with build_report(result).", parameter="format")
         return RENDERERS[format](self.model)
 
     @cached_property
@@ -74,7 +94,12 @@ class Report:
 
     def to_dict(self) -> dict[str, Any]:
         """The report as plain data: the shape of docs/cli.md#the-report-as-json."""
-        return to_dict(self.model)
+        return json.loads(self.to_json())  # the same data, NaN already null
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Report) and (self.text, self.html) == (other.text, other.html)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as the former dataclass
 
     def __str__(self) -> str:
         return self.text

@@ -132,3 +132,16 @@ def test_cli_report_json_with_html_file_stays_json(capsys, tmp_path):
     code, out, _ = run(capsys, "report", str(DEMO), "-n", "1", "--format", "json", "--html", str(page))
     assert code == 0 and json.loads(out)["nodes"] == ["Retriever", "Reader"]
     assert page.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+
+
+def test_a_report_of_its_two_texts_still_works_with_a_future_warning():
+    with pytest.warns(FutureWarning, match=r"Report\(text, html\) is deprecated"):
+        old = Report("plain\n", "<p>page</p>")
+    with pytest.warns(FutureWarning):
+        named = Report(text="plain\n", html="<p>page</p>")
+    assert (old.text, old.html, str(old), old._repr_html_()) == ("plain\n", "<p>page</p>", "plain\n", "<p>page</p>")
+    assert old == named
+    with pytest.raises(InvalidParameterError, match="has no json form"):
+        old.to_json()
+    with pytest.raises(InvalidParameterError, match="Report takes the report's model"):
+        Report(42)
