@@ -33,7 +33,7 @@ from .evaluators.recall import (
     RetrieverRecall,
 )
 from .metrics.registry import ANSWER_METRICS, DOCUMENT_METRICS, METRICS
-from .present.report import Report, print_eval_report
+from .report import Report, print_eval_report
 from .result import EvaluationResult
 from .analysis.compare import compare, worst_by_delta
 from .sources.runs import read_runs

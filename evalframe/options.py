@@ -21,11 +21,13 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Callable, Mapping
+import numbers
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, TypeVar
 
 from . import _validation as check
+from .errors import InvalidParameterError, UnknownArgumentError, warn
 from .columns import ANSWER_SCOPES, DOCUMENT_SCOPES, EVAL_MODES, AnswerScope, DocumentScope, EvalMode, relevance_criterion
 
 __all__ = ["MetricOptions", "MatchingOptions", "AT_K_SETS", "with_options"]
@@ -129,8 +131,6 @@ class MetricOptions:
     def warn_if_scopes_disagree(self) -> None:
         """Warn when :attr:`scopes_disagree`: the document metrics then ignore ``answer_scope``."""
         if self.scopes_disagree:
-            from .errors import warn
-
             warn(f"document_scope={self.document_scope!r} ignores answer_scope={self.answer_scope!r} for document "
                  "metrics, so answer and document metrics may judge correctness differently; use document_scope "
                  "'answer' or 'document_id_or_answer' to apply the answer scope to documents too.")
@@ -148,11 +148,6 @@ def check_at_k(ks: Any, options: Mapping[str, Any]) -> list[int]:
     >>> check_at_k((10, 1, 3, 3), {"eval_mode": "isolated"})
     [1, 3, 10]
     """
-    import numbers
-    from collections.abc import Iterable
-
-    from .errors import InvalidParameterError, UnknownArgumentError
-
     if isinstance(ks, (str, bytes)) or not isinstance(ks, Iterable) or not len(ks := list(ks)):
         raise InvalidParameterError(f"ks must be a non-empty list of positive ints, e.g. (1, 3, 5, 10); got {ks!r}.")
     bad = [k for k in ks if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1]

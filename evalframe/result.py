@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import html
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal, TypeVar, cast, overload
@@ -17,6 +18,7 @@ from typing import Any, Literal, TypeVar, cast, overload
 import pandas as pd
 
 from . import _validation as check
+from ._progress import Steps, enabled
 from .analysis.examples import ANSWER_DROP, DOCUMENT_DROP, THRESHOLD, Examples, examples, worst
 from .analysis.aggregate import Partial, partial, slice_partial
 from .analysis.analyses import MeanAnalyses, MetricKey, SlicePiece
@@ -25,12 +27,16 @@ from .columns import CRITERIA, EVAL_MODES
 from .errors import EvalframeError, InvalidParameterError, warn
 from .frames.arrays import DistinctLists
 from .frames.codings import Codings, NodeCoding, TrecLayout
+from .frames.judged import DUPLICATE_RULES, trec_query_table
 from .frames.rows import document_node, has_rows
 from .frames.store import PreparedStore
 from .frames.tables import answer_query_metrics, document_query_metrics
 from .frames.topk import answers_kept, check_retriever_node, document_rows_kept
 from .metrics.registry import ANSWER_METRICS, DOCUMENT_METRICS, TREC_MEASURES, aggregate
 from .metrics.trec import parse_measures
+from .report import Report, build_report
+from .sources.flatten import flatten
+from .sources.trec import qrels_from_frame, run_from_frame, trec_frame_coded
 from .options import MatchingOptions, MetricOptions, with_options
 
 __all__ = ["EvaluationResult"]
@@ -192,8 +198,6 @@ class EvaluationResult(MeanAnalyses, Mapping):
     @_fresh
     def _repr_html_(self) -> str:
         """Jupyter display: per node its rows, queries, eval modes and headline metrics (integrated)."""
-        import html
-
         try:
             headline = self.calculate_metrics()
         except (ValueError, KeyError):  # a frame the metrics cannot read still displays
@@ -517,8 +521,6 @@ class EvaluationResult(MeanAnalyses, Mapping):
     def _trec_table(self, measures: str | Sequence[str], node: str | None, eval_mode: str, complete: bool,
                     duplicates: str) -> tuple[pd.DataFrame, str]:
         """The per-query table of trec_metrics and trec_query_metrics, and the node it ranks (arguments checked)."""
-        from .frames.judged import DUPLICATE_RULES, trec_query_table
-
         parsed = parse_measures(measures)
         complete = check.check_real_bool(complete, name="complete")
         eval_mode = check.check_choice(eval_mode, EVAL_MODES, name="eval_mode")
@@ -652,7 +654,7 @@ class EvaluationResult(MeanAnalyses, Mapping):
                charts: bool = True, *, metrics_filter: Mapping[str, Sequence[str]] | None = None,
                document_scope: str = MetricOptions.document_scope, answer_scope: str = MetricOptions.answer_scope,
                wrong_examples_fields: Sequence[str] | None = None, measures: str | Sequence[str] | None = None,
-               complete: bool = False, duplicates: str = "error") -> Any:
+               complete: bool = False, duplicates: str = "error") -> Report:
         """The evaluation report: pipeline funnel and worst queries, as ``.text`` and self-contained ``.html``.
 
         ``metrics_filter``, ``document_scope``, ``answer_scope`` and ``wrong_examples_fields`` are those of
@@ -667,8 +669,6 @@ class EvaluationResult(MeanAnalyses, Mapping):
         >>> report.text.splitlines()[3]
         'Pipeline funnel (integrated evaluation)'
         """
-        from .present.report import build_report
-
         fields = {} if wrong_examples_fields is None else {"wrong_examples_fields": wrong_examples_fields}
         return build_report(self, n=n, node_order=node_order, max_characters_per_field=max_characters_per_field,
                             charts=charts, metrics_filter=metrics_filter, document_scope=document_scope,
@@ -736,8 +736,6 @@ class EvaluationResult(MeanAnalyses, Mapping):
         >>> result.calculate_metrics()["Retriever"]["mrr"], result.calculate_metrics()["Reader"]["exact_match"]
         (0.5, 1.0)
         """
-        from .sources.flatten import flatten
-
         options = MatchingOptions.from_keywords(matching, passed_to="from_runs takes these matching options")
         frames = flatten(labels, node_outputs, matching=options, sas_model=sas_model, progress=progress,
                          keep_scores=keep_scores)
@@ -797,8 +795,6 @@ class EvaluationResult(MeanAnalyses, Mapping):
         >>> result.calculate_metrics()["Retriever"]["mrr"]
         0.25
         """
-        from ._progress import Steps, enabled
-        from .sources.trec import trec_frame_coded
         from .sources.trec_files import read_qrels_coded, read_queries, read_run_coded
 
         if not isinstance(node, str) or not node:
@@ -855,7 +851,6 @@ class EvaluationResult(MeanAnalyses, Mapping):
         q1 Q0 d2 1 3.5 bm25
         q1 Q0 d1 2 1.25 bm25
         """
-        from .sources.trec import run_from_frame
         from .io.trec import check_tag, write_run
 
         check_tag(tag)  # before the run is built
@@ -884,7 +879,6 @@ class EvaluationResult(MeanAnalyses, Mapping):
         q1 0 d1 2
         q1 0 d9 0
         """
-        from .sources.trec import qrels_from_frame
         from .io.trec import write_qrels
 
         name = self._trec_node(node, "to_qrels")

@@ -1,7 +1,10 @@
 """The package's layering rules, read from the source of every module under evalframe/ (nothing is imported).
 
-* the import graph of evalframe's modules has no cycle (imports at module level and inside functions count;
-  ``if TYPE_CHECKING:`` blocks do not);
+* the import graph of evalframe's modules has no cycle (imports at module level, inside functions and in
+  ``if TYPE_CHECKING:`` blocks all count: a type-only import back is a circle too);
+* a module imports only from its own stage and the stages before it (docs/architecture.md), with no exception;
+* no function imports an evalframe module (a lazy import is for an optional third-party dependency only:
+  ``LAZY_ALLOWED``);
 * no module uses another module's private names: no ``from .x import _name``, no ``module._name``, no
   ``obj._method`` of an object whose class lives in another module (``_version`` / ``__version__`` and the
   package's private *modules*, such as ``_validation``, are fine);
@@ -18,6 +21,7 @@ from __future__ import annotations
 
 import ast
 import re
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -91,6 +95,7 @@ class Module:
     name: str
     tree: ast.Module
     edges: list[Edge] = field(default_factory=list)
+    typing_edges: list[Edge] = field(default_factory=list)  # the imports inside ``if TYPE_CHECKING:`` blocks
     aliases: dict[str, str] = field(default_factory=dict)  # local name -> evalframe module it is bound to
 
 
@@ -119,7 +124,23 @@ def parse(name: str) -> Module:
                     module.edges.append(Edge(name, base, node.lineno))
     unique = {(edge.target, edge.line): edge for edge in module.edges}  # ``from x import a, b``: one edge
     module.edges = list(unique.values())
+    module.typing_edges = [edge for node in ast.walk(module.tree) if isinstance(node, ast.If) and is_type_checking(node.test)
+                           for statement in node.body for edge in import_edges(name, statement)]
     return module
+
+
+def import_edges(name: str, statement: ast.stmt) -> list[Edge]:
+    """The evalframe modules one statement (and the statements nested in it) imports."""
+    edges = []
+    for node in ast.walk(statement):
+        if isinstance(node, ast.Import):
+            edges += [Edge(name, alias.name, node.lineno) for alias in node.names if alias.name in MODULES]
+        elif isinstance(node, ast.ImportFrom):
+            base = resolve_from(name, node)
+            if base in MODULES:
+                edges += [Edge(name, f"{base}.{alias.name}" if f"{base}.{alias.name}" in MODULES else base, node.lineno)
+                          for alias in node.names]
+    return edges
 
 
 PARSED = {name: parse(name) for name in MODULES}
@@ -138,7 +159,7 @@ def cycles() -> list[list[Edge]]:
     graph: dict[str, list[Edge]] = {name: [] for name in MODULES}
     for module in PARSED.values():
         seen = set()
-        for edge in module.edges:
+        for edge in module.edges + module.typing_edges:
             if edge.target != edge.source and edge.target not in seen:
                 seen.add(edge.target)
                 graph[edge.source].append(edge)
@@ -215,7 +236,8 @@ def test_import_graph_has_no_cycles():
         group = sorted(set().union(*(scc_of(member) for member in members)))
         message.append(f"  every import between the {len(group)} modules of its group ({', '.join(group)}):")
         message.extend(f"    {where(edge.source, ast.Pass(lineno=edge.line))}: {edge.source} imports {edge.target}"
-                       for name in group for edge in PARSED[name].edges if edge.target in group and edge.target != name)
+                       for name in group for edge in PARSED[name].edges + PARSED[name].typing_edges
+                       if edge.target in group and edge.target != name)
     assert not found, f"{len(found)} import cycle(s) between evalframe modules:\n" + "\n".join(message)
 
 
@@ -356,13 +378,12 @@ STAGES = (
     ("analysis", ("evalframe.analysis",)),
     ("io", ("evalframe.io",)),
     ("evaluators", ("evalframe.evaluators",)),
+    ("report", ("evalframe.report",)),
     ("facade", ("evalframe.result",)),
     ("cluster", ("evalframe.dask",)),
     ("present", ("evalframe.present",)),
     ("package", ("evalframe", "evalframe.__main__")),
 )
-#: The one upward call: the facade's ``report()`` is the report of evalframe.present (imported when called).
-UPWARD = {("evalframe.result", "evalframe.present.report")}
 #: Deprecated aliases of moved modules (``evalframe.plots`` -> ``evalframe.present.plots``, ...).
 ALIASES = {name for name, path in MODULES.items()
            if (ast.get_docstring(ast.parse(path.read_text())) or "").startswith("Deprecated alias")}
@@ -382,8 +403,8 @@ def stage_of(module: str) -> int:
 def test_every_module_imports_only_from_its_stage_and_earlier_ones():
     upward = [f"{MODULES[edge.source].relative_to(ROOT)}:{edge.line}: {edge.source} ({STAGES[stage_of(edge.source)][0]}) "
               f"imports {edge.target} ({STAGES[stage_of(edge.target)][0]})"
-              for module in PARSED.values() for edge in module.edges
-              if stage_of(edge.target) > stage_of(edge.source) and (edge.source, edge.target) not in UPWARD]
+              for module in PARSED.values() for edge in module.edges + module.typing_edges
+              if stage_of(edge.target) > stage_of(edge.source)]
     assert not upward, f"{len(upward)} import(s) from a later stage:\n" + "\n".join(upward)
 
 
@@ -522,3 +543,69 @@ def local(cells):
     return TABLE["a"], TABLE.get("b"), id(None) in [id(c) for c in cells]
 '''
     assert id_registries(ast.parse(allowed), "new.py") == []
+
+
+# ---------------------------------------------------------------------------- (f) lazy imports: optional dependencies only
+#: The third-party packages a function may import: the optional extras (and the standard library, always there).
+LAZY_ALLOWED = {"matplotlib", "scipy", "pyarrow", "dask", "distributed", "rapidfuzz", "tqdm", "sentence_transformers",
+                "transformers"}
+#: evalframe modules that need an optional extra to import (``import evalframe.dask`` needs dask and distributed):
+#: importing them is importing that extra.
+OPTIONAL_MODULES = {"evalframe.dask"}
+#: The lazy evalframe imports kept for start-up time only (none breaks a cycle): ``import evalframe`` does not load
+#: the io stage (about 45 ms) until a result is saved or loaded, or TREC files are read or written. Issue 26 (lazy
+#: pandas / matplotlib) decides their fate; a pair no longer found must be removed from here.
+START_UP = {
+    ("evalframe.result", "evalframe.io"),  # save() and load()
+    ("evalframe.result", "evalframe.io.trec"),  # to_trec_run(), to_trec_qrels()
+    ("evalframe.result", "evalframe.sources.trec_files"),  # from_trec()
+    ("evalframe.present.cli", "evalframe.io.manifest"),  # --scheduler: is the folder partitioned?
+}
+
+
+def lazy_imports(module: Module) -> Iterator[tuple[ast.stmt, str]]:
+    """Every import statement inside a function of ``module``, with the module it imports (``evalframe.x`` for a
+    relative import)."""
+    for function in ast.walk(module.tree):
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        for node in ast.walk(function):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    yield node, alias.name
+            elif isinstance(node, ast.ImportFrom):
+                base = resolve_from(module.name, node)
+                for alias in node.names:
+                    yield node, f"{base}.{alias.name}" if f"{base}.{alias.name}" in MODULES else base
+
+
+def refused_lazy_imports() -> list[str]:
+    refused = []
+    for module in PARSED.values():
+        for node, target in lazy_imports(module):
+            top = target.partition(".")[0]
+            if top == "evalframe":
+                optional = any(target == name or target.startswith(name + ".") for name in OPTIONAL_MODULES)
+                if not optional and (module.name, target) not in START_UP:
+                    refused.append(f"{where(module.name, node)}: imports {target} inside a function (import it at "
+                                   "module level; a cycle is fixed by moving code)")
+            elif top not in LAZY_ALLOWED and top not in sys.stdlib_module_names:
+                refused.append(f"{where(module.name, node)}: imports {target} inside a function (only the optional "
+                               f"dependencies {sorted(LAZY_ALLOWED)} may be imported there)")
+    return sorted(set(refused))
+
+
+def test_functions_import_only_optional_dependencies():
+    refused = refused_lazy_imports()
+    assert not refused, f"{len(refused)} lazy import(s):\n" + "\n".join(refused)
+    found = {(module.name, target) for module in PARSED.values() for _, target in lazy_imports(module)}
+    assert START_UP <= found, f"START_UP lists lazy imports no longer made: {sorted(START_UP - found)}"
+
+
+def test_the_layout_rules_see_type_checking_and_lazy_imports():
+    tree = ast.parse("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .result import EvaluationResult\n"
+                     "def f():\n    import pyarrow\n    from . import errors\n")
+    module = Module("evalframe.options", tree)
+    assert [edge.target for stmt in tree.body for edge in import_edges("evalframe.options", stmt)
+            if isinstance(stmt, ast.If)] == ["evalframe.result"]
+    assert [target for _, target in lazy_imports(module)] == ["pyarrow", "evalframe.errors"]

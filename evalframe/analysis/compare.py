@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from collections.abc import Sequence
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, TypeGuard, Union
+from typing import Any, TypeGuard, Union
 
 import numpy as np
 import pandas as pd
@@ -21,22 +21,19 @@ from ..metrics.registry import ANSWER_METRICS, DOCUMENT_METRICS, METRICS
 from ..metrics.trec import parse_measures
 from ..options import MetricOptions, with_options
 from .examples import Examples
-from .protocol import ResultLike
+from .protocol import ResultLike, ResultSource
 from .stats import ROUNDS, bootstrap_ci, holm, paired_t_test, randomization_p_value
 
 __all__ = ["compare", "comparison_table", "paired_statistics", "worst_by_delta", "is_result"]
 
-if TYPE_CHECKING:
-    from ..result import EvaluationResult
-
-Run = Union["EvaluationResult", pd.DataFrame]
+Run = Union[ResultSource, pd.DataFrame]
 
 
-def is_result(run: object) -> TypeGuard[EvaluationResult]:
+def is_result(run: object) -> TypeGuard[ResultSource]:
     """Whether ``run`` is an EvaluationResult, recognised by its public interface (the one definition of it).
 
-    The class is not imported here: ``EvaluationResult.report()`` draws with :mod:`evalframe.present`, which
-    compares runs through this module, so importing it would close an import circle.
+    The class is not imported here: the facade imports this stage, so importing it back would close an import
+    circle.
     """
     return isinstance(run, Mapping) and isinstance(run, ResultLike)
 
@@ -68,7 +65,7 @@ def shared_node(runs: Sequence[Run], node: str | None) -> str | None:
     if node is not None:
         for position, result in enumerate(results):
             where = "node" if len(results) == 1 else f"node (run {position + 1})"
-            check.check_node(node, list(result.node_results), name=where)
+            check.check_node(node, list(result), name=where)
         return node
     common = shared_nodes(results)
     if len(common) != 1:
@@ -346,8 +343,8 @@ def compare(
 
 @with_options(MetricOptions)
 def worst_by_delta(
-    a: EvaluationResult,
-    b: EvaluationResult,
+    a: ResultSource,
+    b: ResultSource,
     node: str,
     metric: str,
     n: int = 10,
@@ -404,7 +401,7 @@ def worst_by_delta(
     level = list(ANSWER_METRICS) if metric in ANSWER_METRICS else [*DOCUMENT_METRICS, *measures]
     eval_mode = MetricOptions.from_keywords(metric_params).eval_mode
 
-    def examples(result: EvaluationResult, table: pd.DataFrame) -> list[dict[str, Any]]:
+    def examples(result: ResultSource, table: pd.DataFrame) -> list[dict[str, Any]]:
         columns = [c for c in table.columns if c in level]
         return result.query_examples(node, table.loc[ordered.index, columns], metric=metric, eval_mode=eval_mode)
 

@@ -22,12 +22,12 @@ False
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 import pandas as pd
 
-__all__ = ["ResultLike"]
+__all__ = ["ResultLike", "ResultSource"]
 
 
 @runtime_checkable
@@ -76,13 +76,48 @@ class ResultLike(Protocol):
         ...
 
     def trec_metrics(self, measures: str | Sequence[str], **options: Any) -> Any:
-        """trec_eval's measures of a document node (means, or per query)."""
+        """trec_eval's measures of a document node: ``{measure: mean}``."""
+        ...
+
+    def trec_query_metrics(self, measures: str | Sequence[str], **options: Any) -> Any:
+        """trec_eval's measures of a document node per query (a DataFrame; on a cluster, a Dask DataFrame)."""
         ...
 
     def wrong_examples(self, node: str, n: int = ..., **options: Any) -> list[dict[str, Any]]:
         """The worst queries of ``node``."""
         ...
 
-    def query_examples(self, node: str, queries: pd.DataFrame, **options: Any) -> list[dict[str, Any]]:
+    def query_examples(self, node: str, queries: pd.DataFrame, *args: Any, **options: Any) -> list[dict[str, Any]]:
         """The rows of ``queries`` (a per-query table) as examples a person reads."""
+        ...
+
+
+class ResultSource(ResultLike, Protocol):
+    """A :class:`ResultLike` whose node frames are read too (``result[node]``, ``node in result``,
+    ``list(result)``) and that computes trec_eval measures: what the comparisons, the plots and the report type
+    their result as. A typing aid only (not runtime-checkable: a result is recognised by :class:`ResultLike`).
+    """
+
+    def __getitem__(self, node: str) -> pd.DataFrame:
+        """The frame of ``node``."""
+        ...
+
+    def __contains__(self, node: object) -> bool:
+        """Whether the result holds ``node``."""
+        ...
+
+    def __iter__(self) -> Iterator[str]:
+        """The node names."""
+        ...
+
+    def __len__(self) -> int:
+        """The number of nodes."""
+        ...
+
+    def trec_metrics(self, *args: Any, **options: Any) -> Any:
+        """trec_eval measures of a document node: ``{measure: mean}``."""
+        ...
+
+    def trec_query_metrics(self, *args: Any, **options: Any) -> Any:
+        """trec_eval measures of a document node per query."""
         ...

@@ -31,7 +31,10 @@ import mmh3
 import numpy as np
 import pandas as pd
 
-from .folder import Folder, with_retries
+from . import atomic, parquet
+from .codecs import encodes
+from .folder import Folder, is_plain_name, with_retries
+from .manifest import read_manifest
 from .._validation import check_optional_name, check_path
 from ..errors import LoadError, SaveError
 from ..frames.arrays import DistinctLists, object_array
@@ -87,9 +90,6 @@ def too_many_partitions(partitions: Any) -> str:
 
 def check_node_name(node: str) -> None:
     """A node's files are named after it: a plain name a load reads back (no separator, not hidden, encodable)."""
-    from .codecs import encodes
-    from .folder import is_plain_name
-
     if not isinstance(node, str) or not is_plain_name(node) or node.startswith(".") or not encodes([node]):
         raise SaveError(
             f"node name {node!r} cannot be a file name (no '/', '\\', leading '.', lone surrogates or empty names); "
@@ -192,8 +192,6 @@ def write_part(staging: str | Path, node: str, number: int, partitions: int, fra
     that is not). The rows are written in key order, and the file records the save's ``generation`` (by default the
     one save_parts left in ``staging``), which readers check.
     """
-    from . import atomic, parquet
-
     check_node_name(node)  # before anything is written: the file is named after it
     generation = check_optional_name(generation, name="generation")  # a part of no generation is refused at load
     if generation is None:
@@ -331,8 +329,6 @@ def read_partition(path: str | Path, number: int, generation: str | None = None,
     ``generation``: the folder's generation when it was first read (:func:`read_manifest`'s ``"partitioned"``
     field); a LoadError says so when the folder has been saved again since, instead of mixing two saves.
     """
-    from .manifest import read_manifest
-
     path = check_path(path, name="path")
 
     def attempt() -> Partition:
@@ -370,8 +366,6 @@ def read_partition(path: str | Path, number: int, generation: str | None = None,
 
 def parquet_read(folder: Folder, part: dict[str, Any], codings: dict[str, DistinctLists],
                  metadata: dict[str, str] | None = None) -> pd.DataFrame:
-    from . import parquet
-
     return parquet.read(folder, part, codings, metadata)
 
 
@@ -382,8 +376,6 @@ def read_nodes(folder: Folder, manifest: dict[str, Any], codings: dict[str, dict
     a part that fails :func:`check_part` (another save's, or a row in another partition than its query's), or row
     positions that do not make up the node.
     """
-    from . import parquet
-
     path = folder.path
     for node, entry in manifest["nodes"].items():  # every listed file is checked before any is read
         for part in entry["parts"]:

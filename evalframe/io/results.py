@@ -19,7 +19,8 @@ import gc
 import json
 import os
 import stat
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -34,11 +35,13 @@ from .csv_dialect import save_options
 from .csv_render import encode_frame_texts
 from .partitioned import check_node_name
 from .folder import Folder, FolderMissing, KeptChanging, Vanished, with_retries
+from . import parquet  # pyarrow is imported when a Parquet file is read or written
 from . import partitioned as partitioned_format
 from .manifest import (FORMAT_NAME, FORMAT_VERSION, MANIFEST_NAME, PARTITIONED_FORMAT_VERSION, invalid_matching, listed_files,
                        read_manifest, read_manifest_quietly)
 from .. import _progress
-from .._validation import check_path, few_names
+from .._validation import check_choice, check_path, few_names
+from .._version import __version__
 from ..errors import InvalidParameterError, LoadError, SaveError
 from ..frames.arrays import DistinctLists
 from ..frames.codings import Codings
@@ -101,16 +104,71 @@ def save_result(result: Any, out_dir: Path, format: str = "csv", *, partitions: 
         return _save_result(result, out_dir, format, partitions, show, **to_csv_kwargs)
 
 
-def _save_result(result: Any, out_dir: Path, format: str, partitions: int | None, show: bool, **to_csv_kwargs: Any) -> Path:
-    from .._version import __version__
-    from .._validation import check_choice
+@dataclass
+class _Writing:
+    """What writing one node needs: the staging folder, the file writer's thread and its pending writes, the manifest
+    the node's entry goes to, and the options of the format."""
 
-    check_choice(format, ("csv", "parquet"), name="format")
+    staging: Path
+    writer: ThreadPoolExecutor
+    writes: list[Future[None]]
+    manifest: dict[str, Any]
+    options: dict[str, Any]
+    texts_written: bool
+    rows_of: dict[str, list[Any]]
+    partitions: int | None
+    generation: str
+
+
+def _write_csv_node(writing: _Writing, node: str, frame: pd.DataFrame) -> None:
+    # cells rendered column-wide and written by Arrow (the bytes the csv module writes), where the options
+    # allow: the file is written (Arrow and the file system, without the GIL) while the next node is encoded
+    columns, writing.manifest["nodes"][node] = (encode_frame_texts if writing.texts_written else encode_frame)(node, frame)
+    writing.writes.append(writing.writer.submit(_write_csv, node, writing.staging / f"{node}.csv", columns,
+                                                writing.options))
+    del columns
+
+
+def _write_parquet_node(writing: _Writing, node: str, frame: pd.DataFrame) -> None:
+    table, writing.manifest["nodes"][node] = parquet.encode_frame(node, frame)
+    writing.writes.append(writing.writer.submit(_write_parquet, parquet,
+                                                writing.staging / writing.manifest["nodes"][node]["file"], table))
+    del table
+
+
+def _write_partitioned_node(writing: _Writing, node: str, frame: pd.DataFrame) -> None:
+    assert writing.partitions is not None  # the layout of a save with partitions=N
+    check_frame(node, frame)  # the whole frame's names and index (a part's index is always 0..n-1)
+    parts = []
+    for number, positions in enumerate(writing.rows_of[node]):
+        piece = partitioned_format.part_frame(frame, positions)
+        try:
+            table, entry = parquet.encode_frame(node, piece)
+        except SaveError:
+            parquet.encode_frame(node, frame)  # the same refusal, naming the row of the node's frame
+            raise
+        del piece
+        entry["file"] = partitioned_format.part_file(node, number, writing.partitions)
+        parts.append(entry)
+        writing.writes.append(writing.writer.submit(_write_parquet, parquet, writing.staging / entry["file"], table,
+                                                    {partitioned_format.GENERATION_KEY: writing.generation}))
+        del table
+    writing.manifest["nodes"][node] = {"rows": len(frame), "parts": parts}
+
+
+#: How each layout of a results folder writes one node: ``save(format=)``, and ``"partitioned"`` for
+#: ``save(format="parquet", partitions=N)``.
+NODE_WRITERS: dict[str, Callable[[_Writing, str, pd.DataFrame], None]] = {
+    "csv": _write_csv_node, "parquet": _write_parquet_node, "partitioned": _write_partitioned_node}
+#: The values of ``save(format=)``.
+SAVE_FORMATS = ("csv", "parquet")
+
+
+def _save_result(result: Any, out_dir: Path, format: str, partitions: int | None, show: bool, **to_csv_kwargs: Any) -> Path:
+    check_choice(format, SAVE_FORMATS, name="format")
     partitions = partitioned_format.check_partitions(partitions, format)
-    if format == "parquet":
-        if to_csv_kwargs:
-            raise SaveError(f"save(format='parquet') takes no CSV options; got {few_names(sorted(to_csv_kwargs))}.")
-        from . import parquet  # needs pyarrow, imported only here
+    if format != "csv" and to_csv_kwargs:
+        raise SaveError(f"save(format={format!r}) takes no CSV options; got {few_names(sorted(to_csv_kwargs))}.")
     options = save_options(to_csv_kwargs)
     if not isinstance(result.matching, Mapping):  # an attribute anyone can set: the constructor's rule, at the save
         raise SaveError(f"result.matching must be a dict of matching options (or {{}}); got "
@@ -126,6 +184,7 @@ def _save_result(result: Any, out_dir: Path, format: str, partitions: int | None
         "nodes": {},
     }
     generation = ""
+    rows_of: dict[str, list[Any]] = {}
     if partitions is not None:
         manifest["partitioned"] = partitioned_format.layout(partitions)
         generation = manifest["partitioned"]["generation"]  # recorded in every part file too
@@ -143,43 +202,17 @@ def _save_result(result: Any, out_dir: Path, format: str, partitions: int | None
 
     target = _check_target(out_dir)
     texts_written = format == "csv" and csv_format.writes_texts(**options)
+    write_node = NODE_WRITERS["partitioned" if partitions is not None else format]
 
     def write(staging: Path) -> None:
         # nodes are encoded one at a time; a node's file is written (Arrow, without the GIL) while the next
         # node is encoded. Everything goes to the staging folder: a refused cell leaves the target untouched.
         with ThreadPoolExecutor(max_workers=1) as writer:
-            writes = []
+            writing = _Writing(staging, writer, [], manifest, options, texts_written, rows_of, partitions, generation)
             for node, frame in _progress.bar(result.node_results.items(), show=show, desc="saving", unit="node",
                                              total=len(result.node_results)):
-                if partitions is not None:
-                    check_frame(node, frame)  # the whole frame's names and index (a part's index is always 0..n-1)
-                    parts = []
-                    for number, positions in enumerate(rows_of[node]):
-                        piece = partitioned_format.part_frame(frame, positions)
-                        try:
-                            table, entry = parquet.encode_frame(node, piece)
-                        except SaveError:
-                            parquet.encode_frame(node, frame)  # the same refusal, naming the row of the node's frame
-                            raise
-                        del piece
-                        entry["file"] = partitioned_format.part_file(node, number, partitions)
-                        parts.append(entry)
-                        writes.append(writer.submit(_write_parquet, parquet, staging / entry["file"], table,
-                                                    {partitioned_format.GENERATION_KEY: generation}))
-                        del table
-                    manifest["nodes"][node] = {"rows": len(frame), "parts": parts}
-                    continue
-                if format == "parquet":
-                    table, manifest["nodes"][node] = parquet.encode_frame(node, frame)
-                    writes.append(writer.submit(_write_parquet, parquet, staging / manifest["nodes"][node]["file"], table))
-                    del table
-                    continue
-                # cells rendered column-wide and written by Arrow (the bytes the csv module writes), where the options
-                # allow: the file is written (Arrow and the file system, without the GIL) while the next node is encoded
-                columns, manifest["nodes"][node] = (encode_frame_texts if texts_written else encode_frame)(node, frame)
-                writes.append(writer.submit(_write_csv, node, staging / f"{node}.csv", columns, options))
-                del columns
-            for pending in writes:
+                write_node(writing, node, frame)
+            for pending in writing.writes:
                 pending.result()
         path = staging / MANIFEST_NAME
         try:
@@ -220,8 +253,6 @@ def save_parts(out_dir: str | Path, partitions: int, write_parts: Callable[[Path
     ``evalframe.json`` and swaps the folder into place as :meth:`EvaluationResult.save` does: until then readers see
     the old folder whole, and a failure anywhere (a worker's too) leaves it as it was.
     """
-    from .._version import __version__
-
     out_dir = check_path(out_dir, name="out_dir")
     partitions = partitioned_format.check_partitions(partitions, "parquet") or 1
     manifest: dict[str, Any] = {
@@ -423,8 +454,6 @@ def _load_result(cls: type, load_dir: Path, show: bool, **read_csv_kwargs: Any) 
         steps = _progress.Steps(show=show, desc="loading", total=len(own) + len(csv_files), unit="node")
         for node, entry in own.items():
             if entry["file"].endswith(".parquet"):
-                from . import parquet
-
                 frames[node] = parquet.read(folder, entry, codings.setdefault(node, {}))
             else:
                 assert manifest is not None  # own lists nodes only when there is a manifest

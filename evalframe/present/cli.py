@@ -22,7 +22,9 @@ from typing import Any, cast
 import numpy as np
 import pandas as pd
 
+from .._validation import check_node
 from .._version import __version__
+from ..analysis.compare import compare, shared_nodes
 from ..analysis.examples import THRESHOLD
 from ..analysis.protocol import ResultLike
 from ..analysis.stats import ROUNDS
@@ -30,11 +32,13 @@ from ..errors import EvalframeError
 from ..metrics.registry import LEVELS, METRICS, TREC_MEASURES, aggregate, format_bounds, headline_metric, other_names, parameters
 from ..metrics.trec import entry_of
 from ..options import MatchingOptions, MetricOptions
+from ..report import RENDERERS as REPORT_RENDERERS
 from ..result import EvaluationResult
+from ..sources.runs import query_lines, read_runs
+from .demo import load_demo_runs
 
 __all__ = ["main"]
 
-FORMATS = ("table", "json", "csv", "markdown")
 
 #: Columns that count things (queries, wins, ...): table and markdown print them as integers, not 117.0000.
 COUNT_COLUMNS = ("num_examples_for_eval", "queries", "wins", "ties", "losses", "only_a", "only_b")
@@ -141,8 +145,6 @@ def _load(folder: Path, args: argparse.Namespace, *, on_dask: bool = False) -> A
 
 def _check_node(result: ResultLike, node: str) -> None:
     """The node named with the result's nodes when it has no such node (in memory or on Dask)."""
-    from .._validation import check_node
-
     check_node(node, result.nodes)
 
 
@@ -303,6 +305,9 @@ def _parsers() -> tuple[argparse.ArgumentParser, dict[str, Command]]:
     report = commands.add_parser("report", help="the pipeline funnel and the worst queries (text, and HTML with --html)")
     report.add_argument("folder", type=Path)
     report.add_argument("--html", type=Path, default=None, help="also write a self-contained HTML report here")
+    report.add_argument("--format", default="text", choices=tuple(REPORT_RENDERERS),
+                        help="what is printed: text (default), html (the page, charts embedded), markdown or json "
+                             "(docs/cli.md#the-report-as-json)")
     report.add_argument("-n", type=_at_least_one, default=3, help="worst queries per node, >= 1 (default 3)")
     report.add_argument("--node-order", default=None, help="comma-separated node names, e.g. Retriever,Reader")
     report.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
@@ -323,7 +328,7 @@ def _parsers() -> tuple[argparse.ArgumentParser, dict[str, Command]]:
     trec.add_argument("-q", "--per-query", action="store_true", help="a line per query before the means (trec_eval -q)")
     trec.add_argument("-c", "--complete", action="store_true",
                       help="queries of the qrels without run lines count as 0 in the means (trec_eval -c)")
-    trec.add_argument("--format", default="tsv", choices=("tsv", "json", "markdown"),
+    trec.add_argument("--format", default="tsv", choices=tuple(TREC_FORMATS),
                       help="tsv: trec_eval's 'measure<TAB>query<TAB>value' lines (default); json; markdown")
     trec.add_argument("--digits", type=int, default=4, help="decimals of the tsv and markdown values (default 4, as "
                       "trec_eval; json keeps every digit)")
@@ -362,21 +367,57 @@ def _counts_as_int(frame: pd.DataFrame) -> pd.DataFrame:
     return frame
 
 
-def _render(frame: pd.DataFrame, fmt: str, records: Any = None) -> str:
-    if fmt in ("table", "markdown"):
-        frame = _counts_as_int(frame)
-    if fmt == "json":
-        return json.dumps(records if records is not None else json.loads(frame.to_json(orient="index")), indent=1,
-                          ensure_ascii=False, default=str)
-    if fmt == "csv":
-        buffer = io.StringIO()
-        frame.to_csv(buffer)
-        return buffer.getvalue().rstrip("\n")
-    if fmt == "markdown":
-        return _markdown(frame)
+def _as_table(frame: pd.DataFrame, records: Callable[[], Any]) -> str:
     with pd.option_context("display.max_rows", 500, "display.max_columns", 50, "display.width", 200,
                            "display.max_colwidth", 60, "display.float_format", "{:.4f}".format):
-        return frame.to_string()
+        return _counts_as_int(frame).to_string()
+
+
+def _as_json(frame: pd.DataFrame, records: Callable[[], Any]) -> str:
+    return json.dumps(records(), indent=1, ensure_ascii=False, default=str)
+
+
+def _as_csv(frame: pd.DataFrame, records: Callable[[], Any]) -> str:
+    buffer = io.StringIO()
+    frame.to_csv(buffer)
+    return buffer.getvalue().rstrip("\n")
+
+
+def _as_markdown(frame: pd.DataFrame, records: Callable[[], Any]) -> str:
+    return _markdown(_counts_as_int(frame))
+
+
+def _scopes_above(text: str, scopes: Callable[[], str], note: str) -> str:
+    return f"{scopes()}\n{text}" + (f"\n{note}" if note else "")
+
+
+def _scopes_below(text: str, scopes: Callable[[], str], note: str) -> str:
+    """Below a markdown table: its first line stays the table's header row."""
+    return f"{text}\n\n{scopes()}" + (f"\n\n{note}" if note else "")
+
+
+def _no_scopes(text: str, scopes: Callable[[], str], note: str) -> str:
+    return text
+
+
+@dataclasses.dataclass(frozen=True)
+class TableFormat:
+    """An output format of the table commands: how a table is rendered (``records`` gives the JSON records) and
+    where the scopes line and the above-1 note go."""
+
+    render: Callable[[pd.DataFrame, Callable[[], Any]], str]
+    with_scopes: Callable[[str, Callable[[], str], str], str]
+
+
+#: The --format of the table commands (metrics, worst, compare): each format's renderer.
+TABLE_FORMATS = {"table": TableFormat(_as_table, _scopes_above), "json": TableFormat(_as_json, _no_scopes),
+                 "csv": TableFormat(_as_csv, _no_scopes), "markdown": TableFormat(_as_markdown, _scopes_below)}
+FORMATS = tuple(TABLE_FORMATS)
+
+
+def _render(frame: pd.DataFrame, fmt: str, records: Callable[[], Any] | None = None) -> str:
+    """``frame`` in ``fmt``; ``records``: what the json format writes (default: the rows by index)."""
+    return TABLE_FORMATS[fmt].render(frame, records or (lambda: json.loads(frame.to_json(orient="index"))))
 
 
 def _scopes(args: argparse.Namespace) -> str:
@@ -397,11 +438,7 @@ def _with_scopes(text: str, args: argparse.Namespace, table: pd.DataFrame | None
     Metric values above 1 in ``table`` (Haystack's map and ndcg count a document retrieved twice) get a note below.
     """
     note = _above_one(table) if table is not None else ""
-    if args.format == "table":
-        return f"{_scopes(args)}\n{text}" + (f"\n{note}" if note else "")
-    if args.format == "markdown":
-        return f"{text}\n\n{_scopes(args)}" + (f"\n\n{note}" if note else "")
-    return text
+    return TABLE_FORMATS[args.format].with_scopes(text, lambda: _scopes(args), note)
 
 
 def _above_one(table: pd.DataFrame) -> str:
@@ -430,8 +467,7 @@ def _metrics(args: argparse.Namespace) -> str:
             raise EvalframeError(f"--by-query needs --node (one of {nodes}).")
         on_dask = {"compute": True} if result.on_cluster else {}
         table = result.query_metrics(args.node, **kwargs, by=by, **on_dask)
-        return _with_scopes(_render(table, args.format, json.loads(table.to_json(orient="index"))
-                                    if args.format == "json" else None), args, table)
+        return _with_scopes(_render(table, args.format), args, table)
     if by is not None:
         table = result.sliced_metrics(by, **kwargs)
         if args.node is not None:
@@ -441,15 +477,14 @@ def _metrics(args: argparse.Namespace) -> str:
                 raise EvalframeError(f"node {args.node!r} has no rows with eval_mode={mode!r} to slice.")
             table = table.loc[[args.node]].dropna(axis=1, how="all")
         flat = table.reset_index()
-        return _with_scopes(_render(flat.set_index("node"), args.format,
-                                    json.loads(flat.to_json(orient="records")) if args.format == "json" else None), args,
-                            flat)
+        return _with_scopes(_render(flat.set_index("node"), args.format, lambda: json.loads(flat.to_json(orient="records"))),
+                            args, flat)
     metrics = result.calculate_metrics(**kwargs)
     if args.node is not None:
         _check_node(result, args.node)
         metrics = {args.node: metrics[args.node]}
     frame = pd.DataFrame.from_dict(metrics, orient="index").rename_axis("node")
-    return _with_scopes(_render(frame, args.format, metrics), args, frame)
+    return _with_scopes(_render(frame, args.format, lambda: metrics), args, frame)
 
 
 def _worst(args: argparse.Namespace) -> str:
@@ -461,8 +496,6 @@ def _worst(args: argparse.Namespace) -> str:
     options = {"answer_metric": metric, "answer_metric_threshold": args.threshold} if answers else {
         "document_metric": metric, "document_metric_threshold": args.threshold}
     examples = result.wrong_examples(args.node, n=args.n, **options, **kwargs)
-    if args.format == "json":
-        return json.dumps(examples, indent=1, ensure_ascii=False, default=str)
     rows = []
     for example in examples:
         listed = example["answers" if answers else "documents"]
@@ -477,12 +510,10 @@ def _worst(args: argparse.Namespace) -> str:
     table = pd.DataFrame(rows, columns=["multilabel_id", "query", metric, "gold", "rank 1"]).set_index("multilabel_id")
     if not rows and args.format == "table":
         return _with_scopes(f"no query of node {args.node!r} scores {metric} <= {args.threshold}", args)
-    return _with_scopes(_render(table, args.format), args)
+    return _with_scopes(_render(table, args.format, lambda: examples), args)  # json: the examples themselves
 
 
 def _compare(args: argparse.Namespace) -> str:
-    from ..analysis.compare import compare, shared_nodes
-
     if len(args.folders) < 2:
         raise EvalframeError(f"compare needs two or more results folders; got {len(args.folders)}.")
     names = [n.strip() for n in args.names.split(",")] if args.names else _folder_names(args.folders)
@@ -494,9 +525,10 @@ def _compare(args: argparse.Namespace) -> str:
     if all(on_dask):
         import evalframe.dask as dask_runs
 
-        compare = dask_runs.compare  # type: ignore[assignment]  # the same table, computed per partition
+        compared: Callable[..., pd.DataFrame] = dask_runs.compare  # the same table, computed per partition
         shared = [n for n in runs[0].nodes if all(n in run.nodes for run in runs[1:])]
     else:
+        compared = compare
         shared = shared_nodes(runs)
     if args.node is None and len(shared) != 1:
         raise EvalframeError(f"--node is needed: the runs share the nodes {shared}." if shared else
@@ -504,7 +536,7 @@ def _compare(args: argparse.Namespace) -> str:
     metrics = [m.strip() for m in args.metrics.split(",")] if args.metrics else None
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        table = compare(*runs, node=args.node, metrics=metrics, names=names, rounds=args.rounds, seed=args.seed,
+        table = compared(*runs, node=args.node, metrics=metrics, names=names, rounds=args.rounds, seed=args.seed,
                         **_scope_kwargs(args))
     for warning in caught:
         print_warning(warning.message)
@@ -517,7 +549,7 @@ def _compare(args: argparse.Namespace) -> str:
         )
     flat = table.reset_index()
     return _with_scopes(_render(flat.set_index(flat.columns[0]), args.format,
-                                json.loads(flat.to_json(orient="records")) if args.format == "json" else None), args)
+                                lambda: json.loads(flat.to_json(orient="records"))), args)
 
 
 def _folder_names(folders: Sequence[Path]) -> list[str]:
@@ -571,8 +603,6 @@ def _convert(args: argparse.Namespace) -> str:
 
 
 def _flatten(args: argparse.Namespace) -> str:
-    from ..sources.runs import query_lines, read_runs
-
     storage = _parquet_storage(args, args.storage)
     if args.partitions is None and (len(args.runs) > 1 or args.scheduler is not None):  # the in-memory build reads one file
         given = "--scheduler" if args.scheduler is not None else f"{len(args.runs)} runs files"
@@ -640,8 +670,6 @@ def _flatten_on_dask(args: argparse.Namespace) -> str:
 
 
 def _demo(args: argparse.Namespace) -> str:
-    from .demo import load_demo_runs
-
     if args.out.exists() and not args.out.is_dir():  # before the demo is built
         raise EvalframeError(f"--out {args.out} exists and is not a folder; choose a new or empty folder to write to.")
     labels, outputs = load_demo_runs()
@@ -661,15 +689,18 @@ def _report(args: argparse.Namespace) -> str:
     result = _load(args.folder, args)
     order = [name.strip() for name in args.node_order.split(",")] if args.node_order else None
     scopes = {name: value for name, value in _options(args, MetricOptions).items()}
-    report = result.report(n=args.n, node_order=order, charts=args.html is not None, measures=args.measures, **scopes)
+    charts = args.html is not None or args.format == "html"  # the page embeds them; the other formats have none
+    report = result.report(n=args.n, node_order=order, charts=charts, measures=args.measures, **scopes)
+    shown = report.render(args.format).rstrip("\n")
     if args.html is not None:
         try:
             args.html.parent.mkdir(parents=True, exist_ok=True)
             args.html.write_text(report.html, encoding="utf-8")
         except OSError as exc:
             raise EvalframeError(f"--html {args.html} cannot be written: {exc.strerror or exc}.") from None
-        return report.text + f"\nHTML report: {args.html}"
-    return report.text.rstrip("\n")
+        if args.format == "text":  # a line a person reads; json, markdown and html stay whole documents
+            return shown + f"\n\nHTML report: {args.html}"
+    return shown
 
 
 #: The measures of ``evalframe trec`` without -m.
@@ -687,17 +718,26 @@ def _trec(args: argparse.Namespace) -> str:
     if not len(table):
         print_warning(f"no query of {args.run} is evaluated: none is also in {args.qrels} (trec_eval evaluates the queries "
                       "of both; -c adds the qrels' queries missing from the run).")
-    if args.format == "json":
-        record: dict[str, Any] = {"measures": means, "queries": len(table)}
-        if args.per_query:
-            record["per_query"] = {str(qid): {m: float(v) for m, v in row.items()} for qid, row in table.iterrows()}
-        return json.dumps(record, indent=1, ensure_ascii=False)
-    if args.format == "markdown":
-        shown = table if args.per_query else table.iloc[:0]
-        frame = pd.concat([shown, pd.DataFrame([means], index=pd.Index(["all"]))]).rename_axis("query")
-        frame.index = [_cell(str(qid)) for qid in frame.index]  # a | in a query id would end its cell
-        frame.index.name = "query"
-        return _markdown(frame.map(lambda v: f"{v:.{args.digits}f}"))
+    return TREC_FORMATS[args.format](table, means, args)
+
+
+def _trec_json(table: pd.DataFrame, means: dict[str, float], args: argparse.Namespace) -> str:
+    record: dict[str, Any] = {"measures": means, "queries": len(table)}
+    if args.per_query:
+        record["per_query"] = {str(qid): {m: float(v) for m, v in row.items()} for qid, row in table.iterrows()}
+    return json.dumps(record, indent=1, ensure_ascii=False)
+
+
+def _trec_markdown(table: pd.DataFrame, means: dict[str, float], args: argparse.Namespace) -> str:
+    shown = table if args.per_query else table.iloc[:0]
+    frame = pd.concat([shown, pd.DataFrame([means], index=pd.Index(["all"]))]).rename_axis("query")
+    frame.index = [_cell(str(qid)) for qid in frame.index]  # a | in a query id would end its cell
+    frame.index.name = "query"
+    return _markdown(frame.map(lambda v: f"{v:.{args.digits}f}"))
+
+
+def _trec_tsv(table: pd.DataFrame, means: dict[str, float], args: argparse.Namespace) -> str:
+    """trec_eval's layout: ``measure<TAB>query<TAB>value`` lines."""
     width = max(len(m) for m in [*table.columns, "num_q"])
     lines = []
     if args.per_query:  # grouped by query, as trec_eval -q prints them (queries in the run's order)
@@ -706,6 +746,11 @@ def _trec(args: argparse.Namespace) -> str:
     lines.append(f"{'num_q':<{width}}\tall\t{len(table)}")
     lines += [f"{column:<{width}}\tall\t{value:.{args.digits}f}" for column, value in means.items()]
     return "\n".join(lines)
+
+
+#: The --format of ``evalframe trec``: each format's renderer of the per-query table and the means.
+TREC_FORMATS: dict[str, Callable[[pd.DataFrame, dict[str, float], argparse.Namespace], str]] = {
+    "tsv": _trec_tsv, "json": _trec_json, "markdown": _trec_markdown}
 
 
 def _list_metrics(_: argparse.Namespace) -> str:

@@ -29,11 +29,12 @@ def outputs(tmp_path_factory) -> dict[tuple[str, int], list[str]]:
 def test_the_page_has_the_examples_it_is_known_for():
     commands = [example.command for example in EXAMPLES]
     for command in ("evalframe --help", "evalframe report evalframe/data/demo_result -n 1",
+                    "evalframe report evalframe/data/demo_result -n 1 --format json",
                     "evalframe trec run.txt qrels.txt -m ndcg@10", "evalframe list-metrics"):
         assert command in commands
     # the illustration of a cluster build is marked as not run
     assert not any("--scheduler tcp://" in command for command in commands)
-    assert len(EXAMPLES) == 24
+    assert len(EXAMPLES) == 25  # 24, and the report as JSON
     # the IR page's two trec examples run too; the cluster page's need a cluster and are marked
     assert [len(docs.examples(TEXTS[page], page)) for page in ("ir-researchers.md", "cluster.md")] == [2, 0]
 

@@ -10,7 +10,7 @@ import pytest
 from evalframe import EvaluationResult, InvalidParameterError, load_demo_result, print_eval_report
 from evalframe.present.cli import main
 from evalframe.metrics.registry import METRICS
-from evalframe.present.report import build_report
+from evalframe.report import build_report
 
 DEMO = Path(__file__).parents[2] / "evalframe" / "data" / "demo_result"
 
@@ -224,7 +224,7 @@ def test_report_text_columns_are_left_aligned_in_a_notebook():
 
 def test_recall_chart_stops_at_the_deepest_rank_the_retriever_returned(monkeypatch):
     pytest.importorskip("matplotlib")
-    import evalframe.present.plots as plots
+    import evalframe.report.plots as plots
 
     seen = []
     draw = plots.plot_metrics_at_k

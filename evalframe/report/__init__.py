@@ -1,0 +1,198 @@
+"""The evaluation report: the pipeline funnel and the worst queries of a result, as text, one self-contained HTML
+page, Markdown or JSON.
+
+:func:`build_report` builds the report's model once (:mod:`evalframe.report.model`, every number computed there);
+the renderers of :mod:`evalframe.report.render` lay it out, one per format. The plots the page embeds are
+:mod:`evalframe.report.plots` (matplotlib, imported only when a chart is drawn).
+
+Examples
+--------
+>>> from evalframe import load_demo_result
+>>> report = build_report(load_demo_result(), n=1, charts=False, metrics_filter={"Retriever": ["mrr"]})
+>>> "document_scope='document_id_or_answer', answer_scope='any'" in report.text
+True
+>>> report.to_dict()["funnel"][0]["metrics"][0]["metric"]
+'mrr'
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from functools import cached_property
+from typing import Any
+
+from ..analysis.protocol import ResultSource
+from .model import WRONG_EXAMPLES_FIELDS, ReportModel, build_model
+from .render import RENDERERS
+from .._validation import check_choice
+from ..errors import InvalidParameterError, warn
+
+__all__ = ["RENDERERS", "Report", "ReportModel", "build_report", "print_eval_report"]
+
+
+class Report:
+    """An evaluation report; ``.text`` for terminals, ``.html`` for browsers (displays in Jupyter),
+    :meth:`to_markdown`, :meth:`to_json` / :meth:`to_dict`; ``.model`` holds what it says.
+
+    Parameters
+    ----------
+    model : ReportModel
+        What the report says (:func:`evalframe.report.model.build_model`).
+    text, html : str, optional
+        Deprecated (the report was these two texts): a report of given texts, without a model, so only ``.text``
+        and ``.html``; a FutureWarning says so.
+
+    Examples
+    --------
+    >>> from evalframe import load_demo_result
+    >>> report = load_demo_result().report(n=1, charts=False)
+    >>> report.to_markdown().splitlines()[0]
+    '# Evaluation report'
+    """
+
+    def __init__(self, model: ReportModel | str | None = None, html: str | None = None, *,
+                 text: str | None = None) -> None:
+        if isinstance(model, ReportModel) and html is None and text is None:
+            self.model: ReportModel | None = model
+            return
+        if isinstance(model, str) and text is None:  # Report(text, html), the former dataclass's order
+            model, text = None, model
+        if model is not None or text is None or html is None:
+            raise InvalidParameterError(f"Report takes the report's model (build_report(result) builds it); got "
+                                        f"{type(model).__name__}.", parameter="model")
+        warn("Report(text, html) is deprecated: a report holds its model, which build_report(result) builds; "
+             "this one has only .text and .html.", FutureWarning)
+        self.model = None
+        self.__dict__.update(text=text, html=html)  # the cached properties' values
+
+    def render(self, format: str) -> str:
+        """The report in ``format``: one of :data:`RENDERERS` (``text``, ``html``, ``markdown``, ``json``)."""
+        check_choice(format, tuple(RENDERERS), name="format")
+        if self.model is None:
+            raise InvalidParameterError(f"this report was made of its text and HTML (Report(text, html)), so it has "
+                                        f"no {format} form; build it with build_report(result).", parameter="format")
+        return RENDERERS[format](self.model)
+
+    @cached_property
+    def text(self) -> str:
+        """The report for a terminal."""
+        return self.render("text")
+
+    @cached_property
+    def html(self) -> str:
+        """The report as one self-contained HTML page, its charts embedded."""
+        return self.render("html")
+
+    def to_markdown(self) -> str:
+        """The report as Markdown (no charts)."""
+        return self.render("markdown")
+
+    def to_json(self) -> str:
+        """:meth:`to_dict` as JSON text (NaN as null)."""
+        return self.render("json")
+
+    def to_dict(self) -> dict[str, Any]:
+        """The report as plain data: the shape of docs/cli.md#the-report-as-json."""
+        return json.loads(self.to_json())  # the same data, NaN already null
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Report) and (self.text, self.html) == (other.text, other.html)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as the former dataclass
+
+    def __str__(self) -> str:
+        return self.text
+
+    def _repr_html_(self) -> str:
+        return self.html
+
+
+def build_report(
+    result: ResultSource,
+    *,
+    n: int = 3,
+    node_order: list[str] | None = None,
+    max_characters_per_field: int = 150,
+    charts: bool = True,
+    metrics_filter: Mapping[str, Sequence[str]] | None = None,
+    document_scope: str = "document_id_or_answer",
+    answer_scope: str = "any",
+    wrong_examples_fields: Sequence[str] = WRONG_EXAMPLES_FIELDS,
+    measures: str | Sequence[str] | None = None,
+    complete: bool = False,
+    duplicates: str = "error",
+) -> Report:
+    """The pipeline funnel (integrated metrics, top-1 answer metrics, isolated upper bound) and worst queries.
+
+    Without ``node_order``, nodes with document rows only come first (retrievers feed readers), else in the
+    result's order. Every number is computed under ``document_scope`` / ``answer_scope``, which the report
+    states; each listed document or answer is marked when it counts as correct under them.
+
+    Parameters
+    ----------
+    metrics_filter : dict of node to list of str, optional
+        The metrics shown per node in the funnel (Haystack 1.x's ``metrics_filter``); None shows all.
+    wrong_examples_fields : list of str
+        The fields shown for each listed answer / document of the worst queries.
+    measures : str or list of str, optional
+        trec_eval measures (:meth:`EvaluationResult.trec_metrics`, e.g. ``["nDCG@10", "AP"]``) shown in the
+        funnel of the document nodes; the first one also ranks their worst queries (instead of the headline metric).
+    complete, duplicates
+        As in :meth:`EvaluationResult.trec_metrics`, for ``measures``.
+
+    Examples
+    --------
+    >>> from evalframe import load_demo_result
+    >>> report = build_report(load_demo_result(), n=1, charts=False, metrics_filter={"Retriever": ["mrr"]})
+    >>> "document_scope='document_id_or_answer', answer_scope='any'" in report.text
+    True
+    """
+    return Report(build_model(result, n=n, node_order=node_order, max_characters_per_field=max_characters_per_field,
+                              charts=charts, metrics_filter=metrics_filter, document_scope=document_scope,
+                              answer_scope=answer_scope, wrong_examples_fields=wrong_examples_fields,
+                              measures=measures, complete=complete, duplicates=duplicates))
+
+
+def print_eval_report(
+    eval_result: ResultSource,
+    n_wrong_examples: int = 3,
+    metrics_filter: Mapping[str, Sequence[str]] | None = None,
+    document_scope: str = "document_id_or_answer",
+    answer_scope: str = "any",
+    wrong_examples_fields: Sequence[str] = WRONG_EXAMPLES_FIELDS,
+    max_characters_per_field: int = 150,
+    *,
+    node_order: list[str] | None = None,
+) -> None:
+    """Print the report, as Haystack 1.x's ``Pipeline.print_eval_report`` did (Haystack 1.26's arguments, same order).
+
+    Parameters
+    ----------
+    eval_result : EvaluationResult
+    n_wrong_examples : int
+        The worst queries shown per node.
+    metrics_filter : dict of node to list of str, optional
+        The metrics shown per node; None shows all.
+    document_scope, answer_scope : str
+        What makes a document relevant and where a matching answer must come from
+        (``docs/metrics.md#relevance-criterion``); the report states them.
+    wrong_examples_fields : list of str
+        The fields shown for each listed answer / document (default ``["answer", "context", "document_id"]``).
+    max_characters_per_field : int
+        Longer field values are cut, ending in "...".
+    node_order : list of str, optional
+        The nodes in pipeline order (keyword only: not one of Haystack's arguments).
+
+    Examples
+    --------
+    >>> from evalframe import load_demo_result, print_eval_report
+    >>> print_eval_report(load_demo_result(), 1, {"Retriever": ["mrr"], "Reader": ["f1"]}, "document_id", "any",
+    ...                   ["answer"], 40)  # doctest: +ELLIPSIS
+    evalframe ... evaluation report
+    ...
+    """
+    print(build_report(eval_result, n=n_wrong_examples, node_order=node_order, metrics_filter=metrics_filter,
+                       document_scope=document_scope, answer_scope=answer_scope,
+                       wrong_examples_fields=wrong_examples_fields,
+                       max_characters_per_field=max_characters_per_field, charts=False).text)

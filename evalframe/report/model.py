@@ -1,0 +1,480 @@
+"""The evaluation report's model: what the report says, built once from a result; the renderers
+(:mod:`evalframe.report.render`) only lay it out as text, HTML, Markdown or JSON.
+
+Built from the public analyses only (``calculate_metrics``, ``wrong_examples``, ``trec_metrics``, ``metrics_at_k``),
+so its numbers are those of the library. Every number is computed here; a renderer formats it.
+
+Examples
+--------
+>>> from evalframe import load_demo_result
+>>> model = build_model(load_demo_result(), n=1, charts=False, metrics_filter={"Retriever": ["mrr"]})
+>>> model.funnel[0].node, [row.metric for row in model.funnel[0].rows]
+('Retriever', ['mrr'])
+>>> model.sections[0].metric, len(model.sections[0].queries)
+('recall_single_hit', 1)
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from .._version import __version__
+from .._validation import check_positive_int, did_you_mean
+from ..analysis.compare import is_result
+from ..analysis.examples import NO_ANSWER, THRESHOLD
+from ..analysis.protocol import ResultSource
+from ..columns import ANSWER_SCOPE_MEANINGS, CRITERIA, MATCH_MEANINGS, answer_metric_column, relevance_column, \
+    relevance_criterion
+from ..errors import InvalidParameterError, warn
+from ..metrics.registry import METRICS, SYMBOLS, format_bounds
+from ..metrics.trec import describe_measure, parse_measures
+from . import plots
+
+__all__ = ["Definition", "Definitions", "FunnelNode", "FunnelRow", "Listed", "Note", "ReportModel",
+           "Section", "TrecCount", "WorstQuery", "build_model", "DEFINITIONS_TITLE", "MODES", "ABOVE_ONE",
+           "WRONG_EXAMPLES_FIELDS"]
+
+#: The report explains its scopes and metrics in its own last section (a saved page or a pip-installed package has
+#: no docs folder to link to).
+DEFINITIONS_TITLE = "What the numbers mean"
+MODES = ("integrated: each node on the output of the nodes before it; top-1: the reader's first answer only; "
+         "isolated: the node on the gold documents (an upper bound)")
+#: Haystack 1.x's default fields of each listed answer / document in the worst queries.
+WRONG_EXAMPLES_FIELDS = ("answer", "context", "document_id")
+ABOVE_ONE = "above 1: a relevant document retrieved twice counts twice (Haystack's definition)"
+
+
+# ---------------------------------------------------------------------------------------------- the model
+@dataclass(frozen=True)
+class FunnelRow:
+    """One metric of one node in the funnel: its integrated value, the reader's top-1 value (answer nodes) and the
+    isolated upper bound (nodes evaluated isolated), None where the report shows none."""
+
+    metric: str
+    description: str
+    integrated: float
+    top1: float | None
+    isolated: float | None
+    above_one: bool  # one of the values exceeds 1 (Haystack's map / ndcg with duplicate documents)
+
+
+@dataclass(frozen=True)
+class FunnelNode:
+    """A node of the funnel, in pipeline order, with the metrics shown (``metrics_filter``)."""
+
+    node: str
+    answer_node: bool
+    rows: tuple[FunnelRow, ...]
+
+
+@dataclass(frozen=True)
+class TrecCount:
+    """A document node whose funnel holds trec_eval ``measures``: means over the ``queries`` trec_eval evaluates."""
+
+    node: str
+    queries: int
+
+
+@dataclass(frozen=True)
+class Listed:
+    """One of the first three answers / documents of a worst query, its fields cut for a person."""
+
+    rank: Any  # an int where the row's rank is a whole number, else as stored (None when missing)
+    correct: bool | None  # judged correct under the report's scopes; None when the row does not say
+    why: str  # what it matched ("" when nothing to say)
+    fields: tuple[tuple[str, str], ...]  # (field, value as shown) in the order of wrong_examples_fields
+
+
+@dataclass(frozen=True)
+class WorstQuery:
+    """A worst query: its text and gold as shown, its value of the section's metric and its listed rows."""
+
+    query: str
+    value: float
+    gold: str
+    listed: tuple[Listed, ...]
+
+
+@dataclass(frozen=True)
+class Section:
+    """The worst queries of one node by ``metric`` (those scoring at most ``threshold``), with its recall@k chart
+    (a base64 PNG; None without charts, matplotlib or document rows)."""
+
+    node: str
+    answer_node: bool
+    metric: str
+    threshold: float
+    chart: str | None
+    queries: tuple[WorstQuery, ...]
+
+
+@dataclass(frozen=True)
+class Definition:
+    """A metric the report shows: its one line, and a registered metric's formula, edge rule and bounds as the
+    registry's inline markdown ("" for a trec_eval measure)."""
+
+    metric: str
+    description: str
+    details: str
+
+
+@dataclass(frozen=True)
+class Definitions:
+    """The report's last section: what the scopes and every metric shown mean."""
+
+    relevant_document: str
+    correct_answer: str
+    modes: str
+    metrics: tuple[Definition, ...]
+    symbols: tuple[tuple[str, str], ...]  # the formulas' symbols, when a document metric is defined; else empty
+
+
+@dataclass(frozen=True)
+class Note:
+    """A warning the analyses gave while the report was built (each said once)."""
+
+    category: type[Warning]
+    message: str
+
+
+@dataclass(frozen=True)
+class ReportModel:
+    """Everything the report says; :mod:`evalframe.report.render` lays it out."""
+
+    version: str
+    nodes: tuple[str, ...]
+    document_scope: str
+    answer_scope: str
+    measures: tuple[str, ...]
+    funnel: tuple[FunnelNode, ...]
+    trec_counts: tuple[TrecCount, ...]
+    above_one: bool  # some funnel value exceeds 1
+    sections: tuple[Section, ...]
+    definitions: Definitions
+    notes: tuple[Note, ...]
+
+
+# ---------------------------------------------------------------------------------------------- helpers
+def _description(metric: str) -> str:
+    """A metric's one line: the registry's description, or a trec_eval measure's (with its cutoff and level)."""
+    return METRICS[metric].description if metric in METRICS else describe_measure(metric)
+
+
+def _details(metric: str) -> str:
+    """A registered metric's per-query formula, edge rule and bounds, as the registry's markdown; "" for a measure."""
+    if metric not in METRICS:
+        return ""
+    spec = METRICS[metric]
+    bounds = format_bounds(spec, note=True)
+    return f"Per query: {spec.formula}. Edge rule: {spec.edge}. Bounds: {bounds}."
+
+
+def _scope_meanings(document_scope: str, answer_scope: str) -> tuple[str, str]:
+    """What makes a retrieved document relevant and an answer correct under the scopes (checked before)."""
+    how, sets = CRITERIA[relevance_criterion(document_scope, answer_scope)]
+    return f" {how} ".join(MATCH_MEANINGS[s] for s in sets), ANSWER_SCOPE_MEANINGS[answer_scope]
+
+
+def _is_missing(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and value != value) or value == ""
+
+
+def _cut(value: Any, limit: int, empty: str = "(empty)") -> str:
+    if _is_missing(value):
+        return empty  # the placeholder row of an empty retrieval or answer list
+    text = " ".join(str(value).split())
+    return text if len(text) <= limit else text[: max(limit - 3, 0)] + "..."
+
+
+def _items(value: Any) -> list[Any] | None:
+    """The items of a list cell (a list, tuple or array); None for a scalar."""
+    if isinstance(value, (list, tuple)):
+        return list(value)
+    return list(value.tolist()) if hasattr(value, "tolist") and not isinstance(value, (str, bytes)) else None
+
+
+def _gold(value: Any, limit: int, answer_node: bool) -> str:
+    """A gold list for a person, items joined by " | ": a no-answer gold (``['']`` or empty) reads NO_ANSWER."""
+    items = _items(value)
+    items = [value] if items is None else items
+    if all(_is_missing(item) for item in items):
+        return NO_ANSWER if answer_node else "(no gold document)"
+    return _cut(" | ".join(str(item) for item in items), limit)
+
+
+def _value(field: str, value: Any, limit: int) -> str:
+    """A listed row's field for a person: an empty answer is a no-answer prediction."""
+    items = _items(value)
+    if items is not None:  # e.g. an answer's document_ids
+        return "(none)" if not items else _cut(" | ".join(str(item) for item in items), limit)
+    return _cut(value, limit, {"answer": NO_ANSWER, "document_id": "(nothing retrieved)"}.get(field, "(empty)"))
+
+
+def _rank(value: Any) -> Any:
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
+def _has_isolated(result: ResultSource, node: str) -> bool:
+    frame = result[node]
+    return "eval_mode" in frame.columns and bool((frame["eval_mode"] == "isolated").any())
+
+
+def _judged_correct(row: dict[str, Any], answer_node: bool, document_scope: str, answer_scope: str) -> bool | None:
+    """Whether a listed row counts as correct under the report's scopes; None when the row does not say.
+
+    A document is relevant by the row's 0/1 column of the relevance criterion; an answer is correct when its
+    exact_match under ``answer_scope`` is 1 (``docs/metrics.md#relevance-criterion``).
+    """
+    if answer_node:
+        column = answer_metric_column("exact_match", answer_scope)
+    else:
+        column = relevance_column(relevance_criterion(document_scope, answer_scope))
+    value: Any = row.get(column)
+    if _is_missing(value):
+        return None
+    return bool(float(value) >= 1.0)
+
+
+def _why(row: dict[str, Any], answer_node: bool, answer_scope: str) -> str:
+    """What a listed row matched, so a person sees why a query scored 0: a document's id / context / answer
+    matches, an answer's exact_match and f1 under ``answer_scope``."""
+    def flag(column: str) -> str | None:
+        value: Any = row.get(column)
+        return None if _is_missing(value) else ("yes" if float(value) >= 1.0 else "no")
+
+    if answer_node:
+        em: Any = row.get(answer_metric_column("exact_match", answer_scope))
+        f1: Any = row.get(answer_metric_column("f1", answer_scope))
+        if _is_missing(em) or _is_missing(f1):
+            return ""
+        note = f"exact_match {float(em):.0f}, f1 {float(f1):.2f}"
+        if answer_scope != "any" and not _is_missing(row.get("exact_match")) and float(row["exact_match"]) > float(em):
+            source = {"context": "context", "document_id": "document", "document_id_and_context": "document and context"}
+            note += f"; the text matches, but not from the gold {source[answer_scope]}"
+        return note
+    if not row.get("document_id") and not row.get("context"):
+        return ""  # an empty retrieval (Haystack stores it as one empty document): nothing to match
+    found = [(name, flag(column)) for name, column in
+             (("id", "gold_id_match"), ("context", "context_match"), ("answer", "answer_match"))]
+    shown = [f"{name} {value}" for name, value in found if value is not None]
+    return ("matches gold: " + ", ".join(shown)) if shown else ""
+
+
+def _fields(row: dict[str, Any], fields: tuple[str, ...], answer_node: bool) -> list[tuple[str, Any]]:
+    """The ``wrong_examples_fields`` a listed row has, in the order asked (``document_id`` also names an
+    answer's ``document_ids``)."""
+    shown = []
+    for field in fields:
+        key = "document_ids" if field == "document_id" and answer_node and field not in row else field
+        if key in row:
+            shown.append((field, row[key]))
+    return shown
+
+
+def _check_metrics_filter(metrics_filter: Any, nodes: list[str], integrated: dict[str, dict[str, float]]) -> None:
+    if metrics_filter is None:
+        return
+    if not isinstance(metrics_filter, Mapping):
+        raise InvalidParameterError(f"metrics_filter must be a dict of node name to a list of metrics, e.g. "
+                                    f"{{{nodes[0]!r}: [...]}} (or None for all); got {type(metrics_filter).__name__}.")
+    for node, metrics in metrics_filter.items():
+        if node not in integrated:
+            raise InvalidParameterError(f"metrics_filter names node {node!r}, which the result does not hold; "
+                                        f"it holds {list(integrated)}.")
+        if isinstance(metrics, str) or not all(isinstance(m, str) for m in metrics):
+            raise InvalidParameterError(f"metrics_filter[{node!r}] must be a list of metric names; got {metrics!r}.")
+        unknown = [m for m in metrics if m not in integrated[node]]
+        if unknown:
+            valid = [m for m in integrated[node] if m != "num_examples_for_eval"]
+            raise InvalidParameterError(f"metrics_filter[{node!r}] names metric(s) {unknown} that node {node!r} does "
+                                        f"not have; it has {valid}.")
+
+
+def _check_fields(fields: Any) -> tuple[str, ...]:
+    if isinstance(fields, str) or not isinstance(fields, (list, tuple)) or not all(isinstance(f, str) for f in fields):
+        raise InvalidParameterError(f"wrong_examples_fields must be a list of row fields, e.g. "
+                                    f"{list(WRONG_EXAMPLES_FIELDS)}; got {fields!r}.")
+    return tuple(fields)
+
+
+def _check_measures(measures: Any) -> list[str]:
+    """The report's trec_eval measures as canonical names (``P(rel=1)@5`` -> ``P@5``)."""
+    if measures is None:
+        return []
+    names = [measures] if isinstance(measures, str) else measures
+    if not isinstance(names, Sequence) or not names or not all(isinstance(m, str) for m in names):
+        raise InvalidParameterError(f"measures must be a trec_eval measure name or a list of them, e.g. ['nDCG@10', 'AP']; "
+                                    f"got {measures!r}.")
+    return list(dict.fromkeys(str(m) for m in parse_measures(list(names))))
+
+
+def _recall_chart(result: ResultSource, node: str, ks: range, options: dict[str, Any]) -> str | None:
+    """A recall@k PNG (base64) when matplotlib is installed; None otherwise.
+
+    Drawn on a bare Figure, so the pyplot backend of a notebook is left alone.
+    """
+    try:
+        from matplotlib.figure import Figure
+    except ImportError:
+        return None
+    figure = Figure(figsize=(5, 2.6), dpi=100, layout="constrained")
+    axes = figure.subplots()
+    plots.plot_metrics_at_k(result, ks=list(ks), node=node, metrics=["recall_single_hit"], ax=axes, **options)
+    legend = axes.get_legend()
+    if legend is not None:
+        legend.remove()
+    axes.set_title("")
+    axes.set_ylabel("recall_single_hit")
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png")
+    return base64.b64encode(buffer.getvalue()).decode("ascii")
+
+
+def _deepest_rank(result: ResultSource, node: str) -> int:
+    """The largest rank the node returned (its document rows), at least 1: the recall@k chart stops there."""
+    frame = result[node]
+    if "rank" not in frame.columns:
+        return 10
+    ranks = pd.to_numeric(frame["rank"], errors="coerce")
+    if "type" in frame.columns:
+        ranks = ranks[frame["type"] == "document"]
+    top = ranks.max()
+    return max(1, int(top)) if top == top else 1
+
+
+
+# ---------------------------------------------------------------------------------------------- building
+def build_model(
+    result: ResultSource,
+    *,
+    n: int = 3,
+    node_order: list[str] | None = None,
+    max_characters_per_field: int = 150,
+    charts: bool = True,
+    metrics_filter: Mapping[str, Sequence[str]] | None = None,
+    document_scope: str = "document_id_or_answer",
+    answer_scope: str = "any",
+    wrong_examples_fields: Sequence[str] = WRONG_EXAMPLES_FIELDS,
+    measures: str | Sequence[str] | None = None,
+    complete: bool = False,
+    duplicates: str = "error",
+) -> ReportModel:
+    """The report's model of ``result``; the parameters are those of :func:`evalframe.report.build_report`.
+
+    The analyses' warnings are given once each (not once per analysis) and kept in ``notes``.
+
+    Examples
+    --------
+    >>> from evalframe import load_demo_result
+    >>> model = build_model(load_demo_result(), n=1, charts=False)
+    >>> model.nodes, model.document_scope
+    (('Retriever', 'Reader'), 'document_id_or_answer')
+    """
+    if not is_result(result):  # by its interface: the facade calls this module
+        raise InvalidParameterError(f"the report needs an EvaluationResult; got {type(result).__name__}. "
+                                    "Load one first: EvaluationResult.load(folder).")
+    n = check_positive_int(n, name="n (worst queries per node)", minimum=1)
+    max_characters_per_field = check_positive_int(max_characters_per_field, name="max_characters_per_field", minimum=1)
+    fields = _check_fields(wrong_examples_fields)
+    if node_order is not None and (isinstance(node_order, str) or not all(isinstance(x, str) for x in node_order)):
+        raise InvalidParameterError(f"node_order must be a list of node names, e.g. {list(result)}; got {node_order!r}.",
+                                    parameter="node_order")
+    nodes = list(node_order) if node_order else result.pipeline_order()
+    unknown = [node for node in nodes if node not in result]
+    if unknown:
+        raise InvalidParameterError(f"node_order names node(s) {unknown} that the result does not hold; it holds "
+                                    f"{list(result)}.{did_you_mean(unknown[0], list(result))}", parameter="node_order")
+    scopes = {"document_scope": document_scope, "answer_scope": answer_scope}
+    trec = {"complete": complete, "duplicates": duplicates}
+    with warnings.catch_warnings(record=True) as caught:  # each analysis would repeat a scope warning: say it once
+        warnings.simplefilter("always")
+        checked = _check_measures(measures)
+        funnel, counts, explained = _funnel(result, nodes, metrics_filter, scopes, checked, trec)
+        measured = {count.node for count in counts}
+        sections = tuple(_section(result, node, checked[0] if node in measured else result.headline_metric(node), n,
+                                  max_characters_per_field, charts, fields, scopes, trec if node in measured else None)
+                         for node in nodes)
+    notes = tuple(Note(category, message) for message, category in
+                  dict.fromkeys((str(w.message), w.category) for w in caught))
+    for note in notes:
+        warn(note.message, note.category)
+    explained.update((section.metric, None) for section in sections)
+    return ReportModel(
+        version=__version__, nodes=tuple(nodes), document_scope=document_scope, answer_scope=answer_scope,
+        measures=tuple(checked), funnel=funnel, trec_counts=counts,
+        above_one=any(row.above_one for node in funnel for row in node.rows), sections=sections,
+        definitions=_definitions(list(explained), document_scope, answer_scope), notes=notes)
+
+
+def _funnel(result: ResultSource, nodes: list[str], metrics_filter: Mapping[str, Sequence[str]] | None,
+            scopes: dict[str, Any], measures: list[str], trec: dict[str, Any],
+            ) -> tuple[tuple[FunnelNode, ...], tuple[TrecCount, ...], dict[str, None]]:
+    """The funnel's nodes, the trec_eval counts of the measured nodes and the metrics shown, in order."""
+    integrated = result.calculate_metrics(**scopes)  # checks the scopes, naming the valid ones
+    top1 = result.calculate_metrics(simulated_top_k_reader=1, **scopes)
+    isolated = (result.calculate_metrics(eval_mode="isolated", **scopes)
+                if any(_has_isolated(result, node) for node in nodes) else {})
+    measured = [node for node in nodes if measures and result.has_documents(node) and not result.has_answers(node)]
+    counts = []
+    for node in measured:
+        per_query = result.trec_query_metrics(measures, node=node, **trec)
+        counts.append(TrecCount(node, len(per_query)))
+        integrated[node].update({m: float(per_query[m].mean()) if len(per_query) else 0.0 for m in per_query.columns})
+        if _has_isolated(result, node):
+            isolated[node].update(result.trec_metrics(measures, node=node, eval_mode="isolated", **trec))
+    _check_metrics_filter(metrics_filter, nodes, integrated)
+    explained: dict[str, None] = {}  # the metrics the report shows, in order: each is explained at the end
+    funnel = []
+    for node in nodes:
+        answer_node = result.has_answers(node)
+        shown = None if metrics_filter is None or node not in metrics_filter else set(metrics_filter[node])
+        rows = []
+        for metric, value in integrated[node].items():
+            if metric == "num_examples_for_eval" or (shown is not None and metric not in shown):
+                continue
+            explained[metric] = None
+            at_top1 = top1[node][metric] if answer_node else None
+            alone = isolated[node][metric] if metric in isolated.get(node, {}) else None
+            above_one = any(v is not None and v > 1.0 for v in (value, at_top1, alone))
+            rows.append(FunnelRow(metric, _description(metric), value, at_top1, alone, above_one))
+        funnel.append(FunnelNode(node, answer_node, tuple(rows)))
+    return tuple(funnel), tuple(counts), explained
+
+
+def _section(result: ResultSource, node: str, metric: str, n: int, limit: int, charts: bool, fields: tuple[str, ...],
+             scopes: dict[str, Any], trec: dict[str, Any] | None) -> Section:
+    """The worst queries of ``node`` by ``metric`` (a trec_eval measure when ``trec`` is given)."""
+    answer_node = result.has_answers(node)
+    chart = None
+    if not answer_node and charts:
+        chart = _recall_chart(result, node, range(1, _deepest_rank(result, node) + 1), scopes)
+    worst = (result.wrong_examples(node, n=n, document_metric=metric, **scopes, **trec) if trec is not None
+             else result.wrong_examples(node, n=n, **scopes))
+    queries = []
+    for example in worst:
+        gold = example["gold_answers"] if answer_node else example["gold_document_ids"]
+        listed = tuple(
+            Listed(rank=_rank(row.get("rank")),
+                   correct=_judged_correct(row, answer_node, scopes["document_scope"], scopes["answer_scope"]),
+                   why=_why(row, answer_node, scopes["answer_scope"]),
+                   fields=tuple((field, _value(field, value, limit)) for field, value in _fields(row, fields, answer_node)))
+            for row in example["answers" if answer_node else "documents"][:3])
+        queries.append(WorstQuery(_cut(example["query"], limit), example["metrics"][metric],
+                                  _gold(gold, limit, answer_node), listed))
+    return Section(node, answer_node, metric, THRESHOLD, chart, tuple(queries))
+
+
+def _definitions(metrics: list[str], document_scope: str, answer_scope: str) -> Definitions:
+    """What the report's scopes and every metric it shows mean."""
+    relevant, correct = _scope_meanings(document_scope, answer_scope)
+    symbols = (tuple(SYMBOLS.items()) if any(metric in METRICS and METRICS[metric].level == "document"
+                                             for metric in metrics) else ())
+    return Definitions(relevant, correct, MODES,
+                       tuple(Definition(metric, _description(metric), _details(metric)) for metric in metrics), symbols)
