@@ -1,4 +1,4 @@
-"""Deprecated alias of the package folder ``evalframe.build``, renamed :mod:`evalframe.sources`; import from there.
+"""The old import paths of the folder ``evalframe.build``, renamed :mod:`evalframe.sources` (deprecated aliases).
 
 ``import evalframe.build.runs`` (or ``from evalframe.build.trec import trec_frame``) still works for a while: a finder on
 ``sys.meta_path`` answers every ``evalframe.build[.x]`` with a module holding the names of ``evalframe.sources[.x]``

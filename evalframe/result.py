@@ -20,7 +20,7 @@ import pandas as pd
 from . import _validation as check
 from ._progress import Steps, enabled
 from .analysis.examples import ANSWER_DROP, DOCUMENT_DROP, THRESHOLD, Examples, examples, worst
-from .analysis.aggregate import Partial, partial, slice_partial
+from .analysis.aggregate import Partial, means, partial, slice_partial
 from .analysis.analyses import MeanAnalyses, MetricKey, SlicePiece
 from .analysis.slices import SliceKey, beside, labelled, query_attributes, query_keys
 from .columns import CRITERIA, EVAL_MODES
@@ -32,7 +32,7 @@ from .frames.rows import document_node, has_rows
 from .frames.store import PreparedStore
 from .frames.tables import answer_query_metrics, document_query_metrics
 from .frames.topk import answers_kept, check_retriever_node, document_rows_kept
-from .metrics.registry import ANSWER_METRICS, DOCUMENT_METRICS, TREC_MEASURES, aggregate
+from .metrics.registry import ANSWER_METRICS, DOCUMENT_METRICS
 from .metrics.trec import parse_measures
 from .report import Report, build_report
 from .sources.flatten import flatten
@@ -492,8 +492,7 @@ class EvaluationResult(MeanAnalyses, Mapping):
             warn(f"trec_metrics: no query of node {node!r} is evaluated (none has both judged documents and retrieved "
                  "ones; complete=True evaluates the judged queries without retrieved documents); every mean is 0.0.")
             return {name: 0.0 for name in table.columns}
-        entries = {str(measure): TREC_MEASURES[measure.name] for measure in parse_measures(measures)}
-        return {name: aggregate(entries[name], table[name]) for name in table.columns}
+        return means(partial(table))  # each measure's aggregation (the registry's), as on Dask
 
     @_fresh
     def trec_query_metrics(self, measures: str | Sequence[str], *, node: str | None = None,

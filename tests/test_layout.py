@@ -609,3 +609,39 @@ def test_the_layout_rules_see_type_checking_and_lazy_imports():
     assert [edge.target for stmt in tree.body for edge in import_edges("evalframe.options", stmt)
             if isinstance(stmt, ast.If)] == ["evalframe.result"]
     assert [target for _, target in lazy_imports(module)] == ["pyarrow", "evalframe.errors"]
+
+
+# ---------------------------------------------------------------------------- (g) docs/architecture.md draws the package
+def drawn_layout() -> dict[str, set[str]]:
+    """The layout block of docs/architecture.md: folder (or "" for the package's own files) -> the files it names."""
+    text = (ROOT / "docs" / "architecture.md").read_text()
+    block = text.split("```\nevalframe/\n", 1)[1].split("```", 1)[0]
+    drawn: dict[str, set[str]] = {}
+    folder = ""
+    for line in block.splitlines():
+        code = line[:66].strip()  # the names; the description starts at column 66
+        if not code:
+            continue
+        first = code.split()[0]
+        if first.endswith("/"):
+            folder, code = first[:-1], code[len(first):]
+        elif line.startswith("  ") and not line.startswith("    "):
+            folder = ""
+        drawn.setdefault(folder, set()).update(name for name in code.split() if name.endswith(".py"))
+    return drawn
+
+
+def test_the_architecture_page_draws_every_module_in_stage_order():
+    drawn = drawn_layout()
+    folders = [path for path in sorted(PACKAGE.iterdir()) if path.is_dir() and any(path.glob("*.py"))]
+    for path in folders:
+        files = {p.name for p in path.glob("*.py") if p.name != "__init__.py" and module_name(p) not in ALIASES}
+        assert drawn.get(path.name) == files, (f"docs/architecture.md draws {path.name}/ as "
+                                               f"{sorted(drawn.get(path.name, []))}; it holds {sorted(files)}")
+    own = {p.name for p in PACKAGE.glob("*.py") if p.name not in ("__init__.py", "__main__.py", "_version.py")
+           and f"evalframe.{p.stem}" not in ALIASES}
+    assert drawn[""] == own, f"docs/architecture.md draws {sorted(drawn[''])} at the top; the package holds {sorted(own)}"
+    text = (ROOT / "docs" / "architecture.md").read_text()
+    order = [name for name, _ in STAGES if name not in ("vocabulary", "facade", "package", "cluster")]
+    positions = [text.index(f"  {name}/") for name in order]
+    assert positions == sorted(positions), f"docs/architecture.md draws the stages out of order: {order}"

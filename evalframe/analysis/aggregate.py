@@ -1,11 +1,14 @@
 """From per-query tables to means, in one way for a result in memory and for one on Dask.
 
-A mean metric is the sum of its per-query values over their count. Each result class turns its per-query tables
-into *partials* (:class:`Partial`: queries, sums and counts per metric, or per slice with :func:`slice_partial`);
-a result in memory has one partial per table, a result on Dask one per partition, merged on the client
-(:func:`merge`, :func:`merge_slices`); :func:`means` and :func:`merge_slices` give the means. The sums of one
-table are pandas' (``Series.sum``, ``groupby().sum()``), so a result in memory gets the numbers ``Series.mean()``
-gave; a partitioned one adds the partitions' sums in partition order (equal to rounding).
+A metric's one number is made of a sum and a count of its per-query values: its aggregation
+(:class:`evalframe.metrics.registry.Aggregation`, declared by the metric's registry entry and found by the column's
+name with :func:`evalframe.metrics.trec.aggregation_of`) says what each value adds to the sum and how the sum and the
+count finish (the mean: the sum over the count). Each result class turns its per-query tables into *partials*
+(:class:`Partial`: queries, sums and counts per metric, or per slice with :func:`slice_partial`); a result in memory
+has one partial per table, a result on Dask one per partition, merged on the client (:func:`merge`,
+:func:`merge_slices`); :func:`means` and :func:`merge_slices` give the numbers. The sums of one table are pandas'
+(``Series.sum``, ``groupby().sum()``), so a result in memory gets the numbers ``Series.mean()`` gave; a partitioned
+one adds the partitions' sums in partition order (equal to rounding).
 
 Examples
 --------
@@ -19,12 +22,13 @@ Examples
 
 from __future__ import annotations
 
-import math
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from typing import NamedTuple, TypeVar
 
 import numpy as np
 import pandas as pd
+
+from ..metrics.trec import aggregation_of
 
 __all__ = ["Partial", "partial", "merge", "means", "slice_partial", "merge_slices"]
 
@@ -50,7 +54,16 @@ def partial(table: pd.DataFrame) -> Partial:
     dtype: float64, counts=mrr    2
     dtype: int64)
     """
-    return Partial(len(table), table.sum(), table.count())
+    return Partial(len(table), _summands(table).sum(), table.count())
+
+
+def _summands(table: pd.DataFrame) -> pd.DataFrame:
+    """What each value of ``table`` adds to its column's sum (the values themselves for a mean)."""
+    aggregations = [aggregation_of(column) for column in table.columns]
+    if all(aggregation.summand is None for aggregation in aggregations):
+        return table
+    return pd.DataFrame({column: aggregation.summands(table[column])
+                         for column, aggregation in zip(table.columns, aggregations)}, index=table.index)
 
 
 def merge(parts: Iterable[Mapping[_K, Partial]]) -> dict[_K, Partial]:
@@ -75,7 +88,8 @@ def merge(parts: Iterable[Mapping[_K, Partial]]) -> dict[_K, Partial]:
 
 
 def means(found: Partial) -> dict[str, float]:
-    """Per metric, its sum over its count (NaN for a metric without values).
+    """Per metric, its number: the sum and the count finished by its aggregation (the mean: the sum over the count,
+    NaN for a metric without values).
 
     Examples
     --------
@@ -84,7 +98,8 @@ def means(found: Partial) -> dict[str, float]:
     {'f1': 0.5, 'sas': nan}
     """
     sums, counts = found.sums, found.counts
-    return {str(name): (float(sums[name]) / int(counts[name]) if int(counts[name]) else math.nan) for name in sums.index}
+    return {str(name): float(aggregation_of(name).finish(np.array([float(sums[name])]), np.array([int(counts[name])]))[0])
+            for name in sums.index}
 
 
 def slice_partial(table: pd.DataFrame, labels: pd.DataFrame) -> pd.DataFrame:
@@ -102,17 +117,21 @@ def slice_partial(table: pd.DataFrame, labels: pd.DataFrame) -> pd.DataFrame:
     1       True     0.5         1        1
     """
     names = list(labels.columns)
+    columns, summands = list(table.columns), _summands(table)
     grouped = pd.concat([labels, table], axis=1).groupby(names, sort=False, dropna=False, observed=True)
-    sums = grouped[list(table.columns)].sum().add_suffix(":sum")
-    counts = grouped[list(table.columns)].count().add_suffix(":count")
+    added = grouped if summands is table else \
+        pd.concat([labels, summands], axis=1).groupby(names, sort=False, dropna=False, observed=True)
+    sums = added[columns].sum().add_suffix(":sum")
+    counts = grouped[columns].count().add_suffix(":count")
     totals = pd.concat([sums, counts], axis=1)
     totals["queries"] = grouped.size()
     return totals.reset_index()
 
 
 def merge_slices(names: Sequence[str], pieces: Sequence[pd.DataFrame]) -> pd.DataFrame:
-    """The :func:`slice_partial` pieces added up per slice, as means: index the slice labels (sorted; NaN labels a
-    slice of their own), ``queries`` first, then each metric's sum over its count (NaN without values).
+    """The :func:`slice_partial` pieces added up per slice, as numbers: index the slice labels (sorted; NaN labels a
+    slice of their own), ``queries`` first, then each metric's sum and count finished by its aggregation (the mean:
+    the sum over the count, NaN without values).
 
     Examples
     --------
@@ -133,7 +152,5 @@ def merge_slices(names: Sequence[str], pieces: Sequence[pd.DataFrame]) -> pd.Dat
     table = pd.DataFrame({"queries": added["queries"].astype(np.int64)}, index=added.index)
     for metric in metrics:
         sums, counts = added[f"{metric}:sum"].to_numpy(), added[f"{metric}:count"].to_numpy()
-        ratio = np.full(len(sums), np.nan)
-        np.divide(sums, counts, out=ratio, where=counts > 0)
-        table[metric] = ratio
+        table[metric] = aggregation_of(metric).finish(sums, counts)
     return table

@@ -532,7 +532,8 @@ def _trec_totals(result: EvaluationResult, keys: Any, measures: Any, keywords: d
         return None
     node = keywords["node"] or document_node([n for n in result.node_results if result.has_documents(n)],
                                              list(result.node_results), needed_by="trec_metrics")
-    return table.sum(), table.count(), node
+    found = partial(table)  # each measure's aggregation (the registry's): the client finishes the added-up sums
+    return found.sums, found.counts, node
 
 
 def _trec_table(result: EvaluationResult, keys: Any, measures: Any, keywords: dict[str, Any]) -> Any:

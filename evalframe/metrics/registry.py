@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from ..errors import InvalidParameterError
 from . import kernels, trec_kernels
@@ -71,22 +72,62 @@ CUTOFFS = ("required", "optional", "none")
 GEOMETRIC_MEAN_FLOOR = 1e-5
 
 
-def _mean(values: Any) -> float:
-    return float(values.mean())
+def _over_count(sums: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    ratio = np.full(np.shape(sums), np.nan)
+    np.divide(sums, counts, out=ratio, where=np.asarray(counts) > 0)
+    return ratio
 
 
-def _geometric_mean(values: Any) -> float:
-    return float(np.exp(np.log(np.maximum(values, GEOMETRIC_MEAN_FLOOR)).mean()))
+def _exp_over_count(sums: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    return np.exp(_over_count(sums, counts))
 
 
-def _sum(values: Any) -> float:
-    return float(values.sum())
+def _floored_log(values: Any) -> Any:
+    return np.log(np.maximum(values, GEOMETRIC_MEAN_FLOOR))  # NaN (no value) stays NaN
+
+
+def _sum_only(sums: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    return np.asarray(sums, dtype=np.float64)
+
+
+@dataclass(frozen=True)
+class Aggregation:
+    """How a metric's per-query values become one number, through a sum and a count so that parts add up.
+
+    Each query with a value (NaN: none) adds ``summand(value)`` to a sum (``summand`` None: the value itself) and 1 to a
+    count; ``finish(sums, counts)`` turns arrays of sums and counts into the numbers. A result in memory sums one
+    table, a result on Dask each partition's, added up on the client (:mod:`evalframe.analysis.aggregate`): the same
+    definition either way.
+
+    Examples
+    --------
+    >>> AGGREGATIONS["mean"](np.array([0.25, 1.0, np.nan])), AGGREGATIONS["sum"](np.array([0.25, 1.0]))
+    (0.625, 1.25)
+    """
+
+    name: str
+    finish: Callable[[np.ndarray, np.ndarray], np.ndarray]
+    summand: Callable[[Any], Any] | None = None
+
+    def summands(self, values: Any) -> Any:
+        """What each value adds to the sum (a pandas Series stays one)."""
+        return values if self.summand is None else self.summand(values)
+
+    def __call__(self, values: Any) -> float:
+        """The one number of ``values`` (a numpy array or pandas Series; NaN: no value)."""
+        series = values if isinstance(values, pd.Series) else pd.Series(np.asarray(values, dtype=np.float64))
+        total = np.array([float(self.summands(series).sum())])
+        return float(self.finish(total, np.array([int(series.count())]))[0])
 
 
 #: How a metric's per-query values become one number, by name: the mean (every metric today), trec_eval's geometric
-#: mean (gm_map: each value floored at :data:`GEOMETRIC_MEAN_FLOOR`) or the sum (num_ret). Each takes a numpy array
-#: or a pandas Series (whose mean skips NaN).
-AGGREGATIONS: dict[str, Callable[[Any], float]] = {"mean": _mean, "geometric_mean": _geometric_mean, "sum": _sum}
+#: mean (gm_map: each value floored at :data:`GEOMETRIC_MEAN_FLOOR`, the exp of the mean of the logs) or the sum
+#: (num_ret). NaN values are skipped; the mean of no value is NaN, the sum 0.
+AGGREGATIONS: dict[str, Aggregation] = {
+    "mean": Aggregation("mean", _over_count),
+    "geometric_mean": Aggregation("geometric_mean", _exp_over_count, _floored_log),
+    "sum": Aggregation("sum", _sum_only),
+}
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,7 @@ Examples
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -35,7 +36,7 @@ import numpy as np
 
 from .._validation import did_you_mean
 from ..errors import InvalidParameterError
-from .registry import TREC_MEASURES, Metric
+from .registry import AGGREGATIONS, METRICS, TREC_MEASURES, Aggregation, Metric
 from .trec_kernels import (
     UNJUDGED,
     RankedRows,
@@ -49,6 +50,7 @@ from .trec_kernels import (
 )
 
 __all__ = [
+    "aggregation_of",
     "swept_measures",
     "Measure",
     "MEASURE_NAMES",
@@ -110,6 +112,23 @@ def entry_of(measure: str | Measure) -> Metric:
     ('P', 'mean')
     """
     return TREC_MEASURES[parse_measure(measure).name]
+
+
+def aggregation_of(column: object) -> Aggregation:
+    """How a per-query column becomes one number: a Haystack metric's or a trec_eval measure's aggregation (by the
+    column's name, as the tables name them), the mean for any other column.
+
+    Examples
+    --------
+    >>> aggregation_of("f1").name, aggregation_of("P@5").name, aggregation_of("latency").name
+    ('mean', 'mean', 'mean')
+    """
+    if isinstance(column, str):
+        if column in METRICS:
+            return AGGREGATIONS[METRICS[column].aggregation]
+        with contextlib.suppress(InvalidParameterError):
+            return AGGREGATIONS[entry_of(column).aggregation]
+    return AGGREGATIONS["mean"]
 
 
 def _example(name: str) -> str:

@@ -24,13 +24,13 @@ import pandas as pd
 
 from .._validation import check_node
 from .._version import __version__
+from ..analysis import aggregate
 from ..analysis.compare import compare, shared_nodes
 from ..analysis.examples import THRESHOLD
 from ..analysis.protocol import ResultLike
 from ..analysis.stats import ROUNDS
 from ..errors import EvalframeError
-from ..metrics.registry import LEVELS, METRICS, TREC_MEASURES, aggregate, format_bounds, headline_metric, other_names, parameters
-from ..metrics.trec import entry_of
+from ..metrics.registry import LEVELS, METRICS, TREC_MEASURES, format_bounds, headline_metric, other_names, parameters
 from ..options import MatchingOptions, MetricOptions
 from ..report import RENDERERS as REPORT_RENDERERS
 from ..result import EvaluationResult
@@ -714,7 +714,7 @@ def _trec(args: argparse.Namespace) -> str:
     measures = list(dict.fromkeys(args.measures or TREC_DEFAULT_MEASURES))
     result = EvaluationResult.from_trec(args.run, args.qrels)
     table = result.trec_query_metrics(measures, complete=args.complete)
-    means = {column: aggregate(entry_of(column), table[column]) if len(table) else 0.0 for column in table.columns}
+    means = aggregate.means(aggregate.partial(table)) if len(table) else {column: 0.0 for column in table.columns}
     if not len(table):
         print_warning(f"no query of {args.run} is evaluated: none is also in {args.qrels} (trec_eval evaluates the queries "
                       "of both; -c adds the qrels' queries missing from the run).")

@@ -27,6 +27,7 @@ import pandas as pd
 
 from .._version import __version__
 from .._validation import check_positive_int, did_you_mean
+from ..analysis.aggregate import means, partial
 from ..analysis.compare import is_result
 from ..analysis.examples import NO_ANSWER, THRESHOLD
 from ..analysis.protocol import ResultSource
@@ -426,7 +427,7 @@ def _funnel(result: ResultSource, nodes: list[str], metrics_filter: Mapping[str,
     for node in measured:
         per_query = result.trec_query_metrics(measures, node=node, **trec)
         counts.append(TrecCount(node, len(per_query)))
-        integrated[node].update({m: float(per_query[m].mean()) if len(per_query) else 0.0 for m in per_query.columns})
+        integrated[node].update(means(partial(per_query)) if len(per_query) else {m: 0.0 for m in per_query.columns})
         if _has_isolated(result, node):
             isolated[node].update(result.trec_metrics(measures, node=node, eval_mode="isolated", **trec))
     _check_metrics_filter(metrics_filter, nodes, integrated)
