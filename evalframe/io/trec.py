@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InvalidParameterError, SaveError, warn
-from ..sources.trec import as_trec_scores, repeated_pairs, trec_order_codes
+from ..sources.trec_codes import as_trec_scores, repeated_pairs, trec_order_codes
 from ..sources import trec_files
 from ..sources.trec_files import QRELS_FORMAT, RUN_FORMAT, WHITESPACE, PathLike, TrecColumns, TrecFormat
 from .atomic import step, sync_file

@@ -30,7 +30,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from ..errors import InvalidParameterError
 from . import kernels, trec_kernels
@@ -110,14 +109,14 @@ class Aggregation:
     summand: Callable[[Any], Any] | None = None
 
     def summands(self, values: Any) -> Any:
-        """What each value adds to the sum (a pandas Series stays one)."""
+        """What each value adds to the sum (a numpy array or a pandas Series, which stays one)."""
         return values if self.summand is None else self.summand(values)
 
     def __call__(self, values: Any) -> float:
         """The one number of ``values`` (a numpy array or pandas Series; NaN: no value)."""
-        series = values if isinstance(values, pd.Series) else pd.Series(np.asarray(values, dtype=np.float64))
-        total = np.array([float(self.summands(series).sum())])
-        return float(self.finish(total, np.array([int(series.count())]))[0])
+        array = np.asarray(values, dtype=np.float64)
+        total = np.array([float(np.nansum(self.summands(array)))])
+        return float(self.finish(total, np.array([int(np.count_nonzero(~np.isnan(array)))]))[0])
 
 
 #: How a metric's per-query values become one number, by name: the mean (every metric today), trec_eval's geometric

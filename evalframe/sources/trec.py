@@ -7,28 +7,30 @@ whose gold labels carry only document ids, plus the TREC columns ``score``, ``go
 :func:`qrels_from_frame` go back: any document node frame to the run and qrels tables trec_eval reads.
 :func:`trec_frame_coded` hands the frame's :class:`TrecLayout` back with it, and takes the :class:`TableCodes` the
 readers return with their frames: codes travel beside the frames, explicitly (``evalframe.frames.codings``).
-Everything is vectorised over rows; the only Python work per query or per distinct cell is making the list cells,
-each shared by the rows that hold the same list (as the frames ``from_runs`` and ``load`` give).
+trec_eval's ranking order and the id codes live in :mod:`evalframe.sources.trec_codes`, the layout and the codes
+handed over in :mod:`evalframe.sources.trec_layout`. Everything is vectorised over rows; the only Python work per
+query or per distinct cell is making the list cells, each shared by the rows that hold the same list (as the frames
+``from_runs`` and ``load`` give).
 """
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple
 
 import numpy as np
 import pandas as pd
 
-from .._addresses import object_addresses
 from ..columns import COLUMN_ORDER, NO_ANSWER_DOCUMENT_ID
 from ..errors import InvalidParameterError, SchemaError, warn
 from .flatten import numbered_per_query
+from .trec_codes import as_trec_scores, compact_codes, factorized, ranks_within, repeated_pairs, trec_order_codes
+from .trec_layout import TableCodes, TrecJudgments, TrecLayout
 
-__all__ = ["TREC_COLUMNS", "trec_order", "trec_order_codes", "factorized", "repeated_pairs", "TrecLayout", "TrecJudgments",
-           "TableCodes", "TrecFrame", "is_text", "compact_codes", "one_coding",
-           "as_trec_scores", "trec_frame", "trec_frame_coded", "run_from_frame", "qrels_from_frame"]
+__all__ = ["TREC_COLUMNS", "TrecFrame", "is_text", "one_coding", "trec_frame", "trec_frame_coded", "run_from_frame",
+           "qrels_from_frame"]
 
 #: The columns a TREC build adds to the standard document columns, in this order after them.
 TREC_COLUMNS: tuple[str, ...] = ("score", "gold_document_relevance", "nonrelevant_document_ids",
@@ -37,162 +39,6 @@ TREC_COLUMNS: tuple[str, ...] = ("score", "gold_document_relevance", "nonrelevan
 _NOT_DOCUMENTS = frozenset({NO_ANSWER_DOCUMENT_ID, ""})
 #: The ``type`` and ``eval_mode`` of every row trec_frame builds: one object each, which its layout names.
 _DOCUMENT, _INTEGRATED = "document", "integrated"
-
-
-# ------------------------------------------------------------------------------------------ ranking
-def trec_order(qids: np.ndarray, docids: np.ndarray, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """trec_eval's ranking: queries in order of first appearance, then score descending, ties by docid descending.
-
-    Run scores are compared as trec_eval compares them: pass :func:`as_trec_scores`. Returns ``(order, ranks)``:
-    the row positions in ranked order and the rank (1..n within its query) of each row of that order. Docids compare
-    by code point (byte order in UTF-8), as trec_eval's ``strcmp``.
-
-    Examples
-    --------
-    >>> order, ranks = trec_order(np.array(["q1", "q1", "q1"], dtype=object), np.array(["a", "c", "b"], dtype=object),
-    ...                           np.array([1.0, 2.0, 2.0]))
-    >>> order.tolist(), ranks.tolist()  # c and b tie: the larger docid first
-    ([1, 2, 0], [1, 2, 3])
-    """
-    doc_codes, doc_values = pd.factorize(docids, sort=False) if len(docids) else (np.zeros(0, dtype=np.int64), docids)
-    return trec_order_codes(_codes(qids), doc_codes, np.asarray(doc_values, dtype=object), scores)
-
-
-def trec_order_codes(query: np.ndarray, doc: np.ndarray, doc_values: np.ndarray, scores: np.ndarray, *,
-                     text_ranks: Callable[[], np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`trec_order` on codes: ``query`` numbers the queries in order of first appearance, ``doc[i]`` is row i's
-    docid as an index into ``doc_values`` (distinct docids, any order); ``scores`` as :func:`trec_order` takes them.
-
-    One integer sort by (query, score); the rows that tie there are then ordered by docid with a second integer
-    sort, by (tie group, docid rank). ``text_ranks()``, when given, returns the rank of every distinct docid in
-    code point order (e.g. sorted in Arrow); it is called only when the tied rows are many (more than one in
-    ``_FEW_TIED`` of the distinct docids), else only the distinct docids of tied rows are sorted, as text (the
-    same ranks among them: a sort of a few thousand strings instead of a million).
-
-    Examples
-    --------
-    >>> trec_order_codes(np.array([0, 0, 0]), np.array([0, 1, 2]), np.array(["a", "c", "b"], dtype=object),
-    ...                  np.array([1.0, 2.0, 2.0]))[0].tolist()
-    [1, 2, 0]
-    """
-    n = len(query)
-    if n == 0:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    query, doc = np.asarray(query, dtype=np.int64), np.asarray(doc, dtype=np.int64)
-    key = _score_key(query, np.asarray(scores))
-    if key is not None:
-        order = np.argsort(key, kind="stable")
-        ordered = key[order]
-        same = ordered[1:] == ordered[:-1]
-    else:  # scores that no 32-bit key holds exactly: sort on the floats
-        order = np.lexsort((-scores, query))
-        ordered_query, ordered_scores = query[order], scores[order]
-        same = (ordered_query[1:] == ordered_query[:-1]) & (ordered_scores[1:] == ordered_scores[:-1])
-    if same.any():  # ties: the tied rows are ranked by docid descending, in place
-        tied = np.zeros(n, dtype=bool)
-        tied[1:] |= same
-        tied[:-1] |= same
-        rows = order[tied]
-        if text_ranks is not None and len(rows) * _FEW_TIED > len(doc_values):
-            rank_of = np.asarray(text_ranks(), dtype=np.int64)
-        else:  # only the docids of tied rows, each once
-            used = np.zeros(len(doc_values), dtype=bool)
-            used[doc[rows]] = True
-            used_codes = np.flatnonzero(used)
-            rank_of = np.zeros(len(doc_values), dtype=np.int64)
-            rank_of[used_codes[np.argsort(doc_values[used_codes], kind="stable")]] = np.arange(len(used_codes))
-        docid_rank = rank_of[doc[rows]]
-        # tie groups: runs of equal (query, score) among the tied rows, numbered in order
-        group = np.cumsum(_run_starts(tied, same)) - 1
-        largest = int(docid_rank.max(initial=0))
-        if int(group[-1]).bit_length() + largest.bit_length() <= 63:
-            within = np.argsort((group << largest.bit_length()) | (largest - docid_rank), kind="stable")
-        else:
-            within = np.lexsort((-docid_rank, group))
-        order[tied] = rows[within]
-    # the order keeps the queries ascending: rank = position - the query's first position + 1 (no gather of codes)
-    counts = np.bincount(query)
-    starts = np.cumsum(counts) - counts
-    return order, np.arange(1, n + 1, dtype=np.int64) - np.repeat(starts, counts)
-
-
-#: Tied rows fewer than one in this many distinct docids: their docids are sorted alone (``text_ranks`` is not called).
-_FEW_TIED = 8
-
-
-def _run_starts(tied: np.ndarray, same: np.ndarray) -> np.ndarray:
-    """For the tied positions (in sorted order): whether each starts a new group of equal keys (``same[i]``: position
-    i + 1 equals position i)."""
-    positions = np.flatnonzero(tied)
-    starts = np.ones(len(positions), dtype=bool)
-    inside = positions[1:] - 1  # position before each tied position but the first
-    starts[1:] = ~((positions[1:] == positions[:-1] + 1) & same[inside])
-    return starts.astype(np.int64)
-
-
-def _score_key(query: np.ndarray, scores: np.ndarray) -> np.ndarray | None:
-    """One uint64 per row ordering by (query ascending, score descending), equal exactly when both are equal.
-
-    Scores must be float32 or float64 values that float32 holds exactly (else None); -0.0 and 0.0 are one score.
-    """
-    if np.isnan(scores).any():
-        return None
-    if scores.dtype != np.float32:
-        as32 = scores.astype(np.float32)
-        if not np.array_equal(as32, scores):
-            return None
-        scores = as32
-    if len(query) and int(query.max()) >= 2**32:
-        return None
-    bits = (scores + np.float32(0.0)).view(np.uint32)  # + 0.0: -0.0 becomes 0.0
-    # the score part: larger float, smaller key. A float's bits order like the float when the sign bit is flipped for
-    # positives and all bits for negatives; the complement of that is ``bits`` for negatives and ``bits ^ 0x7FFFFFFF``
-    # for positives: one mask (0 or 0x7FFFFFFF from the sign bit), in place
-    descending = bits >> np.uint32(31)
-    descending -= np.uint32(1)
-    descending &= np.uint32(0x7FFFFFFF)
-    descending ^= bits
-    key = query.astype(np.uint64)
-    key <<= np.uint64(32)
-    key |= descending
-    return key
-
-
-def as_trec_scores(scores: np.ndarray) -> np.ndarray:
-    """Scores as trec_eval compares them: 32-bit floats (its ``float sim``), so 0.1234567891 and 0.1234567890 tie.
-
-    The frames keep the scores' 64-bit values; only the ranking rounds them.
-
-    Examples
-    --------
-    >>> as_trec_scores(np.array([0.1234567891, 0.1234567890, 1e-300, 1e300])).tolist()[1:]
-    [0.12345679104328156, 0.0, inf]
-    """
-    with np.errstate(over="ignore"):  # beyond float32's range: inf, as atof into a float gives
-        return np.asarray(scores, dtype=np.float64).astype(np.float32)
-
-
-def _codes(values: np.ndarray) -> np.ndarray:
-    """Codes 0..k-1 in order of first appearance."""
-    if not len(values):
-        return np.zeros(0, dtype=np.int64)
-    return pd.factorize(values, sort=False)[0].astype(np.int64)
-
-
-def ranks_within(sorted_codes: np.ndarray) -> np.ndarray:
-    """1..n within each run of equal codes (rows grouped by code).
-
-    Examples
-    --------
-    >>> ranks_within(np.array([0, 0, 1, 1, 1])).tolist()
-    [1, 2, 1, 2, 3]
-    """
-    n = len(sorted_codes)
-    if n == 0:
-        return np.zeros(0, dtype=np.int64)
-    starts = np.flatnonzero(np.r_[True, sorted_codes[1:] != sorted_codes[:-1]])
-    lengths = np.diff(np.r_[starts, n])
-    return np.arange(n, dtype=np.int64) - np.repeat(starts, lengths) + 1
 
 
 # ------------------------------------------------------------------------------------------ TREC -> frame
@@ -261,18 +107,6 @@ def one_coding(first: np.ndarray, second: np.ndarray, first_arrow: Any = None, s
     second_codes[only] = len(first) + np.arange(len(only))
     values = np.concatenate([first, second[only], _object_array(list(extra))]).astype(object, copy=False)
     return np.arange(len(first), dtype=np.int64), second_codes, values
-
-
-def compact_codes(codes: np.ndarray) -> np.ndarray:
-    """Non-negative integer codes as int32 when they fit (half the memory of int64), else as they are; use them in
-    arithmetic only after ``astype(np.int64)``.
-
-    Examples
-    --------
-    >>> compact_codes(np.array([0, 5])).dtype, compact_codes(np.array([0, 2**31])).dtype
-    (dtype('int32'), dtype('int64'))
-    """
-    return codes.astype(np.int32) if not len(codes) or int(codes.max()) < 2**31 else codes
 
 
 def is_text(values: np.ndarray) -> bool:
@@ -609,179 +443,6 @@ def _columns(rows: _Rows, ids: _Ids, judged: _Judged, order: np.ndarray, hit: np
         "nonrelevant_document_ids": per_query(cells["nonrelevant_document_ids"]),
         "nonrelevant_document_relevance": per_query(cells["nonrelevant_document_relevance"]),
     }
-
-
-def factorized(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """int64 codes in order of first appearance, and the distinct values (an object array); a missing value is a value.
-
-    Examples
-    --------
-    >>> codes, values = factorized(np.array(["b", "a", "b"], dtype=object))
-    >>> codes.tolist(), values.tolist()
-    ([0, 1, 0], ['b', 'a'])
-    """
-    if not len(values):
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=object)
-    codes, uniques = pd.factorize(values, sort=False)
-    if len(codes) and codes.min() < 0:  # a missing value: coded as a value too (checking for them costs a pass)
-        codes, uniques = pd.factorize(values, sort=False, use_na_sentinel=False)
-    return codes.astype(np.int64, copy=False), np.asarray(uniques, dtype=object)
-
-
-def repeated_pairs(first: np.ndarray, second: np.ndarray, n_first: int, n_second: int) -> np.ndarray:
-    """Whether each row repeats an earlier row's pair of codes (``first`` < ``n_first``, ``second`` < ``n_second``).
-
-    A bitmap when the pairs are few enough to count, else a sort of integer keys; only when some pair repeats, one
-    hash of the keys finds which rows.
-
-    Examples
-    --------
-    >>> repeated_pairs(np.array([0, 0, 1, 0]), np.array([0, 1, 0, 1]), 2, 2).tolist()
-    [False, False, False, True]
-    """
-    if not len(first):
-        return np.zeros(0, dtype=bool)
-    width = max(n_second, 1)
-    key = np.asarray(first, dtype=np.int64) * width + np.asarray(second, dtype=np.int64)
-    if n_first * width <= max(16 * len(key), 1 << 24):
-        seen = np.zeros(n_first * width, dtype=bool)
-        seen[key] = True
-        if int(np.count_nonzero(seen)) == len(key):
-            return np.zeros(len(key), dtype=bool)
-    else:  # a sort proves there is no repeat faster than a hash of 10M keys (radix / merge runs of grouped queries)
-        ordered = np.sort(key, kind="stable")
-        if not (ordered[1:] == ordered[:-1]).any():
-            return np.zeros(len(key), dtype=bool)
-    return pd.Series(key).duplicated().to_numpy()
-
-
-@dataclass(frozen=True)
-class TrecJudgments:
-    """The judgments :func:`trec_frame` put in a frame's list cells, as codes.
-
-    ``cells[column]`` holds one list object per query code (the frame's ``column`` holds ``cells[column][row_query]``)
-    for the columns ``gold_document_ids``, ``gold_document_relevance``, ``nonrelevant_document_ids`` and
-    ``nonrelevant_document_relevance``; ``query``, ``doc`` (a code into the layout's ``doc_values``) and ``grade``
-    are their entries flattened, the ids ``"00"`` and ``""`` left out (no document: the trec measures do not count
-    them): the gold cells of the queries in order, then the others. The arrays keep the cells
-    alive, so a cell at the address of one of them is that very list (list cells are replaced, never mutated in
-    place: ``docs/metrics.md``).
-    """
-
-    cells: dict[str, np.ndarray]
-    query: np.ndarray
-    doc: np.ndarray
-    grade: np.ndarray
-
-    def holds(self, frame: pd.DataFrame, rows: np.ndarray) -> bool:
-        """Whether the frame's rows ``rows`` (one per query code, in order) still hold these very cells."""
-        for column, cells in self.cells.items():
-            series = frame[column] if column in frame.columns else None
-            if not isinstance(series, pd.Series) or series.dtype != object or len(rows) != len(cells):
-                return False
-            held = series.to_numpy()[rows]  # kept alive while its addresses are read (a view of its buffer)
-            if not np.array_equal(object_addresses(held), object_addresses(cells)):
-                return False
-        return True
-
-
-@dataclass(frozen=True)
-class TrecLayout:
-    """How :func:`trec_frame` built a frame's key columns from codes, so later steps need not hash its ids again.
-
-    ``multilabel_id`` is ``query_ids[row_query]`` and ``document_id`` is ``doc_values[row_doc]`` (``row_query``
-    ascending: codes in order of first appearance), ``type`` and ``eval_mode`` hold the one object ``constants[column]``
-    on every row. The arrays hold the very objects the columns hold, which keeps them alive: a column holds what the
-    layout says exactly when it holds the same objects at the same rows (:meth:`holds`, a check of addresses), so
-    an edit of the frame is never missed.
-    """
-
-    row_query: np.ndarray
-    query_ids: np.ndarray
-    row_doc: np.ndarray
-    doc_values: np.ndarray
-    constants: dict[str, object]
-    judgments: TrecJudgments | None = None  # the judgment list cells, as codes into doc_values
-    text_ids: bool = False  # every doc_values entry is a str
-
-    def holds(self, frame: pd.DataFrame) -> bool:
-        """Whether ``frame``'s ``multilabel_id``, ``document_id``, ``type`` and ``eval_mode`` still hold exactly the
-        objects the layout says, row by row, and it has a ``rank`` column.
-
-        The layout keeps those objects alive, so an equal address is the same object: one comparison of addresses
-        per column, and an edited cell, row or column is seen.
-        """
-        n = len(self.row_query)
-        if len(frame) != n or "rank" not in frame.columns:
-            return False
-        expected: list[tuple[str, Any]] = [("multilabel_id", (self.query_ids, self.row_query)),
-                                           ("document_id", (self.doc_values, self.row_doc))]
-        expected += [(column, id(value)) for column, value in self.constants.items()]  # one object on every row
-        for column, held in expected:
-            series = frame[column] if column in frame.columns else None
-            if not isinstance(series, pd.Series) or series.dtype != object:
-                return False
-            current = series.to_numpy()
-            if len(current) != n:
-                return False
-            addresses = object_addresses(current)
-            same = (addresses == held).all() if isinstance(held, int) else np.array_equal(addresses,
-                                                                                          object_addresses(held[0])[held[1]])
-            if not same:
-                return False
-        return True
-
-
-@dataclass(frozen=True, eq=False)  # compared by identity: it holds arrays
-class TableCodes:
-    """What a reader knows of the id columns of a frame it returned, handed over with the frame (never looked up).
-
-    ``columns[column]`` is ``(codes, values)``: the frame's ``column`` holds ``values[codes]`` (``values``: an object
-    array of the very objects the column holds, distinct, in order of first appearance when the codes are);
-    ``distinct``: two of the columns whose pairs of values the reader checked to be distinct row by row;
-    ``arrow[column]``: ``values`` as an Arrow string array, when the reader has it. The arrays keep the objects
-    alive, so a column that holds the same objects at the same rows (one comparison of addresses) holds what the
-    codes say: an edit of the frame since it was read is never missed.
-
-    Examples
-    --------
-    >>> values = np.array(["q1", "q2"], dtype=object)
-    >>> frame = pd.DataFrame({"qid": pd.Series(values[[0, 0, 1]], dtype=object)})
-    >>> codes = TableCodes({"qid": (np.array([0, 0, 1]), values)})
-    >>> codes.column(frame, "qid")[0].tolist()
-    [0, 0, 1]
-    >>> frame.loc[0, "qid"] = "q2"  # an edit: the codes no longer hold
-    >>> codes.column(frame, "qid") is None
-    True
-    """
-
-    columns: Mapping[str, tuple[np.ndarray, np.ndarray]]
-    distinct: tuple[str, str] | None = None
-    arrow: Mapping[str, Any] = field(default_factory=dict)
-
-    def column(self, frame: pd.DataFrame, column: str) -> tuple[np.ndarray, np.ndarray] | None:
-        """``(codes, values)`` of ``frame[column]`` when the column still holds those very objects row by row (one
-        comparison of addresses), else None."""
-        if column not in self.columns:
-            return None
-        codes, values = self.columns[column]
-        series = frame[column] if column in frame.columns else None
-        if not isinstance(series, pd.Series) or series.dtype != object or len(series) != len(codes):
-            return None
-        same = np.array_equal(object_addresses(series.to_numpy()), object_addresses(values)[codes])
-        return (codes, values) if same else None
-
-    def arrow_values(self, column: str) -> Any:
-        """The Arrow string array of ``column``'s distinct values, or None; it stands for the values of
-        :meth:`column`, so use it only when that gave the codes."""
-        return self.arrow.get(column)
-
-    def distinct_pairs(self, frame: pd.DataFrame, first: str, second: str, *, columns_hold: bool = False) -> bool:
-        """Whether the reader checked ``(first, second)`` to be distinct pairs and both columns of ``frame`` still
-        hold the read objects row by row (so no row was edited since). ``columns_hold``: the caller has just seen
-        :meth:`column` give both columns' codes (not checked again)."""
-        return self.distinct == (first, second) and (
-            columns_hold or (self.column(frame, first) is not None and self.column(frame, second) is not None))
 
 
 # ------------------------------------------------------------------------------------------ frame -> TREC

@@ -31,7 +31,8 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InvalidParameterError, LoadError
-from .trec import TableCodes, as_trec_scores, compact_codes, factorized, repeated_pairs, trec_order_codes
+from .trec_codes import as_trec_scores, compact_codes, factorized, repeated_pairs, trec_order_codes
+from .trec_layout import TableCodes
 
 __all__ = ["RUN_COLUMNS", "QRELS_COLUMNS", "read_run", "read_qrels", "read_run_coded", "read_qrels_coded", "read_queries"]
 

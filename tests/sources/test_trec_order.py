@@ -16,7 +16,7 @@ from hypothesis import strategies as st
                 min_size=1, max_size=40), st.booleans())
 def test_trec_order_codes_is_trec_evals_sort(rows, with_text_ranks):
     """Queries in order of first appearance; score (as float32) descending; docid descending, by code point."""
-    from evalframe.sources.trec import as_trec_scores, trec_order, trec_order_codes
+    from evalframe.sources.trec_codes import as_trec_scores, trec_order, trec_order_codes
 
     qids = np.array([f"q{q}" for q, _, _ in rows], dtype=object)
     docids = np.array([d for _, d, _ in rows], dtype=object)
@@ -38,7 +38,7 @@ def test_trec_order_codes_is_trec_evals_sort(rows, with_text_ranks):
 
 def test_few_ties_sort_only_the_tied_docids(monkeypatch):
     """With few tied rows, text_ranks is not called, and the order equals the one the full docid ranks give."""
-    from evalframe.sources import trec as build_trec
+    from evalframe.sources import trec_codes as build_trec
 
     rng = np.random.default_rng(7)
     n = 5000
@@ -63,7 +63,7 @@ def test_few_ties_sort_only_the_tied_docids(monkeypatch):
 
 def test_repeated_pairs_bitmap_sort_and_hash_agree():
     """Small code spaces take the bitmap, large ones the sort (then the hash when a pair repeats): one answer."""
-    from evalframe.sources.trec import repeated_pairs
+    from evalframe.sources.trec_codes import repeated_pairs
 
     rng = np.random.default_rng(3)
     for n_first, n_second, n in ((5, 7, 30), (50, 10**9, 2000), (3000, 10**8, 1000)):
@@ -76,7 +76,7 @@ def test_repeated_pairs_bitmap_sort_and_hash_agree():
 
 def test_score_key_equals_the_plain_formula():
     """The in-place score key equals the formula it replaced: sign-flipped bits, complemented, under the query."""
-    from evalframe.sources.trec import _score_key
+    from evalframe.sources.trec_codes import _score_key
 
     rng = np.random.default_rng(0)
     scores = np.concatenate([rng.standard_normal(20000).astype(np.float32) * 1e3,
