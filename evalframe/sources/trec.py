@@ -167,6 +167,9 @@ def trec_frame(run: pd.DataFrame, qrels: pd.DataFrame, *, node: str = "Retriever
     See Also
     --------
     trec_frame_coded : the same frame with its :class:`TrecLayout`, from the readers' codes (what ``from_trec`` calls).
+        A frame built here and put in a result by hand has no layout: its ids are hashed again when the trec
+        measures first rank it (the same numbers, slower); hand the layout over with
+        ``EvaluationResult(frames, codings=Codings({node: NodeCoding(trec=layout)}))`` to keep the codes.
 
     Examples
     --------
