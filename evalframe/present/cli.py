@@ -10,16 +10,14 @@ import argparse
 import dataclasses
 import io
 import json
-import math
 import os
 import re
 import sys
 import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from .._validation import check_node
@@ -33,6 +31,7 @@ from ..errors import EvalframeError
 from ..metrics.registry import LEVELS, METRICS, TREC_MEASURES, format_bounds, headline_metric, other_names, parameters
 from ..options import MatchingOptions, MetricOptions
 from ..report import RENDERERS as REPORT_RENDERERS
+from .formats import FORMATS, TABLE_FORMATS, TREC_FORMATS, above_one_note, render_table, short_text
 from ..result import EvaluationResult
 from ..sources.runs import query_lines, read_runs
 from .demo import load_demo_runs
@@ -41,7 +40,6 @@ __all__ = ["main"]
 
 
 #: Columns that count things (queries, wins, ...): table and markdown print them as integers, not 117.0000.
-COUNT_COLUMNS = ("num_examples_for_eval", "queries", "wins", "ties", "losses", "only_a", "only_b")
 
 
 def _positive_int(what: str) -> Callable[[str], int]:
@@ -338,88 +336,6 @@ def _parsers() -> tuple[argparse.ArgumentParser, dict[str, Command]]:
 
 
 # ------------------------------------------------------------------------------------------ output
-def _markdown(frame: pd.DataFrame) -> str:
-    # every table the commands render names its index with a string (node, multilabel_id, ...) or not at all
-    header = [cast(str, frame.index.name or "")] + [str(c) for c in frame.columns]
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    for index, row in frame.iterrows():
-        lines.append("| " + " | ".join([str(index)] + [_cell(v) for v in row.tolist()]) + " |")
-    return "\n".join(lines)
-
-
-def _cell(value: Any) -> str:
-    if isinstance(value, float):
-        return "" if math.isnan(value) else f"{value:.4f}"
-    return str(value).replace("|", "\\|").replace("\n", " ")
-
-
-def _counts_as_int(frame: pd.DataFrame) -> pd.DataFrame:
-    """Count columns holding only whole numbers print as 117, not 117.0000 (a missing count stays NaN, like the rest)."""
-    frame = frame.copy()
-    for column in frame.columns:
-        if str(column) not in COUNT_COLUMNS or not pd.api.types.is_numeric_dtype(frame[column]):
-            continue
-        values = pd.to_numeric(frame[column], errors="coerce")
-        present = values.dropna()
-        if (present == present.round()).all():
-            # object dtype: ints where present, NaN where missing (Int64 would print <NA> beside the other NaN)
-            frame[column] = values.astype("Int64").astype(object).where(values.notna(), np.nan)
-    return frame
-
-
-def _as_table(frame: pd.DataFrame, records: Callable[[], Any]) -> str:
-    with pd.option_context("display.max_rows", 500, "display.max_columns", 50, "display.width", 200,
-                           "display.max_colwidth", 60, "display.float_format", "{:.4f}".format):
-        return _counts_as_int(frame).to_string()
-
-
-def _as_json(frame: pd.DataFrame, records: Callable[[], Any]) -> str:
-    return json.dumps(records(), indent=1, ensure_ascii=False, default=str)
-
-
-def _as_csv(frame: pd.DataFrame, records: Callable[[], Any]) -> str:
-    buffer = io.StringIO()
-    frame.to_csv(buffer)
-    return buffer.getvalue().rstrip("\n")
-
-
-def _as_markdown(frame: pd.DataFrame, records: Callable[[], Any]) -> str:
-    return _markdown(_counts_as_int(frame))
-
-
-def _scopes_above(text: str, scopes: Callable[[], str], note: str) -> str:
-    return f"{scopes()}\n{text}" + (f"\n{note}" if note else "")
-
-
-def _scopes_below(text: str, scopes: Callable[[], str], note: str) -> str:
-    """Below a markdown table: its first line stays the table's header row."""
-    return f"{text}\n\n{scopes()}" + (f"\n\n{note}" if note else "")
-
-
-def _no_scopes(text: str, scopes: Callable[[], str], note: str) -> str:
-    return text
-
-
-@dataclasses.dataclass(frozen=True)
-class TableFormat:
-    """An output format of the table commands: how a table is rendered (``records`` gives the JSON records) and
-    where the scopes line and the above-1 note go."""
-
-    render: Callable[[pd.DataFrame, Callable[[], Any]], str]
-    with_scopes: Callable[[str, Callable[[], str], str], str]
-
-
-#: The --format of the table commands (metrics, worst, compare): each format's renderer.
-TABLE_FORMATS = {"table": TableFormat(_as_table, _scopes_above), "json": TableFormat(_as_json, _no_scopes),
-                 "csv": TableFormat(_as_csv, _no_scopes), "markdown": TableFormat(_as_markdown, _scopes_below)}
-FORMATS = tuple(TABLE_FORMATS)
-
-
-def _render(frame: pd.DataFrame, fmt: str, records: Callable[[], Any] | None = None) -> str:
-    """``frame`` in ``fmt``; ``records``: what the json format writes (default: the rows by index)."""
-    return TABLE_FORMATS[fmt].render(frame, records or (lambda: json.loads(frame.to_json(orient="index"))))
-
-
 def _scopes(args: argparse.Namespace) -> str:
     """The options that produced the numbers, defaults included: one line for the table and markdown formats."""
     options = MetricOptions.from_keywords(_scope_kwargs(args), passed_to="the command's options")
@@ -437,23 +353,8 @@ def _with_scopes(text: str, args: argparse.Namespace, table: pd.DataFrame | None
 
     Metric values above 1 in ``table`` (Haystack's map and ndcg count a document retrieved twice) get a note below.
     """
-    note = _above_one(table) if table is not None else ""
+    note = above_one_note(table) if table is not None else ""
     return TABLE_FORMATS[args.format].with_scopes(text, lambda: _scopes(args), note)
-
-
-def _above_one(table: pd.DataFrame) -> str:
-    """A note naming the metric columns with values above 1, and why, or ""."""
-    above = [column for column in table.columns if column in METRICS
-             and (pd.to_numeric(table[column], errors="coerce") > 1.0).any()]
-    if not above:
-        return ""
-    return (f"note: {', '.join(above)} above 1: Haystack 1.x's definition counts a relevant document retrieved more "
-            "than once each time (docs/metrics.md#per-query).")
-
-
-def _short(value: Any, width: int = 60) -> str:
-    text = " ".join(str(value).split())
-    return text if len(text) <= width else text[: width - 3] + "..."
 
 
 # ------------------------------------------------------------------------------------------ commands
@@ -467,7 +368,7 @@ def _metrics(args: argparse.Namespace) -> str:
             raise EvalframeError(f"--by-query needs --node (one of {nodes}).")
         on_dask = {"compute": True} if result.on_cluster else {}
         table = result.query_metrics(args.node, **kwargs, by=by, **on_dask)
-        return _with_scopes(_render(table, args.format), args, table)
+        return _with_scopes(render_table(table, args.format), args, table)
     if by is not None:
         table = result.sliced_metrics(by, **kwargs)
         if args.node is not None:
@@ -477,14 +378,14 @@ def _metrics(args: argparse.Namespace) -> str:
                 raise EvalframeError(f"node {args.node!r} has no rows with eval_mode={mode!r} to slice.")
             table = table.loc[[args.node]].dropna(axis=1, how="all")
         flat = table.reset_index()
-        return _with_scopes(_render(flat.set_index("node"), args.format, lambda: json.loads(flat.to_json(orient="records"))),
+        return _with_scopes(render_table(flat.set_index("node"), args.format, lambda: json.loads(flat.to_json(orient="records"))),
                             args, flat)
     metrics = result.calculate_metrics(**kwargs)
     if args.node is not None:
         _check_node(result, args.node)
         metrics = {args.node: metrics[args.node]}
     frame = pd.DataFrame.from_dict(metrics, orient="index").rename_axis("node")
-    return _with_scopes(_render(frame, args.format, lambda: metrics), args, frame)
+    return _with_scopes(render_table(frame, args.format, lambda: metrics), args, frame)
 
 
 def _worst(args: argparse.Namespace) -> str:
@@ -502,15 +403,15 @@ def _worst(args: argparse.Namespace) -> str:
         top = listed[0] if listed else {}
         rows.append({
             "multilabel_id": example["multilabel_id"],
-            "query": _short(example["query"]),
+            "query": short_text(example["query"]),
             metric: example["metrics"][metric],
-            "gold": _short(example["gold_answers"] if answers else example["gold_document_ids"]),
-            "rank 1": _short(top.get("answer") if answers else top.get("document_id")),
+            "gold": short_text(example["gold_answers"] if answers else example["gold_document_ids"]),
+            "rank 1": short_text(top.get("answer") if answers else top.get("document_id")),
         })
     table = pd.DataFrame(rows, columns=["multilabel_id", "query", metric, "gold", "rank 1"]).set_index("multilabel_id")
     if not rows and args.format == "table":
         return _with_scopes(f"no query of node {args.node!r} scores {metric} <= {args.threshold}", args)
-    return _with_scopes(_render(table, args.format, lambda: examples), args)  # json: the examples themselves
+    return _with_scopes(render_table(table, args.format, lambda: examples), args)  # json: the examples themselves
 
 
 def _compare(args: argparse.Namespace) -> str:
@@ -548,7 +449,7 @@ def _compare(args: argparse.Namespace) -> str:
             f"labels with: evalframe metrics DIR --node {args.node or shared[0]} --by-query"
         )
     flat = table.reset_index()
-    return _with_scopes(_render(flat.set_index(flat.columns[0]), args.format,
+    return _with_scopes(render_table(flat.set_index(flat.columns[0]), args.format,
                                 lambda: json.loads(flat.to_json(orient="records"))), args)
 
 
@@ -719,38 +620,6 @@ def _trec(args: argparse.Namespace) -> str:
         print_warning(f"no query of {args.run} is evaluated: none is also in {args.qrels} (trec_eval evaluates the queries "
                       "of both; -c adds the qrels' queries missing from the run).")
     return TREC_FORMATS[args.format](table, means, args)
-
-
-def _trec_json(table: pd.DataFrame, means: dict[str, float], args: argparse.Namespace) -> str:
-    record: dict[str, Any] = {"measures": means, "queries": len(table)}
-    if args.per_query:
-        record["per_query"] = {str(qid): {m: float(v) for m, v in row.items()} for qid, row in table.iterrows()}
-    return json.dumps(record, indent=1, ensure_ascii=False)
-
-
-def _trec_markdown(table: pd.DataFrame, means: dict[str, float], args: argparse.Namespace) -> str:
-    shown = table if args.per_query else table.iloc[:0]
-    frame = pd.concat([shown, pd.DataFrame([means], index=pd.Index(["all"]))]).rename_axis("query")
-    frame.index = [_cell(str(qid)) for qid in frame.index]  # a | in a query id would end its cell
-    frame.index.name = "query"
-    return _markdown(frame.map(lambda v: f"{v:.{args.digits}f}"))
-
-
-def _trec_tsv(table: pd.DataFrame, means: dict[str, float], args: argparse.Namespace) -> str:
-    """trec_eval's layout: ``measure<TAB>query<TAB>value`` lines."""
-    width = max(len(m) for m in [*table.columns, "num_q"])
-    lines = []
-    if args.per_query:  # grouped by query, as trec_eval -q prints them (queries in the run's order)
-        for qid, row in zip(table.index, table.to_numpy()):
-            lines += [f"{column:<{width}}\t{qid}\t{value:.{args.digits}f}" for column, value in zip(table.columns, row)]
-    lines.append(f"{'num_q':<{width}}\tall\t{len(table)}")
-    lines += [f"{column:<{width}}\tall\t{value:.{args.digits}f}" for column, value in means.items()]
-    return "\n".join(lines)
-
-
-#: The --format of ``evalframe trec``: each format's renderer of the per-query table and the means.
-TREC_FORMATS: dict[str, Callable[[pd.DataFrame, dict[str, float], argparse.Namespace], str]] = {
-    "tsv": _trec_tsv, "json": _trec_json, "markdown": _trec_markdown}
 
 
 def _list_metrics(_: argparse.Namespace) -> str:

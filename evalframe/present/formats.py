@@ -1,0 +1,164 @@
+"""The output formats of the command line: one table of renderers per kind of output.
+
+:data:`TABLE_FORMATS` renders the tables of ``evalframe metrics``, ``worst`` and ``compare`` (``table``, ``json``,
+``csv``, ``markdown``: each a renderer and where the scopes line goes); :data:`TREC_FORMATS` the output of
+``evalframe trec`` (trec_eval's ``tsv`` lines, ``json``, ``markdown``); the report's formats are
+:data:`evalframe.report.RENDERERS`. A new format is one renderer and one key.
+
+Examples
+--------
+>>> import pandas as pd
+>>> print(render_table(pd.DataFrame({"f1": [0.5]}, index=pd.Index(["Reader"], name="node")), "markdown"))
+| node | f1 |
+|---|---|
+| Reader | 0.5000 |
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import io
+import json
+import math
+from collections.abc import Callable
+from typing import Any, cast
+
+import numpy as np
+import pandas as pd
+
+from ..metrics.registry import METRICS
+
+__all__ = ["TABLE_FORMATS", "FORMATS", "TREC_FORMATS", "TableFormat", "render_table", "markdown_table", "cell_text",
+           "above_one_note", "short_text", "COUNT_COLUMNS"]
+
+COUNT_COLUMNS = ("num_examples_for_eval", "queries", "wins", "ties", "losses", "only_a", "only_b")
+
+
+def markdown_table(frame: pd.DataFrame) -> str:
+    # every table the commands render names its index with a string (node, multilabel_id, ...) or not at all
+    header = [cast(str, frame.index.name or "")] + [str(c) for c in frame.columns]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for index, row in frame.iterrows():
+        lines.append("| " + " | ".join([str(index)] + [cell_text(v) for v in row.tolist()]) + " |")
+    return "\n".join(lines)
+
+
+def cell_text(value: Any) -> str:
+    if isinstance(value, float):
+        return "" if math.isnan(value) else f"{value:.4f}"
+    return str(value).replace("|", "\\|").replace("\n", " ")
+
+
+def counts_as_int(frame: pd.DataFrame) -> pd.DataFrame:
+    """Count columns holding only whole numbers print as 117, not 117.0000 (a missing count stays NaN, like the rest)."""
+    frame = frame.copy()
+    for column in frame.columns:
+        if str(column) not in COUNT_COLUMNS or not pd.api.types.is_numeric_dtype(frame[column]):
+            continue
+        values = pd.to_numeric(frame[column], errors="coerce")
+        present = values.dropna()
+        if (present == present.round()).all():
+            # object dtype: ints where present, NaN where missing (Int64 would print <NA> beside the other NaN)
+            frame[column] = values.astype("Int64").astype(object).where(values.notna(), np.nan)
+    return frame
+
+
+def _as_table(frame: pd.DataFrame, records: Callable[[], Any]) -> str:
+    with pd.option_context("display.max_rows", 500, "display.max_columns", 50, "display.width", 200,
+                           "display.max_colwidth", 60, "display.float_format", "{:.4f}".format):
+        return counts_as_int(frame).to_string()
+
+
+def _as_json(frame: pd.DataFrame, records: Callable[[], Any]) -> str:
+    return json.dumps(records(), indent=1, ensure_ascii=False, default=str)
+
+
+def _as_csv(frame: pd.DataFrame, records: Callable[[], Any]) -> str:
+    buffer = io.StringIO()
+    frame.to_csv(buffer)
+    return buffer.getvalue().rstrip("\n")
+
+
+def _as_markdown(frame: pd.DataFrame, records: Callable[[], Any]) -> str:
+    return markdown_table(counts_as_int(frame))
+
+
+def _scopes_above(text: str, scopes: Callable[[], str], note: str) -> str:
+    return f"{scopes()}\n{text}" + (f"\n{note}" if note else "")
+
+
+def _scopes_below(text: str, scopes: Callable[[], str], note: str) -> str:
+    """Below a markdown table: its first line stays the table's header row."""
+    return f"{text}\n\n{scopes()}" + (f"\n\n{note}" if note else "")
+
+
+def _no_scopes(text: str, scopes: Callable[[], str], note: str) -> str:
+    return text
+
+
+@dataclasses.dataclass(frozen=True)
+class TableFormat:
+    """An output format of the table commands: how a table is rendered (``records`` gives the JSON records) and
+    where the scopes line and the above-1 note go."""
+
+    render: Callable[[pd.DataFrame, Callable[[], Any]], str]
+    with_scopes: Callable[[str, Callable[[], str], str], str]
+
+
+#: The --format of the table commands (metrics, worst, compare): each format's renderer.
+TABLE_FORMATS = {"table": TableFormat(_as_table, _scopes_above), "json": TableFormat(_as_json, _no_scopes),
+                 "csv": TableFormat(_as_csv, _no_scopes), "markdown": TableFormat(_as_markdown, _scopes_below)}
+FORMATS = tuple(TABLE_FORMATS)
+
+
+def render_table(frame: pd.DataFrame, fmt: str, records: Callable[[], Any] | None = None) -> str:
+    """``frame`` in ``fmt``; ``records``: what the json format writes (default: the rows by index)."""
+    return TABLE_FORMATS[fmt].render(frame, records or (lambda: json.loads(frame.to_json(orient="index"))))
+
+
+def above_one_note(table: pd.DataFrame) -> str:
+    """A note naming the metric columns with values above 1, and why, or ""."""
+    above = [column for column in table.columns if column in METRICS
+             and (pd.to_numeric(table[column], errors="coerce") > 1.0).any()]
+    if not above:
+        return ""
+    return (f"note: {', '.join(above)} above 1: Haystack 1.x's definition counts a relevant document retrieved more "
+            "than once each time (docs/metrics.md#per-query).")
+
+
+def short_text(value: Any, width: int = 60) -> str:
+    text = " ".join(str(value).split())
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def trec_json(table: pd.DataFrame, means: dict[str, float], args: argparse.Namespace) -> str:
+    record: dict[str, Any] = {"measures": means, "queries": len(table)}
+    if args.per_query:
+        record["per_query"] = {str(qid): {m: float(v) for m, v in row.items()} for qid, row in table.iterrows()}
+    return json.dumps(record, indent=1, ensure_ascii=False)
+
+
+def trec_markdown(table: pd.DataFrame, means: dict[str, float], args: argparse.Namespace) -> str:
+    shown = table if args.per_query else table.iloc[:0]
+    frame = pd.concat([shown, pd.DataFrame([means], index=pd.Index(["all"]))]).rename_axis("query")
+    frame.index = [cell_text(str(qid)) for qid in frame.index]  # a | in a query id would end its cell
+    frame.index.name = "query"
+    return markdown_table(frame.map(lambda v: f"{v:.{args.digits}f}"))
+
+
+def trec_tsv(table: pd.DataFrame, means: dict[str, float], args: argparse.Namespace) -> str:
+    """trec_eval's layout: ``measure<TAB>query<TAB>value`` lines."""
+    width = max(len(m) for m in [*table.columns, "num_q"])
+    lines = []
+    if args.per_query:  # grouped by query, as trec_eval -q prints them (queries in the run's order)
+        for qid, row in zip(table.index, table.to_numpy()):
+            lines += [f"{column:<{width}}\t{qid}\t{value:.{args.digits}f}" for column, value in zip(table.columns, row)]
+    lines.append(f"{'num_q':<{width}}\tall\t{len(table)}")
+    lines += [f"{column:<{width}}\tall\t{value:.{args.digits}f}" for column, value in means.items()]
+    return "\n".join(lines)
+
+
+#: The --format of ``evalframe trec``: each format's renderer of the per-query table and the means.
+TREC_FORMATS: dict[str, Callable[[pd.DataFrame, dict[str, float], argparse.Namespace], str]] = {
+    "tsv": trec_tsv, "json": trec_json, "markdown": trec_markdown}
