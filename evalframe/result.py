@@ -13,14 +13,14 @@ import functools
 import html
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal, TypeVar, cast, overload
+from typing import Any, Literal, TypeVar, cast
 
 import pandas as pd
 
 from . import _validation as check
 from ._progress import Steps, enabled
 from .analysis.examples import ANSWER_DROP, DOCUMENT_DROP, THRESHOLD, Examples, examples, worst
-from .analysis.aggregate import Partial, means, partial, slice_partial
+from .analysis.aggregate import Partial, partial, slice_partial
 from .analysis.analyses import MeanAnalyses, MetricKey, SlicePiece
 from .analysis.slices import SliceKey, beside, labelled, query_attributes, query_keys
 from .columns import CRITERIA, EVAL_MODES
@@ -28,7 +28,7 @@ from .errors import EvalframeError, InvalidParameterError, warn
 from .frames.arrays import DistinctLists
 from .frames.codings import Codings, NodeCoding, TrecLayout
 from .frames.judged import DUPLICATE_RULES, trec_query_table
-from .frames.rows import document_node, has_rows
+from .frames.rows import NodeNeeded, document_node, has_rows
 from .frames.store import PreparedStore
 from .frames.tables import answer_query_metrics, document_query_metrics
 from .frames.topk import answers_kept, check_retriever_node, document_rows_kept
@@ -41,6 +41,14 @@ from .options import MatchingOptions, MetricOptions, with_options
 
 __all__ = ["EvaluationResult"]
 
+#: What trec_metrics and trec_query_metrics say when ``node=None`` finds no node, or several, with document rows.
+_TREC_NEEDED = NodeNeeded(
+    none="no node has document rows; the trec measures rank documents. Nodes: {nodes}.",
+    several="trec_metrics needs node= when {count} nodes have document rows: {documents} (all nodes: {nodes}).")
+#: What to_trec_run and to_qrels say when ``node=None`` finds no node, or several, with document rows (one text).
+_FILE_NODE = ("node=None picks the one node with document rows, but this result has {count} ({documents}) among its "
+              "nodes {nodes}; pass node='<name>'.")
+_FILE_NEEDED = NodeNeeded(none=_FILE_NODE, several=_FILE_NODE)
 
 
 _M = TypeVar("_M", bound=Callable[..., Any])
@@ -72,7 +80,7 @@ def _looks_like_measure(name: str, parameter: str, choices: Sequence[str]) -> bo
     return True
 
 
-class EvaluationResult(MeanAnalyses, Mapping):
+class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
     """The evaluation of a pipeline: one DataFrame per node, in Haystack 1.x's schema.
 
     Behaves like a read-only dict of node name -> DataFrame (``result["Reader"]``, ``in``,
@@ -249,7 +257,8 @@ class EvaluationResult(MeanAnalyses, Mapping):
     def check_options(self, keywords: Mapping[str, Any], *, passed_to: str) -> MetricOptions:
         """The call's options, checked against this result; the threshold defaults to the one recorded with it."""
         options = MetricOptions.from_keywords(keywords, passed_to=passed_to)
-        check_retriever_node(self.node_results, options.retriever_node)
+        check_retriever_node(options.retriever_node, list(self.node_results),
+                             lambda node: has_rows(self.node_results[node], "document"))
         if options.context_matching_threshold is None:
             if not isinstance(self.matching, Mapping):
                 raise InvalidParameterError(f"result.matching must be a dict of matching options (or {{}}); got "
@@ -416,83 +425,12 @@ class EvaluationResult(MeanAnalyses, Mapping):
         opts = self.check_options(options, passed_to="query_table takes these options")
         return self._answer_table(node, opts) if row_type == "answer" else self._document_table(node, opts)
 
-    @overload
-    def trec_metrics(self, measures: str | Sequence[str], *, node: str | None = None, per_query: Literal[False] = False,
-                     eval_mode: str = "integrated", complete: bool = False,
-                     duplicates: str = "error") -> dict[str, float]: ...
-
-    @overload
-    def trec_metrics(self, measures: str | Sequence[str], *, node: str | None = None, per_query: Literal[True],
-                     eval_mode: str = "integrated", complete: bool = False, duplicates: str = "error") -> pd.DataFrame: ...
-
-    @overload
-    def trec_metrics(self, measures: str | Sequence[str], *, node: str | None = None, per_query: bool = False,
-                     eval_mode: str = "integrated", complete: bool = False,
-                     duplicates: str = "error") -> dict[str, float] | pd.DataFrame: ...
-
-    @_fresh
-    def trec_metrics(self, measures: str | Sequence[str], *, node: str | None = None, per_query: bool = False,
-                     eval_mode: str = "integrated", complete: bool = False,
-                     duplicates: str = "error") -> dict[str, float] | pd.DataFrame:
-        """trec_eval's measures of a document node, with ir_measures' names: ``{measure: mean over the queries}``.
-
-        The rules are trec_eval's (``docs/ir-researchers.md#measures-and-trec_evals-rules``); the per-query values
-        are :meth:`trec_query_metrics`, whose column means these are.
-
-        Parameters
-        ----------
-        measures : str or list of str
-            ``AP``, ``AP@k``, ``nDCG``, ``nDCG@k``, ``P@k``, ``R@k``, ``RR``, ``RR@k``, ``Success@k``, ``Rprec``,
-            ``Bpref``; the binary ones take a relevance level, ``P(rel=2)@5`` (grade >= 2 is relevant). trec_eval's
-            names mean what trec_eval means: ``map`` (``AP``), ``ndcg`` (``nDCG``), ``ndcg_cut.10`` or ``ndcg_cut_10``
-            (``nDCG@10``), ``P_5``, ``recall_100``, ``recip_rank``, ``success_1``, ``bpref``. The keys are the
-            canonical names (``AP`` for ``map``; ``evalframe list-metrics`` lists every name).
-        node : str, optional
-            The node ranking documents; None picks the one node with document rows.
-        per_query : bool
-            Deprecated: ``per_query=True`` returns :meth:`trec_query_metrics`'s DataFrame (with a FutureWarning);
-            call that method instead.
-        eval_mode : str
-            Which rows rank the documents (``"integrated"`` or ``"isolated"``).
-        complete : bool
-            Evaluate the queries with judgments but no retrieved document too (all measures 0), as
-            ``trec_eval -c``; by default they are skipped, as trec_eval does.
-        duplicates : str
-            ``"error"``: a document twice in one query's ranking raises SchemaError (trec_eval refuses such a
-            run); ``"first"``: the best-ranked one is kept.
-
-        Queries with no judged document are never evaluated. The ranking is each query's rows by
-        (rank, document_id descending); the judgments are ``gold_document_ids`` / ``gold_document_relevance``
-        and ``nonrelevant_document_ids`` / ``nonrelevant_document_relevance``.
-
-        Examples
-        --------
-        >>> import pandas as pd
-        >>> from evalframe import EvaluationResult
-        >>> frame = pd.DataFrame({"multilabel_id": ["q1", "q1", "q2"], "type": "document", "eval_mode": "integrated",
-        ...                       "rank": [1, 2, 1], "document_id": ["d1", "d2", "d3"],
-        ...                       "gold_document_ids": [["d2"], ["d2"], ["d3", "d4"]],
-        ...                       "gold_document_relevance": [[1], [1], [2, 1]]})
-        >>> result = EvaluationResult({"Retriever": frame})
-        >>> result.trec_metrics(["RR", "P@1", "nDCG@1"])
-        {'RR': 0.75, 'P@1': 0.5, 'nDCG@1': 0.5}
-        >>> result.trec_metrics(["recip_rank", "P_1"])  # trec_eval's names
-        {'RR': 0.75, 'P@1': 0.5}
-        """
-        parse_measures(measures)  # a bad measure is named first, as before the other arguments
-        per_query = check.check_real_bool(per_query, name="per_query")
-        if per_query:
-            warn("trec_metrics(per_query=True) is deprecated and will be removed: call result.trec_query_metrics("
-                 "measures, ...) instead, which returns the same per-query DataFrame (trec_metrics returns the means).",
-                 FutureWarning)
-            return self.trec_query_metrics(measures, node=node, eval_mode=eval_mode, complete=complete,
-                                           duplicates=duplicates)
+    def trec_partial(self, measures: str | Sequence[str], node: str | None, eval_mode: str, complete: bool,
+                     duplicates: str) -> tuple[Partial, str]:
+        """The per-query table of :meth:`trec_metrics` summed up (:func:`evalframe.analysis.aggregate.partial`), and the
+        node it ranks (:meth:`evalframe.analysis.analyses.MeanAnalyses.trec_partial`)."""
         table, node = self._trec_table(measures, node, eval_mode, complete, duplicates)
-        if table.empty:
-            warn(f"trec_metrics: no query of node {node!r} is evaluated (none has both judged documents and retrieved "
-                 "ones; complete=True evaluates the judged queries without retrieved documents); every mean is 0.0.")
-            return {name: 0.0 for name in table.columns}
-        return means(partial(table))  # each measure's aggregation (the registry's), as on Dask
+        return partial(table), node
 
     @_fresh
     def trec_query_metrics(self, measures: str | Sequence[str], *, node: str | None = None,
@@ -526,7 +464,7 @@ class EvaluationResult(MeanAnalyses, Mapping):
         duplicates = check.check_choice(duplicates, DUPLICATE_RULES, name="duplicates")
         documents = [name for name, frame in self.node_results.items() if has_rows(frame, "document")]
         if node is None:
-            node = document_node(documents, list(self.node_results), needed_by="trec_metrics")
+            node = document_node(documents, list(self.node_results), _TREC_NEEDED)
         node = check.check_node(node, list(self.node_results))
         if node not in documents:
             raise InvalidParameterError(
@@ -813,13 +751,13 @@ class EvaluationResult(MeanAnalyses, Mapping):
         return cls({node: built.frame}, matching={**MatchingOptions().as_dict(), "sas_model": None},
                    codings=Codings({node: NodeCoding(trec=built.layout)}))
 
-    def _trec_node(self, node: str | None, needed_by: str) -> str:
+    def _trec_node(self, node: str | None) -> str:
         """``node``, or the one node with document rows (an error lists the nodes when there is none or several)."""
         if node is not None:
             self[node]  # noqa: B018 - an unknown node is named with the nodes held
             return node
         return document_node([name for name in self.node_results if self.has_documents(name)], list(self.node_results),
-                             needed_by=needed_by)
+                             _FILE_NEEDED)
 
     def to_trec_run(self, path: str | Path, node: str | None = None, tag: str = "evalframe", *,
                     scores: Literal["score", "rank"] = "score", eval_mode: str = "integrated",
@@ -856,7 +794,7 @@ class EvaluationResult(MeanAnalyses, Mapping):
         check.check_choice(scores, ("score", "rank"), name="scores")
         check.check_choice(eval_mode, EVAL_MODES, name="eval_mode")
         check.check_choice(duplicates, ("error", "first"), name="duplicates")
-        name = self._trec_node(node, "to_trec_run")
+        name = self._trec_node(node)
         run = run_from_frame(self[name], node=name, eval_mode=eval_mode, scores=scores, duplicates=duplicates,
                              layout=self._store.trec_layout(name))
         return write_run(run, path, tag=tag)
@@ -880,7 +818,7 @@ class EvaluationResult(MeanAnalyses, Mapping):
         """
         from .io.trec import write_qrels
 
-        name = self._trec_node(node, "to_qrels")
+        name = self._trec_node(node)
         return write_qrels(qrels_from_frame(self[name], node=name), path)
 
     # ------------------------------------------------------------------ persistence

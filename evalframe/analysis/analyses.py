@@ -1,8 +1,9 @@
 """The mean analyses, written once for a result in memory and for one on Dask: :class:`MeanAnalyses`.
 
-``calculate_metrics``, ``metrics_frame``, ``sliced_metrics`` and ``metrics_at_k`` (and ``headline_metric``,
-``pipeline_order``) are defined here over a small *partials source* that each result class implements:
-:meth:`MeanAnalyses.metric_partials` and :meth:`MeanAnalyses.slice_partials` (the per-query tables summed up,
+``calculate_metrics``, ``metrics_frame``, ``sliced_metrics``, ``metrics_at_k`` and ``trec_metrics`` (and
+``headline_metric``, ``pipeline_order``) are defined here over a small *partials source* that each result class
+implements: :meth:`MeanAnalyses.metric_partials`, :meth:`MeanAnalyses.slice_partials` and
+:meth:`MeanAnalyses.trec_partial` (the per-query tables summed up,
 :mod:`evalframe.analysis.aggregate`: :class:`evalframe.EvaluationResult` from its frames,
 :class:`evalframe.dask.DaskEvaluationResult` per partition, merged on the client), plus the checks of the options
 and of a node. Both classes thus take the same arguments (signatures generated from
@@ -14,13 +15,14 @@ from __future__ import annotations
 import contextlib
 import functools
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, TypeVar, cast
+from typing import Any, Generic, Literal, TypeVar, cast, overload
 
 import pandas as pd
 
+from .. import _validation as check
 from ..errors import warn
 from ..metrics.registry import headline_metric
-from ..metrics.trec import swept_measures
+from ..metrics.trec import parse_measures, swept_measures
 from ..options import AT_K_SETS, MetricOptions, check_at_k, with_options
 from .aggregate import Partial, means, merge_slices
 from .slices import FieldPresence, SliceKey, check_by, check_present
@@ -33,6 +35,8 @@ MetricKey = tuple[str, int, str]
 #: :func:`evalframe.analysis.aggregate.slice_partial` table, and what its queries hold of the filters fields.
 SlicePiece = tuple[list[str], pd.DataFrame, dict[str, FieldPresence]]
 _M = TypeVar("_M", bound=Callable[..., Any])
+#: The per-query table type of a result class (pandas in memory, a Dask DataFrame on Dask).
+_Table = TypeVar("_Table")
 
 
 def in_session(method: _M) -> _M:
@@ -46,12 +50,13 @@ def in_session(method: _M) -> _M:
     return cast(_M, wrapper)
 
 
-class MeanAnalyses:
+class MeanAnalyses(Generic[_Table]):
     """The analyses that are means of per-query tables, over the partials a result class gives.
 
     A subclass provides ``nodes`` (the node names, in order), :meth:`has_answers`, :meth:`has_documents`,
-    :meth:`check_options`, :meth:`check_node`, :meth:`metric_partials`, :meth:`slice_partials` and ``trec_metrics``;
-    :meth:`session` is optional.
+    :meth:`check_options`, :meth:`check_node`, :meth:`metric_partials`, :meth:`slice_partials`, :meth:`trec_partial`
+    and :meth:`trec_query_metrics` (whose table type, ``_Table``, the class is generic in); :meth:`session` is
+    optional.
 
     Examples
     --------
@@ -101,9 +106,16 @@ class MeanAnalyses:
         """Per node, the :data:`SlicePiece` of each part of the result (one in memory, one per partition)."""
         raise NotImplementedError
 
-    def trec_metrics(self, measures: str | Sequence[str], *, node: str | None = None, per_query: bool = False,
-                     eval_mode: str = "integrated", complete: bool = False, duplicates: str = "error") -> Any:
-        """trec_eval's measures of a document node."""
+    def trec_partial(self, measures: str | Sequence[str], node: str | None, eval_mode: str, complete: bool,
+                     duplicates: str) -> tuple[Partial, str]:
+        """The per-query table of trec_eval's ``measures`` (:meth:`trec_query_metrics`) summed up over the result
+        (:func:`evalframe.analysis.aggregate.partial`; on Dask the partitions' merged), and the node it ranks (``node``,
+        or the one node with document rows); the arguments are :meth:`trec_metrics`', checked here."""
+        raise NotImplementedError
+
+    def trec_query_metrics(self, measures: str | Sequence[str], *, node: str | None = None,
+                           eval_mode: str = "integrated", complete: bool = False, duplicates: str = "error") -> _Table:
+        """trec_eval's measures of a document node per query (a DataFrame in memory, a Dask DataFrame on Dask)."""
         raise NotImplementedError
 
     # ------------------------------------------------------------------ written once
@@ -298,9 +310,8 @@ class MeanAnalyses:
         records: list[tuple[str, int, str, float]] = []
         for name in nodes:
             if swept and self.has_documents(name):
-                values = cast(dict[str, float], self.trec_metrics([m for at_k in swept.values() for m in at_k], node=name,
-                                                                  eval_mode=base.eval_mode, complete=complete,
-                                                                  duplicates=duplicates))
+                values = self.trec_metrics([m for at_k in swept.values() for m in at_k], node=name,
+                                           eval_mode=base.eval_mode, complete=complete, duplicates=duplicates)
                 records += [(name, k, label, values[m]) for label, at_k in swept.items() for k, m in zip(ks, at_k)]
             for i, k in enumerate(ks):
                 for row_type in ("answer", "document"):
@@ -308,3 +319,82 @@ class MeanAnalyses:
                     if found is not None:
                         records += [(name, k, metric, value) for metric, value in means(found).items()]
         return pd.DataFrame(records, columns=["node", "k", "metric", "value"])
+
+    @overload
+    def trec_metrics(self, measures: str | Sequence[str], *, node: str | None = None, per_query: Literal[False] = False,
+                     eval_mode: str = "integrated", complete: bool = False,
+                     duplicates: str = "error") -> dict[str, float]: ...
+
+    @overload
+    def trec_metrics(self, measures: str | Sequence[str], *, node: str | None = None, per_query: Literal[True],
+                     eval_mode: str = "integrated", complete: bool = False, duplicates: str = "error") -> _Table: ...
+
+    @overload
+    def trec_metrics(self, measures: str | Sequence[str], *, node: str | None = None, per_query: bool = False,
+                     eval_mode: str = "integrated", complete: bool = False,
+                     duplicates: str = "error") -> dict[str, float] | _Table: ...
+
+    @in_session
+    def trec_metrics(self, measures: str | Sequence[str], *, node: str | None = None, per_query: bool = False,
+                     eval_mode: str = "integrated", complete: bool = False,
+                     duplicates: str = "error") -> dict[str, float] | _Table:
+        """trec_eval's measures of a document node, with ir_measures' names: ``{measure: mean over the queries}``.
+
+        The rules are trec_eval's (``docs/ir-researchers.md#measures-and-trec_evals-rules``); the per-query values
+        are :meth:`trec_query_metrics`, whose column means these are (each measure finished by its aggregation in the
+        registry, :mod:`evalframe.analysis.aggregate`; on Dask the partitions' sums and counts are added up).
+
+        Parameters
+        ----------
+        measures : str or list of str
+            ``AP``, ``AP@k``, ``nDCG``, ``nDCG@k``, ``P@k``, ``R@k``, ``RR``, ``RR@k``, ``Success@k``, ``Rprec``,
+            ``Bpref``; the binary ones take a relevance level, ``P(rel=2)@5`` (grade >= 2 is relevant). trec_eval's
+            names mean what trec_eval means: ``map`` (``AP``), ``ndcg`` (``nDCG``), ``ndcg_cut.10`` or ``ndcg_cut_10``
+            (``nDCG@10``), ``P_5``, ``recall_100``, ``recip_rank``, ``success_1``, ``bpref``. The keys are the
+            canonical names (``AP`` for ``map``; ``evalframe list-metrics`` lists every name).
+        node : str, optional
+            The node ranking documents; None picks the one node with document rows.
+        per_query : bool
+            Deprecated: ``per_query=True`` returns :meth:`trec_query_metrics`'s DataFrame (with a FutureWarning);
+            call that method instead.
+        eval_mode : str
+            Which rows rank the documents (``"integrated"`` or ``"isolated"``).
+        complete : bool
+            Evaluate the queries with judgments but no retrieved document too (all measures 0), as
+            ``trec_eval -c``; by default they are skipped, as trec_eval does.
+        duplicates : str
+            ``"error"``: a document twice in one query's ranking raises SchemaError (trec_eval refuses such a
+            run); ``"first"``: the best-ranked one is kept.
+
+        Queries with no judged document are never evaluated. The ranking is each query's rows by
+        (rank, document_id descending); the judgments are ``gold_document_ids`` / ``gold_document_relevance``
+        and ``nonrelevant_document_ids`` / ``nonrelevant_document_relevance``.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from evalframe import EvaluationResult
+        >>> frame = pd.DataFrame({"multilabel_id": ["q1", "q1", "q2"], "type": "document", "eval_mode": "integrated",
+        ...                       "rank": [1, 2, 1], "document_id": ["d1", "d2", "d3"],
+        ...                       "gold_document_ids": [["d2"], ["d2"], ["d3", "d4"]],
+        ...                       "gold_document_relevance": [[1], [1], [2, 1]]})
+        >>> result = EvaluationResult({"Retriever": frame})
+        >>> result.trec_metrics(["RR", "P@1", "nDCG@1"])
+        {'RR': 0.75, 'P@1': 0.5, 'nDCG@1': 0.5}
+        >>> result.trec_metrics(["recip_rank", "P_1"])  # trec_eval's names
+        {'RR': 0.75, 'P@1': 0.5}
+        """
+        parse_measures(measures)  # a bad measure is named first, as before the other arguments
+        per_query = check.check_real_bool(per_query, name="per_query")
+        if per_query:
+            warn("trec_metrics(per_query=True) is deprecated and will be removed: call result.trec_query_metrics("
+                 "measures, ...) instead, which returns the same per-query DataFrame (trec_metrics returns the means).",
+                 FutureWarning)
+            return self.trec_query_metrics(measures, node=node, eval_mode=eval_mode, complete=complete,
+                                           duplicates=duplicates)
+        found, node = self.trec_partial(measures, node, eval_mode, complete, duplicates)
+        if found.queries == 0:
+            warn(f"trec_metrics: no query of node {node!r} is evaluated (none has both judged documents and retrieved "
+                 "ones; complete=True evaluates the judged queries without retrieved documents); every mean is 0.0.")
+            return {str(name): 0.0 for name in found.sums.index}
+        return means(found)  # each measure's aggregation (the registry's), in memory and on Dask alike

@@ -21,20 +21,20 @@ import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from dataclasses import dataclass
-from typing import Any, Callable, Literal, overload
+from typing import Any, Callable
 
 import dask
 import numpy as np
 import pandas as pd
 
 from .. import _validation as check
-from ..analysis.aggregate import Partial, merge, means, partial, slice_partial
+from ..analysis.aggregate import Partial, merge, partial, slice_partial
 from ..analysis.analyses import MeanAnalyses, MetricKey, SlicePiece
 from ..analysis.examples import THRESHOLD, Examples
 from ..analysis.slices import FieldPresence, SliceKey, beside, check_by, check_present, labelled, query_attributes, query_keys
-from ..errors import InvalidParameterError, LoadError, warn
-from ..frames.rows import document_node
-from ..frames.topk import retriever_mode, retriever_node_of
+from ..errors import InvalidParameterError, LoadError
+from ..frames.rows import NodeNeeded, document_node
+from ..frames.topk import check_retriever_node, retriever_mode, retriever_node_of
 from ..frames.codings import Codings
 from ..io.folder import Folder
 from ..io.manifest import read_manifest
@@ -50,6 +50,11 @@ __all__ = ["DaskEvaluationResult", "Retriever", "first_appearance", "load", "loc
 
 #: The simulated top-k options metrics_at_k sets from its ks.
 _AT_K = ("simulated_top_k_reader", "simulated_top_k_retriever")
+#: What trec_metrics says on Dask when ``node=None`` finds several nodes with document rows (in a partition, or
+#: among those the partitions picked), or no partition has document rows of the node.
+_TREC_NEEDED = NodeNeeded(
+    none="no node has document rows with eval_mode={eval_mode!r}; the trec measures rank documents. Nodes: {nodes}.",
+    several="trec_metrics needs node= when {count} nodes have document rows: {documents}.")
 
 
 def load(load_dir: str | Path, *, client: Any = None) -> DaskEvaluationResult:
@@ -99,7 +104,7 @@ class Retriever:
     node: str | None
 
 
-class DaskEvaluationResult(MeanAnalyses):
+class DaskEvaluationResult(MeanAnalyses[Any]):
     """A partitioned results folder, evaluated one partition per Dask task (open one with :func:`load`).
 
     The analyses take the arguments of :class:`evalframe.EvaluationResult`'s and return the same values (to
@@ -233,8 +238,7 @@ class DaskEvaluationResult(MeanAnalyses):
     def check_options(self, keywords: Mapping[str, Any], *, passed_to: str) -> MetricOptions:
         """The call's options, checked (the threshold's default is the recorded one, which each task reads)."""
         opts = MetricOptions.from_keywords(keywords, passed_to=passed_to)
-        if opts.retriever_node is not None:
-            check.check_node(opts.retriever_node, self.nodes)
+        check_retriever_node(opts.retriever_node, self.nodes, self.has_documents)  # as in memory, over the folder
         return opts
 
     def warn_scopes(self, options: MetricOptions) -> None:
@@ -264,54 +268,20 @@ class DaskEvaluationResult(MeanAnalyses):
                 out.setdefault(node, []).append(piece)
         return out
 
-    # ------------------------------------------------------------------ analyses
-    @overload
-    def trec_metrics(self, measures: str | Sequence[str], *, node: str | None = None, per_query: Literal[False] = False,
-                     eval_mode: str = "integrated", complete: bool = False,
-                     duplicates: str = "error") -> dict[str, float]: ...
-
-    @overload
-    def trec_metrics(self, measures: str | Sequence[str], *, node: str | None = None, per_query: Literal[True],
-                     eval_mode: str = "integrated", complete: bool = False, duplicates: str = "error") -> Any: ...
-
-    @overload
-    def trec_metrics(self, measures: str | Sequence[str], *, node: str | None = None, per_query: bool = False,
-                     eval_mode: str = "integrated", complete: bool = False, duplicates: str = "error") -> Any: ...
-
-    def trec_metrics(self, measures: str | Sequence[str], *, node: str | None = None, per_query: bool = False,
-                     eval_mode: str = "integrated", complete: bool = False, duplicates: str = "error") -> Any:
-        """trec_eval's measures of a document node, as :meth:`evalframe.EvaluationResult.trec_metrics`: the means.
-
-        The means are the sums of the per-query values over their count, added up over partitions.
-        ``per_query=True`` is deprecated (a FutureWarning): :meth:`trec_query_metrics` gives the per-query values.
-        """
-        parse_measures(measures)  # a bad measure is named here, before any task runs
-        per_query = check.check_real_bool(per_query, name="per_query")
-        if per_query:
-            warn("trec_metrics(per_query=True) is deprecated and will be removed: call result.trec_query_metrics("
-                 "measures, ...) instead, which returns the same per-query DataFrame (trec_metrics returns the means).",
-                 FutureWarning)
-            return self.trec_query_metrics(measures, node=node, eval_mode=eval_mode, complete=complete,
-                                           duplicates=duplicates)
+    def trec_partial(self, measures: str | Sequence[str], node: str | None, eval_mode: str, complete: bool,
+                     duplicates: str) -> tuple[Partial, str]:
+        """Each partition's per-query trec table summed up, merged in partition order, and the node the partitions
+        ranked (:meth:`evalframe.analysis.analyses.MeanAnalyses.trec_partial`): the one node with document rows over
+        the folder, when ``node`` is None."""
         if node is not None:
             node = self.check_node(node)
         keywords = {"node": node, "eval_mode": eval_mode, "complete": complete, "duplicates": duplicates}
-        totals = self.map_partitions(_trec_totals, measures, keywords)
-        kept = [t for t in totals if t is not None]
-        used = sorted({t[2] for t in kept})
-        if len(used) > 1:  # partitions picked different nodes: the error of several nodes with document rows
-            document_node(used, self.nodes, needed_by="trec_metrics")
-        if not kept:
-            raise InvalidParameterError(f"no node has document rows with eval_mode={eval_mode!r}; the trec measures rank "
-                                        f"documents. Nodes: {self.nodes}.")
-        sums, counts = merge({0: Partial(0, t[0], t[1])} for t in kept)[0][1:]
-        if int(counts.max()) == 0:
-            warn(f"trec_metrics: no query of node {kept[0][2]!r} is evaluated (none has both judged documents and "
-                 "retrieved ones; complete=True evaluates the judged queries without retrieved documents); every mean "
-                 "is 0.0.")
-            return {name: 0.0 for name in sums.index}
-        return means(Partial(0, sums, counts))
+        kept = [part for part in self.map_partitions(_trec_partial, measures, keywords) if part is not None]
+        # partitions that picked different nodes: the error of several nodes with document rows
+        node = document_node(sorted({used for _, used in kept}), self.nodes, _TREC_NEEDED, eval_mode=eval_mode)
+        return merge({0: found} for found, _ in kept)[0], node
 
+    # ------------------------------------------------------------------ analyses
     def trec_query_metrics(self, measures: str | Sequence[str], *, node: str | None = None, eval_mode: str = "integrated",
                            complete: bool = False, duplicates: str = "error") -> Any:
         """trec_eval's measures per query, as :meth:`evalframe.EvaluationResult.trec_query_metrics`: a Dask DataFrame
@@ -359,7 +329,7 @@ class DaskEvaluationResult(MeanAnalyses):
         table = whole.iloc[order].drop(columns=["__group__", "__key__"])
         return table if len(table.columns) else table.set_axis(pd.RangeIndex(0), axis=1)  # no metric: as in memory
 
-    def _frame(self, work: Callable[..., pd.DataFrame], *args: Any, retriever: tuple[str, str, str] | None = None) -> Any:
+    def _frame(self, work: Callable[..., pd.DataFrame | None], *args: Any, retriever: tuple[str, str, str] | None = None) -> Any:
         """A Dask DataFrame of ``work``'s per-partition tables (its meta from partition 0's empty head)."""
         import dask.dataframe as dd
 
@@ -526,24 +496,27 @@ def _metric_totals(result: EvaluationResult, keys: Any, nodes: list[str], varian
     return out
 
 
-def _trec_totals(result: EvaluationResult, keys: Any, measures: Any, keywords: dict[str, Any]) -> Any:
-    table = _trec_table(result, keys, measures, keywords)
-    if table is None:
-        return None
-    node = keywords["node"] or document_node([n for n in result.node_results if result.has_documents(n)],
-                                             list(result.node_results), needed_by="trec_metrics")
-    found = partial(table)  # each measure's aggregation (the registry's): the client finishes the added-up sums
-    return found.sums, found.counts, node
-
-
-def _trec_table(result: EvaluationResult, keys: Any, measures: Any, keywords: dict[str, Any]) -> Any:
+def _trec_ranked(result: EvaluationResult, measures: Any, keywords: dict[str, Any]) -> tuple[pd.DataFrame, str] | None:
+    """The partition's per-query trec table and the node it ranks (``keywords["node"]``, else the partition's one node
+    with document rows); None: the partition has no document rows of that node, so it adds no query."""
     documents = [node for node in result.node_results if result.has_documents(node)]
     node = keywords["node"]
     if node is None and documents:
-        node = document_node(documents, list(result.node_results), needed_by="trec_metrics")
+        node = document_node(documents, list(result.node_results), _TREC_NEEDED, eval_mode=keywords["eval_mode"])
     if node not in documents:
-        return None  # no document rows in this partition: it adds no query
-    return result.trec_query_metrics(measures, **keywords)
+        return None
+    return result.trec_query_metrics(measures, **{**keywords, "node": node}), node
+
+
+def _trec_partial(result: EvaluationResult, keys: Any, measures: Any, keywords: dict[str, Any]) -> tuple[Partial, str] | None:
+    ranked = _trec_ranked(result, measures, keywords)
+    # each measure's aggregation (the registry's): the client finishes the added-up sums
+    return None if ranked is None else (partial(ranked[0]), ranked[1])
+
+
+def _trec_table(result: EvaluationResult, keys: Any, measures: Any, keywords: dict[str, Any]) -> pd.DataFrame | None:
+    ranked = _trec_ranked(result, measures, keywords)
+    return None if ranked is None else ranked[0]
 
 
 def _query_table(result: EvaluationResult, keys: Any, node: str, keywords: dict[str, Any],

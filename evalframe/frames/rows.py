@@ -8,6 +8,7 @@ runs, without comparing every row again (:func:`coded_equals`).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -17,7 +18,7 @@ from .._validation import require_columns
 from ..errors import InvalidParameterError, warn
 from .arrays import run_starts
 
-__all__ = ["row_positions", "has_rows", "document_node", "ColumnCoding", "column_coding", "coded_equals"]
+__all__ = ["row_positions", "has_rows", "document_node", "NodeNeeded", "ColumnCoding", "column_coding", "coded_equals"]
 
 #: (run lengths, the value of each run) of a column of few long runs, else (None, None); then the column itself
 ColumnCoding = tuple[np.ndarray | None, list | None, pd.Series]
@@ -97,27 +98,54 @@ def has_rows(frame: pd.DataFrame, row_type: str) -> bool:
     return bool(_equals(series, row_type).any())
 
 
-def document_node(documents: Sequence[str], nodes: Sequence[str], *, needed_by: str, parameter: str = "node") -> str:
-    """The one node with document rows, which ``needed_by`` reads when ``parameter`` is not given.
+@dataclass(frozen=True)
+class NodeNeeded:
+    """What a caller of :func:`document_node` says when not exactly one node has document rows.
 
-    ``documents``: the nodes with document rows (in a result in memory, or over a partitioned folder); ``nodes``:
-    all nodes. None or several is an error naming ``parameter``, the one way this is decided and said.
+    ``none`` and ``several`` are :meth:`str.format` templates of its two errors, over ``count`` (how many nodes have
+    document rows), ``documents`` (those nodes, a list), ``nodes`` (all nodes, a list) and the keywords the caller
+    passes to :func:`document_node` (e.g. ``eval_mode``). The rule is one; each caller words what it means.
 
     Examples
     --------
-    >>> document_node(["Retriever"], ["Retriever", "Reader"], needed_by="trec_metrics")
+    >>> needed = NodeNeeded(none="no node has document rows; nodes: {nodes}.",
+    ...                     several="{count} nodes have document rows: {documents}; pass node='<name>'.")
+    >>> str(needed.error(["A", "B"], ["A", "B", "C"]))
+    "2 nodes have document rows: ['A', 'B']; pass node='<name>'."
+    """
+
+    none: str
+    several: str
+
+    def error(self, documents: Sequence[str], nodes: Sequence[str], **fields: Any) -> InvalidParameterError:
+        """The error for ``documents`` (the nodes with document rows: none or several) among ``nodes``."""
+        template = self.several if documents else self.none
+        return InvalidParameterError(template.format(count=len(documents), documents=list(documents),
+                                                     nodes=list(nodes), **fields))
+
+
+def document_node(documents: Sequence[str], nodes: Sequence[str], needed: NodeNeeded, **fields: Any) -> str:
+    """The one node with document rows, which an analysis reads when it is not named: the one way this is decided.
+
+    ``documents``: the nodes with document rows (in a result in memory, in one partition, or over a partitioned
+    folder); ``nodes``: all nodes. None or several is an error, worded by the caller's ``needed``
+    (:class:`NodeNeeded`, its templates filled with ``fields`` too).
+
+    Examples
+    --------
+    >>> needed = NodeNeeded(none="no node has document rows. Nodes: {nodes}.",
+    ...                     several="trec_metrics needs node= when {count} nodes have document rows: {documents}.")
+    >>> document_node(["Retriever"], ["Retriever", "Reader"], needed)
     'Retriever'
-    >>> document_node(["A", "B"], ["A", "B"], needed_by="trec_metrics")
+    >>> document_node(["A", "B"], ["A", "B"], needed)
     Traceback (most recent call last):
     ...
-    evalframe.errors.InvalidParameterError: trec_metrics needs node= when 2 nodes have document rows: ['A', 'B'] \
-(all nodes: ['A', 'B']); pass node='<name>'.
+    evalframe.errors.InvalidParameterError: trec_metrics needs node= when 2 nodes have document rows: ['A', 'B'].
+    >>> document_node([], ["Reader"], needed)
+    Traceback (most recent call last):
+    ...
+    evalframe.errors.InvalidParameterError: no node has document rows. Nodes: ['Reader'].
     """
     if len(documents) == 1:
         return documents[0]
-    if not documents:
-        raise InvalidParameterError(f"no node has document rows; {needed_by} needs one. Nodes: {list(nodes)}.",
-                                    parameter=parameter)
-    raise InvalidParameterError(f"{needed_by} needs {parameter}= when {len(documents)} nodes have document rows: "
-                                f"{list(documents)} (all nodes: {list(nodes)}); pass {parameter}='<name>'.",
-                                parameter=parameter)
+    raise needed.error(documents, nodes, **fields)

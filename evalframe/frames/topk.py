@@ -10,7 +10,7 @@ Everything works on whole node frames with numpy; nothing loops per query.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -21,11 +21,11 @@ from ..columns import EVAL_MODES
 from ..errors import InvalidParameterError
 from .arrays import DistinctLists, select_lists
 from .prepared import AnswerRows, DocumentRows
-from .rows import document_node, has_rows
+from .rows import NodeNeeded, document_node, has_rows
 from .store import POSITION_COLUMNS, PreparedStore
 
-__all__ = ["RetrieverJoin", "check_retriever_node", "retriever_node_of", "retriever_mode", "retriever_join", "join_retriever",
-           "answer_rows_kept", "answers_kept", "document_rows_kept", "document_queries_kept"]
+__all__ = ["RetrieverJoin", "RETRIEVER_NEEDED", "check_retriever_node", "retriever_node_of", "retriever_mode",
+           "retriever_join", "join_retriever", "answer_rows_kept", "answers_kept", "document_rows_kept", "document_queries_kept"]
 
 
 @dataclass
@@ -117,32 +117,58 @@ def document_queries_kept(rows: DocumentRows, kept: np.ndarray) -> np.ndarray:
     return present[np.argsort(first[present], kind="stable")]
 
 
-def check_retriever_node(frames: Mapping[str, pd.DataFrame], retriever_node: str | None) -> None:
-    """``retriever_node`` (when given) must name a node with document rows; else its documents would simulate nothing."""
+def check_retriever_node(retriever_node: str | None, nodes: Sequence[str], has_documents: Callable[[str], bool]) -> None:
+    """``retriever_node`` (when given) must name a node with document rows; else its documents would simulate nothing.
+
+    ``nodes``: the result's nodes; ``has_documents(node)``: whether a node has document rows (in a result in memory,
+    or over a partitioned folder), asked of the other nodes only to name them in the error.
+
+    Examples
+    --------
+    >>> check_retriever_node("Reader", ["Retriever", "Reader"], lambda node: node == "Retriever")
+    Traceback (most recent call last):
+    ...
+    evalframe.errors.InvalidParameterError: retriever_node must name a node with document rows; 'Reader' has none. \
+Nodes with document rows: ['Retriever'].
+    """
     if retriever_node is None:
         return
-    check_node(retriever_node, list(frames), name="retriever_node")
-    if not has_rows(frames[retriever_node], "document"):
+    check_node(retriever_node, list(nodes), name="retriever_node")
+    if not has_documents(retriever_node):
         # every answer with a document id would silently drop out
-        documents = [node for node, frame in frames.items() if has_rows(frame, "document")]
+        documents = [node for node in nodes if has_documents(node)]
         raise InvalidParameterError(
             f"retriever_node must name a node with document rows; {retriever_node!r} has none. "
             f"Nodes with document rows: {documents or 'none'}."
         )
 
 
+#: What simulated_top_k_retriever says when it cannot pick the retriever node (:func:`retriever_node_of`).
+RETRIEVER_NEEDED = NodeNeeded(
+    none="simulated_top_k_retriever needs the node whose documents simulate the retriever, and no node has document "
+         "rows (candidates: {documents}). Pass retriever_node=<name>.",
+    several="simulated_top_k_retriever needs the node whose documents simulate the retriever, and several nodes "
+            "have document rows (candidates: {documents}). Pass retriever_node=<name>.")
+
+
 def retriever_node_of(documents: Sequence[str], nodes: Sequence[str], retriever_node: str | None) -> str:
     """The node whose documents simulate the retriever's top-k for answer nodes: ``retriever_node``, else the one
-    node with document rows (``documents``: those nodes; :func:`evalframe.frames.rows.document_node`).
+    node with document rows (``documents``: those nodes; :func:`evalframe.frames.rows.document_node`, with the
+    error :data:`RETRIEVER_NEEDED`).
 
     Examples
     --------
     >>> retriever_node_of(["Retriever"], ["Retriever", "Reader"], None), retriever_node_of(["A", "B"], ["A", "B"], "B")
     ('Retriever', 'B')
+    >>> retriever_node_of(["A", "B"], ["A", "B"], None)
+    Traceback (most recent call last):
+    ...
+    evalframe.errors.InvalidParameterError: simulated_top_k_retriever needs the node whose documents simulate the \
+retriever, and several nodes have document rows (candidates: ['A', 'B']). Pass retriever_node=<name>.
     """
     if retriever_node is not None:
         return retriever_node
-    return document_node(documents, nodes, needed_by="simulated_top_k_retriever", parameter="retriever_node")
+    return document_node(documents, nodes, RETRIEVER_NEEDED)
 
 
 def retriever_mode(eval_mode: str, has_documents: Callable[[str], bool]) -> str:

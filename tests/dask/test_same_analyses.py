@@ -197,3 +197,76 @@ def test_the_mean_analyses_agree_on_synthetic_results(tmp_path, client, partitio
             assert_same(gathered(dask, node, **options), gathered(memory, node, **options))
             assert dask.wrong_examples(node, n=4, **options) == memory.wrong_examples(node, n=4, **options)
     assert_same(dask.metrics_at_k((1, 2, 4)), memory.metrics_at_k((1, 2, 4)))
+
+
+# ---------------------------------------------------------------------- the same errors, in memory and on Dask
+@pytest.fixture(scope="module")
+def two_folder(tmp_path_factory):
+    """The demo with a second retriever ("Other", the Retriever's rows again): two nodes with document rows."""
+    demo = load_demo_result()
+    two = EvaluationResult({"Retriever": demo["Retriever"], "Other": demo["Retriever"].copy(), "Reader": demo["Reader"]},
+                           matching=demo.matching)
+    return two.save(tmp_path_factory.mktemp("two") / "two", format="parquet", partitions=3, progress=False)
+
+
+@pytest.fixture(params=["memory", "dask"])
+def two_run(request, two_folder):
+    if request.param == "memory":
+        return EvaluationResult.load(two_folder, progress=False)
+    return evalframe.dask.load(two_folder, client=request.getfixturevalue("client"))
+
+
+def raised(call) -> tuple[type, str]:
+    with pytest.raises(evalframe.EvalframeError) as caught:
+        call()
+    return type(caught.value), str(caught.value)
+
+
+#: The old texts (evalframe before the analyses were written once), typed out.
+MEASURES = "AP, nDCG, P@10, R@10, RR, Success@10, Rprec, Bpref (binary ones take a relevance level: 'P(rel=2)@5')"
+NOT_A_RETRIEVER = ("retriever_node must name a node with document rows; 'Reader' has none. "
+                   "Nodes with document rows: ['Retriever'].")
+
+
+@pytest.mark.parametrize("call, error, message", [
+    (lambda r: r.calculate_metrics(simulated_top_k_retriever=1, retriever_node="Reader"),
+     evalframe.InvalidParameterError, NOT_A_RETRIEVER),
+    (lambda r: r.calculate_metrics(retriever_node="Reader"), evalframe.InvalidParameterError, NOT_A_RETRIEVER),
+    (lambda r: r.query_metrics("Reader", simulated_top_k_retriever=2, retriever_node="Reader"),
+     evalframe.InvalidParameterError, NOT_A_RETRIEVER),
+    (lambda r: r.calculate_metrics(simulated_top_k_retriever=1, retriever_node="Nowhere"), evalframe.UnknownNodeError,
+     "retriever_node 'Nowhere' is not in this EvaluationResult; it holds ['Retriever', 'Reader']."),
+    (lambda r: r.query_metrics("Nowhere"), evalframe.UnknownNodeError,
+     "node 'Nowhere' is not in this EvaluationResult; it holds ['Retriever', 'Reader']."),
+    (lambda r: r.trec_metrics(["RR"], node="Nowhere"), evalframe.UnknownNodeError,
+     "node 'Nowhere' is not in this EvaluationResult; it holds ['Retriever', 'Reader']."),
+    (lambda r: r.trec_metrics(["RR", "nope"]), evalframe.InvalidParameterError,
+     f"unknown measure 'nope'; the measures are {MEASURES}."),
+    (lambda r: r.metrics_at_k((1, 2), measures=["nope"]), evalframe.InvalidParameterError,
+     f"unknown measure 'nope@1'; the measures are {MEASURES}."),  # named at the first k
+])
+def test_the_same_error_in_memory_and_on_dask(run, call, error, message):
+    assert raised(lambda: call(run)) == (error, message)
+
+
+def test_the_retriever_must_be_named_when_two_nodes_have_document_rows(two_run):
+    # the same error whether the retriever's top-k or trec_metrics needs the one node with document rows
+    several = ("simulated_top_k_retriever needs the node whose documents simulate the retriever, and several nodes have "
+               "document rows (candidates: ['Retriever', 'Other']). Pass retriever_node=<name>.")
+    assert raised(lambda: two_run.calculate_metrics(simulated_top_k_retriever=1)) == (evalframe.InvalidParameterError,
+                                                                                      several)
+    # named, the other retriever simulates the top-k: its rows are the Retriever's, so the numbers are the demo's
+    # (at the retriever's top 1, 5 of 8 queries are found; see test_metrics_at_k)
+    assert two_run.calculate_metrics(simulated_top_k_retriever=1, retriever_node="Other")["Other"][
+        "recall_single_hit"] == 5 / 8
+
+
+def test_trec_metrics_needs_node_when_two_nodes_have_document_rows(two_run):
+    error, message = raised(lambda: two_run.trec_metrics(["RR"], duplicates="first"))
+    assert error is evalframe.InvalidParameterError
+    # the old texts: in memory the nodes held are listed too; on Dask (a partition's nodes) they were not
+    both = "trec_metrics needs node= when 2 nodes have document rows: ['Retriever', 'Other']"
+    assert message == (both + "." if two_run.on_cluster else both + " (all nodes: ['Retriever', 'Other', 'Reader']).")
+    # RR of the demo's Retriever, as in test_trec_metrics
+    assert two_run.trec_metrics(["RR"], node="Other", duplicates="first")["RR"] == pytest.approx((1 / 2 + 1 + 4 / 3) / 6,
+                                                                                                  abs=1e-15)

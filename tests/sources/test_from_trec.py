@@ -331,8 +331,7 @@ def test_to_trec_run_refuses_duplicates_and_picks_the_document_node(tmp_path):
     with pytest.raises(UnknownNodeError):
         result.to_trec_run(tmp_path / "run", node="Retriver")
     two = EvaluationResult({"A": result["Retriever"], "B": result["Retriever"]})
-    with pytest.raises(InvalidParameterError,
-                       match=r"to_qrels needs node= when 2 nodes have document rows: \['A', 'B'\].*pass node='<name>'"):
+    with pytest.raises(InvalidParameterError, match=r"this result has 2 \(\['A', 'B'\]\).*pass node='<name>'"):
         two.to_qrels(tmp_path / "qrels")
 
 
