@@ -13,7 +13,8 @@ under a temporary name and renamed, so a visible lock file is always held by a l
 dies). Sibling ``-tmp-`` / ``-old-`` folders whose lock file is missing or can be locked belong to a
 dead saver: every save, and :func:`cleanup_stale`, removes them. Nothing else is ever removed.
 
-Every filesystem step goes through :func:`step`, so tests can inject a failure or a kill at each one.
+Every filesystem step first calls the no-op marker :func:`step` (looked up as ``atomic.step`` at call time),
+which the tests replace to inject a failure or a kill at each one.
 """
 
 from __future__ import annotations
@@ -39,17 +40,28 @@ try:
 except ImportError:  # Windows: a file held open cannot be removed, which tells a live saver instead
     fcntl = None  # type: ignore[assignment]
 
-__all__ = ["replace_folder", "resolve_for_reading", "cleanup_stale", "check_writable", "sync_file", "staged_file", "step",
-           "step_hook"]
-
-#: Test hook: called with the name of every filesystem step of a save (None outside tests).
-step_hook: Callable[[str], None] | None = None
+__all__ = ["replace_folder", "resolve_for_reading", "cleanup_stale", "check_writable", "sync_file", "staged_file", "step"]
 
 
 def step(name: str) -> None:
-    """Mark one filesystem step; tests raise (or kill the process) here to prove every step is safe."""
-    if step_hook is not None:
-        step_hook(name)
+    """Mark one filesystem step of a save, just before it is taken; does nothing.
+
+    Every step of a save (making the lock, writing and fsync'ing each file, the exchange or each rename of its
+    fallback, ...) calls this marker first, always looked up as ``atomic.step`` when it runs. The fault sweeps of the
+    test suite replace it (``monkeypatch.setattr(atomic, "step", ...)``) to raise an error, or end the process, at
+    each step in turn and prove that the folder is always the old or the new result whole.
+
+    Parameters
+    ----------
+    name : str
+        What the step does, such as ``"exchange"`` or ``"write Reader.csv"``.
+
+    Examples
+    --------
+    >>> from evalframe.io import atomic
+    >>> atomic.step("exchange") is None
+    True
+    """
 
 
 def _names(target: Path) -> re.Pattern[str]:

@@ -24,7 +24,7 @@ from ..errors import InvalidParameterError, SaveError, warn
 from ..sources.trec_codes import as_trec_scores, repeated_pairs, trec_order_codes
 from ..sources import trec_files
 from ..sources.trec_files import QRELS_FORMAT, RUN_FORMAT, WHITESPACE, PathLike, TrecColumns, TrecFormat
-from .atomic import step, sync_file
+from . import atomic
 
 __all__ = ["write_run", "write_qrels", "check_tag"]
 
@@ -206,12 +206,12 @@ def _write_text(path: PathLike, data: bytes, kind: str) -> Path:
         data = gzip.compress(data, compresslevel=6, mtime=0)  # no time stamp: the same content gives the same bytes
     staging = target.parent / f".{target.name}.evalframe-write-{uuid.uuid4().hex[:12]}"
     try:
-        step(f"write {target.name}")
+        atomic.step(f"write {target.name}")
         fd = os.open(staging, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
-        sync_file(staging)
-        step(f"rename {target.name}")
+        atomic.sync_file(staging)
+        atomic.step(f"rename {target.name}")
         os.replace(staging, target)
     except OSError as exc:
         with contextlib.suppress(OSError):

@@ -297,14 +297,16 @@ def test_a_failed_swap_keeps_the_old_result(tmp_path, monkeypatch):
     before = {p.name: p.read_bytes() for p in folder.iterdir()}
     from evalframe.io import atomic as _atomic
 
+    no_fault = _atomic.step  # the no-op step marker, put back after the fault
+
     def flaky(step):
         if step == "exchange":  # the swap of the new folder into place
             raise OSError(5, "interrupted")
 
-    monkeypatch.setattr(_atomic, "step_hook", flaky)
+    monkeypatch.setattr(_atomic, "step", flaky)
     with pytest.raises(SaveError, match="interrupted"):
         EvaluationResult({"Reader": hand_result()["Reader"]}).save(folder)
-    monkeypatch.setattr(_atomic, "step_hook", None)
+    monkeypatch.setattr(_atomic, "step", no_fault)
     assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
 

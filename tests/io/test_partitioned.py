@@ -25,6 +25,9 @@ from evalframe import EvaluationResult, LoadError, SaveError
 from evalframe.io import atomic as _atomic
 from tests.fixtures import hand_result
 
+#: The no-op step marker, put back once a sweep's fault has run.
+NO_FAULT = _atomic.step
+
 pq = pytest.importorskip("pyarrow.parquet")
 FORK = multiprocessing.get_context("fork") if "fork" in multiprocessing.get_all_start_methods() else None
 ROW = "__evalframe_row__"
@@ -340,11 +343,11 @@ def new_result() -> EvaluationResult:
 def save_steps(tmp_path: Path) -> list[str]:
     folder = hand_result().save(tmp_path / "probe", format="parquet", partitions=3, progress=False)
     steps: list[str] = []
-    _atomic.step_hook = steps.append
+    _atomic.step = steps.append
     try:
         new_result().save(folder, format="parquet", partitions=3, progress=False)
     finally:
-        _atomic.step_hook = None
+        _atomic.step = NO_FAULT
     return steps
 
 
@@ -368,12 +371,12 @@ def test_a_fault_at_any_step_leaves_the_old_or_the_new_result(tmp_path, monkeypa
                     raise KeyboardInterrupt
                 raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), step)
 
-        monkeypatch.setattr(_atomic, "step_hook", hook)
+        monkeypatch.setattr(_atomic, "step", hook)
         try:
             new.save(folder, format="parquet", partitions=3, progress=False)
         except (SaveError, KeyboardInterrupt):
             pass
-        monkeypatch.setattr(_atomic, "step_hook", None)
+        monkeypatch.setattr(_atomic, "step", NO_FAULT)
         assert_result_equal(EvaluationResult.load(folder, progress=False), old if k <= swapped_at else new)
         assert sorted(p.name for p in folder.iterdir()) == expected_names(old, 3)
         if k <= swapped_at:
@@ -390,7 +393,7 @@ def _save_and_die_at(folder: str, k: int) -> None:
         if len(calls) == k + 1:
             os._exit(1)
 
-    _atomic.step_hook = hook
+    _atomic.step = hook
     new_result().save(Path(folder), format="parquet", partitions=3, progress=False)
     os._exit(0)
 

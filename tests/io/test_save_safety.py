@@ -1,7 +1,8 @@
 """Issue 12: save never loses the user's files, and the folder is always the old or the new result whole.
 
-Faults are injected at every filesystem step of a save through ``evalframe.io.atomic.step_hook``: an
-OSError (disk full, permission denied), an interrupt, and a kill (``os._exit`` in a forked child).
+Faults are injected at every filesystem step of a save by replacing the no-op marker ``evalframe.io.atomic.step``,
+which the save calls (looked up at call time) before each step: an OSError (disk full, permission denied), an
+interrupt, and a kill (``os._exit`` in a forked child).
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ from tests.fixtures import hand_result
 
 FORMATS = ["csv"] + (["parquet"] if importlib.util.find_spec("pyarrow") else [])
 FORK = multiprocessing.get_context("fork") if "fork" in multiprocessing.get_all_start_methods() else None
+#: The no-op step marker, put back once a sweep's fault has run.
+NO_FAULT = _atomic.step
 
 
 def old_result() -> EvaluationResult:
@@ -63,11 +66,11 @@ def save_steps(tmp_path: Path, fmt: str) -> list[str]:
     """The filesystem steps of a save over an existing result, in order."""
     folder = old_result().save(tmp_path / "probe", format=fmt)
     steps: list[str] = []
-    _atomic.step_hook = steps.append
+    _atomic.step = steps.append
     try:
         new_result().save(folder, format=fmt)
     finally:
-        _atomic.step_hook = None
+        _atomic.step = NO_FAULT
     return steps
 
 
@@ -159,7 +162,7 @@ def test_an_oserror_while_writing_becomes_a_save_error_and_keeps_the_old_folder(
         if step == "write Reader.csv":
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), "Reader.csv")
 
-    monkeypatch.setattr(_atomic, "step_hook", full)
+    monkeypatch.setattr(_atomic, "step", full)
     with pytest.raises(SaveError, match=r"cannot save to .*out: No space left on device .*previous folder is unchanged"):
         new_result().save(folder)
     assert snapshot(folder) == before
@@ -190,12 +193,12 @@ def test_a_fault_at_any_step_leaves_the_old_or_the_new_result(tmp_path, monkeypa
                 code = getattr(errno, fault)
                 raise OSError(code, os.strerror(code), step)
 
-        monkeypatch.setattr(_atomic, "step_hook", hook)
+        monkeypatch.setattr(_atomic, "step", hook)
         try:
             new.save(folder, format=fmt)
         except (SaveError, KeyboardInterrupt):
             pass
-        monkeypatch.setattr(_atomic, "step_hook", None)
+        monkeypatch.setattr(_atomic, "step", NO_FAULT)
         # faults up to the swap keep the old result, after it the new one is in place
         expected = old if k <= swapped_at else new
         assert_result_equal(EvaluationResult.load(folder), expected)
@@ -216,7 +219,7 @@ def _save_and_die_at(folder: str, fmt: str, k: int, fallback: bool) -> None:
 
     if fallback:
         _atomic._exchange = lambda a, b: False
-    _atomic.step_hook = hook
+    _atomic.step = hook
     new_result().save(Path(folder), format=fmt)
     os._exit(0)
 
@@ -255,7 +258,7 @@ def test_a_file_added_during_the_save_is_kept_not_removed(tmp_path, monkeypatch)
         if step == "fsync staging":  # after save checked the folder, before the exchange
             (folder / "late.txt").write_text("mine")
 
-    monkeypatch.setattr(_atomic, "step_hook", add_a_file)
+    monkeypatch.setattr(_atomic, "step", add_a_file)
     with pytest.warns(UserWarning, match=r"files evalframe did not write appeared during the save; the previous "
                                          r"folder, with them, is kept as .*\.out\.evalframe-kept-"):
         new_result().save(folder)
@@ -372,7 +375,7 @@ def _two_savers_in_the_fallback(tmp_path, monkeypatch, *, check_waits: bool):
                 super().__init__(path)
 
         monkeypatch.setattr(_results, "Folder", OpenedLate)
-    monkeypatch.setattr(_atomic, "step_hook", hook)
+    monkeypatch.setattr(_atomic, "step", hook)
     saver_b = threading.Thread(target=save_b)
     saver_b.start()
     if not check_waits:
@@ -382,7 +385,7 @@ def _two_savers_in_the_fallback(tmp_path, monkeypatch, *, check_waits: bool):
     finally:
         a_done.set()
         saver_b.join(60)
-    monkeypatch.setattr(_atomic, "step_hook", None)
+    monkeypatch.setattr(_atomic, "step", NO_FAULT)
     assert errors == {}
     assert_result_equal(EvaluationResult.load(folder), new_result())  # B's save came last
     assert siblings(folder) == []
@@ -453,7 +456,7 @@ def test_a_superseded_generation_is_never_half_removed_under_a_name_cleaners_res
             new_result().save(folder)
 
     monkeypatch.setattr(_atomic.shutil, "rmtree", rmtree)
-    monkeypatch.setattr(_atomic, "step_hook", hook)
+    monkeypatch.setattr(_atomic, "step", hook)
     saver_b = threading.Thread(target=save_b)
     saver_b.start()
     aside.wait(30)
@@ -462,7 +465,7 @@ def test_a_superseded_generation_is_never_half_removed_under_a_name_cleaners_res
     finally:
         a_done.set()
         saver_b.join(60)
-    monkeypatch.setattr(_atomic, "step_hook", None)
+    monkeypatch.setattr(_atomic, "step", NO_FAULT)
     monkeypatch.setattr(_atomic.shutil, "rmtree", real_rmtree)
     assert not [name for name in siblings(folder) if "-old-" in name]  # the half-removed folder is garbage by name
     _atomic.cleanup_stale(folder)
@@ -645,7 +648,7 @@ def test_the_lock_is_visible_only_once_held(tmp_path, monkeypatch):
             _atomic.cleanup_stale(folder)  # another save or load cleaning while this one writes
             seen.append(siblings(folder))
 
-    monkeypatch.setattr(_atomic, "step_hook", hook)
+    monkeypatch.setattr(_atomic, "step", hook)
     new_result().save(folder)  # its staging folder survived the cleaner, else the exchange would fail
     assert len(seen) == 1 and len(seen[0]) == 2 and seen[0][1].endswith(".lock")
     assert_result_equal(EvaluationResult.load(folder), new_result())
@@ -686,16 +689,16 @@ def test_an_oserror_in_the_rename_fallback_says_what_is_in_the_folder(tmp_path, 
 
     def hook(step):
         if step == "rename new into place" and "remove superseded" in faults:
-            monkeypatch.setattr(_atomic, "step_hook", None)  # another saver, while this one's old folder is aside
+            monkeypatch.setattr(_atomic, "step", NO_FAULT)  # another saver, while this one's old folder is aside
             third_result().save(folder)
-            monkeypatch.setattr(_atomic, "step_hook", hook)
+            monkeypatch.setattr(_atomic, "step", hook)
         if step in faults:
             raise OSError(errno.EIO, os.strerror(errno.EIO), step)
 
-    monkeypatch.setattr(_atomic, "step_hook", hook)
+    monkeypatch.setattr(_atomic, "step", hook)
     with pytest.raises(SaveError, match=rf"^cannot save to .*out: Input/output error \({faults[0]}\){message}") as caught:
         new_result().save(folder)
-    monkeypatch.setattr(_atomic, "step_hook", None)
+    monkeypatch.setattr(_atomic, "step", NO_FAULT)
     named = re.search(message, str(caught.value))
     # the folder as the message says it is, before a load cleans up: the previous result where the message puts it
     if named is not None and "aside" in named.groupdict():
@@ -716,8 +719,8 @@ def test_a_failed_save_of_a_new_folder_says_it_was_not_created(tmp_path, monkeyp
         if name == step:
             raise OSError(errno.EIO, os.strerror(errno.EIO), name)
 
-    monkeypatch.setattr(_atomic, "step_hook", hook)
+    monkeypatch.setattr(_atomic, "step", hook)
     with pytest.raises(SaveError, match=rf"^cannot save to .*new: Input/output error \({step}\); .*new was not created\.$"):
         new_result().save(tmp_path / "new")
-    monkeypatch.setattr(_atomic, "step_hook", None)
+    monkeypatch.setattr(_atomic, "step", NO_FAULT)
     assert not os.path.lexists(tmp_path / "new")

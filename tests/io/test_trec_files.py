@@ -281,7 +281,7 @@ def test_a_failed_write_leaves_the_old_file_and_no_leftover(tmp_path, monkeypatc
         if name.startswith(failing):
             raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(atomic, "step_hook", hook)
+    monkeypatch.setattr(atomic, "step", hook)
     with pytest.raises(SaveError, match="No space left on device.*the previous file .* is unchanged"):
         write_run(RUN_EXPECTED, path)
     assert path.read_text() == "old content\n"
