@@ -19,6 +19,8 @@ from types import ModuleType
 from .errors import warn
 
 OLD, NEW = "evalframe.build", "evalframe.sources"
+#: Modules split after the rename: the old path gives the names of the parts too (``evalframe.build.trec.trec_order``).
+SPLIT = {"evalframe.sources.trec": ("evalframe.sources.trec_codes", "evalframe.sources.trec_layout")}
 
 
 class _Alias(importlib.abc.Loader):
@@ -30,9 +32,15 @@ class _Alias(importlib.abc.Loader):
 
     def exec_module(self, module: ModuleType) -> None:
         warn(f"{module.__name__} moved to {self.target}; import it from there (this alias will be removed).", FutureWarning)
-        renamed = importlib.import_module(self.target)
-        module.__dict__.update({name: value for name, value in vars(renamed).items()
-                                if not (name.startswith("__") and name.endswith("__")) or name in ("__all__", "__doc__")})
+        names: list[str] = []
+        for part in (self.target, *SPLIT.get(self.target, ())):
+            renamed = importlib.import_module(part)
+            for name, value in vars(renamed).items():
+                if not (name.startswith("__") and name.endswith("__")) and name not in module.__dict__:
+                    module.__dict__[name] = value
+            names += [name for name in getattr(renamed, "__all__", ()) if name not in names]
+            module.__dict__.setdefault("__doc__", renamed.__doc__)
+        module.__dict__["__all__"] = names
 
 
 class MovedFinder(importlib.abc.MetaPathFinder):

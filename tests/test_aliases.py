@@ -34,6 +34,7 @@ def test_the_stats_alias_keeps_every_public_function():
     ("evalframe.build.runs", "evalframe.sources.runs", "read_runs"),
     ("evalframe.build.trec", "evalframe.sources.trec", "trec_frame"),
     ("evalframe.build.matching", "evalframe.sources.matching", "exact_match"),
+    ("evalframe.build.trec", "evalframe.sources.trec", "run_from_frame"),
 ])
 def test_the_build_folder_renamed_sources_still_imports_and_says_where_it_moved(old, new, name):
     for module in [m for m in sys.modules if m == "evalframe.build" or m.startswith("evalframe.build.")]:
@@ -66,3 +67,14 @@ def test_the_trec_readers_moved_to_sources_and_still_import_from_io(name):
         assert getattr(old, name) is getattr(trec_files, name)
     with pytest.raises(AttributeError, match="no attribute 'nothing'"):
         old.nothing  # noqa: B018
+
+
+@pytest.mark.parametrize(("name", "part"), [("trec_order", "trec_codes"), ("repeated_pairs", "trec_codes"),
+                                            ("TrecLayout", "trec_layout"), ("trec_frame", "trec")])
+def test_the_old_trec_path_gives_the_names_of_the_modules_split_from_it(name, part):
+    for module in [m for m in sys.modules if m == "evalframe.build" or m.startswith("evalframe.build.")]:
+        sys.modules.pop(module)
+    with pytest.warns(FutureWarning, match="evalframe.build"):
+        alias = importlib.import_module("evalframe.build.trec")
+    assert getattr(alias, name) is getattr(importlib.import_module(f"evalframe.sources.{part}"), name)
+    assert name in alias.__all__

@@ -31,8 +31,7 @@ from .._validation import did_you_mean, few_names
 from ..errors import InvalidParameterError, SchemaError
 from ..metrics.registry import METRICS
 
-__all__ = ["FieldPresence", "SliceKey", "beside", "check_by", "check_present", "labelled", "query_attributes", "query_keys",
-           "slice_means"]
+__all__ = ["FieldPresence", "SliceKey", "beside", "check_by", "check_present", "labelled", "query_attributes", "query_keys"]
 
 SliceKey = Union[str, Callable[[pd.DataFrame], Any], pd.Series, Mapping[Hashable, Any]]
 
@@ -332,18 +331,3 @@ def beside(attributes: pd.DataFrame, table: pd.DataFrame) -> pd.DataFrame:
     taken = {*METRICS, "queries", "num_examples_for_eval", *map(str, table.columns)}
     clashing = {c: f"by_{c}" for c in attributes.columns if c in taken}
     return attributes.rename(columns=clashing).reindex(table.index)
-
-
-def slice_means(table: pd.DataFrame, attributes: pd.DataFrame) -> pd.DataFrame:
-    """Mean of every metric column per slice, with ``queries`` (queries of the table in the slice) first.
-
-    NaN labels form a slice of their own; a metric's NaN values (queries without rows of its type) are
-    left out of its mean, as in :meth:`EvaluationResult.calculate_metrics`.
-    """
-    labels = beside(attributes, table)
-    joined = pd.concat([labels, table], axis=1)
-    keys = list(labels.columns)
-    grouped = joined.groupby(keys, sort=True, dropna=False, observed=True)
-    means = grouped[list(table.columns)].mean()
-    means.insert(0, "queries", grouped.size())
-    return means

@@ -49,7 +49,6 @@ __all__ = [
     "TREC_MEASURES",
     "SYMBOLS",
     "TREC_SYMBOLS",
-    "aggregate",
     "headline_metric",
     "format_bounds",
     "parameters",
@@ -354,17 +353,6 @@ METRICS: dict[str, Metric] = {**ANSWER_METRICS, **DOCUMENT_METRICS}
 
 #: trec_eval's measures by their ir_measures name (``trec_metrics``; :mod:`evalframe.metrics.trec` reads the names).
 TREC_MEASURES: dict[str, Metric] = _view("trec")
-
-
-def aggregate(metric: Metric, values: Any) -> float:
-    """The one number of a metric's per-query ``values`` (a numpy array or pandas Series): its :data:`AGGREGATIONS`.
-
-    Examples
-    --------
-    >>> aggregate(METRICS["f1"], np.array([0.5, 1.0]))
-    0.75
-    """
-    return AGGREGATIONS[metric.aggregation](values)
 
 
 def headline_metric(level: str) -> str:

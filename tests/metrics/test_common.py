@@ -34,7 +34,6 @@ from evalframe.metrics.registry import (
     METRICS,
     REGISTRY,
     TREC_MEASURES,
-    aggregate,
     headline_metric,
 )
 from evalframe.metrics.trec import UNJUDGED, Measure, entry_of, evaluate, parse_measure
@@ -252,7 +251,7 @@ def test_every_entry_has_an_aggregation_and_one_name():
     assert AGGREGATIONS["mean"](values) == 1.25 / 3 and AGGREGATIONS["sum"](values) == 1.25
     # trec_eval's gm_map: each value floored at 1e-5, then exp(mean(log))
     assert AGGREGATIONS["geometric_mean"](values) == pytest.approx((0.25 * 1.0 * 1e-5) ** (1 / 3), rel=1e-12)
-    assert aggregate(METRICS["f1"], pd.Series([0.5, np.nan, 1.0])) == 0.75  # a Series' mean skips NaN
+    assert AGGREGATIONS["mean"](pd.Series([0.5, np.nan, 1.0])) == 0.75  # NaN: no value, skipped
 
 
 # ------------------------------------------------------------------------------------- trec_eval measures
