@@ -13,6 +13,9 @@ Examples
 
 from __future__ import annotations
 
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
+
 from ._version import __version__
 from ._moved import install as _install_moved
 from .columns import ANSWER_SCOPES, DOCUMENT_SCOPES, EVAL_MODES
@@ -24,23 +27,80 @@ from .errors import (
     SchemaError,
     UnknownNodeError,
 )
-from .evaluators.recall import (
-    DocumentRecallEvaluator,
-    RecallMode,
-    RetrievalNDCGAny,
-    RetrievalRecall,
-    RetrievalRecallAll,
-    RetrieverRecall,
-)
 from .metrics.registry import ANSWER_METRICS, DOCUMENT_METRICS, METRICS
-from .report import Report, print_eval_report
-from .result import EvaluationResult
-from .analysis.compare import compare, worst_by_delta
-from .sources.runs import read_runs
-from .schema import Answer, Document, Label, MultiLabel, Span, TableCell
 from .options import MatchingOptions, MetricOptions
-from .present.demo import load_demo_result, load_demo_runs
 
+if TYPE_CHECKING:  # loaded on first use by __getattr__ below; imported here for type checkers
+    from .evaluators.recall import (
+        DocumentRecallEvaluator,
+        RecallMode,
+        RetrievalNDCGAny,
+        RetrievalRecall,
+        RetrievalRecallAll,
+        RetrieverRecall,
+    )
+    from .report import Report, print_eval_report
+    from .result import EvaluationResult
+    from .analysis.compare import compare, worst_by_delta
+    from .sources.runs import read_runs
+    from .schema import Answer, Document, Label, MultiLabel, Span, TableCell
+    from .present.demo import load_demo_result, load_demo_runs
+
+#: The public names whose modules load pandas (or rapidfuzz and multiprocessing, the evaluators): each is imported
+#: by :func:`__getattr__` when first asked for (PEP 562), so that ``import evalframe`` and the ``evalframe``
+#: command's parsers (``--help``, ``list-metrics``) start without pandas (issue 26).
+_ON_FIRST_USE = {
+    "evaluators": ("DocumentRecallEvaluator", "RecallMode", "RetrievalNDCGAny", "RetrievalRecall", "RetrievalRecallAll",
+                   "RetrieverRecall"),
+    "report": ("Report", "print_eval_report"),
+    "result": ("EvaluationResult",),
+    "compare": ("compare", "worst_by_delta"),
+    "runs": ("read_runs",),
+    "schema": ("Answer", "Document", "Label", "MultiLabel", "Span", "TableCell"),
+    "demo": ("load_demo_result", "load_demo_runs"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    """A public name of :data:`_ON_FIRST_USE`, imported now (PEP 562) and kept in the package from then on."""
+    module: ModuleType
+    if name in _ON_FIRST_USE["evaluators"]:
+        from .evaluators import recall
+
+        module = recall
+    elif name in _ON_FIRST_USE["report"]:
+        from . import report
+
+        module = report
+    elif name in _ON_FIRST_USE["result"]:
+        from . import result
+
+        module = result
+    elif name in _ON_FIRST_USE["compare"]:
+        from .analysis import compare
+
+        module = compare
+    elif name in _ON_FIRST_USE["runs"]:
+        from .sources import runs
+
+        module = runs
+    elif name in _ON_FIRST_USE["schema"]:
+        from . import schema
+
+        module = schema
+    elif name in _ON_FIRST_USE["demo"]:
+        from .present import demo
+
+        module = demo
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(module, name)
+    globals()[name] = value  # the next lookup finds it without calling __getattr__
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
 
 __all__ = [
     "ANSWER_METRICS",

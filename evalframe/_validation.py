@@ -15,12 +15,14 @@ import re
 import reprlib
 from collections.abc import Collection, Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from .errors import InvalidParameterError, SchemaError, UnknownArgumentError, UnknownNodeError
+
+if TYPE_CHECKING:  # an annotation only: the checks run without pandas (the command line's parsers use them, issue 26)
+    import pandas as pd
 
 
 def parameter_of(name: str) -> str:

@@ -30,7 +30,10 @@ from . import _validation as check
 from .errors import InvalidParameterError, UnknownArgumentError, warn
 from .columns import ANSWER_SCOPES, DOCUMENT_SCOPES, EVAL_MODES, AnswerScope, DocumentScope, EvalMode, relevance_criterion
 
-__all__ = ["MetricOptions", "MatchingOptions", "AT_K_SETS", "with_options"]
+__all__ = ["MetricOptions", "MatchingOptions", "AT_K_SETS", "THRESHOLD", "with_options"]
+
+#: wrong_examples (and ``evalframe worst``, the report) lists the queries scoring at most this, unless told otherwise.
+THRESHOLD = 0.5
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 

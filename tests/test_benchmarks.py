@@ -70,3 +70,17 @@ def test_vs_haystack_says_how_to_build_the_haystack_environment(tmp_path):
         bench.main(["--haystack", str(missing)])
     script = Path(__file__).resolve().parents[1] / "benchmarks" / "setup_haystack1.sh"
     assert subprocess.run(["bash", "-n", str(script)], check=False).returncode == 0  # the set-up it names parses
+
+
+@pytest.mark.benchmark
+def test_startup_benchmark_smoke(capsys):
+    bench = load_benchmark("startup.py")
+    assert bench.main(["--repeat", "1"]) == 0
+    out = capsys.readouterr().out
+    rows = {line.split(" | ")[0].lstrip("| "): line.rstrip(" |").split(" | ")[-1] for line in out.splitlines()
+            if line.startswith("| ") and not line.startswith("| case")}
+    # what each case loads, as tests/test_startup.py states it: no pandas until a result is used
+    assert rows["python"] == "-" and rows["import pyarrow"] == "numpy, pyarrow"
+    assert rows["import evalframe"] == rows["evalframe --help"] == rows["evalframe list-metrics"] == "numpy"
+    assert "pandas" in rows["evalframe.EvaluationResult"] and "pandas" in rows["evalframe trec RUN QRELS"]
+    assert "import evalframe beyond import pyarrow: " in out

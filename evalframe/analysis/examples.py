@@ -7,10 +7,9 @@ from typing import Any, SupportsIndex, overload
 
 import pandas as pd
 
-__all__ = ["ANSWER_DROP", "DOCUMENT_DROP", "NO_ANSWER", "THRESHOLD", "Examples", "worst", "examples"]
+from ..options import THRESHOLD
 
-#: wrong_examples lists the queries scoring at most this, unless told otherwise.
-THRESHOLD = 0.5
+__all__ = ["ANSWER_DROP", "DOCUMENT_DROP", "NO_ANSWER", "THRESHOLD", "Examples", "worst", "examples"]
 
 #: Columns left out of each listed answer / document row (they are the query's, listed once).
 ANSWER_DROP = ("node", "query", "type", "gold_answers", "gold_offsets_in_documents", "gold_document_ids")

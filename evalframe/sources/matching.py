@@ -18,8 +18,6 @@ from concurrent.futures import ProcessPoolExecutor
 from collections import Counter
 from collections.abc import Iterable
 
-from rapidfuzz import fuzz
-
 from ..options import MatchingOptions
 
 _DEFAULTS = MatchingOptions()  # the defaults of from_runs, which these functions share
@@ -138,6 +136,8 @@ def context_similarity(context: str, candidate: str, min_length: int = _DEFAULTS
     if len(candidate) < min_length or len(context) < min_length:
         return 0.0
     shorter, longer = _order(context, candidate)
+    from rapidfuzz import fuzz  # when a text is matched: import evalframe loads no rapidfuzz (issue 26)
+
     alignment = fuzz.partial_ratio_alignment(shorter, longer, processor=None)
     assert alignment is not None  # rapidfuzz gives None only for a None/NaN text or a score below score_cutoff (unset)
     return _boosted(shorter, longer, alignment.score, alignment) if boost_split_overlaps else alignment.score
@@ -152,6 +152,8 @@ def _boosted(shorter: str, longer: str, score: float, alignment: object | None =
     """Apply the split-overlap boost to a partial_ratio score of ``shorter`` within ``longer``."""
     if not 40 <= score < 65:
         return score
+    from rapidfuzz import fuzz
+
     if alignment is None:
         alignment = fuzz.partial_ratio_alignment(shorter, longer, processor=None)
     cut = len(shorter) // 2
@@ -174,6 +176,8 @@ def _normalized_similarity(pair: tuple[str, str], min_length: int, boost: bool) 
     shorter, longer = _order(context, candidate)
     if shorter and shorter in longer:  # exact containment: partial_ratio is 100, no fuzzy search needed
         return 100.0
+    from rapidfuzz import fuzz
+
     alignment = fuzz.partial_ratio_alignment(shorter, longer, processor=None)
     assert alignment is not None  # rapidfuzz gives None only for a None/NaN text or a score below score_cutoff (unset)
     return _boosted(shorter, longer, alignment.score, alignment) if boost else alignment.score

@@ -487,3 +487,19 @@ def test_an_error_about_a_positional_argument_names_it_as_the_usage_line_does(ca
     code, out, err = run(capsys, "convert", str(DEMO), str(tmp_path / "file.txt"), "--to", "csv")
     assert code == 1 and out == ""
     assert err == f"error: OUT {tmp_path / 'file.txt'} exists and is not a folder; choose another.\n"
+
+
+def test_the_parsers_name_the_formats_and_commands_the_implementations_have():
+    # the parsers are built without pandas, so they name the formats themselves: the same names as the renderers'
+    from evalframe.present import commands, formats, parsers
+    from evalframe.report import RENDERERS
+
+    assert parsers.TABLE_FORMAT_NAMES == tuple(formats.TABLE_FORMATS) == formats.FORMATS
+    assert parsers.TREC_FORMAT_NAMES == tuple(formats.TREC_FORMATS)
+    assert parsers.REPORT_FORMAT_NAMES == tuple(RENDERERS)
+    choices = {name: next(a.choices for a in parser.options if "--format" in a.option_strings)
+               for name, parser in command_parsers().items() if name in ("metrics", "worst", "compare", "trec", "report")}
+    assert choices == {"metrics": formats.FORMATS, "worst": formats.FORMATS, "compare": formats.FORMATS,
+                       "trec": tuple(formats.TREC_FORMATS), "report": tuple(RENDERERS)}
+    # every command has an implementation: list-metrics here, the others in commands (loaded when one runs)
+    assert set(cli.COMMANDS) == set(command_parsers()) == set(commands.COMMANDS) | {"list-metrics"}

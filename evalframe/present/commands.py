@@ -1,0 +1,366 @@
+"""What each subcommand of ``evalframe`` does (but ``list-metrics``): imported by :func:`evalframe.present.cli.main`
+when a command runs, so that the parsers (``--help``) start without pandas (issue 26).
+
+Each command takes the parsed arguments and returns the text to print; an :class:`~evalframe.errors.EvalframeError`
+is printed as one ``error:`` line by ``main``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import warnings
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from .._validation import check_node
+from ..analysis import aggregate
+from ..analysis.compare import compare, shared_nodes
+from ..analysis.protocol import ResultLike
+from ..errors import EvalframeError
+from ..options import MatchingOptions, MetricOptions
+from .formats import TABLE_FORMATS, TREC_FORMATS, above_one_note, render_table, short_text
+from ..result import EvaluationResult
+from ..sources.runs import query_lines, read_runs
+from .demo import load_demo_runs
+from .parsers import TREC_DEFAULT_MEASURES, options_given, print_warning
+
+
+__all__ = ["COMMANDS"]
+
+
+def _parquet_storage(args: argparse.Namespace, storage: str | None, flag: str = "--format") -> str:
+    """The folder format: --partitions implies parquet and refuses csv."""
+    if args.partitions is None:
+        return storage or "csv"
+    if storage == "csv":
+        raise EvalframeError(f"--partitions {args.partitions} writes a partitioned Parquet folder; CSV folders stay one "
+                             f"<node>.csv per node (as Haystack 1.x reads them): use {flag} parquet, or drop --partitions.")
+    return "parquet"
+
+
+def _load(folder: Path, args: argparse.Namespace, *, on_dask: bool = False) -> Any:
+    """EvaluationResult.load with the --sep / --encoding given (read_csv's sep and encoding); a partitioned folder
+    with --scheduler (or $DASK_SCHEDULER_ADDRESS) is evaluated on that Dask cluster instead, for the analysis commands
+    that take them (``on_dask``: metrics, worst, compare; docs/cluster.md)."""
+    address = (getattr(args, "scheduler", None) or os.environ.get("DASK_SCHEDULER_ADDRESS")) if on_dask else None
+    if address:
+        from ..io.manifest import read_manifest_quietly
+
+        manifest = read_manifest_quietly(folder) if folder.is_dir() else None
+        if manifest is not None and manifest.get("partitioned") is not None:
+            try:
+                import evalframe.dask as dask_results
+            except ImportError as exc:
+                raise EvalframeError(f"{exc} (asked for by --scheduler / DASK_SCHEDULER_ADDRESS)") from None
+            return dask_results.load(folder, client=address)
+        if getattr(args, "scheduler", None):
+            raise EvalframeError(f"--scheduler evaluates a partitioned folder, and {folder} is not one; write one with "
+                                 "result.save(dir, format='parquet', partitions=N), or leave --scheduler out to "
+                                 "evaluate this folder here.")
+    kwargs = {name: getattr(args, name) for name in ("sep", "encoding") if getattr(args, name, None) is not None}
+    return EvaluationResult.load(folder, **kwargs)
+
+
+def _check_node(result: ResultLike, node: str) -> None:
+    """The node named with the result's nodes when it has no such node (in memory or on Dask)."""
+    check_node(node, result.nodes)
+
+
+def _scope_kwargs(args: argparse.Namespace) -> dict[str, Any]:
+    return options_given(args, MetricOptions)
+
+
+# ------------------------------------------------------------------------------------------ output
+def _scopes(args: argparse.Namespace) -> str:
+    """The options that produced the numbers, defaults included: one line for the table and markdown formats."""
+    options = MetricOptions.from_keywords(_scope_kwargs(args), passed_to="the command's options")
+
+    def top_k(k: int) -> str:
+        return "all" if k == -1 else str(k)
+
+    return (f"scopes: document_scope={options.document_scope}, answer_scope={options.answer_scope}, "
+            f"eval_mode={options.eval_mode}, top-k retriever={top_k(options.simulated_top_k_retriever)}, "
+            f"top-k reader={top_k(options.simulated_top_k_reader)}")
+
+
+def _with_scopes(text: str, args: argparse.Namespace, table: pd.DataFrame | None = None) -> str:
+    """The scopes above a table, below a markdown table (its first line stays the table's header row), not in json/csv.
+
+    Metric values above 1 in ``table`` (Haystack's map and ndcg count a document retrieved twice) get a note below.
+    """
+    note = above_one_note(table) if table is not None else ""
+    return TABLE_FORMATS[args.format].with_scopes(text, lambda: _scopes(args), note)
+
+
+# ------------------------------------------------------------------------------------------ commands
+def _metrics(args: argparse.Namespace) -> str:
+    result = _load(args.folder, args, on_dask=True)
+    kwargs = _scope_kwargs(args)
+    by = [key.strip() for key in args.by.split(",")] if args.by else None
+    if args.by_query:
+        if args.node is None:
+            nodes = result.nodes
+            raise EvalframeError(f"--by-query needs --node (one of {nodes}).")
+        on_dask = {"compute": True} if result.on_cluster else {}
+        table = result.query_metrics(args.node, **kwargs, by=by, **on_dask)
+        return _with_scopes(render_table(table, args.format), args, table)
+    if by is not None:
+        table = result.sliced_metrics(by, **kwargs)
+        if args.node is not None:
+            _check_node(result, args.node)
+            if args.node not in table.index:
+                mode = kwargs.get("eval_mode", MetricOptions.eval_mode)
+                raise EvalframeError(f"node {args.node!r} has no rows with eval_mode={mode!r} to slice.")
+            table = table.loc[[args.node]].dropna(axis=1, how="all")
+        flat = table.reset_index()
+        return _with_scopes(render_table(flat.set_index("node"), args.format, lambda: json.loads(flat.to_json(orient="records"))),
+                            args, flat)
+    metrics = result.calculate_metrics(**kwargs)
+    if args.node is not None:
+        _check_node(result, args.node)
+        metrics = {args.node: metrics[args.node]}
+    frame = pd.DataFrame.from_dict(metrics, orient="index").rename_axis("node")
+    return _with_scopes(render_table(frame, args.format, lambda: metrics), args, frame)
+
+
+def _worst(args: argparse.Namespace) -> str:
+    result = _load(args.folder, args, on_dask=True)
+    _check_node(result, args.node)
+    answers = result.has_answers(args.node)
+    metric = args.metric or result.headline_metric(args.node)
+    kwargs = _scope_kwargs(args)
+    options = {"answer_metric": metric, "answer_metric_threshold": args.threshold} if answers else {
+        "document_metric": metric, "document_metric_threshold": args.threshold}
+    examples = result.wrong_examples(args.node, n=args.n, **options, **kwargs)
+    rows = []
+    for example in examples:
+        listed = example["answers" if answers else "documents"]
+        top = listed[0] if listed else {}
+        rows.append({
+            "multilabel_id": example["multilabel_id"],
+            "query": short_text(example["query"]),
+            metric: example["metrics"][metric],
+            "gold": short_text(example["gold_answers"] if answers else example["gold_document_ids"]),
+            "rank 1": short_text(top.get("answer") if answers else top.get("document_id")),
+        })
+    table = pd.DataFrame(rows, columns=["multilabel_id", "query", metric, "gold", "rank 1"]).set_index("multilabel_id")
+    if not rows and args.format == "table":
+        return _with_scopes(f"no query of node {args.node!r} scores {metric} <= {args.threshold}", args)
+    return _with_scopes(render_table(table, args.format, lambda: examples), args)  # json: the examples themselves
+
+
+def _compare(args: argparse.Namespace) -> str:
+    if len(args.folders) < 2:
+        raise EvalframeError(f"compare needs two or more results folders; got {len(args.folders)}.")
+    names = [n.strip() for n in args.names.split(",")] if args.names else _folder_names(args.folders)
+    runs = [_load(folder, args, on_dask=True) for folder in args.folders]
+    on_dask = [run.on_cluster for run in runs]
+    if any(on_dask) and not all(on_dask):
+        raise EvalframeError("compare on Dask needs every folder partitioned (with the same partitions=); "
+                             f"{args.folders[on_dask.index(False)]} is not.")
+    if all(on_dask):
+        import evalframe.dask as dask_runs
+
+        compared: Callable[..., pd.DataFrame] = dask_runs.compare  # the same table, computed per partition
+        shared = [n for n in runs[0].nodes if all(n in run.nodes for run in runs[1:])]
+    else:
+        compared = compare
+        shared = shared_nodes(runs)
+    if args.node is None and len(shared) != 1:
+        raise EvalframeError(f"--node is needed: the runs share the nodes {shared}." if shared else
+                             "the runs share no node; check the folders with: evalframe metrics DIR")
+    metrics = [m.strip() for m in args.metrics.split(",")] if args.metrics else None
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        table = compared(*runs, node=args.node, metrics=metrics, names=names, rounds=args.rounds, seed=args.seed,
+                        **_scope_kwargs(args))
+    for warning in caught:
+        print_warning(warning.message)
+    if len(table) and not table["queries"].any():
+        # the runs share query ids, but no query is scored (not NaN) in both: a table of NaN answers nothing
+        raise EvalframeError(
+            f"the runs {names} share no query that both scored (every metric is missing in one run or the other for "
+            f"the queries they share), so there is nothing to compare; check that the folders evaluate the same "
+            f"labels with: evalframe metrics DIR --node {args.node or shared[0]} --by-query"
+        )
+    flat = table.reset_index()
+    return _with_scopes(render_table(flat.set_index(flat.columns[0]), args.format,
+                                lambda: json.loads(flat.to_json(orient="records"))), args)
+
+
+def _folder_names(folders: Sequence[Path]) -> list[str]:
+    names: list[str] = []
+    for folder in folders:
+        name = folder.resolve().name or str(folder)
+        names.append(name if name not in names else f"{name} ({len(names) + 1})")
+    return names
+
+
+def _convert(args: argparse.Namespace) -> str:
+    source = args.source
+    if source is None:  # a folder, a file, or (missing: the loader names it) what the other flags point to
+        exists = args.folder.exists()
+        source = "folder" if args.folder.is_dir() or (not exists and (args.qrels is None or args.to == "trec")) else "trec"
+    given = {flag: getattr(args, name) is not None for flag, name in (
+        ("--qrels", "qrels"), ("--queries", "queries"), ("--node", "node"), ("--tag", "tag"), ("--scores", "scores"),
+        ("--duplicates", "duplicates"), ("--sep", "sep"), ("--encoding", "encoding"), ("--partitions", "partitions"))}
+    allowed = {("trec", False): ("--qrels", "--queries", "--node", "--partitions"), ("folder", True): ("--qrels", "--node",
+               "--tag", "--scores", "--duplicates", "--sep", "--encoding"),
+               ("folder", False): ("--sep", "--encoding", "--partitions")}
+    direction = (source, args.to == "trec")
+    if direction == ("trec", True):
+        raise EvalframeError("convert reads a TREC run into a results folder (--to csv or parquet) or writes a folder "
+                             "as TREC files (--to trec); TREC to TREC is not a conversion.")
+    unused = [flag for flag, set_ in given.items() if set_ and flag not in allowed[direction]]
+    if unused:
+        what = {("trec", False): "reading a TREC run", ("folder", True): "writing TREC files",
+                ("folder", False): "rewriting a results folder"}[direction]
+        raise EvalframeError(f"{', '.join(unused)} {'does' if len(unused) == 1 else 'do'} not apply when {what}; "
+                             "see evalframe convert --help.")
+    if args.partitions is not None:
+        _parquet_storage(args, args.to, "--to")
+    if source == "trec":
+        if args.qrels is None:
+            raise EvalframeError(f"reading the TREC run {args.folder} needs its judgments: add --qrels QRELS.")
+        result = EvaluationResult.from_trec(args.folder, args.qrels, node=args.node or "Retriever", queries=args.queries)
+        folder = result.save(args.out, format=args.to, partitions=args.partitions)
+        frame = next(iter(result.values()))
+        return f"wrote {frame['multilabel_id'].nunique()} queries ({len(frame)} rows) as {args.to} to {folder}"
+    result = _load(args.folder, args)
+    if args.to != "trec":
+        folder = result.save(args.out, format=args.to, partitions=args.partitions)
+        return f"wrote {len(result)} node(s) as {args.to} to {folder}"
+    run = result.to_trec_run(args.out, node=args.node, tag=args.tag or "evalframe", scores=args.scores or "score",
+                             duplicates=args.duplicates or "error")
+    message = f"wrote the TREC run {run}"
+    if args.qrels is not None:
+        message += f" and the qrels {result.to_qrels(args.qrels, node=args.node)}"
+    return message
+
+
+def _flatten(args: argparse.Namespace) -> str:
+    storage = _parquet_storage(args, args.storage)
+    if args.partitions is None and (len(args.runs) > 1 or args.scheduler is not None):  # the in-memory build reads one file
+        given = "--scheduler" if args.scheduler is not None else f"{len(args.runs)} runs files"
+        raise EvalframeError(f"{given} build{'s' if given == '--scheduler' else ''} a partitioned folder shard by shard: "
+                             "add --partitions N (docs/cluster.md#building-a-result-on-the-cluster).")
+    sharded = len(args.runs) > 1 or any(char in str(args.runs[0]) for char in "*?[")  # a quoted glob pattern too
+    if args.partitions is not None and (sharded or args.scheduler is not None or os.environ.get("DASK_SCHEDULER_ADDRESS")):
+        return _flatten_on_dask(args)
+    runs = args.runs[0]
+    labels, outputs = read_runs(runs)
+    lines = query_lines(runs)
+
+    def at_line(message: object) -> str:
+        """from_runs names a query ``labels[i]`` (0-based, of the list it got): name its runs file line instead."""
+        return re.sub(r"labels\[(\d+)\]", lambda m: f"{runs}:{lines[int(m.group(1))]}", str(message))
+
+    # queries without gold labels are left out by from_runs (one warning each); they are summed up below instead
+    dropped = [lines[position] for position, label in enumerate(labels) if label is None]  # their runs file lines
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            result = EvaluationResult.from_runs(labels, outputs, sas_model=args.sas_model,
+                                                **options_given(args, MatchingOptions))
+        except EvalframeError as exc:
+            exc.args = (at_line(exc),)  # the same error (its class and parameter), naming the runs file line
+            raise exc from None
+    for warning in caught:
+        if "has no label; the query is left out" not in str(warning.message):
+            print_warning(at_line(warning.message))
+    folder = result.save(args.out, format=storage, partitions=args.partitions)
+    rows = ", ".join(f"{node}: {len(frame)} rows" for node, frame in result.items())
+    written = len(labels) - len(dropped)
+    total = f"{written} of {len(labels)}" if dropped else f"{written}"
+    message = f"wrote {total} queries ({rows}) to {folder}"
+    if dropped:
+        shown = ", ".join(map(str, dropped[:10])) + (", ..." if len(dropped) > 10 else "")
+        message += (f"\ndropped {len(dropped)} quer{'y' if len(dropped) == 1 else 'ies'} without gold labels "
+                    f"(empty 'gold' lists or 'labels'): {runs} line{'' if len(dropped) == 1 else 's'} {shown}")
+    return message
+
+
+def _flatten_on_dask(args: argparse.Namespace) -> str:
+    """flatten of sharded runs files on Dask workers (evalframe.dask.from_runs), written as a partitioned folder."""
+    try:
+        from ..dask import from_runs
+    except ImportError as exc:
+        raise EvalframeError(str(exc)) from None
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        runs = str(args.runs[0]) if len(args.runs) == 1 else args.runs  # one argument may be a quoted glob pattern
+        built = from_runs(runs, args.out, partitions=args.partitions, client=args.scheduler,
+                          sas_model=args.sas_model, **options_given(args, MatchingOptions))
+    for warning in caught:
+        if "without gold labels" not in str(warning.message):
+            print_warning(warning.message)
+    rows = ", ".join(f"{node}: {count} rows" for node, count in built.rows.items())
+    total = f"{built.queries} of {built.queries + len(built.dropped)}" if built.dropped else f"{built.queries}"
+    message = f"wrote {total} queries ({rows}) to {built.path} ({args.partitions} partitions)"
+    if built.dropped:
+        shown = ", ".join(built.dropped[:10]) + (", ..." if len(built.dropped) > 10 else "")
+        message += (f"\ndropped {len(built.dropped)} quer{'y' if len(built.dropped) == 1 else 'ies'} without gold labels "
+                    f"(empty 'gold' lists or 'labels'): {shown}")
+    return message
+
+
+def _demo(args: argparse.Namespace) -> str:
+    if args.out.exists() and not args.out.is_dir():  # before the demo is built
+        raise EvalframeError(f"--out {args.out} exists and is not a folder; choose a new or empty folder to write to.")
+    labels, outputs = load_demo_runs()
+    result = EvaluationResult.from_runs(labels, outputs)  # a bar where a person watches (evalframe._progress)
+    folder = result.save(args.out / "results")
+    report = result.report(n=3)
+    html_path = args.out / "report.html"
+    html_path.write_text(report.html, encoding="utf-8")
+    return (f"evalframe demo: {len(labels)} questions over a small corpus, a BM25 retriever and an extractive reader "
+            f"(evalframe.load_demo_runs())\n\n{report.text}\nresults folder: {folder}\nHTML report:    {html_path}\n"
+            f"next: evalframe metrics {folder} --top-k-retriever 1    evalframe worst {folder} --node Reader")
+
+
+def _report(args: argparse.Namespace) -> str:
+    if args.html is not None and args.html.is_dir():
+        raise EvalframeError(f"--html {args.html} is a folder; give the file to write, e.g. {args.html / 'report.html'}.")
+    result = _load(args.folder, args)
+    order = [name.strip() for name in args.node_order.split(",")] if args.node_order else None
+    scopes = {name: value for name, value in options_given(args, MetricOptions).items()}
+    charts = args.html is not None or args.format == "html"  # the page embeds them; the other formats have none
+    report = result.report(n=args.n, node_order=order, charts=charts, measures=args.measures, **scopes)
+    shown = report.render(args.format).rstrip("\n")
+    if args.html is not None:
+        try:
+            args.html.parent.mkdir(parents=True, exist_ok=True)
+            args.html.write_text(report.html, encoding="utf-8")
+        except OSError as exc:
+            raise EvalframeError(f"--html {args.html} cannot be written: {exc.strerror or exc}.") from None
+        if args.format == "text":  # a line a person reads; json, markdown and html stay whole documents
+            return shown + f"\n\nHTML report: {args.html}"
+    return shown
+
+
+def _trec(args: argparse.Namespace) -> str:
+    """trec_eval's numbers of a run file against a qrels file, in trec_eval's layout (or JSON / markdown)."""
+    if not 0 <= args.digits <= 17:
+        raise EvalframeError(f"--digits must be between 0 and 17; got {args.digits}.")
+    measures = list(dict.fromkeys(args.measures or TREC_DEFAULT_MEASURES))
+    result = EvaluationResult.from_trec(args.run, args.qrels)
+    table = result.trec_query_metrics(measures, complete=args.complete)
+    means = aggregate.means(aggregate.partial(table)) if len(table) else {column: 0.0 for column in table.columns}
+    if not len(table):
+        print_warning(f"no query of {args.run} is evaluated: none is also in {args.qrels} (trec_eval evaluates the queries "
+                      "of both; -c adds the qrels' queries missing from the run).")
+    return TREC_FORMATS[args.format](table, means, args)
+
+
+#: Each command's implementation, by name (``list-metrics`` is :mod:`evalframe.present.cli`'s).
+COMMANDS: dict[str, Callable[[argparse.Namespace], str]] = {
+    "demo": _demo, "metrics": _metrics, "compare": _compare, "worst": _worst, "convert": _convert, "flatten": _flatten,
+    "report": _report, "trec": _trec}
+

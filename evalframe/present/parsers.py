@@ -1,0 +1,268 @@
+"""The ``evalframe`` command's parsers (argparse), built without pandas: ``evalframe --help`` and ``list-metrics``
+import none of the commands' implementations (:mod:`evalframe.present.commands`, loaded when a command runs; issue 26).
+
+Their flags are generated from the :class:`~evalframe.options.MetricOptions` and
+:class:`~evalframe.options.MatchingOptions` fields; the output formats' names are those of
+:data:`evalframe.present.formats.TABLE_FORMATS`, :data:`~evalframe.present.formats.TREC_FORMATS` and
+:data:`evalframe.report.RENDERERS` (``tests/present/test_cli.py`` checks that they agree).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from .._version import __version__
+from ..analysis.stats import ROUNDS
+from ..options import THRESHOLD, MatchingOptions, MetricOptions
+
+
+__all__ = ["Command", "build", "command_parsers", "options_given", "print_warning", "TABLE_FORMAT_NAMES", "TREC_FORMAT_NAMES",
+           "REPORT_FORMAT_NAMES", "TREC_DEFAULT_MEASURES"]
+
+
+#: The --format of the table commands (metrics, worst, compare): the keys of formats.TABLE_FORMATS.
+TABLE_FORMAT_NAMES = ("table", "json", "csv", "markdown")
+#: The --format of ``evalframe trec``: the keys of formats.TREC_FORMATS.
+TREC_FORMAT_NAMES = ("tsv", "json", "markdown")
+#: The --format of ``evalframe report``: the keys of evalframe.report.RENDERERS.
+REPORT_FORMAT_NAMES = ("text", "html", "markdown", "json")
+#: The measures of ``evalframe trec`` without -m.
+TREC_DEFAULT_MEASURES = ("AP", "nDCG", "nDCG@10", "P@10", "R@100", "RR", "Rprec", "Bpref")
+
+
+def _positive_int(what: str) -> Callable[[str], int]:
+    """An argparse type: an int >= 1, refused with ``what`` it counts."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = 0
+        if value < 1:
+            raise argparse.ArgumentTypeError(f"must be an int >= 1 ({what}); got {text!r}")
+        return value
+
+    return parse
+
+
+#: -n: a count of queries to list; 0 would list none while the report says none qualifies.
+_at_least_one = _positive_int("how many queries to list")
+#: --partitions: how many part files per node.
+_partitions = _positive_int("how many Parquet part files per node")
+
+
+def _add_options(parser: argparse.ArgumentParser, options: type, only: tuple[str, ...] | None = None) -> None:
+    """One flag per field of ``options`` (MetricOptions or MatchingOptions; ``only`` these): flag, type, choices, help.
+
+    Unset flags stay None, so the options' own defaults apply (they are written only in evalframe.options).
+    """
+    for field in dataclasses.fields(options):
+        if only is not None and field.name not in only:
+            continue
+        meta, default = field.metadata, field.default
+        if isinstance(default, bool):  # a flag that turns the default off
+            flag = meta["flag"].replace("--", "--no-", 1)
+            parser.add_argument(flag, dest=field.name, action="store_const", const=not default, default=None,
+                                help=f"do not {meta['help']}")
+            continue
+        shown = f" (default {default})" if default is not None else ""
+        parser.add_argument(meta["flag"], dest=field.name, default=None, choices=meta["choices"],
+                            type=meta["parse"], metavar=meta["metavar"],
+                            help=meta["help"] + shown)
+
+
+def options_given(args: argparse.Namespace, options: type[MetricOptions] | type[MatchingOptions]) -> dict[str, Any]:
+    """The options given on the command line (unset ones are left to the defaults): keyword arguments of the library."""
+    return {name: getattr(args, name) for name in options.names() if getattr(args, name, None) is not None}
+
+
+def _csv_options(parser: argparse.ArgumentParser) -> None:
+    """How to read the folders' CSV files when they are not comma-separated UTF-8 (e.g. saved by Excel)."""
+    parser.add_argument("--sep", default=None, metavar="CHAR",
+                        help="the CSV files' separator, e.g. ';' for a CSV saved by Excel (default: as saved, ',')")
+    parser.add_argument("--encoding", default=None, metavar="NAME",
+                        help="the CSV files' encoding, e.g. cp1252 or utf-8-sig (default: as saved, utf-8)")
+
+
+def _partition_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--partitions", type=_partitions, default=None, metavar="N",
+                        help="write a partitioned Parquet folder of N part files per node, a query's rows in one "
+                             "part number (docs/persistence.md#partitioned-results); implies --format parquet")
+
+
+def _scheduler_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                        help="evaluate a partitioned folder on this Dask scheduler, e.g. tcp://10.0.0.5:8786 (default: "
+                             "$DASK_SCHEDULER_ADDRESS when set; pip install 'evalframe[dask]')")
+
+
+def _scope_options(parser: argparse.ArgumentParser) -> None:
+    _add_options(parser, MetricOptions)
+    parser.add_argument("--format", default="table", choices=TABLE_FORMAT_NAMES)
+
+
+class Command(argparse.ArgumentParser):
+    """A subcommand's parser that keeps the options it was given, so that errors can name them as typed.
+
+    Attributes
+    ----------
+    options : list of argparse.Action
+        The options (not the positional arguments), in the order added.
+    flags : dict
+        The flag of each option's ``dest`` (its long spelling): ``{"simulated_top_k_retriever": "--top-k-retriever"}``;
+        a positional argument's is its name in the usage line (``OUT``).
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self.options: list[argparse.Action] = []
+        self.flags: dict[str, str] = {}
+        super().__init__(*args, **kwargs)
+
+    def add_argument(self, *args: Any, **kwargs: Any) -> argparse.Action:
+        action = super().add_argument(*args, **kwargs)
+        if action.option_strings:
+            self.options.append(action)
+            self.flags.setdefault(action.dest, max(action.option_strings, key=len))
+        elif isinstance(action.metavar, str):
+            self.flags.setdefault(action.dest, action.metavar)
+        else:
+            self.flags.setdefault(action.dest, action.dest)
+        return action
+
+
+def command_parsers() -> dict[str, Command]:
+    """The parser of each subcommand, by name (what ``evalframe COMMAND --help`` shows)."""
+    return build()[1]
+
+
+def build() -> tuple[argparse.ArgumentParser, dict[str, Command]]:
+    """The ``evalframe`` parser and each subcommand's parser, by name."""
+    parser = argparse.ArgumentParser(
+        prog="evalframe",
+        description="Analyse retrieval and question-answering evaluation results (Haystack 1.x EvaluationResult folders).",
+    )
+    parser.add_argument("--version", action="version", version=f"evalframe {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=Command)
+
+    demo = commands.add_parser("demo", help="build, report and save the demo evaluation shipped with evalframe")
+    demo.add_argument("--out", type=Path, default=Path("evalframe-demo"), help="where to write (default ./evalframe-demo)")
+
+    metrics = commands.add_parser("metrics", help="metrics per node (or per query with --by-query)")
+    metrics.add_argument("folder", type=Path, help="a results folder (evalframe or Haystack 1.x)")
+    metrics.add_argument("--node", default=None, help="only this node")
+    metrics.add_argument("--by-query", action="store_true", help="one row per query (needs --node)")
+    metrics.add_argument("--by", default=None, metavar="KEYS", help="slice the queries: comma-separated columns, "
+                         "'no_answer' or 'filters.<field>'")
+    _scope_options(metrics)
+    _csv_options(metrics)
+    _scheduler_option(metrics)
+
+    compare = commands.add_parser("compare", help="compare runs on the same queries: delta, 95%% CI, p-values")
+    compare.add_argument("folders", type=Path, nargs="+", metavar="DIR", help="two or more results folders; "
+                         "each is compared with the first")
+    compare.add_argument("--node", default=None, help="the node to compare (needed when the runs share several)")
+    compare.add_argument("--metrics", default=None, help="comma-separated metrics (default: all the runs share); "
+                         "trec_eval measures too, e.g. nDCG@10,AP")
+    compare.add_argument("--names", default=None, help="comma-separated run names (default: the folder names)")
+    compare.add_argument("--rounds", type=int, default=ROUNDS, help=f"bootstrap / randomization rounds (default {ROUNDS})")
+    compare.add_argument("--seed", type=int, default=0, help="seed of the resampling (default 0)")
+    _scope_options(compare)
+    _csv_options(compare)
+    _scheduler_option(compare)
+
+    worst = commands.add_parser("worst", help="the worst queries of a node")
+    worst.add_argument("folder", type=Path)
+    worst.add_argument("--node", required=True)
+    worst.add_argument("-n", type=_at_least_one, default=5, help="how many queries, >= 1 (default 5)")
+    worst.add_argument("--metric", default=None, help="answer nodes: f1 (default), exact_match, sas; "
+                                                        "document nodes: recall_single_hit (default), mrr, ... or a "
+                                                        "trec_eval measure such as nDCG@10")
+    worst.add_argument("--threshold", type=float, default=THRESHOLD, help=f"list queries scoring <= this (default {THRESHOLD})")
+    _scope_options(worst)
+    _csv_options(worst)
+    _scheduler_option(worst)
+
+    convert = commands.add_parser(
+        "convert", help="rewrite a results folder as CSV or Parquet, or convert to and from TREC run and qrels files",
+        description="IN is a results folder or a TREC run file (plain or .gz). A run (with --qrels QRELS) becomes a "
+                    "results folder (--to csv|parquet); a folder becomes a run file OUT (--to trec), and its judgments "
+                    "a qrels file with --qrels OUT_QRELS. See docs/cli.md#convert.")
+    convert.add_argument("folder", type=Path, metavar="IN", help="a results folder, or a TREC run file")
+    convert.add_argument("out", type=Path, metavar="OUT", help="the results folder or TREC run file to write")
+    convert.add_argument("--to", required=True, choices=("csv", "parquet", "trec"))
+    convert.add_argument("--from", dest="source", default=None, choices=("folder", "trec"),
+                         help="what IN is (default: a folder if IN is a folder, else a TREC run file)")
+    convert.add_argument("--qrels", type=Path, default=None, metavar="QRELS",
+                         help="from TREC: the qrels file to read (needed); to TREC: the qrels file to write (optional)")
+    convert.add_argument("--queries", type=Path, default=None, metavar="TSV",
+                         help="from TREC: query texts, lines qid<TAB>text (default: the query ids)")
+    convert.add_argument("--node", default=None, help="from TREC: the node's name (default Retriever); to TREC: the "
+                         "node to write (default: the one node with document rows)")
+    convert.add_argument("--tag", default=None, help="to TREC: the run's name in column 6 (default evalframe)")
+    convert.add_argument("--scores", default=None, choices=("score", "rank"),
+                         help="to TREC: 'score' writes the score column, checked against the ranks (default), 'rank' "
+                              "writes n - rank + 1")
+    convert.add_argument("--duplicates", default=None, choices=("error", "first"),
+                         help="to TREC: a document retrieved twice in a query is an error (default, trec_eval's rule) "
+                              "or written once at its best rank ('first')")
+    _partition_options(convert)
+    _csv_options(convert)
+
+    flatten = commands.add_parser("flatten", help="build a results folder from a JSON Lines runs file")
+    flatten.add_argument("runs", type=Path, nargs="+", help="runs file (docs/runs-format.md); several files, the shards "
+                         "of one run in this order, need --partitions")
+    flatten.add_argument("-o", "--out", type=Path, required=True, help="results folder to write")
+    _add_options(flatten, MatchingOptions)
+    flatten.add_argument("--sas-model", default=None, help='a sentence-transformers model (pip install "evalframe[sas]")')
+    flatten.add_argument("--format", default=None, choices=("csv", "parquet"), dest="storage",
+                         help="csv (default) or parquet (implied by --partitions)")
+    _partition_options(flatten)
+    flatten.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                         help="with --partitions: build on this Dask scheduler's workers, one task per runs file "
+                              "(default: $DASK_SCHEDULER_ADDRESS; several runs files without either: Dask's default "
+                              "scheduler in this process); docs/cluster.md")
+
+    report = commands.add_parser("report", help="the pipeline funnel and the worst queries (text, and HTML with --html)")
+    report.add_argument("folder", type=Path)
+    report.add_argument("--html", type=Path, default=None, help="also write a self-contained HTML report here")
+    report.add_argument("--format", default="text", choices=REPORT_FORMAT_NAMES,
+                        help="what is printed: text (default), html (the page, charts embedded), markdown or json "
+                             "(docs/cli.md#the-report-as-json)")
+    report.add_argument("-n", type=_at_least_one, default=3, help="worst queries per node, >= 1 (default 3)")
+    report.add_argument("--node-order", default=None, help="comma-separated node names, e.g. Retriever,Reader")
+    report.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
+                        help="a trec_eval measure for the document nodes' funnel, e.g. nDCG@10 (repeatable; the first "
+                             "ranks their worst queries)")
+    _add_options(report, MetricOptions, only=("document_scope", "answer_scope"))
+    _csv_options(report)
+
+    trec = commands.add_parser("trec", help="trec_eval measures of a TREC run against qrels (like trec_eval [-q])",
+                               description="trec_eval measures of a TREC run against qrels: the numbers of trec_eval "
+                               "(pytrec_eval), by ir_measures' names (docs/ir-researchers.md).")
+    trec.add_argument("run", type=Path, help="TREC run file: qid Q0 docid rank score tag (plain or .gz)")
+    trec.add_argument("qrels", type=Path, help="qrels file: qid iter docid relevance (plain or .gz)")
+    trec.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
+                      help="a measure by ir_measures' name, e.g. nDCG@10, AP, P(rel=2)@5, or trec_eval's, e.g. "
+                           "ndcg_cut.10, map, P_5 (evalframe list-metrics); repeat for more (default: "
+                           + " ".join(TREC_DEFAULT_MEASURES) + ")")
+    trec.add_argument("-q", "--per-query", action="store_true", help="a line per query before the means (trec_eval -q)")
+    trec.add_argument("-c", "--complete", action="store_true",
+                      help="queries of the qrels without run lines count as 0 in the means (trec_eval -c)")
+    trec.add_argument("--format", default="tsv", choices=TREC_FORMAT_NAMES,
+                      help="tsv: trec_eval's 'measure<TAB>query<TAB>value' lines (default); json; markdown")
+    trec.add_argument("--digits", type=int, default=4, help="decimals of the tsv and markdown values (default 4, as "
+                      "trec_eval; json keeps every digit)")
+
+    commands.add_parser("list-metrics", help="the metrics evalframe computes")
+    return parser, commands.choices
+
+
+def print_warning(message: object) -> None:
+    """A warning as one line ``warning: <message>`` on stderr, without the source path Python's format adds."""
+    print("warning: " + " ".join(str(message).split()), file=sys.stderr)
+

@@ -1,0 +1,80 @@
+"""Start-up (issue 26): which modules ``import evalframe`` and the command's parsers load, each in a fresh interpreter.
+
+Behaviour, not time (the times are benchmarks/startup.py's): pandas, matplotlib, scipy, rapidfuzz and Dask load
+only when a feature uses them.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+#: The third-party modules a feature loads when it needs them, never at start-up.
+ON_USE = ("pandas", "matplotlib", "scipy", "rapidfuzz", "dask", "distributed", "tqdm")
+#: What the console script ``evalframe`` runs.
+CONSOLE = "import sys; from evalframe.present.cli import main; sys.argv[0] = 'evalframe'; sys.exit(main())"
+
+
+def loaded(code: str, *argv: str) -> tuple[int, list[str]]:
+    """The exit status of a fresh interpreter running ``code`` and the modules of ON_USE it had loaded at exit."""
+    report = ("import atexit, json, sys\n"
+              f"atexit.register(lambda: sys.__stderr__.write('\\nLOADED ' + json.dumps([m for m in {ON_USE!r} "
+              "if m in sys.modules]) + '\\n'))\n")
+    process = subprocess.run([sys.executable, "-c", report + code, *argv], cwd=ROOT, capture_output=True, text=True,
+                             timeout=300)
+    line = next(line for line in process.stderr.splitlines() if line.startswith("LOADED "))
+    return process.returncode, json.loads(line.removeprefix("LOADED "))
+
+
+def test_import_evalframe_loads_none_of_them():
+    assert loaded("import evalframe") == (0, [])
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["list-metrics"], ["--version"], ["trec", "--help"], ["metrics", "--help"]])
+def test_the_command_line_parsers_and_list_metrics_load_none_of_them(argv):
+    assert loaded(CONSOLE, *argv) == (0, [])
+
+
+def test_python_m_evalframe_help_loads_none_of_them():
+    assert loaded("import runpy, sys; sys.argv[1:] = ['--help']; runpy.run_module('evalframe', run_name='__main__')") == (
+        0, [])
+
+
+def test_a_public_name_built_on_pandas_loads_it_on_first_use():
+    code = ("import sys, evalframe\n"
+            "assert 'pandas' not in sys.modules\n"
+            "from evalframe import EvaluationResult\n"
+            "assert evalframe.EvaluationResult is EvaluationResult is sys.modules['evalframe.result'].EvaluationResult\n"
+            "assert 'EvaluationResult' in vars(evalframe)  # kept: the next lookup does not import again\n")
+    assert loaded(code) == (0, ["pandas"])
+
+
+def test_a_command_that_reads_results_loads_pandas_when_it_runs(tmp_path):
+    run, qrels = tmp_path / "run.trec", tmp_path / "qrels.trec"
+    run.write_text("q1 Q0 d1 1 2.0 bm25\nq1 Q0 d2 2 1.0 bm25\n")
+    qrels.write_text("q1 0 d1 1\n")
+    status, modules = loaded(CONSOLE, "trec", str(run), str(qrels), "-m", "P@1")
+    assert status == 0 and "pandas" in modules
+    assert not {"matplotlib", "scipy", "rapidfuzz", "dask", "distributed"} & set(modules)
+
+
+def test_every_public_name_is_there_on_first_use():
+    code = ("import evalframe\n"
+            "names = {}\n"
+            "exec('from evalframe import *', names)\n"
+            "missing = sorted(set(evalframe.__all__) - set(names))\n"
+            "assert not missing, missing\n"
+            "assert set(evalframe.__all__) <= set(dir(evalframe))\n"
+            "try:\n"
+            "    evalframe.no_such_name\n"
+            "except AttributeError as error:\n"
+            "    assert str(error) == \"module 'evalframe' has no attribute 'no_such_name'\", error\n"
+            "else:\n"
+            "    raise AssertionError('no AttributeError')\n")
+    status, modules = loaded(code)
+    assert status == 0 and "pandas" in modules and "rapidfuzz" not in modules  # rapidfuzz: when a text is matched
