@@ -30,7 +30,6 @@ from ..sources.runs import query_lines, read_runs
 from .demo import load_demo_runs
 from .parsers import TREC_DEFAULT_MEASURES, options_given, print_warning
 
-
 __all__ = ["COMMANDS"]
 
 

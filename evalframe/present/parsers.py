@@ -20,10 +20,8 @@ from .._version import __version__
 from ..analysis.stats import ROUNDS
 from ..options import THRESHOLD, MatchingOptions, MetricOptions
 
-
-__all__ = ["Command", "build", "command_parsers", "options_given", "print_warning", "TABLE_FORMAT_NAMES", "TREC_FORMAT_NAMES",
-           "REPORT_FORMAT_NAMES", "TREC_DEFAULT_MEASURES"]
-
+__all__ = ["Command", "build", "command_parsers", "options_given", "print_warning", "TABLE_FORMAT_NAMES",
+           "TREC_FORMAT_NAMES", "REPORT_FORMAT_NAMES", "TREC_DEFAULT_MEASURES"]
 
 #: The --format of the table commands (metrics, worst, compare): the keys of formats.TABLE_FORMATS.
 TABLE_FORMAT_NAMES = ("table", "json", "csv", "markdown")
