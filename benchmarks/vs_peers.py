@@ -1,7 +1,7 @@
-"""evalframe, ranx and pytrec_eval side by side on the same TREC files: ``python benchmarks/vs_peers.py``.
+"""evalframe beside trec_eval, pytrec_eval, ir_measures and ranx on the same TREC files: ``python benchmarks/vs_peers.py``.
 
-Writes a random run (``--queries`` queries x each of ``--depth`` documents; by default 10,000 x 100 and 10,000 x
-1,000, i.e. 1M and 10M rows) and its qrels twice, binary (grades 0/1) and graded (0..3) on the same judged
+Writes a random run (``--queries`` queries x each of ``--depth`` documents; by default 10,000 x 10, 100 and 1,000,
+i.e. 0.1M, 1M and 10M rows) and its qrels twice, binary (grades 0/1) and graded (0..3) on the same judged
 documents, then evaluates every (depth, qrels) case with each tool in a fresh Python process (a worker mode of this
 script), which reports:
 
@@ -21,17 +21,29 @@ script), which reports:
 * (c) the peak RSS of the process (``VmHWM`` of ``/proc/self/status``; not ``getrusage``'s ``ru_maxrss``, which on
   Linux keeps the peak of the parent that started the process), and its RSS after the imports.
 
+* the whole process (issue 26): the job as a user runs it, in a fresh process timed from its start to its exit
+  (start-up and imports included), with its peak RSS (GNU time's ``%M`` when ``/usr/bin/time`` is there). evalframe
+  twice: ``python -c`` with ``from_trec`` + ``trec_metrics``, and the CLI ``evalframe trec RUN QRELS -m ...``;
+  trec_eval 10.0's binary (``trec_eval -m ... qrels run``; build it with ``benchmarks/setup_trec_eval.sh``, or point
+  ``--trec-eval`` at one); pytrec_eval, ir_measures (``calc_aggregate``) and ranx as ``python -c`` scripts.
+* the floor: pyarrow's CSV reader putting the run file into typed columns (space-delimited, as evalframe's reader
+  reads it), plus evalframe's evaluation time; its whole process is that reading process plus the evaluation.
+
 ``--repeat N`` runs N fresh processes per tool and case, the tools in turns, and prints the median of each figure
 (the machine's speed drifts, and other processes may share its CPUs: the load average is printed). It prints a table
 per case, the ratios evalframe / peer (below 1: evalframe is faster or smaller), the growth of
 each tool's times from the smallest to the largest depth, and how far the tools' values are apart: the means and
-every per-query value (pytrec_eval must agree to 1e-12, or the script exits 1; ranx is compared to 1e-9 and any
-difference is reported with its size: ranx orders tied scores its own way, trec_eval by document id descending).
+every per-query value (pytrec_eval must agree to 1e-12, or the script exits 1; trec_eval's printed means, and those
+``evalframe trec`` prints, must agree with evalframe's at trec_eval's 4 decimals, or it exits 1; ir_measures and ranx
+are compared to 1e-9 and any difference is reported with its size: ranx orders tied scores its own way, trec_eval
+by document id descending). Then the issue-26 table per case: whole process, load / evaluate and peak RSS of every
+tool, and the ratios evalframe / each (and / the floor).
 
 Scores have 4 decimals (ties happen, about 1.7 tied pairs per query at 1,000 documents); document ids are drawn
 from a corpus of 8.8M documents (MS MARCO passage's size), distinct within a query; every query has 20 judged
-documents, 10 of them retrieved at random ranks. ranx and pytrec_eval are benchmark-only dependencies
-(``pip install -e '.[bench]'``); ``--tools`` leaves any of the three out.
+documents, 10 of them retrieved at random ranks. ranx, pytrec_eval and ir_measures are benchmark-only dependencies
+(``pip install -e '.[bench]'``); by default every one installed is run (and trec_eval when built); ``--tools`` names
+the ones to run.
 """
 
 from __future__ import annotations
