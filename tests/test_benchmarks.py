@@ -47,6 +47,50 @@ def test_vs_peers_smoke(capsys, tmp_path):
     # 200 queries x 6 measures, in both cases
     assert out.count("pytrec_eval vs evalframe (tolerance 1e-12): means agree") == 2
     assert out.count("per-query values 1,200 of 1,200 agree") == 2
+    # the whole process of each (both of evalframe's ways) and the floor, with the ratios, in each case
+    assert out.count("| rows | | evalframe from_trec | evalframe trec | pytrec_eval | floor |") == 2
+    assert out.count("| 0.004M | whole process, s | ") == 2
+    assert out.count("| whole process | / pytrec_eval | / floor |") == 2
+    assert out.count("| evalframe trec, time | ") == 2
+
+
+@pytest.mark.benchmark
+def test_vs_peers_trec_eval_and_ir_measures(capsys, tmp_path):
+    """trec_eval (when benchmarks/setup_trec_eval.sh has built it) and ir_measures agree with evalframe."""
+    pytest.importorskip("ir_measures")
+    bench = load_benchmark("vs_peers.py")
+    tools = "evalframe,ir_measures" + (",trec_eval" if bench.TREC_EVAL_DEFAULT.is_file() else "")
+    assert bench.main(["--queries", "100", "--depth", "15", "--qrels", "graded", "--tools", tools, "--no-floor",
+                       "--out", str(tmp_path)]) == 0  # exit 1 when trec_eval's printed means differ from evalframe's
+    out = capsys.readouterr().out
+    assert "ir_measures vs evalframe (tolerance 1e-09): means agree" in out
+    assert "per-query values 600 of 600 agree" in out  # 100 queries x 6 measures
+    if "trec_eval" in tools:
+        assert "trec_eval vs evalframe (its printed precision, 4 decimals): means agree" in out
+        assert "trec_eval vs evalframe trec (both printed to 4 decimals): agree" in out
+        assert "| rows | | evalframe from_trec | evalframe trec | ir_measures | trec_eval |" in out
+
+
+def test_vs_peers_reads_trec_eval_output():
+    bench = load_benchmark("vs_peers.py")
+    output = "runid\tall\tbench\nnum_q\tall\t2\nmap\tall\t0.2500\nP_10  \tall\t0.1000\nmap\tq1\t0.5\n"
+    assert bench._printed_means(output, ("P_10", "map")) == [0.1, 0.25]
+    with pytest.raises(SystemExit, match="no 'all' line for ndcg"):
+        bench._printed_means(output, ("map", "ndcg"))
+
+
+def test_vs_peers_names_a_missing_trec_eval(capsys, tmp_path):
+    bench = load_benchmark("vs_peers.py")
+    missing = tmp_path / "no-trec_eval"
+    with pytest.raises(SystemExit) as exit_:
+        bench.main(["--queries", "20", "--depth", "5", "--tools", "evalframe,trec_eval", "--trec-eval", str(missing),
+                    "--out", str(tmp_path / "files")])
+    assert exit_.value.code == 2
+    assert (f"no trec_eval binary at {missing} (--trec-eval); build it with benchmarks/setup_trec_eval.sh, or leave "
+            f"trec_eval out" in capsys.readouterr().err)
+    assert not (tmp_path / "files").exists()
+    script = Path(__file__).resolve().parents[1] / "benchmarks" / "setup_trec_eval.sh"
+    assert subprocess.run(["bash", "-n", str(script)], check=False).returncode == 0  # the set-up it names parses
 
 
 def test_vs_peers_names_a_missing_peer_before_writing_anything(capsys, tmp_path, monkeypatch):
