@@ -663,7 +663,7 @@ def main(argv: list[str] | None = None) -> int:
     if missing:
         kept = ",".join(tool for tool in tools if tool not in missing) or "evalframe"
         parser.error(f"--tools {','.join(tools)}: {' and '.join(missing)} not installed in this Python. Install the "
-                     f"benchmark's peers with pip install -e '.[bench]' (ranx, pytrec_eval-terrier), or leave them "
+                     f"benchmark's peers with pip install -e '.[bench]' (ranx, pytrec_eval-terrier, ir_measures), or leave them "
                      f"out: --tools {kept}")
     if "trec_eval" in tools and not trec_eval_built:
         parser.error(f"--tools {','.join(tools)}: no trec_eval binary at {args.trec_eval} (--trec-eval); build it with "

@@ -13,6 +13,7 @@ Examples
 
 from __future__ import annotations
 
+import importlib
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
@@ -59,48 +60,55 @@ _ON_FIRST_USE = {
     "schema": ("Answer", "Document", "Label", "MultiLabel", "Span", "TableCell"),
     "demo": ("load_demo_result", "load_demo_runs"),
 }
+#: The subpackages and modules reached as attributes (``evalframe.analysis``) that the package no longer imports itself.
+_SUBPACKAGES = ("analysis", "evaluators", "frames", "io", "present", "report", "result", "schema", "sources")
 
 
-def __getattr__(name: str) -> Any:
-    """A public name of :data:`_ON_FIRST_USE`, imported now (PEP 562) and kept in the package from then on."""
-    module: ModuleType
-    if name in _ON_FIRST_USE["evaluators"]:
-        from .evaluators import recall
+if not TYPE_CHECKING:  # hidden from type checkers, which would otherwise take any misspelt name for Any
+    def __getattr__(name: str) -> Any:
+        """A public name of :data:`_ON_FIRST_USE`, imported now (PEP 562) and kept in the package from then on."""
+        module: ModuleType
+        if name in _ON_FIRST_USE["evaluators"]:
+            from .evaluators import recall
 
-        module = recall
-    elif name in _ON_FIRST_USE["report"]:
-        from . import report
+            module = recall
+        elif name in _ON_FIRST_USE["report"]:
+            from . import report
 
-        module = report
-    elif name in _ON_FIRST_USE["result"]:
-        from . import result
+            module = report
+        elif name in _ON_FIRST_USE["result"]:
+            from . import result
 
-        module = result
-    elif name in _ON_FIRST_USE["compare"]:
-        from .analysis import compare
+            module = result
+        elif name in _ON_FIRST_USE["compare"]:
+            from .analysis import compare
 
-        module = compare
-    elif name in _ON_FIRST_USE["runs"]:
-        from .sources import runs
+            module = compare
+        elif name in _ON_FIRST_USE["runs"]:
+            from .sources import runs
 
-        module = runs
-    elif name in _ON_FIRST_USE["schema"]:
-        from . import schema
+            module = runs
+        elif name in _ON_FIRST_USE["schema"]:
+            from . import schema
 
-        module = schema
-    elif name in _ON_FIRST_USE["demo"]:
-        from .present import demo
+            module = schema
+        elif name in _ON_FIRST_USE["demo"]:
+            from .present import demo
 
-        module = demo
-    else:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(module, name)
-    globals()[name] = value  # the next lookup finds it without calling __getattr__
-    return value
+            module = demo
+        elif name in _SUBPACKAGES:  # ``import evalframe`` then ``evalframe.analysis``: as when the package imported them
+            return importlib.import_module(f".{name}", __name__)
+        else:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        value = getattr(module, name)
+        globals()[name] = value  # the next lookup finds it without calling __getattr__
+        return value
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+    """The public names and the subpackages (not the helpers this module imports for itself)."""
+    modules = {name for name, value in globals().items() if isinstance(value, ModuleType) and not name.startswith("_")}
+    return sorted({*__all__, *_SUBPACKAGES, *(modules - {"importlib"}), "__version__"})
 
 __all__ = [
     "ANSWER_METRICS",

@@ -101,7 +101,7 @@ def test_vs_peers_names_a_missing_peer_before_writing_anything(capsys, tmp_path,
         bench.main(["--queries", "20", "--depth", "5", "--tools", "evalframe,ranx", "--out", str(out)])
     assert exit_.value.code == 2
     assert ("error: --tools evalframe,ranx: ranx not installed in this Python. Install the benchmark's peers with "
-            "pip install -e '.[bench]' (ranx, pytrec_eval-terrier), or leave them out: --tools evalframe"
+            "pip install -e '.[bench]' (ranx, pytrec_eval-terrier, ir_measures), or leave them out: --tools evalframe"
             in capsys.readouterr().err)
     assert not out.exists()
 

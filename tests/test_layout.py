@@ -1064,7 +1064,10 @@ def first_use_imports(module: Module) -> set[ast.AST]:
     evalframe module (one of a plain module's ``__getattr__`` too) is a lazy import START_UP must list."""
     if module.name not in MODULES or MODULES[module.name].name != "__init__.py":
         return set()
-    return {node for statement in module.tree.body
+    hidden = [statement for block in module.tree.body  # ``if not TYPE_CHECKING:`` hides it from type checkers
+              if isinstance(block, ast.If) and isinstance(block.test, ast.UnaryOp) and isinstance(block.test.op, ast.Not)
+              and is_type_checking(block.test.operand) for statement in block.body]
+    return {node for statement in [*module.tree.body, *hidden]
             if isinstance(statement, ast.FunctionDef) and statement.name == "__getattr__" for node in ast.walk(statement)}
 
 

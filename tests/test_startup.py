@@ -78,3 +78,22 @@ def test_every_public_name_is_there_on_first_use():
             "    raise AssertionError('no AttributeError')\n")
     status, modules = loaded(code)
     assert status == 0 and "pandas" in modules and "rapidfuzz" not in modules  # rapidfuzz: when a text is matched
+
+
+def test_a_misspelt_name_is_still_an_error_for_type_checkers(tmp_path):
+    """The package's lazy ``__getattr__`` is hidden from type checkers: a typo is reported, a real name typed."""
+    api = pytest.importorskip("mypy.api")
+    script = tmp_path / "user.py"
+    script.write_text("import evalframe\nfrom evalframe import EvaluationResult\n"
+                      "reveal_type(evalframe.EvaluationResult)\nevalframe.EvaluationResul\n")
+    out, _, status = api.run([str(script), "--no-incremental", "--ignore-missing-imports"])
+    assert status == 1
+    assert 'Module has no attribute "EvaluationResul"' in out
+    assert "evalframe.result.EvaluationResult" in out  # the real name keeps its type
+
+
+def test_subpackages_are_attributes_of_the_package_and_dir_lists_public_names():
+    code = ("import evalframe, sys; print(evalframe.analysis.__name__, evalframe.sources.__name__); "
+            "d = dir(evalframe); print('EvaluationResult' in d, 'report' in d, 'Any' in d, 'importlib' in d)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["evalframe.analysis", "evalframe.sources", "True", "True", "False", "False"]
