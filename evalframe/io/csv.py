@@ -15,6 +15,7 @@ import codecs
 import csv
 import io
 import itertools
+import re
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, BinaryIO, Literal, NoReturn, cast, overload
@@ -323,11 +324,52 @@ def _passed_dialect(recorded: dict[str, Any], given: dict[str, Any]) -> str | No
     return None
 
 
+_UTF8_CODECS = ("utf-8", "utf-8-sig")
+_NON_ASCII = re.compile(rb"[\x80-\xff]")
+
+
+def _refuse_misreading(folder: Folder, path: Path, name: str, recorded: str, given: str) -> None:
+    """Refuse ``encoding=given`` for a file still in the UTF-8 ``recorded`` in evalframe.json, with non-ASCII text.
+
+    Such a file was not rewritten (a spreadsheet's Windows code page is almost never valid UTF-8 past its first
+    accented letter), and any other encoding reads each of its multi-byte letters as several: silently wrong text.
+    A file that is not valid UTF-8, or is ASCII only, is read as passed. One pass over the file, 1 MiB at a time.
+    """
+    if codec_name(recorded) not in _UTF8_CODECS or codec_name(given) in _UTF8_CODECS or encoding_problem(given):
+        return  # (an encoding that cannot read text is refused by the read, naming it)
+    decoder = codecs.getincrementaldecoder(recorded)()
+    line, piece, newlines = 0, b"", 0  # line: the 1-based line of the first non-ASCII byte (0: none yet)
+    with folder.open_binary(name) as source:
+        while chunk := source.read(1 << 20):
+            if not line and (found := _NON_ASCII.search(chunk)) is not None:
+                line = newlines + chunk.count(b"\n", 0, found.start()) + 1
+                piece = chunk[found.start():found.start() + 4]
+            newlines += chunk.count(b"\n")
+            try:
+                decoder.decode(chunk)
+            except UnicodeDecodeError:
+                return  # not the file that was saved: read as passed
+    try:
+        decoder.decode(b"", final=True)
+    except UnicodeDecodeError:
+        return
+    if not line:
+        return  # ASCII only: every encoding reads it alike
+    shown = piece.decode(recorded, errors="ignore")[:1]
+    misread = piece[:len(shown.encode("utf-8"))].decode(given, errors="replace")
+    sample = f" (line {line}: {shown!r} would read as {misread!r})" if shown else f" (line {line})"
+    raise LoadError(f"{path}: the file is {recorded} text, as evalframe.json records, and encoding={given!r} would misread "
+                    f"its non-ASCII letters{sample}; leave encoding out (or pass encoding={recorded!r}).",
+                    parameter="encoding")
+
+
 def read(folder: Folder, entry: dict[str, Any], csv_options: dict[str, Any], read_csv_kwargs: dict[str, Any],
          codings: dict[str, DistinctLists]) -> pd.DataFrame:
     """Read one CSV evalframe wrote; the distinct cells of its metric list columns go to ``codings``."""
     path = folder.path / entry["file"]
     passed = _passed_dialect(csv_options, read_csv_kwargs)
+    if passed == "encoding":
+        _refuse_misreading(folder, path, entry["file"], csv_options["encoding"], read_csv_kwargs["encoding"])
     try:
         return _read(folder, path, entry, csv_options, read_csv_kwargs, codings)
     except LoadError as error:

@@ -9,6 +9,7 @@ import re
 import shutil
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from evalframe import EvaluationResult, load_demo_result
@@ -85,3 +86,26 @@ def test_delimiter_is_taken_as_sep(tmp_path):
     assert EvaluationResult.load(folder, delimiter=";").calculate_metrics() == expected
     with pytest.raises(InvalidParameterError, match=r"^pass sep or delimiter \(pandas' other name for it\), not both"):
         EvaluationResult.load(folder, sep=";", delimiter=";")
+
+
+def test_an_encoding_that_would_misread_the_saved_utf8_text_is_refused(tmp_path):
+    """The files are still the UTF-8 evalframe wrote: cp1252 would read 'é' (bytes c3 a9) as 'Ã©', silently."""
+    frame = pd.DataFrame({"query": ["plain", "café"], "gold_answers": [["a"], ["b"]], "score": [0.1, 0.2]})
+    folder = EvaluationResult({"N": frame}).save(tmp_path / "out")
+    with pytest.raises(LoadError, match=r"N\.csv: the file is utf-8 text, as evalframe.json records, and "
+                                        r"encoding='cp1252' would misread its non-ASCII letters \(line 3: 'é' would "
+                                        r"read as 'Ã©'\); leave encoding out \(or pass encoding='utf-8'\)\.") as caught:
+        EvaluationResult.load(folder, encoding="cp1252")
+    assert caught.value.parameter == "encoding"
+    assert EvaluationResult.load(folder)["N"]["query"].tolist() == ["plain", "café"]
+    assert EvaluationResult.load(folder, encoding="utf-8-sig")["N"]["query"].tolist() == ["plain", "café"]
+
+
+def test_a_differing_encoding_is_used_for_ascii_files_and_for_files_no_longer_utf8(tmp_path):
+    frame = pd.DataFrame({"query": ["plain"], "gold_answers": [["a"]], "score": [0.1]})
+    folder = EvaluationResult({"N": frame}).save(tmp_path / "ascii")
+    assert EvaluationResult.load(folder, encoding="cp1252")["N"]["query"].tolist() == ["plain"]  # reads alike
+    accented = EvaluationResult({"N": frame.assign(query=["café"])}).save(tmp_path / "rewritten")
+    path = accented / "N.csv"
+    path.write_bytes(path.read_bytes().decode("utf-8").encode("cp1252"))  # a spreadsheet saved it again
+    assert EvaluationResult.load(accented, encoding="cp1252")["N"]["query"].tolist() == ["café"]
