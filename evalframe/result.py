@@ -28,6 +28,7 @@ from .errors import EvalframeError, InvalidParameterError, warn
 from .frames.arrays import DistinctLists
 from .frames.codings import Codings, NodeCoding, TrecLayout
 from .frames.judged import DUPLICATE_RULES, trec_query_table
+from .frames.pending import NodeFrames, PendingFrame
 from .frames.rows import NodeNeeded, document_node, has_rows
 from .frames.store import PreparedStore
 from .frames.tables import answer_query_metrics, document_query_metrics
@@ -112,10 +113,11 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
     0.875
     """
 
-    def __init__(self, node_results: Mapping[str, pd.DataFrame] | None = None, *, matching: Mapping[str, Any] | None = None,
+    def __init__(self, node_results: Mapping[str, pd.DataFrame | PendingFrame] | None = None, *,
+                 matching: Mapping[str, Any] | None = None,
                  codings: Codings | None = None,
                  list_codings: Mapping[str, Mapping[str, DistinctLists]] | None = None) -> None:
-        self.node_results: dict[str, pd.DataFrame] = {}
+        self.node_results = NodeFrames()
         self._store = PreparedStore(self.node_results)
         for node, frame in (node_results or {}).items():
             self[node] = frame
@@ -140,15 +142,15 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
             if not isinstance(coding, NodeCoding):
                 raise InvalidParameterError(f"codings[{node!r}] must be a NodeCoding; got {type(coding).__name__}.")
             self._check_lists(node, coding.lists, f"codings[{node!r}].lists", nested=False)
-            layout, frame = coding.trec, self[node]
-            if layout is not None and (not isinstance(layout, TrecLayout) or len(layout.row_query) != len(frame)):
+            layout, rows = coding.trec, self.node_results.n_rows(self.check_node(node))
+            if layout is not None and (not isinstance(layout, TrecLayout) or len(layout.row_query) != rows):
                 raise InvalidParameterError(f"codings[{node!r}].trec must be the TrecLayout of node {node!r}'s frame, one "
-                                            f"code per row ({len(frame)}); got {type(layout).__name__}.")
+                                            f"code per row ({rows}); got {type(layout).__name__}.")
             self._store.keep_coding(node, coding)
 
     def _check_lists(self, node: str, columns: Mapping[str, DistinctLists], name: str, *, nested: bool = True) -> None:
         """Check a node's list codings ``{column: DistinctLists}`` (``name``: the parameter, for the errors)."""
-        frame = self[node]  # an unknown node is named with the nodes held
+        frame = self._store.view(self.check_node(node))  # an unknown node is named with the nodes held
         for column, lists in (columns.items() if isinstance(columns, Mapping) else [(None, columns)]):
             if column not in frame.columns or not isinstance(lists, DistinctLists) or len(lists.codes) != len(frame):
                 raise InvalidParameterError(
@@ -160,10 +162,10 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
     def __getitem__(self, node: str) -> pd.DataFrame:
         return self.node_results[check.check_node(node, list(self.node_results))]
 
-    def __setitem__(self, node: str, frame: pd.DataFrame) -> None:
+    def __setitem__(self, node: str, frame: pd.DataFrame | PendingFrame) -> None:
         if not isinstance(node, str) or not node:
             raise InvalidParameterError(f"node names must be non-empty strings; got {node!r}.")
-        if not isinstance(frame, pd.DataFrame):
+        if not isinstance(frame, (pd.DataFrame, PendingFrame)):
             raise InvalidParameterError(
                 f"the result of node {node!r} must be a pandas DataFrame; got {type(frame).__name__}."
             )
@@ -200,7 +202,7 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
             self[node] = frame
 
     def __repr__(self) -> str:
-        nodes = ", ".join(f"{node}: {len(frame)} rows" for node, frame in self.node_results.items())
+        nodes = ", ".join(f"{node}: {self.node_results.n_rows(node)} rows" for node in self.node_results)
         return f"<EvaluationResult: {len(self)} node(s){' (' + nodes + ')' if nodes else ''}>"
 
     @_fresh
@@ -211,7 +213,8 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         except (ValueError, KeyError):  # a frame the metrics cannot read still displays
             headline = {}
         rows = []
-        for node, frame in self.node_results.items():
+        for node in self.node_results:
+            frame = self._store.view(node)
             queries = f"{frame['multilabel_id'].nunique():,}" if "multilabel_id" in frame.columns else "?"
             modes = ", ".join(sorted(map(str, frame["eval_mode"].dropna().unique()))) if "eval_mode" in frame.columns else ""
             metrics = ", ".join(f"{m} {v:.3f}" for m, v in headline.get(node, {}).items()
@@ -240,7 +243,7 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         >>> load_demo_result().has_answers("Reader"), load_demo_result().has_answers("Retriever")
         (True, False)
         """
-        return has_rows(self[node], "answer")
+        return has_rows(self._store.view(self.check_node(node)), "answer")
 
     def has_documents(self, node: str) -> bool:
         """Whether ``node`` has document rows (in any eval_mode).
@@ -251,14 +254,14 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         >>> load_demo_result().has_documents("Retriever")
         True
         """
-        return has_rows(self[node], "document")
+        return has_rows(self._store.view(self.check_node(node)), "document")
 
     # ------------------------------------------------------------------ options and per-query tables
     def check_options(self, keywords: Mapping[str, Any], *, passed_to: str) -> MetricOptions:
         """The call's options, checked against this result; the threshold defaults to the one recorded with it."""
         options = MetricOptions.from_keywords(keywords, passed_to=passed_to)
         check_retriever_node(options.retriever_node, list(self.node_results),
-                             lambda node: has_rows(self.node_results[node], "document"))
+                             lambda node: has_rows(self._store.view(node), "document"))
         if options.context_matching_threshold is None:
             if not isinstance(self.matching, Mapping):
                 raise InvalidParameterError(f"result.matching must be a dict of matching options (or {{}}); got "
@@ -318,7 +321,8 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
                        duplicates: str) -> dict[str, list[SlicePiece]]:
         """Each node's per-query table summed up per slice (one piece: the whole result)."""
         out: dict[str, list[SlicePiece]] = {}
-        for node, frame in self.node_results.items():
+        for node in self.node_results:
+            frame = self._store.view(node)
             table = self._query_table(node, options)
             if measures is not None and self.has_documents(node):
                 table = self._with_measures(table, node, measures, options.eval_mode, complete, duplicates)
@@ -399,7 +403,7 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         opts = self.check_options(options, passed_to="query_metrics takes these options")
         keys = query_keys(by, with_query)
         table = self._with_measures(self._query_table(node, opts), node, measures, opts.eval_mode, complete, duplicates)
-        return labelled(table, self.node_results[node], keys, where=f"node {node!r}")
+        return labelled(table, self._store.view(node), keys, where=f"node {node!r}")
 
     @_fresh
     @with_options(MetricOptions, positional=("self", "node", "row_type", *MetricOptions.names()))
@@ -462,7 +466,7 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         complete = check.check_real_bool(complete, name="complete")
         eval_mode = check.check_choice(eval_mode, EVAL_MODES, name="eval_mode")
         duplicates = check.check_choice(duplicates, DUPLICATE_RULES, name="duplicates")
-        documents = [name for name, frame in self.node_results.items() if has_rows(frame, "document")]
+        documents = [name for name in self.node_results if has_rows(self._store.view(name), "document")]
         if node is None:
             node = document_node(documents, list(self.node_results), _TREC_NEEDED)
         node = check.check_node(node, list(self.node_results))
@@ -754,8 +758,7 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
     def _trec_node(self, node: str | None) -> str:
         """``node``, or the one node with document rows (an error lists the nodes when there is none or several)."""
         if node is not None:
-            self[node]  # noqa: B018 - an unknown node is named with the nodes held
-            return node
+            return self.check_node(node)
         return document_node([name for name in self.node_results if self.has_documents(name)], list(self.node_results),
                              _FILE_NEEDED)
 

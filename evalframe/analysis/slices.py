@@ -52,7 +52,7 @@ def check_by(by: SliceKey | Sequence[SliceKey]) -> list[SliceKey]:
 def _first_rows(frame: pd.DataFrame, where: str) -> pd.DataFrame:
     if "multilabel_id" not in frame.columns:
         raise SchemaError(f"{where} lacks column 'multilabel_id', needed to tell queries apart for by=.")
-    first = frame.loc[~frame["multilabel_id"].duplicated().to_numpy()]
+    first = frame.take(np.flatnonzero(~frame["multilabel_id"].duplicated().to_numpy()))  # a ColumnView takes too
     return first.set_index("multilabel_id")
 
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -34,6 +34,7 @@ from ..errors import SchemaError
 from .arrays import DistinctLists
 from .codings import NodeCoding, TrecLayout
 from .judged import JUDGMENT_COLUMNS, JudgedRows, prepare_judged_rows
+from .pending import ColumnView, NodeFrames
 from .prepared import AnswerRows, DocumentRows, add_match_lists, prepare_answer_rows, prepare_document_rows
 from .rows import coded_equals, column_coding, row_positions
 from .witness import ColumnWitness, holds, witness
@@ -54,9 +55,13 @@ _SESSIONS = itertools.count(1)
 
 
 class _NodeEntries:
-    """One node's entries, the names of the columns each was made from, and those columns' witnesses."""
+    """One node's entries, the names of the columns each was made from, and those columns' witnesses.
 
-    def __init__(self, frame: pd.DataFrame) -> None:
+    Entries made from a pending node's :class:`~evalframe.frames.pending.ColumnView` take no witness: nothing can
+    edit a view. Their witnesses are taken of the built frame when it is built (:meth:`rebase`), before anyone holds it.
+    """
+
+    def __init__(self, frame: pd.DataFrame | ColumnView) -> None:
         self.frame = frame
         self.entries: dict[Any, Any] = {}
         self.columns_of: dict[Any, tuple[str, ...]] = {}
@@ -64,14 +69,23 @@ class _NodeEntries:
         self.checked = -1
 
     def put(self, key: Any, value: Any, columns: tuple[str, ...]) -> None:
-        for column in columns:
-            if column not in self.witnesses:
-                self.witnesses[column] = witness(self.frame, column)
+        if not isinstance(self.frame, ColumnView):
+            for column in columns:
+                if column not in self.witnesses:
+                    self.witnesses[column] = witness(self.frame, column)
         self.entries[key] = value
         self.columns_of[key] = columns
 
+    def rebase(self, frame: pd.DataFrame) -> None:
+        """The pending node these entries were made from is built as ``frame``: witness its columns as they are."""
+        self.frame = frame
+        for column in sorted({column for columns in self.columns_of.values() for column in columns}):
+            self.witnesses[column] = witness(frame, column)
+
     def drop_stale(self) -> None:
         """Drop the entries made from a column whose content changed, and those columns' witnesses."""
+        if isinstance(self.frame, ColumnView):  # a view is never edited
+            return
         changed = {column for column, w in self.witnesses.items() if not holds(w, self.frame, column)}
         if not changed:
             return
@@ -102,6 +116,27 @@ class PreparedStore:
         self.frames = frames
         self._nodes: dict[str, _NodeEntries] = {}
         self._session = 0  # the session being served (0: none)
+        if isinstance(frames, NodeFrames):
+            frames.on_build(self._built)
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled without its entries (they are rebuilt on use), so a pending node's source is never pickled."""
+        return {**self.__dict__, "_nodes": {}, "_session": 0}
+
+    def view(self, node: str) -> pd.DataFrame:
+        """``node`` as the analyses read it: its frame, or while it is pending, a view of its columns
+        (:meth:`evalframe.frames.pending.NodeFrames.view`).
+
+        Typed as a DataFrame: a :class:`~evalframe.frames.pending.ColumnView` answers the part of DataFrame's interface
+        that the readers of ``frames/`` and ``analysis/slices.py`` use (``view[column]``, ``columns``, ``index``,
+        ``len``, ``take``); ``tests/frames/test_pending.py`` runs the analyses on views.
+        """
+        return cast(pd.DataFrame, self.frames.view(node)) if isinstance(self.frames, NodeFrames) else self.frames[node]
+
+    def _built(self, node: str, view: ColumnView, frame: pd.DataFrame) -> None:
+        entries = self._nodes.get(node)
+        if entries is not None and entries.frame is view:
+            entries.rebase(frame)
 
     @contextlib.contextmanager
     def session(self) -> Iterator[None]:
@@ -123,7 +158,7 @@ class PreparedStore:
             self._nodes.pop(node, None)
 
     def _entries(self, node: str) -> _NodeEntries:
-        frame = self.frames[node]
+        frame = self.view(node)
         if not frame.columns.is_unique:
             _refuse_duplicated_columns(node, frame)
         entries = self._nodes.get(node)
@@ -152,7 +187,7 @@ class PreparedStore:
 
     def distinct_lists(self, node: str, column: str) -> DistinctLists:
         """A list column's distinct cells and a code per row: a loader's coding, else every row its own cell."""
-        return self.cached(node, ("lists", column), (column,), lambda: DistinctLists.of_rows(self.frames[node][column]))
+        return self.cached(node, ("lists", column), (column,), lambda: DistinctLists.of_rows(self.view(node)[column]))
 
     def keep_distinct_lists(self, node: str, column: str, lists: DistinctLists) -> None:
         """Keep a loader's coding of a list column, while the column holds the cells it was made from."""
@@ -174,18 +209,18 @@ class PreparedStore:
         """
         def build() -> TrecLayout | None:
             given = self.get(node, ("trec", "given"))
-            return given if given is not None and given.holds(self.frames[node]) else None
+            return given if given is not None and given.holds(self.view(node)) else None
 
         return self.cached(node, ("trec", "layout"), TREC_LAYOUT_COLUMNS, build)
 
     def positions(self, node: str, row_type: str, eval_mode: str) -> np.ndarray:
         """Positions of ``node``'s rows of ``row_type`` and ``eval_mode`` in its frame."""
         def equals(column: str, value: str) -> np.ndarray:  # type / eval_mode: coded once, then per value from the runs
-            coding = self.cached(node, ("coding", column), (column,), lambda: column_coding(self.frames[node][column]))
+            coding = self.cached(node, ("coding", column), (column,), lambda: column_coding(self.view(node)[column]))
             return coded_equals(coding, value)
 
         return self.cached(node, ("positions", row_type, eval_mode), POSITION_COLUMNS,
-                           lambda: row_positions(self.frames[node], row_type, eval_mode, where=f"node {node!r}",
+                           lambda: row_positions(self.view(node), row_type, eval_mode, where=f"node {node!r}",
                                                  equals=equals))
 
     def document_rows(self, node: str, eval_mode: str, parts: tuple[str, ...] = ()) -> DocumentRows | None:
@@ -197,7 +232,7 @@ class PreparedStore:
         if key not in entries.entries or (rows is not None and not set(parts) <= rows.parts
                                           and not add_match_lists(rows, tuple(sorted(parts)), lists)):
             # laid out for the match lists asked for: another call's lists are added when they fit
-            frame = self.frames[node]
+            frame = self.view(node)
             positions = self.positions(node, "document", eval_mode)
             where = f"node {node!r} (document rows, eval_mode={eval_mode!r})"
             layout = tuple(sorted(set(parts) | (rows.parts if rows is not None else set())))
@@ -210,7 +245,7 @@ class PreparedStore:
         def build() -> AnswerRows | None:
             positions = self.positions(node, "answer", eval_mode)
             where = f"node {node!r} (answer rows, eval_mode={eval_mode!r})"
-            return prepare_answer_rows(self.frames[node], positions, where=where) if len(positions) else None
+            return prepare_answer_rows(self.view(node), positions, where=where) if len(positions) else None
 
         return self.cached(node, ("answers", eval_mode), POSITION_COLUMNS, build)
 
@@ -220,7 +255,7 @@ class PreparedStore:
         Kept while every column read holds (:data:`JUDGED_KEY_COLUMNS`, the relevance columns included).
         """
         def build() -> JudgedRows | None:
-            frame = self.frames[node]
+            frame = self.view(node)
             where = f"node {node!r} (document rows, eval_mode={eval_mode!r})"
             lists = lambda column: self.distinct_lists(node, column)  # noqa: E731
             layout = self.trec_layout(node)

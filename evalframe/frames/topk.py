@@ -195,20 +195,20 @@ def retriever_join(store: PreparedStore, node: str, answers: AnswerRows, *, retr
     regardless of eval_mode, did (``docs/haystack-compat.md``).
     """
     frames = store.frames
-    retriever = retriever_node_of([name for name, frame in frames.items() if has_rows(frame, "document")], list(frames),
+    retriever = retriever_node_of([name for name in frames if has_rows(store.view(name), "document")], list(frames),
                              retriever_node)
     mode = retriever_mode(eval_mode, lambda mode: store.document_rows(retriever, mode) is not None)
     documents = store.document_rows(retriever, mode)
     if documents is None:  # e.g. eval_mode cells that are neither mode: no retriever to simulate, not an empty one
-        frame = store.frames[retriever]
-        found = sorted(map(repr, frame.loc[(frame["type"] == "document").to_numpy(dtype=bool, na_value=False),
-                                           "eval_mode"].unique())) if "eval_mode" in frame.columns else []
+        frame = store.view(retriever)
+        found = sorted(map(repr, frame["eval_mode"][(frame["type"] == "document").to_numpy(dtype=bool, na_value=False)]
+                                 .unique())) if "eval_mode" in frame.columns else []
         raise InvalidParameterError(
             f"simulated_top_k_retriever needs document rows of node {retriever!r} with eval_mode 'integrated' or "
             f"'isolated'; its document rows have eval_mode {', '.join(found) or 'values'}. Fix the frame's "
             "'eval_mode' column (or pass another retriever_node)."
         )
-    lists = store.distinct_lists(node, "document_ids") if "document_ids" in store.frames[node].columns else None
+    lists = store.distinct_lists(node, "document_ids") if "document_ids" in store.view(node).columns else None
     key = ("join", retriever, eval_mode, mode)
     # the join is valid for these answer rows and these retriever rows (each rebuilt when its frame changed);
     # the entry holds both, so their identities cannot be taken by new objects
