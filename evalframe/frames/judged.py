@@ -28,18 +28,18 @@ by address on each query's first row), so no id is hashed again.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
+from .judged_codes import JudgedRows, row_grades
 from .arrays import DistinctLists, SelectedLists, first_appearance_codes, first_rows, numeric_column, row_label, select_lists
 from .._validation import require_columns
 from ..sources.trec_codes import compact_codes, repeated_pairs
 from ..sources.trec_layout import TrecLayout
 from ..columns import NO_ANSWER_DOCUMENT_ID
 from ..errors import InvalidParameterError, SchemaError
-from ..metrics.trec import UNJUDGED, Measure, evaluate, parse_measures
+from ..metrics.trec import Measure, evaluate, parse_measures
 
 __all__ = ["JudgedRows", "JUDGMENT_COLUMNS", "DUPLICATE_RULES", "prepare_judged_rows", "trec_query_table"]
 
@@ -49,32 +49,6 @@ JUDGMENT_COLUMNS = ("document_id", "gold_document_ids", "gold_document_relevance
 
 #: What ``duplicates`` may say: refuse a ranking with a document twice (trec_eval), or keep the best-ranked one.
 DUPLICATE_RULES = ("error", "first")
-
-
-@dataclass(frozen=True)
-class JudgedRows:
-    """A node's ranking and judgments per query, as flat arrays (see :mod:`evalframe.metrics.trec`).
-
-    Rows are sorted by query code, then position; judged documents by query code, then grade descending.
-    """
-
-    where: str
-    query_ids: np.ndarray  # multilabel_id per query code (first-appearance order)
-    row_query: np.ndarray  # query code per ranked row
-    position: np.ndarray  # 0-based position in the query's ranking
-    grade: np.ndarray  # the row's qrels grade, UNJUDGED when the document is not judged
-    judged_query: np.ndarray  # query code per judged document
-    judged_grade: np.ndarray  # its grade
-    in_run: np.ndarray  # bool per query: the query ranks at least one document
-    in_qrels: np.ndarray  # bool per query: the query has at least one judged document
-
-    @property
-    def n_queries(self) -> int:
-        return len(self.query_ids)
-
-    def evaluated(self, complete: bool = False) -> np.ndarray:
-        """The query codes trec_eval evaluates (with ``complete``, as ``trec_eval -c``), in result order."""
-        return np.flatnonzero(self.in_qrels & (self.in_run | complete))
 
 
 def _strings(array: np.ndarray) -> np.ndarray:
@@ -150,24 +124,6 @@ def _first_rows(codes: np.ndarray, n_codes: int, *, ascending: bool) -> np.ndarr
         if (found < len(codes)).all() and np.array_equal(codes[np.minimum(found, len(codes) - 1)], np.arange(n_codes)):
             return found
     return first_rows(codes)
-
-
-def _row_grades(row_query: np.ndarray, row_doc: np.ndarray, width: int, judged_key: np.ndarray, judged_grade: np.ndarray
-                ) -> np.ndarray:
-    """Each row's grade (UNJUDGED when its (query, document) is not judged); ``judged_key`` sorted, of
-    ``query * width + document``. Only the rows whose document is judged in some query are searched (a bitmap of
-    the judged documents picks them), not every row."""
-    grade = np.full(len(row_query), UNJUDGED, dtype=np.int64)
-    if not len(judged_key) or not len(row_query):
-        return grade
-    judged_doc = np.zeros(width, dtype=bool)
-    judged_doc[judged_key % width] = True
-    candidates = np.flatnonzero(judged_doc[row_doc])
-    keys = row_query[candidates].astype(np.int64) * width + row_doc[candidates]  # int64: codes may be int32
-    found = np.minimum(np.searchsorted(judged_key, keys), len(judged_key) - 1)
-    hit = judged_key[found] == keys
-    grade[candidates[hit]] = judged_grade[found[hit]]
-    return grade
 
 
 def _coded_judgments(frame: pd.DataFrame, layout: TrecLayout | None, first: np.ndarray
@@ -291,7 +247,7 @@ def prepare_judged_rows(frame: pd.DataFrame, positions: np.ndarray, *, where: st
         row_query, row_doc = row_query[~repeated], row_doc[~repeated]
     starts = np.searchsorted(row_query, np.arange(n_queries))
     position = np.arange(len(row_query), dtype=np.int64) - starts[row_query]
-    grade = _row_grades(row_query, row_doc, width, judged_key, judged_grade)
+    grade = row_grades(row_query, row_doc, width, judged_key, judged_grade)
 
     in_run = np.bincount(row_query, minlength=n_queries) > 0
     in_qrels = np.bincount(judged_query, minlength=n_queries) > 0

@@ -227,7 +227,7 @@ def test_a_from_runs_frame_gives_haystacks_numbers_where_the_definitions_agree()
 
 def test_row_grades_equal_a_dictionary_lookup():
     """The bitmap-filtered search of each row's grade against a plain dict of the judgments (random codes)."""
-    from evalframe.frames import judged
+    from evalframe.frames import judged_codes
     from evalframe.metrics.trec import UNJUDGED
 
     rng = np.random.default_rng(5)
@@ -238,8 +238,8 @@ def test_row_grades_equal_a_dictionary_lookup():
     row_query, row_doc = np.sort(rng.integers(0, 45, 4000)), rng.integers(0, width, 4000)
     lookup = dict(zip(keys.tolist(), grades.tolist()))
     expected = [lookup.get(q * width + d, UNJUDGED) for q, d in zip(row_query.tolist(), row_doc.tolist())]
-    assert judged._row_grades(row_query, row_doc, width, keys, grades).tolist() == expected
-    assert (judged._row_grades(row_query, row_doc, width, keys[:0], grades[:0]) == UNJUDGED).all()
+    assert judged_codes.row_grades(row_query, row_doc, width, keys, grades).tolist() == expected
+    assert (judged_codes.row_grades(row_query, row_doc, width, keys[:0], grades[:0]) == UNJUDGED).all()
 
 
 def test_first_rows_searched_or_scanned_alike():

@@ -1,0 +1,136 @@
+"""Codes -> judged rows: a ranking and its judgments, given as integer codes, laid out for the trec measures.
+
+:class:`JudgedRows` holds what :func:`evalframe.metrics.trec.evaluate` reads
+(``docs/ir-researchers.md#measures-and-trec_evals-rules``).
+:func:`judged_rows_of_codes` builds it from codes alone, with numpy only (this module imports no pandas): what a
+reader that codes the TREC files' ids itself (``evalframe trec``'s columnar path, :mod:`evalframe.sources.trec_arrow`)
+or ``EvaluationResult.from_trec`` has in hand. :func:`evalframe.frames.judged.prepare_judged_rows` builds the same
+arrays from a node frame.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..metrics.trec_kernels import UNJUDGED
+
+__all__ = ["JudgedRows", "judged_rows_of_codes", "row_grades"]
+
+
+@dataclass(frozen=True)
+class JudgedRows:
+    """A node's ranking and judgments per query, as flat arrays (see :mod:`evalframe.metrics.trec`).
+
+    Rows are sorted by query code, then position; judged documents by query code, then grade descending.
+    """
+
+    where: str
+    query_ids: np.ndarray  # multilabel_id per query code (first-appearance order)
+    row_query: np.ndarray  # query code per ranked row
+    position: np.ndarray  # 0-based position in the query's ranking
+    grade: np.ndarray  # the row's qrels grade, UNJUDGED when the document is not judged
+    judged_query: np.ndarray  # query code per judged document
+    judged_grade: np.ndarray  # its grade
+    in_run: np.ndarray  # bool per query: the query ranks at least one document
+    in_qrels: np.ndarray  # bool per query: the query has at least one judged document
+
+    @property
+    def n_queries(self) -> int:
+        return len(self.query_ids)
+
+    def evaluated(self, complete: bool = False) -> np.ndarray:
+        """The query codes trec_eval evaluates (with ``complete``, as ``trec_eval -c``), in result order."""
+        return np.flatnonzero(self.in_qrels & (self.in_run | complete))
+
+
+def _compact(codes: np.ndarray) -> np.ndarray:
+    """Non-negative codes as int32 when they fit (half the memory), else as they are."""
+    return codes.astype(np.int32) if not len(codes) or int(codes.max()) < 2**31 else codes
+
+
+def row_grades(row_query: np.ndarray, row_doc: np.ndarray, width: int, judged_key: np.ndarray, judged_grade: np.ndarray
+               ) -> np.ndarray:
+    """Each row's grade (UNJUDGED when its (query, document) is not judged); ``judged_key`` sorted, of
+    ``query * width + document`` (documents ``0 <= doc < width``). Only the rows whose document is judged in some
+    query are searched (a bitmap of the judged documents picks them), not every row.
+
+    Examples
+    --------
+    >>> row_grades(np.array([0, 0, 1]), np.array([0, 1, 1]), 2, np.array([1, 3]), np.array([2, 0])).tolist()[1:]
+    [2, 0]
+    """
+    grade = np.full(len(row_query), UNJUDGED, dtype=np.int64)
+    if not len(judged_key) or not len(row_query):
+        return grade
+    judged_doc = np.zeros(width, dtype=bool)
+    judged_doc[judged_key % width] = True
+    candidates = np.flatnonzero(judged_doc[row_doc])
+    keys = row_query[candidates].astype(np.int64) * width + row_doc[candidates]  # int64: codes may be int32
+    found = np.minimum(np.searchsorted(judged_key, keys), len(judged_key) - 1)
+    hit = judged_key[found] == keys
+    grade[candidates[hit]] = judged_grade[found[hit]]
+    return grade
+
+
+def judged_rows_of_codes(row_query: np.ndarray, row_doc: np.ndarray, judged_query: np.ndarray, judged_doc: np.ndarray,
+                         judged_grade: np.ndarray, query_ids: np.ndarray, *, where: str) -> JudgedRows:
+    """The judged rows of a ranking and its judgments given as codes (numpy only; nothing per row in Python).
+
+    Parameters
+    ----------
+    row_query : array of int
+        The query code (``0 <= code < len(query_ids)``) of each ranked row, the rows in ranking order: grouped by
+        query code ascending, each query's rows best first (trec_eval's order: score descending, ties by docid
+        descending). A query without rows is not in the run.
+    row_doc : array of int
+        Each row's document code (``>= 0``); a document at most once per query (the caller refuses repeats, as
+        trec_eval does).
+    judged_query, judged_doc, judged_grade : arrays of int, one entry per judgment (qrels line)
+        The query code, the document code in ``row_doc``'s coding, or ``-1`` for a document the ranking does not
+        hold (it counts among the query's judged documents, no row matches it), and the grade (any int; ``<= 0``:
+        not relevant). Each (query, document) pair at most once (the TREC readers refuse repeats); the ids that are
+        no document (``"00"``, ``""``) left out by the caller. A query with no judgment is not in the qrels.
+    query_ids : numpy.ndarray
+        The id of each query code, in result order (the order of the per-query tables).
+    where : str
+        What the rows are, for messages (``"node 'Retriever'"``).
+
+    Returns
+    -------
+    JudgedRows
+        ``row_query`` and ``position`` as int32 when they fit, ``grade`` per row (``UNJUDGED`` when not judged),
+        the judgments sorted by query then grade descending, ``in_run`` / ``in_qrels`` per query.
+
+    Examples
+    --------
+    >>> rows = judged_rows_of_codes(np.array([0, 0, 0]), np.array([4, 7, 2]), np.array([0, 0, 1]),
+    ...                             np.array([7, -1, -1]), np.array([1, 3, 2]), np.array(["q1", "q2"], dtype=object),
+    ...                             where="node 'Retriever'")
+    >>> rows.position.tolist(), rows.grade.tolist()[1], rows.judged_grade.tolist()
+    ([0, 1, 2], 1, [3, 1, 2])
+    >>> rows.in_run.tolist(), rows.in_qrels.tolist(), rows.evaluated(complete=True).tolist()
+    ([True, False], [True, True], [0, 1])
+    """
+    n_queries = len(query_ids)
+    row_query = np.asarray(row_query)
+    row_doc = np.asarray(row_doc)
+    judged_query = np.asarray(judged_query, dtype=np.int64)
+    judged_doc = np.asarray(judged_doc, dtype=np.int64)
+    judged_grade = np.asarray(judged_grade, dtype=np.int64)
+    counts = np.bincount(row_query, minlength=n_queries) if len(row_query) else np.zeros(n_queries, dtype=np.int64)
+    starts = np.cumsum(counts) - counts  # rows grouped by query ascending: a query's first row
+    position = np.arange(len(row_query), dtype=np.int64) - np.repeat(starts, counts)
+
+    width = max(int(row_doc.max(initial=-1)), int(judged_doc.max(initial=-1))) + 1
+    in_ranking = np.flatnonzero(judged_doc >= 0)
+    keys = judged_query[in_ranking] * width + judged_doc[in_ranking]
+    by_key = np.argsort(keys, kind="stable")
+    grade = row_grades(row_query, row_doc, width, keys[by_key], judged_grade[in_ranking][by_key])
+
+    by_grade = np.lexsort((-judged_grade, judged_query))
+    return JudgedRows(where=where, query_ids=np.asarray(query_ids, dtype=object), row_query=_compact(row_query),
+                      position=_compact(position), grade=grade, judged_query=judged_query[by_grade],
+                      judged_grade=judged_grade[by_grade], in_run=counts > 0,
+                      in_qrels=np.bincount(judged_query, minlength=n_queries) > 0)
