@@ -27,9 +27,10 @@ from .columns import CRITERIA, EVAL_MODES
 from .errors import EvalframeError, InvalidParameterError, warn
 from .frames.arrays import DistinctLists
 from .frames.codings import Codings, NodeCoding, TrecLayout
-from .frames.judged import DUPLICATE_RULES, trec_query_table
+from .frames.judged import DUPLICATE_RULES, JudgedRows, trec_query_table
+from .frames.judged_codes import judged_rows_of_codes
 from .frames.pending import NodeFrames, PendingFrame
-from .frames.rows import NodeNeeded, document_node, has_rows
+from .frames.rows import NodeNeeded, document_node
 from .frames.store import PreparedStore
 from .frames.tables import answer_query_metrics, document_query_metrics
 from .frames.topk import answers_kept, check_retriever_node, document_rows_kept
@@ -37,7 +38,7 @@ from .metrics.registry import ANSWER_METRICS, DOCUMENT_METRICS
 from .metrics.trec import parse_measures
 from .report import Report, build_report
 from .sources.flatten import flatten
-from .sources.trec import qrels_from_frame, run_from_frame, trec_frame_coded
+from .sources.trec import TrecNodeSource, coded_tables, qrels_from_frame, run_from_frame
 from .options import MatchingOptions, MetricOptions, with_options
 
 __all__ = ["EvaluationResult"]
@@ -79,6 +80,16 @@ def _looks_like_measure(name: str, parameter: str, choices: Sequence[str]) -> bo
             raise InvalidParameterError(f"{not_a_metric} Nor is it a trec_eval measure: {error}",
                                         parameter=parameter) from None
     return True
+
+
+
+def _trec_judged_rows(source: TrecNodeSource, node: str, eval_mode: str, duplicates: str) -> JudgedRows | None:
+    """The judged rows of ``from_trec``'s node from its codes (every row is a document row of eval_mode integrated;
+    the readers refused a document twice in a query, so ``duplicates`` changes nothing)."""
+    if eval_mode != "integrated" or not source.n_rows:
+        return None
+    return judged_rows_of_codes(*source.judged_codes(),
+                                where=f"node {node!r} (document rows, eval_mode={eval_mode!r})")
 
 
 class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
@@ -243,7 +254,7 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         >>> load_demo_result().has_answers("Reader"), load_demo_result().has_answers("Retriever")
         (True, False)
         """
-        return has_rows(self._store.view(self.check_node(node)), "answer")
+        return self._store.has_rows(self.check_node(node), "answer")
 
     def has_documents(self, node: str) -> bool:
         """Whether ``node`` has document rows (in any eval_mode).
@@ -254,14 +265,14 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         >>> load_demo_result().has_documents("Retriever")
         True
         """
-        return has_rows(self._store.view(self.check_node(node)), "document")
+        return self._store.has_rows(self.check_node(node), "document")
 
     # ------------------------------------------------------------------ options and per-query tables
     def check_options(self, keywords: Mapping[str, Any], *, passed_to: str) -> MetricOptions:
         """The call's options, checked against this result; the threshold defaults to the one recorded with it."""
         options = MetricOptions.from_keywords(keywords, passed_to=passed_to)
         check_retriever_node(options.retriever_node, list(self.node_results),
-                             lambda node: has_rows(self._store.view(node), "document"))
+                             lambda node: self._store.has_rows(node, "document"))
         if options.context_matching_threshold is None:
             if not isinstance(self.matching, Mapping):
                 raise InvalidParameterError(f"result.matching must be a dict of matching options (or {{}}); got "
@@ -466,7 +477,7 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         complete = check.check_real_bool(complete, name="complete")
         eval_mode = check.check_choice(eval_mode, EVAL_MODES, name="eval_mode")
         duplicates = check.check_choice(duplicates, DUPLICATE_RULES, name="duplicates")
-        documents = [name for name in self.node_results if has_rows(self._store.view(name), "document")]
+        documents = [name for name in self.node_results if self._store.has_rows(name, "document")]
         if node is None:
             node = document_node(documents, list(self.node_results), _TREC_NEEDED)
         node = check.check_node(node, list(self.node_results))
@@ -747,13 +758,17 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
             qrels_frame, qrels_codes = read_qrels_coded(qrels)
             texts = read_queries(queries) if queries is not None else None
             steps.update(1)
-            built = trec_frame_coded(run_frame, qrels_frame, node=node, queries=texts, run_codes=run_codes,
-                                     qrels_codes=qrels_codes)
+            source = TrecNodeSource(*coded_tables(run_frame, qrels_frame, run_codes, qrels_codes), node=node,
+                                    queries=texts)
             steps.update(1)
         finally:
             steps.close()
-        return cls({node: built.frame}, matching={**MatchingOptions().as_dict(), "sas_model": None},
-                   codings=Codings({node: NodeCoding(trec=built.layout)}))
+        # held as codes: the trec measures rank them as they are, a column is made when an analysis reads it, the
+        # frame when asked for (result[node]), with its layout (evalframe.frames.pending)
+        extras = {"judged_rows": functools.partial(_trec_judged_rows, source, node), "trec_layout": source.layout,
+                  "row_types": ("document",)}
+        return cls({node: PendingFrame(source.n_rows, source, extras)},
+                   matching={**MatchingOptions().as_dict(), "sas_model": None})
 
     def _trec_node(self, node: str | None) -> str:
         """``node``, or the one node with document rows (an error lists the nodes when there is none or several)."""

@@ -36,7 +36,7 @@ from .codings import NodeCoding, TrecLayout
 from .judged import JUDGMENT_COLUMNS, JudgedRows, prepare_judged_rows
 from .pending import ColumnView, NodeFrames
 from .prepared import AnswerRows, DocumentRows, add_match_lists, prepare_answer_rows, prepare_document_rows
-from .rows import coded_equals, column_coding, row_positions
+from .rows import coded_equals, column_coding, has_rows, row_positions
 from .witness import ColumnWitness, holds, witness
 
 __all__ = ["PreparedStore"]
@@ -133,10 +133,24 @@ class PreparedStore:
         """
         return cast(pd.DataFrame, self.frames.view(node)) if isinstance(self.frames, NodeFrames) else self.frames[node]
 
+    def has_rows(self, node: str, row_type: str) -> bool:
+        """Whether ``node`` has rows of ``row_type`` (:func:`evalframe.frames.rows.has_rows`); a pending node whose
+        source says which ``extras["row_types"]`` it holds (``from_trec``'s: documents only) makes no column for it."""
+        pending = self.frames.pending(node) if isinstance(self.frames, NodeFrames) else None
+        if pending is not None and "row_types" in pending.extras:
+            return row_type in pending.extras["row_types"]
+        return has_rows(self.view(node), row_type)
+
     def _built(self, node: str, view: ColumnView, frame: pd.DataFrame) -> None:
         entries = self._nodes.get(node)
         if entries is not None and entries.frame is view:
             entries.rebase(frame)
+        layout = view.pending.extras.get("trec_layout")  # the source's layout of the built columns (see keep_coding)
+        if layout is not None:
+            if entries is None or entries.frame is not frame:
+                entries = self._nodes[node] = _NodeEntries(frame)
+            if ("trec", "given") not in entries.entries:
+                entries.put(("trec", "given"), layout(), ())
 
     @contextlib.contextmanager
     def session(self) -> Iterator[None]:
@@ -209,6 +223,9 @@ class PreparedStore:
         """
         def build() -> TrecLayout | None:
             given = self.get(node, ("trec", "given"))
+            pending = self.frames.pending(node) if given is None and isinstance(self.frames, NodeFrames) else None
+            if pending is not None and "trec_layout" in pending.extras:  # a pending source's, of the columns it makes
+                given = pending.extras["trec_layout"]()
             return given if given is not None and given.holds(self.view(node)) else None
 
         return self.cached(node, ("trec", "layout"), TREC_LAYOUT_COLUMNS, build)
@@ -252,9 +269,15 @@ class PreparedStore:
     def judged_rows(self, node: str, eval_mode: str, duplicates: str = "error") -> JudgedRows | None:
         """``node``'s document rows of ``eval_mode`` joined with their judgments, for the trec measures (None: no rows).
 
-        Kept while every column read holds (:data:`JUDGED_KEY_COLUMNS`, the relevance columns included).
+        Kept while every column read holds (:data:`JUDGED_KEY_COLUMNS`, the relevance columns included). While the
+        node is pending and its source answers ``extras["judged_rows"](eval_mode, duplicates)`` (``from_trec``'s, from
+        its codes), that answer, no column made.
         """
         def build() -> JudgedRows | None:
+            pending = self.frames.pending(node) if isinstance(self.frames, NodeFrames) else None
+            of_codes = pending.extras.get("judged_rows") if pending is not None else None
+            if of_codes is not None:
+                return cast("JudgedRows | None", of_codes(eval_mode, duplicates))
             frame = self.view(node)
             where = f"node {node!r} (document rows, eval_mode={eval_mode!r})"
             lists = lambda column: self.distinct_lists(node, column)  # noqa: E731

@@ -21,7 +21,7 @@ from ..columns import EVAL_MODES
 from ..errors import InvalidParameterError
 from .arrays import DistinctLists, select_lists
 from .prepared import AnswerRows, DocumentRows
-from .rows import NodeNeeded, document_node, has_rows
+from .rows import NodeNeeded, document_node
 from .store import POSITION_COLUMNS, PreparedStore
 
 __all__ = ["RetrieverJoin", "RETRIEVER_NEEDED", "check_retriever_node", "retriever_node_of", "retriever_mode",
@@ -195,7 +195,7 @@ def retriever_join(store: PreparedStore, node: str, answers: AnswerRows, *, retr
     regardless of eval_mode, did (``docs/haystack-compat.md``).
     """
     frames = store.frames
-    retriever = retriever_node_of([name for name in frames if has_rows(store.view(name), "document")], list(frames),
+    retriever = retriever_node_of([name for name in frames if store.has_rows(name, "document")], list(frames),
                              retriever_node)
     mode = retriever_mode(eval_mode, lambda mode: store.document_rows(retriever, mode) is not None)
     documents = store.document_rows(retriever, mode)

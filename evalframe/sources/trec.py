@@ -16,7 +16,7 @@ query or per distinct cell is making the list cells, each shared by the rows tha
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple
 
@@ -29,8 +29,8 @@ from .flatten import numbered_per_query
 from .trec_codes import as_trec_scores, compact_codes, factorized, ranks_within, repeated_pairs, trec_order_codes
 from .trec_layout import TableCodes, TrecJudgments, TrecLayout
 
-__all__ = ["TREC_COLUMNS", "TrecFrame", "is_text", "one_coding", "trec_frame", "trec_frame_coded", "run_from_frame",
-           "qrels_from_frame"]
+__all__ = ["TREC_COLUMNS", "TrecFrame", "CodedTable", "TrecNodeSource", "is_text", "one_coding", "trec_frame",
+           "trec_frame_coded", "coded_tables", "run_from_frame", "qrels_from_frame"]
 
 #: The columns a TREC build adds to the standard document columns, in this order after them.
 TREC_COLUMNS: tuple[str, ...] = ("score", "gold_document_relevance", "nonrelevant_document_ids",
@@ -149,6 +149,41 @@ class TrecFrame(NamedTuple):
     layout: TrecLayout
 
 
+@dataclass(frozen=True, eq=False)
+class CodedTable:
+    """A TREC run or qrels table as codes: the rows' query codes into ``qids`` (an object array, numbered in order of
+    first appearance), their document codes into the distinct docids, ``docids`` (an object array) or
+    ``docids_arrow`` (an Arrow string array, a reader's dictionary: no Python str per docid) or both, the values (a
+    run's float64 scores, the qrels' int64 grades); a run's ``ranks`` (1..n within a query). A run's rows are in
+    trec_eval's order, the qrels' grouped by query; every (query, document) pair once (checked by whoever made it).
+
+    Examples
+    --------
+    >>> table = CodedTable(np.array([0, 0]), np.array(["q1"], dtype=object), np.array([1, 0]),
+    ...                    np.array(["d1", "d2"], dtype=object), np.array([2.0, 1.0]), np.array([1, 2]))
+    >>> table.docid_objects()[table.docid_codes].tolist()
+    ['d2', 'd1']
+    """
+
+    qid_codes: np.ndarray
+    qids: np.ndarray
+    docid_codes: np.ndarray
+    docids: np.ndarray | None
+    values: np.ndarray
+    ranks: np.ndarray | None = None
+    docids_arrow: Any = None
+
+    @property
+    def n_docids(self) -> int:
+        return len(self.docids) if self.docids is not None else len(self.docids_arrow)
+
+    def docid_objects(self) -> np.ndarray:
+        """The distinct docids as an object array (``docids``, else the Arrow dictionary's strings, made here)."""
+        if self.docids is not None:
+            return self.docids
+        return np.asarray(self.docids_arrow.to_numpy(zero_copy_only=False), dtype=object)
+
+
 def trec_frame(run: pd.DataFrame, qrels: pd.DataFrame, *, node: str = "Retriever",
                queries: Mapping[str, str] | None = None) -> pd.DataFrame:
     """The document node frame of a TREC run and its qrels (columns: ``docs/persistence.md#trec-run-and-qrels-files``).
@@ -166,10 +201,11 @@ def trec_frame(run: pd.DataFrame, qrels: pd.DataFrame, *, node: str = "Retriever
 
     See Also
     --------
-    trec_frame_coded : the same frame with its :class:`TrecLayout`, from the readers' codes (what ``from_trec`` calls).
+    trec_frame_coded : the same frame with its :class:`TrecLayout`, from the readers' codes.
         A frame built here and put in a result by hand has no layout: its ids are hashed again when the trec
         measures first rank it (the same numbers, slower); hand the layout over with
         ``EvaluationResult(frames, codings=Codings({node: NodeCoding(trec=layout)}))`` to keep the codes.
+    TrecNodeSource : the same frame's columns, each made when asked for (what ``from_trec`` holds).
 
     Examples
     --------
@@ -192,8 +228,7 @@ def trec_frame_coded(run: pd.DataFrame, qrels: pd.DataFrame, *, node: str = "Ret
 
     ``run_codes`` / ``qrels_codes``: the codes a reader returned with ``run`` / ``qrels``
     (:func:`evalframe.sources.trec_files.read_run_coded`); a column they no longer hold is hashed instead.
-    The steps: code the ids (:func:`_coded_ids`), lay out the rows (:func:`_rows`), put the judgments in list
-    cells (:func:`_judgments`), find the retrieved gold documents (:func:`_gold_hits`), make the columns.
+    The tables become codes (:func:`coded_tables`), and the codes the columns (:class:`TrecNodeSource`).
 
     Examples
     --------
@@ -203,70 +238,113 @@ def trec_frame_coded(run: pd.DataFrame, qrels: pd.DataFrame, *, node: str = "Ret
     >>> layout.holds(frame), layout.doc_values[layout.row_doc].tolist()
     (True, ['d2', 'd1'])
     """
-    ids = _coded_ids(run, qrels, run_codes, qrels_codes)
-    order = query_order(ids.run_qids, ids.judged_qids)
-    index = pd.Index(order, dtype=object)
-    rows = _rows(run, ids, index)
-    judged = _judgments(qrels, ids, index, order)
-    hit, matched, matched_position = _gold_hits(rows, ids, judged)
-    id_match = _id_match_cells(rows.query, matched, matched_position, judged.n_gold)
-    columns = _columns(rows, ids, judged, order, hit, id_match, node, queries)
-    known = [c for c in COLUMN_ORDER if c in columns]
-    names = known + [c for c in columns if c not in known]
+    source = TrecNodeSource(*coded_tables(run, qrels, run_codes, qrels_codes), node=node, queries=queries)
     # one block per column, each array the frame's own (no copy into consolidated blocks)
-    frame = pd.DataFrame({name: pd.Series(columns[name], dtype=columns[name].dtype, copy=False) for name in names},
-                         copy=False)
-    layout = TrecLayout(row_query=compact_codes(rows.query), query_ids=np.asarray(order, dtype=object),
-                        row_doc=compact_codes(rows.doc), doc_values=ids.doc_values,
-                        constants={"type": _DOCUMENT, "eval_mode": _INTEGRATED},
-                        judgments=judged.judgments, text_ids=is_text(ids.doc_values))
-    return TrecFrame(frame, layout)
+    frame = pd.DataFrame({name: source.column(name) for name in source.names}, copy=False)
+    return TrecFrame(frame, source.layout())
 
 
-@dataclass(frozen=True)
-class _Ids:
-    """The run's and the qrels' ids as codes: query codes into ``run_qids`` / ``judged_qids``, document codes into
-    ``doc_values`` (one coding of both tables' docids, then the placeholder's ``""``)."""
+def coded_tables(run: pd.DataFrame, qrels: pd.DataFrame, run_codes: TableCodes | None = None,
+                 qrels_codes: TableCodes | None = None) -> tuple[CodedTable, CodedTable]:
+    """The run and the qrels frames as :class:`CodedTable`: a reader's codes when the id columns still hold them,
+    else hashed; each (qid, docid) pair checked to be distinct (unless a reader checked it and the frame is unedited).
 
-    run_q: np.ndarray
-    run_qids: np.ndarray
-    judged_q: np.ndarray
-    judged_qids: np.ndarray
-    run_doc: np.ndarray
-    judged_doc: np.ndarray
-    judged_map: np.ndarray  # each distinct judged docid's code in doc_values
-    judged_docids: np.ndarray
-    doc_values: np.ndarray
-
-
-def _coded_ids(run: pd.DataFrame, qrels: pd.DataFrame, run_codes: TableCodes | None,
-               qrels_codes: TableCodes | None) -> _Ids:
-    """Both tables' ids as codes (a reader's, when the columns still hold them, else hashed), pairs checked distinct."""
+    Examples
+    --------
+    >>> run, qrels = coded_tables(pd.DataFrame({"qid": ["q1"], "docid": ["d1"], "score": [1.0], "rank": [1]}),
+    ...                           pd.DataFrame({"qid": ["q1"], "docid": ["d1"], "relevance": [1]}))
+    >>> run.docid_codes.tolist(), qrels.values.tolist()
+    ([0], [1])
+    """
     tables = {"run": (run, run_codes), "qrels": (qrels, qrels_codes)}
     coded = {(name, column): codes.column(table, column) if codes is not None else None
              for name, (table, codes) in tables.items() for column in ("qid", "docid")}
-    (run_q, run_qids), (judged_q, judged_qids), (run_d, run_docids), (judged_d, judged_docids) = (
-        coded[(name, column)] or factorized(tables[name][0][column].to_numpy(dtype=object))
-        for name, column in (("run", "qid"), ("qrels", "qid"), ("run", "docid"), ("qrels", "docid")))
-    arrow = [codes.arrow_values("docid") if codes is not None and coded[(name, "docid")] is not None else None
-             for name, (_, codes) in tables.items()]
-    # one coding of the distinct docids, and the placeholder's "" after them (code n_docs)
-    run_map, judged_map, doc_values = one_coding(run_docids, judged_docids, *arrow, extra=[""])
-    ids = _Ids(run_q, run_qids, judged_q, judged_qids, run_map[run_d], judged_map[judged_d], judged_map, judged_docids,
-               doc_values)
-    for name, q, d, n_q in (("run", ids.run_q, ids.run_doc, len(run_qids)),
-                            ("qrels", ids.judged_q, ids.judged_doc, len(judged_qids))):
+    result = []
+    for name, value in (("run", "score"), ("qrels", "relevance")):
         table, codes = tables[name]
-        if coded[(name, "qid")] is not None and coded[(name, "docid")] is not None and codes is not None \
-                and codes.distinct_pairs(table, "qid", "docid", columns_hold=True):  # a reader's frame, unedited
-            continue
-        repeated = repeated_pairs(q, d, n_q, len(doc_values))
-        if repeated.any():
-            row = table.iloc[int(np.flatnonzero(repeated)[0])]
-            raise InvalidParameterError(f"the {name} lists document {row['docid']!r} twice in query {row['qid']!r}; "
-                                        "trec_eval refuses duplicate documents (read the files with "
-                                        "evalframe.sources.trec_files, which names the line).")
-    return ids
+        (q, qids), (d, docids) = (coded[(name, column)] or factorized(table[column].to_numpy(dtype=object))
+                                  for column in ("qid", "docid"))
+        arrow = codes.arrow_values("docid") if codes is not None and coded[(name, "docid")] is not None else None
+        if not (coded[(name, "qid")] is not None and coded[(name, "docid")] is not None and codes is not None
+                and codes.distinct_pairs(table, "qid", "docid", columns_hold=True)):  # else: a reader's frame, unedited
+            repeated = repeated_pairs(q, d, len(qids), len(docids))
+            if repeated.any():
+                row = table.iloc[int(np.flatnonzero(repeated)[0])]
+                raise InvalidParameterError(f"the {name} lists document {row['docid']!r} twice in query {row['qid']!r}; "
+                                            "trec_eval refuses duplicate documents (read the files with "
+                                            "evalframe.sources.trec_files, which names the line).")
+        values = table[value].to_numpy(dtype=np.float64 if name == "run" else np.int64)
+        ranks = table["rank"].to_numpy(dtype=np.int64) if name == "run" else None
+        result.append(CodedTable(np.asarray(q), qids, np.asarray(d), docids, values, ranks,
+                                 arrow if arrow is not None and _is_arrow_text(arrow, len(docids)) else None))
+    return result[0], result[1]
+
+
+def _is_arrow_text(array: Any, n: int) -> bool:
+    """Whether ``array`` is an Arrow string array of ``n`` values, none missing."""
+    try:
+        import pyarrow as pa
+    except ImportError:  # pragma: no cover - pyarrow is optional
+        return False
+    return isinstance(array, pa.Array) and array.type == pa.string() and len(array) == n and not array.null_count
+
+
+class _Ids:
+    """The run's and the qrels' ids as codes: query codes into ``run_qids`` / ``judged_qids``, document codes into
+    one coding of both tables' docids (the run's, then those only in the qrels), then the placeholder's ``""``
+    (code ``n_docs``). The docids stay as the tables give them (Arrow, when a reader's) until :meth:`doc_values`."""
+
+    def __init__(self, run: CodedTable, qrels: CodedTable) -> None:
+        self.run_q, self.run_qids = run.qid_codes, run.qids
+        self.judged_q, self.judged_qids = qrels.qid_codes, qrels.qids
+        in_qrels = _in_arrow(run.docids_arrow, qrels.docids_arrow)
+        if in_qrels is None:  # not both Arrow: one coding of the objects (matched in Arrow when they are text)
+            run_map, judged_map, values = one_coding(run.docid_objects(), qrels.docid_objects(), run.docids_arrow,
+                                                     qrels.docids_arrow, extra=[""])
+            self._values: np.ndarray | None = values
+            self.n_docs = len(values) - 1
+        else:  # the run's coding kept; the qrels' docids only there follow the run's
+            n_run = run.n_docids
+            judged_map = np.full(qrels.n_docids, -1, dtype=np.int64)
+            found = np.flatnonzero(in_qrels >= 0)
+            judged_map[in_qrels[found]] = found
+            only = np.flatnonzero(judged_map < 0)
+            judged_map[only] = n_run + np.arange(len(only))
+            run_map = np.arange(n_run, dtype=np.int64)
+            self._values = None
+            self._parts = (run, qrels, only)
+            self.n_docs = n_run + len(only)
+        self.run_doc = run_map[run.docid_codes]
+        self.judged_doc = judged_map[qrels.docid_codes]
+        self.judged_map = judged_map  # each distinct judged docid's code
+        self.judged_table = qrels
+
+    def doc_values(self) -> np.ndarray:
+        """The docids by code (an object array, ``""`` last), made once."""
+        if self._values is None:
+            run, qrels, only = self._parts
+            self._values = np.concatenate([run.docid_objects(), qrels.docid_objects()[only],
+                                           _object_array([""])]).astype(object, copy=False)
+        return self._values
+
+    def judged_codes_of(self, text: str) -> np.ndarray:
+        """The codes of the judged docids equal to ``text`` (compared in Arrow when the qrels' docids are)."""
+        table = self.judged_table
+        if table.docids is not None:
+            return self.judged_map[np.flatnonzero(np.asarray(table.docids == text, dtype=bool))]
+        import pyarrow.compute as pc  # an Arrow array: pyarrow is there
+
+        return self.judged_map[np.flatnonzero(pc.equal(table.docids_arrow, text).to_numpy(zero_copy_only=False))]
+
+
+def _in_arrow(first: Any, second: Any) -> np.ndarray | None:
+    """For each value of the Arrow string array ``first``, its position in ``second`` (-1: absent: the set hashed is
+    ``second``, the qrels' docids); None unless both are Arrow string arrays."""
+    if first is None or second is None:
+        return None
+    import pyarrow.compute as pc  # Arrow arrays: pyarrow is there
+
+    return pc.index_in(first, value_set=second).fill_null(-1).to_numpy().astype(np.int64, copy=False)
 
 
 @dataclass(frozen=True)
@@ -280,70 +358,83 @@ class _Rows:
     rank: np.ndarray
 
 
-def _rows(run: pd.DataFrame, ids: _Ids, index: pd.Index) -> _Rows:
+def _rows(run: CodedTable, ids: _Ids, index: pd.Index) -> _Rows:
     """The run's rows and a placeholder row (document_id ``""``, rank 1, no score) per query only in the qrels."""
     placeholder = np.flatnonzero(~index.isin(ids.run_qids))  # queries only in the qrels: one row each, document_id ""
-    n_docs = len(ids.doc_values) - 1  # code n_docs: the placeholder's ""
     row_query = index.get_indexer(ids.run_qids)[ids.run_q]  # type: ignore[arg-type]  # an array, as pandas takes
     row_doc = ids.run_doc
+    assert run.ranks is not None  # a run's table
+    # the node's own arrays (a reader's, else copies: never a view of the run frame's)
+    row_score = np.r_[run.values.astype(np.float64, copy=False), np.full(len(placeholder), np.nan)] \
+        if len(placeholder) or not _owned(run.values, np.float64) else run.values
+    row_rank = np.r_[run.ranks.astype(np.int64, copy=False), np.ones(len(placeholder), dtype=np.int64)] \
+        if len(placeholder) or not _owned(run.ranks, np.int64) else run.ranks
     if len(placeholder):
         row_query = np.r_[row_query, placeholder]
-        row_doc = np.r_[ids.run_doc, np.full(len(placeholder), n_docs, dtype=np.int64)]
-    row_score = np.r_[run["score"].to_numpy(dtype=np.float64), np.full(len(placeholder), np.nan)]
-    row_rank = np.r_[run["rank"].to_numpy(dtype=np.int64), np.ones(len(placeholder), dtype=np.int64)]
+        row_doc = np.r_[ids.run_doc, np.full(len(placeholder), ids.n_docs, dtype=np.int64)]
     if not (np.diff(row_query) >= 0).all():
         by_query = np.argsort(row_query, kind="stable")
         row_query, row_doc, row_score, row_rank = row_query[by_query], row_doc[by_query], row_score[by_query], row_rank[by_query]
     return _Rows(row_query, row_doc, row_score, row_rank)
 
 
+def _owned(array: np.ndarray, dtype: type) -> bool:
+    """Whether ``array`` is of ``dtype``, writeable and owns its memory (no view of another array's)."""
+    return array.dtype == dtype and array.flags.writeable and array.base is None
+
+
 @dataclass(frozen=True)
 class _Judged:
     """The qrels per query: each judgment's query code and grade, a relevant one's position in its query's gold
-    list, the list cells (one per query code), their entries as codes, and the number of gold documents per query."""
+    list, the judgments of the gold and of the other list cells (each by query, file order within), those the
+    measures count (``"00"`` and ``""`` left out) in list order, and the number of gold documents per query."""
 
     query: np.ndarray
     grades: np.ndarray
     positions: np.ndarray
-    cells: dict[str, np.ndarray]
-    judgments: TrecJudgments
+    listed: tuple[np.ndarray, np.ndarray]
+    counted: np.ndarray
     n_gold: np.ndarray
 
 
-def _judgments(qrels: pd.DataFrame, ids: _Ids, index: pd.Index, order: np.ndarray) -> _Judged:
-    """Judgments per query (file order): relevant (grade > 0) and not (grade <= 0), in list cells and as codes."""
+def _judgments(qrels: CodedTable, ids: _Ids, index: pd.Index, order: np.ndarray) -> _Judged:
+    """Judgments per query (file order): relevant (grade > 0) and not (grade <= 0), as codes."""
     n_queries = len(order)
     judged_query = index.get_indexer(ids.judged_qids)[ids.judged_q]  # type: ignore[arg-type]
-    grades = qrels["relevance"].to_numpy(dtype=np.int64)
+    grades = np.asarray(qrels.values, dtype=np.int64)
     # the codes of the judged ids that are no document ("00", ""): found among the distinct judged ids, not every docid
-    not_documents = [ids.judged_map[np.flatnonzero(np.asarray(ids.judged_docids == text, dtype=bool))]
-                     for text in (NO_ANSWER_DOCUMENT_ID, "")]
+    not_documents = [ids.judged_codes_of(text) for text in (NO_ANSWER_DOCUMENT_ID, "")]
     no_answer = (np.flatnonzero(np.isin(ids.judged_doc, not_documents[0])) if len(not_documents[0])
                  else np.zeros(0, np.int64))
     if len(no_answer):
         warn(f"the qrels judge a document with id {NO_ANSWER_DOCUMENT_ID!r} (query {order[judged_query[no_answer[0]]]!r}"
              f"{f' and {len(no_answer) - 1} more' if len(no_answer) > 1 else ''}): that id is Haystack's no-answer id, so "
              "evalframe's metrics and to_qrels do not count it as a judged document.")
-    lists: dict[str, list[list[Any]]] = {}
-    positions = np.zeros(len(qrels), dtype=np.int64)  # a relevant document's position in its query's gold list
-    in_lists = []  # the judgments in the order of the list cells: gold ones by query, then the others by query
+    positions = np.zeros(len(grades), dtype=np.int64)  # a relevant document's position in its query's gold list
+    listed = []  # the judgments in the order of the list cells: gold ones by query, then the others by query
     for name, chosen in (("gold", grades > 0), ("nonrelevant", grades <= 0)):
         rows = np.flatnonzero(chosen)
         rows = rows[np.argsort(judged_query[rows], kind="stable")]
-        codes = judged_query[rows]
-        lists[f"{name}_document_ids"] = _split(ids.doc_values[ids.judged_doc[rows]], codes, n_queries)
-        lists[f"{name}_document_relevance"] = _split(grades[rows], codes, n_queries)
-        in_lists.append(rows)
+        listed.append(rows)
         if name == "gold":
-            positions[rows] = ranks_within(codes) - 1
-    cells = {name: _object_array(value) for name, value in lists.items()}
-    listed = np.concatenate(in_lists)
+            positions[rows] = ranks_within(judged_query[rows]) - 1
+    counted = np.concatenate(listed)
     not_counted = np.concatenate(not_documents)
     if len(not_counted):  # the measures do not count "00" and "" (the cells keep them)
-        listed = listed[~np.isin(ids.judged_doc[listed], not_counted)]
-    judgments = TrecJudgments(cells=cells, query=judged_query[listed], doc=ids.judged_doc[listed], grade=grades[listed])
+        counted = counted[~np.isin(ids.judged_doc[counted], not_counted)]
     n_gold = np.bincount(judged_query[grades > 0], minlength=n_queries).astype(np.int64)
-    return _Judged(judged_query, grades, positions, cells, judgments, n_gold)
+    return _Judged(judged_query, grades, positions, (listed[0], listed[1]), counted, n_gold)
+
+
+def _judgment_cells(judged: _Judged, doc_values: np.ndarray, judged_doc: np.ndarray, n_queries: int
+                    ) -> dict[str, np.ndarray]:
+    """The judgment list cells, one list object per query code, by column."""
+    cells = {}
+    for name, rows in zip(("gold", "nonrelevant"), judged.listed):
+        codes = judged.query[rows]
+        cells[f"{name}_document_ids"] = _object_array(_split(doc_values[judged_doc[rows]], codes, n_queries))
+        cells[f"{name}_document_relevance"] = _object_array(_split(judged.grades[rows], codes, n_queries))
+    return cells
 
 
 def _gold_hits(rows: _Rows, ids: _Ids, judged: _Judged) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -354,7 +445,7 @@ def _gold_hits(rows: _Rows, ids: _Ids, judged: _Judged) -> tuple[np.ndarray, np.
     picks them).
     """
     relevant = np.flatnonzero(judged.grades > 0)
-    width = len(ids.doc_values)  # n_docs + 1: the placeholder's code included
+    width = ids.n_docs + 1  # the placeholder's code included
     gold_keys = judged.query[relevant] * width + ids.judged_doc[relevant]
     by_key = np.argsort(gold_keys)
     gold_keys, gold_positions = gold_keys[by_key], judged.positions[relevant][by_key]
@@ -393,59 +484,139 @@ def _id_match_cells(row_query: np.ndarray, matched: np.ndarray, matched_position
     return id_match_cells[id_match_code]
 
 
-def _columns(rows: _Rows, ids: _Ids, judged: _Judged, order: np.ndarray, hit: np.ndarray, id_match: np.ndarray,
-             node: str, queries: Mapping[str, str] | None) -> dict[str, np.ndarray]:
-    """The frame's columns, by name: per-query cells repeated over each query's block of rows."""
-    n_queries, n_rows, n_gold, cells = len(order), len(rows.query), judged.n_gold, judged.cells
-    rows_per_query = np.bincount(rows.query, minlength=n_queries)  # rows.query is ascending: cells repeated in blocks
+#: The columns of a TREC node frame, in the frame's order (COLUMN_ORDER's, then the TREC columns).
+_FRAME_COLUMNS = ("multilabel_id", "query", "filters", "gold_answers", "context", "gold_contexts", "gold_id_match",
+                  "context_match", "answer_match", "gold_id_or_answer_match", "gold_id_and_answer_match",
+                  "gold_id_or_context_match", "gold_id_and_context_match", "gold_id_and_context_and_answer_match",
+                  "context_and_answer_match", "rank", "document_id", "gold_document_ids", "gold_documents_id_match",
+                  "gold_contexts_similarity", "gold_answers_match", "type", "node", "eval_mode", "index") + TREC_COLUMNS
+#: The match columns that are 0.0 on every row of a TREC node (it has no answers and no contexts).
+_ZERO_COLUMNS = frozenset({"context_match", "answer_match", "gold_id_and_answer_match", "gold_id_and_context_match",
+                           "gold_id_and_context_and_answer_match", "context_and_answer_match"})
 
-    def per_query(cells: list[Any] | np.ndarray) -> np.ndarray:
+
+class TrecNodeSource:
+    """The node frame of a TREC run and its qrels held as codes, each column made when asked for
+    (a :class:`evalframe.frames.pending.ColumnSource`; ``EvaluationResult.from_trec`` holds its node so).
+
+    Made from the two tables as codes (:class:`CodedTable`): the query order, the rows (the run's, then a placeholder
+    per query only in the qrels) and the judgments as codes, in numpy; the docids stay as the tables give them (an
+    Arrow dictionary, when a reader's). :meth:`column` makes one column of :func:`trec_frame`'s frame (the same
+    values and dtype, a RangeIndex), :meth:`judged_codes` the codes the trec measures rank (no column read) and
+    :meth:`layout` the :class:`TrecLayout` of the columns made (the same objects).
+
+    Examples
+    --------
+    >>> run = CodedTable(np.array([0, 0]), np.array(["q1"], dtype=object), np.array([1, 0]),
+    ...                  np.array(["d1", "d2"], dtype=object), np.array([2.0, 1.0]), np.array([1, 2]))
+    >>> qrels = CodedTable(np.array([0]), np.array(["q1"], dtype=object), np.array([0]), np.array(["d1"], dtype=object),
+    ...                    np.array([2]))
+    >>> source = TrecNodeSource(run, qrels)
+    >>> source.n_rows, source.column("document_id").tolist(), source.column("gold_id_match").tolist()
+    (2, ['d2', 'd1'], [0.0, 1.0])
+    >>> row_query, row_doc, judged_query, judged_doc, judged_grade, query_ids = source.judged_codes()
+    >>> row_doc.tolist(), judged_doc.tolist(), judged_grade.tolist()
+    ([1, 0], [0], [2])
+    """
+
+    names: Sequence[str] = tuple([c for c in COLUMN_ORDER if c in _FRAME_COLUMNS]
+                                   + [c for c in _FRAME_COLUMNS if c not in COLUMN_ORDER])
+
+    def __init__(self, run: CodedTable, qrels: CodedTable, *, node: str = "Retriever",
+                 queries: Mapping[str, str] | None = None) -> None:
+        self.node = node
+        self.ids = ids = _Ids(run, qrels)
+        self.order = order = query_order(ids.run_qids, ids.judged_qids)
+        index = pd.Index(order, dtype=object)
+        self.rows = _rows(run, ids, index)
+        self.judged = _judgments(qrels, ids, index, order)
+        self.texts = dict(queries or {})
+        missing = [qid for qid in order.tolist() if qid not in self.texts]
+        if queries is not None and missing:
+            warn(f"{len(missing)} of {len(order)} queries have no text in queries= (e.g. {missing[:3]}); their query "
+                 "id is their text.")
+        self.n_rows = len(self.rows.query)
+        self._made: dict[str, Any] = {}
+
+    def _once(self, key: str, make: Callable[[], Any]) -> Any:
+        if key not in self._made:
+            self._made[key] = make()
+        return self._made[key]
+
+    def _cells(self) -> dict[str, np.ndarray]:
+        """The judgment list cells, one per query code (made once: the columns and the layout share them)."""
+        return self._once("cells", lambda: _judgment_cells(self.judged, self.ids.doc_values(), self.ids.judged_doc,
+                                                           len(self.order)))
+
+    def _hits(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return self._once("hits", lambda: _gold_hits(self.rows, self.ids, self.judged))
+
+    def _per_query(self, cells: list[Any] | np.ndarray) -> np.ndarray:
+        rows_per_query = self._once("rows_per_query", lambda: np.bincount(self.rows.query, minlength=len(self.order)))
         return np.repeat(cells if isinstance(cells, np.ndarray) else _object_array(cells), rows_per_query)
 
-    def constant(value: Any) -> np.ndarray:
-        return np.repeat(np.array([value], dtype=object), n_rows)
+    def _array(self, name: str) -> np.ndarray:
+        """Column ``name``'s values, as :func:`trec_frame`'s frame holds them: per-query cells repeated over each
+        query's block of rows (rows are grouped by query, ascending)."""
+        rows, n_gold, n_queries = self.rows, self.judged.n_gold, len(self.order)
+        if name in _ZERO_COLUMNS:  # its own array per column (calloc'ed: no copy, pages mapped when read)
+            return np.zeros(self.n_rows, dtype=np.float64)
+        if name in ("type", "node", "eval_mode", "context"):  # one object on every row
+            value = {"type": _DOCUMENT, "node": self.node, "eval_mode": _INTEGRATED, "context": ""}[name]
+            return np.repeat(np.array([value], dtype=object), self.n_rows)
+        if name in ("gold_id_match", "gold_id_or_answer_match", "gold_id_or_context_match"):
+            return np.asarray(self._hits()[0], dtype=np.float64)
+        if name in ("gold_answers", "gold_answers_match"):
+            return self._per_query([[] for _ in range(n_queries)])
+        if name in TREC_COLUMNS[1:] or name == "gold_document_ids":
+            return self._per_query(self._cells()[name])
+        makers: dict[str, Callable[[], np.ndarray]] = {
+            "multilabel_id": lambda: self._per_query(np.asarray(self.order, dtype=object)),
+            "query": lambda: self._per_query(np.array([self.texts.get(qid, qid) for qid in self.order.tolist()],
+                                                      dtype=object)),
+            "filters": lambda: np.empty(self.n_rows, dtype=object),  # None in every row
+            "gold_contexts": lambda: self._per_query([[""] * int(n) for n in n_gold]),
+            "rank": lambda: rows.rank,
+            "document_id": lambda: self.ids.doc_values()[rows.doc],
+            "gold_documents_id_match": lambda: _id_match_cells(rows.query, *self._hits()[1:], n_gold),
+            "gold_contexts_similarity": lambda: self._per_query([[0.0] * int(n) for n in n_gold]),
+            # Haystack 1.x's row number within each query (its per-query reset_index()), as from_runs writes it
+            "index": lambda: numbered_per_query(rows.query),
+            "score": lambda: rows.score,
+        }
+        return makers[name]()
 
-    def zeros() -> np.ndarray:  # its own array per column (calloc'ed: no copy, pages mapped when read)
-        return np.zeros(n_rows, dtype=np.float64)
+    def column(self, name: str) -> pd.Series:
+        """Column ``name`` of :func:`trec_frame`'s frame (a KeyError for another name)."""
+        if name not in self.names:
+            raise KeyError(name)
+        array = self._array(name)
+        return pd.Series(array, dtype=array.dtype, copy=False, name=name)
 
-    texts = dict(queries or {})
-    missing = [qid for qid in order.tolist() if qid not in texts]
-    if queries is not None and missing:
-        warn(f"{len(missing)} of {n_queries} queries have no text in queries= (e.g. {missing[:3]}); their query id is "
-             "their text.")
-    found = np.asarray(hit, dtype=np.float64)
-    return {
-        "multilabel_id": per_query(np.asarray(order, dtype=object)),
-        "query": per_query(np.array([texts.get(qid, qid) for qid in order.tolist()], dtype=object)),
-        "filters": np.empty(n_rows, dtype=object),  # None in every row
-        "gold_answers": per_query([[] for _ in range(n_queries)]),
-        "context": constant(""),
-        "gold_contexts": per_query([[""] * int(n) for n in n_gold]),
-        "gold_id_match": found,
-        "context_match": zeros(),
-        "answer_match": zeros(),
-        "gold_id_or_answer_match": found.copy(),
-        "gold_id_and_answer_match": zeros(),
-        "gold_id_or_context_match": found.copy(),
-        "gold_id_and_context_match": zeros(),
-        "gold_id_and_context_and_answer_match": zeros(),
-        "context_and_answer_match": zeros(),
-        "rank": rows.rank,
-        "document_id": ids.doc_values[rows.doc],
-        "gold_document_ids": per_query(cells["gold_document_ids"]),
-        "gold_documents_id_match": id_match,
-        "gold_contexts_similarity": per_query([[0.0] * int(n) for n in n_gold]),
-        "gold_answers_match": per_query([[] for _ in range(n_queries)]),
-        "type": constant(_DOCUMENT),
-        "node": constant(node),
-        "eval_mode": constant(_INTEGRATED),
-        # Haystack 1.x's row number within each query (its per-query reset_index()), as from_runs writes it
-        "index": numbered_per_query(rows.query),
-        "score": rows.score,
-        "gold_document_relevance": per_query(cells["gold_document_relevance"]),
-        "nonrelevant_document_ids": per_query(cells["nonrelevant_document_ids"]),
-        "nonrelevant_document_relevance": per_query(cells["nonrelevant_document_relevance"]),
-    }
+    def judged_codes(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """What :func:`evalframe.frames.judged_codes.judged_rows_of_codes` takes, from the codes alone: the document
+        rows' query and document codes (rows in ranking order, placeholders left out), the judgments' query, document
+        codes and grades (``"00"`` and ``""`` left out), and the query ids by code."""
+        rows, judged, counted = self.rows, self.judged, self.judged.counted
+        document = rows.doc != self.ids.n_docs  # the placeholder's code: no document
+        row_query, row_doc = (rows.query, rows.doc) if document.all() else (rows.query[document], rows.doc[document])
+        return (row_query, row_doc, judged.query[counted], self.ids.judged_doc[counted], judged.grades[counted],
+                np.asarray(self.order, dtype=object))
+
+    def layout(self) -> TrecLayout:
+        """The :class:`TrecLayout` of the columns :meth:`column` makes (the same objects), made once."""
+        def make() -> TrecLayout:
+            cells = self._cells()
+            judged, counted = self.judged, self.judged.counted
+            judgments = TrecJudgments(cells=cells, query=judged.query[counted], doc=self.ids.judged_doc[counted],
+                                      grade=judged.grades[counted])
+            doc_values = self.ids.doc_values()
+            return TrecLayout(row_query=compact_codes(self.rows.query), query_ids=np.asarray(self.order, dtype=object),
+                              row_doc=compact_codes(self.rows.doc), doc_values=doc_values,
+                              constants={"type": _DOCUMENT, "eval_mode": _INTEGRATED},
+                              judgments=judgments, text_ids=is_text(doc_values))
+
+        return self._once("layout", make)
 
 
 # ------------------------------------------------------------------------------------------ frame -> TREC

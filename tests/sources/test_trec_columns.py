@@ -1,0 +1,137 @@
+"""from_trec's node held as codes (TrecNodeSource in a PendingFrame): the trec measures from the codes, no column
+made; the frame built on access equal to trec_frame's; edits of the built frame followed.
+
+Expected measure values are worked out by hand on RUN / QRELS below; the pending node is also compared with the same
+frame put in a result without any coding (the judged rows then come from hashing the frame's columns).
+"""
+
+from __future__ import annotations
+
+import copy
+import pickle
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from evalframe import EvaluationResult
+from evalframe.sources.trec import TrecNodeSource, coded_tables, trec_frame
+from evalframe.sources.trec_files import read_qrels, read_run
+
+# q1 ranks d1, d2, d3 (relevant: d2, and d9, not retrieved); q2 ranks d4 (relevant, grade 2), d5 (unjudged); d6 is
+# judged non-relevant. q3 is only in the qrels: not evaluated (complete=False).
+RUN = {"q1": {"d1": 3.0, "d2": 2.0, "d3": 1.0}, "q2": {"d4": 2.0, "d5": 1.0}}
+QRELS = {"q1": {"d2": 1, "d9": 1}, "q2": {"d4": 2, "d6": 0}, "q3": {"d7": 1}}
+MEASURES = ["RR", "P@2", "AP"]
+# q1: RR 1/2, P@2 1/2, AP (1/2)/2; q2: RR 1, P@2 1/2, AP 1
+EXPECTED = {"RR": 0.75, "P@2": 0.5, "AP": 0.625}
+
+
+def pending() -> EvaluationResult:
+    return EvaluationResult.from_trec(RUN, QRELS, progress=False)
+
+
+def test_the_trec_measures_read_the_codes_and_make_no_column() -> None:
+    result = pending()
+    assert result.trec_metrics(MEASURES) == EXPECTED
+    assert not result.node_results.is_built("Retriever")
+    assert result._store.view("Retriever").made == {}  # not even the type column
+    assert result.trec_query_metrics(MEASURES).to_dict("index") == {
+        "q1": {"RR": 0.5, "P@2": 0.5, "AP": 0.25}, "q2": {"RR": 1.0, "P@2": 0.5, "AP": 1.0}}
+
+
+def random_tables(seed: int) -> tuple[dict, dict]:
+    rng = np.random.default_rng(seed)
+    run: dict = {}
+    qrels: dict = {}
+    for q in range(int(rng.integers(1, 25))):
+        if rng.random() < 0.85:
+            run[f"q{q}"] = {f"d{d}": float(rng.integers(0, 4)) / 2
+                            for d in rng.choice(40, size=int(rng.integers(1, 15)), replace=False)}
+        if rng.random() < 0.8:
+            qrels[f"q{q}"] = {f"d{d}": int(rng.integers(-1, 4))
+                              for d in rng.choice(45, size=int(rng.integers(0, 10)), replace=False)}
+    if rng.random() < 0.3:
+        qrels.setdefault("q0", {})["00"] = 1  # Haystack's no-answer id: in the cells, not counted
+    return run or {"qx": {"d1": 1.0}}, qrels
+
+
+@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.filterwarnings("ignore:the qrels judge a document with id '00'")
+def test_the_built_frame_is_trec_frames_and_the_measures_those_of_its_hashed_columns(seed: int) -> None:
+    run, qrels = random_tables(seed)
+    result = EvaluationResult.from_trec(run, qrels, progress=False)
+    measures = ["RR", "AP", "nDCG", "nDCG@5", "P@5", "R@10", "Success@3", "Rprec", "Bpref"]
+    for complete in (False, True):
+        codes = result.trec_query_metrics(measures, complete=complete)
+        reference = EvaluationResult({"Retriever": trec_frame(read_run(run), read_qrels(qrels))})  # no coding: hashed
+        pd.testing.assert_frame_equal(codes, reference.trec_query_metrics(measures, complete=complete), check_exact=True)
+    assert not result.node_results.is_built("Retriever")
+    built = result["Retriever"]
+    pd.testing.assert_frame_equal(built, trec_frame(read_run(run), read_qrels(qrels)), check_exact=True)
+    assert isinstance(built.index, pd.RangeIndex)
+    assert result._store.trec_layout("Retriever") is not None  # the layout of the columns made, handed over on build
+
+
+def test_a_column_read_before_the_build_is_the_built_frames() -> None:
+    result = pending()
+    assert result.calculate_metrics()["Retriever"]["mrr"] == pytest.approx((1 / 2 + 1) / 3)  # q3: no document found
+    view = result._store.view("Retriever")
+    made = dict(view.made)
+    assert "document_id" in made and "query" not in made
+    frame = result["Retriever"]
+    assert all(frame[name] is series or frame[name].to_numpy() is series.to_numpy() or
+               np.shares_memory(frame[name].to_numpy(), series.to_numpy()) for name, series in made.items())
+
+
+def test_the_source_answers_each_column_alone() -> None:
+    source = TrecNodeSource(*coded_tables(read_run(RUN), read_qrels(QRELS)))
+    frame = trec_frame(read_run(RUN), read_qrels(QRELS))
+    assert list(source.names) == list(frame.columns)
+    for name in reversed(source.names):
+        pd.testing.assert_series_equal(source.column(name), frame[name], check_exact=True)
+    with pytest.raises(KeyError):
+        source.column("answer")
+
+
+def by_query(frame: pd.DataFrame, column: str, values: dict[str, object]) -> list[object]:
+    return [values.get(q, cell) for q, cell in zip(frame["multilabel_id"], frame[column])]
+
+
+def test_an_edit_of_document_id_after_the_build_is_followed() -> None:
+    result = pending()
+    assert result.trec_metrics(MEASURES) == EXPECTED
+    frame = result["Retriever"]
+    frame.loc[(frame["multilabel_id"] == "q1") & (frame["document_id"] == "d1"), "document_id"] = "d9"
+    # q1 now ranks d9, d2, d3: both relevant documents first, RR 1, P@2 1, AP 1
+    assert result.trec_metrics(MEASURES) == {"RR": 1.0, "P@2": 0.75, "AP": 1.0}
+
+
+def test_an_edit_of_rank_after_the_build_is_followed() -> None:
+    result = pending()
+    assert result.trec_metrics(MEASURES) == EXPECTED
+    frame = result["Retriever"]
+    q1 = frame["multilabel_id"] == "q1"
+    frame.loc[q1 & (frame["document_id"] == "d1"), "rank"] = 2
+    frame.loc[q1 & (frame["document_id"] == "d2"), "rank"] = 1
+    # q1 now ranks d2, d1, d3: RR 1, P@2 1/2, AP (1/1)/2
+    assert result.trec_metrics(MEASURES) == {"RR": 1.0, "P@2": 0.5, "AP": 0.75}
+
+
+def test_an_edit_of_a_gold_list_after_the_build_is_followed() -> None:
+    result = pending()
+    assert result.trec_metrics(MEASURES) == EXPECTED
+    frame = result["Retriever"]
+    frame["gold_document_ids"] = by_query(frame, "gold_document_ids", {"q2": ["d5"]})
+    frame["gold_document_relevance"] = by_query(frame, "gold_document_relevance", {"q2": [1]})
+    # q2 now has d5 relevant (rank 2), d4 unjudged: RR 1/2, P@2 1/2, AP 1/2
+    assert result.trec_metrics(MEASURES) == {"RR": 0.5, "P@2": 0.5, "AP": 0.375}
+
+
+def test_trec_files_copies_and_pickles_of_a_pending_node(tmp_path) -> None:
+    eager = EvaluationResult({"Retriever": trec_frame(read_run(RUN), read_qrels(QRELS))})
+    for make in (lambda: copy.deepcopy(pending()), lambda: pickle.loads(pickle.dumps(pending()))):
+        pd.testing.assert_frame_equal(make()["Retriever"], eager["Retriever"], check_exact=True)
+    for name, write in (("run.txt", lambda r, p: r.to_trec_run(p)), ("qrels.txt", lambda r, p: r.to_qrels(p))):
+        assert write(pending(), tmp_path / f"pending-{name}").read_text() == write(eager, tmp_path / name).read_text()
+    assert pending().query_metrics("Retriever").equals(eager.query_metrics("Retriever"))
