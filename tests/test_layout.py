@@ -1055,6 +1055,8 @@ START_UP = {
     # start-up: the parsers (evalframe --help) and list-metrics run without pandas; a command that reads or writes
     # results imports its implementation, and pandas, when it runs (issue 26)
     ("evalframe.present.cli", "evalframe.present.commands"),
+    # start-up: evalframe trec on TREC files runs on columns, without pandas, when it runs (issue 26)
+    ("evalframe.present.cli", "evalframe.present.trec_command"),
 }
 
 

@@ -54,13 +54,25 @@ def test_a_public_name_built_on_pandas_loads_it_on_first_use():
     assert loaded(code) == (0, ["pandas"])
 
 
+def test_evalframe_trec_on_plain_trec_files_loads_none_of_them(tmp_path):
+    """The columnar path (evalframe.present.trec_command): pyarrow reads the files, no pandas (issue 26)."""
+    pytest.importorskip("pyarrow")
+    run, qrels = tmp_path / "run.trec", tmp_path / "qrels.trec"
+    run.write_text("q1 Q0 d1 1 2.0 bm25\nq1 Q0 d2 2 1.0 bm25\nq2 Q0 d2 1 1.0 bm25\nq2 Q0 d1 2 1.0 bm25\n")
+    qrels.write_text("q1 0 d1 1\nq3 0 d1 1\n")
+    for extra in ([], ["-q"], ["-c", "--format", "json"], ["--format", "markdown", "-q"]):
+        assert loaded(CONSOLE, "trec", str(run), str(qrels), "-m", "P@1", "-m", "nDCG", *extra) == (0, [])
+
+
 def test_a_command_that_reads_results_loads_pandas_when_it_runs(tmp_path):
     run, qrels = tmp_path / "run.trec", tmp_path / "qrels.trec"
-    run.write_text("q1 Q0 d1 1 2.0 bm25\nq1 Q0 d2 2 1.0 bm25\n")
+    run.write_text("q1\tQ0 d1 1 2.0 bm25\nq1 Q0 d2 2 1.0 bm25\n")  # a tab: read by pandas' parser, through from_trec
     qrels.write_text("q1 0 d1 1\n")
     status, modules = loaded(CONSOLE, "trec", str(run), str(qrels), "-m", "P@1")
     assert status == 0 and "pandas" in modules
     assert not {"matplotlib", "scipy", "rapidfuzz", "dask", "distributed"} & set(modules)
+    status, modules = loaded(CONSOLE, "convert", str(run), str(tmp_path / "out"), "--qrels", str(qrels), "--to", "csv")
+    assert status == 0 and "pandas" in modules
 
 
 def test_every_public_name_is_there_on_first_use():

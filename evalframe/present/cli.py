@@ -71,6 +71,15 @@ def _run_command(args: argparse.Namespace) -> str:
     return commands.COMMANDS[args.command](args)
 
 
+def _run_trec(args: argparse.Namespace) -> str:
+    """``evalframe trec``: on columns without pandas (:mod:`evalframe.present.trec_command`) when the files are
+    that path's, else through ``EvaluationResult.from_trec`` (the same output; its messages name file and line)."""
+    from .trec_command import trec_columnar
+
+    shown = trec_columnar(args)
+    return shown if shown is not None else _run_command(args)
+
+
 def _show_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,
                   file: Any = None, line: str | None = None) -> None:
     """warnings.showwarning while a command runs: every warning (the library's, pandas', ...) as one line."""
@@ -79,7 +88,8 @@ def _show_warning(message: Warning | str, category: type[Warning], filename: str
 
 #: What each command runs, by name.
 COMMANDS: dict[str, Callable[[argparse.Namespace], str]] = {
-    name: _run_command for name in ("demo", "metrics", "compare", "worst", "convert", "flatten", "report", "trec")}
+    name: _run_command for name in ("demo", "metrics", "compare", "worst", "convert", "flatten", "report")}
+COMMANDS["trec"] = _run_trec
 COMMANDS["list-metrics"] = _list_metrics
 
 

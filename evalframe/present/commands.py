@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from .._validation import check_node
@@ -24,7 +25,8 @@ from ..analysis.compare import compare, shared_nodes
 from ..analysis.protocol import ResultLike
 from ..errors import EvalframeError
 from ..options import MatchingOptions, MetricOptions
-from .formats import TABLE_FORMATS, TREC_FORMATS, above_one_note, render_table, short_text
+from .formats import TABLE_FORMATS, above_one_note, render_table, short_text
+from .trec_formats import TREC_FORMATS, TrecTable
 from ..result import EvaluationResult
 from ..sources.runs import query_lines, read_runs
 from .demo import load_demo_runs
@@ -355,7 +357,8 @@ def _trec(args: argparse.Namespace) -> str:
     if not len(table):
         print_warning(f"no query of {args.run} is evaluated: none is also in {args.qrels} (trec_eval evaluates the queries "
                       "of both; -c adds the qrels' queries missing from the run).")
-    return TREC_FORMATS[args.format](table, means, args)
+    columns = {str(name): table[name].to_numpy(dtype=np.float64) for name in table.columns}
+    return TREC_FORMATS[args.format](TrecTable([str(qid) for qid in table.index], columns), means, args)
 
 
 #: Each command's implementation, by name (``list-metrics`` is :mod:`evalframe.present.cli`'s).

@@ -2,8 +2,8 @@
 
 :data:`TABLE_FORMATS` renders the tables of ``evalframe metrics``, ``worst`` and ``compare`` (``table``, ``json``,
 ``csv``, ``markdown``: each a renderer and where the scopes line goes); :data:`TREC_FORMATS` the output of
-``evalframe trec`` (trec_eval's ``tsv`` lines, ``json``, ``markdown``); the report's formats are
-:data:`evalframe.report.RENDERERS`. A new format is one renderer and one key.
+``evalframe trec`` (trec_eval's ``tsv`` lines, ``json``, ``markdown``: :mod:`evalframe.present.trec_formats`, which
+needs no pandas); the report's formats are :data:`evalframe.report.RENDERERS`. A new format is one renderer and one key.
 
 Examples
 --------
@@ -16,11 +16,9 @@ Examples
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import io
 import json
-import math
 from collections.abc import Callable
 from typing import Any, cast
 
@@ -28,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from ..metrics.registry import METRICS
+from .trec_formats import TREC_FORMATS, cell_text
 
 __all__ = ["TABLE_FORMATS", "FORMATS", "TREC_FORMATS", "TableFormat", "render_table", "markdown_table", "cell_text",
            "above_one_note", "short_text", "COUNT_COLUMNS"]
@@ -42,12 +41,6 @@ def markdown_table(frame: pd.DataFrame) -> str:
     for index, row in frame.iterrows():
         lines.append("| " + " | ".join([str(index)] + [cell_text(v) for v in row.tolist()]) + " |")
     return "\n".join(lines)
-
-
-def cell_text(value: Any) -> str:
-    if isinstance(value, float):
-        return "" if math.isnan(value) else f"{value:.4f}"
-    return str(value).replace("|", "\\|").replace("\n", " ")
 
 
 def counts_as_int(frame: pd.DataFrame) -> pd.DataFrame:
@@ -130,36 +123,3 @@ def above_one_note(table: pd.DataFrame) -> str:
 def short_text(value: Any, width: int = 60) -> str:
     text = " ".join(str(value).split())
     return text if len(text) <= width else text[: width - 3] + "..."
-
-
-def trec_json(table: pd.DataFrame, means: dict[str, float], args: argparse.Namespace) -> str:
-    record: dict[str, Any] = {"measures": means, "queries": len(table)}
-    if args.per_query:
-        values = table.astype("float64").to_dict("records")  # one dict of Python floats per query, in C
-        record["per_query"] = dict(zip(map(str, table.index), values))
-    return json.dumps(record, indent=1, ensure_ascii=False)
-
-
-def trec_markdown(table: pd.DataFrame, means: dict[str, float], args: argparse.Namespace) -> str:
-    shown = table if args.per_query else table.iloc[:0]
-    frame = pd.concat([shown, pd.DataFrame([means], index=pd.Index(["all"]))]).rename_axis("query")
-    frame.index = [cell_text(str(qid)) for qid in frame.index]  # a | in a query id would end its cell
-    frame.index.name = "query"
-    return markdown_table(frame.map(lambda v: f"{v:.{args.digits}f}"))
-
-
-def trec_tsv(table: pd.DataFrame, means: dict[str, float], args: argparse.Namespace) -> str:
-    """trec_eval's layout: ``measure<TAB>query<TAB>value`` lines."""
-    width = max(len(m) for m in [*table.columns, "num_q"])
-    lines = []
-    if args.per_query:  # grouped by query, as trec_eval -q prints them (queries in the run's order)
-        for qid, row in zip(table.index, table.to_numpy()):
-            lines += [f"{column:<{width}}\t{qid}\t{value:.{args.digits}f}" for column, value in zip(table.columns, row)]
-    lines.append(f"{'num_q':<{width}}\tall\t{len(table)}")
-    lines += [f"{column:<{width}}\tall\t{value:.{args.digits}f}" for column, value in means.items()]
-    return "\n".join(lines)
-
-
-#: The --format of ``evalframe trec``: each format's renderer of the per-query table and the means.
-TREC_FORMATS: dict[str, Callable[[pd.DataFrame, dict[str, float], argparse.Namespace], str]] = {
-    "tsv": trec_tsv, "json": trec_json, "markdown": trec_markdown}

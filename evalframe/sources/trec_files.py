@@ -17,12 +17,10 @@ from __future__ import annotations
 import csv
 import gzip
 import math
-import mmap
 import numbers
 import os
 import re
 import warnings
-import zlib
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, BinaryIO, NoReturn, Union
@@ -32,6 +30,7 @@ import pandas as pd
 
 from ..errors import InvalidParameterError, LoadError
 from .trec_codes import as_trec_scores, compact_codes, factorized, repeated_pairs, trec_order_codes
+from .trec_arrow import DAMAGED_GZIP, QRELS_FORMAT, RUN_FORMAT, TrecFormat, is_gzip, read_arrow
 from .trec_layout import TableCodes
 
 __all__ = ["RUN_COLUMNS", "QRELS_COLUMNS", "read_run", "read_qrels", "read_run_coded", "read_qrels_coded", "read_queries"]
@@ -44,25 +43,12 @@ PathLike = Union[str, "os.PathLike[str]"]
 RunInput = Union[PathLike, Mapping[str, Mapping[str, float]]]
 QrelsInput = Union[PathLike, Mapping[str, Mapping[str, int]]]
 
-_GZIP_MAGIC = b"\x1f\x8b"
 _INTEGER = re.compile(r"[+-]?[0-9]+")
 _NUMBER = re.compile(r"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf|infinity)", re.IGNORECASE)
 #: What separates columns: spaces and tabs (as pandas' whitespace parser and trec_eval split), and the line ends.
 #: Other characters, NBSP or a form feed included, belong to the id they are in.
 WHITESPACE = re.compile(r"[ \t\r\n]")
 _SEPARATOR = re.compile(r"[ \t]+")
-
-
-class TrecFormat:
-    """What one kind of TREC file holds: its name, columns, where the ids and the value are."""
-
-    def __init__(self, kind: str, layout: str, value: int, value_name: str) -> None:
-        self.kind, self.layout, self.value, self.value_name = kind, layout, value, value_name
-        self.width = len(layout.split())
-
-
-RUN_FORMAT = TrecFormat("run", "qid Q0 docid rank score tag", 4, "score")
-QRELS_FORMAT = TrecFormat("qrels", "qid iter docid relevance", 3, "relevance")
 
 
 # ------------------------------------------------------------------------------------------ grouping
@@ -80,17 +66,8 @@ def _check_path(value: object, kind: str) -> Path:
         f"{'score' if kind == 'run' else 'grade'}}}}}; got {value!r:.80} of type {type(value).__name__}.")
 
 
-def _is_gzip(path: Path) -> bool:
-    with path.open("rb") as handle:
-        return handle.read(2) == _GZIP_MAGIC
-
-
 def _open(path: Path) -> BinaryIO:
-    return gzip.open(path, "rb") if _is_gzip(path) else path.open("rb")  # type: ignore[return-value]
-
-
-#: What reading a damaged or cut gzip file raises.
-_DAMAGED_GZIP = (gzip.BadGzipFile, EOFError, zlib.error)
+    return gzip.open(path, "rb") if is_gzip(path) else path.open("rb")  # type: ignore[return-value]
 
 
 def _damaged(path: Path, kind: str, exc: BaseException) -> LoadError:
@@ -103,7 +80,7 @@ def _read_bytes(path: Path, kind: str) -> bytes:
     try:
         with _open(path) as source:
             data = source.read()
-    except _DAMAGED_GZIP as exc:
+    except DAMAGED_GZIP as exc:
         raise _damaged(path, kind, exc) from None
     except OSError as exc:
         raise LoadError(f"{kind} file {path} cannot be read ({exc.strerror or exc}).") from None
@@ -131,7 +108,7 @@ def _parse(path: Path, fmt: TrecFormat) -> pd.DataFrame:
                                 na_filter=False, quoting=csv.QUOTE_NONE, engine="c", encoding="utf-8")
     except (ValueError, UnicodeDecodeError, OverflowError) as exc:  # ParserError is a ValueError
         _locate(path, fmt, exc)
-    except _DAMAGED_GZIP as exc:
+    except DAMAGED_GZIP as exc:
         raise _damaged(path, fmt.kind, exc) from None
     except OSError as exc:
         raise LoadError(f"{fmt.kind} file {path} cannot be read ({exc.strerror or exc}).") from None
@@ -247,89 +224,27 @@ def _read_file(path: Path, fmt: TrecFormat) -> TrecColumns:
 
 
 def _read_arrow(path: Path, fmt: TrecFormat) -> TrecColumns | None:
-    """The file parsed by pyarrow's multi-threaded CSV reader, ids dictionary-encoded; None when pyarrow is missing
-    or the file is not plain single-space-separated lines of well-formed values (the pandas path then reads it, and
-    names the line of any problem).
+    """The file read by :func:`evalframe.sources.trec_arrow.read_arrow` (ids dictionary-encoded in Arrow), the
+    dictionaries then as object arrays; None when that reader does not take the file (the pandas path then reads
+    it, and names the line of any problem).
     """
-    try:
-        import pyarrow as pa
-        import pyarrow.compute as pc
-        import pyarrow.csv as pa_csv
-    except ImportError:  # pragma: no cover - pyarrow is optional
+    read = read_arrow(path, fmt)
+    if read is None:
         return None
-    try:
-        if _is_gzip(path):
-            with gzip.open(path, "rb") as source:
-                data: Any = source.read()
-        else:  # mapped, not copied: the checks and pyarrow read the file's pages
-            with path.open("rb") as handle:
-                data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) if path.stat().st_size else b""
-    except (*_DAMAGED_GZIP, OSError, ValueError):
-        return None  # the pandas path reports it
-    if not len(data) or data.find(b"\t") >= 0 or data.find(b"  ") >= 0:  # find: a memchr scan, faster than a regex
-        return None
-    names = [f"c{i}" for i in range(fmt.width + 1)]  # one column more: to see lines that have one
-    try:
-        table = pa_csv.read_csv(
-            pa.py_buffer(data),
-            read_options=pa_csv.ReadOptions(column_names=names[:fmt.width]),
-            parse_options=pa_csv.ParseOptions(delimiter=" ", quote_char=False, double_quote=False, escape_char=False),
-            convert_options=pa_csv.ConvertOptions(column_types={name: pa.string() for name in names[:fmt.width]},
-                                                  include_columns=[names[0], names[2], names[fmt.value]]))
-    except (pa.ArrowInvalid, pa.ArrowTypeError, UnicodeDecodeError):
-        return None  # a line with more or fewer columns, text that is not UTF-8, ...
-    del data
-    if table.num_rows == 0:
-        return None
-    qids, docids, text = (table.column(i) for i in range(3))  # chunked: encoded chunk by chunk, never concatenated
-    del table
-    # an empty column (a line starting with a space) or a value that is not a plain number: the pandas path decides
-    if min(pc.min(pc.binary_length(column)).as_py() for column in (qids, docids, text)) == 0:
-        return None
-    try:
-        if fmt is RUN_FORMAT:
-            values = pc.cast(text, pa.float64()).to_numpy()
-            if np.isnan(values).any():
-                return None
-        else:
-            if not pc.all(pc.match_substring_regex(text, r"^[+-]?[0-9]+$")).as_py():
-                return None
-            values = pc.cast(text, pa.int64()).to_numpy()
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-        return None
-    del text
-    (q_codes, q_dictionary), (d_codes, d_dictionary) = _dictionary_codes(qids), _dictionary_codes(docids)
-    del qids, docids
-    columns = TrecColumns(q_codes, q_dictionary.to_numpy(zero_copy_only=False),
-                       d_codes, d_dictionary.to_numpy(zero_copy_only=False), values)
-    columns.arrow_values = {"qid": q_dictionary, "docid": d_dictionary}
+    import pyarrow.compute as pc  # read_arrow read it: pyarrow is there
+
+    columns = TrecColumns(read.qid_codes, read.qids.to_numpy(zero_copy_only=False),
+                          read.docid_codes, read.docids.to_numpy(zero_copy_only=False), read.values)
+    columns.arrow_values = {"qid": read.qids, "docid": read.docids}
+    docids = read.docids
 
     def text_ranks() -> np.ndarray:  # Arrow sorts strings by their UTF-8 bytes: code point order
-        ranks = np.empty(len(d_dictionary), dtype=np.int64)
-        ranks[pc.sort_indices(d_dictionary).to_numpy()] = np.arange(len(d_dictionary))
+        ranks = np.empty(len(docids), dtype=np.int64)
+        ranks[pc.sort_indices(docids).to_numpy()] = np.arange(len(docids))
         return ranks
 
     columns.text_ranks = text_ranks
     return columns
-
-
-def _dictionary_codes(column: Any) -> tuple[np.ndarray, Any]:
-    """A chunked Arrow string column as codes (in order of first appearance) and its dictionary (an Arrow array).
-
-    Arrow encodes the chunks with one hash table and gives every chunk the same final dictionary, so the codes are
-    the chunks' indices one after the other (no concatenation of the strings); should the chunks ever hold
-    different dictionaries, the column is concatenated and encoded whole.
-    """
-    encoded = column.dictionary_encode()
-    chunks = [chunk for chunk in encoded.chunks if len(chunk)]
-    dictionary = chunks[0].dictionary
-    same = [buffer.address if buffer is not None else 0 for buffer in dictionary.buffers()]
-    if all(len(chunk.dictionary) == len(dictionary) and [buffer.address if buffer is not None else 0
-                                                        for buffer in chunk.dictionary.buffers()] == same
-           for chunk in chunks):
-        return np.concatenate([chunk.indices.to_numpy() for chunk in chunks]), dictionary
-    whole = column.combine_chunks().dictionary_encode()  # pragma: no cover - not seen with pyarrow 14-26
-    return whole.indices.to_numpy(), whole.dictionary  # pragma: no cover
 
 
 # ------------------------------------------------------------------------------------------ reading dicts

@@ -38,7 +38,7 @@ def test_trec_order_codes_is_trec_evals_sort(rows, with_text_ranks):
 
 def test_few_ties_sort_only_the_tied_docids(monkeypatch):
     """With few tied rows, text_ranks is not called, and the order equals the one the full docid ranks give."""
-    from evalframe.sources import trec_codes as build_trec
+    from evalframe.sources import trec_ranking as build_trec
 
     rng = np.random.default_rng(7)
     n = 5000
@@ -76,7 +76,7 @@ def test_repeated_pairs_bitmap_sort_and_hash_agree():
 
 def test_score_key_equals_the_plain_formula():
     """The in-place score key equals the formula it replaced: sign-flipped bits, complemented, under the query."""
-    from evalframe.sources.trec_codes import _score_key
+    from evalframe.sources.trec_ranking import _score_key
 
     rng = np.random.default_rng(0)
     scores = np.concatenate([rng.standard_normal(20000).astype(np.float32) * 1e3,

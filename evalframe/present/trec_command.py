@@ -1,0 +1,164 @@
+"""``evalframe trec RUN QRELS`` on columns, without pandas: from the TREC files to the printed numbers.
+
+:func:`trec_columnar` reads both files with :func:`evalframe.sources.trec_arrow.read_arrow` (ids as codes into Arrow
+dictionaries: no Python str per docid), puts the run in trec_eval's order (no sort when the file is in that order
+already, checked with vectorised comparisons), looks the qrels' docids up in the run's dictionary in Arrow
+(``pyarrow.compute.index_in``), lays the judged rows out from the codes
+(:func:`evalframe.frames.judged_codes.judged_rows_of_codes`), evaluates (:func:`evalframe.metrics.trec.evaluate`)
+and renders (:mod:`evalframe.present.trec_formats`). Only the ids of the queries (not of the documents) become
+Python strings.
+
+It returns None for any input it does not take (a file pyarrow's reader does not take: gzip files and plain files
+alike are read, but tabs, runs of spaces, a line with more or fewer columns, a value that is not a plain number, an
+empty file...; a docid twice in a query; a judged docid ``"00"``; a bad ``--digits``): the command then runs
+through ``EvaluationResult.from_trec`` (:mod:`evalframe.present.commands`), whose messages name the file and the
+line. Both ways print the same bytes (``tests/present/test_trec_command.py``).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..frames.judged_codes import judged_rows_of_codes
+from ..metrics.trec import aggregation_of, evaluate, parse_measures
+from ..sources.trec_arrow import QRELS_FORMAT, RUN_FORMAT, ArrowColumns, arrow_of, numpy_of, read_arrow, string_array
+from ..sources.trec_ranking import as_trec_scores, in_trec_order, pairs_repeat, trec_order_codes
+from .parsers import TREC_DEFAULT_MEASURES, print_warning
+from .trec_formats import TREC_FORMATS, TrecTable
+
+__all__ = ["trec_columnar", "trec_means"]
+
+#: The judged docid that is no document (Haystack's no-answer id): from_trec warns of it, so such qrels go that way.
+_NO_ANSWER = "00"
+
+
+def trec_means(columns: dict[str, np.ndarray]) -> dict[str, float]:
+    """Each measure's number over the evaluated queries: its aggregation (the registry's) of the values, NaN
+    skipped; 0.0 for every measure when no query is evaluated (as ``evalframe trec`` prints it).
+
+    Examples
+    --------
+    >>> trec_means({"AP": np.array([0.5, 0.25]), "P@5": np.array([0.2, 0.4])})
+    {'AP': 0.375, 'P@5': 0.30000000000000004}
+    """
+    means = {}
+    for name, values in columns.items():
+        if not len(values):
+            means[name] = 0.0
+            continue
+        aggregation = aggregation_of(name)
+        present = ~np.isnan(values)
+        summands = np.where(present, aggregation.summands(values), 0.0)
+        total = np.array([float(summands.sum())])
+        means[name] = float(aggregation.finish(total, np.array([int(np.count_nonzero(present))]))[0])
+    return means
+
+
+def _query_codes(run: ArrowColumns, qrels: ArrowColumns) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The result's query order (``evalframe.sources.trec.query_order``: the run's queries in its order, a query
+    only in the qrels after the query before it there), as each run query's and each qrels query's code in it, and
+    the ids in that order (the only ids made Python strings)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    n_run = len(run.qids)
+    in_run = numpy_of(pc.index_in(qrels.qids, value_set=run.qids)).astype(np.int64)
+    only = in_run < 0
+    anchor = np.maximum.accumulate(in_run) if len(in_run) else in_run
+    major = np.r_[np.arange(n_run), anchor[only]]
+    minor = np.r_[np.zeros(n_run, dtype=np.int64), 1 + np.arange(int(only.sum()))]
+    order = np.lexsort((minor, major))  # result position -> entry of [run queries, qrels-only queries]
+    code_of = np.empty(len(order), dtype=np.int64)
+    code_of[order] = np.arange(len(order))
+    qrels_codes = np.where(only, 0, code_of[np.maximum(in_run, 0)])
+    qrels_codes[only] = code_of[n_run:]
+    ids = pa.concat_arrays([run.qids, qrels.qids.filter(arrow_of(only))]).take(arrow_of(order))
+    return code_of[:n_run], qrels_codes, np.array(ids.to_pylist(), dtype=object)
+
+
+def _ranked(run: ArrowColumns) -> tuple[np.ndarray, np.ndarray]:
+    """The run's query and docid codes in trec_eval's order: score (as float32) descending, docid descending."""
+    import pyarrow.compute as pc
+
+    query, doc, docids = run.qid_codes, run.docid_codes, run.docids
+    scores = as_trec_scores(run.values)
+
+    def descending(rows: np.ndarray) -> bool:  # compared in Arrow: UTF-8 bytes order as code points order
+        return bool(pc.all(pc.greater(docids.take(arrow_of(doc[rows])), docids.take(arrow_of(doc[rows + 1])))).as_py())
+
+    if in_trec_order(query, scores, descending):
+        return query, doc
+
+    def text_ranks() -> np.ndarray:
+        ranks = np.empty(len(docids), dtype=np.int64)
+        ranks[numpy_of(pc.sort_indices(docids))] = np.arange(len(docids))
+        return ranks
+
+    def sort_docids(codes: np.ndarray) -> np.ndarray:
+        return numpy_of(pc.sort_indices(docids.take(arrow_of(codes))))
+
+    order, _ = trec_order_codes(query, doc, docids, scores, text_ranks=text_ranks, sort_docids=sort_docids)
+    return query[order], doc[order]
+
+
+def _has(ids: Any, text: str) -> bool:
+    import pyarrow.compute as pc
+
+    return bool(pc.any(pc.is_in(ids, value_set=string_array([text]))).as_py())
+
+
+def trec_columnar(args: argparse.Namespace) -> str | None:
+    """What ``evalframe trec`` prints for ``args`` (run, qrels, measures, per_query, complete, format, digits),
+    computed on columns; None when the inputs are not this path's (see the module), so the caller runs the
+    command through ``EvaluationResult.from_trec``.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (folder / "run").write_text("q1 Q0 d1 1 2.0 bm25\\nq1 Q0 d2 2 1.0 bm25\\n")
+    >>> _ = (folder / "qrels").write_text("q1 0 d2 1\\n")
+    >>> args = argparse.Namespace(run=folder / "run", qrels=folder / "qrels", measures=["RR", "P@1"],
+    ...                           per_query=False, complete=False, format="tsv", digits=4)
+    >>> print(trec_columnar(args))
+    num_q	all	1
+    RR   	all	0.5000
+    P@1  	all	0.0000
+    """
+    if not 0 <= args.digits <= 17 or args.format not in TREC_FORMATS:
+        return None
+    paths = [Path(args.run), Path(args.qrels)]
+    if not all(path.is_file() for path in paths):
+        return None
+    run = read_arrow(paths[0], RUN_FORMAT)
+    if run is None:
+        return None
+    qrels = read_arrow(paths[1], QRELS_FORMAT)
+    if qrels is None or _has(qrels.docids, _NO_ANSWER) or _has(run.docids, _NO_ANSWER):
+        return None
+    if pairs_repeat(qrels.qid_codes, qrels.docid_codes, len(qrels.qids)):
+        return None
+    run_query, run_doc = _ranked(run)
+    if pairs_repeat(run_query, run_doc, len(run.qids)):
+        return None
+    measures = parse_measures(list(dict.fromkeys(args.measures or TREC_DEFAULT_MEASURES)))
+
+    import pyarrow.compute as pc
+
+    run_codes, qrels_codes, query_ids = _query_codes(run, qrels)
+    in_run = numpy_of(pc.index_in(qrels.docids, value_set=run.docids))
+    rows = judged_rows_of_codes(run_codes[run_query], run_doc, qrels_codes[qrels.qid_codes],
+                                in_run[qrels.docid_codes], qrels.values, query_ids, where="node 'Retriever'")
+    del run, run_query, run_doc
+    values = evaluate(measures, row_query=rows.row_query, position=rows.position, grade=rows.grade,
+                      judged_query=rows.judged_query, judged_grade=rows.judged_grade, n_queries=rows.n_queries)
+    evaluated = rows.evaluated(args.complete)
+    table = TrecTable(rows.query_ids[evaluated].tolist(), {name: column[evaluated] for name, column in values.items()})
+    if not len(table):
+        print_warning(f"no query of {args.run} is evaluated: none is also in {args.qrels} (trec_eval evaluates the queries "
+                      "of both; -c adds the qrels' queries missing from the run).")
+    return TREC_FORMATS[args.format](table, trec_means(table.columns), args)

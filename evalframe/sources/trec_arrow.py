@@ -1,0 +1,211 @@
+"""TREC run and qrels files read by pyarrow into columns, ids dictionary-encoded in Arrow (no pandas imported here).
+
+:func:`read_arrow` reads a plain or gzip file of single-space-separated, well-formed lines with pyarrow's
+multi-threaded CSV reader: the query and document ids as integer codes (in order of first appearance) into Arrow
+dictionaries (no Python str per id), the scores (float64) or grades (int64) as numpy arrays. It returns None for
+anything else (no pyarrow, an empty file, a tab, two spaces in a row, a line with more or fewer columns, an empty
+column, a value that is not a plain number, text that is not UTF-8): :mod:`evalframe.sources.trec_files` then
+reads the file with pandas' parser and names the line of any problem. pyarrow is imported when a file is read.
+"""
+
+from __future__ import annotations
+
+import gzip
+import mmap
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+__all__ = ["TrecFormat", "RUN_FORMAT", "QRELS_FORMAT", "ArrowColumns", "read_arrow", "dictionary_codes", "is_gzip",
+           "DAMAGED_GZIP", "numpy_of", "arrow_of", "string_array"]
+
+GZIP_MAGIC = b"\x1f\x8b"
+
+class TrecFormat:
+    """What one kind of TREC file holds: its name, columns, where the ids and the value are."""
+
+    def __init__(self, kind: str, layout: str, value: int, value_name: str) -> None:
+        self.kind, self.layout, self.value, self.value_name = kind, layout, value, value_name
+        self.width = len(layout.split())
+
+
+RUN_FORMAT = TrecFormat("run", "qid Q0 docid rank score tag", 4, "score")
+QRELS_FORMAT = TrecFormat("qrels", "qid iter docid relevance", 3, "relevance")
+
+
+
+#: What reading a damaged or cut gzip file raises.
+DAMAGED_GZIP = (gzip.BadGzipFile, EOFError, zlib.error)
+
+
+def is_gzip(path: Path) -> bool:
+    """Whether the file starts with gzip's magic bytes."""
+    with path.open("rb") as handle:
+        return handle.read(2) == GZIP_MAGIC
+
+
+@dataclass(frozen=True)
+class ArrowColumns:
+    """A TREC file's columns in file order: the ids as codes (int32, numbered in order of first appearance) into
+    Arrow string arrays of the distinct ids, and the values (float64 scores of a run, int64 grades of qrels)."""
+
+    qid_codes: np.ndarray
+    qids: Any  # pyarrow.StringArray
+    docid_codes: np.ndarray
+    docids: Any  # pyarrow.StringArray
+    values: np.ndarray
+
+
+def read_arrow(path: Path, fmt: TrecFormat) -> ArrowColumns | None:
+    """The file parsed by pyarrow's multi-threaded CSV reader, ids dictionary-encoded; None when pyarrow is missing
+    or the file is not plain single-space-separated lines of well-formed values (the caller then reads it another
+    way). Repeated (qid, docid) pairs are not looked for here.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "run.txt"
+    >>> _ = path.write_text("q1 Q0 d2 1 2.5 bm25\\nq1 Q0 d1 2 1.5 bm25\\nq2 Q0 d2 1 0.5 bm25\\n")
+    >>> columns = read_arrow(path, RUN_FORMAT)
+    >>> columns.qid_codes.tolist(), columns.docids.to_pylist(), columns.values.tolist()
+    ([0, 0, 1], ['d2', 'd1'], [2.5, 1.5, 0.5])
+    >>> _ = path.write_text("q1\\tQ0 d2 1 2.5 bm25\\n")
+    >>> read_arrow(path, RUN_FORMAT) is None  # a tab: not this reader's
+    True
+    """
+    try:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+        import pyarrow.csv as pa_csv
+    except ImportError:  # pragma: no cover - pyarrow is optional
+        return None
+    try:
+        if is_gzip(path):
+            with gzip.open(path, "rb") as source:
+                data: Any = source.read()
+        else:  # mapped, not copied: the checks and pyarrow read the file's pages
+            with path.open("rb") as handle:
+                data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) if path.stat().st_size else b""
+    except (*DAMAGED_GZIP, OSError, ValueError):
+        return None  # the pandas path reports it
+    if not len(data) or data.find(b"\t") >= 0 or data.find(b"  ") >= 0:  # find: a memchr scan, faster than a regex
+        return None
+    names = [f"c{i}" for i in range(fmt.width + 1)]  # one column more: to see lines that have one
+    try:
+        table = pa_csv.read_csv(
+            pa.py_buffer(data),
+            read_options=pa_csv.ReadOptions(column_names=names[:fmt.width]),
+            parse_options=pa_csv.ParseOptions(delimiter=" ", quote_char=False, double_quote=False, escape_char=False),
+            convert_options=pa_csv.ConvertOptions(column_types={name: pa.string() for name in names[:fmt.width]},
+                                                  include_columns=[names[0], names[2], names[fmt.value]]))
+    except (pa.ArrowInvalid, pa.ArrowTypeError, UnicodeDecodeError):
+        return None  # a line with more or fewer columns, text that is not UTF-8, ...
+    del data
+    if table.num_rows == 0:
+        return None
+    qids, docids, text = (table.column(i) for i in range(3))  # chunked: encoded chunk by chunk, never concatenated
+    del table
+    # an empty column (a line starting with a space) or a value that is not a plain number: the pandas path decides
+    if min(pc.min(pc.binary_length(column)).as_py() for column in (qids, docids, text)) == 0:
+        return None
+    try:
+        if fmt is RUN_FORMAT:
+            values = numpy_of(pc.cast(text, pa.float64()))
+            if np.isnan(values).any():
+                return None
+        else:
+            if not pc.all(pc.match_substring_regex(text, r"^[+-]?[0-9]+$")).as_py():
+                return None
+            values = numpy_of(pc.cast(text, pa.int64()))
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return None
+    del text
+    (q_codes, q_dictionary), (d_codes, d_dictionary) = dictionary_codes(qids), dictionary_codes(docids)
+    return ArrowColumns(q_codes, q_dictionary, d_codes, d_dictionary, values)
+
+
+def dictionary_codes(column: Any) -> tuple[np.ndarray, Any]:
+    """A chunked Arrow string column as codes (in order of first appearance) and its dictionary (an Arrow array).
+
+    Arrow encodes the chunks with one hash table and gives every chunk the same final dictionary, so the codes are
+    the chunks' indices one after the other (no concatenation of the strings); should the chunks ever hold
+    different dictionaries, the column is concatenated and encoded whole.
+    """
+    encoded = column.dictionary_encode()
+    chunks = [chunk for chunk in encoded.chunks if len(chunk)]
+    dictionary = chunks[0].dictionary
+    same = [buffer.address if buffer is not None else 0 for buffer in dictionary.buffers()]
+    if all(len(chunk.dictionary) == len(dictionary) and [buffer.address if buffer is not None else 0
+                                                        for buffer in chunk.dictionary.buffers()] == same
+           for chunk in chunks):
+        return np.concatenate([numpy_of(chunk.indices) for chunk in chunks]), dictionary
+    whole = column.combine_chunks().dictionary_encode()  # pragma: no cover - not seen with pyarrow 14-26
+    return numpy_of(whole.indices), whole.dictionary  # pragma: no cover
+
+
+# ------------------------------------------------------------------------------------------ Arrow <-> numpy
+# pyarrow's own conversions (Array.to_numpy, pa.array, a Python scalar argument) import pandas when it is installed
+# (its pandas shim), a third of a second: these read and make the buffers directly.
+_NUMPY_TYPES = {"int8": np.int8, "int16": np.int16, "int32": np.int32, "int64": np.int64, "uint32": np.uint32,
+                "uint64": np.uint64, "float": np.float32, "double": np.float64}
+
+
+def numpy_of(array: Any, null: int = -1) -> np.ndarray:
+    """A numeric Arrow array (or chunked array) as a numpy array, its buffers viewed (copied only to join chunks or
+    to write ``null`` where a value is missing).
+
+    Examples
+    --------
+    >>> import pyarrow.compute as pc
+    >>> numpy_of(pc.index_in(string_array(["b", "x"]), value_set=string_array(["a", "b"]))).tolist()
+    [1, -1]
+    """
+    parts = []
+    for chunk in getattr(array, "chunks", [array]):
+        dtype = np.dtype(_NUMPY_TYPES[str(chunk.type)])
+        validity, data = chunk.buffers()[:2]
+        part = np.frombuffer(data, dtype=dtype, count=len(chunk), offset=chunk.offset * dtype.itemsize) if len(chunk) \
+            else np.zeros(0, dtype=dtype)
+        if chunk.null_count:
+            bits = np.unpackbits(np.frombuffer(validity, dtype=np.uint8), bitorder="little")
+            part = np.where(bits[chunk.offset:chunk.offset + len(chunk)].astype(bool), part, dtype.type(null))
+        parts.append(part)
+    if len(parts) == 1:
+        return parts[0]
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.dtype(_NUMPY_TYPES[str(array.type)]))
+
+
+def arrow_of(values: np.ndarray) -> Any:
+    """An int32 / int64 / float64 / bool numpy array as an Arrow array (its buffer, or a bitmap for bool).
+
+    Examples
+    --------
+    >>> arrow_of(np.array([3, 1])).to_pylist(), arrow_of(np.array([True, False, True])).to_pylist()
+    ([3, 1], [True, False, True])
+    """
+    import pyarrow as pa
+
+    if values.dtype == np.bool_:
+        return pa.Array.from_buffers(pa.bool_(), len(values),
+                                     [None, pa.py_buffer(np.packbits(values, bitorder="little"))])
+    kind = {np.dtype(np.int32): pa.int32(), np.dtype(np.int64): pa.int64(), np.dtype(np.float64): pa.float64()}
+    return pa.Array.from_buffers(kind[values.dtype], len(values), [None, pa.py_buffer(np.ascontiguousarray(values))])
+
+
+def string_array(texts: list[str]) -> Any:
+    """Texts as an Arrow string array (built from its buffers).
+
+    Examples
+    --------
+    >>> string_array(["00", "é"]).to_pylist()
+    ['00', 'é']
+    """
+    import pyarrow as pa
+
+    encoded = [text.encode("utf-8") for text in texts]
+    offsets = np.zeros(len(encoded) + 1, dtype=np.int32)
+    offsets[1:] = np.cumsum([len(data) for data in encoded])
+    return pa.Array.from_buffers(pa.string(), len(encoded), [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded))])

@@ -1,0 +1,258 @@
+"""``evalframe trec`` on columns (evalframe.present.trec_command) prints what the path through from_trec printed.
+
+The reference is the old code path, unchanged: ``EvaluationResult.from_trec`` + ``trec_query_metrics`` + the means
+of ``evalframe.analysis.aggregate``, rendered by the renderers ``evalframe/present/formats.py`` had before the
+columnar path (copied below as they were), on random and adversarial files; the errors are compared with the
+command run through from_trec. pytrec_eval checks the values independently.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from typing import Any, cast
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from evalframe import EvaluationResult
+from evalframe.analysis import aggregate
+from evalframe.present import cli, trec_command
+
+pytest.importorskip("pyarrow")
+
+COLUMNAR = trec_command.trec_columnar
+MEASURES = ["RR", "AP", "nDCG", "nDCG@3", "P@2", "R@5", "Success@1", "Rprec", "Bpref", "P(rel=2)@3", "map_cut.4"]
+
+
+# ---------------------------------------------------------------------- the old renderers (formats.py before)
+def _old_markdown_table(frame: pd.DataFrame) -> str:
+    header = [cast(str, frame.index.name or "")] + [str(c) for c in frame.columns]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for index, row in frame.iterrows():
+        lines.append("| " + " | ".join([str(index)] + [_old_cell_text(v) for v in row.tolist()]) + " |")
+    return "\n".join(lines)
+
+
+def _old_cell_text(value: Any) -> str:
+    if isinstance(value, float):
+        return "" if math.isnan(value) else f"{value:.4f}"
+    return str(value).replace("|", "\\|").replace("\n", " ")
+
+
+def _old_json(table: pd.DataFrame, means: dict[str, float], args: argparse.Namespace) -> str:
+    record: dict[str, Any] = {"measures": means, "queries": len(table)}
+    if args.per_query:
+        values = table.astype("float64").to_dict("records")
+        record["per_query"] = dict(zip(map(str, table.index), values))
+    return json.dumps(record, indent=1, ensure_ascii=False)
+
+
+def _old_markdown(table: pd.DataFrame, means: dict[str, float], args: argparse.Namespace) -> str:
+    shown = table if args.per_query else table.iloc[:0]
+    frame = pd.concat([shown, pd.DataFrame([means], index=pd.Index(["all"]))]).rename_axis("query")
+    frame.index = [_old_cell_text(str(qid)) for qid in frame.index]
+    frame.index.name = "query"
+    return _old_markdown_table(frame.map(lambda v: f"{v:.{args.digits}f}"))
+
+
+def _old_tsv(table: pd.DataFrame, means: dict[str, float], args: argparse.Namespace) -> str:
+    width = max(len(m) for m in [*table.columns, "num_q"])
+    lines = []
+    if args.per_query:
+        for qid, row in zip(table.index, table.to_numpy()):
+            lines += [f"{column:<{width}}\t{qid}\t{value:.{args.digits}f}" for column, value in zip(table.columns, row)]
+    lines.append(f"{'num_q':<{width}}\tall\t{len(table)}")
+    lines += [f"{column:<{width}}\tall\t{value:.{args.digits}f}" for column, value in means.items()]
+    return "\n".join(lines)
+
+
+OLD_FORMATS = {"tsv": _old_tsv, "json": _old_json, "markdown": _old_markdown}
+
+
+def reference(run, qrels, measures, *, per_query=False, complete=False, fmt="tsv", digits=4) -> str:
+    """What the command printed before the columnar path (the old code path, warnings aside)."""
+    result = EvaluationResult.from_trec(run, qrels, progress=False)
+    table = result.trec_query_metrics(list(dict.fromkeys(measures)), complete=complete)
+    means = aggregate.means(aggregate.partial(table)) if len(table) else {column: 0.0 for column in table.columns}
+    args = argparse.Namespace(per_query=per_query, digits=digits)
+    return OLD_FORMATS[fmt](table, means, args) + "\n"
+
+
+def argv(run, qrels, measures, *, per_query=False, complete=False, fmt="tsv", digits=4) -> list[str]:
+    return (["trec", str(run), str(qrels), *[f"-m{m}" for m in measures], "--format", fmt, "--digits", str(digits)]
+            + (["-q"] if per_query else []) + (["-c"] if complete else []))
+
+
+def columnar(capsys, monkeypatch, args: list[str]) -> tuple[int, str, str]:
+    """The command's status, stdout and stderr, checking that the columnar path answered."""
+    answered = []
+
+    def spy(parsed):
+        shown = COLUMNAR(parsed)
+        answered.append(shown is not None)
+        return shown
+
+    monkeypatch.setattr(trec_command, "trec_columnar", spy)
+    status = cli.main(args)
+    out, err = capsys.readouterr()
+    assert answered == [True]
+    return status, out, err
+
+
+def through_from_trec(capsys, monkeypatch, args: list[str]) -> tuple[int, str, str]:
+    monkeypatch.setattr(trec_command, "trec_columnar", lambda parsed: None)
+    status = cli.main(args)
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+# ---------------------------------------------------------------------- files
+def write_random(folder, seed, *, shuffle=True, n_queries=30):
+    """A run with ties on score (and on float32 scores), docids whose code point order differs from their length's
+    order, grades -1..3, queries only in the run and only in the qrels; lines shuffled (not in trec_eval's order)."""
+    rng = np.random.default_rng(seed)
+    docs = [f"d{i}" for i in range(60)] + ["é", "Z", "a|b", "😀", "D10", "d1x"]
+    lines = []
+    for q in range(n_queries):
+        if q % 7 == 3:
+            continue  # only in the qrels
+        chosen = rng.choice(len(docs), rng.integers(1, 25), replace=False)
+        for rank, d in enumerate(chosen, start=1):
+            score = [round(float(rng.random()), 1), 0.1234567891 if rng.random() < 0.5 else 0.1234567890,
+                     -float(rng.integers(0, 3)), 1e300][int(rng.integers(0, 4)) if rng.random() < 0.3 else 0]
+            lines.append(f"q{q} Q0 {docs[d]} {rank} {score!r} run")
+    if shuffle:
+        lines = [lines[i] for i in rng.permutation(len(lines))]
+    judged = []
+    for q in range(n_queries + 5):
+        if q % 5 == 1:
+            continue  # only in the run
+        for d in rng.choice(len(docs), rng.integers(1, 12), replace=False):
+            judged.append(f"q{q} 0 {docs[d]} {int(rng.integers(-1, 4))}")
+    qrels_lines = [judged[i] for i in rng.permutation(len(judged))] if shuffle else judged
+    run, qrels = folder / f"run{seed}.txt", folder / f"qrels{seed}.txt"
+    run.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    qrels.write_text("\n".join(qrels_lines) + "\n", encoding="utf-8")
+    return run, qrels
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("fmt", ["tsv", "json", "markdown"])
+def test_byte_identical_to_the_old_path_on_random_runs(tmp_path, capsys, monkeypatch, seed, fmt):
+    run, qrels = write_random(tmp_path, seed, shuffle=seed % 2 == 0)
+    for per_query in (False, True):
+        for complete in (False, True):
+            options = {"per_query": per_query, "complete": complete, "fmt": fmt, "digits": 4 + seed % 3 * 6}
+            status, out, err = columnar(capsys, monkeypatch, argv(run, qrels, MEASURES, **options))
+            assert (status, err) == (0, "")
+            assert out == reference(run, qrels, MEASURES, **options)
+
+
+def test_a_run_in_trec_evals_order_already_and_gzip(tmp_path, capsys, monkeypatch):
+    """A file written in trec_eval's order (the sort skipped), ties by docid descending; and the same gzipped."""
+    import gzip
+
+    rng = np.random.default_rng(3)
+    lines = []
+    for q in range(20):
+        rows = sorted(((float(rng.integers(0, 3)), f"d{int(d)}") for d in rng.choice(50, 15, replace=False)), reverse=True)
+        lines += [f"q{q} Q0 {doc} {i} {score} run" for i, (score, doc) in enumerate(rows, start=1)]
+    run, qrels = tmp_path / "run.txt", tmp_path / "qrels.txt"
+    run.write_text("\n".join(lines) + "\n")
+    qrels.write_text("\n".join(f"q{q} 0 d{d} {d % 4}" for q in range(0, 24, 2) for d in range(0, 50, 3)) + "\n")
+    packed = tmp_path / "run.gz"
+    packed.write_bytes(gzip.compress(run.read_bytes()))
+    for source in (run, packed):
+        status, out, _ = columnar(capsys, monkeypatch, argv(source, qrels, MEASURES, per_query=True))
+        assert out == reference(run, qrels, MEASURES, per_query=True)
+
+
+def test_ties_many_enough_to_rank_every_docid_in_arrow(tmp_path, capsys, monkeypatch):
+    """Every score equal: all rows tie, the docids' code point ranks come from Arrow's sort of the dictionary."""
+    run, qrels = tmp_path / "run.txt", tmp_path / "qrels.txt"
+    docs = ["b", "a", "é", "Z", "aa", "😀", "a0", "B"]
+    run.write_text("".join(f"q{q} Q0 {d}{q % 2} 1 1.0 run\n" for q in range(6) for d in docs))
+    qrels.write_text("".join(f"q{q} 0 {d}{q % 2} {i % 3}\n" for q in range(6) for i, d in enumerate(docs[::2])))
+    status, out, _ = columnar(capsys, monkeypatch, argv(run, qrels, MEASURES, per_query=True, fmt="json"))
+    assert out == reference(run, qrels, MEASURES, per_query=True, fmt="json")
+
+
+def test_no_query_evaluated_warns_as_before(tmp_path, capsys, monkeypatch):
+    run, qrels = tmp_path / "run.txt", tmp_path / "qrels.txt"
+    run.write_text("q1 Q0 d1 1 1.0 run\n")
+    qrels.write_text("q2 0 d1 1\n")
+    for fmt in ("tsv", "json", "markdown"):
+        new = columnar(capsys, monkeypatch, argv(run, qrels, ["AP", "P@5"], fmt=fmt, per_query=True))
+        old = through_from_trec(capsys, monkeypatch, argv(run, qrels, ["AP", "P@5"], fmt=fmt, per_query=True))
+        assert new == old and "warning: no query of" in new[2]
+        assert new[1] == reference(run, qrels, ["AP", "P@5"], fmt=fmt, per_query=True)
+
+
+@pytest.mark.parametrize("case", ["run duplicate", "qrels duplicate", "empty run", "tab", "double space", "bad score",
+                                  "bad grade", "judged 00", "missing file", "bad measure", "bad digits", "nan score"])
+def test_inputs_it_does_not_take_give_the_old_messages(tmp_path, capsys, monkeypatch, case):
+    run, qrels = tmp_path / "run.txt", tmp_path / "qrels.txt"
+    run_text, qrels_text = "q1 Q0 d1 1 2.0 run\nq1 Q0 d2 2 1.0 run\n", "q1 0 d1 1\nq1 0 d3 0\n"
+    measures, digits = ["AP"], 4
+    if case == "run duplicate":
+        run_text += "q1 Q0 d1 3 0.5 run\n"
+    elif case == "qrels duplicate":
+        qrels_text += "q1 0 d1 2\n"
+    elif case == "empty run":
+        run_text = ""
+    elif case == "tab":
+        run_text = run_text.replace(" Q0", "\tQ0", 1)
+    elif case == "double space":
+        qrels_text = qrels_text.replace(" 0 ", "  0 ", 1)
+    elif case == "bad score":
+        run_text += "q1 Q0 d5 3 x1 run\n"
+    elif case == "nan score":
+        run_text += "q1 Q0 d5 3 nan run\n"
+    elif case == "bad grade":
+        qrels_text += "q1 0 d4 1.5\n"
+    elif case == "judged 00":
+        qrels_text += "q1 0 00 1\n"
+    elif case == "bad measure":
+        measures = ["AP", "nDGC@10"]
+    elif case == "bad digits":
+        digits = 20
+    run.write_text(run_text)
+    qrels.write_text(qrels_text)
+    args = argv(tmp_path / "nothing.txt" if case == "missing file" else run, qrels, measures, digits=digits)
+    new = cli.main(args), *capsys.readouterr()
+    old = through_from_trec(capsys, monkeypatch, args)
+    assert new == old
+    if case not in ("judged 00", "nan score", "tab", "double space"):  # those are read, by pandas' parser
+        assert new[0] == 1 and new[2].startswith("error: ")
+    if case in ("run duplicate", "qrels duplicate", "bad score", "bad grade"):
+        assert f"{run if case in ('run duplicate', 'bad score') else qrels}:3" in new[2]  # file:line
+
+
+def test_the_values_are_pytrec_evals(tmp_path):
+    """pytrec_eval, the independent reference: every measure of a random case to 1e-12."""
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    run, qrels = write_random(tmp_path, 11, n_queries=60)
+    names = {"RR": "recip_rank", "AP": "map", "nDCG": "ndcg", "P@5": "P_5", "R@10": "recall_10", "Success@1": "success_1",
+             "Rprec": "Rprec", "Bpref": "bpref", "nDCG@3": "ndcg_cut_3"}
+    args = argparse.Namespace(run=run, qrels=qrels, measures=list(names), per_query=True, complete=False, format="json",
+                              digits=4)
+    shown = json.loads(COLUMNAR(args))
+    with run.open() as r, qrels.open() as q:
+        evaluator = pytrec_eval.RelevanceEvaluator(pytrec_eval.parse_qrel(q), {
+            "recip_rank", "map", "ndcg", "P.5", "recall.10", "success.1", "Rprec", "bpref", "ndcg_cut.3"})
+        expected = evaluator.evaluate(pytrec_eval.parse_run(r))
+    assert set(shown["per_query"]) == set(expected)
+    for qid, values in shown["per_query"].items():
+        for name, trec_name in names.items():
+            assert values[name] == pytest.approx(expected[qid][trec_name], abs=1e-12), (qid, name)
+
+
+def test_the_means_of_many_queries_to_the_last_bit(tmp_path, capsys, monkeypatch):
+    """Thousands of queries: the sums (numpy's pairwise summation) equal pandas' to the last bit (json: every digit)."""
+    run, qrels = write_random(tmp_path, 21, n_queries=2500)
+    for complete in (False, True):
+        status, out, _ = columnar(capsys, monkeypatch, argv(run, qrels, MEASURES, fmt="json", complete=complete))
+        assert out == reference(run, qrels, MEASURES, fmt="json", complete=complete)
