@@ -38,7 +38,7 @@ from .metrics.registry import ANSWER_METRICS, DOCUMENT_METRICS
 from .metrics.trec import parse_measures
 from .report import Report, build_report
 from .sources.flatten import flatten
-from .sources.trec import TrecNodeSource, coded_tables, qrels_from_frame, run_from_frame
+from .sources.trec import TrecNodeSource, qrels_from_frame, read_coded_tables, run_from_frame
 from .options import MatchingOptions, MetricOptions, with_options
 
 __all__ = ["EvaluationResult"]
@@ -747,19 +747,16 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         >>> result.calculate_metrics()["Retriever"]["mrr"]
         0.25
         """
-        from .sources.trec_files import read_qrels_coded, read_queries, read_run_coded
+        from .sources.trec_files import read_queries
 
         if not isinstance(node, str) or not node:
             raise InvalidParameterError(f"node must be a non-empty string (the node's name); got {node!r}.")
         steps = Steps(show=enabled(progress), desc="reading TREC files", total=3, unit="step")
         try:
-            run_frame, run_codes = read_run_coded(run)
-            steps.update(1)
-            qrels_frame, qrels_codes = read_qrels_coded(qrels)
+            run_table, qrels_table = read_coded_tables(run, qrels)  # codes; Arrow dictionaries of a file's docids
+            steps.update(2)
             texts = read_queries(queries) if queries is not None else None
-            steps.update(1)
-            source = TrecNodeSource(*coded_tables(run_frame, qrels_frame, run_codes, qrels_codes), node=node,
-                                    queries=texts)
+            source = TrecNodeSource(run_table, qrels_table, node=node, queries=texts)
             steps.update(1)
         finally:
             steps.close()

@@ -16,8 +16,10 @@ query or per distinct cell is making the list cells, each shared by the rows tha
 from __future__ import annotations
 
 import itertools
+import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
 import numpy as np
@@ -27,10 +29,13 @@ from ..columns import COLUMN_ORDER, NO_ANSWER_DOCUMENT_ID
 from ..errors import InvalidParameterError, SchemaError, warn
 from .flatten import numbered_per_query
 from .trec_codes import as_trec_scores, compact_codes, factorized, ranks_within, repeated_pairs, trec_order_codes
+from .trec_arrow import QRELS_FORMAT, RUN_FORMAT, ArrowColumns, arrow_of, numpy_of, read_arrow
+from .trec_files import QrelsInput, RunInput, read_qrels_coded, read_run_coded
 from .trec_layout import TableCodes, TrecJudgments, TrecLayout
+from .trec_ranking import in_trec_order, pairs_repeat
 
 __all__ = ["TREC_COLUMNS", "TrecFrame", "CodedTable", "TrecNodeSource", "is_text", "one_coding", "trec_frame",
-           "trec_frame_coded", "coded_tables", "run_from_frame", "qrels_from_frame"]
+           "trec_frame_coded", "coded_tables", "read_coded_tables", "run_from_frame", "qrels_from_frame"]
 
 #: The columns a TREC build adds to the standard document columns, in this order after them.
 TREC_COLUMNS: tuple[str, ...] = ("score", "gold_document_relevance", "nonrelevant_document_ids",
@@ -256,28 +261,105 @@ def coded_tables(run: pd.DataFrame, qrels: pd.DataFrame, run_codes: TableCodes |
     >>> run.docid_codes.tolist(), qrels.values.tolist()
     ([0], [1])
     """
-    tables = {"run": (run, run_codes), "qrels": (qrels, qrels_codes)}
-    coded = {(name, column): codes.column(table, column) if codes is not None else None
-             for name, (table, codes) in tables.items() for column in ("qid", "docid")}
-    result = []
-    for name, value in (("run", "score"), ("qrels", "relevance")):
-        table, codes = tables[name]
-        (q, qids), (d, docids) = (coded[(name, column)] or factorized(table[column].to_numpy(dtype=object))
-                                  for column in ("qid", "docid"))
-        arrow = codes.arrow_values("docid") if codes is not None and coded[(name, "docid")] is not None else None
-        if not (coded[(name, "qid")] is not None and coded[(name, "docid")] is not None and codes is not None
-                and codes.distinct_pairs(table, "qid", "docid", columns_hold=True)):  # else: a reader's frame, unedited
-            repeated = repeated_pairs(q, d, len(qids), len(docids))
-            if repeated.any():
-                row = table.iloc[int(np.flatnonzero(repeated)[0])]
-                raise InvalidParameterError(f"the {name} lists document {row['docid']!r} twice in query {row['qid']!r}; "
-                                            "trec_eval refuses duplicate documents (read the files with "
-                                            "evalframe.sources.trec_files, which names the line).")
-        values = table[value].to_numpy(dtype=np.float64 if name == "run" else np.int64)
-        ranks = table["rank"].to_numpy(dtype=np.int64) if name == "run" else None
-        result.append(CodedTable(np.asarray(q), qids, np.asarray(d), docids, values, ranks,
-                                 arrow if arrow is not None and _is_arrow_text(arrow, len(docids)) else None))
-    return result[0], result[1]
+    return _coded_table("run", run, run_codes), _coded_table("qrels", qrels, qrels_codes)
+
+
+def _coded_table(name: str, table: pd.DataFrame, codes: TableCodes | None) -> CodedTable:
+    """:func:`coded_tables` of one table (``name``: "run" or "qrels")."""
+    coded = {column: codes.column(table, column) if codes is not None else None for column in ("qid", "docid")}
+    (q, qids), (d, docids) = (coded[column] or factorized(table[column].to_numpy(dtype=object))
+                              for column in ("qid", "docid"))
+    arrow = codes.arrow_values("docid") if codes is not None and coded["docid"] is not None else None
+    if not (coded["qid"] is not None and coded["docid"] is not None and codes is not None
+            and codes.distinct_pairs(table, "qid", "docid", columns_hold=True)):  # else: a reader's frame, unedited
+        repeated = repeated_pairs(q, d, len(qids), len(docids))
+        if repeated.any():
+            row = table.iloc[int(np.flatnonzero(repeated)[0])]
+            raise InvalidParameterError(f"the {name} lists document {row['docid']!r} twice in query {row['qid']!r}; "
+                                        "trec_eval refuses duplicate documents (read the files with "
+                                        "evalframe.sources.trec_files, which names the line).")
+    values = table["score" if name == "run" else "relevance"].to_numpy(dtype=np.float64 if name == "run" else np.int64)
+    ranks = table["rank"].to_numpy(dtype=np.int64) if name == "run" else None
+    return CodedTable(np.asarray(q), qids, np.asarray(d), docids, values, ranks,
+                      arrow if arrow is not None and _is_arrow_text(arrow, len(docids)) else None)
+
+
+def read_coded_tables(run: RunInput, qrels: QrelsInput) -> tuple[CodedTable, CodedTable]:
+    """The run and the qrels as :class:`CodedTable`, read from files or dicts (what ``from_trec`` reads).
+
+    A file pyarrow's reader takes (:func:`evalframe.sources.trec_arrow.read_arrow`) stays columns: the ids as codes
+    into Arrow dictionaries (no Python str per docid), the run put in trec_eval's order (no sort when the file is in
+    that order already). Anything else (a dict, a file that reader does not take, a docid twice in a query) is read
+    by :func:`evalframe.sources.trec_files.read_run_coded` / ``read_qrels_coded``, whose errors name the file and line.
+
+    Examples
+    --------
+    >>> run, qrels = read_coded_tables({"q1": {"d1": 1.0, "d2": 2.0}}, {"q1": {"d1": 1}})
+    >>> run.docid_objects()[run.docid_codes].tolist(), run.ranks.tolist(), qrels.values.tolist()
+    (['d2', 'd1'], [1, 2], [1])
+    """
+    run_table = _arrow_table(run, ranked=True) or _coded_table("run", *read_run_coded(run))
+    return run_table, _arrow_table(qrels, ranked=False) or _coded_table("qrels", *read_qrels_coded(qrels))
+
+
+def _arrow_table(source: Any, *, ranked: bool) -> CodedTable | None:
+    """A run (``ranked``) or qrels file read by pyarrow as a :class:`CodedTable`; None for a dict, a file that
+    reader does not take, or a (qid, docid) pair twice (the pandas readers then read it and name the line)."""
+    if not isinstance(source, (str, os.PathLike)) or not Path(source).is_file():
+        return None
+    columns = read_arrow(Path(source), RUN_FORMAT if ranked else QRELS_FORMAT)
+    if columns is None:
+        return None
+    if ranked:
+        order, ranks = _trec_order(columns)
+    else:  # grouped by query, in order of first appearance; a query's judgments in file order
+        order, ranks = np.argsort(columns.qid_codes, kind="stable"), None
+    query = columns.qid_codes if order is None else columns.qid_codes[order]
+    doc = columns.docid_codes if order is None else columns.docid_codes[order]
+    if pairs_repeat(query, doc, len(columns.qids)):
+        return None
+    values = columns.values if order is None else columns.values[order]
+    qids = np.asarray(columns.qids.to_numpy(zero_copy_only=False), dtype=object)
+    return CodedTable(query, qids, doc, None, values, ranks, columns.docids)  # the reader's int32 codes, no copy
+
+
+def _trec_order(run: ArrowColumns) -> tuple[np.ndarray | None, np.ndarray]:
+    """The run's rows in trec_eval's order (None: they are in it) and their ranks, the docids compared in Arrow."""
+    import pyarrow.compute as pc  # read_arrow read the file: pyarrow is there
+
+    query, doc, docids = run.qid_codes, run.docid_codes, run.docids
+    scores = as_trec_scores(run.values)
+
+    def descending(rows: np.ndarray) -> bool:  # UTF-8 bytes order is code point order
+        return bool(pc.all(pc.greater(docids.take(arrow_of(doc[rows])), docids.take(arrow_of(doc[rows + 1])))).as_py())
+
+    if in_trec_order(query, scores, descending):
+        return None, ranks_within(query)
+    step = query[1:] != query[:-1]
+    if not (query[1:] < query[:-1]).any() and (step | (scores[1:] <= scores[:-1])).all():
+        # grouped by query, scores non-increasing: only the rows of equal (query, score) are out of order (a tool's run
+        # whose ties it broke otherwise): those alone are ordered, by docid descending, the others stay
+        same = ~step & (scores[1:] == scores[:-1])
+        tied = np.zeros(len(query), dtype=bool)
+        tied[1:] |= same
+        tied[:-1] |= same
+        rows = np.flatnonzero(tied)
+        group = np.cumsum(np.r_[True, ~((rows[1:] == rows[:-1] + 1) & same[rows[:-1]])])
+        text_rank = np.empty(len(rows), dtype=np.int64)
+        text_rank[numpy_of(pc.sort_indices(docids.take(arrow_of(doc[rows]))))] = np.arange(len(rows))
+        order = np.arange(len(query), dtype=np.int64)
+        order[rows] = rows[np.lexsort((-text_rank, group))]
+        return order, ranks_within(query)
+
+    def text_ranks() -> np.ndarray:
+        ranks = np.empty(len(docids), dtype=np.int64)
+        ranks[numpy_of(pc.sort_indices(docids))] = np.arange(len(docids))
+        return ranks
+
+    def sort_docids(codes: np.ndarray) -> np.ndarray:
+        return numpy_of(pc.sort_indices(docids.take(arrow_of(codes))))
+
+    return trec_order_codes(query, doc, docids, scores, text_ranks=text_ranks, sort_docids=sort_docids)
 
 
 def _is_arrow_text(array: Any, n: int) -> bool:
@@ -314,7 +396,7 @@ class _Ids:
             self._values = None
             self._parts = (run, qrels, only)
             self.n_docs = n_run + len(only)
-        self.run_doc = run_map[run.docid_codes]
+        self.run_doc = run_map[run.docid_codes] if in_qrels is None else run.docid_codes  # the run's coding kept
         self.judged_doc = judged_map[qrels.docid_codes]
         self.judged_map = judged_map  # each distinct judged docid's code
         self.judged_table = qrels
@@ -361,7 +443,7 @@ class _Rows:
 def _rows(run: CodedTable, ids: _Ids, index: pd.Index) -> _Rows:
     """The run's rows and a placeholder row (document_id ``""``, rank 1, no score) per query only in the qrels."""
     placeholder = np.flatnonzero(~index.isin(ids.run_qids))  # queries only in the qrels: one row each, document_id ""
-    row_query = index.get_indexer(ids.run_qids)[ids.run_q]  # type: ignore[arg-type]  # an array, as pandas takes
+    row_query = compact_codes(index.get_indexer(ids.run_qids))[ids.run_q]  # type: ignore[arg-type]  # (an array)
     row_doc = ids.run_doc
     assert run.ranks is not None  # a run's table
     # the node's own arrays (a reader's, else copies: never a view of the run frame's)
@@ -446,7 +528,7 @@ def _gold_hits(rows: _Rows, ids: _Ids, judged: _Judged) -> tuple[np.ndarray, np.
     """
     relevant = np.flatnonzero(judged.grades > 0)
     width = ids.n_docs + 1  # the placeholder's code included
-    gold_keys = judged.query[relevant] * width + ids.judged_doc[relevant]
+    gold_keys = judged.query[relevant].astype(np.int64) * width + ids.judged_doc[relevant]
     by_key = np.argsort(gold_keys)
     gold_keys, gold_positions = gold_keys[by_key], judged.positions[relevant][by_key]
     hit = np.zeros(len(rows.query), dtype=bool)
@@ -455,7 +537,7 @@ def _gold_hits(rows: _Rows, ids: _Ids, judged: _Judged) -> tuple[np.ndarray, np.
         gold_document = np.zeros(width, dtype=bool)
         gold_document[ids.judged_doc[relevant]] = True
         candidates = np.flatnonzero(gold_document[rows.doc])
-        keys = rows.query[candidates] * width + rows.doc[candidates]
+        keys = rows.query[candidates].astype(np.int64) * width + rows.doc[candidates]  # codes may be int32
         at = np.minimum(np.searchsorted(gold_keys, keys), len(gold_keys) - 1)
         found_at = gold_keys[at] == keys
         matched, matched_position = candidates[found_at], gold_positions[at[found_at]]
@@ -470,7 +552,7 @@ def _id_match_cells(row_query: np.ndarray, matched: np.ndarray, matched_position
     n_queries = len(n_gold)
     zero_lists = [[0.0] * int(n) for n in n_gold]
     pair_width = int(n_gold.max(initial=0)) + 1
-    pair_keys = row_query[matched] * pair_width + matched_position
+    pair_keys = row_query[matched].astype(np.int64) * pair_width + matched_position
     pair_values, pair_code = np.unique(pair_keys, return_inverse=True)
     one_hot = []
     for key in pair_values.tolist():

@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 
 from evalframe import EvaluationResult
-from evalframe.sources.trec import TrecNodeSource, coded_tables, trec_frame
+from evalframe.sources.trec import TrecNodeSource, coded_tables, read_coded_tables, trec_frame
 from evalframe.sources.trec_files import read_qrels, read_run
 
 # q1 ranks d1, d2, d3 (relevant: d2, and d9, not retrieved); q2 ranks d4 (relevant, grade 2), d5 (unjudged); d6 is
@@ -135,3 +135,26 @@ def test_trec_files_copies_and_pickles_of_a_pending_node(tmp_path) -> None:
     for name, write in (("run.txt", lambda r, p: r.to_trec_run(p)), ("qrels.txt", lambda r, p: r.to_qrels(p))):
         assert write(pending(), tmp_path / f"pending-{name}").read_text() == write(eager, tmp_path / name).read_text()
     assert pending().query_metrics("Retriever").equals(eager.query_metrics("Retriever"))
+
+
+@pytest.mark.parametrize("sorted_scores", [True, False])
+def test_files_read_as_arrow_columns_give_the_readers_ranking(tmp_path, sorted_scores: bool) -> None:
+    """The files pyarrow reads stay Arrow columns (no docid made a str); their trec_eval order (ties: docid
+    descending, in code point order) is read_run's, which ranks the pandas frame's docids."""
+    rng = np.random.default_rng(5)
+    for _ in range(20):
+        lines = []
+        for q in range(int(rng.integers(1, 6))):
+            n = int(rng.integers(1, 25))
+            scores = rng.integers(0, 4, size=n) / 4
+            scores = np.sort(scores)[::-1] if sorted_scores else scores  # a tool's ties broken otherwise, or no order
+            lines += [f"q{q} Q0 {'é' if d % 5 == 0 else ''}d{d} 1 {s} tag\n"
+                      for d, s in zip(rng.choice(50, size=n, replace=False), scores)]
+        (tmp_path / "run").write_text("".join(lines), encoding="utf-8")
+        (tmp_path / "qrels").write_text("q0 0 d1 1\n")
+        run, _ = read_coded_tables(tmp_path / "run", tmp_path / "qrels")
+        assert run.docids is None and run.docids_arrow is not None
+        expected = read_run(tmp_path / "run")
+        assert run.docid_objects()[run.docid_codes].tolist() == expected["docid"].tolist()
+        assert run.qids[run.qid_codes].tolist() == expected["qid"].tolist()
+        assert run.values.tolist() == expected["score"].tolist() and run.ranks.tolist() == expected["rank"].tolist()
