@@ -57,8 +57,11 @@ class ColumnSource(Protocol):
 class PendingFrame:
     """A node frame not built yet: its row count and the source of its columns.
 
-    ``extras`` holds what the source can answer without any column (e.g. ``from_trec``'s judged rows), keyed as the
-    source and its reader agree; :class:`~evalframe.frames.store.PreparedStore` asks for it before it reads columns.
+    ``extras`` holds what the source can answer without any column, keyed as the source and its reader agree;
+    :class:`~evalframe.frames.store.PreparedStore` asks for it before it reads columns. The store reads
+    ``"judged_rows"`` (``(eval_mode, duplicates) -> JudgedRows | None``: the trec measures' rows), ``"row_types"``
+    (the ``type`` values the node holds) and ``"trec_layout"`` (``() -> TrecLayout``: the layout of the columns the
+    source makes, kept when the frame is built); ``from_trec`` gives all three.
     """
 
     def __init__(self, n_rows: int, source: ColumnSource, extras: dict[str, Any] | None = None) -> None:

@@ -7,6 +7,10 @@ whose gold labels carry only document ids, plus the TREC columns ``score``, ``go
 :func:`qrels_from_frame` go back: any document node frame to the run and qrels tables trec_eval reads.
 :func:`trec_frame_coded` hands the frame's :class:`TrecLayout` back with it, and takes the :class:`TableCodes` the
 readers return with their frames: codes travel beside the frames, explicitly (``evalframe.frames.codings``).
+Both build the frame from the tables as codes (:class:`CodedTable`) through a :class:`TrecNodeSource`, which makes
+each column on demand: ``EvaluationResult.from_trec`` holds its node so (a pending frame, ``evalframe.frames.pending``),
+the tables read by :func:`read_coded_tables` (a file's docids stay an Arrow dictionary), and the trec measures rank
+its codes without any column.
 trec_eval's ranking order and the id codes live in :mod:`evalframe.sources.trec_codes`, the layout and the codes
 handed over in :mod:`evalframe.sources.trec_layout`. Everything is vectorised over rows; the only Python work per
 query or per distinct cell is making the list cells, each shared by the rows that hold the same list (as the frames

@@ -158,3 +158,34 @@ def test_files_read_as_arrow_columns_give_the_readers_ranking(tmp_path, sorted_s
         assert run.docid_objects()[run.docid_codes].tolist() == expected["docid"].tolist()
         assert run.qids[run.qid_codes].tolist() == expected["qid"].tolist()
         assert run.values.tolist() == expected["score"].tolist() and run.ranks.tolist() == expected["rank"].tolist()
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_every_analysis_of_a_pending_node_equals_the_built_frames(tmp_path) -> None:
+    """The same numbers read through the pending node's columns as from the frame trec_frame builds (no coding)."""
+    from evalframe import compare
+
+    run, qrels = random_tables(11)
+    eager = EvaluationResult({"Retriever": trec_frame(read_run(run), read_qrels(qrels))})
+
+    def both(ask, stays_pending=True):
+        result = EvaluationResult.from_trec(run, qrels, progress=False)
+        got = ask(result)
+        assert result.node_results.is_built("Retriever") is not stays_pending
+        return got, ask(eager)
+
+    for ask in (lambda r: r.calculate_metrics(), lambda r: r.calculate_metrics(simulated_top_k_retriever=3),
+                lambda r: r.trec_metrics(["AP", "nDCG@5"], complete=True)):
+        got, expected = both(ask)
+        assert got == expected
+    for ask in (lambda r: r.query_metrics("Retriever"), lambda r: r.metrics_at_k((1, 5)),
+                lambda r: compare(r, eager, metrics=["mrr", "recall_single_hit"], rounds=50)):
+        got, expected = both(ask)
+        pd.testing.assert_frame_equal(got, expected, check_exact=True)
+    got, expected = both(lambda r: r.wrong_examples("Retriever", n=2), False)  # the rows shown
+    assert [str(example) for example in got] == [str(example) for example in expected]
+    got, expected = both(lambda r: r.report(n=2).render("markdown"), False)
+    assert got == expected
+    saved = EvaluationResult.from_trec(run, qrels, progress=False).save(tmp_path / "pending")
+    loaded = EvaluationResult.load(saved)
+    pd.testing.assert_frame_equal(loaded["Retriever"], EvaluationResult.load(eager.save(tmp_path / "eager"))["Retriever"])
