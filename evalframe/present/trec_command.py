@@ -1,18 +1,20 @@
 """``evalframe trec RUN QRELS`` on columns, without pandas: from the TREC files to the printed numbers.
 
-:func:`trec_columnar` reads both files with :func:`evalframe.sources.trec_arrow.read_arrow` (ids as codes into Arrow
-dictionaries: no Python str per docid), puts the run in trec_eval's order (no sort when the file is in that order
-already, checked with vectorised comparisons), looks the qrels' docids up in the run's dictionary in Arrow
-(``pyarrow.compute.index_in``), lays the judged rows out from the codes
-(:func:`evalframe.frames.judged_codes.judged_rows_of_codes`), evaluates (:func:`evalframe.metrics.trec.evaluate`)
-and renders (:mod:`evalframe.present.trec_formats`). Only the ids of the queries (not of the documents) become
-Python strings.
+:func:`trec_columnar` reads both files with :func:`evalframe.sources.trec_arrow.read_arrow` (the query ids and the
+qrels' docids as codes into Arrow dictionaries, the run's docids left as Arrow's column: no Python str per docid),
+refuses a docid twice in a query (the run's docids coded in batches of whole queries), puts the run in trec_eval's
+order (:func:`evalframe.sources.trec_ranking.trec_order_lines`: only the tied lines are sorted when the file is in
+score order already), looks the run's docids up among the judged ones in Arrow (``pyarrow.compute.index_in``), lays
+the judged rows out from the codes (:func:`evalframe.frames.judged_codes.judged_rows_of_codes`), evaluates
+(:func:`evalframe.metrics.trec.evaluate`) and renders (:mod:`evalframe.present.trec_formats`). Only the query ids
+become Python strings. pyarrow's own numpy conversions would import pandas: :mod:`evalframe.sources.trec_arrow`'s
+are used instead.
 
-It returns None for any input it does not take (a file pyarrow's reader does not take: gzip files and plain files
-alike are read, but tabs, runs of spaces, a line with more or fewer columns, a value that is not a plain number, an
-empty file...; a docid twice in a query; a judged docid ``"00"``; a bad ``--digits``): the command then runs
-through ``EvaluationResult.from_trec`` (:mod:`evalframe.present.commands`), whose messages name the file and the
-line. Both ways print the same bytes (``tests/present/test_trec_command.py``).
+It returns None for any input it does not take (no pyarrow; a file pyarrow's reader does not take: tabs, runs of
+spaces, a line with more or fewer columns, an empty column, a value that is not a plain number, an empty file, text
+that is not UTF-8; a docid twice in a query; a judged docid ``"00"``; a missing file; a bad ``--digits``): the
+command then runs through ``EvaluationResult.from_trec`` (:mod:`evalframe.present.commands`), whose messages name
+the file and the line. Both ways print the same bytes (``tests/present/test_trec_command.py``).
 """
 
 from __future__ import annotations
@@ -25,8 +27,9 @@ import numpy as np
 
 from ..frames.judged_codes import judged_rows_of_codes
 from ..metrics.trec import aggregation_of, evaluate, parse_measures
-from ..sources.trec_arrow import QRELS_FORMAT, RUN_FORMAT, ArrowColumns, arrow_of, numpy_of, read_arrow, string_array
-from ..sources.trec_ranking import as_trec_scores, in_trec_order, pairs_repeat, trec_order_codes
+from ..sources.trec_arrow import (QRELS_FORMAT, RUN_FORMAT, ArrowColumns, arrow_of, dictionary_codes, numpy_of, read_arrow,
+                                  string_array)
+from ..sources.trec_ranking import as_trec_scores, pairs_repeat, trec_order_lines
 from .parsers import TREC_DEFAULT_MEASURES, print_warning
 from .trec_formats import TREC_FORMATS, TrecTable
 
@@ -80,29 +83,47 @@ def _query_codes(run: ArrowColumns, qrels: ArrowColumns) -> tuple[np.ndarray, np
     return code_of[:n_run], qrels_codes, np.array(ids.to_pylist(), dtype=object)
 
 
-def _ranked(run: ArrowColumns) -> tuple[np.ndarray, np.ndarray]:
-    """The run's query and docid codes in trec_eval's order: score (as float32) descending, docid descending."""
+def _ranked(run: ArrowColumns) -> np.ndarray | None:
+    """The order of the run's lines in trec_eval's ranking (score as float32 descending, docid descending), None
+    when the file is in that order already. The docids are compared in Arrow, by line."""
     import pyarrow.compute as pc
 
-    query, doc, docids = run.qid_codes, run.docid_codes, run.docids
-    scores = as_trec_scores(run.values)
+    docids = run.docids
 
-    def descending(rows: np.ndarray) -> bool:  # compared in Arrow: UTF-8 bytes order as code points order
-        return bool(pc.all(pc.greater(docids.take(arrow_of(doc[rows])), docids.take(arrow_of(doc[rows + 1])))).as_py())
+    def descending(lines: np.ndarray) -> bool:  # compared in Arrow: UTF-8 bytes order as code points order
+        return bool(pc.all(pc.greater(docids.take(arrow_of(lines)), docids.take(arrow_of(lines + 1)))).as_py())
 
-    if in_trec_order(query, scores, descending):
-        return query, doc
+    def sort_docids(lines: np.ndarray) -> np.ndarray:
+        return numpy_of(pc.sort_indices(docids.take(arrow_of(lines))))
 
-    def text_ranks() -> np.ndarray:
-        ranks = np.empty(len(docids), dtype=np.int64)
-        ranks[numpy_of(pc.sort_indices(docids))] = np.arange(len(docids))
-        return ranks
+    return trec_order_lines(run.qid_codes, as_trec_scores(run.values), docids_descending=descending,
+                            sort_docids=sort_docids)
 
-    def sort_docids(codes: np.ndarray) -> np.ndarray:
-        return numpy_of(pc.sort_indices(docids.take(arrow_of(codes))))
 
-    order, _ = trec_order_codes(query, doc, docids, scores, text_ranks=text_ranks, sort_docids=sort_docids)
-    return query[order], doc[order]
+def _run_pairs_repeat(run: ArrowColumns) -> bool:
+    """Whether a docid repeats within a query of the run. A file grouped by query (as runs are written) is coded in
+    batches of whole queries of about :data:`_BATCH` lines, each with its own small dictionary (a hash table that
+    stays in the cache: several times faster than one coding of millions of distinct docids); else every docid at
+    once."""
+    query = run.qid_codes
+    n = len(query)
+    if (query[1:] < query[:-1]).any():
+        codes, _ = dictionary_codes(run.docids)
+        return pairs_repeat(query, codes, len(run.qids))
+    starts = np.flatnonzero(np.r_[True, query[1:] != query[:-1]])
+    at = np.searchsorted(starts, np.arange(_BATCH, n, _BATCH))
+    cuts = np.unique(np.r_[0, starts[at[at < len(starts)]], n]).tolist()
+    for start, end in zip(cuts[:-1], cuts[1:]):
+        codes, dictionary = dictionary_codes(run.docids.slice(start, end - start))
+        if len(dictionary) < end - start:  # some docid twice in the batch: in one query?
+            batch = query[start:end] - query[start]
+            if pairs_repeat(batch, codes, int(batch[-1]) + 1):
+                return True
+    return False
+
+
+#: Lines per batch of :func:`_run_pairs_repeat`.
+_BATCH = 1 << 14
 
 
 def _has(ids: Any, text: str) -> bool:
@@ -134,26 +155,30 @@ def trec_columnar(args: argparse.Namespace) -> str | None:
     paths = [Path(args.run), Path(args.qrels)]
     if not all(path.is_file() for path in paths):
         return None
-    run = read_arrow(paths[0], RUN_FORMAT)
+    run = read_arrow(paths[0], RUN_FORMAT, encode_docids=False)
     if run is None:
         return None
     qrels = read_arrow(paths[1], QRELS_FORMAT)
-    if qrels is None or _has(qrels.docids, _NO_ANSWER) or _has(run.docids, _NO_ANSWER):
+    if qrels is None or qrels.docid_codes is None or _has(qrels.docids, _NO_ANSWER):
         return None
-    if pairs_repeat(qrels.qid_codes, qrels.docid_codes, len(qrels.qids)):
+    if pairs_repeat(qrels.qid_codes, qrels.docid_codes, len(qrels.qids)) or _run_pairs_repeat(run):
         return None
-    run_query, run_doc = _ranked(run)
-    if pairs_repeat(run_query, run_doc, len(run.qids)):
-        return None
+    order = _ranked(run)
     measures = parse_measures(list(dict.fromkeys(args.measures or TREC_DEFAULT_MEASURES)))
 
     import pyarrow.compute as pc
 
     run_codes, qrels_codes, query_ids = _query_codes(run, qrels)
-    in_run = numpy_of(pc.index_in(qrels.docids, value_set=run.docids))
-    rows = judged_rows_of_codes(run_codes[run_query], run_doc, qrels_codes[qrels.qid_codes],
-                                in_run[qrels.docid_codes], qrels.values, query_ids, where="node 'Retriever'")
-    del run, run_query, run_doc
+    # each line's docid as a code of the judged docids, and one code more for every docid no query judges
+    judged = numpy_of(pc.index_in(run.docids, value_set=qrels.docids))
+    row_doc = np.where(judged >= 0, judged, len(qrels.docids))
+    row_query = run_codes[run.qid_codes]
+    if order is not None:
+        row_query, row_doc = row_query[order], row_doc[order]
+    del run, judged, order
+    rows = judged_rows_of_codes(row_query, row_doc, qrels_codes[qrels.qid_codes], qrels.docid_codes, qrels.values,
+                                query_ids, where="node 'Retriever'")
+    del row_query, row_doc
     values = evaluate(measures, row_query=rows.row_query, position=rows.position, grade=rows.grade,
                       judged_query=rows.judged_query, judged_grade=rows.judged_grade, n_queries=rows.n_queries)
     evaluated = rows.evaluated(args.complete)

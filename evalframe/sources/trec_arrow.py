@@ -47,22 +47,44 @@ def is_gzip(path: Path) -> bool:
         return handle.read(2) == GZIP_MAGIC
 
 
+#: Files above this size (bytes) are parsed by pyarrow's thread pool, smaller ones in this thread.
+_THREADED_SIZE = 64 << 20
+
+
+def _has_double_space(data: Any) -> bool:
+    """Whether two spaces follow each other: the bytes viewed as 16-bit words at both alignments, compared with two
+    spaces, a few MB at a time (in the cache; bytes.find's search for two bytes is several times slower than this)."""
+    view = np.frombuffer(data, dtype=np.uint8)
+    pair = np.uint16(0x2020)
+    step = 1 << 22
+    for start in range(0, len(view), step):
+        part = view[start:start + step + 1]  # one byte more: a pair across the boundary
+        even = part[:len(part) // 2 * 2].view(np.uint16)
+        odd = part[1:1 + (len(part) - 1) // 2 * 2].view(np.uint16)
+        if (even == pair).any() or (odd == pair).any():
+            return True
+    return False
+
+
 @dataclass(frozen=True)
 class ArrowColumns:
     """A TREC file's columns in file order: the ids as codes (int32, numbered in order of first appearance) into
-    Arrow string arrays of the distinct ids, and the values (float64 scores of a run, int64 grades of qrels)."""
+    Arrow string arrays of the distinct ids, and the values (float64 scores of a run, int64 grades of qrels).
+    Read with ``encode_docids=False``, ``docid_codes`` is None and ``docids`` the file's column (a chunked array,
+    one docid per line)."""
 
     qid_codes: np.ndarray
     qids: Any  # pyarrow.StringArray
-    docid_codes: np.ndarray
-    docids: Any  # pyarrow.StringArray
+    docid_codes: np.ndarray | None
+    docids: Any  # pyarrow.StringArray, or a ChunkedArray of every line's docid
     values: np.ndarray
 
 
-def read_arrow(path: Path, fmt: TrecFormat) -> ArrowColumns | None:
-    """The file parsed by pyarrow's multi-threaded CSV reader, ids dictionary-encoded; None when pyarrow is missing
-    or the file is not plain single-space-separated lines of well-formed values (the caller then reads it another
-    way). Repeated (qid, docid) pairs are not looked for here.
+def read_arrow(path: Path, fmt: TrecFormat, *, encode_docids: bool = True) -> ArrowColumns | None:
+    """The file parsed by pyarrow's CSV reader, ids dictionary-encoded (the docids only with ``encode_docids``:
+    millions of distinct docids take seconds to encode); None when pyarrow is missing or the file is not plain
+    single-space-separated lines of well-formed values (the caller then reads it another way). Repeated
+    (qid, docid) pairs are not looked for here.
 
     Examples
     --------
@@ -91,13 +113,15 @@ def read_arrow(path: Path, fmt: TrecFormat) -> ArrowColumns | None:
                 data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) if path.stat().st_size else b""
     except (*DAMAGED_GZIP, OSError, ValueError):
         return None  # the pandas path reports it
-    if not len(data) or data.find(b"\t") >= 0 or data.find(b"  ") >= 0:  # find: a memchr scan, faster than a regex
+    if not len(data) or data.find(b"\t") >= 0 or _has_double_space(data):
         return None
     names = [f"c{i}" for i in range(fmt.width + 1)]  # one column more: to see lines that have one
     try:
         table = pa_csv.read_csv(
             pa.py_buffer(data),
-            read_options=pa_csv.ReadOptions(column_names=names[:fmt.width]),
+            # threads for large files only: starting the pool costs more than it saves below some 10 MB a core
+            read_options=pa_csv.ReadOptions(column_names=names[:fmt.width], use_threads=len(data) > _THREADED_SIZE,
+                                            block_size=1 << 22 if len(data) > _THREADED_SIZE else 1 << 20),
             parse_options=pa_csv.ParseOptions(delimiter=" ", quote_char=False, double_quote=False, escape_char=False),
             convert_options=pa_csv.ConvertOptions(column_types={name: pa.string() for name in names[:fmt.width]},
                                                   include_columns=[names[0], names[2], names[fmt.value]]))
@@ -123,7 +147,10 @@ def read_arrow(path: Path, fmt: TrecFormat) -> ArrowColumns | None:
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         return None
     del text
-    (q_codes, q_dictionary), (d_codes, d_dictionary) = dictionary_codes(qids), dictionary_codes(docids)
+    q_codes, q_dictionary = dictionary_codes(qids)
+    if not encode_docids:
+        return ArrowColumns(q_codes, q_dictionary, None, docids, values)
+    d_codes, d_dictionary = dictionary_codes(docids)
     return ArrowColumns(q_codes, q_dictionary, d_codes, d_dictionary, values)
 
 

@@ -233,6 +233,7 @@ def _read_arrow(path: Path, fmt: TrecFormat) -> TrecColumns | None:
         return None
     import pyarrow.compute as pc  # read_arrow read it: pyarrow is there
 
+    assert read.docid_codes is not None  # read with encode_docids
     columns = TrecColumns(read.qid_codes, read.qids.to_numpy(zero_copy_only=False),
                           read.docid_codes, read.docids.to_numpy(zero_copy_only=False), read.values)
     columns.arrow_values = {"qid": read.qids, "docid": read.docids}

@@ -2,9 +2,9 @@
 
 trec_eval ranks a query's documents by score descending, ties by docid descending (code point order), scores
 compared as 32-bit floats (:func:`as_trec_scores`). :func:`trec_order_codes` gives that order and the ranks;
-:func:`in_trec_order` says, with vectorised comparisons alone, whether rows are in that order already (a run file
-written by a tool usually is), so that the sort can be skipped. :mod:`evalframe.sources.trec_codes` re-exports these
-names beside the code helpers that need pandas.
+:func:`trec_order_lines` sorts a run's lines, and only its tied lines when the file is in (query, score) order
+already (a run file written by a tool usually is), checked with vectorised comparisons alone.
+:mod:`evalframe.sources.trec_codes` re-exports these names beside the code helpers that need pandas.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["trec_order_codes", "in_trec_order", "pairs_repeat", "as_trec_scores", "ranks_within", "compact_codes"]
+__all__ = ["trec_order_codes", "trec_order_lines", "pairs_repeat", "as_trec_scores", "ranks_within", "compact_codes"]
 
 
 def trec_order_codes(query: np.ndarray, doc: np.ndarray, doc_values: Any, scores: np.ndarray, *,
@@ -44,8 +44,11 @@ def trec_order_codes(query: np.ndarray, doc: np.ndarray, doc_values: Any, scores
     query, doc = np.asarray(query, dtype=np.int64), np.asarray(doc, dtype=np.int64)
     key = _score_key(query, np.asarray(scores))
     if key is not None:
-        order = np.argsort(key, kind="stable")
-        ordered = key[order]
+        if not (key[1:] < key[:-1]).any():  # rows in (query, score) order already (ties aside): no sort
+            order, ordered = np.arange(n), key
+        else:
+            order = np.argsort(key, kind="stable")
+            ordered = key[order]
         same = ordered[1:] == ordered[:-1]
     else:  # scores that no 32-bit key holds exactly: sort on the floats
         order = np.lexsort((-scores, query))
@@ -137,32 +140,50 @@ def as_trec_scores(scores: np.ndarray) -> np.ndarray:
         return np.asarray(scores, dtype=np.float64).astype(np.float32)
 
 
-def in_trec_order(query: np.ndarray, scores: np.ndarray,
-                  docids_descending: Callable[[np.ndarray], bool]) -> bool:
-    """Whether rows are in trec_eval's order already: grouped by query code ascending (first appearance), each
-    query's scores non-increasing (``scores`` as :func:`as_trec_scores` gives them), and rows of equal (query, score)
-    by docid strictly descending: ``docids_descending(rows)`` says whether each row of ``rows`` has a larger docid
-    than the row after it (asked only for the tied rows, so the ids are compared where they must be).
+def trec_order_lines(query: np.ndarray, scores: np.ndarray, *, docids_descending: Callable[[np.ndarray], bool],
+                     sort_docids: Callable[[np.ndarray], np.ndarray]) -> np.ndarray | None:
+    """The order of a run's lines in trec_eval's ranking, None when they are in it already.
+
+    ``query``: each line's query code (numbered in order of first appearance), ``scores`` as :func:`as_trec_scores`
+    gives them; the docids are known by line: ``docids_descending(lines)`` says whether each of ``lines`` has a larger
+    docid than the line after it (asked for tied lines only), and ``sort_docids(lines)`` the permutation sorting
+    those lines' docids in code point order. Lines grouped by query with their scores descending (a run file as
+    tools write it) have only their ties, if any, put in docid order (a sort of the tied lines alone); other files
+    are ranked by :func:`trec_order_codes`.
 
     Examples
     --------
-    >>> docids = np.array(["c", "b", "a"], dtype=object)
-    >>> in_trec_order(np.array([0, 0, 0]), np.array([2.0, 1.0, 1.0], dtype=np.float32),
-    ...               lambda rows: bool((docids[rows] > docids[rows + 1]).all()))
+    >>> docids = np.array(["a", "c", "b", "x"], dtype=object)
+    >>> trec_order_lines(np.array([0, 0, 0, 1]), np.array([2.0, 1.0, 1.0, 5.0], dtype=np.float32),
+    ...                  docids_descending=lambda rows: bool((docids[rows] > docids[rows + 1]).all()),
+    ...                  sort_docids=lambda rows: np.argsort(docids[rows])) is None
     True
-    >>> in_trec_order(np.array([0, 1, 0]), np.array([2.0, 1.0, 1.0], dtype=np.float32), lambda rows: True)
-    False
+    >>> trec_order_lines(np.array([0, 0, 0]), np.array([1.0, 1.0, 2.0], dtype=np.float32),
+    ...                  docids_descending=lambda rows: bool((docids[rows] > docids[rows + 1]).all()),
+    ...                  sort_docids=lambda rows: np.argsort(docids[rows])).tolist()
+    [2, 1, 0]
     """
-    if len(query) < 2:
-        return True
+    n = len(query)
+    if n < 2:
+        return None
     step = query[1:] != query[:-1]
-    if (query[1:] < query[:-1]).any():
-        return False
-    later, earlier = scores[1:], scores[:-1]
-    if not (step | (later <= earlier)).all():  # NaN compares False: such rows are never taken as ordered
-        return False
-    tied = np.flatnonzero(~step & (later == earlier))
-    return not len(tied) or bool(docids_descending(tied))
+    if (query[1:] < query[:-1]).any() or not (step | (scores[1:] <= scores[:-1])).all():
+        lines = np.arange(n)
+        return trec_order_codes(query, lines, lines, scores, sort_docids=sort_docids)[0]
+    same = ~step & (scores[1:] == scores[:-1])
+    pairs = np.flatnonzero(same)
+    if not len(pairs) or docids_descending(pairs):
+        return None
+    tied = np.zeros(n, dtype=bool)
+    tied[1:] |= same
+    tied[:-1] |= same
+    rows = np.flatnonzero(tied)
+    group = np.cumsum(_run_starts(tied, same)) - 1  # runs of equal (query, score), numbered in order
+    docid_rank = np.empty(len(rows), dtype=np.int64)
+    docid_rank[sort_docids(rows)] = np.arange(len(rows))
+    order = np.arange(n)
+    order[rows] = rows[np.lexsort((-docid_rank, group))]
+    return order
 
 
 def ranks_within(sorted_codes: np.ndarray) -> np.ndarray:

@@ -256,3 +256,44 @@ def test_the_means_of_many_queries_to_the_last_bit(tmp_path, capsys, monkeypatch
     for complete in (False, True):
         status, out, _ = columnar(capsys, monkeypatch, argv(run, qrels, MEASURES, fmt="json", complete=complete))
         assert out == reference(run, qrels, MEASURES, fmt="json", complete=complete)
+
+
+@pytest.mark.parametrize("tie_order", ["descending", "ascending", "mixed"])
+def test_a_run_sorted_by_score_with_its_ties_in_any_docid_order(tmp_path, capsys, monkeypatch, tie_order):
+    """Lines grouped by query, scores descending, ties (float32 ties too) in the given docid order: only the tied
+    lines are put in order (or none, when they are in trec_eval's order)."""
+    rng = np.random.default_rng(5)
+    lines = []
+    for q in range(25):
+        rows = [(float(rng.integers(0, 4)) if rng.random() < 0.8 else 0.1234567891, f"d{int(d)}")
+                for d in rng.choice(200, 30, replace=False)]
+        key = {"descending": lambda r: (-r[0], [-ord(c) for c in r[1]]), "ascending": lambda r: (-r[0], r[1]),
+               "mixed": lambda r: (-r[0], hash(r[1]) % 7)}[tie_order]
+        lines += [f"q{q} Q0 {doc} {i} {score!r} run" for i, (score, doc) in enumerate(sorted(rows, key=key), start=1)]
+    run, qrels = tmp_path / "run.txt", tmp_path / "qrels.txt"
+    run.write_text("\n".join(lines) + "\n")
+    qrels.write_text("".join(f"q{q} 0 d{d} {(q + d) % 4 - 1}\n" for q in range(0, 28, 2) for d in range(0, 200, 9)))
+    for fmt in ("json", "tsv"):
+        status, out, _ = columnar(capsys, monkeypatch, argv(run, qrels, MEASURES, per_query=True, fmt=fmt))
+        assert out == reference(run, qrels, MEASURES, per_query=True, fmt=fmt)
+
+
+@pytest.mark.parametrize("duplicate_in", ["first query", "a later batch", "none"])
+def test_the_duplicate_check_in_batches_of_queries(tmp_path, capsys, monkeypatch, duplicate_in):
+    """Batches of a few lines (whole queries each): a docid twice in a query is found in any batch, a docid in
+    several queries is no duplicate; the old message (file:line) either way."""
+    monkeypatch.setattr(trec_command, "_BATCH", 4)
+    lines = [f"q{q} Q0 d{(q * 3 + i) % 11} {i} {10 - i} run" for q in range(9) for i in range(1, 1 + q % 4 + 1)]
+    if duplicate_in == "first query":
+        lines.insert(1, "q0 Q0 d1 9 0.5 run")
+    elif duplicate_in == "a later batch":
+        lines.append("q8 Q0 d3 9 0.5 run")  # q8 ranks d3 on its first line already
+    run, qrels = tmp_path / "run.txt", tmp_path / "qrels.txt"
+    run.write_text("\n".join(lines) + "\n")
+    qrels.write_text("".join(f"q{q} 0 d{d} 1\n" for q in range(9) for d in range(0, 11, 3)))
+    args = argv(run, qrels, MEASURES, per_query=True)
+    new = cli.main(args), *capsys.readouterr()
+    assert new == through_from_trec(capsys, monkeypatch, args)
+    assert (new[0] == 1) is (duplicate_in != "none")
+    if duplicate_in == "none":
+        assert new[1] == reference(run, qrels, MEASURES, per_query=True)
