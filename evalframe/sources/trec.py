@@ -36,7 +36,7 @@ from .trec_codes import as_trec_scores, compact_codes, factorized, ranks_within,
 from .trec_arrow import QRELS_FORMAT, RUN_FORMAT, ArrowColumns, arrow_of, numpy_of, read_arrow
 from .trec_files import QrelsInput, RunInput, read_qrels_coded, read_run_coded
 from .trec_layout import TableCodes, TrecJudgments, TrecLayout
-from .trec_ranking import in_trec_order, pairs_repeat
+from .trec_ranking import pairs_repeat, trec_order_lines
 
 __all__ = ["TREC_COLUMNS", "TrecFrame", "CodedTable", "TrecNodeSource", "is_text", "one_coding", "trec_frame",
            "trec_frame_coded", "coded_tables", "read_coded_tables", "run_from_frame", "qrels_from_frame"]
@@ -318,6 +318,7 @@ def _arrow_table(source: Any, *, ranked: bool) -> CodedTable | None:
         order, ranks = _trec_order(columns)
     else:  # grouped by query, in order of first appearance; a query's judgments in file order
         order, ranks = np.argsort(columns.qid_codes, kind="stable"), None
+    assert columns.docid_codes is not None  # read with its docids encoded
     query = columns.qid_codes if order is None else columns.qid_codes[order]
     doc = columns.docid_codes if order is None else columns.docid_codes[order]
     if pairs_repeat(query, doc, len(columns.qids)):
@@ -328,42 +329,22 @@ def _arrow_table(source: Any, *, ranked: bool) -> CodedTable | None:
 
 
 def _trec_order(run: ArrowColumns) -> tuple[np.ndarray | None, np.ndarray]:
-    """The run's rows in trec_eval's order (None: they are in it) and their ranks, the docids compared in Arrow."""
+    """The run's rows in trec_eval's order (None: they are in it) and their ranks, the docids compared in Arrow
+    (:func:`evalframe.sources.trec_ranking.trec_order_lines`: a file in score order has only its ties sorted)."""
     import pyarrow.compute as pc  # read_arrow read the file: pyarrow is there
 
-    query, doc, docids = run.qid_codes, run.docid_codes, run.docids
-    scores = as_trec_scores(run.values)
+    assert run.docid_codes is not None  # read with its docids encoded
+    doc, docids = run.docid_codes, run.docids
 
     def descending(rows: np.ndarray) -> bool:  # UTF-8 bytes order is code point order
         return bool(pc.all(pc.greater(docids.take(arrow_of(doc[rows])), docids.take(arrow_of(doc[rows + 1])))).as_py())
 
-    if in_trec_order(query, scores, descending):
-        return None, ranks_within(query)
-    step = query[1:] != query[:-1]
-    if not (query[1:] < query[:-1]).any() and (step | (scores[1:] <= scores[:-1])).all():
-        # grouped by query, scores non-increasing: only the rows of equal (query, score) are out of order (a tool's run
-        # whose ties it broke otherwise): those alone are ordered, by docid descending, the others stay
-        same = ~step & (scores[1:] == scores[:-1])
-        tied = np.zeros(len(query), dtype=bool)
-        tied[1:] |= same
-        tied[:-1] |= same
-        rows = np.flatnonzero(tied)
-        group = np.cumsum(np.r_[True, ~((rows[1:] == rows[:-1] + 1) & same[rows[:-1]])])
-        text_rank = np.empty(len(rows), dtype=np.int64)
-        text_rank[numpy_of(pc.sort_indices(docids.take(arrow_of(doc[rows]))))] = np.arange(len(rows))
-        order = np.arange(len(query), dtype=np.int64)
-        order[rows] = rows[np.lexsort((-text_rank, group))]
-        return order, ranks_within(query)
+    def sort_docids(rows: np.ndarray) -> np.ndarray:
+        return numpy_of(pc.sort_indices(docids.take(arrow_of(doc[rows]))))
 
-    def text_ranks() -> np.ndarray:
-        ranks = np.empty(len(docids), dtype=np.int64)
-        ranks[numpy_of(pc.sort_indices(docids))] = np.arange(len(docids))
-        return ranks
-
-    def sort_docids(codes: np.ndarray) -> np.ndarray:
-        return numpy_of(pc.sort_indices(docids.take(arrow_of(codes))))
-
-    return trec_order_codes(query, doc, docids, scores, text_ranks=text_ranks, sort_docids=sort_docids)
+    order = trec_order_lines(run.qid_codes, as_trec_scores(run.values), docids_descending=descending,
+                             sort_docids=sort_docids)
+    return order, ranks_within(run.qid_codes if order is None else run.qid_codes[order])
 
 
 def _is_arrow_text(array: Any, n: int) -> bool:
