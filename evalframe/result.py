@@ -810,7 +810,8 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         check.check_choice(eval_mode, EVAL_MODES, name="eval_mode")
         check.check_choice(duplicates, ("error", "first"), name="duplicates")
         name = self._trec_node(node)
-        run = run_from_frame(self[name], node=name, eval_mode=eval_mode, scores=scores, duplicates=duplicates,
+        # the node as the analyses read it: a pending node makes the key columns, rank and score, not the list columns
+        run = run_from_frame(self._store.view(name), node=name, eval_mode=eval_mode, scores=scores, duplicates=duplicates,
                              layout=self._store.trec_layout(name))
         return write_run(run, path, tag=tag)
 

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalframe import EvaluationResult
+from evalframe import EvaluationResult, SaveError
 from evalframe.sources.trec import TrecNodeSource, coded_tables, read_coded_tables, trec_frame
 from evalframe.sources.trec_files import read_qrels, read_run
 
@@ -134,6 +134,15 @@ def test_trec_files_copies_and_pickles_of_a_pending_node(tmp_path) -> None:
         pd.testing.assert_frame_equal(make()["Retriever"], eager["Retriever"], check_exact=True)
     for name, write in (("run.txt", lambda r, p: r.to_trec_run(p)), ("qrels.txt", lambda r, p: r.to_qrels(p))):
         assert write(pending(), tmp_path / f"pending-{name}").read_text() == write(eager, tmp_path / name).read_text()
+    result = pending()
+    for scores in ("score", "rank"):
+        result.to_trec_run(tmp_path / "again.txt", scores=scores)
+        assert (tmp_path / "again.txt").read_text() == eager.to_trec_run(tmp_path / "eager.txt", scores=scores).read_text()
+    for holder in (result, eager):
+        with pytest.raises(SaveError, match="the run holds no retrieved document"):  # no row of eval_mode isolated
+            holder.to_trec_run(tmp_path / "isolated.txt", eval_mode="isolated")
+    assert not result.node_results.is_built("Retriever")  # the run is written from the key columns, rank and score
+    assert "gold_document_ids" not in result._store.view("Retriever").made
     assert pending().query_metrics("Retriever").equals(eager.query_metrics("Retriever"))
 
 
