@@ -198,3 +198,15 @@ def test_every_analysis_of_a_pending_node_equals_the_built_frames(tmp_path) -> N
     saved = EvaluationResult.from_trec(run, qrels, progress=False).save(tmp_path / "pending")
     loaded = EvaluationResult.load(saved)
     pd.testing.assert_frame_equal(loaded["Retriever"], EvaluationResult.load(eager.save(tmp_path / "eager"))["Retriever"])
+
+
+def test_the_trec_measures_of_files_make_no_python_str_per_docid(tmp_path) -> None:
+    (tmp_path / "run").write_text("q1 Q0 d1 1 3 t\nq1 Q0 d2 2 2 t\nq1 Q0 d3 3 1 t\nq2 Q0 d4 1 2 t\nq2 Q0 d5 2 1 t\n")
+    (tmp_path / "qrels").write_text("q1 0 d2 1\nq1 0 d9 1\nq2 0 d4 2\nq2 0 d6 0\nq3 0 d7 1\n")  # RUN and QRELS above
+    result = EvaluationResult.from_trec(tmp_path / "run", tmp_path / "qrels", progress=False)
+    assert result.trec_metrics(MEASURES) == EXPECTED
+    pending_frame = result.node_results.pending("Retriever")
+    assert pending_frame is not None
+    source = pending_frame.source
+    assert isinstance(source, TrecNodeSource) and source.ids._values is None  # the docids are still Arrow's
+    pd.testing.assert_frame_equal(result["Retriever"], pending()["Retriever"], check_exact=True)
