@@ -101,18 +101,19 @@ def _ranked(run: ArrowColumns) -> np.ndarray | None:
 
 
 def _run_pairs_repeat(run: ArrowColumns) -> bool:
-    """Whether a docid repeats within a query of the run. A file grouped by query (as runs are written) is coded in
-    batches of whole queries of about :data:`_BATCH` lines, each with its own small dictionary (a hash table that
-    stays in the cache: several times faster than one coding of millions of distinct docids); else every docid at
-    once."""
+    """Whether a docid repeats within a query of the run. A large file grouped by query (as runs are written) is
+    coded in batches of whole queries of about :data:`_BATCH` lines, each with its own small dictionary (a hash table
+    that stays in the cache: at 10M lines with 4M distinct docids, 1.0 s instead of 2.2 s); a smaller or ungrouped
+    file in one coding of every docid."""
     query = run.qid_codes
     n = len(query)
-    if (query[1:] < query[:-1]).any():
+    if n <= _WHOLE or (query[1:] < query[:-1]).any():
         codes, _ = dictionary_codes(run.docids)
         return pairs_repeat(query, codes, len(run.qids))
     starts = np.flatnonzero(np.r_[True, query[1:] != query[:-1]])
     at = np.searchsorted(starts, np.arange(_BATCH, n, _BATCH))
-    cuts = np.unique(np.r_[0, starts[at[at < len(starts)]], n]).tolist()
+    cuts = np.r_[0, starts[at[at < len(starts)]], n]
+    cuts = cuts[np.r_[True, cuts[1:] != cuts[:-1]]].tolist()  # a query longer than a batch is one batch
     for start, end in zip(cuts[:-1], cuts[1:]):
         codes, dictionary = dictionary_codes(run.docids.slice(start, end - start))
         if len(dictionary) < end - start:  # some docid twice in the batch: in one query?
@@ -122,8 +123,9 @@ def _run_pairs_repeat(run: ArrowColumns) -> bool:
     return False
 
 
-#: Lines per batch of :func:`_run_pairs_repeat`.
+#: Lines per batch of :func:`_run_pairs_repeat`, and the files it codes whole (up to this many lines).
 _BATCH = 1 << 14
+_WHOLE = 1 << 21
 
 
 def _has(ids: Any, text: str) -> bool:

@@ -283,6 +283,7 @@ def test_the_duplicate_check_in_batches_of_queries(tmp_path, capsys, monkeypatch
     """Batches of a few lines (whole queries each): a docid twice in a query is found in any batch, a docid in
     several queries is no duplicate; the old message (file:line) either way."""
     monkeypatch.setattr(trec_command, "_BATCH", 4)
+    monkeypatch.setattr(trec_command, "_WHOLE", 0)
     lines = [f"q{q} Q0 d{(q * 3 + i) % 11} {i} {10 - i} run" for q in range(9) for i in range(1, 1 + q % 4 + 1)]
     if duplicate_in == "first query":
         lines.insert(1, "q0 Q0 d1 9 0.5 run")
