@@ -298,3 +298,14 @@ def test_the_duplicate_check_in_batches_of_queries(tmp_path, capsys, monkeypatch
     assert (new[0] == 1) is (duplicate_in != "none")
     if duplicate_in == "none":
         assert new[1] == reference(run, qrels, MEASURES, per_query=True)
+
+
+def test_a_run_ranking_docid_00_and_ids_with_markdown_bars(tmp_path, capsys, monkeypatch):
+    """A run's docid "00" is a document like any other (only a judged "00" goes through from_trec, for its warning);
+    a query id with a "|" is escaped in markdown cells, and printed as it is elsewhere."""
+    run, qrels = tmp_path / "run.txt", tmp_path / "qrels.txt"
+    run.write_text("q|1 Q0 00 1 2.0 run\nq|1 Q0 d2 2 1.0 run\nq2 Q0 00 1 1.0 run\n")
+    qrels.write_text("q|1 0 d2 1\nq2 0 d9 2\n")
+    for fmt in ("markdown", "tsv", "json"):
+        status, out, err = columnar(capsys, monkeypatch, argv(run, qrels, MEASURES, per_query=True, fmt=fmt))
+        assert (status, err) == (0, "") and out == reference(run, qrels, MEASURES, per_query=True, fmt=fmt)
