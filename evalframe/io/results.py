@@ -237,9 +237,12 @@ def _save_result(result: Any, out_dir: Path, format: str, partitions: int | None
 
 def _held(frames: Mapping[str, pd.DataFrame], node: str) -> pd.DataFrame | PendingFrame:
     """``node`` as a save reads it: a node a load left pending (loaded columns the writers read without building its
-    frame, which stays unbuilt), else its frame."""
+    frame), a frame made for the save alone of another pending node (it stays pending), else its frame."""
     pending = frames.pending(node) if isinstance(frames, NodeFrames) else None
-    return pending if pending is not None and isinstance(pending.source, LoadedColumns) else frames[node]
+    if pending is None:
+        return frames[node]
+    # a loaded node's columns are read as they are; another source's (a partitioned load's) make a frame for the save
+    return pending if isinstance(pending.source, LoadedColumns) else ColumnView(pending).frame()
 
 
 def _frame(frames: Mapping[str, pd.DataFrame], node: str) -> pd.DataFrame:
@@ -458,9 +461,8 @@ def _load_result(cls: type, load_dir: Path, show: bool, **read_csv_kwargs: Any) 
     with Folder(load_dir) as folder:
         manifest = read_manifest(folder)
         if manifest is not None and manifest.get("partitioned") is not None:
-            part_codings: dict[str, dict[str, DistinctLists]] = {}
-            whole = partitioned_format.read_nodes(folder, manifest, part_codings)
-            return cls(whole, matching=manifest.get("matching"), codings=Codings.of_lists(part_codings))
+            whole = partitioned_format.read_nodes(folder, manifest)  # pending: list columns coded on first use
+            return cls(whole, matching=manifest.get("matching"))
         own = (manifest or {}).get("nodes", {})
         owned = {entry["file"] for entry in own.values()}
         # hidden names are skipped, as the glob("*.csv") of earlier versions (and Haystack's) skipped them
