@@ -349,8 +349,9 @@ def read_pending(folder: Folder, entry: dict[str, Any], metadata: dict[str, str]
             dtypes[name] = decoded.dtype
             del decoded
     loaded = LoadedColumns(makers, dtypes, lists=lists)
-    if entry["columns"]:
-        loaded.tables["parquet"] = partial(_saved_table, table, entry, loaded)
+    if entry["columns"]:  # (a literal column is encoded again from its decoded cells: its texts are not kept)
+        kept = table.drop_columns([spec["name"] for spec in entry["columns"] if spec["codec"] == "literal"])
+        loaded.tables["parquet"] = partial(_saved_table, kept, entry, loaded)
     return PendingFrame(table.num_rows, loaded)
 
 
@@ -379,8 +380,11 @@ def _saved_table(table: Any, entry: dict[str, Any], source: LoadedColumns,
     specs: dict[str, dict[str, Any]] = {}
     others = []
     for spec in entry["columns"]:
-        name, column = spec["name"], table.column(spec["name"])
-        dtype = source.dtypes[name]
+        name = spec["name"]
+        if spec["codec"] == "literal":
+            others.append(name)
+            continue
+        column, dtype = table.column(name), source.dtypes[name]
         if spec["codec"] == "native" and column.type == _arrow_type_of(dtype):
             arrays[name] = column.combine_chunks()
             specs[name] = {"name": name, "dtype": str(dtype), "codec": "native"}

@@ -472,8 +472,17 @@ def concat_rows(frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
 
 
 def _merged(column: str, piece_codings: list[dict[str, DistinctLists]]) -> DistinctLists:
-    """One column's list codings of the parts laid end to end (cells are not deduplicated across parts)."""
+    """One column's list codings of the parts laid end to end (cells are not deduplicated across parts); Arrow cells of
+    one type stay Arrow cells."""
     codes, cells, offset = [], [], 0
+    arrow = [part[column].cells for part in piece_codings if not isinstance(part[column].cells, np.ndarray)]
+    if arrow and len(arrow) == len(piece_codings) and len({cell.type for cell in arrow}) == 1:
+        import pyarrow as pa
+
+        for part in piece_codings:
+            codes.append(part[column].codes + offset)
+            offset += len(part[column].cells)
+        return DistinctLists(np.concatenate(codes), pa.concat_arrays(arrow))
     for part in piece_codings:
         lists = part[column]
         part_cells = lists.cells if isinstance(lists.cells, np.ndarray) else object_array(lists.cells.to_pylist())
