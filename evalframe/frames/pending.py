@@ -46,7 +46,9 @@ class ColumnSource(Protocol):
     """What holds a pending node's columns: their names, in frame order, and each column on demand.
 
     ``column(name)`` returns the column exactly as the built frame holds it (its dtype, its values, a RangeIndex), and
-    may be called once per name; it should make no Python object per row that the frame would not hold anyway.
+    may be called once per name; it should make no Python object per row that the frame would not hold anyway. A source
+    may also answer ``lists(name)``: a list column's distinct cells and a code per row, or None (see
+    :meth:`ColumnView.coded_lists`).
     """
 
     names: Sequence[str]
@@ -100,6 +102,13 @@ class ColumnView:
                 raise ValueError(f"the pending column {name!r} has {len(series)} rows, not {self.pending.n_rows}")
             self.made[name] = series
         return series
+
+    def coded_lists(self, name: str) -> Any:
+        """List column ``name``'s distinct cells and a code per row (a
+        :class:`~evalframe.frames.arrays.DistinctLists`) when the source codes it (a loaded node: ``source.lists(name)``,
+        made once, from which the source makes the column too), else None."""
+        lists = getattr(self.pending.source, "lists", None)
+        return lists(name) if lists is not None and name in self.columns else None
 
     def take(self, positions: np.ndarray) -> pd.DataFrame:
         """The rows at ``positions``, every column (as ``DataFrame.take``)."""

@@ -201,7 +201,12 @@ class PreparedStore:
 
     def distinct_lists(self, node: str, column: str) -> DistinctLists:
         """A list column's distinct cells and a code per row: a loader's coding, else every row its own cell."""
-        return self.cached(node, ("lists", column), (column,), lambda: DistinctLists.of_rows(self.view(node)[column]))
+        def build() -> DistinctLists:
+            view = self.frames.view(node) if isinstance(self.frames, NodeFrames) else None
+            coded = view.coded_lists(column) if isinstance(view, ColumnView) else None  # a loader's, made on first use
+            return coded if coded is not None else DistinctLists.of_rows(self.view(node)[column])
+
+        return self.cached(node, ("lists", column), (column,), build)
 
     def keep_distinct_lists(self, node: str, column: str, lists: DistinctLists) -> None:
         """Keep a loader's coding of a list column, while the column holds the cells it was made from."""

@@ -18,7 +18,8 @@ for the CSV writer); :func:`decode_column` turns a text or literal column back, 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
+from functools import partial
 from itertools import chain
 from pathlib import Path
 from typing import Any
@@ -37,7 +38,7 @@ from .literals import is_missing
 __all__ = [
     "as_object_column", "by_identity", "check_frame", "check_literal_sizes", "checked_distinct", "decode_column",
     "encode_column", "encode_columns", "encode_frame", "encode_text", "encodes", "first_of_codes", "is_native_dtype",
-    "native_spec", "refuse_long_literals",
+    "native_spec", "refuse_long_literals", "LoadedColumns", "ColumnsFrame", "kept_column", "kept_lists",
 ]
 
 #: The literal parser's names, in :mod:`evalframe.io.literals` since codecs.py was split.
@@ -375,3 +376,91 @@ def decode_column(path: Path, spec: dict[str, Any], cells: pd.Series) -> tuple[p
     return column.astype(spec["dtype"]), None
 
 
+
+
+class LoadedColumns:
+    """A loaded node's columns, each made on demand (a :class:`~evalframe.frames.pending.ColumnSource`).
+
+    ``makers[name]()`` makes column ``name`` exactly as the frame a load built before held it (the loader decoded and
+    checked everything at load: making a column raises nothing a load would have raised); ``dtypes`` are the
+    columns' dtypes, known without making them; ``lists[name]()`` makes a list column's distinct cells and a code per
+    row (:meth:`lists`), from which its column is then made, so the two agree; ``tables[format](node)`` gives what a save
+    in ``format`` writes of this node straight from the loaded columns (its columns and manifest entry), or None.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> source = LoadedColumns({"rank": lambda: pd.Series(np.array([1.0, 2.0]))}, {"rank": np.dtype("float64")})
+    >>> source.names, source.column("rank").tolist(), source.lists("rank")
+    (['rank'], [1.0, 2.0], None)
+    """
+
+    def __init__(self, makers: dict[str, Callable[[], pd.Series]], dtypes: dict[str, Any], *,
+                 lists: dict[str, Callable[[], DistinctLists]] | None = None,
+                 tables: dict[str, Callable[[str], Any]] | None = None) -> None:
+        self.names: Sequence[str] = list(makers)
+        self.dtypes = dtypes
+        self._makers = makers
+        self._lists = dict(lists or {})
+        self._coded: dict[str, DistinctLists] = {}
+        self.tables = dict(tables or {})
+
+    def lists(self, name: str) -> DistinctLists | None:
+        """Column ``name``'s distinct cells and a code per row when the load coded it (made once), else None."""
+        coded = self._coded.get(name)
+        if coded is None and name in self._lists:
+            coded = self._coded[name] = self._lists[name]()
+        return coded
+
+    def column(self, name: str) -> pd.Series:
+        """Column ``name`` as the loaded frame holds it (a default index, named ``name``)."""
+        lists = self.lists(name)
+        series = (pd.Series(lists.row_values(), dtype=object, copy=False) if lists is not None
+                  else self._makers[name]())
+        series.name = name
+        return series
+
+    def table(self, format: str, node: str) -> Any:
+        """What a save in ``format`` writes of the node (named ``node``), made from the loaded columns, or None (then
+        the save encodes the node's frame)."""
+        make = self.tables.get(format)
+        return make(node) if make is not None else None
+
+
+def kept_column(series: pd.Series) -> Callable[[], pd.Series]:
+    """A maker of :class:`LoadedColumns` for a column decoded at load: a new Series of its values each time."""
+    return partial(pd.Series.copy, series, deep=False)
+
+
+def kept_lists(lists: DistinctLists) -> Callable[[], DistinctLists]:
+    """A list maker of :class:`LoadedColumns` for a list column coded at load."""
+    return partial(_same, lists)
+
+
+def _same(value: DistinctLists) -> DistinctLists:
+    return value
+
+
+class ColumnsFrame:
+    """A pending node's columns read as a frame by the CSV encoders (:func:`encode_columns`): ``columns``, ``dtypes``,
+    ``index``, ``len`` and ``frame[name]``, each column made when read and not kept (a save writes one at a time).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> frame = ColumnsFrame(LoadedColumns({"rank": lambda: pd.Series(np.array([1.0]))}, {"rank": np.dtype("float64")}), 1)
+    >>> list(frame.columns), frame["rank"].tolist(), len(frame)
+    (['rank'], [1.0], 1)
+    """
+
+    def __init__(self, source: LoadedColumns, n_rows: int) -> None:
+        self.source = source
+        self.columns = pd.Index(list(source.names), dtype="object")
+        self.dtypes = pd.Series([source.dtypes[name] for name in source.names], index=self.columns, dtype=object)
+        self.index = pd.RangeIndex(n_rows)
+
+    def __len__(self) -> int:
+        return len(self.index)
+
+    def __getitem__(self, name: str) -> pd.Series:
+        return self.source.column(name)

@@ -18,13 +18,14 @@ import itertools
 import re
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any, BinaryIO, Literal, NoReturn, cast, overload
 
 import numpy as np
 import pandas as pd
 
 from . import arrow_csv
-from .codecs import decode_column
+from .codecs import LoadedColumns, decode_column, kept_column, kept_lists
 from . import csv_dialect
 from .csv_dialect import close_encoding, codec_name, encoding_problem
 from .csv_render import TextColumn
@@ -33,6 +34,8 @@ from .._validation import few_names, short_repr
 from ..columns import METRIC_LIST_COLUMNS
 from ..errors import LoadError, warn
 from ..frames.arrays import DistinctLists
+from ..frames.pending import PendingFrame
+from .literals import LiteralParser
 
 __all__ = ["EXACT_FLOATS", "check_dialect", "check_rows", "read", "read_frame", "write", "writes_texts"]
 
@@ -364,8 +367,9 @@ def _refuse_misreading(folder: Folder, path: Path, name: str, recorded: str, giv
 
 
 def read(folder: Folder, entry: dict[str, Any], csv_options: dict[str, Any], read_csv_kwargs: dict[str, Any],
-         codings: dict[str, DistinctLists]) -> pd.DataFrame:
-    """Read one CSV evalframe wrote; the distinct cells of its metric list columns go to ``codings``."""
+         codings: dict[str, DistinctLists]) -> PendingFrame:
+    """Read one CSV evalframe wrote, as a pending node (its columns decoded and checked, the frame built when asked
+    for); the distinct cells of its metric list columns go to ``codings``."""
     path = folder.path / entry["file"]
     passed = _passed_dialect(csv_options, read_csv_kwargs)
     if passed == "encoding":
@@ -382,7 +386,7 @@ def read(folder: Folder, entry: dict[str, Any], csv_options: dict[str, Any], rea
 
 
 def _read(folder: Folder, path: Path, entry: dict[str, Any], csv_options: dict[str, Any], read_csv_kwargs: dict[str, Any],
-          codings: dict[str, DistinctLists]) -> pd.DataFrame:
+          codings: dict[str, DistinctLists]) -> PendingFrame:
     specs = entry["columns"]
     # each distinct dtype text parsed once: pandas_dtype costs tens of microseconds, and a node may have 10^5 columns
     parsed = {text: pd.api.types.pandas_dtype(text) for text in {s["dtype"] for s in specs}}
@@ -512,29 +516,42 @@ def _first_invalid(texts: np.ndarray, dtype: str) -> int | None:
 
 
 def _decode_frame(path: Path, frame: pd.DataFrame, entry: dict[str, Any], direct: set[str],
-                  codings: dict[str, DistinctLists], decoded: dict[str, pd.Series]) -> pd.DataFrame:
+                  codings: dict[str, DistinctLists], decoded: dict[str, pd.Series]) -> PendingFrame:
     """Check a read frame against its manifest entry and decode its text and literal columns (``decoded``: the
-    columns decoded already)."""
+    columns decoded already), as a pending node: a literal list column is held as its distinct cells and a code per
+    row (:class:`DistinctLists`), its cells laid out on the rows when the column is first read."""
     specs = entry["columns"]
     _check_columns(path, list(frame.columns), [s["name"] for s in specs])
     if len(frame) != entry.get("rows", len(frame)):
         raise LoadError(f"{path}: holds {len(frame)} rows but evalframe.json records {entry['rows']}; "
                         "the file was cut or edited.")
-    if not decoded and all(spec["codec"] == "native" for spec in specs):
-        return frame
-    columns: dict[str, pd.Series] = {}
+    makers: dict[str, Callable[[], pd.Series]] = {}
+    held: dict[str, Callable[[], DistinctLists]] = {}
+    dtypes: dict[str, Any] = {}
     for spec, (_, column) in zip(specs, frame.items()):  # the same names, checked above
         name = spec["name"]
+        lists = None
         if name in decoded:
             column = decoded[name]
         elif spec["codec"] != "native" and name not in direct:
-            column, lists = decode_column(path, spec, column)
+            if spec["codec"] == "literal" and spec["dtype"] == "object":
+                lists = LiteralParser(path, name).distinct_values(column)  # (decode_column's, without the rows)
+            else:
+                column, lists = decode_column(path, spec, column)
             if lists is not None and name in METRIC_LIST_COLUMNS:
                 codings[name] = lists
-        columns[name] = column
-    # built once: assigning the columns one by one (frame[name] = ...) costs pandas a pass over all the frame's
-    # blocks each time, quadratic in the columns (a 10^5-column node took minutes)
-    return pd.DataFrame(columns, index=frame.index, copy=False)
+        if lists is not None:
+            held[name] = kept_lists(lists)
+            makers[name] = _never_made
+            dtypes[name] = np.dtype(object)
+        else:
+            makers[name] = kept_column(column)
+            dtypes[name] = column.dtype
+    return PendingFrame(len(frame), LoadedColumns(makers, dtypes, lists=held))
+
+
+def _never_made() -> pd.Series:  # a literal list column is made from its distinct cells (LoadedColumns.column)
+    raise AssertionError("a coded literal column is made from its cells")
 
 
 def _header(source: BinaryIO, sep: str, encoding: str) -> list[str] | None:

@@ -8,7 +8,8 @@ texts as strings with their missing-value kind, anything else as Python literal 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from functools import partial
 from itertools import chain, repeat
 from operator import is_not
 from pathlib import Path
@@ -18,13 +19,14 @@ import numpy as np
 import pandas as pd
 
 from . import codecs
-from .codecs import by_identity, check_frame, decode_column, encodes, is_native_dtype
+from .codecs import LoadedColumns, by_identity, kept_column, kept_lists, check_frame, decode_column, encodes, is_native_dtype
 from .folder import Folder
 from ..frames.arrays import DistinctLists, object_array
+from ..frames.pending import ColumnView, PendingFrame
 from ..columns import METRIC_LIST_COLUMNS
 from ..errors import LoadError, SaveError
 
-__all__ = ["encode_frame", "write", "read"]
+__all__ = ["encode_frame", "write", "read", "read_pending"]
 
 
 def _pyarrow() -> tuple[Any, Any]:
@@ -189,8 +191,9 @@ def _row_keys(lists: Any) -> Any:
     return keys
 
 
-def _distinct_list_cells(column: Any) -> DistinctLists:
-    """A Parquet list column as its distinct lists (Python lists built once each) and a code per row.
+def _distinct_list_cells(column: Any, *, arrow_cells: bool = False) -> DistinctLists:
+    """A Parquet list column as its distinct lists (Python lists built once each) and a code per row; with
+    ``arrow_cells`` the distinct lists stay an Arrow list array (their Python lists are built when the column is).
 
     Null cells (None) and empty lists are different cells.
     """
@@ -200,13 +203,14 @@ def _distinct_list_cells(column: Any) -> DistinctLists:
     sample = lists.slice(0, _SHARING_SAMPLE)
     if len(lists) > len(sample) and len(pc.unique(_row_keys(sample))) > len(sample) // 2:
         # long and hardly repeating (judged on its first rows): every row gets its own list, without hashing
-        cells = object_array(lists.to_pylist())
-        return DistinctLists(np.arange(len(cells), dtype=np.int64), cells)
+        every = np.arange(len(lists), dtype=np.int64)
+        return DistinctLists(every, lists if arrow_cells else object_array(lists.to_pylist()))
     codes = pc.dictionary_encode(_row_keys(lists), null_encoding="encode").indices.to_numpy(zero_copy_only=False)
     codes = codes.astype(np.int64)  # codes number the distinct keys in order of first appearance
     first = np.empty(int(codes.max(initial=-1)) + 1, dtype=np.int64)
     first[codes[::-1]] = np.arange(len(codes) - 1, -1, -1)  # the last write of a code is its first row
-    return DistinctLists(codes, object_array(lists.take(first).to_pylist()))
+    distinct = lists.take(first)
+    return DistinctLists(codes, distinct if arrow_cells else object_array(distinct.to_pylist()))
 
 
 def _text_column(path: Path, spec: dict[str, Any], column: Any) -> pd.Series:
@@ -278,9 +282,25 @@ def _arrow_type_of(dtype: Any) -> Any:
 
 def read(folder: Folder, entry: dict[str, Any], codings: dict[str, DistinctLists],
          metadata: dict[str, str] | None = None) -> pd.DataFrame:
-    """Read one Parquet node file of ``folder`` (opened relative to its descriptor, see :mod:`evalframe.io.folder`);
-    the distinct cells of its metric list columns go to ``codings``, the file's key-value metadata (texts) to
-    ``metadata``."""
+    """Read one Parquet node file of ``folder`` as a frame (:func:`read_pending`, built at once); the distinct cells of
+    its metric list columns go to ``codings``, the file's key-value metadata (texts) to ``metadata``."""
+    pending = read_pending(folder, entry, metadata)
+    source = cast(LoadedColumns, pending.source)
+    for name in source.names:
+        if name in METRIC_LIST_COLUMNS and (lists := source.lists(name)) is not None:
+            codings[name] = lists
+    return ColumnView(pending).frame()
+
+
+def read_pending(folder: Folder, entry: dict[str, Any], metadata: dict[str, str] | None = None) -> PendingFrame:
+    """Read one Parquet node file of ``folder`` (opened relative to its descriptor, see :mod:`evalframe.io.folder`)
+    as a pending node: the decoded Arrow table, checked against ``entry`` as a load checks it, each column made as
+    the loaded frame holds it when first read (a list column from its distinct cells, coded on first use); the file's
+    key-value metadata (texts) goes to ``metadata``.
+
+    Everything a load refuses is refused here (the file, its columns, row count and types, each literal cell); what
+    is deferred only lays out values already read.
+    """
     path = folder.path / entry["file"]
     try:
         pa, pq = _pyarrow()
@@ -297,24 +317,91 @@ def read(folder: Folder, entry: dict[str, Any], codings: dict[str, DistinctLists
     names = [spec["name"] for spec in entry["columns"]]
     if table.column_names != names or table.num_rows != entry.get("rows", table.num_rows):
         raise LoadError(f"{path}: its columns or row count differ from those evalframe.json records.")
-    columns = {}
+    makers: dict[str, Callable[[], pd.Series]] = {}
+    lists: dict[str, Callable[[], DistinctLists]] = {}
+    dtypes: dict[str, Any] = {}
     for spec in entry["columns"]:
         name, column = spec["name"], table.column(spec["name"])
         _check_arrow_type(path, spec, column.type)
         if spec["codec"] == "native":
             dtype = pd.api.types.pandas_dtype(spec["dtype"])
-            series = (column.to_pandas() if isinstance(dtype, type(pd.api.types.pandas_dtype("float64")))
-                      else pd.Series(column.to_pylist(), dtype=object))
-            columns[name] = series.astype(dtype)
+            made = _native_column(column, dtype) if column.null_count else None  # a cast that may fail: at load
+            makers[name] = kept_column(made) if made is not None else partial(_native_column, column, dtype)
+            dtypes[name] = dtype
         elif spec["codec"] == "list":
-            lists = _distinct_list_cells(column)
-            columns[name] = pd.Series(lists.row_values(), dtype=object, copy=False)
-            if name in METRIC_LIST_COLUMNS:
-                codings[name] = lists
+            lists[name] = partial(_distinct_list_cells, column, arrow_cells=True)
+            makers[name] = _never_made
+            dtypes[name] = np.dtype(object)
         elif spec["codec"] == "text":
-            columns[name] = _text_column(path, spec, column)
-        else:
-            columns[name], decoded_lists = decode_column(path, spec, _literal_texts(column))
+            dtype = pd.api.types.pandas_dtype(spec["dtype"])
+            if isinstance(dtype, pd.StringDtype):  # built from Arrow, nothing to check
+                makers[name] = partial(_text_column, path, spec, column)
+            else:
+                makers[name] = kept_column(_text_column(path, spec, column))
+            dtypes[name] = dtype
+        else:  # the literal cells are parsed (and checked, naming the cell) at load
+            decoded, decoded_lists = decode_column(path, spec, _literal_texts(column))
             if decoded_lists is not None and name in METRIC_LIST_COLUMNS:
-                codings[name] = decoded_lists
-    return pd.DataFrame(columns, copy=False)  # no consolidation into 2-d blocks: that would copy every column
+                lists[name] = kept_lists(decoded_lists)
+                makers[name] = _never_made
+            else:
+                makers[name] = kept_column(decoded)
+            dtypes[name] = decoded.dtype
+            del decoded
+    loaded = LoadedColumns(makers, dtypes, lists=lists)
+    if entry["columns"]:  # (a literal column is encoded again from its decoded cells: its texts are not kept)
+        kept = table.drop_columns([spec["name"] for spec in entry["columns"] if spec["codec"] == "literal"])
+        loaded.tables["parquet"] = partial(_saved_table, kept, entry, loaded)
+    return PendingFrame(table.num_rows, loaded)
+
+
+def _never_made() -> pd.Series:  # a list column is made from its distinct cells (LoadedColumns.column)
+    raise AssertionError("a coded list column is made from its cells")
+
+
+def _native_column(column: Any, dtype: Any) -> pd.Series:
+    series = (column.to_pandas() if isinstance(dtype, type(pd.api.types.pandas_dtype("float64")))
+              else pd.Series(column.to_pylist(), dtype=object))
+    return series.astype(dtype)
+
+
+def _saved_table(table: Any, entry: dict[str, Any], source: LoadedColumns,
+                 node: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """What ``save(format="parquet")`` writes of node ``node`` loaded from ``table`` and ``entry``: the arrays and
+    manifest entry :func:`encode_frame` makes of the loaded frame, without building it.
+
+    A column :func:`encode_frame` writes as the Arrow array it was read as (numbers of the recorded dtype's Arrow type,
+    flat lists, strings without a missing value) is taken from ``table`` (a list column with Arrow's default field
+    name, as :func:`encode_frame` makes it); any other column is made (``source``) and encoded as :func:`encode_frame`
+    encodes it.
+    """
+    pa, _ = _pyarrow()
+    arrays: dict[str, Any] = {}
+    specs: dict[str, dict[str, Any]] = {}
+    others = []
+    for spec in entry["columns"]:
+        name = spec["name"]
+        if spec["codec"] == "literal":
+            others.append(name)
+            continue
+        column, dtype = table.column(name), source.dtypes[name]
+        if spec["codec"] == "native" and column.type == _arrow_type_of(dtype):
+            arrays[name] = column.combine_chunks()
+            specs[name] = {"name": name, "dtype": str(dtype), "codec": "native"}
+        elif spec["codec"] == "list":
+            kind = pa.large_list if pa.types.is_large_list(column.type) else pa.list_
+            arrays[name] = column.combine_chunks().cast(kind(column.type.value_type))
+            specs[name] = {"name": name, "dtype": "object", "codec": "list"}
+        elif (spec["codec"] == "text" and spec.get("empty", "empty") == "empty" and isinstance(dtype, pd.StringDtype)
+              and dtype.storage == "pyarrow" and pa.types.is_large_string(column.type) and not column.null_count):
+            arrays[name] = column.combine_chunks()
+            specs[name] = {"name": name, "dtype": str(dtype), "codec": "text", "empty": "empty"}
+        else:
+            others.append(name)
+    if others:  # encoded as encode_frame encodes them, from the columns as loaded
+        made, made_entry = encode_frame(node, pd.DataFrame({name: source.column(name) for name in others}, copy=False))
+        arrays.update(made)
+        specs.update({spec["name"]: spec for spec in made_entry["columns"]})
+    names = [spec["name"] for spec in entry["columns"]]
+    return ({name: arrays[name] for name in names},
+            {"file": f"{node}.parquet", "rows": table.num_rows, "columns": [specs[name] for name in names]})

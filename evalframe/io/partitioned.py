@@ -25,7 +25,7 @@ import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import mmh3
 import numpy as np
@@ -38,6 +38,7 @@ from .manifest import read_manifest
 from .._validation import check_optional_name, check_path
 from ..errors import LoadError, SaveError
 from ..frames.arrays import DistinctLists, object_array
+from ..frames.pending import ColumnView, PendingFrame
 
 __all__ = ["HASH_RULE", "KEY_COLUMN", "ROW_COLUMN", "GENERATION_KEY", "GENERATION_FILE", "MAX_PARTITIONS",
            "check_part", "key_summary", "check_key_summaries", "staged_generation",
@@ -369,8 +370,10 @@ def parquet_read(folder: Folder, part: dict[str, Any], codings: dict[str, Distin
     return parquet.read(folder, part, codings, metadata)
 
 
-def read_nodes(folder: Folder, manifest: dict[str, Any], codings: dict[str, dict[str, DistinctLists]]) -> dict[str, pd.DataFrame]:
-    """Every node of a partitioned folder, read whole: its parts concatenated and put back in the saved row order.
+def read_nodes(folder: Folder, manifest: dict[str, Any]) -> dict[str, PendingFrame]:
+    """Every node of a partitioned folder, read whole as a pending node: its parts laid end to end and put back in the
+    saved row order when a column is first read (:class:`_WholeColumns`; a list column is coded on first use, from
+    its parts' codes).
 
     Raises a :class:`LoadError` naming the file for a missing part, a row count that differs from evalframe.json,
     a part that fails :func:`check_part` (another save's, or a row in another partition than its query's), or row
@@ -382,32 +385,28 @@ def read_nodes(folder: Folder, manifest: dict[str, Any], codings: dict[str, dict
             if not folder.exists(part["file"]):
                 raise LoadError(f"{path / part['file']} is missing: evalframe.json lists it as a partition of node "
                                 f"{node!r}; the partitioned folder is incomplete (save the result again).")
-    frames: dict[str, pd.DataFrame] = {}
+    frames: dict[str, PendingFrame] = {}
     known: dict[Any, int] = {}  # the nodes share their queries: each is hashed once
     for node, entry in manifest["nodes"].items():
-        pieces: list[pd.DataFrame] = []
-        piece_codings: list[dict[str, DistinctLists]] = []
+        pieces: list[ColumnView] = []
         positions: list[np.ndarray] = []
         for number, part in enumerate(entry["parts"]):
-            part_codings: dict[str, DistinctLists] = {}
             metadata: dict[str, str] = {}
-            frame = parquet.read(folder, part, part_codings, metadata)
-            keys = check_part(path / part["file"], node, number, manifest["partitioned"], frame, metadata, known)
-            if frame.empty and pieces:
+            piece = ColumnView(parquet.read_pending(folder, part, metadata))
+            keys = check_part(path / part["file"], node, number, manifest["partitioned"], cast(pd.DataFrame, piece),
+                              metadata, known)
+            if not len(piece) and pieces:
                 continue
             positions.append(keys)
-            pieces.append(frame.drop(columns=[ROW_COLUMN]))
-            piece_codings.append(part_codings)
-        frames[node] = _in_saved_order(path, node, entry, pieces, piece_codings, positions, codings)
+            pieces.append(piece)
+        frames[node] = _in_saved_order(path, node, entry, pieces, positions)
     return frames
 
 
-def _in_saved_order(path: Path, node: str, entry: dict[str, Any], pieces: list[pd.DataFrame],
-                    piece_codings: list[dict[str, DistinctLists]], positions: list[np.ndarray],
-                    codings: dict[str, dict[str, DistinctLists]]) -> pd.DataFrame:
+def _in_saved_order(path: Path, node: str, entry: dict[str, Any], pieces: list[ColumnView],
+                    positions: list[np.ndarray]) -> PendingFrame:
     nonempty = [i for i, piece in enumerate(pieces) if len(piece)] or [0]  # concat of empty frames changes dtypes
     pieces = [pieces[i] for i in nonempty]
-    piece_codings = [piece_codings[i] for i in nonempty]
     rows = np.concatenate([positions[i] for i in nonempty])
     total = entry["rows"]
     order = np.argsort(rows, kind="stable")  # order[i]: where the node's row i lies in the concatenated parts
@@ -415,13 +414,35 @@ def _in_saved_order(path: Path, node: str, entry: dict[str, Any], pieces: list[p
         raise LoadError(f"{path}: the partition files of node {node!r} hold {len(rows)} rows whose {ROW_COLUMN!r} "
                         f"order keys are not {total} distinct values as evalframe.json records; the folder was edited or "
                         "damaged (save the result again).")
-    whole = concat_rows(pieces)
-    whole = whole.take(order).reset_index(drop=True)
-    node_codings = codings.setdefault(node, {})
-    for column in set.intersection(*(set(c) for c in piece_codings)) if piece_codings else ():
-        merged = _merged(column, piece_codings)
-        node_codings[column] = DistinctLists(merged.codes[order], merged.cells)
-    return whole
+    return PendingFrame(len(rows), _WholeColumns(pieces, order))
+
+
+class _WholeColumns:
+    """A partitioned node's columns (a :class:`~evalframe.frames.pending.ColumnSource`): each made from its parts
+    (their :class:`~evalframe.frames.pending.ColumnView`) laid end to end (:func:`concat_rows`) and taken in the saved
+    row order; a list column the parts code is coded from their codes (:func:`_merged`), as the whole frame's."""
+
+    def __init__(self, pieces: list[ColumnView], order: np.ndarray) -> None:
+        self.pieces, self.order = pieces, order
+        self.names: Sequence[str] = [name for name in pieces[0].columns if name != ROW_COLUMN]
+        self._coded: dict[str, DistinctLists | None] = {}
+
+    def lists(self, name: str) -> DistinctLists | None:
+        if name not in self._coded:
+            parts = [piece.coded_lists(name) for piece in self.pieces]
+            merged = _merged(name, [{name: lists} for lists in parts]) if all(p is not None for p in parts) else None
+            self._coded[name] = None if merged is None else DistinctLists(merged.codes[self.order], merged.cells)
+        return self._coded[name]
+
+    def column(self, name: str) -> pd.Series:
+        lists = self.lists(name)
+        if lists is not None:
+            series = pd.Series(lists.row_values(), dtype=object, copy=False)
+        else:
+            series = concat_rows([pd.DataFrame({name: piece[name]}, copy=False) for piece in self.pieces])[name]
+            series = series.take(self.order).reset_index(drop=True)
+        series.name = name
+        return series
 
 
 def concat_rows(frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
@@ -451,8 +472,17 @@ def concat_rows(frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
 
 
 def _merged(column: str, piece_codings: list[dict[str, DistinctLists]]) -> DistinctLists:
-    """One column's list codings of the parts laid end to end (cells are not deduplicated across parts)."""
+    """One column's list codings of the parts laid end to end (cells are not deduplicated across parts); Arrow cells of
+    one type stay Arrow cells."""
     codes, cells, offset = [], [], 0
+    arrow = [part[column].cells for part in piece_codings if not isinstance(part[column].cells, np.ndarray)]
+    if arrow and len(arrow) == len(piece_codings) and len({cell.type for cell in arrow}) == 1:
+        import pyarrow as pa
+
+        for part in piece_codings:
+            codes.append(part[column].codes + offset)
+            offset += len(part[column].cells)
+        return DistinctLists(np.concatenate(codes), pa.concat_arrays(arrow))
     for part in piece_codings:
         lists = part[column]
         part_cells = lists.cells if isinstance(lists.cells, np.ndarray) else object_array(lists.cells.to_pylist())

@@ -19,18 +19,19 @@ import gc
 import json
 import os
 import stat
+import sys
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pandas as pd
 
 from . import atomic
 from . import csv as csv_format
 from . import haystack1
-from .codecs import check_frame, encode_frame
+from .codecs import ColumnsFrame, LoadedColumns, check_frame, encode_frame
 from .csv_dialect import save_options
 from .csv_render import encode_frame_texts
 from .partitioned import check_node_name
@@ -45,6 +46,7 @@ from .._version import __version__
 from ..errors import InvalidParameterError, LoadError, SaveError
 from ..frames.arrays import DistinctLists
 from ..frames.codings import Codings
+from ..frames.pending import ColumnView, NodeFrames, PendingFrame
 
 __all__ = ["load_result", "save_result", "save_parts"]
 
@@ -120,24 +122,33 @@ class _Writing:
     generation: str
 
 
-def _write_csv_node(writing: _Writing, node: str, frame: pd.DataFrame) -> None:
+def _write_csv_node(writing: _Writing, node: str, frame: pd.DataFrame | PendingFrame) -> None:
     # cells rendered column-wide and written by Arrow (the bytes the csv module writes), where the options
     # allow: the file is written (Arrow and the file system, without the GIL) while the next node is encoded
+    if isinstance(frame, PendingFrame):  # a loaded node: its columns encoded one at a time, no frame built
+        frame = cast(pd.DataFrame, ColumnsFrame(cast(LoadedColumns, frame.source), frame.n_rows))
     columns, writing.manifest["nodes"][node] = (encode_frame_texts if writing.texts_written else encode_frame)(node, frame)
     writing.writes.append(writing.writer.submit(_write_csv, node, writing.staging / f"{node}.csv", columns,
                                                 writing.options))
     del columns
 
 
-def _write_parquet_node(writing: _Writing, node: str, frame: pd.DataFrame) -> None:
-    table, writing.manifest["nodes"][node] = parquet.encode_frame(node, frame)
+def _write_parquet_node(writing: _Writing, node: str, frame: pd.DataFrame | PendingFrame) -> None:
+    # a node loaded from Parquet: the arrays read, as encode_frame would make them of the built frame
+    saved = cast(LoadedColumns, frame.source).table("parquet", node) if isinstance(frame, PendingFrame) else None
+    if saved is None and isinstance(frame, PendingFrame):
+        frame = ColumnView(frame).frame()
+    table, writing.manifest["nodes"][node] = (saved if saved is not None
+                                              else parquet.encode_frame(node, cast(pd.DataFrame, frame)))
     writing.writes.append(writing.writer.submit(_write_parquet, parquet,
                                                 writing.staging / writing.manifest["nodes"][node]["file"], table))
     del table
 
 
-def _write_partitioned_node(writing: _Writing, node: str, frame: pd.DataFrame) -> None:
+def _write_partitioned_node(writing: _Writing, node: str, frame: pd.DataFrame | PendingFrame) -> None:
     assert writing.partitions is not None  # the layout of a save with partitions=N
+    if isinstance(frame, PendingFrame):  # (the rows of each part are taken from a whole frame)
+        frame = ColumnView(frame).frame()
     check_frame(node, frame)  # the whole frame's names and index (a part's index is always 0..n-1)
     parts = []
     for number, positions in enumerate(writing.rows_of[node]):
@@ -158,7 +169,7 @@ def _write_partitioned_node(writing: _Writing, node: str, frame: pd.DataFrame) -
 
 #: How each layout of a results folder writes one node: ``save(format=)``, and ``"partitioned"`` for
 #: ``save(format="parquet", partitions=N)``.
-NODE_WRITERS: dict[str, Callable[[_Writing, str, pd.DataFrame], None]] = {
+NODE_WRITERS: dict[str, Callable[[_Writing, str, pd.DataFrame | PendingFrame], None]] = {
     "csv": _write_csv_node, "parquet": _write_parquet_node, "partitioned": _write_partitioned_node}
 #: The values of ``save(format=)``.
 SAVE_FORMATS = ("csv", "parquet")
@@ -191,7 +202,7 @@ def _save_result(result: Any, out_dir: Path, format: str, partitions: int | None
         known: dict[Any, int] = {}  # a query's partition number, hashed once for all nodes
         rows_of = {node: partitioned_format.split_rows(
             partitioned_format.partition_of_rows(node, frame, partitions, known), partitions)
-            for node, frame in result.node_results.items()}
+            for node, frame in ((node, _frame(result.node_results, node)) for node in result.node_results)}
     try:
         json.dumps(manifest["matching"])
     except TypeError as exc:
@@ -209,9 +220,9 @@ def _save_result(result: Any, out_dir: Path, format: str, partitions: int | None
         # node is encoded. Everything goes to the staging folder: a refused cell leaves the target untouched.
         with ThreadPoolExecutor(max_workers=1) as writer:
             writing = _Writing(staging, writer, [], manifest, options, texts_written, rows_of, partitions, generation)
-            for node, frame in _progress.bar(result.node_results.items(), show=show, desc="saving", unit="node",
-                                             total=len(result.node_results)):
-                write_node(writing, node, frame)
+            for node in _progress.bar(list(result.node_results), show=show, desc="saving", unit="node",
+                                      total=len(result.node_results)):
+                write_node(writing, node, _held(result.node_results, node))
             for pending in writing.writes:
                 pending.result()
         path = staging / MANIFEST_NAME
@@ -223,6 +234,22 @@ def _save_result(result: Any, out_dir: Path, format: str, partitions: int | None
             path.write_bytes(text)
 
     return _replace(out_dir, target, write)
+
+
+def _held(frames: Mapping[str, pd.DataFrame], node: str) -> pd.DataFrame | PendingFrame:
+    """``node`` as a save reads it: a node a load left pending (loaded columns the writers read without building its
+    frame), a frame made for the save alone of another pending node (it stays pending), else its frame."""
+    pending = frames.pending(node) if isinstance(frames, NodeFrames) else None
+    if pending is None:
+        return frames[node]
+    # a loaded node's columns are read as they are; another source's (a partitioned load's) make a frame for the save
+    return pending if isinstance(pending.source, LoadedColumns) else ColumnView(pending).frame()
+
+
+def _frame(frames: Mapping[str, pd.DataFrame], node: str) -> pd.DataFrame:
+    """``node``'s frame, made for the save alone when a load left it pending (it stays pending)."""
+    held = _held(frames, node)
+    return ColumnView(held).frame() if isinstance(held, PendingFrame) else held
 
 
 def _replace(out_dir: Path, target: Path, write: Callable[[Path], None]) -> Path:
@@ -435,9 +462,9 @@ def _load_result(cls: type, load_dir: Path, show: bool, **read_csv_kwargs: Any) 
     with Folder(load_dir) as folder:
         manifest = read_manifest(folder)
         if manifest is not None and manifest.get("partitioned") is not None:
-            part_codings: dict[str, dict[str, DistinctLists]] = {}
-            whole = partitioned_format.read_nodes(folder, manifest, part_codings)
-            return cls(whole, matching=manifest.get("matching"), codings=Codings.of_lists(part_codings))
+            whole = partitioned_format.read_nodes(folder, manifest)  # pending: list columns coded on first use
+            _release_arrow_memory()
+            return cls(whole, matching=manifest.get("matching"))
         own = (manifest or {}).get("nodes", {})
         owned = {entry["file"] for entry in own.values()}
         # hidden names are skipped, as the glob("*.csv") of earlier versions (and Haystack's) skipped them
@@ -449,12 +476,12 @@ def _load_result(cls: type, load_dir: Path, show: bool, **read_csv_kwargs: Any) 
             if not folder.exists(entry["file"]):
                 raise LoadError(f"{load_dir / MANIFEST_NAME} lists node {node!r} (nodes[{node!r}].file) but "
                                 f"{load_dir / entry['file']} is missing; save the result again.")
-        frames: dict[str, pd.DataFrame] = {}
+        frames: dict[str, pd.DataFrame | PendingFrame] = {}  # evalframe's files: pending until a frame is asked for
         codings: dict[str, dict[str, DistinctLists]] = {}
         steps = _progress.Steps(show=show, desc="loading", total=len(own) + len(csv_files), unit="node")
         for node, entry in own.items():
             if entry["file"].endswith(".parquet"):
-                frames[node] = parquet.read(folder, entry, codings.setdefault(node, {}))
+                frames[node] = parquet.read_pending(folder, entry)  # list columns coded on first use
             else:
                 assert manifest is not None  # own lists nodes only when there is a manifest
                 frames[node] = csv_format.read(folder, entry, manifest.get("csv", {}), read_csv_kwargs,
@@ -466,4 +493,13 @@ def _load_result(cls: type, load_dir: Path, show: bool, **read_csv_kwargs: Any) 
             steps.update(1)
         steps.close()
     result = cls(frames, matching=(manifest or {}).get("matching"), codings=Codings.of_lists(codings))
+    _release_arrow_memory()
     return result
+
+
+def _release_arrow_memory() -> None:
+    """Hand the memory Arrow's pool freed while reading (the files' texts, the columns replaced by their decoded or
+    coded form) back to the system: the pool keeps it otherwise, and a loaded result held 50 bytes per row more."""
+    pyarrow = sys.modules.get("pyarrow")  # (never imported here: a folder read without it has nothing to release)
+    if pyarrow is not None:
+        pyarrow.default_memory_pool().release_unused()

@@ -1,0 +1,127 @@
+"""A loaded result holds its nodes as columns (evalframe/io/codecs.py LoadedColumns, io/partitioned.py): the analyses
+read them without building a frame, the frame built on access is the one saved, and a save writes the columns as a save
+of the built frame writes it (the unchanged encoders of the built frame are the reference)."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from evalframe import EvaluationResult, load_demo_result
+from evalframe.errors import LoadError
+from tests.fixtures import hand_result, load_benchmark
+
+#: (save options, what a load reads): one file per node as CSV and as Parquet, and a partitioned folder
+LAYOUTS = {"csv": {}, "parquet": {"format": "parquet"}, "partitioned": {"format": "parquet", "partitions": 3}}
+
+
+def originals() -> dict[str, EvaluationResult]:
+    synthetic = load_benchmark("synthetic.py").make_result(40)  # every list column the flattener fills
+    return {"demo": load_demo_result(), "hand": hand_result(), "synthetic": synthetic}
+
+
+@pytest.fixture(scope="module", params=sorted(originals()))
+def original(request: pytest.FixtureRequest) -> EvaluationResult:
+    return originals()[request.param]
+
+
+def pending_nodes(result: EvaluationResult) -> list[str]:
+    return [node for node in result.node_results if not result.node_results.is_built(node)]
+
+
+@pytest.mark.parametrize("layout", sorted(LAYOUTS))
+def test_the_analyses_read_a_loaded_result_without_building_it(original: EvaluationResult, layout: str,
+                                                               tmp_path: Path) -> None:
+    original.save(tmp_path / "saved", **LAYOUTS[layout])
+    loaded = EvaluationResult.load(tmp_path / "saved")
+    nodes = list(loaded.node_results)
+    assert pending_nodes(loaded) == nodes  # nothing built by the load
+    expected = original.calculate_metrics()
+    got = loaded.calculate_metrics()
+    assert got.keys() == expected.keys()
+    for node in got:
+        assert got[node] == pytest.approx(expected[node], rel=0, abs=1e-12, nan_ok=True)
+    for node in nodes:
+        pd.testing.assert_frame_equal(loaded.query_metrics(node), original.query_metrics(node), check_exact=False,
+                                      rtol=0, atol=1e-12)
+    pd.testing.assert_frame_equal(loaded.metrics_at_k(ks=(1, 3)), original.metrics_at_k(ks=(1, 3)), rtol=0, atol=1e-12)
+    pd.testing.assert_frame_equal(loaded.sliced_metrics("no_answer"), original.sliced_metrics("no_answer"), rtol=0,
+                                  atol=1e-12)
+    assert pending_nodes(loaded) == nodes  # still nothing built
+    loaded.wrong_examples(nodes[0])  # shows rows: builds the frame
+    assert loaded.node_results.is_built(nodes[0])
+
+
+@pytest.mark.parametrize("layout", sorted(LAYOUTS))
+def test_the_frame_built_on_access_is_the_saved_one(original: EvaluationResult, layout: str, tmp_path: Path) -> None:
+    original.save(tmp_path / "saved", **LAYOUTS[layout])
+    loaded = EvaluationResult.load(tmp_path / "saved")
+    loaded.calculate_metrics()  # some columns made through the view first: the frame is made of those and the others
+    for node in original.node_results:
+        frame = loaded[node]
+        assert list(frame.columns) == list(original[node].columns)
+        assert list(frame.dtypes) == list(original[node].dtypes)
+        pd.testing.assert_frame_equal(frame, original[node], check_exact=True)
+    assert pending_nodes(loaded) == []
+
+
+def files(folder: Path) -> dict[str, bytes]:
+    return {path.name: path.read_bytes() for path in sorted(folder.iterdir())}
+
+
+@pytest.mark.parametrize("read_as", ["csv", "parquet"])
+@pytest.mark.parametrize("written_as", ["csv", "parquet"])
+def test_a_pending_node_is_saved_as_its_built_frame_is(original: EvaluationResult, read_as: str, written_as: str,
+                                                       tmp_path: Path) -> None:
+    original.save(tmp_path / "saved", **LAYOUTS[read_as])
+    pending = EvaluationResult.load(tmp_path / "saved")
+    built = EvaluationResult.load(tmp_path / "saved")
+    for node in built.node_results:
+        built[node] = built[node].copy()  # a frame of its own: saved by the encoders of a frame, as before
+    pending.save(tmp_path / "from-pending", **LAYOUTS[written_as])
+    built.save(tmp_path / "from-built", **LAYOUTS[written_as])
+    assert pending_nodes(pending) == list(pending.node_results)  # the save built nothing
+    assert files(tmp_path / "from-pending") == files(tmp_path / "from-built")
+
+
+def test_a_partitioned_save_of_a_pending_node_keeps_its_rows(tmp_path: Path) -> None:
+    original = load_benchmark("synthetic.py").make_result(30)
+    original.save(tmp_path / "saved", format="parquet")
+    loaded = EvaluationResult.load(tmp_path / "saved")
+    loaded.save(tmp_path / "parts", format="parquet", partitions=4)
+    assert pending_nodes(loaded) == list(loaded.node_results)
+    again = EvaluationResult.load(tmp_path / "parts")
+    for node in original.node_results:
+        pd.testing.assert_frame_equal(again[node], original[node], check_exact=True)
+
+
+def test_a_bad_literal_cell_is_refused_by_the_load_not_on_first_access(tmp_path: Path) -> None:
+    hand_result().save(tmp_path / "saved")
+    path = tmp_path / "saved" / "Retriever.csv"
+    lines = path.read_text(encoding="utf-8").split("\n")
+    header = next(csv.reader([lines[0]]))
+    column = header.index("gold_document_ids")
+    cells = next(csv.reader([lines[2]]))
+    cells[column] = "['d1', "  # an unfinished list
+    lines[2] = ",".join('"' + cell.replace('"', '""') + '"' if not cell.replace(".", "").isdigit() else cell
+                        for cell in cells)
+    path.write_text("\n".join(lines), encoding="utf-8")
+    with pytest.raises(LoadError, match=r"Retriever\.csv.*gold_document_ids"):
+        EvaluationResult.load(tmp_path / "saved")
+
+
+def test_loaded_list_columns_are_held_as_distinct_cells(tmp_path: Path) -> None:
+    original = load_benchmark("synthetic.py").make_result(50)
+    original.save(tmp_path / "saved")
+    loaded = EvaluationResult.load(tmp_path / "saved")
+    source = loaded.node_results.pending("Retriever").source  # type: ignore[union-attr]
+    lists = source.lists("gold_document_ids")
+    assert lists is not None and len(lists.codes) == len(original["Retriever"])
+    assert len(lists.cells) <= original["Retriever"]["multilabel_id"].nunique() + 1  # a query's rows share one cell
+    column = loaded["Retriever"]["gold_document_ids"]
+    first = np.flatnonzero(lists.codes == lists.codes[0])
+    assert all(column[int(i)] is column[int(first[0])] for i in first)  # one list object per distinct cell
