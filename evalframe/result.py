@@ -98,10 +98,17 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
     Behaves like a read-only dict of node name -> DataFrame (``result["Reader"]``, ``in``,
     ``len``, iteration over node names), plus ``append`` and ``result[node] = frame``.
 
+    ``from_trec`` and ``load`` hold their nodes as columns until a frame is asked for (``result[node]``,
+    ``result.node_results[node]``, ``wrong_examples``, ``report``): the metrics, measures, slices and ``save`` run on
+    the columns. ``result.node_results`` is a :class:`evalframe.frames.pending.NodeFrames`, a mapping of node name ->
+    DataFrame (``is_built(node)`` tells whether a frame was made; ``copy()`` and ``dict(...)`` make every frame).
+
     Parameters
     ----------
     node_results : dict of str to pandas.DataFrame, optional
-        The node frames (see ``docs/metrics.md`` for the columns).
+        The node frames (see ``docs/metrics.md`` for the columns), or a
+        :class:`evalframe.frames.pending.PendingFrame` for a node held as columns (what ``from_trec`` and ``load``
+        pass).
     matching : dict, optional
         The matching options the frames were built with (:class:`evalframe.options.MatchingOptions`, and
         ``sas_model``); saved in ``evalframe.json``; its ``context_matching_threshold`` is the default of the

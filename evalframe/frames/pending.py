@@ -182,6 +182,18 @@ class NodeFrames(MutableMapping[str, pd.DataFrame]):
         """Pickled (and deep-copied) with every frame built: a source need not be picklable."""
         return {"_held": {node: self[node] for node in self._held}, "_views": {}, "_listeners": []}
 
+    def copy(self) -> dict[str, pd.DataFrame]:
+        """A plain dict of every node's frame (pending frames are built), as ``dict.copy`` of the former dict gave.
+
+        Examples
+        --------
+        >>> frames = NodeFrames()
+        >>> frames["R"] = pd.DataFrame({"rank": [1]})
+        >>> frames.copy()["R"]["rank"].tolist()
+        [1]
+        """
+        return {node: self[node] for node in self._held}
+
     def is_built(self, node: str) -> bool:
         """Whether ``node``'s frame exists (it was never pending, or was asked for)."""
         return not isinstance(self._held[node], PendingFrame)

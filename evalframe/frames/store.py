@@ -77,10 +77,15 @@ class _NodeEntries:
         self.columns_of[key] = columns
 
     def rebase(self, frame: pd.DataFrame) -> None:
-        """The pending node these entries were made from is built as ``frame``: witness its columns as they are."""
-        self.frame = frame
+        """The pending node these entries were made from is built as ``frame``: witness its columns as they are, and
+        point the prepared rows that read their other columns on every call (relevance and metric columns:
+        ``DocumentRows.frame``, ``AnswerRows.frame``) at the frame, so an edit of those is seen too."""
+        view, self.frame = self.frame, frame
         for column in sorted({column for columns in self.columns_of.values() for column in columns}):
             self.witnesses[column] = witness(frame, column)
+        for value in self.entries.values():
+            if isinstance(value, (DocumentRows, AnswerRows)) and value.frame is view:
+                value.frame = frame
 
     def drop_stale(self) -> None:
         """Drop the entries made from a column whose content changed, and those columns' witnesses."""

@@ -91,3 +91,22 @@ def test_node_frames_replace_and_delete() -> None:
     assert frames.is_built("n") and frames.view("n")["a"].tolist() == [3] and source.made == []
     del frames["n"]
     assert "n" not in frames and len(frames) == 0
+
+
+@pytest.mark.parametrize("fmt", ["csv", "parquet", "partitions"])
+def test_an_edit_of_a_metric_column_after_metrics_on_the_columns_is_seen(tmp_path: object, fmt: str) -> None:
+    """Metrics computed while the nodes were columns, then the built frames' metric columns edited (review of issue
+    26: the prepared rows kept reading the columns they were made from)."""
+    options = {"partitions": 3, "format": "parquet"} if fmt == "partitions" else {"format": fmt}
+    saved = load_demo_result().save(tmp_path / "r", **options)  # type: ignore[operator, arg-type]
+    result = EvaluationResult.load(saved)
+    result.calculate_metrics(document_scope="context")
+    result._repr_html_()  # a notebook's display computes the metrics first too
+    result["Reader"]["f1"] = 0.0
+    result["Retriever"]["context_match"] = 0.0
+    metrics = result.calculate_metrics(document_scope="context")
+    assert metrics["Reader"]["f1"] == 0.0  # every row's f1 is 0 now
+    reference = EvaluationResult({node: result[node].copy() for node in result}, matching=result.matching)
+    assert metrics == reference.calculate_metrics(document_scope="context")
+    del result["Reader"]["exact_match"]
+    assert "exact_match" not in result.calculate_metrics()["Reader"]
