@@ -64,6 +64,20 @@ class PendingFrame:
     ``"judged_rows"`` (``(eval_mode, duplicates) -> JudgedRows | None``: the trec measures' rows), ``"row_types"``
     (the ``type`` values the node holds) and ``"trec_layout"`` (``() -> TrecLayout``: the layout of the columns the
     source makes, kept when the frame is built); ``from_trec`` gives all three.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> class Ranks:  # a ColumnSource: the column names, and one column on demand
+    ...     names = ("multilabel_id", "type", "rank")
+    ...     def column(self, name):
+    ...         return pd.Series({"multilabel_id": ["q1", "q2"], "type": ["document"] * 2, "rank": [1, 1]}[name], name=name)
+    >>> from evalframe import EvaluationResult
+    >>> result = EvaluationResult({"Retriever": PendingFrame(2, Ranks())})
+    >>> result, result.has_documents("Retriever"), result.node_results.is_built("Retriever")
+    (<EvaluationResult: 1 node(s) (Retriever: 2 rows)>, True, False)
+    >>> result["Retriever"]["rank"].tolist(), result.node_results.is_built("Retriever")
+    ([1, 1], True)
     """
 
     def __init__(self, n_rows: int, source: ColumnSource, extras: dict[str, Any] | None = None) -> None:
@@ -77,7 +91,21 @@ class PendingFrame:
 
 class ColumnView:
     """A pending node read as a DataFrame by the analyses: ``view[column]``, ``view.columns``, ``view.index``,
-    ``len(view)``; each column is made once, on first read, by the source."""
+    ``len(view)``; each column is made once, on first read, by the source.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> class Counting:
+    ...     names, made = ("a", "b"), []
+    ...     def column(self, name):
+    ...         self.made.append(name)
+    ...         return pd.Series([1, 2], name=name)
+    >>> source = Counting()
+    >>> view = ColumnView(PendingFrame(2, source))
+    >>> int(view["a"].sum()), int(view["a"].sum()), source.made, list(view.columns), len(view)
+    (3, 3, ['a'], ['a', 'b'], 2)
+    """
 
     def __init__(self, pending: PendingFrame) -> None:
         self.pending = pending
@@ -133,6 +161,20 @@ class NodeFrames(MutableMapping[str, pd.DataFrame]):
 
     ``frames[node]`` (and ``values()``, ``items()``, ``dict(frames)``) builds a pending frame; ``in``, ``len``,
     iteration over the names, :meth:`view`, :meth:`n_rows` and :meth:`is_built` do not.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> class One:
+    ...     names = ("rank",)
+    ...     def column(self, name):
+    ...         return pd.Series([1, 2, 3], name=name)
+    >>> frames = NodeFrames()
+    >>> frames["Retriever"] = PendingFrame(3, One())
+    >>> list(frames), frames.n_rows("Retriever"), frames.is_built("Retriever")
+    (['Retriever'], 3, False)
+    >>> frames["Retriever"].shape, frames.is_built("Retriever")
+    ((3, 1), True)
     """
 
     def __init__(self) -> None:
