@@ -3,7 +3,7 @@
 :func:`trec_columnar` reads both files with :func:`evalframe.sources.trec_arrow.read_arrow` (the query ids and the
 qrels' docids as codes into Arrow dictionaries, the run's docids left as Arrow's column: no Python str per docid),
 refuses a docid twice in a query (the run's docids coded in batches of whole queries), puts the run in trec_eval's
-order (:func:`evalframe.sources.trec_ranking.trec_order_lines`: only the tied lines are sorted when the file is in
+order (:func:`evalframe.sources.trec_arrow.arrow_trec_order`: only the tied lines are sorted when the file is in
 score order already), looks the run's docids up among the judged ones in Arrow (``pyarrow.compute.index_in``), lays
 the judged rows out from the codes (:func:`evalframe.frames.judged_codes.judged_rows_of_codes`), evaluates
 (:func:`evalframe.metrics.trec.evaluate`) and renders (:mod:`evalframe.present.trec_formats`). Only the query ids
@@ -27,9 +27,9 @@ import numpy as np
 
 from ..frames.judged_codes import judged_rows_of_codes
 from ..metrics.trec import aggregation_of, evaluate, parse_measures
-from ..sources.trec_arrow import (QRELS_FORMAT, RUN_FORMAT, ArrowColumns, arrow_of, dictionary_codes, numpy_of, read_arrow,
-                                  string_array)
-from ..sources.trec_ranking import as_trec_scores, pairs_repeat, trec_order_lines
+from ..sources.trec_arrow import (QRELS_FORMAT, RUN_FORMAT, ArrowColumns, arrow_of, arrow_trec_order, dictionary_codes,
+                                  memory_pool, numpy_of, read_arrow, string_array)
+from ..sources.trec_ranking import pairs_repeat
 from .parsers import TREC_DEFAULT_MEASURES, print_warning
 from .trec_formats import TREC_FORMATS, TrecTable
 
@@ -81,23 +81,6 @@ def _query_codes(run: ArrowColumns, qrels: ArrowColumns) -> tuple[np.ndarray, np
     qrels_codes[only] = code_of[n_run:]
     ids = pa.concat_arrays([run.qids, qrels.qids.filter(arrow_of(only))]).take(arrow_of(order))
     return code_of[:n_run], qrels_codes, np.array(ids.to_pylist(), dtype=object)
-
-
-def _ranked(run: ArrowColumns) -> np.ndarray | None:
-    """The order of the run's lines in trec_eval's ranking (score as float32 descending, docid descending), None
-    when the file is in that order already. The docids are compared in Arrow, by line."""
-    import pyarrow.compute as pc
-
-    docids = run.docids
-
-    def descending(lines: np.ndarray) -> bool:  # compared in Arrow: UTF-8 bytes order as code points order
-        return bool(pc.all(pc.greater(docids.take(arrow_of(lines)), docids.take(arrow_of(lines + 1)))).as_py())
-
-    def sort_docids(lines: np.ndarray) -> np.ndarray:
-        return numpy_of(pc.sort_indices(docids.take(arrow_of(lines))))
-
-    return trec_order_lines(run.qid_codes, as_trec_scores(run.values), docids_descending=descending,
-                            sort_docids=sort_docids)
 
 
 def _run_pairs_repeat(run: ArrowColumns) -> bool:
@@ -165,14 +148,14 @@ def trec_columnar(args: argparse.Namespace) -> str | None:
         return None
     if pairs_repeat(qrels.qid_codes, qrels.docid_codes, len(qrels.qids)) or _run_pairs_repeat(run):
         return None
-    order = _ranked(run)
+    order = arrow_trec_order(run.qid_codes, run.values, run.docids)
     measures = parse_measures(list(dict.fromkeys(args.measures or TREC_DEFAULT_MEASURES)))
 
     import pyarrow.compute as pc
 
     run_codes, qrels_codes, query_ids = _query_codes(run, qrels)
     # each line's docid as a code of the judged docids, and one code more for every docid no query judges
-    judged = numpy_of(pc.index_in(run.docids, value_set=qrels.docids))
+    judged = numpy_of(pc.index_in(run.docids, value_set=qrels.docids, memory_pool=memory_pool()))
     row_doc = np.where(judged >= 0, judged, len(qrels.docids))
     row_query = run_codes[run.qid_codes]
     if order is not None:
