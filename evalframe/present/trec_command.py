@@ -83,16 +83,17 @@ def _query_codes(run: ArrowColumns, qrels: ArrowColumns) -> tuple[np.ndarray, np
     return code_of[:n_run], qrels_codes, np.array(ids.to_pylist(), dtype=object)
 
 
-def _run_pairs_repeat(run: ArrowColumns) -> bool:
-    """Whether a docid repeats within a query of the run. A large file grouped by query (as runs are written) is
-    coded in batches of whole queries of about :data:`_BATCH` lines, each with its own small dictionary (a hash table
-    that stays in the cache: at 10M lines with 4M distinct docids, 1.0 s instead of 2.2 s); a smaller or ungrouped
-    file in one coding of every docid."""
+def _run_pairs_repeat(run: ArrowColumns) -> tuple[bool, tuple[np.ndarray, Any] | None]:
+    """Whether a docid repeats within a query of the run, and the run's docids as codes and their dictionary when
+    they were coded whole (else None). A large file grouped by query (as runs are written) is coded in batches of
+    whole queries of about :data:`_BATCH` lines, each with its own small dictionary (a hash table that stays in the
+    cache: at 10M lines with 4M distinct docids, 1.0 s instead of 2.2 s); a smaller or ungrouped file in one coding
+    of every docid."""
     query = run.qid_codes
     n = len(query)
     if n <= _WHOLE or (query[1:] < query[:-1]).any():
-        codes, _ = dictionary_codes(run.docids)
-        return pairs_repeat(query, codes, len(run.qids))
+        codes, dictionary = dictionary_codes(run.docids)
+        return pairs_repeat(query, codes, len(run.qids)), (codes, dictionary)
     starts = np.flatnonzero(np.r_[True, query[1:] != query[:-1]])
     at = np.searchsorted(starts, np.arange(_BATCH, n, _BATCH))
     cuts = np.r_[0, starts[at[at < len(starts)]], n]
@@ -102,8 +103,8 @@ def _run_pairs_repeat(run: ArrowColumns) -> bool:
         if len(dictionary) < end - start:  # some docid twice in the batch: in one query?
             batch = query[start:end] - query[start]
             if pairs_repeat(batch, codes, int(batch[-1]) + 1):
-                return True
-    return False
+                return True, None
+    return False, None
 
 
 #: Lines per batch of :func:`_run_pairs_repeat`, and the files it codes whole (up to this many lines).
@@ -146,7 +147,10 @@ def trec_columnar(args: argparse.Namespace) -> str | None:
     qrels = read_arrow(paths[1], QRELS_FORMAT)
     if qrels is None or qrels.docid_codes is None or _has(qrels.docids, _NO_ANSWER):
         return None
-    if pairs_repeat(qrels.qid_codes, qrels.docid_codes, len(qrels.qids)) or _run_pairs_repeat(run):
+    if pairs_repeat(qrels.qid_codes, qrels.docid_codes, len(qrels.qids)):
+        return None
+    repeat, run_coding = _run_pairs_repeat(run)
+    if repeat:
         return None
     order = arrow_trec_order(run.qid_codes, run.values, run.docids)
     measures = parse_measures(list(dict.fromkeys(args.measures or TREC_DEFAULT_MEASURES)))
@@ -154,13 +158,16 @@ def trec_columnar(args: argparse.Namespace) -> str | None:
     import pyarrow.compute as pc
 
     run_codes, qrels_codes, query_ids = _query_codes(run, qrels)
-    # each line's docid as a code of the judged docids, and one code more for every docid no query judges
-    judged = numpy_of(pc.index_in(run.docids, value_set=qrels.docids, memory_pool=memory_pool()))
+    # each line's docid as a code of the judged docids, and one code more for every docid no query judges: the
+    # distinct docids looked up when the run's were coded whole (fewer lookups than lines), else every line's
+    judged = (numpy_of(pc.index_in(run_coding[1], value_set=qrels.docids, memory_pool=memory_pool()))[run_coding[0]]
+              if run_coding is not None else numpy_of(pc.index_in(run.docids, value_set=qrels.docids,
+                                                                   memory_pool=memory_pool())))
     row_doc = np.where(judged >= 0, judged, len(qrels.docids))
     row_query = run_codes[run.qid_codes]
     if order is not None:
         row_query, row_doc = row_query[order], row_doc[order]
-    del run, judged, order
+    del run, run_coding, judged, order
     rows = judged_rows_of_codes(row_query, row_doc, qrels_codes[qrels.qid_codes], qrels.docid_codes, qrels.values,
                                 query_ids, where="node 'Retriever'")
     del row_query, row_doc
