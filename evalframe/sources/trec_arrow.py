@@ -6,6 +6,8 @@ dictionaries (no Python str per id), the scores (float64) or grades (int64) as n
 anything else (no pyarrow, an empty file, a tab, two spaces in a row, a line with more or fewer columns, an empty
 column, a value that is not a plain number, text that is not UTF-8): :mod:`evalframe.sources.trec_files` then
 reads the file with pandas' parser and names the line of any problem. pyarrow is imported when a file is read.
+The readers allocate from :func:`memory_pool`'s pools (not a process-wide setting); :func:`arrow_trec_order` puts a
+run's lines in trec_eval's ranking with the docids compared in Arrow (``evalframe trec`` and ``from_trec`` share it).
 """
 
 from __future__ import annotations
