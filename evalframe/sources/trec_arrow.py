@@ -121,7 +121,8 @@ def read_arrow(path: Path, fmt: TrecFormat, *, encode_docids: bool = True) -> Ar
     if not len(data) or data.find(b"\t") >= 0 or _has_double_space(data):
         return None
     names = [f"c{i}" for i in range(fmt.width + 1)]  # one column more: to see lines that have one
-    pool = memory_pool()
+    threaded = len(data) > _THREADED_SIZE
+    pool = memory_pool(threaded=threaded)  # the reader's and its compute calls'
     # a run's scores parsed as float64 by the reader (as pc.cast parses the text: the same spellings taken, the same
     # refused, see tests/sources/test_trec_arrow.py), no text of them kept; no spelling is read as missing
     types = {name: pa.string() for name in names[:fmt.width]}
@@ -131,13 +132,13 @@ def read_arrow(path: Path, fmt: TrecFormat, *, encode_docids: bool = True) -> Ar
         table = pa_csv.read_csv(
             pa.py_buffer(data),
             # threads for large files only: starting the pool costs more than it saves below some 10 MB a core
-            read_options=pa_csv.ReadOptions(column_names=names[:fmt.width], use_threads=len(data) > _THREADED_SIZE,
-                                            block_size=1 << 22 if len(data) > _THREADED_SIZE else 1 << 20),
+            read_options=pa_csv.ReadOptions(column_names=names[:fmt.width], use_threads=threaded,
+                                            block_size=1 << 22 if threaded else 1 << 20),
             parse_options=pa_csv.ParseOptions(delimiter=" ", quote_char=False, double_quote=False, escape_char=False),
             convert_options=pa_csv.ConvertOptions(column_types=types, null_values=[], strings_can_be_null=False,
                                                   quoted_strings_can_be_null=False,
                                                   include_columns=[names[0], names[2], names[fmt.value]]),
-            memory_pool=memory_pool(threaded=len(data) > _THREADED_SIZE))
+            memory_pool=pool)
     except (pa.ArrowInvalid, pa.ArrowTypeError, UnicodeDecodeError):
         return None  # a line with more or fewer columns, text that is not UTF-8, a score that is no number, ...
     del data
@@ -161,10 +162,10 @@ def read_arrow(path: Path, fmt: TrecFormat, *, encode_docids: bool = True) -> Ar
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         return None
     del text
-    q_codes, q_dictionary = dictionary_codes(qids)
+    q_codes, q_dictionary = dictionary_codes(qids, pool)
     if not encode_docids:
         return ArrowColumns(q_codes, q_dictionary, None, docids, values)
-    d_codes, d_dictionary = dictionary_codes(docids)
+    d_codes, d_dictionary = dictionary_codes(docids, pool)
     return ArrowColumns(q_codes, q_dictionary, d_codes, d_dictionary, values)
 
 
@@ -173,8 +174,8 @@ def memory_pool(*, threaded: bool = False) -> Any:
 
     The system allocator's hands the CSV reader's parse buffers back when they are freed (pyarrow's default,
     mimalloc, kept some 60 MB of them at 1M lines), but not when the reader's threads allocated them (glibc keeps an
-    arena per thread: 10M lines peaked 300 MB higher than with jemalloc); a threaded read takes jemalloc's pool,
-    when pyarrow has it.
+    arena per thread: 10M lines peaked 300 MB higher than with jemalloc); a threaded read (and the compute calls
+    on its columns) takes jemalloc's pool, when pyarrow has it.
 
     Examples
     --------
@@ -225,16 +226,17 @@ def arrow_trec_order(query: np.ndarray, scores: np.ndarray, docids: Any, doc: np
     return trec_order_lines(query, as_trec_scores(scores), docids_descending=descending, sort_docids=sort_docids)
 
 
-def dictionary_codes(column: Any) -> tuple[np.ndarray, Any]:
+def dictionary_codes(column: Any, pool: Any = None) -> tuple[np.ndarray, Any]:
     """A chunked Arrow string column as codes (in order of first appearance) and its dictionary (an Arrow array).
 
     Arrow encodes the chunks with one hash table and gives every chunk the same final dictionary, so the codes are
     the chunks' indices one after the other (no concatenation of the strings); should the chunks ever hold
-    different dictionaries, the column is concatenated and encoded whole.
+    different dictionaries, the column is concatenated and encoded whole. ``pool``: the Arrow memory pool (else
+    :func:`memory_pool`'s).
     """
     import pyarrow.compute as pc
 
-    encoded = pc.dictionary_encode(column, memory_pool=memory_pool())
+    encoded = pc.dictionary_encode(column, memory_pool=pool if pool is not None else memory_pool())
     chunks = [chunk for chunk in encoded.chunks if len(chunk)]
     dictionary = chunks[0].dictionary
     same = [buffer.address if buffer is not None else 0 for buffer in dictionary.buffers()]
