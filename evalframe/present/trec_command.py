@@ -3,7 +3,7 @@
 :func:`trec_columnar` reads both files with :func:`evalframe.sources.trec_arrow.read_arrow` (the query ids and the
 qrels' docids as codes into Arrow dictionaries, the run's docids left as Arrow's column: no Python str per docid),
 refuses a docid twice in a query (the run's docids coded in batches of whole queries), puts the run in trec_eval's
-order (:func:`evalframe.sources.trec_ranking.trec_order_lines`: only the tied lines are sorted when the file is in
+order (:func:`evalframe.sources.trec_arrow.arrow_trec_order`: only the tied lines are sorted when the file is in
 score order already), looks the run's docids up among the judged ones in Arrow (``pyarrow.compute.index_in``), lays
 the judged rows out from the codes (:func:`evalframe.frames.judged_codes.judged_rows_of_codes`), evaluates
 (:func:`evalframe.metrics.trec.evaluate`) and renders (:mod:`evalframe.present.trec_formats`). Only the query ids
@@ -27,9 +27,9 @@ import numpy as np
 
 from ..frames.judged_codes import judged_rows_of_codes
 from ..metrics.trec import aggregation_of, evaluate, parse_measures
-from ..sources.trec_arrow import (QRELS_FORMAT, RUN_FORMAT, ArrowColumns, arrow_of, dictionary_codes, numpy_of, read_arrow,
-                                  string_array)
-from ..sources.trec_ranking import as_trec_scores, pairs_repeat, trec_order_lines
+from ..sources.trec_arrow import (QRELS_FORMAT, RUN_FORMAT, ArrowColumns, arrow_of, arrow_trec_order, dictionary_codes,
+                                  memory_pool, numpy_of, read_arrow, string_array)
+from ..sources.trec_ranking import pairs_repeat
 from .parsers import TREC_DEFAULT_MEASURES, print_warning
 from .trec_formats import TREC_FORMATS, TrecTable
 
@@ -83,33 +83,17 @@ def _query_codes(run: ArrowColumns, qrels: ArrowColumns) -> tuple[np.ndarray, np
     return code_of[:n_run], qrels_codes, np.array(ids.to_pylist(), dtype=object)
 
 
-def _ranked(run: ArrowColumns) -> np.ndarray | None:
-    """The order of the run's lines in trec_eval's ranking (score as float32 descending, docid descending), None
-    when the file is in that order already. The docids are compared in Arrow, by line."""
-    import pyarrow.compute as pc
-
-    docids = run.docids
-
-    def descending(lines: np.ndarray) -> bool:  # compared in Arrow: UTF-8 bytes order as code points order
-        return bool(pc.all(pc.greater(docids.take(arrow_of(lines)), docids.take(arrow_of(lines + 1)))).as_py())
-
-    def sort_docids(lines: np.ndarray) -> np.ndarray:
-        return numpy_of(pc.sort_indices(docids.take(arrow_of(lines))))
-
-    return trec_order_lines(run.qid_codes, as_trec_scores(run.values), docids_descending=descending,
-                            sort_docids=sort_docids)
-
-
-def _run_pairs_repeat(run: ArrowColumns) -> bool:
-    """Whether a docid repeats within a query of the run. A large file grouped by query (as runs are written) is
-    coded in batches of whole queries of about :data:`_BATCH` lines, each with its own small dictionary (a hash table
-    that stays in the cache: at 10M lines with 4M distinct docids, 1.0 s instead of 2.2 s); a smaller or ungrouped
-    file in one coding of every docid."""
+def _run_pairs_repeat(run: ArrowColumns) -> tuple[bool, tuple[np.ndarray, Any] | None]:
+    """Whether a docid repeats within a query of the run, and the run's docids as codes and their dictionary when
+    they were coded whole (else None). A large file grouped by query (as runs are written) is coded in batches of
+    whole queries of about :data:`_BATCH` lines, each with its own small dictionary (a hash table that stays in the
+    cache: at 10M lines with 4M distinct docids, 1.0 s instead of 2.2 s); a smaller or ungrouped file in one coding
+    of every docid."""
     query = run.qid_codes
     n = len(query)
     if n <= _WHOLE or (query[1:] < query[:-1]).any():
-        codes, _ = dictionary_codes(run.docids)
-        return pairs_repeat(query, codes, len(run.qids))
+        codes, dictionary = dictionary_codes(run.docids)
+        return pairs_repeat(query, codes, len(run.qids)), (codes, dictionary)
     starts = np.flatnonzero(np.r_[True, query[1:] != query[:-1]])
     at = np.searchsorted(starts, np.arange(_BATCH, n, _BATCH))
     cuts = np.r_[0, starts[at[at < len(starts)]], n]
@@ -119,8 +103,8 @@ def _run_pairs_repeat(run: ArrowColumns) -> bool:
         if len(dictionary) < end - start:  # some docid twice in the batch: in one query?
             batch = query[start:end] - query[start]
             if pairs_repeat(batch, codes, int(batch[-1]) + 1):
-                return True
-    return False
+                return True, None
+    return False, None
 
 
 #: Lines per batch of :func:`_run_pairs_repeat`, and the files it codes whole (up to this many lines).
@@ -163,21 +147,27 @@ def trec_columnar(args: argparse.Namespace) -> str | None:
     qrels = read_arrow(paths[1], QRELS_FORMAT)
     if qrels is None or qrels.docid_codes is None or _has(qrels.docids, _NO_ANSWER):
         return None
-    if pairs_repeat(qrels.qid_codes, qrels.docid_codes, len(qrels.qids)) or _run_pairs_repeat(run):
+    if pairs_repeat(qrels.qid_codes, qrels.docid_codes, len(qrels.qids)):
         return None
-    order = _ranked(run)
+    repeat, run_coding = _run_pairs_repeat(run)
+    if repeat:
+        return None
+    order = arrow_trec_order(run.qid_codes, run.values, run.docids)
     measures = parse_measures(list(dict.fromkeys(args.measures or TREC_DEFAULT_MEASURES)))
 
     import pyarrow.compute as pc
 
     run_codes, qrels_codes, query_ids = _query_codes(run, qrels)
-    # each line's docid as a code of the judged docids, and one code more for every docid no query judges
-    judged = numpy_of(pc.index_in(run.docids, value_set=qrels.docids))
+    # each line's docid as a code of the judged docids, and one code more for every docid no query judges: the
+    # distinct docids looked up when the run's were coded whole (fewer lookups than lines), else every line's
+    judged = (numpy_of(pc.index_in(run_coding[1], value_set=qrels.docids, memory_pool=memory_pool()))[run_coding[0]]
+              if run_coding is not None else numpy_of(pc.index_in(run.docids, value_set=qrels.docids,
+                                                                   memory_pool=memory_pool())))
     row_doc = np.where(judged >= 0, judged, len(qrels.docids))
     row_query = run_codes[run.qid_codes]
     if order is not None:
         row_query, row_doc = row_query[order], row_doc[order]
-    del run, judged, order
+    del run, run_coding, judged, order
     rows = judged_rows_of_codes(row_query, row_doc, qrels_codes[qrels.qid_codes], qrels.docid_codes, qrels.values,
                                 query_ids, where="node 'Retriever'")
     del row_query, row_doc

@@ -33,10 +33,11 @@ from ..columns import COLUMN_ORDER, NO_ANSWER_DOCUMENT_ID
 from ..errors import InvalidParameterError, SchemaError, warn
 from .flatten import numbered_per_query
 from .trec_codes import as_trec_scores, compact_codes, factorized, ranks_within, repeated_pairs, trec_order_codes
-from .trec_arrow import QRELS_FORMAT, RUN_FORMAT, ArrowColumns, arrow_of, numpy_of, read_arrow
+from .trec_arrow import (QRELS_FORMAT, RUN_FORMAT, ArrowColumns, arrow_trec_order, memory_pool, numpy_of,
+                         read_arrow)
 from .trec_files import QrelsInput, RunInput, read_qrels_coded, read_run_coded
 from .trec_layout import TableCodes, TrecJudgments, TrecLayout
-from .trec_ranking import pairs_repeat, trec_order_lines
+from .trec_ranking import pairs_repeat
 
 __all__ = ["TREC_COLUMNS", "TrecFrame", "CodedTable", "TrecNodeSource", "is_text", "one_coding", "trec_frame",
            "trec_frame_coded", "coded_tables", "read_coded_tables", "run_from_frame", "qrels_from_frame"]
@@ -329,21 +330,9 @@ def _arrow_table(source: Any, *, ranked: bool) -> CodedTable | None:
 
 
 def _trec_order(run: ArrowColumns) -> tuple[np.ndarray | None, np.ndarray]:
-    """The run's rows in trec_eval's order (None: they are in it) and their ranks, the docids compared in Arrow
-    (:func:`evalframe.sources.trec_ranking.trec_order_lines`: a file in score order has only its ties sorted)."""
-    import pyarrow.compute as pc  # read_arrow read the file: pyarrow is there
-
+    """The run's rows in trec_eval's order (None: they are in it) and their ranks."""
     assert run.docid_codes is not None  # read with its docids encoded
-    doc, docids = run.docid_codes, run.docids
-
-    def descending(rows: np.ndarray) -> bool:  # UTF-8 bytes order is code point order
-        return bool(pc.all(pc.greater(docids.take(arrow_of(doc[rows])), docids.take(arrow_of(doc[rows + 1])))).as_py())
-
-    def sort_docids(rows: np.ndarray) -> np.ndarray:
-        return numpy_of(pc.sort_indices(docids.take(arrow_of(doc[rows]))))
-
-    order = trec_order_lines(run.qid_codes, as_trec_scores(run.values), docids_descending=descending,
-                             sort_docids=sort_docids)
+    order = arrow_trec_order(run.qid_codes, run.values, run.docids, run.docid_codes)
     return order, ranks_within(run.qid_codes if order is None else run.qid_codes[order])
 
 
@@ -411,7 +400,7 @@ def _in_arrow(first: Any, second: Any) -> np.ndarray | None:
         return None
     import pyarrow.compute as pc  # Arrow arrays: pyarrow is there
 
-    return pc.index_in(first, value_set=second).fill_null(-1).to_numpy().astype(np.int64, copy=False)
+    return numpy_of(pc.index_in(first, value_set=second, memory_pool=memory_pool()), null=-1).astype(np.int64)
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,8 @@ dictionaries (no Python str per id), the scores (float64) or grades (int64) as n
 anything else (no pyarrow, an empty file, a tab, two spaces in a row, a line with more or fewer columns, an empty
 column, a value that is not a plain number, text that is not UTF-8): :mod:`evalframe.sources.trec_files` then
 reads the file with pandas' parser and names the line of any problem. pyarrow is imported when a file is read.
+The readers allocate from :func:`memory_pool`'s pools (not a process-wide setting); :func:`arrow_trec_order` puts a
+run's lines in trec_eval's ranking with the docids compared in Arrow (``evalframe trec`` and ``from_trec`` share it).
 """
 
 from __future__ import annotations
@@ -19,8 +21,11 @@ from typing import Any
 
 import numpy as np
 
+from .trec_ranking import as_trec_scores, trec_order_lines
+
 __all__ = ["TrecFormat", "RUN_FORMAT", "QRELS_FORMAT", "ArrowColumns", "read_arrow", "dictionary_codes", "is_gzip",
-           "DAMAGED_GZIP", "numpy_of", "arrow_of", "string_array"]
+           "DAMAGED_GZIP", "numpy_of", "arrow_of", "string_array", "memory_pool",
+           "arrow_trec_order"]
 
 GZIP_MAGIC = b"\x1f\x8b"
 
@@ -116,52 +121,122 @@ def read_arrow(path: Path, fmt: TrecFormat, *, encode_docids: bool = True) -> Ar
     if not len(data) or data.find(b"\t") >= 0 or _has_double_space(data):
         return None
     names = [f"c{i}" for i in range(fmt.width + 1)]  # one column more: to see lines that have one
+    threaded = len(data) > _THREADED_SIZE
+    pool = memory_pool(threaded=threaded)  # the reader's and its compute calls'
+    # a run's scores parsed as float64 by the reader (as pc.cast parses the text: the same spellings taken, the same
+    # refused, see tests/sources/test_trec_arrow.py), no text of them kept; no spelling is read as missing
+    types = {name: pa.string() for name in names[:fmt.width]}
+    if fmt is RUN_FORMAT:
+        types[names[fmt.value]] = pa.float64()
     try:
         table = pa_csv.read_csv(
             pa.py_buffer(data),
             # threads for large files only: starting the pool costs more than it saves below some 10 MB a core
-            read_options=pa_csv.ReadOptions(column_names=names[:fmt.width], use_threads=len(data) > _THREADED_SIZE,
-                                            block_size=1 << 22 if len(data) > _THREADED_SIZE else 1 << 20),
+            read_options=pa_csv.ReadOptions(column_names=names[:fmt.width], use_threads=threaded,
+                                            block_size=1 << 22 if threaded else 1 << 20),
             parse_options=pa_csv.ParseOptions(delimiter=" ", quote_char=False, double_quote=False, escape_char=False),
-            convert_options=pa_csv.ConvertOptions(column_types={name: pa.string() for name in names[:fmt.width]},
-                                                  include_columns=[names[0], names[2], names[fmt.value]]))
+            convert_options=pa_csv.ConvertOptions(column_types=types, null_values=[], strings_can_be_null=False,
+                                                  quoted_strings_can_be_null=False,
+                                                  include_columns=[names[0], names[2], names[fmt.value]]),
+            memory_pool=pool)
     except (pa.ArrowInvalid, pa.ArrowTypeError, UnicodeDecodeError):
-        return None  # a line with more or fewer columns, text that is not UTF-8, ...
+        return None  # a line with more or fewer columns, text that is not UTF-8, a score that is no number, ...
     del data
     if table.num_rows == 0:
         return None
     qids, docids, text = (table.column(i) for i in range(3))  # chunked: encoded chunk by chunk, never concatenated
     del table
     # an empty column (a line starting with a space) or a value that is not a plain number: the pandas path decides
-    if min(pc.min(pc.binary_length(column)).as_py() for column in (qids, docids, text)) == 0:
+    if min(pc.min(pc.binary_length(column, memory_pool=pool), memory_pool=pool).as_py()
+           for column in ((qids, docids) if fmt is RUN_FORMAT else (qids, docids, text))) == 0:
         return None
     try:
         if fmt is RUN_FORMAT:
-            values = numpy_of(pc.cast(text, pa.float64()))
+            values = numpy_of(text)
             if np.isnan(values).any():
                 return None
         else:
-            if not pc.all(pc.match_substring_regex(text, r"^[+-]?[0-9]+$")).as_py():
+            if not pc.all(pc.match_substring_regex(text, r"^[+-]?[0-9]+$", memory_pool=pool), memory_pool=pool).as_py():
                 return None
-            values = numpy_of(pc.cast(text, pa.int64()))
+            values = numpy_of(pc.cast(text, pa.int64(), memory_pool=pool))
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         return None
     del text
-    q_codes, q_dictionary = dictionary_codes(qids)
+    q_codes, q_dictionary = dictionary_codes(qids, pool)
     if not encode_docids:
         return ArrowColumns(q_codes, q_dictionary, None, docids, values)
-    d_codes, d_dictionary = dictionary_codes(docids)
+    d_codes, d_dictionary = dictionary_codes(docids, pool)
     return ArrowColumns(q_codes, q_dictionary, d_codes, d_dictionary, values)
 
 
-def dictionary_codes(column: Any) -> tuple[np.ndarray, Any]:
+def memory_pool(*, threaded: bool = False) -> Any:
+    """The Arrow memory pool the TREC readers allocate from (``threaded``: for a CSV read on pyarrow's threads).
+
+    The system allocator's hands the CSV reader's parse buffers back when they are freed (pyarrow's default,
+    mimalloc, kept some 60 MB of them at 1M lines), but not when the reader's threads allocated them (glibc keeps an
+    arena per thread: 10M lines peaked 300 MB higher than with jemalloc); a threaded read (and the compute calls
+    on its columns) takes jemalloc's pool, when pyarrow has it.
+
+    Examples
+    --------
+    >>> memory_pool().backend_name
+    'system'
+    >>> memory_pool(threaded=True).backend_name in ("jemalloc", "system")
+    True
+    """
+    import pyarrow as pa
+
+    if threaded:
+        try:
+            return pa.jemalloc_memory_pool()
+        except NotImplementedError:  # pragma: no cover - a pyarrow built without jemalloc
+            pass
+    return pa.system_memory_pool()
+
+
+def arrow_trec_order(query: np.ndarray, scores: np.ndarray, docids: Any, doc: np.ndarray | None = None
+                     ) -> np.ndarray | None:
+    """The order of a run's lines in trec_eval's ranking (score as float32 descending, docid descending), None when
+    they are in it already (:func:`evalframe.sources.trec_ranking.trec_order_lines`: a file in score order has only
+    its ties sorted), the docids compared in Arrow (UTF-8 bytes order is code point order; no Python str per docid).
+
+    ``query``: each line's query code (in order of first appearance); ``scores``: each line's score; ``docids``: an
+    Arrow string array (or chunked array) holding line i's docid at ``doc[i]``, or at i when ``doc`` is None (the
+    file's column).
+
+    Examples
+    --------
+    >>> docids = string_array(["a", "c", "b"])
+    >>> arrow_trec_order(np.array([0, 0, 0]), np.array([1.0, 2.0, 2.0]), docids).tolist()
+    [1, 2, 0]
+    >>> arrow_trec_order(np.array([0, 0, 0]), np.array([2.0, 2.0, 1.0]), docids, doc=np.array([1, 2, 0])) is None
+    True
+    """
+    import pyarrow.compute as pc
+
+    def docids_of(lines: np.ndarray) -> Any:
+        return docids.take(arrow_of(lines if doc is None else doc[lines]))
+
+    def descending(lines: np.ndarray) -> bool:
+        return bool(pc.all(pc.greater(docids_of(lines), docids_of(lines + 1))).as_py())
+
+    def sort_docids(lines: np.ndarray) -> np.ndarray:
+        return numpy_of(pc.sort_indices(docids_of(lines)))
+
+    return trec_order_lines(query, as_trec_scores(scores), docids_descending=descending, sort_docids=sort_docids)
+
+
+def dictionary_codes(column: Any, pool: Any = None) -> tuple[np.ndarray, Any]:
     """A chunked Arrow string column as codes (in order of first appearance) and its dictionary (an Arrow array).
 
     Arrow encodes the chunks with one hash table and gives every chunk the same final dictionary, so the codes are
     the chunks' indices one after the other (no concatenation of the strings); should the chunks ever hold
-    different dictionaries, the column is concatenated and encoded whole.
+    different dictionaries, the column is concatenated and encoded whole. ``pool``: the Arrow memory pool (else
+    :func:`memory_pool`'s).
     """
-    encoded = column.dictionary_encode()
+    import pyarrow.compute as pc
+
+    encoded = pc.dictionary_encode(column, memory_pool=pool if pool is not None else memory_pool())
     chunks = [chunk for chunk in encoded.chunks if len(chunk)]
     dictionary = chunks[0].dictionary
     same = [buffer.address if buffer is not None else 0 for buffer in dictionary.buffers()]
