@@ -278,13 +278,16 @@ def encode_frame(node: str, frame: pd.DataFrame) -> tuple[dict[str, list[Any]], 
 
 
 def encode_columns(node: str, frame: pd.DataFrame, encode: Callable[..., tuple[Any, dict[str, Any]]],
-                   check_sizes: Callable[..., None]) -> tuple[dict, dict[str, Any]]:
+                   check_sizes: Callable[..., None],
+                   encoded: Callable[[str], tuple[Any, dict[str, Any]] | None] | None = None) -> tuple[dict, dict[str, Any]]:
     """A checked frame's columns encoded by ``encode(series, node=...)``, and its manifest entry; each literal
-    column's cells are given to ``check_sizes(cells, node=..., column=...)`` (:func:`check_literal_sizes`)."""
+    column's cells are given to ``check_sizes(cells, node=..., column=...)`` (:func:`check_literal_sizes`).
+    ``encoded(name)``, when given, is asked first: a column's cells and entry made without its Series, or None."""
     check_frame(node, frame)
     columns, specs = {}, []
     for name in frame.columns:
-        columns[name], spec = encode(frame[name], node=node)
+        made = encoded(name) if encoded is not None else None
+        columns[name], spec = made if made is not None else encode(frame[name], node=node)
         if spec["codec"] == "literal":
             check_sizes(columns[name], node=node, column=name)
         specs.append(spec)

@@ -125,3 +125,32 @@ def test_loaded_list_columns_are_held_as_distinct_cells(tmp_path: Path) -> None:
     column = loaded["Retriever"]["gold_document_ids"]
     first = np.flatnonzero(lists.codes == lists.codes[0])
     assert all(column[int(i)] is column[int(first[0])] for i in first)  # one list object per distinct cell
+
+
+def test_loaded_arrow_lists_are_written_to_csv_as_the_built_frame_writes_them(tmp_path: Path) -> None:
+    # list columns stored as Parquet lists, coded as distinct Arrow lists at load: rows sharing lists, every row its
+    # own list, empty lists, missing cells, -0.0, bools, ints, texts Python's repr escapes, and a column of no list
+    # (encode_text's choice, not a list's); the CSV of the built frame (the encoders of a frame) is the reference
+    result = hand_result()
+    for node in result.node_results:
+        frame = result[node].copy()
+        n = len(frame)
+        shared = [["d1", "it's"], ["d1", "it's"], [], ["é\n", "\\"], None]
+        frame["gold_document_ids"] = [shared[i % len(shared)] for i in range(n)]
+        frame["float_lists"] = [[float(i), -0.0, 0.5] if i % 3 else [] for i in range(n)]
+        frame["bool_lists"] = [[True, i % 2 == 0] for i in range(n)]
+        frame["int_lists"] = [[i, 2**40] for i in range(n)]
+        frame["no_lists"] = [None] * n
+        result[node] = frame
+    result.save(tmp_path / "saved", format="parquet")
+    pending = EvaluationResult.load(tmp_path / "saved")
+    built = EvaluationResult.load(tmp_path / "saved")
+    for node in built.node_results:
+        built[node] = built[node].copy()
+    pending.save(tmp_path / "from-pending")
+    built.save(tmp_path / "from-built")
+    assert pending_nodes(pending) == list(pending.node_results)
+    assert files(tmp_path / "from-pending") == files(tmp_path / "from-built")
+    text = (tmp_path / "from-pending" / "Retriever.csv").read_text(encoding="utf-8")
+    assert "\"['d1', \"\"it's\"\"]\"" in text and "['é\\n', '\\\\']" in text and "[True, False]" in text
+    assert "[1.0, -0.0, 0.5]" in text and "[1, 1099511627776]" in text
