@@ -387,7 +387,11 @@ class LoadedColumns:
     ``makers[name]()`` makes column ``name`` exactly as the frame a load built before held it (the loader decoded and
     checked everything at load: making a column raises nothing a load would have raised); ``dtypes`` are the
     columns' dtypes, known without making them; ``lists[name]()`` makes a list column's distinct cells and a code per
-    row (:meth:`lists`), from which its column is then made, so the two agree; ``tables[format](node)`` gives what a save
+    row (:meth:`lists`), from which its column is then made, so the two agree; ``arrow[name]`` is, for a column made
+    from the Arrow column it was read as and nothing else, that column, the function that makes the Series of it (or
+    of its rows laid out anew: a partitioned load takes its parts' rows in the saved order once, in Arrow) and a key
+    of how it makes it (columns of equal keys are made alike);
+    ``tables[format](node)`` gives what a save
     in ``format`` writes of this node straight from the loaded columns (its columns and manifest entry), or None.
 
     Examples
@@ -400,8 +404,10 @@ class LoadedColumns:
 
     def __init__(self, makers: dict[str, Callable[[], pd.Series]], dtypes: dict[str, Any], *,
                  lists: dict[str, Callable[[], DistinctLists]] | None = None,
-                 tables: dict[str, Callable[[str], Any]] | None = None) -> None:
+                 tables: dict[str, Callable[[str], Any]] | None = None,
+                 arrow: dict[str, tuple[Any, Callable[[Any], pd.Series], str]] | None = None) -> None:
         self.names: Sequence[str] = list(makers)
+        self.arrow = dict(arrow or {})
         self.dtypes = dtypes
         self._makers = makers
         self._lists = dict(lists or {})

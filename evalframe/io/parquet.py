@@ -8,6 +8,7 @@ texts as strings with their missing-value kind, anything else as Python literal 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
 from functools import partial
 from itertools import chain, repeat
@@ -320,6 +321,7 @@ def read_pending(folder: Folder, entry: dict[str, Any], metadata: dict[str, str]
     makers: dict[str, Callable[[], pd.Series]] = {}
     lists: dict[str, Callable[[], DistinctLists]] = {}
     dtypes: dict[str, Any] = {}
+    arrow: dict[str, tuple[Any, Callable[[Any], pd.Series], str]] = {}
     for spec in entry["columns"]:
         name, column = spec["name"], table.column(spec["name"])
         _check_arrow_type(path, spec, column.type)
@@ -327,6 +329,8 @@ def read_pending(folder: Folder, entry: dict[str, Any], metadata: dict[str, str]
             dtype = pd.api.types.pandas_dtype(spec["dtype"])
             made = _native_column(column, dtype) if column.null_count else None  # a cast that may fail: at load
             makers[name] = kept_column(made) if made is not None else partial(_native_column, column, dtype)
+            if made is None:
+                arrow[name] = (column, partial(_native_column, dtype=dtype), _spec_key(spec))
             dtypes[name] = dtype
         elif spec["codec"] == "list":
             lists[name] = partial(_distinct_list_cells, column, arrow_cells=True)
@@ -336,6 +340,7 @@ def read_pending(folder: Folder, entry: dict[str, Any], metadata: dict[str, str]
             dtype = pd.api.types.pandas_dtype(spec["dtype"])
             if isinstance(dtype, pd.StringDtype):  # built from Arrow, nothing to check
                 makers[name] = partial(_text_column, path, spec, column)
+                arrow[name] = (column, partial(_text_column, path, spec), _spec_key(spec))
             else:
                 makers[name] = kept_column(_text_column(path, spec, column))
             dtypes[name] = dtype
@@ -348,11 +353,16 @@ def read_pending(folder: Folder, entry: dict[str, Any], metadata: dict[str, str]
                 makers[name] = kept_column(decoded)
             dtypes[name] = decoded.dtype
             del decoded
-    loaded = LoadedColumns(makers, dtypes, lists=lists)
+    loaded = LoadedColumns(makers, dtypes, lists=lists, arrow=arrow)
     if entry["columns"]:  # (a literal column is encoded again from its decoded cells: its texts are not kept)
         kept = table.drop_columns([spec["name"] for spec in entry["columns"] if spec["codec"] == "literal"])
         loaded.tables["parquet"] = partial(_saved_table, kept, entry, loaded)
     return PendingFrame(table.num_rows, loaded)
+
+
+def _spec_key(spec: dict[str, Any]) -> str:
+    """A column's entry in evalframe.json as one text (parts whose entries are equal make their columns alike)."""
+    return json.dumps(spec, sort_keys=True)
 
 
 def _never_made() -> pd.Series:  # a list column is made from its distinct cells (LoadedColumns.column)

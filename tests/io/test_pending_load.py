@@ -154,3 +154,24 @@ def test_loaded_arrow_lists_are_written_to_csv_as_the_built_frame_writes_them(tm
     text = (tmp_path / "from-pending" / "Retriever.csv").read_text(encoding="utf-8")
     assert "\"['d1', \"\"it's\"\"]\"" in text and "['é\\n', '\\\\']" in text and "[True, False]" in text
     assert "[1.0, -0.0, 0.5]" in text and "[1, 1099511627776]" in text
+
+
+def test_a_partitioned_node_is_laid_out_in_its_saved_order_column_by_column(tmp_path: Path) -> None:
+    # string and number columns are taken from the parts' Arrow columns in the saved order; a column of one value
+    # (type, eval_mode) is not reordered; a column of one value per part but several in the node is; a string column
+    # whose parts record different missing-value kinds (one part without a missing value) is made part by part
+    original = load_benchmark("synthetic.py").make_result(30)
+    for node in original.node_results:
+        frame = original[node].copy()
+        queries = pd.factorize(frame["multilabel_id"])[0]
+        frame["per_query"] = pd.Series([f"q{code}" for code in queries], dtype="str")
+        frame["some_missing"] = pd.Series([None if code == 1 else f"t{code}" for code in queries], dtype="str")
+        frame["count"] = np.arange(len(frame), dtype=np.int64)[::-1].copy()
+        original[node] = frame
+    original.save(tmp_path / "parts", format="parquet", partitions=3)
+    loaded = EvaluationResult.load(tmp_path / "parts")
+    for node in original.node_results:
+        frame = loaded[node]
+        pd.testing.assert_frame_equal(frame, original[node], check_exact=True)
+        assert frame["count"].tolist() == list(range(len(frame)))[::-1]  # worked out: n-1 .. 0 in the saved order
+        assert frame["per_query"].tolist() == [f"q{code}" for code in pd.factorize(frame["multilabel_id"])[0]]
