@@ -175,3 +175,28 @@ def test_a_partitioned_node_is_laid_out_in_its_saved_order_column_by_column(tmp_
         pd.testing.assert_frame_equal(frame, original[node], check_exact=True)
         assert frame["count"].tolist() == list(range(len(frame)))[::-1]  # worked out: n-1 .. 0 in the saved order
         assert frame["per_query"].tolist() == [f"q{code}" for code in pd.factorize(frame["multilabel_id"])[0]]
+
+
+def test_string_texts_are_held_as_dictionaries_after_a_parquet_load(tmp_path: Path) -> None:
+    # a string-dtype text column is read as codes and distinct texts (one query's text held once per row group) and
+    # made as the texts it stands for; a file whose text column holds numbers is still refused with the type check
+    import json
+
+    import pyarrow.parquet as pq
+
+    original = hand_result()
+    original.save(tmp_path / "saved", format="parquet")
+    loaded = EvaluationResult.load(tmp_path / "saved")
+    source = loaded.node_results.pending("Retriever").source
+    column, _, _ = source.arrow["multilabel_id"]
+    assert str(column.type) == "dictionary<values=string, indices=int32, ordered=0>"
+    pd.testing.assert_frame_equal(loaded["Retriever"], original["Retriever"], check_exact=True)
+    manifest = json.loads((tmp_path / "saved" / "evalframe.json").read_text())
+    table = pq.read_table(tmp_path / "saved" / "Retriever.parquet")
+    table = table.set_column(table.column_names.index("multilabel_id"), "multilabel_id",
+                             [np.arange(table.num_rows, dtype=np.int64)])
+    pq.write_table(table, tmp_path / "saved" / "Retriever.parquet")
+    assert [c["codec"] for c in manifest["nodes"]["Retriever"]["columns"] if c["name"] == "multilabel_id"] == ["text"]
+    with pytest.raises(LoadError, match=r"Retriever\.parquet: column 'multilabel_id' holds int64 values, but "
+                                        r"evalframe\.json records it with codec 'text'"):
+        EvaluationResult.load(tmp_path / "saved")
