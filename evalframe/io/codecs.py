@@ -278,13 +278,16 @@ def encode_frame(node: str, frame: pd.DataFrame) -> tuple[dict[str, list[Any]], 
 
 
 def encode_columns(node: str, frame: pd.DataFrame, encode: Callable[..., tuple[Any, dict[str, Any]]],
-                   check_sizes: Callable[..., None]) -> tuple[dict, dict[str, Any]]:
+                   check_sizes: Callable[..., None],
+                   encoded: Callable[[str], tuple[Any, dict[str, Any]] | None] | None = None) -> tuple[dict, dict[str, Any]]:
     """A checked frame's columns encoded by ``encode(series, node=...)``, and its manifest entry; each literal
-    column's cells are given to ``check_sizes(cells, node=..., column=...)`` (:func:`check_literal_sizes`)."""
+    column's cells are given to ``check_sizes(cells, node=..., column=...)`` (:func:`check_literal_sizes`).
+    ``encoded(name)``, when given, is asked first: a column's cells and entry made without its Series, or None."""
     check_frame(node, frame)
     columns, specs = {}, []
     for name in frame.columns:
-        columns[name], spec = encode(frame[name], node=node)
+        made = encoded(name) if encoded is not None else None
+        columns[name], spec = made if made is not None else encode(frame[name], node=node)
         if spec["codec"] == "literal":
             check_sizes(columns[name], node=node, column=name)
         specs.append(spec)
@@ -384,7 +387,11 @@ class LoadedColumns:
     ``makers[name]()`` makes column ``name`` exactly as the frame a load built before held it (the loader decoded and
     checked everything at load: making a column raises nothing a load would have raised); ``dtypes`` are the
     columns' dtypes, known without making them; ``lists[name]()`` makes a list column's distinct cells and a code per
-    row (:meth:`lists`), from which its column is then made, so the two agree; ``tables[format](node)`` gives what a save
+    row (:meth:`lists`), from which its column is then made, so the two agree; ``arrow[name]`` is, for a column made
+    from the Arrow column it was read as and nothing else, that column, the function that makes the Series of it (or
+    of its rows laid out anew: a partitioned load takes its parts' rows in the saved order once, in Arrow) and a key
+    of how it makes it (columns of equal keys are made alike);
+    ``tables[format](node)`` gives what a save
     in ``format`` writes of this node straight from the loaded columns (its columns and manifest entry), or None.
 
     Examples
@@ -397,8 +404,10 @@ class LoadedColumns:
 
     def __init__(self, makers: dict[str, Callable[[], pd.Series]], dtypes: dict[str, Any], *,
                  lists: dict[str, Callable[[], DistinctLists]] | None = None,
-                 tables: dict[str, Callable[[str], Any]] | None = None) -> None:
+                 tables: dict[str, Callable[[str], Any]] | None = None,
+                 arrow: dict[str, tuple[Any, Callable[[Any], pd.Series], str]] | None = None) -> None:
         self.names: Sequence[str] = list(makers)
+        self.arrow = dict(arrow or {})
         self.dtypes = dtypes
         self._makers = makers
         self._lists = dict(lists or {})

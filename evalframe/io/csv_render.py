@@ -19,7 +19,7 @@ import pandas as pd
 
 from ..columns import LIST_COLUMNS
 from ..frames.arrays import object_array
-from .codecs import (as_object_column, by_identity, checked_distinct, encode_columns, encode_text, first_of_codes,
+from .codecs import (ColumnsFrame, as_object_column, by_identity, checked_distinct, encode_columns, encode_text, first_of_codes,
                      is_native_dtype, native_spec, refuse_long_literals)
 from .literals import LITERAL_CELL_LIMIT
 
@@ -68,7 +68,25 @@ def encode_frame_texts(node: str, frame: pd.DataFrame) -> tuple[dict[str, TextCo
     pattern), lists, tuples and dicts are assembled from their elements' texts with Arrow's string joins,
     and text columns stay in Arrow. The manifest entry is the same.
     """
-    return encode_columns(node, frame, _encode_column_texts, check_text_sizes)
+    encoded = functools.partial(_coded_list_texts, frame) if isinstance(frame, ColumnsFrame) else None
+    return encode_columns(node, frame, _encode_column_texts, check_text_sizes, encoded)
+
+
+def _coded_list_texts(frame: ColumnsFrame, name: str) -> tuple[TextColumn, dict[str, Any]] | None:
+    """A loaded list column coded as distinct Arrow lists (:meth:`LoadedColumns.lists`): the texts of its distinct
+    cells rendered from their Arrow values, a code per row, as :func:`_literal_column` gives them for the object column
+    it stands for (whose rows sharing a code share one list); None for any other column, or lists
+    :func:`_arrow_list_texts` leaves to the object column."""
+    lists = frame.source.lists(name)
+    if lists is None or isinstance(lists.cells, np.ndarray):
+        return None
+    if name not in LIST_COLUMNS and lists.cells.null_count == len(lists.cells):  # no list: encode_text's choice
+        return None
+    texts = _arrow_list_texts(lists.cells)
+    if texts is None:
+        return None
+    codes = None if len(lists.cells) == len(lists.codes) else lists.codes
+    return TextColumn(texts, False, codes), {"name": name, "dtype": "object", "codec": "literal"}
 
 
 def check_text_sizes(cells: TextColumn, *, node: str, column: Hashable) -> None:

@@ -8,6 +8,7 @@ texts as strings with their missing-value kind, anything else as Python literal 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
 from functools import partial
 from itertools import chain, repeat
@@ -223,7 +224,7 @@ def _text_column(path: Path, spec: dict[str, Any], column: Any) -> pd.Series:
 
     if spec.get("empty", "empty") != "empty":  # "" stood for the missing value, which a string dtype holds as NA
         column = pc.if_else(pc.equal(column, ""), pa.scalar(None, pa.string()), column)
-    if not pa.types.is_large_string(column.type):
+    if not pa.types.is_large_string(column.type):  # (a dictionary's texts are decoded)
         column = column.cast(pa.string())
     return pd.Series(pd.arrays.ArrowStringArray(column)).astype(dtype)
 
@@ -252,6 +253,8 @@ def _check_arrow_type(path: Path, spec: dict[str, Any], arrow_type: Any) -> None
     import pyarrow.types as types
 
     predicates, what = _ARROW_KINDS[spec["codec"]]
+    if spec["codec"] == "text" and types.is_dictionary(arrow_type):  # texts read as a dictionary (_dictionary_columns)
+        arrow_type = arrow_type.value_type
     if not any(getattr(types, predicate)(arrow_type) for predicate in predicates):
         raise LoadError(f"{path}: column {spec['name']!r} holds {arrow_type} values, but evalframe.json records it with "
                         f"codec {spec['codec']!r}, which stores {what}; the file and evalframe.json do not belong "
@@ -308,7 +311,7 @@ def read_pending(folder: Folder, entry: dict[str, Any], metadata: dict[str, str]
         raise LoadError(f"{path}: {exc}") from None
     with folder.open_binary(entry["file"]) as source:
         try:
-            table = pq.read_table(source)
+            table = pq.read_table(source, read_dictionary=_dictionary_columns(pq.read_schema(source), entry))
         except (OSError, pa.ArrowException) as exc:
             raise LoadError(f"{path}: cannot be read as Parquet ({exc}).") from None
     if metadata is not None:
@@ -320,6 +323,7 @@ def read_pending(folder: Folder, entry: dict[str, Any], metadata: dict[str, str]
     makers: dict[str, Callable[[], pd.Series]] = {}
     lists: dict[str, Callable[[], DistinctLists]] = {}
     dtypes: dict[str, Any] = {}
+    arrow: dict[str, tuple[Any, Callable[[Any], pd.Series], str]] = {}
     for spec in entry["columns"]:
         name, column = spec["name"], table.column(spec["name"])
         _check_arrow_type(path, spec, column.type)
@@ -327,6 +331,8 @@ def read_pending(folder: Folder, entry: dict[str, Any], metadata: dict[str, str]
             dtype = pd.api.types.pandas_dtype(spec["dtype"])
             made = _native_column(column, dtype) if column.null_count else None  # a cast that may fail: at load
             makers[name] = kept_column(made) if made is not None else partial(_native_column, column, dtype)
+            if made is None:
+                arrow[name] = (column, partial(_native_column, dtype=dtype), _spec_key(spec))
             dtypes[name] = dtype
         elif spec["codec"] == "list":
             lists[name] = partial(_distinct_list_cells, column, arrow_cells=True)
@@ -336,6 +342,7 @@ def read_pending(folder: Folder, entry: dict[str, Any], metadata: dict[str, str]
             dtype = pd.api.types.pandas_dtype(spec["dtype"])
             if isinstance(dtype, pd.StringDtype):  # built from Arrow, nothing to check
                 makers[name] = partial(_text_column, path, spec, column)
+                arrow[name] = (column, partial(_text_column, path, spec), _spec_key(spec))
             else:
                 makers[name] = kept_column(_text_column(path, spec, column))
             dtypes[name] = dtype
@@ -348,11 +355,35 @@ def read_pending(folder: Folder, entry: dict[str, Any], metadata: dict[str, str]
                 makers[name] = kept_column(decoded)
             dtypes[name] = decoded.dtype
             del decoded
-    loaded = LoadedColumns(makers, dtypes, lists=lists)
+    loaded = LoadedColumns(makers, dtypes, lists=lists, arrow=arrow)
     if entry["columns"]:  # (a literal column is encoded again from its decoded cells: its texts are not kept)
         kept = table.drop_columns([spec["name"] for spec in entry["columns"] if spec["codec"] == "literal"])
         loaded.tables["parquet"] = partial(_saved_table, kept, entry, loaded)
     return PendingFrame(table.num_rows, loaded)
+
+
+def _stored_type(kind: Any) -> Any:
+    """The Arrow type a column read as ``kind`` is stored as (a dictionary's: its values' type)."""
+    pa, _ = _pyarrow()
+    return kind.value_type if pa.types.is_dictionary(kind) else kind
+
+
+def _spec_key(spec: dict[str, Any]) -> str:
+    """A column's entry in evalframe.json as one text (parts whose entries are equal make their columns alike)."""
+    return json.dumps(spec, sort_keys=True)
+
+
+def _dictionary_columns(schema: Any, entry: dict[str, Any]) -> list[str]:
+    """The columns read as dictionaries (codes and distinct texts, a table per row group): the string-dtype text
+    columns, stored as strings, whose repeated texts (a query's, a row type) are then held once per row group; their
+    Series are made of the decoded texts (:func:`_text_column`)."""
+    import pyarrow.types as types
+
+    stored = {field.name: field.type for field in schema}
+    return [spec["name"] for spec in entry["columns"]
+            if spec["codec"] == "text" and spec["name"] in stored
+            and (types.is_string(stored[spec["name"]]) or types.is_large_string(stored[spec["name"]]))
+            and isinstance(pd.api.types.pandas_dtype(spec["dtype"]), pd.StringDtype)]
 
 
 def _never_made() -> pd.Series:  # a list column is made from its distinct cells (LoadedColumns.column)
@@ -393,8 +424,10 @@ def _saved_table(table: Any, entry: dict[str, Any], source: LoadedColumns,
             arrays[name] = column.combine_chunks().cast(kind(column.type.value_type))
             specs[name] = {"name": name, "dtype": "object", "codec": "list"}
         elif (spec["codec"] == "text" and spec.get("empty", "empty") == "empty" and isinstance(dtype, pd.StringDtype)
-              and dtype.storage == "pyarrow" and pa.types.is_large_string(column.type) and not column.null_count):
-            arrays[name] = column.combine_chunks()
+              and dtype.storage == "pyarrow" and not column.null_count
+              and _stored_type(column.type) in (pa.large_string(), pa.string() if pa.types.is_dictionary(column.type) else None)):
+            # (texts read as a dictionary: decoded, as encode_frame writes the column made of them)
+            arrays[name] = column.cast(pa.large_string()).combine_chunks()
             specs[name] = {"name": name, "dtype": str(dtype), "codec": "text", "empty": "empty"}
         else:
             others.append(name)

@@ -22,7 +22,7 @@ on the keys, and a reader of single partitions on their :func:`key_summary` (:fu
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
@@ -434,15 +434,53 @@ class _WholeColumns:
             self._coded[name] = None if merged is None else DistinctLists(merged.codes[self.order], merged.cells)
         return self._coded[name]
 
+    def _arrow(self, name: str) -> tuple[list[Any], Callable[[Any], pd.Series]] | None:
+        """The parts' Arrow columns ``name`` and the maker of the Series of their rows, when every part made its column
+        from its Arrow column alone (:class:`~evalframe.io.codecs.LoadedColumns`' ``arrow``), of one type and spec."""
+        found = [getattr(piece.pending.source, "arrow", {}).get(name) for piece in self.pieces]
+        made = [part for part in found if part is not None]
+        if len(made) < len(found):
+            return None
+        columns = [column for column, _, _ in made]
+        if len({column.type for column in columns}) != 1 or len({key for _, _, key in made}) != 1:
+            return None
+        return columns, made[0][1]
+
     def column(self, name: str) -> pd.Series:
         lists = self.lists(name)
+        arrow = self._arrow(name) if lists is None else None
         if lists is not None:
             series = pd.Series(lists.row_values(), dtype=object, copy=False)
+        elif arrow is not None:  # the parts' Arrow columns taken in the saved order once, then made as one part's is
+            columns, make = arrow
+            import pyarrow as pa
+
+            whole = pa.chunked_array([chunk for column in columns for chunk in column.chunks],
+                                     type=columns[0].type).combine_chunks()
+            # a column of one value (type, eval_mode, node) is that value in any order: no take
+            series = make(whole if _one_value(whole) else whole.take(pa.array(self.order)))  # (a take of chunks is slower)
         else:
             series = concat_rows([pd.DataFrame({name: piece[name]}, copy=False) for piece in self.pieces])[name]
             series = series.take(self.order).reset_index(drop=True)
         series.name = name
         return series
+
+
+def _one_value(array: Any) -> bool:
+    """Whether every row of an Arrow array holds its first row's value (no null; floats compared by value)."""
+    import pyarrow.compute as pc
+
+    if not len(array) or array.null_count or not _comparable(array.type):
+        return False
+    return bool(pc.all(pc.equal(array, array[0])).as_py())
+
+
+def _comparable(kind: Any) -> bool:
+    """Whether equal values of this Arrow type are identical (strings, integers, booleans: not floats)."""
+    import pyarrow as pa
+
+    return bool(pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_integer(kind)
+                or pa.types.is_boolean(kind))
 
 
 def concat_rows(frames: Sequence[pd.DataFrame]) -> pd.DataFrame:

@@ -125,3 +125,78 @@ def test_loaded_list_columns_are_held_as_distinct_cells(tmp_path: Path) -> None:
     column = loaded["Retriever"]["gold_document_ids"]
     first = np.flatnonzero(lists.codes == lists.codes[0])
     assert all(column[int(i)] is column[int(first[0])] for i in first)  # one list object per distinct cell
+
+
+def test_loaded_arrow_lists_are_written_to_csv_as_the_built_frame_writes_them(tmp_path: Path) -> None:
+    # list columns stored as Parquet lists, coded as distinct Arrow lists at load: rows sharing lists, every row its
+    # own list, empty lists, missing cells, -0.0, bools, ints, texts Python's repr escapes, and a column of no list
+    # (encode_text's choice, not a list's); the CSV of the built frame (the encoders of a frame) is the reference
+    result = hand_result()
+    for node in result.node_results:
+        frame = result[node].copy()
+        n = len(frame)
+        shared = [["d1", "it's"], ["d1", "it's"], [], ["é\n", "\\"], None]
+        frame["gold_document_ids"] = [shared[i % len(shared)] for i in range(n)]
+        frame["float_lists"] = [[float(i), -0.0, 0.5] if i % 3 else [] for i in range(n)]
+        frame["bool_lists"] = [[True, i % 2 == 0] for i in range(n)]
+        frame["int_lists"] = [[i, 2**40] for i in range(n)]
+        frame["no_lists"] = [None] * n
+        result[node] = frame
+    result.save(tmp_path / "saved", format="parquet")
+    pending = EvaluationResult.load(tmp_path / "saved")
+    built = EvaluationResult.load(tmp_path / "saved")
+    for node in built.node_results:
+        built[node] = built[node].copy()
+    pending.save(tmp_path / "from-pending")
+    built.save(tmp_path / "from-built")
+    assert pending_nodes(pending) == list(pending.node_results)
+    assert files(tmp_path / "from-pending") == files(tmp_path / "from-built")
+    text = (tmp_path / "from-pending" / "Retriever.csv").read_text(encoding="utf-8")
+    assert "\"['d1', \"\"it's\"\"]\"" in text and "['é\\n', '\\\\']" in text and "[True, False]" in text
+    assert "[1.0, -0.0, 0.5]" in text and "[1, 1099511627776]" in text
+
+
+def test_a_partitioned_node_is_laid_out_in_its_saved_order_column_by_column(tmp_path: Path) -> None:
+    # string and number columns are taken from the parts' Arrow columns in the saved order; a column of one value
+    # (type, eval_mode) is not reordered; a column of one value per part but several in the node is; a string column
+    # whose parts record different missing-value kinds (one part without a missing value) is made part by part
+    original = load_benchmark("synthetic.py").make_result(30)
+    for node in original.node_results:
+        frame = original[node].copy()
+        queries = pd.factorize(frame["multilabel_id"])[0]
+        frame["per_query"] = pd.Series([f"q{code}" for code in queries], dtype="str")
+        frame["some_missing"] = pd.Series([None if code == 1 else f"t{code}" for code in queries], dtype="str")
+        frame["count"] = np.arange(len(frame), dtype=np.int64)[::-1].copy()
+        original[node] = frame
+    original.save(tmp_path / "parts", format="parquet", partitions=3)
+    loaded = EvaluationResult.load(tmp_path / "parts")
+    for node in original.node_results:
+        frame = loaded[node]
+        pd.testing.assert_frame_equal(frame, original[node], check_exact=True)
+        assert frame["count"].tolist() == list(range(len(frame)))[::-1]  # worked out: n-1 .. 0 in the saved order
+        assert frame["per_query"].tolist() == [f"q{code}" for code in pd.factorize(frame["multilabel_id"])[0]]
+
+
+def test_string_texts_are_held_as_dictionaries_after_a_parquet_load(tmp_path: Path) -> None:
+    # a string-dtype text column is read as codes and distinct texts (one query's text held once per row group) and
+    # made as the texts it stands for; a file whose text column holds numbers is still refused with the type check
+    import json
+
+    import pyarrow.parquet as pq
+
+    original = hand_result()
+    original.save(tmp_path / "saved", format="parquet")
+    loaded = EvaluationResult.load(tmp_path / "saved")
+    source = loaded.node_results.pending("Retriever").source
+    column, _, _ = source.arrow["multilabel_id"]
+    assert str(column.type) == "dictionary<values=string, indices=int32, ordered=0>"
+    pd.testing.assert_frame_equal(loaded["Retriever"], original["Retriever"], check_exact=True)
+    manifest = json.loads((tmp_path / "saved" / "evalframe.json").read_text())
+    table = pq.read_table(tmp_path / "saved" / "Retriever.parquet")
+    table = table.set_column(table.column_names.index("multilabel_id"), "multilabel_id",
+                             [np.arange(table.num_rows, dtype=np.int64)])
+    pq.write_table(table, tmp_path / "saved" / "Retriever.parquet")
+    assert [c["codec"] for c in manifest["nodes"]["Retriever"]["columns"] if c["name"] == "multilabel_id"] == ["text"]
+    with pytest.raises(LoadError, match=r"Retriever\.parquet: column 'multilabel_id' holds int64 values, but "
+                                        r"evalframe\.json records it with codec 'text'"):
+        EvaluationResult.load(tmp_path / "saved")
