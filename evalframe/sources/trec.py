@@ -37,7 +37,7 @@ from .trec_arrow import (QRELS_FORMAT, RUN_FORMAT, ArrowColumns, arrow_trec_orde
                          read_arrow)
 from .trec_files import QrelsInput, RunInput, read_qrels_coded, read_run_coded
 from .trec_layout import TableCodes, TrecJudgments, TrecLayout
-from .trec_ranking import pairs_repeat
+from .trec_ranking import pairs_repeat, query_order_positions
 
 __all__ = ["TREC_COLUMNS", "TrecFrame", "CodedTable", "TrecNodeSource", "is_text", "one_coding", "trec_frame",
            "trec_frame_coded", "coded_tables", "read_coded_tables", "run_from_frame", "qrels_from_frame"]
@@ -56,7 +56,8 @@ def query_order(run_qids: Sequence[Any] | np.ndarray, qrels_qids: Sequence[Any] 
     """The result's queries: the run's, in its order; a query only in the qrels follows the query before it there.
 
     So two files that list their queries in one order give that order (qrels-only queries before every run query
-    when nothing precedes them in the qrels).
+    when nothing precedes them in the qrels). The order itself is
+    :func:`evalframe.sources.trec_ranking.query_order_positions` (``evalframe trec``'s columnar path uses it too).
 
     Examples
     --------
@@ -66,13 +67,8 @@ def query_order(run_qids: Sequence[Any] | np.ndarray, qrels_qids: Sequence[Any] 
     run_unique = pd.unique(np.asarray(run_qids, dtype=object))
     qrels_unique = pd.unique(np.asarray(qrels_qids, dtype=object))
     in_run = pd.Index(run_unique).get_indexer(qrels_unique)  # position in the run, -1 if only in the qrels
-    anchor = np.maximum.accumulate(np.where(in_run >= 0, in_run, -1)) if len(in_run) else in_run
-    only = in_run < 0
-    keys_run = np.arange(len(run_unique))
-    major = np.r_[keys_run, anchor[only]]
-    minor = np.r_[np.zeros(len(run_unique)), 1 + np.arange(only.sum())]
-    everything = np.r_[run_unique, qrels_unique[only]].astype(object)
-    return everything[np.lexsort((minor, major))]
+    everything = np.r_[run_unique, qrels_unique[in_run < 0]].astype(object)
+    return everything[query_order_positions(in_run, len(run_unique))]
 
 
 def _object_array(cells: Sequence[Any]) -> np.ndarray:
