@@ -35,7 +35,7 @@ from .flatten import numbered_per_query
 from .trec_codes import as_trec_scores, compact_codes, factorized, ranks_within, repeated_pairs, trec_order_codes
 from .trec_arrow import (QRELS_FORMAT, RUN_FORMAT, ArrowColumns, arrow_trec_order, memory_pool, numpy_of,
                          read_arrow)
-from .trec_files import QrelsInput, RunInput, read_qrels_coded, read_run_coded
+from .trec_files import QrelsInput, RunInput, raise_bad_line, read_qrels_coded, read_run_coded
 from .trec_layout import TableCodes, TrecJudgments, TrecLayout
 from .trec_ranking import pairs_repeat, query_order_positions
 
@@ -290,8 +290,10 @@ def read_coded_tables(run: RunInput, qrels: QrelsInput) -> tuple[CodedTable, Cod
 
     A file pyarrow's reader takes (:func:`evalframe.sources.trec_arrow.read_arrow`) stays columns: the ids as codes
     into Arrow dictionaries (no Python str per docid), the run put in trec_eval's order (no sort when the file is in
-    that order already). Anything else (a dict, a file that reader does not take, a docid twice in a query) is read
-    by :func:`evalframe.sources.trec_files.read_run_coded` / ``read_qrels_coded``, whose errors name the file and line.
+    that order already); a docid twice in a query there raises the LoadError of
+    :func:`evalframe.sources.trec_files.raise_bad_line` (file and line). Anything else (a dict, a file that reader
+    does not take) is read by :func:`evalframe.sources.trec_files.read_run_coded` / ``read_qrels_coded``, whose errors
+    name the file and line.
 
     Examples
     --------
@@ -304,11 +306,13 @@ def read_coded_tables(run: RunInput, qrels: QrelsInput) -> tuple[CodedTable, Cod
 
 
 def _arrow_table(source: Any, *, ranked: bool) -> CodedTable | None:
-    """A run (``ranked``) or qrels file read by pyarrow as a :class:`CodedTable`; None for a dict, a file that
-    reader does not take, or a (qid, docid) pair twice (the pandas readers then read it and name the line)."""
+    """A run (``ranked``) or qrels file read by pyarrow as a :class:`CodedTable`; None for a dict or a file that
+    reader does not take (the pandas readers then read it and name the line of any problem). A (qid, docid) pair
+    twice is refused here, with the pandas readers' message (file and line), not parsed a second time."""
     if not isinstance(source, (str, os.PathLike)) or not Path(source).is_file():
         return None
-    columns = read_arrow(Path(source), RUN_FORMAT if ranked else QRELS_FORMAT)
+    fmt = RUN_FORMAT if ranked else QRELS_FORMAT
+    columns = read_arrow(Path(source), fmt)
     if columns is None:
         return None
     if ranked:
@@ -319,7 +323,7 @@ def _arrow_table(source: Any, *, ranked: bool) -> CodedTable | None:
     query = columns.qid_codes if order is None else columns.qid_codes[order]
     doc = columns.docid_codes if order is None else columns.docid_codes[order]
     if pairs_repeat(query, doc, len(columns.qids)):
-        return None
+        raise_bad_line(Path(source), fmt)  # what read_run_coded / read_qrels_coded raise for it (their _check_path's Path)
     values = columns.values if order is None else columns.values[order]
     qids = np.asarray(columns.qids.to_numpy(zero_copy_only=False), dtype=object)
     return CodedTable(query, qids, doc, None, values, ranks, columns.docids)  # the reader's int32 codes, no copy
