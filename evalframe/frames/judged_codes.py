@@ -25,6 +25,29 @@ class JudgedRows:
     """A node's ranking and judgments per query, as flat arrays (see :mod:`evalframe.metrics.trec`).
 
     Rows are sorted by query code, then position; judged documents by query code, then grade descending.
+
+    Attributes
+    ----------
+    where : str
+        What the rows are, for messages (``"node 'Retriever'"``).
+    query_ids : numpy.ndarray
+        The id of each query code (object array), in result order.
+    row_query, position, grade : numpy.ndarray
+        Per ranked row: its query code, its 0-based position in the query's ranking, its grade (``UNJUDGED`` when
+        the document is not judged).
+    judged_query, judged_grade : numpy.ndarray
+        Per judgment: its query code and grade.
+    in_run, in_qrels : numpy.ndarray
+        Per query (bool): whether it ranks a document, whether it has a judgment.
+
+    Examples
+    --------
+    >>> rows = JudgedRows(where="node 'Retriever'", query_ids=np.array(["q1", "q2"], dtype=object),
+    ...                   row_query=np.array([0, 0]), position=np.array([0, 1]), grade=np.array([1, UNJUDGED]),
+    ...                   judged_query=np.array([0, 1]), judged_grade=np.array([1, 2]),
+    ...                   in_run=np.array([True, False]), in_qrels=np.array([True, True]))
+    >>> rows.n_queries, rows.evaluated().tolist(), rows.evaluated(complete=True).tolist()
+    (2, [0], [0, 1])
     """
 
     where: str

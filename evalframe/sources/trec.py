@@ -163,6 +163,23 @@ class CodedTable:
     run's float64 scores, the qrels' int64 grades); a run's ``ranks`` (1..n within a query). A run's rows are in
     trec_eval's order, the qrels' grouped by query; every (query, document) pair once (checked by whoever made it).
 
+    Parameters
+    ----------
+    qid_codes : numpy.ndarray
+        Each row's query code, into ``qids``.
+    qids : numpy.ndarray
+        The distinct query ids (object array), in order of first appearance.
+    docid_codes : numpy.ndarray
+        Each row's document code, into ``docids`` / ``docids_arrow``.
+    docids : numpy.ndarray or None
+        The distinct docids (object array); None when only ``docids_arrow`` holds them.
+    values : numpy.ndarray
+        Each row's score (float64, a run) or grade (int64, qrels).
+    ranks : numpy.ndarray or None
+        A run's rank per row (1..n within a query); None for qrels.
+    docids_arrow : pyarrow.StringArray or None
+        The distinct docids as Arrow strings (a reader's dictionary), or None.
+
     Examples
     --------
     >>> table = CodedTable(np.array([0, 0]), np.array(["q1"], dtype=object), np.array([1, 0]),
@@ -560,6 +577,17 @@ class TrecNodeSource:
     Arrow dictionary, when a reader's). :meth:`column` makes one column of :func:`trec_frame`'s frame (the same
     values and dtype, a RangeIndex), :meth:`judged_codes` the codes the trec measures rank (no column read) and
     :meth:`layout` the :class:`TrecLayout` of the columns made (the same objects).
+
+    Parameters
+    ----------
+    run : CodedTable
+        The run, rows in trec_eval's order, with ranks.
+    qrels : CodedTable
+        The judgments, grouped by query.
+    node : str
+        The node's name, for messages.
+    queries : mapping of str to str, optional
+        Query texts by qid (a query without one has its id as text, with a warning).
 
     Examples
     --------
