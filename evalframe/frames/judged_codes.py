@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..metrics.trec_kernels import UNJUDGED
+from ..sources.trec_ranking import compact_codes
 
 __all__ = ["JudgedRows", "judged_rows_of_codes", "row_grades"]
 
@@ -24,6 +25,29 @@ class JudgedRows:
     """A node's ranking and judgments per query, as flat arrays (see :mod:`evalframe.metrics.trec`).
 
     Rows are sorted by query code, then position; judged documents by query code, then grade descending.
+
+    Attributes
+    ----------
+    where : str
+        What the rows are, for messages (``"node 'Retriever'"``).
+    query_ids : numpy.ndarray
+        The id of each query code (object array), in result order.
+    row_query, position, grade : numpy.ndarray
+        Per ranked row: its query code, its 0-based position in the query's ranking, its grade (``UNJUDGED`` when
+        the document is not judged).
+    judged_query, judged_grade : numpy.ndarray
+        Per judgment: its query code and grade.
+    in_run, in_qrels : numpy.ndarray
+        Per query (bool): whether it ranks a document, whether it has a judgment.
+
+    Examples
+    --------
+    >>> rows = JudgedRows(where="node 'Retriever'", query_ids=np.array(["q1", "q2"], dtype=object),
+    ...                   row_query=np.array([0, 0]), position=np.array([0, 1]), grade=np.array([1, UNJUDGED]),
+    ...                   judged_query=np.array([0, 1]), judged_grade=np.array([1, 2]),
+    ...                   in_run=np.array([True, False]), in_qrels=np.array([True, True]))
+    >>> rows.n_queries, rows.evaluated().tolist(), rows.evaluated(complete=True).tolist()
+    (2, [0], [0, 1])
     """
 
     where: str
@@ -43,11 +67,6 @@ class JudgedRows:
     def evaluated(self, complete: bool = False) -> np.ndarray:
         """The query codes trec_eval evaluates (with ``complete``, as ``trec_eval -c``), in result order."""
         return np.flatnonzero(self.in_qrels & (self.in_run | complete))
-
-
-def _compact(codes: np.ndarray) -> np.ndarray:
-    """Non-negative codes as int32 when they fit (half the memory), else as they are."""
-    return codes.astype(np.int32) if not len(codes) or int(codes.max()) < 2**31 else codes
 
 
 def row_grades(row_query: np.ndarray, row_doc: np.ndarray, width: int, judged_key: np.ndarray, judged_grade: np.ndarray
@@ -130,7 +149,7 @@ def judged_rows_of_codes(row_query: np.ndarray, row_doc: np.ndarray, judged_quer
     grade = row_grades(row_query, row_doc, width, keys[by_key], judged_grade[in_ranking][by_key])
 
     by_grade = np.lexsort((-judged_grade, judged_query))
-    return JudgedRows(where=where, query_ids=np.asarray(query_ids, dtype=object), row_query=_compact(row_query),
-                      position=_compact(position), grade=grade, judged_query=judged_query[by_grade],
+    return JudgedRows(where=where, query_ids=np.asarray(query_ids, dtype=object), row_query=compact_codes(row_query),
+                      position=compact_codes(position), grade=grade, judged_query=judged_query[by_grade],
                       judged_grade=judged_grade[by_grade], in_run=counts > 0,
                       in_qrels=np.bincount(judged_query, minlength=n_queries) > 0)

@@ -29,7 +29,7 @@ from ..frames.judged_codes import judged_rows_of_codes
 from ..metrics.trec import aggregation_of, evaluate, parse_measures
 from ..sources.trec_arrow import (QRELS_FORMAT, RUN_FORMAT, ArrowColumns, arrow_of, arrow_trec_order, dictionary_codes,
                                   memory_pool, numpy_of, read_arrow, string_array)
-from ..sources.trec_ranking import pairs_repeat
+from ..sources.trec_ranking import pairs_repeat, query_order_positions
 from .parsers import TREC_DEFAULT_MEASURES, print_warning
 from .trec_formats import TREC_FORMATS, TrecTable
 
@@ -62,19 +62,16 @@ def trec_means(columns: dict[str, np.ndarray]) -> dict[str, float]:
 
 
 def _query_codes(run: ArrowColumns, qrels: ArrowColumns) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The result's query order (``evalframe.sources.trec.query_order``: the run's queries in its order, a query
-    only in the qrels after the query before it there), as each run query's and each qrels query's code in it, and
-    the ids in that order (the only ids made Python strings)."""
+    """The result's query order (:func:`evalframe.sources.trec_ranking.query_order_positions`, as ``from_trec``
+    orders them), as each run query's and each qrels query's code in it, and the ids in that order (the only ids
+    made Python strings)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
     n_run = len(run.qids)
     in_run = numpy_of(pc.index_in(qrels.qids, value_set=run.qids)).astype(np.int64)
     only = in_run < 0
-    anchor = np.maximum.accumulate(in_run) if len(in_run) else in_run
-    major = np.r_[np.arange(n_run), anchor[only]]
-    minor = np.r_[np.zeros(n_run, dtype=np.int64), 1 + np.arange(int(only.sum()))]
-    order = np.lexsort((minor, major))  # result position -> entry of [run queries, qrels-only queries]
+    order = query_order_positions(in_run, n_run)  # result position -> entry of [run queries, qrels-only queries]
     code_of = np.empty(len(order), dtype=np.int64)
     code_of[order] = np.arange(len(order))
     qrels_codes = np.where(only, 0, code_of[np.maximum(in_run, 0)])

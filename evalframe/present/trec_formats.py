@@ -33,7 +33,21 @@ __all__ = ["TrecTable", "TREC_FORMATS", "trec_tsv", "trec_json", "trec_markdown"
 
 @dataclass(frozen=True)
 class TrecTable:
-    """The evaluated queries' ids (in result order) and each measure's values for them (float64, same order)."""
+    """The evaluated queries' ids (in result order) and each measure's values for them (float64, same order).
+
+    Parameters
+    ----------
+    query_ids : sequence of str
+        The evaluated queries, in result order (the run's order, as trec_eval ``-q`` prints them).
+    columns : dict of str to numpy.ndarray
+        Each measure's name (as printed) and its float64 value per query, in ``query_ids``' order (NaN: no value).
+
+    Examples
+    --------
+    >>> table = TrecTable(["q1", "q2"], {"P@1": np.array([1.0, 0.0])})
+    >>> len(table), table.columns["P@1"].tolist()
+    (2, [1.0, 0.0])
+    """
 
     query_ids: Sequence[str]
     columns: dict[str, np.ndarray]
@@ -61,7 +75,29 @@ def _texts(values: np.ndarray, digits: int) -> list[str]:
 
 
 def trec_tsv(table: TrecTable, means: dict[str, float], args: argparse.Namespace) -> str:
-    """trec_eval's layout: ``measure<TAB>query<TAB>value`` lines (``-q``: per query first, grouped by query)."""
+    """trec_eval's layout: ``measure<TAB>query<TAB>value`` lines (``-q``: per query first, grouped by query).
+
+    Parameters
+    ----------
+    table : TrecTable
+        The per-query values.
+    means : dict of str to float
+        Each measure's number over the queries (its aggregation), in the order printed.
+    args : argparse.Namespace
+        ``per_query`` (``-q``) and ``digits`` (``--digits``) of ``evalframe trec``.
+
+    Returns
+    -------
+    str
+        The lines, measure names padded to one width, without a final line end.
+
+    Examples
+    --------
+    >>> table = TrecTable(["q1", "q2"], {"RR": np.array([1.0, 0.5])})
+    >>> print(trec_tsv(table, {"RR": 0.75}, argparse.Namespace(per_query=False, digits=3)))
+    num_q	all	2
+    RR   	all	0.750
+    """
     width = max(len(m) for m in [*table.columns, "num_q"])
     lines = []
     if args.per_query:  # grouped by query, as trec_eval -q prints them (queries in the run's order)
@@ -75,7 +111,38 @@ def trec_tsv(table: TrecTable, means: dict[str, float], args: argparse.Namespace
 
 
 def trec_json(table: TrecTable, means: dict[str, float], args: argparse.Namespace) -> str:
-    """``{"measures": means, "queries": n}``, with ``-q`` ``"per_query": {qid: {measure: value}}`` (every digit)."""
+    """``{"measures": means, "queries": n}``, with ``-q`` ``"per_query": {qid: {measure: value}}`` (every digit).
+
+    Parameters
+    ----------
+    table : TrecTable
+        The per-query values.
+    means : dict of str to float
+        Each measure's number over the queries.
+    args : argparse.Namespace
+        ``per_query`` (``-q``); ``digits`` is not read (JSON keeps every digit).
+
+    Returns
+    -------
+    str
+        The JSON text, indented by one space.
+
+    Examples
+    --------
+    >>> table = TrecTable(["q1"], {"RR": np.array([0.5])})
+    >>> print(trec_json(table, {"RR": 0.5}, argparse.Namespace(per_query=True, digits=4)))
+    {
+     "measures": {
+      "RR": 0.5
+     },
+     "queries": 1,
+     "per_query": {
+      "q1": {
+       "RR": 0.5
+      }
+     }
+    }
+    """
     record: dict[str, Any] = {"measures": means, "queries": len(table)}
     if args.per_query:
         names = list(table.columns)
@@ -85,7 +152,32 @@ def trec_json(table: TrecTable, means: dict[str, float], args: argparse.Namespac
 
 
 def trec_markdown(table: TrecTable, means: dict[str, float], args: argparse.Namespace) -> str:
-    """A markdown table: a row per query with ``-q``, then the means in row ``all``."""
+    """A markdown table: a row per query with ``-q``, then the means in row ``all``.
+
+    Parameters
+    ----------
+    table : TrecTable
+        The per-query values.
+    means : dict of str to float
+        Each measure's number over the queries.
+    args : argparse.Namespace
+        ``per_query`` (``-q``) and ``digits`` (``--digits``); ``|`` in a query id is escaped.
+
+    Returns
+    -------
+    str
+        The table's lines, without a final line end.
+
+    Examples
+    --------
+    >>> table = TrecTable(["q1", "q2"], {"RR": np.array([1.0, 0.5])})
+    >>> print(trec_markdown(table, {"RR": 0.75}, argparse.Namespace(per_query=True, digits=2)))
+    | query | RR |
+    |---|---|
+    | q1 | 1.00 |
+    | q2 | 0.50 |
+    | all | 0.75 |
+    """
     header = ["query", *table.columns]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     if args.per_query:

@@ -35,9 +35,9 @@ from .flatten import numbered_per_query
 from .trec_codes import as_trec_scores, compact_codes, factorized, ranks_within, repeated_pairs, trec_order_codes
 from .trec_arrow import (QRELS_FORMAT, RUN_FORMAT, ArrowColumns, arrow_trec_order, memory_pool, numpy_of,
                          read_arrow)
-from .trec_files import QrelsInput, RunInput, read_qrels_coded, read_run_coded
+from .trec_files import QrelsInput, RunInput, raise_bad_line, read_qrels_coded, read_run_coded
 from .trec_layout import TableCodes, TrecJudgments, TrecLayout
-from .trec_ranking import pairs_repeat
+from .trec_ranking import pairs_repeat, query_order_positions
 
 __all__ = ["TREC_COLUMNS", "TrecFrame", "CodedTable", "TrecNodeSource", "is_text", "one_coding", "trec_frame",
            "trec_frame_coded", "coded_tables", "read_coded_tables", "run_from_frame", "qrels_from_frame"]
@@ -56,7 +56,8 @@ def query_order(run_qids: Sequence[Any] | np.ndarray, qrels_qids: Sequence[Any] 
     """The result's queries: the run's, in its order; a query only in the qrels follows the query before it there.
 
     So two files that list their queries in one order give that order (qrels-only queries before every run query
-    when nothing precedes them in the qrels).
+    when nothing precedes them in the qrels). The order itself is
+    :func:`evalframe.sources.trec_ranking.query_order_positions` (``evalframe trec``'s columnar path uses it too).
 
     Examples
     --------
@@ -66,13 +67,8 @@ def query_order(run_qids: Sequence[Any] | np.ndarray, qrels_qids: Sequence[Any] 
     run_unique = pd.unique(np.asarray(run_qids, dtype=object))
     qrels_unique = pd.unique(np.asarray(qrels_qids, dtype=object))
     in_run = pd.Index(run_unique).get_indexer(qrels_unique)  # position in the run, -1 if only in the qrels
-    anchor = np.maximum.accumulate(np.where(in_run >= 0, in_run, -1)) if len(in_run) else in_run
-    only = in_run < 0
-    keys_run = np.arange(len(run_unique))
-    major = np.r_[keys_run, anchor[only]]
-    minor = np.r_[np.zeros(len(run_unique)), 1 + np.arange(only.sum())]
-    everything = np.r_[run_unique, qrels_unique[only]].astype(object)
-    return everything[np.lexsort((minor, major))]
+    everything = np.r_[run_unique, qrels_unique[in_run < 0]].astype(object)
+    return everything[query_order_positions(in_run, len(run_unique))]
 
 
 def _object_array(cells: Sequence[Any]) -> np.ndarray:
@@ -166,6 +162,23 @@ class CodedTable:
     ``docids_arrow`` (an Arrow string array, a reader's dictionary: no Python str per docid) or both, the values (a
     run's float64 scores, the qrels' int64 grades); a run's ``ranks`` (1..n within a query). A run's rows are in
     trec_eval's order, the qrels' grouped by query; every (query, document) pair once (checked by whoever made it).
+
+    Parameters
+    ----------
+    qid_codes : numpy.ndarray
+        Each row's query code, into ``qids``.
+    qids : numpy.ndarray
+        The distinct query ids (object array), in order of first appearance.
+    docid_codes : numpy.ndarray
+        Each row's document code, into ``docids`` / ``docids_arrow``.
+    docids : numpy.ndarray or None
+        The distinct docids (object array); None when only ``docids_arrow`` holds them.
+    values : numpy.ndarray
+        Each row's score (float64, a run) or grade (int64, qrels).
+    ranks : numpy.ndarray or None
+        A run's rank per row (1..n within a query); None for qrels.
+    docids_arrow : pyarrow.StringArray or None
+        The distinct docids as Arrow strings (a reader's dictionary), or None.
 
     Examples
     --------
@@ -294,8 +307,10 @@ def read_coded_tables(run: RunInput, qrels: QrelsInput) -> tuple[CodedTable, Cod
 
     A file pyarrow's reader takes (:func:`evalframe.sources.trec_arrow.read_arrow`) stays columns: the ids as codes
     into Arrow dictionaries (no Python str per docid), the run put in trec_eval's order (no sort when the file is in
-    that order already). Anything else (a dict, a file that reader does not take, a docid twice in a query) is read
-    by :func:`evalframe.sources.trec_files.read_run_coded` / ``read_qrels_coded``, whose errors name the file and line.
+    that order already); a docid twice in a query there raises the LoadError of
+    :func:`evalframe.sources.trec_files.raise_bad_line` (file and line). Anything else (a dict, a file that reader
+    does not take) is read by :func:`evalframe.sources.trec_files.read_run_coded` / ``read_qrels_coded``, whose errors
+    name the file and line.
 
     Examples
     --------
@@ -308,11 +323,13 @@ def read_coded_tables(run: RunInput, qrels: QrelsInput) -> tuple[CodedTable, Cod
 
 
 def _arrow_table(source: Any, *, ranked: bool) -> CodedTable | None:
-    """A run (``ranked``) or qrels file read by pyarrow as a :class:`CodedTable`; None for a dict, a file that
-    reader does not take, or a (qid, docid) pair twice (the pandas readers then read it and name the line)."""
+    """A run (``ranked``) or qrels file read by pyarrow as a :class:`CodedTable`; None for a dict or a file that
+    reader does not take (the pandas readers then read it and name the line of any problem). A (qid, docid) pair
+    twice is refused here, with the pandas readers' message (file and line), not parsed a second time."""
     if not isinstance(source, (str, os.PathLike)) or not Path(source).is_file():
         return None
-    columns = read_arrow(Path(source), RUN_FORMAT if ranked else QRELS_FORMAT)
+    fmt = RUN_FORMAT if ranked else QRELS_FORMAT
+    columns = read_arrow(Path(source), fmt)
     if columns is None:
         return None
     if ranked:
@@ -323,7 +340,7 @@ def _arrow_table(source: Any, *, ranked: bool) -> CodedTable | None:
     query = columns.qid_codes if order is None else columns.qid_codes[order]
     doc = columns.docid_codes if order is None else columns.docid_codes[order]
     if pairs_repeat(query, doc, len(columns.qids)):
-        return None
+        raise_bad_line(Path(source), fmt)  # what read_run_coded / read_qrels_coded raise for it (their _check_path's Path)
     values = columns.values if order is None else columns.values[order]
     qids = np.asarray(columns.qids.to_numpy(zero_copy_only=False), dtype=object)
     return CodedTable(query, qids, doc, None, values, ranks, columns.docids)  # the reader's int32 codes, no copy
@@ -560,6 +577,17 @@ class TrecNodeSource:
     Arrow dictionary, when a reader's). :meth:`column` makes one column of :func:`trec_frame`'s frame (the same
     values and dtype, a RangeIndex), :meth:`judged_codes` the codes the trec measures rank (no column read) and
     :meth:`layout` the :class:`TrecLayout` of the columns made (the same objects).
+
+    Parameters
+    ----------
+    run : CodedTable
+        The run, rows in trec_eval's order, with ranks.
+    qrels : CodedTable
+        The judgments, grouped by query.
+    node : str
+        The node's name, for messages.
+    queries : mapping of str to str, optional
+        Query texts by qid (a query without one has its id as text, with a warning).
 
     Examples
     --------

@@ -76,7 +76,28 @@ class ArrowColumns:
     """A TREC file's columns in file order: the ids as codes (int32, numbered in order of first appearance) into
     Arrow string arrays of the distinct ids, and the values (float64 scores of a run, int64 grades of qrels).
     Read with ``encode_docids=False``, ``docid_codes`` is None and ``docids`` the file's column (a chunked array,
-    one docid per line)."""
+    one docid per line).
+
+    Attributes
+    ----------
+    qid_codes : numpy.ndarray
+        Each line's query code (int32), into ``qids``.
+    qids : pyarrow.StringArray
+        The distinct query ids, in order of first appearance.
+    docid_codes : numpy.ndarray or None
+        Each line's document code (int32) into ``docids``; None when read with ``encode_docids=False``.
+    docids : pyarrow.StringArray or pyarrow.ChunkedArray
+        The distinct docids (in order of first appearance), or every line's docid when not encoded.
+    values : numpy.ndarray
+        Each line's score (float64, a run) or grade (int64, qrels).
+
+    Examples
+    --------
+    >>> columns = ArrowColumns(np.array([0, 0, 1], dtype=np.int32), string_array(["q1", "q2"]),
+    ...                        np.array([0, 1, 0], dtype=np.int32), string_array(["d2", "d1"]), np.array([1, 0, 2]))
+    >>> columns.qids.to_pylist()[1], columns.docids.to_pylist()[columns.docid_codes[1]], int(columns.values[2])
+    ('q2', 'd1', 2)
+    """
 
     qid_codes: np.ndarray
     qids: Any  # pyarrow.StringArray
@@ -90,6 +111,20 @@ def read_arrow(path: Path, fmt: TrecFormat, *, encode_docids: bool = True) -> Ar
     millions of distinct docids take seconds to encode); None when pyarrow is missing or the file is not plain
     single-space-separated lines of well-formed values (the caller then reads it another way). Repeated
     (qid, docid) pairs are not looked for here.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        A plain or gzip TREC file.
+    fmt : TrecFormat
+        :data:`RUN_FORMAT` (``qid Q0 docid rank score tag``) or :data:`QRELS_FORMAT` (``qid iter docid relevance``).
+    encode_docids : bool
+        Whether the docids are dictionary-encoded (else ``docids`` is the file's column, ``docid_codes`` None).
+
+    Returns
+    -------
+    ArrowColumns or None
+        The columns in file order; None for a file this reader does not take (or no pyarrow).
 
     Examples
     --------
@@ -177,6 +212,16 @@ def memory_pool(*, threaded: bool = False) -> Any:
     arena per thread: 10M lines peaked 300 MB higher than with jemalloc); a threaded read (and the compute calls
     on its columns) takes jemalloc's pool, when pyarrow has it.
 
+    Parameters
+    ----------
+    threaded : bool
+        Whether the allocations are made on pyarrow's threads (a threaded CSV read and the compute calls on it).
+
+    Returns
+    -------
+    pyarrow.MemoryPool
+        The system allocator's pool; jemalloc's for ``threaded`` when pyarrow is built with it.
+
     Examples
     --------
     >>> memory_pool().backend_name
@@ -203,6 +248,23 @@ def arrow_trec_order(query: np.ndarray, scores: np.ndarray, docids: Any, doc: np
     ``query``: each line's query code (in order of first appearance); ``scores``: each line's score; ``docids``: an
     Arrow string array (or chunked array) holding line i's docid at ``doc[i]``, or at i when ``doc`` is None (the
     file's column).
+
+    Parameters
+    ----------
+    query : numpy.ndarray
+        Each line's query code (grouped or not).
+    scores : numpy.ndarray
+        Each line's score (compared as float32, :func:`evalframe.sources.trec_ranking.as_trec_scores`).
+    docids : pyarrow.StringArray or pyarrow.ChunkedArray
+        The docids, by ``doc`` or by line.
+    doc : numpy.ndarray or None
+        Each line's position in ``docids``; None: line i's docid is ``docids[i]``.
+
+    Returns
+    -------
+    numpy.ndarray or None
+        The lines' permutation into trec_eval's order (queries in order of first appearance); None when the lines
+        are in it.
 
     Examples
     --------
@@ -231,8 +293,28 @@ def dictionary_codes(column: Any, pool: Any = None) -> tuple[np.ndarray, Any]:
 
     Arrow encodes the chunks with one hash table and gives every chunk the same final dictionary, so the codes are
     the chunks' indices one after the other (no concatenation of the strings); should the chunks ever hold
-    different dictionaries, the column is concatenated and encoded whole. ``pool``: the Arrow memory pool (else
-    :func:`memory_pool`'s).
+    different dictionaries, the column is concatenated and encoded whole.
+
+    Parameters
+    ----------
+    column : pyarrow.ChunkedArray or pyarrow.Array
+        Strings, none missing.
+    pool : pyarrow.MemoryPool, optional
+        The Arrow memory pool (else :func:`memory_pool`'s).
+
+    Returns
+    -------
+    codes : numpy.ndarray
+        Each value's code (int32), numbered in order of first appearance.
+    dictionary : pyarrow.StringArray
+        The distinct values, ``dictionary[codes[i]] == column[i]``.
+
+    Examples
+    --------
+    >>> import pyarrow as pa
+    >>> codes, dictionary = dictionary_codes(pa.chunked_array([string_array(["b", "a"]), string_array(["b"])]))
+    >>> codes.tolist(), dictionary.to_pylist()
+    ([0, 1, 0], ['b', 'a'])
     """
     import pyarrow.compute as pc
 

@@ -33,7 +33,8 @@ from .trec_codes import as_trec_scores, compact_codes, factorized, repeated_pair
 from .trec_arrow import DAMAGED_GZIP, QRELS_FORMAT, RUN_FORMAT, TrecFormat, is_gzip, read_arrow
 from .trec_layout import TableCodes
 
-__all__ = ["RUN_COLUMNS", "QRELS_COLUMNS", "read_run", "read_qrels", "read_run_coded", "read_qrels_coded", "read_queries"]
+__all__ = ["RUN_COLUMNS", "QRELS_COLUMNS", "read_run", "read_qrels", "read_run_coded", "read_qrels_coded", "read_queries",
+           "raise_bad_line"]
 
 #: Columns of :func:`read_run`'s frame and of :func:`read_qrels`'.
 RUN_COLUMNS: tuple[str, ...] = ("qid", "docid", "score", "rank")
@@ -107,7 +108,7 @@ def _parse(path: Path, fmt: TrecFormat) -> pd.DataFrame:
                                 index_col=False,  # an extra column on every line is an error, not an index
                                 na_filter=False, quoting=csv.QUOTE_NONE, engine="c", encoding="utf-8")
     except (ValueError, UnicodeDecodeError, OverflowError) as exc:  # ParserError is a ValueError
-        _locate(path, fmt, exc)
+        raise_bad_line(path, fmt, exc)
     except DAMAGED_GZIP as exc:
         raise _damaged(path, fmt.kind, exc) from None
     except OSError as exc:
@@ -118,18 +119,44 @@ def _parse(path: Path, fmt: TrecFormat) -> pd.DataFrame:
     extra = frame[fmt.width].to_numpy()
     frame = frame.drop(columns=[fmt.width])
     if (frame[fmt.width - 1].to_numpy() == "").any() or (extra != "").any():
-        _locate(path, fmt)  # a line with fewer or more columns
+        raise_bad_line(path, fmt)  # a line with fewer or more columns
     if fmt is RUN_FORMAT and _SCORES_AS_TEXT:
         if not frame[fmt.value].str.fullmatch(_NUMBER.pattern, flags=re.IGNORECASE).all():
-            _locate(path, fmt)
+            raise_bad_line(path, fmt)
         frame[fmt.value] = frame[fmt.value].to_numpy(dtype=object).astype(np.float64)
     return frame
 
 
-def _locate(path: Path, fmt: TrecFormat, detail: object = "") -> NoReturn:
+def raise_bad_line(path: Path, fmt: TrecFormat, detail: object = "") -> NoReturn:
     """Read the file line by line and raise a LoadError for the first bad line (the slow path, for errors only).
 
-    ``detail``: what the fast path found, for the message when no line is to blame (not expected).
+    The readers call it once a vectorised check failed: a column missing or too many, a value that is no number, a
+    (qid, docid) pair twice (:func:`evalframe.sources.trec.read_coded_tables` too, on the codes of its Arrow read).
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The TREC file, plain or gzip.
+    fmt : TrecFormat
+        ``RUN_FORMAT`` or ``QRELS_FORMAT`` (:mod:`evalframe.sources.trec_arrow`).
+    detail : object
+        What the fast path found, for the message when no line is to blame (not expected).
+
+    Raises
+    ------
+    LoadError
+        Always: ``path:line: ...`` for the first bad line, else ``path: cannot be read ...`` with ``detail``.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "qrels.txt"
+    >>> _ = path.write_text("q1 0 d1 1\\nq1 0 d1 2\\n")
+    >>> try:
+    ...     raise_bad_line(path, QRELS_FORMAT)
+    ... except LoadError as error:
+    ...     print(str(error).replace(str(path), "qrels.txt")[:60])
+    qrels.txt:2: document 'd1' appears twice in query 'q1' (firs
     """
     data = _read_bytes(path, fmt.kind)
     seen: dict[tuple[str, str], int] = {}
@@ -212,14 +239,14 @@ def _read_file(path: Path, fmt: TrecFormat) -> TrecColumns:
         else:
             text = frame[fmt.value]
             if not text.str.fullmatch(_INTEGER.pattern).all():
-                _locate(path, fmt)
+                raise_bad_line(path, fmt)
             try:
                 values = text.to_numpy(dtype=object).astype(np.int64)
             except (ValueError, OverflowError) as exc:
-                _locate(path, fmt, exc)
+                raise_bad_line(path, fmt, exc)
         columns = TrecColumns.of_ids(qids, docids, values)
     if columns.has_duplicate():
-        _locate(path, fmt)
+        raise_bad_line(path, fmt)
     return columns
 
 

@@ -4,6 +4,9 @@ trec_eval ranks a query's documents by score descending, ties by docid descendin
 compared as 32-bit floats (:func:`as_trec_scores`). :func:`trec_order_codes` gives that order and the ranks;
 :func:`trec_order_lines` sorts a run's lines, and only its tied lines when the file is in (query, score) order
 already (a run file written by a tool usually is), checked with vectorised comparisons alone.
+:func:`query_order_positions` is the result's query order (the run's queries, then each query only in the qrels
+after the query before it there), for ``from_trec`` (:func:`evalframe.sources.trec.query_order`) and the columnar
+``evalframe trec`` alike.
 :mod:`evalframe.sources.trec_codes` re-exports these names beside the code helpers that need pandas.
 """
 
@@ -14,7 +17,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["trec_order_codes", "trec_order_lines", "pairs_repeat", "as_trec_scores", "ranks_within", "compact_codes"]
+__all__ = ["trec_order_codes", "trec_order_lines", "pairs_repeat", "as_trec_scores", "ranks_within", "compact_codes",
+           "query_order_positions"]
 
 
 def trec_order_codes(query: np.ndarray, doc: np.ndarray, doc_values: Any, scores: np.ndarray, *,
@@ -212,6 +216,39 @@ def compact_codes(codes: np.ndarray) -> np.ndarray:
     (dtype('int32'), dtype('int64'))
     """
     return codes.astype(np.int32) if not len(codes) or int(codes.max()) < 2**31 else codes
+
+
+def query_order_positions(in_run: np.ndarray, n_run: int) -> np.ndarray:
+    """The result's query order: the run's queries in its order, a query only in the qrels after the query before
+    it there (before every run query when none precedes it), as positions into the run's distinct queries followed
+    by the qrels-only ones.
+
+    Parameters
+    ----------
+    in_run : array of int
+        For each distinct query of the qrels, in their order: its position among the run's distinct queries (in
+        order of first appearance), -1 when the run does not have it.
+    n_run : int
+        The number of distinct queries of the run.
+
+    Returns
+    -------
+    numpy.ndarray
+        The result's i-th query as a position into ``[run queries..., qrels-only queries in qrels order...]``.
+
+    Examples
+    --------
+    Run queries ``q1 q3``, qrels queries ``q1 q2 q3 q0`` (``q2`` and ``q0`` only in the qrels, positions 2 and 3):
+
+    >>> query_order_positions(np.array([0, -1, 1, -1]), 2).tolist()  # q1 q2 q3 q0
+    [0, 2, 1, 3]
+    """
+    in_run = np.asarray(in_run, dtype=np.int64)
+    only = in_run < 0
+    anchor = np.maximum.accumulate(in_run) if len(in_run) else in_run  # the run query before each qrels query
+    major = np.r_[np.arange(n_run), anchor[only]]
+    minor = np.r_[np.zeros(n_run, dtype=np.int64), 1 + np.arange(int(only.sum()))]
+    return np.lexsort((minor, major))
 
 
 def pairs_repeat(query: np.ndarray, doc: np.ndarray, n_queries: int) -> bool:

@@ -210,3 +210,32 @@ def test_the_trec_measures_of_files_make_no_python_str_per_docid(tmp_path) -> No
     source = pending_frame.source
     assert isinstance(source, TrecNodeSource) and source.ids._values is None  # the docids are still Arrow's
     pd.testing.assert_frame_equal(result["Retriever"], pending()["Retriever"], check_exact=True)
+
+
+@pytest.mark.parametrize("kind", ["run", "qrels"])
+def test_a_repeated_pair_is_parsed_by_arrow_once_and_named_by_its_line(tmp_path, monkeypatch, kind):
+    """read_coded_tables (from_trec) reports a docid twice in a query with the message of the pandas readers (file,
+    line, first line), without a second Arrow parse of the file."""
+    from evalframe.sources import trec, trec_files
+    from evalframe.sources.trec_arrow import read_arrow
+    from evalframe.errors import LoadError
+
+    run, qrels = tmp_path / "run.txt", tmp_path / "qrels.txt"
+    run.write_text("q1 Q0 d1 1 2 t\nq2 Q0 d1 1 2 t\n" + ("q1 Q0 d1 3 1 t\n" if kind == "run" else ""))
+    qrels.write_text("q1 0 d1 1\nq2 0 d2 0\n" + ("q1 1 d1 2\n" if kind == "qrels" else ""))
+    parsed = []
+
+    def counted(path, fmt, **options):
+        parsed.append(path.name)
+        return read_arrow(path, fmt, **options)
+
+    monkeypatch.setattr(trec, "read_arrow", counted)
+    monkeypatch.setattr(trec_files, "read_arrow", counted)
+    bad = run if kind == "run" else qrels
+    refused = "a run" if kind == "run" else "qrels"
+    with pytest.raises(LoadError) as caught:
+        read_coded_tables(run, qrels)
+    assert str(caught.value) == (f"{bad}:3: document 'd1' appears twice in query 'q1' (first on line 1); trec_eval "
+                                 f"refuses {refused} with duplicate documents (\"duplicate docs\"). Keep one of the "
+                                 "lines.")
+    assert parsed.count(bad.name) == 1

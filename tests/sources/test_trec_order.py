@@ -87,3 +87,32 @@ def test_score_key_equals_the_plain_formula():
     expected = (query.astype(np.uint64) << np.uint64(32)) | (~ascending).astype(np.uint64)
     assert np.array_equal(_score_key(query, scores), expected)
     assert np.array_equal(_score_key(query, scores.astype(np.float64)), expected)
+
+
+def _query_order_before_the_tidy(run_qids, qrels_qids):
+    """sources/trec.py's query_order as it was before query_order_positions (the reference)."""
+    run_unique = pd.unique(np.asarray(run_qids, dtype=object))
+    qrels_unique = pd.unique(np.asarray(qrels_qids, dtype=object))
+    in_run = pd.Index(run_unique).get_indexer(qrels_unique)
+    anchor = np.maximum.accumulate(np.where(in_run >= 0, in_run, -1)) if len(in_run) else in_run
+    only = in_run < 0
+    major = np.r_[np.arange(len(run_unique)), anchor[only]]
+    minor = np.r_[np.zeros(len(run_unique)), 1 + np.arange(only.sum())]
+    return np.r_[run_unique, qrels_unique[only]].astype(object)[np.lexsort((minor, major))]
+
+
+def test_query_order_positions_by_hand():
+    from evalframe.sources.trec_ranking import query_order_positions
+
+    # run a b; qrels z a y b x: z before every run query, y after a, x after b
+    assert query_order_positions(np.array([-1, 0, -1, 1, -1]), 2).tolist() == [2, 0, 3, 1, 4]
+    assert query_order_positions(np.zeros(0, dtype=np.int64), 2).tolist() == [0, 1]  # no qrels
+    assert query_order_positions(np.array([-1, -1]), 0).tolist() == [0, 1]  # no run
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from("abcdefg")), st.lists(st.sampled_from("abcdefg")))
+def test_query_order_is_the_order_before_the_tidy(run_qids, qrels_qids):
+    from evalframe.sources.trec import query_order
+
+    assert query_order(run_qids, qrels_qids).tolist() == _query_order_before_the_tidy(run_qids, qrels_qids).tolist()
