@@ -85,7 +85,9 @@ def _coded_list_texts(frame: ColumnsFrame, name: str) -> tuple[TextColumn, dict[
     texts = _arrow_list_texts(lists.cells)
     if texts is None:
         return None
-    codes = None if len(lists.cells) == len(lists.codes) else lists.codes
+    identity = len(lists.cells) == len(lists.codes) and bool(
+        np.array_equal(lists.codes, np.arange(len(lists.codes))))  # a reordered coding (partitioned) keeps its codes
+    codes = None if identity else lists.codes
     return TextColumn(texts, False, codes), {"name": name, "dtype": "object", "codec": "literal"}
 
 
