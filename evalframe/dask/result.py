@@ -432,12 +432,11 @@ def _value(part: tuple[Any, Any]) -> Any:
 
 def open_partition(path: str, number: int, generation: str | None, nodes: list[str] | None = None,
                    retriever: tuple[str, str, str] | None = None) -> tuple[EvaluationResult, dict[str, np.ndarray]]:
-    """Partition ``number`` of a folder as an in-memory result (its frames indexed by their saved row numbers, which
-    errors name), and each node's order keys; with ``nodes``, those nodes (and ``retriever``'s node,
+    """Partition ``number`` of a folder as an in-memory result (its nodes pending, indexed by their saved row numbers,
+    which errors name), and each node's order keys; with ``nodes``, those nodes (and ``retriever``'s node,
     :meth:`DaskEvaluationResult.retriever_of`) only."""
-    part = read_partition(path, number, generation, None if nodes is None or retriever is None else [*nodes, retriever[0]])
-    for node, frame in part.frames.items():
-        frame.index = pd.Index(part.keys[node])
+    part = read_partition(path, number, generation, None if nodes is None or retriever is None else [*nodes, retriever[0]],
+                          pending=True)  # pending nodes indexed by their order keys: columns made as the analyses read
     return EvaluationResult(part.frames, matching=part.matching, codings=Codings.of_lists(part.codings)), part.keys
 
 
