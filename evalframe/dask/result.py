@@ -446,10 +446,11 @@ def partition_retriever(path: str, number: int, result: EvaluationResult,
     :meth:`DaskEvaluationResult.retriever_of`; None: no answers to cut); refuses a partition that would simulate
     the retriever's top-k otherwise than the whole result does."""
     node, mode, asked = retriever
-    frames = result.node_results
+    frames = result.node_results  # read through their views: pending nodes stay pending
+    views = {name: frames.view(name) for name in frames}
     answers = any(len(frame) and ((frame["type"] == "answer") & (frame["eval_mode"] == asked)).any()
-                  for frame in frames.values())
-    frame = frames.get(node)
+                  for frame in views.values())
+    frame = views.get(node)
     if not answers or frame is None:
         return Retriever(None)
     if not ((frame["type"] == "document") & (frame["eval_mode"] == mode)).any():

@@ -260,6 +260,14 @@ def test_a_partition_is_opened_as_pending_nodes_with_the_metrics_of_its_frames(t
             assert (keys[node] == built.keys[node]).all()
             pd.testing.assert_frame_equal(result[node], reference[node], check_exact=True)  # index: saved row numbers
             assert result.node_results.is_built(node)
+    # with a retriever to cut the answers by (a top-k over the whole folder): its check reads the nodes' columns only
+    for number in range(3):
+        result, _ = dask_result.open_partition(str(folder), number, generation, ["Reader"],
+                                               ("Retriever", "integrated", "integrated"))
+        found = dask_result.partition_retriever(str(folder), number, result, ("Retriever", "integrated", "integrated"))
+        answers = (read_partition(folder, number, generation).frames["Reader"]["type"] == "answer").any()
+        assert found == dask_result.Retriever("Retriever" if answers else None)
+        assert not any(result.node_results.is_built(node) for node in result.node_results)
 
 
 def test_errors_name_the_folder_the_node_and_the_saved_row(tmp_path, client):
