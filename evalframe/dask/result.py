@@ -432,12 +432,11 @@ def _value(part: tuple[Any, Any]) -> Any:
 
 def open_partition(path: str, number: int, generation: str | None, nodes: list[str] | None = None,
                    retriever: tuple[str, str, str] | None = None) -> tuple[EvaluationResult, dict[str, np.ndarray]]:
-    """Partition ``number`` of a folder as an in-memory result (its frames indexed by their saved row numbers, which
-    errors name), and each node's order keys; with ``nodes``, those nodes (and ``retriever``'s node,
+    """Partition ``number`` of a folder as an in-memory result (its nodes pending, indexed by their saved row numbers,
+    which errors name), and each node's order keys; with ``nodes``, those nodes (and ``retriever``'s node,
     :meth:`DaskEvaluationResult.retriever_of`) only."""
-    part = read_partition(path, number, generation, None if nodes is None or retriever is None else [*nodes, retriever[0]])
-    for node, frame in part.frames.items():
-        frame.index = pd.Index(part.keys[node])
+    part = read_partition(path, number, generation, None if nodes is None or retriever is None else [*nodes, retriever[0]],
+                          pending=True)  # pending nodes indexed by their order keys: columns made as the analyses read
     return EvaluationResult(part.frames, matching=part.matching, codings=Codings.of_lists(part.codings)), part.keys
 
 
@@ -447,10 +446,11 @@ def partition_retriever(path: str, number: int, result: EvaluationResult,
     :meth:`DaskEvaluationResult.retriever_of`; None: no answers to cut); refuses a partition that would simulate
     the retriever's top-k otherwise than the whole result does."""
     node, mode, asked = retriever
-    frames = result.node_results
+    frames = result.node_results  # read through their views: pending nodes stay pending
+    views = {name: frames.view(name) for name in frames}
     answers = any(len(frame) and ((frame["type"] == "answer") & (frame["eval_mode"] == asked)).any()
-                  for frame in frames.values())
-    frame = frames.get(node)
+                  for frame in views.values())
+    frame = views.get(node)
     if not answers or frame is None:
         return Retriever(None)
     if not ((frame["type"] == "document") & (frame["eval_mode"] == mode)).any():

@@ -45,10 +45,10 @@ __all__ = ["ColumnSource", "PendingFrame", "ColumnView", "NodeFrames"]
 class ColumnSource(Protocol):
     """What holds a pending node's columns: their names, in frame order, and each column on demand.
 
-    ``column(name)`` returns the column exactly as the built frame holds it (its dtype, its values, a RangeIndex), and
-    may be called once per name; it should make no Python object per row that the frame would not hold anyway. A source
-    may also answer ``lists(name)``: a list column's distinct cells and a code per row, or None (see
-    :meth:`ColumnView.coded_lists`).
+    ``column(name)`` returns the column exactly as the built frame holds it (its dtype, its values, a RangeIndex, which
+    the view replaces by the pending frame's ``index``), and may be called once per name; it should make no Python
+    object per row that the frame would not hold anyway. A source may also answer ``lists(name)``: a list column's
+    distinct cells and a code per row, or None (see :meth:`ColumnView.coded_lists`).
     """
 
     names: Sequence[str]
@@ -80,10 +80,15 @@ class PendingFrame:
     ([1, 1], True)
     """
 
-    def __init__(self, n_rows: int, source: ColumnSource, extras: dict[str, Any] | None = None) -> None:
+    def __init__(self, n_rows: int, source: ColumnSource, extras: dict[str, Any] | None = None, *,
+                 index: pd.Index | None = None) -> None:
         self.n_rows = int(n_rows)
         self.source = source
         self.extras: dict[str, Any] = dict(extras or {})
+        if index is not None and len(index) != self.n_rows:
+            raise ValueError(f"a pending frame of {self.n_rows} rows needs an index of {self.n_rows} labels; got {len(index)}")
+        #: The built frame's index (and its columns'): a RangeIndex by default.
+        self.index: pd.Index = pd.RangeIndex(self.n_rows) if index is None else index
 
     def __repr__(self) -> str:
         return f"<PendingFrame: {self.n_rows} rows, columns {list(self.source.names)}>"
@@ -110,7 +115,8 @@ class ColumnView:
     def __init__(self, pending: PendingFrame) -> None:
         self.pending = pending
         self.columns = pd.Index(list(pending.source.names), dtype=object)
-        self.index = pd.RangeIndex(pending.n_rows)
+        self.index = pending.index
+        self._labelled = not self.index.equals(pd.RangeIndex(pending.n_rows))
         self.made: dict[str, pd.Series] = {}
 
     def __len__(self) -> int:
@@ -128,6 +134,8 @@ class ColumnView:
             series = self.pending.source.column(name)
             if len(series) != self.pending.n_rows:  # a source's bug: never read a column of another length
                 raise ValueError(f"the pending column {name!r} has {len(series)} rows, not {self.pending.n_rows}")
+            if self._labelled:  # the source makes a RangeIndex: the pending frame's labels instead (data not copied)
+                series = series.set_axis(self.index)
             self.made[name] = series
         return series
 

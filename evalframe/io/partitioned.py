@@ -313,22 +313,38 @@ def check_key_summaries(path: Path, node: str, rows: int, summaries: Sequence[tu
 class Partition:
     """One partition of a partitioned folder, read by :func:`read_partition`.
 
-    ``frames``: node -> the partition's rows (in key order, :data:`ROW_COLUMN` dropped); ``keys``: node -> their order
-    keys (int64); ``codings``: node -> the list codings the reader made; ``matching``: the folder's matching options.
+    ``frames``: node -> the partition's rows (in key order, :data:`ROW_COLUMN` dropped): DataFrames, or with
+    ``read_partition(..., pending=True)`` :class:`~evalframe.frames.pending.PendingFrame` s indexed by their order keys;
+    ``keys``: node -> their order keys (int64); ``codings``: node -> the list codings the reader made (none for pending
+    nodes: their sources code their list columns on first use); ``matching``: the folder's matching options.
     """
 
-    frames: dict[str, pd.DataFrame]
+    frames: dict[str, Any]
     keys: dict[str, np.ndarray]
     codings: dict[str, dict[str, DistinctLists]]
     matching: dict[str, Any]
 
 
 def read_partition(path: str | Path, number: int, generation: str | None = None,
-                   nodes: Sequence[str] | None = None) -> Partition:
+                   nodes: Sequence[str] | None = None, *, pending: bool = False) -> Partition:
     """Read partition ``number`` of every node (or of ``nodes``) of a partitioned folder, all from one generation.
 
     ``generation``: the folder's generation when it was first read (:func:`read_manifest`'s ``"partitioned"``
     field); a LoadError says so when the folder has been saved again since, instead of mixing two saves.
+    ``pending``: each node as a :class:`~evalframe.frames.pending.PendingFrame` indexed by its order keys (each column
+    made when first read, :data:`ROW_COLUMN` hidden) instead of a DataFrame with a default index; the same checks.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from evalframe import load_demo_result
+    >>> folder = load_demo_result().save(tempfile.mkdtemp() + "/demo", format="parquet", partitions=2, progress=False)
+    >>> whole, held = read_partition(folder, 0), read_partition(folder, 0, pending=True)
+    >>> node = held.frames["Reader"]
+    >>> node.n_rows, node.index.tolist() == whole.keys["Reader"].tolist(), "__evalframe_row__" in node.source.names
+    (9, True, False)
+    >>> node.source.column("f1").equals(whole.frames["Reader"]["f1"])
+    True
     """
     path = check_path(path, name="path")
 
@@ -356,13 +372,36 @@ def read_partition(path: str | Path, number: int, generation: str | None = None,
                                     f"node {node!r}; the partitioned folder is incomplete (save the result again).")
                 codings: dict[str, DistinctLists] = {}
                 metadata: dict[str, str] = {}
-                frame = parquet_read(folder, part, codings, metadata)
-                out.keys[node] = check_part(path / part["file"], node, number, layout, frame, metadata, known)
-                out.frames[node] = frame.drop(columns=[ROW_COLUMN])
+                if pending:
+                    view = ColumnView(parquet.read_pending(folder, part, metadata))  # reads two columns: the checks'
+                    keys = check_part(path / part["file"], node, number, layout, cast(pd.DataFrame, view), metadata, known)
+                    out.frames[node] = PendingFrame(len(view), _PartColumns(view.pending.source), index=pd.Index(keys))
+                else:
+                    frame = parquet_read(folder, part, codings, metadata)
+                    keys = check_part(path / part["file"], node, number, layout, frame, metadata, known)
+                    out.frames[node] = frame.drop(columns=[ROW_COLUMN])
+                out.keys[node] = keys
                 out.codings[node] = codings
             return out
 
     return with_retries(path, attempt)
+
+
+class _PartColumns:
+    """One part file's columns without :data:`ROW_COLUMN` (a :class:`~evalframe.frames.pending.ColumnSource`): each
+    made by the part's source, its list codings (``lists``) and Arrow columns (``arrow``) passed on."""
+
+    def __init__(self, source: Any) -> None:
+        self.source = source
+        self.names: Sequence[str] = [name for name in source.names if name != ROW_COLUMN]
+        self.arrow = {name: made for name, made in getattr(source, "arrow", {}).items() if name != ROW_COLUMN}
+
+    def lists(self, name: str) -> DistinctLists | None:
+        lists = getattr(self.source, "lists", None)
+        return lists(name) if lists is not None and name != ROW_COLUMN else None
+
+    def column(self, name: str) -> pd.Series:
+        return cast(pd.Series, self.source.column(name))
 
 
 def parquet_read(folder: Folder, part: dict[str, Any], codings: dict[str, DistinctLists],

@@ -22,6 +22,7 @@ import evalframe.dask.result as dask_result
 from benchmarks.synthetic import make_result
 import evalframe
 from evalframe import EvaluationResult, InvalidParameterError, LoadError, SchemaError
+from evalframe.frames.codings import Codings
 from evalframe.io.partitioned import read_partition
 from tests.fixtures import answer_row, doc_row, hand_result
 
@@ -236,6 +237,39 @@ def test_a_reader_on_the_cluster_sees_one_save_whole_or_is_told_to_load_again(tm
     assert saver.exitcode == 0 and seen >= 1
 
 
+def test_a_partition_is_opened_as_pending_nodes_with_the_metrics_of_its_frames(tmp_path):
+    # the reference: the same partition read as DataFrames indexed by their saved row numbers (read_partition's
+    # default: the path open_partition took before it held its nodes pending), evaluated in memory
+    folder = hand_result().save(tmp_path / "parts", format="parquet", partitions=3, progress=False)
+    generation = json.loads((folder / "evalframe.json").read_text())["partitioned"]["generation"]
+    for number in range(3):
+        result, keys = dask_result.open_partition(str(folder), number, generation)
+        built = read_partition(folder, number, generation)
+        for node, frame in built.frames.items():
+            frame.index = pd.Index(built.keys[node])
+        reference = EvaluationResult(built.frames, matching=built.matching, codings=Codings.of_lists(built.codings))
+        assert list(result.node_results) == ["Retriever", "Reader"]
+        for options in OPTIONS:
+            pd.testing.assert_frame_equal(result.metrics_frame(**options), reference.metrics_frame(**options),
+                                          check_exact=True)
+            for node in ("Retriever", "Reader"):
+                pd.testing.assert_frame_equal(result.query_metrics(node, **options),
+                                              reference.query_metrics(node, **options), check_exact=True)
+        assert not any(result.node_results.is_built(node) for node in result.node_results)  # analysed as columns
+        for node in ("Retriever", "Reader"):
+            assert (keys[node] == built.keys[node]).all()
+            pd.testing.assert_frame_equal(result[node], reference[node], check_exact=True)  # index: saved row numbers
+            assert result.node_results.is_built(node)
+    # with a retriever to cut the answers by (a top-k over the whole folder): its check reads the nodes' columns only
+    for number in range(3):
+        result, _ = dask_result.open_partition(str(folder), number, generation, ["Reader"],
+                                               ("Retriever", "integrated", "integrated"))
+        found = dask_result.partition_retriever(str(folder), number, result, ("Retriever", "integrated", "integrated"))
+        answers = (read_partition(folder, number, generation).frames["Reader"]["type"] == "answer").any()
+        assert found == dask_result.Retriever("Retriever" if answers else None)
+        assert not any(result.node_results.is_built(node) for node in result.node_results)
+
+
 def test_errors_name_the_folder_the_node_and_the_saved_row(tmp_path, client):
     plain = hand_result().save(tmp_path / "plain", format="parquet", progress=False)
     with pytest.raises(LoadError, match=r"is not a partitioned results folder.*partitions=N.*EvaluationResult.load"):
@@ -258,6 +292,7 @@ def test_errors_name_the_folder_the_node_and_the_saved_row(tmp_path, client):
     with pytest.raises(SchemaError) as on_cluster:
         evalframe.dask.load(folder, client=client).trec_metrics("AP")
     assert str(on_cluster.value) == str(in_memory.value)
+    assert f"(row {len(twice) - 1})" in str(on_cluster.value)  # the repeat: the saved frame's last row
 
 
 def test_the_layout_is_recorded_and_the_repr_names_it(tmp_path, client):
