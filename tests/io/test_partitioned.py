@@ -351,6 +351,7 @@ def save_steps(tmp_path: Path) -> list[str]:
     return steps
 
 
+@pytest.mark.stress  # a fault sweep (every step of the save): .ci/run runs it with -m stress
 @pytest.mark.parametrize("fault", ["ENOSPC", "interrupt"])
 @pytest.mark.parametrize("fallback", [False, True], ids=["exchange", "rename-fallback"])
 def test_a_fault_at_any_step_leaves_the_old_or_the_new_result(tmp_path, monkeypatch, fault, fallback):
@@ -398,6 +399,7 @@ def _save_and_die_at(folder: str, k: int) -> None:
     os._exit(0)
 
 
+@pytest.mark.stress  # a fault sweep (a kill at every step): .ci/run runs it with -m stress
 @pytest.mark.skipif(FORK is None, reason="needs the fork start method")
 def test_a_kill_at_any_step_leaves_the_old_or_the_new_result_whole(tmp_path):
     steps = save_steps(tmp_path)

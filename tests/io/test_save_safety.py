@@ -224,6 +224,7 @@ def _save_and_die_at(folder: str, fmt: str, k: int, fallback: bool) -> None:
     os._exit(0)
 
 
+@pytest.mark.stress  # a fault sweep (a kill at every step): .ci/run runs it with -m stress
 @pytest.mark.skipif(FORK is None, reason="needs the fork start method")
 @pytest.mark.parametrize("fallback", [False, True], ids=["exchange", "rename-fallback"])
 def test_a_kill_at_any_step_leaves_a_loadable_result_and_the_next_save_cleans_up(tmp_path, user_files, fallback,
