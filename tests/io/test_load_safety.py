@@ -150,6 +150,7 @@ def _with_cell(tmp_path: Path, cell: str) -> Path:
     [("It's a \"long\" text\n\tline %d \\ é " % i) * 30_000 for i in range(4)],  # four 1 MB documents
     ["it's line %d\n" % i for i in range(200_000)],  # many short texts with escapes (a syntax tree node each)
 ], ids=["long documents", "many short texts"])
+@pytest.mark.stress  # a memory bound on 4 MB and 200,000-cell files: .ci/run runs it with -m stress
 def test_long_gold_contexts_load_within_bounded_memory(tmp_path, documents):
     cell = repr(documents)
     assert len(cell) > 2 * LITERAL_CELL_LIMIT
@@ -303,6 +304,7 @@ def test_random_manifest_damage_never_escapes_as_another_exception(tmp_path):
             pass  # any other exception fails the test with its traceback
 
 
+@pytest.mark.stress  # a stress loop / scaling check: .ci/run runs it with -m stress
 def test_a_manifest_with_many_nodes_fails_fast_and_in_linear_time(tmp_path):
     folder = hand_result().save(tmp_path / "out")
     good = json.loads((folder / "evalframe.json").read_text())

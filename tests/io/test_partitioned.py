@@ -460,6 +460,7 @@ def _reader(folder: str, seconds: float, out) -> None:
     out.put(seen)
 
 
+@pytest.mark.stress  # a stress loop / scaling check: .ci/run runs it with -m stress
 @pytest.mark.skipif(FORK is None, reason="needs the fork start method")
 def test_a_reader_never_sees_a_partitioned_folder_half_written(tmp_path):
     # the two savers write different partition counts, so a mix of generations would also mix file sets

@@ -507,6 +507,7 @@ def _reader(folder: str, seconds: float, out: object) -> None:
     out.put(seen)
 
 
+@pytest.mark.stress  # a stress loop / scaling check: .ci/run runs it with -m stress
 @pytest.mark.skipif(FORK is None, reason="needs the fork start method")
 def test_concurrent_savers_and_readers_see_one_whole_result(tmp_path):
     folder = old_result().save(tmp_path / "out")
