@@ -28,7 +28,7 @@ from .errors import EvalframeError, InvalidParameterError, warn
 from .frames.arrays import DistinctLists
 from .frames.codings import Codings, NodeCoding, TrecLayout
 from .frames.judged import DUPLICATE_RULES, JudgedRows, trec_query_table
-from .frames.judged_codes import judged_rows_of_codes
+from .frames.judged_codes import at_level, check_cut, cut_ranking, judged_rows_of_codes
 from .frames.pending import NodeFrames, PendingFrame
 from .frames.rows import NodeNeeded, document_node
 from .frames.store import PreparedStore
@@ -448,15 +448,18 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         return self._answer_table(node, opts) if row_type == "answer" else self._document_table(node, opts)
 
     def trec_partial(self, measures: str | Sequence[str], node: str | None, eval_mode: str, complete: bool,
-                     duplicates: str) -> tuple[Partial, str]:
+                     duplicates: str, max_docs: int | None = None, judged_only: bool = False,
+                     rel: int | None = None) -> tuple[Partial, str]:
         """The per-query table of :meth:`trec_metrics` summed up (:func:`evalframe.analysis.aggregate.partial`), and the
         node it ranks (:meth:`evalframe.analysis.analyses.MeanAnalyses.trec_partial`)."""
-        table, node = self._trec_table(measures, node, eval_mode, complete, duplicates)
+        table, node = self._trec_table(measures, node, eval_mode, complete, duplicates, max_docs, judged_only, rel)
         return partial(table), node
 
     @_fresh
     def trec_query_metrics(self, measures: str | Sequence[str], *, node: str | None = None,
-                           eval_mode: str = "integrated", complete: bool = False, duplicates: str = "error") -> pd.DataFrame:
+                           eval_mode: str = "integrated", complete: bool = False, duplicates: str = "error",
+                           max_docs: int | None = None, judged_only: bool = False,
+                           rel: int | None = None) -> pd.DataFrame:
         """trec_eval's measures of a document node per query (``trec_eval -q``): the values :meth:`trec_metrics` averages.
 
         The parameters are :meth:`trec_metrics`'. Returns a DataFrame with index ``multilabel_id`` (the TREC query
@@ -474,13 +477,18 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         >>> table = EvaluationResult({"Retriever": frame}).trec_query_metrics(["R@1", "recip_rank"])
         >>> table.to_dict("index")  # q1: d2 at rank 2 of 1 relevant; q2: d3 at rank 1 of 2 relevant
         {'q1': {'R@1': 0.0, 'RR': 0.5}, 'q2': {'R@1': 0.5, 'RR': 1.0}}
+        >>> table = EvaluationResult({"Retriever": frame}).trec_query_metrics(["RR"], judged_only=True)
+        >>> table.to_dict("index")  # trec_eval -J: q1's unjudged d1 removed, d2 moves to rank 1
+        {'q1': {'RR': 1.0}, 'q2': {'RR': 1.0}}
         """
-        return self._trec_table(measures, node, eval_mode, complete, duplicates)[0]
+        return self._trec_table(measures, node, eval_mode, complete, duplicates, max_docs, judged_only, rel)[0]
 
     def _trec_table(self, measures: str | Sequence[str], node: str | None, eval_mode: str, complete: bool,
-                    duplicates: str) -> tuple[pd.DataFrame, str]:
+                    duplicates: str, max_docs: object = None, judged_only: object = False,
+                    rel: object = None) -> tuple[pd.DataFrame, str]:
         """The per-query table of trec_metrics and trec_query_metrics, and the node it ranks (arguments checked)."""
-        parsed = parse_measures(measures)
+        cut = check_cut(max_docs, judged_only, rel)
+        parsed = at_level(parse_measures(measures), cut[2])
         complete = check.check_real_bool(complete, name="complete")
         eval_mode = check.check_choice(eval_mode, EVAL_MODES, name="eval_mode")
         duplicates = check.check_choice(duplicates, DUPLICATE_RULES, name="duplicates")
@@ -495,7 +503,7 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         rows = self._store.judged_rows(node, eval_mode, duplicates)
         if rows is None:
             raise InvalidParameterError(f"node {node!r} has no document rows with eval_mode={eval_mode!r}.")
-        return trec_query_table(rows, parsed, complete=complete), node
+        return trec_query_table(cut_ranking(rows, max_docs=cut[0], judged_only=cut[1]), parsed, complete=complete), node
 
     @_fresh
     @with_options(MetricOptions, positional=(

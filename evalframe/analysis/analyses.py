@@ -107,14 +107,16 @@ class MeanAnalyses(Generic[_Table]):
         raise NotImplementedError
 
     def trec_partial(self, measures: str | Sequence[str], node: str | None, eval_mode: str, complete: bool,
-                     duplicates: str) -> tuple[Partial, str]:
+                     duplicates: str, max_docs: int | None = None, judged_only: bool = False,
+                     rel: int | None = None) -> tuple[Partial, str]:
         """The per-query table of trec_eval's ``measures`` (:meth:`trec_query_metrics`) summed up over the result
         (:func:`evalframe.analysis.aggregate.partial`; on Dask the partitions' merged), and the node it ranks (``node``,
         or the one node with document rows); the arguments are :meth:`trec_metrics`', checked here."""
         raise NotImplementedError
 
     def trec_query_metrics(self, measures: str | Sequence[str], *, node: str | None = None,
-                           eval_mode: str = "integrated", complete: bool = False, duplicates: str = "error") -> _Table:
+                           eval_mode: str = "integrated", complete: bool = False, duplicates: str = "error",
+                           max_docs: int | None = None, judged_only: bool = False, rel: int | None = None) -> _Table:
         """trec_eval's measures of a document node per query (a DataFrame in memory, a Dask DataFrame on Dask)."""
         raise NotImplementedError
 
@@ -323,21 +325,25 @@ class MeanAnalyses(Generic[_Table]):
     @overload
     def trec_metrics(self, measures: str | Sequence[str], *, node: str | None = None, per_query: Literal[False] = False,
                      eval_mode: str = "integrated", complete: bool = False,
-                     duplicates: str = "error") -> dict[str, float]: ...
+                     duplicates: str = "error", max_docs: int | None = None, judged_only: bool = False,
+                     rel: int | None = None) -> dict[str, float]: ...
 
     @overload
     def trec_metrics(self, measures: str | Sequence[str], *, node: str | None = None, per_query: Literal[True],
-                     eval_mode: str = "integrated", complete: bool = False, duplicates: str = "error") -> _Table: ...
+                     eval_mode: str = "integrated", complete: bool = False, duplicates: str = "error",
+                     max_docs: int | None = None, judged_only: bool = False, rel: int | None = None) -> _Table: ...
 
     @overload
     def trec_metrics(self, measures: str | Sequence[str], *, node: str | None = None, per_query: bool = False,
                      eval_mode: str = "integrated", complete: bool = False,
-                     duplicates: str = "error") -> dict[str, float] | _Table: ...
+                     duplicates: str = "error", max_docs: int | None = None, judged_only: bool = False,
+                     rel: int | None = None) -> dict[str, float] | _Table: ...
 
     @in_session
     def trec_metrics(self, measures: str | Sequence[str], *, node: str | None = None, per_query: bool = False,
                      eval_mode: str = "integrated", complete: bool = False,
-                     duplicates: str = "error") -> dict[str, float] | _Table:
+                     duplicates: str = "error", max_docs: int | None = None, judged_only: bool = False,
+                     rel: int | None = None) -> dict[str, float] | _Table:
         """trec_eval's measures of a document node, with ir_measures' names: ``{measure: mean over the queries}``.
 
         The rules are trec_eval's (``docs/ir-researchers.md#measures-and-trec_evals-rules``); the per-query values
@@ -365,6 +371,14 @@ class MeanAnalyses(Generic[_Table]):
         duplicates : str
             ``"error"``: a document twice in one query's ranking raises SchemaError (trec_eval refuses such a
             run); ``"first"``: the best-ranked one is kept.
+        max_docs : int, optional
+            At most this many documents per query, the first in trec_eval's order (``trec_eval -M``); None: all.
+        judged_only : bool
+            Rank the judged documents only, the others removed before ranking (``trec_eval -J``, pytrec_eval's
+            ``judged_docs_only_flag``; after ``max_docs``, as trec_eval does).
+        rel : int, optional
+            The relevance level of every binary measure (``trec_eval -l``: grade >= rel is relevant); None: each
+            measure's own (1, or its ``(rel=N)``). nDCG's gains are unchanged.
 
         Queries with no judged document are never evaluated. The ranking is each query's rows by
         (rank, document_id descending); the judgments are ``gold_document_ids`` / ``gold_document_relevance``
@@ -383,6 +397,8 @@ class MeanAnalyses(Generic[_Table]):
         {'RR': 0.75, 'P@1': 0.5, 'nDCG@1': 0.5}
         >>> result.trec_metrics(["recip_rank", "P_1"])  # trec_eval's names
         {'RR': 0.75, 'P@1': 0.5}
+        >>> result.trec_metrics(["P@1"], max_docs=1, rel=2)  # trec_eval -M 1 -l 2: q2's d3 (grade 2) only
+        {'P(rel=2)@1': 0.5}
         """
         parse_measures(measures)  # a bad measure is named first, as before the other arguments
         per_query = check.check_real_bool(per_query, name="per_query")
@@ -391,8 +407,8 @@ class MeanAnalyses(Generic[_Table]):
                  "measures, ...) instead, which returns the same per-query DataFrame (trec_metrics returns the means).",
                  FutureWarning)
             return self.trec_query_metrics(measures, node=node, eval_mode=eval_mode, complete=complete,
-                                           duplicates=duplicates)
-        found, node = self.trec_partial(measures, node, eval_mode, complete, duplicates)
+                                           duplicates=duplicates, max_docs=max_docs, judged_only=judged_only, rel=rel)
+        found, node = self.trec_partial(measures, node, eval_mode, complete, duplicates, max_docs, judged_only, rel)
         if found.queries == 0:
             warn(f"trec_metrics: no query of node {node!r} is evaluated (none has both judged documents and retrieved "
                  "ones; complete=True evaluates the judged queries without retrieved documents); every mean is 0.0.")

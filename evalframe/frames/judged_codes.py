@@ -10,14 +10,18 @@ arrays from a node frame.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 
 import numpy as np
 
+from ..errors import InvalidParameterError
+from ..metrics.registry import TREC_MEASURES
+from ..metrics.trec import Measure
 from ..metrics.trec_kernels import UNJUDGED
 from ..sources.trec_ranking import compact_codes
 
-__all__ = ["JudgedRows", "judged_rows_of_codes", "row_grades"]
+__all__ = ["JudgedRows", "judged_rows_of_codes", "row_grades", "cut_ranking", "at_level", "check_cut"]
 
 
 @dataclass(frozen=True)
@@ -153,3 +157,101 @@ def judged_rows_of_codes(row_query: np.ndarray, row_doc: np.ndarray, judged_quer
                       position=compact_codes(position), grade=grade, judged_query=judged_query[by_grade],
                       judged_grade=judged_grade[by_grade], in_run=counts > 0,
                       in_qrels=np.bincount(judged_query, minlength=n_queries) > 0)
+
+
+def cut_ranking(rows: JudgedRows, *, max_docs: int | None = None, judged_only: bool = False) -> JudgedRows:
+    """``rows`` as trec_eval ranks them with ``-M max_docs`` and ``-J``: each query's first ``max_docs`` documents
+    (in trec_eval's order: score descending, docid descending on ties), then, with ``judged_only``, only those
+    judged (a grade ``>= 0``: trec_eval's ``-J`` drops the documents the qrels do not hold and those judged with a
+    negative grade, "in the pool but unjudged"), their positions renumbered from 0. ``-M`` comes first, as in
+    trec_eval's ``form_res_rels.c``: ``-M 10 -J`` ranks the judged documents among the first ten, not the first ten
+    judged ones. The queries stay as they were (a query left with no document is still in the run, all its
+    measures 0, as trec_eval evaluates it); the judgments are unchanged.
+
+    Parameters
+    ----------
+    rows : JudgedRows
+        The ranking and its judgments (:func:`judged_rows_of_codes`).
+    max_docs : int, optional
+        At most this many documents per query (``>= 0``); None keeps every one.
+    judged_only : bool
+        Keep only the judged documents (``trec_eval -J``; pytrec_eval's ``judged_docs_only_flag``).
+
+    Returns
+    -------
+    JudgedRows
+        ``rows`` itself when nothing is cut, else the kept rows with their new positions.
+
+    Examples
+    --------
+    >>> rows = judged_rows_of_codes(np.array([0, 0, 0, 1]), np.array([4, 7, 2, 4]), np.array([0, 0, 1]),
+    ...                             np.array([7, 2, 4]), np.array([1, 0, 2]), np.array(["q1", "q2"], dtype=object),
+    ...                             where="node 'Retriever'")
+    >>> cut = cut_ranking(rows, judged_only=True)  # q1's d4 is not judged: d7 and d2 move up
+    >>> cut.row_query.tolist(), cut.position.tolist(), cut.grade.tolist()
+    ([0, 0, 1], [0, 1, 0], [1, 0, 2])
+    >>> cut = cut_ranking(rows, max_docs=1, judged_only=True)  # q1's first document is not judged: none is left
+    >>> cut.row_query.tolist(), cut.in_run.tolist()
+    ([1], [True, True])
+    """
+    keep = np.ones(len(rows.row_query), dtype=bool)
+    if max_docs is not None:
+        keep &= rows.position < max_docs
+    if judged_only:
+        keep &= rows.grade >= 0
+    if keep.all():
+        return rows
+    kept = np.flatnonzero(keep)
+    row_query = rows.row_query[kept]
+    counts = np.bincount(row_query, minlength=rows.n_queries) if len(row_query) else np.zeros(rows.n_queries, np.int64)
+    position = np.arange(len(row_query), dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
+    return replace(rows, row_query=row_query, position=compact_codes(position), grade=rows.grade[kept])
+
+
+def at_level(measures: Sequence[Measure], rel: int | None) -> list[Measure]:
+    """``measures`` with ``rel`` as the relevance level of every binary one (``trec_eval -l rel``): the measures
+    that take a level (P, R, AP, RR, Success, Rprec, Bpref, ...) get ``rel``, the graded ones (nDCG) are unchanged,
+    as trec_eval's ``-l`` changes no gain. ``rel`` None leaves every measure as it is; a measure written with its own
+    level (``P(rel=3)@5``) gets ``rel`` too: one level for all, as trec_eval has. Repeats are dropped.
+
+    Examples
+    --------
+    >>> [str(m) for m in at_level([Measure("P", 5), Measure("nDCG", 10), Measure("AP")], 2)]
+    ['P(rel=2)@5', 'nDCG@10', 'AP(rel=2)']
+    """
+    if rel is None:
+        return list(measures)
+    out: dict[str, Measure] = {}
+    for measure in measures:
+        changed = replace(measure, rel=rel) if TREC_MEASURES[measure.name].rel else measure
+        out.setdefault(str(changed), changed)
+    return list(out.values())
+
+
+def check_cut(max_docs: object, judged_only: object, rel: object) -> tuple[int | None, bool, int | None]:
+    """``max_docs``, ``judged_only`` and ``rel`` of the trec measures checked (trec_eval's ``-M``, ``-J``, ``-l``).
+
+    Raises InvalidParameterError naming the parameter, the value and what it must be.
+
+    Examples
+    --------
+    >>> check_cut(100, True, None)
+    (100, True, None)
+    >>> check_cut(-1, False, None)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    evalframe.errors.InvalidParameterError: max_docs must be None or an int >= 0 (...trec_eval -M); got -1.
+    """
+    def count(value: object, name: str, least: int, what: str) -> int | None:
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < least:
+            raise InvalidParameterError(f"{name} must be None or an int >= {least} ({what}); got {value!r}.",
+                                        parameter=name)
+        return int(value)
+
+    if not isinstance(judged_only, (bool, np.bool_)):
+        raise InvalidParameterError(f"judged_only must be True or False (trec_eval -J); got {judged_only!r}.",
+                                    parameter="judged_only")
+    return (count(max_docs, "max_docs", 0, "at most this many documents per query, trec_eval -M"), bool(judged_only),
+            count(rel, "rel", 1, "the relevance level of every binary measure, trec_eval -l"))

@@ -26,11 +26,11 @@ from ..analysis.protocol import ResultLike
 from ..errors import EvalframeError
 from ..options import MatchingOptions, MetricOptions
 from .formats import TABLE_FORMATS, above_one_note, render_table, short_text
-from .trec_formats import TREC_FORMATS, TrecTable
+from .trec_formats import TREC_FORMATS, TrecTable, trec_request
 from ..result import EvaluationResult
 from ..sources.runs import query_lines, read_runs
 from .demo import load_demo_runs
-from .parsers import TREC_DEFAULT_MEASURES, options_given, print_warning
+from .parsers import options_given, print_warning
 
 __all__ = ["COMMANDS"]
 
@@ -350,9 +350,11 @@ def _trec(args: argparse.Namespace) -> str:
     """trec_eval's numbers of a run file against a qrels file, in trec_eval's layout (or JSON / markdown)."""
     if not 0 <= args.digits <= 17:
         raise EvalframeError(f"--digits must be between 0 and 17; got {args.digits}.")
-    measures = list(dict.fromkeys(args.measures or TREC_DEFAULT_MEASURES))
+    measures = trec_request(args)
     result = EvaluationResult.from_trec(args.run, args.qrels)
-    table = result.trec_query_metrics(measures, complete=args.complete)
+    table = result.trec_query_metrics([str(m) for m in measures], complete=args.complete,
+                                      max_docs=getattr(args, "max_docs", None),
+                                      judged_only=getattr(args, "judged_only", False))
     means = aggregate.means(aggregate.partial(table)) if len(table) else {column: 0.0 for column in table.columns}
     if not len(table):
         print_warning(f"no query of {args.run} is evaluated: none is also in {args.qrels} (trec_eval evaluates the queries "

@@ -26,11 +26,26 @@ __all__ = ["Command", "build", "command_parsers", "options_given", "print_warnin
 #: The --format of the table commands (metrics, worst, compare): the keys of formats.TABLE_FORMATS.
 TABLE_FORMAT_NAMES = ("table", "json", "csv", "markdown")
 #: The --format of ``evalframe trec``: the keys of formats.TREC_FORMATS.
-TREC_FORMAT_NAMES = ("tsv", "json", "markdown")
+TREC_FORMAT_NAMES = ("tsv", "json", "markdown", "trec_eval")
 #: The --format of ``evalframe report``: the keys of evalframe.report.RENDERERS.
 REPORT_FORMAT_NAMES = ("text", "html", "markdown", "json")
 #: The measures of ``evalframe trec`` without -m.
 TREC_DEFAULT_MEASURES = ("AP", "nDCG", "nDCG@10", "P@10", "R@100", "RR", "Rprec", "Bpref")
+
+
+def _count(what: str, least: int) -> Callable[[str], int]:
+    """An argparse type: an int >= ``least``, refused with ``what`` it counts."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = least - 1
+        if value < least:
+            raise argparse.ArgumentTypeError(f"must be an int >= {least} ({what}); got {text!r}")
+        return value
+
+    return parse
 
 
 def _positive_int(what: str) -> Callable[[str], int]:
@@ -52,6 +67,12 @@ def _positive_int(what: str) -> Callable[[str], int]:
 _at_least_one = _positive_int("how many queries to list")
 #: --partitions: how many part files per node.
 _partitions = _positive_int("how many Parquet part files per node")
+#: trec_eval's -M: at most N documents per query (0: none, as trec_eval -M0 ranks none).
+_max_docs = _count("at most this many documents per query", 0)
+#: trec_eval's -l: the relevance level of every binary measure.
+_level = _count("the relevance level: grade >= N is relevant", 1)
+#: trec_eval's -N: the number of documents in the collection.
+_collection = _count("the number of documents in the collection", 0)
 
 
 def _add_options(parser: argparse.ArgumentParser, options: type, only: tuple[str, ...] | None = None) -> None:
@@ -246,13 +267,28 @@ def build() -> tuple[argparse.ArgumentParser, dict[str, Command]]:
     trec.add_argument("qrels", type=Path, help="qrels file: qid iter docid relevance (plain or .gz)")
     trec.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
                       help="a measure by ir_measures' name, e.g. nDCG@10, AP, P(rel=2)@5, or trec_eval's, e.g. "
-                           "ndcg_cut.10, map, P_5 (evalframe list-metrics); repeat for more (default: "
-                           + " ".join(TREC_DEFAULT_MEASURES) + ")")
+                           "ndcg_cut.10, map, P_5, P.5,10, or one of trec_eval's sets: official, all_trec, set "
+                           "(evalframe list-metrics); repeat for more (default: " + " ".join(TREC_DEFAULT_MEASURES)
+                           + "; with --format trec_eval: official)")
     trec.add_argument("-q", "--per-query", action="store_true", help="a line per query before the means (trec_eval -q)")
     trec.add_argument("-c", "--complete", action="store_true",
                       help="queries of the qrels without run lines count as 0 in the means (trec_eval -c)")
+    trec.add_argument("-M", "--max-docs", type=_max_docs, default=None, metavar="N",
+                      help="at most N documents per query, the first in trec_eval's order (trec_eval -M)")
+    trec.add_argument("-J", "--judged-only", action="store_true",
+                      help="rank the judged documents only, the others removed after -M (trec_eval -J)")
+    trec.add_argument("-l", "--level", type=_level, default=None, dest="rel", metavar="N",
+                      help="grade >= N is relevant, for every binary measure (trec_eval -l; default 1)")
+    trec.add_argument("-N", "--num-docs", type=_collection, default=None, metavar="N",
+                      help="documents in the collection (trec_eval -N: only its utility measure reads it)")
+    trec.add_argument("-n", "--no-summary", action="store_false", dest="summary",
+                      help="print no line for all the queries (trec_eval -n; with -q: the per-query lines only)")
+    trec.add_argument("-Z", "--zscores", type=Path, default=None, metavar="FILE",
+                      help="print z-scores against FILE's 'qid measure mean stddev' lines (trec_eval -Z; with "
+                           "--format trec_eval)")
     trec.add_argument("--format", default="tsv", choices=TREC_FORMAT_NAMES,
-                      help="tsv: trec_eval's 'measure<TAB>query<TAB>value' lines (default); json; markdown")
+                      help="tsv: 'measure<TAB>query<TAB>value' lines, evalframe's names (default); json; markdown; "
+                           "trec_eval: trec_eval's output byte for byte (its names, order and precision)")
     trec.add_argument("--digits", type=int, default=4, help="decimals of the tsv and markdown values (default 4, as "
                       "trec_eval; json keeps every digit)")
 

@@ -25,13 +25,13 @@ from typing import Any
 
 import numpy as np
 
-from ..frames.judged_codes import judged_rows_of_codes
-from ..metrics.trec import aggregation_of, evaluate, parse_measures
+from ..frames.judged_codes import cut_ranking, judged_rows_of_codes
+from ..metrics.trec import aggregation_of, evaluate
 from ..sources.trec_arrow import (QRELS_FORMAT, RUN_FORMAT, ArrowColumns, arrow_of, arrow_trec_order, dictionary_codes,
                                   memory_pool, numpy_of, read_arrow, string_array)
 from ..sources.trec_ranking import pairs_repeat, query_order_positions
-from .parsers import TREC_DEFAULT_MEASURES, print_warning
-from .trec_formats import TREC_FORMATS, TrecTable
+from .parsers import print_warning
+from .trec_formats import TREC_FORMATS, TrecTable, trec_request
 
 __all__ = ["trec_columnar", "trec_means"]
 
@@ -150,7 +150,7 @@ def trec_columnar(args: argparse.Namespace) -> str | None:
     if repeat:
         return None
     order = arrow_trec_order(run.qid_codes, run.values, run.docids)
-    measures = parse_measures(list(dict.fromkeys(args.measures or TREC_DEFAULT_MEASURES)))
+    measures = trec_request(args)
 
     import pyarrow.compute as pc
 
@@ -167,6 +167,7 @@ def trec_columnar(args: argparse.Namespace) -> str | None:
     del run, run_coding, judged, order
     rows = judged_rows_of_codes(row_query, row_doc, qrels_codes[qrels.qid_codes], qrels.docid_codes, qrels.values,
                                 query_ids, where="node 'Retriever'")
+    rows = cut_ranking(rows, max_docs=getattr(args, "max_docs", None), judged_only=getattr(args, "judged_only", False))
     del row_query, row_doc
     values = evaluate(measures, row_query=rows.row_query, position=rows.position, grade=rows.grade,
                       judged_query=rows.judged_query, judged_grade=rows.judged_grade, n_queries=rows.n_queries)

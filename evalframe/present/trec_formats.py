@@ -20,15 +20,25 @@ P@1  	all	0.50
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
-__all__ = ["TrecTable", "TREC_FORMATS", "trec_tsv", "trec_json", "trec_markdown", "cell_text"]
+from .._validation import did_you_mean
+from ..errors import InvalidParameterError, LoadError
+from ..metrics.registry import TREC_MEASURES
+from ..frames.judged_codes import at_level
+from ..metrics.trec import Measure, aggregation_of, parse_measure, parse_measures
+from .parsers import TREC_DEFAULT_MEASURES, print_warning
+
+__all__ = ["TrecTable", "TREC_FORMATS", "trec_tsv", "trec_json", "trec_markdown", "trec_eval_text", "cell_text",
+           "TREC_EVAL_ORDER", "TREC_EVAL_SETS", "TrecEvalRequest", "trec_eval_request", "trec_eval_key", "run_tag",
+           "read_zscores", "trec_request"]
 
 
 @dataclass(frozen=True)
@@ -105,8 +115,9 @@ def trec_tsv(table: TrecTable, means: dict[str, float], args: argparse.Namespace
         texts = [_texts(values, args.digits) for values in table.columns.values()]
         for qid, row in zip(table.query_ids, zip(*texts)):
             lines += [f"{head}{qid}\t{text}" for head, text in zip(heads, row)]
-    lines.append(f"{'num_q':<{width}}\tall\t{len(table)}")
-    lines += [f"{column:<{width}}\tall\t{value:.{args.digits}f}" for column, value in means.items()]
+    if getattr(args, "summary", True):  # trec_eval -n: no summary
+        lines.append(f"{'num_q':<{width}}\tall\t{len(table)}")
+        lines += [f"{column:<{width}}\tall\t{value:.{args.digits}f}" for column, value in means.items()]
     return "\n".join(lines)
 
 
@@ -144,6 +155,8 @@ def trec_json(table: TrecTable, means: dict[str, float], args: argparse.Namespac
     }
     """
     record: dict[str, Any] = {"measures": means, "queries": len(table)}
+    if not getattr(args, "summary", True):  # trec_eval -n: no summary
+        del record["measures"]
     if args.per_query:
         names = list(table.columns)
         rows = zip(*[values.tolist() for values in table.columns.values()])
@@ -184,10 +197,410 @@ def trec_markdown(table: TrecTable, means: dict[str, float], args: argparse.Name
         texts = [_texts(values, args.digits) for values in table.columns.values()]
         for qid, row in zip(table.query_ids, zip(*texts)):
             lines.append("| " + " | ".join([cell_text(str(qid)), *map(cell_text, row)]) + " |")
-    lines.append("| " + " | ".join(["all", *(cell_text(f"{value:.{args.digits}f}") for value in means.values())]) + " |")
+    if getattr(args, "summary", True):  # trec_eval -n: no summary
+        lines.append("| " + " | ".join(["all", *(cell_text(f"{value:.{args.digits}f}") for value in means.values())])
+                     + " |")
     return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------------------------- trec_eval's own
+#: trec_eval 10.0's measures in the order it computes and prints them, whatever the order of ``-m`` (its
+#: ``measures.c``, ``te_trec_measures``).
+TREC_EVAL_ORDER: tuple[str, ...] = (
+    "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank",
+    "iprec_at_recall", "P", "relstring", "recall", "infAP", "gm_bpref", "Rprec_mult", "utility", "11pt_avg", "binG",
+    "G", "dcg", "ideal_dcg", "ndcg", "ndcg_rel", "Rndcg", "ndcg_cut", "map_cut", "relative_P", "success", "set_P",
+    "set_relative_P", "set_recall", "set_map", "set_F", "num_nonrel_judged_ret", "prefs_num_prefs_poss",
+    "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret", "prefs_simp", "prefs_pair", "prefs_avgjg", "prefs_avgjg_Rnonrel",
+    "prefs_simp_ret", "prefs_pair_ret", "prefs_avgjg_ret", "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp",
+    "prefs_pair_imp", "prefs_avgjg_imp", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg", "yaap", "rbp", "rbp_resid", "unj")
+
+#: trec_eval 10.0's names for sets of measures (``-m official``, its default; ``-m all_trec``; ``-m set``), from its
+#: ``measures.c``; each member with its default parameters.
+TREC_EVAL_SETS: dict[str, tuple[str, ...]] = {
+    "official": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
+                 "recip_rank", "iprec_at_recall", "P"),
+    "set": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_recall", "set_relative_P",
+            "set_map", "set_F"),
+    "all_trec": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
+                 "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "unj", "rbp", "rbp_resid", "infAP",
+                 "gm_bpref", "utility", "11pt_avg", "ndcg", "relative_P", "Rprec_mult", "success", "map_cut",
+                 "ndcg_cut", "ndcg_rel", "Rndcg", "binG", "G", "set_P", "set_recall", "set_relative_P", "set_map",
+                 "set_F", "num_nonrel_judged_ret"),
+}
+
+#: What trec_eval prints as an integer (``%ld``): its counts.
+_COUNTS = frozenset({"num_q", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret"})
+#: What ``--format trec_eval`` prints itself rather than as a measure: the run's tag and the number of queries.
+_SUMMARY_ONLY = ("runid", "num_q")
+#: trec_eval's value of a z-score it has no mean and deviation for (its ``MISSING_ZSCORE_VALUE``).
+MISSING_ZSCORE = -1000000.0
+
+
+def trec_eval_key(measure: Measure) -> tuple[str, str, float] | None:
+    """trec_eval's name of ``measure``: its stem (``P``), the key it prints (``P_5``) and its parameter (the cutoff,
+    0 without one) to order it among its stem's; None when trec_eval has no such measure (``RR@10``).
+
+    Examples
+    --------
+    >>> trec_eval_key(parse_measure("P@5")), trec_eval_key(parse_measure("AP")), trec_eval_key(parse_measure("RR@3"))
+    (('P', 'P_5', 5.0), ('map', 'map', 0.0), None)
+    """
+    entry = TREC_MEASURES[measure.name]
+    plain = [alias for alias in entry.aliases if not alias.endswith(".k")]
+    if measure.cutoff is None:
+        name = plain[0] if plain else (entry.name if entry.name in TREC_EVAL_ORDER else None)
+        return None if name is None else (name, name, 0.0)
+    stems = [alias[:-2] for alias in entry.aliases if alias.endswith(".k")]
+    return (stems[0], f"{stems[0]}_{measure.cutoff}", float(measure.cutoff)) if stems else None
+
+
+@dataclass(frozen=True)
+class TrecEvalRequest:
+    """What ``-m`` asks for, read as trec_eval reads it.
+
+    Attributes
+    ----------
+    measures : list of Measure
+        The measures evalframe computes, in the order asked (repeats dropped).
+    runid, num_q : bool
+        Whether ``runid`` / ``num_q`` were asked for (in a set such as ``official``, or by name).
+    missing : list of str
+        trec_eval's measures of the sets asked for that evalframe does not compute (not printed).
+    ignored : list of str
+        Parameter lists trec_eval ignores: a later ``-m`` of a stem given parameters already (``-m P.5 -m P.10``
+        prints P_5 only), with ``--format trec_eval``.
+    """
+
+    measures: list[Measure]
+    runid: bool = False
+    num_q: bool = False
+    missing: list[str] = dataclasses.field(default_factory=list)
+    ignored: list[str] = dataclasses.field(default_factory=list)
+
+
+def _parsed(text: str) -> list[Measure]:
+    """A name of ``-m`` as measures: ``P.5,10`` is a list of cutoffs (trec_eval's form), ``map`` one measure."""
+    try:
+        return parse_measures([text])
+    except InvalidParameterError:
+        stem, dot, params = text.partition(".")
+        if not dot or "," not in params:
+            raise
+        return parse_measures([f"{stem}.{param}" for param in params.split(",")])
+
+
+def trec_eval_request(texts: Sequence[str], *, trec_eval: bool = False) -> TrecEvalRequest:
+    """Read ``-m``'s names: every name :func:`evalframe.metrics.trec.parse_measure` reads, ``P.5,10`` (a list of
+    cutoffs), and trec_eval's sets ``official``, ``all_trec`` and ``set`` (:data:`TREC_EVAL_SETS`: their members
+    evalframe does not compute are listed in ``missing``, not printed). With ``trec_eval`` (``--format trec_eval``)
+    a stem's first parameter list is the one read, as trec_eval reads it; a later one goes to ``ignored``.
+
+    Raises InvalidParameterError for an unknown name, with the sets among the suggestions.
+
+    Examples
+    --------
+    >>> request = trec_eval_request(["P.10,5", "map", "official"])
+    >>> [str(m) for m in request.measures][:4], request.runid, "gm_map" in request.missing
+    (['P@10', 'P@5', 'AP', 'Rprec'], True, True)
+    >>> trec_eval_request(["P.5", "P.10"], trec_eval=True).ignored
+    ['P.10']
+    """
+    measures: dict[str, Measure] = {}
+    flags = {"runid": False, "num_q": False}
+    missing: list[str] = []
+    ignored: list[str] = []
+    given: set[str] = set()  # the stems given parameters (trec_eval reads the first -m stem.params of a stem)
+
+    def add(found: list[Measure]) -> None:
+        for measure in found:
+            measures.setdefault(str(measure), measure)
+
+    for text in texts:
+        text = text.strip()
+        if text in TREC_EVAL_SETS:
+            for member in TREC_EVAL_SETS[text]:
+                if member in flags:
+                    flags[member] = True
+                    continue
+                stem_given = trec_eval and member in given
+                try:
+                    if not stem_given:
+                        add(_parsed(member))
+                except InvalidParameterError:
+                    missing.append(member)
+            continue
+        if text in flags:
+            flags[text] = True
+            continue
+        stem, dot, _ = text.partition(".")
+        if trec_eval and dot:
+            if stem in given:
+                ignored.append(text)
+                continue
+            given.add(stem)
+        try:
+            add(_parsed(text))
+        except InvalidParameterError as error:
+            if text in TREC_EVAL_ORDER:  # trec_eval's measure, which evalframe does not compute yet
+                raise InvalidParameterError(f"evalframe does not compute trec_eval's {text!r} yet; got -m {text}. "
+                                            "evalframe list-metrics lists the measures it computes.",
+                                            parameter="measures") from None
+            hint = did_you_mean(text, TREC_EVAL_SETS)
+            if hint and "Did you mean" not in str(error):
+                raise InvalidParameterError(f"{error}{hint}", parameter="measures") from None
+            raise
+    if trec_eval:  # a stem asked bare after its parameters: trec_eval prints the parameters' measures only
+        kept = {}
+        for name, measure in measures.items():
+            key = trec_eval_key(measure)
+            if key is not None and key[0] in given and str(measure) not in _given_measures(texts, key[0]):
+                continue
+            kept[name] = measure
+        measures = kept
+    return TrecEvalRequest(list(measures.values()), flags["runid"], flags["num_q"],
+                           list(dict.fromkeys(missing)), ignored)
+
+
+def _given_measures(texts: Sequence[str], stem: str) -> set[str]:
+    """The measures of the first ``-m stem.params`` among ``texts``."""
+    for text in texts:
+        head, dot, _ = text.strip().partition(".")
+        if dot and head == stem:
+            return {str(m) for m in _parsed(text.strip())}
+    return set()
+
+
+def run_tag(path: Any) -> str | None:
+    """The tag (6th column) of a run file's last line that is neither blank nor a ``#`` comment: what trec_eval
+    prints as ``runid`` (it keeps the last line's). None when no line has six columns.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "run"
+    >>> _ = path.write_text("q1 Q0 d1 1 2.0 bm25\\nq2 Q0 d1 1 2.0 rm3 extra\\n\\n# a comment\\n")
+    >>> run_tag(path)
+    'rm3'
+    """
+    import gzip
+    from pathlib import Path
+
+    path = Path(path)
+    with path.open("rb") as handle:
+        gzipped = handle.read(2) == b"\x1f\x8b"
+    last: bytes | None = None
+    opener: Callable[..., Any] = gzip.open if gzipped else open
+    with opener(path, "rb") as handle:
+        if not gzipped:  # the last lines are enough: read the file's end, further back while no line has a tag
+            size = handle.seek(0, 2)
+            block = 1 << 16
+            while True:
+                start = max(0, size - block)
+                handle.seek(start)
+                last = _last_tag(handle.read(size - start), whole=start == 0)
+                if last is not None or start == 0:
+                    break
+                block *= 4
+        else:
+            tail = b""
+            for chunk in iter(lambda: handle.read(1 << 20), b""):
+                found = _last_tag(tail + chunk, whole=False)
+                tail = (tail + chunk)[-(1 << 16):]
+                last = found if found is not None else last
+    return None if last is None else last.decode("utf-8", errors="replace")
+
+
+def _last_tag(data: bytes, *, whole: bool) -> bytes | None:
+    lines = data.split(b"\n")
+    if not whole:
+        lines = lines[1:]  # the first may be cut
+    for line in reversed(lines):
+        fields = line.split()
+        if fields and not fields[0].startswith(b"#") and len(fields) >= 6:
+            return fields[5]
+    return None
+
+
+def read_zscores(path: Any) -> dict[tuple[str, str], tuple[float, float]]:
+    """A z-score file of trec_eval (``-Z``): lines ``qid measure mean stddev`` (whitespace-separated), as
+    ``{(qid, measure): (mean, stddev)}``; a blank line is skipped.
+
+    Raises LoadError naming the file and line of a line that is not four fields with two numbers.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "zscores"
+    >>> _ = path.write_text("301 map 0.1212 0.1545\\n")
+    >>> read_zscores(path)
+    {('301', 'map'): (0.1212, 0.1545)}
+    """
+    from pathlib import Path
+
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        raise LoadError(f"-Z {path}: cannot be read ({exc.strerror or exc}).") from None
+    out: dict[tuple[str, str], tuple[float, float]] = {}
+    for number, line in enumerate(text.splitlines(), 1):
+        fields = line.split()
+        if not fields:
+            continue
+        try:
+            if len(fields) != 4:
+                raise ValueError
+            out.setdefault((fields[0], fields[1]), (float(fields[2]), float(fields[3])))
+        except ValueError:
+            raise LoadError(f"{path}:{number}: a z-score line is 'qid measure mean stddev' (four fields, two numbers); "
+                            f"got {line.strip()!r}.") from None
+    return out
+
+
+def _zscores(values: np.ndarray, qids: Sequence[str], key: str,
+             table: dict[tuple[str, str], tuple[float, float]]) -> np.ndarray:
+    """Each query's value as trec_eval's z-score (``convert_zscores.c``): (value - mean) / stddev; with stddev 0, 0
+    for a value equal to the mean, else :data:`MISSING_ZSCORE`, as for a (query, measure) the file lacks."""
+    out = np.empty(len(values))
+    for i, (qid, value) in enumerate(zip(qids, values.tolist())):
+        found = table.get((qid, key))
+        if found is None:
+            out[i] = MISSING_ZSCORE
+        elif found[1]:
+            out[i] = (value - found[0]) / found[1]
+        else:
+            out[i] = 0.0 if value == found[0] else MISSING_ZSCORE
+    return out
+
+
+def _trec_eval_mean(name: str, values: np.ndarray) -> float:
+    """The summary of trec_eval: each query's summand added in query order, one after the other (as its C loop
+    does; numpy's sum adds pairwise, which may differ in the last bit), finished by the measure's aggregation."""
+    aggregation = aggregation_of(name)
+    present = values[~np.isnan(values)]
+    total = float(np.cumsum(aggregation.summands(present))[-1]) if len(present) else 0.0
+    return float(aggregation.finish(np.array([total]), np.array([len(present)]))[0]) if len(present) else 0.0
+
+
+def trec_eval_text(table: TrecTable, means: dict[str, float], args: argparse.Namespace) -> str:
+    """trec_eval's own output, byte for byte: ``%-22s<TAB>%s<TAB>%6.4f`` lines (its counts ``%ld``), the measures in
+    trec_eval's order (:data:`TREC_EVAL_ORDER`, cutoffs ascending), with ``-q`` each query's lines first, the
+    queries in trec_eval's order (their ids' byte order), then the summary (``runid``, ``num_q``, each measure's
+    mean, its queries summed in that order); with ``-Z`` z-scores (``Z`` before the name), with ``-n`` no summary.
+
+    Parameters
+    ----------
+    table : TrecTable
+        The per-query values, columns named canonically (each with a trec_eval name: :func:`trec_eval_key`).
+    means : dict of str to float
+        Not read: the summary is summed up here in trec_eval's order.
+    args : argparse.Namespace
+        ``per_query`` (``-q``), and when set ``summary`` (False: ``-n``), ``runid`` (the tag to print, None: no
+        ``runid`` line), ``num_q`` (print ``num_q``), ``zscore_table`` (``-Z``: ``{(qid, measure): (mean, stddev)}``).
+
+    Returns
+    -------
+    str
+        The lines, without a final line end.
+
+    Examples
+    --------
+    >>> table = TrecTable(["q2", "q10"], {"P@5": np.array([0.4, 0.2]), "AP": np.array([0.5, 0.25])})
+    >>> print(trec_eval_text(table, {}, argparse.Namespace(per_query=True, runid="bm25", num_q=True)))
+    map                   	q10	0.2500
+    P_5                   	q10	0.2000
+    map                   	q2	0.5000
+    P_5                   	q2	0.4000
+    runid                 	all	bm25
+    num_q                 	all	2
+    map                   	all	0.3750
+    P_5                   	all	0.3000
+    """
+    keys = {}
+    for name in table.columns:
+        key = trec_eval_key(parse_measure(name))
+        if key is None:
+            raise InvalidParameterError(f"--format trec_eval prints trec_eval's measures; {name} is not one of them "
+                                        "(use --format tsv for it).", parameter="format")
+        keys[name] = key
+    names = sorted(table.columns, key=lambda n: (TREC_EVAL_ORDER.index(keys[n][0]), keys[n][2]))
+    order = sorted(range(len(table)), key=lambda i: str(table.query_ids[i]).encode("utf-8"))
+    qids = [str(table.query_ids[i]) for i in order]
+    zscores = getattr(args, "zscore_table", None)
+    columns = {}
+    for name in names:
+        values = np.asarray(table.columns[name], dtype=np.float64)[order]
+        columns[name] = values if zscores is None else _zscores(values, qids, keys[name][1], zscores)
+    z = "Z" if zscores is not None else ""
+
+    def line(key: str, qid: str, value: float) -> str:
+        shown = f"{int(value)}" if key in _COUNTS and not z else f"{value:6.4f}"
+        return f"{z}{key:<22}\t{qid}\t{shown}"
+
+    lines: list[str] = []
+    if args.per_query:
+        texts = [[line(keys[name][1], qid, value) for qid, value in zip(qids, columns[name].tolist())]
+                 for name in names]
+        for row in zip(*texts):
+            lines += row
+    if getattr(args, "summary", True):
+        if getattr(args, "runid", None) is not None:
+            lines.append(f"{'runid':<22}\tall\t{args.runid}")
+        if getattr(args, "num_q", False):
+            lines.append(line("num_q", "all", float(len(table))))
+        lines += [line(keys[name][1], "all", _trec_eval_mean(name, columns[name])) for name in names]
+    return "\n".join(lines)
+
+
+def trec_request(args: argparse.Namespace) -> list[Measure]:
+    """The measures ``evalframe trec`` computes for ``args`` (``-m``, ``-l``, ``--format``), its flags checked, and
+    what the renderers read set on ``args``: ``runid`` (the run's tag when ``runid`` is asked for with ``--format
+    trec_eval``), ``num_q``, ``zscore_table`` (``-Z``). Warns (stderr) of trec_eval's measures a set names that
+    evalframe does not compute, of parameter lists trec_eval ignores and of ``-N``, which none of them reads. Done
+    once per ``args`` (the columnar path and the one through ``from_trec`` share it).
+
+    Examples
+    --------
+    >>> args = argparse.Namespace(measures=["P.5,10", "map"], rel=2, format="tsv", run="run", zscores=None)
+    >>> [str(m) for m in trec_request(args)]
+    ['P(rel=2)@5', 'P(rel=2)@10', 'AP(rel=2)']
+    """
+    done = vars(args).get("_measures")
+    if done is not None:
+        return cast(list[Measure], done)
+    trec_eval = args.format == "trec_eval"
+    if getattr(args, "zscores", None) is not None and not trec_eval:
+        raise InvalidParameterError("-Z prints trec_eval's z-scores, named as trec_eval names its measures: add "
+                                    f"--format trec_eval; got --format {args.format}.", parameter="zscores")
+    request = trec_eval_request(args.measures or (["official"] if trec_eval else list(TREC_DEFAULT_MEASURES)),
+                                trec_eval=trec_eval)
+    rel = getattr(args, "rel", None)
+    if trec_eval:
+        own = [m for m in request.measures if TREC_MEASURES[m.name].rel and m.rel != 1 and m.rel != rel]
+        if own:
+            raise InvalidParameterError(f"--format trec_eval prints trec_eval's measures, which share one relevance "
+                                        f"level (-l); {own[0]} has its own: give -l {own[0].rel} instead.",
+                                        parameter="measures")
+    measures = at_level(request.measures, rel)
+    if not measures and not (trec_eval and (request.runid or request.num_q)):
+        raise InvalidParameterError(f"evalframe computes none of the measures asked for ({', '.join(request.missing)});"
+                                    " evalframe list-metrics lists those it does.", parameter="measures")
+    if request.missing:
+        print_warning(f"evalframe does not compute trec_eval's {', '.join(request.missing)} yet: not printed.")
+    if request.ignored:
+        print_warning(f"-m {', '.join(request.ignored)} ignored: trec_eval reads a measure's first parameter list "
+                      "only, and --format trec_eval prints what it prints.")
+    if getattr(args, "num_docs", None) is not None:
+        print_warning("-N (documents in the collection) is read by trec_eval's utility measure only, which evalframe "
+                      "does not compute: ignored.")
+    args.runid = run_tag(args.run) if trec_eval and request.runid else None
+    args.num_q = request.num_q
+    args.zscore_table = read_zscores(args.zscores) if getattr(args, "zscores", None) is not None else None
+    args._measures = measures
+    return measures
 
 
 #: The --format of ``evalframe trec``: each format's renderer of the per-query table and the means.
 TREC_FORMATS: dict[str, Callable[[TrecTable, dict[str, float], argparse.Namespace], str]] = {
-    "tsv": trec_tsv, "json": trec_json, "markdown": trec_markdown}
+    "tsv": trec_tsv, "json": trec_json, "markdown": trec_markdown, "trec_eval": trec_eval_text}
