@@ -60,7 +60,8 @@ def test_evalframe_trec_on_plain_trec_files_loads_none_of_them(tmp_path):
     run, qrels = tmp_path / "run.trec", tmp_path / "qrels.trec"
     run.write_text("q1 Q0 d1 1 2.0 bm25\nq1 Q0 d2 2 1.0 bm25\nq2 Q0 d2 1 1.0 bm25\nq2 Q0 d1 2 1.0 bm25\n")
     qrels.write_text("q1 0 d1 1\nq3 0 d1 1\n")
-    for extra in ([], ["-q"], ["-c", "--format", "json"], ["--format", "markdown", "-q"]):
+    for extra in ([], ["-q"], ["-c", "--format", "json"], ["--format", "markdown", "-q"],
+                  ["--format", "trec_eval", "-q", "-M1", "-J", "-l", "1", "-m", "P.1,2", "-m", "official"]):
         assert loaded(CONSOLE, "trec", str(run), str(qrels), "-m", "P@1", "-m", "nDCG", *extra) == (0, [])
 
 

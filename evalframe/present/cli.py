@@ -119,7 +119,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             # Python's filters, each distinct UserWarning once per run: adding the filter forgets what earlier runs showed
             warnings.simplefilter("default", UserWarning)
             output = COMMANDS[args.command](args)
-        print(output)
+        if output:  # nothing to show prints nothing (evalframe trec -n without -q, as trec_eval -n)
+            print(output)
         sys.stdout.flush()
     except BrokenPipeError:  # the reader stopped early (`evalframe worst ... | head`): nothing to report
         _silence_stdout()
