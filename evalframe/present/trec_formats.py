@@ -442,7 +442,7 @@ def read_zscores(path: Any) -> dict[tuple[str, str], tuple[float, float]]:
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError as exc:
-        raise LoadError(f"-Z {path}: cannot be read ({exc.strerror or exc}).") from None
+        raise LoadError(f"-Z/--zscores {path}: cannot be read ({exc.strerror or exc}).") from None
     out: dict[tuple[str, str], tuple[float, float]] = {}
     for number, line in enumerate(text.splitlines(), 1):
         fields = line.split()
@@ -573,6 +573,7 @@ def trec_request(args: argparse.Namespace) -> list[Measure]:
     if getattr(args, "zscores", None) is not None and not trec_eval:
         raise InvalidParameterError("-Z prints trec_eval's z-scores, named as trec_eval names its measures: add "
                                     f"--format trec_eval; got --format {args.format}.", parameter="zscores")
+    zscore_table = read_zscores(args.zscores) if getattr(args, "zscores", None) is not None else None
     request = trec_eval_request(args.measures or (["official"] if trec_eval else list(TREC_DEFAULT_MEASURES)),
                                 trec_eval=trec_eval)
     rel = getattr(args, "rel", None)
@@ -596,7 +597,7 @@ def trec_request(args: argparse.Namespace) -> list[Measure]:
                       "does not compute: ignored.")
     args.runid = run_tag(args.run) if trec_eval and request.runid else None
     args.num_q = request.num_q
-    args.zscore_table = read_zscores(args.zscores) if getattr(args, "zscores", None) is not None else None
+    args.zscore_table = zscore_table
     args._measures = measures
     return measures
 

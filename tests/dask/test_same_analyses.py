@@ -143,6 +143,20 @@ def test_trec_metrics_identical(pair):
     assert all(got[m] == pytest.approx(expected[m], abs=TOLERANCE) for m in got)
 
 
+def test_trec_metrics_with_trec_evals_flags_identical(pair):
+    """max_docs, judged_only and rel (trec_eval -M, -J, -l) reach every partition, and the per-query tables too."""
+    keywords = {"duplicates": "first", "max_docs": 2, "judged_only": True, "rel": 1}
+    got, expected = (r.trec_metrics(["RR", "P@3", "nDCG@3"], **keywords) for r in pair)
+    assert list(got) == list(expected) == ["RR", "P@3", "nDCG@3"]
+    assert all(got[m] == pytest.approx(expected[m], abs=TOLERANCE) for m in got)
+    assert got != pair[0].trec_metrics(["RR", "P@3", "nDCG@3"], duplicates="first")  # the flags changed something
+    memory, dask = pair
+    table = dask.trec_query_metrics(["RR"], **keywords).compute().sort_index()
+    # Dask hands the object index of query ids back as pandas' str dtype (docs/cluster.md)
+    pd.testing.assert_frame_equal(table, memory.trec_query_metrics(["RR"], **keywords).sort_index(),
+                                  check_index_type=False, rtol=0, atol=TOLERANCE)
+
+
 def test_wrong_examples(run):
     assert [e["multilabel_id"] for e in run.wrong_examples("Retriever", n=3)] == [MISSED]
     assert [e["multilabel_id"] for e in run.wrong_examples("Reader", n=3)] == [MISSED]

@@ -377,6 +377,7 @@ BASES = {"demo": ["demo"], "metrics": ["metrics", "{demo}"], "compare": ["compar
          "trec": ["trec", "{run}", "{qrels}"]}
 #: Options whose bad value needs another base (the direction of convert they apply to).
 OTHER_BASES = {("convert", "--node"): ["convert", "{demo}", "{tmp}/run.txt", "--to", "trec"],
+               ("trec", "--zscores"): ["trec", "{run}", "{qrels}", "--format", "trec_eval"],
                ("convert", "--tag"): ["convert", "{demo}", "{tmp}/run.txt", "--to", "trec"],
                ("convert", "--qrels"): ["convert", "{run}", "{tmp}/out", "--to", "csv"],
                ("convert", "--queries"): ["convert", "{run}", "{tmp}/out", "--to", "csv", "--qrels", "{qrels}"]}
@@ -388,6 +389,7 @@ BAD_VALUES = {
     "--metric": "f2", "--threshold": "nan", "--qrels": "{tmp}/missing.qrels", "--queries": "{tmp}/missing.tsv",
     "--tag": "my run", "--context-matching-min-length": "-1", "--custom-document-id-field": "nope", "--sas-model": "",
     "--html": "{tmp}", "--node-order": "Retriever,Raeder", "--measure": "nDCG@x", "--digits": "18",
+    "--zscores": "{tmp}/missing.zscores",
 }
 
 
@@ -447,7 +449,8 @@ def test_every_option_error_names_the_flag_not_the_python_parameter(tmp_path, ca
 @pytest.mark.parametrize(("command", "flag"), _valued_options(argparse_checks=True))
 def test_options_argparse_checks_are_usage_errors_naming_the_flag(tmp_path, capsys, command, flag):
     action = next(a for a in command_parsers()[command].options if flag in a.option_strings)
-    bad = "nope" if action.choices else "0"  # the CLI's own types count things (an int >= 1)
+    # the CLI's own types count things (an int >= 1; trec's -M and -N an int >= 0, as trec_eval's)
+    bad = "nope" if action.choices else "-1" if flag in ("--max-docs", "--num-docs") else "0"
     args = list(BASES[command])
     if flag in args:
         args[args.index(flag) + 1] = bad
