@@ -33,11 +33,11 @@ from .._validation import did_you_mean
 from ..errors import InvalidParameterError, LoadError
 from ..metrics.registry import TREC_MEASURES
 from ..frames.judged_codes import at_level
-from ..metrics.trec import Measure, aggregation_of, parse_measure, parse_measures
+from ..metrics.trec import Measure, aggregation_of, parse_measure, parse_measures, trec_eval_key
 from .parsers import TREC_DEFAULT_MEASURES, print_warning
 
 __all__ = ["TrecTable", "TREC_FORMATS", "trec_tsv", "trec_json", "trec_markdown", "trec_eval_text", "cell_text",
-           "TREC_EVAL_ORDER", "TREC_EVAL_SETS", "TrecEvalRequest", "trec_eval_request", "trec_eval_key", "run_tag",
+           "TREC_EVAL_ORDER", "TREC_EVAL_SETS", "TrecEvalRequest", "trec_eval_request", "trec_eval_place", "run_tag",
            "read_zscores", "trec_request"]
 
 
@@ -237,22 +237,23 @@ _SUMMARY_ONLY = ("runid", "num_q")
 MISSING_ZSCORE = -1000000.0
 
 
-def trec_eval_key(measure: Measure) -> tuple[str, str, float] | None:
-    """trec_eval's name of ``measure``: its stem (``P``), the key it prints (``P_5``) and its parameter (the cutoff,
-    0 without one) to order it among its stem's; None when trec_eval has no such measure (``RR@10``).
+def trec_eval_place(measure: Measure) -> tuple[str, str, float] | None:
+    """Where trec_eval prints ``measure``: its stem (``P``), its key (``P_5``,
+    :func:`evalframe.metrics.trec.trec_eval_key`) and its parameter (the cutoff, 0 without one) to order it among its
+    stem's; None when trec_eval has no such measure (``RR@10``).
 
     Examples
     --------
-    >>> trec_eval_key(parse_measure("P@5")), trec_eval_key(parse_measure("AP")), trec_eval_key(parse_measure("RR@3"))
+    >>> trec_eval_place(parse_measure("P@5")), trec_eval_place(parse_measure("AP")), trec_eval_place(parse_measure("RR@3"))
     (('P', 'P_5', 5.0), ('map', 'map', 0.0), None)
     """
-    entry = TREC_MEASURES[measure.name]
-    plain = [alias for alias in entry.aliases if not alias.endswith(".k")]
-    if measure.cutoff is None:
-        name = plain[0] if plain else (entry.name if entry.name in TREC_EVAL_ORDER else None)
-        return None if name is None else (name, name, 0.0)
-    stems = [alias[:-2] for alias in entry.aliases if alias.endswith(".k")]
-    return (stems[0], f"{stems[0]}_{measure.cutoff}", float(measure.cutoff)) if stems else None
+    key = trec_eval_key(measure)
+    if key is None:
+        return None
+    stem = max((s for s in TREC_EVAL_ORDER if key == s or key.startswith(s + "_")), key=len, default=None)
+    if stem is None:
+        return None
+    return stem, key, float(measure.cutoff) if measure.cutoff is not None else 0.0
 
 
 @dataclass(frozen=True)
@@ -280,14 +281,8 @@ class TrecEvalRequest:
 
 
 def _parsed(text: str) -> list[Measure]:
-    """A name of ``-m`` as measures: ``P.5,10`` is a list of cutoffs (trec_eval's form), ``map`` one measure."""
-    try:
-        return parse_measures([text])
-    except InvalidParameterError:
-        stem, dot, params = text.partition(".")
-        if not dot or "," not in params:
-            raise
-        return parse_measures([f"{stem}.{param}" for param in params.split(",")])
+    """A name of ``-m`` as measures (``P.5,10`` and a bare ``P`` stand for several)."""
+    return parse_measures([text])
 
 
 def trec_eval_request(texts: Sequence[str], *, trec_eval: bool = False) -> TrecEvalRequest:
@@ -353,7 +348,7 @@ def trec_eval_request(texts: Sequence[str], *, trec_eval: bool = False) -> TrecE
     if trec_eval:  # a stem asked bare after its parameters: trec_eval prints the parameters' measures only
         kept = {}
         for name, measure in measures.items():
-            key = trec_eval_key(measure)
+            key = trec_eval_place(measure)
             if key is not None and key[0] in given and str(measure) not in _given_measures(texts, key[0]):
                 continue
             kept[name] = measure
@@ -492,7 +487,7 @@ def trec_eval_text(table: TrecTable, means: dict[str, float], args: argparse.Nam
     Parameters
     ----------
     table : TrecTable
-        The per-query values, columns named canonically (each with a trec_eval name: :func:`trec_eval_key`).
+        The per-query values, columns named canonically (each with a trec_eval name: :func:`trec_eval_place`).
     means : dict of str to float
         Not read: the summary is summed up here in trec_eval's order.
     args : argparse.Namespace
@@ -519,7 +514,7 @@ def trec_eval_text(table: TrecTable, means: dict[str, float], args: argparse.Nam
     """
     keys = {}
     for name in table.columns:
-        key = trec_eval_key(parse_measure(name))
+        key = trec_eval_place(parse_measure(name))
         if key is None:
             raise InvalidParameterError(f"--format trec_eval prints trec_eval's measures; {name} is not one of them "
                                         "(use --format tsv for it).", parameter="format")

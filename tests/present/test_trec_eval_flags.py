@@ -38,9 +38,7 @@ DEFAULT_BINARY = Path.home() / ".cache" / "evalframe-bench" / "trec_eval-10.0" /
 STILL_MISSING = frozenset({
     "num_ret", "num_rel", "num_rel_ret", "gm_map", "iprec_at_recall", "relstring", "infAP", "gm_bpref",
     "Rprec_mult", "utility", "11pt_avg", "binG", "G", "ndcg_rel", "Rndcg", "relative_P", "set_P", "set_relative_P",
-    "set_recall", "set_map", "set_F", "num_nonrel_judged_ret", "rbp", "rbp_resid", "unj",
-    # bare stems expand to trec_eval's default cutoffs with the measure core ("Measure parameters and names")
-    "P", "recall", "success", "map_cut", "ndcg_cut"})
+    "set_recall", "set_map", "set_F", "num_nonrel_judged_ret", "rbp", "rbp_resid", "unj"})
 
 #: The measures of evalframe, by trec_eval's names, asked for in each flag's test.
 MEASURES = ["-m", "map", "-m", "P.1,2,5,10", "-m", "recall.3,10", "-m", "ndcg", "-m", "ndcg_cut.3,10", "-m",
@@ -325,3 +323,24 @@ def test_bad_flags_of_the_command_are_named(tmp_path, capsys, flags, message):
         status = int(exit_.code or 0)
     err = capsys.readouterr().err
     assert status != 0 and re.search(message, err), err
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_measures_judged_only_is_trec_evals_j_too(trec_eval, tmp_path, seed):
+    """A measure's own ``judged_only=True`` (ir_measures' parameter) and the API's ``judged_only=True`` (trec_eval's
+    -J for every measure) rank the same documents: those graded >= 0, a document graded < 0 removed as trec_eval
+    -J removes it; both equal the binary's per-query values at its printed precision."""
+    run, qrels = write_files(tmp_path, seed)
+    result = EvaluationResult.from_trec(run, qrels, progress=False)
+    names = ["AP", "P@5", "RR", "Rprec", "nDCG@10", "R@10"]
+    own = result.trec_query_metrics([f"{name.split('@')[0]}(judged_only=True)" + name[len(name.split('@')[0]):]
+                                     for name in names])
+    flag = result.trec_query_metrics(names, judged_only=True)
+    np.testing.assert_array_equal(own.to_numpy(), flag.to_numpy())
+    printed = reference(trec_eval, ["-J", "-q", "-m", "map", "-m", "P.5", "-m", "recip_rank", "-m", "Rprec", "-m",
+                                    "ndcg_cut.10", "-m", "recall.10"], run, qrels)
+    keys = dict(zip(["map", "P_5", "recip_rank", "Rprec", "ndcg_cut_10", "recall_10"], names))
+    for line in printed.splitlines():
+        key, qid, value = (part.strip() for part in line.split("\t"))
+        if qid != "all":
+            assert f"{flag.loc[qid, keys[key]]:6.4f}" == value, (qid, key)
