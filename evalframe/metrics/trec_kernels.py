@@ -138,11 +138,21 @@ def cutoff_sums(row_query: np.ndarray, position: np.ndarray, weights: np.ndarray
                 cutoffs: Sequence[int]) -> np.ndarray:
     """Per query, the sum of ``weights`` over its rows at ``position < k``, for each k of ``cutoffs`` and for all rows.
 
-    Returns an ``(n_queries, len(cutoffs) + 1)`` matrix; the last column sums every row. One pass: each row goes
-    to the bucket of the smallest cutoff that keeps it, and the bucket sums are accumulated.
-    ``cutoffs`` must be ascending.
+    Returns an ``(n_queries, len(cutoffs) + 1)`` matrix; the last column sums every row. Each sum adds its rows one
+    after the other in rank order, as trec_eval's loops do (``np.bincount`` adds in input order), so a value is
+    trec_eval's to the last bit whichever other cutoffs are asked for: integer weights (counts) in one pass, each row
+    in the bucket of the smallest cutoff that keeps it and the bucket sums accumulated (exact for integers); other
+    weights in one pass per cutoff (accumulating float buckets, (a + b) + (c + d), may differ from ((a + b) + c) + d
+    in the last bit, and flip a printed digit). ``cutoffs`` must be ascending.
     """
     cuts = np.asarray(cutoffs, dtype=np.int64)
+    if len(cuts) and len(weights) and not np.array_equal(weights, np.trunc(weights)):
+        out = np.empty((n_queries, len(cuts) + 1))
+        for column, cut in enumerate(cuts):
+            kept = position < cut
+            out[:, column] = np.bincount(row_query[kept], weights=weights[kept], minlength=n_queries)
+        out[:, -1] = np.bincount(row_query, weights=weights, minlength=n_queries)
+        return out
     n_buckets = len(cuts) + 1
     bucket = np.searchsorted(cuts, position, side="right")  # position < cuts[b] for every b >= bucket
     sums = np.bincount(row_query * n_buckets + bucket, weights=weights, minlength=n_queries * n_buckets)
