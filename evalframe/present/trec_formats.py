@@ -526,7 +526,9 @@ def trec_eval_text(table: TrecTable, means: dict[str, float], args: argparse.Nam
     columns = {}
     for name in names:
         values = np.asarray(table.columns[name], dtype=np.float64)[order]
-        columns[name] = values if zscores is None else _zscores(values, qids, keys[name][1], zscores)
+        # num_q is the number of queries, z-scores or not (trec_eval's calc_avg_num_q)
+        plain = zscores is None or keys[name][0] == "num_q"
+        columns[name] = values if plain else _zscores(values, qids, keys[name][1], zscores)
     z = "Z" if zscores is not None else ""
 
     def line(key: str, qid: str, value: float) -> str:
@@ -534,15 +536,15 @@ def trec_eval_text(table: TrecTable, means: dict[str, float], args: argparse.Nam
         return f"{z}{key:<22}\t{qid}\t{shown}"
 
     lines: list[str] = []
-    if args.per_query:
+    if args.per_query:  # trec_eval prints runid and num_q in the summary only
         texts = [[line(keys[name][1], qid, value) for qid, value in zip(qids, columns[name].tolist())]
-                 for name in names]
+                 for name in names if keys[name][0] not in _SUMMARY_ONLY]
         for row in zip(*texts):
             lines += row
     if getattr(args, "summary", True):
         if getattr(args, "runid", None) is not None:
             lines.append(f"{'runid':<22}\tall\t{args.runid}")
-        if getattr(args, "num_q", False):
+        if getattr(args, "num_q", False) and not any(keys[name][0] == "num_q" for name in names):
             lines.append(line("num_q", "all", float(len(table))))
         lines += [line(keys[name][1], "all", _trec_eval_mean(name, columns[name])) for name in names]
     return "\n".join(lines)
