@@ -528,7 +528,7 @@ def trec_eval_text(table: TrecTable, means: dict[str, float], args: argparse.Nam
         values = np.asarray(table.columns[name], dtype=np.float64)[order]
         # num_q is the number of queries, z-scores or not (trec_eval's calc_avg_num_q)
         plain = zscores is None or keys[name][0] == "num_q"
-        columns[name] = values if plain else _zscores(values, qids, keys[name][1], zscores)
+        columns[name] = values if zscores is None or plain else _zscores(values, qids, keys[name][1], zscores)
     z = "Z" if zscores is not None else ""
 
     def line(key: str, qid: str, value: float) -> str:
