@@ -231,8 +231,9 @@ TREC_EVAL_SETS: dict[str, tuple[str, ...]] = {
 
 #: What trec_eval prints as an integer (``%ld``): its counts.
 _COUNTS = frozenset({"num_q", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret"})
-#: What ``--format trec_eval`` prints itself rather than as a measure: the run's tag and the number of queries.
-_SUMMARY_ONLY = ("runid", "num_q")
+#: What trec_eval prints in the summary only, never per query (``te_print_single_meas_empty``): the run's tag, the
+#: number of queries and the geometric means.
+_SUMMARY_ONLY = ("runid", "num_q", "gm_map", "gm_bpref")
 #: trec_eval's value of a z-score it has no mean and deviation for (its ``MISSING_ZSCORE_VALUE``).
 MISSING_ZSCORE = -1000000.0
 
@@ -536,7 +537,7 @@ def trec_eval_text(table: TrecTable, means: dict[str, float], args: argparse.Nam
         return f"{z}{key:<22}\t{qid}\t{shown}"
 
     lines: list[str] = []
-    if args.per_query:  # trec_eval prints runid and num_q in the summary only
+    if args.per_query:  # trec_eval prints runid, num_q and the geometric means in the summary only
         texts = [[line(keys[name][1], qid, value) for qid, value in zip(qids, columns[name].tolist())]
                  for name in names if keys[name][0] not in _SUMMARY_ONLY]
         for row in zip(*texts):
