@@ -272,6 +272,10 @@ class TrecEvalRequest:
     ignored : list of str
         Parameter lists trec_eval ignores: a later ``-m`` of a stem given parameters already (``-m P.5 -m P.10``
         prints P_5 only), with ``--format trec_eval``.
+    keys : dict of str to str
+        The key trec_eval prints for a measure given parameters other than cutoffs, by canonical name: the stem and
+        the parameters as typed (``-m utility.1.0,-1.0,0.0,0.0``: ``utility_1.0,-1.0,0.0,0.0``; ``-m ndcg.1=3,2=9``:
+        ``ndcg_1=3,2=9``), with ``--format trec_eval``.
     """
 
     measures: list[Measure]
@@ -279,6 +283,16 @@ class TrecEvalRequest:
     num_q: bool = False
     missing: list[str] = dataclasses.field(default_factory=list)
     ignored: list[str] = dataclasses.field(default_factory=list)
+    keys: dict[str, str] = dataclasses.field(default_factory=dict)
+
+
+def _stem_kind(stem: str) -> str | None:
+    """What follows a trec_eval stem's dot (``"cutoffs"``, ``"gains"``, ``"values"``, ...), None for no such stem."""
+    for entry in TREC_MEASURES.values():
+        for name in entry.trec_eval:
+            if name.stem == stem:
+                return name.params
+    return None
 
 
 def _parsed(text: str) -> list[Measure]:
@@ -307,6 +321,7 @@ def trec_eval_request(texts: Sequence[str], *, trec_eval: bool = False) -> TrecE
     missing: list[str] = []
     ignored: list[str] = []
     given: set[str] = set()  # the stems given parameters (trec_eval reads the first -m stem.params of a stem)
+    keys: dict[str, str] = {}
 
     def add(found: list[Measure]) -> None:
         for measure in found:
@@ -336,7 +351,10 @@ def trec_eval_request(texts: Sequence[str], *, trec_eval: bool = False) -> TrecE
                 continue
             given.add(stem)
         try:
-            add(_parsed(text))
+            found = _parsed(text)
+            add(found)
+            if trec_eval and dot and len(found) == 1 and _stem_kind(stem) not in (None, "cutoffs"):
+                keys[str(found[0])] = f"{stem}_{text.partition('.')[2]}"  # trec_eval prints the parameters as typed
         except InvalidParameterError as error:
             if text in TREC_EVAL_ORDER:  # trec_eval's measure, which evalframe does not compute yet
                 raise InvalidParameterError(f"evalframe does not compute trec_eval's {text!r} yet; got -m {text}. "
@@ -355,7 +373,7 @@ def trec_eval_request(texts: Sequence[str], *, trec_eval: bool = False) -> TrecE
             kept[name] = measure
         measures = kept
     return TrecEvalRequest(list(measures.values()), flags["runid"], flags["num_q"],
-                           list(dict.fromkeys(missing)), ignored)
+                           list(dict.fromkeys(missing)), ignored, keys)
 
 
 def _given_measures(texts: Sequence[str], stem: str) -> set[str]:
@@ -516,6 +534,9 @@ def trec_eval_text(table: TrecTable, means: dict[str, float], args: argparse.Nam
     keys = {}
     for name in table.columns:
         key = trec_eval_place(parse_measure(name))
+        typed = getattr(args, "trec_eval_keys", {}).get(name)
+        if key is not None and typed is not None:
+            key = (key[0], typed, key[2])
         if key is None:
             raise InvalidParameterError(f"--format trec_eval prints trec_eval's measures; {name} is not one of them "
                                         "(use --format tsv for it).", parameter="format")
@@ -581,7 +602,20 @@ def trec_request(args: argparse.Namespace) -> list[Measure]:
             raise InvalidParameterError(f"--format trec_eval prints trec_eval's measures, which share one relevance "
                                         f"level (-l); {own[0]} has its own: give -l {own[0].rel} instead.",
                                         parameter="measures")
-    measures = at_level(request.measures, rel)
+    num_docs = getattr(args, "num_docs", None)
+    measures: list[Measure] = []
+    keys: dict[str, str] = {}
+    read = False
+    for asked in request.measures:
+        measure = at_level([asked], rel)[0]
+        if num_docs is not None:
+            [measure], reads = _with_num_docs([measure], num_docs)
+            read = read or reads
+        if any(str(measure) == str(known) for known in measures):
+            continue  # the same measure once -l gave it the level
+        measures.append(measure)
+        if str(asked) in request.keys:
+            keys[str(measure)] = request.keys[str(asked)]
     if not measures and not (trec_eval and (request.runid or request.num_q)):
         raise InvalidParameterError(f"evalframe computes none of the measures asked for ({', '.join(request.missing)});"
                                     " evalframe list-metrics lists those it does.", parameter="measures")
@@ -590,14 +624,31 @@ def trec_request(args: argparse.Namespace) -> list[Measure]:
     if request.ignored:
         print_warning(f"-m {', '.join(request.ignored)} ignored: trec_eval reads a measure's first parameter list "
                       "only, and --format trec_eval prints what it prints.")
-    if getattr(args, "num_docs", None) is not None:
-        print_warning("-N (documents in the collection) is read by trec_eval's utility measure only, which evalframe "
-                      "does not compute: ignored.")
+    if num_docs is not None and not read:
+        print_warning("-N (documents in the collection) is read by trec_eval's utility measure only (its num_docs), "
+                      "which no measure asked for reads: ignored.")
     args.runid = run_tag(args.run) if trec_eval and request.runid else None
     args.num_q = request.num_q
+    args.trec_eval_keys = keys
     args.zscore_table = zscore_table
     args._measures = measures
     return measures
+
+
+def _with_num_docs(measures: list[Measure], num_docs: int) -> tuple[list[Measure], bool]:
+    """``measures`` with ``num_docs`` (trec_eval's -N) as the parameter ``num_docs`` of those that take one
+    (``utility``), and whether any does."""
+    out: dict[str, Measure] = {}
+    read = False
+    for measure in measures:
+        declared = {param.name: param.default for param in TREC_MEASURES[measure.name].params}
+        if "num_docs" in declared:
+            given = {**dict(measure.params), "num_docs": num_docs}
+            measure = dataclasses.replace(measure, params=tuple(
+                (name, given[name]) for name in declared if name in given and given[name] != declared[name]))
+            read = True
+        out.setdefault(str(measure), measure)
+    return list(out.values()), read
 
 
 #: The --format of ``evalframe trec``: each format's renderer of the per-query table and the means.
