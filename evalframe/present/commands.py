@@ -8,6 +8,7 @@ is printed as one ``error:`` line by ``main``.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import re
@@ -226,7 +227,8 @@ def _compare_trec(args: argparse.Namespace) -> str:
     unused = [flag for flag, given in (("--node", args.node is not None), ("--sep", args.sep is not None),
                                        ("--encoding", args.encoding is not None),
                                        ("--scheduler", args.scheduler is not None))
-              if given] + [f"--{name.replace('_', '-')}" for name in _scope_kwargs(args)]
+              if given] + [field.metadata["flag"] for field in dataclasses.fields(MetricOptions)
+                           if field.name in _scope_kwargs(args)]
     if unused:
         raise EvalframeError(f"{', '.join(unused)} {'does' if len(unused) == 1 else 'do'} not apply to TREC run files "
                              "(--qrels), which are compared on trec_eval's measures: choose them with -m, e.g. -m "
