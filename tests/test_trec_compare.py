@@ -260,3 +260,12 @@ def test_the_command_refuses_with_one_line(tmp_path, capsys, extra, pattern):
     err = capsys.readouterr().err
     assert len(err.splitlines()) == 1 and re.search(pattern, err.strip()), err
 
+
+
+def test_the_docs_second_run_is_the_one_the_console_examples_read():
+    from tests.fixtures import SCRIPTS, load_benchmark
+
+    script = load_benchmark("make_cli_docs.py", SCRIPTS)
+    page = (Path(__file__).resolve().parents[1] / "docs" / "ir-researchers.md").read_text(encoding="utf-8")
+    written = re.search(r'^>>> _ = pathlib\.Path\(run_b_path\)\.write_text\("([^"]*)"', page, flags=re.MULTILINE)
+    assert written is not None and written.group(1).replace("\\n", "\n") == script.IR_RUN_B
