@@ -269,3 +269,12 @@ def test_the_docs_second_run_is_the_one_the_console_examples_read():
     page = (Path(__file__).resolve().parents[1] / "docs" / "ir-researchers.md").read_text(encoding="utf-8")
     written = re.search(r'^>>> _ = pathlib\.Path\(run_b_path\)\.write_text\("([^"]*)"', page, flags=re.MULTILINE)
     assert written is not None and written.group(1).replace("\\n", "\n") == script.IR_RUN_B
+
+
+def test_every_spelling_of_a_measure_and_several_cutoffs_at_once():
+    # P.1,2 is trec_eval's P at two cutoffs, MAP ir_measures' synonym of AP; P@2 by hand: A 2/2, 1/2, 0/2 and
+    # B 1/2, 1/2, 1/2, both 0.5
+    table = compare(RUN_A, RUN_B, qrels=QRELS, metrics=["P.1,2", "MAP"], rounds=200)
+    assert list(table.index) == ["P@1", "P@2", "AP"]
+    assert table.loc["P@2", ["mean_a", "mean_b", "delta", "wins", "ties", "losses"]].tolist() == pytest.approx(
+        [0.5, 0.5, 0.0, 1, 1, 1])
