@@ -86,13 +86,19 @@ def _same_queries(tables: list[pd.DataFrame], names: list[str], complete: bool) 
     every = pd.Index([qid for table in tables for qid in table.index]).unique()
     for table, name in zip(tables, names):
         missing = every.difference(table.index, sort=False).tolist()
-        if missing:
-            warn(f"run {name!r} is not evaluated on {_queries(missing)} that other runs are evaluated on "
-                 f"({'a query of the qrels without run lines' if not complete else 'judged otherwise'}); "
-                 f"{'they are' if len(missing) > 1 else 'it is'} left out for every run, so that all are compared on "
-                 f"the same {len(common)} queries (trec_eval 9.x and pytrec_eval skip such a query, trec_eval 10.0 "
-                 "refuses the run); complete=True (-c) scores a query of the qrels missing from a run 0 instead "
-                 "(trec_eval -c, ranx's make_comparable=True).")
+        if not missing:
+            continue
+        left_out = (f"{'they are' if len(missing) > 1 else 'it is'} left out for every run, so that all are compared on "
+                    f"the same {len(common)} quer{'y' if len(common) == 1 else 'ies'}")
+        if complete:  # every run was evaluated on every query of its qrels: the runs' judgments differ
+            warn(f"run {name!r} is not evaluated on {_queries(missing)} that other runs are evaluated on (its "
+                 f"judgments are not theirs); {left_out}. Compare runs judged by the same qrels.")
+        else:
+            warn(f"run {name!r} is not evaluated on {_queries(missing)} that other runs are evaluated on (no run "
+                 f"line{'s' if len(missing) > 1 else ''} for {'these queries' if len(missing) > 1 else 'this query'} of "
+                 f"the qrels); {left_out} (trec_eval 9.x and pytrec_eval skip such a query, trec_eval 10.0 refuses the "
+                 "run); complete=True (-c) scores a query of the qrels missing from a run 0 instead (trec_eval -c, "
+                 "ranx's make_comparable=True).")
     return [table.loc[common] for table in tables]
 
 

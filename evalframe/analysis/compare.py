@@ -65,7 +65,13 @@ def check_test(test: object) -> str:
 
 
 def check_max_p(max_p: object) -> float | None:
-    """``max_p``: None, or the p-value at or below which a delta is marked significant, in (0, 1)."""
+    """``max_p``: None, or the p-value at or below which a delta is marked significant, in (0, 1).
+
+    Examples
+    --------
+    >>> check_max_p(0.01), check_max_p(None)
+    (0.01, None)
+    """
     if max_p is None:
         return None
     value = check.check_number(max_p, name="max_p")
