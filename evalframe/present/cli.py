@@ -80,6 +80,13 @@ def _run_trec(args: argparse.Namespace) -> str:
     return shown if shown is not None else _run_command(args)
 
 
+def _run_fuse(args: argparse.Namespace) -> str:
+    """``evalframe fuse``: its implementation (:mod:`evalframe.present.fusion`, and pandas) imported when it runs."""
+    from .fusion import fuse_command
+
+    return fuse_command(args)
+
+
 def _show_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,
                   file: Any = None, line: str | None = None) -> None:
     """warnings.showwarning while a command runs: every warning (the library's, pandas', ...) as one line."""
@@ -90,6 +97,7 @@ def _show_warning(message: Warning | str, category: type[Warning], filename: str
 COMMANDS: dict[str, Callable[[argparse.Namespace], str]] = {
     name: _run_command for name in ("demo", "metrics", "compare", "worst", "convert", "flatten", "report")}
 COMMANDS["trec"] = _run_trec
+COMMANDS["fuse"] = _run_fuse
 COMMANDS["list-metrics"] = _list_metrics
 
 
