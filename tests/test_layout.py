@@ -1057,8 +1057,6 @@ START_UP = {
     ("evalframe.present.cli", "evalframe.present.commands"),
     # start-up: evalframe trec on TREC files runs on columns, without pandas, when it runs (issue 26)
     ("evalframe.present.cli", "evalframe.present.trec_command"),
-    # start-up: evalframe fuse loads pandas and the facade when it runs
-    ("evalframe.present.cli", "evalframe.present.fusion"),
 }
 
 

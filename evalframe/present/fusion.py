@@ -34,10 +34,18 @@ RRF_KS: tuple[int, ...] = tuple(range(10, 101, 10))
 
 
 def _check_output(output: object, tag: object, method: str) -> tuple[Path | None, str]:
+    """The file to write (checked before any run is read) and the run's tag."""
     if output is not None and (not isinstance(output, (str, os.PathLike)) or not str(output)):
         raise InvalidParameterError(f"output must be the path of the TREC run file to write, or None; got {output!r:.80}.",
                                     parameter="output")
-    return (None if output is None else Path(output)), check_tag(f"fused-{method}" if tag is None else tag)
+    path = None if output is None else Path(output)
+    if path is not None and path.is_dir():
+        raise InvalidParameterError(f"output {str(path)!r} is a folder; give the path of the run file to write, such as "
+                                    f"{str(path / 'fused.txt')!r}.", parameter="output")
+    if path is not None and not path.parent.is_dir():
+        raise InvalidParameterError(f"output {str(path)!r}: the folder {str(path.parent)!r} does not exist.",
+                                    parameter="output")
+    return path, check_tag(f"fused-{method}" if tag is None else tag)
 
 
 def run_dict(run: pd.DataFrame) -> dict[str, dict[str, float]]:
@@ -291,7 +299,7 @@ def fuse_command(args: argparse.Namespace) -> str:
     >>> _ = (folder / "b").write_text("q1 Q0 d2 1 5.0 b\\n")
     >>> args = argparse.Namespace(runs=[folder / "a", folder / "b"], out=folder / "fused.txt", method="rrf",
     ...                           weights=None, norm=None, k=60.0, depth=None, tag=None, qrels=None, optimize=None,
-    ...                           step=0.1, ks=None, complete=False, format="table")
+    ...                           step=None, ks=None, complete=False, format="table")
     >>> print(fuse_command(args).splitlines()[0])  # doctest: +ELLIPSIS
     wrote .../fused.txt: 1 query, 2 lines (rrf, k=60, weights 1, 1)
     >>> print((folder / "fused.txt").read_text(), end="")
@@ -300,15 +308,18 @@ def fuse_command(args: argparse.Namespace) -> str:
     """
     weights = _floats(args.weights, "--weights")
     ks = _floats(args.ks, "--ks")
-    if args.optimize is None and (args.qrels is not None or ks is not None):
-        raise EvalframeError("--qrels and --ks go with --optimize MEASURE (the weights' grid search); add it, or leave "
-                             "them out to fuse with the given weights.")
+    if args.optimize is None:
+        given = [flag for flag, value in (("--qrels", args.qrels), ("--ks", ks), ("--step", args.step),
+                                          ("--complete", args.complete or None)) if value is not None]
+        if given:
+            raise EvalframeError(f"{given[0]} goes with --optimize MEASURE (the weights' grid search); add it, or leave "
+                                 f"{given[0]} out to fuse with the given weights.")
     lines = []
     if args.optimize is not None:
         if args.qrels is None:
             raise EvalframeError("--optimize needs --qrels QRELS, the training judgments the measure is computed on.")
         search = optimize_fusion(list(args.runs), args.qrels, measure=args.optimize, method=args.method, norm=args.norm,
-                                 step=args.step, weights=weights, ks=ks, k=args.k, depth=args.depth,
+                                 step=0.1 if args.step is None else args.step, weights=weights, ks=ks, k=args.k, depth=args.depth,
                                  complete=args.complete, output=args.out, tag=args.tag)
         fused, shown_weights, k = search.fused, search.weights, search.k
         best = search.trials.sort_values(search.measure, ascending=False, kind="stable").head(5)

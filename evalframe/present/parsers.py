@@ -276,7 +276,7 @@ def build() -> tuple[argparse.ArgumentParser, dict[str, Command]]:
     fuse.add_argument("--optimize", default=None, metavar="MEASURE",
                       help="search the weights (and rrf's k) that maximise this measure on --qrels, e.g. nDCG@10")
     fuse.add_argument("--qrels", type=Path, default=None, metavar="QRELS", help="with --optimize: the training qrels")
-    fuse.add_argument("--step", type=float, default=0.1, help="with --optimize: the weights' grid step (default 0.1)")
+    fuse.add_argument("--step", type=float, default=None, help="with --optimize: the weights' grid step (default 0.1)")
     fuse.add_argument("--ks", default=None, metavar="K,K,...",
                       help="with --optimize and rrf: the k values to try (default 10,20,...,100)")
     fuse.add_argument("-c", "--complete", action="store_true",

@@ -149,7 +149,9 @@ def test_cli_fuse_optimize(files, capsys):
     (["--method", "combsun"], "error: --method must be one of"),
     (["--weights", "1,x"], "error: --weights must be comma-separated numbers"),
     (["--optimize", "AP"], "error: --optimize needs --qrels QRELS"),
-    (["--qrels", "q.txt"], "error: --qrels and --ks go with --optimize MEASURE"),
+    (["--qrels", "q.txt"], "error: --qrels goes with --optimize MEASURE"),
+    (["--step", "0.5"], "error: --step goes with --optimize MEASURE"),
+    (["-o", "."], "error: -o '.' is a folder"),
     (["--method", "rrf", "--norm", "zmuv"], "error: --norm 'zmuv' does not apply to method 'rrf'"),
 ])
 def test_cli_fuse_errors(files, capsys, argv, message):
