@@ -223,3 +223,16 @@ def test_as_ranx_fuses_every_norm_on_random_runs(ranx_method, method, norm):
         weights = list(np.random.default_rng(seed).dirichlet(np.ones(len(runs)))) if ranx_method == "wsum" else None
         assert_as_ranx(evalframe.fuse(runs, method=method, norm=None if method == "rrf" else norm, weights=weights),
                        ranx_fuse(runs, ranx_method, norm, weights))
+
+
+@pytest.mark.parametrize("measure", ["nDCG@10", "ndcg_cut_10", "ndcg_cut.10"])
+def test_the_searched_score_is_pytrec_evals(measure):
+    """The measure by ir_measures', pytrec_eval's or trec_eval's name; the best fused run's mean is pytrec_eval's."""
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    runs = random_runs(3, 3, n_queries=6)
+    qrels = {f"q{q}": {f"d{d}": (q + d) % 3 for d in range(0, 12, 2)} for q in range(6)}
+    search = evalframe.optimize_fusion(runs, qrels, measure=measure, method="combmnz", norm="zmuv", step=0.25)
+    assert search.measure == "nDCG@10" and len(search.trials) == 15
+    per_query = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut.10"}).evaluate(run_dict(search.fused))
+    assert search.score == pytest.approx(np.mean([v["ndcg_cut_10"] for v in per_query.values()]), abs=1e-9)
+    assert search.score == search.trials["nDCG@10"].max()
