@@ -206,8 +206,9 @@ def read_fusion_runs(runs: object, *, node: str | None = None) -> tuple[list[tup
     """Each run as ``(qids, docids, scores, ranks)`` in trec_eval's ranking, and a name for each.
 
     A run is a TREC run file (read by :func:`evalframe.sources.trec_files.read_run`: a bad line names file:line),
-    ``{qid: {docid: score}}``, a frame ``qid, docid, score``, or an EvaluationResult (its node ``node``, or the one
-    node with document rows; the node's ``score`` column when it has one, else ``n - rank + 1``).
+    ``{qid: {docid: score}}`` (one without any document, as pytrec_eval takes it, adds nothing), a frame ``qid,
+    docid, score``, or an EvaluationResult (its node ``node``, or the one node with document rows; the node's
+    ``score`` column when it has one, else ``n - rank + 1``).
 
     Examples
     --------
@@ -239,6 +240,12 @@ def read_fusion_runs(runs: object, *, node: str | None = None) -> tuple[list[tup
         elif isinstance(run, pd.DataFrame):
             frame = run
             names.append(where)
+        elif isinstance(run, Mapping) and all(isinstance(docs, Mapping) and not docs for docs in run.values()):
+            # no document at all (pytrec_eval's dicts allow it): the run adds nothing
+            empty = np.zeros(0, dtype=object)
+            read.append((empty, empty, np.zeros(0), np.zeros(0, dtype=np.int64)))
+            names.append(where)
+            continue
         elif isinstance(run, Mapping):
             try:
                 frame = read_run(run)

@@ -191,3 +191,90 @@ def test_weight_grid():
     assert len({tuple(row) for row in grid.tolist()}) == 66
     with pytest.raises(InvalidParameterError, match=r"step must divide 1"):
         weight_grid(2, 0.3)
+
+
+# ---------------------------------------------------------------------------------------------- a slow reference
+def reference_fusion(runs, method, norm, weights, k, depth):
+    """Every method and norm written plainly, one query and one document at a time, from the definitions (runs
+    ranked by score descending as 32-bit floats, ties by docid descending; a degenerate norm gives 0)."""
+    weights = weights or [1.0] * len(runs)
+    fused = {}
+    queries = list(dict.fromkeys(q for run in runs for q in run if run[q]))
+    for qid in queries:
+        terms: dict[str, list[float]] = {}
+        for run, weight in zip(runs, weights):
+            docs = run.get(qid, {})
+            if not docs:
+                continue
+            ranked = sorted(docs, key=lambda d: (-float(np.float32(docs[d])), [-ord(c) for c in d]))
+            low, high, n = min(docs.values()), max(docs.values()), len(docs)
+            mean = sum(docs.values()) / n
+            std = math.sqrt(sum((s - mean) ** 2 for s in docs.values()) / n)
+            for rank, doc in enumerate(ranked, start=1):
+                s = docs[doc]
+                if method == "rrf":
+                    value = 1 / (k + rank)
+                elif norm == "min-max":
+                    value = (s - low) / (high - low) if high > low else 0.0
+                elif norm == "zmuv":
+                    value = (s - mean) / std if high > low else 0.0
+                elif norm == "sum":
+                    total = sum(x - low for x in docs.values())
+                    value = (s - low) / total if total > 0 else 0.0
+                elif norm == "max":
+                    value = s / high if high > 0 else 0.0
+                elif norm == "rank":
+                    value = 1 - (rank - 1) / n
+                else:
+                    value = s
+                terms.setdefault(doc, []).append(weight * value)
+        scores = {}
+        for doc, values in terms.items():
+            scores[doc] = {"rrf": sum(values), "combsum": sum(values), "combmnz": sum(values) * len(values),
+                           "combanz": sum(values) / len(values), "combmax": max(values), "combmin": min(values),
+                           "combmed": float(np.median(values))}[method]
+        ranked = sorted(scores, key=lambda d: (-float(np.float32(scores[d])), [-ord(c) for c in d]))
+        fused[qid] = [(doc, scores[doc]) for doc in ranked[:depth]]
+    return fused
+
+
+def random_runs(rng, n_runs):
+    """Runs with different queries (one query some runs lack, one empty), scores with ties and negative values."""
+    runs = []
+    for r in range(n_runs):
+        run = {}
+        for q in range(5):
+            if q == 4 and r % 2:
+                continue  # q4: not in the odd runs
+            size = int(rng.integers(0, 7)) if q != 3 else 0  # q3: empty everywhere
+            docs = rng.choice([f"d{i}" for i in range(10)], size=size, replace=False)
+            run[f"q{q}"] = {str(d): float(rng.integers(-3, 4)) / 2 for d in docs}  # few values: ties
+        runs.append(run)
+    return runs
+
+
+@pytest.mark.parametrize("method", FUSION_METHODS)
+@pytest.mark.parametrize("norm", ["min-max", "zmuv", "sum", "max", "rank", "none"])
+def test_as_the_slow_reference_on_random_runs(method, norm):
+    if method == "rrf" and norm != "none":
+        pytest.skip("RRF reads ranks: no norm")
+    rng = np.random.default_rng(abs(hash((method, norm))) % 2**32)
+    for _ in range(5):
+        n_runs = int(rng.integers(2, 5))
+        runs = random_runs(rng, n_runs)
+        if not any(docs for run in runs for docs in run.values()):
+            continue
+        weights = [float(w) for w in rng.integers(0, 4, n_runs)] if rng.random() < 0.5 else None
+        if weights is not None and not any(weights):
+            weights = None
+        k = float(rng.choice([0, 1, 60]))
+        depth = int(rng.integers(1, 8)) if rng.random() < 0.3 else None
+        expected = reference_fusion(runs, method, norm, weights, k, depth)
+        got = fused(method, runs=runs, norm=None if method == "rrf" else norm, weights=weights, k=k, depth=depth)
+        check(got, expected)
+
+
+def test_a_run_dict_without_documents_adds_nothing():
+    # pytrec_eval's dicts may hold queries without documents; a file cannot be empty (the reader refuses it)
+    check(fused("rrf", runs=(A, {"q1": {}})), {"q1": [("a", 1 / 61), ("b", 1 / 62), ("c", 1 / 63)], "q2": [("x", 1 / 61)]})
+    assert fused("combsum", runs=({}, {"q1": {}})) == {}
