@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 
 from .._validation import did_you_mean, few_names
-from ..errors import InvalidParameterError
+from ..errors import InvalidParameterError, SchemaError
 from ..sources.trec import run_from_frame
 from ..sources.trec_codes import as_trec_scores, repeated_pairs, trec_order_codes
 from ..sources.trec_files import read_run
@@ -235,7 +235,12 @@ def read_fusion_runs(runs: object, *, node: str | None = None) -> tuple[list[tup
                 raise InvalidParameterError(f"{where} is an EvaluationResult with {len(documents)} nodes ranking "
                                             f"documents ({few_names(documents)}); pass node=<one of them>.",
                                             parameter="node")
-            frame = run_from_frame(run[name], node=name)
+            try:
+                frame = run_from_frame(run[name], node=name)
+            except SchemaError as exc:  # its hint names to_trec_run's parameter, which fuse does not take
+                raise SchemaError(f"{where}: {str(exc).split('; ')[0]}; a fused run takes one score per document: "
+                                  f"write the node with result.to_trec_run(path, node={name!r}, duplicates='first') and "
+                                  "fuse that file.") from None
             names.append(f"{where} ({name})")
         elif isinstance(run, pd.DataFrame):
             frame = run

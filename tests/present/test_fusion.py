@@ -236,3 +236,20 @@ def test_the_searched_score_is_pytrec_evals(measure):
     per_query = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut.10"}).evaluate(run_dict(search.fused))
     assert search.score == pytest.approx(np.mean([v["ndcg_cut_10"] for v in per_query.values()]), abs=1e-9)
     assert search.score == search.trials["nDCG@10"].max()
+
+
+def test_results_of_several_nodes_and_duplicates():
+    demo = evalframe.load_demo_result()  # Retriever ranks documents, with a document twice in a query
+    with pytest.raises(evalframe.SchemaError, match=r"run 1: node 'Retriever', query '\w+': document 'doc-python' is "
+                                                   r"retrieved twice; .*to_trec_run\(path, node='Retriever', "
+                                                   r"duplicates='first'\) and fuse that file"):
+        evalframe.fuse([demo, A])
+    with pytest.raises(InvalidParameterError, match=r"node 'Retreiver' is not in run 1 .*Did you mean 'Retriever'\?"):
+        evalframe.fuse([demo, A], node="Retreiver")
+
+
+def test_an_empty_fused_run_is_not_written(tmp_path):
+    assert len(evalframe.fuse([{}, {"q1": {}}])) == 0
+    with pytest.raises(evalframe.SaveError, match=r"holds no retrieved document"):
+        evalframe.fuse([{}, {"q1": {}}], output=tmp_path / "fused.txt")
+    assert not list(tmp_path.iterdir())
