@@ -100,6 +100,24 @@ def test_the_grid_search_finds_the_known_best_weights():
                                      step=0.1).measure == "RR"
 
 
+@pytest.mark.stress  # ranx's import takes seconds
+def test_ranx_optimize_fusion_finds_the_same_weights():
+    import warnings
+
+    import ranx
+
+    run_a = {"q1": {"r": 0.35, "z": 0.0}, "q2": {"r": 0.0, "z": 0.25}, "q3": {"r": 1.0, "z": 0.0}}
+    run_b = {"q1": {"r": 0.0, "z": 0.65}, "q2": {"r": 0.75, "z": 0.0}, "q3": {"r": 1.0, "z": 0.0}}
+    run_c = {q: {"r": 0.0, "z": 10.0} for q in ("q1", "q2", "q3")}
+    qrels = {q: {"r": 1, "z": 0} for q in ("q1", "q2", "q3")}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = ranx.optimize_fusion(ranx.Qrels(qrels), [ranx.Run(run) for run in (run_a, run_b, run_c)], norm=None,
+                                      method="wsum", metric="mrr", step=0.1, show_progress=False)
+    ours = evalframe.optimize_fusion([run_a, run_b, run_c], qrels, measure="RR", method="wsum", norm="none", step=0.1)
+    assert tuple(float(w) for w in theirs["weights"]) == ours.weights == (0.7, 0.3, 0.0)
+
+
 @pytest.mark.parametrize(("relevant", "best_k"), [("x", 1.0), ("y", 10.0)])
 def test_rrf_k_search(relevant, best_k, tmp_path):
     """x: rank 1 in A, 4 in B; y: rank 2 in both. 1/(k+1) + 1/(k+4) > 2/(k+2) exactly when k < 2."""
