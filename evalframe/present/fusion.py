@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..analysis.fusion import (RRF_K, FusionSpec, RunGrid, check_fusion, check_runs, check_weights, fused_run, fused_scores,
+from ..analysis.fusion import (RRF_K, FusionSpec, RunGrid, check_fusion, check_runs, fused_run, fused_scores,
                                read_fusion_runs, weight_grid)
 from ..errors import EvalframeError, InvalidParameterError
 from ..io.trec import check_tag, write_run
@@ -262,7 +262,6 @@ def optimize_fusion(runs: Sequence[Any], qrels: Any, *, measure: str = "nDCG@10"
     best: tuple[float, tuple[float, ...], float, pd.DataFrame] | None = None
     label = measure
     for candidate in candidates:
-        check_weights(list(candidate), n_runs)
         for k_value in k_values:
             trial = FusionSpec(spec.method, spec.norm, candidate, k_value, spec.depth)
             fused = fused_run(grid, fused_scores(grid, trial, normalised), spec.depth)
