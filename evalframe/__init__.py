@@ -47,6 +47,7 @@ if TYPE_CHECKING:  # loaded on first use by __getattr__ below; imported here for
     from .sources.runs import read_runs
     from .schema import Answer, Document, Label, MultiLabel, Span, TableCell
     from .present.demo import load_demo_result, load_demo_runs
+    from .present.fusion import FusionSearch, fuse, optimize_fusion
 
 #: The public names whose modules load pandas (or rapidfuzz and multiprocessing, the evaluators): each is imported
 #: by :func:`__getattr__` when first asked for (PEP 562), so that ``import evalframe`` and the ``evalframe``
@@ -61,6 +62,7 @@ _ON_FIRST_USE = {
     "runs": ("read_runs",),
     "schema": ("Answer", "Document", "Label", "MultiLabel", "Span", "TableCell"),
     "demo": ("load_demo_result", "load_demo_runs"),
+    "fusion": ("fuse", "optimize_fusion", "FusionSearch"),
 }
 #: The subpackages and modules reached as attributes (``evalframe.analysis``) that the package no longer imports itself.
 _SUBPACKAGES = ("analysis", "evaluators", "frames", "io", "present", "report", "result", "schema", "sources")
@@ -102,6 +104,10 @@ if not TYPE_CHECKING:  # hidden from type checkers, which would otherwise take a
             from .present import demo
 
             module = demo
+        elif name in _ON_FIRST_USE["fusion"]:
+            from .present import fusion
+
+            module = fusion
         elif name in _SUBPACKAGES:  # ``import evalframe`` then ``evalframe.analysis``: as when the package imported them
             return importlib.import_module(f".{name}", __name__)
         else:
@@ -127,6 +133,7 @@ __all__ = [
     "EVAL_MODES",
     "EvaluationResult",
     "EvalframeError",
+    "FusionSearch",
     "InvalidParameterError",
     "Label",
     "LoadError",
@@ -147,8 +154,10 @@ __all__ = [
     "UnknownNodeError",
     "__version__",
     "compare",
+    "fuse",
     "load_demo_result",
     "load_demo_runs",
+    "optimize_fusion",
     "print_eval_report",
     "read_runs",
     "worst_by_delta",

@@ -34,6 +34,7 @@ from ..sources.runs import query_lines, read_runs
 from ..trec_compare import MAX_P as TREC_MAX_P
 from ..trec_compare import compare as compare_runs
 from .demo import load_demo_runs
+from .fusion import fuse_command
 from .parsers import TREC_DEFAULT_MEASURES, options_given, print_warning
 
 __all__ = ["COMMANDS"]
@@ -420,5 +421,5 @@ def _trec(args: argparse.Namespace) -> str:
 #: Each command's implementation, by name (``list-metrics`` is :mod:`evalframe.present.cli`'s).
 COMMANDS: dict[str, Callable[[argparse.Namespace], str]] = {
     "demo": _demo, "metrics": _metrics, "compare": _compare, "worst": _worst, "convert": _convert, "flatten": _flatten,
-    "report": _report, "trec": _trec}
+    "report": _report, "trec": _trec, "fuse": fuse_command}
 

@@ -271,6 +271,34 @@ def build() -> tuple[argparse.ArgumentParser, dict[str, Command]]:
     trec.add_argument("--digits", type=int, default=4, help="decimals of the tsv and markdown values (default 4, as "
                       "trec_eval; json keeps every digit)")
 
+    fuse = commands.add_parser(
+        "fuse", help="fuse TREC runs into one run file (RRF, CombSUM, CombMNZ, ...; weights searched with --optimize)",
+        description="Fuse two or more TREC run files into one, written atomically as a TREC run file. With --optimize "
+                    "MEASURE --qrels QRELS the weights (and RRF's k) are searched on a grid first, as ranx's "
+                    "optimize_fusion. See docs/ir-researchers.md#fusing-runs.")
+    fuse.add_argument("runs", type=Path, nargs="+", metavar="RUN", help="two or more TREC run files (plain or .gz)")
+    fuse.add_argument("-o", "--out", type=Path, required=True, help="the fused TREC run file to write")
+    fuse.add_argument("--method", default="rrf", metavar="NAME",
+                      help="rrf (default), combsum, combmnz, combmax, combmin, combanz, combmed (ranx's names too: wsum)")
+    fuse.add_argument("--weights", default=None, metavar="W,W,...",
+                      help="one weight >= 0 per run, comma-separated (default: 1 each; with --optimize: searched)")
+    fuse.add_argument("--norm", default=None, metavar="NAME",
+                      help="min-max (default of the score methods), zmuv, sum, max, rank, none; not for rrf")
+    fuse.add_argument("-k", type=float, default=60.0, help="RRF's constant k (default 60)")
+    fuse.add_argument("--depth", type=_positive_int("documents kept per fused query"), default=None, metavar="N",
+                      help="keep the first N documents of each fused query (default: all)")
+    fuse.add_argument("--tag", default=None, help="the fused run's name in column 6 (default fused-METHOD)")
+    fuse.add_argument("--optimize", default=None, metavar="MEASURE",
+                      help="search the weights (and rrf's k) that maximise this measure on --qrels, e.g. nDCG@10")
+    fuse.add_argument("--qrels", type=Path, default=None, metavar="QRELS", help="with --optimize: the training qrels")
+    fuse.add_argument("--step", type=float, default=None, help="with --optimize: the weights' grid step (default 0.1)")
+    fuse.add_argument("--ks", default=None, metavar="K,K,...",
+                      help="with --optimize and rrf: the k values to try (default 10,20,...,100)")
+    fuse.add_argument("-c", "--complete", action="store_true",
+                      help="with --optimize: the qrels' queries no run retrieved for count as 0 (trec_eval -c)")
+    fuse.add_argument("--format", default="table", choices=TABLE_FORMAT_NAMES,
+                      help="with --optimize: how the best trials are printed (default table)")
+
     commands.add_parser("list-metrics", help="the metrics evalframe computes")
     return parser, commands.choices
 
