@@ -49,12 +49,14 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-from .trec_kernels import cutoff_sums, divide
+from ..errors import InvalidParameterError
+from .trec_kernels import RankedRows, cutoff_sums, divide
 
 __all__ = [
     "Subtopics",
@@ -67,6 +69,15 @@ __all__ = [
     "ap_ia",
     "compat",
     "ideal_gains",
+    "alpha_ndcg_table",
+    "alpha_dcg_table",
+    "err_ia_table",
+    "nerr_ia_table",
+    "p_ia_table",
+    "strecall_table",
+    "ap_ia_table",
+    "compat_table",
+    "SUBTOPIC_KERNELS",
 ]
 
 
@@ -111,13 +122,20 @@ def _ranked_pairs(subtopics: Subtopics, level: int, judged_only: bool, ranked: t
                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(query, position, subtopic) of the relevant judgments of ranked rows, sorted by query and position.
 
-    ``ranked``: the (row_query, position) of the rows being evaluated (sorted); judgments of other rows are dropped
-    (a row cut off by the caller). With ``judged_only``, positions count only the rows with a judgment.
+    With ``judged_only``, positions count only the rows with a judgment (any grade: ir_measures' ``judged_only``, the
+    unjudged rows removed and the ranks closed up). ``ranked``: the (query, position) of the rows evaluated, sorted,
+    positions counted the same way; the judgments of other rows are dropped (rows cut off by the caller).
     """
     query = np.asarray(subtopics.row_query, dtype=np.int64)
     position = np.asarray(subtopics.row_position, dtype=np.int64)
     subtopic = np.asarray(subtopics.row_subtopic, dtype=np.int64)
     grade = np.asarray(subtopics.row_grade, dtype=np.int64)
+    if judged_only and len(query):
+        # a row is judged when it has a judgment (any grade): its new position counts the judged rows above it
+        first = np.diff(query * (int(position.max()) + 1) + position, prepend=-1) != 0
+        row_number = np.cumsum(first) - 1  # index among the judged rows, over every query
+        query_start = np.searchsorted(query[first], np.arange(int(query.max()) + 1))
+        position = row_number - query_start[query]
     if ranked is not None and len(query):
         rank_query, rank_position = (np.asarray(a, dtype=np.int64) for a in ranked)
         width = int(max(position.max(initial=0), rank_position.max(initial=0))) + 1
@@ -126,12 +144,6 @@ def _ranked_pairs(subtopics: Subtopics, level: int, judged_only: bool, ranked: t
         found = np.minimum(np.searchsorted(keys, wanted), max(len(keys) - 1, 0))
         kept = (keys[found] == wanted) if len(keys) else np.zeros(len(wanted), dtype=bool)
         query, position, subtopic, grade = query[kept], position[kept], subtopic[kept], grade[kept]
-    if judged_only and len(query):
-        # a row is judged when it has a judgment (any grade): its new position counts the judged rows above it
-        first = np.diff(query * (int(position.max()) + 1) + position, prepend=-1) != 0
-        row_number = np.cumsum(first) - 1  # index among the judged rows, over every query
-        query_start = np.searchsorted(query[first], np.arange(int(query.max()) + 1))
-        position = row_number - query_start[query]
     relevant = grade >= level
     return query[relevant], position[relevant], subtopic[relevant]
 
@@ -359,7 +371,92 @@ def compat(row_query: np.ndarray, position: np.ndarray, grade: np.ndarray, judge
     ideal_rank = above + tied_above + 1
     enters = np.maximum(pos + 1, ideal_rank)  # the depth from which the document is in both prefixes
     overlap = np.bincount(q, weights=harmonic[depth[q]] - harmonic[enters - 1], minlength=n_queries)
+    # the overlap is at most the ideal ranking's own (and than Σ p^(i-1)): a ratio above 1 is a rounding of the
+    # tables' differences, not a value
     if not normalize:
-        return divide(overlap, weights[depth])
+        return np.minimum(divide(overlap, weights[depth]), 1.0)
     best = weights[ideal_length] + ideal_length * (harmonic[depth] - harmonic[ideal_length])
-    return divide(overlap, best)
+    return np.minimum(divide(overlap, best), 1.0)
+
+
+# ------------------------------------------------------------------------------------ table kernels
+def _subtopics_of(rows: RankedRows, measure: str) -> Subtopics:
+    if not isinstance(rows.subtopics, Subtopics):
+        raise InvalidParameterError(
+            f"{measure} is a diversity measure: it reads subtopic judgments (a qrels whose second column is the "
+            "subtopic, `qid subtopic docid relevance`), and these qrels were read without them. Read them with "
+            "subtopics=True: EvaluationResult.from_trec(run, qrels, subtopics=True), or evalframe trec --subtopics "
+            "RUN QRELS.")
+    return rows.subtopics
+
+
+def _ranked(rows: RankedRows) -> tuple[tuple[np.ndarray, np.ndarray], bool]:
+    """The (query, position) of the judged rows :func:`evalframe.metrics.trec.evaluate` hands over, and whether their
+    positions count the judged rows only: it hands the whole ranking (unjudged rows with their ranks), or with
+    ``judged_only`` the judged rows ranked again among themselves; either way a ranking without unjudged rows ranks
+    its judged ones by their order among the judged ones."""
+    judged = rows.judged
+    return (judged.row_query, judged.position), len(judged.row_query) == len(rows.row_query)
+
+
+def _cutoff_table(kernel: Any, measure: str, rows: RankedRows, level: int, cutoffs: Sequence[int | float],
+                  **options: Any) -> np.ndarray:
+    ranked, renumbered = _ranked(rows)
+    return np.asarray(kernel(_subtopics_of(rows, measure), level, [int(k) for k in cutoffs], n_queries=rows.n_queries,
+                             judged_only=renumbered, ranked=ranked, **options))
+
+
+def alpha_ndcg_table(rows: RankedRows, level: int, cutoffs: Sequence[int | float], params: Mapping[str, Any]
+                     ) -> np.ndarray:
+    """alpha_nDCG@k (:func:`alpha_ndcg`), ``params["alpha"]`` (default 0.5)."""
+    return _cutoff_table(alpha_ndcg, "alpha_nDCG", rows, level, cutoffs, alpha=float(params.get("alpha", 0.5)))
+
+
+def alpha_dcg_table(rows: RankedRows, level: int, cutoffs: Sequence[int | float], params: Mapping[str, Any]
+                    ) -> np.ndarray:
+    """alpha_DCG@k (:func:`alpha_dcg`), ``params["alpha"]`` (default 0.5)."""
+    return _cutoff_table(alpha_dcg, "alpha_DCG", rows, level, cutoffs, alpha=float(params.get("alpha", 0.5)))
+
+
+def err_ia_table(rows: RankedRows, level: int, cutoffs: Sequence[int | float], params: Mapping[str, Any]
+                 ) -> np.ndarray:
+    """ERR_IA@k (:func:`err_ia`, ndeval's alpha 0.5)."""
+    return _cutoff_table(err_ia, "ERR_IA", rows, level, cutoffs)
+
+
+def nerr_ia_table(rows: RankedRows, level: int, cutoffs: Sequence[int | float], params: Mapping[str, Any]
+                  ) -> np.ndarray:
+    """nERR_IA@k (:func:`nerr_ia`, ndeval's alpha 0.5)."""
+    return _cutoff_table(nerr_ia, "nERR_IA", rows, level, cutoffs)
+
+
+def p_ia_table(rows: RankedRows, level: int, cutoffs: Sequence[int | float], params: Mapping[str, Any]) -> np.ndarray:
+    """P_IA@k (:func:`precision_ia`)."""
+    return _cutoff_table(precision_ia, "P_IA", rows, level, cutoffs)
+
+
+def strecall_table(rows: RankedRows, level: int, cutoffs: Sequence[int | float], params: Mapping[str, Any]
+                   ) -> np.ndarray:
+    """StRecall@k (:func:`subtopic_recall`)."""
+    return _cutoff_table(subtopic_recall, "StRecall", rows, level, cutoffs)
+
+
+def ap_ia_table(rows: RankedRows, level: int, cutoffs: Sequence[int | float], params: Mapping[str, Any]) -> np.ndarray:
+    """AP_IA (:func:`ap_ia`), one column (no cutoff)."""
+    ranked, renumbered = _ranked(rows)
+    return ap_ia(_subtopics_of(rows, "AP_IA"), level, n_queries=rows.n_queries, judged_only=renumbered,
+                 ranked=ranked)[:, None]
+
+
+def compat_table(rows: RankedRows, level: int, cutoffs: Sequence[int | float], params: Mapping[str, Any]
+                 ) -> np.ndarray:
+    """Compat (:func:`compat`), ``params["p"]`` (default 0.95) and ``params["normalize"]`` (default True); one
+    column. The judged rows suffice (an unjudged one overlaps nothing), with the ranking's length."""
+    judged = rows.judged
+    return compat(judged.row_query, judged.position, judged.grade, rows.judged_query, rows.judged_grade, rows.num_ret,
+                  rows.n_queries, p=float(params.get("p", 0.95)), normalize=bool(params.get("normalize", True)))[:, None]
+
+
+#: The table kernels that read subtopic judgments (``RankedRows.subtopics``).
+SUBTOPIC_KERNELS = frozenset({alpha_ndcg_table, alpha_dcg_table, err_ia_table, nerr_ia_table, p_ia_table,
+                              strecall_table, ap_ia_table})
