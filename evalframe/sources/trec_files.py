@@ -496,8 +496,9 @@ def read_subtopic_qrels(qrels: SubtopicQrelsInput) -> pd.DataFrame:
         grades = text.to_numpy(dtype=object).astype(np.int64)
     except (ValueError, OverflowError) as exc:
         raise_bad_line(path, QRELS_FORMAT, exc)
-    table = pd.DataFrame({"qid": frame[0].to_numpy(dtype=object), "subtopic": frame[1].to_numpy(dtype=object),
-                          "docid": frame[2].to_numpy(dtype=object), "relevance": grades})
+    table = pd.DataFrame({"qid": pd.Series(frame[0].to_numpy(dtype=object), dtype=object),
+                          "subtopic": pd.Series(frame[1].to_numpy(dtype=object), dtype=object),
+                          "docid": pd.Series(frame[2].to_numpy(dtype=object), dtype=object), "relevance": grades})
     if table.duplicated(["qid", "subtopic", "docid"]).any():
         _subtopic_duplicate(path)
     return table
