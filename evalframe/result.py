@@ -95,9 +95,11 @@ def _trec_judged_rows(source: TrecNodeSource, node: str, subtopics: pd.DataFrame
     rows = judged_rows_of_codes(*codes, where=f"node {node!r} (document rows, eval_mode={eval_mode!r})")
     if subtopics is None:
         return rows
-    judged = subtopics_of_ids(rows.row_query, source.ids.doc_values()[codes[1]], rows.query_ids,
-                              subtopics["qid"].to_numpy(dtype=object), subtopics["subtopic"].to_numpy(dtype=object),
-                              subtopics["docid"].to_numpy(dtype=object), subtopics["relevance"].to_numpy())
+    # made when a diversity measure first reads them (the other measures never do)
+    judged = functools.cache(functools.partial(
+        subtopics_of_ids, rows.row_query, source.ids.doc_values()[codes[1]], rows.query_ids,
+        subtopics["qid"].to_numpy(dtype=object), subtopics["subtopic"].to_numpy(dtype=object),
+        subtopics["docid"].to_numpy(dtype=object), subtopics["relevance"].to_numpy()))
     return dataclasses.replace(rows, subtopics=judged)
 
 

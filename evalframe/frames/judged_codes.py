@@ -10,6 +10,7 @@ arrays from a node frame.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -43,9 +44,10 @@ class JudgedRows:
         Per judgment: its query code and grade.
     in_run, in_qrels : numpy.ndarray
         Per query (bool): whether it ranks a document, whether it has a judgment.
-    subtopics : Subtopics or None
+    subtopics : Subtopics, a function returning them, or None
         The subtopic judgments of the queries and of the ranked rows (the diversity measures'), when the qrels were
-        read with their subtopics (``EvaluationResult.from_trec(..., subtopics=True)``); else None.
+        read with their subtopics (``EvaluationResult.from_trec(..., subtopics=True)``); a function (cached) makes
+        them when a diversity measure first reads them. None: the qrels have no subtopics.
 
     Examples
     --------
@@ -66,7 +68,7 @@ class JudgedRows:
     judged_grade: np.ndarray  # its grade
     in_run: np.ndarray  # bool per query: the query ranks at least one document
     in_qrels: np.ndarray  # bool per query: the query has at least one judged document
-    subtopics: Subtopics | None = None  # subtopic judgments, from a subtopic qrels
+    subtopics: Subtopics | Callable[[], Subtopics] | None = None  # subtopic judgments, from a subtopic qrels
 
     @property
     def n_queries(self) -> int:

@@ -381,13 +381,16 @@ def compat(row_query: np.ndarray, position: np.ndarray, grade: np.ndarray, judge
 
 # ------------------------------------------------------------------------------------ table kernels
 def _subtopics_of(rows: RankedRows, measure: str) -> Subtopics:
-    if not isinstance(rows.subtopics, Subtopics):
+    """``rows.subtopics``: the :class:`Subtopics`, or a function making them (called here: made on first use, when
+    a diversity measure is asked for)."""
+    given = rows.subtopics() if callable(rows.subtopics) else rows.subtopics
+    if not isinstance(given, Subtopics):
         raise InvalidParameterError(
             f"{measure} is a diversity measure: it reads subtopic judgments (a qrels whose second column is the "
             "subtopic, `qid subtopic docid relevance`), and these qrels were read without them. Read them with "
             "subtopics=True: EvaluationResult.from_trec(run, qrels, subtopics=True), or evalframe trec --subtopics "
             "RUN QRELS.")
-    return rows.subtopics
+    return given
 
 
 def _ranked(rows: RankedRows) -> tuple[tuple[np.ndarray, np.ndarray], bool]:
