@@ -479,7 +479,7 @@ REGISTRY: tuple[Metric, ...] = (
                  cutoff="required", bounds=None,
                  bounds_note="[0, 1] for k ≥ 2; at k = 1 ndeval leaves g(1) unnormalised (up to S)",
                  params=(JUDGED_ONLY,), kernel=diversity_kernels.err_ia_table, reference="ir_measures"),
-    trec_measure("nERR_IA", "Intent-aware ERR normalised by ndeval's greedy ideal ranking (alpha 0.5).",
+    trec_measure("nERR_IA", "Intent-aware ERR over subtopics, normalised by ndeval's greedy ideal ranking (alpha 0.5).",
                  "(Σ_{r ≤ k} g(r) / r) / (the same sum over the greedy ideal ranking)",
                  cutoff="required", bounds=None, bounds_note="[0, 1] but where the run beats the greedy ideal ranking",
                  params=(JUDGED_ONLY,), kernel=diversity_kernels.nerr_ia_table, reference="ir_measures"),

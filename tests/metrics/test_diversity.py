@@ -28,7 +28,7 @@ import pandas as pd
 import pytest
 from ir_measures import AP_IA, ERR_IA, P_IA, Compat, StRecall, alpha_DCG, alpha_nDCG, nERR_IA
 
-from evalframe import EvaluationResult
+from evalframe import EvaluationResult, compare
 from evalframe.errors import InvalidParameterError, LoadError
 from evalframe.present.cli import main
 from evalframe.sources.trec_files import read_qrels, read_subtopic_qrels
@@ -358,3 +358,33 @@ def test_the_subtopic_qrels_reader(tmp_path):
         read_qrels(path, subtopics="yes")  # type: ignore[arg-type]
     with pytest.raises(InvalidParameterError, match=r"qrels\['q1'\]\['d1'\] must be a dict \{docid: grade\}"):
         EvaluationResult.from_trec({"q1": {"d1": 1.0}}, {"q1": {"d1": 1}}, subtopics=True, progress=False)
+
+
+def test_the_analyses_take_the_diversity_measures(tmp_path):
+    """query_metrics(measures=), sliced_metrics, metrics_at_k, compare and the report: the per-query values of
+    trec_query_metrics, and their means."""
+    names = ["alpha_nDCG@3", "alpha_DCG@3", "ERR_IA@3", "nERR_IA@3", "P_IA@3", "AP_IA", "StRecall@3", "Compat"]
+    first = tmp_path / "a"
+    first.mkdir()
+    run_a, qrels_path = write(first, EXAMPLE_QRELS, EXAMPLE_RUN)
+    other = {q: {d: -score for d, score in docs.items()} for q, docs in EXAMPLE_RUN.items()}  # reversed rankings
+    run_b, _ = write(tmp_path, EXAMPLE_QRELS, other)
+    a, b = (EvaluationResult.from_trec(run, qrels_path, subtopics=True, progress=False) for run in (run_a, run_b))
+    per_query = a.trec_query_metrics(names)
+    assert len(per_query) == 2
+    got = a.query_metrics("Retriever", measures=names).loc[per_query.index, names]
+    np.testing.assert_allclose(got.to_numpy(), per_query.to_numpy(), rtol=0, atol=1e-15)
+    sliced = a.sliced_metrics("query", measures=names).droplevel("node")
+    np.testing.assert_allclose(sliced[names].reindex(per_query.index).to_numpy(), per_query.to_numpy(), rtol=0,
+                               atol=1e-15)
+    at_k = a.metrics_at_k(ks=(3,), measures=["alpha_nDCG", "P_IA", "StRecall"])
+    for name in ("alpha_nDCG", "P_IA", "StRecall"):
+        assert at_k[(at_k["metric"] == name) & (at_k["k"] == 3)]["value"].iloc[0] == pytest.approx(
+            per_query[f"{name}@3"].mean(), abs=1e-12)
+    table = compare(a, b, metrics=names, rounds=50)
+    per_query_b = b.trec_query_metrics(names)
+    for name in names:
+        assert table.loc[name, "mean_a"] == pytest.approx(per_query[name].mean(), abs=1e-12), name
+        assert table.loc[name, "mean_b"] == pytest.approx(per_query_b[name].mean(), abs=1e-12), name
+    text = a.report(measures=names, charts=False).text
+    assert all(name in text for name in names)
