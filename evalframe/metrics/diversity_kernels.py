@@ -18,7 +18,10 @@ novelty-discounted gain at rank r:
 * ``ERR_IA@k`` / ``nERR_IA@k``: as alpha_DCG / alpha_nDCG with the discount 1 / r;
 * ``P_IA@k``: relevant (document, subtopic) pairs in the top k over ``k S``;
 * ``StRecall@k``: subtopics with a relevant document in the top k, over ``S``;
-* ``AP_IA``: the mean over the S subtopics of each one's average precision over the whole ranking.
+* ``AP_IA``: the mean over the S subtopics of each one's average precision over the whole ranking;
+* ``NRBP`` (Clarke, Kolla and Vechtomova 2009): ``(1 - (1 - alpha) beta) / S Σ_r beta^(r-1) g(r)`` over the whole
+  ranking; ``nNRBP``: the same sum over the greedy ideal ranking's (ndeval divides 0 by 0 for a query with S = 0:
+  NaN, no value).
 
 A query with ``S = 0`` scores 0 on each. A ranked document without any judgment takes its rank and adds nothing;
 with ``judged_only`` (ir_measures' parameter) such documents are removed first and the ranks close up.
@@ -67,6 +70,8 @@ __all__ = [
     "precision_ia",
     "subtopic_recall",
     "ap_ia",
+    "nrbp",
+    "nnrbp",
     "compat",
     "ideal_gains",
     "alpha_ndcg_table",
@@ -76,6 +81,8 @@ __all__ = [
     "p_ia_table",
     "strecall_table",
     "ap_ia_table",
+    "nrbp_table",
+    "nnrbp_table",
     "compat_table",
     "SUBTOPIC_KERNELS",
 ]
@@ -332,6 +339,39 @@ def ap_ia(subtopics: Subtopics, level: int, *, n_queries: int, judged_only: bool
     return divide(np.bincount(query, weights=precision, minlength=n_queries), subtopics.n_subtopics(level, n_queries))
 
 
+def _decay(position: np.ndarray, beta: float) -> np.ndarray:
+    """beta^position, by ndeval's repeated product."""
+    depth = int(np.max(position, initial=-1)) + 1
+    return np.cumprod(np.concatenate(([1.0], np.full(max(depth - 1, 0), beta))))[:depth][position]
+
+
+def nrbp(subtopics: Subtopics, level: int, *, n_queries: int, alpha: float = 0.5, beta: float = 0.5,
+         ranked: tuple[np.ndarray, np.ndarray] | None = None, judged_only: bool = False) -> np.ndarray:
+    """ndeval's NRBP per query, over the whole ranking (0 when S = 0)."""
+    query, position, subtopic = _ranked_pairs(subtopics, level, judged_only, ranked)
+    summed = np.bincount(query, weights=_novelty(query, position, subtopic, alpha) * _decay(position, beta),
+                         minlength=n_queries)
+    return divide(summed * (1.0 - (1.0 - alpha) * beta), subtopics.n_subtopics(level, n_queries))
+
+
+def nnrbp(subtopics: Subtopics, level: int, *, n_queries: int, alpha: float = 0.5, beta: float = 0.5,
+          ranked: tuple[np.ndarray, np.ndarray] | None = None, judged_only: bool = False,
+          num_ret: np.ndarray | None = None) -> np.ndarray:
+    """ndeval's nNRBP per query: the ranking's NRBP sum over the greedy ideal ranking's; NaN when S = 0 (ndeval's
+    0 / 0: the query has no value), but 0 for a query without a ranking (``num_ret`` 0: ndeval's -c, ir_measures)."""
+    query, position, subtopic = _ranked_pairs(subtopics, level, judged_only, ranked)
+    run = np.bincount(query, weights=_novelty(query, position, subtopic, alpha) * _decay(position, beta),
+                      minlength=n_queries)
+    depth = int(np.bincount(subtopics.doc_query, minlength=n_queries).max(initial=0))
+    gains = ideal_gains(subtopics, level, alpha, depth, n_queries)
+    ideal = gains @ _decay(np.arange(depth), beta) if depth else np.zeros(n_queries)
+    values = np.full(n_queries, np.nan)
+    np.divide(run, ideal, out=values, where=ideal > 0)
+    if num_ret is not None:
+        values[np.asarray(num_ret) == 0] = 0.0
+    return values
+
+
 def compat(row_query: np.ndarray, position: np.ndarray, grade: np.ndarray, judged_query: np.ndarray,
            judged_grade: np.ndarray, num_ret: np.ndarray, n_queries: int, p: float = 0.95,
            normalize: bool = True) -> np.ndarray:
@@ -451,6 +491,21 @@ def ap_ia_table(rows: RankedRows, level: int, cutoffs: Sequence[int | float], pa
                  ranked=ranked)[:, None]
 
 
+def nrbp_table(rows: RankedRows, level: int, cutoffs: Sequence[int | float], params: Mapping[str, Any]) -> np.ndarray:
+    """NRBP (:func:`nrbp`), ``params["alpha"]`` and ``params["beta"]`` (default 0.5 each); one column."""
+    ranked, renumbered = _ranked(rows)
+    return nrbp(_subtopics_of(rows, "NRBP"), level, n_queries=rows.n_queries, alpha=float(params.get("alpha", 0.5)),
+                beta=float(params.get("beta", 0.5)), ranked=ranked, judged_only=renumbered)[:, None]
+
+
+def nnrbp_table(rows: RankedRows, level: int, cutoffs: Sequence[int | float], params: Mapping[str, Any]) -> np.ndarray:
+    """nNRBP (:func:`nnrbp`), ``params["alpha"]`` and ``params["beta"]`` (default 0.5 each); one column."""
+    ranked, renumbered = _ranked(rows)
+    return nnrbp(_subtopics_of(rows, "nNRBP"), level, n_queries=rows.n_queries, alpha=float(params.get("alpha", 0.5)),
+                 beta=float(params.get("beta", 0.5)), ranked=ranked, judged_only=renumbered,
+                 num_ret=rows.num_ret)[:, None]
+
+
 def compat_table(rows: RankedRows, level: int, cutoffs: Sequence[int | float], params: Mapping[str, Any]
                  ) -> np.ndarray:
     """Compat (:func:`compat`), ``params["p"]`` (default 0.95) and ``params["normalize"]`` (default True); one
@@ -462,4 +517,4 @@ def compat_table(rows: RankedRows, level: int, cutoffs: Sequence[int | float], p
 
 #: The table kernels that read subtopic judgments (``RankedRows.subtopics``).
 SUBTOPIC_KERNELS = frozenset({alpha_ndcg_table, alpha_dcg_table, err_ia_table, nerr_ia_table, p_ia_table,
-                              strecall_table, ap_ia_table})
+                              strecall_table, ap_ia_table, nrbp_table, nnrbp_table})

@@ -498,6 +498,19 @@ REGISTRY: tuple[Metric, ...] = (
                  "\\|{j : a d in the top k is relevant to j}\\| / S",
                  synonyms=(Name("strec"),), cutoff="required",
                  kernel=diversity_kernels.strecall_table, reference="ir_measures"),
+    trec_measure("NRBP", "Novelty- and rank-biased precision (Clarke et al. 2009): the novelty-discounted gains over "
+                         "the subtopics, each rank weighted beta^(r-1), over the whole ranking.",
+                 "(1 − (1 − alpha) beta) / S Σ_r beta^(r−1) g(r)",
+                 params=(Param("alpha", "float", 0.5, description="redundancy intolerance"),
+                         Param("beta", "float", 0.5, description="patience")),
+                 kernel=diversity_kernels.nrbp_table, reference="ir_measures"),
+    trec_measure("nNRBP", "NRBP over subtopics, normalised by ndeval's greedy ideal ranking.",
+                 "(Σ_r beta^(r−1) g(r)) / (the same sum over the greedy ideal ranking); no value when S = 0",
+                 params=(Param("alpha", "float", 0.5, description="redundancy intolerance"),
+                         Param("beta", "float", 0.5, description="patience")),
+                 bounds=None, bounds_note="[0, 1] but where the run beats the greedy ideal ranking; NaN (no value) for "
+                 "a ranked query without a relevant subtopic, as ndeval (0 / 0)",
+                 kernel=diversity_kernels.nnrbp_table, reference="ir_measures"),
     trec_measure("Compat", "Compatibility (Clarke et al. 2020): the rank-biased overlap (persistence p) of the ranking "
                            "with the ideal one (grade > 0, highest first, ties in the run's order), normalised by the "
                            "ideal's with itself.",

@@ -282,6 +282,10 @@ TINY_VALUES = {  # every trec entry: a measure of it and its values per query
     "P_IA": ("P_IA@2", [2 / (2 * 2), 1 / (2 * 1)]),
     "AP_IA": ("AP_IA", [((1 / 2) / 1 + (1 / 2) / 2) / 2, 1.0]),  # query 0: s1 (B of 1), s2 (B of 2: D missed)
     "StRecall": ("StRecall@1", [0.0, 1.0]),
+    # NRBP (alpha = beta = 0.5): query 0 gains 2 at rank 2 (beta^1), query 1 gains 1 at rank 1; times (1 - 0.25) / S.
+    # nNRBP: over the greedy ideal's B (2) then D (0.5 at beta^1)
+    "NRBP": ("NRBP", [0.75 / 2 * (2 * 0.5), 0.75 / 1 * 1]),
+    "nNRBP": ("nNRBP", [(2 * 0.5) / (2 + 0.5 * 0.5), 1.0]),
     # RBO (p 0.95) of ranking A B C with the ideal B D, over that of B D with itself; query 1: E F with E, the same
     "Compat": ("Compat", [(0.95 * (1 / 2) + 0.95**2 * (1 / 3)) / (1 + 0.95 + 0.95**2 * (2 / 3)), 1.0]),
 }
@@ -402,12 +406,14 @@ def test_trec_measures_one_value_per_query_within_bounds_and_the_edge_policy(see
         got = values[str(measure)]
         assert got.shape == (n_queries,) and got.dtype == np.float64, name
         low, high = entry.bounds if entry.bounds is not None else (0.0, np.inf)
-        assert np.all((got >= low) & (got <= high)), (name, got)
+        # NaN: no value, only where the entry says so (nNRBP of a ranked query without a relevant subtopic)
+        value = ~np.isnan(got) if "NaN" in entry.bounds_note else np.ones(n_queries, dtype=bool)
+        assert np.all((got[value] >= low) & (got[value] <= high)), (name, got)
         relevant = arrays["grade"] >= measure.rel
         hits = np.bincount(arrays["row_query"], weights=relevant, minlength=n_queries)
         num_rel = np.bincount(arrays["judged_query"], weights=arrays["judged_grade"] >= measure.rel, minlength=n_queries)
-        assert np.all(got[(hits == 0) & (num_rel == 0)] == entry.policy.no_gold), name
-        assert np.all(got[(hits == 0) & (num_rel > 0)] == entry.policy.no_hit), name
+        assert np.all(got[value & (hits == 0) & (num_rel == 0)] == entry.policy.no_gold), name
+        assert np.all(got[value & (hits == 0) & (num_rel > 0)] == entry.policy.no_hit), name
 
 
 @pytest.mark.parametrize("seed", SEEDS)

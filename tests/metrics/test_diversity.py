@@ -26,7 +26,7 @@ import ir_measures
 import numpy as np
 import pandas as pd
 import pytest
-from ir_measures import AP_IA, ERR_IA, P_IA, Compat, StRecall, alpha_DCG, alpha_nDCG, nERR_IA
+from ir_measures import AP_IA, ERR_IA, NRBP, P_IA, Compat, StRecall, alpha_DCG, alpha_nDCG, nERR_IA, nNRBP
 
 from evalframe import EvaluationResult, compare
 from evalframe.errors import InvalidParameterError, LoadError
@@ -103,14 +103,15 @@ def diversity_measures(rng: random.Random) -> list[tuple[str, object, bool]]:
     alpha = rng.choice([0.5, 0.5, 0.25, 0.8])
     judged = rng.random() < 0.3
     k = rng.choice([1, 2, 3, 5, 10, 20])
-    tail = "," + "judged_only=True" if judged else ""
+    beta = rng.choice([0.5, 0.5, 0.8, 0.95])
     rel_text = f"rel={rel}" if rel != 1 else ""
 
-    def params(*parts: str) -> str:
-        given = [p for p in (*parts, rel_text, tail.lstrip(",")) if p]
+    def params(*parts: str, judged_only: bool = judged) -> str:
+        given = [p for p in (*parts, rel_text, "judged_only=True" if judged_only else "") if p]
         return f"({','.join(given)})" if given else ""
 
     alpha_text = f"alpha={alpha}" if alpha != 0.5 else ""
+    beta_text = f"beta={beta}" if beta != 0.5 else ""
     return [
         (f"alpha_nDCG{params(alpha_text)}@{k}", alpha_nDCG(alpha=alpha, rel=rel) @ k, judged),
         (f"alpha_DCG{params(alpha_text)}@{k}", alpha_DCG(alpha=alpha, rel=rel) @ k, judged),
@@ -119,6 +120,8 @@ def diversity_measures(rng: random.Random) -> list[tuple[str, object, bool]]:
         (f"P_IA{params()}@{k}", P_IA(rel=rel) @ k, judged),
         (f"AP_IA{params()}", AP_IA(rel=rel), judged),
         (f"StRecall{'(rel=2)' if rel == 2 else ''}@{k}", StRecall(rel=rel) @ k, False),
+        (f"NRBP{params(alpha_text, beta_text, judged_only=False)}", NRBP(alpha=alpha, beta=beta, rel=rel), False),
+        (f"nNRBP{params(alpha_text, beta_text, judged_only=False)}", nNRBP(alpha=alpha, beta=beta, rel=rel), False),
     ]
 
 
@@ -146,6 +149,9 @@ def agree(tmp_path: Path, seed: int, cases: int) -> dict[str, int]:
             assert set(table.index) == set(expected), (name, qrels, run)
             got = table[column].to_dict()
             for q, value in expected.items():
+                if math.isnan(value):  # nNRBP of a ranked query without a relevant subtopic: ndeval's 0 / 0
+                    assert math.isnan(got[q]), (name, q, qrels, run)
+                    continue
                 assert got[q] == pytest.approx(value, rel=0, abs=1e-9), (name, q, qrels, run)
             family = name.split("(")[0].split("@")[0]
             compared[family] = compared.get(family, 0) + len(expected)
@@ -155,7 +161,8 @@ def agree(tmp_path: Path, seed: int, cases: int) -> dict[str, int]:
 # ---------------------------------------------------------------------------------------------- against ir_measures
 def test_random_and_adversarial_runs_agree_with_ir_measures(tmp_path):
     compared = agree(tmp_path, seed=27, cases=12)
-    assert set(compared) == {"alpha_nDCG", "alpha_DCG", "ERR_IA", "nERR_IA", "P_IA", "AP_IA", "StRecall", "Compat"}
+    assert set(compared) == {"alpha_nDCG", "alpha_DCG", "ERR_IA", "nERR_IA", "P_IA", "AP_IA", "StRecall", "NRBP", "nNRBP",
+                             "Compat"}
 
 
 @pytest.mark.stress
@@ -279,6 +286,8 @@ NAMES = {  # every name a diversity measure is accepted by -> its canonical name
     "MAP_IA": ("AP_IA", AP_IA),
     "StRecall@20": ("StRecall@20", StRecall @ 20),
     "strec@20": ("StRecall@20", StRecall @ 20),  # ndeval's name
+    "NRBP": ("NRBP", NRBP),
+    "nNRBP(beta=0.8)": ("nNRBP(beta=0.8)", nNRBP(beta=0.8)),
     "Compat": ("Compat", Compat),
     "Compat(p=0.8,normalize=False)": ("Compat(normalize=False,p=0.8)", Compat(p=0.8, normalize=False)),
 }
