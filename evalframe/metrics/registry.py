@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InvalidParameterError
-from . import kernels, trec_kernels
+from . import diversity_kernels, kernels, trec_kernels
 from .kernels import HAYSTACK_EDGE_POLICY, ZERO_EDGE_POLICY, DocumentCounts, EdgePolicy
 
 __all__ = [
@@ -453,6 +453,73 @@ REGISTRY: tuple[Metric, ...] = (
                  "the judged non-relevant documents ranked above d (the term is 1 when n(d) = 0)",
                  trec_eval=(TrecEvalName("bpref"),), synonyms=(Name("BPref"),),
                  kernel=trec_kernels.bpref_table, finish=trec_kernels.as_is),
+    # ---------------------------------------------------------------- diversity (subtopic qrels) and Compat
+    # ndeval's measures as ir_measures runs them (pyndeval): they read subtopic judgments (from_trec(...,
+    # subtopics=True)); binary per subtopic (grade >= rel), S the query's subtopics with a relevant document,
+    # g(r) the novelty-discounted gain of rank r (diversity_kernels). Compat reads the ordinary grades.
+    trec_measure("alpha_nDCG", "alpha-nDCG (Clarke et al. 2008): DCG of the novelty-discounted gains (each subtopic's "
+                               "gain shrinks by (1 - alpha) for each document above already relevant to it) over the "
+                               "same of ndeval's greedy ideal ranking.",
+                 "(Σ_{r ≤ k} g(r) / log2(r + 1)) / (the same sum over the greedy ideal ranking); g(r) = Σ over the "
+                 "subtopics j of d at rank r of (1 − alpha)^(documents above relevant to j)",
+                 cutoff="required", bounds=None,
+                 bounds_note="[0, 1] but where the run beats ndeval's greedy ideal ranking",
+                 params=(Param("alpha", "float", 0.5, description="redundancy intolerance"), JUDGED_ONLY),
+                 kernel=diversity_kernels.alpha_ndcg_table, reference="ir_measures"),
+    trec_measure("alpha_DCG", "alpha-DCG as ndeval reports it: the novelty-discounted DCG over that of an ideal that "
+                              "covers every subtopic at every rank (collection-independent).",
+                 "(Σ_{r ≤ k} g(r) / log2(r + 1)) / (S Σ_{r ≤ k} (1 − alpha)^(r−1) / log2(r + 1)); at k = 1, g(1)",
+                 cutoff="required", bounds=None,
+                 bounds_note="[0, 1] for k ≥ 2; at k = 1 ndeval leaves g(1) unnormalised (up to S)",
+                 params=(Param("alpha", "float", 0.5, description="redundancy intolerance"), JUDGED_ONLY),
+                 kernel=diversity_kernels.alpha_dcg_table, reference="ir_measures"),
+    trec_measure("ERR_IA", "Intent-aware ERR as ndeval reports it: the novelty-discounted gains over rank, over those "
+                           "of an ideal covering every subtopic at every rank (alpha 0.5).",
+                 "(Σ_{r ≤ k} g(r) / r) / (S Σ_{r ≤ k} 0.5^(r−1) / r); at k = 1, g(1)",
+                 cutoff="required", bounds=None,
+                 bounds_note="[0, 1] for k ≥ 2; at k = 1 ndeval leaves g(1) unnormalised (up to S)",
+                 params=(JUDGED_ONLY,), kernel=diversity_kernels.err_ia_table, reference="ir_measures"),
+    trec_measure("nERR_IA", "Intent-aware ERR over subtopics, normalised by ndeval's greedy ideal ranking (alpha 0.5).",
+                 "(Σ_{r ≤ k} g(r) / r) / (the same sum over the greedy ideal ranking)",
+                 cutoff="required", bounds=None, bounds_note="[0, 1] but where the run beats the greedy ideal ranking",
+                 params=(JUDGED_ONLY,), kernel=diversity_kernels.nerr_ia_table, reference="ir_measures"),
+    trec_measure("P_IA", "Intent-aware precision: the relevant (document, subtopic) pairs in the top k, over k times "
+                         "the query's subtopics.",
+                 "\\|(d, j): d in the top k relevant to subtopic j\\| / (k S)",
+                 cutoff="required", params=(JUDGED_ONLY,), kernel=diversity_kernels.p_ia_table, reference="ir_measures"),
+    trec_measure("AP_IA", "Intent-aware average precision: the mean over the query's subtopics of each one's average "
+                          "precision (its relevant documents, over the whole ranking).",
+                 "(1 / S) Σ_j (Σ over d relevant to j of \\|{d' relevant to j : rank(d') ≤ rank(d)}\\| / rank(d)) / "
+                 "num_rel(j)",
+                 synonyms=(Name("MAP_IA"),), params=(JUDGED_ONLY,), kernel=diversity_kernels.ap_ia_table,
+                 reference="ir_measures"),
+    trec_measure("StRecall", "Subtopic recall: the query's subtopics with a relevant document in the top k, over all "
+                             "its subtopics.",
+                 "\\|{j : a d in the top k is relevant to j}\\| / S",
+                 synonyms=(Name("strec"),), cutoff="required",
+                 kernel=diversity_kernels.strecall_table, reference="ir_measures"),
+    trec_measure("NRBP", "Novelty- and rank-biased precision (Clarke et al. 2009): the novelty-discounted gains over "
+                         "the subtopics, each rank weighted beta^(r-1), over the whole ranking.",
+                 "(1 − (1 − alpha) beta) / S Σ_r beta^(r−1) g(r)",
+                 params=(Param("alpha", "float", 0.5, description="redundancy intolerance"),
+                         Param("beta", "float", 0.5, description="patience")),
+                 kernel=diversity_kernels.nrbp_table, reference="ir_measures"),
+    trec_measure("nNRBP", "NRBP over subtopics, normalised by ndeval's greedy ideal ranking.",
+                 "(Σ_r beta^(r−1) g(r)) / (the same sum over the greedy ideal ranking); no value when S = 0",
+                 params=(Param("alpha", "float", 0.5, description="redundancy intolerance"),
+                         Param("beta", "float", 0.5, description="patience")),
+                 bounds=None, bounds_note="[0, 1] but where the run beats the greedy ideal ranking; NaN (no value) for "
+                 "a ranked query without a relevant subtopic, as ndeval (0 / 0)",
+                 kernel=diversity_kernels.nnrbp_table, reference="ir_measures"),
+    trec_measure("Compat", "Compatibility (Clarke et al. 2020): the rank-biased overlap (persistence p) of the ranking "
+                           "with the ideal one (grade > 0, highest first, ties in the run's order), normalised by the "
+                           "ideal's with itself.",
+                 "(Σ_{i ≤ D} p^(i−1) \\|run[:i] ∩ ideal[:i]\\| / i) / (the same with run = ideal), D = max(ranked, "
+                 "relevant)",
+                 rel=False,
+                 params=(Param("p", "float", 0.95, description="persistence"),
+                         Param("normalize", "bool", True, description="divide by the ideal ranking's own overlap")),
+                 kernel=diversity_kernels.compat_table, reference="ir_measures"),
 )
 
 

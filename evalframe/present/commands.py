@@ -408,7 +408,7 @@ def _trec(args: argparse.Namespace) -> str:
     if not 0 <= args.digits <= 17:
         raise EvalframeError(f"--digits must be between 0 and 17; got {args.digits}.")
     measures = list(dict.fromkeys(args.measures or TREC_DEFAULT_MEASURES))
-    result = EvaluationResult.from_trec(args.run, args.qrels)
+    result = EvaluationResult.from_trec(args.run, args.qrels, subtopics=bool(getattr(args, "subtopics", False)))
     table = result.trec_query_metrics(measures, complete=args.complete)
     means = aggregate.means(aggregate.partial(table)) if len(table) else {column: 0.0 for column in table.columns}
     if not len(table):

@@ -266,6 +266,10 @@ def build() -> tuple[argparse.ArgumentParser, dict[str, Command]]:
     trec.add_argument("-q", "--per-query", action="store_true", help="a line per query before the means (trec_eval -q)")
     trec.add_argument("-c", "--complete", action="store_true",
                       help="queries of the qrels without run lines count as 0 in the means (trec_eval -c)")
+    trec.add_argument("--subtopics", action="store_true",
+                      help="QRELS is a subtopic (diversity) qrels, qid subtopic docid relevance: the diversity measures "
+                      "(alpha_nDCG@20, ERR_IA@20, P_IA@20, AP_IA, StRecall@20, ...) read its subtopics, the others each "
+                      "document's highest grade")
     trec.add_argument("--format", default="tsv", choices=TREC_FORMAT_NAMES,
                       help="tsv: trec_eval's 'measure<TAB>query<TAB>value' lines (default); json; markdown")
     trec.add_argument("--digits", type=int, default=4, help="decimals of the tsv and markdown values (default 4, as "
