@@ -219,6 +219,11 @@ def run_trec_eval(run: Run, qrels: Qrels, measures: list[str], tmp: Path) -> dic
     return table
 
 
+def assert_printed(values: np.ndarray, printed: list[str], measure: str) -> None:
+    """Our values as trec_eval prints them (``%.4f``, halves rounded to even as C's printf does) equal its output."""
+    assert [f"{v:.4f}" for v in values] == printed, measure
+
+
 needs_binary = pytest.mark.skipif(not os.access(TREC_EVAL, os.X_OK),
                                   reason="trec_eval 10.0 is not built (benchmarks/setup_trec_eval.sh)")
 BINARY_MEASURES = {  # trec_eval's -m, its printed key, our kernel, its params
@@ -253,9 +258,7 @@ def test_kernels_equal_the_trec_eval_binary_with_negative_grades(seed, tmp_path)
         return
     for measure, (key, kernel, params) in BINARY_MEASURES.items():
         printed = run_trec_eval(run, qrels, [measure], tmp_path)  # one at a time: a repeated -m stem keeps the last
-        values = column(kernel, rows, 1, (), params)
-        expected = [float(printed[(key, q)]) for q in qids]
-        np.testing.assert_allclose(values, expected, rtol=0, atol=5e-5, err_msg=measure)
+        assert_printed(column(kernel, rows, 1, (), params), [printed[(key, q)] for q in qids], measure)
         COMPARED["trec_eval"] += len(qids)
     printed = run_trec_eval(run, qrels, ["relstring.6"], tmp_path)
     assert list(gk.relstrings(rows, 6)) == [printed[("relstring_6", q)].strip("'") for q in qids]
@@ -282,10 +285,12 @@ def test_rbp_hand_worked_three_documents():
     COMPARED["hand"] += 3
 
 
-def ir_measures_case(rng: np.random.Generator) -> tuple[dict, dict]:
-    """Numeric query ids (gdeval reads only those), grades 0..4 (gdeval's scale), distinct scores per query."""
+def ir_measures_case(rng: np.random.Generator, *, ties: bool = False) -> tuple[dict, dict]:
+    """Numeric query ids (gdeval reads only those), grades 0..4 (gdeval's scale), distinct scores per query unless
+    ``ties`` (gdeval breaks ties as trec_eval does: docid descending)."""
     run, qrels = random_case(rng, negatives=False, n_queries=8)
-    run = {q[1:]: {d: s + 0.01 * i for i, (d, s) in enumerate(docs.items())} for q, docs in run.items()}
+    step = 0.0 if ties else 0.01
+    run = {q[1:]: {d: s + step * i for i, (d, s) in enumerate(docs.items())} for q, docs in run.items()}
     qrels = {q[1:]: judged for q, judged in qrels.items()}
     return run, qrels
 
@@ -296,7 +301,7 @@ def test_gdeval_measures_equal_ir_measures(seed):
     if shutil.which("perl") is None:
         pytest.skip("gdeval (ir_measures' provider of ERR and nDCG(dcg='exp-log2')) needs perl")
     rng = np.random.default_rng(400 + seed)
-    run, qrels = ir_measures_case(rng)
+    run, qrels = ir_measures_case(rng, ties=seed % 2 == 1)
     rows, qids = rows_of(run, qrels)
     if not qids:
         return
@@ -334,6 +339,18 @@ def test_rbp_equals_ir_measures_cwl_eval(seed):
         COMPARED["ir_measures"] += len(qids)
 
 
+def test_fractional_gains_rank_the_ideal_by_gain():
+    """Grades 1, 2 ranked in that order, gains 1 -> 3.5, 2 -> 3: the ranking is the ideal one, nDCG 1 (by hand).
+    trec_eval 10.0 prints 0.8140 for its example with these gains and 0 with gains all below 1: its sort of the
+    gains compares their difference cast to int, so gains less than 1 apart keep the order they were given in, and
+    its "ideal" ranking is not sorted by gain (ir_measures refuses gains that are not ints)."""
+    rows, _ = rows_of({"1": {"a": 2, "b": 1}}, {"1": {"a": 1, "b": 2}})
+    assert column(gk.gain_ndcg_table, rows, 1, (), {"gains": {1: 3.5, 2: 3}}).tolist() == [1.0]
+    assert column(gk.gain_ndcg_table, rows, 1, (), {"gains": {1: 0.5, 2: 0.7}}).tolist() == [
+        pytest.approx((0.5 + 0.7 / np.log2(3)) / (0.7 + 0.5 / np.log2(3)), abs=1e-15)]
+    COMPARED["hand"] += 2
+
+
 def test_infap_skips_pooled_unjudged_documents():
     """infAP by hand: grades 1, pooled-unjudged (-1), 1 with 2 relevant: (1 + [1/3 + (2/3)(2/2)((1+eps)/(1+2eps))]) / 2."""
     rows, _ = rows_of({"1": {"a": 3, "b": 2, "c": 1}}, {"1": {"a": 1, "b": -1, "c": 1}})
@@ -347,3 +364,22 @@ def test_comparison_counts():
     """Runs last in this module: how many per-query values each reference checked (``-s`` prints them)."""
     print(f"\nper-query values compared: {COMPARED}")
     assert COMPARED["pytrec_eval"] > 0 and COMPARED["hand"] > 0 and COMPARED["trec_eval"] > 0
+
+
+@pytest.mark.stress
+@pytest.mark.parametrize("seed", range(1000, 1040))
+def test_stress_kernels_equal_pytrec_eval_and_the_binary(seed, tmp_path):
+    """The sweeps above on more and larger random cases (``.ci/run`` runs the stress marker)."""
+    rng = np.random.default_rng(seed)
+    run, qrels = random_case(rng, negatives=False, n_queries=40)
+    rows, qids = rows_of(run, qrels)
+    for name, kernel in KERNELS.items():
+        np.testing.assert_allclose(column(kernel, rows, 1 + seed % 3), pytrec(run, qrels, name, name, qids, 1 + seed % 3),
+                                   rtol=0, atol=1e-12, err_msg=name)
+    if os.access(TREC_EVAL, os.X_OK):
+        run, qrels = random_case(rng, negatives=True, n_queries=40)
+        qrels = {q: judged for q, judged in qrels.items() if q in run and max(judged.values()) >= 0}
+        rows, qids = rows_of(run, qrels)
+        for measure, (key, kernel, params) in BINARY_MEASURES.items():
+            printed = run_trec_eval(run, qrels, [measure], tmp_path)
+            assert_printed(column(kernel, rows, 1, (), params), [printed[(key, q)] for q in qids], measure)
