@@ -425,9 +425,8 @@ def err_table(rows: RankedRows, level: int, cutoffs: Sequence[int | float], para
     """ir_measures' ``ERR@k`` (Chapelle et al. 2009, as gdeval.pl computes it): ``Σ_i R_i / i Π_{j<i} (1 - R_j)``
     over the top k, ``R = (2^g - 1) / 2^4`` for a grade ``g`` > 0 (grades above 4, which gdeval refuses, count as
     4), 0 for the others. The relevance level is not read."""
-    top = int(params.get("max_rel", GDEVAL_MAX_GRADE))  # type: ignore[call-overload]
-    grade = np.clip(rows.grade, 0, top).astype(np.float64)
-    chance = (np.exp2(grade) - 1.0) / 2.0**top
+    grade = np.clip(rows.grade, 0, GDEVAL_MAX_GRADE).astype(np.float64)
+    chance = (np.exp2(grade) - 1.0) / 2.0**GDEVAL_MAX_GRADE
     query, position = rows.row_query, rows.position
     # Π_{j<i} (1 - R_j) over the rows above, as a running sum of logs would lose R = 1; a running product is exact
     # here: each query's product restarts at its first row

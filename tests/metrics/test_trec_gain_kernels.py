@@ -273,7 +273,10 @@ def test_err_hand_worked_three_documents():
     rows, _ = rows_of({"1": {"a": 3, "b": 2, "c": 1}}, {"1": {"a": 2, "b": 0, "c": 4}})
     table = gk.err_table(rows, 1, [2], {})
     np.testing.assert_allclose(table, [[0.1875, 0.44140625]], rtol=0, atol=1e-15)
-    COMPARED["hand"] += 2
+    # a grade above gdeval's 4 (which gdeval refuses) counts as 4: R = 15/16
+    rows, _ = rows_of({"1": {"a": 1}}, {"1": {"a": 7}})
+    assert gk.err_table(rows, 1, [], {}).tolist() == [[15 / 16]]
+    COMPARED["hand"] += 3
 
 
 def test_rbp_hand_worked_three_documents():
