@@ -45,6 +45,7 @@ from typing import Any
 
 import numpy as np
 
+from . import trec_kernels
 from .trec_kernels import UNJUDGED, RankedRows, cutoff_sums, divide
 
 __all__ = [
@@ -64,6 +65,7 @@ __all__ = [
     "rbp_table",
     "err_table",
     "relstrings",
+    "ndcg_table",
 ]
 
 #: trec_eval's INFAP_EPSILON (trec_eval.h): keeps infAP's estimate of the precision above a rank defined when no
@@ -122,23 +124,44 @@ def ideal_gains(rows: RankedRows, gains: Mapping[int, float]) -> tuple[np.ndarra
 
 
 def _segment_cumsum(query: np.ndarray, values: np.ndarray, n_queries: int) -> np.ndarray:
-    """Inclusive running sum of ``values`` within each query (rows sorted by query)."""
+    """Inclusive running sum of integer-valued ``values`` within each query (rows sorted by query): exact, as every
+    partial sum is an integer below 2^53."""
     total = np.cumsum(values, dtype=np.float64)
-    ends = np.cumsum(np.bincount(query, minlength=n_queries))
-    before = np.concatenate(([0.0], total))[ends - np.bincount(query, minlength=n_queries)]
+    counts = np.bincount(query, minlength=n_queries)
+    before = np.concatenate(([0.0], total))[np.cumsum(counts) - counts]
     return total - before[query]
+
+
+def _running_sums(query: np.ndarray, values: np.ndarray, n_queries: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each query's running sums of float ``values`` (rows sorted by query), added one by one from 0 in row order as
+    trec_eval adds them: an ``(n_queries, width + 1)`` matrix whose column ``i`` sums the query's first ``i`` rows,
+    and each row's index among its query's rows. (A global running sum less its value at the query's start would
+    round differently: a perfect ranking's DCG would not equal its ideal DCG.)"""
+    counts = np.bincount(query, minlength=n_queries)
+    index = np.arange(len(query)) - (np.cumsum(counts) - counts)[query]
+    sums = np.zeros((n_queries, int(counts.max(initial=0)) + 1))
+    sums[query, index + 1] = values
+    np.cumsum(sums, axis=1, out=sums)
+    return sums, index
+
+
+def _float_cumsum(query: np.ndarray, values: np.ndarray, n_queries: int) -> np.ndarray:
+    """Inclusive running sum of float ``values`` within each query, in trec_eval's order of additions."""
+    sums, index = _running_sums(query, values, n_queries)
+    return sums[query, index + 1]
 
 
 def _sum_before(query: np.ndarray, position: np.ndarray, values: np.ndarray, n_queries: int, at_query: np.ndarray,
                 at_position: np.ndarray) -> np.ndarray:
     """For each (``at_query``, ``at_position``): the sum of ``values`` over the rows of that query at
-    ``position < at_position`` (rows sorted by query then position)."""
-    running = np.concatenate(([0.0], np.cumsum(values, dtype=np.float64)))
+    ``position < at_position`` (rows sorted by query then position), added in row order from 0."""
+    sums, _ = _running_sums(query, values, n_queries)
     width = int(max(position.max(initial=0), np.max(at_position, initial=0))) + 2
     keys = query.astype(np.int64) * width + position
-    starts = np.searchsorted(keys, at_query.astype(np.int64) * width)
-    ends = np.searchsorted(keys, at_query.astype(np.int64) * width + np.minimum(at_position, width - 1))
-    return running[ends] - running[starts]
+    at_query = at_query.astype(np.int64)
+    starts = np.searchsorted(keys, at_query * width)
+    ends = np.searchsorted(keys, at_query * width + np.minimum(at_position, width - 1))
+    return sums[at_query, ends - starts]
 
 
 def _one_column(values: np.ndarray, cutoffs: Sequence[int | float]) -> np.ndarray:
@@ -161,6 +184,7 @@ def infap_table(rows: RankedRows, level: int, cutoffs: Sequence[int | float], pa
     else ``1/(j+1) + (j/(j+1)) ((r-1+n+u)/j) ((r-1+eps)/(r-1+n+2 eps))``; the sum over the query's number of
     relevant documents (the sum itself when it has none: 0). The rows may be the judged ones (positions kept).
     """
+    rows = rows.judged
     grade = rows.grade
     in_pool = grade != UNJUDGED
     query, position, grade = rows.row_query[in_pool], rows.position[in_pool], grade[in_pool]
@@ -188,6 +212,7 @@ def bing_table(rows: RankedRows, level: int, cutoffs: Sequence[int | float], par
     """trec_eval's ``binG`` (``m_binG.c``), one column: the sum over the relevant documents retrieved of
     ``1 / log2(2 + the documents above it that are not relevant)`` (unjudged ones included), over the query's
     number of relevant documents; 0 when none is retrieved."""
+    rows = rows.judged
     relevant = rows.relevant(level)
     query, position = rows.row_query[relevant], rows.position[relevant]
     rel_so_far = _segment_cumsum(query, np.ones(len(query)), rows.n_queries)
@@ -211,12 +236,13 @@ def g_table(rows: RankedRows, level: int, cutoffs: Sequence[int | float], params
     to ``i`` of ``max(ideal gain there, 1)`` (past the ideal ranking, 1). The sum over the ideal ranking's total
     gain (0 when it is 0). The rows may be the judged ones (positions kept).
     """
+    rows = rows.judged
     gains = gain_mapping(params)
     gain = row_gains(rows.grade, gains)
     scored = gain != 0.0
     query, position, gain = rows.row_query[scored], rows.position[scored], gain[scored]
     ideal = ideal_gains(rows, gains)
-    gained = _segment_cumsum(query, gain, rows.n_queries)
+    gained = _float_cumsum(query, gain, rows.n_queries)
     extra = np.maximum(ideal[2], 1.0) - 1.0  # cost beyond 1 at each ideal position
     cost = (position + 1.0) + _ideal_at(rows, ideal, query, position + 1, extra)
     total = _per_query(query, gain / np.log2(2.0 + cost - gained), rows.n_queries)
@@ -236,6 +262,7 @@ def gain_ndcg_table(rows: RankedRows, level: int, cutoffs: Sequence[int | float]
     DCG: every retrieved document's gain (a negative one too, as trec_eval's ndcg counts it) over
     ``log2(rank + 1)``; the ideal DCG: the judged documents' positive gains, highest first; 0 when that is 0.
     """
+    rows = rows.judged
     gains = gain_mapping(params)
     gain = _dcg_gain(row_gains(rows.grade, gains), params)
     scored = gain != 0.0
@@ -245,6 +272,15 @@ def gain_ndcg_table(rows: RankedRows, level: int, cutoffs: Sequence[int | float]
     ideal = cutoff_sums(ideal_query, ideal_position, _dcg_gain(ideal_gain, params) / np.log2(ideal_position + 2.0),
                         rows.n_queries, cutoffs)  # type: ignore[arg-type]
     return divide(dcg, ideal)
+
+
+def ndcg_table(rows: RankedRows, level: int, cutoffs: Sequence[int | float], params: Mapping[str, object]
+               ) -> np.ndarray:
+    """nDCG's kernel: trec_eval's ``ndcg`` / ``ndcg_cut`` (:func:`evalframe.metrics.trec_kernels.ndcg_table`, the
+    grades as gains) unless the measure has a ``gains`` mapping or ``dcg='exp-log2'`` (:func:`gain_ndcg_table`)."""
+    if not params.get("gains") and params.get("dcg", "log2") == "log2":
+        return trec_kernels.ndcg_table(rows, level, cutoffs, params)  # type: ignore[arg-type]
+    return gain_ndcg_table(rows, level, cutoffs, params)
 
 
 def _ideal_dcg(rows: RankedRows, gains: Mapping[int, float]
@@ -263,12 +299,13 @@ def ndcg_rel_table(rows: RankedRows, level: int, cutoffs: Sequence[int | float],
     DCG of its top ``min(i + 1, L)``, ``L`` the ideal ranking's length; each of the ``L`` minus those documents
     adds the whole ranking's DCG over the whole ideal DCG; the sum over ``L`` (0 unless the sum is positive).
     """
+    rows = rows.judged
     gains = gain_mapping(params)
     n_queries = rows.n_queries
     gain = row_gains(rows.grade, gains)
     scored = gain != 0.0
     query, position, gain = rows.row_query[scored], rows.position[scored], gain[scored]
-    dcg_so_far = _segment_cumsum(query, gain / np.log2(position + 2.0), n_queries)
+    dcg_so_far = _float_cumsum(query, gain / np.log2(position + 2.0), n_queries)
     ideal, discounted, length = _ideal_dcg(rows, gains)
     positive = gain > 0.0
     at = np.minimum(position[positive] + 1.0, length[query[positive]]).astype(np.int64)
@@ -292,6 +329,8 @@ def rndcg_table(rows: RankedRows, level: int, cutoffs: Sequence[int | float], pa
     (m_Rndcg.c's final term; a ranking of exactly ``L + 1`` documents adds none). 0 when the query has no relevant
     judgment (grade >= ``level``); NaN when no boundary has an ideal DCG (every gain <= 0: trec_eval divides 0 by 0).
     """
+    num_ret = rows.num_ret  # every retrieved row's, before the unjudged ones are left out
+    rows = rows.judged
     gains = gain_mapping(params)
     n_queries = rows.n_queries
     gain = row_gains(rows.grade, gains)
@@ -309,7 +348,6 @@ def rndcg_table(rows: RankedRows, level: int, cutoffs: Sequence[int | float], pa
                 / _ideal_at(rows, ideal, b_query, b, discounted))
         total = _per_query(b_query, at_b, n_queries)
         count = _per_query(b_query, np.ones(len(b_query)), n_queries)
-        num_ret = rows_num_ret(rows)
         # the ranking outlives a non-empty ideal ranking by more than one document
         tail = (length + 1.0 < num_ret) & (length > 0)
         ideal_dcg = _per_query(ideal_query, discounted, n_queries)
@@ -318,18 +356,6 @@ def rndcg_table(rows: RankedRows, level: int, cutoffs: Sequence[int | float], pa
         count = count + tail
         value = total / count
     return _one_column(np.where(rows.num_rel(level) > 0, value, 0.0), cutoffs)
-
-
-def rows_num_ret(rows: RankedRows) -> np.ndarray:
-    """Per query, the documents it retrieved (float64): ``rows.num_ret`` when the rows carry it, else 1 + the last
-    position of its rows (the judged rows keep their positions; a query whose last documents are unjudged needs
-    ``num_ret``)."""
-    num_ret = getattr(rows, "num_ret", None)
-    if num_ret is not None:
-        return np.asarray(num_ret, dtype=np.float64)
-    last = np.zeros(rows.n_queries)
-    np.maximum.at(last, rows.row_query, rows.position + 1.0)
-    return last
 
 
 def _trec_rbp_p(params: Mapping[str, object]) -> float:
@@ -359,6 +385,7 @@ def trec_rbp_table(rows: RankedRows, level: int, cutoffs: Sequence[int | float],
     low = np.full(n_queries, min(0.0, float(mapped_gains.min())))
     high = np.maximum(np.maximum(top, 0.0), max(0.0, float(mapped_gains.max())))
     rescale = (low < 0.0) | (high > 1.0)
+    rows = rows.judged
     gain = row_gains(rows.grade, gains)
     scored = gain != 0.0
     query, position, gain = rows.row_query[scored], rows.position[scored], gain[scored]
@@ -379,7 +406,7 @@ def rbp_resid_table(rows: RankedRows, level: int, cutoffs: Sequence[int | float]
     query, position = rows.row_query[unjudged], rows.position[unjudged]
     total = _per_query(query, np.power(p, position.astype(np.float64)), rows.n_queries)
     count = _per_query(query, np.ones(len(query)), rows.n_queries)
-    value = np.power(p, rows_num_ret(rows)) + (1.0 - p) * total
+    value = np.power(p, rows.num_ret) + (1.0 - p) * total
     return _one_column(np.where(count > 0, value, 0.0), cutoffs)
 
 
@@ -414,6 +441,7 @@ def rbp_table(rows: RankedRows, level: int, cutoffs: Sequence[int | float], para
     """ir_measures' ``RBP(p=0.8, rel=N)@k`` (Moffat & Zobel 2008): ``(1 - p) Σ over relevant d in the top k of
     p^(rank(d) - 1)``, relevant meaning grade >= ``level`` (ir_measures' cwl_eval provider)."""
     p = float(params.get("p", 0.8))  # type: ignore[arg-type]
+    rows = rows.judged
     relevant = rows.relevant(level)
     query, position = rows.row_query[relevant], rows.position[relevant]
     return (1.0 - p) * cutoff_sums(query, position, np.power(p, position.astype(np.float64)), rows.n_queries,
@@ -425,6 +453,7 @@ def err_table(rows: RankedRows, level: int, cutoffs: Sequence[int | float], para
     """ir_measures' ``ERR@k`` (Chapelle et al. 2009, as gdeval.pl computes it): ``Σ_i R_i / i Π_{j<i} (1 - R_j)``
     over the top k, ``R = (2^g - 1) / 2^4`` for a grade ``g`` > 0 (grades above 4, which gdeval refuses, count as
     4), 0 for the others. The relevance level is not read."""
+    rows = rows.judged
     grade = np.clip(rows.grade, 0, GDEVAL_MAX_GRADE).astype(np.float64)
     chance = (np.exp2(grade) - 1.0) / 2.0**GDEVAL_MAX_GRADE
     query, position = rows.row_query, rows.position
@@ -435,6 +464,6 @@ def err_table(rows: RankedRows, level: int, cutoffs: Sequence[int | float], para
         logs = np.log(stay)
     zero = stay == 0.0
     zeros_before = _segment_cumsum(query, zero.astype(np.float64), rows.n_queries) - zero
-    log_before = _segment_cumsum(query, np.where(zero, 0.0, logs), rows.n_queries) - np.where(zero, 0.0, logs)
+    log_before = _float_cumsum(query, np.where(zero, 0.0, logs), rows.n_queries) - np.where(zero, 0.0, logs)
     reach = np.where(zeros_before > 0, 0.0, np.exp(log_before))
     return cutoff_sums(query, position, chance * reach / (position + 1.0), rows.n_queries, cutoffs)  # type: ignore[arg-type]

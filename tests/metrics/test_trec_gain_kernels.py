@@ -20,7 +20,6 @@ import os
 import shutil
 import subprocess
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -59,21 +58,6 @@ def rows_of(run: Run, qrels: Qrels) -> tuple[RankedRows, list[str]]:
 
     return RankedRows(as_int(row_query), as_int(position), as_int(grade), as_int(judged_query), as_int(judged_grade),
                       len(qids)), qids
-
-
-@dataclass(frozen=True)
-class JudgedOnly(RankedRows):
-    """The judged rows (positions kept) with each query's number of retrieved documents, as the core's
-    ``rows.judged`` hands them over (``rows.num_ret``)."""
-
-    num_ret: np.ndarray = field(default_factory=lambda: np.zeros(0))
-
-
-def judged_only(rows: RankedRows) -> RankedRows:
-    keep = rows.grade != UNJUDGED
-    num_ret = np.bincount(rows.row_query, minlength=rows.n_queries).astype(np.float64)
-    return JudgedOnly(rows.row_query[keep], rows.position[keep], rows.grade[keep], rows.judged_query,
-                      rows.judged_grade, rows.n_queries, num_ret)
 
 
 def random_case(rng: np.random.Generator, *, negatives: bool, n_queries: int = 6) -> tuple[dict, dict]:
@@ -123,8 +107,7 @@ def test_kernels_equal_pytrec_eval_on_random_runs(seed):
     level = 1 + seed % 2
     for name, kernel in KERNELS.items():
         expected = pytrec(run, qrels, name, name, qids, level)
-        for given in (rows, judged_only(rows)):  # every row, or the judged ones (rows="judged")
-            np.testing.assert_allclose(column(kernel, given, level), expected, rtol=0, atol=1e-12, err_msg=name)
+        np.testing.assert_allclose(column(kernel, rows, level), expected, rtol=0, atol=1e-12, err_msg=name)
         COMPARED["pytrec_eval"] += len(qids)
 
 
@@ -161,7 +144,7 @@ def test_ap_at_k_is_trec_eval_s_map_cut(seed):
         return
     cutoffs = [1, 2, 5, 10]
     values = pytrec_eval.RelevanceEvaluator(qrels, {"map_cut.1,2,5,10"}).evaluate(run)
-    table = ap_table(judged_only(rows), 1, cutoffs)
+    table = ap_table(rows, 1, cutoffs, {})
     for i, k in enumerate(cutoffs):
         np.testing.assert_allclose(table[:, i], [values[q][f"map_cut_{k}"] for q in qids], rtol=0, atol=1e-12)
         COMPARED["pytrec_eval"] += len(qids)
