@@ -617,7 +617,7 @@ def other_names(metric: Metric) -> list[str]:
     Examples
     --------
     >>> other_names(TREC_MEASURES["nDCG"]), other_names(TREC_MEASURES["Rprec"])
-    (['ndcg', 'ndcg_cut.k', 'NDCG'], ['Rprec', 'RPrec'])
+    (['ndcg', 'ndcg_cut.k', 'ndcg.g=v,...', 'NDCG'], ['Rprec', 'RPrec'])
     """
     tails = {"none": "", "cutoffs": ".k", "gains": ".g=v,...", "values": ""}
     names = [name.stem + (tails[name.params] if name.params != "values" else "." + ",".join(name.values))
