@@ -661,7 +661,8 @@ def update_metrics_table(text: str) -> str:
 
 def _ir_measures_form(metric: Metric) -> str:
     """A measure's name in ir_measures' syntax with its parameters at their defaults: ``RBP(p=0.8,rel=1)[@k]``."""
-    params = ([f"{p.name}={p.default!r}" for p in metric.params if p.name != "judged_only"]
+    params = ([f"{p.name}={'{}' if p.kind == 'gains' else repr(p.default)}" for p in metric.params
+               if p.name != "judged_only"]
               + (["rel=1"] if metric.rel else []) + (["judged_only=False"] if any(
                   p.name == "judged_only" for p in metric.params) else []))
     cutoff = {"required": "@k", "optional": "[@k]", "none": ""}[metric.cutoff]
