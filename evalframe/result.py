@@ -9,6 +9,7 @@ A thin facade: it validates the options once (:mod:`evalframe.options`), takes t
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import html
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -28,7 +29,7 @@ from .errors import EvalframeError, InvalidParameterError, warn
 from .frames.arrays import DistinctLists
 from .frames.codings import Codings, NodeCoding, TrecLayout
 from .frames.judged import DUPLICATE_RULES, JudgedRows, trec_query_table
-from .frames.judged_codes import at_level, check_cut, cut_ranking, judged_rows_of_codes
+from .frames.judged_codes import at_level, check_cut, cut_ranking, judged_rows_of_codes, subtopics_of_ids
 from .frames.pending import NodeFrames, PendingFrame
 from .frames.rows import NodeNeeded, document_node
 from .frames.store import PreparedStore
@@ -83,13 +84,23 @@ def _looks_like_measure(name: str, parameter: str, choices: Sequence[str]) -> bo
 
 
 
-def _trec_judged_rows(source: TrecNodeSource, node: str, eval_mode: str, duplicates: str) -> JudgedRows | None:
+def _trec_judged_rows(source: TrecNodeSource, node: str, subtopics: pd.DataFrame | None, eval_mode: str,
+                      duplicates: str) -> JudgedRows | None:
     """The judged rows of ``from_trec``'s node from its codes (every row is a document row of eval_mode integrated;
-    the readers refused a document twice in a query, so ``duplicates`` changes nothing)."""
+    the readers refused a document twice in a query, so ``duplicates`` changes nothing), with the subtopic
+    judgments ``subtopics`` (``qid, subtopic, docid, relevance``) when the qrels were read with them."""
     if eval_mode != "integrated" or not source.n_rows:
         return None
-    return judged_rows_of_codes(*source.judged_codes(),
-                                where=f"node {node!r} (document rows, eval_mode={eval_mode!r})")
+    codes = source.judged_codes()
+    rows = judged_rows_of_codes(*codes, where=f"node {node!r} (document rows, eval_mode={eval_mode!r})")
+    if subtopics is None:
+        return rows
+    # made when a diversity measure first reads them (the other measures never do)
+    judged = functools.cache(functools.partial(
+        subtopics_of_ids, rows.row_query, source.ids.doc_values()[codes[1]], rows.query_ids,
+        subtopics["qid"].to_numpy(dtype=object), subtopics["subtopic"].to_numpy(dtype=object),
+        subtopics["docid"].to_numpy(dtype=object), subtopics["relevance"].to_numpy()))
+    return dataclasses.replace(rows, subtopics=judged)
 
 
 class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
@@ -716,7 +727,7 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
     @classmethod
     def from_trec(cls, run: str | Path | Mapping[str, Mapping[str, float]], qrels: str | Path | Mapping[str, Mapping[str, int]],
                   *, node: str = "Retriever", queries: str | Path | Mapping[str, str] | None = None,
-                  progress: bool | None = None) -> EvaluationResult:
+                  progress: bool | None = None, subtopics: bool = False) -> EvaluationResult:
         """A result with one document node from a TREC run and its qrels (``docs/persistence.md#trec-run-and-qrels-files``).
 
         The node frame has the columns :meth:`from_runs` gives a retriever whose gold labels carry only document
@@ -740,6 +751,13 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
             (or for a qid it lacks, with a warning) the query id is the text.
         progress : bool, optional
             A bar over the steps (reading, building) where a person watches; False never.
+        subtopics : bool
+            The qrels are subtopic (diversity) judgments, ``qid subtopic docid relevance`` (the second column is the
+            subtopic; a dict ``{qid: {subtopic: {docid: grade}}}``): the diversity measures (``alpha_nDCG@k``,
+            ``ERR_IA@k``, ``P_IA@k``, ``AP_IA``, ``StRecall@k``, ...) read them, and every other measure reads each
+            judged document once, with its highest grade over the subtopics
+            (``docs/ir-researchers.md#diversity-measures-and-subtopic-qrels``). The subtopic judgments stay with
+            this result's node as read (not in its frame: a saved and loaded result has the collapsed qrels only).
 
         Raises
         ------
@@ -762,12 +780,16 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         >>> result.calculate_metrics()["Retriever"]["mrr"]
         0.25
         """
-        from .sources.trec_files import read_queries
+        from .sources.trec_files import collapse_subtopics, read_qrels, read_queries
 
         if not isinstance(node, str) or not node:
             raise InvalidParameterError(f"node must be a non-empty string (the node's name); got {node!r}.")
+        subtopics = check.check_real_bool(subtopics, name="subtopics")
         steps = Steps(show=enabled(progress), desc="reading TREC files", total=3, unit="step")
         try:
+            subtopic_table = read_qrels(qrels, subtopics=True) if subtopics else None
+            if subtopic_table is not None:  # the other measures read each document once, its highest grade
+                qrels = collapse_subtopics(subtopic_table)
             run_table, qrels_table = read_coded_tables(run, qrels)  # codes; Arrow dictionaries of a file's docids
             steps.update(2)
             texts = read_queries(queries) if queries is not None else None
@@ -777,7 +799,7 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
             steps.close()
         # held as codes: the trec measures rank them as they are, a column is made when an analysis reads it, the
         # frame when asked for (result[node]), with its layout (evalframe.frames.pending)
-        extras = {"judged_rows": functools.partial(_trec_judged_rows, source, node), "trec_layout": source.layout,
+        extras = {"judged_rows": functools.partial(_trec_judged_rows, source, node, subtopic_table), "trec_layout": source.layout,
                   "row_types": ("document",)}
         return cls({node: PendingFrame(source.n_rows, source, extras)},
                    matching={**MatchingOptions().as_dict(), "sas_model": None})

@@ -5,8 +5,9 @@ block of a page is a session: ``$ evalframe ...`` lines are commands, the lines 
 the next command are what it prints (stdout and stderr, in order). The commands of a whole page run one after
 the other in one scratch folder holding the files the page uses (:func:`prepare`: the demo data under
 ``evalframe/data/``, ``docs/examples/runs.jsonl``, and ``run.txt`` / ``run_b.txt`` / ``qrels.txt`` / ``dense.txt`` of
-the IR page), so a command may read what an earlier one wrote, as a reader's would; each runs through ``evalframe.present.cli.main``, in this
-process, with an 80-column terminal. Apart from ``evalframe``, a session may use ``head -N FILE ...``.
+the IR page), so a command may read what an earlier one wrote, as a reader's would; each runs through
+``evalframe.present.cli.main``, in this process, with an 80-column terminal. Apart from ``evalframe``, a session may
+use ``head -N FILE ...``.
 
 A shown line that is ``...`` alone (indented or not) stands for any number of lines of the real output; a block
 right after the comment ``<!-- cli-docs: not run -->`` is an illustration (a cluster, files the page does not ship)

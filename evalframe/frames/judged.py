@@ -274,7 +274,8 @@ def trec_query_table(rows: JudgedRows, measures: str | Measure | Sequence[str | 
     """
     parsed = parse_measures(measures)
     values = evaluate(parsed, row_query=rows.row_query, position=rows.position, grade=rows.grade,
-                      judged_query=rows.judged_query, judged_grade=rows.judged_grade, n_queries=rows.n_queries)
+                      judged_query=rows.judged_query, judged_grade=rows.judged_grade, n_queries=rows.n_queries,
+                      subtopics=rows.subtopics)
     evaluated = rows.evaluated(complete)
     index = pd.Index(rows.query_ids[evaluated], name="multilabel_id", dtype=object)
     return pd.DataFrame({name: column[evaluated] for name, column in values.items()}, index=index, dtype=np.float64)

@@ -10,18 +10,23 @@ arrays from a node frame.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
 
 from ..errors import InvalidParameterError
+from ..metrics.diversity_kernels import Subtopics
 from ..metrics.registry import TREC_MEASURES
 from ..metrics.trec import Measure
 from ..metrics.trec_kernels import UNJUDGED
 from ..sources.trec_ranking import compact_codes
 
-__all__ = ["JudgedRows", "judged_rows_of_codes", "row_grades", "cut_ranking", "at_level", "check_cut"]
+__all__ = ["JudgedRows", "judged_rows_of_codes", "row_grades", "subtopics_of_ids", "NOT_DOCUMENTS", "cut_ranking",
+           "at_level", "check_cut"]
+
+#: Judged ids that are no document (as the trec measures count them: :mod:`evalframe.sources.trec`).
+NOT_DOCUMENTS = ("00", "")
 
 
 @dataclass(frozen=True)
@@ -43,6 +48,10 @@ class JudgedRows:
         Per judgment: its query code and grade.
     in_run, in_qrels : numpy.ndarray
         Per query (bool): whether it ranks a document, whether it has a judgment.
+    subtopics : Subtopics, a function returning them, or None
+        The subtopic judgments of the queries and of the ranked rows (the diversity measures'), when the qrels were
+        read with their subtopics (``EvaluationResult.from_trec(..., subtopics=True)``); a function (cached) makes
+        them when a diversity measure first reads them. None: the qrels have no subtopics.
 
     Examples
     --------
@@ -63,6 +72,7 @@ class JudgedRows:
     judged_grade: np.ndarray  # its grade
     in_run: np.ndarray  # bool per query: the query ranks at least one document
     in_qrels: np.ndarray  # bool per query: the query has at least one judged document
+    subtopics: Subtopics | Callable[[], Subtopics] | None = None  # subtopic judgments, from a subtopic qrels
 
     @property
     def n_queries(self) -> int:
@@ -255,3 +265,83 @@ def check_cut(max_docs: object, judged_only: object, rel: object) -> tuple[int |
                                     parameter="judged_only")
     return (count(max_docs, "max_docs", 0, "at most this many documents per query, trec_eval -M"), bool(judged_only),
             count(rel, "rel", 1, "the relevance level of every binary measure, trec_eval -l"))
+
+
+def _codes_of(values: np.ndarray, distinct: np.ndarray) -> np.ndarray:
+    """The index of each of ``values`` in ``distinct`` (sorted, holding every one of them)."""
+    return np.searchsorted(distinct, values).astype(np.int64)
+
+
+def subtopics_of_ids(row_query: np.ndarray, row_docid: np.ndarray, query_ids: np.ndarray, qid: np.ndarray,
+                     subtopic: np.ndarray, docid: np.ndarray, grade: np.ndarray) -> Subtopics:
+    """The :class:`~evalframe.metrics.diversity_kernels.Subtopics` of a ranking and its subtopic judgments (numpy only).
+
+    Parameters
+    ----------
+    row_query, row_docid : numpy.ndarray
+        Per ranked row: its query code (an index of ``query_ids``) and document id (str); rows grouped by query code
+        ascending, each query's best first (the rows of :func:`judged_rows_of_codes`).
+    query_ids : numpy.ndarray
+        The id of each query code.
+    qid, subtopic, docid, grade : numpy.ndarray
+        One entry per subtopic judgment (str ids, int grades), each (qid, subtopic, docid) at most once; a qid not
+        in ``query_ids`` is left out, and so are the ids that are no document (``"00"``, ``""``).
+
+    Returns
+    -------
+    Subtopics
+        A query's judged documents in docid order descending (ndeval's ideal ranking gives a tie to the greatest
+        docid), its subtopics in order of first appearance of their ids in the judgments (the order ndeval's
+        provider in ir_measures numbers them, so its sums are added in the same order).
+
+    Examples
+    --------
+    >>> subtopics = subtopics_of_ids(np.array([0, 0]), np.array(["d2", "d9"], dtype=object),
+    ...     np.array(["q1"], dtype=object), np.array(["q1", "q1", "q1"], dtype=object),
+    ...     np.array(["1", "2", "1"], dtype=object), np.array(["d1", "d1", "d2"], dtype=object), np.array([1, 1, 2]))
+    >>> subtopics.doc_query.tolist(), subtopics.judged_doc.tolist(), subtopics.judged_subtopic.tolist()
+    ([0, 0], [1, 1, 0], [0, 1, 0])
+    >>> subtopics.row_position.tolist(), subtopics.row_subtopic.tolist(), subtopics.row_grade.tolist()
+    ([0], [0], [2])
+    """
+    qid, subtopic, docid = (np.asarray(a, dtype=object) for a in (qid, subtopic, docid))
+    grade = np.asarray(grade, dtype=np.int64)
+    query_ids = np.asarray(query_ids, dtype=object)
+    by_id = np.argsort(query_ids.astype(str), kind="stable")
+    sorted_ids = query_ids[by_id].astype(str)
+    found = np.minimum(np.searchsorted(sorted_ids, qid.astype(str)), max(len(sorted_ids) - 1, 0))
+    keep = (sorted_ids[found] == qid.astype(str)) if len(sorted_ids) else np.zeros(len(qid), dtype=bool)
+    keep &= ~np.isin(docid, np.array(NOT_DOCUMENTS, dtype=object))
+    query = by_id[found[keep]].astype(np.int64)
+    subtopic, docid, grade = subtopic[keep], docid[keep].astype(str), grade[keep]
+
+    # documents: one per (query, docid), a query's in docid order descending
+    texts = np.unique(np.concatenate([docid, np.asarray(row_docid, dtype=object).astype(str)]))
+    doc_text = _codes_of(docid, texts)
+    width = len(texts)
+    doc_key = query * width + (width - 1 - doc_text)  # ascending: query, then docid descending
+    doc_keys, judged_doc = np.unique(doc_key, return_inverse=True)
+    doc_query = doc_keys // width
+
+    # subtopics: one per (query, subtopic), numbered in order of the subtopic id's first appearance
+    _, first_seen, subtopic_code = np.unique(subtopic.astype(str), return_index=True, return_inverse=True)
+    appearance = np.argsort(np.argsort(first_seen, kind="stable"), kind="stable")[subtopic_code]
+    n_ids = int(appearance.max(initial=-1)) + 1
+    subtopic_keys, judged_subtopic = np.unique(query * max(n_ids, 1) + appearance, return_inverse=True)
+    subtopic_query = subtopic_keys // max(n_ids, 1)
+
+    # the ranked rows' judgments: each row joined with the judgments of its (query, docid)
+    row_query = np.asarray(row_query, dtype=np.int64)
+    counts = np.bincount(row_query, minlength=len(query_ids)) if len(row_query) else np.zeros(len(query_ids), int)
+    position = np.arange(len(row_query), dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
+    row_key = row_query * width + (width - 1 - _codes_of(np.asarray(row_docid, dtype=object).astype(str), texts))
+    by_key = np.argsort(doc_key, kind="stable")
+    start = np.searchsorted(doc_key[by_key], row_key, side="left")
+    stop = np.searchsorted(doc_key[by_key], row_key, side="right")
+    n_pairs = stop - start
+    row_of_pair = np.repeat(np.arange(len(row_query)), n_pairs)
+    pair = by_key[np.repeat(start - np.cumsum(n_pairs) + n_pairs, n_pairs) + np.arange(int(n_pairs.sum()))]
+    return Subtopics(doc_query=doc_query, subtopic_query=subtopic_query, judged_doc=judged_doc.astype(np.int64),
+                     judged_subtopic=judged_subtopic.astype(np.int64), judged_grade=grade,
+                     row_query=row_query[row_of_pair], row_position=position[row_of_pair],
+                     row_subtopic=judged_subtopic[pair].astype(np.int64), row_grade=grade[pair])

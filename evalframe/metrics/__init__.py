@@ -2,6 +2,8 @@
 
 * :mod:`.kernels`: the counting and the formulas of Haystack's metrics, pure numpy;
 * :mod:`.trec_kernels`: trec_eval's, pure numpy (one pass over the rankings for every cutoff);
+* :mod:`.trec_gain_kernels`: trec_eval's gain-based and inferred measures (infAP, binG, G, nDCG with gains,
+  ndcg_rel, Rndcg, rbp, rbp_resid, relstring) and ir_measures' ERR, RBP and nDCG(dcg='exp-log2');
 * :mod:`.registry`: one entry per metric of both families (name and other names, parameters, level, headline,
   bounds, formula, edge rule and policy, kernel, aggregation), from which ``docs/metrics.md``'s table and
   ``evalframe list-metrics`` are generated (``python scripts/make_metrics_table.py`` rewrites the table);

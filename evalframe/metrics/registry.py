@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InvalidParameterError
-from . import kernels, trec_kernels
+from . import diversity_kernels, kernels, trec_gain_kernels, trec_kernels
 from .kernels import HAYSTACK_EDGE_POLICY, ZERO_EDGE_POLICY, DocumentCounts, EdgePolicy
 
 __all__ = [
@@ -366,6 +366,16 @@ def trec_measure(name: str, description: str, formula: str, *, kernel: Callable[
 #: declaring it.
 JUDGED_ONLY = Param("judged_only", "bool", False, description="rank the judged documents only (trec_eval -J)")
 
+#: A gain mapping ``{grade: gain}`` (trec_eval's ``ndcg.1=3,2=9``, ir_measures' ``nDCG(gains={1:3,2:9})``): a grade it
+#: leaves out gains its own value, an unjudged document or a grade < 0 gains 0.
+GAINS = Param("gains", "gains", (), description="{grade: gain}; a grade left out gains its own value")
+#: ir_measures' nDCG ``dcg``: trec_eval's gain / log2(rank + 1), or gdeval's (2^gain - 1) / log2(rank + 1).
+DCG = Param("dcg", "str", "log2", ("log2", "exp-log2"), description="the gain of a document: its grade (log2) or "
+            "2^grade - 1 (exp-log2, gdeval's)")
+#: trec_eval's rbp and rbp_resid persistence (their default 0.9; ir_measures' RBP's is 0.8).
+TREC_RBP_P = Param("p", "float", 0.9, description="the persistence: the chance a user reads on")
+_GAIN_EDGE = ("no document of non-zero gain retrieved: **0.0**; a query without judgments is not evaluated")
+
 #: trec_eval's default cutoffs of P, recall, map_cut, ndcg_cut, success and relative_P (``-m P``: P_5 ... P_1000).
 TREC_EVAL_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 
@@ -421,9 +431,12 @@ REGISTRY: tuple[Metric, ...] = (
                          "the same sum of the ideal ranking (the judged grades, highest first).",
                  "(Σ over d in the top k of grade(d) / log2(rank(d) + 1)) / (the same sum over the query's judged "
                  "grades, highest first)",
-                 trec_eval=(TrecEvalName("ndcg"), TrecEvalName("ndcg_cut", "cutoffs", TREC_EVAL_CUTOFFS)),
+                 trec_eval=(TrecEvalName("ndcg"), TrecEvalName("ndcg_cut", "cutoffs", TREC_EVAL_CUTOFFS),
+                            TrecEvalName("ndcg", "gains")),
                  synonyms=(Name("NDCG"),), cutoff="optional", rel=False,
-                 params=(JUDGED_ONLY,), kernel=trec_kernels.ndcg_table, finish=trec_kernels.as_is),
+                 bounds_note="with gains >= 0 (a gains mapping may give negative ones, as trec_eval allows)",
+                 params=(DCG, GAINS, JUDGED_ONLY),
+                 kernel=trec_gain_kernels.ndcg_table, finish=trec_kernels.as_is),
     trec_measure("P", "Precision: relevant documents in the top k, over k.",
                  "\\|relevant d in the top k\\| / k",
                  trec_eval=(TrecEvalName("P", "cutoffs", TREC_EVAL_CUTOFFS),), synonyms=(Name("Precision"),), cutoff="required",
@@ -453,6 +466,150 @@ REGISTRY: tuple[Metric, ...] = (
                  "the judged non-relevant documents ranked above d (the term is 1 when n(d) = 0)",
                  trec_eval=(TrecEvalName("bpref"),), synonyms=(Name("BPref"),),
                  kernel=trec_kernels.bpref_table, finish=trec_kernels.as_is),
+    # ---------------------------------------------------------------- diversity (subtopic qrels) and Compat
+    # ndeval's measures as ir_measures runs them (pyndeval): they read subtopic judgments (from_trec(...,
+    # subtopics=True)); binary per subtopic (grade >= rel), S the query's subtopics with a relevant document,
+    # g(r) the novelty-discounted gain of rank r (diversity_kernels). Compat reads the ordinary grades.
+    trec_measure("alpha_nDCG", "alpha-nDCG (Clarke et al. 2008): DCG of the novelty-discounted gains (each subtopic's "
+                               "gain shrinks by (1 - alpha) for each document above already relevant to it) over the "
+                               "same of ndeval's greedy ideal ranking.",
+                 "(Σ_{r ≤ k} g(r) / log2(r + 1)) / (the same sum over the greedy ideal ranking); g(r) = Σ over the "
+                 "subtopics j of d at rank r of (1 − alpha)^(documents above relevant to j)",
+                 cutoff="required", bounds=None,
+                 bounds_note="[0, 1] but where the run beats ndeval's greedy ideal ranking",
+                 params=(Param("alpha", "float", 0.5, description="redundancy intolerance"), JUDGED_ONLY),
+                 kernel=diversity_kernels.alpha_ndcg_table, reference="ir_measures"),
+    trec_measure("alpha_DCG", "alpha-DCG as ndeval reports it: the novelty-discounted DCG over that of an ideal that "
+                              "covers every subtopic at every rank (collection-independent).",
+                 "(Σ_{r ≤ k} g(r) / log2(r + 1)) / (S Σ_{r ≤ k} (1 − alpha)^(r−1) / log2(r + 1)); at k = 1, g(1)",
+                 cutoff="required", bounds=None,
+                 bounds_note="[0, 1] for k ≥ 2; at k = 1 ndeval leaves g(1) unnormalised (up to S)",
+                 params=(Param("alpha", "float", 0.5, description="redundancy intolerance"), JUDGED_ONLY),
+                 kernel=diversity_kernels.alpha_dcg_table, reference="ir_measures"),
+    trec_measure("ERR_IA", "Intent-aware ERR as ndeval reports it: the novelty-discounted gains over rank, over those "
+                           "of an ideal covering every subtopic at every rank (alpha 0.5).",
+                 "(Σ_{r ≤ k} g(r) / r) / (S Σ_{r ≤ k} 0.5^(r−1) / r); at k = 1, g(1)",
+                 cutoff="required", bounds=None,
+                 bounds_note="[0, 1] for k ≥ 2; at k = 1 ndeval leaves g(1) unnormalised (up to S)",
+                 params=(JUDGED_ONLY,), kernel=diversity_kernels.err_ia_table, reference="ir_measures"),
+    trec_measure("nERR_IA", "Intent-aware ERR over subtopics, normalised by ndeval's greedy ideal ranking (alpha 0.5).",
+                 "(Σ_{r ≤ k} g(r) / r) / (the same sum over the greedy ideal ranking)",
+                 cutoff="required", bounds=None, bounds_note="[0, 1] but where the run beats the greedy ideal ranking",
+                 params=(JUDGED_ONLY,), kernel=diversity_kernels.nerr_ia_table, reference="ir_measures"),
+    trec_measure("P_IA", "Intent-aware precision: the relevant (document, subtopic) pairs in the top k, over k times "
+                         "the query's subtopics.",
+                 "\\|(d, j): d in the top k relevant to subtopic j\\| / (k S)",
+                 cutoff="required", params=(JUDGED_ONLY,), kernel=diversity_kernels.p_ia_table, reference="ir_measures"),
+    trec_measure("AP_IA", "Intent-aware average precision: the mean over the query's subtopics of each one's average "
+                          "precision (its relevant documents, over the whole ranking).",
+                 "(1 / S) Σ_j (Σ over d relevant to j of \\|{d' relevant to j : rank(d') ≤ rank(d)}\\| / rank(d)) / "
+                 "num_rel(j)",
+                 synonyms=(Name("MAP_IA"),), params=(JUDGED_ONLY,), kernel=diversity_kernels.ap_ia_table,
+                 reference="ir_measures"),
+    trec_measure("StRecall", "Subtopic recall: the query's subtopics with a relevant document in the top k, over all "
+                             "its subtopics.",
+                 "\\|{j : a d in the top k is relevant to j}\\| / S",
+                 synonyms=(Name("strec"),), cutoff="required",
+                 kernel=diversity_kernels.strecall_table, reference="ir_measures"),
+    trec_measure("NRBP", "Novelty- and rank-biased precision (Clarke et al. 2009): the novelty-discounted gains over "
+                         "the subtopics, each rank weighted beta^(r-1), over the whole ranking.",
+                 "(1 − (1 − alpha) beta) / S Σ_r beta^(r−1) g(r)",
+                 params=(Param("alpha", "float", 0.5, description="redundancy intolerance"),
+                         Param("beta", "float", 0.5, description="patience")),
+                 kernel=diversity_kernels.nrbp_table, reference="ir_measures"),
+    trec_measure("nNRBP", "NRBP over subtopics, normalised by ndeval's greedy ideal ranking.",
+                 "(Σ_r beta^(r−1) g(r)) / (the same sum over the greedy ideal ranking); no value when S = 0",
+                 params=(Param("alpha", "float", 0.5, description="redundancy intolerance"),
+                         Param("beta", "float", 0.5, description="patience")),
+                 bounds=None, bounds_note="[0, 1] but where the run beats the greedy ideal ranking; NaN (no value) for "
+                 "a ranked query without a relevant subtopic, as ndeval (0 / 0)",
+                 kernel=diversity_kernels.nnrbp_table, reference="ir_measures"),
+    trec_measure("Compat", "Compatibility (Clarke et al. 2020): the rank-biased overlap (persistence p) of the ranking "
+                           "with the ideal one (grade > 0, highest first, ties in the run's order), normalised by the "
+                           "ideal's with itself.",
+                 "(Σ_{i ≤ D} p^(i−1) \\|run[:i] ∩ ideal[:i]\\| / i) / (the same with run = ideal), D = max(ranked, "
+                 "relevant)",
+                 rel=False,
+                 params=(Param("p", "float", 0.95, description="persistence"),
+                         Param("normalize", "bool", True, description="divide by the ideal ranking's own overlap")),
+                 kernel=diversity_kernels.compat_table, reference="ir_measures"),
+    # ---------------------------------------------------------------- gain-based and inferred measures (issue 27,
+    # tegains): trec_eval 10.0's infAP, binG, G, ndcg_rel, Rndcg, rbp, rbp_resid; ir_measures' RBP and ERR (nDCG's
+    # gains and dcg='exp-log2' are parameters of its entry above). Kernels: metrics/trec_gain_kernels.py; their values
+    # are final (policy None: no edge override)
+    trec_measure("infAP", "Inferred average precision (Yilmaz & Aslam 2006): AP estimated from a sampled pool; "
+                          "documents absent from the qrels are skipped, judgments < 0 are pooled but not judged.",
+                 "(Σ over relevant retrieved d, at 0-based position j with r relevant, n judged non-relevant and u "
+                 "pooled-unjudged documents up to it, of 1 if j = 0 else 1/(j+1) + (j/(j+1)) ((r−1+n+u)/j) "
+                 "((r−1+ε)/(r−1+n+2ε))) / num_rel, ε = 0.00001",
+                 trec_eval=(TrecEvalName("infAP"),), params=(JUDGED_ONLY,), policy=None,
+                 edge="no relevant judgment or none retrieved: **0.0**; a query without judgments is not evaluated",
+                 kernel=trec_gain_kernels.infap_table),
+    trec_measure("binG", "Binary G (trec_eval, experimental): the mean over the relevant documents of 1 / log2(2 + the "
+                         "non-relevant or unjudged documents ranked above it), 0 for one not retrieved.",
+                 "(Σ over relevant retrieved d of 1 / log2(2 + \\|non-relevant d' ranked above d\\|)) / num_rel",
+                 trec_eval=(TrecEvalName("binG"),), params=(JUDGED_ONLY,), policy=None,
+                 edge="no relevant judgment or none retrieved: **0.0**; a query without judgments is not evaluated",
+                 kernel=trec_gain_kernels.bing_table),
+    trec_measure("G", "Normalised gain (trec_eval, experimental): each document's gain over log2(2 + the ideal ranking's "
+                      "cost so far - the gain so far), summed, over the ideal total gain; gains from `gains` (default: "
+                      "the grade).",
+                 "(Σ over retrieved d with gain(d) ≠ 0 of gain(d) / log2(2 + Σ_{i ≤ rank(d)} max(ideal gain at i, 1) − "
+                 "Σ_{d' up to d} gain(d'))) / (Σ of the judged positive gains)",
+                 trec_eval=(TrecEvalName("G"), TrecEvalName("G", "gains")), params=(GAINS, JUDGED_ONLY), rel=False,
+                 policy=None, bounds_note="with gains >= 0", edge=_GAIN_EDGE,
+                 kernel=trec_gain_kernels.g_table),
+    trec_measure("ndcg_rel", "nDCG averaged over the relevant documents (trec_eval, experimental): at each retrieved "
+                             "document of positive gain, the DCG so far over the ideal DCG so far; each one not "
+                             "retrieved adds the whole ranking's nDCG.",
+                 "(Σ over retrieved d with gain > 0 of DCG(top rank(d)) / IDCG(top min(rank(d), L)) + (L − their "
+                 "number) DCG / IDCG) / L, L the judged documents of positive gain (0 unless the sum is > 0)",
+                 trec_eval=(TrecEvalName("ndcg_rel"), TrecEvalName("ndcg_rel", "gains")), params=(GAINS, JUDGED_ONLY),
+                 rel=False, policy=None, bounds_note="with gains >= 0", edge=_GAIN_EDGE,
+                 kernel=trec_gain_kernels.ndcg_rel_table),
+    trec_measure("Rndcg", "nDCG averaged at the R levels (trec_eval, experimental): the mean of nDCG@b at each rank b "
+                          "where the ideal gain changes, and of the whole ranking's nDCG when it is longer than the "
+                          "ideal ranking plus one document.",
+                 "mean of DCG(top b) / IDCG(top b) over the ranks b ≤ L where the ideal gain changes (b = L always), "
+                 "and DCG / IDCG when the query retrieved more than L + 1 documents; L the judged documents of "
+                 "positive gain",
+                 trec_eval=(TrecEvalName("Rndcg"), TrecEvalName("Rndcg", "gains")), params=(GAINS, JUDGED_ONLY),
+                 policy=None, bounds_note="with gains >= 0; NaN (trec_eval prints nan) when every gain is <= 0 but "
+                 "the query has a relevant judgment",
+                 edge="no relevant judgment (grade >= rel): **0.0**; a query without judgments is not evaluated",
+                 kernel=trec_gain_kernels.rndcg_table),
+    trec_measure("rbp", "trec_eval 10.0's rank-biased precision: graded, the query's gains rescaled to [0, 1] when one "
+                        "lies outside; persistence p (default 0.9).",
+                 "(1 − p) Σ over retrieved d of gain'(d) p^(rank(d) − 1); gain' = (gain − min) / (max − min) when a "
+                 "gain of the query's levels lies outside [0, 1] (min, max over those gains and 0), else the gain",
+                 trec_eval=(TrecEvalName("rbp"), TrecEvalName("rbp", "gains")), params=(TREC_RBP_P, GAINS, JUDGED_ONLY),
+                 rel=False, policy=None, reference="trec_eval",
+                 edge="no document of positive gain retrieved: **0.0**; a query without judgments is not evaluated",
+                 kernel=trec_gain_kernels.trec_rbp_table),
+    trec_measure("rbp_resid", "trec_eval 10.0's residual of rbp: how much rbp could rise if every unjudged document "
+                              "retrieved were relevant (0 when none is retrieved).",
+                 "p^num_ret + (1 − p) Σ over retrieved d not judged (absent from the qrels or grade < 0) of "
+                 "p^(rank(d) − 1); 0 when there is no such d",
+                 trec_eval=(TrecEvalName("rbp_resid"),), params=(TREC_RBP_P, JUDGED_ONLY), rel=False, policy=None,
+                 reference="trec_eval",
+                 edge="no unjudged document retrieved: **0.0** (trec_eval leaves it unset); a query without judgments "
+                 "is not evaluated",
+                 kernel=trec_gain_kernels.rbp_resid_table),
+    trec_measure("RBP", "Rank-biased precision (Moffat & Zobel 2008): (1 - p) times the sum of p^(rank - 1) over the "
+                        "relevant documents in the top k; persistence p (default 0.8).",
+                 "(1 − p) Σ over relevant d in the top k of p^(rank(d) − 1)",
+                 params=(Param("p", "float", 0.8, description="the persistence: the chance a user reads on"),),
+                 cutoff="optional", policy=None, reference="ir_measures",
+                 edge="no relevant document retrieved: **0.0**; a query without judgments is not evaluated",
+                 kernel=trec_gain_kernels.rbp_table),
+    trec_measure("ERR", "Expected reciprocal rank (Chapelle et al. 2009), as gdeval computes it: the cascade user stops "
+                        "at a document with probability (2^grade - 1) / 16 (grades 0..4; above 4 counts as 4).",
+                 "Σ over the top k of R(d) / rank(d) Π over d' ranked above d of (1 − R(d')), R(d) = (2^min(grade(d), 4) "
+                 "− 1) / 2^4",
+                 cutoff="optional", rel=False, policy=None, reference="ir_measures",
+                 edge="no document of grade > 0 retrieved: **0.0** (gdeval leaves out a query without a positive "
+                 "judgment); a query without judgments is not evaluated",
+                 kernel=trec_gain_kernels.err_table),
 )
 
 
@@ -527,7 +684,7 @@ def other_names(metric: Metric) -> list[str]:
     Examples
     --------
     >>> other_names(TREC_MEASURES["nDCG"]), other_names(TREC_MEASURES["Rprec"])
-    (['ndcg', 'ndcg_cut.k', 'NDCG'], ['Rprec', 'RPrec'])
+    (['ndcg', 'ndcg_cut.k', 'ndcg.g=v,...', 'NDCG'], ['Rprec', 'RPrec'])
     """
     tails = {"none": "", "cutoffs": ".k", "gains": ".g=v,...", "values": ""}
     names = [name.stem + (tails[name.params] if name.params != "values" else "." + ",".join(name.values))
@@ -571,7 +728,8 @@ def update_metrics_table(text: str) -> str:
 
 def _ir_measures_form(metric: Metric) -> str:
     """A measure's name in ir_measures' syntax with its parameters at their defaults: ``RBP(p=0.8,rel=1)[@k]``."""
-    params = ([f"{p.name}={p.default!r}" for p in metric.params if p.name != "judged_only"]
+    params = ([f"{p.name}={'{}' if p.kind == 'gains' else repr(p.default)}" for p in metric.params
+               if p.name != "judged_only"]
               + (["rel=1"] if metric.rel else []) + (["judged_only=False"] if any(
                   p.name == "judged_only" for p in metric.params) else []))
     cutoff = {"required": "@k", "optional": "[@k]", "none": ""}[metric.cutoff]

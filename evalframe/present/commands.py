@@ -35,7 +35,7 @@ from ..trec_compare import MAX_P as TREC_MAX_P
 from ..trec_compare import compare as compare_runs
 from .demo import load_demo_runs
 from .fusion import fuse_command
-from .parsers import TREC_DEFAULT_MEASURES, options_given, print_warning
+from .parsers import options_given, print_warning
 
 __all__ = ["COMMANDS"]
 
@@ -408,7 +408,7 @@ def _trec(args: argparse.Namespace) -> str:
     if not 0 <= args.digits <= 17:
         raise EvalframeError(f"--digits must be between 0 and 17; got {args.digits}.")
     measures = trec_request(args)
-    result = EvaluationResult.from_trec(args.run, args.qrels)
+    result = EvaluationResult.from_trec(args.run, args.qrels, subtopics=bool(getattr(args, "subtopics", False)))
     table = result.trec_query_metrics([str(m) for m in measures], complete=args.complete,
                                       max_docs=getattr(args, "max_docs", None),
                                       judged_only=getattr(args, "judged_only", False))

@@ -301,6 +301,10 @@ def build() -> tuple[argparse.ArgumentParser, dict[str, Command]]:
     trec.add_argument("-Z", "--zscores", type=Path, default=None, metavar="FILE",
                       help="print z-scores against FILE's 'qid measure mean stddev' lines (trec_eval -Z; with "
                            "--format trec_eval)")
+    trec.add_argument("--subtopics", action="store_true",
+                      help="QRELS is a subtopic (diversity) qrels, qid subtopic docid relevance: the diversity measures "
+                      "(alpha_nDCG@20, ERR_IA@20, P_IA@20, AP_IA, StRecall@20, ...) read its subtopics, the others each "
+                      "document's highest grade")
     trec.add_argument("--format", default="tsv", choices=TREC_FORMAT_NAMES,
                       help="tsv: 'measure<TAB>query<TAB>value' lines, evalframe's names (default); json; markdown; "
                            "trec_eval: trec_eval's output byte for byte (its names, order and precision)")

@@ -12,7 +12,8 @@ are used instead.
 
 It returns None for any input it does not take (no pyarrow; a file pyarrow's reader does not take: tabs, runs of
 spaces, a line with more or fewer columns, an empty column, a value that is not a plain number, an empty file, text
-that is not UTF-8; a docid twice in a query; a judged docid ``"00"``; a missing file; a bad ``--digits``): the
+that is not UTF-8; a docid twice in a query; a judged docid ``"00"``; a missing file; a bad ``--digits``; subtopic
+qrels, ``--subtopics``): the
 command then runs through ``EvaluationResult.from_trec`` (:mod:`evalframe.present.commands`), whose messages name
 the file and the line. Both ways print the same bytes (``tests/present/test_trec_command.py``).
 """
@@ -133,8 +134,8 @@ def trec_columnar(args: argparse.Namespace) -> str | None:
     RR   	all	0.5000
     P@1  	all	0.0000
     """
-    if not 0 <= args.digits <= 17 or args.format not in TREC_FORMATS:
-        return None
+    if not 0 <= args.digits <= 17 or args.format not in TREC_FORMATS or getattr(args, "subtopics", False):
+        return None  # subtopic qrels: from_trec reads them
     paths = [Path(args.run), Path(args.qrels)]
     if not all(path.is_file() for path in paths):
         return None

@@ -361,8 +361,9 @@ def trec_eval_request(texts: Sequence[str], *, trec_eval: bool = False) -> TrecE
                                             "evalframe list-metrics lists the measures it computes.",
                                             parameter="measures") from None
             hint = did_you_mean(text, TREC_EVAL_SETS)
-            if hint and "Did you mean" not in str(error):
-                raise InvalidParameterError(f"{error}{hint}", parameter="measures") from None
+            if hint:  # a set's name mistyped: that suggestion rather than a measure's
+                message = str(error).split(" Did you mean ")[0]
+                raise InvalidParameterError(f"{message}{hint}", parameter="measures") from None
             raise
     if trec_eval:  # a stem asked bare after its parameters: trec_eval prints the parameters' measures only
         kept = {}

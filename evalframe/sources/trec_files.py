@@ -33,16 +33,19 @@ from .trec_codes import as_trec_scores, compact_codes, factorized, repeated_pair
 from .trec_arrow import DAMAGED_GZIP, QRELS_FORMAT, RUN_FORMAT, TrecFormat, is_gzip, read_arrow
 from .trec_layout import TableCodes
 
-__all__ = ["RUN_COLUMNS", "QRELS_COLUMNS", "read_run", "read_qrels", "read_run_coded", "read_qrels_coded", "read_queries",
-           "raise_bad_line"]
+__all__ = ["RUN_COLUMNS", "QRELS_COLUMNS", "SUBTOPIC_QRELS_COLUMNS", "read_run", "read_qrels", "read_subtopic_qrels",
+           "collapse_subtopics", "read_run_coded", "read_qrels_coded", "read_queries", "raise_bad_line"]
 
 #: Columns of :func:`read_run`'s frame and of :func:`read_qrels`'.
 RUN_COLUMNS: tuple[str, ...] = ("qid", "docid", "score", "rank")
 QRELS_COLUMNS: tuple[str, ...] = ("qid", "docid", "relevance")
+#: Columns of :func:`read_subtopic_qrels`' frame (``read_qrels(..., subtopics=True)``).
+SUBTOPIC_QRELS_COLUMNS: tuple[str, ...] = ("qid", "subtopic", "docid", "relevance")
 
 PathLike = Union[str, "os.PathLike[str]"]
 RunInput = Union[PathLike, Mapping[str, Mapping[str, float]]]
 QrelsInput = Union[PathLike, Mapping[str, Mapping[str, int]]]
+SubtopicQrelsInput = Union[PathLike, Mapping[str, Mapping[str, Mapping[str, int]]]]
 
 _INTEGER = re.compile(r"[+-]?[0-9]+")
 _NUMBER = re.compile(r"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf|infinity)", re.IGNORECASE)
@@ -375,7 +378,7 @@ def read_run_coded(run: RunInput) -> tuple[pd.DataFrame, TableCodes]:
     return columns.frame(order, {"score": columns.values[order], "rank": ranks})
 
 
-def read_qrels(qrels: QrelsInput) -> pd.DataFrame:
+def read_qrels(qrels: QrelsInput | SubtopicQrelsInput, *, subtopics: bool = False) -> pd.DataFrame:
     """TREC relevance judgments as a tidy frame ``qid, docid, relevance``.
 
     Parameters
@@ -383,6 +386,9 @@ def read_qrels(qrels: QrelsInput) -> pd.DataFrame:
     qrels : path or dict
         A qrels file (``qid iter docid relevance`` per line, whitespace-separated, plain or gzip; the ``iter``
         column is ignored) or ``{qid: {docid: grade}}``.
+    subtopics : bool
+        Read the second column as the subtopic (a diversity qrels, ``qid subtopic docid relevance``): the frame of
+        :func:`read_subtopic_qrels`, ``qid, subtopic, docid, relevance``.
 
     Returns
     -------
@@ -405,7 +411,114 @@ def read_qrels(qrels: QrelsInput) -> pd.DataFrame:
     0  q1    d2          2
     1  q1    d1          0
     """
-    return read_qrels_coded(qrels)[0]
+    if subtopics is not False:
+        if subtopics is not True:
+            raise InvalidParameterError(f"subtopics must be True or False; got {subtopics!r}.", parameter="subtopics")
+        return read_subtopic_qrels(qrels)  # type: ignore[arg-type]  # a plain dict is refused there, naming it
+    return read_qrels_coded(qrels)[0]  # type: ignore[arg-type]  # a subtopic dict is refused there, naming it
+
+
+def _subtopic_duplicate(path: Path) -> NoReturn:
+    """Raise a LoadError naming the first line that judges a (query, subtopic, document) again."""
+    seen: dict[tuple[str, ...], int] = {}
+    for number, raw in enumerate(_read_bytes(path, "qrels").splitlines(), start=1):
+        fields = _SEPARATOR.split(raw.decode("utf-8").strip(" \t\r\n"))
+        key = tuple(fields[:3])
+        if len(key) == 3 and key in seen:
+            raise LoadError(f"{path}:{number}: document {key[2]!r} is judged twice for subtopic {key[1]!r} of query "
+                            f"{key[0]!r} (first on line {seen[key]}); keep one of the lines.")
+        seen[key] = number
+    raise LoadError(f"{path}: a (query, subtopic, document) is judged twice.")  # not reached: the pass finds it
+
+
+def read_subtopic_qrels(qrels: SubtopicQrelsInput) -> pd.DataFrame:
+    """Subtopic (diversity) judgments as a tidy frame ``qid, subtopic, docid, relevance``.
+
+    A diversity qrels (TREC Web track's, ndeval's and ir_measures' input) judges a document per subtopic of the query:
+    its second column, trec_eval's ignored "iteration", is the subtopic. A document may be judged for several
+    subtopics; a (query, subtopic, document) at most once.
+
+    Parameters
+    ----------
+    qrels : path or dict
+        A file of lines ``qid subtopic docid relevance`` (whitespace-separated, plain or gzip) or
+        ``{qid: {subtopic: {docid: grade}}}``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per judgment, in file (dict) order: ``qid``, ``subtopic``, ``docid`` (str), ``relevance`` (int64).
+
+    Raises
+    ------
+    LoadError
+        A missing or empty file, a line without 4 columns, a grade that is not an integer, a document judged twice
+        for one subtopic of a query; the message names the file and the 1-based line.
+    InvalidParameterError
+        The dict form with an id that is not a non-empty string without whitespace, or a grade that is not an int.
+
+    Examples
+    --------
+    >>> read_subtopic_qrels({"q1": {"1": {"d1": 1, "d2": 0}, "2": {"d1": 2}}})
+      qid subtopic docid  relevance
+    0  q1        1    d1          1
+    1  q1        1    d2          0
+    2  q1        2    d1          2
+    """
+    if isinstance(qrels, Mapping):
+        rows: list[tuple[str, str, str, int]] = []
+        for qid, per_subtopic in qrels.items():
+            _check_id(qid, f"qrels: query id {qid!r}")
+            if not isinstance(per_subtopic, Mapping):
+                raise InvalidParameterError(f"qrels[{qid!r}] must be a dict {{subtopic: {{docid: grade}}}} (subtopic "
+                                            f"qrels); got {type(per_subtopic).__name__}.")
+            for subtopic, documents in per_subtopic.items():
+                _check_id(subtopic, f"qrels[{qid!r}]: subtopic id {subtopic!r}")
+                if not isinstance(documents, Mapping):
+                    raise InvalidParameterError(f"qrels[{qid!r}][{subtopic!r}] must be a dict {{docid: grade}}; got "
+                                                f"{type(documents).__name__}.")
+                for docid, grade in documents.items():
+                    _check_id(docid, f"qrels[{qid!r}][{subtopic!r}]: document id {docid!r}")
+                    if isinstance(grade, bool) or not isinstance(grade, numbers.Integral):
+                        raise InvalidParameterError(f"qrels[{qid!r}][{subtopic!r}][{docid!r}]: the relevance grade must "
+                                                    f"be an int; got {grade!r:.40}.")
+                    rows.append((qid, subtopic, docid, int(grade)))
+        columns = list(zip(*rows)) if rows else [(), (), (), ()]
+        return pd.DataFrame({"qid": pd.Series(columns[0], dtype=object), "subtopic": pd.Series(columns[1], dtype=object),
+                             "docid": pd.Series(columns[2], dtype=object),
+                             "relevance": np.asarray(columns[3], dtype=np.int64)})
+    path = _check_path(qrels, "qrels")
+    frame = _parse(path, QRELS_FORMAT)
+    text = frame[QRELS_FORMAT.value]
+    if not text.str.fullmatch(_INTEGER.pattern).all():
+        raise_bad_line(path, QRELS_FORMAT)
+    try:
+        grades = text.to_numpy(dtype=object).astype(np.int64)
+    except (ValueError, OverflowError) as exc:
+        raise_bad_line(path, QRELS_FORMAT, exc)
+    table = pd.DataFrame({"qid": pd.Series(frame[0].to_numpy(dtype=object), dtype=object),
+                          "subtopic": pd.Series(frame[1].to_numpy(dtype=object), dtype=object),
+                          "docid": pd.Series(frame[2].to_numpy(dtype=object), dtype=object), "relevance": grades})
+    if table.duplicated(["qid", "subtopic", "docid"]).any():
+        _subtopic_duplicate(path)
+    return table
+
+
+def collapse_subtopics(table: pd.DataFrame) -> dict[str, dict[str, int]]:
+    """The ordinary qrels of subtopic judgments: each judged document once, with its highest grade over the
+    subtopics (relevant to the query when relevant to any subtopic, as ndeval counts it), queries and documents in
+    order of first appearance.
+
+    Examples
+    --------
+    >>> collapse_subtopics(read_subtopic_qrels({"q1": {"1": {"d1": 1, "d2": 0}, "2": {"d1": 2, "d2": -1}}}))
+    {'q1': {'d1': 2, 'd2': 0}}
+    """
+    out: dict[str, dict[str, int]] = {}
+    for qid, docid, grade in zip(table["qid"].tolist(), table["docid"].tolist(), table["relevance"].tolist()):
+        documents = out.setdefault(qid, {})
+        documents[docid] = max(documents.get(docid, grade), grade)
+    return out
 
 
 def read_qrels_coded(qrels: QrelsInput) -> tuple[pd.DataFrame, TableCodes]:

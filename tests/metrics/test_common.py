@@ -36,6 +36,7 @@ from evalframe.metrics.registry import (
     TREC_MEASURES,
     headline_metric,
 )
+from evalframe.metrics.diversity_kernels import Subtopics
 from evalframe.metrics.trec import UNJUDGED, Measure, entry_of, evaluate, parse_measure
 from tests.fixtures import doc_row
 
@@ -272,17 +273,60 @@ TINY_VALUES = {  # every trec entry: a measure of it and its values per query
     "Rprec": ("Rprec", [1 / 2, 1 / 1]),
     # query 0: its relevant document has one judged non-relevant above: 1 - min(1, 2) / min(1, 2) = 0
     "Bpref": ("Bpref", [0.0, 1.0]),
+    # TINY_SUBTOPICS (alpha 0.5): query 0's rank 2 (B) is relevant to its subtopics s1 and s2, gain 2; the
+    # unretrieved D to s2; S = 2. Greedy ideal: B (gain 2), then D (s2 seen once: 0.5). Query 1: E (rank 1) to s1, S = 1
+    "alpha_nDCG": ("alpha_nDCG@2", [(2 / np.log2(3)) / (2 + 0.5 / np.log2(3)), 1.0]),
+    "alpha_DCG": ("alpha_DCG@2", [(2 / np.log2(3)) / (2 * (1 + 0.5 / np.log2(3))), 1 / (1 + 0.5 / np.log2(3))]),
+    "ERR_IA": ("ERR_IA@2", [(2 / 2) / (2 * (1 + 0.5 / 2)), 1 / (1 + 0.5 / 2)]),
+    "nERR_IA": ("nERR_IA@2", [(2 / 2) / (2 + 0.5 / 2), 1.0]),
+    "P_IA": ("P_IA@2", [2 / (2 * 2), 1 / (2 * 1)]),
+    "AP_IA": ("AP_IA", [((1 / 2) / 1 + (1 / 2) / 2) / 2, 1.0]),  # query 0: s1 (B of 1), s2 (B of 2: D missed)
+    "StRecall": ("StRecall@1", [0.0, 1.0]),
+    # NRBP (alpha = beta = 0.5): query 0 gains 2 at rank 2 (beta^1), query 1 gains 1 at rank 1; times (1 - 0.25) / S.
+    # nNRBP: over the greedy ideal's B (2) then D (0.5 at beta^1)
+    "NRBP": ("NRBP", [0.75 / 2 * (2 * 0.5), 0.75 / 1 * 1]),
+    "nNRBP": ("nNRBP", [(2 * 0.5) / (2 + 0.5 * 0.5), 1.0]),
+    # RBO (p 0.95) of ranking A B C with the ideal B D, over that of B D with itself; query 1: E F with E, the same
+    "Compat": ("Compat", [(0.95 * (1 / 2) + 0.95**2 * (1 / 3)) / (1 + 0.95 + 0.95**2 * (2 / 3)), 1.0]),
+    # tegains (issue 27): query 0 ranks grades 0, 1, unjudged (judged 1, 1, 0); query 1 ranks 1, 0 (judged 1, 0).
+    # infAP: q0's relevant document at j = 1 has 1 judged non-relevant above: 1/2 + (1/2)(1/1)(ε/(1 + 2ε)), over 2
+    "infAP": ("infAP", [(1 / 2 + (1 / 2) * (1e-5 / (1 + 2e-5))) / 2, 1.0]),
+    # binG: 1 / log2(2 + non-relevant above), over num_rel
+    "binG": ("binG", [(1 / np.log2(3)) / 2, 1.0]),
+    # G: q0's gain 1 at rank 2: cost max(1,1) + max(1,1) = 2, gained 1: 1 / log2(2 + 2 - 1), over the ideal gain 2
+    "G": ("G", [(1 / np.log2(3)) / 2, 1.0]),
+    # ndcg_rel: q0's one relevant retrieved (DCG@2 / IDCG@2) and one not retrieved (DCG / IDCG, the same), over 2
+    "ndcg_rel": ("ndcg_rel", [(1 / np.log2(3)) / (1 + 1 / np.log2(3)), 1.0]),
+    # Rndcg: the ideal gains (1, 1) change once, after rank 2; q0 retrieved 3 = L + 1 documents: no final term
+    "Rndcg": ("Rndcg", [(1 / np.log2(3)) / (1 + 1 / np.log2(3)), 1.0]),
+    # rbp (p 0.9, grades within [0, 1] so not rescaled): (1 - p) p^(rank - 1)
+    "rbp": ("rbp", [0.1 * 0.9, 0.1]),
+    # rbp_resid: q0's unjudged document at rank 3: p^3 + (1 - p) p^2; q1 has none: 0
+    "rbp_resid": ("rbp_resid", [0.9**3 + 0.1 * 0.9**2, 0.0]),
+    # RBP (p 0.8): (1 - p) p^(rank - 1)
+    "RBP": ("RBP", [0.2 * 0.8, 0.2]),
+    # ERR: grade 1 stops with chance (2^1 - 1) / 16, at rank 2 (q0) or 1 (q1)
+    "ERR": ("ERR", [(1 / 16) / 2, 1 / 16]),
 }
+# TINY's documents: query 0 ranks A (grade 0), B (1), an unjudged one, and D (1) is not retrieved; query 1 ranks E (1),
+# F (0). Their subtopic judgments (documents A B D E F, subtopics s1 s2 of query 0 and s1 of query 1), each document's
+# grade the highest of its subtopics'
+TINY_SUBTOPICS = Subtopics(
+    doc_query=np.array([0, 0, 0, 1, 1]), subtopic_query=np.array([0, 0, 1]),
+    judged_doc=np.array([0, 1, 1, 2, 3, 4]), judged_subtopic=np.array([0, 0, 1, 1, 2, 2]),
+    judged_grade=np.array([0, 1, 1, 1, 1, 0]),
+    row_query=np.array([0, 0, 0, 1, 1]), row_position=np.array([0, 1, 1, 0, 1]), row_subtopic=np.array([0, 0, 1, 2, 2]),
+    row_grade=np.array([0, 1, 1, 1, 0]))
 
 
-def _evaluate(names, arrays, n_queries):
-    return evaluate([parse_measure(n) for n in names], n_queries=n_queries,
+def _evaluate(names, arrays, n_queries, subtopics=None):
+    return evaluate([parse_measure(n) for n in names], n_queries=n_queries, subtopics=subtopics,
                     **{key: np.asarray(value, dtype=np.int64) for key, value in arrays.items()})
 
 
 def test_every_trec_measure_has_a_hand_worked_case():
     assert set(TINY_VALUES) == set(TREC_MEASURES), "add the new measure's values on TINY"
-    values = _evaluate([name for name, _ in TINY_VALUES.values()], TINY, 2)
+    values = _evaluate([name for name, _ in TINY_VALUES.values()], TINY, 2, TINY_SUBTOPICS)
     for entry, (name, expected) in TINY_VALUES.items():
         assert entry_of(name) is TREC_MEASURES[entry]
         np.testing.assert_allclose(values[name], expected, rtol=0, atol=1e-15, err_msg=name)
@@ -293,7 +337,7 @@ def test_every_trec_spec_is_complete_and_its_names_resolve_to_it():
     for name, entry in TREC_MEASURES.items():
         assert entry.family == "trec" and entry.level == "document" and entry.name == name
         assert entry.description and entry.formula and entry.edge and entry.finish
-        assert entry.reference in ("pytrec_eval", "ir_measures", "hand"), name
+        assert entry.reference in ("pytrec_eval", "ir_measures", "trec_eval", "hand"), name
         assert entry.bounds is None or entry.bounds[0] <= entry.bounds[1]
         cutoff = (0.5 if entry.cutoff_kind == "float" else 7) if entry.cutoff == "required" else None
         canonical = f"{name}@{cutoff}" if cutoff is not None else name
@@ -329,6 +373,42 @@ def random_ranking(seed: int) -> tuple[dict[str, np.ndarray], int]:
     return {key: np.asarray(value, dtype=np.int64) for key, value in arrays.items()}, n_queries
 
 
+def random_subtopics(arrays: dict[str, np.ndarray], n_queries: int, seed: int) -> Subtopics:
+    """Subtopic judgments of :func:`random_ranking`'s documents: each judged document relevant at its grade to one of
+    its query's 1..3 subtopics and judged lower for some others (its grade the highest); a ranked row is the judged
+    document of its grade not ranked yet."""
+    rng = np.random.default_rng(seed + 1000)
+    parts: dict[str, list[int]] = {key: [] for key in ("doc_query", "subtopic_query", "judged_doc", "judged_subtopic",
+                                                       "judged_grade", "row_query", "row_position", "row_subtopic",
+                                                       "row_grade")}
+    for q in range(n_queries):
+        first_subtopic = len(parts["subtopic_query"])
+        n_subtopics = int(rng.integers(1, 4))
+        parts["subtopic_query"] += [q] * n_subtopics
+        free: dict[int, list[list[tuple[int, int]]]] = {}  # by grade: the unranked documents' judgments
+        for grade in arrays["judged_grade"][arrays["judged_query"] == q].tolist():
+            doc = len(parts["doc_query"])
+            parts["doc_query"].append(q)
+            own = [(first_subtopic + int(rng.integers(n_subtopics)), grade)]
+            own += [(first_subtopic + j, int(rng.integers(-1, grade + 1))) for j in range(n_subtopics)
+                    if j + first_subtopic != own[0][0] and rng.random() < 0.5]
+            for subtopic, g in own:
+                parts["judged_doc"].append(doc)
+                parts["judged_subtopic"].append(subtopic)
+                parts["judged_grade"].append(g)
+            free.setdefault(grade, []).append(own)
+        rows = arrays["row_query"] == q
+        for position, grade in zip(arrays["position"][rows].tolist(), arrays["grade"][rows].tolist()):
+            if grade == UNJUDGED:
+                continue
+            for subtopic, g in free[grade].pop():
+                parts["row_query"].append(q)
+                parts["row_position"].append(position)
+                parts["row_subtopic"].append(subtopic)
+                parts["row_grade"].append(g)
+    return Subtopics(**{key: np.asarray(value, dtype=np.int64) for key, value in parts.items()})
+
+
 @pytest.mark.parametrize("seed", SEEDS)
 def test_trec_measures_one_value_per_query_within_bounds_and_the_edge_policy(seed):
     arrays, n_queries = random_ranking(seed)
@@ -339,18 +419,22 @@ def test_trec_measures_one_value_per_query_within_bounds_and_the_edge_policy(see
         cutoff = "" if entry.cutoff == "none" else cutoff
         rel = int(rng.integers(1, 4)) if entry.rel else 1
         names.append(name + (f"(rel={rel})" if rel != 1 else "") + cutoff)
-    values = _evaluate(names, arrays, n_queries)
+    values = _evaluate(names, arrays, n_queries, random_subtopics(arrays, n_queries, seed))
     for name in names:
         measure, entry = parse_measure(name), entry_of(name)
         got = values[str(measure)]
         assert got.shape == (n_queries,) and got.dtype == np.float64, name
-        low, high = entry.bounds
-        assert np.all((got >= low) & (got <= high)), (name, got)
+        low, high = entry.bounds if entry.bounds is not None else (0.0, np.inf)
+        # NaN: no value, only where the entry says so (nNRBP of a ranked query without a relevant subtopic)
+        value = ~np.isnan(got) if "NaN" in entry.bounds_note else np.ones(n_queries, dtype=bool)
+        assert np.all((got[value] >= low) & (got[value] <= high)), (name, got)
+        if entry.policy is None:  # the kernel's values are final: no edge policy to check
+            continue
         relevant = arrays["grade"] >= measure.rel
         hits = np.bincount(arrays["row_query"], weights=relevant, minlength=n_queries)
         num_rel = np.bincount(arrays["judged_query"], weights=arrays["judged_grade"] >= measure.rel, minlength=n_queries)
-        assert np.all(got[(hits == 0) & (num_rel == 0)] == entry.policy.no_gold), name
-        assert np.all(got[(hits == 0) & (num_rel > 0)] == entry.policy.no_hit), name
+        assert np.all(got[value & (hits == 0) & (num_rel == 0)] == entry.policy.no_gold), name
+        assert np.all(got[value & (hits == 0) & (num_rel > 0)] == entry.policy.no_hit), name
 
 
 @pytest.mark.parametrize("seed", SEEDS)
