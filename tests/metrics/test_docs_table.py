@@ -40,7 +40,8 @@ def test_the_table_has_one_row_per_registered_metric():
     assert names == [*ANSWER_METRICS, *DOCUMENT_METRICS, *EVALUATOR_METRICS, *TREC_MEASURES]
     # a trec measure's row says its parameters and its names in trec_eval's form
     row = dict(zip(names, rows))
-    assert row["AP"].endswith("| [@k], rel; `map`, `map_cut.k` |") and row["P"].endswith("| @k, rel; `P.k` |")
+    assert row["AP"].endswith("| [@k], rel; `map`, `map_cut.k`, `MAP` |")
+    assert row["P"].endswith("| @k, rel; `P.k`, `Precision` |")
 
 
 def test_update_replaces_only_the_marked_table():
