@@ -296,7 +296,8 @@ def utility_table(rows: RankedRows, level: int, cutoffs: Sequence[object], param
     num_docs = float(params.get("num_docs", 0))  # type: ignore[arg-type]
     values = p1 * rel_ret + p2 * (num_ret - rel_ret) + p3 * (num_rel - rel_ret) + p4 * (num_docs + rel_ret - num_ret
                                                                                           - num_rel)
-    return _columns(np.where(_ranked_queries(rows), values, 0.0), cutoffs)
+    # -c's stand-in ranking is zeroed; under -J it is dropped, and the empty ranking's value is what trec_eval prints
+    return _columns(np.where(_ranked_queries(rows) | _judged_only(params), values, 0.0), cutoffs)
 
 
 # ------------------------------------------------------------------------------------ judgment rates
