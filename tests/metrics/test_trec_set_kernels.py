@@ -646,3 +646,48 @@ def test_ir_measures_families_equal_ir_measures(seed):
 def test_compared_counts_through_the_api(capsys):
     with capsys.disabled():
         print(f"\ntrec_set_kernels values compared (with the API tests): {COMPARED}")
+
+
+#: trec_eval -J's printed key -> our name with judged_only (the measures of the core's entries too: -J drops every
+#: document without a grade >= 0, negative grades included, before any measure)
+JUDGED_ONLY_NAMES = {"map": "AP(judged_only=True)", "ndcg": "nDCG(judged_only=True)", "P_5": "P(judged_only=True)@5",
+                     "recall_10": "R(judged_only=True)@10", "recip_rank": "RR(judged_only=True)",
+                     "success_5": "Success(judged_only=True)@5", "Rprec": "Rprec(judged_only=True)",
+                     "num_ret": "NumRet(judged_only=True)", "set_P": "SetP(judged_only=True)",
+                     "set_map": "SetAP(judged_only=True)", "iprec_at_recall_0.50": "IPrec(judged_only=True)@0.5",
+                     "Rprec_mult_1.00": "Rprec_mult(judged_only=True)@1.0",
+                     "relative_P_5": "relative_P(judged_only=True)@5", "utility": "utility(judged_only=True)",
+                     "11pt_avg": "11pt_avg(judged_only=True)", "gm_map": "gm_map(judged_only=True)"}
+
+
+NEGATIVE_ON_TOP = ({"q1": {"d2": 10.0, "d9": 9.0, "d1": 8.0, "d3": 7.0}, "q2": {"a": 2.0, "b": 1.0, "c": 0.5}},
+                   {"q1": {"d1": 1, "d2": -1, "d3": 1, "d4": 0}, "q2": {"a": -1, "b": 2, "c": 0}})
+
+
+@needs_binary
+@pytest.mark.parametrize("seed", [None, *range(6)])
+def test_judged_only_drops_negative_grades_as_trec_eval_minus_j(tmp_path, seed):
+    from evalframe import EvaluationResult
+    from evalframe.metrics.trec import parse_measure
+
+    # grades -1..3; None: a document judged -1 ranked first, above relevant ones
+    run, qrels = NEGATIVE_ON_TOP if seed is None else random_case(1100 + seed)
+    qrels = {q: j for q, j in qrels.items() if max(j.values()) >= 0 and q in run}
+    if not qrels:
+        return
+    result = EvaluationResult.from_trec(run, qrels)
+    names = list(JUDGED_ONLY_NAMES.values())
+    table, means = result.trec_query_metrics(names), result.trec_metrics(names)
+    printed = trec_eval(tmp_path, run, qrels, ["map", "ndcg", "P.5", "recall.10", "recip_rank", "success.5", "Rprec",
+                                               "num_ret", "set_P", "set_map", "iprec_at_recall.0.5", "Rprec_mult.1.0",
+                                               "relative_P.5", "utility", "11pt_avg", "gm_map"], ["-J"])
+    for key, name in JUDGED_ONLY_NAMES.items():
+        canonical = str(parse_measure(name))
+        if key not in SUMMARY_ONLY:
+            expected = [printed[key, q] for q in table.index]
+            np.testing.assert_allclose(table[canonical].to_numpy(), expected, rtol=0, atol=PRINTED, equal_nan=True,
+                                       err_msg=name)
+            COMPARED["trec_eval"] += len(expected)
+        if not math.isnan(printed[key, "all"]):  # a NaN query makes trec_eval's mean NaN; evalframe skips it
+            assert means[canonical] == pytest.approx(printed[key, "all"], abs=PRINTED), name
+            COMPARED["trec_eval"] += 1
