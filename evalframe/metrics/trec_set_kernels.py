@@ -19,6 +19,7 @@ measure here gives it what that gives (0, its ``num_rel``, 1 for ``num_q``).
 
 Examples
 --------
+>>> from evalframe.metrics.trec_kernels import UNJUDGED
 >>> rows = RankedRows(row_query=np.array([0, 0, 0]), position=np.array([0, 1, 2]),
 ...                   grade=np.array([1, UNJUDGED, 0]), judged_query=np.array([0, 0]), judged_grade=np.array([1, 0]),
 ...                   n_queries=1)
@@ -34,7 +35,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from .trec_kernels import UNJUDGED, RankedRows, average_precision, bpref, cutoff_sums, divide
+from .trec_kernels import RankedRows, average_precision, bpref, cutoff_sums, divide
 
 __all__ = [
     "IPREC_RECALLS",
@@ -66,26 +67,27 @@ __all__ = [
 IPREC_RECALLS: tuple[float, ...] = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 
 
-def ranked(rows: RankedRows, judged_only: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(row_query, position, grade)`` of the ranking the measures read: every row, or (``judged_only``) the rows
-    with a grade >= 0, ranked again from 0 within each query in the same order (trec_eval's ``-J``)."""
-    if not judged_only:
-        return rows.row_query, rows.position, rows.grade
-    kept = rows.grade >= 0
-    row_query, grade = rows.row_query[kept], rows.grade[kept]
-    position = np.arange(len(row_query)) - np.searchsorted(row_query, row_query)  # rows are sorted by query
-    return row_query, position, grade
+def ranked(rows: RankedRows, judged_only: bool) -> RankedRows:
+    """The ranking the measures read: every row, or (``judged_only``) the rows with a grade >= 0, ranked again from 0
+    within each query in the same order (trec_eval's ``-J``; :attr:`RankedRows.judged_ranking`)."""
+    return rows.judged_ranking if judged_only else rows
 
 
 def retrieved(rows: RankedRows, judged_only: bool) -> np.ndarray:
     """Per query, the documents retrieved (trec_eval's ``num_ret``; with ``judged_only``, those with a grade >= 0)."""
-    weights = (rows.grade >= 0).astype(np.float64) if judged_only else None
-    return np.bincount(rows.row_query, weights=weights, minlength=rows.n_queries).astype(np.float64)
+    return ranked(rows, judged_only).num_ret
+
+
+def _hits(rows: RankedRows, level: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(query, position)`` of the relevant rows, sorted by query then position: all most kernels read."""
+    judged = rows.judged
+    relevant = judged.grade >= level
+    return judged.row_query[relevant], judged.position[relevant]
 
 
 def _ranked_queries(rows: RankedRows) -> np.ndarray:
     """Per query, whether a run ranks it (has any row, before ``judged_only``): False is trec_eval -c's stand-in."""
-    return np.bincount(rows.row_query, minlength=rows.n_queries) > 0
+    return rows.num_ret > 0
 
 
 def _judged_only(params: Mapping[str, object]) -> bool:
@@ -116,28 +118,31 @@ def num_rel_table(rows: RankedRows, level: int, cutoffs: Sequence[object], param
 def num_rel_ret_table(rows: RankedRows, level: int, cutoffs: Sequence[object], params: Mapping[str, object]
                       ) -> np.ndarray:
     """trec_eval's ``num_rel_ret`` (m_num_rel_ret.c): the retrieved documents with grade >= level."""
-    return _columns(rows.num_ret_rel(level), cutoffs)
+    return _columns(rows.judged.num_ret_rel(level), cutoffs)
 
 
 def num_nonrel_judged_ret_table(rows: RankedRows, level: int, cutoffs: Sequence[object], params: Mapping[str, object]
                                 ) -> np.ndarray:
     """trec_eval's ``num_nonrel_judged_ret`` (m_num_nonrel_judged_ret.c): retrieved documents with 0 <= grade < level."""
-    nonrel = (rows.grade >= 0) & (rows.grade < level)
-    return _columns(np.bincount(rows.row_query, weights=nonrel, minlength=rows.n_queries), cutoffs)
+    judged = rows.judged
+    nonrel = (judged.grade >= 0) & (judged.grade < level)
+    return _columns(np.bincount(judged.row_query, weights=nonrel, minlength=rows.n_queries), cutoffs)
 
 
 # ------------------------------------------------------------------------------------ geometric means
 def gm_map_table(rows: RankedRows, level: int, cutoffs: Sequence[object], params: Mapping[str, object]) -> np.ndarray:
     """trec_eval's ``gm_map`` per query (m_gm_map.c): AP; the aggregation takes exp(mean(log(max(AP, 1e-5))))."""
-    row_query, position, grade = ranked(rows, _judged_only(params))
-    values = average_precision(row_query, position, grade >= level, rows.num_rel(level), rows.n_queries, [])[:, -1]
+    hit_query, hit_position = _hits(ranked(rows, _judged_only(params)), level)
+    values = average_precision(hit_query, hit_position, np.ones(len(hit_query), dtype=bool), rows.num_rel(level),
+                               rows.n_queries, [])[:, -1]
     return _columns(values, cutoffs)
 
 
 def gm_bpref_table(rows: RankedRows, level: int, cutoffs: Sequence[object], params: Mapping[str, object]
                    ) -> np.ndarray:
     """trec_eval's ``gm_bpref`` per query (m_gm_bpref.c): bpref (which skips the rows below grade 0 anyway)."""
-    values = bpref(rows.row_query, rows.grade, level, rows.num_rel(level), rows.num_nonrel(level), rows.n_queries)
+    judged = rows.judged
+    values = bpref(judged.row_query, judged.grade, level, rows.num_rel(level), rows.num_nonrel(level), rows.n_queries)
     return _columns(values, cutoffs)
 
 
@@ -170,12 +175,10 @@ def interpolated_precision(rows: RankedRows, level: int, recalls: Sequence[float
     0 / 0, as with ``-J`` and no judged document retrieved; a query the run does not rank scores 0 without ``-J``:
     trec_eval 10.0's ``-c`` ranks one unjudged document for it).
     """
-    row_query, position, grade = ranked(rows, judged_only)
+    hit_query, hit_position = _hits(ranked(rows, judged_only), level)
     num_rel = rows.num_rel(level)
-    relevant = grade >= level
-    hit_query = row_query[relevant]
     nth = np.arange(len(hit_query)) - np.searchsorted(hit_query, hit_query)  # 0-based index among the query's hits
-    precision = (nth + 1.0) / (position[relevant] + 1.0)
+    precision = (nth + 1.0) / (hit_position + 1.0)
     # the highest precision at or after each hit, within its query: a running max over the hits in reverse, on
     # integer keys (the query, then the precision's rank among all precisions) so that no float is altered
     levels, level_of = np.unique(precision, return_inverse=True)
@@ -219,13 +222,12 @@ def rprec_mult_table(rows: RankedRows, level: int, cutoffs: Sequence[float], par
                      ) -> np.ndarray:
     """trec_eval's ``Rprec_mult.m`` (m_Rprec_mult.c): precision at k = trunc(m * R + 0.9), R the query's relevant
     documents (0 when k is 0); the last column is NaN (the measure needs a multiple)."""
-    row_query, position, grade = ranked(rows, _judged_only(params))
-    relevant = grade >= level
+    hit_query, hit_position = _hits(ranked(rows, _judged_only(params)), level)
     num_rel = rows.num_rel(level)
     out = np.full((rows.n_queries, len(cutoffs) + 1), np.nan)
     for column, multiple in enumerate(cutoffs):
         k = np.trunc(float(multiple) * num_rel + 0.9)
-        inside = np.bincount(row_query, weights=relevant & (position < k[row_query]), minlength=rows.n_queries)
+        inside = np.bincount(hit_query, weights=hit_position < k[hit_query], minlength=rows.n_queries)
         out[:, column] = divide(inside, k)
     return out
 
@@ -234,10 +236,9 @@ def relative_p_table(rows: RankedRows, level: int, cutoffs: Sequence[int], param
                      ) -> np.ndarray:
     """trec_eval's ``relative_P.k`` (m_rel_P.c): relevant documents in the top k over min(k, R); 0 when R is 0
     (without a cutoff: over min(retrieved, R), ``set_relative_P``)."""
-    row_query, position, grade = ranked(rows, _judged_only(params))
+    hit_query, hit_position = _hits(ranked(rows, _judged_only(params)), level)
     num_rel = rows.num_rel(level)
-    counts = cutoff_sums(row_query, position, (grade >= level).astype(np.float64), rows.n_queries,
-                         [int(k) for k in cutoffs])
+    counts = cutoff_sums(hit_query, hit_position, np.ones(len(hit_query)), rows.n_queries, [int(k) for k in cutoffs])
     limits = np.append(np.asarray(cutoffs, dtype=np.float64), np.inf)[None, :]
     last = np.minimum(retrieved(rows, _judged_only(params)), num_rel)
     bound = np.minimum(limits, num_rel[:, None])
@@ -248,7 +249,7 @@ def relative_p_table(rows: RankedRows, level: int, cutoffs: Sequence[int], param
 # ------------------------------------------------------------------------------------ set measures
 def _set_counts(rows: RankedRows, level: int, params: Mapping[str, object]) -> tuple[np.ndarray, ...]:
     """(num_ret, num_rel, num_rel_ret) per query; only num_ret depends on ``judged_only``."""
-    return retrieved(rows, _judged_only(params)), rows.num_rel(level), rows.num_ret_rel(level)
+    return retrieved(rows, _judged_only(params)), rows.num_rel(level), rows.judged.num_ret_rel(level)
 
 
 def set_p_table(rows: RankedRows, level: int, cutoffs: Sequence[object], params: Mapping[str, object]) -> np.ndarray:
@@ -304,20 +305,24 @@ def utility_table(rows: RankedRows, level: int, cutoffs: Sequence[object], param
 def unj_table(rows: RankedRows, level: int, cutoffs: Sequence[int], params: Mapping[str, object]) -> np.ndarray:
     """trec_eval 10.0's ``unj.k`` (m_unjudged.c): the documents in the top k without a grade >= 0 (unjudged, or judged
     below 0), over k (a ranking shorter than k is filled with judged ones); without a cutoff, over the retrieved.
-    With ``judged_only`` those documents are dropped first: 0."""
-    row_query, position, grade = ranked(rows, _judged_only(params))
-    counts = cutoff_sums(row_query, position, (grade < 0).astype(np.float64), rows.n_queries,
+    With ``judged_only`` those documents are dropped first: 0. (Positions run 0..n-1 in a query's ranking, so the top
+    k holds min(k, retrieved) rows, of which those judged >= 0 are counted.)"""
+    ranking = ranked(rows, _judged_only(params))
+    judged = ranking.judged
+    counts = cutoff_sums(judged.row_query, judged.position, (judged.grade >= 0).astype(np.float64), rows.n_queries,
                          [int(k) for k in cutoffs])
-    bound = np.repeat(np.append(np.asarray(cutoffs, dtype=np.float64), 0.0)[None, :], rows.n_queries, axis=0)
-    bound[:, -1] = retrieved(rows, _judged_only(params))
-    return divide(counts, bound)
+    limits = np.append(np.asarray(cutoffs, dtype=np.float64), np.inf)[None, :]
+    inside = np.minimum(limits, ranking.num_ret[:, None])  # the rows in the top k
+    bound = np.repeat(limits, rows.n_queries, axis=0)
+    bound[:, -1] = ranking.num_ret
+    return divide(inside - counts, bound)
 
 
 def judged_table(rows: RankedRows, level: int, cutoffs: Sequence[int], params: Mapping[str, object]) -> np.ndarray:
     """ir_measures' ``Judged@k``: the documents in the top k the qrels hold (any grade, negative ones too) over
     min(k, retrieved); over the retrieved without a cutoff; 0 for a query without a row."""
-    judged = (rows.grade != UNJUDGED).astype(np.float64)
-    counts = cutoff_sums(rows.row_query, rows.position, judged, rows.n_queries, [int(k) for k in cutoffs])
-    num_ret = retrieved(rows, False)
+    judged = rows.judged
+    counts = cutoff_sums(judged.row_query, judged.position, np.ones(len(judged.row_query)), rows.n_queries,
+                         [int(k) for k in cutoffs])
     limits = np.append(np.asarray(cutoffs, dtype=np.float64), np.inf)[None, :]
-    return divide(counts, np.minimum(limits, num_ret[:, None]))
+    return divide(counts, np.minimum(limits, rows.num_ret[:, None]))
