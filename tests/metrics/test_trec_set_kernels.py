@@ -643,11 +643,6 @@ def test_ir_measures_families_equal_ir_measures(seed):
             COMPARED["ir_measures"] += 1
 
 
-def test_compared_counts_through_the_api(capsys):
-    with capsys.disabled():
-        print(f"\ntrec_set_kernels values compared (with the API tests): {COMPARED}")
-
-
 #: trec_eval -J's printed key -> our name with judged_only (the measures of the core's entries too: -J drops every
 #: document without a grade >= 0, negative grades included, before any measure)
 JUDGED_ONLY_NAMES = {"map": "AP(judged_only=True)", "ndcg": "nDCG(judged_only=True)", "P_5": "P(judged_only=True)@5",
@@ -691,3 +686,8 @@ def test_judged_only_drops_negative_grades_as_trec_eval_minus_j(tmp_path, seed):
         if not math.isnan(printed[key, "all"]):  # a NaN query makes trec_eval's mean NaN; evalframe skips it
             assert means[canonical] == pytest.approx(printed[key, "all"], abs=PRINTED), name
             COMPARED["trec_eval"] += 1
+
+
+def test_compared_counts_last(capsys):
+    with capsys.disabled():
+        print(f"\ntrec_set_kernels values compared: {COMPARED}")
