@@ -248,6 +248,7 @@ class Metric:
     params : the measure's parameters other than the cutoff and ``rel`` (:class:`Param`), in ir_measures' order.
     cutoff_kind : ``"int"`` (a rank, ``P@5``) or ``"float"`` (a recall level or a fraction of R, ``IPrec@0.1``).
     reference : the tool the tests check the measure against: ``"pytrec_eval"`` (trec_eval's C code),
+        ``"trec_eval"`` (the trec_eval 10.0 binary, for what pytrec_eval, trec_eval 9.x, lacks or computes otherwise),
         ``"ir_measures"`` or ``"hand"`` (worked from the measure's paper).
     cutoff : whether the name takes a cutoff ``@k`` (one of :data:`CUTOFFS`).
     rel : whether the measure takes a relevance level ``(rel=N)`` (grade >= N is relevant); False for nDCG, whose
@@ -499,11 +500,11 @@ REGISTRY: tuple[Metric, ...] = (
                                          key_format="{:.2f}"),),
                  cutoff="required", cutoff_kind="float", params=(JUDGED_ONLY, _VERSION), policy=None,
                  edge=_ZERO_EDGE + "; NaN where nothing is retrieved (judged_only) at a recall level standing for no "
-                 "document (trec_eval's 0 / 0)", kernel=trec_set_kernels.iprec_table),
+                 "document (trec_eval's 0 / 0)", kernel=trec_set_kernels.iprec_table, reference="trec_eval"),
     trec_measure("11pt_avg", "The mean of the interpolated precisions at recall 0.0, 0.1, ..., 1.0 (IPrec).",
                  "(Σ over r in 0.0, 0.1, ..., 1.0 of IPrec@r) / 11", trec_eval=(TrecEvalName("11pt_avg"),),
                  params=(JUDGED_ONLY, _VERSION), policy=None, edge=_ZERO_EDGE,
-                 kernel=trec_set_kernels.eleven_point_table),
+                 kernel=trec_set_kernels.eleven_point_table, reference="trec_eval"),
     trec_measure("Rprec_mult", "Precision at a multiple m of R, the query's number of relevant documents: relevant "
                                "documents in the top trunc(m × R + 0.9), over that number.",
                  "\\|relevant d in the top k\\| / k, k = trunc(m · num_rel + 0.9) (0 when k = 0)",
@@ -550,7 +551,7 @@ REGISTRY: tuple[Metric, ...] = (
                         "shorter ranking is filled with judged documents).",
                  "\\|d in the top k with no grade ≥ 0\\| / k", trec_eval=(TrecEvalName("unj", "cutoffs", (5, 10, 20)),),
                  cutoff="required", rel=False, params=(JUDGED_ONLY,), policy=None, edge=_ZERO_EDGE,
-                 kernel=trec_set_kernels.unj_table),
+                 kernel=trec_set_kernels.unj_table, reference="trec_eval"),
     trec_measure("Judged", "ir_measures' judgment rate: documents in the top k the qrels judge (any grade), over "
                            "min(k, retrieved).", "\\|judged d in the top k\\| / min(k, num_ret)",
                  cutoff="optional", rel=False, policy=None, edge=_ZERO_EDGE, reference="ir_measures",

@@ -314,7 +314,7 @@ def test_every_trec_spec_is_complete_and_its_names_resolve_to_it():
     for name, entry in TREC_MEASURES.items():
         assert entry.family == "trec" and entry.level == "document" and entry.name == name
         assert entry.description and entry.formula and entry.edge and entry.finish
-        assert entry.reference in ("pytrec_eval", "ir_measures", "hand"), name
+        assert entry.reference in ("pytrec_eval", "trec_eval", "ir_measures", "hand"), name
         assert entry.bounds is None or entry.bounds[0] <= entry.bounds[1]
         cutoff = (0.5 if entry.cutoff_kind == "float" else 7) if entry.cutoff == "required" else None
         canonical = f"{name}@{cutoff}" if cutoff is not None else name
