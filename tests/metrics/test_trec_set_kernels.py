@@ -528,6 +528,11 @@ def test_every_name_through_trec_metrics_equals_pytrec_eval(seed):
     check_api(run, qrels, API_NAMES)
 
 
+def test_a_run_longer_than_1000_through_trec_metrics_equals_pytrec_eval():
+    run, qrels = random_case(8, long_run=True)
+    check_api(run, without_negatives(qrels), API_NAMES)
+
+
 @pytest.mark.parametrize("seed", range(3))
 def test_judged_only_and_rel_through_trec_metrics_equal_pytrec_eval(seed):
     run, qrels = api_case(20 + seed)
