@@ -42,7 +42,8 @@ if TYPE_CHECKING:  # loaded on first use by __getattr__ below; imported here for
     )
     from .report import Report, print_eval_report
     from .result import EvaluationResult
-    from .analysis.compare import compare, worst_by_delta
+    from .analysis.compare import worst_by_delta
+    from .trec_compare import compare
     from .sources.runs import read_runs
     from .schema import Answer, Document, Label, MultiLabel, Span, TableCell
     from .present.demo import load_demo_result, load_demo_runs
@@ -55,7 +56,8 @@ _ON_FIRST_USE = {
                    "RetrieverRecall"),
     "report": ("Report", "print_eval_report"),
     "result": ("EvaluationResult",),
-    "compare": ("compare", "worst_by_delta"),
+    "compare": ("worst_by_delta",),
+    "trec_compare": ("compare",),  # results and tables as analysis.compare's, and TREC runs with their qrels
     "runs": ("read_runs",),
     "schema": ("Answer", "Document", "Label", "MultiLabel", "Span", "TableCell"),
     "demo": ("load_demo_result", "load_demo_runs"),
@@ -84,6 +86,10 @@ if not TYPE_CHECKING:  # hidden from type checkers, which would otherwise take a
             from .analysis import compare
 
             module = compare
+        elif name in _ON_FIRST_USE["trec_compare"]:
+            from . import trec_compare
+
+            module = trec_compare
         elif name in _ON_FIRST_USE["runs"]:
             from .sources import runs
 

@@ -21,7 +21,7 @@ from ..analysis.stats import ROUNDS
 from ..options import THRESHOLD, MatchingOptions, MetricOptions
 
 __all__ = ["Command", "build", "command_parsers", "options_given", "print_warning", "TABLE_FORMAT_NAMES",
-           "TREC_FORMAT_NAMES", "REPORT_FORMAT_NAMES", "TREC_DEFAULT_MEASURES"]
+           "TREC_FORMAT_NAMES", "REPORT_FORMAT_NAMES", "TREC_DEFAULT_MEASURES", "COMPARE_TESTS"]
 
 #: The --format of the table commands (metrics, worst, compare): the keys of formats.TABLE_FORMATS.
 TABLE_FORMAT_NAMES = ("table", "json", "csv", "markdown")
@@ -29,7 +29,9 @@ TABLE_FORMAT_NAMES = ("table", "json", "csv", "markdown")
 TREC_FORMAT_NAMES = ("tsv", "json", "markdown")
 #: The --format of ``evalframe report``: the keys of evalframe.report.RENDERERS.
 REPORT_FORMAT_NAMES = ("text", "html", "markdown", "json")
-#: The measures of ``evalframe trec`` without -m.
+#: The tests of ``evalframe compare --test``: the keys of evalframe.analysis.compare.TESTS.
+COMPARE_TESTS = ("randomization", "t-test")
+#: The measures of ``evalframe trec`` without -m (and of ``evalframe compare --qrels``: evalframe.trec_compare's).
 TREC_DEFAULT_MEASURES = ("AP", "nDCG", "nDCG@10", "P@10", "R@100", "RR", "Rprec", "Bpref")
 
 
@@ -161,14 +163,27 @@ def build() -> tuple[argparse.ArgumentParser, dict[str, Command]]:
     _scheduler_option(metrics)
 
     compare = commands.add_parser("compare", help="compare runs on the same queries: delta, 95%% CI, p-values")
-    compare.add_argument("folders", type=Path, nargs="+", metavar="DIR", help="two or more results folders; "
-                         "each is compared with the first")
+    compare.add_argument("folders", type=Path, nargs="+", metavar="RUN", help="two or more results folders, or TREC "
+                         "run files with --qrels; each is compared with the first")
+    compare.add_argument("--qrels", type=Path, default=None, metavar="QRELS",
+                         help="the runs are TREC run files (plain or .gz) judged by this qrels file, compared on "
+                              "trec_eval's measures over the same queries (docs/ir-researchers.md)")
     compare.add_argument("--node", default=None, help="the node to compare (needed when the runs share several)")
-    compare.add_argument("--metrics", default=None, help="comma-separated metrics (default: all the runs share); "
-                         "trec_eval measures too, e.g. nDCG@10,AP")
-    compare.add_argument("--names", default=None, help="comma-separated run names (default: the folder names)")
+    compare.add_argument("--metrics", default=None, help="comma-separated metrics (default: all the runs share; with "
+                         "--qrels: " + ",".join(TREC_DEFAULT_MEASURES) + "); trec_eval measures too, e.g. nDCG@10,AP")
+    compare.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
+                         help="a trec_eval measure, e.g. nDCG@10, map, P_5 (repeatable; added to --metrics)")
+    compare.add_argument("-c", "--complete", action="store_true",
+                         help="a query of the qrels missing from a run scores 0 for it (trec_eval -c); by default it "
+                              "is left out of every run's statistics, with a warning")
+    compare.add_argument("--names", default=None, help="comma-separated run names (default: the folder or file names)")
     compare.add_argument("--rounds", type=int, default=ROUNDS, help=f"bootstrap / randomization rounds (default {ROUNDS})")
     compare.add_argument("--seed", type=int, default=0, help="seed of the resampling (default 0)")
+    compare.add_argument("--test", default=None, choices=COMPARE_TESTS,
+                         help="the paired test that p_holm corrects and --max-p reads (default randomization)")
+    compare.add_argument("--max-p", type=float, default=None, metavar="P",
+                         help="add the column 'significant': the test's p-value (p_holm with 3+ runs) <= P (default "
+                              "with --qrels: 0.05; ranx's is 0.01)")
     _scope_options(compare)
     _csv_options(compare)
     _scheduler_option(compare)

@@ -389,6 +389,7 @@ BAD_VALUES = {
     "--metric": "f2", "--threshold": "nan", "--qrels": "{tmp}/missing.qrels", "--queries": "{tmp}/missing.tsv",
     "--tag": "my run", "--context-matching-min-length": "-1", "--custom-document-id-field": "nope", "--sas-model": "",
     "--html": "{tmp}", "--node-order": "Retriever,Raeder", "--measure": "nDCG@x", "--digits": "18",
+    "--max-p": "1.5",
 }
 
 
