@@ -532,7 +532,8 @@ def evaluate(measures: Sequence[Measure], *, row_query: np.ndarray, position: np
         cuts = sorted({m.cutoff for m in members if m.cutoff is not None})
         column = {k: i for i, k in enumerate(cuts)}
         options = dict(params)
-        ranked = rows.judged_ranking if options.pop("judged_only", False) else rows
+        # judged_only stays in the options: a kernel may need it (trec_set_kernels: trec_eval -J's edge rules)
+        ranked = rows.judged_ranking if options.get("judged_only", False) else rows
         num_rel = ranked.num_rel(level)
         table = kernel(ranked, level, cuts, options)
         for measure in members:

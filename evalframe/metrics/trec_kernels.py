@@ -97,15 +97,17 @@ class RankedRows:
 
     @cached_property
     def judged_ranking(self) -> RankedRows:
-        """The judged rows alone, ranked again among themselves (trec_eval -J, ir_measures' ``judged_only``):
-        every unjudged document removed before any measure is computed."""
-        judged = self.judged
-        if judged is self:
+        """The rows with a grade >= 0 alone, ranked again among themselves (trec_eval -J, ir_measures'
+        ``judged_only``): every unjudged document, and every one judged below 0 (trec_eval's "in the pool but
+        unjudged"), removed before any measure is computed."""
+        keep = np.flatnonzero(self.grade >= 0)
+        if len(keep) == len(self.grade):
             return self
-        first = np.searchsorted(judged.row_query, judged.row_query, side="left")
-        return RankedRows(row_query=judged.row_query, position=np.arange(len(judged.row_query)) - first,
-                          grade=judged.grade, judged_query=self.judged_query, judged_grade=self.judged_grade,
-                          n_queries=self.n_queries, subtopics=self.subtopics)
+        row_query = self.row_query[keep]
+        first = np.searchsorted(row_query, row_query, side="left")
+        return RankedRows(row_query=row_query, position=np.arange(len(row_query)) - first, grade=self.grade[keep],
+                          judged_query=self.judged_query, judged_grade=self.judged_grade, n_queries=self.n_queries,
+                          subtopics=self.subtopics)
 
     @cached_property
     def num_ret(self) -> np.ndarray:

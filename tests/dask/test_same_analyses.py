@@ -143,6 +143,16 @@ def test_trec_metrics_identical(pair):
     assert all(got[m] == pytest.approx(expected[m], abs=TOLERANCE) for m in got)
 
 
+def test_trec_counts_set_measures_and_geometric_means_identical(pair):
+    # sums (num_ret, num_rel, num_q) and geometric means (gm_map) merged from the partitions as from one table
+    names = ["num_q", "num_ret", "num_rel", "num_rel_ret", "gm_map", "gm_bpref", "IPrec@0.5", "11pt_avg", "SetP",
+             "SetF(beta=0.5)", "utility", "unj@5", "Judged@3", "Rprec_mult@0.6", "relative_P@2"]
+    got, expected = (r.trec_metrics(names, duplicates="first") for r in pair)
+    assert list(got) == list(expected)
+    assert all(got[m] == pytest.approx(expected[m], abs=TOLERANCE) for m in got)
+    assert expected["NumQ"] == 6  # the 6 queries trec_eval evaluates (test_trec_metrics)
+
+
 def test_wrong_examples(run):
     assert [e["multilabel_id"] for e in run.wrong_examples("Retriever", n=3)] == [MISSED]
     assert [e["multilabel_id"] for e in run.wrong_examples("Reader", n=3)] == [MISSED]
