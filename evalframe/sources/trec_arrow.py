@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import gzip
 import mmap
+import re
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,7 +25,7 @@ import numpy as np
 from .trec_ranking import as_trec_scores, trec_order_lines
 
 __all__ = ["TrecFormat", "RUN_FORMAT", "QRELS_FORMAT", "ArrowColumns", "read_arrow", "dictionary_codes", "is_gzip",
-           "DAMAGED_GZIP", "numpy_of", "arrow_of", "string_array", "memory_pool",
+           "DAMAGED_GZIP", "COMMENT_LINE", "without_comments", "numpy_of", "arrow_of", "string_array", "memory_pool",
            "arrow_trec_order"]
 
 GZIP_MAGIC = b"\x1f\x8b"
@@ -56,19 +57,46 @@ def is_gzip(path: Path) -> bool:
 _THREADED_SIZE = 64 << 20
 
 
-def _has_double_space(data: Any) -> bool:
-    """Whether two spaces follow each other: the bytes viewed as 16-bit words at both alignments, compared with two
-    spaces, a few MB at a time (in the cache; bytes.find's search for two bytes is several times slower than this)."""
-    view = np.frombuffer(data, dtype=np.uint8)
-    pair = np.uint16(0x2020)
+def _has_pair(data: Any, pair: bytes, start: int = 0) -> bool:
+    """Whether the two bytes ``pair`` follow each other in ``data`` (from ``start`` on): the bytes viewed as 16-bit
+    words at both alignments, compared with the pair, a few MB at a time (in the cache; bytes.find's search for two
+    bytes is several times slower than this)."""
+    view = np.frombuffer(data, dtype=np.uint8)[start:]
+    word = np.frombuffer(pair, dtype=np.uint16)[0]
     step = 1 << 22
-    for start in range(0, len(view), step):
-        part = view[start:start + step + 1]  # one byte more: a pair across the boundary
+    for begin in range(0, len(view), step):
+        part = view[begin:begin + step + 1]  # one byte more: a pair across the boundary
         even = part[:len(part) // 2 * 2].view(np.uint16)
         odd = part[1:1 + (len(part) - 1) // 2 * 2].view(np.uint16)
-        if (even == pair).any() or (odd == pair).any():
+        if (even == word).any() or (odd == word).any():
             return True
     return False
+
+
+def _has_comment_line(data: Any) -> bool:
+    """Whether a line starts with ``#`` (the first ``#`` found by memchr: most files have none)."""
+    first = data.find(b"#")
+    return first >= 0 and (first == 0 or _has_pair(data, b"\n#", first - 1))
+
+
+#: A comment line as trec_eval 10.0 reads runs (get_trec_results.c): its first character other than a space or a tab
+#: is ``#``. (Its qrels reader takes one ``#`` line at a time, at the start of the line only; evalframe reads both
+#: kinds of file by the run reader's rule.) A ``#`` further on in a line is part of its column (docids hold them).
+COMMENT_LINE = re.compile(rb"^[ \t]*#[^\n]*", re.MULTILINE)
+
+
+def without_comments(data: Any) -> Any:
+    """The bytes with every comment line (:data:`COMMENT_LINE`) emptied, its line end kept (lines keep their numbers);
+    ``data`` itself when it has none.
+
+    Examples
+    --------
+    >>> without_comments(b"# a run\\nq1 Q0 d#1 1 2.0 r\\n  # the end\\n")
+    b'\\nq1 Q0 d#1 1 2.0 r\\n\\n'
+    """
+    if data.find(b"#") < 0:
+        return data
+    return COMMENT_LINE.sub(b"", data)
 
 
 @dataclass(frozen=True)
@@ -153,8 +181,14 @@ def read_arrow(path: Path, fmt: TrecFormat, *, encode_docids: bool = True) -> Ar
                 data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) if path.stat().st_size else b""
     except (*DAMAGED_GZIP, OSError, ValueError):
         return None  # the pandas path reports it
-    if not len(data) or data.find(b"\t") >= 0 or _has_double_space(data):
+    if not len(data) or data.find(b"\t") >= 0:
         return None
+    if _has_pair(data, b"  "):
+        return None
+    if _has_comment_line(data):  # comment lines (trec_eval 10.0 skips them): read without them
+        data = re.compile(rb"^#[^\n]*\n?", re.MULTILINE).sub(b"", bytes(data))
+        if not data:
+            return None
     names = [f"c{i}" for i in range(fmt.width + 1)]  # one column more: to see lines that have one
     threaded = len(data) > _THREADED_SIZE
     pool = memory_pool(threaded=threaded)  # the reader's and its compute calls'

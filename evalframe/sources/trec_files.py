@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import csv
 import gzip
+import io
 import math
 import numbers
 import os
@@ -30,7 +31,7 @@ import pandas as pd
 
 from ..errors import InvalidParameterError, LoadError
 from .trec_codes import as_trec_scores, compact_codes, factorized, repeated_pairs, trec_order_codes
-from .trec_arrow import DAMAGED_GZIP, QRELS_FORMAT, RUN_FORMAT, TrecFormat, is_gzip, read_arrow
+from .trec_arrow import DAMAGED_GZIP, QRELS_FORMAT, RUN_FORMAT, TrecFormat, is_gzip, read_arrow, without_comments
 from .trec_layout import TableCodes
 
 __all__ = ["RUN_COLUMNS", "QRELS_COLUMNS", "read_run", "read_qrels", "read_run_coded", "read_qrels_coded", "read_queries",
@@ -50,6 +51,12 @@ _NUMBER = re.compile(r"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|
 #: Other characters, NBSP or a form feed included, belong to the id they are in.
 WHITESPACE = re.compile(r"[ \t\r\n]")
 _SEPARATOR = re.compile(r"[ \t]+")
+#: A run line's first six columns (group 1) and what follows them (trec_eval ignores it).
+_SIX_COLUMNS = re.compile(rb"^([ \t]*(?:[^ \t\r\n]+[ \t]+){5}[^ \t\r\n]+)[^\r\n]*", re.MULTILINE)
+#: Said of a qrels line that looks like preference judgments (5 columns, or a grade with a fraction).
+_PREFERENCES = (" If these are preference judgments (trec_eval -R prefs: `qid jg jsg docid level`, the level a real "
+                "number): evalframe does not evaluate them; it reads graded qrels `qid iter docid relevance`, integer "
+                "grades.")
 
 
 # ------------------------------------------------------------------------------------------ grouping
@@ -100,25 +107,31 @@ def _parse(path: Path, fmt: TrecFormat) -> pd.DataFrame:
     dtype: dict[int, Any] = {i: object for i in range(fmt.width + 1)}  # one column more: to see lines that have one
     if fmt is RUN_FORMAT and not _SCORES_AS_TEXT:
         dtype[fmt.value] = "float64"
-    try:
-        with _open(path) as source, warnings.catch_warnings():
-            # a line with two or more extra columns: pandas warns and drops them; the check below refuses the line
-            warnings.simplefilter("ignore", pd.errors.ParserWarning)
-            frame = pd.read_csv(source, sep=r"\s+", header=None, names=list(range(fmt.width + 1)), dtype=dtype,
-                                index_col=False,  # an extra column on every line is an error, not an index
-                                na_filter=False, quoting=csv.QUOTE_NONE, engine="c", encoding="utf-8")
-    except (ValueError, UnicodeDecodeError, OverflowError) as exc:  # ParserError is a ValueError
-        raise_bad_line(path, fmt, exc)
-    except DAMAGED_GZIP as exc:
-        raise _damaged(path, fmt.kind, exc) from None
-    except OSError as exc:
-        raise LoadError(f"{fmt.kind} file {path} cannot be read ({exc.strerror or exc}).") from None
+    data = _read_bytes(path, fmt.kind)
+    text = without_comments(data)  # trec_eval 10.0 skips comment lines; emptied, they are blank lines pandas skips
+    for attempt in ("as it is", "cut"):
+        try:
+            with warnings.catch_warnings():
+                # a line with two or more extra columns: pandas warns and drops them; the check below refuses the line
+                # of qrels (trec_eval does) and ignores the columns of a run after its sixth (trec_eval ignores them)
+                warnings.simplefilter("ignore", pd.errors.ParserWarning)
+                frame = pd.read_csv(io.BytesIO(text), sep=r"\s+", header=None, names=list(range(fmt.width + 1)),
+                                    dtype=dtype, index_col=False,  # an extra column on every line is an error, not an index
+                                    na_filter=False, quoting=csv.QUOTE_NONE, engine="c", encoding="utf-8")
+            break
+        except pd.errors.ParserError as exc:  # more columns than the first line has: a run's are cut after the sixth
+            if fmt is not RUN_FORMAT or attempt == "cut":
+                raise_bad_line(path, fmt, exc)
+            text = _SIX_COLUMNS.sub(rb"\1", text)
+        except (ValueError, UnicodeDecodeError, OverflowError) as exc:  # ParserError is a ValueError
+            raise_bad_line(path, fmt, exc)
     if len(frame) == 0:
-        raise LoadError(f"{fmt.kind} file {path} holds no line; a TREC {fmt.kind} file has one line "
+        held = " other than comments and blank lines" if text != data else ""
+        raise LoadError(f"{fmt.kind} file {path} holds no line{held}; a TREC {fmt.kind} file has one line "
                         f"`{fmt.layout}` per {'retrieved document' if fmt is RUN_FORMAT else 'judgment'}.")
     extra = frame[fmt.width].to_numpy()
     frame = frame.drop(columns=[fmt.width])
-    if (frame[fmt.width - 1].to_numpy() == "").any() or (extra != "").any():
+    if (frame[fmt.width - 1].to_numpy() == "").any() or (fmt is QRELS_FORMAT and (extra != "").any()):
         raise_bad_line(path, fmt)  # a line with fewer or more columns
     if fmt is RUN_FORMAT and _SCORES_AS_TEXT:
         if not frame[fmt.value].str.fullmatch(_NUMBER.pattern, flags=re.IGNORECASE).all():
@@ -159,7 +172,7 @@ def raise_bad_line(path: Path, fmt: TrecFormat, detail: object = "") -> NoReturn
     qrels.txt:2: document 'd1' appears twice in query 'q1' (firs
     """
     data = _read_bytes(path, fmt.kind)
-    seen: dict[tuple[str, str], int] = {}
+    seen: dict[tuple[str, str], tuple[int, str]] = {}
     for number, raw in enumerate(data.splitlines(), start=1):
         try:
             line = raw.decode("utf-8")
@@ -168,25 +181,31 @@ def raise_bad_line(path: Path, fmt: TrecFormat, detail: object = "") -> NoReturn
                             "TREC files are plain (ASCII or UTF-8) text.") from None
         fields = _SEPARATOR.split(line.strip(" \t"))
         fields = fields if fields != [""] else []
-        if not fields:
+        if not fields or fields[0].startswith("#"):  # a blank line, a comment line (COMMENT_LINE)
             continue
-        if len(fields) != fmt.width:
+        if len(fields) < fmt.width or (fmt is QRELS_FORMAT and len(fields) > fmt.width):
             raise LoadError(f"{path}:{number}: a TREC {fmt.kind} line has {fmt.width} whitespace-separated columns "
-                            f"`{fmt.layout}`; this one has {len(fields)}: {line.strip()!r:.100}.")
+                            f"`{fmt.layout}`; this one has {len(fields)}: {line.strip()!r:.100}."
+                            + (_PREFERENCES if fmt is QRELS_FORMAT and len(fields) == 5 else ""))
         value = fields[fmt.value]
         if fmt is RUN_FORMAT and not _NUMBER.fullmatch(value):
             raise LoadError(f"{path}:{number}: the score (column 5) must be a number; got {value!r:.40}.")
         if fmt is QRELS_FORMAT and not _INTEGER.fullmatch(value):
             raise LoadError(f"{path}:{number}: the relevance grade (column 4) must be an integer (e.g. 0, 1, 2, or -1 "
-                            f"for unjudged); got {value!r:.40}.")
+                            f"for unjudged); got {value!r:.40}." + (_PREFERENCES if _NUMBER.fullmatch(value) else ""))
         if fmt is QRELS_FORMAT and not -2**63 <= int(value) < 2**63:
             raise LoadError(f"{path}:{number}: the relevance grade {value!r:.40} is too large (64-bit integers).")
         key = (fields[0], fields[2])
         if key in seen:
+            first, group = seen[key]
+            groups = (f" The second column differs ({group!r:.20} on line {first}, {fields[1]!r:.20} here): if it names "
+                      "judgment groups, this is trec_eval's qrels_jg format (trec_eval -R qrels_jg, a judgment per "
+                      "judge), which evalframe does not evaluate."
+                      if fmt is QRELS_FORMAT and group != fields[1] else "")
             raise LoadError(f"{path}:{number}: document {fields[2]!r} appears twice in query {fields[0]!r} (first on line "
-                            f"{seen[key]}); trec_eval refuses {'a run' if fmt is RUN_FORMAT else 'qrels'} with duplicate "
-                            "documents (\"duplicate docs\"). Keep one of the lines.")
-        seen[key] = number
+                            f"{first}); trec_eval refuses {'a run' if fmt is RUN_FORMAT else 'qrels'} with duplicate "
+                            "documents (\"duplicate docs\"). Keep one of the lines." + groups)
+        seen[key] = (number, fields[1])
     raise LoadError(f"{path}: cannot be read as a TREC {fmt.kind} file ({detail or 'unexpected content'}); each line "
                     f"must be `{fmt.layout}`.")
 
@@ -301,8 +320,6 @@ def _read_mapping(mapping: Mapping[Any, Any], fmt: TrecFormat) -> TrecColumns:
                 values.append(int(value))
             qids.append(qid)
             docids.append(docid)
-    if fmt is RUN_FORMAT and not qids:
-        raise InvalidParameterError(f"the run dict {dict(mapping)!r:.80} holds no document; give {{qid: {{docid: score}}}}.")
     value_array = np.array(values, dtype=np.float64 if fmt is RUN_FORMAT else np.int64)
     return TrecColumns.of_ids(np.array(qids, dtype=object), np.array(docids, dtype=object), value_array)
 
