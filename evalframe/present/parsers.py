@@ -31,6 +31,8 @@ TREC_FORMAT_NAMES = ("tsv", "json", "markdown")
 REPORT_FORMAT_NAMES = ("text", "html", "markdown", "json")
 #: The measures of ``evalframe trec`` without -m.
 TREC_DEFAULT_MEASURES = ("AP", "nDCG", "nDCG@10", "P@10", "R@100", "RR", "Rprec", "Bpref")
+#: The --missing-queries of ``evalframe trec``: evalframe.frames.judged_codes.MISSING_QUERY_RULES (a test checks).
+MISSING_QUERY_NAMES = ("skip", "error")
 
 
 def _positive_int(what: str) -> Callable[[str], int]:
@@ -251,6 +253,9 @@ def build() -> tuple[argparse.ArgumentParser, dict[str, Command]]:
     trec.add_argument("-q", "--per-query", action="store_true", help="a line per query before the means (trec_eval -q)")
     trec.add_argument("-c", "--complete", action="store_true",
                       help="queries of the qrels without run lines count as 0 in the means (trec_eval -c)")
+    trec.add_argument("--missing-queries", default="skip", choices=MISSING_QUERY_NAMES,
+                      help="without -c, a query of the qrels without run lines is skipped (default, as trec_eval 9.x "
+                           "and pytrec_eval) or refused (error, as trec_eval 10.0)")
     trec.add_argument("--format", default="tsv", choices=TREC_FORMAT_NAMES,
                       help="tsv: trec_eval's 'measure<TAB>query<TAB>value' lines (default); json; markdown")
     trec.add_argument("--digits", type=int, default=4, help="decimals of the tsv and markdown values (default 4, as "

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from ..frames.judged_codes import judged_rows_of_codes
+from ..frames.judged_codes import check_missing_queries, judged_rows_of_codes
 from ..metrics.trec import aggregation_of, evaluate, parse_measures
 from ..sources.trec_arrow import (QRELS_FORMAT, RUN_FORMAT, ArrowColumns, arrow_of, arrow_trec_order, dictionary_codes,
                                   memory_pool, numpy_of, read_arrow, string_array)
@@ -116,7 +116,8 @@ def _has(ids: Any, text: str) -> bool:
 
 
 def trec_columnar(args: argparse.Namespace) -> str | None:
-    """What ``evalframe trec`` prints for ``args`` (run, qrels, measures, per_query, complete, format, digits),
+    """What ``evalframe trec`` prints for ``args`` (run, qrels, measures, per_query, complete, missing_queries (default
+    ``"skip"``), format, digits),
     computed on columns; None when the inputs are not this path's (see the module), so the caller runs the
     command through ``EvaluationResult.from_trec``.
 
@@ -168,6 +169,7 @@ def trec_columnar(args: argparse.Namespace) -> str | None:
     rows = judged_rows_of_codes(row_query, row_doc, qrels_codes[qrels.qid_codes], qrels.docid_codes, qrels.values,
                                 query_ids, where="node 'Retriever'")
     del row_query, row_doc
+    check_missing_queries(rows, getattr(args, "missing_queries", "skip"), args.complete)
     values = evaluate(measures, row_query=rows.row_query, position=rows.position, grade=rows.grade,
                       judged_query=rows.judged_query, judged_grade=rows.judged_grade, n_queries=rows.n_queries)
     evaluated = rows.evaluated(args.complete)
