@@ -11,10 +11,10 @@ become Python strings. pyarrow's own numpy conversions would import pandas: :mod
 are used instead.
 
 It returns None for any input it does not take (no pyarrow; a file pyarrow's reader does not take: tabs, runs of
-spaces, a line with more or fewer columns, an empty column, a value that is not a plain number, an empty file, text
-that is not UTF-8; a docid twice in a query; a judged docid ``"00"``; a missing file; a bad ``--digits``): the
-command then runs through ``EvaluationResult.from_trec`` (:mod:`evalframe.present.commands`), whose messages name
-the file and the line. Both ways print the same bytes (``tests/present/test_trec_command.py``).
+spaces, a line with more or fewer columns, an indented comment line, an empty column, a value that is not a plain
+number, an empty file, text that is not UTF-8; a docid twice in a query; a judged docid ``"00"``; a missing file; a
+bad ``--digits``): the command then runs through ``EvaluationResult.from_trec`` (:mod:`evalframe.present.commands`),
+whose messages name the file and the line. Both ways print the same bytes (``tests/present/test_trec_command.py``).
 """
 
 from __future__ import annotations

@@ -1,13 +1,15 @@
 """TREC run and qrels files read by pyarrow into columns, ids dictionary-encoded in Arrow (no pandas imported here).
 
-:func:`read_arrow` reads a plain or gzip file of single-space-separated, well-formed lines with pyarrow's
-multi-threaded CSV reader: the query and document ids as integer codes (in order of first appearance) into Arrow
-dictionaries (no Python str per id), the scores (float64) or grades (int64) as numpy arrays. It returns None for
-anything else (no pyarrow, an empty file, a tab, two spaces in a row, a line with more or fewer columns, an empty
-column, a value that is not a plain number, text that is not UTF-8): :mod:`evalframe.sources.trec_files` then
-reads the file with pandas' parser and names the line of any problem. pyarrow is imported when a file is read.
-The readers allocate from :func:`memory_pool`'s pools (not a process-wide setting); :func:`arrow_trec_order` puts a
-run's lines in trec_eval's ranking with the docids compared in Arrow (``evalframe trec`` and ``from_trec`` share it).
+:func:`read_arrow` reads a plain or gzip file of single-space-separated, well-formed lines (comment lines starting
+with ``#`` taken out first, as trec_eval 10.0 skips them) with pyarrow's multi-threaded CSV reader: the query and
+document ids as integer codes (in order of first appearance) into Arrow dictionaries (no Python str per id), the
+scores (float64) or grades (int64) as numpy arrays. It returns None for anything else (no pyarrow, an empty file, a
+tab, two spaces in a row, a line with more or fewer columns (a run's extra columns included: the pandas path ignores
+them), an indented comment line, an empty column, a value that is not a plain number, text that is not UTF-8):
+:mod:`evalframe.sources.trec_files` then reads the file with pandas' parser and names the line of any problem. pyarrow
+is imported when a file is read. The readers allocate from :func:`memory_pool`'s pools (not a process-wide setting);
+:func:`arrow_trec_order` puts a run's lines in trec_eval's ranking with the docids compared in Arrow (``evalframe
+trec`` and ``from_trec`` share it).
 """
 
 from __future__ import annotations

@@ -1,11 +1,13 @@
 """TREC run and qrels files read into tidy frames (``docs/persistence.md#trec-run-and-qrels-files``).
 
-A run file holds one line ``qid Q0 docid rank score tag`` per retrieved document, a qrels file one line
-``qid iter docid relevance`` per judgment; columns are separated by whitespace (as trec_eval splits them), files
-are plain text or gzip (recognised by their first bytes). :func:`read_run` and :func:`read_qrels` take a path or
-the dict-of-dicts form of ranx, ir_measures and pytrec_eval (``{qid: {docid: score}}`` / ``{qid: {docid: grade}}``)
-and return tidy frames; :mod:`evalframe.io.trec` writes them back. Parsing is vectorised (pandas'
-C parser); a problem is then located by a second, line-by-line pass that names the file and the 1-based line.
+A run file holds one line ``qid Q0 docid rank score tag`` per retrieved document, a qrels file one line ``qid iter
+docid relevance`` per judgment; columns are separated by whitespace (as trec_eval splits them), blank lines and
+comment lines (:data:`evalframe.sources.trec_arrow.COMMENT_LINE`) are skipped and a run's columns after the sixth
+ignored, as trec_eval 10.0 reads them; files are plain text or gzip (recognised by their first bytes).
+:func:`read_run` and :func:`read_qrels` take a path or the dict-of-dicts form of ranx, ir_measures and pytrec_eval
+(``{qid: {docid: score}}`` / ``{qid: {docid: grade}}``) and return tidy frames; :mod:`evalframe.io.trec` writes them
+back. Parsing is vectorised (pandas' C parser); a problem is then located by a second, line-by-line pass that names
+the file and the 1-based line.
 
 trec_eval's rules kept here: a run's documents are ranked by score descending, ties by docid descending (code
 point order); the rank column of the file is ignored. A docid twice in one query is refused ("duplicate docs"),
@@ -359,8 +361,10 @@ def read_run(run: RunInput) -> pd.DataFrame:
     Raises
     ------
     LoadError
-        A missing or empty file, a line without 6 columns, a score that is not a number (NaN included),
-        a docid twice in one query; the message names the file and the 1-based line.
+        A missing or empty file, a line with fewer than 6 columns, a score that is not a number (NaN included),
+        a docid twice in one query; the message names the file and the 1-based line. (Comment lines and the
+        columns after the sixth are read as trec_eval 10.0 reads them: skipped, ignored; ``{}`` is a run that
+        retrieves nothing.)
     InvalidParameterError
         The dict form with an id that is not a non-empty string without whitespace, or a score that is not
         a number; the message names the qid and the docid.
@@ -411,7 +415,8 @@ def read_qrels(qrels: QrelsInput) -> pd.DataFrame:
     ------
     LoadError
         A missing or empty file, a line without 4 columns, a grade that is not an integer, a docid judged twice
-        in one query; the message names the file and the 1-based line.
+        in one query; the message names the file and the 1-based line, and says when the line looks like
+        trec_eval's preference judgments (``-R prefs``, ``qrels_jg``), which evalframe does not evaluate.
     InvalidParameterError
         The dict form with a bad id or a grade that is not an int, naming the qid and the docid.
 
