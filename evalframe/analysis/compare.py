@@ -18,7 +18,7 @@ import pandas as pd
 from .. import _validation as check
 from ..errors import EvalframeError, InvalidParameterError, warn
 from ..metrics.registry import ANSWER_METRICS, DOCUMENT_METRICS, METRICS
-from ..metrics.trec import parse_measures
+from ..metrics.trec import aggregation_of, parse_measures
 from ..options import MetricOptions, with_options
 from .examples import Examples
 from .protocol import ResultLike, ResultSource
@@ -189,8 +189,11 @@ def _paired_row(a: pd.Series, b: pd.Series, rng: np.random.Generator, rounds: in
     values_a = pairs.a.to_numpy(dtype=np.float64)
     values_b = pairs.b.to_numpy(dtype=np.float64)
     d = values_b - values_a
-    mean_a = float(values_a.mean()) if len(d) else np.nan
-    mean_b = float(values_b.mean()) if len(d) else np.nan
+    # each run's number is the measure's own aggregation (trec_eval's geometric mean of gm_map, the sum of num_ret),
+    # the mean for the others; the interval and the tests are of the per-query differences' mean
+    aggregation = aggregation_of(a.name)
+    mean_a = aggregation(values_a) if len(d) else np.nan
+    mean_b = aggregation(values_b) if len(d) else np.nan
     return paired_statistics(d, mean_a, mean_b, pairs.only_a, pairs.only_b, rng=rng, rounds=rounds, confidence=confidence)
 
 
@@ -282,7 +285,8 @@ def compare(
     -------
     pandas.DataFrame
         One row per metric (two runs) or per (run, metric) (more runs), with columns ``mean_a`` and
-        ``mean_b`` (the means over the paired queries), ``delta`` (mean_b - mean_a), ``ci_low`` /
+        ``mean_b`` (the runs' numbers over the paired queries: the mean, or the measure's own aggregation,
+        trec_eval's geometric mean of ``gm_map`` and the sum of the counts), ``delta`` (mean_b - mean_a), ``ci_low`` /
         ``ci_high`` (percentile bootstrap interval of the delta), ``p_value`` (two-sided paired
         randomization test), ``t`` and ``p_ttest`` (paired t-test), ``wins`` / ``ties`` / ``losses``
         (queries where b scores higher / the same / lower), ``queries`` (paired), ``only_a``,

@@ -37,6 +37,9 @@ from .kernels import HAYSTACK_EDGE_POLICY, ZERO_EDGE_POLICY, DocumentCounts, Edg
 
 __all__ = [
     "Metric",
+    "Param",
+    "Name",
+    "TrecEvalName",
     "LEVELS",
     "FAMILIES",
     "CUTOFFS",
@@ -55,8 +58,12 @@ __all__ = [
     "other_names",
     "metrics_table_markdown",
     "update_metrics_table",
+    "measures_table_markdown",
+    "update_measures_table",
     "TABLE_START",
     "TABLE_END",
+    "MEASURES_TABLE_START",
+    "MEASURES_TABLE_END",
 ]
 
 #: The levels a metric is computed at: the rows it reads.
@@ -66,6 +73,11 @@ LEVELS = ("answer", "document")
 FAMILIES = ("haystack", "evaluators", "trec")
 #: Whether a metric's name takes a cutoff ``@k``: it must, it may, or it does not.
 CUTOFFS = ("required", "optional", "none")
+#: The kinds of a measure parameter's value (:class:`Param`).
+PARAM_KINDS = ("int", "float", "str", "bool", "gains")
+#: What follows the dot in a trec_eval name (:class:`TrecEvalName`): nothing, cutoffs (``P.5,10``), a gain mapping
+#: (``ndcg.1=3,2=9``) or the values of the measure's parameters in order (``set_F.0.5``, ``utility.1,-1,0,0``).
+TREC_EVAL_PARAMS = ("none", "cutoffs", "gains", "values")
 #: trec_eval's floor of a per-query value in a geometric mean (its MIN_GEO_MEAN: gm_map).
 GEOMETRIC_MEAN_FLOOR = 1e-5
 
@@ -129,6 +141,84 @@ AGGREGATIONS: dict[str, Aggregation] = {
 
 
 @dataclass(frozen=True)
+class Param:
+    """A parameter of a measure, other than its cutoff and relevance level (``p`` of ``RBP(p=0.8)``).
+
+    ``kind`` is one of :data:`PARAM_KINDS` (``"gains"``: a ``{grade: gain}`` mapping); ``default`` is its value when
+    the name leaves it out (a name at its default is written without it); ``choices`` the allowed values, if few.
+
+    Examples
+    --------
+    >>> Param("p", "float", 0.8, description="the persistence").default
+    0.8
+    """
+
+    name: str
+    kind: str
+    default: Any
+    choices: tuple[Any, ...] | None = None
+    description: str = ""
+
+    def __post_init__(self) -> None:
+        if self.kind not in PARAM_KINDS:
+            raise InvalidParameterError(f"parameter {self.name!r}: kind must be one of {list(PARAM_KINDS)}; got {self.kind!r}.")
+
+
+@dataclass(frozen=True)
+class Name:
+    """Another name of a measure in ir_measures' syntax (``MAP`` of ``AP``), with the parameters it implies
+    (``SetRelP`` is ``SetP(relative=True)``).
+
+    Examples
+    --------
+    >>> Name("SetRelP", (("relative", True),)).implies
+    (('relative', True),)
+    """
+
+    text: str
+    implies: tuple[tuple[str, Any], ...] = ()
+
+
+@dataclass(frozen=True)
+class TrecEvalName:
+    """One of trec_eval's names of a measure: ``stem``, and what may follow it after a dot (``params``, one of
+    :data:`TREC_EVAL_PARAMS`).
+
+    * ``"cutoffs"``: ``P.5,10`` (one measure per cutoff; pytrec_eval's keys ``P_5``, ``P_10``); a bare stem in a list
+      of measures stands for trec_eval's ``defaults`` (``-m P``: ``P_5`` ... ``P_1000``);
+    * ``"gains"``: ``ndcg.1=3,2=9``, the measure's ``gains`` parameter;
+    * ``"values"``: the values of ``values`` (parameter names, in trec_eval's order), ``set_F.0.5``;
+    * ``"none"``: the stem alone.
+
+    ``implies`` are parameters the name sets (``set_relative_P``: ``relative=True``); ``key_format`` how a cutoff is
+    printed in trec_eval's key (``"{:d}"``: ``P_5``; ``"{:.2f}"``: ``iprec_at_recall_0.10``).
+
+    Examples
+    --------
+    >>> TrecEvalName("iprec_at_recall", "cutoffs", key_format="{:.2f}").key(0.1)
+    'iprec_at_recall_0.10'
+    """
+
+    stem: str
+    params: str = "none"
+    defaults: tuple[float, ...] = ()
+    values: tuple[str, ...] = ()
+    implies: tuple[tuple[str, Any], ...] = ()
+    key_format: str = "{:d}"
+
+    def __post_init__(self) -> None:
+        if self.params not in TREC_EVAL_PARAMS:
+            raise InvalidParameterError(f"trec_eval name {self.stem!r}: params must be one of {list(TREC_EVAL_PARAMS)}; "
+                                        f"got {self.params!r}.")
+
+    def key(self, cutoff: float | None = None) -> str:
+        """trec_eval's (and pytrec_eval's) key of the measure at ``cutoff``: ``P_5``, ``map``."""
+        if cutoff is None or self.params != "cutoffs":
+            return self.stem
+        return f"{self.stem}_{self.key_format.format(cutoff)}"
+
+
+@dataclass(frozen=True)
 class Metric:
     """The definition of one metric.
 
@@ -152,8 +242,13 @@ class Metric:
         the queries without a relevant document retrieved: ``no_gold`` is their value when the query has no relevant
         judgment (num_rel = 0), ``no_hit`` when it has some.
     family : one of :data:`FAMILIES`.
-    aliases : other names of the metric (trec_eval's and pytrec_eval's for a measure: ``"map"``; a name ending in
-        ``".k"`` takes the cutoff after a dot or an underscore, ``"P.k"``: ``P.5`` or ``P_5``, meaning ``P@5``).
+    trec_eval : trec_eval's names of a trec measure (:class:`TrecEvalName`: ``map``, ``map_cut.k``), the first of each
+        kind the one its values are printed under; pytrec_eval's keys are derived from them (``map_cut_5``).
+    synonyms : other names in ir_measures' syntax (:class:`Name`: ``MAP``; ``SetRelP``, implying ``relative=True``).
+    params : the measure's parameters other than the cutoff and ``rel`` (:class:`Param`), in ir_measures' order.
+    cutoff_kind : ``"int"`` (a rank, ``P@5``) or ``"float"`` (a recall level or a fraction of R, ``IPrec@0.1``).
+    reference : the tool the tests check the measure against: ``"pytrec_eval"`` (trec_eval's C code),
+        ``"ir_measures"`` or ``"hand"`` (worked from the measure's paper).
     cutoff : whether the name takes a cutoff ``@k`` (one of :data:`CUTOFFS`).
     rel : whether the measure takes a relevance level ``(rel=N)`` (grade >= N is relevant); False for nDCG, whose
         gains are the grades, and for the Haystack metrics (their relevance is the criterion's).
@@ -173,7 +268,11 @@ class Metric:
     inputs: tuple[str, ...] = ()
     policy: EdgePolicy | None = None
     family: str = "haystack"
-    aliases: tuple[str, ...] = ()
+    trec_eval: tuple[TrecEvalName, ...] = ()
+    synonyms: tuple[Name, ...] = ()
+    params: tuple[Param, ...] = ()
+    cutoff_kind: str = "int"
+    reference: str = ""
     cutoff: str = "none"
     rel: bool = False
     finish: Callable[..., np.ndarray] | None = None
@@ -184,8 +283,10 @@ class Metric:
                                       ("cutoff", self.cutoff, CUTOFFS), ("aggregation", self.aggregation, AGGREGATIONS)):
             if value not in choices:
                 raise InvalidParameterError(f"metric {self.name!r}: {field} must be one of {list(choices)}; got {value!r}.")
-        if self.family == "trec" and (self.finish is None or self.policy is None):
-            raise InvalidParameterError(f"measure {self.name!r}: a trec measure needs a finish and a policy.")
+        if self.family == "trec" and self.finish is None:
+            raise InvalidParameterError(f"measure {self.name!r}: a trec measure needs a finish.")
+        if self.cutoff_kind not in ("int", "float"):
+            raise InvalidParameterError(f"metric {self.name!r}: cutoff_kind must be 'int' or 'float'; got {self.cutoff_kind!r}.")
 
     def values(self, counts: DocumentCounts, policy: EdgePolicy | None = None) -> np.ndarray:
         """Per-query values of a document metric from ``counts``, edge policy applied (default: the spec's).
@@ -246,12 +347,27 @@ _ANSWER_EDGE = "no remaining answer row: **0.0**; every remaining row without a 
 
 
 def trec_measure(name: str, description: str, formula: str, *, kernel: Callable[..., np.ndarray],
-                 finish: Callable[..., np.ndarray], aliases: tuple[str, ...] = (), cutoff: str = "none", rel: bool = True,
-                 bounds: tuple[float, float] | None = (0.0, 1.0), policy: EdgePolicy = ZERO_EDGE_POLICY,
-                 aggregation: str = "mean") -> Metric:
-    """A trec_eval measure's entry: a document metric of the trec family, its edge rule written from its policy."""
-    return Metric(name, "document", description, formula, _trec_edge_rule(policy), bounds, kernel=kernel, policy=policy,
-                  family="trec", aliases=aliases, cutoff=cutoff, rel=rel, finish=finish, aggregation=aggregation)
+                 finish: Callable[..., np.ndarray] = trec_kernels.as_is, trec_eval: tuple[TrecEvalName, ...] = (),
+                 synonyms: tuple[Name, ...] = (), params: tuple[Param, ...] = (), cutoff: str = "none",
+                 cutoff_kind: str = "int", rel: bool = True, bounds: tuple[float, float] | None = (0.0, 1.0),
+                 bounds_note: str = "", policy: EdgePolicy | None = ZERO_EDGE_POLICY, edge: str | None = None,
+                 aggregation: str = "mean", reference: str = "pytrec_eval") -> Metric:
+    """A trec_eval measure's entry: a document metric of the trec family, its edge rule written from its policy
+    (or ``edge``, for a measure whose kernel gives its final values: ``policy=None``)."""
+    if edge is None:
+        edge = _trec_edge_rule(policy) if policy is not None else "a query without judgments is not evaluated"
+    return Metric(name, "document", description, formula, edge, bounds, bounds_note, kernel=kernel, policy=policy,
+                  family="trec", trec_eval=trec_eval, synonyms=synonyms, params=params, cutoff=cutoff,
+                  cutoff_kind=cutoff_kind, rel=rel, finish=finish, aggregation=aggregation, reference=reference)
+
+
+#: ir_measures' ``judged_only`` (pytrec_eval's judged_docs_only_flag, trec_eval -J): the unjudged documents removed
+#: from the ranking before the measure is computed. :func:`evalframe.metrics.trec.evaluate` applies it to any entry
+#: declaring it.
+JUDGED_ONLY = Param("judged_only", "bool", False, description="rank the judged documents only (trec_eval -J)")
+
+#: trec_eval's default cutoffs of P, recall, map_cut, ndcg_cut, success and relative_P (``-m P``: P_5 ... P_1000).
+TREC_EVAL_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 
 
 #: Every metric, one entry each: answer metrics, document metrics, the evaluators' kernels, trec_eval's measures.
@@ -291,46 +407,51 @@ REGISTRY: tuple[Metric, ...] = (
            "1 if M = L else 0", _edge_rule(ZERO_EDGE_POLICY, "gold found"), (0.0, 1.0), family="evaluators",
            kernel=kernels.recall_all, inputs=("matched", "n_gold"), policy=ZERO_EDGE_POLICY),
     # ---------------------------------------------------------------- trec_eval (docs/ir-researchers.md)
-    # name (ir_measures'), description, per-query formula; aliases: trec_eval's and pytrec_eval's names ("P.k": P.5
-    # or P_5 mean P@5); cutoff: whether "@k" is required, optional or refused; rel: whether "(rel=N)" is taken;
-    # kernel: the pass over the rankings (measures sharing one share the pass); finish: the values from its column
+    # name (ir_measures'), description, per-query formula; trec_eval: trec_eval's names (pytrec_eval's keys derive
+    # from them: P.5 or P_5 mean P@5); synonyms: ir_measures' other names; cutoff: whether "@k" is required, optional
+    # or refused; rel: whether "(rel=N)" is taken; kernel: the pass over the rankings (measures sharing one, with the
+    # same rel and parameters, share the pass); finish: the values from its column
     trec_measure("AP", "Average precision: the sum, over the relevant documents retrieved in the top k, of the precision "
                        "at each one's rank, over the query's number of relevant documents.",
                  "(Σ over relevant d in the top k of \\|{relevant d' : rank(d') ≤ rank(d)}\\| / rank(d)) / num_rel",
-                 aliases=("map", "map_cut.k"), cutoff="optional",
-                 kernel=trec_kernels.ap_table, finish=trec_kernels.as_is),
+                 trec_eval=(TrecEvalName("map"), TrecEvalName("map_cut", "cutoffs", TREC_EVAL_CUTOFFS)),
+                 synonyms=(Name("MAP"),), cutoff="optional",
+                 params=(JUDGED_ONLY,), kernel=trec_kernels.ap_table, finish=trec_kernels.as_is),
     trec_measure("nDCG", "Normalised discounted cumulative gain: the sum of grade / log2(rank + 1) over the top k, over "
                          "the same sum of the ideal ranking (the judged grades, highest first).",
                  "(Σ over d in the top k of grade(d) / log2(rank(d) + 1)) / (the same sum over the query's judged "
                  "grades, highest first)",
-                 aliases=("ndcg", "ndcg_cut.k"), cutoff="optional", rel=False,
-                 kernel=trec_kernels.ndcg_table, finish=trec_kernels.as_is),
+                 trec_eval=(TrecEvalName("ndcg"), TrecEvalName("ndcg_cut", "cutoffs", TREC_EVAL_CUTOFFS)),
+                 synonyms=(Name("NDCG"),), cutoff="optional", rel=False,
+                 params=(JUDGED_ONLY,), kernel=trec_kernels.ndcg_table, finish=trec_kernels.as_is),
     trec_measure("P", "Precision: relevant documents in the top k, over k.",
                  "\\|relevant d in the top k\\| / k",
-                 aliases=("P.k",), cutoff="required",
-                 kernel=trec_kernels.count_table, finish=trec_kernels.over_cutoff),
+                 trec_eval=(TrecEvalName("P", "cutoffs", TREC_EVAL_CUTOFFS),), synonyms=(Name("Precision"),), cutoff="required",
+                 params=(JUDGED_ONLY,), kernel=trec_kernels.count_table, finish=trec_kernels.over_cutoff),
     trec_measure("R", "Recall: relevant documents in the top k, over the query's number of relevant documents.",
                  "\\|relevant d in the top k\\| / num_rel",
-                 aliases=("recall.k",), cutoff="required",
-                 kernel=trec_kernels.count_table, finish=trec_kernels.over_num_rel),
+                 trec_eval=(TrecEvalName("recall", "cutoffs", TREC_EVAL_CUTOFFS),), synonyms=(Name("Recall"),),
+                 cutoff="required",
+                 params=(JUDGED_ONLY,), kernel=trec_kernels.count_table, finish=trec_kernels.over_num_rel),
     trec_measure("RR", "Reciprocal rank: 1 / the rank of the first relevant document in the top k (0 if there is none).",
                  "1 / min rank(d) over relevant d in the top k",
-                 aliases=("recip_rank",), cutoff="optional",
-                 kernel=trec_kernels.rr_table, finish=trec_kernels.as_is),
+                 trec_eval=(TrecEvalName("recip_rank"),), synonyms=(Name("MRR"),), cutoff="optional",
+                 params=(JUDGED_ONLY,), kernel=trec_kernels.rr_table, finish=trec_kernels.as_is),
     trec_measure("Success", "1 if a relevant document is in the top k, else 0.",
                  "1 if a relevant d is in the top k, else 0",
-                 aliases=("success.k",), cutoff="required",
-                 kernel=trec_kernels.count_table, finish=trec_kernels.found),
+                 trec_eval=(TrecEvalName("success", "cutoffs", (1, 5, 10)),), cutoff="required",
+                 params=(JUDGED_ONLY,), kernel=trec_kernels.count_table, finish=trec_kernels.found),
     trec_measure("Rprec", "R-precision: relevant documents in the top R, over R, the query's number of relevant "
                           "documents.",
                  "\\|relevant d in the top num_rel\\| / num_rel",
-                 kernel=trec_kernels.rprec_table, finish=trec_kernels.as_is),
+                 trec_eval=(TrecEvalName("Rprec"),), synonyms=(Name("RPrec"),),
+                 params=(JUDGED_ONLY,), kernel=trec_kernels.rprec_table, finish=trec_kernels.as_is),
     trec_measure("Bpref", "Binary preference: the mean, over the query's relevant documents, of 1 - (judged "
                           "non-relevant documents ranked above it) / min(judged non-relevant, relevant); unjudged "
                           "documents are skipped.",
                  "(Σ over relevant retrieved d of 1 − min(n(d), num_rel) / min(num_nonrel, num_rel)) / num_rel, n(d) "
                  "the judged non-relevant documents ranked above d (the term is 1 when n(d) = 0)",
-                 aliases=("bpref",),
+                 trec_eval=(TrecEvalName("bpref"),), synonyms=(Name("BPref"),),
                  kernel=trec_kernels.bpref_table, finish=trec_kernels.as_is),
 )
 
@@ -400,14 +521,18 @@ def parameters(metric: Metric) -> str:
 
 
 def other_names(metric: Metric) -> list[str]:
-    """A trec measure's names in trec_eval's and pytrec_eval's form (``.k``: a cutoff after a dot or an underscore).
+    """A trec measure's names in trec_eval's and pytrec_eval's form (``.k``: a cutoff after a dot or an underscore;
+    ``.g=v,...``: a gain mapping; ``.x,y``: the values of its parameters), then its other ir_measures names.
 
     Examples
     --------
     >>> other_names(TREC_MEASURES["nDCG"]), other_names(TREC_MEASURES["Rprec"])
-    (['ndcg', 'ndcg_cut.k'], ['Rprec'])
+    (['ndcg', 'ndcg_cut.k', 'NDCG'], ['Rprec', 'RPrec'])
     """
-    return list(metric.aliases) or ([metric.name] if metric.family == "trec" else [])
+    tails = {"none": "", "cutoffs": ".k", "gains": ".g=v,...", "values": ""}
+    names = [name.stem + (tails[name.params] if name.params != "values" else "." + ",".join(name.values))
+             for name in metric.trec_eval]
+    return names + [name.text for name in metric.synonyms]
 
 
 def metrics_table_markdown() -> str:
@@ -442,3 +567,54 @@ def update_metrics_table(text: str) -> str:
         raise InvalidParameterError(
             f"the text holds no metrics table between {TABLE_START!r} and {TABLE_END!r}; add the two markers.")
     return _TABLE.sub(lambda _: f"{TABLE_START}\n{metrics_table_markdown()}\n{TABLE_END}", text, count=1)
+
+
+def _ir_measures_form(metric: Metric) -> str:
+    """A measure's name in ir_measures' syntax with its parameters at their defaults: ``RBP(p=0.8,rel=1)[@k]``."""
+    params = ([f"{p.name}={p.default!r}" for p in metric.params if p.name != "judged_only"]
+              + (["rel=1"] if metric.rel else []) + (["judged_only=False"] if any(
+                  p.name == "judged_only" for p in metric.params) else []))
+    cutoff = {"required": "@k", "optional": "[@k]", "none": ""}[metric.cutoff]
+    return metric.name + (f"({','.join(params)})" if params else "") + cutoff
+
+
+def _pytrec_eval_keys(metric: Metric) -> list[str]:
+    """pytrec_eval's keys of a measure (trec_eval's names with ``_k`` for a cutoff)."""
+    return list(dict.fromkeys(name.stem + ("_k" if name.params == "cutoffs" else "") for name in metric.trec_eval))
+
+
+def measures_table_markdown() -> str:
+    """The table of trec_eval and ir_measures measures in ``docs/ir-researchers.md``, generated from the registry:
+    each measure's names in ir_measures', trec_eval's and pytrec_eval's spelling, its per-query value, how the values
+    become one number, and the tool the tests check it against.
+
+    Examples
+    --------
+    >>> print(measures_table_markdown().splitlines()[0])
+    | ir_measures | trec_eval | pytrec_eval | per-query value | over queries | checked against |
+    """
+    lines = ["| ir_measures | trec_eval | pytrec_eval | per-query value | over queries | checked against |",
+             "|---|---|---|---|---|---|"]
+    for metric in TREC_MEASURES.values():
+        ir_names = ", ".join(f"`{n}`" for n in [_ir_measures_form(metric), *(s.text for s in metric.synonyms)])
+        trec_eval = ", ".join(f"`{n}`" for n in other_names(metric)[:len(metric.trec_eval)]) or "—"
+        pytrec = ", ".join(f"`{n}`" for n in _pytrec_eval_keys(metric)) or "—"
+        lines.append(f"| {ir_names} | {trec_eval} | {pytrec} | {metric.formula} | {metric.aggregation.replace('_', ' ')} "
+                     f"| {metric.reference} |")
+    return "\n".join(lines)
+
+
+MEASURES_TABLE_START = ("<!-- measures-table:start (generated by `python scripts/make_metrics_table.py`; "
+                        "do not edit) -->")
+MEASURES_TABLE_END = "<!-- measures-table:end -->"
+_MEASURES_TABLE = re.compile(re.escape(MEASURES_TABLE_START) + r"\n.*?" + re.escape(MEASURES_TABLE_END), re.DOTALL)
+
+
+def update_measures_table(text: str) -> str:
+    """``text`` (docs/ir-researchers.md) with the part between the measures-table markers replaced by
+    :func:`measures_table_markdown`."""
+    if not _MEASURES_TABLE.search(text):
+        raise InvalidParameterError(f"the text holds no measures table between {MEASURES_TABLE_START!r} and "
+                                    f"{MEASURES_TABLE_END!r}; add the two markers.")
+    return _MEASURES_TABLE.sub(lambda _: f"{MEASURES_TABLE_START}\n{measures_table_markdown()}\n{MEASURES_TABLE_END}",
+                               text, count=1)

@@ -31,12 +31,13 @@ import contextlib
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from .._validation import did_you_mean
 from ..errors import InvalidParameterError
-from .registry import AGGREGATIONS, METRICS, TREC_MEASURES, Aggregation, Metric
+from .registry import AGGREGATIONS, METRICS, TREC_MEASURES, Aggregation, Metric, Param, TrecEvalName
 from .trec_kernels import (
     UNJUDGED,
     RankedRows,
@@ -57,6 +58,7 @@ __all__ = [
     "MEASURE_DESCRIPTIONS",
     "describe_measure",
     "entry_of",
+    "trec_eval_key",
     "UNJUDGED",
     "parse_measure",
     "parse_measures",
@@ -76,31 +78,68 @@ MEASURE_NAMES: tuple[str, ...] = tuple(TREC_MEASURES)
 #: read these. "k" is the cutoff (the whole ranking without one), "relevant" a grade at or above the relevance level.
 MEASURE_DESCRIPTIONS: dict[str, str] = {name: entry.description for name, entry in TREC_MEASURES.items()}
 
-#: trec_eval's names without a cutoff (``map``) and the stems of those with one (``P`` of ``P.k``), from the aliases.
-_TREC_EVAL_NAMES: dict[str, str] = {a: m.name for m in TREC_MEASURES.values() for a in m.aliases if not a.endswith(".k")}
-_TREC_EVAL_STEMS: dict[str, str] = {a[:-2]: m.name for m in TREC_MEASURES.values() for a in m.aliases if a.endswith(".k")}
-_TREC_EVAL_FORM = re.compile(r"^(?P<stem>[A-Za-z_]+)[._](?P<cutoff>[^._]*)$")
+#: ir_measures' other names of the measures (``MAP``, ``SetRelP``): the entry's name and the parameters they imply.
+_SYNONYMS: dict[str, tuple[str, tuple[tuple[str, Any], ...]]] = {
+    synonym.text: (entry.name, synonym.implies) for entry in TREC_MEASURES.values() for synonym in entry.synonyms}
+#: trec_eval's stems (``map_cut``), each with the entries and names it is a stem of (``ndcg``: the plain name and
+#: the one taking gains).
+_STEMS: dict[str, list[tuple[Metric, TrecEvalName]]] = {}
+for _entry in TREC_MEASURES.values():
+    for _name in _entry.trec_eval:
+        _STEMS.setdefault(_name.stem, []).append((_entry, _name))
 
 #: Cutoffs and relevance levels: ASCII digits ("²" is a digit to str.isdigit, not to int), at most a billion.
 _NUMBER = re.compile(r"[0-9]+")
+_FLOAT = re.compile(r"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
 _LARGEST = 10**9
-_PATTERN = re.compile(r"^(?P<name>[A-Za-z_]+)(?:\((?P<params>[^)]*)\))?(?:@(?P<cutoff>[^@]*))?$")
+_PATTERN = re.compile(r"^(?P<name>[A-Za-z0-9_]+)(?:\((?P<params>[^)]*)\))?(?:@(?P<cutoff>[^@]*))?$")
 
 
 @dataclass(frozen=True)
 class Measure:
-    """One trec_eval measure: ``name`` (one of :data:`MEASURE_NAMES`), ``cutoff`` (k, or None) and ``rel``.
+    """One measure: ``name`` (one of :data:`MEASURE_NAMES`), ``cutoff`` (k, a recall level for IPrec, or None),
+    ``rel`` and ``params``, the other parameters as ``(key, value)`` pairs in the entry's order, defaults left out.
 
-    ``str(measure)`` is the canonical name, as ir_measures writes it: ``P(rel=2)@5``, ``nDCG@10``, ``AP``.
+    ``str(measure)`` is the canonical name, as ir_measures writes it: ``P(rel=2)@5``, ``RBP(p=0.5)``, ``AP``.
+
+    Examples
+    --------
+    >>> str(Measure("P", 5, rel=2)), Measure("P", 5).param("rel")
+    ('P(rel=2)@5', 1)
     """
 
     name: str
-    cutoff: int | None = None
+    cutoff: int | float | None = None
     rel: int = 1
+    params: tuple[tuple[str, Any], ...] = ()
+
+    def param(self, key: str) -> Any:
+        """The value of parameter ``key`` (``"rel"`` or one of the entry's): the measure's, else the default."""
+        if key == "rel":
+            return self.rel
+        given = dict(self.params)
+        if key in given:
+            return given[key]
+        for param in TREC_MEASURES[self.name].params:
+            if param.name == key:
+                return param.default
+        raise InvalidParameterError(f"{self.name} has no parameter {key!r}.")
 
     def __str__(self) -> str:
-        params = f"(rel={self.rel})" if self.rel != 1 else ""
+        parts = [f"{key}={_write_value(value)}" for key, value in self.params]
+        if self.rel != 1:
+            parts.append(f"rel={self.rel}")
+        params = f"({','.join(sorted(parts))})" if parts else ""
         return f"{self.name}{params}" + (f"@{self.cutoff}" if self.cutoff is not None else "")
+
+
+def _write_value(value: Any) -> str:
+    """A parameter's value as ir_measures writes it: ``'exp-log2'``, ``0.8``, ``True``, ``{1:3,2:9}``."""
+    if isinstance(value, str):
+        return repr(value)
+    if isinstance(value, tuple):  # gains: ((grade, gain), ...)
+        return "{" + ",".join(f"{grade}:{gain:g}" for grade, gain in value) + "}"
+    return f"{value:g}" if isinstance(value, float) else str(value)
 
 
 def entry_of(measure: str | Measure) -> Metric:
@@ -131,57 +170,271 @@ def aggregation_of(column: object) -> Aggregation:
     return AGGREGATIONS["mean"]
 
 
+def trec_eval_key(measure: str | Measure) -> str | None:
+    """trec_eval's (and pytrec_eval's) key of a measure, as trec_eval prints it: ``map``, ``P_5``,
+    ``iprec_at_recall_0.10``; None for a measure trec_eval does not have.
+
+    Examples
+    --------
+    >>> [trec_eval_key(name) for name in ("AP", "AP@5", "nDCG@10", "RR", "P(rel=2)@5")]
+    ['map', 'map_cut_5', 'ndcg_cut_10', 'recip_rank', 'P_5']
+    """
+    parsed = parse_measure(measure)
+    given = dict(parsed.params)
+    for name in TREC_MEASURES[parsed.name].trec_eval:
+        if (name.params == "cutoffs") != (parsed.cutoff is not None):
+            continue
+        if all(given.get(key, _default(parsed.name, key)) == value for key, value in name.implies):
+            if not name.implies and any(key in given for key in _implied_keys(parsed.name)):
+                continue  # e.g. SetP(relative=True) is set_relative_P, not set_P
+            return name.key(parsed.cutoff)
+    return None
+
+
+def _implied_keys(name: str) -> set[str]:
+    return {key for trec_name in TREC_MEASURES[name].trec_eval for key, _ in trec_name.implies}
+
+
+def _default(name: str, key: str) -> Any:
+    return Measure(name).param(key)
+
+
 def _example(name: str) -> str:
-    return f"{name}@10" if TREC_MEASURES[name].cutoff == "required" else name
+    entry = TREC_MEASURES[name]
+    if entry.cutoff != "required":
+        return name
+    return f"{name}@{'0.5' if entry.cutoff_kind == 'float' else '10'}"
+
+
+def _trec_eval_examples(name: TrecEvalName) -> list[str]:
+    """How a trec_eval name is written (``map``; ``P.10`` and pytrec_eval's ``P_10``; ``set_F.0.5``)."""
+    if name.params == "cutoffs":
+        cutoff = name.defaults[len(name.defaults) // 2] if name.defaults else 10
+        return [name.stem, f"{name.stem}.{cutoff:g}", name.key(cutoff)]
+    if name.params == "gains":
+        return [f"{name.stem}.1=1,2=3"]
+    if name.params == "values":
+        return [f"{name.stem}." + ",".join("1" for _ in name.values)]
+    return [name.stem]
 
 
 def _names_to_suggest() -> list[str]:
-    """Every name form parse_measure reads, with an example cutoff: the suggestions for an unknown one."""
-    forms = [_example(name) for name in MEASURE_NAMES]
-    return forms + list(_TREC_EVAL_NAMES) + [f"{stem}.10" for stem in _TREC_EVAL_STEMS]
+    """Every name form parse_measure reads (ir_measures', trec_eval's, pytrec_eval's), with an example cutoff: the
+    suggestions for an unknown one."""
+    forms = [_example(name) for name in MEASURE_NAMES] + list(_SYNONYMS)
+    return forms + [form for entry in TREC_MEASURES.values() for name in entry.trec_eval
+                     for form in _trec_eval_examples(name)]
 
 
-def _suggestion(text: str, name: str | None) -> str:
-    """`` Did you mean 'x'?`` for an unknown measure name: the same name in ir_measures' syntax (``map@10``:
-    ``AP@10``), trec_eval's stem in other letter case (``Success.1``: ``success.1``), or the closest name."""
-    if name is not None and name in _TREC_EVAL_NAMES:
-        return f" Did you mean {_TREC_EVAL_NAMES[name] + text[len(name):]!r}?"
-    form = _TREC_EVAL_FORM.match(text)
-    stems = [stem for stem in _TREC_EVAL_STEMS if form is not None and stem.lower() == form["stem"].lower()]
-    if stems:
-        return f" Did you mean {stems[0] + text[len(stems[0]):]!r}?"
+def _suggestion(text: str) -> str:
+    """`` Did you mean 'x'?`` for an unknown measure name: the same name in other letter case (``ndcg@10``:
+    ``nDCG@10``; ``Success.1``: ``success.1``), else the closest name of the three spellings."""
+    head = re.match(r"[A-Za-z0-9_]*", text)
+    stem = head.group(0) if head else ""
+    for known in (*MEASURE_NAMES, *_SYNONYMS, *_STEMS):
+        if known != stem and known.lower() == stem.lower():
+            return f" Did you mean {known + text[len(stem):]!r}?"
+    glued = re.fullmatch(r"(?P<stem>[A-Za-z_]+?)_?(?P<cutoff>[0-9]+)", text)  # ndcg_cut10: a cutoff without its dot
+    if glued is not None and any(name.params == "cutoffs" for _, name in _STEMS.get(glued["stem"], [])):
+        return f" Did you mean {glued['stem'] + '.' + glued['cutoff']!r}?"
     return did_you_mean(text, _names_to_suggest())
 
 
-def _check_cutoff(cutoff: str, text: str, example: str) -> int:
+def _unknown(text: str) -> InvalidParameterError:
+    return InvalidParameterError(
+        f"unknown measure {text!r}; name a measure as ir_measures ('nDCG@10', 'P(rel=2)@5'), trec_eval ('ndcg_cut.10', "
+        f"'map') or pytrec_eval ('ndcg_cut_10') write it: `evalframe list-metrics` lists every measure.{_suggestion(text)}")
+
+
+def _check_cutoff(cutoff: str, text: str, entry: Metric, example: str | None = None) -> int | float:
+    example = example or (_example(entry.name) if entry.cutoff == "required" else f"{entry.name}@10")
+    if entry.cutoff_kind == "float":
+        if not _FLOAT.fullmatch(cutoff.strip()) or not 0.0 <= float(cutoff) <= _LARGEST:
+            raise InvalidParameterError(f"the cutoff of {text!r} must be a number >= 0, e.g. {example!r}.")
+        return float(cutoff)
     if not _NUMBER.fullmatch(cutoff) or not 1 <= int(cutoff) <= _LARGEST:
         raise InvalidParameterError(f"the cutoff of {text!r} must be a positive int (at most {_LARGEST:,}), e.g. "
                                     f"{example!r}.")
     return int(cutoff)
 
 
-def _trec_eval_name(text: str) -> Measure | None:
-    """A name in trec_eval's (pytrec_eval's) form, ``map``, ``P.5``, ``ndcg_cut_10``, as its Measure; None if not one."""
-    if text in _TREC_EVAL_NAMES:
-        return Measure(_TREC_EVAL_NAMES[text])
-    if text in _TREC_EVAL_STEMS:
-        raise InvalidParameterError(f"{text} needs a cutoff: {text}.10 (trec_eval's name of "
-                                    f"{_TREC_EVAL_STEMS[text]}@10); got {text!r}.")
-    match = _TREC_EVAL_FORM.match(text)
-    if match is None or match["stem"] not in _TREC_EVAL_STEMS:
+def _split_params(text: str) -> list[str]:
+    """``"a=1,gains={0:0,1:1}"``: the parts between the commas outside braces."""
+    parts, depth, start = [], 0, 0
+    for i, char in enumerate(text):
+        depth += {"{": 1, "}": -1}.get(char, 0)
+        if char == "," and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return [part.strip() for part in parts if part.strip()]
+
+
+def _read_value(param: Param, value: str, text: str) -> Any:
+    """A parameter's value from its text, by the parameter's kind; InvalidParameterError naming the measure."""
+    bad = InvalidParameterError(f"{param.name} of {text!r} must be {_KIND_TEXT[param.kind]}; got {value!r}"
+                                + (f" (one of {list(param.choices)})" if param.choices else "") + ".")
+    value = value.strip()
+    result: Any
+    if param.kind == "int":
+        if not re.fullmatch(r"[-+]?[0-9]+", value):
+            raise bad
+        result = int(value)
+    elif param.kind == "float":
+        if not _FLOAT.fullmatch(value):
+            raise bad
+        result = float(value)
+    elif param.kind == "bool":
+        if value not in ("True", "False", "true", "false", "1", "0"):
+            raise bad
+        result = value in ("True", "true", "1")
+    elif param.kind == "str":
+        result = value[1:-1] if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"" else value
+    else:  # gains: {grade:gain,...}
+        inner = value[1:-1] if value.startswith("{") and value.endswith("}") else None
+        if inner is None:
+            raise bad
+        result = _read_gains([part.replace(":", "=", 1) for part in _split_params(inner)], text, param)
+    if param.choices is not None and result not in param.choices:
+        raise bad
+    return result
+
+
+_KIND_TEXT = {"int": "an int", "float": "a number", "bool": "True or False", "str": "a word",
+              "gains": "a mapping of grades to gains, e.g. {0:0,1:1,2:3}"}
+
+
+def _read_gains(parts: list[str], text: str, param: Param) -> tuple[tuple[int, float], ...]:
+    gains: dict[int, float] = {}
+    for part in parts:
+        grade, _, gain = part.partition("=")
+        if not re.fullmatch(r"[-+]?[0-9]+", grade.strip()) or not _FLOAT.fullmatch(gain.strip()):
+            raise InvalidParameterError(f"the gains of {text!r} map each grade (an int) to its gain (a number), e.g. "
+                                        f"'1=1,2=3' after trec_eval's dot or {{1:1,2:3}} in ir_measures' syntax; got "
+                                        f"{part!r}.")
+        gains[int(grade)] = float(gain)
+    return tuple(sorted(gains.items()))
+
+
+def _finish(name: str, cutoff: int | float | None, rel: int, given: dict[str, Any]) -> Measure:
+    """The Measure, its parameters in the entry's order and those at their default left out."""
+    entry = TREC_MEASURES[name]
+    params = tuple((p.name, given[p.name]) for p in entry.params if p.name in given and given[p.name] != p.default)
+    return Measure(name, cutoff, rel, params)
+
+
+def _ir_measures_name(text: str, match: re.Match[str]) -> Measure:
+    """A name in ir_measures' syntax: ``Name(key=value,...)@cutoff`` (the name may be a synonym, ``MAP``)."""
+    name, implied = _SYNONYMS.get(match["name"], (match["name"], ()))
+    entry = TREC_MEASURES[name]
+    cutoff = None
+    if match["cutoff"] is not None:
+        if entry.cutoff == "none":
+            raise InvalidParameterError(f"{name} takes no cutoff: write {name!r}; got {text!r}.")
+        cutoff = _check_cutoff(match["cutoff"], text, entry)
+    elif entry.cutoff == "required":
+        raise InvalidParameterError(f"{name} needs a cutoff: {_example(name)}; got {text!r}.")
+    rel, given = 1, dict(implied)
+    declared = {p.name: p for p in entry.params}
+    for part in _split_params(match["params"] or ""):
+        key, equals, value = (piece.strip() for piece in part.partition("="))
+        if key == "rel" and entry.rel:
+            if not equals or not _NUMBER.fullmatch(value) or not 1 <= int(value) <= _LARGEST:
+                raise InvalidParameterError(
+                    f"{name} takes rel=N with N a positive int (grade >= N is relevant), e.g. "
+                    f"'{name}(rel=2)" + (f"@{cutoff}" if cutoff is not None else "") + f"'; got {text!r}.")
+            rel = int(value)
+        elif key in declared and equals:
+            given[key] = _read_value(declared[key], value, text)
+        else:
+            takes = (["rel=N"] if entry.rel else []) + [f"{p.name}=" for p in entry.params]
+            if key == "rel":
+                raise InvalidParameterError(
+                    f"{name} takes no rel ({name} uses the grades as gains); got {text!r}: write "
+                    f"{name + (f'@{cutoff}' if cutoff is not None else '')!r}."
+                    + (f" Its parameters: {', '.join(takes)}." if takes else ""))
+            if not takes:
+                raise InvalidParameterError(f"{name} takes no parameter; got {text!r}: write {_example(name)!r}.")
+            count = "one parameter" if len(takes) == 1 else f"{len(takes)} parameters"
+            raise InvalidParameterError(f"{name} takes {count}, {', '.join(takes)}; got {part!r} in {text!r}."
+                                        f"{did_you_mean(key, [t.split('=')[0] for t in takes])}")
+    return _finish(name, cutoff, rel, given)
+
+
+def _trec_eval_names(text: str) -> list[Measure] | None:
+    """A name in trec_eval's or pytrec_eval's form as its Measures (``P.5,10``: two); None if not one.
+
+    ``stem``, ``stem.PARAMS`` (cutoffs ``P.5,10``, gains ``ndcg.1=3,2=9``, values ``set_F.0.5``) or pytrec_eval's key
+    ``stem_CUTOFF`` (``P_5``, ``iprec_at_recall_0.10``). A bare stem taking cutoffs is trec_eval's default cutoffs.
+    """
+    stem, dot, tail = text.partition(".")
+    if stem not in _STEMS:
+        keyed = [known for known in _STEMS if text.startswith(known + "_") and
+                 any(name.params == "cutoffs" for _, name in _STEMS[known])]
+        if not keyed:
+            return None
+        stem = max(keyed, key=len)
+        dot, tail = "_", text[len(stem) + 1:]
+    names = _STEMS[stem]
+    if not dot:
+        plain = [(entry, name) for entry, name in names if name.params in ("none", "gains", "values")]
+        if plain:
+            entry, name = plain[0]
+            return [_finish(entry.name, None, 1, dict(name.implies))]
+        entry, name = names[0]
+        return [_finish(entry.name, cutoff, 1, dict(name.implies)) for cutoff in name.defaults]
+    taking = [(entry, name) for entry, name in names if name.params != "none"]
+    if not taking:
+        raise InvalidParameterError(f"{stem} takes no parameter after a dot: write {stem!r}; got {text!r}.")
+    entry, name = taking[0]
+    if not tail:
+        example = _trec_eval_examples(name)[1 if name.params == "cutoffs" else 0]
+        raise InvalidParameterError(f"{text!r} ends after its dot: write {example!r}.")
+    if name.params == "cutoffs":
+        example = _trec_eval_examples(name)[1]
+        cutoffs = [_check_cutoff(part, text, entry, example) for part in (tail.split(",") if dot == "." else [tail])]
+        return [_finish(entry.name, cutoff, 1, dict(name.implies)) for cutoff in dict.fromkeys(cutoffs)]
+    if dot != ".":
         return None
-    return Measure(_TREC_EVAL_STEMS[match["stem"]], _check_cutoff(match["cutoff"], text, f"{match['stem']}.10"))
+    given = dict(name.implies)
+    if name.params == "gains":
+        given["gains"] = _read_gains(tail.split(","), text, next(p for p in entry.params if p.name == "gains"))
+    else:
+        values = tail.split(",")
+        if len(values) != len(name.values):
+            raise InvalidParameterError(f"{stem} takes {len(name.values)} value(s) after its dot ("
+                                        f"{', '.join(name.values)}), e.g. {_trec_eval_examples(name)[0]!r}; got {text!r}.")
+        declared = {p.name: p for p in entry.params}
+        for key, value in zip(name.values, values, strict=True):
+            given[key] = _read_value(declared[key], value, text)
+    return [_finish(entry.name, None, 1, given)]
+
+
+def _read(text: str) -> list[Measure]:
+    """One name as the measures it names: one, or several for a trec_eval list or bare stem (``P.5,10``, ``P``)."""
+    stripped = text.strip()
+    match = _PATTERN.match(stripped)
+    if match is not None and (match["name"] in TREC_MEASURES or match["name"] in _SYNONYMS):
+        name = _SYNONYMS.get(match["name"], (match["name"], ()))[0]
+        bare_stem = (match["params"] is None and match["cutoff"] is None and stripped in _STEMS
+                     and TREC_MEASURES[name].cutoff == "required")
+        if not bare_stem:
+            return [_ir_measures_name(text, match)]
+    measures = _trec_eval_names(stripped)
+    if measures is None:
+        raise _unknown(text)
+    return measures
 
 
 def parse_measure(text: str | Measure) -> Measure:
-    """Read one measure name (ir_measures' syntax, or trec_eval's); a :class:`Measure` is returned as it is.
+    """Read one measure name (ir_measures', trec_eval's or pytrec_eval's); a :class:`Measure` is returned as it is.
 
     Raises InvalidParameterError (a ValueError) saying what is accepted.
 
     Examples
     --------
     >>> parse_measure("P(rel=2)@5")
-    Measure(name='P', cutoff=5, rel=2)
+    Measure(name='P', cutoff=5, rel=2, params=())
     >>> str(parse_measure("P(rel=1)@5"))
     'P@5'
     >>> [str(parse_measure(name)) for name in ("map", "ndcg", "ndcg_cut.10", "P_5", "recall_100", "recip_rank")]
@@ -191,41 +444,19 @@ def parse_measure(text: str | Measure) -> Measure:
         return text
     if not isinstance(text, str):
         raise InvalidParameterError(f"a measure is a name such as 'nDCG@10' or 'AP'; got {text!r} ({type(text).__name__}).")
-    match = _PATTERN.match(text.strip())
-    if match is None or match["name"] not in TREC_MEASURES:
-        trec_eval = _trec_eval_name(text.strip())
-        if trec_eval is not None:
-            return trec_eval
-        known = ", ".join(_example(n) for n in MEASURE_NAMES)
-        close = [n for n in MEASURE_NAMES if match is not None and n.lower() == match["name"].lower()]
-        hint = (f" Did you mean {close[0] + text.strip()[len(close[0]):]!r}?" if close
-                else _suggestion(text.strip(), match["name"] if match is not None else None))
-        raise InvalidParameterError(f"unknown measure {text!r}; the measures are {known} "
-                                    f"(binary ones take a relevance level: 'P(rel=2)@5').{hint}")
-    name = match["name"]
-    entry = TREC_MEASURES[name]
-    cutoff = None
-    if match["cutoff"] is not None:
-        if entry.cutoff == "none":
-            raise InvalidParameterError(f"{name} takes no cutoff: write {name!r}; got {text!r}.")
-        cutoff = _check_cutoff(match["cutoff"], text, f"{name}@10")
-    elif entry.cutoff == "required":
-        raise InvalidParameterError(f"{name} needs a cutoff: {name}@10; got {text!r}.")
-    rel = 1
-    if match["params"] is not None:
-        if not entry.rel:
-            raise InvalidParameterError(f"{name} takes no rel ({name} uses the grades as gains); got {text!r}: write "
-                                        f"{name + (f'@{cutoff}' if cutoff else '')!r}.")
-        key, _, value = match["params"].partition("=")
-        if key.strip() != "rel" or not _NUMBER.fullmatch(value.strip()) or not 1 <= int(value) <= _LARGEST:
-            raise InvalidParameterError(f"{name} takes one parameter, rel=N with N a positive int (grade >= N is relevant), "
-                                        f"e.g. '{name}(rel=2)" + (f"@{cutoff}" if cutoff else "") + f"'; got {text!r}.")
-        rel = int(value)
-    return Measure(name, cutoff, rel)
+    measures = _read(text)
+    if len(measures) != 1 and text.strip() in TREC_MEASURES:  # P: ir_measures' name, or trec_eval's P.5,...,1000
+        raise InvalidParameterError(f"{text.strip()} needs a cutoff: {_example(text.strip())}; got {text!r} (in a list "
+                                    f"of measures, {text.strip()!r} is trec_eval's -m {text.strip()}: "
+                                    f"{', '.join(map(str, measures))}).")
+    if len(measures) != 1:
+        raise InvalidParameterError(f"{text!r} names {len(measures)} measures ({', '.join(map(str, measures))}); name "
+                                    f"one, or pass it to a function taking a list of measures.")
+    return measures[0]
 
 
 def describe_measure(measure: str | Measure) -> str:
-    """One line saying what ``measure`` is: its registry description, with its cutoff and level.
+    """One line saying what ``measure`` is: its registry description, with its cutoff, level and parameters.
 
     Examples
     --------
@@ -241,16 +472,20 @@ def describe_measure(measure: str | Measure) -> str:
         notes.append(f"k = {parsed.cutoff}" if parsed.cutoff is not None else "k: the whole ranking")
     if entry.rel:
         notes.append(f"relevant: grade >= {parsed.rel}")
-    return entry.description.removesuffix(".") + f" ({'; '.join(notes)})."
+    notes.extend(f"{key} = {_write_value(value)}" for key, value in parsed.params)
+    return entry.description.removesuffix(".") + f" ({'; '.join(notes)})." if notes else entry.description
 
 
 def parse_measures(texts: str | Measure | Iterable[str | Measure]) -> list[Measure]:
     """Read a measure name or a list of them; repeats (by canonical name) are dropped, order kept.
 
+    A trec_eval name may stand for several measures: ``P.5,10`` (two cutoffs) or a bare stem (``P``, ``map_cut``:
+    trec_eval's default cutoffs, as ``trec_eval -m P`` prints them).
+
     Examples
     --------
-    >>> [str(m) for m in parse_measures(["nDCG@10", "AP", "P(rel=1)@5", "P@5"])]
-    ['nDCG@10', 'AP', 'P@5']
+    >>> [str(m) for m in parse_measures(["nDCG@10", "AP", "P(rel=1)@5", "P@5", "P.5,10"])]
+    ['nDCG@10', 'AP', 'P@5', 'P@10']
     """
     if isinstance(texts, (str, Measure)):
         texts = [texts]
@@ -260,52 +495,56 @@ def parse_measures(texts: str | Measure | Iterable[str | Measure]) -> list[Measu
     measures: dict[str, Measure] = {}
     for text in texts:
         try:
-            measure = parse_measure(text)
+            if isinstance(text, Measure):
+                read = [text]
+            elif isinstance(text, str):
+                read = _read(text)
+            else:
+                read = [parse_measure(text)]
         except InvalidParameterError as error:  # a name the caller passed as measures (the CLI's -m)
             error.parameter = error.parameter or "measures"
             raise
-        measures.setdefault(str(measure), measure)
+        for measure in read:
+            measures.setdefault(str(measure), measure)
     if not measures:
         raise InvalidParameterError("measures is empty; give at least one, e.g. ['nDCG@10', 'AP'].", parameter="measures")
     return list(measures.values())
 
 
 def evaluate(measures: Sequence[Measure], *, row_query: np.ndarray, position: np.ndarray, grade: np.ndarray,
-             judged_query: np.ndarray, judged_grade: np.ndarray, n_queries: int) -> dict[str, np.ndarray]:
+             judged_query: np.ndarray, judged_grade: np.ndarray, n_queries: int, subtopics: Any = None
+             ) -> dict[str, np.ndarray]:
     """Every measure's value per query (float64 arrays of length ``n_queries``), keyed by canonical name.
 
-    The arrays are laid out as :mod:`evalframe.metrics.trec_kernels` says. The measures whose entries share a kernel
-    and a relevance level are computed in one pass for all their cutoffs, over the judged rows only (the others add
-    nothing to any measure); each measure's values are its entry's finish of its column, with its edge policy.
+    The arrays are laid out as :mod:`evalframe.metrics.trec_kernels` says (every retrieved row, unjudged ones with
+    grade ``UNJUDGED``); ``subtopics`` is what the diversity measures read. The measures whose entries share a kernel,
+    a relevance level and parameters are computed in one pass for all their cutoffs; each measure's values are its
+    entry's finish of its column, with its edge policy (an entry without one gives its kernel's values).
     """
-    grade = np.asarray(grade, dtype=np.int64)
-    # only judged rows add to any measure (an unjudged row weighs 0.0 in every sum, and adding 0.0 to a sum of
-    # non-negative terms leaves it bit for bit): the kernels run on them alone, in the same order
-    judged_rows = np.flatnonzero(grade != UNJUDGED)
-    if len(judged_rows) < len(grade):
-        row_query, position, grade = (np.asarray(row_query)[judged_rows], np.asarray(position)[judged_rows],
-                                      grade[judged_rows])
     rows = RankedRows(row_query=np.asarray(row_query, dtype=np.int64), position=np.asarray(position, dtype=np.int64),
-                      grade=grade, judged_query=np.asarray(judged_query, dtype=np.int64),
-                      judged_grade=np.asarray(judged_grade, dtype=np.int64), n_queries=n_queries)
-    groups: dict[tuple[Callable[..., np.ndarray], int], list[Measure]] = {}
+                      grade=np.asarray(grade, dtype=np.int64), judged_query=np.asarray(judged_query, dtype=np.int64),
+                      judged_grade=np.asarray(judged_grade, dtype=np.int64), n_queries=n_queries, subtopics=subtopics)
+    groups: dict[tuple[Callable[..., np.ndarray], int, tuple[tuple[str, Any], ...]], list[Measure]] = {}
     for measure in measures:
-        groups.setdefault((TREC_MEASURES[measure.name].kernel, measure.rel), []).append(measure)
+        groups.setdefault((TREC_MEASURES[measure.name].kernel, measure.rel, measure.params), []).append(measure)
     out: dict[str, np.ndarray] = {}
-    for (kernel, level), members in groups.items():
+    for (kernel, level, params), members in groups.items():
         cuts = sorted({m.cutoff for m in members if m.cutoff is not None})
         column = {k: i for i, k in enumerate(cuts)}
-        num_rel = rows.num_rel(level)
-        hits = rows.num_ret_rel(level)
-        table = kernel(rows, level, cuts)
+        options = dict(params)
+        ranked = rows.judged_ranking if options.pop("judged_only", False) else rows
+        num_rel = ranked.num_rel(level)
+        table = kernel(ranked, level, cuts, options)
         for measure in members:
             entry = TREC_MEASURES[measure.name]
-            assert entry.finish is not None and entry.policy is not None  # every trec entry has both (Metric checks)
+            assert entry.finish is not None  # every trec entry has one (Metric checks)
             values = entry.finish(table[:, column[measure.cutoff] if measure.cutoff is not None else -1],
                                   measure.cutoff, num_rel)
-            # the edge cases: no relevant document retrieved, the query having relevant judgments (no_hit) or none
-            # (no_gold); every kernel gives 0.0 there, so the zero policy leaves every value as it is
-            values = np.where(hits == 0, np.where(num_rel == 0, entry.policy.no_gold, entry.policy.no_hit), values)
+            if entry.policy is not None and (entry.policy.no_gold, entry.policy.no_hit) != (0.0, 0.0):
+                # the edge cases: no relevant document retrieved, the query having relevant judgments (no_hit) or
+                # none (no_gold); the kernels give 0.0 there, so the zero policy leaves every value as it is
+                hits = ranked.num_ret_rel(level)
+                values = np.where(hits == 0, np.where(num_rel == 0, entry.policy.no_gold, entry.policy.no_hit), values)
             out[str(measure)] = np.ascontiguousarray(values, dtype=np.float64)
     return {str(measure): out[str(measure)] for measure in measures}
 
@@ -334,7 +573,9 @@ def swept_measures(measures: str | Sequence[str] | None, ks: list[int]) -> dict[
     swept: dict[str, list[str]] = {}
     for name in names:
         # trec_eval's stem of a measure with a cutoff (ndcg_cut, recall, ...) takes it after a dot: ndcg_cut.10
-        form = "{}.{}" if name.strip() in _TREC_EVAL_STEMS and name.strip() not in TREC_MEASURES else "{}@{}"
+        stem = name.strip()
+        form = ("{}.{}" if stem in _STEMS and stem not in TREC_MEASURES and stem not in _SYNONYMS
+                and any(known.params == "cutoffs" for _, known in _STEMS[stem]) else "{}@{}")
         at_k = [str(m) for m in parse_measures([form.format(name.strip() if form == "{}.{}" else name, k) for k in ks])]
         swept[at_k[0].rsplit("@", 1)[0]] = at_k
     return swept

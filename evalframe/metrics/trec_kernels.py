@@ -16,10 +16,10 @@ matrix. No loop runs per query. The definitions (trec_eval's, checked against py
 
 Two kinds of function serve a measure's entry in :mod:`evalframe.metrics.registry`:
 
-* a *table kernel* (``count_table`` ... ``bpref_table``), ``kernel(rows, level, cutoffs)``: the per-query
+* a *table kernel* (``count_table`` ... ``bpref_table``), ``kernel(rows, level, cutoffs, params)``: the per-query
   values of one pass, an ``(n_queries, len(cutoffs) + 1)`` matrix whose last column is the whole ranking
-  (Rprec and Bpref take no cutoff: one column). Measures with the same table kernel and relevance level share
-  the pass;
+  (Rprec and Bpref take no cutoff: one column); ``params`` are the measure's other parameters (``{"p": 0.8}``).
+  Measures with the same table kernel, relevance level and parameters share the pass;
 * a *finish* (``as_is``, ``over_cutoff``, ``over_num_rel``, ``found``), ``finish(column, cutoff, num_rel)``:
   the measure's values from its column of the table (P@k is the count over k, R@k the count over num_rel).
 
@@ -27,16 +27,18 @@ Examples
 --------
 >>> rows = RankedRows(row_query=np.array([0, 0, 0]), position=np.array([0, 1, 2]), grade=np.array([0, 2, 1]),
 ...                   judged_query=np.array([0, 0, 0]), judged_grade=np.array([2, 1, 0]), n_queries=1)
->>> count_table(rows, 1, [2]).tolist()  # relevant in the top 2; in the whole ranking
+>>> count_table(rows, 1, [2], {}).tolist()  # relevant in the top 2; in the whole ranking
 [[1.0, 2.0]]
->>> over_cutoff(count_table(rows, 1, [2])[:, 0], 2, rows.num_rel(1)).tolist()  # P@2
+>>> over_cutoff(count_table(rows, 1, [2], {})[:, 0], 2, rows.num_rel(1)).tolist()  # P@2
 [0.5]
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
 
 import numpy as np
 
@@ -70,7 +72,9 @@ UNJUDGED = -(2**62)
 
 @dataclass(frozen=True)
 class RankedRows:
-    """A node's rankings and judgments as the flat int64 arrays the module describes."""
+    """A node's rankings and judgments as the flat int64 arrays the module describes: every retrieved row, judged
+    or not (:attr:`judged` keeps the judged ones). ``subtopics`` is what the diversity measures read (None when the
+    qrels have no subtopics)."""
 
     row_query: np.ndarray
     position: np.ndarray
@@ -78,6 +82,35 @@ class RankedRows:
     judged_query: np.ndarray
     judged_grade: np.ndarray
     n_queries: int
+    subtopics: Any = None
+
+    @cached_property
+    def judged(self) -> RankedRows:
+        """The judged rows alone, positions kept: what most kernels read (an unjudged row weighs 0.0 in their sums,
+        and adding 0.0 to a sum of non-negative terms leaves it bit for bit)."""
+        keep = np.flatnonzero(self.grade != UNJUDGED)
+        if len(keep) == len(self.grade):
+            return self
+        return RankedRows(row_query=self.row_query[keep], position=self.position[keep], grade=self.grade[keep],
+                          judged_query=self.judged_query, judged_grade=self.judged_grade, n_queries=self.n_queries,
+                          subtopics=self.subtopics)
+
+    @cached_property
+    def judged_ranking(self) -> RankedRows:
+        """The judged rows alone, ranked again among themselves (trec_eval -J, ir_measures' ``judged_only``):
+        every unjudged document removed before any measure is computed."""
+        judged = self.judged
+        if judged is self:
+            return self
+        first = np.searchsorted(judged.row_query, judged.row_query, side="left")
+        return RankedRows(row_query=judged.row_query, position=np.arange(len(judged.row_query)) - first,
+                          grade=judged.grade, judged_query=self.judged_query, judged_grade=self.judged_grade,
+                          n_queries=self.n_queries, subtopics=self.subtopics)
+
+    @cached_property
+    def num_ret(self) -> np.ndarray:
+        """Per query, its retrieved rows (float64)."""
+        return np.bincount(self.row_query, minlength=self.n_queries).astype(np.float64)
 
     def relevant(self, level: int) -> np.ndarray:
         """Per row, whether its grade is at least ``level``."""
@@ -188,34 +221,40 @@ def bpref(row_query: np.ndarray, grade: np.ndarray, level: int, num_rel: np.ndar
 
 
 # ------------------------------------------------------------------------------------ table kernels
-def count_table(rows: RankedRows, level: int, cutoffs: Sequence[int]) -> np.ndarray:
+def count_table(rows: RankedRows, level: int, cutoffs: Sequence[int], params: Mapping[str, Any]) -> np.ndarray:
     """Relevant documents in the top k (P, R, Success: one pass for all their cutoffs)."""
+    rows = rows.judged
     return relevant_counts(rows.row_query, rows.position, rows.relevant(level), rows.n_queries, cutoffs)
 
 
-def ap_table(rows: RankedRows, level: int, cutoffs: Sequence[int]) -> np.ndarray:
+def ap_table(rows: RankedRows, level: int, cutoffs: Sequence[int], params: Mapping[str, Any]) -> np.ndarray:
     """trec_eval's map / map_cut.k."""
+    rows = rows.judged
     return average_precision(rows.row_query, rows.position, rows.relevant(level), rows.num_rel(level), rows.n_queries,
                              cutoffs)
 
 
-def rr_table(rows: RankedRows, level: int, cutoffs: Sequence[int]) -> np.ndarray:
+def rr_table(rows: RankedRows, level: int, cutoffs: Sequence[int], params: Mapping[str, Any]) -> np.ndarray:
     """trec_eval's recip_rank (and its value counted only when the first relevant rank is <= k)."""
+    rows = rows.judged
     return reciprocal_rank(rows.row_query, rows.position, rows.relevant(level), rows.n_queries, cutoffs)
 
 
-def ndcg_table(rows: RankedRows, level: int, cutoffs: Sequence[int]) -> np.ndarray:
+def ndcg_table(rows: RankedRows, level: int, cutoffs: Sequence[int], params: Mapping[str, Any]) -> np.ndarray:
     """trec_eval's ndcg / ndcg_cut.k (the grades are the gains: ``level`` is not read)."""
+    rows = rows.judged
     return ndcg(rows.row_query, rows.position, rows.grade, rows.judged_query, rows.judged_grade, rows.n_queries, cutoffs)
 
 
-def rprec_table(rows: RankedRows, level: int, cutoffs: Sequence[int]) -> np.ndarray:
+def rprec_table(rows: RankedRows, level: int, cutoffs: Sequence[int], params: Mapping[str, Any]) -> np.ndarray:
     """trec_eval's Rprec, one column (no cutoff)."""
+    rows = rows.judged
     return r_precision(rows.row_query, rows.position, rows.relevant(level), rows.num_rel(level), rows.n_queries)[:, None]
 
 
-def bpref_table(rows: RankedRows, level: int, cutoffs: Sequence[int]) -> np.ndarray:
+def bpref_table(rows: RankedRows, level: int, cutoffs: Sequence[int], params: Mapping[str, Any]) -> np.ndarray:
     """trec_eval's bpref, one column (no cutoff)."""
+    rows = rows.judged
     return bpref(rows.row_query, rows.grade, level, rows.num_rel(level), rows.num_nonrel(level), rows.n_queries)[:, None]
 
 

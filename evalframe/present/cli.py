@@ -59,8 +59,12 @@ def _list_metrics(_: argparse.Namespace) -> str:
     lines.append("trec_eval measures (trec_metrics, evalframe trec -m; @k: a cutoff, [@k] an optional one, rel: "
                  "a relevance level, as P(rel=2)@5):")
     for metric in TREC_MEASURES.values():
+        names = other_names(metric)
+        trec_eval, synonyms = names[:len(metric.trec_eval)], names[len(metric.trec_eval):]
+        said = "; ".join(part for part in (f"trec_eval: {', '.join(trec_eval)}" if trec_eval else "",
+                                           f"also: {', '.join(synonyms)}" if synonyms else "") if part)
         lines.append(f"  {metric.name:<18} {metric.level:<9} {parameters(metric):<9} {format_bounds(metric):<10} "
-                     f"{metric.description} trec_eval: {', '.join(other_names(metric))}.")
+                     f"{metric.description}" + (f" {said}." if said else ""))
     return "\n".join(lines)
 
 

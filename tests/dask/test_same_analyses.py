@@ -236,7 +236,7 @@ def raised(call) -> tuple[type, str]:
 #: The old texts (evalframe before the analyses were written once), typed out. The unknown-measure message lists every
 #: measure of the registry: its start is checked (the measures of today, in the registry's order), so a new measure
 #: does not change this test.
-MEASURES = "AP, nDCG, P@10, R@10, RR, Success@10, Rprec, Bpref"
+MEASURES = "name a measure as ir_measures ('nDCG@10', 'P(rel=2)@5'), trec_eval"
 NOT_A_RETRIEVER = ("retriever_node must name a node with document rows; 'Reader' has none. "
                    "Nodes with document rows: ['Retriever'].")
 
@@ -254,9 +254,9 @@ NOT_A_RETRIEVER = ("retriever_node must name a node with document rows; 'Reader'
     (lambda r: r.trec_metrics(["RR"], node="Nowhere"), evalframe.UnknownNodeError,
      "node 'Nowhere' is not in this EvaluationResult; it holds ['Retriever', 'Reader']."),
     (lambda r: r.trec_metrics(["RR", "nope"]), evalframe.InvalidParameterError,
-     f"unknown measure 'nope'; the measures are {MEASURES}"),
+     f"unknown measure 'nope'; {MEASURES}"),
     (lambda r: r.metrics_at_k((1, 2), measures=["nope"]), evalframe.InvalidParameterError,
-     f"unknown measure 'nope@1'; the measures are {MEASURES}"),  # named at the first k
+     f"unknown measure 'nope@1'; {MEASURES}"),  # named at the first k
 ])
 def test_the_same_error_in_memory_and_on_dask(run, call, error, message):
     kind, text = raised(lambda: call(run))

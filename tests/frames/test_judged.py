@@ -141,8 +141,9 @@ def test_node_choice_and_errors():
     with pytest.raises(InvalidParameterError, match=r"needs node= when 2 nodes have document rows: \['Retriever', 'Other'\]"):
         two.trec_metrics("RR")
     assert two.trec_metrics("RR", node="Other") == {"RR": 0.75}
-    with pytest.raises(InvalidParameterError, match="unknown measure 'MRR'"):
-        result.trec_metrics("MRR")
+    assert result.trec_metrics("MRR") == {"RR": 0.75}  # ir_measures' other name of RR
+    with pytest.raises(InvalidParameterError, match="unknown measure 'MRRR'"):
+        result.trec_metrics("MRRR")
     with pytest.raises(InvalidParameterError, match="not in this EvaluationResult"):
         result.trec_metrics("RR", node="Nope")
     with pytest.raises(InvalidParameterError, match="eval_mode"):

@@ -133,7 +133,8 @@ def test_kernels_use_numpy_only_and_the_registry_does_not_reach_frames():
         return names
 
     assert imported(package / "kernels.py") <= {"__future__", "dataclasses", "numpy"}
-    assert imported(package / "trec_kernels.py") <= {"__future__", "collections.abc", "dataclasses", "numpy"}
+    assert imported(package / "trec_kernels.py") <= {"__future__", "collections.abc", "dataclasses", "functools", "numpy",
+                                                      "typing"}
     registry = imported(package / "registry.py")
     # `from . import kernels`, and the package's error family
     assert {name for name in registry if name.startswith(".")} <= {".", ".kernels", "..errors"}
@@ -288,20 +289,27 @@ def test_every_trec_measure_has_a_hand_worked_case():
 
 
 def test_every_trec_spec_is_complete_and_its_names_resolve_to_it():
+    seen: dict[tuple[str, str], str] = {}
     for name, entry in TREC_MEASURES.items():
         assert entry.family == "trec" and entry.level == "document" and entry.name == name
-        assert entry.description and entry.formula and entry.edge and entry.finish and entry.policy
-        assert entry.bounds is not None and entry.bounds[0] <= entry.bounds[1]
-        canonical = f"{name}@7" if entry.cutoff == "required" else name
-        assert parse_measure(canonical) == Measure(name, 7 if entry.cutoff == "required" else None)
-        for alias in entry.aliases:
-            if alias.endswith(".k"):  # trec_eval's stem with a cutoff: P.7 and P_7 are P@7
-                for text in (alias[:-2] + ".7", alias[:-2] + "_7"):
-                    assert parse_measure(text) == Measure(name, 7), text
-            else:
-                assert parse_measure(alias) == Measure(name), alias
-    aliases = [a for m in TREC_MEASURES.values() for a in m.aliases]
-    assert len(aliases) == len(set(aliases)), "an alias names one measure"
+        assert entry.description and entry.formula and entry.edge and entry.finish
+        assert entry.reference in ("pytrec_eval", "ir_measures", "hand"), name
+        assert entry.bounds is None or entry.bounds[0] <= entry.bounds[1]
+        cutoff = (0.5 if entry.cutoff_kind == "float" else 7) if entry.cutoff == "required" else None
+        canonical = f"{name}@{cutoff}" if cutoff is not None else name
+        assert parse_measure(canonical) == Measure(name, cutoff)
+        for synonym in entry.synonyms:  # ir_measures' other names: MAP is AP
+            assert parse_measure(synonym.text if cutoff is None else f"{synonym.text}@{cutoff}") == \
+                Measure(name, cutoff, params=synonym.implies), synonym
+        for te in entry.trec_eval:
+            assert seen.setdefault((te.stem, te.params), name) == name, f"{te.stem} names one measure"
+            implied = Measure(name, params=te.implies)
+            if te.params == "cutoffs":  # trec_eval's stem with a cutoff: P.7 and P_7 are P@7
+                k = 0.5 if entry.cutoff_kind == "float" else 7
+                for text in (f"{te.stem}.{k}", te.key(k)):
+                    assert parse_measure(text) == Measure(name, k, params=te.implies), text
+            elif te.params == "none":
+                assert parse_measure(te.stem) == implied, te.stem
 
 
 def random_ranking(seed: int) -> tuple[dict[str, np.ndarray], int]:

@@ -16,10 +16,14 @@ from evalframe.metrics.registry import (
     ANSWER_METRICS,
     DOCUMENT_METRICS,
     EVALUATOR_METRICS,
+    MEASURES_TABLE_END,
+    MEASURES_TABLE_START,
     TABLE_END,
     TABLE_START,
     TREC_MEASURES,
+    measures_table_markdown,
     metrics_table_markdown,
+    update_measures_table,
     update_metrics_table,
 )
 
@@ -40,7 +44,8 @@ def test_the_table_has_one_row_per_registered_metric():
     assert names == [*ANSWER_METRICS, *DOCUMENT_METRICS, *EVALUATOR_METRICS, *TREC_MEASURES]
     # a trec measure's row says its parameters and its names in trec_eval's form
     row = dict(zip(names, rows))
-    assert row["AP"].endswith("| [@k], rel; `map`, `map_cut.k` |") and row["P"].endswith("| @k, rel; `P.k` |")
+    assert row["AP"].endswith("| [@k], rel; `map`, `map_cut.k`, `MAP` |")
+    assert row["P"].endswith("| @k, rel; `P.k`, `Precision` |")
 
 
 def test_update_replaces_only_the_marked_table():
@@ -62,3 +67,16 @@ def test_the_script_rewrites_a_stale_table(tmp_path):
                           capture_output=True, text=True, cwd=ROOT, check=True)
     assert "rewritten" in done.stdout
     assert stale.read_text(encoding="utf-8") == f"# Metrics\n{TABLE_START}\n{metrics_table_markdown()}\n{TABLE_END}\n"
+
+
+def test_the_ir_researchers_measures_table_is_the_generated_one():
+    text = (Path(__file__).resolve().parents[2] / "docs" / "ir-researchers.md").read_text(encoding="utf-8")
+    assert text.count(MEASURES_TABLE_START) == 1 and text.count(MEASURES_TABLE_END) == 1
+    between = text.split(MEASURES_TABLE_START, 1)[1].split(MEASURES_TABLE_END, 1)[0].strip("\n")
+    assert between == measures_table_markdown(), "docs/ir-researchers.md is stale: run `python scripts/make_metrics_table.py`"
+    rows = measures_table_markdown().splitlines()[2:]
+    assert len(rows) == len(TREC_MEASURES)  # one row per measure, each with its three spellings
+    ap = next(row for row in rows if row.startswith("| `AP("))
+    assert "`map`, `map_cut.k`" in ap and "`map`, `map_cut_k`" in ap and "`MAP`" in ap and ap.endswith("| mean | pytrec_eval |")
+    with pytest.raises(InvalidParameterError, match="no measures table"):
+        update_measures_table("no markers here")

@@ -80,8 +80,8 @@ def test_per_query_true_still_works_with_a_future_warning_naming_the_new_method(
     pd.testing.assert_frame_equal(old, result.trec_query_metrics(["AP", "P@3"], complete=True))
     assert old.to_dict("index") == {"qA": {"AP": 0.5, "P@3": 1 / 3}, "qB": {"AP": 0.5, "P@3": 1 / 3}}
     # a bad measure is still named before the deprecation
-    with pytest.raises(ValueError, match="unknown measure 'MRR'"):
-        result.trec_metrics("MRR", per_query=True)
+    with pytest.raises(ValueError, match="unknown measure 'MRRR'"):
+        result.trec_metrics("MRRR", per_query=True)
 
 
 def test_dask_trec_query_metrics_and_the_deprecated_form(tmp_path):

@@ -146,12 +146,12 @@ def test_canonical_names_are_ir_measures_names():
     ("Rprec@5", r"Rprec takes no cutoff"),
     ("Bpref@5", r"Bpref takes no cutoff"),
     ("nDCG(rel=2)@10", r"nDCG takes no rel"),
-    ("MAP", r"unknown measure 'MAP'; the measures are AP, nDCG, P@10"),
+    ("MAPP", r"unknown measure 'MAPP'; name a measure as ir_measures .* trec_eval .* or pytrec_eval .* write it"),
     ("ndcg@10", r"Did you mean 'nDCG@10'\?"),
     ("P@0", r"cutoff of 'P@0' must be a positive int"),
     ("P@x", r"must be a positive int"),
     ("P(rel=0)@5", r"rel=N with N a positive int"),
-    ("P(judged=1)@5", r"takes one parameter, rel=N"),
+    ("P(judged=1)@5", r"P takes 2 parameters, rel=N, judged_only=; got 'judged=1'.*Did you mean 'judged_only'"),
     ("AP(rel=x)", r"rel=N"),
 ])
 def test_bad_names_say_what_is_accepted(text, message):

@@ -97,7 +97,8 @@ def test_list_metrics_prints_level_headline_and_bounds_of_every_metric(capsys):
     assert list(measures)[:8] == ["AP", "nDCG", "P", "R", "RR", "Success", "Rprec", "Bpref"]
     assert measures["P"].split()[:5] == ["P", "document", "@k,", "rel", "[0,"]
     assert measures["nDCG"].split()[:3] == ["nDCG", "document", "[@k]"]
-    assert measures["AP"].endswith("trec_eval: map, map_cut.k.") and measures["RR"].endswith("trec_eval: recip_rank.")
+    assert measures["AP"].endswith("trec_eval: map, map_cut.k; also: MAP.")
+    assert measures["RR"].endswith("trec_eval: recip_rank; also: MRR.")
 
 
 @pytest.mark.parametrize(
