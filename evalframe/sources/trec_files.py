@@ -176,6 +176,8 @@ def raise_bad_line(path: Path, fmt: TrecFormat, detail: object = "") -> NoReturn
     data = _read_bytes(path, fmt.kind)
     seen: dict[tuple[str, str], tuple[int, str]] = {}
     for number, raw in enumerate(data.splitlines(), start=1):
+        if raw.lstrip(b" \t").startswith(b"#"):  # a comment line (COMMENT_LINE), whatever its bytes
+            continue
         try:
             line = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
@@ -183,7 +185,7 @@ def raise_bad_line(path: Path, fmt: TrecFormat, detail: object = "") -> NoReturn
                             "TREC files are plain (ASCII or UTF-8) text.") from None
         fields = _SEPARATOR.split(line.strip(" \t"))
         fields = fields if fields != [""] else []
-        if not fields or fields[0].startswith("#"):  # a blank line, a comment line (COMMENT_LINE)
+        if not fields:  # a blank line
             continue
         if len(fields) < fmt.width or (fmt is QRELS_FORMAT and len(fields) > fmt.width):
             raise LoadError(f"{path}:{number}: a TREC {fmt.kind} line has {fmt.width} whitespace-separated columns "

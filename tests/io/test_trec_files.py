@@ -112,6 +112,8 @@ def test_windows_line_ends_and_a_byte_order_mark(tmp_path):
      "document 'd1' appears twice in query 'q1' (first on line 1); trec_eval refuses a run with duplicate documents "
      "(\"duplicate docs\")"),
     ("q1 Q0 d1 1 2 t\nq1 Q0 d\xe9 2 1 t\n".encode("latin-1"), 2, "not UTF-8 text"),
+    # a comment line is skipped whatever its bytes: the line named is the one with too few columns
+    ("# \xe9t\xe9 2026\nq1 Q0 d1 1 2 t\n  # r\xe9sum\xe9\nq1 Q0 d2 2\n".encode("latin-1"), 4, "this one has 4"),
 ])
 def test_run_errors_name_file_and_line(tmp_path, text, line, words):
     path = write(tmp_path / "run.txt", text)
