@@ -244,7 +244,8 @@ def build() -> tuple[argparse.ArgumentParser, dict[str, Command]]:
     trec = commands.add_parser("trec", help="trec_eval measures of a TREC run against qrels (like trec_eval [-q])",
                                description="trec_eval measures of a TREC run against qrels: the numbers of trec_eval "
                                "(pytrec_eval), by ir_measures' names (docs/ir-researchers.md).")
-    trec.add_argument("run", type=Path, help="TREC run file: qid Q0 docid rank score tag (plain or .gz)")
+    trec.add_argument("run", type=Path, help="TREC run file: qid Q0 docid rank score tag (plain or .gz; - reads it "
+                      "from standard input, as trec_eval 10.0)")
     trec.add_argument("qrels", type=Path, help="qrels file: qid iter docid relevance (plain or .gz)")
     trec.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
                       help="a measure by ir_measures' name, e.g. nDCG@10, AP, P(rel=2)@5, or trec_eval's, e.g. "

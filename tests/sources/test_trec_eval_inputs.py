@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import gzip
+import io
 import shutil
 import subprocess
 from pathlib import Path
@@ -314,3 +315,19 @@ def test_trec_evals_own_test_files_when_the_source_tree_has_them(trec_eval, caps
         theirs = _trec_eval_values(printed.stdout)
         _assert_agree(_evalframe_values(run, qrels, complete=True), theirs)
         _assert_agree(_cli_values(run, qrels, capsys, "-c"), theirs)
+
+
+def test_a_run_from_standard_input_as_trec_eval_10_reads_it(trec_eval, tmp_path, capsys, monkeypatch):
+    """``evalframe trec - QRELS`` reads the run from standard input (trec_eval 10.0: ``trec_eval QRELS -``)."""
+    qrels = _write(tmp_path / "qrels.txt", QRELS)
+    text = "# a run on stdin\n" + RUN.replace("\n", "\r\n")
+    measures = [word for name in TREC_EVAL_M for word in ("-m", name)]
+    printed = subprocess.run([str(trec_eval), "-q", "-c", *measures, str(qrels), "-"], input=text, capture_output=True,
+                             text=True, timeout=60, check=False)
+    assert printed.returncode == 0, printed.stderr
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(text.encode("utf-8"))))
+    _assert_agree(_cli_values(Path("-"), qrels, capsys, "-c"), _trec_eval_values(printed.stdout))
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"q1 Q0 d1 1 2.5\n")))
+    assert cli.main(["trec", "-", str(qrels)]) == 1
+    assert capsys.readouterr().err == ("error: <stdin>:1: a TREC run line has 6 whitespace-separated columns `qid Q0 docid "
+                                       "rank score tag`; this one has 5: 'q1 Q0 d1 1 2.5'.\n")
