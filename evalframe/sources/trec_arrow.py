@@ -75,10 +75,26 @@ def _has_pair(data: Any, pair: bytes, start: int = 0) -> bool:
     return False
 
 
-def _has_comment_line(data: Any) -> bool:
-    """Whether a line starts with ``#`` (the first ``#`` found by memchr: most files have none)."""
-    first = data.find(b"#")
-    return first >= 0 and (first == 0 or _has_pair(data, b"\n#", first - 1))
+def _has_comment_line(data: Any, start: int = 0) -> bool:
+    """Whether a line from ``start`` on (a line's start) starts with ``#`` (the first ``#`` found by memchr: most
+    files have none)."""
+    first = data.find(b"#", start)
+    return first >= 0 and (first == start or _has_pair(data, b"\n#", first - 1))
+
+
+def _without_comment_lines(data: Any) -> Any:
+    """``data`` without its comment lines (``#`` first): the lines after a header of comments are a view of the same
+    bytes (no copy of a mapped file); comments further on are taken out of a copy."""
+    start = 0
+    while data[start:start + 1] == b"#":
+        end = data.find(b"\n", start)
+        start = len(data) if end < 0 else end + 1
+    if _has_comment_line(data, start):
+        return _COMMENT_FIRST.sub(b"", bytes(data[start:]))
+    return memoryview(data)[start:]
+
+
+_COMMENT_FIRST = re.compile(rb"^#[^\n]*\n?", re.MULTILINE)
 
 
 #: A comment line as trec_eval 10.0 reads runs (get_trec_results.c): its first character other than a space or a tab
@@ -188,8 +204,8 @@ def read_arrow(path: Path, fmt: TrecFormat, *, encode_docids: bool = True) -> Ar
     if _has_pair(data, b"  "):
         return None
     if _has_comment_line(data):  # comment lines (trec_eval 10.0 skips them): read without them
-        data = re.compile(rb"^#[^\n]*\n?", re.MULTILINE).sub(b"", bytes(data))
-        if not data:
+        data = _without_comment_lines(data)
+        if not len(data):
             return None
     names = [f"c{i}" for i in range(fmt.width + 1)]  # one column more: to see lines that have one
     threaded = len(data) > _THREADED_SIZE

@@ -31,6 +31,7 @@ from evalframe.errors import InvalidParameterError, LoadError, SchemaError
 from evalframe.metrics.trec import parse_measures
 from evalframe.present import cli
 from evalframe.present.trec_command import trec_columnar
+from evalframe.sources.trec_arrow import _without_comment_lines
 
 ROOT = Path(__file__).resolve().parents[2]
 #: where benchmarks/setup_trec_eval.sh builds trec_eval by default (benchmarks/vs_peers.py's TREC_EVAL_DEFAULT)
@@ -158,7 +159,7 @@ def test_accepted_variants_give_trec_evals_numbers(trec_eval, tmp_path, capsys, 
 
 #: the variants the columnar path of ``evalframe trec`` takes itself (anything else falls back to from_trec's path)
 FAST = ["plain", "comment lines without indentation", "exponent scores", "CRLF line ends", "gzip", "gzip, no suffix",
-        "empty lines", "negative grades and # in docids", "no line end at the end"]
+        "empty lines", "negative grades and # in docids", "no line end at the end", "a header of comment lines"]
 
 
 @pytest.mark.parametrize("name", FAST)
@@ -168,6 +169,9 @@ def test_the_columnar_path_takes_the_common_variants(trec_eval, tmp_path, name):
     if name == "comment lines without indentation":
         run_text = "# a run\n" + RUN.replace("\nq2", "\n#q2 Q0 d0 1 9 run: a comment too\nq2") + "# the end"
         qrels_text = "# judged by hand\n" + QRELS.replace("\nq2", "\n# a comment\nq2")
+    if name == "a header of comment lines":  # read from a view of the file's bytes after them (no copy)
+        run_text, qrels_text = "# a run\n#\n# by bm25\n" + RUN, "# judged by hand\n" + QRELS
+        assert isinstance(_without_comment_lines(run_text.encode()), memoryview)
     if name == "empty lines":  # in a run (trec_eval refuses them in qrels; evalframe reads them)
         run_text = "\n" + RUN.replace("\nq2", "\n\n\nq2")
     plain = _write(tmp_path / "run.txt", run_text), _write(tmp_path / "qrels.txt", qrels_text)
