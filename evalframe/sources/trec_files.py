@@ -20,6 +20,7 @@ import csv
 import gzip
 import io
 import math
+import mmap
 import numbers
 import os
 import re
@@ -97,6 +98,27 @@ def _read_bytes(path: Path, kind: str) -> bytes:
     return data[3:] if data.startswith(b"\xef\xbb\xbf") else data
 
 
+def _contents(path: Path, kind: str) -> Any:
+    """The file's bytes for the parser: a read-only map of a plain file (no copy: pages read as the parser gets to
+    them), the decompressed bytes of a gzip file; without a UTF-8 byte-order mark. Errors as :func:`_read_bytes`."""
+    if is_gzip(path):
+        return _read_bytes(path, kind)
+    try:
+        with path.open("rb") as handle:
+            data: Any = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) if path.stat().st_size else b""
+    except OSError as exc:
+        raise LoadError(f"{kind} file {path} cannot be read ({exc.strerror or exc}).") from None
+    return data[3:] if data[:3] == b"\xef\xbb\xbf" else data
+
+
+def _stream(data: Any) -> Any:
+    """A file object reading ``data`` from its start (the map itself, or the bytes without a copy)."""
+    if isinstance(data, mmap.mmap):
+        data.seek(0)
+        return data
+    return io.BytesIO(data)
+
+
 #: trec_eval reads scores with atof, the nearest double: pandas 3 parses so by default (and deprecates the option);
 #: pandas 2.2's default parser is an ulp off for some 17-digit scores, its "round_trip" parser is exact.
 #: pandas 2.2's parsers are either an ulp off (default) or refuse an overflow such as 1e400 (round_trip), which atof
@@ -109,7 +131,7 @@ def _parse(path: Path, fmt: TrecFormat) -> pd.DataFrame:
     dtype: dict[int, Any] = {i: object for i in range(fmt.width + 1)}  # one column more: to see lines that have one
     if fmt is RUN_FORMAT and not _SCORES_AS_TEXT:
         dtype[fmt.value] = "float64"
-    data = _read_bytes(path, fmt.kind)
+    data = _contents(path, fmt.kind)
     text = without_comments(data)  # trec_eval 10.0 skips comment lines; emptied, they are blank lines pandas skips
     for attempt in ("as it is", "cut"):
         try:
@@ -117,7 +139,7 @@ def _parse(path: Path, fmt: TrecFormat) -> pd.DataFrame:
                 # a line with two or more extra columns: pandas warns and drops them; the check below refuses the line
                 # of qrels (trec_eval does) and ignores the columns of a run after its sixth (trec_eval ignores them)
                 warnings.simplefilter("ignore", pd.errors.ParserWarning)
-                frame = pd.read_csv(io.BytesIO(text), sep=r"\s+", header=None, names=list(range(fmt.width + 1)),
+                frame = pd.read_csv(_stream(text), sep=r"\s+", header=None, names=list(range(fmt.width + 1)),
                                     dtype=dtype, index_col=False,  # an extra column on every line is an error, not an index
                                     na_filter=False, quoting=csv.QUOTE_NONE, engine="c", encoding="utf-8")
             break
@@ -128,7 +150,7 @@ def _parse(path: Path, fmt: TrecFormat) -> pd.DataFrame:
         except (ValueError, UnicodeDecodeError, OverflowError) as exc:  # ParserError is a ValueError
             raise_bad_line(path, fmt, exc)
     if len(frame) == 0:
-        held = " other than comments and blank lines" if text != data else ""
+        held = " other than comments and blank lines" if text is not data and bytes(text) != bytes(data) else ""
         raise LoadError(f"{fmt.kind} file {path} holds no line{held}; a TREC {fmt.kind} file has one line "
                         f"`{fmt.layout}` per {'retrieved document' if fmt is RUN_FORMAT else 'judgment'}.")
     extra = frame[fmt.width].to_numpy()
