@@ -42,10 +42,12 @@ if TYPE_CHECKING:  # loaded on first use by __getattr__ below; imported here for
     )
     from .report import Report, print_eval_report
     from .result import EvaluationResult
-    from .analysis.compare import compare, worst_by_delta
+    from .analysis.compare import worst_by_delta
+    from .trec_compare import compare
     from .sources.runs import read_runs
     from .schema import Answer, Document, Label, MultiLabel, Span, TableCell
     from .present.demo import load_demo_result, load_demo_runs
+    from .present.fusion import FusionSearch, fuse, optimize_fusion
 
 #: The public names whose modules load pandas (or rapidfuzz and multiprocessing, the evaluators): each is imported
 #: by :func:`__getattr__` when first asked for (PEP 562), so that ``import evalframe`` and the ``evalframe``
@@ -55,10 +57,12 @@ _ON_FIRST_USE = {
                    "RetrieverRecall"),
     "report": ("Report", "print_eval_report"),
     "result": ("EvaluationResult",),
-    "compare": ("compare", "worst_by_delta"),
+    "compare": ("worst_by_delta",),
+    "trec_compare": ("compare",),  # results and tables as analysis.compare's, and TREC runs with their qrels
     "runs": ("read_runs",),
     "schema": ("Answer", "Document", "Label", "MultiLabel", "Span", "TableCell"),
     "demo": ("load_demo_result", "load_demo_runs"),
+    "fusion": ("fuse", "optimize_fusion", "FusionSearch"),
 }
 #: The subpackages and modules reached as attributes (``evalframe.analysis``) that the package no longer imports itself.
 _SUBPACKAGES = ("analysis", "evaluators", "frames", "io", "present", "report", "result", "schema", "sources")
@@ -84,6 +88,10 @@ if not TYPE_CHECKING:  # hidden from type checkers, which would otherwise take a
             from .analysis import compare
 
             module = compare
+        elif name in _ON_FIRST_USE["trec_compare"]:
+            from . import trec_compare
+
+            module = trec_compare
         elif name in _ON_FIRST_USE["runs"]:
             from .sources import runs
 
@@ -96,6 +104,10 @@ if not TYPE_CHECKING:  # hidden from type checkers, which would otherwise take a
             from .present import demo
 
             module = demo
+        elif name in _ON_FIRST_USE["fusion"]:
+            from .present import fusion
+
+            module = fusion
         elif name in _SUBPACKAGES:  # ``import evalframe`` then ``evalframe.analysis``: as when the package imported them
             return importlib.import_module(f".{name}", __name__)
         else:
@@ -121,6 +133,7 @@ __all__ = [
     "EVAL_MODES",
     "EvaluationResult",
     "EvalframeError",
+    "FusionSearch",
     "InvalidParameterError",
     "Label",
     "LoadError",
@@ -141,8 +154,10 @@ __all__ = [
     "UnknownNodeError",
     "__version__",
     "compare",
+    "fuse",
     "load_demo_result",
     "load_demo_runs",
+    "optimize_fusion",
     "print_eval_report",
     "read_runs",
     "worst_by_delta",

@@ -4,8 +4,8 @@ The pages are :data:`PAGES` (docs/cli.md, and the other pages with console examp
 block of a page is a session: ``$ evalframe ...`` lines are commands, the lines up to
 the next command are what it prints (stdout and stderr, in order). The commands of a whole page run one after
 the other in one scratch folder holding the files the page uses (:func:`prepare`: the demo data under
-``evalframe/data/``, ``docs/examples/runs.jsonl``, and ``run.txt`` / ``qrels.txt`` of the IR page), so a command
-may read what an earlier one wrote, as a reader's would; each runs through ``evalframe.present.cli.main``, in this
+``evalframe/data/``, ``docs/examples/runs.jsonl``, and ``run.txt`` / ``run_b.txt`` / ``qrels.txt`` / ``dense.txt`` of
+the IR page), so a command may read what an earlier one wrote, as a reader's would; each runs through ``evalframe.present.cli.main``, in this
 process, with an 80-column terminal. Apart from ``evalframe``, a session may use ``head -N FILE ...``.
 
 A shown line that is ``...`` alone (indented or not) stands for any number of lines of the real output; a block
@@ -39,6 +39,10 @@ ELISION = "..."
 #: The TREC run and qrels of docs/ir-researchers.md#from-trec-files-to-trec_evals-numbers, which the trec examples use.
 IR_RUN = "q1 Q0 d1 1 6.0 bm25\nq1 Q0 d2 2 5.0 bm25\nq1 Q0 d3 3 5.0 bm25\nq2 Q0 d6 1 2.0 bm25\nq2 Q0 d5 2 1.0 bm25\n"
 IR_QRELS = "q1 0 d1 1\nq1 0 d2 0\nq1 0 d3 2\nq1 0 d4 1\nq2 0 d5 0\nq2 0 d6 0\nq3 0 d7 1\n"
+#: The second run of docs/ir-researchers.md#comparing-runs-from-trec-files, which the compare examples use.
+IR_RUN_B = "q1 Q0 d3 1 3.0 dense\nq1 Q0 d1 2 2.0 dense\nq1 Q0 d4 3 1.0 dense\nq2 Q0 d6 1 1.0 dense\nq3 Q0 d7 1 1.0 dense\n"
+#: The second run of docs/ir-researchers.md#fusing-runs, which the fuse examples fuse with IR_RUN.
+IR_DENSE = "q1 Q0 d3 1 0.9 dense\nq1 Q0 d4 2 0.8 dense\nq1 Q0 d1 3 0.3 dense\nq2 Q0 d5 1 0.7 dense\nq2 Q0 d7 2 0.2 dense\n"
 _BLOCK = re.compile(r"^(?P<before>[^\n]*\n)?```console\n(?P<body>.*?)^```$", re.M | re.S)
 
 
@@ -74,6 +78,8 @@ def prepare(folder: Path) -> None:
         shutil.copytree(ROOT / relative, folder / relative)
     (folder / "run.txt").write_text(IR_RUN, encoding="utf-8")
     (folder / "qrels.txt").write_text(IR_QRELS, encoding="utf-8")
+    (folder / "run_b.txt").write_text(IR_RUN_B, encoding="utf-8")
+    (folder / "dense.txt").write_text(IR_DENSE, encoding="utf-8")
 
 
 def _head(argv: list[str]) -> str:

@@ -50,6 +50,6 @@ def pytest_configure(config: pytest.Config) -> None:
     import os
 
     if os.environ.get("CI"):
-        missing = [name for name in ("pytrec_eval", "ir_measures") if importlib.util.find_spec(name) is None]
+        missing = [name for name in ("pytrec_eval", "ir_measures", "ranx") if importlib.util.find_spec(name) is None]
         if missing:
             raise pytest.UsageError(f"CI needs the test extra's references {missing}: pip install -e '.[test]'")

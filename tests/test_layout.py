@@ -482,7 +482,7 @@ STAGES = (
     ("io", ("evalframe.io",)),
     ("evaluators", ("evalframe.evaluators",)),
     ("report", ("evalframe.report",)),
-    ("facade", ("evalframe.result",)),
+    ("facade", ("evalframe.result", "evalframe.trec_compare")),
     ("cluster", ("evalframe.dask",)),
     ("present", ("evalframe.present",)),
     ("package", ("evalframe", "evalframe.__main__")),

@@ -24,7 +24,8 @@ from .examples import Examples
 from .protocol import ResultLike, ResultSource
 from .stats import ROUNDS, bootstrap_ci, holm, paired_t_test, randomization_p_value
 
-__all__ = ["compare", "comparison_table", "paired_statistics", "worst_by_delta", "is_result"]
+__all__ = ["compare", "comparison_table", "paired_statistics", "worst_by_delta", "is_result", "TESTS", "check_test",
+           "check_max_p"]
 
 Run = Union[ResultSource, pd.DataFrame]
 
@@ -40,6 +41,44 @@ def is_result(run: object) -> TypeGuard[ResultSource]:
 
 COLUMNS = ("mean_a", "mean_b", "delta", "ci_low", "ci_high", "p_value", "t", "p_ttest",
            "wins", "ties", "losses", "queries", "only_a", "only_b")
+
+#: The paired tests whose p-value marks a delta significant (``test=``), and the column each one's p-value is in.
+TESTS = {"randomization": "p_value", "t-test": "p_ttest"}
+#: Other names of the tests: ranx's (``stat_test="fisher"`` / ``"student"``) and the usual ones.
+_TEST_NAMES = {"fisher": "randomization", "permutation": "randomization", "student": "t-test", "ttest": "t-test",
+               "t_test": "t-test"}
+
+
+def check_test(test: object) -> str:
+    """``test`` by its name in :data:`TESTS` (ranx's ``"fisher"`` and ``"student"`` are read too).
+
+    Examples
+    --------
+    >>> check_test("student")
+    't-test'
+    """
+    if isinstance(test, str) and test.lower() in _TEST_NAMES:
+        return _TEST_NAMES[test.lower()]
+    if isinstance(test, str) and test.lower() in TESTS:
+        return test.lower()
+    return check.check_choice(test, tuple(TESTS), name="test")  # raises, naming the tests
+
+
+def check_max_p(max_p: object) -> float | None:
+    """``max_p``: None, or the p-value at or below which a delta is marked significant, in (0, 1).
+
+    Examples
+    --------
+    >>> check_max_p(0.01), check_max_p(None)
+    (0.01, None)
+    """
+    if max_p is None:
+        return None
+    value = check.check_number(max_p, name="max_p")
+    if not 0.0 < value < 1.0:
+        raise InvalidParameterError(f"max_p must lie strictly between 0 and 1, e.g. 0.05 or 0.01 (ranx's default); "
+                                    f"got {max_p!r}.", parameter="max_p")
+    return value
 
 
 def _queries(count: int) -> str:
@@ -216,22 +255,31 @@ def paired_statistics(d: np.ndarray, mean_a: float, mean_b: float, only_a: int, 
 
 
 def comparison_table(rows: Sequence[tuple[str, str, dict[str, Any]]], names: Sequence[str],
-                     metrics: Sequence[str]) -> pd.DataFrame:
-    """:func:`compare`'s table from its rows ``(run name, metric, paired_statistics row)``, warning of unpaired queries."""
+                     metrics: Sequence[str], *, test: str = "randomization", max_p: float | None = None) -> pd.DataFrame:
+    """:func:`compare`'s table from its rows ``(run name, metric, paired_statistics row)``, warning of unpaired queries.
+
+    With more than two runs ``p_holm`` is the p-value of ``test`` Holm-corrected over the comparisons of each metric;
+    with ``max_p`` the column ``significant`` says whether that p-value (``p_holm`` with more than two runs) is
+    at most ``max_p``.
+    """
     for name, metric, row in rows:
         if row["only_a"] or row["only_b"]:
             warn(f"{metric}: {_queries(row['only_a'])} scored only in {names[0]!r} and {row['only_b']} only in "
                  f"{name!r}; the statistics use the {row['queries']} queries both scored (see columns "
                  "only_a / only_b).")
     table = pd.DataFrame([row for _, _, row in rows], columns=list(COLUMNS))
+    p_column = TESTS[test]
     if len(names) == 2:
         table.index = pd.Index([metric for _, metric, _ in rows], name="metric")
-        return table
-    table.index = pd.MultiIndex.from_tuples([(name, metric) for name, metric, _ in rows], names=["run", "metric"])
-    table["p_holm"] = np.nan
-    for metric in metrics:
-        mask = table.index.get_level_values("metric") == metric
-        table.loc[mask, "p_holm"] = holm(table.loc[mask, "p_value"].to_numpy())
+    else:
+        table.index = pd.MultiIndex.from_tuples([(name, metric) for name, metric, _ in rows], names=["run", "metric"])
+        table["p_holm"] = np.nan
+        for metric in metrics:
+            mask = table.index.get_level_values("metric") == metric
+            table.loc[mask, "p_holm"] = holm(table.loc[mask, p_column].to_numpy())
+        p_column = "p_holm"
+    if max_p is not None:  # NaN (no pair of queries) is never significant
+        table["significant"] = (table[p_column] <= max_p).to_numpy(dtype=bool)
     return table
 
 
@@ -248,6 +296,8 @@ def compare(
     seed: int = 0,
     complete: bool = False,
     duplicates: str = "error",
+    test: str = "randomization",
+    max_p: float | None = None,
     **metric_params: Any,
 ) -> pd.DataFrame:
     """Compare runs on the same queries: means, the paired delta, its confidence interval and p-values.
@@ -278,6 +328,13 @@ def compare(
     seed : int
         Seed of the resampling. Every row draws from a new generator with this seed, so equal
         per-query differences give equal intervals and p-values, whatever else is compared.
+    test : str
+        The paired test whose p-value ``p_holm`` corrects and ``significant`` reads: ``"randomization"``
+        (``p_value``, the default) or ``"t-test"`` (``p_ttest``); ranx's names ``"fisher"`` and ``"student"``
+        are read too. Both p-values are in the table either way.
+    max_p : float, optional
+        Adds the column ``significant``: the test's p-value (``p_holm`` with more than two runs) is at most
+        ``max_p`` (ranx's rule). None (the default) adds no column.
     **metric_params
         The metric options (:class:`evalframe.options.MetricOptions`), passed to ``query_metrics``.
 
@@ -290,8 +347,8 @@ def compare(
         ``ci_high`` (percentile bootstrap interval of the delta), ``p_value`` (two-sided paired
         randomization test), ``t`` and ``p_ttest`` (paired t-test), ``wins`` / ``ties`` / ``losses``
         (queries where b scores higher / the same / lower), ``queries`` (paired), ``only_a``,
-        ``only_b``; with more than two runs also ``p_holm``: ``p_value`` Holm-corrected over the
-        comparisons of each metric.
+        ``only_b``; with more than two runs also ``p_holm``: ``test``'s p-value Holm-corrected over the
+        comparisons of each metric; with ``max_p`` also ``significant``.
 
     Examples
     --------
@@ -322,6 +379,8 @@ def compare(
     if not 0.0 < confidence < 1.0:
         raise InvalidParameterError(f"confidence must lie strictly between 0 and 1, e.g. 0.95; got {confidence}.")
     seed = check.check_positive_int(seed, name="seed")
+    test = check_test(test)
+    max_p = check_max_p(max_p)
     node = shared_node(runs, node)
     measures: list[str] = []
     if metrics is not None:
@@ -342,7 +401,7 @@ def compare(
             # a fresh generator per row: equal differences give equal numbers, whatever else is compared
             rows.append((names[position], metric, _paired_row(tables[0][metric], tables[position][metric],
                                                               np.random.default_rng(seed), rounds, confidence)))
-    return comparison_table(rows, names, metrics)
+    return comparison_table(rows, names, metrics, test=test, max_p=max_p)
 
 
 @with_options(MetricOptions)

@@ -17,7 +17,8 @@ import numpy as np
 import pandas as pd
 
 from .. import _validation as check
-from ..analysis.compare import comparison_table, measure_names, paired, paired_statistics, run_names
+from ..analysis.compare import (check_max_p, check_test, comparison_table, measure_names, paired, paired_statistics,
+                                run_names)
 from ..analysis.stats import ROUNDS, few_distinct
 from ..errors import InvalidParameterError
 from ..io.partitioned import check_key_summaries, key_summary
@@ -32,7 +33,7 @@ __all__ = ["compare"]
 def compare(a: DaskEvaluationResult, b: DaskEvaluationResult, *others: DaskEvaluationResult, node: str | None = None,
             metrics: Sequence[str] | str | None = None, names: Sequence[str] | None = None, rounds: int = ROUNDS,
             confidence: float = 0.95, seed: int = 0, complete: bool = False, duplicates: str = "error",
-            **metric_params: Any) -> pd.DataFrame:
+            test: str = "randomization", max_p: float | None = None, **metric_params: Any) -> pd.DataFrame:
     """:func:`evalframe.compare` of partitioned folders on Dask: the same table, to rounding.
 
     Examples
@@ -64,6 +65,8 @@ def compare(a: DaskEvaluationResult, b: DaskEvaluationResult, *others: DaskEvalu
     if not 0.0 < confidence < 1.0:
         raise InvalidParameterError(f"confidence must lie strictly between 0 and 1, e.g. 0.95; got {confidence}.")
     seed = check.check_positive_int(seed, name="seed")
+    test = check_test(test)
+    max_p = check_max_p(max_p)
     shared = [n for n in a.nodes if all(n in r.nodes for r in runs[1:])]
     if node is None:
         if len(shared) != 1:
@@ -107,7 +110,7 @@ def compare(a: DaskEvaluationResult, b: DaskEvaluationResult, *others: DaskEvalu
             rows.append((names[position], metric, paired_statistics(
                 d, mean_a, mean_b, total["only_a"], total["only_b"], rng=np.random.default_rng(seed), rounds=rounds,
                 confidence=confidence)))
-    return comparison_table(rows, names, list(dict.fromkeys(metric for _, metric, _ in rows)))
+    return comparison_table(rows, names, list(dict.fromkeys(metric for _, metric, _ in rows)), test=test, max_p=max_p)
 
 
 def _order_free(values: np.ndarray, counts: np.ndarray) -> bool:

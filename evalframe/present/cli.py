@@ -26,7 +26,7 @@ __all__ = ["main", "command_parsers", "COMMANDS"]
 
 #: The library's parameter names that the commands fill from a flag of another ``dest``.
 _PARAMETER_DESTS = {"answer_metric": "metric", "document_metric": "metric", "answer_metric_threshold": "threshold",
-                    "document_metric_threshold": "threshold", "out_dir": "out"}
+                    "document_metric_threshold": "threshold", "out_dir": "out", "output": "out"}
 
 
 def _as_typed(error: EvalframeError, command: Command, argv: Sequence[str]) -> str:
@@ -111,7 +111,7 @@ def _show_warning(message: Warning | str, category: type[Warning], filename: str
 
 #: What each command runs, by name.
 COMMANDS: dict[str, Callable[[argparse.Namespace], str]] = {
-    name: _run_command for name in ("demo", "metrics", "compare", "worst", "convert", "flatten", "report")}
+    name: _run_command for name in ("demo", "metrics", "compare", "worst", "convert", "flatten", "report", "fuse")}
 COMMANDS["trec"] = _run_trec
 COMMANDS["list-metrics"] = _list_metrics
 

@@ -8,6 +8,7 @@ is printed as one ``error:`` line by ``main``.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import re
@@ -24,12 +25,16 @@ from ..analysis import aggregate
 from ..analysis.compare import compare, shared_nodes
 from ..analysis.protocol import ResultLike
 from ..errors import EvalframeError
+from ..metrics.trec import parse_measures
 from ..options import MatchingOptions, MetricOptions
 from .formats import TABLE_FORMATS, above_one_note, render_table, short_text
 from .trec_formats import TREC_FORMATS, TrecTable
 from ..result import EvaluationResult
 from ..sources.runs import query_lines, read_runs
+from ..trec_compare import MAX_P as TREC_MAX_P
+from ..trec_compare import compare as compare_runs
 from .demo import load_demo_runs
+from .fusion import fuse_command
 from .parsers import TREC_DEFAULT_MEASURES, options_given, print_warning
 
 __all__ = ["COMMANDS"]
@@ -156,9 +161,30 @@ def _worst(args: argparse.Namespace) -> str:
     return _with_scopes(render_table(table, args.format, lambda: examples), args)  # json: the examples themselves
 
 
+def _compared_metrics(args: argparse.Namespace) -> list[str] | None:
+    """--metrics (comma-separated) and each -m (a trec_eval measure, checked here so that an error names -m), in
+    order; None when neither is given."""
+    metrics = [m.strip() for m in args.metrics.split(",")] if args.metrics else []
+    if args.measures:
+        parse_measures(args.measures)
+    metrics += args.measures or []
+    return metrics or None
+
+
+def _test_options(args: argparse.Namespace) -> dict[str, Any]:
+    """--test and --max-p when given (compare's own defaults otherwise)."""
+    return {name: getattr(args, name) for name in ("test", "max_p") if getattr(args, name) is not None}
+
+
 def _compare(args: argparse.Namespace) -> str:
     if len(args.folders) < 2:
         raise EvalframeError(f"compare needs two or more results folders; got {len(args.folders)}.")
+    if args.qrels is not None:
+        return _compare_trec(args)
+    files = [folder for folder in args.folders if folder.is_file()]
+    if files:
+        raise EvalframeError(f"{files[0]} is a file, not a results folder; to compare TREC run files, give their "
+                             f"judgments: evalframe compare {' '.join(map(str, args.folders))} --qrels QRELS")
     names = [n.strip() for n in args.names.split(",")] if args.names else _folder_names(args.folders)
     runs = [_load(folder, args, on_dask=True) for folder in args.folders]
     on_dask = [run.on_cluster for run in runs]
@@ -176,11 +202,12 @@ def _compare(args: argparse.Namespace) -> str:
     if args.node is None and len(shared) != 1:
         raise EvalframeError(f"--node is needed: the runs share the nodes {shared}." if shared else
                              "the runs share no node; check the folders with: evalframe metrics DIR")
-    metrics = [m.strip() for m in args.metrics.split(",")] if args.metrics else None
+    metrics = _compared_metrics(args)
+    complete = {"complete": True} if args.complete else {}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         table = compared(*runs, node=args.node, metrics=metrics, names=names, rounds=args.rounds, seed=args.seed,
-                        **_scope_kwargs(args))
+                         **complete, **_test_options(args), **_scope_kwargs(args))
     for warning in caught:
         print_warning(warning.message)
     if len(table) and not table["queries"].any():
@@ -193,6 +220,36 @@ def _compare(args: argparse.Namespace) -> str:
     flat = table.reset_index()
     return _with_scopes(render_table(flat.set_index(flat.columns[0]), args.format,
                                 lambda: json.loads(flat.to_json(orient="records"))), args)
+
+
+def _compare_trec(args: argparse.Namespace) -> str:
+    """``evalframe compare RUN_A RUN_B ... --qrels QRELS``: the runs read as ``evalframe trec`` reads them (errors name
+    the file and line) and compared on trec_eval's measures over the same queries (:func:`evalframe.compare`)."""
+    unused = [flag for flag, given in (("--node", args.node is not None), ("--sep", args.sep is not None),
+                                       ("--encoding", args.encoding is not None),
+                                       ("--scheduler", args.scheduler is not None))
+              if given] + [field.metadata["flag"] for field in dataclasses.fields(MetricOptions)
+                           if field.name in _scope_kwargs(args)]
+    if unused:
+        raise EvalframeError(f"{', '.join(unused)} {'does' if len(unused) == 1 else 'do'} not apply to TREC run files "
+                             "(--qrels), which are compared on trec_eval's measures: choose them with -m, e.g. -m "
+                             "nDCG@10 -m 'P(rel=2)@5'.")
+    names = [n.strip() for n in args.names.split(",")] if args.names else _folder_names(args.folders)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        table = compare_runs(*[str(path) for path in args.folders], qrels=str(args.qrels),
+                             metrics=_compared_metrics(args), names=names, rounds=args.rounds, seed=args.seed,
+                             complete=args.complete, **_test_options(args))
+    for warning in caught:
+        print_warning(warning.message)
+    max_p = args.max_p if args.max_p is not None else TREC_MAX_P
+    test = args.test or "randomization"
+    read = "p_holm" if len(names) > 2 else {"randomization": "p_value", "t-test": "p_ttest"}[test]
+    header = (f"baseline: {names[0]}; {int(table['queries'].iloc[0])} queries{' (-c)' if args.complete else ''}; "
+              f"significant: {read} ({test}{', Holm-corrected' if len(names) > 2 else ''}) <= {max_p:g}")
+    flat = table.reset_index()
+    shown = render_table(flat.set_index(flat.columns[0]), args.format, lambda: json.loads(flat.to_json(orient="records")))
+    return TABLE_FORMATS[args.format].with_scopes(shown, lambda: header, "")
 
 
 def _folder_names(folders: Sequence[Path]) -> list[str]:
@@ -364,5 +421,5 @@ def _trec(args: argparse.Namespace) -> str:
 #: Each command's implementation, by name (``list-metrics`` is :mod:`evalframe.present.cli`'s).
 COMMANDS: dict[str, Callable[[argparse.Namespace], str]] = {
     "demo": _demo, "metrics": _metrics, "compare": _compare, "worst": _worst, "convert": _convert, "flatten": _flatten,
-    "report": _report, "trec": _trec}
+    "report": _report, "trec": _trec, "fuse": fuse_command}
 

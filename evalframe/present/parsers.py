@@ -21,7 +21,7 @@ from ..analysis.stats import ROUNDS
 from ..options import THRESHOLD, MatchingOptions, MetricOptions
 
 __all__ = ["Command", "build", "command_parsers", "options_given", "print_warning", "TABLE_FORMAT_NAMES",
-           "TREC_FORMAT_NAMES", "REPORT_FORMAT_NAMES", "TREC_DEFAULT_MEASURES"]
+           "TREC_FORMAT_NAMES", "REPORT_FORMAT_NAMES", "TREC_DEFAULT_MEASURES", "COMPARE_TESTS"]
 
 #: The --format of the table commands (metrics, worst, compare): the keys of formats.TABLE_FORMATS.
 TABLE_FORMAT_NAMES = ("table", "json", "csv", "markdown")
@@ -29,7 +29,9 @@ TABLE_FORMAT_NAMES = ("table", "json", "csv", "markdown")
 TREC_FORMAT_NAMES = ("tsv", "json", "markdown")
 #: The --format of ``evalframe report``: the keys of evalframe.report.RENDERERS.
 REPORT_FORMAT_NAMES = ("text", "html", "markdown", "json")
-#: The measures of ``evalframe trec`` without -m.
+#: The tests of ``evalframe compare --test``: the keys of evalframe.analysis.compare.TESTS.
+COMPARE_TESTS = ("randomization", "t-test")
+#: The measures of ``evalframe trec`` without -m (and of ``evalframe compare --qrels``: evalframe.trec_compare's).
 TREC_DEFAULT_MEASURES = ("AP", "nDCG", "nDCG@10", "P@10", "R@100", "RR", "Rprec", "Bpref")
 #: The --missing-queries of ``evalframe trec``: evalframe.frames.judged_codes.MISSING_QUERY_RULES (a test checks).
 MISSING_QUERY_NAMES = ("skip", "error")
@@ -163,14 +165,27 @@ def build() -> tuple[argparse.ArgumentParser, dict[str, Command]]:
     _scheduler_option(metrics)
 
     compare = commands.add_parser("compare", help="compare runs on the same queries: delta, 95%% CI, p-values")
-    compare.add_argument("folders", type=Path, nargs="+", metavar="DIR", help="two or more results folders; "
-                         "each is compared with the first")
+    compare.add_argument("folders", type=Path, nargs="+", metavar="RUN", help="two or more results folders, or TREC "
+                         "run files with --qrels; each is compared with the first")
+    compare.add_argument("--qrels", type=Path, default=None, metavar="QRELS",
+                         help="the runs are TREC run files (plain or .gz) judged by this qrels file, compared on "
+                              "trec_eval's measures over the same queries (docs/ir-researchers.md)")
     compare.add_argument("--node", default=None, help="the node to compare (needed when the runs share several)")
-    compare.add_argument("--metrics", default=None, help="comma-separated metrics (default: all the runs share); "
-                         "trec_eval measures too, e.g. nDCG@10,AP")
-    compare.add_argument("--names", default=None, help="comma-separated run names (default: the folder names)")
+    compare.add_argument("--metrics", default=None, help="comma-separated metrics (default: all the runs share; with "
+                         "--qrels: " + ",".join(TREC_DEFAULT_MEASURES) + "); trec_eval measures too, e.g. nDCG@10,AP")
+    compare.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
+                         help="a trec_eval measure, e.g. nDCG@10, map, P_5 (repeatable; added to --metrics)")
+    compare.add_argument("-c", "--complete", action="store_true",
+                         help="a query of the qrels missing from a run scores 0 for it (trec_eval -c); by default it "
+                              "is left out of every run's statistics, with a warning")
+    compare.add_argument("--names", default=None, help="comma-separated run names (default: the folder or file names)")
     compare.add_argument("--rounds", type=int, default=ROUNDS, help=f"bootstrap / randomization rounds (default {ROUNDS})")
     compare.add_argument("--seed", type=int, default=0, help="seed of the resampling (default 0)")
+    compare.add_argument("--test", default=None, choices=COMPARE_TESTS,
+                         help="the paired test that p_holm corrects and --max-p reads (default randomization)")
+    compare.add_argument("--max-p", type=float, default=None, metavar="P",
+                         help="add the column 'significant': the test's p-value (p_holm with 3+ runs) <= P (default "
+                              "with --qrels: 0.05; ranx's is 0.01)")
     _scope_options(compare)
     _csv_options(compare)
     _scheduler_option(compare)
@@ -261,6 +276,34 @@ def build() -> tuple[argparse.ArgumentParser, dict[str, Command]]:
                       help="tsv: trec_eval's 'measure<TAB>query<TAB>value' lines (default); json; markdown")
     trec.add_argument("--digits", type=int, default=4, help="decimals of the tsv and markdown values (default 4, as "
                       "trec_eval; json keeps every digit)")
+
+    fuse = commands.add_parser(
+        "fuse", help="fuse TREC runs into one run file (RRF, CombSUM, CombMNZ, ...; weights searched with --optimize)",
+        description="Fuse two or more TREC run files into one, written atomically as a TREC run file. With --optimize "
+                    "MEASURE --qrels QRELS the weights (and RRF's k) are searched on a grid first, as ranx's "
+                    "optimize_fusion. See docs/ir-researchers.md#fusing-runs.")
+    fuse.add_argument("runs", type=Path, nargs="+", metavar="RUN", help="two or more TREC run files (plain or .gz)")
+    fuse.add_argument("-o", "--out", type=Path, required=True, help="the fused TREC run file to write")
+    fuse.add_argument("--method", default="rrf", metavar="NAME",
+                      help="rrf (default), combsum, combmnz, combmax, combmin, combanz, combmed (ranx's names too: wsum)")
+    fuse.add_argument("--weights", default=None, metavar="W,W,...",
+                      help="one weight >= 0 per run, comma-separated (default: 1 each; with --optimize: searched)")
+    fuse.add_argument("--norm", default=None, metavar="NAME",
+                      help="min-max (default of the score methods), zmuv, sum, max, rank, none; not for rrf")
+    fuse.add_argument("-k", type=float, default=60.0, help="RRF's constant k (default 60)")
+    fuse.add_argument("--depth", type=_positive_int("documents kept per fused query"), default=None, metavar="N",
+                      help="keep the first N documents of each fused query (default: all)")
+    fuse.add_argument("--tag", default=None, help="the fused run's name in column 6 (default fused-METHOD)")
+    fuse.add_argument("--optimize", default=None, metavar="MEASURE",
+                      help="search the weights (and rrf's k) that maximise this measure on --qrels, e.g. nDCG@10")
+    fuse.add_argument("--qrels", type=Path, default=None, metavar="QRELS", help="with --optimize: the training qrels")
+    fuse.add_argument("--step", type=float, default=None, help="with --optimize: the weights' grid step (default 0.1)")
+    fuse.add_argument("--ks", default=None, metavar="K,K,...",
+                      help="with --optimize and rrf: the k values to try (default 10,20,...,100)")
+    fuse.add_argument("-c", "--complete", action="store_true",
+                      help="with --optimize: the qrels' queries no run retrieved for count as 0 (trec_eval -c)")
+    fuse.add_argument("--format", default="table", choices=TABLE_FORMAT_NAMES,
+                      help="with --optimize: how the best trials are printed (default table)")
 
     commands.add_parser("list-metrics", help="the metrics evalframe computes")
     return parser, commands.choices

@@ -184,6 +184,15 @@ def test_compare(pair):
         assert table.loc["mrr", "ties"] == 8
 
 
+def test_compare_marks_significance_the_same_way(pair):
+    memory, dask = pair
+    kwargs = {"node": "Retriever", "metrics": ["mrr", "map"], "test": "t-test", "max_p": 0.05, "rounds": 500}
+    tables = [evalframe.compare(memory, memory, memory, **kwargs), evalframe.dask.compare(dask, dask, dask, **kwargs)]
+    assert_same(tables[1], tables[0])
+    # identical runs: every p-value is 1, nothing significant
+    assert tables[1]["p_holm"].tolist() == [1.0] * 4 and not tables[1]["significant"].any()
+
+
 def test_the_generated_signatures_work_on_both(run):
     # Haystack 1.x's positions: calculate_metrics(simulated_top_k_reader, simulated_top_k_retriever, ...); at the
     # retriever's top 1, 5 of 8 queries are found (see test_metrics_at_k)

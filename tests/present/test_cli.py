@@ -375,7 +375,7 @@ def test_folders_saved_by_excel_name_the_sep_and_encoding_to_pass(tmp_path, caps
 BASES = {"demo": ["demo"], "metrics": ["metrics", "{demo}"], "compare": ["compare", "{demo}", "{demo}", "--node", "Retriever"],
          "worst": ["worst", "{demo}", "--node", "Reader"], "convert": ["convert", "{demo}", "{tmp}/out", "--to", "csv"],
          "flatten": ["flatten", "{runs}", "--out", "{tmp}/out"], "report": ["report", "{demo}"],
-         "trec": ["trec", "{run}", "{qrels}"]}
+         "trec": ["trec", "{run}", "{qrels}"], "fuse": ["fuse", "{run}", "{run}", "-o", "{tmp}/fused.txt"]}
 #: Options whose bad value needs another base (the direction of convert they apply to).
 OTHER_BASES = {("convert", "--node"): ["convert", "{demo}", "{tmp}/run.txt", "--to", "trec"],
                ("convert", "--tag"): ["convert", "{demo}", "{tmp}/run.txt", "--to", "trec"],
@@ -389,7 +389,12 @@ BAD_VALUES = {
     "--metric": "f2", "--threshold": "nan", "--qrels": "{tmp}/missing.qrels", "--queries": "{tmp}/missing.tsv",
     "--tag": "my run", "--context-matching-min-length": "-1", "--custom-document-id-field": "nope", "--sas-model": "",
     "--html": "{tmp}", "--node-order": "Retriever,Raeder", "--measure": "nDCG@x", "--digits": "18",
+    "--max-p": "1.5",
+    "--method": "combsun", "--weights": "1,2,3", "--norm": "minmax2", "-k": "-1", "--optimize": "nDGC@10",
+    "--step": "0.3", "--ks": "10,x",
 }
+#: A bad value of an option that differs by command (by command and long flag).
+COMMAND_BAD_VALUES = {("fuse", "--out"): "{tmp}"}
 
 
 def _valued_options(argparse_checks: bool) -> list[tuple[str, str]]:
@@ -426,10 +431,11 @@ def _python_names(command: str, flag: str) -> list[str]:
 def test_every_option_error_names_the_flag_not_the_python_parameter(tmp_path, capsys, command, flag):
     assert flag in BAD_VALUES, f"evalframe {command} {flag} is new: add a value it refuses to BAD_VALUES"
     args = list(OTHER_BASES.get((command, flag), BASES[command]))
+    bad = COMMAND_BAD_VALUES.get((command, flag), BAD_VALUES[flag])
     if flag in args:
-        args[args.index(flag) + 1] = BAD_VALUES[flag]
+        args[args.index(flag) + 1] = bad
     else:
-        args += [flag, BAD_VALUES[flag]]
+        args += [flag, bad]
     code, out, err = run(capsys, *_fill(args, tmp_path))
     assert code == 1 and out == "", err
     lines = err.splitlines()

@@ -34,9 +34,9 @@ def test_the_page_has_the_examples_it_is_known_for():
         assert command in commands
     # the illustration of a cluster build is marked as not run
     assert not any("--scheduler tcp://" in command for command in commands)
-    assert len(EXAMPLES) == 25  # 24, and the report as JSON
-    # the IR page's two trec examples run too; the cluster page's need a cluster and are marked
-    assert [len(docs.examples(TEXTS[page], page)) for page in ("ir-researchers.md", "cluster.md")] == [2, 0]
+    assert len(EXAMPLES) == 30  # 24, the report as JSON, compare of TREC run files, and fuse (4)
+    # the IR page's two trec examples and its compare example run too; the cluster page's need a cluster and are marked
+    assert [len(docs.examples(TEXTS[page], page)) for page in ("ir-researchers.md", "cluster.md")] == [3, 0]
 
 
 @pytest.mark.parametrize(("page", "example"), CASES, ids=[f"{page}:{example.line}" for page, example in CASES])
