@@ -32,7 +32,7 @@ from typing import Any, BinaryIO, NoReturn, Union
 import numpy as np
 import pandas as pd
 
-from ..errors import InvalidParameterError, LoadError, warn
+from ..errors import InvalidParameterError, LoadError
 from .trec_codes import as_trec_scores, compact_codes, factorized, repeated_pairs, trec_order_codes
 from .trec_arrow import DAMAGED_GZIP, QRELS_FORMAT, RUN_FORMAT, TrecFormat, is_gzip, read_arrow, without_comments
 from .trec_layout import TableCodes
@@ -346,11 +346,6 @@ def _read_mapping(mapping: Mapping[Any, Any], fmt: TrecFormat) -> TrecColumns:
                 values.append(int(value))
             qids.append(qid)
             docids.append(docid)
-    empty = [qid for qid, documents in mapping.items() if not documents] if fmt is RUN_FORMAT else []
-    if empty:
-        warn(f"the run dict gives {len(empty)} quer{'y' if len(empty) == 1 else 'ies'} no document (e.g. {empty[:3]}): read "
-             "as queries the run retrieves nothing for, as in a run file, which the trec measures skip (complete=True "
-             "scores them 0, with every other judged query the run lacks); pytrec_eval scores such a query 0.")
     value_array = np.array(values, dtype=np.float64 if fmt is RUN_FORMAT else np.int64)
     return TrecColumns.of_ids(np.array(qids, dtype=object), np.array(docids, dtype=object), value_array)
 
