@@ -29,7 +29,7 @@ from .errors import EvalframeError, InvalidParameterError, warn
 from .frames.arrays import DistinctLists
 from .frames.codings import Codings, NodeCoding, TrecLayout
 from .frames.judged import DUPLICATE_RULES, JudgedRows, trec_query_table
-from .frames.judged_codes import judged_rows_of_codes, subtopics_of_ids
+from .frames.judged_codes import MISSING_QUERY_RULES, check_missing_queries, judged_rows_of_codes, subtopics_of_ids
 from .frames.pending import NodeFrames, PendingFrame
 from .frames.rows import NodeNeeded, document_node
 from .frames.store import PreparedStore
@@ -459,15 +459,16 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         return self._answer_table(node, opts) if row_type == "answer" else self._document_table(node, opts)
 
     def trec_partial(self, measures: str | Sequence[str], node: str | None, eval_mode: str, complete: bool,
-                     duplicates: str) -> tuple[Partial, str]:
+                     duplicates: str, missing_queries: str = "skip") -> tuple[Partial, str]:
         """The per-query table of :meth:`trec_metrics` summed up (:func:`evalframe.analysis.aggregate.partial`), and the
         node it ranks (:meth:`evalframe.analysis.analyses.MeanAnalyses.trec_partial`)."""
-        table, node = self._trec_table(measures, node, eval_mode, complete, duplicates)
+        table, node = self._trec_table(measures, node, eval_mode, complete, duplicates, missing_queries)
         return partial(table), node
 
     @_fresh
     def trec_query_metrics(self, measures: str | Sequence[str], *, node: str | None = None,
-                           eval_mode: str = "integrated", complete: bool = False, duplicates: str = "error") -> pd.DataFrame:
+                           eval_mode: str = "integrated", complete: bool = False, duplicates: str = "error",
+                           missing_queries: str = "skip") -> pd.DataFrame:
         """trec_eval's measures of a document node per query (``trec_eval -q``): the values :meth:`trec_metrics` averages.
 
         The parameters are :meth:`trec_metrics`'. Returns a DataFrame with index ``multilabel_id`` (the TREC query
@@ -486,15 +487,16 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         >>> table.to_dict("index")  # q1: d2 at rank 2 of 1 relevant; q2: d3 at rank 1 of 2 relevant
         {'q1': {'R@1': 0.0, 'RR': 0.5}, 'q2': {'R@1': 0.5, 'RR': 1.0}}
         """
-        return self._trec_table(measures, node, eval_mode, complete, duplicates)[0]
+        return self._trec_table(measures, node, eval_mode, complete, duplicates, missing_queries)[0]
 
     def _trec_table(self, measures: str | Sequence[str], node: str | None, eval_mode: str, complete: bool,
-                    duplicates: str) -> tuple[pd.DataFrame, str]:
+                    duplicates: str, missing_queries: str = "skip") -> tuple[pd.DataFrame, str]:
         """The per-query table of trec_metrics and trec_query_metrics, and the node it ranks (arguments checked)."""
         parsed = parse_measures(measures)
         complete = check.check_real_bool(complete, name="complete")
         eval_mode = check.check_choice(eval_mode, EVAL_MODES, name="eval_mode")
         duplicates = check.check_choice(duplicates, DUPLICATE_RULES, name="duplicates")
+        missing_queries = check.check_choice(missing_queries, MISSING_QUERY_RULES, name="missing_queries")
         documents = [name for name in self.node_results if self._store.has_rows(name, "document")]
         if node is None:
             node = document_node(documents, list(self.node_results), _TREC_NEEDED)
@@ -506,6 +508,7 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         rows = self._store.judged_rows(node, eval_mode, duplicates)
         if rows is None:
             raise InvalidParameterError(f"node {node!r} has no document rows with eval_mode={eval_mode!r}.")
+        check_missing_queries(rows, missing_queries, complete)
         return trec_query_table(rows, parsed, complete=complete), node
 
     @_fresh

@@ -107,14 +107,15 @@ class MeanAnalyses(Generic[_Table]):
         raise NotImplementedError
 
     def trec_partial(self, measures: str | Sequence[str], node: str | None, eval_mode: str, complete: bool,
-                     duplicates: str) -> tuple[Partial, str]:
+                     duplicates: str, missing_queries: str = "skip") -> tuple[Partial, str]:
         """The per-query table of trec_eval's ``measures`` (:meth:`trec_query_metrics`) summed up over the result
         (:func:`evalframe.analysis.aggregate.partial`; on Dask the partitions' merged), and the node it ranks (``node``,
         or the one node with document rows); the arguments are :meth:`trec_metrics`', checked here."""
         raise NotImplementedError
 
     def trec_query_metrics(self, measures: str | Sequence[str], *, node: str | None = None,
-                           eval_mode: str = "integrated", complete: bool = False, duplicates: str = "error") -> _Table:
+                           eval_mode: str = "integrated", complete: bool = False, duplicates: str = "error",
+                           missing_queries: str = "skip") -> _Table:
         """trec_eval's measures of a document node per query (a DataFrame in memory, a Dask DataFrame on Dask)."""
         raise NotImplementedError
 
@@ -323,21 +324,22 @@ class MeanAnalyses(Generic[_Table]):
     @overload
     def trec_metrics(self, measures: str | Sequence[str], *, node: str | None = None, per_query: Literal[False] = False,
                      eval_mode: str = "integrated", complete: bool = False,
-                     duplicates: str = "error") -> dict[str, float]: ...
+                     duplicates: str = "error", missing_queries: str = "skip") -> dict[str, float]: ...
 
     @overload
     def trec_metrics(self, measures: str | Sequence[str], *, node: str | None = None, per_query: Literal[True],
-                     eval_mode: str = "integrated", complete: bool = False, duplicates: str = "error") -> _Table: ...
+                     eval_mode: str = "integrated", complete: bool = False, duplicates: str = "error",
+                     missing_queries: str = "skip") -> _Table: ...
 
     @overload
     def trec_metrics(self, measures: str | Sequence[str], *, node: str | None = None, per_query: bool = False,
                      eval_mode: str = "integrated", complete: bool = False,
-                     duplicates: str = "error") -> dict[str, float] | _Table: ...
+                     duplicates: str = "error", missing_queries: str = "skip") -> dict[str, float] | _Table: ...
 
     @in_session
     def trec_metrics(self, measures: str | Sequence[str], *, node: str | None = None, per_query: bool = False,
                      eval_mode: str = "integrated", complete: bool = False,
-                     duplicates: str = "error") -> dict[str, float] | _Table:
+                     duplicates: str = "error", missing_queries: str = "skip") -> dict[str, float] | _Table:
         """trec_eval's measures of a document node, with ir_measures' names: ``{measure: mean over the queries}``.
 
         The rules are trec_eval's (``docs/ir-researchers.md#measures-and-trec_evals-rules``); the per-query values
@@ -361,10 +363,14 @@ class MeanAnalyses(Generic[_Table]):
             Which rows rank the documents (``"integrated"`` or ``"isolated"``).
         complete : bool
             Evaluate the queries with judgments but no retrieved document too (all measures 0), as
-            ``trec_eval -c``; by default they are skipped, as trec_eval does.
+            ``trec_eval -c``; by default they are skipped (``missing_queries``).
         duplicates : str
             ``"error"``: a document twice in one query's ranking raises SchemaError (trec_eval refuses such a
             run); ``"first"``: the best-ranked one is kept.
+        missing_queries : str
+            Without ``complete``, a query with judgments but no retrieved document is ``"skip"``-ped (the default, as
+            trec_eval 9.x and pytrec_eval do), or refused with a SchemaError (``"error"``, as trec_eval 10.0 does
+            without -c).
 
         Queries with no judged document are never evaluated. The ranking is each query's rows by
         (rank, document_id descending); the judgments are ``gold_document_ids`` / ``gold_document_relevance``
@@ -391,8 +397,8 @@ class MeanAnalyses(Generic[_Table]):
                  "measures, ...) instead, which returns the same per-query DataFrame (trec_metrics returns the means).",
                  FutureWarning)
             return self.trec_query_metrics(measures, node=node, eval_mode=eval_mode, complete=complete,
-                                           duplicates=duplicates)
-        found, node = self.trec_partial(measures, node, eval_mode, complete, duplicates)
+                                           duplicates=duplicates, missing_queries=missing_queries)
+        found, node = self.trec_partial(measures, node, eval_mode, complete, duplicates, missing_queries)
         if found.queries == 0:
             warn(f"trec_metrics: no query of node {node!r} is evaluated (none has both judged documents and retrieved "
                  "ones; complete=True evaluates the judged queries without retrieved documents); every mean is 0.0.")

@@ -269,13 +269,14 @@ class DaskEvaluationResult(MeanAnalyses[Any]):
         return out
 
     def trec_partial(self, measures: str | Sequence[str], node: str | None, eval_mode: str, complete: bool,
-                     duplicates: str) -> tuple[Partial, str]:
+                     duplicates: str, missing_queries: str = "skip") -> tuple[Partial, str]:
         """Each partition's per-query trec table summed up, merged in partition order, and the node the partitions
         ranked (:meth:`evalframe.analysis.analyses.MeanAnalyses.trec_partial`): the one node with document rows over
         the folder, when ``node`` is None."""
         if node is not None:
             node = self.check_node(node)
-        keywords = {"node": node, "eval_mode": eval_mode, "complete": complete, "duplicates": duplicates}
+        keywords = {"node": node, "eval_mode": eval_mode, "complete": complete, "duplicates": duplicates,
+                    "missing_queries": missing_queries}
         kept = [part for part in self.map_partitions(_trec_partial, measures, keywords) if part is not None]
         # partitions that picked different nodes: the error of several nodes with document rows
         node = document_node(sorted({used for _, used in kept}), self.nodes, _TREC_NEEDED, eval_mode=eval_mode)
@@ -283,13 +284,14 @@ class DaskEvaluationResult(MeanAnalyses[Any]):
 
     # ------------------------------------------------------------------ analyses
     def trec_query_metrics(self, measures: str | Sequence[str], *, node: str | None = None, eval_mode: str = "integrated",
-                           complete: bool = False, duplicates: str = "error") -> Any:
+                           complete: bool = False, duplicates: str = "error", missing_queries: str = "skip") -> Any:
         """trec_eval's measures per query, as :meth:`evalframe.EvaluationResult.trec_query_metrics`: a Dask DataFrame
         (one partition per partition number)."""
         parse_measures(measures)  # a bad measure is named here, before any task runs
         if node is not None:
             node = self.check_node(node)
-        keywords = {"node": node, "eval_mode": eval_mode, "complete": complete, "duplicates": duplicates}
+        keywords = {"node": node, "eval_mode": eval_mode, "complete": complete, "duplicates": duplicates,
+                    "missing_queries": missing_queries}
         return self._frame(_trec_table, measures, keywords)
 
     @with_options(MetricOptions, positional=("self", "node", *MetricOptions.names(), "by"))

@@ -409,7 +409,7 @@ def _trec(args: argparse.Namespace) -> str:
         raise EvalframeError(f"--digits must be between 0 and 17; got {args.digits}.")
     measures = list(dict.fromkeys(args.measures or TREC_DEFAULT_MEASURES))
     result = EvaluationResult.from_trec(args.run, args.qrels, subtopics=bool(getattr(args, "subtopics", False)))
-    table = result.trec_query_metrics(measures, complete=args.complete)
+    table = result.trec_query_metrics(measures, complete=args.complete, missing_queries=args.missing_queries)
     means = aggregate.means(aggregate.partial(table)) if len(table) else {column: 0.0 for column in table.columns}
     if not len(table):
         print_warning(f"no query of {args.run} is evaluated: none is also in {args.qrels} (trec_eval evaluates the queries "

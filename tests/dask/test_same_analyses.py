@@ -136,6 +136,17 @@ def test_trec_metrics(run):
     assert values["RR"] == pytest.approx((1 / 2 + 1 + 4 / 3) / 6, abs=1e-15)
 
 
+def test_missing_queries_error_refuses_the_judged_query_without_documents(run):
+    # MISSED has judgments and no retrieved document: skipped by default (trec_eval 9.x), refused with
+    # missing_queries="error" (trec_eval 10.0 without -c), 0 in the mean with complete=True (-c)
+    kind, text = raised(lambda: run.trec_metrics(["RR"], duplicates="first", missing_queries="error"))
+    assert kind is evalframe.SchemaError
+    assert text.startswith(f"query {MISSED!r} of the qrels has no document in the run (no ranked row); with "
+                           "missing_queries='error'")
+    values = run.trec_metrics(["RR"], duplicates="first", missing_queries="error", complete=True)
+    assert values["RR"] == pytest.approx((1 / 2 + 1 + 4 / 3) / 7, abs=1e-15)
+
+
 def test_trec_metrics_identical(pair):
     memory, dask = pair
     got, expected = (r.trec_metrics(["RR", "P@3", "nDCG@3"], duplicates="first") for r in pair)
