@@ -487,6 +487,7 @@ REGISTRY: tuple[Metric, ...] = (
                  cutoff="required", bounds=None,
                  bounds_note="[0, 1] but where the run beats ndeval's greedy ideal ranking",
                  params=(Param("alpha", "float", 0.5, description="redundancy intolerance"), JUDGED_ONLY),
+                 synonyms=(Name("alpha-nDCG"), Name("α_nDCG"), Name("α-nDCG")),
                  kernel=diversity_kernels.alpha_ndcg_table, reference="ir_measures"),
     trec_measure("alpha_DCG", "alpha-DCG as ndeval reports it: the novelty-discounted DCG over that of an ideal that "
                               "covers every subtopic at every rank (collection-independent).",
@@ -494,26 +495,31 @@ REGISTRY: tuple[Metric, ...] = (
                  cutoff="required", bounds=None,
                  bounds_note="[0, 1] for k ≥ 2; at k = 1 ndeval leaves g(1) unnormalised (up to S)",
                  params=(Param("alpha", "float", 0.5, description="redundancy intolerance"), JUDGED_ONLY),
+                 synonyms=(Name("alpha-DCG"), Name("α_DCG"), Name("α-DCG")),
                  kernel=diversity_kernels.alpha_dcg_table, reference="ir_measures"),
     trec_measure("ERR_IA", "Intent-aware ERR as ndeval reports it: the novelty-discounted gains over rank, over those "
                            "of an ideal covering every subtopic at every rank (alpha 0.5).",
                  "(Σ_{r ≤ k} g(r) / r) / (S Σ_{r ≤ k} 0.5^(r−1) / r); at k = 1, g(1)",
                  cutoff="required", bounds=None,
                  bounds_note="[0, 1] for k ≥ 2; at k = 1 ndeval leaves g(1) unnormalised (up to S)",
-                 params=(JUDGED_ONLY,), kernel=diversity_kernels.err_ia_table, reference="ir_measures"),
+                 synonyms=(Name("ERR-IA"),), params=(JUDGED_ONLY,),
+                 kernel=diversity_kernels.err_ia_table, reference="ir_measures"),
     trec_measure("nERR_IA", "Intent-aware ERR over subtopics, normalised by ndeval's greedy ideal ranking (alpha 0.5).",
                  "(Σ_{r ≤ k} g(r) / r) / (the same sum over the greedy ideal ranking)",
                  cutoff="required", bounds=None, bounds_note="[0, 1] but where the run beats the greedy ideal ranking",
-                 params=(JUDGED_ONLY,), kernel=diversity_kernels.nerr_ia_table, reference="ir_measures"),
+                 synonyms=(Name("nERR-IA"),), params=(JUDGED_ONLY,),
+                 kernel=diversity_kernels.nerr_ia_table, reference="ir_measures"),
     trec_measure("P_IA", "Intent-aware precision: the relevant (document, subtopic) pairs in the top k, over k times "
                          "the query's subtopics.",
                  "\\|(d, j): d in the top k relevant to subtopic j\\| / (k S)",
-                 cutoff="required", params=(JUDGED_ONLY,), kernel=diversity_kernels.p_ia_table, reference="ir_measures"),
+                 synonyms=(Name("P-IA"),), cutoff="required", params=(JUDGED_ONLY,),
+                 kernel=diversity_kernels.p_ia_table, reference="ir_measures"),
     trec_measure("AP_IA", "Intent-aware average precision: the mean over the query's subtopics of each one's average "
                           "precision (its relevant documents, over the whole ranking).",
                  "(1 / S) Σ_j (Σ over d relevant to j of \\|{d' relevant to j : rank(d') ≤ rank(d)}\\| / rank(d)) / "
                  "num_rel(j)",
-                 synonyms=(Name("MAP_IA"),), params=(JUDGED_ONLY,), kernel=diversity_kernels.ap_ia_table,
+                 synonyms=(Name("MAP_IA"), Name("MAP-IA")), params=(JUDGED_ONLY,),
+                 kernel=diversity_kernels.ap_ia_table,
                  reference="ir_measures"),
     trec_measure("StRecall", "Subtopic recall: the query's subtopics with a relevant document in the top k, over all "
                              "its subtopics.",
