@@ -29,7 +29,8 @@ from .errors import EvalframeError, InvalidParameterError, warn
 from .frames.arrays import DistinctLists
 from .frames.codings import Codings, NodeCoding, TrecLayout
 from .frames.judged import DUPLICATE_RULES, JudgedRows, trec_query_table
-from .frames.judged_codes import at_level, check_cut, cut_ranking, judged_rows_of_codes, subtopics_of_ids
+from .frames.judged_codes import (MISSING_QUERY_RULES, at_level, check_cut, check_missing_queries, cut_ranking,
+                                  judged_rows_of_codes, subtopics_of_ids)
 from .frames.pending import NodeFrames, PendingFrame
 from .frames.rows import NodeNeeded, document_node
 from .frames.store import PreparedStore
@@ -459,17 +460,18 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         return self._answer_table(node, opts) if row_type == "answer" else self._document_table(node, opts)
 
     def trec_partial(self, measures: str | Sequence[str], node: str | None, eval_mode: str, complete: bool,
-                     duplicates: str, max_docs: int | None = None, judged_only: bool = False,
-                     rel: int | None = None) -> tuple[Partial, str]:
+                     duplicates: str, missing_queries: str = "skip", max_docs: int | None = None,
+                     judged_only: bool = False, rel: int | None = None) -> tuple[Partial, str]:
         """The per-query table of :meth:`trec_metrics` summed up (:func:`evalframe.analysis.aggregate.partial`), and the
         node it ranks (:meth:`evalframe.analysis.analyses.MeanAnalyses.trec_partial`)."""
-        table, node = self._trec_table(measures, node, eval_mode, complete, duplicates, max_docs, judged_only, rel)
+        table, node = self._trec_table(measures, node, eval_mode, complete, duplicates, missing_queries, max_docs,
+                                       judged_only, rel)
         return partial(table), node
 
     @_fresh
     def trec_query_metrics(self, measures: str | Sequence[str], *, node: str | None = None,
                            eval_mode: str = "integrated", complete: bool = False, duplicates: str = "error",
-                           max_docs: int | None = None, judged_only: bool = False,
+                           missing_queries: str = "skip", max_docs: int | None = None, judged_only: bool = False,
                            rel: int | None = None) -> pd.DataFrame:
         """trec_eval's measures of a document node per query (``trec_eval -q``): the values :meth:`trec_metrics` averages.
 
@@ -492,17 +494,19 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         >>> table.to_dict("index")  # trec_eval -J: q1's unjudged d1 removed, d2 moves to rank 1
         {'q1': {'RR': 1.0}, 'q2': {'RR': 1.0}}
         """
-        return self._trec_table(measures, node, eval_mode, complete, duplicates, max_docs, judged_only, rel)[0]
+        return self._trec_table(measures, node, eval_mode, complete, duplicates, missing_queries, max_docs, judged_only,
+                                rel)[0]
 
     def _trec_table(self, measures: str | Sequence[str], node: str | None, eval_mode: str, complete: bool,
-                    duplicates: str, max_docs: object = None, judged_only: object = False,
-                    rel: object = None) -> tuple[pd.DataFrame, str]:
+                    duplicates: str, missing_queries: str = "skip", max_docs: object = None,
+                    judged_only: object = False, rel: object = None) -> tuple[pd.DataFrame, str]:
         """The per-query table of trec_metrics and trec_query_metrics, and the node it ranks (arguments checked)."""
         cut = check_cut(max_docs, judged_only, rel)
         parsed = at_level(parse_measures(measures), cut[2])
         complete = check.check_real_bool(complete, name="complete")
         eval_mode = check.check_choice(eval_mode, EVAL_MODES, name="eval_mode")
         duplicates = check.check_choice(duplicates, DUPLICATE_RULES, name="duplicates")
+        missing_queries = check.check_choice(missing_queries, MISSING_QUERY_RULES, name="missing_queries")
         documents = [name for name in self.node_results if self._store.has_rows(name, "document")]
         if node is None:
             node = document_node(documents, list(self.node_results), _TREC_NEEDED)
@@ -514,6 +518,7 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         rows = self._store.judged_rows(node, eval_mode, duplicates)
         if rows is None:
             raise InvalidParameterError(f"node {node!r} has no document rows with eval_mode={eval_mode!r}.")
+        check_missing_queries(rows, missing_queries, complete)
         return trec_query_table(cut_ranking(rows, max_docs=cut[0], judged_only=cut[1]), parsed, complete=complete), node
 
     @_fresh

@@ -107,8 +107,8 @@ class MeanAnalyses(Generic[_Table]):
         raise NotImplementedError
 
     def trec_partial(self, measures: str | Sequence[str], node: str | None, eval_mode: str, complete: bool,
-                     duplicates: str, max_docs: int | None = None, judged_only: bool = False,
-                     rel: int | None = None) -> tuple[Partial, str]:
+                     duplicates: str, missing_queries: str = "skip", max_docs: int | None = None,
+                     judged_only: bool = False, rel: int | None = None) -> tuple[Partial, str]:
         """The per-query table of trec_eval's ``measures`` (:meth:`trec_query_metrics`) summed up over the result
         (:func:`evalframe.analysis.aggregate.partial`; on Dask the partitions' merged), and the node it ranks (``node``,
         or the one node with document rows); the arguments are :meth:`trec_metrics`', checked here."""
@@ -116,7 +116,8 @@ class MeanAnalyses(Generic[_Table]):
 
     def trec_query_metrics(self, measures: str | Sequence[str], *, node: str | None = None,
                            eval_mode: str = "integrated", complete: bool = False, duplicates: str = "error",
-                           max_docs: int | None = None, judged_only: bool = False, rel: int | None = None) -> _Table:
+                           missing_queries: str = "skip", max_docs: int | None = None, judged_only: bool = False,
+                           rel: int | None = None) -> _Table:
         """trec_eval's measures of a document node per query (a DataFrame in memory, a Dask DataFrame on Dask)."""
         raise NotImplementedError
 
@@ -325,25 +326,26 @@ class MeanAnalyses(Generic[_Table]):
     @overload
     def trec_metrics(self, measures: str | Sequence[str], *, node: str | None = None, per_query: Literal[False] = False,
                      eval_mode: str = "integrated", complete: bool = False,
-                     duplicates: str = "error", max_docs: int | None = None, judged_only: bool = False,
-                     rel: int | None = None) -> dict[str, float]: ...
+                     duplicates: str = "error", missing_queries: str = "skip", max_docs: int | None = None,
+                     judged_only: bool = False, rel: int | None = None) -> dict[str, float]: ...
 
     @overload
     def trec_metrics(self, measures: str | Sequence[str], *, node: str | None = None, per_query: Literal[True],
                      eval_mode: str = "integrated", complete: bool = False, duplicates: str = "error",
-                     max_docs: int | None = None, judged_only: bool = False, rel: int | None = None) -> _Table: ...
+                     missing_queries: str = "skip", max_docs: int | None = None, judged_only: bool = False,
+                     rel: int | None = None) -> _Table: ...
 
     @overload
     def trec_metrics(self, measures: str | Sequence[str], *, node: str | None = None, per_query: bool = False,
                      eval_mode: str = "integrated", complete: bool = False,
-                     duplicates: str = "error", max_docs: int | None = None, judged_only: bool = False,
-                     rel: int | None = None) -> dict[str, float] | _Table: ...
+                     duplicates: str = "error", missing_queries: str = "skip", max_docs: int | None = None,
+                     judged_only: bool = False, rel: int | None = None) -> dict[str, float] | _Table: ...
 
     @in_session
     def trec_metrics(self, measures: str | Sequence[str], *, node: str | None = None, per_query: bool = False,
                      eval_mode: str = "integrated", complete: bool = False,
-                     duplicates: str = "error", max_docs: int | None = None, judged_only: bool = False,
-                     rel: int | None = None) -> dict[str, float] | _Table:
+                     duplicates: str = "error", missing_queries: str = "skip", max_docs: int | None = None,
+                     judged_only: bool = False, rel: int | None = None) -> dict[str, float] | _Table:
         """trec_eval's measures of a document node, with ir_measures' names: ``{measure: mean over the queries}``.
 
         The rules are trec_eval's (``docs/ir-researchers.md#measures-and-trec_evals-rules``); the per-query values
@@ -367,10 +369,14 @@ class MeanAnalyses(Generic[_Table]):
             Which rows rank the documents (``"integrated"`` or ``"isolated"``).
         complete : bool
             Evaluate the queries with judgments but no retrieved document too (all measures 0), as
-            ``trec_eval -c``; by default they are skipped, as trec_eval does.
+            ``trec_eval -c``; by default they are skipped (``missing_queries``).
         duplicates : str
             ``"error"``: a document twice in one query's ranking raises SchemaError (trec_eval refuses such a
             run); ``"first"``: the best-ranked one is kept.
+        missing_queries : str
+            Without ``complete``, a query with judgments but no retrieved document is ``"skip"``-ped (the default, as
+            trec_eval 9.x and pytrec_eval do), or refused with a SchemaError (``"error"``, as trec_eval 10.0 does
+            without -c).
         max_docs : int, optional
             At most this many documents per query, the first in trec_eval's order (``trec_eval -M``); None: all.
         judged_only : bool
@@ -407,8 +413,10 @@ class MeanAnalyses(Generic[_Table]):
                  "measures, ...) instead, which returns the same per-query DataFrame (trec_metrics returns the means).",
                  FutureWarning)
             return self.trec_query_metrics(measures, node=node, eval_mode=eval_mode, complete=complete,
-                                           duplicates=duplicates, max_docs=max_docs, judged_only=judged_only, rel=rel)
-        found, node = self.trec_partial(measures, node, eval_mode, complete, duplicates, max_docs, judged_only, rel)
+                                           duplicates=duplicates, missing_queries=missing_queries, max_docs=max_docs,
+                                           judged_only=judged_only, rel=rel)
+        found, node = self.trec_partial(measures, node, eval_mode, complete, duplicates, missing_queries, max_docs,
+                                        judged_only, rel)
         if found.queries == 0:
             warn(f"trec_metrics: no query of node {node!r} is evaluated (none has both judged documents and retrieved "
                  "ones; complete=True evaluates the judged queries without retrieved documents); every mean is 0.0.")

@@ -270,8 +270,8 @@ class DaskEvaluationResult(MeanAnalyses[Any]):
         return out
 
     def trec_partial(self, measures: str | Sequence[str], node: str | None, eval_mode: str, complete: bool,
-                     duplicates: str, max_docs: int | None = None, judged_only: bool = False,
-                     rel: int | None = None) -> tuple[Partial, str]:
+                     duplicates: str, missing_queries: str = "skip", max_docs: int | None = None,
+                     judged_only: bool = False, rel: int | None = None) -> tuple[Partial, str]:
         """Each partition's per-query trec table summed up, merged in partition order, and the node the partitions
         ranked (:meth:`evalframe.analysis.analyses.MeanAnalyses.trec_partial`): the one node with document rows over
         the folder, when ``node`` is None."""
@@ -279,7 +279,7 @@ class DaskEvaluationResult(MeanAnalyses[Any]):
             node = self.check_node(node)
         check_cut(max_docs, judged_only, rel)  # named here, before any task runs
         keywords = {"node": node, "eval_mode": eval_mode, "complete": complete, "duplicates": duplicates,
-                    "max_docs": max_docs, "judged_only": judged_only, "rel": rel}
+                    "missing_queries": missing_queries, "max_docs": max_docs, "judged_only": judged_only, "rel": rel}
         kept = [part for part in self.map_partitions(_trec_partial, measures, keywords) if part is not None]
         # partitions that picked different nodes: the error of several nodes with document rows
         node = document_node(sorted({used for _, used in kept}), self.nodes, _TREC_NEEDED, eval_mode=eval_mode)
@@ -287,8 +287,8 @@ class DaskEvaluationResult(MeanAnalyses[Any]):
 
     # ------------------------------------------------------------------ analyses
     def trec_query_metrics(self, measures: str | Sequence[str], *, node: str | None = None, eval_mode: str = "integrated",
-                           complete: bool = False, duplicates: str = "error", max_docs: int | None = None,
-                           judged_only: bool = False, rel: int | None = None) -> Any:
+                           complete: bool = False, duplicates: str = "error", missing_queries: str = "skip",
+                           max_docs: int | None = None, judged_only: bool = False, rel: int | None = None) -> Any:
         """trec_eval's measures per query, as :meth:`evalframe.EvaluationResult.trec_query_metrics`: a Dask DataFrame
         (one partition per partition number)."""
         parse_measures(measures)  # a bad measure is named here, before any task runs
@@ -296,7 +296,7 @@ class DaskEvaluationResult(MeanAnalyses[Any]):
         if node is not None:
             node = self.check_node(node)
         keywords = {"node": node, "eval_mode": eval_mode, "complete": complete, "duplicates": duplicates,
-                    "max_docs": max_docs, "judged_only": judged_only, "rel": rel}
+                    "missing_queries": missing_queries, "max_docs": max_docs, "judged_only": judged_only, "rel": rel}
         return self._frame(_trec_table, measures, keywords)
 
     @with_options(MetricOptions, positional=("self", "node", *MetricOptions.names(), "by"))

@@ -15,18 +15,23 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ..errors import InvalidParameterError
+from ..errors import InvalidParameterError, SchemaError
 from ..metrics.diversity_kernels import Subtopics
 from ..metrics.registry import TREC_MEASURES
 from ..metrics.trec import Measure
 from ..metrics.trec_kernels import UNJUDGED
 from ..sources.trec_ranking import compact_codes
 
-__all__ = ["JudgedRows", "judged_rows_of_codes", "row_grades", "subtopics_of_ids", "NOT_DOCUMENTS", "cut_ranking",
-           "at_level", "check_cut"]
+__all__ = ["JudgedRows", "judged_rows_of_codes", "row_grades", "subtopics_of_ids", "NOT_DOCUMENTS", "MISSING_QUERY_RULES",
+           "check_missing_queries", "cut_ranking", "at_level", "check_cut"]
 
 #: Judged ids that are no document (as the trec measures count them: :mod:`evalframe.sources.trec`).
 NOT_DOCUMENTS = ("00", "")
+
+#: What ``missing_queries`` may say of a query with judgments but no document in the run (without ``complete``):
+#: ``"skip"`` it, as trec_eval 9.x and pytrec_eval do (evalframe's default), or refuse the run (``"error"``), as
+#: trec_eval 10.0 does without -c.
+MISSING_QUERY_RULES = ("skip", "error")
 
 
 @dataclass(frozen=True)
@@ -81,6 +86,50 @@ class JudgedRows:
     def evaluated(self, complete: bool = False) -> np.ndarray:
         """The query codes trec_eval evaluates (with ``complete``, as ``trec_eval -c``), in result order."""
         return np.flatnonzero(self.in_qrels & (self.in_run | complete))
+
+
+def check_missing_queries(rows: JudgedRows, missing_queries: str, complete: bool) -> None:
+    """Refuse, for ``missing_queries="error"`` without ``complete``, a query with judgments but no ranked document
+    (trec_eval 10.0's rule; ``"skip"``: trec_eval 9.x's and pytrec_eval's, nothing to check).
+
+    Parameters
+    ----------
+    rows : JudgedRows
+        The ranking and judgments.
+    missing_queries : str
+        ``"skip"`` or ``"error"`` (:data:`MISSING_QUERY_RULES`, checked by the caller).
+    complete : bool
+        trec_eval's ``-c``: such queries are evaluated (all measures 0), so none is refused.
+
+    Raises
+    ------
+    SchemaError
+        Naming the first such query (and how many), and the two ways to go on.
+
+    Examples
+    --------
+    >>> rows = JudgedRows(where="node 'Retriever'", query_ids=np.array(["q1", "q2"], dtype=object),
+    ...                   row_query=np.array([0]), position=np.array([0]), grade=np.array([1]),
+    ...                   judged_query=np.array([0, 1]), judged_grade=np.array([1, 1]),
+    ...                   in_run=np.array([True, False]), in_qrels=np.array([True, True]))
+    >>> check_missing_queries(rows, "error", complete=True)  # trec_eval -c evaluates q2
+    >>> try:
+    ...     check_missing_queries(rows, "error", complete=False)
+    ... except SchemaError as error:
+    ...     print(str(error)[:50])
+    query 'q2' of the qrels has no document in the run
+    """
+    if missing_queries != "error" or complete:
+        return
+    missing = np.flatnonzero(rows.in_qrels & ~rows.in_run)
+    if len(missing):
+        more = f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""
+        raise SchemaError(
+            f"query {rows.query_ids[missing[0]]!r}{more} of the qrels has no document in the run (no ranked row); "
+            "with missing_queries='error' (--missing-queries error) such a run is refused, as trec_eval 10.0 refuses "
+            "it without -c. Score such queries 0 with complete=True (-c), or leave them out with "
+            "missing_queries='skip' (--missing-queries skip), as trec_eval 9.x and pytrec_eval do.",
+            parameter="missing_queries")
 
 
 def row_grades(row_query: np.ndarray, row_doc: np.ndarray, width: int, judged_key: np.ndarray, judged_grade: np.ndarray

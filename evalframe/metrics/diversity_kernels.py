@@ -129,8 +129,9 @@ def _ranked_pairs(subtopics: Subtopics, level: int, judged_only: bool, ranked: t
                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(query, position, subtopic) of the relevant judgments of ranked rows, sorted by query and position.
 
-    With ``judged_only``, positions count only the rows with a judgment (any grade: ir_measures' ``judged_only``, the
-    unjudged rows removed and the ranks closed up). ``ranked``: the (query, position) of the rows evaluated, sorted,
+    With ``judged_only``, positions count only the judged rows (a judgment of grade >= 0 for some subtopic: trec_eval
+    -J's rule, which ir_measures' ``judged_only`` follows here; the other rows removed and the ranks closed up).
+    ``ranked``: the (query, position) of the rows evaluated, sorted,
     positions counted the same way; the judgments of other rows are dropped (rows cut off by the caller).
     """
     query = np.asarray(subtopics.row_query, dtype=np.int64)
@@ -138,8 +139,14 @@ def _ranked_pairs(subtopics: Subtopics, level: int, judged_only: bool, ranked: t
     subtopic = np.asarray(subtopics.row_subtopic, dtype=np.int64)
     grade = np.asarray(subtopics.row_grade, dtype=np.int64)
     if judged_only and len(query):
-        # a row is judged when it has a judgment (any grade): its new position counts the judged rows above it
+        # a row is judged when its highest grade over the subtopics is >= 0 (trec_eval -J: a grade < 0 is pooled, not
+        # judged): its new position counts the judged rows above it
         first = np.diff(query * (int(position.max()) + 1) + position, prepend=-1) != 0
+        starts = np.flatnonzero(first)
+        best = np.maximum.reduceat(grade, starts) if len(starts) else grade[:0]
+        keep = np.repeat(best >= 0, np.diff(np.append(starts, len(grade))))
+        query, position, subtopic, grade, first = query[keep], position[keep], subtopic[keep], grade[keep], first[keep]
+    if judged_only and len(query):
         row_number = np.cumsum(first) - 1  # index among the judged rows, over every query
         query_start = np.searchsorted(query[first], np.arange(int(query.max()) + 1))
         position = row_number - query_start[query]

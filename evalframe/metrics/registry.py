@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InvalidParameterError
-from . import diversity_kernels, kernels, trec_gain_kernels, trec_kernels
+from . import diversity_kernels, kernels, trec_gain_kernels, trec_kernels, trec_set_kernels
 from .kernels import HAYSTACK_EDGE_POLICY, ZERO_EDGE_POLICY, DocumentCounts, EdgePolicy
 
 __all__ = [
@@ -248,6 +248,7 @@ class Metric:
     params : the measure's parameters other than the cutoff and ``rel`` (:class:`Param`), in ir_measures' order.
     cutoff_kind : ``"int"`` (a rank, ``P@5``) or ``"float"`` (a recall level or a fraction of R, ``IPrec@0.1``).
     reference : the tool the tests check the measure against: ``"pytrec_eval"`` (trec_eval's C code),
+        ``"trec_eval"`` (the trec_eval 10.0 binary, for what pytrec_eval, trec_eval 9.x, lacks or computes otherwise),
         ``"ir_measures"`` or ``"hand"`` (worked from the measure's paper).
     cutoff : whether the name takes a cutoff ``@k`` (one of :data:`CUTOFFS`).
     rel : whether the measure takes a relevance level ``(rel=N)`` (grade >= N is relevant); False for nDCG, whose
@@ -379,6 +380,14 @@ _GAIN_EDGE = ("no document of non-zero gain retrieved: **0.0**; a query without 
 #: trec_eval's default cutoffs of P, recall, map_cut, ndcg_cut, success and relative_P (``-m P``: P_5 ... P_1000).
 TREC_EVAL_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 
+#: The edge rules of the measures whose kernels give final values (trec_set_kernels.py).
+_COUNT_EDGE = "a query without run lines (trec_eval -c) retrieves nothing; a query without judgments is not evaluated"
+_ZERO_EDGE = ("no relevant judgment or nothing retrieved: **0.0** (0 / 0 is 0); a query without judgments is not "
+              "evaluated")
+#: IPrec's and 11pt_avg's rounding of a recall level to a number of documents: trec_eval 10.0's or 9.x's.
+_VERSION = Param("version", "str", "10.0", ("10.0", "9"),
+                 "trec_eval 10.0 rounds r × num_rel to the nearest; 9 (and pytrec_eval) truncates r × num_rel + 0.9")
+
 
 #: Every metric, one entry each: answer metrics, document metrics, the evaluators' kernels, trec_eval's measures.
 #: The dicts below are views of it by family and level.
@@ -478,6 +487,7 @@ REGISTRY: tuple[Metric, ...] = (
                  cutoff="required", bounds=None,
                  bounds_note="[0, 1] but where the run beats ndeval's greedy ideal ranking",
                  params=(Param("alpha", "float", 0.5, description="redundancy intolerance"), JUDGED_ONLY),
+                 synonyms=(Name("alpha-nDCG"), Name("α_nDCG"), Name("α-nDCG")),
                  kernel=diversity_kernels.alpha_ndcg_table, reference="ir_measures"),
     trec_measure("alpha_DCG", "alpha-DCG as ndeval reports it: the novelty-discounted DCG over that of an ideal that "
                               "covers every subtopic at every rank (collection-independent).",
@@ -485,26 +495,31 @@ REGISTRY: tuple[Metric, ...] = (
                  cutoff="required", bounds=None,
                  bounds_note="[0, 1] for k ≥ 2; at k = 1 ndeval leaves g(1) unnormalised (up to S)",
                  params=(Param("alpha", "float", 0.5, description="redundancy intolerance"), JUDGED_ONLY),
+                 synonyms=(Name("alpha-DCG"), Name("α_DCG"), Name("α-DCG")),
                  kernel=diversity_kernels.alpha_dcg_table, reference="ir_measures"),
     trec_measure("ERR_IA", "Intent-aware ERR as ndeval reports it: the novelty-discounted gains over rank, over those "
                            "of an ideal covering every subtopic at every rank (alpha 0.5).",
                  "(Σ_{r ≤ k} g(r) / r) / (S Σ_{r ≤ k} 0.5^(r−1) / r); at k = 1, g(1)",
                  cutoff="required", bounds=None,
                  bounds_note="[0, 1] for k ≥ 2; at k = 1 ndeval leaves g(1) unnormalised (up to S)",
-                 params=(JUDGED_ONLY,), kernel=diversity_kernels.err_ia_table, reference="ir_measures"),
+                 synonyms=(Name("ERR-IA"),), params=(JUDGED_ONLY,),
+                 kernel=diversity_kernels.err_ia_table, reference="ir_measures"),
     trec_measure("nERR_IA", "Intent-aware ERR over subtopics, normalised by ndeval's greedy ideal ranking (alpha 0.5).",
                  "(Σ_{r ≤ k} g(r) / r) / (the same sum over the greedy ideal ranking)",
                  cutoff="required", bounds=None, bounds_note="[0, 1] but where the run beats the greedy ideal ranking",
-                 params=(JUDGED_ONLY,), kernel=diversity_kernels.nerr_ia_table, reference="ir_measures"),
+                 synonyms=(Name("nERR-IA"),), params=(JUDGED_ONLY,),
+                 kernel=diversity_kernels.nerr_ia_table, reference="ir_measures"),
     trec_measure("P_IA", "Intent-aware precision: the relevant (document, subtopic) pairs in the top k, over k times "
                          "the query's subtopics.",
                  "\\|(d, j): d in the top k relevant to subtopic j\\| / (k S)",
-                 cutoff="required", params=(JUDGED_ONLY,), kernel=diversity_kernels.p_ia_table, reference="ir_measures"),
+                 synonyms=(Name("P-IA"),), cutoff="required", params=(JUDGED_ONLY,),
+                 kernel=diversity_kernels.p_ia_table, reference="ir_measures"),
     trec_measure("AP_IA", "Intent-aware average precision: the mean over the query's subtopics of each one's average "
                           "precision (its relevant documents, over the whole ranking).",
                  "(1 / S) Σ_j (Σ over d relevant to j of \\|{d' relevant to j : rank(d') ≤ rank(d)}\\| / rank(d)) / "
                  "num_rel(j)",
-                 synonyms=(Name("MAP_IA"),), params=(JUDGED_ONLY,), kernel=diversity_kernels.ap_ia_table,
+                 synonyms=(Name("MAP_IA"), Name("MAP-IA")), params=(JUDGED_ONLY,),
+                 kernel=diversity_kernels.ap_ia_table,
                  reference="ir_measures"),
     trec_measure("StRecall", "Subtopic recall: the query's subtopics with a relevant document in the top k, over all "
                              "its subtopics.",
@@ -610,6 +625,100 @@ REGISTRY: tuple[Metric, ...] = (
                  edge="no document of grade > 0 retrieved: **0.0** (gdeval leaves out a query without a positive "
                  "judgment); a query without judgments is not evaluated",
                  kernel=trec_gain_kernels.err_table),
+    # ---------------------------------------------------------------- trec_eval's counts, set measures, recall points,
+    # geometric means and judgment rates (issue 27, area "tesets"; kernels in trec_set_kernels.py): the kernels give
+    # the final values (policy None); counts are summed over queries as trec_eval sums them (meas_acc.c)
+    trec_measure("NumQ", "The number of queries evaluated (1 per query, summed).", "1",
+                 trec_eval=(TrecEvalName("num_q"),), rel=False, bounds=(1.0, 1.0), policy=None,
+                 edge=_COUNT_EDGE, aggregation="sum", kernel=trec_set_kernels.num_q_table),
+    trec_measure("NumRet", "The number of documents retrieved (summed over queries).", "num_ret",
+                 trec_eval=(TrecEvalName("num_ret"),), rel=False, params=(JUDGED_ONLY,), bounds=None,
+                 bounds_note="a count", policy=None, edge=_COUNT_EDGE, aggregation="sum",
+                 kernel=trec_set_kernels.num_ret_table),
+    trec_measure("NumRelRet", "The number of relevant documents retrieved (summed over queries); ir_measures' "
+                              "NumRet(rel=N).", "\\|relevant d retrieved\\|",
+                 trec_eval=(TrecEvalName("num_rel_ret"),), bounds=None, bounds_note="a count", policy=None,
+                 edge=_COUNT_EDGE, aggregation="sum", kernel=trec_set_kernels.num_rel_ret_table),
+    trec_measure("NumRel", "The number of relevant documents the qrels hold for the query (summed over queries).",
+                 "num_rel", trec_eval=(TrecEvalName("num_rel"),), bounds=None, bounds_note="a count", policy=None,
+                 edge=_COUNT_EDGE, aggregation="sum", kernel=trec_set_kernels.num_rel_table),
+    trec_measure("num_nonrel_judged_ret", "The number of judged non-relevant documents retrieved (summed over "
+                                          "queries).", "\\|retrieved d with 0 ≤ grade(d) < rel\\|",
+                 trec_eval=(TrecEvalName("num_nonrel_judged_ret"),), bounds=None, bounds_note="a count", policy=None,
+                 edge=_COUNT_EDGE, aggregation="sum", kernel=trec_set_kernels.num_nonrel_judged_ret_table),
+    trec_measure("gm_map", "Geometric mean average precision: AP per query, averaged over queries as exp(mean(log(max("
+                           "AP, 1e-5)))).", "AP (aggregated: exp(mean over queries of log(max(AP, 1e-5))))",
+                 trec_eval=(TrecEvalName("gm_map"),), params=(JUDGED_ONLY,), policy=None, edge=_ZERO_EDGE,
+                 aggregation="geometric_mean", kernel=trec_set_kernels.gm_map_table),
+    trec_measure("gm_bpref", "Bpref per query, averaged over queries as exp(mean(log(max(bpref, 1e-5)))).",
+                 "Bpref (aggregated: exp(mean over queries of log(max(Bpref, 1e-5))))",
+                 trec_eval=(TrecEvalName("gm_bpref"),), policy=None, edge=_ZERO_EDGE,
+                 aggregation="geometric_mean", kernel=trec_set_kernels.gm_bpref_table),
+    trec_measure("IPrec", "Interpolated precision at recall level r: the highest precision at or after the rank where "
+                          "the relevant documents retrieved reach round(r × num_rel) (trec_eval 10.0; version='9': "
+                          "trunc(r × num_rel + 0.9), as trec_eval 9.x and pytrec_eval).",
+                 "max over j ≥ max(c, 1) of j / rank(j-th relevant d), c = round(r · num_rel); 0 when c exceeds the "
+                 "relevant documents retrieved",
+                 trec_eval=(TrecEvalName("iprec_at_recall", "cutoffs", trec_set_kernels.IPREC_RECALLS,
+                                         key_format="{:.2f}"),),
+                 cutoff="required", cutoff_kind="float", params=(JUDGED_ONLY, _VERSION), policy=None,
+                 edge=_ZERO_EDGE + "; NaN where nothing is retrieved (judged_only) at a recall level standing for no "
+                 "document (trec_eval's 0 / 0)", kernel=trec_set_kernels.iprec_table, reference="trec_eval"),
+    trec_measure("11pt_avg", "The mean of the interpolated precisions at recall 0.0, 0.1, ..., 1.0 (IPrec).",
+                 "(Σ over r in 0.0, 0.1, ..., 1.0 of IPrec@r) / 11", trec_eval=(TrecEvalName("11pt_avg"),),
+                 params=(JUDGED_ONLY, _VERSION), policy=None, edge=_ZERO_EDGE,
+                 kernel=trec_set_kernels.eleven_point_table, reference="trec_eval"),
+    trec_measure("Rprec_mult", "Precision at a multiple m of R, the query's number of relevant documents: relevant "
+                               "documents in the top trunc(m × R + 0.9), over that number.",
+                 "\\|relevant d in the top k\\| / k, k = trunc(m · num_rel + 0.9) (0 when k = 0)",
+                 trec_eval=(TrecEvalName("Rprec_mult", "cutoffs", (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0),
+                                         key_format="{:.2f}"),),
+                 cutoff="required", cutoff_kind="float", params=(JUDGED_ONLY,), policy=None, edge=_ZERO_EDGE,
+                 kernel=trec_set_kernels.rprec_mult_table),
+    trec_measure("relative_P", "Relative precision: relevant documents in the top k over the most there could be, "
+                               "min(k, R).", "\\|relevant d in the top k\\| / min(k, num_rel)",
+                 trec_eval=(TrecEvalName("relative_P", "cutoffs", TREC_EVAL_CUTOFFS),), cutoff="required",
+                 params=(JUDGED_ONLY,), policy=None, edge=_ZERO_EDGE, kernel=trec_set_kernels.relative_p_table),
+    trec_measure("SetP", "Set precision: relevant documents retrieved over the documents retrieved (relative=True: "
+                         "over min(retrieved, R), trec_eval's set_relative_P).",
+                 "num_rel_ret / num_ret (relative: num_rel_ret / min(num_ret, num_rel))",
+                 trec_eval=(TrecEvalName("set_P"), TrecEvalName("set_relative_P", implies=(("relative", True),))),
+                 synonyms=(Name("SetRelP", (("relative", True),)),),
+                 params=(Param("relative", "bool", False, description="over the most that could be relevant"),
+                         JUDGED_ONLY), policy=None, edge=_ZERO_EDGE, kernel=trec_set_kernels.set_p_table),
+    trec_measure("SetR", "Set recall: relevant documents retrieved over the query's relevant documents.",
+                 "num_rel_ret / num_rel", trec_eval=(TrecEvalName("set_recall"),), policy=None, edge=_ZERO_EDGE,
+                 kernel=trec_set_kernels.set_recall_table),
+    trec_measure("SetAP", "Unranked set AP: set precision × set recall.", "num_rel_ret² / (num_ret · num_rel)",
+                 trec_eval=(TrecEvalName("set_map"),), params=(JUDGED_ONLY,), policy=None, edge=_ZERO_EDGE,
+                 kernel=trec_set_kernels.set_map_table),
+    trec_measure("SetF", "Set F: the weighted harmonic mean (beta + 1) P R / (beta P + R) of set precision P and set "
+                         "recall R.", "(β + 1) · P · R / (β · P + R), P = num_rel_ret / num_ret, R = num_rel_ret / "
+                         "num_rel",
+                 trec_eval=(TrecEvalName("set_F", "values", values=("beta",)),),
+                 params=(Param("beta", "float", 1.0, description="the weight of recall against precision"),
+                         JUDGED_ONLY), policy=None, edge=_ZERO_EDGE, kernel=trec_set_kernels.set_f_table),
+    trec_measure("utility", "Set utility: a weighted sum of the relevant and non-relevant documents retrieved and not "
+                            "retrieved (trec_eval's utility.p1,p2,p3,p4; num_docs is trec_eval's -N).",
+                 "rel_ret · num_rel_ret + nonrel_ret · (num_ret − num_rel_ret) + rel_unret · (num_rel − num_rel_ret) "
+                 "+ nonrel_unret · (num_docs + num_rel_ret − num_ret − num_rel)",
+                 trec_eval=(TrecEvalName("utility", "values", values=tuple(n for n, _ in trec_set_kernels.UTILITY_PARAMS)),),
+                 params=(*(Param(n, "float", d, description=f"the worth of a document {n.replace('_', ' ')}")
+                           for n, d in trec_set_kernels.UTILITY_PARAMS),
+                         Param("num_docs", "int", 0, description="the documents in the collection (trec_eval -N)"),
+                         JUDGED_ONLY),
+                 bounds=None, bounds_note="a weighted sum of counts", policy=None,
+                 edge="a query without run lines (trec_eval -c): **0.0**; a query without judgments is not evaluated",
+                 kernel=trec_set_kernels.utility_table),
+    trec_measure("unj", "trec_eval 10.0's unjudged rate: documents in the top k without a grade >= 0, over k (a "
+                        "shorter ranking is filled with judged documents).",
+                 "\\|d in the top k with no grade ≥ 0\\| / k", trec_eval=(TrecEvalName("unj", "cutoffs", (5, 10, 20)),),
+                 cutoff="required", rel=False, params=(JUDGED_ONLY,), policy=None, edge=_ZERO_EDGE,
+                 kernel=trec_set_kernels.unj_table, reference="trec_eval"),
+    trec_measure("Judged", "ir_measures' judgment rate: documents in the top k the qrels judge (any grade), over "
+                           "min(k, retrieved).", "\\|judged d in the top k\\| / min(k, num_ret)",
+                 cutoff="optional", rel=False, policy=None, edge=_ZERO_EDGE, reference="ir_measures",
+                 kernel=trec_set_kernels.judged_table),
 )
 
 

@@ -92,7 +92,7 @@ for _entry in TREC_MEASURES.values():
 _NUMBER = re.compile(r"[0-9]+")
 _FLOAT = re.compile(r"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
 _LARGEST = 10**9
-_PATTERN = re.compile(r"^(?P<name>[A-Za-z0-9_]+)(?:\((?P<params>[^)]*)\))?(?:@(?P<cutoff>[^@]*))?$")
+_PATTERN = re.compile(r"^(?P<name>[A-Za-z0-9_\-α]+)(?:\((?P<params>[^)]*)\))?(?:@(?P<cutoff>[^@]*))?$")
 
 
 @dataclass(frozen=True)
@@ -187,8 +187,32 @@ def trec_eval_key(measure: str | Measure) -> str | None:
         if all(given.get(key, _default(parsed.name, key)) == value for key, value in name.implies):
             if not name.implies and any(key in given for key in _implied_keys(parsed.name)):
                 continue  # e.g. SetP(relative=True) is set_relative_P, not set_P
-            return name.key(parsed.cutoff)
+            tail = _trec_eval_tail(parsed, name, given)
+            if tail is None:
+                continue  # e.g. ndcg without gains; its gains name follows
+            return name.key(parsed.cutoff) + (f"_{tail}" if tail else "")
     return None
+
+
+def _number(value: Any) -> str:
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def _trec_eval_tail(measure: Measure, name: TrecEvalName, given: dict[str, Any]) -> str | None:
+    """What trec_eval prints after the key's underscore for a name's parameters (``set_F_0.5``, ``ndcg_1=3,2=9``):
+    "" at their defaults, None when the name cannot say the measure's parameters (another name of it can)."""
+    if name.params == "values":
+        if not any(key in given for key in name.values):
+            return ""
+        return ",".join(_number(measure.param(key)) for key in name.values)
+    if name.params == "gains":
+        if not given.keys() - {key for key, _ in name.implies} - {"judged_only"}:
+            return None  # at the defaults: the plain name says it
+        named = [f"{key}={_number(value)}" for key, value in given.items() if key not in ("gains", "judged_only")]
+        gains = [f"{grade}={_number(gain)}" for grade, gain in given.get("gains", ())]
+        return ",".join(named + gains)
+    other = given.keys() - {key for key, _ in name.implies} - {"judged_only"}
+    return "" if not other else None
 
 
 def _implied_keys(name: str) -> set[str]:
@@ -229,7 +253,7 @@ def _names_to_suggest() -> list[str]:
 def _suggestion(text: str) -> str:
     """`` Did you mean 'x'?`` for an unknown measure name: the same name in other letter case (``ndcg@10``:
     ``nDCG@10``; ``Success.1``: ``success.1``), else the closest name of the three spellings."""
-    head = re.match(r"[A-Za-z0-9_]*", text)
+    head = re.match(r"[A-Za-z0-9_\-α]*", text)
     stem = head.group(0) if head else ""
     for known in (*MEASURE_NAMES, *_SYNONYMS, *_STEMS):
         if known != stem and known.lower() == stem.lower():
@@ -323,9 +347,15 @@ def _finish(name: str, cutoff: int | float | None, rel: int, given: dict[str, An
     return Measure(name, cutoff, rel, params)
 
 
+#: ir_measures' names whose ``rel=`` makes them another measure: ``NumRet(rel=1)`` is trec_eval's num_rel_ret.
+_WITH_REL = {"NumRet": "NumRelRet"}
+
+
 def _ir_measures_name(text: str, match: re.Match[str]) -> Measure:
     """A name in ir_measures' syntax: ``Name(key=value,...)@cutoff`` (the name may be a synonym, ``MAP``)."""
     name, implied = _SYNONYMS.get(match["name"], (match["name"], ()))
+    if name in _WITH_REL and any(part.split("=")[0].strip() == "rel" for part in _split_params(match["params"] or "")):
+        name = _WITH_REL[name]
     entry = TREC_MEASURES[name]
     cutoff = None
     if match["cutoff"] is not None:
@@ -397,8 +427,15 @@ def _trec_eval_names(text: str) -> list[Measure] | None:
     if dot != ".":
         return None
     given = dict(name.implies)
-    if name.params == "gains":
-        given["gains"] = _read_gains(tail.split(","), text, next(p for p in entry.params if p.name == "gains"))
+    if name.params == "gains":  # grade=gain pairs, and the measure's named parameters (rbp.p=0.5,1=2)
+        declared = {p.name: p for p in entry.params if p.name != "gains"}
+        named = [part for part in tail.split(",") if part.partition("=")[0].strip() in declared]
+        for part in named:
+            key, _, value = part.partition("=")
+            given[key.strip()] = _read_value(declared[key.strip()], value, text)
+        pairs = [part for part in tail.split(",") if part not in named]
+        if pairs:
+            given["gains"] = _read_gains(pairs, text, next(p for p in entry.params if p.name == "gains"))
     else:
         values = tail.split(",")
         if len(values) != len(name.values):
@@ -532,7 +569,8 @@ def evaluate(measures: Sequence[Measure], *, row_query: np.ndarray, position: np
         cuts = sorted({m.cutoff for m in members if m.cutoff is not None})
         column = {k: i for i, k in enumerate(cuts)}
         options = dict(params)
-        ranked = rows.judged_ranking if options.pop("judged_only", False) else rows
+        # judged_only stays in the options: a kernel may need it (trec_set_kernels: trec_eval -J's edge rules)
+        ranked = rows.judged_ranking if options.get("judged_only", False) else rows
         num_rel = ranked.num_rel(level)
         table = kernel(ranked, level, cuts, options)
         for measure in members:

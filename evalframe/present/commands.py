@@ -410,7 +410,7 @@ def _trec(args: argparse.Namespace) -> str:
     measures = trec_request(args)
     result = EvaluationResult.from_trec(args.run, args.qrels, subtopics=bool(getattr(args, "subtopics", False)))
     table = result.trec_query_metrics([str(m) for m in measures], complete=args.complete,
-                                      max_docs=getattr(args, "max_docs", None),
+                                      missing_queries=args.missing_queries, max_docs=getattr(args, "max_docs", None),
                                       judged_only=getattr(args, "judged_only", False))
     means = aggregate.means(aggregate.partial(table)) if len(table) else {column: 0.0 for column in table.columns}
     if not len(table):

@@ -33,6 +33,8 @@ REPORT_FORMAT_NAMES = ("text", "html", "markdown", "json")
 COMPARE_TESTS = ("randomization", "t-test")
 #: The measures of ``evalframe trec`` without -m (and of ``evalframe compare --qrels``: evalframe.trec_compare's).
 TREC_DEFAULT_MEASURES = ("AP", "nDCG", "nDCG@10", "P@10", "R@100", "RR", "Rprec", "Bpref")
+#: The --missing-queries of ``evalframe trec``: evalframe.frames.judged_codes.MISSING_QUERY_RULES (a test checks).
+MISSING_QUERY_NAMES = ("skip", "error")
 
 
 def _count(what: str, least: int) -> Callable[[str], int]:
@@ -278,7 +280,8 @@ def build() -> tuple[argparse.ArgumentParser, dict[str, Command]]:
     trec = commands.add_parser("trec", help="trec_eval measures of a TREC run against qrels (like trec_eval [-q])",
                                description="trec_eval measures of a TREC run against qrels: the numbers of trec_eval "
                                "(pytrec_eval), by ir_measures' names (docs/ir-researchers.md).")
-    trec.add_argument("run", type=Path, help="TREC run file: qid Q0 docid rank score tag (plain or .gz)")
+    trec.add_argument("run", type=Path, help="TREC run file: qid Q0 docid rank score tag (plain or .gz; - reads it "
+                      "from standard input, as trec_eval 10.0)")
     trec.add_argument("qrels", type=Path, help="qrels file: qid iter docid relevance (plain or .gz)")
     trec.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
                       help="a measure by ir_measures' name, e.g. nDCG@10, AP, P(rel=2)@5, or trec_eval's, e.g. "
@@ -305,6 +308,9 @@ def build() -> tuple[argparse.ArgumentParser, dict[str, Command]]:
                       help="QRELS is a subtopic (diversity) qrels, qid subtopic docid relevance: the diversity measures "
                       "(alpha_nDCG@20, ERR_IA@20, P_IA@20, AP_IA, StRecall@20, ...) read its subtopics, the others each "
                       "document's highest grade")
+    trec.add_argument("--missing-queries", default="skip", choices=MISSING_QUERY_NAMES,
+                      help="without -c, a query of the qrels without run lines is skipped (default, as trec_eval 9.x "
+                           "and pytrec_eval) or refused (error, as trec_eval 10.0)")
     trec.add_argument("--format", default="tsv", choices=TREC_FORMAT_NAMES,
                       help="tsv: 'measure<TAB>query<TAB>value' lines, evalframe's names (default); json; markdown; "
                            "trec_eval: trec_eval's output byte for byte (its names, order and precision)")

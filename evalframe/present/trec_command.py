@@ -11,11 +11,11 @@ become Python strings. pyarrow's own numpy conversions would import pandas: :mod
 are used instead.
 
 It returns None for any input it does not take (no pyarrow; a file pyarrow's reader does not take: tabs, runs of
-spaces, a line with more or fewer columns, an empty column, a value that is not a plain number, an empty file, text
-that is not UTF-8; a docid twice in a query; a judged docid ``"00"``; a missing file; a bad ``--digits``; subtopic
-qrels, ``--subtopics``): the
-command then runs through ``EvaluationResult.from_trec`` (:mod:`evalframe.present.commands`), whose messages name
-the file and the line. Both ways print the same bytes (``tests/present/test_trec_command.py``).
+spaces, a line with more or fewer columns, an indented comment line, an empty column, a value that is not a plain
+number, an empty file, text that is not UTF-8; a docid twice in a query; a judged docid ``"00"``; a missing file; a
+bad ``--digits``; subtopic qrels, ``--subtopics``): the command then runs through ``EvaluationResult.from_trec``
+(:mod:`evalframe.present.commands`), whose messages name the file and the line. Both ways print the same bytes
+(``tests/present/test_trec_command.py``).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from ..frames.judged_codes import cut_ranking, judged_rows_of_codes
+from ..frames.judged_codes import check_missing_queries, cut_ranking, judged_rows_of_codes
 from ..metrics.trec import aggregation_of, evaluate
 from ..sources.trec_arrow import (QRELS_FORMAT, RUN_FORMAT, ArrowColumns, arrow_of, arrow_trec_order, dictionary_codes,
                                   memory_pool, numpy_of, read_arrow, string_array)
@@ -117,7 +117,8 @@ def _has(ids: Any, text: str) -> bool:
 
 
 def trec_columnar(args: argparse.Namespace) -> str | None:
-    """What ``evalframe trec`` prints for ``args`` (run, qrels, measures, per_query, complete, format, digits),
+    """What ``evalframe trec`` prints for ``args`` (run, qrels, measures, per_query, complete, missing_queries (default
+    ``"skip"``), format, digits),
     computed on columns; None when the inputs are not this path's (see the module), so the caller runs the
     command through ``EvaluationResult.from_trec``.
 
@@ -170,6 +171,7 @@ def trec_columnar(args: argparse.Namespace) -> str | None:
                                 query_ids, where="node 'Retriever'")
     rows = cut_ranking(rows, max_docs=getattr(args, "max_docs", None), judged_only=getattr(args, "judged_only", False))
     del row_query, row_doc
+    check_missing_queries(rows, getattr(args, "missing_queries", "skip"), args.complete)
     values = evaluate(measures, row_query=rows.row_query, position=rows.position, grade=rows.grade,
                       judged_query=rows.judged_query, judged_grade=rows.judged_grade, n_queries=rows.n_queries)
     evaluated = rows.evaluated(args.complete)

@@ -23,6 +23,7 @@ import argparse
 import dataclasses
 import json
 import math
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
@@ -350,12 +351,17 @@ def trec_eval_request(texts: Sequence[str], *, trec_eval: bool = False) -> TrecE
                 ignored.append(text)
                 continue
             given.add(stem)
+        if trec_eval and dot:
+            text = _as_trec_eval_reads(text)
         try:
             found = _parsed(text)
             add(found)
             if trec_eval and dot and len(found) == 1 and _stem_kind(stem) not in (None, "cutoffs"):
                 keys[str(found[0])] = f"{stem}_{text.partition('.')[2]}"  # trec_eval prints the parameters as typed
         except InvalidParameterError as error:
+            if trec_eval and stem in TREC_EVAL_ORDER and _stem_kind(stem) is None:
+                missing.append(text)  # trec_eval's measure evalframe does not compute: named, the others printed
+                continue
             if text in TREC_EVAL_ORDER:  # trec_eval's measure, which evalframe does not compute yet
                 raise InvalidParameterError(f"evalframe does not compute trec_eval's {text!r} yet; got -m {text}. "
                                             "evalframe list-metrics lists the measures it computes.",
@@ -377,12 +383,32 @@ def trec_eval_request(texts: Sequence[str], *, trec_eval: bool = False) -> TrecE
                            list(dict.fromkeys(missing)), ignored, keys)
 
 
+def _as_trec_eval_reads(text: str) -> str:
+    """``stem.params`` with integer cutoffs read as trec_eval reads them (C's ``atol``: ``ndcg_cut.23.4`` is
+    ``ndcg_cut_23``)."""
+    stem, _, params = text.partition(".")
+    if _stem_kind(stem) != "cutoffs" or _key_format(stem) != "{:d}":
+        return text
+    read = [re.match(r"\s*[-+]?[0-9]+", param) for param in params.split(",")]
+    if not all(read):
+        return text
+    return f"{stem}." + ",".join(str(int(match.group())) for match in read if match is not None)
+
+
+def _key_format(stem: str) -> str | None:
+    for entry in TREC_MEASURES.values():
+        for name in entry.trec_eval:
+            if name.stem == stem:
+                return name.key_format
+    return None
+
+
 def _given_measures(texts: Sequence[str], stem: str) -> set[str]:
     """The measures of the first ``-m stem.params`` among ``texts``."""
     for text in texts:
         head, dot, _ = text.strip().partition(".")
         if dot and head == stem:
-            return {str(m) for m in _parsed(text.strip())}
+            return {str(m) for m in _parsed(_as_trec_eval_reads(text.strip()))}
     return set()
 
 

@@ -318,6 +318,13 @@ def read_coded_tables(run: RunInput, qrels: QrelsInput) -> tuple[CodedTable, Cod
     >>> run.docid_objects()[run.docid_codes].tolist(), run.ranks.tolist(), qrels.values.tolist()
     (['d2', 'd1'], [1, 2], [1])
     """
+    if isinstance(run, Mapping):
+        empty = [qid for qid, documents in run.items() if isinstance(documents, Mapping) and not documents]
+        if empty:
+            warn(f"the run dict gives {len(empty)} quer{'y' if len(empty) == 1 else 'ies'} no document (e.g. "
+                 f"{empty[:3]}): read as queries the run retrieves nothing for, as in a run file, which the trec "
+                 "measures skip (complete=True scores them 0, with every other judged query the run lacks); "
+                 "pytrec_eval scores such a query 0.")
     run_table = _arrow_table(run, ranked=True) or _coded_table("run", *read_run_coded(run))
     return run_table, _arrow_table(qrels, ranked=False) or _coded_table("qrels", *read_qrels_coded(qrels))
 

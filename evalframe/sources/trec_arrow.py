@@ -1,19 +1,22 @@
 """TREC run and qrels files read by pyarrow into columns, ids dictionary-encoded in Arrow (no pandas imported here).
 
-:func:`read_arrow` reads a plain or gzip file of single-space-separated, well-formed lines with pyarrow's
-multi-threaded CSV reader: the query and document ids as integer codes (in order of first appearance) into Arrow
-dictionaries (no Python str per id), the scores (float64) or grades (int64) as numpy arrays. It returns None for
-anything else (no pyarrow, an empty file, a tab, two spaces in a row, a line with more or fewer columns, an empty
-column, a value that is not a plain number, text that is not UTF-8): :mod:`evalframe.sources.trec_files` then
-reads the file with pandas' parser and names the line of any problem. pyarrow is imported when a file is read.
-The readers allocate from :func:`memory_pool`'s pools (not a process-wide setting); :func:`arrow_trec_order` puts a
-run's lines in trec_eval's ranking with the docids compared in Arrow (``evalframe trec`` and ``from_trec`` share it).
+:func:`read_arrow` reads a plain or gzip file of single-space-separated, well-formed lines (comment lines starting
+with ``#`` taken out first, as trec_eval 10.0 skips them) with pyarrow's multi-threaded CSV reader: the query and
+document ids as integer codes (in order of first appearance) into Arrow dictionaries (no Python str per id), the
+scores (float64) or grades (int64) as numpy arrays. It returns None for anything else (no pyarrow, an empty file, a
+tab, two spaces in a row, a line with more or fewer columns (a run's extra columns included: the pandas path ignores
+them), an indented comment line, an empty column, a value that is not a plain number, text that is not UTF-8):
+:mod:`evalframe.sources.trec_files` then reads the file with pandas' parser and names the line of any problem. pyarrow
+is imported when a file is read. The readers allocate from :func:`memory_pool`'s pools (not a process-wide setting);
+:func:`arrow_trec_order` puts a run's lines in trec_eval's ranking with the docids compared in Arrow (``evalframe
+trec`` and ``from_trec`` share it).
 """
 
 from __future__ import annotations
 
 import gzip
 import mmap
+import re
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,7 +27,7 @@ import numpy as np
 from .trec_ranking import as_trec_scores, trec_order_lines
 
 __all__ = ["TrecFormat", "RUN_FORMAT", "QRELS_FORMAT", "ArrowColumns", "read_arrow", "dictionary_codes", "is_gzip",
-           "DAMAGED_GZIP", "numpy_of", "arrow_of", "string_array", "memory_pool",
+           "DAMAGED_GZIP", "COMMENT_LINE", "without_comments", "numpy_of", "arrow_of", "string_array", "memory_pool",
            "arrow_trec_order"]
 
 GZIP_MAGIC = b"\x1f\x8b"
@@ -56,19 +59,62 @@ def is_gzip(path: Path) -> bool:
 _THREADED_SIZE = 64 << 20
 
 
-def _has_double_space(data: Any) -> bool:
-    """Whether two spaces follow each other: the bytes viewed as 16-bit words at both alignments, compared with two
-    spaces, a few MB at a time (in the cache; bytes.find's search for two bytes is several times slower than this)."""
-    view = np.frombuffer(data, dtype=np.uint8)
-    pair = np.uint16(0x2020)
+def _has_pair(data: Any, pair: bytes, start: int = 0) -> bool:
+    """Whether the two bytes ``pair`` follow each other in ``data`` (from ``start`` on): the bytes viewed as 16-bit
+    words at both alignments, compared with the pair, a few MB at a time (in the cache; bytes.find's search for two
+    bytes is several times slower than this)."""
+    view = np.frombuffer(data, dtype=np.uint8)[start:]
+    word = np.frombuffer(pair, dtype=np.uint16)[0]
     step = 1 << 22
-    for start in range(0, len(view), step):
-        part = view[start:start + step + 1]  # one byte more: a pair across the boundary
+    for begin in range(0, len(view), step):
+        part = view[begin:begin + step + 1]  # one byte more: a pair across the boundary
         even = part[:len(part) // 2 * 2].view(np.uint16)
         odd = part[1:1 + (len(part) - 1) // 2 * 2].view(np.uint16)
-        if (even == pair).any() or (odd == pair).any():
+        if (even == word).any() or (odd == word).any():
             return True
     return False
+
+
+def _has_comment_line(data: Any, start: int = 0) -> bool:
+    """Whether a line from ``start`` on (a line's start) starts with ``#`` (the first ``#`` found by memchr: most
+    files have none)."""
+    first = data.find(b"#", start)
+    return first >= 0 and (first == start or _has_pair(data, b"\n#", first - 1))
+
+
+def _without_comment_lines(data: Any) -> Any:
+    """``data`` without its comment lines (``#`` first): the lines after a header of comments are a view of the same
+    bytes (no copy of a mapped file); comments further on are taken out of a copy."""
+    start = 0
+    while data[start:start + 1] == b"#":
+        end = data.find(b"\n", start)
+        start = len(data) if end < 0 else end + 1
+    if _has_comment_line(data, start):
+        return _COMMENT_FIRST.sub(b"", bytes(data[start:]))
+    return memoryview(data)[start:]
+
+
+_COMMENT_FIRST = re.compile(rb"^#[^\n]*\n?", re.MULTILINE)
+
+
+#: A comment line as trec_eval 10.0 reads runs (get_trec_results.c): its first character other than a space or a tab
+#: is ``#``. (Its qrels reader takes one ``#`` line at a time, at the start of the line only; evalframe reads both
+#: kinds of file by the run reader's rule.) A ``#`` further on in a line is part of its column (docids hold them).
+COMMENT_LINE = re.compile(rb"^[ \t]*#[^\n]*", re.MULTILINE)
+
+
+def without_comments(data: Any) -> Any:
+    """The bytes with every comment line (:data:`COMMENT_LINE`) emptied, its line end kept (lines keep their numbers);
+    ``data`` itself when it has none.
+
+    Examples
+    --------
+    >>> without_comments(b"# a run\\nq1 Q0 d#1 1 2.0 r\\n  # the end\\n")
+    b'\\nq1 Q0 d#1 1 2.0 r\\n\\n'
+    """
+    if data.find(b"#") < 0:
+        return data
+    return COMMENT_LINE.sub(b"", data)
 
 
 @dataclass(frozen=True)
@@ -153,8 +199,14 @@ def read_arrow(path: Path, fmt: TrecFormat, *, encode_docids: bool = True) -> Ar
                 data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) if path.stat().st_size else b""
     except (*DAMAGED_GZIP, OSError, ValueError):
         return None  # the pandas path reports it
-    if not len(data) or data.find(b"\t") >= 0 or _has_double_space(data):
+    if not len(data) or data.find(b"\t") >= 0:
         return None
+    if _has_pair(data, b"  "):
+        return None
+    if _has_comment_line(data):  # comment lines (trec_eval 10.0 skips them): read without them
+        data = _without_comment_lines(data)
+        if not len(data):
+            return None
     names = [f"c{i}" for i in range(fmt.width + 1)]  # one column more: to see lines that have one
     threaded = len(data) > _THREADED_SIZE
     pool = memory_pool(threaded=threaded)  # the reader's and its compute calls'

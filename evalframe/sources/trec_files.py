@@ -1,11 +1,13 @@
 """TREC run and qrels files read into tidy frames (``docs/persistence.md#trec-run-and-qrels-files``).
 
-A run file holds one line ``qid Q0 docid rank score tag`` per retrieved document, a qrels file one line
-``qid iter docid relevance`` per judgment; columns are separated by whitespace (as trec_eval splits them), files
-are plain text or gzip (recognised by their first bytes). :func:`read_run` and :func:`read_qrels` take a path or
-the dict-of-dicts form of ranx, ir_measures and pytrec_eval (``{qid: {docid: score}}`` / ``{qid: {docid: grade}}``)
-and return tidy frames; :mod:`evalframe.io.trec` writes them back. Parsing is vectorised (pandas'
-C parser); a problem is then located by a second, line-by-line pass that names the file and the 1-based line.
+A run file holds one line ``qid Q0 docid rank score tag`` per retrieved document, a qrels file one line ``qid iter
+docid relevance`` per judgment; columns are separated by whitespace (as trec_eval splits them), blank lines and
+comment lines (:data:`evalframe.sources.trec_arrow.COMMENT_LINE`) are skipped and a run's columns after the sixth
+ignored, as trec_eval 10.0 reads them; files are plain text or gzip (recognised by their first bytes).
+:func:`read_run` and :func:`read_qrels` take a path or the dict-of-dicts form of ranx, ir_measures and pytrec_eval
+(``{qid: {docid: score}}`` / ``{qid: {docid: grade}}``) and return tidy frames; :mod:`evalframe.io.trec` writes them
+back. Parsing is vectorised (pandas' C parser); a problem is then located by a second, line-by-line pass that names
+the file and the 1-based line.
 
 trec_eval's rules kept here: a run's documents are ranked by score descending, ties by docid descending (code
 point order); the rank column of the file is ignored. A docid twice in one query is refused ("duplicate docs"),
@@ -16,7 +18,9 @@ from __future__ import annotations
 
 import csv
 import gzip
+import io
 import math
+import mmap
 import numbers
 import os
 import re
@@ -30,7 +34,7 @@ import pandas as pd
 
 from ..errors import InvalidParameterError, LoadError
 from .trec_codes import as_trec_scores, compact_codes, factorized, repeated_pairs, trec_order_codes
-from .trec_arrow import DAMAGED_GZIP, QRELS_FORMAT, RUN_FORMAT, TrecFormat, is_gzip, read_arrow
+from .trec_arrow import DAMAGED_GZIP, QRELS_FORMAT, RUN_FORMAT, TrecFormat, is_gzip, read_arrow, without_comments
 from .trec_layout import TableCodes
 
 __all__ = ["RUN_COLUMNS", "QRELS_COLUMNS", "SUBTOPIC_QRELS_COLUMNS", "read_run", "read_qrels", "read_subtopic_qrels",
@@ -53,6 +57,12 @@ _NUMBER = re.compile(r"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|
 #: Other characters, NBSP or a form feed included, belong to the id they are in.
 WHITESPACE = re.compile(r"[ \t\r\n]")
 _SEPARATOR = re.compile(r"[ \t]+")
+#: A run line's first six columns (group 1) and what follows them (trec_eval ignores it).
+_SIX_COLUMNS = re.compile(rb"^([ \t]*(?:[^ \t\r\n]+[ \t]+){5}[^ \t\r\n]+)[^\r\n]*", re.MULTILINE)
+#: Said of a qrels line that looks like preference judgments (5 columns, or a grade with a fraction).
+_PREFERENCES = (" If these are preference judgments (trec_eval -R prefs: `qid jg jsg docid level`, the level a real "
+                "number): evalframe does not evaluate them; it reads graded qrels `qid iter docid relevance`, integer "
+                "grades.")
 
 
 # ------------------------------------------------------------------------------------------ grouping
@@ -91,6 +101,27 @@ def _read_bytes(path: Path, kind: str) -> bytes:
     return data[3:] if data.startswith(b"\xef\xbb\xbf") else data
 
 
+def _contents(path: Path, kind: str) -> Any:
+    """The file's bytes for the parser: a read-only map of a plain file (no copy: pages read as the parser gets to
+    them), the decompressed bytes of a gzip file; without a UTF-8 byte-order mark. Errors as :func:`_read_bytes`."""
+    if is_gzip(path):
+        return _read_bytes(path, kind)
+    try:
+        with path.open("rb") as handle:
+            data: Any = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) if path.stat().st_size else b""
+    except OSError as exc:
+        raise LoadError(f"{kind} file {path} cannot be read ({exc.strerror or exc}).") from None
+    return data[3:] if data[:3] == b"\xef\xbb\xbf" else data
+
+
+def _stream(data: Any) -> Any:
+    """A file object reading ``data`` from its start (the map itself, or the bytes without a copy)."""
+    if isinstance(data, mmap.mmap):
+        data.seek(0)
+        return data
+    return io.BytesIO(data)
+
+
 #: trec_eval reads scores with atof, the nearest double: pandas 3 parses so by default (and deprecates the option);
 #: pandas 2.2's default parser is an ulp off for some 17-digit scores, its "round_trip" parser is exact.
 #: pandas 2.2's parsers are either an ulp off (default) or refuse an overflow such as 1e400 (round_trip), which atof
@@ -103,25 +134,31 @@ def _parse(path: Path, fmt: TrecFormat) -> pd.DataFrame:
     dtype: dict[int, Any] = {i: object for i in range(fmt.width + 1)}  # one column more: to see lines that have one
     if fmt is RUN_FORMAT and not _SCORES_AS_TEXT:
         dtype[fmt.value] = "float64"
-    try:
-        with _open(path) as source, warnings.catch_warnings():
-            # a line with two or more extra columns: pandas warns and drops them; the check below refuses the line
-            warnings.simplefilter("ignore", pd.errors.ParserWarning)
-            frame = pd.read_csv(source, sep=r"\s+", header=None, names=list(range(fmt.width + 1)), dtype=dtype,
-                                index_col=False,  # an extra column on every line is an error, not an index
-                                na_filter=False, quoting=csv.QUOTE_NONE, engine="c", encoding="utf-8")
-    except (ValueError, UnicodeDecodeError, OverflowError) as exc:  # ParserError is a ValueError
-        raise_bad_line(path, fmt, exc)
-    except DAMAGED_GZIP as exc:
-        raise _damaged(path, fmt.kind, exc) from None
-    except OSError as exc:
-        raise LoadError(f"{fmt.kind} file {path} cannot be read ({exc.strerror or exc}).") from None
+    data = _contents(path, fmt.kind)
+    text = without_comments(data)  # trec_eval 10.0 skips comment lines; emptied, they are blank lines pandas skips
+    for attempt in ("as it is", "cut"):
+        try:
+            with warnings.catch_warnings():
+                # a line with two or more extra columns: pandas warns and drops them; the check below refuses the line
+                # of qrels (trec_eval does) and ignores the columns of a run after its sixth (trec_eval ignores them)
+                warnings.simplefilter("ignore", pd.errors.ParserWarning)
+                frame = pd.read_csv(_stream(text), sep=r"\s+", header=None, names=list(range(fmt.width + 1)),
+                                    dtype=dtype, index_col=False,  # an extra column on every line is an error, not an index
+                                    na_filter=False, quoting=csv.QUOTE_NONE, engine="c", encoding="utf-8")
+            break
+        except pd.errors.ParserError as exc:  # more columns than the first line has: a run's are cut after the sixth
+            if fmt is not RUN_FORMAT or attempt == "cut":
+                raise_bad_line(path, fmt, exc)
+            text = _SIX_COLUMNS.sub(rb"\1", text)
+        except (ValueError, UnicodeDecodeError, OverflowError) as exc:  # ParserError is a ValueError
+            raise_bad_line(path, fmt, exc)
     if len(frame) == 0:
-        raise LoadError(f"{fmt.kind} file {path} holds no line; a TREC {fmt.kind} file has one line "
+        held = " other than comments and blank lines" if text is not data and bytes(text) != bytes(data) else ""
+        raise LoadError(f"{fmt.kind} file {path} holds no line{held}; a TREC {fmt.kind} file has one line "
                         f"`{fmt.layout}` per {'retrieved document' if fmt is RUN_FORMAT else 'judgment'}.")
     extra = frame[fmt.width].to_numpy()
     frame = frame.drop(columns=[fmt.width])
-    if (frame[fmt.width - 1].to_numpy() == "").any() or (extra != "").any():
+    if (frame[fmt.width - 1].to_numpy() == "").any() or (fmt is QRELS_FORMAT and (extra != "").any()):
         raise_bad_line(path, fmt)  # a line with fewer or more columns
     if fmt is RUN_FORMAT and _SCORES_AS_TEXT:
         if not frame[fmt.value].str.fullmatch(_NUMBER.pattern, flags=re.IGNORECASE).all():
@@ -162,8 +199,10 @@ def raise_bad_line(path: Path, fmt: TrecFormat, detail: object = "") -> NoReturn
     qrels.txt:2: document 'd1' appears twice in query 'q1' (firs
     """
     data = _read_bytes(path, fmt.kind)
-    seen: dict[tuple[str, str], int] = {}
+    seen: dict[tuple[str, str], tuple[int, str]] = {}
     for number, raw in enumerate(data.splitlines(), start=1):
+        if raw.lstrip(b" \t").startswith(b"#"):  # a comment line (COMMENT_LINE), whatever its bytes
+            continue
         try:
             line = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
@@ -171,25 +210,31 @@ def raise_bad_line(path: Path, fmt: TrecFormat, detail: object = "") -> NoReturn
                             "TREC files are plain (ASCII or UTF-8) text.") from None
         fields = _SEPARATOR.split(line.strip(" \t"))
         fields = fields if fields != [""] else []
-        if not fields:
+        if not fields:  # a blank line
             continue
-        if len(fields) != fmt.width:
+        if len(fields) < fmt.width or (fmt is QRELS_FORMAT and len(fields) > fmt.width):
             raise LoadError(f"{path}:{number}: a TREC {fmt.kind} line has {fmt.width} whitespace-separated columns "
-                            f"`{fmt.layout}`; this one has {len(fields)}: {line.strip()!r:.100}.")
+                            f"`{fmt.layout}`; this one has {len(fields)}: {line.strip()!r:.100}."
+                            + (_PREFERENCES if fmt is QRELS_FORMAT and len(fields) == 5 else ""))
         value = fields[fmt.value]
         if fmt is RUN_FORMAT and not _NUMBER.fullmatch(value):
             raise LoadError(f"{path}:{number}: the score (column 5) must be a number; got {value!r:.40}.")
         if fmt is QRELS_FORMAT and not _INTEGER.fullmatch(value):
             raise LoadError(f"{path}:{number}: the relevance grade (column 4) must be an integer (e.g. 0, 1, 2, or -1 "
-                            f"for unjudged); got {value!r:.40}.")
+                            f"for unjudged); got {value!r:.40}." + (_PREFERENCES if _NUMBER.fullmatch(value) else ""))
         if fmt is QRELS_FORMAT and not -2**63 <= int(value) < 2**63:
             raise LoadError(f"{path}:{number}: the relevance grade {value!r:.40} is too large (64-bit integers).")
         key = (fields[0], fields[2])
         if key in seen:
+            first, group = seen[key]
+            groups = (f" The second column differs ({group!r:.20} on line {first}, {fields[1]!r:.20} here): if it names "
+                      "judgment groups, this is trec_eval's qrels_jg format (trec_eval -R qrels_jg, a judgment per "
+                      "judge), which evalframe does not evaluate."
+                      if fmt is QRELS_FORMAT and group != fields[1] else "")
             raise LoadError(f"{path}:{number}: document {fields[2]!r} appears twice in query {fields[0]!r} (first on line "
-                            f"{seen[key]}); trec_eval refuses {'a run' if fmt is RUN_FORMAT else 'qrels'} with duplicate "
-                            "documents (\"duplicate docs\"). Keep one of the lines.")
-        seen[key] = number
+                            f"{first}); trec_eval refuses {'a run' if fmt is RUN_FORMAT else 'qrels'} with duplicate "
+                            "documents (\"duplicate docs\"). Keep one of the lines." + groups)
+        seen[key] = (number, fields[1])
     raise LoadError(f"{path}: cannot be read as a TREC {fmt.kind} file ({detail or 'unexpected content'}); each line "
                     f"must be `{fmt.layout}`.")
 
@@ -304,8 +349,6 @@ def _read_mapping(mapping: Mapping[Any, Any], fmt: TrecFormat) -> TrecColumns:
                 values.append(int(value))
             qids.append(qid)
             docids.append(docid)
-    if fmt is RUN_FORMAT and not qids:
-        raise InvalidParameterError(f"the run dict {dict(mapping)!r:.80} holds no document; give {{qid: {{docid: score}}}}.")
     value_array = np.array(values, dtype=np.float64 if fmt is RUN_FORMAT else np.int64)
     return TrecColumns.of_ids(np.array(qids, dtype=object), np.array(docids, dtype=object), value_array)
 
@@ -345,8 +388,10 @@ def read_run(run: RunInput) -> pd.DataFrame:
     Raises
     ------
     LoadError
-        A missing or empty file, a line without 6 columns, a score that is not a number (NaN included),
-        a docid twice in one query; the message names the file and the 1-based line.
+        A missing or empty file, a line with fewer than 6 columns, a score that is not a number (NaN included),
+        a docid twice in one query; the message names the file and the 1-based line. (Comment lines and the
+        columns after the sixth are read as trec_eval 10.0 reads them: skipped, ignored; ``{}`` is a run that
+        retrieves nothing.)
     InvalidParameterError
         The dict form with an id that is not a non-empty string without whitespace, or a score that is not
         a number; the message names the qid and the docid.
@@ -400,7 +445,8 @@ def read_qrels(qrels: QrelsInput | SubtopicQrelsInput, *, subtopics: bool = Fals
     ------
     LoadError
         A missing or empty file, a line without 4 columns, a grade that is not an integer, a docid judged twice
-        in one query; the message names the file and the 1-based line.
+        in one query; the message names the file and the 1-based line, and says when the line looks like
+        trec_eval's preference judgments (``-R prefs``, ``qrels_jg``), which evalframe does not evaluate.
     InvalidParameterError
         The dict form with a bad id or a grade that is not an int, naming the qid and the docid.
 

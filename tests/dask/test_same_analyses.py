@@ -136,6 +136,17 @@ def test_trec_metrics(run):
     assert values["RR"] == pytest.approx((1 / 2 + 1 + 4 / 3) / 6, abs=1e-15)
 
 
+def test_missing_queries_error_refuses_the_judged_query_without_documents(run):
+    # MISSED has judgments and no retrieved document: skipped by default (trec_eval 9.x), refused with
+    # missing_queries="error" (trec_eval 10.0 without -c), 0 in the mean with complete=True (-c)
+    kind, text = raised(lambda: run.trec_metrics(["RR"], duplicates="first", missing_queries="error"))
+    assert kind is evalframe.SchemaError
+    assert text.startswith(f"query {MISSED!r} of the qrels has no document in the run (no ranked row); with "
+                           "missing_queries='error'")
+    values = run.trec_metrics(["RR"], duplicates="first", missing_queries="error", complete=True)
+    assert values["RR"] == pytest.approx((1 / 2 + 1 + 4 / 3) / 7, abs=1e-15)
+
+
 def test_trec_metrics_identical(pair):
     memory, dask = pair
     got, expected = (r.trec_metrics(["RR", "P@3", "nDCG@3"], duplicates="first") for r in pair)
@@ -155,6 +166,16 @@ def test_trec_metrics_with_trec_evals_flags_identical(pair):
     # Dask hands the object index of query ids back as pandas' str dtype (docs/cluster.md)
     pd.testing.assert_frame_equal(table, memory.trec_query_metrics(["RR"], **keywords).sort_index(),
                                   check_index_type=False, rtol=0, atol=TOLERANCE)
+
+
+def test_trec_counts_set_measures_and_geometric_means_identical(pair):
+    # sums (num_ret, num_rel, num_q) and geometric means (gm_map) merged from the partitions as from one table
+    names = ["num_q", "num_ret", "num_rel", "num_rel_ret", "gm_map", "gm_bpref", "IPrec@0.5", "11pt_avg", "SetP",
+             "SetF(beta=0.5)", "utility", "unj@5", "Judged@3", "Rprec_mult@0.6", "relative_P@2"]
+    got, expected = (r.trec_metrics(names, duplicates="first") for r in pair)
+    assert list(got) == list(expected)
+    assert all(got[m] == pytest.approx(expected[m], abs=TOLERANCE) for m in got)
+    assert expected["NumQ"] == 6  # the 6 queries trec_eval evaluates (test_trec_metrics)
 
 
 def test_wrong_examples(run):

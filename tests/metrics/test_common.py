@@ -307,6 +307,27 @@ TINY_VALUES = {  # every trec entry: a measure of it and its values per query
     "RBP": ("RBP", [0.2 * 0.8, 0.2]),
     # ERR: grade 1 stops with chance (2^1 - 1) / 16, at rank 2 (q0) or 1 (q1)
     "ERR": ("ERR", [(1 / 16) / 2, 1 / 16]),
+    # counts (summed over queries): queries, retrieved, relevant retrieved, relevant, judged non-relevant retrieved
+    "NumQ": ("NumQ", [1.0, 1.0]),
+    "NumRet": ("NumRet", [3.0, 2.0]),
+    "NumRelRet": ("NumRelRet", [1.0, 1.0]),
+    "NumRel": ("NumRel", [2.0, 1.0]),
+    "num_nonrel_judged_ret": ("num_nonrel_judged_ret", [1.0, 1.0]),
+    "gm_map": ("gm_map", [(1 / 2) / 2, 1.0]),  # AP per query (geometric mean over queries)
+    "gm_bpref": ("gm_bpref", [0.0, 1.0]),
+    # recall 0.5: round(0.5 * 2) = 1 relevant (precision 1/2 at rank 2); round(0.5 * 1) = 1 (halves away from 0)
+    "IPrec": ("IPrec@0.5", [1 / 2, 1.0]),
+    # query 0: round(r * 2) is 0 or 1 for r = 0.0 .. 0.7 (precision 1/2), 2 from 0.8 on (never reached: 0)
+    "11pt_avg": ("11pt_avg", [8 * 0.5 / 11, 1.0]),
+    "Rprec_mult": ("Rprec_mult@1.0", [1 / 2, 1 / 1]),  # k = trunc(1.0 * R + 0.9) = R
+    "relative_P": ("relative_P@2", [1 / min(2, 2), 1 / min(2, 1)]),
+    "SetP": ("SetP", [1 / 3, 1 / 2]),
+    "SetR": ("SetR", [1 / 2, 1 / 1]),
+    "SetAP": ("SetAP", [1 / (3 * 2), 1 / (2 * 1)]),
+    "SetF": ("SetF", [2 * (1 / 3) * (1 / 2) / (1 / 3 + 1 / 2), 2 * (1 / 2) * 1 / (1 / 2 + 1)]),
+    "utility": ("utility", [1 - 2, 1 - 1]),  # relevant retrieved - others retrieved
+    "unj": ("unj@3", [1 / 3, 0 / 3]),
+    "Judged": ("Judged@3", [2 / 3, 2 / 2]),  # over min(k, retrieved)
 }
 # TINY's documents: query 0 ranks A (grade 0), B (1), an unjudged one, and D (1) is not retrieved; query 1 ranks E (1),
 # F (0). Their subtopic judgments (documents A B D E F, subtopics s1 s2 of query 0 and s1 of query 1), each document's
@@ -424,7 +445,7 @@ def test_trec_measures_one_value_per_query_within_bounds_and_the_edge_policy(see
         measure, entry = parse_measure(name), entry_of(name)
         got = values[str(measure)]
         assert got.shape == (n_queries,) and got.dtype == np.float64, name
-        low, high = entry.bounds if entry.bounds is not None else (0.0, np.inf)
+        low, high = entry.bounds if entry.bounds is not None else (-np.inf, np.inf)
         # NaN: no value, only where the entry says so (nNRBP of a ranked query without a relevant subtopic)
         value = ~np.isnan(got) if "NaN" in entry.bounds_note else np.ones(n_queries, dtype=bool)
         assert np.all((got[value] >= low) & (got[value] <= high)), (name, got)

@@ -10,7 +10,8 @@ ir_measures ranks a run by score, ties by docid *ascending* (pyndeval's sort; it
 evalframe keeps trec_eval's order (ties by docid descending); the reference is handed evalframe's ranking (trec_eval's
 order, computed here) as distinct scores, so both rank alike. ir_measures 0.4.3 fails on ``judged_only=True`` with the
 pyndeval provider (a TypeError in its filter); its intended definition, the run's unjudged documents removed first,
-is the reference: the run is filtered here before ir_measures sees it.
+is the reference: the run is filtered here before ir_measures sees it, of its documents not judged (absent from the
+qrels, or of grade < 0 there: trec_eval -J's rule, which ``judged_only`` follows for every measure).
 """
 
 from __future__ import annotations
@@ -53,7 +54,12 @@ def trec_ranking(docs: dict[str, float]) -> list[str]:
 
 def reference(measure: object, qrels: Qrels, run: Run, judged_only: bool = False) -> dict[str, float]:
     """ir_measures' per-query values on the run as trec_eval ranks it (scores n, n-1, ...: no tie left to break)."""
-    judged = {(q, d) for q, _, d, _ in qrels}
+    # judged: in the qrels with a grade >= 0 (its highest over the subtopics), as trec_eval -J, which judged_only
+    # follows for every measure: a grade < 0 is pooled but not judged
+    best: dict[tuple[str, str], int] = {}
+    for q, _, d, grade in qrels:
+        best[q, d] = max(grade, best.get((q, d), grade))
+    judged = {key for key, grade in best.items() if grade >= 0}
     rows = []
     for q, docs in run.items():
         ranking = [d for d in trec_ranking(docs) if not judged_only or (q, d) in judged]

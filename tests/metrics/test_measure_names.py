@@ -62,3 +62,23 @@ def test_judged_only_is_pytrec_evals_judged_docs_only_flag():
             assert row[name] == pytest.approx(reference[query][key], abs=1e-12), (query, name)
     plain = EvaluationResult.from_trec(run, qrels).trec_query_metrics(["P@5"])
     assert not np.array_equal(plain["P@5"], ours["P(judged_only=True)@5"])  # the flag changes the numbers here
+
+
+@pytest.mark.parametrize("text, canonical", [
+    ("NumRet(rel=1)", "NumRelRet"), ("NumRet(rel=2)", "NumRelRet(rel=2)"), ("NumRet", "NumRet"),
+    ("alpha-nDCG@20", "alpha_nDCG@20"), ("α_nDCG@20", "alpha_nDCG@20"), ("MAP-IA", "AP_IA"), ("ERR-IA@20", "ERR_IA@20"),
+    ("rbp.p=0.5", "rbp(p=0.5)"), ("rbp.p=0.7,1=2", "rbp(gains={1:2},p=0.7)"), ("set_F.0.5", "SetF(beta=0.5)"),
+])
+def test_ir_measures_and_ndeval_and_trec_eval_parameter_spellings(text, canonical):
+    assert str(parse_measure(text)) == canonical
+
+
+# trec_eval 10.0 prints a measure given parameters after its dot under the stem, an underscore and the parameters as
+# given: `trec_eval -m set_F.0.5 -m utility.2,-1,-3,0.5 -m ndcg.1=3,2=9 -m rbp.p=0.5 -m G.1=2` prints these keys
+@pytest.mark.parametrize("text, key", [
+    ("set_F.0.5", "set_F_0.5"), ("set_F", "set_F"), ("utility.2,-1,-3,0.5", "utility_2,-1,-3,0.5"),
+    ("utility", "utility"), ("ndcg.1=3,2=9", "ndcg_1=3,2=9"), ("rbp.p=0.5", "rbp_p=0.5"), ("G.1=2", "G_1=2"),
+    ("nDCG(dcg='exp-log2')@10", None), ("ERR@10", None), ("SetP(relative=True)", "set_relative_P"),
+])
+def test_trec_eval_keys_of_measures_with_parameters(text, key):
+    assert trec_eval_key(text) == key

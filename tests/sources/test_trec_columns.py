@@ -237,5 +237,8 @@ def test_a_repeated_pair_is_parsed_by_arrow_once_and_named_by_its_line(tmp_path,
         read_coded_tables(run, qrels)
     assert str(caught.value) == (f"{bad}:3: document 'd1' appears twice in query 'q1' (first on line 1); trec_eval "
                                  f"refuses {refused} with duplicate documents (\"duplicate docs\"). Keep one of the "
-                                 "lines.")
+                                 "lines." + ("" if kind == "run" else  # a second column that differs: qrels_jg?
+                                             " The second column differs ('0' on line 1, '1' here): if it names judgment "
+                                             "groups, this is trec_eval's qrels_jg format (trec_eval -R qrels_jg, a "
+                                             "judgment per judge), which evalframe does not evaluate."))
     assert parsed.count(bad.name) == 1

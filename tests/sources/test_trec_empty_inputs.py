@@ -1,0 +1,69 @@
+"""Empty inputs follow the convention of the caller's form (docs/ir-researchers.md, "Reading TREC files").
+
+A run given as a dict follows pytrec_eval (an empty run evaluates no query); ``complete=True`` scores every qrels
+query 0 (as ir_measures does with an empty run, and trec_eval -c); a file follows trec_eval (an empty run file is
+refused, naming it). The references are run here: pytrec_eval and ir_measures.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+
+from evalframe import EvaluationResult
+from evalframe.errors import LoadError
+from evalframe.sources.trec_files import read_run
+
+QRELS = {"q1": {"d1": 1, "d2": 0}, "q2": {"d3": 2}}
+MEASURES = {"AP": "map", "P@5": "P_5", "nDCG": "ndcg", "RR": "recip_rank"}
+
+
+def _table(run, **options):
+    result = EvaluationResult.from_trec(run, QRELS, progress=False)
+    return result.trec_query_metrics(list(MEASURES), **options)
+
+
+def test_an_empty_run_dict_evaluates_no_query_as_pytrec_eval_does():
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    assert pytrec_eval.RelevanceEvaluator(QRELS, set(MEASURES.values())).evaluate({}) == {}
+    assert len(_table({})) == 0
+    assert read_run({}).columns.tolist() == ["qid", "docid", "score", "rank"] and len(read_run({})) == 0
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        means = EvaluationResult.from_trec({}, QRELS, progress=False).trec_metrics(list(MEASURES))
+    assert means == {name: 0.0 for name in MEASURES}  # as before for a run sharing no query with the qrels
+    assert any("no query of node 'Retriever' is evaluated" in str(warning.message) for warning in caught)
+
+
+def test_an_empty_run_with_complete_scores_every_qrels_query_zero_as_ir_measures_does():
+    ir_measures = pytest.importorskip("ir_measures")
+    parsed = [ir_measures.parse_measure(name) for name in MEASURES]
+    theirs = {(metric.query_id, str(metric.measure)): metric.value for metric in ir_measures.iter_calc(parsed, QRELS, {})}
+    table = _table({}, complete=True)
+    assert sorted(table.index) == ["q1", "q2"]
+    assert {(qid, name): value for qid, row in table.iterrows() for name, value in row.items()} == theirs
+    assert all(value == 0.0 for value in theirs.values())
+
+
+def test_a_run_dict_query_without_documents_is_not_in_the_run():
+    """pytrec_eval evaluates a run query given as {} (every measure 0); evalframe reads it as a query the run does not
+    retrieve for: skipped, or 0 with complete=True (documented difference, docs/ir-researchers.md)."""
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    run = {"q1": {}, "q2": {"d3": 1.0}}
+    theirs = pytrec_eval.RelevanceEvaluator(QRELS, set(MEASURES.values())).evaluate(run)
+    assert sorted(theirs) == ["q1", "q2"] and all(value == 0.0 for value in theirs["q1"].values())
+    with pytest.warns(UserWarning, match=r"the run dict gives 1 query no document \(e.g. \['q1'\]\): read as queries "
+                                         "the run retrieves nothing for"):
+        assert _table(run).index.tolist() == ["q2"]
+    with pytest.warns(UserWarning, match="pytrec_eval scores such a query 0"):
+        table = _table(run, complete=True)  # both queries, as pytrec_eval gives them
+    assert {qid: {name: float(row[name]) for name in MEASURES} for qid, row in table.iterrows()} == {
+        qid: {name: pytest.approx(theirs[qid][trec], abs=1e-12) for name, trec in MEASURES.items()} for qid in theirs}
+
+
+def test_an_empty_run_file_is_refused_naming_it_as_trec_eval_does(tmp_path):
+    path = tmp_path / "run.txt"
+    path.write_text("")
+    with pytest.raises(LoadError, match=f"run file {path} holds no line; a TREC run file has one line"):
+        EvaluationResult.from_trec(path, QRELS, progress=False)
