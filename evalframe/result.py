@@ -37,7 +37,7 @@ from .frames.store import PreparedStore
 from .frames.tables import answer_query_metrics, document_query_metrics
 from .frames.topk import answers_kept, check_retriever_node, document_rows_kept
 from .metrics.registry import ANSWER_METRICS, DOCUMENT_METRICS
-from .metrics.trec import parse_measures
+from .metrics.trec import parse_measure, parse_measures
 from .report import Report, build_report
 from .sources.flatten import flatten
 from .sources.trec import TrecNodeSource, qrels_from_frame, read_coded_tables, run_from_frame
@@ -74,7 +74,7 @@ def _looks_like_measure(name: str, parameter: str, choices: Sequence[str]) -> bo
     if name in ANSWER_METRICS or name in DOCUMENT_METRICS:
         return False
     try:
-        parse_measures([name])
+        parse_measure(name)
     except EvalframeError as error:
         try:
             check.check_choice(name, tuple(choices), name=parameter)
@@ -563,7 +563,7 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         n = check.check_positive_int(n, name="n")
         measure = None
         if isinstance(document_metric, str) and _looks_like_measure(document_metric, "document_metric", tuple(DOCUMENT_METRICS)):
-            measure = document_metric = str(parse_measures([document_metric])[0])
+            measure = document_metric = str(parse_measure(document_metric))
         else:
             check.check_choice(document_metric, tuple(DOCUMENT_METRICS), name="document_metric")
         check.check_choice(answer_metric, tuple(ANSWER_METRICS), name="answer_metric")

@@ -124,9 +124,11 @@ def measure_names(metrics: Sequence[str]) -> tuple[list[str], list[str]]:
     named, measures = [], []
     for metric in metrics:
         if metric not in METRICS:
-            try:
-                metric = str(parse_measures([metric])[0])
-                measures.append(metric)
+            try:  # a trec_eval name may be several measures: P.5,10
+                read = [str(measure) for measure in parse_measures([metric])]
+                measures.extend(read)
+                named.extend(read)
+                continue
             except EvalframeError:
                 pass
         named.append(metric)

@@ -41,7 +41,7 @@ from ..io.folder import Folder
 from ..io.manifest import read_manifest
 from ..io.partitioned import check_key_summaries, key_summary, partition_of_ids, read_partition
 from ..metrics.registry import DOCUMENT_METRICS
-from ..metrics.trec import parse_measures
+from ..metrics.trec import parse_measure, parse_measures
 from ..options import MetricOptions, with_options
 from ..result import EvaluationResult
 from .client import current_client, run
@@ -662,7 +662,7 @@ def _document_value(example: dict[str, Any], arguments: dict[str, Any]) -> float
     metrics = example["metrics"]
     if metric in metrics:
         return float(metrics[metric])
-    return float(metrics[str(parse_measures([metric])[0])])
+    return float(metrics[str(parse_measure(metric))])
 
 
 def _sort_value(value: float, metric: str | None) -> float:
