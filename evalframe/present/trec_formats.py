@@ -312,8 +312,10 @@ def trec_eval_request(texts: Sequence[str], *, trec_eval: bool = False) -> TrecE
     Examples
     --------
     >>> request = trec_eval_request(["P.10,5", "map", "official"])
-    >>> [str(m) for m in request.measures][:4], request.runid, "gm_map" in request.missing
-    (['P@10', 'P@5', 'AP', 'Rprec'], True, True)
+    >>> [str(m) for m in request.measures][:4], request.runid, request.missing
+    (['P@10', 'P@5', 'AP', 'NumRet'], True, [])
+    >>> trec_eval_request(["all_trec"]).missing  # a per-query string, not a number: evalframe does not print it
+    ['relstring']
     >>> trec_eval_request(["P.5", "P.10"], trec_eval=True).ignored
     ['P.10']
     """

@@ -57,7 +57,8 @@ OPTIONS = [{}, {"simulated_top_k_retriever": 2}, {"simulated_top_k_reader": 1, "
            {"document_scope": "document_id_or_answer", "simulated_top_k_retriever": 1}]
 
 
-@pytest.mark.parametrize("partitions", [1, 7])
+# seven partitions on the cluster go behind the stress marker (.ci/run runs it in full): the suite stays under 5 minutes
+@pytest.mark.parametrize("partitions", [1, pytest.param(7, marks=pytest.mark.stress)])
 def test_every_analysis_equals_the_in_memory_one_on_synthetic_results(tmp_path, client, partitions):
     memory, cluster = both(make_result(80, seed=3), tmp_path, partitions, client)
     for options in OPTIONS[:4]:
@@ -136,6 +137,7 @@ def results(draw):
     return EvaluationResult(frames)
 
 
+@pytest.mark.stress  # a generated sweep on the cluster: .ci/run runs it with -m stress (the suite stays under 5 minutes)
 @settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
 @given(result=results(), partitions=st.integers(1, 5), options=st.sampled_from(OPTIONS),
        n=st.integers(1, 6))

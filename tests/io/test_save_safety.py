@@ -170,9 +170,17 @@ def test_an_oserror_while_writing_becomes_a_save_error_and_keeps_the_old_folder(
 
 
 # ------------------------------------------------------------------------ 3: every step, every fault
-@pytest.mark.parametrize(("fault", "fmt"), [(fault, fmt) for fmt in FORMATS for fault in ("ENOSPC", "interrupt")]
-                         + [("EACCES", "csv")])  # EACCES takes ENOSPC's path: once is enough
-@pytest.mark.parametrize("fallback", [False, True], ids=["exchange", "rename-fallback"])
+def _sweeps() -> list:
+    """(fault, fmt, fallback) of the sweep: two in the README's suite (each path, each format, each fault once), the
+    others behind the stress marker, which .ci/run runs in full (the suite must stay under 5 minutes)."""
+    cases = [(fault, fmt, fallback) for fallback in (False, True)
+             for fault, fmt in [(f, fmt) for fmt in FORMATS for f in ("ENOSPC", "interrupt")] + [("EACCES", "csv")]]
+    quick = {("ENOSPC", "csv", False), ("interrupt", "parquet", True)}
+    return [pytest.param(*case, id=f"{'rename-fallback' if case[2] else 'exchange'}-{case[0]}-{case[1]}",
+                         marks=() if case in quick else pytest.mark.stress) for case in cases]
+
+
+@pytest.mark.parametrize(("fault", "fmt", "fallback"), _sweeps())  # EACCES takes ENOSPC's path: once is enough
 def test_a_fault_at_any_step_leaves_the_old_or_the_new_result(tmp_path, monkeypatch, user_files, fmt, fault, fallback):
     if fallback:  # a filesystem without the atomic exchange
         monkeypatch.setattr(_atomic, "_exchange", lambda a, b: False)
