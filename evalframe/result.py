@@ -38,6 +38,8 @@ from .frames.tables import answer_query_metrics, document_query_metrics
 from .frames.topk import answers_kept, check_retriever_node, document_rows_kept
 from .metrics.registry import ANSWER_METRICS, DOCUMENT_METRICS
 from .metrics.trec import parse_measure, parse_measures
+from .metrics.trec_gain_kernels import relstrings
+from .metrics.trec_kernels import RankedRows
 from .report import Report, build_report
 from .sources.flatten import flatten
 from .sources.trec import TrecNodeSource, qrels_from_frame, read_coded_tables, run_from_frame
@@ -520,6 +522,51 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
             raise InvalidParameterError(f"node {node!r} has no document rows with eval_mode={eval_mode!r}.")
         check_missing_queries(rows, missing_queries, complete)
         return trec_query_table(cut_ranking(rows, max_docs=cut[0], judged_only=cut[1]), parsed, complete=complete), node
+
+    def trec_relstrings(self, length: int = 10, *, node: str | None = None, eval_mode: str = "integrated",
+                        complete: bool = False, duplicates: str = "error", missing_queries: str = "skip",
+                        max_docs: int | None = None, judged_only: bool = False) -> pd.Series:
+        """trec_eval's ``relstring`` per query (``trec_eval -q -m relstring.N``, ``m_relstring.c``): one character
+        per document of the top ``length``: its grade 0-9, ``>`` above 9, ``-`` not in the qrels, ``.`` judged with
+        a grade below 0. A string, not a number: it has no mean (trec_eval prints it per query only).
+
+        The other parameters are :meth:`trec_metrics`'. Returns a Series of str with index ``multilabel_id``, the
+        queries of :meth:`trec_query_metrics`, in its order.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from evalframe import EvaluationResult
+        >>> frame = pd.DataFrame({"multilabel_id": ["q1", "q1", "q1", "q2"], "type": "document",
+        ...                       "eval_mode": "integrated", "rank": [1, 2, 3, 1], "document_id": ["d1", "d2", "d3", "d4"],
+        ...                       "gold_document_ids": [["d2", "d3"]] * 3 + [["d4"]],
+        ...                       "gold_document_relevance": [[12, 0]] * 3 + [[1]]})
+        >>> EvaluationResult({"Retriever": frame}).trec_relstrings(2).to_dict()  # d1 unjudged, d2 graded 12
+        {'q1': '->', 'q2': '1'}
+        """
+        cut = check_cut(max_docs, judged_only, None)
+        if isinstance(length, bool) or not isinstance(length, int):
+            raise InvalidParameterError(f"length is the number of top documents shown, an int; got {length!r}.",
+                                        parameter="length")
+        complete = check.check_real_bool(complete, name="complete")
+        eval_mode = check.check_choice(eval_mode, EVAL_MODES, name="eval_mode")
+        duplicates = check.check_choice(duplicates, DUPLICATE_RULES, name="duplicates")
+        missing_queries = check.check_choice(missing_queries, MISSING_QUERY_RULES, name="missing_queries")
+        documents = [name for name in self.node_results if self._store.has_rows(name, "document")]
+        if node is None:
+            node = document_node(documents, list(self.node_results), _TREC_NEEDED)
+        node = check.check_node(node, list(self.node_results))
+        rows = self._store.judged_rows(node, eval_mode, duplicates) if node in documents else None
+        if rows is None:
+            raise InvalidParameterError(f"node {node!r} has no document rows with eval_mode={eval_mode!r}; "
+                                        f"relstring ranks documents. Nodes with document rows: {documents}.")
+        check_missing_queries(rows, missing_queries, complete)
+        rows = cut_ranking(rows, max_docs=cut[0], judged_only=cut[1])
+        ranked = RankedRows(row_query=rows.row_query, position=rows.position, grade=rows.grade,
+                            judged_query=rows.judged_query, judged_grade=rows.judged_grade, n_queries=rows.n_queries)
+        evaluated = rows.evaluated(complete)
+        return pd.Series(relstrings(ranked, max(length, 0))[evaluated], index=pd.Index(
+            rows.query_ids[evaluated], name="multilabel_id"), dtype=object, name="relstring")
 
     @_fresh
     @with_options(MetricOptions, positional=(

@@ -28,7 +28,7 @@ from ..errors import EvalframeError
 from ..metrics.trec import parse_measures
 from ..options import MatchingOptions, MetricOptions
 from .formats import TABLE_FORMATS, above_one_note, render_table, short_text
-from .trec_formats import TREC_FORMATS, TrecTable, trec_request
+from .trec_formats import TREC_FORMATS, TrecTable, relstring_column, trec_request
 from ..result import EvaluationResult
 from ..sources.runs import query_lines, read_runs
 from ..trec_compare import MAX_P as TREC_MAX_P
@@ -409,15 +409,22 @@ def _trec(args: argparse.Namespace) -> str:
         raise EvalframeError(f"--digits must be between 0 and 17; got {args.digits}.")
     measures = trec_request(args)
     result = EvaluationResult.from_trec(args.run, args.qrels, subtopics=bool(getattr(args, "subtopics", False)))
-    table = result.trec_query_metrics([str(m) for m in measures], complete=args.complete,
-                                      missing_queries=args.missing_queries, max_docs=getattr(args, "max_docs", None),
-                                      judged_only=getattr(args, "judged_only", False))
+    options = {"complete": args.complete, "missing_queries": args.missing_queries,
+               "max_docs": getattr(args, "max_docs", None), "judged_only": getattr(args, "judged_only", False)}
+    relstring = getattr(args, "relstring", None)  # --format trec_eval only: a string per query
+    found = result.trec_relstrings(relstring[1], **options) if relstring is not None else None
+    if measures or found is None:
+        table = result.trec_query_metrics([str(m) for m in measures], **options)
+    else:  # -m relstring alone (or with runid / num_q)
+        table = pd.DataFrame(index=found.index)
     means = aggregate.means(aggregate.partial(table)) if len(table) else {column: 0.0 for column in table.columns}
     if not len(table):
         print_warning(f"no query of {args.run} is evaluated: none is also in {args.qrels} (trec_eval evaluates the queries "
                       "of both; -c adds the qrels' queries missing from the run).")
     columns = {str(name): table[name].to_numpy(dtype=np.float64) for name in table.columns}
-    return TREC_FORMATS[args.format](TrecTable([str(qid) for qid in table.index], columns), means, args)
+    strings: dict[str, Sequence[str]] = ({relstring[0]: relstring_column(found.reindex(table.index).tolist(), relstring)}
+               if relstring is not None and found is not None else {})
+    return TREC_FORMATS[args.format](TrecTable([str(qid) for qid in table.index], columns, strings), means, args)
 
 
 #: Each command's implementation, by name (``list-metrics`` is :mod:`evalframe.present.cli`'s).

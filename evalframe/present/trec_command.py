@@ -22,17 +22,20 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from ..frames.judged_codes import check_missing_queries, cut_ranking, judged_rows_of_codes
 from ..metrics.trec import aggregation_of, evaluate
+from ..metrics.trec_gain_kernels import relstrings
+from ..metrics.trec_kernels import RankedRows
 from ..sources.trec_arrow import (QRELS_FORMAT, RUN_FORMAT, ArrowColumns, arrow_of, arrow_trec_order, dictionary_codes,
                                   memory_pool, numpy_of, read_arrow, string_array)
 from ..sources.trec_ranking import pairs_repeat, query_order_positions
 from .parsers import print_warning
-from .trec_formats import TREC_FORMATS, TrecTable, trec_request
+from .trec_formats import TREC_FORMATS, TrecTable, relstring_column, trec_request
 
 __all__ = ["trec_columnar", "trec_means"]
 
@@ -175,7 +178,14 @@ def trec_columnar(args: argparse.Namespace) -> str | None:
     values = evaluate(measures, row_query=rows.row_query, position=rows.position, grade=rows.grade,
                       judged_query=rows.judged_query, judged_grade=rows.judged_grade, n_queries=rows.n_queries)
     evaluated = rows.evaluated(args.complete)
-    table = TrecTable(rows.query_ids[evaluated].tolist(), {name: column[evaluated] for name, column in values.items()})
+    strings: dict[str, Sequence[str]] = {}
+    if getattr(args, "relstring", None) is not None:
+        ranked = RankedRows(row_query=rows.row_query, position=rows.position, grade=rows.grade,
+                            judged_query=rows.judged_query, judged_grade=rows.judged_grade, n_queries=rows.n_queries)
+        strings[args.relstring[0]] = relstring_column(relstrings(ranked, args.relstring[1])[evaluated].tolist(),
+                                                      args.relstring)
+    table = TrecTable(rows.query_ids[evaluated].tolist(), {name: column[evaluated] for name, column in values.items()},
+                      strings)
     if not len(table):
         print_warning(f"no query of {args.run} is evaluated: none is also in {args.qrels} (trec_eval evaluates the queries "
                       "of both; -c adds the qrels' queries missing from the run).")

@@ -39,7 +39,7 @@ from .parsers import TREC_DEFAULT_MEASURES, print_warning
 
 __all__ = ["TrecTable", "TREC_FORMATS", "trec_tsv", "trec_json", "trec_markdown", "trec_eval_text", "cell_text",
            "TREC_EVAL_ORDER", "TREC_EVAL_SETS", "TrecEvalRequest", "trec_eval_request", "trec_eval_place", "run_tag",
-           "read_zscores", "trec_request"]
+           "read_zscores", "trec_request", "relstring_column"]
 
 
 @dataclass(frozen=True)
@@ -52,6 +52,9 @@ class TrecTable:
         The evaluated queries, in result order (the run's order, as trec_eval ``-q`` prints them).
     columns : dict of str to numpy.ndarray
         Each measure's name (as printed) and its float64 value per query, in ``query_ids``' order (NaN: no value).
+    strings : dict of str to sequence of str, optional
+        trec_eval's per-query strings by the name it prints (``relstring``, ``relstring_20``), in ``query_ids``'
+        order: printed per query only (``-q``), quoted, by ``--format trec_eval`` only (:func:`trec_eval_text`).
 
     Examples
     --------
@@ -62,6 +65,7 @@ class TrecTable:
 
     query_ids: Sequence[str]
     columns: dict[str, np.ndarray]
+    strings: dict[str, Sequence[str]] = dataclasses.field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.query_ids)
@@ -277,6 +281,11 @@ class TrecEvalRequest:
         The key trec_eval prints for a measure given parameters other than cutoffs, by canonical name: the stem and
         the parameters as typed (``-m utility.1.0,-1.0,0.0,0.0``: ``utility_1.0,-1.0,0.0,0.0``; ``-m ndcg.1=3,2=9``:
         ``ndcg_1=3,2=9``), with ``--format trec_eval``.
+    relstring : tuple of (str, int), optional
+        With ``--format trec_eval``, when ``relstring`` is asked for (by name or in ``all_trec``): the name trec_eval
+        prints (``relstring``; ``relstring_20`` for ``-m relstring.20``, the parameter as typed) and the length, the
+        number of top documents it shows (``m_relstring.c``: 10 by default; the first ``relstring.N`` given is read).
+        None otherwise (without ``--format trec_eval`` relstring is in ``missing``).
     """
 
     measures: list[Measure]
@@ -285,6 +294,7 @@ class TrecEvalRequest:
     missing: list[str] = dataclasses.field(default_factory=list)
     ignored: list[str] = dataclasses.field(default_factory=list)
     keys: dict[str, str] = dataclasses.field(default_factory=dict)
+    relstring: tuple[str, int] | None = None
 
 
 def _stem_kind(stem: str) -> str | None:
@@ -314,8 +324,10 @@ def trec_eval_request(texts: Sequence[str], *, trec_eval: bool = False) -> TrecE
     >>> request = trec_eval_request(["P.10,5", "map", "official"])
     >>> [str(m) for m in request.measures][:4], request.runid, request.missing
     (['P@10', 'P@5', 'AP', 'NumRet'], True, [])
-    >>> trec_eval_request(["all_trec"]).missing  # a per-query string, not a number: evalframe does not print it
+    >>> trec_eval_request(["all_trec"]).missing  # a per-query string: printed by --format trec_eval only
     ['relstring']
+    >>> trec_eval_request(["all_trec", "relstring.20"], trec_eval=True).relstring
+    ('relstring_20', 20)
     >>> trec_eval_request(["P.5", "P.10"], trec_eval=True).ignored
     ['P.10']
     """
@@ -330,12 +342,24 @@ def trec_eval_request(texts: Sequence[str], *, trec_eval: bool = False) -> TrecE
         for measure in found:
             measures.setdefault(str(measure), measure)
 
+    relstring: tuple[str, int] | None = None
     for text in texts:
         text = text.strip()
+        if trec_eval and text.partition(".")[0] == "relstring":  # a string per query: not a Measure
+            if text == "relstring":
+                relstring = relstring or ("relstring", RELSTRING_LENGTH)
+            elif relstring is not None and relstring[0] != "relstring":
+                ignored.append(text)  # trec_eval reads the first parameter list
+            else:
+                relstring = _relstring_param(text)
+            continue
         if text in TREC_EVAL_SETS:
             for member in TREC_EVAL_SETS[text]:
                 if member in flags:
                     flags[member] = True
+                    continue
+                if trec_eval and member == "relstring":
+                    relstring = relstring or ("relstring", RELSTRING_LENGTH)
                     continue
                 stem_given = trec_eval and member in given
                 try:
@@ -361,6 +385,8 @@ def trec_eval_request(texts: Sequence[str], *, trec_eval: bool = False) -> TrecE
             if trec_eval and dot and len(found) == 1 and _stem_kind(stem) not in (None, "cutoffs"):
                 keys[str(found[0])] = f"{stem}_{text.partition('.')[2]}"  # trec_eval prints the parameters as typed
         except InvalidParameterError as error:
+            if stem == "relstring":
+                raise InvalidParameterError(f"{RELSTRING_ONLY}; got -m {text}.", parameter="measures") from None
             if trec_eval and stem in TREC_EVAL_ORDER and _stem_kind(stem) is None:
                 missing.append(text)  # trec_eval's measure evalframe does not compute: named, the others printed
                 continue
@@ -382,7 +408,42 @@ def trec_eval_request(texts: Sequence[str], *, trec_eval: bool = False) -> TrecE
             kept[name] = measure
         measures = kept
     return TrecEvalRequest(list(measures.values()), flags["runid"], flags["num_q"],
-                           list(dict.fromkeys(missing)), ignored, keys)
+                           list(dict.fromkeys(missing)), ignored, keys, relstring)
+
+
+#: trec_eval's ``relstring`` length without a parameter (``m_relstring.c``: ``relstring.10``).
+RELSTRING_LENGTH = 10
+#: Why relstring is printed with ``--format trec_eval`` only.
+RELSTRING_ONLY = ("relstring is a string per query (trec_eval's grades of the top documents), printed by --format "
+                  "trec_eval -q only, as trec_eval prints it")
+
+
+def relstring_column(strings: Sequence[str], relstring: tuple[str, int]) -> list[str]:
+    """Each query's ``relstring`` as trec_eval prints it for ``relstring`` (:attr:`TrecEvalRequest.relstring`): a
+    query without run lines (``-c``) is given one unjudged document by trec_eval, whose clean-up empties the string
+    only when the measure is named ``relstring`` (``trec_eval.c`` compares the printed name): ``relstring.N``
+    prints ``-`` for it. The strings of such queries are empty; a query with run lines has an empty one only when
+    the length is 0.
+
+    Examples
+    --------
+    >>> relstring_column([">.3", ""], ("relstring_3", 3)), relstring_column([">.3", ""], ("relstring", 10))
+    (['>.3', '-'], ['>.3', ''])
+    """
+    if relstring[0] == "relstring" or relstring[1] < 1:
+        return list(strings)
+    return [text or "-" for text in strings]
+
+
+def _relstring_param(text: str) -> tuple[str, int]:
+    """``relstring.N`` as trec_eval reads it: the name it prints (the parameter as typed) and the length (C's
+    ``atof`` of N cast to long: ``relstring.2.7`` shows 2 documents, a negative one none)."""
+    typed = text.partition(".")[2]
+    read = re.match(r"\s*[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?", typed)
+    if read is None or "," in typed:
+        raise InvalidParameterError(f"relstring takes one parameter, the number of top documents shown (trec_eval's "
+                                    f"relstring.N); got -m {text}. Give e.g. -m relstring.20.", parameter="measures")
+    return f"relstring_{typed}", max(int(float(read.group())), 0)
 
 
 def _as_trec_eval_reads(text: str) -> str:
@@ -588,9 +649,14 @@ def trec_eval_text(table: TrecTable, means: dict[str, float], args: argparse.Nam
 
     lines: list[str] = []
     if args.per_query:  # trec_eval prints runid, num_q and the geometric means in the summary only
-        texts = [[line(keys[name][1], qid, value) for qid, value in zip(qids, columns[name].tolist())]
+        texts = [(TREC_EVAL_ORDER.index(keys[name][0]), keys[name][2],
+                  [line(keys[name][1], qid, value) for qid, value in zip(qids, columns[name].tolist())])
                  for name in names if keys[name][0] not in _SUMMARY_ONLY]
-        for row in zip(*texts):
+        for printed, strings in table.strings.items():  # per query only, quoted (m_relstring.c), -Z or not
+            texts.append((TREC_EVAL_ORDER.index(printed.partition("_")[0]), 0.0,
+                          [f"{printed:<22}\t{qid}\t'{strings[i]}'" for qid, i in zip(qids, order)]))
+        texts.sort(key=lambda entry: (entry[0], entry[1]))
+        for row in zip(*(entry[2] for entry in texts)):
             lines += row
     if getattr(args, "summary", True):
         if getattr(args, "runid", None) is not None:
@@ -604,9 +670,10 @@ def trec_eval_text(table: TrecTable, means: dict[str, float], args: argparse.Nam
 def trec_request(args: argparse.Namespace) -> list[Measure]:
     """The measures ``evalframe trec`` computes for ``args`` (``-m``, ``-l``, ``--format``), its flags checked, and
     what the renderers read set on ``args``: ``runid`` (the run's tag when ``runid`` is asked for with ``--format
-    trec_eval``), ``num_q``, ``zscore_table`` (``-Z``). Warns (stderr) of trec_eval's measures a set names that
-    evalframe does not compute, of parameter lists trec_eval ignores and of ``-N``, which none of them reads. Done
-    once per ``args`` (the columnar path and the one through ``from_trec`` share it).
+    trec_eval``), ``num_q``, ``zscore_table`` (``-Z``), ``relstring`` (:attr:`TrecEvalRequest.relstring`). Warns
+    (stderr) of trec_eval's measures a set names that evalframe does not compute, of relstring without ``--format
+    trec_eval``, of parameter lists trec_eval ignores and of ``-N``, which none of them reads. Done once per
+    ``args`` (the columnar path and the one through ``from_trec`` share it).
 
     Examples
     --------
@@ -645,11 +712,14 @@ def trec_request(args: argparse.Namespace) -> list[Measure]:
         measures.append(measure)
         if str(asked) in request.keys:
             keys[str(measure)] = request.keys[str(asked)]
-    if not measures and not (trec_eval and (request.runid or request.num_q)):
+    if not measures and not (trec_eval and (request.runid or request.num_q or request.relstring)):
         raise InvalidParameterError(f"evalframe computes none of the measures asked for ({', '.join(request.missing)});"
                                     " evalframe list-metrics lists those it does.", parameter="measures")
-    if request.missing:
-        print_warning(f"evalframe does not compute trec_eval's {', '.join(request.missing)} yet: not printed.")
+    missing = [name for name in request.missing if name != "relstring"]
+    if missing:
+        print_warning(f"evalframe does not compute trec_eval's {', '.join(missing)} yet: not printed.")
+    if "relstring" in request.missing:
+        print_warning(f"{RELSTRING_ONLY}: not printed with --format {args.format}.")
     if request.ignored:
         print_warning(f"-m {', '.join(request.ignored)} ignored: trec_eval reads a measure's first parameter list "
                       "only, and --format trec_eval prints what it prints.")
@@ -659,6 +729,7 @@ def trec_request(args: argparse.Namespace) -> list[Measure]:
     args.runid = run_tag(args.run) if trec_eval and request.runid else None
     args.num_q = request.num_q
     args.trec_eval_keys = keys
+    args.relstring = request.relstring
     args.zscore_table = zscore_table
     args._measures = measures
     return measures

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from evalframe import EvaluationResult
@@ -36,7 +37,7 @@ DEFAULT_BINARY = Path.home() / ".cache" / "evalframe-bench" / "trec_eval-10.0" /
 
 #: trec_eval's measures (stems) that evalframe does not compute yet: the sets' outputs are compared without their
 #: lines, and the whole outputs in a test expected to fail, which names them.
-STILL_MISSING = frozenset({"relstring"})  # a string per query, not a number
+STILL_MISSING: frozenset[str] = frozenset()
 
 #: The measures of evalframe, by trec_eval's names, asked for in each flag's test.
 MEASURES = ["-m", "map", "-m", "P.1,2,5,10", "-m", "recall.3,10", "-m", "ndcg", "-m", "ndcg_cut.3,10", "-m",
@@ -499,7 +500,7 @@ TREC_EVAL_OWN = {
                                                 "(trec_eval's 11pt_avg..25,.5,.75); the measure core's to add")]
                  if name == "out.test.meas_params" else []) for name in TREC_EVAL_OWN])
 def test_trec_evals_own_expected_outputs(trec_eval, capsys, monkeypatch, name):
-    """trec_eval 10.0's own test files and expected outputs (its test/ folder), but relstring's lines."""
+    """trec_eval 10.0's own test files and expected outputs (its test/ folder), relstring's lines too."""
     test = trec_eval.parent / "test"
     expected_file = test / name.split(" ")[0]
     if not expected_file.is_file():
@@ -507,8 +508,68 @@ def test_trec_evals_own_expected_outputs(trec_eval, capsys, monkeypatch, name):
     monkeypatch.chdir(test)
     run, qrels, *flags = TREC_EVAL_OWN[name]
     out, _ = ours(capsys, flags, Path(run), Path(qrels))
-    expected = [line for line in expected_file.read_text().splitlines() if stem(line.removeprefix("Z")) != "relstring"]
-    assert out.splitlines() == expected
+    assert out.splitlines() == expected_file.read_text().splitlines()
+
+
+#: A qrels with grades above 9 and below 0 (-1, -2, -3: trec_eval prints '.' for each), a query with fewer documents
+#: than relstring's length, unjudged documents ('-'), a query the run lacks (-c) and one that is not judged.
+RELSTRING_QRELS = "q1 0 d1 12\nq1 0 d2 -1\nq1 0 d3 -2\nq1 0 d4 -3\nq1 0 d5 3\nq1 0 d6 0\nq1 0 d9 10\nq2 0 x1 1\n"
+RELSTRING_RUN = ("q1 Q0 d1 1 9 r\nq1 Q0 d2 2 8 r\nq1 Q0 d3 3 7 r\nq1 Q0 d4 4 6 r\nq1 Q0 d5 5 5 r\nq1 Q0 d6 6 4 r\n"
+                 "q1 Q0 dx 7 3 r\nq1 Q0 d9 8 2.5 r\nq1 Q0 dy 9 2 r\nq1 Q0 d7 10 1.5 r\nq1 Q0 d8 11 1 r\n"
+                 "q2 Q0 x2 1 3 r\nq2 Q0 x1 2 2 r\nq4 Q0 x1 1 1 r\n")
+
+
+@pytest.mark.parametrize("sep", [" ", "\t"], ids=["columnar", "from_trec"])
+@pytest.mark.parametrize("flags", [
+    ["-q", "-m", "relstring"], ["-q", "-m", "relstring.20", "-m", "P.2"], ["-q", "-m", "relstring.3", "-m",
+    "relstring.5", "-m", "map"], ["-q", "-m", "relstring", "-m", "relstring.2.7"], ["-q", "-m", "relstring.0"],
+    ["-q", "-m", "relstring.-4", "-m", "runid", "-m", "num_q"], ["-q", "-M", "3", "-J", "-m", "relstring"],
+    ["-q", "-J", "-m", "relstring.5", "-m", "all_trec"], ["-q", "-M1", "-m", "relstring"], ["-m", "relstring"],
+    ["-m", "relstring", "-m", "P.5"], ["-q", "-n", "-m", "relstring"], ["-q", "-l", "3", "-m", "all_trec"]],
+    ids=" ".join)
+def test_relstring_as_trec_eval_prints_it(trec_eval, tmp_path, capsys, flags, sep):
+    run, qrels = tmp_path / "run", tmp_path / "qrels"
+    run.write_text(RELSTRING_RUN.replace(" ", sep))
+    qrels.write_text(RELSTRING_QRELS.replace(" ", sep))
+    assert ours(capsys, flags, run, qrels)[0] == reference(trec_eval, flags, run, qrels)
+
+
+@pytest.mark.parametrize("sep", [" ", "\t"], ids=["columnar", "from_trec"])
+@pytest.mark.parametrize("measure", ["relstring", "relstring.4", "relstring.0", "all_trec"])
+def test_relstring_of_a_qrels_query_the_run_lacks_with_c(trec_eval, tmp_path, capsys, measure, sep):
+    """trec_eval ranks one unjudged document for such a query and empties the string after for ``relstring``
+    only (its clean-up compares the printed name): ``relstring.4`` prints ``'-'``."""
+    run, qrels = tmp_path / "run", tmp_path / "qrels"
+    run.write_text(RELSTRING_RUN.replace(" ", sep))
+    qrels.write_text((RELSTRING_QRELS + "q3 0 z1 1\n").replace(" ", sep))
+    flags = ["-q", "-c", "-m", measure, "-m", "P.5"]
+    assert ours(capsys, flags, run, qrels)[0] == subprocess.run(
+        [str(trec_eval), *flags, str(qrels), str(run)], capture_output=True).stdout.decode()
+
+
+@pytest.mark.parametrize("fmt", ["tsv", "json", "markdown"])
+def test_relstring_is_named_as_printed_by_trec_eval_format_only(tmp_path, capsys, fmt):
+    run, qrels = tmp_path / "run", tmp_path / "qrels"
+    run.write_text(RELSTRING_RUN)
+    qrels.write_text(RELSTRING_QRELS)
+    assert cli.main(["trec", str(run), str(qrels), "--format", fmt, "-q", "-m", "all_trec"]) == 0
+    out, err = capsys.readouterr()
+    assert "relstring is a string per query" in err and "--format trec_eval" in err and "relstring" not in out
+    assert cli.main(["trec", str(run), str(qrels), "--format", fmt, "-m", "relstring.5"]) != 0
+    assert "printed by --format trec_eval -q only" in capsys.readouterr().err
+
+
+def test_trec_relstrings_of_the_api():
+    """Hand-worked: q1 ranks d1 (graded 12), d2 (not judged), d3 (graded -2), d4 (graded 3); q2 one document. With
+    -J trec_eval 10.0 drops d3 as well (its binary prints '>3' for relstring.3 of these files)."""
+    frame = pd.DataFrame({"multilabel_id": ["q1"] * 4 + ["q2"], "type": "document", "eval_mode": "integrated",
+                          "rank": [1, 2, 3, 4, 1], "document_id": ["d1", "d2", "d3", "d4", "e1"],
+                          "gold_document_ids": [["d1", "d3", "d4"]] * 4 + [["e1"]],
+                          "gold_document_relevance": [[12, -2, 3]] * 4 + [[0]]})
+    result = EvaluationResult({"Retriever": frame})
+    assert result.trec_relstrings().to_dict() == {"q1": ">-.3", "q2": "0"}
+    assert result.trec_relstrings(3, judged_only=True).to_dict() == {"q1": ">3", "q2": "0"}
+    assert result.trec_relstrings(2, max_docs=1).to_dict() == {"q1": ">", "q2": "0"}
 
 
 @pytest.mark.xfail(strict=True, reason="with -c, trec_eval's summary num_rel counts every qrels line graded > 0, "
