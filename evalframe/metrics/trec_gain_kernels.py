@@ -20,9 +20,10 @@ departs from the text of the paper):
   Metzler, Zhang & Grinspan, CIKM 2009) and ``RBP(p=, rel=)`` (Moffat & Zobel, TOIS 2008; ir_measures' cwl_eval
   provider when ``rel`` is given).
 
-A gain mapping (``gains``) is ``{grade: gain}`` for grades >= 0; a grade it leaves out keeps its own value as gain,
-as trec_eval's ``setup_gains`` does (``ndcg.1=3,2=9``: grade 1 gains 3, grade 2 gains 9, grade 3 gains 3); a
-document not judged, or judged below 0, gains 0.
+A gain mapping (``gains``) is ``{grade: gain}``; a grade it leaves out keeps its own value as gain, as trec_eval's
+``setup_gains`` does (``ndcg.1=3,2=9``: grade 1 gains 3, grade 2 gains 9, grade 3 gains 3); a document not judged,
+or judged below 0, gains 0, unless the mapping names trec_eval's levels for them: -1 a document not in the qrels,
+-2 one judged below 0 (``ndcg.-1=2``, as trec_eval's form_res_rels.c and get_gain read it).
 
 Examples
 --------
@@ -92,19 +93,32 @@ def gain_mapping(params: Mapping[str, object]) -> dict[int, float]:
 
 
 def row_gains(grade: np.ndarray, gains: Mapping[int, float]) -> np.ndarray:
-    """Each grade's gain (float64): ``gains[grade]``, else the grade itself; 0 for a grade < 0 or unjudged.
+    """Each grade's gain (float64): ``gains[grade]``, else the grade itself; 0 for a grade < 0 or unjudged, unless the
+    mapping gives trec_eval's level -1 (a document not in the qrels) or -2 (one judged below 0) a gain.
 
     Examples
     --------
     >>> row_gains(np.array([3, 2, 0, -1, UNJUDGED]), {2: 9.0, 0: 0.5}).tolist()
     [3.0, 9.0, 0.5, 0.0, 0.0]
+    >>> row_gains(np.array([1, -1, -3, UNJUDGED]), {-1: 2.0, -2: 0.5}).tolist()  # trec_eval's levels -1 and -2
+    [1.0, 0.5, 0.5, 2.0]
     """
     grade = np.asarray(grade)
     out = np.where(grade >= 0, grade, 0).astype(np.float64)
     for level, gain in gains.items():  # a few levels: one vectorised pass each
         if level >= 0:
             out[grade == level] = gain
+        elif level == -1:  # trec_eval's level of a retrieved document not in the qrels (RELVALUE_NONPOOL)
+            out[grade == UNJUDGED] = gain
+        elif level == -2:  # trec_eval's level of one in the qrels with a grade < 0 (RELVALUE_UNJUDGED)
+            out[(grade < 0) & (grade != UNJUDGED)] = gain
     return out
+
+
+def _gain_rows(rows: RankedRows, gains: Mapping[int, float]) -> RankedRows:
+    """The rows a gain mapping scores: the judged ones, and every retrieved row when the mapping gives trec_eval's
+    level -1 (a document not in the qrels) a gain."""
+    return rows if gains.get(-1) else rows.judged
 
 
 def ideal_gains(rows: RankedRows, gains: Mapping[int, float]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -236,8 +250,8 @@ def g_table(rows: RankedRows, level: int, cutoffs: Sequence[int | float], params
     to ``i`` of ``max(ideal gain there, 1)`` (past the ideal ranking, 1). The sum over the ideal ranking's total
     gain (0 when it is 0). The rows may be the judged ones (positions kept).
     """
-    rows = rows.judged
     gains = gain_mapping(params)
+    rows = _gain_rows(rows, gains)
     gain = row_gains(rows.grade, gains)
     scored = gain != 0.0
     query, position, gain = rows.row_query[scored], rows.position[scored], gain[scored]
@@ -262,8 +276,8 @@ def gain_ndcg_table(rows: RankedRows, level: int, cutoffs: Sequence[int | float]
     DCG: every retrieved document's gain (a negative one too, as trec_eval's ndcg counts it) over
     ``log2(rank + 1)``; the ideal DCG: the judged documents' positive gains, highest first; 0 when that is 0.
     """
-    rows = rows.judged
     gains = gain_mapping(params)
+    rows = _gain_rows(rows, gains)
     gain = _dcg_gain(row_gains(rows.grade, gains), params)
     scored = gain != 0.0
     query, position = rows.row_query[scored], rows.position[scored]
@@ -299,8 +313,8 @@ def ndcg_rel_table(rows: RankedRows, level: int, cutoffs: Sequence[int | float],
     DCG of its top ``min(i + 1, L)``, ``L`` the ideal ranking's length; each of the ``L`` minus those documents
     adds the whole ranking's DCG over the whole ideal DCG; the sum over ``L`` (0 unless the sum is positive).
     """
-    rows = rows.judged
     gains = gain_mapping(params)
+    rows = _gain_rows(rows, gains)
     n_queries = rows.n_queries
     gain = row_gains(rows.grade, gains)
     scored = gain != 0.0
@@ -330,8 +344,8 @@ def rndcg_table(rows: RankedRows, level: int, cutoffs: Sequence[int | float], pa
     judgment (grade >= ``level``); NaN when no boundary has an ideal DCG (every gain <= 0: trec_eval divides 0 by 0).
     """
     num_ret = rows.num_ret  # every retrieved row's, before the unjudged ones are left out
-    rows = rows.judged
     gains = gain_mapping(params)
+    rows = _gain_rows(rows, gains)
     n_queries = rows.n_queries
     gain = row_gains(rows.grade, gains)
     scored = gain != 0.0
@@ -385,7 +399,7 @@ def trec_rbp_table(rows: RankedRows, level: int, cutoffs: Sequence[int | float],
     low = np.full(n_queries, min(0.0, float(mapped_gains.min())))
     high = np.maximum(np.maximum(top, 0.0), max(0.0, float(mapped_gains.max())))
     rescale = (low < 0.0) | (high > 1.0)
-    rows = rows.judged
+    rows = _gain_rows(rows, gains)
     gain = row_gains(rows.grade, gains)
     scored = gain != 0.0
     query, position, gain = rows.row_query[scored], rows.position[scored], gain[scored]

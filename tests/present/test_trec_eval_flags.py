@@ -606,3 +606,16 @@ def test_a_qrels_query_without_run_lines_is_skipped_or_refused_as_trec_eval_10(t
     assert cli.main(["trec", str(run), str(qrels), "--format", "trec_eval", "-m", "map", "--missing-queries",
                      "error"]) == 1
     assert "q2" in capsys.readouterr().err
+
+
+# trec_eval's levels of a retrieved document outside the judged grades: -1 not in the qrels (RELVALUE_NONPOOL), -2
+# in them with a grade < 0 (RELVALUE_UNJUDGED); a gain mapping may give either a gain (form_res_rels.c, get_gain)
+# (G.-1=2 is left out: trec_eval's G then takes the log of a negative number and prints -nan where evalframe prints nan)
+@pytest.mark.parametrize("measure", ["ndcg.-1=2", "rbp.-1=2", "ndcg_rel.-1=2", "Rndcg.-1=2", "ndcg.-2=-1",
+                                     "ndcg.-1=1,-2=3,1=2", "rbp.p=0.5,-1=1,2=5", "ndcg.-3=4"])
+@pytest.mark.parametrize("flags", [[], ["-J"], ["-M", "3"]], ids=["plain", "-J", "-M 3"])
+def test_gains_of_trec_evals_negative_levels(trec_eval, tmp_path, capsys, measure, flags):
+    for seed in range(2):
+        run, qrels = write_files(tmp_path, seed)
+        assert ours(capsys, [*flags, "-q", "-m", measure], run, qrels)[0] == \
+            reference(trec_eval, [*flags, "-q", "-m", measure], run, qrels)
