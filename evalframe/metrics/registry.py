@@ -613,8 +613,10 @@ REGISTRY: tuple[Metric, ...] = (
     trec_measure("RBP", "Rank-biased precision (Moffat & Zobel 2008): (1 - p) times the sum of p^(rank - 1) over the "
                         "relevant documents in the top k; persistence p (default 0.8).",
                  "(1 − p) Σ over relevant d in the top k of p^(rank(d) − 1)",
-                 params=(Param("p", "float", 0.8, description="the persistence: the chance a user reads on"),),
-                 cutoff="optional", policy=None, reference="ir_measures",
+                 params=(Param("p", "float", 0.8, description="the persistence: the chance a user reads on"),
+                         Param("rel", "int", 0, description="required: grade >= rel is relevant (ir_measures' RBP without "
+                               "rel is trectools' graded RBP, which evalframe does not compute)")),
+                 cutoff="optional", rel=False, policy=None, reference="ir_measures",
                  edge="no relevant document retrieved: **0.0**; a query without judgments is not evaluated",
                  kernel=trec_gain_kernels.rbp_table),
     trec_measure("ERR", "Expected reciprocal rank (Chapelle et al. 2009), as gdeval computes it: the cascade user stops "
@@ -837,8 +839,8 @@ def update_metrics_table(text: str) -> str:
 
 def _ir_measures_form(metric: Metric) -> str:
     """A measure's name in ir_measures' syntax with its parameters at their defaults: ``RBP(p=0.8,rel=1)[@k]``."""
-    params = ([f"{p.name}={'{}' if p.kind == 'gains' else repr(p.default)}" for p in metric.params
-               if p.name != "judged_only"]
+    params = ([f"{p.name}={'{}' if p.kind == 'gains' else 'N' if p.name == 'rel' else repr(p.default)}"
+               for p in metric.params if p.name != "judged_only"]
               + (["rel=1"] if metric.rel else []) + (["judged_only=False"] if any(
                   p.name == "judged_only" for p in metric.params) else []))
     cutoff = {"required": "@k", "optional": "[@k]", "none": ""}[metric.cutoff]

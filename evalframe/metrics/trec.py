@@ -225,6 +225,8 @@ def _default(name: str, key: str) -> Any:
 
 def _example(name: str) -> str:
     entry = TREC_MEASURES[name]
+    if any(p.name == "rel" for p in entry.params):  # a rel the name must give (RBP)
+        name = f"{name}(rel=1)"
     if entry.cutoff != "required":
         return name
     return f"{name}@{'0.5' if entry.cutoff_kind == 'float' else '10'}"
@@ -388,6 +390,11 @@ def _ir_measures_name(text: str, match: re.Match[str]) -> Measure:
             count = "one parameter" if len(takes) == 1 else f"{len(takes)} parameters"
             raise InvalidParameterError(f"{name} takes {count}, {', '.join(takes)}; got {part!r} in {text!r}."
                                         f"{did_you_mean(key, [t.split('=')[0] for t in takes])}")
+    if any(p.name == "rel" for p in entry.params) and not (isinstance(given.get("rel"), int) and given["rel"] >= 1):
+        # rel as a parameter the name must give (RBP: ir_measures' RBP without rel is another, graded, measure)
+        raise InvalidParameterError(f"{name} needs rel=N, N a positive int (grade >= N is relevant), e.g. "
+                                    f"'{name}(rel=1)'; got {text!r}: ir_measures' {name} without rel is trectools' "
+                                    f"graded variant, which evalframe does not compute.")
     return _finish(name, cutoff, rel, given)
 
 

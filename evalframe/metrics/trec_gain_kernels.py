@@ -456,7 +456,7 @@ def rbp_table(rows: RankedRows, level: int, cutoffs: Sequence[int | float], para
     p^(rank(d) - 1)``, relevant meaning grade >= ``level`` (ir_measures' cwl_eval provider)."""
     p = float(params.get("p", 0.8))  # type: ignore[arg-type]
     rows = rows.judged
-    relevant = rows.relevant(level)
+    relevant = rows.relevant(int(params.get("rel", level)))  # type: ignore[call-overload]
     query, position = rows.row_query[relevant], rows.position[relevant]
     return (1.0 - p) * cutoff_sums(query, position, np.power(p, position.astype(np.float64)), rows.n_queries,
                                    cutoffs)  # type: ignore[arg-type]

@@ -304,7 +304,7 @@ TINY_VALUES = {  # every trec entry: a measure of it and its values per query
     # rbp_resid: q0's unjudged document at rank 3: p^3 + (1 - p) p^2; q1 has none: 0
     "rbp_resid": ("rbp_resid", [0.9**3 + 0.1 * 0.9**2, 0.0]),
     # RBP (p 0.8): (1 - p) p^(rank - 1)
-    "RBP": ("RBP", [0.2 * 0.8, 0.2]),
+    "RBP": ("RBP(rel=1)", [0.2 * 0.8, 0.2]),
     # ERR: grade 1 stops with chance (2^1 - 1) / 16, at rank 2 (q0) or 1 (q1)
     "ERR": ("ERR", [(1 / 16) / 2, 1 / 16]),
     # counts (summed over queries): queries, retrieved, relevant retrieved, relevant, judged non-relevant retrieved
@@ -361,8 +361,10 @@ def test_every_trec_spec_is_complete_and_its_names_resolve_to_it():
         assert entry.reference in ("pytrec_eval", "ir_measures", "trec_eval", "hand"), name
         assert entry.bounds is None or entry.bounds[0] <= entry.bounds[1]
         cutoff = (0.5 if entry.cutoff_kind == "float" else 7) if entry.cutoff == "required" else None
-        canonical = f"{name}@{cutoff}" if cutoff is not None else name
-        assert parse_measure(canonical) == Measure(name, cutoff)
+        required = tuple(("rel", 1) for p in entry.params if p.name == "rel")  # a rel the name must give (RBP)
+        written = f"{name}(rel=1)" if required else name
+        canonical = f"{written}@{cutoff}" if cutoff is not None else written
+        assert parse_measure(canonical) == Measure(name, cutoff, params=required)
         for synonym in entry.synonyms:  # ir_measures' other names: MAP is AP
             assert parse_measure(synonym.text if cutoff is None else f"{synonym.text}@{cutoff}") == \
                 Measure(name, cutoff, params=synonym.implies), synonym
@@ -438,8 +440,9 @@ def test_trec_measures_one_value_per_query_within_bounds_and_the_edge_policy(see
     for name, entry in TREC_MEASURES.items():
         cutoff = f"@{int(rng.integers(1, 12))}" if entry.cutoff == "required" or rng.random() < 0.5 else ""
         cutoff = "" if entry.cutoff == "none" else cutoff
-        rel = int(rng.integers(1, 4)) if entry.rel else 1
-        names.append(name + (f"(rel={rel})" if rel != 1 else "") + cutoff)
+        required = any(p.name == "rel" for p in entry.params)  # a rel the name must give (RBP)
+        rel = int(rng.integers(1, 4)) if entry.rel or required else 1
+        names.append(name + (f"(rel={rel})" if rel != 1 or required else "") + cutoff)
     values = _evaluate(names, arrays, n_queries, random_subtopics(arrays, n_queries, seed))
     for name in names:
         measure, entry = parse_measure(name), entry_of(name)

@@ -145,8 +145,8 @@ def test_rbp_and_err_by_name_equal_ir_measures():
     if importlib_available("cwl"):
         # evalframe's RBP is binary at rel (default 1); ir_measures' cwl_eval provider computes it given rel (without
         # rel, ir_measures asks trectools for a graded RBP)
-        for name, measure in (("RBP", ir_measures.RBP(rel=1)), ("RBP(p=0.5,rel=2)", ir_measures.RBP(p=0.5, rel=2)),
-                              ("RBP(p=0.95)", ir_measures.RBP(p=0.95, rel=1))):
+        for name, measure in (("RBP(rel=1)", ir_measures.RBP(rel=1)), ("RBP(p=0.5,rel=2)", ir_measures.RBP(p=0.5, rel=2)),
+                              ("RBP(p=0.95,rel=1)", ir_measures.RBP(p=0.95, rel=1))):
             found = {m.query_id: m.value for m in ir_measures.cwl_eval.iter_calc([measure], qrels, run)}
             column = result.trec_query_metrics([name]).iloc[:, 0]
             for qid, value in column.items():
@@ -188,8 +188,10 @@ def test_parameters_are_checked_with_what_to_write():
     result = from_dicts(EXAMPLE_RUN, EXAMPLE_QRELS)
     with pytest.raises(InvalidParameterError, match=r"dcg of .* must be a word.*'log2', 'exp-log2'"):
         result.trec_metrics(["nDCG(dcg='exp')@10"])
-    with pytest.raises(InvalidParameterError, match=r"p of 'RBP\(p=x\)' must be a number"):
-        result.trec_metrics(["RBP(p=x)"])
+    with pytest.raises(InvalidParameterError, match=r"p of 'RBP\(p=x,rel=1\)' must be a number"):
+        result.trec_metrics(["RBP(p=x,rel=1)"])
+    with pytest.raises(InvalidParameterError, match=r"RBP needs rel=N, .* trectools' graded variant"):
+        result.trec_metrics(["RBP(p=0.5)"])
     with pytest.raises(InvalidParameterError, match=r"ERR takes no rel"):
         result.trec_metrics(["ERR(rel=2)@5"])
     with pytest.raises(InvalidParameterError, match=r"unknown measure 'infap'.*Did you mean 'infAP'"):
@@ -207,7 +209,7 @@ def test_a_query_missing_from_the_run_scores_what_trec_eval_c_printed():
     """``trec_eval -q -c`` on the example plus a qrels-only query 3 (grades 2, 0) printed 0.0000 for each trec_eval
     measure here; ERR and RBP (ir_measures') sum over no document: 0."""
     qrels = {**EXAMPLE_QRELS, "3": {"f1": 2, "f2": 0}}
-    names = ["Rndcg", "rbp_resid", "infAP", "G", "ndcg_rel", "binG", "rbp", "ERR", "RBP"]
+    names = ["Rndcg", "rbp_resid", "infAP", "G", "ndcg_rel", "binG", "rbp", "ERR", "RBP(rel=1)"]
     table = from_dicts(EXAMPLE_RUN, qrels).trec_query_metrics(names, complete=True)
     assert table.loc["3"].tolist() == [0.0] * len(names)
     assert "3" not in from_dicts(EXAMPLE_RUN, qrels).trec_query_metrics(names).index
