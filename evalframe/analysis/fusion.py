@@ -48,7 +48,7 @@ __all__ = ["FUSION_METHODS", "NORMALISATIONS", "RRF_K", "FusionSpec", "RunGrid",
 FUSION_METHODS: tuple[str, ...] = ("rrf", "combsum", "combmnz", "combmax", "combmin", "combanz", "combmed")
 #: Other spellings of the methods (ranx's names among them): the canonical name each stands for.
 METHOD_ALIASES: dict[str, str] = {"wsum": "combsum", "weightedsum": "combsum", "sum": "combsum", "mnz": "combmnz",
-                                  "wmnz": "combmnz", "max": "combmax", "min": "combmin", "anz": "combanz",
+                                  "max": "combmax", "min": "combmin", "anz": "combanz",
                                   "med": "combmed", "median": "combmed", "reciprocalrankfusion": "rrf"}
 #: The normalisations of the scores, per (run, query), by ranx's names; "none" keeps the scores as they are.
 NORMALISATIONS: tuple[str, ...] = ("min-max", "zmuv", "sum", "max", "rank", "none")
@@ -75,6 +75,11 @@ def fusion_method(method: object) -> str:
             return key
         if key in METHOD_ALIASES:
             return METHOD_ALIASES[key]
+        if key == "wmnz":  # ranx's wmnz is (sum of scores) x (sum of the weights of the runs holding the document)
+            raise InvalidParameterError(
+                "method 'wmnz' (ranx's weighted CombMNZ, Wu & Crestani 2002) is not evalframe's: evalframe's weighted "
+                "combmnz is (sum of weight x score) x (number of runs holding the document). Write method='combmnz' "
+                "with weights= for that.", parameter="method")
     raise InvalidParameterError(f"method must be one of {list(FUSION_METHODS)} (or ranx's names such as 'wsum', "
                                 f"'comb_mnz'); got {method!r}.{did_you_mean(method, FUSION_METHODS)}", parameter="method")
 

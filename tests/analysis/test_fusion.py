@@ -278,3 +278,10 @@ def test_a_run_dict_without_documents_adds_nothing():
     # pytrec_eval's dicts may hold queries without documents; a file cannot be empty (the reader refuses it)
     check(fused("rrf", runs=(A, {"q1": {}})), {"q1": [("a", 1 / 61), ("b", 1 / 62), ("c", 1 / 63)], "q2": [("x", 1 / 61)]})
     assert fused("combsum", runs=({}, {"q1": {}})) == {}
+
+
+def test_ranx_wmnz_is_refused_not_taken_for_another_formula():
+    # ranx's wmnz: (Σ s_i) × (Σ of the weights of the runs holding the document); evalframe's weighted combmnz:
+    # (Σ w_i s_i) × (number of runs holding it); on a: (1 + 0) × (0.2 + 0.8) = 1 vs (0.2 × 1) × 2 = 0.4
+    with pytest.raises(InvalidParameterError, match=r"method 'wmnz' \(ranx's weighted CombMNZ.*method='combmnz'"):
+        fusion_method("wmnz")
