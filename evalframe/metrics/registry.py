@@ -605,7 +605,8 @@ REGISTRY: tuple[Metric, ...] = (
                               "retrieved were relevant (0 when none is retrieved).",
                  "p^num_ret + (1 − p) Σ over retrieved d not judged (absent from the qrels or grade < 0) of "
                  "p^(rank(d) − 1); 0 when there is no such d",
-                 trec_eval=(TrecEvalName("rbp_resid"),), params=(TREC_RBP_P, JUDGED_ONLY), rel=False, policy=None,
+                 trec_eval=(TrecEvalName("rbp_resid"), TrecEvalName("rbp_resid", "gains")),
+                 params=(TREC_RBP_P, JUDGED_ONLY), rel=False, policy=None,
                  reference="trec_eval",
                  edge="no unjudged document retrieved: **0.0** (trec_eval leaves it unset); a query without judgments "
                  "is not evaluated",

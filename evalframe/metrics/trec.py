@@ -441,6 +441,9 @@ def _trec_eval_names(text: str) -> list[Measure] | None:
             key, _, value = part.partition("=")
             given[key.strip()] = _read_value(declared[key.strip()], value, text)
         pairs = [part for part in tail.split(",") if part not in named]
+        if pairs and not any(p.name == "gains" for p in entry.params):
+            takes = ", ".join(f"{key}=" for key in declared if key != "judged_only")
+            raise InvalidParameterError(f"{stem} takes {takes} after its dot, e.g. '{stem}.p=0.5'; got {text!r}.")
         if pairs:
             given["gains"] = _read_gains(pairs, text, next(p for p in entry.params if p.name == "gains"))
     else:

@@ -619,3 +619,9 @@ def test_gains_of_trec_evals_negative_levels(trec_eval, tmp_path, capsys, measur
         run, qrels = write_files(tmp_path, seed)
         assert ours(capsys, [*flags, "-q", "-m", measure], run, qrels)[0] == \
             reference(trec_eval, [*flags, "-q", "-m", measure], run, qrels)
+
+
+def test_rbp_resid_takes_its_persistence_after_the_dot(trec_eval, tmp_path, capsys):
+    run, qrels = write_files(tmp_path, 3)
+    for measure in ("rbp_resid.p=0.7", "rbp_resid"):
+        assert ours(capsys, ["-q", "-m", measure], run, qrels)[0] == reference(trec_eval, ["-q", "-m", measure], run, qrels)
