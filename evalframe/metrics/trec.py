@@ -28,6 +28,7 @@ Examples
 from __future__ import annotations
 
 import contextlib
+import difflib
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -258,18 +259,45 @@ def _suggestion(text: str) -> str:
     head = re.match(r"[A-Za-z0-9_\-α]*", text)
     stem = head.group(0) if head else ""
     for known in (*MEASURE_NAMES, *_SYNONYMS, *_STEMS):
-        if known != stem and known.lower() == stem.lower():
+        if known != stem and known.lower() == stem.lower() and _reads(known + text[len(stem):]):
             return f" Did you mean {known + text[len(stem):]!r}?"
     glued = re.fullmatch(r"(?P<stem>[A-Za-z_]+?)_?(?P<cutoff>[0-9]+)", text)  # ndcg_cut10: a cutoff without its dot
     if glued is not None and any(name.params == "cutoffs" for _, name in _STEMS.get(glued["stem"], [])):
         return f" Did you mean {glued['stem'] + '.' + glued['cutoff']!r}?"
+    # the closest name (any spelling, any letter case) with the rest as written: nDGC@10 -> nDCG@10, recal.100 -> recall.100
+    names: dict[str, list[str]] = {}
+    for known in (*MEASURE_NAMES, *_SYNONYMS, *_STEMS):
+        names.setdefault(known.lower(), []).append(known)
+    for close in difflib.get_close_matches(stem.lower(), list(names), n=3, cutoff=0.6):
+        for known in names[close]:
+            if _reads(known + text[len(stem):]):
+                return f" Did you mean {known + text[len(stem):]!r}?"
     return did_you_mean(text, _names_to_suggest())
 
 
-def _unknown(text: str) -> InvalidParameterError:
+def _reads(text: str) -> bool:
+    """Whether ``text`` names a measure (a suggestion must be one: ``bpref@10`` is not ``Bpref@10``, which takes no
+    cutoff)."""
+    try:
+        _read(text, suggest=False)
+    except InvalidParameterError:
+        return False
+    return True
+
+
+#: trec_eval's names of sets of measures (``-m all_trec``): ``evalframe trec``'s -m reads them, the API does not.
+_TREC_EVAL_SETS = ("official", "all_trec", "set", "all_prefs", "prefs", "qrels_jg")
+
+
+def _unknown(text: str, suggest: bool = True) -> InvalidParameterError:
+    if text.strip() in _TREC_EVAL_SETS:
+        return InvalidParameterError(
+            f"{text.strip()!r} is trec_eval's name of a set of measures: `evalframe trec -m {text.strip()}` reads it; "
+            f"here name the measures themselves, e.g. ['map', 'P', 'ndcg_cut'] (bare stems are trec_eval's cutoffs).")
     return InvalidParameterError(
         f"unknown measure {text!r}; name a measure as ir_measures ('nDCG@10', 'P(rel=2)@5'), trec_eval ('ndcg_cut.10', "
-        f"'map') or pytrec_eval ('ndcg_cut_10') write it: `evalframe list-metrics` lists every measure.{_suggestion(text)}")
+        f"'map') or pytrec_eval ('ndcg_cut_10') write it: `evalframe list-metrics` lists every measure."
+        + (_suggestion(text) if suggest else ""))
 
 
 def _check_cutoff(cutoff: str, text: str, entry: Metric, example: str | None = None) -> int | float:
@@ -457,7 +485,7 @@ def _trec_eval_names(text: str) -> list[Measure] | None:
     return [_finish(entry.name, None, 1, given)]
 
 
-def _read(text: str) -> list[Measure]:
+def _read(text: str, suggest: bool = True) -> list[Measure]:
     """One name as the measures it names: one, or several for a trec_eval list or bare stem (``P.5,10``, ``P``)."""
     stripped = text.strip()
     match = _PATTERN.match(stripped)
@@ -469,7 +497,7 @@ def _read(text: str) -> list[Measure]:
             return [_ir_measures_name(text, match)]
     measures = _trec_eval_names(stripped)
     if measures is None:
-        raise _unknown(text)
+        raise _unknown(text, suggest)
     return measures
 
 

@@ -82,3 +82,19 @@ def test_ir_measures_and_ndeval_and_trec_eval_parameter_spellings(text, canonica
 ])
 def test_trec_eval_keys_of_measures_with_parameters(text, key):
     assert trec_eval_key(text) == key
+
+
+@pytest.mark.parametrize("text, suggestion", [
+    ("nDGC@10", "nDCG@10"), ("recal.100", "recall.100"), ("Rprecmult.0.2", "Rprec_mult.0.2"), ("gm_mapp", "gm_map"),
+    ("ndgc_cut.10", "ndcg_cut.10"), ("bpref@10", "bpref"),  # never a name that is refused in turn (Bpref@10)
+])
+def test_the_suggestion_keeps_what_was_written_and_is_a_name_that_reads(text, suggestion):
+    with pytest.raises(InvalidParameterError, match=rf"Did you mean {suggestion!r}\?".replace(".", r"\.")):
+        parse_measure(text)
+    parse_measure(suggestion)
+
+
+def test_trec_evals_sets_say_they_are_the_commands():
+    with pytest.raises(InvalidParameterError, match=r"'all_trec' is trec_eval's name of a set of measures: `evalframe "
+                                                    r"trec -m all_trec` reads it"):
+        parse_measures(["all_trec"])
