@@ -178,7 +178,8 @@ def _test_options(args: argparse.Namespace) -> dict[str, Any]:
 
 def _compare(args: argparse.Namespace) -> str:
     if len(args.folders) < 2:
-        raise EvalframeError(f"compare needs two or more results folders; got {len(args.folders)}.")
+        raise EvalframeError(f"compare needs two or more runs (results folders, or TREC run files with --qrels QRELS); "
+                             f"got {len(args.folders)}.")
     if args.qrels is not None:
         return _compare_trec(args)
     files = [folder for folder in args.folders if folder.is_file()]
