@@ -489,7 +489,7 @@ CLI_CASES: list[tuple[str, Callable[[Path], list[str]], int, str]] = [
     ("worst metric wrong level", lambda t: ["worst", D, "--node", "Reader", "--metric", "mrr"], 1, r"mrr"),
     ("worst threshold nan", lambda t: ["worst", D, "--node", "Reader", "--threshold", "nan"], 1, r"threshold"),
     ("worst missing folder", lambda t: ["worst", "/nonexistent", "--node", "Reader"], 1, r"/nonexistent"),
-    ("compare one folder", lambda t: ["compare", D], 1, r"compare needs two or more runs \(results folders, or TREC run files .*\); got 1"),
+    ("compare one folder", lambda t: ["compare", D], 1, r"compare needs two or more runs \(results folders, or TREC .*; got 1"),
     ("compare missing folder", lambda t: ["compare", D, "/nonexistent"], 1, r"/nonexistent"),
     ("compare several nodes", lambda t: ["compare", D, D], 1, r"--node is needed"),
     ("compare no shared node", lambda t: ["compare", D, folder(t, {"Other": demo()["Reader"]})], 1,
