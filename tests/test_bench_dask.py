@@ -72,6 +72,7 @@ def test_row_counts_parse(bench):
     assert [label(rows) for rows in (10_000_000, 500_000, 2000, 1234)] == ["10M", "500k", "2k", "1234"]
 
 
+@pytest.mark.stress  # the benchmark on a cluster, end to end: .ci/run runs it with -m stress
 @pytest.mark.benchmark
 def test_the_benchmark_runs_end_to_end_and_agrees_with_the_in_memory_path(tmp_path, bench, capsys):
     import evalframe.dask

@@ -12,6 +12,7 @@ import pytest
 from tests.fixtures import load_benchmark
 
 
+@pytest.mark.stress  # a whole benchmark run end to end: .ci/run runs it with -m stress (the suite stays < 5 min)
 @pytest.mark.benchmark
 @pytest.mark.skipif(importlib.util.find_spec("pyarrow") is None, reason="the runner measures Parquet too")
 def test_benchmark_runner_smoke(capsys):
@@ -33,6 +34,7 @@ def test_trec_benchmark_agrees_with_pytrec_eval(capsys):
     assert "per-query values equal to pytrec_eval to 1e-12: 5,760 of 5,760" in out  # 360 queries in both x 16 measures
 
 
+@pytest.mark.stress  # a whole benchmark run end to end: .ci/run runs it with -m stress (the suite stays < 5 min)
 @pytest.mark.benchmark
 def test_vs_peers_smoke(capsys, tmp_path):
     pytest.importorskip("pytrec_eval")

@@ -181,7 +181,14 @@ CALLS = [{"document_scope": "document_id"}, {"document_scope": "document_id_or_a
          {"eval_mode": "isolated"}]
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(result=results(), edits=st.lists(st.sampled_from(EDITS), min_size=1, max_size=5), data=st.data())
+@pytest.mark.stress  # the long sweep: .ci/run runs it with -m stress; the suite runs the short one below
+def test_metrics_after_many_random_edits_equal_a_fresh_result(result, edits, data):
+    test_metrics_after_random_edits_equal_a_fresh_result.hypothesis.inner_test(result, edits, data)
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(result=results(), edits=st.lists(st.sampled_from(EDITS), min_size=1, max_size=5), data=st.data())
 def test_metrics_after_random_edits_equal_a_fresh_result(result, edits, data):
     for call in CALLS:

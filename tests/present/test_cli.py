@@ -180,7 +180,7 @@ def test_compare_errors(capsys, tmp_path):
     code, _, err = run(capsys, "compare", str(DEMO), str(DEMO))
     assert code == 1 and err.strip() == "error: --node is needed: the runs share the nodes ['Retriever', 'Reader']."
     code, _, err = run(capsys, "compare", str(DEMO))
-    assert code == 1 and "two or more results folders" in err
+    assert code == 1 and "two or more runs (results folders" in err
     code, _, err = run(capsys, "compare", str(DEMO), str(DEMO), "--node", "Reader", "--metrics", "mrr")
     assert code == 1 and "has no metric 'mrr'" in err
 
