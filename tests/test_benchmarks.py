@@ -118,6 +118,7 @@ def test_vs_haystack_says_how_to_build_the_haystack_environment(tmp_path):
     assert subprocess.run(["bash", "-n", str(script)], check=False).returncode == 0  # the set-up it names parses
 
 
+@pytest.mark.stress  # a whole benchmark run: .ci/run runs it with -m stress (the suite stays under 5 minutes)
 @pytest.mark.benchmark
 def test_startup_benchmark_smoke(capsys):
     bench = load_benchmark("startup.py")

@@ -156,10 +156,11 @@ def random_result(seed):
 
 @pytest.mark.filterwarnings("ignore:document_scope=.* ignores answer_scope")
 # every block in memory; one block each after a CSV and a Parquet round trip (tests/conftest.py), to keep the suite short
-# (blocks 2 to 4 in memory go behind the stress marker, which .ci/run runs in full: the suite must stay under 5 minutes)
+# (blocks 2 to 4 in memory and the Parquet round trip's block go behind the stress marker, which .ci/run runs in
+# full: the suite must stay under 5 minutes)
 @pytest.mark.parametrize(("storage", "block"), [("memory", 0), ("memory", 1),
                                                 *(pytest.param("memory", b, marks=pytest.mark.stress) for b in range(2, 5)),
-                                                ("csv", 0), ("parquet", 1)],
+                                                ("csv", 0), pytest.param("parquet", 1, marks=pytest.mark.stress)],
                          indirect=["storage"])
 def test_engine_equals_reference_on_random_frames(storage, block):
     for seed in range(block * 100, block * 100 + 100):

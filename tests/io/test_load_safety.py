@@ -449,6 +449,7 @@ def test_platforms_without_openat_read_by_path_with_the_same_checks(tmp_path, mo
         EvaluationResult.load(tmp_path / "nowhere")
 
 
+@pytest.mark.stress  # a scaling check: .ci/run runs it with -m stress (the suite stays under 5 minutes)
 def test_many_distinct_literal_cells_load_within_a_small_multiple_of_the_file(tmp_path):
     n = 20_000
     frame = pd.DataFrame({"multilabel_id": [f"q{i}" for i in range(n)], "type": ["document"] * n,

@@ -13,6 +13,8 @@ import json
 import time
 from pathlib import Path
 
+import pytest
+
 from evalframe.present.cli import main
 
 
@@ -40,6 +42,7 @@ def cpu_seconds_per_document(folder: Path, n_documents: int, capsys) -> float:
     return best / n_documents
 
 
+@pytest.mark.stress  # a scaling check: .ci/run runs it with -m stress (the suite stays under 5 minutes)
 def test_one_query_with_many_documents_builds_in_linear_time(tmp_path, capsys):
     small = cpu_seconds_per_document(tmp_path, 2_000, capsys)
     large = cpu_seconds_per_document(tmp_path, 20_000, capsys)
