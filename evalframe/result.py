@@ -506,22 +506,29 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         cut = check_cut(max_docs, judged_only, rel)
         parsed = at_level(parse_measures(measures), cut[2])
         complete = check.check_real_bool(complete, name="complete")
-        eval_mode = check.check_choice(eval_mode, EVAL_MODES, name="eval_mode")
-        duplicates = check.check_choice(duplicates, DUPLICATE_RULES, name="duplicates")
-        missing_queries = check.check_choice(missing_queries, MISSING_QUERY_RULES, name="missing_queries")
-        documents = [name for name in self.node_results if self._store.has_rows(name, "document")]
-        if node is None:
-            node = document_node(documents, list(self.node_results), _TREC_NEEDED)
-        node = check.check_node(node, list(self.node_results))
+        rows, documents, node = self._judged_rows_of(node, eval_mode, duplicates, missing_queries)
         if node not in documents:
             raise InvalidParameterError(
                 f"node {node!r} has no document rows (a reader's answers only?); the trec measures rank documents. "
                 f"Nodes with document rows: {documents}.")
-        rows = self._store.judged_rows(node, eval_mode, duplicates)
         if rows is None:
             raise InvalidParameterError(f"node {node!r} has no document rows with eval_mode={eval_mode!r}.")
         check_missing_queries(rows, missing_queries, complete)
         return trec_query_table(cut_ranking(rows, max_docs=cut[0], judged_only=cut[1]), parsed, complete=complete), node
+
+    def _judged_rows_of(self, node: str | None, eval_mode: str, duplicates: str, missing_queries: str
+                        ) -> tuple[JudgedRows | None, list[str], str]:
+        """The judged rows of ``node`` (the one node with document rows when None; None if it has none with
+        ``eval_mode``), the nodes with document rows, and the node (arguments checked, ``missing_queries`` too)."""
+        eval_mode = check.check_choice(eval_mode, EVAL_MODES, name="eval_mode")
+        duplicates = check.check_choice(duplicates, DUPLICATE_RULES, name="duplicates")
+        check.check_choice(missing_queries, MISSING_QUERY_RULES, name="missing_queries")
+        documents = [name for name in self.node_results if self._store.has_rows(name, "document")]
+        if node is None:
+            node = document_node(documents, list(self.node_results), _TREC_NEEDED)
+        node = check.check_node(node, list(self.node_results))
+        rows = self._store.judged_rows(node, eval_mode, duplicates) if node in documents else None
+        return rows, documents, node
 
     def trec_relstrings(self, length: int = 10, *, node: str | None = None, eval_mode: str = "integrated",
                         complete: bool = False, duplicates: str = "error", missing_queries: str = "skip",
@@ -549,14 +556,7 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
             raise InvalidParameterError(f"length is the number of top documents shown, an int; got {length!r}.",
                                         parameter="length")
         complete = check.check_real_bool(complete, name="complete")
-        eval_mode = check.check_choice(eval_mode, EVAL_MODES, name="eval_mode")
-        duplicates = check.check_choice(duplicates, DUPLICATE_RULES, name="duplicates")
-        missing_queries = check.check_choice(missing_queries, MISSING_QUERY_RULES, name="missing_queries")
-        documents = [name for name in self.node_results if self._store.has_rows(name, "document")]
-        if node is None:
-            node = document_node(documents, list(self.node_results), _TREC_NEEDED)
-        node = check.check_node(node, list(self.node_results))
-        rows = self._store.judged_rows(node, eval_mode, duplicates) if node in documents else None
+        rows, documents, node = self._judged_rows_of(node, eval_mode, duplicates, missing_queries)
         if rows is None:
             raise InvalidParameterError(f"node {node!r} has no document rows with eval_mode={eval_mode!r}; "
                                         f"relstring ranks documents. Nodes with document rows: {documents}.")
