@@ -592,7 +592,7 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         Haystack metric or a trec_eval measure such as ``"nDCG@10"``, see :meth:`trec_metrics`; queries
         trec_eval skips are not listed; ``complete`` and ``duplicates`` as in :meth:`trec_metrics`); ties keep
         first-appearance order, and only queries whose value is ``<=`` the threshold are returned. Each query
-        is a dict with ``multilabel_id``, ``query``, ``filters``,
+        is a dict with ``multilabel_id``, ``query``, ``filters``, ``meta`` (the query's meta as a dict, ``{}`` without),
         ``metrics``, ``answers`` or ``documents`` (all the query's rows of that eval_mode, in frame
         order) and the gold answers / document ids. The options are those of
         :class:`evalframe.options.MetricOptions`. The list is an
