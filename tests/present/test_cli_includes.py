@@ -58,7 +58,7 @@ def test_json_and_csv_stay_the_numbers_and_an_answer_node_has_no_note(folder, ca
     code, out, _ = run(capsys, "metrics", str(folder), "--format", "csv")
     assert pd.read_csv(io.StringIO(out), index_col="node").loc["Retriever", "mrr"] == pytest.approx(0.75)
     frame = ten_query_result()["Retriever"]
-    answered = frame[~frame["query"].isin(["question 9?", "question 10?"])]
+    answered = frame[~frame["query"].isin(["question 9?", "question 10?"])].reset_index(drop=True)
     from evalframe import EvaluationResult
 
     other = EvaluationResult({"Retriever": answered}).save(folder.parent / "answered", progress=False)
