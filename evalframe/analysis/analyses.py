@@ -1,8 +1,8 @@
 """The mean analyses, written once for a result in memory and for one on Dask: :class:`MeanAnalyses`.
 
 ``calculate_metrics``, ``metrics_frame``, ``sliced_metrics``, ``metrics_at_k`` and ``trec_metrics`` (and
-``headline_metric``, ``pipeline_order``) are defined here over a small *partials source* that each result class
-implements: :meth:`MeanAnalyses.metric_partials`, :meth:`MeanAnalyses.slice_partials` and
+``no_answer_summary``, ``headline_metric``, ``pipeline_order``) are defined here over a small *partials source* that
+each result class implements: :meth:`MeanAnalyses.metric_partials`, :meth:`MeanAnalyses.slice_partials` and
 :meth:`MeanAnalyses.trec_partial` (the per-query tables summed up,
 :mod:`evalframe.analysis.aggregate`: :class:`evalframe.EvaluationResult` from its frames,
 :class:`evalframe.dask.DaskEvaluationResult` per partition, merged on the client), plus the checks of the options
