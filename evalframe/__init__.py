@@ -48,6 +48,8 @@ if TYPE_CHECKING:  # loaded on first use by __getattr__ below; imported here for
     from .schema import Answer, Document, Label, MultiLabel, Span, TableCell
     from .present.demo import load_demo_result, load_demo_runs
     from .present.fusion import FusionSearch, fuse, optimize_fusion
+    from .present.comparison import compare_report
+    from .report import ComparisonReport
 
 #: The public names whose modules load pandas (or rapidfuzz and multiprocessing, the evaluators): each is imported
 #: by :func:`__getattr__` when first asked for (PEP 562), so that ``import evalframe`` and the ``evalframe``
@@ -55,7 +57,7 @@ if TYPE_CHECKING:  # loaded on first use by __getattr__ below; imported here for
 _ON_FIRST_USE = {
     "evaluators": ("DocumentRecallEvaluator", "RecallMode", "RetrievalNDCGAny", "RetrievalRecall", "RetrievalRecallAll",
                    "RetrieverRecall"),
-    "report": ("Report", "print_eval_report"),
+    "report": ("Report", "print_eval_report", "ComparisonReport"),
     "result": ("EvaluationResult",),
     "compare": ("worst_by_delta",),
     "trec_compare": ("compare",),  # results and tables as analysis.compare's, and TREC runs with their qrels
@@ -63,6 +65,7 @@ _ON_FIRST_USE = {
     "schema": ("Answer", "Document", "Label", "MultiLabel", "Span", "TableCell"),
     "demo": ("load_demo_result", "load_demo_runs"),
     "fusion": ("fuse", "optimize_fusion", "FusionSearch"),
+    "comparison": ("compare_report",),
 }
 #: The subpackages and modules reached as attributes (``evalframe.analysis``) that the package no longer imports itself.
 _SUBPACKAGES = ("analysis", "evaluators", "frames", "io", "present", "report", "result", "schema", "sources")
@@ -108,6 +111,10 @@ if not TYPE_CHECKING:  # hidden from type checkers, which would otherwise take a
             from .present import fusion
 
             module = fusion
+        elif name in _ON_FIRST_USE["comparison"]:
+            from .present import comparison
+
+            module = comparison
         elif name in _SUBPACKAGES:  # ``import evalframe`` then ``evalframe.analysis``: as when the package imported them
             return importlib.import_module(f".{name}", __name__)
         else:
@@ -126,6 +133,7 @@ __all__ = [
     "ANSWER_METRICS",
     "ANSWER_SCOPES",
     "Answer",
+    "ComparisonReport",
     "DOCUMENT_METRICS",
     "DOCUMENT_SCOPES",
     "Document",
@@ -154,6 +162,7 @@ __all__ = [
     "UnknownNodeError",
     "__version__",
     "compare",
+    "compare_report",
     "fuse",
     "load_demo_result",
     "load_demo_runs",

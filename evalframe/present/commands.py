@@ -35,6 +35,7 @@ from ..sources.runs import query_lines, read_runs
 from ..trec_compare import MAX_P as TREC_MAX_P
 from ..trec_compare import compare as compare_runs
 from .demo import load_demo_runs
+from .comparison import compare_report
 from .fusion import fuse_command
 from .parsers import options_given, print_warning
 
@@ -410,7 +411,9 @@ def _demo(args: argparse.Namespace) -> str:
 def _report(args: argparse.Namespace) -> str:
     if args.html is not None and args.html.is_dir():
         raise EvalframeError(f"--html {args.html} is a folder; give the file to write, e.g. {args.html / 'report.html'}.")
-    result = _load(args.folder, args)
+    if len(args.folders) > 1:
+        return _compare_report(args)
+    result = _load(args.folders[0], args)
     order = [name.strip() for name in args.node_order.split(",")] if args.node_order else None
     scopes = {name: value for name, value in options_given(args, MetricOptions).items()}
     charts = args.html is not None or args.format == "html"  # the page embeds them; the other formats have none
@@ -423,6 +426,27 @@ def _report(args: argparse.Namespace) -> str:
         except OSError as exc:
             raise EvalframeError(f"--html {args.html} cannot be written: {exc.strerror or exc}.") from None
         if args.format == "text":  # a line a person reads; json, markdown and html stay whole documents
+            return shown + f"\n\nHTML report: {args.html}"
+    return shown
+
+
+def _compare_report(args: argparse.Namespace) -> str:
+    """``evalframe report RUN_A RUN_B [...]``: the comparative report (:func:`evalframe.compare_report`)."""
+    names = [name.strip() for name in args.names.split(",")] if args.names else None
+    if names is not None and len(names) != len(args.folders):
+        raise EvalframeError(f"--names gives {len(names)} names for {len(args.folders)} runs; give one per run, "
+                             f"e.g. --names {','.join(f'run{i + 1}' for i in range(len(args.folders)))}.")
+    results = [_load(folder, args) for folder in args.folders]
+    scopes = options_given(args, MetricOptions)
+    report = compare_report(results, names=names, metrics=args.metrics, by=args.by, test=args.test,
+                            max_p=args.max_p, n=args.n, **scopes)
+    shown = report.render(args.format).rstrip("\n")
+    if args.html is not None:
+        try:
+            report.save(args.html, format="html")
+        except OSError as exc:
+            raise EvalframeError(f"--html {args.html} cannot be written: {exc.strerror or exc}.") from None
+        if args.format == "text":
             return shown + f"\n\nHTML report: {args.html}"
     return shown
 

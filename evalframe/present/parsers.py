@@ -263,8 +263,10 @@ def build() -> tuple[argparse.ArgumentParser, dict[str, Command]]:
                               "(default: $DASK_SCHEDULER_ADDRESS; several runs files without either: Dask's default "
                               "scheduler in this process); docs/cluster.md")
 
-    report = commands.add_parser("report", help="the pipeline funnel and the worst queries (text, and HTML with --html)")
-    report.add_argument("folder", type=Path)
+    report = commands.add_parser("report", help="the pipeline funnel and the worst queries (text, and HTML with --html); "
+                                 "of two folders or more, the runs side by side (docs/compare-report.md)")
+    report.add_argument("folders", type=Path, nargs="+", metavar="RUN",
+                        help="a result folder; two or more: a comparative report, the first the baseline")
     report.add_argument("--html", type=Path, default=None, help="also write a self-contained HTML report here")
     report.add_argument("--format", default="text", choices=REPORT_FORMAT_NAMES,
                         help="what is printed: text (default), html (the page, charts embedded), markdown or json "
@@ -274,6 +276,16 @@ def build() -> tuple[argparse.ArgumentParser, dict[str, Command]]:
     report.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
                         help="a trec_eval measure for the document nodes' funnel, e.g. nDCG@10 (repeatable; the first "
                              "ranks their worst queries)")
+    report.add_argument("--names", default=None, help="comparison: comma-separated run names, e.g. bm25,hybrid "
+                        "(default A,B,...)")
+    report.add_argument("--metric", action="append", dest="metrics", metavar="METRIC",
+                        help="comparison: a measure to compare (repeatable; default: all the runs share)")
+    report.add_argument("--by", action="append", default=None, metavar="KEY",
+                        help="comparison: a slice key the query grid shows and filters by, e.g. no_answer, "
+                             "filters.<field>, meta.<field> (repeatable)")
+    report.add_argument("--test", default="t-test", choices=COMPARE_TESTS,
+                        help="comparison: the paired test (default t-test; Holm-corrected with 3+ runs)")
+    report.add_argument("--max-p", type=float, default=0.05, help="comparison: p-value marked significant (default 0.05)")
     _add_options(report, MetricOptions, only=("document_scope", "answer_scope"))
     _csv_options(report)
 

@@ -18,17 +18,21 @@ True
 from __future__ import annotations
 
 import json
+import os
+import tempfile
 from collections.abc import Mapping, Sequence
 from functools import cached_property
+from pathlib import Path
 from typing import Any
 
 from ..analysis.protocol import ResultSource
-from .model import WRONG_EXAMPLES_FIELDS, ReportModel, build_model
-from .render import RENDERERS
+from .model import WRONG_EXAMPLES_FIELDS, ComparisonModel, ReportModel, build_comparison_model, build_model
+from .render import COMPARISON_RENDERERS, RENDERERS
 from .._validation import check_choice
 from ..errors import InvalidParameterError, warn
 
-__all__ = ["RENDERERS", "Report", "ReportModel", "build_report", "print_eval_report"]
+__all__ = ["COMPARISON_RENDERERS", "ComparisonModel", "ComparisonReport", "RENDERERS", "Report", "ReportModel",
+           "build_comparison_model", "build_report", "print_eval_report"]
 
 
 class Report:
@@ -196,3 +200,90 @@ def print_eval_report(
                        document_scope=document_scope, answer_scope=answer_scope,
                        wrong_examples_fields=wrong_examples_fields,
                        max_characters_per_field=max_characters_per_field, charts=False).text)
+
+
+#: The format ``ComparisonReport.save`` writes for each file suffix.
+SUFFIX_FORMATS = {".html": "html", ".htm": "html", ".md": "markdown", ".markdown": "markdown", ".json": "json",
+                  ".txt": "text"}
+
+
+class ComparisonReport:
+    """A comparative report of runs: ``.text`` for terminals, ``.markdown`` for pull requests, ``.html`` (one
+    self-contained page: the per-query grid, sortable and filterable, each query opening to every run's rows),
+    :meth:`to_dict` / :meth:`to_json`, and :meth:`save`; ``.model`` holds what it says.
+
+    Examples
+    --------
+    >>> from evalframe import load_demo_result
+    >>> demo = load_demo_result()
+    >>> report = ComparisonReport(build_comparison_model({"A": demo, "B": demo}, metrics=["mrr"], rounds=50))
+    >>> report.markdown.splitlines()[0]
+    '# Comparative report'
+    """
+
+    def __init__(self, model: ComparisonModel) -> None:
+        if not isinstance(model, ComparisonModel):
+            raise InvalidParameterError(f"ComparisonReport takes a ComparisonModel (evalframe.compare_report builds "
+                                        f"one); got {type(model).__name__}.", parameter="model")
+        self.model = model
+
+    def render(self, format: str) -> str:
+        """The report in ``format``: one of :data:`COMPARISON_RENDERERS` (``text``, ``html``, ``markdown``, ``json``)."""
+        check_choice(format, tuple(COMPARISON_RENDERERS), name="format")
+        return COMPARISON_RENDERERS[format](self.model)
+
+    @cached_property
+    def text(self) -> str:
+        """The report for a terminal."""
+        return self.render("text")
+
+    @cached_property
+    def markdown(self) -> str:
+        """The report as GitHub-flavoured Markdown (tables, no HTML)."""
+        return self.render("markdown")
+
+    @cached_property
+    def html(self) -> str:
+        """The report as one self-contained HTML page (inline CSS and script; no network, no server)."""
+        return self.render("html")
+
+    def to_json(self) -> str:
+        """The report as JSON text (NaN as null)."""
+        return self.render("json")
+
+    def to_dict(self) -> dict[str, Any]:
+        """The report as plain data (the JSON's shape)."""
+        return json.loads(self.to_json())
+
+    def save(self, path: str | os.PathLike[str], format: str | None = None) -> Path:
+        """Write the report to ``path`` atomically (a temporary file beside it, then renamed over it: a reader never
+        sees half a page); the format is ``format``, else the suffix's (``.html``, ``.md``, ``.json``, ``.txt``).
+        Returns the path written."""
+        target = Path(path)
+        if format is None:
+            format = SUFFIX_FORMATS.get(target.suffix.lower())
+            if format is None:
+                raise InvalidParameterError(f"save({str(path)!r}): the suffix {target.suffix!r} names no format; use one "
+                                            f"of {sorted(SUFFIX_FORMATS)} or pass format=.", parameter="path")
+        content = self.render(format)
+        if target.is_dir():
+            raise InvalidParameterError(f"save({str(path)!r}) is a folder; give the file to write, e.g. "
+                                        f"{str(target / 'compare.html')!r}.", parameter="path")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        handle, staging = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+        try:
+            with os.fdopen(handle, "w", encoding="utf-8") as file:
+                file.write(content)
+                file.flush()
+                os.fsync(file.fileno())
+            os.replace(staging, target)
+        except BaseException:
+            Path(staging).unlink(missing_ok=True)
+            raise
+        return target
+
+    def __str__(self) -> str:
+        return self.text
+
+    def _repr_html_(self) -> str:
+        return self.html

@@ -24,23 +24,27 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from .._version import __version__
 from .._validation import check_positive_int, did_you_mean
 from ..analysis.aggregate import means, partial
-from ..analysis.compare import is_result
+from ..analysis.compare import TESTS, check_max_p, check_test, compare, is_result, measure_names, shared_nodes
+from ..analysis.stats import ROUNDS
 from ..analysis.examples import NO_ANSWER, THRESHOLD
 from ..analysis.protocol import ResultSource
 from ..options import MetricOptions
 from ..columns import ANSWER_SCOPE_MEANINGS, CRITERIA, MATCH_MEANINGS, answer_metric_column, relevance_column, \
     relevance_criterion
 from ..errors import InvalidParameterError, SchemaError, warn
-from ..metrics.registry import METRICS, SYMBOLS, format_bounds
+from ..metrics.registry import ANSWER_METRICS, DOCUMENT_METRICS, METRICS, SYMBOLS, format_bounds
 from ..metrics.trec import describe_measure, parse_measures
 from . import plots
 
-__all__ = ["Definition", "Definitions", "FunnelNode", "FunnelRow", "Listed", "NoAnswerCount", "Note", "ReportModel",
+__all__ = ["ComparedMeasure", "ComparedNode", "ComparisonModel", "DrillRow", "GridQuery", "RunDelta",
+           "build_comparison_model", "measure_direction",
+           "Definition", "Definitions", "FunnelNode", "FunnelRow", "Listed", "NoAnswerCount", "Note", "ReportModel",
            "Section", "TrecCount", "WorstQuery", "build_model", "no_answer_counts", "scope_note", "DEFINITIONS_TITLE",
            "MODES", "ABOVE_ONE", "WRONG_EXAMPLES_FIELDS"]
 
@@ -588,3 +592,292 @@ def _definitions(metrics: list[str], document_scope: str, answer_scope: str) -> 
                                              for metric in metrics) else ())
     return Definitions(relevant, correct, MODES,
                        tuple(Definition(metric, _description(metric), _details(metric)) for metric in metrics), symbols)
+
+
+# ---------------------------------------------------------------------------------------------- the comparison
+#: The 0/1 (and f1) columns a drill-down row shows beside each document / answer: its gold matches.
+DOCUMENT_MARKS = ("gold_id_match", "context_match", "answer_match")
+ANSWER_MARKS = ("exact_match", "f1")
+#: The comparison's drill-down cuts a document's text or an answer to this many characters.
+DRILL_CHARACTERS = 300
+ANSWER_METRICS_SET = frozenset(ANSWER_METRICS)
+DOCUMENT_METRICS_SET = frozenset(DOCUMENT_METRICS)
+
+
+def measure_direction(metric: str, scores: Mapping[str, Any] | None = None) -> str:
+    """Whether a higher or a lower value of ``metric`` is better: ``"higher"`` or ``"lower"``.
+
+    Every Haystack metric and trec_eval measure is "higher"; a declared score (``result.scores``) says its own.
+    This is the one place the comparison reads a direction.
+
+    Examples
+    --------
+    >>> measure_direction("mrr")
+    'higher'
+    """
+    scores = scores or {}
+    declared = scores.get(metric)
+    direction = getattr(declared, "direction", "higher")
+    return direction if direction in ("higher", "lower") else "higher"
+
+
+@dataclass(frozen=True)
+class RunDelta:
+    """One run against the first on one measure: ``delta`` (this run's value minus the first's), the bootstrap
+    interval of the delta, the p-value the mark reads (Holm-corrected with 3+ runs), and ``change``:
+    ``"better"`` / ``"worse"`` when the delta is significant (by the measure's direction), else ``""``."""
+
+    run: str
+    delta: float
+    ci_low: float
+    ci_high: float
+    p_value: float
+    significant: bool
+    change: str
+
+
+@dataclass(frozen=True)
+class ComparedMeasure:
+    """A measure of a node in every run: each run's value (over the queries paired with the first run) and each
+    later run's :class:`RunDelta`."""
+
+    metric: str
+    description: str
+    direction: str
+    values: tuple[float, ...]
+    deltas: tuple[RunDelta, ...]
+    queries: int  # the queries paired with the first run (the smallest over the later runs)
+
+
+@dataclass(frozen=True)
+class DrillRow:
+    """One document or answer a run returned for a query: its rank, text, judged-correct mark and gold matches."""
+
+    kind: str  # "document" or "answer"
+    rank: Any
+    correct: bool | None
+    fields: tuple[tuple[str, str], ...]  # (field, value as shown): document_id and context, or answer and its document
+    marks: tuple[tuple[str, float], ...]  # (gold-match column, value) the row holds
+
+
+@dataclass(frozen=True)
+class GridQuery:
+    """A query of a node in every run: ``values[m][r]`` is measure ``m`` in run ``r`` (NaN: not scored),
+    ``deltas[m][r - 1]`` run ``r`` minus the first, ``changes[m][r - 1]`` ``"better"`` / ``"worse"`` / ``""`` by the
+    measure's direction; ``worst`` the largest drop (direction-adjusted, <= 0) of the ordering measure; ``rows[r]``
+    the run's documents / answers."""
+
+    multilabel_id: str
+    query: str
+    slices: tuple[tuple[str, str], ...]
+    values: tuple[tuple[float, ...], ...]
+    deltas: tuple[tuple[float, ...], ...]
+    changes: tuple[tuple[str, ...], ...]
+    worst: float
+    rows: tuple[tuple[DrillRow, ...], ...]
+
+
+@dataclass(frozen=True)
+class ComparedNode:
+    """A node of the comparison: its measures (summary) and its per-query grid, worst-by-delta first by
+    ``order_metric``."""
+
+    node: str
+    answer_node: bool
+    measures: tuple[ComparedMeasure, ...]
+    order_metric: str
+    slice_keys: tuple[str, ...]
+    queries: tuple[GridQuery, ...]
+
+
+@dataclass(frozen=True)
+class ComparisonModel:
+    """What the comparative report says: the runs' names, the test and its threshold, and each shared node."""
+
+    version: str
+    names: tuple[str, ...]
+    test: str
+    max_p: float
+    holm: bool  # 3+ runs: the p-values are Holm-corrected over the comparisons of each measure
+    confidence: float
+    document_scope: str
+    answer_scope: str
+    nodes: tuple[ComparedNode, ...]
+    n: int  # the worst queries the text and Markdown list per node
+    notes: tuple[Note, ...]
+
+
+def _drill_rows(result: ResultSource, node: str, table: pd.DataFrame, scopes: Mapping[str, str],
+                ) -> dict[str, tuple[DrillRow, ...]]:
+    """Each query's documents / answers in one run (:meth:`query_examples`), by multilabel_id."""
+    rows: dict[str, list[DrillRow]] = {}
+    kinds = [(kind, metric) for kind, metric, metrics in (("answer", "f1", ANSWER_METRICS_SET),
+                                                          ("document", "recall_single_hit", DOCUMENT_METRICS_SET))
+             if any(column in metrics for column in table.columns)]
+    for kind, _ in kinds:
+        columns = [c for c in table.columns if c in (ANSWER_METRICS_SET if kind == "answer" else DOCUMENT_METRICS_SET)]
+        scored = table.loc[table[columns].notna().any(axis=1), columns]
+        if not len(scored):
+            continue
+        answer = kind == "answer"
+        for example in result.query_examples(node, scored, metric=columns[0]):
+            listed = rows.setdefault(example["multilabel_id"], [])
+            for row in example["answers" if answer else "documents"]:
+                fields = ((("answer", _cut(row.get("answer"), DRILL_CHARACTERS, NO_ANSWER)),
+                           ("document_id", _value("document_id", row.get("document_ids"), DRILL_CHARACTERS)))
+                          if answer else
+                          (("document_id", _cut(row.get("document_id"), DRILL_CHARACTERS)),
+                           ("context", _cut(row.get("context"), DRILL_CHARACTERS))))
+                marks = tuple((mark, float(row[mark])) for mark in (ANSWER_MARKS if answer else DOCUMENT_MARKS)
+                              if mark in row and not _is_missing(row[mark]))
+                listed.append(DrillRow(kind, _rank(row.get("rank")),
+                                       _judged_correct(row, answer, scopes["document_scope"], scopes["answer_scope"]),
+                                       fields, marks))
+    return {key: tuple(value) for key, value in rows.items()}
+
+
+def _label(value: Any) -> str:
+    return "" if _is_missing(value) else str(value)
+
+
+def build_comparison_model(
+    runs: Mapping[str, ResultSource],
+    *,
+    nodes: Sequence[str] | None = None,
+    metrics: Sequence[str] | str | None = None,
+    by: str | Sequence[str] | None = None,
+    test: str = "t-test",
+    max_p: float = 0.05,
+    n: int = 20,
+    rounds: int = ROUNDS,
+    confidence: float = 0.95,
+    seed: int = 0,
+    **options: Any,
+) -> ComparisonModel:
+    """The comparative report's model of ``runs`` (name -> result, the first the baseline); the parameters are those
+    of :func:`evalframe.compare_report`.
+
+    Every number comes from the public analyses: each measure's values, deltas, intervals and p-values from
+    :func:`evalframe.analysis.compare.compare` (Holm-corrected for 3+ runs), each query's values and slice labels
+    from ``query_metrics(node, by=by, with_query=True)``, each query's rows from ``query_examples``.
+
+    Examples
+    --------
+    >>> from evalframe import load_demo_result
+    >>> demo = load_demo_result()
+    >>> model = build_comparison_model({"top1": demo, "top5": demo}, nodes=["Retriever"], metrics=["mrr"], rounds=100)
+    >>> model.nodes[0].measures[0].deltas[0].delta
+    0.0
+    """
+    names = list(runs)
+    results = list(runs.values())
+    if len(results) < 2:
+        raise InvalidParameterError(f"a comparison needs two runs or more; got {len(results)}.", parameter="runs")
+    for name, result in runs.items():
+        if not is_result(result):
+            raise InvalidParameterError(f"run {name!r} must be an EvaluationResult (or a result folder); got "
+                                        f"{type(result).__name__}.", parameter="runs")
+    test = check_test("t-test" if test == "t" else test)
+    max_p = check_max_p(max_p)  # type: ignore[assignment]
+    if max_p is None:
+        raise InvalidParameterError("max_p must be a p-value in (0, 1), e.g. 0.05.", parameter="max_p")
+    n = check_positive_int(n, name="n (worst queries per node)", minimum=1)
+    shared = shared_nodes(results)
+    if nodes is None:
+        chosen = shared
+    else:
+        chosen = [nodes] if isinstance(nodes, str) else list(nodes)
+        missing = [node for node in chosen if node not in shared]
+        if missing:
+            raise InvalidParameterError(f"nodes names {missing}, which not every run holds; the runs share {shared}."
+                                        f"{did_you_mean(missing[0], shared)}", parameter="nodes")
+    if not chosen:
+        raise InvalidParameterError(f"the runs {names} share no node; compare runs of one pipeline.", parameter="runs")
+    keys = [] if by is None else [by] if isinstance(by, str) else list(by)
+    scopes = {"document_scope": options.get("document_scope", MetricOptions.document_scope),
+              "answer_scope": options.get("answer_scope", MetricOptions.answer_scope)}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        built = [_compared_node(runs, node, metrics, keys, test, max_p, rounds, confidence, seed, scopes, options)
+                 for node in chosen]
+    compared = tuple(node for node in built if node is not None)
+    if not compared:
+        raise InvalidParameterError(f"metrics {metrics!r}: no node of the runs has them; the nodes {chosen} have "
+                                    f"{[list(runs[names[0]].query_metrics(node, **options).columns) for node in chosen]}.",
+                                    parameter="metrics")
+    notes = tuple(Note(category, message) for message, category in
+                  dict.fromkeys((str(w.message), w.category) for w in caught))
+    for note in notes:
+        warn(note.message, note.category)
+    return ComparisonModel(__version__, tuple(names), test, max_p, len(names) > 2, confidence,
+                           scopes["document_scope"], scopes["answer_scope"], compared, n, notes)
+
+
+def _compared_node(runs: Mapping[str, ResultSource], node: str, metrics: Sequence[str] | str | None,
+                   keys: list[str], test: str, max_p: float, rounds: int, confidence: float, seed: int,
+                   scopes: Mapping[str, str], options: Mapping[str, Any]) -> ComparedNode | None:
+    names, results = list(runs), list(runs.values())
+    first = results[0]
+    plain_columns = list(first.query_metrics(node, **options).columns)
+    wanted = None
+    if metrics is not None:  # the asked measures this node has: its metrics, and trec measures of a document node
+        documents = first.has_documents(node) and not first.has_answers(node)
+        named, measures_asked = measure_names([metrics] if isinstance(metrics, str) else list(metrics))
+        wanted = [m for m in named if m in plain_columns or (documents and m in measures_asked)]
+        if not wanted:
+            return None
+    table = compare(*results, node=node, metrics=wanted, names=names, rounds=rounds, confidence=confidence, seed=seed,
+                    test=test, max_p=max_p, **options)
+    p_column = "p_holm" if len(names) > 2 else TESTS[test]
+    chosen = list(dict.fromkeys(table.index.get_level_values("metric")))
+    directions = {m: measure_direction(m, getattr(first, "scores", None)) for m in chosen}
+    measures = []
+    for metric in chosen:
+        rows = ([table.loc[metric]] if len(names) == 2 else [table.loc[(name, metric)] for name in names[1:]])
+        run_deltas = []
+        for name, row in zip(names[1:], rows):
+            gain = row["delta"] if directions[metric] == "higher" else -row["delta"]
+            change = ("better" if gain > 0 else "worse" if gain < 0 else "") if bool(row["significant"]) else ""
+            run_deltas.append(RunDelta(name, float(row["delta"]), float(row["ci_low"]), float(row["ci_high"]),
+                                   float(row[p_column]), bool(row["significant"]), change))
+        means = (float(rows[0]["mean_a"]), *(float(row["mean_b"]) for row in rows))
+        measures.append(ComparedMeasure(metric, _description(metric), directions[metric], means, tuple(run_deltas),
+                                        int(min(row["queries"] for row in rows))))
+    # the grid: every query of any run, in the first run's order then the others'
+    extra = [m for m in chosen if m not in plain_columns]  # trec measures
+    tables = [result.query_metrics(node, by=keys or None, with_query=True, measures=extra or None, **options)
+              for result in results]
+    index = tables[0].index
+    for other in tables[1:]:
+        index = index.append(other.index[~other.index.isin(index)])
+    aligned = [t.reindex(index) for t in tables]
+    labels = [str(c) for c in tables[0].columns if c != "query" and c not in chosen and c not in plain_columns]
+    text = aligned[0]["query"]
+    slices = aligned[0][labels] if labels else pd.DataFrame(index=index)
+    for other in aligned[1:]:
+        text = text.fillna(other["query"])
+        if labels:
+            slices = slices.fillna(other[labels])
+    values = {m: np.column_stack([t[m].to_numpy(dtype=np.float64, na_value=np.nan) for t in aligned]) for m in chosen}
+    deltas = {m: values[m][:, 1:] - values[m][:, :1] for m in chosen}
+    signs = {m: 1.0 if directions[m] == "higher" else -1.0 for m in chosen}
+    changes = {m: np.where(deltas[m] * signs[m] > 0, "better", np.where(deltas[m] * signs[m] < 0, "worse", ""))
+               for m in chosen}
+    headline = first.headline_metric(node)  # worst-by-delta of the headline metric, else of the first that moved
+    moved = [m for m in chosen if np.nan_to_num(deltas[m]).any()]
+    order_metric = headline if headline in chosen and (headline in moved or not moved) else (moved or chosen)[0]
+    gains = deltas[order_metric] * signs[order_metric]
+    worst = np.minimum(np.nan_to_num(np.nanmin(np.where(np.isnan(gains), np.inf, gains), axis=1), posinf=0.0), 0.0)
+    order = np.argsort(worst, kind="stable")
+    plain = [t[[c for c in t.columns if c in chosen]] for t in tables]
+    drills = [_drill_rows(result, node, table, scopes) for result, table in zip(results, plain)]
+    ids = index.to_numpy()
+    label_cells = {c: slices[c].map(_label).to_numpy() for c in labels}
+    queries = tuple(
+        GridQuery(str(ids[i]), _label(text.iloc[i]), tuple((c, str(label_cells[c][i])) for c in labels),
+                  tuple(tuple(float(v) for v in values[m][i]) for m in chosen),
+                  tuple(tuple(float(v) for v in deltas[m][i]) for m in chosen),
+                  tuple(tuple(str(c) for c in changes[m][i]) for m in chosen), float(worst[i]),
+                  tuple(drill.get(str(ids[i]), ()) for drill in drills))
+        for i in order)
+    return ComparedNode(node, first.has_answers(node), tuple(measures), order_metric, tuple(labels), queries)

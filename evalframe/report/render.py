@@ -25,9 +25,12 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from .model import ABOVE_ONE, DEFINITIONS_TITLE, Definitions, ReportModel, Section
+from .model import ABOVE_ONE, DEFINITIONS_TITLE, ComparedNode, ComparisonModel, Definitions, GridQuery, ReportModel, \
+    RunDelta, Section
 
-__all__ = ["RENDERERS", "render_html", "render_json", "render_markdown", "render_text", "to_dict"]
+__all__ = ["COMPARISON_RENDERERS", "comparison_to_dict", "render_comparison_html", "render_comparison_json",
+           "render_comparison_markdown", "render_comparison_text",
+           "RENDERERS", "render_html", "render_json", "render_markdown", "render_text", "to_dict"]
 
 #: The page links to the report's last section (and to each metric's definition there) by these anchors.
 DEFINITIONS_ANCHOR = "evalframe-definitions"
@@ -342,3 +345,309 @@ def render_json(model: ReportModel) -> str:
 #: Each output format of the report and its renderer (``Report.render(format)``, ``evalframe report --format``).
 RENDERERS: dict[str, Callable[[ReportModel], str]] = {
     "text": render_text, "html": render_html, "markdown": render_markdown, "json": render_json}
+
+
+# ---------------------------------------------------------------------------------------------- the comparison
+def _signed(value: float) -> str:
+    return "" if value != value else f"{value:+.4f}"
+
+
+def _plain(value: float) -> str:
+    return "" if value != value else f"{value:.4f}"
+
+
+def _arrow(direction: str) -> str:
+    return "↑" if direction == "higher" else "↓"
+
+
+def _delta_text(delta: RunDelta) -> str:
+    """A run's delta for a person: ``+0.1250 [+0.0000, +0.2500] p=0.0412 *`` (``*``: significant; ▲/▼: better/worse)."""
+    mark = {"better": " ▲", "worse": " ▼"}.get(delta.change, "")
+    return (f"{_signed(delta.delta)} [{_signed(delta.ci_low)}, {_signed(delta.ci_high)}] p={_plain(delta.p_value)}"
+            + (" *" if delta.significant else "") + mark)
+
+
+def _test_note(model: ComparisonModel) -> str:
+    corrected = " Holm-corrected over the runs of each measure," if model.holm else ""
+    test = "paired t-test" if model.test == "t-test" else f"paired {model.test} test"
+    return (f"Delta: each run minus {model.names[0]!r}, with its {model.confidence:.0%} bootstrap interval; p: the "
+            f"{test}'s p-value,{corrected} * when at most {model.max_p:g}; ▲ better / ▼ worse by the measure's "
+            f"direction (↑ higher is better, ↓ lower is better). Values over the queries paired with {model.names[0]!r}.")
+
+
+def _worst_queries(node: ComparedNode, n: int) -> list[GridQuery]:
+    return [query for query in node.queries if query.worst < 0][:n]
+
+
+def render_comparison_text(model: ComparisonModel) -> str:
+    """The comparative report for a terminal."""
+    lines = [f"evalframe {model.version} comparative report", "=" * 60, f"Runs: {', '.join(model.names)} "
+             f"(baseline {model.names[0]!r}); document_scope={model.document_scope!r}, answer_scope={model.answer_scope!r}",
+             _test_note(model), ""]
+    for node in model.nodes:
+        header = ["metric", *model.names, *(f"{d.run} - {model.names[0]}" for d in node.measures[0].deltas)]
+        rows = [[f"{m.metric} {_arrow(m.direction)}", *(_plain(v) for v in m.values), *(_delta_text(d) for d in m.deltas)]
+                for m in node.measures]
+        widths = [max(len(str(cell)) for cell in column) for column in zip(header, *rows)]
+        lines += [node.node, "-" * len(node.node)]
+        lines += ["  ".join(str(cell).ljust(width) for cell, width in zip(line, widths)).rstrip()
+                  for line in [header, *rows]]
+        worst = _worst_queries(node, model.n)
+        position = [m.metric for m in node.measures].index(node.order_metric)
+        lines += ["", f"Queries that got worse on {node.order_metric} (worst first, {len(worst)} shown of "
+                      f"{sum(q.worst < 0 for q in node.queries)}; {len(node.queries)} queries in all):"]
+        for query in worst:
+            values = " ".join(f"{name}={_plain(value)}" for name, value in zip(model.names, query.values[position]))
+            lines.append(f"  {_signed(query.worst)}  {values}  {query.query}")
+        if not worst:
+            lines.append("  none")
+        lines.append("")
+    lines += [f"[{note.category.__name__}] {note.message}" for note in model.notes]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def render_comparison_markdown(model: ComparisonModel) -> str:
+    """The comparative report as GitHub-flavoured Markdown (for a pull request): a table per node and its worst queries."""
+    lines = ["# Comparative report", "", f"Runs: {', '.join(f'`{_md(name)}`' for name in model.names)} (baseline "
+             f"`{_md(model.names[0])}`); `document_scope={model.document_scope!r}`, `answer_scope={model.answer_scope!r}`",
+             "", _md(_test_note(model)), ""]
+    for node in model.nodes:
+        runs = node.measures[0].deltas
+        lines += [f"## {_md(node.node)}", "", "| metric | " + " | ".join(_md(name) for name in model.names) + " | "
+                  + " | ".join(f"{_md(d.run)} − {_md(model.names[0])}" for d in runs) + " |",
+                  "|---|" + "---:|" * (len(model.names) + len(runs))]
+        lines += [f"| {_md(m.metric)} {_arrow(m.direction)} | " + " | ".join(_plain(v) for v in m.values) + " | "
+                  + " | ".join(_md(_delta_text(d)) for d in m.deltas) + " |" for m in node.measures]
+        worst = _worst_queries(node, model.n)
+        position = [m.metric for m in node.measures].index(node.order_metric)
+        lines += ["", f"Queries that got worse on `{node.order_metric}` ({len(worst)} shown of "
+                      f"{sum(q.worst < 0 for q in node.queries)}; {len(node.queries)} queries in all):", ""]
+        if worst:
+            lines += ["| query | change | " + " | ".join(_md(name) for name in model.names) + " |",
+                      "|---|---:|" + "---:|" * len(model.names)]
+            lines += [f"| {_md(q.query)} | {_signed(q.worst)} | " + " | ".join(_plain(v) for v in q.values[position])
+                      + " |" for q in worst]
+        else:
+            lines.append("None.")
+        lines.append("")
+    lines += [f"> {note.category.__name__}: {_md(note.message)}" for note in model.notes]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def comparison_to_dict(model: ComparisonModel) -> dict[str, Any]:
+    """The comparative report as plain JSON data (``schema_version`` 1; NaN is None)."""
+    return {
+        "schema_version": 1, "kind": "comparison", "evalframe_version": model.version, "runs": list(model.names),
+        "test": model.test, "max_p": model.max_p, "holm": model.holm, "confidence": model.confidence,
+        "scopes": {"document_scope": model.document_scope, "answer_scope": model.answer_scope},
+        "nodes": [{
+            "node": node.node, "answer_node": node.answer_node, "order_metric": node.order_metric,
+            "slices": list(node.slice_keys),
+            "measures": [{"metric": m.metric, "direction": m.direction, "queries": m.queries,
+                          "values": dict(zip(model.names, (_number(v) for v in m.values))),
+                          "deltas": [{"run": d.run, "delta": _number(d.delta), "ci_low": _number(d.ci_low),
+                                      "ci_high": _number(d.ci_high), "p_value": _number(d.p_value),
+                                      "significant": d.significant, "change": d.change} for d in m.deltas]}
+                         for m in node.measures],
+            "queries": [{"multilabel_id": q.multilabel_id, "query": q.query, "slices": dict(q.slices),
+                         "worst": _number(q.worst),
+                         "values": {m.metric: [_number(v) for v in values] for m, values in zip(node.measures, q.values)},
+                         "deltas": {m.metric: [_number(v) for v in values] for m, values in zip(node.measures, q.deltas)},
+                         "changes": {m.metric: list(c) for m, c in zip(node.measures, q.changes)},
+                         "rows": {name: [{"kind": r.kind, "rank": _number(r.rank), "correct": r.correct,
+                                          "fields": dict(r.fields), "marks": dict(r.marks)} for r in rows]
+                                  for name, rows in zip(model.names, q.rows)}}
+                        for q in node.queries]}
+            for node in model.nodes],
+        "notes": [{"category": note.category.__name__, "message": note.message} for note in model.notes],
+    }
+
+
+def render_comparison_json(model: ComparisonModel) -> str:
+    """:func:`comparison_to_dict` as JSON text."""
+    return json.dumps(comparison_to_dict(model), indent=1, ensure_ascii=False, allow_nan=False)
+
+
+_COMPARISON_CSS = """
+.evalframe-compare .controls{display:flex;gap:1rem;flex-wrap:wrap;align-items:center;margin:.5rem 0}
+.evalframe-compare .better{background:#dafbe1}.evalframe-compare .worse{background:#ffebe9}
+.evalframe-compare tr.query{cursor:pointer}.evalframe-compare tr.query:hover td{background-color:#f6f8fa}
+.evalframe-compare tr.query td.better{background:#dafbe1}.evalframe-compare tr.query td.worse{background:#ffebe9}
+.evalframe-compare th.sortable{cursor:pointer;user-select:none}.evalframe-compare th.sortable::after{content:" ⇅";color:#8c959f}
+.evalframe-compare th[aria-sort=ascending]::after{content:" ▲"}.evalframe-compare th[aria-sort=descending]::after{content:" ▼"}
+.evalframe-compare .sig{font-weight:700}.evalframe-compare tr.drill td{background:#fbfcfd}
+.evalframe-compare .runs{display:grid;grid-template-columns:repeat(auto-fit,minmax(18rem,1fr));gap:.8rem}
+.evalframe-compare .mark{font-size:.75rem;border-radius:.6rem;padding:0 .35rem;margin-right:.2rem;background:#eaeef2}
+.evalframe-compare .mark.on{background:#1a7f37;color:#fff}.evalframe-compare ol{margin:.2rem 0;padding-left:1.4rem}
+"""
+
+#: The comparison page's script: sorting, filtering, the drill-downs. No network, no library: plain DOM.
+_COMPARISON_JS = """
+(function(){
+document.querySelectorAll('.evalframe-grid').forEach(function(grid){
+  var table=grid.querySelector('table.grid'), bodies=function(){return Array.prototype.slice.call(table.tBodies);};
+  var measure=grid.querySelector('select.measure'), show=grid.querySelector('select.show'),
+      text=grid.querySelector('input.text'), slices=grid.querySelectorAll('select.slice'), count=grid.querySelector('.count');
+  function apply(){
+    var m=measure.value, s=show.value, t=text.value.toLowerCase(), shown=0;
+    table.querySelectorAll('[data-measure]').forEach(function(cell){
+      cell.style.display=(m==='' || cell.getAttribute('data-measure')===m)?'':'none';});
+    bodies().forEach(function(body){
+      var ok=true, row=body.rows[0];
+      if(t && body.getAttribute('data-text').indexOf(t)<0) ok=false;
+      slices.forEach(function(select){
+        if(select.value!=='' && body.getAttribute('data-slice-'+select.getAttribute('data-key'))!==select.value) ok=false;});
+      if(ok && m!==''){ if(body.getAttribute('data-scored-'+m)!=='1') ok=false; }
+      if(ok && s!==''){
+        var changes=(m===''?body.getAttribute('data-changes'):(body.getAttribute('data-change-'+m)||''));
+        if(s==='changed'? !/better|worse/.test(changes) : changes.indexOf(s)<0) ok=false; }
+      body.style.display=ok?'':'none'; if(ok) shown++; });
+    count.textContent=shown+' of '+bodies().length+' queries shown';
+  }
+  [measure,show].concat(Array.prototype.slice.call(slices)).forEach(function(c){c.addEventListener('change',apply);});
+  text.addEventListener('input',apply);
+  table.querySelectorAll('th.sortable').forEach(function(th, position){
+    th.addEventListener('click',function(){
+      var key=th.getAttribute('data-key'), ascending=th.getAttribute('aria-sort')!=='ascending',
+          numeric=th.hasAttribute('data-numeric');
+      table.querySelectorAll('th.sortable').forEach(function(other){other.removeAttribute('aria-sort');});
+      th.setAttribute('aria-sort',ascending?'ascending':'descending');
+      var list=bodies(); list.forEach(function(b,i){b._i=i;});
+      list.sort(function(a,b){
+        var x=a.getAttribute('data-sort-'+key), y=b.getAttribute('data-sort-'+key), r;
+        if(numeric){ x=x===''?NaN:parseFloat(x); y=y===''?NaN:parseFloat(y);
+          if(isNaN(x)&&isNaN(y)) r=0; else if(isNaN(x)) return 1; else if(isNaN(y)) return -1; else r=x-y; }
+        else r=x<y?-1:x>y?1:0;
+        return (ascending?r:-r)||a._i-b._i; });
+      list.forEach(function(b){table.appendChild(b);}); }); });
+  table.addEventListener('click',function(event){
+    var row=event.target.closest('tr.query'); if(!row) return;
+    var drill=row.nextElementSibling; var open=drill.hidden; drill.hidden=!open;
+    row.setAttribute('aria-expanded',open?'true':'false'); });
+  apply();
+});
+})();
+"""
+
+
+def _attr(value: str) -> str:
+    return html.escape(value, quote=True)
+
+
+def _key(text: str) -> str:
+    """A measure or slice name as an attribute suffix (letters, digits, -, _)."""
+    return re.sub(r"[^A-Za-z0-9_-]", "-", text).lower()
+
+
+def _drill_html(model: ComparisonModel, query: GridQuery) -> str:
+    runs = []
+    for name, rows in zip(model.names, query.rows):
+        items = []
+        for row in rows:
+            mark = "<span class='ok' title='judged correct'>&#10003;</span> " if row.correct else ""
+            fields = " ".join(f"<span class='field'>{html.escape(field)}:</span> "
+                              + (f"<b>{html.escape(value)}</b>" if field in ("answer", "document_id")
+                                 else f"<span class='muted'>{html.escape(value)}</span>") for field, value in row.fields)
+            marks = "".join(f"<span class='mark{' on' if value > 0 else ''}' title='{_attr(mark_name)}'>"
+                            f"{html.escape(mark_name)} {value:g}</span>" for mark_name, value in row.marks)
+            items.append(f"<li value='{_attr(str(row.rank)) if isinstance(row.rank, int) else ''}'>{mark}{fields}"
+                         f"<div>{marks}</div></li>")
+        body = f"<ol>{''.join(items)}</ol>" if items else "<p class='muted'>no rows</p>"
+        runs.append(f"<div class='run' data-run='{_attr(name)}'><b>{html.escape(name)}</b>{body}</div>")
+    return f"<div class='runs'>{''.join(runs)}</div>"
+
+
+def _grid_html(model: ComparisonModel, node: ComparedNode, position: int) -> str:
+    names = model.names
+    metrics = [m.metric for m in node.measures]
+    options = "".join(f"<option value='{_attr(_key(m))}'>{html.escape(m)}</option>" for m in metrics)
+    controls = [f"<label>measure <select class='measure'><option value=''>all measures</option>{options}</select></label>",
+                "<label>show <select class='show'><option value=''>all queries</option><option value='changed'>changed"
+                "</option><option value='worse'>regressions</option><option value='better'>improvements</option>"
+                "</select></label>"]
+    for index, key in enumerate(node.slice_keys):
+        labels = sorted({dict(q.slices)[key] for q in node.queries})
+        choices = "".join(f"<option value='{_attr(label)}'>{html.escape(label)}</option>" for label in labels)
+        controls.append(f"<label>{html.escape(key)} <select class='slice' data-key='{index}'>"
+                        f"<option value=''>all</option>{choices}</select></label>")
+    controls.append("<label>text <input class='text' type='search' placeholder='query or id'></label>"
+                    "<span class='count muted'></span>")
+    head = ["<th class='sortable' data-key='rank' data-numeric>#</th>", "<th class='sortable' data-key='query'>query</th>"]
+    head += [f"<th class='sortable' data-key='slice{i}'>{html.escape(key)}</th>" for i, key in enumerate(node.slice_keys)]
+    for m in node.measures:
+        for r, name in enumerate(names):
+            head.append(f"<th class='sortable' data-numeric data-key='v-{_attr(_key(m.metric))}-{r}' "
+                        f"data-measure='{_attr(_key(m.metric))}'>{html.escape(m.metric)} {_arrow(m.direction)}<br>"
+                        f"<span class='muted'>{html.escape(name)}</span></th>")
+        for r, name in enumerate(names[1:], start=1):
+            head.append(f"<th class='sortable' data-numeric data-key='d-{_attr(_key(m.metric))}-{r}' "
+                        f"data-measure='{_attr(_key(m.metric))}'>&Delta; {html.escape(m.metric)}<br>"
+                        f"<span class='muted'>{html.escape(name)} &minus; {html.escape(names[0])}</span></th>")
+    width = 2 + len(node.slice_keys) + len(metrics) * (2 * len(names) - 1)
+    bodies = []
+    for rank, query in enumerate(node.queries, start=1):
+        attrs = [f"data-text='{_attr((query.query + ' ' + query.multilabel_id).lower())}'",
+                 f"data-sort-rank='{rank}'", f"data-sort-query='{_attr(query.query.lower())}'",
+                 f"data-changes='{_attr(' '.join(c for changes in query.changes for c in changes if c))}'"]
+        attrs += [f"data-slice-{i}='{_attr(label)}' data-sort-slice{i}='{_attr(label)}'"
+                  for i, (_, label) in enumerate(query.slices)]
+        cells = [f"<td class='num'>{rank}</td>", f"<td>{html.escape(query.query)}</td>"]
+        cells += [f"<td>{html.escape(label)}</td>" for _, label in query.slices]
+        for m, values, deltas, changes in zip(node.measures, query.values, query.deltas, query.changes):
+            key = _key(m.metric)
+            scored = any(v == v for v in values)
+            attrs.append(f"data-scored-{_attr(key)}='{1 if scored else 0}' "
+                         f"data-change-{_attr(key)}='{' '.join(c for c in changes if c)}'")
+            for r, value in enumerate(values):
+                attrs.append(f"data-sort-v-{_attr(key)}-{r}='{'' if value != value else repr(value)}'")
+                cells.append(f"<td class='num' data-measure='{_attr(key)}'>{_plain(value)}</td>")
+            for r, (delta, change) in enumerate(zip(deltas, changes), start=1):
+                attrs.append(f"data-sort-d-{_attr(key)}-{r}='{'' if delta != delta else repr(delta)}'")
+                cells.append(f"<td class='num {change}' data-measure='{_attr(key)}'>{_signed(delta)}</td>")
+        regressed = any("worse" in changes for changes in query.changes)
+        bodies.append(f"<tbody {' '.join(attrs)}><tr class='query{' regressed' if regressed else ''}' "
+                      f"aria-expanded='false' title='open to see every run&#39;s rows'>{''.join(cells)}</tr>"
+                      f"<tr class='drill' hidden><td colspan='{width}'>{_drill_html(model, query)}</td></tr></tbody>")
+    return (f"<div class='evalframe-grid' id='evalframe-grid-{position}'><h3>Queries of {html.escape(node.node)}</h3>"
+            f"<p class='muted'>All {len(node.queries)} queries, worst change of {html.escape(node.order_metric)} first; "
+            f"click a column to sort, a query to open every run's {'answers' if node.answer_node else 'documents'} with "
+            f"their gold matches.</p><div class='controls'>{''.join(controls)}</div>"
+            f"<table class='grid'><thead><tr>{''.join(head)}</tr></thead>{''.join(bodies)}</table></div>")
+
+
+def render_comparison_html(model: ComparisonModel) -> str:
+    """The comparative report as one self-contained HTML page (inline CSS and script, no network)."""
+    names = model.names
+    page = [f"<h1>Comparative report</h1><p class='muted'>evalframe {html.escape(model.version)}; runs: "
+            f"{html.escape(', '.join(names))} (baseline {html.escape(names[0])}); "
+            f"<code>document_scope={html.escape(repr(model.document_scope))}</code>, "
+            f"<code>answer_scope={html.escape(repr(model.answer_scope))}</code></p>",
+            f"<p class='muted'>{html.escape(_test_note(model))}</p>"]
+    for position, node in enumerate(model.nodes):
+        deltas = node.measures[0].deltas
+        page.append(f"<h2>{html.escape(node.node)}</h2><table class='summary'><tr><th>metric</th>"
+                    + "".join(f"<th>{html.escape(name)}</th>" for name in names)
+                    + "".join(f"<th>&Delta; {html.escape(d.run)} &minus; {html.escape(names[0])} [CI]</th><th>p</th>"
+                              for d in deltas) + "</tr>")
+        for m in node.measures:
+            cells = "".join(f"<td class='num'>{_plain(v)}</td>" for v in m.values)
+            for d in m.deltas:
+                mark = {"better": " &#9650;", "worse": " &#9660;"}.get(d.change, "")
+                cells += (f"<td class='num {d.change}'>{_signed(d.delta)} [{_signed(d.ci_low)}, {_signed(d.ci_high)}]"
+                          f"{mark}</td><td class='num{' sig' if d.significant else ''}'>{_plain(d.p_value)}"
+                          f"{' *' if d.significant else ''}</td>")
+            page.append(f"<tr><td title='{_attr(m.description)}'>{html.escape(m.metric)} {_arrow(m.direction)}</td>"
+                        f"{cells}</tr>")
+        page.append("</table>")
+        page.append(_grid_html(model, node, position))
+    page += [f"<p class='flag'>{html.escape(note.category.__name__)}: {html.escape(note.message)}</p>"
+             for note in model.notes]
+    return ("<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>evalframe comparative report</title>"
+            f"<style>{_CSS}{_COMPARISON_CSS}</style></head><body><div class='evalframe-report evalframe-compare'>"
+            f"{''.join(page)}</div><script>{_COMPARISON_JS}</script></body></html>")
+
+
+#: Each output format of the comparative report and its renderer (``ComparisonReport.render(format)``).
+COMPARISON_RENDERERS: dict[str, Callable[[ComparisonModel], str]] = {
+    "text": render_comparison_text, "html": render_comparison_html, "markdown": render_comparison_markdown,
+    "json": render_comparison_json}

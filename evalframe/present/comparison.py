@@ -1,0 +1,101 @@
+"""``evalframe.compare_report``: runs side by side in one report (:class:`evalframe.report.ComparisonReport`).
+
+Here (the present stage) because a run may be a result folder, loaded with :meth:`EvaluationResult.load`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, Union
+
+from ..analysis.compare import is_result, run_names
+from ..analysis.protocol import ResultSource
+from ..errors import InvalidParameterError
+from ..report import ComparisonReport, build_comparison_model
+from ..result import EvaluationResult
+
+__all__ = ["compare_report"]
+
+RunLike = Union[ResultSource, str, "os.PathLike[str]"]
+
+
+def _result(run: Any, name: str) -> ResultSource:
+    if is_result(run):
+        return run
+    if isinstance(run, (str, os.PathLike)):
+        return EvaluationResult.load(Path(run))  # a folder written by result.save (plain or partitioned)
+    raise InvalidParameterError(f"run {name!r} must be an EvaluationResult, a DaskEvaluationResult or a result folder; "
+                                f"got {type(run).__name__}.", parameter="runs")
+
+
+def compare_report(
+    runs: Sequence[RunLike] | Mapping[str, RunLike],
+    *,
+    names: Sequence[str] | None = None,
+    nodes: Sequence[str] | None = None,
+    metrics: Sequence[str] | str | None = None,
+    by: str | Sequence[str] | None = None,
+    test: str = "t",
+    max_p: float = 0.05,
+    n: int = 20,
+    **options: Any,
+) -> ComparisonReport:
+    """Runs side by side: per node and measure each run's value, the delta against the first run with its
+    confidence interval and a significance mark, and a per-query grid (worst change first), as text, Markdown
+    and one self-contained HTML page.
+
+    Parameters
+    ----------
+    runs : list of results or folders, or dict of name to result or folder
+        The runs, the first the baseline: EvaluationResults, DaskEvaluationResults or folders written by
+        ``result.save``. A dict names them.
+    names : list of str, optional
+        A name per run (for a list; default "A", "B", ...).
+    nodes : list of str, optional
+        The nodes compared; every node the runs share by default.
+    metrics : str or list of str, optional
+        The measures compared (Haystack metrics, trec_eval measures such as ``"nDCG@10"``, scores); all those the
+        runs share by default. A node is left out when it has none of them.
+    by : str or list of str, optional
+        Slice keys (``"no_answer"``, ``"filters.<field>"``, ``"meta.<field>"``, as :meth:`query_metrics` takes)
+        whose labels the grid shows and filters by.
+    test : str
+        The paired test of :func:`evalframe.compare`: ``"t"`` (paired t-test, the default) or ``"randomization"``;
+        with 3+ runs its p-values are Holm-corrected over the runs of each measure.
+    max_p : float
+        A delta whose p-value is at most this is marked significant.
+    n : int
+        The worst queries the text and Markdown list per node (the HTML grid holds every query).
+    **options
+        The metric options (``simulated_top_k_retriever``, ``document_scope``, ...) and compare's ``rounds``,
+        ``confidence`` and ``seed``.
+
+    Returns
+    -------
+    ComparisonReport
+        ``.text``, ``.markdown``, ``.html``, ``.save(path)``, ``.model``.
+
+    Examples
+    --------
+    >>> from evalframe import compare_report, load_demo_result
+    >>> demo = load_demo_result()
+    >>> report = compare_report([demo, demo], names=["bm25", "again"], metrics=["mrr", "f1"], rounds=100)
+    >>> [node.node for node in report.model.nodes], report.model.nodes[0].measures[0].deltas[0].delta
+    (['Retriever', 'Reader'], 0.0)
+    """
+    if isinstance(runs, Mapping):
+        if names is not None:
+            raise InvalidParameterError("names: the runs are a dict, whose keys name them; pass a list of runs to "
+                                        "name them with names=.", parameter="names")
+        named = {str(name): _result(run, str(name)) for name, run in runs.items()}
+    elif isinstance(runs, Sequence) and not isinstance(runs, (str, bytes)):
+        labels = run_names(names, len(runs))
+        named = {label: _result(run, label) for label, run in zip(labels, runs)}
+    else:
+        raise InvalidParameterError(f"runs must be a list of results (or folders) or a dict of name to result; got "
+                                    f"{type(runs).__name__}.", parameter="runs")
+    compare_keys = {key: options.pop(key) for key in ("rounds", "confidence", "seed") if key in options}
+    return ComparisonReport(build_comparison_model(named, nodes=nodes, metrics=metrics, by=by, test=test, max_p=max_p,
+                                                   n=n, **compare_keys, **options))
