@@ -1,0 +1,64 @@
+"""Screenshot the comparative report in headless Chromium: ``python scripts/screenshot_compare_report.py``.
+
+Writes ``docs/images/compare_report.png`` (the page: the summary tables and the top of the per-query grid) and
+``docs/images/compare_report_drill.png`` (the worst query opened to every run's documents), from the two demo runs of
+docs/compare-report.md (BM25's rankings and the same rankings reversed). Needs playwright and a Chromium, found as
+``scripts/screenshot_report.py`` finds it.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import tempfile
+from pathlib import Path
+
+import evalframe as ef
+
+HERE = Path(__file__).resolve().parent
+OUT = HERE.parent / "docs" / "images"
+WIDTH = 1200
+
+
+def _browser() -> str | None:
+    spec = importlib.util.spec_from_file_location("screenshot_report", HERE / "screenshot_report.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.browser()
+
+
+def demo_report() -> ef.ComparisonReport:
+    labels, outputs = ef.load_demo_runs()
+    bm25 = ef.EvaluationResult.from_runs(labels, outputs, progress=False)
+    swapped = {node: dict(output) for node, output in outputs.items()}
+    swapped["Retriever"]["documents"] = [ranking[::-1] for ranking in outputs["Retriever"]["documents"]]
+    reversed_run = ef.EvaluationResult.from_runs(labels, swapped, progress=False)
+    return ef.compare_report({"bm25": bm25, "reversed": reversed_run}, metrics=["mrr", "recall_single_hit", "f1"],
+                             by="no_answer")
+
+
+def main() -> None:
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        sys.exit("needs playwright: pip install playwright (and a Chromium: apt-get install chromium-headless-shell)")
+    OUT.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as folder:
+        page_file = demo_report().save(Path(folder) / "compare.html")
+        with sync_playwright() as p:
+            chromium = p.chromium.launch(executable_path=_browser(), args=["--no-sandbox"])
+            tab = chromium.new_page(viewport={"width": WIDTH, "height": 720})
+            tab.goto(page_file.as_uri())
+            tab.screenshot(path=str(OUT / "compare_report.png"))
+            grid = tab.locator(".evalframe-grid").first
+            grid.locator("tr.query").first.click()
+            grid.locator("tr.drill").first.scroll_into_view_if_needed()
+            grid.locator("tbody").first.screenshot(path=str(OUT / "compare_report_drill.png"))
+            chromium.close()
+    for name in ("compare_report.png", "compare_report_drill.png"):
+        print(f"wrote {OUT / name}")
+
+
+if __name__ == "__main__":
+    main()
