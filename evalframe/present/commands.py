@@ -413,6 +413,11 @@ def _report(args: argparse.Namespace) -> str:
         raise EvalframeError(f"--html {args.html} is a folder; give the file to write, e.g. {args.html / 'report.html'}.")
     if len(args.folders) > 1:
         return _compare_report(args)
+    alone = [flag for flag, dest in (("--names", "names"), ("--metric", "metrics"), ("--by", "by"), ("--test", "test"),
+                                     ("--max-p", "max_p")) if getattr(args, dest) is not None]
+    if alone:
+        raise EvalframeError(f"{alone[0]} is for a comparison of two runs or more (evalframe report RUN_A RUN_B ...); "
+                             f"one folder {args.folders[0]} makes the single report, which does not take it.")
     result = _load(args.folders[0], args)
     order = [name.strip() for name in args.node_order.split(",")] if args.node_order else None
     scopes = {name: value for name, value in options_given(args, MetricOptions).items()}
@@ -438,8 +443,8 @@ def _compare_report(args: argparse.Namespace) -> str:
                              f"e.g. --names {','.join(f'run{i + 1}' for i in range(len(args.folders)))}.")
     results = [_load(folder, args) for folder in args.folders]
     scopes = options_given(args, MetricOptions)
-    report = compare_report(results, names=names, metrics=args.metrics, by=args.by, test=args.test,
-                            max_p=args.max_p, n=args.n, **scopes)
+    report = compare_report(results, names=names, metrics=args.metrics, by=args.by, test=args.test or "t-test",
+                            max_p=0.05 if args.max_p is None else args.max_p, n=args.n, **scopes)
     shown = report.render(args.format).rstrip("\n")
     if args.html is not None:
         try:

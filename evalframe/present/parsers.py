@@ -283,9 +283,10 @@ def build() -> tuple[argparse.ArgumentParser, dict[str, Command]]:
     report.add_argument("--by", action="append", default=None, metavar="KEY",
                         help="comparison: a slice key the query grid shows and filters by, e.g. no_answer, "
                              "filters.<field>, meta.<field> (repeatable)")
-    report.add_argument("--test", default="t-test", choices=COMPARE_TESTS,
+    report.add_argument("--test", default=None, choices=COMPARE_TESTS,
                         help="comparison: the paired test (default t-test; Holm-corrected with 3+ runs)")
-    report.add_argument("--max-p", type=float, default=0.05, help="comparison: p-value marked significant (default 0.05)")
+    report.add_argument("--max-p", type=float, default=None, metavar="P",
+                        help="comparison: p-value marked significant (default 0.05)")
     _add_options(report, MetricOptions, only=("document_scope", "answer_scope"))
     _csv_options(report)
 

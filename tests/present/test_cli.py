@@ -381,7 +381,8 @@ OTHER_BASES = {("convert", "--node"): ["convert", "{demo}", "{tmp}/run.txt", "--
                ("trec", "--zscores"): ["trec", "{run}", "{qrels}", "--format", "trec_eval"],
                ("convert", "--tag"): ["convert", "{demo}", "{tmp}/run.txt", "--to", "trec"],
                ("convert", "--qrels"): ["convert", "{run}", "{tmp}/out", "--to", "csv"],
-               ("convert", "--queries"): ["convert", "{run}", "{tmp}/out", "--to", "csv", "--qrels", "{qrels}"]}
+               ("convert", "--queries"): ["convert", "{run}", "{tmp}/out", "--to", "csv", "--qrels", "{qrels}"],
+               **{("report", flag): ["report", "{demo}", "{demo}"] for flag in ("--names", "--metric", "--by", "--max-p")}}
 #: A value argparse lets through but the command refuses, per option (by its long flag).
 BAD_VALUES = {
     "--out": "{file}", "--node": "Raeder", "--by": "qeury", "--top-k-reader": "0", "--top-k-retriever": "0",

@@ -138,3 +138,10 @@ def test_the_command_compares_folders(runs, tmp_path, capsys):
 
 def test_public_names():
     assert evalframe.compare_report is compare_report and "compare_report" in evalframe.__all__
+
+
+def test_a_comparison_flag_with_one_folder_is_refused(runs, tmp_path, capsys):
+    folder = str(runs["A"].save(tmp_path / "A"))
+    assert main(["report", folder, "--names", "bm25"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error: --names is for a comparison of two runs or more")
