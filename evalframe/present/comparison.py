@@ -6,23 +6,26 @@ Here (the present stage) because a run may be a result folder, loaded with :meth
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Union
 
-from ..analysis.compare import is_result, run_names
-from ..analysis.protocol import ResultSource
+import pandas as pd
+
+from ..analysis.compare import compare, is_result, run_names
+from ..analysis.protocol import ResultLike
 from ..errors import InvalidParameterError
 from ..report import ComparisonReport, build_comparison_model
 from ..result import EvaluationResult
 
 __all__ = ["compare_report"]
 
-RunLike = Union[ResultSource, str, "os.PathLike[str]"]
+RunLike = Union[ResultLike, str, "os.PathLike[str]"]
 
 
-def _result(run: Any, name: str) -> ResultSource:
-    if is_result(run):
+def _result(run: Any, name: str) -> Any:
+    """A run as a result (ResultLike): itself, or the folder it names loaded."""
+    if isinstance(run, ResultLike):  # in memory, or on Dask
         return run
     if isinstance(run, (str, os.PathLike)):
         return EvaluationResult.load(Path(run))  # a folder written by result.save (plain or partitioned)
@@ -97,5 +100,14 @@ def compare_report(
         raise InvalidParameterError(f"runs must be a list of results (or folders) or a dict of name to result; got "
                                     f"{type(runs).__name__}.", parameter="runs")
     compare_keys = {key: options.pop(key) for key in ("rounds", "confidence", "seed") if key in options}
-    return ComparisonReport(build_comparison_model(named, nodes=nodes, metrics=metrics, by=by, test=test, max_p=max_p,
-                                                   n=n, **compare_keys, **options))
+    on_dask = [name for name, result in named.items() if not is_result(result)]
+    if on_dask and len(on_dask) < len(named):
+        raise InvalidParameterError(f"runs {on_dask} are on Dask and the others in memory; compare runs of one kind "
+                                    "(evalframe.dask.load each folder, or EvaluationResult.load each).", parameter="runs")
+    compare_function: Callable[..., pd.DataFrame] = compare
+    if on_dask:
+        import evalframe.dask as on_cluster  # the optional extra, installed since a run is on Dask
+
+        compare_function = on_cluster.compare
+    return ComparisonReport(build_comparison_model(named, compare_function=compare_function, nodes=nodes, metrics=metrics,
+                                                   by=by, test=test, max_p=max_p, n=n, **compare_keys, **options))

@@ -20,7 +20,7 @@ import base64
 import dataclasses
 import io
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,10 +30,10 @@ import pandas as pd
 from .._version import __version__
 from .._validation import check_positive_int, did_you_mean
 from ..analysis.aggregate import means, partial
-from ..analysis.compare import TESTS, check_max_p, check_test, compare, is_result, measure_names, shared_nodes
+from ..analysis.compare import TESTS, check_max_p, check_test, compare, is_result, measure_names
 from ..analysis.stats import ROUNDS
 from ..analysis.examples import NO_ANSWER, THRESHOLD
-from ..analysis.protocol import ResultSource
+from ..analysis.protocol import ResultLike, ResultSource
 from ..options import MetricOptions
 from ..columns import ANSWER_SCOPE_MEANINGS, CRITERIA, MATCH_MEANINGS, answer_metric_column, relevance_column, \
     relevance_criterion
@@ -707,7 +707,7 @@ class ComparisonModel:
     notes: tuple[Note, ...]
 
 
-def _drill_rows(result: ResultSource, node: str, table: pd.DataFrame, scopes: Mapping[str, str],
+def _drill_rows(result: ResultLike, node: str, table: pd.DataFrame, scopes: Mapping[str, str],
                 ) -> dict[str, tuple[DrillRow, ...]]:
     """Each query's documents / answers in one run (:meth:`query_examples`), by multilabel_id."""
     rows: dict[str, list[DrillRow]] = {}
@@ -736,13 +736,21 @@ def _drill_rows(result: ResultSource, node: str, table: pd.DataFrame, scopes: Ma
     return {key: tuple(value) for key, value in rows.items()}
 
 
+def _per_query(result: ResultLike, node: str, **keywords: Any) -> pd.DataFrame:
+    """``result.query_metrics(node, ...)`` as pandas: a result on Dask gathers it (``compute=True``)."""
+    if is_result(result):
+        return result.query_metrics(node, **keywords)
+    return result.query_metrics(node, compute=True, **keywords)
+
+
 def _label(value: Any) -> str:
     return "" if _is_missing(value) else str(value)
 
 
 def build_comparison_model(
-    runs: Mapping[str, ResultSource],
+    runs: Mapping[str, ResultLike],
     *,
+    compare_function: Callable[..., pd.DataFrame] = compare,
     nodes: Sequence[str] | None = None,
     metrics: Sequence[str] | str | None = None,
     by: str | Sequence[str] | None = None,
@@ -755,7 +763,8 @@ def build_comparison_model(
     **options: Any,
 ) -> ComparisonModel:
     """The comparative report's model of ``runs`` (name -> result, the first the baseline); the parameters are those
-    of :func:`evalframe.compare_report`.
+    of :func:`evalframe.compare_report`; ``compare_function`` compares the runs (:func:`evalframe.dask.compare` for
+    results on Dask).
 
     Every number comes from the public analyses: each measure's values, deltas, intervals and p-values from
     :func:`evalframe.analysis.compare.compare` (Holm-corrected for 3+ runs), each query's values and slice labels
@@ -774,7 +783,7 @@ def build_comparison_model(
     if len(results) < 2:
         raise InvalidParameterError(f"a comparison needs two runs or more; got {len(results)}.", parameter="runs")
     for name, result in runs.items():
-        if not is_result(result):
+        if not isinstance(result, ResultLike):
             raise InvalidParameterError(f"run {name!r} must be an EvaluationResult (or a result folder); got "
                                         f"{type(result).__name__}.", parameter="runs")
     test = check_test("t-test" if test == "t" else test)
@@ -782,7 +791,7 @@ def build_comparison_model(
     if max_p is None:
         raise InvalidParameterError("max_p must be a p-value in (0, 1), e.g. 0.05.", parameter="max_p")
     n = check_positive_int(n, name="n (worst queries per node)", minimum=1)
-    shared = shared_nodes(results)
+    shared = [node for node in results[0].nodes if all(node in result.nodes for result in results[1:])]
     if nodes is None:
         chosen = shared
     else:
@@ -798,12 +807,13 @@ def build_comparison_model(
               "answer_scope": options.get("answer_scope", MetricOptions.answer_scope)}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        built = [_compared_node(runs, node, metrics, keys, test, max_p, rounds, confidence, seed, scopes, options)
+        built = [_compared_node(runs, compare_function, node, metrics, keys, test, max_p, rounds, confidence, seed,
+                                scopes, options)
                  for node in chosen]
     compared = tuple(node for node in built if node is not None)
     if not compared:
         raise InvalidParameterError(f"metrics {metrics!r}: no node of the runs has them; the nodes {chosen} have "
-                                    f"{[list(runs[names[0]].query_metrics(node, **options).columns) for node in chosen]}.",
+                                    f"{[list(_per_query(runs[names[0]], node, **options).columns) for node in chosen]}.",
                                     parameter="metrics")
     notes = tuple(Note(category, message) for message, category in
                   dict.fromkeys((str(w.message), w.category) for w in caught))
@@ -813,12 +823,13 @@ def build_comparison_model(
                            scopes["document_scope"], scopes["answer_scope"], compared, n, notes)
 
 
-def _compared_node(runs: Mapping[str, ResultSource], node: str, metrics: Sequence[str] | str | None,
+def _compared_node(runs: Mapping[str, ResultLike], compare_function: Callable[..., pd.DataFrame], node: str,
+                   metrics: Sequence[str] | str | None,
                    keys: list[str], test: str, max_p: float, rounds: int, confidence: float, seed: int,
                    scopes: Mapping[str, str], options: Mapping[str, Any]) -> ComparedNode | None:
     names, results = list(runs), list(runs.values())
     first = results[0]
-    plain_columns = list(first.query_metrics(node, **options).columns)
+    plain_columns = list(_per_query(first, node, **options).columns)
     wanted = None
     if metrics is not None:  # the asked measures this node has: its metrics, and trec measures of a document node
         documents = first.has_documents(node) and not first.has_answers(node)
@@ -826,7 +837,7 @@ def _compared_node(runs: Mapping[str, ResultSource], node: str, metrics: Sequenc
         wanted = [m for m in named if m in plain_columns or (documents and m in measures_asked)]
         if not wanted:
             return None
-    table = compare(*results, node=node, metrics=wanted, names=names, rounds=rounds, confidence=confidence, seed=seed,
+    table = compare_function(*results, node=node, metrics=wanted, names=names, rounds=rounds, confidence=confidence, seed=seed,
                     test=test, max_p=max_p, **options)
     p_column = "p_holm" if len(names) > 2 else TESTS[test]
     chosen = list(dict.fromkeys(table.index.get_level_values("metric")))
@@ -845,7 +856,7 @@ def _compared_node(runs: Mapping[str, ResultSource], node: str, metrics: Sequenc
                                         int(min(row["queries"] for row in rows))))
     # the grid: every query of any run, in the first run's order then the others'
     extra = [m for m in chosen if m not in plain_columns]  # trec measures
-    tables = [result.query_metrics(node, by=keys or None, with_query=True, measures=extra or None, **options)
+    tables = [_per_query(result, node, by=keys or None, with_query=True, measures=extra or None, **options)
               for result in results]
     index = tables[0].index
     for other in tables[1:]:

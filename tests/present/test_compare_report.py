@@ -145,3 +145,25 @@ def test_a_comparison_flag_with_one_folder_is_refused(runs, tmp_path, capsys):
     assert main(["report", folder, "--names", "bm25"]) == 1
     err = capsys.readouterr().err
     assert err.startswith("error: --names is for a comparison of two runs or more")
+
+
+def test_results_on_dask_give_the_same_report(runs, tmp_path):
+    on_cluster = pytest.importorskip("evalframe.dask")
+    folders = [runs[name].save(tmp_path / name, format="parquet", partitions=2, progress=False) for name in "AB"]
+    on_dask = compare_report([on_cluster.load(folder) for folder in folders], metrics=["mrr"], by="meta.topic",
+                             rounds=200)
+    in_memory = compare_report([runs["A"], runs["B"]], metrics=["mrr"], by="meta.topic", rounds=200)
+    assert on_dask.to_dict() == in_memory.to_dict()
+    with pytest.raises(InvalidParameterError, match="on Dask and the others in memory"):
+        compare_report([on_cluster.load(folders[0]), runs["B"]])
+
+
+def test_a_lower_is_better_measure_flips_regressions(runs, monkeypatch):
+    from evalframe.report import model
+
+    monkeypatch.setattr(model, "measure_direction", lambda metric, scores=None: "lower")  # the one place directions are read
+    node, mrr = _measure(compare_report([runs["A"], runs["B"]], metrics=["mrr"], max_p=0.5, rounds=200))
+    assert mrr.direction == "lower" and mrr.deltas[0].change == "worse"  # +1/4 on a lower-is-better measure
+    # q2 and q4 rose (+1/2, +1): now the regressions, q4's the larger; q1 fell by 1/2: an improvement
+    assert [q.query for q in node.queries[:2]] == [QUERIES[3], QUERIES[1]]
+    assert [q.changes[0][0] for q in node.queries] == ["worse", "worse", "better", ""]
