@@ -57,7 +57,19 @@ def main() -> None:
             grid.locator("tbody").first.screenshot(path=str(OUT / "compare_report_drill.png"))
             chromium.close()
     for name in ("compare_report.png", "compare_report_drill.png"):
+        _shrink(OUT / name)
         print(f"wrote {OUT / name}")
+
+
+def _shrink(png: Path) -> None:
+    """The screenshot in 64 colours (a few tens of KB in the repository), when Pillow (matplotlib's) is installed."""
+    try:
+        from PIL import Image
+    except ImportError:
+        return
+    with Image.open(png) as image:
+        small = image.convert("RGB").quantize(colors=64)
+    small.save(png, optimize=True)
 
 
 if __name__ == "__main__":
