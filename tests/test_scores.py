@@ -296,3 +296,18 @@ def test_flatten_declares_the_scores_of_a_runs_file(tmp_path, capsys):
     assert main(["flatten", str(runs), "-o", str(tmp_path / "bad"), "--score", "faithfulness:0:0.5"]) == 1
     err = capsys.readouterr().err
     assert f"{runs}:1: scores of node 'Generator', column 'faithfulness': 0.9 lies outside the bounds [0, 0.5]" in err
+
+
+def test_plots_label_a_scores_direction_and_count_its_wins():
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    from evalframe.report.plots import plot_comparison, plot_metric_distribution
+
+    a, b = latency_runs()
+    ax = plot_metric_distribution(b, "Generator", metric="latency")
+    assert ax.get_xlabel() == "latency (lower is better)"
+    matplotlib.pyplot.close(ax.figure)
+    ax = plot_comparison(a, b, "Generator", metric="latency")
+    assert ax.get_xlabel() == "latency (lower is better) of A"
+    assert "B wins 2, ties 1, loses 1" in ax.get_title()  # lower on q1 and q3, higher on q4
+    matplotlib.pyplot.close(ax.figure)
