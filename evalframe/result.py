@@ -887,8 +887,11 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
                charts: bool = True, *, metrics_filter: Mapping[str, Sequence[str]] | None = None,
                document_scope: str = MetricOptions.document_scope, answer_scope: str = MetricOptions.answer_scope,
                wrong_examples_fields: Sequence[str] | None = None, measures: str | Sequence[str] | None = None,
-               complete: bool = False, duplicates: str = "error") -> Report:
+               complete: bool = False, duplicates: str = "error", metric: str | None = None) -> Report:
         """The evaluation report: pipeline funnel and worst queries, as ``.text`` and self-contained ``.html``.
+
+        A node's declared scores (``result.scores``) are rows of its funnel; ``metric`` ranks the worst queries of
+        each node that has it by that metric (a score too, worst first by its direction) instead of the headline one.
 
         ``metrics_filter``, ``document_scope``, ``answer_scope`` and ``wrong_examples_fields`` are those of
         Haystack 1.x's ``print_eval_report`` (:func:`evalframe.print_eval_report`); the report states its scopes.
@@ -906,7 +909,7 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         return build_report(self, n=n, node_order=node_order, max_characters_per_field=max_characters_per_field,
                             charts=charts, metrics_filter=metrics_filter, document_scope=document_scope,
                             answer_scope=answer_scope, measures=measures, complete=complete, duplicates=duplicates,
-                            **fields)
+                            metric=metric, **fields)
 
     # ------------------------------------------------------------------ building
     @classmethod

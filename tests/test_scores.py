@@ -311,3 +311,19 @@ def test_plots_label_a_scores_direction_and_count_its_wins():
     assert ax.get_xlabel() == "latency (lower is better) of A"
     assert "B wins 2, ties 1, loses 1" in ax.get_title()  # lower on q1 and q3, higher on q4
     matplotlib.pyplot.close(ax.figure)
+
+
+# ------------------------------------------------------------------ the report
+def test_the_report_shows_scores_in_the_funnel_and_ranks_by_one():
+    result = build()
+    result.add_scores("Generator", pd.DataFrame({"query": QUERIES, "latency": [5.0, 1.0, 2.0, 3.0]}),
+                      direction="lower", description="seconds to answer")
+    report = result.report(n=2, charts=False, metric="latency")
+    funnel = report.text[report.text.index("Pipeline funnel"):report.text.index("Output")]
+    assert "latency            2.7500" in funnel and "above 1" not in funnel  # (5 + 1 + 2 + 3) / 4; no [!] for a score
+    worst = report.text[report.text.index("Worst queries of Generator by latency"):]
+    assert worst.index("query:  q1") < worst.index("query:  q4")  # 5.0 then 3.0: the slowest first
+    assert "seconds to answer (a score from elsewhere; lower is better)" in report.text
+    assert "latency" in report.html
+    with pytest.raises(InvalidParameterError, match="no metric of the funnel"):
+        result.report(charts=False, metric="nope")
