@@ -410,7 +410,8 @@ def _flatten_on_dask(args: argparse.Namespace) -> str:
         warnings.simplefilter("always")
         runs = str(args.runs[0]) if len(args.runs) == 1 else args.runs  # one argument may be a quoted glob pattern
         built = from_runs(runs, args.out, partitions=args.partitions, client=args.scheduler,
-                          sas_model=args.sas_model, **options_given(args, MatchingOptions))
+                          sas_model=args.sas_model, score_measures=score_declarations(args.score_declarations),
+                          **options_given(args, MatchingOptions))
     for warning in caught:
         if "without gold labels" not in str(warning.message):
             print_warning(warning.message)
