@@ -556,7 +556,8 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         """Per-query metrics of one node: index ``multilabel_id``, one column per metric.
 
         Queries appear in order of first appearance. A node with answer and document rows gets
-        both sets of columns (NaN where a query has rows of one type only). The parameters are
+        both sets of columns (NaN where a query has rows of one type only), then a column per declared score the
+        node holds (``docs/scores.md``: a per-query score's value, a per-row score's mean over the rows kept). The parameters are
         those of :meth:`calculate_metrics`, whose values are the means of these columns; ``by``
         puts the slice labels of each query in front (see :mod:`evalframe.analysis.slices`).
         ``with_query=True`` puts the query text in front as a ``query`` column, to read the table

@@ -183,7 +183,8 @@ class MeanAnalyses(Generic[_Table]):
         document rows give ``recall_multi_hit``, ``recall_single_hit``, ``precision``, ``map``,
         ``mrr`` and ``ndcg``. Each is the mean over queries of ``query_metrics``: the sum of the per-query values
         over their count (:mod:`evalframe.analysis.aggregate`; on Dask the sums and counts are added up over
-        the partitions).
+        the partitions). A node's declared scores (``result.scores``, ``docs/scores.md``) follow its metrics, each
+        the mean over the queries that have a value.
 
         Options
         -------
