@@ -36,16 +36,21 @@ from .frames.rows import NodeNeeded, document_node
 from .frames.store import PreparedStore
 from .frames.tables import answer_query_metrics, document_query_metrics
 from .frames.topk import answers_kept, check_retriever_node, document_rows_kept
-from .metrics.registry import ANSWER_METRICS, DOCUMENT_METRICS
+from .frames.scores import TABLE_ROW, check_bounds, node_scores, read_score_table, score_frame_values, score_query_table
+from .metrics.registry import (ANSWER_METRICS, DOCUMENT_METRICS, DIRECTIONS, Metric, direction_of, score_column,
+                               score_measure)
 from .metrics.trec import parse_measure, parse_measures
 from .metrics.trec_gain_kernels import relstrings
 from .metrics.trec_kernels import RankedRows
 from .report import Report, build_report
-from .sources.flatten import flatten
+from .sources.flatten import entry_scores, flatten, multilabel_ids
 from .sources.trec import TrecNodeSource, qrels_from_frame, read_coded_tables, run_from_frame
 from .options import MatchingOptions, MetricOptions, with_options
 
-__all__ = ["EvaluationResult"]
+__all__ = ["EvaluationResult", "NO_ROWS_FOR_METRIC"]
+
+#: What wrong_examples(metric=...) says of a node without the rows the metric lists (evalframe.dask skips such parts).
+NO_ROWS_FOR_METRIC = "has none of"
 
 #: What trec_metrics and trec_query_metrics say when ``node=None`` finds no node, or several, with document rows.
 _TREC_NEEDED = NodeNeeded(
@@ -85,6 +90,28 @@ def _looks_like_measure(name: str, parameter: str, choices: Sequence[str]) -> bo
                                         parameter=parameter) from None
     return True
 
+
+
+def _one_row_per_query(table: pd.DataFrame, node: str) -> pd.DataFrame:
+    """The entries of one query (sharded runs) merged: each score's value, the one given (entries that give two
+    different values are refused, naming both)."""
+    if not table["multilabel_id"].duplicated().any():
+        return table
+    rows, firsts = [], []
+    for key, group in table.groupby("multilabel_id", sort=False):
+        firsts.append(group.index[0])  # errors name the query's first entry
+        row: dict[str, Any] = {"multilabel_id": key}
+        for column in group.columns[1:]:
+            given = [(i, v) for i, v in zip(group.index, group[column]) if v is not None and not pd.isna(v)]
+            distinct = {float(v) if isinstance(v, (int, float)) else repr(v) for _, v in given}
+            if len(distinct) > 1:
+                raise InvalidParameterError(
+                    f"scores[{node!r}][{column!r}]: labels[{given[0][0]}] and labels[{given[1][0]}] are one query "
+                    f"(multilabel_id {key!r}) with different values ({given[0][1]!r} and {given[1][1]!r}).",
+                    parameter="scores")
+            row[column] = given[0][1] if given else None
+        rows.append(row)
+    return pd.DataFrame(rows, columns=table.columns, index=firsts)
 
 
 def _trec_judged_rows(source: TrecNodeSource, node: str, subtopics: pd.DataFrame | None, eval_mode: str,
@@ -134,6 +161,9 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         describes hold what they held.
     list_codings : dict of str to dict of str to DistinctLists, optional
         Deprecated (``FutureWarning``): ``codings=Codings.of_lists(list_codings)``.
+    scores : dict of str to Metric, optional
+        The declarations of the scores the frames hold as ``scores.<name>`` columns (:func:`evalframe.score_measure`);
+        kept as ``result.scores``, a plain dict (:meth:`add_scores` adds to it).
 
     Examples
     --------
@@ -148,7 +178,12 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
     def __init__(self, node_results: Mapping[str, pd.DataFrame | PendingFrame] | None = None, *,
                  matching: Mapping[str, Any] | None = None,
                  codings: Codings | None = None,
-                 list_codings: Mapping[str, Mapping[str, DistinctLists]] | None = None) -> None:
+                 list_codings: Mapping[str, Mapping[str, DistinctLists]] | None = None,
+                 scores: Mapping[str, Metric] | None = None) -> None:
+        if scores is not None and not isinstance(scores, Mapping):
+            raise InvalidParameterError(f"scores must be a dict {{name: evalframe.score_measure(...)}}; got "
+                                        f"{type(scores).__name__}.", parameter="scores")
+        self.scores: dict[str, Metric] = dict(scores or {})
         self.node_results = NodeFrames()
         self._store = PreparedStore(self.node_results)
         for node, frame in (node_results or {}).items():
@@ -232,6 +267,83 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
             self[node] = pd.concat([self.node_results[node], frame]).reset_index(drop=True)
         else:
             self[node] = frame
+
+    def add_scores(self, node: str, table: pd.DataFrame | Mapping[str, Mapping[str, float]], *,
+                   direction: str | Mapping[str, str] = "higher",
+                   bounds: tuple[float, float] | None | Mapping[str, tuple[float, float] | None] = None,
+                   description: str | Mapping[str, str] = "") -> None:
+        """Attach scores computed elsewhere (a judge's faithfulness, latency) to a node, as measures.
+
+        Each score becomes a float64 column ``scores.<name>`` of the node's frame and a declaration in
+        ``result.scores`` (:func:`evalframe.score_measure`); every analysis then reports it beside the node's metrics
+        (``docs/scores.md``). Re-adding a score replaces its column and its declaration.
+
+        Parameters
+        ----------
+        node : str
+            The node the scores are of.
+        table : DataFrame or dict
+            One row per query, identified by a ``multilabel_id`` or a ``query`` (text) column or index; with a
+            ``rank`` column (and ``type`` when the node has answer and document rows, ``eval_mode``, default
+            ``"integrated"``) one row per frame row (level ``"row"``). Every other column is a score (numbers; NaN or
+            None: no value). A dict ``{score: {multilabel_id or query: value}}`` is read as ``pd.DataFrame(table)``.
+            The node's queries the table lacks get NaN.
+        direction : {"higher", "lower"} or dict
+            Which way is better, for all the scores or per score name.
+        bounds : (low, high), None or dict
+            Declared range (checked here: a value outside is named by table row and column), or None (unbounded);
+            for all the scores or per name.
+        description : str or dict
+            One line per score (or one for all).
+
+        Raises
+        ------
+        InvalidParameterError
+            An unknown node or query, a non-numeric cell or a value out of bounds (named by table row and column), a
+            score name clashing with a registry measure or a frame column.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from evalframe import load_demo_result
+        >>> result = load_demo_result()
+        >>> queries = result.query_metrics("Reader", with_query=True)["query"]
+        >>> judge = pd.DataFrame({"query": queries.iloc[:3], "faithfulness": [0.9, 0.2, 0.6]})
+        >>> result.add_scores("Reader", judge)
+        >>> round(result.calculate_metrics()["Reader"]["faithfulness"], 4)  # (0.9 + 0.2 + 0.6) / 3
+        0.5667
+        """
+        def declare(name: str, level: str) -> Metric:
+            way = direction.get(name, "higher") if isinstance(direction, Mapping) else direction
+            if way not in DIRECTIONS:
+                raise InvalidParameterError(f"add_scores: direction of score {name!r} must be one of {list(DIRECTIONS)}; "
+                                            f"got {way!r}.", parameter="direction")
+            limits = bounds.get(name) if isinstance(bounds, Mapping) else bounds
+            text = description.get(name, "") if isinstance(description, Mapping) else description
+            return score_measure(name, direction=way, bounds=limits, level=level, description=text)
+
+        self._attach_scores(self.check_node(node), table, declare)
+
+    def _attach_scores(self, node: str, table: Any, declare: Callable[[str, str], Metric],
+                       naming: str = TABLE_ROW) -> None:
+        """:meth:`add_scores` with each score's declaration from ``declare(name, level)`` (``naming``: how errors
+        name a row of ``table``)."""
+        frame = self[node]
+        if "multilabel_id" not in frame.columns:
+            raise InvalidParameterError(f"add_scores: node {node!r} has no 'multilabel_id' column.", parameter="node")
+        read = read_score_table(table, pd.Index(frame["multilabel_id"].astype(object).unique()), where=f"node {node!r}",
+                                naming=naming)
+        declared: dict[str, Metric] = {}
+        for name, values in read.values.items():
+            metric = declare(name, read.level)
+            check_bounds(values, metric, read.labels, column=name)
+            declared[name] = metric
+        columns = score_frame_values(frame, read, node=node)
+        frame = frame.copy()
+        for name, values in columns.items():
+            frame[score_column(name)] = values.astype("float64")
+        self[node] = frame
+        self.scores = {**self.declared_scores(), **declared}
 
     def __repr__(self) -> str:
         nodes = ", ".join(f"{node}: {self.node_results.n_rows(node)} rows" for node in self.node_results)
@@ -346,6 +458,10 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
                     node, options if k is None else options.replace(simulated_top_k_retriever=k))
                 if documents is not None:
                     out[(node, i, "document")] = partial(documents)
+                scored = self._score_table(node, options if k is None else options.replace(
+                    simulated_top_k_reader=k, simulated_top_k_retriever=k), levels=("query", "row") if k is None else ("row",))
+                if scored is not None:
+                    out[(node, i, "score")] = partial(scored)
         return out
 
     def slice_partials(self, by: list[SliceKey], options: MetricOptions, keywords: Mapping[str, Any],
@@ -381,15 +497,46 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
                                       # resolved to a checked number by _options
                                       context_threshold=cast(float, options.context_matching_threshold))
 
+    def _score_table(self, node: str, options: MetricOptions,
+                     levels: tuple[str, ...] = ("query", "row")) -> pd.DataFrame | None:
+        """The node's declared scores per query (:func:`evalframe.frames.scores.score_query_table`), or None."""
+        frame = self._store.view(node)
+        declared = node_scores(frame.columns, self.declared_scores(), where=f"node {node!r}")
+        chosen = {name: metric for name, metric in declared.items() if metric.level in levels}
+        if not chosen:
+            return None
+        documents = answers = None
+        if any(metric.level == "row" for metric in chosen.values()):
+            rows = self._store.document_rows(node, options.eval_mode)
+            if rows is not None:
+                documents = (rows, document_rows_kept(rows, options.simulated_top_k_retriever))
+            answer_rows = self._store.answer_rows(node, options.eval_mode)
+            if answer_rows is not None:
+                answers = (answer_rows, answers_kept(
+                    self._store, node, answer_rows, top_k_reader=options.simulated_top_k_reader,
+                    top_k_retriever=options.simulated_top_k_retriever, retriever_node=options.retriever_node,
+                    eval_mode=options.eval_mode))
+        return score_query_table(frame, chosen, eval_mode=options.eval_mode, documents=documents, answers=answers)
+
+    def declared_scores(self) -> dict[str, Metric]:
+        """``result.scores``, checked: a dict of score names to :func:`evalframe.score_measure` declarations."""
+        if not isinstance(self.scores, Mapping) or not all(
+                isinstance(m, Metric) and m.family == "score" and m.name == name for name, m in self.scores.items()):
+            raise InvalidParameterError(
+                "result.scores must be a dict {name: evalframe.score_measure(name, ...)} (each entry's name its key); "
+                f"got {check.short_repr(self.scores)}.", parameter="result.scores")
+        return dict(self.scores)
+
     def _query_table(self, node: str, options: MetricOptions) -> pd.DataFrame:
-        tables = [t for t in (self._answer_table(node, options), self._document_table(node, options)) if t is not None]
+        tables = [t for t in (self._answer_table(node, options), self._document_table(node, options),
+                              self._score_table(node, options)) if t is not None]
         if not tables:
             return pd.DataFrame(index=pd.Index([], name="multilabel_id", dtype=object))
-        if len(tables) == 1:
-            return tables[0]
-        answers, documents = tables
-        index = answers.index.append(documents.index[~documents.index.isin(answers.index)])
-        return answers.reindex(index).join(documents.reindex(index))
+        table = tables[0]
+        for other in tables[1:]:
+            index = table.index.append(other.index[~other.index.isin(table.index)])
+            table = table.reindex(index).join(other.reindex(index))
+        return table
 
     def _with_measures(self, table: pd.DataFrame, node: str, measures: str | Sequence[str] | None,
                        eval_mode: str, complete: bool = False, duplicates: str = "error") -> pd.DataFrame:
@@ -409,7 +556,8 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         """Per-query metrics of one node: index ``multilabel_id``, one column per metric.
 
         Queries appear in order of first appearance. A node with answer and document rows gets
-        both sets of columns (NaN where a query has rows of one type only). The parameters are
+        both sets of columns (NaN where a query has rows of one type only), then a column per declared score the
+        node holds (``docs/scores.md``: a per-query score's value, a per-row score's mean over the rows kept). The parameters are
         those of :meth:`calculate_metrics`, whose values are the means of these columns; ``by``
         puts the slice labels of each query in front (see :mod:`evalframe.analysis.slices`).
         ``with_query=True`` puts the query text in front as a ``query`` column, to read the table
@@ -457,8 +605,10 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         True
         """
         node = check.check_node(node, list(self.node_results))
-        row_type = check.check_choice(row_type, ("answer", "document"), name="row_type")
+        row_type = check.check_choice(row_type, ("answer", "document", "score"), name="row_type")
         opts = self.check_options(options, passed_to="query_table takes these options")
+        if row_type == "score":
+            return self._score_table(node, opts)
         return self._answer_table(node, opts) if row_type == "answer" else self._document_table(node, opts)
 
     def trec_partial(self, measures: str | Sequence[str], node: str | None, eval_mode: str, complete: bool,
@@ -582,11 +732,21 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         document_metric_threshold: float = THRESHOLD,
         answer_metric_threshold: float = THRESHOLD,
         *,
+        metric: str | None = None,
+        threshold: float | None = None,
         complete: bool = False,
         duplicates: str = "error",
         **options: Any,
     ) -> Examples:
         """The ``n`` worst queries of a node, for a person to read (``docs/metrics.md``).
+
+        ``metric`` names any measure of the node instead: a Haystack metric, a trec_eval measure or a declared score
+        (``result.scores``); the queries are ranked worst first by its direction (:func:`evalframe.direction_of`: the
+        lowest first when higher is better, the highest first when lower is), queries without a value left out.
+        ``threshold=None`` lists the ``n`` worst whatever their value; a number keeps those at or worse than it. An
+        answer metric lists the answer rows, a document metric or measure the document rows, a score the answer rows
+        of a node that has them (else its document rows); each query's ``metrics`` hold the node's scores too. The
+        ``*_metric`` and ``*_threshold`` arguments are ignored then.
 
         Answer nodes are ranked by ``answer_metric``, document nodes by ``document_metric`` (a
         Haystack metric or a trec_eval measure such as ``"nDCG@10"``, see :meth:`trec_metrics`; queries
@@ -608,6 +768,8 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         """
         node = check.check_node(node, list(self.node_results))
         n = check.check_positive_int(n, name="n")
+        if metric is not None:
+            return self._worst_by(node, n, metric, threshold, complete, duplicates, options)
         measure = None
         if isinstance(document_metric, str) and _looks_like_measure(document_metric, "document_metric", tuple(DOCUMENT_METRICS)):
             measure = document_metric = str(parse_measure(document_metric))
@@ -634,6 +796,48 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
             rows = self._rows(node, "document", opts.eval_mode)
             return worst(documents, document_metric, document_metric_threshold, n, rows, "documents", DOCUMENT_DROP)
         return Examples()
+
+    def _worst_by(self, node: str, n: int, metric: str, threshold: float | None, complete: bool, duplicates: str,
+                  options: Mapping[str, Any]) -> Examples:
+        """:meth:`wrong_examples` with ``metric=`` (any measure of the node, ranked by its direction)."""
+        opts = self.check_options(options, passed_to="wrong_examples takes these options")
+        threshold = None if threshold is None else check.check_number(threshold, name="threshold")
+        scores = self._score_table(node, opts)
+        named = list(scores.columns) if scores is not None else []
+        measure = None
+        if not isinstance(metric, str):
+            raise InvalidParameterError(f"metric must be a metric name (str); got {type(metric).__name__}.",
+                                        parameter="metric")
+        if metric in named:
+            row_type = "answer" if self._store.answer_rows(node, opts.eval_mode) is not None else "document"
+        elif metric in ANSWER_METRICS:
+            row_type = "answer"
+        elif metric in DOCUMENT_METRICS:
+            row_type = "document"
+        elif _looks_like_measure(metric, "metric", [*ANSWER_METRICS, *DOCUMENT_METRICS, *named]):
+            row_type, measure = "document", str(parse_measure(metric))
+            metric = measure
+        else:
+            check.check_choice(metric, [*ANSWER_METRICS, *DOCUMENT_METRICS, *named], name="metric")
+            raise AssertionError  # check_choice raised
+        table = self._answer_table(node, opts) if row_type == "answer" else self._document_table(node, opts)
+        if table is None:
+            if scores is None or metric not in named:
+                raise InvalidParameterError(f"metric {metric!r} needs {row_type} rows, which node {node!r} "
+                                            f"{NO_ROWS_FOR_METRIC} in eval_mode {opts.eval_mode!r}.", parameter="metric")
+            table = pd.DataFrame(index=scores.index)
+        if row_type == "document":
+            opts.warn_if_scopes_disagree()
+            table = self._with_measures(table, node, measure, opts.eval_mode, complete, duplicates)
+        if scores is not None:
+            table = table.join(scores.reindex(table.index)) if len(table.columns) else scores.reindex(table.index)
+        if metric not in table.columns:
+            raise InvalidParameterError(f"metric must be one of {list(table.columns)} for node {node!r}; got {metric!r}.",
+                                        parameter="metric")
+        rows = self._rows(node, row_type, opts.eval_mode)
+        table = table[table.index.isin(rows["multilabel_id"])]
+        return worst(table, metric, threshold, n, rows, f"{row_type}s",
+                     ANSWER_DROP if row_type == "answer" else DOCUMENT_DROP, direction_of(metric, self.declared_scores()))
 
     def _rows(self, node: str, row_type: str, eval_mode: str) -> pd.DataFrame:
         """The frame's own rows of one type and eval_mode (for listing them)."""
@@ -684,8 +888,11 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
                charts: bool = True, *, metrics_filter: Mapping[str, Sequence[str]] | None = None,
                document_scope: str = MetricOptions.document_scope, answer_scope: str = MetricOptions.answer_scope,
                wrong_examples_fields: Sequence[str] | None = None, measures: str | Sequence[str] | None = None,
-               complete: bool = False, duplicates: str = "error") -> Report:
+               complete: bool = False, duplicates: str = "error", metric: str | None = None) -> Report:
         """The evaluation report: pipeline funnel and worst queries, as ``.text`` and self-contained ``.html``.
+
+        A node's declared scores (``result.scores``) are rows of its funnel; ``metric`` ranks the worst queries of
+        each node that has it by that metric (a score too, worst first by its direction) instead of the headline one.
 
         ``metrics_filter``, ``document_scope``, ``answer_scope`` and ``wrong_examples_fields`` are those of
         Haystack 1.x's ``print_eval_report`` (:func:`evalframe.print_eval_report`); the report states its scopes.
@@ -703,7 +910,7 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         return build_report(self, n=n, node_order=node_order, max_characters_per_field=max_characters_per_field,
                             charts=charts, metrics_filter=metrics_filter, document_scope=document_scope,
                             answer_scope=answer_scope, measures=measures, complete=complete, duplicates=duplicates,
-                            **fields)
+                            metric=metric, **fields)
 
     # ------------------------------------------------------------------ building
     @classmethod
@@ -717,6 +924,8 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         progress: bool | None = None,
         keep_scores: bool = False,
         meta: Sequence[Mapping[str, Any] | None] | None = None,
+        scores: Mapping[str, Mapping[str, Sequence[float | None]]] | None = None,
+        score_measures: Mapping[str, Metric] | None = None,
         **matching: Any,
     ) -> EvaluationResult:
         """Build the node frames from gold labels and pipeline outputs, as Haystack 1.x's ``Pipeline.eval``.
@@ -749,6 +958,13 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
             (``docs/runs-format.md#per-query-metadata``). It is not part of ``multilabel_id``: two entries of one query
             with different meta are refused. None: each ``MultiLabel``'s own ``meta`` (a runs file line's
             ``"meta"``, as :func:`evalframe.read_runs` gives it); without any, the frames have no ``meta`` column.
+        scores : dict, optional
+            Per-query scores computed elsewhere, ``{node: {name: [value per entry of labels]}}`` (None: no value),
+            attached as :meth:`add_scores` does (``docs/scores.md``). None: each ``MultiLabel``'s own ``scores`` (a
+            runs file line's ``"scores"``, as :func:`evalframe.read_runs` gives it).
+        score_measures : dict of str to Metric, optional
+            The scores' declarations (:func:`evalframe.score_measure`: direction, bounds, description); a score not
+            named here is declared higher-is-better and unbounded.
 
         Raises
         ------
@@ -781,7 +997,49 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
             "sas_model": sas_model if isinstance(sas_model, str) or sas_model is None
             else getattr(sas_model, "__qualname__", type(sas_model).__name__),
         }
-        return cls(frames, matching=recorded)
+        result = cls(frames, matching=recorded)
+        result._scores_of_entries(labels, scores, score_measures)
+        return result
+
+    def _scores_of_entries(self, labels: Sequence[Any], scores: Any, score_measures: Any) -> None:
+        """Attach ``from_runs``' ``scores`` (or the MultiLabels' own) with their ``score_measures``."""
+        if score_measures is not None and (not isinstance(score_measures, Mapping) or not all(
+                isinstance(m, Metric) and m.family == "score" and m.name == k for k, m in score_measures.items())):
+            raise InvalidParameterError("score_measures must be a dict {name: evalframe.score_measure(name, ...)}; got "
+                                        f"{check.short_repr(score_measures)}.", parameter="score_measures")
+        ids = multilabel_ids(labels)
+        given = entry_scores(labels) if scores is None else scores
+        if not given:
+            return
+        if not isinstance(given, Mapping):
+            raise InvalidParameterError(f"scores must be a dict {{node: {{name: [value per label entry]}}}}; got "
+                                        f"{type(given).__name__}.", parameter="scores")
+        measures = dict(score_measures or {})
+        for node, named in given.items():
+            if node not in self.node_results:
+                raise InvalidParameterError(f"scores names node {node!r}, which the result does not have (nodes: "
+                                            f"{list(self.node_results)}).", parameter="scores")
+            if not isinstance(named, Mapping):
+                raise InvalidParameterError(f"scores[{node!r}] must be a dict {{name: [value per label entry]}}; got "
+                                            f"{type(named).__name__}.", parameter="scores")
+            columns: dict[str, list[Any]] = {}
+            for name, values in named.items():
+                if isinstance(values, (str, bytes, Mapping)) or not isinstance(values, Sequence) \
+                        or len(values) != len(ids):
+                    raise InvalidParameterError(
+                        f"scores[{node!r}][{name!r}] must be a list with one value (or None) per entry of labels "
+                        f"({len(ids)}); got {check.short_repr(values)}.", parameter="scores")
+                columns[str(name)] = list(values)
+            table = pd.DataFrame({"multilabel_id": ids, **{k: pd.Series(v, dtype=object) for k, v in columns.items()}},
+                                 index=pd.RangeIndex(len(ids)))
+            table = table[table["multilabel_id"].notna()]
+            table = _one_row_per_query(table, node)
+
+            def declare(name: str, level: str) -> Metric:
+                found = measures.get(name)
+                return found if found is not None else score_measure(name, level=level)
+
+            self._attach_scores(node, table, declare, naming=f"labels[{{index}}]: scores of node {node!r}")
 
     @classmethod
     def from_trec(cls, run: str | Path | Mapping[str, Mapping[str, float]], qrels: str | Path | Mapping[str, Mapping[str, int]],

@@ -22,7 +22,7 @@ import shutil
 import time
 import uuid
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,7 +32,9 @@ import numpy as np
 import pandas as pd
 
 from .._validation import check_path
-from ..sources.flatten import flatten
+from ..metrics.registry import Metric
+from ..result import EvaluationResult
+from ..sources.flatten import entry_scores, flatten
 from ..sources.flatten import IdlessDocuments, warn_idless_documents
 from ..sources.runs import query_lines, read_runs_counted
 from ..columns import COLUMN_ORDER
@@ -76,6 +78,7 @@ class _Shard:
     queries: int = 0
     dropped: list[str] = field(default_factory=list)
     idless: IdlessDocuments = field(default_factory=IdlessDocuments)  # warned about once for all shards
+    scores: dict[str, Any] = field(default_factory=dict)  # the declarations of the scores its lines give
 
 
 def _shard_paths(runs: Any) -> list[Path]:
@@ -119,7 +122,7 @@ def _at_lines(message: object, path: str, lines: list[int]) -> str:
 
 
 def _build_shard(number: int, path: str, pieces_dir: str, partitions: int, options: MatchingOptions,
-                 sas_model: Any, keep_scores: bool) -> _Shard:
+                 sas_model: Any, keep_scores: bool, score_measures: Any = None) -> _Shard:
     """One task: read a shard, build its node frames as from_runs does, write them split by partition."""
     lines = query_lines(path)
     shard = _Shard(number, path, {}, {}, {}, {})
@@ -139,7 +142,15 @@ def _build_shard(number: int, path: str, pieces_dir: str, partitions: int, optio
         outputs = {node: {key: [lists[i] for i in keep] for key, lists in node_output.items()}
                    for node, node_output in outputs.items()}
     try:
-        frames = flatten(labels, outputs, matching=options, sas_model=sas_model, progress=False, keep_scores=keep_scores)
+        if entry_scores(labels):  # the lines' "scores": attached as from_runs does (docs/scores.md)
+            built = EvaluationResult.from_runs(labels, outputs, sas_model=sas_model, progress=False,
+                                               keep_scores=keep_scores, score_measures=score_measures,
+                                               **options.as_dict())
+            frames = {node: built[node] for node in built}
+            shard.scores = dict(built.scores)
+        else:
+            frames = flatten(labels, outputs, matching=options, sas_model=sas_model, progress=False,
+                             keep_scores=keep_scores)
     except EvalframeError as exc:
         raise type(exc)(_at_lines(exc, path, lines)) from None
     folder = Path(pieces_dir) / f"{number:07d}"
@@ -242,7 +253,8 @@ def _run(tasks: list[Any], dask_client: Any, token: str, patience: float = 600.0
 
 def from_runs(runs: str | Path | Sequence[str | Path], out_dir: str | Path, *, partitions: int, client: Any = None,
               sas_model: str | Callable[[list[str], list[str]], Sequence[float]] | None = None,
-              keep_scores: bool = False, **matching: Any) -> BuiltFolder:
+              keep_scores: bool = False, score_measures: Mapping[str, Metric] | None = None,
+              **matching: Any) -> BuiltFolder:
     """Build the result of sharded runs files on Dask workers and write it as a partitioned folder.
 
     The folder equals ``EvaluationResult.from_runs`` of the shards read one after another, saved with
@@ -269,6 +281,9 @@ def from_runs(runs: str | Path | Sequence[str | Path], out_dir: str | Path, *, p
     sas_model, keep_scores, context_matching_threshold, context_matching_min_length, \
 context_matching_boost_split_overlaps, custom_document_id_field
         As :meth:`EvaluationResult.from_runs` (a ``sas_model`` is called once per shard, on the worker).
+    score_measures : dict of str to Metric, optional
+        The declarations of the scores the lines give (their ``"scores"`` key, docs/scores.md), as
+        :meth:`EvaluationResult.from_runs`' (default: higher is better, unbounded); written in ``evalframe.json``.
 
     Returns
     -------
@@ -322,7 +337,8 @@ context_matching_boost_split_overlaps, custom_document_id_field
         pieces_dir.mkdir()
         build = dask.delayed(_build_shard, pure=False)
         shards: list[_Shard] = _run([build(number, str(path), str(pieces_dir), partitions, options, sas_model,
-                                           bool(keep_scores), dask_key_name=f"evalframe-shard-{number}-{token}")
+                                           bool(keep_scores), score_measures,
+                                           dask_key_name=f"evalframe-shard-{number}-{token}")
                                      for number, path in enumerate(paths)], dask_client, token)
         _check_shapes(shards)
         schemas = _node_schemas(shards)
@@ -337,9 +353,11 @@ context_matching_boost_split_overlaps, custom_document_id_field
         entries: list[dict[str, dict[str, Any]]] = _run(tasks, dask_client, token)
         shutil.rmtree(pieces_dir)
         summary.update(shards=shards, schemas=schemas)
+        declared.update((name, metric) for shard in shards for name, metric in shard.scores.items())
         return {node: [entry[node] for entry in entries] for node in schemas}
 
-    path = save_parts(out_dir, partitions, write_parts, matching=recorded)
+    declared: dict[str, Metric] = {}  # the shards' score declarations, written into evalframe.json once known
+    path = save_parts(out_dir, partitions, write_parts, matching=recorded, scores=declared)
     shards: list[_Shard] = summary["shards"]
     idless = IdlessDocuments()
     for shard in shards:

@@ -39,6 +39,7 @@ from .folder import Folder, FolderMissing, KeptChanging, Vanished, with_retries
 from . import parquet  # pyarrow is imported when a Parquet file is read or written
 from . import partitioned as partitioned_format
 from .manifest import (FORMAT_NAME, FORMAT_VERSION, MANIFEST_NAME, PARTITIONED_FORMAT_VERSION, invalid_matching, listed_files,
+                       scores_of_manifest, scores_to_json,
                        read_manifest, read_manifest_quietly)
 from .. import _progress
 from .._validation import check_choice, check_path, few_names
@@ -194,6 +195,12 @@ def _save_result(result: Any, out_dir: Path, format: str, partitions: int | None
         "csv": {"sep": options["sep"], "encoding": options["encoding"]},
         "nodes": {},
     }
+    declared = getattr(result, "scores", None) or {}
+    if declared:  # written only when the result declares scores: other folders stay as they were
+        try:
+            manifest["scores"] = scores_to_json(declared)
+        except InvalidParameterError as exc:
+            raise SaveError(f"{exc} Nothing was written.") from None
     generation = ""
     rows_of: dict[str, list[Any]] = {}
     if partitions is not None:
@@ -271,13 +278,14 @@ def _replace(out_dir: Path, target: Path, write: Callable[[Path], None]) -> Path
 
 
 def save_parts(out_dir: str | Path, partitions: int, write_parts: Callable[[Path], Mapping[str, Sequence[dict[str, Any]]]],
-               *, matching: Mapping[str, Any] | None = None) -> Path:
+               *, matching: Mapping[str, Any] | None = None, scores: Mapping[str, Any] | None = None) -> Path:
     """Write a partitioned folder whose files other processes write (Dask workers), replacing ``out_dir`` atomically.
 
     ``write_parts(staging)`` writes every partition file of every node into the staging folder (a sibling of
     ``out_dir``, so on the same file system; on a cluster it must be a path every worker sees), each with
     :func:`evalframe.io.partitioned.write_part`, and returns ``{node: [entry of partition 0, 1, ...]}``. This writes
-    ``evalframe.json`` and swaps the folder into place as :meth:`EvaluationResult.save` does: until then readers see
+    ``evalframe.json`` (with ``scores``, the score declarations, as ``write_parts`` left them) and swaps the folder
+    into place as :meth:`EvaluationResult.save` does: until then readers see
     the old folder whole, and a failure anywhere (a worker's too) leaves it as it was.
     """
     out_dir = check_path(out_dir, name="out_dir")
@@ -314,6 +322,8 @@ def save_parts(out_dir: str | Path, partitions: int, write_parts: Callable[[Path
                     raise SaveError(f"node {node!r}: partition {number} was written as {part.get('file')!r}, not "
                                     f"{partitioned_format.part_file(node, number, partitions)!r}.")
             manifest["nodes"][node] = {"rows": sum(part["rows"] for part in parts), "parts": parts}
+        if scores:  # the scores' declarations, known once the parts are written (``scores`` filled by write_parts)
+            manifest["scores"] = scores_to_json(dict(scores))
         path = staging / MANIFEST_NAME
         with atomic.staged_file(path):
             path.write_bytes(json.dumps(manifest, indent=1, ensure_ascii=False).encode("utf-8"))
@@ -464,7 +474,7 @@ def _load_result(cls: type, load_dir: Path, show: bool, **read_csv_kwargs: Any) 
         if manifest is not None and manifest.get("partitioned") is not None:
             whole = partitioned_format.read_nodes(folder, manifest)  # pending: list columns coded on first use
             _release_arrow_memory()
-            return cls(whole, matching=manifest.get("matching"))
+            return cls(whole, matching=manifest.get("matching"), scores=scores_of_manifest(manifest, load_dir))
         own = (manifest or {}).get("nodes", {})
         owned = {entry["file"] for entry in own.values()}
         # hidden names are skipped, as the glob("*.csv") of earlier versions (and Haystack's) skipped them
@@ -492,7 +502,8 @@ def _load_result(cls: type, load_dir: Path, show: bool, **read_csv_kwargs: Any) 
                 frames[node] = haystack1.read(folder, name, read_csv_kwargs, codings.setdefault(node, {}))
             steps.update(1)
         steps.close()
-    result = cls(frames, matching=(manifest or {}).get("matching"), codings=Codings.of_lists(codings))
+    result = cls(frames, matching=(manifest or {}).get("matching"), codings=Codings.of_lists(codings),
+                 scores=scores_of_manifest(manifest or {}, load_dir))
     _release_arrow_memory()
     return result
 

@@ -126,6 +126,7 @@ def build_report(
     measures: str | Sequence[str] | None = None,
     complete: bool = False,
     duplicates: str = "error",
+    metric: str | None = None,
 ) -> Report:
     """The pipeline funnel (integrated metrics, top-1 answer metrics, isolated upper bound) and worst queries.
 
@@ -144,6 +145,9 @@ def build_report(
         funnel of the document nodes; the first one also ranks their worst queries (instead of the headline metric).
     complete, duplicates
         As in :meth:`EvaluationResult.trec_metrics`, for ``measures``.
+    metric : str, optional
+        Rank the worst queries of each node whose funnel shows it by this metric instead (a declared score too,
+        worst first by its direction: :meth:`EvaluationResult.wrong_examples`' ``metric=``).
 
     Examples
     --------
@@ -155,7 +159,7 @@ def build_report(
     return Report(build_model(result, n=n, node_order=node_order, max_characters_per_field=max_characters_per_field,
                               charts=charts, metrics_filter=metrics_filter, document_scope=document_scope,
                               answer_scope=answer_scope, wrong_examples_fields=wrong_examples_fields,
-                              measures=measures, complete=complete, duplicates=duplicates))
+                              measures=measures, complete=complete, duplicates=duplicates, metric=metric))
 
 
 def print_eval_report(

@@ -22,7 +22,7 @@ import io
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -38,7 +38,7 @@ from ..options import MetricOptions
 from ..columns import ANSWER_SCOPE_MEANINGS, CRITERIA, MATCH_MEANINGS, answer_metric_column, relevance_column, \
     relevance_criterion
 from ..errors import InvalidParameterError, SchemaError, warn
-from ..metrics.registry import ANSWER_METRICS, DOCUMENT_METRICS, METRICS, SYMBOLS, format_bounds
+from ..metrics.registry import ANSWER_METRICS, DOCUMENT_METRICS, METRICS, SYMBOLS, Metric, direction_of, format_bounds
 from ..metrics.trec import describe_measure, parse_measures
 from . import plots
 
@@ -195,13 +195,27 @@ class ReportModel:
 
 
 # ---------------------------------------------------------------------------------------------- helpers
-def _description(metric: str) -> str:
-    """A metric's one line: the registry's description, or a trec_eval measure's (with its cutoff and level)."""
+def _scores_of(result: Any) -> dict[str, Metric]:
+    """The result's score declarations (``result.scores``; none for a result without them)."""
+    declared = getattr(result, "scores", None)
+    return {name: m for name, m in declared.items() if isinstance(m, Metric)} if isinstance(declared, Mapping) else {}
+
+
+def _description(metric: str, scores: Mapping[str, Metric] | None = None) -> str:
+    """A metric's one line: the registry's description, a declared score's (with its direction), or a trec_eval
+    measure's (with its cutoff and level)."""
+    if scores and metric in scores:
+        score = scores[metric]
+        said = "is better" in score.description  # the default description says it
+        return score.description if said else f"{score.description} (a score from elsewhere; {score.direction} is better)"
     return METRICS[metric].description if metric in METRICS else describe_measure(metric)
 
 
-def _details(metric: str) -> str:
+def _details(metric: str, scores: Mapping[str, Metric] | None = None) -> str:
     """A registered metric's per-query formula, edge rule and bounds, as the registry's markdown; "" for a measure."""
+    if scores and metric in scores:
+        score = scores[metric]
+        return f"Per query: {score.formula}. Edge rule: {score.edge}. Bounds: {format_bounds(score, note=True)}."
     if metric not in METRICS:
         return ""
     spec = METRICS[metric]
@@ -475,6 +489,7 @@ def build_model(
     measures: str | Sequence[str] | None = None,
     complete: bool = False,
     duplicates: str = "error",
+    metric: str | None = None,
 ) -> ReportModel:
     """The report's model of ``result``; the parameters are those of :func:`evalframe.report.build_report`.
 
@@ -511,7 +526,16 @@ def build_model(
         funnel = _with_answerable(funnel, answerable, no_answer)
         credited = scope_note(result, nodes, **scopes)
         measured = {count.node for count in counts}
-        sections = tuple(_section(result, node, checked[0] if node in measured else result.headline_metric(node), n,
+        if metric is not None and not isinstance(metric, str):
+            raise InvalidParameterError(f"metric must be a metric name (str); got {type(metric).__name__}.",
+                                        parameter="metric")
+        ranked = {node.node for node in funnel if metric is not None and any(row.metric == metric for row in node.rows)}
+        if metric is not None and not ranked:
+            raise InvalidParameterError(f"metric {metric!r} is no metric of the funnel's nodes; name one they show "
+                                        f"(e.g. a declared score: {sorted(_scores_of(result))}).", parameter="metric")
+        sections = tuple(_section(result, node, cast(str, metric), n, max_characters_per_field, charts, fields, scopes, None,
+                                  by_metric=True) if node in ranked else
+                         _section(result, node, checked[0] if node in measured else result.headline_metric(node), n,
                                   max_characters_per_field, charts, fields, scopes, trec if node in measured else None)
                          for node in nodes)
     notes = tuple(Note(category, message) for message, category in
@@ -523,8 +547,8 @@ def build_model(
         version=__version__, nodes=tuple(nodes), document_scope=document_scope, answer_scope=answer_scope,
         measures=tuple(checked), funnel=funnel, trec_counts=counts,
         above_one=any(row.above_one for node in funnel for row in node.rows), sections=sections,
-        definitions=_definitions(list(explained), document_scope, answer_scope), notes=notes, no_answer=no_answer,
-        scope_note=credited)
+        definitions=_definitions(list(explained), document_scope, answer_scope, _scores_of(result)), notes=notes,
+        no_answer=no_answer, scope_note=credited)
 
 
 def _funnel(result: ResultSource, nodes: list[str], metrics_filter: Mapping[str, Sequence[str]] | None,
@@ -545,6 +569,7 @@ def _funnel(result: ResultSource, nodes: list[str], metrics_filter: Mapping[str,
             isolated[node].update(result.trec_metrics(measures, node=node, eval_mode="isolated", **trec))
     _check_metrics_filter(metrics_filter, nodes, integrated)
     explained: dict[str, None] = {}  # the metrics the report shows, in order: each is explained at the end
+    scores = _scores_of(result)  # a node's declared scores are rows of its funnel, as its metrics
     funnel = []
     for node in nodes:
         answer_node = result.has_answers(node)
@@ -556,21 +581,25 @@ def _funnel(result: ResultSource, nodes: list[str], metrics_filter: Mapping[str,
             explained[metric] = None
             at_top1 = top1[node][metric] if answer_node else None
             alone = isolated[node][metric] if metric in isolated.get(node, {}) else None
-            above_one = any(v is not None and v > 1.0 for v in (value, at_top1, alone))
-            rows.append(FunnelRow(metric, _description(metric), value, at_top1, alone, above_one))
+            above_one = metric not in scores and any(v is not None and v > 1.0 for v in (value, at_top1, alone))
+            rows.append(FunnelRow(metric, _description(metric, scores), value, at_top1, alone, above_one))
         funnel.append(FunnelNode(node, answer_node, tuple(rows)))
     return tuple(funnel), tuple(counts), explained
 
 
 def _section(result: ResultSource, node: str, metric: str, n: int, limit: int, charts: bool, fields: tuple[str, ...],
-             scopes: dict[str, Any], trec: dict[str, Any] | None) -> Section:
-    """The worst queries of ``node`` by ``metric`` (a trec_eval measure when ``trec`` is given)."""
+             scopes: dict[str, Any], trec: dict[str, Any] | None, by_metric: bool = False) -> Section:
+    """The worst queries of ``node`` by ``metric`` (a trec_eval measure when ``trec`` is given; ``by_metric``: any
+    metric of the node, a declared score too, worst first by its direction, ``wrong_examples(metric=...)``)."""
     answer_node = result.has_answers(node)
     chart = None
     if not answer_node and charts:
         chart = _recall_chart(result, node, range(1, _deepest_rank(result, node) + 1), scopes)
-    worst = (result.wrong_examples(node, n=n, document_metric=metric, **scopes, **trec) if trec is not None
-             else result.wrong_examples(node, n=n, **scopes))
+    if by_metric:
+        worst = result.wrong_examples(node, n=n, metric=metric, **scopes)
+    else:
+        worst = (result.wrong_examples(node, n=n, document_metric=metric, **scopes, **trec) if trec is not None
+                 else result.wrong_examples(node, n=n, **scopes))
     queries = []
     for example in worst:
         gold = example["gold_answers"] if answer_node else example["gold_document_ids"]
@@ -585,13 +614,15 @@ def _section(result: ResultSource, node: str, metric: str, n: int, limit: int, c
     return Section(node, answer_node, metric, THRESHOLD, chart, tuple(queries))
 
 
-def _definitions(metrics: list[str], document_scope: str, answer_scope: str) -> Definitions:
+def _definitions(metrics: list[str], document_scope: str, answer_scope: str,
+                 scores: Mapping[str, Metric] | None = None) -> Definitions:
     """What the report's scopes and every metric it shows mean."""
     relevant, correct = _scope_meanings(document_scope, answer_scope)
     symbols = (tuple(SYMBOLS.items()) if any(metric in METRICS and METRICS[metric].level == "document"
                                              for metric in metrics) else ())
     return Definitions(relevant, correct, MODES,
-                       tuple(Definition(metric, _description(metric), _details(metric)) for metric in metrics), symbols)
+                       tuple(Definition(metric, _description(metric, scores), _details(metric, scores))
+                             for metric in metrics), symbols)
 
 
 # ---------------------------------------------------------------------------------------------- the comparison
@@ -615,11 +646,7 @@ def measure_direction(metric: str, scores: Mapping[str, Any] | None = None) -> s
     >>> measure_direction("mrr")
     'higher'
     """
-    # the scores branch's metrics.registry.direction_of(metric, scores) replaces the three lines below once merged
-    scores = scores or {}
-    declared = scores.get(metric)
-    direction = getattr(declared, "direction", "higher")
-    return direction if direction in ("higher", "lower") else "higher"
+    return direction_of(metric, scores or {})
 
 
 @dataclass(frozen=True)

@@ -32,18 +32,19 @@ from ..analysis.compare import (
     paired,
     per_query_table,
     run_names,
+    scores_of_runs,
     select_metrics,
     shared_node,
 )
 from ..analysis.protocol import ResultSource
 from ..errors import InvalidParameterError
-from ..metrics.registry import ANSWER_METRICS
+from ..metrics.registry import ANSWER_METRICS, Metric, direction_of
 from ..options import AT_K_SETS, MetricOptions, with_options
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
 
-__all__ = ["plot_comparison", "plot_funnel", "plot_metric_distribution", "plot_metrics_at_k"]
+__all__ = ["plot_comparison", "plot_funnel", "plot_metric_distribution", "plot_metrics_at_k", "metric_label"]
 
 #: The curves plot_metrics_at_k draws unless told otherwise (those the node has).
 DEFAULT_AT_K = ("recall_single_hit", "recall_multi_hit", "mrr", "ndcg", "exact_match", "f1")
@@ -69,6 +70,25 @@ def _top(values: Any) -> float:
     finite = np.asarray(values, dtype=np.float64)
     finite = finite[np.isfinite(finite)]
     return max(1.0, float(finite.max())) if len(finite) else 1.0
+
+
+def _bottom(values: Any) -> float:
+    """The lower end of a metric axis: 0, or less for a score with negative values."""
+    finite = np.asarray(values, dtype=np.float64)
+    finite = finite[np.isfinite(finite)]
+    return min(0.0, float(finite.min())) if len(finite) else 0.0
+
+
+def metric_label(metric: str, scores: Mapping[str, Metric]) -> str:
+    """A metric's axis label: its name, and for a declared score which way is better (``latency (lower is better)``).
+
+    Examples
+    --------
+    >>> from evalframe import score_measure
+    >>> metric_label("latency", {"latency": score_measure("latency", direction="lower")}), metric_label("f1", {})
+    ('latency (lower is better)', 'f1')
+    """
+    return f"{metric} ({direction_of(metric, scores)} is better)" if metric in scores else metric
 
 
 #: What k cuts for each kind of metric (the x label of its axes).
@@ -215,18 +235,19 @@ def plot_metric_distribution(
     ax = _axes(ax)
     if kind == "hist":
         # matplotlib's stub says Sequence[float]; hist takes any array of bin edges, as numpy.histogram does
-        ax.hist(values, bins=np.linspace(0.0, _top(values), bins + 1),  # type: ignore[arg-type]
+        ax.hist(values, bins=np.linspace(_bottom(values), _top(values), bins + 1),  # type: ignore[arg-type]
                 color="#4c72b0", edgecolor="white")
         ax.set_ylabel("queries")
     else:
         ordered = np.sort(values)
-        ax.step(np.concatenate([[0.0], ordered]), np.arange(len(ordered) + 1) / max(len(ordered), 1), where="post")
+        ax.step(np.concatenate([[_bottom(values)], ordered]), np.arange(len(ordered) + 1) / max(len(ordered), 1),
+                where="post")
         ax.set_ylabel("share of queries <= value")
         ax.set_ylim(0, 1.02)
     if len(values):
         ax.axvline(values.mean(), color="#c44e52", linestyle="--", label=f"mean {values.mean():.3f}")
         _legend_outside(ax)
-    ax.set_xlabel(metric)
+    ax.set_xlabel(metric_label(metric, scores_of_runs([result])))
     ax.set_title(f"{metric} per query" + (f" ({node}, {len(values)} queries)" if node else f" ({len(values)} queries)"))
     return ax
 
@@ -297,7 +318,8 @@ def plot_comparison(
     ax: Axes | None = None,
     **params: Any,
 ) -> Axes:
-    """Per-query scatter of run ``a`` against run ``b``: points above the diagonal are queries b improved.
+    """Per-query scatter of run ``a`` against run ``b``: points above the diagonal are queries b improved (below it,
+    for a score declared lower-is-better: wins and colours follow :func:`evalframe.direction_of`).
 
     Queries with the same pair of values are drawn once, with an area that grows with their count
     (written beside it when there are at most 30 such points), so 0/1 metrics stay readable. The
@@ -319,21 +341,27 @@ def plot_comparison(
     both = paired(table_a[metric], table_b[metric])
     pairs = pd.DataFrame({"a": both.a.to_numpy(), "b": both.b.to_numpy()})
     counts = pairs.groupby(["a", "b"]).size().reset_index(name="queries")
+    scores = scores_of_runs([a, b])
+    better = 1.0 if direction_of(metric, scores) == "higher" else -1.0  # a lower-is-better score: b below a is a win
+    gain = better * (counts["b"] - counts["a"])
     ax = _axes(ax, figsize=(5.0, 5.0))
-    colors = np.where(counts["b"] > counts["a"], "#55a868", np.where(counts["b"] < counts["a"], "#c44e52", "#8c8c8c"))
+    colors = np.where(gain > 0, "#55a868", np.where(gain < 0, "#c44e52", "#8c8c8c"))
     ax.scatter(counts["a"], counts["b"], s=20 + 280 * np.sqrt(counts["queries"] / max(counts["queries"].max(), 1)),
                c=colors, alpha=0.6, edgecolors="white")
     if len(counts) <= 30:  # few distinct pairs (0/1 metrics, short cut-offs): say how many queries each is
         for x, y, queries in counts.itertuples(index=False):
             ax.annotate(str(queries), (x, y), xytext=(6, -10), textcoords="offset points", fontsize="small")
-    top = _top(np.concatenate([pairs["a"].to_numpy(), pairs["b"].to_numpy()]))
-    ax.plot([0, top], [0, top], color="#444444", linewidth=0.8, linestyle="--")
-    ax.set_xlim(-0.05 * top, 1.05 * top)
-    ax.set_ylim(-0.05 * top, 1.05 * top)
+    both_values = np.concatenate([pairs["a"].to_numpy(), pairs["b"].to_numpy()])
+    top, bottom = _top(both_values), _bottom(both_values)
+    margin = 0.05 * (top - bottom)
+    ax.plot([bottom, top], [bottom, top], color="#444444", linewidth=0.8, linestyle="--")
+    ax.set_xlim(bottom - margin, top + margin)
+    ax.set_ylim(bottom - margin, top + margin)
     ax.set_aspect("equal")
-    ax.set_xlabel(f"{metric} of {names[0]}")
-    ax.set_ylabel(f"{metric} of {names[1]}")
-    wins, losses = int((pairs["b"] > pairs["a"]).sum()), int((pairs["b"] < pairs["a"]).sum())
+    ax.set_xlabel(f"{metric_label(metric, scores)} of {names[0]}")
+    ax.set_ylabel(f"{metric_label(metric, scores)} of {names[1]}")
+    wins = int((better * (pairs["b"] - pairs["a"]) > 0).sum())
+    losses = int((better * (pairs["b"] - pairs["a"]) < 0).sum())
     ax.set_title(f"{metric} per query: {names[1]} wins {wins}, ties {len(pairs) - wins - losses}, loses {losses}",
                  fontsize="medium")
     return ax
