@@ -395,13 +395,13 @@ def build(records: Sequence[Record], *, from_runs: Callable[..., R], retriever: 
 
     Per record: its gold becomes one label per gold document (the id and text given; one gold answer beside every
     document, or one per document; gold answers without a gold document: one label per answer whose document is
-    :data:`NO_GOLD_DOCUMENT`, so a retrieved document is relevant by holding the answer only; ``[]`` or ``[""]`` without a gold document: a no-answer question; no
-    gold at all: left out by ``from_runs``, with a warning). Its retrieved documents are the ``retriever`` node's
-    ``documents`` in rank order (a document without an id gets its content's hash, as in a runs file); its answer
-    is the ``generator`` node's one generative answer, citing the retrieved documents (``document_ids``). A node
-    is made when some record has its output (a record without it: an empty list). ``meta`` goes to
-    ``from_runs(meta=...)``, the scores to ``from_runs(scores={score_node: ...})`` (NaN where a record lacks one),
-    and ``keep_scores=True`` when any retrieved document has a score.
+    :data:`NO_GOLD_DOCUMENT`, so a retrieved document is relevant by holding the answer only; ``[]`` or ``[""]``
+    without a gold document: a no-answer question; no gold at all: left out by ``from_runs``, with a warning). Its
+    retrieved documents are the ``retriever`` node's ``documents`` in rank order (a document without an id gets its
+    content's hash, as in a runs file); its answer is the ``generator`` node's one generative answer, citing the
+    retrieved documents (``document_ids``). A node is made when some record has its output (a record without it: an
+    empty list). ``meta`` goes to ``from_runs(meta=...)``, the scores to ``from_runs(scores={score_node: ...})`` (NaN
+    where a record lacks one), and ``keep_scores=True`` when any retrieved document has a score.
 
     Parameters
     ----------
