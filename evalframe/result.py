@@ -924,8 +924,9 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         reference context: a label credited by the answer only; an empty reference without reference contexts: a
         no-answer question). Every other numeric column is a score of ``score_node``: the metric columns of
         ``ragas.evaluate(...).to_pandas()`` (``faithfulness``, ``answer_relevancy``, ``context_precision``, ...); one
-        named like an evalframe measure or column (Ragas' ``exact_match``) is kept as ``ragas_<name>``. A Ragas test
-        set's ``persona_name``, ``query_style``, ``query_length`` and ``synthesizer_name`` become ``meta`` fields.
+        named like an evalframe measure or column (Ragas' ``exact_match``) is kept as ``ragas_<name>``. Every other column
+        of texts (a ``topic``; a Ragas test set's ``persona_name``, ``query_style``, ``query_length``) is a field of the
+        query's ``meta``, to slice by (``sliced_metrics("meta.topic")``).
 
         Parameters
         ----------
@@ -937,7 +938,7 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
             The score columns (default: every numeric column that is not a sample field), or ``{column:
             score_measure(...)}`` to declare each one's direction and bounds.
         meta : list of str, optional
-            Columns whose values become each query's ``meta`` fields (default: the test set's columns above).
+            Columns whose values become each query's ``meta`` fields (default: the text columns above; ``[]``: none).
         retriever, generator, score_node, score_measures, sas_model, progress, context_matching_threshold,
         context_matching_min_length, context_matching_boost_split_overlaps, custom_document_id_field
             As :meth:`from_frame`.

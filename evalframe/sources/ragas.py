@@ -4,7 +4,8 @@ Ragas' single-turn samples have the columns ``user_input``, ``retrieved_contexts
 ``reference_contexts``, ``reference_context_ids``, ``response`` and ``reference``; Ragas before 0.2 called them
 ``question``, ``contexts``, ``answer`` and ``ground_truth`` (``ground_truths``: a list), which are read the same way.
 Every other numeric column is a score: the metric columns of ``ragas.evaluate(...).to_pandas()`` (faithfulness,
-answer_relevancy, context_precision, ...). Nothing of Ragas is imported: a dataset is read through its
+answer_relevancy, context_precision, ...); every other column of texts (a topic, a test set's ``persona_name``) is
+a field of the query's ``meta``. Nothing of Ragas is imported: a dataset is read through its
 ``to_pandas()``, or from the files Ragas writes (``to_jsonl``, ``to_csv``, ``to_pandas().to_parquet``).
 """
 
@@ -66,6 +67,11 @@ def _numeric(table: Table, column: str) -> bool:
     return found
 
 
+def _scalar(table: Table, column: str) -> bool:
+    """Whether no cell of ``column`` is a list (a text, a number, a flag or an object each)."""
+    return not any(isinstance(row.get(column), (list, tuple, np.ndarray)) for row in table.rows)
+
+
 def ragas_mapping(table: Table, *, scores: Any = None, meta: Sequence[str] | None = None,
                   renamed: Callable[[str], str] | None = None) -> tuple[ColumnMapping, dict[str, Any]]:
     """The column mapping of a Ragas table, and the score declarations ``scores`` gives (``{column: measure}``).
@@ -108,7 +114,8 @@ def ragas_mapping(table: Table, *, scores: Any = None, meta: Sequence[str] | Non
             raise InvalidParameterError(f"scores names {column!r}, which is no column of {table.name}; its columns are "
                                         f"{few_names(table.columns, 20)}.", parameter="scores")
     if meta is None:
-        meta_columns = [c for c in _TESTSET_META if c in columns]
+        meta_columns = [c for c in table.columns if c not in _NOT_SCORES and c not in score_columns
+                        and not _numeric(table, c) and _scalar(table, c)] + [c for c in _TESTSET_META if c in columns]
     elif isinstance(meta, str) or not isinstance(meta, Sequence):
         raise InvalidParameterError(f"meta must be a list of columns; got {meta!r}.", parameter="meta")
     else:

@@ -189,3 +189,17 @@ def test_live_ragas_objects():
     samples = [json.loads(text) for text in (GOLDENS / "dataset.jsonl").read_text(encoding="utf-8").splitlines()]
     dataset = ragas_module.EvaluationDataset.from_list(samples)
     assert ragas(dataset).calculate_metrics() == ragas(GOLDENS / "dataset.jsonl").calculate_metrics()
+
+
+def test_other_text_columns_are_meta_fields_to_slice_by():
+    samples = [json.loads(text) for text in (GOLDENS / "dataset.jsonl").read_text(encoding="utf-8").splitlines()]
+    topics = ["geography", "geography", "literature", None]
+    tagged = [{**sample, "topic": topic, "persona_name": "student"} for sample, topic in zip(samples, topics)]
+    result = ragas(tagged, scores=[])
+    assert result["Retriever"].drop_duplicates("multilabel_id")["meta"].tolist() == [
+        '{"persona_name": "student", "topic": "geography"}', '{"persona_name": "student", "topic": "geography"}',
+        '{"persona_name": "student", "topic": "literature"}', '{"persona_name": "student"}']
+    mrr = result.sliced_metrics("meta.topic")["mrr"]
+    # geography: Germany (1/2) and France (1); literature: Faust (0); the World Cup question has no topic
+    assert mrr[("Retriever", "geography")] == (1 / 2 + 1) / 2 and mrr[("Retriever", "literature")] == 0.0
+    assert "meta" not in ragas(tagged, scores=[], meta=[])["Retriever"]
