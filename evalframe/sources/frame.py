@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import csv
+import datetime
 import json
 import math
 import numbers
@@ -289,7 +290,9 @@ def number_cell(value: Any, where: str, column: str) -> float | None:
 
 
 def _json_value(value: Any) -> Any:
-    """A cell as a JSON value (numpy scalars and arrays as Python's)."""
+    """A cell as a JSON value (numpy scalars and arrays as Python's, a time as its ISO 8601 text)."""
+    if isinstance(value, (datetime.date, datetime.time, np.datetime64)):
+        return pd.Timestamp(value).isoformat() if isinstance(value, np.datetime64) else value.isoformat()
     if isinstance(value, np.generic):
         return value.item()
     if isinstance(value, np.ndarray):
@@ -430,8 +433,8 @@ def _meta(row: Mapping[str, Any], where: str, meta: str | list[str] | None) -> M
         return None
     if isinstance(meta, str):
         return _meta_cell(row.get(meta), where, meta)
-    fields = {column: _json_value(row.get(column)) for column in meta}
-    return {name: value for name, value in fields.items() if not _missing(value)}
+    fields = {column: _json_value(row.get(column)) for column in meta if not _missing(row.get(column))}
+    return fields or None  # no field: no meta, as a runs line without "meta"
 
 
 def frame_records(table: Table, columns: ColumnMapping) -> list[Record]:

@@ -515,6 +515,8 @@ def _at_record(message: str, records: Sequence[Record]) -> str:
     """A message of ``from_runs`` with its ``labels[i]`` and ``query i`` naming the records' ``where`` instead."""
     def where(match: re.Match[str]) -> str:
         index = int(match.group(2))
-        return records[index].where if index < len(records) else match.group(0)
+        if index >= len(records):
+            return match.group(0)
+        return records[index].where + (", meta" if match.group(1) == "meta[" else "")
 
-    return re.sub(r"(labels\[|query )(\d+)\]?", where, message)
+    return re.sub(r"(labels\[|meta\[|query )(\d+)\]?", where, message)

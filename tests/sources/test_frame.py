@@ -208,3 +208,13 @@ def test_read_table_refuses_repeated_columns(tmp_path):
     (tmp_path / "t.csv").write_text("q,a\nx\n", encoding="utf-8")
     with pytest.raises(EvalframeError, match=r"t\.csv:2: 1 cells, but the header names 2 columns"):
         read_table(tmp_path / "t.csv")
+
+
+def test_meta_times_are_iso_text_and_other_objects_are_named():
+    df = table()
+    df["when"] = pd.to_datetime(["2026-01-01 00:00", "2026-01-02 10:30", None])
+    meta = from_frame(df, meta=["when"])["Generator"]["meta"].tolist()
+    assert meta == ['{"when": "2026-01-01T00:00:00"}', '{"when": "2026-01-02T10:30:00"}', None]  # NaT: no field
+    df["info"] = [{"tags": {"a"}}, None, None]
+    with pytest.raises(EvalframeError, match=r"row 1, meta must be JSON data .*Object of type set is not JSON serializable"):
+        from_frame(df, meta="info")

@@ -184,11 +184,20 @@ def test_the_names_of_ragas_before_0_2(tmp_path):
     assert ragas(many).calculate_metrics() == result.calculate_metrics()
 
 
-def test_live_ragas_objects():
+def test_live_ragas_objects(monkeypatch):
+    monkeypatch.setenv("RAGAS_DO_NOT_TRACK", "true")  # no usage analytics: nothing leaves the machine
     ragas_module = pytest.importorskip("ragas")
+    ragas_metrics = pytest.importorskip("ragas.metrics")
     samples = [json.loads(text) for text in (GOLDENS / "dataset.jsonl").read_text(encoding="utf-8").splitlines()]
     dataset = ragas_module.EvaluationDataset.from_list(samples)
-    assert ragas(dataset).calculate_metrics() == ragas(GOLDENS / "dataset.jsonl").calculate_metrics()
+    expected = ragas(GOLDENS / "dataset.jsonl").calculate_metrics()
+    assert ragas(dataset).calculate_metrics() == expected
+    evaluated = ragas_module.evaluate(dataset, metrics=[ragas_metrics.IDBasedContextPrecision(), ragas_metrics.ExactMatch()],
+                                      show_progress=False)  # neither needs a model
+    table = ragas(evaluated).query_metrics("Generator")
+    # retrieved ids that are gold: Germany 1 of 2, France 1 of 1, Faust 0 of 2, the World Cup 0 of 1 (no gold id)
+    assert table["id_based_context_precision"].tolist() == [0.5, 1.0, 0.0, 0.0]
+    assert table["ragas_exact_match"].tolist() == [1.0, 0.0, 0.0, 1.0]  # Ragas' own, beside evalframe's exact_match
 
 
 def test_other_text_columns_are_meta_fields_to_slice_by():
