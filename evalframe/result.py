@@ -957,10 +957,10 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         --------
         >>> samples = [{"user_input": "Capital of Germany?", "retrieved_contexts": ["Bonn.", "Berlin."],
         ...             "retrieved_context_ids": ["d2", "d1"], "reference_context_ids": ["d1"],
-        ...             "response": "Berlin", "reference": "Berlin", "faithfulness": 1.0},
+        ...             "response": "Berlin", "reference": "Berlin"},
         ...            {"user_input": "Who won the 2030 World Cup?", "retrieved_contexts": ["Paris."],
         ...             "retrieved_context_ids": ["d3"], "reference_context_ids": [], "response": "",
-        ...             "reference": "", "faithfulness": 0.5}]
+        ...             "reference": ""}]
         >>> result = EvaluationResult.from_ragas(samples, progress=False)
         >>> metrics = result.calculate_metrics()
         >>> metrics["Retriever"]["mrr"], metrics["Generator"]["exact_match"]  # (1/2 + 1) / 2: no-answer scores 1
