@@ -29,7 +29,8 @@ from .slices import FieldPresence, SliceKey, check_by, check_present
 
 __all__ = ["MeanAnalyses", "MetricKey", "SlicePiece"]
 
-#: (node, variant: 0, or the position of k in metrics_at_k's ks, row type "answer" / "document")
+#: (node, variant: 0, or the position of k in metrics_at_k's ks, row type "answer" / "document" / "score": the
+#: node's declared scores, at k only those of level "row")
 MetricKey = tuple[str, int, str]
 #: What one part of a result gives per node for sliced_metrics: the slice label names, the
 #: :func:`evalframe.analysis.aggregate.slice_partial` table, and what its queries hold of the filters fields.
@@ -220,7 +221,7 @@ class MeanAnalyses(Generic[_Table]):
         out: dict[str, dict[str, float]] = {}
         for node in self.nodes:
             values: dict[str, float] = {}
-            for row_type in ("answer", "document"):
+            for row_type in ("answer", "document", "score"):
                 found = totals.get((node, 0, row_type))
                 if found is None:
                     continue
@@ -366,7 +367,7 @@ class MeanAnalyses(Generic[_Table]):
                                            eval_mode=base.eval_mode, complete=complete, duplicates=duplicates)
                 records += [(name, k, label, values[m]) for label, at_k in swept.items() for k, m in zip(ks, at_k)]
             for i, k in enumerate(ks):
-                for row_type in ("answer", "document"):
+                for row_type in ("answer", "document", "score"):
                     found = totals.get((name, i, row_type))
                     if found is not None:
                         records += [(name, k, metric, value) for metric, value in means(found).items()]

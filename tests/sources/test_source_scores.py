@@ -3,23 +3,18 @@ from_runs' with a runs file's "scores" key."""
 
 from __future__ import annotations
 
-import inspect
 import math
 
 import pandas as pd
 import pytest
 
-from evalframe import EvaluationResult
 from evalframe.errors import EvalframeError, InvalidParameterError
+from evalframe.metrics.registry import direction_of
 
 from .test_frame import RUNS_LINES as FRAME_LINES
 from .test_frame import from_frame, table
 from .test_frame import from_runs as frame_runs
 from .test_ragas import GOLDENS, RUNS_LINES, from_runs, ragas
-
-pytestmark = pytest.mark.skipif("scores" not in inspect.signature(EvaluationResult.from_runs).parameters,
-                                reason="from_runs(scores=...) comes with branch 'scores' (issue 28's contract, section 1)")
-
 
 def test_score_columns_are_scores_of_the_generator_and_equal_from_runs(tmp_path):
     result = from_frame(table(), scores=["judge"])
@@ -41,8 +36,8 @@ def test_a_declared_lower_is_better_score():
     result = from_frame(df, scores={"latency": score_measure("latency", direction="lower")}, score_node="Retriever")
     assert result.scores["latency"].direction == "lower"
     assert result.calculate_metrics()["Retriever"]["latency"] == (120 + 480 + 95) / 3
-    worst = result.wrong_examples("Retriever", n=1, metric="latency")
-    assert [example["query"] for example in worst] == ["Capital of France?"]  # lower is better: 480 ms is the worst
+    assert result.query_metrics("Retriever")["latency"].tolist() == [120.0, 480.0, 95.0]
+    assert direction_of("latency", result.scores) == "lower"
 
 
 def test_the_metric_columns_of_an_evaluation_are_scores_of_the_generator():
