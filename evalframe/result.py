@@ -1074,10 +1074,11 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         ...                    "gold": [["d1"], ["d3"]], "reply": ["Berlin", "Lyon"], "truth": ["Berlin", "Paris"],
         ...                    "judge": [0.9, 0.4]})
         >>> result = EvaluationResult.from_frame(df, question="q", retrieved_ids="ids", retrieved_texts="texts",
-        ...                                      gold_ids="gold", answer="reply", gold_answers="truth", progress=False)
+        ...                                      gold_ids="gold", answer="reply", gold_answers="truth", scores=["judge"],
+        ...                                      progress=False)
         >>> metrics = result.calculate_metrics()
-        >>> metrics["Retriever"]["mrr"], metrics["Generator"]["exact_match"]
-        (0.75, 0.5)
+        >>> metrics["Retriever"]["mrr"], metrics["Generator"]["exact_match"], metrics["Generator"]["judge"]
+        (0.75, 0.5, 0.65)
         >>> EvaluationResult.from_frame(df, question="query")
         Traceback (most recent call last):
           ...
