@@ -218,3 +218,16 @@ def test_meta_times_are_iso_text_and_other_objects_are_named():
     df["info"] = [{"tags": {"a"}}, None, None]
     with pytest.raises(EvalframeError, match=r"row 1, meta must be JSON data .*Object of type set is not JSON serializable"):
         from_frame(df, meta="info")
+
+
+def test_an_empty_table_is_refused(tmp_path):
+    (tmp_path / "t.jsonl").write_text("\n\n", encoding="utf-8")
+    with pytest.raises(EvalframeError, match=r"t\.jsonl holds no row"):
+        EvaluationResult.from_frame(tmp_path / "t.jsonl")
+    with pytest.raises(EvalframeError, match=r"^df holds no row"):
+        EvaluationResult.from_frame(table().iloc[:0], **COLUMNS)
+    (tmp_path / "t.csv").write_text("", encoding="utf-8")
+    with pytest.raises(EvalframeError, match=r"t\.csv is empty; a CSV table needs a header line and rows"):
+        EvaluationResult.from_frame(tmp_path / "t.csv")
+    with pytest.raises(EvalframeError, match=r"holds no sample"):
+        EvaluationResult.from_ragas([])
