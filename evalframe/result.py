@@ -612,8 +612,10 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         True
         """
         node = check.check_node(node, list(self.node_results))
-        row_type = check.check_choice(row_type, ("answer", "document"), name="row_type")
+        row_type = check.check_choice(row_type, ("answer", "document", "score"), name="row_type")
         opts = self.check_options(options, passed_to="query_table takes these options")
+        if row_type == "score":
+            return self._score_table(node, opts)
         return self._answer_table(node, opts) if row_type == "answer" else self._document_table(node, opts)
 
     def trec_partial(self, measures: str | Sequence[str], node: str | None, eval_mode: str, complete: bool,

@@ -200,3 +200,33 @@ def test_a_runs_file_line_holds_scores_per_node():
     lines[2]["scores"] = {"Generator": {"faithfulness": "good"}}
     with pytest.raises(LoadError, match=r"runs.jsonl:3: score 'faithfulness' of node 'Generator' must be a number"):
         read_runs_of(lines)
+
+
+# ------------------------------------------------------------------ save and load
+@pytest.mark.parametrize(("fmt", "options"), [("csv", {}), ("parquet", {}), ("parquet", {"partitions": 2})])
+def test_save_load_keeps_scores_and_declarations_exactly(tmp_path, fmt, options):
+    if fmt == "parquet":
+        pytest.importorskip("pyarrow")
+    result = build()
+    values = [0.1 + 0.2, 1 / 3, 1e-300, np.nan]
+    result.add_scores("Generator", pd.DataFrame({"query": QUERIES, "faith": values, "lat": [5.0, 1.0, 2.0, 3.0]}),
+                      direction={"lat": "lower"}, bounds={"faith": (0, 1)}, description={"lat": "seconds"})
+    folder = result.save(tmp_path / "run", format=fmt, progress=False, **options)
+    manifest = json.loads((folder / "evalframe.json").read_text())
+    assert manifest["scores"] == {"faith": {"direction": "higher", "bounds": [0.0, 1.0], "level": "query",
+                                            "description": "a score computed elsewhere (higher is better)"},
+                                  "lat": {"direction": "lower", "bounds": None, "level": "query", "description": "seconds"}}
+    back = EvaluationResult.load(folder, progress=False)
+    assert back.scores == result.scores
+    got = back["Generator"].set_index("multilabel_id")["scores.faith"]
+    assert got.dtype == np.float64
+    by_query = dict(zip(back["Generator"]["query"], back["Generator"]["scores.faith"]))
+    assert [by_query[q] for q in QUERIES[:3]] == [0.30000000000000004, 0.3333333333333333, 1e-300]  # bit for bit
+    assert math.isnan(by_query["q4"])
+    assert back.calculate_metrics()["Generator"]["faith"] == (0.1 + 0.2 + 1 / 3 + 1e-300) / 3
+
+
+def test_a_folder_without_scores_has_no_scores_key(tmp_path):
+    folder = build().save(tmp_path / "run", progress=False)
+    assert "scores" not in json.loads((folder / "evalframe.json").read_text())
+    assert EvaluationResult.load(folder, progress=False).scores == {}

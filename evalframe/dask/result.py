@@ -38,9 +38,9 @@ from ..frames.topk import check_retriever_node, retriever_mode, retriever_node_o
 from ..frames.codings import Codings
 from ..frames.judged_codes import check_cut
 from ..io.folder import Folder
-from ..io.manifest import read_manifest
+from ..io.manifest import read_manifest, scores_of_manifest
 from ..io.partitioned import check_key_summaries, key_summary, partition_of_ids, read_partition
-from ..metrics.registry import DOCUMENT_METRICS
+from ..metrics.registry import DOCUMENT_METRICS, Metric
 from ..metrics.trec import parse_measure, parse_measures
 from ..options import MetricOptions, with_options
 from ..result import EvaluationResult
@@ -124,6 +124,9 @@ class DaskEvaluationResult(MeanAnalyses[Any]):
         Rows per node.
     matching : dict
         The matching options the result was built with.
+    scores : dict of str to Metric
+        The declarations of the scores the folder holds (``evalframe.json``'s ``"scores"``; ``docs/scores.md``); the
+        partitions are read with them.
     on_cluster : bool
         True: per-query tables are Dask DataFrames (``query_metrics(..., compute=True)`` gathers one as pandas).
     """
@@ -138,6 +141,7 @@ class DaskEvaluationResult(MeanAnalyses[Any]):
         self._nodes: list[str] = list(manifest["nodes"])
         self.rows: dict[str, int] = {node: int(entry["rows"]) for node, entry in manifest["nodes"].items()}
         self.matching: dict[str, Any] = dict(manifest.get("matching") or {})
+        self.scores: dict[str, Metric] = scores_of_manifest(dict(manifest), path)
         self._client = client
         self._row_kinds: dict[str, set[tuple[str, str]]] | None = None
         current_client(client)  # a bad client= or address fails here, not at the first analysis
@@ -444,7 +448,8 @@ def open_partition(path: str, number: int, generation: str | None, nodes: list[s
     :meth:`DaskEvaluationResult.retriever_of`) only."""
     part = read_partition(path, number, generation, None if nodes is None or retriever is None else [*nodes, retriever[0]],
                           pending=True)  # pending nodes indexed by their order keys: columns made as the analyses read
-    return EvaluationResult(part.frames, matching=part.matching, codings=Codings.of_lists(part.codings)), part.keys
+    return EvaluationResult(part.frames, matching=part.matching, codings=Codings.of_lists(part.codings),
+                            scores=part.scores), part.keys
 
 
 def partition_retriever(path: str, number: int, result: EvaluationResult,
@@ -492,13 +497,15 @@ def _metric_totals(result: EvaluationResult, keys: Any, nodes: list[str], varian
         if node not in result.node_results:
             continue
         for i, options in enumerate(variants):
-            for row_type in ("answer", "document"):
+            for row_type in ("answer", "document", "score"):
                 used = options
-                if at_k:  # metrics_at_k: answers cut by the reader's k, documents by the retriever's
+                if at_k and row_type != "score":  # metrics_at_k: answers cut by the reader's k, documents by the retriever's
                     cut = "simulated_top_k_reader" if row_type == "answer" else "simulated_top_k_retriever"
                     used = {key: value for key, value in options.items() if key not in _AT_K or key == cut}
                 table = result.query_table(node, row_type, **local_options(used, retriever))
-                if table is not None:
+                if table is not None and at_k and row_type == "score":  # at k: the row-level scores only
+                    table = table[[c for c in table.columns if result.scores[c].level == "row"]]
+                if table is not None and len(table.columns):
                     out[(node, i, row_type)] = partial(table)
     return out
 
