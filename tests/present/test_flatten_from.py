@@ -68,3 +68,25 @@ def test_the_frame_fields_are_from_frame_s_column_parameters():
     parameters = inspect.signature(EvaluationResult.from_frame).parameters
     columns = [name for name in parameters if name != "df"][:len(FRAME_FIELDS)]
     assert tuple(columns) == FRAME_FIELDS
+
+
+def test_the_metric_columns_of_a_ragas_evaluation_reach_the_folder(tmp_path, capsys):
+    code, _, err = run(capsys, "flatten", "--from", "ragas", RAGAS / "results.csv", "-o", tmp_path / "run",
+                       "--format", "parquet")
+    assert code == 0, err
+    code, out, err = run(capsys, "metrics", tmp_path / "run", "--format", "json")
+    generator = json.loads(out)["Generator"]
+    assert generator["faithfulness"] == pytest.approx((0.9 + 0.2 + 0.6) / 3)  # by hand: the judge gave Faust none
+    assert generator["ragas_exact_match"] == (1 + 0 + 0 + 1) / 4  # Ragas' exact_match beside evalframe's
+    assert EvaluationResult.load(tmp_path / "run").scores.keys() == {
+        "id_based_context_precision", "id_based_context_recall", "ragas_exact_match", "string_present", "faithfulness"}
+
+
+def test_from_frame_score_columns(tmp_path, capsys):
+    code, _, err = run(capsys, "flatten", "--from", "frame", RAGAS / "results.jsonl", "-o", tmp_path / "run",
+                       "--column", "question=user_input", "--column", "answer=response", "--column", "gold_answers=reference",
+                       "--column", "scores=faithfulness,string_present")
+    assert code == 0, err
+    loaded = EvaluationResult.load(tmp_path / "run")
+    assert list(loaded.scores) == ["faithfulness", "string_present"]
+    assert loaded.calculate_metrics()["Generator"]["string_present"] == (1 + 0 + 0 + 1) / 4
