@@ -230,3 +230,21 @@ def test_a_folder_without_scores_has_no_scores_key(tmp_path):
     folder = build().save(tmp_path / "run", progress=False)
     assert "scores" not in json.loads((folder / "evalframe.json").read_text())
     assert EvaluationResult.load(folder, progress=False).scores == {}
+
+
+# ------------------------------------------------------------------ worst queries
+def test_wrong_examples_by_a_score_follow_its_direction(result):
+    result.add_scores("Generator", pd.DataFrame({"query": QUERIES, "faith": [0.9, 0.2, np.nan, 0.6],
+                                                 "latency": [5.0, 1.0, 2.0, 3.0]}), direction={"latency": "lower"})
+    listed = lambda **kw: [e["query"] for e in result.wrong_examples("Generator", **kw)]  # noqa: E731
+    assert listed(n=4, metric="faith") == ["q2", "q4", "q1"]  # lowest first; q3 has no value
+    assert listed(n=2, metric="latency") == ["q1", "q4"]  # lower is better: the largest latency is the worst
+    assert listed(n=4, metric="latency", threshold=3) == ["q1", "q4"]  # at or worse than 3: >= 3
+    assert listed(n=4, metric="faith", threshold=0.6) == ["q2", "q4"]  # <= 0.6
+    example = result.wrong_examples("Generator", n=1, metric="latency")[0]
+    assert example["metrics"] == {"exact_match": 1.0, "f1": 1.0, "faith": 0.9, "latency": 5.0} and example["answers"]
+    # q4 misses its gold document (mrr 0), q3 has it at rank 3, q2 at 2
+    assert [e["query"] for e in result.wrong_examples("Retriever", n=3, metric="mrr")] == ["q4", "q3", "q2"]
+    assert [e["query"] for e in result.wrong_examples("Generator", n=3)] == ["q2", "q4"]  # the old arguments, unchanged
+    with pytest.raises(InvalidParameterError, match="metric must be one of"):
+        result.wrong_examples("Generator", metric="nope")

@@ -40,10 +40,10 @@ from ..frames.judged_codes import check_cut
 from ..io.folder import Folder
 from ..io.manifest import read_manifest, scores_of_manifest
 from ..io.partitioned import check_key_summaries, key_summary, partition_of_ids, read_partition
-from ..metrics.registry import DOCUMENT_METRICS, Metric
+from ..metrics.registry import ANSWER_METRICS, DOCUMENT_METRICS, Metric, direction_of
 from ..metrics.trec import parse_measure, parse_measures
 from ..options import MetricOptions, with_options
-from ..result import EvaluationResult
+from ..result import NO_ROWS_FOR_METRIC, EvaluationResult
 from .client import current_client, run
 
 __all__ = ["DaskEvaluationResult", "Retriever", "first_appearance", "load", "local_options", "merged_columns",
@@ -360,6 +360,7 @@ class DaskEvaluationResult(MeanAnalyses[Any]):
         "context_matching_threshold", "retriever_node"))  # the facade's (Haystack 1.x's order)
     def wrong_examples(self, node: str, n: int = 3, document_metric: str = "recall_single_hit", answer_metric: str = "f1",
                        document_metric_threshold: float = THRESHOLD, answer_metric_threshold: float = THRESHOLD, *,
+                       metric: str | None = None, threshold: float | None = None,
                        complete: bool = False, duplicates: str = "error", **options: Any) -> Examples:
         """The ``n`` worst queries of a node, as :meth:`evalframe.EvaluationResult.wrong_examples`.
 
@@ -374,6 +375,13 @@ class DaskEvaluationResult(MeanAnalyses[Any]):
                      "document_metric_threshold": document_metric_threshold,
                      "answer_metric_threshold": answer_metric_threshold, "complete": complete,
                      "duplicates": duplicates, **options}
+        if metric is not None:  # any measure of the node, worst first by its direction
+            arguments.update(metric=metric, threshold=threshold)
+            parts = self.map_partitions(_worst, node, arguments, retriever=retriever)
+            listed = [c for part in parts for c in part if c[1] is not None]
+            sign = -1.0 if direction_of(listed[0][4] if listed else metric, self.scores) == "lower" else 1.0
+            ranked = sorted(listed, key=lambda c: (_sort_value(sign * c[3], None), c[2]))
+            return Examples(c[1] for c in ranked[:n])
         parts = self.map_partitions(_worst, node, arguments, retriever=retriever)
         # a node with answer rows anywhere is ranked by its answer metric, as in memory (a partition holding only
         # its document rows ranks them instead: those are left out)
@@ -641,10 +649,13 @@ def _slice_totals(result: EvaluationResult, keys: Any, by: list[SliceKey], measu
 
 
 def _worst(result: EvaluationResult, keys: Any, node: str, arguments: dict[str, Any],
-           retriever: Retriever | None = None) -> list[tuple[str, dict | None, int, float]]:
-    """The partition's n worst of ``node``: (row type, example, order key of its first listed row, value)."""
+           retriever: Retriever | None = None) -> list[tuple[Any, ...]]:
+    """The partition's n worst of ``node``: (row type, example, order key of its first listed row, value); with
+    ``metric``, (row type, example, order key, value, the metric's column name)."""
     if node not in result.node_results or not len(result[node]):
         return []
+    if arguments.get("metric") is not None:
+        return _worst_by(result, keys, node, arguments, retriever)
     frame = result[node]
     mode = arguments.get("eval_mode", "integrated")
     answers = bool(((frame["type"] == "answer") & (frame["eval_mode"] == mode)).any())
@@ -662,6 +673,25 @@ def _worst(result: EvaluationResult, keys: Any, node: str, arguments: dict[str, 
         value = example["metrics"][metric] if metric else _document_value(example, arguments)
         out.append((row_type, example, int(key), float(value)))
     return out
+
+
+def _worst_by(result: EvaluationResult, keys: Any, node: str, arguments: dict[str, Any],
+              retriever: Retriever | None) -> list[tuple[Any, ...]]:
+    """:func:`_worst` with ``metric=``: a partition without the rows the metric lists has nothing to list."""
+    metric = arguments["metric"]
+    column = metric if metric in result.scores or metric in DOCUMENT_METRICS or metric in ANSWER_METRICS \
+        else str(parse_measure(metric))
+    try:
+        examples = result.wrong_examples(node, **local_options(arguments, retriever))
+    except InvalidParameterError as exc:
+        if NO_ROWS_FOR_METRIC in str(exc):  # this partition holds none of the rows the metric lists: others may
+            return []
+        raise
+    if not examples:
+        return []
+    order = first_appearance(result, keys, node, pd.Index([e["multilabel_id"] for e in examples]), arguments)
+    return [("any", example, int(key), float(example["metrics"][column]), column)
+            for example, (_, key) in zip(examples, order)]
 
 
 def _document_value(example: dict[str, Any], arguments: dict[str, Any]) -> float:
