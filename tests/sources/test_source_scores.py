@@ -38,6 +38,8 @@ def test_a_declared_lower_is_better_score():
     assert result.calculate_metrics()["Retriever"]["latency"] == (120 + 480 + 95) / 3
     assert result.query_metrics("Retriever")["latency"].tolist() == [120.0, 480.0, 95.0]
     assert direction_of("latency", result.scores) == "lower"
+    worst = result.wrong_examples("Retriever", n=1, metric="latency")
+    assert [example["query"] for example in worst] == ["Capital of France?"]  # lower is better: 480 ms is the worst
 
 
 def test_the_metric_columns_of_an_evaluation_are_scores_of_the_generator():
