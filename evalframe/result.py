@@ -36,7 +36,7 @@ from .frames.rows import NodeNeeded, document_node
 from .frames.store import PreparedStore
 from .frames.tables import answer_query_metrics, document_query_metrics
 from .frames.topk import answers_kept, check_retriever_node, document_rows_kept
-from .frames.scores import check_bounds, node_scores, read_score_table, score_frame_values, score_query_table
+from .frames.scores import TABLE_ROW, check_bounds, node_scores, read_score_table, score_frame_values, score_query_table
 from .metrics.registry import (ANSWER_METRICS, DOCUMENT_METRICS, DIRECTIONS, Metric, direction_of, score_column,
                                score_measure)
 from .metrics.trec import parse_measure, parse_measures
@@ -99,8 +99,9 @@ def _one_row_per_query(table: pd.DataFrame, node: str) -> pd.DataFrame:
     different values are refused, naming both)."""
     if not table["multilabel_id"].duplicated().any():
         return table
-    rows = []
+    rows, firsts = [], []
     for key, group in table.groupby("multilabel_id", sort=False):
+        firsts.append(group.index[0])  # errors name the query's first entry
         row: dict[str, Any] = {"multilabel_id": key}
         for column in group.columns[1:]:
             given = [(i, v) for i, v in zip(group.index, group[column]) if v is not None and not pd.isna(v)]
@@ -112,7 +113,7 @@ def _one_row_per_query(table: pd.DataFrame, node: str) -> pd.DataFrame:
                     parameter="scores")
             row[column] = given[0][1] if given else None
         rows.append(row)
-    return pd.DataFrame(rows, columns=table.columns)
+    return pd.DataFrame(rows, columns=table.columns, index=firsts)
 
 
 def _trec_judged_rows(source: TrecNodeSource, node: str, subtopics: pd.DataFrame | None, eval_mode: str,
@@ -338,16 +339,19 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
 
         self._attach_scores(self.check_node(node), table, declare)
 
-    def _attach_scores(self, node: str, table: Any, declare: Callable[[str, str], Metric]) -> None:
-        """:meth:`add_scores` with each score's declaration from ``declare(name, level)``."""
+    def _attach_scores(self, node: str, table: Any, declare: Callable[[str, str], Metric],
+                       naming: str = TABLE_ROW) -> None:
+        """:meth:`add_scores` with each score's declaration from ``declare(name, level)`` (``naming``: how errors
+        name a row of ``table``)."""
         frame = self[node]
         if "multilabel_id" not in frame.columns:
             raise InvalidParameterError(f"add_scores: node {node!r} has no 'multilabel_id' column.", parameter="node")
-        read = read_score_table(table, pd.Index(frame["multilabel_id"].astype(object).unique()), where=f"node {node!r}")
+        read = read_score_table(table, pd.Index(frame["multilabel_id"].astype(object).unique()), where=f"node {node!r}",
+                                naming=naming)
         declared: dict[str, Metric] = {}
         for name, values in read.values.items():
             metric = declare(name, read.level)
-            check_bounds(values, metric, [f"add_scores: {label}" for label in read.labels], column=name)
+            check_bounds(values, metric, read.labels, column=name)
             declared[name] = metric
         columns = score_frame_values(frame, read, node=node)
         frame = frame.copy()
@@ -1046,7 +1050,7 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
                 found = measures.get(name)
                 return found if found is not None else score_measure(name, level=level)
 
-            self._attach_scores(node, table, declare)
+            self._attach_scores(node, table, declare, naming=f"labels[{{index}}]: scores of node {node!r}")
 
     @classmethod
     @with_options(MatchingOptions)

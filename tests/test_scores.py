@@ -248,3 +248,51 @@ def test_wrong_examples_by_a_score_follow_its_direction(result):
     assert [e["query"] for e in result.wrong_examples("Generator", n=3)] == ["q2", "q4"]  # the old arguments, unchanged
     with pytest.raises(InvalidParameterError, match="metric must be one of"):
         result.wrong_examples("Generator", metric="nope")
+
+
+# ------------------------------------------------------------------ comparisons
+def latency_runs() -> tuple[EvaluationResult, EvaluationResult]:
+    a, b = build(), build()
+    a.add_scores("Generator", pd.DataFrame({"query": QUERIES, "latency": [5.0, 1.0, 2.0, 3.0]}), direction="lower")
+    b.add_scores("Generator", pd.DataFrame({"query": QUERIES, "latency": [4.0, 1.0, 1.0, 6.0]}), direction="lower")
+    return a, b
+
+
+def test_compare_counts_a_lower_score_falling_as_a_win():
+    from evalframe import compare
+
+    table = compare(*latency_runs(), node="Generator", metrics=["latency"], rounds=50)
+    # per query b - a: -1, 0, -1, +3; mean_a 11/4, mean_b 12/4; b is better (lower) on q1 and q3, worse on q4
+    assert table.loc["latency", ["mean_a", "mean_b", "delta"]].tolist() == [2.75, 3.0, 0.25]
+    assert table.loc["latency", ["wins", "ties", "losses"]].tolist() == [2, 1, 1]
+
+
+def test_worst_by_delta_follows_the_direction_and_keeps_delta_b_minus_a():
+    from evalframe import worst_by_delta
+
+    a, b = latency_runs()
+    assert [(e["query"], e["delta"]) for e in worst_by_delta(a, b, "Generator", "latency")] == [("q4", 3.0)]
+    better = worst_by_delta(a, b, "Generator", "latency", direction="better")
+    assert [(e["query"], e["delta"]) for e in better] == [("q1", -1.0), ("q3", -1.0)]
+    assert better[0]["metrics"]["latency"] == 4.0 and better[0]["baseline"]["metrics"]["latency"] == 5.0
+
+
+# ------------------------------------------------------------------ the command line
+def test_flatten_declares_the_scores_of_a_runs_file(tmp_path, capsys):
+    from evalframe.present.cli import main
+
+    lines = runs_lines()
+    for line, (faith, latency) in zip(lines, [(0.9, 5), (0.2, 1), (None, 2), (0.6, 3)]):
+        line["scores"] = {"Generator": {"faithfulness": faith, "latency": latency}}
+    runs = tmp_path / "runs.jsonl"
+    runs.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    assert main(["flatten", str(runs), "-o", str(tmp_path / "out"), "--score", "latency:lower:0:60",
+                 "--score", "faithfulness:0:1"]) == 0
+    back = EvaluationResult.load(tmp_path / "out", progress=False)
+    assert (back.scores["latency"].direction, back.scores["latency"].bounds) == ("lower", (0.0, 60.0))
+    assert back.scores["faithfulness"].bounds == (0.0, 1.0)
+    assert back.calculate_metrics()["Generator"]["latency"] == 2.75  # (5 + 1 + 2 + 3) / 4
+    capsys.readouterr()
+    assert main(["flatten", str(runs), "-o", str(tmp_path / "bad"), "--score", "faithfulness:0:0.5"]) == 1
+    err = capsys.readouterr().err
+    assert f"{runs}:1: scores of node 'Generator', column 'faithfulness': 0.9 lies outside the bounds [0, 0.5]" in err

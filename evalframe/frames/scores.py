@@ -130,10 +130,15 @@ def _cell_number(value: Any) -> float | None:
     return float(value)
 
 
-def read_score_table(table: Any, frame_ids: pd.Index, *, where: str) -> ScoreTable:
+#: How add_scores' errors name a row of its table.
+TABLE_ROW = "add_scores: table row {row} (index {index})"
+
+
+def read_score_table(table: Any, frame_ids: pd.Index, *, where: str, naming: str = TABLE_ROW) -> ScoreTable:
     """``table`` (a DataFrame, or a mapping ``{score: {query: value}}``) read and checked: its key columns, its score
     columns as float64 (a non-numeric cell is named by table row and column). ``frame_ids``: the node's multilabel_ids
-    (an unnamed index is read as multilabel_ids when it holds only those, else as query texts)."""
+    (an unnamed index is read as multilabel_ids when it holds only those, else as query texts). ``naming``: how errors
+    name a table row (``{row}``: counted from 1, ``{index}``: its index label)."""
     if isinstance(table, Mapping) and not isinstance(table, pd.DataFrame):
         try:
             table = pd.DataFrame({str(k): pd.Series(v, dtype=object) for k, v in table.items()})
@@ -149,7 +154,7 @@ def read_score_table(table: Any, frame_ids: pd.Index, *, where: str) -> ScoreTab
     if len(set(columns)) != len(columns):
         raise InvalidParameterError(f"add_scores: the table names a column twice: {columns}.", parameter="table")
     table = table.set_axis(columns, axis=1)
-    labels = [f"table row {i + 1} (index {short_repr(label, 40)})" for i, label in enumerate(table.index)]
+    labels = [naming.format(row=i + 1, index=short_repr(label, 40)) for i, label in enumerate(table.index)]
     if "multilabel_id" in table.columns:
         by, keys = "multilabel_id", table["multilabel_id"].to_numpy(dtype=object)
     elif "query" in table.columns:
@@ -162,7 +167,7 @@ def read_score_table(table: Any, frame_ids: pd.Index, *, where: str) -> ScoreTab
         rank = pd.to_numeric(table["rank"], errors="coerce").to_numpy(dtype=np.float64)
         bad = np.flatnonzero(np.isnan(rank))
         if len(bad):
-            raise InvalidParameterError(f"add_scores: {labels[bad[0]]}, column 'rank': not a rank "
+            raise InvalidParameterError(f"{labels[bad[0]]}, column 'rank': not a rank "
                                         f"({short_repr(table['rank'].iloc[bad[0]])}).", parameter="table")
         if "type" in table.columns:
             type_ = table["type"].to_numpy(dtype=object)
@@ -186,7 +191,7 @@ def read_score_table(table: Any, frame_ids: pd.Index, *, where: str) -> ScoreTab
         wrong = [i for i, v in enumerate(cells) if v is None]
         if wrong:
             raise InvalidParameterError(
-                f"add_scores: {labels[wrong[0]]}, column {column!r}: not a number ({short_repr(series.iloc[wrong[0]])}); "
+                f"{labels[wrong[0]]}, column {column!r}: not a number ({short_repr(series.iloc[wrong[0]])}); "
                 "every column but the keys (multilabel_id or query, rank, type, eval_mode) is a score and holds "
                 "numbers (NaN or None: no value).", parameter="table")
         values[column] = np.array(cells, dtype=np.float64)
@@ -241,14 +246,14 @@ def score_frame_values(frame: pd.DataFrame, read: ScoreTable, *, node: str) -> d
         unknown = [i for i, k in enumerate(keys) if k not in known]
     if unknown:
         i = unknown[0]
-        raise InvalidParameterError(f"add_scores: {read.labels[i]}: node {node!r} has no query with {read.by} "
+        raise InvalidParameterError(f"{read.labels[i]}: node {node!r} has no query with {read.by} "
                                     f"{short_repr(read.keys[i])}.", parameter="table")
     if read.rank is None:
         first = pd.Series(range(len(keys))).groupby(keys).first()
         dupes = pd.Index(keys)[pd.Index(keys).duplicated()]
         if len(dupes):
             rows = [read.labels[i] for i, k in enumerate(keys) if k == dupes[0]]
-            raise InvalidParameterError(f"add_scores: {rows[0]} and {rows[1]} are one query ({read.by} "
+            raise InvalidParameterError(f"{rows[0]} and {rows[1]} are one query ({read.by} "
                                         f"{short_repr(read.keys[np.flatnonzero(keys == dupes[0])[0]])}); give each "
                                         "query one row.", parameter="table")
         at = pd.Index(first.index).get_indexer(ids.to_numpy())
@@ -270,13 +275,13 @@ def score_frame_values(frame: pd.DataFrame, read: ScoreTable, *, node: str) -> d
                                     "a 'type' column to say which row each value belongs to.", parameter="table")
     if table_keys.duplicated().any():
         i = int(np.flatnonzero(table_keys.duplicated().to_numpy())[0])
-        raise InvalidParameterError(f"add_scores: {read.labels[i]} names a row named before; give each row one value.",
+        raise InvalidParameterError(f"{read.labels[i]} names a row named before; give each row one value.",
                                     parameter="table")
     at = pd.MultiIndex.from_frame(table_keys[key_columns]).get_indexer(pd.MultiIndex.from_frame(frame_keys[key_columns]))
     found = pd.MultiIndex.from_frame(table_keys[key_columns]).isin(pd.MultiIndex.from_frame(frame_keys[key_columns]))
     if not found.all():
         i = int(np.flatnonzero(~found)[0])
         row = ", ".join(f"{c} {short_repr(table_keys[c].iloc[i])}" for c in key_columns)
-        raise InvalidParameterError(f"add_scores: {read.labels[i]}: node {node!r} has no row with {row}.",
+        raise InvalidParameterError(f"{read.labels[i]}: node {node!r} has no row with {row}.",
                                     parameter="table")
     return {name: np.where(at >= 0, values[np.maximum(at, 0)], np.nan) for name, values in read.values.items()}

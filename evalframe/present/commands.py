@@ -24,7 +24,8 @@ from .._validation import check_node, did_you_mean
 from ..analysis import aggregate
 from ..analysis.compare import compare, shared_nodes
 from ..analysis.protocol import ResultLike
-from ..errors import EvalframeError
+from ..errors import EvalframeError, InvalidParameterError
+from ..metrics.registry import Metric, score_measure
 from ..metrics.trec import parse_measures
 from ..options import MatchingOptions, MetricOptions
 from .formats import TABLE_FORMATS, above_one_note, render_table, short_text
@@ -359,6 +360,9 @@ def _flatten_source(args: argparse.Namespace, storage: str) -> str:
         raise EvalframeError(f"--column names the columns of --from frame; --from {args.source} reads its own columns.")
     path = args.runs[0]
     options: dict[str, Any] = {"sas_model": args.sas_model, **options_given(args, MatchingOptions)}
+    declared = score_declarations(args.score_declarations)
+    if declared:
+        options["score_measures"] = declared
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         if args.source == "frame":
@@ -406,6 +410,7 @@ def _flatten(args: argparse.Namespace) -> str:
         warnings.simplefilter("always")
         try:
             result = EvaluationResult.from_runs(labels, outputs, sas_model=args.sas_model,
+                                                score_measures=score_declarations(args.score_declarations),
                                                 **options_given(args, MatchingOptions))
         except EvalframeError as exc:
             exc.args = (at_line(exc),)  # the same error (its class and parameter), naming the runs file line
@@ -423,6 +428,35 @@ def _flatten(args: argparse.Namespace) -> str:
         message += (f"\ndropped {len(dropped)} quer{'y' if len(dropped) == 1 else 'ies'} without gold labels "
                     f"(empty 'gold' lists or 'labels'): {runs} line{'' if len(dropped) == 1 else 's'} {shown}")
     return message
+
+
+def score_declarations(texts: list[str] | None) -> dict[str, Metric] | None:
+    """``--score NAME[:higher|lower][:LOW:HIGH]`` flags as ``from_runs``' ``score_measures``.
+
+    Examples
+    --------
+    >>> declared = score_declarations(["latency:lower:0:60", "faithfulness:0:1", "rating"])
+    >>> [(m.name, m.direction, m.bounds) for m in declared.values()]
+    [('latency', 'lower', (0.0, 60.0)), ('faithfulness', 'higher', (0.0, 1.0)), ('rating', 'higher', None)]
+    """
+    if not texts:
+        return None
+    out: dict[str, Metric] = {}
+    for text in texts:
+        name, *parts = text.split(":")
+        direction = parts.pop(0) if parts and parts[0] in ("higher", "lower") else "higher"
+        if len(parts) not in (0, 2):
+            raise InvalidParameterError(f"--score {text!r}: write NAME[:higher|lower][:LOW:HIGH], e.g. latency:lower:0:60 "
+                                        "or faithfulness:0:1.", parameter="score_declarations")
+        try:
+            bounds = (float(parts[0]), float(parts[1])) if parts else None
+        except ValueError:
+            raise InvalidParameterError(f"--score {text!r}: the bounds LOW:HIGH must be numbers; got "
+                                        f"{':'.join(parts)!r}.", parameter="score_declarations") from None
+        if name in out:
+            raise InvalidParameterError(f"--score declares {name!r} twice.", parameter="score_declarations")
+        out[name] = score_measure(name, direction=direction, bounds=bounds)
+    return out
 
 
 def _flatten_on_dask(args: argparse.Namespace) -> str:

@@ -275,6 +275,10 @@ def build() -> tuple[argparse.ArgumentParser, dict[str, Command]]:
                               "repeatable (EvaluationResult.from_frame)")
     _add_options(flatten, MatchingOptions)
     flatten.add_argument("--sas-model", default=None, help='a sentence-transformers model (pip install "evalframe[sas]")')
+    flatten.add_argument("--score", action="append", default=None, metavar="NAME[:higher|lower][:LOW:HIGH]",
+                         dest="score_declarations",
+                         help="declare a score the runs lines give ('scores' key, docs/scores.md): its direction "
+                              "(default higher) and bounds, e.g. latency:lower:0:60; repeatable")
     flatten.add_argument("--format", default=None, choices=("csv", "parquet"), dest="storage",
                          help="csv (default) or parquet (implied by --partitions)")
     _partition_options(flatten)

@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from .._validation import short_repr
+from .._validation import did_you_mean, short_repr
 from ..errors import EvalframeError, InvalidParameterError, warn
 from ..schema import Answer, Document, Label
 
@@ -492,6 +492,12 @@ def build(records: Sequence[Record], *, from_runs: Callable[..., R], retriever: 
     if any(record.meta is not None for record in records):
         extra["meta"] = [None if record.meta is None else dict(record.meta) for record in records]
     scores = _score_values(records, names)
+    if score_measures:
+        unknown = [name for name in score_measures if name not in scores]
+        if unknown:
+            raise InvalidParameterError(
+                f"score_measures declares {unknown[0]!r}, which is no score of the source; its scores are "
+                f"{list(scores)}.{did_you_mean(unknown[0], list(scores))}", parameter="score_measures")
     if scores:
         extra["scores"] = {score_node: scores}
         if score_measures is not None:

@@ -90,3 +90,18 @@ def test_from_frame_score_columns(tmp_path, capsys):
     loaded = EvaluationResult.load(tmp_path / "run")
     assert list(loaded.scores) == ["faithfulness", "string_present"]
     assert loaded.calculate_metrics()["Generator"]["string_present"] == (1 + 0 + 0 + 1) / 4
+
+
+def test_score_declares_the_direction_and_bounds_of_a_source_s_scores(tmp_path, capsys):
+    code, _, err = run(capsys, "flatten", "--from", "ragas", RAGAS / "results.csv", "-o", tmp_path / "run",
+                       "--score", "faithfulness:0:1", "--score", "string_present:lower")
+    assert code == 0, err
+    scores = EvaluationResult.load(tmp_path / "run").scores
+    assert (scores["faithfulness"].direction, scores["faithfulness"].bounds) == ("higher", (0.0, 1.0))
+    assert (scores["string_present"].direction, scores["string_present"].bounds) == ("lower", None)
+    assert scores["id_based_context_recall"].direction == "higher"  # undeclared: higher is better, unbounded
+    code, _, err = run(capsys, "flatten", "--from", "ragas", RAGAS / "results.csv", "-o", tmp_path / "other",
+                       "--score", "faithfulnes:lower")
+    assert code == 1
+    assert re.search(r"error: --score declares 'faithfulnes', which is no score of the source; its scores are \[.*\]\. "
+                     r"Did you mean 'faithfulness'\?", err), err

@@ -71,3 +71,11 @@ def test_scores_go_to_the_node_asked_and_are_declared(tmp_path):
     pd.testing.assert_frame_equal(result.query_metrics("Retriever"), expected.query_metrics("Retriever"))
     with pytest.raises(InvalidParameterError, match=r"scores names 'faith', which is no column of .*results\.csv"):
         ragas(GOLDENS / "results.csv", scores=["faith"])
+
+
+def test_a_declaration_of_no_score_of_the_source_is_refused():
+    from evalframe import score_measure
+
+    with pytest.raises(InvalidParameterError, match=r"score_measures declares 'jugde', which is no score of the source; "
+                                                    r"its scores are \['judge'\]\. Did you mean 'judge'\?"):
+        from_frame(table(), scores=["judge"], score_measures={"jugde": score_measure("jugde")})
