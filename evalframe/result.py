@@ -42,6 +42,9 @@ from .metrics.trec_gain_kernels import relstrings
 from .metrics.trec_kernels import RankedRows
 from .report import Report, build_report
 from .sources.flatten import flatten
+from .sources.haystack2 import read_haystack2
+from .sources.llamaindex import read_llamaindex
+from .sources.records import build
 from .sources.trec import TrecNodeSource, qrels_from_frame, read_coded_tables, run_from_frame
 from .options import MatchingOptions, MetricOptions, with_options
 
@@ -58,6 +61,9 @@ _FILE_NEEDED = NodeNeeded(none=_FILE_NODE, several=_FILE_NODE)
 
 
 _M = TypeVar("_M", bound=Callable[..., Any])
+
+#: evalframe.score_measure, handed to the framework sources: it says which score names the registry owns.
+_SCORE_MEASURE: Callable[..., Any] | None = None
 
 
 def _fresh(method: _M) -> _M:
@@ -775,6 +781,163 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
             else getattr(sas_model, "__qualname__", type(sas_model).__name__),
         }
         return cls(frames, matching=recorded)
+
+    @classmethod
+    def from_haystack2(
+        cls,
+        run_result_or_pipeline_outputs: Any,
+        *,
+        inputs: Mapping[str, str | Sequence[str]] | None = None,
+        questions: Sequence[str] | None = None,
+        gold_documents: Sequence[Any] | None = None,
+        gold_ids: Sequence[Sequence[str]] | None = None,
+        gold_answers: Sequence[Any] | None = None,
+        meta: Sequence[Mapping[str, Any] | None] | None = None,
+        scores: Sequence[str] | Mapping[str, Any] | None = None,
+        documents_from: str | None = None,
+        answers_from: str | None = None,
+        document_comparison_field: str | None = None,
+        retriever: str = "Retriever",
+        generator: str = "Generator",
+        score_node: str | None = None,
+        sas_model: str | Callable[[list[str], list[str]], Sequence[float]] | None = None,
+        progress: bool | None = None,
+        **matching: Any,
+    ) -> EvaluationResult:
+        """A result from Haystack 2.x (haystack-ai): an ``EvaluationRunResult``, its detailed report, or pipeline outputs.
+
+        Nothing of Haystack is imported: any object with its attributes, its dict, or a JSON file of it is read
+        (``docs/rag.md``). The retrieved documents become the ``retriever`` node, the generated answers the
+        ``generator`` node, matched against the gold as :meth:`from_runs` matches a runs file's gold; each metric of
+        the run result's ``results`` (its ``individual_scores``) becomes a score of the query
+        (``evalframe.score_measure``), on the generator node when there is one (``score_node``).
+
+        Parameters
+        ----------
+        run_result_or_pipeline_outputs
+            An ``EvaluationRunResult`` (``.inputs``: one list per input; ``.results``: ``{metric: {"score",
+            "individual_scores"}}``), its dict ``{"inputs", "results"}`` or a path to a JSON file of it (Documents
+            as ``Document.to_dict()``); its detailed report (``detailed_report()``'s dict of lists, or the DataFrame of
+            ``output_format="df"``), whose numeric columns that play no role are the scores; or a list of pipeline
+            outputs (``Pipeline.run``'s ``{component: {"documents": [...], "answers" or "replies": [...]}}``), one
+            per question, with the questions and gold given by the keywords below.
+        inputs : dict, optional
+            For a run result or report: role -> input name, for the roles ``question``, ``documents`` (retrieved),
+            ``answer`` (generated), ``gold_documents``, ``gold_ids``, ``gold_answers`` and ``meta`` (a list of input
+            names, each becoming a field of the query's metadata). A role not named is looked for under the names
+            Haystack's evaluators and tutorials use (``question``, ``retrieved_documents``/``contexts``,
+            ``predicted_answer``/``replies``, ``ground_truth_documents``, ``ground_truth_answer(s)``/``answer``, ...).
+        questions, gold_documents, gold_ids, gold_answers, meta : list, optional
+            For pipeline outputs: one entry per output (the question, its gold Documents, gold ids, gold answer(s)
+            and metadata dict). A ``GeneratedAnswer`` knows its question, so ``questions`` may be left out then.
+        scores : list or dict, optional
+            Which of a run result's metrics to keep: None all, a list of their names, or a dict name ->
+            ``evalframe.score_measure(...)`` declaring each (direction, bounds; its name is the score's name in
+            evalframe). A metric named as a measure of evalframe's registry (``exact_match``, ``mrr``, ...) is kept as
+            ``haystack_<name>`` unless declared; the others are higher-is-better and unbounded.
+        documents_from, answers_from : str, optional
+            For pipeline outputs: the component whose ``documents`` / ``answers`` (or ``replies``) to read, when
+            several have them.
+        document_comparison_field : str, optional
+            What makes a retrieved document a gold one, as Haystack's document evaluators say it: ``"content"`` (equal
+            texts; the default, as Haystack's), ``"id"`` (the default when gold ids are given) or ``"meta.<key>"``.
+        retriever, generator, score_node : str
+            The node names (``score_node``: where the scores go; default the generator when there are answers).
+        sas_model, progress, **matching
+            As in :meth:`from_runs`.
+
+        Returns
+        -------
+        EvaluationResult
+
+        Raises
+        ------
+        EvalframeError
+            A missing or mistyped field, named with where it is (``inputs[2]``, ``outputs[1]``, ``row 3``, the file)
+            and the input's name.
+
+        Examples
+        --------
+        >>> from evalframe import EvaluationResult
+        >>> run = {"inputs": {
+        ...     "question": ["Capital of Germany?", "Capital of France?"],
+        ...     "retrieved_documents": [[{"id": "d2", "content": "Bonn."}, {"id": "d1", "content": "Berlin."}],
+        ...                             [{"id": "d3", "content": "Paris."}]],
+        ...     "ground_truth_documents": [[{"id": "d1", "content": "Berlin."}], [{"id": "d3", "content": "Paris."}]],
+        ...     "ground_truth_answer": ["Berlin", "Paris"], "predicted_answer": ["Berlin", "Lyon"]},
+        ...     "results": {"faithfulness": {"score": 0.5, "individual_scores": [1.0, 0.0]}}}
+        >>> result = EvaluationResult.from_haystack2(run, progress=False)
+        >>> metrics = result.calculate_metrics()
+        >>> metrics["Retriever"]["mrr"], metrics["Generator"]["exact_match"], metrics["Generator"]["faithfulness"]
+        (0.75, 0.5, 0.5)
+        """
+        read = read_haystack2(run_result_or_pipeline_outputs, inputs=inputs, questions=questions,
+                              gold_documents=gold_documents, gold_ids=gold_ids, gold_answers=gold_answers, meta=meta,
+                              scores=scores, documents_from=documents_from, answers_from=answers_from,
+                              document_comparison_field=document_comparison_field, measure=_SCORE_MEASURE)
+        return build(read.records, from_runs=cls.from_runs, retriever=retriever, generator=generator,
+                     score_node=score_node, score_measures=read.score_measures or None, sas_model=sas_model,
+                     progress=progress, fields=read.fields, **matching)
+
+    @classmethod
+    def from_llamaindex(
+        cls,
+        results: Any,
+        *,
+        scores: Sequence[str] | Mapping[str, Any] | None = None,
+        retriever: str = "Retriever",
+        sas_model: str | Callable[[list[str], list[str]], Sequence[float]] | None = None,
+        progress: bool | None = None,
+        **matching: Any,
+    ) -> EvaluationResult:
+        """A result from LlamaIndex's retrieval evaluation: ``RetrievalEvalResult`` objects, their dicts or a file of them.
+
+        Nothing of llama-index is imported: any object with its attributes (``query``, ``expected_ids``,
+        ``expected_texts``, ``retrieved_ids``, ``retrieved_texts``, ``metric_dict``) or its dict (``model_dump()``)
+        is read (``docs/rag.md``). A dict may hold ``retrieved_nodes`` (``NodeWithScore`` objects or dicts, or
+        LangChain documents) instead of ``retrieved_ids`` / ``retrieved_texts``. The retrieved nodes become the
+        ``retriever`` node, relevant when their id is one of ``expected_ids`` (the ``expected_texts`` are the gold
+        contexts); each ``metric_dict`` score becomes a score of the query (``evalframe.score_measure``).
+
+        Parameters
+        ----------
+        results
+            A list of ``RetrievalEvalResult`` (or one), of their dicts, or a path to a JSON file of a list of them
+            or a JSON Lines file of one per line.
+        scores : list or dict, optional
+            Which metrics of ``metric_dict`` to keep: None all, a list of their names, or a dict name ->
+            ``evalframe.score_measure(...)`` declaring each. A name evalframe's registry owns (``mrr``,
+            ``precision``, ``recall``, ``ndcg``, ...) is kept as ``llamaindex_<name>`` unless declared; llama-index's
+            own retrieval metrics are declared higher-is-better in [0, 1], any other higher and unbounded.
+        retriever : str
+            The node's name.
+        sas_model, progress, **matching
+            As in :meth:`from_runs`.
+
+        Returns
+        -------
+        EvaluationResult
+
+        Raises
+        ------
+        EvalframeError
+            A missing or mistyped field, named with where it is (``results[2]``, ``file:line``) and the field's name.
+
+        Examples
+        --------
+        >>> from evalframe import EvaluationResult
+        >>> results = [{"query": "Capital of Germany?", "expected_ids": ["d1"], "retrieved_ids": ["d2", "d1"],
+        ...             "retrieved_texts": ["Bonn.", "Berlin."], "metric_dict": {"mrr": {"score": 0.5}}},
+        ...            {"query": "Capital of France?", "expected_ids": ["d3"], "retrieved_ids": ["d3"],
+        ...             "retrieved_texts": ["Paris."], "metric_dict": {"mrr": {"score": 1.0}}}]
+        >>> metrics = EvaluationResult.from_llamaindex(results, progress=False).calculate_metrics()["Retriever"]
+        >>> metrics["mrr"], metrics["llamaindex_mrr"]
+        (0.75, 0.75)
+        """
+        read = read_llamaindex(results, scores=scores, measure=_SCORE_MEASURE)
+        return build(read.records, from_runs=cls.from_runs, retriever=retriever,
+                     score_measures=read.score_measures or None, sas_model=sas_model, progress=progress,
+                     fields=read.fields, **matching)
 
     @classmethod
     def from_trec(cls, run: str | Path | Mapping[str, Mapping[str, float]], qrels: str | Path | Mapping[str, Mapping[str, int]],
