@@ -300,23 +300,29 @@ def _report_results(table: Mapping[str, list[Any]], roles: Mapping[str, Any]) ->
 # ------------------------------------------------------------------------------------------------ pipeline outputs
 def _component_with(outputs: Sequence[Mapping[str, Any]], keys: tuple[str, ...], given: str | None, name: str
                     ) -> tuple[str, str] | None:
-    """``(component, output key)`` of the pipeline outputs holding ``keys`` (the first key found), or None."""
-    found: dict[str, str] = {}
+    """``(component, output key)`` of the pipeline outputs holding one of ``keys``, the earlier keys first (an
+    answer builder's ``answers`` before a generator's ``replies``), or None."""
+    found: dict[str, dict[str, str]] = {key: {} for key in keys}
     for output in outputs:
         for component, values in output.items():
             if isinstance(values, Mapping):
-                key = next((k for k in keys if k in values), None)
-                if key is not None:
-                    found.setdefault(component, key)
+                for key in keys:
+                    if key in values:
+                        found[key].setdefault(component, key)
     if given is not None:
-        if given not in found:
-            raise InvalidParameterError(f"{name}: no pipeline output has a component {given!r} with {list(keys)}; "
-                                        f"the components with them are {sorted(found)}.", parameter=name)
-        return given, found[given]
-    if len(found) > 1:
-        raise InvalidParameterError(f"several components output {list(keys)}: {sorted(found)}; say which one, e.g. "
-                                    f"{name}={sorted(found)[-1]!r}.", parameter=name)
-    return next(iter(found.items()), None)
+        for key in keys:
+            if given in found[key]:
+                return given, key
+        having = sorted({c for components in found.values() for c in components})
+        raise InvalidParameterError(f"{name}: no pipeline output has a component {given!r} with {list(keys)}; "
+                                    f"the components with them are {having}.", parameter=name)
+    for key in keys:
+        if len(found[key]) > 1:
+            raise InvalidParameterError(f"several components output {key!r}: {sorted(found[key])}; say which one, "
+                                        f"e.g. {name}={sorted(found[key])[-1]!r}.", parameter=name)
+        if found[key]:
+            return next(iter(found[key])), key
+    return None
 
 
 def _per_question(values: Any, name: str, n: int) -> list[Any]:
