@@ -24,7 +24,7 @@ from .analysis.examples import ANSWER_DROP, DOCUMENT_DROP, THRESHOLD, Examples, 
 from .analysis.aggregate import Partial, partial, slice_partial
 from .analysis.analyses import MeanAnalyses, MetricKey, SlicePiece
 from .analysis.slices import SliceKey, beside, labelled, query_attributes, query_keys
-from .columns import CRITERIA, EVAL_MODES
+from .columns import COLUMN_ORDER, CRITERIA, EVAL_MODES
 from .errors import EvalframeError, InvalidParameterError, warn
 from .frames.arrays import DistinctLists
 from .frames.codings import Codings, NodeCoding, TrecLayout
@@ -36,7 +36,7 @@ from .frames.rows import NodeNeeded, document_node
 from .frames.store import PreparedStore
 from .frames.tables import answer_query_metrics, document_query_metrics
 from .frames.topk import answers_kept, check_retriever_node, document_rows_kept
-from .metrics.registry import ANSWER_METRICS, DOCUMENT_METRICS
+from .metrics.registry import ANSWER_METRICS, DOCUMENT_METRICS, METRICS
 from .metrics.trec import parse_measure, parse_measures
 from .metrics.trec_gain_kernels import relstrings
 from .metrics.trec_kernels import RankedRows
@@ -45,6 +45,8 @@ from .sources.flatten import flatten
 from .sources.haystack2 import read_haystack2
 from .sources.llamaindex import read_llamaindex
 from .sources.records import build
+from .sources.frame import from_frame as frame_result
+from .sources.ragas import from_ragas as ragas_result
 from .sources.trec import TrecNodeSource, qrels_from_frame, read_coded_tables, run_from_frame
 from .options import MatchingOptions, MetricOptions, with_options
 
@@ -110,6 +112,28 @@ def _trec_judged_rows(source: TrecNodeSource, node: str, subtopics: pd.DataFrame
         subtopics["qid"].to_numpy(dtype=object), subtopics["subtopic"].to_numpy(dtype=object),
         subtopics["docid"].to_numpy(dtype=object), subtopics["relevance"].to_numpy()))
     return dataclasses.replace(rows, subtopics=judged)
+
+
+def _score_name_taken(name: str) -> bool:
+    """Whether evalframe owns ``name`` (a metric, a frame column, a trec measure): a foreign score keeps it prefixed."""
+    if name in METRICS or name in COLUMN_ORDER:
+        return True
+    try:
+        parse_measure(name)
+    except EvalframeError:
+        return False
+    return True
+
+
+def _score_name(column: str) -> str:
+    """A foreign score column's name as a score: ``ragas_<name>`` when evalframe has a measure or column so named."""
+    if column in METRICS or column in COLUMN_ORDER:
+        return f"ragas_{column}"
+    try:
+        parse_measure(column)
+    except EvalframeError:
+        return column
+    return f"ragas_{column}"
 
 
 class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
@@ -783,6 +807,181 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         return cls(frames, matching=recorded)
 
     @classmethod
+    @with_options(MatchingOptions)
+    def from_frame(
+        cls,
+        df: Any,
+        *,
+        question: str = "question",
+        retrieved_ids: str | None = None,
+        retrieved_texts: str | None = None,
+        retrieved_scores: str | None = None,
+        answer: str | None = None,
+        gold_ids: str | None = None,
+        gold_contexts: str | None = None,
+        gold_answers: str | None = None,
+        meta: str | Sequence[str] | None = None,
+        scores: Sequence[str] | Mapping[str, Any] | None = None,
+        retriever: str = "Retriever",
+        generator: str = "Generator",
+        score_node: str | None = None,
+        score_measures: Mapping[str, Any] | None = None,
+        sas_model: str | Callable[[list[str], list[str]], Sequence[float]] | None = None,
+        progress: bool | None = None,
+        **matching: Any,
+    ) -> EvaluationResult:
+        """A result from a table of any shape, one row per question, by naming its columns.
+
+        Each row becomes what a runs file line would hold (``docs/runs-format.md``), and :meth:`from_runs` builds the
+        frames with its matching rules: the retrieved documents are the ``retriever`` node's, in list order; the answer
+        is the ``generator`` node's one generative answer; the gold is one label per gold document (its id and text),
+        each with the gold answer beside it. A list column may hold lists, numpy arrays, or their JSON / Python literal
+        text (as a CSV file gives them); a plain text is a one-item list and an empty cell an empty list.
+
+        Parameters
+        ----------
+        df : DataFrame, list of dicts, object with ``to_pandas()``, or path
+            The table, or a ``.csv`` / ``.parquet`` / ``.jsonl`` / ``.json`` file holding it.
+        question : str
+            The column of the question texts (each question once).
+        retrieved_ids, retrieved_texts, retrieved_scores : str, optional
+            List columns of the retrieved documents' ids, texts (or document objects: LangChain, Haystack 2.x,
+            llama-index, dicts) and scores, one entry per document in rank order. Scores given: the document rows get
+            a ``score`` column.
+        answer : str, optional
+            The column of the generated answers.
+        gold_ids, gold_contexts : str, optional
+            List columns of the gold documents' ids and texts (both given: the same documents, one entry each). With
+            ids, a retrieved document is relevant by its id (or, in the default scope, by holding a gold answer); with
+            texts only, by its text.
+        gold_answers : str, optional
+            A list column (or a text column: one answer) of the gold answers; ``[]`` or ``""`` with no gold
+            document: a no-answer question.
+        meta : str or list of str, optional
+            A column of dicts (or their JSON text), or columns whose values become the fields of each query's ``meta``.
+        scores : list of str or dict, optional
+            Numeric columns of per-query scores (an LLM judge's, a latency, ...), or ``{column: score_measure(...)}``
+            to declare each one's direction and bounds; they belong to ``score_node`` (default the generator when
+            there are answers, else the retriever).
+        retriever, generator : str
+            The node names.
+        score_measures : dict, optional
+            Score name -> ``evalframe.score_measure(...)`` (default: higher is better, unbounded).
+        sas_model, progress, context_matching_threshold, context_matching_min_length,
+        context_matching_boost_split_overlaps, custom_document_id_field
+            As :meth:`from_runs`.
+
+        Returns
+        -------
+        EvaluationResult
+
+        Raises
+        ------
+        InvalidParameterError
+            A parameter naming no column (the columns are listed), or a bad option.
+        EvalframeError
+            A cell of the wrong kind: the message names the row (``row 3``, ``file.csv:4``, ``file.jsonl:2``) and the
+            column.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> df = pd.DataFrame({"q": ["Capital of Germany?", "Capital of France?"],
+        ...                    "ids": [["d2", "d1"], ["d3"]], "texts": [["Bonn.", "Berlin."], ["Paris."]],
+        ...                    "gold": [["d1"], ["d3"]], "reply": ["Berlin", "Lyon"], "truth": ["Berlin", "Paris"],
+        ...                    "judge": [0.9, 0.4]})
+        >>> result = EvaluationResult.from_frame(df, question="q", retrieved_ids="ids", retrieved_texts="texts",
+        ...                                      gold_ids="gold", answer="reply", gold_answers="truth", progress=False)
+        >>> metrics = result.calculate_metrics()
+        >>> metrics["Retriever"]["mrr"], metrics["Generator"]["exact_match"]
+        (0.75, 0.5)
+        >>> EvaluationResult.from_frame(df, question="query")
+        Traceback (most recent call last):
+          ...
+        evalframe.errors.InvalidParameterError: question='query' names no column of df; its columns are [...
+        """
+        options = MatchingOptions.from_keywords(matching, passed_to="from_frame takes these matching options")
+        return frame_result(df, from_runs=cls.from_runs, question=question, retrieved_ids=retrieved_ids,
+                            retrieved_texts=retrieved_texts, retrieved_scores=retrieved_scores, answer=answer,
+                            gold_ids=gold_ids, gold_contexts=gold_contexts, gold_answers=gold_answers, meta=meta,
+                            scores=scores, retriever=retriever, generator=generator, score_node=score_node,
+                            score_measures=score_measures, sas_model=sas_model, progress=progress, **options.as_dict())
+
+    @classmethod
+    @with_options(MatchingOptions)
+    def from_ragas(
+        cls,
+        dataset_or_path: Any,
+        *,
+        scores: Sequence[str] | Mapping[str, Any] | None = None,
+        meta: Sequence[str] | None = None,
+        retriever: str = "Retriever",
+        generator: str = "Generator",
+        score_node: str | None = None,
+        score_measures: Mapping[str, Any] | None = None,
+        sas_model: str | Callable[[list[str], list[str]], Sequence[float]] | None = None,
+        progress: bool | None = None,
+        **matching: Any,
+    ) -> EvaluationResult:
+        """A result from a Ragas evaluation dataset, or the frame of a Ragas evaluation with its metric columns.
+
+        Reads Ragas' single-turn columns ``user_input``, ``retrieved_contexts``, ``retrieved_context_ids``,
+        ``reference_contexts``, ``reference_context_ids``, ``response`` and ``reference`` (Ragas before 0.2:
+        ``question``, ``contexts``, ``answer``, ``ground_truth`` / ``ground_truths``, read the same way) as
+        :meth:`from_frame` does: the retrieved contexts are the ``retriever`` node's documents (matched by their ids
+        when ``retrieved_context_ids`` and ``reference_context_ids`` are given, else by their text and by holding the
+        reference answer), the response the ``generator`` node's answer, ``reference`` the gold answer (with no
+        reference context: a label credited by the answer only; an empty reference without reference contexts: a
+        no-answer question). Every other numeric column is a score of ``score_node``: the metric columns of
+        ``ragas.evaluate(...).to_pandas()`` (``faithfulness``, ``answer_relevancy``, ``context_precision``, ...); one
+        named like an evalframe measure or column (Ragas' ``exact_match``) is kept as ``ragas_<name>``. A Ragas test
+        set's ``persona_name``, ``query_style``, ``query_length`` and ``synthesizer_name`` become ``meta`` fields.
+
+        Parameters
+        ----------
+        dataset_or_path
+            A Ragas ``EvaluationDataset`` or ``EvaluationResult`` (anything with ``to_pandas()``), a DataFrame, a list
+            of sample dicts, or the path of a ``.jsonl`` (``to_jsonl``), ``.csv`` (``to_csv``), ``.parquet`` or
+            ``.json`` (a list of samples) file.
+        scores : list of str or dict, optional
+            The score columns (default: every numeric column that is not a sample field), or ``{column:
+            score_measure(...)}`` to declare each one's direction and bounds.
+        meta : list of str, optional
+            Columns whose values become each query's ``meta`` fields (default: the test set's columns above).
+        retriever, generator, score_node, score_measures, sas_model, progress, context_matching_threshold,
+        context_matching_min_length, context_matching_boost_split_overlaps, custom_document_id_field
+            As :meth:`from_frame`.
+
+        Returns
+        -------
+        EvaluationResult
+
+        Raises
+        ------
+        EvalframeError
+            A sample field of the wrong kind, naming ``file:line`` (JSON Lines, CSV: the line the row starts on),
+            ``file, row N`` (Parquet, JSON) or ``row N``, and the column.
+
+        Examples
+        --------
+        >>> samples = [{"user_input": "Capital of Germany?", "retrieved_contexts": ["Bonn.", "Berlin."],
+        ...             "retrieved_context_ids": ["d2", "d1"], "reference_context_ids": ["d1"],
+        ...             "response": "Berlin", "reference": "Berlin", "faithfulness": 1.0},
+        ...            {"user_input": "Who won the 2030 World Cup?", "retrieved_contexts": ["Paris."],
+        ...             "retrieved_context_ids": ["d3"], "reference_context_ids": [], "response": "",
+        ...             "reference": "", "faithfulness": 0.5}]
+        >>> result = EvaluationResult.from_ragas(samples, progress=False)
+        >>> metrics = result.calculate_metrics()
+        >>> metrics["Retriever"]["mrr"], metrics["Generator"]["exact_match"]  # (1/2 + 1) / 2: no-answer scores 1
+        (0.75, 1.0)
+        """
+        options = MatchingOptions.from_keywords(matching, passed_to="from_ragas takes these matching options")
+        return ragas_result(dataset_or_path, from_runs=cls.from_runs, scores=scores, meta=meta, retriever=retriever,
+                            generator=generator, score_node=score_node, score_measures=score_measures,
+                            sas_model=sas_model, progress=progress, renamed=_score_name, **options.as_dict())
+
+    @classmethod
+    @with_options(MatchingOptions)
     def from_haystack2(
         cls,
         run_result_or_pipeline_outputs: Any,
@@ -871,15 +1070,17 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         >>> metrics["Retriever"]["mrr"], metrics["Generator"]["exact_match"], metrics["Generator"]["faithfulness"]
         (0.75, 0.5, 0.5)
         """
+        options = MatchingOptions.from_keywords(matching, passed_to="from_haystack2 takes these matching options")
         read = read_haystack2(run_result_or_pipeline_outputs, inputs=inputs, questions=questions,
                               gold_documents=gold_documents, gold_ids=gold_ids, gold_answers=gold_answers, meta=meta,
                               scores=scores, documents_from=documents_from, answers_from=answers_from,
-                              document_comparison_field=document_comparison_field, measure=_SCORE_MEASURE)
+                              document_comparison_field=document_comparison_field, taken=_score_name_taken)
         return build(read.records, from_runs=cls.from_runs, retriever=retriever, generator=generator,
                      score_node=score_node, score_measures=read.score_measures or None, sas_model=sas_model,
-                     progress=progress, fields=read.fields, **matching)
+                     progress=progress, fields=read.fields, **options.as_dict())
 
     @classmethod
+    @with_options(MatchingOptions)
     def from_llamaindex(
         cls,
         results: Any,
@@ -934,10 +1135,11 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         >>> metrics["mrr"], metrics["llamaindex_mrr"]
         (0.75, 0.75)
         """
-        read = read_llamaindex(results, scores=scores, measure=_SCORE_MEASURE)
+        options = MatchingOptions.from_keywords(matching, passed_to="from_llamaindex takes these matching options")
+        read = read_llamaindex(results, scores=scores, taken=_score_name_taken, measure=_SCORE_MEASURE)
         return build(read.records, from_runs=cls.from_runs, retriever=retriever,
                      score_measures=read.score_measures or None, sas_model=sas_model, progress=progress,
-                     fields=read.fields, **matching)
+                     fields=read.fields, **options.as_dict())
 
     @classmethod
     def from_trec(cls, run: str | Path | Mapping[str, Mapping[str, float]], qrels: str | Path | Mapping[str, Mapping[str, int]],

@@ -4,8 +4,8 @@ declaring the per-query scores they carry (``individual_scores``, ``metric_dict`
 A framework names its scores as it likes (``mrr``, ``exact_match``, ``doc_recall``); evalframe's registry already owns
 some of these names (its own ``mrr``, ``exact_match``), so a score whose name is taken keeps it behind the
 framework's prefix (``llamaindex_mrr``, ``haystack_exact_match``): evalframe's ``mrr`` and llama-index's then stand
-side by side. Whether a name is taken is asked of the registry by the caller (``measure``: ``evalframe.score_measure``,
-handed in by the result, as the sources stage comes before the metrics).
+side by side. Whether a name is taken is asked of the registry by the caller (``taken``, handed in by the result, as
+the sources stage comes before the metrics), as for Ragas' columns (``ragas_<name>``).
 """
 
 from __future__ import annotations
@@ -85,15 +85,18 @@ class ScoreChoice:
         declaration's name.
     prefix : str
         Put before a name evalframe's registry owns (``llamaindex`` -> ``llamaindex_mrr``).
+    taken : callable, optional
+        Whether evalframe owns a name (a measure, an alias, a frame column): then the score gets the prefix.
     measure : callable, optional
-        ``evalframe.score_measure``: refuses a taken name (InvalidParameterError), declares the others.
+        ``evalframe.score_measure``: declares the scores of ``known``.
     known : mapping, optional
         Declarations of scores whose meaning the source knows (``{source name: {"bounds": (0, 1), "description":
         ...}}``), used unless the caller declares the score.
     """
 
     def __init__(self, available: Sequence[str], scores: Sequence[str] | Mapping[str, Any] | None, *, prefix: str,
-                 measure: Callable[..., Any] | None = None, known: Mapping[str, Mapping[str, Any]] | None = None,
+                 taken: Callable[[str], bool] | None = None, measure: Callable[..., Any] | None = None,
+                 known: Mapping[str, Mapping[str, Any]] | None = None,
                  parameter: str = "scores") -> None:
         if scores is None:
             chosen: list[str] = list(available)
@@ -125,7 +128,7 @@ class ScoreChoice:
                 self.names[name] = target
                 self.measures[target] = metric
                 continue
-            target = name if measure is None or _free(name, measure) else f"{prefix}_{name}"
+            target = f"{prefix}_{name}" if taken is not None and taken(name) else name
             self.names[name] = target
             if measure is not None and known is not None and name in known:
                 self.measures[target] = measure(target, **known[name])
@@ -141,11 +144,3 @@ class ScoreChoice:
         kept = {self.names[name]: value for name, value in values.items() if name in self.names}
         return kept or None
 
-
-def _free(name: str, measure: Callable[..., Any]) -> bool:
-    """Whether evalframe's registry leaves ``name`` free for a score (``measure`` refuses a taken one)."""
-    try:
-        measure(name)
-    except InvalidParameterError:
-        return False
-    return True

@@ -402,12 +402,11 @@ def read_haystack2(source: Any, *, inputs: Mapping[str, Any] | None = None, ques
                    gold_documents: Any = None, gold_ids: Any = None, gold_answers: Any = None, meta: Any = None,
                    scores: Sequence[str] | Mapping[str, Any] | None = None, documents_from: str | None = None,
                    answers_from: str | None = None, document_comparison_field: str | None = None,
-                   measure: Callable[..., Any] | None = None) -> Haystack2Source:
+                   taken: Callable[[str], bool] | None = None) -> Haystack2Source:
     """Read a Haystack 2.x run result, detailed report or pipeline outputs into records (see the module's doc).
 
-    ``measure`` is ``evalframe.score_measure`` (handed in by the result): it says which score names evalframe owns,
-    so that those get the prefix ``haystack_``. The other parameters are those of
-    :meth:`evalframe.EvaluationResult.from_haystack2`.
+    ``taken`` (handed in by the result) says which score names evalframe owns: those get the prefix ``haystack_``.
+    The other parameters are those of :meth:`evalframe.EvaluationResult.from_haystack2`.
 
     Examples
     --------
@@ -426,7 +425,7 @@ def read_haystack2(source: Any, *, inputs: Mapping[str, Any] | None = None, ques
     comparison = _comparison_field("content" if document_comparison_field is None else document_comparison_field)
 
     def choice_of(available: Sequence[str]) -> ScoreChoice:
-        return ScoreChoice(available, scores, prefix="haystack", measure=measure)
+        return ScoreChoice(available, scores, prefix="haystack", taken=taken)
 
     pipeline_keywords = {"questions": questions, "gold_documents": gold_documents, "gold_ids": gold_ids,
                          "gold_answers": gold_answers, "meta": meta}

@@ -122,11 +122,12 @@ def _items(results: Any) -> list[tuple[str, Any]]:
 
 
 def read_llamaindex(results: Any, *, scores: Sequence[str] | Mapping[str, Any] | None = None,
-                    measure: Callable[..., Any] | None = None) -> LlamaIndexSource:
+                    taken: Callable[[str], bool] | None = None, measure: Callable[..., Any] | None = None
+                    ) -> LlamaIndexSource:
     """Read llama-index retrieval evaluation results into records (see the module's doc).
 
-    ``measure`` is ``evalframe.score_measure`` (handed in by the result): it says which score names evalframe owns,
-    so that those get the prefix ``llamaindex_``, and declares llama-index's own metrics (higher, in [0, 1]).
+    ``taken`` (handed in by the result) says which score names evalframe owns: those get the prefix ``llamaindex_``;
+    ``measure`` (``evalframe.score_measure``) declares llama-index's own metrics (higher, in [0, 1]).
 
     Examples
     --------
@@ -154,7 +155,7 @@ def read_llamaindex(results: Any, *, scores: Sequence[str] | Mapping[str, Any] |
     available = list(dict.fromkeys(name for row in rows for name in row[5]))
     known = {name: {"bounds": (0.0, 1.0), "description": description}
              for name, description in LLAMAINDEX_METRICS.items()}
-    choice = ScoreChoice(available, scores, prefix="llamaindex", measure=measure, known=known)
+    choice = ScoreChoice(available, scores, prefix="llamaindex", taken=taken, measure=measure, known=known)
     records = [Record(where=where, query=query, retrieved=retrieved, gold_ids=gold_ids, gold_contexts=gold_texts,
                       scores=choice.of(metric_scores))
                for where, query, retrieved, gold_ids, gold_texts, metric_scores in rows]

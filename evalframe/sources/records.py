@@ -13,12 +13,13 @@ from __future__ import annotations
 import math
 import numbers
 import re
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from .._validation import short_repr
-from ..errors import EvalframeError, InvalidParameterError
+from ..errors import EvalframeError, InvalidParameterError, warn
 from ..schema import Answer, Document, Label
 
 __all__ = ["Retrieved", "Record", "retrieved_of", "build", "RECORD_FIELDS"]
@@ -474,12 +475,18 @@ def build(records: Sequence[Record], *, from_runs: Callable[..., R], retriever: 
         if score_measures is not None:
             extra["score_measures"] = score_measures
     keep_scores = any(d.score is not None for docs in documents for d in docs)
-    try:
-        return from_runs(labels, outputs, sas_model=sas_model, progress=progress, keep_scores=keep_scores,
-                         **extra, **matching)
-    except EvalframeError as exc:  # from_runs counts the queries it got from 0: name the records instead
-        exc.args = (_at_record(str(exc), records),) + exc.args[1:]
-        raise exc from None
+    # from_runs counts the queries it got from 0: its errors and warnings name the records instead
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            result = from_runs(labels, outputs, sas_model=sas_model, progress=progress, keep_scores=keep_scores,
+                               **extra, **matching)
+        except EvalframeError as exc:
+            exc.args = (_at_record(str(exc), records),) + exc.args[1:]
+            raise exc from None
+    for warning in caught:
+        warn(_at_record(str(warning.message), records), warning.category)
+    return result
 
 
 def _at_record(message: str, records: Sequence[Record]) -> str:
