@@ -622,7 +622,7 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         Haystack metric or a trec_eval measure such as ``"nDCG@10"``, see :meth:`trec_metrics`; queries
         trec_eval skips are not listed; ``complete`` and ``duplicates`` as in :meth:`trec_metrics`); ties keep
         first-appearance order, and only queries whose value is ``<=`` the threshold are returned. Each query
-        is a dict with ``multilabel_id``, ``query``, ``filters``,
+        is a dict with ``multilabel_id``, ``query``, ``filters``, ``meta`` (the query's meta as a dict, ``{}`` without),
         ``metrics``, ``answers`` or ``documents`` (all the query's rows of that eval_mode, in frame
         order) and the gold answers / document ids. The options are those of
         :class:`evalframe.options.MetricOptions`. The list is an
@@ -746,6 +746,7 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         sas_model: str | Callable[[list[str], list[str]], Sequence[float]] | None = None,
         progress: bool | None = None,
         keep_scores: bool = False,
+        meta: Sequence[Mapping[str, Any] | None] | None = None,
         **matching: Any,
     ) -> EvaluationResult:
         """Build the node frames from gold labels and pipeline outputs, as Haystack 1.x's ``Pipeline.eval``.
@@ -772,6 +773,12 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         keep_scores : bool
             True adds a float64 ``score`` column to the document rows: each ``Document.score`` (NaN where None),
             e.g. for :meth:`to_trec_run`. Off by default, so the columns stay Haystack 1.x's.
+        meta : list of dict or None, optional
+            Per-query metadata, one JSON object (or None) per entry of ``labels``: kept as its JSON text (keys
+            sorted) in a ``meta`` column on every row of the query, sliceable as ``by="meta.<field>"``
+            (``docs/runs-format.md#per-query-metadata``). It is not part of ``multilabel_id``: two entries of one query
+            with different meta are refused. None: each ``MultiLabel``'s own ``meta`` (a runs file line's
+            ``"meta"``, as :func:`evalframe.read_runs` gives it); without any, the frames have no ``meta`` column.
 
         Raises
         ------
@@ -798,7 +805,7 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         """
         options = MatchingOptions.from_keywords(matching, passed_to="from_runs takes these matching options")
         frames = flatten(labels, node_outputs, matching=options, sas_model=sas_model, progress=progress,
-                         keep_scores=keep_scores)
+                         keep_scores=keep_scores, meta=meta)
         recorded = {
             **options.as_dict(),
             "sas_model": sas_model if isinstance(sas_model, str) or sas_model is None

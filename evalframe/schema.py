@@ -11,6 +11,7 @@ import hashlib
 import json
 import time
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, cast
 
@@ -486,9 +487,21 @@ class MultiLabel:
     ...                  Label("q", doc, True, True, "gold-label", Answer("the capital"))])
     >>> ml.answers, ml.document_ids
     (['Berlin', 'the capital'], ['d1', 'd1'])
+
+    ``meta`` (evalframe's, not Haystack's) is the query's own metadata, a JSON object such as a runs file line's
+    ``"meta"``: :meth:`EvaluationResult.from_runs` keeps it in the ``meta`` column of the frames; it is not part
+    of ``id`` and not of ``==``.
+
+    >>> MultiLabel(ml.labels, meta={"topic": "geography"}).meta
+    {'topic': 'geography'}
     """
 
-    def __init__(self, labels: list[Label], drop_negative_labels: bool = False, drop_no_answers: bool = False) -> None:
+    def __init__(self, labels: list[Label], drop_negative_labels: bool = False, drop_no_answers: bool = False,
+                 *, meta: Mapping[str, Any] | None = None) -> None:
+        if meta is not None and not isinstance(meta, Mapping):
+            raise EvalframeError(f"MultiLabel meta must be a dict (a JSON object) or None; got {type(meta).__name__} "
+                                 f"{meta!r:.60}.")
+        self._meta = None if meta is None else dict(meta)
         labels = list(dict.fromkeys(labels))
         if drop_negative_labels:
             labels = [label for label in labels if _is_positive(label)]
@@ -541,8 +554,10 @@ class MultiLabel:
     offsets_in_contexts = property(lambda self: self._offsets_in_contexts)
     document_ids = property(lambda self: self._document_ids)
     contexts = property(lambda self: self._contexts)
+    meta = property(lambda self: self._meta)
 
     def to_dict(self) -> dict[str, Any]:
+        """The MultiLabel as Haystack 1.x's dict; with ``meta`` (evalframe's) when it has one."""
         return {
             "labels": [label.to_dict() for label in self._labels],
             "query": self._query,
@@ -554,6 +569,7 @@ class MultiLabel:
             "offsets_in_contexts": self._offsets_in_contexts,
             "document_ids": self._document_ids,
             "contexts": self._contexts,
+            **({"meta": self._meta} if self._meta is not None else {}),
         }
 
     @classmethod
@@ -565,6 +581,7 @@ class MultiLabel:
             labels=[Label.from_dict(label) if isinstance(label, dict) else label for label in data["labels"]],
             drop_negative_labels=data.get("drop_negative_labels", False),
             drop_no_answers=data.get("drop_no_answers", False),
+            meta=data.get("meta"),
         )
 
     def to_json(self) -> str:

@@ -244,7 +244,8 @@ class MeanAnalyses(Generic[_Table]):
         Parameters
         ----------
         by : str, callable, Series, dict or list of these
-            A key is a per-query column (``"filters"``), ``"no_answer"``, ``"filters.<field>"``, a callable
+            A key is a per-query column (``"filters"``, ``"meta"``), ``"no_answer"``, ``"filters.<field>"``,
+            ``"meta.<field>"``, a callable
             over the per-query table or a Series/dict from multilabel_id to label (see
             :mod:`evalframe.analysis.slices`).
         measures : str or list of str, optional

@@ -2,18 +2,36 @@
 
 from __future__ import annotations
 
+import json
 from html import escape
 from typing import Any, SupportsIndex, overload
 
 import pandas as pd
 
+from ..errors import SchemaError
 from ..options import THRESHOLD
 
 __all__ = ["ANSWER_DROP", "DOCUMENT_DROP", "NO_ANSWER", "THRESHOLD", "Examples", "worst", "examples"]
 
-#: Columns left out of each listed answer / document row (they are the query's, listed once).
-ANSWER_DROP = ("node", "query", "type", "gold_answers", "gold_offsets_in_documents", "gold_document_ids")
-DOCUMENT_DROP = ("node", "query", "multilabel_id", "filters", "type", "gold_document_ids", "gold_contexts")
+#: Columns left out of each listed answer / document row (they are the query's, listed once; ``meta`` parsed).
+ANSWER_DROP = ("node", "query", "type", "gold_answers", "gold_offsets_in_documents", "gold_document_ids", "meta")
+DOCUMENT_DROP = ("node", "query", "multilabel_id", "filters", "type", "gold_document_ids", "gold_contexts", "meta")
+
+
+def parsed_meta(value: Any, multilabel_id: Any) -> dict[str, Any]:
+    """A query's ``meta`` cell as the dict it holds: JSON text (as saved) or a dict; ``{}`` for none."""
+    if isinstance(value, dict):
+        return value
+    if value is None or (isinstance(value, float) and value != value):
+        return {}
+    try:
+        meta = json.loads(value)
+    except (TypeError, ValueError):
+        meta = None
+    if not isinstance(meta, dict):
+        raise SchemaError(f"column 'meta' holds {value!r:.80} for multilabel_id {multilabel_id!r}, which is not the JSON "
+                          "text of an object; meta cells are JSON objects such as '{\"topic\": \"billing\"}' (or empty).")
+    return meta
 
 
 def worst(
@@ -46,6 +64,7 @@ def examples(queries: pd.DataFrame, rows: pd.DataFrame, key: str, drop: tuple[st
             "multilabel_id": multilabel_id,
             "query": first.get("query"),
             "filters": first.get("filters"),
+            "meta": parsed_meta(first.get("meta"), multilabel_id),
             "metrics": {m: float(v) for m, v in values.items()},
             key: [records[p] for p in positions],
         }
@@ -163,6 +182,8 @@ class Examples(list[dict[str, Any]]):
         kind = _kind(example)
         rows = example.get(kind) or []
         lines = [f"    metrics   {_metrics(example.get('metrics'))}"]
+        if example.get("meta"):
+            lines.append(f"    meta      {json.dumps(example['meta'], sort_keys=True, default=str)}")
         if "delta" in example:
             baseline = example.get("baseline") or {}
             lines.append(f"    delta     {_number(example['delta'])}  (baseline {_metrics(baseline.get('metrics'))})")

@@ -7,6 +7,8 @@ A slice key turns a node frame into one label per query (``multilabel_id``). Key
 * ``"filters.<field>"``: one field of the filters JSON, dotted for nested fields, e.g. ``"filters.year"``; a field
   no query's filters have is an error (a typo would otherwise put every query in one slice), queries without it
   (or without filters) get the label None, a slice of their own;
+* ``"meta.<field>"``: one field of the query's ``meta`` (a runs line's ``"meta"`` object), read exactly as
+  ``filters.<field>``; ``"meta"`` slices by the whole object's JSON text, as ``"filters"`` does;
 * a callable, given the per-query table (index ``multilabel_id``, the first row of each query) and
   returning one label per query, e.g. ``lambda q: q["query"].str.len() > 40``;
 * a Series or dict from ``multilabel_id`` to label (queries it lacks get the label NaN);
@@ -37,6 +39,8 @@ SliceKey = Union[str, Callable[[pd.DataFrame], Any], pd.Series, Mapping[Hashable
 
 #: Derived attributes computed from the frame rather than read from a column.
 DERIVED = ("no_answer",)
+#: Per-query columns holding a JSON object (as text, or a dict built in memory), sliceable by ``<column>.<field>``.
+OBJECT_COLUMNS = ("filters", "meta")
 
 def check_by(by: SliceKey | Sequence[SliceKey]) -> list[SliceKey]:
     if isinstance(by, (str, pd.Series, Mapping)) or callable(by):
@@ -44,7 +48,8 @@ def check_by(by: SliceKey | Sequence[SliceKey]) -> list[SliceKey]:
     if isinstance(by, Sequence) and by and not isinstance(by, bytes):
         return list(by)
     raise InvalidParameterError(
-        "by must be a column name, 'no_answer', 'filters.<field>', a callable over the per-query table, a Series or "
+        "by must be a column name, 'no_answer', 'filters.<field>', 'meta.<field>', a callable over the per-query table, "
+        "a Series or "
         f"dict from multilabel_id to label, or a non-empty list of these; got {by!r}."
     )
 
@@ -78,23 +83,23 @@ def _hashable(values: pd.Series, what: str) -> pd.Series:
         raise InvalidParameterError(f"{what} gives labels that cannot be grouped: {exc}") from None
 
 
-def _filters_text(values: pd.Series) -> pd.Series:
-    """Filters as their JSON text: dict filters (built in memory) become the text evalframe saves."""
+def _object_text(values: pd.Series) -> pd.Series:
+    """Filters or meta as their JSON text: dicts (built in memory) become the text evalframe saves."""
     return values.map(lambda v: json.dumps(v, sort_keys=True) if isinstance(v, dict) else v)
 
 
 def _column(frame: pd.DataFrame, first: pd.DataFrame, column: str, where: str) -> pd.Series:
     labels = first[column]
-    if column == "filters":  # dict filters (built in memory) slice like their JSON text
-        labels = _filters_text(labels)
+    if column in OBJECT_COLUMNS:  # dict filters / meta (built in memory) slice like their JSON text
+        labels = _object_text(labels)
     if labels.dtype == object and labels.map(lambda v: isinstance(v, (list, dict, set, np.ndarray))).any():
         raise InvalidParameterError(
             f"by={column!r}: column {column!r} of {where} holds lists or dicts, which make poor slices; pass a callable "
             f"over the per-query table instead, e.g. by=lambda q: q[{column!r}].str.len()."
         )
     rows = frame[column]
-    if column == "filters":
-        rows = _filters_text(rows)
+    if column in OBJECT_COLUMNS:
+        rows = _object_text(rows)
     varying = rows.groupby(frame["multilabel_id"], sort=False, dropna=False).nunique(dropna=False) > 1
     if varying.any():
         query = varying.index[varying.to_numpy()][0]
@@ -143,7 +148,8 @@ SHOWN_NAMES = 10
 
 @dataclass
 class FieldPresence:
-    """Whether some query's filters hold a ``filters.<field>`` (its value may be null), and the fields beside it
+    """Whether some query's filters (meta) hold a ``filters.<field>`` (``meta.<field>``; its value may be null), and
+    the fields beside it
     (for the message when none does): what one part of a result (a Dask partition) says of a slice key."""
 
     found: bool = False
@@ -156,8 +162,8 @@ class FieldPresence:
 
 
 def check_present(parts: Sequence[Mapping[str, FieldPresence]], *, where: str) -> None:
-    """Refuse a ``filters.<field>`` that no query of any part holds, as :func:`query_attributes` does for a whole frame
-    (``parts``: the ``presence`` each part recorded)."""
+    """Refuse a ``filters.<field>`` (``meta.<field>``) that no query of any part holds, as :func:`query_attributes`
+    does for a whole frame (``parts``: the ``presence`` each part recorded)."""
     merged: dict[str, FieldPresence] = {}
     for part in parts:
         for key, presence in part.items():
@@ -168,24 +174,32 @@ def check_present(parts: Sequence[Mapping[str, FieldPresence]], *, where: str) -
 
 
 def _absent(key: str, where: str, siblings: Mapping[str, None]) -> InvalidParameterError:
-    path = key.split(".")[1:]
-    parent = "filters." + "".join(f"{part}." for part in path[:-1])
+    column, *path = key.split(".")
+    parent = f"{column}." + "".join(f"{part}." for part in path[:-1])
     fields = [parent + name for name in sorted(siblings)]  # sorted: the same words however the queries are split
     held = f"their fields are {few_names(fields, SHOWN_NAMES)}" if fields else f"none has a field under {parent[:-1]!r}"
     return InvalidParameterError(  # the suggestion compares field names, not the shared 'filters.' prefix
-        f"by {key!r}: no query of {where} has {key!r} in its filters, so every query would be in one slice; "
+        f"by {key!r}: no query of {where} has {key!r} in its {column}, so every query would be in one slice; "
         f"{held}.{did_you_mean(path[-1], list(siblings), prefix=parent)}", parameter="by")
 
 
-def _filters_field(first: pd.DataFrame, key: str, where: str,
-                   presence: dict[str, FieldPresence] | None) -> pd.Series:
-    if "filters" not in first.columns:
-        raise SchemaError(f"by={key!r} reads column 'filters', which {where} lacks.")
-    path = key.split(".")[1:]
+#: An example field and object of each object column, for the messages.
+_EXAMPLE_FIELD = {"filters": "filters.year", "meta": "meta.topic"}
+_EXAMPLE_OBJECT = {"filters": '{"year": 2023}', "meta": '{"topic": "billing"}'}
+
+
+def _object_field(first: pd.DataFrame, key: str, where: str,
+                  presence: dict[str, FieldPresence] | None) -> pd.Series:
+    """The labels of ``<column>.<field>`` (``filters.year``, ``meta.source.team``): one field of a JSON object column."""
+    column, *path = key.split(".")
+    if column not in first.columns:
+        hint = (" (a runs line's \"meta\" object, or from_runs(meta=...): docs/runs-format.md#per-query-metadata)"
+                if column == "meta" else "")
+        raise SchemaError(f"by={key!r} reads column {column!r}, which {where} lacks{hint}.")
     if not all(path):
-        raise InvalidParameterError(f"by={key!r}: name a filters field after 'filters.', e.g. 'filters.year'.",
-                                    parameter="by")
-    texts = _filters_text(first["filters"])
+        raise InvalidParameterError(f"by={key!r}: name a {column} field after '{column}.', e.g. "
+                                    f"{_EXAMPLE_FIELD[column]!r}.", parameter="by")
+    texts = _object_text(first[column])
     codes, distinct = pd.factorize(texts, use_na_sentinel=True)
     values = []
     found = False  # whether some query's filters hold the field (its value may be null)
@@ -196,8 +210,8 @@ def _filters_field(first: pd.DataFrame, key: str, where: str,
         except ValueError:
             query = first.index[texts.to_numpy() == text][0]
             raise SchemaError(
-                f"by={key!r}: column 'filters' of {where} holds {text!r} for multilabel_id {query!r}, which is not "
-                "JSON text; filters are JSON objects such as '{\"year\": 2023}'."
+                f"by={key!r}: column {column!r} of {where} holds {text!r} for multilabel_id {query!r}, which is not "
+                f"JSON text; {column} are JSON objects such as '{_EXAMPLE_OBJECT[column]}'."
             ) from None
         for part in path[:-1]:
             value = value.get(part) if isinstance(value, dict) else None
@@ -213,7 +227,7 @@ def _filters_field(first: pd.DataFrame, key: str, where: str,
         presence.setdefault(key, FieldPresence()).merge(FieldPresence(found, siblings))
     elif not found:
         raise _absent(key, where, siblings)
-    labels = object_array(values + [None])[codes]  # code -1 (no filters) -> None
+    labels = object_array(values + [None])[codes]  # code -1 (no filters / meta) -> None
     return _hashable(pd.Series(labels, index=first.index, name=key), f"by={key!r}")
 
 
@@ -260,9 +274,10 @@ def query_attributes(frame: pd.DataFrame, by: SliceKey | Sequence[SliceKey], *, 
                      presence: dict[str, FieldPresence] | None = None) -> pd.DataFrame:
     """One label column per slice key, one row per query (index ``multilabel_id``, first-appearance order).
 
-    A ``filters.<field>`` that no query of ``frame`` has is an error (InvalidParameterError), unless ``presence`` is
-    given: the frame is one part of a result (a Dask partition), where other parts may have the field; what this part
-    holds is recorded in ``presence`` and the caller checks the parts together with :func:`check_present`.
+    A ``filters.<field>`` or ``meta.<field>`` that no query of ``frame`` has is an error (InvalidParameterError),
+    unless ``presence`` is given: the frame is one part of a result (a Dask partition), where other parts may have the
+    field; what this part holds is recorded in ``presence`` and the caller checks the parts together with
+    :func:`check_present`.
 
     Examples
     --------
@@ -287,12 +302,12 @@ def query_attributes(frame: pd.DataFrame, by: SliceKey | Sequence[SliceKey], *, 
                 labels = _column(frame, first, key, where)
             elif key == "no_answer":
                 labels = _no_answer(first, where)
-            elif key.startswith("filters."):
-                labels = _filters_field(first, key, where, presence)
+            elif key.startswith(tuple(f"{column}." for column in OBJECT_COLUMNS)):
+                labels = _object_field(first, key, where, presence)
             else:
                 columns_ = list(map(str, frame.columns))
                 raise InvalidParameterError(
-                    f"by {key!r} is not a column of {where}, 'no_answer' or 'filters.<field>'."
+                    f"by {key!r} is not a column of {where}, 'no_answer', 'filters.<field>' or 'meta.<field>'."
                     f"{did_you_mean(key, [*columns_, *DERIVED])} Columns: {few_names(columns_, SHOWN_NAMES)}.", parameter="by")
         elif callable(key):
             labels = _callable(first, key)

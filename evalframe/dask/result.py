@@ -308,8 +308,8 @@ class DaskEvaluationResult(MeanAnalyses[Any]):
         Returns a Dask DataFrame with one partition per partition number (index ``multilabel_id``; queries in order
         of first appearance within a partition); ``.compute()`` gives it as pandas. ``compute=True`` gathers it to
         this process as pandas in the in-memory order (first appearance in the saved result): the one analysis
-        that brings every query's row to the client. A ``filters.<field>`` in ``by`` that no query has is refused
-        with ``compute=True`` (the Dask DataFrame labels every query None).
+        that brings every query's row to the client. A ``filters.<field>`` (``meta.<field>``) in ``by`` that no query
+        has is refused with ``compute=True`` (the Dask DataFrame labels every query None).
         """
         node = self.check_node(node)
         with_query = check.check_real_bool(with_query, name="with_query")

@@ -180,7 +180,7 @@ def build() -> tuple[argparse.ArgumentParser, dict[str, Command]]:
     metrics.add_argument("--node", default=None, help="only this node")
     metrics.add_argument("--by-query", action="store_true", help="one row per query (needs --node)")
     metrics.add_argument("--by", default=None, metavar="KEYS", help="slice the queries: comma-separated columns, "
-                         "'no_answer' or 'filters.<field>'")
+                         "'no_answer', 'filters.<field>' or 'meta.<field>'")
     _scope_options(metrics)
     _csv_options(metrics)
     _scheduler_option(metrics)

@@ -48,7 +48,13 @@ def _as_multilabel(item: Any, index: int) -> MultiLabel | None:
     if isinstance(item, Mapping) and "labels" in item:
         if not item["labels"]:
             return None
-        return _as_multilabel(list(item["labels"]), index)
+        found = _as_multilabel(list(item["labels"]), index)
+        if found is None or item.get("meta") is None:
+            return found
+        try:
+            return MultiLabel(found.labels, meta=item["meta"])
+        except EvalframeError as exc:
+            raise EvalframeError(f"labels[{index}]: {exc}") from None
     if isinstance(item, (list, tuple)):
         if not item:
             return None
@@ -271,31 +277,69 @@ class _Query:
     label: MultiLabel
     filters: str | None
     gold_custom_ids: list[Any]
+    meta: str | None = None  # the JSON text of the query's meta
+
+
+def _meta_texts(meta: Any, multilabels: Sequence[MultiLabel | None]) -> list[str | None]:
+    """Each entry's meta as JSON text with sorted keys (None without meta): ``meta[i]`` when ``meta`` is given, else
+    the MultiLabel's own (a runs file line's ``"meta"``)."""
+    if meta is None:
+        given: Sequence[Any] = [None if ml is None else ml.meta for ml in multilabels]
+        where = "labels[{}]: meta"
+    else:
+        if isinstance(meta, (str, bytes, Mapping)) or not isinstance(meta, Sequence):
+            raise InvalidParameterError(f"meta must be a list with one dict (or None) per entry of labels; got "
+                                        f"{type(meta).__name__}.", parameter="meta")
+        if len(meta) != len(multilabels):
+            raise InvalidParameterError(f"meta holds {len(meta)} entries but there are {len(multilabels)} labels; "
+                                        "give one dict (or None) per label entry, in label order.", parameter="meta")
+        given, where = meta, "meta[{}]"
+    texts: list[str | None] = []
+    for index, value in enumerate(given):
+        if value is None:
+            texts.append(None)
+            continue
+        if not isinstance(value, Mapping):
+            raise InvalidParameterError(f"{where.format(index)} must be a dict (a JSON object) or None; got "
+                                        f"{type(value).__name__} {short_repr(value)}.", parameter="meta")
+        try:
+            texts.append(json.dumps(dict(value), sort_keys=True))
+        except (TypeError, ValueError) as exc:  # a value JSON cannot hold, keys of mixed types, a cycle
+            raise InvalidParameterError(f"{where.format(index)} must be JSON data (dicts with string keys, lists, "
+                                        f"strings, numbers, booleans, None): {exc}.", parameter="meta") from None
+    return texts
 
 
 def _check_one_gold_per_id(golds: dict[str, tuple[int, tuple[Any, ...]]], position: int, ml: MultiLabel,
-                           gold_custom: list[Any]) -> None:
-    """Refuse a second entry of one multilabel_id (query text and filters) with other gold lists.
+                           gold_custom: list[Any], meta: str | None = None) -> None:
+    """Refuse a second entry of one multilabel_id (query text and filters) with other gold lists or another meta.
 
     The metrics score one query per multilabel_id against its first row's gold lists: the rows of the two entries
     would be scored against one of them (a recall above 1, docs/metrics.md#per-query). Entries with the same gold
-    lists are one query whose outputs come in parts (as sharded runs files may give them).
+    lists are one query whose outputs come in parts (as sharded runs files may give them). The meta is the query's
+    (one value on all its rows, not part of multilabel_id): two entries with different meta are refused too.
     """
-    gold = (ml.document_ids, ml.contexts, ml.answers, gold_custom)
+    gold = (ml.document_ids, ml.contexts, ml.answers, gold_custom, meta)
     first = golds.setdefault(ml.id, (position, gold))
     if first[0] == position:
         return
-
     def text(lists: tuple[Any, ...]) -> str:  # NaN equals NaN here, and any custom id compares
         return json.dumps(lists, sort_keys=True, default=repr)
 
-    if text(first[1]) != text(gold):
+    if text(first[1][:4]) != text(gold[:4]):
         raise EvalframeError(
             f"labels[{first[0]}] and labels[{position}] are one query (multilabel_id {ml.id!r}: the query "
             f"{short_repr(ml.query)} with the same filters) with different gold labels (gold document ids "
             f"{short_repr(first[1][0])} and {short_repr(gold[0])}); the metrics score one query per multilabel_id. "
             "Put all their labels into one entry (as Haystack's aggregate_labels does), or tell the queries apart by "
             "their filters."
+        )
+    if first[1][4] != meta:
+        raise EvalframeError(
+            f"labels[{first[0]}] and labels[{position}] are one query (multilabel_id {ml.id!r}: the query "
+            f"{short_repr(ml.query)} with the same filters) with different meta ({short_repr(first[1][4])} and "
+            f"{short_repr(meta)}); meta belongs to the query and is not part of its multilabel_id. Give both entries "
+            "the same meta, put their labels into one entry, or tell the queries apart by their filters."
         )
 
 
@@ -404,7 +448,7 @@ def _check_score(score: Any, where: str) -> None:
 
 
 def _general(node: str, q: _Query, block: int) -> dict[str, Any]:
-    return {
+    general = {
         "type": "answer" if block < 2 else "document",
         "node": node,
         "multilabel_id": q.label.id,
@@ -412,6 +456,9 @@ def _general(node: str, q: _Query, block: int) -> dict[str, Any]:
         "filters": q.filters,
         "eval_mode": "isolated" if block % 2 else "integrated",
     }
+    if q.meta is not None:  # the column exists once some query has meta (None on the others' rows)
+        general["meta"] = q.meta
+    return general
 
 
 def _fill(rows: _Rows, column: str, scores: list[float]) -> None:
@@ -538,10 +585,13 @@ def flatten(
     sas_model: str | Callable[[list[str], list[str]], Sequence[float]] | None = None,
     progress: bool | None = None,
     keep_scores: bool = False,
+    meta: Sequence[Mapping[str, Any] | None] | None = None,
 ) -> dict[str, pd.DataFrame]:
     """Build the node frames (``docs/metrics.md#columns``; see :meth:`EvaluationResult.from_runs`).
 
     ``keep_scores``: document rows get a float64 ``score`` column, each Document's ``score`` (NaN where None).
+    ``meta``: one dict (or None) per entry of ``labels``, kept as JSON text in a ``meta`` column on every row of the
+    query; None takes each MultiLabel's own ``meta`` (a runs file line's). Without any, the frames have no such column.
     """
     # the options first (matching is checked when made): a bad one found after scoring every pair would waste the build
     check_build_options(sas_model=sas_model)
@@ -554,6 +604,7 @@ def flatten(
         raise EvalframeError(
             f"labels must be a list with one MultiLabel (or list of Labels) per query; got {type(labels).__name__}.")
     multilabels = [_as_multilabel(item, i) for i, item in enumerate(labels)]
+    metas = _meta_texts(meta, multilabels)
     idless = IdlessDocuments()
     outputs = _validate_outputs(node_outputs, len(multilabels), idless)
     idless.gold_ids = gold_ids_are_given(multilabels)
@@ -578,9 +629,9 @@ def flatten(
                             f"{sorted(label.document.meta)}.", parameter="custom_document_id_field",
                         )
                     gold_custom.append(label.document.meta[custom_document_id_field])
-        _check_one_gold_per_id(golds, position, ml, gold_custom)
+        _check_one_gold_per_id(golds, position, ml, gold_custom, metas[position])
         filters = None if ml.filters is None else json.dumps(ml.filters, sort_keys=True)
-        queries.append(_Query(position, ml, filters, gold_custom))
+        queries.append(_Query(position, ml, filters, gold_custom, metas[position]))
 
     pairs = _Pairs()
     built: dict[str, tuple[_Rows, _Rows]] = {}

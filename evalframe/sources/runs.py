@@ -21,7 +21,7 @@ from ..schema import Answer, Document, Label, MultiLabel
 
 __all__ = ["read_runs", "read_runs_counted", "query_lines"]
 
-_LINE_KEYS = ("query", "filters", "labels", "gold", "nodes", "id")
+_LINE_KEYS = ("query", "filters", "labels", "gold", "nodes", "id", "meta")
 _GOLD_KEYS = ("document_ids", "contexts", "answers")
 _NOT_JSON_LINES = ("the file is {what}, not JSON Lines: a runs file holds one JSON object per line, each "
                    "query on a line of its own (docs/runs-format.md). Rewrite it, e.g. with "
@@ -48,6 +48,16 @@ def _no_answer_gold(answers: Any, where: str) -> dict[str, list[Any]]:
                         '"gold": {"answers": [""]} (docs/runs-format.md#no-answer-questions).')
     count = max(1, len(answers))
     return {"document_ids": [""] * count, "answers": [""] * count}
+
+
+def _line_meta(line: dict[str, Any], where: str) -> dict[str, Any] | None:
+    """A line's ``meta``: a JSON object (kept with its query, docs/runs-format.md#per-query-metadata), or None."""
+    meta = line.get("meta")
+    if meta is not None and not isinstance(meta, dict):
+        kind = {list: "an array", str: "a string", bool: "a boolean"}.get(type(meta), "a number")
+        raise LoadError(f"{where}: 'meta' must be a JSON object (e.g. {{\"topic\": \"billing\"}}) or null; got "
+                        f"{kind}, {json.dumps(meta)[:60]}.")
+    return meta
 
 
 class _Digits(str):
@@ -234,7 +244,7 @@ def _read(path: Path, show: bool) -> tuple[list[MultiLabel | None], dict[str, di
                         label_objects.append(Label.from_dict(item))
                 else:
                     label_objects = _gold_labels(query, line.get("filters"), line["gold"], where, number)
-                labels.append(MultiLabel(label_objects) if label_objects else None)
+                labels.append(MultiLabel(label_objects, meta=_line_meta(line, where)) if label_objects else None)
             except LoadError:
                 raise
             except EvalframeError as exc:

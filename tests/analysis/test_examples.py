@@ -83,3 +83,28 @@ def test_html_is_a_table_with_escaped_text():
     assert "<script>" not in page and "&lt;script&gt;" in page
     assert "is 1 &lt; 2 &amp; 3 &gt; 2?" in page and "&lt;id&gt;" in page and "d&amp;1" in page
     assert page.count("<tr>") == 2
+
+
+def test_each_example_carries_its_query_meta_parsed_and_prints_it():
+    import pytest
+
+    from evalframe import EvaluationResult, SchemaError
+    from tests.fixtures import reader_frame
+
+    frame = reader_frame()
+    frame["meta"] = frame["multilabel_id"].map({"q5": '{"source": {"team": "support"}, "topic": "rivers"}'})
+    result = EvaluationResult({"Reader": frame})
+    worst = result.wrong_examples("Reader", n=2, answer_metric_threshold=1)
+    assert [(example["multilabel_id"], example["meta"]) for example in worst] == [
+        ("q5", {"source": {"team": "support"}, "topic": "rivers"}), ("q1", {})]
+    assert repr(worst).splitlines()[1:4] == [
+        "[0] question q5  (q5)",
+        "    metrics   exact_match 0  f1 0.4",
+        '    meta      {"source": {"team": "support"}, "topic": "rivers"}',
+    ]
+    assert repr(worst).splitlines()[6:8] == ["[1] question q1  (q1)", "    metrics   exact_match 1  f1 1"]  # no meta line
+    assert hand_result().wrong_examples("Reader", n=1)[0]["meta"] == {}  # a frame without the column
+    frame["meta"] = frame["multilabel_id"].map({"q5": "[1, 2]"})
+    with pytest.raises(SchemaError, match=r"column 'meta' holds '\[1, 2\]' for multilabel_id 'q5', which is not the "
+                                          r"JSON text of an object"):
+        EvaluationResult({"Reader": frame}).wrong_examples("Reader", n=2, answer_metric_threshold=1)

@@ -234,3 +234,59 @@ def test_an_unknown_column_lists_a_few_columns():
     with pytest.raises(InvalidParameterError, match=rf"^by 'qeury' is not a column of node 'Retriever'.*Did you mean "
                        rf"'query'\? Columns: \[[^]]*\] and {len(frame.columns) - 10} more\.$"):
         EvaluationResult({"Retriever": frame}).sliced_metrics("qeury")
+
+
+# ------------------------------------------------------------------ meta.<field>: the filters code, on the meta column
+META = {"q1": {"topic": "geo", "source": {"team": "support"}}, "q3": {"topic": "sport"}, "q5": {"topic": "geo"},
+        "q6": {}}
+
+
+def with_meta() -> EvaluationResult:
+    frames = {}
+    for node, frame in (("Retriever", retriever_frame()), ("Reader", reader_frame())):
+        frame["meta"] = frame["multilabel_id"].map(lambda q: json.dumps(META[q], sort_keys=True) if q in META else None)
+        frames[node] = frame
+    return EvaluationResult(frames)
+
+
+def test_meta_field_and_meta_column_slices_by_hand():
+    result = with_meta()
+    table = result.sliced_metrics("meta.topic").loc["Retriever"]
+    # geo: q1 (mrr 1), q5 (0); sport: q3 (1/3); no topic: q2 (1), q4 (1), q6 {} (1/2)
+    assert table.loc["geo", ["queries", "mrr"]].tolist() == [2, 0.5]
+    assert table.loc["sport", "mrr"] == pytest.approx(1 / 3)
+    missing = table[table.index.isna()]
+    assert missing["queries"].tolist() == [3] and missing["mrr"].tolist() == pytest.approx([2.5 / 3])
+    nested = result.sliced_metrics("meta.source.team").loc["Reader"]
+    assert nested.loc["support", ["queries", "f1"]].tolist() == [1, 1.0]  # q1
+    by_text = result.sliced_metrics("meta").loc["Reader"]  # the whole object's JSON text
+    assert by_text.loc['{"topic": "geo"}', ["queries", "f1"]].tolist() == [1, 0.4]  # q5
+    # beside a filters field, and per query
+    labelled = result.query_metrics("Retriever", by=["meta.topic", "no_answer"])
+    assert [None if pd.isna(v) else v for v in labelled["meta.topic"]] == ["geo", None, "sport", None, "geo", None]
+    assert labelled["no_answer"].tolist() == [False, True, False, False, False, False]
+
+
+def test_dict_meta_slices_like_its_json_text():
+    frame = retriever_frame()
+    frame["meta"] = frame["multilabel_id"].map({"q1": {"topic": "geo"}, "q3": {"topic": "sport"}})
+    result = EvaluationResult({"Retriever": frame})
+    assert result.sliced_metrics("meta.topic").loc[("Retriever", "sport"), "queries"] == 1
+    assert result.sliced_metrics("meta").loc[("Retriever", '{"topic": "geo"}'), "queries"] == 1
+
+
+def test_a_meta_field_no_query_has_or_a_result_without_meta_is_refused_with_a_reason():
+    with pytest.raises(InvalidParameterError, match=r"^by 'meta\.topci': no query of node 'Retriever' has 'meta\.topci' "
+                       r"in its meta, so every query would be in one slice; their fields are \['meta\.source', "
+                       r"'meta\.topic'\]\. Did you mean 'meta\.topic'\?$"):
+        with_meta().sliced_metrics("meta.topci")
+    with pytest.raises(InvalidParameterError, match=r"name a meta field after 'meta\.', e\.g\. 'meta\.topic'"):
+        with_meta().sliced_metrics("meta.")
+    with pytest.raises(SchemaError, match=r"by='meta\.topic' reads column 'meta', which node 'Retriever' lacks \(a runs "
+                       r"line's \"meta\" object, or from_runs\(meta=\.\.\.\)"):
+        hand_result().sliced_metrics("meta.topic")
+    frame = retriever_frame()
+    frame["meta"] = "topic=geo"
+    with pytest.raises(SchemaError, match=r"column 'meta' of node 'Retriever' holds 'topic=geo' for multilabel_id 'q1', "
+                       r"which is not JSON text; meta are JSON objects such as '\{\"topic\": \"billing\"\}'"):
+        EvaluationResult({"Retriever": frame}).sliced_metrics("meta.topic")
