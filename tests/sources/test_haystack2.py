@@ -195,10 +195,31 @@ def test_haystack_document_dicts_keep_their_flattened_meta():
     assert (first.id, first.score, dict(first.meta)) == ("d2", 0.9, {"source": "wiki/bonn"})
 
 
-def test_meta_from_an_input():
-    from evalframe.sources.haystack2 import read_haystack2
-    read = read_haystack2(RUN, scores=[], inputs={"meta": ["topic"]})
-    assert [dict(r.meta) for r in read.records][:2] == [{"topic": "germany"}, {"topic": "france"}]
+def test_meta_from_an_input_is_sliceable():
+    result = EvaluationResult.from_haystack2(RUN, scores=[], inputs={"meta": ["topic"]}, document_comparison_field="id",
+                                             progress=False)
+    assert result["Generator"]["meta"].tolist() == ['{"topic": "germany"}', '{"topic": "france"}', '{"topic": "sports"}',
+                                                    '{"topic": "germany"}', '{"topic": "geography"}']
+    sliced = result.sliced_metrics("meta.topic", document_scope="document_id")
+    # germany: questions 1 and 4, mrr (1/2 + 1) / 2; exact_match (1 + 1) / 2
+    assert sliced.loc[("Retriever", "germany"), "mrr"] == pytest.approx(3 / 4)
+    assert sliced.loc[("Generator", "germany"), "exact_match"] == 1.0
+    assert sliced.loc[("Retriever", "geography"), "mrr"] == 0.0
+
+
+def test_meta_of_pipeline_outputs():
+    golden = json.loads((DATA / "pipeline_outputs.json").read_text())
+    meta = [{"split": "dev"}, None, {"split": "test"}, {"split": "dev"}, {}]
+    result = EvaluationResult.from_haystack2(golden["outputs"], gold_ids=golden["ground_truth_document_ids"],
+                                             gold_answers=golden["ground_truth_answers"], meta=meta, progress=False)
+    examples = result.wrong_examples("Generator", n=5)
+    assert {e["query"]: e["meta"] for e in examples}["What is the capital of France?"] == {}
+    assert {e["query"]: e["meta"] for e in examples}["What is the highest mountain?"] == {}
+    assert result["Retriever"].drop_duplicates("query")["meta"].tolist() == [
+        '{"split": "dev"}', None, '{"split": "test"}', '{"split": "dev"}', "{}"]
+    with pytest.raises(InvalidParameterError, match=r"meta\[1\] must be a dict or None; got 'x'"):
+        EvaluationResult.from_haystack2(golden["outputs"], gold_ids=golden["ground_truth_document_ids"],
+                                        meta=[None, "x", None, None, None])
 
 
 # ------------------------------------------------------------------------------------------------ errors
