@@ -222,6 +222,24 @@ def test_meta_of_pipeline_outputs():
                                         meta=[None, "x", None, None, None])
 
 
+def test_individual_scores_are_kept_per_question_under_free_names():
+    from evalframe.result import _score_name_taken
+    from evalframe.sources.haystack2 import read_haystack2
+    results = json.loads(RUN.read_text())["results"]
+    read = read_haystack2(RUN, taken=_score_name_taken)
+    # "exact_match" is evalframe's own metric: Haystack's is kept beside it as haystack_exact_match
+    assert list(read.records[0].scores) == ["doc_mrr", "doc_map", "doc_recall", "doc_ndcg", "haystack_exact_match",
+                                            "faithfulness"]
+    for name, outcome in results.items():
+        ours = "haystack_exact_match" if name == "exact_match" else name
+        assert [r.scores[ours] for r in read.records] == [float(v) for v in outcome["individual_scores"]]
+    chosen = read_haystack2(RUN, scores=["faithfulness"], taken=_score_name_taken)
+    assert [r.scores for r in chosen.records][:2] == [{"faithfulness": 1.0}, {"faithfulness": 0.0}]
+    with pytest.raises(InvalidParameterError, match=r"scores: the source has no score 'faithfulnes'; its scores are"):
+        read_haystack2(RUN, scores=["faithfulnes"])
+    assert read_haystack2(RUN, scores=[]).records[0].scores is None
+
+
 # ------------------------------------------------------------------------------------------------ errors
 def _run() -> dict:
     return json.loads(RUN.read_text())
