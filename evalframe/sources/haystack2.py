@@ -284,17 +284,25 @@ def _fields(names: Mapping[str, str]) -> dict[str, str]:
             "gold_contexts": names["gold_documents"]}
 
 
-def _is_number_or_none(value: Any) -> bool:
-    return value is None or (isinstance(value, (int, float)) and not isinstance(value, bool)) or \
-        type(value).__module__ == "numpy" and hasattr(value, "dtype") and value.dtype.kind in "fiu"
+def _is_number(value: Any) -> bool:
+    """A number, not a bool (numpy's too, as a DataFrame's cells are)."""
+    if isinstance(value, bool) or type(value).__name__ == "bool_":
+        return False
+    return isinstance(value, (int, float)) or (type(value).__module__ == "numpy" and getattr(value, "dtype", None)
+                                               is not None and value.dtype.kind in "fiu")
+
+
+def _is_missing(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
 
 
 def _report_results(table: Mapping[str, list[Any]], roles: Mapping[str, Any]) -> dict[str, Any]:
-    """A detailed report's score columns (numeric, no role) as run-result ``results``."""
+    """A detailed report's score columns as run-result ``results``: those that play no role and hold numbers (some
+    missing, none of another kind)."""
     used = {n for role, n in roles.items() if role != "meta"} | set(roles.get("meta", []))
     return {name: {"individual_scores": values} for name, values in table.items()
-            if name not in used and all(_is_number_or_none(v) or (isinstance(v, float) and math.isnan(v))
-                                        for v in values) and len(values)}
+            if name not in used and all(_is_number(v) or _is_missing(v) for v in values)
+            and any(_is_number(v) and not _is_missing(v) for v in values)}
 
 
 # ------------------------------------------------------------------------------------------------ pipeline outputs

@@ -167,6 +167,19 @@ def test_the_detailed_report_gives_the_same_result(from_file):
     assert_same_metrics(from_frame.calculate_metrics(), from_file.calculate_metrics())
 
 
+def test_the_scores_of_a_detailed_report_are_its_numeric_columns_without_a_role():
+    from evalframe.sources.haystack2 import read_haystack2
+    frame = pd.DataFrame(json.loads((DATA / "detailed_report.json").read_text()))
+    frame["passing"] = [True, False, True, True, False]  # a bool is no score
+    frame["nothing"] = None  # nor a column without any number
+    frame["latency"] = [0.5, None, 1.5, 2.0, 1.0]  # a number missing: NaN
+    read = read_haystack2(frame, document_comparison_field="id")
+    assert list(read.records[1].scores) == ["doc_mrr", "doc_map", "doc_recall", "doc_ndcg", "exact_match",
+                                            "faithfulness", "latency"]
+    assert math.isnan(read.records[1].scores["latency"]) and read.records[2].scores["latency"] == 1.5
+    assert [r.where for r in read.records][:2] == ["row 1", "row 2"]
+
+
 def test_pipeline_outputs_of_a_real_pipeline():
     """Pipeline.run outputs (BM25 over the five documents, top 3; the answer builder's GeneratedAnswer), with the
     gold given beside them; the question is read from each GeneratedAnswer."""
