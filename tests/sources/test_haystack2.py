@@ -369,3 +369,40 @@ def test_live_haystack_objects(from_file):
     report = live.detailed_report(output_format="df")
     from_report = EvaluationResult.from_haystack2(report, scores=[], document_comparison_field="id", progress=False)
     assert_same_metrics(from_report.calculate_metrics(), from_file.calculate_metrics())
+
+
+def test_live_pipeline_outputs():
+    """A real Pipeline run (BM25, a stand-in generator, an answer builder) read as live objects equals the golden
+    file of the same run."""
+    pytest.importorskip("haystack")
+    from haystack import Document, Pipeline, component
+    from haystack.components.builders import AnswerBuilder
+    from haystack.components.retrievers.in_memory import InMemoryBM25Retriever
+    from haystack.document_stores.in_memory import InMemoryDocumentStore
+
+    golden = json.loads((DATA / "pipeline_outputs.json").read_text())
+    store = InMemoryDocumentStore()
+    store.write_documents([Document(id=i, content=text, meta={"source": f"wiki/{i}"}) for i, text in CORPUS.items()])
+    replies = dict(zip(golden["questions"], [o["llm"]["replies"][0] for o in golden["outputs"]]))
+
+    @component
+    class FixedGenerator:
+        @component.output_types(replies=list[str])
+        def run(self, question: str) -> dict:
+            return {"replies": [replies[question]]}
+
+    pipeline = Pipeline()
+    pipeline.add_component("retriever", InMemoryBM25Retriever(document_store=store, top_k=3))
+    pipeline.add_component("llm", FixedGenerator())
+    pipeline.add_component("answer_builder", AnswerBuilder())
+    pipeline.connect("llm.replies", "answer_builder.replies")
+    pipeline.connect("retriever.documents", "answer_builder.documents")
+    outputs = [pipeline.run({"retriever": {"query": q}, "llm": {"question": q}, "answer_builder": {"query": q}},
+                            include_outputs_from={"retriever"}) for q in golden["questions"]]
+    assert isinstance(outputs[0]["retriever"]["documents"][0], Document)
+    keywords = {"gold_ids": golden["ground_truth_document_ids"], "gold_answers": golden["ground_truth_answers"],
+                "progress": False}
+    live = EvaluationResult.from_haystack2(outputs, **keywords)
+    from_file = EvaluationResult.from_haystack2(golden["outputs"], **keywords)
+    assert_same_metrics(live.calculate_metrics(), from_file.calculate_metrics())
+    assert live["Retriever"]["document_id"].tolist() == from_file["Retriever"]["document_id"].tolist()
