@@ -123,14 +123,22 @@ def _as_compared(docs: list[Retrieved] | None, comparison: str) -> list[Retrieve
     return [Retrieved(_key(d, comparison) or "", d.content, d.score, d.meta) for d in docs]
 
 
-def _gold(docs: list[Retrieved] | None, comparison: str) -> tuple[list[str] | None, list[str] | None]:
-    """``(gold_ids, gold_contexts)`` of the gold documents compared by ``comparison``."""
+def _gold(docs: list[Retrieved] | None, comparison: str, where: str, name: str
+          ) -> tuple[list[str] | None, list[str] | None]:
+    """``(gold_ids, gold_contexts)`` of the gold documents compared by ``comparison``; a gold document without the
+    field compared by is refused (it could never be found)."""
     if docs is None:
         return None, None
     contexts = [d.content if d.content is not None else "" for d in docs]
     if comparison == "content":
         return None, contexts
-    return [_key(d, comparison) or "" for d in docs], contexts
+    ids = [_key(d, comparison) for d in docs]
+    missing = next((j for j, key in enumerate(ids) if key in (None, "")), None)
+    if missing is not None:
+        raise EvalframeError(f"{where}: {name}[{missing}] has no {comparison!r} to compare by "
+                             f"(document_comparison_field={comparison!r}); give it one, or compare by another field "
+                             "(document_comparison_field='content' compares the texts).")
+    return [key for key in ids if key is not None], contexts
 
 
 # ------------------------------------------------------------------------------------------------ answers
@@ -189,7 +197,7 @@ def _record(where: str, values: Mapping[str, Any], names: Mapping[str, str], com
     """One question's record from its values by role (a role missing: its value None)."""
     retrieved = _as_compared(_documents(values.get("documents"), where, names["documents"]), comparison)
     gold_docs = _documents(values.get("gold_documents"), where, names["gold_documents"])
-    gold_ids, gold_contexts = _gold(gold_docs, comparison)
+    gold_ids, gold_contexts = _gold(gold_docs, comparison, where, names["gold_documents"])
     if values.get("gold_ids") is not None:
         gold_ids = _ids(values["gold_ids"], where, names["gold_ids"])
         if gold_contexts is not None and len(gold_contexts) != len(gold_ids):

@@ -300,6 +300,18 @@ def test_errors_name_the_question_and_the_input():
         EvaluationResult.from_haystack2(run)
 
 
+def test_a_gold_document_without_the_field_compared_by():
+    run = _run()
+    run["inputs"]["ground_truth_documents"][3][1] = CORPUS["d2"]  # a text alone: no id
+    with pytest.raises(EvalframeError, match=r"inputs\[3\]: ground_truth_documents\[1\] has no 'id' to compare by "
+                                             r"\(document_comparison_field='id'\)"):
+        EvaluationResult.from_haystack2(run, scores=[], document_comparison_field="id")
+    by_text = EvaluationResult.from_haystack2(run, scores=[], progress=False)  # compared by content: found
+    assert by_text.query_metrics("Retriever", document_scope="document_id")["map"].iloc[3] == pytest.approx(5 / 6)
+    with pytest.raises(EvalframeError, match=r"inputs\[0\]: ground_truth_documents\[0\] has no 'meta\.page'"):
+        EvaluationResult.from_haystack2(_run(), scores=[], document_comparison_field="meta.page")
+
+
 def test_errors_of_the_file_name_it(tmp_path):
     run = _run()
     run["inputs"]["ground_truth_answer"][1] = {"x": 1}
