@@ -22,7 +22,7 @@ from .._validation import short_repr
 from ..errors import EvalframeError, InvalidParameterError, warn
 from ..schema import Answer, Document, Label
 
-__all__ = ["Retrieved", "Record", "retrieved_of", "build", "RECORD_FIELDS"]
+__all__ = ["Retrieved", "Record", "retrieved_of", "build", "RECORD_FIELDS", "NO_GOLD_DOCUMENT"]
 
 R = TypeVar("R")
 
@@ -95,6 +95,10 @@ class Record:
     meta: Mapping[str, Any] | None = None
     scores: Mapping[str, float] | None = None
 
+
+#: The gold document id of a record with gold answers but no gold document: an id no retrieved document has, so the
+#: document metrics credit a retrieved document by the answer it holds (the default scope), and nothing by its id.
+NO_GOLD_DOCUMENT = "<no gold document>"
 
 #: The fields of a :class:`Record` a source fills, each named as messages name it by default (a source passes its
 #: own names to :func:`build` as ``fields``: ``{"gold_ids": "reference_context_ids", ...}``).
@@ -287,7 +291,9 @@ def _gold_labels(record: Record, index: int, names: Mapping[str, str]) -> list[L
             return []  # no gold at all: from_runs leaves the query out, with a warning
         if blank:  # a no-answer question, as a runs file's "gold": {"answers": [""]}
             return [_label(record, index, 0, Document(content="", id=""), "")]
-        documents = [Document(content="")]  # answers alone: a gold document without text or id (docs/rag.md)
+        # answers alone: a gold document no retrieved one is (an empty text's id, "00", would mean "no gold" and score
+        # every document metric 1.0, as for a no-answer question); a retrieved document holding an answer is relevant
+        documents = [Document(content="", id=NO_GOLD_DOCUMENT)]
     if answers is not None and answers and not blank and any(not a.strip() for a in answers):
         first = next(i for i, a in enumerate(answers, start=1) if not a.strip())
         raise EvalframeError(f"{where}: {names['gold_answers']}[{first}] is empty beside other answers; a no-answer "
@@ -348,6 +354,21 @@ def _score_values(records: Sequence[Record], names: Mapping[str, str]) -> dict[s
     return columns
 
 
+def _warn_idless(records: Sequence[Record], names: Mapping[str, str]) -> None:
+    """One warning when the gold names documents by id but retrieved documents come without one."""
+    if not any(record.gold_ids for record in records):
+        return
+    missing = [(record.where, j) for record in records for j, doc in enumerate(record.retrieved or (), start=1)
+               if retrieved_of(doc, record.where).id in (None, "")]
+    if missing:
+        total = sum(len(record.retrieved or ()) for record in records)
+        where, j = missing[0]
+        warn(f"{len(missing):,} of {total:,} retrieved documents have no id (the first: {where}, {names['retrieved']}"
+             f"[{j}]) while the gold names documents by id ({names['gold_ids']}): such a document is relevant only by "
+             "holding a gold answer (the default document_scope) or by its text (document_scope='context'), never "
+             "by its id. Give the retrieved documents' ids to score by id.")
+
+
 def _node_name(value: object, name: str) -> str:
     if not isinstance(value, str) or not value:
         raise InvalidParameterError(f"{name} must be a non-empty string (the node's name); got {value!r}.",
@@ -373,14 +394,14 @@ def build(records: Sequence[Record], *, from_runs: Callable[..., R], retriever: 
     """The result of ``records``: the labels and node outputs a runs file would hold, built by ``from_runs``.
 
     Per record: its gold becomes one label per gold document (the id and text given; one gold answer beside every
-    document, or one per document; gold answers without a gold document: one label per answer with an empty
-    document, credited by the answer only; ``[]`` or ``[""]`` without a gold document: a no-answer question; no
-    gold at all: left out by ``from_runs``, with a warning). Its retrieved documents are the ``retriever`` node's
-    ``documents`` in rank order (a document without an id gets its content's hash, as in a runs file); its answer
-    is the ``generator`` node's one generative answer, citing the retrieved documents (``document_ids``). A node
-    is made when some record has its output (a record without it: an empty list). ``meta`` goes to
-    ``from_runs(meta=...)``, the scores to ``from_runs(scores={score_node: ...})`` (NaN where a record lacks one),
-    and ``keep_scores=True`` when any retrieved document has a score.
+    document, or one per document; gold answers without a gold document: one label per answer whose document is
+    :data:`NO_GOLD_DOCUMENT`, so a retrieved document is relevant by holding the answer only; ``[]`` or ``[""]``
+    without a gold document: a no-answer question; no gold at all: left out by ``from_runs``, with a warning). Its
+    retrieved documents are the ``retriever`` node's ``documents`` in rank order (a document without an id gets its
+    content's hash, as in a runs file); its answer is the ``generator`` node's one generative answer, citing the
+    retrieved documents (``document_ids``). A node is made when some record has its output (a record without it: an
+    empty list). ``meta`` goes to ``from_runs(meta=...)``, the scores to ``from_runs(scores={score_node: ...})`` (NaN
+    where a record lacks one), and ``keep_scores=True`` when any retrieved document has a score.
 
     Parameters
     ----------
@@ -458,6 +479,7 @@ def build(records: Sequence[Record], *, from_runs: Callable[..., R], retriever: 
 
     labels = [_gold_labels(record, index, names) for index, record in enumerate(records)]
     documents = [_documents(record, names) for record in records]
+    _warn_idless(records, names)
     outputs: dict[str, dict[str, list[list[Any]]]] = {}
     if has_documents:
         outputs[retriever] = {"documents": documents}

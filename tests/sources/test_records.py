@@ -123,7 +123,8 @@ def documents(*pairs: tuple[str | None, str]) -> list[Retrieved]:
      {"document_ids": ["berlin", "berlin"], "answers": ["Berlin", "the city of Berlin"]}),
     ({"gold_contexts": [BERLIN]}, {"contexts": [BERLIN]}),
     ({"gold_ids": ["berlin"], "gold_answers": []}, {"document_ids": ["berlin"]}),  # [] beside documents: no answers
-    ({"gold_answers": ["Berlin"]}, {"contexts": [""], "answers": ["Berlin"]}),  # answers alone: credited by the answer
+    ({"gold_answers": ["Berlin"]},  # answers alone: a gold document no retrieved one is, credited by the answer
+     {"document_ids": ["<no gold document>"], "answers": ["Berlin"]}),
     ({"gold_answers": [""]}, {"answers": [""]}),  # no-answer
     ({"gold_answers": []}, {"answers": [""]}),
 ], ids=["ids, contexts and an answer", "one answer", "one document", "contexts", "no answers", "answers alone",
@@ -241,3 +242,16 @@ def test_an_error_of_from_runs_names_the_record():
         with pytest.raises(EvalframeError, match=r"custom_document_id_field 'doc' is not a meta field of the document of "
                                                  r"label .* \(ragas\.jsonl:7\)"):
             built([Record("ragas.jsonl:7", "q", documents(("d", "x")), gold_ids=["d"])], custom_document_id_field="doc")
+
+
+def test_retrieved_documents_without_ids_beside_gold_ids_warn_once():
+    records = [Record("a.csv:2", "q1", [Retrieved("d1", "x"), Retrieved(None, "y")], gold_ids=["d1"]),
+               Record("a.csv:3", "q2", [Retrieved(None, "z")], gold_ids=["d2"])]
+    with pytest.warns(UserWarning, match=r"^2 of 3 retrieved documents have no id \(the first: a\.csv:2, "
+                                         r"retrieved_contexts\[2\]\) while the gold names documents by id "
+                                         r"\(reference_context_ids\)") as caught:
+        built(records, fields={"retrieved": "retrieved_contexts", "gold_ids": "reference_context_ids"})
+    assert len(caught) == 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # gold without ids: the texts are compared, nothing to say
+        built([Record("a.csv:2", "q1", [Retrieved(None, "y")], gold_contexts=["y"])])
