@@ -158,6 +158,19 @@ def test_content_comparison_the_haystack_default_matches_by_text(from_file):
         (1 / 2 + 1 / 3 + 1 + 1 + 0) / 5)
 
 
+def test_the_inputs_of_haystack_tutorial_with_contexts_and_answers_alone():
+    """Haystack's RAG evaluation tutorial keeps the retrieved texts as "contexts" and the gold answer as "answer"
+    beside "predicted_answer": without gold documents, a context is relevant when it holds the gold answer."""
+    run = {"inputs": {"question": ["Capital of Germany?", "Capital of France?"],
+                      "contexts": [["Bonn was the capital.", "Berlin is the capital."], ["Lyon is a city."]],
+                      "answer": ["Berlin", "Paris"], "predicted_answer": ["Berlin", "Lyon"]},
+           "results": {}}
+    result = EvaluationResult.from_haystack2(run, progress=False)
+    metrics = result.calculate_metrics()
+    assert metrics["Retriever"]["mrr"] == (1 / 2 + 0) / 2  # "Berlin" in the second context; "Paris" in none
+    assert metrics["Generator"]["exact_match"] == 1 / 2
+
+
 def test_the_detailed_report_gives_the_same_result(from_file):
     report = json.loads((DATA / "detailed_report.json").read_text())
     from_report = EvaluationResult.from_haystack2(report, scores=[], document_comparison_field="id", progress=False)
