@@ -460,9 +460,9 @@ def read_haystack2(source: Any, *, inputs: Mapping[str, Any] | None = None, ques
                                  answers_from=answers_from, comparison=comparison)
     given = [name for name, value in pipeline_keywords.items() if value is not None]
     if given:
+        role = "question" if given[0] == "questions" else given[0]
         raise InvalidParameterError(f"{given[0]}= is for pipeline outputs; a run result names its inputs by role: "
-                                    f"inputs={{{given[0].rstrip('s')!r}: 'input name'}} (roles {list(ROLES)}).",
-                                    parameter=given[0])
+                                    f"inputs={{{role!r}: 'input name'}} (roles {list(ROLES)}).", parameter=given[0])
     for name, value in (("documents_from", documents_from), ("answers_from", answers_from)):
         if value is not None:
             raise InvalidParameterError(f"{name}= names a pipeline component; a run result has none.", parameter=name)

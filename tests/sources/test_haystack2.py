@@ -350,7 +350,8 @@ def test_the_roles_of_the_inputs():
         del run["inputs"][key]
     with pytest.raises(EvalframeError, match="the run result has no gold input"):
         EvaluationResult.from_haystack2(run)
-    with pytest.raises(InvalidParameterError, match=r"gold_answers= is for pipeline outputs"):
+    with pytest.raises(InvalidParameterError, match=r"gold_answers= is for pipeline outputs; a run result names its "
+                                                    r"inputs by role: inputs=\{'gold_answers': 'input name'\}"):
         EvaluationResult.from_haystack2(_run(), gold_answers=["x"] * 5)
     with pytest.raises(InvalidParameterError, match="document_comparison_field must be one of"):
         EvaluationResult.from_haystack2(_run(), document_comparison_field="meta.")
