@@ -28,7 +28,7 @@ from .errors import (
     SchemaError,
     UnknownNodeError,
 )
-from .metrics.registry import ANSWER_METRICS, DOCUMENT_METRICS, METRICS
+from .metrics.registry import ANSWER_METRICS, DOCUMENT_METRICS, METRICS, direction_of, score_measure
 from .options import MatchingOptions, MetricOptions
 
 if TYPE_CHECKING:  # loaded on first use by __getattr__ below; imported here for type checkers
@@ -154,12 +154,14 @@ __all__ = [
     "UnknownNodeError",
     "__version__",
     "compare",
+    "direction_of",
     "fuse",
     "load_demo_result",
     "load_demo_runs",
     "optimize_fusion",
     "print_eval_report",
     "read_runs",
+    "score_measure",
     "worst_by_delta",
 ]
 

@@ -36,12 +36,14 @@ from .frames.rows import NodeNeeded, document_node
 from .frames.store import PreparedStore
 from .frames.tables import answer_query_metrics, document_query_metrics
 from .frames.topk import answers_kept, check_retriever_node, document_rows_kept
-from .metrics.registry import ANSWER_METRICS, DOCUMENT_METRICS, METRICS
+from .frames.scores import check_bounds, node_scores, read_score_table, score_frame_values, score_query_table
+from .metrics.registry import (ANSWER_METRICS, DOCUMENT_METRICS, DIRECTIONS, METRICS, Metric, score_column,
+                               score_measure)
 from .metrics.trec import parse_measure, parse_measures
 from .metrics.trec_gain_kernels import relstrings
 from .metrics.trec_kernels import RankedRows
 from .report import Report, build_report
-from .sources.flatten import flatten
+from .sources.flatten import entry_scores, flatten, multilabel_ids
 from .sources.haystack2 import read_haystack2
 from .sources.llamaindex import read_llamaindex
 from .sources.records import build
@@ -64,8 +66,6 @@ _FILE_NEEDED = NodeNeeded(none=_FILE_NODE, several=_FILE_NODE)
 
 _M = TypeVar("_M", bound=Callable[..., Any])
 
-#: evalframe.score_measure, handed to the framework sources: it says which score names the registry owns.
-_SCORE_MEASURE: Callable[..., Any] | None = None
 
 
 def _fresh(method: _M) -> _M:
@@ -95,6 +95,27 @@ def _looks_like_measure(name: str, parameter: str, choices: Sequence[str]) -> bo
 
 
 
+def _one_row_per_query(table: pd.DataFrame, node: str) -> pd.DataFrame:
+    """The entries of one query (sharded runs) merged: each score's value, the one given (entries that give two
+    different values are refused, naming both)."""
+    if not table["multilabel_id"].duplicated().any():
+        return table
+    rows = []
+    for key, group in table.groupby("multilabel_id", sort=False):
+        row: dict[str, Any] = {"multilabel_id": key}
+        for column in group.columns[1:]:
+            given = [(i, v) for i, v in zip(group.index, group[column]) if v is not None and not pd.isna(v)]
+            distinct = {float(v) if isinstance(v, (int, float)) else repr(v) for _, v in given}
+            if len(distinct) > 1:
+                raise InvalidParameterError(
+                    f"scores[{node!r}][{column!r}]: labels[{given[0][0]}] and labels[{given[1][0]}] are one query "
+                    f"(multilabel_id {key!r}) with different values ({given[0][1]!r} and {given[1][1]!r}).",
+                    parameter="scores")
+            row[column] = given[0][1] if given else None
+        rows.append(row)
+    return pd.DataFrame(rows, columns=table.columns)
+
+
 def _trec_judged_rows(source: TrecNodeSource, node: str, subtopics: pd.DataFrame | None, eval_mode: str,
                       duplicates: str) -> JudgedRows | None:
     """The judged rows of ``from_trec``'s node from its codes (every row is a document row of eval_mode integrated;
@@ -115,14 +136,13 @@ def _trec_judged_rows(source: TrecNodeSource, node: str, subtopics: pd.DataFrame
 
 
 def _score_name_taken(name: str) -> bool:
-    """Whether evalframe owns ``name`` (a metric, a frame column, a trec measure): a foreign score keeps it prefixed."""
-    if name in METRICS or name in COLUMN_ORDER:
-        return True
+    """Whether ``score_measure`` refuses ``name`` (a measure or alias of the registry, a frame column): a framework's
+    score so named is kept under its prefix (``llamaindex_mrr``)."""
     try:
-        parse_measure(name)
-    except EvalframeError:
-        return False
-    return True
+        score_measure(name)
+    except InvalidParameterError:
+        return True
+    return False
 
 
 def _score_name(column: str) -> str:
@@ -164,6 +184,9 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         describes hold what they held.
     list_codings : dict of str to dict of str to DistinctLists, optional
         Deprecated (``FutureWarning``): ``codings=Codings.of_lists(list_codings)``.
+    scores : dict of str to Metric, optional
+        The declarations of the scores the frames hold as ``scores.<name>`` columns (:func:`evalframe.score_measure`);
+        kept as ``result.scores``, a plain dict (:meth:`add_scores` adds to it).
 
     Examples
     --------
@@ -178,7 +201,12 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
     def __init__(self, node_results: Mapping[str, pd.DataFrame | PendingFrame] | None = None, *,
                  matching: Mapping[str, Any] | None = None,
                  codings: Codings | None = None,
-                 list_codings: Mapping[str, Mapping[str, DistinctLists]] | None = None) -> None:
+                 list_codings: Mapping[str, Mapping[str, DistinctLists]] | None = None,
+                 scores: Mapping[str, Metric] | None = None) -> None:
+        if scores is not None and not isinstance(scores, Mapping):
+            raise InvalidParameterError(f"scores must be a dict {{name: evalframe.score_measure(...)}}; got "
+                                        f"{type(scores).__name__}.", parameter="scores")
+        self.scores: dict[str, Metric] = dict(scores or {})
         self.node_results = NodeFrames()
         self._store = PreparedStore(self.node_results)
         for node, frame in (node_results or {}).items():
@@ -262,6 +290,80 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
             self[node] = pd.concat([self.node_results[node], frame]).reset_index(drop=True)
         else:
             self[node] = frame
+
+    def add_scores(self, node: str, table: pd.DataFrame | Mapping[str, Mapping[str, float]], *,
+                   direction: str | Mapping[str, str] = "higher",
+                   bounds: tuple[float, float] | None | Mapping[str, tuple[float, float] | None] = None,
+                   description: str | Mapping[str, str] = "") -> None:
+        """Attach scores computed elsewhere (a judge's faithfulness, latency) to a node, as measures.
+
+        Each score becomes a float64 column ``scores.<name>`` of the node's frame and a declaration in
+        ``result.scores`` (:func:`evalframe.score_measure`); every analysis then reports it beside the node's metrics
+        (``docs/scores.md``). Re-adding a score replaces its column and its declaration.
+
+        Parameters
+        ----------
+        node : str
+            The node the scores are of.
+        table : DataFrame or dict
+            One row per query, identified by a ``multilabel_id`` or a ``query`` (text) column or index; with a
+            ``rank`` column (and ``type`` when the node has answer and document rows, ``eval_mode``, default
+            ``"integrated"``) one row per frame row (level ``"row"``). Every other column is a score (numbers; NaN or
+            None: no value). A dict ``{score: {multilabel_id or query: value}}`` is read as ``pd.DataFrame(table)``.
+            The node's queries the table lacks get NaN.
+        direction : {"higher", "lower"} or dict
+            Which way is better, for all the scores or per score name.
+        bounds : (low, high), None or dict
+            Declared range (checked here: a value outside is named by table row and column), or None (unbounded);
+            for all the scores or per name.
+        description : str or dict
+            One line per score (or one for all).
+
+        Raises
+        ------
+        InvalidParameterError
+            An unknown node or query, a non-numeric cell or a value out of bounds (named by table row and column), a
+            score name clashing with a registry measure or a frame column.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from evalframe import load_demo_result
+        >>> result = load_demo_result()
+        >>> queries = result.query_metrics("Reader", with_query=True)["query"]
+        >>> judge = pd.DataFrame({"query": queries.iloc[:3], "faithfulness": [0.9, 0.2, 0.6]})
+        >>> result.add_scores("Reader", judge)
+        >>> round(result.calculate_metrics()["Reader"]["faithfulness"], 4)  # (0.9 + 0.2 + 0.6) / 3
+        0.5667
+        """
+        def declare(name: str, level: str) -> Metric:
+            way = direction.get(name, "higher") if isinstance(direction, Mapping) else direction
+            if way not in DIRECTIONS:
+                raise InvalidParameterError(f"add_scores: direction of score {name!r} must be one of {list(DIRECTIONS)}; "
+                                            f"got {way!r}.", parameter="direction")
+            limits = bounds.get(name) if isinstance(bounds, Mapping) else bounds
+            text = description.get(name, "") if isinstance(description, Mapping) else description
+            return score_measure(name, direction=way, bounds=limits, level=level, description=text)
+
+        self._attach_scores(self.check_node(node), table, declare)
+
+    def _attach_scores(self, node: str, table: Any, declare: Callable[[str, str], Metric]) -> None:
+        """:meth:`add_scores` with each score's declaration from ``declare(name, level)``."""
+        frame = self[node]
+        if "multilabel_id" not in frame.columns:
+            raise InvalidParameterError(f"add_scores: node {node!r} has no 'multilabel_id' column.", parameter="node")
+        read = read_score_table(table, pd.Index(frame["multilabel_id"].astype(object).unique()), where=f"node {node!r}")
+        declared: dict[str, Metric] = {}
+        for name, values in read.values.items():
+            metric = declare(name, read.level)
+            check_bounds(values, metric, [f"add_scores: {label}" for label in read.labels], column=name)
+            declared[name] = metric
+        columns = score_frame_values(frame, read, node=node)
+        frame = frame.copy()
+        for name, values in columns.items():
+            frame[score_column(name)] = values.astype("float64")
+        self[node] = frame
+        self.scores = {**self.declared_scores(), **declared}
 
     def __repr__(self) -> str:
         nodes = ", ".join(f"{node}: {self.node_results.n_rows(node)} rows" for node in self.node_results)
@@ -376,6 +478,10 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
                     node, options if k is None else options.replace(simulated_top_k_retriever=k))
                 if documents is not None:
                     out[(node, i, "document")] = partial(documents)
+                scored = self._score_table(node, options if k is None else options.replace(
+                    simulated_top_k_reader=k, simulated_top_k_retriever=k), levels=("query", "row") if k is None else ("row",))
+                if scored is not None:
+                    out[(node, i, "score")] = partial(scored)
         return out
 
     def slice_partials(self, by: list[SliceKey], options: MetricOptions, keywords: Mapping[str, Any],
@@ -411,15 +517,46 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
                                       # resolved to a checked number by _options
                                       context_threshold=cast(float, options.context_matching_threshold))
 
+    def _score_table(self, node: str, options: MetricOptions,
+                     levels: tuple[str, ...] = ("query", "row")) -> pd.DataFrame | None:
+        """The node's declared scores per query (:func:`evalframe.frames.scores.score_query_table`), or None."""
+        frame = self._store.view(node)
+        declared = node_scores(frame.columns, self.declared_scores(), where=f"node {node!r}")
+        chosen = {name: metric for name, metric in declared.items() if metric.level in levels}
+        if not chosen:
+            return None
+        documents = answers = None
+        if any(metric.level == "row" for metric in chosen.values()):
+            rows = self._store.document_rows(node, options.eval_mode)
+            if rows is not None:
+                documents = (rows, document_rows_kept(rows, options.simulated_top_k_retriever))
+            answer_rows = self._store.answer_rows(node, options.eval_mode)
+            if answer_rows is not None:
+                answers = (answer_rows, answers_kept(
+                    self._store, node, answer_rows, top_k_reader=options.simulated_top_k_reader,
+                    top_k_retriever=options.simulated_top_k_retriever, retriever_node=options.retriever_node,
+                    eval_mode=options.eval_mode))
+        return score_query_table(frame, chosen, eval_mode=options.eval_mode, documents=documents, answers=answers)
+
+    def declared_scores(self) -> dict[str, Metric]:
+        """``result.scores``, checked: a dict of score names to :func:`evalframe.score_measure` declarations."""
+        if not isinstance(self.scores, Mapping) or not all(
+                isinstance(m, Metric) and m.family == "score" and m.name == name for name, m in self.scores.items()):
+            raise InvalidParameterError(
+                "result.scores must be a dict {name: evalframe.score_measure(name, ...)} (each entry's name its key); "
+                f"got {check.short_repr(self.scores)}.", parameter="result.scores")
+        return dict(self.scores)
+
     def _query_table(self, node: str, options: MetricOptions) -> pd.DataFrame:
-        tables = [t for t in (self._answer_table(node, options), self._document_table(node, options)) if t is not None]
+        tables = [t for t in (self._answer_table(node, options), self._document_table(node, options),
+                              self._score_table(node, options)) if t is not None]
         if not tables:
             return pd.DataFrame(index=pd.Index([], name="multilabel_id", dtype=object))
-        if len(tables) == 1:
-            return tables[0]
-        answers, documents = tables
-        index = answers.index.append(documents.index[~documents.index.isin(answers.index)])
-        return answers.reindex(index).join(documents.reindex(index))
+        table = tables[0]
+        for other in tables[1:]:
+            index = table.index.append(other.index[~other.index.isin(table.index)])
+            table = table.reindex(index).join(other.reindex(index))
+        return table
 
     def _with_measures(self, table: pd.DataFrame, node: str, measures: str | Sequence[str] | None,
                        eval_mode: str, complete: bool = False, duplicates: str = "error") -> pd.DataFrame:
@@ -747,6 +884,8 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         progress: bool | None = None,
         keep_scores: bool = False,
         meta: Sequence[Mapping[str, Any] | None] | None = None,
+        scores: Mapping[str, Mapping[str, Sequence[float | None]]] | None = None,
+        score_measures: Mapping[str, Metric] | None = None,
         **matching: Any,
     ) -> EvaluationResult:
         """Build the node frames from gold labels and pipeline outputs, as Haystack 1.x's ``Pipeline.eval``.
@@ -779,6 +918,13 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
             (``docs/runs-format.md#per-query-metadata``). It is not part of ``multilabel_id``: two entries of one query
             with different meta are refused. None: each ``MultiLabel``'s own ``meta`` (a runs file line's
             ``"meta"``, as :func:`evalframe.read_runs` gives it); without any, the frames have no ``meta`` column.
+        scores : dict, optional
+            Per-query scores computed elsewhere, ``{node: {name: [value per entry of labels]}}`` (None: no value),
+            attached as :meth:`add_scores` does (``docs/scores.md``). None: each ``MultiLabel``'s own ``scores`` (a
+            runs file line's ``"scores"``, as :func:`evalframe.read_runs` gives it).
+        score_measures : dict of str to Metric, optional
+            The scores' declarations (:func:`evalframe.score_measure`: direction, bounds, description); a score not
+            named here is declared higher-is-better and unbounded.
 
         Raises
         ------
@@ -811,7 +957,49 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
             "sas_model": sas_model if isinstance(sas_model, str) or sas_model is None
             else getattr(sas_model, "__qualname__", type(sas_model).__name__),
         }
-        return cls(frames, matching=recorded)
+        result = cls(frames, matching=recorded)
+        result._scores_of_entries(labels, scores, score_measures)
+        return result
+
+    def _scores_of_entries(self, labels: Sequence[Any], scores: Any, score_measures: Any) -> None:
+        """Attach ``from_runs``' ``scores`` (or the MultiLabels' own) with their ``score_measures``."""
+        if score_measures is not None and (not isinstance(score_measures, Mapping) or not all(
+                isinstance(m, Metric) and m.family == "score" and m.name == k for k, m in score_measures.items())):
+            raise InvalidParameterError("score_measures must be a dict {name: evalframe.score_measure(name, ...)}; got "
+                                        f"{check.short_repr(score_measures)}.", parameter="score_measures")
+        ids = multilabel_ids(labels)
+        given = entry_scores(labels) if scores is None else scores
+        if not given:
+            return
+        if not isinstance(given, Mapping):
+            raise InvalidParameterError(f"scores must be a dict {{node: {{name: [value per label entry]}}}}; got "
+                                        f"{type(given).__name__}.", parameter="scores")
+        measures = dict(score_measures or {})
+        for node, named in given.items():
+            if node not in self.node_results:
+                raise InvalidParameterError(f"scores names node {node!r}, which the result does not have (nodes: "
+                                            f"{list(self.node_results)}).", parameter="scores")
+            if not isinstance(named, Mapping):
+                raise InvalidParameterError(f"scores[{node!r}] must be a dict {{name: [value per label entry]}}; got "
+                                            f"{type(named).__name__}.", parameter="scores")
+            columns: dict[str, list[Any]] = {}
+            for name, values in named.items():
+                if isinstance(values, (str, bytes, Mapping)) or not isinstance(values, Sequence) \
+                        or len(values) != len(ids):
+                    raise InvalidParameterError(
+                        f"scores[{node!r}][{name!r}] must be a list with one value (or None) per entry of labels "
+                        f"({len(ids)}); got {check.short_repr(values)}.", parameter="scores")
+                columns[str(name)] = list(values)
+            table = pd.DataFrame({"multilabel_id": ids, **{k: pd.Series(v, dtype=object) for k, v in columns.items()}},
+                                 index=pd.RangeIndex(len(ids)))
+            table = table[table["multilabel_id"].notna()]
+            table = _one_row_per_query(table, node)
+
+            def declare(name: str, level: str) -> Metric:
+                found = measures.get(name)
+                return found if found is not None else score_measure(name, level=level)
+
+            self._attach_scores(node, table, declare)
 
     @classmethod
     @with_options(MatchingOptions)
@@ -1143,7 +1331,7 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         (0.75, 0.75)
         """
         options = MatchingOptions.from_keywords(matching, passed_to="from_llamaindex takes these matching options")
-        read = read_llamaindex(results, scores=scores, taken=_score_name_taken, measure=_SCORE_MEASURE)
+        read = read_llamaindex(results, scores=scores, taken=_score_name_taken, measure=score_measure)
         return build(read.records, from_runs=cls.from_runs, retriever=retriever,
                      score_measures=read.score_measures or None, sas_model=sas_model, progress=progress,
                      fields=read.fields, **options.as_dict())

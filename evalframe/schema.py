@@ -497,11 +497,14 @@ class MultiLabel:
     """
 
     def __init__(self, labels: list[Label], drop_negative_labels: bool = False, drop_no_answers: bool = False,
-                 *, meta: Mapping[str, Any] | None = None) -> None:
+                 *, meta: Mapping[str, Any] | None = None,
+                 scores: Mapping[str, Mapping[str, float]] | None = None) -> None:
         if meta is not None and not isinstance(meta, Mapping):
             raise EvalframeError(f"MultiLabel meta must be a dict (a JSON object) or None; got {type(meta).__name__} "
                                  f"{meta!r:.60}.")
         self._meta = None if meta is None else dict(meta)
+        # per-query scores computed elsewhere, {node: {name: value}} (a runs file line's "scores"; from_runs attaches them)
+        self._scores = None if scores is None else {str(n): dict(v) for n, v in scores.items()}
         labels = list(dict.fromkeys(labels))
         if drop_negative_labels:
             labels = [label for label in labels if _is_positive(label)]
@@ -555,6 +558,7 @@ class MultiLabel:
     document_ids = property(lambda self: self._document_ids)
     contexts = property(lambda self: self._contexts)
     meta = property(lambda self: self._meta)
+    scores = property(lambda self: self._scores)
 
     def to_dict(self) -> dict[str, Any]:
         """The MultiLabel as Haystack 1.x's dict; with ``meta`` (evalframe's) when it has one."""

@@ -151,3 +151,58 @@ def load_benchmark(script: str, folder: Path = BENCHMARKS) -> ModuleType:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+# ---------------------------------------------------------------------------------------------- ten queries, 2 no-answer
+def ten_query_lines() -> list[dict]:
+    """Runs file lines of 10 queries, 2 of them no-answer, for what the document metrics' means include (issue 28).
+
+    Per query, the retriever's ranked documents and which count as relevant (r = relevant at that rank):
+
+    ======  =================================  ===========================  ====================
+    query   retrieved                          document_id_or_answer        document_id
+    ======  =================================  ===========================  ====================
+    q1-q5   g<i> (the gold document, holding   r at rank 1                  r at rank 1
+            the answer)
+    q6      x6 (unrelated), c6 (another id,    r at rank 2 (the chunk       none (c6 is not g6)
+            holding the answer "answer6")      holds the answer string)
+    q7, q8  x7 / x8 (unrelated)                none                         none
+    q9,q10  x9 / x10; no gold document         no gold: 1.0                 no gold: 1.0
+    ======  =================================  ===========================  ====================
+
+    recall_single_hit: default (5 + 1 + 0 + 0 + 2) / 10 = 0.8, answerable (5 + 1) / 8 = 0.75;
+    document_id (5 + 2) / 10 = 0.7, answerable 5 / 8 = 0.625. mrr: default (5 + 1/2 + 2) / 10 = 0.75, answerable
+    5.5 / 8 = 0.6875; document_id 0.7 and 0.625 (as recall).
+    """
+    lines = []
+    for i in range(1, 11):
+        query = f"question {i}?"
+        if i <= 5:
+            gold = {"document_ids": [f"g{i}"], "contexts": [f"gold passage with answer{i}."], "answers": [f"answer{i}"]}
+            documents = [{"id": f"g{i}", "content": f"gold passage with answer{i}."}]
+        elif i <= 8:
+            gold = {"document_ids": [f"g{i}"], "contexts": [f"gold passage with answer{i}."], "answers": [f"answer{i}"]}
+            documents = [{"id": f"x{i}", "content": f"an unrelated passage {i}."}]
+            if i == 6:
+                documents.append({"id": "c6", "content": "another chunk that says answer6 too."})
+        else:
+            gold = {"answers": [""]}
+            documents = [{"id": f"x{i}", "content": f"an unrelated passage {i}."}]
+        lines.append({"query": query, "gold": gold, "nodes": {"Retriever": {"documents": documents}}})
+    return lines
+
+
+def ten_query_result() -> EvaluationResult:
+    """:func:`ten_query_lines` built by from_runs (the lines as Python, not a file)."""
+    from evalframe import Answer, Document, Label
+
+    labels, documents = [], []
+    for line in ten_query_lines():
+        gold = line["gold"]
+        if "document_ids" in gold:
+            labels.append([Label(line["query"], Document(gold["contexts"][0], id=gold["document_ids"][0]), True, True,
+                                 "gold-label", Answer(gold["answers"][0]))])
+        else:  # a no-answer label: empty document and answer, as read_runs makes it
+            labels.append([Label(line["query"], Document("", id=""), True, True, "gold-label", Answer(""))])
+        documents.append(line["nodes"]["Retriever"]["documents"])
+    return EvaluationResult.from_runs(labels, {"Retriever": {"documents": documents}}, progress=False)

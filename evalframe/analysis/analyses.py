@@ -1,8 +1,8 @@
 """The mean analyses, written once for a result in memory and for one on Dask: :class:`MeanAnalyses`.
 
 ``calculate_metrics``, ``metrics_frame``, ``sliced_metrics``, ``metrics_at_k`` and ``trec_metrics`` (and
-``headline_metric``, ``pipeline_order``) are defined here over a small *partials source* that each result class
-implements: :meth:`MeanAnalyses.metric_partials`, :meth:`MeanAnalyses.slice_partials` and
+``no_answer_summary``, ``headline_metric``, ``pipeline_order``) are defined here over a small *partials source* that
+each result class implements: :meth:`MeanAnalyses.metric_partials`, :meth:`MeanAnalyses.slice_partials` and
 :meth:`MeanAnalyses.trec_partial` (the per-query tables summed up,
 :mod:`evalframe.analysis.aggregate`: :class:`evalframe.EvaluationResult` from its frames,
 :class:`evalframe.dask.DaskEvaluationResult` per partition, merged on the client), plus the checks of the options
@@ -21,7 +21,7 @@ import pandas as pd
 
 from .. import _validation as check
 from ..errors import warn
-from ..metrics.registry import headline_metric
+from ..metrics.registry import DOCUMENT_METRICS, headline_metric
 from ..metrics.trec import parse_measures, swept_measures
 from ..options import AT_K_SETS, MetricOptions, check_at_k, with_options
 from .aggregate import Partial, means, merge_slices
@@ -29,7 +29,8 @@ from .slices import FieldPresence, SliceKey, check_by, check_present
 
 __all__ = ["MeanAnalyses", "MetricKey", "SlicePiece"]
 
-#: (node, variant: 0, or the position of k in metrics_at_k's ks, row type "answer" / "document")
+#: (node, variant: 0, or the position of k in metrics_at_k's ks, row type "answer" / "document" / "score": the
+#: node's declared scores, at k only those of level "row")
 MetricKey = tuple[str, int, str]
 #: What one part of a result gives per node for sliced_metrics: the slice label names, the
 #: :func:`evalframe.analysis.aggregate.slice_partial` table, and what its queries hold of the filters fields.
@@ -220,7 +221,7 @@ class MeanAnalyses(Generic[_Table]):
         out: dict[str, dict[str, float]] = {}
         for node in self.nodes:
             values: dict[str, float] = {}
-            for row_type in ("answer", "document"):
+            for row_type in ("answer", "document", "score"):
                 found = totals.get((node, 0, row_type))
                 if found is None:
                     continue
@@ -282,6 +283,54 @@ class MeanAnalyses(Generic[_Table]):
         return pd.concat(out, names=["node"])
 
     @in_session
+    @with_options(MetricOptions, positional=("self", *MetricOptions.names()))
+    def no_answer_summary(self, **options: Any) -> pd.DataFrame:
+        """What the document metrics' means include: per document node, its queries, how many are no-answer queries,
+        and each document metric over all of them beside its value over the answerable ones.
+
+        A no-answer query (``sliced_metrics("no_answer")``: its gold answers are blank, and it has no gold document)
+        scores 1.0 on every document metric (Haystack 1.x's definition, ``docs/metrics.md#per-query``), so with many
+        of them a retriever's means read higher than its retrieval is. The values are those of
+        :meth:`calculate_metrics` (all queries) and of :meth:`sliced_metrics` by ``"no_answer"`` (its ``False``
+        slice: the answerable queries; NaN when there is none).
+
+        Takes the options of :meth:`calculate_metrics`.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Index ``node`` (the nodes with document rows in the ``eval_mode``), columns ``queries``,
+            ``no_answer_queries``, then per document metric ``<metric>`` and ``<metric>_answerable``.
+
+        Examples
+        --------
+        >>> from evalframe import load_demo_result
+        >>> summary = load_demo_result().no_answer_summary()
+        >>> summary.loc["Retriever", ["queries", "no_answer_queries", "mrr", "mrr_answerable"]].round(4).to_dict()
+        {'queries': 8.0, 'no_answer_queries': 1.0, 'mrr': 0.7292, 'mrr_answerable': 0.6905}
+        """
+        self.check_options(options, passed_to="no_answer_summary takes these options")
+        means_ = self.calculate_metrics(**options)
+        documents = {node: [m for m in values if m in DOCUMENT_METRICS] for node, values in means_.items()}
+        documents = {node: metrics for node, metrics in documents.items() if metrics}
+        records = []
+        if documents:
+            sliced = self.sliced_metrics("no_answer", **options)
+            for node, metrics in documents.items():
+                slices = sliced.loc[node]
+                counts = slices["queries"]
+                record: dict[str, Any] = {"node": node, "queries": int(counts.sum()),
+                                          "no_answer_queries": int(counts.get(True, 0))}
+                for metric in metrics:
+                    record[metric] = means_[node][metric]
+                    record[f"{metric}_answerable"] = float(slices[metric].get(False, float("nan")))
+                records.append(record)
+        columns = ["queries", "no_answer_queries",
+                   *dict.fromkeys(c for metrics in documents.values() for m in metrics for c in (m, f"{m}_answerable"))]
+        table = pd.DataFrame.from_records(records, columns=["node", *columns]).set_index("node")
+        return table.astype({"queries": "int64", "no_answer_queries": "int64"})
+
+    @in_session
     @with_options(MetricOptions, without=AT_K_SETS, positional=("self", "ks", "node", "document_scope", "eval_mode",
                                                                 "answer_scope", "context_matching_threshold"))
     def metrics_at_k(self, ks: Sequence[int] = (1, 3, 5, 10), node: str | None = None, *,
@@ -318,7 +367,7 @@ class MeanAnalyses(Generic[_Table]):
                                            eval_mode=base.eval_mode, complete=complete, duplicates=duplicates)
                 records += [(name, k, label, values[m]) for label, at_k in swept.items() for k, m in zip(ks, at_k)]
             for i, k in enumerate(ks):
-                for row_type in ("answer", "document"):
+                for row_type in ("answer", "document", "score"):
                     found = totals.get((name, i, row_type))
                     if found is not None:
                         records += [(name, k, metric, value) for metric, value in means(found).items()]

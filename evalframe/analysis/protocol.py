@@ -121,3 +121,7 @@ class ResultSource(ResultLike, Protocol):
     def trec_query_metrics(self, *args: Any, **options: Any) -> Any:
         """trec_eval measures of a document node per query."""
         ...
+
+    def no_answer_summary(self, **options: Any) -> pd.DataFrame:
+        """Per document node: its queries, its no-answer queries, each document metric and its answerable-only value."""
+        ...

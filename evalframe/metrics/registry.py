@@ -25,12 +25,13 @@ a Haystack one is an entry with a formula of :class:`DocumentCounts` fields in :
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from ..columns import COLUMN_ORDER, LIST_COLUMNS
 from ..errors import InvalidParameterError
 from . import diversity_kernels, kernels, trec_gain_kernels, trec_kernels, trec_set_kernels
 from .kernels import HAYSTACK_EDGE_POLICY, ZERO_EDGE_POLICY, DocumentCounts, EdgePolicy
@@ -53,6 +54,12 @@ __all__ = [
     "SYMBOLS",
     "TREC_SYMBOLS",
     "headline_metric",
+    "SCORE_LEVELS",
+    "DIRECTIONS",
+    "SCORE_PREFIX",
+    "score_measure",
+    "direction_of",
+    "score_column",
     "format_bounds",
     "parameters",
     "other_names",
@@ -70,7 +77,15 @@ __all__ = [
 LEVELS = ("answer", "document")
 #: The families of metrics: Haystack 1.x's EvaluationResult metrics, the other frameworks' evaluators' kernels
 #: (docs/evaluators.md) and trec_eval's measures (docs/ir-researchers.md).
-FAMILIES = ("haystack", "evaluators", "trec")
+#: ``"score"``: scores computed elsewhere (a judge's faithfulness, latency), declared by :func:`score_measure` and held
+#: by a result (``result.scores``), never listed in :data:`REGISTRY`.
+FAMILIES = ("haystack", "evaluators", "trec", "score")
+#: The levels of a score (family ``"score"``): one value per query, or one per row (averaged over the rows kept).
+SCORE_LEVELS = ("query", "row")
+#: Which way a measure is better: every registry entry ``"higher"``; a score may be ``"lower"`` (latency, cost).
+DIRECTIONS = ("higher", "lower")
+#: The prefix of a score's column in the node frames: ``scores.faithfulness``.
+SCORE_PREFIX = "scores."
 #: Whether a metric's name takes a cutoff ``@k``: it must, it may, or it does not.
 CUTOFFS = ("required", "optional", "none")
 #: The kinds of a measure parameter's value (:class:`Param`).
@@ -255,6 +270,8 @@ class Metric:
         gains are the grades, and for the Haystack metrics (their relevance is the criterion's).
     finish : trec measures: the values from the kernel's column, ``finish(column, cutoff, num_rel)``.
     aggregation : how the per-query values become one number (a key of :data:`AGGREGATIONS`).
+    direction : ``"higher"`` (a higher value is better: every registry entry) or ``"lower"`` (a score such as
+        latency); read through :func:`direction_of`.
     """
 
     name: str
@@ -278,9 +295,12 @@ class Metric:
     rel: bool = False
     finish: Callable[..., np.ndarray] | None = None
     aggregation: str = "mean"
+    direction: str = "higher"
 
     def __post_init__(self) -> None:
-        for field, value, choices in (("level", self.level, LEVELS), ("family", self.family, FAMILIES),
+        levels = SCORE_LEVELS if self.family == "score" else LEVELS
+        for field, value, choices in (("level", self.level, levels), ("family", self.family, FAMILIES),
+                                      ("direction", self.direction, DIRECTIONS),
                                       ("cutoff", self.cutoff, CUTOFFS), ("aggregation", self.aggregation, AGGREGATIONS)):
             if value not in choices:
                 raise InvalidParameterError(f"metric {self.name!r}: {field} must be one of {list(choices)}; got {value!r}.")
@@ -743,6 +763,133 @@ METRICS: dict[str, Metric] = {**ANSWER_METRICS, **DOCUMENT_METRICS}
 
 #: trec_eval's measures by their ir_measures name (``trec_metrics``; :mod:`evalframe.metrics.trec` reads the names).
 TREC_MEASURES: dict[str, Metric] = _view("trec")
+
+
+_SCORE_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_\-]*$")
+
+
+def _taken_names() -> dict[str, str]:
+    """Every name of the static registry, lower-cased, with what it is (for a score's name to be refused)."""
+    taken: dict[str, str] = {}
+    for metric in REGISTRY:
+        kind = "a trec_eval measure" if metric.family == "trec" else f"a {metric.family} metric"
+        taken.setdefault(metric.name.lower(), f"{kind} ({metric.name!r})")
+        for synonym in metric.synonyms:
+            taken.setdefault(synonym.text.lower(), f"a name of the trec_eval measure {metric.name!r}")
+        for trec_name in metric.trec_eval:
+            taken.setdefault(trec_name.stem.lower(), f"trec_eval's name of the measure {metric.name!r}")
+    return taken
+
+
+def _check_score_name(name: Any) -> str:
+    """``name``, when it can name a score: refused when it is a registry measure's name (any case, with or without a
+    trec_eval cutoff ``_k``), a frame column of the schema, or holds characters a measure name reads otherwise."""
+    if not isinstance(name, str) or not _SCORE_NAME.match(name):
+        raise InvalidParameterError(
+            f"score name {name!r}: a score's name starts with a letter and holds letters, digits, '_' and '-' only "
+            "(no '@', '(', ')', '.', ',', '=' or space, which measure names read as a cutoff or parameters); rename it.")
+    taken = _taken_names()
+    stem = re.sub(r"_[0-9.]+$", "", name).lower()
+    clash = taken.get(name.lower()) or taken.get(stem)
+    if clash:
+        raise InvalidParameterError(f"score name {name!r} is {clash} of evalframe's registry; rename the score "
+                                    f"(e.g. {name + '_score'!r}).")
+    columns = {*COLUMN_ORDER, *LIST_COLUMNS, "meta", "no_answer", "queries", "num_examples_for_eval", "node", "k", "metric",
+               "value"}
+    if name in columns:
+        raise InvalidParameterError(f"score name {name!r} is a column of evalframe's node frames or tables; rename the "
+                                    f"score (e.g. {name + '_score'!r}).")
+    return name
+
+
+def score_measure(name: str, *, direction: str = "higher", bounds: tuple[float, float] | None = None,
+                  level: str = "query", description: str = "") -> Metric:
+    """Declare a score computed elsewhere (a judge's faithfulness, a human rating, latency) as a measure.
+
+    A result holds its scores' declarations in ``result.scores`` (``{name: Metric}``) and their values in the node
+    frames' ``scores.<name>`` columns (:meth:`evalframe.EvaluationResult.add_scores`, ``from_runs(scores=...)``); every
+    analysis then reports ``<name>`` beside the node's metrics, each query's value averaged over the queries that have
+    one.
+
+    Parameters
+    ----------
+    name : str
+        The score's name: a letter, then letters, digits, ``_`` or ``-``; not a name of the registry (``mrr``, ``AP``,
+        ``ndcg_cut``...) nor a column of the node frames.
+    direction : {"higher", "lower"}
+        Which way is better (``"lower"``: latency, cost); worst-query lists, comparisons and plots follow it.
+    bounds : (float, float), optional
+        The range every value must lie in (checked when values are attached); None: unbounded.
+    level : {"query", "row"}
+        ``"query"``: one value per query; ``"row"``: one per row, a query's value the mean over its rows that the
+        simulated top-k keeps.
+    description : str
+        One line saying what the score is.
+
+    Returns
+    -------
+    Metric
+        An entry of family ``"score"``.
+
+    Examples
+    --------
+    >>> latency = score_measure("latency_ms", direction="lower", bounds=(0, 60000), description="seconds to answer")
+    >>> latency.direction, latency.bounds, latency.level, latency.family
+    ('lower', (0.0, 60000.0), 'query', 'score')
+    >>> score_measure("mrr")
+    Traceback (most recent call last):
+    ...
+    evalframe.errors.InvalidParameterError: score name 'mrr' is a haystack metric ('mrr') of evalframe's registry; ...
+    """
+    name = _check_score_name(name)
+    if direction not in DIRECTIONS:
+        raise InvalidParameterError(f"score {name!r}: direction must be one of {list(DIRECTIONS)}; got {direction!r}.")
+    if level not in SCORE_LEVELS:
+        raise InvalidParameterError(f"score {name!r}: level must be one of {list(SCORE_LEVELS)}; got {level!r}.")
+    if not isinstance(description, str):
+        raise InvalidParameterError(f"score {name!r}: description must be a string; got {type(description).__name__}.")
+    checked: tuple[float, float] | None = None
+    if bounds is not None:
+        try:
+            low, high = (float(b) for b in bounds)
+        except (TypeError, ValueError):
+            raise InvalidParameterError(
+                f"score {name!r}: bounds must be (low, high) numbers or None; got {bounds!r}.") from None
+        if np.isnan(low) or np.isnan(high) or low > high:
+            raise InvalidParameterError(f"score {name!r}: bounds must be (low, high) with low <= high; got {bounds!r}.")
+        checked = (low, high)
+    better = "higher" if direction == "higher" else "lower"
+    return Metric(name, level, description or f"a score computed elsewhere ({better} is better)",
+                  formula=("the query's value" if level == "query" else "mean of the values of the query's rows kept"),
+                  edge="no value: NaN, left out of the mean", bounds=checked,
+                  bounds_note="" if checked else "declared unbounded", family="score", direction=direction)
+
+
+def score_column(name: str) -> str:
+    """The frame column of score ``name``: ``scores.<name>``.
+
+    Examples
+    --------
+    >>> score_column("faithfulness")
+    'scores.faithfulness'
+    """
+    return SCORE_PREFIX + name
+
+
+def direction_of(metric: str, scores: Mapping[str, Metric] | None = None) -> str:
+    """Which way ``metric`` is better, ``"higher"`` or ``"lower"``: a declared score's direction (``scores``, as
+    ``result.scores``), else ``"higher"`` (every Haystack metric and trec_eval measure, ``nDCG@10`` included, and any
+    unknown name).
+
+    Examples
+    --------
+    >>> direction_of("mrr"), direction_of("nDCG@10")
+    ('higher', 'higher')
+    >>> direction_of("latency", {"latency": score_measure("latency", direction="lower")})
+    'lower'
+    """
+    found = (scores or {}).get(metric)
+    return found.direction if isinstance(found, Metric) else "higher"
 
 
 def headline_metric(level: str) -> str:

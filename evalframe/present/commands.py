@@ -29,6 +29,7 @@ from ..metrics.trec import parse_measures
 from ..options import MatchingOptions, MetricOptions
 from .formats import TABLE_FORMATS, above_one_note, render_table, short_text
 from .trec_formats import TREC_FORMATS, TrecTable, relstring_column, trec_request
+from ..report.model import no_answer_counts, scope_note
 from ..result import EvaluationResult
 from ..sources.runs import query_lines, read_runs
 from ..trec_compare import MAX_P as TREC_MAX_P
@@ -95,12 +96,16 @@ def _scopes(args: argparse.Namespace) -> str:
             f"top-k reader={top_k(options.simulated_top_k_reader)}")
 
 
-def _with_scopes(text: str, args: argparse.Namespace, table: pd.DataFrame | None = None) -> str:
+def _with_scopes(text: str, args: argparse.Namespace, table: pd.DataFrame | None = None,
+                 notes: Sequence[str] = ()) -> str:
     """The scopes above a table, below a markdown table (its first line stays the table's header row), not in json/csv.
 
-    Metric values above 1 in ``table`` (Haystack's map and ndcg count a document retrieved twice) get a note below.
+    Metric values above 1 in ``table`` (Haystack's map and ndcg count a document retrieved twice) get a note below,
+    after ``notes`` (each a paragraph of its own in markdown).
     """
-    note = above_one_note(table) if table is not None else ""
+    above_one = above_one_note(table) if table is not None else ""
+    shown = [*notes, above_one] if above_one else list(notes)
+    note = ("\n\n" if args.format == "markdown" else "\n").join(shown)
     return TABLE_FORMATS[args.format].with_scopes(text, lambda: _scopes(args), note)
 
 
@@ -132,7 +137,25 @@ def _metrics(args: argparse.Namespace) -> str:
         _check_node(result, args.node)
         metrics = {args.node: metrics[args.node]}
     frame = pd.DataFrame.from_dict(metrics, orient="index").rename_axis("node")
-    return _with_scopes(render_table(frame, args.format, lambda: metrics), args, frame)
+    # for a person: json and csv stay the numbers alone, as they leave out the scopes
+    includes = _includes(result, list(metrics), kwargs) if args.format in ("table", "markdown") else []
+    return _with_scopes(render_table(frame, args.format, lambda: metrics), args, frame, includes)
+
+
+def _includes(result: Any, nodes: list[str], options: dict[str, Any]) -> list[str]:
+    """What the document metrics' means include (the report's notes, :mod:`evalframe.report.model`): each document node's
+    no-answer queries with the means over the answerable ones, and what the document_scope credits beyond gold ids."""
+    with warnings.catch_warnings():  # the table's own computation gave the options' warnings once
+        warnings.simplefilter("ignore")
+        counts, answerable = no_answer_counts(result, nodes, **options)
+        credited = scope_note(result, nodes, **options)
+    notes = []
+    for count in counts:
+        if not count.no_answer_queries:
+            continue
+        values = ", ".join(f"{metric} {value:.4f}" for metric, value in answerable[count.node].items())
+        notes.append(f"note: {count.sentence()} Answerable only: {values} (--by no_answer slices them).")
+    return notes + ([f"note: {credited}"] if credited else [])
 
 
 def _worst(args: argparse.Namespace) -> str:

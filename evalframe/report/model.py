@@ -17,6 +17,7 @@ Examples
 from __future__ import annotations
 
 import base64
+import dataclasses
 import io
 import warnings
 from collections.abc import Mapping, Sequence
@@ -31,16 +32,17 @@ from ..analysis.aggregate import means, partial
 from ..analysis.compare import is_result
 from ..analysis.examples import NO_ANSWER, THRESHOLD
 from ..analysis.protocol import ResultSource
+from ..options import MetricOptions
 from ..columns import ANSWER_SCOPE_MEANINGS, CRITERIA, MATCH_MEANINGS, answer_metric_column, relevance_column, \
     relevance_criterion
-from ..errors import InvalidParameterError, warn
+from ..errors import InvalidParameterError, SchemaError, warn
 from ..metrics.registry import METRICS, SYMBOLS, format_bounds
 from ..metrics.trec import describe_measure, parse_measures
 from . import plots
 
-__all__ = ["Definition", "Definitions", "FunnelNode", "FunnelRow", "Listed", "Note", "ReportModel",
-           "Section", "TrecCount", "WorstQuery", "build_model", "DEFINITIONS_TITLE", "MODES", "ABOVE_ONE",
-           "WRONG_EXAMPLES_FIELDS"]
+__all__ = ["Definition", "Definitions", "FunnelNode", "FunnelRow", "Listed", "NoAnswerCount", "Note", "ReportModel",
+           "Section", "TrecCount", "WorstQuery", "build_model", "no_answer_counts", "scope_note", "DEFINITIONS_TITLE",
+           "MODES", "ABOVE_ONE", "WRONG_EXAMPLES_FIELDS"]
 
 #: The report explains its scopes and metrics in its own last section (a saved page or a pip-installed package has
 #: no docs folder to link to).
@@ -64,6 +66,7 @@ class FunnelRow:
     top1: float | None
     isolated: float | None
     above_one: bool  # one of the values exceeds 1 (Haystack's map / ndcg with duplicate documents)
+    answerable: float | None = None  # a document metric's integrated value over the answerable queries only
 
 
 @dataclass(frozen=True)
@@ -81,6 +84,29 @@ class TrecCount:
 
     node: str
     queries: int
+
+
+@dataclass(frozen=True)
+class NoAnswerCount:
+    """A document node's queries and how many of them are no-answer queries (no gold answer, no gold document):
+    every document metric scores those 1.0 (Haystack 1.x's definition) and each mean counts them
+    (:meth:`evalframe.EvaluationResult.no_answer_summary`)."""
+
+    node: str
+    queries: int
+    no_answer_queries: int
+
+    def sentence(self) -> str:
+        """What the node's document-metric means include, for a person (the report, ``evalframe metrics``)."""
+        n, total = self.no_answer_queries, self.queries
+        if n == 0:
+            return f"{self.node}: none of its {total} queries is a no-answer query; its document metrics are means " \
+                   "over answerable queries."
+        one = n == 1
+        return (f"{self.node}: {n} of {total} queries {'is a no-answer query' if one else 'are no-answer queries'} "
+                f"(no gold answer, no gold document); every document metric scores {'it' if one else 'them'} 1.0 "
+                f"(Haystack's definition) and each mean counts {'it' if one else 'them'}; 'answerable only' is the "
+                f"mean over the other {total - n}.")
 
 
 @dataclass(frozen=True)
@@ -160,6 +186,8 @@ class ReportModel:
     sections: tuple[Section, ...]
     definitions: Definitions
     notes: tuple[Note, ...]
+    no_answer: tuple[NoAnswerCount, ...] = ()  # the document nodes of the funnel (none without gold_answers)
+    scope_note: str = ""  # what the document_scope credits beyond gold ids, when it credits more ("" otherwise)
 
 
 # ---------------------------------------------------------------------------------------------- helpers
@@ -351,6 +379,83 @@ def _deepest_rank(result: ResultSource, node: str) -> int:
 
 
 
+def no_answer_counts(result: ResultSource, nodes: Sequence[str], **options: Any,
+                     ) -> tuple[tuple[NoAnswerCount, ...], dict[str, dict[str, float]]]:
+    """Per document node of ``nodes``: its :class:`NoAnswerCount` and each document metric over the answerable queries
+    (:meth:`~evalframe.EvaluationResult.no_answer_summary` with ``options``); nothing when a frame lacks the gold
+    answers that tell no-answer queries apart.
+
+    Examples
+    --------
+    >>> from evalframe import load_demo_result
+    >>> counts, answerable = no_answer_counts(load_demo_result(), ["Retriever", "Reader"])
+    >>> counts[0].sentence()[:60], round(answerable["Retriever"]["recall_single_hit"], 4)
+    ('Retriever: 1 of 8 queries is a no-answer query (no gold answ', 0.8571)
+    """
+    try:
+        summary = result.no_answer_summary(**options)
+    except SchemaError:  # a hand-made frame without gold_answers: no-answer queries cannot be told apart
+        return (), {}
+    counts, answerable = [], {}
+    for node in nodes:
+        if node not in summary.index:
+            continue
+        row = summary.loc[node]
+        counts.append(NoAnswerCount(node, int(row["queries"]), int(row["no_answer_queries"])))
+        answerable[node] = {str(column)[:-len("_answerable")]: float(value) for column, value in row.items()
+                            if str(column).endswith("_answerable") and value == value}
+    return tuple(counts), answerable
+
+
+#: What a document_scope crediting answers counts as relevant beyond gold ids (the criteria where an answer alone does).
+_ANSWER_CREDIT = {
+    "document_id_or_answer": "counts a retrieved document as relevant when its id is a gold document id or when its text "
+                             "contains a gold answer string: a chunk holding the answer counts even under another "
+                             "document id",
+    "answer": "counts a retrieved document as relevant when its text contains a gold answer string, whatever its id",
+}
+
+
+def scope_note(result: ResultSource, nodes: Sequence[str], **options: Any) -> str:
+    """What the options' ``document_scope`` credits beyond gold ids, with each document node's headline metric under
+    ``document_scope="document_id"`` beside its value; "" when the scope credits gold ids (or contexts) only.
+
+    Examples
+    --------
+    >>> from evalframe import load_demo_result
+    >>> import textwrap
+    >>> print(textwrap.fill(scope_note(load_demo_result(), ["Retriever", "Reader"]), 100))
+    document_scope='document_id_or_answer' (the default) counts a retrieved document as relevant when
+    its id is a gold document id or when its text contains a gold answer string: a chunk holding the
+    answer counts even under another document id. With document_scope='document_id' (gold ids only):
+    Retriever recall_single_hit 0.8750 (0.8750 here).
+    """
+    chosen = MetricOptions.from_keywords(options, passed_to="scope_note takes these options")
+    criterion = relevance_criterion(chosen.document_scope, chosen.answer_scope)
+    documents = [node for node in nodes if result.has_documents(node) and not result.has_answers(node)]
+    if criterion not in _ANSWER_CREDIT or not documents:
+        return ""
+    default = " (the default)" if chosen.document_scope == MetricOptions.document_scope else ""
+    here = result.calculate_metrics(**options)
+    by_id = result.calculate_metrics(**{**options, "document_scope": "document_id"})
+    values = []
+    for node in documents:
+        metric = result.headline_metric(node)
+        if metric in by_id.get(node, {}) and metric in here.get(node, {}):
+            values.append(f"{node} {metric} {by_id[node][metric]:.4f} ({here[node][metric]:.4f} here)")
+    compared = f" With document_scope='document_id' (gold ids only): {', '.join(values)}." if values else ""
+    return f"document_scope={chosen.document_scope!r}{default} {_ANSWER_CREDIT[criterion]}.{compared}"
+
+
+def _with_answerable(funnel: tuple[FunnelNode, ...], answerable: Mapping[str, Mapping[str, float]],
+                     counts: Sequence[NoAnswerCount]) -> tuple[FunnelNode, ...]:
+    """The funnel with each document metric's value over the answerable queries, where some query is a no-answer one."""
+    flagged = {count.node for count in counts if count.no_answer_queries}
+    return tuple(dataclasses.replace(node, rows=tuple(
+        dataclasses.replace(row, answerable=answerable[node.node].get(row.metric)) for row in node.rows))
+        if node.node in flagged else node for node in funnel)
+
+
 # ---------------------------------------------------------------------------------------------- building
 def build_model(
     result: ResultSource,
@@ -398,6 +503,9 @@ def build_model(
         warnings.simplefilter("always")
         checked = _check_measures(measures)
         funnel, counts, explained = _funnel(result, nodes, metrics_filter, scopes, checked, trec)
+        no_answer, answerable = no_answer_counts(result, nodes, **scopes)
+        funnel = _with_answerable(funnel, answerable, no_answer)
+        credited = scope_note(result, nodes, **scopes)
         measured = {count.node for count in counts}
         sections = tuple(_section(result, node, checked[0] if node in measured else result.headline_metric(node), n,
                                   max_characters_per_field, charts, fields, scopes, trec if node in measured else None)
@@ -411,7 +519,8 @@ def build_model(
         version=__version__, nodes=tuple(nodes), document_scope=document_scope, answer_scope=answer_scope,
         measures=tuple(checked), funnel=funnel, trec_counts=counts,
         above_one=any(row.above_one for node in funnel for row in node.rows), sections=sections,
-        definitions=_definitions(list(explained), document_scope, answer_scope), notes=notes)
+        definitions=_definitions(list(explained), document_scope, answer_scope), notes=notes, no_answer=no_answer,
+        scope_note=credited)
 
 
 def _funnel(result: ResultSource, nodes: list[str], metrics_filter: Mapping[str, Sequence[str]] | None,

@@ -75,6 +75,17 @@ def _judged_under(model: ReportModel, section: Section) -> str:
             + (f" and answer_scope {model.answer_scope!r}" if both else ""))
 
 
+def _includes(model: ReportModel) -> list[tuple[str, str]]:
+    """What the document metrics' means include: each document node's no-answer queries, and what the scope credits
+    (the text's label of each, its sentence)."""
+    return [("no-answer", count.sentence()) for count in model.no_answer] + (
+        [("scope", model.scope_note)] if model.scope_note else [])
+
+
+def _answerable_shown(model: ReportModel) -> bool:
+    return any(row.answerable is not None for node in model.funnel for row in node.rows)
+
+
 def _title(section: Section) -> str:
     return f"Worst queries of {section.node} by {section.metric}"
 
@@ -89,10 +100,12 @@ def render_text(model: ReportModel) -> str:
         text += ["  |", node.node]
         for row in node.rows:
             extras = ([f"top-1 {row.top1:.4f}"] if row.top1 is not None else []) + (
-                [f"isolated {row.isolated:.4f}"] if row.isolated is not None else [])
+                [f"isolated {row.isolated:.4f}"] if row.isolated is not None else []) + (
+                [f"answerable only {row.answerable:.4f}"] if row.answerable is not None else [])
             text.append(f"  | {row.metric:<18} {row.integrated:.4f}" + (f"   ({', '.join(extras)})" if extras else "")
                         + (f"   [! {ABOVE_ONE}]" if row.above_one else ""))
     text += ["  |", "Output", ""]
+    text += [f"[{label}] {line}" for label, line in _includes(model)] + ([""] if _includes(model) else [])
     for count in model.trec_counts:
         text += [f"[trec] {_trec_note(model, count.node, count.queries)}; see '{DEFINITIONS_TITLE}', at the end.", ""]
     if model.above_one:
@@ -132,7 +145,8 @@ def render_html(model: ReportModel) -> str:
             f"<p class='scopes'>Scopes: <code>document_scope={html.escape(repr(model.document_scope))}</code>, "
             f"<code>answer_scope={html.escape(repr(model.answer_scope))}</code> "
             f"(<a href='#{DEFINITIONS_ANCHOR}'>what they mean</a>)</p>", "<h2>Pipeline funnel</h2>",
-            "<table><tr><th>node</th><th>metric</th><th>integrated</th><th>top-1</th><th>isolated (upper bound)</th></tr>"]
+            "<table><tr><th>node</th><th>metric</th><th>integrated</th><th>top-1</th><th>isolated (upper bound)</th>"
+            + ("<th>answerable only</th>" if _answerable_shown(model) else "") + "</tr>"]
     for node in model.funnel:
         for row in node.rows:
             anchor = _metric_anchor(row.metric)
@@ -144,8 +158,11 @@ def render_html(model: ReportModel) -> str:
                 f"<tr><td class='node'>{html.escape(node.node)}</td><td>{name}{flag}</td>"
                 f"<td class='num'>{row.integrated:.4f}</td>"
                 f"<td class='num'>{f'{row.top1:.4f}' if row.top1 is not None else ''}</td>"
-                f"<td class='num'>{f'{row.isolated:.4f}' if row.isolated is not None else ''}</td></tr>")
+                f"<td class='num'>{f'{row.isolated:.4f}' if row.isolated is not None else ''}</td>"
+                + (f"<td class='num'>{f'{row.answerable:.4f}' if row.answerable is not None else ''}</td>"
+                   if _answerable_shown(model) else "") + "</tr>")
     page.append("</table>")
+    page += [f"<p class='muted includes'>{html.escape(line)}</p>" for _, line in _includes(model)]
     for count in model.trec_counts:
         page.append(f"<p class='muted'>{html.escape(_trec_note(model, count.node, count.queries))} "
                     f"(<a href='#{DEFINITIONS_ANCHOR}'>definitions</a>).</p>")
@@ -216,11 +233,15 @@ def render_markdown(model: ReportModel) -> str:
     lines = ["# Evaluation report", "", f"evalframe {model.version}; nodes: {', '.join(model.nodes)}", "",
              f"Scopes: `document_scope={model.document_scope!r}`, `answer_scope={model.answer_scope!r}` "
              f"(what they mean: [{DEFINITIONS_TITLE}](#{_slug(DEFINITIONS_TITLE)}))", "", "## Pipeline funnel", "",
-             "| node | metric | integrated | top-1 | isolated (upper bound) |", "|---|---|---|---|---|"]
+             "| node | metric | integrated | top-1 | isolated (upper bound) |"
+             + (" answerable only |" if _answerable_shown(model) else ""),
+             "|---|---|---|---|---|" + ("---|" if _answerable_shown(model) else "")]
     lines += [f"| {_md(node.node)} | {_md(row.metric)}{' ⚠ above 1' if row.above_one else ''} | "
               f"{_md_value(row.integrated)} | {_md_value(row.top1)} | {_md_value(row.isolated)} |"
+              + (f" {_md_value(row.answerable)} |" if _answerable_shown(model) else "")
               for node in model.funnel for row in node.rows]
     lines.append("")
+    lines += [f"{_md(line)}\n" for _, line in _includes(model)]
     lines += [f"{_trec_note(model, count.node, count.queries)}.\n" for count in model.trec_counts]
     if model.above_one:
         lines += [f"⚠ map / ndcg {ABOVE_ONE}.", ""]
@@ -286,8 +307,12 @@ def to_dict(model: ReportModel) -> dict[str, Any]:
         "measures": list(model.measures),
         "funnel": [{"node": node.node, "answer_node": node.answer_node, "metrics": [
             {"metric": row.metric, "integrated": _number(row.integrated), "top1": _number(row.top1),
-             "isolated": _number(row.isolated), "above_one": row.above_one} for row in node.rows]}
+             "isolated": _number(row.isolated), "above_one": row.above_one, "answerable": _number(row.answerable)}
+            for row in node.rows]}
             for node in model.funnel],
+        "no_answer": [{"node": count.node, "queries": count.queries, "no_answer_queries": count.no_answer_queries}
+                      for count in model.no_answer],
+        "scope_note": model.scope_note,
         "trec": [{"node": count.node, "queries": count.queries} for count in model.trec_counts],
         "above_one": model.above_one,
         "worst": [{"node": section.node, "answer_node": section.answer_node, "metric": section.metric,

@@ -26,7 +26,8 @@ from .matching import context_similarities, exact_match, f1
 from .sas import resolve_sas_model
 from ..schema import Answer, Document, Label, MultiLabel, Span, TableCell, offset_to_dict
 
-__all__ = ["OUTPUT_KEYS", "flatten", "as_answer", "as_document", "IdlessDocuments", "idless_positions", "numbered_per_query",
+__all__ = ["OUTPUT_KEYS", "flatten", "multilabel_ids", "entry_scores",
+           "as_answer", "as_document", "IdlessDocuments", "idless_positions", "numbered_per_query",
            "warn_idless_documents"]
 
 #: What a node may return per query; the ``*_isolated`` outputs are evaluated in isolated mode.
@@ -575,6 +576,25 @@ def _similarities(pairs: list[tuple[str, str]], matching: MatchingOptions, *, sh
     finally:
         steps.close()
     return scores
+
+
+def multilabel_ids(labels: Sequence[Any]) -> list[str | None]:
+    """The ``multilabel_id`` of each entry of ``labels`` (None for an entry without labels, which is left out)."""
+    if isinstance(labels, (str, bytes, Mapping)) or not isinstance(labels, Sequence):
+        raise EvalframeError(
+            f"labels must be a list with one MultiLabel (or list of Labels) per query; got {type(labels).__name__}.")
+    return [None if ml is None else ml.id for ml in (_as_multilabel(item, i) for i, item in enumerate(labels))]
+
+
+def entry_scores(labels: Sequence[Any]) -> dict[str, dict[str, list[float | None]]]:
+    """The MultiLabels' own scores (a runs file line's ``"scores"``) as ``{node: {name: [value per entry]}}``."""
+    out: dict[str, dict[str, list[float | None]]] = {}
+    for i, item in enumerate(labels):
+        found = getattr(item, "scores", None) if isinstance(item, MultiLabel) else None
+        for node, named in (found or {}).items():
+            for name, value in named.items():
+                out.setdefault(node, {}).setdefault(name, [None] * len(labels))[i] = value
+    return out
 
 
 def flatten(

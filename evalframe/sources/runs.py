@@ -21,7 +21,7 @@ from ..schema import Answer, Document, Label, MultiLabel
 
 __all__ = ["read_runs", "read_runs_counted", "query_lines"]
 
-_LINE_KEYS = ("query", "filters", "labels", "gold", "nodes", "id", "meta")
+_LINE_KEYS = ("query", "filters", "labels", "gold", "nodes", "id", "meta", "scores")
 _GOLD_KEYS = ("document_ids", "contexts", "answers")
 _NOT_JSON_LINES = ("the file is {what}, not JSON Lines: a runs file holds one JSON object per line, each "
                    "query on a line of its own (docs/runs-format.md). Rewrite it, e.g. with "
@@ -62,6 +62,31 @@ def _line_meta(line: dict[str, Any], where: str) -> dict[str, Any] | None:
 
 class _Digits(str):
     """An integer literal of a runs file too long for ``int()``, kept as its text to say where it is."""
+
+
+def _line_scores(line: dict[str, Any], where: str) -> dict[str, dict[str, float]] | None:
+    """A line's ``scores``: ``{node: {name: number or null}}``, each node one the line's ``nodes`` name
+    (docs/runs-format.md#scores), or None."""
+    scores = line.get("scores")
+    if scores is None:
+        return None
+    if not isinstance(scores, dict):
+        raise LoadError(f"{where}: 'scores' must be a JSON object {{\"<node>\": {{\"<name>\": number}}}}; got "
+                        f"{json.dumps(scores)[:60]}.")
+    given = line.get("nodes")
+    nodes: dict[str, Any] = given if isinstance(given, dict) else {}
+    for node, named in scores.items():
+        if node not in nodes:
+            raise LoadError(f"{where}: 'scores' names node {node!r}, which the line's 'nodes' does not "
+                            f"({sorted(nodes)}).")
+        if not isinstance(named, dict):
+            raise LoadError(f"{where}: 'scores' of node {node!r} must be a JSON object {{\"<name>\": number}}; got "
+                            f"{json.dumps(named)[:60]}.")
+        for name, value in named.items():
+            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
+                raise LoadError(f"{where}: score {name!r} of node {node!r} must be a number or null; got "
+                                f"{json.dumps(value)[:60]}.")
+    return scores
 
 
 def _integer_or_digits(text: str) -> int | _Digits:
@@ -244,7 +269,8 @@ def _read(path: Path, show: bool) -> tuple[list[MultiLabel | None], dict[str, di
                         label_objects.append(Label.from_dict(item))
                 else:
                     label_objects = _gold_labels(query, line.get("filters"), line["gold"], where, number)
-                labels.append(MultiLabel(label_objects, meta=_line_meta(line, where)) if label_objects else None)
+                labels.append(MultiLabel(label_objects, meta=_line_meta(line, where), scores=_line_scores(line, where))
+                              if label_objects else None)
             except LoadError:
                 raise
             except EvalframeError as exc:

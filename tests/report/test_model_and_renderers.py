@@ -23,7 +23,8 @@ DEMO = Path(__file__).resolve().parents[2] / "evalframe" / "data" / "demo_result
 #   isolated:                 1 1 1 1 1 0 1 1 -> 7/8
 # Retriever, recall_single_hit: every query finds a relevant document (Mars has no gold: 1) but Everest, whose
 # retrieval is empty -> 7/8
-READER_EXACT_MATCH = {"metric": "exact_match", "integrated": 0.75, "top1": 0.5, "isolated": 0.875, "above_one": False}
+READER_EXACT_MATCH = {"metric": "exact_match", "integrated": 0.75, "top1": 0.5, "isolated": 0.875, "above_one": False,
+                      "answerable": None}  # an answer metric: no answerable-only value
 
 
 @pytest.fixture(scope="module")
@@ -40,8 +41,14 @@ def test_the_dict_holds_the_funnel_numbers_as_numbers(report):
         "Retriever", False, "Reader", True)
     assert reader["metrics"][0] == READER_EXACT_MATCH
     single_hit = next(row for row in retriever["metrics"] if row["metric"] == "recall_single_hit")
+    # a retriever has no top-1 and no isolated rows: null; of the 7 answerable queries (the 8th, "Who was the first
+    # person to walk on Mars?", is a no-answer query) 6 are found ("How tall is Mount Everest?" retrieved nothing)
     assert single_hit == {"metric": "recall_single_hit", "integrated": 0.875, "top1": None, "isolated": None,
-                          "above_one": False}  # a retriever has no top-1 and no isolated rows: null
+                          "above_one": False, "answerable": 6 / 7}
+    assert data["no_answer"] == [{"node": "Retriever", "queries": 8, "no_answer_queries": 1}]
+    assert data["scope_note"].startswith("document_scope='document_id_or_answer' (the default) counts a retrieved "
+                                         "document as relevant when its id is a gold document id or when its text "
+                                         "contains a gold answer string")
     assert data["above_one"] is False and data["trec"] == [] and data["measures"] == []
 
 
@@ -74,16 +81,16 @@ def test_nan_is_null_in_json():
     row = FunnelRow("f1", "Best token-overlap F1.", float("nan"), float("nan"), None, False)
     model = dataclasses.replace(model, funnel=(FunnelNode("Reader", True, (row,)),))
     assert to_dict(model)["funnel"][0]["metrics"][0] == {"metric": "f1", "integrated": None, "top1": None,
-                                                        "isolated": None, "above_one": False}
+                                                        "isolated": None, "above_one": False, "answerable": None}
     assert '"integrated": null' in Report(model).to_json()
 
 
 def test_markdown_tables(report):
     lines = report.to_markdown().splitlines()
     assert lines[0] == "# Evaluation report"
-    assert "| node | metric | integrated | top-1 | isolated (upper bound) |" in lines
-    assert "| Reader | exact_match | 0.7500 | 0.5000 | 0.8750 |" in lines
-    assert "| Retriever | recall_single_hit | 0.8750 |  |  |" in lines
+    assert "| node | metric | integrated | top-1 | isolated (upper bound) | answerable only |" in lines
+    assert "| Reader | exact_match | 0.7500 | 0.5000 | 0.8750 |  |" in lines
+    assert "| Retriever | recall_single_hit | 0.8750 |  |  | 0.8571 |" in lines  # 6/7 answerable queries found
     assert ("| How tall is Mount Everest? | 0.0000 | doc-everest | 1. context: (empty); document_id: (nothing "
             "retrieved) |") in lines
     assert "## What the numbers mean" in lines
@@ -118,7 +125,7 @@ def test_cli_report_json_and_markdown(capsys):
     assert code == 0
     assert json.loads(out)["funnel"][1]["metrics"][0] == READER_EXACT_MATCH
     code, out, _ = run(capsys, "report", str(DEMO), "-n", "1", "--format", "markdown")
-    assert code == 0 and "| Reader | exact_match | 0.7500 | 0.5000 | 0.8750 |" in out.splitlines()
+    assert code == 0 and "| Reader | exact_match | 0.7500 | 0.5000 | 0.8750 |  |" in out.splitlines()
 
 
 def test_cli_report_text_is_the_default(capsys):

@@ -135,10 +135,10 @@ def test_metric_dict_scores_are_kept_per_query_under_free_names():
     from evalframe.result import _score_name_taken
     golden = json.loads((DATA / "retrieval_results.json").read_text())
     read = read_llamaindex(golden, taken=_score_name_taken)
-    # evalframe owns mrr, precision and ndcg (its recalls are recall_multi_hit, recall_single_hit and trec_eval's
-    # recall_<k>): llama-index's are kept beside them
+    # evalframe owns mrr, precision, ndcg, and recall and ap as trec_eval's names (R, AP): llama-index's are kept
+    # beside them
     renamed = {"hit_rate": "hit_rate", "mrr": "llamaindex_mrr", "precision": "llamaindex_precision",
-               "recall": "recall", "ap": "ap", "ndcg": "llamaindex_ndcg"}
+               "recall": "llamaindex_recall", "ap": "llamaindex_ap", "ndcg": "llamaindex_ndcg"}
     assert {name: _score_name_taken(name) for name in renamed} == {name: name != target
                                                                     for name, target in renamed.items()}
     for record, result in zip(read.records, golden):

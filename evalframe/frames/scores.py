@@ -1,0 +1,282 @@
+"""Scores from elsewhere -> a per-query table: one column per declared score a node holds (``scores.<name>``).
+
+A score declared at level ``"query"`` holds its query's value on every row of the query; a query's value is the one
+its rows of the ``eval_mode`` hold (the first that is not NaN). One declared at level ``"row"`` holds a value per row;
+a query's value is the mean of the values of its rows of the ``eval_mode`` that the simulated top-k keeps (document
+rows: the retriever's, answer rows: the reader's and the retriever's), NaN ignored. A query without a value is NaN,
+left out of the mean (:mod:`evalframe.analysis.aggregate`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .prepared import AnswerRows, DocumentRows
+from .._validation import short_repr
+from ..errors import InvalidParameterError, SchemaError
+from ..metrics.registry import SCORE_PREFIX, Metric, score_column
+
+__all__ = ["score_columns", "node_scores", "score_query_table", "ScoreTable", "read_score_table", "check_bounds",
+           "score_frame_values", "KEY_COLUMNS"]
+
+#: The columns of an ``add_scores`` table that say which query (and row) a value belongs to; every other is a score.
+KEY_COLUMNS = ("multilabel_id", "query", "rank", "type", "eval_mode")
+
+
+def score_columns(columns: object) -> list[str]:
+    """The score names of a frame's ``scores.<name>`` columns, in column order.
+
+    Examples
+    --------
+    >>> score_columns(["rank", "scores.faithfulness", "scores.latency"])
+    ['faithfulness', 'latency']
+    """
+    return [str(c)[len(SCORE_PREFIX):] for c in columns  # type: ignore[attr-defined]
+            if isinstance(c, str) and c.startswith(SCORE_PREFIX)]
+
+
+def node_scores(columns: object, scores: Mapping[str, Metric], *, where: str) -> dict[str, Metric]:
+    """The declared scores whose column a node's frame has (``columns``), in column order; a ``scores.<x>`` column
+    without a declaration is refused with an error saying how to declare it.
+
+    Examples
+    --------
+    >>> from evalframe.metrics.registry import score_measure
+    >>> list(node_scores(["rank", "scores.f"], {"f": score_measure("f"), "h": score_measure("h")}, where="node 'R'"))
+    ['f']
+    """
+    found: dict[str, Metric] = {}
+    for name in score_columns(columns):
+        metric = scores.get(name)
+        if not isinstance(metric, Metric) or metric.family != "score":
+            raise SchemaError(
+                f"{where} has a column {score_column(name)!r} but no score {name!r} is declared; declare it with "
+                f"result.scores[{name!r}] = evalframe.score_measure({name!r}, direction='higher') (or attach the "
+                "values with result.add_scores, which declares them), or drop the column.")
+        found[name] = metric
+    return found
+
+
+def score_query_table(frame: pd.DataFrame, scores: Mapping[str, Metric], *, eval_mode: str,
+                      documents: tuple[DocumentRows, np.ndarray] | None = None,
+                      answers: tuple[AnswerRows, np.ndarray] | None = None,
+                      levels: tuple[str, ...] = ("query", "row")) -> pd.DataFrame | None:
+    """One row per query of ``frame`` with rows in ``eval_mode`` (index ``multilabel_id``, first appearance), one
+    column per score of ``scores`` (the node's, :func:`node_scores`) whose level is in ``levels``; None without one.
+
+    ``documents`` and ``answers``: the prepared rows of the ``eval_mode`` and the mask of those the simulated top-k
+    keeps (for the row-level scores).
+    """
+    chosen = {name: metric for name, metric in scores.items() if metric.level in levels}
+    if not chosen or "multilabel_id" not in frame.columns:
+        return None
+    ids = pd.Series(np.asarray(frame["multilabel_id"], dtype=object))
+    if "eval_mode" in frame.columns:
+        in_mode = np.asarray(pd.Series(np.asarray(frame["eval_mode"], dtype=object)) == eval_mode)
+    else:
+        in_mode = np.ones(len(ids), dtype=bool)
+    index = pd.Index(pd.unique(ids[in_mode]), name="multilabel_id", dtype=object)
+    kept_positions = [np.zeros(0, dtype=np.int64)]
+    if documents is not None:
+        rows, kept = documents
+        kept_positions.append(np.asarray(rows.positions)[np.asarray(rows.order)[kept]])
+    if answers is not None:
+        answer_rows, answer_kept = answers
+        kept_positions.append(np.asarray(answer_rows.positions)[answer_kept])
+    row_positions = np.unique(np.concatenate(kept_positions).astype(np.int64))
+    out: dict[str, pd.Series] = {}
+    for name, metric in chosen.items():
+        values = np.asarray(frame[score_column(name)], dtype=np.float64)
+        if metric.level == "query":
+            positions = np.flatnonzero(in_mode)
+            grouped = pd.Series(values[positions]).groupby(ids.to_numpy()[positions], sort=False).first()
+        else:
+            grouped = pd.Series(values[row_positions]).groupby(ids.to_numpy()[row_positions], sort=False).mean()
+        out[name] = grouped.reindex(index).astype(np.float64)
+    return pd.DataFrame(out, index=index)
+
+
+@dataclass(frozen=True)
+class ScoreTable:
+    """An ``add_scores`` table read: how it names its queries (``"multilabel_id"`` or ``"query"``), the key of each of
+    its rows (and, per row, its ``rank``, ``type``, ``eval_mode`` when it has a ``rank`` column), and each score's
+    values (float64, NaN: none). ``labels``: how errors name each table row."""
+
+    by: str
+    keys: np.ndarray
+    rank: np.ndarray | None
+    type: np.ndarray | None
+    eval_mode: np.ndarray | None
+    values: dict[str, np.ndarray]
+    labels: list[str]
+
+    @property
+    def level(self) -> str:
+        """``"row"`` with a ``rank`` column, else ``"query"``."""
+        return "query" if self.rank is None else "row"
+
+
+def _cell_number(value: Any) -> float | None:
+    """A cell as a float (None, NaN and pandas' NA: NaN), or None when it is not a real number."""
+    if value is None or value is pd.NA or (isinstance(value, float) and np.isnan(value)):
+        return float("nan")
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        return None
+    return float(value)
+
+
+def read_score_table(table: Any, frame_ids: pd.Index, *, where: str) -> ScoreTable:
+    """``table`` (a DataFrame, or a mapping ``{score: {query: value}}``) read and checked: its key columns, its score
+    columns as float64 (a non-numeric cell is named by table row and column). ``frame_ids``: the node's multilabel_ids
+    (an unnamed index is read as multilabel_ids when it holds only those, else as query texts)."""
+    if isinstance(table, Mapping) and not isinstance(table, pd.DataFrame):
+        try:
+            table = pd.DataFrame({str(k): pd.Series(v, dtype=object) for k, v in table.items()})
+        except (TypeError, ValueError) as exc:
+            raise InvalidParameterError(f"add_scores: table must be a DataFrame or a dict {{score: {{query: value}}}}; "
+                                        f"{exc}.", parameter="table") from None
+    if not isinstance(table, pd.DataFrame):
+        raise InvalidParameterError(f"add_scores: table must be a pandas DataFrame or a dict {{score: {{query: value}}}}; "
+                                    f"got {type(table).__name__}.", parameter="table")
+    if isinstance(table.index, pd.MultiIndex) or table.index.name in KEY_COLUMNS:
+        table = table.reset_index()
+    columns = [str(c) for c in table.columns]
+    if len(set(columns)) != len(columns):
+        raise InvalidParameterError(f"add_scores: the table names a column twice: {columns}.", parameter="table")
+    table = table.set_axis(columns, axis=1)
+    labels = [f"table row {i + 1} (index {short_repr(label, 40)})" for i, label in enumerate(table.index)]
+    if "multilabel_id" in table.columns:
+        by, keys = "multilabel_id", table["multilabel_id"].to_numpy(dtype=object)
+    elif "query" in table.columns:
+        by, keys = "query", table["query"].to_numpy(dtype=object)
+    else:
+        keys = table.index.to_numpy(dtype=object)
+        by = "multilabel_id" if len(keys) and pd.Index(keys).isin(frame_ids.astype(object)).all() else "query"
+    rank = type_ = eval_mode = None
+    if "rank" in table.columns:
+        rank = pd.to_numeric(table["rank"], errors="coerce").to_numpy(dtype=np.float64)
+        bad = np.flatnonzero(np.isnan(rank))
+        if len(bad):
+            raise InvalidParameterError(f"add_scores: {labels[bad[0]]}, column 'rank': not a rank "
+                                        f"({short_repr(table['rank'].iloc[bad[0]])}).", parameter="table")
+        if "type" in table.columns:
+            type_ = table["type"].to_numpy(dtype=object)
+        eval_mode = (table["eval_mode"].to_numpy(dtype=object) if "eval_mode" in table.columns
+                     else np.full(len(table), "integrated", dtype=object))
+    else:
+        for column in ("type", "eval_mode"):
+            if column in table.columns:
+                raise InvalidParameterError(f"add_scores: the table has a {column!r} column but no 'rank' column; give "
+                                            f"'rank' (with 'type' and 'eval_mode') for per-row scores, or drop "
+                                            f"{column!r} for per-query ones.", parameter="table")
+    values: dict[str, np.ndarray] = {}
+    for column in columns:
+        if column in KEY_COLUMNS:
+            continue
+        series = table[column]
+        if pd.api.types.is_numeric_dtype(series.dtype) and not pd.api.types.is_bool_dtype(series.dtype):
+            values[column] = series.to_numpy(dtype=np.float64, na_value=np.nan)
+            continue
+        cells = [_cell_number(v) for v in series.tolist()]
+        wrong = [i for i, v in enumerate(cells) if v is None]
+        if wrong:
+            raise InvalidParameterError(
+                f"add_scores: {labels[wrong[0]]}, column {column!r}: not a number ({short_repr(series.iloc[wrong[0]])}); "
+                "every column but the keys (multilabel_id or query, rank, type, eval_mode) is a score and holds "
+                "numbers (NaN or None: no value).", parameter="table")
+        values[column] = np.array(cells, dtype=np.float64)
+    if not values:
+        raise InvalidParameterError(f"add_scores: the table holds no score column, only the keys {columns}; add a "
+                                    "column per score.", parameter="table")
+    return ScoreTable(by, keys, rank, type_, eval_mode, values, labels)
+
+
+def check_bounds(values: np.ndarray, metric: Metric, labels: Sequence[str], *, column: str) -> None:
+    """Refuse a value outside the declared bounds (or infinite), naming its row (``labels``) and ``column``."""
+    finite = np.isfinite(values) | np.isnan(values)
+    if not finite.all():
+        i = int(np.flatnonzero(~finite)[0])
+        raise InvalidParameterError(f"{labels[i]}, column {column!r}: {float(values[i])} is not a finite number; a score is a "
+                                    "finite number, or NaN for no value.", parameter="table")
+    if metric.bounds is not None:
+        low, high = metric.bounds
+        outside = np.flatnonzero(~np.isnan(values) & ((values < low) | (values > high)))
+        if len(outside):
+            i = int(outside[0])
+            raise InvalidParameterError(
+                f"{labels[i]}, column {column!r}: {float(values[i])!r} lies outside the bounds [{low:g}, {high:g}] declared "
+                f"for score {metric.name!r}; fix the value or declare other bounds (bounds=None: unbounded).",
+                parameter="table")
+
+
+def score_frame_values(frame: pd.DataFrame, read: ScoreTable, *, node: str) -> dict[str, np.ndarray]:
+    """Each score of ``read`` as a float64 array, one value per row of ``frame`` (NaN: none): a per-query score on
+    every row of its query, a per-row score on its row. An unknown query (or row) is refused, naming it."""
+    ids = pd.Series(np.asarray(frame["multilabel_id"], dtype=object))
+    if read.by == "query":
+        if "query" not in frame.columns:
+            raise InvalidParameterError(f"add_scores: node {node!r} has no 'query' column to match the table's query "
+                                        "texts; identify the queries by a 'multilabel_id' column.", parameter="table")
+        pairs = pd.DataFrame({"query": np.asarray(frame["query"], dtype=object), "id": ids}).drop_duplicates()
+        names_two = pairs[pairs["query"].duplicated(keep=False)]
+        asked = names_two[names_two["query"].isin(read.keys)]
+        if len(asked):
+            text = asked["query"].iloc[0]
+            both = asked.loc[asked["query"] == text, "id"].tolist()
+            raise InvalidParameterError(
+                f"add_scores: the query text {short_repr(text)} names {len(both)} queries of node {node!r} (multilabel_id "
+                f"{both[0]!r} and {both[1]!r}: the same text with other filters); identify them by a 'multilabel_id' "
+                "column.", parameter="table")
+        to_id = dict(zip(pairs["query"], pairs["id"]))
+        keys = np.array([to_id.get(k) for k in read.keys], dtype=object)
+        unknown = [i for i, k in enumerate(keys) if k is None]
+    else:
+        keys = read.keys
+        known = set(ids.tolist())
+        unknown = [i for i, k in enumerate(keys) if k not in known]
+    if unknown:
+        i = unknown[0]
+        raise InvalidParameterError(f"add_scores: {read.labels[i]}: node {node!r} has no query with {read.by} "
+                                    f"{short_repr(read.keys[i])}.", parameter="table")
+    if read.rank is None:
+        first = pd.Series(range(len(keys))).groupby(keys).first()
+        dupes = pd.Index(keys)[pd.Index(keys).duplicated()]
+        if len(dupes):
+            rows = [read.labels[i] for i, k in enumerate(keys) if k == dupes[0]]
+            raise InvalidParameterError(f"add_scores: {rows[0]} and {rows[1]} are one query ({read.by} "
+                                        f"{short_repr(read.keys[np.flatnonzero(keys == dupes[0])[0]])}); give each "
+                                        "query one row.", parameter="table")
+        at = pd.Index(first.index).get_indexer(ids.to_numpy())
+        return {name: np.where(at >= 0, values[first.to_numpy()[np.maximum(at, 0)]], np.nan)
+                for name, values in read.values.items()}
+    key_columns = ["multilabel_id", "rank", "eval_mode"]
+    frame_keys = pd.DataFrame({"multilabel_id": ids, "rank": pd.to_numeric(pd.Series(np.asarray(frame["rank"])),
+                                                                             errors="coerce").to_numpy(np.float64),
+                               "eval_mode": (np.asarray(frame["eval_mode"], dtype=object) if "eval_mode" in frame.columns
+                                             else np.full(len(ids), "integrated", dtype=object))})
+    table_keys = pd.DataFrame({"multilabel_id": keys, "rank": read.rank, "eval_mode": read.eval_mode})
+    types: list[Any] = list(pd.unique(np.asarray(frame["type"], dtype=object))) if "type" in frame.columns else []
+    if read.type is not None:
+        key_columns.append("type")
+        frame_keys["type"] = np.asarray(frame["type"], dtype=object)
+        table_keys["type"] = read.type
+    elif len(types) > 1:
+        raise InvalidParameterError(f"add_scores: node {node!r} has {' and '.join(map(str, types))} rows; give the table "
+                                    "a 'type' column to say which row each value belongs to.", parameter="table")
+    if table_keys.duplicated().any():
+        i = int(np.flatnonzero(table_keys.duplicated().to_numpy())[0])
+        raise InvalidParameterError(f"add_scores: {read.labels[i]} names a row named before; give each row one value.",
+                                    parameter="table")
+    at = pd.MultiIndex.from_frame(table_keys[key_columns]).get_indexer(pd.MultiIndex.from_frame(frame_keys[key_columns]))
+    found = pd.MultiIndex.from_frame(table_keys[key_columns]).isin(pd.MultiIndex.from_frame(frame_keys[key_columns]))
+    if not found.all():
+        i = int(np.flatnonzero(~found)[0])
+        row = ", ".join(f"{c} {short_repr(table_keys[c].iloc[i])}" for c in key_columns)
+        raise InvalidParameterError(f"add_scores: {read.labels[i]}: node {node!r} has no row with {row}.",
+                                    parameter="table")
+    return {name: np.where(at >= 0, values[np.maximum(at, 0)], np.nan) for name, values in read.values.items()}

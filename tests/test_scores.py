@@ -1,0 +1,202 @@
+"""Scores from elsewhere as measures (issue 28): declaring them, attaching them (add_scores, from_runs, a runs file's
+``scores`` key) and their per-query values and means, against values worked out by hand in each test."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from evalframe import EvaluationResult, InvalidParameterError, LoadError, SchemaError, direction_of, read_runs, score_measure
+
+pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
+
+QUERIES = ["q1", "q2", "q3", "q4"]
+
+
+def runs_lines() -> list[dict]:
+    """4 queries; the retriever returns 3 documents each, the gold one at rank i + 1 (q4: not at all); the generator
+    answers right on q1 and q3 only."""
+    lines = []
+    for i, query in enumerate(QUERIES):
+        docs = [{"id": f"{query}-x{j}", "content": f"other text {query} {j}"} for j in range(3)]
+        if i < 3:
+            docs[i] = {"id": f"{query}-gold", "content": f"gold text {query}"}
+        answer = f"answer {query}" if i in (0, 2) else "wrong"
+        lines.append({"query": query, "gold": {"document_ids": [f"{query}-gold"], "contexts": [f"gold text {query}"],
+                                               "answers": [f"answer {query}"]},
+                      "nodes": {"Retriever": {"documents": docs}, "Generator": {"answers": [{"answer": answer}]}}})
+    return lines
+
+
+def build(lines: list[dict] | None = None) -> EvaluationResult:
+    labels, outputs = read_runs_of(lines or runs_lines())
+    return EvaluationResult.from_runs(labels, outputs)
+
+
+def read_runs_of(lines, tmp=None):
+    import pathlib
+    import tempfile
+
+    path = pathlib.Path(tempfile.mkdtemp()) / "runs.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return read_runs(path)
+
+
+@pytest.fixture
+def result() -> EvaluationResult:
+    return build()
+
+
+def ids_of(result: EvaluationResult, node: str = "Generator") -> list[str]:
+    table = result.query_metrics(node, with_query=True)
+    return [table.index[table["query"] == q][0] for q in QUERIES]
+
+
+# ------------------------------------------------------------------ declaring
+def test_score_measure_declares_a_score_of_the_registry_family():
+    latency = score_measure("latency_ms", direction="lower", bounds=(0, 1e4), description="time to answer")
+    assert (latency.family, latency.direction, latency.bounds, latency.level) == ("score", "lower", (0.0, 1e4), "query")
+    assert score_measure("rating", level="row").level == "row"
+    assert score_measure("faithfulness").direction == "higher" and score_measure("faithfulness").bounds is None
+
+
+@pytest.mark.parametrize("name", ["mrr", "MRR", "AP", "nDCG", "ndcg_cut", "P_5", "recip_rank", "f1", "query", "rank",
+                                  "gold_answers", "meta", "nDCG@10", "a b", "x(y)", "1st", ""])
+def test_a_score_name_of_the_registry_or_a_column_or_unparseable_is_refused(name):
+    with pytest.raises(InvalidParameterError, match="rename"):
+        score_measure(name)
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [({"direction": "up"}, "direction"), ({"level": "answer"}, "level"),
+                                                 ({"bounds": (1, 0)}, "low <= high"), ({"bounds": "ab"}, "bounds")])
+def test_score_measure_refuses_bad_declarations(kwargs, message):
+    with pytest.raises(InvalidParameterError, match=message):
+        score_measure("judge", **kwargs)
+
+
+def test_direction_of_any_column():
+    scores = {"latency": score_measure("latency", direction="lower"), "faith": score_measure("faith")}
+    assert [direction_of(m, scores) for m in ("latency", "faith", "mrr", "nDCG@10", "AP", "unknown")] == \
+        ["lower", "higher", "higher", "higher", "higher", "higher"]
+    assert direction_of("latency") == "higher"  # undeclared
+
+
+# ------------------------------------------------------------------ attaching per query
+def test_add_scores_by_multilabel_id_mean_leaves_out_the_query_without_a_value(result):
+    ids = ids_of(result)
+    result.add_scores("Generator", pd.DataFrame({"multilabel_id": ids, "faithfulness": [0.9, 0.2, np.nan, 0.6]}))
+    # worked by hand: (0.9 + 0.2 + 0.6) / 3
+    assert result.calculate_metrics()["Generator"]["faithfulness"] == pytest.approx(0.5666666666666667, abs=1e-15)
+    assert "faithfulness" not in result.calculate_metrics()["Retriever"]
+    table = result.query_metrics("Generator")
+    assert table.loc[ids, "faithfulness"].tolist()[:2] == [0.9, 0.2] and math.isnan(table.loc[ids[2], "faithfulness"])
+    assert result.metrics_frame().loc["Generator", "faithfulness"] == pytest.approx(1.7 / 3, abs=1e-15)
+    assert result["Generator"]["scores.faithfulness"].dtype == np.float64
+    assert result.scores["faithfulness"].direction == "higher"
+
+
+def test_add_scores_by_query_text_and_as_a_dict(result):
+    result.add_scores("Generator", pd.DataFrame({"query": ["q2", "q4"], "latency": [3.0, 5.0]}), direction="lower",
+                      bounds=(0, 60), description="seconds")
+    assert result.calculate_metrics()["Generator"]["latency"] == 4.0  # (3 + 5) / 2, q1 and q3 without a value
+    assert result.scores["latency"].direction == "lower" and result.scores["latency"].bounds == (0.0, 60.0)
+    result.add_scores("Generator", {"latency": {"q1": 1.0, "q2": 2.0}})  # re-adding replaces column and declaration
+    assert result.calculate_metrics()["Generator"]["latency"] == 1.5
+    assert result.scores["latency"].direction == "higher"
+    result.add_scores("Generator", {"rating": dict(zip(ids_of(result), [1, 2, 3, 4]))})  # keyed by multilabel_id
+    assert result.calculate_metrics()["Generator"]["rating"] == 2.5
+
+
+def test_sliced_metrics_average_a_score_per_slice(result):
+    result.add_scores("Generator", pd.DataFrame({"query": QUERIES, "faithfulness": [0.9, 0.2, 0.4, 0.6]}))
+    right = dict(zip(ids_of(result), [True, False, True, False]))
+    table = result.sliced_metrics(right).loc["Generator"]
+    # q1, q3 answered right (exact_match 1): (0.9 + 0.4) / 2; q2, q4: (0.2 + 0.6) / 2
+    assert table.loc[True, "faithfulness"] == pytest.approx(0.65) and table.loc[False, "faithfulness"] == pytest.approx(0.4)
+
+
+# ------------------------------------------------------------------ attaching per row
+def test_row_scores_average_the_rows_the_simulated_top_k_keeps(result):
+    rows = pd.DataFrame({"query": [q for q in QUERIES for _ in range(3)], "rank": [1, 2, 3] * 4,
+                         "relevance": [1.0, 0.5, 0.0, 0.8, np.nan, 0.2, 0.3, 0.3, 0.9, 0.0, 0.0, 0.0]})
+    result.add_scores("Retriever", rows)
+    assert result.scores["relevance"].level == "row"
+    # per query over all rows: q1 0.5, q2 (0.8 + 0.2) / 2 = 0.5, q3 0.5, q4 0.0 -> mean 0.375
+    assert result.calculate_metrics()["Retriever"]["relevance"] == pytest.approx(0.375)
+    # top 1: q1 1.0, q2 0.8, q3 0.3, q4 0.0 -> 0.525; top 2: q1 0.75, q2 0.8 (NaN ignored), q3 0.3, q4 0.0 -> 0.4625
+    assert result.calculate_metrics(simulated_top_k_retriever=1)["Retriever"]["relevance"] == pytest.approx(0.525)
+    at_k = result.metrics_at_k(ks=(1, 2), node="Retriever")
+    got = at_k[at_k["metric"] == "relevance"].set_index("k")["value"]
+    assert got.to_dict() == pytest.approx({1: 0.525, 2: 0.4625})
+
+
+def test_metrics_at_k_leaves_query_scores_out(result):
+    result.add_scores("Generator", pd.DataFrame({"query": QUERIES, "faithfulness": [0.9, 0.2, 0.4, 0.6]}))
+    assert "faithfulness" not in set(result.metrics_at_k(ks=(1,))["metric"])
+
+
+# ------------------------------------------------------------------ errors
+def test_add_scores_errors_name_what_was_wrong(result):
+    with pytest.raises(InvalidParameterError, match="Reader"):
+        result.add_scores("Reader", pd.DataFrame({"query": ["q1"], "s": [1.0]}))
+    with pytest.raises(InvalidParameterError, match="no query with query 'q9'"):
+        result.add_scores("Generator", pd.DataFrame({"query": ["q1", "q9"], "s": [1.0, 2.0]}))
+    with pytest.raises(InvalidParameterError, match=r"table row 2 \(index 1\), column 's': not a number \('high'\)"):
+        result.add_scores("Generator", pd.DataFrame({"query": ["q1", "q2"], "s": [1.0, "high"]}))
+    with pytest.raises(InvalidParameterError, match=r"table row 2 .*column 's': 7.0 lies outside the bounds \[0, 1\]"):
+        result.add_scores("Generator", pd.DataFrame({"query": ["q1", "q2"], "s": [1.0, 7.0]}), bounds=(0, 1))
+    with pytest.raises(InvalidParameterError, match="'mrr' is a haystack metric"):
+        result.add_scores("Generator", pd.DataFrame({"query": ["q1"], "mrr": [1.0]}))
+    with pytest.raises(InvalidParameterError, match="no row with multilabel_id"):
+        result.add_scores("Retriever", pd.DataFrame({"query": ["q1"], "rank": [9], "s": [1.0]}))
+    assert "s" not in result.scores and "scores.s" not in result["Generator"].columns  # nothing attached
+
+
+def test_a_query_text_naming_two_queries_is_refused(tmp_path):
+    lines = runs_lines()
+    lines[1] = {**lines[1], "query": "q1", "filters": {"lang": ["de"]}}
+    result = build(lines)
+    with pytest.raises(InvalidParameterError, match="names 2 queries .*multilabel_id '[0-9a-f]+' and '[0-9a-f]+'"):
+        result.add_scores("Generator", pd.DataFrame({"query": ["q1"], "s": [1.0]}))
+
+
+def test_an_undeclared_score_column_is_refused(result):
+    frame = result["Generator"].copy()
+    frame["scores.judge"] = 1.0
+    result["Generator"] = frame
+    with pytest.raises(SchemaError, match=r"result.scores\['judge'\] = evalframe.score_measure"):
+        result.calculate_metrics()
+    result.scores["judge"] = score_measure("judge")
+    assert result.calculate_metrics()["Generator"]["judge"] == 1.0
+
+
+# ------------------------------------------------------------------ from_runs and runs files
+def test_from_runs_takes_scores_per_label_entry():
+    labels, outputs = read_runs_of(runs_lines())
+    result = EvaluationResult.from_runs(
+        labels, outputs, scores={"Generator": {"faithfulness": [0.9, 0.2, None, 0.6], "latency": [1, 2, 3, 6]}},
+        score_measures={"latency": score_measure("latency", direction="lower")})
+    means = result.calculate_metrics()["Generator"]
+    assert means["faithfulness"] == pytest.approx(1.7 / 3) and means["latency"] == 3.0
+    assert result.scores["latency"].direction == "lower" and result.scores["faithfulness"].direction == "higher"
+    with pytest.raises(InvalidParameterError, match="one value .* per entry of labels"):
+        EvaluationResult.from_runs(labels, outputs, scores={"Generator": {"f": [1.0]}})
+    with pytest.raises(InvalidParameterError, match="node 'Reader'"):
+        EvaluationResult.from_runs(labels, outputs, scores={"Reader": {"f": [1.0] * 4}})
+
+
+def test_a_runs_file_line_holds_scores_per_node():
+    lines = runs_lines()
+    for line, value in zip(lines, [0.9, 0.2, None, 0.6]):
+        line["scores"] = {"Generator": {"faithfulness": value}}
+    assert build(lines).calculate_metrics()["Generator"]["faithfulness"] == pytest.approx(1.7 / 3)
+    lines[2]["scores"] = {"Reader": {"faithfulness": 1.0}}
+    with pytest.raises(LoadError, match=r"runs.jsonl:3: 'scores' names node 'Reader'"):
+        read_runs_of(lines)
+    lines[2]["scores"] = {"Generator": {"faithfulness": "good"}}
+    with pytest.raises(LoadError, match=r"runs.jsonl:3: score 'faithfulness' of node 'Generator' must be a number"):
+        read_runs_of(lines)
