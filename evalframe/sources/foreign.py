@@ -139,6 +139,15 @@ class ScoreChoice:
                                         "(a dict source name -> evalframe.score_measure(new name)).",
                                         parameter=parameter)
 
+    def check_bounds(self, name: str, value: float, where: str) -> None:
+        """Refuse a value of the source's score ``name`` outside the bounds declared for it, naming ``where``."""
+        target = self.names.get(name)
+        bounds = getattr(self.measures.get(target), "bounds", None) if target is not None else None
+        if bounds is not None and not math.isnan(value) and not bounds[0] <= value <= bounds[1]:
+            raise EvalframeError(f"{where}: {value!r} lies outside the bounds [{bounds[0]:g}, {bounds[1]:g}] declared "
+                                 f"for score {target!r}; fix the value or declare other bounds (bounds=None: "
+                                 "unbounded).")
+
     def of(self, values: Mapping[str, float]) -> dict[str, float] | None:
         """One record's kept scores under their evalframe names (None: it has none)."""
         kept = {self.names[name]: value for name, value in values.items() if name in self.names}

@@ -273,6 +273,9 @@ def _run_records(inputs: Mapping[str, Any], results: Mapping[str, Any], *, prefi
         listed = _column_list(outcome["individual_scores"], "['individual_scores']", where, n)
         individual[str(metric)] = [number_or_nan(v, f"{where}['individual_scores'][{i}]") for i, v in enumerate(listed)]
     choice = choice_of(list(individual))
+    for metric, column in individual.items():
+        for i, value in enumerate(column):
+            choice.check_bounds(metric, value, f"{prefix}results[{metric!r}]['individual_scores'][{i}]")
     names = {role: (name if isinstance(name, str) else "meta") for role, name in roles.items()}
     names = {role: names.get(role, role) for role in ROLE_GUESSES}
     records = []

@@ -156,6 +156,9 @@ def read_llamaindex(results: Any, *, scores: Sequence[str] | Mapping[str, Any] |
     known = {name: {"bounds": (0.0, 1.0), "description": description}
              for name, description in LLAMAINDEX_METRICS.items()}
     choice = ScoreChoice(available, scores, prefix="llamaindex", taken=taken, measure=measure, known=known)
+    for where, *_, metric_scores in rows:
+        for name, value in metric_scores.items():
+            choice.check_bounds(name, value, f"{where}: metric_dict[{name!r}].score")
     records = [Record(where=where, query=query, retrieved=retrieved, gold_ids=gold_ids, gold_contexts=gold_texts,
                       scores=choice.of(metric_scores))
                for where, query, retrieved, gold_ids, gold_texts, metric_scores in rows]

@@ -266,6 +266,41 @@ def test_individual_scores_are_kept_per_question_under_free_names():
     assert read_haystack2(RUN, scores=[]).records[0].scores is None
 
 
+def test_individual_scores_are_measures_of_the_generator():
+    result = EvaluationResult.from_haystack2(RUN, document_comparison_field="id", progress=False)
+    haystack = json.loads(RUN.read_text())["results"]
+    generator = result.calculate_metrics()["Generator"]
+    # each mean worked out from the individual scores: (1 + 0 + 1 + 0.5 + 0) / 5, (1/2 + 1/3 + 0 + 1 + 0) / 5, ...
+    assert generator["faithfulness"] == pytest.approx(2.5 / 5)
+    assert generator["doc_mrr"] == pytest.approx((1 / 2 + 1 / 3 + 0 + 1 + 0) / 5)
+    assert generator["doc_recall"] == pytest.approx(3 / 5)
+    assert generator["haystack_exact_match"] == pytest.approx(2 / 5)
+    for name in ("doc_mrr", "doc_map", "doc_recall", "doc_ndcg", "faithfulness"):  # Haystack's own aggregate
+        assert generator[name] == pytest.approx(haystack[name]["score"]), name
+    table = result.query_metrics("Generator")
+    assert table["faithfulness"].tolist() == [1.0, 0.0, 1.0, 0.5, 0.0]
+    assert sorted(result.scores) == ["doc_map", "doc_mrr", "doc_ndcg", "doc_recall", "faithfulness",
+                                     "haystack_exact_match"]
+    assert {m.direction for m in result.scores.values()} == {"higher"}
+    assert {m.bounds for m in result.scores.values()} == {None}
+    on_retriever = EvaluationResult.from_haystack2(RUN, scores=["faithfulness"], score_node="Retriever",
+                                                   progress=False)
+    assert on_retriever.calculate_metrics()["Retriever"]["faithfulness"] == pytest.approx(0.5)
+    assert "faithfulness" not in on_retriever.calculate_metrics()["Generator"]
+
+
+def test_a_score_declared_with_its_bounds():
+    from evalframe import score_measure
+    result = EvaluationResult.from_haystack2(
+        RUN, scores={"faithfulness": score_measure("judge", bounds=(0, 1), description="LLM judge")}, progress=False)
+    assert list(result.scores) == ["judge"]
+    assert (result.scores["judge"].bounds, result.scores["judge"].description) == ((0.0, 1.0), "LLM judge")
+    assert result.calculate_metrics()["Generator"]["judge"] == pytest.approx(0.5)
+    with pytest.raises(EvalframeError, match=r"results\['faithfulness'\]\['individual_scores'\]\[0\]: 1\.0 lies "
+                                             r"outside the bounds \[0, 0\.9\] declared for score 'judge'"):
+        EvaluationResult.from_haystack2(RUN, scores={"faithfulness": score_measure("judge", bounds=(0, 0.9))})
+
+
 # ------------------------------------------------------------------------------------------------ errors
 def _run() -> dict:
     return json.loads(RUN.read_text())

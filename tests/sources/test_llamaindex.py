@@ -145,6 +145,27 @@ def test_metric_dict_scores_are_kept_per_query_under_free_names():
         assert record.scores == {renamed[name]: outcome["score"] for name, outcome in result["metric_dict"].items()}
 
 
+def test_metric_dict_scores_are_measures_of_the_retriever():
+    golden = json.loads((DATA / "retrieval_results.json").read_text())
+    result = EvaluationResult.from_llamaindex(DATA / "retrieval_results.json", progress=False)
+    metrics = result.calculate_metrics()["Retriever"]
+    assert metrics["hit_rate"] == pytest.approx(3 / 4)
+    assert metrics["llamaindex_mrr"] == pytest.approx((1 / 2 + 1 / 3 + 1 + 0) / 4) == pytest.approx(metrics["mrr"])
+    for theirs, ours in (("precision", "precision"), ("recall", "recall_multi_hit"), ("ap", "map"), ("ndcg", "ndcg")):
+        assert metrics[f"llamaindex_{theirs}"] == pytest.approx(metrics[ours]), theirs
+    assert result.query_metrics("Retriever")["hit_rate"].tolist() == [r["metric_dict"]["hit_rate"]["score"]
+                                                                      for r in golden]
+    declared = result.scores["llamaindex_mrr"]
+    assert (declared.direction, declared.bounds) == ("higher", (0.0, 1.0))
+    assert declared.description.startswith("llama-index MRR")
+    only = EvaluationResult.from_llamaindex(golden, scores=["hit_rate"], progress=False)
+    assert list(only.scores) == ["hit_rate"]
+    golden[1]["metric_dict"]["ndcg"]["score"] = 1.5
+    with pytest.raises(EvalframeError, match=r"results\[1\]: metric_dict\['ndcg'\]\.score: 1\.5 lies outside the "
+                                             r"bounds \[0, 1\] declared for score 'llamaindex_ndcg'"):
+        EvaluationResult.from_llamaindex(golden)
+
+
 # ------------------------------------------------------------------------------------------------ errors
 def _results() -> list[dict]:
     return json.loads((DATA / "retrieval_results.json").read_text())
