@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from .._validation import did_you_mean, short_repr
@@ -257,12 +257,16 @@ def _column_list(values: Any, name: str, where: str, n: int | None) -> list[Any]
 
 
 def _run_records(inputs: Mapping[str, Any], results: Mapping[str, Any], *, prefix: str, roles: Mapping[str, Any],
-                 comparison: str, choice_of: Callable[[Sequence[str]], ScoreChoice]) -> Haystack2Source:
-    """Records of a run result (``results``: metric -> individual scores) or a report (``results`` from its columns)."""
-    n = len(_column_list(inputs[roles["question"]], f"inputs[{roles['question']!r}]", prefix, None))
-    columns = {name: _column_list(inputs[name], f"inputs[{name!r}]", prefix, n)
+                 comparison: str, choice_of: Callable[[Sequence[str]], ScoreChoice], report: bool = False
+                 ) -> Haystack2Source:
+    """Records of a run result (``results``: metric -> individual scores; question i named ``inputs[i]``) or a
+    detailed report (``results`` from its columns; question i named ``row i+1``)."""
+    label = "column" if report else "inputs"
+    n = len(_column_list(inputs[roles["question"]], f"{label}[{roles['question']!r}]", prefix, None))
+    columns = {name: _column_list(inputs[name], f"{label}[{name!r}]", prefix, n)
                for role, name in roles.items() if role != "meta"}
-    meta_columns = {name: _column_list(inputs[name], f"inputs[{name!r}]", prefix, n) for name in roles.get("meta", [])}
+    meta_columns = {name: _column_list(inputs[name], f"{label}[{name!r}]", prefix, n)
+                    for name in roles.get("meta", [])}
     individual: dict[str, list[float]] = {}
     for metric, outcome in results.items():
         where = f"{prefix}results[{metric!r}]"
@@ -280,7 +284,7 @@ def _run_records(inputs: Mapping[str, Any], results: Mapping[str, Any], *, prefi
     names = {role: names.get(role, role) for role in ROLE_GUESSES}
     records = []
     for i in range(n):
-        where = f"{prefix}inputs[{i}]"
+        where = f"{prefix}row {i + 1}" if report else f"{prefix}inputs[{i}]"
         values = {role: columns[name][i] for role, name in roles.items() if role != "meta"}
         meta = {name: column[i] for name, column in meta_columns.items()} or None
         scores = choice.of({metric: values_[i] for metric, values_ in individual.items()})
@@ -482,10 +486,8 @@ def read_haystack2(source: Any, *, inputs: Mapping[str, Any] | None = None, ques
         roles = _roles(list(table), inputs, "detailed report")
         if "gold_ids" in roles and not has_comparison:
             comparison = "id"
-        read = _run_records(table, _report_results(table, roles), prefix=prefix, roles=roles, comparison=comparison,
-                            choice_of=choice_of)
-        read.records = [replace(record, where=f"{prefix}row {i + 1}") for i, record in enumerate(read.records)]
-        return read
+        return _run_records(table, _report_results(table, roles), prefix=prefix, roles=roles, comparison=comparison,
+                            choice_of=choice_of, report=True)
     if prefix:
         raise LoadError(f"{prefix}not a Haystack 2.x run result: the file must hold a JSON object with 'inputs' and "
                         "'results' (an EvaluationRunResult's), or a detailed report (a JSON object of lists).")

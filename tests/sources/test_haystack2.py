@@ -191,6 +191,10 @@ def test_the_scores_of_a_detailed_report_are_its_numeric_columns_without_a_role(
                                             "faithfulness", "latency"]
     assert math.isnan(read.records[1].scores["latency"]) and read.records[2].scores["latency"] == 1.5
     assert [r.where for r in read.records][:2] == ["row 1", "row 2"]
+    frame["question"] = frame["question"].astype(object)
+    frame.loc[2, "question"] = 7
+    with pytest.raises(EvalframeError, match=r"row 3: question must be the question's text; got 7"):
+        EvaluationResult.from_haystack2(frame)
 
 
 def test_pipeline_outputs_of_a_real_pipeline():
