@@ -1231,7 +1231,8 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
             ``haystack_<name>`` unless declared; the others are higher-is-better and unbounded.
         documents_from, answers_from : str, optional
             For pipeline outputs: the component whose ``documents`` / ``answers`` (or ``replies``) to read, when
-            several have them.
+            several have them. Without any ``documents`` output, the documents the ``GeneratedAnswer`` cites are the
+            retrieved ones.
         document_comparison_field : str, optional
             What makes a retrieved document a gold one, as Haystack's document evaluators say it: ``"content"`` (equal
             texts; the default, as Haystack's), ``"id"`` (the default when gold ids are given) or ``"meta.<key>"``.

@@ -9,7 +9,8 @@ Read duck-typed, never importing Haystack:
 * its detailed report (``detailed_report()``: a dict of lists, the inputs and one list per metric; or the
   DataFrame of ``detailed_report(output_format="df")``): every numeric column that plays no role is a score;
 * a list of pipeline outputs (``Pipeline.run`` per question: ``{component: {"documents": [...], "answers": [...],
-  "replies": [...]}}``), with the questions and the gold given beside them.
+  "replies": [...]}}``), with the questions and the gold given beside them; without a ``documents`` output, the
+  documents the first ``GeneratedAnswer`` cites.
 
 Documents are ``haystack.Document`` objects or their dicts (``to_dict()``, whose meta keys stand beside ``id`` and
 ``content``; ``to_dict(flatten=False)``), or any document :func:`~evalframe.sources.records.retrieved_of` reads
@@ -348,6 +349,14 @@ def _component_with(outputs: Sequence[Mapping[str, Any]], keys: tuple[str, ...],
     return None
 
 
+def _cited_documents(answers: Any) -> Any:
+    """The documents of the first GeneratedAnswer (or its dict), None when there is none or it has none."""
+    if not isinstance(answers, Sequence) or isinstance(answers, (str, bytes)) or not answers:
+        return None
+    first = answers[0]
+    return first.get("documents") if isinstance(first, Mapping) else getattr(first, "documents", None)
+
+
 def _per_question(values: Any, name: str, n: int) -> list[Any]:
     if values is None:
         return [None] * n
@@ -390,6 +399,11 @@ def _pipeline_records(outputs: Sequence[Any], *, questions: Any, gold_documents:
         if docs_at is not None:
             values["documents"] = output.get(docs_at[0], {}).get(docs_at[1], [])
             names["documents"] = f"{docs_at[0]}.{docs_at[1]}"
+        elif answers_at is not None and answers_at[1] == "answers":
+            # Pipeline.run returns the last component's outputs only: the retrieved documents are those the answer
+            # builder's GeneratedAnswer cites
+            values["documents"] = _cited_documents(output.get(answers_at[0], {}).get("answers"))
+            names["documents"] = f"{answers_at[0]}.answers[0].documents"
         if answers_at is not None:
             values["answer"] = output.get(answers_at[0], {}).get(answers_at[1])
             names["answer"] = f"{answers_at[0]}.{answers_at[1]}"

@@ -218,6 +218,19 @@ def test_pipeline_outputs_of_a_real_pipeline():
     assert replies["Generator"]["answer"].tolist() == result["Generator"]["answer"].tolist()
 
 
+def test_pipeline_outputs_of_the_last_component_alone():
+    """Pipeline.run returns only the last component's outputs by default: the retrieved documents are then those
+    the answer builder's GeneratedAnswer cites (the retriever's, in its order)."""
+    golden = json.loads((DATA / "pipeline_outputs.json").read_text())
+    keywords = {"gold_ids": golden["ground_truth_document_ids"], "gold_answers": golden["ground_truth_answers"],
+                "progress": False}
+    last = [{"answer_builder": o["answer_builder"]} for o in golden["outputs"]]
+    result = EvaluationResult.from_haystack2(last, **keywords)
+    full = EvaluationResult.from_haystack2(golden["outputs"], **keywords)
+    assert_same_metrics(result.calculate_metrics(), full.calculate_metrics())
+    assert result["Retriever"]["document_id"].tolist() == full["Retriever"]["document_id"].tolist()
+
+
 def test_haystack_document_dicts_keep_their_flattened_meta():
     from evalframe.sources.haystack2 import read_haystack2
     read = read_haystack2(RUN, scores=[], document_comparison_field="id")
