@@ -37,8 +37,8 @@ from .frames.store import PreparedStore
 from .frames.tables import answer_query_metrics, document_query_metrics
 from .frames.topk import answers_kept, check_retriever_node, document_rows_kept
 from .frames.scores import check_bounds, node_scores, read_score_table, score_frame_values, score_query_table
-from .metrics.registry import (ANSWER_METRICS, DOCUMENT_METRICS, DIRECTIONS, METRICS, Metric, score_column,
-                               score_measure)
+from .metrics.registry import (ANSWER_METRICS, DOCUMENT_METRICS, DIRECTIONS, METRICS, Metric, direction_of,
+                               score_column, score_measure)
 from .metrics.trec import parse_measure, parse_measures
 from .metrics.trec_gain_kernels import relstrings
 from .metrics.trec_kernels import RankedRows
@@ -52,7 +52,10 @@ from .sources.ragas import from_ragas as ragas_result
 from .sources.trec import TrecNodeSource, qrels_from_frame, read_coded_tables, run_from_frame
 from .options import MatchingOptions, MetricOptions, with_options
 
-__all__ = ["EvaluationResult"]
+__all__ = ["EvaluationResult", "NO_ROWS_FOR_METRIC"]
+
+#: What wrong_examples(metric=...) says of a node without the rows the metric lists (evalframe.dask skips such parts).
+NO_ROWS_FOR_METRIC = "has none of"
 
 #: What trec_metrics and trec_query_metrics say when ``node=None`` finds no node, or several, with document rows.
 _TREC_NEEDED = NodeNeeded(
@@ -624,8 +627,10 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         True
         """
         node = check.check_node(node, list(self.node_results))
-        row_type = check.check_choice(row_type, ("answer", "document"), name="row_type")
+        row_type = check.check_choice(row_type, ("answer", "document", "score"), name="row_type")
         opts = self.check_options(options, passed_to="query_table takes these options")
+        if row_type == "score":
+            return self._score_table(node, opts)
         return self._answer_table(node, opts) if row_type == "answer" else self._document_table(node, opts)
 
     def trec_partial(self, measures: str | Sequence[str], node: str | None, eval_mode: str, complete: bool,
@@ -749,11 +754,21 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         document_metric_threshold: float = THRESHOLD,
         answer_metric_threshold: float = THRESHOLD,
         *,
+        metric: str | None = None,
+        threshold: float | None = None,
         complete: bool = False,
         duplicates: str = "error",
         **options: Any,
     ) -> Examples:
         """The ``n`` worst queries of a node, for a person to read (``docs/metrics.md``).
+
+        ``metric`` names any measure of the node instead: a Haystack metric, a trec_eval measure or a declared score
+        (``result.scores``); the queries are ranked worst first by its direction (:func:`evalframe.direction_of`: the
+        lowest first when higher is better, the highest first when lower is), queries without a value left out.
+        ``threshold=None`` lists the ``n`` worst whatever their value; a number keeps those at or worse than it. An
+        answer metric lists the answer rows, a document metric or measure the document rows, a score the answer rows
+        of a node that has them (else its document rows); each query's ``metrics`` hold the node's scores too. The
+        ``*_metric`` and ``*_threshold`` arguments are ignored then.
 
         Answer nodes are ranked by ``answer_metric``, document nodes by ``document_metric`` (a
         Haystack metric or a trec_eval measure such as ``"nDCG@10"``, see :meth:`trec_metrics`; queries
@@ -775,6 +790,8 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         """
         node = check.check_node(node, list(self.node_results))
         n = check.check_positive_int(n, name="n")
+        if metric is not None:
+            return self._worst_by(node, n, metric, threshold, complete, duplicates, options)
         measure = None
         if isinstance(document_metric, str) and _looks_like_measure(document_metric, "document_metric", tuple(DOCUMENT_METRICS)):
             measure = document_metric = str(parse_measure(document_metric))
@@ -801,6 +818,48 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
             rows = self._rows(node, "document", opts.eval_mode)
             return worst(documents, document_metric, document_metric_threshold, n, rows, "documents", DOCUMENT_DROP)
         return Examples()
+
+    def _worst_by(self, node: str, n: int, metric: str, threshold: float | None, complete: bool, duplicates: str,
+                  options: Mapping[str, Any]) -> Examples:
+        """:meth:`wrong_examples` with ``metric=`` (any measure of the node, ranked by its direction)."""
+        opts = self.check_options(options, passed_to="wrong_examples takes these options")
+        threshold = None if threshold is None else check.check_number(threshold, name="threshold")
+        scores = self._score_table(node, opts)
+        named = list(scores.columns) if scores is not None else []
+        measure = None
+        if not isinstance(metric, str):
+            raise InvalidParameterError(f"metric must be a metric name (str); got {type(metric).__name__}.",
+                                        parameter="metric")
+        if metric in named:
+            row_type = "answer" if self._store.answer_rows(node, opts.eval_mode) is not None else "document"
+        elif metric in ANSWER_METRICS:
+            row_type = "answer"
+        elif metric in DOCUMENT_METRICS:
+            row_type = "document"
+        elif _looks_like_measure(metric, "metric", [*ANSWER_METRICS, *DOCUMENT_METRICS, *named]):
+            row_type, measure = "document", str(parse_measure(metric))
+            metric = measure
+        else:
+            check.check_choice(metric, [*ANSWER_METRICS, *DOCUMENT_METRICS, *named], name="metric")
+            raise AssertionError  # check_choice raised
+        table = self._answer_table(node, opts) if row_type == "answer" else self._document_table(node, opts)
+        if table is None:
+            if scores is None or metric not in named:
+                raise InvalidParameterError(f"metric {metric!r} needs {row_type} rows, which node {node!r} "
+                                            f"{NO_ROWS_FOR_METRIC} in eval_mode {opts.eval_mode!r}.", parameter="metric")
+            table = pd.DataFrame(index=scores.index)
+        if row_type == "document":
+            opts.warn_if_scopes_disagree()
+            table = self._with_measures(table, node, measure, opts.eval_mode, complete, duplicates)
+        if scores is not None:
+            table = table.join(scores.reindex(table.index)) if len(table.columns) else scores.reindex(table.index)
+        if metric not in table.columns:
+            raise InvalidParameterError(f"metric must be one of {list(table.columns)} for node {node!r}; got {metric!r}.",
+                                        parameter="metric")
+        rows = self._rows(node, row_type, opts.eval_mode)
+        table = table[table.index.isin(rows["multilabel_id"])]
+        return worst(table, metric, threshold, n, rows, f"{row_type}s",
+                     ANSWER_DROP if row_type == "answer" else DOCUMENT_DROP, direction_of(metric, self.declared_scores()))
 
     def _rows(self, node: str, row_type: str, eval_mode: str) -> pd.DataFrame:
         """The frame's own rows of one type and eval_mode (for listing them)."""

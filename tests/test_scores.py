@@ -200,3 +200,78 @@ def test_a_runs_file_line_holds_scores_per_node():
     lines[2]["scores"] = {"Generator": {"faithfulness": "good"}}
     with pytest.raises(LoadError, match=r"runs.jsonl:3: score 'faithfulness' of node 'Generator' must be a number"):
         read_runs_of(lines)
+
+
+# ------------------------------------------------------------------ save and load
+@pytest.mark.parametrize(("fmt", "options"), [("csv", {}), ("parquet", {}), ("parquet", {"partitions": 2})])
+def test_save_load_keeps_scores_and_declarations_exactly(tmp_path, fmt, options):
+    if fmt == "parquet":
+        pytest.importorskip("pyarrow")
+    result = build()
+    values = [0.1 + 0.2, 1 / 3, 1e-300, np.nan]
+    result.add_scores("Generator", pd.DataFrame({"query": QUERIES, "faith": values, "lat": [5.0, 1.0, 2.0, 3.0]}),
+                      direction={"lat": "lower"}, bounds={"faith": (0, 1)}, description={"lat": "seconds"})
+    folder = result.save(tmp_path / "run", format=fmt, progress=False, **options)
+    manifest = json.loads((folder / "evalframe.json").read_text())
+    assert manifest["scores"] == {"faith": {"direction": "higher", "bounds": [0.0, 1.0], "level": "query",
+                                            "description": "a score computed elsewhere (higher is better)"},
+                                  "lat": {"direction": "lower", "bounds": None, "level": "query", "description": "seconds"}}
+    back = EvaluationResult.load(folder, progress=False)
+    assert back.scores == result.scores
+    got = back["Generator"].set_index("multilabel_id")["scores.faith"]
+    assert got.dtype == np.float64
+    by_query = dict(zip(back["Generator"]["query"], back["Generator"]["scores.faith"]))
+    assert [by_query[q] for q in QUERIES[:3]] == [0.30000000000000004, 0.3333333333333333, 1e-300]  # bit for bit
+    assert math.isnan(by_query["q4"])
+    assert back.calculate_metrics()["Generator"]["faith"] == (0.1 + 0.2 + 1 / 3 + 1e-300) / 3
+
+
+def test_a_folder_without_scores_has_no_scores_key(tmp_path):
+    folder = build().save(tmp_path / "run", progress=False)
+    assert "scores" not in json.loads((folder / "evalframe.json").read_text())
+    assert EvaluationResult.load(folder, progress=False).scores == {}
+
+
+# ------------------------------------------------------------------ worst queries
+def test_wrong_examples_by_a_score_follow_its_direction(result):
+    result.add_scores("Generator", pd.DataFrame({"query": QUERIES, "faith": [0.9, 0.2, np.nan, 0.6],
+                                                 "latency": [5.0, 1.0, 2.0, 3.0]}), direction={"latency": "lower"})
+    listed = lambda **kw: [e["query"] for e in result.wrong_examples("Generator", **kw)]  # noqa: E731
+    assert listed(n=4, metric="faith") == ["q2", "q4", "q1"]  # lowest first; q3 has no value
+    assert listed(n=2, metric="latency") == ["q1", "q4"]  # lower is better: the largest latency is the worst
+    assert listed(n=4, metric="latency", threshold=3) == ["q1", "q4"]  # at or worse than 3: >= 3
+    assert listed(n=4, metric="faith", threshold=0.6) == ["q2", "q4"]  # <= 0.6
+    example = result.wrong_examples("Generator", n=1, metric="latency")[0]
+    assert example["metrics"] == {"exact_match": 1.0, "f1": 1.0, "faith": 0.9, "latency": 5.0} and example["answers"]
+    # q4 misses its gold document (mrr 0), q3 has it at rank 3, q2 at 2
+    assert [e["query"] for e in result.wrong_examples("Retriever", n=3, metric="mrr")] == ["q4", "q3", "q2"]
+    assert [e["query"] for e in result.wrong_examples("Generator", n=3)] == ["q2", "q4"]  # the old arguments, unchanged
+    with pytest.raises(InvalidParameterError, match="metric must be one of"):
+        result.wrong_examples("Generator", metric="nope")
+
+
+# ------------------------------------------------------------------ comparisons
+def latency_runs() -> tuple[EvaluationResult, EvaluationResult]:
+    a, b = build(), build()
+    a.add_scores("Generator", pd.DataFrame({"query": QUERIES, "latency": [5.0, 1.0, 2.0, 3.0]}), direction="lower")
+    b.add_scores("Generator", pd.DataFrame({"query": QUERIES, "latency": [4.0, 1.0, 1.0, 6.0]}), direction="lower")
+    return a, b
+
+
+def test_compare_counts_a_lower_score_falling_as_a_win():
+    from evalframe import compare
+
+    table = compare(*latency_runs(), node="Generator", metrics=["latency"], rounds=50)
+    # per query b - a: -1, 0, -1, +3; mean_a 11/4, mean_b 12/4; b is better (lower) on q1 and q3, worse on q4
+    assert table.loc["latency", ["mean_a", "mean_b", "delta"]].tolist() == [2.75, 3.0, 0.25]
+    assert table.loc["latency", ["wins", "ties", "losses"]].tolist() == [2, 1, 1]
+
+
+def test_worst_by_delta_follows_the_direction_and_keeps_delta_b_minus_a():
+    from evalframe import worst_by_delta
+
+    a, b = latency_runs()
+    assert [(e["query"], e["delta"]) for e in worst_by_delta(a, b, "Generator", "latency")] == [("q4", 3.0)]
+    better = worst_by_delta(a, b, "Generator", "latency", direction="better")
+    assert [(e["query"], e["delta"]) for e in better] == [("q1", -1.0), ("q3", -1.0)]
+    assert better[0]["metrics"]["latency"] == 4.0 and better[0]["baseline"]["metrics"]["latency"] == 5.0

@@ -17,7 +17,7 @@ import pandas as pd
 
 from .. import _validation as check
 from ..errors import EvalframeError, InvalidParameterError, warn
-from ..metrics.registry import ANSWER_METRICS, DOCUMENT_METRICS, METRICS
+from ..metrics.registry import ANSWER_METRICS, DOCUMENT_METRICS, METRICS, Metric, direction_of
 from ..metrics.trec import aggregation_of, parse_measures
 from ..options import MetricOptions, with_options
 from .examples import Examples
@@ -25,6 +25,7 @@ from .protocol import ResultLike, ResultSource
 from .stats import ROUNDS, bootstrap_ci, holm, paired_t_test, randomization_p_value
 
 __all__ = ["compare", "comparison_table", "paired_statistics", "worst_by_delta", "is_result", "TESTS", "check_test",
+           "scores_of_runs",
            "check_max_p"]
 
 Run = Union[ResultSource, pd.DataFrame]
@@ -225,7 +226,25 @@ def paired(a: pd.Series, b: pd.Series) -> Paired:
     return Paired(scored_a.loc[both], scored_b.loc[both], len(scored_a) - len(both), len(scored_b) - len(both))
 
 
-def _paired_row(a: pd.Series, b: pd.Series, rng: np.random.Generator, rounds: int, confidence: float) -> dict[str, Any]:
+def scores_of_runs(runs: Sequence[Any]) -> dict[str, Metric]:
+    """The score declarations of the results among ``runs`` (``result.scores``; a per-query table declares none), for
+    :func:`evalframe.direction_of`. Two runs declaring one score with opposite directions are refused."""
+    found: dict[str, Metric] = {}
+    for run in runs:
+        declared = getattr(run, "scores", None)
+        for name, metric in (declared.items() if isinstance(declared, Mapping) else ()):
+            if not isinstance(metric, Metric):
+                continue
+            if name in found and found[name].direction != metric.direction:
+                raise InvalidParameterError(f"the runs declare score {name!r} with opposite directions "
+                                            f"({found[name].direction!r} and {metric.direction!r}); declare it alike "
+                                            "in both (result.scores).")
+            found.setdefault(name, metric)
+    return found
+
+
+def _paired_row(a: pd.Series, b: pd.Series, rng: np.random.Generator, rounds: int, confidence: float,
+                direction: str = "higher") -> dict[str, Any]:
     pairs = paired(a, b)
     values_a = pairs.a.to_numpy(dtype=np.float64)
     values_b = pairs.b.to_numpy(dtype=np.float64)
@@ -235,23 +254,27 @@ def _paired_row(a: pd.Series, b: pd.Series, rng: np.random.Generator, rounds: in
     aggregation = aggregation_of(a.name)
     mean_a = aggregation(values_a) if len(d) else np.nan
     mean_b = aggregation(values_b) if len(d) else np.nan
-    return paired_statistics(d, mean_a, mean_b, pairs.only_a, pairs.only_b, rng=rng, rounds=rounds, confidence=confidence)
+    return paired_statistics(d, mean_a, mean_b, pairs.only_a, pairs.only_b, rng=rng, rounds=rounds, confidence=confidence,
+                             direction=direction)
 
 
 def paired_statistics(d: np.ndarray, mean_a: float, mean_b: float, only_a: int, only_b: int, *,
-                      rng: np.random.Generator, rounds: int, confidence: float) -> dict[str, Any]:
+                      rng: np.random.Generator, rounds: int, confidence: float, direction: str = "higher") -> dict[str, Any]:
     """One row of :func:`compare`: the statistics of the paired differences ``d = b - a`` (in a's query order).
 
     ``mean_a`` / ``mean_b`` are the runs' means over the paired queries; ``only_a`` / ``only_b`` count the queries
-    scored by one run only. The bootstrap draws first, then the randomization test, from ``rng``.
+    scored by one run only. The bootstrap draws first, then the randomization test, from ``rng``. ``wins`` counts the
+    queries where b is better: a higher value, or a lower one for a lower-is-better measure (``direction``).
     """
+    better = 1 if direction == "higher" else -1
     low, high = bootstrap_ci(d, confidence=confidence, rounds=rounds, rng=rng)
     t, p_ttest = paired_t_test(d)
     return {
         "mean_a": mean_a, "mean_b": mean_b, "delta": mean_b - mean_a, "ci_low": low, "ci_high": high,
         "p_value": randomization_p_value(d, rounds=rounds, rng=rng) if len(d) else np.nan,
         "t": t, "p_ttest": p_ttest,
-        "wins": int(np.count_nonzero(d > 0)), "ties": int(np.count_nonzero(d == 0)), "losses": int(np.count_nonzero(d < 0)),
+        "wins": int(np.count_nonzero(better * d > 0)), "ties": int(np.count_nonzero(d == 0)),
+        "losses": int(np.count_nonzero(better * d < 0)),
         "queries": len(d), "only_a": only_a, "only_b": only_b,
     }
 
@@ -348,7 +371,9 @@ def compare(
         trec_eval's geometric mean of ``gm_map`` and the sum of the counts), ``delta`` (mean_b - mean_a), ``ci_low`` /
         ``ci_high`` (percentile bootstrap interval of the delta), ``p_value`` (two-sided paired
         randomization test), ``t`` and ``p_ttest`` (paired t-test), ``wins`` / ``ties`` / ``losses``
-        (queries where b scores higher / the same / lower), ``queries`` (paired), ``only_a``,
+        (queries where b scores better / the same / worse: higher, or lower for a score declared lower-is-better,
+        :func:`evalframe.direction_of`; ``delta`` stays b - a, negative for such a score's improvement), ``queries``
+        (paired), ``only_a``,
         ``only_b``; with more than two runs also ``p_holm``: ``test``'s p-value Holm-corrected over the
         comparisons of each metric; with ``max_p`` also ``significant``.
 
@@ -396,13 +421,15 @@ def compare(
                 f"{len(table)} queries); compare runs over the same labels."
             )
     metrics = select_metrics(tables, metrics, names)
+    scores = scores_of_runs(runs)
 
     rows = []
     for position in range(1, len(runs)):
         for metric in metrics:
             # a fresh generator per row: equal differences give equal numbers, whatever else is compared
             rows.append((names[position], metric, _paired_row(tables[0][metric], tables[position][metric],
-                                                              np.random.default_rng(seed), rounds, confidence)))
+                                                              np.random.default_rng(seed), rounds, confidence,
+                                                              direction_of(metric, scores))))
     return comparison_table(rows, names, metrics, test=test, max_p=max_p)
 
 
@@ -421,8 +448,11 @@ def worst_by_delta(
 ) -> Examples:
     """The ``n`` queries whose ``metric`` changed most from run ``a`` to run ``b``.
 
-    ``metric`` is a Haystack metric or a trec_eval measure (``"nDCG@10"``, :meth:`EvaluationResult.trec_metrics`,
-    whose ``complete`` and ``duplicates`` it takes).
+    ``metric`` is a Haystack metric, a trec_eval measure (``"nDCG@10"``, :meth:`EvaluationResult.trec_metrics`,
+    whose ``complete`` and ``duplicates`` it takes) or a score the runs declare (``result.scores``).
+
+    "Worse" and "better" follow the metric's direction (:func:`evalframe.direction_of`): for a score declared
+    lower-is-better (latency) a rise is a drop in quality; ``delta`` is always b - a.
 
     ``direction="worse"`` lists the largest drops (b < a) first, ``"better"`` the largest gains; queries
     whose value did not move in that direction are not listed, and ties keep a's query order. Each query
@@ -449,8 +479,9 @@ def worst_by_delta(
     if not isinstance(metric, str):
         raise InvalidParameterError(f"metric must be a metric name, e.g. 'f1' or 'nDCG@10'; got {metric!r}.")
     (metric,), measures = measure_names([metric])
+    scores = scores_of_runs([a, b])
     if not measures:
-        check.check_choice(metric, tuple(METRICS), name="metric")
+        check.check_choice(metric, (*METRICS, *scores), name="metric")
     n = check.check_positive_int(n, name="n", minimum=1)
     check.check_choice(direction, ("worse", "better"), name="direction")
     trec = {"complete": complete, "duplicates": duplicates}
@@ -460,18 +491,23 @@ def worst_by_delta(
 
     pairs = paired(table_a[metric], table_b[metric])
     delta = pairs.b - pairs.a
-    moved = delta[delta < 0] if direction == "worse" else delta[delta > 0]
+    gain = delta if direction_of(metric, scores) == "higher" else -delta  # a lower-is-better score gains by falling
+    moved = gain[gain < 0] if direction == "worse" else gain[gain > 0]
     ordered = moved.sort_values(kind="stable", ascending=direction == "worse").head(n)
 
-    level = list(ANSWER_METRICS) if metric in ANSWER_METRICS else [*DOCUMENT_METRICS, *measures]
+    listing = metric  # the metric whose rows are listed: a score lists the answer rows of a node with answers
+    if metric in scores:
+        listing = "f1" if b.has_answers(node) else "recall_single_hit"
+    level = list(ANSWER_METRICS) if listing in ANSWER_METRICS else [*DOCUMENT_METRICS, *measures]
+    level += list(scores)
     eval_mode = MetricOptions.from_keywords(metric_params).eval_mode
 
     def examples(result: ResultSource, table: pd.DataFrame) -> list[dict[str, Any]]:
         columns = [c for c in table.columns if c in level]
-        return result.query_examples(node, table.loc[ordered.index, columns], metric=metric, eval_mode=eval_mode)
+        return result.query_examples(node, table.loc[ordered.index, columns], metric=listing, eval_mode=eval_mode)
 
     listed = []
-    for changed, baseline, value in zip(examples(b, table_b), examples(a, table_a), ordered.to_numpy()):
+    for changed, baseline, value in zip(examples(b, table_b), examples(a, table_a), delta.loc[ordered.index].to_numpy()):
         kind = "answers" if "answers" in baseline else "documents"
         changed["delta"] = float(value)
         changed["baseline"] = {"metrics": baseline["metrics"], kind: baseline[kind]}

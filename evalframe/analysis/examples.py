@@ -37,15 +37,21 @@ def parsed_meta(value: Any, multilabel_id: Any) -> dict[str, Any]:
 def worst(
     table: pd.DataFrame,
     metric: str,
-    threshold: float,
+    threshold: float | None,
     n: int,
     rows: pd.DataFrame,
     key: str,
     drop: tuple[str, ...],
+    direction: str = "higher",
 ) -> Examples:
-    """The ``n`` queries of ``table`` lowest in ``metric`` (ties in table order), those ``<= threshold``."""
-    lowest = table.sort_values(metric, kind="stable").head(n)
-    return examples(lowest[lowest[metric] <= threshold], rows, key, drop)
+    """The ``n`` queries of ``table`` worst in ``metric`` (ties in table order; queries without a value left out):
+    the lowest when higher is better (``direction``), the highest when lower is; with a ``threshold``, those at or
+    worse than it (``<=``, or ``>=`` for lower-is-better)."""
+    valued = table[table[metric].notna()]
+    ranked = valued.sort_values(metric, kind="stable", ascending=direction == "higher").head(n)
+    if threshold is not None:
+        ranked = ranked[ranked[metric] <= threshold] if direction == "higher" else ranked[ranked[metric] >= threshold]
+    return examples(ranked, rows, key, drop)
 
 
 def examples(queries: pd.DataFrame, rows: pd.DataFrame, key: str, drop: tuple[str, ...]) -> Examples:

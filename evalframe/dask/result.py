@@ -38,12 +38,12 @@ from ..frames.topk import check_retriever_node, retriever_mode, retriever_node_o
 from ..frames.codings import Codings
 from ..frames.judged_codes import check_cut
 from ..io.folder import Folder
-from ..io.manifest import read_manifest
+from ..io.manifest import read_manifest, scores_of_manifest
 from ..io.partitioned import check_key_summaries, key_summary, partition_of_ids, read_partition
-from ..metrics.registry import DOCUMENT_METRICS
+from ..metrics.registry import ANSWER_METRICS, DOCUMENT_METRICS, Metric, direction_of
 from ..metrics.trec import parse_measure, parse_measures
 from ..options import MetricOptions, with_options
-from ..result import EvaluationResult
+from ..result import NO_ROWS_FOR_METRIC, EvaluationResult
 from .client import current_client, run
 
 __all__ = ["DaskEvaluationResult", "Retriever", "first_appearance", "load", "local_options", "merged_columns",
@@ -124,6 +124,9 @@ class DaskEvaluationResult(MeanAnalyses[Any]):
         Rows per node.
     matching : dict
         The matching options the result was built with.
+    scores : dict of str to Metric
+        The declarations of the scores the folder holds (``evalframe.json``'s ``"scores"``; ``docs/scores.md``); the
+        partitions are read with them.
     on_cluster : bool
         True: per-query tables are Dask DataFrames (``query_metrics(..., compute=True)`` gathers one as pandas).
     """
@@ -138,6 +141,7 @@ class DaskEvaluationResult(MeanAnalyses[Any]):
         self._nodes: list[str] = list(manifest["nodes"])
         self.rows: dict[str, int] = {node: int(entry["rows"]) for node, entry in manifest["nodes"].items()}
         self.matching: dict[str, Any] = dict(manifest.get("matching") or {})
+        self.scores: dict[str, Metric] = scores_of_manifest(dict(manifest), path)
         self._client = client
         self._row_kinds: dict[str, set[tuple[str, str]]] | None = None
         current_client(client)  # a bad client= or address fails here, not at the first analysis
@@ -356,6 +360,7 @@ class DaskEvaluationResult(MeanAnalyses[Any]):
         "context_matching_threshold", "retriever_node"))  # the facade's (Haystack 1.x's order)
     def wrong_examples(self, node: str, n: int = 3, document_metric: str = "recall_single_hit", answer_metric: str = "f1",
                        document_metric_threshold: float = THRESHOLD, answer_metric_threshold: float = THRESHOLD, *,
+                       metric: str | None = None, threshold: float | None = None,
                        complete: bool = False, duplicates: str = "error", **options: Any) -> Examples:
         """The ``n`` worst queries of a node, as :meth:`evalframe.EvaluationResult.wrong_examples`.
 
@@ -370,6 +375,13 @@ class DaskEvaluationResult(MeanAnalyses[Any]):
                      "document_metric_threshold": document_metric_threshold,
                      "answer_metric_threshold": answer_metric_threshold, "complete": complete,
                      "duplicates": duplicates, **options}
+        if metric is not None:  # any measure of the node, worst first by its direction
+            arguments.update(metric=metric, threshold=threshold)
+            parts = self.map_partitions(_worst, node, arguments, retriever=retriever)
+            listed = [c for part in parts for c in part if c[1] is not None]
+            sign = -1.0 if direction_of(listed[0][4] if listed else metric, self.scores) == "lower" else 1.0
+            ranked = sorted(listed, key=lambda c: (_sort_value(sign * c[3], None), c[2]))
+            return Examples(c[1] for c in ranked[:n])
         parts = self.map_partitions(_worst, node, arguments, retriever=retriever)
         # a node with answer rows anywhere is ranked by its answer metric, as in memory (a partition holding only
         # its document rows ranks them instead: those are left out)
@@ -444,7 +456,8 @@ def open_partition(path: str, number: int, generation: str | None, nodes: list[s
     :meth:`DaskEvaluationResult.retriever_of`) only."""
     part = read_partition(path, number, generation, None if nodes is None or retriever is None else [*nodes, retriever[0]],
                           pending=True)  # pending nodes indexed by their order keys: columns made as the analyses read
-    return EvaluationResult(part.frames, matching=part.matching, codings=Codings.of_lists(part.codings)), part.keys
+    return EvaluationResult(part.frames, matching=part.matching, codings=Codings.of_lists(part.codings),
+                            scores=part.scores), part.keys
 
 
 def partition_retriever(path: str, number: int, result: EvaluationResult,
@@ -492,13 +505,15 @@ def _metric_totals(result: EvaluationResult, keys: Any, nodes: list[str], varian
         if node not in result.node_results:
             continue
         for i, options in enumerate(variants):
-            for row_type in ("answer", "document"):
+            for row_type in ("answer", "document", "score"):
                 used = options
-                if at_k:  # metrics_at_k: answers cut by the reader's k, documents by the retriever's
+                if at_k and row_type != "score":  # metrics_at_k: answers cut by the reader's k, documents by the retriever's
                     cut = "simulated_top_k_reader" if row_type == "answer" else "simulated_top_k_retriever"
                     used = {key: value for key, value in options.items() if key not in _AT_K or key == cut}
                 table = result.query_table(node, row_type, **local_options(used, retriever))
-                if table is not None:
+                if table is not None and at_k and row_type == "score":  # at k: the row-level scores only
+                    table = table[[c for c in table.columns if result.scores[c].level == "row"]]
+                if table is not None and len(table.columns):
                     out[(node, i, row_type)] = partial(table)
     return out
 
@@ -634,10 +649,13 @@ def _slice_totals(result: EvaluationResult, keys: Any, by: list[SliceKey], measu
 
 
 def _worst(result: EvaluationResult, keys: Any, node: str, arguments: dict[str, Any],
-           retriever: Retriever | None = None) -> list[tuple[str, dict | None, int, float]]:
-    """The partition's n worst of ``node``: (row type, example, order key of its first listed row, value)."""
+           retriever: Retriever | None = None) -> list[tuple[Any, ...]]:
+    """The partition's n worst of ``node``: (row type, example, order key of its first listed row, value); with
+    ``metric``, (row type, example, order key, value, the metric's column name)."""
     if node not in result.node_results or not len(result[node]):
         return []
+    if arguments.get("metric") is not None:
+        return _worst_by(result, keys, node, arguments, retriever)
     frame = result[node]
     mode = arguments.get("eval_mode", "integrated")
     answers = bool(((frame["type"] == "answer") & (frame["eval_mode"] == mode)).any())
@@ -655,6 +673,25 @@ def _worst(result: EvaluationResult, keys: Any, node: str, arguments: dict[str, 
         value = example["metrics"][metric] if metric else _document_value(example, arguments)
         out.append((row_type, example, int(key), float(value)))
     return out
+
+
+def _worst_by(result: EvaluationResult, keys: Any, node: str, arguments: dict[str, Any],
+              retriever: Retriever | None) -> list[tuple[Any, ...]]:
+    """:func:`_worst` with ``metric=``: a partition without the rows the metric lists has nothing to list."""
+    metric = arguments["metric"]
+    column = metric if metric in result.scores or metric in DOCUMENT_METRICS or metric in ANSWER_METRICS \
+        else str(parse_measure(metric))
+    try:
+        examples = result.wrong_examples(node, **local_options(arguments, retriever))
+    except InvalidParameterError as exc:
+        if NO_ROWS_FOR_METRIC in str(exc):  # this partition holds none of the rows the metric lists: others may
+            return []
+        raise
+    if not examples:
+        return []
+    order = first_appearance(result, keys, node, pd.Index([e["multilabel_id"] for e in examples]), arguments)
+    return [("any", example, int(key), float(example["metrics"][column]), column)
+            for example, (_, key) in zip(examples, order)]
 
 
 def _document_value(example: dict[str, Any], arguments: dict[str, Any]) -> float:

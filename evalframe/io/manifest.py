@@ -16,13 +16,14 @@ import pandas as pd
 
 from .._validation import few_names, short_repr
 from ..errors import InvalidParameterError, LoadError
+from ..metrics.registry import Metric, score_measure
 from ..options import MatchingOptions
 from .codecs import encodes, is_native_dtype
 from .csv_dialect import encoding_problem, separator_problem
 from .folder import Folder, is_plain_name, with_retries
 
 __all__ = ["FORMAT_NAME", "FORMAT_VERSION", "PARTITIONED_FORMAT_VERSION", "MANIFEST_NAME", "invalid_matching",
-           "listed_files", "read_manifest", "read_manifest_quietly"]
+           "listed_files", "read_manifest", "read_manifest_quietly", "scores_to_json", "scores_of_manifest"]
 
 #: The manifest's file name inside a results folder.
 MANIFEST_NAME = "evalframe.json"
@@ -96,6 +97,7 @@ def _check_manifest(path: Path, manifest: dict[str, Any]) -> None:
     if matching is not None and not isinstance(matching, dict):
         raise _damaged(path, f"'matching' must be an object of matching parameters; got {type(matching).__name__}")
     _check_matching(path, matching or {})
+    scores_of_manifest(manifest, path)  # a damaged declaration is refused before any file is read
     nodes = manifest.get("nodes")
     if not isinstance(nodes, dict):
         raise _damaged(path, "'nodes' must map node names to their files")
@@ -243,3 +245,42 @@ def listed_files(manifest: dict[str, Any]) -> set[str]:
     if manifest.get("partitioned") is None:
         return {entry["file"] for entry in manifest["nodes"].values()}
     return {part["file"] for entry in manifest["nodes"].values() for part in entry["parts"]}
+
+
+def scores_to_json(scores: Any) -> dict[str, dict[str, Any]]:
+    """A result's score declarations (``result.scores``) as the manifest's ``"scores"``: ``{name: {"direction",
+    "bounds" ([low, high] or null), "level", "description"}}``.
+
+    Examples
+    --------
+    >>> scores_to_json({"latency": score_measure("latency", direction="lower", bounds=(0, 10), description="seconds")})
+    {'latency': {'direction': 'lower', 'bounds': [0.0, 10.0], 'level': 'query', 'description': 'seconds'}}
+    """
+    if not isinstance(scores, dict) or not all(isinstance(m, Metric) and m.family == "score" and m.name == name
+                                                for name, m in scores.items()):
+        raise InvalidParameterError("result.scores must be a dict {name: evalframe.score_measure(name, ...)}; got "
+                                    f"{short_repr(scores)}.", parameter="result.scores")
+    return {name: {"direction": m.direction, "bounds": None if m.bounds is None else list(m.bounds), "level": m.level,
+                   "description": m.description} for name, m in scores.items()}
+
+
+def scores_of_manifest(manifest: dict[str, Any], path: Path | str) -> dict[str, Metric]:
+    """The score declarations of a manifest's ``"scores"`` (none without it); a damaged one is a LoadError naming it."""
+    found = manifest.get("scores")
+    if found is None:
+        return {}
+    if not isinstance(found, dict):
+        raise _damaged(Path(path), f"'scores' must map score names to their declarations; got {_what(found)}")
+    out: dict[str, Metric] = {}
+    for name, entry in found.items():
+        if not isinstance(entry, dict):
+            raise _damaged(Path(path), f"'scores'[{name!r}] must be an object (direction, bounds, level, description); got "
+                                       f"{_what(entry)}")
+        try:
+            bounds = entry.get("bounds")
+            out[name] = score_measure(name, direction=entry.get("direction", "higher"),
+                                      bounds=None if bounds is None else tuple(bounds),
+                                      level=entry.get("level", "query"), description=entry.get("description", ""))
+        except (InvalidParameterError, TypeError) as exc:
+            raise _damaged(Path(path), f"'scores'[{name!r}]: {exc}") from None
+    return out

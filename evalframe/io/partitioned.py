@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
@@ -34,7 +34,7 @@ import pandas as pd
 from . import atomic, parquet
 from .codecs import encodes
 from .folder import Folder, is_plain_name, with_retries
-from .manifest import read_manifest
+from .manifest import read_manifest, scores_of_manifest
 from .._validation import check_optional_name, check_path
 from ..errors import LoadError, SaveError
 from ..frames.arrays import DistinctLists, object_array
@@ -323,6 +323,7 @@ class Partition:
     keys: dict[str, np.ndarray]
     codings: dict[str, dict[str, DistinctLists]]
     matching: dict[str, Any]
+    scores: dict[str, Any] = field(default_factory=dict)  # the folder's score declarations (name -> Metric)
 
 
 def read_partition(path: str | Path, number: int, generation: str | None = None,
@@ -361,7 +362,7 @@ def read_partition(path: str | Path, number: int, generation: str | None = None,
             if not 0 <= number < layout["partitions"]:
                 raise LoadError(f"{path} has {layout['partitions']} partitions; there is no partition {number}.")
             assert manifest is not None
-            out = Partition({}, {}, {}, dict(manifest.get("matching") or {}))
+            out = Partition({}, {}, {}, dict(manifest.get("matching") or {}), scores_of_manifest(manifest, path))
             known: dict[Any, int] = {}  # the nodes share their queries: each is hashed once
             for node, entry in manifest["nodes"].items():
                 if nodes is not None and node not in nodes:
