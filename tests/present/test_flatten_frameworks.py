@@ -3,6 +3,7 @@ build from the same file."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pandas as pd
@@ -28,6 +29,11 @@ def test_from_haystack2(tmp_path, capsys):
     for node in ("Retriever", "Generator"):
         pd.testing.assert_frame_equal(loaded[node], built[node])
     assert loaded["Generator"]["scores.faithfulness"].tolist() == [1.0, 0.0, 1.0, 0.5, 0.0]
+    assert loaded.scores == built.scores
+    code = main(["metrics", str(tmp_path / "run"), "--format", "json"])
+    printed, err = capsys.readouterr()
+    assert code == 0, err
+    assert json.loads(printed) == built.calculate_metrics()
 
 
 def test_from_llamaindex(tmp_path, capsys):
@@ -37,6 +43,7 @@ def test_from_llamaindex(tmp_path, capsys):
     loaded, built = EvaluationResult.load(tmp_path / "run"), EvaluationResult.from_llamaindex(path, progress=False)
     pd.testing.assert_frame_equal(loaded["Retriever"], built["Retriever"])
     assert loaded["Retriever"].drop_duplicates("query")["scores.llamaindex_mrr"].tolist() == [1 / 2, 1 / 3, 1.0, 0.0]
+    assert loaded.scores["llamaindex_mrr"].bounds == (0.0, 1.0) and loaded.scores == built.scores
 
 
 def test_a_bad_file_is_one_error_line(tmp_path, capsys):

@@ -300,6 +300,9 @@ def test_individual_scores_are_measures_of_the_generator():
                                      "haystack_exact_match"]
     assert {m.direction for m in result.scores.values()} == {"higher"}
     assert {m.bounds for m in result.scores.values()} == {None}
+    worst = result.wrong_examples("Generator", n=2, metric="faithfulness")  # lowest first, ties in question order
+    assert [(e["query"], e["metrics"]["faithfulness"]) for e in worst] == [
+        ("What is the capital of France?", 0.0), ("What is the highest mountain?", 0.0)]
     on_retriever = EvaluationResult.from_haystack2(RUN, scores=["faithfulness"], score_node="Retriever",
                                                    progress=False)
     assert on_retriever.calculate_metrics()["Retriever"]["faithfulness"] == pytest.approx(0.5)
