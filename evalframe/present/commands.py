@@ -369,12 +369,10 @@ def _flatten_source(args: argparse.Namespace, storage: str) -> str:
             result = EvaluationResult.from_frame(path, **_frame_columns(args.columns or []), **options)
         elif args.source == "ragas":
             result = EvaluationResult.from_ragas(path, **options)
-        else:
-            build = getattr(EvaluationResult, f"from_{args.source}", None)
-            if build is None:
-                raise EvalframeError(f"--from {args.source} needs EvaluationResult.from_{args.source}, which this "
-                                     "evalframe lacks.")
-            result = build(path, **options)
+        elif args.source == "haystack2":  # a JSON file of an EvaluationRunResult's {"inputs": ..., "results": ...}
+            result = EvaluationResult.from_haystack2(path, **options)
+        else:  # llamaindex: a JSON or JSON Lines file of RetrievalEvalResult dicts
+            result = EvaluationResult.from_llamaindex(path, **options)
     for warning in caught:
         print_warning(warning.message)
     folder = result.save(args.out, format=storage, partitions=args.partitions)

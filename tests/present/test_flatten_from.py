@@ -14,6 +14,7 @@ from evalframe.present.cli import main
 from evalframe.present.parsers import FRAME_FIELDS
 
 RAGAS = Path(__file__).parents[1] / "data" / "rag" / "ragas"
+RAG = RAGAS.parent
 
 
 def run(capsys, *argv):
@@ -105,3 +106,16 @@ def test_score_declares_the_direction_and_bounds_of_a_source_s_scores(tmp_path, 
     assert code == 1
     assert re.search(r"error: --score declares 'faithfulnes', which is no score of the source; its scores are \[.*\]\. "
                      r"Did you mean 'faithfulness'\?", err), err
+
+
+@pytest.mark.parametrize("source, name, build", [
+    ("haystack2", "haystack2/run_result.json", EvaluationResult.from_haystack2),
+    ("llamaindex", "llamaindex/retrieval_results.json", EvaluationResult.from_llamaindex),
+    ("llamaindex", "llamaindex/retrieval_results.jsonl", EvaluationResult.from_llamaindex),
+])
+def test_from_haystack2_and_llamaindex_files(tmp_path, capsys, source, name, build):
+    code, out, err = run(capsys, "flatten", "--from", source, RAG / name, "-o", tmp_path / "run")
+    assert code == 0, err
+    code, out, _ = run(capsys, "metrics", tmp_path / "run", "--format", "json")
+    # the numbers by hand are tests/sources/test_haystack2.py's and test_llamaindex.py's; the command writes the same
+    assert json.loads(out) == build(RAG / name, progress=False).calculate_metrics()
