@@ -44,6 +44,11 @@ from .metrics.trec_gain_kernels import relstrings
 from .metrics.trec_kernels import RankedRows
 from .report import Report, build_report
 from .sources.flatten import entry_scores, flatten, multilabel_ids
+from .sources.haystack2 import read_haystack2
+from .sources.llamaindex import read_llamaindex
+from .sources.records import build
+from .sources.frame import from_frame as frame_result
+from .sources.ragas import from_ragas as ragas_result
 from .sources.trec import TrecNodeSource, qrels_from_frame, read_coded_tables, run_from_frame
 from .options import MatchingOptions, MetricOptions, with_options
 
@@ -63,6 +68,7 @@ _FILE_NEEDED = NodeNeeded(none=_FILE_NODE, several=_FILE_NODE)
 
 
 _M = TypeVar("_M", bound=Callable[..., Any])
+
 
 
 def _fresh(method: _M) -> _M:
@@ -131,6 +137,24 @@ def _trec_judged_rows(source: TrecNodeSource, node: str, subtopics: pd.DataFrame
         subtopics["qid"].to_numpy(dtype=object), subtopics["subtopic"].to_numpy(dtype=object),
         subtopics["docid"].to_numpy(dtype=object), subtopics["relevance"].to_numpy()))
     return dataclasses.replace(rows, subtopics=judged)
+
+
+def _score_name_taken(name: str) -> bool:
+    """Whether ``score_measure`` refuses ``name`` (a measure or alias of the registry, a frame column): a framework's
+    score so named is kept under its prefix (``llamaindex_mrr``)."""
+    try:
+        score_measure(name)
+    except InvalidParameterError:
+        return True
+    return False
+
+
+def _score_name(column: str) -> str:
+    """A Ragas score column's name as a score: ``ragas_<name>`` when evalframe's registry or frames own the name (a
+    name no prefix mends, with a character measure names read, stays: from_runs names it)."""
+    if _score_name_taken(column) and not _score_name_taken(f"ragas_{column}"):
+        return f"ragas_{column}"
+    return column
 
 
 class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
@@ -1040,6 +1064,346 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
                 return found if found is not None else score_measure(name, level=level)
 
             self._attach_scores(node, table, declare, naming=f"labels[{{index}}]: scores of node {node!r}")
+
+    @classmethod
+    @with_options(MatchingOptions)
+    def from_frame(
+        cls,
+        df: Any,
+        *,
+        question: str = "question",
+        retrieved_ids: str | None = None,
+        retrieved_texts: str | None = None,
+        retrieved_scores: str | None = None,
+        answer: str | None = None,
+        gold_ids: str | None = None,
+        gold_contexts: str | None = None,
+        gold_answers: str | None = None,
+        meta: str | Sequence[str] | None = None,
+        scores: Sequence[str] | Mapping[str, Any] | None = None,
+        retriever: str = "Retriever",
+        generator: str = "Generator",
+        score_node: str | None = None,
+        score_measures: Mapping[str, Any] | None = None,
+        sas_model: str | Callable[[list[str], list[str]], Sequence[float]] | None = None,
+        progress: bool | None = None,
+        **matching: Any,
+    ) -> EvaluationResult:
+        """A result from a table of any shape, one row per question, by naming its columns.
+
+        Each row becomes what a runs file line would hold (``docs/runs-format.md``), and :meth:`from_runs` builds the
+        frames with its matching rules: the retrieved documents are the ``retriever`` node's, in list order; the answer
+        is the ``generator`` node's one generative answer; the gold is one label per gold document (its id and text),
+        each with the gold answer beside it. A list column may hold lists, numpy arrays, or their JSON / Python literal
+        text (as a CSV file gives them); a plain text is a one-item list and an empty cell an empty list.
+
+        Parameters
+        ----------
+        df : DataFrame, list of dicts, object with ``to_pandas()``, or path
+            The table, or a ``.csv`` / ``.parquet`` / ``.jsonl`` / ``.json`` file holding it.
+        question : str
+            The column of the question texts (each question once).
+        retrieved_ids, retrieved_texts, retrieved_scores : str, optional
+            List columns of the retrieved documents' ids, texts (or document objects: LangChain, Haystack 2.x,
+            llama-index, dicts) and scores, one entry per document in rank order. Scores given: the document rows get
+            a ``score`` column.
+        answer : str, optional
+            The column of the generated answers.
+        gold_ids, gold_contexts : str, optional
+            List columns of the gold documents' ids and texts (both given: the same documents, one entry each). With
+            ids, a retrieved document is relevant by its id (or, in the default scope, by holding a gold answer); with
+            texts only, by its text.
+        gold_answers : str, optional
+            A list column (or a text column: one answer) of the gold answers; ``[]`` or ``""`` with no gold
+            document: a no-answer question.
+        meta : str or list of str, optional
+            A column of dicts (or their JSON text), or columns whose values become the fields of each query's ``meta``.
+        scores : list of str or dict, optional
+            Numeric columns of per-query scores (an LLM judge's, a latency, ...), or ``{column: score_measure(...)}``
+            to declare each one's direction and bounds; they belong to ``score_node`` (default the generator when
+            there are answers, else the retriever).
+        retriever, generator : str
+            The node names.
+        score_measures : dict, optional
+            Score name -> ``evalframe.score_measure(...)`` (default: higher is better, unbounded).
+        sas_model, progress, context_matching_threshold, context_matching_min_length,
+        context_matching_boost_split_overlaps, custom_document_id_field
+            As :meth:`from_runs`.
+
+        Returns
+        -------
+        EvaluationResult
+
+        Raises
+        ------
+        InvalidParameterError
+            A parameter naming no column (the columns are listed), or a bad option.
+        EvalframeError
+            A cell of the wrong kind: the message names the row (``row 3``, ``file.csv:4``, ``file.jsonl:2``) and the
+            column.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> df = pd.DataFrame({"q": ["Capital of Germany?", "Capital of France?"],
+        ...                    "ids": [["d2", "d1"], ["d3"]], "texts": [["Bonn.", "Berlin."], ["Paris."]],
+        ...                    "gold": [["d1"], ["d3"]], "reply": ["Berlin", "Lyon"], "truth": ["Berlin", "Paris"],
+        ...                    "judge": [0.9, 0.4]})
+        >>> result = EvaluationResult.from_frame(df, question="q", retrieved_ids="ids", retrieved_texts="texts",
+        ...                                      gold_ids="gold", answer="reply", gold_answers="truth", scores=["judge"],
+        ...                                      progress=False)
+        >>> metrics = result.calculate_metrics()
+        >>> metrics["Retriever"]["mrr"], metrics["Generator"]["exact_match"], metrics["Generator"]["judge"]
+        (0.75, 0.5, 0.65)
+        >>> EvaluationResult.from_frame(df, question="query")
+        Traceback (most recent call last):
+          ...
+        evalframe.errors.InvalidParameterError: question='query' names no column of df; its columns are [...
+        """
+        options = MatchingOptions.from_keywords(matching, passed_to="from_frame takes these matching options")
+        return frame_result(df, from_runs=cls.from_runs, question=question, retrieved_ids=retrieved_ids,
+                            retrieved_texts=retrieved_texts, retrieved_scores=retrieved_scores, answer=answer,
+                            gold_ids=gold_ids, gold_contexts=gold_contexts, gold_answers=gold_answers, meta=meta,
+                            scores=scores, retriever=retriever, generator=generator, score_node=score_node,
+                            score_measures=score_measures, sas_model=sas_model, progress=progress, **options.as_dict())
+
+    @classmethod
+    @with_options(MatchingOptions)
+    def from_ragas(
+        cls,
+        dataset_or_path: Any,
+        *,
+        scores: Sequence[str] | Mapping[str, Any] | None = None,
+        meta: Sequence[str] | None = None,
+        retriever: str = "Retriever",
+        generator: str = "Generator",
+        score_node: str | None = None,
+        score_measures: Mapping[str, Any] | None = None,
+        sas_model: str | Callable[[list[str], list[str]], Sequence[float]] | None = None,
+        progress: bool | None = None,
+        **matching: Any,
+    ) -> EvaluationResult:
+        """A result from a Ragas evaluation dataset, or the frame of a Ragas evaluation with its metric columns.
+
+        Reads Ragas' single-turn columns ``user_input``, ``retrieved_contexts``, ``retrieved_context_ids``,
+        ``reference_contexts``, ``reference_context_ids``, ``response`` and ``reference`` (Ragas before 0.2:
+        ``question``, ``contexts``, ``answer``, ``ground_truth`` / ``ground_truths``, read the same way) as
+        :meth:`from_frame` does: the retrieved contexts are the ``retriever`` node's documents (matched by their ids
+        when ``retrieved_context_ids`` and ``reference_context_ids`` are given, else by their text and by holding the
+        reference answer), the response the ``generator`` node's answer, ``reference`` the gold answer (with no
+        reference context: a label credited by the answer only; an empty reference without reference contexts: a
+        no-answer question). Every other numeric column is a score of ``score_node``: the metric columns of
+        ``ragas.evaluate(...).to_pandas()`` (``faithfulness``, ``answer_relevancy``, ``context_precision``, ...); one
+        named like an evalframe measure or column (Ragas' ``exact_match``) is kept as ``ragas_<name>``. Every other column
+        of texts (a ``topic``; a Ragas test set's ``persona_name``, ``query_style``, ``query_length``) is a field of the
+        query's ``meta``, to slice by (``sliced_metrics("meta.topic")``).
+
+        Parameters
+        ----------
+        dataset_or_path
+            A Ragas ``EvaluationDataset`` or ``EvaluationResult`` (anything with ``to_pandas()``), a DataFrame, a list
+            of sample dicts, or the path of a ``.jsonl`` (``to_jsonl``), ``.csv`` (``to_csv``), ``.parquet`` or
+            ``.json`` (a list of samples) file.
+        scores : list of str or dict, optional
+            The score columns (default: every numeric column that is not a sample field), or ``{column:
+            score_measure(...)}`` to declare each one's direction and bounds.
+        meta : list of str, optional
+            Columns whose values become each query's ``meta`` fields (default: the text columns above; ``[]``: none).
+        retriever, generator, score_node, score_measures, sas_model, progress, context_matching_threshold,
+        context_matching_min_length, context_matching_boost_split_overlaps, custom_document_id_field
+            As :meth:`from_frame`.
+
+        Returns
+        -------
+        EvaluationResult
+
+        Raises
+        ------
+        EvalframeError
+            A sample field of the wrong kind, naming ``file:line`` (JSON Lines, CSV: the line the row starts on),
+            ``file, row N`` (Parquet, JSON) or ``row N``, and the column.
+
+        Examples
+        --------
+        >>> samples = [{"user_input": "Capital of Germany?", "retrieved_contexts": ["Bonn.", "Berlin."],
+        ...             "retrieved_context_ids": ["d2", "d1"], "reference_context_ids": ["d1"],
+        ...             "response": "Berlin", "reference": "Berlin", "faithfulness": 1.0},
+        ...            {"user_input": "Who won the 2030 World Cup?", "retrieved_contexts": ["Paris."],
+        ...             "retrieved_context_ids": ["d3"], "reference_context_ids": [], "response": "",
+        ...             "reference": "", "faithfulness": 0.5}]
+        >>> result = EvaluationResult.from_ragas(samples, progress=False)
+        >>> metrics = result.calculate_metrics()
+        >>> metrics["Retriever"]["mrr"], metrics["Generator"]["exact_match"]  # (1/2 + 1) / 2: no-answer scores 1
+        (0.75, 1.0)
+        >>> metrics["Generator"]["faithfulness"]  # the judge's score: (1.0 + 0.5) / 2
+        0.75
+        """
+        options = MatchingOptions.from_keywords(matching, passed_to="from_ragas takes these matching options")
+        return ragas_result(dataset_or_path, from_runs=cls.from_runs, scores=scores, meta=meta, retriever=retriever,
+                            generator=generator, score_node=score_node, score_measures=score_measures,
+                            sas_model=sas_model, progress=progress, renamed=_score_name, **options.as_dict())
+
+    @classmethod
+    @with_options(MatchingOptions)
+    def from_haystack2(
+        cls,
+        run_result_or_pipeline_outputs: Any,
+        *,
+        inputs: Mapping[str, str | Sequence[str]] | None = None,
+        questions: Sequence[str] | None = None,
+        gold_documents: Sequence[Any] | None = None,
+        gold_ids: Sequence[Sequence[str]] | None = None,
+        gold_answers: Sequence[Any] | None = None,
+        meta: Sequence[Mapping[str, Any] | None] | None = None,
+        scores: Sequence[str] | Mapping[str, Any] | None = None,
+        documents_from: str | None = None,
+        answers_from: str | None = None,
+        document_comparison_field: str | None = None,
+        retriever: str = "Retriever",
+        generator: str = "Generator",
+        score_node: str | None = None,
+        sas_model: str | Callable[[list[str], list[str]], Sequence[float]] | None = None,
+        progress: bool | None = None,
+        **matching: Any,
+    ) -> EvaluationResult:
+        """A result from Haystack 2.x (haystack-ai): an ``EvaluationRunResult``, its detailed report, or pipeline outputs.
+
+        Nothing of Haystack is imported: any object with its attributes, its dict, or a JSON file of it is read
+        (``docs/rag.md``). The retrieved documents become the ``retriever`` node, the generated answers the
+        ``generator`` node, matched against the gold as :meth:`from_runs` matches a runs file's gold; each metric of
+        the run result's ``results`` (its ``individual_scores``) becomes a score of the query
+        (``evalframe.score_measure``), on the generator node when there is one (``score_node``).
+
+        Parameters
+        ----------
+        run_result_or_pipeline_outputs
+            An ``EvaluationRunResult`` (``.inputs``: one list per input; ``.results``: ``{metric: {"score",
+            "individual_scores"}}``), its dict ``{"inputs", "results"}`` or a path to a JSON file of it (Documents
+            as ``Document.to_dict()``); its detailed report (``detailed_report()``'s dict of lists, or the DataFrame of
+            ``output_format="df"``), whose numeric columns that play no role are the scores; or a list of pipeline
+            outputs (``Pipeline.run``'s ``{component: {"documents": [...], "answers" or "replies": [...]}}``), one
+            per question, with the questions and gold given by the keywords below.
+        inputs : dict, optional
+            For a run result or report: role -> input name, for the roles ``question``, ``documents`` (retrieved),
+            ``answer`` (generated), ``gold_documents``, ``gold_ids``, ``gold_answers`` and ``meta`` (a list of input
+            names, each becoming a field of the query's metadata). A role not named is looked for under the names
+            Haystack's evaluators and tutorials use (``question``, ``retrieved_documents``/``contexts``,
+            ``predicted_answer``/``replies``, ``ground_truth_documents``, ``ground_truth_answer(s)``/``answer``, ...).
+        questions, gold_documents, gold_ids, gold_answers, meta : list, optional
+            For pipeline outputs: one entry per output (the question, its gold Documents, gold ids, gold answer(s)
+            and metadata dict). A ``GeneratedAnswer`` knows its question, so ``questions`` may be left out then.
+        scores : list or dict, optional
+            Which of a run result's metrics to keep: None all, a list of their names, or a dict name ->
+            ``evalframe.score_measure(...)`` declaring each (direction, bounds; its name is the score's name in
+            evalframe). A metric named as a measure of evalframe's registry (``exact_match``, ``mrr``, ...) is kept as
+            ``haystack_<name>`` unless declared; the others are higher-is-better and unbounded.
+        documents_from, answers_from : str, optional
+            For pipeline outputs: the component whose ``documents`` / ``answers`` (or ``replies``) to read, when
+            several have them. Without any ``documents`` output, the documents the ``GeneratedAnswer`` cites are the
+            retrieved ones.
+        document_comparison_field : str, optional
+            What makes a retrieved document a gold one, as Haystack's document evaluators say it: ``"content"`` (equal
+            texts; the default, as Haystack's), ``"id"`` (the default when gold ids are given) or ``"meta.<key>"``.
+        retriever, generator, score_node : str
+            The node names (``score_node``: where the scores go; default the generator when there are answers).
+        sas_model, progress, **matching
+            As in :meth:`from_runs`.
+
+        Returns
+        -------
+        EvaluationResult
+
+        Raises
+        ------
+        EvalframeError
+            A missing or mistyped field, named with where it is (``inputs[2]``, ``outputs[1]``, ``row 3``, the file)
+            and the input's name.
+
+        Examples
+        --------
+        >>> from evalframe import EvaluationResult
+        >>> run = {"inputs": {
+        ...     "question": ["Capital of Germany?", "Capital of France?"],
+        ...     "retrieved_documents": [[{"id": "d2", "content": "Bonn."}, {"id": "d1", "content": "Berlin."}],
+        ...                             [{"id": "d3", "content": "Paris."}]],
+        ...     "ground_truth_documents": [[{"id": "d1", "content": "Berlin."}], [{"id": "d3", "content": "Paris."}]],
+        ...     "ground_truth_answer": ["Berlin", "Paris"], "predicted_answer": ["Berlin", "Lyon"]},
+        ...     "results": {"faithfulness": {"score": 0.5, "individual_scores": [1.0, 0.0]}}}
+        >>> result = EvaluationResult.from_haystack2(run, progress=False)
+        >>> metrics = result.calculate_metrics()
+        >>> metrics["Retriever"]["mrr"], metrics["Generator"]["exact_match"], metrics["Generator"]["faithfulness"]
+        (0.75, 0.5, 0.5)
+        """
+        options = MatchingOptions.from_keywords(matching, passed_to="from_haystack2 takes these matching options")
+        read = read_haystack2(run_result_or_pipeline_outputs, inputs=inputs, questions=questions,
+                              gold_documents=gold_documents, gold_ids=gold_ids, gold_answers=gold_answers, meta=meta,
+                              scores=scores, documents_from=documents_from, answers_from=answers_from,
+                              document_comparison_field=document_comparison_field, taken=_score_name_taken)
+        return build(read.records, from_runs=cls.from_runs, retriever=retriever, generator=generator,
+                     score_node=score_node, score_measures=read.score_measures or None, sas_model=sas_model,
+                     progress=progress, fields=read.fields, **options.as_dict())
+
+    @classmethod
+    @with_options(MatchingOptions)
+    def from_llamaindex(
+        cls,
+        results: Any,
+        *,
+        scores: Sequence[str] | Mapping[str, Any] | None = None,
+        retriever: str = "Retriever",
+        sas_model: str | Callable[[list[str], list[str]], Sequence[float]] | None = None,
+        progress: bool | None = None,
+        **matching: Any,
+    ) -> EvaluationResult:
+        """A result from LlamaIndex's retrieval evaluation: ``RetrievalEvalResult`` objects, their dicts or a file of them.
+
+        Nothing of llama-index is imported: any object with its attributes (``query``, ``expected_ids``,
+        ``expected_texts``, ``retrieved_ids``, ``retrieved_texts``, ``metric_dict``) or its dict (``model_dump()``)
+        is read (``docs/rag.md``). A dict may hold ``retrieved_nodes`` (``NodeWithScore`` objects or dicts, or
+        LangChain documents) instead of ``retrieved_ids`` / ``retrieved_texts``. The retrieved nodes become the
+        ``retriever`` node, relevant when their id is one of ``expected_ids`` (the ``expected_texts`` are the gold
+        contexts); each ``metric_dict`` score becomes a score of the query (``evalframe.score_measure``).
+
+        Parameters
+        ----------
+        results
+            A list of ``RetrievalEvalResult`` (or one), of their dicts, or a path to a JSON file of a list of them
+            or a JSON Lines file of one per line.
+        scores : list or dict, optional
+            Which metrics of ``metric_dict`` to keep: None all, a list of their names, or a dict name ->
+            ``evalframe.score_measure(...)`` declaring each. A name evalframe's registry owns (``mrr``,
+            ``precision``, ``recall``, ``ndcg``, ...) is kept as ``llamaindex_<name>`` unless declared; llama-index's
+            own retrieval metrics are declared higher-is-better in [0, 1], any other higher and unbounded.
+        retriever : str
+            The node's name.
+        sas_model, progress, **matching
+            As in :meth:`from_runs`.
+
+        Returns
+        -------
+        EvaluationResult
+
+        Raises
+        ------
+        EvalframeError
+            A missing or mistyped field, named with where it is (``results[2]``, ``file:line``) and the field's name.
+
+        Examples
+        --------
+        >>> from evalframe import EvaluationResult
+        >>> results = [{"query": "Capital of Germany?", "expected_ids": ["d1"], "retrieved_ids": ["d2", "d1"],
+        ...             "retrieved_texts": ["Bonn.", "Berlin."], "metric_dict": {"mrr": {"score": 0.5}}},
+        ...            {"query": "Capital of France?", "expected_ids": ["d3"], "retrieved_ids": ["d3"],
+        ...             "retrieved_texts": ["Paris."], "metric_dict": {"mrr": {"score": 1.0}}}]
+        >>> metrics = EvaluationResult.from_llamaindex(results, progress=False).calculate_metrics()["Retriever"]
+        >>> metrics["mrr"], metrics["llamaindex_mrr"]
+        (0.75, 0.75)
+        """
+        options = MatchingOptions.from_keywords(matching, passed_to="from_llamaindex takes these matching options")
+        read = read_llamaindex(results, scores=scores, taken=_score_name_taken, measure=score_measure)
+        return build(read.records, from_runs=cls.from_runs, retriever=retriever,
+                     score_measures=read.score_measures or None, sas_model=sas_model, progress=progress,
+                     fields=read.fields, **options.as_dict())
 
     @classmethod
     def from_trec(cls, run: str | Path | Mapping[str, Mapping[str, float]], qrels: str | Path | Mapping[str, Mapping[str, int]],

@@ -26,7 +26,8 @@ __all__ = ["main", "command_parsers", "COMMANDS"]
 
 #: The library's parameter names that the commands fill from a flag of another ``dest``.
 _PARAMETER_DESTS = {"answer_metric": "metric", "document_metric": "metric", "answer_metric_threshold": "threshold",
-                    "document_metric_threshold": "threshold", "out_dir": "out", "output": "out"}
+                    "document_metric_threshold": "threshold", "out_dir": "out", "output": "out",
+                    "score_measures": "score_declarations"}
 
 
 def _as_typed(error: EvalframeError, command: Command, argv: Sequence[str]) -> str:

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._validation import check_node
+from .._validation import check_node, did_you_mean
 from ..analysis import aggregate
 from ..analysis.compare import compare, shared_nodes
 from ..analysis.protocol import ResultLike
@@ -38,7 +38,7 @@ from ..trec_compare import compare as compare_runs
 from .demo import load_demo_runs
 from .comparison import compare_report
 from .fusion import fuse_command
-from .parsers import options_given, print_warning
+from .parsers import FRAME_FIELDS, options_given, print_warning
 
 __all__ = ["COMMANDS"]
 
@@ -328,8 +328,66 @@ def _convert(args: argparse.Namespace) -> str:
     return message
 
 
+def _frame_columns(given: Sequence[str]) -> dict[str, Any]:
+    """``--column FIELD=COLUMN`` flags as from_frame's keyword arguments (``meta`` / ``scores`` with commas: lists)."""
+    columns: dict[str, Any] = {}
+    for text in given:
+        field, sep, column = text.partition("=")
+        field = field.strip()
+        if not sep or not field or not column:
+            raise EvalframeError(f"--column must be FIELD=COLUMN, e.g. question=q; got {text!r}.")
+        if field not in FRAME_FIELDS:
+            raise EvalframeError(f"--column {text!r}: unknown field {field!r}; the fields are {list(FRAME_FIELDS)}."
+                                 f"{did_you_mean(field, FRAME_FIELDS)}")
+        if field in columns:
+            raise EvalframeError(f"--column names the field {field!r} twice ({field}={columns[field]} and {text}).")
+        if field == "scores" or (field == "meta" and "," in column):
+            columns[field] = [name.strip() for name in column.split(",") if name.strip()]
+        else:
+            columns[field] = column
+    if "question" not in columns:
+        columns["question"] = "question"
+    return columns
+
+
+def _flatten_source(args: argparse.Namespace, storage: str) -> str:
+    """flatten --from ragas / haystack2 / llamaindex / frame: the source's EvaluationResult.from_*, saved."""
+    if len(args.runs) > 1:
+        raise EvalframeError(f"--from {args.source} reads one file; got {len(args.runs)}.")
+    if args.scheduler is not None:
+        raise EvalframeError(f"--scheduler builds runs files on Dask; --from {args.source} builds in memory (--partitions "
+                             "still writes a partitioned folder).")
+    if args.columns and args.source != "frame":
+        raise EvalframeError(f"--column names the columns of --from frame; --from {args.source} reads its own columns.")
+    path = args.runs[0]
+    options: dict[str, Any] = {"sas_model": args.sas_model, **options_given(args, MatchingOptions)}
+    declared = score_declarations(args.score_declarations)
+    if declared:
+        options["score_measures"] = declared
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        if args.source == "frame":
+            result = EvaluationResult.from_frame(path, **_frame_columns(args.columns or []), **options)
+        elif args.source == "ragas":
+            result = EvaluationResult.from_ragas(path, **options)
+        elif args.source == "haystack2":  # a JSON file of an EvaluationRunResult's {"inputs": ..., "results": ...}
+            result = EvaluationResult.from_haystack2(path, **options)
+        else:  # llamaindex: a JSON or JSON Lines file of RetrievalEvalResult dicts
+            result = EvaluationResult.from_llamaindex(path, **options)
+    for warning in caught:
+        print_warning(warning.message)
+    folder = result.save(args.out, format=storage, partitions=args.partitions)
+    rows = ", ".join(f"{node}: {len(frame)} rows" for node, frame in result.items())
+    queries = max(frame["multilabel_id"].nunique() for frame in result.values())
+    return f"wrote {queries} queries ({rows}) from {path} ({args.source}) to {folder}"
+
+
 def _flatten(args: argparse.Namespace) -> str:
     storage = _parquet_storage(args, args.storage)
+    if args.source != "runs":
+        return _flatten_source(args, storage)
+    if args.columns:
+        raise EvalframeError("--column names the columns of --from frame; a runs file has its own keys.")
     if args.partitions is None and (len(args.runs) > 1 or args.scheduler is not None):  # the in-memory build reads one file
         given = "--scheduler" if args.scheduler is not None else f"{len(args.runs)} runs files"
         raise EvalframeError(f"{given} build{'s' if given == '--scheduler' else ''} a partitioned folder shard by shard: "

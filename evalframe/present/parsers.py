@@ -21,7 +21,8 @@ from ..analysis.stats import ROUNDS
 from ..options import THRESHOLD, MatchingOptions, MetricOptions
 
 __all__ = ["Command", "build", "command_parsers", "options_given", "print_warning", "TABLE_FORMAT_NAMES",
-           "TREC_FORMAT_NAMES", "REPORT_FORMAT_NAMES", "TREC_DEFAULT_MEASURES", "COMPARE_TESTS"]
+           "TREC_FORMAT_NAMES", "REPORT_FORMAT_NAMES", "TREC_DEFAULT_MEASURES", "COMPARE_TESTS", "FLATTEN_SOURCES",
+           "FRAME_FIELDS"]
 
 #: The --format of the table commands (metrics, worst, compare): the keys of formats.TABLE_FORMATS.
 TABLE_FORMAT_NAMES = ("table", "json", "csv", "markdown")
@@ -33,6 +34,12 @@ REPORT_FORMAT_NAMES = ("text", "html", "markdown", "json")
 COMPARE_TESTS = ("randomization", "t-test")
 #: The measures of ``evalframe trec`` without -m (and of ``evalframe compare --qrels``: evalframe.trec_compare's).
 TREC_DEFAULT_MEASURES = ("AP", "nDCG", "nDCG@10", "P@10", "R@100", "RR", "Rprec", "Bpref")
+#: The --from of ``evalframe flatten``: a runs file, or the file of one of evalframe's sources (EvaluationResult.from_*).
+FLATTEN_SOURCES = ("runs", "ragas", "haystack2", "llamaindex", "frame")
+#: The fields ``evalframe flatten --from frame --column FIELD=COLUMN`` names: EvaluationResult.from_frame's column
+#: parameters (a test checks that they agree).
+FRAME_FIELDS = ("question", "retrieved_ids", "retrieved_texts", "retrieved_scores", "answer", "gold_ids", "gold_contexts",
+                "gold_answers", "meta", "scores")
 #: The --missing-queries of ``evalframe trec``: evalframe.frames.judged_codes.MISSING_QUERY_RULES (a test checks).
 MISSING_QUERY_NAMES = ("skip", "error")
 
@@ -249,10 +256,23 @@ def build() -> tuple[argparse.ArgumentParser, dict[str, Command]]:
     _partition_options(convert)
     _csv_options(convert)
 
-    flatten = commands.add_parser("flatten", help="build a results folder from a JSON Lines runs file")
+    flatten = commands.add_parser("flatten", help="build a results folder from a JSON Lines runs file, or from a Ragas "
+                                  "dataset, a Haystack 2.x or LlamaIndex evaluation, or any table (--from)")
     flatten.add_argument("runs", type=Path, nargs="+", help="runs file (docs/runs-format.md); several files, the shards "
-                         "of one run in this order, need --partitions")
+                         "of one run in this order, need --partitions; with --from, the one file of that source")
     flatten.add_argument("-o", "--out", type=Path, required=True, help="results folder to write")
+    flatten.add_argument("--from", dest="source", default="runs", choices=FLATTEN_SOURCES,
+                         help="what the file is: runs (default, a runs file), ragas (a Ragas dataset or evaluation "
+                              "frame: .jsonl, .csv, .parquet, .json), haystack2 (a JSON file of a Haystack 2.x "
+                              "EvaluationRunResult's {\"inputs\": ..., \"results\": ...}), llamaindex (a JSON or JSON Lines "
+                              "file of LlamaIndex RetrievalEvalResult dicts), frame (any table, its columns named by "
+                              "--column)")
+    flatten.add_argument("--column", action="append", dest="columns", default=None, metavar="FIELD=COLUMN",
+                         help="with --from frame: the column of a field, e.g. question=q, retrieved_ids=ids, "
+                              "retrieved_texts=contexts, retrieved_scores=scores, answer=response, gold_ids=gold, "
+                              "gold_contexts=reference_contexts, gold_answers=reference, meta=info (a column of "
+                              "objects; meta=a,b: those columns as fields), scores=judge,latency (score columns); "
+                              "repeatable (EvaluationResult.from_frame)")
     _add_options(flatten, MatchingOptions)
     flatten.add_argument("--sas-model", default=None, help='a sentence-transformers model (pip install "evalframe[sas]")')
     flatten.add_argument("--score", action="append", default=None, metavar="NAME[:higher|lower][:LOW:HIGH]",

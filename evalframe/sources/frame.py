@@ -1,0 +1,511 @@
+"""A table of any shape -> records, by a column mapping (``EvaluationResult.from_frame``); the table reading that
+:mod:`evalframe.sources.ragas` shares.
+
+A table is a pandas DataFrame, an object with ``to_pandas()``, a list of dicts, or a file: JSON Lines, JSON (a list
+of objects), CSV or Parquet. Each row is named as a person finds it: ``file:line`` in JSON Lines and CSV (the line
+the row starts on, quoted line breaks counted), ``file, row N`` in JSON and Parquet, ``row N`` otherwise (from 1).
+List cells may hold lists, tuples, numpy arrays or their JSON / Python literal text, as CSV files give them.
+"""
+
+from __future__ import annotations
+
+import ast
+import csv
+import datetime
+import json
+import math
+import numbers
+import os
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+import numpy as np
+import pandas as pd
+
+from .._validation import check_path, did_you_mean, few_names, short_repr
+from ..errors import EvalframeError, InvalidParameterError, LoadError
+from .records import Record, Retrieved, build, retrieved_of
+
+__all__ = ["Table", "ColumnMapping", "read_table", "from_frame", "frame_records", "list_cell", "text_cell", "number_cell",
+           "TABLE_SUFFIXES"]
+
+R = TypeVar("R")
+
+#: The files a table is read from, by suffix.
+TABLE_SUFFIXES: tuple[str, ...] = (".jsonl", ".json", ".csv", ".parquet")
+
+
+@dataclass
+class Table:
+    """Rows of a table as dicts, with how to name each row (``wheres``) and whether every cell is text (CSV)."""
+
+    columns: list[str]
+    rows: list[Mapping[str, Any]]
+    wheres: list[str]
+    name: str
+    text_cells: bool = False
+
+
+# ------------------------------------------------------------------------------------ reading a table
+def _frame_table(frame: pd.DataFrame, name: str, where: Callable[[int], str]) -> Table:
+    if not frame.columns.is_unique:
+        repeated = sorted({str(c) for c in frame.columns[frame.columns.duplicated()]})
+        raise EvalframeError(f"{name} has the column(s) {repeated} twice; each column must appear once.")
+    columns = [str(c) for c in frame.columns]
+    frame = frame.set_axis(columns, axis=1)
+    rows: list[Mapping[str, Any]] = frame.to_dict("records")  # type: ignore[assignment]  # str columns: set above
+    return Table(columns, rows, [where(i) for i in range(1, len(rows) + 1)], name)
+
+
+def _read_jsonl(path: Path) -> Table:
+    rows: list[Mapping[str, Any]] = []
+    wheres: list[str] = []
+    columns: dict[str, None] = {}
+    with path.open(encoding="utf-8-sig") as handle:
+        for number, text in enumerate(handle, start=1):
+            if not text.strip():
+                continue
+            where = f"{path}:{number}"
+            try:
+                row = json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise LoadError(f"{where}: not valid JSON ({exc.msg} at column {exc.colno}); a JSON Lines file holds "
+                                "one JSON object per line.") from None
+            if not isinstance(row, dict):
+                raise LoadError(f"{where}: each line must be a JSON object (one row); got {type(row).__name__}.")
+            columns.update(dict.fromkeys(row))
+            rows.append(row)
+            wheres.append(where)
+    return Table(list(columns), rows, wheres, str(path))
+
+
+def _read_json(path: Path) -> Table:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8-sig"))
+    except json.JSONDecodeError as exc:
+        raise LoadError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg} at column {exc.colno}).") from None
+    if isinstance(data, dict) and data and all(isinstance(v, list) for v in data.values()):  # {column: [values]}
+        return _frame_table(pd.DataFrame(data), str(path), lambda i: f"{path}, row {i}")
+    if not isinstance(data, list):
+        raise LoadError(f"{path}: a JSON table must be a list of objects, one per row (or {{column: [values]}}); got "
+                        f"{type(data).__name__}.")
+    columns: dict[str, None] = {}
+    for i, row in enumerate(data, start=1):
+        if not isinstance(row, dict):
+            raise LoadError(f"{path}, row {i}: each entry must be a JSON object (one row); got {type(row).__name__}.")
+        columns.update(dict.fromkeys(row))
+    return Table(list(columns), data, [f"{path}, row {i}" for i in range(1, len(data) + 1)], str(path))
+
+
+def _read_csv(path: Path) -> Table:
+    """Every cell as text, each row named by the line it starts on (a quoted cell may span lines)."""
+    csv.field_size_limit(min(sys.maxsize, 2**31 - 1))  # long contexts: the module's 128 KiB default is too small
+    with path.open(encoding="utf-8-sig", newline="") as handle:
+        reader = csv.reader(handle)
+        try:
+            header = next(reader)
+        except StopIteration:
+            raise LoadError(f"{path} is empty; a CSV table needs a header line and rows.") from None
+        except csv.Error as exc:
+            raise LoadError(f"{path}:1: not a CSV header ({exc}).") from None
+        if len(set(header)) != len(header):
+            repeated = sorted({c for c in header if header.count(c) > 1})
+            raise LoadError(f"{path}:1: the column(s) {repeated} appear twice in the header; each must appear once.")
+        rows: list[Mapping[str, Any]] = []
+        wheres: list[str] = []
+        start = reader.line_num + 1
+        while True:
+            try:
+                cells = next(reader)
+            except StopIteration:
+                break
+            except csv.Error as exc:
+                raise LoadError(f"{path}:{start}: not valid CSV ({exc}).") from None
+            if cells:  # a blank line holds no row
+                if len(cells) != len(header):
+                    raise LoadError(f"{path}:{start}: {len(cells)} cells, but the header names {len(header)} columns.")
+                rows.append(dict(zip(header, cells)))
+                wheres.append(f"{path}:{start}")
+            start = reader.line_num + 1
+    return Table(header, rows, wheres, str(path), text_cells=True)
+
+
+def _read_parquet(path: Path) -> Table:
+    try:
+        frame = pd.read_parquet(path)
+    except ImportError:
+        raise LoadError(f'{path}: reading Parquet needs pyarrow: pip install "evalframe[parquet]".') from None
+    except (OSError, ValueError) as exc:
+        raise LoadError(f"{path}: not a readable Parquet file ({exc}).") from None
+    return _frame_table(frame, str(path), lambda i: f"{path}, row {i}")
+
+
+_READERS: dict[str, Callable[[Path], Table]] = {".jsonl": _read_jsonl, ".json": _read_json, ".csv": _read_csv,
+                                                ".parquet": _read_parquet}
+
+
+def read_table(data: Any, *, name: str = "df") -> Table:
+    """The rows of ``data``: a DataFrame, an object with ``to_pandas()``, a list of dicts, or a table file's path.
+
+    Parameters
+    ----------
+    data
+        The table.
+    name : str
+        The parameter ``data`` was passed as, for messages.
+
+    Returns
+    -------
+    Table
+
+    Raises
+    ------
+    LoadError
+        A file that cannot be read (naming the file and line).
+    InvalidParameterError
+        ``data`` is none of these.
+
+    Examples
+    --------
+    >>> table = read_table([{"question": "q1"}, {"question": "q2"}])
+    >>> table.columns, table.wheres
+    (['question'], ['row 1', 'row 2'])
+    """
+    if isinstance(data, pd.DataFrame):
+        return _frame_table(data, name, lambda i: f"row {i}")
+    if isinstance(data, (str, os.PathLike)):
+        path = check_path(data, name=name)
+        suffix = path.suffix.lower()
+        if suffix not in _READERS:
+            raise InvalidParameterError(f"{name}: {path} is not a table file this reads; give a file ending in "
+                                        f"{list(TABLE_SUFFIXES)}.", parameter=name)
+        if not path.is_file():
+            raise LoadError(f"{path} does not exist." if not path.exists() else f"{path} is not a file.")
+        try:
+            return _READERS[suffix](path)
+        except UnicodeDecodeError as exc:
+            raise LoadError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start}).") from None
+    to_pandas = getattr(data, "to_pandas", None)
+    if callable(to_pandas):
+        frame = to_pandas()
+        if not isinstance(frame, pd.DataFrame):
+            raise InvalidParameterError(f"{name}.to_pandas() returned {type(frame).__name__}, not a DataFrame.",
+                                        parameter=name)
+        return _frame_table(frame, name, lambda i: f"row {i}")
+    if isinstance(data, Sequence) and not isinstance(data, (str, bytes)):
+        columns: dict[str, None] = {}
+        for i, row in enumerate(data, start=1):
+            if not isinstance(row, Mapping):
+                raise InvalidParameterError(f"{name}[{i - 1}] must be a dict (one row); got {type(row).__name__}.",
+                                            parameter=name)
+            columns.update(dict.fromkeys(map(str, row)))
+        return Table(list(columns), list(data), [f"row {i}" for i in range(1, len(data) + 1)], name)
+    raise InvalidParameterError(f"{name} must be a pandas DataFrame, an object with to_pandas(), a list of dicts or "
+                                f"the path of a {'/'.join(s[1:] for s in TABLE_SUFFIXES)} file; got "
+                                f"{type(data).__name__}.", parameter=name)
+
+
+# ------------------------------------------------------------------------------------ cells
+def _missing(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NA or value is pd.NaT
+
+
+def list_cell(value: Any, where: str, column: str) -> list[Any] | None:
+    """A list cell: a list, tuple or numpy array, or its JSON / Python literal text; ``""`` is ``[]``, a text that
+    is not a literal one item; None / NaN: missing (None).
+
+    Examples
+    --------
+    >>> list_cell("['d1', 'd2']", "row 1", "ids"), list_cell('["d1"]', "row 1", "ids"), list_cell("d1", "row 1", "ids")
+    (['d1', 'd2'], ['d1'], ['d1'])
+    >>> list_cell("", "row 1", "ids"), list_cell(None, "row 1", "ids")
+    ([], None)
+    """
+    if isinstance(value, (list, tuple)):
+        return list(value)
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if _missing(value):
+        return None
+    if isinstance(value, str):
+        text = value.strip()
+        if not text:
+            return []
+        if not text.startswith("["):
+            return [value]
+        try:
+            parsed = json.loads(text)
+        except ValueError:
+            try:
+                parsed = ast.literal_eval(text)
+            except (ValueError, SyntaxError, MemoryError, RecursionError):
+                raise EvalframeError(f"{where}: column {column!r} holds {short_repr(value, 60)}, which starts like a "
+                                     "list but is neither JSON nor a Python list literal.") from None
+        if isinstance(parsed, (list, tuple)):
+            return list(parsed)
+        return [value]
+    tolist = getattr(value, "tolist", None)  # a pyarrow or pandas array cell
+    if callable(tolist) and not isinstance(value, (numbers.Number, np.generic)):
+        listed = tolist()
+        if isinstance(listed, list):
+            return listed
+    raise EvalframeError(f"{where}: column {column!r} must hold a list (or its JSON text); got {short_repr(value, 60)} "
+                         f"of type {type(value).__name__}.")
+
+
+def text_cell(value: Any, where: str, column: str, *, required: bool = False) -> str | None:
+    """A text cell; None / NaN: missing (None), an error when ``required``."""
+    if isinstance(value, str):
+        return value
+    if _missing(value):
+        if required:
+            raise EvalframeError(f"{where}: column {column!r} is empty; every row needs its {column}.")
+        return None
+    raise EvalframeError(f"{where}: column {column!r} must hold text; got {short_repr(value, 60)} of type "
+                         f"{type(value).__name__}.")
+
+
+def number_cell(value: Any, where: str, column: str) -> float | None:
+    """A number cell (a number, or its text in a CSV file); None / NaN / ``""``: missing (None)."""
+    if isinstance(value, (bool, np.bool_)):
+        raise EvalframeError(f"{where}: column {column!r} must hold a number; got {value!r}.")
+    if isinstance(value, (numbers.Real, np.number)):
+        number = float(value)
+        return None if math.isnan(number) else number
+    if _missing(value):
+        return None
+    if isinstance(value, str):
+        if not value.strip():
+            return None
+        try:
+            number = float(value)
+        except ValueError:
+            raise EvalframeError(f"{where}: column {column!r} must hold a number; got {short_repr(value, 60)}.") from None
+        return None if math.isnan(number) else number
+    raise EvalframeError(f"{where}: column {column!r} must hold a number; got {short_repr(value, 60)} of type "
+                         f"{type(value).__name__}.")
+
+
+def _json_value(value: Any) -> Any:
+    """A cell as a JSON value (numpy scalars and arrays as Python's, a time as its ISO 8601 text)."""
+    if isinstance(value, (datetime.date, datetime.time, np.datetime64)):
+        return pd.Timestamp(value).isoformat() if isinstance(value, np.datetime64) else value.isoformat()
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    return value
+
+
+def _meta_cell(value: Any, where: str, column: str) -> Mapping[str, Any] | None:
+    if isinstance(value, Mapping):
+        return value
+    if _missing(value) or (isinstance(value, str) and not value.strip()):
+        return None
+    if isinstance(value, str):
+        try:
+            parsed = json.loads(value)
+        except ValueError:
+            try:
+                parsed = ast.literal_eval(value)
+            except (ValueError, SyntaxError, MemoryError, RecursionError):
+                parsed = None
+        if isinstance(parsed, dict):
+            return parsed
+    raise EvalframeError(f"{where}: column {column!r} must hold an object (a dict, or its JSON text); got "
+                         f"{short_repr(value, 60)}.")
+
+
+# ------------------------------------------------------------------------------------ the column mapping
+def _check_column(table: Table, column: Any, parameter: str) -> str:
+    if not isinstance(column, str) or not column:
+        raise InvalidParameterError(f"{parameter} must be a column name (a non-empty str); got {column!r}.",
+                                    parameter=parameter)
+    if column not in table.columns:
+        raise InvalidParameterError(f"{parameter}={column!r} names no column of {table.name}; its columns are "
+                                    f"{few_names(table.columns, 20)}.{did_you_mean(column, table.columns)}",
+                                    parameter=parameter)
+    return column
+
+
+def _column_list(table: Table, value: Any, parameter: str) -> list[str]:
+    if isinstance(value, str) or not isinstance(value, Sequence):
+        raise InvalidParameterError(f"{parameter} must be a list of column names; got {value!r}.", parameter=parameter)
+    return [_check_column(table, column, parameter) for column in value]
+
+
+@dataclass(frozen=True)
+class ColumnMapping:
+    """The columns of each :class:`Record` field (None: not given); ``gold_answer_text``: the gold answers column
+    holds one answer text per row (Ragas' ``reference``), not a list; a blank one beside gold documents is no
+    gold answer (CSV writes a missing text as an empty cell)."""
+
+    question: str
+    retrieved_ids: str | None = None
+    retrieved_texts: str | None = None
+    retrieved_scores: str | None = None
+    answer: str | None = None
+    gold_ids: str | None = None
+    gold_contexts: str | None = None
+    gold_answers: str | None = None
+    meta: str | list[str] | None = None
+    scores: tuple[str, ...] = ()
+    gold_answer_text: bool = False
+    score_names: Mapping[str, str] | None = None  # a score column's name as a score (default: the column's)
+
+
+def _retrieved(row: Mapping[str, Any], where: str, columns: ColumnMapping) -> list[Retrieved] | None:
+    ids = texts = scores = None
+    if columns.retrieved_ids is not None:
+        ids = list_cell(row.get(columns.retrieved_ids), where, columns.retrieved_ids)
+    if columns.retrieved_texts is not None:
+        texts = list_cell(row.get(columns.retrieved_texts), where, columns.retrieved_texts)
+    if columns.retrieved_scores is not None:
+        scores = list_cell(row.get(columns.retrieved_scores), where, columns.retrieved_scores)
+    given = [(name, values) for name, values in ((columns.retrieved_ids, ids), (columns.retrieved_texts, texts),
+                                                 (columns.retrieved_scores, scores)) if values is not None]
+    if not given:
+        return None
+    lengths = {name: len(values) for name, values in given}
+    if len(set(lengths.values())) > 1:
+        raise EvalframeError(f"{where}: the retrieved lists differ in length, {lengths}; they describe the same ranked "
+                             "documents, one entry each.")
+    out = []
+    for j in range(len(given[0][1])):
+        here = f"{where}, {given[0][0]}[{j + 1}]"
+        text = texts[j] if texts is not None else None
+        if text is not None and not isinstance(text, str):  # a document object (LangChain, Haystack, ...) in the cell
+            document = retrieved_of(text, f"{where}, {columns.retrieved_texts}[{j + 1}]")
+        else:
+            document = Retrieved(None, text)
+        doc_id = document.id
+        if ids is not None:
+            doc_id = ids[j]
+            if isinstance(doc_id, np.generic):
+                doc_id = doc_id.item()
+            if isinstance(doc_id, numbers.Integral) and not isinstance(doc_id, bool):
+                doc_id = str(doc_id)
+            if not isinstance(doc_id, str):
+                raise EvalframeError(f"{where}: {columns.retrieved_ids}[{j + 1}] must be a string id; got "
+                                     f"{short_repr(doc_id, 60)}.")
+        score = document.score
+        if scores is not None:
+            score = number_cell(scores[j], f"{where}, {columns.retrieved_scores}[{j + 1}]", "score")
+        if doc_id is None and document.content is None:
+            raise EvalframeError(f"{here}: the document has neither an id nor a text.")
+        out.append(Retrieved(doc_id, document.content, score, document.meta))
+    return out
+
+
+def _gold_list(row: Mapping[str, Any], where: str, column: str | None, *, ids: bool = False) -> list[str] | None:
+    if column is None:
+        return None
+    values = list_cell(row.get(column), where, column)
+    if values is None:
+        return None
+    out = []
+    for i, value in enumerate(values, start=1):
+        value = _json_value(value)
+        if ids and isinstance(value, numbers.Integral) and not isinstance(value, bool):
+            value = str(value)
+        if not isinstance(value, str):
+            raise EvalframeError(f"{where}: {column}[{i}] must be a string; got {short_repr(value, 60)} of type "
+                                 f"{type(value).__name__}.")
+        out.append(value)
+    return out
+
+
+def _gold_answers(row: Mapping[str, Any], where: str, columns: ColumnMapping, has_gold_documents: bool
+                  ) -> list[str] | None:
+    if columns.gold_answers is None or not columns.gold_answer_text:
+        return _gold_list(row, where, columns.gold_answers)
+    text = text_cell(row.get(columns.gold_answers), where, columns.gold_answers)
+    if text is None or (not text.strip() and has_gold_documents):  # CSV writes a missing reference as "" too
+        return None
+    return [text]
+
+
+def _meta(row: Mapping[str, Any], where: str, meta: str | list[str] | None) -> Mapping[str, Any] | None:
+    if meta is None:
+        return None
+    if isinstance(meta, str):
+        return _meta_cell(row.get(meta), where, meta)
+    fields = {column: _json_value(row.get(column)) for column in meta if not _missing(row.get(column))}
+    return fields or None  # no field: no meta, as a runs line without "meta"
+
+
+def frame_records(table: Table, columns: ColumnMapping) -> list[Record]:
+    """One :class:`Record` per row of ``table``, its fields read from the columns of ``columns``."""
+    records = []
+    for row, where in zip(table.rows, table.wheres):
+        scores = {}
+        for column in columns.scores:
+            number = number_cell(row.get(column), where, column)
+            if number is not None:
+                scores[column if columns.score_names is None else columns.score_names.get(column, column)] = number
+        gold_ids = _gold_list(row, where, columns.gold_ids, ids=True)
+        gold_contexts = _gold_list(row, where, columns.gold_contexts)
+        records.append(Record(
+            where=where,
+            query=text_cell(row.get(columns.question), where, columns.question, required=True) or "",
+            retrieved=_retrieved(row, where, columns),
+            answer=None if columns.answer is None else text_cell(row.get(columns.answer), where, columns.answer),
+            gold_ids=gold_ids,
+            gold_contexts=gold_contexts,
+            gold_answers=_gold_answers(row, where, columns, bool(gold_ids or gold_contexts)),
+            meta=_meta(row, where, columns.meta),
+            scores=scores or None,
+        ))
+    return records
+
+
+def _score_columns(table: Table, scores: Any, score_measures: Any) -> tuple[tuple[str, ...], dict[str, Any] | None]:
+    """The score columns and their declarations: ``scores`` is a list of columns or ``{column: score_measure}``."""
+    measures = dict(score_measures) if score_measures is not None else {}
+    if scores is None:
+        return (), measures or None
+    if isinstance(scores, Mapping):
+        columns = _column_list(table, list(scores), "scores")
+        measures.update({name: metric for name, metric in scores.items() if metric is not None})
+        return tuple(columns), measures or None
+    return tuple(_column_list(table, scores, "scores")), measures or None
+
+
+def from_frame(df: Any, *, from_runs: Callable[..., R], question: str = "question", retrieved_ids: str | None = None,
+               retrieved_texts: str | None = None, retrieved_scores: str | None = None, answer: str | None = None,
+               gold_ids: str | None = None, gold_contexts: str | None = None, gold_answers: str | None = None,
+               meta: str | Sequence[str] | None = None, scores: Sequence[str] | Mapping[str, Any] | None = None,
+               retriever: str = "Retriever", generator: str = "Generator", score_node: str | None = None,
+               score_measures: Mapping[str, Any] | None = None, sas_model: Any = None, progress: bool | None = None,
+               **matching: Any) -> R:
+    """``EvaluationResult.from_frame``'s work (see there); ``from_runs`` is ``EvaluationResult.from_runs``."""
+    table = read_table(df, name="df")
+    if not table.rows:
+        raise EvalframeError(f"{table.name} holds no row.")
+    given = {"question": question, "retrieved_ids": retrieved_ids, "retrieved_texts": retrieved_texts,
+             "retrieved_scores": retrieved_scores, "answer": answer, "gold_ids": gold_ids,
+             "gold_contexts": gold_contexts, "gold_answers": gold_answers}
+    checked = {name: None if column is None else _check_column(table, column, name) for name, column in given.items()}
+    if retrieved_scores is not None and retrieved_ids is None and retrieved_texts is None:
+        raise InvalidParameterError("retrieved_scores needs retrieved_ids or retrieved_texts: the documents they score.",
+                                    parameter="retrieved_scores")
+    meta_columns: str | list[str] | None = None
+    if isinstance(meta, str):
+        meta_columns = _check_column(table, meta, "meta")
+    elif meta is not None:
+        meta_columns = _column_list(table, meta, "meta")
+    score_columns, measures = _score_columns(table, scores, score_measures)
+    mapping = ColumnMapping(question=checked["question"] or question, retrieved_ids=checked["retrieved_ids"],
+                       retrieved_texts=checked["retrieved_texts"], retrieved_scores=checked["retrieved_scores"],
+                       answer=checked["answer"], gold_ids=checked["gold_ids"], gold_contexts=checked["gold_contexts"],
+                       gold_answers=checked["gold_answers"], meta=meta_columns, scores=score_columns)
+    records = frame_records(table, mapping)
+    fields = {"query": question, "retrieved": retrieved_texts or retrieved_ids or "retrieved", "answer": answer or "answer",
+              "gold_ids": gold_ids or "gold_ids", "gold_contexts": gold_contexts or "gold_contexts",
+              "gold_answers": gold_answers or "gold_answers", "meta": meta if isinstance(meta, str) else "meta",
+              "scores": "scores"}
+    return build(records, from_runs=from_runs, retriever=retriever, generator=generator, score_node=score_node,
+                 score_measures=measures, sas_model=sas_model, progress=progress, fields=fields, **matching)

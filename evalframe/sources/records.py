@@ -1,0 +1,528 @@
+"""The common shape of every foreign source (Ragas, Haystack 2.x, LlamaIndex, a column mapping): one :class:`Record`
+per query, and :func:`build`, the one place records become node frames.
+
+A source module reads its format into records (naming each record by ``where``: ``ragas.jsonl:3``, ``row 3``,
+``inputs[2]``); :func:`build` writes the labels and node outputs a person would write in a runs file for them
+(``docs/runs-format.md``) and hands them to ``EvaluationResult.from_runs``, so every source follows the same
+matching rules: gold ids when given, gold contexts, gold answers. :func:`retrieved_of` reads one retrieved document
+of any framework (duck-typed: no framework is imported).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import re
+import warnings
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from .._validation import did_you_mean, short_repr
+from ..errors import EvalframeError, InvalidParameterError, warn
+from ..schema import Answer, Document, Label
+
+__all__ = ["Retrieved", "Record", "retrieved_of", "build", "RECORD_FIELDS", "NO_GOLD_DOCUMENT"]
+
+R = TypeVar("R")
+
+
+@dataclass(frozen=True)
+class Retrieved:
+    """One retrieved document (or chunk) of a query, as any framework gives it.
+
+    Parameters
+    ----------
+    id : str, optional
+        The document's id (the one the gold ids use); None: the content's hash is its id, as in a runs file.
+    content : str, optional
+        Its text; None: unknown (read as ``""``).
+    score : float, optional
+        The retriever's score; given for any document, the node's rows get a ``score`` column.
+    meta : mapping, optional
+        Its metadata.
+
+    Examples
+    --------
+    >>> Retrieved("d1", "Berlin is the capital of Germany.", score=0.9)
+    Retrieved(id='d1', content='Berlin is the capital of Germany.', score=0.9, meta=None)
+    """
+
+    id: str | None
+    content: str | None
+    score: float | None = None
+    meta: Mapping[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class Record:
+    """One query of any source: its question, what the pipeline returned, its gold, its metadata and scores.
+
+    Parameters
+    ----------
+    where : str
+        How messages name the record: ``"ragas.jsonl:3"`` (file:line), ``"row 3"``, ``"inputs[2]"``.
+    query : str
+        The question.
+    retrieved : sequence of Retrieved, optional
+        The retriever's ranked documents; None: the source has no retriever output.
+    answer : str, optional
+        The generated answer; None: no generator output.
+    gold_ids, gold_contexts : sequence of str, optional
+        The gold documents' ids and texts (one entry per gold document; both given: the same documents, in one
+        order).
+    gold_answers : sequence of str, optional
+        The gold answers; ``[]`` or ``[""]``: a no-answer question (no gold document either).
+    meta : mapping, optional
+        The query's metadata (the ``meta`` column; sliceable as ``meta.<field>``).
+    scores : mapping, optional
+        The source's own per-query scores (``{name: number}``), e.g. an LLM judge's faithfulness.
+
+    Examples
+    --------
+    >>> Record("row 1", "Capital of Germany?", [Retrieved("d1", "Berlin is the capital.")], answer="Berlin",
+    ...        gold_ids=["d1"], gold_answers=["Berlin"]).gold_ids
+    ['d1']
+    """
+
+    where: str
+    query: str
+    retrieved: Sequence[Retrieved] | None = None
+    answer: str | None = None
+    gold_ids: Sequence[str] | None = None
+    gold_contexts: Sequence[str] | None = None
+    gold_answers: Sequence[str] | None = None
+    meta: Mapping[str, Any] | None = None
+    scores: Mapping[str, float] | None = None
+
+
+#: The gold document id of a record with gold answers but no gold document: an id no retrieved document has, so the
+#: document metrics credit a retrieved document by the answer it holds (the default scope), and nothing by its id.
+NO_GOLD_DOCUMENT = "<no gold document>"
+
+#: The fields of a :class:`Record` a source fills, each named as messages name it by default (a source passes its
+#: own names to :func:`build` as ``fields``: ``{"gold_ids": "reference_context_ids", ...}``).
+RECORD_FIELDS: tuple[str, ...] = ("query", "retrieved", "answer", "gold_ids", "gold_contexts", "gold_answers", "meta",
+                                  "scores")
+
+
+# ------------------------------------------------------------------------------------ one retrieved document
+def _text_or_none(value: Any, where: str, name: str) -> str | None:
+    if value is None or isinstance(value, str):
+        return value
+    raise EvalframeError(f"{where}: {name} must be text (or None); got {short_repr(value, 60)} of type "
+                         f"{type(value).__name__}.")
+
+
+def _id_or_none(value: Any, where: str, name: str) -> str | None:
+    """An id as text: a str, or an int (ids written as numbers, as a runs file reads them)."""
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return str(value)
+    raise EvalframeError(f"{where}: {name} must be a string id (or None); got {short_repr(value, 60)} of type "
+                         f"{type(value).__name__}.")
+
+
+def _score_or_none(value: Any, where: str, name: str) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        return float(value)
+    raise EvalframeError(f"{where}: {name} must be a number (or None); got {short_repr(value, 60)} of type "
+                         f"{type(value).__name__}.")
+
+
+def _meta_or_none(value: Any, where: str, name: str) -> Mapping[str, Any] | None:
+    if value is None or isinstance(value, Mapping):
+        return value
+    raise EvalframeError(f"{where}: {name} must be an object (a dict) or None; got {short_repr(value, 60)} of type "
+                         f"{type(value).__name__}.")
+
+
+def _checked(where: str, id: Any, content: Any, score: Any, meta: Any, *,
+             names: tuple[str, str, str, str] = ("id", "content", "score", "meta")) -> Retrieved:
+    retrieved = Retrieved(_id_or_none(id, where, names[0]), _text_or_none(content, where, names[1]),
+                          _score_or_none(score, where, names[2]), _meta_or_none(meta, where, names[3]))
+    if retrieved.id is None and retrieved.content is None:
+        raise EvalframeError(f"{where}: the document has neither an {names[0]} nor a {names[1]}; give at least one "
+                             "(the id the gold ids use, or the text).")
+    return retrieved
+
+
+def _llamaindex_node(node: Any, score: Any, where: str) -> Retrieved:
+    """A llama-index TextNode (``node_id``, ``get_content()`` or ``text``, ``metadata``), with the score beside it."""
+    get_content = getattr(node, "get_content", None)
+    content = get_content() if callable(get_content) else getattr(node, "text", None)
+    node_id = getattr(node, "node_id", None)
+    if node_id is None:
+        node_id = getattr(node, "id_", None)
+    return _checked(where, node_id, content, score, getattr(node, "metadata", None),
+                    names=("node_id", "text", "score", "metadata"))
+
+
+def retrieved_of(obj: Any, where: str) -> Retrieved:
+    """One retrieved document of any framework as a :class:`Retrieved` (duck-typed: no framework is imported).
+
+    Reads, in this order: a :class:`Retrieved`; a string (the text alone, as Ragas' ``retrieved_contexts``); a dict
+    with ``id`` / ``content`` / ``score`` / ``meta`` (other keys are ignored), LangChain's ``page_content`` /
+    ``metadata``, or llama-index's ``{"node": {...}, "score": ...}`` / ``text`` / ``id_``; a LangChain ``Document``
+    (``page_content``, ``metadata``; its id from ``id``, else ``metadata["id"]``); a llama-index ``NodeWithScore``
+    (``node``, ``score``) or ``TextNode`` (``node_id``, ``get_content()`` or ``text``, ``metadata``); a Haystack 2.x
+    or evalframe ``Document`` (``id``, ``content``, ``score``, ``meta``).
+
+    Parameters
+    ----------
+    obj
+        The document.
+    where : str
+        How a message names it: ``"ragas.jsonl:3, retrieved_contexts[2]"``.
+
+    Returns
+    -------
+    Retrieved
+
+    Raises
+    ------
+    EvalframeError
+        ``obj`` is none of these, or a field has the wrong type (naming ``where`` and the field).
+
+    Examples
+    --------
+    >>> from evalframe import Document
+    >>> retrieved_of(Document("Berlin is the capital.", id="d1", score=0.5), "row 1")
+    Retrieved(id='d1', content='Berlin is the capital.', score=0.5, meta={})
+    >>> retrieved_of({"page_content": "Bonn.", "metadata": {"id": "d2"}}, "row 2").id
+    'd2'
+    >>> retrieved_of("just the text", "row 3")
+    Retrieved(id=None, content='just the text', score=None, meta=None)
+    >>> retrieved_of(7, "row 4")
+    Traceback (most recent call last):
+      ...
+    evalframe.errors.EvalframeError: row 4: a retrieved document must be a string, a dict with ... got int.
+    """
+    if isinstance(obj, Retrieved):
+        return _checked(where, obj.id, obj.content, obj.score, obj.meta)
+    if isinstance(obj, str):
+        return Retrieved(None, obj)
+    if isinstance(obj, Mapping):
+        if isinstance(obj.get("node"), Mapping):  # a llama-index NodeWithScore as a dict
+            node = obj["node"]
+            node_id = node.get("id_", node.get("node_id", node.get("id")))
+            return _checked(where, node_id, node.get("text", node.get("content")), obj.get("score"),
+                            node.get("metadata", node.get("meta")), names=("node.id_", "node.text", "score", "node.metadata"))
+        if "page_content" in obj:  # a LangChain Document as a dict
+            metadata = _meta_or_none(obj.get("metadata"), where, "metadata")
+            doc_id = obj.get("id") if obj.get("id") is not None else (metadata or {}).get("id")
+            return _checked(where, doc_id, obj["page_content"], obj.get("score"), metadata,
+                            names=("id", "page_content", "score", "metadata"))
+        if "content" not in obj and "text" in obj:  # a llama-index TextNode as a dict
+            return _checked(where, obj.get("id_", obj.get("id")), obj["text"], obj.get("score"),
+                            obj.get("metadata", obj.get("meta")), names=("id_", "text", "score", "metadata"))
+        if "id" in obj or "content" in obj:
+            return _checked(where, obj.get("id"), obj.get("content"), obj.get("score"), obj.get("meta"))
+        raise EvalframeError(f"{where}: a retrieved document dict needs 'id' or 'content' (or LangChain's "
+                             f"'page_content'); got keys {sorted(map(str, obj))[:8]}.")
+    if hasattr(obj, "page_content"):  # LangChain
+        metadata = _meta_or_none(getattr(obj, "metadata", None), where, "metadata")
+        doc_id = getattr(obj, "id", None)
+        if doc_id is None and metadata is not None:
+            doc_id = metadata.get("id")
+        return _checked(where, doc_id, obj.page_content, getattr(obj, "score", None), metadata,
+                        names=("id", "page_content", "score", "metadata"))
+    if hasattr(obj, "node") and not hasattr(obj, "content"):  # llama-index NodeWithScore
+        return _llamaindex_node(obj.node, getattr(obj, "score", None), where)
+    if hasattr(obj, "node_id") and (hasattr(obj, "get_content") or hasattr(obj, "text")):  # llama-index TextNode
+        return _llamaindex_node(obj, getattr(obj, "score", None), where)
+    if hasattr(obj, "content"):  # Haystack 2.x or evalframe Document
+        content = obj.content
+        if content is not None and not isinstance(content, str):  # a table document: its text
+            content = str(content)
+        return _checked(where, getattr(obj, "id", None), content, getattr(obj, "score", None),
+                        getattr(obj, "meta", None))
+    raise EvalframeError(f"{where}: a retrieved document must be a string, a dict with 'id' / 'content' (or "
+                         "LangChain's 'page_content'), or a Document-like object (Haystack, LangChain, llama-index, "
+                         f"evalframe); got {type(obj).__name__}.")
+
+
+# ------------------------------------------------------------------------------------ records -> runs
+def _names(fields: Mapping[str, str] | None) -> dict[str, str]:
+    names = {name: name for name in RECORD_FIELDS}
+    if fields is not None:
+        unknown = [name for name in fields if name not in names]
+        if unknown:
+            raise InvalidParameterError(f"fields: unknown Record field {unknown[0]!r}; the fields are "
+                                        f"{list(RECORD_FIELDS)}.", parameter="fields")
+        names.update(fields)
+    return names
+
+
+def _texts(values: Any, where: str, name: str, *, ids: bool = False) -> list[str] | None:
+    """A gold list as a list of str (ids may be ints), each wrong entry named ``name[i]`` (counted from 1)."""
+    if values is None:
+        return None
+    if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
+        raise EvalframeError(f"{where}: {name} must be a list of strings; got {short_repr(values, 60)} of type "
+                             f"{type(values).__name__}.")
+    out = []
+    for i, value in enumerate(values, start=1):
+        text = _id_or_none(value, where, f"{name}[{i}]") if ids else _text_or_none(value, where, f"{name}[{i}]")
+        if text is None:
+            raise EvalframeError(f"{where}: {name}[{i}] must be a string; got None.")
+        out.append(text)
+    return out
+
+
+def _gold_labels(record: Record, index: int, names: Mapping[str, str]) -> list[Label]:
+    """The labels a runs file's ``gold`` would give this record (``docs/runs-format.md``): one per gold document,
+    each with the answer beside it (one answer: beside every document; one document: beside every answer)."""
+    where = record.where
+    ids = _texts(record.gold_ids, where, names["gold_ids"], ids=True)
+    contexts = _texts(record.gold_contexts, where, names["gold_contexts"])
+    answers = _texts(record.gold_answers, where, names["gold_answers"])
+    if ids is not None and contexts is not None and len(ids) != len(contexts):
+        raise EvalframeError(f"{where}: {names['gold_ids']} has {len(ids)} entries and {names['gold_contexts']} "
+                             f"{len(contexts)}; they name the same gold documents, one entry each, in one order.")
+    documents = [Document(content=contexts[i] if contexts is not None else "", id=ids[i] if ids is not None else None)
+                 for i in range(len(ids if ids is not None else contexts or []))]
+    blank = answers is not None and all(not a.strip() for a in answers)
+    if not documents:
+        if answers is None:
+            return []  # no gold at all: from_runs leaves the query out, with a warning
+        if blank:  # a no-answer question, as a runs file's "gold": {"answers": [""]}
+            return [_label(record, index, 0, Document(content="", id=""), "")]
+        # answers alone: a gold document no retrieved one is (an empty text's id, "00", would mean "no gold" and score
+        # every document metric 1.0, as for a no-answer question); a retrieved document holding an answer is relevant
+        documents = [Document(content="", id=NO_GOLD_DOCUMENT)]
+    if answers is not None and answers and not blank and any(not a.strip() for a in answers):
+        first = next(i for i, a in enumerate(answers, start=1) if not a.strip())
+        raise EvalframeError(f"{where}: {names['gold_answers']}[{first}] is empty beside other answers; a no-answer "
+                             "question has only the empty answer (or none).")
+    if answers is None or not answers:
+        return [_label(record, index, i, document, None) for i, document in enumerate(documents)]
+    if blank:
+        raise EvalframeError(f"{where}: {names['gold_answers']} {answers!r} says no-answer question, but "
+                             f"{len(documents)} gold document(s) are given; a no-answer question has no gold document.")
+    if len(answers) == len(documents):
+        pairs = list(zip(documents, answers))
+    elif len(answers) == 1:
+        pairs = [(document, answers[0]) for document in documents]
+    elif len(documents) == 1:
+        pairs = [(documents[0], answer) for answer in answers]
+    else:
+        raise EvalframeError(f"{where}: {len(answers)} {names['gold_answers']} beside {len(documents)} gold "
+                             "documents cannot be paired; give one answer per gold document, one answer for all of "
+                             "them, or one gold document.")
+    return [_label(record, index, i, document, answer) for i, (document, answer) in enumerate(pairs)]
+
+
+def _label(record: Record, index: int, i: int, document: Document, answer: str | None) -> Label:
+    return Label(query=record.query, document=document, is_correct_answer=True, is_correct_document=True,
+                 origin="gold-label", answer=None if answer is None else Answer(answer=answer),
+                 id=f"record{index}-gold{i}", created_at="1970-01-01 00:00:00")
+
+
+def _documents(record: Record, names: Mapping[str, str]) -> list[Document]:
+    retrieved = record.retrieved
+    if retrieved is None:
+        return []
+    if isinstance(retrieved, (str, bytes, Mapping)) or not isinstance(retrieved, Sequence):
+        raise EvalframeError(f"{record.where}: {names['retrieved']} must be a list of documents; got "
+                             f"{type(retrieved).__name__}.")
+    documents = []
+    for j, item in enumerate(retrieved, start=1):
+        doc = retrieved_of(item, f"{record.where}, {names['retrieved']}[{j}]")
+        documents.append(Document(content="" if doc.content is None else doc.content, id=doc.id, score=doc.score,
+                                  meta=dict(doc.meta) if doc.meta is not None else None))
+    return documents
+
+
+def _score_values(records: Sequence[Record], names: Mapping[str, str]) -> dict[str, list[float]]:
+    """Each score name's values, one per record (NaN where a record lacks it), in first-seen name order."""
+    columns: dict[str, list[float]] = {}
+    for index, record in enumerate(records):
+        if record.scores is None:
+            continue
+        if not isinstance(record.scores, Mapping):
+            raise EvalframeError(f"{record.where}: {names['scores']} must map score names to numbers; got "
+                                 f"{type(record.scores).__name__}.")
+        for name, value in record.scores.items():
+            if not isinstance(name, str) or not name:
+                raise EvalframeError(f"{record.where}: a score name must be a non-empty string; got {name!r}.")
+            number = _score_or_none(value, record.where, f"score {name!r}")
+            columns.setdefault(name, [math.nan] * len(records))[index] = math.nan if number is None else number
+    return columns
+
+
+def _warn_idless(records: Sequence[Record], names: Mapping[str, str]) -> None:
+    """One warning when the gold names documents by id but retrieved documents come without one."""
+    if not any(record.gold_ids for record in records):
+        return
+    missing = [(record.where, j) for record in records for j, doc in enumerate(record.retrieved or (), start=1)
+               if retrieved_of(doc, record.where).id in (None, "")]
+    if missing:
+        total = sum(len(record.retrieved or ()) for record in records)
+        where, j = missing[0]
+        warn(f"{len(missing):,} of {total:,} retrieved documents have no id (the first: {where}, {names['retrieved']}"
+             f"[{j}]) while the gold names documents by id ({names['gold_ids']}): such a document is relevant only by "
+             "holding a gold answer (the default document_scope) or by its text (document_scope='context'), never "
+             "by its id. Give the retrieved documents' ids to score by id.")
+
+
+def _node_name(value: object, name: str) -> str:
+    if not isinstance(value, str) or not value:
+        raise InvalidParameterError(f"{name} must be a non-empty string (the node's name); got {value!r}.",
+                                    parameter=name)
+    return value
+
+
+def _refuse_repeated_queries(records: Sequence[Record]) -> None:
+    """A query text twice is one query (one multilabel_id) to evalframe: refused, naming both records."""
+    first: dict[str, str] = {}
+    for record in records:
+        seen = first.setdefault(record.query, record.where)
+        if seen != record.where:
+            raise EvalframeError(f"{seen} and {record.where} hold the same question {short_repr(record.query, 60)}; "
+                                 "evalframe identifies a query by its text, so each question may appear once. Drop "
+                                 "the repeat, or tell the two apart in their text.")
+
+
+def build(records: Sequence[Record], *, from_runs: Callable[..., R], retriever: str = "Retriever",
+          generator: str = "Generator", score_node: str | None = None, score_measures: Any = None,
+          sas_model: Any = None, progress: bool | None = None, fields: Mapping[str, str] | None = None,
+          **matching: Any) -> R:
+    """The result of ``records``: the labels and node outputs a runs file would hold, built by ``from_runs``.
+
+    Per record: its gold becomes one label per gold document (the id and text given; one gold answer beside every
+    document, or one per document; gold answers without a gold document: one label per answer whose document is
+    :data:`NO_GOLD_DOCUMENT`, so a retrieved document is relevant by holding the answer only; ``[]`` or ``[""]``
+    without a gold document: a no-answer question; no gold at all: left out by ``from_runs``, with a warning). Its
+    retrieved documents are the ``retriever`` node's ``documents`` in rank order (a document without an id gets its
+    content's hash, as in a runs file); its answer is the ``generator`` node's one generative answer, citing the
+    retrieved documents (``document_ids``). A node is made when some record has its output (a record without it: an
+    empty list). ``meta`` goes to ``from_runs(meta=...)``, the scores to ``from_runs(scores={score_node: ...})`` (NaN
+    where a record lacks one), and ``keep_scores=True`` when any retrieved document has a score.
+
+    Parameters
+    ----------
+    records : sequence of Record
+        One per query; each question once.
+    from_runs : callable
+        ``EvaluationResult.from_runs`` (the sources stage comes before the result, so the result hands it in).
+    retriever, generator : str
+        The node names of the documents and the answers.
+    score_node : str, optional
+        The node the scores belong to; default the generator when the records have answers, else the retriever.
+    score_measures : mapping, optional
+        Score name -> ``evalframe.score_measure(...)``, their declarations (default: higher is better, unbounded).
+    sas_model, progress, **matching
+        Passed on to ``from_runs``.
+    fields : mapping, optional
+        How the source names each :class:`Record` field in messages (``{"gold_ids": "reference_context_ids"}``).
+
+    Returns
+    -------
+    What ``from_runs`` returns: the EvaluationResult.
+
+    Raises
+    ------
+    EvalframeError
+        A field of the wrong type, gold lists that cannot be paired, a question twice; the message names the
+        record's ``where`` and the field as the source calls it.
+
+    Examples
+    --------
+    >>> from evalframe import EvaluationResult
+    >>> records = [Record("row 1", "Capital of Germany?", [Retrieved("d2", "Bonn."), Retrieved("d1", "Berlin.")],
+    ...                   answer="Berlin", gold_ids=["d1"], gold_answers=["Berlin"]),
+    ...            Record("row 2", "Capital of France?", [Retrieved("d3", "Paris.")], answer="Lyon",
+    ...                   gold_ids=["d3"], gold_answers=["Paris"])]
+    >>> result = build(records, from_runs=EvaluationResult.from_runs, progress=False)
+    >>> metrics = result.calculate_metrics()
+    >>> metrics["Retriever"]["mrr"], metrics["Generator"]["exact_match"]
+    (0.75, 0.5)
+    """
+    if isinstance(records, (str, bytes, Mapping)) or not isinstance(records, Sequence):
+        raise InvalidParameterError(f"records must be a list of Record; got {type(records).__name__}.",
+                                    parameter="records")
+    for position, record in enumerate(records):
+        if not isinstance(record, Record):
+            raise InvalidParameterError(f"records[{position}] must be a Record; got {type(record).__name__}.",
+                                        parameter="records")
+    if not records:
+        raise EvalframeError("the source holds no query.")
+    retriever = _node_name(retriever, "retriever")
+    generator = _node_name(generator, "generator")
+    names = _names(fields)
+    for record in records:
+        if not isinstance(record.query, str):
+            raise EvalframeError(f"{record.where}: {names['query']} must be a string; got {short_repr(record.query, 60)}.")
+        if record.answer is not None and not isinstance(record.answer, str):
+            raise EvalframeError(f"{record.where}: {names['answer']} must be a string (or None); got "
+                                 f"{short_repr(record.answer, 60)} of type {type(record.answer).__name__}.")
+        _meta_or_none(record.meta, record.where, names["meta"])
+    _refuse_repeated_queries(records)
+    has_documents = any(record.retrieved is not None for record in records)
+    has_answers = any(record.answer is not None for record in records)
+    if not has_documents and not has_answers:
+        raise EvalframeError(f"the source holds neither retrieved documents ({names['retrieved']}) nor answers "
+                             f"({names['answer']}) of any query; there is nothing to evaluate.")
+    if has_documents and has_answers and retriever == generator:
+        raise InvalidParameterError(f"retriever and generator must name two nodes; both are {retriever!r}.",
+                                    parameter="generator")
+    nodes = ([retriever] if has_documents else []) + ([generator] if has_answers else [])
+    if score_node is None:
+        score_node = generator if has_answers else retriever
+    elif score_node not in nodes:
+        raise InvalidParameterError(f"score_node must be one of the nodes built, {nodes}; got {score_node!r}.",
+                                    parameter="score_node")
+
+    labels = [_gold_labels(record, index, names) for index, record in enumerate(records)]
+    documents = [_documents(record, names) for record in records]
+    _warn_idless(records, names)
+    outputs: dict[str, dict[str, list[list[Any]]]] = {}
+    if has_documents:
+        outputs[retriever] = {"documents": documents}
+    if has_answers:
+        outputs[generator] = {"answers": [
+            [] if record.answer is None else
+            [Answer(answer=record.answer, type="generative", document_ids=[d.id for d in docs] if docs else None)]
+            for record, docs in zip(records, documents)]}
+    extra: dict[str, Any] = {}
+    if any(record.meta is not None for record in records):
+        extra["meta"] = [None if record.meta is None else dict(record.meta) for record in records]
+    scores = _score_values(records, names)
+    if score_measures:
+        unknown = [name for name in score_measures if name not in scores]
+        if unknown:
+            raise InvalidParameterError(
+                f"score_measures declares {unknown[0]!r}, which is no score of the source; its scores are "
+                f"{list(scores)}.{did_you_mean(unknown[0], list(scores))}", parameter="score_measures")
+    if scores:
+        extra["scores"] = {score_node: scores}
+        if score_measures is not None:
+            extra["score_measures"] = score_measures
+    keep_scores = any(d.score is not None for docs in documents for d in docs)
+    # from_runs counts the queries it got from 0: its errors and warnings name the records instead
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            result = from_runs(labels, outputs, sas_model=sas_model, progress=progress, keep_scores=keep_scores,
+                               **extra, **matching)
+        except EvalframeError as exc:
+            exc.args = (_at_record(str(exc), records),) + exc.args[1:]
+            raise exc from None
+    for warning in caught:
+        warn(_at_record(str(warning.message), records), warning.category)
+    return result
+
+
+def _at_record(message: str, records: Sequence[Record]) -> str:
+    """A message of ``from_runs`` with its ``labels[i]`` and ``query i`` naming the records' ``where`` instead."""
+    def where(match: re.Match[str]) -> str:
+        index = int(match.group(2))
+        if index >= len(records):
+            return match.group(0)
+        return records[index].where + (", meta" if match.group(1) == "meta[" else "")
+
+    return re.sub(r"(labels\[|meta\[|query )(\d+)\]?", where, message)
