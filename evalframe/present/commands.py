@@ -350,6 +350,41 @@ def _frame_columns(given: Sequence[str]) -> dict[str, Any]:
     return columns
 
 
+def _from_source(source: str, path: Path, args: argparse.Namespace) -> EvaluationResult:
+    """The result of one file of a source (``--from``: runs, ragas, haystack2, llamaindex, frame), built in memory
+    with the command's matching options, --sas-model, --score and --column (those it has); warnings printed."""
+    options: dict[str, Any] = {"sas_model": getattr(args, "sas_model", None), **options_given(args, MatchingOptions)}
+    declared = score_declarations(getattr(args, "score_declarations", None))
+    if declared:
+        options["score_measures"] = declared
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        if source == "runs":
+            labels, outputs = read_runs(path)
+            result = EvaluationResult.from_runs(labels, outputs, **options)
+        elif source == "frame":
+            result = EvaluationResult.from_frame(path, **_frame_columns(getattr(args, "columns", None) or []), **options)
+        elif source == "ragas":
+            result = EvaluationResult.from_ragas(path, **options)
+        elif source == "haystack2":  # a JSON file of an EvaluationRunResult's {"inputs": ..., "results": ...}
+            result = EvaluationResult.from_haystack2(path, **options)
+        else:  # llamaindex: a JSON or JSON Lines file of RetrievalEvalResult dicts
+            result = EvaluationResult.from_llamaindex(path, **options)
+    for warning in caught:
+        print_warning(warning.message)
+    return result
+
+
+def _report_run(path: Path, args: argparse.Namespace) -> Any:
+    """A run of ``evalframe report``: a result folder, or with --from a file of that source built in memory."""
+    if args.source == "folder":
+        return _load(path, args)
+    if path.is_dir():
+        raise EvalframeError(f"--from {args.source} reads files, and {path} is a folder; leave --from out to report on a "
+                             "results folder (evalframe flatten writes one).")
+    return _from_source(args.source, path, args)
+
+
 def _flatten_source(args: argparse.Namespace, storage: str) -> str:
     """flatten --from ragas / haystack2 / llamaindex / frame: the source's EvaluationResult.from_*, saved."""
     if len(args.runs) > 1:
@@ -360,22 +395,7 @@ def _flatten_source(args: argparse.Namespace, storage: str) -> str:
     if args.columns and args.source != "frame":
         raise EvalframeError(f"--column names the columns of --from frame; --from {args.source} reads its own columns.")
     path = args.runs[0]
-    options: dict[str, Any] = {"sas_model": args.sas_model, **options_given(args, MatchingOptions)}
-    declared = score_declarations(args.score_declarations)
-    if declared:
-        options["score_measures"] = declared
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        if args.source == "frame":
-            result = EvaluationResult.from_frame(path, **_frame_columns(args.columns or []), **options)
-        elif args.source == "ragas":
-            result = EvaluationResult.from_ragas(path, **options)
-        elif args.source == "haystack2":  # a JSON file of an EvaluationRunResult's {"inputs": ..., "results": ...}
-            result = EvaluationResult.from_haystack2(path, **options)
-        else:  # llamaindex: a JSON or JSON Lines file of RetrievalEvalResult dicts
-            result = EvaluationResult.from_llamaindex(path, **options)
-    for warning in caught:
-        print_warning(warning.message)
+    result = _from_source(args.source, path, args)
     folder = result.save(args.out, format=storage, partitions=args.partitions)
     rows = ", ".join(f"{node}: {len(frame)} rows" for node, frame in result.items())
     queries = max(frame["multilabel_id"].nunique() for frame in result.values())
@@ -499,6 +519,9 @@ def _demo(args: argparse.Namespace) -> str:
 
 
 def _report(args: argparse.Namespace) -> str:
+    if args.score_declarations and args.source == "folder":
+        raise EvalframeError("--score declares the scores of files read with --from; a results folder keeps its "
+                             "scores' declarations in its evalframe.json.")
     if args.html is not None and args.html.is_dir():
         raise EvalframeError(f"--html {args.html} is a folder; give the file to write, e.g. {args.html / 'report.html'}.")
     if len(args.folders) > 1:
@@ -508,7 +531,7 @@ def _report(args: argparse.Namespace) -> str:
     if alone:
         raise EvalframeError(f"{alone[0]} is for a comparison of two runs or more (evalframe report RUN_A RUN_B ...); "
                              f"one folder {args.folders[0]} makes the single report, which does not take it.")
-    result = _load(args.folders[0], args)
+    result = _report_run(args.folders[0], args)
     order = [name.strip() for name in args.node_order.split(",")] if args.node_order else None
     scopes = {name: value for name, value in options_given(args, MetricOptions).items()}
     charts = args.html is not None or args.format == "html"  # the page embeds them; the other formats have none
@@ -531,7 +554,10 @@ def _compare_report(args: argparse.Namespace) -> str:
     if names is not None and len(names) != len(args.folders):
         raise EvalframeError(f"--names gives {len(names)} names for {len(args.folders)} runs; give one per run, "
                              f"e.g. --names {','.join(f'run{i + 1}' for i in range(len(args.folders)))}.")
-    results = [_load(folder, args) for folder in args.folders]
+    if names is None:  # folders by their names, files of a source by their stems (bm25.jsonl: bm25)
+        names = _folder_names(args.folders if args.source == "folder" else
+                              [Path(folder.name.split(".")[0] or folder.name) for folder in args.folders])
+    results = [_report_run(folder, args) for folder in args.folders]
     scopes = options_given(args, MetricOptions)
     report = compare_report(results, names=names, metrics=args.metrics, by=args.by, test=args.test or "t-test",
                             max_p=0.05 if args.max_p is None else args.max_p, n=args.n, **scopes)

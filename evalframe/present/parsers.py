@@ -311,6 +311,14 @@ def build() -> tuple[argparse.ArgumentParser, dict[str, Command]]:
                         help="comparison: the paired test (default t-test; Holm-corrected with 3+ runs)")
     report.add_argument("--max-p", type=float, default=None, metavar="P",
                         help="comparison: p-value marked significant (default 0.05)")
+    report.add_argument("--from", dest="source", default="folder",
+                        choices=("folder", *(s for s in FLATTEN_SOURCES if s != "frame")),
+                        help="what each RUN is: folder (default, a results folder), or a file read as evalframe "
+                             "flatten --from reads it (runs, ragas, haystack2, llamaindex), built in memory")
+    report.add_argument("--score", action="append", default=None, metavar="NAME[:higher|lower][:LOW:HIGH]",
+                        dest="score_declarations",
+                        help="with --from: declare a score the files give, as evalframe flatten --score "
+                             "(e.g. latency_ms:lower); repeatable")
     _add_options(report, MetricOptions, only=("document_scope", "answer_scope"))
     _csv_options(report)
 

@@ -30,7 +30,7 @@ import pandas as pd
 from .._version import __version__
 from .._validation import check_positive_int, did_you_mean
 from ..analysis.aggregate import means, partial
-from ..analysis.compare import TESTS, check_max_p, check_test, compare, is_result, measure_names
+from ..analysis.compare import TESTS, check_max_p, check_test, compare, is_result, measure_names, scores_of_runs
 from ..analysis.stats import ROUNDS
 from ..analysis.examples import NO_ANSWER, THRESHOLD
 from ..analysis.protocol import ResultLike, ResultSource
@@ -45,7 +45,8 @@ from . import plots
 __all__ = ["ComparedMeasure", "ComparedNode", "ComparisonModel", "DrillRow", "GridQuery", "RunDelta",
            "build_comparison_model", "measure_direction",
            "Definition", "Definitions", "FunnelNode", "FunnelRow", "Listed", "NoAnswerCount", "Note", "ReportModel",
-           "Section", "TrecCount", "WorstQuery", "build_model", "no_answer_counts", "scope_note", "DEFINITIONS_TITLE",
+           "Section", "TrecCount", "WorstQuery", "build_model", "comparison_includes", "no_answer_counts", "scope_note",
+           "DEFINITIONS_TITLE",
            "MODES", "ABOVE_ONE", "WRONG_EXAMPLES_FIELDS"]
 
 #: The report explains its scopes and metrics in its own last section (a saved page or a pip-installed package has
@@ -733,6 +734,7 @@ class ComparisonModel:
     nodes: tuple[ComparedNode, ...]
     n: int  # the worst queries the text and Markdown list per node
     notes: tuple[Note, ...]
+    includes: tuple[str, ...] = ()  # what the document-metric means include (no-answer queries, the scope's credit)
 
 
 def _drill_rows(result: ResultLike, node: str, table: pd.DataFrame, scopes: Mapping[str, str],
@@ -847,8 +849,58 @@ def build_comparison_model(
                   dict.fromkeys((str(w.message), w.category) for w in caught))
     for note in notes:
         warn(note.message, note.category)
+    includes = comparison_includes(cast(Mapping[str, ResultSource], runs), [node.node for node in compared], **options)
     return ComparisonModel(__version__, tuple(names), test, max_p, len(names) > 2, confidence,
-                           scopes["document_scope"], scopes["answer_scope"], compared, n, notes)
+                           scopes["document_scope"], scopes["answer_scope"], compared, n, notes, includes)
+
+
+def comparison_includes(runs: Mapping[str, ResultSource], nodes: Sequence[str], **options: Any) -> tuple[str, ...]:
+    """What the compared document-metric means include, as sentences: per document node, its no-answer queries (each
+    scores 1.0 on every document metric) with each run's headline metric over the answerable queries beside it, and
+    what the ``document_scope`` credits beyond gold ids with each run's headline metric by gold ids only
+    (:func:`no_answer_counts` and the figures of :func:`scope_note`, per run).
+
+    Examples
+    --------
+    >>> from evalframe import load_demo_result
+    >>> demo = load_demo_result()
+    >>> for line in comparison_includes({"a": demo, "b": demo}, ["Retriever"]):
+    ...     print(line)
+    Retriever: 1 of 8 queries is a no-answer query (no gold answer, no gold document); every document metric scores it
+    1.0 (Haystack's definition) and each mean counts it; 'answerable only' is the mean over the other 7. Answerable
+    only, recall_single_hit: a 0.8571, b 0.8571.
+    document_scope='document_id_or_answer' (the default) counts a retrieved document as relevant when its id is a gold
+    document id or when its text contains a gold answer string: a chunk holding the answer counts even under another
+    document id. With gold ids only (document_scope='document_id'), Retriever recall_single_hit: a 0.8750 (0.8750
+    here), b 0.8750 (0.8750 here).
+    """
+    chosen = MetricOptions.from_keywords(options, passed_to="comparison_includes takes these options")
+    first = next(iter(runs.values()))
+    documents = [node for node in nodes if first.has_documents(node) and not first.has_answers(node)]
+    if not documents:
+        return ()
+    counted = {name: no_answer_counts(result, documents, **options) for name, result in runs.items()}
+    lines = []
+    for count in counted[next(iter(runs))][0]:
+        if count.no_answer_queries == 0:
+            continue
+        metric = first.headline_metric(count.node)
+        values = ", ".join(f"{name} {answerable.get(count.node, {}).get(metric, float('nan')):.4f}"
+                           for name, (_, answerable) in counted.items())
+        lines.append(f"{count.sentence()} Answerable only, {metric}: {values}.")
+    criterion = relevance_criterion(chosen.document_scope, chosen.answer_scope)
+    if criterion in _ANSWER_CREDIT:
+        default = " (the default)" if chosen.document_scope == MetricOptions.document_scope else ""
+        here = {name: result.calculate_metrics(**options) for name, result in runs.items()}
+        by_id = {name: result.calculate_metrics(**{**options, "document_scope": "document_id"})
+                 for name, result in runs.items()}
+        for node in documents:
+            metric = first.headline_metric(node)
+            values = ", ".join(f"{name} {by_id[name][node][metric]:.4f} ({here[name][node][metric]:.4f} here)"
+                               for name in runs)
+            lines.append(f"document_scope={chosen.document_scope!r}{default} {_ANSWER_CREDIT[criterion]}. With gold ids "
+                         f"only (document_scope='document_id'), {node} {metric}: {values}.")
+    return tuple(lines)
 
 
 def _compared_node(runs: Mapping[str, ResultLike], compare_function: Callable[..., pd.DataFrame], node: str,
@@ -869,7 +921,8 @@ def _compared_node(runs: Mapping[str, ResultLike], compare_function: Callable[..
                     test=test, max_p=max_p, **options)
     p_column = "p_holm" if len(names) > 2 else TESTS[test]
     chosen = list(dict.fromkeys(table.index.get_level_values("metric")))
-    directions = {m: measure_direction(m, getattr(first, "scores", None)) for m in chosen}
+    scores = scores_of_runs(results)  # every run's declarations (opposite directions refused)
+    directions = {m: measure_direction(m, scores) for m in chosen}
     measures = []
     for metric in chosen:
         rows = ([table.loc[metric]] if len(names) == 2 else [table.loc[(name, metric)] for name in names[1:]])
@@ -880,7 +933,7 @@ def _compared_node(runs: Mapping[str, ResultLike], compare_function: Callable[..
             run_deltas.append(RunDelta(name, float(row["delta"]), float(row["ci_low"]), float(row["ci_high"]),
                                    float(row[p_column]), bool(row["significant"]), change))
         means = (float(rows[0]["mean_a"]), *(float(row["mean_b"]) for row in rows))
-        measures.append(ComparedMeasure(metric, _description(metric), directions[metric], means, tuple(run_deltas),
+        measures.append(ComparedMeasure(metric, _description(metric, scores), directions[metric], means, tuple(run_deltas),
                                         int(min(row["queries"] for row in rows))))
     # the grid: every query of any run, in the first run's order then the others'
     extra = [m for m in chosen if m not in plain_columns]  # trec measures

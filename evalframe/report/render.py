@@ -383,7 +383,7 @@ def render_comparison_text(model: ComparisonModel) -> str:
     """The comparative report for a terminal."""
     lines = [f"evalframe {model.version} comparative report", "=" * 60, f"Runs: {', '.join(model.names)} "
              f"(baseline {model.names[0]!r}); document_scope={model.document_scope!r}, answer_scope={model.answer_scope!r}",
-             _test_note(model), ""]
+             _test_note(model), *(f"[includes] {line}" for line in model.includes), ""]
     for node in model.nodes:
         header = ["metric", *model.names, *(f"{d.run} - {model.names[0]}" for d in node.measures[0].deltas)]
         rows = [[f"{m.metric} {_arrow(m.direction)}", *(_plain(v) for v in m.values), *(_delta_text(d) for d in m.deltas)]
@@ -410,7 +410,7 @@ def render_comparison_markdown(model: ComparisonModel) -> str:
     """The comparative report as GitHub-flavoured Markdown (for a pull request): a table per node and its worst queries."""
     lines = ["# Comparative report", "", f"Runs: {', '.join(f'`{_md(name)}`' for name in model.names)} (baseline "
              f"`{_md(model.names[0])}`); `document_scope={model.document_scope!r}`, `answer_scope={model.answer_scope!r}`",
-             "", _md(_test_note(model)), ""]
+             "", _md(_test_note(model)), "", *(part for line in model.includes for part in (f"> {_md(line)}", ""))]
     for node in model.nodes:
         runs = node.measures[0].deltas
         lines += [f"## {_md(node.node)}", "", "| metric | " + " | ".join(_md(name) for name in model.names) + " | "
@@ -460,6 +460,7 @@ def comparison_to_dict(model: ComparisonModel) -> dict[str, Any]:
                         for q in node.queries]}
             for node in model.nodes],
         "notes": [{"category": note.category.__name__, "message": note.message} for note in model.notes],
+        "includes": list(model.includes),
     }
 
 
@@ -622,7 +623,8 @@ def render_comparison_html(model: ComparisonModel) -> str:
             f"{html.escape(', '.join(names))} (baseline {html.escape(names[0])}); "
             f"<code>document_scope={html.escape(repr(model.document_scope))}</code>, "
             f"<code>answer_scope={html.escape(repr(model.answer_scope))}</code></p>",
-            f"<p class='muted'>{html.escape(_test_note(model))}</p>"]
+            f"<p class='muted'>{html.escape(_test_note(model))}</p>",
+            *(f"<p class='includes'>{html.escape(line)}</p>" for line in model.includes)]
     for position, node in enumerate(model.nodes):
         deltas = node.measures[0].deltas
         page.append(f"<h2>{html.escape(node.node)}</h2><table class='summary'><tr><th>metric</th>"
