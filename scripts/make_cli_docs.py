@@ -34,7 +34,7 @@ from typing import NamedTuple
 
 ROOT = Path(__file__).resolve().parent.parent
 #: The pages whose console examples are run (a page's blocks that cannot run here are marked NOT_RUN).
-PAGES = tuple(ROOT / "docs" / name for name in ("cli.md", "ir-researchers.md", "cluster.md"))
+PAGES = tuple(ROOT / "docs" / name for name in ("cli.md", "ir-researchers.md", "cluster.md", "rag.md"))
 NOT_RUN = "<!-- cli-docs: not run -->"
 ELISION = "..."
 #: The TREC run and qrels of docs/ir-researchers.md#from-trec-files-to-trec_evals-numbers, which the trec examples use.

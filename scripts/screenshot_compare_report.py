@@ -2,8 +2,11 @@
 
 Writes ``docs/images/compare_report.png`` (the page: the summary tables and the top of the per-query grid) and
 ``docs/images/compare_report_drill.png`` (the worst query opened to every run's documents), from the two demo runs of
-docs/compare-report.md (BM25's rankings and the same rankings reversed). Needs playwright and a Chromium, found as
-``scripts/screenshot_report.py`` finds it.
+docs/compare-report.md (BM25's rankings and the same rankings reversed); and for docs/rag.md
+``docs/images/rag_compare_report.png`` (the two Ragas runs of ``docs/examples/rag``, as ``evalframe report --from
+ragas`` makes them: the summary) and ``docs/images/rag_compare_grid.png`` (the generator's grid on the judge's
+faithfulness, its regressions in one topic). Needs playwright and a Chromium, found as ``scripts/screenshot_report.py``
+finds it.
 """
 
 from __future__ import annotations
@@ -38,6 +41,14 @@ def demo_report() -> ef.ComparisonReport:
                              by="no_answer")
 
 
+def rag_report() -> ef.ComparisonReport:
+    """The comparative report of docs/rag.md: the Ragas runs of docs/examples/rag, latency lower-is-better."""
+    latency = {"latency_ms": ef.score_measure("latency_ms", direction="lower")}
+    runs = {name: ef.EvaluationResult.from_ragas(HERE.parent / "docs" / "examples" / "rag" / f"{name}.jsonl",
+                                                 score_measures=latency, progress=False) for name in ("bm25", "hybrid")}
+    return ef.compare_report(runs, by=["meta.topic", "no_answer"])
+
+
 def main() -> None:
     try:
         from playwright.sync_api import sync_playwright
@@ -55,8 +66,18 @@ def main() -> None:
             grid.locator("tr.query").first.click()
             grid.locator("tr.drill").first.scroll_into_view_if_needed()
             grid.locator("tbody").first.screenshot(path=str(OUT / "compare_report_drill.png"))
+            rag_file = rag_report().save(Path(folder) / "rag.html")
+            tab = chromium.new_page(viewport={"width": WIDTH, "height": 900})
+            tab.goto(rag_file.as_uri())
+            tab.screenshot(path=str(OUT / "rag_compare_report.png"))
+            grid = tab.locator("#evalframe-grid-1")
+            grid.locator("select.measure").select_option(label="faithfulness")
+            grid.locator("select.show").select_option("worse")
+            grid.locator("select.slice").first.select_option("account")
+            grid.locator("tr.query:visible").first.click()
+            grid.screenshot(path=str(OUT / "rag_compare_grid.png"))
             chromium.close()
-    for name in ("compare_report.png", "compare_report_drill.png"):
+    for name in ("compare_report.png", "compare_report_drill.png", "rag_compare_report.png", "rag_compare_grid.png"):
         _shrink(OUT / name)
         print(f"wrote {OUT / name}")
 
