@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import tempfile
 from collections.abc import Mapping, Sequence
 from functools import cached_property
@@ -211,6 +212,17 @@ SUFFIX_FORMATS = {".html": "html", ".htm": "html", ".md": "markdown", ".markdown
                   ".txt": "text"}
 
 
+
+def _file_mode(target: Path) -> int:
+    """The permissions a report written to ``target`` gets: the file's own when it is replaced, else those any new file
+    gets (0o666 less the process's umask), as ``open(target, "w")`` would give it."""
+    try:
+        return stat.S_IMODE(target.stat().st_mode)
+    except FileNotFoundError:
+        mask = os.umask(0o022)  # read the umask (it is only read by setting it), then put it back
+        os.umask(mask)
+        return 0o666 & ~mask
+
 class ComparisonReport:
     """A comparative report of runs: ``.text`` for terminals, ``.markdown`` for pull requests, ``.html`` (one
     self-contained page: the per-query grid, sortable and filterable, each query opening to every run's rows),
@@ -276,6 +288,7 @@ class ComparisonReport:
         target.parent.mkdir(parents=True, exist_ok=True)
         handle, staging = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
         try:
+            os.chmod(staging, _file_mode(target))  # mkstemp's file is private (0o600); a report is a file like another
             with os.fdopen(handle, "w", encoding="utf-8") as file:
                 file.write(content)
                 file.flush()

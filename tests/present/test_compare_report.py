@@ -115,6 +115,23 @@ def test_save_is_by_suffix_and_leaves_no_temporary_file(runs, tmp_path):
         report.save(tmp_path / "out.pdf")
 
 
+def test_a_saved_report_gets_the_permissions_of_a_new_file_or_keeps_the_replaced_ones(runs, tmp_path):
+    import os
+    import stat
+
+    report = compare_report([runs["A"], runs["B"]], metrics=["mrr"], rounds=50)
+    old = os.umask(0o027)
+    try:
+        fresh = report.save(tmp_path / "fresh.html")
+        assert stat.S_IMODE(fresh.stat().st_mode) == 0o640  # 0o666 less the umask, as open(path, "w") gives
+        kept = tmp_path / "kept.html"
+        kept.write_text("old", encoding="utf-8")
+        kept.chmod(0o604)
+        assert stat.S_IMODE(report.save(kept).stat().st_mode) == 0o604 and kept.read_text(encoding="utf-8") == report.html
+    finally:
+        os.umask(old)
+
+
 def test_bad_input_is_named(runs):
     with pytest.raises(InvalidParameterError, match="two runs or more"):
         compare_report([runs["A"]])
