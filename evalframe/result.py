@@ -482,8 +482,11 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
                     node, options if k is None else options.replace(simulated_top_k_retriever=k))
                 if documents is not None:
                     out[(node, i, "document")] = partial(documents)
-                scored = self._score_table(node, options if k is None else options.replace(
-                    simulated_top_k_reader=k, simulated_top_k_retriever=k), levels=("query", "row") if k is None else ("row",))
+                # at k a node's row scores are cut as its metrics are: by the reader's k when it has answers
+                # (the retriever's k would drop answers too), else by the retriever's
+                cut = "simulated_top_k_reader" if answers is not None else "simulated_top_k_retriever"
+                scored = self._score_table(node, options if k is None else options.replace(**{cut: k}),
+                                           levels=("query", "row") if k is None else ("row",))
                 if scored is not None:
                     out[(node, i, "score")] = partial(scored)
         return out
@@ -1033,12 +1036,21 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
                                         f"{check.short_repr(score_measures)}.", parameter="score_measures")
         ids = multilabel_ids(labels)
         given = entry_scores(labels) if scores is None else scores
-        if not given:
-            return
-        if not isinstance(given, Mapping):
+        if given and not isinstance(given, Mapping):
             raise InvalidParameterError(f"scores must be a dict {{node: {{name: [value per label entry]}}}}; got "
                                         f"{type(given).__name__}.", parameter="scores")
         measures = dict(score_measures or {})
+        named_anywhere = sorted({str(name) for named in (given or {}).values() if isinstance(named, Mapping)
+                                 for name in named})
+        stray = [name for name in measures if name not in named_anywhere]
+        if stray:  # a typo would otherwise leave the score undeclared: higher-is-better, wins and losses swapped
+            raise InvalidParameterError(
+                f"score_measures declares {stray[0]!r}, which no entry's scores name (they name {named_anywhere}); "
+                "declare the scores the runs give (evalframe flatten --score NAME:...)."
+                f"{check.did_you_mean(stray[0], named_anywhere)}",
+                parameter="score_measures")
+        if not given:
+            return
         for node, named in given.items():
             if node not in self.node_results:
                 raise InvalidParameterError(f"scores names node {node!r}, which the result does not have (nodes: "

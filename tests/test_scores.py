@@ -327,3 +327,32 @@ def test_the_report_shows_scores_in_the_funnel_and_ranks_by_one():
     assert "latency" in report.html
     with pytest.raises(InvalidParameterError, match="no metric of the funnel"):
         result.report(charts=False, metric="nope")
+
+
+def test_row_scores_of_an_answer_node_at_k_are_cut_by_the_readers_k_only():
+    """Review finding: metrics_at_k cut an answer node's row scores by the retriever's k too. The demo Reader's rows
+    numbered 0, 1, ... in frame order: the integrated rank-1 rows hold 0, 4, 9, 12, 15, 18, 21, 24, mean 103 / 8."""
+    import numpy as np
+
+    from evalframe import load_demo_result
+
+    result = load_demo_result()
+    table = result["Reader"][["multilabel_id", "rank", "type", "eval_mode"]].copy()
+    table["rs"] = np.arange(len(table), dtype=float)
+    result.add_scores("Reader", table)
+    at_k = result.metrics_at_k((1, 2, 3), node="Reader")
+    assert at_k[at_k["metric"] == "rs"]["value"].tolist() == pytest.approx([103 / 8, 13.3125, 13.375])
+    assert [result.calculate_metrics(simulated_top_k_reader=k)["Reader"]["rs"] for k in (1, 2, 3)] == \
+        pytest.approx([103 / 8, 13.3125, 13.375])
+
+
+def test_a_declaration_naming_no_score_of_the_runs_is_refused(tmp_path, capsys):
+    """Review finding: --score latncy:lower (a typo) left 'latency' declared higher-is-better without a word."""
+    from evalframe.present.cli import main
+
+    runs = tmp_path / "runs.jsonl"
+    runs.write_text('{"query": "a?", "gold": {"document_ids": ["d1"]}, "nodes": {"R": {"documents": [{"id": "d1", '
+                    '"content": "x"}]}}, "scores": {"R": {"latency": 3}}}\n', encoding="utf-8")
+    assert main(["flatten", str(runs), "-o", str(tmp_path / "out"), "--score", "latncy:lower"]) == 1
+    assert "'latncy', which no entry's scores name (they name ['latency'])" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()

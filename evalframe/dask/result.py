@@ -507,8 +507,9 @@ def _metric_totals(result: EvaluationResult, keys: Any, nodes: list[str], varian
         for i, options in enumerate(variants):
             for row_type in ("answer", "document", "score"):
                 used = options
-                if at_k and row_type != "score":  # metrics_at_k: answers cut by the reader's k, documents by the retriever's
-                    cut = "simulated_top_k_reader" if row_type == "answer" else "simulated_top_k_retriever"
+                if at_k:  # metrics_at_k: answers (and an answer node's scores) by the reader's k, documents by the retriever's
+                    answering = row_type == "answer" or (row_type == "score" and result.has_answers(node))
+                    cut = "simulated_top_k_reader" if answering else "simulated_top_k_retriever"
                     used = {key: value for key, value in options.items() if key not in _AT_K or key == cut}
                 table = result.query_table(node, row_type, **local_options(used, retriever))
                 if table is not None and at_k and row_type == "score":  # at k: the row-level scores only

@@ -67,6 +67,22 @@ def _numeric(table: Table, column: str) -> bool:
     return found
 
 
+def _some_number(table: Table, column: str) -> bool:
+    """Whether some cell of ``column`` is a number (text numbers in CSV): a score column, even when another cell is
+    not a number (then refused, named, rather than the whole column quietly read as a ``meta`` field)."""
+    for row in table.rows:
+        value = row.get(column)
+        if _is_number(value) and not (isinstance(value, float) and math.isnan(value)):
+            return True
+        if table.text_cells and isinstance(value, str) and value.strip():
+            try:
+                float(value)
+            except ValueError:
+                continue
+            return True
+    return False
+
+
 def _scalar(table: Table, column: str) -> bool:
     """Whether no cell of ``column`` is a list (a text, a number, a flag or an object each)."""
     return not any(isinstance(row.get(column), (list, tuple, np.ndarray)) for row in table.rows)
@@ -100,7 +116,8 @@ def ragas_mapping(table: Table, *, scores: Any = None, meta: Sequence[str] | Non
                              f"its columns are {few_names(table.columns, 20)}.")
     declared: dict[str, Any] = {}
     if scores is None:
-        score_columns = [c for c in table.columns if c not in _NOT_SCORES and _numeric(table, c)]
+        score_columns = [c for c in table.columns if c not in _NOT_SCORES and _scalar(table, c)
+                         and (_numeric(table, c) or _some_number(table, c))]
     elif isinstance(scores, Mapping):
         score_columns = list(scores)
         declared = {column: measure for column, measure in scores.items() if measure is not None}

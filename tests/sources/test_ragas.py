@@ -212,3 +212,13 @@ def test_other_text_columns_are_meta_fields_to_slice_by():
     # geography: Germany (1/2) and France (1); literature: Faust (0); the World Cup question has no topic
     assert mrr[("Retriever", "geography")] == (1 / 2 + 1) / 2 and mrr[("Retriever", "literature")] == 0.0
     assert "meta" not in ragas(tagged, scores=[], meta=[])["Retriever"]
+
+
+def test_a_score_column_with_one_cell_that_is_no_number_is_refused_not_read_as_meta():
+    """Review finding: one 'n/a' made the whole faithfulness column a meta field, its scores gone without a word."""
+    rows = [{"user_input": "a?", "retrieved_contexts": ["x"], "retrieved_context_ids": ["d1"],
+             "reference_context_ids": ["d1"], "response": "x", "reference": "x", "faithfulness": 1.0},
+            {"user_input": "b?", "retrieved_contexts": ["y"], "retrieved_context_ids": ["d2"],
+             "reference_context_ids": ["d2"], "response": "y", "reference": "y", "faithfulness": "n/a"}]
+    with pytest.raises(EvalframeError, match="row 2: column 'faithfulness' must hold a number; got 'n/a'"):
+        EvaluationResult.from_ragas(rows, progress=False)
