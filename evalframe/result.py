@@ -103,21 +103,21 @@ def _one_row_per_query(table: pd.DataFrame, node: str) -> pd.DataFrame:
     different values are refused, naming both)."""
     if not table["multilabel_id"].duplicated().any():
         return table
-    rows, firsts = [], []
-    for key, group in table.groupby("multilabel_id", sort=False):
-        firsts.append(group.index[0])  # errors name the query's first entry
-        row: dict[str, Any] = {"multilabel_id": key}
-        for column in group.columns[1:]:
-            given = [(i, v) for i, v in zip(group.index, group[column]) if v is not None and not pd.isna(v)]
-            distinct = {float(v) if isinstance(v, (int, float)) else repr(v) for _, v in given}
-            if len(distinct) > 1:
-                raise InvalidParameterError(
-                    f"scores[{node!r}][{column!r}]: labels[{given[0][0]}] and labels[{given[1][0]}] are one query "
-                    f"(multilabel_id {key!r}) with different values ({given[0][1]!r} and {given[1][1]!r}).",
-                    parameter="scores")
-            row[column] = given[0][1] if given else None
-        rows.append(row)
-    return pd.DataFrame(rows, columns=table.columns, index=firsts)
+    values = table.drop(columns="multilabel_id")
+    grouped = values.groupby(table["multilabel_id"].to_numpy(), sort=False)
+    varying = (grouped.nunique(dropna=True) > 1).stack()
+    if varying.any():
+        key, column = varying[varying].index[0]
+        given = table.index[(table["multilabel_id"] == key).to_numpy() & values[column].notna().to_numpy()]
+        raise InvalidParameterError(
+            f"scores[{node!r}][{column!r}]: labels[{given[0]}] and labels[{given[1]}] are one query "
+            f"(multilabel_id {key!r}) with different values ({values.at[given[0], column]!r} and "
+            f"{values.at[given[1], column]!r}).", parameter="scores")
+    merged = grouped.first()  # each score's value given by some entry of the query (None: none gives one)
+    firsts = table.index[~table["multilabel_id"].duplicated().to_numpy()]  # errors name the query's first entry
+    return pd.DataFrame({"multilabel_id": merged.index.to_numpy(dtype=object),
+                         **{column: merged[column].to_numpy(dtype=object) for column in merged.columns}},
+                        columns=table.columns).set_axis(firsts)
 
 
 def _trec_judged_rows(source: TrecNodeSource, node: str, subtopics: pd.DataFrame | None, eval_mode: str,
