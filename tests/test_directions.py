@@ -298,3 +298,52 @@ def test_plot_comparison_counts_wins_and_colours_by_the_direction(runs, plots):
     assert ax.get_title() == "latency per query: B wins 2, ties 1, loses 1" and colours(ax) == [GREEN, GREEN, RED, GREY]
     ax = plots.plot_comparison(*runs, "Retriever", metric="tokens")
     assert colours(ax) == [GREY] * 4 and "no wins" in ax.get_title()
+
+
+# ---------------------------------------------------------------------------- the command line
+@pytest.fixture(scope="module")
+def folders(runs, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("directions")
+    return [str(run.save(folder / name, progress=False)) for name, run in zip("AB", runs)]
+
+
+def cli(capsys, *argv: str) -> tuple[int, str, str]:
+    from evalframe.present.cli import main
+
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_evalframe_worst_follows_the_direction(folders, capsys):
+    code, out, _ = cli(capsys, "worst", folders[0], "--node", "Retriever", "--metric", "unj@4", "--format", "csv")
+    assert code == 0 and [line.split(",")[0] for line in out.splitlines()[1:]] == ["q2", "q4"]  # >= 0.5, highest first
+    code, out, _ = cli(capsys, "worst", folders[0], "--node", "Retriever", "--metric", "unj@4", "--threshold", "0.9")
+    assert code == 0 and "no query of node 'Retriever' scores unj@4 >= 0.9" in out
+    code, _, err = cli(capsys, "worst", folders[0], "--node", "Retriever", "--metric", "num_ret")
+    assert code == 1 and err.startswith("error: --metric: NumRet is a count") and len(err.splitlines()) == 1
+
+
+def test_evalframe_compare_shows_no_wins_for_a_count(folders, capsys):
+    code, out, _ = cli(capsys, "compare", *folders, "--node", "Retriever", "-m", "NumRet", "-m", "unj@4", "--metrics",
+                       "tokens", "--rounds", "50", "--format", "markdown")
+    rows = {line.split("|")[1].strip(): [c.strip() for c in line.split("|")[10:13]] for line in out.splitlines()
+            if line.startswith("| ") and not line.startswith("| metric")}
+    assert rows == {"tokens": ["n/a", "1", "n/a"], "NumRet": ["n/a", "0", "n/a"], "unj@4": ["2", "1", "1"]}
+
+
+# ---------------------------------------------------------------------------- fusion: the best by the direction
+def test_optimize_fusion_keeps_the_best_by_the_direction():
+    from evalframe import optimize_fusion
+
+    qrels = {"q1": {"d1": 1, "d2": 0, "d3": 0}}
+    unjudged = {"q1": {"x1": 3.0, "x2": 2.0}}
+    judged = {"q1": {"d1": 3.0, "d2": 2.0, "d3": 1.0}}
+    # unj@2 by hand, min-max normalised (x1 1, x2 0; d1 1, d2 .5, d3 0), ties by docid descending: weights (0, 1)
+    # rank d1, d2 first, 0 / 2; (.5, .5) x1 and d1 (.5 each), 1 / 2; (1, 0) x1, then x2 of the zeros, 2 / 2.
+    # The lowest wins (was (1, 0), 1.0)
+    search = optimize_fusion([unjudged, judged], qrels, measure="unj@2", step=0.5)
+    assert search.trials["unj@2"].tolist() == [0.0, 0.5, 1.0]
+    assert (search.weights, search.score) == ((0.0, 1.0), 0.0)
+    with pytest.raises(InvalidParameterError, match=r"NumRet is a count.*no best fusion"):
+        optimize_fusion([unjudged, judged], qrels, measure="num_ret", step=0.5)

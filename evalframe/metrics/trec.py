@@ -238,6 +238,9 @@ def without_direction(metric: str, scores: Mapping[str, Metric] | None, what: st
     declared = (scores or {}).get(metric)
     kind = (f"declared with direction 'none' (score_measure({metric!r}, direction='none'))"
             if isinstance(declared, Metric) else "a count (neither higher nor lower is better)")
+    if not isinstance(declared, Metric) and metric not in METRICS:
+        with contextlib.suppress(InvalidParameterError):
+            metric = str(parse_measure(metric))  # as the tables name it: num_ret is NumRet
     return InvalidParameterError(f"{metric} is {kind}: it has {what}; pick a measure with a direction (higher or "
                                  f"lower is better, as `evalframe list-metrics` says), e.g. 'nDCG@10' or 'unj@10'.",
                                  parameter="metric")

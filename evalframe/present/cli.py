@@ -51,7 +51,7 @@ def _list_metrics(_: argparse.Namespace) -> str:
     """The registered metrics by level: name, level, headline marker, bounds, which way is better and description
     (docs/metrics.md); then trec_eval's measures: name, level, parameters, bounds, which way is better, description
     and trec_eval's names."""
-    lines = ["which way is better: higher, lower, or neither (a count: no worst queries, no wins)"]
+    lines = []
     for level in LEVELS:
         lines.append(f"{level} metrics:")
         for metric in METRICS.values():
@@ -69,6 +69,8 @@ def _list_metrics(_: argparse.Namespace) -> str:
                                            f"also: {', '.join(synonyms)}" if synonyms else "") if part)
         lines.append(f"  {metric.name:<18} {metric.level:<9} {parameters(metric):<9} {format_bounds(metric):<10} "
                      f"{DIRECTION_WORDS[metric.direction]:<8} {metric.description}" + (f" {said}." if said else ""))
+    lines.append("the column after the bounds: which way is better, higher, lower, or neither (a count: it has no "
+                 "worst queries and no wins)")
     return "\n".join(lines)
 
 
@@ -134,7 +136,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     Examples
     --------
     >>> main(["list-metrics"])  # doctest: +ELLIPSIS
-    which way is better: higher, lower, or neither (a count: no worst queries, no wins)
     answer metrics:
       exact_match ...
     0

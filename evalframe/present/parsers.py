@@ -225,7 +225,9 @@ def build() -> tuple[argparse.ArgumentParser, dict[str, Command]]:
     worst.add_argument("--metric", default=None, help="answer nodes: f1 (default), exact_match, sas; "
                                                         "document nodes: recall_single_hit (default), mrr, ... or a "
                                                         "trec_eval measure such as nDCG@10")
-    worst.add_argument("--threshold", type=float, default=THRESHOLD, help=f"list queries scoring <= this (default {THRESHOLD})")
+    worst.add_argument("--threshold", type=float, default=THRESHOLD,
+                       help=f"list queries scoring <= this, >= for a measure where lower is better such as unj@10 "
+                            f"(default {THRESHOLD})")
     _scope_options(worst)
     _csv_options(worst)
     _scheduler_option(worst)
