@@ -28,7 +28,8 @@ from .errors import (
     SchemaError,
     UnknownNodeError,
 )
-from .metrics.registry import ANSWER_METRICS, DOCUMENT_METRICS, METRICS, direction_of, score_measure
+from .metrics.registry import ANSWER_METRICS, DOCUMENT_METRICS, METRICS, score_measure
+from .metrics.trec import direction_of
 from .options import MatchingOptions, MetricOptions
 
 if TYPE_CHECKING:  # loaded on first use by __getattr__ below; imported here for type checkers

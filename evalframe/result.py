@@ -37,9 +37,9 @@ from .frames.store import PreparedStore
 from .frames.tables import answer_query_metrics, document_query_metrics
 from .frames.topk import answers_kept, check_retriever_node, document_rows_kept
 from .frames.scores import TABLE_ROW, check_bounds, node_scores, read_score_table, score_frame_values, score_query_table
-from .metrics.registry import (ANSWER_METRICS, DOCUMENT_METRICS, DIRECTIONS, Metric, direction_of, score_column,
+from .metrics.registry import (ANSWER_METRICS, DOCUMENT_METRICS, DIRECTIONS, Metric, score_column,
                                score_measure)
-from .metrics.trec import parse_measure, parse_measures
+from .metrics.trec import direction_of, parse_measure, parse_measures, without_direction
 from .metrics.trec_gain_kernels import relstrings
 from .metrics.trec_kernels import RankedRows
 from .report import Report, build_report
@@ -312,8 +312,9 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
             ``"integrated"``) one row per frame row (level ``"row"``). Every other column is a score (numbers; NaN or
             None: no value). A dict ``{score: {multilabel_id or query: value}}`` is read as ``pd.DataFrame(table)``.
             The node's queries the table lacks get NaN.
-        direction : {"higher", "lower"} or dict
-            Which way is better, for all the scores or per score name.
+        direction : {"higher", "lower", "none"} or dict
+            Which way is better, for all the scores or per score name (``"none"``: neither, a count such as tokens,
+            which then has no worst queries and no wins).
         bounds : (low, high), None or dict
             Declared range (checked here: a value outside is named by table row and column), or None (unbounded);
             for all the scores or per name.
@@ -769,8 +770,9 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
 
         ``metric`` names any measure of the node instead: a Haystack metric, a trec_eval measure or a declared score
         (``result.scores``); the queries are ranked worst first by its direction (:func:`evalframe.direction_of`: the
-        lowest first when higher is better, the highest first when lower is), queries without a value left out.
-        ``threshold=None`` lists the ``n`` worst whatever their value; a number keeps those at or worse than it. An
+        lowest first when higher is better, the highest first when lower is, as for ``unj@10``; a count such as
+        ``NumRet``, whose direction is ``"none"``, has no worst queries and is refused), queries without a value left
+        out. ``threshold=None`` lists the ``n`` worst whatever their value; a number keeps those at or worse than it. An
         answer metric lists the answer rows, a document metric or measure the document rows, a score the answer rows
         of a node that has them (else its document rows); each query's ``metrics`` hold the node's scores too. The
         ``*_metric`` and ``*_threshold`` arguments are ignored then.
@@ -778,7 +780,8 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         Answer nodes are ranked by ``answer_metric``, document nodes by ``document_metric`` (a
         Haystack metric or a trec_eval measure such as ``"nDCG@10"``, see :meth:`trec_metrics`; queries
         trec_eval skips are not listed; ``complete`` and ``duplicates`` as in :meth:`trec_metrics`); ties keep
-        first-appearance order, and only queries whose value is ``<=`` the threshold are returned. Each query
+        first-appearance order, and only queries whose value is ``<=`` the threshold are returned (a measure where
+        lower is better, ``unj@10``: the highest first, those ``>=`` the threshold; a count is refused). Each query
         is a dict with ``multilabel_id``, ``query``, ``filters``, ``meta`` (the query's meta as a dict, ``{}`` without),
         ``metrics``, ``answers`` or ``documents`` (all the query's rows of that eval_mode, in frame
         order) and the gold answers / document ids. The options are those of
@@ -800,6 +803,10 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         measure = None
         if isinstance(document_metric, str) and _looks_like_measure(document_metric, "document_metric", tuple(DOCUMENT_METRICS)):
             measure = document_metric = str(parse_measure(document_metric))
+            if direction_of(measure) == "none":
+                error = without_direction(measure, None, "no worst queries")
+                error.parameter = "document_metric"
+                raise error
         else:
             check.check_choice(document_metric, tuple(DOCUMENT_METRICS), name="document_metric")
         check.check_choice(answer_metric, tuple(ANSWER_METRICS), name="answer_metric")
@@ -821,7 +828,8 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
             opts.warn_if_scopes_disagree()
             documents = self._with_measures(documents, node, measure, opts.eval_mode, complete, duplicates)
             rows = self._rows(node, "document", opts.eval_mode)
-            return worst(documents, document_metric, document_metric_threshold, n, rows, "documents", DOCUMENT_DROP)
+            return worst(documents, document_metric, document_metric_threshold, n, rows, "documents", DOCUMENT_DROP,
+                         direction_of(document_metric))
         return Examples()
 
     def _worst_by(self, node: str, n: int, metric: str, threshold: float | None, complete: bool, duplicates: str,
@@ -847,6 +855,10 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         else:
             check.check_choice(metric, [*ANSWER_METRICS, *DOCUMENT_METRICS, *named], name="metric")
             raise AssertionError  # check_choice raised
+        declared = self.declared_scores()
+        direction = direction_of(metric, declared)
+        if direction == "none":  # a count: no query is worse than another
+            raise without_direction(metric, declared, "no worst queries")
         table = self._answer_table(node, opts) if row_type == "answer" else self._document_table(node, opts)
         if table is None:
             if scores is None or metric not in named:
@@ -864,7 +876,7 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         rows = self._rows(node, row_type, opts.eval_mode)
         table = table[table.index.isin(rows["multilabel_id"])]
         return worst(table, metric, threshold, n, rows, f"{row_type}s",
-                     ANSWER_DROP if row_type == "answer" else DOCUMENT_DROP, direction_of(metric, self.declared_scores()))
+                     ANSWER_DROP if row_type == "answer" else DOCUMENT_DROP, direction)
 
     def _rows(self, node: str, row_type: str, eval_mode: str) -> pd.DataFrame:
         """The frame's own rows of one type and eval_mode (for listing them)."""

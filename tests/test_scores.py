@@ -79,10 +79,15 @@ def test_score_measure_refuses_bad_declarations(kwargs, message):
 
 
 def test_direction_of_any_column():
-    scores = {"latency": score_measure("latency", direction="lower"), "faith": score_measure("faith")}
-    assert [direction_of(m, scores) for m in ("latency", "faith", "mrr", "nDCG@10", "AP", "unknown")] == \
-        ["lower", "higher", "higher", "higher", "higher", "higher"]
-    assert direction_of("latency") == "higher"  # undeclared
+    scores = {"latency": score_measure("latency", direction="lower"), "faith": score_measure("faith"),
+              "tokens": score_measure("tokens", direction="none")}
+    assert [direction_of(m, scores) for m in ("latency", "faith", "tokens", "mrr", "nDCG@10", "AP")] == \
+        ["lower", "higher", "none", "higher", "higher", "higher"]
+    # a name that is no measure of the registry and no declared score: its direction is not known (was "higher")
+    with pytest.raises(InvalidParameterError, match=r"which way 'unknown' is better is not known.*score_measure"):
+        direction_of("unknown", scores)
+    with pytest.raises(InvalidParameterError, match=r"which way 'latency' is better is not known"):
+        direction_of("latency")  # undeclared
 
 
 # ------------------------------------------------------------------ attaching per query

@@ -17,15 +17,15 @@ import pandas as pd
 
 from .. import _validation as check
 from ..errors import EvalframeError, InvalidParameterError, warn
-from ..metrics.registry import ANSWER_METRICS, DOCUMENT_METRICS, METRICS, Metric, direction_of
-from ..metrics.trec import aggregation_of, parse_measures
+from ..metrics.registry import ANSWER_METRICS, DOCUMENT_METRICS, METRICS, Metric
+from ..metrics.trec import aggregation_of, direction_of, parse_measures, without_direction
 from ..options import MetricOptions, with_options
 from .examples import Examples
 from .protocol import ResultLike, ResultSource
 from .stats import ROUNDS, bootstrap_ci, holm, paired_t_test, randomization_p_value
 
 __all__ = ["compare", "comparison_table", "paired_statistics", "worst_by_delta", "is_result", "TESTS", "check_test",
-           "scores_of_runs",
+           "scores_of_runs", "directions_of",
            "check_max_p"]
 
 Run = Union[ResultSource, pd.DataFrame]
@@ -243,6 +243,23 @@ def scores_of_runs(runs: Sequence[Any]) -> dict[str, Metric]:
     return found
 
 
+def directions_of(metrics: Sequence[str], scores: Mapping[str, Metric]) -> dict[str, str]:
+    """Each compared metric's direction (:func:`evalframe.direction_of`); a column of per-query tables that is no
+    measure of the registry nor a declared score is refused, naming it: counting its wins either way could be
+    wrong."""
+    directions = {}
+    for metric in metrics:
+        try:
+            directions[metric] = direction_of(metric, scores)
+        except InvalidParameterError:
+            raise InvalidParameterError(
+                f"metrics: column {metric!r} of the per-query tables is no metric or measure of evalframe's registry "
+                "and no declared score, so which way it is better (and so its wins and losses) is not known; leave it "
+                "out (metrics=[...]) or compare the results with it declared as a score (result.add_scores(node, "
+                "table, direction='higher' | 'lower' | 'none')).", parameter="metrics") from None
+    return directions
+
+
 def _paired_row(a: pd.Series, b: pd.Series, rng: np.random.Generator, rounds: int, confidence: float,
                 direction: str = "higher") -> dict[str, Any]:
     pairs = paired(a, b)
@@ -264,17 +281,21 @@ def paired_statistics(d: np.ndarray, mean_a: float, mean_b: float, only_a: int, 
 
     ``mean_a`` / ``mean_b`` are the runs' means over the paired queries; ``only_a`` / ``only_b`` count the queries
     scored by one run only. The bootstrap draws first, then the randomization test, from ``rng``. ``wins`` counts the
-    queries where b is better: a higher value, or a lower one for a lower-is-better measure (``direction``).
+    queries where b is better: a higher value, or a lower one for a lower-is-better measure (``direction``); a
+    measure without a direction (``"none"``: a count) has no wins and no losses (NaN), its ties still counted.
     """
-    better = 1 if direction == "higher" else -1
     low, high = bootstrap_ci(d, confidence=confidence, rounds=rounds, rng=rng)
     t, p_ttest = paired_t_test(d)
+    wins: float = np.nan  # a count (direction "none"): neither a higher nor a lower value is better, no query won or lost
+    losses: float = np.nan
+    if direction != "none":
+        better = {"higher": 1, "lower": -1}[direction]
+        wins, losses = int(np.count_nonzero(better * d > 0)), int(np.count_nonzero(better * d < 0))
     return {
         "mean_a": mean_a, "mean_b": mean_b, "delta": mean_b - mean_a, "ci_low": low, "ci_high": high,
         "p_value": randomization_p_value(d, rounds=rounds, rng=rng) if len(d) else np.nan,
         "t": t, "p_ttest": p_ttest,
-        "wins": int(np.count_nonzero(better * d > 0)), "ties": int(np.count_nonzero(d == 0)),
-        "losses": int(np.count_nonzero(better * d < 0)),
+        "wins": wins, "ties": int(np.count_nonzero(d == 0)), "losses": losses,
         "queries": len(d), "only_a": only_a, "only_b": only_b,
     }
 
@@ -371,8 +392,11 @@ def compare(
         trec_eval's geometric mean of ``gm_map`` and the sum of the counts), ``delta`` (mean_b - mean_a), ``ci_low`` /
         ``ci_high`` (percentile bootstrap interval of the delta), ``p_value`` (two-sided paired
         randomization test), ``t`` and ``p_ttest`` (paired t-test), ``wins`` / ``ties`` / ``losses``
-        (queries where b scores better / the same / worse: higher, or lower for a score declared lower-is-better,
-        :func:`evalframe.direction_of`; ``delta`` stays b - a, negative for such a score's improvement), ``queries``
+        (queries where b scores better / the same / worse: higher, or lower for a measure where lower is better,
+        ``unj@10`` or a score declared so, :func:`evalframe.direction_of`; ``delta`` stays b - a, negative for such a
+        measure's improvement; NaN wins and losses for a count such as ``NumRet``, whose direction is ``"none"``;
+        a column of per-query tables that is no measure of the registry nor a declared score is refused, its
+        direction unknown), ``queries``
         (paired), ``only_a``,
         ``only_b``; with more than two runs also ``p_holm``: ``test``'s p-value Holm-corrected over the
         comparisons of each metric; with ``max_p`` also ``significant``.
@@ -421,7 +445,7 @@ def compare(
                 f"{len(table)} queries); compare runs over the same labels."
             )
     metrics = select_metrics(tables, metrics, names)
-    scores = scores_of_runs(runs)
+    directions = directions_of(metrics, scores_of_runs(runs))
 
     rows = []
     for position in range(1, len(runs)):
@@ -429,7 +453,7 @@ def compare(
             # a fresh generator per row: equal differences give equal numbers, whatever else is compared
             rows.append((names[position], metric, _paired_row(tables[0][metric], tables[position][metric],
                                                               np.random.default_rng(seed), rounds, confidence,
-                                                              direction_of(metric, scores))))
+                                                              directions[metric])))
     return comparison_table(rows, names, metrics, test=test, max_p=max_p)
 
 
@@ -451,8 +475,9 @@ def worst_by_delta(
     ``metric`` is a Haystack metric, a trec_eval measure (``"nDCG@10"``, :meth:`EvaluationResult.trec_metrics`,
     whose ``complete`` and ``duplicates`` it takes) or a score the runs declare (``result.scores``).
 
-    "Worse" and "better" follow the metric's direction (:func:`evalframe.direction_of`): for a score declared
-    lower-is-better (latency) a rise is a drop in quality; ``delta`` is always b - a.
+    "Worse" and "better" follow the metric's direction (:func:`evalframe.direction_of`): for a measure where lower
+    is better (``unj@10``, a score declared so, latency) a rise is a drop in quality; ``delta`` is always b - a. A
+    count (direction ``"none"``: ``NumRet``) is neither worse nor better and is refused.
 
     ``direction="worse"`` lists the largest drops (b < a) first, ``"better"`` the largest gains; queries
     whose value did not move in that direction are not listed, and ties keep a's query order. Each query
@@ -482,6 +507,9 @@ def worst_by_delta(
     scores = scores_of_runs([a, b])
     if not measures:
         check.check_choice(metric, (*METRICS, *scores), name="metric")
+    better = direction_of(metric, scores)
+    if better == "none":
+        raise without_direction(metric, scores, "no worse or better queries")
     n = check.check_positive_int(n, name="n", minimum=1)
     check.check_choice(direction, ("worse", "better"), name="direction")
     trec = {"complete": complete, "duplicates": duplicates}
@@ -491,7 +519,7 @@ def worst_by_delta(
 
     pairs = paired(table_a[metric], table_b[metric])
     delta = pairs.b - pairs.a
-    gain = delta if direction_of(metric, scores) == "higher" else -delta  # a lower-is-better score gains by falling
+    gain = delta if better == "higher" else -delta  # a lower-is-better measure gains by falling
     moved = gain[gain < 0] if direction == "worse" else gain[gain > 0]
     ordered = moved.sort_values(kind="stable", ascending=direction == "worse").head(n)
 

@@ -8,7 +8,7 @@ from typing import Any, SupportsIndex, overload
 
 import pandas as pd
 
-from ..errors import SchemaError
+from ..errors import InvalidParameterError, SchemaError
 from ..options import THRESHOLD
 
 __all__ = ["ANSWER_DROP", "DOCUMENT_DROP", "NO_ANSWER", "THRESHOLD", "Examples", "worst", "examples"]
@@ -46,7 +46,11 @@ def worst(
 ) -> Examples:
     """The ``n`` queries of ``table`` worst in ``metric`` (ties in table order; queries without a value left out):
     the lowest when higher is better (``direction``), the highest when lower is; with a ``threshold``, those at or
-    worse than it (``<=``, or ``>=`` for lower-is-better)."""
+    worse than it (``<=``, or ``>=`` for lower-is-better). A metric without a direction (``"none"``: a count) has no
+    worst queries: refused (the callers name the measure and what to pick instead, before any work)."""
+    if direction not in ("higher", "lower"):
+        raise InvalidParameterError(f"{metric} has direction {direction!r}: it has no worst queries; pick a measure "
+                                    "where higher or lower is better.", parameter="metric")
     valued = table[table[metric].notna()]
     ranked = valued.sort_values(metric, kind="stable", ascending=direction == "higher").head(n)
     if threshold is not None:

@@ -17,12 +17,11 @@ import numpy as np
 import pandas as pd
 
 from .. import _validation as check
-from ..analysis.compare import (check_max_p, check_test, comparison_table, measure_names, paired, paired_statistics,
-                                run_names, scores_of_runs)
+from ..analysis.compare import (check_max_p, check_test, comparison_table, directions_of, measure_names, paired,
+                                paired_statistics, run_names, scores_of_runs)
 from ..analysis.stats import ROUNDS, few_distinct
 from ..errors import InvalidParameterError
 from ..io.partitioned import check_key_summaries, key_summary
-from ..metrics.registry import direction_of
 from ..options import MetricOptions
 from .client import run
 from .result import (DaskEvaluationResult, first_appearance, merged_columns, open_partition, partition_query_metrics,
@@ -90,6 +89,7 @@ def compare(a: DaskEvaluationResult, b: DaskEvaluationResult, *others: DaskEvalu
         partials = _checked(pair, run([_pair_task(pair, number, node, keywords, chosen, retrievers, False)
                                        for number in range(a.partitions)], a.client))
         columns = _metrics_of(partials, chosen, names[0], names[position])
+        directions = directions_of(columns, scores_of_runs(runs))
         totals = {metric: _add([p[metric] for p in partials if metric in p])
                   for metric in columns}
         many = [m for m in columns if not _order_free(totals[m]["values"], totals[m]["counts"])]
@@ -110,7 +110,7 @@ def compare(a: DaskEvaluationResult, b: DaskEvaluationResult, *others: DaskEvalu
             mean_b = total["sum_b"] / n if n else np.nan
             rows.append((names[position], metric, paired_statistics(
                 d, mean_a, mean_b, total["only_a"], total["only_b"], rng=np.random.default_rng(seed), rounds=rounds,
-                confidence=confidence, direction=direction_of(metric, scores_of_runs(runs)))))
+                confidence=confidence, direction=directions[metric])))
     return comparison_table(rows, names, list(dict.fromkeys(metric for _, metric, _ in rows)), test=test, max_p=max_p)
 
 

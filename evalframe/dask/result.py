@@ -40,8 +40,8 @@ from ..frames.judged_codes import check_cut
 from ..io.folder import Folder
 from ..io.manifest import read_manifest, scores_of_manifest
 from ..io.partitioned import check_key_summaries, key_summary, partition_of_ids, read_partition
-from ..metrics.registry import ANSWER_METRICS, DOCUMENT_METRICS, Metric, direction_of
-from ..metrics.trec import parse_measure, parse_measures
+from ..metrics.registry import ANSWER_METRICS, DOCUMENT_METRICS, Metric
+from ..metrics.trec import direction_of, known_direction, parse_measure, parse_measures, without_direction
 from ..options import MetricOptions, with_options
 from ..result import NO_ROWS_FOR_METRIC, EvaluationResult
 from .client import current_client, run
@@ -375,11 +375,16 @@ class DaskEvaluationResult(MeanAnalyses[Any]):
                      "document_metric_threshold": document_metric_threshold,
                      "answer_metric_threshold": answer_metric_threshold, "complete": complete,
                      "duplicates": duplicates, **options}
+        named = metric if metric is not None else document_metric
+        if known_direction(named, self.scores) == "none":  # a count: refused before any task, as in memory
+            error = without_direction(str(named), self.scores, "no worst queries")
+            error.parameter = "metric" if metric is not None else "document_metric"
+            raise error
         if metric is not None:  # any measure of the node, worst first by its direction
             arguments.update(metric=metric, threshold=threshold)
             parts = self.map_partitions(_worst, node, arguments, retriever=retriever)
             listed = [c for part in parts for c in part if c[1] is not None]
-            sign = -1.0 if direction_of(listed[0][4] if listed else metric, self.scores) == "lower" else 1.0
+            sign = -1.0 if listed and direction_of(listed[0][4], self.scores) == "lower" else 1.0
             ranked = sorted(listed, key=lambda c: (_sort_value(sign * c[3], None), c[2]))
             return Examples(c[1] for c in ranked[:n])
         parts = self.map_partitions(_worst, node, arguments, retriever=retriever)
@@ -388,7 +393,9 @@ class DaskEvaluationResult(MeanAnalyses[Any]):
         answers = any(c[0] == "answer" for part in parts for c in part)
         candidates = [c for part in parts for c in part if c[0] == ("answer" if answers else "document") and c[1] is not None]
         metric = answer_metric if answers else None
-        ranked = sorted(candidates, key=lambda c: (_sort_value(c[3], metric), c[2]))
+        # a document measure where lower is better (unj@10): the highest first, as in memory
+        sign = -1.0 if not answers and known_direction(document_metric) == "lower" else 1.0
+        ranked = sorted(candidates, key=lambda c: (_sort_value(sign * c[3], metric), c[2]))
         return Examples(c[1] for c in ranked[:n])
 
     def query_examples(self, node: str, queries: pd.DataFrame, *, metric: str, eval_mode: str = "integrated") -> Examples:

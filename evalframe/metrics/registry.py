@@ -25,8 +25,8 @@ a Haystack one is an entry with a formula of :class:`DocumentCounts` fields in :
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -58,7 +58,7 @@ __all__ = [
     "DIRECTIONS",
     "SCORE_PREFIX",
     "score_measure",
-    "direction_of",
+    "DIRECTION_WORDS",
     "score_column",
     "format_bounds",
     "parameters",
@@ -82,8 +82,13 @@ LEVELS = ("answer", "document")
 FAMILIES = ("haystack", "evaluators", "trec", "score")
 #: The levels of a score (family ``"score"``): one value per query, or one per row (averaged over the rows kept).
 SCORE_LEVELS = ("query", "row")
-#: Which way a measure is better: every registry entry ``"higher"``; a score may be ``"lower"`` (latency, cost).
-DIRECTIONS = ("higher", "lower")
+#: Which way a measure is better: ``"higher"`` (recall, nDCG), ``"lower"`` (trec_eval's unjudged rate ``unj``, a
+#: score such as latency) or ``"none"``: neither, for a count (``NumRet``, ``NumRel``), which then has no worst
+#: queries, no wins and no losses. Every registry entry declares its own (:attr:`Metric.direction`), a score its own
+#: (:func:`score_measure`); :func:`evalframe.direction_of` reads both.
+DIRECTIONS = ("higher", "lower", "none")
+#: How each direction reads for a person: the "better" column of ``docs/metrics.md``, ``evalframe list-metrics``.
+DIRECTION_WORDS = {"higher": "higher", "lower": "lower", "none": "neither"}
 #: The prefix of a score's column in the node frames: ``scores.faithfulness``.
 SCORE_PREFIX = "scores."
 #: Whether a metric's name takes a cutoff ``@k``: it must, it may, or it does not.
@@ -270,8 +275,9 @@ class Metric:
         gains are the grades, and for the Haystack metrics (their relevance is the criterion's).
     finish : trec measures: the values from the kernel's column, ``finish(column, cutoff, num_rel)``.
     aggregation : how the per-query values become one number (a key of :data:`AGGREGATIONS`).
-    direction : ``"higher"`` (a higher value is better: every registry entry) or ``"lower"`` (a score such as
-        latency); read through :func:`direction_of`.
+    direction : which way is better, one of :data:`DIRECTIONS`: ``"higher"``, ``"lower"`` (``unj``, a score such as
+        latency) or ``"none"`` (a count); every entry says it (a keyword argument without default), and it is read
+        through :func:`evalframe.direction_of`.
     """
 
     name: str
@@ -295,15 +301,15 @@ class Metric:
     rel: bool = False
     finish: Callable[..., np.ndarray] | None = None
     aggregation: str = "mean"
-    direction: str = "higher"
+    direction: str = field(kw_only=True)  # no default: a new entry must say which way is better
 
     def __post_init__(self) -> None:
         levels = SCORE_LEVELS if self.family == "score" else LEVELS
-        for field, value, choices in (("level", self.level, levels), ("family", self.family, FAMILIES),
-                                      ("direction", self.direction, DIRECTIONS),
-                                      ("cutoff", self.cutoff, CUTOFFS), ("aggregation", self.aggregation, AGGREGATIONS)):
+        for attribute, value, choices in (("level", self.level, levels), ("family", self.family, FAMILIES),
+                                          ("direction", self.direction, DIRECTIONS),
+                                          ("cutoff", self.cutoff, CUTOFFS), ("aggregation", self.aggregation, AGGREGATIONS)):
             if value not in choices:
-                raise InvalidParameterError(f"metric {self.name!r}: {field} must be one of {list(choices)}; got {value!r}.")
+                raise InvalidParameterError(f"metric {self.name!r}: {attribute} must be one of {list(choices)}; got {value!r}.")
         if self.family == "trec" and self.finish is None:
             raise InvalidParameterError(f"measure {self.name!r}: a trec measure needs a finish.")
         if self.cutoff_kind not in ("int", "float"):
@@ -372,14 +378,16 @@ def trec_measure(name: str, description: str, formula: str, *, kernel: Callable[
                  synonyms: tuple[Name, ...] = (), params: tuple[Param, ...] = (), cutoff: str = "none",
                  cutoff_kind: str = "int", rel: bool = True, bounds: tuple[float, float] | None = (0.0, 1.0),
                  bounds_note: str = "", policy: EdgePolicy | None = ZERO_EDGE_POLICY, edge: str | None = None,
-                 aggregation: str = "mean", reference: str = "pytrec_eval") -> Metric:
+                 aggregation: str = "mean", reference: str = "pytrec_eval", direction: str) -> Metric:
     """A trec_eval measure's entry: a document metric of the trec family, its edge rule written from its policy
-    (or ``edge``, for a measure whose kernel gives its final values: ``policy=None``)."""
+    (or ``edge``, for a measure whose kernel gives its final values: ``policy=None``); ``direction`` (no default)
+    says which way is better, one of :data:`DIRECTIONS`."""
     if edge is None:
         edge = _trec_edge_rule(policy) if policy is not None else "a query without judgments is not evaluated"
     return Metric(name, "document", description, formula, edge, bounds, bounds_note, kernel=kernel, policy=policy,
                   family="trec", trec_eval=trec_eval, synonyms=synonyms, params=params, cutoff=cutoff,
-                  cutoff_kind=cutoff_kind, rel=rel, finish=finish, aggregation=aggregation, reference=reference)
+                  cutoff_kind=cutoff_kind, rel=rel, finish=finish, aggregation=aggregation, reference=reference,
+                  direction=direction)
 
 
 #: ir_measures' ``judged_only`` (pytrec_eval's judged_docs_only_flag, trec_eval -J): the unjudged documents removed
@@ -414,37 +422,37 @@ _VERSION = Param("version", "str", "10.0", ("10.0", "9"),
 REGISTRY: tuple[Metric, ...] = (
     # ---------------------------------------------------------------- Haystack 1.x: answer rows
     Metric("exact_match", "answer", "1 if the best answer equals a gold answer after SQuAD normalisation.",
-           "max over the query's remaining answer rows of `exact_match`", _ANSWER_EDGE, (0.0, 1.0)),
+           "max over the query's remaining answer rows of `exact_match`", _ANSWER_EDGE, (0.0, 1.0), direction="higher"),
     Metric("f1", "answer", "Best token-overlap F1 between an answer and a gold answer.",
-           "max over the query's remaining answer rows of `f1`", _ANSWER_EDGE, (0.0, 1.0), headline=True),
+           "max over the query's remaining answer rows of `f1`", _ANSWER_EDGE, (0.0, 1.0), headline=True, direction="higher"),
     Metric("sas", "answer", "Best semantic answer similarity (needs a SAS model at build time).",
            "max over the query's remaining answer rows of `sas`", _ANSWER_EDGE, None,
-           "the SAS model's score: a cosine similarity or a cross-encoder's output, not clipped"),
+           "the SAS model's score: a cosine similarity or a cross-encoder's output, not clipped", direction="higher"),
     # ---------------------------------------------------------------- Haystack 1.x: document rows
     Metric("recall_multi_hit", "document", "Share of a query's gold documents found among the relevant rows.",
            "M / L", _HAYSTACK_EDGE, (0.0, 1.0), "when M ≤ L: no match list indexes a `\"00\"` gold entry",
-           kernel=kernels.recall_multi_hit, inputs=("matched", "n_gold"), policy=HAYSTACK_EDGE_POLICY),
+           kernel=kernels.recall_multi_hit, inputs=("matched", "n_gold"), policy=HAYSTACK_EDGE_POLICY, direction="higher"),
     Metric("recall_single_hit", "document", "1 if at least one relevant document was retrieved.",
            "1", _HAYSTACK_EDGE, (0.0, 1.0), headline=True,
-           kernel=kernels.recall_single_hit, inputs=("n_gold",), policy=HAYSTACK_EDGE_POLICY),
+           kernel=kernels.recall_single_hit, inputs=("n_gold",), policy=HAYSTACK_EDGE_POLICY, direction="higher"),
     Metric("precision", "document", "Relevant rows / retrieved rows.",
            "\\|R\\| / number of rows of the query", _HAYSTACK_EDGE, (0.0, 1.0),
-           kernel=kernels.precision, inputs=("n_relevant_rows", "n_rows"), policy=HAYSTACK_EDGE_POLICY),
+           kernel=kernels.precision, inputs=("n_relevant_rows", "n_rows"), policy=HAYSTACK_EDGE_POLICY, direction="higher"),
     Metric("map", "document", "Average precision at each relevant rank, over the number of relevant documents.",
            "(Σ over r in R of \\|{r' in R : rank(r') ≤ rank(r)}\\| / rank(r)) / num_relevants", _HAYSTACK_EDGE, None,
            "exceeds 1 when a relevant document is retrieved twice",
-           kernel=kernels.map, inputs=("precision_sum", "num_relevants"), policy=HAYSTACK_EDGE_POLICY),
+           kernel=kernels.map, inputs=("precision_sum", "num_relevants"), policy=HAYSTACK_EDGE_POLICY, direction="higher"),
     Metric("mrr", "document", "Reciprocal rank of the first relevant document.",
            "1 / min rank over R", _HAYSTACK_EDGE, (0.0, 1.0), "for ranks ≥ 1",
-           kernel=kernels.mrr, inputs=("min_rank",), policy=HAYSTACK_EDGE_POLICY),
+           kernel=kernels.mrr, inputs=("min_rank",), policy=HAYSTACK_EDGE_POLICY, direction="higher"),
     Metric("ndcg", "document", "DCG of the relevant ranks over the ideal DCG (binary relevance).",
            "(Σ over r in R of 1 / log2(rank(r) + 1)) / (Σ_{i=1..num_relevants} 1 / log2(i + 1))", _HAYSTACK_EDGE, None,
            "exceeds 1 when a relevant document is retrieved twice",
-           kernel=kernels.ndcg, inputs=("dcg", "ideal_dcg"), policy=HAYSTACK_EDGE_POLICY),
+           kernel=kernels.ndcg, inputs=("dcg", "ideal_dcg"), policy=HAYSTACK_EDGE_POLICY, direction="higher"),
     # ---------------------------------------------------------------- other frameworks' evaluators (docs/evaluators.md)
     Metric("recall_all", "document", "1 if every gold document was retrieved (evaluators only).",
            "1 if M = L else 0", _edge_rule(ZERO_EDGE_POLICY, "gold found"), (0.0, 1.0), family="evaluators",
-           kernel=kernels.recall_all, inputs=("matched", "n_gold"), policy=ZERO_EDGE_POLICY),
+           kernel=kernels.recall_all, inputs=("matched", "n_gold"), policy=ZERO_EDGE_POLICY, direction="higher"),
     # ---------------------------------------------------------------- trec_eval (docs/ir-researchers.md)
     # name (ir_measures'), description, per-query formula; trec_eval: trec_eval's names (pytrec_eval's keys derive
     # from them: P.5 or P_5 mean P@5); synonyms: ir_measures' other names; cutoff: whether "@k" is required, optional
@@ -455,7 +463,7 @@ REGISTRY: tuple[Metric, ...] = (
                  "(Σ over relevant d in the top k of \\|{relevant d' : rank(d') ≤ rank(d)}\\| / rank(d)) / num_rel",
                  trec_eval=(TrecEvalName("map"), TrecEvalName("map_cut", "cutoffs", TREC_EVAL_CUTOFFS)),
                  synonyms=(Name("MAP"),), cutoff="optional",
-                 params=(JUDGED_ONLY,), kernel=trec_kernels.ap_table, finish=trec_kernels.as_is),
+                 params=(JUDGED_ONLY,), kernel=trec_kernels.ap_table, finish=trec_kernels.as_is, direction="higher"),
     trec_measure("nDCG", "Normalised discounted cumulative gain: the sum of grade / log2(rank + 1) over the top k, over "
                          "the same sum of the ideal ranking (the judged grades, highest first).",
                  "(Σ over d in the top k of grade(d) / log2(rank(d) + 1)) / (the same sum over the query's judged "
@@ -465,36 +473,36 @@ REGISTRY: tuple[Metric, ...] = (
                  synonyms=(Name("NDCG"),), cutoff="optional", rel=False,
                  bounds_note="with gains >= 0 (a gains mapping may give negative ones, as trec_eval allows)",
                  params=(DCG, GAINS, JUDGED_ONLY),
-                 kernel=trec_gain_kernels.ndcg_table, finish=trec_kernels.as_is),
+                 kernel=trec_gain_kernels.ndcg_table, finish=trec_kernels.as_is, direction="higher"),
     trec_measure("P", "Precision: relevant documents in the top k, over k.",
                  "\\|relevant d in the top k\\| / k",
                  trec_eval=(TrecEvalName("P", "cutoffs", TREC_EVAL_CUTOFFS),), synonyms=(Name("Precision"),), cutoff="required",
-                 params=(JUDGED_ONLY,), kernel=trec_kernels.count_table, finish=trec_kernels.over_cutoff),
+                 params=(JUDGED_ONLY,), kernel=trec_kernels.count_table, finish=trec_kernels.over_cutoff, direction="higher"),
     trec_measure("R", "Recall: relevant documents in the top k, over the query's number of relevant documents.",
                  "\\|relevant d in the top k\\| / num_rel",
                  trec_eval=(TrecEvalName("recall", "cutoffs", TREC_EVAL_CUTOFFS),), synonyms=(Name("Recall"),),
                  cutoff="required",
-                 params=(JUDGED_ONLY,), kernel=trec_kernels.count_table, finish=trec_kernels.over_num_rel),
+                 params=(JUDGED_ONLY,), kernel=trec_kernels.count_table, finish=trec_kernels.over_num_rel, direction="higher"),
     trec_measure("RR", "Reciprocal rank: 1 / the rank of the first relevant document in the top k (0 if there is none).",
                  "1 / min rank(d) over relevant d in the top k",
                  trec_eval=(TrecEvalName("recip_rank"),), synonyms=(Name("MRR"),), cutoff="optional",
-                 params=(JUDGED_ONLY,), kernel=trec_kernels.rr_table, finish=trec_kernels.as_is),
+                 params=(JUDGED_ONLY,), kernel=trec_kernels.rr_table, finish=trec_kernels.as_is, direction="higher"),
     trec_measure("Success", "1 if a relevant document is in the top k, else 0.",
                  "1 if a relevant d is in the top k, else 0",
                  trec_eval=(TrecEvalName("success", "cutoffs", (1, 5, 10)),), cutoff="required",
-                 params=(JUDGED_ONLY,), kernel=trec_kernels.count_table, finish=trec_kernels.found),
+                 params=(JUDGED_ONLY,), kernel=trec_kernels.count_table, finish=trec_kernels.found, direction="higher"),
     trec_measure("Rprec", "R-precision: relevant documents in the top R, over R, the query's number of relevant "
                           "documents.",
                  "\\|relevant d in the top num_rel\\| / num_rel",
                  trec_eval=(TrecEvalName("Rprec"),), synonyms=(Name("RPrec"),),
-                 params=(JUDGED_ONLY,), kernel=trec_kernels.rprec_table, finish=trec_kernels.as_is),
+                 params=(JUDGED_ONLY,), kernel=trec_kernels.rprec_table, finish=trec_kernels.as_is, direction="higher"),
     trec_measure("Bpref", "Binary preference: the mean, over the query's relevant documents, of 1 - (judged "
                           "non-relevant documents ranked above it) / min(judged non-relevant, relevant); unjudged "
                           "documents are skipped.",
                  "(Σ over relevant retrieved d of 1 − min(n(d), num_rel) / min(num_nonrel, num_rel)) / num_rel, n(d) "
                  "the judged non-relevant documents ranked above d (the term is 1 when n(d) = 0)",
                  trec_eval=(TrecEvalName("bpref"),), synonyms=(Name("BPref"),),
-                 kernel=trec_kernels.bpref_table, finish=trec_kernels.as_is),
+                 kernel=trec_kernels.bpref_table, finish=trec_kernels.as_is, direction="higher"),
     # ---------------------------------------------------------------- diversity (subtopic qrels) and Compat
     # ndeval's measures as ir_measures runs them (pyndeval): they read subtopic judgments (from_trec(...,
     # subtopics=True)); binary per subtopic (grade >= rel), S the query's subtopics with a relevant document,
@@ -508,7 +516,7 @@ REGISTRY: tuple[Metric, ...] = (
                  bounds_note="[0, 1] but where the run beats ndeval's greedy ideal ranking",
                  params=(Param("alpha", "float", 0.5, description="redundancy intolerance"), JUDGED_ONLY),
                  synonyms=(Name("alpha-nDCG"), Name("α_nDCG"), Name("α-nDCG")),
-                 kernel=diversity_kernels.alpha_ndcg_table, reference="ir_measures"),
+                 kernel=diversity_kernels.alpha_ndcg_table, reference="ir_measures", direction="higher"),
     trec_measure("alpha_DCG", "alpha-DCG as ndeval reports it: the novelty-discounted DCG over that of an ideal that "
                               "covers every subtopic at every rank (collection-independent).",
                  "(Σ_{r ≤ k} g(r) / log2(r + 1)) / (S Σ_{r ≤ k} (1 − alpha)^(r−1) / log2(r + 1)); at k = 1, g(1)",
@@ -516,49 +524,49 @@ REGISTRY: tuple[Metric, ...] = (
                  bounds_note="[0, 1] for k ≥ 2; at k = 1 ndeval leaves g(1) unnormalised (up to S)",
                  params=(Param("alpha", "float", 0.5, description="redundancy intolerance"), JUDGED_ONLY),
                  synonyms=(Name("alpha-DCG"), Name("α_DCG"), Name("α-DCG")),
-                 kernel=diversity_kernels.alpha_dcg_table, reference="ir_measures"),
+                 kernel=diversity_kernels.alpha_dcg_table, reference="ir_measures", direction="higher"),
     trec_measure("ERR_IA", "Intent-aware ERR as ndeval reports it: the novelty-discounted gains over rank, over those "
                            "of an ideal covering every subtopic at every rank (alpha 0.5).",
                  "(Σ_{r ≤ k} g(r) / r) / (S Σ_{r ≤ k} 0.5^(r−1) / r); at k = 1, g(1)",
                  cutoff="required", bounds=None,
                  bounds_note="[0, 1] for k ≥ 2; at k = 1 ndeval leaves g(1) unnormalised (up to S)",
                  synonyms=(Name("ERR-IA"),), params=(JUDGED_ONLY,),
-                 kernel=diversity_kernels.err_ia_table, reference="ir_measures"),
+                 kernel=diversity_kernels.err_ia_table, reference="ir_measures", direction="higher"),
     trec_measure("nERR_IA", "Intent-aware ERR over subtopics, normalised by ndeval's greedy ideal ranking (alpha 0.5).",
                  "(Σ_{r ≤ k} g(r) / r) / (the same sum over the greedy ideal ranking)",
                  cutoff="required", bounds=None, bounds_note="[0, 1] but where the run beats the greedy ideal ranking",
                  synonyms=(Name("nERR-IA"),), params=(JUDGED_ONLY,),
-                 kernel=diversity_kernels.nerr_ia_table, reference="ir_measures"),
+                 kernel=diversity_kernels.nerr_ia_table, reference="ir_measures", direction="higher"),
     trec_measure("P_IA", "Intent-aware precision: the relevant (document, subtopic) pairs in the top k, over k times "
                          "the query's subtopics.",
                  "\\|(d, j): d in the top k relevant to subtopic j\\| / (k S)",
                  synonyms=(Name("P-IA"),), cutoff="required", params=(JUDGED_ONLY,),
-                 kernel=diversity_kernels.p_ia_table, reference="ir_measures"),
+                 kernel=diversity_kernels.p_ia_table, reference="ir_measures", direction="higher"),
     trec_measure("AP_IA", "Intent-aware average precision: the mean over the query's subtopics of each one's average "
                           "precision (its relevant documents, over the whole ranking).",
                  "(1 / S) Σ_j (Σ over d relevant to j of \\|{d' relevant to j : rank(d') ≤ rank(d)}\\| / rank(d)) / "
                  "num_rel(j)",
                  synonyms=(Name("MAP_IA"), Name("MAP-IA")), params=(JUDGED_ONLY,),
                  kernel=diversity_kernels.ap_ia_table,
-                 reference="ir_measures"),
+                 reference="ir_measures", direction="higher"),
     trec_measure("StRecall", "Subtopic recall: the query's subtopics with a relevant document in the top k, over all "
                              "its subtopics.",
                  "\\|{j : a d in the top k is relevant to j}\\| / S",
                  synonyms=(Name("strec"),), cutoff="required",
-                 kernel=diversity_kernels.strecall_table, reference="ir_measures"),
+                 kernel=diversity_kernels.strecall_table, reference="ir_measures", direction="higher"),
     trec_measure("NRBP", "Novelty- and rank-biased precision (Clarke et al. 2009): the novelty-discounted gains over "
                          "the subtopics, each rank weighted beta^(r-1), over the whole ranking.",
                  "(1 − (1 − alpha) beta) / S Σ_r beta^(r−1) g(r)",
                  params=(Param("alpha", "float", 0.5, description="redundancy intolerance"),
                          Param("beta", "float", 0.5, description="patience")),
-                 kernel=diversity_kernels.nrbp_table, reference="ir_measures"),
+                 kernel=diversity_kernels.nrbp_table, reference="ir_measures", direction="higher"),
     trec_measure("nNRBP", "NRBP over subtopics, normalised by ndeval's greedy ideal ranking.",
                  "(Σ_r beta^(r−1) g(r)) / (the same sum over the greedy ideal ranking); no value when S = 0",
                  params=(Param("alpha", "float", 0.5, description="redundancy intolerance"),
                          Param("beta", "float", 0.5, description="patience")),
                  bounds=None, bounds_note="[0, 1] but where the run beats the greedy ideal ranking; NaN (no value) for "
                  "a ranked query without a relevant subtopic, as ndeval (0 / 0)",
-                 kernel=diversity_kernels.nnrbp_table, reference="ir_measures"),
+                 kernel=diversity_kernels.nnrbp_table, reference="ir_measures", direction="higher"),
     trec_measure("Compat", "Compatibility (Clarke et al. 2020): the rank-biased overlap (persistence p) of the ranking "
                            "with the ideal one (grade > 0, highest first, ties in the run's order), normalised by the "
                            "ideal's with itself.",
@@ -567,7 +575,7 @@ REGISTRY: tuple[Metric, ...] = (
                  rel=False,
                  params=(Param("p", "float", 0.95, description="persistence"),
                          Param("normalize", "bool", True, description="divide by the ideal ranking's own overlap")),
-                 kernel=diversity_kernels.compat_table, reference="ir_measures"),
+                 kernel=diversity_kernels.compat_table, reference="ir_measures", direction="higher"),
     # ---------------------------------------------------------------- gain-based and inferred measures (issue 27,
     # tegains): trec_eval 10.0's infAP, binG, G, ndcg_rel, Rndcg, rbp, rbp_resid; ir_measures' RBP and ERR (nDCG's
     # gains and dcg='exp-log2' are parameters of its entry above). Kernels: metrics/trec_gain_kernels.py; their values
@@ -579,13 +587,13 @@ REGISTRY: tuple[Metric, ...] = (
                  "((r−1+ε)/(r−1+n+2ε))) / num_rel, ε = 0.00001",
                  trec_eval=(TrecEvalName("infAP"),), params=(JUDGED_ONLY,), policy=None,
                  edge="no relevant judgment or none retrieved: **0.0**; a query without judgments is not evaluated",
-                 kernel=trec_gain_kernels.infap_table),
+                 kernel=trec_gain_kernels.infap_table, direction="higher"),
     trec_measure("binG", "Binary G (trec_eval, experimental): the mean over the relevant documents of 1 / log2(2 + the "
                          "non-relevant or unjudged documents ranked above it), 0 for one not retrieved.",
                  "(Σ over relevant retrieved d of 1 / log2(2 + \\|non-relevant d' ranked above d\\|)) / num_rel",
                  trec_eval=(TrecEvalName("binG"),), params=(JUDGED_ONLY,), policy=None,
                  edge="no relevant judgment or none retrieved: **0.0**; a query without judgments is not evaluated",
-                 kernel=trec_gain_kernels.bing_table),
+                 kernel=trec_gain_kernels.bing_table, direction="higher"),
     trec_measure("G", "Normalised gain (trec_eval, experimental): each document's gain over log2(2 + the ideal ranking's "
                       "cost so far - the gain so far), summed, over the ideal total gain; gains from `gains` (default: "
                       "the grade).",
@@ -593,7 +601,7 @@ REGISTRY: tuple[Metric, ...] = (
                  "Σ_{d' up to d} gain(d'))) / (Σ of the judged positive gains)",
                  trec_eval=(TrecEvalName("G"), TrecEvalName("G", "gains")), params=(GAINS, JUDGED_ONLY), rel=False,
                  policy=None, bounds_note="with gains >= 0", edge=_GAIN_EDGE,
-                 kernel=trec_gain_kernels.g_table),
+                 kernel=trec_gain_kernels.g_table, direction="higher"),
     trec_measure("ndcg_rel", "nDCG averaged over the relevant documents (trec_eval, experimental): at each retrieved "
                              "document of positive gain, the DCG so far over the ideal DCG so far; each one not "
                              "retrieved adds the whole ranking's nDCG.",
@@ -601,7 +609,7 @@ REGISTRY: tuple[Metric, ...] = (
                  "number) DCG / IDCG) / L, L the judged documents of positive gain (0 unless the sum is > 0)",
                  trec_eval=(TrecEvalName("ndcg_rel"), TrecEvalName("ndcg_rel", "gains")), params=(GAINS, JUDGED_ONLY),
                  rel=False, policy=None, bounds_note="with gains >= 0", edge=_GAIN_EDGE,
-                 kernel=trec_gain_kernels.ndcg_rel_table),
+                 kernel=trec_gain_kernels.ndcg_rel_table, direction="higher"),
     trec_measure("Rndcg", "nDCG averaged at the R levels (trec_eval, experimental): the mean of nDCG@b at each rank b "
                           "where the ideal gain changes, and of the whole ranking's nDCG when it is longer than the "
                           "ideal ranking plus one document.",
@@ -612,7 +620,7 @@ REGISTRY: tuple[Metric, ...] = (
                  policy=None, bounds_note="with gains >= 0; NaN (trec_eval prints nan) when every gain is <= 0 but "
                  "the query has a relevant judgment",
                  edge="no relevant judgment (grade >= rel): **0.0**; a query without judgments is not evaluated",
-                 kernel=trec_gain_kernels.rndcg_table),
+                 kernel=trec_gain_kernels.rndcg_table, direction="higher"),
     trec_measure("rbp", "trec_eval 10.0's rank-biased precision: graded, the query's gains rescaled to [0, 1] when one "
                         "lies outside; persistence p (default 0.9).",
                  "(1 − p) Σ over retrieved d of gain'(d) p^(rank(d) − 1); gain' = (gain − min) / (max − min) when a "
@@ -620,9 +628,10 @@ REGISTRY: tuple[Metric, ...] = (
                  trec_eval=(TrecEvalName("rbp"), TrecEvalName("rbp", "gains")), params=(TREC_RBP_P, GAINS, JUDGED_ONLY),
                  rel=False, policy=None, reference="trec_eval",
                  edge="no document of positive gain retrieved: **0.0**; a query without judgments is not evaluated",
-                 kernel=trec_gain_kernels.trec_rbp_table),
+                 kernel=trec_gain_kernels.trec_rbp_table, direction="higher"),
     trec_measure("rbp_resid", "trec_eval 10.0's residual of rbp: how much rbp could rise if every unjudged document "
-                              "retrieved were relevant (0 when none is retrieved).",
+                              "retrieved were relevant (0 when none is retrieved). Lower is better: less of rbp is "
+                              "left unknown.",
                  "p^num_ret + (1 − p) Σ over retrieved d not judged (absent from the qrels or grade < 0) of "
                  "p^(rank(d) − 1); 0 when there is no such d",
                  trec_eval=(TrecEvalName("rbp_resid"), TrecEvalName("rbp_resid", "gains")),
@@ -630,7 +639,7 @@ REGISTRY: tuple[Metric, ...] = (
                  reference="trec_eval",
                  edge="no unjudged document retrieved: **0.0** (trec_eval leaves it unset); a query without judgments "
                  "is not evaluated",
-                 kernel=trec_gain_kernels.rbp_resid_table),
+                 kernel=trec_gain_kernels.rbp_resid_table, direction="lower"),
     trec_measure("RBP", "Rank-biased precision (Moffat & Zobel 2008): (1 - p) times the sum of p^(rank - 1) over the "
                         "relevant documents in the top k; persistence p (default 0.8).",
                  "(1 − p) Σ over relevant d in the top k of p^(rank(d) − 1)",
@@ -639,7 +648,7 @@ REGISTRY: tuple[Metric, ...] = (
                                "rel is trectools' graded RBP, which evalframe does not compute)")),
                  cutoff="optional", rel=False, policy=None, reference="ir_measures",
                  edge="no relevant document retrieved: **0.0**; a query without judgments is not evaluated",
-                 kernel=trec_gain_kernels.rbp_table),
+                 kernel=trec_gain_kernels.rbp_table, direction="higher"),
     trec_measure("ERR", "Expected reciprocal rank (Chapelle et al. 2009), as gdeval computes it: the cascade user stops "
                         "at a document with probability (2^grade - 1) / 16 (grades 0..4; above 4 counts as 4).",
                  "Σ over the top k of R(d) / rank(d) Π over d' ranked above d of (1 − R(d')), R(d) = (2^min(grade(d), 4) "
@@ -647,36 +656,41 @@ REGISTRY: tuple[Metric, ...] = (
                  cutoff="optional", rel=False, policy=None, reference="ir_measures",
                  edge="no document of grade > 0 retrieved: **0.0** (gdeval leaves out a query without a positive "
                  "judgment); a query without judgments is not evaluated",
-                 kernel=trec_gain_kernels.err_table),
+                 kernel=trec_gain_kernels.err_table, direction="higher"),
     # ---------------------------------------------------------------- trec_eval's counts, set measures, recall points,
     # geometric means and judgment rates (issue 27, area "tesets"; kernels in trec_set_kernels.py): the kernels give
     # the final values (policy None); counts are summed over queries as trec_eval sums them (meas_acc.c)
-    trec_measure("NumQ", "The number of queries evaluated (1 per query, summed).", "1",
+    trec_measure("NumQ", "The number of queries evaluated (1 per query, summed); a count, neither higher nor lower is "
+                         "better.", "1",
                  trec_eval=(TrecEvalName("num_q"),), rel=False, bounds=(1.0, 1.0), policy=None,
-                 edge=_COUNT_EDGE, aggregation="sum", kernel=trec_set_kernels.num_q_table),
-    trec_measure("NumRet", "The number of documents retrieved (summed over queries).", "num_ret",
+                 edge=_COUNT_EDGE, aggregation="sum", kernel=trec_set_kernels.num_q_table, direction="none"),
+    trec_measure("NumRet", "The number of documents retrieved (summed over queries); a count, neither higher nor lower "
+                           "is better (a longer ranking is not a better one).", "num_ret",
                  trec_eval=(TrecEvalName("num_ret"),), rel=False, params=(JUDGED_ONLY,), bounds=None,
                  bounds_note="a count", policy=None, edge=_COUNT_EDGE, aggregation="sum",
-                 kernel=trec_set_kernels.num_ret_table),
+                 kernel=trec_set_kernels.num_ret_table, direction="none"),
     trec_measure("NumRelRet", "The number of relevant documents retrieved (summed over queries); ir_measures' "
-                              "NumRet(rel=N).", "\\|relevant d retrieved\\|",
+                              "NumRet(rel=N). Higher is better: per query it is set recall times num_rel, which the "
+                              "qrels fix, so two runs compare on it as on set recall.", "\\|relevant d retrieved\\|",
                  trec_eval=(TrecEvalName("num_rel_ret"),), bounds=None, bounds_note="a count", policy=None,
-                 edge=_COUNT_EDGE, aggregation="sum", kernel=trec_set_kernels.num_rel_ret_table),
-    trec_measure("NumRel", "The number of relevant documents the qrels hold for the query (summed over queries).",
+                 edge=_COUNT_EDGE, aggregation="sum", kernel=trec_set_kernels.num_rel_ret_table, direction="higher"),
+    trec_measure("NumRel", "The number of relevant documents the qrels hold for the query (summed over queries); a count of the "
+                           "qrels, the same for every run: neither higher nor lower is better.",
                  "num_rel", trec_eval=(TrecEvalName("num_rel"),), bounds=None, bounds_note="a count", policy=None,
-                 edge=_COUNT_EDGE, aggregation="sum", kernel=trec_set_kernels.num_rel_table),
+                 edge=_COUNT_EDGE, aggregation="sum", kernel=trec_set_kernels.num_rel_table, direction="none"),
     trec_measure("num_nonrel_judged_ret", "The number of judged non-relevant documents retrieved (summed over "
-                                          "queries).", "\\|retrieved d with 0 ≤ grade(d) < rel\\|",
+                                          "queries); a count, neither higher nor lower is better (a run retrieving "
+                                          "unjudged documents instead has fewer).", "\\|retrieved d with 0 ≤ grade(d) < rel\\|",
                  trec_eval=(TrecEvalName("num_nonrel_judged_ret"),), bounds=None, bounds_note="a count", policy=None,
-                 edge=_COUNT_EDGE, aggregation="sum", kernel=trec_set_kernels.num_nonrel_judged_ret_table),
+                 edge=_COUNT_EDGE, aggregation="sum", kernel=trec_set_kernels.num_nonrel_judged_ret_table, direction="none"),
     trec_measure("gm_map", "Geometric mean average precision: AP per query, averaged over queries as exp(mean(log(max("
                            "AP, 1e-5)))).", "AP (aggregated: exp(mean over queries of log(max(AP, 1e-5))))",
                  trec_eval=(TrecEvalName("gm_map"),), params=(JUDGED_ONLY,), policy=None, edge=_ZERO_EDGE,
-                 aggregation="geometric_mean", kernel=trec_set_kernels.gm_map_table),
+                 aggregation="geometric_mean", kernel=trec_set_kernels.gm_map_table, direction="higher"),
     trec_measure("gm_bpref", "Bpref per query, averaged over queries as exp(mean(log(max(bpref, 1e-5)))).",
                  "Bpref (aggregated: exp(mean over queries of log(max(Bpref, 1e-5))))",
                  trec_eval=(TrecEvalName("gm_bpref"),), policy=None, edge=_ZERO_EDGE,
-                 aggregation="geometric_mean", kernel=trec_set_kernels.gm_bpref_table),
+                 aggregation="geometric_mean", kernel=trec_set_kernels.gm_bpref_table, direction="higher"),
     trec_measure("IPrec", "Interpolated precision at recall level r: the highest precision at or after the rank where "
                           "the relevant documents retrieved reach round(r × num_rel) (trec_eval 10.0; version='9': "
                           "trunc(r × num_rel + 0.9), as trec_eval 9.x and pytrec_eval).",
@@ -686,41 +700,42 @@ REGISTRY: tuple[Metric, ...] = (
                                          key_format="{:.2f}"),),
                  cutoff="required", cutoff_kind="float", params=(JUDGED_ONLY, _VERSION), policy=None,
                  edge=_ZERO_EDGE + "; NaN where nothing is retrieved (judged_only) at a recall level standing for no "
-                 "document (trec_eval's 0 / 0)", kernel=trec_set_kernels.iprec_table, reference="trec_eval"),
+                 "document (trec_eval's 0 / 0)", kernel=trec_set_kernels.iprec_table, reference="trec_eval", direction="higher"),
     trec_measure("11pt_avg", "The mean of the interpolated precisions at recall 0.0, 0.1, ..., 1.0 (IPrec).",
                  "(Σ over r in 0.0, 0.1, ..., 1.0 of IPrec@r) / 11", trec_eval=(TrecEvalName("11pt_avg"),),
                  params=(JUDGED_ONLY, _VERSION), policy=None, edge=_ZERO_EDGE,
-                 kernel=trec_set_kernels.eleven_point_table, reference="trec_eval"),
+                 kernel=trec_set_kernels.eleven_point_table, reference="trec_eval", direction="higher"),
     trec_measure("Rprec_mult", "Precision at a multiple m of R, the query's number of relevant documents: relevant "
                                "documents in the top trunc(m × R + 0.9), over that number.",
                  "\\|relevant d in the top k\\| / k, k = trunc(m · num_rel + 0.9) (0 when k = 0)",
                  trec_eval=(TrecEvalName("Rprec_mult", "cutoffs", (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0),
                                          key_format="{:.2f}"),),
                  cutoff="required", cutoff_kind="float", params=(JUDGED_ONLY,), policy=None, edge=_ZERO_EDGE,
-                 kernel=trec_set_kernels.rprec_mult_table),
+                 kernel=trec_set_kernels.rprec_mult_table, direction="higher"),
     trec_measure("relative_P", "Relative precision: relevant documents in the top k over the most there could be, "
                                "min(k, R).", "\\|relevant d in the top k\\| / min(k, num_rel)",
                  trec_eval=(TrecEvalName("relative_P", "cutoffs", TREC_EVAL_CUTOFFS),), cutoff="required",
-                 params=(JUDGED_ONLY,), policy=None, edge=_ZERO_EDGE, kernel=trec_set_kernels.relative_p_table),
+                 params=(JUDGED_ONLY,), policy=None, edge=_ZERO_EDGE, kernel=trec_set_kernels.relative_p_table,
+                 direction="higher"),
     trec_measure("SetP", "Set precision: relevant documents retrieved over the documents retrieved (relative=True: "
                          "over min(retrieved, R), trec_eval's set_relative_P).",
                  "num_rel_ret / num_ret (relative: num_rel_ret / min(num_ret, num_rel))",
                  trec_eval=(TrecEvalName("set_P"), TrecEvalName("set_relative_P", implies=(("relative", True),))),
                  synonyms=(Name("SetRelP", (("relative", True),)),),
                  params=(Param("relative", "bool", False, description="over the most that could be relevant"),
-                         JUDGED_ONLY), policy=None, edge=_ZERO_EDGE, kernel=trec_set_kernels.set_p_table),
+                         JUDGED_ONLY), policy=None, edge=_ZERO_EDGE, kernel=trec_set_kernels.set_p_table, direction="higher"),
     trec_measure("SetR", "Set recall: relevant documents retrieved over the query's relevant documents.",
                  "num_rel_ret / num_rel", trec_eval=(TrecEvalName("set_recall"),), policy=None, edge=_ZERO_EDGE,
-                 kernel=trec_set_kernels.set_recall_table),
+                 kernel=trec_set_kernels.set_recall_table, direction="higher"),
     trec_measure("SetAP", "Unranked set AP: set precision × set recall.", "num_rel_ret² / (num_ret · num_rel)",
                  trec_eval=(TrecEvalName("set_map"),), params=(JUDGED_ONLY,), policy=None, edge=_ZERO_EDGE,
-                 kernel=trec_set_kernels.set_map_table),
+                 kernel=trec_set_kernels.set_map_table, direction="higher"),
     trec_measure("SetF", "Set F: the weighted harmonic mean (beta + 1) P R / (beta P + R) of set precision P and set "
                          "recall R.", "(β + 1) · P · R / (β · P + R), P = num_rel_ret / num_ret, R = num_rel_ret / "
                          "num_rel",
                  trec_eval=(TrecEvalName("set_F", "values", values=("beta",)),),
                  params=(Param("beta", "float", 1.0, description="the weight of recall against precision"),
-                         JUDGED_ONLY), policy=None, edge=_ZERO_EDGE, kernel=trec_set_kernels.set_f_table),
+                         JUDGED_ONLY), policy=None, edge=_ZERO_EDGE, kernel=trec_set_kernels.set_f_table, direction="higher"),
     trec_measure("utility", "Set utility: a weighted sum of the relevant and non-relevant documents retrieved and not "
                             "retrieved (trec_eval's utility.p1,p2,p3,p4; num_docs is trec_eval's -N).",
                  "rel_ret · num_rel_ret + nonrel_ret · (num_ret − num_rel_ret) + rel_unret · (num_rel − num_rel_ret) "
@@ -732,16 +747,18 @@ REGISTRY: tuple[Metric, ...] = (
                          JUDGED_ONLY),
                  bounds=None, bounds_note="a weighted sum of counts", policy=None,
                  edge="a query without run lines (trec_eval -c): **0.0**; a query without judgments is not evaluated",
-                 kernel=trec_set_kernels.utility_table),
+                 kernel=trec_set_kernels.utility_table, direction="higher"),
     trec_measure("unj", "trec_eval 10.0's unjudged rate: documents in the top k without a grade >= 0, over k (a "
-                        "shorter ranking is filled with judged documents).",
+                        "shorter ranking is filled with judged documents). Lower is better: fewer unjudged documents, "
+                        "the other measures more certain.",
                  "\\|d in the top k with no grade ≥ 0\\| / k", trec_eval=(TrecEvalName("unj", "cutoffs", (5, 10, 20)),),
                  cutoff="required", rel=False, params=(JUDGED_ONLY,), policy=None, edge=_ZERO_EDGE,
-                 kernel=trec_set_kernels.unj_table, reference="trec_eval"),
+                 kernel=trec_set_kernels.unj_table, reference="trec_eval", direction="lower"),
     trec_measure("Judged", "ir_measures' judgment rate: documents in the top k the qrels judge (any grade), over "
-                           "min(k, retrieved).", "\\|judged d in the top k\\| / min(k, num_ret)",
+                           "min(k, retrieved). Higher is better: more judged documents, the other measures more "
+                           "certain.", "\\|judged d in the top k\\| / min(k, num_ret)",
                  cutoff="optional", rel=False, policy=None, edge=_ZERO_EDGE, reference="ir_measures",
-                 kernel=trec_set_kernels.judged_table),
+                 kernel=trec_set_kernels.judged_table, direction="higher"),
 )
 
 
@@ -816,8 +833,9 @@ def score_measure(name: str, *, direction: str = "higher", bounds: tuple[float, 
     name : str
         The score's name: a letter, then letters, digits, ``_`` or ``-``; not a name of the registry (``mrr``, ``AP``,
         ``ndcg_cut``...) nor a column of the node frames.
-    direction : {"higher", "lower"}
-        Which way is better (``"lower"``: latency, cost); worst-query lists, comparisons and plots follow it.
+    direction : {"higher", "lower", "none"}
+        Which way is better (``"lower"``: latency, cost; ``"none"``: neither, e.g. a count of tokens, which then has no
+        worst queries, wins or losses); worst-query lists, comparisons and plots follow it.
     bounds : (float, float), optional
         The range every value must lie in (checked when values are attached); None: unbounded.
     level : {"query", "row"}
@@ -858,8 +876,8 @@ def score_measure(name: str, *, direction: str = "higher", bounds: tuple[float, 
         if np.isnan(low) or np.isnan(high) or low > high:
             raise InvalidParameterError(f"score {name!r}: bounds must be (low, high) with low <= high; got {bounds!r}.")
         checked = (low, high)
-    better = "higher" if direction == "higher" else "lower"
-    return Metric(name, level, description or f"a score computed elsewhere ({better} is better)",
+    better = {"higher": "higher is better", "lower": "lower is better", "none": "neither higher nor lower is better"}
+    return Metric(name, level, description or f"a score computed elsewhere ({better[direction]})",
                   formula=("the query's value" if level == "query" else "mean of the values of the query's rows kept"),
                   edge="no value: NaN, left out of the mean", bounds=checked,
                   bounds_note="" if checked else "declared unbounded", family="score", direction=direction)
@@ -874,22 +892,6 @@ def score_column(name: str) -> str:
     'scores.faithfulness'
     """
     return SCORE_PREFIX + name
-
-
-def direction_of(metric: str, scores: Mapping[str, Metric] | None = None) -> str:
-    """Which way ``metric`` is better, ``"higher"`` or ``"lower"``: a declared score's direction (``scores``, as
-    ``result.scores``), else ``"higher"`` (every Haystack metric and trec_eval measure, ``nDCG@10`` included, and any
-    unknown name).
-
-    Examples
-    --------
-    >>> direction_of("mrr"), direction_of("nDCG@10")
-    ('higher', 'higher')
-    >>> direction_of("latency", {"latency": score_measure("latency", direction="lower")})
-    'lower'
-    """
-    found = (scores or {}).get(metric)
-    return found.direction if isinstance(found, Metric) else "higher"
 
 
 def headline_metric(level: str) -> str:
@@ -958,17 +960,17 @@ def metrics_table_markdown() -> str:
     Examples
     --------
     >>> print(metrics_table_markdown().splitlines()[0])
-    | metric | level | per-query value | edge rule | bounds | headline | parameters; trec_eval's names |
+    | metric | level | per-query value | edge rule | bounds | better | headline | parameters; trec_eval's names |
     """
-    lines = ["| metric | level | per-query value | edge rule | bounds | headline | parameters; trec_eval's names |",
-             "|---|---|---|---|---|---|---|"]
+    lines = ["| metric | level | per-query value | edge rule | bounds | better | headline | parameters; trec_eval's names |",
+             "|---|---|---|---|---|---|---|---|"]
     for metric in (*ANSWER_METRICS.values(), *DOCUMENT_METRICS.values(), *EVALUATOR_METRICS.values(),
                    *TREC_MEASURES.values()):
         bounds = format_bounds(metric, note=True)
         level = f"{metric.level} (trec_eval)" if metric.family == "trec" else metric.level
         names = "; ".join(part for part in (parameters(metric), ", ".join(f"`{n}`" for n in other_names(metric))) if part)
         lines.append(f"| `{metric.name}` | {level} | {metric.formula} | {metric.edge} | {bounds} | "
-                     f"{'yes' if metric.headline else ''} | {names} |")
+                     f"{DIRECTION_WORDS[metric.direction]} | {'yes' if metric.headline else ''} | {names} |")
     return "\n".join(lines)
 
 
@@ -1008,16 +1010,16 @@ def measures_table_markdown() -> str:
     Examples
     --------
     >>> print(measures_table_markdown().splitlines()[0])
-    | ir_measures | trec_eval | pytrec_eval | per-query value | over queries | checked against |
+    | ir_measures | trec_eval | pytrec_eval | per-query value | over queries | better | checked against |
     """
-    lines = ["| ir_measures | trec_eval | pytrec_eval | per-query value | over queries | checked against |",
-             "|---|---|---|---|---|---|"]
+    lines = ["| ir_measures | trec_eval | pytrec_eval | per-query value | over queries | better | checked against |",
+             "|---|---|---|---|---|---|---|"]
     for metric in TREC_MEASURES.values():
         ir_names = ", ".join(f"`{n}`" for n in [_ir_measures_form(metric), *(s.text for s in metric.synonyms)])
         trec_eval = ", ".join(f"`{n}`" for n in other_names(metric)[:len(metric.trec_eval)]) or "—"
         pytrec = ", ".join(f"`{n}`" for n in _pytrec_eval_keys(metric)) or "—"
         lines.append(f"| {ir_names} | {trec_eval} | {pytrec} | {metric.formula} | {metric.aggregation.replace('_', ' ')} "
-                     f"| {metric.reference} |")
+                     f"| {DIRECTION_WORDS[metric.direction]} | {metric.reference} |")
     return "\n".join(lines)
 
 

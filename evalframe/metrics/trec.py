@@ -30,7 +30,7 @@ from __future__ import annotations
 import contextlib
 import difflib
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,7 +38,8 @@ import numpy as np
 
 from .._validation import did_you_mean
 from ..errors import InvalidParameterError
-from .registry import AGGREGATIONS, METRICS, TREC_MEASURES, Aggregation, Metric, Param, TrecEvalName
+from .registry import (AGGREGATIONS, EVALUATOR_METRICS, METRICS, TREC_MEASURES, Aggregation, Metric, Param,
+                       TrecEvalName)
 from .trec_kernels import (
     UNJUDGED,
     RankedRows,
@@ -53,6 +54,9 @@ from .trec_kernels import (
 
 __all__ = [
     "aggregation_of",
+    "direction_of",
+    "known_direction",
+    "without_direction",
     "swept_measures",
     "Measure",
     "MEASURE_NAMES",
@@ -169,6 +173,77 @@ def aggregation_of(column: object) -> Aggregation:
         with contextlib.suppress(InvalidParameterError):
             return AGGREGATIONS[entry_of(column).aggregation]
     return AGGREGATIONS["mean"]
+
+
+def known_direction(metric: object, scores: Mapping[str, Metric] | None = None) -> str | None:
+    """:func:`direction_of`, or None for a name that is no measure of the registry and no declared score.
+
+    Examples
+    --------
+    >>> known_direction("unj@5"), known_direction("bleu")
+    ('lower', None)
+    """
+    found = (scores or {}).get(metric) if isinstance(metric, str) else None
+    if isinstance(found, Metric):
+        return found.direction
+    if not isinstance(metric, str):
+        return None
+    entry = METRICS.get(metric) or EVALUATOR_METRICS.get(metric)
+    if entry is None:
+        try:
+            entry = entry_of(metric)
+        except InvalidParameterError:
+            return None
+    return entry.direction
+
+
+def direction_of(metric: str, scores: Mapping[str, Metric] | None = None) -> str:
+    """Which way ``metric`` is better: ``"higher"``, ``"lower"`` or ``"none"`` (a count: neither, so no worst query,
+    no win, no loss), as its registry entry says (a Haystack metric, or a trec_eval measure in any of the names
+    :func:`parse_measure` reads: ``nDCG@10``, ``ndcg_cut_10``, ``num_ret``) or, for a declared score (``scores``, as
+    ``result.scores``), its declaration.
+
+    Raises InvalidParameterError for a name that is neither: which way it is better is not known.
+
+    Examples
+    --------
+    >>> direction_of("mrr"), direction_of("nDCG@10"), direction_of("unj@5"), direction_of("num_ret")
+    ('higher', 'higher', 'lower', 'none')
+    >>> from evalframe.metrics.registry import score_measure
+    >>> direction_of("latency", {"latency": score_measure("latency", direction="lower")})
+    'lower'
+    """
+    direction = known_direction(metric, scores)
+    if direction is None:
+        declared = sorted(scores or {})
+        raise InvalidParameterError(
+            f"which way {metric!r} is better is not known: it is no metric or measure of evalframe's registry "
+            "(`evalframe list-metrics` lists them) and no declared score"
+            + (f" (the scores declared: {declared})" if declared else "")
+            + "; declare a score with evalframe.score_measure(name, direction='higher' | 'lower' | 'none') "
+            "(result.add_scores(..., direction=...))." + (did_you_mean(metric, declared) if isinstance(metric, str)
+                                                             and declared else ""), parameter="metric")
+    return direction
+
+
+def without_direction(metric: str, scores: Mapping[str, Metric] | None, what: str) -> InvalidParameterError:
+    """The error of an analysis that needs a better direction (``what``: ``"no worst queries"``) for ``metric``,
+    whose direction is ``"none"``.
+
+    Examples
+    --------
+    >>> print(without_direction("NumRet", None, "no worst queries"))
+    NumRet is a count (neither higher nor lower is better): it has no worst queries; pick a measure with a direction ...
+    """
+    declared = (scores or {}).get(metric)
+    kind = (f"declared with direction 'none' (score_measure({metric!r}, direction='none'))"
+            if isinstance(declared, Metric) else "a count (neither higher nor lower is better)")
+    if not isinstance(declared, Metric) and metric not in METRICS:
+        with contextlib.suppress(InvalidParameterError):
+            metric = str(parse_measure(metric))  # as the tables name it: num_ret is NumRet
+    return InvalidParameterError(f"{metric} is {kind}: it has {what}; pick a measure with a direction (higher or "
+                                 f"lower is better, as `evalframe list-metrics` says), e.g. 'nDCG@10' or 'unj@10'.",
+                                 parameter="metric")
 
 
 def trec_eval_key(measure: str | Measure) -> str | None:

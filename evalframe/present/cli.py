@@ -17,7 +17,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..errors import EvalframeError
-from ..metrics.registry import LEVELS, METRICS, TREC_MEASURES, format_bounds, headline_metric, other_names, parameters
+from ..metrics.registry import (DIRECTION_WORDS, LEVELS, METRICS, TREC_MEASURES, format_bounds, headline_metric, other_names,
+                                parameters)
 from .parsers import Command, build, command_parsers, print_warning
 
 
@@ -47,8 +48,9 @@ def _as_typed(error: EvalframeError, command: Command, argv: Sequence[str]) -> s
 
 
 def _list_metrics(_: argparse.Namespace) -> str:
-    """The registered metrics by level: name, level, headline marker, bounds and description (docs/metrics.md); then
-    trec_eval's measures: name, level, parameters, bounds, description and trec_eval's names."""
+    """The registered metrics by level: name, level, headline marker, bounds, which way is better and description
+    (docs/metrics.md); then trec_eval's measures: name, level, parameters, bounds, which way is better, description
+    and trec_eval's names."""
     lines = []
     for level in LEVELS:
         lines.append(f"{level} metrics:")
@@ -56,7 +58,8 @@ def _list_metrics(_: argparse.Namespace) -> str:
             if metric.level == level:
                 marker = "headline" if metric.name == headline_metric(level) else ""
                 bounds = format_bounds(metric)
-                lines.append(f"  {metric.name:<18} {metric.level:<9} {marker:<9} {bounds:<10} {metric.description}")
+                lines.append(f"  {metric.name:<18} {metric.level:<9} {marker:<9} {bounds:<10} "
+                             f"{DIRECTION_WORDS[metric.direction]:<8} {metric.description}")
     lines.append("trec_eval measures (trec_metrics, evalframe trec -m; @k: a cutoff, [@k] an optional one, rel: "
                  "a relevance level, as P(rel=2)@5):")
     for metric in TREC_MEASURES.values():
@@ -65,7 +68,9 @@ def _list_metrics(_: argparse.Namespace) -> str:
         said = "; ".join(part for part in (f"trec_eval: {', '.join(trec_eval)}" if trec_eval else "",
                                            f"also: {', '.join(synonyms)}" if synonyms else "") if part)
         lines.append(f"  {metric.name:<18} {metric.level:<9} {parameters(metric):<9} {format_bounds(metric):<10} "
-                     f"{metric.description}" + (f" {said}." if said else ""))
+                     f"{DIRECTION_WORDS[metric.direction]:<8} {metric.description}" + (f" {said}." if said else ""))
+    lines.append("the column after the bounds: which way is better, higher, lower, or neither (a count: it has no "
+                 "worst queries and no wins)")
     return "\n".join(lines)
 
 

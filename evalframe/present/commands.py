@@ -25,8 +25,8 @@ from ..analysis import aggregate
 from ..analysis.compare import compare, shared_nodes
 from ..analysis.protocol import ResultLike
 from ..errors import EvalframeError, InvalidParameterError
-from ..metrics.registry import Metric, score_measure
-from ..metrics.trec import parse_measures
+from ..metrics.registry import DIRECTIONS, Metric, score_measure
+from ..metrics.trec import known_direction, parse_measures
 from ..options import MatchingOptions, MetricOptions
 from .formats import TABLE_FORMATS, above_one_note, render_table, short_text
 from .trec_formats import TREC_FORMATS, TrecTable, relstring_column, trec_request
@@ -182,7 +182,8 @@ def _worst(args: argparse.Namespace) -> str:
         })
     table = pd.DataFrame(rows, columns=["multilabel_id", "query", metric, "gold", "rank 1"]).set_index("multilabel_id")
     if not rows and args.format == "table":
-        return _with_scopes(f"no query of node {args.node!r} scores {metric} <= {args.threshold}", args)
+        worse = ">=" if known_direction(metric, getattr(result, "scores", None)) == "lower" else "<="
+        return _with_scopes(f"no query of node {args.node!r} scores {metric} {worse} {args.threshold}", args)
     return _with_scopes(render_table(table, args.format, lambda: examples), args)  # json: the examples themselves
 
 
@@ -450,23 +451,25 @@ def _flatten(args: argparse.Namespace) -> str:
 
 
 def score_declarations(texts: list[str] | None) -> dict[str, Metric] | None:
-    """``--score NAME[:higher|lower][:LOW:HIGH]`` flags as ``from_runs``' ``score_measures``.
+    """``--score NAME[:higher|lower|none][:LOW:HIGH]`` flags as ``from_runs``' ``score_measures`` (``none``: neither
+    is better, a count such as tokens).
 
     Examples
     --------
-    >>> declared = score_declarations(["latency:lower:0:60", "faithfulness:0:1", "rating"])
+    >>> declared = score_declarations(["latency:lower:0:60", "faithfulness:0:1", "rating", "tokens:none"])
     >>> [(m.name, m.direction, m.bounds) for m in declared.values()]
-    [('latency', 'lower', (0.0, 60.0)), ('faithfulness', 'higher', (0.0, 1.0)), ('rating', 'higher', None)]
+    [('latency', 'lower', (0.0, 60.0)), ('faithfulness', 'higher', (0.0, 1.0)), ('rating', 'higher', None),
+     ('tokens', 'none', None)]
     """
     if not texts:
         return None
     out: dict[str, Metric] = {}
     for text in texts:
         name, *parts = text.split(":")
-        direction = parts.pop(0) if parts and parts[0] in ("higher", "lower") else "higher"
+        direction = parts.pop(0) if parts and parts[0] in DIRECTIONS else "higher"
         if len(parts) not in (0, 2):
-            raise InvalidParameterError(f"--score {text!r}: write NAME[:higher|lower][:LOW:HIGH], e.g. latency:lower:0:60 "
-                                        "or faithfulness:0:1.", parameter="score_declarations")
+            raise InvalidParameterError(f"--score {text!r}: write NAME[:higher|lower|none][:LOW:HIGH], e.g. "
+                                        "latency:lower:0:60 or faithfulness:0:1.", parameter="score_declarations")
         try:
             bounds = (float(parts[0]), float(parts[1])) if parts else None
         except ValueError:

@@ -43,8 +43,13 @@ def markdown_table(frame: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
+#: The counts a measure without a direction (a count such as NumRet, ``direction_of``: "none") has none of: ``n/a``.
+NO_WINS = ("wins", "losses")
+
+
 def counts_as_int(frame: pd.DataFrame) -> pd.DataFrame:
-    """Count columns holding only whole numbers print as 117, not 117.0000 (a missing count stays NaN, like the rest)."""
+    """Count columns holding only whole numbers print as 117, not 117.0000 (a missing count stays NaN, like the rest;
+    missing wins and losses, of a measure without a direction, print n/a)."""
     frame = frame.copy()
     for column in frame.columns:
         if str(column) not in COUNT_COLUMNS or not pd.api.types.is_numeric_dtype(frame[column]):
@@ -53,7 +58,8 @@ def counts_as_int(frame: pd.DataFrame) -> pd.DataFrame:
         present = values.dropna()
         if (present == present.round()).all():
             # object dtype: ints where present, NaN where missing (Int64 would print <NA> beside the other NaN)
-            frame[column] = values.astype("Int64").astype(object).where(values.notna(), np.nan)
+            missing = "n/a" if str(column) in NO_WINS else np.nan
+            frame[column] = values.astype("Int64").astype(object).where(values.notna(), missing)
     return frame
 
 

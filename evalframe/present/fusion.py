@@ -24,6 +24,7 @@ from ..analysis.fusion import (RRF_K, FusionSpec, RunGrid, check_fusion, check_r
                                read_fusion_runs, weight_grid)
 from ..errors import EvalframeError, InvalidParameterError
 from ..io.trec import check_tag, write_run
+from ..metrics.trec import known_direction, parse_measure, without_direction
 from ..result import EvaluationResult
 from .formats import render_table
 
@@ -193,8 +194,10 @@ def optimize_fusion(runs: Sequence[Any], qrels: Any, *, measure: str = "nDCG@10"
 
     Every weight vector of multiples of ``step`` summing to 1 is tried (``weights`` given: only those), with every
     k of ``ks`` for RRF; each candidate is fused as :func:`fuse` fuses and evaluated through
-    ``EvaluationResult.from_trec(fused, qrels).trec_metrics(measure)``. The best mean wins; among equal means, the
-    first tried (weights in lexicographic order, then k ascending). The runs are read and normalised once.
+    ``EvaluationResult.from_trec(fused, qrels).trec_metrics(measure)``. The best mean wins (the highest, or the
+    lowest for a measure where lower is better, ``unj@10``: :func:`evalframe.direction_of`; a count such as
+    ``NumRet``, neither better higher nor lower, is refused); among equal means, the first tried (weights in
+    lexicographic order, then k ascending). The runs are read and normalised once.
 
     Parameters
     ----------
@@ -241,6 +244,14 @@ def optimize_fusion(runs: Sequence[Any], qrels: Any, *, measure: str = "nDCG@10"
     if not isinstance(measure, str) or not measure:
         raise InvalidParameterError(f"measure must be a measure's name such as 'nDCG@10' or 'AP'; got {measure!r}.",
                                     parameter="measure")
+    better = known_direction(measure)
+    if better is None:
+        parse_measure(measure)  # raises, naming the unknown measure (with a suggestion)
+    if better == "none":
+        error = without_direction(str(measure), None, "no best fusion")
+        error.parameter = "measure"
+        raise error
+    sign = -1.0 if better == "lower" else 1.0  # a measure where lower is better: the lowest mean wins
     if qrels is None or not isinstance(qrels, (str, os.PathLike, Mapping)):
         raise InvalidParameterError(f"qrels must be a TREC qrels file or a dict {{qid: {{docid: grade}}}}; got "
                                     f"{type(qrels).__name__}.", parameter="qrels")
@@ -267,7 +278,7 @@ def optimize_fusion(runs: Sequence[Any], qrels: Any, *, measure: str = "nDCG@10"
             fused = fused_run(grid, fused_scores(grid, trial, normalised), spec.depth)
             label, value = _evaluate(fused, qrels, measure, complete)
             rows.append((*candidate, k_value, value) if spec.method == "rrf" else (*candidate, value))
-            if best is None or value > best[0]:
+            if best is None or sign * value > sign * best[0]:
                 best = (value, candidate, k_value, fused)
     assert best is not None  # one candidate at least
     trials = pd.DataFrame(rows, columns=[f"w{i}" for i in range(1, n_runs + 1)]
@@ -321,7 +332,8 @@ def fuse_command(args: argparse.Namespace) -> str:
                                  step=0.1 if args.step is None else args.step, weights=weights, ks=ks, k=args.k, depth=args.depth,
                                  complete=args.complete, output=args.out, tag=args.tag)
         fused, shown_weights, k = search.fused, search.weights, search.k
-        best = search.trials.sort_values(search.measure, ascending=False, kind="stable").head(5)
+        lower = known_direction(search.measure) == "lower"  # the best first: the lowest where lower is better
+        best = search.trials.sort_values(search.measure, ascending=lower, kind="stable").head(5)
         lines.append(render_table(best.reset_index(drop=True), args.format))
         lines.append(f"best {search.measure} on {args.qrels}: {search.score:.4f} of {len(search.trials)} trials")
         method = search.method

@@ -225,7 +225,9 @@ def build() -> tuple[argparse.ArgumentParser, dict[str, Command]]:
     worst.add_argument("--metric", default=None, help="answer nodes: f1 (default), exact_match, sas; "
                                                         "document nodes: recall_single_hit (default), mrr, ... or a "
                                                         "trec_eval measure such as nDCG@10")
-    worst.add_argument("--threshold", type=float, default=THRESHOLD, help=f"list queries scoring <= this (default {THRESHOLD})")
+    worst.add_argument("--threshold", type=float, default=THRESHOLD,
+                       help=f"list queries scoring <= this, >= for a measure where lower is better such as unj@10 "
+                            f"(default {THRESHOLD})")
     _scope_options(worst)
     _csv_options(worst)
     _scheduler_option(worst)
@@ -275,10 +277,11 @@ def build() -> tuple[argparse.ArgumentParser, dict[str, Command]]:
                               "repeatable (EvaluationResult.from_frame)")
     _add_options(flatten, MatchingOptions)
     flatten.add_argument("--sas-model", default=None, help='a sentence-transformers model (pip install "evalframe[sas]")')
-    flatten.add_argument("--score", action="append", default=None, metavar="NAME[:higher|lower][:LOW:HIGH]",
+    flatten.add_argument("--score", action="append", default=None, metavar="NAME[:higher|lower|none][:LOW:HIGH]",
                          dest="score_declarations",
                          help="declare a score the runs lines give ('scores' key, docs/scores.md): its direction "
-                              "(default higher) and bounds, e.g. latency:lower:0:60; repeatable")
+                              "(default higher; none: neither is better, a count) and bounds, e.g. "
+                              "latency:lower:0:60; repeatable")
     flatten.add_argument("--format", default=None, choices=("csv", "parquet"), dest="storage",
                          help="csv (default) or parquet (implied by --partitions)")
     _partition_options(flatten)
@@ -315,7 +318,7 @@ def build() -> tuple[argparse.ArgumentParser, dict[str, Command]]:
                         choices=("folder", *(s for s in FLATTEN_SOURCES if s != "frame")),
                         help="what each RUN is: folder (default, a results folder), or a file read as evalframe "
                              "flatten --from reads it (runs, ragas, haystack2, llamaindex), built in memory")
-    report.add_argument("--score", action="append", default=None, metavar="NAME[:higher|lower][:LOW:HIGH]",
+    report.add_argument("--score", action="append", default=None, metavar="NAME[:higher|lower|none][:LOW:HIGH]",
                         dest="score_declarations",
                         help="with --from: declare a score the files give, as evalframe flatten --score "
                              "(e.g. latency_ms:lower); repeatable")

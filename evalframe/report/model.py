@@ -38,8 +38,8 @@ from ..options import MetricOptions
 from ..columns import ANSWER_SCOPE_MEANINGS, CRITERIA, MATCH_MEANINGS, answer_metric_column, relevance_column, \
     relevance_criterion
 from ..errors import InvalidParameterError, SchemaError, warn
-from ..metrics.registry import ANSWER_METRICS, DOCUMENT_METRICS, METRICS, SYMBOLS, Metric, direction_of, format_bounds
-from ..metrics.trec import describe_measure, parse_measures
+from ..metrics.registry import ANSWER_METRICS, DOCUMENT_METRICS, METRICS, SYMBOLS, Metric, format_bounds
+from ..metrics.trec import describe_measure, direction_of, parse_measures
 from . import plots
 
 __all__ = ["ComparedMeasure", "ComparedNode", "ComparisonModel", "DrillRow", "GridQuery", "RunDelta",
@@ -136,8 +136,8 @@ class WorstQuery:
 
 @dataclass(frozen=True)
 class Section:
-    """The worst queries of one node by ``metric`` (those scoring at most ``threshold``), with its recall@k chart
-    (a base64 PNG; None without charts, matplotlib or document rows)."""
+    """The worst queries of one node by ``metric`` (those scoring at most ``threshold``, or at least it when lower is
+    better: ``direction``), with its recall@k chart (a base64 PNG; None without charts, matplotlib or document rows)."""
 
     node: str
     answer_node: bool
@@ -145,6 +145,12 @@ class Section:
     threshold: float
     chart: str | None
     queries: tuple[WorstQuery, ...]
+    direction: str = "higher"  # the metric's (never "none": a count has no worst queries)
+
+    @property
+    def at_worst(self) -> str:
+        """How a worst query's value compares with ``threshold``: ``"<="``, or ``">="`` when lower is better."""
+        return ">=" if self.direction == "lower" else "<="
 
 
 @dataclass(frozen=True)
@@ -208,7 +214,8 @@ def _description(metric: str, scores: Mapping[str, Metric] | None = None) -> str
     if scores and metric in scores:
         score = scores[metric]
         said = "is better" in score.description  # the default description says it
-        return score.description if said else f"{score.description} (a score from elsewhere; {score.direction} is better)"
+        better = "neither higher nor lower" if score.direction == "none" else score.direction
+        return score.description if said else f"{score.description} (a score from elsewhere; {better} is better)"
     return METRICS[metric].description if metric in METRICS else describe_measure(metric)
 
 
@@ -534,10 +541,14 @@ def build_model(
         if metric is not None and not ranked:
             raise InvalidParameterError(f"metric {metric!r} is no metric of the funnel's nodes; name one they show "
                                         f"(e.g. a declared score: {sorted(_scores_of(result))}).", parameter="metric")
+        # a measured node's worst queries by the first measure with a direction (a count has no worst queries),
+        # else by its headline metric
+        directed = [m for m in checked if direction_of(m) != "none"]
+        by_measure = {node for node in measured if directed}
         sections = tuple(_section(result, node, cast(str, metric), n, max_characters_per_field, charts, fields, scopes, None,
                                   by_metric=True) if node in ranked else
-                         _section(result, node, checked[0] if node in measured else result.headline_metric(node), n,
-                                  max_characters_per_field, charts, fields, scopes, trec if node in measured else None)
+                         _section(result, node, directed[0] if node in by_measure else result.headline_metric(node), n,
+                                  max_characters_per_field, charts, fields, scopes, trec if node in by_measure else None)
                          for node in nodes)
     notes = tuple(Note(category, message) for message, category in
                   dict.fromkeys((str(w.message), w.category) for w in caught))
@@ -612,7 +623,7 @@ def _section(result: ResultSource, node: str, metric: str, n: int, limit: int, c
             for row in example["answers" if answer_node else "documents"][:3])
         queries.append(WorstQuery(_cut(example["query"], limit), example["metrics"][metric],
                                   _gold(gold, limit, answer_node), listed))
-    return Section(node, answer_node, metric, THRESHOLD, chart, tuple(queries))
+    return Section(node, answer_node, metric, THRESHOLD, chart, tuple(queries), direction_of(metric, _scores_of(result)))
 
 
 def _definitions(metrics: list[str], document_scope: str, answer_scope: str,
@@ -633,19 +644,20 @@ ANSWER_MARKS = ("exact_match", "f1")
 #: The comparison's drill-down cuts a document's text or an answer to this many characters.
 DRILL_CHARACTERS = 300
 ANSWER_METRICS_SET = frozenset(ANSWER_METRICS)
+#: A change's sign by the measure's direction: a rise is better (1), worse (-1), or neither (0, a count).
+_SIGNS = {"higher": 1.0, "lower": -1.0, "none": 0.0}
 DOCUMENT_METRICS_SET = frozenset(DOCUMENT_METRICS)
 
 
 def measure_direction(metric: str, scores: Mapping[str, Any] | None = None) -> str:
-    """Whether a higher or a lower value of ``metric`` is better: ``"higher"`` or ``"lower"``.
-
-    Every Haystack metric and trec_eval measure is "higher"; a declared score (``result.scores``) says its own.
-    This is the one place the comparison reads a direction.
+    """Whether a higher or a lower value of ``metric`` is better: ``"higher"``, ``"lower"`` or ``"none"`` (a count:
+    neither, so no change of it is better or worse), as :func:`evalframe.direction_of` reads it (the registry's entry,
+    or a declared score's, ``result.scores``). This is the one place the comparison reads a direction.
 
     Examples
     --------
-    >>> measure_direction("mrr")
-    'higher'
+    >>> measure_direction("mrr"), measure_direction("unj@10"), measure_direction("NumRet")
+    ('higher', 'lower', 'none')
     """
     return direction_of(metric, scores or {})
 
@@ -923,12 +935,13 @@ def _compared_node(runs: Mapping[str, ResultLike], compare_function: Callable[..
     chosen = list(dict.fromkeys(table.index.get_level_values("metric")))
     scores = scores_of_runs(results)  # every run's declarations (opposite directions refused)
     directions = {m: measure_direction(m, scores) for m in chosen}
+    signs = {m: _SIGNS[directions[m]] for m in chosen}  # a count (direction "none"): 0, no change better or worse
     measures = []
     for metric in chosen:
         rows = ([table.loc[metric]] if len(names) == 2 else [table.loc[(name, metric)] for name in names[1:]])
         run_deltas = []
         for name, row in zip(names[1:], rows):
-            gain = row["delta"] if directions[metric] == "higher" else -row["delta"]
+            gain = signs[metric] * row["delta"]
             change = ("better" if gain > 0 else "worse" if gain < 0 else "") if bool(row["significant"]) else ""
             run_deltas.append(RunDelta(name, float(row["delta"]), float(row["ci_low"]), float(row["ci_high"]),
                                    float(row[p_column]), bool(row["significant"]), change))
@@ -952,12 +965,13 @@ def _compared_node(runs: Mapping[str, ResultLike], compare_function: Callable[..
             slices = slices.fillna(other[labels])
     values = {m: np.column_stack([t[m].to_numpy(dtype=np.float64, na_value=np.nan) for t in aligned]) for m in chosen}
     deltas = {m: values[m][:, 1:] - values[m][:, :1] for m in chosen}
-    signs = {m: 1.0 if directions[m] == "higher" else -1.0 for m in chosen}
     changes = {m: np.where(deltas[m] * signs[m] > 0, "better", np.where(deltas[m] * signs[m] < 0, "worse", ""))
                for m in chosen}
     headline = first.headline_metric(node)  # worst-by-delta of the headline metric, else of the first that moved
-    moved = [m for m in chosen if np.nan_to_num(deltas[m]).any()]
-    order_metric = headline if headline in chosen and (headline in moved or not moved) else (moved or chosen)[0]
+    # the queries are ordered by a measure with a direction (a count's change is neither worse nor better)
+    directed = [m for m in chosen if signs[m]] or chosen
+    moved = [m for m in directed if np.nan_to_num(deltas[m]).any()]
+    order_metric = headline if headline in directed and (headline in moved or not moved) else (moved or directed)[0]
     gains = deltas[order_metric] * signs[order_metric]
     worst = np.minimum(np.nan_to_num(np.nanmin(np.where(np.isnan(gains), np.inf, gains), axis=1), posinf=0.0), 0.0)
     order = np.argsort(worst, kind="stable")

@@ -28,6 +28,7 @@ from .. import _validation as check
 from ..analysis.compare import (
     Run,
     check_metric_parameters,
+    directions_of,
     is_result,
     paired,
     per_query_table,
@@ -38,7 +39,8 @@ from ..analysis.compare import (
 )
 from ..analysis.protocol import ResultSource
 from ..errors import InvalidParameterError
-from ..metrics.registry import ANSWER_METRICS, Metric, direction_of
+from ..metrics.registry import ANSWER_METRICS, Metric
+from ..metrics.trec import known_direction
 from ..options import AT_K_SETS, MetricOptions, with_options
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -80,15 +82,23 @@ def _bottom(values: Any) -> float:
 
 
 def metric_label(metric: str, scores: Mapping[str, Metric]) -> str:
-    """A metric's axis label: its name, and for a declared score which way is better (``latency (lower is better)``).
+    """A metric's axis label: its name, and which way is better where a reader could not assume it: ``(lower is
+    better)`` for a measure of the registry where lower is (``unj@10``), ``(higher is better)`` or ``(lower is
+    better)`` for a declared score (``latency (lower is better)``); no note for a registry measure where higher is
+    better (``f1``), for a count (direction ``"none"``: ``NumRet``), a score declared so or a column of unknown
+    direction.
 
     Examples
     --------
     >>> from evalframe import score_measure
     >>> metric_label("latency", {"latency": score_measure("latency", direction="lower")}), metric_label("f1", {})
     ('latency (lower is better)', 'f1')
+    >>> metric_label("unj@10", {}), metric_label("NumRet", {})
+    ('unj@10 (lower is better)', 'NumRet')
     """
-    return f"{metric} ({direction_of(metric, scores)} is better)" if metric in scores else metric
+    direction = known_direction(metric, scores)
+    noted = direction == "lower" or (direction == "higher" and metric in scores)
+    return f"{metric} ({direction} is better)" if noted else metric
 
 
 #: What k cuts for each kind of metric (the x label of its axes).
@@ -319,7 +329,9 @@ def plot_comparison(
     **params: Any,
 ) -> Axes:
     """Per-query scatter of run ``a`` against run ``b``: points above the diagonal are queries b improved (below it,
-    for a score declared lower-is-better: wins and colours follow :func:`evalframe.direction_of`).
+    for a measure where lower is better, ``unj@10`` or a score declared so: wins and colours follow
+    :func:`evalframe.direction_of`; a count, direction ``"none"``, has no wins: every point grey, the title counting
+    the queries where b is higher, the same and lower).
 
     Queries with the same pair of values are drawn once, with an area that grows with their count
     (written beside it when there are at most 30 such points), so 0/1 metrics stay readable. The
@@ -342,7 +354,8 @@ def plot_comparison(
     pairs = pd.DataFrame({"a": both.a.to_numpy(), "b": both.b.to_numpy()})
     counts = pairs.groupby(["a", "b"]).size().reset_index(name="queries")
     scores = scores_of_runs([a, b])
-    better = 1.0 if direction_of(metric, scores) == "higher" else -1.0  # a lower-is-better score: b below a is a win
+    # a lower-is-better measure: b below a is a win; a count (direction "none"): no win, no loss, every point grey
+    better = {"higher": 1.0, "lower": -1.0, "none": 0.0}[directions_of([metric], scores)[metric]]
     gain = better * (counts["b"] - counts["a"])
     ax = _axes(ax, figsize=(5.0, 5.0))
     colors = np.where(gain > 0, "#55a868", np.where(gain < 0, "#c44e52", "#8c8c8c"))
@@ -360,8 +373,13 @@ def plot_comparison(
     ax.set_aspect("equal")
     ax.set_xlabel(f"{metric_label(metric, scores)} of {names[0]}")
     ax.set_ylabel(f"{metric_label(metric, scores)} of {names[1]}")
-    wins = int((better * (pairs["b"] - pairs["a"]) > 0).sum())
-    losses = int((better * (pairs["b"] - pairs["a"]) < 0).sum())
-    ax.set_title(f"{metric} per query: {names[1]} wins {wins}, ties {len(pairs) - wins - losses}, loses {losses}",
-                 fontsize="medium")
+    if better:
+        wins = int((better * (pairs["b"] - pairs["a"]) > 0).sum())
+        losses = int((better * (pairs["b"] - pairs["a"]) < 0).sum())
+        title = f"{metric} per query: {names[1]} wins {wins}, ties {len(pairs) - wins - losses}, loses {losses}"
+    else:
+        higher, lower = int((pairs["b"] > pairs["a"]).sum()), int((pairs["b"] < pairs["a"]).sum())
+        title = (f"{metric} per query (a count, no wins): {names[1]} higher on {higher}, the same on "
+                 f"{len(pairs) - higher - lower}, lower on {lower}")
+    ax.set_title(title, fontsize="medium")
     return ax

@@ -117,7 +117,7 @@ def render_text(model: ReportModel) -> str:
         title = _title(section)
         text += [title, "-" * len(title)]
         if not section.queries:
-            text += [f"no query scores {section.metric} <= {section.threshold}", ""]
+            text += [f"no query scores {section.metric} {section.at_worst} {section.threshold}", ""]
             continue
         text.append(f"([correct]: {_judged_under(model, section)})")
         for query in section.queries:
@@ -186,7 +186,8 @@ def _section_html(section: Section) -> str:
                  f"<img alt='recall@k' src='data:image/png;base64,{section.chart}'>")
     page += f"<h2>{html.escape(title)}</h2>"
     if not section.queries:
-        return page + f"<p>No query scores {section.metric} &le; {section.threshold}.</p>"
+        at_worst = "&ge;" if section.at_worst == ">=" else "&le;"
+        return page + f"<p>No query scores {section.metric} {at_worst} {section.threshold}.</p>"
     kind = "answers" if section.answer_node else "retrieved documents"
     rows = [f"<table><tr><th>query</th><th>{section.metric}</th><th>gold</th><th>{kind} "
             "(<span class='ok'>&#10003;</span> judged correct under the scopes above)</th></tr>"]
@@ -251,7 +252,7 @@ def render_markdown(model: ReportModel) -> str:
     for section in model.sections:
         lines += [f"## {_title(section)}", ""]
         if not section.queries:
-            lines += [f"No query scores {section.metric} <= {section.threshold}.", ""]
+            lines += [f"No query scores {section.metric} {section.at_worst} {section.threshold}.", ""]
             continue
         kind = "answers" if section.answer_node else "retrieved documents"
         lines += [f"✓: {_judged_under(model, section)}.", "", f"| query | {_md(section.metric)} | gold | {kind} |",
@@ -319,7 +320,7 @@ def to_dict(model: ReportModel) -> dict[str, Any]:
         "trec": [{"node": count.node, "queries": count.queries} for count in model.trec_counts],
         "above_one": model.above_one,
         "worst": [{"node": section.node, "answer_node": section.answer_node, "metric": section.metric,
-                   "threshold": _number(section.threshold), "queries": [
+                   "threshold": _number(section.threshold), "direction": section.direction, "queries": [
                        {"query": query.query, "value": _number(query.value), "gold": query.gold, "listed": [
                            {"rank": _number(row.rank), "correct": row.correct, "why": row.why, "fields": dict(row.fields)}
                            for row in query.listed]} for query in section.queries]}
@@ -357,7 +358,7 @@ def _plain(value: float) -> str:
 
 
 def _arrow(direction: str) -> str:
-    return "↑" if direction == "higher" else "↓"
+    return {"higher": "↑", "lower": "↓"}.get(direction, "")  # a count (direction "none"): no arrow
 
 
 def _delta_text(delta: RunDelta) -> str:
@@ -372,7 +373,8 @@ def _test_note(model: ComparisonModel) -> str:
     test = "paired t-test" if model.test == "t-test" else f"paired {model.test} test"
     return (f"Delta: each run minus {model.names[0]!r}, with its {model.confidence:.0%} bootstrap interval; p: the "
             f"{test}'s p-value,{corrected} * when at most {model.max_p:g}; ▲ better / ▼ worse by the measure's "
-            f"direction (↑ higher is better, ↓ lower is better). Values over the queries paired with {model.names[0]!r}.")
+            f"direction (↑ higher is better, ↓ lower is better, no arrow: a count, neither). Values over the queries "
+            f"paired with {model.names[0]!r}.")
 
 
 def _worst_queries(node: ComparedNode, n: int) -> list[GridQuery]:

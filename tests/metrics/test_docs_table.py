@@ -46,6 +46,10 @@ def test_the_table_has_one_row_per_registered_metric():
     row = dict(zip(names, rows))
     assert row["AP"].endswith("| [@k], rel; `map`, `map_cut.k`, `MAP` |")
     assert row["P"].endswith("| @k, rel; `P.k`, `Precision` |")
+    # the "better" column: the direction of each entry (higher, lower, neither for a count)
+    better = {name: r.split("|")[-4].strip() for name, r in row.items()}  # from the end: a formula may hold \\|
+    assert (better["f1"], better["AP"], better["unj"], better["rbp_resid"], better["NumRet"], better["NumRelRet"]) == \
+        ("higher", "higher", "lower", "lower", "neither", "higher")
 
 
 def test_update_replaces_only_the_marked_table():
@@ -77,6 +81,11 @@ def test_the_ir_researchers_measures_table_is_the_generated_one():
     rows = measures_table_markdown().splitlines()[2:]
     assert len(rows) == len(TREC_MEASURES)  # one row per measure, each with its three spellings
     ap = next(row for row in rows if row.startswith("| `AP("))
-    assert "`map`, `map_cut.k`" in ap and "`map`, `map_cut_k`" in ap and "`MAP`" in ap and ap.endswith("| mean | pytrec_eval |")
+    assert "`map`, `map_cut.k`" in ap and "`map`, `map_cut_k`" in ap and "`MAP`" in ap
+    assert ap.endswith("| mean | higher | pytrec_eval |")
+    # which way each is better, as the registry says: a count neither, trec_eval's unjudged rate lower
+    num_ret = next(row for row in rows if row.startswith("| `NumRet("))
+    unj = next(row for row in rows if row.startswith("| `unj("))
+    assert num_ret.endswith("| sum | neither | pytrec_eval |") and unj.endswith("| mean | lower | trec_eval |")
     with pytest.raises(InvalidParameterError, match="no measures table"):
         update_measures_table("no markers here")

@@ -99,6 +99,11 @@ def test_list_metrics_prints_level_headline_and_bounds_of_every_metric(capsys):
     assert measures["nDCG"].split()[:3] == ["nDCG", "document", "[@k]"]
     assert measures["AP"].endswith("trec_eval: map, map_cut.k; also: MAP.")
     assert measures["RR"].endswith("trec_eval: recip_rank; also: MRR.")
+    # which way each is better, after the bounds (the registry's direction): higher, lower, neither for a count
+    assert lines["f1"][5] == "higher" and lines["mrr"][4] == "higher"  # [0, 1] is two words
+    assert measures["unj"].split()[5] == "lower" and measures["rbp_resid"].split()[4] == "lower"
+    assert measures["NumRet"].split()[3] == "neither" and measures["NumRelRet"].split()[4] == "higher"
+    assert out.splitlines()[-1].startswith("the column after the bounds: which way is better, higher, lower, or neither")
 
 
 @pytest.mark.parametrize(

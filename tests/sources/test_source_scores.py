@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from evalframe.errors import EvalframeError, InvalidParameterError
-from evalframe.metrics.registry import direction_of
+from evalframe.metrics.trec import direction_of
 
 from .test_frame import RUNS_LINES as FRAME_LINES
 from .test_frame import from_frame, table
