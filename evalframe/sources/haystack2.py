@@ -30,9 +30,9 @@ from typing import Any
 
 from .._validation import did_you_mean, short_repr
 from ..errors import EvalframeError, InvalidParameterError, LoadError
-from .foreign import ScoreChoice, is_path, number_or_nan, read_json_file
+from .foreign import ScoreChoice, is_path, read_json_file
 from .records import Record, Retrieved, retrieved_of
-from .score_values import looks_like_scores
+from .score_values import looks_like_scores, score_values
 
 __all__ = ["ROLES", "ROLE_GUESSES", "Haystack2Source", "read_haystack2"]
 
@@ -277,7 +277,11 @@ def _run_records(inputs: Mapping[str, Any], results: Mapping[str, Any], *, prefi
                                  "EvaluationRunResult's results do; got "
                                  f"{sorted(map(str, outcome))[:8] if isinstance(outcome, Mapping) else short_repr(outcome, 60)}.")
         listed = _column_list(outcome["individual_scores"], "['individual_scores']", where, n)
-        individual[str(metric)] = [number_or_nan(v, f"{where}['individual_scores'][{i}]") for i, v in enumerate(listed)]
+
+        def cell(i: int, at: str = where) -> str:
+            return f"{at}['individual_scores'][{i}]"
+
+        individual[str(metric)] = score_values(listed, where=cell, error=EvalframeError).tolist()  # read at once
     choice = choice_of(list(individual))
     for metric, column in individual.items():
         for i, value in enumerate(column):
