@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal, TypeVar, cast
 
+import numpy as np
 import pandas as pd
 
 from . import _validation as check
@@ -36,7 +37,7 @@ from .frames.rows import NodeNeeded, document_node
 from .frames.store import PreparedStore
 from .frames.tables import answer_query_metrics, document_query_metrics
 from .frames.topk import answers_kept, check_retriever_node, document_rows_kept
-from .frames.scores import TABLE_ROW, check_bounds, node_scores, read_score_table, score_frame_values, score_query_table
+from .frames.scores import check_bounds, node_scores, read_score_table, score_frame_values, score_query_table, table_row
 from .metrics.registry import (ANSWER_METRICS, DOCUMENT_METRICS, DIRECTIONS, Metric, score_column,
                                score_measure)
 from .metrics.trec import direction_of, parse_measure, parse_measures, without_direction
@@ -47,6 +48,7 @@ from .sources.flatten import entry_scores, flatten, multilabel_ids
 from .sources.haystack2 import read_haystack2
 from .sources.llamaindex import read_llamaindex
 from .sources.records import build
+from .sources.score_values import score_values
 from .sources.frame import from_frame as frame_result
 from .sources.ragas import from_ragas as ragas_result
 from .sources.trec import TrecNodeSource, qrels_from_frame, read_coded_tables, run_from_frame
@@ -309,9 +311,10 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         table : DataFrame or dict
             One row per query, identified by a ``multilabel_id`` or a ``query`` (text) column or index; with a
             ``rank`` column (and ``type`` when the node has answer and document rows, ``eval_mode``, default
-            ``"integrated"``) one row per frame row (level ``"row"``). Every other column is a score (numbers; NaN or
-            None: no value). A dict ``{score: {multilabel_id or query: value}}`` is read as ``pd.DataFrame(table)``.
-            The node's queries the table lacks get NaN.
+            ``"integrated"``) one row per frame row (level ``"row"``). Every other column is a score: numbers, or
+            their text (``"0.8"``); NaN, None or an empty text: no value; a bool, a list, a complex number, other text
+            is refused, named (``docs/scores.md``). A dict ``{score: {multilabel_id or query: value}}`` is read as
+            ``pd.DataFrame(table)``. The node's queries the table lacks get NaN; a table without a row is refused.
         direction : {"higher", "lower", "none"} or dict
             Which way is better, for all the scores or per score name (``"none"``: neither, a count such as tokens,
             which then has no worst queries and no wins).
@@ -350,7 +353,7 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         self._attach_scores(self.check_node(node), table, declare)
 
     def _attach_scores(self, node: str, table: Any, declare: Callable[[str, str], Metric],
-                       naming: str = TABLE_ROW) -> None:
+                       naming: Callable[[int, Any], str] = table_row) -> None:
         """:meth:`add_scores` with each score's declaration from ``declare(name, level)`` (``naming``: how errors
         name a row of ``table``)."""
         frame = self[node]
@@ -544,7 +547,8 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
                     self._store, node, answer_rows, top_k_reader=options.simulated_top_k_reader,
                     top_k_retriever=options.simulated_top_k_retriever, retriever_node=options.retriever_node,
                     eval_mode=options.eval_mode))
-        return score_query_table(frame, chosen, eval_mode=options.eval_mode, documents=documents, answers=answers)
+        return score_query_table(frame, chosen, eval_mode=options.eval_mode, documents=documents, answers=answers,
+                                 where=f"node {node!r}")
 
     def declared_scores(self) -> dict[str, Metric]:
         """``result.scores``, checked: a dict of score names to :func:`evalframe.score_measure` declarations."""
@@ -1070,16 +1074,19 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
             if not isinstance(named, Mapping):
                 raise InvalidParameterError(f"scores[{node!r}] must be a dict {{name: [value per label entry]}}; got "
                                             f"{type(named).__name__}.", parameter="scores")
-            columns: dict[str, list[Any]] = {}
+            columns: dict[str, np.ndarray] = {}
             for name, values in named.items():
                 if isinstance(values, (str, bytes, Mapping)) or not isinstance(values, Sequence) \
                         or len(values) != len(ids):
                     raise InvalidParameterError(
                         f"scores[{node!r}][{name!r}] must be a list with one value (or None) per entry of labels "
                         f"({len(ids)}); got {check.short_repr(values)}.", parameter="scores")
-                columns[str(name)] = list(values)
-            table = pd.DataFrame({"multilabel_id": ids, **{k: pd.Series(v, dtype=object) for k, v in columns.items()}},
-                                 index=pd.RangeIndex(len(ids)))
+                def where(i: int, n: str = node, s: str = str(name), own: bool = scores is None) -> str:
+                    # a MultiLabel's own scores (a runs file's were read by the same rule, naming file:line)
+                    return f"labels[{i}].scores[{n!r}][{s!r}]" if own else f"scores[{n!r}][{s!r}][{i}]"
+
+                columns[str(name)] = score_values(values, where=where, parameter="scores")
+            table = pd.DataFrame({"multilabel_id": ids, **columns}, index=pd.RangeIndex(len(ids)))
             table = table[table["multilabel_id"].notna()]
             table = _one_row_per_query(table, node)
 
@@ -1087,7 +1094,10 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
                 found = measures.get(name)
                 return found if found is not None else score_measure(name, level=level)
 
-            self._attach_scores(node, table, declare, naming=f"labels[{{index}}]: scores of node {node!r}")
+            def entry(row: int, index: Any, n: str = node) -> str:
+                return f"labels[{index}]: scores of node {n!r}"
+
+            self._attach_scores(node, table, declare, naming=entry)
 
     @classmethod
     @with_options(MatchingOptions)
@@ -1143,7 +1153,8 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         meta : str or list of str, optional
             A column of dicts (or their JSON text), or columns whose values become the fields of each query's ``meta``.
         scores : list of str or dict, optional
-            Numeric columns of per-query scores (an LLM judge's, a latency, ...), or ``{column: score_measure(...)}``
+            Columns of per-query scores (an LLM judge's, a latency, ...: numbers, or their text, each cell read as
+            ``docs/scores.md`` says), or ``{column: score_measure(...)}``
             to declare each one's direction and bounds; they belong to ``score_node`` (default the generator when
             there are answers, else the retriever).
         retriever, generator : str
@@ -1216,11 +1227,14 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         when ``retrieved_context_ids`` and ``reference_context_ids`` are given, else by their text and by holding the
         reference answer), the response the ``generator`` node's answer, ``reference`` the gold answer (with no
         reference context: a label credited by the answer only; an empty reference without reference contexts: a
-        no-answer question). Every other numeric column is a score of ``score_node``: the metric columns of
-        ``ragas.evaluate(...).to_pandas()`` (``faithfulness``, ``answer_relevancy``, ``context_precision``, ...); one
-        named like an evalframe measure or column (Ragas' ``exact_match``) is kept as ``ragas_<name>``. Every other column
-        of texts (a ``topic``; a Ragas test set's ``persona_name``, ``query_style``, ``query_length``) is a field of the
-        query's ``meta``, to slice by (``sliced_metrics("meta.topic")``).
+        no-answer question). Every other column with a number (or its text) in some row is a score of ``score_node``,
+        and so is each metric column of ``ragas.evaluate(...).to_pandas()`` (``faithfulness``, ``answer_relevancy``,
+        ``context_precision``, ...) whatever it holds: a cell of a score column that is no number (``"n/a"``, True,
+        ``[0.5]``) is refused, naming its row and column (``docs/rag.md#which-columns-are-scores``); one named like an
+        evalframe measure or column (Ragas' ``exact_match``) is kept as ``ragas_<name>``. Every other column of texts
+        (a ``topic``; a Ragas test set's ``persona_name``, ``query_style``, ``query_length``) is a field of the query's
+        ``meta``, to slice by (``sliced_metrics("meta.topic")``); any other column that gives no score (flags,
+        objects, lists) is named in a warning saying what it became and why.
 
         Parameters
         ----------
@@ -1229,10 +1243,11 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
             of sample dicts, or the path of a ``.jsonl`` (``to_jsonl``), ``.csv`` (``to_csv``), ``.parquet`` or
             ``.json`` (a list of samples) file.
         scores : list of str or dict, optional
-            The score columns (default: every numeric column that is not a sample field), or ``{column:
+            The score columns (default: every column of numbers that is not a sample field), or ``{column:
             score_measure(...)}`` to declare each one's direction and bounds.
         meta : list of str, optional
-            Columns whose values become each query's ``meta`` fields (default: the text columns above; ``[]``: none).
+            Columns whose values become each query's ``meta`` fields (default: the text columns above; ``[]``: none);
+            a column named here is never read as a score.
         retriever, generator, score_node, score_measures, sas_model, progress, context_matching_threshold,
         context_matching_min_length, context_matching_boost_split_overlaps, custom_document_id_field
             As :meth:`from_frame`.

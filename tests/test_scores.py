@@ -150,7 +150,7 @@ def test_add_scores_errors_name_what_was_wrong(result):
         result.add_scores("Reader", pd.DataFrame({"query": ["q1"], "s": [1.0]}))
     with pytest.raises(InvalidParameterError, match="no query with query 'q9'"):
         result.add_scores("Generator", pd.DataFrame({"query": ["q1", "q9"], "s": [1.0, 2.0]}))
-    with pytest.raises(InvalidParameterError, match=r"table row 2 \(index 1\), column 's': not a number \('high'\)"):
+    with pytest.raises(InvalidParameterError, match=r"table row 2 \(index 1\), column 's' must be a number .*; got 'high', text"):
         result.add_scores("Generator", pd.DataFrame({"query": ["q1", "q2"], "s": [1.0, "high"]}))
     with pytest.raises(InvalidParameterError, match=r"table row 2 .*column 's': 7.0 lies outside the bounds \[0, 1\]"):
         result.add_scores("Generator", pd.DataFrame({"query": ["q1", "q2"], "s": [1.0, 7.0]}), bounds=(0, 1))

@@ -9,9 +9,9 @@ left out of the mean (:mod:`evalframe.analysis.aggregate`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 import pandas as pd
@@ -20,9 +20,10 @@ from .prepared import AnswerRows, DocumentRows
 from .._validation import short_repr
 from ..errors import InvalidParameterError, SchemaError
 from ..metrics.registry import SCORE_PREFIX, Metric, score_column
+from ..sources.score_values import score_values
 
 __all__ = ["score_columns", "node_scores", "score_query_table", "ScoreTable", "read_score_table", "check_bounds",
-           "score_frame_values", "KEY_COLUMNS"]
+           "score_frame_values", "KEY_COLUMNS", "RowNames", "table_row"]
 
 #: The columns of an ``add_scores`` table that say which query (and row) a value belongs to; every other is a score.
 KEY_COLUMNS = ("multilabel_id", "query", "rank", "type", "eval_mode")
@@ -65,9 +66,10 @@ def node_scores(columns: object, scores: Mapping[str, Metric], *, where: str) ->
 def score_query_table(frame: pd.DataFrame, scores: Mapping[str, Metric], *, eval_mode: str,
                       documents: tuple[DocumentRows, np.ndarray] | None = None,
                       answers: tuple[AnswerRows, np.ndarray] | None = None,
-                      levels: tuple[str, ...] = ("query", "row")) -> pd.DataFrame | None:
+                      levels: tuple[str, ...] = ("query", "row"), where: str = "the node") -> pd.DataFrame | None:
     """One row per query of ``frame`` with rows in ``eval_mode`` (index ``multilabel_id``, first appearance), one
     column per score of ``scores`` (the node's, :func:`node_scores`) whose level is in ``levels``; None without one.
+    A ``scores.<name>`` cell that is no number (a column set by hand) is refused, naming ``where``, its row and column.
 
     ``documents`` and ``answers``: the prepared rows of the ``eval_mode`` and the mask of those the simulated top-k
     keeps (for the row-level scores).
@@ -91,7 +93,12 @@ def score_query_table(frame: pd.DataFrame, scores: Mapping[str, Metric], *, eval
     row_positions = np.unique(np.concatenate(kept_positions).astype(np.int64))
     out: dict[str, pd.Series] = {}
     for name, metric in chosen.items():
-        values = np.asarray(frame[score_column(name)], dtype=np.float64)
+        column = score_column(name)
+
+        def at(i: int, c: str = column) -> str:
+            return f"{where}: column {c!r}, row {i} of its frame"
+
+        values = score_values(frame[column], where=at, error=SchemaError)
         if metric.level == "query":
             positions = np.flatnonzero(in_mode)
             grouped = pd.Series(values[positions]).groupby(ids.to_numpy()[positions], sort=False).first()
@@ -113,7 +120,7 @@ class ScoreTable:
     type: np.ndarray | None
     eval_mode: np.ndarray | None
     values: dict[str, np.ndarray]
-    labels: list[str]
+    labels: Sequence[str]
 
     @property
     def level(self) -> str:
@@ -121,24 +128,51 @@ class ScoreTable:
         return "query" if self.rank is None else "row"
 
 
-def _cell_number(value: Any) -> float | None:
-    """A cell as a float (None, NaN and pandas' NA: NaN), or None when it is not a real number."""
-    if value is None or value is pd.NA or (isinstance(value, float) and np.isnan(value)):
-        return float("nan")
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
-        return None
-    return float(value)
+class RowNames(Sequence[str]):
+    """How errors name each row of an ``add_scores`` table, made when an error asks (a million-row table does not
+    hold a million names): ``naming(row, index)``, ``row`` counted from 1, ``index`` the row's index label.
+
+    A callable, never a template: a node or query name holding braces (``G{0}``) is named as it is.
+
+    Examples
+    --------
+    >>> names = RowNames(pd.RangeIndex(3), table_row)
+    >>> len(names), names[1]
+    (3, 'add_scores: table row 2 (index 1)')
+    """
+
+    def __init__(self, index: pd.Index, naming: Callable[[int, Any], str]) -> None:
+        self._index = index
+        self._naming = naming
+
+    def __len__(self) -> int:
+        return len(self._index)
+
+    @overload
+    def __getitem__(self, i: int) -> str: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[str]: ...
+
+    def __getitem__(self, i: int | slice) -> str | list[str]:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        i = int(i)
+        return self._naming(i + 1, self._index[i])
 
 
-#: How add_scores' errors name a row of its table.
-TABLE_ROW = "add_scores: table row {row} (index {index})"
+def table_row(row: int, index: Any) -> str:
+    """How add_scores' errors name a row of its table: ``add_scores: table row 2 (index 'q7')``."""
+    return "add_scores: table row " + str(row) + " (index " + short_repr(index, 40) + ")"
 
 
-def read_score_table(table: Any, frame_ids: pd.Index, *, where: str, naming: str = TABLE_ROW) -> ScoreTable:
+def read_score_table(table: Any, frame_ids: pd.Index, *, where: str,
+                     naming: Callable[[int, Any], str] = table_row) -> ScoreTable:
     """``table`` (a DataFrame, or a mapping ``{score: {query: value}}``) read and checked: its key columns, its score
-    columns as float64 (a non-numeric cell is named by table row and column). ``frame_ids``: the node's multilabel_ids
-    (an unnamed index is read as multilabel_ids when it holds only those, else as query texts). ``naming``: how errors
-    name a table row (``{row}``: counted from 1, ``{index}``: its index label)."""
+    columns as float64 by :func:`~evalframe.sources.score_values.score_values` (a cell that is no number is named by
+    table row and column). ``frame_ids``: the node's multilabel_ids (an unnamed index is read as multilabel_ids when
+    it holds only those, else as query texts). ``naming(row, index)``: how errors name a table row (``row``: counted
+    from 1, ``index``: its index label); a table without a row is refused (``where`` names the node)."""
     if isinstance(table, Mapping) and not isinstance(table, pd.DataFrame):
         try:
             table = pd.DataFrame({str(k): pd.Series(v, dtype=object) for k, v in table.items()})
@@ -154,7 +188,7 @@ def read_score_table(table: Any, frame_ids: pd.Index, *, where: str, naming: str
     if len(set(columns)) != len(columns):
         raise InvalidParameterError(f"add_scores: the table names a column twice: {columns}.", parameter="table")
     table = table.set_axis(columns, axis=1)
-    labels = [naming.format(row=i + 1, index=short_repr(label, 40)) for i, label in enumerate(table.index)]
+    labels = RowNames(table.index, naming)
     if "multilabel_id" in table.columns:
         by, keys = "multilabel_id", table["multilabel_id"].to_numpy(dtype=object)
     elif "query" in table.columns:
@@ -181,23 +215,18 @@ def read_score_table(table: Any, frame_ids: pd.Index, *, where: str, naming: str
                                             f"{column!r} for per-query ones.", parameter="table")
     values: dict[str, np.ndarray] = {}
     for column in columns:
-        if column in KEY_COLUMNS:
-            continue
-        series = table[column]
-        if pd.api.types.is_numeric_dtype(series.dtype) and not pd.api.types.is_bool_dtype(series.dtype):
-            values[column] = series.to_numpy(dtype=np.float64, na_value=np.nan)
-            continue
-        cells = [_cell_number(v) for v in series.tolist()]
-        wrong = [i for i, v in enumerate(cells) if v is None]
-        if wrong:
-            raise InvalidParameterError(
-                f"{labels[wrong[0]]}, column {column!r}: not a number ({short_repr(series.iloc[wrong[0]])}); "
-                "every column but the keys (multilabel_id or query, rank, type, eval_mode) is a score and holds "
-                "numbers (NaN or None: no value).", parameter="table")
-        values[column] = np.array(cells, dtype=np.float64)
+        if column not in KEY_COLUMNS:
+            def cell(i: int, c: str = column) -> str:
+                return f"{labels[i]}, column {c!r}"
+
+            values[column] = score_values(table[column], where=cell, parameter="table")
     if not values:
         raise InvalidParameterError(f"add_scores: the table holds no score column, only the keys {columns}; add a "
                                     "column per score.", parameter="table")
+    if not len(table):
+        raise InvalidParameterError(f"add_scores: the table holds no row, so no query of {where} gets a value of "
+                                    f"{', '.join(map(repr, values))}; give one row per query (NaN or None: no value).",
+                                    parameter="table")
     return ScoreTable(by, keys, rank, type_, eval_mode, values, labels)
 
 

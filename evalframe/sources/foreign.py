@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import math
-import numbers
 import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -20,6 +19,7 @@ from typing import Any
 
 from .._validation import check_path, short_repr
 from ..errors import EvalframeError, InvalidParameterError, LoadError
+from .score_values import score_value
 
 __all__ = ["ScoreChoice", "number_or_nan", "read_json_file", "is_path"]
 
@@ -63,13 +63,9 @@ def read_json_file(path: str | os.PathLike[str], *, name: str, lines: bool | Non
 
 
 def number_or_nan(value: Any, where: str) -> float:
-    """A per-query score as a float: a number (not a bool), or NaN for None / NaN. Else an error naming ``where``."""
-    if value is None:
-        return math.nan
-    if isinstance(value, numbers.Real) and not isinstance(value, bool):
-        return float(value)
-    raise EvalframeError(f"{where} must be a number (or null); got {short_repr(value, 60)} of type "
-                         f"{type(value).__name__}.")
+    """A per-query score as a float (NaN: none), by the rule of every score's value
+    (:mod:`evalframe.sources.score_values`); else an error naming ``where``."""
+    return score_value(value, where=where, error=EvalframeError)
 
 
 class ScoreChoice:

@@ -28,6 +28,7 @@ import pandas as pd
 from .._validation import check_path, did_you_mean, few_names, short_repr
 from ..errors import EvalframeError, InvalidParameterError, LoadError
 from .records import Record, Retrieved, build, retrieved_of
+from .score_values import score_values
 
 __all__ = ["Table", "ColumnMapping", "read_table", "from_frame", "frame_records", "list_cell", "text_cell", "number_cell",
            "TABLE_SUFFIXES"]
@@ -439,13 +440,17 @@ def _meta(row: Mapping[str, Any], where: str, meta: str | list[str] | None) -> M
 
 def frame_records(table: Table, columns: ColumnMapping) -> list[Record]:
     """One :class:`Record` per row of ``table``, its fields read from the columns of ``columns``."""
+    wheres = table.wheres
+    values = {}  # each score column read at once
+    for column in columns.scores:
+        def cell(i: int, c: str = column) -> str:
+            return f"{wheres[i]}, column {c!r}"
+
+        name = column if columns.score_names is None else columns.score_names.get(column, column)
+        values[name] = score_values([row.get(column) for row in table.rows], where=cell, error=EvalframeError)
     records = []
-    for row, where in zip(table.rows, table.wheres):
-        scores = {}
-        for column in columns.scores:
-            number = number_cell(row.get(column), where, column)
-            if number is not None:
-                scores[column if columns.score_names is None else columns.score_names.get(column, column)] = number
+    for i, (row, where) in enumerate(zip(table.rows, wheres)):
+        scores = {name: float(column[i]) for name, column in values.items() if not math.isnan(column[i])}
         gold_ids = _gold_list(row, where, columns.gold_ids, ids=True)
         gold_contexts = _gold_list(row, where, columns.gold_contexts)
         records.append(Record(

@@ -7,7 +7,8 @@ Read duck-typed, never importing Haystack:
   ``{metric: {"score": ..., "individual_scores": [...]}}``), or the same as a dict or a JSON file
   (``{"run_name", "inputs", "results"}``, Documents as ``Document.to_dict()``);
 * its detailed report (``detailed_report()``: a dict of lists, the inputs and one list per metric; or the
-  DataFrame of ``detailed_report(output_format="df")``): every numeric column that plays no role is a score;
+  DataFrame of ``detailed_report(output_format="df")``): every column that plays no role and holds a number (or its
+  text) in some row is a score;
 * a list of pipeline outputs (``Pipeline.run`` per question: ``{component: {"documents": [...], "answers": [...],
   "replies": [...]}}``), with the questions and the gold given beside them; without a ``documents`` output, the
   documents the first ``GeneratedAnswer`` cites.
@@ -23,15 +24,15 @@ Haystack's document evaluators: ``"content"`` (Haystack's default: equal texts),
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from .._validation import did_you_mean, short_repr
 from ..errors import EvalframeError, InvalidParameterError, LoadError
-from .foreign import ScoreChoice, is_path, number_or_nan, read_json_file
+from .foreign import ScoreChoice, is_path, read_json_file
 from .records import Record, Retrieved, retrieved_of
+from .score_values import looks_like_scores, score_values
 
 __all__ = ["ROLES", "ROLE_GUESSES", "Haystack2Source", "read_haystack2"]
 
@@ -276,7 +277,11 @@ def _run_records(inputs: Mapping[str, Any], results: Mapping[str, Any], *, prefi
                                  "EvaluationRunResult's results do; got "
                                  f"{sorted(map(str, outcome))[:8] if isinstance(outcome, Mapping) else short_repr(outcome, 60)}.")
         listed = _column_list(outcome["individual_scores"], "['individual_scores']", where, n)
-        individual[str(metric)] = [number_or_nan(v, f"{where}['individual_scores'][{i}]") for i, v in enumerate(listed)]
+
+        def cell(i: int, at: str = where) -> str:
+            return f"{at}['individual_scores'][{i}]"
+
+        individual[str(metric)] = score_values(listed, where=cell, error=EvalframeError).tolist()  # read at once
     choice = choice_of(list(individual))
     for metric, column in individual.items():
         for i, value in enumerate(column):
@@ -300,25 +305,13 @@ def _fields(names: Mapping[str, str]) -> dict[str, str]:
             "gold_contexts": names["gold_documents"]}
 
 
-def _is_number(value: Any) -> bool:
-    """A number, not a bool (numpy's too, as a DataFrame's cells are)."""
-    if isinstance(value, bool) or type(value).__name__ == "bool_":
-        return False
-    return isinstance(value, (int, float)) or (type(value).__module__ == "numpy" and getattr(value, "dtype", None)
-                                               is not None and value.dtype.kind in "fiu")
-
-
-def _is_missing(value: Any) -> bool:
-    return value is None or (isinstance(value, float) and math.isnan(value))
-
-
 def _report_results(table: Mapping[str, list[Any]], roles: Mapping[str, Any]) -> dict[str, Any]:
-    """A detailed report's score columns as run-result ``results``: those that play no role and hold numbers (some
-    missing, none of another kind)."""
+    """A detailed report's score columns as run-result ``results``: those that play no role and hold a number (or its
+    text) in some row (:func:`~evalframe.sources.score_values.looks_like_scores`; a cell of one that is no number is
+    then refused, named)."""
     used = {n for role, n in roles.items() if role != "meta"} | set(roles.get("meta", []))
     return {name: {"individual_scores": values} for name, values in table.items()
-            if name not in used and all(_is_number(v) or _is_missing(v) for v in values)
-            and any(_is_number(v) and not _is_missing(v) for v in values)}
+            if name not in used and looks_like_scores(values)}
 
 
 # ------------------------------------------------------------------------------------------------ pipeline outputs

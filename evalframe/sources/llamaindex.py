@@ -96,7 +96,9 @@ def _metric_scores(item: Any, where: str) -> dict[str, float]:
                              f"{short_repr(metric_dict, 60)}.")
     scores = {}
     for name, outcome in metric_dict.items():
-        value = _get(outcome, "score") if not isinstance(outcome, (int, float)) else outcome
+        # a RetrievalMetricResult (or its dict): its score; anything else is the value itself, read by the rule of
+        # every score's value (a number's text is the number; a list, a dict without "score" are refused, named)
+        value = outcome.get("score", outcome) if isinstance(outcome, Mapping) else getattr(outcome, "score", outcome)
         scores[str(name)] = number_or_nan(value, f"{where}: metric_dict[{name!r}].score")
     return scores
 

@@ -3,25 +3,27 @@
 Ragas' single-turn samples have the columns ``user_input``, ``retrieved_contexts``, ``retrieved_context_ids``,
 ``reference_contexts``, ``reference_context_ids``, ``response`` and ``reference``; Ragas before 0.2 called them
 ``question``, ``contexts``, ``answer`` and ``ground_truth`` (``ground_truths``: a list), which are read the same way.
-Every other numeric column is a score: the metric columns of ``ragas.evaluate(...).to_pandas()`` (faithfulness,
-answer_relevancy, context_precision, ...); every other column of texts (a topic, a test set's ``persona_name``) is
-a field of the query's ``meta``. Nothing of Ragas is imported: a dataset is read through its
+Every other column with a number (or its text) in some row is a score, and so is each of Ragas' metric columns
+(:data:`RAGAS_SCORES`: faithfulness, answer_relevancy, context_precision, ...) whatever it holds, each cell read by
+:mod:`~evalframe.sources.score_values` (a cell that is no number is refused, named); every other column of texts (a
+topic, a test set's ``persona_name``) is a field of the query's ``meta``; any other column that gives no score is
+named in a warning. Nothing of Ragas is imported: a dataset is read through its
 ``to_pandas()``, or from the files Ragas writes (``to_jsonl``, ``to_csv``, ``to_pandas().to_parquet``).
 """
 
 from __future__ import annotations
 
 import math
-import numbers
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 import numpy as np
 
 from .._validation import few_names
-from ..errors import EvalframeError, InvalidParameterError
+from ..errors import EvalframeError, InvalidParameterError, warn
 from .frame import ColumnMapping, Table, frame_records, read_table
 from .records import build
+from .score_values import looks_like_scores
 
 __all__ = ["RAGAS_COLUMNS", "OLDER_NAMES", "from_ragas", "ragas_mapping"]
 
@@ -41,51 +43,55 @@ _NOT_SCORES = frozenset(RAGAS_COLUMNS) | frozenset(OLDER_NAMES) | frozenset(_TES
     {"multi_responses", "rubrics", "reference_tool_calls", "reference_topics", "retrieved_contexts_ids"})
 
 
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (numbers.Real, np.number)) and not isinstance(value, (bool, np.bool_))
+#: Ragas' metric columns (``ragas.evaluate(...).to_pandas()``; a metric with a mode adds it: ``factual_correctness(mode=f1)``,
+#: ``noise_sensitivity_relevant``): scores whatever their cells hold, so that a judge's score stored as text is read as
+#: a number and a cell that is no number is refused, named, instead of the column quietly becoming a ``meta`` field.
+RAGAS_SCORES = frozenset({
+    "faithfulness", "answer_relevancy", "response_relevancy", "context_precision", "context_recall",
+    "context_entity_recall", "context_entities_recall", "context_utilization", "context_relevance", "noise_sensitivity",
+    "answer_correctness", "answer_similarity", "semantic_similarity", "factual_correctness", "answer_accuracy",
+    "response_groundedness", "llm_context_precision_with_reference", "llm_context_precision_without_reference",
+    "non_llm_context_precision_with_reference", "non_llm_context_recall", "id_based_context_precision",
+    "id_based_context_recall", "nv_accuracy", "nv_context_relevance", "nv_response_groundedness",
+    "faithfulness_with_hhem", "multimodal_faithness", "multimodal_relevance", "bleu_score", "chrf_score",
+    "rouge_score", "exact_match", "string_present", "non_llm_string_similarity", "summary_score", "topic_adherence",
+    "tool_call_accuracy", "agent_goal_accuracy", "harmfulness", "maliciousness", "coherence", "correctness",
+    "conciseness"})
 
 
-def _numeric(table: Table, column: str) -> bool:
-    """Whether every cell of ``column`` is a number or empty, and some cell a number (text numbers in CSV)."""
-    found = False
-    for row in table.rows:
-        value = row.get(column)
-        if value is None or (isinstance(value, float) and math.isnan(value)):
-            continue
-        if table.text_cells and isinstance(value, str):
-            if not value.strip():
-                continue
-            try:
-                float(value)
-            except ValueError:
-                return False
-            found = True
-        elif _is_number(value):
-            found = True
-        else:
-            return False
-    return found
+def _ragas_score(column: str) -> bool:
+    """Whether ``column`` is one of Ragas' metric columns (with or without its mode)."""
+    base = column.split("(", 1)[0].strip()
+    return base in RAGAS_SCORES or any(base.startswith(name + "_") for name in
+                                       ("noise_sensitivity", "factual_correctness", "rouge_score"))
 
 
-def _some_number(table: Table, column: str) -> bool:
-    """Whether some cell of ``column`` is a number (text numbers in CSV): a score column, even when another cell is
-    not a number (then refused, named, rather than the whole column quietly read as a ``meta`` field)."""
-    for row in table.rows:
-        value = row.get(column)
-        if _is_number(value) and not (isinstance(value, float) and math.isnan(value)):
-            return True
-        if table.text_cells and isinstance(value, str) and value.strip():
-            try:
-                float(value)
-            except ValueError:
-                continue
-            return True
-    return False
+def _missing(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value)) or (isinstance(value, str) and not value.strip())
 
 
-def _scalar(table: Table, column: str) -> bool:
-    """Whether no cell of ``column`` is a list (a text, a number, a flag or an object each)."""
-    return not any(isinstance(row.get(column), (list, tuple, np.ndarray)) for row in table.rows)
+def _cells(table: Table, column: str) -> list[Any]:
+    return [row.get(column) for row in table.rows]
+
+
+def _scalar(cells: Sequence[Any]) -> bool:
+    """Whether no cell is a list (a text, a number, a flag or an object each)."""
+    return not any(isinstance(value, (list, tuple, np.ndarray)) for value in cells)
+
+
+def _why_no_score(cells: Sequence[Any]) -> str | None:
+    """What a column that is no score holds, for the warning that names it; None for a column of texts (a meta
+    field, as documented: no warning)."""
+    present = [value for value in cells if not _missing(value)]
+    if not present:
+        return "no value in any row"
+    if all(isinstance(value, str) for value in present):
+        return None
+    if any(isinstance(value, (list, tuple, np.ndarray)) for value in present):
+        return "lists, not numbers"
+    kinds = sorted({"True / False" if isinstance(value, (bool, np.bool_)) else "objects" if isinstance(value, Mapping)
+                    else "texts" if isinstance(value, str) else type(value).__name__ for value in present})
+    return " and ".join(kinds) + ", not numbers"
 
 
 def ragas_mapping(table: Table, *, scores: Any = None, meta: Sequence[str] | None = None,
@@ -115,14 +121,15 @@ def ragas_mapping(table: Table, *, scores: Any = None, meta: Sequence[str] | Non
         raise EvalframeError(f"{table.name} has no column 'user_input' (Ragas' question; 'question' before Ragas 0.2); "
                              f"its columns are {few_names(table.columns, 20)}.")
     declared: dict[str, Any] = {}
-    if scores is None:
-        score_columns = [c for c in table.columns if c not in _NOT_SCORES and _scalar(table, c)
-                         and (_numeric(table, c) or _some_number(table, c))]
+    cells = {c: _cells(table, c) for c in table.columns if c not in _NOT_SCORES}
+    named_meta = set(meta) if isinstance(meta, Sequence) and not isinstance(meta, str) else set()
+    if scores is None:  # a column with a number (or its text) in some cell, or a Ragas metric's, is a score
+        score_columns = [c for c in cells if c not in named_meta and (_ragas_score(c) or looks_like_scores(cells[c]))]
     elif isinstance(scores, Mapping):
         score_columns = list(scores)
         declared = {column: measure for column, measure in scores.items() if measure is not None}
     elif isinstance(scores, str) or not isinstance(scores, Sequence):
-        raise InvalidParameterError(f"scores must be None (every numeric column), a list of columns or a dict "
+        raise InvalidParameterError(f"scores must be None (every column of numbers), a list of columns or a dict "
                                     f"column -> score_measure; got {scores!r}.", parameter="scores")
     else:
         score_columns = list(scores)
@@ -131,8 +138,8 @@ def ragas_mapping(table: Table, *, scores: Any = None, meta: Sequence[str] | Non
             raise InvalidParameterError(f"scores names {column!r}, which is no column of {table.name}; its columns are "
                                         f"{few_names(table.columns, 20)}.", parameter="scores")
     if meta is None:
-        meta_columns = [c for c in table.columns if c not in _NOT_SCORES and c not in score_columns
-                        and not _numeric(table, c) and _scalar(table, c)] + [c for c in _TESTSET_META if c in columns]
+        meta_columns = [c for c in cells if c not in score_columns and _scalar(cells[c])
+                        and not looks_like_scores(cells[c])] + [c for c in _TESTSET_META if c in columns]
     elif isinstance(meta, str) or not isinstance(meta, Sequence):
         raise InvalidParameterError(f"meta must be a list of columns; got {meta!r}.", parameter="meta")
     else:
@@ -141,6 +148,8 @@ def ragas_mapping(table: Table, *, scores: Any = None, meta: Sequence[str] | Non
         if unknown:
             raise InvalidParameterError(f"meta names {unknown[0]!r}, which is no column of {table.name}.",
                                         parameter="meta")
+    if scores is None:
+        _warn_no_scores(table, {c: cells[c] for c in cells if c not in named_meta}, score_columns, meta_columns)
     names = {column: renamed(column) if renamed is not None else column for column in score_columns}
     mapping = ColumnMapping(
         question=chosen["question"], retrieved_ids=chosen.get("retrieved_ids"),
@@ -149,6 +158,26 @@ def ragas_mapping(table: Table, *, scores: Any = None, meta: Sequence[str] | Non
         meta=meta_columns or None, scores=tuple(score_columns), gold_answer_text=chosen.get("gold_answers") in
         ("reference", "ground_truth"), score_names=names)
     return mapping, {names[column]: measure for column, measure in declared.items()}
+
+
+def _warn_no_scores(table: Table, cells: Mapping[str, Sequence[Any]], score_columns: Sequence[str],
+                    meta_columns: Sequence[str]) -> None:
+    """One warning naming each column (of ``cells``: those the caller did not name) that gives no score and holds
+    something else than texts (a column of texts is a meta field, as documented), with what it became and why: a
+    score column without a value in any row, a meta field of flags or objects, a column left out (lists)."""
+    noted = {}
+    for column, values in cells.items():
+        why = _why_no_score(values)
+        if why is None or (column in score_columns and why != "no value in any row"):
+            continue
+        noted[column] = (f"a score without a value in any row: no {column!r} in result.scores" if column in score_columns
+                         else f"{'a meta field' if column in meta_columns else 'left out'}: {why}")
+    if noted:
+        told = ", ".join(f"{column!r} ({what})" for column, what in noted.items())
+        source = "from_ragas" if table.name == "dataset_or_path" else table.name  # a file by its path
+        warn(f"{source}: columns that give no score: {told}. A score column holds a number (or its text) in "
+             "some row; name a column in scores=[...] to read it as a score (a cell that is no number is then "
+             "refused, named), or in meta=[...] to keep it as a meta field.")
 
 
 def from_ragas(dataset_or_path: Any, *, from_runs: Callable[..., R], scores: Any = None,

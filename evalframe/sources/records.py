@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 from .._validation import did_you_mean, short_repr
 from ..errors import EvalframeError, InvalidParameterError, warn
 from ..schema import Answer, Document, Label
+from .score_values import score_value
 
 __all__ = ["Retrieved", "Record", "retrieved_of", "build", "RECORD_FIELDS", "NO_GOLD_DOCUMENT"]
 
@@ -349,8 +350,8 @@ def _score_values(records: Sequence[Record], names: Mapping[str, str]) -> dict[s
         for name, value in record.scores.items():
             if not isinstance(name, str) or not name:
                 raise EvalframeError(f"{record.where}: a score name must be a non-empty string; got {name!r}.")
-            number = _score_or_none(value, record.where, f"score {name!r}")
-            columns.setdefault(name, [math.nan] * len(records))[index] = math.nan if number is None else number
+            number = score_value(value, where=f"{record.where}: score {name!r}", error=EvalframeError)
+            columns.setdefault(name, [math.nan] * len(records))[index] = number
     return columns
 
 

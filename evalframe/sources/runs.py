@@ -15,6 +15,7 @@ from typing import Any
 from .._progress import bar, enabled
 from .._validation import check_path, did_you_mean
 from ..errors import EvalframeError, InvalidParameterError, LoadError
+from .score_values import score_value
 from .flatten import (OUTPUT_KEYS, IdlessDocuments, as_answer, as_document, gold_ids_are_given, idless_positions,
                       warn_idless_documents)
 from ..schema import Answer, Document, Label, MultiLabel
@@ -83,9 +84,8 @@ def _line_scores(line: dict[str, Any], where: str) -> dict[str, dict[str, float]
             raise LoadError(f"{where}: 'scores' of node {node!r} must be a JSON object {{\"<name>\": number}}; got "
                             f"{json.dumps(named)[:60]}.")
         for name, value in named.items():
-            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
-                raise LoadError(f"{where}: score {name!r} of node {node!r} must be a number or null; got "
-                                f"{json.dumps(value)[:60]}.")
+            if value is not None:  # the one rule of a score's value (a number's text is the number)
+                named[name] = score_value(value, where=f"{where}: score {name!r} of node {node!r}", error=LoadError)
     return scores
 
 

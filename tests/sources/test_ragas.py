@@ -220,5 +220,5 @@ def test_a_score_column_with_one_cell_that_is_no_number_is_refused_not_read_as_m
              "reference_context_ids": ["d1"], "response": "x", "reference": "x", "faithfulness": 1.0},
             {"user_input": "b?", "retrieved_contexts": ["y"], "retrieved_context_ids": ["d2"],
              "reference_context_ids": ["d2"], "response": "y", "reference": "y", "faithfulness": "n/a"}]
-    with pytest.raises(EvalframeError, match="row 2: column 'faithfulness' must hold a number; got 'n/a'"):
+    with pytest.raises(EvalframeError, match="row 2, column 'faithfulness' must be a number .*; got 'n/a', text"):
         EvaluationResult.from_ragas(rows, progress=False)

@@ -214,7 +214,7 @@ def test_node_names_and_only_the_outputs_given():
     ([Record("row 1", "q", answer="a", meta=["x"])], {}, EvalframeError, r"row 1: meta must be an object"),
     ([Record("row 1", "q", retrieved="abc")], {}, EvalframeError, r"row 1: retrieved must be a list of documents"),
     ([Record("row 1", "q", answer="a", scores={"judge": "good"})], {}, EvalframeError,
-     r"row 1: score 'judge' must be a number \(or None\); got 'good'"),
+     r"row 1: score 'judge' must be a number .*; got 'good', text that is not a number"),
     ([Record("row 1", "q", answer="a")], {"score_node": "Retriever"}, InvalidParameterError,
      r"score_node must be one of the nodes built, \['Generator'\]; got 'Retriever'"),
     ([Record("row 1", "q", documents(("d", "x")), answer="a")], {"generator": "Retriever"}, InvalidParameterError,

@@ -22,7 +22,7 @@ def test_score_columns_are_scores_of_the_generator_and_equal_from_runs(tmp_path)
     lines = [{**line, "scores": {"Generator": {"judge": value}}} for line, value in zip(FRAME_LINES[:2], [0.9, 0.25])]
     expected = frame_runs(tmp_path, lines + FRAME_LINES[2:])
     pd.testing.assert_frame_equal(result.query_metrics("Generator"), expected.query_metrics("Generator"))
-    with pytest.raises(EvalframeError, match=r"row 1: column 'topic' must hold a number; got 'geography'"):
+    with pytest.raises(EvalframeError, match=r"row 1, column 'topic' must be a number .*; got 'geography', text"):
         from_frame(table(), scores=["topic"])
     with pytest.raises(InvalidParameterError, match=r"scores='jugde' names no column of df.*Did you mean 'judge'\?"):
         from_frame(table(), scores=["jugde"])

@@ -1,0 +1,292 @@
+"""The one rule of a score's value, for every way a score comes in: ``add_scores``, ``from_runs(scores=)``, a runs
+file line's ``scores``, the score columns of ``from_frame`` and ``from_ragas``, Haystack 2.x's
+``individual_scores``, LlamaIndex's ``metric_dict`` and a node frame's ``scores.<name>`` columns.
+
+A score is a number: an int or a float (numpy's, ``Decimal`` and ``Fraction`` too), kept as a float64. The text of
+a number in decimal notation (``"0.8"``, ``" 1e-3 "``, ``"-2"``, ``"inf"``; spaces around it are ignored) is that
+number: a CSV file gives every cell as text, and a judge sometimes writes its number as text. None, NaN, pandas' NA,
+an empty (or blank) text and ``"nan"`` are no value (NaN). Anything else is refused, naming the cell as its source
+counts it (``row 3, column 'faithfulness'``, ``runs.jsonl:4, score 'f' of node 'G'``) and saying why:
+
+* a bool: True / False is a verdict, not a score, and read as 1 / 0 it would be averaged without a word; give
+  1.0 / 0.0 (``df[column].astype(float)``) to average it as a rate;
+* a list, a tuple or an array, ``[0.5]`` too: a score is one number per query (give the number itself);
+* a complex number, a dict, bytes, a date, any other object;
+* text that is not a number in decimal notation (``"n/a"``, ``"high"``, ``"1_0"``, ``"0x10"``);
+* an integer beyond the range of a float (``10**400``), which as a float would be infinite.
+
+An infinite value is a number here; the score's bounds check (``evalframe.frames.scores.check_bounds``) refuses it,
+as a score is finite.
+"""
+
+from __future__ import annotations
+
+import decimal
+import math
+import numbers
+import re
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .._validation import short_repr
+from ..errors import EvalframeError, InvalidParameterError
+
+__all__ = ["score_value", "score_values", "not_a_score", "looks_like_scores", "NUMBER_TEXT"]
+
+#: The text of a number (between ASCII spaces, tabs and line breaks): decimal notation with an optional exponent, or
+#: inf / infinity, any case; what ``pandas.to_numeric`` reads, which converts a column of texts whole (a test holds
+#: the two to one grammar). The texts of no value are the empty text and "nan".
+NUMBER_TEXT = r"[+-]?(?:[0-9]+\.?[0-9]*(?:[eE][+-]?[0-9]+)?|\.[0-9]+(?:[eE][+-]?[0-9]+)?|inf|infinity)"
+_NUMBER = re.compile(NUMBER_TEXT, re.IGNORECASE)
+SPACES = " \t\n\r\v\f"
+_NO_VALUE_TEXTS = ("", "nan", "+nan", "-nan")
+#: What ``pandas.api.types.infer_dtype`` calls an object column of numbers only (and missing values).
+_NUMBER_KINDS = frozenset({"floating", "integer", "mixed-integer-float", "decimal"})
+
+_BOOL = "a bool: True / False is a verdict, not a score (give 1.0 / 0.0 to average it as a rate)"
+_LIST = "a list: a score is one number per query (give the number itself)"
+_TEXT = "text that is not a number"
+
+
+class _Refused(Exception):
+    """Why one cell is no score's value."""
+
+
+def _no_value(value: Any) -> bool:
+    if value is None or value is pd.NA or value is pd.NaT:
+        return True
+    if isinstance(value, (float, np.floating)):
+        return bool(np.isnan(value))
+    return isinstance(value, str) and value.strip(SPACES).lower() in _NO_VALUE_TEXTS
+
+
+def _one(value: Any) -> float:
+    """``value`` as a float (NaN: no value), or _Refused saying why it is none."""
+    if _no_value(value):
+        return math.nan
+    if isinstance(value, (bool, np.bool_)):
+        raise _Refused(_BOOL)
+    if isinstance(value, str):
+        text = value.strip(SPACES)
+        if _NUMBER.fullmatch(text) is None:
+            raise _Refused(_TEXT)
+        return float(text)
+    if isinstance(value, (numbers.Real, decimal.Decimal, np.integer, np.floating)):
+        try:
+            return float(value)
+        except OverflowError:
+            raise _Refused("an integer beyond the range of a float (as a float it would be infinite)") from None
+        except (ValueError, decimal.InvalidOperation):  # a signalling Decimal NaN
+            raise _Refused(f"a {type(value).__name__} that is no number") from None
+    if isinstance(value, (complex, np.complexfloating)):
+        raise _Refused("a complex number")
+    if isinstance(value, (list, tuple, np.ndarray)):
+        raise _Refused(_LIST)
+    if isinstance(value, dict):
+        raise _Refused("a dict")
+    raise _Refused(f"a {type(value).__name__}, not a number")
+
+
+def not_a_score(value: Any) -> str | None:
+    """Why ``value`` is no score's value; None when it is a number or no value.
+
+    Examples
+    --------
+    >>> not_a_score(0.5), not_a_score("0.5"), not_a_score(None), not_a_score("")
+    (None, None, None, None)
+    >>> not_a_score(True)
+    'a bool: True / False is a verdict, not a score (give 1.0 / 0.0 to average it as a rate)'
+    >>> not_a_score([0.5])
+    'a list: a score is one number per query (give the number itself)'
+    """
+    try:
+        _one(value)
+    except _Refused as refused:
+        return str(refused)
+    return None
+
+
+def _message(where: str, value: Any, reason: str) -> str:
+    return f"{where} must be a number (None, NaN or empty: no value); got {short_repr(value, 60)}, {reason}."
+
+
+def score_value(value: Any, *, where: str, error: type[EvalframeError] = InvalidParameterError,
+                parameter: str | None = None) -> float:
+    """One score's value as a float (NaN: no value), by the module's rule; else ``error`` naming ``where``.
+
+    Examples
+    --------
+    >>> score_value(" 0.8 ", where="runs.jsonl:4, score 'f' of node 'G'")
+    0.8
+    >>> score_value("high", where="runs.jsonl:4, score 'f' of node 'G'")
+    Traceback (most recent call last):
+    ...
+    evalframe.errors.InvalidParameterError: runs.jsonl:4, score 'f' of node 'G' must be a number (...); got 'high', text ...
+    """
+    try:
+        return _one(value)
+    except _Refused as refused:
+        raise error(_message(where, value, str(refused)), parameter=parameter) from None
+
+
+def _objects(values: Any) -> np.ndarray:
+    """``values`` as a 1-D object array, each cell unchanged (a list cell stays one cell)."""
+    if isinstance(values, (pd.Series, pd.Index)):
+        return values.to_numpy(dtype=object)
+    if isinstance(values, np.ndarray) and values.ndim == 1:
+        return values.astype(object)
+    listed = list(values)  # not np.array(listed): a list cell would become a row of a 2-D array
+    return np.fromiter(listed, dtype=object, count=len(listed))
+
+
+def _texts(objects: np.ndarray, missing: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """A column of texts (and missing cells) read whole: its values (NaN: no value) and which cells are no number;
+    None when pandas gives no float column (then each cell is read)."""
+    parsed = pd.to_numeric(pd.Series(objects, dtype=object), errors="coerce")
+    if parsed.dtype.kind not in "iuf":
+        return None
+    out = parsed.to_numpy(dtype=np.float64, na_value=np.nan)
+    unread = np.flatnonzero(np.isnan(out) & ~missing)  # "nan", blank or no number: told apart on these cells only
+    bad = np.zeros(len(objects), dtype=bool)
+    if len(unread):
+        texts = pd.Series(objects[unread], dtype=object).str.strip(SPACES).str.lower()
+        bad[unread[~texts.isin(_NO_VALUE_TEXTS).to_numpy()]] = True
+    return out, bad
+
+
+def score_values(values: Sequence[Any] | np.ndarray | pd.Series, *, where: Callable[[int], str],
+                 error: type[EvalframeError] = InvalidParameterError, parameter: str | None = None) -> np.ndarray:
+    """A column of scores as float64 (NaN: no value), by the module's rule; the first cell that is no number is
+    refused with ``error`` naming ``where(i)`` (``i``: its position, from 0).
+
+    Vectorised: a column of a numeric dtype, of numbers only or of texts only is converted whole; a column of mixed
+    cells (numbers and texts, or other objects) is looked at cell by cell.
+
+    Parameters
+    ----------
+    values : sequence, numpy array or pandas Series
+        The cells, one per row.
+    where : callable
+        ``where(i)``: how the source names cell ``i`` (``"row 3, column 'faithfulness'"``).
+    error, parameter
+        The error class raised and its ``parameter``.
+
+    Returns
+    -------
+    numpy.ndarray of float64
+
+    Raises
+    ------
+    EvalframeError
+        (``error``) a cell that is no number: a bool, text that is not a number, a complex number, a list, a dict,
+        an integer beyond the float range; the message names the cell and says why.
+
+    Examples
+    --------
+    >>> score_values([0.1, "0.2", None, " 1e-3 "], where=lambda i: f"row {i + 1}, column 'f'").tolist()
+    [0.1, 0.2, nan, 0.001]
+    >>> score_values([0.1, 0.2j], where=lambda i: f"row {i + 1}, column 'f'")
+    Traceback (most recent call last):
+    ...
+    evalframe.errors.InvalidParameterError: row 2, column 'f' must be a number (...); got 0.2j, a complex number.
+    """
+    dtype = getattr(values, "dtype", None)
+    if isinstance(dtype, np.dtype) and dtype.kind in "iuf":
+        return np.asarray(values, dtype=np.float64)
+    if dtype is not None and not isinstance(dtype, np.dtype) and pd.api.types.is_numeric_dtype(dtype) \
+            and not pd.api.types.is_bool_dtype(dtype) and not pd.api.types.is_complex_dtype(dtype):
+        return pd.Series(values).to_numpy(dtype=np.float64, na_value=np.nan)  # Int64, Float64: NA is no value
+    objects = _objects(values)
+    missing = pd.isna(objects)
+    out = np.full(len(objects), np.nan)
+    kind = pd.api.types.infer_dtype(objects, skipna=True)
+    if kind == "empty":
+        return out
+    if kind in _NUMBER_KINDS:
+        texts = np.zeros(len(objects), dtype=bool)
+    elif kind == "string":
+        texts = ~missing
+    else:  # mixed cells: the texts are read together, the other cells apart
+        texts = np.fromiter((isinstance(value, str) for value in objects), dtype=bool, count=len(objects)) & ~missing
+    bad_text: int | None = None
+    if texts.any():
+        at = np.flatnonzero(texts)
+        read = _texts(objects[at], np.zeros(len(at), dtype=bool))
+        if read is None:
+            texts[:] = False  # each text read apart, below
+        else:
+            out[at] = read[0]
+            bad_text = int(at[read[1]][0]) if read[1].any() else None
+    rest = np.flatnonzero(~missing & ~texts)
+    refused = _first_refused(objects, rest, out) if len(rest) else None
+    if refused is not None and bad_text is not None and (refused[2] or bad_text < refused[0]):
+        refused = None  # the text is named: it comes first, or the other is a complex number that looks real
+    if refused is not None:
+        i, reason, _ = refused
+        raise error(_message(where(i), objects[i], reason), parameter=parameter)
+    if bad_text is not None:
+        raise error(_message(where(bad_text), objects[bad_text], _TEXT), parameter=parameter)
+    return out
+
+
+def _first_refused(objects: np.ndarray, positions: np.ndarray, out: np.ndarray) -> tuple[int, str, bool] | None:
+    """Read the cells at ``positions`` (none missing, none a text read already) into ``out``; the first that is no
+    number as ``(position, why, whether it is a complex number with no imaginary part)``, or None."""
+    cells = objects[positions]
+    if pd.api.types.infer_dtype(cells, skipna=True) in _NUMBER_KINDS:
+        try:
+            out[positions] = cells.astype(np.float64)
+            return None
+        except (OverflowError, ValueError, TypeError, decimal.InvalidOperation):
+            pass  # an integer beyond the float range (or an odd Decimal): found and named below
+    # a complex number whose imaginary part is 0 is refused too; a cell that shows why (0.2j, not (0.1+0j)) is named first
+    zero = np.fromiter((isinstance(v, (complex, np.complexfloating)) and v.imag == 0 for v in cells), dtype=bool,
+                       count=len(cells))
+    first: tuple[int, str, bool] | None = None
+    for i in np.concatenate([positions[~zero], positions[zero]]):  # each cell looked at (rare: mixed objects)
+        try:
+            out[i] = _one(objects[i])
+        except _Refused as why:
+            first = (int(i), str(why), bool(isinstance(objects[i], (complex, np.complexfloating))
+                                            and objects[i].imag == 0))
+            break
+    return first
+
+
+def _number_like(value: Any) -> bool:
+    """Whether ``value`` says "a number was meant": a number of any kind (a complex one, an integer beyond the float
+    range), or the text of a number; no value and bools do not."""
+    if isinstance(value, (bool, np.bool_)) or _no_value(value):
+        return False
+    if isinstance(value, str):
+        return _NUMBER.fullmatch(value.strip(SPACES)) is not None
+    return isinstance(value, (numbers.Number, decimal.Decimal, np.number))
+
+
+def _one_number_list(value: Any) -> bool:
+    """Whether ``value`` is a list (tuple, 1-D array) of one number: a score, written as a list."""
+    one = (isinstance(value, (list, tuple)) and len(value) == 1) or (isinstance(value, np.ndarray) and value.shape == (1,))
+    return one and _number_like(value[0])
+
+
+def looks_like_scores(values: Sequence[Any]) -> bool:
+    """Whether a column a source classifies (a Ragas table's, a detailed report's) is a score column: some cell is
+    a number (of any kind: a complex one too), the text of one, or a list of one number. Its cells are then read by
+    :func:`score_values`: one cell that is no number is refused, named, rather than the whole column quietly taken
+    for something else.
+
+    Examples
+    --------
+    >>> looks_like_scores(["0.8", "n/a"]), looks_like_scores([None, [0.5]]), looks_like_scores(["geography", True])
+    (True, True, False)
+    """
+    objects = _objects(values)
+    missing = pd.isna(objects)
+    kind = pd.api.types.infer_dtype(objects, skipna=True)
+    if kind in _NUMBER_KINDS or kind == "complex":
+        return bool((~missing).any())
+    # each cell until the first that says "a number was meant" (a column of numbers' texts: the first one)
+    return any(_number_like(value) or _one_number_list(value) for value in objects[~missing])
