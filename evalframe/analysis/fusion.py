@@ -23,7 +23,6 @@ Rules (``docs/ir-researchers.md#fusing-runs``):
 
 from __future__ import annotations
 
-import itertools
 import math
 import numbers
 from collections.abc import Mapping, Sequence
@@ -42,7 +41,8 @@ from .compare import is_result
 
 __all__ = ["FUSION_METHODS", "NORMALISATIONS", "RRF_K", "FusionSpec", "RunGrid", "check_fusion", "check_runs",
            "check_weights", "fusion_method", "fusion_norm",
-           "read_fusion_runs", "weight_grid", "fused_scores", "fused_run", "fuse_runs"]
+           "read_fusion_runs", "MAX_FUSION_TRIALS", "MAX_FUSION_WEIGHTS", "grid_parts", "check_grid",
+           "weight_grid", "fused_scores", "fused_run", "fuse_runs"]
 
 #: The fusion methods, by their canonical name.
 FUSION_METHODS: tuple[str, ...] = ("rrf", "combsum", "combmnz", "combmax", "combmin", "combanz", "combmed")
@@ -430,26 +430,124 @@ def fuse_runs(runs: Sequence[tuple[np.ndarray, ...]], spec: FusionSpec) -> pd.Da
     return fused_run(grid, fused_scores(grid, spec), spec.depth)
 
 
+#: The most trials :func:`weight_grid` lays out (weight vectors, times RRF's k values when they are searched too):
+#: each one is fused and evaluated, about 10 ms each on a small run, so a million already takes hours.
+MAX_FUSION_TRIALS = 1_000_000
+#: The most weights the trials hold (trials times runs): 80 MB of float64, whatever the number of runs.
+MAX_FUSION_WEIGHTS = 10_000_000
+
+
+def _grid_points(n_runs: int, parts: int, limit: int) -> int:
+    """The number of weight vectors of ``n_runs`` multiples of ``1 / parts`` summing to 1: the compositions of
+    ``parts`` into ``n_runs`` parts, ``C(parts + n_runs - 1, n_runs - 1)``; ``limit + 1`` as soon as it passes
+    ``limit``, so a hostile ``parts`` costs no more than ``limit`` steps, never a huge integer."""
+    top, k = parts + n_runs - 1, min(n_runs - 1, parts)
+    count = 1
+    for i in range(1, k + 1):
+        count = count * (top - k + i) // i  # C(top - k + i, i): exact, and increasing in i
+        if count > limit:
+            return limit + 1
+    return count
+
+
+def _count_words(n_runs: int, parts: int) -> str:
+    """The number of weight vectors as the message shows it: exact up to 30 digits, else its power of ten (a step of
+    1e-300 must not make a 300-digit integer)."""
+    top, k = parts + n_runs - 1, min(n_runs - 1, parts)
+    digits = sum(math.log10(top - k + i) - math.log10(i) for i in range(1, k + 1))
+    if digits < 30:
+        return f"{math.comb(top, k):,}"
+    return f"about 10^{math.floor(digits)}"
+
+
+def grid_parts(step: object) -> int:
+    """``1 / step``, the number of steps of the weight grid, once ``step`` is checked: a finite number in (0, 1]
+    that divides 1 (0.1, 0.05, 0.25, ...; ``InvalidParameterError`` naming ``step`` otherwise).
+
+    Examples
+    --------
+    >>> grid_parts(0.1), grid_parts(0.25), grid_parts(1)
+    (10, 4, 1)
+    """
+    value = float(step) if isinstance(step, numbers.Real) and not isinstance(step, bool) else math.nan
+    if not 0 < value <= 1:  # NaN fails the test too
+        raise InvalidParameterError(f"step must be a number in (0, 1] that divides 1, such as 0.1; got {step!r}.",
+                                    parameter="step")
+    inverse = 1 / value
+    if not math.isfinite(inverse):  # a subnormal step: 1 / 5e-324 is inf
+        raise InvalidParameterError(f"step must divide 1 (the weights sum to 1), such as 0.1, 0.05 or 0.25; got "
+                                    f"{step!r}, too small to divide 1 into a whole number of steps.", parameter="step")
+    parts = round(inverse)
+    if abs(parts * value - 1) > 1e-9:
+        raise InvalidParameterError(f"step must divide 1 (the weights sum to 1), such as 0.1, 0.05 or 0.25; got {step!r}.",
+                                    parameter="step")
+    return int(parts)
+
+
+def check_grid(n_runs: int, step: object, n_ks: int = 1) -> int:
+    """The weight grid's number of vectors at ``step`` for ``n_runs`` runs, refused before anything is allocated when
+    its trials (vectors times the ``n_ks`` RRF k values) pass :data:`MAX_FUSION_TRIALS` or their weights (trials
+    times runs) :data:`MAX_FUSION_WEIGHTS`; the message names the number of vectors and the smallest ``step`` that
+    fits for that many runs.
+
+    Examples
+    --------
+    >>> check_grid(2, 0.1), check_grid(3, 0.1)  # 0, 0.1, ..., 1 for the first run; C(12, 2) for three
+    (11, 66)
+    >>> check_grid(2, 1e-9)
+    Traceback (most recent call last):
+    ...
+    evalframe.errors.InvalidParameterError: step=1e-09 gives 1,000,000,001 weight vectors for 2 runs ... is 1/999999 = ...
+    """
+    parts = grid_parts(step)
+    n_ks = max(int(n_ks), 1)
+    limit = min(MAX_FUSION_TRIALS // n_ks, MAX_FUSION_WEIGHTS // (n_ks * n_runs))
+    points = _grid_points(n_runs, parts, limit)
+    if points <= limit:
+        return points
+    counted = _count_words(n_runs, parts)
+    runs = f"{n_runs} runs" + (f" and {n_ks} k values" if n_ks > 1 else "")
+    held = (f"at most {MAX_FUSION_TRIALS:,} trials ({'weight vectors x k values, ' if n_ks > 1 else ''}each one fused "
+            f"and evaluated)" + (f" and {MAX_FUSION_WEIGHTS:,} weights (trials x runs)"
+                                 if limit < MAX_FUSION_TRIALS // n_ks else ""))
+    if _grid_points(n_runs, 1, limit) > limit:
+        hint = f"Even step=1 is too many for {runs}: fuse fewer runs" + (" or try fewer k values." if n_ks > 1 else ".")
+    else:
+        low, high = 1, min(parts, limit)  # the most steps that fit: fits(low), not fits(high) (parts + 1 > limit)
+        while high - low > 1:
+            middle = (low + high) // 2
+            low, high = (middle, high) if _grid_points(n_runs, middle, limit) <= limit else (low, middle)
+        # the smallest round step that fits: 1, 2 or 5 times a power of ten (each divides 1), the most parts <= low
+        mantissa, exponent = max(((m, e) for e in range(len(str(low)) + 1) for m in (1, 2, 5) if 10 ** e // m <= low
+                                  and 10 ** e % m == 0), key=lambda pair: 10 ** pair[1] // pair[0])
+        round_step = f"{mantissa / 10 ** exponent:g}"
+        hint = (f"The smallest step that fits for {runs} is " + ("1" if low == 1 else f"1/{low} = {1 / low!r}")
+                + (f" (a round one: {round_step})." if 10 ** exponent // mantissa != low else "."))
+    raise InvalidParameterError(f"step={step!r} gives {counted} weight vectors for {n_runs} runs (multiples of step "
+                                f"summing to 1); optimize_fusion tries {held}. {hint}", parameter="step")
+
+
 def weight_grid(n_runs: int, step: float) -> np.ndarray:
     """Every weight vector of ``n_runs`` multiples of ``step`` that sum to 1 (ranx's search space), in lexicographic
-    order of the weights; ``step`` must divide 1 (0.1, 0.05, 0.25, ...).
+    order of the weights; ``step`` must divide 1 (0.1, 0.05, 0.25, ...), and the grid hold at most
+    :data:`MAX_FUSION_TRIALS` vectors and :data:`MAX_FUSION_WEIGHTS` weights (:func:`check_grid`, which refuses a
+    larger one before allocating it).
 
     Examples
     --------
     >>> weight_grid(2, 0.25).tolist()
     [[0.0, 1.0], [0.25, 0.75], [0.5, 0.5], [0.75, 0.25], [1.0, 0.0]]
     """
-    if isinstance(step, bool) or not isinstance(step, numbers.Real) or not 0 < step <= 1:
-        raise InvalidParameterError(f"step must be a number in (0, 1] that divides 1, such as 0.1; got {step!r}.",
-                                    parameter="step")
-    parts = round(1 / step)
-    if abs(parts * step - 1) > 1e-9:
-        raise InvalidParameterError(f"step must divide 1 (the weights sum to 1), such as 0.1, 0.05 or 0.25; got {step!r}.",
-                                    parameter="step")
-    # stars and bars: the bars' positions among parts + n_runs - 1 slots give the counts of each run
-    bars = np.array(list(itertools.combinations(range(parts + n_runs - 1), n_runs - 1)), dtype=np.int64)
-    bars = bars.reshape(len(bars), n_runs - 1)
-    edges = np.hstack([np.full((len(bars), 1), -1), bars, np.full((len(bars), 1), parts + n_runs - 1)])
-    counts = np.diff(edges, axis=1) - 1
-    counts = counts[np.lexsort(counts.T[::-1])]
-    return counts / parts
+    check_grid(n_runs, step)
+    parts = grid_parts(step)
+    # built a column at a time, each prefix followed by every count its remainder allows, in ascending order: the
+    # rows come out in lexicographic order, and no array is larger than the grid itself
+    counts = np.zeros((1, 0), dtype=np.int64)
+    left = np.array([parts], dtype=np.int64)
+    for _ in range(n_runs - 1):
+        repeats = left + 1
+        starts = np.cumsum(repeats) - repeats
+        values = np.arange(int(repeats.sum()), dtype=np.int64) - np.repeat(starts, repeats)
+        counts = np.hstack([np.repeat(counts, repeats, axis=0), values[:, None]])
+        left = np.repeat(left, repeats) - values
+    return np.hstack([counts, left[:, None]]) / parts

@@ -10,6 +10,7 @@ runs ``evalframe fuse`` (:func:`fuse_command`). See ``docs/ir-researchers.md#fus
 from __future__ import annotations
 
 import argparse
+import itertools
 import numbers
 import os
 from collections.abc import Mapping, Sequence
@@ -20,8 +21,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..analysis.fusion import (RRF_K, FusionSpec, RunGrid, check_fusion, check_runs, fused_run, fused_scores,
-                               read_fusion_runs, weight_grid)
+from ..analysis.fusion import (MAX_FUSION_TRIALS, MAX_FUSION_WEIGHTS, RRF_K, FusionSpec, RunGrid, check_fusion,
+                               check_grid, check_runs, fused_run, fused_scores, read_fusion_runs, weight_grid)
 from ..errors import EvalframeError, InvalidParameterError
 from ..io.trec import check_tag, write_run
 from ..metrics.trec import known_direction, parse_measure, without_direction
@@ -211,7 +212,10 @@ def optimize_fusion(runs: Sequence[Any], qrels: Any, *, measure: str = "nDCG@10"
         As :func:`fuse` (``method`` defaults to ``"combsum"``, the weighted sum; ``k``: RRF's k when ``ks`` is
         None and the method is not RRF's search).
     step : float
-        The weights' grid step; it must divide 1 (default 0.1: 66 candidates for three runs).
+        The weights' grid step; it must divide 1 (default 0.1: 11 candidates for two runs, 66 for three:
+        ``C(1/step + runs - 1, runs - 1)``). A grid of more than 1,000,000 trials (weight vectors, times the k values
+        for RRF) or 10,000,000 weights (trials times runs) is refused before anything is allocated, with the smallest
+        step that fits (``evalframe.analysis.fusion.MAX_FUSION_TRIALS``, ``MAX_FUSION_WEIGHTS``).
     weights : list of float, optional
         Fixed weights instead of the grid (then only RRF's k is searched).
     ks : list of float, optional
@@ -223,6 +227,13 @@ def optimize_fusion(runs: Sequence[Any], qrels: Any, *, measure: str = "nDCG@10"
     -------
     FusionSearch
         The best weights, k and score, every trial, and the fused run (written to ``output`` when given).
+
+    Raises
+    ------
+    InvalidParameterError
+        As :func:`fuse`; a ``step`` that is not a number in (0, 1] dividing 1, or whose grid is too large (the
+        message names its number of weight vectors and the smallest step that fits); bad ``ks``, ``measure`` or
+        ``qrels``.
 
     Examples
     --------
@@ -255,31 +266,40 @@ def optimize_fusion(runs: Sequence[Any], qrels: Any, *, measure: str = "nDCG@10"
     if qrels is None or not isinstance(qrels, (str, os.PathLike, Mapping)):
         raise InvalidParameterError(f"qrels must be a TREC qrels file or a dict {{qid: {{docid: grade}}}}; got "
                                     f"{type(qrels).__name__}.", parameter="qrels")
-    candidates = [spec.weights] if spec.weights is not None else [tuple(w) for w in weight_grid(n_runs, step).tolist()]
     if spec.method == "rrf":
         ks = RRF_KS if ks is None else ks
         if isinstance(ks, (str, bytes)) or not isinstance(ks, Sequence) or not ks or not all(
                 not isinstance(x, bool) and isinstance(x, numbers.Real) and np.isfinite(x) and x >= 0 for x in ks):
-            raise InvalidParameterError(f"ks must be a non-empty list of numbers >= 0 (RRF's k values to try); got {ks!r}.",
+            raise InvalidParameterError(f"ks must be a non-empty list of numbers >= 0 (RRF's k values to try); got {ks!r:.80}.",
                                         parameter="ks")
         k_values = sorted(float(x) for x in ks)
     else:
         k_values = [spec.k]
+    if spec.weights is not None:
+        if len(k_values) > min(MAX_FUSION_TRIALS, MAX_FUSION_WEIGHTS // n_runs):
+            raise InvalidParameterError(f"ks holds {len(k_values):,} k values; optimize_fusion tries at most "
+                                        f"{min(MAX_FUSION_TRIALS, MAX_FUSION_WEIGHTS // n_runs):,} for {n_runs} runs.",
+                                        parameter="ks")
+        candidates = np.array([spec.weights], dtype=np.float64)
+    else:
+        check_grid(n_runs, step, len(k_values))  # refused before any run is read or any vector laid out
+        candidates = weight_grid(n_runs, step)
     path, name = _check_output(output, tag, spec.method)
     read, _ = read_fusion_runs(runs, node=node)
     grid = RunGrid.of_runs(read)
     normalised = None if spec.method == "rrf" else grid.normalised(spec.norm)
-    rows: list[tuple[float, ...]] = []
+    # one row per trial, preallocated: the weights, RRF's k (RRF only) and the measure
+    rows = np.empty((len(candidates) * len(k_values), n_runs + (2 if spec.method == "rrf" else 1)), dtype=np.float64)
     best: tuple[float, tuple[float, ...], float, pd.DataFrame] | None = None
     label = measure
-    for candidate in candidates:
-        for k_value in k_values:
-            trial = FusionSpec(spec.method, spec.norm, candidate, k_value, spec.depth)
-            fused = fused_run(grid, fused_scores(grid, trial, normalised), spec.depth)
-            label, value = _evaluate(fused, qrels, measure, complete)
-            rows.append((*candidate, k_value, value) if spec.method == "rrf" else (*candidate, value))
-            if best is None or sign * value > sign * best[0]:
-                best = (value, candidate, k_value, fused)
+    for row, (candidate, k_value) in enumerate(itertools.product(candidates.tolist(), k_values)):
+        trial = FusionSpec(spec.method, spec.norm, tuple(candidate), k_value, spec.depth)
+        fused = fused_run(grid, fused_scores(grid, trial, normalised), spec.depth)
+        label, value = _evaluate(fused, qrels, measure, complete)
+        rows[row, :n_runs] = candidate
+        rows[row, n_runs:] = (k_value, value) if spec.method == "rrf" else (value,)
+        if best is None or sign * value > sign * best[0]:
+            best = (value, tuple(candidate), k_value, fused)
     assert best is not None  # one candidate at least
     trials = pd.DataFrame(rows, columns=[f"w{i}" for i in range(1, n_runs + 1)]
                           + (["k"] if spec.method == "rrf" else []) + [label])

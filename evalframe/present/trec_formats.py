@@ -23,6 +23,7 @@ import argparse
 import dataclasses
 import json
 import math
+import platform
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -35,6 +36,7 @@ from ..errors import InvalidParameterError, LoadError
 from ..metrics.registry import TREC_MEASURES
 from ..frames.judged_codes import at_level
 from ..metrics.trec import Measure, aggregation_of, parse_measure, parse_measures, trec_eval_key
+from ..metrics.trec_set_kernels import IPREC_RECALLS, recall_point_counts
 from .parsers import TREC_DEFAULT_MEASURES, print_warning
 
 __all__ = ["TrecTable", "TREC_FORMATS", "trec_tsv", "trec_json", "trec_markdown", "trec_eval_text", "cell_text",
@@ -241,6 +243,9 @@ _COUNTS = frozenset({"num_q", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_j
 _SUMMARY_ONLY = ("runid", "num_q", "gm_map", "gm_bpref")
 #: trec_eval's value of a z-score it has no mean and deviation for (its ``MISSING_ZSCORE_VALUE``).
 MISSING_ZSCORE = -1000000.0
+#: How trec_eval's ``printf("%6.4f")`` writes its 0 / 0: the hardware's NaN has the sign bit set on x86 (``-nan``),
+#: not on ARM (``nan``).
+NAN_TEXT = "-nan" if platform.machine().lower() in {"x86_64", "amd64", "i386", "i686", "x86"} else "nan"
 
 
 def trec_eval_place(measure: Measure) -> tuple[str, str, float] | None:
@@ -580,11 +585,37 @@ def _zscores(values: np.ndarray, qids: Sequence[str], key: str,
 
 def _trec_eval_mean(name: str, values: np.ndarray) -> float:
     """The summary of trec_eval: each query's summand added in query order, one after the other (as its C loop
-    does; numpy's sum adds pairwise, which may differ in the last bit), finished by the measure's aggregation."""
+    does; numpy's sum adds pairwise, which may differ in the last bit), finished by the measure's aggregation. A
+    query's NaN makes the summary NaN, as trec_eval's sum (``-nan`` in its summary line)."""
+    if not len(values):
+        return 0.0
+    if np.isnan(values).any():
+        return math.nan
     aggregation = aggregation_of(name)
-    present = values[~np.isnan(values)]
-    total = float(np.cumsum(aggregation.summands(present))[-1]) if len(present) else 0.0
-    return float(aggregation.finish(np.array([total]), np.array([len(present)]))[0]) if len(present) else 0.0
+    total = float(np.cumsum(aggregation.summands(values))[-1])
+    return float(aggregation.finish(np.array([total]), np.array([len(values)]))[0])
+
+
+def _fixed(value: float) -> str:
+    """``printf("%6.4f", value)`` as trec_eval's C library writes it (:data:`NAN_TEXT` for a NaN)."""
+    return f"{NAN_TEXT:>6}" if math.isnan(value) else f"{value:6.4f}"
+
+
+def _as_trec_eval_computes(name: str, values: np.ndarray, num_ret: np.ndarray | None, num_rel: np.ndarray | None
+                           ) -> np.ndarray:
+    """``values`` of ``name`` with trec_eval's 0 / 0 where it divides by an empty ranking: ``iprec_at_recall`` (at
+    a recall level standing for no relevant document, ``lround(r * num_rel) == 0``) and ``11pt_avg`` (its level
+    0.0 always does) of a query left with no document by ``-J`` or ``-M 0`` (``m_iprec_at_recall.c``,
+    ``m_11pt_avg.c``: ``num_rel_ret / num_ret``). evalframe's own value there is 0, what a ranking of nothing has;
+    ``num_ret`` / ``num_rel``: each query's, None when no query can be empty (:func:`trec_request`)."""
+    measure = parse_measure(name)
+    if num_ret is None or num_rel is None or measure.name not in ("IPrec", "11pt_avg"):
+        return values
+    if measure.name == "IPrec":
+        points = recall_point_counts([float(measure.cutoff or 0.0)], num_rel, str(measure.param("version")))[:, 0]
+    else:
+        points = recall_point_counts(IPREC_RECALLS, num_rel, str(measure.param("version"))).min(axis=1)
+    return np.where((num_ret == 0) & (points == 0), -np.nan, values)
 
 
 def trec_eval_text(table: TrecTable, means: dict[str, float], args: argparse.Namespace) -> str:
@@ -592,6 +623,9 @@ def trec_eval_text(table: TrecTable, means: dict[str, float], args: argparse.Nam
     trec_eval's order (:data:`TREC_EVAL_ORDER`, cutoffs ascending), with ``-q`` each query's lines first, the
     queries in trec_eval's order (their ids' byte order), then the summary (``runid``, ``num_q``, each measure's
     mean, its queries summed in that order); with ``-Z`` z-scores (``Z`` before the name), with ``-n`` no summary.
+    trec_eval's quirks are printed as it prints them (``docs/ir-researchers.md#trec_evals-quirks``): with ``-c`` the
+    summary ``num_rel`` counts the qrels lines graded > 0 whatever ``-l``, and an empty ranking's
+    ``iprec_at_recall`` / ``11pt_avg`` are 0 / 0 (``-nan``), in the summary too.
 
     Parameters
     ----------
@@ -601,7 +635,10 @@ def trec_eval_text(table: TrecTable, means: dict[str, float], args: argparse.Nam
         Not read: the summary is summed up here in trec_eval's order.
     args : argparse.Namespace
         ``per_query`` (``-q``), and when set ``summary`` (False: ``-n``), ``runid`` (the tag to print, None: no
-        ``runid`` line), ``num_q`` (print ``num_q``), ``zscore_table`` (``-Z``: ``{(qid, measure): (mean, stddev)}``).
+        ``runid`` line), ``num_q`` (print ``num_q``), ``zscore_table`` (``-Z``: ``{(qid, measure): (mean, stddev)}``),
+        ``trec_eval_helpers`` (the columns the quirks read, by role: ``num_ret`` and ``num_rel`` per query,
+        ``num_rel_lines``, ``num_rel`` at level 1, whose sum is the qrels lines graded > 0) and ``trec_eval_hidden``
+        (those of them not asked for: not printed), as :func:`trec_request` sets them.
 
     Returns
     -------
@@ -621,8 +658,10 @@ def trec_eval_text(table: TrecTable, means: dict[str, float], args: argparse.Nam
     map                   	all	0.3750
     P_5                   	all	0.3000
     """
+    helpers: dict[str, str] = getattr(args, "trec_eval_helpers", {})
+    hidden = set(getattr(args, "trec_eval_hidden", ()))
     keys = {}
-    for name in table.columns:
+    for name in (column for column in table.columns if column not in hidden):
         key = trec_eval_place(parse_measure(name))
         typed = getattr(args, "trec_eval_keys", {}).get(name)
         if key is not None and typed is not None:
@@ -631,20 +670,25 @@ def trec_eval_text(table: TrecTable, means: dict[str, float], args: argparse.Nam
             raise InvalidParameterError(f"--format trec_eval prints trec_eval's measures; {name} is not one of them "
                                         "(use --format tsv for it).", parameter="format")
         keys[name] = key
-    names = sorted(table.columns, key=lambda n: (TREC_EVAL_ORDER.index(keys[n][0]), keys[n][2]))
+    names = sorted(keys, key=lambda n: (TREC_EVAL_ORDER.index(keys[n][0]), keys[n][2]))
     order = sorted(range(len(table)), key=lambda i: str(table.query_ids[i]).encode("utf-8"))
     qids = [str(table.query_ids[i]) for i in order]
+
+    def helper(role: str) -> np.ndarray | None:
+        return np.asarray(table.columns[helpers[role]], dtype=np.float64)[order] if role in helpers else None
+
     zscores = getattr(args, "zscore_table", None)
     columns = {}
     for name in names:
-        values = np.asarray(table.columns[name], dtype=np.float64)[order]
+        values = _as_trec_eval_computes(name, np.asarray(table.columns[name], dtype=np.float64)[order],
+                                        helper("num_ret"), helper("num_rel"))
         # num_q is the number of queries, z-scores or not (trec_eval's calc_avg_num_q)
         plain = zscores is None or keys[name][0] == "num_q"
         columns[name] = values if zscores is None or plain else _zscores(values, qids, keys[name][1], zscores)
     z = "Z" if zscores is not None else ""
 
     def line(key: str, qid: str, value: float) -> str:
-        shown = f"{int(value)}" if key in _COUNTS and not z else f"{value:6.4f}"
+        shown = f"{int(value)}" if key in _COUNTS and not z else _fixed(value)
         return f"{z}{key:<22}\t{qid}\t{shown}"
 
     lines: list[str] = []
@@ -663,14 +707,20 @@ def trec_eval_text(table: TrecTable, means: dict[str, float], args: argparse.Nam
             lines.append(f"{'runid':<22}\tall\t{args.runid}")
         if getattr(args, "num_q", False) and not any(keys[name][0] == "num_q" for name in names):
             lines.append(line("num_q", "all", float(len(table))))
-        lines += [line(keys[name][1], "all", _trec_eval_mean(name, columns[name])) for name in names]
+        # with -c, trec_eval's summary num_rel counts the qrels lines graded > 0, whatever -l (m_num_rel.c's
+        # calc_avg, z-scores or not); each query's num_rel is at the level
+        lines_graded = helper("num_rel_lines")
+        lines += [line(keys[name][1], "all", float(lines_graded.sum()) if lines_graded is not None and keys[name][0]
+                       == "num_rel" else _trec_eval_mean(name, columns[name])) for name in names]
     return "\n".join(lines)
 
 
 def trec_request(args: argparse.Namespace) -> list[Measure]:
     """The measures ``evalframe trec`` computes for ``args`` (``-m``, ``-l``, ``--format``), its flags checked, and
     what the renderers read set on ``args``: ``runid`` (the run's tag when ``runid`` is asked for with ``--format
-    trec_eval``), ``num_q``, ``zscore_table`` (``-Z``), ``relstring`` (:attr:`TrecEvalRequest.relstring`). Warns
+    trec_eval``), ``num_q``, ``zscore_table`` (``-Z``), ``relstring`` (:attr:`TrecEvalRequest.relstring`),
+    ``trec_eval_helpers`` / ``trec_eval_hidden`` (with ``--format trec_eval``: the measures its quirks read, added to
+    those returned when not asked for; :func:`trec_eval_text`). Warns
     (stderr) of trec_eval's measures a set names that evalframe does not compute, of relstring without ``--format
     trec_eval``, of parameter lists trec_eval ignores and of ``-N``, which none of them reads. Done once per
     ``args`` (the columnar path and the one through ``from_trec`` share it).
@@ -726,6 +776,19 @@ def trec_request(args: argparse.Namespace) -> list[Measure]:
     if num_docs is not None and not read:
         print_warning("-N (documents in the collection) is read by trec_eval's utility measure only (its num_docs), "
                       "which no measure asked for reads: ignored.")
+    helpers: dict[str, Measure] = {}
+    if trec_eval:  # what trec_eval_text reads to print trec_eval's bytes where they are its own rule
+        if ((getattr(args, "judged_only", False) or getattr(args, "max_docs", None) == 0)
+                and any(m.name in ("IPrec", "11pt_avg") for m in measures)):  # a query may be left with no document
+            helpers["num_ret"] = Measure("NumRet")
+            helpers["num_rel"] = at_level([Measure("NumRel")], rel)[0]
+        if getattr(args, "complete", False) and any(m.name == "NumRel" for m in measures):
+            helpers["num_rel_lines"] = Measure("NumRel")  # level 1: grade > 0
+    named = {str(m) for m in measures}
+    hidden = [m for m in dict((str(m), m) for m in helpers.values()).values() if str(m) not in named]
+    measures += hidden
+    args.trec_eval_helpers = {role: str(m) for role, m in helpers.items()}
+    args.trec_eval_hidden = [str(m) for m in hidden]
     args.runid = run_tag(args.run) if trec_eval and request.runid else None
     args.num_q = request.num_q
     args.trec_eval_keys = keys

@@ -4,6 +4,14 @@ no number (the model holds them all; a renderer only formats them).
 ``RENDERERS`` maps each format to its renderer: ``text`` (terminals), ``html`` (one self-contained page, charts
 embedded), ``markdown`` (no charts) and ``json`` (:func:`to_dict`'s shape, NaN as null).
 
+Every text the model holds is the user's (node, run, score and field names, queries, answers, contexts, ids, meta
+fields and values, file names) and is written as text, never as markup: in HTML escaped for an element or a quoted
+attribute (:func:`_h`), in Markdown with its HTML and Markdown syntax escaped (:func:`_md`, :func:`_md_code`), in
+every format with the control characters shown as their pictures (NUL as ``␀``: a browser drops a NUL, a terminal
+runs an escape sequence) and a lone surrogate (a JSON ``"\\ud800"``) as U+FFFD (JSON: its ``\\u`` escape), so that UTF-8
+can write it. No page embeds data in a script: the comparison's script is a constant. ``tests/report/
+test_hostile_text.py`` loads pages with hostile text in every field in a browser.
+
 Examples
 --------
 >>> from evalframe import load_demo_result
@@ -46,7 +54,42 @@ text-align:left;vertical-align:top}th{background:#f6f8fa}td.num{text-align:right
 a.metric{color:inherit;text-decoration:underline dotted}dl.definitions dt{font-weight:600;margin-top:.6rem}
 dl.definitions dt code{font-size:1rem}
 dl.definitions dd{margin-left:1.5rem}
+.evalframe-report b,.evalframe-report code,.evalframe-report span,.evalframe-report a{unicode-bidi:isolate}
 """
+
+
+#: The C0 control characters but tab, line feed and carriage return, and DEL: shown as their control pictures.
+_CONTROLS = {**{code: 0x2400 + code for code in range(0x20) if code not in (9, 10, 13)}, 0x7F: 0x2421}
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
+def _visible(text: object) -> str:
+    """``text`` as the report writes it: control characters as their pictures (``\x00`` as ``␀``), a lone surrogate
+    as U+FFFD.
+
+    Examples
+    --------
+    >>> _visible("a\\x00b\\x1b[2J\\ud800")
+    'a␀b␛[2J�'
+    """
+    return _SURROGATE.sub("\ufffd", str(text).translate(_CONTROLS))
+
+
+def _h(value: object) -> str:
+    """``value`` as HTML text, for an element or a quoted attribute (``&``, ``<``, ``>``, ``"`` and ``'`` escaped).
+
+    Examples
+    --------
+    >>> _h("\\"'><img src=x onerror=alert(1)>")
+    '&quot;&#x27;&gt;&lt;img src=x onerror=alert(1)&gt;'
+    """
+    return html.escape(_visible(value), quote=True)
+
+
+def _hi(value: object) -> str:
+    """The user's text inside a sentence of ours, isolated (``<bdi>``): a right-to-left override in it (U+202E)
+    reverses none of the words after it."""
+    return f"<bdi>{_h(value)}</bdi>"
 
 
 def _metric_anchor(metric: str) -> str:
@@ -56,7 +99,7 @@ def _metric_anchor(metric: str) -> str:
 
 def _markdown_html(markdown: str) -> str:
     """The registry's inline markdown (``**bold**``, ```code```, ``\\|``) as escaped HTML."""
-    text = html.escape(markdown.replace("\\|", "|"), quote=False)
+    text = _h(markdown.replace("\\|", "|"))
     text = re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", text)
     return re.sub(r"`(.+?)`", r"<code>\1</code>", text)
 
@@ -128,7 +171,7 @@ def render_text(model: ReportModel) -> str:
                 text += [f"    {field}: {value}" for field, value in listed.fields]
             text.append("")
     text += _definitions_text(model)
-    return "\n".join(text).rstrip() + "\n"
+    return _visible("\n".join(text).rstrip() + "\n")
 
 
 def _definitions_text(model: ReportModel) -> list[str]:
@@ -143,35 +186,34 @@ def _definitions_text(model: ReportModel) -> list[str]:
 # ---------------------------------------------------------------------------------------------- HTML
 def render_html(model: ReportModel) -> str:
     """The report as one self-contained HTML page (the recall@k charts embedded as PNG)."""
-    page = [f"<h1>Evaluation report</h1><p class='muted'>evalframe {model.version}; nodes: "
-            f"{html.escape(', '.join(model.nodes))}</p>",
-            f"<p class='scopes'>Scopes: <code>document_scope={html.escape(repr(model.document_scope))}</code>, "
-            f"<code>answer_scope={html.escape(repr(model.answer_scope))}</code> "
+    page = [f"<h1>Evaluation report</h1><p class='muted'>evalframe {_h(model.version)}; nodes: "
+            f"{', '.join(map(_hi, model.nodes))}</p>",
+            f"<p class='scopes'>Scopes: <code>document_scope={_h(repr(model.document_scope))}</code>, "
+            f"<code>answer_scope={_h(repr(model.answer_scope))}</code> "
             f"(<a href='#{DEFINITIONS_ANCHOR}'>what they mean</a>)</p>", "<h2>Pipeline funnel</h2>",
             "<table><tr><th>node</th><th>metric</th><th>integrated</th><th>top-1</th><th>isolated (upper bound)</th>"
             + ("<th>answerable only</th>" if _answerable_shown(model) else "") + "</tr>"]
     for node in model.funnel:
         for row in node.rows:
             anchor = _metric_anchor(row.metric)
-            flag = (f" <span class='flag' title='{ABOVE_ONE}'>&#9888; above 1 "
+            flag = (f" <span class='flag' title='{_h(ABOVE_ONE)}'>&#9888; above 1 "
                     f"(<a href='#{anchor}'>why</a>)</span>" if row.above_one else "")
-            name = (f"<a class='metric' href='#{anchor}' title='{html.escape(row.description)}'>"
-                    f"{html.escape(row.metric)}</a>")
+            name = f"<a class='metric' href='#{anchor}' title='{_h(row.description)}'>{_h(row.metric)}</a>"
             page.append(
-                f"<tr><td class='node'>{html.escape(node.node)}</td><td>{name}{flag}</td>"
+                f"<tr><td class='node'>{_h(node.node)}</td><td>{name}{flag}</td>"
                 f"<td class='num'>{row.integrated:.4f}</td>"
                 f"<td class='num'>{f'{row.top1:.4f}' if row.top1 is not None else ''}</td>"
                 f"<td class='num'>{f'{row.isolated:.4f}' if row.isolated is not None else ''}</td>"
                 + (f"<td class='num'>{f'{row.answerable:.4f}' if row.answerable is not None else ''}</td>"
                    if _answerable_shown(model) else "") + "</tr>")
     page.append("</table>")
-    page += [f"<p class='muted includes'>{html.escape(line)}</p>" for _, line in _includes(model)]
+    page += [f"<p class='muted includes'>{_h(line)}</p>" for _, line in _includes(model)]
     for count in model.trec_counts:
-        page.append(f"<p class='muted'>{html.escape(_trec_note(model, count.node, count.queries))} "
+        page.append(f"<p class='muted'>{_h(_trec_note(model, count.node, count.queries))} "
                     f"(<a href='#{DEFINITIONS_ANCHOR}'>definitions</a>).</p>")
     if model.above_one:
-        page.append(f"<p class='flag'>&#9888; map / ndcg {html.escape(ABOVE_ONE)}; see "
-                    f"<a href='#{DEFINITIONS_ANCHOR}'>{DEFINITIONS_TITLE}</a>.</p>")
+        page.append(f"<p class='flag'>&#9888; map / ndcg {_h(ABOVE_ONE)}; see "
+                    f"<a href='#{DEFINITIONS_ANCHOR}'>{_h(DEFINITIONS_TITLE)}</a>.</p>")
     page += [_section_html(section) for section in model.sections]
     page.append(_definitions_html(model))
     return ("<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>evalframe report</title>"
@@ -179,53 +221,78 @@ def render_html(model: ReportModel) -> str:
 
 
 def _section_html(section: Section) -> str:
-    title = _title(section)
     page = ""
     if section.chart:
-        page += (f"<h2>{html.escape(section.node)}: recall@k</h2>"
-                 f"<img alt='recall@k' src='data:image/png;base64,{section.chart}'>")
-    page += f"<h2>{html.escape(title)}</h2>"
+        page += (f"<h2>{_hi(section.node)}: recall@k</h2>"
+                 f"<img alt='recall@k' src='data:image/png;base64,{_h(section.chart)}'>")
+    page += f"<h2>Worst queries of {_hi(section.node)} by {_hi(section.metric)}</h2>"  # _title's words
     if not section.queries:
         at_worst = "&ge;" if section.at_worst == ">=" else "&le;"
-        return page + f"<p>No query scores {section.metric} {at_worst} {section.threshold}.</p>"
+        return page + f"<p>No query scores {_hi(section.metric)} {at_worst} {_h(section.threshold)}.</p>"
     kind = "answers" if section.answer_node else "retrieved documents"
-    rows = [f"<table><tr><th>query</th><th>{section.metric}</th><th>gold</th><th>{kind} "
+    rows = [f"<table><tr><th>query</th><th>{_h(section.metric)}</th><th>gold</th><th>{kind} "
             "(<span class='ok'>&#10003;</span> judged correct under the scopes above)</th></tr>"]
     for query in section.queries:
         items = []
         for listed in query.listed:
             mark = "<span class='ok' title='judged correct'>&#10003;</span> " if listed.correct else ""
-            why = f" <span class='why'>({html.escape(listed.why)})</span>" if listed.why else ""
-            items.append(f"{listed.rank}. {mark}" + " ".join(
-                f"<span class='field'>{field}:</span> "
-                + (f"<b>{html.escape(value)}</b>" if field in ("answer", "document_id")
-                   else f"<span class='muted'>{html.escape(value)}</span>")
+            why = f" <span class='why'>({_h(listed.why)})</span>" if listed.why else ""
+            items.append(f"{_h(listed.rank)}. {mark}" + " ".join(
+                f"<span class='field'>{_h(field)}:</span> "
+                + (f"<b>{_h(value)}</b>" if field in ("answer", "document_id") else f"<span class='muted'>{_h(value)}</span>")
                 for field, value in listed.fields) + why)
-        rows.append(f"<tr><td>{html.escape(query.query)}</td><td class='num'>{query.value:.4f}</td>"
-                    f"<td>{html.escape(query.gold)}</td><td>{'<br>'.join(items)}</td></tr>")
+        rows.append(f"<tr><td>{_h(query.query)}</td><td class='num'>{query.value:.4f}</td>"
+                    f"<td>{_h(query.gold)}</td><td>{'<br>'.join(items)}</td></tr>")
     return page + "".join(rows) + "</table>"
 
 
 def _definitions_html(model: ReportModel) -> str:
     definitions = model.definitions
     items = "".join(
-        f"<dt id='{_metric_anchor(d.metric)}'><code>{html.escape(d.metric)}</code></dt>"
-        f"<dd>{html.escape(d.description)} {_markdown_html(d.details)}</dd>" for d in definitions.metrics)
-    symbols = ("<p class='muted'>" + "; ".join(f"<b>{html.escape(s)}</b>: {html.escape(meaning)}"
-                                               for s, meaning in definitions.symbols) + ".</p>"
-               if definitions.symbols else "")
-    return (f"<h2 id='{DEFINITIONS_ANCHOR}'>{DEFINITIONS_TITLE}</h2><dl class='definitions'>"
-            f"<dt>relevant document ({html.escape(_scopes(model))})</dt><dd>{html.escape(definitions.relevant_document)}</dd>"
-            f"<dt>correct answer (answer_scope={html.escape(repr(model.answer_scope))})</dt>"
-            f"<dd>{html.escape(definitions.correct_answer)}</dd>"
-            f"<dt>integrated, top-1, isolated</dt><dd>{html.escape(definitions.modes)}</dd>{items}</dl>{symbols}"
+        f"<dt id='{_metric_anchor(d.metric)}'><code>{_h(d.metric)}</code></dt>"
+        f"<dd>{_h(d.description)} {_markdown_html(d.details)}</dd>" for d in definitions.metrics)
+    symbols = ("<p class='muted'>" + "; ".join(f"<b>{_h(s)}</b>: {_h(meaning)}" for s, meaning in definitions.symbols)
+               + ".</p>" if definitions.symbols else "")
+    return (f"<h2 id='{DEFINITIONS_ANCHOR}'>{_h(DEFINITIONS_TITLE)}</h2><dl class='definitions'>"
+            f"<dt>relevant document ({_h(_scopes(model))})</dt><dd>{_h(definitions.relevant_document)}</dd>"
+            f"<dt>correct answer (answer_scope={_h(repr(model.answer_scope))})</dt>"
+            f"<dd>{_h(definitions.correct_answer)}</dd>"
+            f"<dt>integrated, top-1, isolated</dt><dd>{_h(definitions.modes)}</dd>{items}</dl>{symbols}"
             "<p class='muted'>Every value is the mean over the node's queries of the per-query value.</p>")
 
 
 # ---------------------------------------------------------------------------------------------- Markdown
+#: What Markdown (GitHub's: tables, math, strikethrough) or the HTML inside it reads as syntax, escaped by a backslash:
+#: ``_`` where it may open or close an emphasis (not inside a word: ``recall_single_hit`` stays as it is).
+_MD_SYNTAX = re.compile(r"[\\`*\[\]<>&|~$]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
+_LINE_BREAK = re.compile(r"\r\n|[\r\n]")
+
+
 def _md(value: Any) -> str:
-    """A table cell: ``|`` escaped, on one line."""
-    return str(value).replace("|", "\\|").replace("\n", " ")
+    """The user's text for Markdown (a table cell or a line): on one line, every character Markdown or HTML would
+    read as syntax escaped (``<b>`` is shown, not rendered bold; ``|`` does not end the cell).
+
+    Examples
+    --------
+    >>> print(_md("a|b <b>x</b> *y* snake_case _z_ ${1}"))
+    a\\|b \\<b\\>x\\</b\\> \\*y\\* snake_case \\_z\\_ \\${1}
+    """
+    return _MD_SYNTAX.sub(lambda match: "\\" + match.group(), _LINE_BREAK.sub(" ", str(value)))
+
+
+def _md_code(value: Any) -> str:
+    """The user's text as a Markdown code span outside a table (shown as it is: no escape works inside one), its
+    fence longer than any run of backticks in it.
+
+    Examples
+    --------
+    >>> print(_md_code("bm25"), _md_code("a`b"))
+    `bm25` `` a`b ``
+    """
+    text = _LINE_BREAK.sub(" ", str(value))
+    fence = "`" * (max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") or fence != "`" else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 def _md_value(value: float | None) -> str:
@@ -234,7 +301,7 @@ def _md_value(value: float | None) -> str:
 
 def render_markdown(model: ReportModel) -> str:
     """The report as GitHub-flavoured Markdown (no charts): the funnel and each node's worst queries as tables."""
-    lines = ["# Evaluation report", "", f"evalframe {model.version}; nodes: {', '.join(model.nodes)}", "",
+    lines = ["# Evaluation report", "", f"evalframe {_md(model.version)}; nodes: {_md(', '.join(model.nodes))}", "",
              f"Scopes: `document_scope={model.document_scope!r}`, `answer_scope={model.answer_scope!r}` "
              f"(what they mean: [{DEFINITIONS_TITLE}](#{_slug(DEFINITIONS_TITLE)}))", "", "## Pipeline funnel", "",
              "| node | metric | integrated | top-1 | isolated (upper bound) |"
@@ -246,26 +313,26 @@ def render_markdown(model: ReportModel) -> str:
               for node in model.funnel for row in node.rows]
     lines.append("")
     lines += [f"{_md(line)}\n" for _, line in _includes(model)]
-    lines += [f"{_trec_note(model, count.node, count.queries)}.\n" for count in model.trec_counts]
+    lines += [f"{_md(_trec_note(model, count.node, count.queries))}.\n" for count in model.trec_counts]
     if model.above_one:
         lines += [f"⚠ map / ndcg {ABOVE_ONE}.", ""]
     for section in model.sections:
-        lines += [f"## {_title(section)}", ""]
+        lines += [f"## {_md(_title(section))}", ""]
         if not section.queries:
-            lines += [f"No query scores {section.metric} {section.at_worst} {section.threshold}.", ""]
+            lines += [f"No query scores {_md(section.metric)} {_md(section.at_worst)} {_md(section.threshold)}.", ""]
             continue
         kind = "answers" if section.answer_node else "retrieved documents"
-        lines += [f"✓: {_judged_under(model, section)}.", "", f"| query | {_md(section.metric)} | gold | {kind} |",
+        lines += [f"✓: {_md(_judged_under(model, section))}.", "", f"| query | {_md(section.metric)} | gold | {kind} |",
                   "|---|---|---|---|"]
         for query in section.queries:
             listed = "<br>".join(
-                f"{row.rank}. {'✓ ' if row.correct else ''}"
-                + "; ".join(f"{field}: {_md(value)}" for field, value in row.fields)
+                f"{_md(row.rank)}. {'✓ ' if row.correct else ''}"
+                + "; ".join(f"{_md(field)}: {_md(value)}" for field, value in row.fields)
                 + (f" ({_md(row.why)})" if row.why else "") for row in query.listed)
             lines.append(f"| {_md(query.query)} | {query.value:.4f} | {_md(query.gold)} | {listed} |")
         lines.append("")
     lines += _definitions_markdown(model)
-    return "\n".join(lines).rstrip() + "\n"
+    return _visible("\n".join(lines).rstrip() + "\n")
 
 
 def _slug(title: str) -> str:
@@ -278,7 +345,8 @@ def _definitions_markdown(model: ReportModel) -> list[str]:
     lines = [f"## {DEFINITIONS_TITLE}", "", f"- **relevant document** ({_scopes(model)}): {definitions.relevant_document}",
              f"- **correct answer** (answer_scope={model.answer_scope!r}): {definitions.correct_answer}",
              f"- **integrated, top-1, isolated**: {definitions.modes}"]
-    lines += [f"- `{d.metric}`: {d.description}" + (f" {d.details}" if d.details else "") for d in definitions.metrics]
+    lines += [f"- {_md_code(d.metric)}: {_md(d.description)}" + (f" {d.details}" if d.details else "")
+              for d in definitions.metrics]
     if definitions.symbols:
         lines += ["", "; ".join(f"**{symbol}**: {meaning}" for symbol, meaning in definitions.symbols) + "."]
     return lines + ["", "Every value is the mean over the node's queries of the per-query value."]
@@ -338,9 +406,16 @@ def _definitions_dict(definitions: Definitions) -> dict[str, Any]:
             "symbols": dict(definitions.symbols)}
 
 
+def _json_text(data: Any) -> str:
+    """``data`` as JSON text, indented, UTF-8 kept; a lone surrogate (only ever inside a string) as its ``\\u``
+    escape, which UTF-8 can write and a reader turns back into the same string."""
+    text = json.dumps(data, indent=1, ensure_ascii=False, allow_nan=False)
+    return _SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
+
+
 def render_json(model: ReportModel) -> str:
     """:func:`to_dict` as JSON text (indented, UTF-8 kept)."""
-    return json.dumps(to_dict(model), indent=1, ensure_ascii=False, allow_nan=False)
+    return _json_text(to_dict(model))
 
 
 #: Each output format of the report and its renderer (``Report.render(format)``, ``evalframe report --format``).
@@ -405,13 +480,13 @@ def render_comparison_text(model: ComparisonModel) -> str:
             lines.append("  none")
         lines.append("")
     lines += [f"[{note.category.__name__}] {note.message}" for note in model.notes]
-    return "\n".join(lines).rstrip() + "\n"
+    return _visible("\n".join(lines).rstrip() + "\n")
 
 
 def render_comparison_markdown(model: ComparisonModel) -> str:
     """The comparative report as GitHub-flavoured Markdown (for a pull request): a table per node and its worst queries."""
-    lines = ["# Comparative report", "", f"Runs: {', '.join(f'`{_md(name)}`' for name in model.names)} (baseline "
-             f"`{_md(model.names[0])}`); `document_scope={model.document_scope!r}`, `answer_scope={model.answer_scope!r}`",
+    lines = ["# Comparative report", "", f"Runs: {', '.join(_md_code(name) for name in model.names)} (baseline "
+             f"{_md_code(model.names[0])}); `document_scope={model.document_scope!r}`, `answer_scope={model.answer_scope!r}`",
              "", _md(_test_note(model)), "", *(part for line in model.includes for part in (f"> {_md(line)}", ""))]
     for node in model.nodes:
         runs = node.measures[0].deltas
@@ -419,10 +494,10 @@ def render_comparison_markdown(model: ComparisonModel) -> str:
                   + " | ".join(f"{_md(d.run)} − {_md(model.names[0])}" for d in runs) + " |",
                   "|---|" + "---:|" * (len(model.names) + len(runs))]
         lines += [f"| {_md(m.metric)} {_arrow(m.direction)} | " + " | ".join(_plain(v) for v in m.values) + " | "
-                  + " | ".join(_md(_delta_text(d)) for d in m.deltas) + " |" for m in node.measures]
+                  + " | ".join(_delta_text(d) for d in m.deltas) + " |" for m in node.measures]
         worst = _worst_queries(node, model.n)
         position = [m.metric for m in node.measures].index(node.order_metric)
-        lines += ["", f"Queries that got worse on `{node.order_metric}` ({len(worst)} shown of "
+        lines += ["", f"Queries that got worse on {_md_code(node.order_metric)} ({len(worst)} shown of "
                       f"{sum(q.worst < 0 for q in node.queries)}; {len(node.queries)} queries in all):", ""]
         if worst:
             lines += ["| query | change | " + " | ".join(_md(name) for name in model.names) + " |",
@@ -433,7 +508,7 @@ def render_comparison_markdown(model: ComparisonModel) -> str:
             lines.append("None.")
         lines.append("")
     lines += [f"> {note.category.__name__}: {_md(note.message)}" for note in model.notes]
-    return "\n".join(lines).rstrip() + "\n"
+    return _visible("\n".join(lines).rstrip() + "\n")
 
 
 def comparison_to_dict(model: ComparisonModel) -> dict[str, Any]:
@@ -468,7 +543,7 @@ def comparison_to_dict(model: ComparisonModel) -> dict[str, Any]:
 
 def render_comparison_json(model: ComparisonModel) -> str:
     """:func:`comparison_to_dict` as JSON text."""
-    return json.dumps(comparison_to_dict(model), indent=1, ensure_ascii=False, allow_nan=False)
+    return _json_text(comparison_to_dict(model))
 
 
 _COMPARISON_CSS = """
@@ -533,8 +608,9 @@ document.querySelectorAll('.evalframe-grid').forEach(function(grid){
 """
 
 
-def _attr(value: str) -> str:
-    return html.escape(value, quote=True)
+def _attr(value: object) -> str:
+    """``value`` for a quoted attribute (:func:`_h`)."""
+    return _h(value)
 
 
 def _key(text: str) -> str:
@@ -548,44 +624,44 @@ def _drill_html(model: ComparisonModel, query: GridQuery) -> str:
         items = []
         for row in rows:
             mark = "<span class='ok' title='judged correct'>&#10003;</span> " if row.correct else ""
-            fields = " ".join(f"<span class='field'>{html.escape(field)}:</span> "
-                              + (f"<b>{html.escape(value)}</b>" if field in ("answer", "document_id")
-                                 else f"<span class='muted'>{html.escape(value)}</span>") for field, value in row.fields)
+            fields = " ".join(f"<span class='field'>{_h(field)}:</span> "
+                              + (f"<b>{_h(value)}</b>" if field in ("answer", "document_id")
+                                 else f"<span class='muted'>{_h(value)}</span>") for field, value in row.fields)
             marks = "".join(f"<span class='mark{' on' if value > 0 else ''}' title='{_attr(mark_name)}'>"
-                            f"{html.escape(mark_name)} {value:g}</span>" for mark_name, value in row.marks)
+                            f"{_h(mark_name)} {value:g}</span>" for mark_name, value in row.marks)
             items.append(f"<li value='{_attr(str(row.rank)) if isinstance(row.rank, int) else ''}'>{mark}{fields}"
                          f"<div>{marks}</div></li>")
         body = f"<ol>{''.join(items)}</ol>" if items else "<p class='muted'>no rows</p>"
-        runs.append(f"<div class='run' data-run='{_attr(name)}'><b>{html.escape(name)}</b>{body}</div>")
+        runs.append(f"<div class='run' data-run='{_attr(name)}'><b>{_h(name)}</b>{body}</div>")
     return f"<div class='runs'>{''.join(runs)}</div>"
 
 
 def _grid_html(model: ComparisonModel, node: ComparedNode, position: int) -> str:
     names = model.names
     metrics = [m.metric for m in node.measures]
-    options = "".join(f"<option value='{_attr(_key(m))}'>{html.escape(m)}</option>" for m in metrics)
+    options = "".join(f"<option value='{_attr(_key(m))}'>{_h(m)}</option>" for m in metrics)
     controls = [f"<label>measure <select class='measure'><option value=''>all measures</option>{options}</select></label>",
                 "<label>show <select class='show'><option value=''>all queries</option><option value='changed'>changed"
                 "</option><option value='worse'>regressions</option><option value='better'>improvements</option>"
                 "</select></label>"]
     for index, key in enumerate(node.slice_keys):
         labels = sorted({dict(q.slices)[key] for q in node.queries})
-        choices = "".join(f"<option value='{_attr(label)}'>{html.escape(label)}</option>" for label in labels)
-        controls.append(f"<label>{html.escape(key)} <select class='slice' data-key='{index}'>"
+        choices = "".join(f"<option value='{_attr(label)}'>{_h(label)}</option>" for label in labels)
+        controls.append(f"<label>{_h(key)} <select class='slice' data-key='{index}'>"
                         f"<option value=''>all</option>{choices}</select></label>")
     controls.append("<label>text <input class='text' type='search' placeholder='query or id'></label>"
                     "<span class='count muted'></span>")
     head = ["<th class='sortable' data-key='rank' data-numeric>#</th>", "<th class='sortable' data-key='query'>query</th>"]
-    head += [f"<th class='sortable' data-key='slice{i}'>{html.escape(key)}</th>" for i, key in enumerate(node.slice_keys)]
+    head += [f"<th class='sortable' data-key='slice{i}'>{_h(key)}</th>" for i, key in enumerate(node.slice_keys)]
     for m in node.measures:
         for r, name in enumerate(names):
             head.append(f"<th class='sortable' data-numeric data-key='v-{_attr(_key(m.metric))}-{r}' "
-                        f"data-measure='{_attr(_key(m.metric))}'>{html.escape(m.metric)} {_arrow(m.direction)}<br>"
-                        f"<span class='muted'>{html.escape(name)}</span></th>")
+                        f"data-measure='{_attr(_key(m.metric))}'>{_h(m.metric)} {_arrow(m.direction)}<br>"
+                        f"<span class='muted'>{_h(name)}</span></th>")
         for r, name in enumerate(names[1:], start=1):
             head.append(f"<th class='sortable' data-numeric data-key='d-{_attr(_key(m.metric))}-{r}' "
-                        f"data-measure='{_attr(_key(m.metric))}'>&Delta; {html.escape(m.metric)}<br>"
-                        f"<span class='muted'>{html.escape(name)} &minus; {html.escape(names[0])}</span></th>")
+                        f"data-measure='{_attr(_key(m.metric))}'>&Delta; {_h(m.metric)}<br>"
+                        f"<span class='muted'>{_hi(name)} &minus; {_hi(names[0])}</span></th>")
     width = 2 + len(node.slice_keys) + len(metrics) * (2 * len(names) - 1)
     bodies = []
     for rank, query in enumerate(node.queries, start=1):
@@ -594,25 +670,25 @@ def _grid_html(model: ComparisonModel, node: ComparedNode, position: int) -> str
                  f"data-changes='{_attr(' '.join(c for changes in query.changes for c in changes if c))}'"]
         attrs += [f"data-slice-{i}='{_attr(label)}' data-sort-slice{i}='{_attr(label)}'"
                   for i, (_, label) in enumerate(query.slices)]
-        cells = [f"<td class='num'>{rank}</td>", f"<td>{html.escape(query.query)}</td>"]
-        cells += [f"<td>{html.escape(label)}</td>" for _, label in query.slices]
+        cells = [f"<td class='num'>{rank}</td>", f"<td>{_h(query.query)}</td>"]
+        cells += [f"<td>{_h(label)}</td>" for _, label in query.slices]
         for m, values, deltas, changes in zip(node.measures, query.values, query.deltas, query.changes):
             key = _key(m.metric)
             scored = any(v == v for v in values)
             attrs.append(f"data-scored-{_attr(key)}='{1 if scored else 0}' "
-                         f"data-change-{_attr(key)}='{' '.join(c for c in changes if c)}'")
+                         f"data-change-{_attr(key)}='{_attr(' '.join(c for c in changes if c))}'")
             for r, value in enumerate(values):
                 attrs.append(f"data-sort-v-{_attr(key)}-{r}='{'' if value != value else repr(value)}'")
                 cells.append(f"<td class='num' data-measure='{_attr(key)}'>{_plain(value)}</td>")
             for r, (delta, change) in enumerate(zip(deltas, changes), start=1):
                 attrs.append(f"data-sort-d-{_attr(key)}-{r}='{'' if delta != delta else repr(delta)}'")
-                cells.append(f"<td class='num {change}' data-measure='{_attr(key)}'>{_signed(delta)}</td>")
+                cells.append(f"<td class='num {_attr(change)}' data-measure='{_attr(key)}'>{_signed(delta)}</td>")
         regressed = any("worse" in changes for changes in query.changes)
         bodies.append(f"<tbody {' '.join(attrs)}><tr class='query{' regressed' if regressed else ''}' "
                       f"aria-expanded='false' title='open to see every run&#39;s rows'>{''.join(cells)}</tr>"
                       f"<tr class='drill' hidden><td colspan='{width}'>{_drill_html(model, query)}</td></tr></tbody>")
-    return (f"<div class='evalframe-grid' id='evalframe-grid-{position}'><h3>Queries of {html.escape(node.node)}</h3>"
-            f"<p class='muted'>All {len(node.queries)} queries, worst change of {html.escape(node.order_metric)} first; "
+    return (f"<div class='evalframe-grid' id='evalframe-grid-{position}'><h3>Queries of {_hi(node.node)}</h3>"
+            f"<p class='muted'>All {len(node.queries)} queries, worst change of {_hi(node.order_metric)} first; "
             f"click a column to sort, a query to open every run's {'answers' if node.answer_node else 'documents'} with "
             f"their gold matches.</p><div class='controls'>{''.join(controls)}</div>"
             f"<table class='grid'><thead><tr>{''.join(head)}</tr></thead>{''.join(bodies)}</table></div>")
@@ -621,30 +697,30 @@ def _grid_html(model: ComparisonModel, node: ComparedNode, position: int) -> str
 def render_comparison_html(model: ComparisonModel) -> str:
     """The comparative report as one self-contained HTML page (inline CSS and script, no network)."""
     names = model.names
-    page = [f"<h1>Comparative report</h1><p class='muted'>evalframe {html.escape(model.version)}; runs: "
-            f"{html.escape(', '.join(names))} (baseline {html.escape(names[0])}); "
-            f"<code>document_scope={html.escape(repr(model.document_scope))}</code>, "
-            f"<code>answer_scope={html.escape(repr(model.answer_scope))}</code></p>",
-            f"<p class='muted'>{html.escape(_test_note(model))}</p>",
-            *(f"<p class='includes'>{html.escape(line)}</p>" for line in model.includes)]
+    page = [f"<h1>Comparative report</h1><p class='muted'>evalframe {_h(model.version)}; runs: "
+            f"{', '.join(map(_hi, names))} (baseline {_hi(names[0])}); "
+            f"<code>document_scope={_h(repr(model.document_scope))}</code>, "
+            f"<code>answer_scope={_h(repr(model.answer_scope))}</code></p>",
+            f"<p class='muted'>{_h(_test_note(model))}</p>",
+            *(f"<p class='includes'>{_h(line)}</p>" for line in model.includes)]
     for position, node in enumerate(model.nodes):
         deltas = node.measures[0].deltas
-        page.append(f"<h2>{html.escape(node.node)}</h2><table class='summary'><tr><th>metric</th>"
-                    + "".join(f"<th>{html.escape(name)}</th>" for name in names)
-                    + "".join(f"<th>&Delta; {html.escape(d.run)} &minus; {html.escape(names[0])} [CI]</th><th>p</th>"
+        page.append(f"<h2>{_h(node.node)}</h2><table class='summary'><tr><th>metric</th>"
+                    + "".join(f"<th>{_h(name)}</th>" for name in names)
+                    + "".join(f"<th>&Delta; {_hi(d.run)} &minus; {_hi(names[0])} [CI]</th><th>p</th>"
                               for d in deltas) + "</tr>")
         for m in node.measures:
             cells = "".join(f"<td class='num'>{_plain(v)}</td>" for v in m.values)
             for d in m.deltas:
                 mark = {"better": " &#9650;", "worse": " &#9660;"}.get(d.change, "")
-                cells += (f"<td class='num {d.change}'>{_signed(d.delta)} [{_signed(d.ci_low)}, {_signed(d.ci_high)}]"
+                cells += (f"<td class='num {_attr(d.change)}'>{_signed(d.delta)} [{_signed(d.ci_low)}, {_signed(d.ci_high)}]"
                           f"{mark}</td><td class='num{' sig' if d.significant else ''}'>{_plain(d.p_value)}"
                           f"{' *' if d.significant else ''}</td>")
-            page.append(f"<tr><td title='{_attr(m.description)}'>{html.escape(m.metric)} {_arrow(m.direction)}</td>"
+            page.append(f"<tr><td title='{_attr(m.description)}'>{_h(m.metric)} {_arrow(m.direction)}</td>"
                         f"{cells}</tr>")
         page.append("</table>")
         page.append(_grid_html(model, node, position))
-    page += [f"<p class='flag'>{html.escape(note.category.__name__)}: {html.escape(note.message)}</p>"
+    page += [f"<p class='flag'>{_h(note.category.__name__)}: {_h(note.message)}</p>"
              for note in model.notes]
     return ("<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>evalframe comparative report</title>"
             f"<style>{_CSS}{_COMPARISON_CSS}</style></head><body><div class='evalframe-report evalframe-compare'>"

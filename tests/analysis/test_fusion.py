@@ -14,8 +14,8 @@ import math
 import numpy as np
 import pytest
 
-from evalframe.analysis.fusion import (FUSION_METHODS, RunGrid, check_fusion, fuse_runs, fusion_method, fusion_norm,
-                                       read_fusion_runs, weight_grid)
+from evalframe.analysis.fusion import (FUSION_METHODS, RunGrid, check_fusion, check_grid, fuse_runs, fusion_method,
+                                       fusion_norm, read_fusion_runs, weight_grid)
 from evalframe.errors import InvalidParameterError
 
 A = {"q1": {"a": 4.0, "b": 2.0, "c": 1.0}, "q2": {"x": 1.0}}
@@ -191,6 +191,53 @@ def test_weight_grid():
     assert len({tuple(row) for row in grid.tolist()}) == 66
     with pytest.raises(InvalidParameterError, match=r"step must divide 1"):
         weight_grid(2, 0.3)
+
+
+def test_weight_grid_equals_the_plain_enumeration():
+    """Every n-tuple of 0..parts summing to parts, by itertools.product, sorted: the grid's rows, in its order."""
+    import itertools
+
+    for n_runs, step, parts in [(2, 1, 1), (2, 0.5, 2), (3, 0.25, 4), (4, 0.2, 5), (5, 0.5, 2)]:
+        plain = sorted(t for t in itertools.product(range(parts + 1), repeat=n_runs) if sum(t) == parts)
+        assert (weight_grid(n_runs, step) * parts).round().astype(int).tolist() == [list(t) for t in plain]
+
+
+def test_the_grid_size_is_counted_without_building_it():
+    # two runs at 0.1: w1 = 0, 0.1, ..., 1 and w2 = 1 - w1: 11; three: w1 = i/10 leaves 11 - i choices of w2: 66
+    assert check_grid(2, 0.1) == 11 and check_grid(3, 0.1) == 66
+    assert check_grid(4, 0.5) == 10  # the ten arrangements of two halves over four runs: 4 (both on one) + 6 (pairs)
+    assert check_grid(2, 1 / 999_999) == 1_000_000  # the limit itself fits
+    assert check_grid(2, 1, n_ks=10) == 2
+
+
+@pytest.mark.parametrize(("n_runs", "step", "n_ks", "message"), [
+    # two runs: 1/step + 1 vectors; the largest 1/step with 1/step + 1 <= 1,000,000 is 999,999; the round 2e-06 gives
+    # 500,001 (1e-06 would give 1,000,001)
+    (2, 1e-9, 1, r"^step=1e-09 gives 1,000,000,001 weight vectors for 2 runs .* at most 1,000,000 trials .*The smallest "
+                 r"step that fits for 2 runs is 1/999999 = 1.000001000001e-06 \(a round one: 2e-06\)\.$"),
+    # three runs: C(P + 2, 2) <= 10^6: C(1414, 2) = 998,991 fits, C(1415, 2) = 1,000,405 does not: P = 1412
+    (3, 1e-9, 1, r"gives 500,000,001,500,000,001 weight vectors for 3 runs .*is 1/1412 = .* \(a round one: 0\.001\)"),
+    # with RRF's ten k values, two runs: (P + 1) x 10 <= 10^6: P = 99,999
+    (2, 1e-9, 10, r"trials \(weight vectors x k values, .*fits for 2 runs and 10 k values is 1/99999 = .*2e-05"),
+    # 1000 runs at 0.5: C(1001, 2) = 500,500 vectors x 1000 weights > 10^7; at step 1: 1000 x 1000 = 10^6 weights fit
+    (1000, 0.5, 1, r"gives 500,500 weight vectors .*and 10,000,000 weights \(trials x runs\)\. The smallest step that "
+                   r"fits for 1000 runs is 1\.$"),
+    (2, 1e-300, 1, r"gives about 10\^300 weight vectors"),
+])
+def test_a_grid_too_large_is_refused_naming_its_size_and_a_step_that_fits(n_runs, step, n_ks, message):
+    with pytest.raises(InvalidParameterError, match=message) as info:
+        check_grid(n_runs, step, n_ks)
+    assert info.value.parameter == "step"
+
+
+@pytest.mark.parametrize(("step", "message"), [
+    (0, r"step must be a number in \(0, 1\]"), (-0.1, r"in \(0, 1\]"), (1.5, r"in \(0, 1\]"),
+    (float("nan"), r"in \(0, 1\].*got nan"), (float("inf"), r"in \(0, 1\]"), (True, r"in \(0, 1\]"),
+    ("0.1", r"in \(0, 1\]"), (0.3, r"step must divide 1"), (5e-324, r"too small to divide 1"),
+])
+def test_a_bad_step_is_refused(step, message):
+    with pytest.raises(InvalidParameterError, match=message):
+        check_grid(2, step)
 
 
 # ---------------------------------------------------------------------------------------------- a slow reference

@@ -142,6 +142,50 @@ def test_grid_search_arguments():
         evalframe.optimize_fusion([A, B], {"q1": {"a": 1}}, measure="nDGC@10", step=0.5)
 
 
+def test_a_grid_search_too_large_is_refused_before_allocating(tmp_path):
+    """step=1e-9 laid out 1,000,000,001 vectors: a MemoryError under a 2 GB cap (OOM-killed at 20.6 GB without one).
+    Now refused at once with the count and a step that fits, by the API and the command, in a child process under
+    the cap."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    (tmp_path / "a.txt").write_text(A_FILE)
+    (tmp_path / "b.txt").write_text(B_FILE)
+    (tmp_path / "qrels.txt").write_text("q1 0 a 1\n")
+    script = (
+        "import resource, sys\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))\n"
+        "import evalframe\n"
+        "from evalframe.present.cli import main\n"
+        "try:\n"
+        "    evalframe.optimize_fusion(['a.txt', 'b.txt'], 'qrels.txt', step=1e-9)\n"
+        "except evalframe.errors.InvalidParameterError as error:\n"
+        "    print('api:', error)\n"
+        "code = main(['fuse', 'a.txt', 'b.txt', '-o', 'f.txt', '--method', 'wsum', '--optimize', 'AP', '--qrels',\n"
+        "             'qrels.txt', '--step', '1e-9'])\n"
+        "print('code:', code)\n")
+    root = str(Path(evalframe.__file__).resolve().parent.parent)
+    done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "PYTHONPATH": root})
+    expected = ("gives 1,000,000,001 weight vectors for 2 runs (multiples of step summing to 1); optimize_fusion tries "
+                "at most 1,000,000 trials (each one fused and evaluated). The smallest step that fits for 2 runs is "
+                "1/999999 = 1.000001000001e-06 (a round one: 2e-06).")
+    assert done.stdout.splitlines() == [f"api: step=1e-09 {expected}", "code: 1"], done.stderr
+    assert done.stderr == f"error: --step 1e-09 {expected}\n"
+    assert not (tmp_path / "f.txt").exists()
+
+
+def test_rrf_ks_count_in_the_grid_size():
+    with pytest.raises(InvalidParameterError, match=r"1,000,001 weight vectors for 2 runs .*2 runs and 10 k values is "
+                                                    r"1/99999"):
+        evalframe.optimize_fusion([A, B], {"q1": {"a": 1}}, method="rrf", step=1e-6)
+    with pytest.raises(InvalidParameterError, match=r"^ks holds 1,000,001 k values; optimize_fusion tries at most "
+                                                    r"1,000,000 for 2 runs"):
+        evalframe.optimize_fusion([A, B], {"q1": {"a": 1}}, method="rrf", weights=[1, 1], ks=list(range(1_000_001)))
+
+
 # ---------------------------------------------------------------------------------------------- the command
 def test_cli_fuse(files, capsys):
     out = files / "fused.txt"

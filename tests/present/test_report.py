@@ -86,7 +86,7 @@ def test_funnel_puts_retrievers_before_readers_when_the_folder_records_no_order(
     funnel = text[text.index("Query"): text.index("Output")]
     assert funnel.index("Retriever") < funnel.index("Reader")
     page = haystack.report(n=1, charts=False).html
-    assert "nodes: Retriever, Reader" in page
+    assert "nodes: <bdi>Retriever</bdi>, <bdi>Reader</bdi>" in page
     assert page.index("<td class='node'>Retriever") < page.index("<td class='node'>Reader")
     # an explicit order is kept, and so is the result's order among nodes of one kind
     text = haystack.report(n=1, node_order=["Reader", "Retriever"], charts=False).text

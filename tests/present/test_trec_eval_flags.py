@@ -27,7 +27,7 @@ import pytest
 
 from evalframe import EvaluationResult
 from evalframe.errors import InvalidParameterError
-from evalframe.present import cli, trec_command
+from evalframe.present import cli, trec_command, trec_formats
 from evalframe.present.trec_formats import TREC_EVAL_ORDER, TREC_EVAL_SETS
 
 pytest.importorskip("pyarrow")
@@ -41,7 +41,8 @@ STILL_MISSING: frozenset[str] = frozenset()
 
 #: The measures of evalframe, by trec_eval's names, asked for in each flag's test.
 MEASURES = ["-m", "map", "-m", "P.1,2,5,10", "-m", "recall.3,10", "-m", "ndcg", "-m", "ndcg_cut.3,10", "-m",
-            "recip_rank", "-m", "success.1,5", "-m", "Rprec", "-m", "bpref", "-m", "map_cut.4"]
+            "recip_rank", "-m", "success.1,5", "-m", "Rprec", "-m", "bpref", "-m", "map_cut.4", "-m", "num_rel", "-m",
+            "num_ret", "-m", "iprec_at_recall", "-m", "11pt_avg"]
 
 
 @pytest.fixture(scope="session")
@@ -66,8 +67,9 @@ def trec_eval() -> Path:
 def write_files(folder: Path, seed: int, *, sep: str = " ", qrels_only: bool = False, n_queries: int = 12
                 ) -> tuple[Path, Path]:
     """A run and its qrels: ties on score, docids whose byte order differs from their length's, grades -1..3 and
-    unjudged documents, query ids q1, q10, q2 (text order), 301 (number), queries only in the run, and with
-    ``qrels_only`` queries only in the qrels (for -c)."""
+    unjudged documents, query ids q1, q10, q2 (text order), 301 (number), queries only in the run, a query judged
+    without a relevant document (grades 0 and -1 only), one whose retrieved documents are all unjudged (-J leaves it
+    none), and with ``qrels_only`` queries only in the qrels (for -c)."""
     rng = np.random.default_rng(seed)
     docs = [f"d{i}" for i in range(40)] + ["D10", "d1x", "Z", "é", "a|b"]
     qids = [f"q{i}" for i in range(1, n_queries)] + ["301", "30"]
@@ -83,7 +85,12 @@ def write_files(folder: Path, seed: int, *, sep: str = " ", qrels_only: bool = F
         if not only_run:
             judged = rng.choice(len(docs), int(rng.integers(1, 15)), replace=False)
             grades = rng.integers(-1, 4, len(judged))
+            if number % 7 == 3:  # no relevant document at any level
+                grades = np.minimum(grades, 0)
             grades[0] = max(grades[0], 0)  # a grade >= 0 in every qrels query (trec_eval reads only such queries well)
+            if number % 8 == 5 and not only_qrels:  # every retrieved document unjudged: judge others
+                judged = np.setdiff1d(np.arange(len(docs)), chosen)[:len(judged)]
+                grades = grades[:len(judged)]
             qrels_lines += [sep.join([qid, "0", docs[d], str(int(g))]) for d, g in zip(judged, grades)]
     run_lines = [run_lines[i] for i in rng.permutation(len(run_lines))]
     run, qrels = folder / f"run{seed}", folder / f"qrels{seed}"
@@ -128,6 +135,12 @@ FLAGS = {
     "-n alone": ["-n"],
     "-N": ["-N", "1000"],
     "-c -M 2 -J -l 2": ["-c", "-M", "2", "-J", "-l", "2", "-q"],
+    # with -c the summary num_rel counts the qrels lines graded > 0 whatever -l (trec_eval's m_num_rel.c)
+    "-c -l 2": ["-c", "-l", "2"],
+    "-q -c -l 2": ["-q", "-c", "-l", "2"],
+    "-c -l 1": ["-c", "-l", "1"],
+    "-c -l 3 -J": ["-c", "-l", "3", "-J", "-q"],
+    "-c -M0": ["-c", "-M0", "-q"],
 }
 
 
@@ -464,17 +477,54 @@ def test_parameters_are_printed_as_typed(trec_eval, tmp_path, capsys, measures):
     assert ours(capsys, ["-q", *measures], run, qrels)[0] == expected
 
 
-@pytest.mark.xfail(strict=True, reason="trec_eval's iprec_at_recall divides 0 by 0 for a query left with no document "
-                   "(-J, -M 0) at recall 0 and prints -nan, in the summary too; evalframe gives 0, what a ranking of "
-                   "nothing has")
-@pytest.mark.parametrize("flags", [["-J"], ["-M", "0"]])
-def test_iprec_at_recall_of_an_empty_ranking(trec_eval, tmp_path, capsys, flags):
+#: q1 retrieves an unjudged document only (-J leaves it none); q2 its relevant d1; q3 a judged non-relevant document,
+#: no relevant one; q4 is judged (d1 relevant, d2 graded 0) but not retrieved (-c ranks one unjudged document for it).
+EMPTY_RUN = "q1 Q0 unjudged 1 2.0 r\nq2 Q0 d1 1 1.0 r\nq3 Q0 d2 1 1.0 r\n"
+EMPTY_QRELS = "q1 0 d1 1\nq2 0 d1 1\nq3 0 d2 0\nq4 0 d1 1\nq4 0 d2 0\n"
+
+
+@pytest.mark.parametrize("sep", [" ", "\t"], ids=["columnar", "from_trec"])
+@pytest.mark.parametrize("flags", [["-J"], ["-M", "0"], ["-c", "-J"], ["-c", "-M", "0"], ["-c"], ["-c", "-l", "2", "-J"]],
+                         ids=" ".join)
+def test_iprec_at_recall_of_an_empty_ranking(trec_eval, tmp_path, capsys, flags, sep):
+    """trec_eval divides 0 by 0 (num_rel_ret / num_ret) for a query left with no document (-J, -M 0): -nan at each
+    recall level standing for no relevant document (lround(r * num_rel) == 0: every level of q3, 0.0 of q1), in
+    11pt_avg (its level 0.0) and in the summary; --format trec_eval prints it (the binary's bytes)."""
     _needs("IPrec")
     run, qrels = tmp_path / "run", tmp_path / "qrels"
-    run.write_text("q1 Q0 unjudged 1 2.0 r\nq2 Q0 d1 1 1.0 r\n")
-    qrels.write_text("q1 0 d1 1\nq2 0 d1 1\n")
-    flags = ["-q", *flags, "-m", "iprec_at_recall.0,0.5"]  # recall 0: a cutoff of 0 relevant documents
-    assert ours(capsys, flags, run, qrels)[0] == reference(trec_eval, flags, run, qrels)
+    run.write_text(EMPTY_RUN.replace(" ", sep))
+    qrels.write_text(EMPTY_QRELS.replace(" ", sep) if "-c" in flags else
+                     "".join(line + "\n" for line in EMPTY_QRELS.replace(" ", sep).splitlines() if "q4" not in line))
+    for measures in (["-m", "iprec_at_recall.0,0.5"], ["-m", "iprec_at_recall", "-m", "11pt_avg", "-m", "num_ret"]):
+        for per_query in (["-q"], []):
+            argv = [*per_query, *flags, *measures]  # recall 0: a cutoff of 0 relevant documents
+            assert ours(capsys, argv, run, qrels)[0] == reference(trec_eval, argv, run, qrels), argv
+
+
+def test_iprec_at_recall_of_an_empty_ranking_by_hand(tmp_path, capsys):
+    """The bytes of ``-q -J -m iprec_at_recall.0,0.5 -m 11pt_avg``, worked out from m_iprec_at_recall.c: q1 (one
+    relevant document, nothing left by -J) has lround(0 * 1) = 0, 0/0 at 0.0, and lround(0.5 * 1) = 1 relevant
+    document unreached at 0.5, 0; q2 ranks its relevant document first: 1 at both; q3 has no relevant document and
+    its judged one at rank 1: 0 / 1 = 0 at both (a ranking, not an empty one). 11pt_avg: q1's sum holds the 0/0.
+    evalframe's own format and the API give 0 where trec_eval has 0/0: what a ranking of nothing has."""
+    run, qrels = tmp_path / "run", tmp_path / "qrels"
+    run.write_text(EMPTY_RUN)
+    qrels.write_text("q1 0 d1 1\nq2 0 d1 1\nq3 0 d2 0\n")
+    nan = trec_formats.NAN_TEXT.rjust(6)
+    flags = ["-q", "-J", "-m", "iprec_at_recall.0,0.5", "-m", "11pt_avg"]
+    assert ours(capsys, flags, run, qrels)[0] == "".join(f"{key:<22}\t{qid}\t{value}\n" for key, qid, value in [
+        ("iprec_at_recall_0.00", "q1", nan), ("iprec_at_recall_0.50", "q1", "0.0000"), ("11pt_avg", "q1", nan),
+        ("iprec_at_recall_0.00", "q2", "1.0000"), ("iprec_at_recall_0.50", "q2", "1.0000"), ("11pt_avg", "q2", "1.0000"),
+        ("iprec_at_recall_0.00", "q3", "0.0000"), ("iprec_at_recall_0.50", "q3", "0.0000"), ("11pt_avg", "q3", "0.0000"),
+        ("iprec_at_recall_0.00", "all", nan), ("iprec_at_recall_0.50", "all", "0.3333"), ("11pt_avg", "all", nan)])
+    # evalframe's format: 0 for q1 at 0.0; the means over the three queries: (0 + 1 + 0) / 3
+    assert cli.main(["trec", str(run), str(qrels), "-q", "-J", "-m", "iprec_at_recall.0", "-m", "11pt_avg"]) == 0
+    assert capsys.readouterr().out.splitlines()[:2] == ["IPrec@0.0\tq1\t0.0000", "11pt_avg \tq1\t0.0000"]
+    result = EvaluationResult.from_trec(run, qrels, progress=False)
+    table = result.trec_query_metrics(["IPrec@0", "11pt_avg"], judged_only=True)
+    assert table.loc["q1"].tolist() == [0.0, 0.0]
+    assert result.trec_metrics(["IPrec@0"], judged_only=True) == {"IPrec@0.0": pytest.approx(1 / 3)}
+    assert result.trec_metrics(["IPrec@0"], max_docs=0) == {"IPrec@0.0": 0.0}
 
 
 #: trec_eval's own tests (its Makefile's quicktest): the expected output file, and evalframe's arguments.
@@ -572,14 +622,34 @@ def test_trec_relstrings_of_the_api():
     assert result.trec_relstrings(2, max_docs=1).to_dict() == {"q1": ">", "q2": "0"}
 
 
-@pytest.mark.xfail(strict=True, reason="with -c, trec_eval's summary num_rel counts every qrels line graded > 0, "
-                   "whatever -l (m_num_rel.c's calc_avg); evalframe sums the queries' num_rel at the level, as without -c")
-def test_num_rel_summary_with_c_and_l(trec_eval, tmp_path, capsys):
+@pytest.mark.parametrize("sep", [" ", "\t"], ids=["columnar", "from_trec"])
+@pytest.mark.parametrize("flags", [["-c", "-l", "2"], ["-q", "-c", "-l", "2"], ["-c", "-l", "3", "-J", "-M", "1"],
+                                   ["-c", "-l", "1"], ["-q", "-c"], ["-c", "-l", "2", "-n"]], ids=" ".join)
+def test_num_rel_summary_with_c_and_l(trec_eval, tmp_path, capsys, flags, sep):
+    """With -c, trec_eval's summary num_rel counts the qrels lines graded > 0 over every qrels query, whatever -l
+    (m_num_rel.c's calc_avg); each query's line is at the level: --format trec_eval prints the binary's bytes."""
     run, qrels = tmp_path / "run", tmp_path / "qrels"
-    run.write_text("q1 Q0 d1 1 2.0 r\n")
-    qrels.write_text("q1 0 d1 1\nq1 0 d2 2\n")
-    flags = ["-c", "-l", "2", "-m", "num_rel"]
-    assert ours(capsys, flags, run, qrels)[0] == reference(trec_eval, flags, run, qrels)
+    run.write_text("q1 Q0 d1 1 2.0 r\nq2 Q0 d5 1 1.0 r\n".replace(" ", sep))
+    qrels.write_text("q1 0 d1 1\nq1 0 d2 2\nq1 0 d3 3\nq1 0 d4 0\nq2 0 d5 -1\nq3 0 d6 2\nq3 0 d7 1\n"
+                     .replace(" ", sep))
+    argv = [*flags, "-m", "num_rel", "-m", "map"]
+    assert ours(capsys, argv, run, qrels)[0] == reference(trec_eval, argv, run, qrels)
+
+
+def test_num_rel_summary_with_c_and_l_by_hand(tmp_path, capsys):
+    """The qrels: q1 grades 1, 2, 3, 0; q2 -1; q3 (not in the run) 2, 1. At -l 2 the queries hold 2, 0 and 1 relevant
+    documents: 3, evalframe's sum (its own format, the API); trec_eval's -c summary counts the lines graded > 0: 5."""
+    run, qrels = tmp_path / "run", tmp_path / "qrels"
+    run.write_text("q1 Q0 d1 1 2.0 r\nq2 Q0 d5 1 1.0 r\n")
+    qrels.write_text("q1 0 d1 1\nq1 0 d2 2\nq1 0 d3 3\nq1 0 d4 0\nq2 0 d5 -1\nq3 0 d6 2\nq3 0 d7 1\n")
+    assert ours(capsys, ["-q", "-c", "-l", "2", "-m", "num_rel"], run, qrels)[0] == (
+        "num_rel               \tq1\t2\nnum_rel               \tq2\t0\nnum_rel               \tq3\t1\n"
+        "num_rel               \tall\t5\n")
+    assert cli.main(["trec", str(run), str(qrels), "-c", "-l", "2", "-m", "num_rel"]) == 0
+    assert capsys.readouterr().out == "num_q        \tall\t3\nNumRel(rel=2)\tall\t3.0000\n"
+    result = EvaluationResult.from_trec(run, qrels, progress=False)
+    assert result.trec_metrics(["num_rel"], rel=2, complete=True) == {"NumRel(rel=2)": 3.0}
+    assert result.trec_metrics(["num_rel"], complete=True) == {"NumRel": 5.0}  # level 1: the same lines as trec_eval
 
 
 @pytest.mark.xfail(strict=True, reason="with -c, trec_eval sets the utility of a qrels query without run lines to 0 "
@@ -610,9 +680,9 @@ def test_a_qrels_query_without_run_lines_is_skipped_or_refused_as_trec_eval_10(t
 
 # trec_eval's levels of a retrieved document outside the judged grades: -1 not in the qrels (RELVALUE_NONPOOL), -2
 # in them with a grade < 0 (RELVALUE_UNJUDGED); a gain mapping may give either a gain (form_res_rels.c, get_gain)
-# (G.-1=2 is left out: trec_eval's G then takes the log of a negative number and prints -nan where evalframe prints nan)
+# (with G.-1=2 trec_eval's G takes the log of a negative number: -nan, printed as trec_eval's C library prints it)
 @pytest.mark.parametrize("measure", ["ndcg.-1=2", "rbp.-1=2", "ndcg_rel.-1=2", "Rndcg.-1=2", "ndcg.-2=-1",
-                                     "ndcg.-1=1,-2=3,1=2", "rbp.p=0.5,-1=1,2=5", "ndcg.-3=4"])
+                                     "ndcg.-1=1,-2=3,1=2", "rbp.p=0.5,-1=1,2=5", "ndcg.-3=4", "G.-1=2"])
 @pytest.mark.parametrize("flags", [[], ["-J"], ["-M", "3"]], ids=["plain", "-J", "-M 3"])
 def test_gains_of_trec_evals_negative_levels(trec_eval, tmp_path, capsys, measure, flags):
     for seed in range(2):
