@@ -20,6 +20,7 @@ from typing import Any
 
 from .._validation import check_path, short_repr
 from ..errors import EvalframeError, InvalidParameterError, LoadError
+from .runs import json_value
 
 __all__ = ["ScoreChoice", "number_or_nan", "read_json_file", "is_path"]
 
@@ -47,7 +48,7 @@ def read_json_file(path: str | os.PathLike[str], *, name: str, lines: bool | Non
         raise LoadError(f"{file}: not UTF-8 text ({exc.reason} at byte {exc.start}); write the file as UTF-8.") from None
     if not lines:
         try:
-            return file, json.loads(text)
+            return file, json_value(text, str(file))
         except json.JSONDecodeError as exc:
             raise LoadError(f"{file}:{exc.lineno}: not valid JSON: {exc.msg} (column {exc.colno}).") from None
     values = []
@@ -55,7 +56,7 @@ def read_json_file(path: str | os.PathLike[str], *, name: str, lines: bool | Non
         if not line.strip():
             continue
         try:
-            values.append((number, json.loads(line)))
+            values.append((number, json_value(line, str(file), number)))
         except json.JSONDecodeError as exc:
             raise LoadError(f"{file}:{number}: not valid JSON: {exc.msg} (column {exc.colno}); a JSON Lines file "
                             "holds one JSON object per line.") from None

@@ -149,9 +149,14 @@ def _answer(value: Any, where: str, name: str) -> str | None:
     if value is None or isinstance(value, str):
         return value
     if isinstance(value, Sequence) and not isinstance(value, (bytes, Mapping)):
+        if len(value) and isinstance(value[0], Sequence) and not isinstance(value[0], (str, bytes, Mapping)):
+            raise EvalframeError(f"{where}: {name}[0] must be an answer (a string, a GeneratedAnswer or ChatMessage, "
+                                 f"or their dict); got a list inside the list.")
         return _answer(value[0], where, f"{name}[0]") if len(value) else None
     if isinstance(value, Mapping):
         if "data" in value:
+            if isinstance(value["data"], Mapping):  # a GeneratedAnswer's data is its text
+                raise EvalframeError(f"{where}: {name}.data must be the answer's text; got a dict.")
             return _answer(value["data"], where, f"{name}.data")
         content = value.get("content", value.get("_content"))
         if isinstance(content, list):  # ChatMessage.to_dict(): {"role", "content": [{"text": ...}, ...]}
