@@ -1412,7 +1412,7 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         return build(read.records, from_runs=cls.from_runs, retriever=retriever, generator=generator,
                      score_node=score_node, score_measures=read.score_measures or None, sas_model=sas_model,
                      progress=progress, fields=read.fields, duplicates=duplicates, on_invalid=on_invalid,
-                     **options.as_dict())
+                     source=read.name, **options.as_dict())
 
     @classmethod
     @with_options(MatchingOptions)
@@ -1479,7 +1479,8 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         read = read_llamaindex(results, scores=scores, taken=_score_name_taken, measure=score_measure)
         return build(read.records, from_runs=cls.from_runs, retriever=retriever,
                      score_measures=read.score_measures or None, sas_model=sas_model, progress=progress,
-                     fields=read.fields, duplicates=duplicates, on_invalid=on_invalid, **options.as_dict())
+                     fields=read.fields, duplicates=duplicates, on_invalid=on_invalid, source=read.name,
+                     **options.as_dict())
 
     @classmethod
     def from_trec(cls, run: str | Path | Mapping[str, Mapping[str, float]], qrels: str | Path | Mapping[str, Mapping[str, int]],

@@ -45,7 +45,9 @@ def _rows_to_table(rows: list[list[Any]]) -> pd.DataFrame:
 
 
 def _murmur_hex(key: str) -> str:
-    return "{:02x}".format(mmh3.hash128(key, signed=False))
+    # hashed as UTF-8 bytes, as mmh3 hashes a str (so ids equal Haystack's); a lone surrogate (JSON's "\ud800") is
+    # kept by surrogatepass: mmh3 given such a str crashes the interpreter (it does not check the failed encoding)
+    return "{:02x}".format(mmh3.hash128(key.encode("utf-8", "surrogatepass"), signed=False))
 
 
 class Document:

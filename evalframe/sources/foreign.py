@@ -10,11 +10,12 @@ the sources stage comes before the metrics), as for Ragas' columns (``ragas_<nam
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import numbers
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,7 @@ from .._validation import check_path, short_repr
 from ..errors import EvalframeError, InvalidParameterError, LoadError
 from .runs import json_value
 
-__all__ = ["ScoreChoice", "number_or_nan", "read_json_file", "is_path"]
+__all__ = ["ScoreChoice", "number_or_nan", "read_json_file", "is_path", "naming_file"]
 
 
 def is_path(value: object) -> bool:
@@ -61,6 +62,18 @@ def read_json_file(path: str | os.PathLike[str], *, name: str, lines: bool | Non
             raise LoadError(f"{file}:{number}: not valid JSON: {exc.msg} (column {exc.colno}); a JSON Lines file "
                             "holds one JSON object per line.") from None
     return file, values
+
+
+@contextlib.contextmanager
+def naming_file(path: Path | None) -> Iterator[None]:
+    """An EvalframeError raised inside names the file ``path`` first (when it does not already; None: nothing read
+    from a file)."""
+    try:
+        yield
+    except EvalframeError as exc:
+        if path is not None and str(path) not in str(exc):
+            exc.args = (f"{path}: {exc}",) + exc.args[1:]
+        raise
 
 
 def number_or_nan(value: Any, where: str) -> float:

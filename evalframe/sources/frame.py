@@ -89,6 +89,11 @@ def _read_json(path: Path) -> Table:
     except json.JSONDecodeError as exc:
         raise LoadError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg} at column {exc.colno}).") from None
     if isinstance(data, dict) and data and all(isinstance(v, list) for v in data.values()):  # {column: [values]}
+        lengths = {str(column): len(values) for column, values in data.items()}
+        if len(set(lengths.values())) > 1:
+            shown = dict(list(lengths.items())[:8])
+            raise LoadError(f"{path}: a JSON table of columns {{column: [values]}} needs one value per row in every "
+                            f"column, but their lengths differ: {shown}.")
         return _frame_table(pd.DataFrame(data), str(path), lambda i: f"{path}, row {i}")
     if not isinstance(data, list):
         raise LoadError(f"{path}: a JSON table must be a list of objects, one per row (or {{column: [values]}}); got "
@@ -554,4 +559,4 @@ def from_frame(df: Any, *, from_runs: Callable[..., R], question: str = "questio
     return build(records, from_runs=from_runs, retriever=retriever, generator=generator, score_node=score_node,
                  score_measures=measures, sas_model=sas_model, progress=progress, fields=fields,
                  duplicates=duplicates, on_invalid=on_invalid, key_hint="" if id_column else id_hint(table),
-                 **matching)
+                 source=table.name, **matching)

@@ -178,4 +178,4 @@ def from_ragas(dataset_or_path: Any, *, from_runs: Callable[..., R], scores: Any
     return build(records, from_runs=from_runs, retriever=retriever, generator=generator, score_node=score_node,
                  score_measures=measures or None, sas_model=sas_model, progress=progress, fields=fields,
                  duplicates=duplicates, on_invalid=on_invalid, key_hint="" if id_column else id_hint(table),
-                 **matching)
+                 source=table.name, **matching)

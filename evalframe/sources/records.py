@@ -482,7 +482,8 @@ def _without_repeats(records: Sequence[Record], documents: list[list[Document]],
 def build(records: Sequence[Record], *, from_runs: Callable[..., R], retriever: str = "Retriever",
           generator: str = "Generator", score_node: str | None = None, score_measures: Any = None,
           sas_model: Any = None, progress: bool | None = None, fields: Mapping[str, str] | None = None,
-          duplicates: str = "error", on_invalid: str = "raise", key_hint: str = "", **matching: Any) -> R:
+          duplicates: str = "error", on_invalid: str = "raise", key_hint: str = "", source: str = "the source",
+          **matching: Any) -> R:
     """The result of ``records``: the labels and node outputs a runs file would hold, built by ``from_runs``.
 
     Per record: its gold becomes one label per gold document (the id and text given; one gold answer beside every
@@ -522,6 +523,8 @@ def build(records: Sequence[Record], *, from_runs: Callable[..., R], retriever: 
         result's ``skipped`` (``Skipped(where, reason)``) and stated by its reports.
     key_hint : str
         Added to the refusal of a question twice (how the source keys queries by an id, e.g. ``id_column=``).
+    source : str
+        How messages about the whole source name it (its file).
 
     Returns
     -------
@@ -554,7 +557,7 @@ def build(records: Sequence[Record], *, from_runs: Callable[..., R], retriever: 
             raise InvalidParameterError(f"records[{position}] must be a Record; got {type(record).__name__}.",
                                         parameter="records")
     if not records:
-        raise EvalframeError("the source holds no query.")
+        raise EvalframeError(f"{source} holds no query.")
     retriever = _node_name(retriever, "retriever")
     generator = _node_name(generator, "generator")
     check_choice(duplicates, DUPLICATES, name="duplicates")
@@ -574,7 +577,7 @@ def build(records: Sequence[Record], *, from_runs: Callable[..., R], retriever: 
     has_documents = any(record.retrieved is not None for record in records)
     has_answers = any(record.answer is not None for record in records)
     if not has_documents and not has_answers:
-        raise EvalframeError(f"the source holds neither retrieved documents ({names['retrieved']}) nor answers "
+        raise EvalframeError(f"{source} holds neither retrieved documents ({names['retrieved']}) nor answers "
                              f"({names['answer']}) of any query; there is nothing to evaluate.")
     if has_documents and has_answers and retriever == generator:
         raise InvalidParameterError(f"retriever and generator must name two nodes; both are {retriever!r}.",
@@ -608,7 +611,7 @@ def build(records: Sequence[Record], *, from_runs: Callable[..., R], retriever: 
     skipped = tuple(Skipped(records[index].where, NO_LABEL) for index in unlabelled)
     if unlabelled:
         if len(unlabelled) == len(records):
-            raise EvalframeError(f"no record of the source has a label ({names['gold_ids']}, {names['gold_contexts']} "
+            raise EvalframeError(f"no record of {source} has a label ({names['gold_ids']}, {names['gold_contexts']} "
                                  f"or {names['gold_answers']}); there is nothing to score.")
         kept = [index for index, labels in enumerate(gold) if labels]
         records, gold, documents = [records[i] for i in kept], [gold[i] for i in kept], [documents[i] for i in kept]

@@ -179,6 +179,8 @@ def test_skipped_rows_are_recorded_kept_by_save_and_load_and_every_mean_is_over_
     for storage in ("csv", "parquet"):
         loaded = EvaluationResult.load(result.save(tmp_path / storage, format=storage))
         assert loaded.skipped == result.skipped
+    partitioned = EvaluationResult.load(result.save(tmp_path / "parts", format="parquet", partitions=2))
+    assert partitioned.skipped == result.skipped
     assert json.loads((tmp_path / "csv" / "evalframe.json").read_text())["skipped"] == [
         {"where": f"{path}:2", "reason": NO_LABEL}]
 
@@ -206,7 +208,7 @@ def test_every_importer_refuses_or_skips_a_row_without_gold(source, build):
 def test_on_invalid_takes_raise_or_skip_and_a_source_of_only_invalid_rows_is_refused():
     with pytest.raises(InvalidParameterError, match=r"on_invalid must be one of \['raise', 'skip'\]; got 'warn'"):
         EvaluationResult.from_ragas(RAGAS_ROWS, on_invalid="warn", progress=False)
-    with pytest.raises(EvalframeError, match=r"no record of the source has a label"):
+    with pytest.raises(EvalframeError, match=r"no record of dataset_or_path has a label"):
         EvaluationResult.from_ragas([{"user_input": "q", "retrieved_contexts": ["x"]}], on_invalid="skip",
                                     progress=False)
 
