@@ -44,6 +44,7 @@ from .metrics.trec import direction_of, parse_measure, parse_measures, without_d
 from .metrics.trec_gain_kernels import relstrings
 from .metrics.trec_kernels import RankedRows
 from .report import Report, build_report
+from .schema import Skipped
 from .sources.flatten import entry_scores, flatten, multilabel_ids
 from .sources.haystack2 import read_haystack2
 from .sources.llamaindex import read_llamaindex
@@ -159,6 +160,18 @@ def _score_name(column: str) -> str:
     return column
 
 
+def _skipped(skipped: Any) -> tuple[Skipped, ...]:
+    """``skipped=`` as a tuple of :class:`Skipped` (None: none), each checked."""
+    if skipped is None:
+        return ()
+    if isinstance(skipped, (str, bytes, Mapping)) or not isinstance(skipped, Sequence) or not all(
+            isinstance(item, Skipped) and isinstance(item.where, str) and isinstance(item.reason, str)
+            for item in skipped):
+        raise InvalidParameterError(f"skipped must be a list of evalframe.schema.Skipped(where, reason); got "
+                                    f"{check.short_repr(skipped)}.", parameter="skipped")
+    return tuple(skipped)
+
+
 class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
     """The evaluation of a pipeline: one DataFrame per node, in Haystack 1.x's schema.
 
@@ -190,6 +203,10 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
     scores : dict of str to Metric, optional
         The declarations of the scores the frames hold as ``scores.<name>`` columns (:func:`evalframe.score_measure`);
         kept as ``result.scores``, a plain dict (:meth:`add_scores` adds to it).
+    skipped : sequence of Skipped, optional
+        The queries of the source left out of the frames, each where it was and why
+        (:class:`evalframe.schema.Skipped`; ``from_ragas(..., on_invalid="skip")`` and the other sources); kept as
+        ``result.skipped``, a tuple, saved with the result and stated by its reports.
 
     Examples
     --------
@@ -205,11 +222,12 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
                  matching: Mapping[str, Any] | None = None,
                  codings: Codings | None = None,
                  list_codings: Mapping[str, Mapping[str, DistinctLists]] | None = None,
-                 scores: Mapping[str, Metric] | None = None) -> None:
+                 scores: Mapping[str, Metric] | None = None, skipped: Sequence[Skipped] | None = None) -> None:
         if scores is not None and not isinstance(scores, Mapping):
             raise InvalidParameterError(f"scores must be a dict {{name: evalframe.score_measure(...)}}; got "
                                         f"{type(scores).__name__}.", parameter="scores")
         self.scores: dict[str, Metric] = dict(scores or {})
+        self.skipped: tuple[Skipped, ...] = _skipped(skipped)
         self.node_results = NodeFrames()
         self._store = PreparedStore(self.node_results)
         for node, frame in (node_results or {}).items():
@@ -969,6 +987,7 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         meta: Sequence[Mapping[str, Any] | None] | None = None,
         scores: Mapping[str, Mapping[str, Sequence[float | None]]] | None = None,
         score_measures: Mapping[str, Metric] | None = None,
+        skipped: Sequence[Skipped] | None = None,
         **matching: Any,
     ) -> EvaluationResult:
         """Build the node frames from gold labels and pipeline outputs, as Haystack 1.x's ``Pipeline.eval``.
@@ -1008,6 +1027,9 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         score_measures : dict of str to Metric, optional
             The scores' declarations (:func:`evalframe.score_measure`: direction, bounds, description); a score not
             named here is declared higher-is-better and unbounded.
+        skipped : list of Skipped, optional
+            The queries the source of ``labels`` left out before (:class:`evalframe.schema.Skipped`: where and why;
+            the sources' ``on_invalid="skip"``): kept as ``result.skipped`` and stated by the reports.
 
         Raises
         ------
@@ -1040,7 +1062,7 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
             "sas_model": sas_model if isinstance(sas_model, str) or sas_model is None
             else getattr(sas_model, "__qualname__", type(sas_model).__name__),
         }
-        result = cls(frames, matching=recorded)
+        result = cls(frames, matching=recorded, skipped=skipped)
         result._scores_of_entries(labels, scores, score_measures)
         return result
 
@@ -1121,6 +1143,9 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         score_measures: Mapping[str, Any] | None = None,
         sas_model: str | Callable[[list[str], list[str]], Sequence[float]] | None = None,
         progress: bool | None = None,
+        id_column: str | None = None,
+        duplicates: Literal["error", "first"] = "error",
+        on_invalid: Literal["raise", "skip"] = "raise",
         **matching: Any,
     ) -> EvaluationResult:
         """A result from a table of any shape, one row per question, by naming its columns.
@@ -1129,7 +1154,8 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         frames with its matching rules: the retrieved documents are the ``retriever`` node's, in list order; the answer
         is the ``generator`` node's one generative answer; the gold is one label per gold document (its id and text),
         each with the gold answer beside it. A list column may hold lists, numpy arrays, or their JSON / Python literal
-        text (as a CSV file gives them); a plain text is a one-item list and an empty cell an empty list.
+        text (as a CSV file gives them); in a CSV file a plain text is a one-item list and an empty cell an empty
+        list, elsewhere a text in a column of retrieved documents is refused (it is often a joined list).
 
         Parameters
         ----------
@@ -1161,6 +1187,19 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
             The node names.
         score_measures : dict, optional
             Score name -> ``evalframe.score_measure(...)`` (default: higher is better, unbounded).
+        id_column : str, optional
+            A column of the queries' ids (texts or integers, each once): each becomes its query's ``multilabel_id``,
+            so two rows with the same question and different ids are two queries (saved, loaded and compared by
+            id). None (default): a query is identified by its text, and a question twice is refused.
+        duplicates : {"error", "first"}
+            A document twice in one ranking (by id; without ids, by its text) is refused (default), naming the row
+            and the document, as the TREC readers refuse it (it would be counted twice: a recall or map above 1);
+            ``"first"`` keeps it once, at its first rank, the ranks below closing up (as
+            ``to_trec_run(duplicates="first")``).
+        on_invalid : {"raise", "skip"}
+            A row without any gold (no gold document, no gold answer: "has no label") is refused (default), naming
+            the row; ``"skip"`` leaves such rows out and records each in ``result.skipped`` (where and why), kept by
+            :meth:`save` and stated by the reports: each mean is over the other queries.
         sas_model, progress, context_matching_threshold, context_matching_min_length,
         context_matching_boost_split_overlaps, custom_document_id_field
             As :meth:`from_runs`.
@@ -1200,7 +1239,8 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
                             retrieved_texts=retrieved_texts, retrieved_scores=retrieved_scores, answer=answer,
                             gold_ids=gold_ids, gold_contexts=gold_contexts, gold_answers=gold_answers, meta=meta,
                             scores=scores, retriever=retriever, generator=generator, score_node=score_node,
-                            score_measures=score_measures, sas_model=sas_model, progress=progress, **options.as_dict())
+                            score_measures=score_measures, sas_model=sas_model, progress=progress, id_column=id_column,
+                            duplicates=duplicates, on_invalid=on_invalid, **options.as_dict())
 
     @classmethod
     @with_options(MatchingOptions)
@@ -1216,6 +1256,9 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         score_measures: Mapping[str, Any] | None = None,
         sas_model: str | Callable[[list[str], list[str]], Sequence[float]] | None = None,
         progress: bool | None = None,
+        id_column: str | None = None,
+        duplicates: Literal["error", "first"] = "error",
+        on_invalid: Literal["raise", "skip"] = "raise",
         **matching: Any,
     ) -> EvaluationResult:
         """A result from a Ragas evaluation dataset, or the frame of a Ragas evaluation with its metric columns.
@@ -1248,9 +1291,17 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         meta : list of str, optional
             Columns whose values become each query's ``meta`` fields (default: the text columns above; ``[]``: none);
             a column named here is never read as a score.
-        retriever, generator, score_node, score_measures, sas_model, progress, context_matching_threshold,
-        context_matching_min_length, context_matching_boost_split_overlaps, custom_document_id_field
-            As :meth:`from_frame`.
+        id_column : str, optional
+            A column of the samples' ids (a test set asking one question about two products): each is its query's
+            ``multilabel_id``, so the same question under two ids is two queries (neither a score nor a meta field).
+            None (default): a question is identified by its text, and a question twice is refused (the message names
+            a column called ``id``, ``sample_id``, ``question_id``, ``query_id`` or ``qid`` when there is one; it is
+            not taken on its own, as that would change how every such dataset's queries are identified and paired).
+        retriever, generator, score_node, score_measures, sas_model, progress, duplicates, on_invalid,
+        context_matching_threshold, context_matching_min_length, context_matching_boost_split_overlaps,
+        custom_document_id_field
+            As :meth:`from_frame` (a retrieved context without an id is named by its text: the same passage twice
+            is a duplicate).
 
         Returns
         -------
@@ -1280,7 +1331,8 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         options = MatchingOptions.from_keywords(matching, passed_to="from_ragas takes these matching options")
         return ragas_result(dataset_or_path, from_runs=cls.from_runs, scores=scores, meta=meta, retriever=retriever,
                             generator=generator, score_node=score_node, score_measures=score_measures,
-                            sas_model=sas_model, progress=progress, renamed=_score_name, **options.as_dict())
+                            sas_model=sas_model, progress=progress, renamed=_score_name, id_column=id_column,
+                            duplicates=duplicates, on_invalid=on_invalid, **options.as_dict())
 
     @classmethod
     @with_options(MatchingOptions)
@@ -1303,6 +1355,8 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         score_node: str | None = None,
         sas_model: str | Callable[[list[str], list[str]], Sequence[float]] | None = None,
         progress: bool | None = None,
+        duplicates: Literal["error", "first"] = "error",
+        on_invalid: Literal["raise", "skip"] = "raise",
         **matching: Any,
     ) -> EvaluationResult:
         """A result from Haystack 2.x (haystack-ai): an ``EvaluationRunResult``, its detailed report, or pipeline outputs.
@@ -1345,6 +1399,10 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
             texts; the default, as Haystack's), ``"id"`` (the default when gold ids are given) or ``"meta.<key>"``.
         retriever, generator, score_node : str
             The node names (``score_node``: where the scores go; default the generator when there are answers).
+        duplicates, on_invalid
+            As in :meth:`from_frame`: a document twice in one ranking (by the ``document_comparison_field``: two
+            chunks of one file compared by ``meta.file_id`` are one document twice) is refused unless
+            ``duplicates="first"``; a question without gold is refused unless ``on_invalid="skip"``.
         sas_model, progress, **matching
             As in :meth:`from_runs`.
 
@@ -1380,7 +1438,8 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
                               document_comparison_field=document_comparison_field, taken=_score_name_taken)
         return build(read.records, from_runs=cls.from_runs, retriever=retriever, generator=generator,
                      score_node=score_node, score_measures=read.score_measures or None, sas_model=sas_model,
-                     progress=progress, fields=read.fields, **options.as_dict())
+                     progress=progress, fields=read.fields, duplicates=duplicates, on_invalid=on_invalid,
+                     source=read.name, **options.as_dict())
 
     @classmethod
     @with_options(MatchingOptions)
@@ -1392,6 +1451,8 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         retriever: str = "Retriever",
         sas_model: str | Callable[[list[str], list[str]], Sequence[float]] | None = None,
         progress: bool | None = None,
+        duplicates: Literal["error", "first"] = "error",
+        on_invalid: Literal["raise", "skip"] = "raise",
         **matching: Any,
     ) -> EvaluationResult:
         """A result from LlamaIndex's retrieval evaluation: ``RetrievalEvalResult`` objects, their dicts or a file of them.
@@ -1415,6 +1476,9 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
             own retrieval metrics are declared higher-is-better in [0, 1], any other higher and unbounded.
         retriever : str
             The node's name.
+        duplicates, on_invalid
+            As in :meth:`from_frame`: a node id twice in ``retrieved_ids`` is refused unless ``duplicates="first"``; a
+            result with empty ``expected_ids`` (no gold) is refused unless ``on_invalid="skip"``.
         sas_model, progress, **matching
             As in :meth:`from_runs`.
 
@@ -1442,7 +1506,8 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         read = read_llamaindex(results, scores=scores, taken=_score_name_taken, measure=score_measure)
         return build(read.records, from_runs=cls.from_runs, retriever=retriever,
                      score_measures=read.score_measures or None, sas_model=sas_model, progress=progress,
-                     fields=read.fields, **options.as_dict())
+                     fields=read.fields, duplicates=duplicates, on_invalid=on_invalid, source=read.name,
+                     **options.as_dict())
 
     @classmethod
     def from_trec(cls, run: str | Path | Mapping[str, Mapping[str, float]], qrels: str | Path | Mapping[str, Mapping[str, int]],

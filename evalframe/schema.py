@@ -21,7 +21,7 @@ import pandas as pd
 
 from .errors import EvalframeError
 
-__all__ = ["Document", "Span", "TableCell", "Answer", "Label", "MultiLabel"]
+__all__ = ["Document", "Span", "TableCell", "Answer", "Label", "MultiLabel", "Skipped", "skipped_note"]
 
 _HASHABLE_ATTRIBUTES = ("content", "content_type", "score", "meta", "embedding")
 
@@ -45,7 +45,9 @@ def _rows_to_table(rows: list[list[Any]]) -> pd.DataFrame:
 
 
 def _murmur_hex(key: str) -> str:
-    return "{:02x}".format(mmh3.hash128(key, signed=False))
+    # hashed as UTF-8 bytes, as mmh3 hashes a str (so ids equal Haystack's); a lone surrogate (JSON's "\ud800") is
+    # kept by surrogatepass: mmh3 given such a str crashes the interpreter (it does not check the failed encoding)
+    return "{:02x}".format(mmh3.hash128(key.encode("utf-8", "surrogatepass"), signed=False))
 
 
 class Document:
@@ -494,11 +496,20 @@ class MultiLabel:
 
     >>> MultiLabel(ml.labels, meta={"topic": "geography"}).meta
     {'topic': 'geography'}
+
+    ``id`` (evalframe's) keys the query by an id of its source (a dataset's id column) instead of the MD5 of its text
+    and filters: two questions with the same text and different ids are two queries.
+
+    >>> MultiLabel(ml.labels, id="q-17").id
+    'q-17'
     """
 
     def __init__(self, labels: list[Label], drop_negative_labels: bool = False, drop_no_answers: bool = False,
                  *, meta: Mapping[str, Any] | None = None,
-                 scores: Mapping[str, Mapping[str, float]] | None = None) -> None:
+                 scores: Mapping[str, Mapping[str, float]] | None = None, id: str | None = None) -> None:
+        if id is not None and (not isinstance(id, str) or not id):
+            raise EvalframeError(f"MultiLabel id must be a non-empty string (or None: the MD5 of the query and its "
+                                 f"filters); got {id!r:.60}.")
         if meta is not None and not isinstance(meta, Mapping):
             raise EvalframeError(f"MultiLabel meta must be a dict (a JSON object) or None; got {type(meta).__name__} "
                                  f"{meta!r:.60}.")
@@ -517,7 +528,8 @@ class MultiLabel:
         self._labels = labels
         self._query = self._single_value("query")
         self._filters = self._single_value("filters")
-        self.id = hashlib.md5((self._query + json.dumps(self._filters, sort_keys=True)).encode()).hexdigest()
+        self.id = id if id is not None else \
+            hashlib.md5((self._query + json.dumps(self._filters, sort_keys=True)).encode()).hexdigest()
         self._no_answer = all(label.no_answer for label in labels)
         if self._no_answer:
             self._answers = [""]
@@ -602,3 +614,44 @@ class MultiLabel:
 
     def __repr__(self) -> str:
         return f"<MultiLabel: query={self._query!r}, {len(self._labels)} label(s), answers={self._answers}>"
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A query of a source left out of a result, where it is and why (``on_invalid="skip"`` of the sources).
+
+    A result keeps them in ``result.skipped`` (saved with it), and its reports state how many were left out: each
+    mean is over the other queries.
+
+    Examples
+    --------
+    >>> Skipped("ragas.jsonl:3", "no label")
+    Skipped(where='ragas.jsonl:3', reason='no label')
+    """
+
+    where: str
+    reason: str
+
+
+def skipped_note(skipped: tuple[Skipped, ...] | list[Skipped], shown: int = 5) -> str:
+    """What the reports say of the queries left out of a result: how many, why and where (the first ``shown`` of each
+    reason); ``""`` when none was.
+
+    Examples
+    --------
+    >>> print(skipped_note([Skipped("ragas.jsonl:3", "no label"), Skipped("ragas.jsonl:7", "no label")]))
+    2 queries of the source were left out of the result (each mean is over the others): 2 with no label
+    (ragas.jsonl:3, ragas.jsonl:7).
+    """
+    if not skipped:
+        return ""
+    reasons: dict[str, list[str]] = {}
+    for item in skipped:
+        reasons.setdefault(item.reason, []).append(item.where)
+    parts = []
+    for reason, wheres in reasons.items():
+        more = f" and {len(wheres) - shown:,} more" if len(wheres) > shown else ""
+        parts.append(f"{len(wheres):,} with {reason} ({', '.join(wheres[:shown])}{more})")
+    count = len(skipped)
+    return (f"{count:,} quer{'y' if count == 1 else 'ies'} of the source {'was' if count == 1 else 'were'} left out of "
+            f"the result (each mean is over the others): {'; '.join(parts)}.")

@@ -33,6 +33,20 @@ def test_document_ids_equal_haystack(kwargs, haystack_id):
     assert Document(**kwargs).id == haystack_id
 
 
+def test_a_lone_surrogate_in_the_content_gets_an_id_instead_of_crashing_the_interpreter():
+    # JSON's "\ud800" reads as a lone surrogate; mmh3 given such a str dereferenced its failed UTF-8 encoding (a
+    # segfault, found by tests/sources/test_hostile_importers.py). Its id: MurmurHash3 x64 128 of the surrogatepass
+    # bytes b"a\xed\xa0\x80" (the bytes a str without surrogates hashes as, UTF-8, so other ids are unchanged)
+    import subprocess
+    import sys
+
+    code = "from evalframe import Document; print(Document('a\\ud800').id)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "{:02x}".format(236878703054850533144411974293937246534)
+    assert Document("Berlin is the capital of Germany.").id == "1a7644ef76698b7a1c6ed23c357fa598"  # Haystack's
+
+
 def test_document_id_rules():
     assert Document("x", id=7).id == "7"
     assert Document("x").id_hash_keys == ["content"]

@@ -38,11 +38,12 @@ from ..frames.topk import check_retriever_node, retriever_mode, retriever_node_o
 from ..frames.codings import Codings
 from ..frames.judged_codes import check_cut
 from ..io.folder import Folder
-from ..io.manifest import read_manifest, scores_of_manifest
+from ..io.manifest import read_manifest, scores_of_manifest, skipped_of_manifest
 from ..io.partitioned import check_key_summaries, key_summary, partition_of_ids, read_partition
 from ..metrics.registry import ANSWER_METRICS, DOCUMENT_METRICS, Metric
 from ..metrics.trec import direction_of, known_direction, parse_measure, parse_measures, without_direction
 from ..options import MetricOptions, with_options
+from ..schema import Skipped
 from ..result import NO_ROWS_FOR_METRIC, EvaluationResult
 from .client import current_client, run
 
@@ -142,6 +143,7 @@ class DaskEvaluationResult(MeanAnalyses[Any]):
         self.rows: dict[str, int] = {node: int(entry["rows"]) for node, entry in manifest["nodes"].items()}
         self.matching: dict[str, Any] = dict(manifest.get("matching") or {})
         self.scores: dict[str, Metric] = scores_of_manifest(dict(manifest), path)
+        self.skipped: tuple[Skipped, ...] = skipped_of_manifest(dict(manifest), path)  # queries its source left out
         self._client = client
         self._row_kinds: dict[str, set[tuple[str, str]]] | None = None
         current_client(client)  # a bad client= or address fails here, not at the first analysis

@@ -18,12 +18,14 @@ from .._validation import few_names, short_repr
 from ..errors import InvalidParameterError, LoadError
 from ..metrics.registry import Metric, score_measure
 from ..options import MatchingOptions
+from ..schema import Skipped
 from .codecs import encodes, is_native_dtype
 from .csv_dialect import encoding_problem, separator_problem
 from .folder import Folder, is_plain_name, with_retries
 
 __all__ = ["FORMAT_NAME", "FORMAT_VERSION", "PARTITIONED_FORMAT_VERSION", "MANIFEST_NAME", "invalid_matching",
-           "listed_files", "read_manifest", "read_manifest_quietly", "scores_to_json", "scores_of_manifest"]
+           "listed_files", "read_manifest", "read_manifest_quietly", "scores_to_json", "scores_of_manifest",
+           "skipped_to_json", "skipped_of_manifest"]
 
 #: The manifest's file name inside a results folder.
 MANIFEST_NAME = "evalframe.json"
@@ -98,6 +100,7 @@ def _check_manifest(path: Path, manifest: dict[str, Any]) -> None:
         raise _damaged(path, f"'matching' must be an object of matching parameters; got {type(matching).__name__}")
     _check_matching(path, matching or {})
     scores_of_manifest(manifest, path)  # a damaged declaration is refused before any file is read
+    skipped_of_manifest(manifest, path)
     nodes = manifest.get("nodes")
     if not isinstance(nodes, dict):
         raise _damaged(path, "'nodes' must map node names to their files")
@@ -284,3 +287,37 @@ def scores_of_manifest(manifest: dict[str, Any], path: Path | str) -> dict[str, 
         except (InvalidParameterError, TypeError) as exc:
             raise _damaged(Path(path), f"'scores'[{name!r}]: {exc}") from None
     return out
+
+
+def skipped_to_json(skipped: Any) -> list[dict[str, str]]:
+    """``result.skipped`` as the manifest's ``"skipped"``: one ``{"where", "reason"}`` per query left out.
+
+    Examples
+    --------
+    >>> skipped_to_json((Skipped("ragas.jsonl:3", "no label"),))
+    [{'where': 'ragas.jsonl:3', 'reason': 'no label'}]
+    """
+    if isinstance(skipped, (str, bytes, dict)) or not isinstance(skipped, (list, tuple)) or not all(
+            isinstance(item, Skipped) and isinstance(item.where, str) and isinstance(item.reason, str)
+            for item in skipped):
+        raise InvalidParameterError(f"result.skipped must be a tuple of evalframe.schema.Skipped(where, reason); got "
+                                    f"{short_repr(skipped)}.", parameter="result.skipped")
+    return [{"where": item.where, "reason": item.reason} for item in skipped]
+
+
+def skipped_of_manifest(manifest: dict[str, Any], path: Path | str) -> tuple[Skipped, ...]:
+    """The queries a manifest's ``"skipped"`` records as left out of the result (none without it); a damaged entry is
+    a LoadError naming it."""
+    found = manifest.get("skipped")
+    if found is None:
+        return ()
+    if not isinstance(found, list):
+        raise _damaged(Path(path), f"'skipped' must be a list of {{\"where\", \"reason\"}} objects; got {_what(found)}")
+    out = []
+    for number, entry in enumerate(found):
+        if not isinstance(entry, dict) or not isinstance(entry.get("where"), str) \
+                or not isinstance(entry.get("reason"), str):
+            raise _damaged(Path(path), f"'skipped'[{number}] must be an object with the strings 'where' and 'reason'; "
+                                       f"got {_what(entry)}")
+        out.append(Skipped(entry["where"], entry["reason"]))
+    return tuple(out)

@@ -39,7 +39,7 @@ from .folder import Folder, FolderMissing, KeptChanging, Vanished, with_retries
 from . import parquet  # pyarrow is imported when a Parquet file is read or written
 from . import partitioned as partitioned_format
 from .manifest import (FORMAT_NAME, FORMAT_VERSION, MANIFEST_NAME, PARTITIONED_FORMAT_VERSION, invalid_matching, listed_files,
-                       scores_of_manifest, scores_to_json,
+                       scores_of_manifest, scores_to_json, skipped_of_manifest, skipped_to_json,
                        read_manifest, read_manifest_quietly)
 from .. import _progress
 from .._validation import check_choice, check_path, few_names
@@ -199,6 +199,12 @@ def _save_result(result: Any, out_dir: Path, format: str, partitions: int | None
     if declared:  # written only when the result declares scores: other folders stay as they were
         try:
             manifest["scores"] = scores_to_json(declared)
+        except InvalidParameterError as exc:
+            raise SaveError(f"{exc} Nothing was written.") from None
+    skipped = getattr(result, "skipped", ())
+    if skipped:  # written only when queries were left out: other folders stay as they were
+        try:
+            manifest["skipped"] = skipped_to_json(skipped)
         except InvalidParameterError as exc:
             raise SaveError(f"{exc} Nothing was written.") from None
     generation = ""
@@ -474,7 +480,8 @@ def _load_result(cls: type, load_dir: Path, show: bool, **read_csv_kwargs: Any) 
         if manifest is not None and manifest.get("partitioned") is not None:
             whole = partitioned_format.read_nodes(folder, manifest)  # pending: list columns coded on first use
             _release_arrow_memory()
-            return cls(whole, matching=manifest.get("matching"), scores=scores_of_manifest(manifest, load_dir))
+            return cls(whole, matching=manifest.get("matching"), scores=scores_of_manifest(manifest, load_dir),
+                       skipped=skipped_of_manifest(manifest, load_dir))
         own = (manifest or {}).get("nodes", {})
         owned = {entry["file"] for entry in own.values()}
         # hidden names are skipped, as the glob("*.csv") of earlier versions (and Haystack's) skipped them
@@ -503,7 +510,7 @@ def _load_result(cls: type, load_dir: Path, show: bool, **read_csv_kwargs: Any) 
             steps.update(1)
         steps.close()
     result = cls(frames, matching=(manifest or {}).get("matching"), codings=Codings.of_lists(codings),
-                 scores=scores_of_manifest(manifest or {}, load_dir))
+                 scores=scores_of_manifest(manifest or {}, load_dir), skipped=skipped_of_manifest(manifest or {}, load_dir))
     _release_arrow_memory()
     return result
 

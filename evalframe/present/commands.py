@@ -32,6 +32,7 @@ from .formats import TABLE_FORMATS, above_one_note, render_table, short_text
 from .trec_formats import TREC_FORMATS, TrecTable, relstring_column, trec_request
 from ..report.model import no_answer_counts, scope_note
 from ..result import EvaluationResult
+from ..schema import skipped_note
 from ..sources.runs import query_lines, read_runs
 from ..trec_compare import MAX_P as TREC_MAX_P
 from ..trec_compare import compare as compare_runs
@@ -351,26 +352,48 @@ def _frame_columns(given: Sequence[str]) -> dict[str, Any]:
     return columns
 
 
+def _source_flags(source: str, args: argparse.Namespace) -> dict[str, Any]:
+    """--id-column, --duplicates and --skip-invalid as the source's keyword arguments; refused where they do not apply."""
+    given = {"--id-column": getattr(args, "id_column", None), "--duplicates": getattr(args, "duplicates", None),
+             "--skip-invalid": getattr(args, "skip_invalid", False) or None}
+    if source == "runs":
+        flag = next((flag for flag, value in given.items() if value is not None), None)
+        if flag is not None:
+            raise EvalframeError(f"{flag} is for the files of --from ragas, haystack2, llamaindex or frame, not for a "
+                                 "runs file (whose lines without gold are left out and counted: docs/runs-format.md).")
+        return {}
+    if given["--id-column"] is not None and source not in ("ragas", "frame"):
+        raise EvalframeError(f"--id-column names a column of --from ragas or frame; --from {source} has no id column.")
+    flags: dict[str, Any] = {"duplicates": given["--duplicates"] or "error",
+                             "on_invalid": "skip" if given["--skip-invalid"] else "raise"}
+    if given["--id-column"] is not None:
+        flags["id_column"] = given["--id-column"]
+    return flags
+
+
 def _from_source(source: str, path: Path, args: argparse.Namespace) -> EvaluationResult:
     """The result of one file of a source (``--from``: runs, ragas, haystack2, llamaindex, frame), built in memory
-    with the command's matching options, --sas-model, --score and --column (those it has); warnings printed."""
+    with the command's matching options, --sas-model, --score, --column, --id-column, --duplicates and --skip-invalid
+    (those it has); warnings printed."""
     options: dict[str, Any] = {"sas_model": getattr(args, "sas_model", None), **options_given(args, MatchingOptions)}
     declared = score_declarations(getattr(args, "score_declarations", None))
     if declared:
         options["score_measures"] = declared
+    flags = _source_flags(source, args)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         if source == "runs":
             labels, outputs = read_runs(path)
             result = EvaluationResult.from_runs(labels, outputs, **options)
         elif source == "frame":
-            result = EvaluationResult.from_frame(path, **_frame_columns(getattr(args, "columns", None) or []), **options)
+            result = EvaluationResult.from_frame(path, **_frame_columns(getattr(args, "columns", None) or []), **flags,
+                                                 **options)
         elif source == "ragas":
-            result = EvaluationResult.from_ragas(path, **options)
+            result = EvaluationResult.from_ragas(path, **flags, **options)
         elif source == "haystack2":  # a JSON file of an EvaluationRunResult's {"inputs": ..., "results": ...}
-            result = EvaluationResult.from_haystack2(path, **options)
+            result = EvaluationResult.from_haystack2(path, **flags, **options)
         else:  # llamaindex: a JSON or JSON Lines file of RetrievalEvalResult dicts
-            result = EvaluationResult.from_llamaindex(path, **options)
+            result = EvaluationResult.from_llamaindex(path, **flags, **options)
     for warning in caught:
         print_warning(warning.message)
     return result
@@ -400,7 +423,9 @@ def _flatten_source(args: argparse.Namespace, storage: str) -> str:
     folder = result.save(args.out, format=storage, partitions=args.partitions)
     rows = ", ".join(f"{node}: {len(frame)} rows" for node, frame in result.items())
     queries = max(frame["multilabel_id"].nunique() for frame in result.values())
-    return f"wrote {queries} queries ({rows}) from {path} ({args.source}) to {folder}"
+    message = f"wrote {queries} queries ({rows}) from {path} ({args.source}) to {folder}"
+    note = skipped_note(result.skipped)
+    return message + (f"\n{note}" if note else "")
 
 
 def _flatten(args: argparse.Namespace) -> str:
@@ -409,6 +434,7 @@ def _flatten(args: argparse.Namespace) -> str:
         return _flatten_source(args, storage)
     if args.columns:
         raise EvalframeError("--column names the columns of --from frame; a runs file has its own keys.")
+    _source_flags("runs", args)
     if args.partitions is None and (len(args.runs) > 1 or args.scheduler is not None):  # the in-memory build reads one file
         given = "--scheduler" if args.scheduler is not None else f"{len(args.runs)} runs files"
         raise EvalframeError(f"{given} build{'s' if given == '--scheduler' else ''} a partitioned folder shard by shard: "
@@ -525,6 +551,12 @@ def _report(args: argparse.Namespace) -> str:
     if args.score_declarations and args.source == "folder":
         raise EvalframeError("--score declares the scores of files read with --from; a results folder keeps its "
                              "scores' declarations in its evalframe.json.")
+    if args.source == "folder":
+        flag = next((flag for flag, given in (("--id-column", args.id_column), ("--duplicates", args.duplicates),
+                                              ("--skip-invalid", args.skip_invalid)) if given), None)
+        if flag is not None:
+            raise EvalframeError(f"{flag} is for the files read with --from; a results folder holds its queries as "
+                                 f"they were built (evalframe flatten --from SOURCE FILE {flag} builds one).")
     if args.html is not None and args.html.is_dir():
         raise EvalframeError(f"--html {args.html} is a folder; give the file to write, e.g. {args.html / 'report.html'}.")
     if len(args.folders) > 1:

@@ -44,6 +44,20 @@ FRAME_FIELDS = ("question", "retrieved_ids", "retrieved_texts", "retrieved_score
 MISSING_QUERY_NAMES = ("skip", "error")
 
 
+def _source_options(parser: argparse.ArgumentParser, files: str) -> None:
+    """The flags of a --from source's file (ragas, haystack2, llamaindex, frame): how its rows become queries."""
+    parser.add_argument("--id-column", default=None, metavar="COLUMN",
+                        help="with --from ragas or frame: the column of the queries' ids, each its query's "
+                             "multilabel_id (the same question under two ids: two queries); default: a query is its "
+                             "text, and a question twice is refused")
+    parser.add_argument("--duplicates", default=None, choices=("error", "first"),
+                        help=f"with --from: a document twice in one ranking of {files} is an error (default, as "
+                             "trec_eval) or kept once at its first rank ('first')")
+    parser.add_argument("--skip-invalid", action="store_true",
+                        help=f"with --from: leave out the rows of {files} without any gold ('has no label') instead "
+                             "of refusing them; the result records them and its reports say how many")
+
+
 def _count(what: str, least: int) -> Callable[[str], int]:
     """An argparse type: an int >= ``least``, refused with ``what`` it counts."""
 
@@ -282,6 +296,7 @@ def build() -> tuple[argparse.ArgumentParser, dict[str, Command]]:
                          help="declare a score the runs lines give ('scores' key, docs/scores.md): its direction "
                               "(default higher; none: neither is better, a count) and bounds, e.g. "
                               "latency:lower:0:60; repeatable")
+    _source_options(flatten, "the file")
     flatten.add_argument("--format", default=None, choices=("csv", "parquet"), dest="storage",
                          help="csv (default) or parquet (implied by --partitions)")
     _partition_options(flatten)
@@ -322,6 +337,7 @@ def build() -> tuple[argparse.ArgumentParser, dict[str, Command]]:
                         dest="score_declarations",
                         help="with --from: declare a score the files give, as evalframe flatten --score "
                              "(e.g. latency_ms:lower); repeatable")
+    _source_options(report, "a file")
     _add_options(report, MetricOptions, only=("document_scope", "answer_scope"))
     _csv_options(report)
 

@@ -40,6 +40,7 @@ from ..columns import ANSWER_SCOPE_MEANINGS, CRITERIA, MATCH_MEANINGS, answer_me
 from ..errors import InvalidParameterError, SchemaError, warn
 from ..metrics.registry import ANSWER_METRICS, DOCUMENT_METRICS, METRICS, SYMBOLS, Metric, format_bounds
 from ..metrics.trec import describe_measure, direction_of, parse_measures
+from ..schema import skipped_note
 from . import plots
 
 __all__ = ["ComparedMeasure", "ComparedNode", "ComparisonModel", "DrillRow", "GridQuery", "RunDelta",
@@ -199,6 +200,7 @@ class ReportModel:
     notes: tuple[Note, ...]
     no_answer: tuple[NoAnswerCount, ...] = ()  # the document nodes of the funnel (none without gold_answers)
     scope_note: str = ""  # what the document_scope credits beyond gold ids, when it credits more ("" otherwise)
+    skipped: str = ""  # the queries of the source left out of the result (result.skipped), when some were
 
 
 # ---------------------------------------------------------------------------------------------- helpers
@@ -560,7 +562,7 @@ def build_model(
         measures=tuple(checked), funnel=funnel, trec_counts=counts,
         above_one=any(row.above_one for node in funnel for row in node.rows), sections=sections,
         definitions=_definitions(list(explained), document_scope, answer_scope, _scores_of(result)), notes=notes,
-        no_answer=no_answer, scope_note=credited)
+        no_answer=no_answer, scope_note=credited, skipped=skipped_note(getattr(result, "skipped", ())))
 
 
 def _funnel(result: ResultSource, nodes: list[str], metrics_filter: Mapping[str, Sequence[str]] | None,
@@ -862,6 +864,8 @@ def build_comparison_model(
     for note in notes:
         warn(note.message, note.category)
     includes = comparison_includes(cast(Mapping[str, ResultSource], runs), [node.node for node in compared], **options)
+    includes += tuple(f"{name}: {note}" for name, note in ((name, skipped_note(getattr(result, "skipped", ())))
+                                                          for name, result in runs.items()) if note)
     return ComparisonModel(__version__, tuple(names), test, max_p, len(names) > 2, confidence,
                            scopes["document_scope"], scopes["answer_scope"], compared, n, notes, includes)
 

@@ -122,10 +122,11 @@ def _judged_under(model: ReportModel, section: Section) -> str:
 
 
 def _includes(model: ReportModel) -> list[tuple[str, str]]:
-    """What the document metrics' means include: each document node's no-answer queries, and what the scope credits
-    (the text's label of each, its sentence)."""
+    """What the document metrics' means include: each document node's no-answer queries, what the scope credits, and
+    the queries of the source left out of the result (the text's label of each, its sentence)."""
     return [("no-answer", count.sentence()) for count in model.no_answer] + (
-        [("scope", model.scope_note)] if model.scope_note else [])
+        [("scope", model.scope_note)] if model.scope_note else []) + (
+        [("left out", model.skipped)] if model.skipped else [])
 
 
 def _answerable_shown(model: ReportModel) -> bool:
@@ -385,6 +386,7 @@ def to_dict(model: ReportModel) -> dict[str, Any]:
         "no_answer": [{"node": count.node, "queries": count.queries, "no_answer_queries": count.no_answer_queries}
                       for count in model.no_answer],
         "scope_note": model.scope_note,
+        "skipped": model.skipped,
         "trec": [{"node": count.node, "queries": count.queries} for count in model.trec_counts],
         "above_one": model.above_one,
         "worst": [{"node": section.node, "answer_node": section.answer_node, "metric": section.metric,

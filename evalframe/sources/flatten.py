@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import numbers
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -305,6 +306,10 @@ def _meta_texts(meta: Any, multilabels: Sequence[MultiLabel | None]) -> list[str
                                         f"{type(value).__name__} {short_repr(value)}.", parameter="meta")
         try:
             texts.append(json.dumps(dict(value), sort_keys=True))
+        except RecursionError:
+            raise InvalidParameterError(f"{where.format(index)} is nested too deeply to write as JSON (Python writes "
+                                        f"at most about {sys.getrecursionlimit():,} levels); flatten it.",
+                                        parameter="meta") from None
         except (TypeError, ValueError) as exc:  # a value JSON cannot hold, keys of mixed types, a cycle
             raise InvalidParameterError(f"{where.format(index)} must be JSON data (dicts with string keys, lists, "
                                         f"strings, numbers, booleans, None): {exc}.", parameter="meta") from None

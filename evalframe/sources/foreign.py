@@ -10,18 +10,20 @@ the sources stage comes before the metrics), as for Ragas' columns (``ragas_<nam
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from .._validation import check_path, short_repr
 from ..errors import EvalframeError, InvalidParameterError, LoadError
+from .runs import json_value
 from .score_values import score_value
 
-__all__ = ["ScoreChoice", "number_or_nan", "read_json_file", "is_path"]
+__all__ = ["ScoreChoice", "number_or_nan", "read_json_file", "is_path", "naming_file"]
 
 
 def is_path(value: object) -> bool:
@@ -47,7 +49,7 @@ def read_json_file(path: str | os.PathLike[str], *, name: str, lines: bool | Non
         raise LoadError(f"{file}: not UTF-8 text ({exc.reason} at byte {exc.start}); write the file as UTF-8.") from None
     if not lines:
         try:
-            return file, json.loads(text)
+            return file, json_value(text, str(file))
         except json.JSONDecodeError as exc:
             raise LoadError(f"{file}:{exc.lineno}: not valid JSON: {exc.msg} (column {exc.colno}).") from None
     values = []
@@ -55,11 +57,23 @@ def read_json_file(path: str | os.PathLike[str], *, name: str, lines: bool | Non
         if not line.strip():
             continue
         try:
-            values.append((number, json.loads(line)))
+            values.append((number, json_value(line, str(file), number)))
         except json.JSONDecodeError as exc:
             raise LoadError(f"{file}:{number}: not valid JSON: {exc.msg} (column {exc.colno}); a JSON Lines file "
                             "holds one JSON object per line.") from None
     return file, values
+
+
+@contextlib.contextmanager
+def naming_file(path: Path | None) -> Iterator[None]:
+    """An EvalframeError raised inside names the file ``path`` first (when it does not already; None: nothing read
+    from a file)."""
+    try:
+        yield
+    except EvalframeError as exc:
+        if path is not None and str(path) not in str(exc):
+            exc.args = (f"{path}: {exc}",) + exc.args[1:]
+        raise
 
 
 def number_or_nan(value: Any, where: str) -> float:

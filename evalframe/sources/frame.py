@@ -28,10 +28,11 @@ import pandas as pd
 from .._validation import check_path, did_you_mean, few_names, short_repr
 from ..errors import EvalframeError, InvalidParameterError, LoadError
 from .records import Record, Retrieved, build, retrieved_of
+from .runs import json_value
 from .score_values import score_values
 
 __all__ = ["Table", "ColumnMapping", "read_table", "from_frame", "frame_records", "list_cell", "text_cell", "number_cell",
-           "TABLE_SUFFIXES"]
+           "TABLE_SUFFIXES", "id_hint"]
 
 R = TypeVar("R")
 
@@ -71,7 +72,7 @@ def _read_jsonl(path: Path) -> Table:
                 continue
             where = f"{path}:{number}"
             try:
-                row = json.loads(text)
+                row = json_value(text, str(path), number)
             except json.JSONDecodeError as exc:
                 raise LoadError(f"{where}: not valid JSON ({exc.msg} at column {exc.colno}); a JSON Lines file holds "
                                 "one JSON object per line.") from None
@@ -85,10 +86,15 @@ def _read_jsonl(path: Path) -> Table:
 
 def _read_json(path: Path) -> Table:
     try:
-        data = json.loads(path.read_text(encoding="utf-8-sig"))
+        data = json_value(path.read_text(encoding="utf-8-sig"), str(path))
     except json.JSONDecodeError as exc:
         raise LoadError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg} at column {exc.colno}).") from None
     if isinstance(data, dict) and data and all(isinstance(v, list) for v in data.values()):  # {column: [values]}
+        lengths = {str(column): len(values) for column, values in data.items()}
+        if len(set(lengths.values())) > 1:
+            shown = dict(list(lengths.items())[:8])
+            raise LoadError(f"{path}: a JSON table of columns {{column: [values]}} needs one value per row in every "
+                            f"column, but their lengths differ: {shown}.")
         return _frame_table(pd.DataFrame(data), str(path), lambda i: f"{path}, row {i}")
     if not isinstance(data, list):
         raise LoadError(f"{path}: a JSON table must be a list of objects, one per row (or {{column: [values]}}); got "
@@ -214,9 +220,32 @@ def _missing(value: Any) -> bool:
     return value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NA or value is pd.NaT
 
 
-def list_cell(value: Any, where: str, column: str) -> list[Any] | None:
+_NOT_A_LITERAL = object()
+
+
+def _literal(text: str, where: str, column: str) -> Any:
+    """The value of a cell's JSON or Python literal text (a CSV file's list or object), or ``_NOT_A_LITERAL``; text
+    nested deeper or holding an integer longer than Python reads is refused, naming the cell."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise EvalframeError(f"{where}: column {column!r} holds a value nested too deeply to read (Python reads at "
+                             f"most about {sys.getrecursionlimit():,} levels).") from None
+    except json.JSONDecodeError:
+        pass
+    except ValueError:  # an integer longer than Python converts
+        raise EvalframeError(f"{where}: column {column!r} holds an integer longer than the "
+                             f"{sys.get_int_max_str_digits():,} digits Python converts to a number; write it as a "
+                             "string if it is an id.") from None
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError, MemoryError, RecursionError, TypeError):
+        return _NOT_A_LITERAL
+
+
+def list_cell(value: Any, where: str, column: str, *, one_item: bool = True) -> list[Any] | None:
     """A list cell: a list, tuple or numpy array, or its JSON / Python literal text; ``""`` is ``[]``, a text that
-    is not a literal one item; None / NaN: missing (None).
+    is not a literal one item (``one_item=False``: refused, naming the cell); None / NaN: missing (None).
 
     Examples
     --------
@@ -233,18 +262,18 @@ def list_cell(value: Any, where: str, column: str) -> list[Any] | None:
         return None
     if isinstance(value, str):
         text = value.strip()
+        if not one_item and not text.startswith("["):
+            raise EvalframeError(f"{where}: {column} must be a list (one entry per document); got a string "
+                                 f"{short_repr(value, 60)}. A text where a list belongs may be a joined list; give "
+                                 "the list, e.g. [\"first passage\", \"second passage\"].")
         if not text:
             return []
         if not text.startswith("["):
             return [value]
-        try:
-            parsed = json.loads(text)
-        except ValueError:
-            try:
-                parsed = ast.literal_eval(text)
-            except (ValueError, SyntaxError, MemoryError, RecursionError):
-                raise EvalframeError(f"{where}: column {column!r} holds {short_repr(value, 60)}, which starts like a "
-                                     "list but is neither JSON nor a Python list literal.") from None
+        parsed = _literal(text, where, column)
+        if parsed is _NOT_A_LITERAL:
+            raise EvalframeError(f"{where}: column {column!r} holds {short_repr(value, 60)}, which starts like a "
+                                 "list but is neither JSON nor a Python list literal.")
         if isinstance(parsed, (list, tuple)):
             return list(parsed)
         return [value]
@@ -307,13 +336,7 @@ def _meta_cell(value: Any, where: str, column: str) -> Mapping[str, Any] | None:
     if _missing(value) or (isinstance(value, str) and not value.strip()):
         return None
     if isinstance(value, str):
-        try:
-            parsed = json.loads(value)
-        except ValueError:
-            try:
-                parsed = ast.literal_eval(value)
-            except (ValueError, SyntaxError, MemoryError, RecursionError):
-                parsed = None
+        parsed = _literal(value, where, column)
         if isinstance(parsed, dict):
             return parsed
     raise EvalframeError(f"{where}: column {column!r} must hold an object (a dict, or its JSON text); got "
@@ -356,16 +379,19 @@ class ColumnMapping:
     scores: tuple[str, ...] = ()
     gold_answer_text: bool = False
     score_names: Mapping[str, str] | None = None  # a score column's name as a score (default: the column's)
+    query_id: str | None = None  # the column of the queries' ids (their multilabel_id)
 
 
-def _retrieved(row: Mapping[str, Any], where: str, columns: ColumnMapping) -> list[Retrieved] | None:
+def _retrieved(row: Mapping[str, Any], where: str, columns: ColumnMapping, one_item: bool) -> list[Retrieved] | None:
+    """The ranked documents of a row; ``one_item``: a plain text is a one-document list (CSV, which has no lists),
+    else refused (elsewhere a text where the ranking belongs is a mistake, often a joined list)."""
     ids = texts = scores = None
     if columns.retrieved_ids is not None:
-        ids = list_cell(row.get(columns.retrieved_ids), where, columns.retrieved_ids)
+        ids = list_cell(row.get(columns.retrieved_ids), where, columns.retrieved_ids, one_item=one_item)
     if columns.retrieved_texts is not None:
-        texts = list_cell(row.get(columns.retrieved_texts), where, columns.retrieved_texts)
+        texts = list_cell(row.get(columns.retrieved_texts), where, columns.retrieved_texts, one_item=one_item)
     if columns.retrieved_scores is not None:
-        scores = list_cell(row.get(columns.retrieved_scores), where, columns.retrieved_scores)
+        scores = list_cell(row.get(columns.retrieved_scores), where, columns.retrieved_scores, one_item=one_item)
     given = [(name, values) for name, values in ((columns.retrieved_ids, ids), (columns.retrieved_texts, texts),
                                                  (columns.retrieved_scores, scores)) if values is not None]
     if not given:
@@ -438,6 +464,26 @@ def _meta(row: Mapping[str, Any], where: str, meta: str | list[str] | None) -> M
     return fields or None  # no field: no meta, as a runs line without "meta"
 
 
+def _query_id(value: Any, where: str, column: str) -> str:
+    """A query's id cell: a non-empty text, or an integer (as its text)."""
+    value = _json_value(value)
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return str(value)
+    if isinstance(value, str) and value.strip():
+        return value
+    if _missing(value) or isinstance(value, str):
+        raise EvalframeError(f"{where}: column {column!r} (id_column) is empty; every row needs its query's id.")
+    raise EvalframeError(f"{where}: column {column!r} (id_column) must hold a text or an integer id; got "
+                         f"{short_repr(value, 60)} of type {type(value).__name__}.")
+
+
+def id_hint(table: Table, parameter: str = "id_column") -> str:
+    """What the refusal of a question twice adds: how to key the queries by an id column, naming one the table has."""
+    found = next((c for c in table.columns if c.lower() in ("id", "sample_id", "question_id", "query_id", "qid")), None)
+    named = f": the table has a column {found!r}, {parameter}={found!r} (--id-column {found})" if found else ""
+    return f", or key the queries by a column of ids ({parameter}=, --id-column){named}"
+
+
 def frame_records(table: Table, columns: ColumnMapping) -> list[Record]:
     """One :class:`Record` per row of ``table``, its fields read from the columns of ``columns``."""
     wheres = table.wheres
@@ -456,13 +502,14 @@ def frame_records(table: Table, columns: ColumnMapping) -> list[Record]:
         records.append(Record(
             where=where,
             query=text_cell(row.get(columns.question), where, columns.question, required=True) or "",
-            retrieved=_retrieved(row, where, columns),
+            retrieved=_retrieved(row, where, columns, table.text_cells),
             answer=None if columns.answer is None else text_cell(row.get(columns.answer), where, columns.answer),
             gold_ids=gold_ids,
             gold_contexts=gold_contexts,
             gold_answers=_gold_answers(row, where, columns, bool(gold_ids or gold_contexts)),
             meta=_meta(row, where, columns.meta),
             scores=scores or None,
+            id=None if columns.query_id is None else _query_id(row.get(columns.query_id), where, columns.query_id),
         ))
     return records
 
@@ -485,6 +532,7 @@ def from_frame(df: Any, *, from_runs: Callable[..., R], question: str = "questio
                meta: str | Sequence[str] | None = None, scores: Sequence[str] | Mapping[str, Any] | None = None,
                retriever: str = "Retriever", generator: str = "Generator", score_node: str | None = None,
                score_measures: Mapping[str, Any] | None = None, sas_model: Any = None, progress: bool | None = None,
+               id_column: str | None = None, duplicates: str = "error", on_invalid: str = "raise",
                **matching: Any) -> R:
     """``EvaluationResult.from_frame``'s work (see there); ``from_runs`` is ``EvaluationResult.from_runs``."""
     table = read_table(df, name="df")
@@ -492,7 +540,7 @@ def from_frame(df: Any, *, from_runs: Callable[..., R], question: str = "questio
         raise EvalframeError(f"{table.name} holds no row.")
     given = {"question": question, "retrieved_ids": retrieved_ids, "retrieved_texts": retrieved_texts,
              "retrieved_scores": retrieved_scores, "answer": answer, "gold_ids": gold_ids,
-             "gold_contexts": gold_contexts, "gold_answers": gold_answers}
+             "gold_contexts": gold_contexts, "gold_answers": gold_answers, "id_column": id_column}
     checked = {name: None if column is None else _check_column(table, column, name) for name, column in given.items()}
     if retrieved_scores is not None and retrieved_ids is None and retrieved_texts is None:
         raise InvalidParameterError("retrieved_scores needs retrieved_ids or retrieved_texts: the documents they score.",
@@ -506,11 +554,14 @@ def from_frame(df: Any, *, from_runs: Callable[..., R], question: str = "questio
     mapping = ColumnMapping(question=checked["question"] or question, retrieved_ids=checked["retrieved_ids"],
                        retrieved_texts=checked["retrieved_texts"], retrieved_scores=checked["retrieved_scores"],
                        answer=checked["answer"], gold_ids=checked["gold_ids"], gold_contexts=checked["gold_contexts"],
-                       gold_answers=checked["gold_answers"], meta=meta_columns, scores=score_columns)
+                       gold_answers=checked["gold_answers"], meta=meta_columns, scores=score_columns,
+                       query_id=checked["id_column"])
     records = frame_records(table, mapping)
     fields = {"query": question, "retrieved": retrieved_texts or retrieved_ids or "retrieved", "answer": answer or "answer",
               "gold_ids": gold_ids or "gold_ids", "gold_contexts": gold_contexts or "gold_contexts",
               "gold_answers": gold_answers or "gold_answers", "meta": meta if isinstance(meta, str) else "meta",
               "scores": "scores"}
     return build(records, from_runs=from_runs, retriever=retriever, generator=generator, score_node=score_node,
-                 score_measures=measures, sas_model=sas_model, progress=progress, fields=fields, **matching)
+                 score_measures=measures, sas_model=sas_model, progress=progress, fields=fields,
+                 duplicates=duplicates, on_invalid=on_invalid, key_hint="" if id_column else id_hint(table),
+                 source=table.name, **matching)

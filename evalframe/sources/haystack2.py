@@ -30,7 +30,7 @@ from typing import Any
 
 from .._validation import did_you_mean, short_repr
 from ..errors import EvalframeError, InvalidParameterError, LoadError
-from .foreign import ScoreChoice, is_path, read_json_file
+from .foreign import ScoreChoice, is_path, naming_file, read_json_file
 from .records import Record, Retrieved, retrieved_of
 from .score_values import looks_like_scores, score_values
 
@@ -65,6 +65,7 @@ class Haystack2Source:
     records: list[Record]
     score_measures: dict[str, Any] = field(default_factory=dict)
     fields: dict[str, str] = field(default_factory=dict)
+    name: str = "the run result"  # how messages about the whole source name it (its file)
 
 
 # ------------------------------------------------------------------------------------------------ documents
@@ -150,9 +151,14 @@ def _answer(value: Any, where: str, name: str) -> str | None:
     if value is None or isinstance(value, str):
         return value
     if isinstance(value, Sequence) and not isinstance(value, (bytes, Mapping)):
+        if len(value) and isinstance(value[0], Sequence) and not isinstance(value[0], (str, bytes, Mapping)):
+            raise EvalframeError(f"{where}: {name}[0] must be an answer (a string, a GeneratedAnswer or ChatMessage, "
+                                 f"or their dict); got a list inside the list.")
         return _answer(value[0], where, f"{name}[0]") if len(value) else None
     if isinstance(value, Mapping):
         if "data" in value:
+            if isinstance(value["data"], Mapping):  # a GeneratedAnswer's data is its text
+                raise EvalframeError(f"{where}: {name}.data must be the answer's text; got a dict.")
             return _answer(value["data"], where, f"{name}.data")
         content = value.get("content", value.get("_content"))
         if isinstance(content, list):  # ChatMessage.to_dict(): {"role", "content": [{"text": ...}, ...]}
@@ -448,9 +454,25 @@ def read_haystack2(source: Any, *, inputs: Mapping[str, Any] | None = None, ques
     ('Berlin', ['Berlin'], {'faithfulness': 1.0})
     """
     prefix = ""
+    path = None
     if is_path(source):
         path, source = read_json_file(source, name="run_result")
         prefix = f"{path}: "
+    with naming_file(path):
+        read = _read(source, prefix, inputs=inputs, questions=questions, gold_documents=gold_documents,
+                     gold_ids=gold_ids, gold_answers=gold_answers, meta=meta, scores=scores,
+                     documents_from=documents_from, answers_from=answers_from,
+                     document_comparison_field=document_comparison_field, taken=taken)
+    if path is not None:
+        read.name = str(path)
+    return read
+
+
+def _read(source: Any, prefix: str, *, inputs: Mapping[str, Any] | None, questions: Any, gold_documents: Any,
+          gold_ids: Any, gold_answers: Any, meta: Any, scores: Sequence[str] | Mapping[str, Any] | None,
+          documents_from: str | None, answers_from: str | None, document_comparison_field: str | None,
+          taken: Callable[[str], bool] | None) -> Haystack2Source:
+    """:func:`read_haystack2` of what the file held (``prefix``: ``"file: "``, or ``""``)."""
     has_comparison = document_comparison_field is not None
     comparison = _comparison_field("content" if document_comparison_field is None else document_comparison_field)
 

@@ -50,6 +50,7 @@ class LlamaIndexSource:
     records: list[Record]
     score_measures: dict[str, Any] = field(default_factory=dict)
     fields: dict[str, str] = field(default_factory=lambda: dict(_FIELDS))
+    name: str = "results"  # how messages about the whole source name it (its file)
 
 
 def _get(item: Any, name: str) -> Any:
@@ -164,4 +165,4 @@ def read_llamaindex(results: Any, *, scores: Sequence[str] | Mapping[str, Any] |
     records = [Record(where=where, query=query, retrieved=retrieved, gold_ids=gold_ids, gold_contexts=gold_texts,
                       scores=choice.of(metric_scores))
                for where, query, retrieved, gold_ids, gold_texts, metric_scores in rows]
-    return LlamaIndexSource(records, choice.measures)
+    return LlamaIndexSource(records, choice.measures, name=str(results) if is_path(results) else "results")

@@ -19,9 +19,9 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from .._validation import few_names
+from .._validation import did_you_mean, few_names
 from ..errors import EvalframeError, InvalidParameterError, warn
-from .frame import ColumnMapping, Table, frame_records, read_table
+from .frame import ColumnMapping, Table, frame_records, id_hint, read_table
 from .records import build
 from .score_values import looks_like_scores
 
@@ -95,10 +95,12 @@ def _why_no_score(cells: Sequence[Any]) -> str | None:
 
 
 def ragas_mapping(table: Table, *, scores: Any = None, meta: Sequence[str] | None = None,
-                  renamed: Callable[[str], str] | None = None) -> tuple[ColumnMapping, dict[str, Any]]:
+                  renamed: Callable[[str], str] | None = None, id_column: str | None = None
+                  ) -> tuple[ColumnMapping, dict[str, Any]]:
     """The column mapping of a Ragas table, and the score declarations ``scores`` gives (``{column: measure}``).
 
-    ``renamed(column)`` is the score name of a score column (default: the column's name).
+    ``renamed(column)`` is the score name of a score column (default: the column's name); ``id_column``: the column
+    of the queries' ids (neither a score nor a ``meta`` field then).
 
     Examples
     --------
@@ -120,8 +122,14 @@ def ragas_mapping(table: Table, *, scores: Any = None, meta: Sequence[str] | Non
     if "question" not in chosen:
         raise EvalframeError(f"{table.name} has no column 'user_input' (Ragas' question; 'question' before Ragas 0.2); "
                              f"its columns are {few_names(table.columns, 20)}.")
+    if id_column is not None:
+        if not isinstance(id_column, str) or id_column not in columns:
+            raise InvalidParameterError(f"id_column={id_column!r} names no column of {table.name}; its columns are "
+                                        f"{few_names(table.columns, 20)}.{did_you_mean(str(id_column), table.columns)}",
+                                        parameter="id_column")
+    not_scores = _NOT_SCORES | ({id_column} if id_column is not None else set())
     declared: dict[str, Any] = {}
-    cells = {c: _cells(table, c) for c in table.columns if c not in _NOT_SCORES}
+    cells = {c: _cells(table, c) for c in table.columns if c not in not_scores}
     named_meta = set(meta) if isinstance(meta, Sequence) and not isinstance(meta, str) else set()
     if scores is None:  # a column with a number (or its text) in some cell, or a Ragas metric's, is a score
         score_columns = [c for c in cells if c not in named_meta and (_ragas_score(c) or looks_like_scores(cells[c]))]
@@ -156,7 +164,7 @@ def ragas_mapping(table: Table, *, scores: Any = None, meta: Sequence[str] | Non
         retrieved_texts=chosen.get("retrieved_texts"), answer=chosen.get("answer"), gold_ids=chosen.get("gold_ids"),
         gold_contexts=chosen.get("gold_contexts"), gold_answers=chosen.get("gold_answers"),
         meta=meta_columns or None, scores=tuple(score_columns), gold_answer_text=chosen.get("gold_answers") in
-        ("reference", "ground_truth"), score_names=names)
+        ("reference", "ground_truth"), score_names=names, query_id=id_column)
     return mapping, {names[column]: measure for column, measure in declared.items()}
 
 
@@ -183,12 +191,13 @@ def _warn_no_scores(table: Table, cells: Mapping[str, Sequence[Any]], score_colu
 def from_ragas(dataset_or_path: Any, *, from_runs: Callable[..., R], scores: Any = None,
                meta: Sequence[str] | None = None, retriever: str = "Retriever", generator: str = "Generator",
                score_node: str | None = None, score_measures: Mapping[str, Any] | None = None, sas_model: Any = None,
-               progress: bool | None = None, renamed: Callable[[str], str] | None = None, **matching: Any) -> R:
+               progress: bool | None = None, renamed: Callable[[str], str] | None = None, id_column: str | None = None,
+               duplicates: str = "error", on_invalid: str = "raise", **matching: Any) -> R:
     """``EvaluationResult.from_ragas``' work (see there); ``from_runs`` is ``EvaluationResult.from_runs``."""
     table = read_table(dataset_or_path, name="dataset_or_path")
     if not table.rows:
         raise EvalframeError(f"{table.name} holds no sample.")
-    mapping, declared = ragas_mapping(table, scores=scores, meta=meta, renamed=renamed)
+    mapping, declared = ragas_mapping(table, scores=scores, meta=meta, renamed=renamed, id_column=id_column)
     records = frame_records(table, mapping)
     measures = {**(dict(score_measures) if score_measures is not None else {}), **declared}
     fields = {"query": mapping.question, "retrieved": mapping.retrieved_texts or mapping.retrieved_ids or "retrieved",
@@ -196,4 +205,6 @@ def from_ragas(dataset_or_path: Any, *, from_runs: Callable[..., R], scores: Any
               "gold_contexts": mapping.gold_contexts or "reference_contexts",
               "gold_answers": mapping.gold_answers or "reference"}
     return build(records, from_runs=from_runs, retriever=retriever, generator=generator, score_node=score_node,
-                 score_measures=measures or None, sas_model=sas_model, progress=progress, fields=fields, **matching)
+                 score_measures=measures or None, sas_model=sas_model, progress=progress, fields=fields,
+                 duplicates=duplicates, on_invalid=on_invalid, key_hint="" if id_column else id_hint(table),
+                 source=table.name, **matching)

@@ -10,6 +10,7 @@ of any framework (duck-typed: no framework is imported).
 
 from __future__ import annotations
 
+import json
 import math
 import numbers
 import re
@@ -18,12 +19,16 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from .._validation import did_you_mean, short_repr
+import numpy as np
+import pandas as pd
+
+from .._validation import check_choice, did_you_mean, short_repr
 from ..errors import EvalframeError, InvalidParameterError, warn
-from ..schema import Answer, Document, Label
+from ..schema import Answer, Document, Label, MultiLabel, Skipped
 from .score_values import score_value
 
-__all__ = ["Retrieved", "Record", "retrieved_of", "build", "RECORD_FIELDS", "NO_GOLD_DOCUMENT"]
+__all__ = ["Retrieved", "Record", "retrieved_of", "build", "RECORD_FIELDS", "NO_GOLD_DOCUMENT", "DUPLICATES",
+           "ON_INVALID", "NO_LABEL", "repeated_documents"]
 
 R = TypeVar("R")
 
@@ -78,6 +83,9 @@ class Record:
         The query's metadata (the ``meta`` column; sliceable as ``meta.<field>``).
     scores : mapping, optional
         The source's own per-query scores (``{name: number}``), e.g. an LLM judge's faithfulness.
+    id : str, optional
+        The query's id in its source (a dataset's id column): it is the query's ``multilabel_id``, so two records
+        with the same question and different ids are two queries. None: the MD5 of the question (Haystack's).
 
     Examples
     --------
@@ -95,11 +103,21 @@ class Record:
     gold_answers: Sequence[str] | None = None
     meta: Mapping[str, Any] | None = None
     scores: Mapping[str, float] | None = None
+    id: str | None = None
 
 
 #: The gold document id of a record with gold answers but no gold document: an id no retrieved document has, so the
 #: document metrics credit a retrieved document by the answer it holds (the default scope), and nothing by its id.
 NO_GOLD_DOCUMENT = "<no gold document>"
+
+#: The values of ``duplicates=``: a document twice in one ranking is refused (trec_eval's rule), or kept once, at its
+#: first (best) rank, the ranks below closing up (``to_trec_run(duplicates="first")``'s rule).
+DUPLICATES: tuple[str, ...] = ("error", "first")
+#: The values of ``on_invalid=``: a record that cannot be a query (no label) is refused, or left out and recorded in
+#: ``result.skipped``.
+ON_INVALID: tuple[str, ...] = ("raise", "skip")
+#: Why a record without any gold is left out (``Skipped.reason``).
+NO_LABEL = "no label: no gold document and no gold answer"
 
 #: The fields of a :class:`Record` a source fills, each named as messages name it by default (a source passes its
 #: own names to :func:`build` as ``fields``: ``{"gold_ids": "reference_context_ids", ...}``).
@@ -377,32 +395,110 @@ def _node_name(value: object, name: str) -> str:
     return value
 
 
-def _refuse_repeated_queries(records: Sequence[Record]) -> None:
-    """A query text twice is one query (one multilabel_id) to evalframe: refused, naming both records."""
+def _refuse_repeated_queries(records: Sequence[Record], key_hint: str) -> None:
+    """A query text twice is one query (one multilabel_id) to evalframe: refused, naming both records; with ids
+    (every record has one), an id twice is refused instead, and one text under two ids is two queries."""
+    keyed = [record.id is not None for record in records]
+    if any(keyed):
+        if not all(keyed):
+            record = records[keyed.index(False)]
+            raise EvalframeError(f"{record.where}: the query has no id while others have one; key every query by an "
+                                 "id, or none.")
+        seen_ids: dict[str, str] = {}
+        for record in records:
+            seen = seen_ids.setdefault(str(record.id), record.where)
+            if seen != record.where:
+                raise EvalframeError(f"{seen} and {record.where} have the same id {short_repr(record.id, 60)}; an id "
+                                     "names one query. Give each question its own id.")
+        return
     first: dict[str, str] = {}
     for record in records:
         seen = first.setdefault(record.query, record.where)
         if seen != record.where:
             raise EvalframeError(f"{seen} and {record.where} hold the same question {short_repr(record.query, 60)}; "
                                  "evalframe identifies a query by its text, so each question may appear once. Drop "
-                                 "the repeat, or tell the two apart in their text.")
+                                 f"the repeat, or tell the two apart in their text{key_hint}.")
+
+
+def _document_key(document: Document, custom_field: str | None) -> str:
+    """What the metrics match a retrieved document by: its id (its content's hash without one), or the meta field of
+    ``custom_document_id_field``."""
+    if custom_field is not None and custom_field in (document.meta or {}):
+        return "meta:" + json.dumps(document.meta[custom_field], sort_keys=True, default=repr)
+    return "id:" + str(document.id)
+
+
+def repeated_documents(documents: Sequence[Sequence[Document]], *, custom_field: str | None = None) -> np.ndarray:
+    """Per retrieved document of every ranking (concatenated in order), whether an earlier document of the same
+    ranking has its key (its id, or its ``custom_field`` meta value): the rankings' repeats, found in one pass.
+
+    Examples
+    --------
+    >>> docs = [[Document("x", id="d1"), Document("y", id="d1")], [Document("x", id="d1")]]
+    >>> repeated_documents(docs).tolist()
+    [False, True, False]
+    """
+    sizes = np.fromiter((len(docs) for docs in documents), dtype=np.int64, count=len(documents))
+    owner = np.repeat(np.arange(len(documents), dtype=np.int64), sizes)
+    keys = pd.Series([_document_key(d, custom_field) for docs in documents for d in docs], dtype=object)
+    return pd.DataFrame({"ranking": owner, "key": keys}).duplicated().to_numpy()
+
+
+def _without_repeats(records: Sequence[Record], documents: list[list[Document]], names: Mapping[str, str],
+                     duplicates: str, custom_field: str | None) -> list[list[Document]]:
+    """The rankings with each document once: a repeat refused (``duplicates="error"``), naming the record, its
+    position and the document, or dropped (``"first"``: the first, best-ranked, stays; the ranks below close up)."""
+    repeated = repeated_documents(documents, custom_field=custom_field)
+    if not repeated.any():
+        return documents
+    sizes = np.fromiter((len(docs) for docs in documents), dtype=np.int64, count=len(documents))
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+    if duplicates == "error":
+        at = int(np.flatnonzero(repeated)[0])
+        index = int(np.searchsorted(starts, at, side="right") - 1)
+        position = at - int(starts[index])
+        record, document = records[index], documents[index][position]
+        key = _document_key(document, custom_field)
+        earlier = next(j for j in range(position) if _document_key(documents[index][j], custom_field) == key)
+        given_id = retrieved_of(record.retrieved[position], record.where).id if record.retrieved else None
+        here, first = f"{names['retrieved']}[{position + 1}]", f"{names['retrieved']}[{earlier + 1}]"
+        if key.startswith("meta:") and custom_field is not None:
+            what = (f"{here} is document {custom_field}={short_repr(document.meta[custom_field], 60)} again (first at "
+                    f"{first})")
+        elif given_id is None:
+            what = (f"{here} holds the same text as {first}, {short_repr(document.content, 60)} (a document without "
+                    "an id is named by its text)")
+        else:
+            what = f"{here} is document {short_repr(document.id, 60)} again (first at {first})"
+        raise EvalframeError(
+            f"{record.where}: {what}; a document twice in one ranking would be counted twice (a recall or map above "
+            "1), and trec_eval refuses duplicate documents. Drop the repeat, or pass duplicates='first' (--duplicates "
+            "first) to keep each document once, at its first rank.")
+    flags = np.split(repeated, np.cumsum(sizes)[:-1]) if len(sizes) > 1 else [repeated]
+    touched = set(np.unique(np.searchsorted(starts, np.flatnonzero(repeated), side="right") - 1).tolist())
+    return [[d for d, again in zip(docs, flags[i].tolist()) if not again] if i in touched else docs
+            for i, docs in enumerate(documents)]
 
 
 def build(records: Sequence[Record], *, from_runs: Callable[..., R], retriever: str = "Retriever",
           generator: str = "Generator", score_node: str | None = None, score_measures: Any = None,
           sas_model: Any = None, progress: bool | None = None, fields: Mapping[str, str] | None = None,
+          duplicates: str = "error", on_invalid: str = "raise", key_hint: str = "", source: str = "the source",
           **matching: Any) -> R:
     """The result of ``records``: the labels and node outputs a runs file would hold, built by ``from_runs``.
 
     Per record: its gold becomes one label per gold document (the id and text given; one gold answer beside every
     document, or one per document; gold answers without a gold document: one label per answer whose document is
     :data:`NO_GOLD_DOCUMENT`, so a retrieved document is relevant by holding the answer only; ``[]`` or ``[""]``
-    without a gold document: a no-answer question; no gold at all: left out by ``from_runs``, with a warning). Its
-    retrieved documents are the ``retriever`` node's ``documents`` in rank order (a document without an id gets its
-    content's hash, as in a runs file); its answer is the ``generator`` node's one generative answer, citing the
-    retrieved documents (``document_ids``). A node is made when some record has its output (a record without it: an
-    empty list). ``meta`` goes to ``from_runs(meta=...)``, the scores to ``from_runs(scores={score_node: ...})`` (NaN
-    where a record lacks one), and ``keep_scores=True`` when any retrieved document has a score.
+    without a gold document: a no-answer question; no gold at all: refused, or with ``on_invalid="skip"`` left out
+    and recorded in the result's ``skipped``). A record's ``id`` (given for every record or none) is its query's
+    ``multilabel_id``. Its retrieved documents are the ``retriever`` node's ``documents`` in rank order (a document
+    without an id gets its content's hash, as in a runs file; a document twice in a ranking, by id or by text, is
+    refused, or kept once at its first rank with ``duplicates="first"``); its answer is the ``generator`` node's one
+    generative answer, citing the retrieved documents (``document_ids``). A node is made when some record has its
+    output (a record without it: an empty list). ``meta`` goes to ``from_runs(meta=...)``, the scores to
+    ``from_runs(scores={score_node: ...})`` (NaN where a record lacks one), and ``keep_scores=True`` when any
+    retrieved document has a score.
 
     Parameters
     ----------
@@ -420,6 +516,16 @@ def build(records: Sequence[Record], *, from_runs: Callable[..., R], retriever: 
         Passed on to ``from_runs``.
     fields : mapping, optional
         How the source names each :class:`Record` field in messages (``{"gold_ids": "reference_context_ids"}``).
+    duplicates : {"error", "first"}
+        A document twice in one ranking: refused (default, as the TREC readers and trec_eval), or kept once at its
+        first rank, the ranks below closing up (as ``to_trec_run(duplicates="first")``).
+    on_invalid : {"raise", "skip"}
+        A record without any gold (no label): refused (default), naming it, or left out, each one recorded in the
+        result's ``skipped`` (``Skipped(where, reason)``) and stated by its reports.
+    key_hint : str
+        Added to the refusal of a question twice (how the source keys queries by an id, e.g. ``id_column=``).
+    source : str
+        How messages about the whole source name it (its file).
 
     Returns
     -------
@@ -428,8 +534,9 @@ def build(records: Sequence[Record], *, from_runs: Callable[..., R], retriever: 
     Raises
     ------
     EvalframeError
-        A field of the wrong type, gold lists that cannot be paired, a question twice; the message names the
-        record's ``where`` and the field as the source calls it.
+        A field of the wrong type, gold lists that cannot be paired, a question (or an id) twice, a document twice
+        in a ranking, a record without gold; the message names the record's ``where`` and the field as the source
+        calls it.
 
     Examples
     --------
@@ -451,9 +558,11 @@ def build(records: Sequence[Record], *, from_runs: Callable[..., R], retriever: 
             raise InvalidParameterError(f"records[{position}] must be a Record; got {type(record).__name__}.",
                                         parameter="records")
     if not records:
-        raise EvalframeError("the source holds no query.")
+        raise EvalframeError(f"{source} holds no query.")
     retriever = _node_name(retriever, "retriever")
     generator = _node_name(generator, "generator")
+    check_choice(duplicates, DUPLICATES, name="duplicates")
+    check_choice(on_invalid, ON_INVALID, name="on_invalid")
     names = _names(fields)
     for record in records:
         if not isinstance(record.query, str):
@@ -462,11 +571,14 @@ def build(records: Sequence[Record], *, from_runs: Callable[..., R], retriever: 
             raise EvalframeError(f"{record.where}: {names['answer']} must be a string (or None); got "
                                  f"{short_repr(record.answer, 60)} of type {type(record.answer).__name__}.")
         _meta_or_none(record.meta, record.where, names["meta"])
-    _refuse_repeated_queries(records)
+        if record.id is not None and (not isinstance(record.id, str) or not record.id):
+            raise EvalframeError(f"{record.where}: the query's id must be a non-empty string; got "
+                                 f"{short_repr(record.id, 60)}.")
+    _refuse_repeated_queries(records, key_hint)
     has_documents = any(record.retrieved is not None for record in records)
     has_answers = any(record.answer is not None for record in records)
     if not has_documents and not has_answers:
-        raise EvalframeError(f"the source holds neither retrieved documents ({names['retrieved']}) nor answers "
+        raise EvalframeError(f"{source} holds neither retrieved documents ({names['retrieved']}) nor answers "
                              f"({names['answer']}) of any query; there is nothing to evaluate.")
     if has_documents and has_answers and retriever == generator:
         raise InvalidParameterError(f"retriever and generator must name two nodes; both are {retriever!r}.",
@@ -478,8 +590,35 @@ def build(records: Sequence[Record], *, from_runs: Callable[..., R], retriever: 
         raise InvalidParameterError(f"score_node must be one of the nodes built, {nodes}; got {score_node!r}.",
                                     parameter="score_node")
 
-    labels = [_gold_labels(record, index, names) for index, record in enumerate(records)]
+    gold = [_gold_labels(record, index, names) for index, record in enumerate(records)]
     documents = [_documents(record, names) for record in records]
+    scores = _score_values(records, names)
+    if score_measures:
+        unknown = [name for name in score_measures if name not in scores]
+        if unknown:
+            raise InvalidParameterError(
+                f"score_measures declares {unknown[0]!r}, which is no score of the source; its scores are "
+                f"{list(scores)}.{did_you_mean(unknown[0], list(scores))}", parameter="score_measures")
+    # a record without gold: refused (from_runs would leave it out, and every mean would move), or left out, recorded
+    unlabelled = [index for index, labels in enumerate(gold) if not labels]
+    if unlabelled and on_invalid == "raise":
+        record = records[unlabelled[0]]
+        more = f" ({len(unlabelled):,} records have none)" if len(unlabelled) > 1 else ""
+        raise EvalframeError(
+            f"{record.where} has no label: no {names['gold_ids']}, {names['gold_contexts']} or {names['gold_answers']}"
+            f"{more}. A query without gold cannot be scored, and leaving it out changes every mean. Give its gold (an "
+            f"empty {names['gold_answers']} marks a no-answer question), or pass on_invalid='skip' (--skip-invalid) "
+            "to leave such queries out; the result then records them (result.skipped) and its reports say so.")
+    skipped = tuple(Skipped(records[index].where, NO_LABEL) for index in unlabelled)
+    if unlabelled:
+        if len(unlabelled) == len(records):
+            raise EvalframeError(f"no record of {source} has a label ({names['gold_ids']}, {names['gold_contexts']} "
+                                 f"or {names['gold_answers']}); there is nothing to score.")
+        kept = [index for index, labels in enumerate(gold) if labels]
+        records, gold, documents = [records[i] for i in kept], [gold[i] for i in kept], [documents[i] for i in kept]
+        scores = {name: [values[i] for i in kept] for name, values in scores.items()}
+    labels = [MultiLabel(entry, id=record.id) if record.id is not None else entry for entry, record in zip(gold, records)]
+    documents = _without_repeats(records, documents, names, duplicates, matching.get("custom_document_id_field"))
     _warn_idless(records, names)
     outputs: dict[str, dict[str, list[list[Any]]]] = {}
     if has_documents:
@@ -492,17 +631,12 @@ def build(records: Sequence[Record], *, from_runs: Callable[..., R], retriever: 
     extra: dict[str, Any] = {}
     if any(record.meta is not None for record in records):
         extra["meta"] = [None if record.meta is None else dict(record.meta) for record in records]
-    scores = _score_values(records, names)
-    if score_measures:
-        unknown = [name for name in score_measures if name not in scores]
-        if unknown:
-            raise InvalidParameterError(
-                f"score_measures declares {unknown[0]!r}, which is no score of the source; its scores are "
-                f"{list(scores)}.{did_you_mean(unknown[0], list(scores))}", parameter="score_measures")
     if scores:
         extra["scores"] = {score_node: scores}
         if score_measures is not None:
             extra["score_measures"] = score_measures
+    if skipped:
+        extra["skipped"] = skipped
     keep_scores = any(d.score is not None for docs in documents for d in docs)
     # from_runs counts the queries it got from 0: its errors and warnings name the records instead
     with warnings.catch_warnings(record=True) as caught:

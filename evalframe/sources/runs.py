@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,7 @@ from .flatten import (OUTPUT_KEYS, IdlessDocuments, as_answer, as_document, gold
                       warn_idless_documents)
 from ..schema import Answer, Document, Label, MultiLabel
 
-__all__ = ["read_runs", "read_runs_counted", "query_lines"]
+__all__ = ["read_runs", "read_runs_counted", "query_lines", "json_value"]
 
 _LINE_KEYS = ("query", "filters", "labels", "gold", "nodes", "id", "meta", "scores")
 _GOLD_KEYS = ("document_ids", "contexts", "answers")
@@ -112,12 +113,66 @@ def _find_digits(value: Any, path: str = "") -> tuple[str, _Digits] | None:
 def _too_long_integer(text: str, where: str) -> str:
     """The message for a line whose JSON holds an integer longer than Python converts: which field, how long."""
     # read again, only on this error, keeping long integers as text: the field's path can then be named
-    found = _find_digits(json.loads(text, parse_int=_integer_or_digits))
+    try:
+        found = _find_digits(json.loads(text, parse_int=_integer_or_digits))
+    except (RecursionError, ValueError):  # nested as deep as the reader allows: the path is not walked
+        found = None
     what = "an integer" if found is None else \
         f"field {found[0]} holds an integer of {len(found[1].lstrip('-')):,} digits,"
     return (f"{where}: {what} longer than the {sys.get_int_max_str_digits():,} digits Python converts to a number "
             "(sys.get_int_max_str_digits()). Write it as a string if it is an id, or fix the value; the environment "
             "variable PYTHONINTMAXSTRDIGITS sets a higher limit.")
+
+
+#: A JSON string (escapes skipped) or a bracket: what :func:`_deepest` counts the nesting by.
+_JSON_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+
+
+def _deepest(text: str) -> tuple[int, int]:
+    """``(depth, line)`` of the deepest nesting of a JSON text (counted from 1), brackets inside strings skipped."""
+    depth = deepest = at = 0
+    for match in _JSON_TOKENS.finditer(text):
+        token = match.group()
+        if token in "[{":
+            depth += 1
+            if depth > deepest:
+                deepest, at = depth, match.start()
+        elif token in "]}":
+            depth -= 1
+    return deepest, text.count("\n", 0, at) + 1
+
+
+def json_value(text: str, name: str, line: int | None = None) -> Any:
+    """The value of one JSON text, as the runs-file reader reads each line: what ``json.loads`` cannot turn into a
+    value is a :class:`LoadError` naming ``name:line`` (a JSON text of several lines, ``line`` None: the line in it).
+
+    Nesting deeper than Python's recursion allows is named with its depth, an integer longer than Python converts
+    (``sys.get_int_max_str_digits()``) with its field and length; invalid JSON raises the ``json.JSONDecodeError``
+    itself, for the caller to word (a JSON Lines file and a JSON file say it differently).
+
+    Examples
+    --------
+    >>> json_value('{"a": [1, 2]}', "runs.jsonl", 3)
+    {'a': [1, 2]}
+    >>> json_value("[" * 100_000 + "]" * 100_000, "runs.jsonl", 3)
+    Traceback (most recent call last):
+      ...
+    evalframe.errors.LoadError: runs.jsonl:3: JSON nested too deeply to read (100,000 levels; ...
+    """
+    try:
+        return json.loads(text)
+    except RecursionError:
+        depth, at = _deepest(text)
+        where = f"{name}:{line if line is not None else at}"
+        raise LoadError(f"{where}: JSON nested too deeply to read ({depth:,} levels; Python reads at most about "
+                        f"{sys.getrecursionlimit():,}). Flatten the structure.") from None
+    except json.JSONDecodeError:
+        raise
+    except ValueError:  # an integer longer than Python converts (sys.get_int_max_str_digits())
+        if line is None:  # the line of the first digit run longer than the limit
+            long = re.search(r"\d{%d,}" % (sys.get_int_max_str_digits() + 1), text)
+            line = 1 if long is None else text.count("\n", 0, long.start()) + 1
+        raise LoadError(_too_long_integer(text, f"{name}:{line}")) from None
 
 
 def _gold_labels(query: str, filters: Any, gold: Any, where: str, number: int) -> list[Label]:
@@ -235,17 +290,13 @@ def _read(path: Path, show: bool) -> tuple[list[MultiLabel | None], dict[str, di
             where = f"{path}:{number}"
             opening, first = first, False
             try:
-                line = json.loads(text)
-            except RecursionError:
-                raise LoadError(f"{where}: JSON nested too deeply to read.") from None
+                line = json_value(text, str(path), number)
             except json.JSONDecodeError as exc:
                 if opening and text.lstrip().startswith("["):
                     raise LoadError(f"{where}: " + _NOT_JSON_LINES.format(what="a JSON array")) from None
                 if opening and text.strip() == "{":
                     raise LoadError(f"{where}: " + _NOT_JSON_LINES.format(what="one JSON object over several lines")) from None
                 raise LoadError(f"{where}: not valid JSON ({exc.msg} at column {exc.colno}).") from None
-            except ValueError:  # an integer longer than Python converts (sys.get_int_max_str_digits())
-                raise LoadError(_too_long_integer(text, where)) from None
             if opening and isinstance(line, list):
                 raise LoadError(f"{where}: each line must be a JSON object; got a list. "
                                 + "T" + _NOT_JSON_LINES.format(what="a JSON array")[1:])

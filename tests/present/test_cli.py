@@ -400,7 +400,7 @@ BAD_VALUES = {
     "--max-p": "1.5",
     "--method": "combsun", "--weights": "1,2,3", "--norm": "minmax2", "-k": "-1", "--optimize": "nDGC@10",
     "--step": "0.3", "--ks": "10,x", "--score": "latency:fast",
-    "--column": "question=q",
+    "--column": "question=q", "--id-column": "nope",
 }
 #: A bad value of an option that differs by command (by command and long flag).
 COMMAND_BAD_VALUES = {("fuse", "--out"): "{tmp}"}

@@ -51,7 +51,7 @@ def test_a_bad_file_is_one_error_line(tmp_path, capsys):
     path.write_text('{"inputs": {"question": ["q"]}, "results": {}}')
     assert main(["flatten", "--from", "haystack2", str(path), "-o", str(tmp_path / "out")]) == 1
     err = capsys.readouterr().err
-    assert err.startswith("error: the run result has no gold input") and err.count("\n") == 1
+    assert err.startswith(f"error: {path}: the run result has no gold input") and err.count("\n") == 1  # names it
     path.write_text('[{"query": "q", "expected_ids": "d1", "retrieved_ids": []}]')
     assert main(["flatten", "--from", "llamaindex", str(path), "-o", str(tmp_path / "out")]) == 1
     assert "run.json: results[0]: expected_ids must be a list of strings" in capsys.readouterr().err

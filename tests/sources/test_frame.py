@@ -149,8 +149,9 @@ def test_gold_answers_as_a_text_column_and_one_document_with_several_answers(tmp
     ({"meta": ["topic", "nope"]}, InvalidParameterError, r"meta='nope' names no column of df"),
     ({"meta": "topic"}, EvalframeError, r"row 1: column 'topic' must hold an object \(a dict, or its JSON text\); got "
                                         r"'geography'"),
-    ({"retrieved_scores": "reply"}, EvalframeError, r"row 1: the retrieved lists differ in length, \{'ids': 2, 'texts': "
-                                                    r"2, 'reply': 1\}"),
+    # a text where a ranking belongs (outside CSV) is refused: it is often a joined list, never a ranking's scores
+    ({"retrieved_scores": "reply"}, EvalframeError, r"row 1: reply must be a list \(one entry per document\); got a "
+                                                    r"string 'Berlin'"),
     ({"gold_ids": "judge"}, EvalframeError, r"row 1: column 'judge' must hold a list \(or its JSON text\); got 0\.9"),
     ({"answer": "ids"}, EvalframeError, r"row 1: column 'ids' must hold text; got \['bonn', 'berlin'\]"),
 ])

@@ -13,6 +13,7 @@ import pytest
 
 from evalframe import Document, EvaluationResult, read_runs
 from evalframe.errors import EvalframeError, InvalidParameterError
+from evalframe.schema import Skipped
 from evalframe.sources.records import Record, Retrieved, build, retrieved_of
 
 
@@ -139,11 +140,15 @@ def test_the_gold_is_what_a_runs_file_would_hold(tmp_path, gold, runs_gold):
     same_frames(built([record]), runs_result(tmp_path, [line]))
 
 
-def test_a_record_without_gold_is_left_out_with_a_warning():
+def test_a_record_without_gold_is_refused_or_left_out_and_recorded_when_asked():
+    # issue 35 item 8: it was left out with a warning only, and every mean moved without the result saying so
     records = [Record("row 1", "q1", documents(("d1", "x")), gold_ids=["d1"]), Record("row 2", "q2", documents(("d1", "x")))]
-    with pytest.warns(UserWarning, match=r"row 2 has no label; the query is left out"):
-        result = built(records)
+    with pytest.raises(EvalframeError, match=r"^row 2 has no label: no gold_ids, gold_contexts or gold_answers\. .*"
+                                             r"on_invalid='skip' \(--skip-invalid\)"):
+        built(records)
+    result = built(records, on_invalid="skip")
     assert result["Retriever"]["query"].tolist() == ["q1"]
+    assert result.skipped == (Skipped("row 2", "no label: no gold document and no gold answer"),)
 
 
 def test_hand_worked_metrics_and_the_generator_cites_the_retrieved_documents():
