@@ -6,8 +6,9 @@ comment lines (:data:`evalframe.sources.trec_arrow.COMMENT_LINE`) are skipped an
 ignored, as trec_eval 10.0 reads them; files are plain text or gzip (recognised by their first bytes).
 :func:`read_run` and :func:`read_qrels` take a path or the dict-of-dicts form of ranx, ir_measures and pytrec_eval
 (``{qid: {docid: score}}`` / ``{qid: {docid: grade}}``) and return tidy frames; :mod:`evalframe.io.trec` writes them
-back. Parsing is vectorised (pandas' C parser); a problem is then located by a second, line-by-line pass that names
-the file and the 1-based line.
+back. Parsing is vectorised (pandas' C parser), a batch of lines at a time (:mod:`evalframe.sources.trec_stream`: a
+gzip file decompressed as it is read, standard input read once and its bytes kept); a problem is then located by a
+second, line-by-line pass that names the file and the 1-based line.
 
 trec_eval's rules kept here: a run's documents are ranked by score descending, ties by docid descending (code
 point order); the rank column of the file is ignored. A docid twice in one query is refused ("duplicate docs"),

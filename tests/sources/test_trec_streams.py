@@ -96,15 +96,10 @@ def _feed(process: subprocess.Popen[bytes], piece: bytes) -> threading.Thread:
     return thread
 
 
-@pytest.mark.parametrize(("piece", "message"), [
-    (b"q1 Q0 " + b"d" * 4096, "standard input:1: a line of more than 1,048,576 bytes, no line end: not a TREC run file "
-                              f"(text, {TREC_LINE})."),
-    # `yes 'q1 Q0 d1 1 1.0 r'`: a docid twice in a query at line 2, not after an endless read
-    (b"q1 Q0 d1 1 1.0 r\n" * 4096, "standard input:2: document 'd1' appears twice in query 'q1' (first on line 1); "
-                                   "trec_eval refuses a run with duplicate documents (\"duplicate docs\"). Keep one of "
-                                   "the lines."),
-], ids=["endless line", "endless repeated line"])
-def test_an_endless_standard_input_is_refused_at_its_first_bad_line(tmp_path, piece, message):
+def test_an_endless_line_on_standard_input_is_refused_once_it_passes_1_mib(tmp_path):
+    """An endless line without a line end (not NUL bytes) on standard input, which is never closed."""
+    piece = b"q1 Q0 " + b"d" * (1 << 20)
+    message = f"standard input:1: a line of more than 1,048,576 bytes, no line end: not a TREC run file (text, {TREC_LINE})."
     _, qrels = _files(tmp_path)
     temp = tmp_path / "tmp"
     temp.mkdir()
@@ -139,16 +134,14 @@ def test_standard_input_leaves_no_file_when_the_process_is_killed(tmp_path):
 
 def test_a_gzip_bomb_is_refused_at_line_1_in_bounded_memory(tmp_path):
     """3 MB of gzip (3 GiB of NUL bytes): the old reader decompressed it whole (2.8-3.1 GB, then MemoryError); now
-    refused at line 1 under a 1 GiB cap, as the run and as the qrels."""
+    refused at line 1 under a 1 GiB cap."""
     run, qrels = _files(tmp_path)
     bomb = _gzip_bomb(tmp_path / "bomb.gz")
     assert bomb.stat().st_size < 4 << 20
-    for argv, kind, layout in (([str(bomb), str(qrels)], "run", TREC_LINE),
-                               ([str(run), str(bomb)], "qrels", "one line `qid iter docid relevance` per judgment")):
-        done = _capped(_command(*argv), tmp_path)
-        assert done.returncode == 1, done.stderr
-        assert done.stderr.decode() == (f"error: {bomb}:1: a line of more than 1,048,576 bytes, all NUL bytes (binary "
-                                        f"data, not text): not a TREC {kind} file (text, {layout}).\n")
+    done = _capped(_command(str(bomb), str(qrels)), tmp_path)  # as the qrels: test_hostile_trec_streams.py
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.decode() == (f"error: {bomb}:1: a line of more than 1,048,576 bytes, all NUL bytes (binary data, "
+                                    f"not text): not a TREC run file (text, {TREC_LINE}).\n")
 
 
 def test_a_gzip_bomb_is_refused_by_the_library_readers(tmp_path):
@@ -161,19 +154,6 @@ def test_a_gzip_bomb_is_refused_by_the_library_readers(tmp_path):
         read_qrels(bomb)
     with pytest.raises(LoadError, match=r"bomb\.gz:1: a line of more than 1,048,576 bytes, all NUL bytes .* TREC qrels"):
         EvaluationResult.from_trec(run, bomb, progress=False)
-
-
-def test_a_gzip_bomb_of_one_line_repeated_is_refused_at_line_2(tmp_path):
-    """A gzip file of one valid line repeated (1 GiB expanded): a docid twice in a query, named at line 2 before the
-    rest is read (no 60M rows of columns)."""
-    _, qrels = _files(tmp_path)
-    line = b"q1 Q0 d1 1 1.0 r\n"
-    member = gzip.compress(line * ((16 << 20) // len(line)), compresslevel=9, mtime=0)
-    bomb = tmp_path / "lines.gz"
-    bomb.write_bytes(member * 64)
-    done = _capped(_command(str(bomb), str(qrels)), tmp_path)
-    assert done.returncode == 1, done.stderr
-    assert done.stderr.decode().startswith(f"error: {bomb}:2: document 'd1' appears twice in query 'q1' (first on line 1)")
 
 
 def _printed(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
@@ -269,3 +249,21 @@ def test_a_cut_gzip_file_is_named(tmp_path, capsys):
     with pytest.raises(LoadError, match=r"^qrels file .*cut\.gz cannot be read \(EOFError: .*\): the gzip file is "
                                         r"damaged or cut short\.$"):
         read_qrels(cut)
+
+
+@pytest.mark.parametrize("size", [1 << 20, 3 << 19, 16 << 20])
+@pytest.mark.parametrize(("before", "after", "line"), [(b"", b"\nq1 0 d1 1\n", 1), (b"q1 0 d1 1\n", b"\nq1 0 d2 1\n", 2),
+                                                        (b"q1 0 d1 1\nq1 0 d2 1\n", b"", 3)],
+                         ids=["first", "inside", "last"])
+def test_a_line_of_1_mib_is_read_and_one_byte_more_is_refused_wherever_it_is(size, before, after, line):
+    """The stated maximum, exactly, whatever the bytes read at a time: 1,048,576 bytes before the line end."""
+    import io
+
+    from evalframe.sources.trec_stream import MAX_LINE, blocks, standard_input
+
+    fits = before + b"x" * MAX_LINE + after
+    assert b"".join(block.data for block in blocks(standard_input("qrels", io.BytesIO(fits)), size)) == fits
+    with pytest.raises(LoadError, match=rf"^standard input:{line}: a line of more than 1,048,576 bytes, no line end: "
+                                        r"not a TREC qrels file \(text, one line `qid iter docid relevance` per "
+                                        r"judgment\)\.$"):
+        list(blocks(standard_input("qrels", io.BytesIO(before + b"x" * (MAX_LINE + 1) + after)), size))
