@@ -84,29 +84,13 @@ def _run_command(args: argparse.Namespace) -> str:
 def _run_trec(args: argparse.Namespace) -> str:
     """``evalframe trec``: on columns without pandas (:mod:`evalframe.present.trec_command`) when the files are
     that path's, else through ``EvaluationResult.from_trec`` (the same output; its messages name file and line).
-    A run ``-`` is read from standard input, as trec_eval 10.0 reads it (written to a temporary file, read the same
-    way; messages call it ``<stdin>``)."""
-    from .trec_command import trec_columnar
+    A run ``-`` is read from standard input, as trec_eval 10.0 reads it, as a stream (no temporary file; messages
+    call it ``standard input``); both readers read the same sources (:func:`trec_command.trec_sources`)."""
+    from .trec_command import trec_columnar, trec_sources
 
-    if str(args.run) == "-":
-        return _run_trec_stdin(args)
+    args = trec_sources(args)
     shown = trec_columnar(args)
     return shown if shown is not None else _run_command(args)
-
-
-def _run_trec_stdin(args: argparse.Namespace) -> str:
-    import shutil
-    import tempfile
-    from pathlib import Path
-
-    with tempfile.TemporaryDirectory(prefix="evalframe-") as folder:
-        path = Path(folder) / "stdin"
-        with path.open("wb") as copy:
-            shutil.copyfileobj(sys.stdin.buffer, copy)
-        try:
-            return _run_trec(argparse.Namespace(**{**vars(args), "run": path}))
-        except EvalframeError as exc:
-            raise type(exc)(str(exc).replace(str(path), "<stdin>"), parameter=exc.parameter) from None
 
 
 def _show_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,

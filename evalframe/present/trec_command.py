@@ -21,12 +21,12 @@ bad ``--digits``; subtopic qrels, ``--subtopics``): the command then runs throug
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
+from ..errors import InvalidParameterError
 from ..frames.judged_codes import check_missing_queries, cut_ranking, judged_rows_of_codes
 from ..metrics.trec import aggregation_of, evaluate
 from ..metrics.trec_gain_kernels import relstrings
@@ -34,13 +34,38 @@ from ..metrics.trec_kernels import RankedRows
 from ..sources.trec_arrow import (QRELS_FORMAT, RUN_FORMAT, ArrowColumns, arrow_of, arrow_trec_order, dictionary_codes,
                                   memory_pool, numpy_of, read_arrow, string_array)
 from ..sources.trec_ranking import pairs_repeat, query_order_positions
+from ..sources.trec_stream import STANDARD_INPUT, standard_input, trec_source
 from .parsers import print_warning
 from .trec_formats import TREC_FORMATS, TrecTable, relstring_column, trec_request
 
-__all__ = ["trec_columnar", "trec_means"]
+__all__ = ["trec_columnar", "trec_means", "trec_sources"]
 
 #: The judged docid that is no document (Haystack's no-answer id): from_trec warns of it, so such qrels go that way.
 _NO_ANSWER = "00"
+
+
+def trec_sources(args: argparse.Namespace, stdin: Any = None) -> argparse.Namespace:
+    """``args`` with the run and the qrels as the sources every reader of the command reads (each read once from
+    a stream: the run ``-`` is standard input, ``stdin``'s bytes (``sys.stdin.buffer``); a FIFO or a device is
+    read once too, its bytes kept for the next reader). Both cannot be standard input.
+
+    Examples
+    --------
+    >>> import io
+    >>> from pathlib import Path
+    >>> args = trec_sources(argparse.Namespace(run=Path("-"), qrels=Path("qrels.txt")), io.BytesIO(b""))
+    >>> str(args.run), str(args.qrels)
+    ('standard input', 'qrels.txt')
+    >>> trec_sources(argparse.Namespace(run=Path("-"), qrels=Path("-")))
+    Traceback (most recent call last):
+    ...
+    evalframe.errors.InvalidParameterError: run and qrels cannot both be standard input (-): ...
+    """
+    if str(args.run) == "-" and str(args.qrels) == "-":
+        raise InvalidParameterError(f"run and qrels cannot both be standard input (-): {STANDARD_INPUT} is read once, for "
+                                    "the run (as trec_eval 10.0 reads it: trec_eval QRELS -); give the qrels as a file.")
+    run = standard_input("run", stdin) if str(args.run) == "-" else trec_source(args.run, "run")
+    return argparse.Namespace(**{**vars(args), "run": run, "qrels": trec_source(args.qrels, "qrels")})
 
 
 def trec_means(columns: dict[str, np.ndarray]) -> dict[str, float]:
@@ -140,13 +165,10 @@ def trec_columnar(args: argparse.Namespace) -> str | None:
     """
     if not 0 <= args.digits <= 17 or args.format not in TREC_FORMATS or getattr(args, "subtopics", False):
         return None  # subtopic qrels: from_trec reads them
-    paths = [Path(args.run), Path(args.qrels)]
-    if not all(path.is_file() for path in paths):
-        return None
-    run = read_arrow(paths[0], RUN_FORMAT, encode_docids=False)
+    run = read_arrow(trec_source(args.run, "run"), RUN_FORMAT, encode_docids=False)  # None: missing, or not its
     if run is None:
         return None
-    qrels = read_arrow(paths[1], QRELS_FORMAT)
+    qrels = read_arrow(trec_source(args.qrels, "qrels"), QRELS_FORMAT)
     if qrels is None or qrels.docid_codes is None or _has(qrels.docids, _NO_ANSWER):
         return None
     if pairs_repeat(qrels.qid_codes, qrels.docid_codes, len(qrels.qids)):

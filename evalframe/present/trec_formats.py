@@ -37,6 +37,7 @@ from ..metrics.registry import TREC_MEASURES
 from ..frames.judged_codes import at_level
 from ..metrics.trec import Measure, aggregation_of, parse_measure, parse_measures, trec_eval_key
 from ..metrics.trec_set_kernels import IPREC_RECALLS, recall_point_counts
+from ..sources.trec_stream import GZIP_MAGIC, blocks, trec_source
 from .parsers import TREC_DEFAULT_MEASURES, print_warning
 
 __all__ = ["TrecTable", "TREC_FORMATS", "trec_tsv", "trec_json", "trec_markdown", "trec_eval_text", "cell_text",
@@ -492,31 +493,25 @@ def run_tag(path: Any) -> str | None:
     >>> run_tag(path)
     'rm3'
     """
-    import gzip
-    from pathlib import Path
-
-    path = Path(path)
-    with path.open("rb") as handle:
-        gzipped = handle.read(2) == b"\x1f\x8b"
+    source = trec_source(path, "run")
     last: bytes | None = None
-    opener: Callable[..., Any] = gzip.open if gzipped else open
-    with opener(path, "rb") as handle:
-        if not gzipped:  # the last lines are enough: read the file's end, further back while no line has a tag
-            size = handle.seek(0, 2)
-            block = 1 << 16
-            while True:
-                start = max(0, size - block)
-                handle.seek(start)
-                last = _last_tag(handle.read(size - start), whole=start == 0)
-                if last is not None or start == 0:
-                    break
-                block *= 4
-        else:
-            tail = b""
-            for chunk in iter(lambda: handle.read(1 << 20), b""):
-                found = _last_tag(tail + chunk, whole=False)
-                tail = (tail + chunk)[-(1 << 16):]
-                last = found if found is not None else last
+    if source.rereadable and source.path is not None:
+        with source.path.open("rb") as handle:
+            plain = handle.read(2) != GZIP_MAGIC
+            if plain:  # the last lines are enough: read the file's end, further back while no line has a tag
+                size = handle.seek(0, 2)
+                block = 1 << 16
+                while True:
+                    start = max(0, size - block)
+                    handle.seek(start)
+                    last = _last_tag(handle.read(size - start), whole=start == 0)
+                    if last is not None or start == 0:
+                        break
+                    block *= 4
+                return None if last is None else last.decode("utf-8", errors="replace")
+    for part in blocks(source):  # gzip (decompressed as it is read), or a stream's kept bytes: every block of lines
+        found = _last_tag(part.data, whole=True)
+        last = found if found is not None else last
     return None if last is None else last.decode("utf-8", errors="replace")
 
 

@@ -20,10 +20,8 @@ query or per distinct cell is making the list cells, each shared by the rows tha
 from __future__ import annotations
 
 import itertools
-import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
 import numpy as np
@@ -36,6 +34,7 @@ from .trec_codes import as_trec_scores, compact_codes, factorized, ranks_within,
 from .trec_arrow import (QRELS_FORMAT, RUN_FORMAT, ArrowColumns, arrow_trec_order, memory_pool, numpy_of,
                          read_arrow)
 from .trec_files import QrelsInput, RunInput, raise_bad_line, read_qrels_coded, read_run_coded
+from .trec_stream import TrecSource, checked_source
 from .trec_layout import TableCodes, TrecJudgments, TrecLayout
 from .trec_ranking import pairs_repeat, query_order_positions
 
@@ -325,7 +324,10 @@ def read_coded_tables(run: RunInput, qrels: QrelsInput) -> tuple[CodedTable, Cod
                  f"{empty[:3]}): read as queries the run retrieves nothing for, as in a run file, which the trec "
                  "measures skip (complete=True scores them 0, with every other judged query the run lacks); "
                  "pytrec_eval scores such a query 0.")
+    # a file is read as one source by both readers: standard input, a FIFO are read once, their bytes kept
+    run = run if isinstance(run, Mapping) else checked_source(run, "run")
     run_table = _arrow_table(run, ranked=True) or _coded_table("run", *read_run_coded(run))
+    qrels = qrels if isinstance(qrels, Mapping) else checked_source(qrels, "qrels")
     return run_table, _arrow_table(qrels, ranked=False) or _coded_table("qrels", *read_qrels_coded(qrels))
 
 
@@ -333,10 +335,10 @@ def _arrow_table(source: Any, *, ranked: bool) -> CodedTable | None:
     """A run (``ranked``) or qrels file read by pyarrow as a :class:`CodedTable`; None for a dict or a file that
     reader does not take (the pandas readers then read it and name the line of any problem). A (qid, docid) pair
     twice is refused here, with the pandas readers' message (file and line), not parsed a second time."""
-    if not isinstance(source, (str, os.PathLike)) or not Path(source).is_file():
+    if not isinstance(source, TrecSource):
         return None
     fmt = RUN_FORMAT if ranked else QRELS_FORMAT
-    columns = read_arrow(Path(source), fmt)
+    columns = read_arrow(source, fmt)
     if columns is None:
         return None
     if ranked:
@@ -347,7 +349,7 @@ def _arrow_table(source: Any, *, ranked: bool) -> CodedTable | None:
     query = columns.qid_codes if order is None else columns.qid_codes[order]
     doc = columns.docid_codes if order is None else columns.docid_codes[order]
     if pairs_repeat(query, doc, len(columns.qids)):
-        raise_bad_line(Path(source), fmt)  # what read_run_coded / read_qrels_coded raise for it (their _check_path's Path)
+        raise_bad_line(source, fmt)  # what read_run_coded / read_qrels_coded raise for it
     values = columns.values if order is None else columns.values[order]
     qids = np.asarray(columns.qids.to_numpy(zero_copy_only=False), dtype=object)
     return CodedTable(query, qids, doc, None, values, ranks, columns.docids)  # the reader's int32 codes, no copy

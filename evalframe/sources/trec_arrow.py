@@ -1,11 +1,13 @@
 """TREC run and qrels files read by pyarrow into columns, ids dictionary-encoded in Arrow (no pandas imported here).
 
-:func:`read_arrow` reads a plain or gzip file of single-space-separated, well-formed lines (comment lines starting
-with ``#`` taken out first, as trec_eval 10.0 skips them) with pyarrow's multi-threaded CSV reader: the query and
-document ids as integer codes (in order of first appearance) into Arrow dictionaries (no Python str per id), the
-scores (float64) or grades (int64) as numpy arrays. It returns None for anything else (no pyarrow, an empty file, a
-tab, two spaces in a row, a line with more or fewer columns (a run's extra columns included: the pandas path ignores
-them), an indented comment line, an empty column, a value that is not a plain number, text that is not UTF-8):
+:func:`read_arrow` reads a plain or gzip file (or standard input) of single-space-separated, well-formed lines (comment
+lines starting with ``#`` taken out first, as trec_eval 10.0 skips them) with pyarrow's multi-threaded CSV reader, a
+batch of lines at a time (:mod:`evalframe.sources.trec_stream`: a gzip file decompressed as it is read, nothing held
+whole): the query and document ids as integer codes (in order of first appearance) into Arrow dictionaries (no
+Python str per id), the scores (float64) or grades (int64) as numpy arrays. It returns None for anything else (no
+pyarrow, an empty file, a tab, two spaces in a row, a line with more or fewer columns (a run's extra columns
+included: the pandas path ignores them), an indented comment line, an empty column, a value that is not a plain
+number, text that is not UTF-8, a line with the query and docid of the line before it):
 :mod:`evalframe.sources.trec_files` then reads the file with pandas' parser and names the line of any problem. pyarrow
 is imported when a file is read. The readers allocate from :func:`memory_pool`'s pools (not a process-wide setting);
 :func:`arrow_trec_order` puts a run's lines in trec_eval's ranking with the docids compared in Arrow (``evalframe
@@ -14,10 +16,7 @@ trec`` and ``from_trec`` share it).
 
 from __future__ import annotations
 
-import gzip
-import mmap
 import re
-import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,12 +24,11 @@ from typing import Any
 import numpy as np
 
 from .trec_ranking import as_trec_scores, trec_order_lines
+from .trec_stream import TrecSource, batches, trec_source
 
-__all__ = ["TrecFormat", "RUN_FORMAT", "QRELS_FORMAT", "ArrowColumns", "read_arrow", "dictionary_codes", "is_gzip",
-           "DAMAGED_GZIP", "COMMENT_LINE", "without_comments", "numpy_of", "arrow_of", "string_array", "memory_pool",
+__all__ = ["TrecFormat", "RUN_FORMAT", "QRELS_FORMAT", "ArrowColumns", "read_arrow", "dictionary_codes",
+           "COMMENT_LINE", "without_comments", "numpy_of", "arrow_of", "string_array", "memory_pool",
            "arrow_trec_order"]
-
-GZIP_MAGIC = b"\x1f\x8b"
 
 class TrecFormat:
     """What one kind of TREC file holds: its name, columns, where the ids and the value are."""
@@ -45,17 +43,7 @@ QRELS_FORMAT = TrecFormat("qrels", "qid iter docid relevance", 3, "relevance")
 
 
 
-#: What reading a damaged or cut gzip file raises.
-DAMAGED_GZIP = (gzip.BadGzipFile, EOFError, zlib.error)
-
-
-def is_gzip(path: Path) -> bool:
-    """Whether the file starts with gzip's magic bytes."""
-    with path.open("rb") as handle:
-        return handle.read(2) == GZIP_MAGIC
-
-
-#: Files above this size (bytes) are parsed by pyarrow's thread pool, smaller ones in this thread.
+#: Files above this size (bytes) are parsed by pyarrow's thread pool, smaller ones (and streams) in this thread.
 _THREADED_SIZE = 64 << 20
 
 
@@ -152,16 +140,18 @@ class ArrowColumns:
     values: np.ndarray
 
 
-def read_arrow(path: Path, fmt: TrecFormat, *, encode_docids: bool = True) -> ArrowColumns | None:
-    """The file parsed by pyarrow's CSV reader, ids dictionary-encoded (the docids only with ``encode_docids``:
-    millions of distinct docids take seconds to encode); None when pyarrow is missing or the file is not plain
-    single-space-separated lines of well-formed values (the caller then reads it another way). Repeated
-    (qid, docid) pairs are not looked for here.
+def read_arrow(source: Path | TrecSource, fmt: TrecFormat, *, encode_docids: bool = True) -> ArrowColumns | None:
+    """The file parsed by pyarrow's CSV reader a batch of lines at a time (:func:`evalframe.sources.trec_stream.batches`:
+    a gzip file decompressed as it is read), ids dictionary-encoded (the docids only with ``encode_docids``:
+    millions of distinct docids take seconds to encode); None when pyarrow is missing, the file is missing or it is
+    not plain single-space-separated lines of well-formed values (the caller then reads it another way). Repeated
+    (qid, docid) pairs are not looked for here, but for a line repeating the pair of the line before it (a file of
+    one line repeated, such as a gzip bomb of it, stops there: the other reader names the line).
 
     Parameters
     ----------
-    path : pathlib.Path
-        A plain or gzip TREC file.
+    source : pathlib.Path or TrecSource
+        A plain or gzip TREC file, or standard input (:func:`evalframe.sources.trec_stream.standard_input`).
     fmt : TrecFormat
         :data:`RUN_FORMAT` (``qid Q0 docid rank score tag``) or :data:`QRELS_FORMAT` (``qid iter docid relevance``).
     encode_docids : bool
@@ -171,6 +161,12 @@ def read_arrow(path: Path, fmt: TrecFormat, *, encode_docids: bool = True) -> Ar
     -------
     ArrowColumns or None
         The columns in file order; None for a file this reader does not take (or no pyarrow).
+
+    Raises
+    ------
+    LoadError
+        What :func:`evalframe.sources.trec_stream.blocks` raises, whatever the reader: a file that cannot be read,
+        a damaged gzip file, a line longer than :data:`evalframe.sources.trec_stream.MAX_LINE` bytes.
 
     Examples
     --------
@@ -186,30 +182,51 @@ def read_arrow(path: Path, fmt: TrecFormat, *, encode_docids: bool = True) -> Ar
     """
     try:
         import pyarrow as pa
-        import pyarrow.compute as pc
-        import pyarrow.csv as pa_csv
     except ImportError:  # pragma: no cover - pyarrow is optional
         return None
-    try:
-        if is_gzip(path):
-            with gzip.open(path, "rb") as source:
-                data: Any = source.read()
-        else:  # mapped, not copied: the checks and pyarrow read the file's pages
-            with path.open("rb") as handle:
-                data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) if path.stat().st_size else b""
-    except (*DAMAGED_GZIP, OSError, ValueError):
+    source = trec_source(source, fmt.kind)
+    if source.path is not None and (source.path.is_dir() or not source.path.exists()):
         return None  # the pandas path reports it
-    if not len(data) or data.find(b"\t") >= 0:
+    threaded = source.size() > _THREADED_SIZE
+    pool = memory_pool(threaded=threaded)  # the reader's and its compute calls'
+    parts = []
+    for batch in batches(source, _BATCH):
+        part = _read_batch(batch.data, fmt, threaded, pool)
+        if part is None:
+            return None
+        if len(part[2]):
+            parts.append(part)
+    if not parts:
         return None
-    if _has_pair(data, b"  "):
+    # chunked: encoded chunk by chunk, never concatenated
+    qids = pa.chunked_array([chunk for part in parts for chunk in part[0].chunks], type=pa.string())
+    docids = pa.chunked_array([chunk for part in parts for chunk in part[1].chunks], type=pa.string())
+    values = parts[0][2] if len(parts) == 1 else np.concatenate([part[2] for part in parts])
+    del parts
+    q_codes, q_dictionary = dictionary_codes(qids, pool)
+    if not encode_docids:
+        return ArrowColumns(q_codes, q_dictionary, None, docids, values)
+    d_codes, d_dictionary = dictionary_codes(docids, pool)
+    return ArrowColumns(q_codes, q_dictionary, d_codes, d_dictionary, values)
+
+
+#: Bytes parsed at a time (whole lines; a threaded read parses its blocks on pyarrow's threads).
+_BATCH = 16 << 20
+
+
+def _read_batch(data: Any, fmt: TrecFormat, threaded: bool, pool: Any) -> tuple[Any, Any, np.ndarray] | None:
+    """One batch's qid and docid columns (chunked Arrow strings) and values; None when this reader does not take it."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.csv as pa_csv
+
+    if data.find(b"\t") >= 0 or _has_pair(data, b"  "):
         return None
     if _has_comment_line(data):  # comment lines (trec_eval 10.0 skips them): read without them
         data = _without_comment_lines(data)
-        if not len(data):
-            return None
+    if not len(data):  # comment lines only
+        return None, None, np.zeros(0)
     names = [f"c{i}" for i in range(fmt.width + 1)]  # one column more: to see lines that have one
-    threaded = len(data) > _THREADED_SIZE
-    pool = memory_pool(threaded=threaded)  # the reader's and its compute calls'
     # a run's scores parsed as float64 by the reader (as pc.cast parses the text: the same spellings taken, the same
     # refused, see tests/sources/test_trec_arrow.py), no text of them kept; no spelling is read as missing
     types = {name: pa.string() for name in names[:fmt.width]}
@@ -229,13 +246,19 @@ def read_arrow(path: Path, fmt: TrecFormat, *, encode_docids: bool = True) -> Ar
     except (pa.ArrowInvalid, pa.ArrowTypeError, UnicodeDecodeError):
         return None  # a line with more or fewer columns, text that is not UTF-8, a score that is no number, ...
     del data
-    if table.num_rows == 0:
-        return None
-    qids, docids, text = (table.column(i) for i in range(3))  # chunked: encoded chunk by chunk, never concatenated
+    qids, docids, text = (table.column(i) for i in range(3))
     del table
+    if not len(qids):
+        return qids, docids, np.zeros(0)
     # an empty column (a line starting with a space) or a value that is not a plain number: the pandas path decides
     if min(pc.min(pc.binary_length(column, memory_pool=pool), memory_pool=pool).as_py()
            for column in ((qids, docids) if fmt is RUN_FORMAT else (qids, docids, text))) == 0:
+        return None
+    # a line with the (qid, docid) of the line before it: a docid twice in a query, refused by the other reader now
+    # (not after the whole of a file of one line repeated)
+    if len(qids) > 1 and pc.any(pc.and_(pc.equal(qids[1:], qids[:-1], memory_pool=pool),
+                                        pc.equal(docids[1:], docids[:-1], memory_pool=pool),
+                                        memory_pool=pool), memory_pool=pool).as_py():
         return None
     try:
         if fmt is RUN_FORMAT:
@@ -248,12 +271,7 @@ def read_arrow(path: Path, fmt: TrecFormat, *, encode_docids: bool = True) -> Ar
             values = numpy_of(pc.cast(text, pa.int64(), memory_pool=pool))
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         return None
-    del text
-    q_codes, q_dictionary = dictionary_codes(qids, pool)
-    if not encode_docids:
-        return ArrowColumns(q_codes, q_dictionary, None, docids, values)
-    d_codes, d_dictionary = dictionary_codes(docids, pool)
-    return ArrowColumns(q_codes, q_dictionary, d_codes, d_dictionary, values)
+    return qids, docids, values
 
 
 def memory_pool(*, threaded: bool = False) -> Any:

@@ -6,8 +6,9 @@ comment lines (:data:`evalframe.sources.trec_arrow.COMMENT_LINE`) are skipped an
 ignored, as trec_eval 10.0 reads them; files are plain text or gzip (recognised by their first bytes).
 :func:`read_run` and :func:`read_qrels` take a path or the dict-of-dicts form of ranx, ir_measures and pytrec_eval
 (``{qid: {docid: score}}`` / ``{qid: {docid: grade}}``) and return tidy frames; :mod:`evalframe.io.trec` writes them
-back. Parsing is vectorised (pandas' C parser); a problem is then located by a second, line-by-line pass that names
-the file and the 1-based line.
+back. Parsing is vectorised (pandas' C parser), a batch of lines at a time (:mod:`evalframe.sources.trec_stream`: a
+gzip file decompressed as it is read, standard input read once and its bytes kept); a problem is then located by a
+second, line-by-line pass that names the file and the 1-based line.
 
 trec_eval's rules kept here: a run's documents are ranked by score descending, ties by docid descending (code
 point order); the rank column of the file is ignored. A docid twice in one query is refused ("duplicate docs"),
@@ -17,24 +18,23 @@ in runs and in qrels alike. Grades are integers.
 from __future__ import annotations
 
 import csv
-import gzip
 import io
 import math
-import mmap
 import numbers
 import os
 import re
 import warnings
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, BinaryIO, NoReturn, Union
+from typing import Any, NoReturn, Union
 
 import numpy as np
 import pandas as pd
 
 from ..errors import InvalidParameterError, LoadError
 from .trec_codes import as_trec_scores, compact_codes, factorized, repeated_pairs, trec_order_codes
-from .trec_arrow import DAMAGED_GZIP, QRELS_FORMAT, RUN_FORMAT, TrecFormat, is_gzip, read_arrow, without_comments
+from .trec_arrow import QRELS_FORMAT, RUN_FORMAT, TrecFormat, read_arrow, without_comments
+from .trec_stream import TrecSource, batches, blocks, checked_source, lines, trec_source
 from .trec_layout import TableCodes
 
 __all__ = ["RUN_COLUMNS", "QRELS_COLUMNS", "SUBTOPIC_QRELS_COLUMNS", "read_run", "read_qrels", "read_subtopic_qrels",
@@ -47,9 +47,9 @@ QRELS_COLUMNS: tuple[str, ...] = ("qid", "docid", "relevance")
 SUBTOPIC_QRELS_COLUMNS: tuple[str, ...] = ("qid", "subtopic", "docid", "relevance")
 
 PathLike = Union[str, "os.PathLike[str]"]
-RunInput = Union[PathLike, Mapping[str, Mapping[str, float]]]
-QrelsInput = Union[PathLike, Mapping[str, Mapping[str, int]]]
-SubtopicQrelsInput = Union[PathLike, Mapping[str, Mapping[str, Mapping[str, int]]]]
+RunInput = Union[PathLike, TrecSource, Mapping[str, Mapping[str, float]]]
+QrelsInput = Union[PathLike, TrecSource, Mapping[str, Mapping[str, int]]]
+SubtopicQrelsInput = Union[PathLike, TrecSource, Mapping[str, Mapping[str, Mapping[str, int]]]]
 
 _INTEGER = re.compile(r"[+-]?[0-9]+")
 _NUMBER = re.compile(r"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf|infinity)", re.IGNORECASE)
@@ -67,59 +67,13 @@ _PREFERENCES = (" If these are preference judgments (trec_eval -R prefs: `qid jg
 
 # ------------------------------------------------------------------------------------------ grouping
 # ------------------------------------------------------------------------------------------ reading files
-def _check_path(value: object, kind: str) -> Path:
-    if isinstance(value, (str, os.PathLike)) and str(value):
-        path = Path(value)
-        if path.is_dir():
-            raise LoadError(f"{kind} file {path} is a folder; give the TREC {kind} file itself.", parameter=kind)
-        if not path.is_file():
-            raise LoadError(f"{kind} file {path} does not exist.", parameter=kind)
-        return path
-    raise InvalidParameterError(
-        f"{kind} must be a path to a TREC {kind} file or a dict {{qid: {{docid: "
-        f"{'score' if kind == 'run' else 'grade'}}}}}; got {value!r:.80} of type {type(value).__name__}.")
+def _check_path(value: object, kind: str) -> TrecSource:
+    """``value`` as a source to read (a path, or a :class:`TrecSource` handed in: standard input), which exists."""
+    return checked_source(value, kind)
 
 
-def _open(path: Path) -> BinaryIO:
-    return gzip.open(path, "rb") if is_gzip(path) else path.open("rb")  # type: ignore[return-value]
-
-
-def _damaged(path: Path, kind: str, exc: BaseException) -> LoadError:
-    return LoadError(f"{kind} file {path} cannot be read ({type(exc).__name__}: {exc}): the gzip file is damaged or "
-                     "cut short.")
-
-
-def _read_bytes(path: Path, kind: str) -> bytes:
-    """The whole (decompressed) content, without a UTF-8 byte-order mark; damaged gzip and OS errors as LoadError."""
-    try:
-        with _open(path) as source:
-            data = source.read()
-    except DAMAGED_GZIP as exc:
-        raise _damaged(path, kind, exc) from None
-    except OSError as exc:
-        raise LoadError(f"{kind} file {path} cannot be read ({exc.strerror or exc}).") from None
-    return data[3:] if data.startswith(b"\xef\xbb\xbf") else data
-
-
-def _contents(path: Path, kind: str) -> Any:
-    """The file's bytes for the parser: a read-only map of a plain file (no copy: pages read as the parser gets to
-    them), the decompressed bytes of a gzip file; without a UTF-8 byte-order mark. Errors as :func:`_read_bytes`."""
-    if is_gzip(path):
-        return _read_bytes(path, kind)
-    try:
-        with path.open("rb") as handle:
-            data: Any = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) if path.stat().st_size else b""
-    except OSError as exc:
-        raise LoadError(f"{kind} file {path} cannot be read ({exc.strerror or exc}).") from None
-    return data[3:] if data[:3] == b"\xef\xbb\xbf" else data
-
-
-def _stream(data: Any) -> Any:
-    """A file object reading ``data`` from its start (the map itself, or the bytes without a copy)."""
-    if isinstance(data, mmap.mmap):
-        data.seek(0)
-        return data
-    return io.BytesIO(data)
+#: Bytes parsed by pandas at a time (whole lines).
+_BATCH = 16 << 20
 
 
 #: trec_eval reads scores with atof, the nearest double: pandas 3 parses so by default (and deprecates the option);
@@ -129,54 +83,77 @@ def _stream(data: Any) -> Any:
 _SCORES_AS_TEXT = int(pd.__version__.split(".")[0]) < 3
 
 
-def _parse(path: Path, fmt: TrecFormat) -> pd.DataFrame:
-    """The file's columns (ids as text, the value as float64 for runs, as text for qrels); problems via :func:`_locate`."""
+def _parse(source: TrecSource, fmt: TrecFormat, *, subtopics: bool = False) -> pd.DataFrame:
+    """The file's columns (ids as text, the value as float64 for runs, as text for qrels), parsed a batch of lines at
+    a time (nothing held whole: a gzip file is decompressed as it is read); problems via :func:`raise_bad_line`.
+    ``subtopics``: a subtopic qrels, whose lines may judge a document of the line before for another subtopic."""
+    frames = []
+    comments = False
+    for batch in batches(source, _BATCH):
+        text = without_comments(batch.data)  # trec_eval 10.0 skips comment lines; emptied, they are blank lines pandas skips
+        comments = comments or (text is not batch.data and text != batch.data)
+        frame = _parse_batch(source, fmt, text, subtopics)
+        if len(frame):
+            frames.append(frame)
+    if not frames:
+        held = " other than comments and blank lines" if comments else ""
+        raise LoadError(f"{fmt.kind} file {source} holds no line{held}; a TREC {fmt.kind} file has one line "
+                        f"`{fmt.layout}` per {'retrieved document' if fmt is RUN_FORMAT else 'judgment'}.")
+    return frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
+
+
+def _parse_batch(source: TrecSource, fmt: TrecFormat, text: bytes, subtopics: bool) -> pd.DataFrame:
+    """One batch's lines as :func:`_parse` returns them."""
     dtype: dict[int, Any] = {i: object for i in range(fmt.width + 1)}  # one column more: to see lines that have one
     if fmt is RUN_FORMAT and not _SCORES_AS_TEXT:
         dtype[fmt.value] = "float64"
-    data = _contents(path, fmt.kind)
-    text = without_comments(data)  # trec_eval 10.0 skips comment lines; emptied, they are blank lines pandas skips
     for attempt in ("as it is", "cut"):
         try:
             with warnings.catch_warnings():
                 # a line with two or more extra columns: pandas warns and drops them; the check below refuses the line
                 # of qrels (trec_eval does) and ignores the columns of a run after its sixth (trec_eval ignores them)
                 warnings.simplefilter("ignore", pd.errors.ParserWarning)
-                frame = pd.read_csv(_stream(text), sep=r"\s+", header=None, names=list(range(fmt.width + 1)),
+                frame = pd.read_csv(io.BytesIO(text), sep=r"\s+", header=None, names=list(range(fmt.width + 1)),
                                     dtype=dtype, index_col=False,  # an extra column on every line is an error, not an index
                                     na_filter=False, quoting=csv.QUOTE_NONE, engine="c", encoding="utf-8")
             break
         except pd.errors.ParserError as exc:  # more columns than the first line has: a run's are cut after the sixth
             if fmt is not RUN_FORMAT or attempt == "cut":
-                raise_bad_line(path, fmt, exc)
+                raise_bad_line(source, fmt, exc)
             text = _SIX_COLUMNS.sub(rb"\1", text)
         except (ValueError, UnicodeDecodeError, OverflowError) as exc:  # ParserError is a ValueError
-            raise_bad_line(path, fmt, exc)
+            raise_bad_line(source, fmt, exc)
     if len(frame) == 0:
-        held = " other than comments and blank lines" if text is not data and bytes(text) != bytes(data) else ""
-        raise LoadError(f"{fmt.kind} file {path} holds no line{held}; a TREC {fmt.kind} file has one line "
-                        f"`{fmt.layout}` per {'retrieved document' if fmt is RUN_FORMAT else 'judgment'}.")
+        return frame
     extra = frame[fmt.width].to_numpy()
     frame = frame.drop(columns=[fmt.width])
     if (frame[fmt.width - 1].to_numpy() == "").any() or (fmt is QRELS_FORMAT and (extra != "").any()):
-        raise_bad_line(path, fmt)  # a line with fewer or more columns
+        raise_bad_line(source, fmt)  # a line with fewer or more columns
     if fmt is RUN_FORMAT and _SCORES_AS_TEXT:
         if not frame[fmt.value].str.fullmatch(_NUMBER.pattern, flags=re.IGNORECASE).all():
-            raise_bad_line(path, fmt)
+            raise_bad_line(source, fmt)
         frame[fmt.value] = frame[fmt.value].to_numpy(dtype=object).astype(np.float64)
+    # a line with the (qid, docid) of the line before it: refused now, not after the whole of a file of one line
+    # repeated (a gzip bomb of it)
+    key = [frame[column].to_numpy() for column in ((0, 1, 2) if subtopics else (0, 2))]
+    if np.logical_and.reduce([column[1:] == column[:-1] for column in key]).any():
+        if subtopics:
+            _subtopic_duplicate(source)
+        raise_bad_line(source, fmt)
     return frame
 
 
-def raise_bad_line(path: Path, fmt: TrecFormat, detail: object = "") -> NoReturn:
+def raise_bad_line(path: Path | TrecSource, fmt: TrecFormat, detail: object = "") -> NoReturn:
     """Read the file line by line and raise a LoadError for the first bad line (the slow path, for errors only).
 
     The readers call it once a vectorised check failed: a column missing or too many, a value that is no number, a
     (qid, docid) pair twice (:func:`evalframe.sources.trec.read_coded_tables` too, on the codes of its Arrow read).
+    The lines are read a block at a time (:func:`evalframe.sources.trec_stream.lines`), up to the bad one.
 
     Parameters
     ----------
-    path : pathlib.Path
-        The TREC file, plain or gzip.
+    path : pathlib.Path or TrecSource
+        The TREC file, plain or gzip, or standard input (its kept bytes).
     fmt : TrecFormat
         ``RUN_FORMAT`` or ``QRELS_FORMAT`` (:mod:`evalframe.sources.trec_arrow`).
     detail : object
@@ -198,32 +175,32 @@ def raise_bad_line(path: Path, fmt: TrecFormat, detail: object = "") -> NoReturn
     ...     print(str(error).replace(str(path), "qrels.txt")[:60])
     qrels.txt:2: document 'd1' appears twice in query 'q1' (firs
     """
-    data = _read_bytes(path, fmt.kind)
+    source = trec_source(path, fmt.kind)
     seen: dict[tuple[str, str], tuple[int, str]] = {}
-    for number, raw in enumerate(data.splitlines(), start=1):
+    for number, raw in enumerate(lines(source), start=1):
         if raw.lstrip(b" \t").startswith(b"#"):  # a comment line (COMMENT_LINE), whatever its bytes
             continue
         try:
             line = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise LoadError(f"{path}:{number}: not UTF-8 text (byte {exc.start + 1} of the line: {exc.reason}); "
+            raise LoadError(f"{source}:{number}: not UTF-8 text (byte {exc.start + 1} of the line: {exc.reason}); "
                             "TREC files are plain (ASCII or UTF-8) text.") from None
         fields = _SEPARATOR.split(line.strip(" \t"))
         fields = fields if fields != [""] else []
         if not fields:  # a blank line
             continue
         if len(fields) < fmt.width or (fmt is QRELS_FORMAT and len(fields) > fmt.width):
-            raise LoadError(f"{path}:{number}: a TREC {fmt.kind} line has {fmt.width} whitespace-separated columns "
+            raise LoadError(f"{source}:{number}: a TREC {fmt.kind} line has {fmt.width} whitespace-separated columns "
                             f"`{fmt.layout}`; this one has {len(fields)}: {line.strip()!r:.100}."
                             + (_PREFERENCES if fmt is QRELS_FORMAT and len(fields) == 5 else ""))
         value = fields[fmt.value]
         if fmt is RUN_FORMAT and not _NUMBER.fullmatch(value):
-            raise LoadError(f"{path}:{number}: the score (column 5) must be a number; got {value!r:.40}.")
+            raise LoadError(f"{source}:{number}: the score (column 5) must be a number; got {value!r:.40}.")
         if fmt is QRELS_FORMAT and not _INTEGER.fullmatch(value):
-            raise LoadError(f"{path}:{number}: the relevance grade (column 4) must be an integer (e.g. 0, 1, 2, or -1 "
+            raise LoadError(f"{source}:{number}: the relevance grade (column 4) must be an integer (e.g. 0, 1, 2, or -1 "
                             f"for unjudged); got {value!r:.40}." + (_PREFERENCES if _NUMBER.fullmatch(value) else ""))
         if fmt is QRELS_FORMAT and not -2**63 <= int(value) < 2**63:
-            raise LoadError(f"{path}:{number}: the relevance grade {value!r:.40} is too large (64-bit integers).")
+            raise LoadError(f"{source}:{number}: the relevance grade {value!r:.40} is too large (64-bit integers).")
         key = (fields[0], fields[2])
         if key in seen:
             first, group = seen[key]
@@ -231,11 +208,11 @@ def raise_bad_line(path: Path, fmt: TrecFormat, detail: object = "") -> NoReturn
                       "judgment groups, this is trec_eval's qrels_jg format (trec_eval -R qrels_jg, a judgment per "
                       "judge), which evalframe does not evaluate."
                       if fmt is QRELS_FORMAT and group != fields[1] else "")
-            raise LoadError(f"{path}:{number}: document {fields[2]!r} appears twice in query {fields[0]!r} (first on line "
+            raise LoadError(f"{source}:{number}: document {fields[2]!r} appears twice in query {fields[0]!r} (first on line "
                             f"{first}); trec_eval refuses {'a run' if fmt is RUN_FORMAT else 'qrels'} with duplicate "
                             "documents (\"duplicate docs\"). Keep one of the lines." + groups)
         seen[key] = (number, fields[1])
-    raise LoadError(f"{path}: cannot be read as a TREC {fmt.kind} file ({detail or 'unexpected content'}); each line "
+    raise LoadError(f"{source}: cannot be read as a TREC {fmt.kind} file ({detail or 'unexpected content'}); each line "
                     f"must be `{fmt.layout}`.")
 
 
@@ -276,7 +253,7 @@ class TrecColumns:
         return frame, codes
 
 
-def _read_file(path: Path, fmt: TrecFormat) -> TrecColumns:
+def _read_file(path: TrecSource, fmt: TrecFormat) -> TrecColumns:
     """qids, docids and values (float64 scores / int64 grades) of a file, in file order, checked."""
     columns = _read_arrow(path, fmt)
     if columns is None:
@@ -298,7 +275,7 @@ def _read_file(path: Path, fmt: TrecFormat) -> TrecColumns:
     return columns
 
 
-def _read_arrow(path: Path, fmt: TrecFormat) -> TrecColumns | None:
+def _read_arrow(path: TrecSource, fmt: TrecFormat) -> TrecColumns | None:
     """The file read by :func:`evalframe.sources.trec_arrow.read_arrow` (ids dictionary-encoded in Arrow), the
     dictionaries then as object arrays; None when that reader does not take the file (the pandas path then reads
     it, and names the line of any problem).
@@ -464,10 +441,10 @@ def read_qrels(qrels: QrelsInput | SubtopicQrelsInput, *, subtopics: bool = Fals
     return read_qrels_coded(qrels)[0]  # type: ignore[arg-type]  # a subtopic dict is refused there, naming it
 
 
-def _subtopic_duplicate(path: Path) -> NoReturn:
+def _subtopic_duplicate(path: TrecSource) -> NoReturn:
     """Raise a LoadError naming the first line that judges a (query, subtopic, document) again."""
     seen: dict[tuple[str, ...], int] = {}
-    for number, raw in enumerate(_read_bytes(path, "qrels").splitlines(), start=1):
+    for number, raw in enumerate(lines(path), start=1):
         fields = _SEPARATOR.split(raw.decode("utf-8").strip(" \t\r\n"))
         key = tuple(fields[:3])
         if len(key) == 3 and key in seen:
@@ -534,7 +511,7 @@ def read_subtopic_qrels(qrels: SubtopicQrelsInput) -> pd.DataFrame:
                              "docid": pd.Series(columns[2], dtype=object),
                              "relevance": np.asarray(columns[3], dtype=np.int64)})
     path = _check_path(qrels, "qrels")
-    frame = _parse(path, QRELS_FORMAT)
+    frame = _parse(path, QRELS_FORMAT, subtopics=True)
     text = frame[QRELS_FORMAT.value]
     if not text.str.fullmatch(_INTEGER.pattern).all():
         raise_bad_line(path, QRELS_FORMAT)
@@ -604,13 +581,12 @@ def read_queries(queries: PathLike | Mapping[str, str]) -> dict[str, str]:
         raise InvalidParameterError(f"queries must be a dict {{qid: text}} or the path of a TSV file `qid<TAB>text`; "
                                     f"got {queries!r:.80} of type {type(queries).__name__}.")
     path = Path(queries)
-    if not path.is_file():
+    if not path.exists() or path.is_dir():
         raise LoadError(f"queries file {path} does not exist" + (" (it is a folder)." if path.is_dir() else "."),
                         parameter="queries")
     texts: dict[str, str] = {}
-    lines: dict[str, int] = {}
-    data = _read_bytes(path, "queries")
-    for number, raw in enumerate(data.split(b"\n"), start=1):
+    numbers: dict[str, int] = {}
+    for number, raw in enumerate(_split_lines(TrecSource("queries", path)), start=1):
         try:
             line = raw.decode("utf-8").rstrip("\r")
         except UnicodeDecodeError as exc:
@@ -621,7 +597,16 @@ def read_queries(queries: PathLike | Mapping[str, str]) -> dict[str, str]:
         if not tab or not qid.strip():
             raise LoadError(f"{path}:{number}: a queries line is `qid<TAB>text`; this one has no tab: {line!r:.80}.")
         qid = qid.strip()
-        if qid in lines:
-            raise LoadError(f"{path}:{number}: query {qid!r} appears twice (first on line {lines[qid]}); keep one line.")
-        texts[qid], lines[qid] = text, number
+        if qid in numbers:
+            raise LoadError(f"{path}:{number}: query {qid!r} appears twice (first on line {numbers[qid]}); keep one line.")
+        texts[qid], numbers[qid] = text, number
     return texts
+
+
+def _split_lines(source: TrecSource) -> Any:
+    """The file's pieces between ``\\n`` line ends (a ``\\r`` kept), a block at a time."""
+    for block in blocks(source):
+        pieces = block.data.split(b"\n")
+        if block.data.endswith(b"\n"):
+            pieces.pop()
+        yield from pieces

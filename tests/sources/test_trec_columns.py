@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import pickle
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -226,7 +227,7 @@ def test_a_repeated_pair_is_parsed_by_arrow_once_and_named_by_its_line(tmp_path,
     parsed = []
 
     def counted(path, fmt, **options):
-        parsed.append(path.name)
+        parsed.append(Path(str(path)).name)  # a path, or the source read
         return read_arrow(path, fmt, **options)
 
     monkeypatch.setattr(trec, "read_arrow", counted)

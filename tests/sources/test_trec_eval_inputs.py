@@ -333,5 +333,5 @@ def test_a_run_from_standard_input_as_trec_eval_10_reads_it(trec_eval, tmp_path,
     _assert_agree(_cli_values(Path("-"), qrels, capsys, "-c"), _trec_eval_values(printed.stdout))
     monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"q1 Q0 d1 1 2.5\n")))
     assert cli.main(["trec", "-", str(qrels)]) == 1
-    assert capsys.readouterr().err == ("error: <stdin>:1: a TREC run line has 6 whitespace-separated columns `qid Q0 docid "
-                                       "rank score tag`; this one has 5: 'q1 Q0 d1 1 2.5'.\n")
+    assert capsys.readouterr().err == ("error: standard input:1: a TREC run line has 6 whitespace-separated columns `qid Q0 "
+                                       "docid rank score tag`; this one has 5: 'q1 Q0 d1 1 2.5'.\n")

@@ -1,0 +1,269 @@
+"""TREC files read as a stream (evalframe/sources/trec_stream.py): standard input, gzip, devices and FIFOs are read a
+block at a time, hostile inputs are refused at their first bad line with memory bounded, and no temporary file is
+written (issue 35, items 1, 2 and 14). The long sweeps are in test_hostile_trec_streams.py (stress)."""
+
+from __future__ import annotations
+
+import gzip
+import os
+import resource
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from evalframe.errors import LoadError
+from evalframe.present import cli
+from evalframe.result import EvaluationResult
+from evalframe.sources.trec_files import read_qrels, read_run
+
+ROOT = Path(__file__).resolve().parents[2]
+#: The address space a child process may use: a 3 GiB gzip bomb expanded whole would not fit, one block does.
+CAP = 1 << 30
+
+# q1 ranks d1 d2 d3, judged d2 d3 relevant: AP = (1/2 + 2/3) / 2 = 7/12, P@1 = 0; q2 ranks d4 d5, judged d4 and d6
+# (not retrieved) relevant: AP = (1/1) / 2 = 1/2, P@1 = 1. Means: AP 13/24 = 0.5417, P@1 0.5.
+RUN = "q1 Q0 d1 1 3.0 r\nq1 Q0 d2 2 2.0 r\nq1 Q0 d3 3 1.0 r\nq2 Q0 d4 1 1.0 r\nq2 Q0 d5 2 0.5 r\n"
+QRELS = "q1 0 d2 1\nq1 0 d3 1\nq2 0 d4 1\nq2 0 d6 1\n"
+PRINTED = "num_q\tall\t2\nAP   \tall\t0.5417\nP@1  \tall\t0.5000\n"
+TREC_LINE = "one line `qid Q0 docid rank score tag` per retrieved document"
+
+
+def _limited() -> None:  # in the child: an address-space cap
+    resource.setrlimit(resource.RLIMIT_AS, (CAP, CAP))
+
+
+def _command(*argv: str) -> list[str]:
+    return [sys.executable, "-m", "evalframe", "trec", *argv]
+
+
+def _environment(tmp: Path) -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(tmp), "EVALFRAME_TRACEBACK": ""}
+
+
+def _capped(argv: list[str], tmp: Path, stdin: object = subprocess.DEVNULL, timeout: float = 60
+            ) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(argv, stdin=stdin, capture_output=True, env=_environment(tmp), preexec_fn=_limited,
+                          timeout=timeout, check=False)
+
+
+def _files(tmp_path: Path) -> tuple[Path, Path]:
+    run, qrels = tmp_path / "run.txt", tmp_path / "qrels.txt"
+    run.write_text(RUN)
+    qrels.write_text(QRELS)
+    return run, qrels
+
+
+def _gzip_bomb(path: Path, expanded: int = 3 << 30, byte: bytes = b"\0") -> Path:
+    """A gzip file of ``expanded`` bytes ``byte`` (some 1000 times smaller): one member of 16 MiB, repeated (a file
+    of several members is one gzip file, read member after member)."""
+    member = gzip.compress(byte * (16 << 20), compresslevel=9, mtime=0)
+    with path.open("wb") as out:
+        for _ in range(expanded // (16 << 20)):
+            out.write(member)
+    return path
+
+
+def test_nul_bytes_on_standard_input_are_refused_at_line_1_in_bounded_memory_and_no_file_is_written(tmp_path):
+    """/dev/zero on standard input: refused once line 1 passes 1 MiB (the old copy to a temporary file ran without
+    limit: 11 GB in 60 s), under a 1 GiB address-space cap, and nothing is left in TMPDIR."""
+    _, qrels = _files(tmp_path)
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    with open("/dev/zero", "rb") as zeros:
+        done = _capped(_command("-", str(qrels)), temp, stdin=zeros, timeout=30)
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.decode() == ("error: standard input:1: a line of more than 1,048,576 bytes, all NUL bytes (binary "
+                                    f"data, not text): not a TREC run file (text, {TREC_LINE}).\n")
+    assert list(temp.iterdir()) == []
+
+
+def _feed(process: subprocess.Popen[bytes], piece: bytes) -> threading.Thread:
+    """Write ``piece`` to the child's standard input again and again, until it stops reading."""
+    def write() -> None:
+        try:
+            while True:
+                process.stdin.write(piece)  # type: ignore[union-attr]
+        except (BrokenPipeError, ValueError, OSError):
+            pass
+
+    thread = threading.Thread(target=write, daemon=True)
+    thread.start()
+    return thread
+
+
+def test_an_endless_line_on_standard_input_is_refused_once_it_passes_1_mib(tmp_path):
+    """An endless line without a line end (not NUL bytes) on standard input, which is never closed."""
+    piece = b"q1 Q0 " + b"d" * (1 << 20)
+    message = f"standard input:1: a line of more than 1,048,576 bytes, no line end: not a TREC run file (text, {TREC_LINE})."
+    _, qrels = _files(tmp_path)
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    process = subprocess.Popen(_command("-", str(qrels)), stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, env=_environment(temp), preexec_fn=_limited)
+    _feed(process, piece)  # never closed: communicate() would close it, an end of the input
+    try:
+        process.wait(timeout=60)
+    finally:
+        process.kill()
+    assert process.returncode == 1
+    assert process.stderr is not None and process.stderr.read().decode() == f"error: {message}\n"
+    assert list(temp.iterdir()) == []
+
+
+def test_standard_input_leaves_no_file_when_the_process_is_killed(tmp_path):
+    """While the run is still coming in on standard input, SIGKILL: no file in TMPDIR (none is ever written)."""
+    _, qrels = _files(tmp_path)
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    process = subprocess.Popen(_command("-", str(qrels)), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, env=_environment(temp))
+    assert process.stdin is not None
+    process.stdin.write(RUN.encode() * 1 + b"q3 Q0 d1 1 1.0 r\n")
+    process.stdin.flush()
+    time.sleep(1.0)  # started, reading standard input, which stays open
+    assert process.poll() is None
+    process.send_signal(signal.SIGKILL)
+    process.wait(timeout=30)
+    assert list(temp.iterdir()) == []
+
+
+def test_a_gzip_bomb_is_refused_at_line_1_in_bounded_memory(tmp_path):
+    """3 MB of gzip (3 GiB of NUL bytes): the old reader decompressed it whole (2.8-3.1 GB, then MemoryError); now
+    refused at line 1 under a 1 GiB cap."""
+    run, qrels = _files(tmp_path)
+    bomb = _gzip_bomb(tmp_path / "bomb.gz")
+    assert bomb.stat().st_size < 4 << 20
+    done = _capped(_command(str(bomb), str(qrels)), tmp_path)  # as the qrels: test_hostile_trec_streams.py
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.decode() == (f"error: {bomb}:1: a line of more than 1,048,576 bytes, all NUL bytes (binary data, "
+                                    f"not text): not a TREC run file (text, {TREC_LINE}).\n")
+
+
+def test_a_gzip_bomb_is_refused_by_the_library_readers(tmp_path):
+    """read_run, read_qrels and from_trec read the same stream (a block at a time): the bomb is refused at line 1."""
+    run, qrels = _files(tmp_path)
+    bomb = _gzip_bomb(tmp_path / "bomb.gz", expanded=64 << 20)
+    with pytest.raises(LoadError, match=r"bomb\.gz:1: a line of more than 1,048,576 bytes, all NUL bytes"):
+        read_run(bomb)
+    with pytest.raises(LoadError, match=r"bomb\.gz:1: a line of more than 1,048,576 bytes, all NUL bytes .* TREC qrels"):
+        read_qrels(bomb)
+    with pytest.raises(LoadError, match=r"bomb\.gz:1: a line of more than 1,048,576 bytes, all NUL bytes .* TREC qrels"):
+        EvaluationResult.from_trec(run, bomb, progress=False)
+
+
+def _printed(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
+    assert cli.main(["trec", *argv, "-m", "AP", "-m", "P@1"]) == 0
+    return capsys.readouterr().out
+
+
+def test_gzip_runs_and_qrels_give_the_numbers_of_the_plain_files(tmp_path, capsys):
+    """AP 13/24 and P@1 1/2, by hand (above), for plain, gzip and two-member gzip files, on the command's columnar path,
+    through from_trec and as pytrec_eval computes them."""
+    run, qrels = _files(tmp_path)
+    (tmp_path / "run.gz").write_bytes(gzip.compress(RUN.encode()))
+    (tmp_path / "qrels.gz").write_bytes(gzip.compress(QRELS.encode()))
+    half = RUN.index("q2")  # two gzip members: the first query, then the second
+    (tmp_path / "members.gz").write_bytes(gzip.compress(RUN[:half].encode()) + gzip.compress(RUN[half:].encode()))
+    for pair in ((run, qrels), ("run.gz", "qrels.gz"), ("members.gz", qrels), (run, "qrels.gz")):
+        paths = [str(tmp_path / name) for name in pair]
+        assert _printed(capsys, *paths) == PRINTED
+        values = EvaluationResult.from_trec(*paths, progress=False).trec_metrics(["AP", "P@1"])
+        assert values == pytest.approx({"AP": 13 / 24, "P@1": 0.5}, abs=1e-12)
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    theirs = pytrec_eval.RelevanceEvaluator({"q1": {"d2": 1, "d3": 1}, "q2": {"d4": 1, "d6": 1}}, {"map", "P_1"}).evaluate(
+        {"q1": {"d1": 3.0, "d2": 2.0, "d3": 1.0}, "q2": {"d4": 1.0, "d5": 0.5}})
+    assert sum(query["map"] for query in theirs.values()) / 2 == pytest.approx(13 / 24, abs=1e-12)
+
+
+def test_a_gzip_run_on_standard_input_gives_the_numbers_of_the_file(tmp_path, monkeypatch, capsys):
+    """`zcat`-less: gzip bytes on standard input are decompressed as they are read."""
+    _, qrels = _files(tmp_path)
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(gzip.compress(RUN.encode()))))
+    assert _printed(capsys, "-", str(qrels)) == PRINTED
+
+
+def test_standard_input_read_again_by_the_second_reader_names_its_bad_line(tmp_path, monkeypatch, capsys):
+    """A run with tabs (not the Arrow reader's: the pandas reader reads it again, from the bytes kept), good, then bad
+    at line 3: named as standard input's line 3; the good one gives the numbers."""
+    _, qrels = _files(tmp_path)
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(RUN.replace(" ", "\t").encode())))
+    assert _printed(capsys, "-", str(qrels)) == PRINTED
+    bad = RUN.replace(" ", "\t").replace("q1\tQ0\td3\t3\t1.0\tr", "q1\tQ0\td3\t3\tlots\tr")
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(bad.encode())))
+    assert cli.main(["trec", "-", str(qrels)]) == 1
+    assert capsys.readouterr().err == "error: standard input:3: the score (column 5) must be a number; got 'lots'.\n"
+
+
+def test_a_character_device_is_not_called_missing(tmp_path, capsys):
+    """`evalframe trec /dev/zero QRELS` says what is wrong with /dev/zero (it said "does not exist")."""
+    run, qrels = _files(tmp_path)
+    assert cli.main(["trec", "/dev/zero", str(qrels)]) == 1
+    assert capsys.readouterr().err == ("error: /dev/zero:1: a line of more than 1,048,576 bytes, all NUL bytes (binary "
+                                       f"data, not text): not a TREC run file (text, {TREC_LINE}).\n")
+    assert cli.main(["trec", str(run), "/dev/null"]) == 1
+    assert capsys.readouterr().err == ("error: qrels file /dev/null holds no line; a TREC qrels file has one line "
+                                       "`qid iter docid relevance` per judgment.\n")
+
+
+def test_a_fifo_is_read_once_and_its_bytes_kept_for_the_second_reader(tmp_path, capsys):
+    """A FIFO (`<(zcat run.gz)`) is read once: a run with tabs goes to the pandas reader, which reads the kept bytes."""
+    _, qrels = _files(tmp_path)
+    fifo = tmp_path / "run.fifo"
+    os.mkfifo(fifo)
+
+    def write() -> None:
+        with fifo.open("wb") as out:
+            out.write(RUN.replace(" ", "\t").encode())
+
+    writer = threading.Thread(target=write, daemon=True)
+    writer.start()
+    assert _printed(capsys, str(fifo), str(qrels)) == PRINTED
+    writer.join(timeout=10)
+
+
+def test_run_and_qrels_cannot_both_be_standard_input(tmp_path, capsys):
+    """`evalframe trec - -` names both arguments (it said "qrels file - does not exist")."""
+    assert cli.main(["trec", "-", "-"]) == 1
+    assert capsys.readouterr().err == ("error: run and qrels cannot both be standard input (-): standard input is read "
+                                       "once, for the run (as trec_eval 10.0 reads it: trec_eval QRELS -); give the "
+                                       "qrels as a file.\n")
+
+
+def test_a_cut_gzip_file_is_named(tmp_path, capsys):
+    """A gzip file cut short: the file named, not a raw EOFError (standard input too)."""
+    _, qrels = _files(tmp_path)
+    cut = tmp_path / "cut.gz"
+    cut.write_bytes(gzip.compress(RUN.encode() * 50)[:-30])
+    assert cli.main(["trec", str(cut), str(qrels)]) == 1
+    assert capsys.readouterr().err == (f"error: run file {cut} cannot be read (EOFError: Compressed file ended before the "
+                                       "end-of-stream marker was reached): the gzip file is damaged or cut short.\n")
+    with pytest.raises(LoadError, match=r"^qrels file .*cut\.gz cannot be read \(EOFError: .*\): the gzip file is "
+                                        r"damaged or cut short\.$"):
+        read_qrels(cut)
+
+
+@pytest.mark.parametrize("size", [1 << 20, 3 << 19, 16 << 20])
+@pytest.mark.parametrize(("before", "after", "line"), [(b"", b"\nq1 0 d1 1\n", 1), (b"q1 0 d1 1\n", b"\nq1 0 d2 1\n", 2),
+                                                        (b"q1 0 d1 1\nq1 0 d2 1\n", b"", 3)],
+                         ids=["first", "inside", "last"])
+def test_a_line_of_1_mib_is_read_and_one_byte_more_is_refused_wherever_it_is(size, before, after, line):
+    """The stated maximum, exactly, whatever the bytes read at a time: 1,048,576 bytes before the line end."""
+    import io
+
+    from evalframe.sources.trec_stream import MAX_LINE, blocks, standard_input
+
+    fits = before + b"x" * MAX_LINE + after
+    assert b"".join(block.data for block in blocks(standard_input("qrels", io.BytesIO(fits)), size)) == fits
+    with pytest.raises(LoadError, match=rf"^standard input:{line}: a line of more than 1,048,576 bytes, no line end: "
+                                        r"not a TREC qrels file \(text, one line `qid iter docid relevance` per "
+                                        r"judgment\)\.$"):
+        list(blocks(standard_input("qrels", io.BytesIO(before + b"x" * (MAX_LINE + 1) + after)), size))
