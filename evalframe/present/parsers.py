@@ -346,7 +346,8 @@ def build() -> tuple[argparse.ArgumentParser, dict[str, Command]]:
                                "(pytrec_eval), by ir_measures' names (docs/ir-researchers.md).")
     trec.add_argument("run", type=Path, help="TREC run file: qid Q0 docid rank score tag (plain or .gz; - reads it "
                       "from standard input, as trec_eval 10.0)")
-    trec.add_argument("qrels", type=Path, help="qrels file: qid iter docid relevance (plain or .gz)")
+    trec.add_argument("qrels", type=Path, help="qrels file: qid iter docid relevance (plain or .gz; - reads it from "
+                      "standard input)")
     trec.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
                       help="a measure by ir_measures' name, e.g. nDCG@10, AP, P(rel=2)@5, or trec_eval's, e.g. "
                            "ndcg_cut.10, map, P_5, P.5,10, or one of trec_eval's sets: official, all_trec, set "

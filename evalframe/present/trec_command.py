@@ -46,8 +46,8 @@ _NO_ANSWER = "00"
 
 def trec_sources(args: argparse.Namespace, stdin: Any = None) -> argparse.Namespace:
     """``args`` with the run and the qrels as the sources every reader of the command reads (each read once from
-    a stream: the run ``-`` is standard input, ``stdin``'s bytes (``sys.stdin.buffer``); a FIFO or a device is
-    read once too, its bytes kept for the next reader). Both cannot be standard input.
+    a stream: a run or qrels ``-`` is standard input, ``stdin``'s bytes (``sys.stdin.buffer``); a FIFO or a device
+    is read once too, its bytes kept for the next reader). Both cannot be standard input.
 
     Examples
     --------
@@ -56,16 +56,19 @@ def trec_sources(args: argparse.Namespace, stdin: Any = None) -> argparse.Namesp
     >>> args = trec_sources(argparse.Namespace(run=Path("-"), qrels=Path("qrels.txt")), io.BytesIO(b""))
     >>> str(args.run), str(args.qrels)
     ('standard input', 'qrels.txt')
+    >>> str(trec_sources(argparse.Namespace(run=Path("run.txt"), qrels=Path("-")), io.BytesIO(b"")).qrels)
+    'standard input'
     >>> trec_sources(argparse.Namespace(run=Path("-"), qrels=Path("-")))
     Traceback (most recent call last):
     ...
     evalframe.errors.InvalidParameterError: run and qrels cannot both be standard input (-): ...
     """
     if str(args.run) == "-" and str(args.qrels) == "-":
-        raise InvalidParameterError(f"run and qrels cannot both be standard input (-): {STANDARD_INPUT} is read once, for "
-                                    "the run (as trec_eval 10.0 reads it: trec_eval QRELS -); give the qrels as a file.")
+        raise InvalidParameterError(f"run and qrels cannot both be standard input (-): {STANDARD_INPUT} is read once; "
+                                    "give one of them as a file (evalframe trec - QRELS, or evalframe trec RUN -).")
     run = standard_input("run", stdin) if str(args.run) == "-" else trec_source(args.run, "run")
-    return argparse.Namespace(**{**vars(args), "run": run, "qrels": trec_source(args.qrels, "qrels")})
+    qrels = standard_input("qrels", stdin) if str(args.qrels) == "-" else trec_source(args.qrels, "qrels")
+    return argparse.Namespace(**{**vars(args), "run": run, "qrels": qrels})
 
 
 def trec_means(columns: dict[str, np.ndarray]) -> dict[str, float]:

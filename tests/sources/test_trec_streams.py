@@ -5,6 +5,7 @@ written (issue 35, items 1, 2 and 14). The long sweeps are in test_hostile_trec_
 from __future__ import annotations
 
 import gzip
+import io
 import os
 import resource
 import signal
@@ -234,8 +235,16 @@ def test_run_and_qrels_cannot_both_be_standard_input(tmp_path, capsys):
     """`evalframe trec - -` names both arguments (it said "qrels file - does not exist")."""
     assert cli.main(["trec", "-", "-"]) == 1
     assert capsys.readouterr().err == ("error: run and qrels cannot both be standard input (-): standard input is read "
-                                       "once, for the run (as trec_eval 10.0 reads it: trec_eval QRELS -); give the "
-                                       "qrels as a file.\n")
+                                       "once; give one of them as a file (evalframe trec - QRELS, or evalframe trec "
+                                       "RUN -).\n")
+
+
+def test_the_qrels_may_be_standard_input(tmp_path, capsys, monkeypatch):
+    """`evalframe trec RUN -` reads the qrels from standard input (it said "qrels file - does not exist")."""
+    run, qrels = _files(tmp_path)
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(qrels.read_bytes())))
+    assert cli.main(["trec", str(run), "-", "-m", "AP", "-m", "P@1"]) == 0
+    assert capsys.readouterr().out == "num_q\tall\t2\nAP   \tall\t0.5417\nP@1  \tall\t0.5000\n"
 
 
 def test_a_cut_gzip_file_is_named(tmp_path, capsys):
