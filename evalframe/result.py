@@ -165,8 +165,9 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
 
     ``from_trec`` and ``load`` hold their nodes as columns until a frame is asked for (``result[node]``,
     ``result.node_results[node]``, ``wrong_examples``, ``report``): the metrics, measures, slices and ``save`` run on
-    the columns. ``result.node_results`` is a :class:`evalframe.frames.pending.NodeFrames`, a mapping of node name ->
-    DataFrame (``is_built(node)`` tells whether a frame was made; ``copy()`` and ``dict(...)`` make every frame).
+    the columns. ``result.node_results`` is a dict of node name -> DataFrame, as Haystack 1.x's, whose reads build a
+    pending frame (a :class:`evalframe.frames.pending.NodeFrames`; ``is_built(node)`` tells whether a frame was made).
+    One result may be read by several threads: a node is built once, and the analyses run one at a time.
 
     Parameters
     ----------
@@ -208,10 +209,7 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
             raise InvalidParameterError(f"scores must be a dict {{name: evalframe.score_measure(...)}}; got "
                                         f"{type(scores).__name__}.", parameter="scores")
         self.scores: dict[str, Metric] = dict(scores or {})
-        self.node_results = NodeFrames()
-        self._store = PreparedStore(self.node_results)
-        for node, frame in (node_results or {}).items():
-            self[node] = frame
+        self.node_results = node_results or {}
         if isinstance(matching, MatchingOptions):
             matching = matching.as_dict()
         if matching is not None and not isinstance(matching, Mapping):
@@ -248,6 +246,22 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
                     f"{name}{f'[{node!r}]' if nested else ''}[{column!r}] must be the DistinctLists of a list column of "
                     f"node {node!r} with one code per row ({len(frame)}); got {type(lists).__name__}"
                     + ("" if column in frame.columns else " for a column the frame does not have") + ".")
+
+    @property
+    def node_results(self) -> NodeFrames:
+        """The node frames, a dict of node name -> DataFrame (a :class:`~evalframe.frames.pending.NodeFrames`: a node
+        held as columns is built when read). Assigning a dict replaces every node, as Haystack 1.x's attribute did."""
+        return self._node_results
+
+    @node_results.setter
+    def node_results(self, frames: Mapping[str, pd.DataFrame | PendingFrame]) -> None:
+        if not isinstance(frames, Mapping):
+            raise InvalidParameterError(f"node_results must be a dict of node name -> DataFrame; got "
+                                        f"{type(frames).__name__}.", parameter="node_results")
+        self._node_results = NodeFrames()
+        self._store = PreparedStore(self._node_results)  # what was prepared from the frames replaced goes with them
+        for node, frame in frames.items():
+            self[node] = frame
 
     # ------------------------------------------------------------------ dict-like access
     def __getitem__(self, node: str) -> pd.DataFrame:
