@@ -125,8 +125,8 @@ def _trec_judged_rows(source: TrecNodeSource, node: str, subtopics: pd.DataFrame
     """The judged rows of ``from_trec``'s node from its codes (every row is a document row of eval_mode integrated;
     the readers refused a document twice in a query, so ``duplicates`` changes nothing), with the subtopic
     judgments ``subtopics`` (``qid, subtopic, docid, relevance``) when the qrels were read with them."""
-    if eval_mode != "integrated" or not source.n_rows:
-        return None
+    if eval_mode != "integrated":
+        return None  # an empty run and qrels: no row, no query evaluated (pytrec_eval's {}), not a node without documents
     codes = source.judged_codes()
     rows = judged_rows_of_codes(*codes, where=f"node {node!r} (document rows, eval_mode={eval_mode!r})")
     if subtopics is None:

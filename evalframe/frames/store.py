@@ -156,7 +156,10 @@ class PreparedStore:
         pending = self.frames.pending(node) if isinstance(self.frames, NodeFrames) else None
         if pending is not None and "row_types" in pending.extras:
             return row_type in pending.extras["row_types"]
-        return has_rows(self.view(node), row_type)
+        frame = self.view(node)
+        if not len(frame) and (layout := self.trec_layout(node)) is not None:  # from_trec's node of no row, built
+            return row_type == layout.constants["type"]
+        return has_rows(frame, row_type)
 
     def _built(self, node: str, view: ColumnView, frame: pd.DataFrame) -> None:
         entries = self._nodes.get(node)
@@ -321,7 +324,7 @@ class PreparedStore:
                 if layout.constants["type"] != "document" or layout.constants["eval_mode"] != eval_mode:
                     return None
                 return prepare_judged_rows(frame, np.arange(len(frame)), where=where, duplicates=duplicates, lists=lists,
-                                           layout=layout) if len(frame) else None
+                                           layout=layout)  # no row (an empty run and qrels): no query evaluated
             positions = self.positions(node, "document", eval_mode)
             return prepare_judged_rows(frame, positions, where=where, duplicates=duplicates,
                                        lists=lists) if len(positions) else None
