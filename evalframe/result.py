@@ -1491,6 +1491,8 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
 
         if not isinstance(node, str) or not node:
             raise InvalidParameterError(f"node must be a non-empty string (the node's name); got {node!r}.")
+        for value, name in ((run, "run"), (qrels, "qrels"), (queries, "queries")):
+            check.refuse_url(value, name=name)
         subtopics = check.check_real_bool(subtopics, name="subtopics")
         steps = Steps(show=enabled(progress), desc="reading TREC files", total=3, unit="step")
         try:
@@ -1549,7 +1551,8 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         """
         from .io.trec import check_tag, write_run
 
-        check_tag(tag)  # before the run is built
+        check.refuse_url(path, name="path")  # before the run is built
+        check_tag(tag)
         check.check_choice(scores, ("score", "rank"), name="scores")
         check.check_choice(eval_mode, EVAL_MODES, name="eval_mode")
         check.check_choice(duplicates, ("error", "first"), name="duplicates")
@@ -1578,6 +1581,7 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         """
         from .io.trec import write_qrels
 
+        check.refuse_url(path, name="path")
         name = self._trec_node(node)
         return write_qrels(qrels_from_frame(self[name], node=name), path)
 
