@@ -88,9 +88,38 @@ def check_positive_int(value: object, *, name: str, minimum: int = 0) -> int:
     return int(value)
 
 
+def url_problem(value: object) -> str | None:
+    """What is wrong with a path given as a URL (``s3://bucket/results``, ``memory://x``), or None for any other value.
+
+    No reader or writer takes URLs yet, and ``pathlib`` makes one a local path (``s3:/bucket/results``): a save
+    wrote a local folder named ``s3:``, a load looked for one. Every entry point that takes a path refuses them
+    through this check (:func:`refuse_url`, :func:`check_path`, and the command line's path arguments), so the
+    issue that reads URLs (through fsspec) replaces it here.
+
+    Examples
+    --------
+    >>> url_problem("s3://bucket/results")
+    "must be a local path: URLs are not read yet; got 's3://bucket/results'"
+    >>> url_problem("results/run1") is None, url_problem(Path("s3://x")) is None  # pathlib made it local already
+    (True, True)
+    """
+    text = os.fspath(value) if isinstance(value, os.PathLike) else value
+    if isinstance(text, str) and "://" in text:
+        return f"must be a local path: URLs are not read yet; got {text!r}"
+    return None
+
+
+def refuse_url(value: object, *, name: str) -> None:
+    """Raise InvalidParameterError naming ``name`` when ``value`` is a URL (:func:`url_problem`)."""
+    problem = url_problem(value)
+    if problem is not None:
+        raise InvalidParameterError(f"{name} {problem}.", parameter=parameter_of(name))
+
+
 def check_path(value: object, *, name: str) -> Path:
-    """A file or folder path: a str or os.PathLike (not bytes, not empty, no NUL character)."""
+    """A file or folder path: a str or os.PathLike (not bytes, not empty, no NUL character, not a URL)."""
     if isinstance(value, (str, os.PathLike)) and not isinstance(value, bytes) and str(value) != "":
+        refuse_url(value, name=name)
         if "\x00" in str(value):  # the os module raises a bare ValueError ("embedded null byte") at the first use
             raise InvalidParameterError(f"{name} must be a path without a NUL character (no file system allows one); "
                                         f"got {str(value)!r}. Remove the '\\x00'.", parameter=parameter_of(name))

@@ -128,8 +128,8 @@ def _trec_judged_rows(source: TrecNodeSource, node: str, subtopics: pd.DataFrame
     """The judged rows of ``from_trec``'s node from its codes (every row is a document row of eval_mode integrated;
     the readers refused a document twice in a query, so ``duplicates`` changes nothing), with the subtopic
     judgments ``subtopics`` (``qid, subtopic, docid, relevance``) when the qrels were read with them."""
-    if eval_mode != "integrated" or not source.n_rows:
-        return None
+    if eval_mode != "integrated":
+        return None  # an empty run and qrels: no row, no query evaluated (pytrec_eval's {}), not a node without documents
     codes = source.judged_codes()
     rows = judged_rows_of_codes(*codes, where=f"node {node!r} (document rows, eval_mode={eval_mode!r})")
     if subtopics is None:
@@ -180,8 +180,9 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
 
     ``from_trec`` and ``load`` hold their nodes as columns until a frame is asked for (``result[node]``,
     ``result.node_results[node]``, ``wrong_examples``, ``report``): the metrics, measures, slices and ``save`` run on
-    the columns. ``result.node_results`` is a :class:`evalframe.frames.pending.NodeFrames`, a mapping of node name ->
-    DataFrame (``is_built(node)`` tells whether a frame was made; ``copy()`` and ``dict(...)`` make every frame).
+    the columns. ``result.node_results`` is a dict of node name -> DataFrame, as Haystack 1.x's, whose reads build a
+    pending frame (a :class:`evalframe.frames.pending.NodeFrames`; ``is_built(node)`` tells whether a frame was made).
+    One result may be read by several threads: a node is built once, and the analyses run one at a time.
 
     Parameters
     ----------
@@ -228,10 +229,7 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
                                         f"{type(scores).__name__}.", parameter="scores")
         self.scores: dict[str, Metric] = dict(scores or {})
         self.skipped: tuple[Skipped, ...] = _skipped(skipped)
-        self.node_results = NodeFrames()
-        self._store = PreparedStore(self.node_results)
-        for node, frame in (node_results or {}).items():
-            self[node] = frame
+        self.node_results = node_results or {}
         if isinstance(matching, MatchingOptions):
             matching = matching.as_dict()
         if matching is not None and not isinstance(matching, Mapping):
@@ -268,6 +266,22 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
                     f"{name}{f'[{node!r}]' if nested else ''}[{column!r}] must be the DistinctLists of a list column of "
                     f"node {node!r} with one code per row ({len(frame)}); got {type(lists).__name__}"
                     + ("" if column in frame.columns else " for a column the frame does not have") + ".")
+
+    @property
+    def node_results(self) -> NodeFrames:
+        """The node frames, a dict of node name -> DataFrame (a :class:`~evalframe.frames.pending.NodeFrames`: a node
+        held as columns is built when read). Assigning a dict replaces every node, as Haystack 1.x's attribute did."""
+        return self._node_results
+
+    @node_results.setter
+    def node_results(self, frames: Mapping[str, pd.DataFrame | PendingFrame]) -> None:
+        if not isinstance(frames, Mapping):
+            raise InvalidParameterError(f"node_results must be a dict of node name -> DataFrame; got "
+                                        f"{type(frames).__name__}.", parameter="node_results")
+        self._node_results = NodeFrames()
+        self._store = PreparedStore(self._node_results)  # what was prepared from the frames replaced goes with them
+        for node, frame in frames.items():
+            self[node] = frame
 
     # ------------------------------------------------------------------ dict-like access
     def __getitem__(self, node: str) -> pd.DataFrame:
@@ -1569,6 +1583,8 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
 
         if not isinstance(node, str) or not node:
             raise InvalidParameterError(f"node must be a non-empty string (the node's name); got {node!r}.")
+        for value, name in ((run, "run"), (qrels, "qrels"), (queries, "queries")):
+            check.refuse_url(value, name=name)
         subtopics = check.check_real_bool(subtopics, name="subtopics")
         steps = Steps(show=enabled(progress), desc="reading TREC files", total=3, unit="step")
         try:
@@ -1627,7 +1643,8 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         """
         from .io.trec import check_tag, write_run
 
-        check_tag(tag)  # before the run is built
+        check.refuse_url(path, name="path")  # before the run is built
+        check_tag(tag)
         check.check_choice(scores, ("score", "rank"), name="scores")
         check.check_choice(eval_mode, EVAL_MODES, name="eval_mode")
         check.check_choice(duplicates, ("error", "first"), name="duplicates")
@@ -1656,6 +1673,7 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         """
         from .io.trec import write_qrels
 
+        check.refuse_url(path, name="path")
         name = self._trec_node(node)
         return write_qrels(qrels_from_frame(self[name], node=name), path)
 

@@ -22,6 +22,7 @@ import pandas as pd
 from .analysis.compare import check_max_p, check_test, is_result, run_names
 from .analysis.compare import compare as compare_results
 from .analysis.stats import ROUNDS
+from ._validation import refuse_url
 from .errors import EvalframeError, InvalidParameterError, warn
 from .options import MetricOptions, with_options
 from .result import EvaluationResult
@@ -191,6 +192,7 @@ def compare(
     """
     runs = [a, b, *others]
     names = run_names(names, len(runs))
+    refuse_url(qrels, name="qrels")  # before any run is read
     if qrels is None and not any(is_trec_run(run) for run in runs):
         return compare_results(*runs, node=node,  # type: ignore[arg-type]  # results and tables only
                                metrics=metrics, names=names, rounds=rounds, confidence=confidence, seed=seed,

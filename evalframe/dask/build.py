@@ -31,7 +31,7 @@ import dask
 import numpy as np
 import pandas as pd
 
-from .._validation import check_path
+from .._validation import check_path, refuse_url
 from ..metrics.registry import Metric
 from ..result import EvaluationResult
 from ..sources.flatten import entry_scores, flatten
@@ -84,6 +84,7 @@ class _Shard:
 def _shard_paths(runs: Any) -> list[Path]:
     """The shard files in order: a list as given, or a glob pattern's matches in sorted order."""
     if isinstance(runs, (str, Path)):
+        refuse_url(runs, name="runs")
         text = str(runs)
         if not text:
             raise InvalidParameterError("runs must name a runs file, a glob pattern such as 'runs/*.jsonl', or a list of "
@@ -100,6 +101,7 @@ def _shard_paths(runs: Any) -> list[Path]:
         for i, item in enumerate(runs):
             if not isinstance(item, (str, Path)) or not str(item):
                 raise InvalidParameterError(f"runs[{i}] must be the path of a runs file; got {item!r}.")
+            refuse_url(item, name=f"runs[{i}]")
             paths.append(Path(item))
         if not paths:
             raise InvalidParameterError("runs is an empty list; give at least one runs file.")

@@ -12,6 +12,11 @@ edit made to it afterwards is always seen.
 
 The built frame is made of the very Series the view made, so what was prepared from the view holds for it.
 
+Threads: a node is built once, under :attr:`NodeFrames.lock` (an ``RLock``: a listener may read another node, or
+this one), so every caller gets the frame kept and the listeners run once; a view makes each column once, under the
+same lock; the store holds it during each public call of the result (one lock for both, so no thread holds one and
+waits for the other).
+
 Examples
 --------
 >>> import numpy as np, pandas as pd
@@ -33,7 +38,9 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, MutableMapping, Sequence
+import itertools
+import threading
+from collections.abc import Callable, ItemsView, Iterable, Iterator, Mapping, Sequence, ValuesView
 from typing import Any, Protocol
 
 import numpy as np
@@ -112,12 +119,14 @@ class ColumnView:
     (3, 3, ['a'], ['a', 'b'], 2)
     """
 
-    def __init__(self, pending: PendingFrame) -> None:
+    def __init__(self, pending: PendingFrame, *, lock: threading.RLock | None = None) -> None:
         self.pending = pending
         self.columns = pd.Index(list(pending.source.names), dtype=object)
         self.index = pending.index
         self._labelled = not self.index.equals(pd.RangeIndex(pending.n_rows))
         self.made: dict[str, pd.Series] = {}
+        #: Held while a column is made (the :class:`NodeFrames`' lock): each is made once, whatever the threads.
+        self.lock = threading.RLock() if lock is None else lock
 
     def __len__(self) -> int:
         return self.pending.n_rows
@@ -128,15 +137,19 @@ class ColumnView:
 
     def __getitem__(self, name: str) -> pd.Series:
         series = self.made.get(name)
-        if series is None:
-            if name not in self.made and name not in self.columns:
-                raise KeyError(name)
-            series = self.pending.source.column(name)
-            if len(series) != self.pending.n_rows:  # a source's bug: never read a column of another length
-                raise ValueError(f"the pending column {name!r} has {len(series)} rows, not {self.pending.n_rows}")
-            if self._labelled:  # the source makes a RangeIndex: the pending frame's labels instead (data not copied)
-                series = series.set_axis(self.index)
-            self.made[name] = series
+        if series is not None:
+            return series
+        if name not in self.columns:
+            raise KeyError(name)
+        with self.lock:
+            series = self.made.get(name)  # made by another thread while this one waited
+            if series is None:
+                series = self.pending.source.column(name)
+                if len(series) != self.pending.n_rows:  # a source's bug: never read a column of another length
+                    raise ValueError(f"the pending column {name!r} has {len(series)} rows, not {self.pending.n_rows}")
+                if self._labelled:  # the source makes a RangeIndex: the pending frame's labels instead (not copied)
+                    series = series.set_axis(self.index)
+                self.made[name] = series
         return series
 
     def coded_lists(self, name: str) -> Any:
@@ -144,7 +157,10 @@ class ColumnView:
         :class:`~evalframe.frames.arrays.DistinctLists`) when the source codes it (a loaded node: ``source.lists(name)``,
         made once, from which the source makes the column too), else None."""
         lists = getattr(self.pending.source, "lists", None)
-        return lists(name) if lists is not None and name in self.columns else None
+        if lists is None or name not in self.columns:
+            return None
+        with self.lock:  # the source makes it once
+            return lists(name)
 
     def take(self, positions: np.ndarray) -> pd.DataFrame:
         """The rows at ``positions``, every column (as ``DataFrame.take``)."""
@@ -154,7 +170,8 @@ class ColumnView:
 
     def frame(self) -> pd.DataFrame:
         """The whole frame, made of the columns read so far and the others."""
-        columns = {name: self[name] for name in self.columns}
+        with self.lock:
+            columns = {name: self[name] for name in self.columns}
         frame = pd.DataFrame(columns, copy=False) if columns else pd.DataFrame(index=self.index)
         frame.index = self.index
         return frame
@@ -163,12 +180,24 @@ class ColumnView:
 #: What a listener of :meth:`NodeFrames.on_build` is called with: the node, the view it was read through, the frame.
 BuildListener = Callable[[str, ColumnView, pd.DataFrame], None]
 
+#: A node's frame or pending frame as held (never built), and a node's entry set: dict's own methods.
+_held: Callable[[dict[str, Any], str], Any] = dict.__getitem__
+_put: Callable[[dict[str, Any], str, Any], None] = dict.__setitem__
 
-class NodeFrames(MutableMapping[str, pd.DataFrame]):
-    """A result's nodes: node name -> DataFrame, some of them pending until first asked for (see the module).
 
-    ``frames[node]`` (and ``values()``, ``items()``, ``dict(frames)``) builds a pending frame; ``in``, ``len``,
-    iteration over the names, :meth:`view`, :meth:`n_rows` and :meth:`is_built` do not.
+class NodeFrames(dict[str, pd.DataFrame]):  # a pending frame is held (not a DataFrame) until read
+    """A result's nodes: a ``dict`` of node name -> DataFrame, some of them pending until first read (see the module).
+
+    ``isinstance(frames, dict)`` holds, as Haystack 1.x's ``Dict[str, DataFrame]`` declares; every read of a value
+    builds a pending frame and gives the built one: ``frames[node]``, ``get``, ``values()``, ``items()``, ``pop``,
+    ``popitem``, ``setdefault``, ``dict(frames)``, ``{**frames}``, ``frames | other``, ``copy()`` (a plain dict),
+    ``copy.copy``, ``copy.deepcopy`` and pickling (a pending frame's source need not be picklable), ``==``. ``in``,
+    ``len``, ``keys()`` and iteration over the names, :meth:`view`, :meth:`n_rows` and :meth:`is_built` build nothing.
+    Only ``dict``'s own methods called unbound (``dict.__getitem__(frames, node)``, ``dict.values(frames)``) see the
+    pending frame held; docs/haystack-compat.md lists them.
+
+    One frame is built per node, whatever the threads: the build holds :attr:`lock` (re-entrant: a listener of
+    :meth:`on_build` may read another node), so every caller gets the same frame object, and the listeners run once.
 
     Examples
     --------
@@ -179,58 +208,104 @@ class NodeFrames(MutableMapping[str, pd.DataFrame]):
     ...         return pd.Series([1, 2, 3], name=name)
     >>> frames = NodeFrames()
     >>> frames["Retriever"] = PendingFrame(3, One())
-    >>> list(frames), frames.n_rows("Retriever"), frames.is_built("Retriever")
-    (['Retriever'], 3, False)
-    >>> frames["Retriever"].shape, frames.is_built("Retriever")
+    >>> list(frames), frames.n_rows("Retriever"), frames.is_built("Retriever"), isinstance(frames, dict)
+    (['Retriever'], 3, False, True)
+    >>> {**frames}["Retriever"].shape, frames.is_built("Retriever")
     ((3, 1), True)
     """
 
-    def __init__(self) -> None:
-        self._held: dict[str, pd.DataFrame | PendingFrame] = {}
+    def __init__(self, frames: Mapping[str, pd.DataFrame | PendingFrame] | Iterable[tuple[str, Any]] = (), /,
+                 **nodes: pd.DataFrame | PendingFrame) -> None:
+        super().__init__()
         self._views: dict[str, ColumnView] = {}
         self._listeners: list[BuildListener] = []
+        #: Held while a frame is built, a view made, a node set or deleted, and by the result's store
+        #: (:class:`~evalframe.frames.store.PreparedStore`) during each public call.
+        self.lock = threading.RLock()
+        self.update(frames, **nodes)
 
     def on_build(self, listener: BuildListener) -> None:
         """Call ``listener(node, view, frame)`` when a pending node is built, before the frame is handed out."""
         self._listeners.append(listener)
 
     def __getitem__(self, node: str) -> pd.DataFrame:
-        held = self._held[node]
-        if isinstance(held, PendingFrame):
-            view = self.view(node)
-            assert isinstance(view, ColumnView)
+        held = _held(self, node)
+        if not isinstance(held, PendingFrame):
+            return held
+        with self.lock:
+            held = _held(self, node)  # another thread may have built it while this one waited
+            if not isinstance(held, PendingFrame):
+                return held
+            view = self._view_of(node, held)
             frame = view.frame()
-            for listener in self._listeners:
-                listener(node, view, frame)
-            self._held[node] = frame
-            del self._views[node]
+            _put(self, node, frame)  # a listener reading this node gets this frame
+            try:
+                for listener in self._listeners:
+                    listener(node, view, frame)
+            except BaseException:
+                _put(self, node, held)
+                raise
+            self._views.pop(node, None)
             return frame
-        return held
 
     def __setitem__(self, node: str, frame: pd.DataFrame | PendingFrame) -> None:
-        self._held[node] = frame
-        self._views.pop(node, None)
+        with self.lock:
+            _put(self, node, frame)
+            self._views.pop(node, None)
 
     def __delitem__(self, node: str) -> None:
-        del self._held[node]
-        self._views.pop(node, None)
+        with self.lock:
+            dict.__delitem__(self, node)
+            self._views.pop(node, None)
 
+    # dict's own C methods read the values held, pending frames included; each is answered through __getitem__.
+    # __iter__ is defined for dict(frames), {**frames} and dict.update(frames): CPython copies a dict's entries
+    # directly only when its type keeps dict's __iter__, else it reads keys() and __getitem__.
     def __iter__(self) -> Iterator[str]:
-        return iter(self._held)
+        return dict.__iter__(self)
 
-    def __len__(self) -> int:
-        return len(self._held)
+    def get(self, node: str, default: Any = None) -> Any:
+        return self[node] if node in self else default
 
-    def __contains__(self, node: object) -> bool:
-        return node in self._held
+    def values(self) -> ValuesView[pd.DataFrame]:  # type: ignore[override]
+        return ValuesView(self)
 
-    def __repr__(self) -> str:
-        return "{" + ", ".join(f"{node!r}: {held!r}" if isinstance(held, PendingFrame) else f"{node!r}: <{len(held)} rows>"
-                               for node, held in self._held.items()) + "}"
+    def items(self) -> ItemsView[str, pd.DataFrame]:  # type: ignore[override]
+        return ItemsView(self)
 
-    def __getstate__(self) -> dict[str, Any]:
-        """Pickled (and deep-copied) with every frame built: a source need not be picklable."""
-        return {"_held": {node: self[node] for node in self._held}, "_views": {}, "_listeners": []}
+    def pop(self, node: str, *default: Any) -> Any:
+        with self.lock:
+            if node not in self:
+                if default:
+                    return default[0]
+                raise KeyError(node)
+            frame = self[node]
+            del self[node]
+            return frame
+
+    def popitem(self) -> tuple[str, pd.DataFrame]:
+        with self.lock:
+            if not len(self):
+                raise KeyError("popitem(): dictionary is empty")
+            node = next(reversed(self))
+            return node, self.pop(node)
+
+    def setdefault(self, node: str, default: Any = None) -> Any:
+        with self.lock:
+            if node not in self:
+                self[node] = default
+            return self[node]
+
+    def update(self, frames: Any = (), /, **nodes: Any) -> None:
+        pairs = frames.items() if isinstance(frames, Mapping) else (
+            ((key, frames[key]) for key in frames.keys()) if hasattr(frames, "keys") else frames)
+        for node, frame in itertools.chain(pairs, nodes.items()):
+            self[node] = frame
+
+    def clear(self) -> None:
+        with self.lock:
+            dict.clear(self)
+            self._views.clear()
 
     def copy(self) -> dict[str, pd.DataFrame]:
         """A plain dict of every node's frame (pending frames are built), as ``dict.copy`` of the former dict gave.
@@ -242,28 +317,67 @@ class NodeFrames(MutableMapping[str, pd.DataFrame]):
         >>> frames.copy()["R"]["rank"].tolist()
         [1]
         """
-        return {node: self[node] for node in self._held}
+        return {node: self[node] for node in list(self)}
+
+    def __or__(self, other: Any) -> Any:
+        if not isinstance(other, Mapping):
+            return NotImplemented
+        merged = self.copy()
+        merged.update(other)
+        return merged
+
+    def __ror__(self, other: Any) -> Any:
+        if not isinstance(other, Mapping):
+            return NotImplemented
+        merged = dict(other)
+        merged.update(self.copy())
+        return merged
+
+    def __ior__(self, other: Any) -> NodeFrames:  # type: ignore[override]
+        self.update(other)
+        return self
+
+    def __eq__(self, other: object) -> bool:
+        return self.copy() == (other.copy() if isinstance(other, NodeFrames) else other)
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    __hash__ = None
+
+    def __repr__(self) -> str:
+        return "{" + ", ".join(f"{node!r}: {held!r}" if isinstance(held, PendingFrame) else f"{node!r}: <{len(held)} rows>"
+                               for node, held in ((node, _held(self, node)) for node in self)) + "}"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled (and copied) with every frame built: a source need not be picklable."""
+        return NodeFrames, (self.copy(),)
 
     def is_built(self, node: str) -> bool:
         """Whether ``node``'s frame exists (it was never pending, or was asked for)."""
-        return not isinstance(self._held[node], PendingFrame)
+        return not isinstance(_held(self, node), PendingFrame)
 
     def pending(self, node: str) -> PendingFrame | None:
         """``node``'s pending frame, while it is not built."""
-        held = self._held[node]
+        held = _held(self, node)
         return held if isinstance(held, PendingFrame) else None
 
     def n_rows(self, node: str) -> int:
         """``node``'s row count, without building it."""
-        held = self._held[node]
+        held = _held(self, node)
         return held.n_rows if isinstance(held, PendingFrame) else len(held)
 
     def view(self, node: str) -> pd.DataFrame | ColumnView:
         """``node`` as the analyses read it: its frame when built, else a :class:`ColumnView` of its columns."""
-        held = self._held[node]
+        held = _held(self, node)
         if not isinstance(held, PendingFrame):
             return held
+        with self.lock:
+            held = _held(self, node)
+            return held if not isinstance(held, PendingFrame) else self._view_of(node, held)
+
+    def _view_of(self, node: str, held: PendingFrame) -> ColumnView:
         view = self._views.get(node)
-        if view is None:
-            view = self._views[node] = ColumnView(held)
+        if view is None or view.pending is not held:
+            view = self._views[node] = ColumnView(held, lock=self.lock)
         return view

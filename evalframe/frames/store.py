@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import threading
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, cast
 
@@ -121,12 +122,23 @@ class PreparedStore:
         self.frames = frames
         self._nodes: dict[str, _NodeEntries] = {}
         self._session = 0  # the session being served (0: none)
-        if isinstance(frames, NodeFrames):
-            frames.on_build(self._built)
+        self._attach()
+
+    def _attach(self) -> None:
+        # one lock for the frames' builds and the entries: a build rebases entries (_built) and an entry is made from
+        # a view or a frame, so each must see the other whole; one lock, not two, so no thread holds one and waits
+        # for the other
+        self._lock: threading.RLock = self.frames.lock if isinstance(self.frames, NodeFrames) else threading.RLock()
+        if isinstance(self.frames, NodeFrames):
+            self.frames.on_build(self._built)
 
     def __getstate__(self) -> dict[str, Any]:
         """Pickled without its entries (they are rebuilt on use), so a pending node's source is never pickled."""
-        return {**self.__dict__, "_nodes": {}, "_session": 0}
+        return {key: value for key, value in {**self.__dict__, "_nodes": {}, "_session": 0}.items() if key != "_lock"}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._attach()
 
     def view(self, node: str) -> pd.DataFrame:
         """``node`` as the analyses read it: its frame, or while it is pending, a view of its columns
@@ -144,7 +156,10 @@ class PreparedStore:
         pending = self.frames.pending(node) if isinstance(self.frames, NodeFrames) else None
         if pending is not None and "row_types" in pending.extras:
             return row_type in pending.extras["row_types"]
-        return has_rows(self.view(node), row_type)
+        frame = self.view(node)
+        if not len(frame) and (layout := self.trec_layout(node)) is not None:  # from_trec's node of no row, built
+            return row_type == layout.constants["type"]
+        return has_rows(frame, row_type)
 
     def _built(self, node: str, view: ColumnView, frame: pd.DataFrame) -> None:
         entries = self._nodes.get(node)
@@ -159,22 +174,28 @@ class PreparedStore:
 
     @contextlib.contextmanager
     def session(self) -> Iterator[None]:
-        """One public call: the frames are checked against the entries once per node, not on every use."""
-        if self._session:  # nested public calls share the outer call's check
-            yield
-            return
-        self._session = next(_SESSIONS)
-        try:
-            yield
-        finally:
-            self._session = 0
+        """One public call: the frames are checked against the entries once per node, not on every use.
+
+        It holds the store's lock (the frames' :attr:`~evalframe.frames.pending.NodeFrames.lock`): calls from several
+        threads on one result run one after the other, each on the frames and entries as the last one left them.
+        """
+        with self._lock:  # one public call at a time: the frames and the entries are shared by every thread
+            if self._session:  # nested public calls share the outer call's check
+                yield
+                return
+            self._session = next(_SESSIONS)
+            try:
+                yield
+            finally:
+                self._session = 0
 
     def forget(self, node: str | None = None) -> None:
         """Drop the entries of ``node`` (every node when None); they are rebuilt on use."""
-        if node is None:
-            self._nodes.clear()
-        else:
-            self._nodes.pop(node, None)
+        with self._lock:
+            if node is None:
+                self._nodes.clear()
+            else:
+                self._nodes.pop(node, None)
 
     def _entries(self, node: str) -> _NodeEntries:
         frame = self.view(node)
@@ -191,18 +212,21 @@ class PreparedStore:
 
     def cached(self, node: str, key: Any, columns: tuple[str, ...], build: Callable[[], Any]) -> Any:
         """The entry ``key`` of ``node``, built by ``build()`` from ``columns`` when missing or stale."""
-        entries = self._entries(node)
-        if key not in entries.entries:
-            entries.put(key, build(), columns)
-        return entries.entries[key]
+        with self._lock:  # built and kept whole: no build of the node between (its entries would be rebased half)
+            entries = self._entries(node)
+            if key not in entries.entries:
+                entries.put(key, build(), columns)
+            return entries.entries[key]
 
     def get(self, node: str, key: Any) -> Any:
         """The entry ``key`` of ``node`` when it is held and fresh, else None."""
-        return self._entries(node).entries.get(key)
+        with self._lock:
+            return self._entries(node).entries.get(key)
 
     def keep(self, node: str, key: Any, value: Any, columns: tuple[str, ...]) -> None:
         """Keep ``value`` as entry ``key`` of ``node``, valid while ``columns`` hold what they hold now."""
-        self._entries(node).put(key, value, columns)
+        with self._lock:
+            self._entries(node).put(key, value, columns)
 
     def distinct_lists(self, node: str, column: str) -> DistinctLists:
         """A list column's distinct cells and a code per row: a loader's coding, else every row its own cell."""
@@ -252,6 +276,10 @@ class PreparedStore:
 
     def document_rows(self, node: str, eval_mode: str, parts: tuple[str, ...] = ()) -> DocumentRows | None:
         """Prepared document rows laid out for at least the match lists ``parts`` (None: the node has none)."""
+        with self._lock:
+            return self._document_rows(node, eval_mode, parts)
+
+    def _document_rows(self, node: str, eval_mode: str, parts: tuple[str, ...]) -> DocumentRows | None:
         entries = self._entries(node)
         key = ("documents", eval_mode)
         rows = entries.entries.get(key)
@@ -296,7 +324,7 @@ class PreparedStore:
                 if layout.constants["type"] != "document" or layout.constants["eval_mode"] != eval_mode:
                     return None
                 return prepare_judged_rows(frame, np.arange(len(frame)), where=where, duplicates=duplicates, lists=lists,
-                                           layout=layout) if len(frame) else None
+                                           layout=layout)  # no row (an empty run and qrels): no query evaluated
             positions = self.positions(node, "document", eval_mode)
             return prepare_judged_rows(frame, positions, where=where, duplicates=duplicates,
                                        lists=lists) if len(positions) else None

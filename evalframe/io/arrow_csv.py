@@ -77,7 +77,10 @@ def read_csv(source: BinaryIO, path: Path, specs: list[dict[str, Any]], csv_opti
         if spec["codec"] == "native":
             if pc.any(pc.is_nan(column)).as_py():  # "nan" text: evalframe writes NaN as an empty cell
                 return None  # pandas refuses it and names the cell
-            columns[spec["name"]] = column.to_numpy()  # float64, the one type of _NUMBERS
+            values = column.to_numpy()  # float64, the one type of _NUMBERS
+            # one chunk is Arrow's buffer, read-only: copied, else a cell set in the frame raised "assignment
+            # destination is read-only" (several chunks are concatenated into a new array already)
+            columns[spec["name"]] = values if values.flags.writeable else values.copy()
         else:
             columns[spec["name"]] = pd.arrays.ArrowStringArray(column)
     # arrays, not Series: a Series with an index of its own would be realigned to the frame's, one by one

@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from . import csv as csv_format
@@ -55,37 +56,17 @@ def read(folder: Folder, name: str, read_csv_kwargs: dict[str, Any],
     path = folder.path / name
     with folder.open_binary(name) as source:
         csv_format.check_dialect(source, path, read_csv_kwargs)
-        header = csv_format.read_frame(source, path, nrows=0,
-                                       **{k: v for k, v in read_csv_kwargs.items() if k in ("sep", "encoding")})
-        text_columns = [c for c in header.columns if c in _TEXT_NAMES]
+        # the text columns by name, whether the file has them or not (pandas ignores the others): no pass over the
+        # header first, which cost pandas a second parse of every column name (1.1 s for 20,000 columns)
         options = {
-            "header": 0, "dtype": {c: object for c in text_columns}, "keep_default_na": False, "na_values": [""],
+            "header": 0, "dtype": dict.fromkeys(_TEXT_NAMES, object), "keep_default_na": False, "na_values": [""],
             **csv_format.EXACT_FLOATS, **read_csv_kwargs,
         }
         frame = csv_format.read_frame(source, path, **options)
         csv_format.check_rows(source, path, frame, options)
     _check_evaluation_frame(path, frame)
     _check_numbers(path, frame)
-    # the columns are gathered and the frame built once: assigning them one by one (frame[name] = ...) costs
-    # pandas a pass over all the frame's blocks each time, quadratic in a file's columns (51 s for 20,000)
-    columns: dict[Any, pd.Series] = {}
-    for label, column in frame.items():
-        if label in _LIST_COLUMNS:
-            lists = LiteralParser(path, str(label)).distinct_values(column)
-            values = lists.row_values()
-            if label == "filters":  # each distinct cell once, named by the first row holding it
-                values = object_array([_decode_filters(cell, path, int(row))
-                                       for cell, row in zip(lists.cells.tolist(), first_rows(lists.codes))])[lists.codes]
-            elif label in METRIC_LIST_COLUMNS:
-                codings[str(label)] = lists
-            column = pd.Series(values, index=frame.index, dtype=object)
-        elif column.isna().any():  # NaN becomes None, the column object, as in Haystack (docs/persistence.md#loading)
-            column = column.astype(object)
-            column = column.where(column.notna(), None)
-        elif isinstance(column.dtype, pd.StringDtype):
-            column = column.astype(object)
-        columns[label] = column
-    frame = pd.DataFrame(columns, index=frame.index, copy=False) if columns else frame
+    frame = _haystack_values(frame, path, codings)
     renames = {old: new for old, new in (("gold_document_contents", "gold_contexts"), ("content", "context"))
                if old in frame.columns and new not in frame.columns}
     frame = frame.rename(columns=renames)
@@ -95,6 +76,59 @@ def read(folder: Folder, name: str, read_csv_kwargs: dict[str, Any],
                 frame[plural] = [[] if v is None or v == "None" else [v] for v in frame[single].tolist()]
                 frame = frame.drop(columns=[single])
     return frame
+
+
+def _haystack_values(frame: pd.DataFrame, path: Path, codings: dict[str, DistinctLists]) -> pd.DataFrame:
+    """The frame as Haystack 1.x loads it: list columns parsed (their distinct cells, of the metric list columns, go to
+    ``codings``), a missing cell None in a column of objects, text as objects (not pandas' ``str``).
+
+    Column-wide, not column by column: every column that becomes objects (text, lists, a column with a missing cell)
+    is made in one 2-d object array, the others are kept by dtype, and the frame is put together once, so the cost is
+    linear in the file's cells with no per-column pandas call but for the list columns (a per-column Series costs
+    pandas some 100 µs, most of the load of a file of 20,000 columns; assigning them one by one was quadratic, 51 s).
+    """
+    if not len(frame.columns):
+        return frame
+    dtypes = list(frame.dtypes)
+    labels = list(frame.columns)
+    lists = [i for i, label in enumerate(labels) if label in _LIST_COLUMNS]
+    objects = set(lists)
+    objects.update(i for i, dtype in enumerate(dtypes) if dtype == object or isinstance(dtype, pd.StringDtype))
+    others = [i for i in range(len(labels)) if i not in objects]
+    if others:  # a number column with a missing cell becomes objects, the cell None (docs/persistence.md#loading)
+        missing = frame.iloc[:, others].isna().to_numpy().any(axis=0)
+        objects.update(np.asarray(others)[missing].tolist())
+    made = sorted(objects)
+    kept = [i for i in range(len(labels)) if i not in objects]
+    parts = []
+    if made:
+        values = frame.iloc[:, made].to_numpy(dtype=object, na_value=None)
+        for position, i in enumerate(made):
+            if i in lists:
+                values[:, position] = _list_values(frame.iloc[:, i], path, str(labels[i]), codings)
+        parts.append(pd.DataFrame(values, index=frame.index, columns=frame.columns[made], dtype=object, copy=False))
+    by_dtype: dict[Any, list[int]] = {}
+    for i in kept:
+        by_dtype.setdefault(dtypes[i], []).append(i)
+    for dtype, positions in by_dtype.items():  # one block per dtype, as the frame pandas read held them
+        part = frame.iloc[:, positions]
+        parts.append(part if not isinstance(dtype, np.dtype) else pd.DataFrame(
+            part.to_numpy(dtype=dtype), index=frame.index, columns=part.columns, copy=False))
+    order = np.argsort(np.concatenate([np.asarray(made, dtype=np.int64)]
+                                      + [np.asarray(p, dtype=np.int64) for p in by_dtype.values()]), kind="stable")
+    whole = parts[0] if len(parts) == 1 else pd.concat(parts, axis=1)
+    return whole.iloc[:, order] if not np.array_equal(order, np.arange(len(order))) else whole
+
+
+def _list_values(column: pd.Series, path: Path, label: str, codings: dict[str, DistinctLists]) -> np.ndarray:
+    """A list column's cells parsed as Python literals (each distinct text once), ``filters`` decoded to JSON text."""
+    lists = LiteralParser(path, label).distinct_values(column)
+    if label == "filters":  # each distinct cell once, named by the first row holding it
+        return object_array([_decode_filters(cell, path, int(row))
+                             for cell, row in zip(lists.cells.tolist(), first_rows(lists.codes))])[lists.codes]
+    if label in METRIC_LIST_COLUMNS:
+        codings[label] = lists
+    return lists.row_values()
 
 
 #: Columns of which an evaluation CSV holds at least one (Haystack 1.x's names, old and new).

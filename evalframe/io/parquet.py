@@ -391,7 +391,9 @@ def _never_made() -> pd.Series:  # a list column is made from its distinct cells
 
 
 def _native_column(column: Any, dtype: Any) -> pd.Series:
-    series = (column.to_pandas() if isinstance(dtype, type(pd.api.types.pandas_dtype("float64")))
+    # a numpy column of Arrow's is its buffer, read-only: copied (deep=True), else a cell set in the built frame
+    # (frame.at[row, "f1"] = 0.0) raised "assignment destination is read-only"
+    series = (column.to_pandas().copy(deep=True) if isinstance(dtype, type(pd.api.types.pandas_dtype("float64")))
               else pd.Series(column.to_pylist(), dtype=object))
     return series.astype(dtype)
 

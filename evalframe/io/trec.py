@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._validation import refuse_url
 from ..errors import InvalidParameterError, SaveError, warn
 from ..sources.trec_codes import as_trec_scores, repeated_pairs, trec_order_codes
 from ..sources import trec_files
@@ -195,6 +196,7 @@ def _write_text(path: PathLike, data: bytes, kind: str) -> Path:
     """
     if not isinstance(path, (str, os.PathLike)) or not str(path):
         raise InvalidParameterError(f"path must name the {kind} file to write; got {path!r:.80}.")
+    refuse_url(path, name="path")
     target = Path(path)
     if target.is_symlink():
         target = target.resolve()

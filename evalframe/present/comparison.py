@@ -14,6 +14,7 @@ import pandas as pd
 
 from ..analysis.compare import compare, is_result, run_names
 from ..analysis.protocol import ResultLike
+from .._validation import refuse_url
 from ..errors import InvalidParameterError
 from ..report import ComparisonReport, build_comparison_model
 from ..result import EvaluationResult
@@ -28,6 +29,7 @@ def _result(run: Any, name: str) -> Any:
     if isinstance(run, ResultLike):  # in memory, or on Dask
         return run
     if isinstance(run, (str, os.PathLike)):
+        refuse_url(run, name=f"runs ({name!r})")
         return EvaluationResult.load(Path(run))  # a folder written by result.save (plain or partitioned)
     raise InvalidParameterError(f"run {name!r} must be an EvaluationResult, a DaskEvaluationResult or a result folder; "
                                 f"got {type(run).__name__}.", parameter="runs")

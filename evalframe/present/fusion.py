@@ -23,6 +23,7 @@ import pandas as pd
 
 from ..analysis.fusion import (MAX_FUSION_TRIALS, MAX_FUSION_WEIGHTS, RRF_K, FusionSpec, RunGrid, check_fusion,
                                check_grid, check_runs, fused_run, fused_scores, read_fusion_runs, weight_grid)
+from .._validation import refuse_url
 from ..errors import EvalframeError, InvalidParameterError
 from ..io.trec import check_tag, write_run
 from ..metrics.trec import known_direction, parse_measure, without_direction
@@ -35,11 +36,19 @@ __all__ = ["fuse", "optimize_fusion", "FusionSearch", "run_dict", "fuse_command"
 RRF_KS: tuple[int, ...] = tuple(range(10, 101, 10))
 
 
+def _local_runs(runs: Sequence[Any]) -> Sequence[Any]:
+    """``runs``, each path among them checked not to be a URL (the readers take local files only)."""
+    for i, run in enumerate(runs):
+        refuse_url(run, name=f"runs[{i}]")
+    return runs
+
+
 def _check_output(output: object, tag: object, method: str) -> tuple[Path | None, str]:
     """The file to write (checked before any run is read) and the run's tag."""
     if output is not None and (not isinstance(output, (str, os.PathLike)) or not str(output)):
         raise InvalidParameterError(f"output must be the path of the TREC run file to write, or None; got {output!r:.80}.",
                                     parameter="output")
+    refuse_url(output, name="output")
     path = None if output is None else Path(output)
     if path is not None and path.is_dir():
         raise InvalidParameterError(f"output {str(path)!r} is a folder; give the path of the run file to write, such as "
@@ -134,7 +143,8 @@ def fuse(runs: Sequence[Any], *, method: str = "rrf", weights: Sequence[float] |
     >>> evalframe.fuse([bm25, dense], method="combsum", norm="min-max", weights=[0.3, 0.7])["docid"].tolist()
     ['d3', 'd4', 'd1', 'd2']
     """
-    spec = check_fusion(len(check_runs(runs)), method=method, norm=norm, weights=weights, k=k, depth=depth)
+    spec = check_fusion(len(_local_runs(check_runs(runs))), method=method, norm=norm, weights=weights, k=k,
+                        depth=depth)
     path, name = _check_output(output, tag, spec.method)
     read, _ = read_fusion_runs(runs, node=node)
     grid = RunGrid.of_runs(read)
@@ -250,7 +260,8 @@ def optimize_fusion(runs: Sequence[Any], qrels: Any, *, measure: str = "nDCG@10"
     1  0.5  0.5  0.333333
     2  1.0  0.0  0.333333
     """
-    n_runs = len(check_runs(runs))
+    n_runs = len(_local_runs(check_runs(runs)))
+    refuse_url(qrels, name="qrels")
     spec = check_fusion(n_runs, method=method, norm=norm, weights=weights, k=k, depth=depth)
     if not isinstance(measure, str) or not measure:
         raise InvalidParameterError(f"measure must be a measure's name such as 'nDCG@10' or 'AP'; got {measure!r}.",

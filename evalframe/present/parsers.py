@@ -16,11 +16,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from .._validation import url_problem
 from .._version import __version__
 from ..analysis.stats import ROUNDS
 from ..options import THRESHOLD, MatchingOptions, MetricOptions
 
-__all__ = ["Command", "build", "command_parsers", "options_given", "print_warning", "TABLE_FORMAT_NAMES",
+__all__ = ["Command", "build", "command_parsers", "local_path", "options_given", "print_warning", "TABLE_FORMAT_NAMES",
            "TREC_FORMAT_NAMES", "REPORT_FORMAT_NAMES", "TREC_DEFAULT_MEASURES", "COMPARE_TESTS", "FLATTEN_SOURCES",
            "FRAME_FIELDS"]
 
@@ -56,6 +57,15 @@ def _source_options(parser: argparse.ArgumentParser, files: str) -> None:
     parser.add_argument("--skip-invalid", action="store_true",
                         help=f"with --from: leave out the rows of {files} without any gold ('has no label') instead "
                              "of refusing them; the result records them and its reports say how many")
+
+
+def local_path(text: str) -> Path:
+    """An argparse type: a local path; a URL is refused (``s3://bucket/results`` would be read as the local
+    ``s3:/bucket/results``; :func:`evalframe._validation.url_problem`, the one check of every entry point)."""
+    problem = url_problem(text)
+    if problem is not None:
+        raise argparse.ArgumentTypeError(problem)
+    return Path(text)
 
 
 def _count(what: str, least: int) -> Callable[[str], int]:
@@ -194,10 +204,10 @@ def build() -> tuple[argparse.ArgumentParser, dict[str, Command]]:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=Command)
 
     demo = commands.add_parser("demo", help="build, report and save the demo evaluation shipped with evalframe")
-    demo.add_argument("--out", type=Path, default=Path("evalframe-demo"), help="where to write (default ./evalframe-demo)")
+    demo.add_argument("--out", type=local_path, default=Path("evalframe-demo"), help="where to write (default ./evalframe-demo)")
 
     metrics = commands.add_parser("metrics", help="metrics per node (or per query with --by-query)")
-    metrics.add_argument("folder", type=Path, help="a results folder (evalframe or Haystack 1.x)")
+    metrics.add_argument("folder", type=local_path, help="a results folder (evalframe or Haystack 1.x)")
     metrics.add_argument("--node", default=None, help="only this node")
     metrics.add_argument("--by-query", action="store_true", help="one row per query (needs --node)")
     metrics.add_argument("--by", default=None, metavar="KEYS", help="slice the queries: comma-separated columns, "
@@ -207,9 +217,9 @@ def build() -> tuple[argparse.ArgumentParser, dict[str, Command]]:
     _scheduler_option(metrics)
 
     compare = commands.add_parser("compare", help="compare runs on the same queries: delta, 95%% CI, p-values")
-    compare.add_argument("folders", type=Path, nargs="+", metavar="RUN", help="two or more results folders, or TREC "
+    compare.add_argument("folders", type=local_path, nargs="+", metavar="RUN", help="two or more results folders, or TREC "
                          "run files with --qrels; each is compared with the first")
-    compare.add_argument("--qrels", type=Path, default=None, metavar="QRELS",
+    compare.add_argument("--qrels", type=local_path, default=None, metavar="QRELS",
                          help="the runs are TREC run files (plain or .gz) judged by this qrels file, compared on "
                               "trec_eval's measures over the same queries (docs/ir-researchers.md)")
     compare.add_argument("--node", default=None, help="the node to compare (needed when the runs share several)")
@@ -233,7 +243,7 @@ def build() -> tuple[argparse.ArgumentParser, dict[str, Command]]:
     _scheduler_option(compare)
 
     worst = commands.add_parser("worst", help="the worst queries of a node")
-    worst.add_argument("folder", type=Path)
+    worst.add_argument("folder", type=local_path)
     worst.add_argument("--node", required=True)
     worst.add_argument("-n", type=_at_least_one, default=5, help="how many queries, >= 1 (default 5)")
     worst.add_argument("--metric", default=None, help="answer nodes: f1 (default), exact_match, sas; "
@@ -251,14 +261,14 @@ def build() -> tuple[argparse.ArgumentParser, dict[str, Command]]:
         description="IN is a results folder or a TREC run file (plain or .gz). A run (with --qrels QRELS) becomes a "
                     "results folder (--to csv|parquet); a folder becomes a run file OUT (--to trec), and its judgments "
                     "a qrels file with --qrels OUT_QRELS. See docs/cli.md#convert.")
-    convert.add_argument("folder", type=Path, metavar="IN", help="a results folder, or a TREC run file")
-    convert.add_argument("out", type=Path, metavar="OUT", help="the results folder or TREC run file to write")
+    convert.add_argument("folder", type=local_path, metavar="IN", help="a results folder, or a TREC run file")
+    convert.add_argument("out", type=local_path, metavar="OUT", help="the results folder or TREC run file to write")
     convert.add_argument("--to", required=True, choices=("csv", "parquet", "trec"))
     convert.add_argument("--from", dest="source", default=None, choices=("folder", "trec"),
                          help="what IN is (default: a folder if IN is a folder, else a TREC run file)")
-    convert.add_argument("--qrels", type=Path, default=None, metavar="QRELS",
+    convert.add_argument("--qrels", type=local_path, default=None, metavar="QRELS",
                          help="from TREC: the qrels file to read (needed); to TREC: the qrels file to write (optional)")
-    convert.add_argument("--queries", type=Path, default=None, metavar="TSV",
+    convert.add_argument("--queries", type=local_path, default=None, metavar="TSV",
                          help="from TREC: query texts, lines qid<TAB>text (default: the query ids)")
     convert.add_argument("--node", default=None, help="from TREC: the node's name (default Retriever); to TREC: the "
                          "node to write (default: the one node with document rows)")
@@ -274,9 +284,9 @@ def build() -> tuple[argparse.ArgumentParser, dict[str, Command]]:
 
     flatten = commands.add_parser("flatten", help="build a results folder from a JSON Lines runs file, or from a Ragas "
                                   "dataset, a Haystack 2.x or LlamaIndex evaluation, or any table (--from)")
-    flatten.add_argument("runs", type=Path, nargs="+", help="runs file (docs/runs-format.md); several files, the shards "
+    flatten.add_argument("runs", type=local_path, nargs="+", help="runs file (docs/runs-format.md); several files, the shards "
                          "of one run in this order, need --partitions; with --from, the one file of that source")
-    flatten.add_argument("-o", "--out", type=Path, required=True, help="results folder to write")
+    flatten.add_argument("-o", "--out", type=local_path, required=True, help="results folder to write")
     flatten.add_argument("--from", dest="source", default="runs", choices=FLATTEN_SOURCES,
                          help="what the file is: runs (default, a runs file), ragas (a Ragas dataset or evaluation "
                               "frame: .jsonl, .csv, .parquet, .json), haystack2 (a JSON file of a Haystack 2.x "
@@ -307,9 +317,9 @@ def build() -> tuple[argparse.ArgumentParser, dict[str, Command]]:
 
     report = commands.add_parser("report", help="the pipeline funnel and the worst queries (text, and HTML with --html); "
                                  "of two folders or more, the runs side by side (docs/compare-report.md)")
-    report.add_argument("folders", type=Path, nargs="+", metavar="RUN",
+    report.add_argument("folders", type=local_path, nargs="+", metavar="RUN",
                         help="a result folder; two or more: a comparative report, the first the baseline")
-    report.add_argument("--html", type=Path, default=None, help="also write a self-contained HTML report here")
+    report.add_argument("--html", type=local_path, default=None, help="also write a self-contained HTML report here")
     report.add_argument("--format", default="text", choices=REPORT_FORMAT_NAMES,
                         help="what is printed: text (default), html (the page, charts embedded), markdown or json "
                              "(docs/cli.md#the-report-as-json)")
@@ -344,9 +354,9 @@ def build() -> tuple[argparse.ArgumentParser, dict[str, Command]]:
     trec = commands.add_parser("trec", help="trec_eval measures of a TREC run against qrels (like trec_eval [-q])",
                                description="trec_eval measures of a TREC run against qrels: the numbers of trec_eval "
                                "(pytrec_eval), by ir_measures' names (docs/ir-researchers.md).")
-    trec.add_argument("run", type=Path, help="TREC run file: qid Q0 docid rank score tag (plain or .gz; - reads it "
+    trec.add_argument("run", type=local_path, help="TREC run file: qid Q0 docid rank score tag (plain or .gz; - reads it "
                       "from standard input, as trec_eval 10.0)")
-    trec.add_argument("qrels", type=Path, help="qrels file: qid iter docid relevance (plain or .gz; - reads it from "
+    trec.add_argument("qrels", type=local_path, help="qrels file: qid iter docid relevance (plain or .gz; - reads it from "
                       "standard input)")
     trec.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
                       help="a measure by ir_measures' name, e.g. nDCG@10, AP, P(rel=2)@5, or trec_eval's, e.g. "
@@ -366,7 +376,7 @@ def build() -> tuple[argparse.ArgumentParser, dict[str, Command]]:
                       help="documents in the collection (trec_eval -N: only its utility measure reads it)")
     trec.add_argument("-n", "--no-summary", action="store_false", dest="summary",
                       help="print no line for all the queries (trec_eval -n; with -q: the per-query lines only)")
-    trec.add_argument("-Z", "--zscores", type=Path, default=None, metavar="FILE",
+    trec.add_argument("-Z", "--zscores", type=local_path, default=None, metavar="FILE",
                       help="print z-scores against FILE's 'qid measure mean stddev' lines (trec_eval -Z; with "
                            "--format trec_eval)")
     trec.add_argument("--subtopics", action="store_true",
@@ -387,8 +397,8 @@ def build() -> tuple[argparse.ArgumentParser, dict[str, Command]]:
         description="Fuse two or more TREC run files into one, written atomically as a TREC run file. With --optimize "
                     "MEASURE --qrels QRELS the weights (and RRF's k) are searched on a grid first, as ranx's "
                     "optimize_fusion. See docs/ir-researchers.md#fusing-runs.")
-    fuse.add_argument("runs", type=Path, nargs="+", metavar="RUN", help="two or more TREC run files (plain or .gz)")
-    fuse.add_argument("-o", "--out", type=Path, required=True, help="the fused TREC run file to write")
+    fuse.add_argument("runs", type=local_path, nargs="+", metavar="RUN", help="two or more TREC run files (plain or .gz)")
+    fuse.add_argument("-o", "--out", type=local_path, required=True, help="the fused TREC run file to write")
     fuse.add_argument("--method", default="rrf", metavar="NAME",
                       help="rrf (default), combsum, combmnz, combmax, combmin, combanz, combmed (ranx's names too: wsum)")
     fuse.add_argument("--weights", default=None, metavar="W,W,...",
@@ -401,7 +411,7 @@ def build() -> tuple[argparse.ArgumentParser, dict[str, Command]]:
     fuse.add_argument("--tag", default=None, help="the fused run's name in column 6 (default fused-METHOD)")
     fuse.add_argument("--optimize", default=None, metavar="MEASURE",
                       help="search the weights (and rrf's k) that maximise this measure on --qrels, e.g. nDCG@10")
-    fuse.add_argument("--qrels", type=Path, default=None, metavar="QRELS", help="with --optimize: the training qrels")
+    fuse.add_argument("--qrels", type=local_path, default=None, metavar="QRELS", help="with --optimize: the training qrels")
     fuse.add_argument("--step", type=float, default=None, help="with --optimize: the weights' grid step (default 0.1)")
     fuse.add_argument("--ks", default=None, metavar="K,K,...",
                       help="with --optimize and rrf: the k values to try (default 10,20,...,100)")

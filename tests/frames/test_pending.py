@@ -8,7 +8,7 @@ import pickle
 import pandas as pd
 import pytest
 
-from evalframe import EvaluationResult, load_demo_result
+from evalframe import EvaluationResult, InvalidParameterError, load_demo_result
 from evalframe.frames.pending import NodeFrames, PendingFrame
 
 
@@ -110,3 +110,121 @@ def test_an_edit_of_a_metric_column_after_metrics_on_the_columns_is_seen(tmp_pat
     assert metrics == reference.calculate_metrics(document_scope="context")
     del result["Reader"]["exact_match"]
     assert "exact_match" not in result.calculate_metrics()["Reader"]
+
+
+# ------------------------------------------------------------------------------ item 17: node_results is a dict
+def _read(path: str, frames: NodeFrames) -> list[pd.DataFrame]:
+    """The frames a dict read path gives (Haystack 1.x's node_results was a plain dict)."""
+    if path == "[]":
+        return [frames["Retriever"], frames["Reader"]]
+    if path == "get":
+        return [frames.get("Retriever"), frames.get("Reader")]
+    if path == "items":
+        return [frame for _, frame in frames.items()]
+    if path == "values":
+        return list(frames.values())
+    if path == "dict()":
+        return list(dict(frames).values())
+    if path == "{**}":
+        return list({**frames}.values())
+    if path == "update":
+        merged: dict[str, pd.DataFrame] = {}
+        merged.update(frames)
+        return list(merged.values())
+    if path == "f(**)":
+        return list((lambda **kwargs: kwargs)(**frames).values())
+    if path == "|":
+        return list((frames | {}).values())
+    if path == "r|":
+        return list(({} | frames).values())
+    if path == "copy()":
+        return list(frames.copy().values())
+    if path == "copy.copy":
+        return [dict.__getitem__(copied, node) for copied in [copy.copy(frames)] for node in copied]
+    if path == "copy.deepcopy":
+        return [dict.__getitem__(copied, node) for copied in [copy.deepcopy(frames)] for node in copied]
+    if path == "pickle":
+        return [dict.__getitem__(copied, node) for copied in [pickle.loads(pickle.dumps(frames))] for node in copied]
+    if path == "pd.concat(values())":
+        return [pd.concat(frames.values(), keys=list(frames))]
+    if path == "pd.concat(mapping)":
+        return [pd.concat(frames)]
+    if path == "setdefault":
+        return [frames.setdefault("Retriever", None), frames.setdefault("Reader", None)]
+    if path == "pop":
+        return [frames.pop("Retriever"), frames.pop("Reader")]
+    if path == "popitem":
+        return [frames.popitem()[1], frames.popitem()[1]][::-1]
+    raise AssertionError(path)
+
+
+DICT_READS = ["[]", "get", "items", "values", "dict()", "{**}", "update", "f(**)", "|", "r|", "copy()", "copy.copy",
+              "copy.deepcopy", "pickle", "pd.concat(values())", "pd.concat(mapping)", "setdefault", "pop", "popitem"]
+
+
+@pytest.mark.parametrize("path", DICT_READS)
+def test_node_results_is_a_dict_and_every_dict_read_gives_built_frames(path: str) -> None:
+    """Haystack 1.x declares node_results: Dict[str, DataFrame]; code checking isinstance(..., dict), merging it into
+    a dict or copying it got a NodeFrames mapping (isinstance False) before. Each read must build a pending frame:
+    a dict subclass's C methods would otherwise hand out the PendingFrame held (dict(x) did, without __iter__)."""
+    result, _ = pending_demo()
+    frames = result.node_results
+    assert isinstance(frames, dict) and not any(frames.is_built(node) for node in frames)
+    got = _read(path, frames)
+    assert all(isinstance(frame, pd.DataFrame) for frame in got), [type(frame).__name__ for frame in got]
+    demo = load_demo_result()
+    if path.startswith("pd.concat"):
+        pd.testing.assert_frame_equal(got[0], pd.concat({node: demo[node] for node in demo}))
+    else:
+        for frame, node in zip(got, ["Retriever", "Reader"]):
+            pd.testing.assert_frame_equal(frame, demo[node])
+    if path in ("[]", "get", "items", "values", "dict()", "{**}", "update", "f(**)", "|", "r|", "copy()", "copy.copy",
+                "setdefault"):  # the very frame the result keeps: an edit of it is the result's
+        assert all(frame is result[node] for frame, node in zip(got, ["Retriever", "Reader"]))
+
+
+def test_node_results_reads_that_build_nothing_and_equality() -> None:
+    result, sources = pending_demo()
+    frames = result.node_results
+    assert (list(frames), list(frames.keys()), len(frames), "Reader" in frames) == (
+        ["Retriever", "Reader"], ["Retriever", "Reader"], 2, True)
+    assert list(reversed(frames)) == ["Reader", "Retriever"] and sorted(frames) == ["Reader", "Retriever"]
+    assert repr(frames).startswith("{'Retriever': <PendingFrame: 24 rows")
+    assert not any(frames.is_built(node) for node in frames) and not sources["Retriever"].made
+    assert frames.get("nowhere") is None and frames.get("nowhere", 1) == 1
+    assert frames == dict(frames) and not frames != frames.copy()  # equal: the same frames, once built
+    with pytest.raises(TypeError, match="unhashable"):
+        hash(frames)
+
+
+def test_node_frames_takes_what_a_dict_takes() -> None:
+    frame = pd.DataFrame({"a": [1]})
+    for frames in (NodeFrames({"n": frame}), NodeFrames([("n", frame)]), NodeFrames(n=frame)):
+        assert isinstance(frames, dict) and frames["n"] is frame
+    frames = NodeFrames({"n": frame})
+    frames |= {"m": frame}
+    frames.update([("k", frame)], j=frame)
+    assert list(frames) == ["n", "m", "k", "j"]
+    frames.clear()
+    assert frames == {} and len(frames) == 0
+    with pytest.raises(KeyError):
+        frames.popitem()
+    with pytest.raises(KeyError):
+        frames.pop("n")
+    assert frames.pop("n", None) is None
+
+
+def test_assigning_node_results_a_dict_replaces_the_nodes_and_what_was_prepared_from_them() -> None:
+    """Haystack 1.x code may assign the attribute a dict; the prepared arrays of the frames replaced were read on (the
+    metrics of the 24-row frame for a node of 2 rows)."""
+    result, _ = pending_demo()
+    result.calculate_metrics()
+    retriever = load_demo_result()["Retriever"]
+    first = retriever[retriever["multilabel_id"] == retriever["multilabel_id"].iloc[0]].copy()
+    result.node_results = {"Retriever": first}
+    assert isinstance(result.node_results, NodeFrames) and list(result) == ["Retriever"]
+    expected = EvaluationResult({"Retriever": first.copy()}, matching=result.matching).calculate_metrics()
+    assert result.calculate_metrics() == expected
+    assert expected["Retriever"]["mrr"] == 1.0 / first.loc[first["gold_id_or_answer_match"] > 0, "rank"].min()
+    with pytest.raises(InvalidParameterError, match="node_results must be a dict of node name -> DataFrame; got list"):
+        result.node_results = [first]  # type: ignore[assignment]

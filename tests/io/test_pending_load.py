@@ -221,3 +221,42 @@ def test_csv_texts_of_a_reordered_arrow_list_coding_follow_its_codes() -> None:
     values = column.values.to_pylist()
     rows = [values[code] for code in column.codes] if column.codes is not None else values
     assert rows == ["['b']", "['a']"]
+
+
+def _float_only() -> EvaluationResult:  # text and float64 columns only: pyarrow's CSV reader reads the file
+    return EvaluationResult({"Node": pd.DataFrame({"multilabel_id": ["q1", "q1", "q2"], "type": ["document"] * 3,
+                                                   "score": [0.5, 0.25, 1.0], "eval_mode": ["integrated"] * 3})})
+
+
+@pytest.mark.parametrize("layout", [*sorted(LAYOUTS), "csv read by pyarrow", "from_trec"])
+def test_every_cell_of_a_frame_built_from_loaded_columns_can_be_set(layout: str, tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """A numeric column made from Arrow's buffer was read-only: frame.at[row, "f1"] = 0.0 on a Parquet (or
+    partitioned, or pyarrow-read CSV) load raised "ValueError: assignment destination is read-only" (found by the edit
+    sweep of tests/frames/test_cache_freshness.py)."""
+    from evalframe.io import arrow_csv
+
+    read, tables = arrow_csv.read_csv, []
+
+    def reading(*args: object) -> object:
+        table = read(*args)
+        tables.append(table is not None)  # not the table: a reference to its arrays makes pandas copy them on write
+        return table
+
+    monkeypatch.setattr(arrow_csv, "read_csv", reading)
+    if layout == "from_trec":
+        result = EvaluationResult.from_trec({"q1": {"d1": 2.0, "d2": 1.0}}, {"q1": {"d1": 1}}, progress=False)
+    else:
+        original = _float_only() if layout == "csv read by pyarrow" else hand_result()
+        result = EvaluationResult.load(original.save(tmp_path / "saved", **LAYOUTS.get(layout, {})), progress=False)
+    if layout == "csv read by pyarrow":
+        assert tables == [True]
+        assert result.has_documents("Node")  # a column made for an analysis first, then the frame
+    else:
+        result.calculate_metrics()
+    for node in result:
+        frame = result[node]
+        for position in range(frame.shape[1]):
+            frame.iat[0, position] = frame.iat[-1, position]  # a value of the column's own type
+            assert frame.iat[0, position] is frame.iat[-1, position] or frame.iat[0, position] == frame.iat[
+                -1, position] or pd.isna(frame.iat[0, position]), (node, frame.columns[position])

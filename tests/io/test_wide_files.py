@@ -194,6 +194,57 @@ def test_a_haystack_csv_with_20000_extra_columns_loads_its_values(tmp_path):
     _check_extra_columns(EvaluationResult.load(folder, progress=False)["Reader"], expected)
 
 
+class _CallCounter:
+    """Counts the calls of a few pandas functions (the per-column ones a load once made, and read_csv)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, *names: str) -> None:
+        self.calls: dict[str, int] = dict.fromkeys(names, 0)
+        for name in names:
+            owner, attribute = (pd, name) if "." not in name else (getattr(pd, name.split(".")[0]), name.split(".")[1])
+            original = getattr(owner, attribute)
+
+            def counting(*args: object, _name: str = name, _original: object = original, **kwargs: object) -> object:
+                self.calls[_name] += 1
+                return _original(*args, **kwargs)  # type: ignore[operator]
+
+            monkeypatch.setattr(owner, attribute, counting)
+
+
+def test_a_wide_haystack_csv_is_parsed_once_and_its_columns_made_column_wide(tmp_path, monkeypatch):
+    """Round 3's R9 (issue 35, item 18): a Haystack 1.x CSV of 5,000 / 10,000 / 20,000 extra columns loaded in 5.5 /
+    12.0 / 16.1 s. Each file was parsed twice (its header first, alone: pandas makes every column's metadata) and every
+    column cost a few pandas calls of ~100 µs (a Series, its isna, astype, where): now one parse per file and no pandas
+    call per column but for the list columns, whatever the width (timing in the stress test below)."""
+    folder, expected = _haystack_folder(tmp_path, 900)
+    counter = _CallCounter(monkeypatch, "read_csv", "Series.isna", "Series.astype", "Series.where", "Series.notna")
+    result = EvaluationResult.load(folder, progress=False)
+    assert counter.calls["read_csv"] == 2  # Retriever.csv, Reader.csv: was 4 (each header parsed alone first)
+    per_column = sum(counter.calls[name] for name in counter.calls if name != "read_csv")
+    assert per_column < 30  # was one isna per column at least (900 extra columns, each node's own)
+    _check_extra_columns(result["Reader"], expected)
+    reader = result.calculate_metrics()["Reader"]  # worked out by hand in tests/fixtures.py's reader_frame:
+    assert (reader["exact_match"], reader["f1"]) == (0.75, 0.85)  # q1 1, q2 1, q3 1, q5 0; f1 1, 1, 1, 0.4
+
+
+@pytest.mark.stress
+def test_loading_a_haystack_csv_takes_time_linear_in_its_columns(tmp_path):
+    import time
+
+    seconds = {}
+    for columns in (2_500, 10_000):
+        folder, expected = _haystack_folder(tmp_path / str(columns), columns)
+        runs = []
+        for _ in range(3):
+            start = time.perf_counter()
+            loaded = EvaluationResult.load(folder, progress=False)
+            runs.append(time.perf_counter() - start)
+        seconds[columns] = min(runs)
+        _check_extra_columns(loaded["Reader"], expected)
+    # four times the columns: four times the time when linear (less: the narrow part is the same), 16 when each
+    # column costs a pass over the others
+    assert seconds[10_000] / seconds[2_500] < 7, seconds
+
+
 def test_a_csv_that_is_no_evaluation_frame_is_refused_listing_a_few_of_its_columns(tmp_path):
     folder, _ = _haystack_folder(tmp_path, 1)
     pd.DataFrame({f"c{i}": [1] for i in range(1_000)}).to_csv(folder / "notes.csv", index=False)

@@ -15,6 +15,7 @@ from evalframe.metrics.registry import TREC_MEASURES
 from evalframe import EvaluationResult
 from evalframe.present import cli
 from evalframe.present.cli import command_parsers, main
+from evalframe.present.parsers import local_path
 
 DEMO = Path(__file__).parents[2] / "evalframe" / "data" / "demo_result"
 RUNS = Path(__file__).parents[2] / "docs" / "examples" / "runs.jsonl"
@@ -414,7 +415,7 @@ def _valued_options(argparse_checks: bool) -> list[tuple[str, str]]:
         for action in command.options:
             if action.nargs == 0:
                 continue
-            own_type = action.type not in (None, int, float, str, Path)
+            own_type = action.type not in (None, int, float, str, Path, local_path)  # a path: not a URL
             if (bool(action.choices) or own_type) == argparse_checks:
                 pairs.append((name, max(action.option_strings, key=len)))
     return pairs

@@ -7,6 +7,7 @@ refused, naming it). The references are run here: pytrec_eval and ir_measures.
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import pytest
@@ -67,3 +68,27 @@ def test_an_empty_run_file_is_refused_naming_it_as_trec_eval_does(tmp_path):
     path.write_text("")
     with pytest.raises(LoadError, match=f"run file {path} holds no line; a TREC run file has one line"):
         EvaluationResult.from_trec(path, QRELS, progress=False)
+
+
+@pytest.mark.parametrize("built", [False, True], ids=["as codes", "frame built"])
+def test_an_empty_run_and_empty_qrels_evaluate_no_query_as_pytrec_eval_does(built):
+    """Issue 35, item 11: from_trec({}, {}) then trec_metrics raised "node 'Retriever' has no document rows" (and,
+    once the frame was built, "no node has document rows"); pytrec_eval evaluates no query, ir_measures' mean of no
+    query is NaN, evalframe's is 0.0 with a warning, as for an empty run dict (docs/ir-researchers.md)."""
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    ir_measures = pytest.importorskip("ir_measures")
+    assert pytrec_eval.RelevanceEvaluator({}, set(MEASURES.values())).evaluate({}) == {}
+    parsed = [ir_measures.parse_measure(name) for name in MEASURES]
+    assert list(ir_measures.iter_calc(parsed, {}, {})) == []
+    assert all(math.isnan(value) for value in ir_measures.calc_aggregate(parsed, {}, {}).values())
+    result = EvaluationResult.from_trec({}, {}, progress=False)
+    if built:
+        assert len(result["Retriever"]) == 0 and result.node_results.is_built("Retriever")
+    assert result.has_documents("Retriever")
+    for complete in (False, True):  # no judged query either: complete=True adds none
+        table = result.trec_query_metrics(list(MEASURES), complete=complete)
+        assert len(table) == 0 and list(table.columns) == list(MEASURES) and table.index.name == "multilabel_id"
+        with pytest.warns(UserWarning, match="no query of node 'Retriever' is evaluated"):
+            means = result.trec_metrics([*MEASURES, "num_q", "num_ret"], complete=complete)
+        assert means == {**dict.fromkeys(MEASURES, 0.0), "NumQ": 0.0, "NumRet": 0.0}
+    assert result.calculate_metrics() == {"Retriever": {}}  # no query: no metric, as for any node without rows

@@ -210,6 +210,7 @@ REFUSED = [
      "'judge2' here): if it names judgment groups, this is trec_eval's qrels_jg format"),
     ("an empty run file", "", QRELS, "run file {run} holds no line; a TREC run file has one line"),
     ("an empty qrels file", RUN, "", "qrels file {qrels} holds no line; a TREC qrels file has one line"),
+    ("an empty run and an empty qrels file", "", "", "run file {run} holds no line; a TREC run file has one line"),
 ]
 
 
