@@ -29,7 +29,7 @@ from typing import Any
 from ..analysis.protocol import ResultSource
 from .model import WRONG_EXAMPLES_FIELDS, ComparisonModel, ReportModel, build_comparison_model, build_model
 from .render import COMPARISON_RENDERERS, RENDERERS
-from .._validation import check_choice
+from .._validation import check_choice, refuse_url
 from ..errors import InvalidParameterError, warn
 
 __all__ = ["COMPARISON_RENDERERS", "ComparisonModel", "ComparisonReport", "RENDERERS", "Report", "ReportModel",
@@ -275,6 +275,7 @@ class ComparisonReport:
         """Write the report to ``path`` atomically (a temporary file beside it, then renamed over it: a reader never
         sees half a page); the format is ``format``, else the suffix's (``.html``, ``.md``, ``.json``, ``.txt``).
         Returns the path written."""
+        refuse_url(path, name="path")
         target = Path(path)
         if format is None:
             format = SUFFIX_FORMATS.get(target.suffix.lower())
