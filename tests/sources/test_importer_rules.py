@@ -312,7 +312,8 @@ def nested(depth: int) -> dict[str, Any]:
 
 
 def test_objects_nested_too_deeply_in_memory_are_named_not_a_recursion_error():
-    with pytest.raises(InvalidParameterError, match=r"^row 1, meta is nested too deeply to write as JSON"):
+    with pytest.raises(InvalidParameterError, match=r"^row 1, meta is nested too deeply to write as JSON"), \
+            pytest.warns(UserWarning, match=r"columns that give no score: 'info' \(a meta field: objects"):
         EvaluationResult.from_ragas([{**GOOD_RAGAS, "info": nested(100_000)}], progress=False)
     answer: Any = "Berlin"
     for _ in range(100_000):
