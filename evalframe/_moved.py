@@ -20,7 +20,7 @@ from .errors import warn
 
 OLD, NEW = "evalframe.build", "evalframe.sources"
 #: Modules split after the rename: the old path gives the names of the parts too (``evalframe.build.trec.trec_order``).
-SPLIT = {"evalframe.sources.trec": ("evalframe.sources.trec_codes", "evalframe.sources.trec_layout")}
+SPLIT = {"evalframe.sources.trec": ("evalframe.frames.trec_codes", "evalframe.frames.trec_layout")}
 
 
 class _Alias(importlib.abc.Loader):

@@ -49,7 +49,7 @@ from .sources.flatten import entry_scores, flatten, multilabel_ids
 from .sources.haystack2 import read_haystack2
 from .sources.llamaindex import read_llamaindex
 from .sources.records import build
-from .sources.score_values import score_values
+from .frames.score_values import score_values
 from .sources.frame import from_frame as frame_result
 from .sources.ragas import from_ragas as ragas_result
 from .sources.trec import TrecNodeSource, qrels_from_frame, read_coded_tables, run_from_frame

@@ -69,12 +69,12 @@ def test_the_trec_readers_moved_to_sources_and_still_import_from_io(name):
         old.nothing  # noqa: B018
 
 
-@pytest.mark.parametrize(("name", "part"), [("trec_order", "trec_codes"), ("repeated_pairs", "trec_codes"),
-                                            ("TrecLayout", "trec_layout"), ("trec_frame", "trec")])
+@pytest.mark.parametrize(("name", "part"), [("trec_order", "frames.trec_codes"), ("repeated_pairs", "frames.trec_codes"),
+                                            ("TrecLayout", "frames.trec_layout"), ("trec_frame", "sources.trec")])
 def test_the_old_trec_path_gives_the_names_of_the_modules_split_from_it(name, part):
     for module in [m for m in sys.modules if m == "evalframe.build" or m.startswith("evalframe.build.")]:
         sys.modules.pop(module)
     with pytest.warns(FutureWarning, match="evalframe.build"):
         alias = importlib.import_module("evalframe.build.trec")
-    assert getattr(alias, name) is getattr(importlib.import_module(f"evalframe.sources.{part}"), name)
+    assert getattr(alias, name) is getattr(importlib.import_module(f"evalframe.{part}"), name)
     assert name in alias.__all__

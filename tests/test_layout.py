@@ -475,9 +475,9 @@ def test_the_rules_read_imports_as_python_runs_them():
 STAGES = (
     ("vocabulary", ("evalframe.errors", "evalframe._validation", "evalframe._addresses", "evalframe._version",
                     "evalframe.columns", "evalframe.schema", "evalframe.options", "evalframe._progress", "evalframe._moved")),
-    ("sources", ("evalframe.sources",)),
     ("metrics", ("evalframe.metrics",)),
     ("frames", ("evalframe.frames",)),
+    ("sources", ("evalframe.sources",)),
     ("analysis", ("evalframe.analysis",)),
     ("io", ("evalframe.io",)),
     ("evaluators", ("evalframe.evaluators",)),

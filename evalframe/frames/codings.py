@@ -1,8 +1,8 @@
 """What a builder or loader knows of how a result's frames are coded, handed to the result with the frames.
 
 A loader that decodes a list column makes each distinct cell once (:class:`~evalframe.frames.arrays.DistinctLists`);
-:meth:`EvaluationResult.from_trec` builds a node's key columns from codes (:class:`~evalframe.sources.trec_layout.TrecLayout`,
-with the judgments as codes, :class:`~evalframe.sources.trec_layout.TrecJudgments`). Both are handed over explicitly, as
+:meth:`EvaluationResult.from_trec` builds a node's key columns from codes (:class:`~evalframe.frames.trec_layout.TrecLayout`,
+with the judgments as codes, :class:`~evalframe.frames.trec_layout.TrecJudgments`). Both are handed over explicitly, as
 one :class:`Codings` value (``EvaluationResult(frames, codings=...)``), never looked up by the frame's identity; the
 result keeps them in its prepared store, each while the columns it describes hold what they held
 (:mod:`evalframe.frames.witness`), so an edited frame falls back to hashing its ids.
@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
-from ..sources.trec_layout import TrecJudgments, TrecLayout
+from .trec_layout import TrecJudgments, TrecLayout
 from .arrays import DistinctLists
 
 __all__ = ["Codings", "NodeCoding", "TrecLayout", "TrecJudgments"]

@@ -35,8 +35,8 @@ import pandas as pd
 from .judged_codes import JudgedRows, row_grades
 from .arrays import DistinctLists, SelectedLists, first_appearance_codes, first_rows, numeric_column, row_label, select_lists
 from .._validation import require_columns
-from ..sources.trec_codes import compact_codes, repeated_pairs
-from ..sources.trec_layout import TrecLayout
+from .trec_codes import compact_codes, repeated_pairs
+from .trec_layout import TrecLayout
 from ..columns import NO_ANSWER_DOCUMENT_ID
 from ..errors import InvalidParameterError, SchemaError
 from ..metrics.trec import Measure, evaluate, parse_measures
@@ -171,7 +171,7 @@ def prepare_judged_rows(frame: pd.DataFrame, positions: np.ndarray, *, where: st
 
     ``lists(column)`` gives a list column's distinct cells (default: every row its own cell); ``duplicates``
     is ``"error"`` or ``"first"`` (see the module). ``layout``: how :func:`evalframe.sources.trec.trec_frame` built
-    the frame, checked with :meth:`~evalframe.sources.trec_layout.TrecLayout.holds` by the caller, with ``positions`` every
+    the frame, checked with :meth:`~evalframe.frames.trec_layout.TrecLayout.holds` by the caller, with ``positions`` every
     row: the query and document codes are then taken from it instead of hashing the ids of every row.
 
     Examples

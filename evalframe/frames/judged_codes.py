@@ -20,7 +20,7 @@ from ..metrics.diversity_kernels import Subtopics
 from ..metrics.registry import TREC_MEASURES
 from ..metrics.trec import Measure
 from ..metrics.trec_kernels import UNJUDGED
-from ..sources.trec_ranking import compact_codes
+from .trec_ranking import compact_codes
 
 __all__ = ["JudgedRows", "judged_rows_of_codes", "row_grades", "subtopics_of_ids", "NOT_DOCUMENTS", "MISSING_QUERY_RULES",
            "check_missing_queries", "cut_ranking", "at_level", "check_cut"]

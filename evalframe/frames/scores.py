@@ -20,7 +20,7 @@ from .prepared import AnswerRows, DocumentRows
 from .._validation import short_repr
 from ..errors import InvalidParameterError, SchemaError
 from ..metrics.registry import SCORE_PREFIX, Metric, score_column
-from ..sources.score_values import score_values
+from .score_values import score_values
 
 __all__ = ["score_columns", "node_scores", "score_query_table", "ScoreTable", "read_score_table", "check_bounds",
            "score_frame_values", "KEY_COLUMNS", "RowNames", "table_row"]
@@ -169,7 +169,7 @@ def table_row(row: int, index: Any) -> str:
 def read_score_table(table: Any, frame_ids: pd.Index, *, where: str,
                      naming: Callable[[int, Any], str] = table_row) -> ScoreTable:
     """``table`` (a DataFrame, or a mapping ``{score: {query: value}}``) read and checked: its key columns, its score
-    columns as float64 by :func:`~evalframe.sources.score_values.score_values` (a cell that is no number is named by
+    columns as float64 by :func:`~evalframe.frames.score_values.score_values` (a cell that is no number is named by
     table row and column). ``frame_ids``: the node's multilabel_ids (an unnamed index is read as multilabel_ids when
     it holds only those, else as query texts). ``naming(row, index)``: how errors name a table row (``row``: counted
     from 1, ``index``: its index label); a table without a row is refused (``where`` names the node)."""

@@ -49,7 +49,7 @@ DOCUMENT_KEY_COLUMNS = (POSITION_COLUMNS + ("document_id", "gold_document_ids", 
 
 #: the columns judged rows (trec measures) are made from
 JUDGED_KEY_COLUMNS = POSITION_COLUMNS + JUDGMENT_COLUMNS
-#: the columns a TREC layout describes (:meth:`evalframe.sources.trec_layout.TrecLayout.holds`)
+#: the columns a TREC layout describes (:meth:`evalframe.frames.trec_layout.TrecLayout.holds`)
 TREC_LAYOUT_COLUMNS = ("multilabel_id", "document_id", "type", "eval_mode", "rank")
 
 _SESSIONS = itertools.count(1)
@@ -252,7 +252,7 @@ class PreparedStore:
     def trec_layout(self, node: str) -> TrecLayout | None:
         """The TREC layout handed over for ``node`` while the key columns hold what it says, else None.
 
-        On first use it is checked against the frame (:meth:`~evalframe.sources.trec_layout.TrecLayout.holds`) and then
+        On first use it is checked against the frame (:meth:`~evalframe.frames.trec_layout.TrecLayout.holds`) and then
         kept with witnesses of :data:`TREC_LAYOUT_COLUMNS`: an edit of one of them drops it (the ids are then hashed).
         """
         def build() -> TrecLayout | None:

@@ -22,7 +22,7 @@ import pandas as pd
 
 from .._validation import refuse_url
 from ..errors import InvalidParameterError, SaveError, warn
-from ..sources.trec_codes import as_trec_scores, repeated_pairs, trec_order_codes
+from ..frames.trec_codes import as_trec_scores, repeated_pairs, trec_order_codes
 from ..sources import trec_files
 from ..sources.trec_files import QRELS_FORMAT, RUN_FORMAT, WHITESPACE, PathLike, TrecColumns, TrecFormat
 from . import atomic

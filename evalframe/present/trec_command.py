@@ -33,7 +33,7 @@ from ..metrics.trec_gain_kernels import relstrings
 from ..metrics.trec_kernels import RankedRows
 from ..sources.trec_arrow import (QRELS_FORMAT, RUN_FORMAT, ArrowColumns, arrow_of, arrow_trec_order, dictionary_codes,
                                   memory_pool, numpy_of, read_arrow, string_array)
-from ..sources.trec_ranking import pairs_repeat, query_order_positions
+from ..frames.trec_ranking import pairs_repeat, query_order_positions
 from ..sources.trec_stream import STANDARD_INPUT, standard_input, trec_source
 from .parsers import print_warning
 from .trec_formats import TREC_FORMATS, TrecTable, relstring_column, trec_request
@@ -94,7 +94,7 @@ def trec_means(columns: dict[str, np.ndarray]) -> dict[str, float]:
 
 
 def _query_codes(run: ArrowColumns, qrels: ArrowColumns) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The result's query order (:func:`evalframe.sources.trec_ranking.query_order_positions`, as ``from_trec``
+    """The result's query order (:func:`evalframe.frames.trec_ranking.query_order_positions`, as ``from_trec``
     orders them), as each run query's and each qrels query's code in it, and the ids in that order (the only ids
     made Python strings)."""
     import pyarrow as pa

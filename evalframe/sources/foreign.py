@@ -21,7 +21,7 @@ from typing import Any
 from .._validation import check_path, short_repr
 from ..errors import EvalframeError, InvalidParameterError, LoadError
 from .runs import json_value
-from .score_values import score_value
+from ..frames.score_values import score_value
 
 __all__ = ["ScoreChoice", "number_or_nan", "read_json_file", "is_path", "naming_file"]
 
@@ -78,7 +78,7 @@ def naming_file(path: Path | None) -> Iterator[None]:
 
 def number_or_nan(value: Any, where: str) -> float:
     """A per-query score as a float (NaN: none), by the rule of every score's value
-    (:mod:`evalframe.sources.score_values`); else an error naming ``where``."""
+    (:mod:`evalframe.frames.score_values`); else an error naming ``where``."""
     return score_value(value, where=where, error=EvalframeError)
 
 

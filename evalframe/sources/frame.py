@@ -29,7 +29,7 @@ from .._validation import check_path, did_you_mean, few_names, short_repr
 from ..errors import EvalframeError, InvalidParameterError, LoadError
 from .records import Record, Retrieved, build, retrieved_of
 from .runs import json_value
-from .score_values import score_values
+from ..frames.score_values import score_values
 
 __all__ = ["Table", "ColumnMapping", "read_table", "from_frame", "frame_records", "list_cell", "text_cell", "number_cell",
            "TABLE_SUFFIXES", "id_hint"]

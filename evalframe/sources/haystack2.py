@@ -32,7 +32,7 @@ from .._validation import did_you_mean, short_repr
 from ..errors import EvalframeError, InvalidParameterError, LoadError
 from .foreign import ScoreChoice, is_path, naming_file, read_json_file
 from .records import Record, Retrieved, retrieved_of
-from .score_values import looks_like_scores, score_values
+from ..frames.score_values import looks_like_scores, score_values
 
 __all__ = ["ROLES", "ROLE_GUESSES", "Haystack2Source", "read_haystack2"]
 
@@ -313,7 +313,7 @@ def _fields(names: Mapping[str, str]) -> dict[str, str]:
 
 def _report_results(table: Mapping[str, list[Any]], roles: Mapping[str, Any]) -> dict[str, Any]:
     """A detailed report's score columns as run-result ``results``: those that play no role and hold a number (or its
-    text) in some row (:func:`~evalframe.sources.score_values.looks_like_scores`; a cell of one that is no number is
+    text) in some row (:func:`~evalframe.frames.score_values.looks_like_scores`; a cell of one that is no number is
     then refused, named)."""
     used = {n for role, n in roles.items() if role != "meta"} | set(roles.get("meta", []))
     return {name: {"individual_scores": values} for name, values in table.items()

@@ -5,7 +5,7 @@ Ragas' single-turn samples have the columns ``user_input``, ``retrieved_contexts
 ``question``, ``contexts``, ``answer`` and ``ground_truth`` (``ground_truths``: a list), which are read the same way.
 Every other column with a number (or its text) in some row is a score, and so is each of Ragas' metric columns
 (:data:`RAGAS_SCORES`: faithfulness, answer_relevancy, context_precision, ...) whatever it holds, each cell read by
-:mod:`~evalframe.sources.score_values` (a cell that is no number is refused, named); every other column of texts (a
+:mod:`~evalframe.frames.score_values` (a cell that is no number is refused, named); every other column of texts (a
 topic, a test set's ``persona_name``) is a field of the query's ``meta``; any other column that gives no score is
 named in a warning. Nothing of Ragas is imported: a dataset is read through its
 ``to_pandas()``, or from the files Ragas writes (``to_jsonl``, ``to_csv``, ``to_pandas().to_parquet``).
@@ -23,7 +23,7 @@ from .._validation import did_you_mean, few_names
 from ..errors import EvalframeError, InvalidParameterError, warn
 from .frame import ColumnMapping, Table, frame_records, id_hint, read_table
 from .records import build
-from .score_values import looks_like_scores
+from ..frames.score_values import looks_like_scores
 
 __all__ = ["RAGAS_COLUMNS", "OLDER_NAMES", "from_ragas", "ragas_mapping"]
 

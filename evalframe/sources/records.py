@@ -25,7 +25,7 @@ import pandas as pd
 from .._validation import check_choice, did_you_mean, short_repr
 from ..errors import EvalframeError, InvalidParameterError, warn
 from ..schema import Answer, Document, Label, MultiLabel, Skipped
-from .score_values import score_value
+from ..frames.score_values import score_value
 
 __all__ = ["Retrieved", "Record", "retrieved_of", "build", "RECORD_FIELDS", "NO_GOLD_DOCUMENT", "DUPLICATES",
            "ON_INVALID", "NO_LABEL", "repeated_documents"]

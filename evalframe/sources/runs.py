@@ -16,7 +16,7 @@ from typing import Any
 from .._progress import bar, enabled
 from .._validation import check_path, did_you_mean
 from ..errors import EvalframeError, InvalidParameterError, LoadError
-from .score_values import score_value
+from ..frames.score_values import score_value
 from .flatten import (OUTPUT_KEYS, IdlessDocuments, as_answer, as_document, gold_ids_are_given, idless_positions,
                       warn_idless_documents)
 from ..schema import Answer, Document, Label, MultiLabel

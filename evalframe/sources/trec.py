@@ -11,8 +11,8 @@ Both build the frame from the tables as codes (:class:`CodedTable`) through a :c
 each column on demand: ``EvaluationResult.from_trec`` holds its node so (a pending frame, ``evalframe.frames.pending``),
 the tables read by :func:`read_coded_tables` (a file's docids stay an Arrow dictionary), and the trec measures rank
 its codes without any column.
-trec_eval's ranking order and the id codes live in :mod:`evalframe.sources.trec_codes`, the layout and the codes
-handed over in :mod:`evalframe.sources.trec_layout`. Everything is vectorised over rows; the only Python work per
+trec_eval's ranking order and the id codes live in :mod:`evalframe.frames.trec_codes`, the layout and the codes
+handed over in :mod:`evalframe.frames.trec_layout`. Everything is vectorised over rows; the only Python work per
 query or per distinct cell is making the list cells, each shared by the rows that hold the same list (as the frames
 ``from_runs`` and ``load`` give).
 """
@@ -30,13 +30,13 @@ import pandas as pd
 from ..columns import COLUMN_ORDER, NO_ANSWER_DOCUMENT_ID
 from ..errors import InvalidParameterError, SchemaError, warn
 from .flatten import numbered_per_query
-from .trec_codes import as_trec_scores, compact_codes, factorized, ranks_within, repeated_pairs, trec_order_codes
+from ..frames.trec_codes import as_trec_scores, compact_codes, factorized, ranks_within, repeated_pairs, trec_order_codes
 from .trec_arrow import (QRELS_FORMAT, RUN_FORMAT, ArrowColumns, arrow_trec_order, memory_pool, numpy_of,
                          read_arrow)
 from .trec_files import QrelsInput, RunInput, raise_bad_line, read_qrels_coded, read_run_coded
 from .trec_stream import TrecSource, checked_source
-from .trec_layout import TableCodes, TrecJudgments, TrecLayout
-from .trec_ranking import pairs_repeat, query_order_positions
+from ..frames.trec_layout import TableCodes, TrecJudgments, TrecLayout
+from ..frames.trec_ranking import pairs_repeat, query_order_positions
 
 __all__ = ["TREC_COLUMNS", "TrecFrame", "CodedTable", "TrecNodeSource", "is_text", "one_coding", "trec_frame",
            "trec_frame_coded", "coded_tables", "read_coded_tables", "run_from_frame", "qrels_from_frame"]
@@ -56,7 +56,7 @@ def query_order(run_qids: Sequence[Any] | np.ndarray, qrels_qids: Sequence[Any] 
 
     So two files that list their queries in one order give that order (qrels-only queries before every run query
     when nothing precedes them in the qrels). The order itself is
-    :func:`evalframe.sources.trec_ranking.query_order_positions` (``evalframe trec``'s columnar path uses it too).
+    :func:`evalframe.frames.trec_ranking.query_order_positions` (``evalframe trec``'s columnar path uses it too).
 
     Examples
     --------

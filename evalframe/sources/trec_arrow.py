@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from .trec_ranking import as_trec_scores, trec_order_lines
+from ..frames.trec_ranking import as_trec_scores, trec_order_lines
 from .trec_stream import TrecSource, batches, trec_source
 
 __all__ = ["TrecFormat", "RUN_FORMAT", "QRELS_FORMAT", "ArrowColumns", "read_arrow", "dictionary_codes",
@@ -312,7 +312,7 @@ def memory_pool(*, threaded: bool = False) -> Any:
 def arrow_trec_order(query: np.ndarray, scores: np.ndarray, docids: Any, doc: np.ndarray | None = None
                      ) -> np.ndarray | None:
     """The order of a run's lines in trec_eval's ranking (score as float32 descending, docid descending), None when
-    they are in it already (:func:`evalframe.sources.trec_ranking.trec_order_lines`: a file in score order has only
+    they are in it already (:func:`evalframe.frames.trec_ranking.trec_order_lines`: a file in score order has only
     its ties sorted), the docids compared in Arrow (UTF-8 bytes order is code point order; no Python str per docid).
 
     ``query``: each line's query code (in order of first appearance); ``scores``: each line's score; ``docids``: an
@@ -324,7 +324,7 @@ def arrow_trec_order(query: np.ndarray, scores: np.ndarray, docids: Any, doc: np
     query : numpy.ndarray
         Each line's query code (grouped or not).
     scores : numpy.ndarray
-        Each line's score (compared as float32, :func:`evalframe.sources.trec_ranking.as_trec_scores`).
+        Each line's score (compared as float32, :func:`evalframe.frames.trec_ranking.as_trec_scores`).
     docids : pyarrow.StringArray or pyarrow.ChunkedArray
         The docids, by ``doc`` or by line.
     doc : numpy.ndarray or None

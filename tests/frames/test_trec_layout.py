@@ -8,7 +8,7 @@ import pytest
 
 from evalframe import EvaluationResult
 from evalframe.frames.codings import Codings, NodeCoding
-from evalframe.sources.trec_layout import TrecLayout
+from evalframe.frames.trec_layout import TrecLayout
 
 RUN = {"q1": {"d1": 3.0, "d2": 2.0, "d3": 1.0}, "q2": {"d4": 2.0, "d5": 1.0}, "q3": {"d1": 1.0}}
 QRELS = {"q1": {"d2": 1, "d9": 2}, "q2": {"d4": 1}, "q4": {"d1": 1}}

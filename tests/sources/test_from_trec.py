@@ -467,7 +467,7 @@ def test_convert_options(files, tmp_path, capsys):
 ])
 def test_one_coding_is_the_factorisation_of_both(first, second):
     from evalframe.sources.trec import one_coding
-    from evalframe.sources.trec_codes import factorized
+    from evalframe.frames.trec_codes import factorized
 
     first_array, second_array = np.array(first + [0], dtype=object)[:-1], np.array(second + [0], dtype=object)[:-1]
     first_codes, second_codes, values = one_coding(first_array, second_array)

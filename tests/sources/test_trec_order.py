@@ -16,7 +16,7 @@ from hypothesis import strategies as st
                 min_size=1, max_size=40), st.booleans())
 def test_trec_order_codes_is_trec_evals_sort(rows, with_text_ranks):
     """Queries in order of first appearance; score (as float32) descending; docid descending, by code point."""
-    from evalframe.sources.trec_codes import as_trec_scores, trec_order, trec_order_codes
+    from evalframe.frames.trec_codes import as_trec_scores, trec_order, trec_order_codes
 
     qids = np.array([f"q{q}" for q, _, _ in rows], dtype=object)
     docids = np.array([d for _, d, _ in rows], dtype=object)
@@ -63,7 +63,7 @@ def test_few_ties_sort_only_the_tied_docids(monkeypatch):
 
 def test_repeated_pairs_bitmap_sort_and_hash_agree():
     """Small code spaces take the bitmap, large ones the sort (then the hash when a pair repeats): one answer."""
-    from evalframe.sources.trec_codes import repeated_pairs
+    from evalframe.frames.trec_codes import repeated_pairs
 
     rng = np.random.default_rng(3)
     for n_first, n_second, n in ((5, 7, 30), (50, 10**9, 2000), (3000, 10**8, 1000)):
@@ -76,7 +76,7 @@ def test_repeated_pairs_bitmap_sort_and_hash_agree():
 
 def test_score_key_equals_the_plain_formula():
     """The in-place score key equals the formula it replaced: sign-flipped bits, complemented, under the query."""
-    from evalframe.sources.trec_ranking import _score_key
+    from evalframe.frames.trec_ranking import _score_key
 
     rng = np.random.default_rng(0)
     scores = np.concatenate([rng.standard_normal(20000).astype(np.float32) * 1e3,
@@ -102,7 +102,7 @@ def _query_order_before_the_tidy(run_qids, qrels_qids):
 
 
 def test_query_order_positions_by_hand():
-    from evalframe.sources.trec_ranking import query_order_positions
+    from evalframe.frames.trec_ranking import query_order_positions
 
     # run a b; qrels z a y b x: z before every run query, y after a, x after b
     assert query_order_positions(np.array([-1, 0, -1, 1, -1]), 2).tolist() == [2, 0, 3, 1, 4]

@@ -15,7 +15,7 @@ import pandas as pd
 from .trec_ranking import as_trec_scores, compact_codes, ranks_within, trec_order_codes
 
 __all__ = ["trec_order", "trec_order_codes", "as_trec_scores", "ranks_within", "factorized", "compact_codes",
-           "repeated_pairs"]  # the ranking is evalframe.sources.trec_ranking's (no pandas), re-exported
+           "repeated_pairs"]  # the ranking is evalframe.frames.trec_ranking's (no pandas), re-exported
 
 
 # ------------------------------------------------------------------------------------------ ranking

@@ -7,7 +7,7 @@ already (a run file written by a tool usually is), checked with vectorised compa
 :func:`query_order_positions` is the result's query order (the run's queries, then each query only in the qrels
 after the query before it there), for ``from_trec`` (:func:`evalframe.sources.trec.query_order`) and the columnar
 ``evalframe trec`` alike.
-:mod:`evalframe.sources.trec_codes` re-exports these names beside the code helpers that need pandas.
+:mod:`evalframe.frames.trec_codes` re-exports these names beside the code helpers that need pandas.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ __all__ = ["trec_order_codes", "trec_order_lines", "pairs_repeat", "as_trec_scor
 def trec_order_codes(query: np.ndarray, doc: np.ndarray, doc_values: Any, scores: np.ndarray, *,
                      text_ranks: Callable[[], np.ndarray] | None = None,
                      sort_docids: Callable[[np.ndarray], np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`evalframe.sources.trec_codes.trec_order` on codes: ``query`` numbers the queries in order of first
+    """:func:`evalframe.frames.trec_codes.trec_order` on codes: ``query`` numbers the queries in order of first
     appearance, ``doc[i]`` is row i's docid as an index into ``doc_values`` (distinct docids, any order: a numpy
     object array, or any sized array when ``sort_docids`` is given); ``scores`` as ``trec_order`` takes them.
 
