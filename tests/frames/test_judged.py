@@ -148,8 +148,6 @@ def test_node_choice_and_errors():
         result.trec_metrics("RR", node="Nope")
     with pytest.raises(InvalidParameterError, match="eval_mode"):
         result.trec_metrics("RR", eval_mode="both")
-    with pytest.raises(InvalidParameterError, match="per_query"):
-        result.trec_metrics("RR", per_query="yes")
 
 
 def test_no_evaluated_query_warns_and_gives_zeros():
