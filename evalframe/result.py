@@ -21,22 +21,23 @@ import pandas as pd
 
 from . import _validation as check
 from ._progress import Steps, enabled
-from .analysis.examples import ANSWER_DROP, DOCUMENT_DROP, THRESHOLD, Examples, examples, worst
+from .analysis.examples import ANSWER_DROP, DOCUMENT_DROP, Examples, examples, worst
 from .analysis.aggregate import Partial, partial, slice_partial
 from .analysis.analyses import MeanAnalyses, MetricKey, SlicePiece
 from .analysis.slices import SliceKey, beside, labelled, query_attributes, query_keys
 from .columns import CRITERIA, EVAL_MODES
 from .errors import EvalframeError, InvalidParameterError
 from .frames.arrays import DistinctLists
-from .frames.codings import Codings, NodeCoding, TrecLayout
-from .frames.judged import DUPLICATE_RULES, JudgedRows, trec_query_table
-from .frames.judged_codes import (MISSING_QUERY_RULES, at_level, check_cut, check_missing_queries, cut_ranking,
+from .frames.codings import Codings, NodeCoding
+from .frames.judged import DUPLICATE_RULES, trec_query_table
+from .frames.judged_codes import (MISSING_QUERY_RULES, JudgedRows, at_level, check_cut, check_missing_queries, cut_ranking,
                                   judged_rows_of_codes, subtopics_of_ids)
 from .frames.pending import NodeFrames, PendingFrame
 from .frames.rows import NodeNeeded, document_node
 from .frames.store import PreparedStore
 from .frames.tables import answer_query_metrics, document_query_metrics
 from .frames.topk import answers_kept, check_retriever_node, document_rows_kept
+from .frames.trec_layout import TrecLayout
 from .frames.scores import check_bounds, node_scores, read_score_table, score_frame_values, score_query_table, table_row
 from .metrics.registry import (ANSWER_METRICS, DOCUMENT_METRICS, DIRECTIONS, Metric, score_column,
                                score_measure)
@@ -53,7 +54,7 @@ from .frames.score_values import score_values
 from .sources.frame import from_frame as frame_result
 from .sources.ragas import from_ragas as ragas_result
 from .sources.trec import TrecNodeSource, qrels_from_frame, read_coded_tables, run_from_frame
-from .options import MatchingOptions, MetricOptions, with_options
+from .options import THRESHOLD, MatchingOptions, MetricOptions, with_options
 
 __all__ = ["EvaluationResult", "NO_ROWS_FOR_METRIC"]
 

@@ -21,9 +21,11 @@ import pandas as pd
 
 from .._validation import refuse_url
 from ..errors import InvalidParameterError, SaveError
-from ..frames.trec_codes import as_trec_scores, repeated_pairs, trec_order_codes
+from ..frames.trec_codes import repeated_pairs
+from ..frames.trec_ranking import as_trec_scores, trec_order_codes
 from ..sources import trec_files
-from ..sources.trec_files import QRELS_FORMAT, RUN_FORMAT, WHITESPACE, PathLike, TrecColumns, TrecFormat
+from ..sources.trec_arrow import QRELS_FORMAT, RUN_FORMAT, TrecFormat
+from ..sources.trec_files import WHITESPACE, PathLike, TrecColumns
 from . import atomic
 
 __all__ = ["write_run", "write_qrels", "check_tag"]

@@ -8,7 +8,8 @@ import pytest
 from evalframe import EvaluationResult
 from evalframe.errors import InvalidParameterError
 from evalframe.frames.arrays import DistinctLists
-from evalframe.frames.codings import Codings, NodeCoding, TrecLayout
+from evalframe.frames.codings import Codings, NodeCoding
+from evalframe.frames.trec_layout import TrecLayout
 from evalframe.sources.trec import trec_frame_coded
 from tests.fixtures import hand_result
 
