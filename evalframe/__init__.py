@@ -18,7 +18,6 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from ._version import __version__
-from ._moved import install as _install_moved
 from .columns import ANSWER_SCOPES, DOCUMENT_SCOPES, EVAL_MODES
 from .errors import (
     EvalframeError,
@@ -174,5 +173,3 @@ __all__ = [
     "score_measure",
     "worst_by_delta",
 ]
-
-_install_moved()  # evalframe.build[.x] -> evalframe.sources[.x], with a FutureWarning

@@ -21,22 +21,23 @@ import pandas as pd
 
 from . import _validation as check
 from ._progress import Steps, enabled
-from .analysis.examples import ANSWER_DROP, DOCUMENT_DROP, THRESHOLD, Examples, examples, worst
+from .analysis.examples import ANSWER_DROP, DOCUMENT_DROP, Examples, examples, worst
 from .analysis.aggregate import Partial, partial, slice_partial
 from .analysis.analyses import MeanAnalyses, MetricKey, SlicePiece
 from .analysis.slices import SliceKey, beside, labelled, query_attributes, query_keys
 from .columns import CRITERIA, EVAL_MODES
-from .errors import EvalframeError, InvalidParameterError, warn
+from .errors import EvalframeError, InvalidParameterError
 from .frames.arrays import DistinctLists
-from .frames.codings import Codings, NodeCoding, TrecLayout
-from .frames.judged import DUPLICATE_RULES, JudgedRows, trec_query_table
-from .frames.judged_codes import (MISSING_QUERY_RULES, at_level, check_cut, check_missing_queries, cut_ranking,
+from .frames.codings import Codings, NodeCoding
+from .frames.judged import DUPLICATE_RULES, trec_query_table
+from .frames.judged_codes import (MISSING_QUERY_RULES, JudgedRows, at_level, check_cut, check_missing_queries, cut_ranking,
                                   judged_rows_of_codes, subtopics_of_ids)
 from .frames.pending import NodeFrames, PendingFrame
 from .frames.rows import NodeNeeded, document_node
 from .frames.store import PreparedStore
 from .frames.tables import answer_query_metrics, document_query_metrics
 from .frames.topk import answers_kept, check_retriever_node, document_rows_kept
+from .frames.trec_layout import TrecLayout
 from .frames.scores import check_bounds, node_scores, read_score_table, score_frame_values, score_query_table, table_row
 from .metrics.registry import (ANSWER_METRICS, DOCUMENT_METRICS, DIRECTIONS, Metric, score_column,
                                score_measure)
@@ -53,7 +54,7 @@ from .frames.score_values import score_values
 from .sources.frame import from_frame as frame_result
 from .sources.ragas import from_ragas as ragas_result
 from .sources.trec import TrecNodeSource, qrels_from_frame, read_coded_tables, run_from_frame
-from .options import MatchingOptions, MetricOptions, with_options
+from .options import THRESHOLD, MatchingOptions, MetricOptions, with_options
 
 __all__ = ["EvaluationResult", "NO_ROWS_FOR_METRIC"]
 
@@ -199,8 +200,6 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         per node, its list columns' distinct cells and a code per row (so that work per cell is done once per
         distinct cell) and how :meth:`from_trec` built its key columns. Each is used while the columns it
         describes hold what they held.
-    list_codings : dict of str to dict of str to DistinctLists, optional
-        Deprecated (``FutureWarning``): ``codings=Codings.of_lists(list_codings)``.
     scores : dict of str to Metric, optional
         The declarations of the scores the frames hold as ``scores.<name>`` columns (:func:`evalframe.score_measure`);
         kept as ``result.scores``, a plain dict (:meth:`add_scores` adds to it).
@@ -222,7 +221,6 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
     def __init__(self, node_results: Mapping[str, pd.DataFrame | PendingFrame] | None = None, *,
                  matching: Mapping[str, Any] | None = None,
                  codings: Codings | None = None,
-                 list_codings: Mapping[str, Mapping[str, DistinctLists]] | None = None,
                  scores: Mapping[str, Metric] | None = None, skipped: Sequence[Skipped] | None = None) -> None:
         if scores is not None and not isinstance(scores, Mapping):
             raise InvalidParameterError(f"scores must be a dict {{name: evalframe.score_measure(...)}}; got "
@@ -235,35 +233,26 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         if matching is not None and not isinstance(matching, Mapping):
             raise InvalidParameterError(f"matching must be a dict or MatchingOptions; got {type(matching).__name__}.")
         self.matching: dict[str, Any] = dict(matching or {})
-        if list_codings is not None:
-            warn("EvaluationResult(list_codings=...) is deprecated; pass codings=Codings.of_lists(list_codings) "
-                 "(evalframe.frames.codings.Codings), which also carries from_trec's codes.", FutureWarning)
-            if not isinstance(list_codings, Mapping):
-                raise InvalidParameterError(f"list_codings must be a dict {{node: {{column: DistinctLists}}}}; "
-                                            f"got {type(list_codings).__name__}.")
-            for node, columns in list_codings.items():
-                self._check_lists(node, columns, "list_codings")
-                self._store.keep_coding(node, NodeCoding(lists=columns))
         if codings is not None and not isinstance(codings, Codings):
             raise InvalidParameterError(f"codings must be an evalframe.frames.codings.Codings (node -> NodeCoding); "
                                         f"got {type(codings).__name__}.")
         for node, coding in (codings or Codings()).items():
             if not isinstance(coding, NodeCoding):
                 raise InvalidParameterError(f"codings[{node!r}] must be a NodeCoding; got {type(coding).__name__}.")
-            self._check_lists(node, coding.lists, f"codings[{node!r}].lists", nested=False)
+            self._check_lists(node, coding.lists, f"codings[{node!r}].lists")
             layout, rows = coding.trec, self.node_results.n_rows(self.check_node(node))
             if layout is not None and (not isinstance(layout, TrecLayout) or len(layout.row_query) != rows):
                 raise InvalidParameterError(f"codings[{node!r}].trec must be the TrecLayout of node {node!r}'s frame, one "
                                             f"code per row ({rows}); got {type(layout).__name__}.")
             self._store.keep_coding(node, coding)
 
-    def _check_lists(self, node: str, columns: Mapping[str, DistinctLists], name: str, *, nested: bool = True) -> None:
+    def _check_lists(self, node: str, columns: Mapping[str, DistinctLists], name: str) -> None:
         """Check a node's list codings ``{column: DistinctLists}`` (``name``: the parameter, for the errors)."""
         frame = self._store.view(self.check_node(node))  # an unknown node is named with the nodes held
         for column, lists in (columns.items() if isinstance(columns, Mapping) else [(None, columns)]):
             if column not in frame.columns or not isinstance(lists, DistinctLists) or len(lists.codes) != len(frame):
                 raise InvalidParameterError(
-                    f"{name}{f'[{node!r}]' if nested else ''}[{column!r}] must be the DistinctLists of a list column of "
+                    f"{name}[{column!r}] must be the DistinctLists of a list column of "
                     f"node {node!r} with one code per row ({len(frame)}); got {type(lists).__name__}"
                     + ("" if column in frame.columns else " for a column the frame does not have") + ".")
 

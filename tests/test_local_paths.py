@@ -20,7 +20,7 @@ import pytest
 import evalframe
 from evalframe import EvaluationResult, InvalidParameterError
 from evalframe.io.trec import write_qrels, write_run
-from evalframe.present import cli
+from evalframe.present import cli, parsers
 from evalframe.sources.runs import read_runs
 
 from .fixtures import hand_result
@@ -155,7 +155,7 @@ def test_every_path_argument_of_the_command_line_is_in_the_sweep():
     """A path argument added later is checked too: each parser's arguments of the local-path type are listed above."""
     swept = {(argv[0], argument) for argv, argument in COMMANDS}
     typed = set()
-    for name, parser in cli.command_parsers().items():
+    for name, parser in parsers.command_parsers().items():
         for action in parser._actions:
             if getattr(action.type, "__name__", "") == "local_path":
                 shown = "/".join(action.option_strings) if action.option_strings else (

@@ -12,7 +12,7 @@ import evalframe
 from evalframe import EvaluationResult, InvalidParameterError, load_demo_result
 from evalframe.analysis.compare import compare, worst_by_delta
 from evalframe.options import MatchingOptions, MetricOptions
-from evalframe.present import plots
+from evalframe.report import plots
 from evalframe.present.parsers import build
 from tests.fixtures import hand_result
 
@@ -40,7 +40,7 @@ def test_every_analysis_shows_every_option_with_its_default(method):
 
 def test_the_options_may_be_passed_by_position_in_haystacks_order():
     result = hand_result()
-    assert list(inspect.signature(EvaluationResult.calculate_metrics).parameters) == ["self", *METRIC_OPTIONS, "by"]
+    assert list(inspect.signature(EvaluationResult.calculate_metrics).parameters) == ["self", *METRIC_OPTIONS]
     assert result.calculate_metrics(-1, 3) == result.calculate_metrics(simulated_top_k_retriever=3)
     assert result.calculate_metrics(1, -1, "context") == result.calculate_metrics(simulated_top_k_reader=1,
                                                                                document_scope="context")
@@ -53,8 +53,8 @@ def test_the_options_may_be_passed_by_position_in_haystacks_order():
         result.metrics_at_k(ks=(1, 3), node="Retriever", document_scope="document_id"))
     with pytest.raises(TypeError, match=r"got multiple values for argument 'simulated_top_k_reader'"):
         result.calculate_metrics(1, simulated_top_k_reader=2)
-    with pytest.raises(TypeError, match=r"takes at most 9 positional arguments"):
-        result.calculate_metrics(-1, -1, "context", "integrated", "any", None, None, None, 1)
+    with pytest.raises(TypeError, match=r"takes at most 8 positional arguments"):
+        result.calculate_metrics(-1, -1, "context", "integrated", "any", None, None, 1)
 
 
 def test_metrics_at_k_and_the_funnel_show_only_the_options_they_take():

@@ -9,9 +9,8 @@ from typing import Any, SupportsIndex, overload
 import pandas as pd
 
 from ..errors import InvalidParameterError, SchemaError
-from ..options import THRESHOLD
 
-__all__ = ["ANSWER_DROP", "DOCUMENT_DROP", "NO_ANSWER", "THRESHOLD", "Examples", "worst", "examples"]
+__all__ = ["ANSWER_DROP", "DOCUMENT_DROP", "NO_ANSWER", "Examples", "worst", "examples"]
 
 #: Columns left out of each listed answer / document row (they are the query's, listed once; ``meta`` parsed).
 ANSWER_DROP = ("node", "query", "type", "gold_answers", "gold_offsets_in_documents", "gold_document_ids", "meta")

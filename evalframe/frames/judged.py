@@ -35,13 +35,14 @@ import pandas as pd
 from .judged_codes import JudgedRows, row_grades
 from .arrays import DistinctLists, SelectedLists, first_appearance_codes, first_rows, numeric_column, row_label, select_lists
 from .._validation import require_columns
-from .trec_codes import compact_codes, repeated_pairs
+from .trec_codes import repeated_pairs
 from .trec_layout import TrecLayout
+from .trec_ranking import compact_codes
 from ..columns import NO_ANSWER_DOCUMENT_ID
 from ..errors import InvalidParameterError, SchemaError
 from ..metrics.trec import Measure, evaluate, parse_measures
 
-__all__ = ["JudgedRows", "JUDGMENT_COLUMNS", "DUPLICATE_RULES", "prepare_judged_rows", "trec_query_table"]
+__all__ = ["JUDGMENT_COLUMNS", "DUPLICATE_RULES", "prepare_judged_rows", "trec_query_table"]
 
 #: The columns judged rows are read from (besides multilabel_id, type, eval_mode and rank).
 JUDGMENT_COLUMNS = ("document_id", "gold_document_ids", "gold_document_relevance", "nonrelevant_document_ids",

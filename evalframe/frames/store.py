@@ -33,8 +33,10 @@ import pandas as pd
 from ..columns import COLUMN_ORDER, MATCH_LIST_COLUMNS
 from ..errors import SchemaError
 from .arrays import DistinctLists
-from .codings import NodeCoding, TrecLayout
-from .judged import JUDGMENT_COLUMNS, JudgedRows, prepare_judged_rows
+from .codings import NodeCoding
+from .judged import JUDGMENT_COLUMNS, prepare_judged_rows
+from .judged_codes import JudgedRows
+from .trec_layout import TrecLayout
 from .pending import ColumnView, NodeFrames
 from .prepared import AnswerRows, DocumentRows, add_match_lists, prepare_answer_rows, prepare_document_rows
 from .rows import coded_equals, column_coding, has_rows, row_positions

@@ -2,8 +2,7 @@
 
 :func:`write_run` and :func:`write_qrels` write the tidy frames (or the dict-of-dicts form) that
 :func:`evalframe.sources.trec_files.read_run` and :func:`~evalframe.sources.trec_files.read_qrels` read, in trec_eval's
-order; the file is replaced whole or not at all. The readers moved to :mod:`evalframe.sources.trec_files` (importing
-them from here still works, with a FutureWarning).
+order; the file is replaced whole or not at all.
 """
 
 from __future__ import annotations
@@ -21,25 +20,15 @@ import numpy as np
 import pandas as pd
 
 from .._validation import refuse_url
-from ..errors import InvalidParameterError, SaveError, warn
-from ..frames.trec_codes import as_trec_scores, repeated_pairs, trec_order_codes
+from ..errors import InvalidParameterError, SaveError
+from ..frames.trec_codes import repeated_pairs
+from ..frames.trec_ranking import as_trec_scores, trec_order_codes
 from ..sources import trec_files
-from ..sources.trec_files import QRELS_FORMAT, RUN_FORMAT, WHITESPACE, PathLike, TrecColumns, TrecFormat
+from ..sources.trec_arrow import QRELS_FORMAT, RUN_FORMAT, TrecFormat
+from ..sources.trec_files import WHITESPACE, PathLike, TrecColumns
 from . import atomic
 
 __all__ = ["write_run", "write_qrels", "check_tag"]
-
-_MOVED = ("read_run", "read_qrels", "read_queries", "RUN_COLUMNS", "QRELS_COLUMNS")
-
-
-def __getattr__(name: str) -> Any:
-    """The readers' old path (``from evalframe.io.trec import read_run``), with a FutureWarning."""
-    if name in _MOVED:
-        warn(f"evalframe.io.trec.{name} moved to evalframe.sources.trec_files.{name}; import it from there (this alias "
-             "will be removed).", FutureWarning)
-        return getattr(trec_files, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
 
 # ------------------------------------------------------------------------------------------ writing
 def check_tag(tag: object) -> str:

@@ -15,6 +15,7 @@ arrays), once for all the measures that share it, and its finish.
 Examples
 --------
 >>> import numpy as np
+>>> from evalframe.metrics.trec_kernels import UNJUDGED
 >>> measures = parse_measures(["P@2", "AP", "nDCG@2"])
 >>> [str(m) for m in measures]
 ['P@2', 'AP', 'nDCG@2']
@@ -40,17 +41,7 @@ from .._validation import did_you_mean
 from ..errors import InvalidParameterError
 from .registry import (AGGREGATIONS, EVALUATOR_METRICS, METRICS, TREC_MEASURES, Aggregation, Metric, Param,
                        TrecEvalName)
-from .trec_kernels import (
-    UNJUDGED,
-    RankedRows,
-    average_precision,
-    bpref,
-    cutoff_sums,
-    ndcg,
-    r_precision,
-    reciprocal_rank,
-    relevant_counts,
-)
+from .trec_kernels import RankedRows
 
 __all__ = [
     "aggregation_of",
@@ -64,17 +55,9 @@ __all__ = [
     "describe_measure",
     "entry_of",
     "trec_eval_key",
-    "UNJUDGED",
     "parse_measure",
     "parse_measures",
     "evaluate",
-    "cutoff_sums",
-    "relevant_counts",
-    "average_precision",
-    "reciprocal_rank",
-    "ndcg",
-    "r_precision",
-    "bpref",
 ]
 
 #: Every measure name (ir_measures'), in the registry's order.

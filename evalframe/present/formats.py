@@ -1,9 +1,10 @@
 """The output formats of the command line: one table of renderers per kind of output.
 
 :data:`TABLE_FORMATS` renders the tables of ``evalframe metrics``, ``worst`` and ``compare`` (``table``, ``json``,
-``csv``, ``markdown``: each a renderer and where the scopes line goes); :data:`TREC_FORMATS` the output of
-``evalframe trec`` (trec_eval's ``tsv`` lines, ``json``, ``markdown``: :mod:`evalframe.present.trec_formats`, which
-needs no pandas); the report's formats are :data:`evalframe.report.RENDERERS`. A new format is one renderer and one key.
+``csv``, ``markdown``: each a renderer and where the scopes line goes);
+:data:`evalframe.present.trec_formats.TREC_FORMATS` the output of ``evalframe trec`` (trec_eval's ``tsv`` lines,
+``json``, ``markdown``, in a module that needs no pandas); the report's formats are :data:`evalframe.report.RENDERERS`.
+A new format is one renderer and one key.
 
 Examples
 --------
@@ -26,10 +27,10 @@ import numpy as np
 import pandas as pd
 
 from ..metrics.registry import METRICS
-from .trec_formats import TREC_FORMATS, cell_text
+from .trec_formats import cell_text
 
-__all__ = ["TABLE_FORMATS", "FORMATS", "TREC_FORMATS", "TableFormat", "render_table", "markdown_table", "cell_text",
-           "above_one_note", "short_text", "COUNT_COLUMNS"]
+__all__ = ["TABLE_FORMATS", "FORMATS", "TableFormat", "render_table", "markdown_table", "above_one_note", "short_text",
+           "COUNT_COLUMNS"]
 
 COUNT_COLUMNS = ("num_examples_for_eval", "queries", "wins", "ties", "losses", "only_a", "only_b")
 

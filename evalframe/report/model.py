@@ -32,9 +32,9 @@ from .._validation import check_positive_int, did_you_mean
 from ..analysis.aggregate import means, partial
 from ..analysis.compare import TESTS, check_max_p, check_test, compare, is_result, measure_names, scores_of_runs
 from ..analysis.stats import ROUNDS
-from ..analysis.examples import NO_ANSWER, THRESHOLD
+from ..analysis.examples import NO_ANSWER
 from ..analysis.protocol import ResultLike, ResultSource
-from ..options import MetricOptions
+from ..options import THRESHOLD, MetricOptions
 from ..columns import ANSWER_SCOPE_MEANINGS, CRITERIA, MATCH_MEANINGS, answer_metric_column, relevance_column, \
     relevance_criterion
 from ..errors import InvalidParameterError, SchemaError, warn

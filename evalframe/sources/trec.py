@@ -30,13 +30,14 @@ import pandas as pd
 from ..columns import COLUMN_ORDER, NO_ANSWER_DOCUMENT_ID
 from ..errors import InvalidParameterError, SchemaError, warn
 from .flatten import numbered_per_query
-from ..frames.trec_codes import as_trec_scores, compact_codes, factorized, ranks_within, repeated_pairs, trec_order_codes
+from ..frames.trec_codes import factorized, repeated_pairs
 from .trec_arrow import (QRELS_FORMAT, RUN_FORMAT, ArrowColumns, arrow_trec_order, memory_pool, numpy_of,
                          read_arrow)
 from .trec_files import QrelsInput, RunInput, raise_bad_line, read_qrels_coded, read_run_coded
 from .trec_stream import TrecSource, checked_source
 from ..frames.trec_layout import TableCodes, TrecJudgments, TrecLayout
-from ..frames.trec_ranking import pairs_repeat, query_order_positions
+from ..frames.trec_ranking import (as_trec_scores, compact_codes, pairs_repeat, query_order_positions, ranks_within,
+                                   trec_order_codes)
 
 __all__ = ["TREC_COLUMNS", "TrecFrame", "CodedTable", "TrecNodeSource", "is_text", "one_coding", "trec_frame",
            "trec_frame_coded", "coded_tables", "read_coded_tables", "run_from_frame", "qrels_from_frame"]

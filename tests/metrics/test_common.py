@@ -37,7 +37,8 @@ from evalframe.metrics.registry import (
     headline_metric,
 )
 from evalframe.metrics.diversity_kernels import Subtopics
-from evalframe.metrics.trec import UNJUDGED, Measure, entry_of, evaluate, parse_measure
+from evalframe.metrics.trec import Measure, entry_of, evaluate, parse_measure
+from evalframe.metrics.trec_kernels import UNJUDGED
 from tests.fixtures import doc_row
 
 ALL_DOCUMENT = {**DOCUMENT_METRICS, **EVALUATOR_METRICS}

@@ -20,7 +20,8 @@ import numpy as np
 import pytest
 
 from evalframe.errors import InvalidParameterError
-from evalframe.metrics.trec import MEASURE_NAMES, UNJUDGED, Measure, evaluate, parse_measure, parse_measures
+from evalframe.metrics.trec import MEASURE_NAMES, Measure, evaluate, parse_measure, parse_measures
+from evalframe.metrics.trec_kernels import UNJUDGED
 
 U = UNJUDGED
 ROW_QUERY = [0, 0, 0, 0, 0, 0, 1, 1, 1, 2, 2]

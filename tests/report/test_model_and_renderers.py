@@ -104,16 +104,6 @@ def test_every_format_is_one_renderer_of_the_model(report):
         report.render("pdf")
 
 
-def test_the_old_import_path_warns_and_gives_the_same_functions():
-    import importlib
-    import sys
-
-    sys.modules.pop("evalframe.present.report", None)
-    with pytest.warns(FutureWarning, match="evalframe.present.report moved to evalframe.report"):
-        old = importlib.import_module("evalframe.present.report")
-    assert old.build_report is build_report and old.Report is Report
-
-
 def run(capsys, *argv):
     code = main(list(argv))
     out, err = capsys.readouterr()
