@@ -1,9 +1,13 @@
 """EvaluationResult: one DataFrame per pipeline node, and the analyses on them.
 
-A thin facade: it validates the options once (:mod:`evalframe.options`), takes the prepared arrays from
-:mod:`evalframe.frames` (row selection, simulated top-k, the cache), hands them to the kernels of
-:mod:`evalframe.metrics` and aggregates the per-query tables, the shared currency of ``calculate_metrics``,
-``sliced_metrics``, ``query_metrics``, ``metrics_at_k`` and ``wrong_examples``.
+The facade: a read-only Mapping of node frames (with ``append`` and ``result[node] = frame``) that displays itself,
+checks each call's options (:mod:`evalframe.options`), keeps what is prepared from its frames
+(:mod:`evalframe.frames.store`) and delegates each analysis to the stage that does it: a node's per-query tables, its
+judged rows, the trec measures' table and relstrings to :mod:`evalframe.frames.tables`; their means
+(``calculate_metrics``, ``sliced_metrics``, ``metrics_at_k``, ``trec_metrics``) to
+:class:`evalframe.analysis.analyses.MeanAnalyses`; the worst queries (``wrong_examples``, ``query_examples``) to
+:mod:`evalframe.analysis.examples`; the report to :mod:`evalframe.report`; TREC files and result folders to
+:mod:`evalframe.io`.
 """
 
 from __future__ import annotations
