@@ -1,10 +1,11 @@
 """The queries a person should read: the worst queries of a node, and wrong_examples-shaped dicts.
 
 :func:`worst_examples` and :func:`examples_of` are the bodies of ``EvaluationResult.wrong_examples`` and
-``query_examples`` (whose docstrings are theirs; ``result`` is the result, an :class:`ExampleSource`, and ``options``
-the metric options as passed): they rank a node's per-query table by a metric's direction (:func:`worst`) and list
-each query's rows (:func:`examples`). :class:`evalframe.dask.DaskEvaluationResult` runs them on each partition's
-result and merges what the partitions list. :class:`Examples` prints them for a person.
+``query_examples``, whose docstrings are theirs (``result`` is the result, ``options`` the metric options as passed;
+:class:`evalframe.analysis.protocol.ExampleSource` says what they read of it): they rank a node's per-query table by a
+metric's direction (:func:`worst`) and list each query's rows (:func:`examples`).
+:class:`evalframe.dask.DaskEvaluationResult` runs them on each partition's result and merges what the partitions
+list. :class:`Examples` prints them for a person.
 """
 
 from __future__ import annotations
@@ -12,18 +13,19 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from html import escape
-from typing import Any, Protocol, SupportsIndex, overload
+from typing import Any, SupportsIndex, overload
 
 import pandas as pd
 
 from .. import _validation as check
 from ..columns import EVAL_MODES
 from ..errors import EvalframeError, InvalidParameterError, SchemaError
-from ..metrics.registry import ANSWER_METRICS, DOCUMENT_METRICS, Metric
+from ..metrics.registry import ANSWER_METRICS, DOCUMENT_METRICS
 from ..metrics.trec import direction_of, parse_measure, without_direction
-from ..options import THRESHOLD, MetricOptions
+from ..options import THRESHOLD
+from .protocol import ExampleSource
 
-__all__ = ["ANSWER_DROP", "DOCUMENT_DROP", "NO_ANSWER", "NO_ROWS_FOR_METRIC", "THRESHOLD", "ExampleSource", "Examples",
+__all__ = ["ANSWER_DROP", "DOCUMENT_DROP", "NO_ANSWER", "NO_ROWS_FOR_METRIC", "THRESHOLD", "Examples",
            "worst", "examples", "worst_examples", "examples_of", "with_measures"]
 
 #: What wrong_examples(metric=...) says of a node without the rows the metric lists (evalframe.dask skips such parts).
@@ -48,36 +50,6 @@ def parsed_meta(value: Any, multilabel_id: Any) -> dict[str, Any]:
         raise SchemaError(f"column 'meta' holds {value!r:.80} for multilabel_id {multilabel_id!r}, which is not the JSON "
                           "text of an object; meta cells are JSON objects such as '{\"topic\": \"billing\"}' (or empty).")
     return meta
-
-
-class ExampleSource(Protocol):
-    """What :func:`worst_examples` and :func:`examples_of` read of a result (:class:`evalframe.EvaluationResult`)."""
-
-    def check_node(self, node: str) -> str:
-        """``node``, when the result holds it (else an error naming the nodes)."""
-        ...
-
-    def check_options(self, keywords: Mapping[str, Any], *, passed_to: str) -> MetricOptions:
-        """The call's options, checked."""
-        ...
-
-    def declared_scores(self) -> dict[str, Metric]:
-        """The declared scores (``result.scores``), checked."""
-        ...
-
-    def query_table(self, node: str, row_type: str, **options: Any) -> pd.DataFrame | None:
-        """The per-query table of one row type (``"answer"``, ``"document"``, ``"score"``) of a node, or None."""
-        ...
-
-    def trec_query_metrics(self, measures: str | Sequence[str], *, node: str | None = None,
-                           eval_mode: str = "integrated", complete: bool = False,
-                           duplicates: str = "error") -> pd.DataFrame:
-        """trec_eval's measures of a document node per query."""
-        ...
-
-    def node_rows(self, node: str, row_type: str, eval_mode: str = "integrated") -> pd.DataFrame:
-        """The node frame's rows of one type and eval_mode, in frame order."""
-        ...
 
 
 def _looks_like_measure(name: str, parameter: str, choices: Sequence[str]) -> bool:

@@ -10,7 +10,8 @@ import pandas as pd
 import pytest
 
 from evalframe import EvaluationResult, score_measure, worst_by_delta
-from evalframe.analysis.examples import ExampleSource, Examples, examples_of, worst_examples
+from evalframe.analysis.examples import Examples, examples_of, worst_examples
+from evalframe.analysis.protocol import ExampleSource
 from evalframe.errors import InvalidParameterError
 from evalframe.options import MetricOptions
 from tests.fixtures import hand_result
@@ -117,7 +118,7 @@ def test_each_example_carries_its_query_meta_parsed_and_prints_it():
 
 
 class _HandSource:
-    """A result as the worst-example ranking reads it (evalframe.analysis.examples.ExampleSource), written by hand:
+    """A result as the worst-example ranking reads it (evalframe.analysis.protocol.ExampleSource), written by hand:
     one answer node with per-query tables given as literals, and no EvaluationResult behind it."""
 
     index = pd.Index(["q1", "q2", "q3"], name="multilabel_id")
