@@ -1,15 +1,18 @@
 """EvaluationResult: one DataFrame per pipeline node, and the analyses on them.
 
-A thin facade: it validates the options once (:mod:`evalframe.options`), takes the prepared arrays from
-:mod:`evalframe.frames` (row selection, simulated top-k, the cache), hands them to the kernels of
-:mod:`evalframe.metrics` and aggregates the per-query tables, the shared currency of ``calculate_metrics``,
-``sliced_metrics``, ``query_metrics``, ``metrics_at_k`` and ``wrong_examples``.
+The facade: a read-only Mapping of node frames (with ``append`` and ``result[node] = frame``) that displays itself,
+checks each call's options (:mod:`evalframe.options`), keeps what is prepared from its frames
+(:mod:`evalframe.frames.store`) and delegates each analysis to the stage that does it: a node's per-query tables, its
+judged rows, the trec measures' table and relstrings to :mod:`evalframe.frames.tables`; their means
+(``calculate_metrics``, ``sliced_metrics``, ``metrics_at_k``, ``trec_metrics``) to
+:class:`evalframe.analysis.analyses.MeanAnalyses`; the worst queries (``wrong_examples``, ``query_examples``) to
+:mod:`evalframe.analysis.examples`; the report to :mod:`evalframe.report`; TREC files and result folders to
+:mod:`evalframe.io`.
 """
 
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import functools
 import html
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -21,29 +24,24 @@ import pandas as pd
 
 from . import _validation as check
 from ._progress import Steps, enabled
-from .analysis.examples import ANSWER_DROP, DOCUMENT_DROP, Examples, examples, worst
+from .analysis.examples import Examples, examples_of, with_measures, worst_examples
 from .analysis.aggregate import Partial, partial, slice_partial
 from .analysis.analyses import MeanAnalyses, MetricKey, SlicePiece
 from .analysis.slices import SliceKey, beside, labelled, query_attributes, query_keys
-from .columns import CRITERIA, EVAL_MODES
-from .errors import EvalframeError, InvalidParameterError
+from .columns import EVAL_MODES
+from .errors import InvalidParameterError
 from .frames.arrays import DistinctLists
 from .frames.codings import Codings, NodeCoding
-from .frames.judged import DUPLICATE_RULES, trec_query_table
-from .frames.judged_codes import (MISSING_QUERY_RULES, JudgedRows, at_level, check_cut, check_missing_queries, cut_ranking,
-                                  judged_rows_of_codes, subtopics_of_ids)
+from .frames.judged_codes import trec_judged_rows
 from .frames.pending import NodeFrames, PendingFrame
 from .frames.rows import NodeNeeded, document_node
 from .frames.store import PreparedStore
-from .frames.tables import answer_query_metrics, document_query_metrics
-from .frames.topk import answers_kept, check_retriever_node, document_rows_kept
+from .frames.tables import (answer_table, document_table, listed_rows, node_query_table, score_table, trec_relstrings,
+                            trec_table)
+from .frames.topk import check_retriever_node
+from .frames.scores import check_bounds, read_score_table, score_frame_values, table_row
+from .metrics.registry import DIRECTIONS, Metric, score_column, score_measure
 from .frames.trec_layout import TrecLayout
-from .frames.scores import check_bounds, node_scores, read_score_table, score_frame_values, score_query_table, table_row
-from .metrics.registry import (ANSWER_METRICS, DOCUMENT_METRICS, DIRECTIONS, Metric, score_column,
-                               score_measure)
-from .metrics.trec import direction_of, parse_measure, parse_measures, without_direction
-from .metrics.trec_gain_kernels import relstrings
-from .metrics.trec_kernels import RankedRows
 from .report import Report, build_report
 from .schema import Skipped
 from .sources.flatten import entry_scores, flatten, multilabel_ids
@@ -53,18 +51,11 @@ from .sources.records import build
 from .frames.score_values import score_values
 from .sources.frame import from_frame as frame_result
 from .sources.ragas import from_ragas as ragas_result
-from .sources.trec import TrecNodeSource, qrels_from_frame, read_coded_tables, run_from_frame
+from .sources.trec import TrecNodeSource, read_coded_tables
 from .options import THRESHOLD, MatchingOptions, MetricOptions, with_options
 
-__all__ = ["EvaluationResult", "NO_ROWS_FOR_METRIC"]
+__all__ = ["EvaluationResult"]
 
-#: What wrong_examples(metric=...) says of a node without the rows the metric lists (evalframe.dask skips such parts).
-NO_ROWS_FOR_METRIC = "has none of"
-
-#: What trec_metrics and trec_query_metrics say when ``node=None`` finds no node, or several, with document rows.
-_TREC_NEEDED = NodeNeeded(
-    none="no node has document rows; the trec measures rank documents. Nodes: {nodes}.",
-    several="trec_metrics needs node= when {count} nodes have document rows: {documents} (all nodes: {nodes}).")
 #: What to_trec_run and to_qrels say when ``node=None`` finds no node, or several, with document rows (one text).
 _FILE_NODE = ("node=None picks the one node with document rows, but this result has {count} ({documents}) among its "
               "nodes {nodes}; pass node='<name>'.")
@@ -86,20 +77,14 @@ def _fresh(method: _M) -> _M:
     return cast(_M, wrapper)
 
 
-def _looks_like_measure(name: str, parameter: str, choices: Sequence[str]) -> bool:
-    """Whether ``name`` is a trec_eval measure (ir_measures' names) rather than one of ``choices``; neither: an error."""
-    if name in ANSWER_METRICS or name in DOCUMENT_METRICS:
-        return False
-    try:
-        parse_measure(name)
-    except EvalframeError as error:
-        try:
-            check.check_choice(name, tuple(choices), name=parameter)
-        except InvalidParameterError as not_a_metric:
-            raise InvalidParameterError(f"{not_a_metric} Nor is it a trec_eval measure: {error}",
-                                        parameter=parameter) from None
-    return True
+def _documented(by: Callable[..., Any]) -> Callable[[_M], _M]:
+    """A delegate's docstring: that of ``by``, the function that does its work (documented once, there)."""
 
+    def document(method: _M) -> _M:
+        method.__doc__ = by.__doc__
+        return method
+
+    return document
 
 
 def _one_row_per_query(table: pd.DataFrame, node: str) -> pd.DataFrame:
@@ -122,25 +107,6 @@ def _one_row_per_query(table: pd.DataFrame, node: str) -> pd.DataFrame:
     return pd.DataFrame({"multilabel_id": merged.index.to_numpy(dtype=object),
                          **{column: merged[column].to_numpy(dtype=object) for column in merged.columns}},
                         columns=table.columns).set_axis(firsts)
-
-
-def _trec_judged_rows(source: TrecNodeSource, node: str, subtopics: pd.DataFrame | None, eval_mode: str,
-                      duplicates: str) -> JudgedRows | None:
-    """The judged rows of ``from_trec``'s node from its codes (every row is a document row of eval_mode integrated;
-    the readers refused a document twice in a query, so ``duplicates`` changes nothing), with the subtopic
-    judgments ``subtopics`` (``qid, subtopic, docid, relevance``) when the qrels were read with them."""
-    if eval_mode != "integrated":
-        return None  # an empty run and qrels: no row, no query evaluated (pytrec_eval's {}), not a node without documents
-    codes = source.judged_codes()
-    rows = judged_rows_of_codes(*codes, where=f"node {node!r} (document rows, eval_mode={eval_mode!r})")
-    if subtopics is None:
-        return rows
-    # made when a diversity measure first reads them (the other measures never do)
-    judged = functools.cache(functools.partial(
-        subtopics_of_ids, rows.row_query, source.ids.doc_values()[codes[1]], rows.query_ids,
-        subtopics["qid"].to_numpy(dtype=object), subtopics["subtopic"].to_numpy(dtype=object),
-        subtopics["docid"].to_numpy(dtype=object), subtopics["relevance"].to_numpy()))
-    return dataclasses.replace(rows, subtopics=judged)
 
 
 def _score_name_taken(name: str) -> bool:
@@ -500,18 +466,19 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         out: dict[MetricKey, Partial] = {}
         for node in nodes:
             for i, k in enumerate([None] if ks is None else ks):
-                answers = self._answer_table(node, options if k is None else options.replace(simulated_top_k_reader=k))
+                answers = answer_table(self._store, node,
+                                       options if k is None else options.replace(simulated_top_k_reader=k))
                 if answers is not None:
                     out[(node, i, "answer")] = partial(answers)
-                documents = self._document_table(
-                    node, options if k is None else options.replace(simulated_top_k_retriever=k))
+                documents = document_table(self._store, node,
+                                           options if k is None else options.replace(simulated_top_k_retriever=k))
                 if documents is not None:
                     out[(node, i, "document")] = partial(documents)
                 # at k a node's row scores are cut as its metrics are: by the reader's k when it has answers
                 # (the retriever's k would drop answers too), else by the retriever's
                 cut = "simulated_top_k_reader" if answers is not None else "simulated_top_k_retriever"
-                scored = self._score_table(node, options if k is None else options.replace(**{cut: k}),
-                                           levels=("query", "row") if k is None else ("row",))
+                scored = score_table(self._store, node, options if k is None else options.replace(**{cut: k}),
+                                     self.declared_scores(), levels=("query", "row") if k is None else ("row",))
                 if scored is not None:
                     out[(node, i, "score")] = partial(scored)
         return out
@@ -522,54 +489,13 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         """Each node's per-query table summed up per slice (one piece: the whole result)."""
         out: dict[str, list[SlicePiece]] = {}
         for node in self.node_results:
-            frame = self._store.view(node)
-            table = self._query_table(node, options)
+            table = node_query_table(self._store, node, options, self.declared_scores())
             if measures is not None and self.has_documents(node):
-                table = self._with_measures(table, node, measures, options.eval_mode, complete, duplicates)
+                table = with_measures(self, table, node, measures, options.eval_mode, complete, duplicates)
             if len(table.columns):
-                labels = beside(query_attributes(frame, by, where=f"node {node!r}"), table)
+                labels = beside(query_attributes(self._store.view(node), by, where=f"node {node!r}"), table)
                 out[node] = [(list(labels.columns), slice_partial(table, labels), {})]
         return out
-
-    def _answer_table(self, node: str, options: MetricOptions) -> pd.DataFrame | None:
-        answers = self._store.answer_rows(node, options.eval_mode)
-        if answers is None:
-            return None
-        kept = answers_kept(self._store, node, answers, top_k_reader=options.simulated_top_k_reader,
-                            top_k_retriever=options.simulated_top_k_retriever, retriever_node=options.retriever_node,
-                            eval_mode=options.eval_mode)
-        return answer_query_metrics(answers, kept, answer_scope=options.answer_scope)
-
-    def _document_table(self, node: str, options: MetricOptions) -> pd.DataFrame | None:
-        rows = self._store.document_rows(node, options.eval_mode, CRITERIA[options.criterion][1])
-        if rows is None:
-            return None
-        return document_query_metrics(rows, criterion=options.criterion,
-                                      kept=document_rows_kept(rows, options.simulated_top_k_retriever),
-                                      # resolved to a checked number by _options
-                                      context_threshold=cast(float, options.context_matching_threshold))
-
-    def _score_table(self, node: str, options: MetricOptions,
-                     levels: tuple[str, ...] = ("query", "row")) -> pd.DataFrame | None:
-        """The node's declared scores per query (:func:`evalframe.frames.scores.score_query_table`), or None."""
-        frame = self._store.view(node)
-        declared = node_scores(frame.columns, self.declared_scores(), where=f"node {node!r}")
-        chosen = {name: metric for name, metric in declared.items() if metric.level in levels}
-        if not chosen:
-            return None
-        documents = answers = None
-        if any(metric.level == "row" for metric in chosen.values()):
-            rows = self._store.document_rows(node, options.eval_mode)
-            if rows is not None:
-                documents = (rows, document_rows_kept(rows, options.simulated_top_k_retriever))
-            answer_rows = self._store.answer_rows(node, options.eval_mode)
-            if answer_rows is not None:
-                answers = (answer_rows, answers_kept(
-                    self._store, node, answer_rows, top_k_reader=options.simulated_top_k_reader,
-                    top_k_retriever=options.simulated_top_k_retriever, retriever_node=options.retriever_node,
-                    eval_mode=options.eval_mode))
-        return score_query_table(frame, chosen, eval_mode=options.eval_mode, documents=documents, answers=answers,
-                                 where=f"node {node!r}")
 
     def declared_scores(self) -> dict[str, Metric]:
         """``result.scores``, checked: a dict of score names to :func:`evalframe.score_measure` declarations."""
@@ -580,25 +506,21 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
                 f"got {check.short_repr(self.scores)}.", parameter="result.scores")
         return dict(self.scores)
 
-    def _query_table(self, node: str, options: MetricOptions) -> pd.DataFrame:
-        tables = [t for t in (self._answer_table(node, options), self._document_table(node, options),
-                              self._score_table(node, options)) if t is not None]
-        if not tables:
-            return pd.DataFrame(index=pd.Index([], name="multilabel_id", dtype=object))
-        table = tables[0]
-        for other in tables[1:]:
-            index = table.index.append(other.index[~other.index.isin(table.index)])
-            table = table.reindex(index).join(other.reindex(index))
-        return table
+    def node_rows(self, node: str, row_type: str, eval_mode: str = "integrated") -> pd.DataFrame:
+        """The node frame's own rows of one type (``"answer"`` or ``"document"``) and eval_mode, in frame order: what
+        :meth:`wrong_examples` and :meth:`query_examples` list.
 
-    def _with_measures(self, table: pd.DataFrame, node: str, measures: str | Sequence[str] | None,
-                       eval_mode: str, complete: bool = False, duplicates: str = "error") -> pd.DataFrame:
-        """``table`` with a column per trec_eval measure (NaN for the queries trec_eval skips: docs/ir-researchers.md)."""
-        if measures is None:
-            return table
-        values = self.trec_query_metrics(measures, node=node, eval_mode=eval_mode, complete=complete,
-                                         duplicates=duplicates)
-        return table.join(values[[c for c in values.columns if c not in table.columns]])
+        Examples
+        --------
+        >>> from evalframe import load_demo_result
+        >>> rows = load_demo_result().node_rows("Retriever", "document")
+        >>> len(rows), set(rows["type"]), set(rows["eval_mode"])
+        (24, {'document'}, {'integrated'})
+        """
+        node = self.check_node(node)
+        row_type = check.check_choice(row_type, ("answer", "document"), name="row_type")
+        eval_mode = check.check_choice(eval_mode, EVAL_MODES, name="eval_mode")
+        return listed_rows(self._store, node, row_type, eval_mode)
 
     # ------------------------------------------------------------------ public analyses
     @_fresh
@@ -635,7 +557,8 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         with_query = check.check_real_bool(with_query, name="with_query")
         opts = self.check_options(options, passed_to="query_metrics takes these options")
         keys = query_keys(by, with_query)
-        table = self._with_measures(self._query_table(node, opts), node, measures, opts.eval_mode, complete, duplicates)
+        table = with_measures(self, node_query_table(self._store, node, opts, self.declared_scores()), node, measures,
+                              opts.eval_mode, complete, duplicates)
         return labelled(table, self._store.view(node), keys, where=f"node {node!r}")
 
     @_fresh
@@ -661,16 +584,16 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         row_type = check.check_choice(row_type, ("answer", "document", "score"), name="row_type")
         opts = self.check_options(options, passed_to="query_table takes these options")
         if row_type == "score":
-            return self._score_table(node, opts)
-        return self._answer_table(node, opts) if row_type == "answer" else self._document_table(node, opts)
+            return score_table(self._store, node, opts, self.declared_scores())
+        return (answer_table if row_type == "answer" else document_table)(self._store, node, opts)
 
     def trec_partial(self, measures: str | Sequence[str], node: str | None, eval_mode: str, complete: bool,
                      duplicates: str, missing_queries: str = "skip", max_docs: int | None = None,
                      judged_only: bool = False, rel: int | None = None) -> tuple[Partial, str]:
         """The per-query table of :meth:`trec_metrics` summed up (:func:`evalframe.analysis.aggregate.partial`), and the
         node it ranks (:meth:`evalframe.analysis.analyses.MeanAnalyses.trec_partial`)."""
-        table, node = self._trec_table(measures, node, eval_mode, complete, duplicates, missing_queries, max_docs,
-                                       judged_only, rel)
+        table, node = trec_table(self._store, measures, node, eval_mode, complete, duplicates, missing_queries, max_docs,
+                                 judged_only, rel)
         return partial(table), node
 
     @_fresh
@@ -699,83 +622,22 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         >>> table.to_dict("index")  # trec_eval -J: q1's unjudged d1 removed, d2 moves to rank 1
         {'q1': {'RR': 1.0}, 'q2': {'RR': 1.0}}
         """
-        return self._trec_table(measures, node, eval_mode, complete, duplicates, missing_queries, max_docs, judged_only,
-                                rel)[0]
+        return trec_table(self._store, measures, node, eval_mode, complete, duplicates, missing_queries, max_docs,
+                          judged_only, rel)[0]
 
-    def _trec_table(self, measures: str | Sequence[str], node: str | None, eval_mode: str, complete: bool,
-                    duplicates: str, missing_queries: str = "skip", max_docs: object = None,
-                    judged_only: object = False, rel: object = None) -> tuple[pd.DataFrame, str]:
-        """The per-query table of trec_metrics and trec_query_metrics, and the node it ranks (arguments checked)."""
-        cut = check_cut(max_docs, judged_only, rel)
-        parsed = at_level(parse_measures(measures), cut[2])
-        complete = check.check_real_bool(complete, name="complete")
-        rows, documents, node = self._judged_rows_of(node, eval_mode, duplicates, missing_queries)
-        if node not in documents:
-            raise InvalidParameterError(
-                f"node {node!r} has no document rows (a reader's answers only?); the trec measures rank documents. "
-                f"Nodes with document rows: {documents}.")
-        if rows is None:
-            raise InvalidParameterError(f"node {node!r} has no document rows with eval_mode={eval_mode!r}.")
-        check_missing_queries(rows, missing_queries, complete)
-        return trec_query_table(cut_ranking(rows, max_docs=cut[0], judged_only=cut[1]), parsed, complete=complete), node
-
-    def _judged_rows_of(self, node: str | None, eval_mode: str, duplicates: str, missing_queries: str
-                        ) -> tuple[JudgedRows | None, list[str], str]:
-        """The judged rows of ``node`` (the one node with document rows when None; None if it has none with
-        ``eval_mode``), the nodes with document rows, and the node (arguments checked, ``missing_queries`` too)."""
-        eval_mode = check.check_choice(eval_mode, EVAL_MODES, name="eval_mode")
-        duplicates = check.check_choice(duplicates, DUPLICATE_RULES, name="duplicates")
-        check.check_choice(missing_queries, MISSING_QUERY_RULES, name="missing_queries")
-        documents = [name for name in self.node_results if self._store.has_rows(name, "document")]
-        if node is None:
-            node = document_node(documents, list(self.node_results), _TREC_NEEDED)
-        node = check.check_node(node, list(self.node_results))
-        rows = self._store.judged_rows(node, eval_mode, duplicates) if node in documents else None
-        return rows, documents, node
-
+    @_documented(trec_relstrings)
     def trec_relstrings(self, length: int = 10, *, node: str | None = None, eval_mode: str = "integrated",
                         complete: bool = False, duplicates: str = "error", missing_queries: str = "skip",
                         max_docs: int | None = None, judged_only: bool = False) -> pd.Series:
-        """trec_eval's ``relstring`` per query (``trec_eval -q -m relstring.N``, ``m_relstring.c``): one character
-        per document of the top ``length``: its grade 0-9, ``>`` above 9, ``-`` not in the qrels, ``.`` judged with
-        a grade below 0. A string, not a number: it has no mean (trec_eval prints it per query only).
-
-        The other parameters are :meth:`trec_metrics`'. Returns a Series of str with index ``multilabel_id``, the
-        queries of :meth:`trec_query_metrics`, in its order.
-
-        Examples
-        --------
-        >>> import pandas as pd
-        >>> from evalframe import EvaluationResult
-        >>> frame = pd.DataFrame({"multilabel_id": ["q1", "q1", "q1", "q2"], "type": "document",
-        ...                       "eval_mode": "integrated", "rank": [1, 2, 3, 1], "document_id": ["d1", "d2", "d3", "d4"],
-        ...                       "gold_document_ids": [["d2", "d3"]] * 3 + [["d4"]],
-        ...                       "gold_document_relevance": [[12, 0]] * 3 + [[1]]})
-        >>> EvaluationResult({"Retriever": frame}).trec_relstrings(2).to_dict()  # d1 unjudged, d2 graded 12
-        {'q1': '->', 'q2': '1'}
-        """
-        cut = check_cut(max_docs, judged_only, None)
-        if isinstance(length, bool) or not isinstance(length, int):
-            raise InvalidParameterError(f"length is the number of top documents shown, an int; got {length!r}.",
-                                        parameter="length")
-        complete = check.check_real_bool(complete, name="complete")
-        rows, documents, node = self._judged_rows_of(node, eval_mode, duplicates, missing_queries)
-        if rows is None:
-            raise InvalidParameterError(f"node {node!r} has no document rows with eval_mode={eval_mode!r}; "
-                                        f"relstring ranks documents. Nodes with document rows: {documents}.")
-        check_missing_queries(rows, missing_queries, complete)
-        rows = cut_ranking(rows, max_docs=cut[0], judged_only=cut[1])
-        ranked = RankedRows(row_query=rows.row_query, position=rows.position, grade=rows.grade,
-                            judged_query=rows.judged_query, judged_grade=rows.judged_grade, n_queries=rows.n_queries)
-        evaluated = rows.evaluated(complete)
-        return pd.Series(relstrings(ranked, max(length, 0))[evaluated], index=pd.Index(
-            rows.query_ids[evaluated], name="multilabel_id"), dtype=object, name="relstring")
+        return trec_relstrings(self._store, length, node, eval_mode, complete, duplicates, missing_queries, max_docs,
+                               judged_only)
 
     @_fresh
     @with_options(MetricOptions, positional=(
         "self", "node", "n", "simulated_top_k_reader", "simulated_top_k_retriever", "document_scope", "document_metric",
         "answer_metric", "document_metric_threshold", "answer_metric_threshold", "eval_mode", "answer_scope",
         "context_matching_threshold", "retriever_node"))  # Haystack 1.x's order
+    @_documented(worst_examples)
     def wrong_examples(
         self,
         node: str,
@@ -791,162 +653,14 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         duplicates: str = "error",
         **options: Any,
     ) -> Examples:
-        """The ``n`` worst queries of a node, for a person to read (``docs/metrics.md``).
-
-        ``metric`` names any measure of the node instead: a Haystack metric, a trec_eval measure or a declared score
-        (``result.scores``); the queries are ranked worst first by its direction (:func:`evalframe.direction_of`: the
-        lowest first when higher is better, the highest first when lower is, as for ``unj@10``; a count such as
-        ``NumRet``, whose direction is ``"none"``, has no worst queries and is refused), queries without a value left
-        out. ``threshold=None`` lists the ``n`` worst whatever their value; a number keeps those at or worse than it. An
-        answer metric lists the answer rows, a document metric or measure the document rows, a score the answer rows
-        of a node that has them (else its document rows); each query's ``metrics`` hold the node's scores too. The
-        ``*_metric`` and ``*_threshold`` arguments are ignored then.
-
-        Answer nodes are ranked by ``answer_metric``, document nodes by ``document_metric`` (a
-        Haystack metric or a trec_eval measure such as ``"nDCG@10"``, see :meth:`trec_metrics`; queries
-        trec_eval skips are not listed; ``complete`` and ``duplicates`` as in :meth:`trec_metrics`); ties keep
-        first-appearance order, and only queries whose value is ``<=`` the threshold are returned (a measure where
-        lower is better, ``unj@10``: the highest first, those ``>=`` the threshold; a count is refused). Each query
-        is a dict with ``multilabel_id``, ``query``, ``filters``, ``meta`` (the query's meta as a dict, ``{}`` without),
-        ``metrics``, ``answers`` or ``documents`` (all the query's rows of that eval_mode, in frame
-        order) and the gold answers / document ids. The options are those of
-        :class:`evalframe.options.MetricOptions`. The list is an
-        :class:`evalframe.analysis.examples.Examples`: a plain list of these dicts that prints
-        a few lines per query (and a table in a notebook).
-
-        Examples
-        --------
-        >>> from evalframe import load_demo_result
-        >>> worst = load_demo_result().wrong_examples("Retriever", n=2)
-        >>> [example["metrics"]["recall_single_hit"] for example in worst]
-        [0.0]
-        """
-        node = check.check_node(node, list(self.node_results))
-        n = check.check_positive_int(n, name="n")
-        if metric is not None:
-            return self._worst_by(node, n, metric, threshold, complete, duplicates, options)
-        measure = None
-        if isinstance(document_metric, str) and _looks_like_measure(document_metric, "document_metric", tuple(DOCUMENT_METRICS)):
-            measure = document_metric = str(parse_measure(document_metric))
-            if direction_of(measure) == "none":
-                error = without_direction(measure, None, "no worst queries")
-                error.parameter = "document_metric"
-                raise error
-        else:
-            check.check_choice(document_metric, tuple(DOCUMENT_METRICS), name="document_metric")
-        check.check_choice(answer_metric, tuple(ANSWER_METRICS), name="answer_metric")
-        document_metric_threshold = check.check_number(document_metric_threshold, name="document_metric_threshold")
-        answer_metric_threshold = check.check_number(answer_metric_threshold, name="answer_metric_threshold")
-        opts = self.check_options(options, passed_to="wrong_examples takes these options")
-
-        answers = self._answer_table(node, opts)
-        if answers is not None:
-            if answer_metric not in answers.columns:
-                raise InvalidParameterError(
-                    f"answer_metric must be one of {list(answers.columns)} for node {node!r}; got {answer_metric!r} "
-                    "(sas exists only when the result was built with a SAS model)."
-                )
-            rows = self._rows(node, "answer", opts.eval_mode)
-            return worst(answers, answer_metric, answer_metric_threshold, n, rows, "answers", ANSWER_DROP)
-        documents = self._document_table(node, opts)
-        if documents is not None:
-            opts.warn_if_scopes_disagree()
-            documents = self._with_measures(documents, node, measure, opts.eval_mode, complete, duplicates)
-            rows = self._rows(node, "document", opts.eval_mode)
-            return worst(documents, document_metric, document_metric_threshold, n, rows, "documents", DOCUMENT_DROP,
-                         direction_of(document_metric))
-        return Examples()
-
-    def _worst_by(self, node: str, n: int, metric: str, threshold: float | None, complete: bool, duplicates: str,
-                  options: Mapping[str, Any]) -> Examples:
-        """:meth:`wrong_examples` with ``metric=`` (any measure of the node, ranked by its direction)."""
-        opts = self.check_options(options, passed_to="wrong_examples takes these options")
-        threshold = None if threshold is None else check.check_number(threshold, name="threshold")
-        scores = self._score_table(node, opts)
-        named = list(scores.columns) if scores is not None else []
-        measure = None
-        if not isinstance(metric, str):
-            raise InvalidParameterError(f"metric must be a metric name (str); got {type(metric).__name__}.",
-                                        parameter="metric")
-        if metric in named:
-            row_type = "answer" if self._store.answer_rows(node, opts.eval_mode) is not None else "document"
-        elif metric in ANSWER_METRICS:
-            row_type = "answer"
-        elif metric in DOCUMENT_METRICS:
-            row_type = "document"
-        elif _looks_like_measure(metric, "metric", [*ANSWER_METRICS, *DOCUMENT_METRICS, *named]):
-            row_type, measure = "document", str(parse_measure(metric))
-            metric = measure
-        else:
-            check.check_choice(metric, [*ANSWER_METRICS, *DOCUMENT_METRICS, *named], name="metric")
-            raise AssertionError  # check_choice raised
-        declared = self.declared_scores()
-        direction = direction_of(metric, declared)
-        if direction == "none":  # a count: no query is worse than another
-            raise without_direction(metric, declared, "no worst queries")
-        table = self._answer_table(node, opts) if row_type == "answer" else self._document_table(node, opts)
-        if table is None:
-            if scores is None or metric not in named:
-                raise InvalidParameterError(f"metric {metric!r} needs {row_type} rows, which node {node!r} "
-                                            f"{NO_ROWS_FOR_METRIC} in eval_mode {opts.eval_mode!r}.", parameter="metric")
-            table = pd.DataFrame(index=scores.index)
-        if row_type == "document":
-            opts.warn_if_scopes_disagree()
-            table = self._with_measures(table, node, measure, opts.eval_mode, complete, duplicates)
-        if scores is not None:
-            table = table.join(scores.reindex(table.index)) if len(table.columns) else scores.reindex(table.index)
-        if metric not in table.columns:
-            raise InvalidParameterError(f"metric must be one of {list(table.columns)} for node {node!r}; got {metric!r}.",
-                                        parameter="metric")
-        rows = self._rows(node, row_type, opts.eval_mode)
-        table = table[table.index.isin(rows["multilabel_id"])]
-        return worst(table, metric, threshold, n, rows, f"{row_type}s",
-                     ANSWER_DROP if row_type == "answer" else DOCUMENT_DROP, direction)
-
-    def _rows(self, node: str, row_type: str, eval_mode: str) -> pd.DataFrame:
-        """The frame's own rows of one type and eval_mode (for listing them)."""
-        return self.node_results[node].iloc[self._store.positions(node, row_type, eval_mode)]
+        return worst_examples(self, node, n, document_metric, answer_metric, document_metric_threshold,
+                              answer_metric_threshold, metric, threshold, complete, duplicates, options)
 
     @_fresh
+    @_documented(examples_of)
     def query_examples(self, node: str, queries: pd.DataFrame, *, metric: str,
                        eval_mode: str = "integrated") -> Examples:
-        """:meth:`wrong_examples`-shaped dicts for the queries of ``queries``, in its order.
-
-        ``queries`` is a per-query table (index ``multilabel_id``; its columns become each dict's
-        ``metrics``); the node's answer rows are listed when ``metric`` is an answer metric, else (a
-        document metric or a trec_eval measure) its document rows.
-
-        Examples
-        --------
-        >>> from evalframe import load_demo_result
-        >>> result = load_demo_result()
-        >>> table = result.query_metrics("Reader").head(1)
-        >>> [e["multilabel_id"] == table.index[0] for e in result.query_examples("Reader", table, metric="f1")]
-        [True]
-        """
-        node = check.check_node(node, list(self.node_results))
-        if not (isinstance(metric, str) and _looks_like_measure(metric, "metric", [*ANSWER_METRICS, *DOCUMENT_METRICS])):
-            check.check_choice(metric, tuple(ANSWER_METRICS) + tuple(DOCUMENT_METRICS), name="metric")
-        eval_mode = check.check_choice(eval_mode, EVAL_MODES, name="eval_mode")
-        row_type = "answer" if metric in ANSWER_METRICS else "document"
-        if not isinstance(queries, pd.DataFrame):
-            raise InvalidParameterError(f"queries must be a per-query DataFrame indexed by multilabel_id (e.g. a slice of "
-                                        f"result.query_metrics({node!r})); got {type(queries).__name__}.")
-        rows = self._rows(node, row_type, eval_mode)
-        unknown = queries.index[~queries.index.isin(rows["multilabel_id"])]
-        if len(unknown):
-            raise InvalidParameterError(
-                f"queries holds {len(unknown)} multilabel_id(s) without {row_type} rows of node {node!r} in eval_mode "
-                f"{eval_mode!r} (e.g. {unknown[0]!r}); metric={metric!r} lists the node's {row_type} rows, so pass "
-                f"queries of result.query_metrics({node!r}) and one of its metrics."
-            )
-        numeric = [c for c in queries.columns if not pd.api.types.is_numeric_dtype(queries[c])]
-        if numeric:
-            raise InvalidParameterError(f"queries' columns become each query's metrics and must be numeric; "
-                                        f"{numeric[0]!r} is {queries[numeric[0]].dtype}. Drop the label columns first.")
-        if row_type == "answer":
-            return examples(queries, rows, "answers", ANSWER_DROP)
-        return examples(queries, rows, "documents", DOCUMENT_DROP)
+        return examples_of(self, node, queries, metric, eval_mode)
 
     def report(self, n: int = 3, node_order: list[str] | None = None, max_characters_per_field: int = 150,
                charts: bool = True, *, metrics_filter: Mapping[str, Sequence[str]] | None = None,
@@ -1589,7 +1303,8 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
             steps.close()
         # held as codes: the trec measures rank them as they are, a column is made when an analysis reads it, the
         # frame when asked for (result[node]), with its layout (evalframe.frames.pending)
-        extras = {"judged_rows": functools.partial(_trec_judged_rows, source, node, subtopic_table), "trec_layout": source.layout,
+        extras = {"judged_rows": functools.partial(trec_judged_rows, source.judged_codes, source.ids.doc_values, node,
+                                                   subtopic_table), "trec_layout": source.layout,
                   "row_types": ("document",)}
         return cls({node: PendingFrame(source.n_rows, source, extras)},
                    matching={**MatchingOptions().as_dict(), "sas_model": None})
@@ -1630,18 +1345,13 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         q1 Q0 d2 1 3.5 bm25
         q1 Q0 d1 2 1.25 bm25
         """
-        from .io.trec import check_tag, write_run
+        from .io.trec import check_run_arguments, write_node_run
 
-        check.refuse_url(path, name="path")  # before the run is built
-        check_tag(tag)
-        check.check_choice(scores, ("score", "rank"), name="scores")
-        check.check_choice(eval_mode, EVAL_MODES, name="eval_mode")
-        check.check_choice(duplicates, ("error", "first"), name="duplicates")
+        check_run_arguments(path, tag, scores, eval_mode, duplicates)  # before the run is built
         name = self._trec_node(node)
         # the node as the analyses read it: a pending node makes the key columns, rank and score, not the list columns
-        run = run_from_frame(self._store.view(name), node=name, eval_mode=eval_mode, scores=scores, duplicates=duplicates,
-                             layout=self._store.trec_layout(name))
-        return write_run(run, path, tag=tag)
+        return write_node_run(self._store.view(name), path, node=name, tag=tag, scores=scores, eval_mode=eval_mode,
+                              duplicates=duplicates, layout=self._store.trec_layout(name))
 
     def to_qrels(self, path: str | Path, node: str | None = None) -> Path:
         """Write a node's judgments as a TREC qrels file (``.gz``: gzip), atomically; returns the path.
@@ -1660,11 +1370,11 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         q1 0 d1 2
         q1 0 d9 0
         """
-        from .io.trec import write_qrels
+        from .io.trec import write_node_qrels
 
         check.refuse_url(path, name="path")
         name = self._trec_node(node)
-        return write_qrels(qrels_from_frame(self[name], node=name), path)
+        return write_node_qrels(self[name], path, node=name)
 
     # ------------------------------------------------------------------ persistence
     def save(self, out_dir: str | Path, format: str = "csv", *, partitions: int | None = None, progress: bool | None = None,

@@ -30,7 +30,7 @@ import pandas as pd
 from .. import _validation as check
 from ..analysis.aggregate import Partial, merge, partial, slice_partial
 from ..analysis.analyses import MeanAnalyses, MetricKey, SlicePiece
-from ..analysis.examples import Examples
+from ..analysis.examples import NO_ROWS_FOR_METRIC, Examples
 from ..analysis.slices import FieldPresence, SliceKey, beside, check_by, check_present, labelled, query_attributes, query_keys
 from ..errors import InvalidParameterError, LoadError
 from ..frames.rows import NodeNeeded, document_node
@@ -44,7 +44,7 @@ from ..metrics.registry import ANSWER_METRICS, DOCUMENT_METRICS, Metric
 from ..metrics.trec import direction_of, known_direction, parse_measure, parse_measures, without_direction
 from ..options import THRESHOLD, MetricOptions, with_options
 from ..schema import Skipped
-from ..result import NO_ROWS_FOR_METRIC, EvaluationResult
+from ..result import EvaluationResult
 from .client import current_client, run
 
 __all__ = ["DaskEvaluationResult", "Retriever", "first_appearance", "load", "local_options", "merged_columns",
