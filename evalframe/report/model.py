@@ -607,7 +607,7 @@ def _section(result: ResultSource, node: str, metric: str, n: int, limit: int, c
     metric of the node, a declared score too, worst first by its direction, ``wrong_examples(metric=...)``)."""
     answer_node = result.has_answers(node)
     chart = None
-    if not answer_node and charts:
+    if not answer_node and charts and len(result[node]):  # a node of no row has no recall@k to draw
         chart = _recall_chart(result, node, range(1, _deepest_rank(result, node) + 1), scopes)
     if by_metric:
         worst = result.wrong_examples(node, n=n, metric=metric, **scopes)
