@@ -18,7 +18,8 @@ from .._validation import require_columns
 from ..errors import InvalidParameterError, warn
 from .arrays import run_starts
 
-__all__ = ["row_positions", "has_rows", "empty_kind", "document_node", "NodeNeeded", "ColumnCoding", "column_coding", "coded_equals"]
+__all__ = ["row_positions", "has_rows", "empty_kind", "document_node", "NodeNeeded", "ColumnCoding", "column_coding",
+           "coded_equals"]
 
 #: (run lengths, the value of each run) of a column of few long runs, else (None, None); then the column itself
 ColumnCoding = tuple[np.ndarray | None, list | None, pd.Series]
