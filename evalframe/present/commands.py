@@ -68,13 +68,22 @@ def _load(folder: Path, args: argparse.Namespace, *, on_dask: bool = False) -> A
                 import evalframe.dask as dask_results
             except ImportError as exc:
                 raise EvalframeError(f"{exc} (asked for by --scheduler / DASK_SCHEDULER_ADDRESS)") from None
-            return dask_results.load(folder, client=address)
+            return _said_skipped(dask_results.load(folder, client=address))
         if getattr(args, "scheduler", None):
             raise EvalframeError(f"--scheduler evaluates a partitioned folder, and {folder} is not one; write one with "
                                  "result.save(dir, format='parquet', partitions=N), or leave --scheduler out to "
                                  "evaluate this folder here.")
     kwargs = {name: getattr(args, name) for name in ("sep", "encoding") if getattr(args, name, None) is not None}
-    return EvaluationResult.load(folder, **kwargs)
+    return _said_skipped(EvaluationResult.load(folder, **kwargs))
+
+
+def _said_skipped(result: Any) -> Any:
+    """``result``, its queries left out by the source (``result.skipped``) said first on stderr: every number the
+    command prints is a mean over the others."""
+    note = skipped_note(getattr(result, "skipped", ()))
+    if note:
+        print_warning(note)
+    return result
 
 
 def _check_node(result: ResultLike, node: str) -> None:
