@@ -1,307 +1,55 @@
-"""The evaluation report: the pipeline funnel and the worst queries of a result, as text, one self-contained HTML
-page, Markdown or JSON.
+"""The reports: the pipeline funnel and the worst queries of a run, and runs side by side, as text, one
+self-contained HTML page, Markdown or JSON.
 
-:func:`build_report` builds the report's model once (:mod:`evalframe.report.model`, every number computed there);
-the renderers of :mod:`evalframe.report.render` lay it out, one per format. The plots the page embeds are
-:mod:`evalframe.report.plots` (matplotlib, imported only when a chart is drawn).
+Each report has a model, built once with every number (:mod:`evalframe.report.model`: :func:`build_report` makes a
+:class:`Report`, :func:`evalframe.compare_report` a :class:`ComparisonReport`, :mod:`evalframe.report.reports`), and
+each format is one module that lays both models out, listed once in :data:`FORMATS`
+(:mod:`evalframe.report.formats`: :mod:`~evalframe.report.text`, :mod:`~evalframe.report.html`,
+:mod:`~evalframe.report.markdown`, :mod:`~evalframe.report.json`), every text of the user's escaped by
+:mod:`evalframe.report.escape`. The plots the page embeds are :mod:`evalframe.report.plots` (matplotlib, imported
+only when a chart is drawn).
+
+The formats need no pandas (``evalframe --help`` reads :data:`FORMATS`); the names built on pandas (the reports and
+their models) are imported on first use (PEP 562), as the package ``evalframe`` does.
 
 Examples
 --------
 >>> from evalframe import load_demo_result
+>>> from evalframe.report import build_report
 >>> report = build_report(load_demo_result(), n=1, charts=False, metrics_filter={"Retriever": ["mrr"]})
 >>> "document_scope='document_id_or_answer', answer_scope='any'" in report.text
 True
->>> report.to_dict()["funnel"][0]["metrics"][0]["metric"]
-'mrr'
+>>> list(FORMATS)
+['text', 'html', 'markdown', 'json']
 """
 
 from __future__ import annotations
 
-import json
-import os
-import stat
-import tempfile
-from collections.abc import Mapping, Sequence
-from functools import cached_property
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..analysis.protocol import ResultSource
-from .model import WRONG_EXAMPLES_FIELDS, ComparisonModel, ReportModel, build_comparison_model, build_model
-from .render import COMPARISON_RENDERERS, RENDERERS
-from .._validation import check_choice, refuse_url
-from ..errors import InvalidParameterError, warn
+from .formats import FORMATS, Format
 
-__all__ = ["COMPARISON_RENDERERS", "ComparisonModel", "ComparisonReport", "RENDERERS", "Report", "ReportModel",
+if TYPE_CHECKING:  # loaded on first use by __getattr__ below; imported here for type checkers
+    from .model import ComparisonModel, ReportModel, build_comparison_model
+    from .reports import ComparisonReport, Report, build_report, print_eval_report
+
+__all__ = ["FORMATS", "Format", "ComparisonModel", "ComparisonReport", "Report", "ReportModel",
            "build_comparison_model", "build_report", "print_eval_report"]
 
-
-class Report:
-    """An evaluation report; ``.text`` for terminals, ``.html`` for browsers (displays in Jupyter),
-    :meth:`to_markdown`, :meth:`to_json` / :meth:`to_dict`; ``.model`` holds what it says.
-
-    Parameters
-    ----------
-    model : ReportModel
-        What the report says (:func:`evalframe.report.model.build_model`).
-    text, html : str, optional
-        Deprecated (the report was these two texts): a report of given texts, without a model, so only ``.text``
-        and ``.html``; a FutureWarning says so.
-
-    Examples
-    --------
-    >>> from evalframe import load_demo_result
-    >>> report = load_demo_result().report(n=1, charts=False)
-    >>> report.to_markdown().splitlines()[0]
-    '# Evaluation report'
-    """
-
-    def __init__(self, model: ReportModel | str | None = None, html: str | None = None, *,
-                 text: str | None = None) -> None:
-        if isinstance(model, ReportModel) and html is None and text is None:
-            self.model: ReportModel | None = model
-            return
-        if isinstance(model, str) and text is None:  # Report(text, html), the former dataclass's order
-            model, text = None, model
-        if model is not None or text is None or html is None:
-            raise InvalidParameterError(f"Report takes the report's model (build_report(result) builds it); got "
-                                        f"{type(model).__name__}.", parameter="model")
-        warn("Report(text, html) is deprecated: a report holds its model, which build_report(result) builds; "
-             "this one has only .text and .html.", FutureWarning)
-        self.model = None
-        self.__dict__.update(text=text, html=html)  # the cached properties' values
-
-    def render(self, format: str) -> str:
-        """The report in ``format``: one of :data:`RENDERERS` (``text``, ``html``, ``markdown``, ``json``)."""
-        check_choice(format, tuple(RENDERERS), name="format")
-        if self.model is None:
-            raise InvalidParameterError(f"this report was made of its text and HTML (Report(text, html)), so it has "
-                                        f"no {format} form; build it with build_report(result).", parameter="format")
-        return RENDERERS[format](self.model)
-
-    @cached_property
-    def text(self) -> str:
-        """The report for a terminal."""
-        return self.render("text")
-
-    @cached_property
-    def html(self) -> str:
-        """The report as one self-contained HTML page, its charts embedded."""
-        return self.render("html")
-
-    def to_markdown(self) -> str:
-        """The report as Markdown (no charts)."""
-        return self.render("markdown")
-
-    def to_json(self) -> str:
-        """:meth:`to_dict` as JSON text (NaN as null)."""
-        return self.render("json")
-
-    def to_dict(self) -> dict[str, Any]:
-        """The report as plain data: the shape of docs/cli.md#the-report-as-json."""
-        return json.loads(self.to_json())  # the same data, NaN already null
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Report) and (self.text, self.html) == (other.text, other.html)
-
-    __hash__ = None  # type: ignore[assignment]  # mutable, as the former dataclass
-
-    def __str__(self) -> str:
-        return self.text
-
-    def _repr_html_(self) -> str:
-        return self.html
+#: The public names whose modules load pandas, each imported when first asked for.
+_ON_FIRST_USE = {"reports": ("Report", "ComparisonReport", "build_report", "print_eval_report"),
+                 "model": ("ReportModel", "ComparisonModel", "build_comparison_model")}
 
 
-def build_report(
-    result: ResultSource,
-    *,
-    n: int = 3,
-    node_order: list[str] | None = None,
-    max_characters_per_field: int = 150,
-    charts: bool = True,
-    metrics_filter: Mapping[str, Sequence[str]] | None = None,
-    document_scope: str = "document_id_or_answer",
-    answer_scope: str = "any",
-    wrong_examples_fields: Sequence[str] = WRONG_EXAMPLES_FIELDS,
-    measures: str | Sequence[str] | None = None,
-    complete: bool = False,
-    duplicates: str = "error",
-    metric: str | None = None,
-) -> Report:
-    """The pipeline funnel (integrated metrics, top-1 answer metrics, isolated upper bound) and worst queries.
-
-    Without ``node_order``, nodes with document rows only come first (retrievers feed readers), else in the
-    result's order. Every number is computed under ``document_scope`` / ``answer_scope``, which the report
-    states; each listed document or answer is marked when it counts as correct under them.
-
-    Parameters
-    ----------
-    metrics_filter : dict of node to list of str, optional
-        The metrics shown per node in the funnel (Haystack 1.x's ``metrics_filter``); None shows all.
-    wrong_examples_fields : list of str
-        The fields shown for each listed answer / document of the worst queries.
-    measures : str or list of str, optional
-        trec_eval measures (:meth:`EvaluationResult.trec_metrics`, e.g. ``["nDCG@10", "AP"]``) shown in the
-        funnel of the document nodes; the first one also ranks their worst queries (instead of the headline metric).
-    complete, duplicates
-        As in :meth:`EvaluationResult.trec_metrics`, for ``measures``.
-    metric : str, optional
-        Rank the worst queries of each node whose funnel shows it by this metric instead (a declared score too,
-        worst first by its direction: :meth:`EvaluationResult.wrong_examples`' ``metric=``).
-
-    Examples
-    --------
-    >>> from evalframe import load_demo_result
-    >>> report = build_report(load_demo_result(), n=1, charts=False, metrics_filter={"Retriever": ["mrr"]})
-    >>> "document_scope='document_id_or_answer', answer_scope='any'" in report.text
-    True
-    """
-    return Report(build_model(result, n=n, node_order=node_order, max_characters_per_field=max_characters_per_field,
-                              charts=charts, metrics_filter=metrics_filter, document_scope=document_scope,
-                              answer_scope=answer_scope, wrong_examples_fields=wrong_examples_fields,
-                              measures=measures, complete=complete, duplicates=duplicates, metric=metric))
-
-
-def print_eval_report(
-    eval_result: ResultSource,
-    n_wrong_examples: int = 3,
-    metrics_filter: Mapping[str, Sequence[str]] | None = None,
-    document_scope: str = "document_id_or_answer",
-    answer_scope: str = "any",
-    wrong_examples_fields: Sequence[str] = WRONG_EXAMPLES_FIELDS,
-    max_characters_per_field: int = 150,
-    *,
-    node_order: list[str] | None = None,
-) -> None:
-    """Print the report, as Haystack 1.x's ``Pipeline.print_eval_report`` did (Haystack 1.26's arguments, same order).
-
-    Parameters
-    ----------
-    eval_result : EvaluationResult
-    n_wrong_examples : int
-        The worst queries shown per node.
-    metrics_filter : dict of node to list of str, optional
-        The metrics shown per node; None shows all.
-    document_scope, answer_scope : str
-        What makes a document relevant and where a matching answer must come from
-        (``docs/metrics.md#relevance-criterion``); the report states them.
-    wrong_examples_fields : list of str
-        The fields shown for each listed answer / document (default ``["answer", "context", "document_id"]``).
-    max_characters_per_field : int
-        Longer field values are cut, ending in "...".
-    node_order : list of str, optional
-        The nodes in pipeline order (keyword only: not one of Haystack's arguments).
-
-    Examples
-    --------
-    >>> from evalframe import load_demo_result, print_eval_report
-    >>> print_eval_report(load_demo_result(), 1, {"Retriever": ["mrr"], "Reader": ["f1"]}, "document_id", "any",
-    ...                   ["answer"], 40)  # doctest: +ELLIPSIS
-    evalframe ... evaluation report
-    ...
-    """
-    print(build_report(eval_result, n=n_wrong_examples, node_order=node_order, metrics_filter=metrics_filter,
-                       document_scope=document_scope, answer_scope=answer_scope,
-                       wrong_examples_fields=wrong_examples_fields,
-                       max_characters_per_field=max_characters_per_field, charts=False).text)
-
-
-#: The format ``ComparisonReport.save`` writes for each file suffix.
-SUFFIX_FORMATS = {".html": "html", ".htm": "html", ".md": "markdown", ".markdown": "markdown", ".json": "json",
-                  ".txt": "text"}
-
-
-
-def _file_mode(target: Path) -> int:
-    """The permissions a report written to ``target`` gets: the file's own when it is replaced, else those any new file
-    gets (0o666 less the process's umask), as ``open(target, "w")`` would give it."""
-    try:
-        return stat.S_IMODE(target.stat().st_mode)
-    except FileNotFoundError:
-        mask = os.umask(0o022)  # read the umask (it is only read by setting it), then put it back
-        os.umask(mask)
-        return 0o666 & ~mask
-
-class ComparisonReport:
-    """A comparative report of runs: ``.text`` for terminals, ``.markdown`` for pull requests, ``.html`` (one
-    self-contained page: the per-query grid, sortable and filterable, each query opening to every run's rows),
-    :meth:`to_dict` / :meth:`to_json`, and :meth:`save`; ``.model`` holds what it says.
-
-    Examples
-    --------
-    >>> from evalframe import load_demo_result
-    >>> demo = load_demo_result()
-    >>> report = ComparisonReport(build_comparison_model({"A": demo, "B": demo}, metrics=["mrr"], rounds=50))
-    >>> report.markdown.splitlines()[0]
-    '# Comparative report'
-    """
-
-    def __init__(self, model: ComparisonModel) -> None:
-        if not isinstance(model, ComparisonModel):
-            raise InvalidParameterError(f"ComparisonReport takes a ComparisonModel (evalframe.compare_report builds "
-                                        f"one); got {type(model).__name__}.", parameter="model")
-        self.model = model
-
-    def render(self, format: str) -> str:
-        """The report in ``format``: one of :data:`COMPARISON_RENDERERS` (``text``, ``html``, ``markdown``, ``json``)."""
-        check_choice(format, tuple(COMPARISON_RENDERERS), name="format")
-        return COMPARISON_RENDERERS[format](self.model)
-
-    @cached_property
-    def text(self) -> str:
-        """The report for a terminal."""
-        return self.render("text")
-
-    @cached_property
-    def markdown(self) -> str:
-        """The report as GitHub-flavoured Markdown (tables, no HTML)."""
-        return self.render("markdown")
-
-    @cached_property
-    def html(self) -> str:
-        """The report as one self-contained HTML page (inline CSS and script; no network, no server)."""
-        return self.render("html")
-
-    def to_json(self) -> str:
-        """The report as JSON text (NaN as null)."""
-        return self.render("json")
-
-    def to_dict(self) -> dict[str, Any]:
-        """The report as plain data (the JSON's shape)."""
-        return json.loads(self.to_json())
-
-    def save(self, path: str | os.PathLike[str], format: str | None = None) -> Path:
-        """Write the report to ``path`` atomically (a temporary file beside it, then renamed over it: a reader never
-        sees half a page); the format is ``format``, else the suffix's (``.html``, ``.md``, ``.json``, ``.txt``).
-        Returns the path written."""
-        refuse_url(path, name="path")
-        target = Path(path)
-        if format is None:
-            format = SUFFIX_FORMATS.get(target.suffix.lower())
-            if format is None:
-                raise InvalidParameterError(f"save({str(path)!r}): the suffix {target.suffix!r} names no format; use one "
-                                            f"of {sorted(SUFFIX_FORMATS)} or pass format=.", parameter="path")
-        content = self.render(format)
-        if target.is_dir():
-            raise InvalidParameterError(f"save({str(path)!r}) is a folder; give the file to write, e.g. "
-                                        f"{str(target / 'compare.html')!r}.", parameter="path")
-        target.parent.mkdir(parents=True, exist_ok=True)
-        handle, staging = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-        try:
-            os.chmod(staging, _file_mode(target))  # mkstemp's file is private (0o600); a report is a file like another
-            with os.fdopen(handle, "w", encoding="utf-8") as file:
-                file.write(content)
-                file.flush()
-                os.fsync(file.fileno())
-            os.replace(staging, target)
-        except BaseException:
-            Path(staging).unlink(missing_ok=True)
-            raise
-        return target
-
-    def __str__(self) -> str:
-        return self.text
-
-    def _repr_html_(self) -> str:
-        return self.html
+if not TYPE_CHECKING:  # hidden from type checkers, which would otherwise take any misspelt name for Any
+    def __getattr__(name: str) -> Any:
+        """A public name of :data:`_ON_FIRST_USE`, imported now (PEP 562) and kept in the package from then on."""
+        if name in _ON_FIRST_USE["reports"]:
+            from . import reports as module
+        elif name in _ON_FIRST_USE["model"]:
+            from . import model as module
+        else:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        value = getattr(module, name)
+        globals()[name] = value
+        return value

@@ -12,9 +12,10 @@ import pytest
 from evalframe import load_demo_result
 from evalframe.errors import InvalidParameterError
 from evalframe.present.cli import main
-from evalframe.report import RENDERERS, Report, build_report
+from evalframe.report import FORMATS, Report, build_report
+from evalframe.report.json import to_dict
 from evalframe.report.model import FunnelNode, FunnelRow, build_model
-from evalframe.report.render import render_text, to_dict
+from evalframe.report.text import render as render_text
 
 DEMO = Path(__file__).resolve().parents[2] / "evalframe" / "data" / "demo_result"
 
@@ -97,7 +98,7 @@ def test_markdown_tables(report):
 
 
 def test_every_format_is_one_renderer_of_the_model(report):
-    assert list(RENDERERS) == ["text", "html", "markdown", "json"]
+    assert list(FORMATS) == ["text", "html", "markdown", "json"]
     assert report.text == render_text(report.model) == report.render("text") == str(report)
     assert report.html == report.render("html") == report._repr_html_()
     with pytest.raises(InvalidParameterError, match="format must be one of"):
