@@ -347,7 +347,7 @@ class _Options:
 
 @dataclass(frozen=True)
 class ReportOptions(_Options):
-    """What the report of a run takes: ``result.report``, :func:`evalframe.report.build_report`, ``evalframe report``.
+    """What the report of a run takes: ``result.report``, :func:`evalframe.report.reports.build_report`, ``evalframe report``.
 
     Examples
     --------

@@ -14,7 +14,6 @@ import pytest
     ("evalframe.stats", "evalframe.analysis.stats", "holm"),
     ("evalframe.matching", "evalframe.sources.matching", "context_similarity"),
     ("evalframe.slices", "evalframe.analysis.slices", "query_attributes"),
-    ("evalframe.present.report", "evalframe.report", "build_report"),
 ])
 def test_an_old_module_path_still_imports_and_says_where_it_moved(old, new, name):
     sys.modules.pop(old, None)

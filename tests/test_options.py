@@ -123,7 +123,7 @@ def _shown(function) -> dict[str, object]:
 
 def test_the_report_signatures_are_the_report_options():
     from evalframe.options import ReportOptions
-    from evalframe.report import build_report
+    from evalframe.report.reports import build_report
     from evalframe.report.model import build_model
 
     defaults = {f.name: f.default for f in dataclasses.fields(ReportOptions)}
@@ -190,7 +190,7 @@ def test_the_comparative_report_signature_is_its_options():
 def test_each_parameter_is_described_once_where_it_is_declared():
     import evalframe.trec_compare
     from evalframe.options import CompareOptions, ComparisonReportOptions, ReportOptions
-    from evalframe.report import build_report
+    from evalframe.report.reports import build_report
 
     for options, functions in ((ReportOptions, [EvaluationResult.report, build_report]),
                                (CompareOptions, [compare, evalframe.trec_compare.compare]),

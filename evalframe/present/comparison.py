@@ -1,4 +1,4 @@
-"""``evalframe.compare_report``: runs side by side in one report (:class:`evalframe.report.ComparisonReport`).
+"""``evalframe.compare_report``: runs side by side in one report (:class:`evalframe.report.reports.ComparisonReport`).
 
 Here (the present stage) because a run may be a result folder, loaded with :meth:`EvaluationResult.load`.
 """

@@ -473,7 +473,7 @@ def _with_answerable(funnel: tuple[FunnelNode, ...], answerable: Mapping[str, Ma
 # ---------------------------------------------------------------------------------------------- building
 @with_options(ReportOptions)
 def build_model(result: ResultSource, **options: Any) -> ReportModel:
-    """The report's model of ``result``; the parameters are those of :func:`evalframe.report.build_report`
+    """The report's model of ``result``; the parameters are those of :func:`evalframe.report.reports.build_report`
     (:class:`~evalframe.options.ReportOptions`).
 
     The analyses' warnings are given once each (not once per analysis) and kept in ``notes``.

@@ -25,7 +25,7 @@ from typing import Any
 
 from .._validation import check_choice, refuse_url
 from ..analysis.protocol import ResultSource
-from ..errors import InvalidParameterError, warn
+from ..errors import InvalidParameterError
 from ..options import ReportOptions, with_options
 from .formats import FORMATS, format_of_path
 from .model import ComparisonModel, ReportModel, build_model
@@ -140,9 +140,6 @@ class Report(_Rendered):
     ----------
     model : ReportModel
         What the report says (:func:`evalframe.report.model.build_model`).
-    text, html : str, optional
-        Deprecated (the report was these two texts): a report of given texts, without a model, so only ``.text``
-        and ``.html``; a FutureWarning says so.
 
     Examples
     --------
@@ -152,25 +149,13 @@ class Report(_Rendered):
     '# Evaluation report'
     """
 
-    def __init__(self, model: ReportModel | str | None = None, html: str | None = None, *,
-                 text: str | None = None) -> None:
-        if isinstance(model, ReportModel) and html is None and text is None:
-            self.model: ReportModel | None = model
-            return
-        if isinstance(model, str) and text is None:  # Report(text, html), the former dataclass's order
-            model, text = None, model
-        if model is not None or text is None or html is None:
+    def __init__(self, model: ReportModel) -> None:
+        if not isinstance(model, ReportModel):
             raise InvalidParameterError(f"Report takes the report's model (build_report(result) builds it); got "
                                         f"{type(model).__name__}.", parameter="model")
-        warn("Report(text, html) is deprecated: a report holds its model, which build_report(result) builds; "
-             "this one has only .text and .html.", FutureWarning)
-        self.model = None
-        self.__dict__.update(text=text, html=html)  # the cached properties' values
+        self.model = model
 
     def _render(self, format: str) -> str:
-        if self.model is None:
-            raise InvalidParameterError(f"this report was made of its text and HTML (Report(text, html)), so it has "
-                                        f"no {format} form; build it with build_report(result).", parameter="format")
         return FORMATS[format].render(self.model)
 
     def __eq__(self, other: object) -> bool:

@@ -18,7 +18,8 @@ import pytest
 from evalframe import load_demo_result
 from evalframe.errors import InvalidParameterError
 from evalframe.present.cli import main
-from evalframe.report import FORMATS, ComparisonReport, Format, Report, build_report
+from evalframe.report import FORMATS, Format
+from evalframe.report.reports import ComparisonReport, Report, build_report
 from evalframe.report.model import build_comparison_model
 from tests.present.compare_fixtures import QUERIES, run_result
 
