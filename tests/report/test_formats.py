@@ -184,3 +184,14 @@ def test_a_higher_is_better_measure_that_fell_shows_a_negative_delta(runs):
     report = ComparisonReport(build_comparison_model({"A": runs["A"], "B": runs["B"]}, metrics=["mrr"], rounds=50))
     assert "  -0.5000  A=1.0000 B=0.5000  where is g1?" in report.text
     assert "| where is g1? | -0.5000 | 1.0000 | 0.5000 |" in report.markdown
+
+
+def test_the_docs_name_every_format_of_the_table():
+    docs = Path(__file__).resolve().parents[2] / "docs"
+    report = (docs / "cli.md").read_text(encoding="utf-8").split("\n## report\n")[1].split("\n## ")[0]
+    shown = report.split("`--format` picks what is printed:")[1].split("\n`--html FILE`")[0]
+    assert [name for name in FORMATS if f"`{name}`" not in shown] == []
+    # save's suffixes, each format's first, as the pages state them
+    for page in ("compare-report.md", "cli.md"):
+        text = (docs / page).read_text(encoding="utf-8")
+        assert [entry.suffixes[0] for entry in FORMATS.values() if f"`{entry.suffixes[0]}`" not in text] == [], page
