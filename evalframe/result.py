@@ -42,7 +42,7 @@ from .frames.topk import check_retriever_node
 from .frames.scores import check_bounds, read_score_table, score_frame_values, table_row
 from .metrics.registry import DIRECTIONS, Metric, score_column, score_measure
 from .frames.trec_layout import TrecLayout
-from .report import Report, build_report
+from .report.reports import Report, build_report
 from .schema import Skipped
 from .sources.flatten import entry_scores, flatten, multilabel_ids
 from .sources.haystack2 import read_haystack2
@@ -52,7 +52,7 @@ from .frames.score_values import score_values
 from .sources.frame import from_frame as frame_result
 from .sources.ragas import from_ragas as ragas_result
 from .sources.trec import TrecNodeSource, read_coded_tables
-from .options import THRESHOLD, MatchingOptions, MetricOptions, with_options
+from .options import THRESHOLD, MatchingOptions, MetricOptions, ReportOptions, with_options
 
 __all__ = ["EvaluationResult"]
 
@@ -662,11 +662,9 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
                        eval_mode: str = "integrated") -> Examples:
         return examples_of(self, node, queries, metric, eval_mode)
 
-    def report(self, n: int = 3, node_order: list[str] | None = None, max_characters_per_field: int = 150,
-               charts: bool = True, *, metrics_filter: Mapping[str, Sequence[str]] | None = None,
-               document_scope: str = MetricOptions.document_scope, answer_scope: str = MetricOptions.answer_scope,
-               wrong_examples_fields: Sequence[str] | None = None, measures: str | Sequence[str] | None = None,
-               complete: bool = False, duplicates: str = "error", metric: str | None = None) -> Report:
+    @with_options(ReportOptions, positional=("self", "n", "node_order", "max_characters_per_field", "charts"),
+                  documented=(ReportOptions,))
+    def report(self, **options: Any) -> Report:
         """The evaluation report: pipeline funnel and worst queries, as ``.text`` and self-contained ``.html``.
 
         A node's declared scores (``result.scores``) are rows of its funnel; ``metric`` ranks the worst queries of
@@ -674,8 +672,7 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
 
         ``metrics_filter``, ``document_scope``, ``answer_scope`` and ``wrong_examples_fields`` are those of
         Haystack 1.x's ``print_eval_report`` (:func:`evalframe.print_eval_report`); the report states its scopes.
-        ``measures`` adds trec_eval measures (:meth:`trec_metrics`) to the funnel of the document nodes, the
-        first ranking their worst queries (``complete`` and ``duplicates`` as in :meth:`trec_metrics`).
+        ``n``, ``node_order``, ``max_characters_per_field`` and ``charts`` may also be given by position, in this order.
 
         Examples
         --------
@@ -684,11 +681,7 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         >>> report.text.splitlines()[3]
         'Pipeline funnel (integrated evaluation)'
         """
-        fields = {} if wrong_examples_fields is None else {"wrong_examples_fields": wrong_examples_fields}
-        return build_report(self, n=n, node_order=node_order, max_characters_per_field=max_characters_per_field,
-                            charts=charts, metrics_filter=metrics_filter, document_scope=document_scope,
-                            answer_scope=answer_scope, measures=measures, complete=complete, duplicates=duplicates,
-                            metric=metric, **fields)
+        return build_report(self, **options)
 
     # ------------------------------------------------------------------ building
     @classmethod

@@ -29,7 +29,7 @@ PUBLIC_PACKAGES = {
     "evalframe/io/__init__.py": "evalframe.io.save_parts, save_result, load_result (docs/persistence.md)",
     "evalframe/metrics/__init__.py": "evalframe.metrics.ZERO_EDGE_POLICY, HAYSTACK_EDGE_POLICY, headline_metric "
                                      "(docs/evaluators.md, docs/metrics.md)",
-    "evalframe/report/__init__.py": "the report's API: build_report, Report, ComparisonReport and the renderers' tables",
+    "evalframe/report/__init__.py": "the report formats: FORMATS and Format (pandas-free, read by the command parsers)",
 }
 #: The vocabulary modules that define option sets.
 VOCABULARY = ("evalframe/columns.py", "evalframe/options.py")

@@ -19,14 +19,13 @@ from .. import _validation as check
 from ..errors import EvalframeError, InvalidParameterError, warn
 from ..metrics.registry import ANSWER_METRICS, DOCUMENT_METRICS, METRICS, Metric
 from ..metrics.trec import aggregation_of, direction_of, parse_measures, without_direction
-from ..options import MetricOptions, with_options
+from ..options import CompareOptions, MetricOptions, with_options
 from .examples import Examples
 from .protocol import ResultLike, ResultSource
-from .stats import ROUNDS, bootstrap_ci, holm, paired_t_test, randomization_p_value
+from .stats import bootstrap_ci, holm, paired_t_test, randomization_p_value
 
-__all__ = ["compare", "comparison_table", "paired_statistics", "worst_by_delta", "is_result", "TESTS", "check_test",
-           "scores_of_runs", "directions_of",
-           "check_max_p"]
+__all__ = ["compare", "comparison_table", "paired_statistics", "worst_by_delta", "is_result", "TESTS",
+           "scores_of_runs", "directions_of"]
 
 Run = Union[ResultSource, pd.DataFrame]
 
@@ -43,43 +42,9 @@ def is_result(run: object) -> TypeGuard[ResultSource]:
 COLUMNS = ("mean_a", "mean_b", "delta", "ci_low", "ci_high", "p_value", "t", "p_ttest",
            "wins", "ties", "losses", "queries", "only_a", "only_b")
 
-#: The paired tests whose p-value marks a delta significant (``test=``), and the column each one's p-value is in.
+#: The paired tests whose p-value marks a delta significant (``test=``: :data:`evalframe.options.COMPARE_TESTS`, read by
+#: :func:`evalframe.options.check_test`), and the column each one's p-value is in.
 TESTS = {"randomization": "p_value", "t-test": "p_ttest"}
-#: Other names of the tests: ranx's (``stat_test="fisher"`` / ``"student"``) and the usual ones.
-_TEST_NAMES = {"fisher": "randomization", "permutation": "randomization", "student": "t-test", "ttest": "t-test",
-               "t_test": "t-test"}
-
-
-def check_test(test: object) -> str:
-    """``test`` by its name in :data:`TESTS` (ranx's ``"fisher"`` and ``"student"`` are read too).
-
-    Examples
-    --------
-    >>> check_test("student")
-    't-test'
-    """
-    if isinstance(test, str) and test.lower() in _TEST_NAMES:
-        return _TEST_NAMES[test.lower()]
-    if isinstance(test, str) and test.lower() in TESTS:
-        return test.lower()
-    return check.check_choice(test, tuple(TESTS), name="test")  # raises, naming the tests
-
-
-def check_max_p(max_p: object) -> float | None:
-    """``max_p``: None, or the p-value at or below which a delta is marked significant, in (0, 1).
-
-    Examples
-    --------
-    >>> check_max_p(0.01), check_max_p(None)
-    (0.01, None)
-    """
-    if max_p is None:
-        return None
-    value = check.check_number(max_p, name="max_p")
-    if not 0.0 < value < 1.0:
-        raise InvalidParameterError(f"max_p must lie strictly between 0 and 1, e.g. 0.05 or 0.01 (ranx's default); "
-                                    f"got {max_p!r}.", parameter="max_p")
-    return value
 
 
 def _queries(count: int) -> str:
@@ -329,23 +294,8 @@ def comparison_table(rows: Sequence[tuple[str, str, dict[str, Any]]], names: Seq
     return table
 
 
-@with_options(MetricOptions)
-def compare(
-    a: Run,
-    b: Run,
-    *others: Run,
-    node: str | None = None,
-    metrics: Sequence[str] | str | None = None,
-    names: Sequence[str] | None = None,
-    rounds: int = ROUNDS,
-    confidence: float = 0.95,
-    seed: int = 0,
-    complete: bool = False,
-    duplicates: str = "error",
-    test: str = "randomization",
-    max_p: float | None = None,
-    **metric_params: Any,
-) -> pd.DataFrame:
+@with_options(CompareOptions, MetricOptions, documented=(CompareOptions,))
+def compare(a: Run, b: Run, *others: Run, **options: Any) -> pd.DataFrame:
     """Compare runs on the same queries: means, the paired delta, its confidence interval and p-values.
 
     Queries are paired by ``multilabel_id``; the statistics use the queries that both runs scored.
@@ -357,30 +307,6 @@ def compare(
     a, b, *others : EvaluationResult or pandas.DataFrame
         The runs: results (their :meth:`~EvaluationResult.query_metrics` are compared) or per-query
         tables indexed by multilabel_id. With more than two runs each is compared with ``a``.
-    node : str, optional
-        The node to compare; may be omitted when the runs share exactly one node.
-    metrics : str or list of str, optional
-        The metric columns to compare; all those the runs share by default. trec_eval measures
-        (ir_measures' names such as ``"nDCG@10"``, :meth:`EvaluationResult.trec_metrics`) are computed
-        for results and compared on the queries trec_eval evaluates in both runs.
-    names : list of str, optional
-        A name per run (default "A", "B", "C", ...), used for the index of more than two runs.
-    rounds : int
-        Resampling rounds of the bootstrap and the randomization test (default 10,000).
-    confidence : float
-        Coverage of the bootstrap interval of the delta (default 0.95).
-    complete, duplicates
-        For trec_eval measures among ``metrics``: as in :meth:`EvaluationResult.trec_metrics`.
-    seed : int
-        Seed of the resampling. Every row draws from a new generator with this seed, so equal
-        per-query differences give equal intervals and p-values, whatever else is compared.
-    test : str
-        The paired test whose p-value ``p_holm`` corrects and ``significant`` reads: ``"randomization"``
-        (``p_value``, the default) or ``"t-test"`` (``p_ttest``); ranx's names ``"fisher"`` and ``"student"``
-        are read too. Both p-values are in the table either way.
-    max_p : float, optional
-        Adds the column ``significant``: the test's p-value (``p_holm`` with more than two runs) is at most
-        ``max_p`` (ranx's rule). None (the default) adds no column.
     **metric_params
         The metric options (:class:`evalframe.options.MetricOptions`), passed to ``query_metrics``.
 
@@ -414,25 +340,25 @@ def compare(
     recall_single_hit   0.625   0.875     2     6       0       0       0
     """
     runs = [a, b, *others]
-    names = run_names(names, len(runs))
+    check.check_keywords(options, (*CompareOptions.option_names(), *MetricOptions.names()),
+                         passed_to="compare takes these options")
+    names = run_names(options.get("names"), len(runs))
     for run, name in zip(runs, names):  # before shared_node, which would only see the results among them
         if not (is_result(run) or isinstance(run, pd.DataFrame)):
             raise InvalidParameterError(
                 f"run {name!r} must be an EvaluationResult or a per-query DataFrame (result.query_metrics(node)); "
                 f"got {type(run).__name__}."
             )
+    metrics = options.get("metrics")
     if not (metrics is None or isinstance(metrics, str)
             or (isinstance(metrics, Sequence) and all(isinstance(m, str) for m in metrics))):
         raise InvalidParameterError(f"metrics must be None, a metric name or a list of metric names; got {metrics!r}.")
+    chosen: CompareOptions
+    chosen, metric_params = CompareOptions.take(options)
     check_metric_parameters(metric_params)
-    rounds = check.check_positive_int(rounds, name="rounds", minimum=1)
-    confidence = check.check_number(confidence, name="confidence")
-    if not 0.0 < confidence < 1.0:
-        raise InvalidParameterError(f"confidence must lie strictly between 0 and 1, e.g. 0.95; got {confidence}.")
-    seed = check.check_positive_int(seed, name="seed")
-    test = check_test(test)
-    max_p = check_max_p(max_p)
-    node = shared_node(runs, node)
+    rounds, confidence, seed, complete, duplicates = (chosen.rounds, chosen.confidence, chosen.seed, chosen.complete,
+                                                      chosen.duplicates)
+    node = shared_node(runs, chosen.node)
     measures: list[str] = []
     if metrics is not None:
         metrics, measures = measure_names([metrics] if isinstance(metrics, str) else metrics)
@@ -454,7 +380,7 @@ def compare(
             rows.append((names[position], metric, _paired_row(tables[0][metric], tables[position][metric],
                                                               np.random.default_rng(seed), rounds, confidence,
                                                               directions[metric])))
-    return comparison_table(rows, names, metrics, test=test, max_p=max_p)
+    return comparison_table(rows, names, metrics, test=chosen.test, max_p=chosen.max_p)
 
 
 @with_options(MetricOptions)

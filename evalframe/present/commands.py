@@ -27,9 +27,10 @@ from ..analysis.protocol import ResultLike
 from ..errors import EvalframeError, InvalidParameterError
 from ..metrics.registry import DIRECTIONS, Metric, score_measure
 from ..metrics.trec import known_direction, parse_measures
-from ..options import MatchingOptions, MetricOptions
+from ..options import CompareOptions, ComparisonReportOptions, MatchingOptions, MetricOptions, ReportOptions
 from .formats import TABLE_FORMATS, above_one_note, render_table, short_text
 from .trec_formats import TREC_FORMATS, TrecTable, relstring_column, trec_request
+from ..report.formats import FORMATS
 from ..report.model import no_answer_counts, scope_note
 from ..result import EvaluationResult
 from ..schema import skipped_note
@@ -200,16 +201,17 @@ def _worst(args: argparse.Namespace) -> str:
 def _compared_metrics(args: argparse.Namespace) -> list[str] | None:
     """--metrics (comma-separated) and each -m (a trec_eval measure, checked here so that an error names -m), in
     order; None when neither is given."""
-    metrics = [m.strip() for m in args.metrics.split(",")] if args.metrics else []
+    metrics = list(args.metrics or [])
     if args.measures:
         parse_measures(args.measures)
     metrics += args.measures or []
     return metrics or None
 
 
-def _test_options(args: argparse.Namespace) -> dict[str, Any]:
-    """--test and --max-p when given (compare's own defaults otherwise)."""
-    return {name: getattr(args, name) for name in ("test", "max_p") if getattr(args, name) is not None}
+def _compare_options(args: argparse.Namespace, names: list[str]) -> dict[str, Any]:
+    """The compare options given (compare's own defaults otherwise), the runs' names and the measures of --metrics
+    and -m."""
+    return {**options_given(args, CompareOptions), "metrics": _compared_metrics(args), "names": names}
 
 
 def _compare(args: argparse.Namespace) -> str:
@@ -222,7 +224,7 @@ def _compare(args: argparse.Namespace) -> str:
     if files:
         raise EvalframeError(f"{files[0]} is a file, not a results folder; to compare TREC run files, give their "
                              f"judgments: evalframe compare {' '.join(map(str, args.folders))} --qrels QRELS")
-    names = [n.strip() for n in args.names.split(",")] if args.names else _folder_names(args.folders)
+    names = args.names or _folder_names(args.folders)
     runs = [_load(folder, args, on_dask=True) for folder in args.folders]
     on_dask = [run.on_cluster for run in runs]
     if any(on_dask) and not all(on_dask):
@@ -239,12 +241,10 @@ def _compare(args: argparse.Namespace) -> str:
     if args.node is None and len(shared) != 1:
         raise EvalframeError(f"--node is needed: the runs share the nodes {shared}." if shared else
                              "the runs share no node; check the folders with: evalframe metrics DIR")
-    metrics = _compared_metrics(args)
-    complete = {"complete": True} if args.complete else {}
+    options = _compare_options(args, names)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        table = compared(*runs, node=args.node, metrics=metrics, names=names, rounds=args.rounds, seed=args.seed,
-                         **complete, **_test_options(args), **_scope_kwargs(args))
+        table = compared(*runs, **options, **_scope_kwargs(args))
     for warning in caught:
         print_warning(warning.message)
     if len(table) and not table["queries"].any():
@@ -271,12 +271,11 @@ def _compare_trec(args: argparse.Namespace) -> str:
         raise EvalframeError(f"{', '.join(unused)} {'does' if len(unused) == 1 else 'do'} not apply to TREC run files "
                              "(--qrels), which are compared on trec_eval's measures: choose them with -m, e.g. -m "
                              "nDCG@10 -m 'P(rel=2)@5'.")
-    names = [n.strip() for n in args.names.split(",")] if args.names else _folder_names(args.folders)
+    names = args.names or _folder_names(args.folders)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         table = compare_runs(*[str(path) for path in args.folders], qrels=str(args.qrels),
-                             metrics=_compared_metrics(args), names=names, rounds=args.rounds, seed=args.seed,
-                             complete=args.complete, **_test_options(args))
+                             **_compare_options(args, names))
     for warning in caught:
         print_warning(warning.message)
     max_p = args.max_p if args.max_p is not None else TREC_MAX_P
@@ -570,21 +569,18 @@ def _report(args: argparse.Namespace) -> str:
         raise EvalframeError(f"--html {args.html} is a folder; give the file to write, e.g. {args.html / 'report.html'}.")
     if len(args.folders) > 1:
         return _compare_report(args)
-    alone = [flag for flag, dest in (("--names", "names"), ("--metric", "metrics"), ("--by", "by"), ("--test", "test"),
-                                     ("--max-p", "max_p")) if getattr(args, dest) is not None]
+    alone = [field.metadata["flag"] for field in dataclasses.fields(ComparisonReportOptions)
+             if field.metadata["flag"] is not None and getattr(args, field.name, None) is not None]
     if alone:
         raise EvalframeError(f"{alone[0]} is for a comparison of two runs or more (evalframe report RUN_A RUN_B ...); "
                              f"one folder {args.folders[0]} makes the single report, which does not take it.")
     result = _report_run(args.folders[0], args)
-    order = [name.strip() for name in args.node_order.split(",")] if args.node_order else None
-    scopes = {name: value for name, value in options_given(args, MetricOptions).items()}
-    charts = args.html is not None or args.format == "html"  # the page embeds them; the other formats have none
-    report = result.report(n=args.n, node_order=order, charts=charts, measures=args.measures, **scopes)
+    charts = args.html is not None or FORMATS[args.format].charts  # drawn for the formats that show them
+    report = result.report(charts=charts, **options_given(args, ReportOptions))
     shown = report.render(args.format).rstrip("\n")
     if args.html is not None:
         try:
-            args.html.parent.mkdir(parents=True, exist_ok=True)
-            args.html.write_text(report.html, encoding="utf-8")
+            report.save(args.html, format="html")
         except OSError as exc:
             raise EvalframeError(f"--html {args.html} cannot be written: {exc.strerror or exc}.") from None
         if args.format == "text":  # a line a person reads; json, markdown and html stay whole documents
@@ -594,7 +590,7 @@ def _report(args: argparse.Namespace) -> str:
 
 def _compare_report(args: argparse.Namespace) -> str:
     """``evalframe report RUN_A RUN_B [...]``: the comparative report (:func:`evalframe.compare_report`)."""
-    names = [name.strip() for name in args.names.split(",")] if args.names else None
+    names = args.names
     if names is not None and len(names) != len(args.folders):
         raise EvalframeError(f"--names gives {len(names)} names for {len(args.folders)} runs; give one per run, "
                              f"e.g. --names {','.join(f'run{i + 1}' for i in range(len(args.folders)))}.")
@@ -602,9 +598,10 @@ def _compare_report(args: argparse.Namespace) -> str:
         names = _folder_names(args.folders if args.source == "folder" else
                               [Path(folder.name.split(".")[0] or folder.name) for folder in args.folders])
     results = [_report_run(folder, args) for folder in args.folders]
-    scopes = options_given(args, MetricOptions)
-    report = compare_report(results, names=names, metrics=args.metrics, by=args.by, test=args.test or "t-test",
-                            max_p=0.05 if args.max_p is None else args.max_p, n=args.n, **scopes)
+    # -n is the single report's, default 3, in both reports of the command
+    options = {**options_given(args, ComparisonReportOptions), "names": names,
+               "n": ReportOptions.n if args.n is None else args.n}
+    report = compare_report(results, **options, **options_given(args, MetricOptions))
     shown = report.render(args.format).rstrip("\n")
     if args.html is not None:
         try:

@@ -37,6 +37,7 @@ from ..metrics.registry import TREC_MEASURES
 from ..frames.judged_codes import at_level
 from ..metrics.trec import Measure, aggregation_of, parse_measure, parse_measures, trec_eval_key
 from ..metrics.trec_set_kernels import IPREC_RECALLS, recall_point_counts
+from ..report.escape import md
 from ..sources.trec_stream import GZIP_MAGIC, blocks, trec_source
 from .parsers import TREC_DEFAULT_MEASURES, print_warning
 
@@ -75,16 +76,18 @@ class TrecTable:
 
 
 def cell_text(value: Any) -> str:
-    """A markdown cell: a float with 4 decimals (NaN empty), other values as text with ``|`` escaped, on one line.
+    """A markdown cell: a float with 4 decimals (NaN empty), other values as text on one line, their Markdown and
+    HTML syntax escaped (:func:`evalframe.report.escape.md`, the one Markdown escaping: ``|`` does not end the cell,
+    ``<b>`` is shown, not rendered bold).
 
     Examples
     --------
-    >>> cell_text(0.5), cell_text("a|b")
-    ('0.5000', 'a\\\\|b')
+    >>> cell_text(0.5), cell_text("a|b"), cell_text("<b>q1</b>")
+    ('0.5000', 'a\\\\|b', '\\\\<b\\\\>q1\\\\</b\\\\>')
     """
     if isinstance(value, float):
         return "" if math.isnan(value) else f"{value:.4f}"
-    return str(value).replace("|", "\\|").replace("\n", " ")
+    return md(value)
 
 
 def _texts(values: np.ndarray, digits: int) -> list[str]:
@@ -200,7 +203,7 @@ def trec_markdown(table: TrecTable, means: dict[str, float], args: argparse.Name
     | all | 0.75 |
     """
     header = ["query", *table.columns]
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines = ["| " + " | ".join(map(md, header)) + " |", "|" + "---|" * len(header)]
     if args.per_query:
         texts = [_texts(values, args.digits) for values in table.columns.values()]
         for qid, row in zip(table.query_ids, zip(*texts)):

@@ -15,7 +15,7 @@ from evalframe.metrics.registry import TREC_MEASURES
 from evalframe import EvaluationResult
 from evalframe.present import cli
 from evalframe.present.cli import main
-from evalframe.present.parsers import command_parsers, local_path
+from evalframe.present.parsers import comma_list, command_parsers, local_path
 
 DEMO = Path(__file__).parents[2] / "evalframe" / "data" / "demo_result"
 RUNS = Path(__file__).parents[2] / "docs" / "examples" / "runs.jsonl"
@@ -415,7 +415,8 @@ def _valued_options(argparse_checks: bool) -> list[tuple[str, str]]:
         for action in command.options:
             if action.nargs == 0:
                 continue
-            own_type = action.type not in (None, int, float, str, Path, local_path)  # a path: not a URL
+            # a path: not a URL; a comma-separated list refuses nothing
+            own_type = action.type not in (None, int, float, str, Path, local_path, comma_list)
             if (bool(action.choices) or own_type) == argparse_checks:
                 pairs.append((name, max(action.option_strings, key=len)))
     return pairs
@@ -511,15 +512,14 @@ def test_the_parsers_name_the_formats_and_commands_the_implementations_have():
     # the parsers are built without pandas, so they name the formats themselves: the same names as the renderers'
     from evalframe.frames import judged_codes
     from evalframe.present import commands, formats, parsers, trec_formats
-    from evalframe.report import RENDERERS
+    from evalframe.report import FORMATS
 
     assert parsers.TABLE_FORMAT_NAMES == tuple(formats.TABLE_FORMATS) == formats.FORMATS
     assert parsers.TREC_FORMAT_NAMES == tuple(trec_formats.TREC_FORMATS)
     assert parsers.MISSING_QUERY_NAMES == judged_codes.MISSING_QUERY_RULES  # evalframe trec --missing-queries
-    assert parsers.REPORT_FORMAT_NAMES == tuple(RENDERERS)
     choices = {name: next(a.choices for a in parser.options if "--format" in a.option_strings)
                for name, parser in command_parsers().items() if name in ("metrics", "worst", "compare", "trec", "report")}
     assert choices == {"metrics": formats.FORMATS, "worst": formats.FORMATS, "compare": formats.FORMATS,
-                       "trec": tuple(trec_formats.TREC_FORMATS), "report": tuple(RENDERERS)}
+                       "trec": tuple(trec_formats.TREC_FORMATS), "report": tuple(FORMATS)}
     # every command has an implementation: list-metrics here, the others in commands (loaded when one runs)
     assert set(cli.COMMANDS) == set(command_parsers()) == set(commands.COMMANDS) | {"list-metrics"}
