@@ -173,3 +173,17 @@ def test_a_runs_file_with_a_lone_surrogate_in_its_query_builds(tmp_path):
                                 "nodes": {"R": {"documents": [{"id": "d1", "content": "x"}]}}}) + "\n", encoding="utf-8")
     labels, outputs = read_runs(runs)  # was: 'labels' must hold Label dicts ... surrogates not allowed
     assert EvaluationResult.from_runs(labels, outputs, progress=False).calculate_metrics()["R"]["mrr"] == 1.0
+
+
+def test_the_dask_build_names_a_shard_s_line_and_leaves_the_user_s_text_alone(tmp_path):
+    pytest.importorskip("distributed")
+    from evalframe.dask import from_runs
+
+    shard = tmp_path / "runs-0.jsonl"
+    shard.write_text("\n" + json.dumps({"query": "q", "gold": {"document_ids": ["d1"]},
+                                        "nodes": {"R": {"documents": [{"id": "d1", "content": "x"}]}}}) + "\n",
+                     encoding="utf-8")
+    with pytest.raises(EvalframeError) as caught:  # Dask's scheduler in this process
+        from_runs([shard], tmp_path / "out", partitions=1, custom_document_id_field="labels[0]")
+    assert str(caught.value).startswith("custom_document_id_field 'labels[0]' is not a meta field of the document of "
+                                        f"label 'line2-gold0' ({shard}:2)"), str(caught.value)
