@@ -35,7 +35,7 @@ from .frames.rows import NodeNeeded, document_node
 from .frames.store import PreparedStore
 from .frames.tables import answer_query_metrics, document_query_metrics
 from .frames.topk import answers_kept, check_retriever_node, document_rows_kept
-from .frames.scores import attach_scores, declared_by, node_scores, score_query_table
+from .frames.scores import ADD_SCORES, attach_scores, declared_by, node_scores, score_query_table
 from .metrics.registry import (ANSWER_METRICS, DOCUMENT_METRICS, Metric)
 from .metrics.trec import direction_of, parse_measure, parse_measures, without_direction
 from .metrics.trec_gain_kernels import relstrings
@@ -288,52 +288,11 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
                    direction: str | Mapping[str, str] = "higher",
                    bounds: tuple[float, float] | None | Mapping[str, tuple[float, float] | None] = None,
                    description: str | Mapping[str, str] = "") -> None:
-        """Attach scores computed elsewhere (a judge's faithfulness, latency) to a node, as measures.
-
-        Each score becomes a float64 column ``scores.<name>`` of the node's frame and a declaration in
-        ``result.scores`` (:func:`evalframe.score_measure`); every analysis then reports it beside the node's metrics
-        (``docs/scores.md``). Re-adding a score replaces its column and its declaration.
-
-        Parameters
-        ----------
-        node : str
-            The node the scores are of.
-        table : DataFrame or dict
-            One row per query, identified by a ``multilabel_id`` or a ``query`` (text) column or index; with a
-            ``rank`` column (and ``type`` when the node has answer and document rows, ``eval_mode``, default
-            ``"integrated"``) one row per frame row (level ``"row"``). Every other column is a score: numbers, or
-            their text (``"0.8"``); NaN, None or an empty text: no value; a bool, a list, a complex number, other text
-            is refused, named (``docs/scores.md``). A dict ``{score: {multilabel_id or query: value}}`` is read as
-            ``pd.DataFrame(table)``. The node's queries the table lacks get NaN; a table without a row is refused.
-        direction : {"higher", "lower", "none"} or dict
-            Which way is better, for all the scores or per score name (``"none"``: neither, a count such as tokens,
-            which then has no worst queries and no wins).
-        bounds : (low, high), None or dict
-            Declared range (checked here: a value outside is named by table row and column), or None (unbounded);
-            for all the scores or per name.
-        description : str or dict
-            One line per score (or one for all).
-
-        Raises
-        ------
-        InvalidParameterError
-            An unknown node or query, a non-numeric cell or a value out of bounds (named by table row and column), a
-            score name clashing with a registry measure or a frame column.
-
-        Examples
-        --------
-        >>> import pandas as pd
-        >>> from evalframe import load_demo_result
-        >>> result = load_demo_result()
-        >>> queries = result.query_metrics("Reader", with_query=True)["query"]
-        >>> judge = pd.DataFrame({"query": queries.iloc[:3], "faithfulness": [0.9, 0.2, 0.6]})
-        >>> result.add_scores("Reader", judge)
-        >>> round(result.calculate_metrics()["Reader"]["faithfulness"], 4)  # (0.9 + 0.2 + 0.6) / 3
-        0.5667
-        """
         node = self.check_node(node)
         self[node], declared = attach_scores(self[node], table, declared_by(direction, bounds, description), node=node)
         self.scores = {**self.declared_scores(), **declared}
+
+    add_scores.__doc__ = ADD_SCORES  # frames/scores.py, beside the checks it describes
 
     def __repr__(self) -> str:
         nodes = ", ".join(f"{node}: {self.node_results.n_rows(node)} rows" for node in self.node_results)

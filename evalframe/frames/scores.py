@@ -24,10 +24,56 @@ from .score_values import score_values
 
 __all__ = ["score_columns", "node_scores", "score_query_table", "ScoreTable", "read_score_table", "check_bounds",
            "score_frame_values", "KEY_COLUMNS", "RowNames", "table_row", "attach_scores", "declared_by",
-           "check_score_names"]
+           "check_score_names", "ADD_SCORES"]
 
 #: The columns of an ``add_scores`` table that say which query (and row) a value belongs to; every other is a score.
 KEY_COLUMNS = ("multilabel_id", "query", "rank", "type", "eval_mode")
+
+#: The documentation of :meth:`evalframe.EvaluationResult.add_scores` (:func:`attach_scores` with
+#: :func:`declared_by`), kept beside the checks it describes.
+ADD_SCORES = """Attach scores computed elsewhere (a judge's faithfulness, latency) to a node, as measures.
+
+    Each score becomes a float64 column ``scores.<name>`` of the node's frame and a declaration in
+    ``result.scores`` (:func:`evalframe.score_measure`); every analysis then reports it beside the node's metrics
+    (``docs/scores.md``). Re-adding a score replaces its column and its declaration.
+
+    Parameters
+    ----------
+    node : str
+        The node the scores are of.
+    table : DataFrame or dict
+        One row per query, identified by a ``multilabel_id`` or a ``query`` (text) column or index; with a
+        ``rank`` column (and ``type`` when the node has answer and document rows, ``eval_mode``, default
+        ``"integrated"``) one row per frame row (level ``"row"``). Every other column is a score: numbers, or
+        their text (``"0.8"``); NaN, None or an empty text: no value; a bool, a list, a complex number, other text
+        is refused, named (``docs/scores.md``). A dict ``{score: {multilabel_id or query: value}}`` is read as
+        ``pd.DataFrame(table)``. The node's queries the table lacks get NaN; a table without a row is refused.
+    direction : {"higher", "lower", "none"} or dict
+        Which way is better, for all the scores or per score name (``"none"``: neither, a count such as tokens,
+        which then has no worst queries and no wins).
+    bounds : (low, high), None or dict
+        Declared range (checked here: a value outside is named by table row and column), or None (unbounded);
+        for all the scores or per name.
+    description : str or dict
+        One line per score (or one for all).
+
+    Raises
+    ------
+    InvalidParameterError
+        An unknown node or query, a non-numeric cell or a value out of bounds (named by table row and column), a
+        score name clashing with a registry measure or a frame column.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from evalframe import load_demo_result
+    >>> result = load_demo_result()
+    >>> queries = result.query_metrics("Reader", with_query=True)["query"]
+    >>> judge = pd.DataFrame({"query": queries.iloc[:3], "faithfulness": [0.9, 0.2, 0.6]})
+    >>> result.add_scores("Reader", judge)
+    >>> round(result.calculate_metrics()["Reader"]["faithfulness"], 4)  # (0.9 + 0.2 + 0.6) / 3
+    0.5667
+    """
 
 
 def score_columns(columns: object) -> list[str]:
