@@ -165,7 +165,7 @@ class ScoreChoice:
                 self.names[name] = target
                 self.measures[target] = metric
                 continue
-            target = f"{prefix}_{name}" if score_name_taken(name) else name
+            target = prefixed(name, prefix)
             self.names[name] = target
             if known is not None and name in known:
                 self.measures[target] = score_measure(target, **known[name])

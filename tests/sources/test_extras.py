@@ -102,3 +102,13 @@ def test_llamaindex_meta_names_fields_it_has():
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # no extra field: nothing to say, no meta column (as before)
         assert "meta" not in EvaluationResult.from_llamaindex(plain, progress=False)["Retriever"].columns
+
+
+def test_a_score_no_prefix_mends_keeps_its_own_name_in_the_refusal():
+    # "mrr@5" cannot name a score (the '@' reads as a cutoff) with or without the prefix: the refusal names it as the
+    # run result does (it said 'haystack_mrr@5', a name the file never held), as Ragas' columns are named
+    run = {**HAYSTACK, "results": {"mrr@5": {"score": 1.0, "individual_scores": [1.0, 1.0]}}}
+    with pytest.raises(InvalidParameterError, match=r"^score name 'mrr@5': a score's name starts with a letter"):
+        quietly(lambda: EvaluationResult.from_haystack2(run, progress=False))
+    run = {**HAYSTACK, "results": {"exact_match": {"score": 1.0, "individual_scores": [1.0, 0.0]}}}
+    assert "haystack_exact_match" in quietly(lambda: EvaluationResult.from_haystack2(run, progress=False)).scores
