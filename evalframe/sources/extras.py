@@ -15,11 +15,13 @@ is never a score).
 
 from __future__ import annotations
 
+import datetime
 import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from ..errors import warn
 from ..frames.score_values import looks_like_scores
@@ -115,11 +117,15 @@ def meta_of(values: Mapping[str, Any]) -> dict[str, Any] | None:
     --------
     >>> meta_of({"topic": "sports", "split": None}), meta_of({"topic": float("nan")})
     ({'topic': 'sports'}, None)
+    >>> meta_of({"asked": pd.Timestamp("2024-05-01 12:00"), "rank": np.int64(2)})
+    {'asked': '2024-05-01T12:00:00', 'rank': 2}
     """
     fields = {}
     for name, value in values.items():
-        if value is None or (isinstance(value, float) and math.isnan(value)):
+        if value is None or value is pd.NA or value is pd.NaT or (isinstance(value, float) and math.isnan(value)):
             continue
+        if isinstance(value, (datetime.date, datetime.time, np.datetime64)):  # a time as its ISO 8601 text
+            value = pd.Timestamp(value).isoformat() if isinstance(value, np.datetime64) else value.isoformat()
         fields[name] = value.item() if isinstance(value, np.generic) else value.tolist() \
             if isinstance(value, np.ndarray) else value
     return fields or None
