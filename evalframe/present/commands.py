@@ -11,7 +11,6 @@ import argparse
 import dataclasses
 import json
 import os
-import re
 import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -388,20 +387,11 @@ def _from_source(source: str, path: Path, args: argparse.Namespace) -> Evaluatio
     if declared:
         options["score_measures"] = declared
     flags = _source_flags(source, args)
+    if source == "frame":
+        flags.update(_frame_columns(getattr(args, "columns", None) or []))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        if source == "runs":
-            labels, outputs = read_runs(path)
-            result = EvaluationResult.from_runs(labels, outputs, **options)
-        elif source == "frame":
-            result = EvaluationResult.from_frame(path, **_frame_columns(getattr(args, "columns", None) or []), **flags,
-                                                 **options)
-        elif source == "ragas":
-            result = EvaluationResult.from_ragas(path, **flags, **options)
-        elif source == "haystack2":  # a JSON file of an EvaluationRunResult's {"inputs": ..., "results": ...}
-            result = EvaluationResult.from_haystack2(path, **flags, **options)
-        else:  # llamaindex: a JSON or JSON Lines file of RetrievalEvalResult dicts
-            result = EvaluationResult.from_llamaindex(path, **flags, **options)
+        result = EvaluationResult.from_source(source, path, **flags, **options)  # the table of sources
     for warning in caught:
         print_warning(warning.message)
     return result
@@ -453,25 +443,18 @@ def _flatten(args: argparse.Namespace) -> str:
     runs = args.runs[0]
     labels, outputs = read_runs(runs)
     lines = query_lines(runs)
-
-    def at_line(message: object) -> str:
-        """from_runs names a query ``labels[i]`` (0-based, of the list it got): name its runs file line instead."""
-        return re.sub(r"labels\[(\d+)\]", lambda m: f"{runs}:{lines[int(m.group(1))]}", str(message))
-
-    # queries without gold labels are left out by from_runs (one warning each); they are summed up below instead
+    # queries without gold labels are left out by from_runs (one warning each, and result.skipped); they are summed
+    # up below instead
     dropped = [lines[position] for position, label in enumerate(labels) if label is None]  # their runs file lines
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        try:
-            result = EvaluationResult.from_runs(labels, outputs, sas_model=args.sas_model,
-                                                score_measures=score_declarations(args.score_declarations),
-                                                **options_given(args, MatchingOptions))
-        except EvalframeError as exc:
-            exc.args = (at_line(exc),)  # the same error (its class and parameter), naming the runs file line
-            raise exc from None
+        result = EvaluationResult.from_runs(labels, outputs, sas_model=args.sas_model,
+                                            score_measures=score_declarations(args.score_declarations),
+                                            names=[f"{runs}:{line}" for line in lines],  # messages name the lines
+                                            **options_given(args, MatchingOptions))
     for warning in caught:
         if "has no label; the query is left out" not in str(warning.message):
-            print_warning(at_line(warning.message))
+            print_warning(warning.message)
     folder = result.save(args.out, format=storage, partitions=args.partitions)
     rows = ", ".join(f"{node}: {len(frame)} rows" for node, frame in result.items())
     written = len(labels) - len(dropped)

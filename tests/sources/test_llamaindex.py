@@ -23,7 +23,7 @@ import pandas as pd
 import pytest
 
 from evalframe import EvalframeError, EvaluationResult, LoadError, read_runs
-from evalframe.sources.llamaindex import read_llamaindex
+from evalframe.sources.llamaindex import llamaindex_records
 from evalframe.sources.records import retrieved_of
 
 DATA = Path(__file__).parents[1] / "data" / "rag" / "llamaindex"
@@ -132,9 +132,9 @@ def test_retrieved_nodes_as_node_with_score_and_langchain_dumps(from_file):
 
 
 def test_metric_dict_scores_are_kept_per_query_under_free_names():
-    from evalframe.result import _score_name_taken
+    from evalframe.sources.foreign import score_name_taken as _score_name_taken
     golden = json.loads((DATA / "retrieval_results.json").read_text())
-    read = read_llamaindex(golden, taken=_score_name_taken)
+    read = llamaindex_records(golden)
     # evalframe owns mrr, precision, ndcg, and recall and ap as trec_eval's names (R, AP): llama-index's are kept
     # beside them
     renamed = {"hit_rate": "hit_rate", "mrr": "llamaindex_mrr", "precision": "llamaindex_precision",
@@ -175,32 +175,32 @@ def test_errors_name_the_result_and_the_field(tmp_path):
     results = _results()
     del results[2]["retrieved_ids"]
     with pytest.raises(EvalframeError, match=r"results\[2\]: retrieved_ids is missing"):
-        read_llamaindex(results)
+        llamaindex_records(results)
     results = _results()
     results[1]["expected_ids"] = "d3"
     with pytest.raises(EvalframeError, match=r"results\[1\]: expected_ids must be a list of strings; got 'd3'"):
-        read_llamaindex(results)
+        llamaindex_records(results)
     results = _results()
     results[0]["retrieved_texts"].pop()
     with pytest.raises(EvalframeError, match=r"results\[0\]: retrieved_ids has 2 entries and retrieved_texts 1"):
-        read_llamaindex(results)
+        llamaindex_records(results)
     results = _results()
     results[3]["metric_dict"]["mrr"] = {"score": "low"}
     with pytest.raises(EvalframeError, match=r"results\[3\]: metric_dict\['mrr'\]\.score must be a number"):
-        read_llamaindex(results)
+        llamaindex_records(results)
     results = _results()
     results[0]["retrieved_ids"][1] = None
     path = tmp_path / "results.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in results))
     with pytest.raises(EvalframeError, match=r"results\.jsonl:1: retrieved_ids\[1\] must be a string; got None"):
-        read_llamaindex(path)
+        llamaindex_records(path)
     path.write_text('{"query": \n')
     with pytest.raises(LoadError, match=r"results\.jsonl:1: not valid JSON"):
-        read_llamaindex(path)
+        llamaindex_records(path)
     with pytest.raises(EvalframeError, match="from_llamaindex takes RetrievalEvalResult objects"):
-        read_llamaindex(42)
+        llamaindex_records(42)
     with pytest.raises(EvalframeError, match=r"results\[0\]: a RetrievalEvalResult \(or its dict\) is expected"):
-        read_llamaindex([42])
+        llamaindex_records([42])
 
 
 # ------------------------------------------------------------------------------------------------ live objects
