@@ -40,7 +40,7 @@ from .frames.topk import answers_kept, check_retriever_node, document_rows_kept
 from .frames.scores import check_bounds, node_scores, read_score_table, score_frame_values, score_query_table, table_row
 from .metrics.registry import (ANSWER_METRICS, DOCUMENT_METRICS, DIRECTIONS, Metric, score_column,
                                score_measure)
-from .metrics.trec import direction_of, parse_measure, parse_measures, without_direction
+from .metrics.trec import direction_of, measure_texts, parse_measure, parse_measures, without_direction
 from .metrics.trec_gain_kernels import relstrings
 from .metrics.trec_kernels import RankedRows
 from .report import Report, build_report
@@ -834,6 +834,7 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         """
         node = check.check_node(node, list(self.node_results))
         n = check.check_positive_int(n, name="n")
+        metric, document_metric = measure_texts(metric), measure_texts(document_metric)  # ir_measures' objects
         if metric is not None:
             return self._worst_by(node, n, metric, threshold, complete, duplicates, options)
         measure = None
@@ -984,7 +985,7 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         fields = {} if wrong_examples_fields is None else {"wrong_examples_fields": wrong_examples_fields}
         return build_report(self, n=n, node_order=node_order, max_characters_per_field=max_characters_per_field,
                             charts=charts, metrics_filter=metrics_filter, document_scope=document_scope,
-                            answer_scope=answer_scope, measures=measures, complete=complete, duplicates=duplicates,
+                            answer_scope=answer_scope, measures=measure_texts(measures), complete=complete, duplicates=duplicates,
                             metric=metric, **fields)
 
     # ------------------------------------------------------------------ building

@@ -24,6 +24,7 @@ from .analysis.compare import compare as compare_results
 from .analysis.stats import ROUNDS
 from ._validation import refuse_url
 from .errors import EvalframeError, InvalidParameterError, warn
+from .metrics.trec import measure_texts
 from .options import MetricOptions, with_options
 from .result import EvaluationResult
 
@@ -192,6 +193,7 @@ def compare(
     """
     runs = [a, b, *others]
     names = run_names(names, len(runs))
+    metrics = measure_texts(metrics)  # ir_measures' measure objects: their names
     refuse_url(qrels, name="qrels")  # before any run is read
     if qrels is None and not any(is_trec_run(run) for run in runs):
         return compare_results(*runs, node=node,  # type: ignore[arg-type]  # results and tables only

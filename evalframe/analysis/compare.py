@@ -18,7 +18,7 @@ import pandas as pd
 from .. import _validation as check
 from ..errors import EvalframeError, InvalidParameterError, warn
 from ..metrics.registry import ANSWER_METRICS, DOCUMENT_METRICS, METRICS, Metric
-from ..metrics.trec import aggregation_of, direction_of, parse_measures, without_direction
+from ..metrics.trec import aggregation_of, direction_of, measure_texts, parse_measures, without_direction
 from ..options import MetricOptions, with_options
 from .examples import Examples
 from .protocol import ResultLike, ResultSource
@@ -421,6 +421,7 @@ def compare(
                 f"run {name!r} must be an EvaluationResult or a per-query DataFrame (result.query_metrics(node)); "
                 f"got {type(run).__name__}."
             )
+    metrics = measure_texts(metrics)  # ir_measures' measure objects: their names
     if not (metrics is None or isinstance(metrics, str)
             or (isinstance(metrics, Sequence) and all(isinstance(m, str) for m in metrics))):
         raise InvalidParameterError(f"metrics must be None, a metric name or a list of metric names; got {metrics!r}.")
@@ -501,6 +502,7 @@ def worst_by_delta(
             )
     check_metric_parameters(metric_params, caller="worst_by_delta")
     node = shared_node([a, b], node)  # type: ignore[assignment]
+    metric = measure_texts(metric)
     if not isinstance(metric, str):
         raise InvalidParameterError(f"metric must be a metric name, e.g. 'f1' or 'nDCG@10'; got {metric!r}.")
     (metric,), measures = measure_names([metric])

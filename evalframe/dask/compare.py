@@ -22,6 +22,7 @@ from ..analysis.compare import (check_max_p, check_test, comparison_table, direc
 from ..analysis.stats import ROUNDS, few_distinct
 from ..errors import InvalidParameterError
 from ..io.partitioned import check_key_summaries, key_summary
+from ..metrics.trec import measure_texts
 from ..options import MetricOptions
 from .client import run
 from .result import (DaskEvaluationResult, first_appearance, merged_columns, open_partition, partition_query_metrics,
@@ -50,6 +51,7 @@ def compare(a: DaskEvaluationResult, b: DaskEvaluationResult, *others: DaskEvalu
     """
     runs = [a, b, *others]
     names = run_names(names, len(runs))
+    metrics = measure_texts(metrics)  # ir_measures' measure objects: their names
     for run_, name in zip(runs, names):
         if not isinstance(run_, DaskEvaluationResult):
             raise InvalidParameterError(f"run {name!r} must be a DaskEvaluationResult (evalframe.dask.load(folder)); got "
