@@ -223,11 +223,6 @@ class Name:
             raise InvalidParameterError(f"name {self.text!r}: cutoff must be None, 'required' or 'none'; got "
                                         f"{self.cutoff!r}.")
 
-    def takes(self, has_cutoff: bool) -> bool:
-        """Whether the name, written with a cutoff (``has_cutoff``) or without, stands for its measure (a name
-        without its own ``cutoff`` rule always does: an ``@k`` its entry refuses or needs is that entry's error)."""
-        return self.cutoff is None or (self.cutoff == "required") == has_cutoff
-
 
 @dataclass(frozen=True)
 class TrecEvalName:

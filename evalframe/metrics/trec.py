@@ -645,14 +645,24 @@ def _trec_eval_names(text: str) -> list[Measure] | None:
 
 
 class _Unknown(InvalidParameterError):
-    """A name that is no measure's in the letter case written (another case, or no case, may name one)."""
+    """A name that is no measure's in the letter case written (another case, or no case, may name one); ``mistake``:
+    what is wrong with it if it is read as written (``hit_rate`` without a cutoff), None for a name of nothing."""
+
+    mistake: InvalidParameterError | None = None
+
+
+def _fits(name: str, synonym: Name, has_cutoff: bool) -> bool:
+    """Whether ``synonym`` of entry ``name``, written with a cutoff or without, names it (its own cutoff rule, else
+    the entry's: ir_measures' ``Precision`` needs one, so ``precision`` alone is ranx's SetP)."""
+    rule = synonym.cutoff or TREC_MEASURES[name].cutoff
+    return rule == "optional" or (rule == "required") == has_cutoff
 
 
 def _exact(stripped: str, text: str) -> list[Measure]:
     """``stripped`` read in the letter case written: ir_measures' syntax (the entry's name or a synonym, ranx's
     ``-lN`` level), else trec_eval's and pytrec_eval's; :class:`_Unknown` when it is none of them."""
     level = _RANX_LEVEL.fullmatch(stripped)
-    if level is not None and _name_of(level["head"]) in _RANX_NAMES:
+    if level is not None:  # ranx's level after a name (ranx's, or any other)
         return [_at_ranx_level(_exact(level["head"], text), int(level["level"]), text)]
     match = _PATTERN.match(stripped)
     if match is not None and match["name"] in TREC_MEASURES:
@@ -660,22 +670,30 @@ def _exact(stripped: str, text: str) -> list[Measure]:
                      and TREC_MEASURES[stripped].cutoff == "required")
         if not bare_stem:  # P alone is trec_eval's -m P (P.5 ... P.1000)
             return [_ir_measures_name(text, match)]
-    elif match is not None and match["name"] in _SYNONYMS:
-        fitting = [(name, synonym) for name, synonym in _SYNONYMS[match["name"]]
-                   if synonym.takes(match["cutoff"] is not None)]
-        if fitting:  # else: ranx's recall@k without @k is trec_eval's -m recall
+    mistake = None
+    if match is not None and match["name"] not in TREC_MEASURES and match["name"] in _SYNONYMS:
+        pairs = _SYNONYMS[match["name"]]
+        fitting = [(name, synonym) for name, synonym in pairs if _fits(name, synonym, match["cutoff"] is not None)]
+        if fitting:
             name, synonym = fitting[0]
             return [_ir_measures_name(text, match, name, synonym.implies)]
-    measures = _trec_eval_names(stripped)
+        try:  # written with a cutoff it refuses or without one it needs: its mistake, unless another name reads
+            _ir_measures_name(text, match, pairs[0][0], pairs[0][1].implies)
+        except InvalidParameterError as error:
+            mistake = error
+    measures = _trec_eval_names(stripped)  # ranx's recall@k without @k is trec_eval's -m recall
     if measures is None:
-        raise _Unknown(f"unknown measure {text!r}")
+        unknown = _Unknown(f"unknown measure {text!r}")
+        unknown.mistake = mistake
+        raise unknown
     return measures
 
 
-def _in_any_case(stripped: str, text: str) -> list[Measure] | None:
+def _in_any_case(stripped: str, text: str) -> tuple[list[Measure] | None, InvalidParameterError | None]:
     """``stripped`` read with its name in another letter case (``ndcg@10``: ``nDCG@10``; ``MAP_CUT.10``:
-    ``map_cut.10``), None when no case names a measure. Two names that differ only by case and name different
-    measures (:data:`CASE_SENSITIVE`: ``rbp``, ``RBP``) are read as written only."""
+    ``map_cut.10``), else None and the mistake of the name in another case (``Ndcg@x``: its cutoff), if any. Two
+    names that differ only by case and name different measures (:data:`CASE_SENSITIVE`: ``rbp``, ``RBP``) are read
+    as written only."""
     lowered = stripped.lower()
     read: dict[str, tuple[str, list[Measure]]] = {}
     failed: list[tuple[int, str, InvalidParameterError]] = []
@@ -685,7 +703,9 @@ def _in_any_case(stripped: str, text: str) -> list[Measure] | None:
         candidate = known + stripped[len(known):]
         try:
             measures = _exact(candidate, candidate)
-        except _Unknown:
+        except _Unknown as unknown:
+            if unknown.mistake is not None:
+                failed.append((len(known), candidate, unknown.mistake))
             continue
         except InvalidParameterError as error:
             failed.append((len(known), candidate, error))
@@ -702,11 +722,11 @@ def _in_any_case(stripped: str, text: str) -> list[Measure] | None:
         raise InvalidParameterError(f"{text!r} names different measures in other letter cases: "
                                     f"{', '.join(repr(c) for c, _ in read.values())}; write one as it is spelled.")
     if read:
-        return next(iter(read.values()))[1]
+        return next(iter(read.values()))[1], None
     if failed:  # the name in another case, with a mistake after it: that mistake, as the user wrote it
         _, candidate, error = max(failed, key=lambda found: found[0])  # the longest name: ndcg_cut, not ndcg
-        raise InvalidParameterError(str(error).replace(repr(candidate), repr(text)), parameter=error.parameter)
-    return None
+        return None, InvalidParameterError(str(error).replace(repr(candidate), repr(text)), parameter=error.parameter)
+    return None, None
 
 
 def _read(text: str, suggest: bool = True) -> list[Measure]:
@@ -716,14 +736,20 @@ def _read(text: str, suggest: bool = True) -> list[Measure]:
     refused = _ranx_refusal(stripped, text)
     if refused is not None:
         raise refused
+    mistake: InvalidParameterError | None = None
     try:
         return _exact(stripped, text)
-    except _Unknown:
-        pass
-    measures = _in_any_case(stripped, text)
-    if measures is None:
-        raise _unknown(text, suggest)
-    return measures
+    except _Unknown as unknown:
+        mistake = unknown.mistake  # hit_rate: Success needs a cutoff, unless HIT_RATE names another measure
+    except InvalidParameterError as error:
+        head = re.match(r"[A-Za-z0-9_\-α]*", stripped)
+        if head is None or head.group(0) in _SPELLINGS:
+            raise  # a known name as written, with a mistake after it (NDCG@x): that mistake
+        mistake = error  # P_Ia@10: not P with a cutoff "Ia@10", but P_IA@10
+    measures, failed = _in_any_case(stripped, text)
+    if measures is not None:
+        return measures
+    raise mistake or failed or _unknown(text, suggest)
 
 
 # ------------------------------------------------------------------------------------ ranx's and ir_measures' forms
@@ -732,7 +758,7 @@ def _read(text: str, suggest: bool = True) -> list[Measure]:
 _RANX_NAMES = frozenset(synonym.text.lower() for entry in TREC_MEASURES.values() for synonym in entry.synonyms
                         if synonym.tool == "ranx")
 #: ranx's relevance level after a name: ``precision@5-l2`` (grade >= 2 is relevant).
-_RANX_LEVEL = re.compile(r"(?P<head>[^()]+?)-l(?P<level>[0-9]+)", re.IGNORECASE)
+_RANX_LEVEL = re.compile(r"(?P<head>.+?)-l(?P<level>[0-9]+)", re.IGNORECASE)
 #: The highest ranx level read on a graded measure (nDCG), whose grades below it become gains of 0.
 _RANX_GRADED_LEVEL = 100
 #: What ranx means by a name evalframe reads otherwise: (its spelling, "cutoff" with @k / "bare" without) -> why.
