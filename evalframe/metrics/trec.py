@@ -55,6 +55,7 @@ from .trec_kernels import (
 
 __all__ = [
     "aggregation_of",
+    "is_count",
     "direction_of",
     "known_direction",
     "without_direction",
@@ -217,6 +218,19 @@ def aggregation_of(column: object) -> Aggregation:
         with contextlib.suppress(InvalidParameterError):
             return AGGREGATIONS[entry_of(column).aggregation]
     return AGGREGATIONS["mean"]
+
+
+def is_count(column: object) -> bool:
+    """Whether a per-query column's values are counts (``NumRet``, ``NumRel``...): the measures the registry sums over
+    queries (aggregation ``"sum"``, as trec_eval sums its counts), whose values are whole numbers; ``evalframe trec``
+    prints them as integers.
+
+    Examples
+    --------
+    >>> is_count("num_ret"), is_count("NumRelRet(rel=2)"), is_count("AP"), is_count("latency")
+    (True, True, False, False)
+    """
+    return aggregation_of(column).name == "sum"
 
 
 def known_direction(metric: object, scores: Mapping[str, Metric] | None = None) -> str | None:
