@@ -777,8 +777,9 @@ REGISTRY: tuple[Metric, ...] = (
                  trec_eval=(TrecEvalName("iprec_at_recall", "cutoffs", trec_set_kernels.IPREC_RECALLS,
                                          key_format="{:.2f}"),),
                  cutoff="required", cutoff_kind="float", params=(JUDGED_ONLY, _VERSION), policy=None,
-                 edge=_ZERO_EDGE + "; NaN where nothing is retrieved (judged_only) at a recall level standing for no "
-                 "document (trec_eval's 0 / 0)", kernel=trec_set_kernels.iprec_table, reference="trec_eval", direction="higher"),
+                 edge=_ZERO_EDGE + "; a ranking left empty (judged_only, -M 0) scores 0 too (trec_eval divides 0 by 0 "
+                 "at a recall level standing for no document: --format trec_eval prints its -nan)",
+                 kernel=trec_set_kernels.iprec_table, reference="trec_eval", direction="higher"),
     trec_measure("11pt_avg", "The mean of the interpolated precisions at recall 0.0, 0.1, ..., 1.0 (IPrec).",
                  "(Σ over r in 0.0, 0.1, ..., 1.0 of IPrec@r) / 11", trec_eval=(TrecEvalName("11pt_avg"),),
                  params=(JUDGED_ONLY, _VERSION), policy=None, edge=_ZERO_EDGE,
