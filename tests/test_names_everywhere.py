@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from evalframe import EvaluationResult, compare, direction_of
+from evalframe.errors import InvalidParameterError
 from evalframe.metrics.registry import METRICS
 from tests.test_every_measure_everywhere import make_run
 
@@ -78,8 +79,12 @@ def test_compare_of_results_and_of_trec_files_takes_the_spellings(results, files
     assert list(on_files.index) == list(dict.fromkeys(["RR", *canonical]))
     np.testing.assert_allclose(on_files.loc[canonical, "mean_a"].to_numpy(), table["mean_a"].to_numpy(), rtol=0,
                                atol=1e-15)
-    # where Haystack's metrics are compared too, a Haystack metric's name is that metric (docs/ir-researchers.md)
+    # where Haystack's metrics are compared too, a Haystack metric's name is that metric (docs/ir-researchers.md);
+    # in another letter case, where it is a measure's only in that other case, it is refused, naming both
     assert list(compare(*results, metrics=["mrr", "MRR"], rounds=100).index) == ["mrr", "RR"]
+    with pytest.raises(InvalidParameterError, match=r"'F1' is Haystack's metric 'f1' and the measure SetF in other "
+                                                    r"letter cases.*Did you mean 'f1' \(Haystack's\) or 'SetF'\?"):
+        compare(*results, metrics=["F1"])
     ir = pytest.importorskip("ir_measures")
     assert list(compare(*results, metrics=ir.nDCG @ 10, rounds=100).index) == ["nDCG@10"]  # one object
 

@@ -24,6 +24,7 @@ a Haystack one is an entry with a formula of :class:`DocumentCounts` fields in :
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -122,6 +123,19 @@ def _sum_only(sums: np.ndarray, counts: np.ndarray) -> np.ndarray:
     return np.asarray(sums, dtype=np.float64)
 
 
+def _mean_interval(low: float, high: float, n: int, value_a: float) -> tuple[float, float]:
+    return low, high
+
+
+def _sum_interval(low: float, high: float, n: int, value_a: float) -> tuple[float, float]:
+    return n * low, n * high  # the sum of n differences is n times their mean
+
+
+def _ratio_interval(low: float, high: float, n: int, value_a: float) -> tuple[float, float]:
+    # the mean of the differences of the logs is log(b / a): b - a = a (e^x - 1), increasing in x
+    return value_a * math.expm1(low), value_a * math.expm1(high)
+
+
 @dataclass(frozen=True)
 class Aggregation:
     """How a metric's per-query values become one number, through a sum and a count so that parts add up.
@@ -140,10 +154,27 @@ class Aggregation:
     name: str
     finish: Callable[[np.ndarray, np.ndarray], np.ndarray]
     summand: Callable[[Any], Any] | None = None
+    delta_interval: Callable[[float, float, int, float], tuple[float, float]] = _mean_interval
 
     def summands(self, values: Any) -> Any:
         """What each value adds to the sum (a numpy array or a pandas Series, which stays one)."""
         return values if self.summand is None else self.summand(values)
+
+    def interval(self, low: float, high: float, n: int, value_a: float) -> tuple[float, float]:
+        """The interval of the difference b - a of two runs' numbers from ``(low, high)``, an interval of the mean of
+        their ``n`` paired queries' differences of summands (:meth:`summands`), ``value_a`` run a's number: the same
+        for the mean, ``n`` times it for the sum, ``value_a (e^x - 1)`` at each end for the geometric mean (whose
+        summands are logs: their mean difference is log(b / a)). Each is the image of the mean's interval under the
+        one increasing map from that mean to b - a (given a), so it holds 0 exactly when the mean's interval does.
+
+        Examples
+        --------
+        >>> AGGREGATIONS["sum"].interval(-0.5, 1.0, 4, 13.0), AGGREGATIONS["mean"].interval(-0.5, 1.0, 4, 0.3)
+        ((-2.0, 4.0), (-0.5, 1.0))
+        >>> [round(x, 12) for x in AGGREGATIONS["geometric_mean"].interval(0.0, math.log(2), 4, 0.25)]
+        [0.0, 0.25]
+        """
+        return self.delta_interval(low, high, n, value_a)
 
     def __call__(self, values: Any) -> float:
         """The one number of ``values`` (a numpy array or pandas Series; NaN: no value)."""
@@ -157,8 +188,8 @@ class Aggregation:
 #: (num_ret). NaN values are skipped; the mean of no value is NaN, the sum 0.
 AGGREGATIONS: dict[str, Aggregation] = {
     "mean": Aggregation("mean", _over_count),
-    "geometric_mean": Aggregation("geometric_mean", _exp_over_count, _floored_log),
-    "sum": Aggregation("sum", _sum_only),
+    "geometric_mean": Aggregation("geometric_mean", _exp_over_count, _floored_log, _ratio_interval),
+    "sum": Aggregation("sum", _sum_only, delta_interval=_sum_interval),
 }
 
 

@@ -56,6 +56,7 @@ from .trec_kernels import (
 __all__ = [
     "aggregation_of",
     "is_count",
+    "reads_as_written",
     "direction_of",
     "known_direction",
     "without_direction",
@@ -421,6 +422,19 @@ def _suggestion(text: str) -> str:
             if _reads(known + text[len(stem):]):
                 return f" Did you mean {known + text[len(stem):]!r}?"
     return did_you_mean(text, _names_to_suggest())
+
+
+def reads_as_written(text: str) -> bool:
+    """Whether ``text`` names a measure in the letter case written (``MRR``, ``ndcg@10``), not only in another
+    (``Mrr``): the analyses that take Haystack's metrics too refuse a Haystack metric's name in another case
+    (``F1``) that is a measure's only in another case, naming both.
+
+    Examples
+    --------
+    >>> reads_as_written("MRR"), reads_as_written("Mrr"), reads_as_written("F1")
+    (True, False, False)
+    """
+    return _reads(text)
 
 
 def _reads(text: str) -> bool:
