@@ -121,3 +121,21 @@ def test_the_commands_take_the_spellings(files, results, capsys):
     out = capsys.readouterr().out
     assert code == 0, out
     assert [line.split()[0] for line in out.splitlines()[3:]] == ["nDCG@10", "RR", "Success@10"]
+
+
+def test_the_commands_on_a_results_folder_take_the_spellings(results, tmp_path, capsys):
+    """evalframe worst --metric, report -m and compare --metrics of a results folder, ranx's names and others'."""
+    from evalframe.present.cli import main
+
+    folder = results[0].save(tmp_path / "a", format="csv", progress=False)
+    node = next(iter(results[0].node_results))
+    assert main(["worst", str(folder), "--node", node, "--metric", "ndcg@10", "-n", "2"]) == 0
+    worst = capsys.readouterr().out
+    assert main(["worst", str(folder), "--node", node, "--metric", "nDCG@10", "-n", "2"]) == 0
+    assert worst == capsys.readouterr().out and "nDCG@10" in worst
+    assert main(["report", str(folder), "-m", "hit_rate@10", "-m", "Ndcg_Cut_5", "-n", "1"]) == 0
+    report = capsys.readouterr().out
+    assert "Success@10" in report and "nDCG@5" in report
+    assert main(["compare", str(folder), str(folder), "--node", node, "--metrics", "r-precision,map@100",
+                 "--rounds", "10"]) == 0
+    assert [line.split()[0] for line in capsys.readouterr().out.splitlines()[3:]] == ["Rprec", "AP@100"]
