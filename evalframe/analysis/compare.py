@@ -127,15 +127,16 @@ def measure_names(metrics: Sequence[str]) -> tuple[list[str], list[str]]:
 
     A name that is neither a Haystack metric nor a measure stays as it is (a column of a per-query table).
     """
-    named, measures = [], []
+    named: list[str] = []
+    measures: list[str] = []
     for metric in metrics:
         haystack = _HAYSTACK_FOLDED.get(metric.lower()) if isinstance(metric, str) else None
         if haystack is not None and metric != haystack and not reads_as_written(metric):
             # F1: Haystack's f1, or ranx's f1 (SetF) in another case? Two names differing only by case: refused
-            read = ", ".join(str(m) for m in parse_measures([metric]))
+            other = ", ".join(str(m) for m in parse_measures([metric]))
             raise InvalidParameterError(
-                f"{metric!r} is Haystack's metric {haystack!r} and the measure {read} in other letter cases; write "
-                f"the one you mean as it is spelled. Did you mean {haystack!r} (Haystack's) or {read!r}?",
+                f"{metric!r} is Haystack's metric {haystack!r} and the measure {other} in other letter cases; write "
+                f"the one you mean as it is spelled. Did you mean {haystack!r} (Haystack's) or {other!r}?",
                 parameter="metrics")
         if metric not in METRICS:
             try:  # a trec_eval name may be several measures: P.5,10

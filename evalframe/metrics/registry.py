@@ -583,13 +583,13 @@ REGISTRY: tuple[Metric, ...] = (
                  kernel=trec_gain_kernels.ndcg_table, finish=trec_kernels.as_is, direction="higher"),
     trec_measure("P", "Precision: relevant documents in the top k, over k.",
                  "\\|relevant d in the top k\\| / k",
-                 trec_eval=(TrecEvalName("P", "cutoffs", TREC_EVAL_CUTOFFS),), synonyms=(Name("Precision"), Name("precision", tool="ranx", cutoff="required")),
-                 cutoff="required",
+                 trec_eval=(TrecEvalName("P", "cutoffs", TREC_EVAL_CUTOFFS),),
+                 synonyms=(Name("Precision"), Name("precision", tool="ranx", cutoff="required")), cutoff="required",
                  params=(JUDGED_ONLY,), kernel=trec_kernels.count_table, finish=trec_kernels.over_cutoff, direction="higher"),
     trec_measure("R", "Recall: relevant documents in the top k, over the query's number of relevant documents.",
                  "\\|relevant d in the top k\\| / num_rel",
-                 trec_eval=(TrecEvalName("recall", "cutoffs", TREC_EVAL_CUTOFFS),), synonyms=(Name("Recall"), Name("recall", tool="ranx", cutoff="required")),
-                 cutoff="required",
+                 trec_eval=(TrecEvalName("recall", "cutoffs", TREC_EVAL_CUTOFFS),),
+                 synonyms=(Name("Recall"), Name("recall", tool="ranx", cutoff="required")), cutoff="required",
                  params=(JUDGED_ONLY,), kernel=trec_kernels.count_table, finish=trec_kernels.over_num_rel, direction="higher"),
     trec_measure("RR", "Reciprocal rank: 1 / the rank of the first relevant document in the top k (0 if there is none).",
                  "1 / min rank(d) over relevant d in the top k",
@@ -1091,8 +1091,10 @@ def other_names(metric: Metric) -> list[str]:
 
     Examples
     --------
-    >>> other_names(TREC_MEASURES["nDCG"]), other_names(TREC_MEASURES["Rprec"])
-    (['ndcg', 'ndcg_cut.k', 'ndcg.g=v,...', 'NDCG', 'ndcg[@k]', "ndcg_burges[@k] (dcg='exp-log2')"], ['Rprec', 'RPrec', 'r-precision'])
+    >>> other_names(TREC_MEASURES["nDCG"])
+    ['ndcg', 'ndcg_cut.k', 'ndcg.g=v,...', 'NDCG', 'ndcg[@k]', "ndcg_burges[@k] (dcg='exp-log2')"]
+    >>> other_names(TREC_MEASURES["Rprec"])
+    ['Rprec', 'RPrec', 'r-precision']
     """
     tails = {"none": "", "cutoffs": ".k", "gains": ".g=v,...", "values": ""}
     names = [name.stem + (tails[name.params] if name.params != "values" else "." + ",".join(name.values))

@@ -691,7 +691,7 @@ def _exact(stripped: str, text: str) -> list[Measure]:
     ``-lN`` level), else trec_eval's and pytrec_eval's; :class:`_Unknown` when it is none of them."""
     level = _RANX_LEVEL.fullmatch(stripped)
     if level is not None:  # ranx's level after a name (ranx's, or any other)
-        return [_at_ranx_level(_exact(level["head"], text), int(level["level"]), text)]
+        return [_at_ranx_level(measure, int(level["level"]), text) for measure in _exact(level["head"], text)]
     match = _PATTERN.match(stripped)
     if match is not None and match["name"] in TREC_MEASURES:
         bare_stem = (match["params"] is None and match["cutoff"] is None and stripped in _STEMS
@@ -752,8 +752,8 @@ def _in_any_case(stripped: str, text: str) -> tuple[list[Measure] | None, Invali
     if read:
         return next(iter(read.values()))[1], None
     if failed:  # the name in another case, with a mistake after it: that mistake, as the user wrote it
-        _, candidate, error = max(failed, key=lambda found: found[0])  # the longest name: ndcg_cut, not ndcg
-        return None, InvalidParameterError(str(error).replace(repr(candidate), repr(text)), parameter=error.parameter)
+        _, candidate, mistake = max(failed, key=lambda found: found[0])  # the longest name: ndcg_cut, not ndcg
+        return None, InvalidParameterError(str(mistake).replace(repr(candidate), repr(text)), parameter=mistake.parameter)
     return None, None
 
 
@@ -837,13 +837,13 @@ def _name_of(text: str) -> str:
     return re.split(r"[(@]", text, maxsplit=1)[0].strip().lower()
 
 
-def _at_ranx_level(measures: list[Measure], level: int, text: str) -> Measure:
-    """The measure of a ranx name with ranx's level ``-lN``: ``rel=N`` for a binary measure; for nDCG (ranx's
-    ndcg keeps the judgments graded N or more) the grades below N gain 0."""
-    (measure,) = measures
+def _at_ranx_level(measure: Measure, level: int, text: str) -> Measure:
+    """A measure at ranx's level ``-lN``: ``rel=N`` for a binary measure; for nDCG (ranx's ndcg keeps the judgments
+    graded N or more) the grades below N gain 0."""
     entry = TREC_MEASURES[measure.name]
-    if level < 1:
-        raise InvalidParameterError(f"ranx's relevance level of {text!r} must be a positive int (-l1, -l2, ...).")
+    if not 1 <= level <= _LARGEST:
+        raise InvalidParameterError(f"ranx's relevance level of {text!r} must be a positive int (-l1, -l2, ...; at "
+                                    f"most {_LARGEST:,}).")
     if entry.rel:
         return Measure(measure.name, measure.cutoff, level, measure.params)
     if not any(p.name == "gains" for p in entry.params) or measure.param("gains"):

@@ -21,13 +21,15 @@ RANX_NAMES = {
     "r-precision": "Rprec", "hit_rate@1": "Success@1", "hit_rate@10": "Success@10", "f1": "SetF", "bpref": "Bpref",
     "precision@5-l2": "P(rel=2)@5", "recall@10-l2": "R(rel=2)@10", "map-l2": "AP(rel=2)", "mrr-l3": "RR(rel=3)",
     "hit_rate@5-l2": "Success(rel=2)@5", "r-precision-l2": "Rprec(rel=2)", "f1-l2": "SetF(rel=2)",
-    "bpref-l2": "Bpref(rel=2)", "ndcg@10-l2": "nDCG(gains={1:0})@10", "ndcg_burges@5-l3": "nDCG(dcg='exp-log2',gains={1:0,2:0})@5",
+    "bpref-l2": "Bpref(rel=2)", "ndcg@10-l2": "nDCG(gains={1:0})@10",
+    "ndcg_burges@5-l3": "nDCG(dcg='exp-log2',gains={1:0,2:0})@5",
 }
 
 
 def test_ranx_names_name_the_registry_measures():
     assert {name: str(parse_measure(name)) for name in RANX_NAMES} == RANX_NAMES
     assert str(parse_measure("P@5-l2")) == "P(rel=2)@5"  # ranx's level after any name
+    assert [str(m) for m in parse_measures(["P.5,10-l2"])] == ["P(rel=2)@5", "P(rel=2)@10"]
 
 
 def graded_case(seed: int, n_queries: int = 25, negative: bool = True) -> tuple[dict, dict]:
@@ -228,6 +230,8 @@ def test_a_parameter_reads_in_any_letter_case():
     ("hit_rate", r"Success needs a cutoff: Success@10; got 'hit_rate'. \(ranx's hit_rate without @k"),
     ("recall", r"'recall' names 9 measures .* \(ranx's 'recall' without @k, the whole ranking's, is SetR here\)"),
     ("nDCG@10-l200", r"ranx's level of a graded measure is read up to -l100"),
+    ("P@5-l0", r"ranx's relevance level of 'P@5-l0' must be a positive int"),
+    ("P@5-l99999999999", r"at most 1,000,000,000"),
     ("nDCG(gains={1:3})@5-l2", r"nDCG takes no relevance level \(ranx's -l2\)"),  # a level and gains: one of them
     ("Judged@5-l2", r"Judged takes no relevance level"),
 ])
