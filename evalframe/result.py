@@ -42,6 +42,7 @@ from .metrics.registry import Metric
 from .frames.trec_layout import TrecLayout
 from .report.reports import Report, build_report
 from .frames.scores import ADD_SCORES, attach_scores, declared_by
+from .metrics.trec import measure_texts
 from .schema import Skipped
 from .sources.assemble import Built, assemble, checked_skipped
 from .sources.catalog import read_source
@@ -563,6 +564,7 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         duplicates: str = "error",
         **options: Any,
     ) -> Examples:
+        metric, document_metric = measure_texts(metric), measure_texts(document_metric)  # ir_measures' objects
         return worst_examples(self, node, n, document_metric, answer_metric, document_metric_threshold,
                               answer_metric_threshold, metric, threshold, complete, duplicates, options)
 
@@ -591,6 +593,8 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
         >>> report.text.splitlines()[3]
         'Pipeline funnel (integrated evaluation)'
         """
+        if options.get("measures") is not None:  # ir_measures' measure objects: their names
+            options = {**options, "measures": measure_texts(options["measures"])}
         return build_report(self, **options)
 
     # ------------------------------------------------------------------ building: what a source built (sources/)

@@ -23,6 +23,7 @@ from .analysis.compare import is_result, run_names
 from .analysis.compare import compare as compare_results
 from ._validation import check_keywords, refuse_url
 from .errors import EvalframeError, InvalidParameterError, warn
+from .metrics.trec import measure_texts
 from .options import CompareOptions, MetricOptions, with_options
 from .result import EvaluationResult
 
@@ -164,6 +165,8 @@ def compare(a: Run, b: Run, *others: Run,
     check_keywords(options, (*CompareOptions.option_names(), *MetricOptions.names()),
                    passed_to="compare takes these options")
     names = run_names(options.get("names"), len(runs))
+    if options.get("metrics") is not None:  # ir_measures' measure objects: their names
+        options = {**options, "metrics": measure_texts(options["metrics"])}
     refuse_url(qrels, name="qrels")  # before any run is read
     if qrels is None and not any(is_trec_run(run) for run in runs):
         return compare_results(*runs, **{**options, "names": names})  # type: ignore[arg-type]  # results, tables

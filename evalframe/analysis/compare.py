@@ -17,8 +17,9 @@ import pandas as pd
 
 from .. import _validation as check
 from ..errors import EvalframeError, InvalidParameterError, warn
-from ..metrics.registry import ANSWER_METRICS, DOCUMENT_METRICS, METRICS, Metric
-from ..metrics.trec import aggregation_of, direction_of, parse_measures, without_direction
+from ..metrics.registry import AGGREGATIONS, ANSWER_METRICS, DOCUMENT_METRICS, METRICS, Metric
+from ..metrics.trec import (aggregation_of, direction_of, measure_texts, parse_measures, reads_as_written,
+                             without_direction)
 from ..options import CompareOptions, MetricOptions, with_options
 from .examples import Examples
 from .protocol import ResultLike, ResultSource
@@ -82,13 +83,26 @@ def shared_node(runs: Sequence[Run], node: str | None) -> str | None:
     return common[0]
 
 
+#: Haystack's metrics by their lower-case names (``f1``), for a name written in another case (``F1``).
+_HAYSTACK_FOLDED = {name.lower(): name for name in METRICS}
+
+
 def measure_names(metrics: Sequence[str]) -> tuple[list[str], list[str]]:
     """``metrics`` with trec_eval measures in their canonical names (``P(rel=1)@5`` -> ``P@5``), and those measures.
 
     A name that is neither a Haystack metric nor a measure stays as it is (a column of a per-query table).
     """
-    named, measures = [], []
+    named: list[str] = []
+    measures: list[str] = []
     for metric in metrics:
+        haystack = _HAYSTACK_FOLDED.get(metric.lower()) if isinstance(metric, str) else None
+        if haystack is not None and metric != haystack and not reads_as_written(metric):
+            # F1: Haystack's f1, or ranx's f1 (SetF) in another case? Two names differing only by case: refused
+            other = ", ".join(str(m) for m in parse_measures([metric]))
+            raise InvalidParameterError(
+                f"{metric!r} is Haystack's metric {haystack!r} and the measure {other} in other letter cases; write "
+                f"the one you mean as it is spelled. Did you mean {haystack!r} (Haystack's) or {other!r}?",
+                parameter="metrics")
         if metric not in METRICS:
             try:  # a trec_eval name may be several measures: P.5,10
                 read = [str(measure) for measure in parse_measures([metric])]
@@ -230,26 +244,37 @@ def _paired_row(a: pd.Series, b: pd.Series, rng: np.random.Generator, rounds: in
     pairs = paired(a, b)
     values_a = pairs.a.to_numpy(dtype=np.float64)
     values_b = pairs.b.to_numpy(dtype=np.float64)
-    d = values_b - values_a
     # each run's number is the measure's own aggregation (trec_eval's geometric mean of gm_map, the sum of num_ret),
-    # the mean for the others; the interval and the tests are of the per-query differences' mean
+    # the mean for the others; the tests and the interval are of the per-query differences of what each value adds
+    # to that number (the value, or its floored log for a geometric mean), the interval then carried to delta's scale
     aggregation = aggregation_of(a.name)
+    d = aggregation.summands(values_b) - aggregation.summands(values_a)
     mean_a = aggregation(values_a) if len(d) else np.nan
     mean_b = aggregation(values_b) if len(d) else np.nan
     return paired_statistics(d, mean_a, mean_b, pairs.only_a, pairs.only_b, rng=rng, rounds=rounds, confidence=confidence,
-                             direction=direction)
+                             direction=direction, aggregation=aggregation.name)
 
 
 def paired_statistics(d: np.ndarray, mean_a: float, mean_b: float, only_a: int, only_b: int, *,
-                      rng: np.random.Generator, rounds: int, confidence: float, direction: str = "higher") -> dict[str, Any]:
+                      rng: np.random.Generator, rounds: int, confidence: float, direction: str = "higher",
+                      aggregation: str = "mean") -> dict[str, Any]:
     """One row of :func:`compare`: the statistics of the paired differences ``d = b - a`` (in a's query order).
 
-    ``mean_a`` / ``mean_b`` are the runs' means over the paired queries; ``only_a`` / ``only_b`` count the queries
-    scored by one run only. The bootstrap draws first, then the randomization test, from ``rng``. ``wins`` counts the
-    queries where b is better: a higher value, or a lower one for a lower-is-better measure (``direction``); a
-    measure without a direction (``"none"``: a count) has no wins and no losses (NaN), its ties still counted.
+    ``mean_a`` / ``mean_b`` are the runs' numbers over the paired queries (the measure's ``aggregation``: the mean, the
+    sum of a count, trec_eval's geometric mean); ``d`` the per-query differences of what each value adds to that
+    number (:meth:`~evalframe.metrics.registry.Aggregation.summands`: the values, or for a geometric mean their
+    floored logs); ``only_a`` / ``only_b`` count the queries scored by one run only. ``delta`` is
+    ``mean_b - mean_a``; the tests are of ``mean(d) == 0``, which holds exactly when ``delta`` is 0 (for a sum, n
+    times the mean; for a geometric mean, ``mean(d)`` is the log of ``mean_b / mean_a``), and the bootstrap interval
+    of ``mean(d)`` is carried to ``delta``'s scale (:meth:`~evalframe.metrics.registry.Aggregation.interval`): the
+    interval, the p-values and ``delta`` are about one quantity. The bootstrap draws first, then the randomization
+    test, from ``rng``. ``wins`` counts the queries where b is better (``d`` above 0: a higher value, or below 0 for
+    a lower-is-better measure, ``direction``); a measure without a direction (``"none"``: a count) has no wins and
+    no losses (NaN), its ties still counted.
     """
     low, high = bootstrap_ci(d, confidence=confidence, rounds=rounds, rng=rng)
+    if len(d):
+        low, high = AGGREGATIONS[aggregation].interval(low, high, len(d), mean_a)
     t, p_ttest = paired_t_test(d)
     wins: float = np.nan  # a count (direction "none"): neither a higher nor a lower value is better, no query won or lost
     losses: float = np.nan
@@ -316,7 +341,8 @@ def compare(a: Run, b: Run, *others: Run, **options: Any) -> pd.DataFrame:
         One row per metric (two runs) or per (run, metric) (more runs), with columns ``mean_a`` and
         ``mean_b`` (the runs' numbers over the paired queries: the mean, or the measure's own aggregation,
         trec_eval's geometric mean of ``gm_map`` and the sum of the counts), ``delta`` (mean_b - mean_a), ``ci_low`` /
-        ``ci_high`` (percentile bootstrap interval of the delta), ``p_value`` (two-sided paired
+        ``ci_high`` (percentile bootstrap interval of the delta: of the mean difference, n times it for a sum, of
+        the log ratio carried to b - a for a geometric mean; the tests are of the same quantity), ``p_value`` (two-sided paired
         randomization test), ``t`` and ``p_ttest`` (paired t-test), ``wins`` / ``ties`` / ``losses``
         (queries where b scores better / the same / worse: higher, or lower for a measure where lower is better,
         ``unj@10`` or a score declared so, :func:`evalframe.direction_of`; ``delta`` stays b - a, negative for such a
@@ -349,7 +375,7 @@ def compare(a: Run, b: Run, *others: Run, **options: Any) -> pd.DataFrame:
                 f"run {name!r} must be an EvaluationResult or a per-query DataFrame (result.query_metrics(node)); "
                 f"got {type(run).__name__}."
             )
-    metrics = options.get("metrics")
+    metrics = measure_texts(options.get("metrics"))  # ir_measures' measure objects: their names
     if not (metrics is None or isinstance(metrics, str)
             or (isinstance(metrics, Sequence) and all(isinstance(m, str) for m in metrics))):
         raise InvalidParameterError(f"metrics must be None, a metric name or a list of metric names; got {metrics!r}.")
@@ -427,6 +453,7 @@ def worst_by_delta(
             )
     check_metric_parameters(metric_params, caller="worst_by_delta")
     node = shared_node([a, b], node)  # type: ignore[assignment]
+    metric = measure_texts(metric)
     if not isinstance(metric, str):
         raise InvalidParameterError(f"metric must be a metric name, e.g. 'f1' or 'nDCG@10'; got {metric!r}.")
     (metric,), measures = measure_names([metric])

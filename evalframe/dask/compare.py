@@ -21,6 +21,7 @@ from ..analysis.compare import comparison_table, directions_of, measure_names, p
 from ..analysis.stats import few_distinct
 from ..errors import InvalidParameterError
 from ..io.partitioned import check_key_summaries, key_summary
+from ..metrics.trec import aggregation_of, measure_texts
 from ..options import CompareOptions, MetricOptions, with_options
 from .client import run
 from .result import (DaskEvaluationResult, first_appearance, merged_columns, open_partition, partition_query_metrics,
@@ -58,6 +59,8 @@ def compare(a: DaskEvaluationResult, b: DaskEvaluationResult, *others: DaskEvalu
     check.check_keywords(options, (*CompareOptions.option_names(), *MetricOptions.names()),
                          passed_to="compare takes these options")
     names = run_names(options.get("names"), len(runs))
+    if options.get("metrics") is not None:  # ir_measures' measure objects: their names
+        options = {**options, "metrics": measure_texts(options["metrics"])}
     for run_, name in zip(runs, names):
         if not isinstance(run_, DaskEvaluationResult):
             raise InvalidParameterError(f"run {name!r} must be a DaskEvaluationResult (evalframe.dask.load(folder)); got "
@@ -111,11 +114,14 @@ def compare(a: DaskEvaluationResult, b: DaskEvaluationResult, *others: DaskEvalu
             total = totals[metric]
             n = total["queries"]
             d = ordered[metric] if metric in ordered else np.repeat(total["values"], total["counts"])
-            mean_a = total["sum_a"] / n if n else np.nan
-            mean_b = total["sum_b"] / n if n else np.nan
+            # each run's number is the measure's aggregation of its summands' sum (the sum of a count, the geometric
+            # mean of gm_map), as in memory
+            aggregation = aggregation_of(metric)
+            mean_a = float(aggregation.finish(np.array([total["sum_a"]]), np.array([n]))[0]) if n else np.nan
+            mean_b = float(aggregation.finish(np.array([total["sum_b"]]), np.array([n]))[0]) if n else np.nan
             rows.append((names[position], metric, paired_statistics(
                 d, mean_a, mean_b, total["only_a"], total["only_b"], rng=np.random.default_rng(seed), rounds=rounds,
-                confidence=confidence, direction=directions[metric])))
+                confidence=confidence, direction=directions[metric], aggregation=aggregation.name)))
     return comparison_table(rows, names, list(dict.fromkeys(metric for _, metric, _ in rows)), test=given.test,
                             max_p=given.max_p)
 
@@ -168,15 +174,17 @@ def pair_partials(table_a: pd.DataFrame, table_b: pd.DataFrame, order: np.ndarra
         side_a = table_a[metric] if metric in table_a.columns else pd.Series(np.nan, index=table_a.index)
         side_b = table_b[metric] if metric in table_b.columns else pd.Series(np.nan, index=table_b.index)
         pairs = paired(side_a, side_b)
-        values_a = pairs.a.to_numpy(dtype=np.float64)
-        d = pairs.b.to_numpy(dtype=np.float64) - values_a
+        # what each value adds to the measure's number (the value; for a geometric mean its floored log), as in memory
+        aggregation = aggregation_of(metric)
+        summands_a = aggregation.summands(pairs.a.to_numpy(dtype=np.float64))
+        summands_b = aggregation.summands(pairs.b.to_numpy(dtype=np.float64))
+        d = summands_b - summands_a
         if ordered:
             out[metric] = (d, order[table_a.index.get_indexer(pairs.a.index)])
             continue
         distinct, counts = np.unique(d, return_counts=True)
-        out[metric] = {"values": distinct, "counts": counts, "queries": len(d), "sum_a": float(values_a.sum()),
-                       "sum_b": float(pairs.b.to_numpy(dtype=np.float64).sum()), "only_a": pairs.only_a,
-                       "only_b": pairs.only_b}
+        out[metric] = {"values": distinct, "counts": counts, "queries": len(d), "sum_a": float(summands_a.sum()),
+                       "sum_b": float(summands_b.sum()), "only_a": pairs.only_a, "only_b": pairs.only_b}
     return out
 
 

@@ -25,7 +25,7 @@ from ..analysis.compare import compare, shared_nodes
 from ..analysis.protocol import ResultLike
 from ..errors import EvalframeError, InvalidParameterError
 from ..metrics.registry import DIRECTIONS, Metric, score_measure
-from ..metrics.trec import known_direction, parse_measures
+from ..metrics.trec import known_direction, parse_measure, parse_measures
 from ..options import CompareOptions, ComparisonReportOptions, MatchingOptions, MetricOptions, ReportOptions
 from .formats import TABLE_FORMATS, above_one_note, render_table, short_text
 from .trec_formats import TREC_FORMATS, TrecTable, relstring_column, trec_request
@@ -179,6 +179,8 @@ def _worst(args: argparse.Namespace) -> str:
     options = {"answer_metric": metric, "answer_metric_threshold": args.threshold} if answers else {
         "document_metric": metric, "document_metric_threshold": args.threshold}
     examples = result.wrong_examples(args.node, n=args.n, **options, **kwargs)
+    if examples and metric not in examples[0]["metrics"]:  # a measure by another spelling (ndcg@10): as tables name it
+        metric = str(parse_measure(metric))
     rows = []
     for example in examples:
         listed = example["answers" if answers else "documents"]

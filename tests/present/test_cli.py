@@ -98,8 +98,8 @@ def test_list_metrics_prints_level_headline_and_bounds_of_every_metric(capsys):
     assert list(measures)[:8] == ["AP", "nDCG", "P", "R", "RR", "Success", "Rprec", "Bpref"]
     assert measures["P"].split()[:5] == ["P", "document", "@k,", "rel", "[0,"]
     assert measures["nDCG"].split()[:3] == ["nDCG", "document", "[@k]"]
-    assert measures["AP"].endswith("trec_eval: map, map_cut.k; also: MAP.")
-    assert measures["RR"].endswith("trec_eval: recip_rank; also: MRR.")
+    assert measures["AP"].endswith("trec_eval: map, map_cut.k; also: MAP, map[@k].")  # ir_measures', ranx's
+    assert measures["RR"].endswith("trec_eval: recip_rank; also: MRR, mrr[@k].")
     # which way each is better, after the bounds (the registry's direction): higher, lower, neither for a count
     assert lines["f1"][5] == "higher" and lines["mrr"][4] == "higher"  # [0, 1] is two words
     assert measures["unj"].split()[5] == "lower" and measures["rbp_resid"].split()[4] == "lower"
@@ -480,10 +480,10 @@ def test_options_argparse_checks_are_usage_errors_naming_the_flag(tmp_path, caps
 
 def test_an_error_names_the_flag_as_typed(capsys, tmp_path):
     args = _fill(["trec", "{run}", "{qrels}"], tmp_path)
-    code, _, err = run(capsys, *args, "-m", "ndcg@x")
-    assert code == 1 and err.startswith("error: -m: unknown measure 'ndcg@x'")
-    code, _, err = run(capsys, *args, "--measure=ndcg@x")
-    assert code == 1 and err.startswith("error: --measure: unknown measure 'ndcg@x'")
+    code, _, err = run(capsys, *args, "-m", "ndgc@x")
+    assert code == 1 and err.startswith("error: -m: unknown measure 'ndgc@x'")
+    code, _, err = run(capsys, *args, "--measure=ndcg@x")  # ranx's ndcg, with a mistake in its cutoff
+    assert code == 1 and err.startswith("error: --measure: the cutoff of 'ndcg@x' must be a positive int")
 
 
 def test_metrics_by_a_filters_field_no_query_has_is_an_error(capsys):

@@ -15,7 +15,7 @@ import pytest
 from evalframe import EvaluationResult
 from evalframe.errors import InvalidParameterError
 from evalframe.present.parsers import FLATTEN_SOURCES
-from evalframe.sources import SOURCES, candidates, detect
+from evalframe.sources.catalog import SOURCES, candidates, detect
 from evalframe.sources.assemble import Built
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "rag"

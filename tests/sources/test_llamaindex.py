@@ -135,9 +135,9 @@ def test_metric_dict_scores_are_kept_per_query_under_free_names():
     from evalframe.sources.foreign import score_name_taken as _score_name_taken
     golden = json.loads((DATA / "retrieval_results.json").read_text())
     read = llamaindex_records(golden)
-    # evalframe owns mrr, precision, ndcg, and recall and ap as trec_eval's names (R, AP): llama-index's are kept
-    # beside them
-    renamed = {"hit_rate": "hit_rate", "mrr": "llamaindex_mrr", "precision": "llamaindex_precision",
+    # evalframe owns mrr, precision, ndcg, recall and ap as trec_eval's names (R, AP), hit_rate as ranx's (success):
+    # llama-index's are kept beside them
+    renamed = {"hit_rate": "llamaindex_hit_rate", "mrr": "llamaindex_mrr", "precision": "llamaindex_precision",
                "recall": "llamaindex_recall", "ap": "llamaindex_ap", "ndcg": "llamaindex_ndcg"}
     assert {name: _score_name_taken(name) for name in renamed} == {name: name != target
                                                                     for name, target in renamed.items()}
@@ -149,17 +149,17 @@ def test_metric_dict_scores_are_measures_of_the_retriever():
     golden = json.loads((DATA / "retrieval_results.json").read_text())
     result = EvaluationResult.from_llamaindex(DATA / "retrieval_results.json", progress=False)
     metrics = result.calculate_metrics()["Retriever"]
-    assert metrics["hit_rate"] == pytest.approx(3 / 4)
+    assert metrics["llamaindex_hit_rate"] == pytest.approx(3 / 4)
     assert metrics["llamaindex_mrr"] == pytest.approx((1 / 2 + 1 / 3 + 1 + 0) / 4) == pytest.approx(metrics["mrr"])
     for theirs, ours in (("precision", "precision"), ("recall", "recall_multi_hit"), ("ap", "map"), ("ndcg", "ndcg")):
         assert metrics[f"llamaindex_{theirs}"] == pytest.approx(metrics[ours]), theirs
-    assert result.query_metrics("Retriever")["hit_rate"].tolist() == [r["metric_dict"]["hit_rate"]["score"]
+    assert result.query_metrics("Retriever")["llamaindex_hit_rate"].tolist() == [r["metric_dict"]["hit_rate"]["score"]
                                                                       for r in golden]
     declared = result.scores["llamaindex_mrr"]
     assert (declared.direction, declared.bounds) == ("higher", (0.0, 1.0))
     assert declared.description.startswith("llama-index MRR")
     only = EvaluationResult.from_llamaindex(golden, scores=["hit_rate"], progress=False)
-    assert list(only.scores) == ["hit_rate"]
+    assert list(only.scores) == ["llamaindex_hit_rate"]
     golden[1]["metric_dict"]["ndcg"]["score"] = 1.5
     with pytest.raises(EvalframeError, match=r"results\[1\]: metric_dict\['ndcg'\]\.score: 1\.5 lies outside the "
                                              r"bounds \[0, 1\] declared for score 'llamaindex_ndcg'"):
