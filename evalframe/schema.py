@@ -21,8 +21,7 @@ import pandas as pd
 
 from .errors import EvalframeError
 
-__all__ = ["Document", "Span", "TableCell", "Answer", "Label", "MultiLabel", "Skipped", "skipped_note", "ExtraColumn",
-           "extra_columns_note"]
+__all__ = ["Document", "Span", "TableCell", "Answer", "Label", "MultiLabel", "Skipped", "skipped_note"]
 
 _HASHABLE_ATTRIBUTES = ("content", "content_type", "score", "meta", "embedding")
 
@@ -658,41 +657,3 @@ def skipped_note(skipped: tuple[Skipped, ...] | list[Skipped], shown: int = 5) -
     count = len(skipped)
     return (f"{count:,} quer{'y' if count == 1 else 'ies'} of the source {'was' if count == 1 else 'were'} left out of "
             f"the result (each mean is over the others): {'; '.join(parts)}.")
-
-
-@dataclass(frozen=True)
-class ExtraColumn:
-    """How a source read one of its extra columns (a Ragas table's column beyond a sample's fields, a Haystack 2.x run
-    result's input that plays no role, a LlamaIndex result's field): what it became, ``"score"``, ``"meta"`` (a field
-    of each query's meta) or ``"left out"``, and why.
-
-    A result built by such a source keeps them in ``result.extra_columns`` (``{column: ExtraColumn}``); the import's
-    warning and ``evalframe flatten --from`` say them.
-
-    Examples
-    --------
-    >>> ExtraColumn("meta", "texts")
-    ExtraColumn(became='meta', why='texts')
-    """
-
-    became: Literal["score", "meta", "left out"]
-    why: str
-
-
-def extra_columns_note(columns: Mapping[str, ExtraColumn]) -> str:
-    """What became of a source's extra columns, in one line (``""``: it had none): the scores, the meta fields and
-    the columns left out, each by name.
-
-    Examples
-    --------
-    >>> print(extra_columns_note({"judge": ExtraColumn("score", "numbers"), "topic": ExtraColumn("meta", "texts"),
-    ...                           "year": ExtraColumn("meta", "texts of integers"), "tags": ExtraColumn("left out", "lists")}))
-    extra columns: 1 score ('judge'), 2 meta fields ('topic', 'year'), 1 left out ('tags')
-    """
-    parts = []
-    for became, one, many in (("score", "score", "scores"), ("meta", "meta field", "meta fields"),
-                              ("left out", "left out", "left out")):
-        names = [repr(name) for name, column in columns.items() if column.became == became]
-        if names:
-            parts.append(f"{len(names)} {one if len(names) == 1 else many} ({', '.join(names)})")
-    return f"extra columns: {', '.join(parts)}" if parts else ""

@@ -326,9 +326,10 @@ def test_the_import_says_which_columns_give_no_score_and_why():
         result = ragas(rows)
     told = [str(w.message) for w in caught if "give no score" in str(w.message)]
     assert len(told) == 1
-    assert ("'flag' (a meta field: True / False, not numbers), 'embedding' (left out: lists, not numbers), "
+    # every column that became a meta field is named, texts too (review R6: the import says which became meta)
+    assert ("'topic' (a meta field: texts, not numbers), 'flag' (a meta field: True / False, not numbers), "
+            "'embedding' (left out: lists, not numbers), "
             "'faithfulness' (a score without a value in any row: no 'faithfulness' in result.scores)") in told[0]
-    assert "'topic'" not in told[0]  # a column of texts is a meta field, as documented: nothing to say
     assert sorted(result.sliced_metrics("meta.topic").loc["Generator"].index) == ["art", "geo"]
     assert result.scores == {}
     with warnings.catch_warnings():

@@ -283,15 +283,15 @@ SCORE_KINDS = frozenset({"numbers", "numbers and texts", "texts of numbers"})
 
 
 def _text_kind(texts: pd.Series) -> str:
-    """The kind of a column of texts (none blank): ``"texts of numbers"`` when at least half are the text of a number
-    and one of those is no integer's (``"0.8"``, ``"1e-3"``), ``"texts of integers"`` when each is an integer's
-    (``"2020"``, ``"1001"``), else ``"texts"``."""
+    """The kind of a column of texts (none blank): ``"texts of numbers"`` when each is the text of a number, or at
+    least half are and one of those is no integer's (``["0.8", "n/a"]``: a judge's scores, one of them refused when
+    read); else ``"texts"`` (``["1001", "X-2", "1003"]``: integers among other texts are codes)."""
     stripped = texts.str.strip(SPACES)
     number = stripped.str.fullmatch(NUMBER_TEXT, case=False).to_numpy(dtype=bool)
-    integer = stripped.str.fullmatch(INTEGER_TEXT).to_numpy(dtype=bool)
-    if 2 * int(number.sum()) >= len(texts) and (number & ~integer).any():
+    if number.all():
         return "texts of numbers"
-    return "texts of integers" if integer.all() else "texts"
+    integer = stripped.str.fullmatch(INTEGER_TEXT).to_numpy(dtype=bool)
+    return "texts of numbers" if 2 * int(number.sum()) >= len(texts) and (number & ~integer).any() else "texts"
 
 
 def column_kind(values: Sequence[Any] | np.ndarray | pd.Series) -> str:
@@ -300,21 +300,21 @@ def column_kind(values: Sequence[Any] | np.ndarray | pd.Series) -> str:
 
     * ``"numbers"``: numbers as a typed source holds them (JSON's, Python's, a numeric dtype; a list of one number
       too), in at least half of its cells with a value, and no text: a score (any other cell refused when read);
-    * ``"numbers and texts"``: the same, some cells the text of a number or another text (``[0.9, "n/a", 0.7]``): a
-      score, each text read by :func:`score_values` (``"n/a"`` refused, named);
-    * ``"texts of numbers"``: texts only, at least half of them a number's and one of those no integer's (``"0.8"``:
-      a judge writing its number as text, or a CSV file's cell): a score, read the same way;
-    * ``"texts of integers"``: texts only, each an integer's (``"2020"``, ``"1001"``): years, ids and codes are
-      written so more often than scores, so no score unless the caller names it;
-    * ``"texts"``: other texts (``"X-2"`` among ``"1001"``s too); ``"none"``: no value in any cell (None, NaN, blank);
-      ``"other"``: anything else (True / False, dicts, lists, numbers among mostly other cells).
+    * ``"numbers and texts"``: the same, some cells texts (``[0.9, "n/a", 0.7]``, ``[1001, "X-2"]``): a score, each
+      text read by :func:`score_values` (``"n/a"`` refused, named);
+    * ``"texts of numbers"``: texts only, each the text of a number (``["2", "5"]``: a CSV file's cells, which are
+      all text), or at least half of them and one of those no integer's (``["0.8", "n/a"]``: a judge writing its
+      number as text): a score, read the same way;
+    * ``"texts"``: other texts (``"geography"``; ``["1001", "X-2", "1003"]`` too: integers among texts that are no
+      number are codes, no score); ``"none"``: no value in any cell (None, NaN, blank); ``"other"``: anything else
+      (True / False, dicts, lists, numbers among mostly other cells).
 
     Vectorised for a column of numbers or of texts; a column of mixed cells is looked at cell by cell.
 
     Examples
     --------
-    >>> column_kind([0.9, "n/a", 0.7]), column_kind(["0.8", "1"]), column_kind(["2020", "2021"])
-    ('numbers and texts', 'texts of numbers', 'texts of integers')
+    >>> column_kind([0.9, "n/a", 0.7]), column_kind(["0.8", "n/a"]), column_kind(["2020", "2021"])
+    ('numbers and texts', 'texts of numbers', 'texts of numbers')
     >>> column_kind(["1001", "X-2", "1003"]), column_kind([None, ""]), column_kind([True, False])
     ('texts', 'none', 'other')
     """
@@ -353,7 +353,7 @@ def looks_like_scores(values: Sequence[Any] | np.ndarray | pd.Series) -> bool:
 
     Examples
     --------
-    >>> looks_like_scores(["0.8", "n/a"]), looks_like_scores([None, [0.5]]), looks_like_scores(["2020", "2021"])
+    >>> looks_like_scores(["0.8", "n/a"]), looks_like_scores([None, [0.5]]), looks_like_scores(["1001", "X-2"])
     (True, True, False)
     """
     return column_kind(values) in SCORE_KINDS

@@ -38,7 +38,7 @@ from .._validation import did_you_mean, short_repr
 from ..errors import EvalframeError, InvalidParameterError, LoadError
 from ..options import MatchingOptions, with_options
 from .assemble import Built
-from .extras import extra_meta, extra_scores, meta_of, warn_left_out
+from .extras import check_score_columns, extra_meta, extra_scores, meta_of, warn_left_out
 from .foreign import ScoreChoice, is_path, naming_file, read_json_file
 from .records import Record, Retrieved, build, retrieved_of
 from ..frames.score_values import score_values
@@ -321,6 +321,9 @@ def _run_records(inputs: Mapping[str, Any], results: Mapping[str, Any], *, prefi
             return f"{at}[{i}]"
 
         individual[str(metric)] = score_values(listed, where=cell, error=EvalframeError).tolist()  # read at once
+    if not scores_given:  # (a cell that is no number refused first, named)
+        check_score_columns(prefix[:-2] if prefix else "from_haystack2", input_scores,
+                            noun="columns" if report else "inputs", prefix="haystack")
     choice = choice_of(list(individual))
     for metric, column in individual.items():
         at = f"{prefix}results[{metric!r}]['individual_scores']" if report or metric in results \

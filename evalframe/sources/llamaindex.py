@@ -27,7 +27,7 @@ from .._validation import short_repr
 from ..errors import EvalframeError, InvalidParameterError
 from ..options import MatchingOptions, with_options
 from .assemble import Built
-from .extras import extra_meta, extra_scores, meta_of, warn_left_out
+from .extras import check_score_columns, extra_meta, extra_scores, meta_of, warn_left_out
 from .foreign import ScoreChoice, is_path, number_or_nan, read_json_file
 from .records import Record, Retrieved, build, retrieved_of
 
@@ -156,6 +156,8 @@ def _extra_fields(rows: Sequence[tuple[str, Any]], meta: Sequence[str] | None, s
         warn_left_out(source, unnamed, score_names, meta_names, noun="fields")
     values = {name: [number_or_nan(value, f"{where}: {name}") for (where, _), value in zip(rows, cells[name])]
               for name in score_names}
+    if not scores_given:  # (a cell that is no number refused first, named)
+        check_score_columns(source, score_names, noun="fields", prefix="llamaindex")
     return values, {name: cells[name] for name in meta_names}
 
 

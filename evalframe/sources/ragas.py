@@ -22,7 +22,7 @@ from .._validation import did_you_mean, few_names
 from ..errors import EvalframeError, InvalidParameterError
 from ..options import MatchingOptions, with_options
 from .assemble import Built
-from .extras import extra_meta, extra_scores, warn_left_out
+from .extras import check_score_columns, extra_meta, extra_scores, warn_left_out
 from .foreign import prefixed
 from .frame import ColumnMapping, Table, frame_records, id_hint, read_table
 from .records import build
@@ -143,8 +143,8 @@ def ragas_mapping(table: Table, *, scores: Any = None, meta: Sequence[str] | Non
         if unknown:
             raise InvalidParameterError(f"meta names {unknown[0]!r}, which is no column of {table.name}.",
                                         parameter="meta")
+    source = "from_ragas" if table.name == "dataset_or_path" else table.name  # a file by its path
     if scores is None:
-        source = "from_ragas" if table.name == "dataset_or_path" else table.name  # a file by its path
         warn_left_out(source, {c: cells[c] for c in cells if c not in named_meta}, score_columns, meta_columns)
     names = {column: ragas_score_name(column) for column in score_columns}
     mapping = ColumnMapping(
@@ -247,7 +247,10 @@ def read_ragas(
     if not table.rows:
         raise EvalframeError(f"{table.name} holds no sample.")
     mapping, declared = ragas_mapping(table, scores=scores, meta=meta, id_column=id_column)
-    records = frame_records(table, mapping)
+    records = frame_records(table, mapping)  # (a score's cell that is no number refused first, named)
+    check_score_columns("from_ragas" if table.name == "dataset_or_path" else table.name,
+                        [column for column in mapping.scores if (mapping.score_names or {}).get(column) not in declared],
+                        names=mapping.score_names)
     measures = {**(dict(score_measures) if score_measures is not None else {}), **declared}
     fields = {"query": mapping.question, "retrieved": mapping.retrieved_texts or mapping.retrieved_ids or "retrieved",
               "answer": mapping.answer or "response", "gold_ids": mapping.gold_ids or "reference_context_ids",

@@ -41,8 +41,9 @@ def test_extra_texts_are_meta_numbers_scores_and_lists_are_named(source):
              "haystack2": lambda **o: EvaluationResult.from_haystack2(HAYSTACK, progress=False, **o),
              "llamaindex": lambda **o: EvaluationResult.from_llamaindex(LLAMA, progress=False, **o)}[source]
     noun = {"ragas": "columns", "haystack2": "inputs", "llamaindex": "fields"}[source]
-    with pytest.warns(UserWarning, match=rf"^from_{source}: {noun} that give no score: 'tags' \(left out: lists, not "
-                                         r"numbers\)"):
+    # each column that gives no score is named, with what it became and why (review R6: the meta fields too)
+    with pytest.warns(UserWarning, match=rf"^from_{source}: {noun} that give no score: 'topic' \(a meta field: texts, "
+                                         r"not numbers\), 'tags' \(left out: lists, not numbers\)\. "):
         result = build()
     frame = result["Retriever"]
     assert frame["meta"].tolist() == META
