@@ -147,7 +147,7 @@ BAD = {  # value, how the message shows it, why it is no number
     "integer beyond float": (10**400, "1000.*000", "an integer beyond the range of a float"),
     # review R5: the text of such an integer (a CSV cell of 5,001 digits) was called "text that is not a number"
     "integer's text beyond float": ("-" + "9" * 5001, r"'-99+\.\.\.99+'", r"an integer beyond the range of a float \(as a "
-                                    "float it would be infinite\)"),
+                                    r"float it would be infinite\)"),
 }
 
 

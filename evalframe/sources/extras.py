@@ -139,8 +139,9 @@ def warn_left_out(source: str, cells: Mapping[str, Sequence[Any]], scores: Seque
     ...     warnings.simplefilter("always")
     ...     warn_left_out("t.csv", {"judge": ["4", "5"], "topic": ["a", "b"], "sku": ["1001", "X-2"]}, ["judge"],
     ...                   ["topic", "sku"])
-    >>> print(str(caught[0].message).split(" A score ")[0])
-    t.csv: columns that give no score: 'topic' (a meta field: texts, not numbers), 'sku' (a meta field: texts, not numbers ('X-2' is none)).
+    >>> print(str(caught[0].message).split(" A score ")[0].replace("), ", "),\\n"))
+    t.csv: columns that give no score: 'topic' (a meta field: texts, not numbers),
+    'sku' (a meta field: texts, not numbers ('X-2' is none)).
     """
     noted = dict(more or {})
     for column, values in cells.items():
