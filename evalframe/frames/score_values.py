@@ -36,7 +36,7 @@ from .._validation import short_repr
 from ..errors import EvalframeError, InvalidParameterError
 
 __all__ = ["score_value", "score_values", "not_a_score", "column_kind", "looks_like_scores", "SCORE_KINDS", "NUMBER_TEXT",
-           "INTEGER_TEXT"]
+           "INTEGER_TEXT", "text_series"]
 
 #: The text of a number (between ASCII spaces, tabs and line breaks): decimal notation with an optional exponent, or
 #: inf / infinity, any case; what ``pandas.to_numeric`` reads, which converts a column of texts whole (a test holds
@@ -282,6 +282,21 @@ def _native_number(value: Any) -> bool:
 SCORE_KINDS = frozenset({"numbers", "numbers and texts", "texts of numbers"})
 
 
+def text_series(texts: Any) -> pd.Series:
+    """Texts as a Series of pandas' (Arrow's) text dtype, whose string functions run in C over the whole column; as
+    objects when a text is no UTF-8 (a lone surrogate), which that dtype cannot hold.
+
+    Examples
+    --------
+    >>> text_series(["0.8", "x"]).str.fullmatch(NUMBER_TEXT).tolist(), text_series(["a\\ud800"]).dtype
+    ([True, False], dtype('O'))
+    """
+    try:
+        return pd.Series(texts, dtype="str")
+    except UnicodeEncodeError:
+        return pd.Series(texts, dtype=object)
+
+
 def _text_kind(texts: pd.Series) -> str:
     """The kind of a column of texts (none blank): ``"texts of numbers"`` when each is the text of a number, or at
     least half are and one of those is no integer's (``["0.8", "n/a"]``: a judge's scores, one of them refused when
@@ -326,7 +341,7 @@ def column_kind(values: Sequence[Any] | np.ndarray | pd.Series) -> str:
     if kind in _NUMBER_KINDS or kind == "complex":
         return "numbers"
     if kind == "string":
-        texts = pd.Series(objects[~missing], dtype=object)
+        texts = text_series(objects[~missing])
         texts = texts[~texts.str.strip(SPACES).str.lower().isin(_NO_VALUE_TEXTS).to_numpy()]
         return _text_kind(texts) if len(texts) else "none"
     # mixed cells (rare): each looked at
@@ -334,7 +349,7 @@ def column_kind(values: Sequence[Any] | np.ndarray | pd.Series) -> str:
     if not present:
         return "none"
     native = sum(map(_native_number, present))
-    texts = pd.Series([value for value in present if isinstance(value, str)], dtype=object)
+    texts = text_series([value for value in present if isinstance(value, str)])
     if native and len(texts) == len(present) - native:  # numbers and texts only
         numbers_texts = int(texts.str.strip(SPACES).str.fullmatch(NUMBER_TEXT, case=False).sum()) if len(texts) else 0
         if 2 * (native + numbers_texts) >= len(present):

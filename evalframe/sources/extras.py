@@ -30,7 +30,7 @@ import pandas as pd
 
 from .._validation import short_repr
 from ..errors import InvalidParameterError, warn
-from ..frames.score_values import NUMBER_TEXT, SPACES, looks_like_scores
+from ..frames.score_values import NUMBER_TEXT, SPACES, looks_like_scores, text_series
 from ..metrics.registry import score_measure
 from .foreign import prefixed
 
@@ -87,7 +87,7 @@ def why_no_score(cells: Sequence[Any], column: str | None = None) -> str:
     if not present:
         return "no value in any row"
     if all(isinstance(value, str) for value in present):
-        texts = pd.Series(present, dtype=object).str.strip(SPACES)
+        texts = text_series(present).str.strip(SPACES)
         others = texts[~texts.str.fullmatch(NUMBER_TEXT, case=False).to_numpy(dtype=bool)]
         if 0 < len(others) < len(texts):  # numbers among them (codes): say which text is none
             return f"texts, not numbers ({short_repr(others.iloc[0], 40)} is none)"
