@@ -180,7 +180,8 @@ def check_score_columns(source: str, columns: Sequence[str], *, noun: str = "col
         try:
             score_measure(name)
         except InvalidParameterError as exc:
-            why = str(exc).split(": ", 1)[1] if str(exc).startswith("score name ") and ": " in str(exc) else str(exc)
+            told, named = str(exc), f"score name {name!r}: "
+            why = told[len(named):] if told.startswith(named) else told
             raise InvalidParameterError(
                 f"{source}, {kind} {column!r}: read as a score, but {why.rstrip('.')}; or name it in meta=[...] to "
                 f"keep it as a meta field, or the other score {noun} in scores=[...].", parameter="scores") from None

@@ -1,5 +1,6 @@
-"""Every source treats a dataset's extra columns or inputs the same way (sources/extras.py, issue 36): a number in
-some row is a score, one value per row a meta field, lists left out and named; meta=[...] names the meta fields."""
+"""Every source treats a dataset's extra columns or inputs the same way (sources/extras.py, issue 36): numbers make a
+score, one value per row a meta field, lists are left out, each column that gives no score named; meta=[...] names
+the meta fields (tests/sources/test_extra_columns.py: ids, codes and years)."""
 
 from __future__ import annotations
 
