@@ -13,8 +13,10 @@ metrics count it; ``expected_texts`` are the gold contexts (for the context scop
 score of the retriever node, named as llama-index names it unless evalframe's registry owns the name (``mrr``,
 ``precision``, ``recall``, ``ndcg``, ...: then ``llamaindex_mrr``), and declared higher-is-better in [0, 1] for
 llama-index's own retrieval metrics. A dict's other fields are read by the rule of every source's extra columns
-(:mod:`evalframe.sources.extras`, as ``from_ragas`` reads a dataset's): a number (or its text) in some result: a score;
-one value per result otherwise (a ``topic``): a field of the query's ``meta``; lists: left out, named in a warning.
+(:mod:`evalframe.sources.extras`, as ``from_ragas`` reads a dataset's): numbers (or their text) in at least half of the
+results: a score, unless named like an id (``id``, ``sample_id``, ``sku``, ``year``, ...); one value per result
+otherwise (a ``topic``): a field of the query's ``meta``; lists: left out; one warning names each field that gives
+no score and why.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from .._validation import short_repr
 from ..errors import EvalframeError, InvalidParameterError
 from ..options import MatchingOptions, with_options
 from .assemble import Built
-from .extras import extra_meta, extra_scores, meta_of, warn_left_out
+from .extras import check_score_columns, extra_meta, extra_scores, meta_of, warn_left_out
 from .foreign import ScoreChoice, is_path, number_or_nan, read_json_file
 from .records import Record, Retrieved, build, retrieved_of
 
@@ -156,6 +158,8 @@ def _extra_fields(rows: Sequence[tuple[str, Any]], meta: Sequence[str] | None, s
         warn_left_out(source, unnamed, score_names, meta_names, noun="fields")
     values = {name: [number_or_nan(value, f"{where}: {name}") for (where, _), value in zip(rows, cells[name])]
               for name in score_names}
+    if not scores_given:  # (a cell that is no number refused first, named)
+        check_score_columns(source, score_names, noun="fields", prefix="llamaindex")
     return values, {name: cells[name] for name in meta_names}
 
 
@@ -243,9 +247,9 @@ def read_llamaindex(
     meta : list of str, optional
         The fields of the result dicts beyond a ``RetrievalEvalResult``'s whose values become each query's
         ``meta`` fields (as ``from_ragas``' ``meta=``; default: those of one value per result that hold no
-        numbers; ``[]``: none). Such a field with a number (or its text) in some result is a score, as a Ragas
-        column is (``docs/rag.md#which-columns-are-scores``), unless named here; a field of lists is left out,
-        named in a warning.
+        numbers or are named like an id; ``[]``: none). Such a field of numbers (or their text) is a score, as a
+        Ragas column is (``docs/rag.md#which-columns-are-scores``), unless named here or like an id; a field of
+        lists is left out; one warning names each field that gives no score and why.
     retriever : str
         The node's name.
     duplicates, on_invalid
