@@ -30,7 +30,7 @@ from ..errors import EvalframeError, InvalidParameterError
 from ..options import MatchingOptions, with_options
 from .assemble import Built
 from .extras import check_score_columns, extra_meta, extra_scores, meta_of, warn_left_out
-from .foreign import ScoreChoice, is_path, number_or_nan, read_json_file
+from .foreign import ScoreChoice, is_path, number_or_nan, read_json_file, warn_mended
 from .records import Record, Retrieved, build, retrieved_of
 
 __all__ = ["LlamaIndexSource", "llamaindex_records", "read_llamaindex", "LLAMAINDEX_METRICS"]
@@ -202,6 +202,7 @@ def llamaindex_records(results: Any, *, scores: Sequence[str] | Mapping[str, Any
     known = {name: {"bounds": (0.0, 1.0), "description": description}
              for name, description in LLAMAINDEX_METRICS.items()}
     choice = ScoreChoice(available, scores, prefix="llamaindex", known=known)
+    warn_mended(name if is_path(results) else "from_llamaindex", choice.mended)
     for where, *_, metric_scores in rows:
         for metric, value in metric_scores.items():
             choice.check_bounds(metric, value, f"{where}: metric_dict[{metric!r}].score")

@@ -25,7 +25,7 @@ from ..errors import EvalframeError, InvalidParameterError
 from ..options import MatchingOptions, with_options
 from .assemble import Built
 from .extras import check_score_columns, extra_meta, extra_scores, warn_left_out
-from .foreign import prefixed
+from .foreign import check_apart, score_name, source_name, warn_mended
 from .frame import ColumnMapping, Table, frame_records, id_hint, read_table
 from .records import build
 
@@ -73,15 +73,19 @@ def _cells(table: Table, column: str) -> list[Any]:
 
 
 def ragas_score_name(column: str) -> str:
-    """A Ragas score column's name as a score: ``ragas_<name>`` when evalframe's registry or frames own the name
-    (Ragas' ``exact_match``).
+    """A Ragas score column's name as a score: a metric's name with its mode (``factual_correctness(mode=f1)``,
+    which a score's name cannot hold) mended, every run of characters other than letters, digits, ``_`` and ``-``
+    as ``_``, stripped at the ends (:func:`~evalframe.sources.foreign.mended_name`); ``ragas_<name>`` when
+    evalframe's registry or frames own the name (Ragas' ``exact_match``).
 
     Examples
     --------
     >>> ragas_score_name("exact_match"), ragas_score_name("faithfulness")
     ('ragas_exact_match', 'faithfulness')
+    >>> ragas_score_name("factual_correctness(mode=f1)"), ragas_score_name("noise_sensitivity(mode=relevant)")
+    ('factual_correctness_mode_f1', 'noise_sensitivity_mode_relevant')
     """
-    return prefixed(column, "ragas")
+    return score_name(column, "ragas")
 
 
 def ragas_mapping(table: Table, *, scores: Any = None, meta: Sequence[str] | None = None,
@@ -121,16 +125,19 @@ def ragas_mapping(table: Table, *, scores: Any = None, meta: Sequence[str] | Non
     declared: dict[str, Any] = {}
     cells = {c: _cells(table, c) for c in table.columns if c not in not_scores}
     named_meta = list(meta) if isinstance(meta, Sequence) and not isinstance(meta, str) else []
+    # a column the caller names by its score's name (factual_correctness_mode_f1) is the file's
+    # factual_correctness(mode=f1)
     if scores is None:  # a column of numbers (or their text) not named like an id, or a Ragas metric's, is a score
         score_columns = extra_scores(cells, named_meta, _ragas_score)
     elif isinstance(scores, Mapping):
-        score_columns = list(scores)
-        declared = {column: measure for column, measure in scores.items() if measure is not None}
+        score_columns = [source_name(column, table.columns) for column in scores]
+        declared = {source_name(column, table.columns): measure for column, measure in scores.items()
+                    if measure is not None}
     elif isinstance(scores, str) or not isinstance(scores, Sequence):
         raise InvalidParameterError(f"scores must be None (every column of numbers), a list of columns or a dict "
                                     f"column -> score_measure; got {scores!r}.", parameter="scores")
     else:
-        score_columns = list(scores)
+        score_columns = [source_name(column, table.columns) for column in scores]
     for column in score_columns:
         if column not in columns:
             raise InvalidParameterError(f"scores names {column!r}, which is no column of {table.name}; its columns are "
@@ -149,6 +156,7 @@ def ragas_mapping(table: Table, *, scores: Any = None, meta: Sequence[str] | Non
     if scores is None:
         warn_left_out(source, {c: cells[c] for c in cells if c not in named_meta}, score_columns, meta_columns)
     names = {column: ragas_score_name(column) for column in score_columns}
+    check_apart(names, noun="columns", way_out="keep one in scores=[...], or name the other in meta=[...]")
     mapping = ColumnMapping(
         question=chosen["question"], retrieved_ids=chosen.get("retrieved_ids"),
         retrieved_texts=chosen.get("retrieved_texts"), answer=chosen.get("answer"), gold_ids=chosen.get("gold_ids"),
@@ -256,6 +264,8 @@ def read_ragas(
     check_score_columns("from_ragas" if table.name == "dataset_or_path" else table.name,
                         [column for column in mapping.scores if (mapping.score_names or {}).get(column) not in declared],
                         names=mapping.score_names)
+    warn_mended("from_ragas" if table.name == "dataset_or_path" else table.name,
+                {column: name for column, name in (mapping.score_names or {}).items() if name not in declared})
     measures = {**(dict(score_measures) if score_measures is not None else {}), **declared}
     fields = {"query": mapping.question, "retrieved": mapping.retrieved_texts or mapping.retrieved_ids or "retrieved",
               "answer": mapping.answer or "response", "gold_ids": mapping.gold_ids or "reference_context_ids",
