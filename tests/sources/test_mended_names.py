@@ -162,3 +162,19 @@ def test_a_llamaindex_result_s_field_is_mended_the_same_way(tmp_path):
                     "scores=[...] takes either name)."]
     assert result.query_metrics("Retriever")["factual_correctness_mode_precision"].sum() == 1.5
     assert result.calculate_metrics()["Retriever"]["factual_correctness_mode_precision"] == 0.5  # 1.5 / 3
+
+
+def test_the_cli_flattens_a_ragas_file_with_mode_columns_and_reports_the_mended_name(tmp_path, capsys):
+    from evalframe.present.cli import main
+
+    path = tmp_path / "results.jsonl"
+    write(path, ragas_rows(**{F1: [0.5, 1.0, 0.0]}))
+    code = main(["flatten", "--from", "ragas", str(path), "-o", str(tmp_path / "run"),
+                 "--score", "factual_correctness_mode_f1:higher:0:1"])
+    _, err = capsys.readouterr()
+    assert code == 0
+    assert (f"warning: {path}: score 'factual_correctness(mode=f1)' is named 'factual_correctness_mode_f1' (a score's "
+            "name holds letters, digits, '_' and '-' only; scores=[...] takes either name).") in err
+    assert main(["metrics", str(tmp_path / "run"), "--format", "json"]) == 0
+    metrics = json.loads(capsys.readouterr().out)
+    assert metrics["Retriever"]["factual_correctness_mode_f1"] == 0.5  # (0.5 + 1 + 0) / 3
