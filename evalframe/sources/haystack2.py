@@ -632,7 +632,9 @@ def read_haystack2(
         Which of a run result's metrics to keep: None all, a list of their names, or a dict name ->
         ``evalframe.score_measure(...)`` declaring each (direction, bounds; its name is the score's name in
         evalframe). A metric named as a measure of evalframe's registry (``exact_match``, ``mrr``, ...) is kept as
-        ``haystack_<name>`` unless declared; the others are higher-is-better and unbounded.
+        ``haystack_<name>`` unless declared; one named with its parameters (``factual_correctness(mode=f1)``) as its
+        name mended (``factual_correctness_mode_f1``, either name taken here; ``docs/frameworks.md``); the others
+        are higher-is-better and unbounded.
     documents_from, answers_from : str, optional
         For pipeline outputs: the component whose ``documents`` / ``answers`` (or ``replies``) to read, when
         several have them. Without any ``documents`` output, the documents the ``GeneratedAnswer`` cites are the

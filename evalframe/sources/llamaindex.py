@@ -243,7 +243,8 @@ def read_llamaindex(
     scores : list or dict, optional
         Which metrics of ``metric_dict`` to keep: None all, a list of their names, or a dict name ->
         ``evalframe.score_measure(...)`` declaring each. A name evalframe's registry owns (``mrr``,
-        ``precision``, ``recall``, ``ndcg``, ...) is kept as ``llamaindex_<name>`` unless declared; llama-index's
+        ``precision``, ``recall``, ``ndcg``, ...) is kept as ``llamaindex_<name>`` unless declared, one named with
+        its parameters (``f(mode=x)``) as its name mended (``f_mode_x``, either name taken here); llama-index's
         own retrieval metrics are declared higher-is-better in [0, 1], any other higher and unbounded.
     meta : list of str, optional
         The fields of the result dicts beyond a ``RetrievalEvalResult``'s whose values become each query's

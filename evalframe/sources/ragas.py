@@ -10,7 +10,9 @@ faithfulness, answer_relevancy, context_precision, ...) whatever it holds, each 
 :mod:`~evalframe.frames.score_values` (a cell that is no number is refused, named); every other column of one value
 per row (texts: a topic, a test set's ``persona_name``; a column named like an id) is a field of the query's
 ``meta``; one warning names each column that gives no score, with what it became and why
-(:mod:`evalframe.sources.extras`, the rule of every source). Nothing of Ragas is imported: a
+(:mod:`evalframe.sources.extras`, the rule of every source). A metric's column named with its mode
+(``factual_correctness(mode=f1)``, a name no score may hold) is the score of its name mended
+(``factual_correctness_mode_f1``: :func:`~evalframe.sources.foreign.mended_name`). Nothing of Ragas is imported: a
 dataset is read through its ``to_pandas()``, or from the files Ragas writes (``to_jsonl``, ``to_csv``,
 ``to_pandas().to_parquet``).
 """
@@ -197,7 +199,10 @@ def read_ragas(
     metric column of ``ragas.evaluate(...).to_pandas()`` (``faithfulness``, ``answer_relevancy``,
     ``context_precision``, ...) whatever it holds: a cell of a score column that is no number (``"n/a"``, True,
     ``[0.5]``) is refused, naming its row and column (``docs/rag.md#which-columns-are-scores``); one named like an
-    evalframe measure or column (Ragas' ``exact_match``) is kept as ``ragas_<name>``. Every other column of texts
+    evalframe measure or column (Ragas' ``exact_match``) is kept as ``ragas_<name>``, and one named with its
+    metric's mode, which a score's name cannot hold, under its name mended (``factual_correctness(mode=f1)`` as
+    ``factual_correctness_mode_f1``: ``docs/rag.md#a-metrics-name-with-its-mode``; a warning names it; two columns
+    mending to one name are refused). Every other column of texts
     (a ``topic``; a Ragas test set's ``persona_name``, ``query_style``, ``query_length``) is a field of the query's
     ``meta``, to slice by (``sliced_metrics("meta.topic")``), and so is a column named like an id and one of
     flags or objects (lists are left out); one warning names each column that gives no score, saying what it
@@ -211,8 +216,9 @@ def read_ragas(
         ``.json`` (a list of samples) file.
     scores : list of str or dict, optional
         The score columns (default: every column of numbers that is not a sample field nor named like an id; a
-        column named here is a score whatever its name), or ``{column:
-        score_measure(...)}`` to declare each one's direction and bounds.
+        column named here is a score whatever its name; a column named with its mode by its own name or its mended
+        one, ``factual_correctness_mode_f1``), or ``{column: score_measure(...)}`` to declare each one's direction
+        and bounds.
     meta : list of str, optional
         Columns whose values become each query's ``meta`` fields (default: the other columns above; ``[]``: none);
         a column named here is never read as a score.
