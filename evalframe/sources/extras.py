@@ -32,7 +32,7 @@ from .._validation import short_repr
 from ..errors import InvalidParameterError, warn
 from ..frames.score_values import NUMBER_TEXT, SPACES, looks_like_scores, text_series
 from ..metrics.registry import score_measure
-from .foreign import prefixed
+from .foreign import score_name
 
 __all__ = ["missing", "scalar", "ID_WORDS", "id_like", "why_no_score", "extra_scores", "extra_meta", "warn_left_out",
            "check_score_columns", "meta_of"]
@@ -163,8 +163,9 @@ def warn_left_out(source: str, cells: Mapping[str, Sequence[Any]], scores: Seque
 def check_score_columns(source: str, columns: Sequence[str], *, noun: str = "columns", prefix: str | None = None,
                         names: Mapping[str, str] | None = None) -> None:
     """Refuse, naming the source and the column, an extra column read as a score whose name cannot name a score
-    (``"my score"``, ``"f(mode=x)"``: a score's name holds letters, digits, ``_`` and ``-``); its name as a score is
-    ``names[column]``, else the column's own (with ``prefix`` when evalframe owns it, as the source names it).
+    (``"my score"``, ``"mrr@5"``: a score's name holds letters, digits, ``_`` and ``-``); its name as a score is
+    ``names[column]``, else the column's own, mended when written with parameters (``"f(mode=x)"`` is ``f_mode_x``:
+    :func:`~evalframe.sources.foreign.mended_name`) and with ``prefix`` when evalframe owns it, as the source names it.
 
     Examples
     --------
@@ -176,7 +177,7 @@ def check_score_columns(source: str, columns: Sequence[str], *, noun: str = "col
     """
     kind = noun[:-1] if noun.endswith("s") else noun
     for column in columns:
-        name = (names or {}).get(column) or (prefixed(column, prefix) if prefix else column)
+        name = (names or {}).get(column) or score_name(column, prefix)
         try:
             score_measure(name)
         except InvalidParameterError as exc:

@@ -40,7 +40,7 @@ from ..errors import EvalframeError, InvalidParameterError, LoadError
 from ..options import MatchingOptions, with_options
 from .assemble import Built
 from .extras import check_score_columns, extra_meta, extra_scores, meta_of, warn_left_out
-from .foreign import ScoreChoice, is_path, naming_file, read_json_file
+from .foreign import ScoreChoice, is_path, naming_file, read_json_file, warn_mended
 from .records import Record, Retrieved, build, retrieved_of
 from ..frames.score_values import score_values
 
@@ -326,6 +326,7 @@ def _run_records(inputs: Mapping[str, Any], results: Mapping[str, Any], *, prefi
         check_score_columns(prefix[:-2] if prefix else "from_haystack2", input_scores,
                             noun="columns" if report else "inputs", prefix="haystack")
     choice = choice_of(list(individual))
+    warn_mended(prefix[:-2] if prefix else "from_haystack2", choice.mended)
     for metric, column in individual.items():
         at = f"{prefix}results[{metric!r}]['individual_scores']" if report or metric in results \
             else f"{prefix}inputs[{metric!r}]"
@@ -631,7 +632,9 @@ def read_haystack2(
         Which of a run result's metrics to keep: None all, a list of their names, or a dict name ->
         ``evalframe.score_measure(...)`` declaring each (direction, bounds; its name is the score's name in
         evalframe). A metric named as a measure of evalframe's registry (``exact_match``, ``mrr``, ...) is kept as
-        ``haystack_<name>`` unless declared; the others are higher-is-better and unbounded.
+        ``haystack_<name>`` unless declared; one named with its parameters (``factual_correctness(mode=f1)``) as its
+        name mended (``factual_correctness_mode_f1``, either name taken here; ``docs/frameworks.md``); the others
+        are higher-is-better and unbounded.
     documents_from, answers_from : str, optional
         For pipeline outputs: the component whose ``documents`` / ``answers`` (or ``replies``) to read, when
         several have them. Without any ``documents`` output, the documents the ``GeneratedAnswer`` cites are the

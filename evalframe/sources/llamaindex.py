@@ -30,7 +30,7 @@ from ..errors import EvalframeError, InvalidParameterError
 from ..options import MatchingOptions, with_options
 from .assemble import Built
 from .extras import check_score_columns, extra_meta, extra_scores, meta_of, warn_left_out
-from .foreign import ScoreChoice, is_path, number_or_nan, read_json_file
+from .foreign import ScoreChoice, is_path, number_or_nan, read_json_file, warn_mended
 from .records import Record, Retrieved, build, retrieved_of
 
 __all__ = ["LlamaIndexSource", "llamaindex_records", "read_llamaindex", "LLAMAINDEX_METRICS"]
@@ -202,6 +202,7 @@ def llamaindex_records(results: Any, *, scores: Sequence[str] | Mapping[str, Any
     known = {name: {"bounds": (0.0, 1.0), "description": description}
              for name, description in LLAMAINDEX_METRICS.items()}
     choice = ScoreChoice(available, scores, prefix="llamaindex", known=known)
+    warn_mended(name if is_path(results) else "from_llamaindex", choice.mended)
     for where, *_, metric_scores in rows:
         for metric, value in metric_scores.items():
             choice.check_bounds(metric, value, f"{where}: metric_dict[{metric!r}].score")
@@ -242,7 +243,8 @@ def read_llamaindex(
     scores : list or dict, optional
         Which metrics of ``metric_dict`` to keep: None all, a list of their names, or a dict name ->
         ``evalframe.score_measure(...)`` declaring each. A name evalframe's registry owns (``mrr``,
-        ``precision``, ``recall``, ``ndcg``, ...) is kept as ``llamaindex_<name>`` unless declared; llama-index's
+        ``precision``, ``recall``, ``ndcg``, ...) is kept as ``llamaindex_<name>`` unless declared, one named with
+        its parameters (``f(mode=x)``) as its name mended (``f_mode_x``, either name taken here); llama-index's
         own retrieval metrics are declared higher-is-better in [0, 1], any other higher and unbounded.
     meta : list of str, optional
         The fields of the result dicts beyond a ``RetrievalEvalResult``'s whose values become each query's
