@@ -39,7 +39,8 @@ from ..trec_compare import compare as compare_runs
 from .demo import load_demo_runs
 from .comparison import compare_report
 from .fusion import fuse_command
-from .inputs import (load, needed_flag, read_result, read_source, reader_options, run_names, score_declarations, source_of)
+from .inputs import (load, needed_flag, read_result, read_source, reader_options, refuse_file_flags, run_names,
+                     score_declarations, source_of)
 from .parsers import FOLDER, options_given, print_warning
 
 __all__ = ["COMMANDS"]
@@ -245,7 +246,7 @@ def _compare_trec(args: argparse.Namespace) -> str:
         raise EvalframeError(f"{', '.join(unused)} {'does' if len(unused) == 1 else 'do'} not apply to TREC run files "
                              "(--qrels), which are compared on trec_eval's measures: choose them with -m, e.g. -m "
                              "nDCG@10 -m 'P(rel=2)@5'.")
-    names = args.names or run_names(args.folders)
+    names = args.names or run_names(args.folders, stems=False)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         table = compare_runs(*[str(path) for path in args.folders], qrels=str(args.qrels),
@@ -296,13 +297,14 @@ def _convert(args: argparse.Namespace) -> str:
                              "as TREC files (--to trec); TREC to TREC is not a conversion.")
     unused = [flag for flag, set_ in given.items() if set_ and flag not in allowed[direction]]
     if unused:
-        what = {("file", False): f"reading {_what(source)}", ("file", True): "writing TREC files",
-                (FOLDER, True): "writing TREC files", (FOLDER, False): "rewriting a results folder"}[direction]
+        what = ("writing TREC files" if args.to == "trec" else
+                "rewriting a results folder" if source == FOLDER else f"reading {_what(source)}")
         raise EvalframeError(f"{', '.join(unused)} {'does' if len(unused) == 1 else 'do'} not apply when {what}; "
                              "see evalframe convert --help.")
     if args.partitions is not None:
         _parquet_storage(args, args.to, "--to")
     if source == FOLDER:
+        refuse_file_flags(args, not_read=("--qrels", "--duplicates"))
         result = load(args.folder, args)
     elif args.to == "trec":  # the file's result written as TREC files: --qrels and --node are the writer's
         result = read_source(source, args.folder, args, not_read=("--qrels", "--duplicates"))

@@ -24,8 +24,8 @@ from ..schema import skipped_note
 from ..sources.catalog import COMMON_OPTIONS, SOURCES, Source, candidates
 from .parsers import FOLDER, FRAME_FIELDS, options_given, print_warning
 
-__all__ = ["source_of", "read_result", "read_source", "reader_options", "load", "said_skipped", "score_declarations",
-           "needed_flag", "run_names"]
+__all__ = ["source_of", "read_result", "refuse_file_flags", "read_source", "reader_options", "load", "said_skipped",
+           "score_declarations", "needed_flag", "run_names"]
 
 
 class _ReaderFlag(NamedTuple):
@@ -161,20 +161,27 @@ def read_result(path: Path, args: argparse.Namespace, *, on_dask: bool = False) 
     memory (:func:`read_source`), its left-out queries said on stderr."""
     source = source_of(path, args)
     if source == FOLDER:
-        if getattr(args, "score_declarations", None):
-            raise EvalframeError("--score declares the scores of files read with --from; a results folder keeps its "
-                                 "scores' declarations in its evalframe.json.")
-        given = [flag.flag for flag in READER_FLAGS if flag.flag != "--sas-model" and getattr(args, flag.dest, None)]
-        given += ["--column"] if getattr(args, "columns", None) else []
-        if given:
-            raise EvalframeError(f"{given[0]} is for the files read with --from; a results folder holds its queries as "
-                                 f"they were built (evalframe flatten --from SOURCE FILE {given[0]} builds one).")
+        refuse_file_flags(args)
         return load(path, args, on_dask=on_dask)
     for flag, dest in (*_FOLDER_FLAGS, ("--scheduler", "scheduler")):
         if getattr(args, dest, None) is not None:
             raise EvalframeError(f"{flag} is for a results folder, and {path} is read as a file of --from {source}; "
                                  f"leave {flag} out.")
     return said_skipped(read_source(source, path, args))
+
+
+def refuse_file_flags(args: argparse.Namespace, *, not_read: Sequence[str] = ()) -> None:
+    """The flags of a source's file refused for a results folder (``not_read``: flags of the command that are not
+    the reader's, ``convert --qrels``)."""
+    if getattr(args, "score_declarations", None):
+        raise EvalframeError("--score declares the scores of files read with --from; a results folder keeps its "
+                             "scores' declarations in its evalframe.json.")
+    given = [flag.flag for flag in READER_FLAGS if flag.flag not in ("--sas-model", *not_read)
+             and getattr(args, flag.dest, None)]
+    given += ["--column"] if getattr(args, "columns", None) else []
+    if given:
+        raise EvalframeError(f"{given[0]} is for the files read with --from; a results folder holds its queries as "
+                             f"they were built (evalframe flatten --from SOURCE FILE {given[0]} builds one).")
 
 
 def read_source(source: str, path: Path, args: argparse.Namespace, *, not_read: Sequence[str] = (),
@@ -250,12 +257,13 @@ def _column_options(source: str, given: Sequence[str] | None) -> dict[str, Any]:
     return columns
 
 
-def run_names(paths: Sequence[Path]) -> list[str]:
-    """The runs' names: a folder's name, a file's stem before its first dot (``bm25.jsonl``: bm25); a name twice gets
-    its position."""
+def run_names(paths: Sequence[Path], *, stems: bool = True) -> list[str]:
+    """The runs' names: a folder's name, a file's stem before its first dot (``bm25.jsonl``: bm25; ``stems=False``:
+    its name, as TREC run files are named); a name twice gets its position."""
     names: list[str] = []
     for path in paths:
-        name = (path.name.split(".")[0] or path.name) if path.is_file() else (path.resolve().name or str(path))
+        stem = stems and path.is_file()
+        name = (path.name.split(".")[0] or path.name) if stem else (path.resolve().name or str(path))
         names.append(name if name not in names else f"{name} ({len(names) + 1})")
     return names
 
