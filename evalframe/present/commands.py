@@ -11,7 +11,6 @@ import argparse
 import dataclasses
 import json
 import os
-import re
 import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -40,7 +39,7 @@ from .demo import load_demo_runs
 from .comparison import compare_report
 from .fusion import fuse_command
 from .inputs import (load, needed_flag, read_result, read_source, reader_options, refuse_file_flags, run_names,
-                     score_declarations, source_of)
+                     score_declarations, source_of, source_words)
 from .parsers import FOLDER, options_given, print_warning
 
 __all__ = ["COMMANDS"]
@@ -277,11 +276,6 @@ def _convert_source(args: argparse.Namespace) -> str:
     return source_of(args.folder, args, otherwise=judged)
 
 
-def _what(source: str) -> str:
-    """A source's file in a few words, the start of its ``needs`` (``a TREC run``, ``a runs file``)."""
-    return re.split(r"[:(,]", SOURCES[source].needs)[0].strip()
-
-
 def _convert(args: argparse.Namespace) -> str:
     source = _convert_source(args)
     given = {flag: getattr(args, name) is not None for flag, name in (
@@ -298,7 +292,7 @@ def _convert(args: argparse.Namespace) -> str:
     unused = [flag for flag, set_ in given.items() if set_ and flag not in allowed[direction]]
     if unused:
         what = ("writing TREC files" if args.to == "trec" else
-                "rewriting a results folder" if source == FOLDER else f"reading {_what(source)}")
+                "rewriting a results folder" if source == FOLDER else f"reading {source_words(source)}")
         raise EvalframeError(f"{', '.join(unused)} {'does' if len(unused) == 1 else 'do'} not apply when {what}; "
                              "see evalframe convert --help.")
     if args.partitions is not None:

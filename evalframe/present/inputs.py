@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import inspect
 import os
+import re
 import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -25,7 +26,7 @@ from ..sources.catalog import COMMON_OPTIONS, SOURCES, Source, candidates
 from .parsers import FOLDER, FRAME_FIELDS, options_given, print_warning
 
 __all__ = ["source_of", "read_result", "refuse_file_flags", "read_source", "reader_options", "load", "said_skipped",
-           "score_declarations", "needed_flag", "run_names"]
+           "score_declarations", "needed_flag", "run_names", "source_words"]
 
 
 class _ReaderFlag(NamedTuple):
@@ -70,6 +71,13 @@ def needed_flag(source: str) -> _ReaderFlag | None:
     required = {p.name for p in list(inspect.signature(SOURCES[source].read).parameters.values())[1:]
                 if p.default is inspect.Parameter.empty and p.kind is not inspect.Parameter.VAR_KEYWORD}
     return next((flag for flag in READER_FLAGS if flag.keyword in required), None)
+
+
+def source_words(source: str, *, the: bool = False) -> str:
+    """A source's file in a few words, the start of its ``needs`` (``a TREC run``, ``a runs file``; ``the``: ``the
+    TREC run``)."""
+    words = re.split(r"[:(,]", SOURCES[source].needs)[0].strip()
+    return re.sub(r"^(a|an) ", "the ", words) if the else words
 
 
 def _reads_columns(source: str) -> bool:
@@ -226,7 +234,7 @@ def reader_options(source: str, path: Path, args: argparse.Namespace, *, not_rea
             options[keyword] = value
     needed = needed_flag(source)
     if needed is not None and needed.keyword not in options:
-        raise EvalframeError(f"reading {path} as {source} needs {needed.needed}.")
+        raise EvalframeError(f"reading {source_words(source, the=True)} {path} needs {needed.needed}.")
     return options
 
 
