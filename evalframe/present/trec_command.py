@@ -118,8 +118,8 @@ def not_swapped(args: argparse.Namespace) -> Iterator[None]:
     --------
     >>> import tempfile, pathlib
     >>> folder = pathlib.Path(tempfile.mkdtemp())
-    >>> _ = (folder / "run.txt").write_text("q1 Q0 d1 1 2.0 bm25\n")
-    >>> _ = (folder / "qrels.txt").write_text("q1 0 d1 1\n")
+    >>> _ = (folder / "run.txt").write_text("q1 Q0 d1 1 2.0 bm25\\n")
+    >>> _ = (folder / "qrels.txt").write_text("q1 0 d1 1\\n")
     >>> args = argparse.Namespace(run=trec_source(folder / "qrels.txt", "run"), qrels=trec_source(folder / "run.txt", "qrels"))
     >>> with not_swapped(args):
     ...     raise InvalidParameterError("a TREC run line has 6 whitespace-separated columns")
