@@ -19,7 +19,8 @@ from typing import Any
 from ..errors import EvalframeError
 from ..metrics.registry import (DIRECTION_WORDS, LEVELS, METRICS, TREC_MEASURES, format_bounds, headline_metric, other_names,
                                 parameters)
-from .parsers import Command, build, print_warning
+from .flags import Command
+from .parsers import build, print_warning
 
 
 __all__ = ["main", "COMMANDS"]

@@ -30,7 +30,6 @@ from .trec_formats import TREC_FORMATS, TrecTable, relstring_column, trec_reques
 from ..report.formats import FORMATS
 from ..report.model import no_answer_counts, scope_note
 from ..result import EvaluationResult
-from ..sources.catalog import SOURCES
 from ..schema import skipped_note
 from ..sources.runs import query_lines, read_runs
 from ..trec_compare import MAX_P as TREC_MAX_P
@@ -38,8 +37,8 @@ from ..trec_compare import compare as compare_runs
 from .demo import load_demo_runs
 from .comparison import compare_report
 from .fusion import fuse_command
-from .inputs import (load, needed_flag, read_result, read_source, reader_options, refuse_file_flags, run_names,
-                     score_declarations, source_of, source_words)
+from .inputs import (convert_source, judged_sources, load, needed_flag, read_result, read_source, reader_options,
+                     refuse_file_flags, run_names, score_declarations, source_of, source_words)
 from .parsers import FOLDER, options_given, print_warning
 
 __all__ = ["COMMANDS"]
@@ -189,8 +188,8 @@ def _compare(args: argparse.Namespace) -> str:
         raise EvalframeError(f"compare needs two or more runs (results folders, or TREC run files with --qrels QRELS); "
                              f"got {len(args.folders)}.")
     if args.qrels is not None:
-        if args.source not in (None, *_judged_sources()):
-            raise EvalframeError(f"--qrels judges TREC run files (--from {' or '.join(_judged_sources())}); --from "
+        if args.source not in (None, *judged_sources()):
+            raise EvalframeError(f"--qrels judges TREC run files (--from {' or '.join(judged_sources())}); --from "
                                  f"{args.source} reads its own judgments: leave --qrels out.")
         return _compare_trec(args)
     for path in args.folders:
@@ -262,22 +261,8 @@ def _compare_trec(args: argparse.Namespace) -> str:
     return TABLE_FORMATS[args.format].with_scopes(shown, lambda: header, "")
 
 
-def _judged_sources() -> list[str]:
-    """The sources whose files are judged by --qrels (a TREC run): compare reads them as TREC run files."""
-    return [name for name in SOURCES if (flag := needed_flag(name)) is not None and flag.flag == "--qrels"]
-
-
-def _convert_source(args: argparse.Namespace) -> str:
-    """What convert's IN is: --from, else a folder, the one source whose suffix and content claim the file, else a
-    TREC run file; a missing IN is a folder (the loader names it) unless --qrels is read with it (a TREC run)."""
-    judged = _judged_sources()[0]
-    if args.source is None and not args.folder.exists():
-        return FOLDER if args.qrels is None or args.to == "trec" else judged
-    return source_of(args.folder, args, otherwise=judged)
-
-
 def _convert(args: argparse.Namespace) -> str:
-    source = _convert_source(args)
+    source = convert_source(args)
     given = {flag: getattr(args, name) is not None for flag, name in (
         ("--qrels", "qrels"), ("--queries", "queries"), ("--node", "node"), ("--tag", "tag"), ("--scores", "scores"),
         ("--duplicates", "duplicates"), ("--sep", "sep"), ("--encoding", "encoding"), ("--partitions", "partitions"))}
@@ -286,7 +271,7 @@ def _convert(args: argparse.Namespace) -> str:
                (FOLDER, True): ("--qrels", "--node", "--tag", "--scores", "--duplicates", "--sep", "--encoding"),
                (FOLDER, False): ("--sep", "--encoding", "--partitions")}
     direction = ("file" if source != FOLDER else FOLDER, args.to == "trec")
-    if direction == ("file", True) and source in _judged_sources():
+    if direction == ("file", True) and source in judged_sources():
         raise EvalframeError("convert reads a TREC run into a results folder (--to csv or parquet) or writes a folder "
                              "as TREC files (--to trec); TREC to TREC is not a conversion.")
     unused = [flag for flag, set_ in given.items() if set_ and flag not in allowed[direction]]

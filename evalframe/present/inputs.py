@@ -26,7 +26,7 @@ from ..sources.catalog import COMMON_OPTIONS, SOURCES, Source, candidates
 from .parsers import FOLDER, FRAME_FIELDS, options_given, print_warning
 
 __all__ = ["source_of", "read_result", "refuse_file_flags", "read_source", "reader_options", "load", "said_skipped",
-           "score_declarations", "needed_flag", "run_names", "source_words"]
+           "score_declarations", "needed_flag", "run_names", "source_words", "judged_sources", "convert_source"]
 
 
 class _ReaderFlag(NamedTuple):
@@ -125,6 +125,20 @@ def source_of(path: Path, args: argparse.Namespace, *, otherwise: str | None = N
     if otherwise is not None and not found:
         return otherwise
     raise _undetected(path, found, args.command)
+
+
+def judged_sources() -> list[str]:
+    """The sources whose files are judged by --qrels (a TREC run): compare reads them as TREC run files."""
+    return [name for name in SOURCES if (flag := needed_flag(name)) is not None and flag.flag == "--qrels"]
+
+
+def convert_source(args: argparse.Namespace) -> str:
+    """What convert's IN is: --from, else a folder, the one source whose suffix and content claim the file, else a
+    TREC run file; a missing IN is a folder (the loader names it) unless --qrels is read with it (a TREC run)."""
+    judged = judged_sources()[0]
+    if args.source is None and not args.folder.exists():
+        return FOLDER if args.qrels is None or args.to == "trec" else judged
+    return source_of(args.folder, args, otherwise=judged)
 
 
 # ------------------------------------------------------------------------------------------ reading
