@@ -196,9 +196,9 @@ def _source_name(folder: bool) -> Callable[[str], str]:
 
 def _source_help(what: str, folder: bool, default: str) -> str:
     """The help of ``--from``: every source of the table with what its file holds."""
-    sources = "; ".join(f"{name}: {entry.needs}" for name, entry in SOURCES.items())
+    sources = "; ".join(f"{name} ({entry.needs})" for name, entry in SOURCES.items())
     folder_text = f"{FOLDER} (a results folder), or " if folder else ""
-    return (f"what {what} is: {folder_text}the file of one of evalframe's sources, {sources}. Without --from: "
+    return (f"what {what} is: {folder_text}the file of one of evalframe's sources: {sources}. Without --from: "
             f"{default}").replace("%", "%%")
 
 

@@ -205,7 +205,7 @@ def test_a_source_added_to_the_table_is_in_every_command_with_no_other_edit(tmp_
     for command in COMMANDS:
         help_text = " ".join(command_parsers()[command].format_help().split())
         for name, source in SOURCES.items():
-            assert f"{name}: {' '.join(source.needs.split())}" in help_text, (command, name)
+            assert f"{name} ({' '.join(source.needs.split())})" in help_text, (command, name)
     file = tmp_path / "sample.fake"
     file.write_text("anything\n", encoding="utf-8")
     expected = EvaluationResult.from_ragas(DATA / "ragas" / "results.jsonl", progress=False).calculate_metrics()
