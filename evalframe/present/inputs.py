@@ -67,7 +67,13 @@ def _taking(keyword: str) -> list[str]:
 
 
 def needed_flag(source: str) -> _ReaderFlag | None:
-    """The flag that gives ``source``'s reader an option it must be given (``--qrels`` of a TREC run), if any."""
+    """The flag that gives ``source``'s reader an option it must be given (``--qrels`` of a TREC run), if any.
+
+    Examples
+    --------
+    >>> needed_flag("trec").flag, needed_flag("ragas")
+    ('--qrels', None)
+    """
     required = {p.name for p in list(inspect.signature(SOURCES[source].read).parameters.values())[1:]
                 if p.default is inspect.Parameter.empty and p.kind is not inspect.Parameter.VAR_KEYWORD}
     return next((flag for flag in READER_FLAGS if flag.keyword in required), None)
@@ -75,7 +81,13 @@ def needed_flag(source: str) -> _ReaderFlag | None:
 
 def source_words(source: str, *, the: bool = False) -> str:
     """A source's file in a few words, the start of its ``needs`` (``a TREC run``, ``a runs file``; ``the``: ``the
-    TREC run``)."""
+    TREC run``).
+
+    Examples
+    --------
+    >>> source_words("runs"), source_words("trec", the=True)
+    ('a runs file', 'the TREC run')
+    """
     words = re.split(r"[:(,]", SOURCES[source].needs)[0].strip()
     return re.sub(r"^(a|an) ", "the ", words) if the else words
 
@@ -281,7 +293,13 @@ def _column_options(source: str, given: Sequence[str] | None) -> dict[str, Any]:
 
 def run_names(paths: Sequence[Path], *, stems: bool = True) -> list[str]:
     """The runs' names: a folder's name, a file's stem before its first dot (``bm25.jsonl``: bm25; ``stems=False``:
-    its name, as TREC run files are named); a name twice gets its position."""
+    its name, as TREC run files are named); a name twice gets its position.
+
+    Examples
+    --------
+    >>> run_names([Path("docs/examples/rag/bm25.jsonl"), Path("docs/examples/rag/hybrid.jsonl"), Path("runs/bm25")])
+    ['bm25', 'hybrid', 'bm25 (3)']
+    """
     names: list[str] = []
     for path in paths:
         stem = stems and path.is_file()

@@ -244,6 +244,8 @@ def test_flatten_and_report_from_a_file_skip_only_when_asked(tmp_path, capsys):
     assert code == 0 and "[left out] 1 query of the source was left out" in out
     code, out, _ = run(capsys, "report", "--from", "ragas", path, path, "--skip-invalid", "--names", "a,b")
     assert code == 0 and "[includes] b: 1 query of the source was left out" in out
+    code, out, err = run(capsys, "flatten", path, "-o", tmp_path / "detected", "--skip-invalid")  # a Ragas file: found
+    assert code == 0 and out.startswith(f"wrote 2 queries (Retriever: 3 rows, Generator: 2 rows) from {path} (ragas)"), err
     line = one_error_line(capsys, "flatten", "--from", "runs", path, "-o", tmp_path / "runs", "--skip-invalid")
     assert line == "error: --skip-invalid is for the files of --from ragas, haystack2, llamaindex or frame, not for --from runs."
 
