@@ -29,15 +29,13 @@ from .._validation import check_path, did_you_mean, few_names, short_repr
 from ..errors import EvalframeError, InvalidParameterError, LoadError
 from ..options import MatchingOptions, with_options
 from .assemble import Built
+from .catalog import TABLE_SUFFIXES
 from .records import Record, Retrieved, build, retrieved_of
 from .runs import json_value
 from ..frames.score_values import score_values
 
 __all__ = ["Table", "ColumnMapping", "read_table", "read_frame", "frame_records", "list_cell", "text_cell",
-           "number_cell", "TABLE_SUFFIXES", "id_hint"]
-
-#: The files a table is read from, by suffix.
-TABLE_SUFFIXES: tuple[str, ...] = (".jsonl", ".json", ".csv", ".parquet")
+           "number_cell", "id_hint"]
 
 
 @dataclass
