@@ -346,8 +346,27 @@ class NodeFrames(dict[str, pd.DataFrame]):  # a pending frame is held (not a Dat
     __hash__ = None
 
     def __repr__(self) -> str:
-        return "{" + ", ".join(f"{node!r}: {held!r}" if isinstance(held, PendingFrame) else f"{node!r}: <{len(held)} rows>"
-                               for node, held in ((node, _held(self, node)) for node in self)) + "}"
+        """As a dict of DataFrames shows: each built frame as pandas shows it; a pending one by its size, not built
+        for a repr (``<24 rows, 27 columns, not yet built>``: reading it builds it).
+
+        Examples
+        --------
+        >>> class One:
+        ...     names = ("rank",)
+        ...     def column(self, name):
+        ...         return pd.Series([1, 2, 3], name=name)
+        >>> frames = NodeFrames(Retriever=PendingFrame(3, One()), Reader=pd.DataFrame({"rank": [1]}))
+        >>> frames
+        {'Retriever': <3 rows, 1 column, not yet built>, 'Reader':    rank
+        0     1}
+        """
+        def shown(held: pd.DataFrame | PendingFrame) -> str:
+            if not isinstance(held, PendingFrame):
+                return repr(held)
+            columns = len(held.source.names)
+            return f"<{held.n_rows:,} row{'s' * (held.n_rows != 1)}, {columns:,} column{'s' * (columns != 1)}, not yet built>"
+
+        return "{" + ", ".join(f"{node!r}: {shown(_held(self, node))}" for node in self) + "}"
 
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickled (and copied) with every frame built: a source need not be picklable."""
