@@ -169,12 +169,31 @@ class ColumnView:
             index=self.index.take(positions))
 
     def frame(self) -> pd.DataFrame:
-        """The whole frame, made of the columns read so far and the others."""
+        """The whole frame, made of the columns read so far and the others: those at once when the source makes
+        several columns as one frame (``columns_frame(names)``, a loaded CSV's), else one by one."""
         with self.lock:
-            columns = {name: self[name] for name in self.columns}
-        frame = pd.DataFrame(columns, copy=False) if columns else pd.DataFrame(index=self.index)
-        frame.index = self.index
-        return frame
+            whole = getattr(self.pending.source, "columns_frame", None)
+            rest = [name for name in self.columns if name not in self.made]
+            others = whole(rest) if whole is not None and rest else None
+            if others is None:
+                columns = {name: self[name] for name in self.columns}
+                frame = pd.DataFrame(columns, copy=False) if columns else pd.DataFrame(index=self.index)
+                frame.index = self.index
+                return frame
+            if list(others.columns) != rest or len(others) != self.pending.n_rows:  # a source's bug
+                raise ValueError(f"the pending columns made at once are {_few(list(others.columns))} of "
+                                 f"{len(others)} rows, not {_few(rest)} of {self.pending.n_rows}")
+            others.index = self.index
+            if not self.made:
+                return others
+            made = pd.DataFrame(self.made, index=self.index, copy=False)  # the very columns the view made
+            frame = pd.concat([others, made], axis=1)
+            return frame[list(self.columns)]
+
+
+def _few(names: Sequence[str]) -> str:
+    """A few of ``names``, for a message (a node may have 10^5 columns)."""
+    return repr(list(names[:5])) + (f" and {len(names) - 5:,} more" if len(names) > 5 else "")
 
 
 #: What a listener of :meth:`NodeFrames.on_build` is called with: the node, the view it was read through, the frame.
