@@ -533,6 +533,7 @@ def _decode_frame(path: Path, frame: pd.DataFrame, entry: dict[str, Any], direct
             texts.setdefault(spec.get("empty", "empty"), []).append(position)
         else:
             column = frame.iloc[:, position]
+            lists: DistinctLists | None
             if spec["codec"] == "literal" and spec["dtype"] == "object":
                 lists = LiteralParser(path, name).distinct_values(column)  # (decode_column's, without the rows)
             else:
