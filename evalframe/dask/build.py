@@ -33,6 +33,8 @@ import pandas as pd
 from .._validation import check_path, refuse_url
 from ..metrics.registry import Metric
 from ..result import EvaluationResult
+from ..schema import Skipped
+from ..sources.assemble import NO_LABEL
 from ..sources.flatten import EntryNames, entry_scores, flatten
 from ..sources.flatten import IdlessDocuments, warn_idless_documents
 from ..sources.runs import query_lines, read_runs_counted
@@ -55,7 +57,8 @@ class BuiltFolder:
     """What :func:`from_runs` wrote.
 
     ``path``: the results folder; ``queries``: the queries written (lines with gold labels); ``rows``: node -> rows;
-    ``dropped``: ``"file:line"`` of every query left out because it has no gold label.
+    ``dropped``: ``"file:line"`` of every query left out because it has no gold label (recorded in the folder's
+    ``evalframe.json`` as ``"skipped"``: the loaded result's ``skipped``, as a saved result's).
     """
 
     path: Path
@@ -348,10 +351,12 @@ context_matching_boost_split_overlaps, custom_document_id_field
         shutil.rmtree(pieces_dir)
         summary.update(shards=shards, schemas=schemas)
         declared.update((name, metric) for shard in shards for name, metric in shard.scores.items())
+        left_out.extend(Skipped(line, NO_LABEL) for shard in shards for line in shard.dropped)
         return {node: [entry[node] for entry in entries] for node in schemas}
 
     declared: dict[str, Metric] = {}  # the shards' score declarations, written into evalframe.json once known
-    path = save_parts(out_dir, partitions, write_parts, matching=recorded, scores=declared)
+    left_out: list[Skipped] = []  # the lines without gold labels, recorded as a save records result.skipped
+    path = save_parts(out_dir, partitions, write_parts, matching=recorded, scores=declared, skipped=left_out)
     shards: list[_Shard] = summary["shards"]
     idless = IdlessDocuments()
     for shard in shards:

@@ -262,7 +262,10 @@ class DaskEvaluationResult(MeanAnalyses[Any]):
             used, retriever = self.retriever_of(dict(keywords))
             return merge(self.map_partitions(_metric_totals, list(nodes), [used], retriever=retriever))
         per_k = [{**keywords, "simulated_top_k_reader": k, "simulated_top_k_retriever": k} for k in ks]
-        return merge(self.map_partitions(_metric_totals, list(nodes), per_k, True))
+        # at k a node's row scores are cut by the reader's k when it has answer rows of the eval_mode asked, as in
+        # memory: decided over the folder (a partition alone may hold none of them, or only the other mode's)
+        answering = [node for node in nodes if ("answer", options.eval_mode) in self._kinds()[node]]
+        return merge(self.map_partitions(_metric_totals, list(nodes), per_k, True, answering))
 
     def slice_partials(self, by: list[SliceKey], options: MetricOptions, keywords: Mapping[str, Any],
                        measures: str | Sequence[str] | None, complete: bool,
@@ -513,8 +516,11 @@ def _row_kinds(result: EvaluationResult, keys: Any) -> dict[str, set[tuple[str, 
 
 
 def _metric_totals(result: EvaluationResult, keys: Any, nodes: list[str], variants: list[dict[str, Any]],
-                   at_k: bool = False, retriever: Retriever | None = None) -> dict[MetricKey, Partial]:
-    """{(node, variant, row type): partial} of the per-query tables of one partition."""
+                   at_k: bool = False, answering: Sequence[str] = (),
+                   retriever: Retriever | None = None) -> dict[MetricKey, Partial]:
+    """{(node, variant, row type): partial} of the per-query tables of one partition; ``at_k``: each variant is a k
+    of metrics_at_k, the row scores of the nodes in ``answering`` (answer rows of the eval_mode in the folder) cut by
+    the reader's k, the others' by the retriever's."""
     out = {}
     for node in nodes:
         if node not in result.node_results:
@@ -523,8 +529,8 @@ def _metric_totals(result: EvaluationResult, keys: Any, nodes: list[str], varian
             for row_type in ("answer", "document", "score"):
                 used = options
                 if at_k:  # metrics_at_k: answers (and an answer node's scores) by the reader's k, documents by the retriever's
-                    answering = row_type == "answer" or (row_type == "score" and result.has_answers(node))
-                    cut = "simulated_top_k_reader" if answering else "simulated_top_k_retriever"
+                    by_reader = row_type == "answer" or (row_type == "score" and node in answering)
+                    cut = "simulated_top_k_reader" if by_reader else "simulated_top_k_retriever"
                     used = {key: value for key, value in options.items() if key not in _AT_K or key == cut}
                 table = result.query_table(node, row_type, **local_options(used, retriever))
                 if table is not None and at_k and row_type == "score":  # at k: the row-level scores only

@@ -169,12 +169,31 @@ class ColumnView:
             index=self.index.take(positions))
 
     def frame(self) -> pd.DataFrame:
-        """The whole frame, made of the columns read so far and the others."""
+        """The whole frame, made of the columns read so far and the others: those at once when the source makes
+        several columns as one frame (``columns_frame(names)``, a loaded CSV's), else one by one."""
         with self.lock:
-            columns = {name: self[name] for name in self.columns}
-        frame = pd.DataFrame(columns, copy=False) if columns else pd.DataFrame(index=self.index)
-        frame.index = self.index
-        return frame
+            whole = getattr(self.pending.source, "columns_frame", None)
+            rest = [name for name in self.columns if name not in self.made]
+            others = whole(rest) if whole is not None and rest else None
+            if others is None:
+                columns = {name: self[name] for name in self.columns}
+                frame = pd.DataFrame(columns, copy=False) if columns else pd.DataFrame(index=self.index)
+                frame.index = self.index
+                return frame
+            if list(others.columns) != rest or len(others) != self.pending.n_rows:  # a source's bug
+                raise ValueError(f"the pending columns made at once are {_few(list(others.columns))} of "
+                                 f"{len(others)} rows, not {_few(rest)} of {self.pending.n_rows}")
+            others.index = self.index
+            if not self.made:
+                return others
+            made = pd.DataFrame(self.made, index=self.index, copy=False)  # the very columns the view made
+            frame = pd.concat([others, made], axis=1)
+            return frame[list(self.columns)]
+
+
+def _few(names: Sequence[str]) -> str:
+    """A few of ``names``, for a message (a node may have 10^5 columns)."""
+    return repr(list(names[:5])) + (f" and {len(names) - 5:,} more" if len(names) > 5 else "")
 
 
 #: What a listener of :meth:`NodeFrames.on_build` is called with: the node, the view it was read through, the frame.
@@ -346,8 +365,27 @@ class NodeFrames(dict[str, pd.DataFrame]):  # a pending frame is held (not a Dat
     __hash__ = None
 
     def __repr__(self) -> str:
-        return "{" + ", ".join(f"{node!r}: {held!r}" if isinstance(held, PendingFrame) else f"{node!r}: <{len(held)} rows>"
-                               for node, held in ((node, _held(self, node)) for node in self)) + "}"
+        """As a dict of DataFrames shows: each built frame as pandas shows it; a pending one by its size, not built
+        for a repr (``<24 rows, 27 columns, not yet built>``: reading it builds it).
+
+        Examples
+        --------
+        >>> class One:
+        ...     names = ("rank",)
+        ...     def column(self, name):
+        ...         return pd.Series([1, 2, 3], name=name)
+        >>> frames = NodeFrames(Retriever=PendingFrame(3, One()), Reader=pd.DataFrame({"rank": [1]}))
+        >>> frames
+        {'Retriever': <3 rows, 1 column, not yet built>, 'Reader':    rank
+        0     1}
+        """
+        def shown(held: pd.DataFrame | PendingFrame) -> str:
+            if not isinstance(held, PendingFrame):
+                return repr(held)
+            columns = len(held.source.names)
+            return f"<{held.n_rows:,} row{'s' * (held.n_rows != 1)}, {columns:,} column{'s' * (columns != 1)}, not yet built>"
+
+        return "{" + ", ".join(f"{node!r}: {shown(_held(self, node))}" for node in self) + "}"
 
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickled (and copied) with every frame built: a source need not be picklable."""

@@ -22,7 +22,7 @@ from collections.abc import Callable, Hashable, Sequence
 from functools import partial
 from itertools import chain
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -38,7 +38,7 @@ from .literals import is_missing
 __all__ = [
     "as_object_column", "by_identity", "check_frame", "check_literal_sizes", "checked_distinct", "decode_column",
     "encode_column", "encode_columns", "encode_frame", "encode_text", "encodes", "first_of_codes", "is_native_dtype",
-    "native_spec", "refuse_long_literals", "LoadedColumns", "ColumnsFrame", "kept_column", "kept_lists",
+    "native_spec", "refuse_long_literals", "LoadedColumns", "ColumnsFrame", "kept_column", "kept_lists", "whole_columns",
 ]
 
 _LITERAL_SCALARS = (str, int, float, bool, bytes, type(None))
@@ -379,7 +379,10 @@ class LoadedColumns:
     of its rows laid out anew: a partitioned load takes its parts' rows in the saved order once, in Arrow) and a key
     of how it makes it (columns of equal keys are made alike);
     ``tables[format](node)`` gives what a save
-    in ``format`` writes of this node straight from the loaded columns (its columns and manifest entry), or None.
+    in ``format`` writes of this node straight from the loaded columns (its columns and manifest entry), or None;
+    ``whole`` is, for a loader that decodes a file's columns together (the CSV reader), the frame of every column but
+    the coded list ones (in any order), from which a column and the built frame are taken
+    (:meth:`columns_frame`: the frame is put together from its blocks, not column by column).
 
     Examples
     --------
@@ -392,8 +395,10 @@ class LoadedColumns:
     def __init__(self, makers: dict[str, Callable[[], pd.Series]], dtypes: dict[str, Any], *,
                  lists: dict[str, Callable[[], DistinctLists]] | None = None,
                  tables: dict[str, Callable[[str], Any]] | None = None,
-                 arrow: dict[str, tuple[Any, Callable[[Any], pd.Series], str]] | None = None) -> None:
+                 arrow: dict[str, tuple[Any, Callable[[Any], pd.Series], str]] | None = None,
+                 whole: pd.DataFrame | None = None) -> None:
         self.names: Sequence[str] = list(makers)
+        self.whole = whole
         self.arrow = dict(arrow or {})
         self.dtypes = dtypes
         self._makers = makers
@@ -416,6 +421,31 @@ class LoadedColumns:
         series.name = name
         return series
 
+    def columns_frame(self, names: Sequence[str]) -> pd.DataFrame | None:
+        """The columns ``names`` (in that order) as one frame with a default index, made from :attr:`whole` and the
+        coded list columns at once; None without ``whole`` (then each column is made by :meth:`column`).
+
+        Examples
+        --------
+        >>> whole = pd.DataFrame({"rank": [1, 2], "answer": ["a", "b"]})
+        >>> source = LoadedColumns(whole_columns(whole), dict(whole.dtypes), whole=whole)
+        >>> source.columns_frame(["answer", "rank"]).to_dict("list")
+        {'answer': ['a', 'b'], 'rank': [1, 2]}
+        """
+        if self.whole is None:
+            return None
+        wanted = set(names)
+        listed = [name for name in names if name in self._lists]
+        held = self.whole.columns.tolist()  # (iterating an Index of pandas' str dtype costs ~5 µs a name)
+        # the columns of ``whole`` in its own order (its blocks kept whole), then one reorder to ``names``: a reorder
+        # splits pandas' object blocks into a block per column, so it is done once
+        frame = self.whole.copy(deep=False) if wanted.issuperset(held) else self.whole[
+            [name for name in held if name in wanted]]
+        if listed:
+            cells = {name: cast(DistinctLists, self.lists(name)).row_values() for name in listed}
+            frame = pd.concat([frame, pd.DataFrame(cells, index=frame.index, dtype=object, copy=False)], axis=1)
+        return frame if list(frame.columns) == list(names) else frame[list(names)]
+
     def table(self, format: str, node: str) -> Any:
         """What a save in ``format`` writes of the node (named ``node``), made from the loaded columns, or None (then
         the save encodes the node's frame)."""
@@ -426,6 +456,15 @@ class LoadedColumns:
 def kept_column(series: pd.Series) -> Callable[[], pd.Series]:
     """A maker of :class:`LoadedColumns` for a column decoded at load: a new Series of its values each time."""
     return partial(pd.Series.copy, series, deep=False)
+
+
+def whole_columns(whole: pd.DataFrame) -> dict[str, Callable[[], pd.Series]]:
+    """The makers of :class:`LoadedColumns` for the columns of ``whole``: each column taken from it when read."""
+    return {name: partial(_taken, whole, name) for name in whole.columns.tolist()}
+
+
+def _taken(whole: pd.DataFrame, name: str) -> pd.Series:
+    return whole[name].copy(deep=False)  # a new Series each time, as kept_column's
 
 
 def kept_lists(lists: DistinctLists) -> Callable[[], DistinctLists]:

@@ -284,13 +284,15 @@ def _replace(out_dir: Path, target: Path, write: Callable[[Path], None]) -> Path
 
 
 def save_parts(out_dir: str | Path, partitions: int, write_parts: Callable[[Path], Mapping[str, Sequence[dict[str, Any]]]],
-               *, matching: Mapping[str, Any] | None = None, scores: Mapping[str, Any] | None = None) -> Path:
+               *, matching: Mapping[str, Any] | None = None, scores: Mapping[str, Any] | None = None,
+               skipped: Sequence[Any] | None = None) -> Path:
     """Write a partitioned folder whose files other processes write (Dask workers), replacing ``out_dir`` atomically.
 
     ``write_parts(staging)`` writes every partition file of every node into the staging folder (a sibling of
     ``out_dir``, so on the same file system; on a cluster it must be a path every worker sees), each with
     :func:`evalframe.io.partitioned.write_part`, and returns ``{node: [entry of partition 0, 1, ...]}``. This writes
-    ``evalframe.json`` (with ``scores``, the score declarations, as ``write_parts`` left them) and swaps the folder
+    ``evalframe.json`` (with ``scores``, the score declarations, and ``skipped``, the queries the source left out
+    (:class:`evalframe.schema.Skipped`), as ``write_parts`` left them) and swaps the folder
     into place as :meth:`EvaluationResult.save` does: until then readers see
     the old folder whole, and a failure anywhere (a worker's too) leaves it as it was.
     """
@@ -330,6 +332,8 @@ def save_parts(out_dir: str | Path, partitions: int, write_parts: Callable[[Path
             manifest["nodes"][node] = {"rows": sum(part["rows"] for part in parts), "parts": parts}
         if scores:  # the scores' declarations, known once the parts are written (``scores`` filled by write_parts)
             manifest["scores"] = scores_to_json(dict(scores))
+        if skipped:  # the queries left out, known once the shards are read (as save records result.skipped)
+            manifest["skipped"] = skipped_to_json(tuple(skipped))
         path = staging / MANIFEST_NAME
         with atomic.staged_file(path):
             path.write_bytes(json.dumps(manifest, indent=1, ensure_ascii=False).encode("utf-8"))

@@ -17,7 +17,7 @@ from ..analysis.protocol import ResultLike
 from .._validation import refuse_url
 from ..errors import InvalidParameterError
 from ..options import ComparisonReportOptions, MetricOptions, with_options
-from ..report.model import build_comparison_model
+from ..report.model import build_comparison_model, check_comparison_options
 from ..report.reports import ComparisonReport
 from ..result import EvaluationResult
 
@@ -65,6 +65,7 @@ def compare_report(runs: Sequence[RunLike] | Mapping[str, RunLike], **options: A
     >>> [node.node for node in report.model.nodes], report.model.nodes[0].measures[0].deltas[0].delta
     (['Retriever', 'Reader'], 0.0)
     """
+    check_comparison_options(options)  # before a folder is loaded
     names = options.pop("names", None)
     if isinstance(runs, Mapping):
         if names is not None:

@@ -416,7 +416,8 @@ def _fuse_command(fuse: Command) -> None:
                       help="keep the first N documents of each fused query (default: all)")
     fuse.add_argument("--tag", default=None, help="the fused run's name in column 6 (default fused-METHOD)")
     fuse.add_argument("--optimize", default=None, metavar="MEASURE",
-                      help="search the weights (and rrf's k) that maximise this measure on --qrels, e.g. nDCG@10")
+                      help="search the weights (and rrf's k) that score best by this measure on --qrels: maximises a "
+                           "higher-is-better measure (nDCG@10), minimises a lower-is-better one (unj@10)")
     fuse.add_argument("--qrels", type=local_path, default=None, metavar="QRELS", help="with --optimize: the training qrels")
     fuse.add_argument("--step", type=float, default=None, help="with --optimize: the weights' grid step (default 0.1)")
     fuse.add_argument("--ks", default=None, metavar="K,K,...",

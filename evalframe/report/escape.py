@@ -3,7 +3,8 @@ and the command line's Markdown tables (:mod:`evalframe.present.formats`, :mod:`
 
 Every text a report holds is the user's (node, run, score and field names, queries, answers, contexts, ids, meta
 fields and values, file names). In HTML it is escaped for an element or a quoted attribute (:func:`h`; :func:`hi`
-isolates it inside a sentence of ours), in Markdown its HTML and Markdown syntax is escaped (:func:`md`,
+isolates it inside a sentence of ours), in a plot's text its ``$`` is escaped so that matplotlib never reads it as
+mathtext (:func:`plain`), in Markdown its HTML and Markdown syntax is escaped (:func:`md`,
 :func:`md_code`), in every format the control characters are shown as their pictures (NUL as ``␀``: a browser drops
 a NUL, a terminal runs an escape sequence) and a lone surrogate (a JSON ``"\\ud800"``) as U+FFFD (:func:`visible`;
 JSON: its ``\\u`` escape, :func:`json_text`), so that UTF-8 can write it. No page embeds data in a script.
@@ -24,7 +25,7 @@ import json
 import re
 from typing import Any
 
-__all__ = ["visible", "h", "hi", "md", "md_code", "json_text"]
+__all__ = ["visible", "h", "hi", "md", "md_code", "json_text", "plain"]
 
 #: The C0 control characters but tab, line feed and carriage return, and DEL: shown as their control pictures.
 _CONTROLS = {**{code: 0x2400 + code for code in range(0x20) if code not in (9, 10, 13)}, 0x7F: 0x2421}
@@ -110,3 +111,16 @@ def json_text(data: Any) -> str:
     """
     text = json.dumps(data, indent=1, ensure_ascii=False, allow_nan=False)
     return _SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
+
+
+def plain(text: object) -> str:
+    """``text`` as matplotlib draws it literally, for a plot's title, label, legend entry or tick: every ``$``
+    escaped, so that no part of a name is read as mathtext (``"G$1$"`` drawn as a math 1, ``"a$^$b"`` a
+    ``ValueError`` when the figure is drawn).
+
+    Examples
+    --------
+    >>> print(plain("a$^$b"), plain("recall@10"))
+    a\\$^\\$b recall@10
+    """
+    return str(text).replace("$", "\\$")

@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from .._version import __version__
-from .._validation import did_you_mean
+from .._validation import check_keywords, did_you_mean
 from ..analysis.aggregate import means, partial
 from ..analysis.compare import TESTS, compare, is_result, measure_names, scores_of_runs
 from ..analysis.examples import NO_ANSWER
@@ -44,7 +44,7 @@ from ..schema import skipped_note
 from . import plots
 
 __all__ = ["ComparedMeasure", "ComparedNode", "ComparisonModel", "DrillRow", "GridQuery", "RunDelta", "WorseQuery",
-           "build_comparison_model", "measure_direction",
+           "build_comparison_model", "check_comparison_options", "measure_direction",
            "Definition", "Definitions", "FunnelNode", "FunnelRow", "Listed", "NoAnswerCount", "Note", "ReportModel",
            "Section", "TrecCount", "WorstQuery", "build_model", "comparison_includes", "no_answer_counts", "scope_note",
            "MODES"]
@@ -796,6 +796,23 @@ def _label(value: Any) -> str:
     return "" if _is_missing(value) else str(value)
 
 
+def check_comparison_options(options: Mapping[str, Any]) -> None:
+    """Refuse, before any work, a keyword :func:`evalframe.compare_report` does not take (named as it was passed,
+    with the options it takes and a close match) and a metric option of a bad value.
+
+    Examples
+    --------
+    >>> check_comparison_options({"node": "Retriever"})
+    Traceback (most recent call last):
+    ...
+    evalframe.errors.UnknownArgumentError: unknown argument(s) ['node']; compare_report takes these options: [...
+    """
+    metric_options = MetricOptions.names()
+    check_keywords(options, (*ComparisonReportOptions.option_names(), *metric_options),
+                   passed_to="compare_report takes these options")
+    MetricOptions(**{name: value for name, value in options.items() if name in metric_options})
+
+
 @with_options(ComparisonReportOptions, MetricOptions, without=("names",))
 def build_comparison_model(runs: Mapping[str, ResultLike], *, compare_function: Callable[..., pd.DataFrame] = compare,
                            **options: Any) -> ComparisonModel:
@@ -825,6 +842,7 @@ def build_comparison_model(runs: Mapping[str, ResultLike], *, compare_function: 
                                         f"{type(result).__name__}.", parameter="runs")
     if "names" in options:
         raise InvalidParameterError("names: the runs are a dict, whose keys name them.", parameter="names")
+    check_comparison_options(options)
     given: ComparisonReportOptions
     given, options = ComparisonReportOptions.take(options)
     nodes, metrics, by, test, max_p, n = given.nodes, given.metrics, given.by, given.test, given.max_p, given.n

@@ -3,7 +3,8 @@
 Every function draws on ``ax`` (or a new figure's axes) and returns the Axes, so plots compose
 with the rest of a matplotlib figure. They read the same tables as the rest of evalframe:
 :meth:`EvaluationResult.metrics_at_k`, :meth:`~EvaluationResult.query_metrics` and
-:meth:`~EvaluationResult.calculate_metrics`.
+:meth:`~EvaluationResult.calculate_metrics`. A name (node, metric, run) is drawn as it is written, never read as
+mathtext: its ``$`` is escaped (:func:`evalframe.report.escape.plain`).
 
 Examples
 --------
@@ -42,6 +43,7 @@ from ..errors import InvalidParameterError
 from ..metrics.registry import ANSWER_METRICS, Metric
 from ..metrics.trec import known_direction
 from ..options import AT_K_SETS, MetricOptions, with_options
+from .escape import plain
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -120,7 +122,7 @@ def _draw_at_k(ax: Axes, table: pd.DataFrame, metrics: list[str], nodes: list[st
         for metric in metrics:
             line = table[(table["node"] == name) & (table["metric"] == metric)].sort_values("k")
             if len(line):
-                label = metric if len(nodes) == 1 else f"{name}: {metric}"
+                label = plain(metric if len(nodes) == 1 else f"{name}: {metric}")
                 marker, dash = _STYLES[drawn_lines % len(_STYLES)]
                 ax.plot(line["k"], line["value"], marker=marker, linestyle=dash, label=label)
                 drawn_lines += 1
@@ -130,7 +132,7 @@ def _draw_at_k(ax: Axes, table: pd.DataFrame, metrics: list[str], nodes: list[st
     ax.set_ylabel("mean over queries")
     ax.set_ylim(0, 1.05 * _top(drawn["value"]))
     shown = list(dict.fromkeys(drawn["node"]))
-    ax.set_title(f"{kind} metrics@k" + (f" of {shown[0]}" if len(shown) == 1 else ""))
+    ax.set_title(plain(f"{kind} metrics@k" + (f" of {shown[0]}" if len(shown) == 1 else "")))
     ax.grid(alpha=0.3)
     _legend_outside(ax)
 
@@ -257,8 +259,9 @@ def plot_metric_distribution(
     if len(values):
         ax.axvline(values.mean(), color="#c44e52", linestyle="--", label=f"mean {values.mean():.3f}")
         _legend_outside(ax)
-    ax.set_xlabel(metric_label(metric, scores_of_runs([result])))
-    ax.set_title(f"{metric} per query" + (f" ({node}, {len(values)} queries)" if node else f" ({len(values)} queries)"))
+    ax.set_xlabel(plain(metric_label(metric, scores_of_runs([result]))))
+    ax.set_title(plain(f"{metric} per query" + (f" ({node}, {len(values)} queries)" if node else
+                                                f" ({len(values)} queries)")))
     return ax
 
 
@@ -310,7 +313,7 @@ def plot_funnel(
             text = "n/a" if np.isnan(height) else f"{height:.3f}"
             ax.annotate(text, (bar.get_x() + bar.get_width() / 2, 0.0 if np.isnan(height) else height),
                         xytext=(0, 3), textcoords="offset points", ha="center", fontsize="small")
-    ax.set_xticks(x, [f"{node}\n{chosen[node]}" for node in nodes])
+    ax.set_xticks(x, [plain(f"{node}\n{chosen[node]}") for node in nodes])
     ax.set_ylim(0, 1.12 * _top([values[m][n].get(chosen[n], np.nan) for m in values for n in nodes]))
     ax.set_ylabel("mean over queries")
     ax.set_title("pipeline funnel: integrated vs isolated")
@@ -371,8 +374,8 @@ def plot_comparison(
     ax.set_xlim(bottom - margin, top + margin)
     ax.set_ylim(bottom - margin, top + margin)
     ax.set_aspect("equal")
-    ax.set_xlabel(f"{metric_label(metric, scores)} of {names[0]}")
-    ax.set_ylabel(f"{metric_label(metric, scores)} of {names[1]}")
+    ax.set_xlabel(plain(f"{metric_label(metric, scores)} of {names[0]}"))
+    ax.set_ylabel(plain(f"{metric_label(metric, scores)} of {names[1]}"))
     if better:
         wins = int((better * (pairs["b"] - pairs["a"]) > 0).sum())
         losses = int((better * (pairs["b"] - pairs["a"]) < 0).sum())
@@ -381,5 +384,5 @@ def plot_comparison(
         higher, lower = int((pairs["b"] > pairs["a"]).sum()), int((pairs["b"] < pairs["a"]).sum())
         title = (f"{metric} per query (a count, no wins): {names[1]} higher on {higher}, the same on "
                  f"{len(pairs) - higher - lower}, lower on {lower}")
-    ax.set_title(title, fontsize="medium")
+    ax.set_title(plain(title), fontsize="medium")
     return ax

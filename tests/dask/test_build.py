@@ -101,6 +101,25 @@ def test_hand_case_equals_the_in_memory_build(client, hand_shards, tmp_path):
     assert set(both["type"]) == {"answer", "document"}  # answer rows from shard 0, document rows from shard 1
 
 
+def test_the_lines_left_out_are_recorded_in_the_folder_as_a_save_records_them(client, hand_shards, tmp_path):
+    # the folder once had no "skipped": built.dropped was the only record, lost once the folder was loaded
+    import evalframe.dask
+    from evalframe.schema import Skipped
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        built = from_runs(hand_shards, tmp_path / "out", partitions=2, client=client)
+        memory = EvaluationResult.from_source("runs", hand_shards[0])  # the shard of the line without gold, saved
+        saved = json.loads((memory.save(tmp_path / "saved", format="parquet", partitions=2, progress=False)
+                            / "evalframe.json").read_text())["skipped"]
+    reason = "no label: no gold document and no gold answer"
+    manifest = json.loads((built.path / "evalframe.json").read_text())
+    assert manifest["skipped"] == saved == [{"where": f"{hand_shards[0]}:2", "reason": reason}]
+    expected = (Skipped(f"{hand_shards[0]}:2", reason),)
+    assert EvaluationResult.load(built.path).skipped == evalframe.dask.load(built.path, client=client).skipped == expected
+    assert f"{hand_shards[0]}:2" in EvaluationResult.load(built.path).report(charts=False).text
+
+
 def test_documents_without_ids_are_warned_about_on_the_client(client, tmp_path):
     """read_runs warns on the worker: the warning comes back with the shard, naming its file and line."""
     documents = [{"content": BERLIN}, {"content": BONN}]

@@ -189,12 +189,27 @@ def test_node_results_reads_that_build_nothing_and_equality() -> None:
     assert (list(frames), list(frames.keys()), len(frames), "Reader" in frames) == (
         ["Retriever", "Reader"], ["Retriever", "Reader"], 2, True)
     assert list(reversed(frames)) == ["Reader", "Retriever"] and sorted(frames) == ["Reader", "Retriever"]
-    assert repr(frames).startswith("{'Retriever': <PendingFrame: 24 rows")
+    assert repr(frames).startswith("{'Retriever': <24 rows, ")
     assert not any(frames.is_built(node) for node in frames) and not sources["Retriever"].made
     assert frames.get("nowhere") is None and frames.get("nowhere", 1) == 1
     assert frames == dict(frames) and not frames != frames.copy()  # equal: the same frames, once built
     with pytest.raises(TypeError, match="unhashable"):
         hash(frames)
+
+
+def test_the_repr_of_node_results_shows_frames_and_sizes_not_pending_objects() -> None:
+    # it once showed "<PendingFrame: 24 rows, columns [...]>", an internal object, and "<27 rows>" for a built frame
+    result, sources = pending_demo()
+    demo = load_demo_result()
+    columns = {node: len(demo[node].columns) for node in demo}
+    assert repr(result.node_results) == (f"{{'Retriever': <24 rows, {columns['Retriever']} columns, not yet built>, "
+                                         f"'Reader': <27 rows, {columns['Reader']} columns, not yet built>}}")
+    assert not any(result.node_results.is_built(node) for node in result.node_results)  # the repr builds nothing
+    assert not sources["Retriever"].made
+    built = result["Reader"]
+    assert repr(result.node_results) == (f"{{'Retriever': <24 rows, {columns['Retriever']} columns, not yet built>, "
+                                         f"'Reader': {built!r}}}")  # as a dict of DataFrames shows it
+    assert "PendingFrame" not in repr(result.node_results) and "PendingFrame" not in str(result.node_results)
 
 
 def test_node_frames_takes_what_a_dict_takes() -> None:

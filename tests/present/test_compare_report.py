@@ -12,7 +12,7 @@ from scipy import stats
 
 import evalframe
 from evalframe import compare_report, worst_by_delta
-from evalframe.errors import InvalidParameterError
+from evalframe.errors import InvalidParameterError, UnknownArgumentError
 from evalframe.present.cli import main
 from tests.present.compare_fixtures import QUERIES, run_result
 
@@ -184,3 +184,21 @@ def test_a_lower_is_better_measure_flips_regressions(runs, monkeypatch):
     # q2 and q4 rose (+1/2, +1): now the regressions, q4's the larger; q1 fell by 1/2: an improvement
     assert [q.query for q in node.queries[:2]] == [QUERIES[3], QUERIES[1]]
     assert [q.changes[0][0] for q in node.queries] == ["worse", "worse", "better", ""]
+
+
+@pytest.mark.parametrize(("keyword", "close"), [("node", "nodes"), ("metrcs", "metrics"), ("simulated_top_k_retrievr",
+                                                                                          "simulated_top_k_retriever")])
+def test_an_unknown_keyword_is_named_as_written_with_a_close_match(runs, keyword, close):
+    # node= once reached query_metrics beside its own node argument: a raw TypeError ("multiple values for 'node'")
+    with pytest.raises(UnknownArgumentError,
+                       match=rf"unknown argument\(s\) \['{keyword}'\]; compare_report takes these options: "
+                             rf"\[.*'nodes'.*'eval_mode'.*\]\. Did you mean '{close}'\?"):
+        compare_report([runs["A"], runs["B"]], **{keyword: "Retriever"})
+
+
+def test_a_bad_option_is_refused_before_a_folder_is_loaded(tmp_path):
+    missing = tmp_path / "no such folder"
+    with pytest.raises(UnknownArgumentError, match=r"\['node'\]; compare_report takes"):
+        compare_report([missing, missing], node="X")
+    with pytest.raises(InvalidParameterError, match=r"eval_mode must be one of \['integrated', 'isolated'\]; got 'bad'"):
+        compare_report([missing, missing], eval_mode="bad")

@@ -207,6 +207,17 @@ def test_cli_fuse_optimize(files, capsys):
     assert out.read_text().splitlines()[0].split()[2] == "b"
 
 
+def test_cli_fuse_optimize_help_says_the_search_follows_the_direction(capsys):
+    # the help said "maximise this measure" though optimize_fusion keeps the lowest mean of unj@10
+    # (tests/test_directions.py: test_optimize_fusion_keeps_the_best_by_the_direction)
+    with pytest.raises(SystemExit):
+        main(["fuse", "--help"])
+    printed = " ".join(capsys.readouterr().out.split())
+    assert ("--optimize MEASURE search the weights (and rrf's k) that score best by this measure on --qrels: maximises "
+            "a higher-is-better measure (nDCG@10), minimises a lower-is-better one (unj@10)") in printed
+    assert "maximise this measure" not in printed
+
+
 @pytest.mark.parametrize(("argv", "message"), [
     (["--method", "combsun"], "error: --method must be one of"),
     (["--weights", "1,x"], "error: --weights must be comma-separated numbers"),

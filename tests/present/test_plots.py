@@ -167,3 +167,43 @@ def test_funnel_puts_retrievers_first_without_a_recorded_order(tmp_path):
     assert [label.get_text() for label in ax.get_xticklabels()] == ["Retriever\nrecall_single_hit", "Reader\nf1"]
     ax = saved(plot_funnel(reversed_result, node_order=["Reader", "Retriever"]), tmp_path, "funnel_given")
     assert [label.get_text() for label in ax.get_xticklabels()] == ["Reader\nf1", "Retriever\nrecall_single_hit"]
+
+
+def _texts_drawn_literally(ax, expected):
+    """Draw the figure (a mathtext parse error raises here) and check every text of it is plain text, not mathtext,
+    and reads, as drawn, each of ``expected``."""
+    from matplotlib.cbook import is_math_text
+    from matplotlib.text import Text
+
+    ax.figure.canvas.draw()
+    texts = [t.get_text() for t in ax.figure.findobj(Text) if t.get_text()]
+    assert [t for t in texts if is_math_text(t)] == []
+    drawn = "\n".join(t.replace("\\$", "$") for t in texts)  # what matplotlib draws of a text that is not mathtext
+    for text in expected:
+        assert text in drawn
+
+
+def _dollar_result():
+    from evalframe import EvaluationResult
+    from tests.fixtures import reader_frame, retriever_frame
+
+    return EvaluationResult({"G$1$": retriever_frame(), "a$^$b": reader_frame()})
+
+
+def test_names_holding_a_dollar_are_never_mathtext():
+    # "a$^$b" once raised matplotlib's ValueError (ParseSyntaxException) on drawing, "G$1$" was drawn as a math 1
+    result = _dollar_result()
+    _texts_drawn_literally(plot_metrics_at_k(result, ks=(1, 2), node="G$1$"), ["document metrics@k of G$1$"])
+    both = plot_metrics_at_k(result, ks=(1, 2))
+    _texts_drawn_literally(both.figure.axes[1], ["a$^$b: f1", "G$1$: mrr"])
+    _texts_drawn_literally(plot_funnel(result), ["G$1$\nrecall_single_hit", "a$^$b\nf1"])
+    _texts_drawn_literally(plot_metric_distribution(result, node="a$^$b"), ["f1 per query (a$^$b, 4 queries)"])
+    # run names, and a column of a per-query table or of a metrics@k table (a score's name holds no "$")
+    index = pd.Index(["q1", "q2"], name="multilabel_id")
+    a, b = pd.DataFrame({"f1": [0.0, 1.0]}, index=index), pd.DataFrame({"f1": [1.0, 1.0]}, index=index)
+    _texts_drawn_literally(plot_comparison(a, b, names=["$x$", "y$^$"], metric="f1"),
+                           ["f1 of $x$", "f1 of y$^$", "f1 per query: y$^$ wins 1, ties 1, loses 0"])
+    table = pd.DataFrame({"c$^$t": [0.0, 1.0]}, index=index)
+    _texts_drawn_literally(plot_metric_distribution(table, metric="c$^$t", kind="ecdf"), ["c$^$t per query (2 queries)"])
+    at_k = pd.DataFrame({"node": "n$^$", "k": [1, 2], "metric": "c$^$t", "value": [0.5, 1.0]})
+    _texts_drawn_literally(plot_metrics_at_k(at_k, metrics=["c$^$t"]), ["c$^$t", "document metrics@k of n$^$"])
