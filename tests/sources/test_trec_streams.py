@@ -157,6 +157,58 @@ def test_a_gzip_bomb_is_refused_by_the_library_readers(tmp_path):
         EvaluationResult.from_trec(run, bomb, progress=False)
 
 
+def _cycle_bomb(path: Path, lines: bytes, expanded: int = 1 << 30) -> Path:
+    """A gzip file of ``lines`` repeated (``expanded`` bytes; some 1000 times smaller): one member of 16 MiB, again."""
+    member = gzip.compress(lines * ((16 << 20) // len(lines)), compresslevel=9, mtime=0)
+    with path.open("wb") as out:
+        for _ in range(expanded // (16 << 20)):
+            out.write(member)
+    return path
+
+
+CYCLE = b"q1 Q0 d1 1 2.0 r\nq1 Q0 d2 2 1.0 r\n"
+CYCLED = ("document 'd1' appears twice in query 'q1' (first on line 1); trec_eval refuses a run with duplicate documents "
+          "(\"duplicate docs\"). Keep one of the lines.")
+
+
+def test_a_gzip_bomb_of_two_lines_cycled_is_refused_at_line_3_in_bounded_memory(tmp_path):
+    """Two distinct lines repeated (1 GiB expanded, 63M lines): no line repeats the pair of the line before it, so the
+    old reader expanded it into columns before its whole-file check (MemoryError under the cap); each batch is
+    checked as it is read now: refused at line 3, under a 1 GiB address-space cap, as a file and on standard input."""
+    _, qrels = _files(tmp_path)
+    bomb = _cycle_bomb(tmp_path / "cycle.gz", CYCLE)
+    assert bomb.stat().st_size < 4 << 20
+    done = _capped(_command(str(bomb), str(qrels)), tmp_path)
+    assert (done.returncode, done.stderr.decode()) == (1, f"error: {bomb}:3: {CYCLED}\n")
+    with bomb.open("rb") as stdin:
+        done = _capped(_command("-", str(qrels)), tmp_path, stdin=stdin)
+    assert (done.returncode, done.stderr.decode()) == (1, f"error: standard input:3: {CYCLED}\n")
+    script = ("import sys\nfrom evalframe import EvaluationResult\nfrom evalframe.errors import LoadError\ntry:\n"
+              f"    EvaluationResult.from_trec({str(bomb)!r}, {str(qrels)!r}, progress=False)\nexcept LoadError as error:\n"
+              "    print(error)\n    sys.exit(3)\n")
+    done = _capped([sys.executable, "-c", script], tmp_path)
+    assert (done.returncode, done.stdout.decode()) == (3, f"{bomb}:3: {CYCLED}\n"), done.stderr.decode()
+
+
+def test_a_bomb_of_distinct_lines_then_a_cycle_stops_in_the_batch_of_the_cycle(tmp_path):
+    """A first batch of distinct lines, then three lines cycled: the repeat is in the second batch (16 MiB on), named
+    there, no later batch read (under the cap)."""
+    _, qrels = _files(tmp_path)
+    head = b"".join(b"q1 Q0 e%d 1 1.0 r\n" % i for i in range(1_100_000))  # 19 MB: more than a batch
+    lines = b"q2 Q0 d1 1 2.0 r\nq2 Q0 d2 2 1.0 r\nq2 Q0 d3 3 0.5 r\n"
+    bomb = tmp_path / "late.gz"
+    with bomb.open("wb") as out:
+        out.write(gzip.compress(head, compresslevel=1, mtime=0))
+        member = gzip.compress(lines * ((16 << 20) // len(lines)), compresslevel=9, mtime=0)
+        for _ in range(64):
+            out.write(member)
+    done = _capped(_command(str(bomb), str(qrels)), tmp_path)
+    first = len(head.splitlines()) + 1
+    assert (done.returncode, done.stderr.decode()) == (
+        1, f"error: {bomb}:{first + 3}: document 'd1' appears twice in query 'q2' (first on line {first}); trec_eval "
+           "refuses a run with duplicate documents (\"duplicate docs\"). Keep one of the lines.\n")
+
+
 def _printed(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
     assert cli.main(["trec", *argv, "-m", "AP", "-m", "P@1"]) == 0
     return capsys.readouterr().out
@@ -190,9 +242,9 @@ def test_a_gzip_run_on_standard_input_gives_the_numbers_of_the_file(tmp_path, mo
     assert _printed(capsys, "-", str(qrels)) == PRINTED
 
 
-def test_standard_input_read_again_by_the_second_reader_names_its_bad_line(tmp_path, monkeypatch, capsys):
-    """A run with tabs (not the Arrow reader's: the pandas reader reads it again, from the bytes kept), good, then bad
-    at line 3: named as standard input's line 3; the good one gives the numbers."""
+def test_standard_input_with_tabs_is_read_once_and_its_bad_line_named(tmp_path, monkeypatch, capsys):
+    """A run with tabs (Arrow's string kernels read it, as they arrive), good, then bad at line 3: named as standard
+    input's line 3 (the batch alone read again line by line, from memory); the good one gives the numbers."""
     _, qrels = _files(tmp_path)
     import io
 
@@ -215,8 +267,8 @@ def test_a_character_device_is_not_called_missing(tmp_path, capsys):
                                        "`qid iter docid relevance` per judgment.\n")
 
 
-def test_a_fifo_is_read_once_and_its_bytes_kept_for_the_second_reader(tmp_path, capsys):
-    """A FIFO (`<(zcat run.gz)`) is read once: a run with tabs goes to the pandas reader, which reads the kept bytes."""
+def test_a_fifo_is_read_once(tmp_path, capsys):
+    """A FIFO (`<(zcat run.gz)`) is read once, as its bytes arrive: a run with tabs gives the numbers."""
     _, qrels = _files(tmp_path)
     fifo = tmp_path / "run.fifo"
     os.mkfifo(fifo)
