@@ -472,18 +472,16 @@ class _Reader:
         """The batches' columns as one read: the queries coded over every batch, the queries found in more than one
         batch checked for a docid repeated across them."""
         parts = self.parts
-        q_codes, qids = _unified([part.q_codes for part in parts], [part.q_dict for part in parts], self.pool)
+        q_codes, qids, batches_of = _unified([part.q_codes for part in parts], [part.q_dict for part in parts], self.pool)
         docids = pa.chunked_array([chunk for part in parts for chunk in _chunks(part.docids)], type=pa.string())
         values = parts[0].values if len(parts) == 1 else np.concatenate([part.values for part in parts])
-        g_codes, seconds = (_unified([part.g_codes for part in parts], [part.g_dict for part in parts], self.pool)
+        g_codes, seconds = (_unified([part.g_codes for part in parts], [part.g_dict for part in parts], self.pool)[:2]
                             if self.subtopics else (None, None))
         if len(parts) > 1:
-            spanning = np.bincount(np.concatenate([np.unique(q_codes[start:start + len(part)]) for start, part in
-                                                   zip(np.cumsum([0] + [len(part) for part in parts[:-1]]).tolist(),
-                                                       parts)]), minlength=len(qids)) > 1
+            spanning = np.bincount(batches_of, minlength=len(qids)) > 1  # a query in more than one batch
             if spanning.any():
                 rows = np.flatnonzero(spanning[q_codes])
-                codes, _ = dictionary_codes(docids.take(arrow_of(rows)), self.pool)
+                codes, _ = dictionary_codes(_rows_of(docids, rows), self.pool)
                 groups = q_codes[rows].astype(np.int64)
                 if g_codes is not None and seconds is not None:
                     groups = groups * len(seconds) + g_codes[rows]
@@ -626,13 +624,25 @@ def _chunks(column: Any) -> list[Any]:
     return list(getattr(column, "chunks", [column]))
 
 
-def _unified(codes: list[Any], dictionaries: list[Any], pool: Any) -> tuple[np.ndarray, Any]:
+def _unified(codes: list[Any], dictionaries: list[Any], pool: Any) -> tuple[np.ndarray, Any, np.ndarray]:
     """The batches' codes into their own dictionaries as codes into one dictionary (in order of first appearance
-    over the batches): the dictionaries coded, each batch's codes looked up."""
+    over the batches): the dictionaries coded, each batch's codes looked up; and the code of each batch's distinct
+    value, batch after batch."""
     mapping, dictionary = dictionary_codes(pa.chunked_array(dictionaries, type=pa.string()), pool)
     bounds = np.cumsum([0] + [len(values) for values in dictionaries])
     coded = [mapping[bounds[i]:bounds[i + 1]][part] for i, part in enumerate(codes)]
-    return (coded[0] if len(coded) == 1 else np.concatenate(coded)).astype(np.int32, copy=False), dictionary
+    return (coded[0] if len(coded) == 1 else np.concatenate(coded)).astype(np.int32, copy=False), dictionary, mapping
+
+
+def _rows_of(column: Any, rows: np.ndarray) -> Any:
+    """The values of ``column`` at ``rows`` (ascending): slices of it when the rows are a few runs of neighbours (the
+    queries at the bounds of the batches, in a file grouped by query), else taken."""
+    breaks = np.flatnonzero(np.diff(rows) != 1) + 1
+    if len(breaks) > 64:
+        return column.take(arrow_of(rows))
+    starts, ends = np.r_[rows[:1], rows[breaks]], np.r_[rows[breaks - 1], rows[-1:]] + 1
+    return pa.chunked_array([chunk for start, end in zip(starts.tolist(), ends.tolist())
+                             for chunk in _chunks(column.slice(start, end - start))], type=column.type)
 
 
 # ------------------------------------------------------------------------------------------ docids compared
