@@ -30,10 +30,11 @@ import pandas as pd
 import pyarrow.compute as pc
 
 from ..errors import InvalidParameterError, LoadError
-from ..frames.trec_codes import as_trec_scores, compact_codes, factorized, trec_order_codes
-from ..frames.trec_layout import TableCodes
+from ..frames.trec_codes import factorized
 from .trec_arrow import QRELS_FORMAT, RUN_FORMAT, TrecFormat, numpy_of, read_arrow
 from .trec_stream import TrecSource, blocks, checked_source
+from ..frames.trec_layout import TableCodes
+from ..frames.trec_ranking import as_trec_scores, compact_codes, trec_order_codes
 
 __all__ = ["RUN_COLUMNS", "QRELS_COLUMNS", "SUBTOPIC_QRELS_COLUMNS", "read_run", "read_qrels", "read_subtopic_qrels",
            "collapse_subtopics", "read_run_coded", "read_qrels_coded", "read_queries"]
