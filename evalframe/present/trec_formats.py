@@ -39,7 +39,7 @@ from ..metrics.trec import Measure, aggregation_of, is_count, parse_measure, par
 from ..metrics.trec_set_kernels import IPREC_RECALLS, recall_point_counts
 from ..report.escape import md
 from ..sources.trec_arrow import RUN_FORMAT, last_tag, read_arrow
-from ..sources.trec_stream import GZIP_MAGIC, blocks, trec_source
+from ..sources.trec_stream import GZIP_MAGIC, TrecSource, blocks, trec_source
 from .parsers import TREC_DEFAULT_MEASURES, print_warning
 
 __all__ = ["TrecTable", "TREC_FORMATS", "trec_tsv", "trec_json", "trec_markdown", "trec_eval_text", "cell_text",
@@ -558,22 +558,28 @@ def read_zscores(path: Any) -> dict[tuple[str, str], tuple[float, float]]:
     from pathlib import Path
 
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError as exc:
-        raise LoadError(f"-Z/--zscores {path}: cannot be read ({exc.strerror or exc}).") from None
-    out: dict[tuple[str, str], tuple[float, float]] = {}
-    for number, line in enumerate(text.splitlines(), 1):
-        fields = line.split()
-        if not fields:
-            continue
+    if path.is_file() or path.is_dir() or not path.exists():  # (a device or a FIFO is opened once, by blocks)
         try:
-            if len(fields) != 4:
-                raise ValueError
-            out.setdefault((fields[0], fields[1]), (float(fields[2]), float(fields[3])))
-        except ValueError:
-            raise LoadError(f"{path}:{number}: a z-score line is 'qid measure mean stddev' (four fields, two numbers); "
-                            f"got {line.strip()!r}.") from None
+            with path.open("rb"):
+                pass
+        except OSError as exc:
+            raise LoadError(f"-Z/--zscores {path}: cannot be read ({exc.strerror or exc}).") from None
+    out: dict[tuple[str, str], tuple[float, float]] = {}
+    number = 0
+    # a block of whole lines at a time (bounded memory: /dev/zero is refused at its line 1, as a line over 1 MiB)
+    for block in blocks(TrecSource("z-score", path)):
+        for line in block.data.decode("utf-8", errors="replace").splitlines():
+            number += 1
+            fields = line.split()
+            if not fields:
+                continue
+            try:
+                if len(fields) != 4:
+                    raise ValueError
+                out.setdefault((fields[0], fields[1]), (float(fields[2]), float(fields[3])))
+            except ValueError:
+                raise LoadError(f"{path}:{number}: a z-score line is 'qid measure mean stddev' (four fields, two "
+                                f"numbers); got {line.strip()!r}.") from None
     return out
 
 

@@ -116,12 +116,17 @@ def without_comments(data: Any) -> Any:
 
 def _comment_header(data: bytes) -> int:
     """Where the lines after a header of comment lines (``#`` first) start: read from there, a view of the same
-    bytes (no copy), numbered on after them."""
-    start = 0
-    while data[start:start + 1] == b"#":
-        end = data.find(b"\n", start)
-        start = len(data) if end < 0 else end + 1
-    return start
+    bytes (no copy), numbered on after them. The first line end followed by a line not starting with ``#``, looked
+    for a megabyte at a time with numpy (no Python step per line)."""
+    view = np.frombuffer(data, dtype=np.uint8)
+    step = 1 << 20
+    for begin in range(0, len(view) - 1, step):
+        part = view[begin:begin + step + 1]
+        breaks = (part[:-1] == 10) & (part[1:] != 35)  # a line end, and the next line not a "#" one
+        at = int(np.argmax(breaks))
+        if breaks[at]:
+            return begin + at + 1
+    return len(data)
 
 
 def last_tag(data: bytes, *, whole: bool = True) -> bytes | None:
@@ -408,6 +413,10 @@ class _Reader:
         """The batch's lines trimmed and split on runs of spaces and tabs by Arrow's string kernels, a piece of
         :data:`_PIECE` bytes at a time; None when a line is not a well-formed TREC line."""
         fmt = self.fmt
+        if (data.find(b"#") >= 0 or _short_lines(_line_ends(data, 0, len(data)), len(data))) and _no_rows(data):
+            # blank and comment lines only (a stream of them: ``yes '' | evalframe trec - QRELS``): no array per line
+            self.comments = self.comments or data.find(b"#") >= 0
+            return _Part(first_line, np.zeros(0, dtype=np.int32), string_array([]), string_array([]), np.zeros(0))
         text = without_comments(data)
         if text is not data and text != data:
             self.comments = True
@@ -526,7 +535,10 @@ def _plain_lines(data: bytes, start: int) -> int | None:
     column, which the CSV reader would take for a value: ``q1 Q0 d1 1 1.5 `` has five columns) or ends with a lone
     ``\\r`` (the string kernels read those). Looked at the line ends only."""
     view = np.frombuffer(memoryview(data)[start:], dtype=np.uint8)
-    ends = np.flatnonzero(view == 10)
+    newline = view == 10
+    if _short_lines(np.count_nonzero(newline), len(view)):
+        return None  # blank lines, many: the string kernels skip them (the CSV reader is slow on them)
+    ends = np.flatnonzero(newline)
     before = ends - 1
     if data.find(b"\r", start) >= 0:
         if data.count(b"\r", start) != data.count(b"\r\n", start):
@@ -539,6 +551,28 @@ def _plain_lines(data: bytes, start: int) -> int | None:
     if (view[following] == 32).any():
         return None
     return len(ends) + int(bool(unended))
+
+
+def _short_lines(line_ends: int, size: int) -> bool:
+    """Whether ``size`` bytes of ``line_ends`` lines are shorter than any TREC line on average (blank lines, or
+    comment lines of a character or two, make most of them)."""
+    return line_ends * 8 > size
+
+
+def _no_rows(data: bytes) -> bool:
+    """Whether ``data`` holds only blank lines and comment lines (:data:`COMMENT_LINE`): with the spaces, tabs and
+    the ``\\r`` of ``\\r\\n`` left out, every line is empty or starts with ``#``. A copy of the bytes and a few
+    passes over them, no array per line. False (the exact reading decides) when a lone ``\\r`` ends a line."""
+    if data.find(b"\r") >= 0 and data.count(b"\r") != data.count(b"\r\n"):
+        return False
+    plain = data.find(b" ") < 0 and data.find(b"\t") < 0 and data.find(b"\r") < 0  # (memchr: no copy needed)
+    kept = np.frombuffer(data if plain else data.translate(None, b" \t\r"), dtype=np.uint8)
+    if np.count_nonzero(kept == 10) == len(kept):
+        return True  # blank lines only
+    if kept[0] != 10 and kept[0] != 35:
+        return False
+    following = kept[1:]
+    return not np.any((kept[:-1] == 10) & (following != 10) & (following != 35))
 
 
 def _has_comment_line(data: bytes, start: int = 0) -> bool:

@@ -56,7 +56,8 @@ DAMAGED_GZIP = (gzip.BadGzipFile, EOFError, zlib.error)
 _BOM = b"\xef\xbb\xbf"
 #: What one line of each kind of file is, for the messages.
 _LINE_OF = {"run": "`qid Q0 docid rank score tag` per retrieved document",
-            "qrels": "`qid iter docid relevance` per judgment", "queries": "`qid<TAB>text` per query"}
+            "qrels": "`qid iter docid relevance` per judgment", "queries": "`qid<TAB>text` per query",
+            "z-score": "`qid measure mean stddev` per query and measure"}
 
 
 class TrecSource:
