@@ -284,12 +284,19 @@ CYCLED = ("document 'd1' appears twice in query 'q1' (first on line 1); trec_eva
 def test_a_gzip_bomb_of_two_lines_cycled_is_refused_at_line_3_in_bounded_memory(tmp_path):
     """Two distinct lines repeated (1 GiB expanded, 63M lines): no line repeats the pair of the line before it, so the
     old reader expanded it into columns before its whole-file check (MemoryError under the cap); each batch is
-    checked as it is read now: refused at line 3, under a 1 GiB address-space cap, as a file and on standard input."""
+    checked as it is read now: refused at line 3, under a 1 GiB address-space cap."""
     _, qrels = _files(tmp_path)
     bomb = _cycle_bomb(tmp_path / "cycle.gz", CYCLE)
     assert bomb.stat().st_size < 4 << 20
     done = _capped(_command(str(bomb), str(qrels)), tmp_path)
     assert (done.returncode, done.stderr.decode()) == (1, f"error: {bomb}:3: {CYCLED}\n")
+
+
+@pytest.mark.stress
+def test_a_gzip_bomb_of_two_lines_cycled_on_standard_input_and_to_from_trec_is_refused_at_line_3(tmp_path):
+    """The bomb above on standard input and read by from_trec, under the cap: refused at line 3 each time."""
+    _, qrels = _files(tmp_path)
+    bomb = _cycle_bomb(tmp_path / "cycle.gz", CYCLE)
     with bomb.open("rb") as stdin:
         done = _capped(_command("-", str(qrels)), tmp_path, stdin=stdin)
     assert (done.returncode, done.stderr.decode()) == (1, f"error: standard input:3: {CYCLED}\n")
@@ -300,6 +307,7 @@ def test_a_gzip_bomb_of_two_lines_cycled_is_refused_at_line_3_in_bounded_memory(
     assert (done.returncode, done.stdout.decode()) == (3, f"{bomb}:3: {CYCLED}\n"), done.stderr.decode()
 
 
+@pytest.mark.stress
 def test_a_bomb_of_distinct_lines_then_a_cycle_stops_in_the_batch_of_the_cycle(tmp_path):
     """A first batch of distinct lines, then three lines cycled: the repeat is in the second batch (16 MiB on), named
     there, no later batch read (under the cap)."""
