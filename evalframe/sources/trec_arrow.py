@@ -420,6 +420,8 @@ class _Reader:
         text = without_comments(data)
         if text is not data and text != data:
             self.comments = True
+            if data.find(b"\r") >= 0:  # a "\r" in a comment line ends a line of the numbering (bytes.splitlines')
+                text = COMMENT_LINE.sub(_comment_line_ends, data)
         if text.find(b"\r") >= 0:  # "\r\n" and "\r" end a line as "\n" does (the same lines, the same numbers)
             text = text.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
         pieces: list[tuple[Any, Any, Any, Any, np.ndarray]] = []  # qids, docids, values, seconds, lines
@@ -536,7 +538,7 @@ def _plain_lines(data: bytes, start: int) -> int | None:
     ``\\r`` (the string kernels read those). Looked at the line ends only."""
     view = np.frombuffer(memoryview(data)[start:], dtype=np.uint8)
     newline = view == 10
-    if _short_lines(np.count_nonzero(newline), len(view)):
+    if _short_lines(int(np.count_nonzero(newline)), len(view)):
         return None  # blank lines, many: the string kernels skip them (the CSV reader is slow on them)
     ends = np.flatnonzero(newline)
     before = ends - 1
@@ -573,6 +575,14 @@ def _no_rows(data: bytes) -> bool:
         return False
     following = kept[1:]
     return not np.any((kept[:-1] == 10) & (following != 10) & (following != 35))
+
+
+def _comment_line_ends(found: re.Match[bytes]) -> bytes:
+    """What a comment line becomes in the text split into rows: its line ends as ``bytes.splitlines`` counts them
+    (a ``\\r`` in it ends a line of the numbering; its last, before the ``\\n``, is one line end with it)."""
+    comment = found.group()
+    inner = comment.count(b"\r", 0, len(comment) - 1)
+    return b"\n" * inner + (b"\r" if comment.endswith(b"\r") else b"")
 
 
 def _has_comment_line(data: bytes, start: int = 0) -> bool:
