@@ -659,7 +659,7 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
              **to_csv_kwargs: Any) -> Path:
         """Write one ``<node>.csv`` (or ``.parquet``) per node plus ``evalframe.json`` to ``out_dir``, atomically.
 
-        ``format="parquet"`` needs ``pip install "evalframe[parquet]"``; ``load`` detects the format.
+        ``load`` detects the format.
         See ``docs/persistence.md``. ``partitions=N`` (Parquet only, an int >= 1) writes each node as N files
         in which all rows of one query, in every node, share one partition number (a hash of ``multilabel_id``);
         ``load`` reads such a folder whole (docs/persistence.md#partitioned-results). Returns the folder written.

@@ -67,8 +67,10 @@ def test_evalframe_trec_on_plain_trec_files_loads_none_of_them(tmp_path):
 
 def test_a_command_that_reads_results_loads_pandas_when_it_runs(tmp_path):
     run, qrels = tmp_path / "run.trec", tmp_path / "qrels.trec"
-    run.write_text("q1\tQ0 d1 1 2.0 bm25\nq1 Q0 d2 2 1.0 bm25\n")  # a tab: read by pandas' parser, through from_trec
+    run.write_text("q1\tQ0 d1 1 2.0 bm25\nq1 Q0 d2 2 1.0 bm25\n")  # a tab: the one TREC reader's too, on columns
     qrels.write_text("q1 0 d1 1\n")
+    assert loaded(CONSOLE, "trec", str(run), str(qrels), "-m", "P@1") == (0, [])
+    qrels.write_text("q1 0 d1 1\nq1 0 00 1\n")  # a judged "00" (no document): from_trec's rule, and its warning
     status, modules = loaded(CONSOLE, "trec", str(run), str(qrels), "-m", "P@1")
     assert status == 0 and "pandas" in modules
     assert not {"matplotlib", "scipy", "rapidfuzz", "dask", "distributed"} & set(modules)

@@ -7,16 +7,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import chain
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from ..errors import SchemaError
-
-if TYPE_CHECKING:
-    import pyarrow as pa
-
 
 _LIST_TYPES = (list, tuple, np.ndarray)
 
@@ -65,8 +63,6 @@ class DistinctLists:
 
 def is_arrow_list(array: Any) -> bool:
     """Whether ``array`` (a pyarrow array) holds lists (``list``, ``large_list``)."""
-    import pyarrow as pa
-
     return bool(pa.types.is_list(array.type) or pa.types.is_large_list(array.type))
 
 
@@ -129,9 +125,6 @@ class SelectedLists:
 
 def _arrow_floats(values: Any) -> np.ndarray:
     """An Arrow array of list elements as float64 (missing: NaN, as numpy makes of None); TypeError for text."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
     if pa.types.is_null(values.type):
         return np.full(len(values), np.nan)
     if not (pa.types.is_integer(values.type) or pa.types.is_floating(values.type) or pa.types.is_boolean(values.type)):
@@ -185,8 +178,6 @@ def select_lists(lists: DistinctLists, positions: np.ndarray, index: pd.Index, *
             _bad_cell(selected, cells, missing_as_empty=False)
         selected.lengths = np.fromiter(map(len, cells), dtype=np.int64, count=len(cells))
     else:
-        import pyarrow.compute as pc
-
         if cells.null_count and not missing_as_empty:
             _bad_cell(selected, cells.to_pylist(), missing_as_empty=False)
         selected.lengths = np.asarray(pc.fill_null(pc.list_value_length(cells), 0).to_numpy(zero_copy_only=False),
@@ -293,9 +284,7 @@ def run_starts(series: pd.Series) -> np.ndarray | None:
     starts = np.ones(n, dtype=bool)
     if n < 2:
         return starts
-    if isinstance(series.array, pd.arrays.ArrowExtensionArray):  # pyarrow is installed: the column holds Arrow data
-        import pyarrow.compute as pc
-
+    if isinstance(series.array, pd.arrays.ArrowExtensionArray):  # the column holds Arrow data
         arrow = series.array.__arrow_array__()  # chunked: compared chunk piece by chunk piece, not combined
         try:
             differ = pc.fill_null(pc.not_equal(arrow[1:], arrow[:-1]), True)

@@ -14,6 +14,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from .arrays import arrow_array, is_every_row
 
@@ -80,8 +82,6 @@ def _arrow_string_keys(array: Any, rows: np.ndarray) -> np.ndarray | None:
 def _string_bytes(array: Any) -> tuple[np.ndarray, int, np.ndarray, np.ndarray] | None:
     """A string (or binary) Arrow array's bytes as (the 8 bytes from each byte on, as little-endian words; the last
     byte such a word may start at; the start and the length of each value, int64); None for other types."""
-    import pyarrow as pa
-
     if pa.types.is_string(array.type) or pa.types.is_binary(array.type):
         offset_type: Any = np.int32
     elif pa.types.is_large_string(array.type) or pa.types.is_large_binary(array.type):
@@ -183,8 +183,6 @@ def _values_equal(values: Any, first: np.ndarray, second: np.ndarray, missing: n
     if not len(first):
         return True
     if is_arrow:
-        import pyarrow.compute as pc
-
         equal = pc.equal(values.take(rows[first]), values.take(rows[second]))
         return bool(pc.all(equal).as_py())
     try:

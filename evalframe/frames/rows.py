@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow.compute as pc
 
 from .._validation import require_columns
 from ..errors import InvalidParameterError, warn
@@ -108,8 +109,6 @@ def has_rows(frame: pd.DataFrame, row_type: str) -> bool:
         return False
     series = frame["type"]
     if isinstance(series, pd.Series) and isinstance(series.array, pd.arrays.ArrowExtensionArray):
-        import pyarrow.compute as pc
-
         try:  # stops at the first match: usually the first row
             return bool(pc.index(series.array.__arrow_array__(), row_type).as_py() >= 0)
         except (NotImplementedError, TypeError, ValueError):  # e.g. a column of another type: compared as below

@@ -8,7 +8,7 @@ Modules, each holding one thing:
 ``literals``   the literal parser: literal cells read back with ``ast.literal_eval``'s rules;
 ``csv``        evalframe's own CSV files (``csv_dialect``: the separators, encodings and quotings they may have;
                ``csv_render``: their texts made column-wide in Arrow; ``arrow_csv``: the pyarrow reader of them);
-``parquet``    the Parquet files (extra ``evalframe[parquet]``);
+``parquet``    the Parquet files;
 ``partitioned`` partitioned Parquet folders: the partition rule, one partition's files written and read;
 ``haystack1``  folders Haystack 1.x wrote;
 ``folder``     reading one generation of a folder through a directory descriptor;

@@ -1,4 +1,4 @@
-"""Read a CSV evalframe wrote with pyarrow's multi-threaded CSV reader, when pyarrow is installed.
+"""Read a CSV evalframe wrote with pyarrow's multi-threaded CSV reader.
 
 The result is the frame ``pandas.read_csv`` gives in :func:`evalframe.io.csv.read` before the
 columns are decoded: float64 columns as numbers, every other column as Arrow-backed
@@ -19,6 +19,9 @@ from typing import Any, BinaryIO
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pacsv
 
 from ..frames.arrays import DistinctLists, object_array
 
@@ -35,12 +38,6 @@ def read_csv(source: BinaryIO, path: Path, specs: list[dict[str, Any]], csv_opti
     ``path`` is the file's name for messages; a row with too few or too many cells makes Arrow fail,
     so pandas reads the file again and names the row.
     """
-    try:
-        import pyarrow as pa
-        import pyarrow.compute as pc
-        import pyarrow.csv as pacsv
-    except ImportError:
-        return None
     sep = csv_options.get("sep", ",")
     # Arrow takes one ASCII byte but NUL as its delimiter (another raised ValueError: "Expecting an ASCII character")
     if read_csv_kwargs or csv_options.get("encoding", "utf-8").lower().replace("_", "-") not in ("utf-8", "utf8") \
@@ -183,11 +180,6 @@ def parse_list_texts(texts: pd.Series, parse: Callable[[list[str], np.ndarray], 
     array = texts.array
     if not isinstance(array, pd.arrays.ArrowExtensionArray):
         return None
-    try:
-        import pyarrow as pa
-        import pyarrow.compute as pc
-    except ImportError:  # pragma: no cover - an Arrow-backed array implies pyarrow
-        return None
     column = array.__arrow_array__()
     if not (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)) or column.null_count:
         return None
@@ -220,9 +212,6 @@ def parse_list_texts(texts: pd.Series, parse: Callable[[list[str], np.ndarray], 
 def factorize_texts(texts: Any) -> tuple[np.ndarray, Any]:
     """``pandas.factorize`` of an Arrow string array without nulls: int64 codes in order of first appearance
     and the distinct texts (an Arrow array)."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
     encoded = pc.dictionary_encode(texts)
     encoded = encoded.combine_chunks() if isinstance(encoded, pa.ChunkedArray) else encoded
     return encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64, copy=False), encoded.dictionary
@@ -231,9 +220,6 @@ def factorize_texts(texts: Any) -> tuple[np.ndarray, Any]:
 def _split_lists(texts: Any, kind: str) -> np.ndarray | None:
     """The Python lists of non-empty list texts of one shape (see :data:`_LIST_SHAPES`); None when a float
     does not read back finite (the exact parser then reads the texts)."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
     quote = 1 if kind == "str" else 0
     inner = pc.utf8_slice_codeunits(texts, 1 + quote, -1 - quote)
     lists = pc.split_pattern(inner, "', '" if kind == "str" else ", ")

@@ -26,6 +26,7 @@ from typing import Any, cast
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from .._addresses import object_addresses
 from .._validation import few_names, short_repr
@@ -204,8 +205,6 @@ def as_object_column(series: pd.Series) -> pd.Series:
     and None for a missing cell; any other column as it is."""
     if not isinstance(series.dtype, pd.ArrowDtype) or is_native_dtype(series.dtype):
         return series
-    import pyarrow as pa
-
     return pd.Series(object_array(pa.array(series.array).to_pylist()), index=series.index, name=series.name, dtype=object)
 
 

@@ -24,6 +24,8 @@ from typing import Any, BinaryIO, Literal, NoReturn, cast, overload
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from . import arrow_csv
 from .codecs import LoadedColumns, decode_column, kept_lists, whole_columns
@@ -75,7 +77,7 @@ def writes_texts(sep: Any, encoding: Any, quoting: Any) -> bool:
     as the bytes the csv module writes for the cells of :func:`evalframe.io.codecs.encode_frame` with these options.
 
     It does for UTF-8 files quoted with ``csv.QUOTE_NONNUMERIC`` (the default) or ``csv.QUOTE_ALL``, a
-    one-character separator that no number text holds, and pyarrow installed; any other file is written by
+    one-character separator that no number text holds; any other file is written by
     :func:`write`.
     """
     if type(quoting) is not int or quoting not in (csv.QUOTE_NONNUMERIC, csv.QUOTE_ALL):
@@ -83,12 +85,9 @@ def writes_texts(sep: Any, encoding: Any, quoting: Any) -> bool:
     if not isinstance(sep, str) or len(sep) != 1 or sep in _NUMBER_CHARACTERS or sep in '"\r\n':
         return False
     try:
-        if not isinstance(encoding, str) or codecs.lookup(encoding).name != "utf-8":
-            return False
-        import pyarrow  # noqa: F401
-    except (LookupError, ImportError):
+        return isinstance(encoding, str) and codecs.lookup(encoding).name == "utf-8"
+    except LookupError:
         return False
-    return True
 
 
 def _write_texts(path: Path, columns: dict[str, TextColumn], *, sep: str, quoting: int) -> None:
@@ -99,9 +98,6 @@ def _write_texts(path: Path, columns: dict[str, TextColumn], *, sep: str, quotin
     ``csv.QUOTE_ALL``), quotes doubled, a missing number a quoted empty cell, lines ending with "\\n".
     Fields are quoted and rows joined into lines with Arrow's string kernels, a batch of rows at a time.
     """
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
     def text(value: str) -> Any:
         return pa.scalar(value, pa.large_string())
 

@@ -1,4 +1,4 @@
-"""The CSV writer's texts, made column-wide in Arrow (needs pyarrow): CSV only, Parquet stores values natively.
+"""The CSV writer's texts, made column-wide in Arrow: CSV only, Parquet stores values natively.
 
 :func:`encode_frame_texts` gives what :func:`evalframe.io.codecs.encode_frame` gives (same codecs, same manifest
 entry), each column's cells rendered as the texts the csv module would write for them (:class:`TextColumn`):
@@ -16,6 +16,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from ..columns import LIST_COLUMNS
 from ..frames.arrays import object_array
@@ -49,7 +51,6 @@ class TextColumn:
         stop = len(self) if stop is None else min(stop, len(self))
         if self.codes is None:
             return _whole(self.values.slice(start, max(stop - start, 0)))
-        pa, _ = _arrow()
         codes = self.codes[start:stop]
         missing = codes < 0  # a missing number: null
         return _whole(self.values).take(pa.array(codes, mask=missing if missing.any() else None))
@@ -61,7 +62,7 @@ class TextColumn:
 
 
 def encode_frame_texts(node: str, frame: pd.DataFrame) -> tuple[dict[str, TextColumn], dict[str, Any]]:
-    """What :func:`encode_frame` gives, with each column's cells rendered as texts column-wide (needs pyarrow).
+    """What :func:`encode_frame` gives, with each column's cells rendered as texts column-wide.
 
     The texts are those the csv module writes for :func:`encode_frame`'s cells (``str`` of numbers,
     ``repr`` of literals): numbers and list elements are formatted once per distinct value (floats per bit
@@ -94,7 +95,6 @@ def _coded_list_texts(frame: ColumnsFrame, name: str) -> tuple[TextColumn, dict[
 def check_text_sizes(cells: TextColumn, *, node: str, column: Hashable) -> None:
     """:func:`evalframe.io.codecs.check_literal_sizes` for a literal column's texts made column-wide: only texts of
     more bytes than :data:`~evalframe.io.literals.LITERAL_CELL_LIMIT` are looked at, each distinct one once."""
-    pa, pc = _arrow()
     # bytes bound characters from above: only texts of more bytes than the limit can hold more characters
     sizes = pc.binary_length(cells.values).fill_null(0).to_numpy(zero_copy_only=False)
     longer = np.flatnonzero(sizes > LITERAL_CELL_LIMIT)
@@ -103,7 +103,6 @@ def check_text_sizes(cells: TextColumn, *, node: str, column: Hashable) -> None:
 
 
 def _encode_column_texts(series: pd.Series, *, node: str) -> tuple[TextColumn, dict[str, Any]]:
-    pa, pc = _arrow()
     dtype = series.dtype
     if is_native_dtype(dtype):
         spec = native_spec(series, node=node)
@@ -132,13 +131,6 @@ def _encode_column_texts(series: pd.Series, *, node: str) -> tuple[TextColumn, d
     return TextColumn(cells, False), spec
 
 
-def _arrow() -> tuple[Any, Any]:
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    return pa, pc
-
-
 def _whole(array: Any) -> Any:
     """One Arrow array (a chunked array's chunks combined)."""
     return array.combine_chunks() if hasattr(array, "combine_chunks") else array
@@ -146,7 +138,6 @@ def _whole(array: Any) -> Any:
 
 def _number_texts(series: pd.Series) -> Any:
     """``str`` of every number or bool of a native column (null where it is missing), column-wide."""
-    pa, _ = _arrow()
     dtype = series.dtype
     missing = series.isna().to_numpy()
     mask = missing if missing.any() else None
@@ -162,14 +153,12 @@ def _number_texts(series: pd.Series) -> Any:
 
 def _float_texts(values: np.ndarray, mask: np.ndarray | None = None) -> Any:
     """``repr`` of each float (null where ``mask``), computed once per distinct bit pattern (0.0 and -0.0 differ)."""
-    pa, _ = _arrow()
     texts, codes = _float_codes(values, mask)
     return texts.take(pa.array(codes, mask=codes < 0))
 
 
 def _float_codes(values: np.ndarray, mask: np.ndarray | None = None) -> tuple[Any, np.ndarray]:
     """``repr`` of each distinct float bit pattern (0.0 and -0.0 differ) and a code per value (-1 where ``mask``)."""
-    pa, _ = _arrow()
     bits = np.ascontiguousarray(values).view(np.int64)
     codes, first = first_of_codes(bits)
     if mask is not None and mask.any():
@@ -201,7 +190,6 @@ def _literal_texts(values: list[Any], *, node: str, column: Hashable) -> Any:
     (:func:`checked_distinct` names a bad cell) and rendered by :func:`render_literals`. Cells shared by
     rows (a query's gold lists) are rendered once.
     """
-    pa, pc = _arrow()
     sample = values[:_SHARING_SAMPLE]
     shared = len(set(map(id, sample))) <= len(sample) // 2
     codes, distinct = by_identity(values) if shared else (None, values)
@@ -214,7 +202,6 @@ def _literal_texts(values: list[Any], *, node: str, column: Hashable) -> Any:
 def _checked_literal_texts(values: list[Any], *, node: str, column: Hashable) -> tuple[Any, np.ndarray]:
     """The texts of the distinct cells (each checked, :func:`checked_distinct`) rendered by :func:`render_literals`
     ('' for None), and a code per row."""
-    pa, pc = _arrow()
     codes, distinct = checked_distinct(values, node=node, column=column)
     texts = render_literals(distinct)
     none = np.fromiter(map(id, distinct), dtype=np.int64, count=len(distinct)) == id(None)
@@ -237,7 +224,6 @@ def _flat_list_texts(cells: list[Any]) -> Any:
     (floats once per bit pattern) and joined; a NaN or inf element (not a literal) returns None, so the
     caller's check names it.
     """
-    pa, pc = _arrow()
     cell_types = set(map(type, cells))
     if not cell_types <= {list, _NONE}:
         return None
@@ -271,7 +257,6 @@ def _arrow_list_texts(column: Any) -> Any:
     """``repr`` of the cells of an Arrow list array of floats, ints, bools or strings ('' for a missing cell),
     rendered from its values, as :func:`_flat_list_texts` renders the equivalent Python lists; None for any
     other array, or when an element is missing or not finite (the equivalent object column is then checked)."""
-    pa, pc = _arrow()
     array = _whole(column)
     kind = array.type
     if not (pa.types.is_list(kind) or pa.types.is_large_list(kind)):
@@ -305,7 +290,6 @@ def _arrow_list_texts(column: Any) -> Any:
 
 def _string_texts(strings: Any) -> Any:
     """``repr`` of every string of an Arrow string array: quoted in Arrow, Python's repr where it escapes."""
-    pa, pc = _arrow()
     quoted = _wrap(strings, "'", "'")
     escaped = pc.invert(pc.match_substring_regex(strings, _PLAIN_ASCII))
     if not pc.any(escaped).as_py():
@@ -328,7 +312,7 @@ _KINDS = _Kinds({float: _FLOAT, list: _LIST, tuple: _TUPLE, dict: _DICT, str: _R
 
 
 def render_literals(values: list[Any]) -> Any:
-    """``repr`` of every value as an Arrow ``large_string`` array, rendered column-wide (needs pyarrow).
+    """``repr`` of every value as an Arrow ``large_string`` array, rendered column-wide.
 
     Floats are formatted once per distinct bit pattern; lists, tuples and dicts are joined from the texts
     of their elements (rendered the same way, a level at a time) with Arrow's string joins, exactly as
@@ -339,7 +323,6 @@ def render_literals(values: list[Any]) -> Any:
     >>> render_literals([[0.5, 1.0], ("a",), {"start": 0}, None, -0.0]).to_pylist()
     ['[0.5, 1.0]', "('a',)", "{'start': 0}", 'None', '-0.0']
     """
-    pa, _ = _arrow()
     count = len(values)
     if count == 0:
         return pa.array([], type=pa.large_string())
@@ -358,7 +341,6 @@ def render_literals(values: list[Any]) -> Any:
 
 
 def _render_repr(values: list[Any]) -> Any:
-    pa, _ = _arrow()
     return pa.array(list(map(repr, values)), type=pa.large_string())
 
 
@@ -368,7 +350,6 @@ def _render_floats(values: list[Any]) -> Any:
 
 def _joined(values: list[Any], elements: Any, sep: str = ", ") -> Any:
     """Per container of ``values``, the texts of its ``elements`` (laid end to end) joined by ``sep``, and the lengths."""
-    pa, pc = _arrow()
     lengths = np.fromiter(map(len, values), dtype=np.int64, count=len(values))
     offsets = np.zeros(len(values) + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
@@ -377,7 +358,6 @@ def _joined(values: list[Any], elements: Any, sep: str = ", ") -> Any:
 
 
 def _wrap(texts: Any, opening: str, closing: str) -> Any:
-    pa, pc = _arrow()
     text = functools.partial(pa.scalar, type=pa.large_string())
     return pc.binary_join_element_wise(text(opening), texts, text(closing), text(""))
 
@@ -388,7 +368,6 @@ def _render_lists(values: list[Any]) -> Any:
 
 
 def _render_tuples(values: list[Any]) -> Any:
-    pa, pc = _arrow()
     joined, lengths = _joined(values, render_literals(list(chain.from_iterable(values))))
     if (lengths == 1).any():  # (x,)
         joined = pc.if_else(pa.array(lengths == 1), _wrap(joined, "", ","), joined)
@@ -396,7 +375,6 @@ def _render_tuples(values: list[Any]) -> Any:
 
 
 def _render_dicts(values: list[Any]) -> Any:
-    pa, pc = _arrow()
     keys = render_literals(list(chain.from_iterable(values)))
     items = render_literals(list(chain.from_iterable(map(dict.values, values))))
     pairs = pc.binary_join_element_wise(keys, items, pa.scalar(": ", pa.large_string()))

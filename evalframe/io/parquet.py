@@ -1,4 +1,4 @@
-"""Parquet storage of node frames (extra ``evalframe[parquet]``): list columns typed natively.
+"""Parquet storage of node frames: list columns typed natively.
 
 Columns follow the codecs of :mod:`evalframe.io.codecs`, recorded in ``evalframe.json`` so a round trip
 is exact: numbers are stored natively, lists of one scalar type as Parquet lists (``list``),
@@ -18,6 +18,10 @@ from typing import Any, cast
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+import pyarrow.types as types
 
 from . import codecs
 from .codecs import LoadedColumns, by_identity, kept_column, kept_lists, check_frame, decode_column, encodes, is_native_dtype
@@ -25,19 +29,9 @@ from .folder import Folder
 from ..frames.arrays import DistinctLists, object_array
 from ..frames.pending import ColumnView, PendingFrame
 from ..columns import METRIC_LIST_COLUMNS
-from ..errors import LoadError, SaveError
+from ..errors import LoadError
 
 __all__ = ["encode_frame", "write", "read", "read_pending"]
-
-
-def _pyarrow() -> tuple[Any, Any]:
-    """pyarrow and pyarrow.parquet, imported on first use (the extra is optional)."""
-    try:
-        import pyarrow
-        import pyarrow.parquet
-    except ImportError:
-        raise SaveError('Parquet needs pyarrow: pip install "evalframe[parquet]"') from None
-    return pyarrow, pyarrow.parquet
 
 
 #: Element types stored natively, with their Arrow type and numpy dtype (None: built by Arrow from the objects).
@@ -51,7 +45,6 @@ def _list_array(cells: np.ndarray) -> Any:
     end to end the values, so no cell is converted on its own. Non-finite floats and ints beyond int64
     are left to the literal codec.
     """
-    pa, _ = _pyarrow()
     kinds = set(map(type, cells))
     if not kinds <= {list, type(None)}:
         return None
@@ -110,7 +103,6 @@ class _Rows:
         self.distinct, self.codes = distinct, codes
 
     def array(self) -> Any:
-        pa, _ = _pyarrow()
         return self.distinct.take(pa.array(self.codes))
 
 
@@ -122,7 +114,6 @@ def encode_frame(node: str, frame: pd.DataFrame) -> tuple[dict[str, Any], dict[s
     """A checked frame as the columns of an Arrow table (:func:`write` lays out the shared list cells) and its
     manifest entry (numbers and flat lists stored natively,
     other columns as the text cells of :func:`evalframe.io.codecs.encode_frame`)."""
-    pa, _ = _pyarrow()
     # list columns stored natively skip the CSV encoding (their cells are never turned into text)
     check_frame(node, frame)
     native_lists = {name: array for name in frame.columns
@@ -160,7 +151,6 @@ def encode_frame(node: str, frame: pd.DataFrame) -> tuple[dict[str, Any], dict[s
 def write(path: Path, table: Any, metadata: Mapping[str, str] | None = None) -> None:
     """Write one node's table (an Arrow table, or the columns :func:`encode_frame` gives) to ``path``; ``metadata``:
     key-value pairs for the file's schema (a partition file's generation)."""
-    pa, pq = _pyarrow()
     if isinstance(table, dict):
         table = pa.table({name: column.array() if isinstance(column, _Rows) else column for name, column in table.items()})
     if metadata:
@@ -174,9 +164,6 @@ def _row_keys(lists: Any) -> Any:
     The key of a row is the fixed-width codes of its values laid end to end (the list offsets times the
     width), so no Python object is built. Floats are coded by their bits (-0.0 and 0.0 stay apart).
     """
-    pa, _ = _pyarrow()
-    import pyarrow.compute as pc
-
     offsets = np.asarray(lists.offsets, dtype=np.int64)
     values = lists.values.slice(int(offsets[0]), int(offsets[-1] - offsets[0]))
     if pa.types.is_floating(values.type):
@@ -198,8 +185,6 @@ def _distinct_list_cells(column: Any, *, arrow_cells: bool = False) -> DistinctL
 
     Null cells (None) and empty lists are different cells.
     """
-    import pyarrow.compute as pc
-
     lists = column.combine_chunks()
     sample = lists.slice(0, _SHARING_SAMPLE)
     if len(lists) > len(sample) and len(pc.unique(_row_keys(sample))) > len(sample) // 2:
@@ -219,9 +204,6 @@ def _text_column(path: Path, spec: dict[str, Any], column: Any) -> pd.Series:
     dtype = pd.api.types.pandas_dtype(spec["dtype"])
     if not isinstance(dtype, pd.StringDtype):
         return decode_column(path, spec, pd.Series(column.to_pylist(), dtype=object))[0]
-    pa, _ = _pyarrow()
-    import pyarrow.compute as pc
-
     if spec.get("empty", "empty") != "empty":  # "" stood for the missing value, which a string dtype holds as NA
         column = pc.if_else(pc.equal(column, ""), pa.scalar(None, pa.string()), column)
     if not pa.types.is_large_string(column.type):  # (a dictionary's texts are decoded)
@@ -232,7 +214,6 @@ def _text_column(path: Path, spec: dict[str, Any], column: Any) -> pd.Series:
 def _literal_texts(column: Any) -> pd.Series:
     """A literal column's texts: Arrow-backed (factorised and parsed in Arrow, see :func:`decode_column`) when
     they are strings without nulls, else Python values."""
-    pa, _ = _pyarrow()
     if (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)) and not column.null_count:
         return pd.Series(pd.arrays.ArrowStringArray(column.cast(pa.large_string())), copy=False)
     return pd.Series(column.to_pylist(), dtype=object)
@@ -250,8 +231,6 @@ _ARROW_KINDS = {
 def _check_arrow_type(path: Path, spec: dict[str, Any], arrow_type: Any) -> None:
     """Refuse a column whose Arrow type is not what its codec in evalframe.json stores (the manifest and the file
     disagree: one of them was edited or comes from another save)."""
-    import pyarrow.types as types
-
     predicates, what = _ARROW_KINDS[spec["codec"]]
     if spec["codec"] == "text" and types.is_dictionary(arrow_type):  # texts read as a dictionary (_dictionary_columns)
         arrow_type = arrow_type.value_type
@@ -279,7 +258,6 @@ def _check_arrow_type(path: Path, spec: dict[str, Any], arrow_type: Any) -> None
 
 def _arrow_type_of(dtype: Any) -> Any:
     """The Arrow type save writes a number / bool column of ``dtype`` as (a nullable dtype: its numpy kind's)."""
-    pa, _ = _pyarrow()
     return pa.from_numpy_dtype(getattr(dtype, "numpy_dtype", dtype))
 
 
@@ -305,10 +283,6 @@ def read_pending(folder: Folder, entry: dict[str, Any], metadata: dict[str, str]
     is deferred only lays out values already read.
     """
     path = folder.path / entry["file"]
-    try:
-        pa, pq = _pyarrow()
-    except SaveError as exc:
-        raise LoadError(f"{path}: {exc}") from None
     with folder.open_binary(entry["file"]) as source:
         try:
             table = pq.read_table(source, read_dictionary=_dictionary_columns(pq.read_schema(source), entry))
@@ -364,7 +338,6 @@ def read_pending(folder: Folder, entry: dict[str, Any], metadata: dict[str, str]
 
 def _stored_type(kind: Any) -> Any:
     """The Arrow type a column read as ``kind`` is stored as (a dictionary's: its values' type)."""
-    pa, _ = _pyarrow()
     return kind.value_type if pa.types.is_dictionary(kind) else kind
 
 
@@ -377,8 +350,6 @@ def _dictionary_columns(schema: Any, entry: dict[str, Any]) -> list[str]:
     """The columns read as dictionaries (codes and distinct texts, a table per row group): the string-dtype text
     columns, stored as strings, whose repeated texts (a query's, a row type) are then held once per row group; their
     Series are made of the decoded texts (:func:`_text_column`)."""
-    import pyarrow.types as types
-
     stored = {field.name: field.type for field in schema}
     return [spec["name"] for spec in entry["columns"]
             if spec["codec"] == "text" and spec["name"] in stored
@@ -408,7 +379,6 @@ def _saved_table(table: Any, entry: dict[str, Any], source: LoadedColumns,
     name, as :func:`encode_frame` makes it); any other column is made (``source``) and encoded as :func:`encode_frame`
     encodes it.
     """
-    pa, _ = _pyarrow()
     arrays: dict[str, Any] = {}
     specs: dict[str, dict[str, Any]] = {}
     others = []

@@ -30,6 +30,8 @@ from typing import Any, cast
 import mmh3
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from . import atomic, parquet
 from .codecs import encodes
@@ -493,8 +495,6 @@ class _WholeColumns:
             series = pd.Series(lists.row_values(), dtype=object, copy=False)
         elif arrow is not None:  # the parts' Arrow columns taken in the saved order once, then made as one part's is
             columns, make = arrow
-            import pyarrow as pa
-
             whole = pa.chunked_array([chunk for column in columns for chunk in column.chunks],
                                      type=columns[0].type).combine_chunks()
             # a column of one value (type, eval_mode, node) is that value in any order: no take
@@ -508,8 +508,6 @@ class _WholeColumns:
 
 def _one_value(array: Any) -> bool:
     """Whether every row of an Arrow array holds its first row's value (no null; floats compared by value)."""
-    import pyarrow.compute as pc
-
     if not len(array) or array.null_count or not _comparable(array.type):
         return False
     return bool(pc.all(pc.equal(array, array[0])).as_py())
@@ -517,8 +515,6 @@ def _one_value(array: Any) -> bool:
 
 def _comparable(kind: Any) -> bool:
     """Whether equal values of this Arrow type are identical (strings, integers, booleans: not floats)."""
-    import pyarrow as pa
-
     return bool(pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_integer(kind)
                 or pa.types.is_boolean(kind))
 
@@ -555,8 +551,6 @@ def _merged(column: str, piece_codings: list[dict[str, DistinctLists]]) -> Disti
     codes, cells, offset = [], [], 0
     arrow = [part[column].cells for part in piece_codings if not isinstance(part[column].cells, np.ndarray)]
     if arrow and len(arrow) == len(piece_codings) and len({cell.type for cell in arrow}) == 1:
-        import pyarrow as pa
-
         for part in piece_codings:
             codes.append(part[column].codes + offset)
             offset += len(part[column].cells)

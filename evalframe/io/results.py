@@ -19,7 +19,6 @@ import gc
 import json
 import os
 import stat
-import sys
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from collections.abc import Callable, Mapping, Sequence
@@ -27,6 +26,7 @@ from pathlib import Path
 from typing import Any, cast
 
 import pandas as pd
+import pyarrow as pa
 
 from . import atomic
 from . import csv as csv_format
@@ -36,7 +36,7 @@ from .csv_dialect import save_options
 from .csv_render import encode_frame_texts
 from .partitioned import check_node_name
 from .folder import Folder, FolderMissing, KeptChanging, Vanished, with_retries
-from . import parquet  # pyarrow is imported when a Parquet file is read or written
+from . import parquet
 from . import partitioned as partitioned_format
 from .manifest import (FORMAT_NAME, FORMAT_VERSION, MANIFEST_NAME, PARTITIONED_FORMAT_VERSION, invalid_matching, listed_files,
                        scores_of_manifest, scores_to_json, skipped_of_manifest, skipped_to_json,
@@ -522,6 +522,4 @@ def _load_result(cls: type, load_dir: Path, show: bool, **read_csv_kwargs: Any) 
 def _release_arrow_memory() -> None:
     """Hand the memory Arrow's pool freed while reading (the files' texts, the columns replaced by their decoded or
     coded form) back to the system: the pool keeps it otherwise, and a loaded result held 50 bytes per row more."""
-    pyarrow = sys.modules.get("pyarrow")  # (never imported here: a folder read without it has nothing to release)
-    if pyarrow is not None:
-        pyarrow.default_memory_pool().release_unused()
+    pa.default_memory_pool().release_unused()

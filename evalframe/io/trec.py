@@ -18,6 +18,8 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from .._validation import check_choice, refuse_url
 from ..columns import EVAL_MODES
@@ -155,8 +157,7 @@ def _lines(columns: TrecColumns, order: np.ndarray, separators: list[str], *numb
 
     ``separators``: the text after the qid, after the docid and after each of ``numbers`` (int64: written in
     decimal; float64: with ``repr``, the shortest text that reads back as the same float; one ``repr`` per distinct
-    value). With pyarrow the lines are joined column-wide in Arrow (ids as dictionary codes, no Python string per
-    line); without it, one f-string per line.
+    value). The lines are joined column-wide in Arrow (ids as dictionary codes, no Python string per line).
     """
     parts: list[tuple[np.ndarray, np.ndarray]] = [(columns.qid_codes[order], columns.qid_values),
                                                   (columns.docid_codes[order], columns.docid_values)]
@@ -165,12 +166,6 @@ def _lines(columns: TrecColumns, order: np.ndarray, separators: list[str], *numb
         texts = list(map(repr, distinct.view(np.float64).tolist())) if values.dtype == np.float64 else \
             list(map(str, distinct.tolist()))
         parts.append((codes, np.array(texts, dtype=object)))
-    try:
-        import pyarrow as pa
-        import pyarrow.compute as pc
-    except ImportError:  # pragma: no cover - pyarrow is optional
-        cells = [values[codes].tolist() for codes, values in parts] + [itertools.repeat("")]
-        return "".join("".join(itertools.chain.from_iterable(zip(row, separators))) for row in zip(*cells)).encode("utf-8")
     arrays = [pa.DictionaryArray.from_arrays(pa.array(codes.astype(np.int64, copy=False)),
                                              pa.array(values.tolist(), type=pa.large_string())).cast(pa.large_string())
               for codes, values in parts]

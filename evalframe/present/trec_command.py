@@ -1,21 +1,19 @@
 """``evalframe trec RUN QRELS`` on columns, without pandas: from the TREC files to the printed numbers.
 
-:func:`trec_columnar` reads both files with :func:`evalframe.sources.trec_arrow.read_arrow` (the query ids and the
-qrels' docids as codes into Arrow dictionaries, the run's docids left as Arrow's column: no Python str per docid),
-refuses a docid twice in a query (the run's docids coded in batches of whole queries), puts the run in trec_eval's
-order (:func:`evalframe.sources.trec_arrow.arrow_trec_order`: only the tied lines are sorted when the file is in
-score order already), looks the run's docids up among the judged ones in Arrow (``pyarrow.compute.index_in``), lays
-the judged rows out from the codes (:func:`evalframe.frames.judged_codes.judged_rows_of_codes`), evaluates
-(:func:`evalframe.metrics.trec.evaluate`) and renders (:mod:`evalframe.present.trec_formats`). Only the query ids
-become Python strings. pyarrow's own numpy conversions would import pandas: :mod:`evalframe.sources.trec_arrow`'s
-are used instead.
+:func:`trec_columnar` reads both files with the TREC reader, :func:`evalframe.sources.trec_arrow.read_arrow` (the
+query ids and the qrels' docids as codes into Arrow dictionaries, the run's docids left as Arrow's column: no Python
+str per docid; a file it refuses is refused naming the line, as ``from_trec`` refuses it), puts the run in
+trec_eval's order (:func:`evalframe.sources.trec_arrow.arrow_trec_order`: only the tied lines are sorted when the
+file is in score order already), looks the run's docids up among the judged ones in Arrow
+(``pyarrow.compute.index_in``), lays the judged rows out from the codes
+(:func:`evalframe.frames.judged_codes.judged_rows_of_codes`), evaluates (:func:`evalframe.metrics.trec.evaluate`)
+and renders (:mod:`evalframe.present.trec_formats`). Only the query ids become Python strings. pyarrow's own numpy
+conversions would import pandas: :mod:`evalframe.sources.trec_arrow`'s are used instead.
 
-It returns None for any input it does not take (no pyarrow; a file pyarrow's reader does not take: tabs, runs of
-spaces, a line with more or fewer columns, an indented comment line, an empty column, a value that is not a plain
-number, an empty file, text that is not UTF-8; a docid twice in a query; a judged docid ``"00"``; a missing file; a
-bad ``--digits``; subtopic qrels, ``--subtopics``): the command then runs through ``EvaluationResult.from_trec``
-(:mod:`evalframe.present.commands`), whose messages name the file and the line. Both ways print the same bytes
-(``tests/present/test_trec_command.py``).
+It returns None for the inputs ``from_trec``'s rules are needed for (a judged docid ``"00"``, which from_trec warns
+of; subtopic qrels, ``--subtopics``; a bad ``--digits``): the command then runs through
+``EvaluationResult.from_trec`` (:mod:`evalframe.present.commands`), which reads what this path read of a stream
+(standard input is read once). Both ways print the same bytes (``tests/present/test_trec_command.py``).
 """
 
 from __future__ import annotations
@@ -26,15 +24,17 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from ..errors import EvalframeError, InvalidParameterError
 from ..frames.judged_codes import check_missing_queries, cut_ranking, judged_rows_of_codes
 from ..metrics.trec import aggregation_of, evaluate
 from ..metrics.trec_gain_kernels import relstrings
 from ..metrics.trec_kernels import RankedRows
-from ..sources.trec_arrow import (QRELS_FORMAT, RUN_FORMAT, ArrowColumns, arrow_of, arrow_trec_order, dictionary_codes,
+from ..frames.trec_ranking import query_order_positions
+from ..sources.trec_arrow import (QRELS_FORMAT, RUN_FORMAT, ArrowColumns, arrow_of, arrow_trec_order, forget,
                                   memory_pool, numpy_of, read_arrow, string_array)
-from ..frames.trec_ranking import pairs_repeat, query_order_positions
 from ..sources.trec_stream import STANDARD_INPUT, TrecSource, blocks, standard_input, trec_source
 from .parsers import print_warning
 from .trec_formats import TREC_FORMATS, TrecTable, relstring_column, trec_request
@@ -48,7 +48,7 @@ _NO_ANSWER = "00"
 def trec_sources(args: argparse.Namespace, stdin: Any = None) -> argparse.Namespace:
     """``args`` with the run and the qrels as the sources every reader of the command reads (each read once from
     a stream: a run or qrels ``-`` is standard input, ``stdin``'s bytes (``sys.stdin.buffer``); a FIFO or a device
-    is read once too, its bytes kept for the next reader). Both cannot be standard input.
+    is read once too, what was read of it kept for the next reader). Both cannot be standard input.
 
     Examples
     --------
@@ -168,9 +168,6 @@ def _query_codes(run: ArrowColumns, qrels: ArrowColumns) -> tuple[np.ndarray, np
     """The result's query order (:func:`evalframe.frames.trec_ranking.query_order_positions`, as ``from_trec``
     orders them), as each run query's and each qrels query's code in it, and the ids in that order (the only ids
     made Python strings)."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
     n_run = len(run.qids)
     in_run = numpy_of(pc.index_in(qrels.qids, value_set=run.qids)).astype(np.int64)
     only = in_run < 0
@@ -183,38 +180,7 @@ def _query_codes(run: ArrowColumns, qrels: ArrowColumns) -> tuple[np.ndarray, np
     return code_of[:n_run], qrels_codes, np.array(ids.to_pylist(), dtype=object)
 
 
-def _run_pairs_repeat(run: ArrowColumns) -> tuple[bool, tuple[np.ndarray, Any] | None]:
-    """Whether a docid repeats within a query of the run, and the run's docids as codes and their dictionary when
-    they were coded whole (else None). A large file grouped by query (as runs are written) is coded in batches of
-    whole queries of about :data:`_BATCH` lines, each with its own small dictionary (a hash table that stays in the
-    cache: at 10M lines with 4M distinct docids, 1.0 s instead of 2.2 s); a smaller or ungrouped file in one coding
-    of every docid."""
-    query = run.qid_codes
-    n = len(query)
-    if n <= _WHOLE or (query[1:] < query[:-1]).any():
-        codes, dictionary = dictionary_codes(run.docids)
-        return pairs_repeat(query, codes, len(run.qids)), (codes, dictionary)
-    starts = np.flatnonzero(np.r_[True, query[1:] != query[:-1]])
-    at = np.searchsorted(starts, np.arange(_BATCH, n, _BATCH))
-    cuts = np.r_[0, starts[at[at < len(starts)]], n]
-    cuts = cuts[np.r_[True, cuts[1:] != cuts[:-1]]].tolist()  # a query longer than a batch is one batch
-    for start, end in zip(cuts[:-1], cuts[1:]):
-        codes, dictionary = dictionary_codes(run.docids.slice(start, end - start))
-        if len(dictionary) < end - start:  # some docid twice in the batch: in one query?
-            batch = query[start:end] - query[start]
-            if pairs_repeat(batch, codes, int(batch[-1]) + 1):
-                return True, None
-    return False, None
-
-
-#: Lines per batch of :func:`_run_pairs_repeat`, and the files it codes whole (up to this many lines).
-_BATCH = 1 << 14
-_WHOLE = 1 << 21
-
-
 def _has(ids: Any, text: str) -> bool:
-    import pyarrow.compute as pc
-
     return bool(pc.any(pc.is_in(ids, value_set=string_array([text]))).as_py())
 
 
@@ -239,33 +205,25 @@ def trec_columnar(args: argparse.Namespace) -> str | None:
     """
     if not 0 <= args.digits <= 17 or args.format not in TREC_FORMATS or getattr(args, "subtopics", False):
         return None  # subtopic qrels: from_trec reads them
-    run = read_arrow(trec_source(args.run, "run"), RUN_FORMAT, encode_docids=False)  # None: missing, or not its
-    if run is None:
+    run_source, qrels_source = trec_source(args.run, "run"), trec_source(args.qrels, "qrels")
+    # a stream's columns kept for from_trec, should the qrels be its (a stream is read once)
+    run = read_arrow(run_source, RUN_FORMAT, encode_docids=False, keep=True)
+    qrels = read_arrow(qrels_source, QRELS_FORMAT, keep=True)
+    if _has(qrels.docids, _NO_ANSWER):
         return None
-    qrels = read_arrow(trec_source(args.qrels, "qrels"), QRELS_FORMAT)
-    if qrels is None or qrels.docid_codes is None or _has(qrels.docids, _NO_ANSWER):
-        return None
-    if pairs_repeat(qrels.qid_codes, qrels.docid_codes, len(qrels.qids)):
-        return None
-    repeat, run_coding = _run_pairs_repeat(run)
-    if repeat:
-        return None
+    assert qrels.docid_codes is not None  # read with its docids coded
+    forget(run_source)  # evaluated here: nothing kept for another reader
+    forget(qrels_source)
     order = arrow_trec_order(run.qid_codes, run.values, run.docids)
     measures = trec_request(args)
-
-    import pyarrow.compute as pc
-
     run_codes, qrels_codes, query_ids = _query_codes(run, qrels)
-    # each line's docid as a code of the judged docids, and one code more for every docid no query judges: the
-    # distinct docids looked up when the run's were coded whole (fewer lookups than lines), else every line's
-    judged = (numpy_of(pc.index_in(run_coding[1], value_set=qrels.docids, memory_pool=memory_pool()))[run_coding[0]]
-              if run_coding is not None else numpy_of(pc.index_in(run.docids, value_set=qrels.docids,
-                                                                   memory_pool=memory_pool())))
+    # each line's docid as a code of the judged docids, and one code more for every docid no query judges
+    judged = numpy_of(pc.index_in(run.docids, value_set=qrels.docids, memory_pool=memory_pool()))
     row_doc = np.where(judged >= 0, judged, len(qrels.docids))
     row_query = run_codes[run.qid_codes]
     if order is not None:
         row_query, row_doc = row_query[order], row_doc[order]
-    del run, run_coding, judged, order
+    del run, judged, order
     rows = judged_rows_of_codes(row_query, row_doc, qrels_codes[qrels.qid_codes], qrels.docid_codes, qrels.values,
                                 query_ids, where="node 'Retriever'")
     rows = cut_ranking(rows, max_docs=getattr(args, "max_docs", None), judged_only=getattr(args, "judged_only", False))

@@ -38,7 +38,8 @@ from ..frames.judged_codes import at_level
 from ..metrics.trec import Measure, aggregation_of, is_count, parse_measure, parse_measures, trec_eval_key
 from ..metrics.trec_set_kernels import IPREC_RECALLS, recall_point_counts
 from ..report.escape import md
-from ..sources.trec_stream import GZIP_MAGIC, blocks, trec_source
+from ..sources.trec_arrow import RUN_FORMAT, last_tag, read_arrow
+from ..sources.trec_stream import GZIP_MAGIC, TrecSource, blocks, trec_source
 from .parsers import TREC_DEFAULT_MEASURES, print_warning
 
 __all__ = ["TrecTable", "TREC_FORMATS", "trec_tsv", "trec_json", "trec_markdown", "trec_eval_text", "cell_text",
@@ -501,7 +502,9 @@ def _given_measures(texts: Sequence[str], stem: str) -> set[str]:
 
 def run_tag(path: Any) -> str | None:
     """The tag (6th column) of a run file's last line that is neither blank nor a ``#`` comment: what trec_eval
-    prints as ``runid`` (it keeps the last line's). None when no line has six columns.
+    prints as ``runid`` (it keeps the last line's). None when no line has six columns. A stream (standard input, a
+    FIFO) is read by the TREC reader now, its columns kept for the command (it is read once); the tag of a run read
+    already is the one its reader saw.
 
     Examples
     --------
@@ -512,36 +515,30 @@ def run_tag(path: Any) -> str | None:
     'rm3'
     """
     source = trec_source(path, "run")
-    last: bytes | None = None
-    if source.rereadable and source.path is not None:
-        with source.path.open("rb") as handle:
-            plain = handle.read(2) != GZIP_MAGIC
-            if plain:  # the last lines are enough: read the file's end, further back while no line has a tag
-                size = handle.seek(0, 2)
-                block = 1 << 16
-                while True:
-                    start = max(0, size - block)
-                    handle.seek(start)
-                    last = _last_tag(handle.read(size - start), whole=start == 0)
-                    if last is not None or start == 0:
-                        break
-                    block *= 4
-                return None if last is None else last.decode("utf-8", errors="replace")
-    for part in blocks(source):  # gzip (decompressed as it is read), or a stream's kept bytes: every block of lines
-        found = _last_tag(part.data, whole=True)
+    if "tag" not in source.memo and not source.rereadable:
+        read_arrow(source, RUN_FORMAT, encode_docids=False, keep=True)
+    if "tag" in source.memo:
+        last = source.memo["tag"]
+        return None if last is None else last.decode("utf-8", errors="replace")
+    last = None
+    assert source.path is not None
+    with source.path.open("rb") as handle:
+        plain = handle.read(2) != GZIP_MAGIC
+        if plain:  # the last lines are enough: read the file's end, further back while no line has a tag
+            size = handle.seek(0, 2)
+            block = 1 << 16
+            while True:
+                start = max(0, size - block)
+                handle.seek(start)
+                last = last_tag(handle.read(size - start), whole=start == 0)
+                if last is not None or start == 0:
+                    break
+                block *= 4
+            return None if last is None else last.decode("utf-8", errors="replace")
+    for part in blocks(source):  # gzip, decompressed as it is read: every block of lines
+        found = last_tag(part.data)
         last = found if found is not None else last
     return None if last is None else last.decode("utf-8", errors="replace")
-
-
-def _last_tag(data: bytes, *, whole: bool) -> bytes | None:
-    lines = data.split(b"\n")
-    if not whole:
-        lines = lines[1:]  # the first may be cut
-    for line in reversed(lines):
-        fields = line.split()
-        if fields and not fields[0].startswith(b"#") and len(fields) >= 6:
-            return fields[5]
-    return None
 
 
 def read_zscores(path: Any) -> dict[tuple[str, str], tuple[float, float]]:
@@ -561,22 +558,28 @@ def read_zscores(path: Any) -> dict[tuple[str, str], tuple[float, float]]:
     from pathlib import Path
 
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError as exc:
-        raise LoadError(f"-Z/--zscores {path}: cannot be read ({exc.strerror or exc}).") from None
-    out: dict[tuple[str, str], tuple[float, float]] = {}
-    for number, line in enumerate(text.splitlines(), 1):
-        fields = line.split()
-        if not fields:
-            continue
+    if path.is_file() or path.is_dir() or not path.exists():  # (a device or a FIFO is opened once, by blocks)
         try:
-            if len(fields) != 4:
-                raise ValueError
-            out.setdefault((fields[0], fields[1]), (float(fields[2]), float(fields[3])))
-        except ValueError:
-            raise LoadError(f"{path}:{number}: a z-score line is 'qid measure mean stddev' (four fields, two numbers); "
-                            f"got {line.strip()!r}.") from None
+            with path.open("rb"):
+                pass
+        except OSError as exc:
+            raise LoadError(f"-Z/--zscores {path}: cannot be read ({exc.strerror or exc}).") from None
+    out: dict[tuple[str, str], tuple[float, float]] = {}
+    number = 0
+    # a block of whole lines at a time (bounded memory: /dev/zero is refused at its line 1, as a line over 1 MiB)
+    for block in blocks(TrecSource("z-score", path)):
+        for line in block.data.decode("utf-8", errors="replace").splitlines():
+            number += 1
+            fields = line.split()
+            if not fields:
+                continue
+            try:
+                if len(fields) != 4:
+                    raise ValueError
+                out.setdefault((fields[0], fields[1]), (float(fields[2]), float(fields[3])))
+            except ValueError:
+                raise LoadError(f"{path}:{number}: a z-score line is 'qid measure mean stddev' (four fields, two "
+                                f"numbers); got {line.strip()!r}.") from None
     return out
 
 

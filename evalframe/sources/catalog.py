@@ -198,10 +198,10 @@ def _record_keys(path: Path) -> set[str]:
 
 
 def _parquet_columns(path: Path) -> set[str]:
-    try:
-        import pyarrow.parquet as parquet  # the Parquet readers need it too (pip install "evalframe[parquet]")
-    except ImportError:
-        return set()
+    # pyarrow.parquet imported here, for a .parquet file only: its import takes some 0.2 s, which a result read
+    # from any other source (and `import evalframe.result`) does not pay
+    import pyarrow.parquet as parquet
+
     try:
         return set(parquet.read_schema(path).names)
     except (OSError, ValueError):

@@ -141,8 +141,6 @@ def _read_csv(path: Path) -> Table:
 def _read_parquet(path: Path) -> Table:
     try:
         frame = pd.read_parquet(path)
-    except ImportError:
-        raise LoadError(f'{path}: reading Parquet needs pyarrow: pip install "evalframe[parquet]".') from None
     except (OSError, ValueError) as exc:
         raise LoadError(f"{path}: not a readable Parquet file ({exc}).") from None
     return _frame_table(frame, str(path), lambda i: f"{path}, row {i}")

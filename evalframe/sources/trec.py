@@ -28,6 +28,8 @@ from typing import Any, Literal, NamedTuple
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from .. import _validation as check
 from .._progress import Steps, enabled
@@ -41,11 +43,11 @@ from .flatten import numbered_per_query
 from ..frames.trec_codes import factorized, repeated_pairs
 from .trec_arrow import (QRELS_FORMAT, RUN_FORMAT, ArrowColumns, arrow_trec_order, memory_pool, numpy_of,
                          read_arrow)
-from .trec_files import (QrelsInput, RunInput, collapse_subtopics, raise_bad_line, read_qrels, read_qrels_coded,
-                         read_queries, read_run_coded)
+from .trec_files import (QrelsInput, RunInput, collapse_subtopics, read_qrels, read_qrels_coded, read_queries,
+                         read_run_coded)
 from .trec_stream import TrecSource, checked_source
 from ..frames.trec_layout import TableCodes, TrecJudgments, TrecLayout
-from ..frames.trec_ranking import (as_trec_scores, compact_codes, pairs_repeat, query_order_positions, ranks_within,
+from ..frames.trec_ranking import (as_trec_scores, compact_codes, query_order_positions, ranks_within,
                                    trec_order_codes)
 
 __all__ = ["TREC_COLUMNS", "TrecFrame", "CodedTable", "TrecNodeSource", "is_text", "one_coding", "trec_frame",
@@ -101,7 +103,7 @@ def one_coding(first: np.ndarray, second: np.ndarray, first_arrow: Any = None, s
     is ``first`` and ``values[second_codes]`` is ``second``; ``values`` is ``first`` followed by the values only in
     ``second``, in their order: the coding :func:`factorized` gives ``first`` and ``second`` concatenated.
 
-    Strings are matched in Arrow when pyarrow is installed (hashing their UTF-8 bytes, not Python objects);
+    Strings are matched in Arrow (hashing their UTF-8 bytes, not Python objects);
     ``first_arrow`` / ``second_arrow``, when given, are the same values as Arrow string arrays (a reader's).
     ``extra``: values appended to ``values`` after the coded ones (no code points at them), in the same one copy.
 
@@ -136,13 +138,8 @@ def is_text(values: np.ndarray) -> bool:
 
 
 def _arrow_positions(first: np.ndarray, second: np.ndarray, left: Any = None, right: Any = None) -> np.ndarray | None:
-    """For each value of ``first``, its position in ``second`` (-1: absent), matched in Arrow; None when pyarrow is
-    missing or a value is not a str. ``left`` / ``right``: ``first`` / ``second`` as Arrow string arrays, if known."""
-    try:
-        import pyarrow as pa
-        import pyarrow.compute as pc
-    except ImportError:  # pragma: no cover - pyarrow is optional
-        return None
+    """For each value of ``first``, its position in ``second`` (-1: absent), matched in Arrow; None when a value is
+    not a str. ``left`` / ``right``: ``first`` / ``second`` as Arrow string arrays, if known."""
     given = [array if isinstance(array, pa.Array) and array.type == pa.string()
              and len(array) == len(values) else None for array, values in ((left, first), (right, second))]
     if not all(array is not None or is_text(values) for array, values in zip(given, (first, second))):
@@ -314,12 +311,10 @@ def _coded_table(name: str, table: pd.DataFrame, codes: TableCodes | None) -> Co
 def read_coded_tables(run: RunInput, qrels: QrelsInput) -> tuple[CodedTable, CodedTable]:
     """The run and the qrels as :class:`CodedTable`, read from files or dicts (what ``from_trec`` reads).
 
-    A file pyarrow's reader takes (:func:`evalframe.sources.trec_arrow.read_arrow`) stays columns: the ids as codes
-    into Arrow dictionaries (no Python str per docid), the run put in trec_eval's order (no sort when the file is in
-    that order already); a docid twice in a query there raises the LoadError of
-    :func:`evalframe.sources.trec_files.raise_bad_line` (file and line). Anything else (a dict, a file that reader
-    does not take) is read by :func:`evalframe.sources.trec_files.read_run_coded` / ``read_qrels_coded``, whose errors
-    name the file and line.
+    A file is read by the TREC reader (:func:`evalframe.sources.trec_arrow.read_arrow`, whose errors name the file
+    and the line) and stays columns: the ids as codes into Arrow dictionaries (no Python str per docid), the run put
+    in trec_eval's order (no sort when the file is in that order already). A dict is read by
+    :func:`evalframe.sources.trec_files.read_run_coded` / ``read_qrels_coded``, whose errors name the qid and docid.
 
     Examples
     --------
@@ -334,23 +329,16 @@ def read_coded_tables(run: RunInput, qrels: QrelsInput) -> tuple[CodedTable, Cod
                  f"{empty[:3]}): read as queries the run retrieves nothing for, as in a run file, which the trec "
                  "measures skip (complete=True scores them 0, with every other judged query the run lacks); "
                  "pytrec_eval scores such a query 0.")
-    # a file is read as one source by both readers: standard input, a FIFO are read once, their bytes kept
-    run = run if isinstance(run, Mapping) else checked_source(run, "run")
-    run_table = _arrow_table(run, ranked=True) or _coded_table("run", *read_run_coded(run))
-    qrels = qrels if isinstance(qrels, Mapping) else checked_source(qrels, "qrels")
-    return run_table, _arrow_table(qrels, ranked=False) or _coded_table("qrels", *read_qrels_coded(qrels))
+    run_table = (_coded_table("run", *read_run_coded(run)) if isinstance(run, Mapping)
+                 else _arrow_table(checked_source(run, "run"), ranked=True))
+    return run_table, (_coded_table("qrels", *read_qrels_coded(qrels)) if isinstance(qrels, Mapping)
+                       else _arrow_table(checked_source(qrels, "qrels"), ranked=False))
 
 
-def _arrow_table(source: Any, *, ranked: bool) -> CodedTable | None:
-    """A run (``ranked``) or qrels file read by pyarrow as a :class:`CodedTable`; None for a dict or a file that
-    reader does not take (the pandas readers then read it and name the line of any problem). A (qid, docid) pair
-    twice is refused here, with the pandas readers' message (file and line), not parsed a second time."""
-    if not isinstance(source, TrecSource):
-        return None
-    fmt = RUN_FORMAT if ranked else QRELS_FORMAT
-    columns = read_arrow(source, fmt)
-    if columns is None:
-        return None
+def _arrow_table(source: TrecSource, *, ranked: bool) -> CodedTable:
+    """A run (``ranked``) or qrels file read by the TREC reader (which refuses a docid twice in a query, naming the
+    line) as a :class:`CodedTable`."""
+    columns = read_arrow(source, RUN_FORMAT if ranked else QRELS_FORMAT)
     if ranked:
         order, ranks = _trec_order(columns)
     else:  # grouped by query, in order of first appearance; a query's judgments in file order
@@ -358,8 +346,6 @@ def _arrow_table(source: Any, *, ranked: bool) -> CodedTable | None:
     assert columns.docid_codes is not None  # read with its docids encoded
     query = columns.qid_codes if order is None else columns.qid_codes[order]
     doc = columns.docid_codes if order is None else columns.docid_codes[order]
-    if pairs_repeat(query, doc, len(columns.qids)):
-        raise_bad_line(source, fmt)  # what read_run_coded / read_qrels_coded raise for it
     values = columns.values if order is None else columns.values[order]
     qids = np.asarray(columns.qids.to_numpy(zero_copy_only=False), dtype=object)
     return CodedTable(query, qids, doc, None, values, ranks, columns.docids)  # the reader's int32 codes, no copy
@@ -374,10 +360,6 @@ def _trec_order(run: ArrowColumns) -> tuple[np.ndarray | None, np.ndarray]:
 
 def _is_arrow_text(array: Any, n: int) -> bool:
     """Whether ``array`` is an Arrow string array of ``n`` values, none missing."""
-    try:
-        import pyarrow as pa
-    except ImportError:  # pragma: no cover - pyarrow is optional
-        return False
     return isinstance(array, pa.Array) and array.type == pa.string() and len(array) == n and not array.null_count
 
 
@@ -424,8 +406,6 @@ class _Ids:
         table = self.judged_table
         if table.docids is not None:
             return self.judged_map[np.flatnonzero(np.asarray(table.docids == text, dtype=bool))]
-        import pyarrow.compute as pc  # an Arrow array: pyarrow is there
-
         return self.judged_map[np.flatnonzero(pc.equal(table.docids_arrow, text).to_numpy(zero_copy_only=False))]
 
 
@@ -434,8 +414,6 @@ def _in_arrow(first: Any, second: Any) -> np.ndarray | None:
     ``second``, the qrels' docids); None unless both are Arrow string arrays."""
     if first is None or second is None:
         return None
-    import pyarrow.compute as pc  # Arrow arrays: pyarrow is there
-
     return numpy_of(pc.index_in(first, value_set=second, memory_pool=memory_pool()), null=-1).astype(np.int64)
 
 

@@ -6,9 +6,9 @@ comment lines (:data:`evalframe.sources.trec_arrow.COMMENT_LINE`) are skipped an
 ignored, as trec_eval 10.0 reads them; files are plain text or gzip (recognised by their first bytes).
 :func:`read_run` and :func:`read_qrels` take a path or the dict-of-dicts form of ranx, ir_measures and pytrec_eval
 (``{qid: {docid: score}}`` / ``{qid: {docid: grade}}``) and return tidy frames; :mod:`evalframe.io.trec` writes them
-back. Parsing is vectorised (pandas' C parser), a batch of lines at a time (:mod:`evalframe.sources.trec_stream`: a
-gzip file decompressed as it is read, standard input read once and its bytes kept); a problem is then located by a
-second, line-by-line pass that names the file and the 1-based line.
+back. A file is read by the TREC reader, :func:`evalframe.sources.trec_arrow.read_arrow` (pyarrow, a batch of lines
+at a time: a gzip file decompressed as it is read, standard input read once), whose errors name the file and the
+1-based line.
 
 trec_eval's rules kept here: a run's documents are ranked by score descending, ties by docid descending (code
 point order); the rank column of the file is ignored. A docid twice in one query is refused ("duplicate docs"),
@@ -17,29 +17,27 @@ in runs and in qrels alike. Grades are integers.
 
 from __future__ import annotations
 
-import csv
-import io
 import math
 import numbers
 import os
 import re
-import warnings
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, NoReturn, Union
+from typing import Any, Union
 
 import numpy as np
 import pandas as pd
+import pyarrow.compute as pc
 
 from ..errors import InvalidParameterError, LoadError
-from ..frames.trec_codes import factorized, repeated_pairs
-from .trec_arrow import QRELS_FORMAT, RUN_FORMAT, TrecFormat, read_arrow, without_comments
-from .trec_stream import TrecSource, batches, blocks, checked_source, lines, trec_source
+from ..frames.trec_codes import factorized
+from .trec_arrow import QRELS_FORMAT, RUN_FORMAT, TrecFormat, numpy_of, read_arrow
+from .trec_stream import TrecSource, blocks, checked_source
 from ..frames.trec_layout import TableCodes
 from ..frames.trec_ranking import as_trec_scores, compact_codes, trec_order_codes
 
 __all__ = ["RUN_COLUMNS", "QRELS_COLUMNS", "SUBTOPIC_QRELS_COLUMNS", "read_run", "read_qrels", "read_subtopic_qrels",
-           "collapse_subtopics", "read_run_coded", "read_qrels_coded", "read_queries", "raise_bad_line"]
+           "collapse_subtopics", "read_run_coded", "read_qrels_coded", "read_queries"]
 
 #: Columns of :func:`read_run`'s frame and of :func:`read_qrels`'.
 RUN_COLUMNS: tuple[str, ...] = ("qid", "docid", "score", "rank")
@@ -52,169 +50,9 @@ RunInput = Union[PathLike, TrecSource, Mapping[str, Mapping[str, float]]]
 QrelsInput = Union[PathLike, TrecSource, Mapping[str, Mapping[str, int]]]
 SubtopicQrelsInput = Union[PathLike, TrecSource, Mapping[str, Mapping[str, Mapping[str, int]]]]
 
-_INTEGER = re.compile(r"[+-]?[0-9]+")
-_NUMBER = re.compile(r"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf|infinity)", re.IGNORECASE)
-#: What separates columns: spaces and tabs (as pandas' whitespace parser and trec_eval split), and the line ends.
-#: Other characters, NBSP or a form feed included, belong to the id they are in.
+#: What separates columns: spaces and tabs (as trec_eval splits them), and the line ends (a dict's ids must not hold
+#: them). Other characters, NBSP or a form feed included, belong to the id they are in.
 WHITESPACE = re.compile(r"[ \t\r\n]")
-_SEPARATOR = re.compile(r"[ \t]+")
-#: A run line's first six columns (group 1) and what follows them (trec_eval ignores it).
-_SIX_COLUMNS = re.compile(rb"^([ \t]*(?:[^ \t\r\n]+[ \t]+){5}[^ \t\r\n]+)[^\r\n]*", re.MULTILINE)
-#: Said of a qrels line that looks like preference judgments (5 columns, or a grade with a fraction).
-_PREFERENCES = (" If these are preference judgments (trec_eval -R prefs: `qid jg jsg docid level`, the level a real "
-                "number): evalframe does not evaluate them; it reads graded qrels `qid iter docid relevance`, integer "
-                "grades.")
-
-
-# ------------------------------------------------------------------------------------------ grouping
-# ------------------------------------------------------------------------------------------ reading files
-def _check_path(value: object, kind: str) -> TrecSource:
-    """``value`` as a source to read (a path, or a :class:`TrecSource` handed in: standard input), which exists."""
-    return checked_source(value, kind)
-
-
-#: Bytes parsed by pandas at a time (whole lines).
-_BATCH = 16 << 20
-
-
-#: trec_eval reads scores with atof, the nearest double: pandas 3 parses so by default (and deprecates the option);
-#: pandas 2.2's default parser is an ulp off for some 17-digit scores, its "round_trip" parser is exact.
-#: pandas 2.2's parsers are either an ulp off (default) or refuse an overflow such as 1e400 (round_trip), which atof
-#: reads as inf: there the scores are read as text, checked, and converted by Python's float (correctly rounded).
-_SCORES_AS_TEXT = int(pd.__version__.split(".")[0]) < 3
-
-
-def _parse(source: TrecSource, fmt: TrecFormat, *, subtopics: bool = False) -> pd.DataFrame:
-    """The file's columns (ids as text, the value as float64 for runs, as text for qrels), parsed a batch of lines at
-    a time (nothing held whole: a gzip file is decompressed as it is read); problems via :func:`raise_bad_line`.
-    ``subtopics``: a subtopic qrels, whose lines may judge a document of the line before for another subtopic."""
-    frames = []
-    comments = False
-    for batch in batches(source, _BATCH):
-        text = without_comments(batch.data)  # trec_eval 10.0 skips comment lines; emptied, they are blank lines pandas skips
-        comments = comments or (text is not batch.data and text != batch.data)
-        frame = _parse_batch(source, fmt, text, subtopics)
-        if len(frame):
-            frames.append(frame)
-    if not frames:
-        held = " other than comments and blank lines" if comments else ""
-        raise LoadError(f"{fmt.kind} file {source} holds no line{held}; a TREC {fmt.kind} file has one line "
-                        f"`{fmt.layout}` per {'retrieved document' if fmt is RUN_FORMAT else 'judgment'}.")
-    return frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
-
-
-def _parse_batch(source: TrecSource, fmt: TrecFormat, text: bytes, subtopics: bool) -> pd.DataFrame:
-    """One batch's lines as :func:`_parse` returns them."""
-    dtype: dict[int, Any] = {i: object for i in range(fmt.width + 1)}  # one column more: to see lines that have one
-    if fmt is RUN_FORMAT and not _SCORES_AS_TEXT:
-        dtype[fmt.value] = "float64"
-    for attempt in ("as it is", "cut"):
-        try:
-            with warnings.catch_warnings():
-                # a line with two or more extra columns: pandas warns and drops them; the check below refuses the line
-                # of qrels (trec_eval does) and ignores the columns of a run after its sixth (trec_eval ignores them)
-                warnings.simplefilter("ignore", pd.errors.ParserWarning)
-                frame = pd.read_csv(io.BytesIO(text), sep=r"\s+", header=None, names=list(range(fmt.width + 1)),
-                                    dtype=dtype, index_col=False,  # an extra column on every line is an error, not an index
-                                    na_filter=False, quoting=csv.QUOTE_NONE, engine="c", encoding="utf-8")
-            break
-        except pd.errors.ParserError as exc:  # more columns than the first line has: a run's are cut after the sixth
-            if fmt is not RUN_FORMAT or attempt == "cut":
-                raise_bad_line(source, fmt, exc)
-            text = _SIX_COLUMNS.sub(rb"\1", text)
-        except (ValueError, UnicodeDecodeError, OverflowError) as exc:  # ParserError is a ValueError
-            raise_bad_line(source, fmt, exc)
-    if len(frame) == 0:
-        return frame
-    extra = frame[fmt.width].to_numpy()
-    frame = frame.drop(columns=[fmt.width])
-    if (frame[fmt.width - 1].to_numpy() == "").any() or (fmt is QRELS_FORMAT and (extra != "").any()):
-        raise_bad_line(source, fmt)  # a line with fewer or more columns
-    if fmt is RUN_FORMAT and _SCORES_AS_TEXT:
-        if not frame[fmt.value].str.fullmatch(_NUMBER.pattern, flags=re.IGNORECASE).all():
-            raise_bad_line(source, fmt)
-        frame[fmt.value] = frame[fmt.value].to_numpy(dtype=object).astype(np.float64)
-    # a line with the (qid, docid) of the line before it: refused now, not after the whole of a file of one line
-    # repeated (a gzip bomb of it)
-    key = [frame[column].to_numpy() for column in ((0, 1, 2) if subtopics else (0, 2))]
-    if np.logical_and.reduce([column[1:] == column[:-1] for column in key]).any():
-        if subtopics:
-            _subtopic_duplicate(source)
-        raise_bad_line(source, fmt)
-    return frame
-
-
-def raise_bad_line(path: Path | TrecSource, fmt: TrecFormat, detail: object = "") -> NoReturn:
-    """Read the file line by line and raise a LoadError for the first bad line (the slow path, for errors only).
-
-    The readers call it once a vectorised check failed: a column missing or too many, a value that is no number, a
-    (qid, docid) pair twice (:func:`evalframe.sources.trec.read_coded_tables` too, on the codes of its Arrow read).
-    The lines are read a block at a time (:func:`evalframe.sources.trec_stream.lines`), up to the bad one.
-
-    Parameters
-    ----------
-    path : pathlib.Path or TrecSource
-        The TREC file, plain or gzip, or standard input (its kept bytes).
-    fmt : TrecFormat
-        ``RUN_FORMAT`` or ``QRELS_FORMAT`` (:mod:`evalframe.sources.trec_arrow`).
-    detail : object
-        What the fast path found, for the message when no line is to blame (not expected).
-
-    Raises
-    ------
-    LoadError
-        Always: ``path:line: ...`` for the first bad line, else ``path: cannot be read ...`` with ``detail``.
-
-    Examples
-    --------
-    >>> import tempfile, pathlib
-    >>> path = pathlib.Path(tempfile.mkdtemp()) / "qrels.txt"
-    >>> _ = path.write_text("q1 0 d1 1\\nq1 0 d1 2\\n")
-    >>> try:
-    ...     raise_bad_line(path, QRELS_FORMAT)
-    ... except LoadError as error:
-    ...     print(str(error).replace(str(path), "qrels.txt")[:60])
-    qrels.txt:2: document 'd1' appears twice in query 'q1' (firs
-    """
-    source = trec_source(path, fmt.kind)
-    seen: dict[tuple[str, str], tuple[int, str]] = {}
-    for number, raw in enumerate(lines(source), start=1):
-        if raw.lstrip(b" \t").startswith(b"#"):  # a comment line (COMMENT_LINE), whatever its bytes
-            continue
-        try:
-            line = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise LoadError(f"{source}:{number}: not UTF-8 text (byte {exc.start + 1} of the line: {exc.reason}); "
-                            "TREC files are plain (ASCII or UTF-8) text.") from None
-        fields = _SEPARATOR.split(line.strip(" \t"))
-        fields = fields if fields != [""] else []
-        if not fields:  # a blank line
-            continue
-        if len(fields) < fmt.width or (fmt is QRELS_FORMAT and len(fields) > fmt.width):
-            raise LoadError(f"{source}:{number}: a TREC {fmt.kind} line has {fmt.width} whitespace-separated columns "
-                            f"`{fmt.layout}`; this one has {len(fields)}: {line.strip()!r:.100}."
-                            + (_PREFERENCES if fmt is QRELS_FORMAT and len(fields) == 5 else ""))
-        value = fields[fmt.value]
-        if fmt is RUN_FORMAT and not _NUMBER.fullmatch(value):
-            raise LoadError(f"{source}:{number}: the score (column 5) must be a number; got {value!r:.40}.")
-        if fmt is QRELS_FORMAT and not _INTEGER.fullmatch(value):
-            raise LoadError(f"{source}:{number}: the relevance grade (column 4) must be an integer (e.g. 0, 1, 2, or -1 "
-                            f"for unjudged); got {value!r:.40}." + (_PREFERENCES if _NUMBER.fullmatch(value) else ""))
-        if fmt is QRELS_FORMAT and not -2**63 <= int(value) < 2**63:
-            raise LoadError(f"{source}:{number}: the relevance grade {value!r:.40} is too large (64-bit integers).")
-        key = (fields[0], fields[2])
-        if key in seen:
-            first, group = seen[key]
-            groups = (f" The second column differs ({group!r:.20} on line {first}, {fields[1]!r:.20} here): if it names "
-                      "judgment groups, this is trec_eval's qrels_jg format (trec_eval -R qrels_jg, a judgment per "
-                      "judge), which evalframe does not evaluate."
-                      if fmt is QRELS_FORMAT and group != fields[1] else "")
-            raise LoadError(f"{source}:{number}: document {fields[2]!r} appears twice in query {fields[0]!r} (first on line "
-                            f"{first}); trec_eval refuses {'a run' if fmt is RUN_FORMAT else 'qrels'} with duplicate "
-                            "documents (\"duplicate docs\"). Keep one of the lines." + groups)
-        seen[key] = (number, fields[1])
-    raise LoadError(f"{source}: cannot be read as a TREC {fmt.kind} file ({detail or 'unexpected content'}); each line "
-                    f"must be `{fmt.layout}`.")
 
 
 class TrecColumns:
@@ -238,10 +76,6 @@ class TrecColumns:
         (q, q_values), (d, d_values) = factorized(qids), factorized(docids)
         return cls(q, q_values, d, d_values, values)
 
-    def has_duplicate(self) -> bool:
-        """Whether a (qid, docid) pair repeats."""
-        return bool(repeated_pairs(self.qid_codes, self.docid_codes, len(self.qid_values), len(self.docid_values)).any())
-
     def frame(self, order: np.ndarray, values: dict[str, np.ndarray]) -> tuple[pd.DataFrame, TableCodes]:
         """The frame ``qid, docid`` (object columns) and ``values`` of the rows ``order``, and its qid and docid codes
         for trec_frame_coded (no hashing there), with their pairs distinct (a file's were checked; a dict's are its
@@ -255,37 +89,10 @@ class TrecColumns:
 
 
 def _read_file(path: TrecSource, fmt: TrecFormat) -> TrecColumns:
-    """qids, docids and values (float64 scores / int64 grades) of a file, in file order, checked."""
-    columns = _read_arrow(path, fmt)
-    if columns is None:
-        frame = _parse(path, fmt)
-        qids, docids = frame[0].to_numpy(dtype=object), frame[2].to_numpy(dtype=object)
-        if fmt is RUN_FORMAT:
-            values = frame[fmt.value].to_numpy(dtype=np.float64)
-        else:
-            text = frame[fmt.value]
-            if not text.str.fullmatch(_INTEGER.pattern).all():
-                raise_bad_line(path, fmt)
-            try:
-                values = text.to_numpy(dtype=object).astype(np.int64)
-            except (ValueError, OverflowError) as exc:
-                raise_bad_line(path, fmt, exc)
-        columns = TrecColumns.of_ids(qids, docids, values)
-    if columns.has_duplicate():
-        raise_bad_line(path, fmt)
-    return columns
-
-
-def _read_arrow(path: TrecSource, fmt: TrecFormat) -> TrecColumns | None:
-    """The file read by :func:`evalframe.sources.trec_arrow.read_arrow` (ids dictionary-encoded in Arrow), the
-    dictionaries then as object arrays; None when that reader does not take the file (the pandas path then reads
-    it, and names the line of any problem).
-    """
+    """qids, docids and values (float64 scores / int64 grades) of a file, in file order, checked: read by
+    :func:`evalframe.sources.trec_arrow.read_arrow` (ids dictionary-encoded in Arrow), the dictionaries then as
+    object arrays."""
     read = read_arrow(path, fmt)
-    if read is None:
-        return None
-    import pyarrow.compute as pc  # read_arrow read it: pyarrow is there
-
     assert read.docid_codes is not None  # read with encode_docids
     columns = TrecColumns(read.qid_codes, read.qids.to_numpy(zero_copy_only=False),
                           read.docid_codes, read.docids.to_numpy(zero_copy_only=False), read.values)
@@ -294,7 +101,7 @@ def _read_arrow(path: TrecSource, fmt: TrecFormat) -> TrecColumns | None:
 
     def text_ranks() -> np.ndarray:  # Arrow sorts strings by their UTF-8 bytes: code point order
         ranks = np.empty(len(docids), dtype=np.int64)
-        ranks[pc.sort_indices(docids).to_numpy()] = np.arange(len(docids))
+        ranks[numpy_of(pc.sort_indices(docids))] = np.arange(len(docids))
         return ranks
 
     columns.text_ranks = text_ranks
@@ -395,7 +202,7 @@ def read_run_coded(run: RunInput) -> tuple[pd.DataFrame, TableCodes]:
     >>> frame["docid"].tolist(), codes.column(frame, "docid")[0].tolist()
     (['d2', 'd1'], [1, 0])
     """
-    columns = _read_mapping(run, RUN_FORMAT) if isinstance(run, Mapping) else _read_file(_check_path(run, "run"), RUN_FORMAT)
+    columns = _read_mapping(run, RUN_FORMAT) if isinstance(run, Mapping) else _read_file(checked_source(run, "run"), RUN_FORMAT)
     order, ranks = trec_order_codes(columns.qid_codes, columns.docid_codes, columns.docid_values,
                                     as_trec_scores(columns.values), text_ranks=columns.text_ranks)
     return columns.frame(order, {"score": columns.values[order], "rank": ranks})
@@ -440,19 +247,6 @@ def read_qrels(qrels: QrelsInput | SubtopicQrelsInput, *, subtopics: bool = Fals
             raise InvalidParameterError(f"subtopics must be True or False; got {subtopics!r}.", parameter="subtopics")
         return read_subtopic_qrels(qrels)  # type: ignore[arg-type]  # a plain dict is refused there, naming it
     return read_qrels_coded(qrels)[0]  # type: ignore[arg-type]  # a subtopic dict is refused there, naming it
-
-
-def _subtopic_duplicate(path: TrecSource) -> NoReturn:
-    """Raise a LoadError naming the first line that judges a (query, subtopic, document) again."""
-    seen: dict[tuple[str, ...], int] = {}
-    for number, raw in enumerate(lines(path), start=1):
-        fields = _SEPARATOR.split(raw.decode("utf-8").strip(" \t\r\n"))
-        key = tuple(fields[:3])
-        if len(key) == 3 and key in seen:
-            raise LoadError(f"{path}:{number}: document {key[2]!r} is judged twice for subtopic {key[1]!r} of query "
-                            f"{key[0]!r} (first on line {seen[key]}); keep one of the lines.")
-        seen[key] = number
-    raise LoadError(f"{path}: a (query, subtopic, document) is judged twice.")  # not reached: the pass finds it
 
 
 def read_subtopic_qrels(qrels: SubtopicQrelsInput) -> pd.DataFrame:
@@ -511,21 +305,15 @@ def read_subtopic_qrels(qrels: SubtopicQrelsInput) -> pd.DataFrame:
         return pd.DataFrame({"qid": pd.Series(columns[0], dtype=object), "subtopic": pd.Series(columns[1], dtype=object),
                              "docid": pd.Series(columns[2], dtype=object),
                              "relevance": np.asarray(columns[3], dtype=np.int64)})
-    path = _check_path(qrels, "qrels")
-    frame = _parse(path, QRELS_FORMAT, subtopics=True)
-    text = frame[QRELS_FORMAT.value]
-    if not text.str.fullmatch(_INTEGER.pattern).all():
-        raise_bad_line(path, QRELS_FORMAT)
-    try:
-        grades = text.to_numpy(dtype=object).astype(np.int64)
-    except (ValueError, OverflowError) as exc:
-        raise_bad_line(path, QRELS_FORMAT, exc)
-    table = pd.DataFrame({"qid": pd.Series(frame[0].to_numpy(dtype=object), dtype=object),
-                          "subtopic": pd.Series(frame[1].to_numpy(dtype=object), dtype=object),
-                          "docid": pd.Series(frame[2].to_numpy(dtype=object), dtype=object), "relevance": grades})
-    if table.duplicated(["qid", "subtopic", "docid"]).any():
-        _subtopic_duplicate(path)
-    return table
+    read = read_arrow(checked_source(qrels, "qrels"), QRELS_FORMAT, subtopics=True)
+    assert read.docid_codes is not None and read.subtopic_codes is not None
+    return pd.DataFrame({"qid": _objects(read.qids, read.qid_codes), "subtopic": _objects(read.subtopics, read.subtopic_codes),
+                         "docid": _objects(read.docids, read.docid_codes), "relevance": read.values})
+
+
+def _objects(dictionary: Any, codes: np.ndarray) -> pd.Series:
+    """A column of str objects from an Arrow dictionary and the rows' codes (each distinct id one str)."""
+    return pd.Series(np.asarray(dictionary.to_numpy(zero_copy_only=False), dtype=object)[codes], dtype=object)
 
 
 def collapse_subtopics(table: pd.DataFrame) -> dict[str, dict[str, int]]:
@@ -556,7 +344,7 @@ def read_qrels_coded(qrels: QrelsInput) -> tuple[pd.DataFrame, TableCodes]:
     ([0, 1], [0, 0])
     """
     columns = (_read_mapping(qrels, QRELS_FORMAT) if isinstance(qrels, Mapping)
-               else _read_file(_check_path(qrels, "qrels"), QRELS_FORMAT))
+               else _read_file(checked_source(qrels, "qrels"), QRELS_FORMAT))
     order = np.argsort(columns.qid_codes, kind="stable")  # grouped by query, in order of first appearance
     return columns.frame(order, {"relevance": columns.values[order]})
 

@@ -1,17 +1,16 @@
 """TREC files read as a stream of blocks of whole lines: plain or gzip files, devices, FIFOs and standard input.
 
-Every reader of TREC text (:mod:`evalframe.sources.trec_arrow`'s Arrow reader, :mod:`evalframe.sources.trec_files`'
-pandas reader and its line-by-line pass that names a bad line, the queries reader, ``evalframe trec``'s run tag)
-reads a :class:`TrecSource` through :func:`blocks`: the bytes a megabyte (:data:`BLOCK`) at a time, decompressed as
-they are read when they start with gzip's magic bytes (whatever the file's name), cut after their last line end,
-without a UTF-8 byte-order mark. Nothing is read whole: memory is bounded by the block size, not by the file's (or
-its expanded) size, and a line longer than :data:`MAX_LINE` bytes is refused as soon as it is (a stream of NUL
-bytes, ``/dev/zero``, an endless line), naming the file and the line. A damaged or cut gzip file is refused naming
-the file, whatever the reader.
+Every reader of TREC text (the TREC reader :func:`evalframe.sources.trec_arrow.read_arrow`, the queries reader,
+``evalframe trec``'s run tag) reads a :class:`TrecSource` through :func:`blocks`: the bytes a megabyte
+(:data:`BLOCK`) at a time, decompressed as they are read when they start with gzip's magic bytes (whatever the
+file's name), cut after their last line end, without a UTF-8 byte-order mark. Nothing is read whole: memory is
+bounded by the block size, not by the file's (or its expanded) size, and a line longer than :data:`MAX_LINE` bytes
+is refused as soon as it is (a stream of NUL bytes, ``/dev/zero``, an endless line), naming the file and the line.
+A damaged or cut gzip file is refused naming the file, whatever the reader.
 
-Standard input (``evalframe trec - QRELS``), a FIFO or a character device cannot be read twice: their bytes are kept
-as they are read (as they arrive: compressed when gzip), so that a second reader (the pandas reader after the Arrow
-reader, the pass that names a bad line) reads them again from the start. No temporary file is written.
+Standard input (``evalframe trec - QRELS``), a FIFO or a character device is read once, its bytes parsed as they
+arrive and none of them kept (no temporary file either): what the reader made of them is kept on the source
+(:attr:`TrecSource.memo`) for a second use of it, and reading its bytes a second time is refused.
 
 Examples
 --------
@@ -19,8 +18,12 @@ Examples
 >>> source = standard_input("run", io.BytesIO(b"q1 Q0 d1 1 2.0 r\\nq1 Q0 d2 2 1.0 r"))
 >>> [(block.line, block.data) for block in blocks(source)]
 [(1, b'q1 Q0 d1 1 2.0 r\\nq1 Q0 d2 2 1.0 r')]
->>> str(source), [block.data for block in blocks(source)] == [b"q1 Q0 d1 1 2.0 r\\nq1 Q0 d2 2 1.0 r"]  # read again
-('standard input', True)
+>>> str(source), source.rereadable
+('standard input', False)
+>>> list(blocks(source))
+Traceback (most recent call last):
+...
+evalframe.errors.LoadError: run file standard input was read already: a stream (standard input, a FIFO, a device) ...
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ import numpy as np
 
 from ..errors import InvalidParameterError, LoadError
 
-__all__ = ["TrecSource", "Block", "trec_source", "checked_source", "standard_input", "blocks", "batches", "lines",
+__all__ = ["TrecSource", "Block", "trec_source", "checked_source", "standard_input", "blocks", "batches",
            "BLOCK", "MAX_LINE", "STANDARD_INPUT", "GZIP_MAGIC", "DAMAGED_GZIP"]
 
 #: How messages call standard input (the ``-`` of ``evalframe trec - QRELS``).
@@ -53,12 +56,13 @@ DAMAGED_GZIP = (gzip.BadGzipFile, EOFError, zlib.error)
 _BOM = b"\xef\xbb\xbf"
 #: What one line of each kind of file is, for the messages.
 _LINE_OF = {"run": "`qid Q0 docid rank score tag` per retrieved document",
-            "qrels": "`qid iter docid relevance` per judgment", "queries": "`qid<TAB>text` per query"}
+            "qrels": "`qid iter docid relevance` per judgment", "queries": "`qid<TAB>text` per query",
+            "z-score": "`qid measure mean stddev` per query and measure"}
 
 
 class TrecSource:
     """A TREC file to read: a path (a regular file, read again from its start by each reader) or a stream read once
-    (standard input, a FIFO, a character device), whose bytes are kept as they are read for the next reader.
+    (standard input, a FIFO, a character device), its bytes parsed as they arrive and none of them kept.
 
     Parameters
     ----------
@@ -68,6 +72,12 @@ class TrecSource:
         The file; a path that is neither a regular file nor a folder (``/dev/stdin``, a FIFO) is read as a stream.
     stream : binary file object, optional
         Standard input's bytes (``sys.stdin.buffer``), for a source without a path.
+
+    Attributes
+    ----------
+    memo : dict
+        What readers made of the source, by their own keys: the columns the TREC reader parsed from a stream (its
+        bytes cannot be read again) and a run's tag, for a second use of the same source.
 
     Examples
     --------
@@ -82,8 +92,8 @@ class TrecSource:
     def __init__(self, kind: str, path: Path | None = None, stream: BinaryIO | None = None) -> None:
         self.kind, self.path, self._stream = kind, path, stream
         self.name = STANDARD_INPUT if path is None else str(path)
-        self._chunks: list[bytes] = []  # a stream's bytes read so far
-        self._ended = False
+        self.memo: dict[Any, Any] = {}
+        self._opened = False  # a stream's bytes handed to a reader already
 
     def __str__(self) -> str:
         return self.name
@@ -93,7 +103,7 @@ class TrecSource:
 
     @property
     def rereadable(self) -> bool:
-        """Whether each reader opens the file again (a regular file), rather than reading the kept bytes."""
+        """Whether each reader opens the file again (a regular file), rather than the one pass over a stream."""
         return self.path is not None and (self.path.is_file() or not self.path.exists())
 
     def check(self) -> None:
@@ -129,52 +139,33 @@ class TrecSource:
             return 0
 
     def open(self) -> BinaryIO:
-        """The bytes from the start: the file opened again, or a stream's kept bytes then the ones still to come."""
+        """The bytes from the start: the file opened again, or the stream, once (a second call is refused)."""
         if self.rereadable:
             assert self.path is not None
             return self.path.open("rb")
-        return _Replay(self)  # type: ignore[return-value]
-
-    def _read_live(self, size: int) -> bytes:
-        """The next bytes of the stream, kept (a stream is read once)."""
-        if self._ended:
-            return b""
+        if self._opened:
+            raise LoadError(f"{self.kind} file {self.name} was read already: a stream (standard input, a FIFO, a "
+                            "device) is read once.")
+        self._opened = True
         if self._stream is None:
             assert self.path is not None
-            self._stream = self.path.open("rb")
-        data = self._stream.read(size)
-        if data:
-            self._chunks.append(data)
-        else:
-            self._ended = True
-        return data
+            return self.path.open("rb")
+        return _Unclosed(self._stream)  # type: ignore[return-value]
 
 
-class _Replay:
-    """A stream's bytes from the start: those kept, then the stream's next ones (kept too)."""
+class _Unclosed:
+    """A stream handed to one reader, not closed after it (standard input stays the process's)."""
 
-    def __init__(self, source: TrecSource) -> None:
-        self._source, self._index, self._offset = source, 0, 0
+    def __init__(self, stream: BinaryIO) -> None:
+        self._stream = stream
 
     def read(self, size: int = -1) -> bytes:
-        size = BLOCK if size is None or size < 0 else size
-        chunks = self._source._chunks
-        if self._index < len(chunks):
-            chunk = chunks[self._index]
-            piece = chunk[self._offset:self._offset + size]
-            self._offset += len(piece)
-            if self._offset >= len(chunk):
-                self._index, self._offset = self._index + 1, 0
-            return piece
-        data = self._source._read_live(size)
-        if data:
-            self._index += 1
-        return data
+        return self._stream.read(size)
 
     def close(self) -> None:
-        pass  # the stream stays open for the next reader
+        pass
 
-    def __enter__(self) -> _Replay:
+    def __enter__(self) -> _Unclosed:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -262,7 +253,7 @@ def _too_long(source: TrecSource, line: int, start: bytes) -> LoadError:
 
 
 def _read_full(reader: Any, size: int) -> bytes:
-    """``size`` bytes, fewer at the end only (a pipe or the kept chunks of a stream give short reads)."""
+    """``size`` bytes, fewer at the end only (a pipe gives short reads)."""
     data = reader.read(size)
     if len(data) in (0, size):
         return data
@@ -284,7 +275,7 @@ def blocks(source: TrecSource, size: int = BLOCK) -> Iterator[Block]:
     Parameters
     ----------
     source : TrecSource
-        The file (read again from its start), or a stream's kept bytes then the rest.
+        The file (read again from its start), or a stream (read once).
     size : int
         Bytes read (decompressed) at a time: memory is bounded by it and :data:`MAX_LINE`.
 
@@ -385,17 +376,3 @@ def batches(source: TrecSource, size: int) -> Iterator[Block]:
     [(1, b'q1 0 d1 1\\nq1 0 d2 0\\n')]
     """
     return blocks(source, size)
-
-
-def lines(source: TrecSource) -> Iterator[bytes]:
-    """The file's lines one at a time (without their line ends; ``\\r``, ``\\n`` and ``\\r\\n`` end a line, as
-    ``bytes.splitlines`` splits), for the passes that name a line: only a block is held.
-
-    Examples
-    --------
-    >>> import io
-    >>> list(lines(standard_input("run", io.BytesIO(b"a b\\r\\n\\nc"))))
-    [b'a b', b'', b'c']
-    """
-    for block in blocks(source):
-        yield from block.data.splitlines()

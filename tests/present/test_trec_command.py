@@ -21,8 +21,6 @@ from evalframe import EvaluationResult
 from evalframe.analysis import aggregate
 from evalframe.present import cli, trec_command
 
-pytest.importorskip("pyarrow")
-
 COLUMNAR = trec_command.trec_columnar
 MEASURES = ["RR", "AP", "nDCG", "nDCG@3", "P@2", "R@5", "Success@1", "Rprec", "Bpref", "P(rel=2)@3", "map_cut.4"]
 
@@ -278,26 +276,38 @@ def test_a_run_sorted_by_score_with_its_ties_in_any_docid_order(tmp_path, capsys
         assert out == reference(run, qrels, MEASURES, per_query=True, fmt=fmt)
 
 
-@pytest.mark.parametrize("duplicate_in", ["first query", "a later batch", "none"])
-def test_the_duplicate_check_in_batches_of_queries(tmp_path, capsys, monkeypatch, duplicate_in):
-    """Batches of a few lines (whole queries each): a docid twice in a query is found in any batch, a docid in
-    several queries is no duplicate; the old message (file:line) either way."""
-    monkeypatch.setattr(trec_command, "_BATCH", 4)
-    monkeypatch.setattr(trec_command, "_WHOLE", 0)
+@pytest.mark.parametrize("duplicate_in", ["first query", "a later batch", "across batches", "none"])
+def test_the_duplicate_check_in_batches(tmp_path, capsys, monkeypatch, duplicate_in):
+    """The reader's batches of about 64 bytes (three or four lines): a docid twice in a query is found in any batch,
+    and across two batches of one query, a docid in several queries is no duplicate; the message names the file and
+    both lines (worked out below), through from_trec alike."""
+    from evalframe.sources import trec_arrow
+
+    monkeypatch.setattr(trec_arrow, "_BATCH", 64)
     lines = [f"q{q} Q0 d{(q * 3 + i) % 11} {i} {10 - i} run" for q in range(9) for i in range(1, 1 + q % 4 + 1)]
+    expected = None  # (line of the repeat, docid, query, line of the first)
     if duplicate_in == "first query":
-        lines.insert(1, "q0 Q0 d1 9 0.5 run")
+        lines.insert(1, "q0 Q0 d1 9 0.5 run")  # q0 ranks d1 on line 1
+        expected = (2, "d1", "q0", 1)
     elif duplicate_in == "a later batch":
         lines.append("q8 Q0 d3 9 0.5 run")  # q8 ranks d3 on its first line already
+        expected = (len(lines), "d3", "q8", lines.index("q8 Q0 d3 1 9 run") + 1)
+    elif duplicate_in == "across batches":
+        lines.insert(11, "q3 Q0 d0 9 0.5 run")  # after q4's line 11: q3 ranked d0 on line 8, batches before
+        expected = (12, "d0", "q3", 8)
     run, qrels = tmp_path / "run.txt", tmp_path / "qrels.txt"
     run.write_text("\n".join(lines) + "\n")
     qrels.write_text("".join(f"q{q} 0 d{d} 1\n" for q in range(9) for d in range(0, 11, 3)))
     args = argv(run, qrels, MEASURES, per_query=True)
     new = cli.main(args), *capsys.readouterr()
     assert new == through_from_trec(capsys, monkeypatch, args)
-    assert (new[0] == 1) is (duplicate_in != "none")
-    if duplicate_in == "none":
-        assert new[1] == reference(run, qrels, MEASURES, per_query=True)
+    if expected is None:
+        assert new[0] == 0 and new[1] == reference(run, qrels, MEASURES, per_query=True)
+    else:
+        line, docid, qid, first = expected
+        assert new == (1, "", f"error: {run}:{line}: document {docid!r} appears twice in query {qid!r} (first on line "
+                              f"{first}); trec_eval refuses a run with duplicate documents (\"duplicate docs\"). Keep "
+                              "one of the lines.\n")
 
 
 def test_a_run_ranking_docid_00_and_ids_with_markdown_bars(tmp_path, capsys, monkeypatch):
