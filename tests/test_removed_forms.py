@@ -103,9 +103,11 @@ def _modules(*words: str) -> dict[str, ast.Module]:
 
 
 def test_no_module_is_an_alias_or_answers_names_it_lacks():
-    # evalframe/__init__.py's __getattr__ is the lazy import of the public names (PEP 562; start-up without pandas)
+    # evalframe/__init__.py's __getattr__ is the lazy import of the public names (PEP 562; start-up without pandas);
+    # evalframe/sources/__init__.py's imports a module of the package on first use, nothing else (the table of
+    # sources names each reader by its module, so that listing the sources loads no reader: test below)
     found = [f"{path}:{node.lineno}: module __getattr__" for path, tree in _modules("__getattr__").items()
-             if path != "evalframe/__init__.py" for node in tree.body
+             if path not in ("evalframe/__init__.py", "evalframe/sources/__init__.py") for node in tree.body
              if isinstance(node, ast.FunctionDef) and node.name == "__getattr__"]
     found += [f"{path}:1: an alias module" for path, tree in _modules("Deprecated alias").items()
               if (ast.get_docstring(tree) or "").startswith("Deprecated alias")]
@@ -130,3 +132,13 @@ def test_the_changelog_names_each_removed_path_and_what_to_call_instead():
         row = next((line for line in changelog.splitlines() if old in line), "")
         assert new in row, (old, row)
     assert "Upgrading from the flat layout" not in (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+
+
+def test_the_sources_package_answers_only_its_own_modules():
+    import evalframe.sources as sources
+    from evalframe.sources import ragas
+
+    assert sources.ragas is ragas  # a module of the package, the one Python imports
+    for name in ("SOURCES", "read_ragas", "_private", "nosuchmodule", "catalog.SOURCES"):
+        with pytest.raises(AttributeError, match="has no attribute"):
+            getattr(sources, name)
