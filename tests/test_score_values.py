@@ -18,7 +18,7 @@ import pytest
 
 from evalframe import EvaluationResult, InvalidParameterError, LoadError, read_runs, score_measure
 from evalframe.errors import EvalframeError
-from evalframe.sources import score_values as rule
+from evalframe.frames import score_values as rule
 from evalframe.frames.score_values import looks_like_scores, score_value, score_values
 
 QUESTIONS = ["Capital of Germany?", "Capital of France?", "Capital of Italy?"]
