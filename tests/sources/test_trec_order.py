@@ -38,7 +38,7 @@ def test_trec_order_codes_is_trec_evals_sort(rows, with_text_ranks):
 
 def test_few_ties_sort_only_the_tied_docids(monkeypatch):
     """With few tied rows, text_ranks is not called, and the order equals the one the full docid ranks give."""
-    from evalframe.sources import trec_ranking as build_trec
+    from evalframe.frames import trec_ranking as build_trec
 
     rng = np.random.default_rng(7)
     n = 5000
