@@ -10,6 +10,9 @@ LocalCluster of two worker processes started once per session, ``dask_client``).
 and takes ``backend(result)``; one test then checks both engines against the same hand-worked numbers, where
 tests/dask/ once held a copy of each analysis test. tests/dask/ keeps what only Dask has (partitions, the client,
 building on the cluster, the commands' ``--scheduler``).
+
+``SMOKE`` names the tests of the smoke subset (``python -m pytest -m smoke``, about a minute; README.md): one or two
+per stage of the data path, each with hand-worked or reference-tool values.
 """
 
 from __future__ import annotations
@@ -133,6 +136,52 @@ def backend(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFac
         return Backend("memory", tmp_path_factory.mktemp("memory"))
     pytest.importorskip("dask.dataframe")
     return Backend("dask", tmp_path_factory.mktemp("dask"), request.getfixturevalue("dask_client"))
+
+
+#: The smoke subset (marker ``smoke``): every stage once. A metric of each family (document, answer, trec_eval's measures
+#: against pytrec_eval, a declared score) on both backends and after a save, the Haystack 1.x golden folder, sources
+#: (runs, Ragas, TREC), the analyses (compare, slices, fusion), save and load (CSV, Parquet), the evaluators, the
+#: reports (text, HTML, the comparative one), the commands (flatten, convert, metrics, trec, report) and the stage rule.
+#: A test id names every parametrisation of the test. tests/test_smoke.py checks each names a test that is there.
+SMOKE = (
+    "tests/test_layout.py::test_every_module_imports_only_from_its_stage_and_earlier_ones",
+    "tests/test_metrics_at_k.py::test_hand_result_at_k",
+    "tests/metrics/test_answer_metrics.py::test_simulated_top_k_reader",
+    "tests/test_haystack1_compat.py::test_the_folder_loads_like_haystack_loaded_it",
+    "tests/test_haystack1_compat.py::test_wrong_examples_equal_haystack_up_to_tie_order",
+    "tests/test_trec_vs_pytrec_eval.py::test_every_measure_equals_pytrec_eval",
+    "tests/sources/test_from_trec.py::test_from_trec_builds_the_hand_worked_frame",
+    "tests/sources/test_from_trec.py::test_convert_trec_to_folder_and_back",
+    "tests/present/test_trec_command.py::test_the_values_are_pytrec_evals",
+    "tests/present/test_cli.py::test_flatten_then_convert_then_metrics",
+    "tests/present/test_cli.py::test_metrics_json_equals_the_library",
+    "tests/present/test_cli.py::test_demo_builds_reports_and_saves",
+    "tests/test_scores_everywhere.py::test_means_and_per_query_values",
+    "tests/analysis/test_compare.py::test_two_runs_by_hand",
+    "tests/analysis/test_slices.py::test_no_answer_slices_by_hand",
+    "tests/io/test_io.py::test_round_trip_of_a_full_result",
+    "tests/io/test_io.py::test_parquet_stores_list_columns_natively_and_loads_back",
+    "tests/evaluators/test_evaluators.py::test_seed_multi_hit_example",
+    "tests/report/test_model_and_renderers.py::test_every_format_is_one_renderer_of_the_model",
+    "tests/test_directions.py::test_the_comparative_report_marks_changes_by_the_direction",
+    "tests/test_result.py::test_the_hand_result_gives_its_hand_worked_values",
+    "tests/frames/test_codings.py::test_from_trec_hands_its_layout_to_the_result",
+    "tests/sources/test_ragas.py::test_hand_worked_metrics_of_each_golden_file",
+    "tests/test_trec_compare.py::test_hand_worked_means_deltas_and_p_values",
+    "tests/present/test_report.py::test_text_report_shows_the_funnel_with_the_library_numbers",
+    "tests/present/test_report.py::test_report_command_writes_html",
+    "tests/analysis/test_fusion.py::test_combsum_min_max",
+    "tests/test_smoke.py::test_the_smoke_list_names_tests_there_are",
+)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark the tests SMOKE names (before ``-m`` selects)."""
+    smoke = set(SMOKE)
+    for item in items:
+        if item.nodeid in smoke or item.nodeid.split("[", 1)[0] in smoke:
+            item.add_marker(pytest.mark.smoke)
 
 
 def pytest_configure(config: pytest.Config) -> None:
