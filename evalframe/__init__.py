@@ -18,7 +18,6 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from ._version import __version__
-from ._moved import install as _install_moved
 from .columns import ANSWER_SCOPES, DOCUMENT_SCOPES, EVAL_MODES
 from .errors import (
     EvalframeError,
@@ -41,7 +40,7 @@ if TYPE_CHECKING:  # loaded on first use by __getattr__ below; imported here for
         RetrievalRecallAll,
         RetrieverRecall,
     )
-    from .report import Report, print_eval_report
+    from .report.reports import Report, print_eval_report
     from .result import EvaluationResult
     from .analysis.compare import worst_by_delta
     from .trec_compare import compare
@@ -50,7 +49,7 @@ if TYPE_CHECKING:  # loaded on first use by __getattr__ below; imported here for
     from .present.demo import load_demo_result, load_demo_runs
     from .present.fusion import FusionSearch, fuse, optimize_fusion
     from .present.comparison import compare_report
-    from .report import ComparisonReport
+    from .report.reports import ComparisonReport
 
 #: The public names whose modules load pandas (or rapidfuzz and multiprocessing, the evaluators): each is imported
 #: by :func:`__getattr__` when first asked for (PEP 562), so that ``import evalframe`` and the ``evalframe``
@@ -81,9 +80,9 @@ if not TYPE_CHECKING:  # hidden from type checkers, which would otherwise take a
 
             module = recall
         elif name in _ON_FIRST_USE["report"]:
-            from . import report
+            from .report import reports
 
-            module = report
+            module = reports
         elif name in _ON_FIRST_USE["result"]:
             from . import result
 
@@ -174,5 +173,3 @@ __all__ = [
     "score_measure",
     "worst_by_delta",
 ]
-
-_install_moved()  # evalframe.build[.x] -> evalframe.sources[.x], with a FutureWarning

@@ -88,24 +88,41 @@ def check_positive_int(value: object, *, name: str, minimum: int = 0) -> int:
     return int(value)
 
 
+#: The protocols of fsspec's usual filesystems: a path whose first part is one of these and a colon (``s3:``) is a URL
+#: whose ``//`` pathlib collapsed (``Path("s3://bucket/x")`` is ``s3:/bucket/x``), not a folder the user meant.
+URL_PROTOCOLS = frozenset({"file", "memory", "s3", "s3a", "gs", "gcs", "az", "abfs", "abfss", "adl", "http", "https",
+                           "hf", "hdfs", "webhdfs", "sftp", "ssh", "ftp", "github", "zip", "tar", "dbfs", "oci",
+                           "oss", "r2", "wasb", "wasbs", "lakefs"})
+
+
 def url_problem(value: object) -> str | None:
     """What is wrong with a path given as a URL (``s3://bucket/results``, ``memory://x``), or None for any other value.
 
     No reader or writer takes URLs yet, and ``pathlib`` makes one a local path (``s3:/bucket/results``): a save
     wrote a local folder named ``s3:``, a load looked for one. Every entry point that takes a path refuses them
     through this check (:func:`refuse_url`, :func:`check_path`, and the command line's path arguments), so the
-    issue that reads URLs (through fsspec) replaces it here.
+    issue that reads URLs (through fsspec) replaces it here. A path whose first part is a known protocol and a colon
+    (``Path("memory://x")`` is already ``memory:/x``) is refused too: a folder of that name is written ``./memory:/x``.
 
     Examples
     --------
     >>> url_problem("s3://bucket/results")
     "must be a local path: URLs are not read yet; got 's3://bucket/results'"
-    >>> url_problem("results/run1") is None, url_problem(Path("s3://x")) is None  # pathlib made it local already
-    (True, True)
+    >>> print(url_problem(Path("s3://bucket/results")))  # pathlib collapsed the '//'
+    must be a local path: URLs are not read yet; got 's3:/bucket/results', the URL 's3://bucket/results' whose '//'
+    pathlib collapsed (a local folder of that name: './s3:/bucket/results')
+    >>> url_problem("results/run1") is None, url_problem("./memory:/x") is None, url_problem("x:y") is None
+    (True, True, True)
     """
     text = os.fspath(value) if isinstance(value, os.PathLike) else value
-    if isinstance(text, str) and "://" in text:
+    if not isinstance(text, str):
+        return None
+    if "://" in text:
         return f"must be a local path: URLs are not read yet; got {text!r}"
+    first, slash, rest = text.partition("/")
+    if first.endswith(":") and first[:-1].lower() in URL_PROTOCOLS and slash:
+        return (f"must be a local path: URLs are not read yet; got {text!r}, the URL {first + '//' + rest!r} whose "
+                f"'//' pathlib collapsed (a local folder of that name: {'./' + text!r})")
     return None
 
 

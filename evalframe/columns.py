@@ -5,8 +5,10 @@ These are defined once and reused by signatures, validation, the CLI and the doc
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, get_args
 
+#: The option sets, each written once: the Literal is the type of the option (signatures, type checkers), the tuple of
+#: its values (``get_args``) what the checks, the CLI's choices and the docs list.
 DocumentScope = Literal[
     "document_id",
     "context",
@@ -18,16 +20,9 @@ DocumentScope = Literal[
 AnswerScope = Literal["any", "context", "document_id", "document_id_and_context"]
 EvalMode = Literal["integrated", "isolated"]
 
-DOCUMENT_SCOPES: tuple[str, ...] = (
-    "document_id",
-    "context",
-    "document_id_and_context",
-    "document_id_or_context",
-    "answer",
-    "document_id_or_answer",
-)
-ANSWER_SCOPES: tuple[str, ...] = ("any", "context", "document_id", "document_id_and_context")
-EVAL_MODES: tuple[str, ...] = ("integrated", "isolated")
+DOCUMENT_SCOPES: tuple[str, ...] = get_args(DocumentScope)
+ANSWER_SCOPES: tuple[str, ...] = get_args(AnswerScope)
+EVAL_MODES: tuple[str, ...] = get_args(EvalMode)
 
 #: The criterion that decides document relevance, for document scopes that involve the answer.
 _ANSWER_SCOPE_TO_CRITERION = {

@@ -3,8 +3,12 @@
 :class:`MetricOptions` is what every analysis takes as keyword arguments (``calculate_metrics``,
 ``query_metrics``, ``sliced_metrics``, ``wrong_examples``, ``metrics_at_k``, :func:`evalframe.compare`,
 the plots and the command line); :class:`MatchingOptions` is how ``from_runs`` matches retrieved
-texts against gold labels. Signatures, command-line flags and docs are generated from the fields, so
-a default is written here and nowhere else.
+texts against gold labels; :class:`ReportOptions` what the report of a run takes (``result.report``,
+``evalframe report``), :class:`CompareOptions` what a comparison of runs takes (:func:`evalframe.compare` of results,
+tables and TREC runs, ``evalframe.dask.compare``, ``evalframe compare``) and :class:`ComparisonReportOptions` what
+the comparative report takes (:func:`evalframe.compare_report`). Signatures, command-line flags and docs are
+generated from the fields (:func:`with_options`), so a default is written here and nowhere else, and so is the
+description of each parameter.
 
 Examples
 --------
@@ -22,7 +26,9 @@ from __future__ import annotations
 import functools
 import inspect
 import numbers
-from collections.abc import Callable, Iterable, Mapping
+import re
+import textwrap
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, TypeVar
 
@@ -30,19 +36,55 @@ from . import _validation as check
 from .errors import InvalidParameterError, UnknownArgumentError, warn
 from .columns import ANSWER_SCOPES, DOCUMENT_SCOPES, EVAL_MODES, AnswerScope, DocumentScope, EvalMode, relevance_criterion
 
-__all__ = ["MetricOptions", "MatchingOptions", "AT_K_SETS", "THRESHOLD", "with_options"]
+__all__ = ["MetricOptions", "MatchingOptions", "ReportOptions", "CompareOptions", "ComparisonReportOptions", "Count",
+           "AT_K_SETS", "THRESHOLD", "ROUNDS", "COMPARE_TESTS", "WRONG_EXAMPLES_FIELDS",
+           "check_test", "check_max_p", "with_options"]
 
 #: wrong_examples (and ``evalframe worst``, the report) lists the queries scoring at most this, unless told otherwise.
 THRESHOLD = 0.5
+#: Resampling rounds of the bootstrap and the randomization test.
+ROUNDS = 10_000
+#: The paired tests of a comparison (``test=``, ``--test``): the keys of :data:`evalframe.analysis.compare.TESTS`.
+COMPARE_TESTS = ("randomization", "t-test")
+#: Other names of the tests: ranx's (``stat_test="fisher"`` / ``"student"``) and the usual ones.
+_TEST_NAMES = {"fisher": "randomization", "permutation": "randomization", "student": "t-test", "ttest": "t-test",
+               "t_test": "t-test", "t": "t-test"}
+#: Haystack 1.x's default fields of each listed answer / document in the worst queries.
+WRONG_EXAMPLES_FIELDS = ("answer", "context", "document_id")
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
 
-def _option(default: Any, help: str, *, flag: str, choices: tuple[str, ...] | None = None,
-            parse: Callable[[str], Any] | None = None, metavar: str | None = None) -> Any:
-    """A dataclass field with what the command line and the docs need: flag, choices, parser, metavar and help."""
+@dataclass(frozen=True)
+class Count:
+    """A flag's value that counts something: an int >= ``minimum``; the command line refuses any other with a usage
+    error naming ``what`` it counts (``-n 0``: "must be an int >= 1 (how many queries to list)")."""
+
+    what: str
+    minimum: int = 1
+
+
+def _option(default: Any, help: str | None, *, flag: str | None, choices: tuple[str, ...] | None = None,
+            parse: Callable[[str], Any] | Count | None = None, metavar: str | None = None, doc: str | None = None,
+            kind: str | None = None, short: str | None = None, many: str | None = None) -> Any:
+    """A dataclass field with what the command line and the docs need.
+
+    ``flag`` (None: no flag), ``short`` (another spelling, ``-m``), ``choices``, ``parse`` (the flag's type),
+    ``metavar`` and ``help`` make its flag; ``many`` how a flag gives a list: ``"comma"`` (``a,b``) or ``"repeat"``
+    (the flag again). ``kind`` (the numpydoc type, ``"int"``) and ``doc`` (its description, default ``help``) make
+    the entry of the Parameters section :func:`with_options` writes into a function's docstring.
+    """
     return field(default=default, metadata={"help": help, "flag": flag, "choices": choices, "parse": parse,
-                                            "metavar": metavar})
+                                            "metavar": metavar, "doc": doc, "kind": kind, "short": short,
+                                            "many": many})
+
+
+def _like(options: type, name: str, **changes: Any) -> Any:
+    """The field ``name`` of ``options`` again, with ``changes`` (its default, flag, help, doc): one parameter's
+    declaration for several option sets (the comparative report's ``test`` is compare's, its default another)."""
+    source = next(f for f in fields(options) if f.name == name)
+    default = changes.pop("default", source.default)
+    return field(default=default, metadata={**source.metadata, **changes})
 
 
 @dataclass(frozen=True)
@@ -227,13 +269,336 @@ class MatchingOptions:
         return {name: getattr(self, name) for name in self.names()}
 
 
-def with_options(options: type, *, without: tuple[str, ...] = (),
-                 positional: tuple[str, ...] | None = None) -> Callable[[_F], _F]:
+def check_test(test: object) -> str:
+    """``test`` by its name in :data:`COMPARE_TESTS` (ranx's ``"fisher"`` and ``"student"`` are read too, and ``"t"``).
+
+    Examples
+    --------
+    >>> check_test("student")
+    't-test'
+    """
+    if isinstance(test, str) and test.lower() in _TEST_NAMES:
+        return _TEST_NAMES[test.lower()]
+    if isinstance(test, str) and test.lower() in COMPARE_TESTS:
+        return test.lower()
+    return check.check_choice(test, COMPARE_TESTS, name="test")  # raises, naming the tests
+
+
+def check_max_p(max_p: object) -> float | None:
+    """``max_p``: None, or the p-value at or below which a delta is marked significant, in (0, 1).
+
+    Examples
+    --------
+    >>> check_max_p(0.01), check_max_p(None)
+    (0.01, None)
+    """
+    if max_p is None:
+        return None
+    value = check.check_number(max_p, name="max_p")
+    if not 0.0 < value < 1.0:
+        raise InvalidParameterError(f"max_p must lie strictly between 0 and 1, e.g. 0.05 or 0.01 (ranx's default); "
+                                    f"got {max_p!r}.", parameter="max_p")
+    return value
+
+
+def _check_resampling(options: Any) -> None:
+    """``rounds``, ``confidence`` and ``seed`` of a comparison, checked (and made plain numbers)."""
+    set_ = functools.partial(object.__setattr__, options)
+    set_("rounds", check.check_positive_int(options.rounds, name="rounds", minimum=1))
+    confidence = check.check_number(options.confidence, name="confidence")
+    if not 0.0 < confidence < 1.0:
+        raise InvalidParameterError(f"confidence must lie strictly between 0 and 1, e.g. 0.95; got {confidence}.")
+    set_("confidence", confidence)
+    set_("seed", check.check_positive_int(options.seed, name="seed"))
+
+
+class _Options:
+    """What every option set offers: its names, and itself from a call's keyword arguments."""
+
+    @classmethod
+    def option_names(cls) -> tuple[str, ...]:
+        """The option names, in signature order (``names`` is an option of the comparisons)."""
+        return tuple(f.name for f in fields(cls))  # type: ignore[arg-type]
+
+    @classmethod
+    def from_keywords(cls, keywords: Mapping[str, Any], *, passed_to: str = "the options") -> Any:
+        """The options from a call's keyword arguments; an unknown name is refused with the valid ones listed."""
+        check.check_keywords(keywords, cls.option_names(), passed_to=passed_to)
+        return cls(**keywords)
+
+    @classmethod
+    def take(cls, keywords: Mapping[str, Any]) -> tuple[Any, dict[str, Any]]:
+        """The options of this set among ``keywords`` (checked), and the other keywords, for the next set.
+
+        Examples
+        --------
+        >>> options, rest = CompareOptions.take({"rounds": 100, "eval_mode": "isolated"})
+        >>> options.rounds, rest
+        (100, {'eval_mode': 'isolated'})
+        """
+        names = cls.option_names()
+        return cls(**{k: v for k, v in keywords.items() if k in names}), {
+            k: v for k, v in keywords.items() if k not in names}
+
+    def as_dict(self) -> dict[str, Any]:
+        """The options by name."""
+        return {name: getattr(self, name) for name in self.option_names()}
+
+
+@dataclass(frozen=True)
+class ReportOptions(_Options):
+    """What the report of a run takes: ``result.report``, :func:`evalframe.report.reports.build_report`, ``evalframe report``.
+
+    Examples
+    --------
+    >>> ReportOptions(n=1).wrong_examples_fields
+    ('answer', 'context', 'document_id')
+    >>> ReportOptions(n=0)
+    Traceback (most recent call last):
+    ...
+    evalframe.errors.InvalidParameterError: n (worst queries per node) must be an int >= 1; got 0.
+    """
+
+    n: int = _option(3, "worst queries per node, >= 1", flag="-n", parse=Count("how many queries to list"), kind="int",
+                     doc="The worst queries listed per node (those scoring at most the threshold, worst first).")
+    node_order: list[str] | None = _option(
+        None, "comma-separated node names, e.g. Retriever,Reader", flag="--node-order", many="comma",
+        kind="list of str, optional",
+        doc="The nodes in pipeline order; by default nodes with document rows only come first (retrievers feed "
+            "readers), else in the result's order.")
+    max_characters_per_field: int = _option(150, None, flag=None, kind="int",
+                                            doc="Longer field values are cut, ending in \"...\".")
+    charts: bool = _option(True, None, flag=None, kind="bool",
+                           doc="Draw each document node's recall@k chart, which the HTML page embeds (needs "
+                               "matplotlib); the other formats show none.")
+    metrics_filter: Mapping[str, Sequence[str]] | None = _option(
+        None, None, flag=None, kind="dict of node to list of str, optional",
+        doc="The metrics shown per node in the funnel (Haystack 1.x's ``metrics_filter``); None shows all.")
+    document_scope: DocumentScope = _like(
+        MetricOptions, "document_scope", kind="str",
+        doc="What makes a document relevant (``docs/metrics.md#relevance-criterion``): every number is computed under "
+            "it and the report states it; each listed document is marked when it counts as correct under it.")
+    answer_scope: AnswerScope = _like(
+        MetricOptions, "answer_scope", kind="str",
+        doc="Where a matching answer must come from: ``any``, ``context``, ``document_id`` or "
+            "``document_id_and_context``; the report states it.")
+    wrong_examples_fields: Sequence[str] = _option(
+        WRONG_EXAMPLES_FIELDS, None, flag=None, kind="list of str",
+        doc="The fields shown for each listed answer / document of the worst queries (None: these).")
+    measures: str | Sequence[str] | None = _option(
+        None, "a trec_eval measure for the document nodes' funnel, e.g. nDCG@10 (repeatable; the first ranks their "
+        "worst queries)", flag="--measure", short="-m", many="repeat", metavar="MEASURE",
+        kind="str or list of str, optional",
+        doc="trec_eval measures (:meth:`EvaluationResult.trec_metrics`, e.g. ``[\"nDCG@10\", \"AP\"]``) shown in the "
+            "funnel of the document nodes; the first one also ranks their worst queries (instead of the headline "
+            "metric).")
+    complete: bool = _option(False, None, flag=None, kind="bool",
+                             doc="For ``measures``, as in :meth:`EvaluationResult.trec_metrics`: a query of the "
+                                 "qrels without retrieved documents scores 0 (``trec_eval -c``).")
+    duplicates: str = _option("error", None, flag=None, kind="str",
+                              doc="For ``measures``, as in :meth:`EvaluationResult.trec_metrics`: a document ranked "
+                                  "twice in a query is refused (``\"error\"``, trec_eval's rule) or kept at its first "
+                                  "rank (``\"first\"``).")
+    metric: str | None = _option(
+        None, None, flag=None, kind="str, optional",
+        doc="Rank the worst queries of each node whose funnel shows it by this metric instead (a declared score "
+            "too, worst first by its direction: :meth:`EvaluationResult.wrong_examples`' ``metric=``).")
+
+    def __post_init__(self) -> None:
+        set_ = functools.partial(object.__setattr__, self)
+        set_("n", check.check_positive_int(self.n, name="n (worst queries per node)", minimum=1))
+        set_("max_characters_per_field", check.check_positive_int(self.max_characters_per_field,
+                                                                  name="max_characters_per_field", minimum=1))
+        set_("document_scope", check.check_choice(self.document_scope, DOCUMENT_SCOPES, name="document_scope"))
+        set_("answer_scope", check.check_choice(self.answer_scope, ANSWER_SCOPES, name="answer_scope"))
+        fields_ = WRONG_EXAMPLES_FIELDS if self.wrong_examples_fields is None else self.wrong_examples_fields
+        if isinstance(fields_, str) or not isinstance(fields_, (list, tuple)) or not all(isinstance(f, str) for f in fields_):
+            raise InvalidParameterError(f"wrong_examples_fields must be a list of row fields, e.g. "
+                                        f"{list(WRONG_EXAMPLES_FIELDS)}; got {fields_!r}.")
+        set_("wrong_examples_fields", tuple(fields_))
+        if self.metric is not None and not isinstance(self.metric, str):
+            raise InvalidParameterError(f"metric must be a metric name (str); got {type(self.metric).__name__}.",
+                                        parameter="metric")
+
+
+@dataclass(frozen=True)
+class CompareOptions(_Options):
+    """What a comparison of runs takes: :func:`evalframe.compare` (results, per-query tables, TREC runs),
+    ``evalframe.dask.compare`` and ``evalframe compare``.
+
+    Examples
+    --------
+    >>> CompareOptions(test="student").test, CompareOptions().rounds
+    ('t-test', 10000)
+    """
+
+    node: str | None = _option(None, "the node to compare (needed when the runs share several)", flag="--node",
+                               kind="str, optional",
+                               doc="The node to compare; may be omitted when the runs share exactly one node.")
+    metrics: Sequence[str] | str | None = _option(
+        None, "comma-separated metrics (default: all the runs share; with --qrels: evalframe trec's default "
+        "measures); trec_eval measures too, e.g. nDCG@10,AP", flag="--metrics", many="comma",
+        kind="str or list of str, optional",
+        doc="The metric columns to compare, all those the runs share by default. trec_eval measures (ir_measures' "
+            "names such as ``\"nDCG@10\"``, trec_eval's and pytrec_eval's such as ``\"ndcg_cut_10\"``, ``\"map\"``) are "
+            "computed for results (:meth:`EvaluationResult.trec_metrics`) and compared on the queries trec_eval "
+            "evaluates in both runs; TREC runs are compared on them only, by default on "
+            ":data:`evalframe.trec_compare.TREC_MEASURES`. The table names them canonically.")
+    names: Sequence[str] | None = _option(
+        None, "comma-separated run names (default: the folder or file names)", flag="--names", many="comma",
+        kind="list of str, optional",
+        doc="A name per run (default \"A\", \"B\", \"C\", ...), used for the index of more than two runs.")
+    rounds: int = _option(ROUNDS, "bootstrap / randomization rounds", flag="--rounds", parse=int, kind="int",
+                          doc="Resampling rounds of the bootstrap and the randomization test.")
+    confidence: float = _option(0.95, None, flag=None, kind="float",
+                                doc="Coverage of the bootstrap interval of the delta.")
+    seed: int = _option(0, "seed of the resampling", flag="--seed", parse=int, kind="int",
+                        doc="Seed of the resampling. Every row draws from a new generator with this seed, so equal "
+                            "per-query differences give equal intervals and p-values, whatever else is compared.")
+    complete: bool = _option(
+        False, "a query of the qrels missing from a run scores 0 for it (trec_eval -c); by default it is left out of "
+        "every run's statistics, with a warning", flag="--complete", short="-c", kind="bool",
+        doc="For trec_eval measures and TREC runs: a query of the qrels missing from a run. False: skipped, as "
+            "trec_eval 9.x and pytrec_eval do; as the tests pair queries, it is then left out of every run's "
+            "statistics (with a warning naming it), so that every run is compared on the same queries. True: scored "
+            "0 for that run (``trec_eval -c``, ranx's ``make_comparable=True``), so every run is compared on every "
+            "query of the qrels. A query of a run that the qrels do not judge is skipped either way, as by "
+            "trec_eval.")
+    duplicates: str = _option("error", None, flag=None, kind="str",
+                              doc="For trec_eval measures of results, as in :meth:`EvaluationResult.trec_metrics`: a "
+                                  "document ranked twice in a query is refused (``\"error\"``) or kept at its first "
+                                  "rank (``\"first\"``).")
+    test: str = _option(
+        "randomization", "the paired test whose p-value marks a delta significant, Holm-corrected with 3+ runs",
+        flag="--test", choices=COMPARE_TESTS, kind="str",
+        doc="The paired test whose p-value ``p_holm`` corrects (more than two runs) and ``significant`` reads: "
+            "``\"randomization\"`` (the paired randomization test, ``p_value``) or ``\"t-test\"`` (the paired t-test, "
+            "``p_ttest``); ranx's names ``\"fisher\"`` and ``\"student\"`` are read too. Both p-values are in the "
+            "table either way.")
+    max_p: float | None = _option(
+        None, "add the column 'significant': the test's p-value (p_holm with 3+ runs) <= P (default with --qrels: "
+        "0.05; ranx's is 0.01)", flag="--max-p", parse=float, metavar="P", kind="float, optional",
+        doc="Adds the column ``significant``: the test's p-value (``p_holm`` with more than two runs) is at most "
+            "``max_p`` (ranx's rule). None: no such column for results and tables; TREC runs get it at "
+            ":data:`evalframe.trec_compare.MAX_P` (0.05).")
+
+    def __post_init__(self) -> None:
+        _check_resampling(self)
+        object.__setattr__(self, "test", check_test(self.test))
+        object.__setattr__(self, "max_p", check_max_p(self.max_p))
+
+
+@dataclass(frozen=True)
+class ComparisonReportOptions(_Options):
+    """What the comparative report takes: :func:`evalframe.compare_report`, the comparison of ``evalframe report
+    RUN_A RUN_B``. Its test marks significance at ``max_p`` by default, the paired t-test's.
+
+    Examples
+    --------
+    >>> options = ComparisonReportOptions(test="t")
+    >>> options.test, options.max_p, options.n
+    ('t-test', 0.05, 20)
+    """
+
+    names: Sequence[str] | None = _like(
+        CompareOptions, "names",
+        doc="A name per run, for a list of runs (default \"A\", \"B\", ...; a dict's keys name its runs).")
+    nodes: Sequence[str] | None = _option(None, None, flag=None, kind="list of str, optional",
+                                          doc="The nodes compared; every node the runs share by default.")
+    metrics: Sequence[str] | str | None = _like(
+        CompareOptions, "metrics", flag="--metric", many="repeat", metavar="METRIC",
+        help="a measure to compare (repeatable; default: all the runs share)",
+        doc="The measures compared (Haystack metrics, trec_eval measures such as ``\"nDCG@10\"``, declared scores); "
+            "all those the runs share by default. A node is left out when it has none of them.")
+    by: str | Sequence[str] | None = _option(
+        None, "a slice key the query grid shows and filters by, e.g. no_answer, filters.<field>, meta.<field> "
+        "(repeatable)", flag="--by", many="repeat", metavar="KEY", kind="str or list of str, optional",
+        doc="Slice keys (``\"no_answer\"``, ``\"filters.<field>\"``, ``\"meta.<field>\"``, as :meth:`query_metrics` "
+            "takes) whose labels the grid shows and filters by.")
+    test: str = _like(
+        CompareOptions, "test", default="t-test",
+        doc="The paired test of :func:`evalframe.compare` whose p-value marks a delta significant: ``\"t-test\"`` "
+            "(``\"t\"``, ranx's ``\"student\"``) or ``\"randomization\"``; with more than two runs its p-values are "
+            "Holm-corrected over the runs of each measure.")
+    max_p: float = _like(CompareOptions, "max_p", default=0.05, kind="float",
+                         help="a delta whose p-value is at most P is marked significant",
+                         doc="A delta whose p-value is at most this is marked significant.")
+    n: int = _option(20, None, flag=None, kind="int",
+                     doc="The worst queries the text and Markdown list per node (the HTML grid holds every query).")
+    rounds: int = _like(CompareOptions, "rounds")
+    confidence: float = _like(CompareOptions, "confidence")
+    seed: int = _like(CompareOptions, "seed")
+
+    def __post_init__(self) -> None:
+        set_ = functools.partial(object.__setattr__, self)
+        set_("test", check_test(self.test))
+        if self.max_p is None:
+            raise InvalidParameterError("max_p must be a p-value in (0, 1), e.g. 0.05.", parameter="max_p")
+        set_("max_p", check_max_p(self.max_p))
+        set_("n", check.check_positive_int(self.n, name="n (worst queries per node)", minimum=1))
+        _check_resampling(self)
+
+
+def _entry(option: Any, indent: str) -> list[str]:
+    """The numpydoc entry of ``option`` (a dataclass field): ``name : kind, default value`` and its description."""
+    kind = option.metadata.get("kind")
+    head = option.name + (f" : {kind}" if kind else "")
+    if kind and option.default is not None and "optional" not in kind:
+        head += f", default {option.default!r}"
+    text = option.metadata.get("doc") or option.metadata.get("help") or ""
+    return [indent + head, *textwrap.wrap(text, width=116 - len(indent), initial_indent=indent + "    ",
+                                          subsequent_indent=indent + "    ", break_on_hyphens=False)]
+
+
+def with_parameters(doc: str | None, options: Sequence[Any]) -> str | None:
+    """``doc`` (a numpydoc docstring) with an entry per option (dataclass fields) in its Parameters section: before
+    an entry of ``**keywords`` there, else at its end; a Parameters section is added before the first section when
+    there is none.
+
+    Examples
+    --------
+    >>> doc = "Run it.\\n\\n    Examples\\n    --------\\n    >>> 1\\n    1\\n    "
+    >>> print(with_parameters(doc, [f for f in fields(CompareOptions) if f.name == "seed"]))  # doctest: +ELLIPSIS
+    Run it.
+    <BLANKLINE>
+        Parameters
+        ----------
+        seed : int, default 0
+            Seed of the resampling. ...
+    <BLANKLINE>
+        Examples
+    ...
+    """
+    if doc is None or not options:
+        return doc
+    lines = doc.split("\n")
+    indent = " " * min((len(line) - len(line.lstrip()) for line in lines[1:] if line.strip()), default=0)
+    entries = [line for option in options for line in _entry(option, indent)]
+    headings = [i for i in range(len(lines) - 1) if lines[i].strip() and re.fullmatch(r"-+", lines[i + 1].strip())
+                and len(lines[i + 1].strip()) == len(lines[i].strip())]
+    parameters = next((i for i in headings if lines[i].strip() == "Parameters"), None)
+    if parameters is None:
+        at = headings[0] if headings else len(lines) - (not lines[-1].strip())
+        lines[at:at] = [*([""] if lines[at - 1].strip() else []), indent + "Parameters", indent + "----------", *entries,
+                        ""]
+        return "\n".join(lines)
+    end = next((i for i in headings if i > parameters), len(lines))
+    while end > parameters + 2 and not lines[end - 1].strip():
+        end -= 1
+    at = next((i for i in range(parameters + 2, end) if lines[i].startswith(indent + "**")), end)
+    lines[at:at] = entries
+    return "\n".join(lines)
+
+
+def with_options(*options: type, without: tuple[str, ...] = (), positional: tuple[str, ...] | None = None,
+                 documented: tuple[type, ...] = ()) -> Callable[[_F], _F]:
     """Give a ``(..., **options)`` function the signature of its options, for ``help()``, Jupyter and the docs.
 
-    The function still receives ``**options`` and builds ``options`` (:class:`MetricOptions` or
-    :class:`MatchingOptions`) from them; the options named in ``without`` and those the function sets
-    itself (an explicit parameter of the same name) are left out.
+    The function still receives ``**options`` and builds each set of ``options`` (:class:`MetricOptions`,
+    :class:`MatchingOptions`, :class:`ReportOptions`, :class:`CompareOptions`, ... in this order, a name shown
+    once) from them; the options named in ``without`` and those the function sets itself (an explicit parameter
+    of the same name) are left out. The options of the sets in ``documented`` get their entry in the docstring's
+    Parameters section (:func:`with_parameters`): a parameter is described once, where it is declared.
 
     ``positional`` is the order in which the parameters may also be passed by position (Haystack 1.x's
     signatures, e.g. ``calculate_metrics(-1, 3)``): the function's own parameters and options interleaved. The
@@ -245,8 +610,14 @@ def with_options(options: type, *, without: tuple[str, ...] = (),
         signature = inspect.signature(method)
         own = {p.name: p for p in signature.parameters.values() if p.kind is not inspect.Parameter.VAR_KEYWORD}
         taken = set(own) | set(without)
-        added = {f.name: inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY, default=f.default, annotation=f.type)
-                 for f in fields(options) if f.name not in taken}
+        chosen: dict[str, tuple[Any, type]] = {}
+        for kind in options:
+            for f in fields(kind):
+                if f.name not in taken:
+                    chosen.setdefault(f.name, (f, kind))  # the first set naming an option declares it
+        added = {name: inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=f.default, annotation=f.type)
+                 for name, (f, _) in chosen.items()}
+        method.__doc__ = with_parameters(method.__doc__, [f for f, kind in chosen.values() if kind in documented])
         if positional is None:
             method.__signature__ = signature.replace(  # type: ignore[attr-defined]
                 parameters=[*own.values(), *added.values()])
@@ -272,3 +643,7 @@ def with_options(options: type, *, without: tuple[str, ...] = (),
         return call  # type: ignore[return-value]
 
     return decorate
+
+
+for _described in (ReportOptions, CompareOptions, ComparisonReportOptions):  # each field's entry, written once
+    _described.__doc__ = with_parameters(_described.__doc__, fields(_described))

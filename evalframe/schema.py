@@ -528,8 +528,10 @@ class MultiLabel:
         self._labels = labels
         self._query = self._single_value("query")
         self._filters = self._single_value("filters")
-        self.id = id if id is not None else \
-            hashlib.md5((self._query + json.dumps(self._filters, sort_keys=True)).encode()).hexdigest()
+        # UTF-8, as Haystack hashes it; a lone surrogate (JSON's "\ud800") kept by surrogatepass, which leaves every
+        # other text's id unchanged (a plain encode() refused such a query with a UnicodeEncodeError)
+        self.id = id if id is not None else hashlib.md5(
+            (self._query + json.dumps(self._filters, sort_keys=True)).encode("utf-8", "surrogatepass")).hexdigest()
         self._no_answer = all(label.no_answer for label in labels)
         if self._no_answer:
             self._answers = [""]

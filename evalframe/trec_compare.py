@@ -19,12 +19,12 @@ from typing import Any, Union
 
 import pandas as pd
 
-from .analysis.compare import check_max_p, check_test, is_result, run_names
+from .analysis.compare import is_result, run_names
 from .analysis.compare import compare as compare_results
-from .analysis.stats import ROUNDS
-from ._validation import refuse_url
+from ._validation import check_keywords, refuse_url
 from .errors import EvalframeError, InvalidParameterError, warn
-from .options import MetricOptions, with_options
+from .metrics.trec import measure_texts
+from .options import CompareOptions, MetricOptions, with_options
 from .result import EvaluationResult
 
 __all__ = ["compare", "is_trec_run", "TREC_MEASURES", "MAX_P"]
@@ -103,24 +103,10 @@ def _same_queries(tables: list[pd.DataFrame], names: list[str], complete: bool) 
     return [table.loc[common] for table in tables]
 
 
-@with_options(MetricOptions)
-def compare(
-    a: Run,
-    b: Run,
-    *others: Run,
-    qrels: str | os.PathLike[str] | Mapping[str, Mapping[str, int]] | None = None,
-    node: str | None = None,
-    metrics: Sequence[str] | str | None = None,
-    names: Sequence[str] | None = None,
-    rounds: int = ROUNDS,
-    confidence: float = 0.95,
-    seed: int = 0,
-    complete: bool = False,
-    duplicates: str = "error",
-    test: str = "randomization",
-    max_p: float | None = None,
-    **metric_params: Any,
-) -> pd.DataFrame:
+@with_options(CompareOptions, MetricOptions, documented=(CompareOptions,))
+def compare(a: Run, b: Run, *others: Run,
+            qrels: str | os.PathLike[str] | Mapping[str, Mapping[str, int]] | None = None,
+            **options: Any) -> pd.DataFrame:
     """Compare runs on the same queries: each run's mean, its delta to the first run, the paired tests' p-values.
 
     Runs are results and per-query tables (:func:`evalframe.analysis.compare.compare`, whose parameters and table
@@ -136,24 +122,9 @@ def compare(
     qrels : path or dict, optional
         The judgments of the runs given as files or dicts: a qrels file (``qid iter docid grade``) or
         ``{qid: {docid: grade}}``.
-    metrics : str or list of str, optional
-        For TREC runs, trec_eval measures by ir_measures', trec_eval's or pytrec_eval's names (``nDCG@10``,
-        ``ndcg_cut_10``, ``map``); default :data:`TREC_MEASURES`. The table names them canonically.
-    complete : bool
-        For TREC runs: a query of the qrels missing from a run. False (default): skipped, as trec_eval 9.x and
-        pytrec_eval do; as the tests pair queries, it is then left out of every run's statistics (with a warning
-        naming it), so that every run is compared on the same queries. True: scored 0 for that run (``trec_eval
-        -c``, ranx's ``make_comparable=True``), so every run is compared on every query of the qrels. A query of a
-        run that the qrels do not judge is skipped either way, as by trec_eval.
-    test : str
-        ``"randomization"`` (default: the paired randomization test, ``p_value``) or ``"t-test"`` (the paired
-        t-test, ``p_ttest``; ranx's default ``"student"``): the p-value that ``p_holm`` corrects (more than two
-        runs) and ``significant`` reads. Both p-values are in the table either way.
-    max_p : float, optional
-        ``significant`` is the test's p-value (``p_holm`` with more than two runs) <= ``max_p``, as in ranx; default
-        :data:`MAX_P` for TREC runs, and no such column for results and tables unless given.
-    node, names, rounds, confidence, seed, duplicates, **metric_params
-        As in :func:`evalframe.analysis.compare.compare`; the metric options do not apply to TREC runs.
+    **metric_params
+        The metric options of results and tables (:class:`evalframe.options.MetricOptions`), as in
+        :func:`evalframe.analysis.compare.compare`; they do not apply to TREC runs.
 
     Returns
     -------
@@ -191,12 +162,17 @@ def compare(
         P@1      0.5     0.0   -0.5     0     1       1        False
     """
     runs = [a, b, *others]
-    names = run_names(names, len(runs))
+    check_keywords(options, (*CompareOptions.option_names(), *MetricOptions.names()),
+                   passed_to="compare takes these options")
+    names = run_names(options.get("names"), len(runs))
+    if options.get("metrics") is not None:  # ir_measures' measure objects: their names
+        options = {**options, "metrics": measure_texts(options["metrics"])}
     refuse_url(qrels, name="qrels")  # before any run is read
     if qrels is None and not any(is_trec_run(run) for run in runs):
-        return compare_results(*runs, node=node,  # type: ignore[arg-type]  # results and tables only
-                               metrics=metrics, names=names, rounds=rounds, confidence=confidence, seed=seed,
-                               complete=complete, duplicates=duplicates, test=test, max_p=max_p, **metric_params)
+        return compare_results(*runs, **{**options, "names": names})  # type: ignore[arg-type]  # results, tables
+    chosen: CompareOptions
+    chosen, metric_params = CompareOptions.take(options)
+    metrics, node, complete, duplicates = chosen.metrics, chosen.node, chosen.complete, chosen.duplicates
     for run, name in zip(runs, names):
         if qrels is None and is_trec_run(run):
             raise InvalidParameterError(
@@ -216,13 +192,11 @@ def compare(
     if not measures:
         raise InvalidParameterError(f"metrics must name at least one measure, e.g. {list(TREC_MEASURES[:3])}.",
                                     parameter="metrics")
-    test = check_test(test)
-    max_p = MAX_P if max_p is None else check_max_p(max_p)
     tables = [_per_query(run, name, qrels, measures, node, complete, duplicates) for run, name in zip(runs, names)]
     # the measures by their canonical names (map -> AP), as the tables computed from runs name their columns
     computed = [table for table, run in zip(tables, runs) if not isinstance(run, pd.DataFrame)]
     columns = [str(column) for column in computed[0].columns] if computed else measures
     tables = _same_queries(tables, names, complete)
-    return compare_results(*tables, metrics=columns, names=names, rounds=rounds, confidence=confidence,
-                           seed=seed, test=test, max_p=max_p)
+    return compare_results(*tables, metrics=columns, names=names, rounds=chosen.rounds, confidence=chosen.confidence,
+                           seed=chosen.seed, test=chosen.test, max_p=MAX_P if chosen.max_p is None else chosen.max_p)
 

@@ -13,7 +13,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 import evalframe as ef  # noqa: E402
-from evalframe.present.plots import plot_comparison, plot_funnel, plot_metric_distribution, plot_metrics_at_k  # noqa: E402
+from evalframe.report.plots import plot_comparison, plot_funnel, plot_metric_distribution, plot_metrics_at_k  # noqa: E402
 
 OUT = Path(__file__).resolve().parent.parent / "docs" / "images"
 

@@ -46,7 +46,7 @@ worst"""),
 
 `metrics_at_k` simulates a smaller retriever top-k (and reader top-k) in one pass. The funnel puts each node's
 integrated score (fed by the node before it) beside its isolated score (fed the gold passages)."""),
-    ("code", """from evalframe.present.plots import plot_funnel, plot_metric_distribution, plot_metrics_at_k
+    ("code", """from evalframe.report.plots import plot_funnel, plot_metric_distribution, plot_metrics_at_k
 
 plot_metrics_at_k(result, ks=(1, 2, 3));"""),
     ("code", """plot_funnel(result);"""),
@@ -58,7 +58,7 @@ randomization test and a paired t-test, and how many queries each run won."""),
     ("code", """top5 = ef.EvaluationResult.from_runs(*ef.load_demo_runs(top_k=5), progress=False)
 table = ef.compare(result, top5, node="Retriever", names=["top 3", "top 5"])
 table[["mean_a", "mean_b", "delta", "ci_low", "ci_high", "p_value", "p_ttest", "wins", "ties", "losses"]].round(4)"""),
-    ("code", """from evalframe.present.plots import plot_comparison
+    ("code", """from evalframe.report.plots import plot_comparison
 
 plot_comparison(result, top5, node="Retriever", metric="ndcg", names=["top 3", "top 5"]);"""),
     ("markdown", """`worst_by_delta` lists the queries that changed most, with both runs' documents."""),

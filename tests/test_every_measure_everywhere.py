@@ -19,7 +19,7 @@ import pytest
 
 from evalframe import EvaluationResult, compare
 from evalframe.metrics.registry import TREC_MEASURES
-from evalframe.metrics.trec import parse_measure
+from evalframe.metrics.trec import example_measure, parse_measure
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
@@ -34,12 +34,10 @@ def example_names() -> list[str]:
     for name, entry in TREC_MEASURES.items():
         if needs_subtopics(name):
             continue
-        k = "0.3" if entry.cutoff_kind == "float" else "3"
-        if any(p.name == "rel" for p in entry.params):  # a rel the name must give (RBP)
-            name = f"{name}(rel=1)"
-        names.append(f"{name}@{k}" if entry.cutoff == "required" else name)
+        k = 0.3 if entry.cutoff_kind == "float" else 3
+        names.append(example_measure(name, k if entry.cutoff == "required" else None))  # RBP's rel, INSQ's max_rel
         if entry.cutoff == "optional":
-            names.append(f"{name}@{k}")
+            names.append(example_measure(name, k))
     return [str(parse_measure(name)) for name in names]
 
 

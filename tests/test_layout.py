@@ -304,7 +304,6 @@ START_UP = {
     # files are read or written
     ("evalframe.result", "evalframe.io"),  # save() and load()
     ("evalframe.result", "evalframe.io.trec"),  # to_trec_run(), to_trec_qrels()
-    ("evalframe.result", "evalframe.sources.trec_files"),  # from_trec()
     # start-up: --scheduler asks whether the folder is partitioned, and only then
     ("evalframe.present.commands", "evalframe.io.manifest"),
     # start-up: the parsers (evalframe --help) and list-metrics run without pandas; a command that reads or writes

@@ -20,7 +20,7 @@ import pytest
 import evalframe
 from evalframe import EvaluationResult, InvalidParameterError
 from evalframe.io.trec import write_qrels, write_run
-from evalframe.present import cli
+from evalframe.present import cli, parsers
 from evalframe.sources.runs import read_runs
 
 from .fixtures import hand_result
@@ -155,7 +155,7 @@ def test_every_path_argument_of_the_command_line_is_in_the_sweep():
     """A path argument added later is checked too: each parser's arguments of the local-path type are listed above."""
     swept = {(argv[0], argument) for argv, argument in COMMANDS}
     typed = set()
-    for name, parser in cli.command_parsers().items():
+    for name, parser in parsers.command_parsers().items():
         for action in parser._actions:
             if getattr(action.type, "__name__", "") == "local_path":
                 shown = "/".join(action.option_strings) if action.option_strings else (
@@ -165,8 +165,18 @@ def test_every_path_argument_of_the_command_line_is_in_the_sweep():
 
 
 def test_alocal_path_that_only_looks_like_a_scheme_is_taken(empty_cwd):
-    """'memory:' with one slash, or a file named 'x:y', is a local path (only '://' marks a URL)."""
-    folder = hand_result().save("memory:/out", progress=False)
-    assert folder == Path("memory:/out") and EvaluationResult.load("memory:/out", progress=False).nodes == [
+    """A file named 'x:y', or a folder 'memory:' written './memory:', is a local path."""
+    folder = hand_result().save("./memory:/out", progress=False)
+    assert folder == Path("memory:/out") and EvaluationResult.load("./memory:/out", progress=False).nodes == [
         "Retriever", "Reader"]
     assert json.loads((empty_cwd / "memory:" / "out" / "evalframe.json").read_text())["nodes"]
+    assert hand_result().save("x:y", progress=False) == Path("x:y")
+
+
+@pytest.mark.parametrize("path", [Path("memory://x/out"), Path("s3://bucket/results"), "memory:/x/out", "S3:/b/r"])
+def test_a_url_whose_slashes_pathlib_collapsed_is_refused(empty_cwd, path):
+    """Path('memory://x/out') is already PosixPath('memory:/x/out'): saved, it made a local folder 'memory:'."""
+    with pytest.raises(InvalidParameterError, match=r"^out_dir must be a local path: URLs are not read yet; got "
+                                                    r"'\w+:/[^']+', the URL '\w+://[^']+' whose '//' pathlib collapsed"):
+        hand_result().save(path, progress=False)
+    assert _made(empty_cwd) == []

@@ -12,7 +12,7 @@ import evalframe
 from evalframe import EvaluationResult, InvalidParameterError, load_demo_result
 from evalframe.analysis.compare import compare, worst_by_delta
 from evalframe.options import MatchingOptions, MetricOptions
-from evalframe.present import plots
+from evalframe.report import plots
 from evalframe.present.parsers import build
 from tests.fixtures import hand_result
 
@@ -40,7 +40,7 @@ def test_every_analysis_shows_every_option_with_its_default(method):
 
 def test_the_options_may_be_passed_by_position_in_haystacks_order():
     result = hand_result()
-    assert list(inspect.signature(EvaluationResult.calculate_metrics).parameters) == ["self", *METRIC_OPTIONS, "by"]
+    assert list(inspect.signature(EvaluationResult.calculate_metrics).parameters) == ["self", *METRIC_OPTIONS]
     assert result.calculate_metrics(-1, 3) == result.calculate_metrics(simulated_top_k_retriever=3)
     assert result.calculate_metrics(1, -1, "context") == result.calculate_metrics(simulated_top_k_reader=1,
                                                                                document_scope="context")
@@ -53,8 +53,8 @@ def test_the_options_may_be_passed_by_position_in_haystacks_order():
         result.metrics_at_k(ks=(1, 3), node="Retriever", document_scope="document_id"))
     with pytest.raises(TypeError, match=r"got multiple values for argument 'simulated_top_k_reader'"):
         result.calculate_metrics(1, simulated_top_k_reader=2)
-    with pytest.raises(TypeError, match=r"takes at most 9 positional arguments"):
-        result.calculate_metrics(-1, -1, "context", "integrated", "any", None, None, None, 1)
+    with pytest.raises(TypeError, match=r"takes at most 8 positional arguments"):
+        result.calculate_metrics(-1, -1, "context", "integrated", "any", None, None, 1)
 
 
 def test_metrics_at_k_and_the_funnel_show_only_the_options_they_take():
@@ -114,3 +114,130 @@ def test_the_version_comes_from_the_package_metadata():
     from importlib.metadata import version
 
     assert evalframe.__version__ == version("evalframe")
+
+
+# ---------------------------------------------------------------------------------------------- report and compare
+def _shown(function) -> dict[str, object]:
+    return {name: p.default for name, p in inspect.signature(function).parameters.items()}
+
+
+def test_the_report_signatures_are_the_report_options():
+    from evalframe.options import ReportOptions
+    from evalframe.report.reports import build_report
+    from evalframe.report.model import build_model
+
+    defaults = {f.name: f.default for f in dataclasses.fields(ReportOptions)}
+    assert defaults == {"n": 3, "node_order": None, "max_characters_per_field": 150, "charts": True,
+                        "metrics_filter": None, "document_scope": "document_id_or_answer", "answer_scope": "any",
+                        "wrong_examples_fields": ("answer", "context", "document_id"), "measures": None,
+                        "complete": False, "duplicates": "error", "metric": None}
+    assert _shown(EvaluationResult.report) == {"self": inspect.Parameter.empty, **defaults}
+    assert _shown(build_report) == _shown(build_model) == {"result": inspect.Parameter.empty, **defaults}
+    # n, node_order, max_characters_per_field and charts by position, as before; the others by keyword
+    kinds = [p.kind for p in inspect.signature(EvaluationResult.report).parameters.values()]
+    assert kinds == [inspect.Parameter.POSITIONAL_OR_KEYWORD] * 5 + [inspect.Parameter.KEYWORD_ONLY] * 8
+
+
+def test_the_report_takes_its_options_by_position_and_by_keyword_and_names_a_bad_one():
+    result = load_demo_result()
+    assert result.report(1, ["Reader", "Retriever"], 40, False).text == result.report(
+        n=1, node_order=["Reader", "Retriever"], max_characters_per_field=40, charts=False).text
+    assert result.report(1, charts=False, wrong_examples_fields=None).text == result.report(1, charts=False).text
+    with pytest.raises(InvalidParameterError, match=r"^n \(worst queries per node\) must be an int >= 1; got 0\.$"):
+        result.report(0)
+    with pytest.raises(TypeError, match=r"unknown argument\(s\) \['top_k'\]; the report takes these options: .*"
+                                        r"'max_characters_per_field'"):
+        result.report(top_k=3)
+    with pytest.raises(InvalidParameterError, match=r"document_scope must be one of .*Did you mean 'document_id'"):
+        result.report(document_scope="documentid")
+
+
+def test_the_compare_signatures_are_the_compare_options():
+    import evalframe.trec_compare
+    from evalframe.options import CompareOptions
+
+    compare_defaults = {f.name: f.default for f in dataclasses.fields(CompareOptions)}
+    assert compare_defaults == {"node": None, "metrics": None, "names": None, "rounds": 10_000, "confidence": 0.95,
+                                "seed": 0, "complete": False, "duplicates": "error", "test": "randomization",
+                                "max_p": None}
+    metric_defaults = {f.name: f.default for f in dataclasses.fields(MetricOptions)}
+    runs = {"a": inspect.Parameter.empty, "b": inspect.Parameter.empty, "others": inspect.Parameter.empty}
+    assert _shown(compare) == {**runs, **compare_defaults, **metric_defaults}
+    assert _shown(evalframe.trec_compare.compare) == {**runs, "qrels": None, **compare_defaults, **metric_defaults}
+    assert _shown(evalframe.compare) == _shown(evalframe.trec_compare.compare)
+
+
+def test_compare_on_dask_has_the_same_signature():
+    pytest.importorskip("distributed")
+    import evalframe.dask
+
+    assert _shown(evalframe.dask.compare) == _shown(compare)
+
+
+def test_the_comparative_report_signature_is_its_options():
+    from evalframe.options import ComparisonReportOptions
+    from evalframe.report.model import build_comparison_model
+
+    defaults = {f.name: f.default for f in dataclasses.fields(ComparisonReportOptions)}
+    assert defaults == {"names": None, "nodes": None, "metrics": None, "by": None, "test": "t-test", "max_p": 0.05,
+                        "n": 20, "rounds": 10_000, "confidence": 0.95, "seed": 0}
+    metric_defaults = {f.name: f.default for f in dataclasses.fields(MetricOptions)}
+    assert _shown(evalframe.compare_report) == {"runs": inspect.Parameter.empty, **defaults, **metric_defaults}
+    assert _shown(build_comparison_model) == {"runs": inspect.Parameter.empty, "compare_function": compare,
+                                              **{k: v for k, v in defaults.items() if k != "names"}, **metric_defaults}
+
+
+def test_each_parameter_is_described_once_where_it_is_declared():
+    import evalframe.trec_compare
+    from evalframe.options import CompareOptions, ComparisonReportOptions, ReportOptions
+    from evalframe.report.reports import build_report
+
+    for options, functions in ((ReportOptions, [EvaluationResult.report, build_report]),
+                               (CompareOptions, [compare, evalframe.trec_compare.compare]),
+                               (ComparisonReportOptions, [evalframe.compare_report])):
+        for function in functions:
+            doc = " ".join(function.__doc__.split())
+            for option in dataclasses.fields(options):
+                entry = " ".join(option.metadata["doc"].split())
+                assert doc.count(entry) == 1, (function.__qualname__, option.name)
+                assert doc.count(f" {option.name} : {option.metadata['kind']}") == 1, (function.__qualname__, option.name)
+    # numpydoc's "name : type, default value" (None: optional)
+    doc = " ".join(EvaluationResult.report.__doc__.split())
+    assert "n : int, default 3 The worst queries listed per node" in doc and "metric : str, optional Rank" in doc
+
+
+def test_the_comparisons_check_their_options_once():
+    from evalframe.options import CompareOptions, ComparisonReportOptions
+
+    assert CompareOptions(test="fisher").test == "randomization" and ComparisonReportOptions(test="t").test == "t-test"
+    with pytest.raises(InvalidParameterError, match=r"^max_p must be a p-value in \(0, 1\), e.g. 0.05\.$"):
+        ComparisonReportOptions(max_p=None)
+    with pytest.raises(InvalidParameterError, match=r"^test must be one of \['randomization', 't-test'\]; got 'z'"):
+        evalframe.compare_report([hand_result(), hand_result()], test="z")
+    with pytest.raises(InvalidParameterError, match=r"confidence must lie strictly between 0 and 1, e.g. 0.95; got 1.5"):
+        evalframe.compare_report([hand_result(), hand_result()], confidence=1.5)
+    with pytest.raises(InvalidParameterError, match=r"unknown argument\(s\) \['round'\].*Did you mean 'rounds'"):
+        compare(hand_result(), hand_result(), node="Reader", round=10)
+
+
+def test_the_report_and_compare_flags_are_the_options():
+    from evalframe.options import CompareOptions, ComparisonReportOptions, ReportOptions
+
+    commands = build()[1]
+    for command, sets in (("report", (ReportOptions, ComparisonReportOptions)), ("compare", (CompareOptions,))):
+        actions = {action.dest: action for action in commands[command]._actions}
+        for options in sets:
+            for option in dataclasses.fields(options):
+                meta = option.metadata
+                if meta["flag"] is None or option.name not in actions:
+                    continue
+                action = actions[option.name]
+                assert action.option_strings == [*([meta["short"]] if meta["short"] else []), meta["flag"]]
+                assert action.default is None and action.choices == meta["choices"]  # the library's default applies
+                shown = "" if option.default is None or isinstance(option.default, bool) else f" (default {option.default})"
+                assert action.help.endswith(meta["help"] + shown)
+    report = {action.dest for action in commands["report"]._actions}
+    assert {"n", "node_order", "measures", "document_scope", "answer_scope", "names", "metrics", "by", "test",
+            "max_p"} <= report
+    compare_flags = {action.dest for action in commands["compare"]._actions}
+    assert {"node", "metrics", "complete", "names", "rounds", "seed", "test", "max_p"} <= compare_flags

@@ -270,3 +270,29 @@ def test_a_matching_attribute_that_is_not_a_dict_is_named_by_the_analyses_and_sa
     with pytest.raises(SaveError, match=r"^result\.matching must be a dict of matching options"):
         result.save(tmp_path / "out")
     assert not (tmp_path / "out").exists()
+
+
+def test_the_facades_analyses_are_delegates():
+    """result.py keeps the analyses' signatures and hands their work to its stage (issue 36): the worst queries to
+    analysis/examples.py, a node's tables, judged rows, trec table and relstrings to frames/tables.py, TREC files to
+    io/trec.py; each method is its checks of the call and one delegation, and the helpers moved out are gone."""
+    import ast
+    from pathlib import Path
+
+    import evalframe.result
+
+    tree = ast.parse(Path(evalframe.result.__file__).read_text())
+    facade = next(node for node in tree.body if isinstance(node, ast.ClassDef) and node.name == "EvaluationResult")
+    methods = {node.name: node for node in facade.body if isinstance(node, ast.FunctionDef)}
+
+    def statements(method: ast.FunctionDef) -> int:
+        body = [s for s in method.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+        return len([s for s in body if not isinstance(s, (ast.Import, ast.ImportFrom))])
+
+    delegates = ["query_table", "trec_partial", "trec_query_metrics", "trec_relstrings", "wrong_examples",
+                 "query_examples", "node_rows", "to_trec_run", "to_qrels"]
+    assert {name: statements(methods[name]) for name in delegates if statements(methods[name]) > 5} == {}
+    moved = {"_looks_like_measure", "_trec_judged_rows", "_worst_by", "_rows", "_answer_table", "_document_table",
+             "_score_table", "_query_table", "_with_measures", "_trec_table", "_judged_rows_of"}
+    defined = {node.name for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)}
+    assert moved & defined == set()

@@ -28,7 +28,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from evalframe import EvaluationResult
-from evalframe.errors import InvalidParameterError, SchemaError
+from evalframe.errors import SchemaError
 from evalframe.metrics.trec import parse_measure
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
@@ -125,9 +125,12 @@ def assert_same(ours: pd.DataFrame, expected: pd.DataFrame) -> None:
 def check_against_pytrec_eval(run: Run, qrels: Qrels, names: list[str], level: int, complete: bool) -> None:
     frame = frame_from_dicts(run, qrels)
     result = EvaluationResult({"Retriever": frame})
-    if frame.empty:  # no run, no qrels: no document rows to rank
-        with pytest.raises(InvalidParameterError, match="no node has document rows"):
-            result.trec_metrics(names)
+    if frame.empty:  # no run, no qrels: a document node of no row evaluates no query, as pytrec_eval gives {}
+        assert pytrec_eval.RelevanceEvaluator(qrels, set()).evaluate(run) == {}
+        table = result.trec_query_metrics(names, complete=complete)
+        assert len(table) == 0 and list(table.columns) == names
+        with pytest.warns(UserWarning, match="no query of node 'Retriever' is evaluated"):
+            assert result.trec_metrics(names, complete=complete) == dict.fromkeys(names, 0.0)
         return
     expected = reference(run, qrels, names, level=level, complete=complete)
     ours = result.trec_query_metrics(names, complete=complete)

@@ -15,11 +15,10 @@ from __future__ import annotations
 import contextlib
 import functools
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Generic, Literal, TypeVar, cast, overload
+from typing import Any, Generic, TypeVar, cast
 
 import pandas as pd
 
-from .. import _validation as check
 from ..errors import warn
 from ..metrics.registry import DOCUMENT_METRICS, headline_metric
 from ..metrics.trec import parse_measures, swept_measures
@@ -175,8 +174,8 @@ class MeanAnalyses(Generic[_Table]):
         return table
 
     @in_session
-    @with_options(MetricOptions, positional=("self", *MetricOptions.names(), "by"))
-    def calculate_metrics(self, *, by: Any = None, **options: Any) -> dict[str, dict[str, float]]:
+    @with_options(MetricOptions, positional=("self", *MetricOptions.names()))
+    def calculate_metrics(self, **options: Any) -> dict[str, dict[str, float]]:
         """Mean metrics per node: ``{node: {metric: value}}`` (``docs/metrics.md``).
 
         Answer rows give ``exact_match``, ``f1`` (and ``sas``) plus ``num_examples_for_eval``;
@@ -190,9 +189,8 @@ class MeanAnalyses(Generic[_Table]):
         -------
         simulated_top_k_reader, simulated_top_k_retriever, document_scope, eval_mode, answer_scope,
         context_matching_threshold, retriever_node
-            Keyword arguments, see :class:`evalframe.options.MetricOptions`.
-        by : optional
-            Deprecated: use :meth:`sliced_metrics`, which this calls (with a ``FutureWarning``).
+            Keyword arguments, see :class:`evalframe.options.MetricOptions`. The means per slice of queries are
+            :meth:`sliced_metrics`.
 
         Returns
         -------
@@ -212,11 +210,7 @@ class MeanAnalyses(Generic[_Table]):
         >>> sorted(metrics["Retriever"])
         ['map', 'mrr', 'ndcg', 'precision', 'recall_multi_hit', 'recall_single_hit']
         """
-        if by is not None:
-            warn("calculate_metrics(by=...) is deprecated and will be removed: it returns a DataFrame, not the "
-                 "{node: {metric: value}} dict; call result.sliced_metrics(by, ...) instead.", FutureWarning)
-            return self.sliced_metrics(by, **options)  # type: ignore[return-value]  # the deprecated by= returns a DataFrame
-        opts = self.check_options(options, passed_to="calculate_metrics takes these options")
+        opts = self.check_options(options, passed_to="calculate_metrics takes these options (for slices: sliced_metrics)")
         self.warn_scopes(opts)
         totals = self.metric_partials(self.nodes, opts, options)
         out: dict[str, dict[str, float]] = {}
@@ -374,29 +368,10 @@ class MeanAnalyses(Generic[_Table]):
                         records += [(name, k, metric, value) for metric, value in means(found).items()]
         return pd.DataFrame(records, columns=["node", "k", "metric", "value"])
 
-    @overload
-    def trec_metrics(self, measures: str | Sequence[str], *, node: str | None = None, per_query: Literal[False] = False,
-                     eval_mode: str = "integrated", complete: bool = False,
-                     duplicates: str = "error", missing_queries: str = "skip", max_docs: int | None = None,
-                     judged_only: bool = False, rel: int | None = None) -> dict[str, float]: ...
-
-    @overload
-    def trec_metrics(self, measures: str | Sequence[str], *, node: str | None = None, per_query: Literal[True],
-                     eval_mode: str = "integrated", complete: bool = False, duplicates: str = "error",
-                     missing_queries: str = "skip", max_docs: int | None = None, judged_only: bool = False,
-                     rel: int | None = None) -> _Table: ...
-
-    @overload
-    def trec_metrics(self, measures: str | Sequence[str], *, node: str | None = None, per_query: bool = False,
-                     eval_mode: str = "integrated", complete: bool = False,
-                     duplicates: str = "error", missing_queries: str = "skip", max_docs: int | None = None,
-                     judged_only: bool = False, rel: int | None = None) -> dict[str, float] | _Table: ...
-
     @in_session
-    def trec_metrics(self, measures: str | Sequence[str], *, node: str | None = None, per_query: bool = False,
-                     eval_mode: str = "integrated", complete: bool = False,
-                     duplicates: str = "error", missing_queries: str = "skip", max_docs: int | None = None,
-                     judged_only: bool = False, rel: int | None = None) -> dict[str, float] | _Table:
+    def trec_metrics(self, measures: str | Sequence[str], *, node: str | None = None, eval_mode: str = "integrated",
+                     complete: bool = False, duplicates: str = "error", missing_queries: str = "skip",
+                     max_docs: int | None = None, judged_only: bool = False, rel: int | None = None) -> dict[str, float]:
         """trec_eval's measures of a document node, with ir_measures' names: ``{measure: mean over the queries}``.
 
         The rules are trec_eval's (``docs/ir-researchers.md#measures-and-trec_evals-rules``); the per-query values
@@ -413,9 +388,6 @@ class MeanAnalyses(Generic[_Table]):
             canonical names (``AP`` for ``map``; ``evalframe list-metrics`` lists every name).
         node : str, optional
             The node ranking documents; None picks the one node with document rows.
-        per_query : bool
-            Deprecated: ``per_query=True`` returns :meth:`trec_query_metrics`'s DataFrame (with a FutureWarning);
-            call that method instead.
         eval_mode : str
             Which rows rank the documents (``"integrated"`` or ``"isolated"``).
         complete : bool
@@ -458,14 +430,6 @@ class MeanAnalyses(Generic[_Table]):
         {'P(rel=2)@1': 0.5}
         """
         parse_measures(measures)  # a bad measure is named first, as before the other arguments
-        per_query = check.check_real_bool(per_query, name="per_query")
-        if per_query:
-            warn("trec_metrics(per_query=True) is deprecated and will be removed: call result.trec_query_metrics("
-                 "measures, ...) instead, which returns the same per-query DataFrame (trec_metrics returns the means).",
-                 FutureWarning)
-            return self.trec_query_metrics(measures, node=node, eval_mode=eval_mode, complete=complete,
-                                           duplicates=duplicates, missing_queries=missing_queries, max_docs=max_docs,
-                                           judged_only=judged_only, rel=rel)
         found, node = self.trec_partial(measures, node, eval_mode, complete, duplicates, missing_queries, max_docs,
                                         judged_only, rel)
         if found.queries == 0:

@@ -17,16 +17,16 @@ import pandas as pd
 
 from .. import _validation as check
 from ..errors import EvalframeError, InvalidParameterError, warn
-from ..metrics.registry import ANSWER_METRICS, DOCUMENT_METRICS, METRICS, Metric
-from ..metrics.trec import aggregation_of, direction_of, parse_measures, without_direction
-from ..options import MetricOptions, with_options
+from ..metrics.registry import AGGREGATIONS, ANSWER_METRICS, DOCUMENT_METRICS, METRICS, Metric
+from ..metrics.trec import (aggregation_of, direction_of, measure_texts, parse_measures, reads_as_written,
+                             without_direction)
+from ..options import CompareOptions, MetricOptions, with_options
 from .examples import Examples
 from .protocol import ResultLike, ResultSource
-from .stats import ROUNDS, bootstrap_ci, holm, paired_t_test, randomization_p_value
+from .stats import bootstrap_ci, holm, paired_t_test, randomization_p_value
 
-__all__ = ["compare", "comparison_table", "paired_statistics", "worst_by_delta", "is_result", "TESTS", "check_test",
-           "scores_of_runs", "directions_of",
-           "check_max_p"]
+__all__ = ["compare", "comparison_table", "paired_statistics", "worst_by_delta", "is_result", "TESTS",
+           "scores_of_runs", "directions_of"]
 
 Run = Union[ResultSource, pd.DataFrame]
 
@@ -43,43 +43,9 @@ def is_result(run: object) -> TypeGuard[ResultSource]:
 COLUMNS = ("mean_a", "mean_b", "delta", "ci_low", "ci_high", "p_value", "t", "p_ttest",
            "wins", "ties", "losses", "queries", "only_a", "only_b")
 
-#: The paired tests whose p-value marks a delta significant (``test=``), and the column each one's p-value is in.
+#: The paired tests whose p-value marks a delta significant (``test=``: :data:`evalframe.options.COMPARE_TESTS`, read by
+#: :func:`evalframe.options.check_test`), and the column each one's p-value is in.
 TESTS = {"randomization": "p_value", "t-test": "p_ttest"}
-#: Other names of the tests: ranx's (``stat_test="fisher"`` / ``"student"``) and the usual ones.
-_TEST_NAMES = {"fisher": "randomization", "permutation": "randomization", "student": "t-test", "ttest": "t-test",
-               "t_test": "t-test"}
-
-
-def check_test(test: object) -> str:
-    """``test`` by its name in :data:`TESTS` (ranx's ``"fisher"`` and ``"student"`` are read too).
-
-    Examples
-    --------
-    >>> check_test("student")
-    't-test'
-    """
-    if isinstance(test, str) and test.lower() in _TEST_NAMES:
-        return _TEST_NAMES[test.lower()]
-    if isinstance(test, str) and test.lower() in TESTS:
-        return test.lower()
-    return check.check_choice(test, tuple(TESTS), name="test")  # raises, naming the tests
-
-
-def check_max_p(max_p: object) -> float | None:
-    """``max_p``: None, or the p-value at or below which a delta is marked significant, in (0, 1).
-
-    Examples
-    --------
-    >>> check_max_p(0.01), check_max_p(None)
-    (0.01, None)
-    """
-    if max_p is None:
-        return None
-    value = check.check_number(max_p, name="max_p")
-    if not 0.0 < value < 1.0:
-        raise InvalidParameterError(f"max_p must lie strictly between 0 and 1, e.g. 0.05 or 0.01 (ranx's default); "
-                                    f"got {max_p!r}.", parameter="max_p")
-    return value
 
 
 def _queries(count: int) -> str:
@@ -117,13 +83,26 @@ def shared_node(runs: Sequence[Run], node: str | None) -> str | None:
     return common[0]
 
 
+#: Haystack's metrics by their lower-case names (``f1``), for a name written in another case (``F1``).
+_HAYSTACK_FOLDED = {name.lower(): name for name in METRICS}
+
+
 def measure_names(metrics: Sequence[str]) -> tuple[list[str], list[str]]:
     """``metrics`` with trec_eval measures in their canonical names (``P(rel=1)@5`` -> ``P@5``), and those measures.
 
     A name that is neither a Haystack metric nor a measure stays as it is (a column of a per-query table).
     """
-    named, measures = [], []
+    named: list[str] = []
+    measures: list[str] = []
     for metric in metrics:
+        haystack = _HAYSTACK_FOLDED.get(metric.lower()) if isinstance(metric, str) else None
+        if haystack is not None and metric != haystack and not reads_as_written(metric):
+            # F1: Haystack's f1, or ranx's f1 (SetF) in another case? Two names differing only by case: refused
+            other = ", ".join(str(m) for m in parse_measures([metric]))
+            raise InvalidParameterError(
+                f"{metric!r} is Haystack's metric {haystack!r} and the measure {other} in other letter cases; write "
+                f"the one you mean as it is spelled. Did you mean {haystack!r} (Haystack's) or {other!r}?",
+                parameter="metrics")
         if metric not in METRICS:
             try:  # a trec_eval name may be several measures: P.5,10
                 read = [str(measure) for measure in parse_measures([metric])]
@@ -265,26 +244,37 @@ def _paired_row(a: pd.Series, b: pd.Series, rng: np.random.Generator, rounds: in
     pairs = paired(a, b)
     values_a = pairs.a.to_numpy(dtype=np.float64)
     values_b = pairs.b.to_numpy(dtype=np.float64)
-    d = values_b - values_a
     # each run's number is the measure's own aggregation (trec_eval's geometric mean of gm_map, the sum of num_ret),
-    # the mean for the others; the interval and the tests are of the per-query differences' mean
+    # the mean for the others; the tests and the interval are of the per-query differences of what each value adds
+    # to that number (the value, or its floored log for a geometric mean), the interval then carried to delta's scale
     aggregation = aggregation_of(a.name)
+    d = aggregation.summands(values_b) - aggregation.summands(values_a)
     mean_a = aggregation(values_a) if len(d) else np.nan
     mean_b = aggregation(values_b) if len(d) else np.nan
     return paired_statistics(d, mean_a, mean_b, pairs.only_a, pairs.only_b, rng=rng, rounds=rounds, confidence=confidence,
-                             direction=direction)
+                             direction=direction, aggregation=aggregation.name)
 
 
 def paired_statistics(d: np.ndarray, mean_a: float, mean_b: float, only_a: int, only_b: int, *,
-                      rng: np.random.Generator, rounds: int, confidence: float, direction: str = "higher") -> dict[str, Any]:
+                      rng: np.random.Generator, rounds: int, confidence: float, direction: str = "higher",
+                      aggregation: str = "mean") -> dict[str, Any]:
     """One row of :func:`compare`: the statistics of the paired differences ``d = b - a`` (in a's query order).
 
-    ``mean_a`` / ``mean_b`` are the runs' means over the paired queries; ``only_a`` / ``only_b`` count the queries
-    scored by one run only. The bootstrap draws first, then the randomization test, from ``rng``. ``wins`` counts the
-    queries where b is better: a higher value, or a lower one for a lower-is-better measure (``direction``); a
-    measure without a direction (``"none"``: a count) has no wins and no losses (NaN), its ties still counted.
+    ``mean_a`` / ``mean_b`` are the runs' numbers over the paired queries (the measure's ``aggregation``: the mean, the
+    sum of a count, trec_eval's geometric mean); ``d`` the per-query differences of what each value adds to that
+    number (:meth:`~evalframe.metrics.registry.Aggregation.summands`: the values, or for a geometric mean their
+    floored logs); ``only_a`` / ``only_b`` count the queries scored by one run only. ``delta`` is
+    ``mean_b - mean_a``; the tests are of ``mean(d) == 0``, which holds exactly when ``delta`` is 0 (for a sum, n
+    times the mean; for a geometric mean, ``mean(d)`` is the log of ``mean_b / mean_a``), and the bootstrap interval
+    of ``mean(d)`` is carried to ``delta``'s scale (:meth:`~evalframe.metrics.registry.Aggregation.interval`): the
+    interval, the p-values and ``delta`` are about one quantity. The bootstrap draws first, then the randomization
+    test, from ``rng``. ``wins`` counts the queries where b is better (``d`` above 0: a higher value, or below 0 for
+    a lower-is-better measure, ``direction``); a measure without a direction (``"none"``: a count) has no wins and
+    no losses (NaN), its ties still counted.
     """
     low, high = bootstrap_ci(d, confidence=confidence, rounds=rounds, rng=rng)
+    if len(d):
+        low, high = AGGREGATIONS[aggregation].interval(low, high, len(d), mean_a)
     t, p_ttest = paired_t_test(d)
     wins: float = np.nan  # a count (direction "none"): neither a higher nor a lower value is better, no query won or lost
     losses: float = np.nan
@@ -329,23 +319,8 @@ def comparison_table(rows: Sequence[tuple[str, str, dict[str, Any]]], names: Seq
     return table
 
 
-@with_options(MetricOptions)
-def compare(
-    a: Run,
-    b: Run,
-    *others: Run,
-    node: str | None = None,
-    metrics: Sequence[str] | str | None = None,
-    names: Sequence[str] | None = None,
-    rounds: int = ROUNDS,
-    confidence: float = 0.95,
-    seed: int = 0,
-    complete: bool = False,
-    duplicates: str = "error",
-    test: str = "randomization",
-    max_p: float | None = None,
-    **metric_params: Any,
-) -> pd.DataFrame:
+@with_options(CompareOptions, MetricOptions, documented=(CompareOptions,))
+def compare(a: Run, b: Run, *others: Run, **options: Any) -> pd.DataFrame:
     """Compare runs on the same queries: means, the paired delta, its confidence interval and p-values.
 
     Queries are paired by ``multilabel_id``; the statistics use the queries that both runs scored.
@@ -357,30 +332,6 @@ def compare(
     a, b, *others : EvaluationResult or pandas.DataFrame
         The runs: results (their :meth:`~EvaluationResult.query_metrics` are compared) or per-query
         tables indexed by multilabel_id. With more than two runs each is compared with ``a``.
-    node : str, optional
-        The node to compare; may be omitted when the runs share exactly one node.
-    metrics : str or list of str, optional
-        The metric columns to compare; all those the runs share by default. trec_eval measures
-        (ir_measures' names such as ``"nDCG@10"``, :meth:`EvaluationResult.trec_metrics`) are computed
-        for results and compared on the queries trec_eval evaluates in both runs.
-    names : list of str, optional
-        A name per run (default "A", "B", "C", ...), used for the index of more than two runs.
-    rounds : int
-        Resampling rounds of the bootstrap and the randomization test (default 10,000).
-    confidence : float
-        Coverage of the bootstrap interval of the delta (default 0.95).
-    complete, duplicates
-        For trec_eval measures among ``metrics``: as in :meth:`EvaluationResult.trec_metrics`.
-    seed : int
-        Seed of the resampling. Every row draws from a new generator with this seed, so equal
-        per-query differences give equal intervals and p-values, whatever else is compared.
-    test : str
-        The paired test whose p-value ``p_holm`` corrects and ``significant`` reads: ``"randomization"``
-        (``p_value``, the default) or ``"t-test"`` (``p_ttest``); ranx's names ``"fisher"`` and ``"student"``
-        are read too. Both p-values are in the table either way.
-    max_p : float, optional
-        Adds the column ``significant``: the test's p-value (``p_holm`` with more than two runs) is at most
-        ``max_p`` (ranx's rule). None (the default) adds no column.
     **metric_params
         The metric options (:class:`evalframe.options.MetricOptions`), passed to ``query_metrics``.
 
@@ -390,7 +341,8 @@ def compare(
         One row per metric (two runs) or per (run, metric) (more runs), with columns ``mean_a`` and
         ``mean_b`` (the runs' numbers over the paired queries: the mean, or the measure's own aggregation,
         trec_eval's geometric mean of ``gm_map`` and the sum of the counts), ``delta`` (mean_b - mean_a), ``ci_low`` /
-        ``ci_high`` (percentile bootstrap interval of the delta), ``p_value`` (two-sided paired
+        ``ci_high`` (percentile bootstrap interval of the delta: of the mean difference, n times it for a sum, of
+        the log ratio carried to b - a for a geometric mean; the tests are of the same quantity), ``p_value`` (two-sided paired
         randomization test), ``t`` and ``p_ttest`` (paired t-test), ``wins`` / ``ties`` / ``losses``
         (queries where b scores better / the same / worse: higher, or lower for a measure where lower is better,
         ``unj@10`` or a score declared so, :func:`evalframe.direction_of`; ``delta`` stays b - a, negative for such a
@@ -414,25 +366,25 @@ def compare(
     recall_single_hit   0.625   0.875     2     6       0       0       0
     """
     runs = [a, b, *others]
-    names = run_names(names, len(runs))
+    check.check_keywords(options, (*CompareOptions.option_names(), *MetricOptions.names()),
+                         passed_to="compare takes these options")
+    names = run_names(options.get("names"), len(runs))
     for run, name in zip(runs, names):  # before shared_node, which would only see the results among them
         if not (is_result(run) or isinstance(run, pd.DataFrame)):
             raise InvalidParameterError(
                 f"run {name!r} must be an EvaluationResult or a per-query DataFrame (result.query_metrics(node)); "
                 f"got {type(run).__name__}."
             )
+    metrics = measure_texts(options.get("metrics"))  # ir_measures' measure objects: their names
     if not (metrics is None or isinstance(metrics, str)
             or (isinstance(metrics, Sequence) and all(isinstance(m, str) for m in metrics))):
         raise InvalidParameterError(f"metrics must be None, a metric name or a list of metric names; got {metrics!r}.")
+    chosen: CompareOptions
+    chosen, metric_params = CompareOptions.take(options)
     check_metric_parameters(metric_params)
-    rounds = check.check_positive_int(rounds, name="rounds", minimum=1)
-    confidence = check.check_number(confidence, name="confidence")
-    if not 0.0 < confidence < 1.0:
-        raise InvalidParameterError(f"confidence must lie strictly between 0 and 1, e.g. 0.95; got {confidence}.")
-    seed = check.check_positive_int(seed, name="seed")
-    test = check_test(test)
-    max_p = check_max_p(max_p)
-    node = shared_node(runs, node)
+    rounds, confidence, seed, complete, duplicates = (chosen.rounds, chosen.confidence, chosen.seed, chosen.complete,
+                                                      chosen.duplicates)
+    node = shared_node(runs, chosen.node)
     measures: list[str] = []
     if metrics is not None:
         metrics, measures = measure_names([metrics] if isinstance(metrics, str) else metrics)
@@ -454,7 +406,7 @@ def compare(
             rows.append((names[position], metric, _paired_row(tables[0][metric], tables[position][metric],
                                                               np.random.default_rng(seed), rounds, confidence,
                                                               directions[metric])))
-    return comparison_table(rows, names, metrics, test=test, max_p=max_p)
+    return comparison_table(rows, names, metrics, test=chosen.test, max_p=chosen.max_p)
 
 
 @with_options(MetricOptions)
@@ -501,6 +453,7 @@ def worst_by_delta(
             )
     check_metric_parameters(metric_params, caller="worst_by_delta")
     node = shared_node([a, b], node)  # type: ignore[assignment]
+    metric = measure_texts(metric)
     if not isinstance(metric, str):
         raise InvalidParameterError(f"metric must be a metric name, e.g. 'f1' or 'nDCG@10'; got {metric!r}.")
     (metric,), measures = measure_names([metric])

@@ -35,7 +35,8 @@ import pandas as pd
 from .._validation import did_you_mean, few_names
 from ..errors import InvalidParameterError, SchemaError
 from ..sources.trec import run_from_frame
-from ..frames.trec_codes import as_trec_scores, repeated_pairs, trec_order_codes
+from ..frames.trec_codes import repeated_pairs
+from ..frames.trec_ranking import as_trec_scores, trec_order_codes
 from ..sources.trec_files import read_run
 from .compare import is_result
 

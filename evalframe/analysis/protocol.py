@@ -22,12 +22,15 @@ False
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 import pandas as pd
 
-__all__ = ["ResultLike", "ResultSource"]
+from ..metrics.registry import Metric
+from ..options import MetricOptions
+
+__all__ = ["ResultLike", "ResultSource", "ExampleSource"]
 
 
 @runtime_checkable
@@ -124,4 +127,37 @@ class ResultSource(ResultLike, Protocol):
 
     def no_answer_summary(self, **options: Any) -> pd.DataFrame:
         """Per document node: its queries, its no-answer queries, each document metric and its answerable-only value."""
+        ...
+
+
+class ExampleSource(Protocol):
+    """What the worst-example ranking (:func:`evalframe.analysis.examples.worst_examples`,
+    :func:`~evalframe.analysis.examples.examples_of`) reads of a result in memory (:class:`evalframe.EvaluationResult`;
+    :class:`evalframe.dask.DaskEvaluationResult` runs it on each partition's). A typing aid only.
+    """
+
+    def check_node(self, node: str) -> str:
+        """``node``, when the result holds it (else an error naming the nodes)."""
+        ...
+
+    def check_options(self, keywords: Mapping[str, Any], *, passed_to: str) -> MetricOptions:
+        """The call's options, checked."""
+        ...
+
+    def declared_scores(self) -> dict[str, Metric]:
+        """The declared scores (``result.scores``), checked."""
+        ...
+
+    def query_table(self, node: str, row_type: str, **options: Any) -> pd.DataFrame | None:
+        """The per-query table of one row type (``"answer"``, ``"document"``, ``"score"``) of a node, or None."""
+        ...
+
+    def trec_query_metrics(self, measures: str | Sequence[str], *, node: str | None = None,
+                           eval_mode: str = "integrated", complete: bool = False,
+                           duplicates: str = "error") -> pd.DataFrame:
+        """trec_eval's measures of a document node per query."""
+        ...
+
+    def node_rows(self, node: str, row_type: str, eval_mode: str = "integrated") -> pd.DataFrame:
+        """The node frame's rows of one type and eval_mode, in frame order."""
         ...

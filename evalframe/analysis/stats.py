@@ -25,12 +25,10 @@ import numpy as np
 
 from .._validation import check_number, check_positive_int
 from ..errors import InvalidParameterError
+from ..options import ROUNDS  # the resampling rounds unless told otherwise: a comparison's default (CompareOptions)
 
-__all__ = ["ROUNDS", "bootstrap_ci", "bootstrap_means", "few_distinct", "holm", "paired_t_test", "randomization_p_value",
+__all__ = ["bootstrap_ci", "bootstrap_means", "few_distinct", "holm", "paired_t_test", "randomization_p_value",
            "student_t_two_sided_p"]
-
-#: Resampling rounds of the bootstrap and the randomization test, unless told otherwise.
-ROUNDS = 10_000
 
 #: Random numbers drawn per block: bounds the memory of resampling at about 32 MB.
 _BLOCK = 1 << 22

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import contextlib
 import glob
-import re
 import shutil
 import time
 import uuid
@@ -34,11 +33,11 @@ import pandas as pd
 from .._validation import check_path, refuse_url
 from ..metrics.registry import Metric
 from ..result import EvaluationResult
-from ..sources.flatten import entry_scores, flatten
+from ..sources.flatten import EntryNames, entry_scores, flatten
 from ..sources.flatten import IdlessDocuments, warn_idless_documents
 from ..sources.runs import query_lines, read_runs_counted
 from ..columns import COLUMN_ORDER
-from ..errors import EvalframeError, InvalidParameterError, LoadError
+from ..errors import InvalidParameterError, LoadError
 from ..io import partitioned, save_parts
 from ..options import MatchingOptions
 from .client import current_client, run
@@ -118,11 +117,6 @@ def _shard_paths(runs: Any) -> list[Path]:
     return paths
 
 
-def _at_lines(message: object, path: str, lines: list[int]) -> str:
-    """flatten names a query ``labels[i]`` of the shard's list: name its runs file line instead."""
-    return re.sub(r"labels\[(\d+)\]", lambda m: f"{path}:{lines[int(m.group(1))]}", str(message))
-
-
 def _build_shard(number: int, path: str, pieces_dir: str, partitions: int, options: MatchingOptions,
                  sas_model: Any, keep_scores: bool, score_measures: Any = None) -> _Shard:
     """One task: read a shard, build its node frames as from_runs does, write them split by partition."""
@@ -143,18 +137,16 @@ def _build_shard(number: int, path: str, pieces_dir: str, partitions: int, optio
         labels, lines = [labels[i] for i in keep], [lines[i] for i in keep]
         outputs = {node: {key: [lists[i] for i in keep] for key, lists in node_output.items()}
                    for node, node_output in outputs.items()}
-    try:
-        if entry_scores(labels):  # the lines' "scores": attached as from_runs does (docs/scores.md)
-            built = EvaluationResult.from_runs(labels, outputs, sas_model=sas_model, progress=False,
-                                               keep_scores=keep_scores, score_measures=score_measures,
-                                               **options.as_dict())
-            frames = {node: built[node] for node in built}
-            shard.scores = dict(built.scores)
-        else:
-            frames = flatten(labels, outputs, matching=options, sas_model=sas_model, progress=False,
-                             keep_scores=keep_scores)
-    except EvalframeError as exc:
-        raise type(exc)(_at_lines(exc, path, lines)) from None
+    names = [f"{path}:{line}" for line in lines]  # every message names the query's runs file line
+    if entry_scores(labels):  # the lines' "scores": attached as from_runs does (docs/scores.md)
+        built = EvaluationResult.from_runs(labels, outputs, sas_model=sas_model, progress=False,
+                                           keep_scores=keep_scores, score_measures=score_measures, names=names,
+                                           **options.as_dict())
+        frames = {node: built[node] for node in built}
+        shard.scores = dict(built.scores)
+    else:
+        frames = flatten(labels, outputs, matching=options, sas_model=sas_model, progress=False,
+                         keep_scores=keep_scores, names=EntryNames(names))
     folder = Path(pieces_dir) / f"{number:07d}"
     folder.mkdir(exist_ok=True)  # not parents: once a failed build has removed its staging folder, nothing is written
     for node_number, (node, frame) in enumerate(frames.items()):

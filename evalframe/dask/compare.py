@@ -10,19 +10,19 @@ second pass bring each paired query's difference to the client, in run A's order
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from .. import _validation as check
-from ..analysis.compare import (check_max_p, check_test, comparison_table, directions_of, measure_names, paired,
-                                paired_statistics, run_names, scores_of_runs)
-from ..analysis.stats import ROUNDS, few_distinct
+from ..analysis.compare import comparison_table, directions_of, measure_names, paired, paired_statistics, run_names, \
+    scores_of_runs
+from ..analysis.stats import few_distinct
 from ..errors import InvalidParameterError
 from ..io.partitioned import check_key_summaries, key_summary
-from ..options import MetricOptions
+from ..metrics.trec import aggregation_of, measure_texts
+from ..options import CompareOptions, MetricOptions, with_options
 from .client import run
 from .result import (DaskEvaluationResult, first_appearance, merged_columns, open_partition, partition_query_metrics,
                      partition_retriever)
@@ -30,11 +30,18 @@ from .result import (DaskEvaluationResult, first_appearance, merged_columns, ope
 __all__ = ["compare"]
 
 
-def compare(a: DaskEvaluationResult, b: DaskEvaluationResult, *others: DaskEvaluationResult, node: str | None = None,
-            metrics: Sequence[str] | str | None = None, names: Sequence[str] | None = None, rounds: int = ROUNDS,
-            confidence: float = 0.95, seed: int = 0, complete: bool = False, duplicates: str = "error",
-            test: str = "randomization", max_p: float | None = None, **metric_params: Any) -> pd.DataFrame:
+@with_options(CompareOptions, MetricOptions, documented=(CompareOptions,))
+def compare(a: DaskEvaluationResult, b: DaskEvaluationResult, *others: DaskEvaluationResult,
+            **options: Any) -> pd.DataFrame:
     """:func:`evalframe.compare` of partitioned folders on Dask: the same table, to rounding.
+
+    Parameters
+    ----------
+    a, b, *others : DaskEvaluationResult
+        The runs (``evalframe.dask.load(folder)``), saved with the same ``partitions``; each is compared with ``a``.
+    **metric_params
+        The metric options (:class:`evalframe.options.MetricOptions`), passed to each partition's
+        ``query_metrics``.
 
     Examples
     --------
@@ -49,7 +56,11 @@ def compare(a: DaskEvaluationResult, b: DaskEvaluationResult, *others: DaskEvalu
     mrr     0.7292  0.7292     0     8       0
     """
     runs = [a, b, *others]
-    names = run_names(names, len(runs))
+    check.check_keywords(options, (*CompareOptions.option_names(), *MetricOptions.names()),
+                         passed_to="compare takes these options")
+    names = run_names(options.get("names"), len(runs))
+    if options.get("metrics") is not None:  # ir_measures' measure objects: their names
+        options = {**options, "metrics": measure_texts(options["metrics"])}
     for run_, name in zip(runs, names):
         if not isinstance(run_, DaskEvaluationResult):
             raise InvalidParameterError(f"run {name!r} must be a DaskEvaluationResult (evalframe.dask.load(folder)); got "
@@ -59,14 +70,10 @@ def compare(a: DaskEvaluationResult, b: DaskEvaluationResult, *others: DaskEvalu
                 f"run {name!r} has {run_.partitions} partitions and run {names[0]!r} {a.partitions}; a query must lie in "
                 f"the same partition number in both, so save both with the same partitions= "
                 f"(result.save(dir, format='parquet', partitions={a.partitions})).")
+    given: CompareOptions
+    given, metric_params = CompareOptions.take(options)
     MetricOptions.from_keywords(metric_params, passed_to="compare passes these on to query_metrics")
-    rounds = check.check_positive_int(rounds, name="rounds", minimum=1)
-    confidence = check.check_number(confidence, name="confidence")
-    if not 0.0 < confidence < 1.0:
-        raise InvalidParameterError(f"confidence must lie strictly between 0 and 1, e.g. 0.95; got {confidence}.")
-    seed = check.check_positive_int(seed, name="seed")
-    test = check_test(test)
-    max_p = check_max_p(max_p)
+    node, metrics, rounds, confidence, seed = given.node, given.metrics, given.rounds, given.confidence, given.seed
     shared = [n for n in a.nodes if all(n in r.nodes for r in runs[1:])]
     if node is None:
         if len(shared) != 1:
@@ -81,7 +88,8 @@ def compare(a: DaskEvaluationResult, b: DaskEvaluationResult, *others: DaskEvalu
         chosen, measures = measure_names([metrics] if isinstance(metrics, str) else list(metrics))
     for run_ in runs if measures else ():
         run_.check_measures(node, metric_params.get("eval_mode", "integrated"))
-    keywords = {"measures": measures or None, "complete": complete, "duplicates": duplicates, **metric_params}
+    keywords = {"measures": measures or None, "complete": given.complete, "duplicates": given.duplicates,
+                **metric_params}
     rows = []
     for position in range(1, len(runs)):
         pair = (a, runs[position])
@@ -106,12 +114,16 @@ def compare(a: DaskEvaluationResult, b: DaskEvaluationResult, *others: DaskEvalu
             total = totals[metric]
             n = total["queries"]
             d = ordered[metric] if metric in ordered else np.repeat(total["values"], total["counts"])
-            mean_a = total["sum_a"] / n if n else np.nan
-            mean_b = total["sum_b"] / n if n else np.nan
+            # each run's number is the measure's aggregation of its summands' sum (the sum of a count, the geometric
+            # mean of gm_map), as in memory
+            aggregation = aggregation_of(metric)
+            mean_a = float(aggregation.finish(np.array([total["sum_a"]]), np.array([n]))[0]) if n else np.nan
+            mean_b = float(aggregation.finish(np.array([total["sum_b"]]), np.array([n]))[0]) if n else np.nan
             rows.append((names[position], metric, paired_statistics(
                 d, mean_a, mean_b, total["only_a"], total["only_b"], rng=np.random.default_rng(seed), rounds=rounds,
-                confidence=confidence, direction=directions[metric])))
-    return comparison_table(rows, names, list(dict.fromkeys(metric for _, metric, _ in rows)), test=test, max_p=max_p)
+                confidence=confidence, direction=directions[metric], aggregation=aggregation.name)))
+    return comparison_table(rows, names, list(dict.fromkeys(metric for _, metric, _ in rows)), test=given.test,
+                            max_p=given.max_p)
 
 
 def _order_free(values: np.ndarray, counts: np.ndarray) -> bool:
@@ -162,15 +174,17 @@ def pair_partials(table_a: pd.DataFrame, table_b: pd.DataFrame, order: np.ndarra
         side_a = table_a[metric] if metric in table_a.columns else pd.Series(np.nan, index=table_a.index)
         side_b = table_b[metric] if metric in table_b.columns else pd.Series(np.nan, index=table_b.index)
         pairs = paired(side_a, side_b)
-        values_a = pairs.a.to_numpy(dtype=np.float64)
-        d = pairs.b.to_numpy(dtype=np.float64) - values_a
+        # what each value adds to the measure's number (the value; for a geometric mean its floored log), as in memory
+        aggregation = aggregation_of(metric)
+        summands_a = aggregation.summands(pairs.a.to_numpy(dtype=np.float64))
+        summands_b = aggregation.summands(pairs.b.to_numpy(dtype=np.float64))
+        d = summands_b - summands_a
         if ordered:
             out[metric] = (d, order[table_a.index.get_indexer(pairs.a.index)])
             continue
         distinct, counts = np.unique(d, return_counts=True)
-        out[metric] = {"values": distinct, "counts": counts, "queries": len(d), "sum_a": float(values_a.sum()),
-                       "sum_b": float(pairs.b.to_numpy(dtype=np.float64).sum()), "only_a": pairs.only_a,
-                       "only_b": pairs.only_b}
+        out[metric] = {"values": distinct, "counts": counts, "queries": len(d), "sum_a": float(summands_a.sum()),
+                       "sum_b": float(summands_b.sum()), "only_a": pairs.only_a, "only_b": pairs.only_b}
     return out
 
 

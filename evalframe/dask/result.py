@@ -30,7 +30,7 @@ import pandas as pd
 from .. import _validation as check
 from ..analysis.aggregate import Partial, merge, partial, slice_partial
 from ..analysis.analyses import MeanAnalyses, MetricKey, SlicePiece
-from ..analysis.examples import THRESHOLD, Examples
+from ..analysis.examples import NO_ROWS_FOR_METRIC, Examples
 from ..analysis.slices import FieldPresence, SliceKey, beside, check_by, check_present, labelled, query_attributes, query_keys
 from ..errors import InvalidParameterError, LoadError
 from ..frames.rows import NodeNeeded, document_node
@@ -41,10 +41,11 @@ from ..io.folder import Folder
 from ..io.manifest import read_manifest, scores_of_manifest, skipped_of_manifest
 from ..io.partitioned import check_key_summaries, key_summary, partition_of_ids, read_partition
 from ..metrics.registry import ANSWER_METRICS, DOCUMENT_METRICS, Metric
-from ..metrics.trec import direction_of, known_direction, parse_measure, parse_measures, without_direction
-from ..options import MetricOptions, with_options
+from ..metrics.trec import (direction_of, known_direction, measure_texts, parse_measure, parse_measures,
+                             without_direction)
+from ..options import THRESHOLD, MetricOptions, with_options
 from ..schema import Skipped
-from ..result import NO_ROWS_FOR_METRIC, EvaluationResult
+from ..result import EvaluationResult
 from .client import current_client, run
 
 __all__ = ["DaskEvaluationResult", "Retriever", "first_appearance", "load", "local_options", "merged_columns",
@@ -268,6 +269,7 @@ class DaskEvaluationResult(MeanAnalyses[Any]):
                        duplicates: str) -> dict[str, list[SlicePiece]]:
         """Each partition's per-query tables summed up per slice (what its queries hold of the filters fields is
         checked over all partitions)."""
+        measures = measure_texts(measures)  # ir_measures' measure objects: their names, not pickled to the workers
         used, retriever = self.retriever_of(dict(keywords))
         out: dict[str, list[SlicePiece]] = {}
         for part in self.map_partitions(_slice_totals, by, measures, complete, duplicates, used, retriever=retriever):
@@ -281,6 +283,7 @@ class DaskEvaluationResult(MeanAnalyses[Any]):
         """Each partition's per-query trec table summed up, merged in partition order, and the node the partitions
         ranked (:meth:`evalframe.analysis.analyses.MeanAnalyses.trec_partial`): the one node with document rows over
         the folder, when ``node`` is None."""
+        measures = measure_texts(measures)  # ir_measures' measure objects: their names
         if node is not None:
             node = self.check_node(node)
         check_cut(max_docs, judged_only, rel)  # named here, before any task runs
@@ -297,6 +300,7 @@ class DaskEvaluationResult(MeanAnalyses[Any]):
                            max_docs: int | None = None, judged_only: bool = False, rel: int | None = None) -> Any:
         """trec_eval's measures per query, as :meth:`evalframe.EvaluationResult.trec_query_metrics`: a Dask DataFrame
         (one partition per partition number)."""
+        measures = measure_texts(measures)  # ir_measures' measure objects: their names
         parse_measures(measures)  # a bad measure is named here, before any task runs
         check_cut(max_docs, judged_only, rel)
         if node is not None:
@@ -318,6 +322,7 @@ class DaskEvaluationResult(MeanAnalyses[Any]):
         has is refused with ``compute=True`` (the Dask DataFrame labels every query None).
         """
         node = self.check_node(node)
+        measures = measure_texts(measures)  # ir_measures' measure objects: their names
         with_query = check.check_real_bool(with_query, name="with_query")
         compute = check.check_real_bool(compute, name="compute")
         self.check_options(options, passed_to="query_metrics takes these options")
@@ -371,6 +376,7 @@ class DaskEvaluationResult(MeanAnalyses[Any]):
         """
         node = self.check_node(node)
         n = check.check_positive_int(n, name="n")
+        metric, document_metric = measure_texts(metric), measure_texts(document_metric)  # ir_measures' objects
         self.check_options(options, passed_to="wrong_examples takes these options")
         options, retriever = self.retriever_of(options)
         arguments = {"n": n, "document_metric": document_metric, "answer_metric": answer_metric,

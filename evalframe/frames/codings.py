@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from .trec_layout import TrecJudgments, TrecLayout
 from .arrays import DistinctLists
 
-__all__ = ["Codings", "NodeCoding", "TrecLayout", "TrecJudgments"]
+__all__ = ["Codings", "NodeCoding"]
 
 
 @dataclass(frozen=True, eq=False)

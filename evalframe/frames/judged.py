@@ -35,13 +35,16 @@ import pandas as pd
 from .judged_codes import JudgedRows, row_grades
 from .arrays import DistinctLists, SelectedLists, first_appearance_codes, first_rows, numeric_column, row_label, select_lists
 from .._validation import require_columns
-from .trec_codes import compact_codes, repeated_pairs
+from .trec_codes import repeated_pairs
 from .trec_layout import TrecLayout
+from .trec_ranking import compact_codes
 from ..columns import NO_ANSWER_DOCUMENT_ID
 from ..errors import InvalidParameterError, SchemaError
 from ..metrics.trec import Measure, evaluate, parse_measures
+from ..metrics.trec_gain_kernels import relstrings
+from ..metrics.trec_kernels import RankedRows
 
-__all__ = ["JudgedRows", "JUDGMENT_COLUMNS", "DUPLICATE_RULES", "prepare_judged_rows", "trec_query_table"]
+__all__ = ["JUDGMENT_COLUMNS", "DUPLICATE_RULES", "prepare_judged_rows", "trec_query_table", "relstring_series"]
 
 #: The columns judged rows are read from (besides multilabel_id, type, eval_mode and rank).
 JUDGMENT_COLUMNS = ("document_id", "gold_document_ids", "gold_document_relevance", "nonrelevant_document_ids",
@@ -279,3 +282,22 @@ def trec_query_table(rows: JudgedRows, measures: str | Measure | Sequence[str | 
     evaluated = rows.evaluated(complete)
     index = pd.Index(rows.query_ids[evaluated], name="multilabel_id", dtype=object)
     return pd.DataFrame({name: column[evaluated] for name, column in values.items()}, index=index, dtype=np.float64)
+
+
+def relstring_series(rows: JudgedRows, length: int, complete: bool = False) -> pd.Series:
+    """trec_eval's ``relstring`` of each evaluated query (``m_relstring.c``; index ``multilabel_id``, result order):
+    one character per document of its top ``length`` (:func:`evalframe.metrics.trec_gain_kernels.relstrings`).
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> frame = pd.DataFrame({"multilabel_id": ["q1", "q1"], "rank": [1, 2], "document_id": ["d1", "d2"],
+    ...                       "gold_document_ids": [["d2"], ["d2"]], "gold_document_relevance": [[12], [12]]})
+    >>> relstring_series(prepare_judged_rows(frame, np.arange(2), where="node 'R'"), 3).to_dict()
+    {'q1': '->'}
+    """
+    ranked = RankedRows(row_query=rows.row_query, position=rows.position, grade=rows.grade,
+                        judged_query=rows.judged_query, judged_grade=rows.judged_grade, n_queries=rows.n_queries)
+    evaluated = rows.evaluated(complete)
+    return pd.Series(relstrings(ranked, max(length, 0))[evaluated], index=pd.Index(
+        rows.query_ids[evaluated], name="multilabel_id"), dtype=object, name="relstring")

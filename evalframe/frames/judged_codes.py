@@ -10,8 +10,10 @@ arrays from a node frame.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -23,7 +25,7 @@ from ..metrics.trec_kernels import UNJUDGED
 from .trec_ranking import compact_codes
 
 __all__ = ["JudgedRows", "judged_rows_of_codes", "row_grades", "subtopics_of_ids", "NOT_DOCUMENTS", "MISSING_QUERY_RULES",
-           "check_missing_queries", "cut_ranking", "at_level", "check_cut"]
+           "check_missing_queries", "cut_ranking", "at_level", "check_cut", "Columns", "trec_judged_rows"]
 
 #: Judged ids that are no document (as the trec measures count them: :mod:`evalframe.sources.trec`).
 NOT_DOCUMENTS = ("00", "")
@@ -216,6 +218,65 @@ def judged_rows_of_codes(row_query: np.ndarray, row_doc: np.ndarray, judged_quer
                       position=compact_codes(position), grade=grade, judged_query=judged_query[by_grade],
                       judged_grade=judged_grade[by_grade], in_run=counts > 0,
                       in_qrels=np.bincount(judged_query, minlength=n_queries) > 0)
+
+
+class Columns(Protocol):
+    """A table read by column name (a DataFrame, or a dict of arrays)."""
+
+    def __getitem__(self, name: str) -> Any: ...
+
+
+def trec_judged_rows(judged_codes: Callable[[], tuple[np.ndarray, ...]], doc_values: Callable[[], np.ndarray], node: str,
+                     subtopics: Columns | None, eval_mode: str, duplicates: str) -> JudgedRows | None:
+    """The judged rows of ``EvaluationResult.from_trec``'s node, from its codes: what its pending frame answers the
+    store for ``(eval_mode, duplicates)`` (``extras["judged_rows"]``, :mod:`evalframe.frames.pending`).
+
+    Every row of such a node is a document row of eval_mode ``"integrated"`` (another eval_mode has none: None); the
+    TREC readers refused a document twice in a query, so ``duplicates`` changes nothing.
+
+    Parameters
+    ----------
+    judged_codes : callable
+        ``() ->`` what :func:`judged_rows_of_codes` takes (the ranked rows' query and document codes, the judgments'
+        query and document codes and grades, the query ids by code), called when the rows are asked for.
+    doc_values : callable
+        ``() ->`` the document id of each document code (read only with ``subtopics``).
+    node : str
+        The node's name, for messages.
+    subtopics : table, optional
+        The subtopic judgments when the qrels were read with them (columns ``qid``, ``subtopic``, ``docid``,
+        ``relevance``, :func:`evalframe.sources.trec_files.read_qrels` with ``subtopics=True``): the rows' subtopic
+        judgments are made when a diversity measure first reads them (the other measures never do).
+    eval_mode, duplicates : str
+        The rows asked for.
+
+    Examples
+    --------
+    >>> codes = (np.array([0, 0]), np.array([1, 0]), np.array([0]), np.array([0]), np.array([2]),
+    ...          np.array(["q1"], dtype=object))
+    >>> docids = np.array(["d1", "d2"], dtype=object)
+    >>> rows = trec_judged_rows(lambda: codes, lambda: docids, "Retriever", None, "integrated", "error")
+    >>> rows.where, rows.grade.tolist()[1]
+    ("node 'Retriever' (document rows, eval_mode='integrated')", 2)
+    >>> trec_judged_rows(lambda: codes, lambda: docids, "Retriever", None, "isolated", "error") is None
+    True
+    >>> subtopics = {"qid": ["q1", "q1"], "subtopic": ["1", "2"], "docid": ["d1", "d2"], "relevance": [2, 1]}
+    >>> rows = trec_judged_rows(lambda: codes, lambda: docids, "Retriever", subtopics, "integrated", "error")
+    >>> rows.subtopics().row_subtopic.tolist(), rows.subtopics().row_grade.tolist()  # d2 (subtopic 2), then d1 (1)
+    ([1, 0], [1, 2])
+    """
+    if eval_mode != "integrated":
+        return None  # an empty run and qrels: no row, no query evaluated (pytrec_eval's {}), not a node without documents
+    codes = judged_codes()
+    rows = judged_rows_of_codes(*codes, where=f"node {node!r} (document rows, eval_mode={eval_mode!r})")
+    if subtopics is None:
+        return rows
+    # made when a diversity measure first reads them (the other measures never do)
+    judged = functools.cache(functools.partial(
+        subtopics_of_ids, rows.row_query, doc_values()[codes[1]], rows.query_ids,
+        np.asarray(subtopics["qid"], dtype=object), np.asarray(subtopics["subtopic"], dtype=object),
+        np.asarray(subtopics["docid"], dtype=object), np.asarray(subtopics["relevance"])))
+    return replace(rows, subtopics=judged)
 
 
 def cut_ranking(rows: JudgedRows, *, max_docs: int | None = None, judged_only: bool = False) -> JudgedRows:

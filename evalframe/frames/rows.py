@@ -7,7 +7,7 @@ runs, without comparing every row again (:func:`coded_equals`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,7 +18,8 @@ from .._validation import require_columns
 from ..errors import InvalidParameterError, warn
 from .arrays import run_starts
 
-__all__ = ["row_positions", "has_rows", "document_node", "NodeNeeded", "ColumnCoding", "column_coding", "coded_equals"]
+__all__ = ["row_positions", "has_rows", "empty_kind", "document_node", "NodeNeeded", "ColumnCoding", "column_coding",
+           "coded_equals"]
 
 #: (run lengths, the value of each run) of a column of few long runs, else (None, None); then the column itself
 ColumnCoding = tuple[np.ndarray | None, list | None, pd.Series]
@@ -81,6 +82,24 @@ def row_positions(frame: pd.DataFrame, row_type: str, eval_mode: str, *, where: 
     else:
         warn(f"{where} has no 'eval_mode' column; using all its rows for eval_mode={eval_mode!r}.")
     return np.flatnonzero(mask)
+
+
+def empty_kind(columns: Iterable[str]) -> str | None:
+    """The row type a frame of no row stands for, by its columns: ``"document"`` when it has a ``document_id`` column
+    and no ``answer`` one, ``"answer"`` the other way round, else None (a frame of no row keeps its columns through a
+    save, a load and a copy; its rows' ``type`` cells are gone).
+
+    Examples
+    --------
+    >>> empty_kind(["multilabel_id", "document_id", "rank", "type"]), empty_kind(["answer", "rank"]), empty_kind([])
+    ('document', 'answer', None)
+    """
+    names = set(columns)
+    if "document_id" in names and "answer" not in names:
+        return "document"
+    if "answer" in names and "document_id" not in names:
+        return "answer"
+    return None
 
 
 def has_rows(frame: pd.DataFrame, row_type: str) -> bool:

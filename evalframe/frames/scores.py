@@ -9,7 +9,7 @@ left out of the mean (:mod:`evalframe.analysis.aggregate`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, overload
 
@@ -19,14 +19,61 @@ import pandas as pd
 from .prepared import AnswerRows, DocumentRows
 from .._validation import short_repr
 from ..errors import InvalidParameterError, SchemaError
-from ..metrics.registry import SCORE_PREFIX, Metric, score_column
+from ..metrics.registry import DIRECTIONS, SCORE_PREFIX, Metric, score_column, score_measure
 from .score_values import score_values
 
 __all__ = ["score_columns", "node_scores", "score_query_table", "ScoreTable", "read_score_table", "check_bounds",
-           "score_frame_values", "KEY_COLUMNS", "RowNames", "table_row"]
+           "score_frame_values", "KEY_COLUMNS", "RowNames", "table_row", "attach_scores", "declared_by",
+           "check_score_names", "ADD_SCORES"]
 
 #: The columns of an ``add_scores`` table that say which query (and row) a value belongs to; every other is a score.
 KEY_COLUMNS = ("multilabel_id", "query", "rank", "type", "eval_mode")
+
+#: The documentation of :meth:`evalframe.EvaluationResult.add_scores` (:func:`attach_scores` with
+#: :func:`declared_by`), kept beside the checks it describes.
+ADD_SCORES = """Attach scores computed elsewhere (a judge's faithfulness, latency) to a node, as measures.
+
+    Each score becomes a float64 column ``scores.<name>`` of the node's frame and a declaration in
+    ``result.scores`` (:func:`evalframe.score_measure`); every analysis then reports it beside the node's metrics
+    (``docs/scores.md``). Re-adding a score replaces its column and its declaration.
+
+    Parameters
+    ----------
+    node : str
+        The node the scores are of.
+    table : DataFrame or dict
+        One row per query, identified by a ``multilabel_id`` or a ``query`` (text) column or index; with a
+        ``rank`` column (and ``type`` when the node has answer and document rows, ``eval_mode``, default
+        ``"integrated"``) one row per frame row (level ``"row"``). Every other column is a score: numbers, or
+        their text (``"0.8"``); NaN, None or an empty text: no value; a bool, a list, a complex number, other text
+        is refused, named (``docs/scores.md``). A dict ``{score: {multilabel_id or query: value}}`` is read as
+        ``pd.DataFrame(table)``. The node's queries the table lacks get NaN; a table without a row is refused.
+    direction : {"higher", "lower", "none"} or dict
+        Which way is better, for all the scores or per score name (``"none"``: neither, a count such as tokens,
+        which then has no worst queries and no wins).
+    bounds : (low, high), None or dict
+        Declared range (checked here: a value outside is named by table row and column), or None (unbounded);
+        for all the scores or per name.
+    description : str or dict
+        One line per score (or one for all).
+
+    Raises
+    ------
+    InvalidParameterError
+        An unknown node or query, a non-numeric cell or a value out of bounds (named by table row and column), a
+        score name clashing with a registry measure or a frame column.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from evalframe import load_demo_result
+    >>> result = load_demo_result()
+    >>> queries = result.query_metrics("Reader", with_query=True)["query"]
+    >>> judge = pd.DataFrame({"query": queries.iloc[:3], "faithfulness": [0.9, 0.2, 0.6]})
+    >>> result.add_scores("Reader", judge)
+    >>> round(result.calculate_metrics()["Reader"]["faithfulness"], 4)  # (0.9 + 0.2 + 0.6) / 3
+    0.5667
+    """
 
 
 def score_columns(columns: object) -> list[str]:
@@ -174,6 +221,7 @@ def read_score_table(table: Any, frame_ids: pd.Index, *, where: str,
     it holds only those, else as query texts). ``naming(row, index)``: how errors name a table row (``row``: counted
     from 1, ``index``: its index label); a table without a row is refused (``where`` names the node)."""
     if isinstance(table, Mapping) and not isinstance(table, pd.DataFrame):
+        check_score_names(str(key) for key in table if str(key) not in KEY_COLUMNS)
         try:
             table = pd.DataFrame({str(k): pd.Series(v, dtype=object) for k, v in table.items()})
         except (TypeError, ValueError) as exc:
@@ -185,6 +233,7 @@ def read_score_table(table: Any, frame_ids: pd.Index, *, where: str,
     if isinstance(table.index, pd.MultiIndex) or table.index.name in KEY_COLUMNS:
         table = table.reset_index()
     columns = [str(c) for c in table.columns]
+    check_score_names(column for column in columns if column not in KEY_COLUMNS)
     if len(set(columns)) != len(columns):
         raise InvalidParameterError(f"add_scores: the table names a column twice: {columns}.", parameter="table")
     table = table.set_axis(columns, axis=1)
@@ -314,3 +363,71 @@ def score_frame_values(frame: pd.DataFrame, read: ScoreTable, *, node: str) -> d
         raise InvalidParameterError(f"{read.labels[i]}: node {node!r} has no row with {row}.",
                                     parameter="table")
     return {name: np.where(at >= 0, values[np.maximum(at, 0)], np.nan) for name, values in read.values.items()}
+
+
+def check_score_names(names: Iterable[str]) -> None:
+    """Refuse, before a frame is built of them, score names that are no text UTF-8 encodes (a lone surrogate, JSON's
+    ``"\\ud800"``): pandas' text columns would fail deep inside; refused by the rule of a score's name
+    (:func:`evalframe.score_measure`)."""
+    for name in names:
+        try:
+            name.encode("utf-8")
+        except UnicodeEncodeError:
+            score_measure(name)  # refuses it: a score's name holds letters, digits, '_' and '-'
+            raise AssertionError(f"score_measure accepted {name!r}") from None
+
+
+def declared_by(direction: str | Mapping[str, str] = "higher",
+                bounds: tuple[float, float] | None | Mapping[str, tuple[float, float] | None] = None,
+                description: str | Mapping[str, str] = "", *, caller: str = "add_scores"
+                ) -> Callable[[str, str], Metric]:
+    """``add_scores``' ``direction``, ``bounds`` and ``description`` (one for all the scores, or a dict per score
+    name) as ``declare(name, level)``, each score's declaration (:func:`evalframe.score_measure`).
+
+    Examples
+    --------
+    >>> declare = declared_by({"latency": "lower"}, bounds=(0, 60))
+    >>> metric = declare("latency", "query")
+    >>> metric.direction, metric.bounds, declare("rating", "row").direction
+    ('lower', (0.0, 60.0), 'higher')
+    """
+    def declare(name: str, level: str) -> Metric:
+        way = direction.get(name, "higher") if isinstance(direction, Mapping) else direction
+        if way not in DIRECTIONS:
+            raise InvalidParameterError(f"{caller}: direction of score {name!r} must be one of {list(DIRECTIONS)}; "
+                                        f"got {way!r}.", parameter="direction")
+        limits = bounds.get(name) if isinstance(bounds, Mapping) else bounds
+        text = description.get(name, "") if isinstance(description, Mapping) else description
+        return score_measure(name, direction=way, bounds=limits, level=level, description=text)
+
+    return declare
+
+
+def attach_scores(frame: pd.DataFrame, table: Any, declare: Callable[[str, str], Metric], *, node: str,
+                  naming: Callable[[int, Any], str] = table_row) -> tuple[pd.DataFrame, dict[str, Metric]]:
+    """``frame`` with the scores of ``table`` (``add_scores``' table) as float64 ``scores.<name>`` columns, and their
+    declarations (``declare(name, level)``); every value checked first (a number, within its bounds, of a query or
+    row the frame has), each error naming the table row (``naming(row, index)``) and column.
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"multilabel_id": ["q1", "q1", "q2"], "rank": [1, 2, 1]})
+    >>> scored, declared = attach_scores(frame, pd.DataFrame({"multilabel_id": ["q2"], "judge": [0.5]}),
+    ...                                  declared_by(), node="R")
+    >>> scored["scores.judge"].tolist(), declared["judge"].level
+    ([nan, nan, 0.5], 'query')
+    """
+    if "multilabel_id" not in frame.columns:
+        raise InvalidParameterError(f"add_scores: node {node!r} has no 'multilabel_id' column.", parameter="node")
+    read = read_score_table(table, pd.Index(frame["multilabel_id"].astype(object).unique()), where=f"node {node!r}",
+                            naming=naming)
+    declared: dict[str, Metric] = {}
+    for name, values in read.values.items():
+        metric = declare(name, read.level)
+        check_bounds(values, metric, read.labels, column=name)
+        declared[name] = metric
+    columns = score_frame_values(frame, read, node=node)
+    frame = frame.copy()
+    for name, values in columns.items():
+        frame[score_column(name)] = values.astype("float64")
+    return frame, declared

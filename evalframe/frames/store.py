@@ -33,11 +33,13 @@ import pandas as pd
 from ..columns import COLUMN_ORDER, MATCH_LIST_COLUMNS
 from ..errors import SchemaError
 from .arrays import DistinctLists
-from .codings import NodeCoding, TrecLayout
-from .judged import JUDGMENT_COLUMNS, JudgedRows, prepare_judged_rows
+from .codings import NodeCoding
+from .judged import JUDGMENT_COLUMNS, prepare_judged_rows
+from .judged_codes import JudgedRows
+from .trec_layout import TrecLayout
 from .pending import ColumnView, NodeFrames
 from .prepared import AnswerRows, DocumentRows, add_match_lists, prepare_answer_rows, prepare_document_rows
-from .rows import coded_equals, column_coding, has_rows, row_positions
+from .rows import coded_equals, column_coding, empty_kind, has_rows, row_positions
 from .witness import ColumnWitness, holds, witness
 
 __all__ = ["PreparedStore"]
@@ -157,8 +159,11 @@ class PreparedStore:
         if pending is not None and "row_types" in pending.extras:
             return row_type in pending.extras["row_types"]
         frame = self.view(node)
-        if not len(frame) and (layout := self.trec_layout(node)) is not None:  # from_trec's node of no row, built
-            return row_type == layout.constants["type"]
+        if not len(frame):  # a node of no row (from_trec of an empty run, saved and loaded): its columns say its kind
+            layout = self.trec_layout(node)
+            if layout is not None:
+                return row_type == layout.constants["type"]
+            return row_type == empty_kind(frame.columns)
         return has_rows(frame, row_type)
 
     def _built(self, node: str, view: ColumnView, frame: pd.DataFrame) -> None:
@@ -326,7 +331,9 @@ class PreparedStore:
                 return prepare_judged_rows(frame, np.arange(len(frame)), where=where, duplicates=duplicates, lists=lists,
                                            layout=layout)  # no row (an empty run and qrels): no query evaluated
             positions = self.positions(node, "document", eval_mode)
-            return prepare_judged_rows(frame, positions, where=where, duplicates=duplicates,
-                                       lists=lists) if len(positions) else None
+            if not len(positions) and (len(frame) or empty_kind(frame.columns) != "document"):
+                return None
+            # a document node of no row (an empty run and qrels, saved and loaded): no query evaluated
+            return prepare_judged_rows(frame, positions, where=where, duplicates=duplicates, lists=lists)
 
         return self.cached(node, ("judged", eval_mode, duplicates), JUDGED_KEY_COLUMNS, build)

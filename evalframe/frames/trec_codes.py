@@ -1,9 +1,10 @@
 """trec_eval's ranking order, and the integer codes of TREC ids (``docs/persistence.md#trec-run-and-qrels-files``).
 
 trec_eval ranks a query's documents by score descending, ties by docid descending (code point order);
-:func:`trec_order` / :func:`trec_order_codes` give that order and the ranks 1..n, vectorised over every query.
-:func:`factorized`, :func:`compact_codes` and :func:`repeated_pairs` are the code helpers the TREC readers, the
-writers, :func:`evalframe.sources.trec.trec_frame` and the judged rankings of the trec measures share.
+:func:`trec_order` (over ids; :func:`evalframe.frames.trec_ranking.trec_order_codes` over codes) gives that order and
+the ranks 1..n, vectorised over every query. :func:`factorized` and :func:`repeated_pairs` (and
+:func:`evalframe.frames.trec_ranking.compact_codes`) are the code helpers the TREC readers, the writers,
+:func:`evalframe.sources.trec.trec_frame` and the judged rankings of the trec measures share.
 """
 
 from __future__ import annotations
@@ -12,19 +13,18 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .trec_ranking import as_trec_scores, compact_codes, ranks_within, trec_order_codes
+from .trec_ranking import trec_order_codes
 
-__all__ = ["trec_order", "trec_order_codes", "as_trec_scores", "ranks_within", "factorized", "compact_codes",
-           "repeated_pairs"]  # the ranking is evalframe.frames.trec_ranking's (no pandas), re-exported
+__all__ = ["trec_order", "factorized", "repeated_pairs"]  # the ranking over codes is evalframe.frames.trec_ranking's
 
 
 # ------------------------------------------------------------------------------------------ ranking
 def trec_order(qids: np.ndarray, docids: np.ndarray, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """trec_eval's ranking: queries in order of first appearance, then score descending, ties by docid descending.
 
-    Run scores are compared as trec_eval compares them: pass :func:`as_trec_scores`. Returns ``(order, ranks)``:
-    the row positions in ranked order and the rank (1..n within its query) of each row of that order. Docids compare
-    by code point (byte order in UTF-8), as trec_eval's ``strcmp``.
+    Run scores are compared as trec_eval compares them: pass :func:`~evalframe.frames.trec_ranking.as_trec_scores`.
+    Returns ``(order, ranks)``: the row positions in ranked order and the rank (1..n within its query) of each row of
+    that order. Docids compare by code point (byte order in UTF-8), as trec_eval's ``strcmp``.
 
     Examples
     --------

@@ -41,19 +41,6 @@ __all__ = [
     "native_spec", "refuse_long_literals", "LoadedColumns", "ColumnsFrame", "kept_column", "kept_lists",
 ]
 
-#: The literal parser's names, in :mod:`evalframe.io.literals` since codecs.py was split.
-_MOVED = ("LITERAL_CELL_LIMIT", "LiteralParser", "UNREADABLE", "large_literal", "literal_eval", "string_list")
-
-
-def __getattr__(name: str) -> Any:
-    """The literal parser's old path (``from evalframe.io.codecs import LiteralParser``), with a FutureWarning."""
-    if name in _MOVED:
-        warn(f"evalframe.io.codecs.{name} moved to evalframe.io.literals.{name}; import it from there (this alias "
-             "will be removed).", FutureWarning)
-        return getattr(literals, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 _LITERAL_SCALARS = (str, int, float, bool, bytes, type(None))
 
 

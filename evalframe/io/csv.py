@@ -26,31 +26,17 @@ import pandas as pd
 
 from . import arrow_csv
 from .codecs import LoadedColumns, decode_column, kept_column, kept_lists
-from . import csv_dialect
 from .csv_dialect import close_encoding, codec_name, encoding_problem
 from .csv_render import TextColumn
 from .folder import Folder
 from .._validation import few_names, short_repr
 from ..columns import METRIC_LIST_COLUMNS
-from ..errors import LoadError, warn
+from ..errors import LoadError
 from ..frames.arrays import DistinctLists
 from ..frames.pending import PendingFrame
 from .literals import LiteralParser
 
 __all__ = ["EXACT_FLOATS", "check_dialect", "check_rows", "read", "read_frame", "write", "writes_texts"]
-
-#: The dialect checks, in :mod:`evalframe.io.csv_dialect` since csv.py was split.
-_MOVED = ("save_options", "separator_problem")
-
-
-def __getattr__(name: str) -> Any:
-    """The dialect checks' old path (``from evalframe.io.csv import save_options``), with a FutureWarning."""
-    if name in _MOVED:
-        warn(f"evalframe.io.csv.{name} moved to evalframe.io.csv_dialect.{name}; import it from there (this alias "
-             "will be removed).", FutureWarning)
-        return getattr(csv_dialect, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
 
 #: pandas 3 parses floats exactly by default and deprecates the option; 2.x needs it for exact floats.
 EXACT_FLOATS = {"float_precision": "round_trip"} if int(pd.__version__.split(".")[0]) < 3 else {}

@@ -2,8 +2,7 @@
 
 :func:`write_run` and :func:`write_qrels` write the tidy frames (or the dict-of-dicts form) that
 :func:`evalframe.sources.trec_files.read_run` and :func:`~evalframe.sources.trec_files.read_qrels` read, in trec_eval's
-order; the file is replaced whole or not at all. The readers moved to :mod:`evalframe.sources.trec_files` (importing
-them from here still works, with a FutureWarning).
+order; the file is replaced whole or not at all.
 """
 
 from __future__ import annotations
@@ -15,31 +14,24 @@ import os
 import uuid
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
 
-from .._validation import refuse_url
-from ..errors import InvalidParameterError, SaveError, warn
-from ..frames.trec_codes import as_trec_scores, repeated_pairs, trec_order_codes
+from .._validation import check_choice, refuse_url
+from ..columns import EVAL_MODES
+from ..errors import InvalidParameterError, SaveError
+from ..frames.trec_codes import repeated_pairs
+from ..frames.trec_layout import TrecLayout
+from ..frames.trec_ranking import as_trec_scores, trec_order_codes
 from ..sources import trec_files
-from ..sources.trec_files import QRELS_FORMAT, RUN_FORMAT, WHITESPACE, PathLike, TrecColumns, TrecFormat
+from ..sources.trec import qrels_from_frame, run_from_frame
+from ..sources.trec_arrow import QRELS_FORMAT, RUN_FORMAT, TrecFormat
+from ..sources.trec_files import WHITESPACE, PathLike, TrecColumns
 from . import atomic
 
-__all__ = ["write_run", "write_qrels", "check_tag"]
-
-_MOVED = ("read_run", "read_qrels", "read_queries", "RUN_COLUMNS", "QRELS_COLUMNS")
-
-
-def __getattr__(name: str) -> Any:
-    """The readers' old path (``from evalframe.io.trec import read_run``), with a FutureWarning."""
-    if name in _MOVED:
-        warn(f"evalframe.io.trec.{name} moved to evalframe.sources.trec_files.{name}; import it from there (this alias "
-             "will be removed).", FutureWarning)
-        return getattr(trec_files, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
+__all__ = ["write_run", "write_qrels", "check_tag", "check_run_arguments", "write_node_run", "write_node_qrels"]
 
 # ------------------------------------------------------------------------------------------ writing
 def check_tag(tag: object) -> str:
@@ -102,6 +94,60 @@ def write_qrels(qrels: pd.DataFrame | Mapping[str, Mapping[str, int]], path: Pat
     columns = _frame_columns(qrels, QRELS_FORMAT, trec_files.read_qrels)
     order = np.arange(len(columns.values))
     return _write_text(path, _lines(columns, order, [" 0 ", " ", "\n"], columns.values), "qrels")
+
+
+def check_run_arguments(path: object, tag: object, scores: object, eval_mode: object, duplicates: object) -> None:
+    """``EvaluationResult.to_trec_run``'s arguments checked, before the run is built: ``path`` no URL, ``tag``
+    (:func:`check_tag`), ``scores``, ``eval_mode`` and ``duplicates`` among their values.
+
+    Examples
+    --------
+    >>> check_run_arguments("run.txt", "bm25", "rank", "integrated", "first")
+    >>> check_run_arguments("run.txt", "bm25", "ranks", "integrated", "first")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    evalframe.errors.InvalidParameterError: scores must be one of ['score', 'rank']; got 'ranks'...
+    """
+    refuse_url(path, name="path")
+    check_tag(tag)
+    check_choice(scores, ("score", "rank"), name="scores")
+    check_choice(eval_mode, EVAL_MODES, name="eval_mode")
+    check_choice(duplicates, ("error", "first"), name="duplicates")
+
+
+def write_node_run(frame: pd.DataFrame, path: PathLike, *, node: str, tag: str, scores: Literal["score", "rank"],
+                   eval_mode: str, duplicates: Literal["error", "first"], layout: TrecLayout | None = None) -> Path:
+    """A node frame's document rows of ``eval_mode`` written as a TREC run, atomically (``EvaluationResult.to_trec_run``:
+    :func:`evalframe.sources.trec.run_from_frame`'s run, :func:`write_run`); ``layout``: the frame's TREC layout,
+    if known.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> frame = pd.DataFrame({"multilabel_id": ["q", "q"], "document_id": ["a", "b"], "rank": [2, 1]})
+    >>> path = write_node_run(frame, pathlib.Path(tempfile.mkdtemp()) / "run.txt", node="Retriever", tag="bm25",
+    ...                       scores="rank", eval_mode="integrated", duplicates="error")
+    >>> print(path.read_text(), end="")
+    q Q0 b 1 2.0 bm25
+    q Q0 a 2 1.0 bm25
+    """
+    run = run_from_frame(frame, node=node, eval_mode=eval_mode, scores=scores, duplicates=duplicates, layout=layout)
+    return write_run(run, path, tag=tag)
+
+
+def write_node_qrels(frame: pd.DataFrame, path: PathLike, *, node: str) -> Path:
+    """A node frame's judgments written as a TREC qrels file, atomically (``EvaluationResult.to_qrels``:
+    :func:`evalframe.sources.trec.qrels_from_frame`'s judgments, :func:`write_qrels`).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> frame = pd.DataFrame({"multilabel_id": ["q", "q"], "gold_document_ids": [["d9", "d1"]] * 2})
+    >>> print(write_node_qrels(frame, pathlib.Path(tempfile.mkdtemp()) / "qrels.txt", node="R").read_text(), end="")
+    q 0 d1 1
+    q 0 d9 1
+    """
+    return write_qrels(qrels_from_frame(frame, node=node), path)
 
 
 def _lines(columns: TrecColumns, order: np.ndarray, separators: list[str], *numbers: np.ndarray) -> bytes:

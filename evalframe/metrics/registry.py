@@ -24,6 +24,7 @@ a Haystack one is an entry with a formula of :class:`DocumentCounts` fields in :
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -33,13 +34,14 @@ import numpy as np
 
 from ..columns import COLUMN_ORDER, LIST_COLUMNS
 from ..errors import InvalidParameterError
-from . import diversity_kernels, kernels, trec_gain_kernels, trec_kernels, trec_set_kernels
+from . import cwl_kernels, diversity_kernels, kernels, trec_gain_kernels, trec_kernels, trec_set_kernels
 from .kernels import HAYSTACK_EDGE_POLICY, ZERO_EDGE_POLICY, DocumentCounts, EdgePolicy
 
 __all__ = [
     "Metric",
     "Param",
     "Name",
+    "NAME_TOOLS",
     "TrecEvalName",
     "LEVELS",
     "FAMILIES",
@@ -63,6 +65,7 @@ __all__ = [
     "format_bounds",
     "parameters",
     "other_names",
+    "ranx_names",
     "metrics_table_markdown",
     "update_metrics_table",
     "measures_table_markdown",
@@ -120,6 +123,19 @@ def _sum_only(sums: np.ndarray, counts: np.ndarray) -> np.ndarray:
     return np.asarray(sums, dtype=np.float64)
 
 
+def _mean_interval(low: float, high: float, n: int, value_a: float) -> tuple[float, float]:
+    return low, high
+
+
+def _sum_interval(low: float, high: float, n: int, value_a: float) -> tuple[float, float]:
+    return n * low, n * high  # the sum of n differences is n times their mean
+
+
+def _ratio_interval(low: float, high: float, n: int, value_a: float) -> tuple[float, float]:
+    # the mean of the differences of the logs is log(b / a): b - a = a (e^x - 1), increasing in x
+    return value_a * math.expm1(low), value_a * math.expm1(high)
+
+
 @dataclass(frozen=True)
 class Aggregation:
     """How a metric's per-query values become one number, through a sum and a count so that parts add up.
@@ -138,10 +154,27 @@ class Aggregation:
     name: str
     finish: Callable[[np.ndarray, np.ndarray], np.ndarray]
     summand: Callable[[Any], Any] | None = None
+    delta_interval: Callable[[float, float, int, float], tuple[float, float]] = _mean_interval
 
     def summands(self, values: Any) -> Any:
         """What each value adds to the sum (a numpy array or a pandas Series, which stays one)."""
         return values if self.summand is None else self.summand(values)
+
+    def interval(self, low: float, high: float, n: int, value_a: float) -> tuple[float, float]:
+        """The interval of the difference b - a of two runs' numbers from ``(low, high)``, an interval of the mean of
+        their ``n`` paired queries' differences of summands (:meth:`summands`), ``value_a`` run a's number: the same
+        for the mean, ``n`` times it for the sum, ``value_a (e^x - 1)`` at each end for the geometric mean (whose
+        summands are logs: their mean difference is log(b / a)). Each is the image of the mean's interval under the
+        one increasing map from that mean to b - a (given a), so it holds 0 exactly when the mean's interval does.
+
+        Examples
+        --------
+        >>> AGGREGATIONS["sum"].interval(-0.5, 1.0, 4, 13.0), AGGREGATIONS["mean"].interval(-0.5, 1.0, 4, 0.3)
+        ((-2.0, 4.0), (-0.5, 1.0))
+        >>> [round(x, 12) for x in AGGREGATIONS["geometric_mean"].interval(0.0, math.log(2), 4, 0.25)]
+        [0.0, 0.25]
+        """
+        return self.delta_interval(low, high, n, value_a)
 
     def __call__(self, values: Any) -> float:
         """The one number of ``values`` (a numpy array or pandas Series; NaN: no value)."""
@@ -155,8 +188,8 @@ class Aggregation:
 #: (num_ret). NaN values are skipped; the mean of no value is NaN, the sum 0.
 AGGREGATIONS: dict[str, Aggregation] = {
     "mean": Aggregation("mean", _over_count),
-    "geometric_mean": Aggregation("geometric_mean", _exp_over_count, _floored_log),
-    "sum": Aggregation("sum", _sum_only),
+    "geometric_mean": Aggregation("geometric_mean", _exp_over_count, _floored_log, _ratio_interval),
+    "sum": Aggregation("sum", _sum_only, delta_interval=_sum_interval),
 }
 
 
@@ -166,6 +199,8 @@ class Param:
 
     ``kind`` is one of :data:`PARAM_KINDS` (``"gains"``: a ``{grade: gain}`` mapping); ``default`` is its value when
     the name leaves it out (a name at its default is written without it); ``choices`` the allowed values, if few.
+    A ``required`` parameter must be written (``RBP(rel=1)``, ``INSQ(max_rel=3)``): it is always in the name, and
+    ``default`` is the value the examples write.
 
     Examples
     --------
@@ -178,25 +213,46 @@ class Param:
     default: Any
     choices: tuple[Any, ...] | None = None
     description: str = ""
+    required: bool = False
 
     def __post_init__(self) -> None:
         if self.kind not in PARAM_KINDS:
             raise InvalidParameterError(f"parameter {self.name!r}: kind must be one of {list(PARAM_KINDS)}; got {self.kind!r}.")
 
 
+#: The tools whose other names of a measure an entry lists (:class:`Name`).
+NAME_TOOLS = ("ir_measures", "ranx")
+
+
 @dataclass(frozen=True)
 class Name:
-    """Another name of a measure in ir_measures' syntax (``MAP`` of ``AP``), with the parameters it implies
-    (``SetRelP`` is ``SetP(relative=True)``).
+    """Another name of a measure, ir_measures' (``MAP`` of ``AP``) or ranx's (``hit_rate`` of ``Success``), written
+    in ir_measures' syntax (``Name(param=value)@k``), with the parameters it implies (``SetRelP`` is
+    ``SetP(relative=True)``; ranx's ``ndcg_burges`` is ``nDCG(dcg='exp-log2')``).
+
+    ``cutoff`` says when the name stands for this measure, if not as the entry's ``cutoff`` says: ``"required"``
+    (only with ``@k``: ranx's ``precision@5`` is ``P@5``) or ``"none"`` (only without: ranx's ``precision``, the
+    whole ranking's, is ``SetP``).
 
     Examples
     --------
     >>> Name("SetRelP", (("relative", True),)).implies
     (('relative', True),)
+    >>> Name("precision", tool="ranx", cutoff="none").cutoff
+    'none'
     """
 
     text: str
     implies: tuple[tuple[str, Any], ...] = ()
+    tool: str = "ir_measures"
+    cutoff: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.tool not in NAME_TOOLS:
+            raise InvalidParameterError(f"name {self.text!r}: tool must be one of {list(NAME_TOOLS)}; got {self.tool!r}.")
+        if self.cutoff not in (None, "required", "none"):
+            raise InvalidParameterError(f"name {self.text!r}: cutoff must be None, 'required' or 'none'; got "
+                                        f"{self.cutoff!r}.")
 
 
 @dataclass(frozen=True)
@@ -274,6 +330,8 @@ class Metric:
     rel : whether the measure takes a relevance level ``(rel=N)`` (grade >= N is relevant); False for nDCG, whose
         gains are the grades, and for the Haystack metrics (their relevance is the criterion's).
     finish : trec measures: the values from the kernel's column, ``finish(column, cutoff, num_rel)``.
+    check_params : trec measures whose parameters must hold together (``min_rel < max_rel``):
+        ``check_params(values)``, every parameter's value by name, returns what is wrong (a sentence) or None.
     aggregation : how the per-query values become one number (a key of :data:`AGGREGATIONS`).
     direction : which way is better, one of :data:`DIRECTIONS`: ``"higher"``, ``"lower"`` (``unj``, a score such as
         latency) or ``"none"`` (a count); every entry says it (a keyword argument without default), and it is read
@@ -300,6 +358,7 @@ class Metric:
     cutoff: str = "none"
     rel: bool = False
     finish: Callable[..., np.ndarray] | None = None
+    check_params: Callable[[dict[str, Any]], str | None] | None = None
     aggregation: str = "mean"
     direction: str = field(kw_only=True)  # no default: a new entry must say which way is better
 
@@ -378,7 +437,8 @@ def trec_measure(name: str, description: str, formula: str, *, kernel: Callable[
                  synonyms: tuple[Name, ...] = (), params: tuple[Param, ...] = (), cutoff: str = "none",
                  cutoff_kind: str = "int", rel: bool = True, bounds: tuple[float, float] | None = (0.0, 1.0),
                  bounds_note: str = "", policy: EdgePolicy | None = ZERO_EDGE_POLICY, edge: str | None = None,
-                 aggregation: str = "mean", reference: str = "pytrec_eval", direction: str) -> Metric:
+                 aggregation: str = "mean", reference: str = "pytrec_eval",
+                 check_params: Callable[[dict[str, Any]], str | None] | None = None, direction: str) -> Metric:
     """A trec_eval measure's entry: a document metric of the trec family, its edge rule written from its policy
     (or ``edge``, for a measure whose kernel gives its final values: ``policy=None``); ``direction`` (no default)
     says which way is better, one of :data:`DIRECTIONS`."""
@@ -386,8 +446,8 @@ def trec_measure(name: str, description: str, formula: str, *, kernel: Callable[
         edge = _trec_edge_rule(policy) if policy is not None else "a query without judgments is not evaluated"
     return Metric(name, "document", description, formula, edge, bounds, bounds_note, kernel=kernel, policy=policy,
                   family="trec", trec_eval=trec_eval, synonyms=synonyms, params=params, cutoff=cutoff,
-                  cutoff_kind=cutoff_kind, rel=rel, finish=finish, aggregation=aggregation, reference=reference,
-                  direction=direction)
+                  cutoff_kind=cutoff_kind, rel=rel, finish=finish, check_params=check_params, aggregation=aggregation,
+                  reference=reference, direction=direction)
 
 
 #: ir_measures' ``judged_only`` (pytrec_eval's judged_docs_only_flag, trec_eval -J): the unjudged documents removed
@@ -415,6 +475,52 @@ _ZERO_EDGE = ("no relevant judgment or nothing retrieved: **0.0** (0 / 0 is 0); 
 #: IPrec's and 11pt_avg's rounding of a recall level to a number of documents: trec_eval 10.0's or 9.x's.
 _VERSION = Param("version", "str", "10.0", ("10.0", "9"),
                  "trec_eval 10.0 rounds r × num_rel to the nearest; 9 (and pytrec_eval) truncates r × num_rel + 0.9")
+
+
+#: cwl_eval's measures (ir_measures' cwl_eval provider): the gains are the grades scaled to [0, 1] by min_rel and
+#: max_rel (ir_measures' parameters; max_rel must be given), the ranking read to depth 1000 (cwl_kernels.py).
+CWL_MIN_REL = Param("min_rel", "int", 0, description="the lowest grade: a grade at or below it gains 0")
+CWL_MAX_REL = Param("max_rel", "int", 3, required=True,
+                    description="the highest grade: a grade at or above it gains 1, each grade (grade - min_rel) / "
+                    "(max_rel - min_rel)")
+CWL_T = Param("T", "float", 1.0, description="the gain the user wants (in units of a document of gain 1)")
+_CWL_EDGE = ("no document of positive gain retrieved: **0.0**; a query without judgments is not evaluated")
+_CWL_GAIN = ("g(i) the grade at rank i scaled to [0, 1], (min(max(grade, min_rel), max_rel) − min_rel) / (max_rel − "
+             "min_rel) (a negative grade read as 0), 0 for a document not judged and past the ranking; W(i) = "
+             "Π_{j<i} C(j) / Σ_{i' ≤ 1000} Π_{j<i'} C(j)")
+
+
+def _check_gain_range(values: dict[str, Any]) -> str | None:
+    """min_rel below max_rel (cwl_eval's measures through ir_measures), else what is wrong."""
+    if values["min_rel"] >= values["max_rel"]:
+        return (f"min_rel must be below max_rel (a grade gains (grade - min_rel) / (max_rel - min_rel)); got "
+                f"min_rel={values['min_rel']}, max_rel={values['max_rel']}.")
+    return None
+
+
+def _check_goal(values: dict[str, Any]) -> str | None:
+    """The gain range, and a goal T > 0 (the gain the user wants)."""
+    if not values["T"] > 0:
+        return f"T, the gain the user wants, must be > 0; got T={values['T']:g}."
+    return _check_gain_range(values)
+
+
+def _check_persistence(values: dict[str, Any]) -> str | None:
+    """The gain range, and a persistence p in [0, 1] (a chance)."""
+    if not 0.0 <= values["p"] <= 1.0:
+        return f"p, the chance a user reads on, must lie in [0, 1]; got p={values['p']:g}."
+    return _check_gain_range(values)
+
+
+def _cwl_measure(name: str, description: str, continuation: str, *, kernel: Callable[..., np.ndarray],
+                 params: tuple[Param, ...], cutoff: str = "none",
+                 check: Callable[[dict[str, Any]], str | None] = _check_goal) -> Metric:
+    """A cwl_eval measure's entry: the C/W/L expected rate of gain Σ W(i) g(i) of its continuation C."""
+    return trec_measure(name, description + " Gains: the grades scaled to [0, 1] by min_rel and max_rel (max_rel must "
+                        "be given); the ranking is read to depth 1000, padded with documents of gain 0.",
+                        f"Σ_{{i ≤ 1000}} W(i) g(i), C(i) = {continuation}; {_CWL_GAIN}",
+                        params=(*params, CWL_MIN_REL, CWL_MAX_REL), cutoff=cutoff, rel=False, policy=None,
+                        edge=_CWL_EDGE, reference="ir_measures", kernel=kernel, check_params=check, direction="higher")
 
 
 #: Every metric, one entry each: answer metrics, document metrics, the evaluators' kernels, trec_eval's measures.
@@ -462,7 +568,7 @@ REGISTRY: tuple[Metric, ...] = (
                        "at each one's rank, over the query's number of relevant documents.",
                  "(Σ over relevant d in the top k of \\|{relevant d' : rank(d') ≤ rank(d)}\\| / rank(d)) / num_rel",
                  trec_eval=(TrecEvalName("map"), TrecEvalName("map_cut", "cutoffs", TREC_EVAL_CUTOFFS)),
-                 synonyms=(Name("MAP"),), cutoff="optional",
+                 synonyms=(Name("MAP"), Name("map", tool="ranx")), cutoff="optional",
                  params=(JUDGED_ONLY,), kernel=trec_kernels.ap_table, finish=trec_kernels.as_is, direction="higher"),
     trec_measure("nDCG", "Normalised discounted cumulative gain: the sum of grade / log2(rank + 1) over the top k, over "
                          "the same sum of the ideal ranking (the judged grades, highest first).",
@@ -470,38 +576,41 @@ REGISTRY: tuple[Metric, ...] = (
                  "grades, highest first)",
                  trec_eval=(TrecEvalName("ndcg"), TrecEvalName("ndcg_cut", "cutoffs", TREC_EVAL_CUTOFFS),
                             TrecEvalName("ndcg", "gains")),
-                 synonyms=(Name("NDCG"),), cutoff="optional", rel=False,
+                 synonyms=(Name("NDCG"), Name("ndcg", tool="ranx"),
+                           Name("ndcg_burges", (("dcg", "exp-log2"),), tool="ranx")), cutoff="optional", rel=False,
                  bounds_note="with gains >= 0 (a gains mapping may give negative ones, as trec_eval allows)",
                  params=(DCG, GAINS, JUDGED_ONLY),
                  kernel=trec_gain_kernels.ndcg_table, finish=trec_kernels.as_is, direction="higher"),
     trec_measure("P", "Precision: relevant documents in the top k, over k.",
                  "\\|relevant d in the top k\\| / k",
-                 trec_eval=(TrecEvalName("P", "cutoffs", TREC_EVAL_CUTOFFS),), synonyms=(Name("Precision"),), cutoff="required",
+                 trec_eval=(TrecEvalName("P", "cutoffs", TREC_EVAL_CUTOFFS),),
+                 synonyms=(Name("Precision"), Name("precision", tool="ranx", cutoff="required")), cutoff="required",
                  params=(JUDGED_ONLY,), kernel=trec_kernels.count_table, finish=trec_kernels.over_cutoff, direction="higher"),
     trec_measure("R", "Recall: relevant documents in the top k, over the query's number of relevant documents.",
                  "\\|relevant d in the top k\\| / num_rel",
-                 trec_eval=(TrecEvalName("recall", "cutoffs", TREC_EVAL_CUTOFFS),), synonyms=(Name("Recall"),),
-                 cutoff="required",
+                 trec_eval=(TrecEvalName("recall", "cutoffs", TREC_EVAL_CUTOFFS),),
+                 synonyms=(Name("Recall"), Name("recall", tool="ranx", cutoff="required")), cutoff="required",
                  params=(JUDGED_ONLY,), kernel=trec_kernels.count_table, finish=trec_kernels.over_num_rel, direction="higher"),
     trec_measure("RR", "Reciprocal rank: 1 / the rank of the first relevant document in the top k (0 if there is none).",
                  "1 / min rank(d) over relevant d in the top k",
-                 trec_eval=(TrecEvalName("recip_rank"),), synonyms=(Name("MRR"),), cutoff="optional",
+                 trec_eval=(TrecEvalName("recip_rank"),), synonyms=(Name("MRR"), Name("mrr", tool="ranx")), cutoff="optional",
                  params=(JUDGED_ONLY,), kernel=trec_kernels.rr_table, finish=trec_kernels.as_is, direction="higher"),
     trec_measure("Success", "1 if a relevant document is in the top k, else 0.",
                  "1 if a relevant d is in the top k, else 0",
-                 trec_eval=(TrecEvalName("success", "cutoffs", (1, 5, 10)),), cutoff="required",
+                 trec_eval=(TrecEvalName("success", "cutoffs", (1, 5, 10)),), synonyms=(Name("hit_rate", tool="ranx"),),
+                 cutoff="required",
                  params=(JUDGED_ONLY,), kernel=trec_kernels.count_table, finish=trec_kernels.found, direction="higher"),
     trec_measure("Rprec", "R-precision: relevant documents in the top R, over R, the query's number of relevant "
                           "documents.",
                  "\\|relevant d in the top num_rel\\| / num_rel",
-                 trec_eval=(TrecEvalName("Rprec"),), synonyms=(Name("RPrec"),),
+                 trec_eval=(TrecEvalName("Rprec"),), synonyms=(Name("RPrec"), Name("r-precision", tool="ranx")),
                  params=(JUDGED_ONLY,), kernel=trec_kernels.rprec_table, finish=trec_kernels.as_is, direction="higher"),
     trec_measure("Bpref", "Binary preference: the mean, over the query's relevant documents, of 1 - (judged "
                           "non-relevant documents ranked above it) / min(judged non-relevant, relevant); unjudged "
                           "documents are skipped.",
                  "(Σ over relevant retrieved d of 1 − min(n(d), num_rel) / min(num_nonrel, num_rel)) / num_rel, n(d) "
                  "the judged non-relevant documents ranked above d (the term is 1 when n(d) = 0)",
-                 trec_eval=(TrecEvalName("bpref"),), synonyms=(Name("BPref"),),
+                 trec_eval=(TrecEvalName("bpref"),), synonyms=(Name("BPref"), Name("bpref", tool="ranx")),
                  kernel=trec_kernels.bpref_table, finish=trec_kernels.as_is, direction="higher"),
     # ---------------------------------------------------------------- diversity (subtopic qrels) and Compat
     # ndeval's measures as ir_measures runs them (pyndeval): they read subtopic judgments (from_trec(...,
@@ -644,8 +753,8 @@ REGISTRY: tuple[Metric, ...] = (
                         "relevant documents in the top k; persistence p (default 0.8).",
                  "(1 − p) Σ over relevant d in the top k of p^(rank(d) − 1)",
                  params=(Param("p", "float", 0.8, description="the persistence: the chance a user reads on"),
-                         Param("rel", "int", 0, description="required: grade >= rel is relevant (ir_measures' RBP without "
-                               "rel is trectools' graded RBP, which evalframe does not compute)")),
+                         Param("rel", "int", 1, description="grade >= rel is relevant (ir_measures' RBP without rel is "
+                               "trectools' graded RBP, which evalframe does not compute)", required=True)),
                  cutoff="optional", rel=False, policy=None, reference="ir_measures",
                  edge="no relevant document retrieved: **0.0**; a query without judgments is not evaluated",
                  kernel=trec_gain_kernels.rbp_table, direction="higher"),
@@ -699,8 +808,9 @@ REGISTRY: tuple[Metric, ...] = (
                  trec_eval=(TrecEvalName("iprec_at_recall", "cutoffs", trec_set_kernels.IPREC_RECALLS,
                                          key_format="{:.2f}"),),
                  cutoff="required", cutoff_kind="float", params=(JUDGED_ONLY, _VERSION), policy=None,
-                 edge=_ZERO_EDGE + "; NaN where nothing is retrieved (judged_only) at a recall level standing for no "
-                 "document (trec_eval's 0 / 0)", kernel=trec_set_kernels.iprec_table, reference="trec_eval", direction="higher"),
+                 edge=_ZERO_EDGE + "; a ranking left empty (judged_only, -M 0) scores 0 too (trec_eval divides 0 by 0 "
+                 "at a recall level standing for no document: --format trec_eval prints its -nan)",
+                 kernel=trec_set_kernels.iprec_table, reference="trec_eval", direction="higher"),
     trec_measure("11pt_avg", "The mean of the interpolated precisions at recall 0.0, 0.1, ..., 1.0 (IPrec).",
                  "(Σ over r in 0.0, 0.1, ..., 1.0 of IPrec@r) / 11", trec_eval=(TrecEvalName("11pt_avg"),),
                  params=(JUDGED_ONLY, _VERSION), policy=None, edge=_ZERO_EDGE,
@@ -721,7 +831,7 @@ REGISTRY: tuple[Metric, ...] = (
                          "over min(retrieved, R), trec_eval's set_relative_P).",
                  "num_rel_ret / num_ret (relative: num_rel_ret / min(num_ret, num_rel))",
                  trec_eval=(TrecEvalName("set_P"), TrecEvalName("set_relative_P", implies=(("relative", True),))),
-                 synonyms=(Name("SetRelP", (("relative", True),)),),
+                 synonyms=(Name("SetRelP", (("relative", True),)), Name("precision", tool="ranx", cutoff="none")),
                  params=(Param("relative", "bool", False, description="over the most that could be relevant"),
                          JUDGED_ONLY), policy=None, edge=_ZERO_EDGE, kernel=trec_set_kernels.set_p_table, direction="higher"),
     trec_measure("SetR", "Set recall: relevant documents retrieved over the query's relevant documents.",
@@ -734,6 +844,7 @@ REGISTRY: tuple[Metric, ...] = (
                          "recall R.", "(β + 1) · P · R / (β · P + R), P = num_rel_ret / num_ret, R = num_rel_ret / "
                          "num_rel",
                  trec_eval=(TrecEvalName("set_F", "values", values=("beta",)),),
+                 synonyms=(Name("f1", tool="ranx"),),
                  params=(Param("beta", "float", 1.0, description="the weight of recall against precision"),
                          JUDGED_ONLY), policy=None, edge=_ZERO_EDGE, kernel=trec_set_kernels.set_f_table, direction="higher"),
     trec_measure("utility", "Set utility: a weighted sum of the relevant and non-relevant documents retrieved and not "
@@ -759,6 +870,41 @@ REGISTRY: tuple[Metric, ...] = (
                            "certain.", "\\|judged d in the top k\\| / min(k, num_ret)",
                  cutoff="optional", rel=False, policy=None, edge=_ZERO_EDGE, reference="ir_measures",
                  kernel=trec_set_kernels.judged_table, direction="higher"),
+    # ---------------------------------------------------------------- cwl_eval's C/W/L measures, as ir_measures names
+    # them (its cwl_eval provider; kernels in cwl_kernels.py): the user reads on from rank i with chance C(i)
+    _cwl_measure("INSQ", "cwl_eval's INSQ (Moffat, Scholer & Thomas 2012): the expected rate of gain of a user who "
+                         "reads on from rank i with chance ((i + 2T - 1) / (i + 2T))^2, T the gain wanted (default 1).",
+                 "((i + 2T − 1) / (i + 2T))²", kernel=cwl_kernels.insq_table, params=(CWL_T,)),
+    _cwl_measure("INST", "cwl_eval's INST (Moffat, Bailey, Scholer & Thomas 2015): INSQ adapting to the gain still "
+                         "wanted, T minus the gain read so far.",
+                 "((i + T + T_i − 1) / (i + T + T_i))², T_i = T − Σ_{j ≤ i} g(j)", kernel=cwl_kernels.inst_table,
+                 params=(CWL_T,)),
+    _cwl_measure("SDCG", "cwl_eval's scaled DCG@k: DCG of the gains over the DCG of k documents of gain 1 (nDCG "
+                         "as though k fully relevant documents existed).",
+                 "log2(i + 1) / log2(i + 2) for i < k, else 0", kernel=cwl_kernels.sdcg_table, cutoff="required",
+                 params=(Param("dcg", "str", "log2", ("log2",), description="the discount: log2, cwl_eval's only"),),
+                 check=_check_gain_range),
+    _cwl_measure("NERR8", "cwl_eval's NERR, equation 8 of Azzopardi, Mackenzie & Moffat 2021 (ERR as a C/W/L "
+                          "measure): the user stops at a document with chance its gain, and at rank k.",
+                 "1 − g(i) for i < k, else 0", kernel=cwl_kernels.nerr8_table, cutoff="required", params=(),
+                 check=_check_gain_range),
+    _cwl_measure("NERR9", "cwl_eval's NERR, equation 9 of Azzopardi, Mackenzie & Moffat 2021: NERR8 with the "
+                          "reciprocal rank's discount, i / (i + 1), in the chance to read on.",
+                 "(i / (i + 1)) (1 − g(i)) for i < k, else 0", kernel=cwl_kernels.nerr9_table, cutoff="required",
+                 params=(), check=_check_gain_range),
+    _cwl_measure("NERR10", "cwl_eval's NERR, equation 10 of Azzopardi, Mackenzie & Moffat 2021: the user stops at "
+                           "a document with chance its gain and reads on with RBP's persistence p (default 0.9).",
+                 "p (1 − g(i))", kernel=cwl_kernels.nerr10_table,
+                 params=(Param("p", "float", 0.9, description="the persistence: the chance a user reads on past a "
+                               "document of gain 0"),), check=_check_persistence),
+    _cwl_measure("NERR11", "cwl_eval's NERR, equation 11 of Azzopardi, Mackenzie & Moffat 2021: the user stops at "
+                           "a document with chance its gain and reads on as INSQ's user with goal T (default 1).",
+                 "((i + 2T − 1) / (i + 2T))² (1 − g(i))", kernel=cwl_kernels.nerr11_table, params=(CWL_T,)),
+    _cwl_measure("BPM", "cwl_eval's static Bejeweled Player Model (Zhang et al. 2017): the user reads on while the "
+                        "gain so far is below T (default 1) and the documents read below k; the mean gain of the "
+                        "documents read.",
+                 "1 while Σ_{j ≤ i} g(j) < T and i < k, else 0", kernel=cwl_kernels.bpm_table, cutoff="required",
+                 params=(CWL_T,)),
 )
 
 
@@ -940,17 +1086,35 @@ def parameters(metric: Metric) -> str:
 
 def other_names(metric: Metric) -> list[str]:
     """A trec measure's names in trec_eval's and pytrec_eval's form (``.k``: a cutoff after a dot or an underscore;
-    ``.g=v,...``: a gain mapping; ``.x,y``: the values of its parameters), then its other ir_measures names.
+    ``.g=v,...``: a gain mapping; ``.x,y``: the values of its parameters), then its other ir_measures names, then
+    ranx's (:func:`ranx_names`).
 
     Examples
     --------
-    >>> other_names(TREC_MEASURES["nDCG"]), other_names(TREC_MEASURES["Rprec"])
-    (['ndcg', 'ndcg_cut.k', 'ndcg.g=v,...', 'NDCG'], ['Rprec', 'RPrec'])
+    >>> other_names(TREC_MEASURES["nDCG"])
+    ['ndcg', 'ndcg_cut.k', 'ndcg.g=v,...', 'NDCG', 'ndcg[@k]', "ndcg_burges[@k] (dcg='exp-log2')"]
+    >>> other_names(TREC_MEASURES["Rprec"])
+    ['Rprec', 'RPrec', 'r-precision']
     """
     tails = {"none": "", "cutoffs": ".k", "gains": ".g=v,...", "values": ""}
     names = [name.stem + (tails[name.params] if name.params != "values" else "." + ",".join(name.values))
              for name in metric.trec_eval]
-    return names + [name.text for name in metric.synonyms]
+    return names + [name.text for name in metric.synonyms if name.tool == "ir_measures"] + ranx_names(metric)
+
+
+def ranx_names(metric: Metric) -> list[str]:
+    """ranx's names of a trec measure as ranx writes them: ``@k`` a cutoff, ``[@k]`` an optional one, then the
+    parameters the name implies (ranx 0.3.21's ``metric_switch``; its ``-lN`` level is ``rel=N``).
+
+    Examples
+    --------
+    >>> ranx_names(TREC_MEASURES["P"]), ranx_names(TREC_MEASURES["SetP"])
+    (['precision@k'], ['precision'])
+    """
+    cutoffs = {"required": "@k", "optional": "[@k]", "none": ""}
+    return [name.text + cutoffs[name.cutoff or metric.cutoff]
+            + (f" ({','.join(f'{key}={value!r}' for key, value in name.implies)})" if name.implies else "")
+            for name in metric.synonyms if name.tool == "ranx"]
 
 
 def metrics_table_markdown() -> str:
@@ -989,7 +1153,7 @@ def update_metrics_table(text: str) -> str:
 
 def _ir_measures_form(metric: Metric) -> str:
     """A measure's name in ir_measures' syntax with its parameters at their defaults: ``RBP(p=0.8,rel=1)[@k]``."""
-    params = ([f"{p.name}={'{}' if p.kind == 'gains' else 'N' if p.name == 'rel' else repr(p.default)}"
+    params = ([f"{p.name}={'{}' if p.kind == 'gains' else 'N' if p.required else repr(p.default)}"
                for p in metric.params if p.name != "judged_only"]
               + (["rel=1"] if metric.rel else []) + (["judged_only=False"] if any(
                   p.name == "judged_only" for p in metric.params) else []))
@@ -1004,22 +1168,24 @@ def _pytrec_eval_keys(metric: Metric) -> list[str]:
 
 def measures_table_markdown() -> str:
     """The table of trec_eval and ir_measures measures in ``docs/ir-researchers.md``, generated from the registry:
-    each measure's names in ir_measures', trec_eval's and pytrec_eval's spelling, its per-query value, how the values
-    become one number, and the tool the tests check it against.
+    each measure's names in ir_measures', trec_eval's, pytrec_eval's and ranx's spelling, its per-query value, how the
+    values become one number, and the tool the tests check it against.
 
     Examples
     --------
     >>> print(measures_table_markdown().splitlines()[0])
-    | ir_measures | trec_eval | pytrec_eval | per-query value | over queries | better | checked against |
+    | ir_measures | trec_eval | pytrec_eval | ranx | per-query value | over queries | better | checked against |
     """
-    lines = ["| ir_measures | trec_eval | pytrec_eval | per-query value | over queries | better | checked against |",
-             "|---|---|---|---|---|---|---|"]
+    lines = ["| ir_measures | trec_eval | pytrec_eval | ranx | per-query value | over queries | better | checked against |",
+             "|---|---|---|---|---|---|---|---|"]
     for metric in TREC_MEASURES.values():
-        ir_names = ", ".join(f"`{n}`" for n in [_ir_measures_form(metric), *(s.text for s in metric.synonyms)])
+        ir_names = ", ".join(f"`{n}`" for n in [_ir_measures_form(metric),
+                                                 *(s.text for s in metric.synonyms if s.tool == "ir_measures")])
         trec_eval = ", ".join(f"`{n}`" for n in other_names(metric)[:len(metric.trec_eval)]) or "—"
         pytrec = ", ".join(f"`{n}`" for n in _pytrec_eval_keys(metric)) or "—"
-        lines.append(f"| {ir_names} | {trec_eval} | {pytrec} | {metric.formula} | {metric.aggregation.replace('_', ' ')} "
-                     f"| {DIRECTION_WORDS[metric.direction]} | {metric.reference} |")
+        ranx = ", ".join(f"`{n}`" for n in ranx_names(metric)) or "—"
+        lines.append(f"| {ir_names} | {trec_eval} | {pytrec} | {ranx} | {metric.formula} | "
+                     f"{metric.aggregation.replace('_', ' ')} | {DIRECTION_WORDS[metric.direction]} | {metric.reference} |")
     return "\n".join(lines)
 
 

@@ -15,6 +15,7 @@ arrays), once for all the measures that share it, and its finish.
 Examples
 --------
 >>> import numpy as np
+>>> from evalframe.metrics.trec_kernels import UNJUDGED
 >>> measures = parse_measures(["P@2", "AP", "nDCG@2"])
 >>> [str(m) for m in measures]
 ['P@2', 'AP', 'nDCG@2']
@@ -29,6 +30,7 @@ from __future__ import annotations
 
 import contextlib
 import difflib
+import itertools
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -38,22 +40,14 @@ import numpy as np
 
 from .._validation import did_you_mean
 from ..errors import InvalidParameterError
-from .registry import (AGGREGATIONS, EVALUATOR_METRICS, METRICS, TREC_MEASURES, Aggregation, Metric, Param,
+from .registry import (AGGREGATIONS, EVALUATOR_METRICS, METRICS, TREC_MEASURES, Aggregation, Metric, Name, Param,
                        TrecEvalName)
-from .trec_kernels import (
-    UNJUDGED,
-    RankedRows,
-    average_precision,
-    bpref,
-    cutoff_sums,
-    ndcg,
-    r_precision,
-    reciprocal_rank,
-    relevant_counts,
-)
+from .trec_kernels import RankedRows
 
 __all__ = [
     "aggregation_of",
+    "is_count",
+    "reads_as_written",
     "direction_of",
     "known_direction",
     "without_direction",
@@ -62,19 +56,15 @@ __all__ = [
     "MEASURE_NAMES",
     "MEASURE_DESCRIPTIONS",
     "describe_measure",
+    "example_measure",
+    "foreign_measure",
+    "measure_texts",
+    "CASE_SENSITIVE",
     "entry_of",
     "trec_eval_key",
-    "UNJUDGED",
     "parse_measure",
     "parse_measures",
     "evaluate",
-    "cutoff_sums",
-    "relevant_counts",
-    "average_precision",
-    "reciprocal_rank",
-    "ndcg",
-    "r_precision",
-    "bpref",
 ]
 
 #: Every measure name (ir_measures'), in the registry's order.
@@ -83,15 +73,54 @@ MEASURE_NAMES: tuple[str, ...] = tuple(TREC_MEASURES)
 #: read these. "k" is the cutoff (the whole ranking without one), "relevant" a grade at or above the relevance level.
 MEASURE_DESCRIPTIONS: dict[str, str] = {name: entry.description for name, entry in TREC_MEASURES.items()}
 
-#: ir_measures' other names of the measures (``MAP``, ``SetRelP``): the entry's name and the parameters they imply.
-_SYNONYMS: dict[str, tuple[str, tuple[tuple[str, Any], ...]]] = {
-    synonym.text: (entry.name, synonym.implies) for entry in TREC_MEASURES.values() for synonym in entry.synonyms}
+#: ir_measures' and ranx's other names of the measures (``MAP``, ``SetRelP``, ``hit_rate``): the entries they name
+#: (ranx's ``precision`` names two: ``P`` with a cutoff, ``SetP`` without), each with its :class:`Name`.
+_SYNONYMS: dict[str, list[tuple[str, Name]]] = {}
+for _entry in TREC_MEASURES.values():
+    for _synonym in _entry.synonyms:
+        _SYNONYMS.setdefault(_synonym.text, []).append((_entry.name, _synonym))
 #: trec_eval's stems (``map_cut``), each with the entries and names it is a stem of (``ndcg``: the plain name and
 #: the one taking gains).
 _STEMS: dict[str, list[tuple[Metric, TrecEvalName]]] = {}
 for _entry in TREC_MEASURES.values():
     for _name in _entry.trec_eval:
         _STEMS.setdefault(_name.stem, []).append((_entry, _name))
+
+#: Every name a measure is written by before its parameters (measures', synonyms', trec_eval's stems).
+_SPELLINGS: tuple[str, ...] = tuple(dict.fromkeys([*TREC_MEASURES, *_SYNONYMS, *_STEMS]))
+
+
+def _case_groups() -> dict[str, dict[str, str]]:
+    """The names that differ only by letter case and name different measures (written alike with a cutoff or
+    without: ranx's ``precision`` and ``precision@5`` name SetP and P by design), by their lower-case form:
+    ``{"rbp": {"rbp": "rbp", "RBP": "RBP"}}`` (each spelling's entry)."""
+    forms: dict[str, list[tuple[str, str, set[bool]]]] = {}
+
+    def add(text: str, entry: str, rule: str | None) -> None:
+        rule = rule or TREC_MEASURES[entry].cutoff
+        cut = {"required": {True}, "none": {False}}.get(rule, {True, False})
+        forms.setdefault(text.lower(), []).append((text, entry, cut))
+
+    for name in TREC_MEASURES:
+        add(name, name, None)
+    for text, pairs in _SYNONYMS.items():
+        for entry_name, synonym in pairs:
+            add(text, entry_name, synonym.cutoff)
+    for stem, stem_pairs in _STEMS.items():
+        for stem_entry, _ in stem_pairs:
+            add(stem, stem_entry.name, "optional")
+    groups: dict[str, dict[str, str]] = {}
+    for key, found in forms.items():
+        for (text_a, entry_a, cut_a), (text_b, entry_b, cut_b) in itertools.combinations(found, 2):
+            if entry_a != entry_b and cut_a & cut_b:
+                groups.setdefault(key, {}).update({text_a: entry_a, text_b: entry_b})
+    return groups
+
+
+_CASE_GROUPS = _case_groups()
+#: The lower-case forms of the names that must be written in their own letter case (:func:`_case_groups`):
+#: trec_eval 10.0's ``rbp`` and ir_measures' ``RBP``. Every other name is read in any letter case.
+CASE_SENSITIVE: frozenset[str] = frozenset(_CASE_GROUPS)
 
 #: Cutoffs and relevance levels: ASCII digits ("²" is a digit to str.isdigit, not to int), at most a billion.
 _NUMBER = re.compile(r"[0-9]+")
@@ -175,6 +204,19 @@ def aggregation_of(column: object) -> Aggregation:
     return AGGREGATIONS["mean"]
 
 
+def is_count(column: object) -> bool:
+    """Whether a per-query column's values are counts (``NumRet``, ``NumRel``...): the measures the registry sums over
+    queries (aggregation ``"sum"``, as trec_eval sums its counts), whose values are whole numbers; ``evalframe trec``
+    prints them as integers.
+
+    Examples
+    --------
+    >>> is_count("num_ret"), is_count("NumRelRet(rel=2)"), is_count("AP"), is_count("latency")
+    (True, True, False, False)
+    """
+    return aggregation_of(column).name == "sum"
+
+
 def known_direction(metric: object, scores: Mapping[str, Metric] | None = None) -> str | None:
     """:func:`direction_of`, or None for a name that is no measure of the registry and no declared score.
 
@@ -183,6 +225,7 @@ def known_direction(metric: object, scores: Mapping[str, Metric] | None = None) 
     >>> known_direction("unj@5"), known_direction("bleu")
     ('lower', None)
     """
+    metric = measure_texts(metric)  # an ir_measures measure: its name
     found = (scores or {}).get(metric) if isinstance(metric, str) else None
     if isinstance(found, Metric):
         return found.direction
@@ -197,11 +240,11 @@ def known_direction(metric: object, scores: Mapping[str, Metric] | None = None) 
     return entry.direction
 
 
-def direction_of(metric: str, scores: Mapping[str, Metric] | None = None) -> str:
+def direction_of(metric: str | Any, scores: Mapping[str, Metric] | None = None) -> str:
     """Which way ``metric`` is better: ``"higher"``, ``"lower"`` or ``"none"`` (a count: neither, so no worst query,
     no win, no loss), as its registry entry says (a Haystack metric, or a trec_eval measure in any of the names
-    :func:`parse_measure` reads: ``nDCG@10``, ``ndcg_cut_10``, ``num_ret``) or, for a declared score (``scores``, as
-    ``result.scores``), its declaration.
+    :func:`parse_measure` reads: ``nDCG@10``, ``ndcg_cut_10``, ``num_ret``, ranx's ``ndcg@10``, an ir_measures
+    measure object) or, for a declared score (``scores``, as ``result.scores``), its declaration.
 
     Raises InvalidParameterError for a name that is neither: which way it is better is not known.
 
@@ -213,6 +256,7 @@ def direction_of(metric: str, scores: Mapping[str, Metric] | None = None) -> str
     >>> direction_of("latency", {"latency": score_measure("latency", direction="lower")})
     'lower'
     """
+    metric = measure_texts(metric)
     direction = known_direction(metric, scores)
     if direction is None:
         declared = sorted(scores or {})
@@ -299,13 +343,29 @@ def _default(name: str, key: str) -> Any:
     return Measure(name).param(key)
 
 
-def _example(name: str) -> str:
+def example_measure(name: str, cutoff: int | float | None = None) -> str:
+    """A name of the registry's measure ``name`` that reads: its required parameters at their example values (RBP's
+    ``rel``, cwl_eval's ``max_rel``) and, where it needs one or ``cutoff`` is given, a cutoff (``cutoff``, else 10, or
+    0.5 for a recall level).
+
+    Examples
+    --------
+    >>> example_measure("P"), example_measure("RBP"), example_measure("BPM", 5), example_measure("AP")
+    ('P@10', 'RBP(rel=1)', 'BPM(max_rel=3)@5', 'AP')
+    """
     entry = TREC_MEASURES[name]
-    if any(p.name == "rel" for p in entry.params):  # a rel the name must give (RBP)
-        name = f"{name}(rel=1)"
+    required = [p for p in entry.params if p.required]  # what the name must give
+    if required:
+        name = f"{name}({','.join(f'{p.name}={_write_value(p.default)}' for p in required)})"
+    if cutoff is not None:
+        return f"{name}@{_write_value(cutoff)}"
     if entry.cutoff != "required":
         return name
     return f"{name}@{'0.5' if entry.cutoff_kind == 'float' else '10'}"
+
+
+def _example(name: str) -> str:
+    return example_measure(name)
 
 
 def _trec_eval_examples(name: TrecEvalName) -> list[str]:
@@ -329,13 +389,10 @@ def _names_to_suggest() -> list[str]:
 
 
 def _suggestion(text: str) -> str:
-    """`` Did you mean 'x'?`` for an unknown measure name: the same name in other letter case (``ndcg@10``:
-    ``nDCG@10``; ``Success.1``: ``success.1``), else the closest name of the three spellings."""
+    """`` Did you mean 'x'?`` for an unknown measure name: a cutoff glued to its stem (``ndcg_cut10``), else the
+    closest name of any spelling, in any letter case, with the rest as written."""
     head = re.match(r"[A-Za-z0-9_\-α]*", text)
     stem = head.group(0) if head else ""
-    for known in (*MEASURE_NAMES, *_SYNONYMS, *_STEMS):
-        if known != stem and known.lower() == stem.lower() and _reads(known + text[len(stem):]):
-            return f" Did you mean {known + text[len(stem):]!r}?"
     glued = re.fullmatch(r"(?P<stem>[A-Za-z_]+?)_?(?P<cutoff>[0-9]+)", text)  # ndcg_cut10: a cutoff without its dot
     if glued is not None and any(name.params == "cutoffs" for _, name in _STEMS.get(glued["stem"], [])):
         return f" Did you mean {glued['stem'] + '.' + glued['cutoff']!r}?"
@@ -350,14 +407,27 @@ def _suggestion(text: str) -> str:
     return did_you_mean(text, _names_to_suggest())
 
 
+def reads_as_written(text: str) -> bool:
+    """Whether ``text`` names a measure in the letter case written (``MRR``, ``ndcg@10``), not only in another
+    (``Mrr``): the analyses that take Haystack's metrics too refuse a Haystack metric's name in another case
+    (``F1``) that is a measure's only in another case, naming both.
+
+    Examples
+    --------
+    >>> reads_as_written("MRR"), reads_as_written("Mrr"), reads_as_written("F1")
+    (True, False, False)
+    """
+    return _reads(text)
+
+
 def _reads(text: str) -> bool:
     """Whether ``text`` names a measure (a suggestion must be one: ``bpref@10`` is not ``Bpref@10``, which takes no
     cutoff)."""
     try:
-        _read(text, suggest=False)
+        _exact(text.strip(), text)  # as spelled: a suggestion is a name in its own letter case
     except InvalidParameterError:
         return False
-    return True
+    return _ranx_refusal(text.strip(), text) is None
 
 
 #: trec_eval's names of sets of measures (``-m all_trec``): ``evalframe trec``'s -m reads them, the API does not.
@@ -377,6 +447,11 @@ def _unknown(text: str, suggest: bool = True) -> InvalidParameterError:
 
 def _check_cutoff(cutoff: str, text: str, entry: Metric, example: str | None = None) -> int | float:
     example = example or (_example(entry.name) if entry.cutoff == "required" else f"{entry.name}@10")
+    after = re.fullmatch(r"(?P<cutoff>[^(]*)\((?P<params>.*)\)", cutoff.strip())
+    if after is not None:  # IPrec@0(judged_only=True): the parameters written after the cutoff
+        name = text.strip()[:len(text.strip()) - len(cutoff.strip()) - 1]
+        raise InvalidParameterError(f"the parameters of {text!r} go before its cutoff, as ir_measures writes them: "
+                                    f"{name}({after['params']})@{after['cutoff']}.")
     if entry.cutoff_kind == "float":
         if not _FLOAT.fullmatch(cutoff.strip()) or not 0.0 <= float(cutoff) <= _LARGEST:
             raise InvalidParameterError(f"the cutoff of {text!r} must be a number >= 0, e.g. {example!r}.")
@@ -448,7 +523,8 @@ def _read_gains(parts: list[str], text: str, param: Param) -> tuple[tuple[int, f
 def _finish(name: str, cutoff: int | float | None, rel: int, given: dict[str, Any]) -> Measure:
     """The Measure, its parameters in the entry's order and those at their default left out."""
     entry = TREC_MEASURES[name]
-    params = tuple((p.name, given[p.name]) for p in entry.params if p.name in given and given[p.name] != p.default)
+    params = tuple((p.name, given[p.name]) for p in entry.params
+                   if p.name in given and (p.required or given[p.name] != p.default))
     return Measure(name, cutoff, rel, params)
 
 
@@ -456,23 +532,31 @@ def _finish(name: str, cutoff: int | float | None, rel: int, given: dict[str, An
 _WITH_REL = {"NumRet": "NumRelRet"}
 
 
-def _ir_measures_name(text: str, match: re.Match[str]) -> Measure:
-    """A name in ir_measures' syntax: ``Name(key=value,...)@cutoff`` (the name may be a synonym, ``MAP``)."""
-    name, implied = _SYNONYMS.get(match["name"], (match["name"], ()))
-    if name in _WITH_REL and any(part.split("=")[0].strip() == "rel" for part in _split_params(match["params"] or "")):
+def _ir_measures_name(text: str, match: re.Match[str], name: str | None = None,
+                      implied: tuple[tuple[str, Any], ...] = ()) -> Measure:
+    """A name in ir_measures' syntax: ``Name(key=value,...)@cutoff``; ``name`` and ``implied``: the entry and the
+    parameters of the synonym written (``MAP``, ``SetRelP``), None when the entry's own name is written."""
+    written = match["name"]
+    name = name or written
+    if name in _WITH_REL and any(part.split("=")[0].strip().lower() == "rel"
+                                 for part in _split_params(match["params"] or "")):
         name = _WITH_REL[name]
     entry = TREC_MEASURES[name]
     cutoff = None
     if match["cutoff"] is not None:
         if entry.cutoff == "none":
+            if (written, "cutoff") in _RANX_NOTES:
+                raise InvalidParameterError(_RANX_NOTES[written, "cutoff"].format(text=text.strip()))
             raise InvalidParameterError(f"{name} takes no cutoff: write {name!r}; got {text!r}.")
         cutoff = _check_cutoff(match["cutoff"], text, entry)
     elif entry.cutoff == "required":
-        raise InvalidParameterError(f"{name} needs a cutoff: {_example(name)}; got {text!r}.")
+        raise InvalidParameterError(f"{name} needs a cutoff: {_example(name)}; got {text!r}."
+                                    + _RANX_NOTES.get((written, "bare"), ""))
     rel, given = 1, dict(implied)
     declared = {p.name: p for p in entry.params}
     for part in _split_params(match["params"] or ""):
         key, equals, value = (piece.strip() for piece in part.partition("="))
+        key = _declared_key(key, [*declared, "rel"])
         if key == "rel" and entry.rel:
             if not equals or not _NUMBER.fullmatch(value) or not 1 <= int(value) <= _LARGEST:
                 raise InvalidParameterError(
@@ -493,11 +577,22 @@ def _ir_measures_name(text: str, match: re.Match[str]) -> Measure:
             count = "one parameter" if len(takes) == 1 else f"{len(takes)} parameters"
             raise InvalidParameterError(f"{name} takes {count}, {', '.join(takes)}; got {part!r} in {text!r}."
                                         f"{did_you_mean(key, [t.split('=')[0] for t in takes])}")
-    if any(p.name == "rel" for p in entry.params) and not (isinstance(given.get("rel"), int) and given["rel"] >= 1):
-        # rel as a parameter the name must give (RBP: ir_measures' RBP without rel is another, graded, measure)
+    for param in entry.params:
+        if not param.required or param.name in given:
+            continue
+        if param.name == "rel":  # RBP: ir_measures' RBP without rel is another, graded, measure
+            raise InvalidParameterError(f"{name} needs rel=N, N a positive int (grade >= N is relevant), e.g. "
+                                        f"'{name}(rel=1)'; got {text!r}: ir_measures' {name} without rel is "
+                                        f"trectools' graded variant, which evalframe does not compute.")
+        raise InvalidParameterError(f"{name} needs {param.name}= ({param.description}), e.g. {_example(name)!r}; "
+                                    f"got {text!r}.")
+    if "rel" in given and not (isinstance(given["rel"], int) and given["rel"] >= 1):
         raise InvalidParameterError(f"{name} needs rel=N, N a positive int (grade >= N is relevant), e.g. "
-                                    f"'{name}(rel=1)'; got {text!r}: ir_measures' {name} without rel is trectools' "
-                                    f"graded variant, which evalframe does not compute.")
+                                    f"'{name}(rel=1)'; got {text!r}.")
+    if entry.check_params is not None:
+        wrong = entry.check_params({**{p.name: p.default for p in entry.params}, **given})
+        if wrong:
+            raise InvalidParameterError(f"{text.strip()!r}: {wrong}")
     return _finish(name, cutoff, rel, given)
 
 
@@ -560,20 +655,244 @@ def _trec_eval_names(text: str) -> list[Measure] | None:
     return [_finish(entry.name, None, 1, given)]
 
 
-def _read(text: str, suggest: bool = True) -> list[Measure]:
-    """One name as the measures it names: one, or several for a trec_eval list or bare stem (``P.5,10``, ``P``)."""
-    stripped = text.strip()
+class _Unknown(InvalidParameterError):
+    """A name that is no measure's in the letter case written (another case, or no case, may name one); ``mistake``:
+    what is wrong with it if it is read as written (``hit_rate`` without a cutoff), None for a name of nothing."""
+
+    mistake: InvalidParameterError | None = None
+
+
+def _fits(name: str, synonym: Name, has_cutoff: bool) -> bool:
+    """Whether ``synonym`` of entry ``name``, written with a cutoff or without, names it (its own cutoff rule, else
+    the entry's: ir_measures' ``Precision`` needs one, so ``precision`` alone is ranx's SetP)."""
+    rule = synonym.cutoff or TREC_MEASURES[name].cutoff
+    return rule == "optional" or (rule == "required") == has_cutoff
+
+
+def _exact(stripped: str, text: str) -> list[Measure]:
+    """``stripped`` read in the letter case written: ir_measures' syntax (the entry's name or a synonym, ranx's
+    ``-lN`` level), else trec_eval's and pytrec_eval's; :class:`_Unknown` when it is none of them."""
+    level = _RANX_LEVEL.fullmatch(stripped)
+    if level is not None:  # ranx's level after a name (ranx's, or any other)
+        return [_at_ranx_level(measure, int(level["level"]), text) for measure in _exact(level["head"], text)]
     match = _PATTERN.match(stripped)
-    if match is not None and (match["name"] in TREC_MEASURES or match["name"] in _SYNONYMS):
-        name = _SYNONYMS.get(match["name"], (match["name"], ()))[0]
+    if match is not None and match["name"] in TREC_MEASURES:
         bare_stem = (match["params"] is None and match["cutoff"] is None and stripped in _STEMS
-                     and TREC_MEASURES[name].cutoff == "required")
-        if not bare_stem:
+                     and TREC_MEASURES[stripped].cutoff == "required")
+        if not bare_stem:  # P alone is trec_eval's -m P (P.5 ... P.1000)
             return [_ir_measures_name(text, match)]
-    measures = _trec_eval_names(stripped)
+    mistake = None
+    if match is not None and match["name"] not in TREC_MEASURES and match["name"] in _SYNONYMS:
+        pairs = _SYNONYMS[match["name"]]
+        fitting = [(name, synonym) for name, synonym in pairs if _fits(name, synonym, match["cutoff"] is not None)]
+        if fitting:
+            name, synonym = fitting[0]
+            return [_ir_measures_name(text, match, name, synonym.implies)]
+        try:  # written with a cutoff it refuses or without one it needs: its mistake, unless another name reads
+            _ir_measures_name(text, match, pairs[0][0], pairs[0][1].implies)
+        except InvalidParameterError as error:
+            mistake = error
+    measures = _trec_eval_names(stripped)  # ranx's recall@k without @k is trec_eval's -m recall
     if measures is None:
-        raise _unknown(text, suggest)
+        unknown = _Unknown(f"unknown measure {text!r}")
+        unknown.mistake = mistake
+        raise unknown
     return measures
+
+
+def _in_any_case(stripped: str, text: str) -> tuple[list[Measure] | None, InvalidParameterError | None]:
+    """``stripped`` read with its name in another letter case (``ndcg@10``: ``nDCG@10``; ``MAP_CUT.10``:
+    ``map_cut.10``), else None and the mistake of the name in another case (``Ndcg@x``: its cutoff), if any. Two
+    names that differ only by case and name different measures (:data:`CASE_SENSITIVE`: ``rbp``, ``RBP``) are read
+    as written only."""
+    lowered = stripped.lower()
+    read: dict[str, tuple[str, list[Measure]]] = {}
+    failed: list[tuple[int, str, InvalidParameterError]] = []
+    for known in _SPELLINGS:
+        if not lowered.startswith(known.lower()) or stripped.startswith(known):
+            continue
+        candidate = known + stripped[len(known):]
+        try:
+            measures = _exact(candidate, candidate)
+        except _Unknown as unknown:
+            if unknown.mistake is not None:
+                failed.append((len(known), candidate, unknown.mistake))
+            continue
+        except InvalidParameterError as error:
+            failed.append((len(known), candidate, error))
+            continue
+        if known.lower() in CASE_SENSITIVE:
+            spelled = " and ".join(repr(name) for name in sorted(_CASE_GROUPS[known.lower()]))
+            raise InvalidParameterError(
+                f"{text!r}: {spelled} differ only by letter case and name different measures ("
+                + "; ".join(f"{name}: {TREC_MEASURES[_CASE_GROUPS[known.lower()][name]].description.removesuffix('.')}"
+                            for name in sorted(_CASE_GROUPS[known.lower()]))
+                + "), so write the one you mean as it is spelled.")
+        read.setdefault(", ".join(map(str, measures)), (candidate, measures))
+    if len(read) > 1:
+        raise InvalidParameterError(f"{text!r} names different measures in other letter cases: "
+                                    f"{', '.join(repr(c) for c, _ in read.values())}; write one as it is spelled.")
+    if read:
+        return next(iter(read.values()))[1], None
+    if failed:  # the name in another case, with a mistake after it: that mistake, as the user wrote it
+        _, candidate, mistake = max(failed, key=lambda found: found[0])  # the longest name: ndcg_cut, not ndcg
+        return None, InvalidParameterError(str(mistake).replace(repr(candidate), repr(text)), parameter=mistake.parameter)
+    return None, None
+
+
+def _read(text: str, suggest: bool = True) -> list[Measure]:
+    """One name as the measures it names: one, or several for a trec_eval list or bare stem (``P.5,10``, ``P``);
+    the name in any letter case (:data:`CASE_SENSITIVE` apart)."""
+    stripped = text.strip()
+    refused = _ranx_refusal(stripped, text)
+    if refused is not None:
+        raise refused
+    mistake: InvalidParameterError | None = None
+    try:
+        return _exact(stripped, text)
+    except _Unknown as unknown:
+        mistake = unknown.mistake  # hit_rate: Success needs a cutoff, unless HIT_RATE names another measure
+    except InvalidParameterError as error:
+        head = re.match(r"[A-Za-z0-9_\-α]*", stripped)
+        if head is None or head.group(0) in _SPELLINGS:
+            raise  # a known name as written, with a mistake after it (NDCG@x): that mistake
+        mistake = error  # P_Ia@10: not P with a cutoff "Ia@10", but P_IA@10
+    measures, failed = _in_any_case(stripped, text)
+    if measures is not None:
+        return measures
+    raise mistake or failed or _unknown(text, suggest)
+
+
+# ------------------------------------------------------------------------------------ ranx's and ir_measures' forms
+#: ranx's names (ranx 0.3.21's ``metric_switch``) that name a measure of the registry (:class:`Name`, tool ``ranx``;
+#: ``map``, ``ndcg`` and ``bpref`` are trec_eval's names too, meaning the same), lower-cased.
+_RANX_NAMES = frozenset(synonym.text.lower() for entry in TREC_MEASURES.values() for synonym in entry.synonyms
+                        if synonym.tool == "ranx")
+#: ranx's relevance level after a name: ``precision@5-l2`` (grade >= 2 is relevant).
+_RANX_LEVEL = re.compile(r"(?P<head>.+?)-l(?P<level>[0-9]+)", re.IGNORECASE)
+#: The highest ranx level read on a graded measure (nDCG), whose grades below it become gains of 0.
+_RANX_GRADED_LEVEL = 100
+#: What ranx means by a name evalframe reads otherwise: (its spelling, "cutoff" with @k / "bare" without) -> why.
+_RANX_NOTES = {
+    ("f1", "cutoff"): "{text!r} is ranx's f1@k, the F1 of P@k and R@k, which is no measure of evalframe (a "
+                      "definition it does not compute is refused, never read as a near one): f1 without a cutoff, "
+                      "the F1 of the whole ranking's set precision and set recall, is SetF.",
+    ("hit_rate", "bare"): " (ranx's hit_rate without @k, a relevant document anywhere in the ranking, is no measure "
+                          "of evalframe; hit_rate@k is Success@k.)",
+}
+#: ranx's names whose definition differs from every measure of evalframe: refused, saying why.
+_RANX_REFUSED = {
+    "dcg": "ranx's dcg is the unnormalised DCG (Σ grade / log2(rank + 1)), which evalframe does not compute; its "
+           "normalised form, ranx's ndcg, is nDCG",
+    "dcg_burges": "ranx's dcg_burges is the unnormalised DCG of gains 2^grade - 1, which evalframe does not compute; "
+                  "its normalised form, ranx's ndcg_burges, is nDCG(dcg='exp-log2')",
+    "hits": "ranx's hits is the number of relevant documents in the top k, averaged over queries, which is no "
+            "measure of evalframe: per query it is P@k × k, and NumRelRet counts the whole ranking's, summed over "
+            "queries",
+}
+#: ranx's names whose bare form is trec_eval's bare stem (``recall``: trec_eval's -m recall, R@5 ... R@1000), with
+#: the measure ranx means by it.
+_RANX_BARE = {"recall": "SetR"}
+_RANX_RBP = re.compile(r"rbp[.@](?P<p>[0-9]+)(?:-l[0-9]+)?")
+
+
+def _ranx_refusal(stripped: str, text: str) -> InvalidParameterError | None:
+    """The error of a ranx name that no measure of evalframe computes (:data:`_RANX_REFUSED`, ranx's ``rbp.95``),
+    None for another name."""
+    lowered = stripped.lower()
+    rbp = _RANX_RBP.fullmatch(lowered)
+    if rbp is not None:
+        p = f"0.{rbp['p']}"
+        return InvalidParameterError(
+            f"{text!r} is ranx's rank-biased precision with persistence {p}, which weighs each relevant document by "
+            f"its grade ((1 - p) Σ grade · p^(rank - 1)): no measure of evalframe computes it (a definition it does "
+            f"not compute is refused, never read as a near one). trec_eval 10.0's rbp is 'rbp.p={p}' (gains rescaled "
+            f"to [0, 1]); ir_measures' binary RBP is 'RBP(p={p},rel=1)', equal to ranx's on qrels graded 0 and 1.")
+    head = re.fullmatch(r"(?P<name>[a-z_]+)(?:@[0-9]+)?(?:-l[0-9]+)?", lowered)
+    if head is not None and head["name"] in _RANX_REFUSED:
+        return InvalidParameterError(f"{text!r}: {_RANX_REFUSED[head['name']]} (a definition evalframe does not "
+                                     f"compute is refused, never read as a near one).")
+    return None
+
+
+def _name_of(text: str) -> str:
+    """The name part of a measure's text (before its parameters and cutoff), lower-cased."""
+    return re.split(r"[(@]", text, maxsplit=1)[0].strip().lower()
+
+
+def _at_ranx_level(measure: Measure, level: int, text: str) -> Measure:
+    """A measure at ranx's level ``-lN``: ``rel=N`` for a binary measure; for nDCG (ranx's ndcg keeps the judgments
+    graded N or more) the grades below N gain 0."""
+    entry = TREC_MEASURES[measure.name]
+    if not 1 <= level <= _LARGEST:
+        raise InvalidParameterError(f"ranx's relevance level of {text!r} must be a positive int (-l1, -l2, ...; at "
+                                    f"most {_LARGEST:,}).")
+    if entry.rel:
+        return Measure(measure.name, measure.cutoff, level, measure.params)
+    if not any(p.name == "gains" for p in entry.params) or measure.param("gains"):
+        raise InvalidParameterError(f"{text!r}: {measure.name} takes no relevance level (ranx's -l{level}).")
+    if level > _RANX_GRADED_LEVEL:
+        raise InvalidParameterError(f"{text!r}: ranx's level of a graded measure is read up to -l{_RANX_GRADED_LEVEL}"
+                                    f" (the grades below it gain 0); got -l{level}.")
+    given = {**dict(measure.params), "gains": tuple((grade, 0.0) for grade in range(1, level))}
+    return _finish(measure.name, measure.cutoff, measure.rel, given)
+
+
+def _declared_key(key: str, keys: Sequence[str]) -> str:
+    """A parameter's key as the entry declares it, written in any letter case (``t``: ``T``)."""
+    if key in keys:
+        return key
+    folded = [known for known in keys if known.lower() == key.lower()]
+    return folded[0] if len(folded) == 1 else key
+
+
+def foreign_measure(value: object) -> str | None:
+    """ir_measures' name of an ``ir_measures`` measure object (``ir_measures.nDCG@10``: ``'nDCG@10'``; any object with
+    its Measure interface: a ``NAME``, a dict of ``params``, ``SUPPORTED_PARAMS``), None for any other value.
+    ir_measures is not imported: its ``str`` is the name in its syntax (and ir_measures' own identity of a measure).
+
+    Examples
+    --------
+    >>> class Like:  # what an ir_measures measure looks like
+    ...     NAME, SUPPORTED_PARAMS, params = "P", {}, {"cutoff": 5}
+    ...     def __str__(self): return "P(rel=2)@5"
+    >>> foreign_measure(Like()), foreign_measure("P@5")
+    ('P(rel=2)@5', None)
+    """
+    if isinstance(value, (str, Measure)):
+        return None
+    if isinstance(getattr(value, "NAME", None), str) and isinstance(getattr(value, "params", None), Mapping) \
+            and isinstance(getattr(value, "SUPPORTED_PARAMS", None), Mapping):
+        return str(value)
+    return None
+
+
+def measure_texts(value: Any) -> Any:
+    """``value`` with each ir_measures measure object in it as its name (:func:`foreign_measure`): one object, or the
+    objects of a list or tuple (a list is returned); anything else as it is. The analyses call it on a metric
+    argument before checking that it holds names.
+
+    Examples
+    --------
+    >>> measure_texts("AP"), measure_texts(["AP", 3]), measure_texts(None)
+    ('AP', ['AP', 3], None)
+    """
+    foreign = foreign_measure(value)
+    if foreign is not None:
+        return foreign
+    if isinstance(value, (list, tuple)):
+        return [measure_texts(item) if foreign_measure(item) is not None else item for item in value]
+    return value
+
+
+def _from_ir_measures(value: object, text: str) -> Measure:
+    """An ir_measures measure object's Measure, read from its name in ir_measures' syntax only (``P`` without a
+    cutoff is ir_measures' error, not trec_eval's -m P)."""
+    match = _PATTERN.match(text.strip())
+    if match is None or match["name"] not in TREC_MEASURES:
+        raise InvalidParameterError(f"the ir_measures measure {text} ({type(value).__name__}) is no measure of "
+                                    f"evalframe: `evalframe list-metrics` lists them.{_suggestion(text)}")
+    return _ir_measures_name(text, match)
 
 
 def parse_measure(text: str | Measure) -> Measure:
@@ -592,16 +911,22 @@ def parse_measure(text: str | Measure) -> Measure:
     """
     if isinstance(text, Measure):
         return text
+    foreign = foreign_measure(text)
+    if foreign is not None:
+        return _from_ir_measures(text, foreign)
     if not isinstance(text, str):
-        raise InvalidParameterError(f"a measure is a name such as 'nDCG@10' or 'AP'; got {text!r} ({type(text).__name__}).")
+        raise InvalidParameterError(f"a measure is a name such as 'nDCG@10' or 'AP', or an ir_measures measure "
+                                    f"(ir_measures.nDCG@10); got {text!r} ({type(text).__name__}).")
     measures = _read(text)
     if len(measures) != 1 and text.strip() in TREC_MEASURES:  # P: ir_measures' name, or trec_eval's P.5,...,1000
         raise InvalidParameterError(f"{text.strip()} needs a cutoff: {_example(text.strip())}; got {text!r} (in a list "
                                     f"of measures, {text.strip()!r} is trec_eval's -m {text.strip()}: "
                                     f"{', '.join(map(str, measures))}).")
     if len(measures) != 1:
-        raise InvalidParameterError(f"{text!r} names {len(measures)} measures ({', '.join(map(str, measures))}); name "
-                                    f"one, or pass it to a function taking a list of measures.")
+        ranx = (f" (ranx's {text.strip()!r} without @k, the whole ranking's, is "
+                f"{_RANX_BARE[text.strip().lower()]} here)" if text.strip().lower() in _RANX_BARE else "")
+        raise InvalidParameterError(f"{text!r} names {len(measures)} measures ({', '.join(map(str, measures))}){ranx}; "
+                                    f"name one, or pass it to a function taking a list of measures.")
     return measures[0]
 
 
@@ -637,8 +962,8 @@ def parse_measures(texts: str | Measure | Iterable[str | Measure]) -> list[Measu
     >>> [str(m) for m in parse_measures(["nDCG@10", "AP", "P(rel=1)@5", "P@5", "P.5,10"])]
     ['nDCG@10', 'AP', 'P@5', 'P@10']
     """
-    if isinstance(texts, (str, Measure)):
-        texts = [texts]
+    if isinstance(texts, (str, Measure)) or foreign_measure(texts) is not None:
+        texts = [texts]  # type: ignore[list-item]
     if not isinstance(texts, Iterable):
         raise InvalidParameterError(f"measures must be a name or a list of names, e.g. ['nDCG@10', 'AP']; got {texts!r}.",
                                     parameter="measures")

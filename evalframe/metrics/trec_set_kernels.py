@@ -171,9 +171,10 @@ def interpolated_precision(rows: RankedRows, level: int, recalls: Sequence[float
 
     At recall point p, c = the number of relevant documents p stands for (:func:`recall_point_counts`): the highest
     precision j / rank(j-th relevant) over j >= max(c, 1); 0 when c exceeds the relevant documents retrieved. A query
-    retrieving no relevant document scores 0, and NaN at the points with c = 0 when nothing is retrieved (trec_eval's
-    0 / 0, as with ``-J`` and no judged document retrieved; a query the run does not rank scores 0 without ``-J``:
-    trec_eval 10.0's ``-c`` ranks one unjudged document for it).
+    retrieving no relevant document scores 0, a ranking of nothing too, however it is left empty (``judged_only``
+    with no judged document retrieved, ``-M 0``, a query without run lines): where trec_eval divides 0 by 0 at the
+    points with c = 0, ``evalframe trec --format trec_eval`` prints its ``-nan`` (``present/trec_formats.py``), the
+    values stay one number for one measure.
     """
     hit_query, hit_position = _hits(ranked(rows, judged_only), level)
     num_rel = rows.num_rel(level)
@@ -189,10 +190,7 @@ def interpolated_precision(rows: RankedRows, level: int, recalls: Sequence[float
     counts = recall_point_counts(recalls, num_rel, version)
     reached = counts <= hits[:, None]
     index = np.clip(first[:, None] + np.maximum(counts, 1) - 1, 0, max(len(best) - 1, 0))
-    values = np.where(reached & (hits[:, None] > 0), best[index] if len(best) else 0.0, 0.0)
-    # trec_eval 10.0 -c ranks one unjudged document for a query without run lines (-J drops it: empty again)
-    empty = (retrieved(rows, judged_only) == 0) & (_ranked_queries(rows) | judged_only)
-    return np.where(empty[:, None] & reached, np.nan, values)  # 0 / 0 at the points standing for no document
+    return np.where(reached & (hits[:, None] > 0), best[index] if len(best) else 0.0, 0.0)
 
 
 def _version(params: Mapping[str, object]) -> str:

@@ -1,1 +1,1 @@
-"""What a person sees: the evaluation report, plots and the command line (public API only)."""
+"""What a person sees: the command line, the demo, run fusion and the comparative report (public API only)."""

@@ -19,10 +19,10 @@ from typing import Any
 from ..errors import EvalframeError
 from ..metrics.registry import (DIRECTION_WORDS, LEVELS, METRICS, TREC_MEASURES, format_bounds, headline_metric, other_names,
                                 parameters)
-from .parsers import Command, build, command_parsers, print_warning
+from .parsers import Command, build, print_warning
 
 
-__all__ = ["main", "command_parsers", "COMMANDS"]
+__all__ = ["main", "COMMANDS"]
 
 
 #: The library's parameter names that the commands fill from a flag of another ``dest``.

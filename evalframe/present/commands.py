@@ -11,7 +11,6 @@ import argparse
 import dataclasses
 import json
 import os
-import re
 import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -26,10 +25,11 @@ from ..analysis.compare import compare, shared_nodes
 from ..analysis.protocol import ResultLike
 from ..errors import EvalframeError, InvalidParameterError
 from ..metrics.registry import DIRECTIONS, Metric, score_measure
-from ..metrics.trec import known_direction, parse_measures
-from ..options import MatchingOptions, MetricOptions
+from ..metrics.trec import known_direction, parse_measure, parse_measures
+from ..options import CompareOptions, ComparisonReportOptions, MatchingOptions, MetricOptions, ReportOptions
 from .formats import TABLE_FORMATS, above_one_note, render_table, short_text
 from .trec_formats import TREC_FORMATS, TrecTable, relstring_column, trec_request
+from ..report.formats import FORMATS
 from ..report.model import no_answer_counts, scope_note
 from ..result import EvaluationResult
 from ..schema import skipped_note
@@ -68,13 +68,22 @@ def _load(folder: Path, args: argparse.Namespace, *, on_dask: bool = False) -> A
                 import evalframe.dask as dask_results
             except ImportError as exc:
                 raise EvalframeError(f"{exc} (asked for by --scheduler / DASK_SCHEDULER_ADDRESS)") from None
-            return dask_results.load(folder, client=address)
+            return _said_skipped(dask_results.load(folder, client=address))
         if getattr(args, "scheduler", None):
             raise EvalframeError(f"--scheduler evaluates a partitioned folder, and {folder} is not one; write one with "
                                  "result.save(dir, format='parquet', partitions=N), or leave --scheduler out to "
                                  "evaluate this folder here.")
     kwargs = {name: getattr(args, name) for name in ("sep", "encoding") if getattr(args, name, None) is not None}
-    return EvaluationResult.load(folder, **kwargs)
+    return _said_skipped(EvaluationResult.load(folder, **kwargs))
+
+
+def _said_skipped(result: Any) -> Any:
+    """``result``, its queries left out by the source (``result.skipped``) said first on stderr: every number the
+    command prints is a mean over the others."""
+    note = skipped_note(getattr(result, "skipped", ()))
+    if note:
+        print_warning(note)
+    return result
 
 
 def _check_node(result: ResultLike, node: str) -> None:
@@ -170,6 +179,8 @@ def _worst(args: argparse.Namespace) -> str:
     options = {"answer_metric": metric, "answer_metric_threshold": args.threshold} if answers else {
         "document_metric": metric, "document_metric_threshold": args.threshold}
     examples = result.wrong_examples(args.node, n=args.n, **options, **kwargs)
+    if examples and metric not in examples[0]["metrics"]:  # a measure by another spelling (ndcg@10): as tables name it
+        metric = str(parse_measure(metric))
     rows = []
     for example in examples:
         listed = example["answers" if answers else "documents"]
@@ -191,16 +202,17 @@ def _worst(args: argparse.Namespace) -> str:
 def _compared_metrics(args: argparse.Namespace) -> list[str] | None:
     """--metrics (comma-separated) and each -m (a trec_eval measure, checked here so that an error names -m), in
     order; None when neither is given."""
-    metrics = [m.strip() for m in args.metrics.split(",")] if args.metrics else []
+    metrics = list(args.metrics or [])
     if args.measures:
         parse_measures(args.measures)
     metrics += args.measures or []
     return metrics or None
 
 
-def _test_options(args: argparse.Namespace) -> dict[str, Any]:
-    """--test and --max-p when given (compare's own defaults otherwise)."""
-    return {name: getattr(args, name) for name in ("test", "max_p") if getattr(args, name) is not None}
+def _compare_options(args: argparse.Namespace, names: list[str]) -> dict[str, Any]:
+    """The compare options given (compare's own defaults otherwise), the runs' names and the measures of --metrics
+    and -m."""
+    return {**options_given(args, CompareOptions), "metrics": _compared_metrics(args), "names": names}
 
 
 def _compare(args: argparse.Namespace) -> str:
@@ -213,7 +225,7 @@ def _compare(args: argparse.Namespace) -> str:
     if files:
         raise EvalframeError(f"{files[0]} is a file, not a results folder; to compare TREC run files, give their "
                              f"judgments: evalframe compare {' '.join(map(str, args.folders))} --qrels QRELS")
-    names = [n.strip() for n in args.names.split(",")] if args.names else _folder_names(args.folders)
+    names = args.names or _folder_names(args.folders)
     runs = [_load(folder, args, on_dask=True) for folder in args.folders]
     on_dask = [run.on_cluster for run in runs]
     if any(on_dask) and not all(on_dask):
@@ -230,12 +242,10 @@ def _compare(args: argparse.Namespace) -> str:
     if args.node is None and len(shared) != 1:
         raise EvalframeError(f"--node is needed: the runs share the nodes {shared}." if shared else
                              "the runs share no node; check the folders with: evalframe metrics DIR")
-    metrics = _compared_metrics(args)
-    complete = {"complete": True} if args.complete else {}
+    options = _compare_options(args, names)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        table = compared(*runs, node=args.node, metrics=metrics, names=names, rounds=args.rounds, seed=args.seed,
-                         **complete, **_test_options(args), **_scope_kwargs(args))
+        table = compared(*runs, **options, **_scope_kwargs(args))
     for warning in caught:
         print_warning(warning.message)
     if len(table) and not table["queries"].any():
@@ -262,12 +272,11 @@ def _compare_trec(args: argparse.Namespace) -> str:
         raise EvalframeError(f"{', '.join(unused)} {'does' if len(unused) == 1 else 'do'} not apply to TREC run files "
                              "(--qrels), which are compared on trec_eval's measures: choose them with -m, e.g. -m "
                              "nDCG@10 -m 'P(rel=2)@5'.")
-    names = [n.strip() for n in args.names.split(",")] if args.names else _folder_names(args.folders)
+    names = args.names or _folder_names(args.folders)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         table = compare_runs(*[str(path) for path in args.folders], qrels=str(args.qrels),
-                             metrics=_compared_metrics(args), names=names, rounds=args.rounds, seed=args.seed,
-                             complete=args.complete, **_test_options(args))
+                             **_compare_options(args, names))
     for warning in caught:
         print_warning(warning.message)
     max_p = args.max_p if args.max_p is not None else TREC_MAX_P
@@ -380,20 +389,11 @@ def _from_source(source: str, path: Path, args: argparse.Namespace) -> Evaluatio
     if declared:
         options["score_measures"] = declared
     flags = _source_flags(source, args)
+    if source == "frame":
+        flags.update(_frame_columns(getattr(args, "columns", None) or []))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        if source == "runs":
-            labels, outputs = read_runs(path)
-            result = EvaluationResult.from_runs(labels, outputs, **options)
-        elif source == "frame":
-            result = EvaluationResult.from_frame(path, **_frame_columns(getattr(args, "columns", None) or []), **flags,
-                                                 **options)
-        elif source == "ragas":
-            result = EvaluationResult.from_ragas(path, **flags, **options)
-        elif source == "haystack2":  # a JSON file of an EvaluationRunResult's {"inputs": ..., "results": ...}
-            result = EvaluationResult.from_haystack2(path, **flags, **options)
-        else:  # llamaindex: a JSON or JSON Lines file of RetrievalEvalResult dicts
-            result = EvaluationResult.from_llamaindex(path, **flags, **options)
+        result = EvaluationResult.from_source(source, path, **flags, **options)  # the table of sources
     for warning in caught:
         print_warning(warning.message)
     return result
@@ -445,25 +445,18 @@ def _flatten(args: argparse.Namespace) -> str:
     runs = args.runs[0]
     labels, outputs = read_runs(runs)
     lines = query_lines(runs)
-
-    def at_line(message: object) -> str:
-        """from_runs names a query ``labels[i]`` (0-based, of the list it got): name its runs file line instead."""
-        return re.sub(r"labels\[(\d+)\]", lambda m: f"{runs}:{lines[int(m.group(1))]}", str(message))
-
-    # queries without gold labels are left out by from_runs (one warning each); they are summed up below instead
+    # queries without gold labels are left out by from_runs (one warning each, and result.skipped); they are summed
+    # up below instead
     dropped = [lines[position] for position, label in enumerate(labels) if label is None]  # their runs file lines
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        try:
-            result = EvaluationResult.from_runs(labels, outputs, sas_model=args.sas_model,
-                                                score_measures=score_declarations(args.score_declarations),
-                                                **options_given(args, MatchingOptions))
-        except EvalframeError as exc:
-            exc.args = (at_line(exc),)  # the same error (its class and parameter), naming the runs file line
-            raise exc from None
+        result = EvaluationResult.from_runs(labels, outputs, sas_model=args.sas_model,
+                                            score_measures=score_declarations(args.score_declarations),
+                                            names=[f"{runs}:{line}" for line in lines],  # messages name the lines
+                                            **options_given(args, MatchingOptions))
     for warning in caught:
         if "has no label; the query is left out" not in str(warning.message):
-            print_warning(at_line(warning.message))
+            print_warning(warning.message)
     folder = result.save(args.out, format=storage, partitions=args.partitions)
     rows = ", ".join(f"{node}: {len(frame)} rows" for node, frame in result.items())
     written = len(labels) - len(dropped)
@@ -561,21 +554,18 @@ def _report(args: argparse.Namespace) -> str:
         raise EvalframeError(f"--html {args.html} is a folder; give the file to write, e.g. {args.html / 'report.html'}.")
     if len(args.folders) > 1:
         return _compare_report(args)
-    alone = [flag for flag, dest in (("--names", "names"), ("--metric", "metrics"), ("--by", "by"), ("--test", "test"),
-                                     ("--max-p", "max_p")) if getattr(args, dest) is not None]
+    alone = [field.metadata["flag"] for field in dataclasses.fields(ComparisonReportOptions)
+             if field.metadata["flag"] is not None and getattr(args, field.name, None) is not None]
     if alone:
         raise EvalframeError(f"{alone[0]} is for a comparison of two runs or more (evalframe report RUN_A RUN_B ...); "
                              f"one folder {args.folders[0]} makes the single report, which does not take it.")
     result = _report_run(args.folders[0], args)
-    order = [name.strip() for name in args.node_order.split(",")] if args.node_order else None
-    scopes = {name: value for name, value in options_given(args, MetricOptions).items()}
-    charts = args.html is not None or args.format == "html"  # the page embeds them; the other formats have none
-    report = result.report(n=args.n, node_order=order, charts=charts, measures=args.measures, **scopes)
+    charts = args.html is not None or FORMATS[args.format].charts  # drawn for the formats that show them
+    report = result.report(charts=charts, **options_given(args, ReportOptions))
     shown = report.render(args.format).rstrip("\n")
     if args.html is not None:
         try:
-            args.html.parent.mkdir(parents=True, exist_ok=True)
-            args.html.write_text(report.html, encoding="utf-8")
+            report.save(args.html, format="html")
         except OSError as exc:
             raise EvalframeError(f"--html {args.html} cannot be written: {exc.strerror or exc}.") from None
         if args.format == "text":  # a line a person reads; json, markdown and html stay whole documents
@@ -585,7 +575,7 @@ def _report(args: argparse.Namespace) -> str:
 
 def _compare_report(args: argparse.Namespace) -> str:
     """``evalframe report RUN_A RUN_B [...]``: the comparative report (:func:`evalframe.compare_report`)."""
-    names = [name.strip() for name in args.names.split(",")] if args.names else None
+    names = args.names
     if names is not None and len(names) != len(args.folders):
         raise EvalframeError(f"--names gives {len(names)} names for {len(args.folders)} runs; give one per run, "
                              f"e.g. --names {','.join(f'run{i + 1}' for i in range(len(args.folders)))}.")
@@ -593,9 +583,10 @@ def _compare_report(args: argparse.Namespace) -> str:
         names = _folder_names(args.folders if args.source == "folder" else
                               [Path(folder.name.split(".")[0] or folder.name) for folder in args.folders])
     results = [_report_run(folder, args) for folder in args.folders]
-    scopes = options_given(args, MetricOptions)
-    report = compare_report(results, names=names, metrics=args.metrics, by=args.by, test=args.test or "t-test",
-                            max_p=0.05 if args.max_p is None else args.max_p, n=args.n, **scopes)
+    # -n is the single report's, default 3, in both reports of the command
+    options = {**options_given(args, ComparisonReportOptions), "names": names,
+               "n": ReportOptions.n if args.n is None else args.n}
+    report = compare_report(results, **options, **options_given(args, MetricOptions))
     shown = report.render(args.format).rstrip("\n")
     if args.html is not None:
         try:

@@ -1,4 +1,4 @@
-"""``evalframe.compare_report``: runs side by side in one report (:class:`evalframe.report.ComparisonReport`).
+"""``evalframe.compare_report``: runs side by side in one report (:class:`evalframe.report.reports.ComparisonReport`).
 
 Here (the present stage) because a run may be a result folder, loaded with :meth:`EvaluationResult.load`.
 """
@@ -16,7 +16,9 @@ from ..analysis.compare import compare, is_result, run_names
 from ..analysis.protocol import ResultLike
 from .._validation import refuse_url
 from ..errors import InvalidParameterError
-from ..report import ComparisonReport, build_comparison_model
+from ..options import ComparisonReportOptions, MetricOptions, with_options
+from ..report.model import build_comparison_model
+from ..report.reports import ComparisonReport
 from ..result import EvaluationResult
 
 __all__ = ["compare_report"]
@@ -35,18 +37,8 @@ def _result(run: Any, name: str) -> Any:
                                 f"got {type(run).__name__}.", parameter="runs")
 
 
-def compare_report(
-    runs: Sequence[RunLike] | Mapping[str, RunLike],
-    *,
-    names: Sequence[str] | None = None,
-    nodes: Sequence[str] | None = None,
-    metrics: Sequence[str] | str | None = None,
-    by: str | Sequence[str] | None = None,
-    test: str = "t",
-    max_p: float = 0.05,
-    n: int = 20,
-    **options: Any,
-) -> ComparisonReport:
+@with_options(ComparisonReportOptions, MetricOptions, documented=(ComparisonReportOptions,))
+def compare_report(runs: Sequence[RunLike] | Mapping[str, RunLike], **options: Any) -> ComparisonReport:
     """Runs side by side: per node and measure each run's value, the delta against the first run with its
     confidence interval and a significance mark, and a per-query grid (worst change first), as text, Markdown
     and one self-contained HTML page.
@@ -56,26 +48,9 @@ def compare_report(
     runs : list of results or folders, or dict of name to result or folder
         The runs, the first the baseline: EvaluationResults, DaskEvaluationResults or folders written by
         ``result.save``. A dict names them.
-    names : list of str, optional
-        A name per run (for a list; default "A", "B", ...).
-    nodes : list of str, optional
-        The nodes compared; every node the runs share by default.
-    metrics : str or list of str, optional
-        The measures compared (Haystack metrics, trec_eval measures such as ``"nDCG@10"``, scores); all those the
-        runs share by default. A node is left out when it has none of them.
-    by : str or list of str, optional
-        Slice keys (``"no_answer"``, ``"filters.<field>"``, ``"meta.<field>"``, as :meth:`query_metrics` takes)
-        whose labels the grid shows and filters by.
-    test : str
-        The paired test of :func:`evalframe.compare`: ``"t"`` (paired t-test, the default) or ``"randomization"``;
-        with 3+ runs its p-values are Holm-corrected over the runs of each measure.
-    max_p : float
-        A delta whose p-value is at most this is marked significant.
-    n : int
-        The worst queries the text and Markdown list per node (the HTML grid holds every query).
     **options
-        The metric options (``simulated_top_k_retriever``, ``document_scope``, ...) and compare's ``rounds``,
-        ``confidence`` and ``seed``.
+        The metric options (``simulated_top_k_retriever``, ``document_scope``, ...:
+        :class:`evalframe.options.MetricOptions`), applied to every run.
 
     Returns
     -------
@@ -90,6 +65,7 @@ def compare_report(
     >>> [node.node for node in report.model.nodes], report.model.nodes[0].measures[0].deltas[0].delta
     (['Retriever', 'Reader'], 0.0)
     """
+    names = options.pop("names", None)
     if isinstance(runs, Mapping):
         if names is not None:
             raise InvalidParameterError("names: the runs are a dict, whose keys name them; pass a list of runs to "
@@ -101,7 +77,6 @@ def compare_report(
     else:
         raise InvalidParameterError(f"runs must be a list of results (or folders) or a dict of name to result; got "
                                     f"{type(runs).__name__}.", parameter="runs")
-    compare_keys = {key: options.pop(key) for key in ("rounds", "confidence", "seed") if key in options}
     on_dask = [name for name, result in named.items() if not is_result(result)]
     if on_dask and len(on_dask) < len(named):
         raise InvalidParameterError(f"runs {on_dask} are on Dask and the others in memory; compare runs of one kind "
@@ -111,5 +86,4 @@ def compare_report(
         import evalframe.dask as on_cluster  # the optional extra, installed since a run is on Dask
 
         compare_function = on_cluster.compare
-    return ComparisonReport(build_comparison_model(named, compare_function=compare_function, nodes=nodes, metrics=metrics,
-                                                   by=by, test=test, max_p=max_p, n=n, **compare_keys, **options))
+    return ComparisonReport(build_comparison_model(named, compare_function=compare_function, **options))

@@ -1,9 +1,10 @@
 """The output formats of the command line: one table of renderers per kind of output.
 
 :data:`TABLE_FORMATS` renders the tables of ``evalframe metrics``, ``worst`` and ``compare`` (``table``, ``json``,
-``csv``, ``markdown``: each a renderer and where the scopes line goes); :data:`TREC_FORMATS` the output of
-``evalframe trec`` (trec_eval's ``tsv`` lines, ``json``, ``markdown``: :mod:`evalframe.present.trec_formats`, which
-needs no pandas); the report's formats are :data:`evalframe.report.RENDERERS`. A new format is one renderer and one key.
+``csv``, ``markdown``: each a renderer and where the scopes line goes); ``TREC_FORMATS`` the output of ``evalframe
+trec`` (trec_eval's ``tsv`` lines, ``json``, ``markdown``: :mod:`evalframe.present.trec_formats`, which needs no
+pandas); the report's formats are :data:`evalframe.report.formats.FORMATS`. A new format is one renderer and
+one key. Every text of a Markdown table is escaped by the one Markdown escaping, :func:`evalframe.report.escape.md`.
 
 Examples
 --------
@@ -26,20 +27,30 @@ import numpy as np
 import pandas as pd
 
 from ..metrics.registry import METRICS
-from .trec_formats import TREC_FORMATS, cell_text
+from ..report.escape import md
+from .trec_formats import cell_text
 
-__all__ = ["TABLE_FORMATS", "FORMATS", "TREC_FORMATS", "TableFormat", "render_table", "markdown_table", "cell_text",
-           "above_one_note", "short_text", "COUNT_COLUMNS"]
+__all__ = ["TABLE_FORMATS", "FORMATS", "TableFormat", "render_table", "markdown_table", "above_one_note", "short_text",
+           "COUNT_COLUMNS"]
 
 COUNT_COLUMNS = ("num_examples_for_eval", "queries", "wins", "ties", "losses", "only_a", "only_b")
 
 
 def markdown_table(frame: pd.DataFrame) -> str:
+    """``frame`` as a GitHub-flavoured Markdown table: its index and every cell as text, escaped (:func:`cell_text`).
+
+    Examples
+    --------
+    >>> print(markdown_table(pd.DataFrame({"query": ["<b>a|b</b>"]}, index=pd.Index(["q|1"], name="multilabel_id"))))
+    | multilabel_id | query |
+    |---|---|
+    | q\\|1 | \\<b\\>a\\|b\\</b\\> |
+    """
     # every table the commands render names its index with a string (node, multilabel_id, ...) or not at all
     header = [cast(str, frame.index.name or "")] + [str(c) for c in frame.columns]
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines = ["| " + " | ".join(map(md, header)) + " |", "|" + "---|" * len(header)]
     for index, row in frame.iterrows():
-        lines.append("| " + " | ".join([str(index)] + [cell_text(v) for v in row.tolist()]) + " |")
+        lines.append("| " + " | ".join([md(index)] + [cell_text(v) for v in row.tolist()]) + " |")
     return "\n".join(lines)
 
 

@@ -1,10 +1,12 @@
 """The ``evalframe`` command's parsers (argparse), built without pandas: ``evalframe --help`` and ``list-metrics``
 import none of the commands' implementations (:mod:`evalframe.present.commands`, loaded when a command runs; issue 26).
 
-Their flags are generated from the :class:`~evalframe.options.MetricOptions` and
-:class:`~evalframe.options.MatchingOptions` fields; the output formats' names are those of
-:data:`evalframe.present.formats.TABLE_FORMATS`, :data:`~evalframe.present.formats.TREC_FORMATS` and
-:data:`evalframe.report.RENDERERS` (``tests/present/test_cli.py`` checks that they agree).
+Their flags are generated from the fields of :class:`~evalframe.options.MetricOptions`,
+:class:`~evalframe.options.MatchingOptions`, :class:`~evalframe.options.ReportOptions`,
+:class:`~evalframe.options.CompareOptions` and :class:`~evalframe.options.ComparisonReportOptions`; the output formats'
+names are those of :data:`evalframe.present.formats.TABLE_FORMATS` and :data:`~evalframe.present.formats.TREC_FORMATS`
+(``tests/present/test_cli.py`` checks that they agree) and the reports' are :data:`evalframe.report.formats.FORMATS`
+itself (the formats load no pandas).
 """
 
 from __future__ import annotations
@@ -18,21 +20,17 @@ from typing import Any
 
 from .._validation import url_problem
 from .._version import __version__
-from ..analysis.stats import ROUNDS
-from ..options import THRESHOLD, MatchingOptions, MetricOptions
+from ..options import (THRESHOLD, CompareOptions, ComparisonReportOptions, Count, MatchingOptions, MetricOptions,
+                       ReportOptions)
+from ..report.formats import FORMATS
 
-__all__ = ["Command", "build", "command_parsers", "local_path", "options_given", "print_warning", "TABLE_FORMAT_NAMES",
-           "TREC_FORMAT_NAMES", "REPORT_FORMAT_NAMES", "TREC_DEFAULT_MEASURES", "COMPARE_TESTS", "FLATTEN_SOURCES",
-           "FRAME_FIELDS"]
+__all__ = ["Command", "build", "command_parsers", "comma_list", "local_path", "options_given", "print_warning",
+           "TABLE_FORMAT_NAMES", "TREC_FORMAT_NAMES", "TREC_DEFAULT_MEASURES", "FLATTEN_SOURCES", "FRAME_FIELDS"]
 
 #: The --format of the table commands (metrics, worst, compare): the keys of formats.TABLE_FORMATS.
 TABLE_FORMAT_NAMES = ("table", "json", "csv", "markdown")
 #: The --format of ``evalframe trec``: the keys of formats.TREC_FORMATS.
 TREC_FORMAT_NAMES = ("tsv", "json", "markdown", "trec_eval")
-#: The --format of ``evalframe report``: the keys of evalframe.report.RENDERERS.
-REPORT_FORMAT_NAMES = ("text", "html", "markdown", "json")
-#: The tests of ``evalframe compare --test``: the keys of evalframe.analysis.compare.TESTS.
-COMPARE_TESTS = ("randomization", "t-test")
 #: The measures of ``evalframe trec`` without -m (and of ``evalframe compare --qrels``: evalframe.trec_compare's).
 TREC_DEFAULT_MEASURES = ("AP", "nDCG", "nDCG@10", "P@10", "R@100", "RR", "Rprec", "Bpref")
 #: The --from of ``evalframe flatten``: a runs file, or the file of one of evalframe's sources (EvaluationResult.from_*).
@@ -110,29 +108,50 @@ _level = _count("the relevance level: grade >= N is relevant", 1)
 _collection = _count("the number of documents in the collection", 0)
 
 
-def _add_options(parser: argparse.ArgumentParser, options: type, only: tuple[str, ...] | None = None) -> None:
-    """One flag per field of ``options`` (MetricOptions or MatchingOptions; ``only`` these): flag, type, choices, help.
+def comma_list(text: str) -> list[str]:
+    """An argparse type: comma-separated names (``bm25,hybrid``), each stripped."""
+    return [part.strip() for part in text.split(",")]
 
-    Unset flags stay None, so the options' own defaults apply (they are written only in evalframe.options).
+
+def _add_options(parser: argparse.ArgumentParser, options: type, only: tuple[str, ...] | None = None, *,
+                 prefix: str = "") -> None:
+    """One flag per field of ``options`` (``only`` these, in this order) that has one: flag, type, choices, help
+    (after ``prefix``), the default it leaves to the library.
+
+    Unset flags stay None, so the options' own defaults apply (they are written only in evalframe.options). A list
+    is given comma-separated or by repeating the flag, as the field says (``many``).
     """
-    for field in dataclasses.fields(options):
-        if only is not None and field.name not in only:
-            continue
+    declared = {field.name: field for field in dataclasses.fields(options)}
+    for field in (declared[name] for name in only) if only is not None else declared.values():
         meta, default = field.metadata, field.default
-        if isinstance(default, bool):  # a flag that turns the default off
+        if meta["flag"] is None:
+            continue
+        spellings = [*([meta["short"]] if meta.get("short") else []), meta["flag"]]
+        if isinstance(default, bool) and default:  # a flag that turns the default off
             flag = meta["flag"].replace("--", "--no-", 1)
             parser.add_argument(flag, dest=field.name, action="store_const", const=not default, default=None,
                                 help=f"do not {meta['help']}")
             continue
+        if isinstance(default, bool):  # a flag that turns it on
+            parser.add_argument(*spellings, dest=field.name, action="store_const", const=True, default=None,
+                                help=prefix + meta["help"])
+            continue
+        parse = meta["parse"]
+        if isinstance(parse, Count):
+            parse = _count(parse.what, parse.minimum)
+        if meta.get("many") == "comma":
+            parse = comma_list
         shown = f" (default {default})" if default is not None else ""
-        parser.add_argument(meta["flag"], dest=field.name, default=None, choices=meta["choices"],
-                            type=meta["parse"], metavar=meta["metavar"],
-                            help=meta["help"] + shown)
+        given: dict[str, Any] = {"action": "append"} if meta.get("many") == "repeat" else {}
+        parser.add_argument(*spellings, dest=field.name, default=None, choices=meta["choices"], type=parse,
+                            metavar=meta["metavar"], help=prefix + meta["help"] + shown, **given)
 
 
-def options_given(args: argparse.Namespace, options: type[MetricOptions] | type[MatchingOptions]) -> dict[str, Any]:
-    """The options given on the command line (unset ones are left to the defaults): keyword arguments of the library."""
-    return {name: getattr(args, name) for name in options.names() if getattr(args, name, None) is not None}
+def options_given(args: argparse.Namespace, options: type) -> dict[str, Any]:
+    """The options given on the command line (unset ones are left to the defaults): keyword arguments of the library.
+    Only the fields with a flag are read: another flag of the command may share a name (``--duplicates``)."""
+    return {field.name: getattr(args, field.name) for field in dataclasses.fields(options)
+            if field.metadata["flag"] is not None and getattr(args, field.name, None) is not None}
 
 
 def _csv_options(parser: argparse.ArgumentParser) -> None:
@@ -222,22 +241,10 @@ def build() -> tuple[argparse.ArgumentParser, dict[str, Command]]:
     compare.add_argument("--qrels", type=local_path, default=None, metavar="QRELS",
                          help="the runs are TREC run files (plain or .gz) judged by this qrels file, compared on "
                               "trec_eval's measures over the same queries (docs/ir-researchers.md)")
-    compare.add_argument("--node", default=None, help="the node to compare (needed when the runs share several)")
-    compare.add_argument("--metrics", default=None, help="comma-separated metrics (default: all the runs share; with "
-                         "--qrels: " + ",".join(TREC_DEFAULT_MEASURES) + "); trec_eval measures too, e.g. nDCG@10,AP")
+    _add_options(compare, CompareOptions, only=("node", "metrics"))
     compare.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
                          help="a trec_eval measure, e.g. nDCG@10, map, P_5 (repeatable; added to --metrics)")
-    compare.add_argument("-c", "--complete", action="store_true",
-                         help="a query of the qrels missing from a run scores 0 for it (trec_eval -c); by default it "
-                              "is left out of every run's statistics, with a warning")
-    compare.add_argument("--names", default=None, help="comma-separated run names (default: the folder or file names)")
-    compare.add_argument("--rounds", type=int, default=ROUNDS, help=f"bootstrap / randomization rounds (default {ROUNDS})")
-    compare.add_argument("--seed", type=int, default=0, help="seed of the resampling (default 0)")
-    compare.add_argument("--test", default=None, choices=COMPARE_TESTS,
-                         help="the paired test that p_holm corrects and --max-p reads (default randomization)")
-    compare.add_argument("--max-p", type=float, default=None, metavar="P",
-                         help="add the column 'significant': the test's p-value (p_holm with 3+ runs) <= P (default "
-                              "with --qrels: 0.05; ranx's is 0.01)")
+    _add_options(compare, CompareOptions, only=("complete", "names", "rounds", "seed", "test", "max_p"))
     _scope_options(compare)
     _csv_options(compare)
     _scheduler_option(compare)
@@ -320,25 +327,12 @@ def build() -> tuple[argparse.ArgumentParser, dict[str, Command]]:
     report.add_argument("folders", type=local_path, nargs="+", metavar="RUN",
                         help="a result folder; two or more: a comparative report, the first the baseline")
     report.add_argument("--html", type=local_path, default=None, help="also write a self-contained HTML report here")
-    report.add_argument("--format", default="text", choices=REPORT_FORMAT_NAMES,
-                        help="what is printed: text (default), html (the page, charts embedded), markdown or json "
-                             "(docs/cli.md#the-report-as-json)")
-    report.add_argument("-n", type=_at_least_one, default=3, help="worst queries per node, >= 1 (default 3)")
-    report.add_argument("--node-order", default=None, help="comma-separated node names, e.g. Retriever,Reader")
-    report.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
-                        help="a trec_eval measure for the document nodes' funnel, e.g. nDCG@10 (repeatable; the first "
-                             "ranks their worst queries)")
-    report.add_argument("--names", default=None, help="comparison: comma-separated run names, e.g. bm25,hybrid "
-                        "(default A,B,...)")
-    report.add_argument("--metric", action="append", dest="metrics", metavar="METRIC",
-                        help="comparison: a measure to compare (repeatable; default: all the runs share)")
-    report.add_argument("--by", action="append", default=None, metavar="KEY",
-                        help="comparison: a slice key the query grid shows and filters by, e.g. no_answer, "
-                             "filters.<field>, meta.<field> (repeatable)")
-    report.add_argument("--test", default=None, choices=COMPARE_TESTS,
-                        help="comparison: the paired test (default t-test; Holm-corrected with 3+ runs)")
-    report.add_argument("--max-p", type=float, default=None, metavar="P",
-                        help="comparison: p-value marked significant (default 0.05)")
+    report.add_argument("--format", default="text", choices=tuple(FORMATS),
+                        help="what is printed: " + ", ".join(f"{name} ({fmt.help})" for name, fmt in FORMATS.items())
+                             + "; default text")
+    _add_options(report, ReportOptions, only=("n", "node_order", "measures"))
+    _add_options(report, ComparisonReportOptions, only=("names", "metrics", "by", "test", "max_p"),
+                 prefix="comparison: ")
     report.add_argument("--from", dest="source", default="folder",
                         choices=("folder", *(s for s in FLATTEN_SOURCES if s != "frame")),
                         help="what each RUN is: folder (default, a results folder), or a file read as evalframe "
@@ -348,7 +342,7 @@ def build() -> tuple[argparse.ArgumentParser, dict[str, Command]]:
                         help="with --from: declare a score the files give, as evalframe flatten --score "
                              "(e.g. latency_ms:lower); repeatable")
     _source_options(report, "a file")
-    _add_options(report, MetricOptions, only=("document_scope", "answer_scope"))
+    _add_options(report, ReportOptions, only=("document_scope", "answer_scope"))
     _csv_options(report)
 
     trec = commands.add_parser("trec", help="trec_eval measures of a TREC run against qrels (like trec_eval [-q])",

@@ -35,8 +35,9 @@ from .._validation import did_you_mean
 from ..errors import InvalidParameterError, LoadError
 from ..metrics.registry import TREC_MEASURES
 from ..frames.judged_codes import at_level
-from ..metrics.trec import Measure, aggregation_of, parse_measure, parse_measures, trec_eval_key
+from ..metrics.trec import Measure, aggregation_of, is_count, parse_measure, parse_measures, trec_eval_key
 from ..metrics.trec_set_kernels import IPREC_RECALLS, recall_point_counts
+from ..report.escape import md
 from ..sources.trec_stream import GZIP_MAGIC, blocks, trec_source
 from .parsers import TREC_DEFAULT_MEASURES, print_warning
 
@@ -75,25 +76,41 @@ class TrecTable:
 
 
 def cell_text(value: Any) -> str:
-    """A markdown cell: a float with 4 decimals (NaN empty), other values as text with ``|`` escaped, on one line.
+    """A markdown cell: a float with 4 decimals (NaN empty), other values as text on one line, their Markdown and
+    HTML syntax escaped (:func:`evalframe.report.escape.md`, the one Markdown escaping: ``|`` does not end the cell,
+    ``<b>`` is shown, not rendered bold).
 
     Examples
     --------
-    >>> cell_text(0.5), cell_text("a|b")
-    ('0.5000', 'a\\\\|b')
+    >>> cell_text(0.5), cell_text("a|b"), cell_text("<b>q1</b>")
+    ('0.5000', 'a\\\\|b', '\\\\<b\\\\>q1\\\\</b\\\\>')
     """
     if isinstance(value, float):
         return "" if math.isnan(value) else f"{value:.4f}"
-    return str(value).replace("|", "\\|").replace("\n", " ")
+    return md(value)
 
 
-def _texts(values: np.ndarray, digits: int) -> list[str]:
-    """Each value with ``digits`` decimals, as trec_eval prints them (Python's float formatting)."""
+def _texts(values: np.ndarray, digits: int, name: str = "") -> list[str]:
+    """Each value with ``digits`` decimals, as trec_eval prints them (Python's float formatting); a count
+    (:func:`evalframe.metrics.trec.is_count`, ``NumRet``) as an integer."""
+    if name and is_count(name):
+        return [_count_text(value) for value in values.tolist()]
     return list(map(f"{{:.{digits}f}}".format, values.tolist()))
 
 
+def _count_text(value: float) -> str:
+    """A count's value as an integer (``5``; ``nan`` kept)."""
+    return f"{value:.0f}" if math.isfinite(value) else f"{value}"
+
+
+def _mean_text(name: str, value: float, digits: int) -> str:
+    """A measure's number over the queries as the format prints it: a count (summed) as an integer."""
+    return _count_text(value) if is_count(name) else f"{value:.{digits}f}"
+
+
 def trec_tsv(table: TrecTable, means: dict[str, float], args: argparse.Namespace) -> str:
-    """trec_eval's layout: ``measure<TAB>query<TAB>value`` lines (``-q``: per query first, grouped by query).
+    """trec_eval's layout: ``measure<TAB>query<TAB>value`` lines (``-q``: per query first, grouped by query); a
+    count (``NumRet``, ``NumRel``: the measures summed over queries) as an integer, per query and for ``all``.
 
     Parameters
     ----------
@@ -111,21 +128,22 @@ def trec_tsv(table: TrecTable, means: dict[str, float], args: argparse.Namespace
 
     Examples
     --------
-    >>> table = TrecTable(["q1", "q2"], {"RR": np.array([1.0, 0.5])})
-    >>> print(trec_tsv(table, {"RR": 0.75}, argparse.Namespace(per_query=False, digits=3)))
-    num_q	all	2
-    RR   	all	0.750
+    >>> table = TrecTable(["q1", "q2"], {"RR": np.array([1.0, 0.5]), "NumRet": np.array([3.0, 2.0])})
+    >>> print(trec_tsv(table, {"RR": 0.75, "NumRet": 5.0}, argparse.Namespace(per_query=False, digits=3)))
+    num_q 	all	2
+    RR    	all	0.750
+    NumRet	all	5
     """
     width = max(len(m) for m in [*table.columns, "num_q"])
     lines = []
     if args.per_query:  # grouped by query, as trec_eval -q prints them (queries in the run's order)
         heads = [f"{column:<{width}}\t" for column in table.columns]
-        texts = [_texts(values, args.digits) for values in table.columns.values()]
+        texts = [_texts(values, args.digits, name) for name, values in table.columns.items()]
         for qid, row in zip(table.query_ids, zip(*texts)):
             lines += [f"{head}{qid}\t{text}" for head, text in zip(heads, row)]
     if getattr(args, "summary", True):  # trec_eval -n: no summary
         lines.append(f"{'num_q':<{width}}\tall\t{len(table)}")
-        lines += [f"{column:<{width}}\tall\t{value:.{args.digits}f}" for column, value in means.items()]
+        lines += [f"{column:<{width}}\tall\t{_mean_text(column, value, args.digits)}" for column, value in means.items()]
     return "\n".join(lines)
 
 
@@ -200,14 +218,14 @@ def trec_markdown(table: TrecTable, means: dict[str, float], args: argparse.Name
     | all | 0.75 |
     """
     header = ["query", *table.columns]
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines = ["| " + " | ".join(map(md, header)) + " |", "|" + "---|" * len(header)]
     if args.per_query:
-        texts = [_texts(values, args.digits) for values in table.columns.values()]
+        texts = [_texts(values, args.digits, name) for name, values in table.columns.items()]
         for qid, row in zip(table.query_ids, zip(*texts)):
             lines.append("| " + " | ".join([cell_text(str(qid)), *map(cell_text, row)]) + " |")
     if getattr(args, "summary", True):  # trec_eval -n: no summary
-        lines.append("| " + " | ".join(["all", *(cell_text(f"{value:.{args.digits}f}") for value in means.values())])
-                     + " |")
+        lines.append("| " + " | ".join(["all", *(cell_text(_mean_text(name, value, args.digits))
+                                                  for name, value in means.items())]) + " |")
     return "\n".join(lines)
 
 

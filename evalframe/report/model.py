@@ -1,5 +1,6 @@
-"""The evaluation report's model: what the report says, built once from a result; the renderers
-(:mod:`evalframe.report.render`) only lay it out as text, HTML, Markdown or JSON.
+"""The reports' models: what the report of a run (:class:`ReportModel`) and the comparison of runs
+(:class:`ComparisonModel`) say, built once; each format (:data:`evalframe.report.formats.FORMATS`) only lays them out
+as text, HTML, Markdown or JSON.
 
 Built from the public analyses only (``calculate_metrics``, ``wrong_examples``, ``trec_metrics``, ``metrics_at_k``),
 so its numbers are those of the library. Every number is computed here; a renderer formats it.
@@ -28,13 +29,12 @@ import numpy as np
 import pandas as pd
 
 from .._version import __version__
-from .._validation import check_positive_int, did_you_mean
+from .._validation import did_you_mean
 from ..analysis.aggregate import means, partial
-from ..analysis.compare import TESTS, check_max_p, check_test, compare, is_result, measure_names, scores_of_runs
-from ..analysis.stats import ROUNDS
-from ..analysis.examples import NO_ANSWER, THRESHOLD
+from ..analysis.compare import TESTS, compare, is_result, measure_names, scores_of_runs
+from ..analysis.examples import NO_ANSWER
 from ..analysis.protocol import ResultLike, ResultSource
-from ..options import MetricOptions
+from ..options import THRESHOLD, ComparisonReportOptions, MetricOptions, ReportOptions, with_options
 from ..columns import ANSWER_SCOPE_MEANINGS, CRITERIA, MATCH_MEANINGS, answer_metric_column, relevance_column, \
     relevance_criterion
 from ..errors import InvalidParameterError, SchemaError, warn
@@ -43,21 +43,14 @@ from ..metrics.trec import describe_measure, direction_of, parse_measures
 from ..schema import skipped_note
 from . import plots
 
-__all__ = ["ComparedMeasure", "ComparedNode", "ComparisonModel", "DrillRow", "GridQuery", "RunDelta",
+__all__ = ["ComparedMeasure", "ComparedNode", "ComparisonModel", "DrillRow", "GridQuery", "RunDelta", "WorseQuery",
            "build_comparison_model", "measure_direction",
            "Definition", "Definitions", "FunnelNode", "FunnelRow", "Listed", "NoAnswerCount", "Note", "ReportModel",
            "Section", "TrecCount", "WorstQuery", "build_model", "comparison_includes", "no_answer_counts", "scope_note",
-           "DEFINITIONS_TITLE",
-           "MODES", "ABOVE_ONE", "WRONG_EXAMPLES_FIELDS"]
+           "MODES"]
 
-#: The report explains its scopes and metrics in its own last section (a saved page or a pip-installed package has
-#: no docs folder to link to).
-DEFINITIONS_TITLE = "What the numbers mean"
 MODES = ("integrated: each node on the output of the nodes before it; top-1: the reader's first answer only; "
          "isolated: the node on the gold documents (an upper bound)")
-#: Haystack 1.x's default fields of each listed answer / document in the worst queries.
-WRONG_EXAMPLES_FIELDS = ("answer", "context", "document_id")
-ABOVE_ONE = "above 1: a relevant document retrieved twice counts twice (Haystack's definition)"
 
 
 # ---------------------------------------------------------------------------------------------- the model
@@ -185,7 +178,7 @@ class Note:
 
 @dataclass(frozen=True)
 class ReportModel:
-    """Everything the report says; :mod:`evalframe.report.render` lays it out."""
+    """Everything the report of a run says; each format lays it out (:data:`evalframe.report.formats.FORMATS`)."""
 
     version: str
     nodes: tuple[str, ...]
@@ -354,13 +347,6 @@ def _check_metrics_filter(metrics_filter: Any, nodes: list[str], integrated: dic
                                         f"not have; it has {valid}.")
 
 
-def _check_fields(fields: Any) -> tuple[str, ...]:
-    if isinstance(fields, str) or not isinstance(fields, (list, tuple)) or not all(isinstance(f, str) for f in fields):
-        raise InvalidParameterError(f"wrong_examples_fields must be a list of row fields, e.g. "
-                                    f"{list(WRONG_EXAMPLES_FIELDS)}; got {fields!r}.")
-    return tuple(fields)
-
-
 def _check_measures(measures: Any) -> list[str]:
     """The report's trec_eval measures as canonical names (``P(rel=1)@5`` -> ``P@5``)."""
     if measures is None:
@@ -485,23 +471,10 @@ def _with_answerable(funnel: tuple[FunnelNode, ...], answerable: Mapping[str, Ma
 
 
 # ---------------------------------------------------------------------------------------------- building
-def build_model(
-    result: ResultSource,
-    *,
-    n: int = 3,
-    node_order: list[str] | None = None,
-    max_characters_per_field: int = 150,
-    charts: bool = True,
-    metrics_filter: Mapping[str, Sequence[str]] | None = None,
-    document_scope: str = "document_id_or_answer",
-    answer_scope: str = "any",
-    wrong_examples_fields: Sequence[str] = WRONG_EXAMPLES_FIELDS,
-    measures: str | Sequence[str] | None = None,
-    complete: bool = False,
-    duplicates: str = "error",
-    metric: str | None = None,
-) -> ReportModel:
-    """The report's model of ``result``; the parameters are those of :func:`evalframe.report.build_report`.
+@with_options(ReportOptions)
+def build_model(result: ResultSource, **options: Any) -> ReportModel:
+    """The report's model of ``result``; the parameters are those of :func:`evalframe.report.reports.build_report`
+    (:class:`~evalframe.options.ReportOptions`).
 
     The analyses' warnings are given once each (not once per analysis) and kept in ``notes``.
 
@@ -515,9 +488,10 @@ def build_model(
     if not is_result(result):  # by its interface: the facade calls this module
         raise InvalidParameterError(f"the report needs an EvaluationResult; got {type(result).__name__}. "
                                     "Load one first: EvaluationResult.load(folder).")
-    n = check_positive_int(n, name="n (worst queries per node)", minimum=1)
-    max_characters_per_field = check_positive_int(max_characters_per_field, name="max_characters_per_field", minimum=1)
-    fields = _check_fields(wrong_examples_fields)
+    chosen: ReportOptions = ReportOptions.from_keywords(options, passed_to="the report takes these options")
+    n, max_characters_per_field, fields = chosen.n, chosen.max_characters_per_field, tuple(chosen.wrong_examples_fields)
+    node_order, metrics_filter, measures, metric = chosen.node_order, chosen.metrics_filter, chosen.measures, chosen.metric
+    charts, document_scope, answer_scope = chosen.charts, chosen.document_scope, chosen.answer_scope
     if node_order is not None and (isinstance(node_order, str) or not all(isinstance(x, str) for x in node_order)):
         raise InvalidParameterError(f"node_order must be a list of node names, e.g. {list(result)}; got {node_order!r}.",
                                     parameter="node_order")
@@ -527,7 +501,7 @@ def build_model(
         raise InvalidParameterError(f"node_order names node(s) {unknown} that the result does not hold; it holds "
                                     f"{list(result)}.{did_you_mean(unknown[0], list(result))}", parameter="node_order")
     scopes = {"document_scope": document_scope, "answer_scope": answer_scope}
-    trec = {"complete": complete, "duplicates": duplicates}
+    trec = {"complete": chosen.complete, "duplicates": chosen.duplicates}
     with warnings.catch_warnings(record=True) as caught:  # each analysis would repeat a scope warning: say it once
         warnings.simplefilter("always")
         checked = _check_measures(measures)
@@ -536,9 +510,6 @@ def build_model(
         funnel = _with_answerable(funnel, answerable, no_answer)
         credited = scope_note(result, nodes, **scopes)
         measured = {count.node for count in counts}
-        if metric is not None and not isinstance(metric, str):
-            raise InvalidParameterError(f"metric must be a metric name (str); got {type(metric).__name__}.",
-                                        parameter="metric")
         ranked = {node.node for node in funnel if metric is not None and any(row.metric == metric for row in node.rows)}
         if metric is not None and not ranked:
             raise InvalidParameterError(f"metric {metric!r} is no metric of the funnel's nodes; name one they show "
@@ -607,7 +578,7 @@ def _section(result: ResultSource, node: str, metric: str, n: int, limit: int, c
     metric of the node, a declared score too, worst first by its direction, ``wrong_examples(metric=...)``)."""
     answer_node = result.has_answers(node)
     chart = None
-    if not answer_node and charts:
+    if not answer_node and charts and len(result[node]):  # a node of no row has no recall@k to draw
         chart = _recall_chart(result, node, range(1, _deepest_rank(result, node) + 1), scopes)
     if by_metric:
         worst = result.wrong_examples(node, n=n, metric=metric, **scopes)
@@ -721,6 +692,17 @@ class GridQuery:
 
 
 @dataclass(frozen=True)
+class WorseQuery:
+    """A query whose ordering measure got worse in a run: the query, that run's ``delta`` (the run minus the first,
+    as measured: a rise of a lower-is-better measure is positive; of the run that got worst, with several) and the
+    measure's value in every run."""
+
+    query: GridQuery
+    delta: float
+    values: tuple[float, ...]
+
+
+@dataclass(frozen=True)
 class ComparedNode:
     """A node of the comparison: its measures (summary) and its per-query grid, worst-by-delta first by
     ``order_metric``."""
@@ -731,6 +713,29 @@ class ComparedNode:
     order_metric: str
     slice_keys: tuple[str, ...]
     queries: tuple[GridQuery, ...]
+
+    @property
+    def worse_count(self) -> int:
+        """How many queries got worse on ``order_metric`` in some run."""
+        return sum(query.worst < 0 for query in self.queries)
+
+    def got_worse(self, n: int) -> tuple[WorseQuery, ...]:
+        """The first ``n`` queries that got worse on ``order_metric`` (the grid's order: the largest drop first),
+        each with the delta of its worst run, as the tables show deltas.
+
+        Examples
+        --------
+        >>> from evalframe import load_demo_result
+        >>> demo = load_demo_result()
+        >>> model = build_comparison_model({"a": demo, "b": demo}, nodes=["Retriever"], metrics=["mrr"], rounds=10)
+        >>> model.nodes[0].got_worse(3), model.nodes[0].worse_count  # the same run twice: nothing got worse
+        ((), 0)
+        """
+        position = [m.metric for m in self.measures].index(self.order_metric)
+        sign = _SIGNS[self.measures[position].direction]
+        return tuple(WorseQuery(query, min((sign * d, d) for d in query.deltas[position] if d == d)[1],
+                                query.values[position])
+                     for query in [query for query in self.queries if query.worst < 0][:n])
 
 
 @dataclass(frozen=True)
@@ -791,24 +796,12 @@ def _label(value: Any) -> str:
     return "" if _is_missing(value) else str(value)
 
 
-def build_comparison_model(
-    runs: Mapping[str, ResultLike],
-    *,
-    compare_function: Callable[..., pd.DataFrame] = compare,
-    nodes: Sequence[str] | None = None,
-    metrics: Sequence[str] | str | None = None,
-    by: str | Sequence[str] | None = None,
-    test: str = "t-test",
-    max_p: float = 0.05,
-    n: int = 20,
-    rounds: int = ROUNDS,
-    confidence: float = 0.95,
-    seed: int = 0,
-    **options: Any,
-) -> ComparisonModel:
+@with_options(ComparisonReportOptions, MetricOptions, without=("names",))
+def build_comparison_model(runs: Mapping[str, ResultLike], *, compare_function: Callable[..., pd.DataFrame] = compare,
+                           **options: Any) -> ComparisonModel:
     """The comparative report's model of ``runs`` (name -> result, the first the baseline); the parameters are those
-    of :func:`evalframe.compare_report`; ``compare_function`` compares the runs (:func:`evalframe.dask.compare` for
-    results on Dask).
+    of :func:`evalframe.compare_report` (:class:`~evalframe.options.ComparisonReportOptions` and the metric options);
+    ``compare_function`` compares the runs (:func:`evalframe.dask.compare` for results on Dask).
 
     Every number comes from the public analyses: each measure's values, deltas, intervals and p-values from
     :func:`evalframe.analysis.compare.compare` (Holm-corrected for 3+ runs), each query's values and slice labels
@@ -830,11 +823,12 @@ def build_comparison_model(
         if not isinstance(result, ResultLike):
             raise InvalidParameterError(f"run {name!r} must be an EvaluationResult (or a result folder); got "
                                         f"{type(result).__name__}.", parameter="runs")
-    test = check_test("t-test" if test == "t" else test)
-    max_p = check_max_p(max_p)  # type: ignore[assignment]
-    if max_p is None:
-        raise InvalidParameterError("max_p must be a p-value in (0, 1), e.g. 0.05.", parameter="max_p")
-    n = check_positive_int(n, name="n (worst queries per node)", minimum=1)
+    if "names" in options:
+        raise InvalidParameterError("names: the runs are a dict, whose keys name them.", parameter="names")
+    given: ComparisonReportOptions
+    given, options = ComparisonReportOptions.take(options)
+    nodes, metrics, by, test, max_p, n = given.nodes, given.metrics, given.by, given.test, given.max_p, given.n
+    rounds, confidence, seed = given.rounds, given.confidence, given.seed
     shared = [node for node in results[0].nodes if all(node in result.nodes for result in results[1:])]
     if nodes is None:
         chosen = shared

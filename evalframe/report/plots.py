@@ -10,7 +10,7 @@ Examples
 >>> import matplotlib
 >>> matplotlib.use("Agg")
 >>> from evalframe import load_demo_result
->>> from evalframe.present.plots import plot_metrics_at_k
+>>> from evalframe.report.plots import plot_metrics_at_k
 >>> ax = plot_metrics_at_k(load_demo_result(), ks=(1, 2, 3), node="Retriever", metrics=["recall_single_hit"])
 >>> [round(float(y), 3) for y in ax.lines[0].get_ydata()]
 [0.625, 0.75, 0.875]

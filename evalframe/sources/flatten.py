@@ -27,7 +27,7 @@ from .matching import context_similarities, exact_match, f1
 from .sas import resolve_sas_model
 from ..schema import Answer, Document, Label, MultiLabel, Span, TableCell, offset_to_dict
 
-__all__ = ["OUTPUT_KEYS", "flatten", "multilabel_ids", "entry_scores",
+__all__ = ["OUTPUT_KEYS", "EntryNames", "NUMBERED", "flatten", "multilabel_ids", "entry_scores", "unlabelled_entries",
            "as_answer", "as_document", "IdlessDocuments", "idless_positions", "numbered_per_query",
            "warn_idless_documents"]
 
@@ -39,8 +39,57 @@ _FLOAT_COLUMNS = frozenset(
 )
 
 
+@dataclass(frozen=True)
+class EntryNames:
+    """How messages name each entry of ``labels`` (and its query and meta): ``labels[i]``, ``query i`` and
+    ``meta[i]`` by default; ``given``: one name per entry (a runs file's ``file:line``, a source's ``row 3``), which
+    then names the entry, its query and its meta alike (the message holds the name, never a number rewritten later).
+
+    Examples
+    --------
+    >>> EntryNames().label(2), EntryNames().query(2), EntryNames().meta(2)
+    ('labels[2]', 'query 2', 'meta[2]')
+    >>> named = EntryNames(("runs.jsonl:1", "runs.jsonl:3"))
+    >>> named.label(1), named.query(1), named.meta(1)
+    ('runs.jsonl:3', 'runs.jsonl:3', 'runs.jsonl:3, meta')
+    """
+
+    given: Sequence[str] | None = None
+
+    def label(self, index: int) -> str:
+        """The entry ``index`` of ``labels``."""
+        return f"labels[{index}]" if self.given is None else self.given[index]
+
+    def query(self, index: int) -> str:
+        """The query of entry ``index``, where node outputs are named."""
+        return f"query {index}" if self.given is None else self.given[index]
+
+    def meta(self, index: int) -> str:
+        """The entry ``index`` of ``meta=``."""
+        return f"meta[{index}]" if self.given is None else f"{self.given[index]}, meta"
+
+    def own_meta(self, index: int) -> str:
+        """The meta a MultiLabel carries itself."""
+        return f"{self.label(index)}: meta"
+
+    def checked(self, count: int) -> EntryNames:
+        """These names, checked to name ``count`` entries (``names=`` of a builder: one text per entry)."""
+        if self.given is None:
+            return self
+        given = self.given
+        if isinstance(given, (str, bytes, Mapping)) or not isinstance(given, Sequence) or len(given) != count \
+                or not all(isinstance(name, str) and name for name in given):
+            raise InvalidParameterError(f"names must be a list with one non-empty text per entry of labels ({count}); "
+                                        f"got {short_repr(given)}.", parameter="names")
+        return self
+
+
+#: The default names: ``labels[i]``, ``query i``, ``meta[i]``.
+NUMBERED = EntryNames()
+
+
 # ------------------------------------------------------------------------------------ validation
-def _as_multilabel(item: Any, index: int) -> MultiLabel | None:
+def _as_multilabel(item: Any, index: int, names: EntryNames = NUMBERED) -> MultiLabel | None:
     if item is None:
         return None
     if isinstance(item, MultiLabel):
@@ -50,24 +99,24 @@ def _as_multilabel(item: Any, index: int) -> MultiLabel | None:
     if isinstance(item, Mapping) and "labels" in item:
         if not item["labels"]:
             return None
-        found = _as_multilabel(list(item["labels"]), index)
+        found = _as_multilabel(list(item["labels"]), index, names)
         if found is None or item.get("meta") is None:
             return found
         try:
             return MultiLabel(found.labels, meta=item["meta"])
         except EvalframeError as exc:
-            raise EvalframeError(f"labels[{index}]: {exc}") from None
+            raise EvalframeError(f"{names.label(index)}: {exc}") from None
     if isinstance(item, (list, tuple)):
         if not item:
             return None
         try:
             return MultiLabel([lab if isinstance(lab, Label) else Label.from_dict(lab) for lab in item])
         except EvalframeError as exc:
-            raise EvalframeError(f"labels[{index}]: {exc}") from None
+            raise EvalframeError(f"{names.label(index)}: {exc}") from None
         except (TypeError, ValueError, AttributeError, KeyError) as exc:  # a Label dict with fields of the wrong kind
-            raise EvalframeError(f"labels[{index}]: expected Label objects or Label dicts ({exc}).") from None
+            raise EvalframeError(f"{names.label(index)}: expected Label objects or Label dicts ({exc}).") from None
     raise EvalframeError(
-        f"labels[{index}] must be a MultiLabel, a Label, a list of Labels / Label dicts, or a MultiLabel dict; "
+        f"{names.label(index)} must be a MultiLabel, a Label, a list of Labels / Label dicts, or a MultiLabel dict; "
         f"got {type(item).__name__}."
     )
 
@@ -172,8 +221,8 @@ def idless_positions(items: Sequence[Any]) -> list[int]:
     return [j for j, item in enumerate(items) if isinstance(item, Mapping) and item.get("id") in (None, "")]
 
 
-def _validate_outputs(node_outputs: Any, n_labels: int,
-                      idless: IdlessDocuments | None = None) -> dict[str, dict[str, list[list[Any]]]]:
+def _validate_outputs(node_outputs: Any, n_labels: int, idless: IdlessDocuments | None = None,
+                      names: EntryNames = NUMBERED) -> dict[str, dict[str, list[list[Any]]]]:
     if not isinstance(node_outputs, Mapping):
         raise EvalframeError(
             f"node_outputs must map node names to their outputs, e.g. {{'Retriever': {{'documents': [...]}}}}; "
@@ -209,13 +258,14 @@ def _validate_outputs(node_outputs: Any, n_labels: int,
             for index, items in enumerate(per_query):
                 if not isinstance(items, (list, tuple)):
                     raise EvalframeError(
-                        f"node {node!r}, {key!r}, query {index}: expected a list of {kind}s; got {type(items).__name__}."
+                        f"node {node!r}, {key!r}, {names.query(index)}: expected a list of {kind}s; got "
+                        f"{type(items).__name__}."
                     )
-                lists.append([convert(item, f"node {node!r}, {key!r}, query {index}, {kind} {j}")
+                lists.append([convert(item, f"node {node!r}, {key!r}, {names.query(index)}, {kind} {j}")
                               for j, item in enumerate(items)])
                 if idless is not None and kind == "document":
                     idless.add(len(items), idless_positions(items),
-                               lambda j: f"node {node!r}, {key!r}, query {index}, document {j}")  # noqa: B023
+                               lambda j: f"node {node!r}, {key!r}, {names.query(index)}, document {j}")  # noqa: B023
             out[node][key] = lists
     return out
 
@@ -280,14 +330,16 @@ class _Query:
     filters: str | None
     gold_custom_ids: list[Any]
     meta: str | None = None  # the JSON text of the query's meta
+    name: str = ""  # how messages about its node outputs name it (EntryNames.query)
 
 
-def _meta_texts(meta: Any, multilabels: Sequence[MultiLabel | None]) -> list[str | None]:
+def _meta_texts(meta: Any, multilabels: Sequence[MultiLabel | None], names: EntryNames = NUMBERED
+                ) -> list[str | None]:
     """Each entry's meta as JSON text with sorted keys (None without meta): ``meta[i]`` when ``meta`` is given, else
     the MultiLabel's own (a runs file line's ``"meta"``)."""
     if meta is None:
         given: Sequence[Any] = [None if ml is None else ml.meta for ml in multilabels]
-        where = "labels[{}]: meta"
+        where = names.own_meta
     else:
         if isinstance(meta, (str, bytes, Mapping)) or not isinstance(meta, Sequence):
             raise InvalidParameterError(f"meta must be a list with one dict (or None) per entry of labels; got "
@@ -295,29 +347,29 @@ def _meta_texts(meta: Any, multilabels: Sequence[MultiLabel | None]) -> list[str
         if len(meta) != len(multilabels):
             raise InvalidParameterError(f"meta holds {len(meta)} entries but there are {len(multilabels)} labels; "
                                         "give one dict (or None) per label entry, in label order.", parameter="meta")
-        given, where = meta, "meta[{}]"
+        given, where = meta, names.meta
     texts: list[str | None] = []
     for index, value in enumerate(given):
         if value is None:
             texts.append(None)
             continue
         if not isinstance(value, Mapping):
-            raise InvalidParameterError(f"{where.format(index)} must be a dict (a JSON object) or None; got "
+            raise InvalidParameterError(f"{where(index)} must be a dict (a JSON object) or None; got "
                                         f"{type(value).__name__} {short_repr(value)}.", parameter="meta")
         try:
             texts.append(json.dumps(dict(value), sort_keys=True))
         except RecursionError:
-            raise InvalidParameterError(f"{where.format(index)} is nested too deeply to write as JSON (Python writes "
+            raise InvalidParameterError(f"{where(index)} is nested too deeply to write as JSON (Python writes "
                                         f"at most about {sys.getrecursionlimit():,} levels); flatten it.",
                                         parameter="meta") from None
         except (TypeError, ValueError) as exc:  # a value JSON cannot hold, keys of mixed types, a cycle
-            raise InvalidParameterError(f"{where.format(index)} must be JSON data (dicts with string keys, lists, "
+            raise InvalidParameterError(f"{where(index)} must be JSON data (dicts with string keys, lists, "
                                         f"strings, numbers, booleans, None): {exc}.", parameter="meta") from None
     return texts
 
 
 def _check_one_gold_per_id(golds: dict[str, tuple[int, tuple[Any, ...]]], position: int, ml: MultiLabel,
-                           gold_custom: list[Any], meta: str | None = None) -> None:
+                           gold_custom: list[Any], meta: str | None = None, names: EntryNames = NUMBERED) -> None:
     """Refuse a second entry of one multilabel_id (query text and filters) with other gold lists or another meta.
 
     The metrics score one query per multilabel_id against its first row's gold lists: the rows of the two entries
@@ -334,7 +386,7 @@ def _check_one_gold_per_id(golds: dict[str, tuple[int, tuple[Any, ...]]], positi
 
     if text(first[1][:4]) != text(gold[:4]):
         raise EvalframeError(
-            f"labels[{first[0]}] and labels[{position}] are one query (multilabel_id {ml.id!r}: the query "
+            f"{names.label(first[0])} and {names.label(position)} are one query (multilabel_id {ml.id!r}: the query "
             f"{short_repr(ml.query)} with the same filters) with different gold labels (gold document ids "
             f"{short_repr(first[1][0])} and {short_repr(gold[0])}); the metrics score one query per multilabel_id. "
             "Put all their labels into one entry (as Haystack's aggregate_labels does), or tell the queries apart by "
@@ -342,7 +394,7 @@ def _check_one_gold_per_id(golds: dict[str, tuple[int, tuple[Any, ...]]], positi
         )
     if first[1][4] != meta:
         raise EvalframeError(
-            f"labels[{first[0]}] and labels[{position}] are one query (multilabel_id {ml.id!r}: the query "
+            f"{names.label(first[0])} and {names.label(position)} are one query (multilabel_id {ml.id!r}: the query "
             f"{short_repr(ml.query)} with the same filters) with different meta ({short_repr(first[1][4])} and "
             f"{short_repr(meta)}); meta belongs to the query and is not part of its multilabel_id. Give both entries "
             "the same meta, put their labels into one entry, or tell the queries apart by their filters."
@@ -410,7 +462,7 @@ def _document_rows(rows: _Rows, pairs: _Pairs, q: _Query, documents: list[Docume
         documents = [Document(content="", id="")]
     if keep_scores:
         for j, document in enumerate(documents):
-            _check_score(document.score, f"node {node!r}, {OUTPUT_KEYS[block]!r}, query {q.position}, document {j}")
+            _check_score(document.score, f"node {node!r}, {OUTPUT_KEYS[block]!r}, {q.name}, document {j}")
     n = len(documents)
     contents = [document.content for document in documents]
     texts = [content if isinstance(content, str) else str(content) for content in contents]
@@ -591,6 +643,20 @@ def multilabel_ids(labels: Sequence[Any]) -> list[str | None]:
     return [None if ml is None else ml.id for ml in (_as_multilabel(item, i) for i, item in enumerate(labels))]
 
 
+def unlabelled_entries(labels: Sequence[Any]) -> list[int]:
+    """The positions of the entries of ``labels`` without a label, which :func:`flatten` leaves out (None, an empty
+    list, a MultiLabel dict with empty ``labels``), found without building a MultiLabel.
+
+    Examples
+    --------
+    >>> unlabelled_entries([None, [], {"labels": []}, {"labels": [{"query": "q"}]}])
+    [0, 1, 2]
+    """
+    return [index for index, item in enumerate(labels)
+            if item is None or (isinstance(item, (list, tuple)) and not item)
+            or (isinstance(item, Mapping) and "labels" in item and not item["labels"])]
+
+
 def entry_scores(labels: Sequence[Any]) -> dict[str, dict[str, list[float | None]]]:
     """The MultiLabels' own scores (a runs file line's ``"scores"``) as ``{node: {name: [value per entry]}}``."""
     out: dict[str, dict[str, list[float | None]]] = {}
@@ -611,12 +677,14 @@ def flatten(
     progress: bool | None = None,
     keep_scores: bool = False,
     meta: Sequence[Mapping[str, Any] | None] | None = None,
+    names: EntryNames = NUMBERED,
 ) -> dict[str, pd.DataFrame]:
     """Build the node frames (``docs/metrics.md#columns``; see :meth:`EvaluationResult.from_runs`).
 
     ``keep_scores``: document rows get a float64 ``score`` column, each Document's ``score`` (NaN where None).
     ``meta``: one dict (or None) per entry of ``labels``, kept as JSON text in a ``meta`` column on every row of the
     query; None takes each MultiLabel's own ``meta`` (a runs file line's). Without any, the frames have no such column.
+    ``names``: how messages name each entry of ``labels`` (:class:`EntryNames`).
     """
     # the options first (matching is checked when made): a bad one found after scoring every pair would waste the build
     check_build_options(sas_model=sas_model)
@@ -628,10 +696,11 @@ def flatten(
     if isinstance(labels, (str, bytes, Mapping)) or not isinstance(labels, Sequence):
         raise EvalframeError(
             f"labels must be a list with one MultiLabel (or list of Labels) per query; got {type(labels).__name__}.")
-    multilabels = [_as_multilabel(item, i) for i, item in enumerate(labels)]
-    metas = _meta_texts(meta, multilabels)
+    names = names.checked(len(labels))
+    multilabels = [_as_multilabel(item, i, names) for i, item in enumerate(labels)]
+    metas = _meta_texts(meta, multilabels, names)
     idless = IdlessDocuments()
-    outputs = _validate_outputs(node_outputs, len(multilabels), idless)
+    outputs = _validate_outputs(node_outputs, len(multilabels), idless, names)
     idless.gold_ids = gold_ids_are_given(multilabels)
     warn_idless_documents(idless)
     sas = resolve_sas_model(sas_model)
@@ -640,7 +709,7 @@ def flatten(
     golds: dict[str, tuple[int, tuple[Any, ...]]] = {}  # each multilabel_id's first entry, and its gold lists
     for position, ml in enumerate(multilabels):
         if ml is None:
-            warn(f"labels[{position}] has no label; the query is left out.")
+            warn(f"{names.label(position)} has no label; the query is left out.")
             queries.append(None)
             continue
         gold_custom: list[Any] = []
@@ -650,13 +719,13 @@ def flatten(
                     if custom_document_id_field not in label.document.meta:
                         raise EvalframeError(
                             f"custom_document_id_field {custom_document_id_field!r} is not a meta field of the "
-                            f"document of label {label.id!r} (labels[{position}]); its meta keys are "
+                            f"document of label {label.id!r} ({names.label(position)}); its meta keys are "
                             f"{sorted(label.document.meta)}.", parameter="custom_document_id_field",
                         )
                     gold_custom.append(label.document.meta[custom_document_id_field])
-        _check_one_gold_per_id(golds, position, ml, gold_custom, metas[position])
+        _check_one_gold_per_id(golds, position, ml, gold_custom, metas[position], names)
         filters = None if ml.filters is None else json.dumps(ml.filters, sort_keys=True)
-        queries.append(_Query(position, ml, filters, gold_custom, metas[position]))
+        queries.append(_Query(position, ml, filters, gold_custom, metas[position], names.query(position)))
 
     pairs = _Pairs()
     built: dict[str, tuple[_Rows, _Rows]] = {}

@@ -4,8 +4,8 @@ declaring the per-query scores they carry (``individual_scores``, ``metric_dict`
 A framework names its scores as it likes (``mrr``, ``exact_match``, ``doc_recall``); evalframe's registry already owns
 some of these names (its own ``mrr``, ``exact_match``), so a score whose name is taken keeps it behind the
 framework's prefix (``llamaindex_mrr``, ``haystack_exact_match``): evalframe's ``mrr`` and llama-index's then stand
-side by side. Whether a name is taken is asked of the registry by the caller (``taken``, handed in by the result, as
-the sources stage comes before the metrics), as for Ragas' columns (``ragas_<name>``).
+side by side. Whether a name is taken is asked of the registry (:func:`score_name_taken`), as for Ragas' columns
+(``ragas_<name>``).
 """
 
 from __future__ import annotations
@@ -14,16 +14,48 @@ import contextlib
 import json
 import math
 import os
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from .._validation import check_path, short_repr
 from ..errors import EvalframeError, InvalidParameterError, LoadError
+from ..metrics.registry import score_measure
 from .runs import json_value
 from ..frames.score_values import score_value
 
-__all__ = ["ScoreChoice", "number_or_nan", "read_json_file", "is_path", "naming_file"]
+__all__ = ["ScoreChoice", "number_or_nan", "read_json_file", "is_path", "naming_file", "score_name_taken",
+           "prefixed"]
+
+
+def score_name_taken(name: str) -> bool:
+    """Whether :func:`evalframe.score_measure` refuses ``name`` (a measure or alias of the registry, a frame column):
+    a framework's score so named is kept under its prefix (``llamaindex_mrr``).
+
+    Examples
+    --------
+    >>> score_name_taken("mrr"), score_name_taken("faithfulness")
+    (True, False)
+    """
+    try:
+        score_measure(name)
+    except InvalidParameterError:
+        return True
+    return False
+
+
+def prefixed(name: str, prefix: str) -> str:
+    """A framework's score name as a score: ``<prefix>_<name>`` when evalframe's registry or frames own the name (a
+    name no prefix mends, with a character measure names read, stays: the build names it).
+
+    Examples
+    --------
+    >>> prefixed("exact_match", "ragas"), prefixed("faithfulness", "ragas"), prefixed("a b", "ragas")
+    ('ragas_exact_match', 'faithfulness', 'a b')
+    """
+    if score_name_taken(name) and not score_name_taken(f"{prefix}_{name}"):
+        return f"{prefix}_{name}"
+    return name
 
 
 def is_path(value: object) -> bool:
@@ -94,20 +126,15 @@ class ScoreChoice:
         ``{source name: evalframe.score_measure(...)}`` keeps those and declares each (direction, bounds), under the
         declaration's name.
     prefix : str
-        Put before a name evalframe's registry owns (``llamaindex`` -> ``llamaindex_mrr``).
-    taken : callable, optional
-        Whether evalframe owns a name (a measure, an alias, a frame column): then the score gets the prefix.
-    measure : callable, optional
-        ``evalframe.score_measure``: declares the scores of ``known``.
+        Put before a name evalframe's registry owns (a measure, an alias, a frame column: ``llamaindex`` ->
+        ``llamaindex_mrr``).
     known : mapping, optional
         Declarations of scores whose meaning the source knows (``{source name: {"bounds": (0, 1), "description":
         ...}}``), used unless the caller declares the score.
     """
 
     def __init__(self, available: Sequence[str], scores: Sequence[str] | Mapping[str, Any] | None, *, prefix: str,
-                 taken: Callable[[str], bool] | None = None, measure: Callable[..., Any] | None = None,
-                 known: Mapping[str, Mapping[str, Any]] | None = None,
-                 parameter: str = "scores") -> None:
+                 known: Mapping[str, Mapping[str, Any]] | None = None, parameter: str = "scores") -> None:
         if scores is None:
             chosen: list[str] = list(available)
             declared: Mapping[str, Any] = {}
@@ -138,10 +165,10 @@ class ScoreChoice:
                 self.names[name] = target
                 self.measures[target] = metric
                 continue
-            target = f"{prefix}_{name}" if taken is not None and taken(name) else name
+            target = prefixed(name, prefix)
             self.names[name] = target
-            if measure is not None and known is not None and name in known:
-                self.measures[target] = measure(target, **known[name])
+            if known is not None and name in known:
+                self.measures[target] = score_measure(target, **known[name])
         targets = list(self.names.values())
         twice = sorted({t for t in targets if targets.count(t) > 1})
         if twice:

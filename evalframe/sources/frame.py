@@ -1,5 +1,5 @@
-"""A table of any shape -> records, by a column mapping (``EvaluationResult.from_frame``); the table reading that
-:mod:`evalframe.sources.ragas` shares.
+"""A table of any shape -> records, by a column mapping (:func:`read_frame`, ``EvaluationResult.from_frame``); the
+table reading that :mod:`evalframe.sources.ragas` shares.
 
 A table is a pandas DataFrame, an object with ``to_pandas()``, a list of dicts, or a file: JSON Lines, JSON (a list
 of objects), CSV or Parquet. Each row is named as a person finds it: ``file:line`` in JSON Lines and CSV (the line
@@ -20,21 +20,21 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
 
 from .._validation import check_path, did_you_mean, few_names, short_repr
 from ..errors import EvalframeError, InvalidParameterError, LoadError
+from ..options import MatchingOptions, with_options
+from .assemble import Built
 from .records import Record, Retrieved, build, retrieved_of
 from .runs import json_value
 from ..frames.score_values import score_values
 
-__all__ = ["Table", "ColumnMapping", "read_table", "from_frame", "frame_records", "list_cell", "text_cell", "number_cell",
-           "TABLE_SUFFIXES", "id_hint"]
-
-R = TypeVar("R")
+__all__ = ["Table", "ColumnMapping", "read_table", "read_frame", "frame_records", "list_cell", "text_cell",
+           "number_cell", "TABLE_SUFFIXES", "id_hint"]
 
 #: The files a table is read from, by suffix.
 TABLE_SUFFIXES: tuple[str, ...] = (".jsonl", ".json", ".csv", ".parquet")
@@ -526,15 +526,120 @@ def _score_columns(table: Table, scores: Any, score_measures: Any) -> tuple[tupl
     return tuple(_column_list(table, scores, "scores")), measures or None
 
 
-def from_frame(df: Any, *, from_runs: Callable[..., R], question: str = "question", retrieved_ids: str | None = None,
-               retrieved_texts: str | None = None, retrieved_scores: str | None = None, answer: str | None = None,
-               gold_ids: str | None = None, gold_contexts: str | None = None, gold_answers: str | None = None,
-               meta: str | Sequence[str] | None = None, scores: Sequence[str] | Mapping[str, Any] | None = None,
-               retriever: str = "Retriever", generator: str = "Generator", score_node: str | None = None,
-               score_measures: Mapping[str, Any] | None = None, sas_model: Any = None, progress: bool | None = None,
-               id_column: str | None = None, duplicates: str = "error", on_invalid: str = "raise",
-               **matching: Any) -> R:
-    """``EvaluationResult.from_frame``'s work (see there); ``from_runs`` is ``EvaluationResult.from_runs``."""
+@with_options(MatchingOptions)
+def read_frame(
+    df: Any,
+    *,
+    question: str = "question",
+    retrieved_ids: str | None = None,
+    retrieved_texts: str | None = None,
+    retrieved_scores: str | None = None,
+    answer: str | None = None,
+    gold_ids: str | None = None,
+    gold_contexts: str | None = None,
+    gold_answers: str | None = None,
+    meta: str | Sequence[str] | None = None,
+    scores: Sequence[str] | Mapping[str, Any] | None = None,
+    retriever: str = "Retriever",
+    generator: str = "Generator",
+    score_node: str | None = None,
+    score_measures: Mapping[str, Any] | None = None,
+    sas_model: str | Callable[[list[str], list[str]], Sequence[float]] | None = None,
+    progress: bool | None = None,
+    id_column: str | None = None,
+    duplicates: Literal["error", "first"] = "error",
+    on_invalid: Literal["raise", "skip"] = "raise",
+    **matching: Any,
+) -> Built:
+    """A result from a table of any shape, one row per question, by naming its columns.
+
+    Each row becomes what a runs file line would hold (``docs/runs-format.md``), and :meth:`from_runs` builds the
+    frames with its matching rules: the retrieved documents are the ``retriever`` node's, in list order; the answer
+    is the ``generator`` node's one generative answer; the gold is one label per gold document (its id and text),
+    each with the gold answer beside it. A list column may hold lists, numpy arrays, or their JSON / Python literal
+    text (as a CSV file gives them); in a CSV file a plain text is a one-item list and an empty cell an empty
+    list, elsewhere a text in a column of retrieved documents is refused (it is often a joined list).
+
+    Parameters
+    ----------
+    df : DataFrame, list of dicts, object with ``to_pandas()``, or path
+        The table, or a ``.csv`` / ``.parquet`` / ``.jsonl`` / ``.json`` file holding it.
+    question : str
+        The column of the question texts (each question once).
+    retrieved_ids, retrieved_texts, retrieved_scores : str, optional
+        List columns of the retrieved documents' ids, texts (or document objects: LangChain, Haystack 2.x,
+        llama-index, dicts) and scores, one entry per document in rank order. Scores given: the document rows get
+        a ``score`` column.
+    answer : str, optional
+        The column of the generated answers.
+    gold_ids, gold_contexts : str, optional
+        List columns of the gold documents' ids and texts (both given: the same documents, one entry each). With
+        ids, a retrieved document is relevant by its id (or, in the default scope, by holding a gold answer); with
+        texts only, by its text.
+    gold_answers : str, optional
+        A list column (or a text column: one answer) of the gold answers; ``[]`` or ``""`` with no gold
+        document: a no-answer question.
+    meta : str or list of str, optional
+        A column of dicts (or their JSON text), or columns whose values become the fields of each query's ``meta``.
+    scores : list of str or dict, optional
+        Columns of per-query scores (an LLM judge's, a latency, ...: numbers, or their text, each cell read as
+        ``docs/scores.md`` says), or ``{column: score_measure(...)}``
+        to declare each one's direction and bounds; they belong to ``score_node`` (default the generator when
+        there are answers, else the retriever).
+    retriever, generator : str
+        The node names.
+    score_measures : dict, optional
+        Score name -> ``evalframe.score_measure(...)`` (default: higher is better, unbounded).
+    id_column : str, optional
+        A column of the queries' ids (texts or integers, each once): each becomes its query's ``multilabel_id``,
+        so two rows with the same question and different ids are two queries (saved, loaded and compared by
+        id). None (default): a query is identified by its text, and a question twice is refused.
+    duplicates : {"error", "first"}
+        A document twice in one ranking (by id; without ids, by its text) is refused (default), naming the row
+        and the document, as the TREC readers refuse it (it would be counted twice: a recall or map above 1);
+        ``"first"`` keeps it once, at its first rank, the ranks below closing up (as
+        ``to_trec_run(duplicates="first")``).
+    on_invalid : {"raise", "skip"}
+        A row without any gold (no gold document, no gold answer: "has no label") is refused (default), naming
+        the row; ``"skip"`` leaves such rows out and records each in ``result.skipped`` (where and why), kept by
+        :meth:`save` and stated by the reports: each mean is over the other queries.
+    sas_model, progress, context_matching_threshold, context_matching_min_length,
+    context_matching_boost_split_overlaps, custom_document_id_field
+        As :meth:`from_runs`.
+
+    Returns
+    -------
+    Built
+        What the table built (``EvaluationResult.from_frame`` returns the result made of it).
+
+    Raises
+    ------
+    InvalidParameterError
+        A parameter naming no column (the columns are listed), or a bad option.
+    EvalframeError
+        A cell of the wrong kind: the message names the row (``row 3``, ``file.csv:4``, ``file.jsonl:2``) and the
+        column.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from evalframe import EvaluationResult
+    >>> df = pd.DataFrame({"q": ["Capital of Germany?", "Capital of France?"],
+    ...                    "ids": [["d2", "d1"], ["d3"]], "texts": [["Bonn.", "Berlin."], ["Paris."]],
+    ...                    "gold": [["d1"], ["d3"]], "reply": ["Berlin", "Lyon"], "truth": ["Berlin", "Paris"],
+    ...                    "judge": [0.9, 0.4]})
+    >>> result = EvaluationResult.from_frame(df, question="q", retrieved_ids="ids", retrieved_texts="texts",
+    ...                                      gold_ids="gold", answer="reply", gold_answers="truth", scores=["judge"],
+    ...                                      progress=False)
+    >>> metrics = result.calculate_metrics()
+    >>> metrics["Retriever"]["mrr"], metrics["Generator"]["exact_match"], metrics["Generator"]["judge"]
+    (0.75, 0.5, 0.65)
+    >>> EvaluationResult.from_frame(df, question="query")
+    Traceback (most recent call last):
+      ...
+    evalframe.errors.InvalidParameterError: question='query' names no column of df; its columns are [...
+    """
+    options = MatchingOptions.from_keywords(matching, passed_to="from_frame takes these matching options")
     table = read_table(df, name="df")
     if not table.rows:
         raise EvalframeError(f"{table.name} holds no row.")
@@ -561,7 +666,7 @@ def from_frame(df: Any, *, from_runs: Callable[..., R], question: str = "questio
               "gold_ids": gold_ids or "gold_ids", "gold_contexts": gold_contexts or "gold_contexts",
               "gold_answers": gold_answers or "gold_answers", "meta": meta if isinstance(meta, str) else "meta",
               "scores": "scores"}
-    return build(records, from_runs=from_runs, retriever=retriever, generator=generator, score_node=score_node,
+    return build(records, retriever=retriever, generator=generator, score_node=score_node,
                  score_measures=measures, sas_model=sas_model, progress=progress, fields=fields,
                  duplicates=duplicates, on_invalid=on_invalid, key_hint="" if id_column else id_hint(table),
-                 source=table.name, **matching)
+                 source=table.name, **options.as_dict())

@@ -1,5 +1,6 @@
 """Haystack 2.x (haystack-ai) as a source: an ``EvaluationRunResult``, its detailed report, or pipeline outputs ->
-:class:`~evalframe.sources.records.Record` per question (``EvaluationResult.from_haystack2`` builds the result).
+:class:`~evalframe.sources.records.Record` per question (:func:`haystack2_records`), built by :func:`read_haystack2`
+(``EvaluationResult.from_haystack2``).
 
 Read duck-typed, never importing Haystack:
 
@@ -7,8 +8,7 @@ Read duck-typed, never importing Haystack:
   ``{metric: {"score": ..., "individual_scores": [...]}}``), or the same as a dict or a JSON file
   (``{"run_name", "inputs", "results"}``, Documents as ``Document.to_dict()``);
 * its detailed report (``detailed_report()``: a dict of lists, the inputs and one list per metric; or the
-  DataFrame of ``detailed_report(output_format="df")``): every column that plays no role and holds a number (or its
-  text) in some row is a score;
+  DataFrame of ``detailed_report(output_format="df")``);
 * a list of pipeline outputs (``Pipeline.run`` per question: ``{component: {"documents": [...], "answers": [...],
   "replies": [...]}}``), with the questions and the gold given beside them; without a ``documents`` output, the
   documents the first ``GeneratedAnswer`` cites.
@@ -18,6 +18,12 @@ Documents are ``haystack.Document`` objects or their dicts (``to_dict()``, whose
 (LangChain, llama-index, strings). Answers are strings, ``GeneratedAnswer`` (``data``), ``ChatMessage`` (``text``)
 or their dicts; a list of them: the first.
 
+An input (a report's column) that plays no role is read by the rule of every source's extra columns
+(:mod:`evalframe.sources.extras`, as ``from_ragas`` reads a dataset's): a number (or its text) in some row: a score
+(beside the run result's own ``results``); one value per row otherwise (a ``topic``): a field of the query's
+``meta``; lists: left out, named in a warning. ``meta=[...]`` (or ``inputs={"meta": [...]}``) names the meta inputs
+instead (``[]``: none).
+
 Which document field says that a retrieved document is a gold one is ``document_comparison_field``, as in
 Haystack's document evaluators: ``"content"`` (Haystack's default: equal texts), ``"id"`` or ``"meta.<key>"``.
 """
@@ -26,15 +32,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from .._validation import did_you_mean, short_repr
 from ..errors import EvalframeError, InvalidParameterError, LoadError
+from ..options import MatchingOptions, with_options
+from .assemble import Built
+from .extras import extra_meta, extra_scores, meta_of, warn_left_out
 from .foreign import ScoreChoice, is_path, naming_file, read_json_file
-from .records import Record, Retrieved, retrieved_of
-from ..frames.score_values import looks_like_scores, score_values
+from .records import Record, Retrieved, build, retrieved_of
+from ..frames.score_values import score_values
 
-__all__ = ["ROLES", "ROLE_GUESSES", "Haystack2Source", "read_haystack2"]
+__all__ = ["ROLES", "ROLE_GUESSES", "Haystack2Source", "haystack2_records", "read_haystack2"]
 
 #: What an input of a run result may be, and the input names each is looked for under when ``inputs=`` does not say
 #: (the names of Haystack's evaluators' inputs and of its tutorials, in this order).
@@ -218,10 +227,17 @@ def _record(where: str, values: Mapping[str, Any], names: Mapping[str, str], com
 
 
 # ------------------------------------------------------------------------------------------------ run results
-def _roles(columns: Sequence[str], inputs: Mapping[str, Any] | None, what: str) -> dict[str, Any]:
-    """Role -> input name (``meta``: a list of names), from ``inputs=`` and the guesses for the roles it leaves."""
+def _roles(columns: Sequence[str], inputs: Mapping[str, Any] | None, what: str,
+           meta: Sequence[str] | None = None) -> dict[str, Any]:
+    """Role -> input name (``meta``: a list of names), from ``inputs=`` (and ``meta=``, the meta inputs) and the
+    guesses for the roles they leave."""
     chosen: dict[str, Any] = {}
     given = dict(inputs or {})
+    if meta is not None:
+        if "meta" in given:
+            raise InvalidParameterError("meta= and inputs={'meta': ...} both name the meta inputs; name them once.",
+                                        parameter="meta")
+        given["meta"] = list(meta)
     for role, name in given.items():
         if role not in ROLES:
             raise InvalidParameterError(f"inputs: unknown role {role!r}; the roles are {list(ROLES)}."
@@ -265,40 +281,59 @@ def _column_list(values: Any, name: str, where: str, n: int | None) -> list[Any]
 
 
 def _run_records(inputs: Mapping[str, Any], results: Mapping[str, Any], *, prefix: str, roles: Mapping[str, Any],
-                 comparison: str, choice_of: Callable[[Sequence[str]], ScoreChoice], report: bool = False
-                 ) -> Haystack2Source:
+                 comparison: str, choice_of: Callable[[Sequence[str]], ScoreChoice], report: bool = False,
+                 scores_given: bool = False) -> Haystack2Source:
     """Records of a run result (``results``: metric -> individual scores; question i named ``inputs[i]``) or a
-    detailed report (``results`` from its columns; question i named ``row i+1``)."""
+    detailed report (its score columns found here; question i named ``row i+1``); the inputs that play no role are
+    read by the rule of every source's extra columns (:mod:`evalframe.sources.extras`)."""
     label = "column" if report else "inputs"
     n = len(_column_list(inputs[roles["question"]], f"{label}[{roles['question']!r}]", prefix, None))
     columns = {name: _column_list(inputs[name], f"{label}[{name!r}]", prefix, n)
                for role, name in roles.items() if role != "meta"}
-    meta_columns = {name: _column_list(inputs[name], f"{label}[{name!r}]", prefix, n)
-                    for name in roles.get("meta", [])}
+    named_meta = list(roles["meta"]) if "meta" in roles else None
+    extras, odd = {}, {}  # the inputs that play no role; those that hold no entry per question (left out, named)
+    for name, values in inputs.items():
+        if name not in columns and name not in (named_meta or ()):
+            if isinstance(values, Sequence) and not isinstance(values, (str, bytes)) and len(values) == n:
+                extras[str(name)] = list(values)
+            else:
+                odd[str(name)] = f"left out: not a list of one entry per question ({short_repr(values, 40)})"
+    input_scores = extra_scores(extras, named_meta or ())
+    meta_names = named_meta if named_meta is not None else extra_meta(extras, input_scores)
+    meta_columns = {name: _column_list(inputs[name], f"{label}[{name!r}]", prefix, n) for name in meta_names}
+    if not scores_given:
+        warn_left_out(prefix[:-2] if prefix else "from_haystack2", extras, input_scores, meta_names,
+                      noun="columns" if report else "inputs", more=odd)
+    # a report's score columns are its results; a run result's inputs of numbers are scores beside its results
+    given = {**results, **{name: {"individual_scores": extras[name]} for name in input_scores
+                           if report or name not in results}}
     individual: dict[str, list[float]] = {}
-    for metric, outcome in results.items():
-        where = f"{prefix}results[{metric!r}]"
+    for metric, outcome in given.items():
+        where = f"{prefix}results[{metric!r}]" if report or metric in results else f"{prefix}inputs[{metric!r}]"
         if not isinstance(outcome, Mapping) or "individual_scores" not in outcome:
             raise EvalframeError(f"{where} must hold 'individual_scores' (one per question), as an "
                                  "EvaluationRunResult's results do; got "
                                  f"{sorted(map(str, outcome))[:8] if isinstance(outcome, Mapping) else short_repr(outcome, 60)}.")
         listed = _column_list(outcome["individual_scores"], "['individual_scores']", where, n)
+        at = f"{where}['individual_scores']" if report or metric in results else where
 
-        def cell(i: int, at: str = where) -> str:
-            return f"{at}['individual_scores'][{i}]"
+        def cell(i: int, at: str = at) -> str:
+            return f"{at}[{i}]"
 
         individual[str(metric)] = score_values(listed, where=cell, error=EvalframeError).tolist()  # read at once
     choice = choice_of(list(individual))
     for metric, column in individual.items():
+        at = f"{prefix}results[{metric!r}]['individual_scores']" if report or metric in results \
+            else f"{prefix}inputs[{metric!r}]"
         for i, value in enumerate(column):
-            choice.check_bounds(metric, value, f"{prefix}results[{metric!r}]['individual_scores'][{i}]")
+            choice.check_bounds(metric, value, f"{at}[{i}]")
     names = {role: (name if isinstance(name, str) else "meta") for role, name in roles.items()}
     names = {role: names.get(role, role) for role in ROLE_GUESSES}
     records = []
     for i in range(n):
         where = f"{prefix}row {i + 1}" if report else f"{prefix}inputs[{i}]"
         values = {role: columns[name][i] for role, name in roles.items() if role != "meta"}
-        meta = {name: column[i] for name, column in meta_columns.items()} or None
+        meta = meta_of({name: column[i] for name, column in meta_columns.items()})
         scores = choice.of({metric: values_[i] for metric, values_ in individual.items()})
         records.append(_record(where, values, names, comparison, meta, scores))
     return Haystack2Source(records, choice.measures, _fields(names))
@@ -309,15 +344,6 @@ def _fields(names: Mapping[str, str]) -> dict[str, str]:
     return {"query": names["question"], "retrieved": names["documents"], "answer": names["answer"],
             "gold_answers": names["gold_answers"], "gold_ids": names.get("gold_ids") or "gold_ids",
             "gold_contexts": names["gold_documents"]}
-
-
-def _report_results(table: Mapping[str, list[Any]], roles: Mapping[str, Any]) -> dict[str, Any]:
-    """A detailed report's score columns as run-result ``results``: those that play no role and hold a number (or its
-    text) in some row (:func:`~evalframe.frames.score_values.looks_like_scores`; a cell of one that is no number is
-    then refused, named)."""
-    used = {n for role, n in roles.items() if role != "meta"} | set(roles.get("meta", []))
-    return {name: {"individual_scores": values} for name, values in table.items()
-            if name not in used and looks_like_scores(values)}
 
 
 # ------------------------------------------------------------------------------------------------ pipeline outputs
@@ -434,22 +460,21 @@ def _as_table(report: Any) -> dict[str, list[Any]] | None:
     return None
 
 
-def read_haystack2(source: Any, *, inputs: Mapping[str, Any] | None = None, questions: Any = None,
-                   gold_documents: Any = None, gold_ids: Any = None, gold_answers: Any = None, meta: Any = None,
-                   scores: Sequence[str] | Mapping[str, Any] | None = None, documents_from: str | None = None,
-                   answers_from: str | None = None, document_comparison_field: str | None = None,
-                   taken: Callable[[str], bool] | None = None) -> Haystack2Source:
+def haystack2_records(source: Any, *, inputs: Mapping[str, Any] | None = None, questions: Any = None,
+                      gold_documents: Any = None, gold_ids: Any = None, gold_answers: Any = None, meta: Any = None,
+                      scores: Sequence[str] | Mapping[str, Any] | None = None, documents_from: str | None = None,
+                      answers_from: str | None = None, document_comparison_field: str | None = None
+                      ) -> Haystack2Source:
     """Read a Haystack 2.x run result, detailed report or pipeline outputs into records (see the module's doc).
 
-    ``taken`` (handed in by the result) says which score names evalframe owns: those get the prefix ``haystack_``.
-    The other parameters are those of :meth:`evalframe.EvaluationResult.from_haystack2`.
+    The parameters are those of :func:`read_haystack2`.
 
     Examples
     --------
     >>> run = {"inputs": {"question": ["Capital of Germany?"], "ground_truth_answer": ["Berlin"],
     ...                   "predicted_answer": ["Berlin"]},
     ...        "results": {"faithfulness": {"score": 1.0, "individual_scores": [1.0]}}}
-    >>> read = read_haystack2(run)
+    >>> read = haystack2_records(run)
     >>> read.records[0].answer, read.records[0].gold_answers, read.records[0].scores
     ('Berlin', ['Berlin'], {'faithfulness': 1.0})
     """
@@ -462,25 +487,39 @@ def read_haystack2(source: Any, *, inputs: Mapping[str, Any] | None = None, ques
         read = _read(source, prefix, inputs=inputs, questions=questions, gold_documents=gold_documents,
                      gold_ids=gold_ids, gold_answers=gold_answers, meta=meta, scores=scores,
                      documents_from=documents_from, answers_from=answers_from,
-                     document_comparison_field=document_comparison_field, taken=taken)
+                     document_comparison_field=document_comparison_field)
     if path is not None:
         read.name = str(path)
     return read
 
 
+def _meta_inputs(meta: Any) -> list[str] | None:
+    """``meta=`` of a run result or report: the names of the inputs whose values become meta fields (None: the
+    rule's; ``[]``: none)."""
+    if meta is None:
+        return None
+    if isinstance(meta, (str, bytes, Mapping)) or not isinstance(meta, Sequence) \
+            or not all(isinstance(name, str) for name in meta):
+        raise InvalidParameterError(f"meta= of a run result names the inputs whose values become each query's meta "
+                                    f"fields, a list of input names (as from_ragas' meta= names columns), e.g. "
+                                    f"meta=['topic']; got {short_repr(meta, 60)}. One dict per question is for "
+                                    "pipeline outputs.", parameter="meta")
+    return list(meta)
+
+
 def _read(source: Any, prefix: str, *, inputs: Mapping[str, Any] | None, questions: Any, gold_documents: Any,
           gold_ids: Any, gold_answers: Any, meta: Any, scores: Sequence[str] | Mapping[str, Any] | None,
-          documents_from: str | None, answers_from: str | None, document_comparison_field: str | None,
-          taken: Callable[[str], bool] | None) -> Haystack2Source:
-    """:func:`read_haystack2` of what the file held (``prefix``: ``"file: "``, or ``""``)."""
+          documents_from: str | None, answers_from: str | None, document_comparison_field: str | None
+          ) -> Haystack2Source:
+    """:func:`haystack2_records` of what the file held (``prefix``: ``"file: "``, or ``""``)."""
     has_comparison = document_comparison_field is not None
     comparison = _comparison_field("content" if document_comparison_field is None else document_comparison_field)
 
     def choice_of(available: Sequence[str]) -> ScoreChoice:
-        return ScoreChoice(available, scores, prefix="haystack", taken=taken)
+        return ScoreChoice(available, scores, prefix="haystack")
 
     pipeline_keywords = {"questions": questions, "gold_documents": gold_documents, "gold_ids": gold_ids,
-                         "gold_answers": gold_answers, "meta": meta}
+                         "gold_answers": gold_answers}
     if isinstance(source, Sequence) and not isinstance(source, (str, bytes)):
         if inputs is not None:
             raise InvalidParameterError("inputs= names the inputs of a run result; pipeline outputs take questions=, "
@@ -502,21 +541,22 @@ def _read(source: Any, prefix: str, *, inputs: Mapping[str, Any] | None, questio
     for name, value in (("documents_from", documents_from), ("answers_from", answers_from)):
         if value is not None:
             raise InvalidParameterError(f"{name}= names a pipeline component; a run result has none.", parameter=name)
+    meta_inputs = _meta_inputs(meta)
     run_inputs = getattr(source, "inputs", None) if not isinstance(source, Mapping) else source.get("inputs")
     run_results = getattr(source, "results", None) if not isinstance(source, Mapping) else source.get("results")
     if isinstance(run_inputs, Mapping) and isinstance(run_results, Mapping):
-        roles = _roles(list(map(str, run_inputs)), inputs, "run result")
+        roles = _roles(list(map(str, run_inputs)), inputs, "run result", meta_inputs)
         if "gold_ids" in roles and not has_comparison:
             comparison = "id"
         return _run_records(run_inputs, run_results, prefix=prefix, roles=roles, comparison=comparison,
-                            choice_of=choice_of)
+                            choice_of=choice_of, scores_given=scores is not None)
     table = _as_table(source)
     if table is not None:
-        roles = _roles(list(table), inputs, "detailed report")
+        roles = _roles(list(table), inputs, "detailed report", meta_inputs)
         if "gold_ids" in roles and not has_comparison:
             comparison = "id"
-        return _run_records(table, _report_results(table, roles), prefix=prefix, roles=roles, comparison=comparison,
-                            choice_of=choice_of, report=True)
+        return _run_records(table, {}, prefix=prefix, roles=roles, comparison=comparison, choice_of=choice_of,
+                            report=True, scores_given=scores is not None)
     if prefix:
         raise LoadError(f"{prefix}not a Haystack 2.x run result: the file must hold a JSON object with 'inputs' and "
                         "'results' (an EvaluationRunResult's), or a detailed report (a JSON object of lists).")
@@ -525,3 +565,117 @@ def _read(source: Any, prefix: str, *, inputs: Mapping[str, Any] | None, questio
                          f"{type(source).__name__}.")
 
 
+@with_options(MatchingOptions)
+def read_haystack2(
+    run_result_or_pipeline_outputs: Any,
+    *,
+    inputs: Mapping[str, str | Sequence[str]] | None = None,
+    questions: Sequence[str] | None = None,
+    gold_documents: Sequence[Any] | None = None,
+    gold_ids: Sequence[Sequence[str]] | None = None,
+    gold_answers: Sequence[Any] | None = None,
+    meta: Sequence[str] | Sequence[Mapping[str, Any] | None] | None = None,
+    scores: Sequence[str] | Mapping[str, Any] | None = None,
+    documents_from: str | None = None,
+    answers_from: str | None = None,
+    document_comparison_field: str | None = None,
+    retriever: str = "Retriever",
+    generator: str = "Generator",
+    score_node: str | None = None,
+    sas_model: str | Callable[[list[str], list[str]], Sequence[float]] | None = None,
+    progress: bool | None = None,
+    duplicates: Literal["error", "first"] = "error",
+    on_invalid: Literal["raise", "skip"] = "raise",
+    **matching: Any,
+) -> Built:
+    """A result from Haystack 2.x (haystack-ai): an ``EvaluationRunResult``, its detailed report, or pipeline outputs.
+
+    Nothing of Haystack is imported: any object with its attributes, its dict, or a JSON file of it is read
+    (``docs/frameworks.md``). The retrieved documents become the ``retriever`` node, the generated answers the
+    ``generator`` node, matched against the gold as :meth:`from_runs` matches a runs file's gold; each metric of
+    the run result's ``results`` (its ``individual_scores``) becomes a score of the query
+    (``evalframe.score_measure``), on the generator node when there is one (``score_node``).
+
+    Parameters
+    ----------
+    run_result_or_pipeline_outputs
+        An ``EvaluationRunResult`` (``.inputs``: one list per input; ``.results``: ``{metric: {"score",
+        "individual_scores"}}``), its dict ``{"inputs", "results"}`` or a path to a JSON file of it (Documents
+        as ``Document.to_dict()``); its detailed report (``detailed_report()``'s dict of lists, or the DataFrame of
+        ``output_format="df"``), whose numeric columns that play no role are the scores; or a list of pipeline
+        outputs (``Pipeline.run``'s ``{component: {"documents": [...], "answers" or "replies": [...]}}``), one
+        per question, with the questions and gold given by the keywords below.
+    inputs : dict, optional
+        For a run result or report: role -> input name, for the roles ``question``, ``documents`` (retrieved),
+        ``answer`` (generated), ``gold_documents``, ``gold_ids``, ``gold_answers`` and ``meta`` (a list of input
+        names, each becoming a field of the query's metadata, as ``meta=``). A role not named is looked for under
+        the names Haystack's evaluators and tutorials use (``question``, ``retrieved_documents``/``contexts``,
+        ``predicted_answer``/``replies``, ``ground_truth_documents``, ``ground_truth_answer(s)``/``answer``, ...).
+        Every other input is read as ``from_ragas`` reads a dataset's other columns (``docs/rag.md#which-columns-are-scores``):
+        a number (or its text) in some row makes it a score, one value per row (a ``topic``) a field of the
+        query's ``meta``; lists are left out, named in a warning.
+    meta : list, optional
+        For a run result or report: the inputs whose values become each query's ``meta`` fields (as
+        ``from_ragas``' ``meta=``; default: the inputs of one value per row that play no role and hold no
+        numbers; ``[]``: none); an input named here is never a score. For pipeline outputs: one metadata dict (or
+        None) per output.
+    questions, gold_documents, gold_ids, gold_answers : list, optional
+        For pipeline outputs: one entry per output (the question, its gold Documents, gold ids and gold
+        answer(s)). A ``GeneratedAnswer`` knows its question, so ``questions`` may be left out then.
+    scores : list or dict, optional
+        Which of a run result's metrics to keep: None all, a list of their names, or a dict name ->
+        ``evalframe.score_measure(...)`` declaring each (direction, bounds; its name is the score's name in
+        evalframe). A metric named as a measure of evalframe's registry (``exact_match``, ``mrr``, ...) is kept as
+        ``haystack_<name>`` unless declared; the others are higher-is-better and unbounded.
+    documents_from, answers_from : str, optional
+        For pipeline outputs: the component whose ``documents`` / ``answers`` (or ``replies``) to read, when
+        several have them. Without any ``documents`` output, the documents the ``GeneratedAnswer`` cites are the
+        retrieved ones.
+    document_comparison_field : str, optional
+        What makes a retrieved document a gold one, as Haystack's document evaluators say it: ``"content"`` (equal
+        texts; the default, as Haystack's), ``"id"`` (the default when gold ids are given) or ``"meta.<key>"``.
+    retriever, generator, score_node : str
+        The node names (``score_node``: where the scores go; default the generator when there are answers).
+    duplicates, on_invalid
+        As in :meth:`from_frame`: a document twice in one ranking (by the ``document_comparison_field``: two
+        chunks of one file compared by ``meta.file_id`` are one document twice) is refused unless
+        ``duplicates="first"``; a question without gold is refused unless ``on_invalid="skip"``.
+    sas_model, progress, **matching
+        As in :meth:`from_runs`.
+
+    Returns
+    -------
+    Built
+        What the run result (or the outputs) built (``EvaluationResult.from_haystack2`` returns the result made
+        of it).
+
+    Raises
+    ------
+    EvalframeError
+        A missing or mistyped field, named with where it is (``inputs[2]``, ``outputs[1]``, ``row 3``, the file)
+        and the input's name.
+
+    Examples
+    --------
+    >>> from evalframe import EvaluationResult
+    >>> run = {"inputs": {
+    ...     "question": ["Capital of Germany?", "Capital of France?"],
+    ...     "retrieved_documents": [[{"id": "d2", "content": "Bonn."}, {"id": "d1", "content": "Berlin."}],
+    ...                             [{"id": "d3", "content": "Paris."}]],
+    ...     "ground_truth_documents": [[{"id": "d1", "content": "Berlin."}], [{"id": "d3", "content": "Paris."}]],
+    ...     "ground_truth_answer": ["Berlin", "Paris"], "predicted_answer": ["Berlin", "Lyon"]},
+    ...     "results": {"faithfulness": {"score": 0.5, "individual_scores": [1.0, 0.0]}}}
+    >>> result = EvaluationResult.from_haystack2(run, progress=False)
+    >>> metrics = result.calculate_metrics()
+    >>> metrics["Retriever"]["mrr"], metrics["Generator"]["exact_match"], metrics["Generator"]["faithfulness"]
+    (0.75, 0.5, 0.5)
+    """
+    options = MatchingOptions.from_keywords(matching, passed_to="from_haystack2 takes these matching options")
+    read = haystack2_records(run_result_or_pipeline_outputs, inputs=inputs, questions=questions,
+                             gold_documents=gold_documents, gold_ids=gold_ids, gold_answers=gold_answers, meta=meta,
+                             scores=scores, documents_from=documents_from, answers_from=answers_from,
+                             document_comparison_field=document_comparison_field)
+    return build(read.records, retriever=retriever, generator=generator, score_node=score_node,
+                 score_measures=read.score_measures or None, sas_model=sas_model, progress=progress,
+                 fields=read.fields, duplicates=duplicates, on_invalid=on_invalid, source=read.name,
+                 **options.as_dict())

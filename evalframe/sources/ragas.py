@@ -1,4 +1,5 @@
-"""A Ragas evaluation dataset (or the frame of a Ragas evaluation result) -> records (``EvaluationResult.from_ragas``).
+"""A Ragas evaluation dataset (or the frame of a Ragas evaluation result) -> records (:func:`read_ragas`,
+``EvaluationResult.from_ragas``).
 
 Ragas' single-turn samples have the columns ``user_input``, ``retrieved_contexts``, ``retrieved_context_ids``,
 ``reference_contexts``, ``reference_context_ids``, ``response`` and ``reference``; Ragas before 0.2 called them
@@ -7,27 +8,26 @@ Every other column with a number (or its text) in some row is a score, and so is
 (:data:`RAGAS_SCORES`: faithfulness, answer_relevancy, context_precision, ...) whatever it holds, each cell read by
 :mod:`~evalframe.frames.score_values` (a cell that is no number is refused, named); every other column of texts (a
 topic, a test set's ``persona_name``) is a field of the query's ``meta``; any other column that gives no score is
-named in a warning. Nothing of Ragas is imported: a dataset is read through its
-``to_pandas()``, or from the files Ragas writes (``to_jsonl``, ``to_csv``, ``to_pandas().to_parquet``).
+named in a warning (:mod:`evalframe.sources.extras`, the rule of every source). Nothing of Ragas is imported: a
+dataset is read through its ``to_pandas()``, or from the files Ragas writes (``to_jsonl``, ``to_csv``,
+``to_pandas().to_parquet``).
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, TypeVar
-
-import numpy as np
+from typing import Any, Literal
 
 from .._validation import did_you_mean, few_names
-from ..errors import EvalframeError, InvalidParameterError, warn
+from ..errors import EvalframeError, InvalidParameterError
+from ..options import MatchingOptions, with_options
+from .assemble import Built
+from .extras import extra_meta, extra_scores, warn_left_out
+from .foreign import prefixed
 from .frame import ColumnMapping, Table, frame_records, id_hint, read_table
 from .records import build
-from ..frames.score_values import looks_like_scores
 
-__all__ = ["RAGAS_COLUMNS", "OLDER_NAMES", "from_ragas", "ragas_mapping"]
-
-R = TypeVar("R")
+__all__ = ["RAGAS_COLUMNS", "OLDER_NAMES", "read_ragas", "ragas_mapping", "ragas_score_name"]
 
 #: Ragas' sample columns and the :class:`~evalframe.sources.frame.ColumnMapping` field each fills.
 RAGAS_COLUMNS: dict[str, str] = {
@@ -66,40 +66,28 @@ def _ragas_score(column: str) -> bool:
                                        ("noise_sensitivity", "factual_correctness", "rouge_score"))
 
 
-def _missing(value: Any) -> bool:
-    return value is None or (isinstance(value, float) and math.isnan(value)) or (isinstance(value, str) and not value.strip())
-
-
 def _cells(table: Table, column: str) -> list[Any]:
     return [row.get(column) for row in table.rows]
 
 
-def _scalar(cells: Sequence[Any]) -> bool:
-    """Whether no cell is a list (a text, a number, a flag or an object each)."""
-    return not any(isinstance(value, (list, tuple, np.ndarray)) for value in cells)
+def ragas_score_name(column: str) -> str:
+    """A Ragas score column's name as a score: ``ragas_<name>`` when evalframe's registry or frames own the name
+    (Ragas' ``exact_match``).
 
-
-def _why_no_score(cells: Sequence[Any]) -> str | None:
-    """What a column that is no score holds, for the warning that names it; None for a column of texts (a meta
-    field, as documented: no warning)."""
-    present = [value for value in cells if not _missing(value)]
-    if not present:
-        return "no value in any row"
-    if all(isinstance(value, str) for value in present):
-        return None
-    if any(isinstance(value, (list, tuple, np.ndarray)) for value in present):
-        return "lists, not numbers"
-    kinds = sorted({"True / False" if isinstance(value, (bool, np.bool_)) else "objects" if isinstance(value, Mapping)
-                    else "texts" if isinstance(value, str) else type(value).__name__ for value in present})
-    return " and ".join(kinds) + ", not numbers"
+    Examples
+    --------
+    >>> ragas_score_name("exact_match"), ragas_score_name("faithfulness")
+    ('ragas_exact_match', 'faithfulness')
+    """
+    return prefixed(column, "ragas")
 
 
 def ragas_mapping(table: Table, *, scores: Any = None, meta: Sequence[str] | None = None,
-                  renamed: Callable[[str], str] | None = None, id_column: str | None = None
+                  id_column: str | None = None
                   ) -> tuple[ColumnMapping, dict[str, Any]]:
     """The column mapping of a Ragas table, and the score declarations ``scores`` gives (``{column: measure}``).
 
-    ``renamed(column)`` is the score name of a score column (default: the column's name); ``id_column``: the column
+    A score column's name as a score is :func:`ragas_score_name`'s; ``id_column``: the column
     of the queries' ids (neither a score nor a ``meta`` field then).
 
     Examples
@@ -130,9 +118,9 @@ def ragas_mapping(table: Table, *, scores: Any = None, meta: Sequence[str] | Non
     not_scores = _NOT_SCORES | ({id_column} if id_column is not None else set())
     declared: dict[str, Any] = {}
     cells = {c: _cells(table, c) for c in table.columns if c not in not_scores}
-    named_meta = set(meta) if isinstance(meta, Sequence) and not isinstance(meta, str) else set()
+    named_meta = list(meta) if isinstance(meta, Sequence) and not isinstance(meta, str) else []
     if scores is None:  # a column with a number (or its text) in some cell, or a Ragas metric's, is a score
-        score_columns = [c for c in cells if c not in named_meta and (_ragas_score(c) or looks_like_scores(cells[c]))]
+        score_columns = extra_scores(cells, named_meta, _ragas_score)
     elif isinstance(scores, Mapping):
         score_columns = list(scores)
         declared = {column: measure for column, measure in scores.items() if measure is not None}
@@ -146,8 +134,7 @@ def ragas_mapping(table: Table, *, scores: Any = None, meta: Sequence[str] | Non
             raise InvalidParameterError(f"scores names {column!r}, which is no column of {table.name}; its columns are "
                                         f"{few_names(table.columns, 20)}.", parameter="scores")
     if meta is None:
-        meta_columns = [c for c in cells if c not in score_columns and _scalar(cells[c])
-                        and not looks_like_scores(cells[c])] + [c for c in _TESTSET_META if c in columns]
+        meta_columns = extra_meta(cells, score_columns) + [c for c in _TESTSET_META if c in columns]
     elif isinstance(meta, str) or not isinstance(meta, Sequence):
         raise InvalidParameterError(f"meta must be a list of columns; got {meta!r}.", parameter="meta")
     else:
@@ -157,8 +144,9 @@ def ragas_mapping(table: Table, *, scores: Any = None, meta: Sequence[str] | Non
             raise InvalidParameterError(f"meta names {unknown[0]!r}, which is no column of {table.name}.",
                                         parameter="meta")
     if scores is None:
-        _warn_no_scores(table, {c: cells[c] for c in cells if c not in named_meta}, score_columns, meta_columns)
-    names = {column: renamed(column) if renamed is not None else column for column in score_columns}
+        source = "from_ragas" if table.name == "dataset_or_path" else table.name  # a file by its path
+        warn_left_out(source, {c: cells[c] for c in cells if c not in named_meta}, score_columns, meta_columns)
+    names = {column: ragas_score_name(column) for column in score_columns}
     mapping = ColumnMapping(
         question=chosen["question"], retrieved_ids=chosen.get("retrieved_ids"),
         retrieved_texts=chosen.get("retrieved_texts"), answer=chosen.get("answer"), gold_ids=chosen.get("gold_ids"),
@@ -168,43 +156,104 @@ def ragas_mapping(table: Table, *, scores: Any = None, meta: Sequence[str] | Non
     return mapping, {names[column]: measure for column, measure in declared.items()}
 
 
-def _warn_no_scores(table: Table, cells: Mapping[str, Sequence[Any]], score_columns: Sequence[str],
-                    meta_columns: Sequence[str]) -> None:
-    """One warning naming each column (of ``cells``: those the caller did not name) that gives no score and holds
-    something else than texts (a column of texts is a meta field, as documented), with what it became and why: a
-    score column without a value in any row, a meta field of flags or objects, a column left out (lists)."""
-    noted = {}
-    for column, values in cells.items():
-        why = _why_no_score(values)
-        if why is None or (column in score_columns and why != "no value in any row"):
-            continue
-        noted[column] = (f"a score without a value in any row: no {column!r} in result.scores" if column in score_columns
-                         else f"{'a meta field' if column in meta_columns else 'left out'}: {why}")
-    if noted:
-        told = ", ".join(f"{column!r} ({what})" for column, what in noted.items())
-        source = "from_ragas" if table.name == "dataset_or_path" else table.name  # a file by its path
-        warn(f"{source}: columns that give no score: {told}. A score column holds a number (or its text) in "
-             "some row; name a column in scores=[...] to read it as a score (a cell that is no number is then "
-             "refused, named), or in meta=[...] to keep it as a meta field.")
+@with_options(MatchingOptions)
+def read_ragas(
+    dataset_or_path: Any,
+    *,
+    scores: Sequence[str] | Mapping[str, Any] | None = None,
+    meta: Sequence[str] | None = None,
+    retriever: str = "Retriever",
+    generator: str = "Generator",
+    score_node: str | None = None,
+    score_measures: Mapping[str, Any] | None = None,
+    sas_model: str | Callable[[list[str], list[str]], Sequence[float]] | None = None,
+    progress: bool | None = None,
+    id_column: str | None = None,
+    duplicates: Literal["error", "first"] = "error",
+    on_invalid: Literal["raise", "skip"] = "raise",
+    **matching: Any,
+) -> Built:
+    """A result from a Ragas evaluation dataset, or the frame of a Ragas evaluation with its metric columns.
 
+    Reads Ragas' single-turn columns ``user_input``, ``retrieved_contexts``, ``retrieved_context_ids``,
+    ``reference_contexts``, ``reference_context_ids``, ``response`` and ``reference`` (Ragas before 0.2:
+    ``question``, ``contexts``, ``answer``, ``ground_truth`` / ``ground_truths``, read the same way) as
+    :meth:`from_frame` does: the retrieved contexts are the ``retriever`` node's documents (matched by their ids
+    when ``retrieved_context_ids`` and ``reference_context_ids`` are given, else by their text and by holding the
+    reference answer), the response the ``generator`` node's answer, ``reference`` the gold answer (with no
+    reference context: a label credited by the answer only; an empty reference without reference contexts: a
+    no-answer question). Every other column with a number (or its text) in some row is a score of ``score_node``,
+    and so is each metric column of ``ragas.evaluate(...).to_pandas()`` (``faithfulness``, ``answer_relevancy``,
+    ``context_precision``, ...) whatever it holds: a cell of a score column that is no number (``"n/a"``, True,
+    ``[0.5]``) is refused, naming its row and column (``docs/rag.md#which-columns-are-scores``); one named like an
+    evalframe measure or column (Ragas' ``exact_match``) is kept as ``ragas_<name>``. Every other column of texts
+    (a ``topic``; a Ragas test set's ``persona_name``, ``query_style``, ``query_length``) is a field of the query's
+    ``meta``, to slice by (``sliced_metrics("meta.topic")``); any other column that gives no score (flags,
+    objects, lists) is named in a warning saying what it became and why.
 
-def from_ragas(dataset_or_path: Any, *, from_runs: Callable[..., R], scores: Any = None,
-               meta: Sequence[str] | None = None, retriever: str = "Retriever", generator: str = "Generator",
-               score_node: str | None = None, score_measures: Mapping[str, Any] | None = None, sas_model: Any = None,
-               progress: bool | None = None, renamed: Callable[[str], str] | None = None, id_column: str | None = None,
-               duplicates: str = "error", on_invalid: str = "raise", **matching: Any) -> R:
-    """``EvaluationResult.from_ragas``' work (see there); ``from_runs`` is ``EvaluationResult.from_runs``."""
+    Parameters
+    ----------
+    dataset_or_path
+        A Ragas ``EvaluationDataset`` or ``EvaluationResult`` (anything with ``to_pandas()``), a DataFrame, a list
+        of sample dicts, or the path of a ``.jsonl`` (``to_jsonl``), ``.csv`` (``to_csv``), ``.parquet`` or
+        ``.json`` (a list of samples) file.
+    scores : list of str or dict, optional
+        The score columns (default: every column of numbers that is not a sample field), or ``{column:
+        score_measure(...)}`` to declare each one's direction and bounds.
+    meta : list of str, optional
+        Columns whose values become each query's ``meta`` fields (default: the text columns above; ``[]``: none);
+        a column named here is never read as a score.
+    id_column : str, optional
+        A column of the samples' ids (a test set asking one question about two products): each is its query's
+        ``multilabel_id``, so the same question under two ids is two queries (neither a score nor a meta field).
+        None (default): a question is identified by its text, and a question twice is refused (the message names
+        a column called ``id``, ``sample_id``, ``question_id``, ``query_id`` or ``qid`` when there is one; it is
+        not taken on its own, as that would change how every such dataset's queries are identified and paired).
+    retriever, generator, score_node, score_measures, sas_model, progress, duplicates, on_invalid,
+    context_matching_threshold, context_matching_min_length, context_matching_boost_split_overlaps,
+    custom_document_id_field
+        As :meth:`from_frame` (a retrieved context without an id is named by its text: the same passage twice
+        is a duplicate).
+
+    Returns
+    -------
+    Built
+        What the dataset built (``EvaluationResult.from_ragas`` returns the result made of it).
+
+    Raises
+    ------
+    EvalframeError
+        A sample field of the wrong kind, naming ``file:line`` (JSON Lines, CSV: the line the row starts on),
+        ``file, row N`` (Parquet, JSON) or ``row N``, and the column.
+
+    Examples
+    --------
+    >>> from evalframe import EvaluationResult
+    >>> samples = [{"user_input": "Capital of Germany?", "retrieved_contexts": ["Bonn.", "Berlin."],
+    ...             "retrieved_context_ids": ["d2", "d1"], "reference_context_ids": ["d1"],
+    ...             "response": "Berlin", "reference": "Berlin", "faithfulness": 1.0},
+    ...            {"user_input": "Who won the 2030 World Cup?", "retrieved_contexts": ["Paris."],
+    ...             "retrieved_context_ids": ["d3"], "reference_context_ids": [], "response": "",
+    ...             "reference": "", "faithfulness": 0.5}]
+    >>> result = EvaluationResult.from_ragas(samples, progress=False)
+    >>> metrics = result.calculate_metrics()
+    >>> metrics["Retriever"]["mrr"], metrics["Generator"]["exact_match"]  # (1/2 + 1) / 2: no-answer scores 1
+    (0.75, 1.0)
+    >>> metrics["Generator"]["faithfulness"]  # the judge's score: (1.0 + 0.5) / 2
+    0.75
+    """
+    options = MatchingOptions.from_keywords(matching, passed_to="from_ragas takes these matching options")
     table = read_table(dataset_or_path, name="dataset_or_path")
     if not table.rows:
         raise EvalframeError(f"{table.name} holds no sample.")
-    mapping, declared = ragas_mapping(table, scores=scores, meta=meta, renamed=renamed, id_column=id_column)
+    mapping, declared = ragas_mapping(table, scores=scores, meta=meta, id_column=id_column)
     records = frame_records(table, mapping)
     measures = {**(dict(score_measures) if score_measures is not None else {}), **declared}
     fields = {"query": mapping.question, "retrieved": mapping.retrieved_texts or mapping.retrieved_ids or "retrieved",
               "answer": mapping.answer or "response", "gold_ids": mapping.gold_ids or "reference_context_ids",
               "gold_contexts": mapping.gold_contexts or "reference_contexts",
               "gold_answers": mapping.gold_answers or "reference"}
-    return build(records, from_runs=from_runs, retriever=retriever, generator=generator, score_node=score_node,
+    return build(records, retriever=retriever, generator=generator, score_node=score_node,
                  score_measures=measures or None, sas_model=sas_model, progress=progress, fields=fields,
                  duplicates=duplicates, on_invalid=on_invalid, key_hint="" if id_column else id_hint(table),
-                 source=table.name, **matching)
+                 source=table.name, **options.as_dict())

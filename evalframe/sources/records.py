@@ -3,9 +3,10 @@ per query, and :func:`build`, the one place records become node frames.
 
 A source module reads its format into records (naming each record by ``where``: ``ragas.jsonl:3``, ``row 3``,
 ``inputs[2]``); :func:`build` writes the labels and node outputs a person would write in a runs file for them
-(``docs/runs-format.md``) and hands them to ``EvaluationResult.from_runs``, so every source follows the same
-matching rules: gold ids when given, gold contexts, gold answers. :func:`retrieved_of` reads one retrieved document
-of any framework (duck-typed: no framework is imported).
+(``docs/runs-format.md``) and assembles them as a runs file's (:func:`evalframe.sources.assemble.assemble`, each
+entry named by its record's ``where``), so every source follows the same matching rules: gold ids when given, gold
+contexts, gold answers. :func:`retrieved_of` reads one retrieved document of any framework (duck-typed: no framework
+is imported).
 """
 
 from __future__ import annotations
@@ -13,11 +14,9 @@ from __future__ import annotations
 import json
 import math
 import numbers
-import re
-import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -26,11 +25,10 @@ from .._validation import check_choice, did_you_mean, short_repr
 from ..errors import EvalframeError, InvalidParameterError, warn
 from ..schema import Answer, Document, Label, MultiLabel, Skipped
 from ..frames.score_values import score_value
+from .assemble import NO_LABEL, Built, assemble
 
 __all__ = ["Retrieved", "Record", "retrieved_of", "build", "RECORD_FIELDS", "NO_GOLD_DOCUMENT", "DUPLICATES",
-           "ON_INVALID", "NO_LABEL", "repeated_documents"]
-
-R = TypeVar("R")
+           "ON_INVALID", "repeated_documents"]
 
 
 @dataclass(frozen=True)
@@ -116,8 +114,6 @@ DUPLICATES: tuple[str, ...] = ("error", "first")
 #: The values of ``on_invalid=``: a record that cannot be a query (no label) is refused, or left out and recorded in
 #: ``result.skipped``.
 ON_INVALID: tuple[str, ...] = ("raise", "skip")
-#: Why a record without any gold is left out (``Skipped.reason``).
-NO_LABEL = "no label: no gold document and no gold answer"
 
 #: The fields of a :class:`Record` a source fills, each named as messages name it by default (a source passes its
 #: own names to :func:`build` as ``fields``: ``{"gold_ids": "reference_context_ids", ...}``).
@@ -307,7 +303,7 @@ def _gold_labels(record: Record, index: int, names: Mapping[str, str]) -> list[L
     blank = answers is not None and all(not a.strip() for a in answers)
     if not documents:
         if answers is None:
-            return []  # no gold at all: from_runs leaves the query out, with a warning
+            return []  # no gold at all: refused, or left out and recorded (on_invalid)
         if blank:  # a no-answer question, as a runs file's "gold": {"answers": [""]}
             return [_label(record, index, 0, Document(content="", id=""), "")]
         # answers alone: a gold document no retrieved one is (an empty text's id, "00", would mean "no gold" and score
@@ -480,12 +476,11 @@ def _without_repeats(records: Sequence[Record], documents: list[list[Document]],
             for i, docs in enumerate(documents)]
 
 
-def build(records: Sequence[Record], *, from_runs: Callable[..., R], retriever: str = "Retriever",
-          generator: str = "Generator", score_node: str | None = None, score_measures: Any = None,
-          sas_model: Any = None, progress: bool | None = None, fields: Mapping[str, str] | None = None,
-          duplicates: str = "error", on_invalid: str = "raise", key_hint: str = "", source: str = "the source",
-          **matching: Any) -> R:
-    """The result of ``records``: the labels and node outputs a runs file would hold, built by ``from_runs``.
+def build(records: Sequence[Record], *, retriever: str = "Retriever", generator: str = "Generator",
+          score_node: str | None = None, score_measures: Any = None, sas_model: Any = None,
+          progress: bool | None = None, fields: Mapping[str, str] | None = None, duplicates: str = "error",
+          on_invalid: str = "raise", key_hint: str = "", source: str = "the source", **matching: Any) -> Built:
+    """What ``records`` build: the labels and node outputs a runs file would hold, assembled as a runs file's.
 
     Per record: its gold becomes one label per gold document (the id and text given; one gold answer beside every
     document, or one per document; gold answers without a gold document: one label per answer whose document is
@@ -496,16 +491,14 @@ def build(records: Sequence[Record], *, from_runs: Callable[..., R], retriever: 
     without an id gets its content's hash, as in a runs file; a document twice in a ranking, by id or by text, is
     refused, or kept once at its first rank with ``duplicates="first"``); its answer is the ``generator`` node's one
     generative answer, citing the retrieved documents (``document_ids``). A node is made when some record has its
-    output (a record without it: an empty list). ``meta`` goes to ``from_runs(meta=...)``, the scores to
-    ``from_runs(scores={score_node: ...})`` (NaN where a record lacks one), and ``keep_scores=True`` when any
-    retrieved document has a score.
+    output (a record without it: an empty list). ``meta`` goes to ``assemble(meta=...)``, the scores to
+    ``assemble(scores={score_node: ...})`` (NaN where a record lacks one), and ``keep_scores=True`` when any
+    retrieved document has a score; every message names the record by its ``where``.
 
     Parameters
     ----------
     records : sequence of Record
         One per query; each question once.
-    from_runs : callable
-        ``EvaluationResult.from_runs`` (the sources stage comes before the result, so the result hands it in).
     retriever, generator : str
         The node names of the documents and the answers.
     score_node : str, optional
@@ -513,7 +506,7 @@ def build(records: Sequence[Record], *, from_runs: Callable[..., R], retriever: 
     score_measures : mapping, optional
         Score name -> ``evalframe.score_measure(...)``, their declarations (default: higher is better, unbounded).
     sas_model, progress, **matching
-        Passed on to ``from_runs``.
+        As :func:`~evalframe.sources.assemble.assemble`'s.
     fields : mapping, optional
         How the source names each :class:`Record` field in messages (``{"gold_ids": "reference_context_ids"}``).
     duplicates : {"error", "first"}
@@ -529,7 +522,8 @@ def build(records: Sequence[Record], *, from_runs: Callable[..., R], retriever: 
 
     Returns
     -------
-    What ``from_runs`` returns: the EvaluationResult.
+    Built
+        The frames, scores and skipped records (``EvaluationResult(built)`` is the result).
 
     Raises
     ------
@@ -545,7 +539,7 @@ def build(records: Sequence[Record], *, from_runs: Callable[..., R], retriever: 
     ...                   answer="Berlin", gold_ids=["d1"], gold_answers=["Berlin"]),
     ...            Record("row 2", "Capital of France?", [Retrieved("d3", "Paris.")], answer="Lyon",
     ...                   gold_ids=["d3"], gold_answers=["Paris"])]
-    >>> result = build(records, from_runs=EvaluationResult.from_runs, progress=False)
+    >>> result = EvaluationResult(build(records, progress=False))
     >>> metrics = result.calculate_metrics()
     >>> metrics["Retriever"]["mrr"], metrics["Generator"]["exact_match"]
     (0.75, 0.5)
@@ -599,7 +593,7 @@ def build(records: Sequence[Record], *, from_runs: Callable[..., R], retriever: 
             raise InvalidParameterError(
                 f"score_measures declares {unknown[0]!r}, which is no score of the source; its scores are "
                 f"{list(scores)}.{did_you_mean(unknown[0], list(scores))}", parameter="score_measures")
-    # a record without gold: refused (from_runs would leave it out, and every mean would move), or left out, recorded
+    # a record without gold: refused (left out, it would move every mean), or left out and recorded
     unlabelled = [index for index, labels in enumerate(gold) if not labels]
     if unlabelled and on_invalid == "raise":
         record = records[unlabelled[0]]
@@ -638,26 +632,6 @@ def build(records: Sequence[Record], *, from_runs: Callable[..., R], retriever: 
     if skipped:
         extra["skipped"] = skipped
     keep_scores = any(d.score is not None for docs in documents for d in docs)
-    # from_runs counts the queries it got from 0: its errors and warnings name the records instead
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            result = from_runs(labels, outputs, sas_model=sas_model, progress=progress, keep_scores=keep_scores,
-                               **extra, **matching)
-        except EvalframeError as exc:
-            exc.args = (_at_record(str(exc), records),) + exc.args[1:]
-            raise exc from None
-    for warning in caught:
-        warn(_at_record(str(warning.message), records), warning.category)
-    return result
-
-
-def _at_record(message: str, records: Sequence[Record]) -> str:
-    """A message of ``from_runs`` with its ``labels[i]`` and ``query i`` naming the records' ``where`` instead."""
-    def where(match: re.Match[str]) -> str:
-        index = int(match.group(2))
-        if index >= len(records):
-            return match.group(0)
-        return records[index].where + (", meta" if match.group(1) == "meta[" else "")
-
-    return re.sub(r"(labels\[|meta\[|query )(\d+)\]?", where, message)
+    # each entry named by its record (file:line, row N, inputs[i]) in every message, handed in, never rewritten
+    return assemble(labels, outputs, sas_model=sas_model, progress=progress, keep_scores=keep_scores,
+                    names=[record.where for record in records], **extra, **matching)

@@ -1,7 +1,8 @@
 """Read a JSON Lines runs file: one query per line, its gold labels and every node's outputs.
 
 See ``docs/runs-format.md``. ``read_runs(path)`` returns ``(labels, node_outputs)``, ready for
-:meth:`evalframe.EvaluationResult.from_runs`.
+:meth:`evalframe.EvaluationResult.from_runs`; :func:`read_runs_file` builds them (the source ``runs`` of
+``EvaluationResult.from_source``), each query named by its line.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import json
 import os
 import re
 import sys
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -17,11 +19,14 @@ from .._progress import bar, enabled
 from .._validation import check_path, did_you_mean
 from ..errors import EvalframeError, InvalidParameterError, LoadError
 from ..frames.score_values import score_value
+from ..metrics.registry import Metric
+from ..options import MatchingOptions, with_options
+from .assemble import Built, assemble
 from .flatten import (OUTPUT_KEYS, IdlessDocuments, as_answer, as_document, gold_ids_are_given, idless_positions,
                       warn_idless_documents)
 from ..schema import Answer, Document, Label, MultiLabel
 
-__all__ = ["read_runs", "read_runs_counted", "query_lines", "json_value"]
+__all__ = ["read_runs", "read_runs_counted", "read_runs_file", "query_lines", "json_value"]
 
 _LINE_KEYS = ("query", "filters", "labels", "gold", "nodes", "id", "meta", "scores")
 _GOLD_KEYS = ("document_ids", "contexts", "answers")
@@ -386,3 +391,50 @@ def query_lines(path: str | Path) -> list[int]:
             return [number for number, text in enumerate(handle, start=1) if text.strip()]
     except UnicodeDecodeError:  # the Dask build counts a shard's lines before reading it
         raise LoadError(_not_utf8(Path(path))) from None
+
+
+@with_options(MatchingOptions)
+def read_runs_file(path: str | Path, *,
+                   sas_model: str | Callable[[list[str], list[str]], Sequence[float]] | None = None,
+                   progress: bool | None = None, keep_scores: bool = False,
+                   score_measures: Mapping[str, Metric] | None = None, **matching: Any) -> Built:
+    """A runs file (JSON Lines, ``docs/runs-format.md``) built as :meth:`evalframe.EvaluationResult.from_runs` builds
+    what :func:`read_runs` reads, every message and ``result.skipped`` naming a query by its ``file:line``.
+
+    Parameters
+    ----------
+    path : str or Path
+        The runs file.
+    sas_model, progress, keep_scores, score_measures, context_matching_threshold, context_matching_min_length,
+    context_matching_boost_split_overlaps, custom_document_id_field
+        As :meth:`evalframe.EvaluationResult.from_runs` (``score_measures`` declares the scores the lines give).
+
+    Returns
+    -------
+    Built
+        What the file built (``EvaluationResult.from_source("runs", path)`` returns the result made of it).
+
+    Examples
+    --------
+    >>> import json, tempfile, pathlib
+    >>> from evalframe import EvaluationResult
+    >>> lines = [{"query": "Capital of Germany?", "gold": {"document_ids": ["d1"]},
+    ...           "nodes": {"Retriever": {"documents": [{"id": "d2", "content": "Bonn."}, {"id": "d1", "content": "Berlin."}]}}},
+    ...          {"query": "Capital of France?", "labels": [], "nodes": {"Retriever": {"documents": []}}}]
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "runs.jsonl"
+    >>> _ = path.write_text("".join(json.dumps(line) + "\\n" for line in lines))
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     result = EvaluationResult(read_runs_file(path, progress=False))
+    >>> [str(warning.message).endswith("runs.jsonl:2 has no label; the query is left out.") for warning in caught]
+    [True]
+    >>> result.calculate_metrics()["Retriever"]["mrr"], [item.where.endswith("runs.jsonl:2") for item in result.skipped]
+    (0.5, [True])
+    """
+    options = MatchingOptions.from_keywords(matching, passed_to="from_runs takes these matching options")
+    labels, outputs = read_runs(path, progress=progress)
+    file = check_path(path, name="path")  # as read_runs names it
+    return assemble(labels, outputs, sas_model=sas_model, progress=progress, keep_scores=keep_scores,
+                    score_measures=score_measures, names=[f"{file}:{line}" for line in query_lines(file)],
+                    **options.as_dict())

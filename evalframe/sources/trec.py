@@ -10,7 +10,7 @@ readers return with their frames: codes travel beside the frames, explicitly (``
 Both build the frame from the tables as codes (:class:`CodedTable`) through a :class:`TrecNodeSource`, which makes
 each column on demand: ``EvaluationResult.from_trec`` holds its node so (a pending frame, ``evalframe.frames.pending``),
 the tables read by :func:`read_coded_tables` (a file's docids stay an Arrow dictionary), and the trec measures rank
-its codes without any column.
+its codes without any column; :func:`read_trec` (the source ``trec``) returns that node built.
 trec_eval's ranking order and the id codes live in :mod:`evalframe.frames.trec_codes`, the layout and the codes
 handed over in :mod:`evalframe.frames.trec_layout`. Everything is vectorised over rows; the only Python work per
 query or per distinct cell is making the list cells, each shared by the rows that hold the same list (as the frames
@@ -19,27 +19,37 @@ query or per distinct cell is making the list cells, each shared by the rows tha
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
 import numpy as np
 import pandas as pd
 
+from .. import _validation as check
+from .._progress import Steps, enabled
 from ..columns import COLUMN_ORDER, NO_ANSWER_DOCUMENT_ID
 from ..errors import InvalidParameterError, SchemaError, warn
+from ..frames.judged_codes import trec_judged_rows
+from ..frames.pending import PendingFrame
+from ..options import MatchingOptions
+from .assemble import Built
 from .flatten import numbered_per_query
-from ..frames.trec_codes import as_trec_scores, compact_codes, factorized, ranks_within, repeated_pairs, trec_order_codes
+from ..frames.trec_codes import factorized, repeated_pairs
 from .trec_arrow import (QRELS_FORMAT, RUN_FORMAT, ArrowColumns, arrow_trec_order, memory_pool, numpy_of,
                          read_arrow)
-from .trec_files import QrelsInput, RunInput, raise_bad_line, read_qrels_coded, read_run_coded
+from .trec_files import (QrelsInput, RunInput, collapse_subtopics, raise_bad_line, read_qrels, read_qrels_coded,
+                         read_queries, read_run_coded)
 from .trec_stream import TrecSource, checked_source
 from ..frames.trec_layout import TableCodes, TrecJudgments, TrecLayout
-from ..frames.trec_ranking import pairs_repeat, query_order_positions
+from ..frames.trec_ranking import (as_trec_scores, compact_codes, pairs_repeat, query_order_positions, ranks_within,
+                                   trec_order_codes)
 
 __all__ = ["TREC_COLUMNS", "TrecFrame", "CodedTable", "TrecNodeSource", "is_text", "one_coding", "trec_frame",
-           "trec_frame_coded", "coded_tables", "read_coded_tables", "run_from_frame", "qrels_from_frame"]
+           "trec_frame_coded", "coded_tables", "read_coded_tables", "run_from_frame", "qrels_from_frame", "read_trec"]
 
 #: The columns a TREC build adds to the standard document columns, in this order after them.
 TREC_COLUMNS: tuple[str, ...] = ("score", "gold_document_relevance", "nonrelevant_document_ids",
@@ -907,3 +917,91 @@ def qrels_from_frame(frame: pd.DataFrame, *, node: str) -> pd.DataFrame:
     return pd.DataFrame({"qid": pd.Series(qids[judged["query"].to_numpy(dtype=np.int64)], dtype=object),
                          "docid": pd.Series(judged["docid"].to_numpy(dtype=object), dtype=object),
                          "relevance": judged["relevance"].to_numpy(dtype=np.int64)})
+
+
+# ------------------------------------------------------------------------------------------ the source
+def read_trec(run: str | Path | Mapping[str, Mapping[str, float]], qrels: str | Path | Mapping[str, Mapping[str, int]],
+              *, node: str = "Retriever", queries: str | Path | Mapping[str, str] | None = None,
+              progress: bool | None = None, subtopics: bool = False) -> Built:
+    """A result with one document node from a TREC run and its qrels (``docs/persistence.md#trec-run-and-qrels-files``).
+
+    The node frame has the columns :meth:`from_runs` gives a retriever whose gold labels carry only document
+    ids, so every analysis works on it, plus ``score`` (the run's), ``gold_document_relevance`` (the grade of
+    each of ``gold_document_ids``: the judged documents with grade > 0, in qrels order),
+    ``nonrelevant_document_ids`` and ``nonrelevant_document_relevance`` (judged with grade <= 0).
+    ``multilabel_id`` is the TREC query id. Rows follow trec_eval's ranking (score descending, ties by docid
+    descending; ``rank`` 1..n). A query in the qrels without a run line keeps one row with document_id ``""``
+    (as an empty retrieval in :meth:`from_runs`); a query in the run without judgments has empty gold lists.
+
+    Parameters
+    ----------
+    run : path or dict
+        A TREC run file (``qid Q0 docid rank score tag``, plain or ``.gz``) or ``{qid: {docid: score}}``.
+    qrels : path or dict
+        A TREC qrels file (``qid iter docid relevance``, plain or ``.gz``) or ``{qid: {docid: grade}}``.
+    node : str
+        The node's name (default ``"Retriever"``).
+    queries : dict or path, optional
+        Query texts for the ``query`` column: ``{qid: text}`` or a TSV file ``qid<TAB>text``; without it
+        (or for a qid it lacks, with a warning) the query id is the text.
+    progress : bool, optional
+        A bar over the steps (reading, building) where a person watches; False never.
+    subtopics : bool
+        The qrels are subtopic (diversity) judgments, ``qid subtopic docid relevance`` (the second column is the
+        subtopic; a dict ``{qid: {subtopic: {docid: grade}}}``): the diversity measures (``alpha_nDCG@k``,
+        ``ERR_IA@k``, ``P_IA@k``, ``AP_IA``, ``StRecall@k``, ...) read them, and every other measure reads each
+        judged document once, with its highest grade over the subtopics
+        (``docs/ir-researchers.md#diversity-measures-and-subtopic-qrels``). The subtopic judgments stay with
+        this result's node as read (not in its frame: a saved and loaded result has the collapsed qrels only).
+
+    Returns
+    -------
+    Built
+        The node, held as codes (``EvaluationResult.from_trec`` returns the result made of it).
+
+    Raises
+    ------
+    LoadError
+        A file that cannot be read; the message names the file and the 1-based line (a line without its
+        columns, a score that is not a number, a grade that is not an integer, a docid twice in a query).
+    InvalidParameterError
+        A dict with ids that are not strings or values of the wrong kind (naming the qid and docid), or a bad
+        ``node``.
+
+    Examples
+    --------
+    >>> from evalframe import EvaluationResult
+    >>> result = EvaluationResult.from_trec({"q1": {"d1": 1.2, "d2": 3.4}, "q2": {"d3": 0.5}},
+    ...                                     {"q1": {"d1": 2, "d5": 0}, "q2": {"d4": 1}}, progress=False)
+    >>> result["Retriever"][["multilabel_id", "rank", "document_id", "score", "gold_document_ids"]]
+      multilabel_id  rank document_id  score gold_document_ids
+    0            q1     1          d2    3.4              [d1]
+    1            q1     2          d1    1.2              [d1]
+    2            q2     1          d3    0.5              [d4]
+    >>> result.calculate_metrics()["Retriever"]["mrr"]
+    0.25
+    """
+    if not isinstance(node, str) or not node:
+        raise InvalidParameterError(f"node must be a non-empty string (the node's name); got {node!r}.")
+    for value, name in ((run, "run"), (qrels, "qrels"), (queries, "queries")):
+        check.refuse_url(value, name=name)
+    subtopics = check.check_real_bool(subtopics, name="subtopics")
+    steps = Steps(show=enabled(progress), desc="reading TREC files", total=3, unit="step")
+    try:
+        subtopic_table = read_qrels(qrels, subtopics=True) if subtopics else None
+        if subtopic_table is not None:  # the other measures read each document once, its highest grade
+            qrels = collapse_subtopics(subtopic_table)
+        run_table, qrels_table = read_coded_tables(run, qrels)  # codes; Arrow dictionaries of a file's docids
+        steps.update(2)
+        texts = read_queries(queries) if queries is not None else None
+        source = TrecNodeSource(run_table, qrels_table, node=node, queries=texts)
+        steps.update(1)
+    finally:
+        steps.close()
+    # held as codes: the trec measures rank them as they are, a column is made when an analysis reads it, the
+    # frame when asked for (result[node]), with its layout (evalframe.frames.pending)
+    extras = {"judged_rows": functools.partial(trec_judged_rows, source.judged_codes, source.ids.doc_values, node,
+                                               subtopic_table),
+              "trec_layout": source.layout, "row_types": ("document",)}
+    return Built({node: PendingFrame(source.n_rows, source, extras)},
+                 matching={**MatchingOptions().as_dict(), "sas_model": None})

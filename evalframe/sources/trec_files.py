@@ -32,10 +32,11 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InvalidParameterError, LoadError
-from ..frames.trec_codes import as_trec_scores, compact_codes, factorized, repeated_pairs, trec_order_codes
+from ..frames.trec_codes import factorized, repeated_pairs
 from .trec_arrow import QRELS_FORMAT, RUN_FORMAT, TrecFormat, read_arrow, without_comments
 from .trec_stream import TrecSource, batches, blocks, checked_source, lines, trec_source
 from ..frames.trec_layout import TableCodes
+from ..frames.trec_ranking import as_trec_scores, compact_codes, trec_order_codes
 
 __all__ = ["RUN_COLUMNS", "QRELS_COLUMNS", "SUBTOPIC_QRELS_COLUMNS", "read_run", "read_qrels", "read_subtopic_qrels",
            "collapse_subtopics", "read_run_coded", "read_qrels_coded", "read_queries", "raise_bad_line"]

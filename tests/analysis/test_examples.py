@@ -1,12 +1,19 @@
-"""The printed form of wrong_examples / query_examples / worst_by_delta (evalframe.analysis.examples.Examples)."""
+"""The worst queries and their printed form (evalframe.analysis.examples): wrong_examples / query_examples ranked over
+what a result offers (ExampleSource), and the printed Examples of wrong_examples / query_examples / worst_by_delta."""
 
 from __future__ import annotations
 
 import json
 import pickle
 
-from evalframe import worst_by_delta
-from evalframe.analysis.examples import Examples
+import pandas as pd
+import pytest
+
+from evalframe import EvaluationResult, score_measure, worst_by_delta
+from evalframe.analysis.examples import Examples, examples_of, worst_examples
+from evalframe.analysis.protocol import ExampleSource
+from evalframe.errors import InvalidParameterError
+from evalframe.options import MetricOptions
 from tests.fixtures import hand_result
 
 
@@ -108,3 +115,84 @@ def test_each_example_carries_its_query_meta_parsed_and_prints_it():
     with pytest.raises(SchemaError, match=r"column 'meta' holds '\[1, 2\]' for multilabel_id 'q5', which is not the "
                                           r"JSON text of an object"):
         EvaluationResult({"Reader": frame}).wrong_examples("Reader", n=2, answer_metric_threshold=1)
+
+
+class _HandSource:
+    """A result as the worst-example ranking reads it (evalframe.analysis.protocol.ExampleSource), written by hand:
+    one answer node with per-query tables given as literals, and no EvaluationResult behind it."""
+
+    index = pd.Index(["q1", "q2", "q3"], name="multilabel_id")
+    frame = pd.DataFrame({"multilabel_id": ["q1", "q1", "q2", "q3"], "type": "answer", "eval_mode": "integrated",
+                          "rank": [1, 2, 1, 1], "answer": ["Berlin", "Bonn", "Paris", ""],
+                          "query": ["capital of Germany?", "capital of Germany?", "capital of Italy?", "tallest?"],
+                          "gold_answers": [["Berlin"], ["Berlin"], ["Rome"], ["Everest"]],
+                          "gold_document_ids": [["d1"], ["d1"], ["d2"], ["d3"]], "filters": None})
+
+    def __init__(self) -> None:
+        self.tables: list[tuple[str, dict]] = []
+
+    def check_node(self, node: str) -> str:
+        if node != "Reader":
+            raise InvalidParameterError(f"no node {node!r}")
+        return node
+
+    def check_options(self, keywords, *, passed_to):
+        return MetricOptions.from_keywords(keywords, passed_to=passed_to)
+
+    def declared_scores(self):
+        return {"latency": score_measure("latency", direction="lower")}
+
+    def query_table(self, node, row_type, **options):
+        self.tables.append((row_type, options))
+        if row_type == "answer":
+            return pd.DataFrame({"exact_match": [1.0, 0.0, 0.0], "f1": [1.0, 0.4, 0.0]}, index=self.index)
+        if row_type == "score":
+            return pd.DataFrame({"latency": [0.2, 3.0, 1.0]}, index=self.index)
+        return None
+
+    def trec_query_metrics(self, measures, **options):
+        raise AssertionError("an answer node is not ranked by a trec measure")
+
+    def node_rows(self, node, row_type, eval_mode="integrated"):
+        return self.frame[(self.frame["type"] == row_type) & (self.frame["eval_mode"] == eval_mode)]
+
+
+def test_the_worst_queries_are_ranked_over_what_a_result_offers():
+    source = _HandSource()
+    worst = worst_examples(source, "Reader", 2, "recall_single_hit", "f1", 0.5, 0.5, None, None, False, "error",
+                           {"simulated_top_k_reader": 1})
+    # f1 per query 1.0, 0.4, 0.0: the lowest first, those <= 0.5
+    assert [(e["multilabel_id"], e["metrics"]) for e in worst] == [("q3", {"exact_match": 0.0, "f1": 0.0}),
+                                                                 ("q2", {"exact_match": 0.0, "f1": 0.4})]
+    assert [row["answer"] for row in worst[1]["answers"]] == ["Paris"] and worst[1]["gold_answers"] == ["Rome"]
+    assert source.tables == [("answer", {"simulated_top_k_reader": 1})]  # the options as passed, to its tables
+
+    # a declared score where lower is better: the highest first, the node's metrics beside it
+    slowest = worst_examples(_HandSource(), "Reader", 2, "recall_single_hit", "f1", 0.5, 0.5, "latency", None, False,
+                             "error", {})
+    assert [(e["multilabel_id"], e["metrics"]["latency"], e["metrics"]["f1"]) for e in slowest] == [
+        ("q2", 3.0, 0.4), ("q3", 1.0, 0.0)]
+    assert [row["answer"] for row in slowest[1]["answers"]] == [""]
+    with pytest.raises(InvalidParameterError, match=r"metric must be one of \[.*'latency'\]; got 'latncy'"):
+        worst_examples(_HandSource(), "Reader", 2, "recall_single_hit", "f1", 0.5, 0.5, "latncy", None, False,
+                       "error", {})
+
+
+def test_the_queries_of_a_table_are_listed_over_what_a_result_offers():
+    source = _HandSource()
+    listed = examples_of(source, "Reader", pd.DataFrame({"f1": [1.0]}, index=pd.Index(["q1"], name="multilabel_id")),
+                         "f1", "integrated")
+    assert [row["answer"] for row in listed[0]["answers"]] == ["Berlin", "Bonn"]
+    assert listed[0]["query"] == "capital of Germany?" and listed[0]["metrics"] == {"f1": 1.0}
+    with pytest.raises(InvalidParameterError, match=r"queries holds 1 multilabel_id\(s\) without answer rows of node "
+                                                    r"'Reader' in eval_mode 'integrated' \(e.g. 'q9'\)"):
+        examples_of(source, "Reader", pd.DataFrame({"f1": [1.0]}, index=pd.Index(["q9"])), "f1", "integrated")
+
+
+def test_an_evaluation_result_is_an_example_source_and_its_methods_are_these_functions():
+    members = [name for name in vars(ExampleSource) if not name.startswith("_")]
+    assert sorted(members) == ["check_node", "check_options", "declared_scores", "node_rows", "query_table",
+                               "trec_query_metrics"]
+    assert all(callable(getattr(EvaluationResult, name)) for name in members)
+    assert EvaluationResult.wrong_examples.__doc__ == worst_examples.__doc__
+    assert EvaluationResult.query_examples.__doc__ == examples_of.__doc__

@@ -204,8 +204,7 @@ def test_the_generated_signatures_work_on_both(run):
     # Haystack 1.x's positions: calculate_metrics(simulated_top_k_reader, simulated_top_k_retriever, ...); at the
     # retriever's top 1, 5 of 8 queries are found (see test_metrics_at_k)
     assert run.calculate_metrics(-1, 1)["Retriever"]["recall_single_hit"] == 5 / 8
-    with pytest.warns(FutureWarning, match=r"calculate_metrics\(by=\.\.\.\) is deprecated"):
-        sliced = run.calculate_metrics(by="no_answer")
+    sliced = run.sliced_metrics("no_answer")
     assert sliced.loc[("Retriever", True), "queries"] == 1  # NO_ANSWER
     assert [e["multilabel_id"] for e in run.wrong_examples("Reader", 3)] == [MISSED]
 

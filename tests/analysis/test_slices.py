@@ -184,12 +184,11 @@ def test_slice_keys_that_cannot_work_are_refused_with_a_reason():
         EvaluationResult({"Reader": frame}).query_metrics("Reader", by="no_answer")
 
 
-def test_calculate_metrics_by_still_slices_with_a_deprecation_warning_at_the_callers_line():
-    result = hand_result()
-    with pytest.warns(FutureWarning, match=r"calculate_metrics\(by=\.\.\.\) is deprecated.*sliced_metrics") as caught:
-        table = result.calculate_metrics(by="no_answer", simulated_top_k_retriever=1)
-    assert caught[0].filename == __file__  # the user's line, not evalframe's
-    pd.testing.assert_frame_equal(table, result.sliced_metrics("no_answer", simulated_top_k_retriever=1))
+def test_calculate_metrics_takes_no_by_and_names_sliced_metrics():
+    # calculate_metrics(by=...) returned sliced_metrics' DataFrame with a FutureWarning until the form was removed
+    with pytest.raises(InvalidParameterError, match=r"^unknown argument\(s\) \['by'\]; calculate_metrics takes these "
+                       r"options \(for slices: sliced_metrics\): \['simulated_top_k_reader'"):
+        hand_result().calculate_metrics(by="no_answer", simulated_top_k_retriever=1)
 
 
 def test_a_filters_field_no_query_has_is_an_error_naming_the_fields_there():

@@ -1,4 +1,4 @@
-"""Codings handed over explicitly: EvaluationResult(frames, codings=...), from_trec's layout, list_codings= deprecated."""
+"""Codings handed over explicitly: EvaluationResult(frames, codings=...) and from_trec's layout."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ import pytest
 from evalframe import EvaluationResult
 from evalframe.errors import InvalidParameterError
 from evalframe.frames.arrays import DistinctLists
-from evalframe.frames.codings import Codings, NodeCoding, TrecLayout
+from evalframe.frames.codings import Codings, NodeCoding
+from evalframe.frames.trec_layout import TrecLayout
 from evalframe.sources.trec import trec_frame_coded
 from tests.fixtures import hand_result
 
@@ -48,27 +49,13 @@ def lists_of(result: EvaluationResult) -> dict[str, dict[str, DistinctLists]]:
             for node, frame in result.node_results.items() if "gold_document_ids" in frame.columns}
 
 
-def test_list_codings_still_works_with_a_future_warning():
+def test_the_lists_coding_handed_over_is_the_one_used():
     result = hand_result()
     codings = lists_of(result)
     node = next(iter(codings))
-    with pytest.warns(FutureWarning, match=r"codings=Codings\.of_lists\(list_codings\)"):
-        old = EvaluationResult(dict(result.node_results), matching=result.matching, list_codings=codings)
     new = EvaluationResult(dict(result.node_results), matching=result.matching, codings=Codings.of_lists(codings))
-    for given in (old, new):  # the very coding handed over is the one used
-        assert given._store.distinct_lists(node, "gold_document_ids") is codings[node]["gold_document_ids"]
-    assert old.calculate_metrics() == new.calculate_metrics() == result.calculate_metrics()
-
-
-def test_list_codings_errors_are_unchanged():
-    result = hand_result()
-    with pytest.warns(FutureWarning), pytest.raises(InvalidParameterError, match="list_codings must be a dict"):
-        EvaluationResult(dict(result.node_results), list_codings=[1])
-    node = next(iter(lists_of(result)))
-    short = DistinctLists.of_rows(pd.Series([["x"]], dtype=object))
-    with pytest.warns(FutureWarning), pytest.raises(
-            InvalidParameterError, match=rf"list_codings\['{node}'\]\['gold_document_ids'\] must be the DistinctLists"):
-        EvaluationResult(dict(result.node_results), list_codings={node: {"gold_document_ids": short}})
+    assert new._store.distinct_lists(node, "gold_document_ids") is codings[node]["gold_document_ids"]
+    assert new.calculate_metrics() == result.calculate_metrics()
 
 
 def test_codings_are_checked():

@@ -21,7 +21,7 @@ import pytest
 from evalframe import EvaluationResult
 from evalframe.errors import InvalidParameterError, SchemaError
 from evalframe.frames.judged import prepare_judged_rows, trec_query_table
-from evalframe.metrics.trec import UNJUDGED
+from evalframe.metrics.trec_kernels import UNJUDGED
 
 
 def _row(qid, rank, doc, gold, grades, other=(), other_grades=(), mode="integrated"):
@@ -148,8 +148,6 @@ def test_node_choice_and_errors():
         result.trec_metrics("RR", node="Nope")
     with pytest.raises(InvalidParameterError, match="eval_mode"):
         result.trec_metrics("RR", eval_mode="both")
-    with pytest.raises(InvalidParameterError, match="per_query"):
-        result.trec_metrics("RR", per_query="yes")
 
 
 def test_no_evaluated_query_warns_and_gives_zeros():
@@ -229,7 +227,7 @@ def test_a_from_runs_frame_gives_haystacks_numbers_where_the_definitions_agree()
 def test_row_grades_equal_a_dictionary_lookup():
     """The bitmap-filtered search of each row's grade against a plain dict of the judgments (random codes)."""
     from evalframe.frames import judged_codes
-    from evalframe.metrics.trec import UNJUDGED
+    from evalframe.metrics.trec_kernels import UNJUDGED
 
     rng = np.random.default_rng(5)
     width = 300

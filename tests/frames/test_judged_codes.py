@@ -57,3 +57,34 @@ def test_empty_ranking_and_a_judged_document_outside_it():
                                 np.array([1]), np.array(["q1"], dtype=object), where="node 'R'")
     assert rows.in_run.tolist() == [False] and rows.in_qrels.tolist() == [True]
     assert rows.evaluated().tolist() == [] and rows.evaluated(complete=True).tolist() == [0]
+
+
+def test_from_trecs_judged_rows_are_made_from_its_codes_when_asked_for():
+    """trec_judged_rows (frames, no longer the facade's): the codes read only when the rows are asked for, the
+    isolated rows none, the subtopics (ndeval's numbering: subtopic ids in order of first appearance) made once, on
+    first read. q1 ranks d2 then d1, q1's judgments: d1 grade 2, d9 (not ranked) grade 1."""
+    from evalframe.frames.judged_codes import trec_judged_rows
+
+    calls = []
+
+    def codes():
+        calls.append("codes")
+        return (np.array([0, 0]), np.array([1, 0]), np.array([0, 0]), np.array([0, -1]), np.array([2, 1]),
+                np.array(["q1"], dtype=object))
+
+    docids = np.array(["d1", "d2"], dtype=object)
+    assert trec_judged_rows(codes, lambda: docids, "Retriever", None, "isolated", "error") is None
+    assert calls == []
+    rows = trec_judged_rows(codes, lambda: docids, "Retriever", None, "integrated", "first")
+    assert calls == ["codes"]
+    assert rows.where == "node 'Retriever' (document rows, eval_mode='integrated')"
+    assert rows.position.tolist() == [0, 1] and rows.grade.tolist()[1] == 2 and rows.subtopics is None
+    assert rows.judged_grade.tolist() == [2, 1] and rows.in_qrels.tolist() == [True]
+
+    table = {"qid": ["q1", "q1", "q1"], "subtopic": ["7", "3", "7"], "docid": ["d2", "d1", "d1"], "relevance": [1, 1, 2]}
+    rows = trec_judged_rows(codes, lambda: docids, "Retriever", table, "integrated", "error")
+    subtopics = rows.subtopics()
+    assert subtopics is rows.subtopics()  # made once
+    # row 0 is d2 (subtopic "7": code 0, grade 1); row 1 is d1 (subtopic "3": code 1, grade 1; "7": code 0, grade 2)
+    assert list(zip(subtopics.row_position.tolist(), subtopics.row_subtopic.tolist(), subtopics.row_grade.tolist())) \
+        == [(0, 0, 1), (1, 1, 1), (1, 0, 2)]

@@ -1,33 +1,12 @@
-"""The modules split out of io/codecs.py, io/csv.py and frames/arrays.py: the old import paths (with a FutureWarning)
-and the steps of the Arrow string keys, on values worked out by hand."""
+"""The modules split out of io/codecs.py, io/csv.py and frames/arrays.py: the literal parser's limit and the steps of
+the Arrow string keys, on values worked out by hand (the old import paths are gone: tests/test_removed_forms.py)."""
 
 from __future__ import annotations
 
-import importlib
-import warnings
 
 import numpy as np
-import pytest
 
 from evalframe.frames import hashing
-
-
-@pytest.mark.parametrize("old, new, name", [
-    ("evalframe.io.codecs", "evalframe.io.literals", "LITERAL_CELL_LIMIT"),
-    ("evalframe.io.codecs", "evalframe.io.literals", "LiteralParser"),
-    ("evalframe.io.codecs", "evalframe.io.literals", "string_list"),
-    ("evalframe.io.codecs", "evalframe.io.literals", "large_literal"),
-    ("evalframe.io.csv", "evalframe.io.csv_dialect", "save_options"),
-    ("evalframe.io.csv", "evalframe.io.csv_dialect", "separator_problem"),
-])
-def test_a_moved_name_still_imports_from_its_old_module_and_says_where_it_moved(old, new, name):
-    with pytest.warns(FutureWarning, match=rf"{old}\.{name} moved to {new}\.{name}; import it from there"):
-        value = getattr(importlib.import_module(old), name)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        assert value is getattr(importlib.import_module(new), name)
-    with pytest.raises(AttributeError, match="has no attribute 'no_such_name'"):
-        importlib.import_module(old).no_such_name  # noqa: B018
 
 
 def test_the_literal_cell_limit_is_one_mebibyte():

@@ -369,3 +369,35 @@ def test_a_run_lines_columns_after_the_sixth_are_ignored_without_a_pandas_warnin
         warnings.simplefilter("error")  # pandas' ParserWarning about dropped columns must not reach the user
         assert read_run(path).to_dict("list") == {"qid": ["q1", "q1"], "docid": ["d1", "d2"], "score": [2.0, 1.0],
                                                   "rank": [1, 2]}
+
+
+def test_a_node_frame_is_written_as_a_run_and_its_qrels_through_io(tmp_path):
+    """What to_trec_run / to_qrels delegate to (io.trec): the checks before the run is built, in the order of the
+    parameters, then the frame's document rows in its ranking (rank, ties by document_id descending)."""
+    from evalframe.io.trec import check_run_arguments, write_node_qrels, write_node_run
+
+    frame = pd.DataFrame({"multilabel_id": ["q1", "q1", "q1", "q2"], "type": "document", "eval_mode": "integrated",
+                          "rank": [2, 1, 3, 1], "document_id": ["a", "b", "", "c"], "score": [1.5, 2.5, 0.0, 9.0],
+                          "gold_document_ids": [["b", "a", "00"]] * 3 + [["c"]],
+                          "gold_document_relevance": [[2, 1, 1]] * 3 + [[3]]})
+    path = write_node_run(frame, tmp_path / "run.txt", node="R", tag="bm25", scores="score", eval_mode="integrated",
+                          duplicates="error")
+    # the placeholder row (document_id "") left out; q1: b (rank 1), a (rank 2)
+    assert path.read_text() == "q1 Q0 b 1 2.5 bm25\nq1 Q0 a 2 1.5 bm25\nq2 Q0 c 1 9.0 bm25\n"
+    ranks = write_node_run(frame, tmp_path / "ranks.txt", node="R", tag="x", scores="rank", eval_mode="integrated",
+                           duplicates="error")
+    assert ranks.read_text() == "q1 Q0 b 1 2.0 x\nq1 Q0 a 2 1.0 x\nq2 Q0 c 1 1.0 x\n"
+    # "00" is no document; the documents of a query sorted by docid
+    assert write_node_qrels(frame, tmp_path / "qrels.txt", node="R").read_text() == "q1 0 a 1\nq1 0 b 2\nq2 0 c 3\n"
+
+    check_run_arguments(tmp_path / "run.txt", "bm25", "score", "isolated", "first")
+    with pytest.raises(InvalidParameterError, match="path"):
+        check_run_arguments("s3://bucket/run.txt", "bad tag", "ranks", "integrated", "error")
+    with pytest.raises(InvalidParameterError, match="tag must be a non-empty string without whitespace"):
+        check_run_arguments("run.txt", "bad tag", "ranks", "integrated", "error")
+    with pytest.raises(InvalidParameterError, match=r"scores must be one of \['score', 'rank'\]"):
+        check_run_arguments("run.txt", "bm25", "ranks", "integrated", "error")
+    with pytest.raises(InvalidParameterError, match="eval_mode must be one of"):
+        check_run_arguments("run.txt", "bm25", "rank", "isolate", "error")
+    with pytest.raises(InvalidParameterError, match=r"duplicates must be one of \['error', 'first'\]"):
+        check_run_arguments("run.txt", "bm25", "rank", "isolated", "last")

@@ -37,7 +37,8 @@ from evalframe.metrics.registry import (
     headline_metric,
 )
 from evalframe.metrics.diversity_kernels import Subtopics
-from evalframe.metrics.trec import UNJUDGED, Measure, entry_of, evaluate, parse_measure
+from evalframe.metrics.trec import Measure, entry_of, evaluate, parse_measure
+from evalframe.metrics.trec_kernels import UNJUDGED
 from tests.fixtures import doc_row
 
 ALL_DOCUMENT = {**DOCUMENT_METRICS, **EVALUATOR_METRICS}
@@ -136,6 +137,7 @@ def test_kernels_use_numpy_only_and_the_registry_does_not_reach_frames():
     assert imported(package / "kernels.py") <= {"__future__", "dataclasses", "numpy"}
     assert imported(package / "trec_kernels.py") <= {"__future__", "collections.abc", "dataclasses", "functools", "numpy",
                                                       "typing"}
+    assert imported(package / "cwl_kernels.py") <= {"__future__", "collections.abc", "numpy", "typing", ".trec_kernels"}
     registry = imported(package / "registry.py")
     # `from . import kernels`, the package's error family and its column names (a score may not take one)
     assert {name for name in registry if name.startswith(".")} <= {".", ".kernels", "..errors", "..columns"}
@@ -328,6 +330,29 @@ TINY_VALUES = {  # every trec entry: a measure of it and its values per query
     "utility": ("utility", [1 - 2, 1 - 1]),  # relevant retrieved - others retrieved
     "unj": ("unj@3", [1 / 3, 0 / 3]),
     "Judged": ("Judged@3", [2 / 3, 2 / 2]),  # over min(k, retrieved)
+    # cwl_eval's C/W/L measures (max_rel=1: the grades are the gains; max_rel=2: grade 1 gains 1/2): the weight of rank
+    # i is P(i) = Π_{j<i} C(j), over their sum to depth 1000; q0 gains at rank 2 only, q1 at rank 1 only.
+    # INSQ (T 1): C(j) = ((j + 1) / (j + 2))², so P(i) = (2 / (i + 1))²
+    "INSQ": ("INSQ(max_rel=1)", [(4 / 9) / sum(4 / (i + 1) ** 2 for i in range(1, 1001)),
+                                 1 / sum(4 / (i + 1) ** 2 for i in range(1, 1001))]),
+    # INST (T 1): C(j) = ((j + 1 + T_j - 1) / (j + 1 + T_j))², T_j = 1 - the gain of the top j. q0: C(1) = (2/3)², C(2)
+    # = (2/3)², then (j / (j + 1))²: P = 1, 4/9, then 16 / (9 i²). q1: C(1) = 1/4, then (j / (j + 1))²: P(i) = 1 / i²
+    "INST": ("INST(max_rel=1)", [(4 / 9) / (1 + 4 / 9 + sum(16 / (9 * i**2) for i in range(3, 1001))),
+                                 1 / sum(1 / i**2 for i in range(1, 1001))]),
+    # SDCG@2: C(1) = log2(2) / log2(3), C(j >= 2) = 0: P = 1, 1 / log2(3)
+    "SDCG": ("SDCG(max_rel=1)@2", [(1 / np.log2(3)) / (1 + 1 / np.log2(3)), 1 / (1 + 1 / np.log2(3))]),
+    # NERR8@2 with max_rel 2 (gains 1/2): C(1) = 1 - g(1), then 0. q0: P = 1, 1: (0 + 1/2) / 2; q1: C(1) = 1/2, P = 1,
+    # 1/2: (1/2) / (3/2)
+    "NERR8": ("NERR8(max_rel=2)@2", [(1 / 2) / 2, (1 / 2) / (3 / 2)]),
+    # NERR9@2: C(1) = (1/2) (1 - g(1)). q0: P = 1, 1/2: (1/2) / (3/2); q1: C(1) = 0
+    "NERR9": ("NERR9(max_rel=1)@2", [(1 / 2) / (3 / 2), 1.0]),
+    # NERR10 (p 0.9): C(j) = 0.9 (1 - g(j)). q0: P = 1, 0.9, then 0; q1: C(1) = 0
+    "NERR10": ("NERR10(max_rel=1)", [0.9 / 1.9, 1.0]),
+    # NERR11 (T 1): C(j) = ((j + 1) / (j + 2))² (1 - g(j)). q0: P = 1, 4/9, then 0; q1: C(1) = 0
+    "NERR11": ("NERR11(max_rel=1)", [(4 / 9) / (13 / 9), 1.0]),
+    # BPM (T 1) @3: C(j) = 1 while the gain of the top j is below 1 and j < 3. q0: C(1) = 1, C(2) = 0: the mean gain
+    # of ranks 1 and 2; q1: C(1) = 0
+    "BPM": ("BPM(max_rel=1)@3", [1 / 2, 1.0]),
 }
 # TINY's documents: query 0 ranks A (grade 0), B (1), an unjudged one, and D (1) is not retrieved; query 1 ranks E (1),
 # F (0). Their subtopic judgments (documents A B D E F, subtopics s1 s2 of query 0 and s1 of query 1), each document's
@@ -340,6 +365,10 @@ TINY_SUBTOPICS = Subtopics(
     row_grade=np.array([0, 1, 1, 1, 0]))
 
 
+#: The measures whose weights are a product over cwl_eval's 1000 ranks, every one of them read (INSQ, INST).
+CWL_DEPTH_PRODUCTS = {"INSQ", "INST"}
+
+
 def _evaluate(names, arrays, n_queries, subtopics=None):
     return evaluate([parse_measure(n) for n in names], n_queries=n_queries, subtopics=subtopics,
                     **{key: np.asarray(value, dtype=np.int64) for key, value in arrays.items()})
@@ -350,7 +379,9 @@ def test_every_trec_measure_has_a_hand_worked_case():
     values = _evaluate([name for name, _ in TINY_VALUES.values()], TINY, 2, TINY_SUBTOPICS)
     for entry, (name, expected) in TINY_VALUES.items():
         assert entry_of(name) is TREC_MEASURES[entry]
-        np.testing.assert_allclose(values[name], expected, rtol=0, atol=1e-15, err_msg=name)
+        # cwl_eval's weights are a running product over 1000 ranks (as cwl_eval computes them): 1000 roundings
+        atol = 1e-13 if entry in CWL_DEPTH_PRODUCTS else 1e-15
+        np.testing.assert_allclose(values[name], expected, rtol=0, atol=atol, err_msg=name)
 
 
 def test_every_trec_spec_is_complete_and_its_names_resolve_to_it():
@@ -361,13 +392,14 @@ def test_every_trec_spec_is_complete_and_its_names_resolve_to_it():
         assert entry.reference in ("pytrec_eval", "ir_measures", "trec_eval", "hand"), name
         assert entry.bounds is None or entry.bounds[0] <= entry.bounds[1]
         cutoff = (0.5 if entry.cutoff_kind == "float" else 7) if entry.cutoff == "required" else None
-        required = tuple(("rel", 1) for p in entry.params if p.name == "rel")  # a rel the name must give (RBP)
-        written = f"{name}(rel=1)" if required else name
+        required = tuple((p.name, p.default) for p in entry.params if p.required)  # RBP's rel, INSQ's max_rel
+        written = f"{name}({','.join(f'{key}={value}' for key, value in required)})" if required else name
         canonical = f"{written}@{cutoff}" if cutoff is not None else written
         assert parse_measure(canonical) == Measure(name, cutoff, params=required)
         for synonym in entry.synonyms:  # ir_measures' other names: MAP is AP
-            assert parse_measure(synonym.text if cutoff is None else f"{synonym.text}@{cutoff}") == \
-                Measure(name, cutoff, params=synonym.implies), synonym
+            text = synonym.text + (f"({','.join(f'{key}={value}' for key, value in required)})" if required else "")
+            assert parse_measure(text if cutoff is None else f"{text}@{cutoff}") == \
+                Measure(name, cutoff, params=(*synonym.implies, *required)), synonym
         for te in entry.trec_eval:
             assert seen.setdefault((te.stem, te.params), name) == name, f"{te.stem} names one measure"
             implied = Measure(name, params=te.implies)
@@ -440,9 +472,11 @@ def test_trec_measures_one_value_per_query_within_bounds_and_the_edge_policy(see
     for name, entry in TREC_MEASURES.items():
         cutoff = f"@{int(rng.integers(1, 12))}" if entry.cutoff == "required" or rng.random() < 0.5 else ""
         cutoff = "" if entry.cutoff == "none" else cutoff
-        required = any(p.name == "rel" for p in entry.params)  # a rel the name must give (RBP)
-        rel = int(rng.integers(1, 4)) if entry.rel or required else 1
-        names.append(name + (f"(rel={rel})" if rel != 1 or required else "") + cutoff)
+        # what the name must give: RBP's rel, cwl_eval's max_rel (the grades here run to 3)
+        required = {p.name: (int(rng.integers(1, 4)) if p.name == "rel" else 3) for p in entry.params if p.required}
+        rel = int(rng.integers(1, 4)) if entry.rel else 1
+        params = [f"{key}={value}" for key, value in required.items()] + ([f"rel={rel}"] if rel != 1 else [])
+        names.append(name + (f"({','.join(params)})" if params else "") + cutoff)
     values = _evaluate(names, arrays, n_queries, random_subtopics(arrays, n_queries, seed))
     for name in names:
         measure, entry = parse_measure(name), entry_of(name)

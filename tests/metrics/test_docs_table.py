@@ -44,8 +44,9 @@ def test_the_table_has_one_row_per_registered_metric():
     assert names == [*ANSWER_METRICS, *DOCUMENT_METRICS, *EVALUATOR_METRICS, *TREC_MEASURES]
     # a trec measure's row says its parameters and its names in trec_eval's form
     row = dict(zip(names, rows))
-    assert row["AP"].endswith("| [@k], rel; `map`, `map_cut.k`, `MAP` |")
-    assert row["P"].endswith("| @k, rel; `P.k`, `Precision` |")
+    assert row["AP"].endswith("| [@k], rel; `map`, `map_cut.k`, `MAP`, `map[@k]` |")  # trec_eval, ir_measures, ranx
+    assert row["P"].endswith("| @k, rel; `P.k`, `Precision`, `precision@k` |")
+    assert row["SetP"].endswith("`SetRelP`, `precision` |")  # ranx's precision without @k: the whole ranking's
     # the "better" column: the direction of each entry (higher, lower, neither for a count)
     better = {name: r.split("|")[-4].strip() for name, r in row.items()}  # from the end: a formula may hold \\|
     assert (better["f1"], better["AP"], better["unj"], better["rbp_resid"], better["NumRet"], better["NumRelRet"]) == \

@@ -73,18 +73,7 @@ def test_trec_metrics_is_the_means_of_trec_query_metrics():
     assert {name: float(table[name].mean()) for name in table.columns} == means
 
 
-def test_per_query_true_still_works_with_a_future_warning_naming_the_new_method():
-    result = _result()
-    with pytest.warns(FutureWarning, match=r"trec_metrics\(per_query=True\) is deprecated.*trec_query_metrics"):
-        old = result.trec_metrics(["AP", "P@3"], per_query=True, complete=True)
-    pd.testing.assert_frame_equal(old, result.trec_query_metrics(["AP", "P@3"], complete=True))
-    assert old.to_dict("index") == {"qA": {"AP": 0.5, "P@3": 1 / 3}, "qB": {"AP": 0.5, "P@3": 1 / 3}}
-    # a bad measure is still named before the deprecation
-    with pytest.raises(ValueError, match="unknown measure 'MRRR'"):
-        result.trec_metrics("MRRR", per_query=True)
-
-
-def test_dask_trec_query_metrics_and_the_deprecated_form(tmp_path):
+def test_dask_trec_query_metrics_and_trec_metrics(tmp_path):
     pytest.importorskip("dask.dataframe")
     import evalframe.dask
 
@@ -93,9 +82,6 @@ def test_dask_trec_query_metrics_and_the_deprecated_form(tmp_path):
     expected = {"qA": {"AP": 0.5, "RR": 1.0}, "qB": {"AP": 0.5, "RR": 0.5}}
     lazy = cluster.trec_query_metrics(["map", "recip_rank"])
     assert lazy.compute().sort_index().to_dict("index") == expected
-    with pytest.warns(FutureWarning, match="trec_query_metrics"):
-        old = cluster.trec_metrics(["AP", "RR"], per_query=True)
-    assert old.compute().sort_index().to_dict("index") == expected
     assert cluster.trec_metrics(["map", "recip_rank"]) == pytest.approx({"AP": 0.5, "RR": 0.75}, abs=1e-15)
 
 

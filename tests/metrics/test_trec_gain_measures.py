@@ -194,8 +194,8 @@ def test_parameters_are_checked_with_what_to_write():
         result.trec_metrics(["RBP(p=0.5)"])
     with pytest.raises(InvalidParameterError, match=r"ERR takes no rel"):
         result.trec_metrics(["ERR(rel=2)@5"])
-    with pytest.raises(InvalidParameterError, match=r"unknown measure 'infap'.*Did you mean 'infAP'"):
-        result.trec_metrics(["infap"])
+    with pytest.raises(InvalidParameterError, match=r"unknown measure 'infapp'.*Did you mean 'infAP'"):
+        result.trec_metrics(["infapp"])
 
 
 def test_rndcg_is_nan_where_trec_eval_divides_zero_by_zero():

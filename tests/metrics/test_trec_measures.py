@@ -20,7 +20,8 @@ import numpy as np
 import pytest
 
 from evalframe.errors import InvalidParameterError
-from evalframe.metrics.trec import MEASURE_NAMES, UNJUDGED, Measure, evaluate, parse_measure, parse_measures
+from evalframe.metrics.trec import MEASURE_NAMES, Measure, evaluate, parse_measure, parse_measures
+from evalframe.metrics.trec_kernels import UNJUDGED
 
 U = UNJUDGED
 ROW_QUERY = [0, 0, 0, 0, 0, 0, 1, 1, 1, 2, 2]
@@ -147,7 +148,7 @@ def test_canonical_names_are_ir_measures_names():
     ("Bpref@5", r"Bpref takes no cutoff"),
     ("nDCG(rel=2)@10", r"nDCG takes no rel"),
     ("MAPP", r"unknown measure 'MAPP'; name a measure as ir_measures .* trec_eval .* or pytrec_eval .* write it"),
-    ("ndcg@10", r"Did you mean 'nDCG@10'\?"),
+    ("ndgc@10", r"Did you mean 'nDCG@10'\?"),
     ("P@0", r"cutoff of 'P@0' must be a positive int"),
     ("P@x", r"must be a positive int"),
     ("P(rel=0)@5", r"rel=N with N a positive int"),
@@ -175,7 +176,7 @@ def test_parse_measures():
     ("P@²", "must be a positive int"),  # "²".isdigit() is True, int("²") fails: ASCII digits only
     ("P@99999999999999999999999", "at most 1,000,000,000"),
     ("P(rel=²)@5", "rel=N with N a positive int"),
-    ("ndcg@10", "Did you mean 'nDCG@10'"),
+    ("ndgc@10", "Did you mean 'nDCG@10'"),
 ])
 def test_cutoffs_and_levels_are_ascii_ints_in_range(text, words):
     with pytest.raises(InvalidParameterError, match=re.escape(words)):

@@ -103,6 +103,28 @@ def evaluated(run: Run, qrels: Qrels, complete: bool = False) -> list[str]:
 
 
 # ----------------------------------------------------------------------------------------- pytrec_eval
+def trec_eval_nan_as_zero(name: str, mine: np.ndarray, theirs: np.ndarray, empty: np.ndarray) -> np.ndarray:
+    """``theirs`` with trec_eval's documented quirk replaced by evalframe's value: an interpolated precision (IPrec,
+    11pt_avg) of a ranking left with no document (``-J``, judged_only: no judged document retrieved) is trec_eval's
+    (pytrec_eval's, ir_measures') 0 / 0, NaN; evalframe's is 0, one number for one measure however the ranking was
+    emptied (``--format trec_eval`` prints trec_eval's ``-nan``). Each such NaN is checked to be one: the measure's,
+    a query whose ranking is empty (``empty``, per query), where evalframe has 0."""
+    theirs = np.array(theirs, dtype=np.float64)
+    mine = np.asarray(mine, dtype=np.float64)
+    quirk = np.isnan(theirs) & ~np.isnan(mine)
+    if quirk.any():
+        assert any(part in name for part in ("iprec", "IPrec", "11pt")), name
+        assert np.all(np.asarray(empty)[quirk if quirk.ndim == 1 else quirk.any(axis=1)]), name
+        assert np.all(mine[quirk] == 0.0), name
+    theirs[quirk] = 0.0
+    return theirs
+
+
+def emptied(run: Run, qrels: Qrels, queries: Sequence[str]) -> np.ndarray:
+    """Per query, whether judged_only leaves its ranking empty (no document of it with a grade >= 0)."""
+    return np.array([not any(qrels.get(q, {}).get(d, -1) >= 0 for d in run.get(q, {})) for q in queries])
+
+
 def fmt(value: float) -> str:
     return f"{value:.2f}"
 
@@ -181,7 +203,9 @@ def check_pytrec(run: Run, qrels: Qrels, level: int, judged_only: bool) -> None:
     for case, (_, _, _, _, _, transform) in PYTREC_CASES.items():
         mine = ours(case, rows, level, judged_only)
         theirs = pytrec(case, run, qrels, queries, level, judged_only)
-        np.testing.assert_allclose(transform(mine), theirs, rtol=0, atol=1e-12, equal_nan=True, err_msg=case)
+        empty = (rows.judged_ranking if judged_only else rows).num_ret == 0
+        np.testing.assert_allclose(transform(mine), trec_eval_nan_as_zero(case, transform(mine), theirs, empty),
+                                   rtol=0, atol=1e-12, equal_nan=True, err_msg=case)
         COMPARED["pytrec_eval"] += theirs.size
         # trec_eval's aggregate of pytrec_eval's per-query values, by its C formula, against evalframe's aggregation
         aggregation = AGGREGATION.get(case, "mean")
@@ -335,14 +359,14 @@ def check_binary(tmp_path: Path, run: Run, qrels: Qrels, level: int, judged_only
         for column, name in enumerate(names):
             if name not in SUMMARY_ONLY:
                 theirs = np.array([printed[name, q] for q in queries])
-                np.testing.assert_allclose(mine[:, column], theirs, rtol=0, atol=PRINTED, equal_nan=True,
-                                           err_msg=f"{case} {name}")
+                empty = (rows.judged_ranking if judged_only else rows).num_ret == 0
+                np.testing.assert_allclose(mine[:, column], trec_eval_nan_as_zero(name, mine[:, column], theirs, empty),
+                                           rtol=0, atol=PRINTED, equal_nan=True, err_msg=f"{case} {name}")
                 COMPARED["trec_eval"] += len(queries)
             if complete and level > 1 and name == "num_rel":
                 continue  # test_num_rel_under_c_counts_every_positive_grade: trec_eval's own rule
-            if np.isnan(mine[:, column]).any():
-                assert math.isnan(printed[name, "all"])
-                continue
+            if np.isnan(mine[:, column]).any() or math.isnan(printed[name, "all"]):
+                continue  # a query's NaN makes trec_eval's mean NaN (evalframe's skips a NaN, and has 0 for 0 / 0)
             summary = AGGREGATIONS[aggregation](mine[:, column])
             assert summary == pytest.approx(printed[name, "all"], abs=PRINTED), f"{case} {name} all"
             COMPARED["trec_eval"] += 1
@@ -508,6 +532,8 @@ def check_api(run: Run, qrels: Qrels, names: Mapping[str, tuple], level: int = 1
         expected = np.array([theirs[q] for q in table.index])
         assert sorted(table.index) == sorted(queries)
         mine = transform(table[canonical].to_numpy())
+        expected = trec_eval_nan_as_zero(name, mine, expected, emptied(run, qrels, list(table.index)) if judged_only
+                                         else np.zeros(len(mine), dtype=bool))
         np.testing.assert_allclose(mine, expected, rtol=0, atol=1e-12, equal_nan=True, err_msg=name)
         COMPARED["pytrec_eval"] += len(expected)
         if np.isnan(expected).any():
@@ -635,7 +661,9 @@ def test_ir_measures_families_equal_ir_measures(seed):
 
     for measure, ours_name in zip(theirs_measures, IR_MEASURES_NAMES.values(), strict=True):
         canonical = str(parse_measure(ours_name))
-        expected = [theirs[q, str(measure)] for q in table.index]
+        expected = trec_eval_nan_as_zero(canonical, table[canonical].to_numpy(),
+                                         [theirs[q, str(measure)] for q in table.index],
+                                         emptied(run, qrels, list(table.index)))
         np.testing.assert_allclose(table[canonical].to_numpy(), expected, rtol=0, atol=1e-12, equal_nan=True,
                                    err_msg=str(measure))
         COMPARED["ir_measures"] += len(expected)
@@ -684,7 +712,8 @@ def test_judged_only_drops_negative_grades_as_trec_eval_minus_j(tmp_path, seed):
     for key, name in JUDGED_ONLY_NAMES.items():
         canonical = str(parse_measure(name))
         if key not in SUMMARY_ONLY:
-            expected = [printed[key, q] for q in table.index]
+            expected = trec_eval_nan_as_zero(key, table[canonical].to_numpy(), [printed[key, q] for q in table.index],
+                                             emptied(run, qrels, list(table.index)))
             np.testing.assert_allclose(table[canonical].to_numpy(), expected, rtol=0, atol=PRINTED, equal_nan=True,
                                        err_msg=name)
             COMPARED["trec_eval"] += len(expected)
@@ -696,3 +725,28 @@ def test_judged_only_drops_negative_grades_as_trec_eval_minus_j(tmp_path, seed):
 def test_compared_counts_last(capsys):
     with capsys.disabled():
         print(f"\ntrec_set_kernels values compared: {COMPARED}")
+
+
+def test_a_ranking_left_empty_has_one_value_however_it_was_emptied(tmp_path, capsys):
+    """IPrec and 11pt_avg of a query whose judged ranking is empty: 0 whether judged_only is the measure's parameter
+    or trec_query_metrics' (and -M 0), so one measure has one number (mean 0.5 here, not 1.0 with the query
+    skipped); `evalframe trec --format trec_eval -J` prints trec_eval's 0 / 0, -nan, as trec_eval does."""
+    from evalframe import EvaluationResult
+    from evalframe.present import cli
+
+    run = {"q1": {"u1": 2.0, "u2": 1.0}, "q2": {"a": 1.0}}  # q1 retrieves unjudged documents only
+    qrels = {"q1": {"r": 1}, "q2": {"a": 1}}
+    result = EvaluationResult.from_trec(run, qrels)
+    own = result.trec_query_metrics(["IPrec(judged_only=True)@0", "11pt_avg(judged_only=True)"])
+    flag = result.trec_query_metrics(["IPrec@0", "11pt_avg"], judged_only=True)
+    cut = result.trec_query_metrics(["IPrec@0", "11pt_avg"], max_docs=0)
+    assert own.to_numpy().tolist() == flag.to_numpy().tolist() == [[0.0, 0.0], [1.0, 1.0]]
+    assert cut.to_numpy().tolist() == [[0.0, 0.0], [0.0, 0.0]]
+    assert result.trec_metrics(["IPrec(judged_only=True)@0"]) == {"IPrec(judged_only=True)@0.0": 0.5}
+    assert result.trec_metrics(["IPrec@0"], judged_only=True) == {"IPrec@0.0": 0.5}
+    qrels_file, run_file = write_files(tmp_path, run, qrels)
+    assert cli.main(["trec", str(run_file), str(qrels_file), "-J", "-m", "iprec_at_recall.0", "-q",
+                     "--format", "trec_eval"]) == 0
+    assert capsys.readouterr().out.splitlines() == ["iprec_at_recall_0.00  \tq1\t  -nan",
+                                                    "iprec_at_recall_0.00  \tq2\t1.0000",
+                                                    "iprec_at_recall_0.00  \tall\t  -nan"]

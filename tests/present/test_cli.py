@@ -14,8 +14,8 @@ from evalframe.metrics.registry import TREC_MEASURES
 
 from evalframe import EvaluationResult
 from evalframe.present import cli
-from evalframe.present.cli import command_parsers, main
-from evalframe.present.parsers import local_path
+from evalframe.present.cli import main
+from evalframe.present.parsers import comma_list, command_parsers, local_path
 
 DEMO = Path(__file__).parents[2] / "evalframe" / "data" / "demo_result"
 RUNS = Path(__file__).parents[2] / "docs" / "examples" / "runs.jsonl"
@@ -98,8 +98,8 @@ def test_list_metrics_prints_level_headline_and_bounds_of_every_metric(capsys):
     assert list(measures)[:8] == ["AP", "nDCG", "P", "R", "RR", "Success", "Rprec", "Bpref"]
     assert measures["P"].split()[:5] == ["P", "document", "@k,", "rel", "[0,"]
     assert measures["nDCG"].split()[:3] == ["nDCG", "document", "[@k]"]
-    assert measures["AP"].endswith("trec_eval: map, map_cut.k; also: MAP.")
-    assert measures["RR"].endswith("trec_eval: recip_rank; also: MRR.")
+    assert measures["AP"].endswith("trec_eval: map, map_cut.k; also: MAP, map[@k].")  # ir_measures', ranx's
+    assert measures["RR"].endswith("trec_eval: recip_rank; also: MRR, mrr[@k].")
     # which way each is better, after the bounds (the registry's direction): higher, lower, neither for a count
     assert lines["f1"][5] == "higher" and lines["mrr"][4] == "higher"  # [0, 1] is two words
     assert measures["unj"].split()[5] == "lower" and measures["rbp_resid"].split()[4] == "lower"
@@ -415,7 +415,8 @@ def _valued_options(argparse_checks: bool) -> list[tuple[str, str]]:
         for action in command.options:
             if action.nargs == 0:
                 continue
-            own_type = action.type not in (None, int, float, str, Path, local_path)  # a path: not a URL
+            # a path: not a URL; a comma-separated list refuses nothing
+            own_type = action.type not in (None, int, float, str, Path, local_path, comma_list)
             if (bool(action.choices) or own_type) == argparse_checks:
                 pairs.append((name, max(action.option_strings, key=len)))
     return pairs
@@ -479,10 +480,10 @@ def test_options_argparse_checks_are_usage_errors_naming_the_flag(tmp_path, caps
 
 def test_an_error_names_the_flag_as_typed(capsys, tmp_path):
     args = _fill(["trec", "{run}", "{qrels}"], tmp_path)
-    code, _, err = run(capsys, *args, "-m", "ndcg@x")
-    assert code == 1 and err.startswith("error: -m: unknown measure 'ndcg@x'")
-    code, _, err = run(capsys, *args, "--measure=ndcg@x")
-    assert code == 1 and err.startswith("error: --measure: unknown measure 'ndcg@x'")
+    code, _, err = run(capsys, *args, "-m", "ndgc@x")
+    assert code == 1 and err.startswith("error: -m: unknown measure 'ndgc@x'")
+    code, _, err = run(capsys, *args, "--measure=ndcg@x")  # ranx's ndcg, with a mistake in its cutoff
+    assert code == 1 and err.startswith("error: --measure: the cutoff of 'ndcg@x' must be a positive int")
 
 
 def test_metrics_by_a_filters_field_no_query_has_is_an_error(capsys):
@@ -510,16 +511,15 @@ def test_an_error_about_a_positional_argument_names_it_as_the_usage_line_does(ca
 def test_the_parsers_name_the_formats_and_commands_the_implementations_have():
     # the parsers are built without pandas, so they name the formats themselves: the same names as the renderers'
     from evalframe.frames import judged_codes
-    from evalframe.present import commands, formats, parsers
-    from evalframe.report import RENDERERS
+    from evalframe.present import commands, formats, parsers, trec_formats
+    from evalframe.report import FORMATS
 
     assert parsers.TABLE_FORMAT_NAMES == tuple(formats.TABLE_FORMATS) == formats.FORMATS
-    assert parsers.TREC_FORMAT_NAMES == tuple(formats.TREC_FORMATS)
+    assert parsers.TREC_FORMAT_NAMES == tuple(trec_formats.TREC_FORMATS)
     assert parsers.MISSING_QUERY_NAMES == judged_codes.MISSING_QUERY_RULES  # evalframe trec --missing-queries
-    assert parsers.REPORT_FORMAT_NAMES == tuple(RENDERERS)
     choices = {name: next(a.choices for a in parser.options if "--format" in a.option_strings)
                for name, parser in command_parsers().items() if name in ("metrics", "worst", "compare", "trec", "report")}
     assert choices == {"metrics": formats.FORMATS, "worst": formats.FORMATS, "compare": formats.FORMATS,
-                       "trec": tuple(formats.TREC_FORMATS), "report": tuple(RENDERERS)}
+                       "trec": tuple(trec_formats.TREC_FORMATS), "report": tuple(FORMATS)}
     # every command has an implementation: list-metrics here, the others in commands (loaded when one runs)
     assert set(cli.COMMANDS) == set(command_parsers()) == set(commands.COMMANDS) | {"list-metrics"}

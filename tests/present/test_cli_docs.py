@@ -30,11 +30,12 @@ def test_the_page_has_the_examples_it_is_known_for():
     commands = [example.command for example in EXAMPLES]
     for command in ("evalframe --help", "evalframe report evalframe/data/demo_result -n 1",
                     "evalframe report evalframe/data/demo_result -n 1 --format json",
-                    "evalframe trec run.txt qrels.txt -m ndcg@10", "evalframe list-metrics"):
+                    "evalframe trec run.txt qrels.txt -m ndgc@10", "evalframe list-metrics"):
         assert command in commands
     # the illustration of a cluster build is marked as not run
     assert not any("--scheduler tcp://" in command for command in commands)
-    assert len(EXAMPLES) == 33  # 24, the report as JSON, compare of TREC run files, fuse (5), trec_eval's flags (2)
+    assert len(EXAMPLES) == 34  # 24, the report as JSON, compare of TREC run files, fuse (5), trec_eval's flags (2),
+    # ranx's names read by evalframe trec
     # the IR page's four trec examples and its compare example run too; the cluster page's need a cluster and are marked
     assert [len(docs.examples(TEXTS[page], page)) for page in ("ir-researchers.md", "cluster.md")] == [5, 0]
 
@@ -49,7 +50,9 @@ def test_the_page_shows_what_the_command_prints(page, example, outputs):
 def test_known_outputs_in_words():
     # the four outputs that had drifted, independently of the page: what a user sees today
     shown = {example.command: example.shown for example in EXAMPLES}
-    assert shown["evalframe trec run.txt qrels.txt -m ndcg@10"][0].endswith("Did you mean 'nDCG@10'?")
+    assert shown["evalframe trec run.txt qrels.txt -m ndgc@10"][0].endswith("Did you mean 'nDCG@10'?")
+    assert shown["evalframe trec run.txt qrels.txt -m ndcg@10 -m mrr -m hit_rate@1"][1:] == [  # ranx's names
+        "nDCG@10  \tall\t0.3612", "RR       \tall\t0.5000", "Success@1\tall\t0.5000"]
     report = shown["evalframe report evalframe/data/demo_result -n 1"]
     assert report[2].startswith("Scopes: document_scope='document_id_or_answer', answer_scope='any'")
     assert "gold:   doc-everest" in report and "What the numbers mean" in report

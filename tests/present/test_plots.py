@@ -12,7 +12,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from evalframe import InvalidParameterError  # noqa: E402
-from evalframe.present.plots import plot_comparison, plot_funnel, plot_metric_distribution, plot_metrics_at_k  # noqa: E402
+from evalframe.report.plots import plot_comparison, plot_funnel, plot_metric_distribution, plot_metrics_at_k  # noqa: E402
 from tests.fixtures import hand_result  # noqa: E402
 
 

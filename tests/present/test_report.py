@@ -10,7 +10,7 @@ import pytest
 from evalframe import EvaluationResult, InvalidParameterError, load_demo_result, print_eval_report
 from evalframe.present.cli import main
 from evalframe.metrics.registry import METRICS
-from evalframe.report import build_report
+from evalframe.report.reports import build_report
 
 DEMO = Path(__file__).parents[2] / "evalframe" / "data" / "demo_result"
 

@@ -309,3 +309,26 @@ def test_a_run_ranking_docid_00_and_ids_with_markdown_bars(tmp_path, capsys, mon
     for fmt in ("markdown", "tsv", "json"):
         status, out, err = columnar(capsys, monkeypatch, argv(run, qrels, MEASURES, per_query=True, fmt=fmt))
         assert (status, err) == (0, "") and out == reference(run, qrels, MEASURES, per_query=True, fmt=fmt)
+
+
+def test_counts_print_as_integers_in_evalframes_own_format(tmp_path, capsys):
+    """The counts (the measures the registry sums over queries: NumRet, NumRel, NumRelRet, num_nonrel_judged_ret) as
+    integers, per query and for all, in the tsv and markdown formats; --format trec_eval keeps trec_eval's bytes."""
+    run, qrels = tmp_path / "run.txt", tmp_path / "qrels.txt"
+    run.write_text("q1 Q0 d1 1 3.0 a\nq1 Q0 d2 2 2.0 a\nq1 Q0 d3 3 1.0 a\nq2 Q0 d4 1 2.0 a\nq2 Q0 d5 2 1.0 a\n")
+    qrels.write_text("q1 0 d2 2\nq1 0 d3 0\nq2 0 d4 1\nq2 0 d9 3\n")
+    measures = ["-m", "num_ret", "-m", "num_rel", "-m", "NumRelRet(rel=2)", "-m", "num_nonrel_judged_ret", "-m", "RR"]
+    assert cli.main(["trec", str(run), str(qrels), *measures, "-q"]) == 0
+    # q1: 3 retrieved, 1 relevant (d2, grade 2), d3 judged 0 retrieved; q2: 2 retrieved, 2 relevant (d4, d9: grade 3)
+    assert capsys.readouterr().out.splitlines() == [
+        "NumRet               \tq1\t3", "NumRel               \tq1\t1", "NumRelRet(rel=2)     \tq1\t1",
+        "num_nonrel_judged_ret\tq1\t1", "RR                   \tq1\t0.5000",
+        "NumRet               \tq2\t2", "NumRel               \tq2\t2", "NumRelRet(rel=2)     \tq2\t0",
+        "num_nonrel_judged_ret\tq2\t0", "RR                   \tq2\t1.0000",
+        "num_q                \tall\t2", "NumRet               \tall\t5", "NumRel               \tall\t3",
+        "NumRelRet(rel=2)     \tall\t1", "num_nonrel_judged_ret\tall\t1", "RR                   \tall\t0.7500"]
+    assert cli.main(["trec", str(run), str(qrels), "-m", "num_ret", "-m", "RR", "-q", "--format", "markdown"]) == 0
+    assert capsys.readouterr().out.splitlines()[2:] == ["| q1 | 3 | 0.5000 |", "| q2 | 2 | 1.0000 |",
+                                                        "| all | 5 | 0.7500 |"]
+    assert cli.main(["trec", str(run), str(qrels), "-m", "num_ret", "-m", "recip_rank", "--format", "trec_eval"]) == 0
+    assert capsys.readouterr().out == "num_ret               \tall\t5\nrecip_rank            \tall\t0.7500\n"

@@ -646,7 +646,7 @@ def test_num_rel_summary_with_c_and_l_by_hand(tmp_path, capsys):
         "num_rel               \tq1\t2\nnum_rel               \tq2\t0\nnum_rel               \tq3\t1\n"
         "num_rel               \tall\t5\n")
     assert cli.main(["trec", str(run), str(qrels), "-c", "-l", "2", "-m", "num_rel"]) == 0
-    assert capsys.readouterr().out == "num_q        \tall\t3\nNumRel(rel=2)\tall\t3.0000\n"
+    assert capsys.readouterr().out == "num_q        \tall\t3\nNumRel(rel=2)\tall\t3\n"  # a count: an integer
     result = EvaluationResult.from_trec(run, qrels, progress=False)
     assert result.trec_metrics(["num_rel"], rel=2, complete=True) == {"NumRel(rel=2)": 3.0}
     assert result.trec_metrics(["num_rel"], complete=True) == {"NumRel": 5.0}  # level 1: the same lines as trec_eval

@@ -31,7 +31,7 @@ import pytest
 
 import evalframe as ef
 from evalframe.present.cli import main
-from evalframe.report.model import WRONG_EXAMPLES_FIELDS
+from evalframe.options import WRONG_EXAMPLES_FIELDS
 from evalframe.sources.runs import read_runs
 from tests.fixtures import SCRIPTS, load_benchmark
 
@@ -83,7 +83,7 @@ def allowed(field: str, payload: str) -> str:
 def shown(text: str) -> list[str]:
     """What the page may show for ``text`` (any one of them): as it is, or cut to one line (whitespace runs as one
     space, U+2028 and U+2029 included) and to :data:`CUT` characters; a NUL as its picture ``␀`` and a lone
-    surrogate as U+FFFD, as ``evalframe.report.render`` documents."""
+    surrogate as U+FFFD, as ``evalframe.report.escape`` documents."""
     text = text.replace("\x00", "\u2400")
     text = re.sub("[\ud800-\udfff]", "\ufffd", text)
     one_line = " ".join(text.split())
@@ -263,7 +263,7 @@ def test_a_file_name_with_hostile_text_names_its_run(browser, tmp_path):
 
 def test_the_comparison_page_has_no_data_in_its_script(mixed_pages):
     """The page's one script is the renderer's constant: no user text inside it (a ``</script>`` there would end it)."""
-    from evalframe.report.render import _COMPARISON_JS
+    from evalframe.report.html import _COMPARISON_JS
 
     page = mixed_pages[1][0].read_text(encoding="utf-8")
     assert page.count("<script>") == 1 and page.split("<script>")[1].split("</script>")[0] == _COMPARISON_JS

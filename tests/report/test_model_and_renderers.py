@@ -12,9 +12,11 @@ import pytest
 from evalframe import load_demo_result
 from evalframe.errors import InvalidParameterError
 from evalframe.present.cli import main
-from evalframe.report import RENDERERS, Report, build_report
+from evalframe.report import FORMATS
+from evalframe.report.reports import Report, build_report
+from evalframe.report.json import to_dict
 from evalframe.report.model import FunnelNode, FunnelRow, build_model
-from evalframe.report.render import render_text, to_dict
+from evalframe.report.text import render as render_text
 
 DEMO = Path(__file__).resolve().parents[2] / "evalframe" / "data" / "demo_result"
 
@@ -97,21 +99,11 @@ def test_markdown_tables(report):
 
 
 def test_every_format_is_one_renderer_of_the_model(report):
-    assert list(RENDERERS) == ["text", "html", "markdown", "json"]
+    assert list(FORMATS) == ["text", "html", "markdown", "json"]
     assert report.text == render_text(report.model) == report.render("text") == str(report)
     assert report.html == report.render("html") == report._repr_html_()
     with pytest.raises(InvalidParameterError, match="format must be one of"):
         report.render("pdf")
-
-
-def test_the_old_import_path_warns_and_gives_the_same_functions():
-    import importlib
-    import sys
-
-    sys.modules.pop("evalframe.present.report", None)
-    with pytest.warns(FutureWarning, match="evalframe.present.report moved to evalframe.report"):
-        old = importlib.import_module("evalframe.present.report")
-    assert old.build_report is build_report and old.Report is Report
 
 
 def run(capsys, *argv):
@@ -141,14 +133,14 @@ def test_cli_report_json_with_html_file_stays_json(capsys, tmp_path):
     assert page.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
 
 
-def test_a_report_of_its_two_texts_still_works_with_a_future_warning():
-    with pytest.warns(FutureWarning, match=r"Report\(text, html\) is deprecated"):
-        old = Report("plain\n", "<p>page</p>")
-    with pytest.warns(FutureWarning):
-        named = Report(text="plain\n", html="<p>page</p>")
-    assert (old.text, old.html, str(old), old._repr_html_()) == ("plain\n", "<p>page</p>", "plain\n", "<p>page</p>")
-    assert old == named
-    with pytest.raises(InvalidParameterError, match="has no json form"):
-        old.to_json()
+def test_a_report_is_made_of_its_model_only():
+    # Report(text, html), the form of the report before it held its model, is gone (never released)
+    with pytest.raises(InvalidParameterError, match=r"^Report takes the report's model \(build_report\(result\) builds "
+                                                    r"it\); got str\.$"):
+        Report("plain\n")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"takes 2 positional arguments but 3 were given"):
+        Report("plain\n", "<p>page</p>")  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match=r"unexpected keyword argument 'text'"):
+        Report(text="plain\n", html="<p>page</p>")  # type: ignore[call-arg]
     with pytest.raises(InvalidParameterError, match="Report takes the report's model"):
-        Report(42)
+        Report(42)  # type: ignore[arg-type]

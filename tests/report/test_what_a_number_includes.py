@@ -10,7 +10,7 @@ import json
 import pytest
 
 from evalframe import EvaluationResult, load_demo_result
-from evalframe.report import build_report
+from evalframe.report.reports import build_report
 from evalframe.report.model import build_model
 from tests.fixtures import reader_frame, ten_query_result
 

@@ -88,7 +88,10 @@ def from_file() -> EvaluationResult:
 @pytest.fixture(scope="module")
 def by_hand(tmp_path_factory: pytest.TempPathFactory) -> EvaluationResult:
     path = tmp_path_factory.mktemp("runs") / "runs.jsonl"
-    path.write_text("".join(json.dumps(line) + "\n" for line in RUNS_LINES), encoding="utf-8")
+    # the run result's input "topic" plays no role: each question's meta field, as a Ragas dataset's text column
+    topics = ["germany", "france", "sports", "germany", "geography"]
+    path.write_text("".join(json.dumps({**line, "meta": {"topic": topic}}) + "\n"
+                            for line, topic in zip(RUNS_LINES, topics)), encoding="utf-8")
     from evalframe import read_runs
     labels, outputs = read_runs(path)
     return EvaluationResult.from_runs(labels, outputs, progress=False, keep_scores=True)
@@ -181,19 +184,23 @@ def test_the_detailed_report_gives_the_same_result(from_file):
 
 
 def test_the_scores_of_a_detailed_report_are_its_numeric_columns_without_a_role():
-    from evalframe.sources.haystack2 import read_haystack2
+    from evalframe.sources.haystack2 import haystack2_records
     frame = pd.DataFrame(json.loads((DATA / "detailed_report.json").read_text()))
     frame["passing"] = [True, False, True, True, False]  # a bool is no score
     frame["nothing"] = None  # nor a column without any number
     frame["latency"] = [0.5, None, 1.5, 2.0, 1.0]  # a number missing: NaN
-    read = read_haystack2(frame, document_comparison_field="id")
-    assert list(read.records[1].scores) == ["doc_mrr", "doc_map", "doc_recall", "doc_ndcg", "exact_match",
+    with pytest.warns(UserWarning, match=r"^from_haystack2: columns that give no score: 'passing' \(a meta field: "
+                                         r"True / False, not numbers\), 'nothing' \(a meta field: no value in any row\)"):
+        read = haystack2_records(frame, document_comparison_field="id")
+    # exact_match is evalframe's own metric: Haystack's kept beside it
+    assert list(read.records[1].scores) == ["doc_mrr", "doc_map", "doc_recall", "doc_ndcg", "haystack_exact_match",
                                             "faithfulness", "latency"]
     assert math.isnan(read.records[1].scores["latency"]) and read.records[2].scores["latency"] == 1.5
     assert [r.where for r in read.records][:2] == ["row 1", "row 2"]
     frame["question"] = frame["question"].astype(object)
     frame.loc[2, "question"] = 7
-    with pytest.raises(EvalframeError, match=r"row 3: question must be the question's text; got 7"):
+    with pytest.raises(EvalframeError, match=r"row 3: question must be the question's text; got 7"), \
+            pytest.warns(UserWarning, match="columns that give no score"):
         EvaluationResult.from_haystack2(frame)
 
 
@@ -232,8 +239,8 @@ def test_pipeline_outputs_of_the_last_component_alone():
 
 
 def test_haystack_document_dicts_keep_their_flattened_meta():
-    from evalframe.sources.haystack2 import read_haystack2
-    read = read_haystack2(RUN, scores=[], document_comparison_field="id")
+    from evalframe.sources.haystack2 import haystack2_records
+    read = haystack2_records(RUN, scores=[], document_comparison_field="id")
     first = read.records[0].retrieved[0]
     assert (first.id, first.score, dict(first.meta)) == ("d2", 0.9, {"source": "wiki/bonn"})
 
@@ -266,21 +273,20 @@ def test_meta_of_pipeline_outputs():
 
 
 def test_individual_scores_are_kept_per_question_under_free_names():
-    from evalframe.result import _score_name_taken
-    from evalframe.sources.haystack2 import read_haystack2
+    from evalframe.sources.haystack2 import haystack2_records
     results = json.loads(RUN.read_text())["results"]
-    read = read_haystack2(RUN, taken=_score_name_taken)
+    read = haystack2_records(RUN)
     # "exact_match" is evalframe's own metric: Haystack's is kept beside it as haystack_exact_match
     assert list(read.records[0].scores) == ["doc_mrr", "doc_map", "doc_recall", "doc_ndcg", "haystack_exact_match",
                                             "faithfulness"]
     for name, outcome in results.items():
         ours = "haystack_exact_match" if name == "exact_match" else name
         assert [r.scores[ours] for r in read.records] == [float(v) for v in outcome["individual_scores"]]
-    chosen = read_haystack2(RUN, scores=["faithfulness"], taken=_score_name_taken)
+    chosen = haystack2_records(RUN, scores=["faithfulness"])
     assert [r.scores for r in chosen.records][:2] == [{"faithfulness": 1.0}, {"faithfulness": 0.0}]
     with pytest.raises(InvalidParameterError, match=r"scores: the source has no score 'faithfulnes'; its scores are"):
-        read_haystack2(RUN, scores=["faithfulnes"])
-    assert read_haystack2(RUN, scores=[]).records[0].scores is None
+        haystack2_records(RUN, scores=["faithfulnes"])
+    assert haystack2_records(RUN, scores=[]).records[0].scores is None
 
 
 def test_individual_scores_are_measures_of_the_generator():

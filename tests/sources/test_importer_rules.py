@@ -248,6 +248,19 @@ def test_flatten_and_report_from_a_file_skip_only_when_asked(tmp_path, capsys):
     assert line.startswith("error: --skip-invalid is for the files of --from ragas, haystack2, llamaindex or frame")
 
 
+def test_every_command_on_a_folder_with_left_out_queries_says_so(tmp_path, capsys):
+    """The review of item 8: evalframe metrics, worst and compare printed means over fewer queries without a word."""
+    path = no_label_file(tmp_path)
+    assert run(capsys, "flatten", "--from", "ragas", path, "-o", tmp_path / "out", "--skip-invalid")[0] == 0
+    said = (f"warning: 1 query of the source was left out of the result (each mean is over the others): 1 with "
+            f"{NO_LABEL} ({path}:2).")
+    for argv in (["metrics", tmp_path / "out"], ["worst", tmp_path / "out", "--node", "Retriever"],
+                 ["compare", tmp_path / "out", tmp_path / "out", "--node", "Retriever"],
+                 ["metrics", tmp_path / "out", "--format", "json"]):
+        code, out, err = run(capsys, *argv)
+        assert code == 0 and said in err.splitlines(), (argv, err)
+
+
 def test_a_damaged_skipped_entry_in_the_manifest_is_named_at_load(tmp_path):
     result = EvaluationResult.from_ragas(no_label_file(tmp_path), on_invalid="skip", progress=False)
     folder = result.save(tmp_path / "out")

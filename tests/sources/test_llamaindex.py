@@ -23,7 +23,7 @@ import pandas as pd
 import pytest
 
 from evalframe import EvalframeError, EvaluationResult, LoadError, read_runs
-from evalframe.sources.llamaindex import read_llamaindex
+from evalframe.sources.llamaindex import llamaindex_records
 from evalframe.sources.records import retrieved_of
 
 DATA = Path(__file__).parents[1] / "data" / "rag" / "llamaindex"
@@ -132,12 +132,12 @@ def test_retrieved_nodes_as_node_with_score_and_langchain_dumps(from_file):
 
 
 def test_metric_dict_scores_are_kept_per_query_under_free_names():
-    from evalframe.result import _score_name_taken
+    from evalframe.sources.foreign import score_name_taken as _score_name_taken
     golden = json.loads((DATA / "retrieval_results.json").read_text())
-    read = read_llamaindex(golden, taken=_score_name_taken)
-    # evalframe owns mrr, precision, ndcg, and recall and ap as trec_eval's names (R, AP): llama-index's are kept
-    # beside them
-    renamed = {"hit_rate": "hit_rate", "mrr": "llamaindex_mrr", "precision": "llamaindex_precision",
+    read = llamaindex_records(golden)
+    # evalframe owns mrr, precision, ndcg, recall and ap as trec_eval's names (R, AP), hit_rate as ranx's (success):
+    # llama-index's are kept beside them
+    renamed = {"hit_rate": "llamaindex_hit_rate", "mrr": "llamaindex_mrr", "precision": "llamaindex_precision",
                "recall": "llamaindex_recall", "ap": "llamaindex_ap", "ndcg": "llamaindex_ndcg"}
     assert {name: _score_name_taken(name) for name in renamed} == {name: name != target
                                                                     for name, target in renamed.items()}
@@ -149,17 +149,17 @@ def test_metric_dict_scores_are_measures_of_the_retriever():
     golden = json.loads((DATA / "retrieval_results.json").read_text())
     result = EvaluationResult.from_llamaindex(DATA / "retrieval_results.json", progress=False)
     metrics = result.calculate_metrics()["Retriever"]
-    assert metrics["hit_rate"] == pytest.approx(3 / 4)
+    assert metrics["llamaindex_hit_rate"] == pytest.approx(3 / 4)
     assert metrics["llamaindex_mrr"] == pytest.approx((1 / 2 + 1 / 3 + 1 + 0) / 4) == pytest.approx(metrics["mrr"])
     for theirs, ours in (("precision", "precision"), ("recall", "recall_multi_hit"), ("ap", "map"), ("ndcg", "ndcg")):
         assert metrics[f"llamaindex_{theirs}"] == pytest.approx(metrics[ours]), theirs
-    assert result.query_metrics("Retriever")["hit_rate"].tolist() == [r["metric_dict"]["hit_rate"]["score"]
+    assert result.query_metrics("Retriever")["llamaindex_hit_rate"].tolist() == [r["metric_dict"]["hit_rate"]["score"]
                                                                       for r in golden]
     declared = result.scores["llamaindex_mrr"]
     assert (declared.direction, declared.bounds) == ("higher", (0.0, 1.0))
     assert declared.description.startswith("llama-index MRR")
     only = EvaluationResult.from_llamaindex(golden, scores=["hit_rate"], progress=False)
-    assert list(only.scores) == ["hit_rate"]
+    assert list(only.scores) == ["llamaindex_hit_rate"]
     golden[1]["metric_dict"]["ndcg"]["score"] = 1.5
     with pytest.raises(EvalframeError, match=r"results\[1\]: metric_dict\['ndcg'\]\.score: 1\.5 lies outside the "
                                              r"bounds \[0, 1\] declared for score 'llamaindex_ndcg'"):
@@ -175,32 +175,32 @@ def test_errors_name_the_result_and_the_field(tmp_path):
     results = _results()
     del results[2]["retrieved_ids"]
     with pytest.raises(EvalframeError, match=r"results\[2\]: retrieved_ids is missing"):
-        read_llamaindex(results)
+        llamaindex_records(results)
     results = _results()
     results[1]["expected_ids"] = "d3"
     with pytest.raises(EvalframeError, match=r"results\[1\]: expected_ids must be a list of strings; got 'd3'"):
-        read_llamaindex(results)
+        llamaindex_records(results)
     results = _results()
     results[0]["retrieved_texts"].pop()
     with pytest.raises(EvalframeError, match=r"results\[0\]: retrieved_ids has 2 entries and retrieved_texts 1"):
-        read_llamaindex(results)
+        llamaindex_records(results)
     results = _results()
     results[3]["metric_dict"]["mrr"] = {"score": "low"}
     with pytest.raises(EvalframeError, match=r"results\[3\]: metric_dict\['mrr'\]\.score must be a number"):
-        read_llamaindex(results)
+        llamaindex_records(results)
     results = _results()
     results[0]["retrieved_ids"][1] = None
     path = tmp_path / "results.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in results))
     with pytest.raises(EvalframeError, match=r"results\.jsonl:1: retrieved_ids\[1\] must be a string; got None"):
-        read_llamaindex(path)
+        llamaindex_records(path)
     path.write_text('{"query": \n')
     with pytest.raises(LoadError, match=r"results\.jsonl:1: not valid JSON"):
-        read_llamaindex(path)
+        llamaindex_records(path)
     with pytest.raises(EvalframeError, match="from_llamaindex takes RetrievalEvalResult objects"):
-        read_llamaindex(42)
+        llamaindex_records(42)
     with pytest.raises(EvalframeError, match=r"results\[0\]: a RetrievalEvalResult \(or its dict\) is expected"):
-        read_llamaindex([42])
+        llamaindex_records([42])
 
 
 # ------------------------------------------------------------------------------------------------ live objects

@@ -102,7 +102,7 @@ def runs_result(tmp_path, lines: list[dict], **options: Any) -> EvaluationResult
 
 
 def built(records: list[Record], **options: Any) -> EvaluationResult:
-    return build(records, from_runs=EvaluationResult.from_runs, progress=False, **options)
+    return EvaluationResult(build(records, progress=False, **options))
 
 
 def same_frames(a: EvaluationResult, b: EvaluationResult) -> None:

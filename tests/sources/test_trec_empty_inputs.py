@@ -92,3 +92,27 @@ def test_an_empty_run_and_empty_qrels_evaluate_no_query_as_pytrec_eval_does(buil
             means = result.trec_metrics([*MEASURES, "num_q", "num_ret"], complete=complete)
         assert means == {**dict.fromkeys(MEASURES, 0.0), "NumQ": 0.0, "NumRet": 0.0}
     assert result.calculate_metrics() == {"Retriever": {}}  # no query: no metric, as for any node without rows
+
+
+@pytest.mark.parametrize("copy_of", ["csv", "parquet", "partitioned", "deepcopy"])
+def test_an_empty_trec_result_stays_one_of_no_query_when_saved_loaded_or_copied(tmp_path, copy_of):
+    """The review of item 11: after save + load (or a deep copy) the node of no row was "no node has document rows"
+    (its rows' type cells are gone; its columns say it is a document node), and report() refused its headline."""
+    import copy
+
+    result = EvaluationResult.from_trec({}, {}, progress=False)
+    if copy_of == "deepcopy":
+        again = copy.deepcopy(result)
+    else:
+        storage = "csv" if copy_of == "csv" else "parquet"
+        folder = result.save(tmp_path / "empty", format=storage, partitions=4 if copy_of == "partitioned" else None,
+                             progress=False)
+        again = EvaluationResult.load(folder, progress=False)
+    assert again.has_documents("Retriever") and not again.has_answers("Retriever")
+    table = again.trec_query_metrics(list(MEASURES))
+    assert len(table) == 0 and list(table.columns) == list(MEASURES)
+    with pytest.warns(UserWarning, match="no query of node 'Retriever' is evaluated"):
+        assert again.trec_metrics([*MEASURES, "num_q"]) == {**dict.fromkeys(MEASURES, 0.0), "NumQ": 0.0}
+    assert again.calculate_metrics() == {"Retriever": {}}
+    text = again.report(charts=True).text
+    assert "Worst queries of Retriever by recall_single_hit" in text and "no query scores" in text

@@ -16,7 +16,8 @@ from hypothesis import strategies as st
                 min_size=1, max_size=40), st.booleans())
 def test_trec_order_codes_is_trec_evals_sort(rows, with_text_ranks):
     """Queries in order of first appearance; score (as float32) descending; docid descending, by code point."""
-    from evalframe.frames.trec_codes import as_trec_scores, trec_order, trec_order_codes
+    from evalframe.frames.trec_codes import trec_order
+    from evalframe.frames.trec_ranking import as_trec_scores, trec_order_codes
 
     qids = np.array([f"q{q}" for q, _, _ in rows], dtype=object)
     docids = np.array([d for _, d, _ in rows], dtype=object)

@@ -1,0 +1,371 @@
+"""The one table of sources (:data:`SOURCES`): each input evalframe reads, what reads it, the files it takes and what
+they must hold, and how a file's content says it is one (:func:`detect`).
+
+``EvaluationResult.from_source(name, path, **options)`` and the ``from_<x>`` classmethods read it, as the commands'
+``--from`` and the docs do; adding a source is one module (its reader returns a
+:class:`~evalframe.sources.assemble.Built`) and one entry here.
+
+A file is claimed by a source when its suffix is one the source reads and its content looks like the source's (the
+keys of a JSON Lines file's first line, of a JSON file's first record, a CSV header, a Parquet schema, a TREC run
+line): a ``.jsonl`` file may be a runs file, a Ragas dataset or LlamaIndex results, and its first line tells them
+apart. ``frame`` (a table whose columns are named by the caller) is never claimed: it reads any table.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import inspect
+import io
+import json
+import os
+import re
+from collections.abc import Callable, Collection
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any
+
+from .._validation import check_choice, check_path
+from ..errors import InvalidParameterError
+from ..options import MatchingOptions
+from .assemble import Built
+from .frame import TABLE_SUFFIXES, read_frame
+from .haystack2 import ROLE_GUESSES, read_haystack2
+from .llamaindex import read_llamaindex
+from .ragas import OLDER_NAMES, read_ragas
+from .runs import read_runs_file
+from .trec import read_trec
+
+__all__ = ["Source", "SOURCES", "COMMON_OPTIONS", "detect", "candidates", "read_source"]
+
+#: The keyword options every reader of a file of pipeline outputs takes (the matching options too): not listed in
+#: :attr:`Source.options`.
+COMMON_OPTIONS: frozenset[str] = frozenset({"sas_model", "progress", *(f.name for f in fields(MatchingOptions))})
+#: How much of a file a sniff reads: its first line or record is read within it, or the file is claimed by no one.
+_HEAD = 1 << 20
+
+
+@dataclass(frozen=True)
+class Source:
+    """One input evalframe reads.
+
+    Parameters
+    ----------
+    name : str
+        The source's name (``--from NAME``, ``from_source(NAME, ...)``).
+    read : callable
+        ``read(path_or_object, **options) -> Built``.
+    suffixes : tuple of str
+        The file suffixes it reads (lower case; empty: any name, as TREC files have).
+    needs : str
+        One line for ``--help`` and the docs: what the file must hold.
+    sniff : callable, optional
+        ``sniff(path) -> bool``: whether a file's content says it is this source (None: never claimed, the caller
+        names it).
+
+    Examples
+    --------
+    >>> SOURCES["ragas"].suffixes
+    ('.jsonl', '.json', '.csv', '.parquet')
+    >>> "id_column" in SOURCES["ragas"].options, "id_column" in SOURCES["llamaindex"].options
+    (True, False)
+    """
+
+    name: str
+    read: Callable[..., Built]
+    suffixes: tuple[str, ...]
+    needs: str
+    sniff: Callable[[Path], bool] | None = None
+
+    @property
+    def options(self) -> tuple[str, ...]:
+        """The keyword options of :attr:`read` beyond the common ones (:data:`COMMON_OPTIONS`): what a command
+        offers as flags for this source, read from the reader's signature (never restated)."""
+        parameters = list(inspect.signature(self.read).parameters.values())[1:]
+        return tuple(p.name for p in parameters if p.kind is not inspect.Parameter.VAR_KEYWORD
+                     and p.name not in COMMON_OPTIONS)
+
+    def reads_suffix(self, path: Path) -> bool:
+        """Whether ``path``'s suffix is one this source reads (a ``.gz`` one: the suffix before it)."""
+        if not self.suffixes:
+            return True
+        suffixes = [s.lower() for s in path.suffixes]
+        if suffixes and suffixes[-1] == ".gz":
+            suffixes.pop()
+        return bool(suffixes) and suffixes[-1] in self.suffixes
+
+
+# ------------------------------------------------------------------------------------------------ sniffing
+#: A JSON string (escapes kept), or one of the punctuation marks that give a JSON text its shape.
+_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}:,]')
+
+
+@dataclass(frozen=True)
+class _Shape:
+    """What the start of a JSON text shows: its top container (``"{"`` or ``"["``) and the keys met at each depth
+    (1: the top object's keys; 2: the keys of the objects inside the top one)."""
+
+    top: str
+    keys: dict[int, set[str]]
+
+    def at(self, depth: int) -> set[str]:
+        return self.keys.get(depth, set())
+
+
+def _shape(text: str) -> _Shape | None:
+    """The shape of the start of a JSON text (it may be cut anywhere: the scan stops at the first piece it cannot
+    read whole); None when it is no JSON object or array."""
+    text = text.lstrip("\ufeff \t\r\n")
+    if not text or text[0] not in "{[":
+        return None
+    keys: dict[int, set[str]] = {}
+    stack: list[str] = []
+    end, pending = 0, None
+    for match in _TOKENS.finditer(text):
+        if '"' in text[end:match.start()]:  # a string cut by the end of the piece read: stop before it
+            break
+        end, token = match.end(), match.group()
+        if token in "{[":
+            stack.append(token)
+        elif token in "]}":
+            if not stack:
+                break
+            stack.pop()
+            if not stack:
+                break
+        elif token == ":" and pending is not None and stack and stack[-1] == "{":
+            keys.setdefault(len(stack), set()).add(pending)
+        pending = None
+        if token.startswith('"'):
+            try:
+                pending = json.loads(token)
+            except ValueError:
+                pending = None
+    return _Shape(text[0], keys)
+
+
+def _head(path: Path) -> bytes:
+    """The first bytes of a file (a gzip file's, expanded): at most :data:`_HEAD`."""
+    with path.open("rb") as handle:
+        start = handle.read(2)
+        handle.seek(0)
+        if start == b"\x1f\x8b":
+            with gzip.open(handle) as expanded:
+                return expanded.read(_HEAD)
+        return handle.read(_HEAD)
+
+
+def _text(path: Path) -> str:
+    return _head(path).decode("utf-8-sig", errors="replace")
+
+
+def _first_line(path: Path) -> str:
+    return next((line for line in _text(path).splitlines() if line.strip()), "")
+
+
+def _record_keys(path: Path) -> set[str]:
+    """The keys of a file's first record: a JSON Lines file's first line, a JSON list's first object, a JSON
+    object of columns (``{column: [values]}``), a CSV header, a Parquet schema."""
+    suffix = path.suffix.lower()
+    if suffix == ".csv":
+        return set(next(csv.reader(io.StringIO(_first_line(path))), []))
+    if suffix == ".parquet":
+        return _parquet_columns(path)
+    shape = _shape(_first_line(path) if suffix in (".jsonl", ".ndjson") else _text(path))
+    if shape is None:
+        return set()
+    return shape.at(1) if shape.top == "{" else shape.at(2)
+
+
+def _parquet_columns(path: Path) -> set[str]:
+    try:
+        import pyarrow.parquet as parquet  # the Parquet readers need it too (pip install "evalframe[parquet]")
+    except ImportError:
+        return set()
+    try:
+        return set(parquet.read_schema(path).names)
+    except (OSError, ValueError):
+        return set()
+
+
+def _is_runs(path: Path) -> bool:
+    keys = _record_keys(path)
+    return "query" in keys and "nodes" in keys and bool({"labels", "gold"} & keys)
+
+
+#: The sample columns of Ragas before 0.2 beside its ``question``.
+_OLDER_SAMPLE = frozenset(OLDER_NAMES) - {"question"}
+
+
+def _is_ragas(path: Path) -> bool:
+    keys = _record_keys(path)
+    return "user_input" in keys or ("question" in keys and bool(_OLDER_SAMPLE & keys) and "nodes" not in keys)
+
+
+def _is_llamaindex(path: Path) -> bool:
+    shape = _shape(_first_line(path) if path.suffix.lower() in (".jsonl", ".ndjson") else _text(path))
+    if shape is None:
+        return False
+    keys = shape.at(1) | shape.at(2) | (shape.at(3) if shape.at(1) == {"results"} else set())
+    return "expected_ids" in keys or ("query" in keys and bool({"retrieved_ids", "retrieved_nodes", "metric_dict"}
+                                                               & keys))
+
+
+#: The input names only a Haystack 2.x run result or detailed report uses (a Ragas table shares the others).
+_HAYSTACK_GOLD = frozenset(ROLE_GUESSES["gold_documents"][:3] + ROLE_GUESSES["gold_ids"][:2]
+                           + ROLE_GUESSES["gold_answers"][:3])
+
+
+def _is_haystack2(path: Path) -> bool:
+    shape = _shape(_text(path))
+    if shape is None or shape.top != "{":
+        return False
+    keys = shape.at(1)
+    return {"inputs", "results"} <= keys or (bool(set(ROLE_GUESSES["question"]) & keys) and bool(_HAYSTACK_GOLD & keys))
+
+
+def _is_trec_run(path: Path) -> bool:
+    """Whether the first line (not blank, not a ``#`` comment) is a TREC run line: ``qid Q0 docid rank score tag``."""
+    line = next((line for line in _text(path).splitlines() if line.strip() and not line.lstrip().startswith("#")), "")
+    parts = line.split()
+    if len(parts) != 6:
+        return False
+    try:
+        int(parts[3])
+        float(parts[4])
+    except ValueError:
+        return False
+    return True
+
+
+SOURCES: dict[str, Source] = {source.name: source for source in (
+    Source("runs", read_runs_file, (".jsonl", ".ndjson"),
+           "a runs file: one JSON object per line, a query with its gold and every node's outputs "
+           "(docs/runs-format.md)", _is_runs),
+    Source("ragas", read_ragas, TABLE_SUFFIXES,
+           "a Ragas dataset or evaluation frame: user_input, retrieved_contexts, response, reference, ... and its "
+           "metric columns (docs/rag.md)", _is_ragas),
+    Source("haystack2", read_haystack2, (".json",),
+           "a Haystack 2.x EvaluationRunResult as JSON: {\"inputs\": ..., \"results\": ...}, or its detailed report "
+           "(docs/frameworks.md)", _is_haystack2),
+    Source("llamaindex", read_llamaindex, (".json", ".jsonl", ".ndjson"),
+           "LlamaIndex RetrievalEvalResult dicts: a JSON list or one per line (docs/frameworks.md)", _is_llamaindex),
+    Source("frame", read_frame, TABLE_SUFFIXES,
+           "any table, one row per question, its columns named (question=, retrieved_ids=, ...; --column)"),
+    Source("trec", read_trec, (),
+           "a TREC run (qid Q0 docid rank score tag, plain or .gz) and its qrels (qrels=, --qrels)", _is_trec_run),
+)}
+
+
+def candidates(path: str | os.PathLike[str], among: Collection[str] | None = None) -> tuple[str, ...]:
+    """The sources (of ``among``, default all) that claim the file ``path``: its suffix is one they read and its
+    content looks like theirs; ``()`` for a path that is no readable file.
+
+    Examples
+    --------
+    >>> import json, tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "eval.jsonl"
+    >>> _ = path.write_text(json.dumps({"user_input": "q", "retrieved_contexts": ["c"], "reference": "a"}) + "\\n")
+    >>> candidates(path)
+    ('ragas',)
+    """
+    file = check_path(path, name="path")
+    if not file.is_file():
+        return ()
+    found = []
+    for name, source in SOURCES.items():
+        if (among is not None and name not in among) or source.sniff is None or not source.reads_suffix(file):
+            continue
+        try:
+            claimed = source.sniff(file)
+        except (OSError, EOFError, ValueError, gzip.BadGzipFile):  # unreadable: claimed by no one
+            claimed = False
+        if claimed:
+            found.append(name)
+    return tuple(found)
+
+
+def detect(path: str | os.PathLike[str], among: Collection[str] | None = None) -> str | None:
+    """The one source (of ``among``, default all) that claims the file ``path`` (:func:`candidates`); None when no
+    source does, or when several do (a file both could read: :func:`candidates` names them), so that the caller asks
+    for the source's name.
+
+    Examples
+    --------
+    >>> import json, tempfile, pathlib
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> runs = folder / "bm25.jsonl"
+    >>> _ = runs.write_text(json.dumps({"query": "q", "gold": {"document_ids": ["d1"]},
+    ...                                  "nodes": {"Retriever": {"documents": []}}}) + "\\n")
+    >>> detect(runs), detect(folder / "missing.jsonl"), detect(folder)
+    ('runs', None, None)
+    """
+    found = candidates(path, among)
+    return found[0] if len(found) == 1 else None
+
+
+def _not_detected(path: Path) -> InvalidParameterError:
+    found = candidates(path)
+    if found:
+        return InvalidParameterError(
+            f"{path} could be read as {' or '.join(found)}: name its source (source={found[0]!r}, or --from "
+            f"{found[0]}).", parameter="source")
+    return InvalidParameterError(
+        f"no source claims {path} by its suffix and content; name its source, one of {list(SOURCES)} "
+        "(frame: any table, its columns named).", parameter="source")
+
+
+def read_source(source: str | None, path: Any, **options: Any) -> Built:
+    """What a file (or an object) of a source builds: ``SOURCES[source].read(path, **options)``.
+
+    Parameters
+    ----------
+    source : str or None
+        The source's name, one of:
+
+        SOURCES_TABLE
+
+        None: the one source whose suffix and content claim the file (:func:`evalframe.sources.catalog.detect`);
+        an error names the candidates when none or several do.
+    path
+        The file (or, as the source's reader takes it, an object: a DataFrame, a list of dicts, a dict).
+    **options
+        The options of the source's reader (``EvaluationResult.from_<source>``'s; ``trec``: ``qrels=``).
+
+    Returns
+    -------
+    Built
+        What the source built (``EvaluationResult.from_source`` returns the result made of it).
+
+    Raises
+    ------
+    InvalidParameterError
+        An unknown source (the sources are listed), or a file no source (or several) claims when ``source`` is None.
+
+    Examples
+    --------
+    >>> from evalframe import EvaluationResult
+    >>> samples = [{"user_input": "Capital of Germany?", "retrieved_contexts": ["Bonn.", "Berlin."],
+    ...             "retrieved_context_ids": ["d2", "d1"], "reference_context_ids": ["d1"], "reference": "Berlin"}]
+    >>> EvaluationResult.from_source("ragas", samples, progress=False).calculate_metrics()["Retriever"]["mrr"]
+    0.5
+    >>> EvaluationResult.from_source("ragaz", samples)
+    Traceback (most recent call last):
+      ...
+    evalframe.errors.InvalidParameterError: source must be one of [...]; got 'ragaz'. Did you mean 'ragas'?
+    """
+    if source is None:
+        if not isinstance(path, (str, os.PathLike)):
+            raise InvalidParameterError(f"source=None finds the source of a file by its suffix and content; got "
+                                        f"{type(path).__name__}: name its source, one of {list(SOURCES)}.",
+                                        parameter="source")
+        file = check_path(path, name="path")
+        source = detect(file)
+        if source is None:
+            raise _not_detected(file)
+    return SOURCES[check_choice(source, tuple(SOURCES), name="source")].read(path, **options)
+
+
+if read_source.__doc__:  # the sources listed from the table (None under python -OO)
+    read_source.__doc__ = read_source.__doc__.replace("SOURCES_TABLE", "\n\n        ".join(
+        f"* ``{name!r}``: {entry.needs}" for name, entry in SOURCES.items()))
