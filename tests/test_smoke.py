@@ -23,3 +23,21 @@ def test_the_smoke_list_names_tests_there_are():
     assert len(set(SMOKE)) == len(SMOKE)
     stages = {entry.split("/")[1] for entry in SMOKE if entry.count("/") > 1}
     assert {"metrics", "frames", "sources", "analysis", "io", "evaluators", "report", "present"} <= stages
+
+
+def test_the_readme_and_ci_name_the_subsets():
+    """README.md names the smoke subset's and the stress tests' commands; .ci/run runs the stress tests in full and its
+    pandas 2.2 subset names paths that are there (a folded or moved test folder would leave it short, or fail CI)."""
+    import re
+    import shlex
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "python -m pytest -m smoke" in readme and "python -m pytest -m stress" in readme
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert re.search(r"^python -m pytest -q -p no:cacheprovider -m stress\b", ci, re.MULTILINE)
+    subset = re.search(r"^subset=\((.*?)\)", ci, re.MULTILINE | re.DOTALL)
+    assert subset is not None
+    paths = shlex.split(subset.group(1))
+    assert len(paths) >= 5
+    missing = [path for path in paths if not (ROOT / path).exists()]
+    assert not missing, f".ci/run's pandas 2.2 subset names paths that are not there: {missing}"
