@@ -309,16 +309,18 @@ def test_the_layout_is_recorded_and_the_repr_names_it(tmp_path, client):
                           np.arange(len(hand_result()["Reader"])))
 
 
-def test_compare_equals_the_in_memory_compare(tmp_path, client):
+# 50 queries here, 150 under the stress marker (which .ci/run runs in full)
+@pytest.mark.parametrize("queries", [50, pytest.param(150, marks=pytest.mark.stress)])
+def test_compare_equals_the_in_memory_compare(tmp_path, client, queries):
     # two runs that differ on some queries: recall takes few distinct differences (counts suffice), ndcg and f1 many
     # (the differences come back in A's order); three runs give p_holm too
-    base = make_result(150, seed=7)
-    other = make_result(150, seed=7)
+    base = make_result(queries, seed=7)
+    other = make_result(queries, seed=7)
     retriever = other["Retriever"]
     retriever["rank"] = retriever.groupby("multilabel_id", sort=False)["rank"].transform(lambda r: r[::-1].to_numpy())
     reader = other["Reader"]
     reader["f1"] = reader["f1"].to_numpy()[::-1]
-    third = make_result(150, seed=7)
+    third = make_result(queries, seed=7)
     third["Reader"]["exact_match"] = 1.0 - third["Reader"]["exact_match"]
     memory, cluster = [], []
     for i, result in enumerate((base, other, third)):
