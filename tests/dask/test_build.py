@@ -130,9 +130,11 @@ def test_documents_without_ids_in_several_shards_are_one_warning_with_the_total(
     assert sum("have no 'id'" in str(w.message) for w in caught) == 1
 
 
-def test_partitions_one_and_more_partitions_than_queries(client, hand_shards, tmp_path):
+# the hand case's four queries in 1 and 6 partitions here, in 16 under the stress marker (which .ci/run runs in full)
+@pytest.mark.parametrize("counts", [(1, 6), pytest.param((16,), marks=pytest.mark.stress)], ids=["1-6", "16"])
+def test_partitions_one_and_more_partitions_than_queries(client, hand_shards, tmp_path, counts):
     expected = in_memory(*hand_shards)
-    for partitions in (1, 16):
+    for partitions in counts:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             from_runs([str(p) for p in hand_shards], tmp_path / f"out{partitions}", partitions=partitions, client=client)
