@@ -30,8 +30,7 @@ from .analysis.analyses import MeanAnalyses, MetricKey, SlicePiece
 from .analysis.slices import SliceKey, beside, labelled, query_attributes, query_keys
 from .columns import EVAL_MODES
 from .errors import InvalidParameterError
-from .frames.arrays import DistinctLists
-from .frames.codings import Codings, NodeCoding
+from .frames.codings import Codings
 from .frames.pending import NodeFrames, PendingFrame
 from .frames.rows import NodeNeeded, document_node
 from .frames.store import PreparedStore
@@ -39,7 +38,6 @@ from .frames.tables import (answer_table, document_table, listed_rows, node_quer
                             trec_table)
 from .frames.topk import check_retriever_node
 from .metrics.registry import Metric
-from .frames.trec_layout import TrecLayout
 from .report.reports import Report, build_report
 from .frames.scores import ADD_SCORES, attach_scores, declared_by
 from .metrics.trec import measure_texts
@@ -183,24 +181,7 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
             raise InvalidParameterError(f"codings must be an evalframe.frames.codings.Codings (node -> NodeCoding); "
                                         f"got {type(codings).__name__}.")
         for node, coding in (codings or Codings()).items():
-            if not isinstance(coding, NodeCoding):
-                raise InvalidParameterError(f"codings[{node!r}] must be a NodeCoding; got {type(coding).__name__}.")
-            self._check_lists(node, coding.lists, f"codings[{node!r}].lists")
-            layout, rows = coding.trec, self.node_results.n_rows(self.check_node(node))
-            if layout is not None and (not isinstance(layout, TrecLayout) or len(layout.row_query) != rows):
-                raise InvalidParameterError(f"codings[{node!r}].trec must be the TrecLayout of node {node!r}'s frame, one "
-                                            f"code per row ({rows}); got {type(layout).__name__}.")
-            self._store.keep_coding(node, coding)
-
-    def _check_lists(self, node: str, columns: Mapping[str, DistinctLists], name: str) -> None:
-        """Check a node's list codings ``{column: DistinctLists}`` (``name``: the parameter, for the errors)."""
-        frame = self._store.view(self.check_node(node))  # an unknown node is named with the nodes held
-        for column, lists in (columns.items() if isinstance(columns, Mapping) else [(None, columns)]):
-            if column not in frame.columns or not isinstance(lists, DistinctLists) or len(lists.codes) != len(frame):
-                raise InvalidParameterError(
-                    f"{name}[{column!r}] must be the DistinctLists of a list column of "
-                    f"node {node!r} with one code per row ({len(frame)}); got {type(lists).__name__}"
-                    + ("" if column in frame.columns else " for a column the frame does not have") + ".")
+            self._store.keep_coding(self.check_node(node), coding)  # checked against the node's frame there
 
     @property
     def node_results(self) -> NodeFrames:

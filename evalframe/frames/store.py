@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from ..columns import COLUMN_ORDER, MATCH_LIST_COLUMNS
-from ..errors import SchemaError
+from ..errors import InvalidParameterError, SchemaError
 from .arrays import DistinctLists
 from .codings import NodeCoding
 from .judged import JUDGMENT_COLUMNS, prepare_judged_rows
@@ -248,7 +248,22 @@ class PreparedStore:
 
     def keep_coding(self, node: str, coding: NodeCoding) -> None:
         """Keep what a builder or loader handed over of ``node``'s coding: its list codings (each while its column
-        holds the cells it was made from) and its TREC layout (see :meth:`trec_layout`)."""
+        holds the cells it was made from) and its TREC layout (see :meth:`trec_layout`), once checked against the
+        frame (one code per row, of a column it has; the error names ``codings[node]``)."""
+        if not isinstance(coding, NodeCoding):
+            raise InvalidParameterError(f"codings[{node!r}] must be a NodeCoding; got {type(coding).__name__}.")
+        frame = self.view(node)
+        columns = coding.lists
+        for column, lists in (columns.items() if isinstance(columns, Mapping) else [(None, columns)]):
+            if column not in frame.columns or not isinstance(lists, DistinctLists) or len(lists.codes) != len(frame):
+                raise InvalidParameterError(
+                    f"codings[{node!r}].lists[{column!r}] must be the DistinctLists of a list column of "
+                    f"node {node!r} with one code per row ({len(frame)}); got {type(lists).__name__}"
+                    + ("" if column in frame.columns else " for a column the frame does not have") + ".")
+        layout = coding.trec
+        if layout is not None and (not isinstance(layout, TrecLayout) or len(layout.row_query) != len(frame)):
+            raise InvalidParameterError(f"codings[{node!r}].trec must be the TrecLayout of node {node!r}'s frame, one "
+                                        f"code per row ({len(frame)}); got {type(layout).__name__}.")
         for column, lists in coding.lists.items():
             self.keep_distinct_lists(node, column, lists)
         if coding.trec is not None:  # checked against the frame on first use, not here (from_trec pays no witness)

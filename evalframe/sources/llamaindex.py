@@ -172,7 +172,7 @@ def llamaindex_records(results: Any, *, scores: Sequence[str] | Mapping[str, Any
     ...           "retrieved_texts": ["Bonn.", "Berlin."], "metric_dict": {"hit_rate": {"score": 1.0}}}
     >>> record = llamaindex_records([result]).records[0]
     >>> [r.id for r in record.retrieved], record.gold_ids, record.scores
-    (['d2', 'd1'], ['d1'], {'hit_rate': 1.0})
+    (['d2', 'd1'], ['d1'], {'llamaindex_hit_rate': 1.0})
     """
     items = _items(results)
     rows = []
