@@ -26,37 +26,18 @@ def texts(notebook) -> list[list[str]]:
             for cell in notebook.cells if cell.cell_type == "code"]
 
 
-@pytest.fixture(scope="module")
-def executed(tmp_path_factory) -> dict:
-    """Every notebook run top to bottom, the kernels at once (each kernel its own process: two cores run two): per
-    path the executed copy and what its run raised (a CellExecutionError naming the failing cell), or None."""
-    import asyncio
-
-    clients = {path: nbclient.NotebookClient(copy.deepcopy(nbformat.read(path, as_version=4)), timeout=300,
-                                             kernel_name="python3",
-                                             resources={"metadata": {"path": str(tmp_path_factory.mktemp(path.stem))}})
-               for path in NOTEBOOKS}
-
-    async def run_all() -> list:
-        return await asyncio.gather(*(client.async_execute() for client in clients.values()), return_exceptions=True)
-
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("MPLBACKEND", "Agg")  # the kernels inherit it: no display needed
-        outcomes = asyncio.run(run_all())
-    return {path: (client.nb, outcome if isinstance(outcome, BaseException) else None)
-            for (path, client), outcome in zip(clients.items(), outcomes)}
-
-
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
-def test_notebook_runs(path, executed):
+def test_notebook_runs(path, monkeypatch, tmp_path):
     stored = nbformat.read(path, as_version=4)
     code = [cell for cell in stored.cells if cell.cell_type == "code"]
     assert [cell.get("execution_count") for cell in code] == list(range(1, len(code) + 1)), \
         f"{path.name}: store the notebook executed top to bottom; {REGENERATE}"
     assert any(cell.outputs for cell in code), f"{path.name}: stored without outputs; {REGENERATE}"
-    notebook, raised = executed[path]
-    if raised is not None:
-        raise raised
+    monkeypatch.setenv("MPLBACKEND", "Agg")  # the kernel inherits it: no display needed
+    notebook = copy.deepcopy(stored)
+    client = nbclient.NotebookClient(notebook, timeout=300, kernel_name="python3",
+                                     resources={"metadata": {"path": str(tmp_path)}})
+    client.execute()  # raises CellExecutionError naming the failing cell
     errors = [o for c in notebook.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
     assert not errors
     streams = [o for c in notebook.cells if c.cell_type == "code" for o in c.outputs
