@@ -309,9 +309,9 @@ def test_the_layout_is_recorded_and_the_repr_names_it(tmp_path, client):
                           np.arange(len(hand_result()["Reader"])))
 
 
-# 50 queries here, 150 under the stress marker (which .ci/run runs in full)
-@pytest.mark.parametrize("queries", [50, pytest.param(150, marks=pytest.mark.stress)])
-def test_compare_equals_the_in_memory_compare(tmp_path, client, queries):
+# 50 queries and 200 rounds here, 150 queries and 500 rounds under the stress marker (which .ci/run runs in full)
+@pytest.mark.parametrize(("queries", "rounds"), [(50, 200), pytest.param(150, 500, marks=pytest.mark.stress)])
+def test_compare_equals_the_in_memory_compare(tmp_path, client, queries, rounds):
     # two runs that differ on some queries: recall takes few distinct differences (counts suffice), ndcg and f1 many
     # (the differences come back in A's order); three runs give p_holm too
     base = make_result(queries, seed=7)
@@ -328,8 +328,8 @@ def test_compare_equals_the_in_memory_compare(tmp_path, client, queries):
         memory.append(EvaluationResult.load(folder, progress=False))
         cluster.append(evalframe.dask.load(folder, client=client))
     for node, metrics in (("Retriever", ["recall_single_hit", "mrr", "ndcg", "nDCG@5"]), ("Reader", None)):
-        expected = evalframe.compare(*memory[:2], node=node, metrics=metrics, rounds=500, duplicates="first")
-        got = evalframe.dask.compare(*cluster[:2], node=node, metrics=metrics, rounds=500, duplicates="first")
+        expected = evalframe.compare(*memory[:2], node=node, metrics=metrics, rounds=rounds, duplicates="first")
+        got = evalframe.dask.compare(*cluster[:2], node=node, metrics=metrics, rounds=rounds, duplicates="first")
         assert_frames_close(got, expected)
     expected = evalframe.compare(*memory, node="Reader", rounds=300, simulated_top_k_retriever=3)
     got = evalframe.dask.compare(*cluster, node="Reader", rounds=300, simulated_top_k_retriever=3)
