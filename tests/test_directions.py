@@ -355,3 +355,17 @@ def test_optimize_fusion_keeps_the_best_by_the_direction():
     assert (search.weights, search.score) == ((0.0, 1.0), 0.0)
     with pytest.raises(InvalidParameterError, match=r"NumRet is a count.*no best fusion"):
         optimize_fusion([unjudged, judged], qrels, measure="num_ret", step=0.5)
+
+
+def test_every_column_of_a_metrics_table_has_a_direction():
+    """Review R9: direction_of("num_examples_for_eval") was refused though calculate_metrics returns that column (a
+    count of the queries evaluated: neither better higher nor lower), as was sliced_metrics' "queries"."""
+    from tests.fixtures import hand_result
+
+    result = hand_result()
+    assert direction_of("num_examples_for_eval") == direction_of("queries") == "none"
+    for node, values in result.calculate_metrics().items():
+        directions = {metric: direction_of(metric, result.scores) for metric in values}
+        assert directions.pop("num_examples_for_eval", "none") == "none", node
+        assert set(directions.values()) == {"higher"}, node  # mrr, recall, f1, exact_match...: higher
+    assert {direction_of(column) for column in result.sliced_metrics("no_answer").columns} == {"none", "higher"}

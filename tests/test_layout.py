@@ -305,7 +305,7 @@ START_UP = {
     ("evalframe.result", "evalframe.io"),  # save() and load()
     ("evalframe.result", "evalframe.io.trec"),  # to_trec_run(), to_trec_qrels()
     # start-up: --scheduler asks whether the folder is partitioned, and only then
-    ("evalframe.present.commands", "evalframe.io.manifest"),
+    ("evalframe.present.inputs", "evalframe.io.manifest"),
     # start-up: the parsers (evalframe --help) and list-metrics run without pandas; a command that reads or writes
     # results imports its implementation, and pandas, when it runs (issue 26)
     ("evalframe.present.cli", "evalframe.present.commands"),

@@ -5,6 +5,7 @@ the import says why not. Every expected value is worked out by hand in the test.
 from __future__ import annotations
 
 import json
+import math
 import re
 import tracemalloc
 import warnings
@@ -144,6 +145,9 @@ BAD = {  # value, how the message shows it, why it is no number
     "dict": ({"x": 1}, r"\{'x': 1\}", "a dict"),
     "bool": (True, "True", r"a bool: True / False is a verdict, not a score \(give 1.0 / 0.0 to average it as a rate\)"),
     "integer beyond float": (10**400, "1000.*000", "an integer beyond the range of a float"),
+    # review R5: the text of such an integer (a CSV cell of 5,001 digits) was called "text that is not a number"
+    "integer's text beyond float": ("-" + "9" * 5001, r"'-99+\.\.\.99+'", r"an integer beyond the range of a float \(as a "
+                                    r"float it would be infinite\)"),
 }
 
 
@@ -158,6 +162,18 @@ def test_a_cell_that_is_no_number_is_refused_alike_in_every_way_in(tmp_path, way
     with pytest.raises(error, match=re.escape(where) + r" must be a number \(None, NaN or empty: no value\); got "
                        + shown + ", " + why):
         build(tmp_path, [0.1, value, 0.3])
+
+
+def test_a_csv_cell_of_an_integer_beyond_the_float_range_is_named_so(tmp_path):
+    """Review R5: a Ragas CSV file's score cell of 5,001 digits was "text that is not a number"; the text of a
+    number written with an exponent beyond the range ("1e400") is infinity, refused by the bounds as before."""
+    path = tmp_path / "ragas.csv"
+    pd.DataFrame(ragas_rows("faithfulness", ["0.5", "1" * 5001, "0.25"])).to_csv(path, index=False)
+    with pytest.raises(EvalframeError, match=rf"^{re.escape(str(path))}:3, column 'faithfulness' must be a number "
+                                             r"\(None, NaN or empty: no value\); got '11+\.\.\.11+', an integer beyond the "
+                                             r"range of a float \(as a float it would be infinite\)\.?$"):
+        ragas(path)
+    assert score_values(["1e400", " 12 ", "1" * 300], where=str).tolist() == [math.inf, 12.0, float("1" * 300)]
 
 
 def test_an_empty_table_to_add_scores_is_refused_clearly(tmp_path):
@@ -326,9 +342,10 @@ def test_the_import_says_which_columns_give_no_score_and_why():
         result = ragas(rows)
     told = [str(w.message) for w in caught if "give no score" in str(w.message)]
     assert len(told) == 1
-    assert ("'flag' (a meta field: True / False, not numbers), 'embedding' (left out: lists, not numbers), "
+    # every column that became a meta field is named, texts too (review R6: the import says which became meta)
+    assert ("'topic' (a meta field: texts, not numbers), 'flag' (a meta field: True / False, not numbers), "
+            "'embedding' (left out: lists, not numbers), "
             "'faithfulness' (a score without a value in any row: no 'faithfulness' in result.scores)") in told[0]
-    assert "'topic'" not in told[0]  # a column of texts is a meta field, as documented: nothing to say
     assert sorted(result.sliced_metrics("meta.topic").loc["Generator"].index) == ["art", "geo"]
     assert result.scores == {}
     with warnings.catch_warnings():

@@ -29,7 +29,7 @@ import pandas as pd
 
 from ..frames.arrays import object_array
 from ..columns import NO_ANSWER_DOCUMENT_ID
-from .._validation import did_you_mean, few_names
+from .._validation import did_you_mean, few_names, short_repr
 from ..errors import InvalidParameterError, SchemaError
 from ..metrics.registry import METRICS
 
@@ -59,6 +59,44 @@ def _first_rows(frame: pd.DataFrame, where: str) -> pd.DataFrame:
         raise SchemaError(f"{where} lacks column 'multilabel_id', needed to tell queries apart for by=.")
     first = frame.take(np.flatnonzero(~frame["multilabel_id"].duplicated().to_numpy()))  # a ColumnView takes too
     return first.set_index("multilabel_id")
+
+
+def _labels(values: Any, index: pd.Index, name: str) -> pd.Series:
+    """A Series of slice labels, as objects when a text label is no UTF-8 (pandas' text dtype cannot hold a lone
+    surrogate; :func:`_utf8_labels` then refuses it, naming its query)."""
+    try:
+        return pd.Series(values, index=index, name=name)
+    except UnicodeEncodeError:
+        return pd.Series(values, index=index, name=name, dtype=object)
+
+
+def _utf8_labels(labels: pd.Series, what: str) -> None:
+    """Refuse a slice label that is no text UTF-8 encodes (a lone surrogate: JSON's ``"\\ud800"``, which a text meta
+    field or a query may hold), naming its query: pandas keeps the slices' labels as UTF-8 text.
+
+    Examples
+    --------
+    >>> _utf8_labels(pd.Series(["a\\ud800", "b"], index=["q1", "q2"], dtype=object), "by='meta.topic'")
+    Traceback (most recent call last):
+    ...
+    evalframe.errors.SchemaError: by='meta.topic': the label of multilabel_id 'q1' is 'a\\ud800', a text that holds ...
+    """
+    if labels.dtype != object:
+        return
+    try:
+        pd.Index(labels.to_numpy())  # as a group-by labels its slices (one pass; no loop unless refused)
+    except UnicodeEncodeError:
+        for query, value in labels.items():
+            if isinstance(value, str):
+                try:
+                    value.encode("utf-8")
+                except UnicodeEncodeError as exc:
+                    raise SchemaError(
+                        f"{what}: the label of multilabel_id {query!r} is {short_repr(value, 60)}, a text that holds a "
+                        f"lone surrogate (U+{ord(value[exc.start]):04X}), which UTF-8 cannot encode and so no slice "
+                        "can be named by; give it valid text (a JSON file: no unpaired \\ud800-\\udfff escape)."
+                    ) from None
+        raise
 
 
 def _hashable(values: pd.Series, what: str) -> pd.Series:
@@ -228,7 +266,7 @@ def _object_field(first: pd.DataFrame, key: str, where: str,
     elif not found:
         raise _absent(key, where, siblings)
     labels = object_array(values + [None])[codes]  # code -1 (no filters / meta) -> None
-    return _hashable(pd.Series(labels, index=first.index, name=key), f"by={key!r}")
+    return _hashable(_labels(labels, first.index, key), f"by={key!r}")
 
 
 def _callable(first: pd.DataFrame, key: Callable[[pd.DataFrame], Any]) -> pd.Series:
@@ -253,7 +291,7 @@ def _callable(first: pd.DataFrame, key: Callable[[pd.DataFrame], Any]) -> pd.Ser
             f"by={name}: the callable must return one label per query, {len(first)} of them (a Series or 1-d array "
             f"over the per-query table's rows); got shape {labels.shape}."
         )
-    return _hashable(pd.Series(labels, index=first.index, name=name), f"by={name}")
+    return _hashable(_labels(labels, first.index, name), f"by={name}")
 
 
 def _mapping(first: pd.DataFrame, key: pd.Series | Mapping[Hashable, Any], what: str = "by: the Series/dict") -> pd.Series:
@@ -315,6 +353,7 @@ def query_attributes(frame: pd.DataFrame, by: SliceKey | Sequence[SliceKey], *, 
             labels = _mapping(first, key)
         else:
             raise InvalidParameterError(f"by holds {key!r} of type {type(key).__name__}; see help(calculate_metrics).")
+        _utf8_labels(labels, f"by={key!r}" if isinstance(key, str) else f"by={labels.name}")
         columns.append(labels)
     names = [str(c.name) for c in columns]
     if len(set(names)) != len(names):  # two callables both called "slice"

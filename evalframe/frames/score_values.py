@@ -13,7 +13,8 @@ counts it (``row 3, column 'faithfulness'``, ``runs.jsonl:4, score 'f' of node '
 * a list, a tuple or an array, ``[0.5]`` too: a score is one number per query (give the number itself);
 * a complex number, a dict, bytes, a date, any other object;
 * text that is not a number in decimal notation (``"n/a"``, ``"high"``, ``"1_0"``, ``"0x10"``);
-* an integer beyond the range of a float (``10**400``), which as a float would be infinite.
+* an integer beyond the range of a float (``10**400``, or its text: a CSV cell of 400 digits), which as a float
+  would be infinite.
 
 An infinite value is a number here; the score's bounds check (``evalframe.frames.scores.check_bounds``) refuses it,
 as a score is finite.
@@ -34,13 +35,17 @@ import pandas as pd
 from .._validation import short_repr
 from ..errors import EvalframeError, InvalidParameterError
 
-__all__ = ["score_value", "score_values", "not_a_score", "looks_like_scores", "NUMBER_TEXT"]
+__all__ = ["score_value", "score_values", "not_a_score", "column_kind", "looks_like_scores", "SCORE_KINDS", "NUMBER_TEXT",
+           "INTEGER_TEXT", "text_series"]
 
 #: The text of a number (between ASCII spaces, tabs and line breaks): decimal notation with an optional exponent, or
 #: inf / infinity, any case; what ``pandas.to_numeric`` reads, which converts a column of texts whole (a test holds
 #: the two to one grammar). The texts of no value are the empty text and "nan".
 NUMBER_TEXT = r"[+-]?(?:[0-9]+\.?[0-9]*(?:[eE][+-]?[0-9]+)?|\.[0-9]+(?:[eE][+-]?[0-9]+)?|inf|infinity)"
 _NUMBER = re.compile(NUMBER_TEXT, re.IGNORECASE)
+#: The text of an integer: a number's text without a point, an exponent or inf (what ids, years and codes are).
+INTEGER_TEXT = r"[+-]?[0-9]+"
+_INTEGER = re.compile(INTEGER_TEXT)
 SPACES = " \t\n\r\v\f"
 _NO_VALUE_TEXTS = ("", "nan", "+nan", "-nan")
 #: What ``pandas.api.types.infer_dtype`` calls an object column of numbers only (and missing values).
@@ -49,6 +54,7 @@ _NUMBER_KINDS = frozenset({"floating", "integer", "mixed-integer-float", "decima
 _BOOL = "a bool: True / False is a verdict, not a score (give 1.0 / 0.0 to average it as a rate)"
 _LIST = "a list: a score is one number per query (give the number itself)"
 _TEXT = "text that is not a number"
+_HUGE = "an integer beyond the range of a float (as a float it would be infinite)"
 
 
 class _Refused(Exception):
@@ -73,12 +79,15 @@ def _one(value: Any) -> float:
         text = value.strip(SPACES)
         if _NUMBER.fullmatch(text) is None:
             raise _Refused(_TEXT)
-        return float(text)
+        number = float(text)  # any length: float() has no digit limit (int() has), and 5,001 digits are inf
+        if math.isinf(number) and _INTEGER.fullmatch(text) is not None:
+            raise _Refused(_HUGE)  # as the integer itself is (10**400): not "inf" written as digits
+        return number
     if isinstance(value, (numbers.Real, decimal.Decimal, np.integer, np.floating)):
         try:
             return float(value)
         except OverflowError:
-            raise _Refused("an integer beyond the range of a float (as a float it would be infinite)") from None
+            raise _Refused(_HUGE) from None
         except (ValueError, decimal.InvalidOperation):  # a signalling Decimal NaN
             raise _Refused(f"a {type(value).__name__} that is no number") from None
     if isinstance(value, (complex, np.complexfloating)):
@@ -154,6 +163,10 @@ def _texts(objects: np.ndarray, missing: np.ndarray) -> tuple[np.ndarray, np.nda
     if len(unread):
         texts = pd.Series(objects[unread], dtype=object).str.strip(SPACES).str.lower()
         bad[unread[~texts.isin(_NO_VALUE_TEXTS).to_numpy()]] = True
+    infinite = np.flatnonzero(np.isinf(out))  # "inf", "1e400", or the digits of an integer beyond the float range
+    if len(infinite):
+        texts = pd.Series(objects[infinite], dtype=object).str.strip(SPACES)
+        bad[infinite[texts.str.fullmatch(INTEGER_TEXT).to_numpy(dtype=bool)]] = True
     return out, bad
 
 
@@ -227,8 +240,9 @@ def score_values(values: Sequence[Any] | np.ndarray | pd.Series, *, where: Calla
     if refused is not None:
         i, reason, _ = refused
         raise error(_message(where(i), objects[i], reason), parameter=parameter)
-    if bad_text is not None:
-        raise error(_message(where(bad_text), objects[bad_text], _TEXT), parameter=parameter)
+    if bad_text is not None:  # why: text that is no number, or an integer's digits beyond the float range
+        raise error(_message(where(bad_text), objects[bad_text], not_a_score(objects[bad_text]) or _TEXT),
+                    parameter=parameter)
     return out
 
 
@@ -256,37 +270,105 @@ def _first_refused(objects: np.ndarray, positions: np.ndarray, out: np.ndarray) 
     return first
 
 
-def _number_like(value: Any) -> bool:
-    """Whether ``value`` says "a number was meant": a number of any kind (a complex one, an integer beyond the float
-    range), or the text of a number; no value and bools do not."""
-    if isinstance(value, (bool, np.bool_)) or _no_value(value):
-        return False
-    if isinstance(value, str):
-        return _NUMBER.fullmatch(value.strip(SPACES)) is not None
-    return isinstance(value, (numbers.Number, decimal.Decimal, np.number))
+def _native_number(value: Any) -> bool:
+    """Whether ``value`` is a number as a typed source holds one (any kind: a complex one, an integer beyond the float
+    range, numpy's), or a list of one such number (a score written as a list, refused when read); no bool."""
+    if isinstance(value, (list, tuple)) and len(value) == 1 or isinstance(value, np.ndarray) and value.shape == (1,):
+        value = value[0]
+    return isinstance(value, (numbers.Number, decimal.Decimal, np.number)) and not isinstance(value, (bool, np.bool_))
 
 
-def _one_number_list(value: Any) -> bool:
-    """Whether ``value`` is a list (tuple, 1-D array) of one number: a score, written as a list."""
-    one = (isinstance(value, (list, tuple)) and len(value) == 1) or (isinstance(value, np.ndarray) and value.shape == (1,))
-    return one and _number_like(value[0])
+#: The kinds of :func:`column_kind` that make a column a score.
+SCORE_KINDS = frozenset({"numbers", "numbers and texts", "texts of numbers"})
 
 
-def looks_like_scores(values: Sequence[Any]) -> bool:
-    """Whether a column a source classifies (a Ragas table's, a detailed report's) is a score column: some cell is
-    a number (of any kind: a complex one too), the text of one, or a list of one number. Its cells are then read by
-    :func:`score_values`: one cell that is no number is refused, named, rather than the whole column quietly taken
-    for something else.
+def text_series(texts: Any) -> pd.Series:
+    """Texts as a Series of pandas' (Arrow's) text dtype, whose string functions run in C over the whole column; as
+    objects when a text is no UTF-8 (a lone surrogate), which that dtype cannot hold.
 
     Examples
     --------
-    >>> looks_like_scores(["0.8", "n/a"]), looks_like_scores([None, [0.5]]), looks_like_scores(["geography", True])
-    (True, True, False)
+    >>> text_series(["0.8", "x"]).str.fullmatch(NUMBER_TEXT).tolist(), text_series(["a\\ud800"]).dtype
+    ([True, False], dtype('O'))
+    """
+    try:
+        return pd.Series(texts, dtype="str")
+    except UnicodeEncodeError:
+        return pd.Series(texts, dtype=object)
+
+
+def _text_kind(texts: pd.Series) -> str:
+    """The kind of a column of texts (none blank): ``"texts of numbers"`` when each is the text of a number, or at
+    least half are and one of those is no integer's (``["0.8", "n/a"]``: a judge's scores, one of them refused when
+    read); else ``"texts"`` (``["1001", "X-2", "1003"]``: integers among other texts are codes)."""
+    stripped = texts.str.strip(SPACES)
+    number = stripped.str.fullmatch(NUMBER_TEXT, case=False).to_numpy(dtype=bool)
+    if number.all():
+        return "texts of numbers"
+    integer = stripped.str.fullmatch(INTEGER_TEXT).to_numpy(dtype=bool)
+    return "texts of numbers" if 2 * int(number.sum()) >= len(texts) and (number & ~integer).any() else "texts"
+
+
+def column_kind(values: Sequence[Any] | np.ndarray | pd.Series) -> str:
+    """What an extra column a source classifies holds (a Ragas table's, a Haystack 2.x run's inputs, a LlamaIndex
+    result's fields), by which :mod:`evalframe.sources.extras` tells a score from a meta field.
+
+    * ``"numbers"``: numbers as a typed source holds them (JSON's, Python's, a numeric dtype; a list of one number
+      too), in at least half of its cells with a value, and no text: a score (any other cell refused when read);
+    * ``"numbers and texts"``: the same, some cells texts (``[0.9, "n/a", 0.7]``, ``[1001, "X-2"]``): a score, each
+      text read by :func:`score_values` (``"n/a"`` refused, named);
+    * ``"texts of numbers"``: texts only, each the text of a number (``["2", "5"]``: a CSV file's cells, which are
+      all text), or at least half of them and one of those no integer's (``["0.8", "n/a"]``: a judge writing its
+      number as text): a score, read the same way;
+    * ``"texts"``: other texts (``"geography"``; ``["1001", "X-2", "1003"]`` too: integers among texts that are no
+      number are codes, no score); ``"none"``: no value in any cell (None, NaN, blank); ``"other"``: anything else
+      (True / False, dicts, lists, numbers among mostly other cells).
+
+    Vectorised for a column of numbers or of texts; a column of mixed cells is looked at cell by cell.
+
+    Examples
+    --------
+    >>> column_kind([0.9, "n/a", 0.7]), column_kind(["0.8", "n/a"]), column_kind(["2020", "2021"])
+    ('numbers and texts', 'texts of numbers', 'texts of numbers')
+    >>> column_kind(["1001", "X-2", "1003"]), column_kind([None, ""]), column_kind([True, False])
+    ('texts', 'none', 'other')
     """
     objects = _objects(values)
     missing = pd.isna(objects)
     kind = pd.api.types.infer_dtype(objects, skipna=True)
+    if kind == "empty":
+        return "none"
     if kind in _NUMBER_KINDS or kind == "complex":
-        return bool((~missing).any())
-    # each cell until the first that says "a number was meant" (a column of numbers' texts: the first one)
-    return any(_number_like(value) or _one_number_list(value) for value in objects[~missing])
+        return "numbers"
+    if kind == "string":
+        texts = text_series(objects[~missing])
+        texts = texts[~texts.str.strip(SPACES).str.lower().isin(_NO_VALUE_TEXTS).to_numpy()]
+        return _text_kind(texts) if len(texts) else "none"
+    # mixed cells (rare): each looked at
+    present = [value for value in objects[~missing] if not _no_value(value)]
+    if not present:
+        return "none"
+    native = sum(map(_native_number, present))
+    texts = text_series([value for value in present if isinstance(value, str)])
+    if native and len(texts) == len(present) - native:  # numbers and texts only
+        numbers_texts = int(texts.str.strip(SPACES).str.fullmatch(NUMBER_TEXT, case=False).sum()) if len(texts) else 0
+        if 2 * (native + numbers_texts) >= len(present):
+            return "numbers and texts" if len(texts) else "numbers"
+    elif native and 2 * native >= len(present):  # numbers and other cells (a bool, a list): a score, those refused
+        return "numbers"
+    elif not native and len(texts) == len(present):
+        return _text_kind(texts)
+    return "other"
+
+
+def looks_like_scores(values: Sequence[Any] | np.ndarray | pd.Series) -> bool:
+    """Whether a column a source classifies is a score by what it holds (:func:`column_kind`); its cells are then read
+    by :func:`score_values`: a cell that is no number is refused, named, rather than the whole column quietly taken
+    for something else.
+
+    Examples
+    --------
+    >>> looks_like_scores(["0.8", "n/a"]), looks_like_scores([None, [0.5]]), looks_like_scores(["1001", "X-2"])
+    (True, True, False)
+    """
+    return column_kind(values) in SCORE_KINDS

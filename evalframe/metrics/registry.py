@@ -58,6 +58,7 @@ __all__ = [
     "headline_metric",
     "SCORE_LEVELS",
     "DIRECTIONS",
+    "TABLE_COUNTS",
     "SCORE_PREFIX",
     "score_measure",
     "DIRECTION_WORDS",
@@ -90,6 +91,9 @@ SCORE_LEVELS = ("query", "row")
 #: queries, no wins and no losses. Every registry entry declares its own (:attr:`Metric.direction`), a score its own
 #: (:func:`score_measure`); :func:`evalframe.direction_of` reads both.
 DIRECTIONS = ("higher", "lower", "none")
+#: The counts evalframe's metric tables hold beside the measures (``calculate_metrics``' ``num_examples_for_eval``,
+#: the queries of ``sliced_metrics``' slices): no measure, their direction ``"none"`` (:func:`evalframe.direction_of`).
+TABLE_COUNTS = ("num_examples_for_eval", "queries")
 #: How each direction reads for a person: the "better" column of ``docs/metrics.md``, ``evalframe list-metrics``.
 DIRECTION_WORDS = {"higher": "higher", "lower": "lower", "none": "neither"}
 #: The prefix of a score's column in the node frames: ``scores.faithfulness``.
@@ -957,8 +961,7 @@ def _check_score_name(name: Any) -> str:
     if clash:
         raise InvalidParameterError(f"score name {name!r} is {clash} of evalframe's registry; rename the score "
                                     f"(e.g. {name + '_score'!r}).")
-    columns = {*COLUMN_ORDER, *LIST_COLUMNS, "meta", "no_answer", "queries", "num_examples_for_eval", "node", "k", "metric",
-               "value"}
+    columns = {*COLUMN_ORDER, *LIST_COLUMNS, "meta", "no_answer", *TABLE_COUNTS, "node", "k", "metric", "value"}
     if name in columns:
         raise InvalidParameterError(f"score name {name!r} is a column of evalframe's node frames or tables; rename the "
                                     f"score (e.g. {name + '_score'!r}).")

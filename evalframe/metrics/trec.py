@@ -40,8 +40,8 @@ import numpy as np
 
 from .._validation import did_you_mean
 from ..errors import InvalidParameterError
-from .registry import (AGGREGATIONS, EVALUATOR_METRICS, METRICS, TREC_MEASURES, Aggregation, Metric, Name, Param,
-                       TrecEvalName)
+from .registry import (AGGREGATIONS, EVALUATOR_METRICS, METRICS, TABLE_COUNTS, TREC_MEASURES, Aggregation, Metric, Name,
+                       Param, TrecEvalName)
 from .trec_kernels import RankedRows
 
 __all__ = [
@@ -222,10 +222,12 @@ def known_direction(metric: object, scores: Mapping[str, Metric] | None = None) 
 
     Examples
     --------
-    >>> known_direction("unj@5"), known_direction("bleu")
-    ('lower', None)
+    >>> known_direction("unj@5"), known_direction("bleu"), known_direction("num_examples_for_eval")
+    ('lower', None, 'none')
     """
     metric = measure_texts(metric)  # an ir_measures measure: its name
+    if metric in TABLE_COUNTS:  # a metric table's count (no score is named so)
+        return "none"
     found = (scores or {}).get(metric) if isinstance(metric, str) else None
     if isinstance(found, Metric):
         return found.direction
@@ -244,7 +246,8 @@ def direction_of(metric: str | Any, scores: Mapping[str, Metric] | None = None) 
     """Which way ``metric`` is better: ``"higher"``, ``"lower"`` or ``"none"`` (a count: neither, so no worst query,
     no win, no loss), as its registry entry says (a Haystack metric, or a trec_eval measure in any of the names
     :func:`parse_measure` reads: ``nDCG@10``, ``ndcg_cut_10``, ``num_ret``, ranx's ``ndcg@10``, an ir_measures
-    measure object) or, for a declared score (``scores``, as ``result.scores``), its declaration.
+    measure object; a metric table's count, ``num_examples_for_eval`` and ``queries``, is ``"none"``) or, for a
+    declared score (``scores``, as ``result.scores``), its declaration.
 
     Raises InvalidParameterError for a name that is neither: which way it is better is not known.
 

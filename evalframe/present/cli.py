@@ -19,7 +19,8 @@ from typing import Any
 from ..errors import EvalframeError
 from ..metrics.registry import (DIRECTION_WORDS, LEVELS, METRICS, TREC_MEASURES, format_bounds, headline_metric, other_names,
                                 parameters)
-from .parsers import Command, build, print_warning
+from .flags import Command
+from .parsers import build, print_warning
 
 
 __all__ = ["main", "COMMANDS"]
@@ -86,11 +87,12 @@ def _run_trec(args: argparse.Namespace) -> str:
     that path's, else through ``EvaluationResult.from_trec`` (the same output; its messages name file and line).
     A run ``-`` is read from standard input, as trec_eval 10.0 reads it, as a stream (no temporary file; messages
     call it ``standard input``); both readers read the same sources (:func:`trec_command.trec_sources`)."""
-    from .trec_command import trec_columnar, trec_sources
+    from .trec_command import not_swapped, trec_columnar, trec_sources
 
     args = trec_sources(args)
-    shown = trec_columnar(args)
-    return shown if shown is not None else _run_command(args)
+    with not_swapped(args):  # a qrels file given as the run and a run as the qrels: said so
+        shown = trec_columnar(args)
+        return shown if shown is not None else _run_command(args)
 
 
 def _show_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,

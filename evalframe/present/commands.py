@@ -13,18 +13,16 @@ import json
 import os
 import warnings
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from .._validation import check_node, did_you_mean
+from .._validation import check_node
 from ..analysis import aggregate
 from ..analysis.compare import compare, shared_nodes
 from ..analysis.protocol import ResultLike
-from ..errors import EvalframeError, InvalidParameterError
-from ..metrics.registry import DIRECTIONS, Metric, score_measure
+from ..errors import EvalframeError
 from ..metrics.trec import known_direction, parse_measure, parse_measures
 from ..options import CompareOptions, ComparisonReportOptions, MatchingOptions, MetricOptions, ReportOptions
 from .formats import TABLE_FORMATS, above_one_note, render_table, short_text
@@ -39,7 +37,9 @@ from ..trec_compare import compare as compare_runs
 from .demo import load_demo_runs
 from .comparison import compare_report
 from .fusion import fuse_command
-from .parsers import FRAME_FIELDS, options_given, print_warning
+from .inputs import (convert_source, judged_sources, load, needed_flag, read_result, read_source, reader_options,
+                     refuse_file_flags, run_names, score_declarations, source_of, source_words)
+from .parsers import FOLDER, options_given, print_warning
 
 __all__ = ["COMMANDS"]
 
@@ -52,38 +52,6 @@ def _parquet_storage(args: argparse.Namespace, storage: str | None, flag: str = 
         raise EvalframeError(f"--partitions {args.partitions} writes a partitioned Parquet folder; CSV folders stay one "
                              f"<node>.csv per node (as Haystack 1.x reads them): use {flag} parquet, or drop --partitions.")
     return "parquet"
-
-
-def _load(folder: Path, args: argparse.Namespace, *, on_dask: bool = False) -> Any:
-    """EvaluationResult.load with the --sep / --encoding given (read_csv's sep and encoding); a partitioned folder
-    with --scheduler (or $DASK_SCHEDULER_ADDRESS) is evaluated on that Dask cluster instead, for the analysis commands
-    that take them (``on_dask``: metrics, worst, compare; docs/cluster.md)."""
-    address = (getattr(args, "scheduler", None) or os.environ.get("DASK_SCHEDULER_ADDRESS")) if on_dask else None
-    if address:
-        from ..io.manifest import read_manifest_quietly
-
-        manifest = read_manifest_quietly(folder) if folder.is_dir() else None
-        if manifest is not None and manifest.get("partitioned") is not None:
-            try:
-                import evalframe.dask as dask_results
-            except ImportError as exc:
-                raise EvalframeError(f"{exc} (asked for by --scheduler / DASK_SCHEDULER_ADDRESS)") from None
-            return _said_skipped(dask_results.load(folder, client=address))
-        if getattr(args, "scheduler", None):
-            raise EvalframeError(f"--scheduler evaluates a partitioned folder, and {folder} is not one; write one with "
-                                 "result.save(dir, format='parquet', partitions=N), or leave --scheduler out to "
-                                 "evaluate this folder here.")
-    kwargs = {name: getattr(args, name) for name in ("sep", "encoding") if getattr(args, name, None) is not None}
-    return _said_skipped(EvaluationResult.load(folder, **kwargs))
-
-
-def _said_skipped(result: Any) -> Any:
-    """``result``, its queries left out by the source (``result.skipped``) said first on stderr: every number the
-    command prints is a mean over the others."""
-    note = skipped_note(getattr(result, "skipped", ()))
-    if note:
-        print_warning(note)
-    return result
 
 
 def _check_node(result: ResultLike, node: str) -> None:
@@ -123,7 +91,7 @@ def _with_scopes(text: str, args: argparse.Namespace, table: pd.DataFrame | None
 
 # ------------------------------------------------------------------------------------------ commands
 def _metrics(args: argparse.Namespace) -> str:
-    result = _load(args.folder, args, on_dask=True)
+    result = read_result(args.folder, args, on_dask=True)
     kwargs = _scope_kwargs(args)
     by = [key.strip() for key in args.by.split(",")] if args.by else None
     if args.by_query:
@@ -171,7 +139,7 @@ def _includes(result: Any, nodes: list[str], options: dict[str, Any]) -> list[st
 
 
 def _worst(args: argparse.Namespace) -> str:
-    result = _load(args.folder, args, on_dask=True)
+    result = read_result(args.folder, args, on_dask=True)
     _check_node(result, args.node)
     answers = result.has_answers(args.node)
     metric = args.metric or result.headline_metric(args.node)
@@ -220,13 +188,17 @@ def _compare(args: argparse.Namespace) -> str:
         raise EvalframeError(f"compare needs two or more runs (results folders, or TREC run files with --qrels QRELS); "
                              f"got {len(args.folders)}.")
     if args.qrels is not None:
+        if args.source not in (None, *judged_sources()):
+            raise EvalframeError(f"--qrels judges TREC run files (--from {' or '.join(judged_sources())}); --from "
+                                 f"{args.source} reads its own judgments: leave --qrels out.")
         return _compare_trec(args)
-    files = [folder for folder in args.folders if folder.is_file()]
-    if files:
-        raise EvalframeError(f"{files[0]} is a file, not a results folder; to compare TREC run files, give their "
-                             f"judgments: evalframe compare {' '.join(map(str, args.folders))} --qrels QRELS")
-    names = args.names or _folder_names(args.folders)
-    runs = [_load(folder, args, on_dask=True) for folder in args.folders]
+    for path in args.folders:
+        source = source_of(path, args)
+        if source != FOLDER and needed_flag(source) is not None:  # a TREC run: compared on trec_eval's measures
+            raise EvalframeError(f"{path} is a file, not a results folder; to compare TREC run files, give their "
+                                 f"judgments: evalframe compare {' '.join(map(str, args.folders))} --qrels QRELS")
+    names = args.names or run_names(args.folders)
+    runs = [read_result(folder, args, on_dask=True) for folder in args.folders]
     on_dask = [run.on_cluster for run in runs]
     if any(on_dask) and not all(on_dask):
         raise EvalframeError("compare on Dask needs every folder partitioned (with the same partitions=); "
@@ -272,7 +244,7 @@ def _compare_trec(args: argparse.Namespace) -> str:
         raise EvalframeError(f"{', '.join(unused)} {'does' if len(unused) == 1 else 'do'} not apply to TREC run files "
                              "(--qrels), which are compared on trec_eval's measures: choose them with -m, e.g. -m "
                              "nDCG@10 -m 'P(rel=2)@5'.")
-    names = args.names or _folder_names(args.folders)
+    names = args.names or run_names(args.folders, stems=False)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         table = compare_runs(*[str(path) for path in args.folders], qrels=str(args.qrels),
@@ -289,48 +261,43 @@ def _compare_trec(args: argparse.Namespace) -> str:
     return TABLE_FORMATS[args.format].with_scopes(shown, lambda: header, "")
 
 
-def _folder_names(folders: Sequence[Path]) -> list[str]:
-    names: list[str] = []
-    for folder in folders:
-        name = folder.resolve().name or str(folder)
-        names.append(name if name not in names else f"{name} ({len(names) + 1})")
-    return names
-
-
 def _convert(args: argparse.Namespace) -> str:
-    source = args.source
-    if source is None:  # a folder, a file, or (missing: the loader names it) what the other flags point to
-        exists = args.folder.exists()
-        source = "folder" if args.folder.is_dir() or (not exists and (args.qrels is None or args.to == "trec")) else "trec"
+    source = convert_source(args)
     given = {flag: getattr(args, name) is not None for flag, name in (
         ("--qrels", "qrels"), ("--queries", "queries"), ("--node", "node"), ("--tag", "tag"), ("--scores", "scores"),
         ("--duplicates", "duplicates"), ("--sep", "sep"), ("--encoding", "encoding"), ("--partitions", "partitions"))}
-    allowed = {("trec", False): ("--qrels", "--queries", "--node", "--partitions"), ("folder", True): ("--qrels", "--node",
-               "--tag", "--scores", "--duplicates", "--sep", "--encoding"),
-               ("folder", False): ("--sep", "--encoding", "--partitions")}
-    direction = (source, args.to == "trec")
-    if direction == ("trec", True):
+    allowed = {("file", False): ("--qrels", "--queries", "--node", "--partitions"),
+               ("file", True): ("--qrels", "--node", "--tag", "--scores", "--duplicates"),
+               (FOLDER, True): ("--qrels", "--node", "--tag", "--scores", "--duplicates", "--sep", "--encoding"),
+               (FOLDER, False): ("--sep", "--encoding", "--partitions")}
+    direction = ("file" if source != FOLDER else FOLDER, args.to == "trec")
+    if direction == ("file", True) and source in judged_sources():
         raise EvalframeError("convert reads a TREC run into a results folder (--to csv or parquet) or writes a folder "
                              "as TREC files (--to trec); TREC to TREC is not a conversion.")
     unused = [flag for flag, set_ in given.items() if set_ and flag not in allowed[direction]]
     if unused:
-        what = {("trec", False): "reading a TREC run", ("folder", True): "writing TREC files",
-                ("folder", False): "rewriting a results folder"}[direction]
+        what = ("writing TREC files" if args.to == "trec" else
+                "rewriting a results folder" if source == FOLDER else f"reading {source_words(source)}")
         raise EvalframeError(f"{', '.join(unused)} {'does' if len(unused) == 1 else 'do'} not apply when {what}; "
                              "see evalframe convert --help.")
     if args.partitions is not None:
         _parquet_storage(args, args.to, "--to")
-    if source == "trec":
-        if args.qrels is None:
-            raise EvalframeError(f"reading the TREC run {args.folder} needs its judgments: add --qrels QRELS.")
-        result = EvaluationResult.from_trec(args.folder, args.qrels, node=args.node or "Retriever", queries=args.queries)
-        folder = result.save(args.out, format=args.to, partitions=args.partitions)
-        frame = next(iter(result.values()))
-        return f"wrote {frame['multilabel_id'].nunique()} queries ({len(frame)} rows) as {args.to} to {folder}"
-    result = _load(args.folder, args)
+    if source == FOLDER:
+        refuse_file_flags(args, not_read=("--qrels", "--duplicates"))
+        result = load(args.folder, args)
+    elif args.to == "trec":  # the file's result written as TREC files: --qrels and --node are the writer's
+        result = read_source(source, args.folder, args, not_read=("--qrels", "--duplicates"))
+    else:
+        result = read_source(source, args.folder, args, not_read=("--duplicates",), node=args.node,
+                             queries=args.queries)
     if args.to != "trec":
         folder = result.save(args.out, format=args.to, partitions=args.partitions)
-        return f"wrote {len(result)} node(s) as {args.to} to {folder}"
+        if source == FOLDER:
+            return f"wrote {len(result)} node(s) as {args.to} to {folder}"
+        queries = max(frame["multilabel_id"].nunique() for frame in result.values())
+        rows = (f"{len(next(iter(result.values())))} rows" if len(result) == 1 else
+                ", ".join(f"{node}: {len(frame)} rows" for node, frame in result.items()))
+        return f"wrote {queries} queries ({rows}) as {args.to} to {folder}"
     run = result.to_trec_run(args.out, node=args.node, tag=args.tag or "evalframe", scores=args.scores or "score",
                              duplicates=args.duplicates or "error")
     message = f"wrote the TREC run {run}"
@@ -339,102 +306,43 @@ def _convert(args: argparse.Namespace) -> str:
     return message
 
 
-def _frame_columns(given: Sequence[str]) -> dict[str, Any]:
-    """``--column FIELD=COLUMN`` flags as from_frame's keyword arguments (``meta`` / ``scores`` with commas: lists)."""
-    columns: dict[str, Any] = {}
-    for text in given:
-        field, sep, column = text.partition("=")
-        field = field.strip()
-        if not sep or not field or not column:
-            raise EvalframeError(f"--column must be FIELD=COLUMN, e.g. question=q; got {text!r}.")
-        if field not in FRAME_FIELDS:
-            raise EvalframeError(f"--column {text!r}: unknown field {field!r}; the fields are {list(FRAME_FIELDS)}."
-                                 f"{did_you_mean(field, FRAME_FIELDS)}")
-        if field in columns:
-            raise EvalframeError(f"--column names the field {field!r} twice ({field}={columns[field]} and {text}).")
-        if field == "scores" or (field == "meta" and "," in column):
-            columns[field] = [name.strip() for name in column.split(",") if name.strip()]
-        else:
-            columns[field] = column
-    if "question" not in columns:
-        columns["question"] = "question"
-    return columns
+#: The source ``evalframe flatten`` reads without --from when no source claims the file, and the one it builds shard
+#: by shard (several files, a glob pattern, on Dask): a runs file (docs/runs-format.md).
+_SHARDED = "runs"
 
 
-def _source_flags(source: str, args: argparse.Namespace) -> dict[str, Any]:
-    """--id-column, --duplicates and --skip-invalid as the source's keyword arguments; refused where they do not apply."""
-    given = {"--id-column": getattr(args, "id_column", None), "--duplicates": getattr(args, "duplicates", None),
-             "--skip-invalid": getattr(args, "skip_invalid", False) or None}
-    if source == "runs":
-        flag = next((flag for flag, value in given.items() if value is not None), None)
-        if flag is not None:
-            raise EvalframeError(f"{flag} is for the files of --from ragas, haystack2, llamaindex or frame, not for a "
-                                 "runs file (whose lines without gold are left out and counted: docs/runs-format.md).")
-        return {}
-    if given["--id-column"] is not None and source not in ("ragas", "frame"):
-        raise EvalframeError(f"--id-column names a column of --from ragas or frame; --from {source} has no id column.")
-    flags: dict[str, Any] = {"duplicates": given["--duplicates"] or "error",
-                             "on_invalid": "skip" if given["--skip-invalid"] else "raise"}
-    if given["--id-column"] is not None:
-        flags["id_column"] = given["--id-column"]
-    return flags
-
-
-def _from_source(source: str, path: Path, args: argparse.Namespace) -> EvaluationResult:
-    """The result of one file of a source (``--from``: runs, ragas, haystack2, llamaindex, frame), built in memory
-    with the command's matching options, --sas-model, --score, --column, --id-column, --duplicates and --skip-invalid
-    (those it has); warnings printed."""
-    options: dict[str, Any] = {"sas_model": getattr(args, "sas_model", None), **options_given(args, MatchingOptions)}
-    declared = score_declarations(getattr(args, "score_declarations", None))
-    if declared:
-        options["score_measures"] = declared
-    flags = _source_flags(source, args)
-    if source == "frame":
-        flags.update(_frame_columns(getattr(args, "columns", None) or []))
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        result = EvaluationResult.from_source(source, path, **flags, **options)  # the table of sources
-    for warning in caught:
-        print_warning(warning.message)
-    return result
-
-
-def _report_run(path: Path, args: argparse.Namespace) -> Any:
-    """A run of ``evalframe report``: a result folder, or with --from a file of that source built in memory."""
-    if args.source == "folder":
-        return _load(path, args)
-    if path.is_dir():
-        raise EvalframeError(f"--from {args.source} reads files, and {path} is a folder; leave --from out to report on a "
-                             "results folder (evalframe flatten writes one).")
-    return _from_source(args.source, path, args)
-
-
-def _flatten_source(args: argparse.Namespace, storage: str) -> str:
-    """flatten --from ragas / haystack2 / llamaindex / frame: the source's EvaluationResult.from_*, saved."""
+def _flatten_source(args: argparse.Namespace, source: str, storage: str) -> str:
+    """flatten of a source's file (a runs file's too, but shards): EvaluationResult.from_source, saved."""
     if len(args.runs) > 1:
-        raise EvalframeError(f"--from {args.source} reads one file; got {len(args.runs)}.")
+        raise EvalframeError(f"--from {source} reads one file; got {len(args.runs)}.")
     if args.scheduler is not None:
-        raise EvalframeError(f"--scheduler builds runs files on Dask; --from {args.source} builds in memory (--partitions "
+        raise EvalframeError(f"--scheduler builds runs files on Dask; --from {source} builds in memory (--partitions "
                              "still writes a partitioned folder).")
-    if args.columns and args.source != "frame":
-        raise EvalframeError(f"--column names the columns of --from frame; --from {args.source} reads its own columns.")
     path = args.runs[0]
-    result = _from_source(args.source, path, args)
+    result = read_source(source, path, args)
     folder = result.save(args.out, format=storage, partitions=args.partitions)
     rows = ", ".join(f"{node}: {len(frame)} rows" for node, frame in result.items())
     queries = max(frame["multilabel_id"].nunique() for frame in result.values())
-    message = f"wrote {queries} queries ({rows}) from {path} ({args.source}) to {folder}"
+    message = f"wrote {queries} queries ({rows}) from {path} ({source}) to {folder}"
     note = skipped_note(result.skipped)
     return message + (f"\n{note}" if note else "")
 
 
+def _flattened_source(args: argparse.Namespace) -> str:
+    """What flatten reads: --from, else the one source whose suffix and content claim the one file, else a runs file
+    (several files and glob patterns too: the shards of one)."""
+    sharded = len(args.runs) > 1 or any(char in str(args.runs[0]) for char in "*?[")  # a quoted glob pattern too
+    if args.source is not None or sharded or not args.runs[0].is_file():
+        return str(args.source or _SHARDED)
+    return source_of(args.runs[0], args, otherwise=_SHARDED)
+
+
 def _flatten(args: argparse.Namespace) -> str:
     storage = _parquet_storage(args, args.storage)
-    if args.source != "runs":
-        return _flatten_source(args, storage)
-    if args.columns:
-        raise EvalframeError("--column names the columns of --from frame; a runs file has its own keys.")
-    _source_flags("runs", args)
+    source = _flattened_source(args)
+    if source != _SHARDED:
+        return _flatten_source(args, source, storage)
+    reader_options(source, args.runs[0], args)  # the flags a runs file does not take refused
     if args.partitions is None and (len(args.runs) > 1 or args.scheduler is not None):  # the in-memory build reads one file
         given = "--scheduler" if args.scheduler is not None else f"{len(args.runs)} runs files"
         raise EvalframeError(f"{given} build{'s' if given == '--scheduler' else ''} a partitioned folder shard by shard: "
@@ -467,37 +375,6 @@ def _flatten(args: argparse.Namespace) -> str:
         message += (f"\ndropped {len(dropped)} quer{'y' if len(dropped) == 1 else 'ies'} without gold labels "
                     f"(empty 'gold' lists or 'labels'): {runs} line{'' if len(dropped) == 1 else 's'} {shown}")
     return message
-
-
-def score_declarations(texts: list[str] | None) -> dict[str, Metric] | None:
-    """``--score NAME[:higher|lower|none][:LOW:HIGH]`` flags as ``from_runs``' ``score_measures`` (``none``: neither
-    is better, a count such as tokens).
-
-    Examples
-    --------
-    >>> declared = score_declarations(["latency:lower:0:60", "faithfulness:0:1", "rating", "tokens:none"])
-    >>> [(m.name, m.direction, m.bounds) for m in declared.values()]
-    [('latency', 'lower', (0.0, 60.0)), ('faithfulness', 'higher', (0.0, 1.0)), ('rating', 'higher', None),
-     ('tokens', 'none', None)]
-    """
-    if not texts:
-        return None
-    out: dict[str, Metric] = {}
-    for text in texts:
-        name, *parts = text.split(":")
-        direction = parts.pop(0) if parts and parts[0] in DIRECTIONS else "higher"
-        if len(parts) not in (0, 2):
-            raise InvalidParameterError(f"--score {text!r}: write NAME[:higher|lower|none][:LOW:HIGH], e.g. "
-                                        "latency:lower:0:60 or faithfulness:0:1.", parameter="score_declarations")
-        try:
-            bounds = (float(parts[0]), float(parts[1])) if parts else None
-        except ValueError:
-            raise InvalidParameterError(f"--score {text!r}: the bounds LOW:HIGH must be numbers; got "
-                                        f"{':'.join(parts)!r}.", parameter="score_declarations") from None
-        if name in out:
-            raise InvalidParameterError(f"--score declares {name!r} twice.", parameter="score_declarations")
-        out[name] = score_measure(name, direction=direction, bounds=bounds)
-    return out
 
 
 def _flatten_on_dask(args: argparse.Namespace) -> str:
@@ -541,15 +418,6 @@ def _demo(args: argparse.Namespace) -> str:
 
 
 def _report(args: argparse.Namespace) -> str:
-    if args.score_declarations and args.source == "folder":
-        raise EvalframeError("--score declares the scores of files read with --from; a results folder keeps its "
-                             "scores' declarations in its evalframe.json.")
-    if args.source == "folder":
-        flag = next((flag for flag, given in (("--id-column", args.id_column), ("--duplicates", args.duplicates),
-                                              ("--skip-invalid", args.skip_invalid)) if given), None)
-        if flag is not None:
-            raise EvalframeError(f"{flag} is for the files read with --from; a results folder holds its queries as "
-                                 f"they were built (evalframe flatten --from SOURCE FILE {flag} builds one).")
     if args.html is not None and args.html.is_dir():
         raise EvalframeError(f"--html {args.html} is a folder; give the file to write, e.g. {args.html / 'report.html'}.")
     if len(args.folders) > 1:
@@ -559,7 +427,7 @@ def _report(args: argparse.Namespace) -> str:
     if alone:
         raise EvalframeError(f"{alone[0]} is for a comparison of two runs or more (evalframe report RUN_A RUN_B ...); "
                              f"one folder {args.folders[0]} makes the single report, which does not take it.")
-    result = _report_run(args.folders[0], args)
+    result = read_result(args.folders[0], args)
     charts = args.html is not None or FORMATS[args.format].charts  # drawn for the formats that show them
     report = result.report(charts=charts, **options_given(args, ReportOptions))
     shown = report.render(args.format).rstrip("\n")
@@ -580,9 +448,8 @@ def _compare_report(args: argparse.Namespace) -> str:
         raise EvalframeError(f"--names gives {len(names)} names for {len(args.folders)} runs; give one per run, "
                              f"e.g. --names {','.join(f'run{i + 1}' for i in range(len(args.folders)))}.")
     if names is None:  # folders by their names, files of a source by their stems (bm25.jsonl: bm25)
-        names = _folder_names(args.folders if args.source == "folder" else
-                              [Path(folder.name.split(".")[0] or folder.name) for folder in args.folders])
-    results = [_report_run(folder, args) for folder in args.folders]
+        names = run_names(args.folders)
+    results = [read_result(folder, args) for folder in args.folders]
     # -n is the single report's, default 3, in both reports of the command
     options = {**options_given(args, ComparisonReportOptions), "names": names,
                "n": ReportOptions.n if args.n is None else args.n}

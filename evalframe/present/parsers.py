@@ -18,14 +18,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .._validation import url_problem
+from .._validation import close_matches, url_problem
 from .._version import __version__
 from ..options import (THRESHOLD, CompareOptions, ComparisonReportOptions, Count, MatchingOptions, MetricOptions,
                        ReportOptions)
 from ..report.formats import FORMATS
+from ..sources.catalog import SOURCES
+from .flags import Command, MainParser
 
-__all__ = ["Command", "build", "command_parsers", "comma_list", "local_path", "options_given", "print_warning",
-           "TABLE_FORMAT_NAMES", "TREC_FORMAT_NAMES", "TREC_DEFAULT_MEASURES", "FLATTEN_SOURCES", "FRAME_FIELDS"]
+__all__ = ["build", "command_parsers", "comma_list", "local_path", "options_given", "print_warning",
+           "FOLDER", "SUBCOMMANDS", "TABLE_FORMAT_NAMES", "TREC_FORMAT_NAMES", "TREC_DEFAULT_MEASURES", "FRAME_FIELDS"]
 
 #: The --format of the table commands (metrics, worst, compare): the keys of formats.TABLE_FORMATS.
 TABLE_FORMAT_NAMES = ("table", "json", "csv", "markdown")
@@ -33,28 +35,12 @@ TABLE_FORMAT_NAMES = ("table", "json", "csv", "markdown")
 TREC_FORMAT_NAMES = ("tsv", "json", "markdown", "trec_eval")
 #: The measures of ``evalframe trec`` without -m (and of ``evalframe compare --qrels``: evalframe.trec_compare's).
 TREC_DEFAULT_MEASURES = ("AP", "nDCG", "nDCG@10", "P@10", "R@100", "RR", "Rprec", "Bpref")
-#: The --from of ``evalframe flatten``: a runs file, or the file of one of evalframe's sources (EvaluationResult.from_*).
-FLATTEN_SOURCES = ("runs", "ragas", "haystack2", "llamaindex", "frame")
 #: The fields ``evalframe flatten --from frame --column FIELD=COLUMN`` names: EvaluationResult.from_frame's column
 #: parameters (a test checks that they agree).
 FRAME_FIELDS = ("question", "retrieved_ids", "retrieved_texts", "retrieved_scores", "answer", "gold_ids", "gold_contexts",
                 "gold_answers", "meta", "scores")
 #: The --missing-queries of ``evalframe trec``: evalframe.frames.judged_codes.MISSING_QUERY_RULES (a test checks).
 MISSING_QUERY_NAMES = ("skip", "error")
-
-
-def _source_options(parser: argparse.ArgumentParser, files: str) -> None:
-    """The flags of a --from source's file (ragas, haystack2, llamaindex, frame): how its rows become queries."""
-    parser.add_argument("--id-column", default=None, metavar="COLUMN",
-                        help="with --from ragas or frame: the column of the queries' ids, each its query's "
-                             "multilabel_id (the same question under two ids: two queries); default: a query is its "
-                             "text, and a question twice is refused")
-    parser.add_argument("--duplicates", default=None, choices=("error", "first"),
-                        help=f"with --from: a document twice in one ranking of {files} is an error (default, as "
-                             "trec_eval) or kept once at its first rank ('first')")
-    parser.add_argument("--skip-invalid", action="store_true",
-                        help=f"with --from: leave out the rows of {files} without any gold ('has no label') instead "
-                             "of refusing them; the result records them and its reports say how many")
 
 
 def local_path(text: str) -> Path:
@@ -179,65 +165,103 @@ def _scope_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", default="table", choices=TABLE_FORMAT_NAMES)
 
 
-class Command(argparse.ArgumentParser):
-    """A subcommand's parser that keeps the options it was given, so that errors can name them as typed.
-
-    Attributes
-    ----------
-    options : list of argparse.Action
-        The options (not the positional arguments), in the order added.
-    flags : dict
-        The flag of each option's ``dest`` (its long spelling): ``{"simulated_top_k_retriever": "--top-k-retriever"}``;
-        a positional argument's is its name in the usage line (``OUT``).
-    """
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        self.options: list[argparse.Action] = []
-        self.flags: dict[str, str] = {}
-        super().__init__(*args, **kwargs)
-
-    def add_argument(self, *args: Any, **kwargs: Any) -> argparse.Action:
-        action = super().add_argument(*args, **kwargs)
-        if action.option_strings:
-            self.options.append(action)
-            self.flags.setdefault(action.dest, max(action.option_strings, key=len))
-        elif isinstance(action.metavar, str):
-            self.flags.setdefault(action.dest, action.metavar)
-        else:
-            self.flags.setdefault(action.dest, action.dest)
-        return action
-
-
 def command_parsers() -> dict[str, Command]:
     """The parser of each subcommand, by name (what ``evalframe COMMAND --help`` shows)."""
     return build()[1]
 
 
-def build() -> tuple[argparse.ArgumentParser, dict[str, Command]]:
-    """The ``evalframe`` parser and each subcommand's parser, by name."""
-    parser = argparse.ArgumentParser(
-        prog="evalframe",
-        description="Analyse retrieval and question-answering evaluation results (Haystack 1.x EvaluationResult folders).",
-    )
-    parser.add_argument("--version", action="version", version=f"evalframe {__version__}")
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=Command)
+# ------------------------------------------------------------------------------------------ the sources (--from)
+#: The name ``--from`` gives a results folder (evalframe's or Haystack 1.x's), beside the sources' names.
+FOLDER = "folder"
 
-    demo = commands.add_parser("demo", help="build, report and save the demo evaluation shipped with evalframe")
+
+def _source_names(folder: bool) -> tuple[str, ...]:
+    return ((FOLDER,) if folder else ()) + tuple(SOURCES)
+
+
+def _source_name(folder: bool) -> Callable[[str], str]:
+    """An argparse type: a name of :data:`evalframe.sources.catalog.SOURCES` (or ``folder``), read when the command
+    line is, so that a source added to the table is offered without another edit."""
+
+    def parse(text: str) -> str:
+        names = _source_names(folder)
+        if text in names:
+            return text
+        close = close_matches(text, names)
+        raise argparse.ArgumentTypeError(f"unknown source {text!r}" + (f"; did you mean {close[0]!r}?" if close else "")
+                                         + f" (the sources: {', '.join(names)})")
+
+    return parse
+
+
+def _source_help(what: str, folder: bool, default: str) -> str:
+    """The help of ``--from``: every source of the table with what its file holds."""
+    sources = "; ".join(f"{name} ({entry.needs})" for name, entry in SOURCES.items())
+    folder_text = f"{FOLDER} (a results folder), or " if folder else ""
+    return (f"what {what} is: {folder_text}the file of one of evalframe's sources: {sources}. Without --from: "
+            f"{default}").replace("%", "%%")
+
+
+def _from_option(parser: argparse.ArgumentParser, what: str, *, folder: bool = True, default: str = "") -> None:
+    """``--from NAME``: what a command's input is, a results folder or a file of any source."""
+    parser.add_argument("--from", dest="source", default=None, metavar="SOURCE", type=_source_name(folder),
+                        help=_source_help(what, folder, default or "a folder is a results folder; a file is read as "
+                                          "the one source whose suffix and content claim it (else name it)"))
+
+
+def _source_options(parser: argparse.ArgumentParser, files: str, *, duplicates: bool = True, qrels: bool = True,
+                    scores: bool = True) -> None:
+    """The flags of a source's file: how its rows become queries (each refused by a source whose reader does not
+    take it)."""
+    if qrels:
+        parser.add_argument("--qrels", type=local_path, default=None, metavar="QRELS",
+                            help=f"with a TREC run (--from trec): the qrels file that judges {files}")
+    parser.add_argument("--column", action="append", dest="columns", default=None, metavar="FIELD=COLUMN",
+                        help="with --from frame: the column of a field, e.g. question=q, retrieved_ids=ids, "
+                             "retrieved_texts=contexts, retrieved_scores=scores, answer=response, gold_ids=gold, "
+                             "gold_contexts=reference_contexts, gold_answers=reference, meta=info (a column of "
+                             "objects; meta=a,b: those columns as fields), scores=judge,latency (score columns); "
+                             "repeatable (EvaluationResult.from_frame)")
+    parser.add_argument("--id-column", default=None, metavar="COLUMN",
+                        help="with --from ragas or frame: the column of the queries' ids, each its query's "
+                             "multilabel_id (the same question under two ids: two queries); default: a query is its "
+                             "text, and a question twice is refused")
+    if duplicates:
+        parser.add_argument("--duplicates", default=None, choices=("error", "first"),
+                            help=f"with --from: a document twice in one ranking of {files} is an error (default, as "
+                                 "trec_eval) or kept once at its first rank ('first')")
+    parser.add_argument("--skip-invalid", action="store_true",
+                        help=f"with --from: leave out the rows of {files} without any gold ('has no label') instead "
+                             "of refusing them; the result records them and its reports say how many")
+    if scores:
+        parser.add_argument("--score", action="append", default=None, metavar="NAME[:higher|lower|none][:LOW:HIGH]",
+                            dest="score_declarations",
+                            help=f"declare a score {files} give(s) (docs/scores.md): its direction (default higher; "
+                                 "none: neither is better, a count) and bounds, e.g. latency:lower:0:60; repeatable")
+
+
+# ------------------------------------------------------------------------------------------ one function per command
+def _demo_command(demo: Command) -> None:
     demo.add_argument("--out", type=local_path, default=Path("evalframe-demo"), help="where to write (default ./evalframe-demo)")
 
-    metrics = commands.add_parser("metrics", help="metrics per node (or per query with --by-query)")
-    metrics.add_argument("folder", type=local_path, help="a results folder (evalframe or Haystack 1.x)")
+
+def _metrics_command(metrics: Command) -> None:
+    metrics.add_argument("folder", type=local_path, help="a results folder (evalframe or Haystack 1.x), or a file of a "
+                         "source (--from)")
     metrics.add_argument("--node", default=None, help="only this node")
     metrics.add_argument("--by-query", action="store_true", help="one row per query (needs --node)")
     metrics.add_argument("--by", default=None, metavar="KEYS", help="slice the queries: comma-separated columns, "
                          "'no_answer', 'filters.<field>' or 'meta.<field>'")
     _scope_options(metrics)
+    _from_option(metrics, "the result")
+    _source_options(metrics, "the file")
     _csv_options(metrics)
     _scheduler_option(metrics)
 
-    compare = commands.add_parser("compare", help="compare runs on the same queries: delta, 95%% CI, p-values")
-    compare.add_argument("folders", type=local_path, nargs="+", metavar="RUN", help="two or more results folders, or TREC "
-                         "run files with --qrels; each is compared with the first")
+
+def _compare_command(compare: Command) -> None:
+    compare.add_argument("folders", type=local_path, nargs="+", metavar="RUN", help="two or more results folders or "
+                         "files of a source (--from), or TREC run files with --qrels; each is compared with the first")
     compare.add_argument("--qrels", type=local_path, default=None, metavar="QRELS",
                          help="the runs are TREC run files (plain or .gz) judged by this qrels file, compared on "
                               "trec_eval's measures over the same queries (docs/ir-researchers.md)")
@@ -246,11 +270,14 @@ def build() -> tuple[argparse.ArgumentParser, dict[str, Command]]:
                          help="a trec_eval measure, e.g. nDCG@10, map, P_5 (repeatable; added to --metrics)")
     _add_options(compare, CompareOptions, only=("complete", "names", "rounds", "seed", "test", "max_p"))
     _scope_options(compare)
+    _from_option(compare, "each RUN")
+    _source_options(compare, "the files", qrels=False)
     _csv_options(compare)
     _scheduler_option(compare)
 
-    worst = commands.add_parser("worst", help="the worst queries of a node")
-    worst.add_argument("folder", type=local_path)
+
+def _worst_command(worst: Command) -> None:
+    worst.add_argument("folder", type=local_path, help="a results folder, or a file of a source (--from)")
     worst.add_argument("--node", required=True)
     worst.add_argument("-n", type=_at_least_one, default=5, help="how many queries, >= 1 (default 5)")
     worst.add_argument("--metric", default=None, help="answer nodes: f1 (default), exact_match, sas; "
@@ -260,19 +287,23 @@ def build() -> tuple[argparse.ArgumentParser, dict[str, Command]]:
                        help=f"list queries scoring <= this, >= for a measure where lower is better such as unj@10 "
                             f"(default {THRESHOLD})")
     _scope_options(worst)
+    _from_option(worst, "the result")
+    _source_options(worst, "the file")
     _csv_options(worst)
     _scheduler_option(worst)
 
-    convert = commands.add_parser(
-        "convert", help="rewrite a results folder as CSV or Parquet, or convert to and from TREC run and qrels files",
-        description="IN is a results folder or a TREC run file (plain or .gz). A run (with --qrels QRELS) becomes a "
-                    "results folder (--to csv|parquet); a folder becomes a run file OUT (--to trec), and its judgments "
-                    "a qrels file with --qrels OUT_QRELS. See docs/cli.md#convert.")
-    convert.add_argument("folder", type=local_path, metavar="IN", help="a results folder, or a TREC run file")
+
+def _convert_command(convert: Command) -> None:
+    convert.description = (
+        "IN is a results folder, a TREC run file (plain or .gz) or the file of another source (--from). A file (a TREC "
+        "run with --qrels QRELS) becomes a results folder (--to csv|parquet); a folder or a file becomes a run file "
+        "OUT (--to trec), and its judgments a qrels file with --qrels OUT_QRELS. See docs/cli.md#convert.")
+    convert.add_argument("folder", type=local_path, metavar="IN", help="a results folder, a TREC run file, or a file of "
+                         "a source (--from)")
     convert.add_argument("out", type=local_path, metavar="OUT", help="the results folder or TREC run file to write")
     convert.add_argument("--to", required=True, choices=("csv", "parquet", "trec"))
-    convert.add_argument("--from", dest="source", default=None, choices=("folder", "trec"),
-                         help="what IN is (default: a folder if IN is a folder, else a TREC run file)")
+    _from_option(convert, "IN", default="a folder if IN is a folder, else the one source whose suffix and content "
+                 "claim the file, else a TREC run file")
     convert.add_argument("--qrels", type=local_path, default=None, metavar="QRELS",
                          help="from TREC: the qrels file to read (needed); to TREC: the qrels file to write (optional)")
     convert.add_argument("--queries", type=local_path, default=None, metavar="TSV",
@@ -286,33 +317,19 @@ def build() -> tuple[argparse.ArgumentParser, dict[str, Command]]:
     convert.add_argument("--duplicates", default=None, choices=("error", "first"),
                          help="to TREC: a document retrieved twice in a query is an error (default, trec_eval's rule) "
                               "or written once at its best rank ('first')")
+    _source_options(convert, "IN", duplicates=False, qrels=False)
     _partition_options(convert)
     _csv_options(convert)
 
-    flatten = commands.add_parser("flatten", help="build a results folder from a JSON Lines runs file, or from a Ragas "
-                                  "dataset, a Haystack 2.x or LlamaIndex evaluation, or any table (--from)")
+
+def _flatten_command(flatten: Command) -> None:
     flatten.add_argument("runs", type=local_path, nargs="+", help="runs file (docs/runs-format.md); several files, the shards "
                          "of one run in this order, need --partitions; with --from, the one file of that source")
     flatten.add_argument("-o", "--out", type=local_path, required=True, help="results folder to write")
-    flatten.add_argument("--from", dest="source", default="runs", choices=FLATTEN_SOURCES,
-                         help="what the file is: runs (default, a runs file), ragas (a Ragas dataset or evaluation "
-                              "frame: .jsonl, .csv, .parquet, .json), haystack2 (a JSON file of a Haystack 2.x "
-                              "EvaluationRunResult's {\"inputs\": ..., \"results\": ...}), llamaindex (a JSON or JSON Lines "
-                              "file of LlamaIndex RetrievalEvalResult dicts), frame (any table, its columns named by "
-                              "--column)")
-    flatten.add_argument("--column", action="append", dest="columns", default=None, metavar="FIELD=COLUMN",
-                         help="with --from frame: the column of a field, e.g. question=q, retrieved_ids=ids, "
-                              "retrieved_texts=contexts, retrieved_scores=scores, answer=response, gold_ids=gold, "
-                              "gold_contexts=reference_contexts, gold_answers=reference, meta=info (a column of "
-                              "objects; meta=a,b: those columns as fields), scores=judge,latency (score columns); "
-                              "repeatable (EvaluationResult.from_frame)")
+    _from_option(flatten, "the file", folder=False,
+                 default="the one source whose suffix and content claim the file, else a runs file")
     _add_options(flatten, MatchingOptions)
     flatten.add_argument("--sas-model", default=None, help='a sentence-transformers model (pip install "evalframe[sas]")')
-    flatten.add_argument("--score", action="append", default=None, metavar="NAME[:higher|lower|none][:LOW:HIGH]",
-                         dest="score_declarations",
-                         help="declare a score the runs lines give ('scores' key, docs/scores.md): its direction "
-                              "(default higher; none: neither is better, a count) and bounds, e.g. "
-                              "latency:lower:0:60; repeatable")
     _source_options(flatten, "the file")
     flatten.add_argument("--format", default=None, choices=("csv", "parquet"), dest="storage",
                          help="csv (default) or parquet (implied by --partitions)")
@@ -322,10 +339,11 @@ def build() -> tuple[argparse.ArgumentParser, dict[str, Command]]:
                               "(default: $DASK_SCHEDULER_ADDRESS; several runs files without either: Dask's default "
                               "scheduler in this process); docs/cluster.md")
 
-    report = commands.add_parser("report", help="the pipeline funnel and the worst queries (text, and HTML with --html); "
-                                 "of two folders or more, the runs side by side (docs/compare-report.md)")
+
+def _report_command(report: Command) -> None:
     report.add_argument("folders", type=local_path, nargs="+", metavar="RUN",
-                        help="a result folder; two or more: a comparative report, the first the baseline")
+                        help="a result folder or a file of a source (--from); two or more: a comparative report, the "
+                             "first the baseline")
     report.add_argument("--html", type=local_path, default=None, help="also write a self-contained HTML report here")
     report.add_argument("--format", default="text", choices=tuple(FORMATS),
                         help="what is printed: " + ", ".join(f"{name} ({fmt.help})" for name, fmt in FORMATS.items())
@@ -333,21 +351,15 @@ def build() -> tuple[argparse.ArgumentParser, dict[str, Command]]:
     _add_options(report, ReportOptions, only=("n", "node_order", "measures"))
     _add_options(report, ComparisonReportOptions, only=("names", "metrics", "by", "test", "max_p"),
                  prefix="comparison: ")
-    report.add_argument("--from", dest="source", default="folder",
-                        choices=("folder", *(s for s in FLATTEN_SOURCES if s != "frame")),
-                        help="what each RUN is: folder (default, a results folder), or a file read as evalframe "
-                             "flatten --from reads it (runs, ragas, haystack2, llamaindex), built in memory")
-    report.add_argument("--score", action="append", default=None, metavar="NAME[:higher|lower|none][:LOW:HIGH]",
-                        dest="score_declarations",
-                        help="with --from: declare a score the files give, as evalframe flatten --score "
-                             "(e.g. latency_ms:lower); repeatable")
+    _from_option(report, "each RUN")
     _source_options(report, "a file")
     _add_options(report, ReportOptions, only=("document_scope", "answer_scope"))
     _csv_options(report)
 
-    trec = commands.add_parser("trec", help="trec_eval measures of a TREC run against qrels (like trec_eval [-q])",
-                               description="trec_eval measures of a TREC run against qrels: the numbers of trec_eval "
-                               "(pytrec_eval), by ir_measures' names (docs/ir-researchers.md).")
+
+def _trec_command(trec: Command) -> None:
+    trec.description = ("trec_eval measures of a TREC run against qrels: the numbers of trec_eval (pytrec_eval), by "
+                        "ir_measures' names (docs/ir-researchers.md).")
     trec.add_argument("run", type=local_path, help="TREC run file: qid Q0 docid rank score tag (plain or .gz; - reads it "
                       "from standard input, as trec_eval 10.0)")
     trec.add_argument("qrels", type=local_path, help="qrels file: qid iter docid relevance (plain or .gz; - reads it from "
@@ -386,11 +398,11 @@ def build() -> tuple[argparse.ArgumentParser, dict[str, Command]]:
     trec.add_argument("--digits", type=int, default=4, help="decimals of the tsv and markdown values (default 4, as "
                       "trec_eval; json keeps every digit)")
 
-    fuse = commands.add_parser(
-        "fuse", help="fuse TREC runs into one run file (RRF, CombSUM, CombMNZ, ...; weights searched with --optimize)",
-        description="Fuse two or more TREC run files into one, written atomically as a TREC run file. With --optimize "
-                    "MEASURE --qrels QRELS the weights (and RRF's k) are searched on a grid first, as ranx's "
-                    "optimize_fusion. See docs/ir-researchers.md#fusing-runs.")
+
+def _fuse_command(fuse: Command) -> None:
+    fuse.description = ("Fuse two or more TREC run files into one, written atomically as a TREC run file. With "
+                        "--optimize MEASURE --qrels QRELS the weights (and RRF's k) are searched on a grid first, as "
+                        "ranx's optimize_fusion. See docs/ir-researchers.md#fusing-runs.")
     fuse.add_argument("runs", type=local_path, nargs="+", metavar="RUN", help="two or more TREC run files (plain or .gz)")
     fuse.add_argument("-o", "--out", type=local_path, required=True, help="the fused TREC run file to write")
     fuse.add_argument("--method", default="rrf", metavar="NAME",
@@ -414,11 +426,43 @@ def build() -> tuple[argparse.ArgumentParser, dict[str, Command]]:
     fuse.add_argument("--format", default="table", choices=TABLE_FORMAT_NAMES,
                       help="with --optimize: how the best trials are printed (default table)")
 
-    commands.add_parser("list-metrics", help="the metrics evalframe computes")
+
+def _list_metrics_command(_: Command) -> None:
+    """``list-metrics`` takes no argument."""
+
+
+#: Each subcommand: its name, its one-line help, and the function that adds its arguments, in the order --help lists.
+SUBCOMMANDS: tuple[tuple[str, str, Callable[[Command], None]], ...] = (
+    ("demo", "build, report and save the demo evaluation shipped with evalframe", _demo_command),
+    ("metrics", "metrics per node (or per query with --by-query)", _metrics_command),
+    ("compare", "compare runs on the same queries: delta, 95%% CI, p-values", _compare_command),
+    ("worst", "the worst queries of a node", _worst_command),
+    ("convert", "rewrite a results folder as CSV or Parquet, or convert to and from TREC run and qrels files",
+     _convert_command),
+    ("flatten", "build a results folder from a JSON Lines runs file, or from a Ragas dataset, a Haystack 2.x or "
+                "LlamaIndex evaluation, or any table (--from)", _flatten_command),
+    ("report", "the pipeline funnel and the worst queries (text, and HTML with --html); of two folders or more, the "
+               "runs side by side (docs/compare-report.md)", _report_command),
+    ("trec", "trec_eval measures of a TREC run against qrels (like trec_eval [-q])", _trec_command),
+    ("fuse", "fuse TREC runs into one run file (RRF, CombSUM, CombMNZ, ...; weights searched with --optimize)",
+     _fuse_command),
+    ("list-metrics", "the metrics evalframe computes", _list_metrics_command),
+)
+
+
+def build() -> tuple[argparse.ArgumentParser, dict[str, Command]]:
+    """The ``evalframe`` parser and each subcommand's parser, by name."""
+    parser = MainParser(
+        prog="evalframe",
+        description="Analyse retrieval and question-answering evaluation results (Haystack 1.x EvaluationResult folders).",
+    )
+    parser.add_argument("--version", action="version", version=f"evalframe {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=Command)
+    for name, help_text, arguments in SUBCOMMANDS:
+        arguments(commands.add_parser(name, help=help_text))
     return parser, commands.choices
 
 
 def print_warning(message: object) -> None:
     """A warning as one line ``warning: <message>`` on stderr, without the source path Python's format adds."""
     print("warning: " + " ".join(str(message).split()), file=sys.stderr)
-

@@ -21,12 +21,13 @@ bad ``--digits``; subtopic qrels, ``--subtopics``): the command then runs throug
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+import contextlib
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
 
-from ..errors import InvalidParameterError
+from ..errors import EvalframeError, InvalidParameterError
 from ..frames.judged_codes import check_missing_queries, cut_ranking, judged_rows_of_codes
 from ..metrics.trec import aggregation_of, evaluate
 from ..metrics.trec_gain_kernels import relstrings
@@ -34,11 +35,11 @@ from ..metrics.trec_kernels import RankedRows
 from ..sources.trec_arrow import (QRELS_FORMAT, RUN_FORMAT, ArrowColumns, arrow_of, arrow_trec_order, dictionary_codes,
                                   memory_pool, numpy_of, read_arrow, string_array)
 from ..frames.trec_ranking import pairs_repeat, query_order_positions
-from ..sources.trec_stream import STANDARD_INPUT, standard_input, trec_source
+from ..sources.trec_stream import STANDARD_INPUT, TrecSource, blocks, standard_input, trec_source
 from .parsers import print_warning
 from .trec_formats import TREC_FORMATS, TrecTable, relstring_column, trec_request
 
-__all__ = ["trec_columnar", "trec_means", "trec_sources"]
+__all__ = ["trec_columnar", "trec_means", "trec_sources", "not_swapped"]
 
 #: The judged docid that is no document (Haystack's no-answer id): from_trec warns of it, so such qrels go that way.
 _NO_ANSWER = "00"
@@ -69,6 +70,76 @@ def trec_sources(args: argparse.Namespace, stdin: Any = None) -> argparse.Namesp
     run = standard_input("run", stdin) if str(args.run) == "-" else trec_source(args.run, "run")
     qrels = standard_input("qrels", stdin) if str(args.qrels) == "-" else trec_source(args.qrels, "qrels")
     return argparse.Namespace(**{**vars(args), "run": run, "qrels": qrels})
+
+
+#: How much of a file :func:`_first_fields` reads: its first line is within it.
+_HEAD = 1 << 16
+
+
+def _first_fields(source: TrecSource) -> list[bytes]:
+    """The columns of the first line of a TREC file that is neither blank nor a ``#`` comment (of its first
+    :data:`_HEAD` bytes); ``[]`` when it cannot be read."""
+    try:
+        for block in blocks(source, size=_HEAD):
+            for line in block.data.splitlines():
+                if line.strip() and not line.lstrip().startswith(b"#"):
+                    return line.split()
+            return []
+    except (EvalframeError, OSError):
+        pass
+    return []
+
+
+def _is_number(text: bytes, kind: type) -> bool:
+    try:
+        kind(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _looks_like(fields: list[bytes]) -> str | None:
+    """``"run"`` for a line ``qid Q0 docid rank score tag`` (an integer rank, a number score), ``"qrels"`` for ``qid
+    iter docid relevance`` (an integer relevance); None otherwise."""
+    if len(fields) == 6 and _is_number(fields[3], int) and _is_number(fields[4], float):
+        return "run"
+    if len(fields) == 4 and _is_number(fields[3], int):
+        return "qrels"
+    return None
+
+
+@contextlib.contextmanager
+def not_swapped(args: argparse.Namespace) -> Iterator[None]:
+    """Run ``evalframe trec``'s reading and evaluation; when it fails on its files and the run looks like a qrels
+    file while the qrels look like a run (the first line of each only: trec_eval takes them the other way round),
+    the error says so instead of a column count.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (folder / "run.txt").write_text("q1 Q0 d1 1 2.0 bm25\\n")
+    >>> _ = (folder / "qrels.txt").write_text("q1 0 d1 1\\n")
+    >>> args = argparse.Namespace(run=trec_source(folder / "qrels.txt", "run"), qrels=trec_source(folder / "run.txt", "qrels"))
+    >>> with not_swapped(args):
+    ...     raise InvalidParameterError("a TREC run line has 6 whitespace-separated columns")
+    Traceback (most recent call last):
+    ...
+    evalframe.errors.InvalidParameterError: these look swapped: evalframe trec takes RUN QRELS (trec_eval takes QRELS RUN); ...
+    """
+    try:
+        yield
+    except EvalframeError as exc:
+        run, qrels = args.run, args.qrels
+        if not (isinstance(run, TrecSource) and isinstance(qrels, TrecSource)):
+            raise
+        if _looks_like(_first_fields(run)) != "qrels" or _looks_like(_first_fields(qrels)) != "run":
+            raise
+        raise InvalidParameterError(
+            f"these look swapped: evalframe trec takes RUN QRELS (trec_eval takes QRELS RUN); {run} reads as a qrels "
+            f"file (qid iter docid relevance) and {qrels} as a run (qid Q0 docid rank score tag): evalframe trec "
+            f"{qrels if qrels.path is not None else '-'} {run if run.path is not None else '-'} (the error was: "
+            f"{exc})") from None
 
 
 def trec_means(columns: dict[str, np.ndarray]) -> dict[str, float]:

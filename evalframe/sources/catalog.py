@@ -20,23 +20,24 @@ import io
 import json
 import os
 import re
+import sys
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 from .._validation import check_choice, check_path
 from ..errors import InvalidParameterError
 from ..options import MatchingOptions
-from .assemble import Built
-from .frame import TABLE_SUFFIXES, read_frame
-from .haystack2 import ROLE_GUESSES, read_haystack2
-from .llamaindex import read_llamaindex
-from .ragas import OLDER_NAMES, read_ragas
-from .runs import read_runs_file
-from .trec import read_trec
 
-__all__ = ["Source", "SOURCES", "COMMON_OPTIONS", "detect", "candidates", "read_source"]
+if TYPE_CHECKING:
+    from .assemble import Built
+
+__all__ = ["Source", "SOURCES", "COMMON_OPTIONS", "TABLE_SUFFIXES", "detect", "candidates", "read_source"]
+
+#: The files a table is read from, by suffix (``read_frame``'s, and so Ragas').
+TABLE_SUFFIXES: tuple[str, ...] = (".jsonl", ".json", ".csv", ".parquet")
 
 #: The keyword options every reader of a file of pipeline outputs takes (the matching options too): not listed in
 #: :attr:`Source.options`.
@@ -53,8 +54,10 @@ class Source:
     ----------
     name : str
         The source's name (``--from NAME``, ``from_source(NAME, ...)``).
-    read : callable
-        ``read(path_or_object, **options) -> Built``.
+    reader : str or callable
+        What reads it, ``reader(path_or_object, **options) -> Built`` (:attr:`read`): the function, or its name in
+        a module of :mod:`evalframe.sources` as ``"module:function"``, imported when it is first read (so that the
+        table is read, by ``evalframe --help`` too, without loading the readers and pandas).
     suffixes : tuple of str
         The file suffixes it reads (lower case; empty: any name, as TREC files have).
     needs : str
@@ -69,13 +72,24 @@ class Source:
     ('.jsonl', '.json', '.csv', '.parquet')
     >>> "id_column" in SOURCES["ragas"].options, "id_column" in SOURCES["llamaindex"].options
     (True, False)
+    >>> SOURCES["runs"].read.__name__
+    'read_runs_file'
     """
 
     name: str
-    read: Callable[..., Built]
+    reader: str | Callable[..., Built]
     suffixes: tuple[str, ...]
     needs: str
     sniff: Callable[[Path], bool] | None = None
+
+    @property
+    def read(self) -> Callable[..., Built]:
+        """The reader, ``read(path_or_object, **options) -> Built`` (its module imported now when named)."""
+        if callable(self.reader):
+            return self.reader
+        module, _, function = self.reader.partition(":")
+        read: Callable[..., Built] = getattr(_module(module), function)
+        return read
 
     @property
     def options(self) -> tuple[str, ...]:
@@ -93,6 +107,12 @@ class Source:
         if suffixes and suffixes[-1] == ".gz":
             suffixes.pop()
         return bool(suffixes) and suffixes[-1] in self.suffixes
+
+
+def _module(name: str) -> ModuleType:
+    """A module of :mod:`evalframe.sources` (a reader's), imported on first use by the package's ``__getattr__``."""
+    module: ModuleType = getattr(sys.modules[__package__], name)
+    return module
 
 
 # ------------------------------------------------------------------------------------------------ sniffing
@@ -193,13 +213,10 @@ def _is_runs(path: Path) -> bool:
     return "query" in keys and "nodes" in keys and bool({"labels", "gold"} & keys)
 
 
-#: The sample columns of Ragas before 0.2 beside its ``question``.
-_OLDER_SAMPLE = frozenset(OLDER_NAMES) - {"question"}
-
-
 def _is_ragas(path: Path) -> bool:
     keys = _record_keys(path)
-    return "user_input" in keys or ("question" in keys and bool(_OLDER_SAMPLE & keys) and "nodes" not in keys)
+    older = frozenset(_module("ragas").OLDER_NAMES) - {"question"}  # the sample columns of Ragas before 0.2
+    return "user_input" in keys or ("question" in keys and bool(older & keys) and "nodes" not in keys)
 
 
 def _is_llamaindex(path: Path) -> bool:
@@ -211,17 +228,15 @@ def _is_llamaindex(path: Path) -> bool:
                                                                & keys))
 
 
-#: The input names only a Haystack 2.x run result or detailed report uses (a Ragas table shares the others).
-_HAYSTACK_GOLD = frozenset(ROLE_GUESSES["gold_documents"][:3] + ROLE_GUESSES["gold_ids"][:2]
-                           + ROLE_GUESSES["gold_answers"][:3])
-
-
 def _is_haystack2(path: Path) -> bool:
     shape = _shape(_text(path))
     if shape is None or shape.top != "{":
         return False
     keys = shape.at(1)
-    return {"inputs", "results"} <= keys or (bool(set(ROLE_GUESSES["question"]) & keys) and bool(_HAYSTACK_GOLD & keys))
+    guesses = _module("haystack2").ROLE_GUESSES
+    # the input names only a Haystack 2.x run result or detailed report uses (a Ragas table shares the others)
+    gold = frozenset(guesses["gold_documents"][:3] + guesses["gold_ids"][:2] + guesses["gold_answers"][:3])
+    return {"inputs", "results"} <= keys or (bool(set(guesses["question"]) & keys) and bool(gold & keys))
 
 
 def _is_trec_run(path: Path) -> bool:
@@ -239,20 +254,20 @@ def _is_trec_run(path: Path) -> bool:
 
 
 SOURCES: dict[str, Source] = {source.name: source for source in (
-    Source("runs", read_runs_file, (".jsonl", ".ndjson"),
+    Source("runs", "runs:read_runs_file", (".jsonl", ".ndjson"),
            "a runs file: one JSON object per line, a query with its gold and every node's outputs "
            "(docs/runs-format.md)", _is_runs),
-    Source("ragas", read_ragas, TABLE_SUFFIXES,
+    Source("ragas", "ragas:read_ragas", TABLE_SUFFIXES,
            "a Ragas dataset or evaluation frame: user_input, retrieved_contexts, response, reference, ... and its "
            "metric columns (docs/rag.md)", _is_ragas),
-    Source("haystack2", read_haystack2, (".json",),
+    Source("haystack2", "haystack2:read_haystack2", (".json",),
            "a Haystack 2.x EvaluationRunResult as JSON: {\"inputs\": ..., \"results\": ...}, or its detailed report "
            "(docs/frameworks.md)", _is_haystack2),
-    Source("llamaindex", read_llamaindex, (".json", ".jsonl", ".ndjson"),
+    Source("llamaindex", "llamaindex:read_llamaindex", (".json", ".jsonl", ".ndjson"),
            "LlamaIndex RetrievalEvalResult dicts: a JSON list or one per line (docs/frameworks.md)", _is_llamaindex),
-    Source("frame", read_frame, TABLE_SUFFIXES,
+    Source("frame", "frame:read_frame", TABLE_SUFFIXES,
            "any table, one row per question, its columns named (question=, retrieved_ids=, ...; --column)"),
-    Source("trec", read_trec, (),
+    Source("trec", "trec:read_trec", (),
            "a TREC run (qid Q0 docid rank score tag, plain or .gz) and its qrels (qrels=, --qrels)", _is_trec_run),
 )}
 

@@ -29,15 +29,13 @@ from .._validation import check_path, did_you_mean, few_names, short_repr
 from ..errors import EvalframeError, InvalidParameterError, LoadError
 from ..options import MatchingOptions, with_options
 from .assemble import Built
+from .catalog import TABLE_SUFFIXES
 from .records import Record, Retrieved, build, retrieved_of
 from .runs import json_value
 from ..frames.score_values import score_values
 
 __all__ = ["Table", "ColumnMapping", "read_table", "read_frame", "frame_records", "list_cell", "text_cell",
-           "number_cell", "TABLE_SUFFIXES", "id_hint"]
-
-#: The files a table is read from, by suffix.
-TABLE_SUFFIXES: tuple[str, ...] = (".jsonl", ".json", ".csv", ".parquet")
+           "number_cell", "id_hint"]
 
 
 @dataclass
@@ -477,6 +475,20 @@ def _query_id(value: Any, where: str, column: str) -> str:
                          f"{short_repr(value, 60)} of type {type(value).__name__}.")
 
 
+def _query_ids(cells: Sequence[Any], wheres: Sequence[str], column: str) -> list[str]:
+    """The id column's cells (:func:`_query_id` each), a cell without a value named first, at its row: a DataFrame's
+    integer column with a missing value holds floats (``[1, None, 2]`` is ``1.0, NaN, 2.0``), so the float in row 1
+    is no cause to name."""
+    empty = next((i for i, value in enumerate(cells) if _missing(_json_value(value))
+                  or (isinstance(value, str) and not value.strip())), None)
+    if empty is not None:
+        floats = "; a DataFrame's integer column with a missing value holds floats (1.0, NaN, 2.0)" if any(
+            isinstance(value, float) and not math.isnan(value) for value in cells) else ""
+        raise EvalframeError(f"{wheres[empty]}: column {column!r} (id_column) is empty ({short_repr(cells[empty], 20)})"
+                             f"; every row needs its query's id{floats}.")
+    return [_query_id(value, where, column) for value, where in zip(cells, wheres)]
+
+
 def id_hint(table: Table, parameter: str = "id_column") -> str:
     """What the refusal of a question twice adds: how to key the queries by an id column, naming one the table has."""
     found = next((c for c in table.columns if c.lower() in ("id", "sample_id", "question_id", "query_id", "qid")), None)
@@ -494,6 +506,8 @@ def frame_records(table: Table, columns: ColumnMapping) -> list[Record]:
 
         name = column if columns.score_names is None else columns.score_names.get(column, column)
         values[name] = score_values([row.get(column) for row in table.rows], where=cell, error=EvalframeError)
+    ids = None if columns.query_id is None else _query_ids([row.get(columns.query_id) for row in table.rows], wheres,
+                                                           columns.query_id)
     records = []
     for i, (row, where) in enumerate(zip(table.rows, wheres)):
         scores = {name: float(column[i]) for name, column in values.items() if not math.isnan(column[i])}
@@ -509,7 +523,7 @@ def frame_records(table: Table, columns: ColumnMapping) -> list[Record]:
             gold_answers=_gold_answers(row, where, columns, bool(gold_ids or gold_contexts)),
             meta=_meta(row, where, columns.meta),
             scores=scores or None,
-            id=None if columns.query_id is None else _query_id(row.get(columns.query_id), where, columns.query_id),
+            id=None if ids is None else ids[i],
         ))
     return records
 

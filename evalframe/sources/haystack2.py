@@ -19,9 +19,10 @@ Documents are ``haystack.Document`` objects or their dicts (``to_dict()``, whose
 or their dicts; a list of them: the first.
 
 An input (a report's column) that plays no role is read by the rule of every source's extra columns
-(:mod:`evalframe.sources.extras`, as ``from_ragas`` reads a dataset's): a number (or its text) in some row: a score
-(beside the run result's own ``results``); one value per row otherwise (a ``topic``): a field of the query's
-``meta``; lists: left out, named in a warning. ``meta=[...]`` (or ``inputs={"meta": [...]}``) names the meta inputs
+(:mod:`evalframe.sources.extras`, as ``from_ragas`` reads a dataset's): numbers (or their text) in at least half of
+its rows: a score (beside the run result's own ``results``), unless named like an id (``id``, ``sample_id``, ``sku``,
+``year``, ...); one value per row otherwise (a ``topic``): a field of the query's ``meta``; lists: left out; one
+warning names each input that gives no score and why. ``meta=[...]`` (or ``inputs={"meta": [...]}``) names the meta inputs
 instead (``[]``: none).
 
 Which document field says that a retrieved document is a gold one is ``document_comparison_field``, as in
@@ -38,8 +39,8 @@ from .._validation import did_you_mean, short_repr
 from ..errors import EvalframeError, InvalidParameterError, LoadError
 from ..options import MatchingOptions, with_options
 from .assemble import Built
-from .extras import extra_meta, extra_scores, meta_of, warn_left_out
-from .foreign import ScoreChoice, is_path, naming_file, read_json_file
+from .extras import check_score_columns, extra_meta, extra_scores, meta_of, warn_left_out
+from .foreign import ScoreChoice, is_path, naming_file, read_json_file, warn_mended
 from .records import Record, Retrieved, build, retrieved_of
 from ..frames.score_values import score_values
 
@@ -321,7 +322,11 @@ def _run_records(inputs: Mapping[str, Any], results: Mapping[str, Any], *, prefi
             return f"{at}[{i}]"
 
         individual[str(metric)] = score_values(listed, where=cell, error=EvalframeError).tolist()  # read at once
+    if not scores_given:  # (a cell that is no number refused first, named)
+        check_score_columns(prefix[:-2] if prefix else "from_haystack2", input_scores,
+                            noun="columns" if report else "inputs", prefix="haystack")
     choice = choice_of(list(individual))
+    warn_mended(prefix[:-2] if prefix else "from_haystack2", choice.mended)
     for metric, column in individual.items():
         at = f"{prefix}results[{metric!r}]['individual_scores']" if report or metric in results \
             else f"{prefix}inputs[{metric!r}]"
@@ -612,13 +617,14 @@ def read_haystack2(
         the names Haystack's evaluators and tutorials use (``question``, ``retrieved_documents``/``contexts``,
         ``predicted_answer``/``replies``, ``ground_truth_documents``, ``ground_truth_answer(s)``/``answer``, ...).
         Every other input is read as ``from_ragas`` reads a dataset's other columns (``docs/rag.md#which-columns-are-scores``):
-        a number (or its text) in some row makes it a score, one value per row (a ``topic``) a field of the
-        query's ``meta``; lists are left out, named in a warning.
+        numbers (or their text) make it a score unless it is named like an id (``sample_id``), one value per row
+        (a ``topic``) a field of the query's ``meta``; lists are left out; one warning names each input that gives
+        no score and why.
     meta : list, optional
         For a run result or report: the inputs whose values become each query's ``meta`` fields (as
         ``from_ragas``' ``meta=``; default: the inputs of one value per row that play no role and hold no
-        numbers; ``[]``: none); an input named here is never a score. For pipeline outputs: one metadata dict (or
-        None) per output.
+        numbers or are named like an id; ``[]``: none); an input named here is never a score. For pipeline
+        outputs: one metadata dict (or None) per output.
     questions, gold_documents, gold_ids, gold_answers : list, optional
         For pipeline outputs: one entry per output (the question, its gold Documents, gold ids and gold
         answer(s)). A ``GeneratedAnswer`` knows its question, so ``questions`` may be left out then.
@@ -626,7 +632,9 @@ def read_haystack2(
         Which of a run result's metrics to keep: None all, a list of their names, or a dict name ->
         ``evalframe.score_measure(...)`` declaring each (direction, bounds; its name is the score's name in
         evalframe). A metric named as a measure of evalframe's registry (``exact_match``, ``mrr``, ...) is kept as
-        ``haystack_<name>`` unless declared; the others are higher-is-better and unbounded.
+        ``haystack_<name>`` unless declared; one named with its parameters (``factual_correctness(mode=f1)``) as its
+        name mended (``factual_correctness_mode_f1``, either name taken here; ``docs/frameworks.md``); the others
+        are higher-is-better and unbounded.
     documents_from, answers_from : str, optional
         For pipeline outputs: the component whose ``documents`` / ``answers`` (or ``replies``) to read, when
         several have them. Without any ``documents`` output, the documents the ``GeneratedAnswer`` cites are the

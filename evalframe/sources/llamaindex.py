@@ -13,8 +13,10 @@ metrics count it; ``expected_texts`` are the gold contexts (for the context scop
 score of the retriever node, named as llama-index names it unless evalframe's registry owns the name (``mrr``,
 ``precision``, ``recall``, ``ndcg``, ...: then ``llamaindex_mrr``), and declared higher-is-better in [0, 1] for
 llama-index's own retrieval metrics. A dict's other fields are read by the rule of every source's extra columns
-(:mod:`evalframe.sources.extras`, as ``from_ragas`` reads a dataset's): a number (or its text) in some result: a score;
-one value per result otherwise (a ``topic``): a field of the query's ``meta``; lists: left out, named in a warning.
+(:mod:`evalframe.sources.extras`, as ``from_ragas`` reads a dataset's): numbers (or their text) in at least half of the
+results: a score, unless named like an id (``id``, ``sample_id``, ``sku``, ``year``, ...); one value per result
+otherwise (a ``topic``): a field of the query's ``meta``; lists: left out; one warning names each field that gives
+no score and why.
 """
 
 from __future__ import annotations
@@ -27,8 +29,8 @@ from .._validation import short_repr
 from ..errors import EvalframeError, InvalidParameterError
 from ..options import MatchingOptions, with_options
 from .assemble import Built
-from .extras import extra_meta, extra_scores, meta_of, warn_left_out
-from .foreign import ScoreChoice, is_path, number_or_nan, read_json_file
+from .extras import check_score_columns, extra_meta, extra_scores, meta_of, warn_left_out
+from .foreign import ScoreChoice, is_path, number_or_nan, read_json_file, warn_mended
 from .records import Record, Retrieved, build, retrieved_of
 
 __all__ = ["LlamaIndexSource", "llamaindex_records", "read_llamaindex", "LLAMAINDEX_METRICS"]
@@ -156,6 +158,8 @@ def _extra_fields(rows: Sequence[tuple[str, Any]], meta: Sequence[str] | None, s
         warn_left_out(source, unnamed, score_names, meta_names, noun="fields")
     values = {name: [number_or_nan(value, f"{where}: {name}") for (where, _), value in zip(rows, cells[name])]
               for name in score_names}
+    if not scores_given:  # (a cell that is no number refused first, named)
+        check_score_columns(source, score_names, noun="fields", prefix="llamaindex")
     return values, {name: cells[name] for name in meta_names}
 
 
@@ -198,6 +202,7 @@ def llamaindex_records(results: Any, *, scores: Sequence[str] | Mapping[str, Any
     known = {name: {"bounds": (0.0, 1.0), "description": description}
              for name, description in LLAMAINDEX_METRICS.items()}
     choice = ScoreChoice(available, scores, prefix="llamaindex", known=known)
+    warn_mended(name if is_path(results) else "from_llamaindex", choice.mended)
     for where, *_, metric_scores in rows:
         for metric, value in metric_scores.items():
             choice.check_bounds(metric, value, f"{where}: metric_dict[{metric!r}].score")
@@ -238,14 +243,15 @@ def read_llamaindex(
     scores : list or dict, optional
         Which metrics of ``metric_dict`` to keep: None all, a list of their names, or a dict name ->
         ``evalframe.score_measure(...)`` declaring each. A name evalframe's registry owns (``mrr``,
-        ``precision``, ``recall``, ``ndcg``, ...) is kept as ``llamaindex_<name>`` unless declared; llama-index's
+        ``precision``, ``recall``, ``ndcg``, ...) is kept as ``llamaindex_<name>`` unless declared, one named with
+        its parameters (``f(mode=x)``) as its name mended (``f_mode_x``, either name taken here); llama-index's
         own retrieval metrics are declared higher-is-better in [0, 1], any other higher and unbounded.
     meta : list of str, optional
         The fields of the result dicts beyond a ``RetrievalEvalResult``'s whose values become each query's
         ``meta`` fields (as ``from_ragas``' ``meta=``; default: those of one value per result that hold no
-        numbers; ``[]``: none). Such a field with a number (or its text) in some result is a score, as a Ragas
-        column is (``docs/rag.md#which-columns-are-scores``), unless named here; a field of lists is left out,
-        named in a warning.
+        numbers or are named like an id; ``[]``: none). Such a field of numbers (or their text) is a score, as a
+        Ragas column is (``docs/rag.md#which-columns-are-scores``), unless named here or like an id; a field of
+        lists is left out; one warning names each field that gives no score and why.
     retriever : str
         The node's name.
     duplicates, on_invalid

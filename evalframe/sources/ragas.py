@@ -4,11 +4,15 @@
 Ragas' single-turn samples have the columns ``user_input``, ``retrieved_contexts``, ``retrieved_context_ids``,
 ``reference_contexts``, ``reference_context_ids``, ``response`` and ``reference``; Ragas before 0.2 called them
 ``question``, ``contexts``, ``answer`` and ``ground_truth`` (``ground_truths``: a list), which are read the same way.
-Every other column with a number (or its text) in some row is a score, and so is each of Ragas' metric columns
-(:data:`RAGAS_SCORES`: faithfulness, answer_relevancy, context_precision, ...) whatever it holds, each cell read by
-:mod:`~evalframe.frames.score_values` (a cell that is no number is refused, named); every other column of texts (a
-topic, a test set's ``persona_name``) is a field of the query's ``meta``; any other column that gives no score is
-named in a warning (:mod:`evalframe.sources.extras`, the rule of every source). Nothing of Ragas is imported: a
+Every other column of numbers (or their text, in at least half of its rows) is a score unless it is named like an id
+(``id``, ``sample_id``, ``sku``, ``year``, ...), and so is each of Ragas' metric columns (:data:`RAGAS_SCORES`:
+faithfulness, answer_relevancy, context_precision, ...) whatever it holds, each cell read by
+:mod:`~evalframe.frames.score_values` (a cell that is no number is refused, named); every other column of one value
+per row (texts: a topic, a test set's ``persona_name``; a column named like an id) is a field of the query's
+``meta``; one warning names each column that gives no score, with what it became and why
+(:mod:`evalframe.sources.extras`, the rule of every source). A metric's column named with its mode
+(``factual_correctness(mode=f1)``, a name no score may hold) is the score of its name mended
+(``factual_correctness_mode_f1``: :func:`~evalframe.sources.foreign.mended_name`). Nothing of Ragas is imported: a
 dataset is read through its ``to_pandas()``, or from the files Ragas writes (``to_jsonl``, ``to_csv``,
 ``to_pandas().to_parquet``).
 """
@@ -22,8 +26,8 @@ from .._validation import did_you_mean, few_names
 from ..errors import EvalframeError, InvalidParameterError
 from ..options import MatchingOptions, with_options
 from .assemble import Built
-from .extras import extra_meta, extra_scores, warn_left_out
-from .foreign import prefixed
+from .extras import check_score_columns, extra_meta, extra_scores, warn_left_out
+from .foreign import check_apart, score_name, source_name, warn_mended
 from .frame import ColumnMapping, Table, frame_records, id_hint, read_table
 from .records import build
 
@@ -71,15 +75,19 @@ def _cells(table: Table, column: str) -> list[Any]:
 
 
 def ragas_score_name(column: str) -> str:
-    """A Ragas score column's name as a score: ``ragas_<name>`` when evalframe's registry or frames own the name
-    (Ragas' ``exact_match``).
+    """A Ragas score column's name as a score: a metric's name with its mode (``factual_correctness(mode=f1)``,
+    which a score's name cannot hold) mended, every run of characters other than letters, digits, ``_`` and ``-``
+    as ``_``, stripped at the ends (:func:`~evalframe.sources.foreign.mended_name`); ``ragas_<name>`` when
+    evalframe's registry or frames own the name (Ragas' ``exact_match``).
 
     Examples
     --------
     >>> ragas_score_name("exact_match"), ragas_score_name("faithfulness")
     ('ragas_exact_match', 'faithfulness')
+    >>> ragas_score_name("factual_correctness(mode=f1)"), ragas_score_name("noise_sensitivity(mode=relevant)")
+    ('factual_correctness_mode_f1', 'noise_sensitivity_mode_relevant')
     """
-    return prefixed(column, "ragas")
+    return score_name(column, "ragas")
 
 
 def ragas_mapping(table: Table, *, scores: Any = None, meta: Sequence[str] | None = None,
@@ -119,16 +127,19 @@ def ragas_mapping(table: Table, *, scores: Any = None, meta: Sequence[str] | Non
     declared: dict[str, Any] = {}
     cells = {c: _cells(table, c) for c in table.columns if c not in not_scores}
     named_meta = list(meta) if isinstance(meta, Sequence) and not isinstance(meta, str) else []
-    if scores is None:  # a column with a number (or its text) in some cell, or a Ragas metric's, is a score
+    # a column the caller names by its score's name (factual_correctness_mode_f1) is the file's
+    # factual_correctness(mode=f1)
+    if scores is None:  # a column of numbers (or their text) not named like an id, or a Ragas metric's, is a score
         score_columns = extra_scores(cells, named_meta, _ragas_score)
     elif isinstance(scores, Mapping):
-        score_columns = list(scores)
-        declared = {column: measure for column, measure in scores.items() if measure is not None}
+        score_columns = [source_name(column, table.columns) for column in scores]
+        declared = {source_name(column, table.columns): measure for column, measure in scores.items()
+                    if measure is not None}
     elif isinstance(scores, str) or not isinstance(scores, Sequence):
         raise InvalidParameterError(f"scores must be None (every column of numbers), a list of columns or a dict "
                                     f"column -> score_measure; got {scores!r}.", parameter="scores")
     else:
-        score_columns = list(scores)
+        score_columns = [source_name(column, table.columns) for column in scores]
     for column in score_columns:
         if column not in columns:
             raise InvalidParameterError(f"scores names {column!r}, which is no column of {table.name}; its columns are "
@@ -143,10 +154,11 @@ def ragas_mapping(table: Table, *, scores: Any = None, meta: Sequence[str] | Non
         if unknown:
             raise InvalidParameterError(f"meta names {unknown[0]!r}, which is no column of {table.name}.",
                                         parameter="meta")
+    source = "from_ragas" if table.name == "dataset_or_path" else table.name  # a file by its path
     if scores is None:
-        source = "from_ragas" if table.name == "dataset_or_path" else table.name  # a file by its path
         warn_left_out(source, {c: cells[c] for c in cells if c not in named_meta}, score_columns, meta_columns)
     names = {column: ragas_score_name(column) for column in score_columns}
+    check_apart(names, noun="columns", way_out="keep one in scores=[...], or name the other in meta=[...]")
     mapping = ColumnMapping(
         question=chosen["question"], retrieved_ids=chosen.get("retrieved_ids"),
         retrieved_texts=chosen.get("retrieved_texts"), answer=chosen.get("answer"), gold_ids=chosen.get("gold_ids"),
@@ -182,14 +194,19 @@ def read_ragas(
     when ``retrieved_context_ids`` and ``reference_context_ids`` are given, else by their text and by holding the
     reference answer), the response the ``generator`` node's answer, ``reference`` the gold answer (with no
     reference context: a label credited by the answer only; an empty reference without reference contexts: a
-    no-answer question). Every other column with a number (or its text) in some row is a score of ``score_node``,
-    and so is each metric column of ``ragas.evaluate(...).to_pandas()`` (``faithfulness``, ``answer_relevancy``,
+    no-answer question). Every other column of numbers (or their text, in at least half of its rows) is a score of
+    ``score_node`` unless it is named like an id (``id``, ``sample_id``, ``sku``, ``year``, ...), and so is each
+    metric column of ``ragas.evaluate(...).to_pandas()`` (``faithfulness``, ``answer_relevancy``,
     ``context_precision``, ...) whatever it holds: a cell of a score column that is no number (``"n/a"``, True,
     ``[0.5]``) is refused, naming its row and column (``docs/rag.md#which-columns-are-scores``); one named like an
-    evalframe measure or column (Ragas' ``exact_match``) is kept as ``ragas_<name>``. Every other column of texts
+    evalframe measure or column (Ragas' ``exact_match``) is kept as ``ragas_<name>``, and one named with its
+    metric's mode, which a score's name cannot hold, under its name mended (``factual_correctness(mode=f1)`` as
+    ``factual_correctness_mode_f1``: ``docs/rag.md#a-metrics-name-with-its-mode``; a warning names it; two columns
+    mending to one name are refused). Every other column of texts
     (a ``topic``; a Ragas test set's ``persona_name``, ``query_style``, ``query_length``) is a field of the query's
-    ``meta``, to slice by (``sliced_metrics("meta.topic")``); any other column that gives no score (flags,
-    objects, lists) is named in a warning saying what it became and why.
+    ``meta``, to slice by (``sliced_metrics("meta.topic")``), and so is a column named like an id and one of
+    flags or objects (lists are left out); one warning names each column that gives no score, saying what it
+    became and why.
 
     Parameters
     ----------
@@ -198,10 +215,12 @@ def read_ragas(
         of sample dicts, or the path of a ``.jsonl`` (``to_jsonl``), ``.csv`` (``to_csv``), ``.parquet`` or
         ``.json`` (a list of samples) file.
     scores : list of str or dict, optional
-        The score columns (default: every column of numbers that is not a sample field), or ``{column:
-        score_measure(...)}`` to declare each one's direction and bounds.
+        The score columns (default: every column of numbers that is not a sample field nor named like an id; a
+        column named here is a score whatever its name; a column named with its mode by its own name or its mended
+        one, ``factual_correctness_mode_f1``), or ``{column: score_measure(...)}`` to declare each one's direction
+        and bounds.
     meta : list of str, optional
-        Columns whose values become each query's ``meta`` fields (default: the text columns above; ``[]``: none);
+        Columns whose values become each query's ``meta`` fields (default: the other columns above; ``[]``: none);
         a column named here is never read as a score.
     id_column : str, optional
         A column of the samples' ids (a test set asking one question about two products): each is its query's
@@ -247,7 +266,12 @@ def read_ragas(
     if not table.rows:
         raise EvalframeError(f"{table.name} holds no sample.")
     mapping, declared = ragas_mapping(table, scores=scores, meta=meta, id_column=id_column)
-    records = frame_records(table, mapping)
+    records = frame_records(table, mapping)  # (a score's cell that is no number refused first, named)
+    check_score_columns("from_ragas" if table.name == "dataset_or_path" else table.name,
+                        [column for column in mapping.scores if (mapping.score_names or {}).get(column) not in declared],
+                        names=mapping.score_names)
+    warn_mended("from_ragas" if table.name == "dataset_or_path" else table.name,
+                {column: name for column, name in (mapping.score_names or {}).items() if name not in declared})
     measures = {**(dict(score_measures) if score_measures is not None else {}), **declared}
     fields = {"query": mapping.question, "retrieved": mapping.retrieved_texts or mapping.retrieved_ids or "retrieved",
               "answer": mapping.answer or "response", "gold_ids": mapping.gold_ids or "reference_context_ids",

@@ -291,3 +291,23 @@ def test_a_meta_field_no_query_has_or_a_result_without_meta_is_refused_with_a_re
     with pytest.raises(SchemaError, match=r"column 'meta' of node 'Retriever' holds 'topic=geo' for multilabel_id 'q1', "
                        r"which is not JSON text; meta are JSON objects such as '\{\"topic\": \"billing\"\}'"):
         EvaluationResult({"Retriever": frame}).sliced_metrics("meta.topic")
+
+
+def test_a_label_holding_a_lone_surrogate_is_refused_naming_its_query():
+    """Review: a meta field (or query) holding a lone surrogate (JSON's "\\ud800", which a text field may hold)
+    raised a raw UnicodeEncodeError from pyarrow inside sliced_metrics; it is refused, naming the query and field."""
+    rows = [{"user_input": question, "retrieved_contexts": ["x"], "retrieved_context_ids": ["d1"],
+             "reference_context_ids": ["d1"], "topic": topic, "judge": 0.5}
+            for question, topic in (("Capital of Germany?", "geo\ud800"), ("Capital of France?", "geo"))]
+    result = EvaluationResult.from_ragas(rows, meta=["topic"], progress=False)
+    query = result["Retriever"]["multilabel_id"].iloc[0]
+    with pytest.raises(SchemaError, match=rf"^by='meta.topic': the label of multilabel_id '{query}' is 'geo\\ud800', a "
+                                          r"text that holds a lone surrogate \(U\+D800\), which UTF-8 cannot encode"):
+        result.sliced_metrics("meta.topic")
+    rows[0]["user_input"], rows[0]["topic"] = "Capital of \udfff?", "geo"
+    result = EvaluationResult.from_ragas(rows, meta=["topic"], progress=False)
+    with pytest.raises(SchemaError, match=r"^by='query': the label of multilabel_id .* \(U\+DFFF\)"):
+        result.sliced_metrics("query")
+    with pytest.raises(SchemaError, match=r"^by=slice: the label of multilabel_id .* \(U\+DFFF\)"):
+        result.sliced_metrics(lambda table: table["query"])
+    assert result.sliced_metrics("meta.topic").loc[("Retriever", "geo"), "queries"] == 2  # valid labels slice as before

@@ -49,7 +49,8 @@ def test_from_frame_with_columns(tmp_path, capsys):
     (["--from", "frame", "--column", "question"], r"error: --column must be FIELD=COLUMN, e.g\. question=q; got 'question'"),
     (["--from", "frame", "--column", "answer=a", "--column", "answer=b"], r"error: --column names the field 'answer' twice"),
     (["--from", "ragas", "--column", "question=q"], r"error: --column names the columns of --from frame; --from ragas "),
-    (["--column", "question=q"], r"error: --column names the columns of --from frame; a runs file has its own keys"),
+    (["--from", "runs", "--column", "question=q"], r"error: --column names the columns of --from frame; --from runs "
+                                                   r"reads its own columns"),
     (["--from", "ragas", "--scheduler", "tcp://x:1"], r"error: --scheduler builds runs files on Dask"),
     (["--from", "frame"], r"error: question='question' names no column of .*dataset\.jsonl; its columns are "),
 ])

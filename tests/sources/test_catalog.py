@@ -14,7 +14,6 @@ import pytest
 
 from evalframe import EvaluationResult
 from evalframe.errors import InvalidParameterError
-from evalframe.present.parsers import FLATTEN_SOURCES
 from evalframe.sources.catalog import SOURCES, candidates, detect
 from evalframe.sources.assemble import Built
 
@@ -37,7 +36,6 @@ def jsonl(path: Path, *rows: dict) -> Path:
 
 def test_the_table_names_every_source_the_command_offers_and_each_reads_into_a_built():
     assert list(SOURCES) == ["runs", "ragas", "haystack2", "llamaindex", "frame", "trec"]
-    assert set(FLATTEN_SOURCES) <= set(SOURCES)  # the parsers load no pandas: their names, checked here
     for name, source in SOURCES.items():
         assert source.name == name and source.needs
         assert inspect.signature(source.read).return_annotation in ("Built", Built), name

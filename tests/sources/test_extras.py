@@ -1,5 +1,6 @@
-"""Every source treats a dataset's extra columns or inputs the same way (sources/extras.py, issue 36): a number in
-some row is a score, one value per row a meta field, lists left out and named; meta=[...] names the meta fields."""
+"""Every source treats a dataset's extra columns or inputs the same way (sources/extras.py, issue 36): numbers make a
+score, one value per row a meta field, lists are left out, each column that gives no score named; meta=[...] names
+the meta fields (tests/sources/test_extra_columns.py: ids, codes and years)."""
 
 from __future__ import annotations
 
@@ -41,8 +42,9 @@ def test_extra_texts_are_meta_numbers_scores_and_lists_are_named(source):
              "haystack2": lambda **o: EvaluationResult.from_haystack2(HAYSTACK, progress=False, **o),
              "llamaindex": lambda **o: EvaluationResult.from_llamaindex(LLAMA, progress=False, **o)}[source]
     noun = {"ragas": "columns", "haystack2": "inputs", "llamaindex": "fields"}[source]
-    with pytest.warns(UserWarning, match=rf"^from_{source}: {noun} that give no score: 'tags' \(left out: lists, not "
-                                         r"numbers\)"):
+    # each column that gives no score is named, with what it became and why (review R6: the meta fields too)
+    with pytest.warns(UserWarning, match=rf"^from_{source}: {noun} that give no score: 'topic' \(a meta field: texts, "
+                                         r"not numbers\), 'tags' \(left out: lists, not numbers\)\. "):
         result = build()
     frame = result["Retriever"]
     assert frame["meta"].tolist() == META

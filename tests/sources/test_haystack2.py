@@ -189,7 +189,8 @@ def test_the_scores_of_a_detailed_report_are_its_numeric_columns_without_a_role(
     frame["passing"] = [True, False, True, True, False]  # a bool is no score
     frame["nothing"] = None  # nor a column without any number
     frame["latency"] = [0.5, None, 1.5, 2.0, 1.0]  # a number missing: NaN
-    with pytest.warns(UserWarning, match=r"^from_haystack2: columns that give no score: 'passing' \(a meta field: "
+    with pytest.warns(UserWarning, match=r"^from_haystack2: columns that give no score: 'topic' \(a meta field: texts, "
+                                         r"not numbers\), 'passing' \(a meta field: "
                                          r"True / False, not numbers\), 'nothing' \(a meta field: no value in any row\)"):
         read = haystack2_records(frame, document_comparison_field="id")
     # exact_match is evalframe's own metric: Haystack's kept beside it

@@ -244,8 +244,10 @@ def test_flatten_and_report_from_a_file_skip_only_when_asked(tmp_path, capsys):
     assert code == 0 and "[left out] 1 query of the source was left out" in out
     code, out, _ = run(capsys, "report", "--from", "ragas", path, path, "--skip-invalid", "--names", "a,b")
     assert code == 0 and "[includes] b: 1 query of the source was left out" in out
-    line = one_error_line(capsys, "flatten", path, "-o", tmp_path / "runs", "--skip-invalid")
-    assert line.startswith("error: --skip-invalid is for the files of --from ragas, haystack2, llamaindex or frame")
+    code, out, err = run(capsys, "flatten", path, "-o", tmp_path / "detected", "--skip-invalid")  # a Ragas file: found
+    assert code == 0 and out.startswith(f"wrote 2 queries (Retriever: 3 rows, Generator: 2 rows) from {path} (ragas)"), err
+    line = one_error_line(capsys, "flatten", "--from", "runs", path, "-o", tmp_path / "runs", "--skip-invalid")
+    assert line == "error: --skip-invalid is for the files of --from ragas, haystack2, llamaindex or frame, not for --from runs."
 
 
 def test_every_command_on_a_folder_with_left_out_queries_says_so(tmp_path, capsys):
@@ -404,7 +406,7 @@ def test_ids_are_checked(tmp_path, capsys):
     numbered = EvaluationResult.from_ragas([{**rows[0], "id": 7}, {**rows[1], "id": 8}], id_column="id", progress=False)
     assert sorted(numbered["Retriever"]["multilabel_id"].unique()) == ["7", "8"]
     line = one_error_line(capsys, "flatten", "--from", "llamaindex", path, "-o", tmp_path / "out", "--id-column", "id")
-    assert line == "error: --id-column names a column of --from ragas or frame; --from llamaindex has no id column."
+    assert line == "error: --id-column is for the files of --from ragas or frame, not for --from llamaindex."
 
 
 def test_from_frame_and_the_command_take_an_id_column(tmp_path, capsys):
