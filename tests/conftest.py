@@ -3,20 +3,38 @@
 ``storage`` runs a test once per way a user holds a result: in memory as built, and after a round trip through
 each on-disk format (``result.save(...)`` then ``EvaluationResult.load``; see docs/persistence.md). The metric tests
 take their result through it, so every hand-worked number is checked on what a loaded folder gives as well.
+
+``backend`` runs a test once per engine that analyses a result (narwhals' ``constructor`` fixture is the model): in
+memory (:class:`evalframe.EvaluationResult`) and on Dask (:class:`evalframe.dask.DaskEvaluationResult`, on one
+LocalCluster of two worker processes started once per session, ``dask_client``). A test builds its result in memory
+and takes ``backend(result)``; one test then checks both engines against the same hand-worked numbers, where
+tests/dask/ once held a copy of each analysis test. tests/dask/ keeps what only Dask has (partitions, the client,
+building on the cluster, the commands' ``--scheduler``).
+
+``SMOKE`` names the tests of the smoke subset (``python -m pytest -m smoke``, about a minute; README.md): one or two
+per stage of the data path, each with hand-worked or reference-tool values.
 """
 
 from __future__ import annotations
 
 import itertools
+import json
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
+import pandas as pd
 import pytest
 
-from evalframe import EvaluationResult
+from evalframe import EvaluationResult, compare
 
 STORAGES = ("memory", "csv", "parquet")
+BACKENDS = ("memory", "dask")
+#: The parameters of tests/dask/'s and the backend's cluster (as CI runs them): two worker processes of one thread,
+#: the scheduler's HTTP server on a port the system picks (two suites at once on one machine do not collide), a
+#: memory limit per worker that stays well within the CI machine's.
+CLUSTER = {"n_workers": 2, "threads_per_worker": 1, "processes": True, "dashboard_address": ":0", "memory_limit": "2GB"}
 
 
 def _through(storage: str, folder: Path) -> Callable[[EvaluationResult], EvaluationResult]:
@@ -42,6 +60,128 @@ def _through(storage: str, folder: Path) -> Callable[[EvaluationResult], Evaluat
 def storage(request: pytest.FixtureRequest, tmp_path: Path) -> Callable[[EvaluationResult], EvaluationResult]:
     """``storage(result)``: the result as the user would have it (memory: as is; csv / parquet: saved and loaded back)."""
     return _through(request.param, tmp_path)
+
+
+@pytest.fixture(scope="session")
+def dask_client() -> Iterator[Any]:
+    """One LocalCluster of two worker processes for the session, and a client of it that is not the default one
+    (tests pass ``client=``; those without it run on Dask's scheduler in the process). Started on first use only."""
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(**CLUSTER) as cluster, distributed.Client(cluster, set_as_default=False) as client:
+        yield client
+
+
+def saved_partitioned(folder: Path) -> bool:
+    """Whether ``folder`` holds a partitioned save (``save(..., partitions=N)``), read from its evalframe.json."""
+    manifest = folder / "evalframe.json"
+    return manifest.is_file() and json.loads(manifest.read_text(encoding="utf-8")).get("partitioned") is not None
+
+
+class Backend:
+    """``backend(result)``: ``result`` (an EvaluationResult, or the folder of a saved one) as this engine holds it.
+
+    memory: the result itself (a folder: ``EvaluationResult.load``); dask: the result saved as a partitioned Parquet
+    folder (``partitions``, 3 unless given; a partitioned folder as it is) and opened by ``evalframe.dask.load`` on the
+    session's cluster. The helpers give what a test compares in the same shape on both: ``compare`` (evalframe's or
+    evalframe.dask's) and the per-query tables as pandas (Dask's are lazy and come back in partition order).
+    """
+
+    def __init__(self, name: str, folder: Path, client: Any = None) -> None:
+        self.name, self.folder, self.client = name, folder, client
+        self._names = itertools.count()
+
+    def __repr__(self) -> str:
+        return f"Backend({self.name!r})"
+
+    @property
+    def on_cluster(self) -> bool:
+        return self.name == "dask"
+
+    def __call__(self, result: EvaluationResult | Path | str, *, partitions: int = 3) -> Any:
+        if self.name == "memory":
+            return result if isinstance(result, EvaluationResult) else EvaluationResult.load(result, progress=False)
+        import evalframe.dask
+
+        if isinstance(result, EvaluationResult) or not saved_partitioned(Path(result)):
+            memory = result if isinstance(result, EvaluationResult) else EvaluationResult.load(result, progress=False)
+            with warnings.catch_warnings():  # a frame cut from a bigger one: its index is not saved (see _through)
+                warnings.filterwarnings("ignore", message=r"node .*: the frame's index is not a default RangeIndex")
+                result = memory.save(self.folder / f"r{next(self._names)}", format="parquet", partitions=partitions,
+                                     progress=False)
+        return evalframe.dask.load(result, client=self.client)
+
+    def compare(self, *runs: Any, **options: Any) -> pd.DataFrame:
+        """``evalframe.compare`` of results in memory, ``evalframe.dask.compare`` of results on Dask."""
+        if self.name == "memory":
+            return compare(*runs, **options)
+        import evalframe.dask
+
+        return evalframe.dask.compare(*runs, **options)
+
+    def query_metrics(self, result: Any, node: str, **options: Any) -> pd.DataFrame:
+        """``result.query_metrics(node, ...)`` as pandas, in the in-memory order."""
+        return result.query_metrics(node, compute=True, **options) if self.on_cluster else result.query_metrics(node, **options)
+
+    def trec_query_metrics(self, result: Any, measures: Any, **options: Any) -> pd.DataFrame:
+        """``result.trec_query_metrics(measures, ...)`` as pandas (on Dask computed; its rows in partition order and
+        its index of query ids in pandas' str dtype, docs/cluster.md: compare by label, ``.loc`` or ``sort_index``)."""
+        table = result.trec_query_metrics(measures, **options)
+        return table.compute() if self.on_cluster else table
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+def backend(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Backend:
+    """The engine a test runs on (memory, dask): ``backend(result)`` is the result on it (:class:`Backend`)."""
+    if request.param == "memory":
+        return Backend("memory", tmp_path_factory.mktemp("memory"))
+    pytest.importorskip("dask.dataframe")
+    return Backend("dask", tmp_path_factory.mktemp("dask"), request.getfixturevalue("dask_client"))
+
+
+#: The smoke subset (marker ``smoke``): every stage once. A metric of each family (document, answer, trec_eval's measures
+#: against pytrec_eval, a declared score) on both backends and after a save, the Haystack 1.x golden folder, sources
+#: (runs, Ragas, TREC), the analyses (compare, slices, fusion), save and load (CSV, Parquet), the evaluators, the
+#: reports (text, HTML, the comparative one), the commands (flatten, convert, metrics, trec, report) and the stage rule.
+#: A test id names every parametrisation of the test. tests/test_smoke.py checks each names a test that is there.
+SMOKE = (
+    "tests/test_layout.py::test_every_module_imports_only_from_its_stage_and_earlier_ones",
+    "tests/test_metrics_at_k.py::test_hand_result_at_k",
+    "tests/metrics/test_answer_metrics.py::test_simulated_top_k_reader",
+    "tests/test_haystack1_compat.py::test_the_folder_loads_like_haystack_loaded_it",
+    "tests/test_haystack1_compat.py::test_wrong_examples_equal_haystack_up_to_tie_order",
+    "tests/test_trec_vs_pytrec_eval.py::test_every_measure_equals_pytrec_eval",
+    "tests/sources/test_from_trec.py::test_from_trec_builds_the_hand_worked_frame",
+    "tests/sources/test_from_trec.py::test_convert_trec_to_folder_and_back",
+    "tests/present/test_trec_command.py::test_the_values_are_pytrec_evals",
+    "tests/present/test_cli.py::test_flatten_then_convert_then_metrics",
+    "tests/present/test_cli.py::test_metrics_json_equals_the_library",
+    "tests/present/test_cli.py::test_demo_builds_reports_and_saves",
+    "tests/test_scores_everywhere.py::test_means_and_per_query_values",
+    "tests/analysis/test_compare.py::test_two_runs_by_hand",
+    "tests/analysis/test_slices.py::test_no_answer_slices_by_hand",
+    "tests/io/test_io.py::test_round_trip_of_a_full_result",
+    "tests/io/test_io.py::test_parquet_stores_list_columns_natively_and_loads_back",
+    "tests/evaluators/test_evaluators.py::test_seed_multi_hit_example",
+    "tests/report/test_model_and_renderers.py::test_every_format_is_one_renderer_of_the_model",
+    "tests/test_directions.py::test_the_comparative_report_marks_changes_by_the_direction",
+    "tests/test_result.py::test_the_hand_result_gives_its_hand_worked_values",
+    "tests/frames/test_codings.py::test_from_trec_hands_its_layout_to_the_result",
+    "tests/sources/test_ragas.py::test_hand_worked_metrics_of_each_golden_file",
+    "tests/test_trec_compare.py::test_hand_worked_means_deltas_and_p_values",
+    "tests/present/test_report.py::test_text_report_shows_the_funnel_with_the_library_numbers",
+    "tests/present/test_report.py::test_report_command_writes_html",
+    "tests/analysis/test_fusion.py::test_combsum_min_max",
+    "tests/test_smoke.py::test_the_smoke_list_names_tests_there_are",
+)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark the tests SMOKE names (before ``-m`` selects)."""
+    smoke = set(SMOKE)
+    for item in items:
+        if item.nodeid in smoke or item.nodeid.split("[", 1)[0] in smoke:
+            item.add_marker(pytest.mark.smoke)
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import logging
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -10,8 +10,6 @@ import pytest
 
 pytest.importorskip("pyarrow")
 pytest.importorskip("distributed")
-
-from distributed import Client, LocalCluster  # noqa: E402
 
 from benchmarks.synthetic import make_frames, make_result, order_keys  # noqa: E402
 from evalframe import EvaluationResult  # noqa: E402
@@ -25,10 +23,14 @@ def bench():
 
 
 @pytest.fixture(scope="module")
-def client(bench):  # bench first: its import puts benchmarks/ on sys.path, which the spawned workers inherit
-    with LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=":0",
-                      silence_logs=logging.ERROR) as cluster, Client(cluster) as client:
-        yield client
+def client(bench, dask_client):
+    """The session's cluster (tests/conftest.py), its workers importing from benchmarks/ as bench_dask's tasks do (the
+    script puts it on its own sys.path, before its cluster starts)."""
+    folder = str(Path(bench.__file__).resolve().parent)
+    # each worker's own sys.path (sys.path.insert itself would be pickled with a copy of this process's list)
+    dask_client.run(lambda: __import__("sys").path.insert(0, folder))
+    yield dask_client
+    dask_client.run(lambda: folder in __import__("sys").path and __import__("sys").path.remove(folder))
 
 
 def test_make_frames_of_all_queries_is_make_result():

@@ -2,7 +2,8 @@
 (higher, lower, none) a measure of the registry (``P@4``, trec_eval's unjudged rate ``unj@4``, the count ``NumRet``)
 and a declared score (``faith``, ``latency``, ``tokens``), through ``wrong_examples(metric=)``, ``compare``'s wins,
 ``worst_by_delta``, the report's worst list, the comparative report's arrows and marks, and the plots' axis labels,
-titles and colours (tests/dask/test_directions.py: the same on Dask).
+titles and colours. ``wrong_examples``, ``compare`` and the comparative report run on each ``backend`` (in memory and
+on Dask, tests/conftest.py).
 
 Four queries, two runs, worked out by hand from the measures' definitions (``docs/metrics.md``); qrels::
 
@@ -64,6 +65,12 @@ def runs():
     return make("A"), make("B")
 
 
+@pytest.fixture(scope="module")
+def on_backend(runs, backend):
+    """Runs A and B on the test's backend (Dask: partitioned folders of two partitions)."""
+    return tuple(backend(run, partitions=2) for run in runs)
+
+
 def ids(examples) -> list[str]:
     return [e["multilabel_id"] for e in examples]
 
@@ -114,16 +121,16 @@ def test_a_score_may_be_declared_without_a_direction():
     ("faith", ["q2", "q4"], [0.2, 0.4]),      # a score declared higher
     ("latency", ["q2", "q3"], [3.0, 2.0]),    # a score declared lower
 ])
-def test_wrong_examples_ranks_worst_first_by_the_direction(runs, metric, worst, values):
-    listed = runs[0].wrong_examples("Retriever", n=2, metric=metric)
+def test_wrong_examples_ranks_worst_first_by_the_direction(on_backend, metric, worst, values):
+    listed = on_backend[0].wrong_examples("Retriever", n=2, metric=metric)
     assert ids(listed) == worst and [e["metrics"][metric] for e in listed] == values
 
 
-def test_wrong_examples_threshold_keeps_those_at_or_worse_by_the_direction(runs):
+def test_wrong_examples_threshold_keeps_those_at_or_worse_by_the_direction(on_backend):
     # unj@4 of A: .25 .75 0 .5; worse than or at .5 means >= .5 when lower is better
-    assert ids(runs[0].wrong_examples("Retriever", n=4, metric="unj@4", threshold=0.5)) == ["q2", "q4"]
+    assert ids(on_backend[0].wrong_examples("Retriever", n=4, metric="unj@4", threshold=0.5)) == ["q2", "q4"]
     # the Haystack signature's document_metric reads the direction too (threshold 0.5 by default)
-    assert ids(runs[0].wrong_examples("Retriever", n=4, document_metric="unj@4")) == ["q2", "q4"]
+    assert ids(on_backend[0].wrong_examples("Retriever", n=4, document_metric="unj@4")) == ["q2", "q4"]
 
 
 @pytest.mark.parametrize(("metric", "message"), [
@@ -132,19 +139,20 @@ def test_wrong_examples_threshold_keeps_those_at_or_worse_by_the_direction(runs)
     ("num_ret", r"NumRet is a count"),
     ("tokens", r"tokens is declared with direction 'none'.*: it has no worst queries"),
 ])
-def test_wrong_examples_refuses_a_measure_without_direction(runs, metric, message):
+def test_wrong_examples_refuses_a_measure_without_direction(on_backend, metric, message):
     with pytest.raises(InvalidParameterError, match=message):
-        runs[0].wrong_examples("Retriever", metric=metric)
+        on_backend[0].wrong_examples("Retriever", metric=metric)
 
 
-def test_wrong_examples_document_metric_refuses_a_count(runs):
+@pytest.mark.parametrize("name", ["NumRet", "num_ret"])
+def test_wrong_examples_document_metric_refuses_a_count(on_backend, name):
     with pytest.raises(InvalidParameterError, match=r"NumRet is a count.*no worst queries"):
-        runs[0].wrong_examples("Retriever", document_metric="NumRet")
+        on_backend[0].wrong_examples("Retriever", document_metric=name)
 
 
 # ---------------------------------------------------------------------------- compare: wins by direction
-def test_compare_counts_wins_by_the_direction(runs):
-    table = compare(*runs, node="Retriever", metrics=[*MEASURES, "faith", "latency", "tokens"], rounds=50)
+def test_compare_counts_wins_by_the_direction(on_backend, backend):
+    table = backend.compare(*on_backend, node="Retriever", metrics=[*MEASURES, "faith", "latency", "tokens"], rounds=50)
     counts = table[["wins", "ties", "losses"]]
     # B - A per query: P@4 0 0 +.25 0; unj@4 -.25 0 +.75 -.5 (a fall is a win); faith 0 +.3 0 0;
     # latency -.5 0 +2 -.3
@@ -226,9 +234,9 @@ def test_the_report_says_at_least_for_a_lower_is_better_measure_without_worst_qu
 
 
 # ---------------------------------------------------------------------------- the comparative report
-def test_the_comparative_report_marks_changes_by_the_direction(runs):
+def test_the_comparative_report_marks_changes_by_the_direction(on_backend):
     metrics = ["NumRet", "unj@4", "P@4", "faith", "latency", "tokens"]
-    report = compare_report({"A": runs[0], "B": runs[1]}, metrics=metrics, rounds=50)
+    report = compare_report({"A": on_backend[0], "B": on_backend[1]}, metrics=metrics, rounds=50)
     node = report.model.nodes[0]
     assert {m.metric: m.direction for m in node.measures} == {
         "NumRet": "none", "unj@4": "lower", "P@4": "higher", "faith": "higher", "latency": "lower", "tokens": "none"}

@@ -1,7 +1,8 @@
 """Every measure of the registry, by its canonical name, through every analysis that takes measures: the same
 per-query values and the same number (each measure's own aggregation: the mean, trec_eval's geometric mean, or the
 sum) from ``trec_metrics``, ``trec_query_metrics``, ``query_metrics(measures=)``, ``sliced_metrics``,
-``metrics_at_k``, ``compare``, the report, a plot, the ``evalframe trec`` CLI and Dask.
+``metrics_at_k``, ``compare``, the report, a plot and the ``evalframe trec`` CLI; ``trec_metrics`` on each
+``backend`` (in memory and on Dask, tests/conftest.py).
 
 The values themselves are checked against their reference tools elsewhere (``checked against`` in
 docs/ir-researchers.md's table of measures); here the reference is the per-query table, and each surface must
@@ -87,9 +88,10 @@ def per_query(results):
     return results[0].trec_query_metrics(NAMES)
 
 
-def test_trec_metrics_is_each_measures_aggregation_of_the_per_query_values(results, per_query):
+def test_trec_metrics_is_each_measures_aggregation_of_the_per_query_values(results, per_query, backend):
     assert list(per_query.columns) == NAMES and len(per_query) > 20
-    means = results[0].trec_metrics(NAMES)
+    means = backend(results[0]).trec_metrics(NAMES)
+    assert list(means) == NAMES
     for name in NAMES:
         assert means[name] == pytest.approx(aggregate(name, per_query[name].to_numpy()), rel=1e-12, abs=1e-12), name
 

@@ -139,3 +139,25 @@ def test_the_commands_on_a_results_folder_take_the_spellings(results, tmp_path, 
     assert main(["compare", str(folder), str(folder), "--node", node, "--metrics", "r-precision,map@100",
                  "--rounds", "10"]) == 0
     assert [line.split()[0] for line in capsys.readouterr().out.splitlines()[3:]] == ["Rprec", "AP@100"]
+
+
+def test_every_backend_takes_every_tools_spelling(backend):
+    """ranx's names, other letter cases and ir_measures' measure objects on each backend (tests/conftest.py; on Dask
+    the numbers are the in-memory result's): trec_metrics, query_metrics(measures=), wrong_examples(metric=) and
+    compare."""
+    written = every_spelling()
+    canonical = list(dict.fromkeys(written.values()))
+    result = EvaluationResult.from_trec(*make_run(3))
+    on = backend(result)
+    means = on.trec_metrics(list(written))
+    assert list(means) == canonical
+    for name, value in result.trec_metrics(canonical).items():
+        assert means[name] == pytest.approx(value, rel=1e-12, abs=1e-12), name
+    node = on.nodes[0]
+    table = backend.query_metrics(on, node, measures=list(written))
+    assert set(canonical) <= set(table.columns)
+    ir = pytest.importorskip("ir_measures")
+    worst = [e["multilabel_id"] for e in on.wrong_examples(node, n=4, metric=ir.nDCG @ 10)]
+    assert worst == [e["multilabel_id"] for e in result.wrong_examples(node, n=4, metric="nDCG@10")]
+    compared = backend.compare(on, on, node=node, metrics=["hit_rate@10", ir.P(rel=2) @ 5], rounds=50)
+    assert list(compared.index) == ["Success@10", "P(rel=2)@5"]

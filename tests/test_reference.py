@@ -9,6 +9,7 @@ columns that disagree with the lists, None document_ids and both eval modes.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -154,16 +155,22 @@ def random_result(seed):
     return EvaluationResult({"Retriever": docs, "Reader": answers}), params
 
 
+def sweep(storage: str, first: int, last: int, stress: bool = False) -> Any:
+    """One block of seeds of the sweep below, after ``storage``'s round trip."""
+    return pytest.param(storage, range(first, last), id=f"{storage}-{first}-{last}",
+                        marks=[pytest.mark.stress] if stress else [])
+
+
 @pytest.mark.filterwarnings("ignore:document_scope=.* ignores answer_scope")
-# every block in memory; one block each after a CSV and a Parquet round trip (tests/conftest.py), to keep the suite short
-# (blocks 2 to 4 in memory and the Parquet round trip's block go behind the stress marker, which .ci/run runs in
-# full: the suite must stay under 5 minutes)
-@pytest.mark.parametrize(("storage", "block"), [("memory", 0), ("memory", 1),
-                                                *(pytest.param("memory", b, marks=pytest.mark.stress) for b in range(2, 5)),
-                                                ("csv", 0), pytest.param("parquet", 1, marks=pytest.mark.stress)],
+# the suite checks seeds 0-39 in memory and 0-9 after a CSV round trip (tests/conftest.py); the stress marker, which
+# .ci/run runs in full, the rest: seeds 40-499 in memory, 10-99 after the CSV round trip, 100-199 after a Parquet one
+@pytest.mark.parametrize(("storage", "seeds"), [sweep("memory", 0, 40), sweep("csv", 0, 10),
+                                                sweep("memory", 40, 100, stress=True),
+                                                *(sweep("memory", b, b + 100, stress=True) for b in range(100, 500, 100)),
+                                                sweep("csv", 10, 100, stress=True), sweep("parquet", 100, 200, stress=True)],
                          indirect=["storage"])
-def test_engine_equals_reference_on_random_frames(storage, block):
-    for seed in range(block * 100, block * 100 + 100):
+def test_engine_equals_reference_on_random_frames(storage, seeds):
+    for seed in seeds:
         result, params = random_result(seed)
         result = storage(result)
         mode = params["eval_mode"]

@@ -49,6 +49,17 @@ def test_wrong_examples_answers(storage):
     assert row["multilabel_id"] == "q5"
 
 
+def test_the_hand_result_gives_its_hand_worked_values(backend):
+    # tests/fixtures.py: the Reader's integrated answers give q1, q2, q3 an exact match and q5 none (3 of 4); the
+    # Retriever's per-query values are those worked out in tests/metrics/test_document_metrics.py (default scope)
+    metrics = backend(hand_result()).calculate_metrics()
+    assert metrics["Reader"]["num_examples_for_eval"] == 4.0
+    assert metrics["Reader"]["exact_match"] == pytest.approx(3 / 4, abs=1e-12)
+    assert metrics["Retriever"]["recall_multi_hit"] == pytest.approx((1 + 1 + 1 + 1 + 0 + 0.5) / 6, abs=1e-12)
+    assert metrics["Retriever"]["precision"] == pytest.approx((0.8 + 1 + 1 / 3 + 1 + 0 + 0.5) / 6, abs=1e-12)
+    assert metrics["Retriever"]["mrr"] == pytest.approx((1 + 1 + 1 / 3 + 1 + 0 + 0.5) / 6, abs=1e-12)
+
+
 def test_wrong_examples_ties_keep_first_appearance_and_list_all_rows(storage):
     worst = storage(hand_result()).wrong_examples("Reader", answer_metric="exact_match", answer_metric_threshold=1.0)
     # em: q1 1, q2 1, q3 1, q5 0 -> q5 first, then the ties in first-appearance order

@@ -1,8 +1,8 @@
-"""One set of declared scores through every surface that takes measures, in memory (tests/dask/test_scores.py: the
-same on Dask): ``calculate_metrics``, ``metrics_frame``, ``query_metrics``, ``sliced_metrics``, ``metrics_at_k``,
-``wrong_examples(metric=)``, ``compare``, ``worst_by_delta``, a plot, the report, ``save``/``load`` (CSV, Parquet) and
-``evalframe metrics``. The reference is the values attached, aggregated by the formulas written out below (not by
-evalframe's aggregation code).
+"""One set of declared scores through every surface that takes measures: ``calculate_metrics``, ``metrics_frame``,
+``query_metrics``, ``sliced_metrics``, ``metrics_at_k``, ``wrong_examples(metric=)`` and ``compare`` on each
+``backend`` (in memory and on Dask, tests/conftest.py), and ``worst_by_delta``, a plot, the report, ``save``/``load``
+(CSV, Parquet) and ``evalframe metrics`` in memory (tests/dask/test_scores.py: a sharded build on the cluster). The
+reference is the values attached, aggregated by the formulas written out below (not by evalframe's aggregation code).
 
 Six queries; the Generator holds ``faithfulness`` (higher is better, one value missing) and ``latency`` (lower is
 better) per query, the Retriever ``relevance`` per row (3 rows per query, one value missing).
@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalframe import EvaluationResult, compare, read_runs, worst_by_delta
+from evalframe import EvaluationResult, read_runs, worst_by_delta
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
@@ -57,33 +57,44 @@ def make(name: str, tmp_path) -> EvaluationResult:
     return result
 
 
-@pytest.fixture
-def runs(tmp_path):
-    return make("A", tmp_path), make("B", tmp_path)
+@pytest.fixture(scope="module")
+def made(tmp_path_factory):
+    """Runs A and B in memory."""
+    folder = tmp_path_factory.mktemp("scores")
+    return make("A", folder), make("B", folder)
+
+
+@pytest.fixture(scope="module")
+def runs(made, backend):
+    """Runs A and B on the test's backend."""
+    return tuple(backend(run) for run in made)
 
 
 def relevance_at(k: int) -> float:
     return mean([mean(row[:k]) for row in RELEVANCE])
 
 
-def test_means_and_per_query_values(runs):
+def test_means_and_per_query_values(runs, made, backend):
     a, _ = runs
+    assert a.scores == made[0].scores and a.scores["latency"].direction == "lower"
     means = a.calculate_metrics()
-    assert means["Generator"]["faithfulness"] == pytest.approx(mean(FAITH["A"]), abs=1e-15)  # 3.1 / 5
-    assert means["Generator"]["latency"] == pytest.approx(mean(LATENCY["A"]), abs=1e-15)
-    assert means["Retriever"]["relevance"] == pytest.approx(relevance_at(3), abs=1e-15)
+    tolerance = 1e-12 if backend.on_cluster else 1e-15  # Dask adds the partitions' sums in partition order
+    assert means["Generator"]["faithfulness"] == pytest.approx(mean(FAITH["A"]), abs=tolerance)  # 3.1 / 5
+    assert means["Generator"]["latency"] == pytest.approx(mean(LATENCY["A"]), abs=tolerance)
+    assert means["Retriever"]["relevance"] == pytest.approx(relevance_at(3), abs=tolerance)
     assert a.calculate_metrics(simulated_top_k_retriever=1)["Retriever"]["relevance"] == pytest.approx(relevance_at(1))
     frame = a.metrics_frame()
     assert frame.loc["Generator", "latency"] == pytest.approx(mean(LATENCY["A"]))
-    table = a.query_metrics("Generator", with_query=True).set_index("query")
+    table = backend.query_metrics(a, "Generator", with_query=True).set_index("query")
     np.testing.assert_array_equal(table.loc[QUERIES, "faithfulness"].to_numpy(), FAITH["A"])
     np.testing.assert_array_equal(table.loc[QUERIES, "latency"].to_numpy(), LATENCY["A"])
 
 
-def test_sliced_metrics_and_metrics_at_k(runs):
+def test_sliced_metrics_and_metrics_at_k(runs, made, backend):
     a, _ = runs
-    ids = a.query_metrics("Generator", with_query=True)["query"]
+    ids = backend.query_metrics(a, "Generator", with_query=True)["query"]
     halves = {qid: QUERIES.index(query) < 3 for qid, query in ids.items()}
+    pd.testing.assert_frame_equal(a.sliced_metrics(halves), made[0].sliced_metrics(halves), rtol=0, atol=1e-12)
     table = a.sliced_metrics(halves).loc["Generator"]
     assert table.loc[True, "faithfulness"] == pytest.approx(mean(FAITH["A"][:3]))
     assert table.loc[False, "latency"] == pytest.approx(mean(LATENCY["A"][3:]))
@@ -103,9 +114,9 @@ def test_wrong_examples_worst_first_by_direction(runs):
     assert [e["query"] for e in a.wrong_examples("Retriever", n=2, metric="relevance")] == order(retriever, False)[:2]
 
 
-def test_compare_and_worst_by_delta(runs):
+def test_compare(runs, backend):
     a, b = runs
-    table = compare(a, b, node="Generator", metrics=["faithfulness", "latency"], rounds=100)
+    table = backend.compare(a, b, node="Generator", metrics=["faithfulness", "latency"], rounds=100)
     pairs = [(x, y) for x, y in zip(FAITH["A"], FAITH["B"]) if not math.isnan(x)]
     assert table.loc["faithfulness", "mean_a"] == pytest.approx(mean([x for x, _ in pairs]))
     assert table.loc["faithfulness", "mean_b"] == pytest.approx(mean([y for _, y in pairs]))
@@ -114,18 +125,22 @@ def test_compare_and_worst_by_delta(runs):
     losses = sum(y > x for x, y in zip(LATENCY["A"], LATENCY["B"]))
     assert table.loc["latency", ["wins", "losses"]].tolist() == [wins, losses]
     assert table.loc["latency", "delta"] == pytest.approx(mean(LATENCY["B"]) - mean(LATENCY["A"]))
+
+
+def test_worst_by_delta(made):
+    a, b = made
     worse = [e["query"] for e in worst_by_delta(a, b, "Generator", "latency")]
     expected = sorted((i for i in range(6) if LATENCY["B"][i] > LATENCY["A"][i]),
                       key=lambda i: -(LATENCY["B"][i] - LATENCY["A"][i]))
     assert worse == [QUERIES[i] for i in expected]
 
 
-def test_plot_and_report(runs):
+def test_plot_and_report(made):
     matplotlib = pytest.importorskip("matplotlib")
     matplotlib.use("Agg")
     from evalframe.report.plots import plot_metric_distribution
 
-    a, _ = runs
+    a, _ = made
     ax = plot_metric_distribution(a, "Generator", metric="latency")
     assert ax.get_xlabel() == "latency (lower is better)" and f"mean {mean(LATENCY['A']):.3f}" in \
         ax.get_legend_handles_labels()[1][0]
@@ -136,12 +151,12 @@ def test_plot_and_report(runs):
 
 
 @pytest.mark.parametrize("fmt", ["csv", "parquet"])
-def test_save_load_and_the_cli(runs, tmp_path, fmt, capsys):
+def test_save_load_and_the_cli(made, tmp_path, fmt, capsys):
     if fmt == "parquet":
         pytest.importorskip("pyarrow")
     from evalframe.present.cli import main
 
-    a, _ = runs
+    a, _ = made
     folder = a.save(tmp_path / f"saved-{fmt}", format=fmt, progress=False)
     back = EvaluationResult.load(folder, progress=False)
     assert back.scores == a.scores

@@ -195,3 +195,10 @@ def test_metric_lists_are_checked():
     infinite = per_query([1.0, np.inf])
     with pytest.raises(InvalidParameterError, match=r"run 'B' has infinite f1 for 1 queries \(e.g. 'q1'\)"):
         compare(a, infinite)
+
+
+def test_compare_of_a_metric_a_run_lacks_names_the_metrics_the_runs_share(backend):
+    # on Dask the partials hold the chosen metrics only: the shared ones were once computed from them ("share []")
+    run_ = backend(hand_result(), partitions=2)
+    with pytest.raises(InvalidParameterError, match=r"run 'A' has no metric 'mrx'; the runs share \['exact_match', 'f1'\]"):
+        backend.compare(run_, run_, node="Reader", metrics="mrx")

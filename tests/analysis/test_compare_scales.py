@@ -1,6 +1,6 @@
 """compare on the measure's own scale: for a count (summed over queries) and a geometric mean (gm_map), ``delta`` is
 the difference of the runs' numbers and its interval and tests are about that same quantity; in memory, on TREC run
-files and (tests/dask/test_compare_scales.py) on Dask. Hand-worked values."""
+files and on each backend (in memory and on Dask, the same numbers). Hand-worked values."""
 
 from __future__ import annotations
 
@@ -80,3 +80,27 @@ def test_trec_run_files_are_compared_on_the_same_scales(tmp_path):
     assert (table.loc["gm_map", "delta"], table.loc["gm_map", "ci_low"], table.loc["gm_map", "ci_high"]) == (0, 0, 0)
     results = [EvaluationResult.from_trec(run, qrels) for run in runs]
     assert compare(*results, metrics=["num_ret"], rounds=200).loc["NumRet", "ci_high"] == 4.0
+
+
+def test_each_backend_compares_counts_on_their_sum_and_geometric_means_on_their_ratio(backend):
+    """On each backend (tests/conftest.py) the numbers of evalframe.compare in memory: NumRet's sums 13 and 17 (on Dask
+    once 3.25 and 4.25, the means), its interval 4 to 4, and gm_map's and AP's deltas, intervals and tests. q2's and
+    q4's relevant document is lower in b: their AP and gm_map change."""
+    qrels = {f"q{q}": {"rel": 1, "other": 1} for q in range(1, 5)}
+    first = {"a": {1: 0, 2: 0, 3: 0, 4: 0}, "b": {1: 0, 2: 3, 3: 0, 4: 1}}
+    in_memory, on = [], []
+    for name, counts in (("a", [3, 5, 2, 3]), ("b", [4, 6, 3, 4])):
+        run = {f"q{q}": {("rel" if i == first[name][q] else f"x{i}"): 10.0 - i for i in range(count)}
+               for q, count in zip(range(1, 5), counts)}
+        result = EvaluationResult.from_trec(run, qrels)
+        in_memory.append(result)
+        on.append(backend(result, partitions=2))
+    metrics = ["num_ret", "gm_map", "AP"]
+    expected = compare(*in_memory, metrics=metrics, rounds=300)
+    table = backend.compare(*on, metrics=metrics, rounds=300)
+    assert (table.loc["NumRet", "mean_a"], table.loc["NumRet", "mean_b"]) == (13.0, 17.0)
+    assert (table.loc["NumRet", "ci_low"], table.loc["NumRet", "ci_high"]) == (4.0, 4.0)
+    for metric in ("NumRet", "gm_map", "AP"):
+        for column in ("mean_a", "mean_b", "delta", "ci_low", "ci_high", "t", "p_ttest", "p_value"):
+            assert table.loc[metric, column] == pytest.approx(expected.loc[metric, column], rel=1e-12, abs=1e-12), \
+                (metric, column)

@@ -1,6 +1,7 @@
 """What a document metric's mean includes: no_answer_summary (evalframe.analysis.analyses.MeanAnalyses), on the ten
 queries of tests/fixtures.py (``ten_query_lines``: 2 no-answer queries, one answer found in a chunk of another id),
-worked out by hand there; the issue's example (200 queries, 20 no-answer) has the same shape."""
+worked out by hand there; the issue's example (200 queries, 20 no-answer) has the same shape. The hand-worked tests
+run on each ``backend`` (in memory and on Dask, tests/conftest.py)."""
 
 from __future__ import annotations
 
@@ -13,8 +14,13 @@ from evalframe import EvaluationResult, InvalidParameterError
 from tests.fixtures import hand_result, reader_frame, ten_query_result
 
 
-def test_the_counts_and_each_metric_beside_its_answerable_only_value_by_hand():
-    summary = ten_query_result().no_answer_summary()
+@pytest.fixture(scope="module")
+def ten(backend):
+    return backend(ten_query_result())
+
+
+def test_the_counts_and_each_metric_beside_its_answerable_only_value_by_hand(ten):
+    summary = ten.no_answer_summary()
     assert list(summary.index) == ["Retriever"] and summary.index.name == "node"
     assert list(summary.columns[:4]) == ["queries", "no_answer_queries", "recall_multi_hit", "recall_multi_hit_answerable"]
     row = summary.loc["Retriever"]
@@ -23,13 +29,15 @@ def test_the_counts_and_each_metric_beside_its_answerable_only_value_by_hand():
     # recall: (5 + 1 + 0 + 0 + 2 no-answer ones) / 10, answerable (5 + 1) / 8; mrr: q6's chunk at rank 2
     assert row["recall_single_hit"] == pytest.approx(0.8) and row["recall_single_hit_answerable"] == pytest.approx(0.75)
     assert row["mrr"] == pytest.approx(0.75) and row["mrr_answerable"] == pytest.approx(5.5 / 8)
+    # every other column as in memory (on Dask: merged from the partitions)
+    pd.testing.assert_frame_equal(summary, ten_query_result().no_answer_summary(), check_exact=False, rtol=0, atol=1e-12)
 
 
-def test_gold_ids_only_and_a_top_k():
-    by_id = ten_query_result().no_answer_summary(document_scope="document_id").loc["Retriever"]
+def test_gold_ids_only_and_a_top_k(ten):
+    by_id = ten.no_answer_summary(document_scope="document_id").loc["Retriever"]
     # q6's chunk c6 holds the answer under another id: not relevant by id -> (5 + 2) / 10 and 5 / 8
     assert by_id["recall_single_hit"] == pytest.approx(0.7) and by_id["recall_single_hit_answerable"] == pytest.approx(0.625)
-    top1 = ten_query_result().no_answer_summary(simulated_top_k_retriever=1).loc["Retriever"]
+    top1 = ten.no_answer_summary(simulated_top_k_retriever=1).loc["Retriever"]
     # the top 1 cuts q6's chunk at rank 2 -> as by id
     assert top1["recall_single_hit"] == pytest.approx(0.7) and top1["recall_single_hit_answerable"] == pytest.approx(0.625)
 
@@ -70,12 +78,3 @@ def test_a_bad_option_is_named():
         ten_query_result().no_answer_summary(document_scope="docment_id")
     with pytest.raises(InvalidParameterError, match=r"no_answer_summary takes these options"):
         ten_query_result().no_answer_summary(top_k=3)
-
-
-def test_on_dask_as_in_memory(tmp_path):
-    import evalframe.dask
-
-    memory = ten_query_result()
-    cluster = evalframe.dask.load(memory.save(tmp_path / "p", format="parquet", partitions=3, progress=False))
-    pd.testing.assert_frame_equal(cluster.no_answer_summary(), memory.no_answer_summary(), check_exact=False,
-                                  rtol=0, atol=1e-12)

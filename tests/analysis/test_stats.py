@@ -38,10 +38,12 @@ def test_paired_t_test_edges():
     assert all(math.isnan(v) for v in paired_t_test(np.array([1.0])))
 
 
-def test_paired_t_test_equals_scipy():
+@pytest.mark.parametrize("sizes", [(2, 3, 10, 250, 5000), pytest.param((100_000,), marks=pytest.mark.stress)],
+                         ids=["small", "large"])  # the large one under the stress marker, which .ci/run runs in full
+def test_paired_t_test_equals_scipy(sizes):
     stats = pytest.importorskip("scipy.stats")
     generator = rng(7)
-    for n in (2, 3, 10, 250, 5000, 100_000):
+    for n in sizes:
         for shift in (0.0, 0.01, 0.2):
             a = generator.random(n)
             b = np.clip(a + generator.normal(shift, 0.3, n), 0, 1)

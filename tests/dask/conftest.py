@@ -1,4 +1,5 @@
-"""One LocalCluster of two worker processes for the evalframe.dask tests (as CI runs them).
+"""The evalframe.dask tests run on the session's LocalCluster of two worker processes (``dask_client``,
+tests/conftest.py), the one the ``backend`` fixture's dask tests use: started once for the whole suite.
 
 Its client is not the default one: tests pass ``client=`` (those without it run on Dask's scheduler in the process).
 """
@@ -11,7 +12,5 @@ distributed = pytest.importorskip("distributed")
 
 
 @pytest.fixture(scope="session")
-def client():
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-                                  memory_limit="2GB") as cluster, distributed.Client(cluster, set_as_default=False) as client:
-        yield client
+def client(dask_client):
+    return dask_client

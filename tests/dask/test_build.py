@@ -149,20 +149,24 @@ def test_documents_without_ids_in_several_shards_are_one_warning_with_the_total(
     assert sum("have no 'id'" in str(w.message) for w in caught) == 1
 
 
-def test_partitions_one_and_more_partitions_than_queries(client, hand_shards, tmp_path):
+# the hand case's four queries in 1 and 6 partitions here, in 16 under the stress marker (which .ci/run runs in full)
+@pytest.mark.parametrize("counts", [(1, 6), pytest.param((16,), marks=pytest.mark.stress)], ids=["1-6", "16"])
+def test_partitions_one_and_more_partitions_than_queries(client, hand_shards, tmp_path, counts):
     expected = in_memory(*hand_shards)
-    for partitions in (1, 16):
+    for partitions in counts:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             from_runs([str(p) for p in hand_shards], tmp_path / f"out{partitions}", partitions=partitions, client=client)
         assert_same(tmp_path / f"out{partitions}", expected)
 
 
-def test_bench_flatten_data_in_several_files_equals_the_in_memory_build(client, bench, tmp_path):
-    whole, shards = bench.write_shards(240, tmp_path / "runs", 5)
+# 80 queries in five shards here, 240 under the stress marker (which .ci/run runs in full)
+@pytest.mark.parametrize("queries", [80, pytest.param(240, marks=pytest.mark.stress)])
+def test_bench_flatten_data_in_several_files_equals_the_in_memory_build(client, bench, tmp_path, queries):
+    whole, shards = bench.write_shards(queries, tmp_path / "runs", 5)
     built = from_runs(str(tmp_path / "runs" / "runs-*.jsonl"), tmp_path / "out", partitions=4, client=client,
                       context_matching_threshold=60.0)
-    assert built.queries == 240
+    assert built.queries == queries
     expected = EvaluationResult.from_runs(*read_runs(whole), context_matching_threshold=60.0)
     assert_same(tmp_path / "out", expected)
     assert EvaluationResult.load(tmp_path / "out").matching == expected.matching

@@ -92,16 +92,17 @@ def test_every_analysis_equals_the_in_memory_one_on_synthetic_results(tmp_path, 
             ids(memory.wrong_examples("Retriever", n=n, document_metric="nDCG@3", duplicates="first"))
 
 
-def test_the_hand_result_gives_its_hand_worked_values_on_the_cluster(tmp_path, client):
-    # tests/fixtures.py: the Reader's integrated answers give q1, q2, q3 an exact match and q5 none (3 of 4); the
-    # Retriever's per-query values are those worked out in tests/metrics/test_document_metrics.py (default scope)
-    _, cluster = both(hand_result(), tmp_path, 3, client)
-    metrics = cluster.calculate_metrics()
-    assert metrics["Reader"]["num_examples_for_eval"] == 4.0
-    assert metrics["Reader"]["exact_match"] == pytest.approx(3 / 4, abs=TOLERANCE)
-    assert metrics["Retriever"]["recall_multi_hit"] == pytest.approx((1 + 1 + 1 + 1 + 0 + 0.5) / 6, abs=TOLERANCE)
-    assert metrics["Retriever"]["precision"] == pytest.approx((0.8 + 1 + 1 / 3 + 1 + 0 + 0.5) / 6, abs=TOLERANCE)
-    assert metrics["Retriever"]["mrr"] == pytest.approx((1 + 1 + 1 / 3 + 1 + 0 + 0.5) / 6, abs=TOLERANCE)
+@pytest.mark.stress  # (was tests/dask/test_same_analyses.py) the demo's analyses, on a synthetic result
+@pytest.mark.parametrize("partitions", [2, 9])
+def test_the_mean_analyses_agree_on_synthetic_results(tmp_path, client, partitions):
+    memory, cluster = both(make_result(300, seed=13), tmp_path, partitions, client)
+    for options in ({}, {"simulated_top_k_retriever": 2, "simulated_top_k_reader": 1}, {"eval_mode": "isolated"}):
+        assert_frames_close(cluster.metrics_frame(**options), memory.metrics_frame(**options))
+        assert_frames_close(cluster.sliced_metrics("no_answer", **options), memory.sliced_metrics("no_answer", **options))
+        for node in memory.nodes:
+            assert_frames_close(cluster.query_metrics(node, compute=True, **options), memory.query_metrics(node, **options))
+            assert cluster.wrong_examples(node, n=4, **options) == memory.wrong_examples(node, n=4, **options)
+    assert_frames_close(cluster.metrics_at_k((1, 2, 4)), memory.metrics_at_k((1, 2, 4)))
 
 
 POOL = ["d1", "d2", "d3", "d4"]
@@ -308,16 +309,18 @@ def test_the_layout_is_recorded_and_the_repr_names_it(tmp_path, client):
                           np.arange(len(hand_result()["Reader"])))
 
 
-def test_compare_equals_the_in_memory_compare(tmp_path, client):
+# 50 queries and 200 rounds here, 150 queries and 500 rounds under the stress marker (which .ci/run runs in full)
+@pytest.mark.parametrize(("queries", "rounds"), [(50, 200), pytest.param(150, 500, marks=pytest.mark.stress)])
+def test_compare_equals_the_in_memory_compare(tmp_path, client, queries, rounds):
     # two runs that differ on some queries: recall takes few distinct differences (counts suffice), ndcg and f1 many
     # (the differences come back in A's order); three runs give p_holm too
-    base = make_result(150, seed=7)
-    other = make_result(150, seed=7)
+    base = make_result(queries, seed=7)
+    other = make_result(queries, seed=7)
     retriever = other["Retriever"]
     retriever["rank"] = retriever.groupby("multilabel_id", sort=False)["rank"].transform(lambda r: r[::-1].to_numpy())
     reader = other["Reader"]
     reader["f1"] = reader["f1"].to_numpy()[::-1]
-    third = make_result(150, seed=7)
+    third = make_result(queries, seed=7)
     third["Reader"]["exact_match"] = 1.0 - third["Reader"]["exact_match"]
     memory, cluster = [], []
     for i, result in enumerate((base, other, third)):
@@ -325,8 +328,8 @@ def test_compare_equals_the_in_memory_compare(tmp_path, client):
         memory.append(EvaluationResult.load(folder, progress=False))
         cluster.append(evalframe.dask.load(folder, client=client))
     for node, metrics in (("Retriever", ["recall_single_hit", "mrr", "ndcg", "nDCG@5"]), ("Reader", None)):
-        expected = evalframe.compare(*memory[:2], node=node, metrics=metrics, rounds=500, duplicates="first")
-        got = evalframe.dask.compare(*cluster[:2], node=node, metrics=metrics, rounds=500, duplicates="first")
+        expected = evalframe.compare(*memory[:2], node=node, metrics=metrics, rounds=rounds, duplicates="first")
+        got = evalframe.dask.compare(*cluster[:2], node=node, metrics=metrics, rounds=rounds, duplicates="first")
         assert_frames_close(got, expected)
     expected = evalframe.compare(*memory, node="Reader", rounds=300, simulated_top_k_retriever=3)
     got = evalframe.dask.compare(*cluster, node="Reader", rounds=300, simulated_top_k_retriever=3)
@@ -458,14 +461,3 @@ def test_a_filters_field_every_query_holds_as_null_is_one_slice_on_dask_as_in_me
     assert_frames_close(cluster.sliced_metrics("filters.category"), expected)
     on_dask = cluster.query_metrics("Retriever", by="filters.category", compute=True)
     assert len(on_dask) == 6 and on_dask["filters.category"].isna().all()
-
-
-def test_compare_of_a_metric_a_run_lacks_names_the_metrics_the_runs_share(tmp_path):
-    # the partials hold the chosen metrics only: the shared ones were once computed from them ("share []")
-    folder = hand_result().save(tmp_path / "r", format="parquet", partitions=2, progress=False)
-    run_ = evalframe.dask.load(folder)
-    with pytest.raises(InvalidParameterError, match=r"run 'A' has no metric 'mrx'; the runs share \['exact_match', 'f1'\]"):
-        evalframe.dask.compare(run_, run_, node="Reader", metrics="mrx")
-    memory = EvaluationResult.load(folder, progress=False)
-    with pytest.raises(InvalidParameterError, match=r"run 'A' has no metric 'mrx'; the runs share \['exact_match', 'f1'\]"):
-        evalframe.compare(memory, memory, node="Reader", metrics="mrx")

@@ -245,7 +245,7 @@ def test_a_repeated_column_evalframe_does_not_read_is_left_alone(name):
 # the analyses fill the store from those, and result[node] builds the frame that is then edited in place. Every edit
 # of the Haystack-shaped frames: a cell, a column, rows dropped, rows reordered, a scores.<name> column added; after
 # each, every analysis equals that of a fresh result built from copies of the edited frames (60 examples of up to
-# 22 edits, about 1,000 edits, in the stress suite; each kind once per source here).
+# 22 edits, about 1,000 edits, in the stress suite; each kind once per source, two of them here).
 LAZY_SOURCES = ["csv", "parquet", "partitioned", "from_trec"]
 TREC_RUN = {"q1": {"d1": 3.0, "d2": 2.0, "d3": 1.0}, "q2": {"d4": 1.5, "d1": 0.5}, "q4": {"d9": 1.0, "d2": 0.2}}
 TREC_QRELS = {"q1": {"d2": 1, "d3": 2}, "q2": {"d4": 1, "d7": 0}, "q3": {"d5": 1}, "q4": {"d8": 1, "d2": 1}}
@@ -410,7 +410,10 @@ def test_many_edits_of_lazily_built_frames_equal_a_fresh_result(lazy_folders, so
 
 
 @_INPLACE
-@pytest.mark.parametrize("source", LAZY_SOURCES)
+# each kind once on a loaded Parquet folder and on from_trec here; on a CSV folder and a partitioned one under the
+# stress marker, which .ci/run runs in full (with the long sweep above over all four)
+@pytest.mark.parametrize("source", [pytest.param(source, marks=[pytest.mark.stress] if source in ("csv", "partitioned")
+                                                 else []) for source in LAZY_SOURCES])
 @settings(max_examples=1, deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                 HealthCheck.function_scoped_fixture])
 @given(edits=st.permutations(LAZY_EDITS), data=st.data())  # every kind of edit, in some order

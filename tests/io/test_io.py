@@ -69,8 +69,16 @@ def frames(draw):
 FORMATS = ["csv"] + (["parquet"] if importlib.util.find_spec("pyarrow") else [])
 
 
+@pytest.mark.stress  # the long sweep (150 frames a format): .ci/run runs it with -m stress; the suite runs 40 below
 @pytest.mark.parametrize("fmt", FORMATS + ["csv read by pandas"])
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(frame=frames())
+def test_save_load_round_trip_of_many_frames_is_lossless(tmp_path_factory, monkeypatch, fmt, frame):
+    test_save_load_round_trip_is_lossless.hypothesis.inner_test(tmp_path_factory, monkeypatch, fmt, frame)
+
+
+@pytest.mark.parametrize("fmt", FORMATS + ["csv read by pandas"])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(frame=frames())
 def test_save_load_round_trip_is_lossless(tmp_path_factory, monkeypatch, fmt, frame):
     if fmt == "csv read by pandas":  # the reader used without pyarrow (and for what Arrow's is not sure of)

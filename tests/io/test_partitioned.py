@@ -62,7 +62,11 @@ def synthetic() -> EvaluationResult:
 
 
 # ------------------------------------------------------------------------ round trips
-@pytest.mark.parametrize("n", [1, 2, 7, 64])
+#: 64 partitions (about five queries each of the synthetic result's 300) under the stress marker, which .ci/run runs in full
+MANY = pytest.param(64, marks=pytest.mark.stress)
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, MANY])
 @pytest.mark.parametrize("which", ["hand", "synthetic"])
 def test_the_round_trip_gives_the_saved_frames_and_metrics(tmp_path, n, which, synthetic):
     result = hand_result() if which == "hand" else synthetic
@@ -80,7 +84,7 @@ def test_the_mmh3_rule_matches_the_published_test_vector():
     assert mmh3.hash("foo", 0, signed=False) == 4138058784 == 0xF6A5C420
 
 
-@pytest.mark.parametrize("n", [2, 7, 64])
+@pytest.mark.parametrize("n", [2, 7, MANY])
 def test_every_query_lies_in_its_hashed_partition_in_every_node(tmp_path, n, synthetic):
     folder = synthetic.save(tmp_path / "out", format="parquet", partitions=n, progress=False)
     found: dict[str, set[int]] = {}

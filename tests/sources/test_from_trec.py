@@ -241,7 +241,14 @@ def trec_files(draw):
     return "\n".join(run_lines) + "\n", "\n".join(qrels_lines) + "\n"
 
 
+@pytest.mark.stress  # the long sweep (60 pairs of files): .ci/run runs it with -m stress; the suite runs 20 below
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(texts=trec_files(), separator=st.sampled_from([" ", "\t", "  "]))
+def test_hypothesis_round_trip_of_many_files_is_byte_equal_after_normalising_whitespace(tmp_path, texts, separator):
+    test_hypothesis_round_trip_is_byte_equal_after_normalising_whitespace.hypothesis.inner_test(tmp_path, texts, separator)
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(texts=trec_files(), separator=st.sampled_from([" ", "\t", "  "]))
 def test_hypothesis_round_trip_is_byte_equal_after_normalising_whitespace(tmp_path, texts, separator):
     run_text, qrels_text = texts

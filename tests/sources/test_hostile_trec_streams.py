@@ -30,24 +30,29 @@ def _gz(data: bytes) -> bytes:
     return gzip.compress(data, mtime=0)
 
 
-#: What goes on standard input, and the error it gets (a regular expression of the line after ``error: ``).
+#: What goes on standard input (made when its test runs: hundreds of MB, never at collection), and the error it gets
+#: (a regular expression of the line after ``error: ``).
 HOSTILE_STDIN = [
-    ("nul bytes with line ends", b"\0\0\0\n" * (4 << 20),
+    ("nul bytes with line ends", lambda: b"\0\0\0\n" * (4 << 20),
      r"standard input:1: a TREC run line has 6 whitespace-separated columns .*; this one has 1: .*"),
-    ("one 100 MB line", b"q1 Q0 " + b"d" * (100 << 20), rf"standard input:1: {LONG}, no line end: not a TREC run file .*"),
-    ("a 100 MB line after good ones", RUN.encode() + b"x" * (100 << 20) + b"\n",
+    ("one 100 MB line", lambda: b"q1 Q0 " + b"d" * (100 << 20),
+     rf"standard input:1: {LONG}, no line end: not a TREC run file .*"),
+    ("a 100 MB line after good ones", lambda: RUN.encode() + b"x" * (100 << 20) + b"\n",
      rf"standard input:6: {LONG}, no line end: not a TREC run file .*"),
-    ("100 MB of NUL bytes", b"\0" * (100 << 20), rf"standard input:1: {LONG}, all NUL bytes \(binary data, not text\): .*"),
-    *[(f"binary noise {seed}", _noise(32 << 20, seed), r"standard input:[0-9]+: .*") for seed in range(3)],
-    ("gzip noise", _gz(_noise(8 << 20, 7)), r"standard input:[0-9]+: .*"),
-    ("empty", b"", "run file standard input holds no line; a TREC run file has one line .*"),
-    ("comments only", b"# a run\n" * 1000, "run file standard input holds no line other than comments and blank lines; .*"),
-    ("cut gzip", _gz(RUN.encode() * 1000)[:-100],
+    ("100 MB of NUL bytes", lambda: b"\0" * (100 << 20),
+     rf"standard input:1: {LONG}, all NUL bytes \(binary data, not text\): .*"),
+    *[(f"binary noise {seed}", lambda seed=seed: _noise(32 << 20, seed), r"standard input:[0-9]+: .*")
+      for seed in range(3)],
+    ("gzip noise", lambda: _gz(_noise(8 << 20, 7)), r"standard input:[0-9]+: .*"),
+    ("empty", lambda: b"", "run file standard input holds no line; a TREC run file has one line .*"),
+    ("comments only", lambda: b"# a run\n" * 1000,
+     "run file standard input holds no line other than comments and blank lines; .*"),
+    ("cut gzip", lambda: _gz(RUN.encode() * 1000)[:-100],
      r"run file standard input cannot be read \(EOFError: .*\): the gzip file is damaged or cut short\."),
-    ("gzip and garbage", _gz(RUN.encode()) + b"garbage",
+    ("gzip and garbage", lambda: _gz(RUN.encode()) + b"garbage",
      r"run file standard input cannot be read \(BadGzipFile: .*\): the gzip file is damaged or cut short\."),
-    ("gzip bomb", _gz(b"\0" * (512 << 20)), rf"standard input:1: {LONG}, all NUL bytes .*"),
-    ("a bad line after a tab", RUN.replace(" ", "\t").encode() + b"q3\tQ0\td1\t1\tx\tr\n",
+    ("gzip bomb", lambda: _gz(b"\0" * (512 << 20)), rf"standard input:1: {LONG}, all NUL bytes .*"),
+    ("a bad line after a tab", lambda: RUN.replace(" ", "\t").encode() + b"q3\tQ0\td1\t1\tx\tr\n",
      r"standard input:6: the score \(column 5\) must be a number; got 'x'\."),
 ]
 
@@ -56,7 +61,7 @@ HOSTILE_STDIN = [
 def test_hostile_standard_input_is_refused_in_bounded_memory(tmp_path, data, message):
     _, qrels = _files(tmp_path)
     source = tmp_path / "input"
-    source.write_bytes(data)
+    source.write_bytes(data())
     temp = tmp_path / "tmp"
     temp.mkdir()
     with source.open("rb") as stdin:

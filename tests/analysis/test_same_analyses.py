@@ -1,10 +1,10 @@
 """The analyses of a result in memory and of the same result on Dask are one: the same signatures, the same values.
 
-The demo result, saved as a partitioned folder, is analysed by :class:`evalframe.EvaluationResult` and by
-:class:`evalframe.dask.DaskEvaluationResult` on the session's LocalCluster (tests/dask/conftest.py); each analysis
-must give the same result on both (the same keys, index, columns and dtypes; values equal to 1e-12, as Dask adds the
-partitions' sums in partition order), and a few numbers are checked against values worked out by hand from the demo
-frames' per-row match columns (see each test).
+The demo result, saved as a partitioned folder, is analysed on each ``backend`` (tests/conftest.py): by
+:class:`evalframe.EvaluationResult` and by :class:`evalframe.dask.DaskEvaluationResult` on the session's LocalCluster.
+Each test checks numbers worked out by hand from the demo frames' per-row match columns (see each test), and each
+analysis must give what the in-memory result of the same folder gives (``memory``: the same keys, index, columns and
+dtypes; values equal to 1e-12, as Dask adds the partitions' sums in partition order).
 """
 
 from __future__ import annotations
@@ -15,10 +15,8 @@ import pandas as pd
 import pytest
 
 import evalframe
-import evalframe.dask
 from evalframe import EvaluationResult, load_demo_result
 from evalframe.analysis.protocol import ResultLike
-from evalframe.dask import DaskEvaluationResult
 
 pytestmark = pytest.mark.filterwarnings("ignore:document_scope=.* ignores answer_scope")
 
@@ -40,29 +38,25 @@ def folder(tmp_path_factory):
                                    progress=False)
 
 
-@pytest.fixture(params=["memory", "dask"])
-def run(request, folder):
-    if request.param == "memory":
-        return EvaluationResult.load(folder, progress=False)
-    return evalframe.dask.load(folder, client=request.getfixturevalue("client"))
+@pytest.fixture
+def run(backend, folder):
+    """The demo on the test's backend (loaded anew for each test: a test may change the registry)."""
+    return backend(folder)
 
 
 @pytest.fixture
-def pair(folder, client):
-    return EvaluationResult.load(folder, progress=False), evalframe.dask.load(folder, client=client)
+def memory(folder):
+    """The reference: the same folder in memory."""
+    return EvaluationResult.load(folder, progress=False)
 
 
 def assert_same(a: pd.DataFrame, b: pd.DataFrame) -> None:
     pd.testing.assert_frame_equal(a, b, check_exact=False, rtol=0, atol=TOLERANCE)
 
 
-def gathered(result, node: str, **options) -> pd.DataFrame:
-    """query_metrics as pandas in the in-memory order, on either result."""
-    return result.query_metrics(node, compute=True, **options) if result.on_cluster else result.query_metrics(node, **options)
-
-
 @pytest.mark.parametrize("name", ANALYSES)
 def test_each_analysis_has_the_facades_signature(name):
+    DaskEvaluationResult = pytest.importorskip("evalframe.dask").DaskEvaluationResult
     memory = inspect.signature(getattr(EvaluationResult, name))
     dask = inspect.signature(getattr(DaskEvaluationResult, name))
     only = DASK_ONLY.get(name, set())
@@ -70,12 +64,11 @@ def test_each_analysis_has_the_facades_signature(name):
     assert set(dask.parameters) - set(memory.parameters) == only
 
 
-def test_both_are_result_like(pair):
-    memory, dask = pair
-    assert isinstance(memory, ResultLike) and isinstance(dask, ResultLike)
-    assert (memory.on_cluster, dask.on_cluster) == (False, True)
-    assert memory.nodes == dask.nodes == ["Retriever", "Reader"]
-    assert memory.pipeline_order() == dask.pipeline_order() == ["Retriever", "Reader"]
+def test_both_are_result_like(run, backend):
+    assert isinstance(run, ResultLike)
+    assert run.on_cluster is backend.on_cluster and isinstance(run, EvaluationResult) is not backend.on_cluster
+    assert run.nodes == ["Retriever", "Reader"]
+    assert run.pipeline_order() == ["Retriever", "Reader"]
 
 
 def test_calculate_metrics_by_hand(run):
@@ -91,36 +84,32 @@ def test_calculate_metrics_by_hand(run):
     assert run.calculate_metrics(simulated_top_k_reader=1)["Reader"]["exact_match"] == 4 / 8
 
 
-def test_calculate_metrics_and_metrics_frame_are_identical(pair):
-    memory, dask = pair
+def test_calculate_metrics_and_metrics_frame_are_identical(run, memory):
     for options in ({}, {"simulated_top_k_retriever": 2}, {"simulated_top_k_reader": 1, "eval_mode": "isolated"}):
-        got, expected = dask.calculate_metrics(**options), memory.calculate_metrics(**options)
+        got, expected = run.calculate_metrics(**options), memory.calculate_metrics(**options)
         assert got.keys() == expected.keys() and all(got[n].keys() == expected[n].keys() for n in got)
         assert all(got[n][m] == pytest.approx(expected[n][m], abs=TOLERANCE, nan_ok=True) for n in got for m in got[n])
-        assert_same(dask.metrics_frame(**options), memory.metrics_frame(**options))
+        assert_same(run.metrics_frame(**options), memory.metrics_frame(**options))
 
 
-def test_sliced_metrics(pair):
-    memory, dask = pair
-    tables = [result.sliced_metrics("no_answer") for result in pair]
+def test_sliced_metrics(run, memory):
+    tables = [result.sliced_metrics("no_answer") for result in (memory, run)]
     assert_same(tables[1], tables[0])
     # 7 queries with an answer, 6 of them found (MISSED is not); the no-answer query is found
-    assert tables[0].loc[("Retriever", False), "queries"] == 7
-    assert tables[0].loc[("Retriever", False), "recall_single_hit"] == 6 / 7
-    assert tables[0].loc[("Retriever", True), "recall_single_hit"] == 1.0
+    assert tables[1].loc[("Retriever", False), "queries"] == 7
+    assert tables[1].loc[("Retriever", False), "recall_single_hit"] == 6 / 7
+    assert tables[1].loc[("Retriever", True), "recall_single_hit"] == 1.0
 
 
-def test_query_metrics(pair):
-    memory, dask = pair
+def test_query_metrics(run, memory, backend):
     for node in memory.nodes:
-        assert_same(gathered(dask, node), gathered(memory, node))
-    assert gathered(dask, "Retriever").loc[MISSED, "recall_single_hit"] == 0.0
-    assert gathered(dask, "Retriever").loc[NO_ANSWER, "recall_single_hit"] == 1.0
+        assert_same(backend.query_metrics(run, node), memory.query_metrics(node))
+    assert backend.query_metrics(run, "Retriever").loc[MISSED, "recall_single_hit"] == 0.0
+    assert backend.query_metrics(run, "Retriever").loc[NO_ANSWER, "recall_single_hit"] == 1.0
 
 
-def test_metrics_at_k(pair):
-    memory, dask = pair
-    tables = [result.metrics_at_k(ks=(1, 3), measures=["RR"], duplicates="first") for result in pair]
+def test_metrics_at_k(run, memory):
+    tables = [result.metrics_at_k(ks=(1, 3), measures=["RR"], duplicates="first") for result in (memory, run)]
     assert_same(tables[1], tables[0])
     for table in tables:
         recall = table[(table["metric"] == "recall_single_hit")]["value"].tolist()
@@ -147,35 +136,33 @@ def test_missing_queries_error_refuses_the_judged_query_without_documents(run):
     assert values["RR"] == pytest.approx((1 / 2 + 1 + 4 / 3) / 7, abs=1e-15)
 
 
-def test_trec_metrics_identical(pair):
-    memory, dask = pair
-    got, expected = (r.trec_metrics(["RR", "P@3", "nDCG@3"], duplicates="first") for r in pair)
+def test_trec_metrics_identical(run, memory):
+    got, expected = (r.trec_metrics(["RR", "P@3", "nDCG@3"], duplicates="first") for r in (run, memory))
     assert list(got) == list(expected) == ["RR", "P@3", "nDCG@3"]
     assert all(got[m] == pytest.approx(expected[m], abs=TOLERANCE) for m in got)
 
 
-def test_trec_metrics_with_trec_evals_flags_identical(pair):
+def test_trec_metrics_with_trec_evals_flags_identical(run, memory, backend):
     """max_docs, judged_only and rel (trec_eval -M, -J, -l) reach every partition, and the per-query tables too."""
     keywords = {"duplicates": "first", "max_docs": 2, "judged_only": True, "rel": 1}
-    got, expected = (r.trec_metrics(["RR", "P@3", "nDCG@3"], **keywords) for r in pair)
+    got, expected = (r.trec_metrics(["RR", "P@3", "nDCG@3"], **keywords) for r in (run, memory))
     assert list(got) == list(expected) == ["RR", "P@3", "nDCG@3"]
     assert all(got[m] == pytest.approx(expected[m], abs=TOLERANCE) for m in got)
-    assert got != pair[0].trec_metrics(["RR", "P@3", "nDCG@3"], duplicates="first")  # the flags changed something
-    memory, dask = pair
-    table = dask.trec_query_metrics(["RR"], **keywords).compute().sort_index()
+    assert got != run.trec_metrics(["RR", "P@3", "nDCG@3"], duplicates="first")  # the flags changed something
+    table = backend.trec_query_metrics(run, ["RR"], **keywords).sort_index()
     # Dask hands the object index of query ids back as pandas' str dtype (docs/cluster.md)
     pd.testing.assert_frame_equal(table, memory.trec_query_metrics(["RR"], **keywords).sort_index(),
                                   check_index_type=False, rtol=0, atol=TOLERANCE)
 
 
-def test_trec_counts_set_measures_and_geometric_means_identical(pair):
+def test_trec_counts_set_measures_and_geometric_means_identical(run, memory):
     # sums (num_ret, num_rel, num_q) and geometric means (gm_map) merged from the partitions as from one table
     names = ["num_q", "num_ret", "num_rel", "num_rel_ret", "gm_map", "gm_bpref", "IPrec@0.5", "11pt_avg", "SetP",
              "SetF(beta=0.5)", "utility", "unj@5", "Judged@3", "Rprec_mult@0.6", "relative_P@2"]
-    got, expected = (r.trec_metrics(names, duplicates="first") for r in pair)
+    got, expected = (r.trec_metrics(names, duplicates="first") for r in (run, memory))
     assert list(got) == list(expected)
     assert all(got[m] == pytest.approx(expected[m], abs=TOLERANCE) for m in got)
-    assert expected["NumQ"] == 6  # the 6 queries trec_eval evaluates (test_trec_metrics)
+    assert got["NumQ"] == expected["NumQ"] == 6  # the 6 queries trec_eval evaluates (test_trec_metrics)
 
 
 def test_wrong_examples(run):
@@ -183,23 +170,20 @@ def test_wrong_examples(run):
     assert [e["multilabel_id"] for e in run.wrong_examples("Reader", n=3)] == [MISSED]
 
 
-def test_wrong_examples_identical(pair):
-    memory, dask = pair
+def test_wrong_examples_identical(run, memory):
     for node in memory.nodes:
         kwargs = {"n": 5, "document_metric_threshold": 1.0, "answer_metric_threshold": 1.0}
-        assert dask.wrong_examples(node, **kwargs) == memory.wrong_examples(node, **kwargs)
+        assert run.wrong_examples(node, **kwargs) == memory.wrong_examples(node, **kwargs)
 
 
-def test_query_examples_identical(pair):
-    memory, dask = pair
+def test_query_examples_identical(run, memory):
     table = memory.query_metrics("Reader").iloc[::-1]
-    assert dask.query_examples("Reader", table, metric="f1") == memory.query_examples("Reader", table, metric="f1")
+    assert run.query_examples("Reader", table, metric="f1") == memory.query_examples("Reader", table, metric="f1")
 
 
-def test_compare(pair):
-    memory, dask = pair
+def test_compare(run, memory, backend):
     tables = [evalframe.compare(memory, memory, node="Retriever", metrics="mrr"),
-              evalframe.dask.compare(dask, dask, node="Retriever", metrics="mrr")]
+              backend.compare(run, run, node="Retriever", metrics="mrr")]
     assert_same(tables[1], tables[0])
     # first relevant (id or answer) row per query: rank 1 (Berlin), 3 (Amazon), 1 (Moon), NO_ANSWER 1, MISSED none,
     # 1 (Python), 1 (Rhine), 2 (Paris) -> (5 + 1/3 + 1/2) / 8
@@ -208,10 +192,9 @@ def test_compare(pair):
         assert table.loc["mrr", "ties"] == 8
 
 
-def test_compare_marks_significance_the_same_way(pair):
-    memory, dask = pair
+def test_compare_marks_significance_the_same_way(run, memory, backend):
     kwargs = {"node": "Retriever", "metrics": ["mrr", "map"], "test": "t-test", "max_p": 0.05, "rounds": 500}
-    tables = [evalframe.compare(memory, memory, memory, **kwargs), evalframe.dask.compare(dask, dask, dask, **kwargs)]
+    tables = [evalframe.compare(memory, memory, memory, **kwargs), backend.compare(run, run, run, **kwargs)]
     assert_same(tables[1], tables[0])
     # identical runs: every p-value is 1, nothing significant
     assert tables[1]["p_holm"].tolist() == [1.0] * 4 and not tables[1]["significant"].any()
@@ -226,22 +209,6 @@ def test_the_generated_signatures_work_on_both(run):
     assert [e["multilabel_id"] for e in run.wrong_examples("Reader", 3)] == [MISSED]
 
 
-@pytest.mark.stress
-@pytest.mark.parametrize("partitions", [2, 9])
-def test_the_mean_analyses_agree_on_synthetic_results(tmp_path, client, partitions):
-    from benchmarks.synthetic import make_result
-
-    folder = make_result(300, seed=13).save(tmp_path / "syn", format="parquet", partitions=partitions, progress=False)
-    memory, dask = EvaluationResult.load(folder, progress=False), evalframe.dask.load(folder, client=client)
-    for options in ({}, {"simulated_top_k_retriever": 2, "simulated_top_k_reader": 1}, {"eval_mode": "isolated"}):
-        assert_same(dask.metrics_frame(**options), memory.metrics_frame(**options))
-        assert_same(dask.sliced_metrics("no_answer", **options), memory.sliced_metrics("no_answer", **options))
-        for node in memory.nodes:
-            assert_same(gathered(dask, node, **options), gathered(memory, node, **options))
-            assert dask.wrong_examples(node, n=4, **options) == memory.wrong_examples(node, n=4, **options)
-    assert_same(dask.metrics_at_k((1, 2, 4)), memory.metrics_at_k((1, 2, 4)))
-
-
 # ---------------------------------------------------------------------- the same errors, in memory and on Dask
 @pytest.fixture(scope="module")
 def two_folder(tmp_path_factory):
@@ -252,11 +219,9 @@ def two_folder(tmp_path_factory):
     return two.save(tmp_path_factory.mktemp("two") / "two", format="parquet", partitions=3, progress=False)
 
 
-@pytest.fixture(params=["memory", "dask"])
-def two_run(request, two_folder):
-    if request.param == "memory":
-        return EvaluationResult.load(two_folder, progress=False)
-    return evalframe.dask.load(two_folder, client=request.getfixturevalue("client"))
+@pytest.fixture
+def two_run(backend, two_folder):
+    return backend(two_folder)
 
 
 def raised(call) -> tuple[type, str]:
