@@ -5,7 +5,8 @@
 Prints, for TREE's ``evalframe/`` package: modules and lines, modules over 500 lines, functions over 60 lines (the
 longest named), ``result.py``'s lines, callables handed into ``sources/`` by the stages after it, lazy ``import
 pyarrow`` statements (inside a function), and the trace of reading one TREC run and qrels with ``from_trec`` and of
-``trec_query_metrics``: the evalframe files visited and the stays (a run of consecutive calls in one file).
+``trec_query_metrics``: the evalframe files visited and the stays (a run of consecutive calls in one file; "of
+calls": a generator's resumption, a block handed on by a stream, not counted as a call).
 The trace imports TREE's package in a child process, so two trees are measured with one script.
 """
 
@@ -31,7 +32,7 @@ run.write_text("".join(f"q{q} Q0 d{d} {d + 1} {10 - d}.5 tag\n" for q in range(3
 qrels.write_text("".join(f"q{q} 0 d{d} {d % 2}\n" for q in range(3) for d in range(5)))
 
 def traced(call):
-    files, stays = [], []
+    files, stays, called = [], [], []
     def profile(frame, event, arg):
         if event != "call":
             return
@@ -41,12 +42,15 @@ def traced(call):
             files.append(short)
             if not stays or stays[-1] != short:
                 stays.append(short)
+            resumed = frame.f_code.co_flags & 0x20 and frame.f_lasti > 0  # a generator resumed, not called anew
+            if not resumed and (not called or called[-1] != short):
+                called.append(short)
     sys.setprofile(profile)
     try:
         value = call()
     finally:
         sys.setprofile(None)
-    return value, {"files": len(set(files)), "stays": len(stays)}
+    return value, {"files": len(set(files)), "stays": len(stays), "stays of calls": len(called)}
 
 result, read = traced(lambda: EvaluationResult.from_trec(str(run), str(qrels)))
 _, metrics = traced(lambda: result.trec_query_metrics(["nDCG@10", "AP"]))
