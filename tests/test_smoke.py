@@ -33,7 +33,11 @@ def test_the_readme_and_ci_name_the_subsets():
 
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert "python -m pytest -m smoke" in readme and "python -m pytest -m stress" in readme
+    command = re.search(r"^pip install -e '\.\[test\]' && (python -m pytest.*)$", readme, re.MULTILINE)
+    assert command is not None and command.group(1) == "python -m pytest -n 2"
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    # CI runs the README's command (two processes), then the stress tests in full
+    assert re.search(r"^python -m pytest -q -p no:cacheprovider -n 2$", ci, re.MULTILINE)
     assert re.search(r"^python -m pytest -q -p no:cacheprovider -m stress\b", ci, re.MULTILINE)
     subset = re.search(r"^subset=\((.*?)\)", ci, re.MULTILINE | re.DOTALL)
     assert subset is not None
