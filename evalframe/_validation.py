@@ -133,6 +133,33 @@ def refuse_url(value: object, *, name: str) -> None:
         raise InvalidParameterError(f"{name} {problem}.", parameter=parameter_of(name))
 
 
+#: The first two bytes of a gzip file.
+GZIP_MAGIC = b"\x1f\x8b"
+
+
+def gzip_problem(path: Path) -> str | None:
+    """What to say of a gzip-compressed file given to a reader of plain text (None when ``path`` is none): only TREC
+    runs and qrels are read compressed.
+
+    Examples
+    --------
+    >>> import gzip, tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "rag.jsonl.gz"
+    >>> _ = path.write_bytes(gzip.compress(b"{}"))
+    >>> gzip_problem(path).endswith("decompress it first: gunzip -k " + str(path) + " writes rag.jsonl.")
+    True
+    """
+    try:
+        with open(path, "rb") as handle:
+            if handle.read(2) != GZIP_MAGIC:
+                return None
+    except OSError:
+        return None
+    plain = path.name[:-3] if path.name.lower().endswith(".gz") else "the plain file"
+    return (f"{path} is gzip-compressed; only TREC runs and qrels are read compressed, this file is read as plain "
+            f"text: decompress it first: gunzip -k {path} writes {plain}.")
+
+
 def check_path(value: object, *, name: str) -> Path:
     """A file or folder path: a str or os.PathLike (not bytes, not empty, no NUL character, not a URL)."""
     if isinstance(value, (str, os.PathLike)) and not isinstance(value, bytes) and str(value) != "":

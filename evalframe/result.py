@@ -57,11 +57,8 @@ __all__ = ["EvaluationResult"]
 _FILE_NODE = ("node=None picks the one node with document rows, but this result has {count} ({documents}) among its "
               "nodes {nodes}; pass node='<name>'.")
 _FILE_NEEDED = NodeNeeded(none=_FILE_NODE, several=_FILE_NODE)
-
-
 _M = TypeVar("_M", bound=Callable[..., Any])
 _P = ParamSpec("_P")
-
 
 
 def _fresh(method: _M) -> _M:
@@ -88,12 +85,16 @@ def _built_by(read: Callable[_P, Built], name: str) -> classmethod[EvaluationRes
     """The classmethod ``name``: the result of what the source function ``read`` built, with ``read``'s signature and
     documentation (generated, not restated: ``help(EvaluationResult.from_ragas)`` shows every parameter; the example
     runs as a doctest of the source's module)."""
+    signature = inspect.signature(read)
     def build(cls: type[EvaluationResult], *args: _P.args, **kwargs: _P.kwargs) -> EvaluationResult:
+        try:  # a call that does not fit is named as the user wrote it, not as the source function
+            signature.bind(*args, **kwargs)
+        except TypeError as exc:
+            raise TypeError(f"EvaluationResult.{name}(): {exc}") from None
         return cls(read(*args, **kwargs))
 
     functools.update_wrapper(build, read)
     build.__name__, build.__qualname__ = name, f"EvaluationResult.{name}"
-    signature = inspect.signature(read)
     build.__signature__ = signature.replace(  # type: ignore[attr-defined]
         parameters=[inspect.Parameter("cls", inspect.Parameter.POSITIONAL_OR_KEYWORD), *signature.parameters.values()],
         return_annotation="EvaluationResult")

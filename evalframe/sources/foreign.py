@@ -21,7 +21,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from .._validation import check_path, short_repr
+from .._validation import check_path, gzip_problem, short_repr
 from ..errors import EvalframeError, InvalidParameterError, LoadError, warn
 from ..metrics.registry import score_measure
 from .runs import json_value
@@ -143,7 +143,9 @@ def read_json_file(path: str | os.PathLike[str], *, name: str, lines: bool | Non
     try:
         text = file.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise LoadError(f"{file}: not UTF-8 text ({exc.reason} at byte {exc.start}); write the file as UTF-8.") from None
+        compressed = gzip_problem(file)
+        raise LoadError(compressed or f"{file}: not UTF-8 text ({exc.reason} at byte {exc.start}); write the file as "
+                        "UTF-8.") from None
     if not lines:
         try:
             return file, json_value(text, str(file))

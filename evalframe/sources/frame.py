@@ -25,7 +25,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from .._validation import check_path, did_you_mean, few_names, short_repr
+from .._validation import check_path, did_you_mean, few_names, gzip_problem, short_repr
 from ..errors import EvalframeError, InvalidParameterError, LoadError
 from ..options import MatchingOptions, with_options
 from .assemble import Built
@@ -182,6 +182,9 @@ def read_table(data: Any, *, name: str = "df") -> Table:
     if isinstance(data, (str, os.PathLike)):
         path = check_path(data, name=name)
         suffix = path.suffix.lower()
+        compressed = gzip_problem(path) if path.is_file() else None
+        if compressed is not None:
+            raise LoadError(compressed)
         if suffix not in _READERS:
             raise InvalidParameterError(f"{name}: {path} is not a table file this reads; give a file ending in "
                                         f"{list(TABLE_SUFFIXES)}.", parameter=name)

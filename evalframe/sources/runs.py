@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from .._progress import bar, enabled
-from .._validation import check_path, did_you_mean
+from .._validation import check_path, did_you_mean, gzip_problem
 from ..errors import EvalframeError, InvalidParameterError, LoadError
 from ..frames.score_values import score_value
 from ..metrics.registry import Metric
@@ -266,7 +266,11 @@ def read_runs_counted(path: str | Path, *, progress: bool | None = None,
 
 
 def _not_utf8(path: Path) -> str:
-    """Where the first byte sequence that is not UTF-8 lies: ``file:line``, its byte in the line and in the file."""
+    """Where the first byte sequence that is not UTF-8 lies: ``file:line``, its byte in the line and in the file (or
+    that the file is gzip-compressed)."""
+    compressed = gzip_problem(path)
+    if compressed is not None:
+        return compressed
     offset = 0
     with path.open("rb") as handle:
         for number, raw in enumerate(handle, start=1):  # b"\n" never occurs inside a UTF-8 multi-byte sequence
