@@ -230,7 +230,7 @@ def test_every_module_is_reached_from_an_entry_point():
 #: docs/architecture.md's stages, in order: a module imports only from its own stage and the stages before it.
 STAGES = (
     ("vocabulary", ("evalframe.errors", "evalframe._validation", "evalframe._addresses", "evalframe._version",
-                    "evalframe.columns", "evalframe.schema", "evalframe.options", "evalframe._progress", "evalframe._moved")),
+                    "evalframe.columns", "evalframe.schema", "evalframe.options", "evalframe._progress")),
     ("metrics", ("evalframe.metrics",)),
     ("frames", ("evalframe.frames",)),
     ("sources", ("evalframe.sources",)),

@@ -369,6 +369,16 @@ TINY_SUBTOPICS = Subtopics(
 CWL_DEPTH_PRODUCTS = {"INSQ", "INST"}
 
 
+#: The entries that are not higher-is-better, and their direction (lower: a residual, the unjudged share; none: a count,
+#: which has no wins and no worst queries): a new entry that is not higher-is-better is added here, beside its values
+NOT_HIGHER = {"unj": "lower", "rbp_resid": "lower", "NumQ": "none", "NumRet": "none", "NumRel": "none",
+              "num_nonrel_judged_ret": "none"}
+
+
+def test_every_entry_s_direction_is_the_one_written_here():
+    assert {entry.name: entry.direction for entry in REGISTRY if entry.direction != "higher"} == NOT_HIGHER
+
+
 def _evaluate(names, arrays, n_queries, subtopics=None):
     return evaluate([parse_measure(n) for n in names], n_queries=n_queries, subtopics=subtopics,
                     **{key: np.asarray(value, dtype=np.int64) for key, value in arrays.items()})
