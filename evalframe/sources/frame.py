@@ -17,7 +17,7 @@ import math
 import numbers
 import os
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -30,6 +30,7 @@ from ..errors import EvalframeError, InvalidParameterError, LoadError
 from ..options import MatchingOptions, with_options
 from .assemble import Built
 from .catalog import TABLE_SUFFIXES
+from .extras import check_score_columns, extra_meta, extra_scores, warn_left_out
 from .records import Record, Retrieved, build, retrieved_of
 from .runs import json_value
 from ..frames.score_values import score_values
@@ -541,6 +542,30 @@ def _score_columns(table: Table, scores: Any, score_measures: Any) -> tuple[tupl
     return tuple(_column_list(table, scores, "scores")), measures or None
 
 
+def _extra_columns(table: Table, consumed: Iterable[str | None], score_columns: tuple[str, ...],
+                   meta_columns: str | list[str] | None, *, scores_given: bool
+                   ) -> tuple[tuple[str, ...], str | list[str] | None]:
+    """The score columns and the meta of a table's columns, its extra ones (those no column parameter names) read by
+    the rule of every source's extra columns (:mod:`evalframe.sources.extras`), as ``from_ragas`` reads them: without
+    ``scores=``, the extra columns of numbers (or their text) not named like an id and not in ``meta=`` are scores;
+    without ``meta=``, the other extra columns of one value per row are meta fields; one warning (when ``scores=``
+    is not given) names each extra column not in ``meta=`` that gives no score, with what it became and why."""
+    named_meta = [] if meta_columns is None else [meta_columns] if isinstance(meta_columns, str) else meta_columns
+    taken = {column for column in consumed if column is not None} | set(score_columns) | set(named_meta)
+    cells = {column: [row.get(column) for row in table.rows] for column in table.columns if column not in taken}
+    source = "from_frame" if table.name == "df" else table.name  # a file by its path
+    chosen: list[str] = []
+    if not scores_given:
+        chosen = extra_scores(cells)
+        score_columns = tuple(chosen)
+    if meta_columns is None:
+        meta_columns = extra_meta(cells, score_columns) or None
+    if not scores_given:
+        warn_left_out(source, cells, score_columns, meta_columns if isinstance(meta_columns, list) else [])
+        check_score_columns(source, chosen, names={column: column for column in chosen})
+    return score_columns, meta_columns
+
+
 @with_options(MatchingOptions)
 def read_frame(
     df: Any,
@@ -671,6 +696,8 @@ def read_frame(
     elif meta is not None:
         meta_columns = _column_list(table, meta, "meta")
     score_columns, measures = _score_columns(table, scores, score_measures)
+    score_columns, meta_columns = _extra_columns(table, checked.values(), score_columns, meta_columns,
+                                                 scores_given=scores is not None)
     mapping = ColumnMapping(question=checked["question"] or question, retrieved_ids=checked["retrieved_ids"],
                        retrieved_texts=checked["retrieved_texts"], retrieved_scores=checked["retrieved_scores"],
                        answer=checked["answer"], gold_ids=checked["gold_ids"], gold_contexts=checked["gold_contexts"],
