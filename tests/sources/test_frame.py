@@ -78,13 +78,19 @@ def files(tmp_path: Path) -> dict[str, Any]:
 
 @pytest.mark.parametrize("form", ["lists", "arrays", "records", "csv", "parquet", "jsonl", "json"])
 def test_hand_worked_metrics_and_equal_to_from_runs(tmp_path, form):
-    result = from_frame(files(tmp_path)[form])
+    # the extra columns no parameter names follow the rule of every source: judge (numbers) a score of the generator,
+    # topic (texts) a meta field, said in one warning
+    with pytest.warns(UserWarning, match=r"columns that give no score: 'topic' \(a meta field: texts, not numbers\)\. "):
+        result = from_frame(files(tmp_path)[form])
     metrics = result.calculate_metrics()
     # Germany: gold at rank 2 of 2; France: rank 1 of 2 (Lyon's text lacks "Paris"); the no-answer question: 1.0
     assert metrics["Retriever"]["mrr"] == (1 / 2 + 1 + 1) / 3
     assert metrics["Retriever"]["precision"] == (1 / 2 + 1 / 2 + 1) / 3
     assert metrics["Generator"]["exact_match"] == (1 + 0 + 1) / 3
-    expected = from_runs(tmp_path, RUNS_LINES)
+    assert metrics["Generator"]["judge"] == (0.9 + 0.25) / 2  # the third row has no judge score
+    judged = [{**line, "meta": {"topic": topic}, **({"scores": {"Generator": {"judge": judge}}} if judge else {})}
+              for line, topic, judge in zip(RUNS_LINES, ["geography", "geography", "sport"], [0.9, 0.25, None])]
+    expected = from_runs(tmp_path, judged)
     for node in ("Retriever", "Generator"):
         pd.testing.assert_frame_equal(result[node], expected[node])
 
