@@ -4,7 +4,8 @@ table reading that :mod:`evalframe.sources.ragas` shares.
 A table is a pandas DataFrame, an object with ``to_pandas()``, a list of dicts, or a file: JSON Lines, JSON (a list
 of objects), CSV or Parquet. Each row is named as a person finds it: ``file:line`` in JSON Lines and CSV (the line
 the row starts on, quoted line breaks counted), ``file, row N`` in JSON and Parquet, ``row N`` otherwise (from 1).
-List cells may hold lists, tuples, numpy arrays or their JSON / Python literal text, as CSV files give them.
+List cells may hold lists, tuples, numpy arrays or their JSON / Python literal text, as CSV files give them. The
+columns no column parameter names follow the rule of every source's extra columns (:mod:`evalframe.sources.extras`).
 """
 
 from __future__ import annotations
@@ -620,12 +621,17 @@ def read_frame(
         A list column (or a text column: one answer) of the gold answers; ``[]`` or ``""`` with no gold
         document: a no-answer question.
     meta : str or list of str, optional
-        A column of dicts (or their JSON text), or columns whose values become the fields of each query's ``meta``.
+        A column of dicts (or their JSON text), or columns whose values become the fields of each query's ``meta``
+        (default: the extra columns, those no other parameter names, of one value per row that hold no numbers or
+        are named like an id; ``[]``: none).
     scores : list of str or dict, optional
         Columns of per-query scores (an LLM judge's, a latency, ...: numbers, or their text, each cell read as
         ``docs/scores.md`` says), or ``{column: score_measure(...)}``
         to declare each one's direction and bounds; they belong to ``score_node`` (default the generator when
-        there are answers, else the retriever).
+        there are answers, else the retriever). Default: the extra columns of numbers (or their text, in at least
+        half of the rows) not named like an id and not in ``meta``; one warning then names each extra column
+        that gives no score, with what it became and why (:mod:`evalframe.sources.extras`, the rule of every
+        source, as ``from_ragas`` reads it); ``scores=[...]`` given: no warning, ``[]``: no score.
     retriever, generator : str
         The node names.
     score_measures : dict, optional
