@@ -225,7 +225,10 @@ def read_source(source: str, path: Path, args: argparse.Namespace, *, not_read: 
     options = reader_options(source, path, args, not_read=not_read, **given)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        result = EvaluationResult.from_source(source, path, **options)  # the table of sources
+        try:
+            result = EvaluationResult.from_source(source, path, **options)  # the table of sources
+        except InvalidParameterError as exc:
+            raise _column_flag_error(exc, options) if _reads_columns(source) else exc from None
     for warning in caught:
         print_warning(warning.message)
     return result
@@ -262,6 +265,36 @@ def reader_options(source: str, path: Path, args: argparse.Namespace, *, not_rea
     if needed is not None and needed.keyword not in options:
         raise EvalframeError(f"reading {source_words(source, the=True)} {path} needs {needed.needed}.")
     return options
+
+
+def _column_flag_error(error: InvalidParameterError, options: dict[str, Any]) -> InvalidParameterError:
+    """A table reader's refusal of a column parameter naming no column (``question='question' names no column of
+    t.csv; ...``) as the flag to type: ``--column question=q names no column ...``, or, the field's default column
+    missing, ``t.csv has no column 'question' (the default): name it with --column question=COLUMN; ...``.
+
+    Examples
+    --------
+    >>> error = InvalidParameterError("question='question' names no column of t.csv; its columns are ['q'].",
+    ...                               parameter="question")
+    >>> print(_column_flag_error(error, {}))
+    t.csv has no column 'question' (the default): name it with --column question=COLUMN; its columns are ['q'].
+    >>> print(_column_flag_error(InvalidParameterError("answer='x' names no column of t.csv; its columns are ['q'].",
+    ...                                                parameter="answer"), {"answer": "x"}))
+    --column answer=x names no column of t.csv; its columns are ['q'].
+    """
+    field, message = error.parameter, str(error)
+    match = re.match(r"(\w+)=('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\") names no column of (.*)", message, re.S)
+    if field not in FRAME_FIELDS or match is None or match.group(1) != field:
+        return error
+    column, rest = match.group(2)[1:-1], match.group(3)
+    typed = options.get(field)
+    if typed is None:
+        table, _, listed = rest.partition("; ")
+        shown = f"{table} has no column {column!r} (the default): name it with --column {field}=COLUMN"
+        return InvalidParameterError(f"{shown}; {listed}" if listed else f"{shown}.")
+    if isinstance(typed, list):  # meta / scores: a list of columns, one of which is none
+        return InvalidParameterError(f"--column {field}={','.join(typed)}: {column!r} names no column of {rest}")
+    return InvalidParameterError(f"--column {field}={typed} names no column of {rest}")
 
 
 def _column_options(source: str, given: Sequence[str] | None) -> dict[str, Any]:

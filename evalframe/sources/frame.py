@@ -4,7 +4,8 @@ table reading that :mod:`evalframe.sources.ragas` shares.
 A table is a pandas DataFrame, an object with ``to_pandas()``, a list of dicts, or a file: JSON Lines, JSON (a list
 of objects), CSV or Parquet. Each row is named as a person finds it: ``file:line`` in JSON Lines and CSV (the line
 the row starts on, quoted line breaks counted), ``file, row N`` in JSON and Parquet, ``row N`` otherwise (from 1).
-List cells may hold lists, tuples, numpy arrays or their JSON / Python literal text, as CSV files give them.
+List cells may hold lists, tuples, numpy arrays or their JSON / Python literal text, as CSV files give them. The
+columns no column parameter names follow the rule of every source's extra columns (:mod:`evalframe.sources.extras`).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import math
 import numbers
 import os
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -30,6 +31,7 @@ from ..errors import EvalframeError, InvalidParameterError, LoadError
 from ..options import MatchingOptions, with_options
 from .assemble import Built
 from .catalog import TABLE_SUFFIXES
+from .extras import check_score_columns, extra_meta, extra_scores, warn_left_out
 from .records import Record, Retrieved, build, retrieved_of
 from .runs import json_value
 from ..frames.score_values import score_values
@@ -541,6 +543,30 @@ def _score_columns(table: Table, scores: Any, score_measures: Any) -> tuple[tupl
     return tuple(_column_list(table, scores, "scores")), measures or None
 
 
+def _extra_columns(table: Table, consumed: Iterable[str | None], score_columns: tuple[str, ...],
+                   meta_columns: str | list[str] | None, *, scores_given: bool
+                   ) -> tuple[tuple[str, ...], str | list[str] | None]:
+    """The score columns and the meta of a table's columns, its extra ones (those no column parameter names) read by
+    the rule of every source's extra columns (:mod:`evalframe.sources.extras`), as ``from_ragas`` reads them: without
+    ``scores=``, the extra columns of numbers (or their text) not named like an id and not in ``meta=`` are scores;
+    without ``meta=``, the other extra columns of one value per row are meta fields; one warning (when ``scores=``
+    is not given) names each extra column not in ``meta=`` that gives no score, with what it became and why."""
+    named_meta = [] if meta_columns is None else [meta_columns] if isinstance(meta_columns, str) else meta_columns
+    taken = {column for column in consumed if column is not None} | set(score_columns) | set(named_meta)
+    cells = {column: [row.get(column) for row in table.rows] for column in table.columns if column not in taken}
+    source = "from_frame" if table.name == "df" else table.name  # a file by its path
+    chosen: list[str] = []
+    if not scores_given:
+        chosen = extra_scores(cells)
+        score_columns = tuple(chosen)
+    if meta_columns is None:
+        meta_columns = extra_meta(cells, score_columns) or None
+    if not scores_given:
+        warn_left_out(source, cells, score_columns, meta_columns if isinstance(meta_columns, list) else [])
+        check_score_columns(source, chosen, names={column: column for column in chosen})
+    return score_columns, meta_columns
+
+
 @with_options(MatchingOptions)
 def read_frame(
     df: Any,
@@ -595,12 +621,17 @@ def read_frame(
         A list column (or a text column: one answer) of the gold answers; ``[]`` or ``""`` with no gold
         document: a no-answer question.
     meta : str or list of str, optional
-        A column of dicts (or their JSON text), or columns whose values become the fields of each query's ``meta``.
+        A column of dicts (or their JSON text), or columns whose values become the fields of each query's ``meta``
+        (default: the extra columns, those no other parameter names, of one value per row that hold no numbers or
+        are named like an id; ``[]``: none).
     scores : list of str or dict, optional
         Columns of per-query scores (an LLM judge's, a latency, ...: numbers, or their text, each cell read as
         ``docs/scores.md`` says), or ``{column: score_measure(...)}``
         to declare each one's direction and bounds; they belong to ``score_node`` (default the generator when
-        there are answers, else the retriever).
+        there are answers, else the retriever). Default: the extra columns of numbers (or their text, in at least
+        half of the rows) not named like an id and not in ``meta``; one warning then names each extra column
+        that gives no score, with what it became and why (:mod:`evalframe.sources.extras`, the rule of every
+        source, as ``from_ragas`` reads it); ``scores=[...]`` given: no warning, ``[]``: no score.
     retriever, generator : str
         The node names.
     score_measures : dict, optional
@@ -671,6 +702,8 @@ def read_frame(
     elif meta is not None:
         meta_columns = _column_list(table, meta, "meta")
     score_columns, measures = _score_columns(table, scores, score_measures)
+    score_columns, meta_columns = _extra_columns(table, checked.values(), score_columns, meta_columns,
+                                                 scores_given=scores is not None)
     mapping = ColumnMapping(question=checked["question"] or question, retrieved_ids=checked["retrieved_ids"],
                        retrieved_texts=checked["retrieved_texts"], retrieved_scores=checked["retrieved_scores"],
                        answer=checked["answer"], gold_ids=checked["gold_ids"], gold_contexts=checked["gold_contexts"],

@@ -52,7 +52,12 @@ def test_from_frame_with_columns(tmp_path, capsys):
     (["--from", "runs", "--column", "question=q"], r"error: --column names the columns of --from frame; --from runs "
                                                    r"reads its own columns"),
     (["--from", "ragas", "--scheduler", "tcp://x:1"], r"error: --scheduler builds runs files on Dask"),
-    (["--from", "frame"], r"error: question='question' names no column of .*dataset\.jsonl; its columns are "),
+    (["--from", "frame"], r"error: \S*dataset\.jsonl has no column 'question' \(the default\): name it with --column "
+                          r"question=COLUMN; its columns are \['user_input', "),
+    (["--from", "frame", "--column", "question=query"], r"error: --column question=query names no column of "
+                                                        r"\S*dataset\.jsonl; its columns are \['user_input', "),
+    (["--from", "frame", "--column", "question=user_input", "--column", "meta=response,nope"],
+     r"error: --column meta=response,nope: 'nope' names no column of \S*dataset\.jsonl; its columns are \["),
 ])
 def test_errors(tmp_path, capsys, argv, message):
     code, _, err = run(capsys, "flatten", RAGAS / "dataset.jsonl", "-o", tmp_path / "run", *argv)
@@ -120,3 +125,24 @@ def test_from_haystack2_and_llamaindex_files(tmp_path, capsys, source, name, bui
     code, out, _ = run(capsys, "metrics", tmp_path / "run", "--format", "json")
     # the numbers by hand are tests/sources/test_haystack2.py's and test_llamaindex.py's; the command writes the same
     assert json.loads(out) == build(RAG / name, progress=False).calculate_metrics()
+
+
+def test_from_frame_reads_the_extra_columns_by_the_rule(tmp_path, capsys):
+    (tmp_path / "t.csv").write_text("q,ids,gold,topic,judge,sample_id\n"
+                                    "Capital of Germany?,berlin,berlin,geography,0.5,101\n"
+                                    "Capital of France?,lyon,paris,travel,1.0,102\n", encoding="utf-8")
+    code, out, err = run(capsys, "metrics", tmp_path / "t.csv", "--from", "frame", "--column", "question=q",
+                         "--column", "retrieved_ids=ids", "--column", "gold_ids=gold", "--format", "json")
+    assert code == 0, err
+    assert json.loads(out)["Retriever"] == {"recall_multi_hit": 0.5, "recall_single_hit": 0.5, "precision": 0.5,
+                                            "map": 0.5, "mrr": 0.5, "ndcg": 0.5, "judge": 0.75}  # (0.5 + 1.0) / 2
+    assert err == (f"warning: {tmp_path / 't.csv'}: columns that give no score: 'topic' (a meta field: texts, not "
+                   "numbers), 'sample_id' (a meta field: an id's name: its numbers are no score). A score column holds "
+                   "numbers (or their text) in at least half of its rows and is not named like an id ('id', '..._id', "
+                   "'sku', 'year', ...); name a column in scores=[...] to read it as a score (a cell that is no number "
+                   "is then refused, named), or the meta fields in meta=[...] (then no warning).\n")
+    code, out, err = run(capsys, "metrics", tmp_path / "t.csv", "--from", "frame", "--column", "question=q",
+                         "--column", "retrieved_ids=ids", "--column", "gold_ids=gold", "--column", "scores=judge",
+                         "--format", "json")
+    assert code == 0 and err == ""  # scores named: no warning (topic and sample_id still meta fields)
+    assert json.loads(out)["Retriever"]["judge"] == 0.75

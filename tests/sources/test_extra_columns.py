@@ -1,5 +1,6 @@
-"""Which extra columns of a Ragas table, a Haystack 2.x run's inputs and a LlamaIndex result's fields are scores
-(review of issue 35, R6; the rule: evalframe/sources/extras.py, docs/rag.md#which-columns-are-scores).
+"""Which extra columns of a Ragas table, a Haystack 2.x run's inputs, a LlamaIndex result's fields and a table read
+by from_frame (issue 36) are scores (review of issue 35, R6; the rule: evalframe/sources/extras.py,
+docs/rag.md#which-columns-are-scores).
 
 Two or three questions, one retrieved document each, its gold: mrr 1 for each; the values of the extra columns are
 the test's own, their means worked out by hand.
@@ -47,7 +48,13 @@ SOURCES = {"ragas": (lambda **c: EvaluationResult.from_ragas(ragas_rows(**c), pr
            "haystack2": (lambda **c: EvaluationResult.from_haystack2(haystack_run(**c), progress=False), "inputs",
                          "input"),
            "llamaindex": (lambda **c: EvaluationResult.from_llamaindex(llama_rows(**c), progress=False), "fields",
-                          "field")}
+                          "field"),
+           # issue 36: from_frame's columns that no column parameter names follow the same rule
+           "frame": (lambda **c: EvaluationResult.from_frame(ragas_rows(**c), question="user_input",
+                                                             retrieved_ids="retrieved_context_ids",
+                                                             retrieved_texts="retrieved_contexts",
+                                                             gold_ids="reference_context_ids", progress=False),
+                     "columns", "column")}
 
 
 def built(source: str, **columns: list[Any]) -> tuple[EvaluationResult, list[str]]:

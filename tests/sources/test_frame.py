@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -78,13 +79,19 @@ def files(tmp_path: Path) -> dict[str, Any]:
 
 @pytest.mark.parametrize("form", ["lists", "arrays", "records", "csv", "parquet", "jsonl", "json"])
 def test_hand_worked_metrics_and_equal_to_from_runs(tmp_path, form):
-    result = from_frame(files(tmp_path)[form])
+    # the extra columns no parameter names follow the rule of every source: judge (numbers) a score of the generator,
+    # topic (texts) a meta field, said in one warning
+    with pytest.warns(UserWarning, match=r"columns that give no score: 'topic' \(a meta field: texts, not numbers\)\. "):
+        result = from_frame(files(tmp_path)[form])
     metrics = result.calculate_metrics()
     # Germany: gold at rank 2 of 2; France: rank 1 of 2 (Lyon's text lacks "Paris"); the no-answer question: 1.0
     assert metrics["Retriever"]["mrr"] == (1 / 2 + 1 + 1) / 3
     assert metrics["Retriever"]["precision"] == (1 / 2 + 1 / 2 + 1) / 3
     assert metrics["Generator"]["exact_match"] == (1 + 0 + 1) / 3
-    expected = from_runs(tmp_path, RUNS_LINES)
+    assert metrics["Generator"]["judge"] == (0.9 + 0.25) / 2  # the third row has no judge score
+    judged = [{**line, "meta": {"topic": topic}, **({"scores": {"Generator": {"judge": judge}}} if judge else {})}
+              for line, topic, judge in zip(RUNS_LINES, ["geography", "geography", "sport"], [0.9, 0.25, None])]
+    expected = from_runs(tmp_path, judged)
     for node in ("Retriever", "Generator"):
         pd.testing.assert_frame_equal(result[node], expected[node])
 
@@ -232,3 +239,90 @@ def test_an_empty_table_is_refused(tmp_path):
         EvaluationResult.from_frame(tmp_path / "t.csv")
     with pytest.raises(EvalframeError, match=r"holds no sample"):
         EvaluationResult.from_ragas([])
+
+
+# ------------------------------------------------------------------------------------ the extra columns (issue 36)
+def extras_table() -> pd.DataFrame:
+    """Two questions, the first's gold at rank 1, the second's not retrieved; three columns no parameter names."""
+    return pd.DataFrame({"q": ["Capital of Germany?", "Capital of France?"], "ids": [["berlin"], ["lyon"]],
+                         "gold": [["berlin"], ["paris"]], "topic": ["geography", "travel"], "judge": [0.5, 1.0],
+                         "sample_id": [101, 102]})
+
+
+EXTRAS = {"question": "q", "retrieved_ids": "ids", "gold_ids": "gold"}
+RULE = ("A score column holds numbers (or their text) in at least half of its rows and is not named like an id ('id', "
+        "'..._id', 'sku', 'year', ...); name a column in scores=[...] to read it as a score (a cell that is no number "
+        "is then refused, named), or the meta fields in meta=[...] (then no warning).")
+
+
+def read_warned(df: Any, **options: Any) -> tuple[EvaluationResult, list[str]]:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = EvaluationResult.from_frame(df, progress=False, **{**EXTRAS, **options})
+    return result, [str(warning.message) for warning in caught]
+
+
+def test_the_extra_columns_follow_the_rule_of_every_source():
+    result, told = read_warned(extras_table())
+    assert list(result.scores) == ["judge"]
+    assert result.calculate_metrics()["Retriever"]["judge"] == 0.75  # (0.5 + 1.0) / 2, the retriever's: no answers
+    assert result["Retriever"]["meta"].drop_duplicates().tolist() == ['{"sample_id": 101, "topic": "geography"}',
+                                                                      '{"sample_id": 102, "topic": "travel"}']
+    sliced = result.sliced_metrics(by="meta.topic")
+    assert sliced.loc[("Retriever", "geography"), "mrr"] == 1.0 and sliced.loc[("Retriever", "travel"), "mrr"] == 0.0
+    assert sliced.loc[("Retriever", "travel"), "judge"] == 1.0
+    assert told == ["from_frame: columns that give no score: 'topic' (a meta field: texts, not numbers), 'sample_id' "
+                    "(a meta field: an id's name: its numbers are no score). " + RULE]
+
+
+def test_a_file_s_extra_columns_are_named_by_its_path(tmp_path):
+    extras_table().to_csv(tmp_path / "t.csv", index=False)  # every cell text: "0.5", "101"
+    result, told = read_warned(tmp_path / "t.csv")
+    assert result.calculate_metrics()["Retriever"]["judge"] == 0.75
+    assert result["Retriever"]["meta"].iloc[0] == '{"sample_id": "101", "topic": "geography"}'
+    assert told == [f"{tmp_path / 't.csv'}: columns that give no score: 'topic' (a meta field: texts, not numbers), "
+                    "'sample_id' (a meta field: an id's name: its numbers are no score). " + RULE]
+
+
+def test_named_meta_or_scores_choose_as_from_ragas_does():
+    # meta=[...]: only those are meta fields; the other extra columns of numbers are still scores, and the warning
+    # names what is left out
+    result, told = read_warned(extras_table(), meta=["topic"])
+    assert list(result.scores) == ["judge"] and result.calculate_metrics()["Retriever"]["judge"] == 0.75
+    assert result["Retriever"]["meta"].tolist() == ['{"topic": "geography"}', '{"topic": "travel"}']
+    assert told == ["from_frame: columns that give no score: 'sample_id' (left out: an id's name: its numbers are no "
+                    "score). " + RULE]
+    # scores=[...]: only those are scores; the other extra columns are still meta fields by the rule; no warning
+    result, told = read_warned(extras_table().assign(latency=[3.0, 4.0]), scores=["judge"])
+    assert list(result.scores) == ["judge"] and told == []
+    assert result["Retriever"]["meta"].iloc[0] == '{"sample_id": 101, "topic": "geography"}'  # latency: a number
+    # both named: only those; none: nothing, with no warning
+    result, told = read_warned(extras_table(), scores=[], meta=[])
+    assert result.scores == {} and "meta" not in result["Retriever"] and told == []
+    # meta= a column of dicts: the meta; the other columns of numbers are still scores
+    result, told = read_warned(extras_table().assign(info=[{"source": "faq"}, {"source": "chat"}]), meta="info")
+    assert list(result.scores) == ["judge"]
+    assert result["Retriever"]["meta"].tolist() == ['{"source": "faq"}', '{"source": "chat"}']
+    assert told == ["from_frame: columns that give no score: 'topic' (left out: texts, not numbers), 'sample_id' "
+                    "(left out: an id's name: its numbers are no score). " + RULE]
+
+
+def test_from_ragas_reads_the_same_extra_columns_the_same_way():
+    df = extras_table()
+    ragas = df.rename(columns={"q": "user_input", "ids": "retrieved_context_ids", "gold": "reference_context_ids"})
+    for options in ({}, {"meta": ["topic"]}, {"scores": ["judge"]}):
+        framed, told = read_warned(df, **options)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            from_ragas = EvaluationResult.from_ragas(ragas, progress=False, **options)
+        assert list(framed.scores) == list(from_ragas.scores) == ["judge"]
+        assert framed["Retriever"]["meta"].tolist() == from_ragas["Retriever"]["meta"].tolist()
+        assert told == [str(w.message).replace("from_ragas", "from_frame", 1) for w in caught]
+
+
+def test_an_extra_score_column_whose_name_names_no_score_is_refused():
+    with pytest.raises(InvalidParameterError, match=r"^from_frame, column 'my score': read as a score, but .*; or name "
+                                                    r"it in meta=\[\.\.\.\] to keep it as a meta field"):
+        read_warned(extras_table().rename(columns={"judge": "my score"}))
+    result, _ = read_warned(extras_table().rename(columns={"judge": "my score"}), meta=["my score"])
+    assert result.scores == {} and result["Retriever"]["meta"].iloc[0] == '{"my score": 0.5}'
