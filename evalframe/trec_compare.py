@@ -198,5 +198,6 @@ def compare(a: Run, b: Run, *others: Run,
     columns = [str(column) for column in computed[0].columns] if computed else measures
     tables = _same_queries(tables, names, complete)
     return compare_results(*tables, metrics=columns, names=names, rounds=chosen.rounds, confidence=chosen.confidence,
-                           seed=chosen.seed, test=chosen.test, max_p=MAX_P if chosen.max_p is None else chosen.max_p)
+                           seed=chosen.seed, test=chosen.test, correction=chosen.correction,
+                           max_p=MAX_P if chosen.max_p is None else chosen.max_p)
 

@@ -123,7 +123,7 @@ def compare(a: DaskEvaluationResult, b: DaskEvaluationResult, *others: DaskEvalu
                 d, mean_a, mean_b, total["only_a"], total["only_b"], rng=np.random.default_rng(seed), rounds=rounds,
                 confidence=confidence, direction=directions[metric], aggregation=aggregation.name)))
     return comparison_table(rows, names, list(dict.fromkeys(metric for _, metric, _ in rows)), test=given.test,
-                            max_p=given.max_p)
+                            max_p=given.max_p, correction=given.correction)
 
 
 def _order_free(values: np.ndarray, counts: np.ndarray) -> bool:
