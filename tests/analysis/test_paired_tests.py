@@ -224,3 +224,13 @@ def test_the_command_takes_test_and_correction(tmp_path, capsys):
     with pytest.raises(SystemExit) as usage:
         main(["compare", *files, "--qrels", str(qrels), "-m", "RR", "--correction", "fdr"])
     assert usage.value.code == 2 and "argument --correction: invalid choice: 'fdr'" in capsys.readouterr().err
+
+
+def test_the_comparative_report_reads_the_wilcoxon_p_values():
+    from evalframe import compare_report, load_demo_result
+
+    result = load_demo_result()
+    report = compare_report([result, result], test="wilcoxon", rounds=10, metrics=["mrr"])
+    text = report.render("text")
+    assert "p: the Wilcoxon signed-rank test's p-value, * when at most 0.05" in text
+    assert "p=1" in text  # a run against itself: every difference 0
