@@ -38,7 +38,7 @@ from .columns import ANSWER_SCOPES, DOCUMENT_SCOPES, EVAL_MODES, AnswerScope, Do
 
 __all__ = ["MetricOptions", "MatchingOptions", "ReportOptions", "CompareOptions", "ComparisonReportOptions", "Count",
            "AT_K_SETS", "THRESHOLD", "ROUNDS", "COMPARE_TESTS", "WRONG_EXAMPLES_FIELDS",
-           "COMPARE_CORRECTIONS", "check_test", "check_correction", "check_max_p", "with_options"]
+           "COMPARE_CORRECTIONS", "ZERO_METHODS", "check_test", "check_correction", "check_max_p", "with_options"]
 
 #: wrong_examples (and ``evalframe worst``, the report) lists the queries scoring at most this, unless told otherwise.
 THRESHOLD = 0.5
@@ -46,6 +46,8 @@ THRESHOLD = 0.5
 ROUNDS = 10_000
 #: The paired tests of a comparison (``test=``, ``--test``): the keys of :data:`evalframe.analysis.compare.TESTS`.
 COMPARE_TESTS = ("randomization", "t-test", "wilcoxon", "sign")
+#: How the Wilcoxon signed-rank test treats zero differences (``zero_method=``, ``--zero-method``), scipy's names.
+ZERO_METHODS = ("wilcox", "pratt", "zsplit")
 #: Other names of the tests: ranx's (``stat_test="fisher"`` / ``"student"``) and the usual ones.
 _TEST_NAMES = {"fisher": "randomization", "permutation": "randomization", "student": "t-test", "ttest": "t-test",
                "t_test": "t-test", "t": "t-test", "signed-rank": "wilcoxon", "sign-test": "sign"}
@@ -497,6 +499,12 @@ class CompareOptions(_Options):
             "differences dropped, its default ``zero_method=\"wilcox\"``; the column ``p_wilcoxon``) or ``\"sign\"`` "
             "(the sign test of wins against losses, ties dropped, as ``scipy.stats.binomtest(wins, wins + losses)``; "
             "the column ``p_sign``) add their column.")
+    zero_method: str = _option(
+        "wilcox", "how --test wilcoxon treats zero differences (scipy's zero_method)", flag="--zero-method",
+        choices=ZERO_METHODS, kind="str",
+        doc="How ``test=\"wilcoxon\"`` treats the queries whose difference is 0, as ``scipy.stats.wilcoxon``'s "
+            "``zero_method``: ``\"wilcox\"`` (scipy's default: dropped), ``\"pratt\"`` (ranked with the others, "
+            "then their ranks dropped) or ``\"zsplit\"`` (their ranks split between both signs).")
     correction: str = _option(
         "holm", "how the test's p-values are corrected over the runs compared with the first, per metric (3+ runs)",
         flag="--correction", choices=COMPARE_CORRECTIONS, kind="str",
@@ -517,6 +525,7 @@ class CompareOptions(_Options):
         _check_resampling(self)
         object.__setattr__(self, "test", check_test(self.test))
         object.__setattr__(self, "correction", check_correction(self.correction))
+        object.__setattr__(self, "zero_method", check.check_choice(self.zero_method, ZERO_METHODS, name="zero_method"))
         object.__setattr__(self, "max_p", check_max_p(self.max_p))
 
 

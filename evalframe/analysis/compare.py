@@ -256,7 +256,7 @@ def directions_of(metrics: Sequence[str], scores: Mapping[str, Metric]) -> dict[
 
 
 def _paired_row(a: pd.Series, b: pd.Series, rng: np.random.Generator, rounds: int, confidence: float,
-                direction: str = "higher") -> dict[str, Any]:
+                direction: str = "higher", zero_method: str = "wilcox") -> dict[str, Any]:
     pairs = paired(a, b)
     values_a = pairs.a.to_numpy(dtype=np.float64)
     values_b = pairs.b.to_numpy(dtype=np.float64)
@@ -268,12 +268,12 @@ def _paired_row(a: pd.Series, b: pd.Series, rng: np.random.Generator, rounds: in
     mean_a = aggregation(values_a) if len(d) else np.nan
     mean_b = aggregation(values_b) if len(d) else np.nan
     return paired_statistics(d, mean_a, mean_b, pairs.only_a, pairs.only_b, rng=rng, rounds=rounds, confidence=confidence,
-                             direction=direction, aggregation=aggregation.name)
+                             direction=direction, aggregation=aggregation.name, zero_method=zero_method)
 
 
 def paired_statistics(d: np.ndarray, mean_a: float, mean_b: float, only_a: int, only_b: int, *,
                       rng: np.random.Generator, rounds: int, confidence: float, direction: str = "higher",
-                      aggregation: str = "mean") -> dict[str, Any]:
+                      aggregation: str = "mean", zero_method: str = "wilcox") -> dict[str, Any]:
     """One row of :func:`compare`: the statistics of the paired differences ``d = b - a`` (in a's query order).
 
     ``mean_a`` / ``mean_b`` are the runs' numbers over the paired queries (the measure's ``aggregation``: the mean, the
@@ -286,7 +286,8 @@ def paired_statistics(d: np.ndarray, mean_a: float, mean_b: float, only_a: int, 
     interval, the p-values and ``delta`` are about one quantity. The bootstrap draws first, then the randomization
     test, from ``rng``. ``wins`` counts the queries where b is better (``d`` above 0: a higher value, or below 0 for
     a lower-is-better measure, ``direction``); a measure without a direction (``"none"``: a count) has no wins and
-    no losses (NaN), its ties still counted.
+    no losses (NaN), its ties still counted. ``p_wilcoxon`` treats zero differences as ``zero_method`` says, ``p_sign``
+    drops them.
     """
     low, high = bootstrap_ci(d, confidence=confidence, rounds=rounds, rng=rng)
     if len(d):
@@ -300,7 +301,8 @@ def paired_statistics(d: np.ndarray, mean_a: float, mean_b: float, only_a: int, 
     return {
         "mean_a": mean_a, "mean_b": mean_b, "delta": mean_b - mean_a, "ci_low": low, "ci_high": high,
         "p_value": randomization_p_value(d, rounds=rounds, rng=rng) if len(d) else np.nan,
-        "t": t, "p_ttest": p_ttest, "p_wilcoxon": wilcoxon_p_value(d), "p_sign": sign_test_p_value(d),
+        "t": t, "p_ttest": p_ttest, "p_wilcoxon": wilcoxon_p_value(d, zero_method=zero_method),
+        "p_sign": sign_test_p_value(d),
         "wins": wins, "ties": int(np.count_nonzero(d == 0)), "losses": losses,
         "queries": len(d), "only_a": only_a, "only_b": only_b,
     }
@@ -431,7 +433,7 @@ def compare(a: Run, b: Run, *others: Run, **options: Any) -> pd.DataFrame:
             # a fresh generator per row: equal differences give equal numbers, whatever else is compared
             rows.append((names[position], metric, _paired_row(tables[0][metric], tables[position][metric],
                                                               np.random.default_rng(seed), rounds, confidence,
-                                                              directions[metric])))
+                                                              directions[metric], chosen.zero_method)))
     return comparison_table(rows, names, metrics, test=chosen.test, max_p=chosen.max_p, correction=chosen.correction)
 
 

@@ -25,10 +25,10 @@ import numpy as np
 
 from .._validation import check_number, check_positive_int
 from ..errors import InvalidParameterError
-from ..options import COMPARE_CORRECTIONS, ROUNDS  # ROUNDS: the resampling rounds unless told otherwise (CompareOptions)
+from ..options import COMPARE_CORRECTIONS, ROUNDS, ZERO_METHODS  # ROUNDS: the resampling rounds (CompareOptions)
 
 __all__ = ["CORRECTIONS", "adjust_p_values", "bootstrap_ci", "bootstrap_means", "few_distinct", "holm", "paired_t_test",
-           "randomization_p_value", "sign_test_p_value", "student_t_two_sided_p", "wilcoxon_p_value", "ZERO_METHODS"]
+           "randomization_p_value", "sign_test_p_value", "student_t_two_sided_p", "wilcoxon_p_value"]
 
 #: Random numbers drawn per block: bounds the memory of resampling at about 32 MB.
 _BLOCK = 1 << 22
@@ -253,9 +253,8 @@ def holm(p_values: np.ndarray) -> np.ndarray:
     return adjusted
 
 
-#: How the Wilcoxon signed-rank test treats zero differences (scipy.stats.wilcoxon's ``zero_method``): ``"wilcox"``
-#: drops them, ``"pratt"`` ranks them then drops their ranks, ``"zsplit"`` splits their ranks between both signs.
-ZERO_METHODS = ("wilcox", "pratt", "zsplit")
+# ZERO_METHODS: how the Wilcoxon signed-rank test treats zero differences (scipy.stats.wilcoxon's ``zero_method``):
+# "wilcox" drops them, "pratt" ranks them then drops their ranks, "zsplit" splits their ranks between both signs.
 
 #: Above this many differences the signed-rank test uses the normal approximation, as scipy's ``method="auto"``.
 _EXACT_LIMIT = 50

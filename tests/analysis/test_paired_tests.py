@@ -3,6 +3,7 @@ statsmodels on generated paired data to 1e-12, and by hand."""
 
 from __future__ import annotations
 
+import json
 import warnings
 
 import numpy as np
@@ -164,6 +165,18 @@ def test_compare_corrects_over_the_runs_of_each_metric(correction):
                                       .drop(columns="p_wilcoxon"))
 
 
+@pytest.mark.parametrize("zero_method", ["wilcox", "pratt", "zsplit"])
+def test_compare_treats_zero_differences_as_zero_method_says(zero_method):
+    a, b = runs(2)  # exact_match: about half the differences are 0
+    table = evalframe.compare(a, b, rounds=10, test="wilcoxon", zero_method=zero_method)
+    for metric in ("f1", "exact_match"):
+        d = (b[metric] - a[metric]).to_numpy()
+        assert table.loc[metric, "p_wilcoxon"] == pytest.approx(scipy_wilcoxon(d, zero_method), rel=1e-12)
+    with pytest.raises(InvalidParameterError, match=r"zero_method must be one of \['wilcox', 'pratt', 'zsplit'\]; "
+                                                    r"got 'drop'"):
+        evalframe.compare(a, b, test="wilcoxon", zero_method="drop")
+
+
 def test_compare_refuses_an_unknown_test_or_correction():
     a, b = runs(2)
     with pytest.raises(InvalidParameterError, match=r"test must be one of \['randomization', 't-test', 'wilcoxon', "
@@ -214,6 +227,14 @@ def test_the_command_takes_test_and_correction(tmp_path, capsys):
     qrels = tmp_path / "qrels.txt"
     qrels.write_text("".join(f"{q} 0 {doc} {g}\n" for q, docs in QRELS.items() for doc, g in docs.items()),
                      encoding="utf-8")
+    assert main(["compare", *files, "--qrels", str(qrels), "-m", "RR", "--test", "wilcoxon", "--correction", "fdr_bh",
+                 "--zero-method", "pratt", "--rounds", "100", "--format", "json"]) == 0
+    out = capsys.readouterr().out
+    rows = json.loads(out)
+    # pratt: C's zero (q2) ranked first then dropped: ranks 3.5 (four tied, 2..5), R+ 0, every sign pattern of the 4
+    # non-zero ones: 2/16 again; B as wilcox (no zero): 2/32; BH: 1/8, 1/8
+    assert [row["p_wilcoxon"] for row in rows] == pytest.approx([1 / 16, 1 / 8], rel=1e-12)
+    assert [row["p_fdr_bh"] for row in rows] == pytest.approx([1 / 8, 1 / 8], rel=1e-12)
     assert main(["compare", *files, "--qrels", str(qrels), "-m", "RR", "--test", "wilcoxon", "--correction", "fdr_bh",
                  "--rounds", "100"]) == 0
     out = capsys.readouterr().out
