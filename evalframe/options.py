@@ -38,17 +38,22 @@ from .columns import ANSWER_SCOPES, DOCUMENT_SCOPES, EVAL_MODES, AnswerScope, Do
 
 __all__ = ["MetricOptions", "MatchingOptions", "ReportOptions", "CompareOptions", "ComparisonReportOptions", "Count",
            "AT_K_SETS", "THRESHOLD", "ROUNDS", "COMPARE_TESTS", "WRONG_EXAMPLES_FIELDS",
-           "check_test", "check_max_p", "with_options"]
+           "COMPARE_CORRECTIONS", "ZERO_METHODS", "check_test", "check_correction", "check_max_p", "with_options"]
 
 #: wrong_examples (and ``evalframe worst``, the report) lists the queries scoring at most this, unless told otherwise.
 THRESHOLD = 0.5
 #: Resampling rounds of the bootstrap and the randomization test.
 ROUNDS = 10_000
 #: The paired tests of a comparison (``test=``, ``--test``): the keys of :data:`evalframe.analysis.compare.TESTS`.
-COMPARE_TESTS = ("randomization", "t-test")
+COMPARE_TESTS = ("randomization", "t-test", "wilcoxon", "sign")
+#: How the Wilcoxon signed-rank test treats zero differences (``zero_method=``, ``--zero-method``), scipy's names.
+ZERO_METHODS = ("wilcox", "pratt", "zsplit")
 #: Other names of the tests: ranx's (``stat_test="fisher"`` / ``"student"``) and the usual ones.
 _TEST_NAMES = {"fisher": "randomization", "permutation": "randomization", "student": "t-test", "ttest": "t-test",
-               "t_test": "t-test", "t": "t-test"}
+               "t_test": "t-test", "t": "t-test", "signed-rank": "wilcoxon", "sign-test": "sign"}
+#: The corrections of the p-values over the runs compared with the first (``correction=``, ``--correction``):
+#: the names of statsmodels' ``multipletests``, the keys of :data:`evalframe.analysis.compare.CORRECTION_COLUMNS`.
+COMPARE_CORRECTIONS = ("holm", "bonferroni", "holm-sidak", "fdr_bh", "fdr_by", "none")
 #: Haystack 1.x's default fields of each listed answer / document in the worst queries.
 WRONG_EXAMPLES_FIELDS = ("answer", "context", "document_id")
 
@@ -284,6 +289,22 @@ def check_test(test: object) -> str:
     return check.check_choice(test, COMPARE_TESTS, name="test")  # raises, naming the tests
 
 
+def check_correction(correction: object) -> str:
+    """``correction`` by its name in :data:`COMPARE_CORRECTIONS` (in any letter case, ``_`` and ``-`` alike).
+
+    Examples
+    --------
+    >>> check_correction("FDR-BH"), check_correction("holm_sidak")
+    ('fdr_bh', 'holm-sidak')
+    """
+    if isinstance(correction, str):
+        folded = {name.replace("-", "_"): name for name in COMPARE_CORRECTIONS}
+        found = folded.get(correction.lower().replace("-", "_"))
+        if found is not None:
+            return found
+    return check.check_choice(correction, COMPARE_CORRECTIONS, name="correction")  # raises, naming them
+
+
 def check_max_p(max_p: object) -> float | None:
     """``max_p``: None, or the p-value at or below which a delta is marked significant, in (0, 1).
 
@@ -474,7 +495,25 @@ class CompareOptions(_Options):
         doc="The paired test whose p-value ``p_holm`` corrects (more than two runs) and ``significant`` reads: "
             "``\"randomization\"`` (the paired randomization test, ``p_value``) or ``\"t-test\"`` (the paired t-test, "
             "``p_ttest``); ranx's names ``\"fisher\"`` and ``\"student\"`` are read too. Both p-values are in the "
-            "table either way.")
+            "table either way; ``\"wilcoxon\"`` (the Wilcoxon signed-rank test, as ``scipy.stats.wilcoxon``: zero "
+            "differences dropped, its default ``zero_method=\"wilcox\"``; the column ``p_wilcoxon``) or ``\"sign\"`` "
+            "(the sign test of wins against losses, ties dropped, as ``scipy.stats.binomtest(wins, wins + losses)``; "
+            "the column ``p_sign``) add their column.")
+    zero_method: str = _option(
+        "wilcox", "how --test wilcoxon treats zero differences (scipy's zero_method)", flag="--zero-method",
+        choices=ZERO_METHODS, kind="str",
+        doc="How ``test=\"wilcoxon\"`` treats the queries whose difference is 0, as ``scipy.stats.wilcoxon``'s "
+            "``zero_method``: ``\"wilcox\"`` (scipy's default: dropped), ``\"pratt\"`` (ranked with the others, "
+            "then their ranks dropped) or ``\"zsplit\"`` (their ranks split between both signs).")
+    correction: str = _option(
+        "holm", "how the test's p-values are corrected over the runs compared with the first, per metric (3+ runs)",
+        flag="--correction", choices=COMPARE_CORRECTIONS, kind="str",
+        doc="With more than two runs, how the test's p-values are corrected over the comparisons of each metric (the "
+            "runs compared with the first), as statsmodels' ``multipletests``: ``\"holm\"`` (the column "
+            "``p_holm``), ``\"bonferroni\"``, ``\"holm-sidak\"``, ``\"fdr_bh\"`` (Benjamini-Hochberg), ``\"fdr_by\"`` "
+            "(Benjamini-Yekutieli), each in the column ``p_<correction>`` (``p_bonferroni``, ``p_holm_sidak``, "
+            "``p_fdr_bh``, ``p_fdr_by``) that ``significant`` then reads, or ``\"none\"`` (no column; "
+            "``significant`` reads the test's own p-value).")
     max_p: float | None = _option(
         None, "add the column 'significant': the test's p-value (p_holm with 3+ runs) <= P (default with --qrels: "
         "0.05; ranx's is 0.01)", flag="--max-p", parse=float, metavar="P", kind="float, optional",
@@ -485,6 +524,8 @@ class CompareOptions(_Options):
     def __post_init__(self) -> None:
         _check_resampling(self)
         object.__setattr__(self, "test", check_test(self.test))
+        object.__setattr__(self, "correction", check_correction(self.correction))
+        object.__setattr__(self, "zero_method", check.check_choice(self.zero_method, ZERO_METHODS, name="zero_method"))
         object.__setattr__(self, "max_p", check_max_p(self.max_p))
 
 

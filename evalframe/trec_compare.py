@@ -198,5 +198,7 @@ def compare(a: Run, b: Run, *others: Run,
     columns = [str(column) for column in computed[0].columns] if computed else measures
     tables = _same_queries(tables, names, complete)
     return compare_results(*tables, metrics=columns, names=names, rounds=chosen.rounds, confidence=chosen.confidence,
-                           seed=chosen.seed, test=chosen.test, max_p=MAX_P if chosen.max_p is None else chosen.max_p)
+                           seed=chosen.seed, test=chosen.test, correction=chosen.correction,
+                           zero_method=chosen.zero_method,
+                           max_p=MAX_P if chosen.max_p is None else chosen.max_p)
 

@@ -159,7 +159,7 @@ def test_the_compare_signatures_are_the_compare_options():
     compare_defaults = {f.name: f.default for f in dataclasses.fields(CompareOptions)}
     assert compare_defaults == {"node": None, "metrics": None, "names": None, "rounds": 10_000, "confidence": 0.95,
                                 "seed": 0, "complete": False, "duplicates": "error", "test": "randomization",
-                                "max_p": None}
+                                "zero_method": "wilcox", "correction": "holm", "max_p": None}
     metric_defaults = {f.name: f.default for f in dataclasses.fields(MetricOptions)}
     runs = {"a": inspect.Parameter.empty, "b": inspect.Parameter.empty, "others": inspect.Parameter.empty}
     assert _shown(compare) == {**runs, **compare_defaults, **metric_defaults}
@@ -212,7 +212,8 @@ def test_the_comparisons_check_their_options_once():
     assert CompareOptions(test="fisher").test == "randomization" and ComparisonReportOptions(test="t").test == "t-test"
     with pytest.raises(InvalidParameterError, match=r"^max_p must be a p-value in \(0, 1\), e.g. 0.05\.$"):
         ComparisonReportOptions(max_p=None)
-    with pytest.raises(InvalidParameterError, match=r"^test must be one of \['randomization', 't-test'\]; got 'z'"):
+    with pytest.raises(InvalidParameterError,
+                       match=r"^test must be one of \['randomization', 't-test', 'wilcoxon', 'sign'\]; got 'z'"):
         evalframe.compare_report([hand_result(), hand_result()], test="z")
     with pytest.raises(InvalidParameterError, match=r"confidence must lie strictly between 0 and 1, e.g. 0.95; got 1.5"):
         evalframe.compare_report([hand_result(), hand_result()], confidence=1.5)

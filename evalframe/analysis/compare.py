@@ -23,9 +23,11 @@ from ..metrics.trec import (aggregation_of, direction_of, measure_texts, parse_m
 from ..options import CompareOptions, MetricOptions, with_options
 from .examples import Examples
 from .protocol import ResultLike, ResultSource
-from .stats import bootstrap_ci, holm, paired_t_test, randomization_p_value
+from .stats import (adjust_p_values, bootstrap_ci, paired_t_test, randomization_p_value, sign_test_p_value,
+                    wilcoxon_p_value)
 
 __all__ = ["compare", "comparison_table", "paired_statistics", "worst_by_delta", "is_result", "TESTS",
+           "CORRECTION_COLUMNS", "p_column_of",
            "scores_of_runs", "directions_of"]
 
 Run = Union[ResultSource, pd.DataFrame]
@@ -45,7 +47,21 @@ COLUMNS = ("mean_a", "mean_b", "delta", "ci_low", "ci_high", "p_value", "t", "p_
 
 #: The paired tests whose p-value marks a delta significant (``test=``: :data:`evalframe.options.COMPARE_TESTS`, read by
 #: :func:`evalframe.options.check_test`), and the column each one's p-value is in.
-TESTS = {"randomization": "p_value", "t-test": "p_ttest"}
+TESTS = {"randomization": "p_value", "t-test": "p_ttest", "wilcoxon": "p_wilcoxon", "sign": "p_sign"}
+#: The column of each correction over the runs of a metric (``correction=``: :data:`evalframe.options.COMPARE_CORRECTIONS`);
+#: ``"none"`` adds none.
+CORRECTION_COLUMNS = {"holm": "p_holm", "bonferroni": "p_bonferroni", "holm-sidak": "p_holm_sidak",
+                      "fdr_bh": "p_fdr_bh", "fdr_by": "p_fdr_by", "none": None}
+
+
+def p_column_of(test: str, correction: str, runs: int) -> str:
+    """The column whose p-value ``significant`` reads: ``test``'s, or with more than two ``runs`` its correction's.
+
+    >>> p_column_of("wilcoxon", "fdr_bh", 3), p_column_of("wilcoxon", "fdr_bh", 2), p_column_of("t-test", "none", 3)
+    ('p_fdr_bh', 'p_wilcoxon', 'p_ttest')
+    """
+    corrected = CORRECTION_COLUMNS[correction] if runs > 2 else None
+    return corrected or TESTS[test]
 
 
 def _queries(count: int) -> str:
@@ -240,7 +256,7 @@ def directions_of(metrics: Sequence[str], scores: Mapping[str, Metric]) -> dict[
 
 
 def _paired_row(a: pd.Series, b: pd.Series, rng: np.random.Generator, rounds: int, confidence: float,
-                direction: str = "higher") -> dict[str, Any]:
+                direction: str = "higher", zero_method: str = "wilcox") -> dict[str, Any]:
     pairs = paired(a, b)
     values_a = pairs.a.to_numpy(dtype=np.float64)
     values_b = pairs.b.to_numpy(dtype=np.float64)
@@ -252,12 +268,12 @@ def _paired_row(a: pd.Series, b: pd.Series, rng: np.random.Generator, rounds: in
     mean_a = aggregation(values_a) if len(d) else np.nan
     mean_b = aggregation(values_b) if len(d) else np.nan
     return paired_statistics(d, mean_a, mean_b, pairs.only_a, pairs.only_b, rng=rng, rounds=rounds, confidence=confidence,
-                             direction=direction, aggregation=aggregation.name)
+                             direction=direction, aggregation=aggregation.name, zero_method=zero_method)
 
 
 def paired_statistics(d: np.ndarray, mean_a: float, mean_b: float, only_a: int, only_b: int, *,
                       rng: np.random.Generator, rounds: int, confidence: float, direction: str = "higher",
-                      aggregation: str = "mean") -> dict[str, Any]:
+                      aggregation: str = "mean", zero_method: str = "wilcox") -> dict[str, Any]:
     """One row of :func:`compare`: the statistics of the paired differences ``d = b - a`` (in a's query order).
 
     ``mean_a`` / ``mean_b`` are the runs' numbers over the paired queries (the measure's ``aggregation``: the mean, the
@@ -270,7 +286,8 @@ def paired_statistics(d: np.ndarray, mean_a: float, mean_b: float, only_a: int, 
     interval, the p-values and ``delta`` are about one quantity. The bootstrap draws first, then the randomization
     test, from ``rng``. ``wins`` counts the queries where b is better (``d`` above 0: a higher value, or below 0 for
     a lower-is-better measure, ``direction``); a measure without a direction (``"none"``: a count) has no wins and
-    no losses (NaN), its ties still counted.
+    no losses (NaN), its ties still counted. ``p_wilcoxon`` treats zero differences as ``zero_method`` says, ``p_sign``
+    drops them.
     """
     low, high = bootstrap_ci(d, confidence=confidence, rounds=rounds, rng=rng)
     if len(d):
@@ -284,36 +301,45 @@ def paired_statistics(d: np.ndarray, mean_a: float, mean_b: float, only_a: int, 
     return {
         "mean_a": mean_a, "mean_b": mean_b, "delta": mean_b - mean_a, "ci_low": low, "ci_high": high,
         "p_value": randomization_p_value(d, rounds=rounds, rng=rng) if len(d) else np.nan,
-        "t": t, "p_ttest": p_ttest,
+        "t": t, "p_ttest": p_ttest, "p_wilcoxon": wilcoxon_p_value(d, zero_method=zero_method),
+        "p_sign": sign_test_p_value(d),
         "wins": wins, "ties": int(np.count_nonzero(d == 0)), "losses": losses,
         "queries": len(d), "only_a": only_a, "only_b": only_b,
     }
 
 
 def comparison_table(rows: Sequence[tuple[str, str, dict[str, Any]]], names: Sequence[str],
-                     metrics: Sequence[str], *, test: str = "randomization", max_p: float | None = None) -> pd.DataFrame:
+                     metrics: Sequence[str], *, test: str = "randomization", max_p: float | None = None,
+                     correction: str = "holm") -> pd.DataFrame:
     """:func:`compare`'s table from its rows ``(run name, metric, paired_statistics row)``, warning of unpaired queries.
 
-    With more than two runs ``p_holm`` is the p-value of ``test`` Holm-corrected over the comparisons of each metric;
-    with ``max_p`` the column ``significant`` says whether that p-value (``p_holm`` with more than two runs) is
-    at most ``max_p``.
+    The columns are :data:`COLUMNS`, and after ``p_ttest`` the column of ``test`` when it is another
+    (``p_wilcoxon``, ``p_sign``). With more than two runs the p-value of ``test`` corrected by ``correction`` over the
+    comparisons of each metric is in the column :data:`CORRECTION_COLUMNS` names (``p_holm`` by default; none for
+    ``"none"``); with ``max_p`` the column ``significant`` says whether the p-value :func:`p_column_of` names is at
+    most ``max_p``.
     """
     for name, metric, row in rows:
         if row["only_a"] or row["only_b"]:
             warn(f"{metric}: {_queries(row['only_a'])} scored only in {names[0]!r} and {row['only_b']} only in "
                  f"{name!r}; the statistics use the {row['queries']} queries both scored (see columns "
                  "only_a / only_b).")
-    table = pd.DataFrame([row for _, _, row in rows], columns=list(COLUMNS))
+    columns = list(COLUMNS)
+    if TESTS[test] not in columns:
+        columns.insert(columns.index("p_ttest") + 1, TESTS[test])
+    table = pd.DataFrame([{column: row[column] for column in columns} for _, _, row in rows], columns=columns)
     p_column = TESTS[test]
     if len(names) == 2:
         table.index = pd.Index([metric for _, metric, _ in rows], name="metric")
     else:
         table.index = pd.MultiIndex.from_tuples([(name, metric) for name, metric, _ in rows], names=["run", "metric"])
-        table["p_holm"] = np.nan
-        for metric in metrics:
-            mask = table.index.get_level_values("metric") == metric
-            table.loc[mask, "p_holm"] = holm(table.loc[mask, p_column].to_numpy())
-        p_column = "p_holm"
+        corrected = CORRECTION_COLUMNS[correction]
+        if corrected is not None:
+            table[corrected] = np.nan
+            for metric in metrics:
+                mask = table.index.get_level_values("metric") == metric
+                table.loc[mask, corrected] = adjust_p_values(table.loc[mask, p_column].to_numpy(), correction)
+            p_column = corrected
     if max_p is not None:  # NaN (no pair of queries) is never significant
         table["significant"] = (table[p_column] <= max_p).to_numpy(dtype=bool)
     return table
@@ -350,8 +376,10 @@ def compare(a: Run, b: Run, *others: Run, **options: Any) -> pd.DataFrame:
         a column of per-query tables that is no measure of the registry nor a declared score is refused, its
         direction unknown), ``queries``
         (paired), ``only_a``,
-        ``only_b``; with more than two runs also ``p_holm``: ``test``'s p-value Holm-corrected over the
-        comparisons of each metric; with ``max_p`` also ``significant``.
+        ``only_b``; with ``test="wilcoxon"`` or ``"sign"`` also its p-value, ``p_wilcoxon`` or ``p_sign`` (after
+        ``p_ttest``); with more than two runs also ``p_holm``: ``test``'s p-value Holm-corrected over the
+        comparisons of each metric (another ``correction``: ``p_bonferroni``, ``p_holm_sidak``, ``p_fdr_bh``,
+        ``p_fdr_by``, or no column for ``"none"``); with ``max_p`` also ``significant``.
 
     Examples
     --------
@@ -405,8 +433,8 @@ def compare(a: Run, b: Run, *others: Run, **options: Any) -> pd.DataFrame:
             # a fresh generator per row: equal differences give equal numbers, whatever else is compared
             rows.append((names[position], metric, _paired_row(tables[0][metric], tables[position][metric],
                                                               np.random.default_rng(seed), rounds, confidence,
-                                                              directions[metric])))
-    return comparison_table(rows, names, metrics, test=chosen.test, max_p=chosen.max_p)
+                                                              directions[metric], chosen.zero_method)))
+    return comparison_table(rows, names, metrics, test=chosen.test, max_p=chosen.max_p, correction=chosen.correction)
 
 
 @with_options(MetricOptions)

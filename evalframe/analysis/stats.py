@@ -25,10 +25,10 @@ import numpy as np
 
 from .._validation import check_number, check_positive_int
 from ..errors import InvalidParameterError
-from ..options import ROUNDS  # the resampling rounds unless told otherwise: a comparison's default (CompareOptions)
+from ..options import COMPARE_CORRECTIONS, ROUNDS, ZERO_METHODS  # ROUNDS: the resampling rounds (CompareOptions)
 
-__all__ = ["bootstrap_ci", "bootstrap_means", "few_distinct", "holm", "paired_t_test", "randomization_p_value",
-           "student_t_two_sided_p"]
+__all__ = ["CORRECTIONS", "adjust_p_values", "bootstrap_ci", "bootstrap_means", "few_distinct", "holm", "paired_t_test",
+           "randomization_p_value", "sign_test_p_value", "student_t_two_sided_p", "wilcoxon_p_value"]
 
 #: Random numbers drawn per block: bounds the memory of resampling at about 32 MB.
 _BLOCK = 1 << 22
@@ -250,4 +250,172 @@ def holm(p_values: np.ndarray) -> np.ndarray:
     m = len(order)
     scaled = (m - np.arange(m)) * p[order]
     adjusted[order] = np.minimum(1.0, np.maximum.accumulate(scaled))
+    return adjusted
+
+
+# ZERO_METHODS: how the Wilcoxon signed-rank test treats zero differences (scipy.stats.wilcoxon's ``zero_method``):
+# "wilcox" drops them, "pratt" ranks them then drops their ranks, "zsplit" splits their ranks between both signs.
+
+#: Above this many differences the signed-rank test uses the normal approximation, as scipy's ``method="auto"``.
+_EXACT_LIMIT = 50
+#: With ties or zeros and at most this many differences, every sign pattern is enumerated (scipy's permutation test).
+_ENUMERATED_LIMIT = 13
+
+
+def _average_ranks(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Average ranks (1-based) of ``values`` and the size of each group of equal values."""
+    order = np.argsort(values, kind="stable")
+    ordered = values[order]
+    starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
+    sizes = np.diff(np.append(starts, len(values)))
+    ranks = np.empty(len(values))
+    ranks[order] = np.repeat(starts + 1 + (sizes - 1) / 2, sizes)
+    return ranks, sizes
+
+
+def _signed_rank_sums(count: int) -> np.ndarray:
+    """How many of the 2**count sign patterns of the ranks 1..count give each sum of positive ranks 0..n(n+1)/2."""
+    ways = np.ones(1, dtype=np.int64)
+    for rank in range(1, count + 1):  # over ranks (at most _EXACT_LIMIT), not queries
+        grown = np.zeros(len(ways) + rank, dtype=np.int64)
+        grown[:len(ways)] += ways
+        grown[rank:] += ways
+        ways = grown
+    return ways
+
+
+def wilcoxon_p_value(d: np.ndarray, *, zero_method: str = "wilcox") -> float:
+    """Two-sided p-value of the Wilcoxon signed-rank test of ``d`` (median 0), as ``scipy.stats.wilcoxon(d)``.
+
+    The statistic is the sum of the (average) ranks of ``|d|`` where ``d > 0``; zero differences are treated as
+    ``zero_method`` says (:data:`ZERO_METHODS`, scipy's default ``"wilcox"``: dropped). As scipy's ``method="auto"``:
+    with at most 50 differences and no ties or zeros, the exact distribution; with ties or zeros and at most 13, every
+    sign pattern is enumerated (scipy's exact permutation test); otherwise the normal approximation with the tie
+    correction and no continuity correction. NaN for no difference or a non-finite one; 1.0 when every difference is 0
+    (identical runs, as the randomization test; scipy gives NaN there above 13 differences).
+
+    Examples
+    --------
+    >>> wilcoxon_p_value(np.array([1.0, 2.0, 3.0]))  # 3 positive ranks: 1 of 8 sign patterns each side
+    0.25
+    """
+    d = _numbers(d, "d")
+    if zero_method not in ZERO_METHODS:
+        raise InvalidParameterError(f"zero_method must be one of {list(ZERO_METHODS)}; got {zero_method!r}.",
+                                    parameter="zero_method")
+    n = len(d)
+    if n == 0 or not np.isfinite(d).all():
+        return math.nan
+    zeros = d == 0
+    if zeros.all():
+        return 1.0
+    kept = d[~zeros] if zero_method == "wilcox" else d
+    ranks, sizes = _average_ranks(np.abs(kept))
+    positive = kept > 0
+    r_plus = float(ranks[positive].sum())
+    kept_zeros = kept == 0
+    if zero_method == "zsplit":
+        r_plus += float(ranks[kept_zeros].sum()) / 2
+    has_ties = bool((sizes > 1).any())
+    if n <= _EXACT_LIMIT and not (has_ties or zeros.any()):
+        ways = _signed_rank_sums(len(kept))
+        below = ways[:math.ceil(r_plus) + 1].sum()
+        above = ways[math.floor(r_plus):].sum()
+        return float(min(1.0, 2 * min(above, below) / 2.0 ** len(kept)))
+    if n <= _ENUMERATED_LIMIT:
+        nonzero = ~kept_zeros
+        shift = r_plus - float(ranks[positive].sum())  # zsplit's half ranks of the zeros, in every pattern
+        signs = (np.arange(2 ** int(nonzero.sum()))[:, None] >> np.arange(int(nonzero.sum()))) & 1
+        null = signs @ ranks[nonzero] + shift
+        gamma = abs(np.finfo(np.float64).eps * 100 * r_plus)
+        less = np.count_nonzero(null <= r_plus + gamma) / len(null)
+        greater = np.count_nonzero(null >= r_plus - gamma) / len(null)
+        return float(min(1.0, 2 * min(less, greater)))
+    count = float(len(kept))
+    mean = count * (count + 1) / 4
+    variance = count * (count + 1) * (2 * count + 1)
+    tie_sizes = sizes.astype(np.float64)
+    if zero_method == "pratt" and kept_zeros.any():
+        n_zero = float(kept_zeros.sum())
+        mean -= n_zero * (n_zero + 1) / 4
+        variance -= n_zero * (n_zero + 1) * (2 * n_zero + 1)
+        tie_sizes = tie_sizes[1:]  # the zeros' group (the smallest |d|) is no tie
+    variance -= float((tie_sizes ** 3 - tie_sizes).sum()) / 2
+    z = (r_plus - mean) / math.sqrt(variance / 24)
+    return math.erfc(abs(z) / math.sqrt(2.0))
+
+
+#: Up to this many non-zero differences the sign test's binomial tail is summed exactly in integers.
+_EXACT_SIGN_LIMIT = 1000
+
+
+def sign_test_p_value(d: np.ndarray) -> float:
+    """Two-sided p-value of the sign test of ``d``: the binomial test of the positive against the negative
+    differences, zeros dropped, as ``scipy.stats.binomtest(k, n, 0.5).pvalue``.
+
+    With k of the n non-zero differences positive it is ``min(1, 2 P(X <= min(k, n - k)))`` for X ~ Bin(n, 1/2).
+    NaN for no difference or a non-finite one; 1.0 when every difference is 0 (scipy refuses n = 0).
+
+    Examples
+    --------
+    >>> sign_test_p_value(np.array([0.5, 0.25, 0.0, 1.0]))  # 3 of 3 up: 2 / 2**3
+    0.25
+    """
+    d = _numbers(d, "d")
+    if len(d) == 0 or not np.isfinite(d).all():
+        return math.nan
+    n = int(np.count_nonzero(d))
+    k = int(np.count_nonzero(d > 0))
+    m = min(k, n - k)
+    if 2 * m >= n:  # k == n / 2, and no difference at all
+        return 1.0
+    if n <= _EXACT_SIGN_LIMIT:  # exactly, in integers: sum of C(n, i) for i <= m, over 2**n (rounded once)
+        return min(1.0, 2 * sum(math.comb(n, i) for i in range(m + 1)) / 2 ** n)
+    # P(X <= m) = I_{1/2}(n - m, m + 1), the regularized incomplete beta function
+    half, log_half = 0.5, -math.log(2.0)
+    return min(1.0, 2 * _incomplete_beta(float(n - m), float(m + 1), half, half, log_half, log_half))
+
+
+#: The corrections of the p-values of a family of comparisons (``correction=``), statsmodels' ``multipletests``
+#: names; ``"holm"`` is the default.
+CORRECTIONS = COMPARE_CORRECTIONS
+
+
+def adjust_p_values(p_values: np.ndarray, correction: str = "holm") -> np.ndarray:
+    """The p-values of one family adjusted by ``correction`` (:data:`CORRECTIONS`), as statsmodels'
+    ``multipletests(p, method=correction)[1]``; NaN stays NaN and is not counted as a test.
+
+    With m tests and the p-values sorted ascending p(1) <= ... <= p(m): ``"bonferroni"`` m p; ``"holm"``
+    (m - i + 1) p(i) and ``"holm-sidak"`` 1 - (1 - p(i))^(m - i + 1), both made non-decreasing by a running maximum;
+    ``"fdr_bh"`` (Benjamini-Hochberg) m p(i) / i and ``"fdr_by"`` (Benjamini-Yekutieli) that times sum 1/j, both made
+    non-decreasing by a running minimum from the largest; ``"none"`` the p-values as they are. Each is at most 1.
+
+    Examples
+    --------
+    >>> adjust_p_values(np.array([0.01, 0.04, 0.03]), "fdr_bh").round(4).tolist()  # .01*3/1, then .04*3/3 from the top
+    [0.03, 0.04, 0.04]
+    """
+    p = _numbers(p_values, "p_values")
+    if correction not in CORRECTIONS:
+        raise InvalidParameterError(f"correction must be one of {list(CORRECTIONS)}; got {correction!r}.",
+                                    parameter="correction")
+    if correction == "holm":
+        return holm(p)
+    adjusted = np.full_like(p, np.nan)
+    tested = np.flatnonzero(~np.isnan(p))
+    order = tested[np.argsort(p[tested], kind="stable")]
+    m = len(order)
+    ordered = p[order]
+    rank = np.arange(1, m + 1, dtype=np.float64)
+    if correction == "none":
+        values = ordered
+    elif correction == "bonferroni":
+        values = m * ordered
+    elif correction == "holm-sidak":
+        with np.errstate(divide="ignore"):  # p = 1: log1p(-1) = -inf, adjusted to 1
+            values = np.maximum.accumulate(-np.expm1((m - rank + 1) * np.log1p(-ordered)))
+    else:
+        factor = rank / m if correction == "fdr_bh" else rank / m / float((1.0 / rank).sum())
+        values = np.minimum.accumulate((ordered / factor)[::-1])[::-1]
+    adjusted[order] = np.minimum(1.0, values)
     return adjusted

@@ -121,9 +121,10 @@ def compare(a: DaskEvaluationResult, b: DaskEvaluationResult, *others: DaskEvalu
             mean_b = float(aggregation.finish(np.array([total["sum_b"]]), np.array([n]))[0]) if n else np.nan
             rows.append((names[position], metric, paired_statistics(
                 d, mean_a, mean_b, total["only_a"], total["only_b"], rng=np.random.default_rng(seed), rounds=rounds,
-                confidence=confidence, direction=directions[metric], aggregation=aggregation.name)))
+                confidence=confidence, direction=directions[metric], aggregation=aggregation.name,
+                zero_method=given.zero_method)))
     return comparison_table(rows, names, list(dict.fromkeys(metric for _, metric, _ in rows)), test=given.test,
-                            max_p=given.max_p)
+                            max_p=given.max_p, correction=given.correction)
 
 
 def _order_free(values: np.ndarray, counts: np.ndarray) -> bool:

@@ -20,11 +20,12 @@ import pandas as pd
 
 from .._validation import check_node
 from ..analysis import aggregate
-from ..analysis.compare import compare, shared_nodes
+from ..analysis.compare import compare, p_column_of, shared_nodes
 from ..analysis.protocol import ResultLike
 from ..errors import EvalframeError
 from ..metrics.trec import known_direction, parse_measure, parse_measures
-from ..options import CompareOptions, ComparisonReportOptions, MatchingOptions, MetricOptions, ReportOptions
+from ..options import (CompareOptions, ComparisonReportOptions, MatchingOptions, MetricOptions, ReportOptions,
+                       check_correction, check_test)
 from .formats import TABLE_FORMATS, above_one_note, render_table, short_text
 from .trec_formats import TREC_FORMATS, TrecTable, relstring_column, trec_request
 from ..report.formats import FORMATS
@@ -232,6 +233,12 @@ def _compare(args: argparse.Namespace) -> str:
                                 lambda: json.loads(flat.to_json(orient="records"))), args)
 
 
+#: How the header of ``evalframe compare --qrels`` names each correction of 3+ runs.
+_CORRECTED = {"holm": "Holm-corrected", "bonferroni": "Bonferroni-corrected", "holm-sidak": "Holm-Sidak-corrected",
+              "fdr_bh": "Benjamini-Hochberg-corrected", "fdr_by": "Benjamini-Yekutieli-corrected",
+              "none": "uncorrected"}
+
+
 def _compare_trec(args: argparse.Namespace) -> str:
     """``evalframe compare RUN_A RUN_B ... --qrels QRELS``: the runs read as ``evalframe trec`` reads them (errors name
     the file and line) and compared on trec_eval's measures over the same queries (:func:`evalframe.compare`)."""
@@ -252,10 +259,12 @@ def _compare_trec(args: argparse.Namespace) -> str:
     for warning in caught:
         print_warning(warning.message)
     max_p = args.max_p if args.max_p is not None else TREC_MAX_P
-    test = args.test or "randomization"
-    read = "p_holm" if len(names) > 2 else {"randomization": "p_value", "t-test": "p_ttest"}[test]
+    test = check_test(args.test or "randomization")
+    correction = check_correction(args.correction or "holm")
+    read = p_column_of(test, correction, len(names))
+    corrected = f", {_CORRECTED[correction]}" if len(names) > 2 else ""
     header = (f"baseline: {names[0]}; {int(table['queries'].iloc[0])} queries{' (-c)' if args.complete else ''}; "
-              f"significant: {read} ({test}{', Holm-corrected' if len(names) > 2 else ''}) <= {max_p:g}")
+              f"significant: {read} ({test}{corrected}) <= {max_p:g}")
     flat = table.reset_index()
     shown = render_table(flat.set_index(flat.columns[0]), args.format, lambda: json.loads(flat.to_json(orient="records")))
     return TABLE_FORMATS[args.format].with_scopes(shown, lambda: header, "")

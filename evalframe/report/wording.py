@@ -88,7 +88,7 @@ def delta_text(delta: RunDelta) -> str:
 def significance_note(model: ComparisonModel) -> str:
     """What the deltas, intervals, p-values and marks are."""
     corrected = " Holm-corrected over the runs of each measure," if model.holm else ""
-    test = "paired t-test" if model.test == "t-test" else f"paired {model.test} test"
+    test = {"t-test": "paired t-test", "wilcoxon": "Wilcoxon signed-rank test"}.get(model.test, f"paired {model.test} test")
     return (f"Delta: each run minus {model.names[0]!r}, with its {model.confidence:.0%} bootstrap interval; p: the "
             f"{test}'s p-value,{corrected} * when at most {model.max_p:g}; ▲ better / ▼ worse by the measure's "
             f"direction (↑ higher is better, ↓ lower is better, no arrow: a count, neither). Values over the queries "
