@@ -83,20 +83,22 @@ def _utf8_labels(labels: pd.Series, what: str) -> None:
     """
     if labels.dtype != object:
         return
-    try:
-        pd.Index(labels.to_numpy())  # as a group-by labels its slices (one pass; no loop unless refused)
-    except UnicodeEncodeError:
-        for query, value in labels.items():
-            if isinstance(value, str):
-                try:
-                    value.encode("utf-8")
-                except UnicodeEncodeError as exc:
-                    raise SchemaError(
-                        f"{what}: the label of multilabel_id {query!r} is {short_repr(value, 60)}, a text that holds a "
-                        f"lone surrogate (U+{ord(value[exc.start]):04X}), which UTF-8 cannot encode and so no slice "
-                        "can be named by; give it valid text (a JSON file: no unpaired \\ud800-\\udfff escape)."
-                    ) from None
-        raise
+    try:  # one pass over the texts (pandas 3 keeps them as UTF-8 and fails on one; pandas 2.2 would take it)
+        found = labels.str.contains(_SURROGATE, regex=True, na=False).to_numpy(dtype=bool)
+    except AttributeError:  # no text among the labels
+        return
+    if found.any():
+        first = int(found.argmax())
+        query, value = labels.index[first], str(labels.iloc[first])
+        surrogate = next(char for char in value if "\ud800" <= char <= "\udfff")
+        raise SchemaError(
+            f"{what}: the label of multilabel_id {query!r} is {short_repr(value, 60)}, a text that holds a lone "
+            f"surrogate (U+{ord(surrogate):04X}), which UTF-8 cannot encode and so no slice can be named by; give it "
+            "valid text (a JSON file: no unpaired \\ud800-\\udfff escape).")
+
+
+#: A lone surrogate (a code point of U+D800-U+DFFF in a str: JSON's unpaired "\\ud800" escape).
+_SURROGATE = "[\ud800-\udfff]"
 
 
 def _hashable(values: pd.Series, what: str) -> pd.Series:
