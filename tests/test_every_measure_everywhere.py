@@ -67,14 +67,19 @@ def make_run(seed: int) -> tuple[dict, dict]:
     return run, qrels
 
 
-@pytest.fixture(scope="module")
-def files(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("every")
-    (run_a, qrels), (run_b, _) = make_run(1), make_run(2)
+def write_runs(folder, seed_a: int, seed_b: int):
+    """``folder`` holding a.txt and b.txt, the TREC runs of :func:`make_run` with the two seeds, and the first's
+    qrels.txt."""
+    (run_a, qrels), (run_b, _) = make_run(seed_a), make_run(seed_b)
     for name, run in (("a.txt", run_a), ("b.txt", run_b)):
         (folder / name).write_text("".join(f"{q} Q0 {d} 0 {s} tag\n" for q, docs in run.items() for d, s in docs.items()))
     (folder / "qrels.txt").write_text("".join(f"{q} 0 {d} {g}\n" for q, docs in qrels.items() for d, g in docs.items()))
     return folder
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    return write_runs(tmp_path_factory.mktemp("every"), 1, 2)
 
 
 @pytest.fixture(scope="module")

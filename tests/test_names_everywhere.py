@@ -12,7 +12,7 @@ import pytest
 from evalframe import EvaluationResult, compare, direction_of
 from evalframe.errors import InvalidParameterError
 from evalframe.metrics.registry import METRICS
-from tests.test_every_measure_everywhere import make_run
+from tests.test_every_measure_everywhere import make_run, write_runs
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
@@ -30,12 +30,7 @@ def objects() -> dict:
 
 @pytest.fixture(scope="module")
 def files(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("names")
-    (run_a, qrels), (run_b, _) = make_run(3), make_run(4)
-    for name, run in (("a.txt", run_a), ("b.txt", run_b)):
-        (folder / name).write_text("".join(f"{q} Q0 {d} 0 {s} tag\n" for q, docs in run.items() for d, s in docs.items()))
-    (folder / "qrels.txt").write_text("".join(f"{q} 0 {d} {g}\n" for q, docs in qrels.items() for d, g in docs.items()))
-    return folder
+    return write_runs(tmp_path_factory.mktemp("names"), 3, 4)
 
 
 @pytest.fixture(scope="module")
