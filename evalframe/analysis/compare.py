@@ -26,7 +26,8 @@ from .protocol import ResultLike, ResultSource
 from .stats import (adjust_p_values, bootstrap_ci, paired_t_test, randomization_p_value, sign_test_p_value,
                     wilcoxon_p_value)
 
-__all__ = ["compare", "comparison_table", "paired_statistics", "worst_by_delta", "is_result", "TESTS",
+__all__ = ["compare", "table_of_rows", "paired_statistics", "paired_statistics_many", "paired_differences",
+           "PairedDifferences", "worst_by_delta", "is_result", "TESTS",
            "CORRECTION_COLUMNS", "p_column_of",
            "scores_of_runs", "directions_of"]
 
@@ -255,8 +256,26 @@ def directions_of(metrics: Sequence[str], scores: Mapping[str, Metric]) -> dict[
     return directions
 
 
-def _paired_row(a: pd.Series, b: pd.Series, rng: np.random.Generator, rounds: int, confidence: float,
-                direction: str = "higher", zero_method: str = "wilcox") -> dict[str, Any]:
+@dataclass(frozen=True)
+class PairedDifferences:
+    """What one row of :func:`compare` is computed from: the paired differences of one metric of two runs.
+
+    ``d`` holds ``b - a`` per paired query (in a's order) of what each value adds to the runs' numbers (the
+    measure's :meth:`~evalframe.metrics.registry.Aggregation.summands`); ``mean_a`` / ``mean_b`` are those numbers;
+    ``only_a`` / ``only_b`` count the queries scored by one run only.
+    """
+
+    d: np.ndarray
+    mean_a: float
+    mean_b: float
+    only_a: int
+    only_b: int
+    direction: str = "higher"
+    aggregation: str = "mean"
+
+
+def paired_differences(a: pd.Series, b: pd.Series, direction: str = "higher") -> PairedDifferences:
+    """One metric of two runs (per-query Series named by the metric) paired as :func:`compare` pairs them."""
     pairs = paired(a, b)
     values_a = pairs.a.to_numpy(dtype=np.float64)
     values_b = pairs.b.to_numpy(dtype=np.float64)
@@ -267,8 +286,17 @@ def _paired_row(a: pd.Series, b: pd.Series, rng: np.random.Generator, rounds: in
     d = aggregation.summands(values_b) - aggregation.summands(values_a)
     mean_a = aggregation(values_a) if len(d) else np.nan
     mean_b = aggregation(values_b) if len(d) else np.nan
-    return paired_statistics(d, mean_a, mean_b, pairs.only_a, pairs.only_b, rng=rng, rounds=rounds, confidence=confidence,
-                             direction=direction, aggregation=aggregation.name, zero_method=zero_method)
+    return PairedDifferences(d, mean_a, mean_b, pairs.only_a, pairs.only_b, direction, aggregation.name)
+
+
+def paired_statistics_many(items: Sequence[PairedDifferences], *, seed: int, rounds: int, confidence: float,
+                           zero_method: str = "wilcox") -> list[dict[str, Any]]:
+    """:func:`paired_statistics` of each of ``items``, each from a fresh generator seeded ``seed``: equal differences
+    give equal numbers, whatever else is compared."""
+    return [paired_statistics(item.d, item.mean_a, item.mean_b, item.only_a, item.only_b,
+                              rng=np.random.default_rng(seed), rounds=rounds, confidence=confidence,
+                              direction=item.direction, aggregation=item.aggregation, zero_method=zero_method)
+            for item in items]
 
 
 def paired_statistics(d: np.ndarray, mean_a: float, mean_b: float, only_a: int, only_b: int, *,
@@ -308,7 +336,7 @@ def paired_statistics(d: np.ndarray, mean_a: float, mean_b: float, only_a: int, 
     }
 
 
-def comparison_table(rows: Sequence[tuple[str, str, dict[str, Any]]], names: Sequence[str],
+def table_of_rows(rows: Sequence[tuple[str, str, dict[str, Any]]], names: Sequence[str],
                      metrics: Sequence[str], *, test: str = "randomization", max_p: float | None = None,
                      correction: str = "holm") -> pd.DataFrame:
     """:func:`compare`'s table from its rows ``(run name, metric, paired_statistics row)``, warning of unpaired queries.
@@ -427,14 +455,13 @@ def compare(a: Run, b: Run, *others: Run, **options: Any) -> pd.DataFrame:
     metrics = select_metrics(tables, metrics, names)
     directions = directions_of(metrics, scores_of_runs(runs))
 
-    rows = []
-    for position in range(1, len(runs)):
-        for metric in metrics:
-            # a fresh generator per row: equal differences give equal numbers, whatever else is compared
-            rows.append((names[position], metric, _paired_row(tables[0][metric], tables[position][metric],
-                                                              np.random.default_rng(seed), rounds, confidence,
-                                                              directions[metric], chosen.zero_method)))
-    return comparison_table(rows, names, metrics, test=chosen.test, max_p=chosen.max_p, correction=chosen.correction)
+    keys = [(names[position], metric) for position in range(1, len(runs)) for metric in metrics]
+    items = [paired_differences(tables[0][metric], tables[names.index(name)][metric], directions[metric])
+             for name, metric in keys]
+    statistics = paired_statistics_many(items, seed=seed, rounds=rounds, confidence=confidence,
+                                        zero_method=chosen.zero_method)
+    rows = [(name, metric, row) for (name, metric), row in zip(keys, statistics)]
+    return table_of_rows(rows, names, metrics, test=chosen.test, max_p=chosen.max_p, correction=chosen.correction)
 
 
 @with_options(MetricOptions)

@@ -16,8 +16,8 @@ import numpy as np
 import pandas as pd
 
 from .. import _validation as check
-from ..analysis.compare import comparison_table, directions_of, measure_names, paired, paired_statistics, run_names, \
-    scores_of_runs
+from ..analysis.compare import (PairedDifferences, directions_of, measure_names, paired, paired_statistics_many,
+                                run_names, scores_of_runs, table_of_rows)
 from ..analysis.stats import few_distinct
 from ..errors import InvalidParameterError
 from ..io.partitioned import check_key_summaries, key_summary
@@ -90,7 +90,8 @@ def compare(a: DaskEvaluationResult, b: DaskEvaluationResult, *others: DaskEvalu
         run_.check_measures(node, metric_params.get("eval_mode", "integrated"))
     keywords = {"measures": measures or None, "complete": given.complete, "duplicates": given.duplicates,
                 **metric_params}
-    rows = []
+    row_keys: list[tuple[str, str]] = []
+    items: list[PairedDifferences] = []
     for position in range(1, len(runs)):
         pair = (a, runs[position])
         retrievers = [r.retriever_of(dict(metric_params))[1] for r in pair]
@@ -119,11 +120,13 @@ def compare(a: DaskEvaluationResult, b: DaskEvaluationResult, *others: DaskEvalu
             aggregation = aggregation_of(metric)
             mean_a = float(aggregation.finish(np.array([total["sum_a"]]), np.array([n]))[0]) if n else np.nan
             mean_b = float(aggregation.finish(np.array([total["sum_b"]]), np.array([n]))[0]) if n else np.nan
-            rows.append((names[position], metric, paired_statistics(
-                d, mean_a, mean_b, total["only_a"], total["only_b"], rng=np.random.default_rng(seed), rounds=rounds,
-                confidence=confidence, direction=directions[metric], aggregation=aggregation.name,
-                zero_method=given.zero_method)))
-    return comparison_table(rows, names, list(dict.fromkeys(metric for _, metric, _ in rows)), test=given.test,
+            row_keys.append((names[position], metric))
+            items.append(PairedDifferences(d, mean_a, mean_b, total["only_a"], total["only_b"], directions[metric],
+                                           aggregation.name))
+    statistics = paired_statistics_many(items, seed=seed, rounds=rounds, confidence=confidence,
+                                        zero_method=given.zero_method)
+    rows = [(name, metric, row) for (name, metric), row in zip(row_keys, statistics)]
+    return table_of_rows(rows, names, list(dict.fromkeys(metric for _, metric, _ in rows)), test=given.test,
                             max_p=given.max_p, correction=given.correction)
 
 
