@@ -38,7 +38,8 @@ from .columns import ANSWER_SCOPES, DOCUMENT_SCOPES, EVAL_MODES, AnswerScope, Do
 
 __all__ = ["MetricOptions", "MatchingOptions", "ReportOptions", "CompareOptions", "ComparisonReportOptions", "Count",
            "AT_K_SETS", "THRESHOLD", "ROUNDS", "COMPARE_TESTS", "WRONG_EXAMPLES_FIELDS",
-           "COMPARE_CORRECTIONS", "ZERO_METHODS", "check_test", "check_correction", "check_max_p", "with_options"]
+           "COMPARE_CORRECTIONS", "COMPARE_PAIRS", "CORRECTION_FAMILIES", "ZERO_METHODS", "check_family",
+           "check_test", "check_correction", "check_max_p", "with_options"]
 
 #: wrong_examples (and ``evalframe worst``, the report) lists the queries scoring at most this, unless told otherwise.
 THRESHOLD = 0.5
@@ -54,6 +55,11 @@ _TEST_NAMES = {"fisher": "randomization", "permutation": "randomization", "stude
 #: The corrections of the p-values over the runs compared with the first (``correction=``, ``--correction``):
 #: the names of statsmodels' ``multipletests``, the keys of :data:`evalframe.analysis.compare.CORRECTION_COLUMNS`.
 COMPARE_CORRECTIONS = ("holm", "bonferroni", "holm-sidak", "fdr_bh", "fdr_by", "none")
+#: Which runs a comparison pairs (``pairs=``, ``--pairs``): each with the first, or all pairs.
+COMPARE_PAIRS = ("first", "all")
+#: The dimensions a correction's family spans (``family=``, ``--family``): the comparisons of a metric over the runs,
+#: the metrics of a pair of runs, or both (their product).
+CORRECTION_FAMILIES = ("runs", "measures")
 #: Haystack 1.x's default fields of each listed answer / document in the worst queries.
 WRONG_EXAMPLES_FIELDS = ("answer", "context", "document_id")
 
@@ -289,6 +295,28 @@ def check_test(test: object) -> str:
     return check.check_choice(test, COMPARE_TESTS, name="test")  # raises, naming the tests
 
 
+def check_family(family: object, dimensions: Sequence[str] = CORRECTION_FAMILIES) -> tuple[str, ...]:
+    """``family`` as a tuple of distinct :data:`CORRECTION_FAMILIES` (a name, a comma-separated text or a list).
+
+    Examples
+    --------
+    >>> check_family("runs"), check_family("measures,runs"), check_family(["runs", "measures"])
+    (('runs',), ('measures', 'runs'), ('runs', 'measures'))
+    """
+    given = family.split(",") if isinstance(family, str) else family
+    if isinstance(given, (bytes, Mapping)) or not isinstance(given, Sequence) or not given:
+        raise InvalidParameterError(
+            f"family must be one of {list(dimensions)} or several of them, e.g. ['runs', 'measures']; got {family!r}.",
+            parameter="family")
+    chosen = []
+    for name in given:
+        name = name.strip().lower() if isinstance(name, str) else name
+        chosen.append(check.check_choice(name, dimensions, name="family"))
+    if len(set(chosen)) != len(chosen):
+        raise InvalidParameterError(f"family names a dimension twice: {list(given)}.", parameter="family")
+    return tuple(chosen)
+
+
 def check_correction(correction: object) -> str:
     """``correction`` by its name in :data:`COMPARE_CORRECTIONS` (in any letter case, ``_`` and ``-`` alike).
 
@@ -514,6 +542,19 @@ class CompareOptions(_Options):
             "(Benjamini-Yekutieli), each in the column ``p_<correction>`` (``p_bonferroni``, ``p_holm_sidak``, "
             "``p_fdr_bh``, ``p_fdr_by``) that ``significant`` then reads, or ``\"none\"`` (no column; "
             "``significant`` reads the test's own p-value).")
+    pairs: str = _option(
+        "first", "which runs are paired: each with the first, or all pairs", flag="--pairs", choices=COMPARE_PAIRS,
+        kind="str",
+        doc="Which runs are compared: ``\"first\"`` (each with the first run, the baseline; the index is ``metric`` "
+            "for two runs, ``(run, metric)`` for more) or ``\"all\"`` (every pair of runs i < j in the order given, "
+            "as ranx's table; the index is ``(run_a, run_b, metric)``, ``mean_a`` being run_a's mean).")
+    family: str | Sequence[str] = _option(
+        "runs", "comma-separated dimensions the correction's family spans: runs, measures, or runs,measures",
+        flag="--family", many="comma", kind="str or list of str",
+        doc="Over which comparisons ``correction`` adjusts the p-values: ``\"runs\"`` (the comparisons of each metric: "
+            "the runs compared with the first, or all pairs), ``\"measures\"`` (the metrics of each pair of runs) or "
+            "``[\"runs\", \"measures\"]`` (every comparison of the table at once). A family of a single "
+            "comparison needs no correction: the column is added when some family holds more than one.")
     max_p: float | None = _option(
         None, "add the column 'significant': the test's p-value (p_holm with 3+ runs) <= P (default with --qrels: "
         "0.05; ranx's is 0.01)", flag="--max-p", parse=float, metavar="P", kind="float, optional",
@@ -526,6 +567,8 @@ class CompareOptions(_Options):
         object.__setattr__(self, "test", check_test(self.test))
         object.__setattr__(self, "correction", check_correction(self.correction))
         object.__setattr__(self, "zero_method", check.check_choice(self.zero_method, ZERO_METHODS, name="zero_method"))
+        object.__setattr__(self, "pairs", check.check_choice(self.pairs, COMPARE_PAIRS, name="pairs"))
+        object.__setattr__(self, "family", check_family(self.family))
         object.__setattr__(self, "max_p", check_max_p(self.max_p))
 
 

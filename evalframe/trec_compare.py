@@ -199,6 +199,6 @@ def compare(a: Run, b: Run, *others: Run,
     tables = _same_queries(tables, names, complete)
     return compare_results(*tables, metrics=columns, names=names, rounds=chosen.rounds, confidence=chosen.confidence,
                            seed=chosen.seed, test=chosen.test, correction=chosen.correction,
-                           zero_method=chosen.zero_method,
+                           zero_method=chosen.zero_method, pairs=chosen.pairs, family=chosen.family,
                            max_p=MAX_P if chosen.max_p is None else chosen.max_p)
 

@@ -7,6 +7,7 @@ Both functions read the per-query tables of :meth:`EvaluationResult.query_metric
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from collections.abc import Sequence
 from collections.abc import Mapping
@@ -55,14 +56,20 @@ CORRECTION_COLUMNS = {"holm": "p_holm", "bonferroni": "p_bonferroni", "holm-sida
                       "fdr_bh": "p_fdr_bh", "fdr_by": "p_fdr_by", "none": None}
 
 
-def p_column_of(test: str, correction: str, runs: int) -> str:
-    """The column whose p-value ``significant`` reads: ``test``'s, or with more than two ``runs`` its correction's.
+#: The index levels of each dimension a correction's family can span (``family=``).
+FAMILY_LEVELS = {"runs": ("run", "run_a", "run_b"), "measures": ("metric",)}
 
-    >>> p_column_of("wilcoxon", "fdr_bh", 3), p_column_of("wilcoxon", "fdr_bh", 2), p_column_of("t-test", "none", 3)
-    ('p_fdr_bh', 'p_wilcoxon', 'p_ttest')
+
+def p_column_of(table: pd.DataFrame, test: str) -> str:
+    """The column whose p-value ``significant`` reads in a comparison ``table``: its correction's, or ``test``'s.
+
+    >>> p_column_of(pd.DataFrame(columns=["p_value", "p_wilcoxon", "p_fdr_bh"]), "wilcoxon")
+    'p_fdr_bh'
+    >>> p_column_of(pd.DataFrame(columns=["p_value", "p_ttest"]), "t-test")
+    'p_ttest'
     """
-    corrected = CORRECTION_COLUMNS[correction] if runs > 2 else None
-    return corrected or TESTS[test]
+    corrected = [column for column in CORRECTION_COLUMNS.values() if column is not None and column in table.columns]
+    return corrected[0] if corrected else TESTS[test]
 
 
 def _queries(count: int) -> str:
@@ -336,40 +343,49 @@ def paired_statistics(d: np.ndarray, mean_a: float, mean_b: float, only_a: int, 
     }
 
 
-def table_of_rows(rows: Sequence[tuple[str, str, dict[str, Any]]], names: Sequence[str],
-                     metrics: Sequence[str], *, test: str = "randomization", max_p: float | None = None,
-                     correction: str = "holm") -> pd.DataFrame:
-    """:func:`compare`'s table from its rows ``(run name, metric, paired_statistics row)``, warning of unpaired queries.
+def table_of_rows(rows: Sequence[tuple[tuple[str, str, str], dict[str, Any]]], names: Sequence[str], *,
+                  test: str = "randomization", max_p: float | None = None, correction: str = "holm",
+                  pairs: str = "first", family: Sequence[str] = ("runs",)) -> pd.DataFrame:
+    """:func:`compare`'s table from its rows ``((run_a, run_b, metric), paired_statistics row)``, warning of unpaired
+    queries.
 
     The columns are :data:`COLUMNS`, and after ``p_ttest`` the column of ``test`` when it is another
-    (``p_wilcoxon``, ``p_sign``). With more than two runs the p-value of ``test`` corrected by ``correction`` over the
-    comparisons of each metric is in the column :data:`CORRECTION_COLUMNS` names (``p_holm`` by default; none for
-    ``"none"``); with ``max_p`` the column ``significant`` says whether the p-value :func:`p_column_of` names is at
-    most ``max_p``.
+    (``p_wilcoxon``, ``p_sign``). The index is ``metric`` (two runs, each compared with the first), ``(run, metric)``
+    (more runs) or ``(run_a, run_b, metric)`` (``pairs="all"``). The p-value of ``test`` corrected by ``correction``
+    within each family (the comparisons sharing the levels ``family`` does not span: :data:`FAMILY_LEVELS`) is in
+    the column :data:`CORRECTION_COLUMNS` names (``p_holm`` by default; none for ``"none"``, nor when every family
+    holds one comparison); with ``max_p`` the column ``significant`` says whether the p-value :func:`p_column_of`
+    names is at most ``max_p``.
     """
-    for name, metric, row in rows:
+    for (first, name, metric), row in rows:
         if row["only_a"] or row["only_b"]:
-            warn(f"{metric}: {_queries(row['only_a'])} scored only in {names[0]!r} and {row['only_b']} only in "
+            warn(f"{metric}: {_queries(row['only_a'])} scored only in {first!r} and {row['only_b']} only in "
                  f"{name!r}; the statistics use the {row['queries']} queries both scored (see columns "
                  "only_a / only_b).")
     columns = list(COLUMNS)
     if TESTS[test] not in columns:
         columns.insert(columns.index("p_ttest") + 1, TESTS[test])
-    table = pd.DataFrame([{column: row[column] for column in columns} for _, _, row in rows], columns=columns)
-    p_column = TESTS[test]
-    if len(names) == 2:
-        table.index = pd.Index([metric for _, metric, _ in rows], name="metric")
+    table = pd.DataFrame([{column: row[column] for column in columns} for _, row in rows], columns=columns)
+    if pairs == "all":
+        table.index = pd.MultiIndex.from_tuples([key for key, _ in rows], names=["run_a", "run_b", "metric"])
+    elif len(names) == 2:
+        table.index = pd.Index([metric for (_, _, metric), _ in rows], name="metric")
     else:
-        table.index = pd.MultiIndex.from_tuples([(name, metric) for name, metric, _ in rows], names=["run", "metric"])
-        corrected = CORRECTION_COLUMNS[correction]
-        if corrected is not None:
-            table[corrected] = np.nan
-            for metric in metrics:
-                mask = table.index.get_level_values("metric") == metric
-                table.loc[mask, corrected] = adjust_p_values(table.loc[mask, p_column].to_numpy(), correction)
-            p_column = corrected
+        table.index = pd.MultiIndex.from_tuples([(name, metric) for (_, name, metric), _ in rows],
+                                                names=["run", "metric"])
+    corrected = CORRECTION_COLUMNS[correction]
+    spanned = {level for dimension in family for level in FAMILY_LEVELS[dimension]}
+    held = [level for level in table.index.names if level not in spanned]  # a family: one value of each of these
+    families = (list(table.groupby(held, sort=False).indices.values()) if held
+                else [np.arange(len(table))])
+    if corrected is not None and any(len(members) > 1 for members in families):
+        p = table[TESTS[test]].to_numpy(dtype=np.float64)
+        adjusted = np.full(len(table), np.nan)
+        for members in families:
+            adjusted[members] = adjust_p_values(p[members], correction)
+        table[corrected] = adjusted
     if max_p is not None:  # NaN (no pair of queries) is never significant
-        table["significant"] = (table[p_column] <= max_p).to_numpy(dtype=bool)
+        table["significant"] = (table[p_column_of(table, test)] <= max_p).to_numpy(dtype=bool)
     return table
 
 
@@ -455,13 +471,15 @@ def compare(a: Run, b: Run, *others: Run, **options: Any) -> pd.DataFrame:
     metrics = select_metrics(tables, metrics, names)
     directions = directions_of(metrics, scores_of_runs(runs))
 
-    keys = [(names[position], metric) for position in range(1, len(runs)) for metric in metrics]
-    items = [paired_differences(tables[0][metric], tables[names.index(name)][metric], directions[metric])
-             for name, metric in keys]
+    positions = (list(itertools.combinations(range(len(runs)), 2)) if chosen.pairs == "all"
+                 else [(0, position) for position in range(1, len(runs))])
+    keys = [(names[i], names[j], metric) for i, j in positions for metric in metrics]
+    items = [paired_differences(tables[i][metric], tables[j][metric], directions[metric])
+             for i, j in positions for metric in metrics]
     statistics = paired_statistics_many(items, seed=seed, rounds=rounds, confidence=confidence,
                                         zero_method=chosen.zero_method)
-    rows = [(name, metric, row) for (name, metric), row in zip(keys, statistics)]
-    return table_of_rows(rows, names, metrics, test=chosen.test, max_p=chosen.max_p, correction=chosen.correction)
+    return table_of_rows(list(zip(keys, statistics)), names, test=chosen.test, max_p=chosen.max_p,
+                         correction=chosen.correction, pairs=chosen.pairs, family=chosen.family)
 
 
 @with_options(MetricOptions)

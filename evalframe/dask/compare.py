@@ -72,6 +72,9 @@ def compare(a: DaskEvaluationResult, b: DaskEvaluationResult, *others: DaskEvalu
                 f"(result.save(dir, format='parquet', partitions={a.partitions})).")
     given: CompareOptions
     given, metric_params = CompareOptions.take(options)
+    if given.pairs != "first":
+        raise InvalidParameterError("evalframe.dask.compare compares each run with the first (pairs='first'); compare "
+                                    "all pairs in memory (evalframe.compare(..., pairs='all')).", parameter="pairs")
     MetricOptions.from_keywords(metric_params, passed_to="compare passes these on to query_metrics")
     node, metrics, rounds, confidence, seed = given.node, given.metrics, given.rounds, given.confidence, given.seed
     shared = [n for n in a.nodes if all(n in r.nodes for r in runs[1:])]
@@ -90,7 +93,7 @@ def compare(a: DaskEvaluationResult, b: DaskEvaluationResult, *others: DaskEvalu
         run_.check_measures(node, metric_params.get("eval_mode", "integrated"))
     keywords = {"measures": measures or None, "complete": given.complete, "duplicates": given.duplicates,
                 **metric_params}
-    row_keys: list[tuple[str, str]] = []
+    row_keys: list[tuple[str, str, str]] = []
     items: list[PairedDifferences] = []
     for position in range(1, len(runs)):
         pair = (a, runs[position])
@@ -120,14 +123,13 @@ def compare(a: DaskEvaluationResult, b: DaskEvaluationResult, *others: DaskEvalu
             aggregation = aggregation_of(metric)
             mean_a = float(aggregation.finish(np.array([total["sum_a"]]), np.array([n]))[0]) if n else np.nan
             mean_b = float(aggregation.finish(np.array([total["sum_b"]]), np.array([n]))[0]) if n else np.nan
-            row_keys.append((names[position], metric))
+            row_keys.append((names[0], names[position], metric))
             items.append(PairedDifferences(d, mean_a, mean_b, total["only_a"], total["only_b"], directions[metric],
                                            aggregation.name))
     statistics = paired_statistics_many(items, seed=seed, rounds=rounds, confidence=confidence,
                                         zero_method=given.zero_method)
-    rows = [(name, metric, row) for (name, metric), row in zip(row_keys, statistics)]
-    return table_of_rows(rows, names, list(dict.fromkeys(metric for _, metric, _ in rows)), test=given.test,
-                            max_p=given.max_p, correction=given.correction)
+    return table_of_rows(list(zip(row_keys, statistics)), names, test=given.test, max_p=given.max_p,
+                         correction=given.correction, pairs=given.pairs, family=given.family)
 
 
 def _order_free(values: np.ndarray, counts: np.ndarray) -> bool:

@@ -20,7 +20,7 @@ import pandas as pd
 
 from .._validation import check_node
 from ..analysis import aggregate
-from ..analysis.compare import compare, p_column_of, shared_nodes
+from ..analysis.compare import TESTS, compare, p_column_of, shared_nodes
 from ..analysis.protocol import ResultLike
 from ..errors import EvalframeError
 from ..metrics.trec import known_direction, parse_measure, parse_measures
@@ -261,8 +261,8 @@ def _compare_trec(args: argparse.Namespace) -> str:
     max_p = args.max_p if args.max_p is not None else TREC_MAX_P
     test = check_test(args.test or "randomization")
     correction = check_correction(args.correction or "holm")
-    read = p_column_of(test, correction, len(names))
-    corrected = f", {_CORRECTED[correction]}" if len(names) > 2 else ""
+    read = p_column_of(table, test)
+    corrected = f", {_CORRECTED[correction]}" if read != TESTS[test] else ""
     header = (f"baseline: {names[0]}; {int(table['queries'].iloc[0])} queries{' (-c)' if args.complete else ''}; "
               f"significant: {read} ({test}{corrected}) <= {max_p:g}")
     flat = table.reset_index()
