@@ -12,7 +12,7 @@ from typing import Any
 from ..analysis.compare import TESTS, directions_of, is_result, p_column_of, scores_of_runs
 from ..errors import InvalidParameterError
 from ..options import CompareOptions, MetricOptions, with_options
-from ..report.paper import ComparisonTable, caption_of, table_of_pairs
+from ..report.paper import LETTERS, ComparisonTable, caption_of, table_of_pairs
 from ..trec_compare import compare
 
 __all__ = ["comparison_table"]
@@ -97,6 +97,9 @@ def comparison_table(runs: Mapping[str, Any] | Sequence[Any], *, qrels: Any = No
     listed, names = _runs_and_names(runs, options.pop("names", None))
     if len(listed) < 2:
         raise InvalidParameterError(f"runs must hold two or more runs; got {len(listed)}.", parameter="runs")
+    if len(listed) > len(LETTERS):  # before any run is compared
+        raise InvalidParameterError(f"the paper table names its runs by the letters a to z: at most {len(LETTERS)} runs; "
+                                    f"got {len(listed)}.", parameter="runs")
     chosen, _ = CompareOptions.take({**options, "max_p": max_p})
     pairs = compare(*listed, qrels=qrels, names=names, pairs="all", max_p=chosen.max_p, **options)
     shown = list(dict.fromkeys(pairs.index.get_level_values("run_a")))
