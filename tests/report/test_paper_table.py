@@ -113,6 +113,12 @@ def test_the_users_text_is_escaped_in_every_format():
     assert "<td>&lt;b&gt;x|y&lt;/b&gt; *z*</td>" in table.html and "<b>x" not in table.html
 
 
+def _found(package: str) -> bool:
+    """Whether TeX finds ``package`` (kpsewhich, installed with pdflatex)."""
+    done = subprocess.run(["kpsewhich", package], capture_output=True, text=True, timeout=30)
+    return done.returncode == 0 and bool(done.stdout.strip())
+
+
 def _compiles(source: str, tmp_path) -> str:
     document = tmp_path / "table.tex"
     document.write_text("\\documentclass{article}\n\\usepackage{booktabs}\n\\begin{document}\n" + source
@@ -125,11 +131,13 @@ def _compiles(source: str, tmp_path) -> str:
 
 
 def test_the_latex_compiles_and_its_numbers_are_the_apis(tmp_path):
-    if shutil.which("pdflatex") is None:
+    missing = ("pdflatex is not installed" if shutil.which("pdflatex") is None else
+               "booktabs.sty is not installed" if not _found("booktabs.sty") else None)
+    if missing:
+        install = f"{missing} (apt-get install texlive-latex-base texlive-latex-recommended)"
         if os.environ.get("EVALFRAME_REQUIRE_LATEX"):  # set by .ci/run, which installs Debian's TeX
-            pytest.fail("EVALFRAME_REQUIRE_LATEX is set but pdflatex is not installed (apt-get install "
-                        "texlive-latex-base texlive-latex-recommended)")
-        pytest.skip("pdflatex is not installed (apt-get install texlive-latex-base texlive-latex-recommended)")
+            pytest.fail(f"EVALFRAME_REQUIRE_LATEX is set but {install}")
+        pytest.skip(install)
     table = comparison_table(dict(zip(HOSTILE, RUNS.values())), test="t-test", digits=3)
     _compiles(table.latex, tmp_path)
     body = table.latex.split("\\midrule\n")[1].split("\n\\bottomrule")[0].splitlines()
