@@ -35,7 +35,7 @@ HOSTILE = ["bm25_k1 & 50% $x$ #1", "{dense} ~a^b \\relax", "<b>x|y</b> *z*"]
 
 
 def test_superscripts_name_the_runs_each_beats_by_the_measures_direction():
-    table = comparison_table(RUNS, test="t-test")
+    table = comparison_table(RUNS, test="t-test", rounds=100)
     # independently: scipy's paired t-test of every pair is below 0.05 / 3 (so Holm's correction keeps them all)
     for first, second in (("A", "B"), ("A", "C"), ("B", "C")):
         for metric in ("RR", "unj@5"):
@@ -62,7 +62,7 @@ def test_a_difference_that_is_not_significant_carries_no_letter():
     # max_p below the t-test's B-C p-values (0.0055 and 0.0060, scipy) and above the others' Holm-corrected ones
     p_rr = stats.ttest_rel(RUN_B["RR"], RUN_C["RR"]).pvalue
     assert 0.005 < p_rr < 0.006
-    table = comparison_table(RUNS, test="t-test", max_p=0.005)
+    table = comparison_table(RUNS, test="t-test", rounds=100, max_p=0.005)
     assert table.superscripts()["RR"].tolist() == ["bc", "", ""]
 
 
@@ -86,15 +86,15 @@ def test_the_caption_states_test_correction_family_max_p_and_queries():
         "Mean of each measure over 6 queries; the best of each measure in bold. A superscript names the runs (by "
         "letter) that a run is significantly better than: the two-sided paired randomization test (500 rounds, seed "
         "7), p ≤ 0.01, Holm's correction over the 3 pairs of runs of each measure.")
-    both = comparison_table(RUNS, test="t-test", correction="bonferroni", family=["runs", "measures"])
+    both = comparison_table(RUNS, test="t-test", rounds=100, correction="bonferroni", family=["runs", "measures"])
     assert both.caption.endswith("the two-sided paired t-test, p ≤ 0.05, Bonferroni's correction over all 9 "
                                  "comparisons of the table.")
-    measures = comparison_table(RUNS, test="wilcoxon", correction="fdr_bh", family="measures")
+    measures = comparison_table(RUNS, test="wilcoxon", rounds=100, correction="fdr_bh", family="measures")
     assert measures.caption.endswith("the Wilcoxon signed-rank test (zero differences: wilcox), p ≤ 0.05, the "
                                      "Benjamini-Hochberg correction over the 3 measures of each pair of runs.")
-    assert comparison_table(RUNS, test="t-test", correction="none").caption.endswith(
+    assert comparison_table(RUNS, test="t-test", rounds=100, correction="none").caption.endswith(
         "p ≤ 0.05, no correction for multiple comparisons.")
-    two = comparison_table({"A": RUN_A, "B": RUN_B}, test="sign")  # one pair per measure: nothing to correct
+    two = comparison_table({"A": RUN_A, "B": RUN_B}, test="sign", rounds=100)  # one pair per measure: nothing to correct
     assert two.caption.endswith("the sign test, p ≤ 0.05, no correction (each family holds one comparison).")
     assert "\\caption{" in table.latex and "$p \\leq 0.01$" in table.latex
     assert f"<caption>{table.caption.replace(chr(39), '&#x27;')}</caption>" in table.html
@@ -105,7 +105,7 @@ def test_the_users_text_is_escaped_in_every_format():
         "a\\_b \\& c\\% \\$d\\$ \\#e \\{f\\} \\textasciitilde{}g \\textasciicircum{}h \\textbackslash{}i "
         "\\textless{}j\\textgreater{} \\textbar{}k")
     assert latex("nul\x00 esc\x1b line\nbreak") == "nul\\textasciicircum{}@ esc\\textasciicircum{}[ line break"
-    table = comparison_table(dict(zip(HOSTILE, RUNS.values())), test="t-test")
+    table = comparison_table(dict(zip(HOSTILE, RUNS.values())), test="t-test", rounds=100)
     rows = table.latex.splitlines()
     assert rows[8].startswith("a & bm25\\_k1 \\& 50\\% \\$x\\$ \\#1 & ")
     assert rows[9].startswith("b & \\{dense\\} \\textasciitilde{}a\\textasciicircum{}b \\textbackslash{}relax & ")
@@ -138,7 +138,7 @@ def test_the_latex_compiles_and_its_numbers_are_the_apis(tmp_path):
         if os.environ.get("EVALFRAME_REQUIRE_LATEX"):  # set by .ci/run, which installs Debian's TeX
             pytest.fail(f"EVALFRAME_REQUIRE_LATEX is set but {install}")
         pytest.skip(install)
-    table = comparison_table(dict(zip(HOSTILE, RUNS.values())), test="t-test", digits=3)
+    table = comparison_table(dict(zip(HOSTILE, RUNS.values())), test="t-test", rounds=100, digits=3)
     _compiles(table.latex, tmp_path)
     body = table.latex.split("\\midrule\n")[1].split("\n\\bottomrule")[0].splitlines()
     cell = re.compile(r"^(\\textbf\{)?(-?\d+\.\d{3})\}?(?:\$\^\{([a-z]*)\}\$)?(?:\\hphantom\{\$\^\{[a-z]*\}\$\})?$")
@@ -166,11 +166,11 @@ def test_errors_name_the_parameter():
     with pytest.raises(InvalidParameterError, match=r"letters a to z: at most 26 runs; got 27"):
         comparison_table(many)
     with pytest.raises(InvalidParameterError, match=r"format must be one of \['latex', 'markdown', 'html'\]; got 'csv'"):
-        comparison_table(RUNS, test="t-test").render("csv")
+        comparison_table(RUNS, test="t-test", rounds=100).render("csv")
 
 
 def test_a_list_of_runs_is_named_like_compares_and_saved_by_suffix(tmp_path):
-    table = comparison_table([RUN_A, RUN_B, RUN_C], test="t-test", metrics=["RR"])
+    table = comparison_table([RUN_A, RUN_B, RUN_C], test="t-test", rounds=100, metrics=["RR"])
     assert isinstance(table, ComparisonTable) and table.names == ["A", "B", "C"]
     assert str(table) == table.markdown
     for suffix, fmt in ((".tex", "latex"), (".md", "markdown"), (".html", "html")):
@@ -210,7 +210,7 @@ def test_superscripts_and_means_are_ranxs():
         report = ranx.compare(ranx.Qrels.from_dict(qrels), ranx_runs, metrics=list(RANX.values()), stat_test="student",
                               max_p=0.05)
     # ranx corrects nothing: its "significant" is the t-test's p-value <= max_p
-    table = comparison_table(runs, qrels=qrels, metrics=list(RANX), test="t-test", correction="none", max_p=0.05)
+    table = comparison_table(runs, qrels=qrels, metrics=list(RANX), test="t-test", rounds=100, correction="none", max_p=0.05)
     names = list(runs)
     letters = dict(zip(names, "abcd"))
     marks = table.superscripts()
