@@ -90,7 +90,8 @@ class ComparisonTable:
     ----------
     frame : pandas.DataFrame
         One row per run (index ``run``, in the order given), the column ``letter`` and per measure two columns,
-        ``(measure, "mean")`` (the run's mean) and ``(measure, "better_than")`` (the names of the runs it is
+        ``(measure, "mean")`` (the run's mean, over the queries of the first pair of runs it is in: the same in
+        every pair but where compare warns of queries scored by one run only) and ``(measure, "better_than")`` (the names of the runs it is
         significantly better than, a tuple in the order given).
     directions : dict
         Each measure's direction (``"higher"``, ``"lower"`` or ``"none"``).
@@ -134,7 +135,7 @@ class ComparisonTable:
     def best(self) -> dict[str, list[str]]:
         """The runs shown in bold per measure: those whose mean, rounded to :attr:`digits`, is the best by the
         measure's direction (none for a measure without a direction)."""
-        found = {}
+        found: dict[str, list[str]] = {}
         for metric in self.metrics:
             rounded = self.means[metric].astype(np.float64).round(self.digits)
             direction = self.directions.get(metric, "none")
@@ -151,14 +152,18 @@ class ComparisonTable:
 
     def cells(self) -> list[list[tuple[str, bool, str, str]]]:
         """Per run, per measure: (the number, whether it is bold, its superscript, the letters it lacks)."""
-        best, marks = self.best(), self.superscripts()
-        letters = "".join(self.frame["letter"])
+        best = self.best()
+        letters = [str(letter) for letter in self.frame["letter"]]
+        means = self.means.to_numpy(dtype=np.float64)
+        marks = self.superscripts().to_numpy(dtype=object)
         rows = []
-        for name, letter in zip(self.names, self.frame["letter"]):
-            rows.append([(self.number(float(self.frame.loc[name, (metric, "mean")])), name in best[metric],
-                          marks.loc[name, metric],
-                          "".join(c for c in letters if c != letter and c not in marks.loc[name, metric]))
-                         for metric in self.metrics])
+        for i, (name, letter) in enumerate(zip(self.names, letters)):
+            row = []
+            for j, metric in enumerate(self.metrics):
+                mark = str(marks[i, j])
+                others = "".join(c for c in letters if c != letter and c not in mark)
+                row.append((self.number(float(means[i, j])), name in best[metric], mark, others))
+            rows.append(row)
         return rows
 
     def render(self, fmt: str) -> str:
@@ -273,11 +278,11 @@ PAPER_FORMATS: dict[str, PaperFormat] = {entry.name: entry for entry in (
 
 
 # ------------------------------------------------------------------------------------------- from compare's table
-def _better(row: Any, direction: str) -> int:
+def _better(mean_a: float, mean_b: float, direction: str) -> int:
     """+1 when run_a is better than run_b, -1 when run_b is, 0 when neither (equal, missing or no direction)."""
-    if direction == "none" or not (row.mean_a == row.mean_a and row.mean_b == row.mean_b):
+    if direction == "none" or math.isnan(mean_a) or math.isnan(mean_b):
         return 0
-    sign = int(np.sign(row.mean_a - row.mean_b))
+    sign = int(np.sign(mean_a - mean_b))
     return sign if direction == "higher" else -sign
 
 
@@ -332,13 +337,14 @@ def table_of_pairs(pairs: pd.DataFrame, names: Sequence[str], directions: Mappin
     metrics = list(dict.fromkeys(str(metric) for metric in pairs.index.get_level_values("metric")))
     means: dict[tuple[str, str], float] = {}
     better: dict[tuple[str, str], list[str]] = {(name, metric): [] for name in names for metric in metrics}
-    for (run_a, run_b, metric), row in zip(pairs.index, pairs.itertuples()):  # one row per pair: N^2 M, not queries
-        means.setdefault((run_a, metric), float(row.mean_a))
-        means.setdefault((run_b, metric), float(row.mean_b))
-        if bool(row.significant):
-            way = _better(row, directions.get(metric, "none"))
-            if way:
-                better[(run_a, metric) if way > 0 else (run_b, metric)].append(run_b if way > 0 else run_a)
+    rows = zip(pairs.index, pairs["mean_a"].to_numpy(dtype=np.float64), pairs["mean_b"].to_numpy(dtype=np.float64),
+               pairs["significant"].to_numpy(dtype=bool))
+    for (run_a, run_b, metric), mean_a, mean_b, significant in rows:  # one row per pair: N^2 M, not per query
+        means.setdefault((run_a, metric), float(mean_a))
+        means.setdefault((run_b, metric), float(mean_b))
+        way = _better(float(mean_a), float(mean_b), directions.get(metric, "none")) if significant else 0
+        if way:
+            better[(run_a, metric) if way > 0 else (run_b, metric)].append(run_b if way > 0 else run_a)
     order = {name: position for position, name in enumerate(names)}
     columns: dict[Any, list[Any]] = {("letter", ""): list(LETTERS[:len(names)])}
     for metric in metrics:
