@@ -82,7 +82,7 @@ def latex(text: object) -> str:
     return _LATEX_PATTERN.sub(_latex_char, str(text))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)  # eq: its frames have no truth value; repr: the table itself
 class ComparisonTable:
     """The paper table of N runs x M measures (:func:`evalframe.comparison_table` builds it).
 
@@ -213,6 +213,9 @@ class ComparisonTable:
         return path
 
     def __str__(self) -> str:
+        return self.to_markdown()
+
+    def __repr__(self) -> str:
         return self.to_markdown()
 
     def _repr_html_(self) -> str:
