@@ -58,6 +58,27 @@ def test_superscripts_name_the_runs_each_beats_by_the_measures_direction():
         "| c | C | 0.4833<sup>b</sup> | 0.4000<sup>b</sup> | 120.0000 |"]
 
 
+LATENCY = {"A": [1.0, 1.1, 0.9, 1.2], "B": [2.0, 2.2, 2.1, 2.3], "C": [0.5, 0.4, 0.6, 0.5]}
+
+
+def test_results_with_a_declared_lower_is_better_score():
+    results = {}
+    for name, latency in LATENCY.items():
+        result = evalframe.load_demo_result()
+        queries = result.query_metrics("Reader", with_query=True)["query"].tolist()[:4]
+        result.add_scores("Reader", pd.DataFrame({"query": queries, "latency": latency}), direction="lower")
+        results[name] = result
+    for first, second in (("A", "B"), ("A", "C"), ("B", "C")):  # scipy: every pair differs at 0.05
+        assert stats.ttest_rel(LATENCY[first], LATENCY[second]).pvalue < 0.05
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the demo's other queries have no latency: compare says so
+        table = comparison_table(results, node="Reader", metrics="latency", test="t-test", correction="none",
+                                 rounds=100)
+    assert table.superscripts()["latency"].to_dict() == {"A": "b", "B": "", "C": "ab"}  # the fastest beats both
+    assert table.best() == {"latency": ["C"]} and table.means["latency"].round(12).tolist() == [1.05, 2.15, 0.5]
+    assert "over 4 queries" in table.caption
+
+
 def test_a_difference_that_is_not_significant_carries_no_letter():
     # max_p below the t-test's B-C p-values (0.0055 and 0.0060, scipy) and above the others' Holm-corrected ones
     p_rr = stats.ttest_rel(RUN_B["RR"], RUN_C["RR"]).pvalue
