@@ -91,8 +91,8 @@ class ComparisonTable:
     frame : pandas.DataFrame
         One row per run (index ``run``, in the order given), the column ``letter`` and per measure two columns,
         ``(measure, "mean")`` (the run's mean, over the queries of the first pair of runs it is in: the same in
-        every pair but where compare warns of queries scored by one run only) and ``(measure, "better_than")`` (the names of the runs it is
-        significantly better than, a tuple in the order given).
+        every pair but where compare warns of queries scored by one run only) and ``(measure, "better_than")``
+        (the names of the runs it is significantly better than, a tuple in the order given).
     directions : dict
         Each measure's direction (``"higher"``, ``"lower"`` or ``"none"``).
     caption : str
