@@ -49,6 +49,8 @@ if TYPE_CHECKING:  # loaded on first use by __getattr__ below; imported here for
     from .present.demo import load_demo_result, load_demo_runs
     from .present.fusion import FusionSearch, fuse, optimize_fusion
     from .present.comparison import compare_report
+    from .present.paper import comparison_table
+    from .report.paper import ComparisonTable
     from .report.reports import ComparisonReport
 
 #: The public names whose modules load pandas (or rapidfuzz and multiprocessing, the evaluators): each is imported
@@ -66,6 +68,8 @@ _ON_FIRST_USE = {
     "demo": ("load_demo_result", "load_demo_runs"),
     "fusion": ("fuse", "optimize_fusion", "FusionSearch"),
     "comparison": ("compare_report",),
+    "paper": ("comparison_table",),  # the paper table (present stage: TREC runs are read by evalframe.compare)
+    "paper_table": ("ComparisonTable",),
 }
 #: The subpackages and modules reached as attributes (``evalframe.analysis``) that the package no longer imports itself.
 _SUBPACKAGES = ("analysis", "evaluators", "frames", "io", "present", "report", "result", "schema", "sources")
@@ -115,6 +119,14 @@ if not TYPE_CHECKING:  # hidden from type checkers, which would otherwise take a
             from .present import comparison
 
             module = comparison
+        elif name in _ON_FIRST_USE["paper"]:
+            from .present import paper
+
+            module = paper
+        elif name in _ON_FIRST_USE["paper_table"]:
+            from .report import paper as paper_table
+
+            module = paper_table
         elif name in _SUBPACKAGES:  # ``import evalframe`` then ``evalframe.analysis``: as when the package imported them
             return importlib.import_module(f".{name}", __name__)
         else:
@@ -134,6 +146,7 @@ __all__ = [
     "ANSWER_SCOPES",
     "Answer",
     "ComparisonReport",
+    "ComparisonTable",
     "DOCUMENT_METRICS",
     "DOCUMENT_SCOPES",
     "Document",
@@ -163,6 +176,7 @@ __all__ = [
     "__version__",
     "compare",
     "compare_report",
+    "comparison_table",
     "direction_of",
     "fuse",
     "load_demo_result",

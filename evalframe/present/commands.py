@@ -37,6 +37,8 @@ from ..trec_compare import MAX_P as TREC_MAX_P
 from ..trec_compare import compare as compare_runs
 from .demo import load_demo_runs
 from .comparison import compare_report
+from .paper import comparison_table
+from ..report.paper import PAPER_FORMATS
 from .fusion import fuse_command
 from .inputs import (convert_source, judged_sources, load, needed_flag, read_result, read_source, reader_options,
                      refuse_file_flags, run_names, score_declarations, source_of, source_words)
@@ -188,16 +190,14 @@ def _compare(args: argparse.Namespace) -> str:
     if len(args.folders) < 2:
         raise EvalframeError(f"compare needs two or more runs (results folders, or TREC run files with --qrels QRELS); "
                              f"got {len(args.folders)}.")
+    if args.qrels is not None and args.source not in (None, *judged_sources()):
+        raise EvalframeError(f"--qrels judges TREC run files (--from {' or '.join(judged_sources())}); --from "
+                             f"{args.source} reads its own judgments: leave --qrels out.")
+    if args.paper or args.format not in TABLE_FORMATS:
+        return _paper(args)
     if args.qrels is not None:
-        if args.source not in (None, *judged_sources()):
-            raise EvalframeError(f"--qrels judges TREC run files (--from {' or '.join(judged_sources())}); --from "
-                                 f"{args.source} reads its own judgments: leave --qrels out.")
         return _compare_trec(args)
-    for path in args.folders:
-        source = source_of(path, args)
-        if source != FOLDER and needed_flag(source) is not None:  # a TREC run: compared on trec_eval's measures
-            raise EvalframeError(f"{path} is a file, not a results folder; to compare TREC run files, give their "
-                                 f"judgments: evalframe compare {' '.join(map(str, args.folders))} --qrels QRELS")
+    _refuse_trec_files(args)
     names = args.names or run_names(args.folders)
     runs = [read_result(folder, args, on_dask=True) for folder in args.folders]
     on_dask = [run.on_cluster for run in runs]
@@ -239,9 +239,46 @@ _CORRECTED = {"holm": "Holm-corrected", "bonferroni": "Bonferroni-corrected", "h
               "none": "uncorrected"}
 
 
-def _compare_trec(args: argparse.Namespace) -> str:
-    """``evalframe compare RUN_A RUN_B ... --qrels QRELS``: the runs read as ``evalframe trec`` reads them (errors name
-    the file and line) and compared on trec_eval's measures over the same queries (:func:`evalframe.compare`)."""
+def _refuse_trec_files(args: argparse.Namespace) -> None:
+    """A TREC run file among the runs compared without --qrels, refused with the command that compares it."""
+    for path in args.folders:
+        source = source_of(path, args)
+        if source != FOLDER and needed_flag(source) is not None:  # a TREC run: compared on trec_eval's measures
+            raise EvalframeError(f"{path} is a file, not a results folder; to compare TREC run files, give their "
+                                 f"judgments: evalframe compare {' '.join(map(str, args.folders))} --qrels QRELS")
+
+
+def _paper(args: argparse.Namespace) -> str:
+    """``evalframe compare RUN_A RUN_B ... --paper`` (or ``--format latex|html``): the paper table of every pair of
+    runs (:func:`evalframe.comparison_table`), of TREC run files with --qrels or of results read in memory."""
+    if args.format not in (*PAPER_FORMATS, "table"):
+        raise EvalframeError(f"--paper prints the paper table in --format {', '.join(PAPER_FORMATS)} (or the default "
+                             f"table format, as markdown); got --format {args.format}.")
+    if args.qrels is not None:
+        _refuse_trec_flags(args)
+        names = args.names or run_names(args.folders, stems=False)
+        runs: list[Any] = [str(path) for path in args.folders]
+        given: dict[str, Any] = {"qrels": str(args.qrels)}
+    else:
+        _refuse_trec_files(args)
+        names = args.names or run_names(args.folders)
+        runs = [read_result(folder, args) for folder in args.folders]
+        shared = shared_nodes(runs)
+        if args.node is None and len(shared) != 1:
+            raise EvalframeError(f"--node is needed: the runs share the nodes {shared}." if shared else
+                                 "the runs share no node; check the folders with: evalframe metrics DIR")
+        given = _scope_kwargs(args)
+    options = {name: value for name, value in _compare_options(args, names).items() if name not in ("pairs", "max_p")}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        table = comparison_table(runs, **given, **options, **({} if args.max_p is None else {"max_p": args.max_p}))
+    for warning in caught:
+        print_warning(warning.message)
+    return table.render("markdown" if args.format == "table" else args.format)
+
+
+def _refuse_trec_flags(args: argparse.Namespace) -> None:
+    """The flags of results refused for TREC run files (--qrels), naming them."""
     unused = [flag for flag, given in (("--node", args.node is not None), ("--sep", args.sep is not None),
                                        ("--encoding", args.encoding is not None),
                                        ("--scheduler", args.scheduler is not None))
@@ -251,6 +288,12 @@ def _compare_trec(args: argparse.Namespace) -> str:
         raise EvalframeError(f"{', '.join(unused)} {'does' if len(unused) == 1 else 'do'} not apply to TREC run files "
                              "(--qrels), which are compared on trec_eval's measures: choose them with -m, e.g. -m "
                              "nDCG@10 -m 'P(rel=2)@5'.")
+
+
+def _compare_trec(args: argparse.Namespace) -> str:
+    """``evalframe compare RUN_A RUN_B ... --qrels QRELS``: the runs read as ``evalframe trec`` reads them (errors name
+    the file and line) and compared on trec_eval's measures over the same queries (:func:`evalframe.compare`)."""
+    _refuse_trec_flags(args)
     names = args.names or run_names(args.folders, stems=False)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -27,10 +27,16 @@ from ..sources.catalog import SOURCES
 from .flags import Command, MainParser
 
 __all__ = ["build", "command_parsers", "comma_list", "local_path", "options_given", "print_warning",
-           "FOLDER", "SUBCOMMANDS", "TABLE_FORMAT_NAMES", "TREC_FORMAT_NAMES", "TREC_DEFAULT_MEASURES", "FRAME_FIELDS"]
+           "FOLDER", "SUBCOMMANDS", "TABLE_FORMAT_NAMES", "TREC_FORMAT_NAMES",
+           "PAPER_FORMAT_NAMES", "COMPARE_FORMAT_NAMES", "TREC_DEFAULT_MEASURES", "FRAME_FIELDS"]
 
 #: The --format of the table commands (metrics, worst, compare): the keys of formats.TABLE_FORMATS.
 TABLE_FORMAT_NAMES = ("table", "json", "csv", "markdown")
+#: The formats of the paper table (``evalframe compare --paper``): the keys of report.paper.PAPER_FORMATS.
+PAPER_FORMAT_NAMES = ("latex", "markdown", "html")
+#: The --format of ``evalframe compare``: the table formats and those of the paper table (latex and html imply
+#: --paper).
+COMPARE_FORMAT_NAMES = TABLE_FORMAT_NAMES + tuple(name for name in PAPER_FORMAT_NAMES if name not in TABLE_FORMAT_NAMES)
 #: The --format of ``evalframe trec``: the keys of formats.TREC_FORMATS.
 TREC_FORMAT_NAMES = ("tsv", "json", "markdown", "trec_eval")
 #: The measures of ``evalframe trec`` without -m (and of ``evalframe compare --qrels``: evalframe.trec_compare's).
@@ -160,9 +166,9 @@ def _scheduler_option(parser: argparse.ArgumentParser) -> None:
                              "$DASK_SCHEDULER_ADDRESS when set; pip install 'evalframe[dask]')")
 
 
-def _scope_options(parser: argparse.ArgumentParser) -> None:
+def _scope_options(parser: argparse.ArgumentParser, formats: tuple[str, ...] = TABLE_FORMAT_NAMES) -> None:
     _add_options(parser, MetricOptions)
-    parser.add_argument("--format", default="table", choices=TABLE_FORMAT_NAMES)
+    parser.add_argument("--format", default="table", choices=formats)
 
 
 def command_parsers() -> dict[str, Command]:
@@ -270,7 +276,12 @@ def _compare_command(compare: Command) -> None:
                          help="a trec_eval measure, e.g. nDCG@10, map, P_5 (repeatable; added to --metrics)")
     _add_options(compare, CompareOptions, only=("complete", "names", "rounds", "seed", "test", "zero_method", "correction",
                                                 "max_p"))
-    _scope_options(compare)
+    compare.add_argument("--paper", action="store_true", default=False,
+                         help="print the paper table (evalframe.comparison_table): every pair of runs compared, each "
+                              "run's mean with superscripts naming the runs it is significantly better than, the test "
+                              "and correction in its caption; in --format latex (booktabs), markdown or html (latex "
+                              "and html imply --paper; the default table format prints the markdown)")
+    _scope_options(compare, COMPARE_FORMAT_NAMES)
     _from_option(compare, "each RUN")
     _source_options(compare, "the files", qrels=False)
     _csv_options(compare)

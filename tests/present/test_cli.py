@@ -519,7 +519,8 @@ def test_the_parsers_name_the_formats_and_commands_the_implementations_have():
     assert parsers.MISSING_QUERY_NAMES == judged_codes.MISSING_QUERY_RULES  # evalframe trec --missing-queries
     choices = {name: next(a.choices for a in parser.options if "--format" in a.option_strings)
                for name, parser in command_parsers().items() if name in ("metrics", "worst", "compare", "trec", "report")}
-    assert choices == {"metrics": formats.FORMATS, "worst": formats.FORMATS, "compare": formats.FORMATS,
+    # compare's: the table formats and the paper table's (tests/present/test_cli_paper.py checks COMPARE_FORMAT_NAMES)
+    assert choices == {"metrics": formats.FORMATS, "worst": formats.FORMATS, "compare": parsers.COMPARE_FORMAT_NAMES,
                        "trec": tuple(trec_formats.TREC_FORMATS), "report": tuple(FORMATS)}
     # every command has an implementation: list-metrics here, the others in commands (loaded when one runs)
     assert set(cli.COMMANDS) == set(command_parsers()) == set(commands.COMMANDS) | {"list-metrics"}
