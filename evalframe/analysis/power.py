@@ -268,7 +268,7 @@ def _differences(values: object) -> tuple[str, np.ndarray]:
     bad = np.flatnonzero(~np.isfinite(d))
     if len(bad):
         raise InvalidParameterError(
-            f"a: the per-query differences must be finite; position {int(bad[0])} is {d[bad[0]]!r} ({len(bad)} not "
+            f"a: the per-query differences must be finite; position {int(bad[0])} is {float(d[bad[0]])!r} ({len(bad)} not "
             "finite in all). Leave out the queries either run did not score.", parameter="a")
     return name, d
 
@@ -372,6 +372,10 @@ def power(a: Any, b: Any = None, *, alpha: float = 0.05, power: float = 0.8,
     if effect is not None and not isinstance(effect, Mapping):
         _effect_of(effect)
     if b is None:
+        if isinstance(a, (ResultLike, pd.DataFrame)):
+            raise InvalidParameterError(
+                f"b is needed: a is a run ({type(a).__name__}), the pilot's baseline; pass the other run as b, or pass "
+                "the per-query differences alone as a (a 1-D array, list or Series).", parameter="b")
         if metrics is not None or node is not None or metric_params:
             given = [name for name, value in (("metrics", metrics), ("node", node)) if value is not None]
             raise InvalidParameterError(
