@@ -199,14 +199,12 @@ def power_row(d: np.ndarray, *, alpha: float, power: float, effect: float | None
                            "mde": math.nan, "effect": math.nan if effect is None else effect,
                            "power_at_effect": math.nan, "queries_needed": math.nan, "note": ""}
     if n < 2:
-        row["note"] = (f"{n} paired quer{'y' if n == 1 else 'ies'}: the sd of the differences needs 2 or more, so "
-                       "nothing is estimated")
+        row["note"] = f"{n} paired quer{'y' if n == 1 else 'ies'}: the sd of the differences needs 2 or more"
         return row
     sd = float(np.std(d, ddof=1))
     row["sd"] = sd
     if sd == 0.0:
-        row["note"] = (f"every paired query's difference is {float(d[0]):g}, so their sd is 0: the t-test's power "
-                       "cannot be estimated from this pilot")
+        row["note"] = f"every paired query's difference is {float(d[0]):g}: sd 0, no spread to plan from"
         return row
     planned = queries if queries is not None else n
     row["mde"] = detectable_effect(planned, alpha, power) * sd

@@ -161,7 +161,7 @@ def test_power_nan_with_a_reason():
     top1, _ = demo_pilot()
     same = evalframe.power(top1, top1, metrics="mrr", effect=0.1)  # every difference 0
     assert math.isnan(same.loc["mrr", "mde"]) and math.isnan(same.loc["mrr", "queries_needed"])
-    assert same.loc["mrr", "sd"] == 0.0 and "sd is 0" in same.loc["mrr", "note"]
+    assert same.loc["mrr", "sd"] == 0.0 and "difference is 0: sd 0" in same.loc["mrr", "note"]
     one = evalframe.power(np.array([0.4]))
     assert math.isnan(one.iloc[0]["sd"]) and "needs 2 or more" in one.iloc[0]["note"]
 
