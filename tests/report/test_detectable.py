@@ -2,8 +2,8 @@
 evalframe.power on the per-query differences, in every format and on the command line. Hand-worked on runs A and B of
 tests/present/compare_fixtures.py: mrr B - A per query [-1/2, 1/2, 0, 1], sd sqrt(5/12), 4 queries; the detectable
 change is the effect size whose power (statsmodels' TTestPower().power, or the noncentral t integrated from its
-definition where that is NaN: tests/analysis/test_power.py) is the asked one, times that sd (statsmodels' solve_power is off on 4 queries: 4.01 for the root 4.338 at alpha 0.01,
-power 0.9)."""
+definition where that is NaN: tests/analysis/test_power.py) is the asked one, times that sd. (statsmodels'
+solve_power is off on 4 queries: 4.01 for the root 4.338 at alpha 0.01, power 0.9.)"""
 
 from __future__ import annotations
 
