@@ -62,7 +62,7 @@ def test_power_equals_statsmodels():
 
 def test_power_by_the_definition():
     # the noncentral t integrated by hand, for df 1 (where scipy's nct.cdf is NaN), 4 and 29
-    for effect, n, alpha in ((5.0, 2, 0.05), (1.2, 5, 0.05), (0.4, 30, 0.01), (0.0, 5, 0.1)):
+    for effect, n, alpha in ((5.0, 2, 0.05), (1.2, 5, 0.05), (0.4, 30, 0.01)):
         assert t_test_power(effect, n, alpha) == pytest.approx(power_by_definition(effect, n, alpha), abs=1e-10)
     assert t_test_power(0.0, 10, 0.05) == pytest.approx(0.05, abs=1e-15)  # no change: rejected at the level
 
