@@ -43,6 +43,7 @@ if TYPE_CHECKING:  # loaded on first use by __getattr__ below; imported here for
     from .report.reports import Report, print_eval_report
     from .result import EvaluationResult
     from .analysis.compare import worst_by_delta
+    from .analysis.power import power
     from .trec_compare import compare
     from .sources.runs import read_runs
     from .schema import Answer, Document, Label, MultiLabel, Span, TableCell
@@ -62,6 +63,7 @@ _ON_FIRST_USE = {
     "report": ("Report", "print_eval_report", "ComparisonReport"),
     "result": ("EvaluationResult",),
     "compare": ("worst_by_delta",),
+    "power": ("power",),  # the paired t-test's power: minimum detectable effect, queries needed
     "trec_compare": ("compare",),  # results and tables as analysis.compare's, and TREC runs with their qrels
     "runs": ("read_runs",),
     "schema": ("Answer", "Document", "Label", "MultiLabel", "Span", "TableCell"),
@@ -95,6 +97,10 @@ if not TYPE_CHECKING:  # hidden from type checkers, which would otherwise take a
             from .analysis import compare
 
             module = compare
+        elif name in _ON_FIRST_USE["power"]:
+            from .analysis import power as power_module
+
+            module = power_module
         elif name in _ON_FIRST_USE["trec_compare"]:
             from . import trec_compare
 
@@ -182,6 +188,7 @@ __all__ = [
     "load_demo_result",
     "load_demo_runs",
     "optimize_fusion",
+    "power",
     "print_eval_report",
     "read_runs",
     "score_measure",

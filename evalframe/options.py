@@ -607,6 +607,12 @@ class ComparisonReportOptions(_Options):
     max_p: float = _like(CompareOptions, "max_p", default=0.05, kind="float",
                          help="a delta whose p-value is at most P is marked significant",
                          doc="A delta whose p-value is at most this is marked significant.")
+    power: float = _option(
+        0.8, "the power of each measure's detectable change: 'with N questions a change of X would be detected 80%% "
+        "of the time' (two runs; paired t-test at --max-p)", flag="--power", parse=float, metavar="P", kind="float",
+        doc="With two runs, each measure's line says which change its queries detect with this probability "
+            "(:func:`evalframe.power`'s ``mde``: the two-sided paired t-test at level ``max_p``, the per-query "
+            "differences spread as in these runs), in (max_p, 1).")
     n: int = _option(20, None, flag=None, kind="int",
                      doc="The worst queries the text and Markdown list per node (the HTML grid holds every query).")
     rounds: int = _like(CompareOptions, "rounds")
@@ -619,6 +625,11 @@ class ComparisonReportOptions(_Options):
         if self.max_p is None:
             raise InvalidParameterError("max_p must be a p-value in (0, 1), e.g. 0.05.", parameter="max_p")
         set_("max_p", check_max_p(self.max_p))
+        power = self.power
+        if isinstance(power, bool) or not isinstance(power, numbers.Real) or not self.max_p < float(power) < 1.0:
+            raise InvalidParameterError(f"power must be a probability in (max_p, 1) = ({self.max_p:g}, 1), the chance "
+                                        f"of detecting a change, e.g. 0.8; got {power!r}.", parameter="power")
+        set_("power", float(power))
         set_("n", check.check_positive_int(self.n, name="n (worst queries per node)", minimum=1))
         _check_resampling(self)
 

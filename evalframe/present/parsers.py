@@ -361,7 +361,7 @@ def _report_command(report: Command) -> None:
                         help="what is printed: " + ", ".join(f"{name} ({fmt.help})" for name, fmt in FORMATS.items())
                              + "; default text")
     _add_options(report, ReportOptions, only=("n", "node_order", "measures"))
-    _add_options(report, ComparisonReportOptions, only=("names", "metrics", "by", "test", "max_p"),
+    _add_options(report, ComparisonReportOptions, only=("names", "metrics", "by", "test", "max_p", "power"),
                  prefix="comparison: ")
     _from_option(report, "each RUN")
     _source_options(report, "a file")

@@ -17,8 +17,8 @@ import re
 from typing import TYPE_CHECKING
 
 from .escape import h, hi
-from .wording import (ABOVE_ONE, DEFINITIONS_TITLE, answerable_shown, arrow, includes, plain, scopes, signed,
-                      significance_note, trec_note)
+from .wording import (ABOVE_ONE, DEFINITIONS_TITLE, answerable_shown, arrow, detectable_text, includes, plain, scopes,
+                      signed, significance_note, trec_note)
 
 if TYPE_CHECKING:
     from .model import ComparedNode, ComparisonModel, GridQuery, ReportModel, Section
@@ -305,6 +305,10 @@ def render_comparison(model: ComparisonModel) -> str:
             page.append(f"<tr><td title='{_attr(m.description)}'>{h(m.metric)} {arrow(m.direction)}</td>"
                         f"{cells}</tr>")
         page.append("</table>")
+        detectable = [detectable_text(m) for m in node.measures if m.detectable is not None]
+        if detectable:
+            page.append("<ul class='detectable muted'>" + "".join(f"<li>{h(line)}</li>" for line in detectable)
+                        + "</ul>")
         page.append(_grid(model, node, position))
     page += [f"<p class='flag'>{h(note.category.__name__)}: {h(note.message)}</p>"
              for note in model.notes]

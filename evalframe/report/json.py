@@ -90,6 +90,7 @@ def comparison_to_dict(model: ComparisonModel) -> dict[str, Any]:
     return {
         "schema_version": 1, "kind": "comparison", "evalframe_version": model.version, "runs": list(model.names),
         "test": model.test, "max_p": model.max_p, "holm": model.holm, "confidence": model.confidence,
+        "power": model.power,
         "scopes": {"document_scope": model.document_scope, "answer_scope": model.answer_scope},
         "nodes": [{
             "node": node.node, "answer_node": node.answer_node, "order_metric": node.order_metric,
@@ -98,7 +99,11 @@ def comparison_to_dict(model: ComparisonModel) -> dict[str, Any]:
                           "values": dict(zip(model.names, (number(v) for v in m.values))),
                           "deltas": [{"run": d.run, "delta": number(d.delta), "ci_low": number(d.ci_low),
                                       "ci_high": number(d.ci_high), "p_value": number(d.p_value),
-                                      "significant": d.significant, "change": d.change} for d in m.deltas]}
+                                      "significant": d.significant, "change": d.change} for d in m.deltas],
+                          "detectable": None if m.detectable is None else {
+                              "queries": m.detectable.queries, "mde": number(m.detectable.mde),
+                              "power": m.detectable.power, "alpha": m.detectable.alpha, "test": "paired t-test",
+                              "note": m.detectable.note}}
                          for m in node.measures],
             "queries": [{"multilabel_id": q.multilabel_id, "query": q.query, "slices": dict(q.slices),
                          "worst": number(q.worst),

@@ -16,8 +16,8 @@ import re
 from typing import TYPE_CHECKING
 
 from .escape import md, md_code, visible
-from .wording import (ABOVE_ONE, DEFINITIONS_TITLE, answerable_shown, arrow, delta_text, includes, judged_under, plain,
-                      scopes, signed, significance_note, title, trec_note)
+from .wording import (ABOVE_ONE, DEFINITIONS_TITLE, answerable_shown, arrow, delta_text, detectable_text, includes,
+                      judged_under, plain, scopes, signed, significance_note, title, trec_note)
 
 if TYPE_CHECKING:
     from .model import ComparisonModel, ReportModel
@@ -96,6 +96,8 @@ def render_comparison(model: ComparisonModel) -> str:
                   "|---|" + "---:|" * (len(model.names) + len(runs))]
         lines += [f"| {md(m.metric)} {arrow(m.direction)} | " + " | ".join(plain(v) for v in m.values) + " | "
                   + " | ".join(delta_text(d) for d in m.deltas) + " |" for m in node.measures]
+        detectable = [detectable_text(m) for m in node.measures if m.detectable is not None]
+        lines += [""] + [f"- {md(line)}" for line in detectable] if detectable else []
         worse = node.got_worse(model.n)
         lines += ["", f"Queries that got worse on {md_code(node.order_metric)} ({len(worse)} shown of "
                       f"{node.worse_count}; {len(node.queries)} queries in all):", ""]

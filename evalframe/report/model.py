@@ -31,7 +31,8 @@ import pandas as pd
 from .._version import __version__
 from .._validation import check_keywords, did_you_mean
 from ..analysis.aggregate import means, partial
-from ..analysis.compare import TESTS, compare, is_result, measure_names, scores_of_runs
+from ..analysis.compare import TESTS, compare, is_result, measure_names, paired_differences, scores_of_runs
+from ..analysis.power import power_row
 from ..analysis.examples import NO_ANSWER
 from ..analysis.protocol import ResultLike, ResultSource
 from ..options import THRESHOLD, ComparisonReportOptions, MetricOptions, ReportOptions, with_options
@@ -651,9 +652,23 @@ class RunDelta:
 
 
 @dataclass(frozen=True)
+class Detectable:
+    """What a two-run comparison of a measure can detect (:func:`evalframe.power` on its per-query differences):
+    on ``queries`` paired queries, a change of ``mde`` is detected with probability ``power`` by the two-sided paired
+    t-test at level ``alpha``; NaN with the reason in ``note`` (fewer than 2 queries, every difference equal), or
+    ``note`` the scale of a measure that is no mean."""
+
+    queries: int
+    mde: float
+    power: float
+    alpha: float
+    note: str
+
+
+@dataclass(frozen=True)
 class ComparedMeasure:
     """A measure of a node in every run: each run's value (over the queries paired with the first run) and each
-    later run's :class:`RunDelta`."""
+    later run's :class:`RunDelta`; with two runs, what the comparison can detect (:class:`Detectable`)."""
 
     metric: str
     description: str
@@ -661,6 +676,7 @@ class ComparedMeasure:
     values: tuple[float, ...]
     deltas: tuple[RunDelta, ...]
     queries: int  # the queries paired with the first run (the smallest over the later runs)
+    detectable: Detectable | None = None
 
 
 @dataclass(frozen=True)
@@ -754,6 +770,7 @@ class ComparisonModel:
     n: int  # the worst queries the text and Markdown list per node
     notes: tuple[Note, ...]
     includes: tuple[str, ...] = ()  # what the document-metric means include (no-answer queries, the scope's credit)
+    power: float = 0.8  # the power of each measure's detectable change (two runs: ComparedMeasure.detectable)
 
 
 def _drill_rows(result: ResultLike, node: str, table: pd.DataFrame, scopes: Mapping[str, str],
@@ -846,7 +863,7 @@ def build_comparison_model(runs: Mapping[str, ResultLike], *, compare_function: 
     given: ComparisonReportOptions
     given, options = ComparisonReportOptions.take(options)
     nodes, metrics, by, test, max_p, n = given.nodes, given.metrics, given.by, given.test, given.max_p, given.n
-    rounds, confidence, seed = given.rounds, given.confidence, given.seed
+    rounds, confidence, seed, power = given.rounds, given.confidence, given.seed, given.power
     shared = [node for node in results[0].nodes if all(node in result.nodes for result in results[1:])]
     if nodes is None:
         chosen = shared
@@ -864,7 +881,7 @@ def build_comparison_model(runs: Mapping[str, ResultLike], *, compare_function: 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         built = [_compared_node(runs, compare_function, node, metrics, keys, test, max_p, rounds, confidence, seed,
-                                scopes, options)
+                                scopes, options, power)
                  for node in chosen]
     compared = tuple(node for node in built if node is not None)
     if not compared:
@@ -879,7 +896,7 @@ def build_comparison_model(runs: Mapping[str, ResultLike], *, compare_function: 
     includes += tuple(f"{name}: {note}" for name, note in ((name, skipped_note(getattr(result, "skipped", ())))
                                                           for name, result in runs.items()) if note)
     return ComparisonModel(__version__, tuple(names), test, max_p, len(names) > 2, confidence,
-                           scopes["document_scope"], scopes["answer_scope"], compared, n, notes, includes)
+                           scopes["document_scope"], scopes["answer_scope"], compared, n, notes, includes, power)
 
 
 def comparison_includes(runs: Mapping[str, ResultSource], nodes: Sequence[str], **options: Any) -> tuple[str, ...]:
@@ -931,10 +948,18 @@ def comparison_includes(runs: Mapping[str, ResultSource], nodes: Sequence[str], 
     return tuple(lines)
 
 
+def _detectable(tables: Sequence[pd.DataFrame], metric: str, alpha: float, power: float) -> Detectable:
+    """:class:`Detectable` of ``metric`` from the two runs' per-query tables, paired as :func:`evalframe.compare`
+    pairs them (:func:`evalframe.analysis.compare.paired_differences`)."""
+    pair = paired_differences(tables[0][metric], tables[1][metric])
+    row = power_row(pair.d, alpha=alpha, power=power, effect=None, queries=None, aggregation=pair.aggregation)
+    return Detectable(int(row["queries"]), float(row["mde"]), power, alpha, str(row["note"]))
+
+
 def _compared_node(runs: Mapping[str, ResultLike], compare_function: Callable[..., pd.DataFrame], node: str,
                    metrics: Sequence[str] | str | None,
                    keys: list[str], test: str, max_p: float, rounds: int, confidence: float, seed: int,
-                   scopes: Mapping[str, str], options: Mapping[str, Any]) -> ComparedNode | None:
+                   scopes: Mapping[str, str], options: Mapping[str, Any], power: float = 0.8) -> ComparedNode | None:
     names, results = list(runs), list(runs.values())
     first = results[0]
     plain_columns = list(_per_query(first, node, **options).columns)
@@ -971,6 +996,9 @@ def _compared_node(runs: Mapping[str, ResultLike], compare_function: Callable[..
     index = tables[0].index
     for other in tables[1:]:
         index = index.append(other.index[~other.index.isin(index)])
+    if len(names) == 2:  # what the comparison can detect: the paired t-test's power on the per-query differences
+        measures = [dataclasses.replace(measure, detectable=_detectable(tables, measure.metric, max_p, power))
+                    for measure in measures]
     aligned = [t.reindex(index) for t in tables]
     labels = [str(c) for c in tables[0].columns if c != "query" and c not in chosen and c not in plain_columns]
     text = aligned[0]["query"]

@@ -15,8 +15,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .escape import visible
-from .wording import (ABOVE_ONE, DEFINITIONS_TITLE, arrow, delta_text, includes, judged_under, plain, scopes,
-                      signed, significance_note, title, trec_note)
+from .wording import (ABOVE_ONE, DEFINITIONS_TITLE, arrow, delta_text, detectable_text, includes, judged_under, plain,
+                      scopes, signed, significance_note, title, trec_note)
 
 if TYPE_CHECKING:
     from .model import ComparisonModel, ReportModel
@@ -84,6 +84,8 @@ def render_comparison(model: ComparisonModel) -> str:
         lines += [node.node, "-" * len(node.node)]
         lines += ["  ".join(str(cell).ljust(width) for cell, width in zip(line, widths)).rstrip()
                   for line in [header, *rows]]
+        detectable = [detectable_text(m) for m in node.measures if m.detectable is not None]
+        lines += [""] + [f"  {line}" for line in detectable] if detectable else []
         worse = node.got_worse(model.n)
         lines += ["", f"Queries that got worse on {node.order_metric} (worst first, {len(worse)} shown of "
                       f"{node.worse_count}; {len(node.queries)} queries in all):"]

@@ -13,10 +13,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .model import ComparisonModel, ReportModel, RunDelta, Section
+    from .model import ComparedMeasure, ComparisonModel, ReportModel, RunDelta, Section
 
 __all__ = ["DEFINITIONS_TITLE", "ABOVE_ONE", "scopes", "trec_note", "judged_under", "includes", "answerable_shown",
-           "title", "signed", "plain", "arrow", "delta_text", "significance_note"]
+           "title", "signed", "plain", "arrow", "delta_text", "significance_note", "detectable_text"]
 
 #: The report explains its scopes and metrics in its own last section (a saved page or a pip-installed package has
 #: no docs folder to link to).
@@ -93,3 +93,24 @@ def significance_note(model: ComparisonModel) -> str:
             f"{test}'s p-value,{corrected} * when at most {model.max_p:g}; ▲ better / ▼ worse by the measure's "
             f"direction (↑ higher is better, ↓ lower is better, no arrow: a count, neither). Values over the queries "
             f"paired with {model.names[0]!r}.")
+
+
+def detectable_text(measure: ComparedMeasure) -> str:
+    """What a two-run comparison of ``measure`` can detect, one line (empty with 3+ runs): ``with 200 questions a
+    change of 0.0312 in recall would be detected 80% of the time (paired t-test, alpha 0.05)``, or why not.
+
+    Examples
+    --------
+    >>> from evalframe.report.model import ComparedMeasure, Detectable
+    >>> measure = ComparedMeasure("recall", "", "higher", (0.5, 0.6), (), 200, Detectable(200, 0.03119, 0.8, 0.05, ""))
+    >>> detectable_text(measure)
+    'with 200 questions a change of 0.0312 in recall would be detected 80% of the time (paired t-test, alpha 0.05)'
+    """
+    found = measure.detectable
+    if found is None:
+        return ""
+    test = f"paired t-test, alpha {found.alpha:g}"
+    if found.mde != found.mde:
+        return f"{measure.metric}: no detectable change estimated ({test}; {found.note})"
+    return (f"with {found.queries} questions a change of {found.mde:.3g} in {measure.metric} would be detected "
+            f"{found.power:.0%} of the time ({test}" + (f"; {found.note}" if found.note else "") + ")")
