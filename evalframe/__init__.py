@@ -50,6 +50,7 @@ if TYPE_CHECKING:  # loaded on first use by __getattr__ below; imported here for
     from .present.fusion import FusionSearch, fuse, optimize_fusion
     from .present.comparison import compare_report
     from .report.reports import ComparisonReport
+    from .analysis.agreement import Agreement, PPIMean, agreement, ppi_mean
 
 #: The public names whose modules load pandas (or rapidfuzz and multiprocessing, the evaluators): each is imported
 #: by :func:`__getattr__` when first asked for (PEP 562), so that ``import evalframe`` and the ``evalframe``
@@ -66,6 +67,7 @@ _ON_FIRST_USE = {
     "demo": ("load_demo_result", "load_demo_runs"),
     "fusion": ("fuse", "optimize_fusion", "FusionSearch"),
     "comparison": ("compare_report",),
+    "agreement": ("agreement", "ppi_mean", "Agreement", "PPIMean"),  # the judge against the gold
 }
 #: The subpackages and modules reached as attributes (``evalframe.analysis``) that the package no longer imports itself.
 _SUBPACKAGES = ("analysis", "evaluators", "frames", "io", "present", "report", "result", "schema", "sources")
@@ -115,6 +117,10 @@ if not TYPE_CHECKING:  # hidden from type checkers, which would otherwise take a
             from .present import comparison
 
             module = comparison
+        elif name in _ON_FIRST_USE["agreement"]:
+            from .analysis import agreement as agreement_module
+
+            module = agreement_module
         elif name in _SUBPACKAGES:  # ``import evalframe`` then ``evalframe.analysis``: as when the package imported them
             return importlib.import_module(f".{name}", __name__)
         else:
@@ -132,6 +138,7 @@ def __dir__() -> list[str]:
 __all__ = [
     "ANSWER_METRICS",
     "ANSWER_SCOPES",
+    "Agreement",
     "Answer",
     "ComparisonReport",
     "DOCUMENT_METRICS",
@@ -149,6 +156,7 @@ __all__ = [
     "MatchingOptions",
     "MetricOptions",
     "MultiLabel",
+    "PPIMean",
     "RecallMode",
     "Report",
     "RetrievalNDCGAny",
@@ -161,6 +169,7 @@ __all__ = [
     "TableCell",
     "UnknownNodeError",
     "__version__",
+    "agreement",
     "compare",
     "compare_report",
     "direction_of",
@@ -168,6 +177,7 @@ __all__ = [
     "load_demo_result",
     "load_demo_runs",
     "optimize_fusion",
+    "ppi_mean",
     "print_eval_report",
     "read_runs",
     "score_measure",
