@@ -109,10 +109,23 @@ def _column(values: Any, name: str) -> pd.Series | np.ndarray:
     return array
 
 
-def _aligned(judge: Any, gold: Any, names: tuple[str, str] = ("judge", "gold")) -> tuple[np.ndarray, np.ndarray]:
+@dataclass(frozen=True)
+class _Keys:
+    """Where each value of the aligned sides came from, for the messages: an index label, or a position."""
+
+    index: pd.Index
+    labelled: bool
+
+    def at(self, positions: np.ndarray, where: int) -> str:
+        key = self.index[positions[where]]
+        return f"index label {key!r}" if self.labelled else f"position {key}"
+
+
+def _aligned(judge: Any, gold: Any, names: tuple[str, str] = ("judge", "gold")) -> tuple[np.ndarray, np.ndarray, _Keys]:
     """The two sides as object arrays, one entry per query: two Series by their index (a query one of them lacks has
-    no value there), otherwise by position (the lengths must agree)."""
+    no value there), otherwise by position (the lengths must agree); and where each entry came from."""
     left, right = _column(judge, names[0]), _column(gold, names[1])
+    labelled = isinstance(left, pd.Series) and isinstance(right, pd.Series)
     if isinstance(left, pd.Series) and isinstance(right, pd.Series):
         if len(left) and len(right) and not left.index.isin(right.index).any():
             raise InvalidParameterError(
@@ -125,26 +138,28 @@ def _aligned(judge: Any, gold: Any, names: tuple[str, str] = ("judge", "gold")) 
         raise InvalidParameterError(f"{names[0]} and {names[1]} must give one value per query each, in one order; got "
                                     f"{len(left)} and {len(right)} values (two Series are aligned by their index).",
                                     parameter=names[1])
-    return (np.asarray(left, dtype=object), np.asarray(right, dtype=object))
+    keys = _Keys(left.index if isinstance(left, pd.Series) and labelled else pd.RangeIndex(len(left)), labelled)
+    return np.asarray(left, dtype=object), np.asarray(right, dtype=object), keys
 
 
 def _is_number(value: Any) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
 
 
-def _numbers(values: np.ndarray, name: str, *, bools: bool = False) -> np.ndarray:
-    """Present values as float64 (numbers; with ``bools`` True / False too, as 1 / 0), refusing the first that is not."""
+def _numbers(values: np.ndarray, name: str, keys: _Keys, positions: np.ndarray, *, bools: bool = False) -> np.ndarray:
+    """Present values (at ``positions`` of the aligned sides) as float64 (numbers; with ``bools`` True / False too, as
+    1 / 0), refusing the first that is not."""
     kinds = np.fromiter((_is_number(v) or (bools and isinstance(v, (bool, np.bool_))) for v in values), dtype=bool,
                         count=len(values))
     if not kinds.all():
         where = int(np.flatnonzero(~kinds)[0])
-        raise InvalidParameterError(f"{name} must hold numbers (NaN or None: no value); query {where} holds "
+        raise InvalidParameterError(f"{name} must hold numbers (NaN or None: no value); {keys.at(positions, where)} holds "
                                     f"{short_repr(values[where], 40)} of type {type(values[where]).__name__}.",
                                     parameter=name)
     floats = values.astype(np.float64)
     if not np.isfinite(floats).all():
         where = int(np.flatnonzero(~np.isfinite(floats))[0])
-        raise InvalidParameterError(f"{name} must hold finite numbers; query {where} holds {floats[where]}.",
+        raise InvalidParameterError(f"{name} must hold finite numbers; {keys.at(positions, where)} holds {floats[where]}.",
                                     parameter=name)
     return floats
 
@@ -174,16 +189,18 @@ def _cut(scores: np.ndarray, threshold: Any, grades: list[Any] | None) -> np.nda
     return np.asarray(grades, dtype=object)[positions]
 
 
-def _labels(values: np.ndarray, name: str, *, hint: str = "") -> np.ndarray:
+def _labels(values: np.ndarray, name: str, keys: _Keys | None = None, positions: np.ndarray | None = None, *,
+            hint: str = "") -> np.ndarray:
     """Grades as comparable labels: whole numbers as ints (1.0 and 1 are one grade), bools and texts as they are."""
     numeric = np.fromiter((_is_number(v) for v in values), dtype=bool, count=len(values))
     if numeric.any():
         floats = values[numeric].astype(np.float64)
         whole = np.isfinite(floats) & (floats == np.round(floats))
         if not whole.all():
-            bad = floats[~whole][0]
-            raise InvalidParameterError(f"{name} holds {bad!r}, which is no grade: grades are whole numbers, bools or "
-                                        f"texts.{hint}", parameter=name)
+            first = int(np.flatnonzero(numeric)[np.flatnonzero(~whole)[0]])
+            where = f" at {keys.at(positions, first)}" if keys is not None and positions is not None else ""
+            raise InvalidParameterError(f"{name} holds {float(values[first])!r}{where}, which is no grade: grades are "
+                                        f"whole numbers, bools or texts.{hint}", parameter=name)
         out = values.copy()
         out[numeric] = floats.astype(np.int64).tolist()
         return out
@@ -302,15 +319,16 @@ def agreement(judge: Any, gold: Any, *, weights: str | None = None, threshold: A
     1      1  3
     """
     weights = None if weights is None else check_choice(weights, WEIGHTS, name="weights")
-    left, right = _aligned(judge, gold)
+    left, right, keys = _aligned(judge, gold)
     present = ~(_missing(left) | _missing(right))
     left_out = int((~present).sum())
+    positions = np.flatnonzero(present)
     left, right = left[present], right[present]
     order_given = None if grades is None else list(grades)
     if threshold is not None:
-        left = _cut(_numbers(left, "judge"), threshold, order_given)
-    left = _labels(left, "judge", hint=" A score is cut into grades by threshold= (a number, or bin edges).")
-    right = _labels(right, "gold")
+        left = _cut(_numbers(left, "judge", keys, positions), threshold, order_given)
+    left = _labels(left, "judge", keys, positions, hint=" A score is cut into grades by threshold= (a number, or bin edges).")
+    right = _labels(right, "gold", keys, positions)
     if not len(left):
         raise InvalidParameterError(f"no query has a grade on both sides ({left_out} have one side missing); judge and "
                                     "gold must grade some queries alike (aligned by index, or in one order).",
@@ -438,12 +456,12 @@ def ppi_mean(judge: Any, gold: Any, *, confidence: float = 0.95, lam: float | st
         weight: float | None = None
     else:
         weight = check_number(lam, name="lam")
-    left, right = _aligned(judge, gold)
+    left, right, keys = _aligned(judge, gold)
     scored = ~_missing(left)
     graded = ~_missing(right)
-    yhat_all = _numbers(left[scored], "judge", bools=True)
+    yhat_all = _numbers(left[scored], "judge", keys, np.flatnonzero(scored), bools=True)
     labeled = graded[scored]
-    y = _numbers(right[scored & graded], "gold", bools=True)
+    y = _numbers(right[scored & graded], "gold", keys, np.flatnonzero(scored & graded), bools=True)
     yhat, yhat_unlabeled = yhat_all[labeled], yhat_all[~labeled]
     if len(y) < 2:
         raise InvalidParameterError(f"gold must grade at least 2 of the queries the judge scored (NaN where not graded); "
