@@ -121,41 +121,74 @@ class _Keys:
         return f"index label {key!r}" if self.labelled else f"position {key}"
 
 
+def _absent_like(values: np.ndarray, count: int) -> np.ndarray:
+    """``count`` missing values to go beside ``values``: NaN for floats, None otherwise (ints and bools stay what they
+    are beside None, not floats)."""
+    return np.full(count, np.nan) if values.dtype.kind == "f" else np.full(count, None, dtype=object)
+
+
+def _by_index(left: pd.Series, right: pd.Series, names: tuple[str, str]) -> tuple[np.ndarray, np.ndarray, pd.Index]:
+    """Two Series on the union of their indexes (``left``'s order, then the labels only ``right`` has): one hash
+    lookup of ``right``'s labels in ``left``'s."""
+    values_left, values_right = np.asarray(left), np.asarray(right)
+    if left.index.equals(right.index):
+        return values_left, values_right, left.index
+    found = left.index.get_indexer(right.index)
+    shared = found >= 0
+    if len(left) and len(right) and not shared.any():
+        raise InvalidParameterError(
+            f"{names[0]} and {names[1]} share no index label (e.g. {list(left.index[:2])!r} vs "
+            f"{list(right.index[:2])!r}), so no query has both; index both by the same query ids (multilabel_id), "
+            "or pass arrays in one order.", parameter=names[1])
+    extra = ~shared
+    index = left.index.append(right.index[extra])
+    aligned_left = np.concatenate([values_left, _absent_like(values_left, int(extra.sum()))])
+    aligned_right = _absent_like(values_right, len(index))
+    aligned_right[found[shared]] = values_right[shared]
+    aligned_right[len(left):] = values_right[extra]
+    return aligned_left, aligned_right, index
+
+
 def _aligned(judge: Any, gold: Any, names: tuple[str, str] = ("judge", "gold")) -> tuple[np.ndarray, np.ndarray, _Keys]:
-    """The two sides as object arrays, one entry per query: two Series by their index (a query one of them lacks has
-    no value there), otherwise by position (the lengths must agree); and where each entry came from."""
+    """The two sides as arrays, one entry per query: two Series by their index (a query one of them lacks has no value
+    there), otherwise by position (the lengths must agree); and where each entry came from."""
     left, right = _column(judge, names[0]), _column(gold, names[1])
-    labelled = isinstance(left, pd.Series) and isinstance(right, pd.Series)
     if isinstance(left, pd.Series) and isinstance(right, pd.Series):
-        if len(left) and len(right) and not left.index.isin(right.index).any():
-            raise InvalidParameterError(
-                f"{names[0]} and {names[1]} share no index label (e.g. {list(left.index[:2])!r} vs "
-                f"{list(right.index[:2])!r}), so no query has both; index both by the same query ids (multilabel_id), "
-                "or pass arrays in one order.", parameter=names[1])
-        index = left.index.union(right.index, sort=False)
-        left, right = left.reindex(index), right.reindex(index)
+        values_left, values_right, index = _by_index(left, right, names)
+        return values_left, values_right, _Keys(index, True)
     if len(left) != len(right):
         raise InvalidParameterError(f"{names[0]} and {names[1]} must give one value per query each, in one order; got "
                                     f"{len(left)} and {len(right)} values (two Series are aligned by their index).",
                                     parameter=names[1])
-    keys = _Keys(left.index if isinstance(left, pd.Series) and labelled else pd.RangeIndex(len(left)), labelled)
-    return np.asarray(left, dtype=object), np.asarray(right, dtype=object), keys
+    return np.asarray(left), np.asarray(right), _Keys(pd.RangeIndex(len(left)), False)
 
 
 def _is_number(value: Any) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
 
 
+#: What pandas' infer_dtype calls the values of one kind (checked in C, not value by value in Python).
+_KINDS = {"floating": "number", "integer": "number", "mixed-integer-float": "number", "boolean": "bool",
+          "string": "text", "empty": "empty"}
+
+
+def _kind(values: np.ndarray) -> str:
+    """``"number"``, ``"bool"``, ``"text"``, ``"empty"``, or ``"mixed"`` (anything else: checked value by value)."""
+    return _KINDS.get(pd.api.types.infer_dtype(values, skipna=True), "mixed")
+
+
 def _numbers(values: np.ndarray, name: str, keys: _Keys, positions: np.ndarray, *, bools: bool = False) -> np.ndarray:
     """Present values (at ``positions`` of the aligned sides) as float64 (numbers; with ``bools`` True / False too, as
     1 / 0), refusing the first that is not."""
-    kinds = np.fromiter((_is_number(v) or (bools and isinstance(v, (bool, np.bool_))) for v in values), dtype=bool,
-                        count=len(values))
-    if not kinds.all():
-        where = int(np.flatnonzero(~kinds)[0])
-        raise InvalidParameterError(f"{name} must hold numbers (NaN or None: no value); {keys.at(positions, where)} holds "
-                                    f"{short_repr(values[where], 40)} of type {type(values[where]).__name__}.",
-                                    parameter=name)
+    kind = _kind(values)
+    if kind == "mixed" or (kind == "bool" and not bools) or kind == "text":
+        kinds = np.fromiter((_is_number(v) or (bools and isinstance(v, (bool, np.bool_))) for v in values), dtype=bool,
+                            count=len(values))
+        if not kinds.all():
+            where = int(np.flatnonzero(~kinds)[0])
+            raise InvalidParameterError(f"{name} must hold numbers (NaN or None: no value); {keys.at(positions, where)} "
+                                        f"holds {short_repr(values[where], 40)} of type {type(values[where]).__name__}.",
+                                        parameter=name)
     floats = values.astype(np.float64)
     if not np.isfinite(floats).all():
         where = int(np.flatnonzero(~np.isfinite(floats))[0])
@@ -192,7 +225,11 @@ def _cut(scores: np.ndarray, threshold: Any, grades: list[Any] | None) -> np.nda
 def _labels(values: np.ndarray, name: str, keys: _Keys | None = None, positions: np.ndarray | None = None, *,
             hint: str = "") -> np.ndarray:
     """Grades as comparable labels: whole numbers as ints (1.0 and 1 are one grade), bools and texts as they are."""
-    numeric = np.fromiter((_is_number(v) for v in values), dtype=bool, count=len(values))
+    kind = _kind(values)
+    if kind in ("bool", "text", "empty"):
+        return values
+    numeric = (np.ones(len(values), dtype=bool) if kind == "number"
+               else np.fromiter((_is_number(v) for v in values), dtype=bool, count=len(values)))
     if numeric.any():
         floats = values[numeric].astype(np.float64)
         whole = np.isfinite(floats) & (floats == np.round(floats))
@@ -201,7 +238,9 @@ def _labels(values: np.ndarray, name: str, keys: _Keys | None = None, positions:
             where = f" at {keys.at(positions, first)}" if keys is not None and positions is not None else ""
             raise InvalidParameterError(f"{name} holds {float(values[first])!r}{where}, which is no grade: grades are "
                                         f"whole numbers, bools or texts.{hint}", parameter=name)
-        out = values.copy()
+        if kind == "number":
+            return floats.astype(np.int64)
+        out = np.asarray(values, dtype=object).copy()
         out[numeric] = floats.astype(np.int64).tolist()
         return out
     return values
@@ -334,7 +373,7 @@ def agreement(judge: Any, gold: Any, *, weights: str | None = None, threshold: A
                                     "gold must grade some queries alike (aligned by index, or in one order).",
                                     parameter="gold")
     order = _order(left, right, order_given, weights)
-    index = pd.Index(order, dtype=object)
+    index = pd.Index(order)  # ints, texts or bools: a typed index, hashed in C
     rows, columns = index.get_indexer(left), index.get_indexer(right)
     k = len(order)
     counts = np.bincount(rows * k + columns, minlength=k * k).reshape(k, k)
