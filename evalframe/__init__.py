@@ -50,7 +50,8 @@ if TYPE_CHECKING:  # loaded on first use by __getattr__ below; imported here for
     from .present.fusion import FusionSearch, fuse, optimize_fusion
     from .present.comparison import compare_report
     from .report.reports import ComparisonReport
-    from .analysis.agreement import Agreement, PPIMean, agreement, ppi_mean
+    from .analysis.agreement import Agreement, agreement
+    from .analysis.ppi import PPIMean, ppi_mean
 
 #: The public names whose modules load pandas (or rapidfuzz and multiprocessing, the evaluators): each is imported
 #: by :func:`__getattr__` when first asked for (PEP 562), so that ``import evalframe`` and the ``evalframe``
@@ -67,7 +68,8 @@ _ON_FIRST_USE = {
     "demo": ("load_demo_result", "load_demo_runs"),
     "fusion": ("fuse", "optimize_fusion", "FusionSearch"),
     "comparison": ("compare_report",),
-    "agreement": ("agreement", "ppi_mean", "Agreement", "PPIMean"),  # the judge against the gold
+    "agreement": ("agreement", "Agreement"),  # the judge against the gold
+    "ppi": ("ppi_mean", "PPIMean"),
 }
 #: The subpackages and modules reached as attributes (``evalframe.analysis``) that the package no longer imports itself.
 _SUBPACKAGES = ("analysis", "evaluators", "frames", "io", "present", "report", "result", "schema", "sources")
@@ -121,6 +123,10 @@ if not TYPE_CHECKING:  # hidden from type checkers, which would otherwise take a
             from .analysis import agreement as agreement_module
 
             module = agreement_module
+        elif name in _ON_FIRST_USE["ppi"]:
+            from .analysis import ppi
+
+            module = ppi
         elif name in _SUBPACKAGES:  # ``import evalframe`` then ``evalframe.analysis``: as when the package imported them
             return importlib.import_module(f".{name}", __name__)
         else:

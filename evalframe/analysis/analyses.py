@@ -23,7 +23,9 @@ from ..errors import warn
 from ..metrics.registry import DOCUMENT_METRICS, headline_metric
 from ..metrics.trec import parse_measures, swept_measures
 from ..options import AT_K_SETS, MetricOptions, check_at_k, with_options
-from .agreement import Agreement, PPIMean, Side, agreement, ppi_mean, result_values
+from .agreement import Agreement, agreement
+from .ppi import PPIMean, ppi_mean
+from .sides import Side, result_values
 from .aggregate import Partial, means, merge_slices
 from .slices import FieldPresence, SliceKey, check_by, check_present
 

@@ -1,5 +1,5 @@
-"""The judge against the gold (evalframe/analysis/agreement.py): Cohen's and weighted kappa against scikit-learn's
-``cohen_kappa_score``, the confusion per grade by hand, the prediction-powered mean against ppi_python's
+"""The judge against the gold (evalframe/analysis/agreement.py, ppi.py, sides.py): Cohen's and weighted kappa
+against scikit-learn's ``cohen_kappa_score``, the confusion per grade by hand, the prediction-powered mean against ppi_python's
 ``ppi_mean_ci`` / ``ppi_mean_pointestimate`` (and the paper's closed form by hand), its coverage by simulation
 (stress), on plain arrays and Series, on a result's per-query table in memory and on Dask (``backend``), and on a
 Ragas-imported result.
