@@ -26,7 +26,7 @@ from .._validation import check_choice, short_repr
 from ..errors import InvalidParameterError
 from .sides import Keys, aligned, is_number, kind_of, missing, numbers_of
 
-__all__ = ["Agreement", "WEIGHTS", "agreement", "kappa_of"]
+__all__ = ["Agreement", "WEIGHTS", "agreement", "check_options", "kappa_of"]
 
 #: The weightings of :func:`agreement`'s weighted kappa: the penalty of a disagreement by i grades apart.
 WEIGHTS = ("linear", "quadratic")
@@ -51,9 +51,8 @@ def kappa_of(confusion: np.ndarray, weights: str | None = None) -> float:
     return float(1.0 - (penalty * counts).sum() / chance)
 
 
-def _cut(scores: np.ndarray, threshold: Any, grades: list[Any] | None) -> np.ndarray:
-    """A judge's scores cut into grades: a number t gives 0 below t and 1 at or above; increasing edges give the
-    number of edges at or below the score (0 ... len(edges)); with ``grades``, the grade at that position."""
+def _edges(threshold: Any) -> np.ndarray:
+    """``threshold`` as increasing bin edges (a number is one edge), checked."""
     edgy = isinstance(threshold, (Sequence, np.ndarray)) and not isinstance(threshold, (str, bytes))
     if not (is_number(threshold) or edgy):
         raise InvalidParameterError(f"threshold must be a number (score >= threshold: grade 1, else 0) or increasing bin "
@@ -66,14 +65,34 @@ def _cut(scores: np.ndarray, threshold: Any, grades: list[Any] | None) -> np.nda
     if (np.diff(edges) <= 0).any():
         raise InvalidParameterError(f"threshold's bin edges must increase strictly; got {edges.tolist()}.",
                                     parameter="threshold")
+    return edges
+
+
+def check_options(weights: Any, threshold: Any, grades: Any) -> tuple[str | None, np.ndarray | None, list[Any] | None]:
+    """:func:`agreement`'s ``weights``, ``threshold`` (as bin edges) and ``grades`` (as a list of labels), checked
+    before any work (a result's per-query table is read after)."""
+    weights = None if weights is None else check_choice(weights, WEIGHTS, name="weights")
+    edges = None if threshold is None else _edges(threshold)
+    order = None
+    if grades is not None:
+        if isinstance(grades, (str, bytes)) or not isinstance(grades, (Sequence, np.ndarray, pd.Index)) or not len(grades):
+            raise InvalidParameterError(f"grades must be a non-empty list of the grades in order, e.g. [1, 2, 3, 4, 5]; got "
+                                        f"{short_repr(grades, 40)}.", parameter="grades")
+        order = _labels(np.asarray(list(grades), dtype=object), "grades").tolist()
+        if len(set(order)) != len(order):
+            raise InvalidParameterError(f"grades must list each grade once; got {order!r}.", parameter="grades")
+        if edges is not None and len(order) != len(edges) + 1:
+            raise InvalidParameterError(f"threshold's {len(edges)} edges cut the judge into {len(edges) + 1} grades, so "
+                                        f"grades must list {len(edges) + 1}; got {len(order)}: {short_repr(order, 40)}.",
+                                        parameter="grades")
+    return weights, edges, order
+
+
+def _cut(scores: np.ndarray, edges: np.ndarray, grades: list[Any] | None) -> np.ndarray:
+    """A judge's scores cut into grades: with one edge t, 0 below t and 1 at or above; with increasing edges, the
+    number of edges at or below the score (0 ... len(edges)); with ``grades``, the grade at that position."""
     positions = np.searchsorted(edges, scores, side="right")
-    if grades is None:
-        return positions.astype(object)
-    if len(grades) != len(edges) + 1:
-        raise InvalidParameterError(f"threshold's {len(edges)} edges cut the judge into {len(edges) + 1} grades, so grades "
-                                    f"must list {len(edges) + 1}; got {len(grades)}: {short_repr(grades, 40)}.",
-                                    parameter="grades")
-    return np.asarray(grades, dtype=object)[positions]
+    return positions if grades is None else np.asarray(grades, dtype=object)[positions]
 
 
 def _labels(values: np.ndarray, name: str, keys: Keys | None = None, positions: np.ndarray | None = None, *,
@@ -100,15 +119,11 @@ def _labels(values: np.ndarray, name: str, keys: Keys | None = None, positions: 
     return values
 
 
-def _order(judge: np.ndarray, gold: np.ndarray, grades: Any, weights: str | None) -> list[Any]:
-    """The grades in order: ``grades`` as given (every label present must be among them), else the sorted labels."""
+def _order(judge: np.ndarray, gold: np.ndarray, grades: list[Any] | None, weights: str | None) -> list[Any]:
+    """The grades in order: ``grades`` as given (checked; every label present must be among them), else the sorted
+    labels."""
     if grades is not None:
-        if isinstance(grades, (str, bytes)) or not isinstance(grades, (Sequence, np.ndarray, pd.Index)) or not len(grades):
-            raise InvalidParameterError(f"grades must be a non-empty list of the grades in order, e.g. [1, 2, 3, 4, 5]; got "
-                                        f"{short_repr(grades, 40)}.", parameter="grades")
-        order = _labels(np.asarray(list(grades), dtype=object), "grades").tolist()
-        if len(set(order)) != len(order):
-            raise InvalidParameterError(f"grades must list each grade once; got {order!r}.", parameter="grades")
+        order = list(grades)
         listed = set(order)
         for values, name in ((judge, "judge"), (gold, "gold")):
             unknown = [grade for grade in dict.fromkeys(values.tolist()) if grade not in listed]
@@ -210,15 +225,14 @@ def agreement(judge: Any, gold: Any, *, weights: str | None = None, threshold: A
     0      2  0
     1      1  3
     """
-    weights = None if weights is None else check_choice(weights, WEIGHTS, name="weights")
+    weights, edges, order_given = check_options(weights, threshold, grades)
     left, right, keys = aligned(judge, gold)
     present = ~(missing(left) | missing(right))
     left_out = int((~present).sum())
     positions = np.flatnonzero(present)
     left, right = left[present], right[present]
-    order_given = None if grades is None else list(grades)
-    if threshold is not None:
-        left = _cut(numbers_of(left, "judge", keys, positions), threshold, order_given)
+    if edges is not None:
+        left = _cut(numbers_of(left, "judge", keys, positions), edges, order_given)
     left = _labels(left, "judge", keys, positions, hint=" A score is cut into grades by threshold= (a number, or bin edges).")
     right = _labels(right, "gold", keys, positions)
     if not len(left):

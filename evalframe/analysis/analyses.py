@@ -23,8 +23,8 @@ from ..errors import warn
 from ..metrics.registry import DOCUMENT_METRICS, headline_metric
 from ..metrics.trec import parse_measures, swept_measures
 from ..options import AT_K_SETS, MetricOptions, check_at_k, with_options
-from .agreement import Agreement, agreement
-from .ppi import PPIMean, ppi_mean
+from .agreement import Agreement, agreement, check_options as check_agreement
+from .ppi import PPIMean, check_options as check_ppi, ppi_mean
 from .sides import Side, result_values
 from .aggregate import Partial, means, merge_slices
 from .slices import FieldPresence, SliceKey, check_by, check_present
@@ -469,6 +469,7 @@ class MeanAnalyses(Generic[_Table]):
         >>> found.n, found.observed, round(found.kappa, 4)   # 6 of 8 alike, 0.625 by chance: (0.75 - 0.625) / 0.375
         (8, 0.75, 0.3333)
         """
+        check_agreement(weights, threshold, grades)
         judged, golden = result_values(lambda by: self.gathered_query_metrics(node, by, options), node,
                                        {"judge": judge, "gold": gold})
         return agreement(judged, golden, weights=weights, threshold=threshold, grades=grades)
@@ -492,6 +493,7 @@ class MeanAnalyses(Generic[_Table]):
         >>> round(found.estimate, 4), found.n_labeled     # mean(.4, .7, .8, .6, .7) - mean(-.1, .3, .3)
         (0.4733, 3)
         """
+        check_ppi(confidence, lam)
         judged, golden = result_values(lambda by: self.gathered_query_metrics(node, by, options), node,
                                        {"judge": judge, "gold": gold})
         return ppi_mean(judged, golden, confidence=confidence, lam=lam)

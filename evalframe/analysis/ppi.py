@@ -23,7 +23,7 @@ from .._validation import check_number
 from ..errors import InvalidParameterError
 from .sides import aligned, missing, numbers_of
 
-__all__ = ["PPIMean", "ppi_interval", "ppi_mean"]
+__all__ = ["PPIMean", "check_options", "ppi_interval", "ppi_mean"]
 
 
 def ppi_interval(y: np.ndarray, yhat: np.ndarray, yhat_unlabeled: np.ndarray, *, z: float,
@@ -97,12 +97,18 @@ class PPIMean:
         return head + "\n" + self.table.round(4).to_string()
 
 
-def _confidence(value: Any) -> float:
-    confidence = check_number(value, name="confidence")
+def check_options(confidence: Any, lam: Any) -> tuple[float, float | None]:
+    """:func:`ppi_mean`'s ``confidence`` and ``lam`` (None: tuned), checked before any work."""
+    confidence = check_number(confidence, name="confidence")
     if not 0.0 < confidence < 1.0:
         raise InvalidParameterError(f"confidence must lie strictly between 0 and 1, e.g. 0.95; got {confidence}.",
                                     parameter="confidence")
-    return confidence
+    if isinstance(lam, str):
+        if lam != "tuned":
+            raise InvalidParameterError(f"lam must be a number in [0, 1] (1: PPI) or 'tuned' (PPI++); got {lam!r}.",
+                                        parameter="lam")
+        return confidence, None
+    return confidence, check_number(lam, name="lam")
 
 
 def ppi_mean(judge: Any, gold: Any, *, confidence: float = 0.95, lam: float | str = 1.0) -> PPIMean:
@@ -148,14 +154,7 @@ def ppi_mean(judge: Any, gold: Any, *, confidence: float = 0.95, lam: float | st
     >>> round(result.judge_mean, 4)                  # the raw judge mean, biased upwards
     0.7875
     """
-    confidence = _confidence(confidence)
-    if isinstance(lam, str):
-        if lam != "tuned":
-            raise InvalidParameterError(f"lam must be a number in [0, 1] (1: PPI) or 'tuned' (PPI++); got {lam!r}.",
-                                        parameter="lam")
-        weight: float | None = None
-    else:
-        weight = check_number(lam, name="lam")
+    confidence, weight = check_options(confidence, lam)
     left, right, keys = aligned(judge, gold)
     scored = ~missing(left)
     graded = ~missing(right)

@@ -149,14 +149,19 @@ def result_values(table_of: Callable[[list[Any]], pd.DataFrame], node: str, side
     """Each side's per-query values, read from the node's per-query table ``table_of(by)`` (index ``multilabel_id``):
     a metric or declared score by name, ``meta.<field>`` / ``filters.<field>`` (slice keys, read as ``by=``), or a
     Series / dict from ``multilabel_id`` to value (reindexed to the node's queries; one it lacks is refused)."""
+    for side, value in sides.items():  # before the table is read (on Dask: gathered)
+        if not isinstance(value, (str, pd.Series, Mapping)):
+            raise InvalidParameterError(
+                f"{side} must be a metric or score name, 'meta.<field>', or a Series from multilabel_id to value; got "
+                f"{short_repr(value, 40)} of type {type(value).__name__}.", parameter=side)
     keys = [value for value in sides.values() if isinstance(value, str) and value.startswith(("meta.", "filters."))]
     try:
         table = table_of(keys)
-    except EvalframeError as exc:
-        if not keys or not str(exc).startswith("by"):
+    except EvalframeError as exc:  # a slice key's refusal speaks of by=: name the side instead
+        named = next((name for name, value in sides.items() if isinstance(value, str) and repr(value) in str(exc)), None)
+        if named is None or not str(exc).startswith("by"):
             raise
-        side = next(name for name, value in sides.items() if isinstance(value, str) and repr(value) in str(exc))
-        raise type(exc)(f"{side}: {exc}", parameter=side) from None
+        raise type(exc)(f"{named}: {exc}", parameter=named) from None
     labels = {key: table.iloc[:, position] for position, key in enumerate(dict.fromkeys(keys))}
     metrics = [str(c) for c in table.columns[len(labels):]]
     values = []
@@ -170,7 +175,7 @@ def result_values(table_of: Callable[[list[Any]], pd.DataFrame], node: str, side
                 raise InvalidParameterError(
                     f"{side}={value!r} is no metric or score of node {node!r} (its columns: {few_names(metrics, 10)}), "
                     f"nor a 'meta.<field>' or 'filters.<field>'.{did_you_mean(value, metrics)}", parameter=side)
-        elif isinstance(value, (pd.Series, Mapping)):
+        else:
             series = cast(pd.Series, column(value, side))  # a Mapping becomes a Series there
             unknown = series.index.difference(table.index)
             if len(unknown):
@@ -179,10 +184,6 @@ def result_values(table_of: Callable[[list[Any]], pd.DataFrame], node: str, side
                     f"({len(unknown)} such of {len(series)}); index it by the node's multilabel_id "
                     "(result.query_metrics(node).index).", parameter=side)
             values.append(series.reindex(table.index))
-        else:
-            raise InvalidParameterError(
-                f"{side} must be a metric or score name, 'meta.<field>', or a Series from multilabel_id to value; got "
-                f"{short_repr(value, 40)} of type {type(value).__name__}.", parameter=side)
     return values
 
 

@@ -108,6 +108,8 @@ def test_one_grade_only_gives_nan_with_its_reason_as_scikit_learn():
      r"gold holds 2\.5 at index label 'b', which is no grade"),
     ([1, 2], [1, 2], {"weights": "cubic"}, r"weights must be one of \['linear', 'quadratic'\]; got 'cubic'"),
     ([1, 2], [1, 3], {"grades": [1, 2]}, r"gold gives the grade 3, which grades=\[1, 2\] lacks"),
+    ([1, 2], [1, 2], {"grades": "12"}, r"grades must be a non-empty list of the grades in order"),
+    ([1, 2], [1, 2], {"grades": [1, 2, 1.0]}, r"grades must list each grade once; got \[1, 2, 1\]"),
     ([0.2, 0.7], [0, 1], {"threshold": [0.5, 0.4]}, r"threshold's bin edges must increase strictly"),
     ([0.2, 0.7], [0, 1], {"threshold": "0.5"}, r"threshold must be a number"),
     ([0.2, 0.7], [0, 1], {"threshold": [0.3, 0.6], "grades": [0, 1]}, r"grades must list 3"),
@@ -265,6 +267,11 @@ def test_result_sides_that_are_not_there_are_named(graded):
         graded.ppi_mean("Reader", judge="judge", gold=pd.Series({"nope": 1.0}))
     with pytest.raises(InvalidParameterError, match=r"judge must be a metric or score name"):
         graded.agreement("Reader", judge=3, gold="exact_match")
+    # the options are checked before the per-query table is read: the bad weights is named, not the unknown column
+    with pytest.raises(InvalidParameterError, match=r"weights must be one of"):
+        graded.agreement("Reader", judge="nope", gold="exact_match", weights="cubic")
+    with pytest.raises(InvalidParameterError, match=r"lam must be a number in \[0, 1\]"):
+        graded.ppi_mean("Reader", judge="nope", gold="exact_match", lam="best")
 
 
 def test_a_ragas_result_judge_against_its_human_grades():
