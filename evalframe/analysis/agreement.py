@@ -105,7 +105,8 @@ def _labels(values: np.ndarray, name: str, keys: Keys | None = None, positions: 
                else np.fromiter((is_number(v) for v in values), dtype=bool, count=len(values)))
     if numeric.any():
         floats = values[numeric].astype(np.float64)
-        whole = np.isfinite(floats) & (floats == np.round(floats))
+        # whole, and exact as an int64 (a float beyond 2**53 is no grade anyone gives, and would not convert exactly)
+        whole = np.isfinite(floats) & (floats == np.round(floats)) & (np.abs(floats) <= 2.0 ** 53)
         if not whole.all():
             first = int(np.flatnonzero(numeric)[np.flatnonzero(~whole)[0]])
             where = f" at {keys.at(positions, first)}" if keys is not None and positions is not None else ""
@@ -126,12 +127,12 @@ def _order(judge: np.ndarray, gold: np.ndarray, grades: list[Any] | None, weight
         order = list(grades)
         listed = set(order)
         for values, name in ((judge, "judge"), (gold, "gold")):
-            unknown = [grade for grade in dict.fromkeys(values.tolist()) if grade not in listed]
+            unknown = [grade for grade in pd.unique(values).tolist() if grade not in listed]
             if unknown:
                 raise InvalidParameterError(f"{name} gives the grade {unknown[0]!r}, which grades={order!r} lacks.",
                                             parameter=name)
         return order
-    present = list(dict.fromkeys(np.concatenate([judge, gold]).tolist()))
+    present = pd.unique(np.concatenate([judge, gold])).tolist()  # the distinct grades, in C
     kinds = {"number" if is_number(v) else "bool" if isinstance(v, (bool, np.bool_)) else "text" for v in present}
     if len(kinds) > 1:
         raise InvalidParameterError(f"judge and gold mix {' and '.join(sorted(kinds))} grades ({short_repr(present, 50)}); "
