@@ -53,6 +53,8 @@ if TYPE_CHECKING:  # loaded on first use by __getattr__ below; imported here for
     from .present.paper import comparison_table
     from .report.paper import ComparisonTable
     from .report.reports import ComparisonReport
+    from .analysis.agreement import Agreement, agreement
+    from .analysis.ppi import PPIMean, ppi_mean
 
 #: The public names whose modules load pandas (or rapidfuzz and multiprocessing, the evaluators): each is imported
 #: by :func:`__getattr__` when first asked for (PEP 562), so that ``import evalframe`` and the ``evalframe``
@@ -72,6 +74,8 @@ _ON_FIRST_USE = {
     "comparison": ("compare_report",),
     "paper": ("comparison_table",),  # the paper table (present stage: TREC runs are read by evalframe.compare)
     "paper_table": ("ComparisonTable",),
+    "agreement": ("agreement", "Agreement"),  # the judge against the gold
+    "ppi": ("ppi_mean", "PPIMean"),
 }
 #: The subpackages and modules reached as attributes (``evalframe.analysis``) that the package no longer imports itself.
 _SUBPACKAGES = ("analysis", "evaluators", "frames", "io", "present", "report", "result", "schema", "sources")
@@ -133,6 +137,14 @@ if not TYPE_CHECKING:  # hidden from type checkers, which would otherwise take a
             from .report import paper as paper_table
 
             module = paper_table
+        elif name in _ON_FIRST_USE["agreement"]:
+            from .analysis import agreement as agreement_module
+
+            module = agreement_module
+        elif name in _ON_FIRST_USE["ppi"]:
+            from .analysis import ppi
+
+            module = ppi
         elif name in _SUBPACKAGES:  # ``import evalframe`` then ``evalframe.analysis``: as when the package imported them
             return importlib.import_module(f".{name}", __name__)
         else:
@@ -150,6 +162,7 @@ def __dir__() -> list[str]:
 __all__ = [
     "ANSWER_METRICS",
     "ANSWER_SCOPES",
+    "Agreement",
     "Answer",
     "ComparisonReport",
     "ComparisonTable",
@@ -168,6 +181,7 @@ __all__ = [
     "MatchingOptions",
     "MetricOptions",
     "MultiLabel",
+    "PPIMean",
     "RecallMode",
     "Report",
     "RetrievalNDCGAny",
@@ -180,6 +194,7 @@ __all__ = [
     "TableCell",
     "UnknownNodeError",
     "__version__",
+    "agreement",
     "compare",
     "compare_report",
     "comparison_table",
@@ -189,6 +204,7 @@ __all__ = [
     "load_demo_runs",
     "optimize_fusion",
     "power",
+    "ppi_mean",
     "print_eval_report",
     "read_runs",
     "score_measure",

@@ -454,6 +454,10 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
                               opts.eval_mode, complete, duplicates)
         return labelled(table, self._store.view(node), keys, where=f"node {node!r}")
 
+    def gathered_query_metrics(self, node: str, by: list[SliceKey], options: Mapping[str, Any]) -> pd.DataFrame:
+        """``query_metrics(node, by=by, **options)``: the per-query table that ``agreement`` and ``ppi_mean`` read."""
+        return self.query_metrics(node, by=by or None, **options)
+
     @_fresh
     @with_options(MetricOptions, positional=("self", "node", "row_type", *MetricOptions.names()))
     def query_table(self, node: str, row_type: str, **options: Any) -> pd.DataFrame | None:

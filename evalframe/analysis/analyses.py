@@ -23,6 +23,9 @@ from ..errors import warn
 from ..metrics.registry import DOCUMENT_METRICS, headline_metric
 from ..metrics.trec import parse_measures, swept_measures
 from ..options import AT_K_SETS, MetricOptions, check_at_k, with_options
+from .agreement import Agreement, agreement, check_options as check_agreement
+from .ppi import PPIMean, check_options as check_ppi, ppi_mean
+from .sides import Side, result_values
 from .aggregate import Partial, means, merge_slices
 from .slices import FieldPresence, SliceKey, check_by, check_present
 
@@ -122,6 +125,10 @@ class MeanAnalyses(Generic[_Table]):
         raise NotImplementedError
 
     # ------------------------------------------------------------------ written once
+    def gathered_query_metrics(self, node: str, by: list[SliceKey], options: Mapping[str, Any]) -> pd.DataFrame:
+        """``query_metrics(node, by=by, **options)`` as one pandas table (on Dask: the partitions' gathered)."""
+        raise NotImplementedError
+
     def headline_metric(self, node: str) -> str:
         """The metric a node is summed up by in reports, plots and the CLI: f1 for answer nodes, else recall_single_hit.
 
@@ -437,3 +444,56 @@ class MeanAnalyses(Generic[_Table]):
                  "ones; complete=True evaluates the judged queries without retrieved documents); every mean is 0.0.")
             return {str(name): 0.0 for name in found.sums.index}
         return means(found)  # each measure's aggregation (the registry's), in memory and on Dask alike
+
+    # ------------------------------------------------------------------ the judge against the gold
+    def agreement(self, node: str, *, judge: Side, gold: Side, weights: str | None = None, threshold: Any = None,
+                  grades: Sequence[Any] | None = None, **options: Any) -> Agreement:
+        """A judge's grades against the gold's on one node's queries: :func:`evalframe.agreement` of two columns.
+
+        ``judge`` and ``gold`` each name a column of :meth:`query_metrics` (a metric such as ``"exact_match"``, or a
+        declared score such as ``"faithfulness"``), a ``"meta.<field>"`` (``"filters.<field>"``) read as
+        ``sliced_metrics``' ``by=``, or are a Series (dict) from ``multilabel_id`` to value. A query missing either
+        is left out. ``weights``, ``threshold`` and ``grades`` are :func:`evalframe.agreement`'s; the other keyword
+        arguments (``simulated_top_k_reader``, ...) :meth:`query_metrics`'. On Dask the per-query table is gathered
+        to the client (one row per query).
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from evalframe import load_demo_result
+        >>> result = load_demo_result()
+        >>> ids = result.query_metrics("Reader").index
+        >>> result.add_scores("Reader", pd.DataFrame({"multilabel_id": ids,
+        ...                   "judge": [0.9, 0.8, 0.4, 0.7, 0.3, 0.8, 0.6, 0.7]}))
+        >>> found = result.agreement("Reader", judge="judge", gold="exact_match", threshold=0.5)
+        >>> found.n, found.observed, round(found.kappa, 4)   # 6 of 8 alike, 0.625 by chance: (0.75 - 0.625) / 0.375
+        (8, 0.75, 0.3333)
+        """
+        check_agreement(weights, threshold, grades)
+        judged, golden = result_values(lambda by: self.gathered_query_metrics(node, by, options), node,
+                                       {"judge": judge, "gold": gold})
+        return agreement(judged, golden, weights=weights, threshold=threshold, grades=grades)
+
+    def ppi_mean(self, node: str, *, judge: Side, gold: Side, confidence: float = 0.95, lam: float | str = 1.0,
+                 **options: Any) -> PPIMean:
+        """The judge's mean on one node corrected by the queries with gold (NaN elsewhere): :func:`evalframe.ppi_mean`
+        of two columns, named as in :meth:`agreement` (a human grade attached to some queries by
+        ``add_scores``, or a ``meta.<field>`` that only the graded queries have).
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from evalframe import load_demo_result
+        >>> result = load_demo_result()
+        >>> ids = result.query_metrics("Reader").index
+        >>> result.add_scores("Reader", pd.DataFrame({"multilabel_id": ids,
+        ...                   "judge": [0.9, 0.8, 0.4, 0.7, 0.3, 0.8, 0.6, 0.7],
+        ...                   "human": [1.0, 0.5, None, None, 0.0, None, None, None]}))
+        >>> found = result.ppi_mean("Reader", judge="judge", gold="human")
+        >>> round(found.estimate, 4), found.n_labeled     # mean(.4, .7, .8, .6, .7) - mean(-.1, .3, .3)
+        (0.4733, 3)
+        """
+        check_ppi(confidence, lam)
+        judged, golden = result_values(lambda by: self.gathered_query_metrics(node, by, options), node,
+                                       {"judge": judge, "gold": gold})
+        return ppi_mean(judged, golden, confidence=confidence, lam=lam)

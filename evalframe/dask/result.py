@@ -350,6 +350,11 @@ class DaskEvaluationResult(MeanAnalyses[Any]):
         table = whole.iloc[order].drop(columns=["__group__", "__key__"])
         return table if len(table.columns) else table.set_axis(pd.RangeIndex(0), axis=1)  # no metric: as in memory
 
+    def gathered_query_metrics(self, node: str, by: list[SliceKey], options: Mapping[str, Any]) -> pd.DataFrame:
+        """``query_metrics(node, by=by, compute=True, **options)``: the per-query table gathered to the client (one row
+        per query), which ``agreement`` and ``ppi_mean`` read."""
+        return self.query_metrics(node, by=by or None, compute=True, **options)
+
     def _frame(self, work: Callable[..., pd.DataFrame | None], *args: Any, retriever: tuple[str, str, str] | None = None) -> Any:
         """A Dask DataFrame of ``work``'s per-partition tables (its meta from partition 0's empty head)."""
         import dask.dataframe as dd
