@@ -246,9 +246,10 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
     def add_scores(self, node: str, table: pd.DataFrame | Mapping[str, Mapping[str, float]], *,
                    direction: str | Mapping[str, str] = "higher",
                    bounds: tuple[float, float] | None | Mapping[str, tuple[float, float] | None] = None,
-                   description: str | Mapping[str, str] = "") -> None:
+                   description: str | Mapping[str, str] = "", repetition: str | None = None) -> None:
         node = self.check_node(node)
-        self[node], declared = attach_scores(self[node], table, declared_by(direction, bounds, description), node=node)
+        self[node], declared = attach_scores(self[node], table, declared_by(direction, bounds, description), node=node,
+                                             repetition=repetition)
         self.scores = {**self.declared_scores(), **declared}
 
     add_scores.__doc__ = ADD_SCORES  # frames/scores.py, beside the checks it describes
