@@ -1,7 +1,7 @@
 """Repeated judge runs: a score given k times per query, kept as its k values (``docs/scores.md#repeated-judge-runs``).
 
 A score with repetitions lives in a node's frame as two columns: ``repeats.<name>``, on every row of a query the list
-of its values (floats, in the order given; an empty list or None: none), and ``scores.<name>``, their mean (float64,
+of its values (floats, in the order given; None: none), and ``scores.<name>``, their mean (float64,
 NaN without a value), which every analysis reads. The mean is derived from the list whenever the score is read
 (:func:`repeat_means`), so a frame whose ``scores.<name>`` was changed by hand and no longer is the mean of its
 ``repeats.<name>`` is refused, named, rather than one of them silently winning.

@@ -370,6 +370,7 @@ def by_repetition(read: ScoreTable) -> ScoreTable:
         lengths = np.bincount(codes[order][kept], minlength=groups).astype(np.int64)
         means[name] = repeat_means(ordered[kept], lengths)
         lists[name] = as_lists(ordered[kept], lengths)
+        lists[name][lengths == 0] = None  # a query without a value: none, as a query the table lacks
     return ScoreTable(read.by, read.keys[firsts], None, None, None, means, _Picked(read.labels, firsts),
                       None, lists)
 
