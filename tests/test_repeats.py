@@ -231,10 +231,11 @@ def test_bad_runs_repetitions_are_named(tmp_path):
                                         r"number .*got 'high'"):
         read_runs(runs_file(tmp_path, [[0.5, "high"], None, None, None]))
     labels, outputs = read_runs(runs_file(tmp_path, [[0.5, 0.7], 0.4, None, None]))
-    with pytest.raises(InvalidParameterError, match=r"labels\[1\].scores\['Generator'\]\['judge'\]: the score is given "
-                                                    r"as a list of repetitions by other entries but as 0.4 here"):
+    with pytest.raises(InvalidParameterError, match=r"labels\[0\].scores\['Generator'\]\['judge'\] gives a list of "
+                                                    r"repetitions \(\[0.5, 0.7\]\) and labels\[1\].scores\['Generator'\]"
+                                                    r"\['judge'\] one value \(0.4\)"):
         EvaluationResult.from_runs(labels, outputs, progress=False)
-    with pytest.raises(InvalidParameterError, match=r"runs.jsonl:2.*the score is given as a list of repetitions"):
+    with pytest.raises(InvalidParameterError, match=r"runs.jsonl:1.* gives a list of repetitions .*runs.jsonl:2"):
         read_runs_file(runs_file(tmp_path, [[0.5, 0.7], 0.4, None, None]), progress=False)
 
 

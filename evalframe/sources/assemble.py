@@ -283,11 +283,12 @@ def _repetitions_table(name: str, values: Sequence[Any], ids: Any, where: Callab
     listed = cells.map(is_repetitions).to_numpy(dtype=bool)
     numbers = np.flatnonzero(~listed & cells.notna().to_numpy(dtype=bool))
     if len(numbers):
-        i = int(numbers[0])
+        i, j = int(numbers[0]), int(np.flatnonzero(listed)[0])
         raise InvalidParameterError(
-            f"{where(i)}: the score is given as a list of repetitions by other entries but as "
-            f"{short_repr(values[i])} here; give every entry's value as a list (one number per repetition, [] or "
-            "None: none).", parameter="scores")
+            f"{where(j)} gives a list of repetitions ({short_repr(values[j])}) and {where(i)} one value "
+            f"({short_repr(values[i])}): a score is given either as a list per query (repeated judge runs: one number "
+            "per repetition; None: none) or as one number per query; give every entry's value in one form.",
+            parameter="scores")
     sizes = np.zeros(len(cells), dtype=np.int64)
     sizes[listed] = cells[listed].map(len).to_numpy(dtype=np.int64)
     flat = np.fromiter((v for cell in cells[listed] for v in cell), dtype=object, count=int(sizes.sum()))
