@@ -25,7 +25,7 @@ import pandas as pd
 
 from . import _validation as check
 from .analysis.examples import Examples, examples_of, with_measures, worst_examples
-from .analysis.repeats import judge_noise_table, pass_at_k_of
+from .analysis.repeats import RepeatedScores, Repetitions, frame_repetitions
 from .analysis.aggregate import Partial, partial, slice_partial
 from .analysis.analyses import MeanAnalyses, MetricKey, SlicePiece
 from .analysis.slices import SliceKey, beside, labelled, query_attributes, query_keys
@@ -107,7 +107,7 @@ def _built_by(read: Callable[_P, Built], name: str) -> classmethod[EvaluationRes
 _RETURNS_BUILT = re.compile(r"(Returns\n\s*-------\n)( *)Built\n(?:\2 .*\n)*")
 
 
-class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
+class EvaluationResult(MeanAnalyses[pd.DataFrame], RepeatedScores, Mapping):
     """The evaluation of a pipeline: one DataFrame per node, in Haystack 1.x's schema.
 
     Behaves like a read-only dict of node name -> DataFrame (``result["Reader"]``, ``in``,
@@ -255,73 +255,14 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
 
     add_scores.__doc__ = ADD_SCORES  # frames/scores.py, beside the checks it describes
 
-    def _node_scores(self, node: str, score: str | None) -> tuple[str, dict[str, Metric]]:
-        node = self.check_node(node)
-        found = node_scores(self[node].columns, self.declared_scores(), where=f"node {node!r}")
-        if score is None:
-            return node, found
-        if score not in found:
-            raise InvalidParameterError(f"score {score!r} is no score of node {node!r} (its scores: {list(found)}).",
-                                        parameter="score")
-        return node, {score: found[score]}
+    def score_repetitions(self, node: str, names: Sequence[str], eval_mode: str) -> dict[str, Repetitions]:
+        return frame_repetitions(self[node], names, node=node, eval_mode=eval_mode)
 
-    def judge_noise(self, node: str, score: str | None = None, *, eval_mode: str = "integrated") -> pd.DataFrame:
-        """How much of a score's spread is the judge's noise (repeated judge runs) and how much the queries'.
+    def _node_score_names(self, node: str) -> list[str]:
+        return list(node_scores(self[node].columns, self.declared_scores(), where=f"node {node!r}"))
 
-        One row per score of ``node`` (or ``score``): ``queries`` and ``repetitions`` (values), ``k_min`` /
-        ``k_max`` (repetitions per query), ``mean`` (of the per-query means, as ``calculate_metrics`` gives it),
-        ``between_variance`` (between queries), ``within_variance`` (between repetitions of one query: the
-        judge's noise), ``noise_share`` (within / (between + within)), ``icc`` (ICC(1)) and ``judge_se`` (the
-        standard error the judge's noise puts on the mean); a one-way random-effects decomposition
-        (:mod:`evalframe.analysis.repeats`, ``docs/statistics.md#repeated-judge-runs``). A score without
-        repetitions has k = 1 and no within variance (NaN).
-
-        Examples
-        --------
-        >>> import pandas as pd
-        >>> from evalframe import load_demo_result
-        >>> result = load_demo_result()
-        >>> ids = result.query_metrics("Reader").index[:2].tolist()
-        >>> runs = pd.DataFrame({"multilabel_id": [ids[0]] * 2 + [ids[1]] * 2, "run": [1, 2, 1, 2],
-        ...                      "judge": [1.0, 3.0, 4.0, 6.0]})
-        >>> result.add_scores("Reader", runs, repetition="run")
-        >>> result.judge_noise("Reader").loc["judge", ["between_variance", "within_variance"]].tolist()
-        [3.5, 2.0]
-        """
-        node, found = self._node_scores(node, score)
-        check.check_choice(eval_mode, EVAL_MODES, name="eval_mode")
-        return judge_noise_table(self[node], found, node=node, eval_mode=eval_mode)
-
-    def pass_at_k(self, node: str, score: str, threshold: float, k: int | None = None, *,
-                  eval_mode: str = "integrated") -> dict[str, float]:
-        """pass@k and pass^k of a score given several times per query (repeated judge runs).
-
-        pass@k: the share of queries where at least one of k repetitions reaches ``threshold`` (``>=``; ``<=`` for
-        a lower-is-better score); pass^k: the share where all k do. A query with n > k repetitions, c of them
-        passing, counts the unbiased estimates ``1 - C(n - c, k) / C(n, k)`` and ``C(c, k) / C(n, k)`` (Chen et al.
-        2021; tau-bench's pass^k). ``k`` (default: the fewest repetitions of a query) may not exceed any query's
-        n; queries without a value are left out.
-
-        Returns
-        -------
-        dict
-            ``{"k": k, "queries": queries counted, "pass@k": ..., "pass^k": ...}``.
-
-        Examples
-        --------
-        >>> import pandas as pd
-        >>> from evalframe import load_demo_result
-        >>> result = load_demo_result()
-        >>> ids = result.query_metrics("Reader").index[:2].tolist()
-        >>> runs = pd.DataFrame({"multilabel_id": [ids[0]] * 3 + [ids[1]] * 3, "run": [1, 2, 3] * 2,
-        ...                      "judge": [1.0, 0.0, 1.0, 0.0, 0.0, 0.0]})
-        >>> result.add_scores("Reader", runs, repetition="run")
-        >>> result.pass_at_k("Reader", "judge", threshold=1.0, k=2)   # q1: 1 - C(1,2)/C(3,2) = 1, C(2,2)/C(3,2)
-        {'k': 2, 'queries': 2, 'pass@k': 0.5, 'pass^k': 0.16666666666666666}
-        """
-        node, found = self._node_scores(node, score)
-        check.check_choice(eval_mode, EVAL_MODES, name="eval_mode")
-        return pass_at_k_of(self[node], found[score], threshold, k, node=node, eval_mode=eval_mode)
+    def _declarations(self) -> Mapping[str, Metric]:
+        return self.declared_scores()
 
     def __repr__(self) -> str:
         nodes = ", ".join(f"{node}: {self.node_results.n_rows(node)} rows" for node in self.node_results)

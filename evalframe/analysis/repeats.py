@@ -16,16 +16,20 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from .._validation import check_choice
+from ..columns import EVAL_MODES
 from ..errors import InvalidParameterError
 from ..frames.repeats import query_repetitions
 from ..metrics.registry import Metric
 
-__all__ = ["noise_decomposition", "pass_estimates", "judge_noise_table", "pass_at_k_of", "NOISE_COLUMNS"]
+__all__ = ["noise_decomposition", "pass_estimates", "judge_noise_table", "pass_at_k_of", "NOISE_COLUMNS",
+           "Repetitions", "frame_repetitions", "joined", "check_pass_options", "RepeatedScores"]
 
 #: The columns of ``judge_noise``, in order.
 NOISE_COLUMNS = ("queries", "repetitions", "k_min", "k_max", "mean", "between_variance", "within_variance",
@@ -105,13 +109,33 @@ def pass_estimates(lengths: np.ndarray, passed: np.ndarray, k: int) -> tuple[np.
     return 1.0 - none_pass, all_pass
 
 
-def judge_noise_table(frame: pd.DataFrame, scores: dict[str, Metric], *, node: str,
-                      eval_mode: str = "integrated") -> pd.DataFrame:
-    """``EvaluationResult.judge_noise``'s table: one row per score of ``scores`` (the node's), :data:`NOISE_COLUMNS`."""
-    rows = {}
-    for name in scores:
-        _, values, lengths = query_repetitions(frame, name, eval_mode=eval_mode, where=f"node {node!r}")
-        rows[name] = noise_decomposition(values, lengths)
+#: One score's repetitions: the queries (multilabel_ids), their values one query after another and how many each has.
+Repetitions = tuple[pd.Index, np.ndarray, np.ndarray]
+
+
+def frame_repetitions(frame: pd.DataFrame, names: Sequence[str], *, node: str,
+                      eval_mode: str = "integrated") -> dict[str, Repetitions]:
+    """The repetitions of each score of ``names`` in a node's ``frame``
+    (:func:`~evalframe.frames.repeats.query_repetitions`)."""
+    return {name: query_repetitions(frame, name, eval_mode=eval_mode, where=f"node {node!r}") for name in names}
+
+
+def joined(pieces: Sequence[Mapping[str, Repetitions]], names: Sequence[str]) -> dict[str, Repetitions]:
+    """Partitions' repetitions (each query in one partition) as one per score."""
+    out: dict[str, Repetitions] = {}
+    for name in names:
+        found = [piece[name] for piece in pieces if name in piece]
+        if not found:
+            out[name] = (pd.Index([], dtype=object), np.zeros(0), np.zeros(0, dtype=np.int64))
+            continue
+        out[name] = (pd.Index(np.concatenate([f[0].to_numpy(dtype=object) for f in found]), dtype=object),
+                     np.concatenate([f[1] for f in found]), np.concatenate([f[2] for f in found]))
+    return out
+
+
+def judge_noise_table(repetitions: Mapping[str, Repetitions]) -> pd.DataFrame:
+    """``judge_noise``'s table: one row per score, :data:`NOISE_COLUMNS`."""
+    rows = {name: noise_decomposition(values, lengths) for name, (_, values, lengths) in repetitions.items()}
     table = pd.DataFrame.from_dict(rows, orient="index", columns=list(NOISE_COLUMNS))
     for column in ("queries", "repetitions"):
         table[column] = table[column].astype(np.int64)
@@ -127,25 +151,30 @@ def _threshold(threshold: Any) -> float:
     return float(threshold)
 
 
-def pass_at_k_of(frame: pd.DataFrame, metric: Metric, threshold: Any, k: Any = None, *, node: str,
-                 eval_mode: str = "integrated") -> dict[str, float]:
-    """``EvaluationResult.pass_at_k``: ``{"k", "queries", "pass@k", "pass^k"}`` of score ``metric`` in ``frame``."""
+def check_pass_options(metric: Metric, threshold: Any, k: Any) -> float:
+    """Refuse a threshold that is no finite number, a k that is no integer >= 1 and a score without direction
+    (before any task runs); the threshold as a float."""
     limit = _threshold(threshold)
+    if k is not None and (isinstance(k, (bool, np.bool_)) or not isinstance(k, numbers.Integral) or k < 1):
+        raise InvalidParameterError(f"pass_at_k: k must be an integer >= 1 (the repetitions drawn per query); got "
+                                    f"{k!r}.", parameter="k")
     if metric.direction not in ("higher", "lower"):
         raise InvalidParameterError(f"pass_at_k: score {metric.name!r} is declared direction={metric.direction!r}: "
                                     "neither way is better, so no value passes a threshold.", parameter="score")
-    ids, values, lengths = query_repetitions(frame, metric.name, eval_mode=eval_mode, where=f"node {node!r}")
+    return limit
+
+
+def pass_at_k_of(repetitions: Repetitions, metric: Metric, threshold: Any, k: Any = None, *,
+                 node: str) -> dict[str, Any]:
+    """``pass_at_k``: ``{"k", "queries", "pass@k", "pass^k"}`` of score ``metric`` from its repetitions."""
+    limit = check_pass_options(metric, threshold, k)
+    ids, values, lengths = repetitions
     have = lengths > 0
     if not have.any():
         raise InvalidParameterError(f"pass_at_k: score {metric.name!r} of node {node!r} has no value.",
                                     parameter="score")
     smallest = int(lengths[have].min())
-    if k is None:
-        k = smallest
-    if isinstance(k, (bool, np.bool_)) or not isinstance(k, numbers.Integral) or k < 1:
-        raise InvalidParameterError(f"pass_at_k: k must be an integer >= 1 (the repetitions drawn per query); got "
-                                    f"{k!r}.", parameter="k")
-    k = int(k)
+    k = smallest if k is None else int(k)
     short = np.flatnonzero(have & (lengths < k))
     if len(short):
         i = int(short[0])
@@ -158,3 +187,91 @@ def pass_at_k_of(frame: pd.DataFrame, metric: Metric, threshold: Any, k: Any = N
     passed = np.bincount(owner, weights=reached.astype(np.float64), minlength=len(lengths))
     at_least_one, every = pass_estimates(lengths[have], passed[have], k)
     return {"k": k, "queries": int(have.sum()), "pass@k": float(at_least_one.mean()), "pass^k": float(every.mean())}
+
+
+class RepeatedScores:
+    """``judge_noise`` and ``pass_at_k``, written once for the result classes; a class provides
+    :meth:`score_repetitions` and :meth:`_node_score_names` (and ``check_node``, ``scores``)."""
+
+    def score_repetitions(self, node: str, names: Sequence[str], eval_mode: str) -> dict[str, Repetitions]:
+        """Each score of ``names``' repetitions in ``node`` (checked), over the whole result."""
+        raise NotImplementedError
+
+    def _repeated_scores(self, node: str, score: str | None) -> tuple[str, dict[str, Metric]]:
+        node = self.check_node(node)  # type: ignore[attr-defined]
+        held = set(self._node_score_names(node))
+        found = {name: metric for name, metric in self._declarations().items() if name in held}
+        if score is None:
+            return node, found
+        if score not in found:
+            raise InvalidParameterError(f"score {score!r} is no score of node {node!r} (its scores: {list(found)}).",
+                                        parameter="score")
+        return node, {score: found[score]}
+
+    def _node_score_names(self, node: str) -> list[str]:
+        """The scores the node's frames hold (a ``scores.<name>`` column)."""
+        raise NotImplementedError
+
+    def _declarations(self) -> Mapping[str, Metric]:
+        """The declared scores (``result.scores``)."""
+        return self.scores  # type: ignore[attr-defined,no-any-return]
+
+    def judge_noise(self, node: str, score: str | None = None, *, eval_mode: str = "integrated") -> pd.DataFrame:
+        """How much of a score's spread is the judge's noise (repeated judge runs) and how much the queries'.
+
+        One row per score of ``node`` (or ``score``): ``queries`` and ``repetitions`` (values), ``k_min`` /
+        ``k_max`` (repetitions per query), ``mean`` (of the per-query means, as ``calculate_metrics`` gives it),
+        ``between_variance`` (between queries), ``within_variance`` (between repetitions of one query: the
+        judge's noise), ``noise_share`` (within / (between + within)), ``icc`` (ICC(1)) and ``judge_se`` (the
+        standard error the judge's noise puts on the mean); a one-way random-effects decomposition
+        (:mod:`evalframe.analysis.repeats`, ``docs/statistics.md#repeated-judge-runs``). A score without
+        repetitions has k = 1 and no within variance (NaN).
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from evalframe import load_demo_result
+        >>> result = load_demo_result()
+        >>> ids = result.query_metrics("Reader").index[:2].tolist()
+        >>> runs = pd.DataFrame({"multilabel_id": [ids[0]] * 2 + [ids[1]] * 2, "run": [1, 2, 1, 2],
+        ...                      "judge": [1.0, 3.0, 4.0, 6.0]})
+        >>> result.add_scores("Reader", runs, repetition="run")
+        >>> result.judge_noise("Reader").loc["judge", ["between_variance", "within_variance"]].tolist()
+        [3.5, 2.0]
+        """
+        check_choice(eval_mode, EVAL_MODES, name="eval_mode")
+        node, found = self._repeated_scores(node, score)
+        return judge_noise_table(self.score_repetitions(node, list(found), eval_mode))
+
+    def pass_at_k(self, node: str, score: str, threshold: float, k: int | None = None, *,
+                  eval_mode: str = "integrated") -> dict[str, Any]:
+        """pass@k and pass^k of a score given several times per query (repeated judge runs).
+
+        pass@k: the share of queries where at least one of k repetitions reaches ``threshold`` (``>=``; ``<=`` for
+        a lower-is-better score); pass^k: the share where all k do. A query with n > k repetitions, c of them
+        passing, counts the unbiased estimates ``1 - C(n - c, k) / C(n, k)`` and ``C(c, k) / C(n, k)`` (Chen et al.
+        2021; tau-bench's pass^k). ``k`` (default: the fewest repetitions of a query) may not exceed any query's
+        n; queries without a value are left out.
+
+        Returns
+        -------
+        dict
+            ``{"k": k, "queries": queries counted, "pass@k": ..., "pass^k": ...}``.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from evalframe import load_demo_result
+        >>> result = load_demo_result()
+        >>> ids = result.query_metrics("Reader").index[:2].tolist()
+        >>> runs = pd.DataFrame({"multilabel_id": [ids[0]] * 3 + [ids[1]] * 3, "run": [1, 2, 3] * 2,
+        ...                      "judge": [1.0, 0.0, 1.0, 0.0, 0.0, 0.0]})
+        >>> result.add_scores("Reader", runs, repetition="run")
+        >>> result.pass_at_k("Reader", "judge", threshold=1.0, k=2)   # q1: 1 - C(1,2)/C(3,2) = 1, C(2,2)/C(3,2)
+        {'k': 2, 'queries': 2, 'pass@k': 0.5, 'pass^k': 0.16666666666666666}
+        """
+        check_choice(eval_mode, EVAL_MODES, name="eval_mode")
+        node, found = self._repeated_scores(node, score)
+        check_pass_options(found[score], threshold, k)  # before any task
+        return pass_at_k_of(self.score_repetitions(node, [score], eval_mode)[score], found[score], threshold, k,
+                            node=node)
