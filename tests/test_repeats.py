@@ -9,7 +9,6 @@ import json
 import math
 from fractions import Fraction
 
-import numpy as np
 import pandas as pd
 import pytest
 

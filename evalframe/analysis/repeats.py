@@ -214,7 +214,7 @@ class RepeatedScores:
 
     def _declarations(self) -> Mapping[str, Metric]:
         """The declared scores (``result.scores``)."""
-        return self.scores  # type: ignore[attr-defined,no-any-return]
+        return self.scores  # type: ignore[attr-defined]
 
     def judge_noise(self, node: str, score: str | None = None, *, eval_mode: str = "integrated") -> pd.DataFrame:
         """How much of a score's spread is the judge's noise (repeated judge runs) and how much the queries'.

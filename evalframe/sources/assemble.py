@@ -265,7 +265,7 @@ def _attach_entry_scores(frames: dict[str, pd.DataFrame], labels: Sequence[Any],
             table = _one_row_per_query(table[table["multilabel_id"].notna()], node, names)
             frames[node], attached = attach_scores(frames[node], table, declare, node=node, naming=entry)
             declared.update(attached)
-        for name, long in repeated.items():
+        for long in repeated.values():
             frames[node], attached = attach_scores(frames[node], long, declare, node=node, naming=entry,
                                                    repetition=_REPETITION)
             declared.update(attached)

@@ -107,7 +107,7 @@ def repeated_columns(table: Table, repeats: Any) -> dict[str, list[str]]:
     >>> repeated_columns(table, {"f": ["f_1", "f_3"]})
     Traceback (most recent call last):
     ...
-    evalframe.errors.InvalidParameterError: repeats['f'] names column 'f_3', which is no column of dataset_or_path; ...
+    evalframe.errors.InvalidParameterError: repeats['f'] names column 'f_3', which is no column of df; ... Did you mean 'f_2'?
     """
     if repeats is None:
         return {}
@@ -227,14 +227,22 @@ def ragas_mapping(table: Table, *, scores: Any = None, meta: Sequence[str] | Non
     return mapping, {names[column]: measure for column, measure in declared.items()}
 
 
+def _cell_of(table: Table, column: str) -> Callable[[int], str]:
+    """How errors name row ``i``'s cell of ``column``."""
+    def cell(i: int) -> str:
+        return f"{table.wheres[i]}, column {column!r}"
+
+    return cell
+
+
 def with_repetitions(table: Table, records: list[Record], repeated: Mapping[str, Sequence[str]]) -> list[Record]:
     """Each record with its repetitions of each score of ``repeated`` (``{score: [column per repetition]}``) as a
     list among its scores, every cell read by the rule of a score's value (one that is no number named by row and
     column)."""
     lists: dict[str, list[list[float]]] = {}
     for name, columns in repeated.items():
-        read = [score_values(_cells(table, column), where=lambda i, c=column: f"{table.wheres[i]}, column {c!r}",
-                             error=EvalframeError) for column in columns]
+        read = [score_values(_cells(table, column), where=_cell_of(table, column), error=EvalframeError)
+                for column in columns]
         lists[name] = np.column_stack(read).tolist()
     return [replace(record, scores={**(record.scores or {}), **{name: rows[i] for name, rows in lists.items()}})
             for i, record in enumerate(records)]

@@ -101,7 +101,7 @@ class Record:
     gold_contexts: Sequence[str] | None = None
     gold_answers: Sequence[str] | None = None
     meta: Mapping[str, Any] | None = None
-    scores: Mapping[str, float] | None = None
+    scores: Mapping[str, float | Sequence[float]] | None = None
     id: str | None = None
 
 
@@ -367,8 +367,9 @@ def _score_values(records: Sequence[Record], names: Mapping[str, str]) -> dict[s
             if not isinstance(name, str) or not name:
                 raise EvalframeError(f"{record.where}: a score name must be a non-empty string; got {name!r}.")
             if is_repetitions(value):  # repeated judge runs: a list of the score's values (docs/scores.md)
+                listed: Sequence[Any] = value  # type: ignore[assignment]
                 number: Any = [score_value(v, where=f"{record.where}: score {name!r}, repetition {j}",
-                                           error=EvalframeError) for j, v in enumerate(value, start=1)]
+                                           error=EvalframeError) for j, v in enumerate(listed, start=1)]
             else:
                 number = score_value(value, where=f"{record.where}: score {name!r}", error=EvalframeError)
             columns.setdefault(name, [math.nan] * len(records))[index] = number
