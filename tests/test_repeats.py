@@ -252,3 +252,14 @@ def test_bad_pass_at_k_parameters_are_named():
     counted = repeated([[1.0], [2.0]], direction="none")
     with pytest.raises(InvalidParameterError, match=r"declared direction='none': neither way is better"):
         counted.pass_at_k("Generator", "judge", threshold=1.0)
+
+
+def test_the_report_says_the_judge_noise_of_a_score_with_repetitions():
+    result = repeated([[1.0, 2.0, 3.0], [4.0, 6.0], [5.0]])  # the unbalanced case above: 88/283 noise, ICC 195/283
+    report = result.report(charts=False)
+    line = ("judge of Generator: the mean of 1 to 3 judge runs per query (6 values); the judge's noise is 31.1% of a "
+            "judgement's variance (ICC(1) 0.689), a standard error of 0.5212 on the mean.")
+    assert f"[judge runs] {line}" in report.text
+    assert line in report.markdown and line.replace("'", "&#x27;") in report.html
+    assert report.to_dict()["repeats"] == line
+    assert repeated([[1.0], [2.0]]).report(charts=False).to_dict()["repeats"] == ""  # one run each: nothing to say
