@@ -146,6 +146,10 @@ class DaskEvaluationResult(MeanAnalyses[Any], RepeatedScores):
         self.rows: dict[str, int] = {node: int(entry["rows"]) for node, entry in manifest["nodes"].items()}
         self.matching: dict[str, Any] = dict(manifest.get("matching") or {})
         self.scores: dict[str, Metric] = scores_of_manifest(dict(manifest), path)
+        self._score_names: dict[str, list[str]] = {  # each node's scores.<name> columns, as its parts record them
+            node: list(dict.fromkeys(score_columns([column["name"] for part in entry["parts"]
+                                                    for column in part["columns"]])))
+            for node, entry in manifest["nodes"].items()}
         self.skipped: tuple[Skipped, ...] = skipped_of_manifest(dict(manifest), path)  # queries its source left out
         self._client = client
         self._row_kinds: dict[str, set[tuple[str, str]]] | None = None
@@ -251,10 +255,7 @@ class DaskEvaluationResult(MeanAnalyses[Any], RepeatedScores):
         return joined([piece for piece in pieces if piece is not None], names)
 
     def _node_score_names(self, node: str) -> list[str]:
-        names: dict[str, None] = {}
-        for part in self.map_partitions(_partition_score_names, node, nodes=[node]):
-            names.update(dict.fromkeys(part))
-        return list(names)
+        return list(self._score_names.get(node, []))
 
     def check_options(self, keywords: Mapping[str, Any], *, passed_to: str) -> MetricOptions:
         """The call's options, checked (the threshold's default is the recorded one, which each task reads)."""
@@ -747,8 +748,3 @@ def _partition_repetitions(result: EvaluationResult, keys: Any, node: str, names
     if node not in result:
         return None
     return frame_repetitions(result[node], names, node=node, eval_mode=eval_mode)
-
-
-def _partition_score_names(result: EvaluationResult, keys: Any, node: str) -> list[str]:
-    """The scores one partition's frame of ``node`` holds."""
-    return score_columns(result[node].columns) if node in result else []
