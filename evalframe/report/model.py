@@ -550,7 +550,7 @@ def repeats_note(result: Any, nodes: Sequence[str]) -> str:
     >>> ids = result.query_metrics("Reader").index[:2].tolist()
     >>> result.add_scores("Reader", pd.DataFrame({"multilabel_id": [ids[0]] * 2 + [ids[1]] * 2, "run": [1, 2] * 2,
     ...                                           "judge": [1.0, 3.0, 4.0, 6.0]}), repetition="run")
-    >>> print(repeats_note(result, ["Retriever", "Reader"]).replace("; ", ";\n"))
+    >>> print(*repeats_note(result, ["Retriever", "Reader"]).split("; "), sep=";\\n")
     judge of Reader: the mean of 2 judge runs per query (4 values);
     the judge's noise is 36.4% of a judgement's variance (ICC(1) 0.636), a standard error of 0.7071 on the mean.
     """
