@@ -74,17 +74,24 @@ def read_repetitions(cells: Sequence[Any] | np.ndarray | pd.Series, *, where: Ca
     """
     objects = cells.to_numpy(dtype=object) if isinstance(cells, (pd.Series, pd.Index)) else np.fromiter(
         list(cells), dtype=object, count=len(cells))
-    listed = np.fromiter(map(is_repetitions, objects), dtype=bool, count=len(objects))
-    missing = np.zeros(len(objects), dtype=bool)
-    missing[~listed] = pd.isna(objects[~listed]).astype(bool) if (~listed).any() else missing[~listed]
-    bad = np.flatnonzero(~listed & ~missing)
+    codes, kinds = pd.factorize(pd.Series(list(map(type, objects)), dtype=object))  # the few types of the cells
+    listed = np.isin(codes, [n for n, kind in enumerate(kinds) if issubclass(kind, (list, tuple, np.ndarray))])
+    arrays = np.flatnonzero(np.isin(codes, [n for n, kind in enumerate(kinds) if issubclass(kind, np.ndarray)]))
+    if len(arrays):  # only a 1-D array is a list of repetitions
+        listed[arrays] = [objects[i].ndim == 1 for i in arrays]
+    bad = np.flatnonzero(~listed)
+    if len(bad):
+        bad = bad[~pd.isna(objects[bad]).astype(bool)]
     if len(bad):
         i = int(bad[0])
         raise error(f"{where(i, -1)} must be a list of the score's repetitions (None: none); got "
                     f"{short_repr(objects[i], 60)}.", parameter=parameter)
+    present = pd.Series(objects[listed], index=np.flatnonzero(listed), dtype=object)
     sizes = np.zeros(len(objects), dtype=np.int64)
-    sizes[listed] = np.fromiter(map(len, objects[listed]), dtype=np.int64, count=int(listed.sum()))
-    flat = np.fromiter((v for cell in objects[listed] for v in cell), dtype=object, count=int(sizes.sum()))
+    sizes[listed] = present.str.len().to_numpy(dtype=np.int64)
+    exploded = present.explode()
+    owners = exploded.index.to_numpy(dtype=np.int64)
+    flat = exploded.to_numpy(dtype=object)[sizes[owners] > 0]  # an empty list explodes to one NaN: none
     cell_of = np.repeat(np.arange(len(objects)), sizes)
     starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]) if len(sizes) else sizes
     rep_of = np.arange(len(flat)) - np.repeat(starts, sizes)
@@ -116,8 +123,10 @@ def as_lists(values: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     >>> as_lists(np.array([0.5, 1.0, 0.2]), np.array([2, 0, 1])).tolist()
     [[0.5, 1.0], [], [0.2]]
     """
+    ends = np.cumsum(lengths).tolist()
+    flat = values.tolist()
     out = np.empty(len(lengths), dtype=object)
-    out[:] = [part.tolist() for part in np.split(values, np.cumsum(lengths)[:-1])] if len(lengths) else []
+    out[:] = [flat[end - size:end] for end, size in zip(ends, lengths.tolist())]  # one list object per query
     return out
 
 
