@@ -263,3 +263,12 @@ def test_the_report_says_the_judge_noise_of_a_score_with_repetitions():
     assert line in report.markdown and line.replace("'", "&#x27;") in report.html
     assert report.to_dict()["repeats"] == line
     assert repeated([[1.0], [2.0]]).report(charts=False).to_dict()["repeats"] == ""  # one run each: nothing to say
+
+
+def test_numbered_score_columns_without_repeats_are_warned_about_not_guessed():
+    columns = ragas_columns()
+    with pytest.warns(UserWarning, match=r"the score columns 'judge_1', 'judge_2', 'judge_3' are numbered alike: each "
+                                         r"is read as a score of its own; .*repeats=\{'judge': \['judge_1', 'judge_2', "
+                                         r"'judge_3'\]\}"):
+        result = EvaluationResult.from_ragas(samples(**columns), progress=False)
+    assert {"judge_1", "judge_2", "judge_3"} <= set(result.scores) and "judge" not in result.scores

@@ -145,7 +145,8 @@ def assemble(
         with different meta are refused. None: each ``MultiLabel``'s own ``meta`` (a runs file line's
         ``"meta"``, as :func:`evalframe.read_runs` gives it); without any, the frames have no ``meta`` column.
     scores : dict, optional
-        Per-query scores computed elsewhere, ``{node: {name: [value per entry of labels]}}`` (None: no value),
+        Per-query scores computed elsewhere, ``{node: {name: [value per entry of labels]}}`` (None: no value; a
+        list of numbers per entry: the score's repetitions, repeated judge runs, ``docs/scores.md#repeated-judge-runs``),
         attached as :meth:`add_scores` does (``docs/scores.md``). None: each ``MultiLabel``'s own ``scores`` (a
         runs file line's ``"scores"``, as :func:`evalframe.read_runs` gives it).
     score_measures : dict of str to Metric, optional

@@ -26,7 +26,7 @@ from typing import Any, Literal
 import numpy as np
 
 from .._validation import did_you_mean, few_names
-from ..errors import EvalframeError, InvalidParameterError
+from ..errors import EvalframeError, InvalidParameterError, warn
 from ..frames.score_values import score_values
 from ..options import MatchingOptions, with_options
 from .assemble import Built
@@ -227,6 +227,32 @@ def ragas_mapping(table: Table, *, scores: Any = None, meta: Sequence[str] | Non
     return mapping, {names[column]: measure for column, measure in declared.items()}
 
 
+def warn_numbered(source: str, columns: Sequence[str]) -> None:
+    """One warning when score columns are numbered alike (``faithfulness_1``, ``faithfulness_2``): perhaps one judge
+    run each, read as scores of their own unless ``repeats=`` names them (nothing is guessed from names).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warn_numbered("t.csv", ["faithfulness_1", "faithfulness_2", "latency"])
+    >>> print(caught[0].message)  # doctest: +ELLIPSIS
+    t.csv: the score columns 'faithfulness_1', 'faithfulness_2' are numbered alike: each is read as a score of its own; ...
+    """
+    stems: dict[str, list[str]] = {}
+    for column in columns:
+        stem, _, number = column.rpartition("_")
+        if stem and number.isdigit():
+            stems.setdefault(stem, []).append(column)
+    numbered = {stem: found for stem, found in stems.items() if len(found) > 1}
+    if numbered:
+        stem, found = next(iter(numbered.items()))
+        warn(f"{source}: the score columns {', '.join(map(repr, found))} are numbered alike: each is read as a score "
+             f"of its own; if they are runs of one judge, name them as its repetitions: repeats={{{stem!r}: "
+             f"{found!r}}} (docs/scores.md#repeated-judge-runs).")
+
+
 def _cell_of(table: Table, column: str) -> Callable[[int], str]:
     """How errors name row ``i``'s cell of ``column``."""
     def cell(i: int) -> str:
@@ -354,6 +380,8 @@ def read_ragas(
     repeated = repeated_columns(table, repeats)
     mapping, declared = ragas_mapping(table, scores=scores, meta=meta, id_column=id_column,
                                       repeated=[column for columns in repeated.values() for column in columns])
+    if repeats is None:
+        warn_numbered("from_ragas" if table.name == "dataset_or_path" else table.name, mapping.scores)
     records = frame_records(table, mapping)  # (a score's cell that is no number refused first, named)
     if repeated:
         check_score_columns("from_ragas" if table.name == "dataset_or_path" else table.name, list(repeated))
