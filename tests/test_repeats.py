@@ -204,6 +204,12 @@ def test_bad_ragas_repetitions_are_named():
         EvaluationResult.from_ragas(samples(**columns), repeats={"judge": ["judge_1", "judge_1"]}, progress=False)
     with pytest.raises(InvalidParameterError, match=r"repeats\['judge'\] names no column: .* k >= 1"):
         EvaluationResult.from_ragas(samples(**columns), repeats={"judge": []}, progress=False)
+    with pytest.raises(InvalidParameterError, match=r"repeats\['other'\] names column 'judge_2', named before by "
+                                                    r"repeats\['judge'\]"):
+        EvaluationResult.from_ragas(samples(**columns), repeats={"judge": ["judge_1", "judge_2"], "other": ["judge_2"]},
+                                    progress=False)
+    with pytest.raises(InvalidParameterError, match=r"repeats names score 'judge_3', which is also a column"):
+        EvaluationResult.from_ragas(samples(**columns), repeats={"judge_3": ["judge_1", "judge_2"]}, progress=False)
     columns["judge_2"][1] = "high"
     with pytest.raises(EvalframeError, match=r"row 2, column 'judge_2' must be a number .*got 'high'"):
         EvaluationResult.from_ragas(samples(**columns), repeats={"judge": list(columns)}, progress=False)
@@ -272,3 +278,28 @@ def test_numbered_score_columns_without_repeats_are_warned_about_not_guessed():
                                          r"'judge_3'\]\}"):
         result = EvaluationResult.from_ragas(samples(**columns), progress=False)
     assert {"judge_1", "judge_2", "judge_3"} <= set(result.scores) and "judge" not in result.scores
+
+
+@pytest.mark.stress
+def test_the_noise_decomposition_equals_statsmodels_anova_on_random_unbalanced_designs():
+    import numpy as np
+    import statsmodels.formula.api as smf
+    from statsmodels.stats.anova import anova_lm
+
+    from evalframe.analysis.repeats import noise_decomposition
+
+    rng = np.random.default_rng(37)
+    for _ in range(100):
+        lengths = rng.integers(1, 6, rng.integers(3, 12))
+        values = np.repeat(rng.normal(0, 1, len(lengths)), lengths) + rng.normal(0, 0.5, lengths.sum())
+        if lengths.sum() == len(lengths):
+            continue
+        frame = pd.DataFrame({"y": values, "q": np.repeat(np.arange(len(lengths)), lengths).astype(str)})
+        table = anova_lm(smf.ols("y ~ C(q)", data=frame).fit())
+        msb, msw = table.loc["C(q)", "mean_sq"], table.loc["Residual", "mean_sq"]
+        n, a = lengths.sum(), len(lengths)
+        n0 = (n - (lengths ** 2).sum() / n) / (a - 1)
+        got = noise_decomposition(values, lengths)
+        assert got["within_variance"] == pytest.approx(msw, rel=1e-9)
+        assert got["between_variance"] == pytest.approx(max((msb - msw) / n0, 0.0), rel=1e-9, abs=1e-12)
+        assert got["icc"] == pytest.approx((msb - msw) / (msb + (n0 - 1) * msw), rel=1e-9)
