@@ -25,6 +25,7 @@ import pandas as pd
 
 from . import _validation as check
 from .analysis.examples import Examples, examples_of, with_measures, worst_examples
+from .analysis.repeats import RepeatedScores, Repetitions, frame_repetitions
 from .analysis.aggregate import Partial, partial, slice_partial
 from .analysis.analyses import MeanAnalyses, MetricKey, SlicePiece
 from .analysis.slices import SliceKey, beside, labelled, query_attributes, query_keys
@@ -39,7 +40,7 @@ from .frames.tables import (answer_table, document_table, listed_rows, node_quer
 from .frames.topk import check_retriever_node
 from .metrics.registry import Metric
 from .report.reports import Report, build_report
-from .frames.scores import ADD_SCORES, attach_scores, declared_by
+from .frames.scores import ADD_SCORES, attach_scores, declared_by, node_scores
 from .metrics.trec import measure_texts
 from .schema import Skipped
 from .sources.assemble import Built, assemble, checked_skipped
@@ -106,7 +107,7 @@ def _built_by(read: Callable[_P, Built], name: str) -> classmethod[EvaluationRes
 _RETURNS_BUILT = re.compile(r"(Returns\n\s*-------\n)( *)Built\n(?:\2 .*\n)*")
 
 
-class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
+class EvaluationResult(MeanAnalyses[pd.DataFrame], RepeatedScores, Mapping):
     """The evaluation of a pipeline: one DataFrame per node, in Haystack 1.x's schema.
 
     Behaves like a read-only dict of node name -> DataFrame (``result["Reader"]``, ``in``,
@@ -246,12 +247,22 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], Mapping):
     def add_scores(self, node: str, table: pd.DataFrame | Mapping[str, Mapping[str, float]], *,
                    direction: str | Mapping[str, str] = "higher",
                    bounds: tuple[float, float] | None | Mapping[str, tuple[float, float] | None] = None,
-                   description: str | Mapping[str, str] = "") -> None:
+                   description: str | Mapping[str, str] = "", repetition: str | None = None) -> None:
         node = self.check_node(node)
-        self[node], declared = attach_scores(self[node], table, declared_by(direction, bounds, description), node=node)
+        self[node], declared = attach_scores(self[node], table, declared_by(direction, bounds, description), node=node,
+                                             repetition=repetition)
         self.scores = {**self.declared_scores(), **declared}
 
     add_scores.__doc__ = ADD_SCORES  # frames/scores.py, beside the checks it describes
+
+    def score_repetitions(self, node: str, names: Sequence[str], eval_mode: str) -> dict[str, Repetitions]:
+        return frame_repetitions(self[node], names, node=node, eval_mode=eval_mode)
+
+    def _node_score_names(self, node: str) -> list[str]:
+        return list(node_scores(self[node].columns, self.declared_scores(), where=f"node {node!r}"))
+
+    def _declarations(self) -> Mapping[str, Metric]:
+        return self.declared_scores()
 
     def __repr__(self) -> str:
         nodes = ", ".join(f"{node}: {self.node_results.n_rows(node)} rows" for node in self.node_results)

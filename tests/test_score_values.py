@@ -122,6 +122,8 @@ WAYS: dict[str, tuple[Callable[[Path, list[Any]], EvaluationResult], str, str]] 
 }
 #: The ways whose values pass through JSON (a runs file, a JSON Lines file): no complex number there.
 JSON_WAYS = {"runs file", "from_ragas JSONL"}
+#: The ways where a list of numbers is a score's repetitions (repeated judge runs), refused among single values.
+REPEATS_WAYS = {"from_runs scores=", "runs file"}
 
 
 @pytest.mark.parametrize("way", WAYS)
@@ -158,6 +160,10 @@ def test_a_cell_that_is_no_number_is_refused_alike_in_every_way_in(tmp_path, way
     value, shown, why = BAD[bad]
     if way in JSON_WAYS and bad == "complex":
         pytest.skip("JSON holds no complex number")
+    if bad == "list of one number" and way in REPEATS_WAYS:  # a list there is the score's repetitions (issue 37)
+        with pytest.raises(EvalframeError, match=r"\[1\]\S* gives a list of repetitions \(\[0.2\]\) and .* one value"):
+            build(tmp_path, [0.1, value, 0.3])
+        return
     error = LoadError if way == "runs file" else EvalframeError
     with pytest.raises(error, match=re.escape(where) + r" must be a number \(None, NaN or empty: no value\); got "
                        + shown + ", " + why):

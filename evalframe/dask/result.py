@@ -31,11 +31,13 @@ from .. import _validation as check
 from ..analysis.aggregate import Partial, merge, partial, slice_partial
 from ..analysis.analyses import MeanAnalyses, MetricKey, SlicePiece
 from ..analysis.examples import NO_ROWS_FOR_METRIC, Examples
+from ..analysis.repeats import RepeatedScores, Repetitions, frame_repetitions, joined
 from ..analysis.slices import FieldPresence, SliceKey, beside, check_by, check_present, labelled, query_attributes, query_keys
 from ..errors import InvalidParameterError, LoadError
 from ..frames.rows import NodeNeeded, document_node
 from ..frames.topk import check_retriever_node, retriever_mode, retriever_node_of
 from ..frames.codings import Codings
+from ..frames.scores import score_columns
 from ..frames.judged_codes import check_cut
 from ..io.folder import Folder
 from ..io.manifest import read_manifest, scores_of_manifest, skipped_of_manifest
@@ -107,7 +109,7 @@ class Retriever:
     node: str | None
 
 
-class DaskEvaluationResult(MeanAnalyses[Any]):
+class DaskEvaluationResult(MeanAnalyses[Any], RepeatedScores):
     """A partitioned results folder, evaluated one partition per Dask task (open one with :func:`load`).
 
     The analyses take the arguments of :class:`evalframe.EvaluationResult`'s and return the same values (to
@@ -144,6 +146,10 @@ class DaskEvaluationResult(MeanAnalyses[Any]):
         self.rows: dict[str, int] = {node: int(entry["rows"]) for node, entry in manifest["nodes"].items()}
         self.matching: dict[str, Any] = dict(manifest.get("matching") or {})
         self.scores: dict[str, Metric] = scores_of_manifest(dict(manifest), path)
+        self._score_names: dict[str, list[str]] = {  # each node's scores.<name> columns, as its parts record them
+            node: list(dict.fromkeys(score_columns([column["name"] for part in entry["parts"]
+                                                    for column in part["columns"]])))
+            for node, entry in manifest["nodes"].items()}
         self.skipped: tuple[Skipped, ...] = skipped_of_manifest(dict(manifest), path)  # queries its source left out
         self._client = client
         self._row_kinds: dict[str, set[tuple[str, str]]] | None = None
@@ -242,6 +248,14 @@ class DaskEvaluationResult(MeanAnalyses[Any]):
     def check_node(self, node: str) -> str:
         """``node``, when the folder holds it (else an UnknownNodeError naming its nodes)."""
         return check.check_node(node, self.nodes)
+
+    def score_repetitions(self, node: str, names: Sequence[str], eval_mode: str) -> dict[str, Repetitions]:
+        """Each score's repetitions, read by one task per partition (a query's rows are in one partition)."""
+        pieces = self.map_partitions(_partition_repetitions, node, list(names), eval_mode, nodes=[node])
+        return joined([piece for piece in pieces if piece is not None], names)
+
+    def _node_score_names(self, node: str) -> list[str]:
+        return list(self._score_names.get(node, []))
 
     def check_options(self, keywords: Mapping[str, Any], *, passed_to: str) -> MetricOptions:
         """The call's options, checked (the threshold's default is the recorded one, which each task reads)."""
@@ -731,3 +745,11 @@ def _document_value(example: dict[str, Any], arguments: dict[str, Any]) -> float
 
 def _sort_value(value: float, metric: str | None) -> float:
     return math.inf if value != value else float(value)  # NaN last, as sort_values puts it
+
+
+def _partition_repetitions(result: EvaluationResult, keys: Any, node: str, names: list[str],
+                           eval_mode: str) -> dict[str, Repetitions] | None:
+    """One partition's repetitions of each score of ``names`` (None: the partition has no row of ``node``)."""
+    if node not in result:
+        return None
+    return frame_repetitions(result[node], names, node=node, eval_mode=eval_mode)

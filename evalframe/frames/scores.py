@@ -21,6 +21,7 @@ from .._validation import short_repr
 from ..errors import InvalidParameterError, SchemaError
 from ..metrics.registry import DIRECTIONS, SCORE_PREFIX, Metric, score_column, score_measure
 from .score_values import score_values
+from .repeats import REPEATS_PREFIX, as_lists, check_means, read_repetitions, repeat_means, repeats_column
 
 __all__ = ["score_columns", "node_scores", "score_query_table", "ScoreTable", "read_score_table", "check_bounds",
            "score_frame_values", "KEY_COLUMNS", "RowNames", "table_row", "attach_scores", "declared_by",
@@ -56,6 +57,11 @@ ADD_SCORES = """Attach scores computed elsewhere (a judge's faithfulness, latenc
         for all the scores or per name.
     description : str or dict
         One line per score (or one for all).
+    repetition : str, optional
+        The column of the table saying which repetition of a judge's scores each row is (repeated judge runs):
+        one row per (query, repetition), each score's values of a query kept as its repetitions (in table order;
+        NaN: none) in a list column ``repeats.<name>`` beside their mean ``scores.<name>``, which every analysis
+        reads (``docs/scores.md#repeated-judge-runs``). Per-query scores only (no ``rank`` column).
 
     Raises
     ------
@@ -146,6 +152,8 @@ def score_query_table(frame: pd.DataFrame, scores: Mapping[str, Metric], *, eval
             return f"{where}: column {c!r}, row {i} of its frame"
 
         values = score_values(frame[column], where=at, error=SchemaError)
+        if repeats_column(name) in frame.columns:
+            values = _repeated_means(frame, name, values, where)
         if metric.level == "query":
             positions = np.flatnonzero(in_mode)
             grouped = pd.Series(values[positions]).groupby(ids.to_numpy()[positions], sort=False).first()
@@ -153,6 +161,21 @@ def score_query_table(frame: pd.DataFrame, scores: Mapping[str, Metric], *, eval
             grouped = pd.Series(values[row_positions]).groupby(ids.to_numpy()[row_positions], sort=False).mean()
         out[name] = grouped.reindex(index).astype(np.float64)
     return pd.DataFrame(out, index=index)
+
+
+def _repeated_means(frame: pd.DataFrame, name: str, values: np.ndarray, where: str) -> np.ndarray:
+    """``values`` (column ``scores.<name>``) checked against the means of ``repeats.<name>``, each query's lists read
+    once (at its first row; every row of a query holds its list): the means, on every row."""
+    column = repeats_column(name)
+    ids = pd.Series(np.asarray(frame["multilabel_id"], dtype=object))
+    codes, _ = pd.factorize(ids)
+    firsts = np.flatnonzero(~ids.duplicated().to_numpy())
+    cells = pd.Series(np.asarray(frame[column], dtype=object)[firsts], dtype=object)
+    read, lengths = read_repetitions(cells, where=lambda i, j: f"{where}: column {column!r}, row {int(firsts[i])} "
+                                     "of its frame" + (f", repetition {j + 1}" if j >= 0 else ""), error=SchemaError)
+    means = repeat_means(read, lengths)[codes]
+    check_means(means, values, name=name, where=where)
+    return means
 
 
 @dataclass(frozen=True)
@@ -168,6 +191,10 @@ class ScoreTable:
     eval_mode: np.ndarray | None
     values: dict[str, np.ndarray]
     labels: Sequence[str]
+    #: With ``add_scores(..., repetition=...)``: the repetition of each table row, until grouped by
+    #: :func:`by_repetition`; then each score's repetitions, a list per (query) row, beside its mean in ``values``.
+    repetition: np.ndarray | None = None
+    repeats: dict[str, np.ndarray] | None = None
 
     @property
     def level(self) -> str:
@@ -214,12 +241,13 @@ def table_row(row: int, index: Any) -> str:
 
 
 def read_score_table(table: Any, frame_ids: pd.Index, *, where: str,
-                     naming: Callable[[int, Any], str] = table_row) -> ScoreTable:
+                     naming: Callable[[int, Any], str] = table_row, repetition: str | None = None) -> ScoreTable:
     """``table`` (a DataFrame, or a mapping ``{score: {query: value}}``) read and checked: its key columns, its score
     columns as float64 by :func:`~evalframe.frames.score_values.score_values` (a cell that is no number is named by
     table row and column). ``frame_ids``: the node's multilabel_ids (an unnamed index is read as multilabel_ids when
     it holds only those, else as query texts). ``naming(row, index)``: how errors name a table row (``row``: counted
-    from 1, ``index``: its index label); a table without a row is refused (``where`` names the node)."""
+    from 1, ``index``: its index label); a table without a row is refused (``where`` names the node).
+    ``repetition``: the column saying which repetition of its query's scores each row is (kept apart, not a score)."""
     if isinstance(table, Mapping) and not isinstance(table, pd.DataFrame):
         check_score_names(str(key) for key in table if str(key) not in KEY_COLUMNS)
         try:
@@ -238,6 +266,19 @@ def read_score_table(table: Any, frame_ids: pd.Index, *, where: str,
         raise InvalidParameterError(f"add_scores: the table names a column twice: {columns}.", parameter="table")
     table = table.set_axis(columns, axis=1)
     labels = RowNames(table.index, naming)
+    repetitions = None
+    if repetition is not None:
+        if not isinstance(repetition, str) or repetition not in columns or repetition in KEY_COLUMNS:
+            raise InvalidParameterError(
+                f"add_scores: repetition={repetition!r} names no column of the table saying which repetition each "
+                f"row is; its columns are {columns}.", parameter="repetition")
+        repetitions = table[repetition].to_numpy(dtype=object)
+        missing = np.flatnonzero(pd.isna(repetitions))
+        if len(missing):
+            raise InvalidParameterError(f"{labels[missing[0]]}, column {repetition!r}: no repetition given (a row is "
+                                        "one repetition of its query's scores).", parameter="table")
+        columns = [column for column in columns if column != repetition]
+        table = table[columns]
     if "multilabel_id" in table.columns:
         by, keys = "multilabel_id", table["multilabel_id"].to_numpy(dtype=object)
     elif "query" in table.columns:
@@ -276,7 +317,62 @@ def read_score_table(table: Any, frame_ids: pd.Index, *, where: str,
         raise InvalidParameterError(f"add_scores: the table holds no row, so no query of {where} gets a value of "
                                     f"{', '.join(map(repr, values))}; give one row per query (NaN or None: no value).",
                                     parameter="table")
-    return ScoreTable(by, keys, rank, type_, eval_mode, values, labels)
+    if repetitions is not None and rank is not None:
+        raise InvalidParameterError("add_scores: repetitions are of per-query scores; a table with a 'rank' column "
+                                    "(per-row scores) cannot give them (drop 'rank', or repetition=None).",
+                                    parameter="repetition")
+    return ScoreTable(by, keys, rank, type_, eval_mode, values, labels, repetitions)
+
+
+class _Picked(Sequence[str]):
+    """Some of a table's row names (the first row of each query), for errors after grouping."""
+
+    def __init__(self, labels: Sequence[str], rows: np.ndarray) -> None:
+        self._labels, self._rows = labels, rows
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    @overload
+    def __getitem__(self, i: int) -> str: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[str]: ...
+
+    def __getitem__(self, i: int | slice) -> str | list[str]:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        return self._labels[int(self._rows[int(i)])]
+
+
+def by_repetition(read: ScoreTable) -> ScoreTable:
+    """A table of one row per (query, repetition) as one row per query: each score's values of the query's rows, in
+    table order, as its repetitions (NaN left out), and their mean. A query's repetition given twice is refused."""
+    assert read.repetition is not None
+    codes, _ = pd.factorize(pd.Series(read.keys, dtype=object), use_na_sentinel=False)
+    twice = pd.DataFrame({"query": codes, "repetition": pd.Series(read.repetition, dtype=object)}).duplicated()
+    if twice.any():
+        j = int(np.flatnonzero(twice.to_numpy())[0])
+        i = int(np.flatnonzero((codes == codes[j]) & (pd.Series(read.repetition, dtype=object) ==
+                                                       read.repetition[j]).to_numpy())[0])
+        raise InvalidParameterError(f"{read.labels[i]} and {read.labels[j]} give repetition "
+                                    f"{short_repr(read.repetition[j])} of one query ({read.by} "
+                                    f"{short_repr(read.keys[j])}); give each repetition of a query one row.",
+                                    parameter="table")
+    order = np.argsort(codes, kind="stable")
+    firsts = order[np.concatenate([[True], codes[order][1:] != codes[order][:-1]])] if len(order) else order
+    groups = len(firsts)
+    means: dict[str, np.ndarray] = {}
+    lists: dict[str, np.ndarray] = {}
+    for name, values in read.values.items():
+        ordered = values[order]
+        kept = ~np.isnan(ordered)
+        lengths = np.bincount(codes[order][kept], minlength=groups).astype(np.int64)
+        means[name] = repeat_means(ordered[kept], lengths)
+        lists[name] = as_lists(ordered[kept], lengths)
+        lists[name][lengths == 0] = None  # a query without a value: none, as a query the table lacks
+    return ScoreTable(read.by, read.keys[firsts], None, None, None, means, _Picked(read.labels, firsts),
+                      None, lists)
 
 
 def check_bounds(values: np.ndarray, metric: Metric, labels: Sequence[str], *, column: str) -> None:
@@ -335,8 +431,13 @@ def score_frame_values(frame: pd.DataFrame, read: ScoreTable, *, node: str) -> d
                                         f"{short_repr(read.keys[np.flatnonzero(keys == dupes[0])[0]])}); give each "
                                         "query one row.", parameter="table")
         at = pd.Index(first.index).get_indexer(ids.to_numpy())
-        return {name: np.where(at >= 0, values[first.to_numpy()[np.maximum(at, 0)]], np.nan)
-                for name, values in read.values.items()}
+        out = {name: np.where(at >= 0, values[first.to_numpy()[np.maximum(at, 0)]], np.nan)
+               for name, values in read.values.items()}
+        for name, lists in (read.repeats or {}).items():
+            cells = lists[first.to_numpy()[np.maximum(at, 0)]]
+            cells[at < 0] = None
+            out[repeats_column(name)] = cells
+        return out
     key_columns = ["multilabel_id", "rank", "eval_mode"]
     frame_keys = pd.DataFrame({"multilabel_id": ids, "rank": pd.to_numeric(pd.Series(np.asarray(frame["rank"])),
                                                                              errors="coerce").to_numpy(np.float64),
@@ -404,7 +505,8 @@ def declared_by(direction: str | Mapping[str, str] = "higher",
 
 
 def attach_scores(frame: pd.DataFrame, table: Any, declare: Callable[[str, str], Metric], *, node: str,
-                  naming: Callable[[int, Any], str] = table_row) -> tuple[pd.DataFrame, dict[str, Metric]]:
+                  naming: Callable[[int, Any], str] = table_row,
+                  repetition: str | None = None) -> tuple[pd.DataFrame, dict[str, Metric]]:
     """``frame`` with the scores of ``table`` (``add_scores``' table) as float64 ``scores.<name>`` columns, and their
     declarations (``declare(name, level)``); every value checked first (a number, within its bounds, of a query or
     row the frame has), each error naming the table row (``naming(row, index)``) and column.
@@ -420,14 +522,19 @@ def attach_scores(frame: pd.DataFrame, table: Any, declare: Callable[[str, str],
     if "multilabel_id" not in frame.columns:
         raise InvalidParameterError(f"add_scores: node {node!r} has no 'multilabel_id' column.", parameter="node")
     read = read_score_table(table, pd.Index(frame["multilabel_id"].astype(object).unique()), where=f"node {node!r}",
-                            naming=naming)
+                            naming=naming, repetition=repetition)
     declared: dict[str, Metric] = {}
     for name, values in read.values.items():
         metric = declare(name, read.level)
         check_bounds(values, metric, read.labels, column=name)
         declared[name] = metric
+    if read.repetition is not None:
+        read = by_repetition(read)
     columns = score_frame_values(frame, read, node=node)
-    frame = frame.copy()
+    frame = frame.drop(columns=[repeats_column(name) for name in read.values if repeats_column(name) in frame.columns])
     for name, values in columns.items():
-        frame[score_column(name)] = values.astype("float64")
+        if name.startswith(REPEATS_PREFIX):
+            frame[name] = values
+        else:
+            frame[score_column(name)] = values.astype("float64")
     return frame, declared

@@ -59,6 +59,7 @@ def to_dict(model: ReportModel) -> dict[str, Any]:
                       for count in model.no_answer],
         "scope_note": model.scope_note,
         "skipped": model.skipped,
+        "repeats": model.repeats,
         "trec": [{"node": count.node, "queries": count.queries} for count in model.trec_counts],
         "above_one": model.above_one,
         "worst": [{"node": section.node, "answer_node": section.answer_node, "metric": section.metric,

@@ -195,6 +195,7 @@ class ReportModel:
     no_answer: tuple[NoAnswerCount, ...] = ()  # the document nodes of the funnel (none without gold_answers)
     scope_note: str = ""  # what the document_scope credits beyond gold ids, when it credits more ("" otherwise)
     skipped: str = ""  # the queries of the source left out of the result (result.skipped), when some were
+    repeats: str = ""  # the scores given several times per query (repeated judge runs): their judge noise
 
 
 # ---------------------------------------------------------------------------------------------- helpers
@@ -534,7 +535,38 @@ def build_model(result: ResultSource, **options: Any) -> ReportModel:
         measures=tuple(checked), funnel=funnel, trec_counts=counts,
         above_one=any(row.above_one for node in funnel for row in node.rows), sections=sections,
         definitions=_definitions(list(explained), document_scope, answer_scope, _scores_of(result)), notes=notes,
-        no_answer=no_answer, scope_note=credited, skipped=skipped_note(getattr(result, "skipped", ())))
+        no_answer=no_answer, scope_note=credited, skipped=skipped_note(getattr(result, "skipped", ())),
+        repeats=repeats_note(result, nodes))
+
+
+def repeats_note(result: Any, nodes: Sequence[str]) -> str:
+    """What the report says of the scores given several times per query (repeated judge runs,
+    ``docs/statistics.md#repeated-judge-runs``): per such score, its judge runs and their noise; ``""`` when none.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from evalframe import load_demo_result
+    >>> result = load_demo_result()
+    >>> ids = result.query_metrics("Reader").index[:2].tolist()
+    >>> result.add_scores("Reader", pd.DataFrame({"multilabel_id": [ids[0]] * 2 + [ids[1]] * 2, "run": [1, 2] * 2,
+    ...                                           "judge": [1.0, 3.0, 4.0, 6.0]}), repetition="run")
+    >>> print(*repeats_note(result, ["Retriever", "Reader"]).split("; "), sep=";\\n")
+    judge of Reader: the mean of 2 judge runs per query (4 values);
+    the judge's noise is 36.4% of a judgement's variance (ICC(1) 0.636), a standard error of 0.7071 on the mean.
+    """
+    if not _scores_of(result) or not callable(getattr(result, "judge_noise", None)):
+        return ""
+    said = []
+    for node in nodes:
+        table = result.judge_noise(node)
+        for name, row in table[table["k_max"] > 1].iterrows():  # a few scores, not queries
+            runs = f"{row['k_min']:.0f}" if row["k_min"] == row["k_max"] else f"{row['k_min']:.0f} to {row['k_max']:.0f}"
+            noise = ("" if row["noise_share"] != row["noise_share"] else
+                     f"; the judge's noise is {row['noise_share']:.1%} of a judgement's variance (ICC(1) "
+                     f"{row['icc']:.3f}), a standard error of {row['judge_se']:.4f} on the mean")
+            said.append(f"{name} of {node}: the mean of {runs} judge runs per query ({row['repetitions']:.0f} values){noise}.")
+    return " ".join(said)
 
 
 def _funnel(result: ResultSource, nodes: list[str], metrics_filter: Mapping[str, Sequence[str]] | None,

@@ -49,7 +49,8 @@ def includes(model: ReportModel) -> list[tuple[str, str]]:
     the queries of the source left out of the result (the text's label of each, its sentence)."""
     return [("no-answer", count.sentence()) for count in model.no_answer] + (
         [("scope", model.scope_note)] if model.scope_note else []) + (
-        [("left out", model.skipped)] if model.skipped else [])
+        [("left out", model.skipped)] if model.skipped else []) + (
+        [("judge runs", model.repeats)] if model.repeats else [])
 
 
 def answerable_shown(model: ReportModel) -> bool:

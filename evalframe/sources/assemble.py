@@ -21,6 +21,7 @@ from .._validation import did_you_mean, short_repr
 from ..errors import InvalidParameterError
 from ..frames.codings import Codings
 from ..frames.pending import PendingFrame
+from ..frames.repeats import is_repetitions
 from ..frames.score_values import score_values
 from ..frames.scores import attach_scores, check_score_names
 from ..metrics.registry import Metric, score_measure
@@ -144,7 +145,8 @@ def assemble(
         with different meta are refused. None: each ``MultiLabel``'s own ``meta`` (a runs file line's
         ``"meta"``, as :func:`evalframe.read_runs` gives it); without any, the frames have no ``meta`` column.
     scores : dict, optional
-        Per-query scores computed elsewhere, ``{node: {name: [value per entry of labels]}}`` (None: no value),
+        Per-query scores computed elsewhere, ``{node: {name: [value per entry of labels]}}`` (None: no value; a
+        list of numbers per entry: the score's repetitions, repeated judge runs, ``docs/scores.md#repeated-judge-runs``),
         attached as :meth:`add_scores` does (``docs/scores.md``). None: each ``MultiLabel``'s own ``scores`` (a
         runs file line's ``"scores"``, as :func:`evalframe.read_runs` gives it).
     score_measures : dict of str to Metric, optional
@@ -235,6 +237,7 @@ def _attach_entry_scores(frames: dict[str, pd.DataFrame], labels: Sequence[Any],
                                         f"{type(named).__name__}.", parameter="scores")
         check_score_names(str(name) for name in named)  # before a frame is built of them
         columns: dict[str, np.ndarray] = {}
+        repeated: dict[str, pd.DataFrame] = {}
         for name, values in named.items():
             if isinstance(values, (str, bytes, Mapping)) or not isinstance(values, Sequence) \
                     or len(values) != len(ids):
@@ -246,9 +249,10 @@ def _attach_entry_scores(frames: dict[str, pd.DataFrame], labels: Sequence[Any],
                 # a MultiLabel's own scores (a runs file's were read by the same rule, naming file:line)
                 return f"{names.label(i)}.scores[{n!r}][{s!r}]" if own else f"scores[{n!r}][{s!r}][{i}]"
 
-            columns[str(name)] = score_values(values, where=where, parameter="scores")
-        table = pd.DataFrame({"multilabel_id": ids, **columns}, index=pd.RangeIndex(len(ids)))
-        table = _one_row_per_query(table[table["multilabel_id"].notna()], node, names)
+            if any(map(is_repetitions, values)):
+                repeated[str(name)] = _repetitions_table(str(name), values, ids, where)
+            else:
+                columns[str(name)] = score_values(values, where=where, parameter="scores")
 
         def declare(name: str, level: str) -> Metric:
             found = measures.get(name)
@@ -257,9 +261,44 @@ def _attach_entry_scores(frames: dict[str, pd.DataFrame], labels: Sequence[Any],
         def entry(row: int, index: Any, n: str = node) -> str:
             return f"{names.label(index)}: scores of node {n!r}"
 
-        frames[node], attached = attach_scores(frames[node], table, declare, node=node, naming=entry)
-        declared.update(attached)
+        if columns:
+            table = pd.DataFrame({"multilabel_id": ids, **columns}, index=pd.RangeIndex(len(ids)))
+            table = _one_row_per_query(table[table["multilabel_id"].notna()], node, names)
+            frames[node], attached = attach_scores(frames[node], table, declare, node=node, naming=entry)
+            declared.update(attached)
+        for long in repeated.values():
+            frames[node], attached = attach_scores(frames[node], long, declare, node=node, naming=entry,
+                                                   repetition=_REPETITION)
+            declared.update(attached)
     return declared
+
+
+#: The column of the long table of a score with repetitions saying which repetition a row is (no score's name).
+_REPETITION = " repetition"
+
+
+def _repetitions_table(name: str, values: Sequence[Any], ids: Any, where: Callable[[int], str]) -> pd.DataFrame:
+    """A score given as a list per entry (repeated judge runs) as ``add_scores``' long table: one row per (entry,
+    repetition), indexed by the entry (errors name it); an entry giving one number, not a list, is refused."""
+    cells = pd.Series(list(values), dtype=object)
+    listed = cells.map(is_repetitions).to_numpy(dtype=bool)
+    numbers = np.flatnonzero(~listed & cells.notna().to_numpy(dtype=bool))
+    if len(numbers):
+        i, j = int(numbers[0]), int(np.flatnonzero(listed)[0])
+        raise InvalidParameterError(
+            f"{where(j)} gives a list of repetitions ({short_repr(values[j])}) and {where(i)} one value "
+            f"({short_repr(values[i])}): a score is given either as a list per query (repeated judge runs: one number "
+            "per repetition; None: none) or as one number per query; give every entry's value in one form.",
+            parameter="scores")
+    sizes = np.zeros(len(cells), dtype=np.int64)
+    sizes[listed] = cells[listed].map(len).to_numpy(dtype=np.int64)
+    flat = np.fromiter((v for cell in cells[listed] for v in cell), dtype=object, count=int(sizes.sum()))
+    owner = np.repeat(np.arange(len(sizes)), sizes)
+    repetition = np.arange(len(flat)) - np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)[owner]
+    read = score_values(flat, where=lambda p: f"{where(int(owner[p]))}[{int(repetition[p])}]", parameter="scores")
+    entry_ids = np.asarray(ids, dtype=object)[owner]
+    long = pd.DataFrame({"multilabel_id": entry_ids, _REPETITION: repetition, name: read}, index=pd.Index(owner))
+    return long[pd.notna(entry_ids)]
 
 
 def _one_row_per_query(table: pd.DataFrame, node: str, names: EntryNames) -> pd.DataFrame:

@@ -20,16 +20,20 @@ dataset is read through its ``to_pandas()``, or from the files Ragas writes (``t
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any, Literal
 
+import numpy as np
+
 from .._validation import did_you_mean, few_names
-from ..errors import EvalframeError, InvalidParameterError
+from ..errors import EvalframeError, InvalidParameterError, warn
+from ..frames.score_values import score_values
 from ..options import MatchingOptions, with_options
 from .assemble import Built
 from .extras import check_score_columns, extra_meta, extra_scores, warn_left_out
 from .foreign import check_apart, score_name, source_name, warn_mended
 from .frame import ColumnMapping, Table, frame_records, id_hint, read_table
-from .records import build
+from .records import Record, build
 
 __all__ = ["RAGAS_COLUMNS", "OLDER_NAMES", "read_ragas", "ragas_mapping", "ragas_score_name"]
 
@@ -90,13 +94,61 @@ def ragas_score_name(column: str) -> str:
     return score_name(column, "ragas")
 
 
+def repeated_columns(table: Table, repeats: Any) -> dict[str, list[str]]:
+    """``repeats={score: [column per repetition]}`` checked against ``table``: each score's columns (one at least,
+    each a column of the table, none named twice nor for two scores), its name no other column's.
+
+    Examples
+    --------
+    >>> from evalframe.sources.frame import read_table
+    >>> table = read_table([{"user_input": "q", "f_1": 0.5, "f_2": 1.0}])
+    >>> repeated_columns(table, {"f": ["f_1", "f_2"]})
+    {'f': ['f_1', 'f_2']}
+    >>> repeated_columns(table, {"f": ["f_1", "f_3"]})
+    Traceback (most recent call last):
+    ...
+    evalframe.errors.InvalidParameterError: repeats['f'] names column 'f_3', which is no column of df; ... Did you mean 'f_2'?
+    """
+    if repeats is None:
+        return {}
+    if not isinstance(repeats, Mapping):
+        raise InvalidParameterError(f"repeats must be a dict {{score: [column per repetition]}}; got {repeats!r}.",
+                                    parameter="repeats")
+    out: dict[str, list[str]] = {}
+    seen: dict[str, str] = {}
+    for name, columns in repeats.items():
+        if not isinstance(name, str) or isinstance(columns, str) or not isinstance(columns, Sequence):
+            raise InvalidParameterError(f"repeats[{name!r}] must be a list of the columns holding the score's "
+                                        f"repetitions; got {columns!r}.", parameter="repeats")
+        if not columns:
+            raise InvalidParameterError(f"repeats[{name!r}] names no column: a score with repetitions has k >= 1 "
+                                        "columns, one per repetition.", parameter="repeats")
+        for column in columns:
+            if not isinstance(column, str) or column not in table.columns:
+                raise InvalidParameterError(
+                    f"repeats[{name!r}] names column {column!r}, which is no column of {table.name}; its columns "
+                    f"are {few_names(table.columns, 20)}.{did_you_mean(str(column), table.columns)}",
+                    parameter="repeats")
+            if column in seen:
+                raise InvalidParameterError(f"repeats[{name!r}] names column {column!r}, named before by "
+                                            f"repeats[{seen[column]!r}]; each column is one repetition of one score.",
+                                            parameter="repeats")
+            seen[column] = name
+        if name in table.columns and name not in columns:
+            raise InvalidParameterError(f"repeats names score {name!r}, which is also a column of {table.name}; name "
+                                        "the score apart from the table's columns.", parameter="repeats")
+        out[name] = list(columns)
+    return out
+
+
 def ragas_mapping(table: Table, *, scores: Any = None, meta: Sequence[str] | None = None,
-                  id_column: str | None = None
+                  id_column: str | None = None, repeated: Sequence[str] = ()
                   ) -> tuple[ColumnMapping, dict[str, Any]]:
     """The column mapping of a Ragas table, and the score declarations ``scores`` gives (``{column: measure}``).
 
     A score column's name as a score is :func:`ragas_score_name`'s; ``id_column``: the column
-    of the queries' ids (neither a score nor a ``meta`` field then).
+    of the queries' ids (neither a score nor a ``meta`` field then); ``repeated``: the columns of the repetitions
+    (``repeats=``), neither a score nor a ``meta`` field of their own.
 
     Examples
     --------
@@ -123,7 +175,7 @@ def ragas_mapping(table: Table, *, scores: Any = None, meta: Sequence[str] | Non
             raise InvalidParameterError(f"id_column={id_column!r} names no column of {table.name}; its columns are "
                                         f"{few_names(table.columns, 20)}.{did_you_mean(str(id_column), table.columns)}",
                                         parameter="id_column")
-    not_scores = _NOT_SCORES | ({id_column} if id_column is not None else set())
+    not_scores = _NOT_SCORES | ({id_column} if id_column is not None else set()) | set(repeated)
     declared: dict[str, Any] = {}
     cells = {c: _cells(table, c) for c in table.columns if c not in not_scores}
     named_meta = list(meta) if isinstance(meta, Sequence) and not isinstance(meta, str) else []
@@ -141,6 +193,9 @@ def ragas_mapping(table: Table, *, scores: Any = None, meta: Sequence[str] | Non
     else:
         score_columns = [source_name(column, table.columns) for column in scores]
     for column in score_columns:
+        if column in repeated:
+            raise InvalidParameterError(f"scores names {column!r}, a column of the repetitions of repeats=; name a "
+                                        "column in one of them.", parameter="scores")
         if column not in columns:
             raise InvalidParameterError(f"scores names {column!r}, which is no column of {table.name}; its columns are "
                                         f"{few_names(table.columns, 20)}.", parameter="scores")
@@ -150,6 +205,10 @@ def ragas_mapping(table: Table, *, scores: Any = None, meta: Sequence[str] | Non
         raise InvalidParameterError(f"meta must be a list of columns; got {meta!r}.", parameter="meta")
     else:
         meta_columns = list(meta)
+        clash = [c for c in meta_columns if c in repeated]
+        if clash:
+            raise InvalidParameterError(f"meta names {clash[0]!r}, a column of the repetitions of repeats=; name a "
+                                        "column in one of them.", parameter="meta")
         unknown = [c for c in meta_columns if c not in columns]
         if unknown:
             raise InvalidParameterError(f"meta names {unknown[0]!r}, which is no column of {table.name}.",
@@ -168,12 +227,60 @@ def ragas_mapping(table: Table, *, scores: Any = None, meta: Sequence[str] | Non
     return mapping, {names[column]: measure for column, measure in declared.items()}
 
 
+def warn_numbered(source: str, columns: Sequence[str]) -> None:
+    """One warning when score columns are numbered alike (``faithfulness_1``, ``faithfulness_2``): perhaps one judge
+    run each, read as scores of their own unless ``repeats=`` names them (nothing is guessed from names).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warn_numbered("t.csv", ["faithfulness_1", "faithfulness_2", "latency"])
+    >>> print(caught[0].message)  # doctest: +ELLIPSIS
+    t.csv: the score columns 'faithfulness_1', 'faithfulness_2' are numbered alike: each is read as a score of its own; ...
+    """
+    stems: dict[str, list[str]] = {}
+    for column in columns:
+        stem, _, number = column.rpartition("_")
+        if stem and number.isdigit():
+            stems.setdefault(stem, []).append(column)
+    numbered = {stem: found for stem, found in stems.items() if len(found) > 1}
+    if numbered:
+        stem, found = next(iter(numbered.items()))
+        warn(f"{source}: the score columns {', '.join(map(repr, found))} are numbered alike: each is read as a score "
+             f"of its own; if they are runs of one judge, name them as its repetitions: repeats={{{stem!r}: "
+             f"{found!r}}} (docs/scores.md#repeated-judge-runs).")
+
+
+def _cell_of(table: Table, column: str) -> Callable[[int], str]:
+    """How errors name row ``i``'s cell of ``column``."""
+    def cell(i: int) -> str:
+        return f"{table.wheres[i]}, column {column!r}"
+
+    return cell
+
+
+def with_repetitions(table: Table, records: list[Record], repeated: Mapping[str, Sequence[str]]) -> list[Record]:
+    """Each record with its repetitions of each score of ``repeated`` (``{score: [column per repetition]}``) as a
+    list among its scores, every cell read by the rule of a score's value (one that is no number named by row and
+    column)."""
+    lists: dict[str, list[list[float]]] = {}
+    for name, columns in repeated.items():
+        read = [score_values(_cells(table, column), where=_cell_of(table, column), error=EvalframeError)
+                for column in columns]
+        lists[name] = np.column_stack(read).tolist()
+    return [replace(record, scores={**(record.scores or {}), **{name: rows[i] for name, rows in lists.items()}})
+            for i, record in enumerate(records)]
+
+
 @with_options(MatchingOptions)
 def read_ragas(
     dataset_or_path: Any,
     *,
     scores: Sequence[str] | Mapping[str, Any] | None = None,
     meta: Sequence[str] | None = None,
+    repeats: Mapping[str, Sequence[str]] | None = None,
     retriever: str = "Retriever",
     generator: str = "Generator",
     score_node: str | None = None,
@@ -222,6 +329,11 @@ def read_ragas(
     meta : list of str, optional
         Columns whose values become each query's ``meta`` fields (default: the other columns above; ``[]``: none);
         a column named here is never read as a score.
+    repeats : dict, optional
+        Repeated judge runs: ``{score: [column per repetition]}`` (``{"faithfulness": ["faithfulness_1",
+        "faithfulness_2", "faithfulness_3"]}``): the score's k values per query, kept as its repetitions beside
+        their mean (``docs/scores.md#repeated-judge-runs``); each cell read by the rule of a score's value (NaN:
+        no value), the columns neither scores nor ``meta`` fields of their own. Nothing is guessed from names.
     id_column : str, optional
         A column of the samples' ids (a test set asking one question about two products): each is its query's
         ``multilabel_id``, so the same question under two ids is two queries (neither a score nor a meta field).
@@ -265,8 +377,15 @@ def read_ragas(
     table = read_table(dataset_or_path, name="dataset_or_path")
     if not table.rows:
         raise EvalframeError(f"{table.name} holds no sample.")
-    mapping, declared = ragas_mapping(table, scores=scores, meta=meta, id_column=id_column)
+    repeated = repeated_columns(table, repeats)
+    mapping, declared = ragas_mapping(table, scores=scores, meta=meta, id_column=id_column,
+                                      repeated=[column for columns in repeated.values() for column in columns])
+    if repeats is None:
+        warn_numbered("from_ragas" if table.name == "dataset_or_path" else table.name, mapping.scores)
     records = frame_records(table, mapping)  # (a score's cell that is no number refused first, named)
+    if repeated:
+        check_score_columns("from_ragas" if table.name == "dataset_or_path" else table.name, list(repeated))
+        records = with_repetitions(table, records, repeated)
     check_score_columns("from_ragas" if table.name == "dataset_or_path" else table.name,
                         [column for column in mapping.scores if (mapping.score_names or {}).get(column) not in declared],
                         names=mapping.score_names)

@@ -24,6 +24,7 @@ import pandas as pd
 from .._validation import check_choice, did_you_mean, short_repr
 from ..errors import EvalframeError, InvalidParameterError, warn
 from ..schema import Answer, Document, Label, MultiLabel, Skipped
+from ..frames.repeats import is_repetitions
 from ..frames.score_values import score_value
 from .assemble import NO_LABEL, Built, assemble
 
@@ -100,7 +101,7 @@ class Record:
     gold_contexts: Sequence[str] | None = None
     gold_answers: Sequence[str] | None = None
     meta: Mapping[str, Any] | None = None
-    scores: Mapping[str, float] | None = None
+    scores: Mapping[str, float | Sequence[float]] | None = None
     id: str | None = None
 
 
@@ -352,9 +353,10 @@ def _documents(record: Record, names: Mapping[str, str]) -> list[Document]:
     return documents
 
 
-def _score_values(records: Sequence[Record], names: Mapping[str, str]) -> dict[str, list[float]]:
-    """Each score name's values, one per record (NaN where a record lacks it), in first-seen name order."""
-    columns: dict[str, list[float]] = {}
+def _score_values(records: Sequence[Record], names: Mapping[str, str]) -> dict[str, list[Any]]:
+    """Each score name's values, one per record (NaN where a record lacks it; a list: its repetitions), in
+    first-seen name order."""
+    columns: dict[str, list[Any]] = {}
     for index, record in enumerate(records):
         if record.scores is None:
             continue
@@ -364,7 +366,12 @@ def _score_values(records: Sequence[Record], names: Mapping[str, str]) -> dict[s
         for name, value in record.scores.items():
             if not isinstance(name, str) or not name:
                 raise EvalframeError(f"{record.where}: a score name must be a non-empty string; got {name!r}.")
-            number = score_value(value, where=f"{record.where}: score {name!r}", error=EvalframeError)
+            if is_repetitions(value):  # repeated judge runs: a list of the score's values (docs/scores.md)
+                listed: Sequence[Any] = value  # type: ignore[assignment]
+                number: Any = [score_value(v, where=f"{record.where}: score {name!r}, repetition {j}",
+                                           error=EvalframeError) for j, v in enumerate(listed, start=1)]
+            else:
+                number = score_value(value, where=f"{record.where}: score {name!r}", error=EvalframeError)
             columns.setdefault(name, [math.nan] * len(records))[index] = number
     return columns
 

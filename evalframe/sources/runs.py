@@ -90,7 +90,10 @@ def _line_scores(line: dict[str, Any], where: str) -> dict[str, dict[str, float]
             raise LoadError(f"{where}: 'scores' of node {node!r} must be a JSON object {{\"<name>\": number}}; got "
                             f"{json.dumps(named)[:60]}.")
         for name, value in named.items():
-            if value is not None:  # the one rule of a score's value (a number's text is the number)
+            if isinstance(value, list):  # repeated judge runs: one value per repetition (docs/scores.md)
+                named[name] = [score_value(v, where=f"{where}: score {name!r} of node {node!r}, repetition {j}",
+                                           error=LoadError) for j, v in enumerate(value, start=1)]
+            elif value is not None:  # the one rule of a score's value (a number's text is the number)
                 named[name] = score_value(value, where=f"{where}: score {name!r} of node {node!r}", error=LoadError)
     return scores
 
