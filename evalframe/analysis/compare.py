@@ -29,7 +29,7 @@ from .stats import (adjust_p_values, bootstrap_ci, paired_t_test, randomization_
 
 __all__ = ["compare", "table_of_rows", "paired_statistics", "paired_statistics_many", "paired_differences",
            "PairedDifferences", "worst_by_delta", "is_result", "TESTS",
-           "CORRECTION_COLUMNS", "p_column_of",
+           "CORRECTION_COLUMNS", "FAMILY_LEVELS", "p_column_of", "add_correction", "warn_of_unpaired",
            "scores_of_runs", "directions_of"]
 
 Run = Union[ResultSource, pd.DataFrame]
@@ -57,7 +57,7 @@ CORRECTION_COLUMNS = {"holm": "p_holm", "bonferroni": "p_bonferroni", "holm-sida
 
 
 #: The index levels of each dimension a correction's family can span (``family=``).
-FAMILY_LEVELS = {"runs": ("run", "run_a", "run_b"), "measures": ("metric",)}
+FAMILY_LEVELS = {"runs": ("run", "run_a", "run_b"), "measures": ("metric",), "slices": ("slice",)}
 
 
 def p_column_of(table: pd.DataFrame, test: str) -> str:
@@ -345,7 +345,7 @@ def paired_statistics(d: np.ndarray, mean_a: float, mean_b: float, only_a: int, 
 
 def table_of_rows(rows: Sequence[tuple[tuple[str, str, str], dict[str, Any]]], names: Sequence[str], *,
                   test: str = "randomization", max_p: float | None = None, correction: str = "holm",
-                  pairs: str = "first", family: Sequence[str] = ("runs",)) -> pd.DataFrame:
+                  pairs: str = "first", family: Sequence[str] = ("runs",), warn_unpaired: bool = True) -> pd.DataFrame:
     """:func:`compare`'s table from its rows ``((run_a, run_b, metric), paired_statistics row)``, warning of unpaired
     queries.
 
@@ -355,13 +355,11 @@ def table_of_rows(rows: Sequence[tuple[tuple[str, str, str], dict[str, Any]]], n
     within each family (the comparisons sharing the levels ``family`` does not span: :data:`FAMILY_LEVELS`) is in
     the column :data:`CORRECTION_COLUMNS` names (``p_holm`` by default; none for ``"none"``, nor when every family
     holds one comparison); with ``max_p`` the column ``significant`` says whether the p-value :func:`p_column_of`
-    names is at most ``max_p``.
+    names is at most ``max_p``. ``warn_unpaired=False``: the caller warns of the unpaired queries (the rows of
+    slices, :mod:`evalframe.analysis.slice_compare`, warn once per comparison).
     """
-    for (first, name, metric), row in rows:
-        if row["only_a"] or row["only_b"]:
-            warn(f"{metric}: {_queries(row['only_a'])} scored only in {first!r} and {row['only_b']} only in "
-                 f"{name!r}; the statistics use the {row['queries']} queries both scored (see columns "
-                 "only_a / only_b).")
+    for (first, name, metric), row in (rows if warn_unpaired else ()):
+        warn_of_unpaired(first, name, metric, row["only_a"], row["only_b"], row["queries"])
     columns = list(COLUMNS)
     if TESTS[test] not in columns:
         columns.insert(columns.index("p_ttest") + 1, TESTS[test])
@@ -373,10 +371,26 @@ def table_of_rows(rows: Sequence[tuple[tuple[str, str, str], dict[str, Any]]], n
     else:
         table.index = pd.MultiIndex.from_tuples([(name, metric) for (_, name, metric), _ in rows],
                                                 names=["run", "metric"])
+    add_correction(table, test=test, correction=correction, family=family, max_p=max_p)
+    return table
+
+
+def warn_of_unpaired(first: str, name: str, metric: str, only_a: int, only_b: int, queries: int) -> None:
+    """Warn that ``metric`` has queries scored by one of the runs ``first`` and ``name`` only (none: no warning)."""
+    if only_a or only_b:
+        warn(f"{metric}: {_queries(only_a)} scored only in {first!r} and {only_b} only in {name!r}; the statistics "
+             f"use the {queries} queries both scored (see columns only_a / only_b).")
+
+
+def add_correction(table: pd.DataFrame, *, test: str, correction: str, family: Sequence[str],
+                   max_p: float | None) -> None:
+    """Add to a comparison ``table`` the column of ``test``'s p-value corrected by ``correction`` within each family
+    (the rows sharing the index levels ``family`` does not span, :data:`FAMILY_LEVELS`; none when every family holds
+    one row) and with ``max_p`` the column ``significant`` (the p-value :func:`p_column_of` names is at most it)."""
     corrected = CORRECTION_COLUMNS[correction]
     spanned = {level for dimension in family for level in FAMILY_LEVELS[dimension]}
     held = [level for level in table.index.names if level not in spanned]  # a family: one value of each of these
-    families = (list(table.groupby(held, sort=False).indices.values()) if held
+    families = (list(table.groupby(held, sort=False, dropna=False).indices.values()) if held
                 else [np.arange(len(table))])
     if corrected is not None and any(len(members) > 1 for members in families):
         p = table[TESTS[test]].to_numpy(dtype=np.float64)
@@ -386,7 +400,6 @@ def table_of_rows(rows: Sequence[tuple[tuple[str, str, str], dict[str, Any]]], n
         table[corrected] = adjusted
     if max_p is not None:  # NaN (no pair of queries) is never significant
         table["significant"] = (table[p_column_of(table, test)] <= max_p).to_numpy(dtype=bool)
-    return table
 
 
 @with_options(CompareOptions, MetricOptions, documented=(CompareOptions,))
@@ -461,7 +474,12 @@ def compare(a: Run, b: Run, *others: Run, **options: Any) -> pd.DataFrame:
     if metrics is not None:
         metrics, measures = measure_names([metrics] if isinstance(metrics, str) else metrics)
     trec = {"complete": complete, "duplicates": duplicates}
-    tables = [per_query_table(run, node, metric_params, name, measures, trec) for run, name in zip(runs, names)]
+    if chosen.by is not None:  # the statistics per slice: evalframe.analysis.slice_compare, which builds on this module
+        from .slice_compare import labelled_tables
+
+        tables, labels = labelled_tables(runs, names, node, chosen.by, metric_params, measures, trec)
+    else:
+        tables = [per_query_table(run, node, metric_params, name, measures, trec) for run, name in zip(runs, names)]
     for table, name in zip(tables[1:], names[1:]):
         if not len(tables[0].index.intersection(table.index)):
             raise InvalidParameterError(
@@ -473,6 +491,11 @@ def compare(a: Run, b: Run, *others: Run, **options: Any) -> pd.DataFrame:
 
     positions = (list(itertools.combinations(range(len(runs)), 2)) if chosen.pairs == "all"
                  else [(0, position) for position in range(1, len(runs))])
+    if chosen.by is not None:
+        from .slice_compare import sliced_table
+
+        family = chosen.family if "family" in options else ("runs", "slices")
+        return sliced_table(tables, labels, names, positions, metrics, directions, chosen, family)
     keys = [(names[i], names[j], metric) for i, j in positions for metric in metrics]
     items = [paired_differences(tables[i][metric], tables[j][metric], directions[metric])
              for i, j in positions for metric in metrics]
