@@ -80,9 +80,10 @@ def slice_codes(labels: Sequence[pd.DataFrame], names: Sequence[str]) -> tuple[p
         rows = distinct[distinct["multilabel_id"] == query]
         seen = "; ".join(f"run {names[int(run)]!r}: {tuple(values) if len(columns) > 1 else values[0]!r}"
                          for run, values in zip(rows["_run"], rows[columns].to_numpy(dtype=object).tolist()))
+        count = int(distinct["multilabel_id"][disagreeing].nunique())
         raise InvalidParameterError(
-            f"by: the runs label query {query!r} differently ({seen}; {int(disagreeing.sum())} labels of queries "
-            "disagree), so its slice is not known; give the runs the same labels, or pass by= a Series or dict from "
+            f"by: the runs label query {query!r} differently ({seen}; {count} quer{'y' if count == 1 else 'ies'} "
+            "so), so its slice is not known; give the runs the same labels, or pass by= a Series or dict from "
             "multilabel_id to label, which labels every run's queries alike.", parameter="by")
     distinct = distinct.set_index("multilabel_id")[columns]
     try:
