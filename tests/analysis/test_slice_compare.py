@@ -206,3 +206,20 @@ def test_a_thousand_slices_stay_fast():
     elapsed = time.perf_counter() - started
     assert len(table) == 2000 and table["queries"].sum() == 2 * len(ids)
     assert elapsed < 30, elapsed
+
+
+# ---------------------------------------------------------------------------------------------- TREC runs
+QRELS = {"q1": {"d1": 1}, "q2": {"d2": 1}, "q3": {"d3": 1}, "q4": {"d4": 1}}
+RUN_A = {"q1": {"d1": 2.0, "d9": 1.0}, "q2": {"d9": 2.0, "d2": 1.0}, "q3": {"d9": 2.0}, "q4": {"d4": 1.0}}
+RUN_B = {"q1": {"d1": 2.0}, "q2": {"d2": 2.0, "d9": 1.0}, "q3": {"d9": 2.0, "d3": 1.0}, "q4": {"d9": 2.0}}
+
+
+def test_trec_runs_slice_by_a_label_per_query_id_and_refuse_a_meta_key():
+    # RR per query: A 1, 1/2, 0, 1; B 1, 1, 1/2, 0
+    table = compare(RUN_A, RUN_B, qrels=QRELS, metrics="RR", by={"q1": "easy", "q2": "easy", "q3": "hard",
+                                                                   "q4": "hard"}, rounds=ROUNDS)
+    assert table.loc[("easy", "RR"), ["mean_a", "mean_b", "delta"]].tolist() == pytest.approx([0.75, 1.0, 0.25])
+    assert table.loc[("hard", "RR"), ["mean_a", "mean_b", "queries"]].tolist() == pytest.approx([0.5, 0.25, 2])
+    assert "p_holm" in table.columns and "significant" in table.columns  # corrected over the 2 slices
+    with pytest.raises(InvalidParameterError, match=r"by='meta.topic': TREC runs carry no per-query meta"):
+        compare(RUN_A, RUN_B, qrels=QRELS, by="meta.topic")
