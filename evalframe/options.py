@@ -549,8 +549,8 @@ class CompareOptions(_Options):
             "for two runs, ``(run, metric)`` for more) or ``\"all\"`` (every pair of runs i < j in the order given, "
             "as ranx's table; the index is ``(run_a, run_b, metric)``, ``mean_a`` being run_a's mean).")
     family: str | Sequence[str] = _option(
-        "runs", "comma-separated dimensions the correction's family spans: runs, measures, slices (with --by), or "
-        "several, e.g. slices,measures",
+        "runs", "comma-separated dimensions the correction's family spans: runs, measures, slices (with --by, whose "
+        "default is runs,slices), or several, e.g. slices,measures",
         flag="--family", many="comma", kind="str or list of str",
         doc="Over which comparisons ``correction`` adjusts the p-values: ``\"runs\"`` (the comparisons of each metric: "
             "the runs compared with the first, or all pairs), ``\"measures\"`` (the metrics of each pair of runs) or "
@@ -566,8 +566,8 @@ class CompareOptions(_Options):
             "``\"filters.<field>\"``, ``\"meta.<field>\"``, a column, a callable over the per-query table, a Series "
             "or dict from multilabel_id to label, or a list of these): the table gets a first index level ``slice`` "
             "(a label, or a tuple of labels for several keys), one row per slice and comparison, each the statistics "
-            "of that slice's paired queries (docs/statistics.md#significance-per-slice). A query's label must be the "
-            "same in every run that holds it. Without ``family`` the correction then spans the slices and the runs "
+            "of that slice's paired queries (docs/statistics.md#significance-per-slice). A query the runs label differently "
+            "is in the slice of its label in the first run that holds it (with a warning). Without ``family`` the correction then spans the slices and the runs "
             "of each metric (``[\"runs\", \"slices\"]``).")
     max_p: float | None = _option(
         None, "add the column 'significant': the test's p-value (p_holm with 3+ runs) <= P (default with --qrels: "

@@ -4,9 +4,9 @@ A slice's row is what :func:`~evalframe.analysis.compare.compare` gives on that 
 paired once per comparison (pair of runs and metric), each paired query is given its slice's code, and the paired
 differences are split by code (one sort, no loop over queries); the statistics of every slice then come from one call
 of :func:`~evalframe.analysis.compare.paired_statistics_many`. The slice labels are those of
-:meth:`EvaluationResult.sliced_metrics` (:mod:`evalframe.analysis.slices`): a query's label must be the same in every
-run that holds it. The correction (``correction=``) spans the slices as ``family`` says (``"slices"``,
-:data:`evalframe.analysis.compare.FAMILY_LEVELS`).
+:meth:`EvaluationResult.sliced_metrics` (:mod:`evalframe.analysis.slices`); a query the runs label differently is in
+the slice of its label in the first run that holds it (with a warning). The correction (``correction=``) spans the
+slices as ``family`` says (``"slices"``, :data:`evalframe.analysis.compare.FAMILY_LEVELS`).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import InvalidParameterError
+from ..errors import warn
 from ..metrics.trec import aggregation_of
 from ..options import CompareOptions
 from .compare import (PairedDifferences, Run, add_correction, is_result, paired, paired_statistics_many,
@@ -57,8 +57,9 @@ def slice_codes(labels: Sequence[pd.DataFrame], names: Sequence[str]) -> tuple[p
     """Each query's slice (its code, index multilabel_id) over every run, and the slices' labels (a label, or a tuple
     of labels for several keys; sorted where the labels compare, NaN a slice of its own, last).
 
-    A query that two runs label differently is refused, naming it, both labels and the runs: the slice a query is
-    tested in would otherwise depend on which run is read.
+    A query that the runs label differently is in the slice of its label in the first run (in the order given)
+    that holds it, as the comparative report's grid shows it, with a warning naming one such query, its labels and
+    how many there are.
 
     Examples
     --------
@@ -78,13 +79,13 @@ def slice_codes(labels: Sequence[pd.DataFrame], names: Sequence[str]) -> tuple[p
     if disagreeing.any():
         query = distinct["multilabel_id"].to_numpy()[disagreeing][0]
         rows = distinct[distinct["multilabel_id"] == query]
-        seen = "; ".join(f"run {names[int(run)]!r}: {tuple(values) if len(columns) > 1 else values[0]!r}"
+        seen = ", ".join(f"run {names[int(run)]!r} {tuple(values) if len(columns) > 1 else values[0]!r}"
                          for run, values in zip(rows["_run"], rows[columns].to_numpy(dtype=object).tolist()))
         count = int(distinct["multilabel_id"][disagreeing].nunique())
-        raise InvalidParameterError(
-            f"by: the runs label query {query!r} differently ({seen}; {count} quer{'y' if count == 1 else 'ies'} "
-            "so), so its slice is not known; give the runs the same labels, or pass by= a Series or dict from "
-            "multilabel_id to label, which labels every run's queries alike.", parameter="by")
+        warn(f"by: the runs label {count} quer{'y' if count == 1 else 'ies'} differently (e.g. {query!r}: {seen}); "
+             "each is in the slice of its label in the first run that holds it. Pass by= a Series or dict from "
+             "multilabel_id to label to label every run's queries alike.")
+    distinct = flat.drop_duplicates(subset=["multilabel_id"], keep="first")  # the first run's label
     distinct = distinct.set_index("multilabel_id")[columns]
     try:
         grouped = distinct.groupby(columns, sort=True, dropna=False)

@@ -269,7 +269,7 @@ def _compare_command(compare: Command) -> None:
     compare.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
                          help="a trec_eval measure, e.g. nDCG@10, map, P_5 (repeatable; added to --metrics)")
     _add_options(compare, CompareOptions, only=("complete", "names", "rounds", "seed", "test", "zero_method", "correction",
-                                                "max_p"))
+                                                "family", "by", "max_p"))
     _scope_options(compare)
     _from_option(compare, "each RUN")
     _source_options(compare, "the files", qrels=False)

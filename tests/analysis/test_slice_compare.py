@@ -136,15 +136,23 @@ def test_a_label_column_of_the_tables_slices_them_and_is_no_metric():
     pd.testing.assert_frame_equal(table, expected)
 
 
-def test_slices_without_by_and_labels_that_disagree_are_refused():
+def test_slices_without_by_are_refused():
     tables, topics = _tables()
     with pytest.raises(InvalidParameterError, match=r"family \['slices'\] spans the slices.*pass by="):
         compare(tables[0], tables[1], family="slices")
+
+
+def test_a_query_the_runs_label_differently_is_in_the_first_runs_slice_with_a_warning():
+    tables, topics = _tables()
     a = tables[0].assign(topic=topics.reindex(tables[0].index))
     b = tables[1].assign(topic=topics.reindex(tables[1].index))
+    first = a.loc["q00", "topic"]
     b.loc["q00", "topic"] = "z"
-    with pytest.raises(InvalidParameterError, match=r"label query 'q00' differently \(run 'A': '.'; run 'B': 'z'; 1 query so\)"):
-        compare(a, b, by="topic")
+    with pytest.warns(UserWarning, match=rf"label 1 query differently \(e.g. 'q00': run 'A' '{first}', run 'B' 'z'\)"):
+        table = compare(a, b, by="topic", rounds=ROUNDS)
+    expected = _quiet(compare, *tables[:2], by=topics, rounds=ROUNDS)  # A's labels
+    pd.testing.assert_frame_equal(table, expected)
+    assert "z" not in table.index.get_level_values("slice")
 
 
 # ---------------------------------------------------------------------------------------------- results with meta
