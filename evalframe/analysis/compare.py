@@ -436,7 +436,9 @@ def compare(a: Run, b: Run, *others: Run, **options: Any) -> pd.DataFrame:
         ``only_b``; with ``test="wilcoxon"`` or ``"sign"`` also its p-value, ``p_wilcoxon`` or ``p_sign`` (after
         ``p_ttest``); with more than two runs also ``p_holm``: ``test``'s p-value Holm-corrected over the
         comparisons of each metric (another ``correction``: ``p_bonferroni``, ``p_holm_sidak``, ``p_fdr_bh``,
-        ``p_fdr_by``, or no column for ``"none"``); with ``max_p`` also ``significant``.
+        ``p_fdr_by``, or no column for ``"none"``); with ``max_p`` also ``significant``. With ``by``, a first index
+        level ``slice`` and one row per slice and comparison, each over the slice's queries
+        (:mod:`evalframe.analysis.slice_compare`).
 
     Examples
     --------
