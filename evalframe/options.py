@@ -566,9 +566,10 @@ class CompareOptions(_Options):
             "``\"filters.<field>\"``, ``\"meta.<field>\"``, a column, a callable over the per-query table, a Series "
             "or dict from multilabel_id to label, or a list of these): the table gets a first index level ``slice`` "
             "(a label, or a tuple of labels for several keys), one row per slice and comparison, each the statistics "
-            "of that slice's paired queries (docs/statistics.md#significance-per-slice). A query the runs label differently "
-            "is in the slice of its label in the first run that holds it (with a warning). Without ``family`` the correction then spans the slices and the runs "
-            "of each metric (``[\"runs\", \"slices\"]``).")
+            "of that slice's paired queries (docs/statistics.md#significance-per-slice). A query the runs label "
+            "differently is in the slice of its label in the first run that holds it (with a warning). Without "
+            "``family`` the correction then spans the slices and the runs of each metric "
+            "(``[\"runs\", \"slices\"]``).")
     max_p: float | None = _option(
         None, "add the column 'significant': the test's p-value (p_holm with 3+ runs) <= P (default with --qrels: "
         "0.05; ranx's is 0.01)", flag="--max-p", parse=float, metavar="P", kind="float, optional",

@@ -205,9 +205,9 @@ def compare(a: Run, b: Run, *others: Run,
     computed = [table for table, run in zip(tables, runs) if not isinstance(run, pd.DataFrame)]
     columns = [str(column) for column in computed[0].columns] if computed else measures
     tables = _same_queries(tables, names, complete)
+    family: dict[str, Any] = {"family": chosen.family} if "family" in options else {}  # by's default otherwise
     return compare_results(*tables, metrics=columns, names=names, rounds=chosen.rounds, confidence=chosen.confidence,
                            seed=chosen.seed, test=chosen.test, correction=chosen.correction,
-                           zero_method=chosen.zero_method, pairs=chosen.pairs, by=chosen.by,
-                           **({"family": chosen.family} if "family" in options else {}),
+                           zero_method=chosen.zero_method, pairs=chosen.pairs, by=chosen.by, **family,
                            max_p=MAX_P if chosen.max_p is None else chosen.max_p)
 

@@ -24,13 +24,15 @@ from ..metrics.trec import (aggregation_of, direction_of, measure_texts, parse_m
 from ..options import CompareOptions, MetricOptions, with_options
 from .examples import Examples
 from .protocol import ResultLike, ResultSource
+from .slice_compare import slice_codes, slice_counts, slice_members, table_labels, with_slices
+from .slices import check_by
 from .stats import (adjust_p_values, bootstrap_ci, paired_t_test, randomization_p_value, sign_test_p_value,
                     wilcoxon_p_value)
 
 __all__ = ["compare", "table_of_rows", "paired_statistics", "paired_statistics_many", "paired_differences",
            "PairedDifferences", "worst_by_delta", "is_result", "TESTS",
            "CORRECTION_COLUMNS", "FAMILY_LEVELS", "p_column_of", "add_correction", "warn_of_unpaired",
-           "scores_of_runs", "directions_of"]
+           "scores_of_runs", "directions_of", "labelled_tables", "sliced_table"]
 
 Run = Union[ResultSource, pd.DataFrame]
 
@@ -476,9 +478,7 @@ def compare(a: Run, b: Run, *others: Run, **options: Any) -> pd.DataFrame:
     if metrics is not None:
         metrics, measures = measure_names([metrics] if isinstance(metrics, str) else metrics)
     trec = {"complete": complete, "duplicates": duplicates}
-    if chosen.by is not None:  # the statistics per slice: evalframe.analysis.slice_compare, which builds on this module
-        from .slice_compare import labelled_tables
-
+    if chosen.by is not None:  # the statistics per slice
         tables, labels = labelled_tables(runs, names, node, chosen.by, metric_params, measures, trec)
     else:
         tables = [per_query_table(run, node, metric_params, name, measures, trec) for run, name in zip(runs, names)]
@@ -494,8 +494,6 @@ def compare(a: Run, b: Run, *others: Run, **options: Any) -> pd.DataFrame:
     positions = (list(itertools.combinations(range(len(runs)), 2)) if chosen.pairs == "all"
                  else [(0, position) for position in range(1, len(runs))])
     if chosen.by is not None:
-        from .slice_compare import sliced_table
-
         family = chosen.family if "family" in options else ("runs", "slices")
         return sliced_table(tables, labels, names, positions, metrics, directions, chosen, family)
     keys = [(names[i], names[j], metric) for i, j in positions for metric in metrics]
@@ -505,6 +503,60 @@ def compare(a: Run, b: Run, *others: Run, **options: Any) -> pd.DataFrame:
                                         zero_method=chosen.zero_method)
     return table_of_rows(list(zip(keys, statistics)), names, test=chosen.test, max_p=chosen.max_p,
                          correction=chosen.correction, pairs=chosen.pairs, family=chosen.family)
+
+
+def labelled_tables(runs: Sequence[Run], names: Sequence[str], node: str | None, by: Any,
+                    params: Mapping[str, Any], measures: Sequence[str],
+                    trec: dict[str, Any]) -> tuple[list[pd.DataFrame], list[pd.DataFrame]]:
+    """Each run's per-query table (as :func:`compare` reads it) and its slice labels (one column per key of ``by``,
+    index multilabel_id): a result's from ``query_metrics(node, by=by)``, a per-query table's from its own columns
+    (then no metric), a callable over it, a Series or dict (:func:`evalframe.analysis.slice_compare.table_labels`)."""
+    keys = check_by(by)
+    tables, labels = [], []
+    for run, name in zip(runs, names):
+        if is_result(run):
+            table = per_query_table(run, node, {**params, "by": keys}, name, measures, trec)
+            labels.append(table.iloc[:, :len(keys)])
+            tables.append(table.iloc[:, len(keys):])
+        else:
+            found, table = table_labels(per_query_table(run, node, dict(params), name, measures, trec), keys, name)
+            labels.append(found)
+            tables.append(table)
+    return tables, labels
+
+
+def sliced_table(tables: Sequence[pd.DataFrame], labels: Sequence[pd.DataFrame], names: Sequence[str],
+                 positions: Sequence[tuple[int, int]], metrics: Sequence[str], directions: Mapping[str, str],
+                 chosen: CompareOptions, family: Sequence[str]) -> pd.DataFrame:
+    """:func:`compare`'s table per slice (``by=``, :mod:`evalframe.analysis.slice_compare`): index ``(slice,
+    metric)`` (two runs), ``(slice, run, metric)`` or ``(slice, run_a, run_b, metric)``; each row the statistics of
+    the slice's queries paired in the runs ``positions`` names, the correction over ``family``. One warning per
+    comparison with unpaired queries, as without slices."""
+    codes, slices = slice_codes(labels, names)
+    count = len(slices)
+    per_comparison = []
+    for i, j in positions:
+        for metric in metrics:
+            pairs = paired(tables[i][metric], tables[j][metric])
+            warn_of_unpaired(names[i], names[j], metric, pairs.only_a, pairs.only_b, len(pairs.a))
+            only_a = slice_counts(codes, tables[i][metric].dropna().index.difference(pairs.a.index), count)
+            only_b = slice_counts(codes, tables[j][metric].dropna().index.difference(pairs.a.index), count)
+            aggregation = aggregation_of(metric)
+            values_a, values_b = pairs.a.to_numpy(dtype=np.float64), pairs.b.to_numpy(dtype=np.float64)
+            d = aggregation.summands(values_b) - aggregation.summands(values_a)
+            members = slice_members(codes.reindex(pairs.a.index).to_numpy(dtype=np.int64), count)
+            per_comparison.append([((names[i], names[j], metric), PairedDifferences(
+                d[m], aggregation(values_a[m]) if len(m) else np.nan, aggregation(values_b[m]) if len(m) else np.nan,
+                int(only_a[code]), int(only_b[code]), directions[metric], aggregation.name))
+                for code, m in enumerate(members)])
+    ordered = [items[code] for code in range(count) for items in per_comparison]  # slice by slice
+    statistics = paired_statistics_many([item for _, item in ordered], seed=chosen.seed, rounds=chosen.rounds,
+                                        confidence=chosen.confidence, zero_method=chosen.zero_method)
+    table = table_of_rows([(key, row) for (key, _), row in zip(ordered, statistics)], names, test=chosen.test,
+                          correction="none", pairs=chosen.pairs, warn_unpaired=False)
+    table = with_slices(table, slices, len(per_comparison))
+    add_correction(table, test=chosen.test, correction=chosen.correction, family=family, max_p=chosen.max_p)
+    return table
 
 
 @with_options(MetricOptions)

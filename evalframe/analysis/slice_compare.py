@@ -1,9 +1,11 @@
-"""Significance per slice: :func:`evalframe.compare` with ``by=``, one row per slice of the queries and comparison.
+"""Significance per slice, the pieces :func:`evalframe.compare` with ``by=`` is built from: each query's slice, the
+paired queries split by slice, the table's ``slice`` index level and the rule for slices too small to test.
 
 A slice's row is what :func:`~evalframe.analysis.compare.compare` gives on that slice's queries alone: the queries are
 paired once per comparison (pair of runs and metric), each paired query is given its slice's code, and the paired
-differences are split by code (one sort, no loop over queries); the statistics of every slice then come from one call
-of :func:`~evalframe.analysis.compare.paired_statistics_many`. The slice labels are those of
+differences are split by code (one sort, no loop over queries: :func:`slice_members`); the statistics of every slice
+then come from one call of :func:`~evalframe.analysis.compare.paired_statistics_many`
+(:func:`evalframe.analysis.compare.sliced_table`). The slice labels are those of
 :meth:`EvaluationResult.sliced_metrics` (:mod:`evalframe.analysis.slices`); a query the runs label differently is in
 the slice of its label in the first run that holds it (with a warning). The correction (``correction=``) spans the
 slices as ``family`` says (``"slices"``, :data:`evalframe.analysis.compare.FAMILY_LEVELS`).
@@ -11,20 +13,15 @@ slices as ``family`` says (``"slices"``, :data:`evalframe.analysis.compare.FAMIL
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 
 from ..errors import warn
-from ..metrics.trec import aggregation_of
-from ..options import CompareOptions
-from .compare import (PairedDifferences, Run, add_correction, is_result, paired, paired_statistics_many,
-                      per_query_table, table_of_rows, warn_of_unpaired)
-from .slices import check_by, query_attributes
+from .slices import SliceKey, query_attributes
 
-__all__ = ["labelled_tables", "slice_codes", "sliced_table", "SLICE_LEVEL", "UNTESTED"]
+__all__ = ["table_labels", "slice_codes", "slice_members", "slice_counts", "with_slices", "SLICE_LEVEL", "UNTESTED"]
 
 #: The index level of the slices in :func:`evalframe.compare`'s table with ``by=``.
 SLICE_LEVEL = "slice"
@@ -32,25 +29,20 @@ SLICE_LEVEL = "slice"
 UNTESTED = ("ci_low", "ci_high", "t")
 
 
-def labelled_tables(runs: Sequence[Run], names: Sequence[str], node: str | None, by: Any,
-                    params: Mapping[str, Any], measures: Sequence[str],
-                    trec: dict[str, Any]) -> tuple[list[pd.DataFrame], list[pd.DataFrame]]:
-    """Each run's per-query table (as :func:`~evalframe.analysis.compare.compare` reads it) and its slice labels (one
-    column per key of ``by``, index multilabel_id). A result's labels are those of ``query_metrics(node, by=by)``; a
-    per-query table's come from its own columns (a key naming one is then no metric) or a Series / dict."""
-    keys = check_by(by)
-    tables, labels = [], []
-    for run, name in zip(runs, names):
-        if is_result(run):
-            table = per_query_table(run, node, {**params, "by": keys}, name, measures, trec)
-            labels.append(table.iloc[:, :len(keys)])
-            tables.append(table.iloc[:, len(keys):])
-            continue
-        table = per_query_table(run, node, params, name, measures, trec)
-        frame = table.rename_axis("multilabel_id").reset_index()
-        labels.append(query_attributes(frame, keys, where=f"run {name!r} (a per-query table)"))
-        tables.append(table.drop(columns=[key for key in keys if isinstance(key, str) and key in table.columns]))
-    return tables, labels
+def table_labels(table: pd.DataFrame, keys: Sequence[SliceKey], name: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """A per-query table's slice labels (one column per key, index multilabel_id: its own columns, a callable over
+    it, a Series or dict) and the table without the label columns it held (a key naming a column is no metric).
+
+    Examples
+    --------
+    >>> table = pd.DataFrame({"topic": ["x", "y"], "mrr": [1.0, 0.5]}, index=["q1", "q2"])
+    >>> labels, rest = table_labels(table, ["topic"], "A")
+    >>> labels["topic"].tolist(), list(rest.columns)
+    (['x', 'y'], ['mrr'])
+    """
+    frame = table.rename_axis("multilabel_id").reset_index()
+    labels = query_attributes(frame, list(keys), where=f"run {name!r} (a per-query table)")
+    return labels, table.drop(columns=[key for key in keys if isinstance(key, str) and key in table.columns])
 
 
 def slice_codes(labels: Sequence[pd.DataFrame], names: Sequence[str]) -> tuple[pd.Series, pd.Index]:
@@ -99,56 +91,33 @@ def slice_codes(labels: Sequence[pd.DataFrame], names: Sequence[str]) -> tuple[p
     return codes.astype(np.int64), slices
 
 
-def sliced_table(tables: Sequence[pd.DataFrame], labels: Sequence[pd.DataFrame], names: Sequence[str],
-                 positions: Sequence[tuple[int, int]], metrics: Sequence[str], directions: Mapping[str, str],
-                 chosen: CompareOptions, family: Sequence[str]) -> pd.DataFrame:
-    """:func:`~evalframe.analysis.compare.compare`'s table per slice: index ``(slice, metric)`` (two runs),
-    ``(slice, run, metric)`` or ``(slice, run_a, run_b, metric)``; each row the statistics of the slice's queries
-    paired in the runs ``positions`` names (a slice of fewer than two paired queries: NaN tests and interval), the
-    correction over ``family``. One warning per comparison with unpaired queries, as without slices."""
-    codes, slices = slice_codes(labels, names)
-    count = len(slices)
-    per_comparison: list[list[tuple[tuple[str, str, str], PairedDifferences]]] = []
-    for i, j in positions:
-        for metric in metrics:
-            pairs = paired(tables[i][metric], tables[j][metric])
-            warn_of_unpaired(names[i], names[j], metric, pairs.only_a, pairs.only_b, len(pairs.a))
-            paired_codes = codes.reindex(pairs.a.index).to_numpy(dtype=np.int64)
-            only_a = _counts(codes, tables[i][metric].dropna().index.difference(pairs.a.index), count)
-            only_b = _counts(codes, tables[j][metric].dropna().index.difference(pairs.a.index), count)
-            aggregation = aggregation_of(metric)
-            values_a = pairs.a.to_numpy(dtype=np.float64)
-            values_b = pairs.b.to_numpy(dtype=np.float64)
-            d = aggregation.summands(values_b) - aggregation.summands(values_a)
-            order = np.argsort(paired_codes, kind="stable")  # a's query order within each slice
-            bounds = np.searchsorted(paired_codes[order], np.arange(count + 1))
-            items = []
-            for code in range(count):
-                members = order[bounds[code]:bounds[code + 1]]
-                mean_a = aggregation(values_a[members]) if len(members) else np.nan
-                mean_b = aggregation(values_b[members]) if len(members) else np.nan
-                items.append(((names[i], names[j], metric),
-                              PairedDifferences(d[members], mean_a, mean_b, int(only_a[code]), int(only_b[code]),
-                                                directions[metric], aggregation.name)))
-            per_comparison.append(items)
-    # slice first, then the comparisons in compare's order
-    ordered = [items[code] for code in range(count) for items in per_comparison]
-    statistics = paired_statistics_many([item for _, item in ordered], seed=chosen.seed, rounds=chosen.rounds,
-                                        confidence=chosen.confidence, zero_method=chosen.zero_method)
-    table = table_of_rows([(key, row) for (key, _), row in zip(ordered, statistics)], names, test=chosen.test,
-                          correction="none", pairs=chosen.pairs, warn_unpaired=False)
+def slice_members(codes: np.ndarray, count: int) -> list[np.ndarray]:
+    """The positions of each of ``count`` slices among ``codes`` (one code per paired query), in their order: one
+    stable sort, then a cut per slice.
+
+    >>> [members.tolist() for members in slice_members(np.array([1, 0, 1, 2]), 4)]
+    [[1], [0, 2], [3], []]
+    """
+    order = np.argsort(codes, kind="stable")
+    bounds = np.searchsorted(codes[order], np.arange(count + 1))
+    return [order[bounds[code]:bounds[code + 1]] for code in range(count)]
+
+
+def slice_counts(codes: pd.Series, queries: pd.Index, count: int) -> np.ndarray:
+    """How many of ``queries`` each of ``count`` slices holds (``codes``: :func:`slice_codes`' by query)."""
+    return np.bincount(codes.reindex(queries).to_numpy(dtype=np.int64), minlength=count)
+
+
+def with_slices(table: pd.DataFrame, slices: pd.Index, comparisons: int) -> pd.DataFrame:
+    """A comparison table of ``len(slices)`` x ``comparisons`` rows (slice by slice) with the first index level
+    ``slice``, and no test nor interval where a slice has fewer than 2 paired queries (:data:`UNTESTED` and every
+    p-value NaN: one difference says nothing of its spread)."""
     inner = table.index
     levels = [inner.get_level_values(level) for level in range(inner.nlevels)]
-    slice_values = slices.to_flat_index().take(np.repeat(np.arange(count), len(per_comparison)))
-    table.index = pd.MultiIndex.from_arrays([slice_values, *levels], names=[SLICE_LEVEL, *inner.names])
+    values = slices.to_flat_index().take(np.repeat(np.arange(len(slices)), comparisons))
+    table.index = pd.MultiIndex.from_arrays([values, *levels], names=[SLICE_LEVEL, *inner.names])
     few = table["queries"].to_numpy() < 2
-    if few.any():  # one difference: no test, and no interval (the bootstrap would give the value itself)
+    if few.any():
         untested = [column for column in table.columns if column in UNTESTED or column.startswith("p_")]
         table.loc[few, untested] = np.nan
-    add_correction(table, test=chosen.test, correction=chosen.correction, family=family, max_p=chosen.max_p)
     return table
-
-
-def _counts(codes: pd.Series, queries: pd.Index, count: int) -> np.ndarray:
-    """How many of ``queries`` each slice holds."""
-    return np.bincount(codes.reindex(queries).to_numpy(dtype=np.int64), minlength=count)

@@ -18,8 +18,7 @@ import pandas as pd
 
 from .. import _validation as check
 from ..analysis.compare import (PairedDifferences, directions_of, measure_names, paired, paired_statistics_many,
-                                run_names, scores_of_runs, select_metrics, table_of_rows)
-from ..analysis.slice_compare import sliced_table
+                                run_names, scores_of_runs, select_metrics, sliced_table, table_of_rows)
 from ..analysis.slices import check_by
 from ..analysis.stats import few_distinct
 from ..errors import InvalidParameterError

@@ -1051,11 +1051,11 @@ def _slice_measures(table: pd.DataFrame, names: Sequence[str], metrics: Sequence
     metric_of = table.index.get_level_values("metric")
     runs = table.index.get_level_values("run") if "run" in table.index.names else pd.Index([names[1]] * len(table))
     positions: dict[tuple[int, str], dict[str, int]] = {}
-    for position, (code, metric, run) in enumerate(zip(codes, metric_of, runs)):
-        positions.setdefault((int(code), str(metric)), {})[str(run)] = position
+    for position, (code, metric, run) in enumerate(zip(codes.tolist(), metric_of, runs)):
+        positions.setdefault((code, str(metric)), {})[str(run)] = position
     labels = table.index.get_level_values("slice")
     measures = []
-    for (code, metric), by_run in positions.items():
+    for (_, metric), by_run in positions.items():
         if metric not in metrics:
             continue
         rows = [table.iloc[by_run[name]] for name in names[1:]]
