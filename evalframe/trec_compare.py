@@ -194,7 +194,8 @@ def compare(a: Run, b: Run, *others: Run,
         if named:
             raise InvalidParameterError(
                 f"by={named[0]!r}: TREC runs carry no per-query meta or filters, so only a label per query can slice "
-                "them: pass by= a dict or Series from query id to label, e.g. by={'301': 'hard', '302': 'easy'}.",
+                "them: pass by= a dict or Series from query id to label (in Python: evalframe.compare(run_a, run_b, "
+                "qrels=..., by={'301': 'hard', '302': 'easy'})).",
                 parameter="by")
     measures = list(TREC_MEASURES if metrics is None else [metrics] if isinstance(metrics, str) else metrics)
     if not measures:
