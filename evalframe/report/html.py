@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING
 
 from .escape import h, hi
 from .wording import (ABOVE_ONE, DEFINITIONS_TITLE, answerable_shown, arrow, includes, plain, scopes, signed,
-                      significance_note, slice_note, trec_note)
+                      significance_note, trec_note)
+from .wording import slice_note
 
 if TYPE_CHECKING:
     from .model import ComparedNode, ComparisonModel, GridQuery, ReportModel, RunDelta, Section

@@ -97,7 +97,9 @@ def comparison_to_dict(model: ComparisonModel) -> dict[str, Any]:
             "slices": list(node.slice_keys),
             "measures": [{"metric": m.metric, "direction": m.direction, "queries": m.queries,
                           "values": dict(zip(model.names, (number(v) for v in m.values))),
-                          "deltas": [_delta(d) for d in m.deltas]}
+                          "deltas": [{"run": d.run, "delta": number(d.delta), "ci_low": number(d.ci_low),
+                                      "ci_high": number(d.ci_high), "p_value": number(d.p_value),
+                                      "significant": d.significant, "change": d.change} for d in m.deltas]}
                          for m in node.measures],
             "slice_note": slice_note(model, node.slice_keys) if node.slices else None,
             "slice_view": [{"slice": sv.slice, "metric": sv.metric, "direction": sv.direction, "queries": sv.queries,

@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING
 
 from .escape import md, md_code, visible
 from .wording import (ABOVE_ONE, DEFINITIONS_TITLE, answerable_shown, arrow, delta_text, includes, judged_under, plain,
-                      scopes, signed, significance_note, slice_note, title, trec_note)
+                      scopes, signed, significance_note, title, trec_note)
+from .wording import slice_note
 
 if TYPE_CHECKING:
     from .model import ComparisonModel, ReportModel
@@ -96,6 +97,7 @@ def render_comparison(model: ComparisonModel) -> str:
                   "|---|" + "---:|" * (len(model.names) + len(runs))]
         lines += [f"| {md(m.metric)} {arrow(m.direction)} | " + " | ".join(plain(v) for v in m.values) + " | "
                   + " | ".join(delta_text(d) for d in m.deltas) + " |" for m in node.measures]
+        worse = node.got_worse(model.n)
         if node.slices:
             lines += ["", md(slice_note(model, node.slice_keys)), "",
                       "| slice | metric | queries | " + " | ".join(md(name) for name in model.names) + " | "
@@ -104,7 +106,6 @@ def render_comparison(model: ComparisonModel) -> str:
             lines += [f"| {md(s.slice)} | {md(s.metric)} {arrow(s.direction)} | {s.queries} | "
                       + " | ".join(plain(v) for v in s.values) + " | " + " | ".join(delta_text(d) for d in s.deltas)
                       + " |" for s in node.slices]
-        worse = node.got_worse(model.n)
         lines += ["", f"Queries that got worse on {md_code(node.order_metric)} ({len(worse)} shown of "
                       f"{node.worse_count}; {len(node.queries)} queries in all):", ""]
         if worse:

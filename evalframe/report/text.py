@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING
 
 from .escape import visible
 from .wording import (ABOVE_ONE, DEFINITIONS_TITLE, arrow, delta_text, includes, judged_under, plain, scopes,
-                      signed, significance_note, slice_note, title, trec_note)
+                      signed, significance_note, title, trec_note)
+from .wording import slice_note
 
 if TYPE_CHECKING:
     from .model import ComparisonModel, ReportModel
@@ -84,6 +85,7 @@ def render_comparison(model: ComparisonModel) -> str:
         lines += [node.node, "-" * len(node.node)]
         lines += ["  ".join(str(cell).ljust(width) for cell, width in zip(line, widths)).rstrip()
                   for line in [header, *rows]]
+        worse = node.got_worse(model.n)
         if node.slices:
             header = ["slice", "metric", "queries", *model.names,
                       *(f"{d.run} - {model.names[0]}" for d in node.slices[0].deltas)]
@@ -93,7 +95,6 @@ def render_comparison(model: ComparisonModel) -> str:
             lines += ["", slice_note(model, node.slice_keys)]
             lines += ["  ".join(str(cell).ljust(width) for cell, width in zip(line, widths)).rstrip()
                       for line in [header, *rows]]
-        worse = node.got_worse(model.n)
         lines += ["", f"Queries that got worse on {node.order_metric} (worst first, {len(worse)} shown of "
                       f"{node.worse_count}; {len(node.queries)} queries in all):"]
         for change in worse:

@@ -17,7 +17,8 @@ if TYPE_CHECKING:
     from .model import ComparisonModel, ReportModel, RunDelta, Section
 
 __all__ = ["DEFINITIONS_TITLE", "ABOVE_ONE", "scopes", "trec_note", "judged_under", "includes", "answerable_shown",
-           "title", "signed", "plain", "arrow", "delta_text", "significance_note", "slice_note"]
+           "title", "signed", "plain", "arrow", "delta_text", "significance_note"]
+__all__ += ["slice_note"]
 
 #: The report explains its scopes and metrics in its own last section (a saved page or a pip-installed package has
 #: no docs folder to link to).
@@ -86,6 +87,15 @@ def delta_text(delta: RunDelta) -> str:
             + (" *" if delta.significant else "") + mark)
 
 
+def slice_note(model: ComparisonModel, keys: Sequence[str]) -> str:
+    """What the slice view's rows are: each slice's queries compared alone, the correction over the slices."""
+    runs = " and the runs" if model.holm else ""
+    test = {"t-test": "paired t-test", "wilcoxon": "Wilcoxon signed-rank test"}.get(model.test, f"paired {model.test} test")
+    return (f"Per slice by {', '.join(keys)}: the runs compared on each slice's queries alone; p: the {test}'s "
+            f"p-value Holm-corrected over the slices{runs} of each measure, * when at most {model.max_p:g}; a slice of "
+            "fewer than 2 paired queries has no test.")
+
+
 def significance_note(model: ComparisonModel) -> str:
     """What the deltas, intervals, p-values and marks are."""
     corrected = " Holm-corrected over the runs of each measure," if model.holm else ""
@@ -95,11 +105,3 @@ def significance_note(model: ComparisonModel) -> str:
             f"direction (↑ higher is better, ↓ lower is better, no arrow: a count, neither). Values over the queries "
             f"paired with {model.names[0]!r}.")
 
-
-def slice_note(model: ComparisonModel, keys: Sequence[str]) -> str:
-    """What the slice view's rows are: each slice's queries compared alone, the correction over the slices."""
-    runs = " and the runs" if model.holm else ""
-    test = {"t-test": "paired t-test", "wilcoxon": "Wilcoxon signed-rank test"}.get(model.test, f"paired {model.test} test")
-    return (f"Per slice by {', '.join(keys)}: the runs compared on each slice's queries alone; p: the {test}'s "
-            f"p-value Holm-corrected over the slices{runs} of each measure, * when at most {model.max_p:g}; a slice of "
-            "fewer than 2 paired queries has no test.")
