@@ -17,10 +17,10 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from .wording import slice_note  # the slice view
 from .escape import h, hi
 from .wording import (ABOVE_ONE, DEFINITIONS_TITLE, answerable_shown, arrow, includes, plain, scopes, signed,
                       significance_note, trec_note)
-from .wording import slice_note
 
 if TYPE_CHECKING:
     from .model import ComparedNode, ComparisonModel, GridQuery, ReportModel, RunDelta, Section

@@ -30,9 +30,9 @@ import pandas as pd
 
 from .._version import __version__
 from .._validation import check_keywords, did_you_mean
+from ..analysis.compare import p_column_of  # the slice view's marked p-value
 from ..analysis.aggregate import means, partial
 from ..analysis.compare import TESTS, compare, is_result, measure_names, scores_of_runs
-from ..analysis.compare import p_column_of
 from ..analysis.examples import NO_ANSWER
 from ..analysis.protocol import ResultLike, ResultSource
 from ..options import THRESHOLD, ComparisonReportOptions, MetricOptions, ReportOptions, with_options

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from .wording import slice_note  # the slice view
 from .escape import visible
 from .wording import (ABOVE_ONE, DEFINITIONS_TITLE, arrow, delta_text, includes, judged_under, plain, scopes,
                       signed, significance_note, title, trec_note)
-from .wording import slice_note
 
 if TYPE_CHECKING:
     from .model import ComparisonModel, ReportModel

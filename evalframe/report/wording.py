@@ -18,12 +18,12 @@ if TYPE_CHECKING:
 
 __all__ = ["DEFINITIONS_TITLE", "ABOVE_ONE", "scopes", "trec_note", "judged_under", "includes", "answerable_shown",
            "title", "signed", "plain", "arrow", "delta_text", "significance_note"]
-__all__ += ["slice_note"]
 
 #: The report explains its scopes and metrics in its own last section (a saved page or a pip-installed package has
 #: no docs folder to link to).
 DEFINITIONS_TITLE = "What the numbers mean"
 ABOVE_ONE = "above 1: a relevant document retrieved twice counts twice (Haystack's definition)"
+__all__ += ["slice_note"]
 
 
 # ---------------------------------------------------------------------------------------------- the single run
@@ -104,4 +104,3 @@ def significance_note(model: ComparisonModel) -> str:
             f"{test}'s p-value,{corrected} * when at most {model.max_p:g}; ▲ better / ▼ worse by the measure's "
             f"direction (↑ higher is better, ↓ lower is better, no arrow: a count, neither). Values over the queries "
             f"paired with {model.names[0]!r}.")
-

@@ -425,10 +425,10 @@ BAD_VALUES = {
     "--html": "{tmp}", "--node-order": "Retriever,Raeder", "--measure": "nDCG@x", "--digits": "18",
     "--zscores": "{tmp}/missing.zscores",
     "--max-p": "1.5",
-    "--family": "runs,nope",
     "--method": "combsun", "--weights": "1,2,3", "--norm": "minmax2", "-k": "-1", "--optimize": "nDGC@10",
     "--step": "0.3", "--ks": "10,x", "--score": "latency:fast",
     "--column": "question=q", "--id-column": "nope",
+    "--family": "runs,nope",
 }
 #: A bad value of an option that differs by command (by command and long flag).
 COMMAND_BAD_VALUES = {("fuse", "--out"): "{tmp}"}
