@@ -358,7 +358,7 @@ def table_of_rows(rows: Sequence[tuple[tuple[str, str, str], dict[str, Any]]], n
     the column :data:`CORRECTION_COLUMNS` names (``p_holm`` by default; none for ``"none"``, nor when every family
     holds one comparison); with ``max_p`` the column ``significant`` says whether the p-value :func:`p_column_of`
     names is at most ``max_p``. ``warn_unpaired=False``: the caller warns of the unpaired queries (the rows of
-    slices, :mod:`evalframe.analysis.slice_compare`, warn once per comparison).
+    slices, :func:`sliced_table`, warn once per comparison).
     """
     for (first, name, metric), row in (rows if warn_unpaired else ()):
         warn_of_unpaired(first, name, metric, row["only_a"], row["only_b"], row["queries"])

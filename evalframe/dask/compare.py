@@ -10,6 +10,7 @@ second pass bring each paired query's difference to the client, in run A's order
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from typing import Any
 
@@ -142,14 +143,15 @@ def _per_slice(runs: list[DaskEvaluationResult], names: list[str], node: str, gi
     """compare(by=...) on Dask: each run's per-query table and slice labels gathered to the client
     (``query_metrics(node, by=by, compute=True)``: one row of numbers per query, as the second pass of the
     statistics brings each paired query's difference), then the slices' statistics of memory
-    (:func:`evalframe.analysis.slice_compare.sliced_table`)."""
+    (:func:`evalframe.analysis.compare.sliced_table`), for the pairs ``pairs`` names."""
     keys = check_by(given.by)
     gathered = [run_.query_metrics(node, by=keys, compute=True, **keywords) for run_ in runs]
     labels = [table.iloc[:, :len(keys)] for table in gathered]
     tables = [table.iloc[:, len(keys):] for table in gathered]
     columns = select_metrics(tables, metrics, names)
     directions = directions_of(columns, scores_of_runs(runs))
-    positions = [(0, position) for position in range(1, len(runs))]
+    positions = (list(itertools.combinations(range(len(runs)), 2)) if given.pairs == "all"
+                 else [(0, position) for position in range(1, len(runs))])
     return sliced_table(tables, labels, names, positions, columns, directions, given, family)
 
 
