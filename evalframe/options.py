@@ -58,8 +58,8 @@ COMPARE_CORRECTIONS = ("holm", "bonferroni", "holm-sidak", "fdr_bh", "fdr_by", "
 #: Which runs a comparison pairs (``pairs=``, ``--pairs``): each with the first, or all pairs.
 COMPARE_PAIRS = ("first", "all")
 #: The dimensions a correction's family spans (``family=``, ``--family``): the comparisons of a metric over the runs,
-#: the metrics of a pair of runs, or both (their product).
-CORRECTION_FAMILIES = ("runs", "measures")
+#: the metrics of a pair of runs, the slices of the queries (``by=``), or several (their product).
+CORRECTION_FAMILIES = ("runs", "measures", "slices")
 #: Haystack 1.x's default fields of each listed answer / document in the worst queries.
 WRONG_EXAMPLES_FIELDS = ("answer", "context", "document_id")
 
@@ -549,12 +549,27 @@ class CompareOptions(_Options):
             "for two runs, ``(run, metric)`` for more) or ``\"all\"`` (every pair of runs i < j in the order given, "
             "as ranx's table; the index is ``(run_a, run_b, metric)``, ``mean_a`` being run_a's mean).")
     family: str | Sequence[str] = _option(
-        "runs", "comma-separated dimensions the correction's family spans: runs, measures, or runs,measures",
+        "runs", "comma-separated dimensions the correction's family spans: runs, measures, slices (with --by, whose "
+        "default is runs,slices), or several, e.g. slices,measures",
         flag="--family", many="comma", kind="str or list of str",
         doc="Over which comparisons ``correction`` adjusts the p-values: ``\"runs\"`` (the comparisons of each metric: "
             "the runs compared with the first, or all pairs), ``\"measures\"`` (the metrics of each pair of runs) or "
-            "``[\"runs\", \"measures\"]`` (every comparison of the table at once). A family of a single "
+            "``\"slices\"`` (the slices of ``by``, per metric and pair of runs) or several of them, their "
+            "product (``[\"runs\", \"measures\"]``: every comparison of the table at once, without ``by``). "
+            "The default is ``\"runs\"``, and ``[\"runs\", \"slices\"]`` with ``by``. A family of a single "
             "comparison needs no correction: the column is added when some family holds more than one.")
+    by: Any = _option(
+        None, "the statistics per slice of the queries by this key, e.g. no_answer, filters.<field>, meta.<field> "
+        "(repeatable; the correction then spans the slices: --family)", flag="--by", many="repeat", metavar="KEY",
+        kind="str, callable, Series, dict or list of these, optional",
+        doc="Slice keys, as :meth:`EvaluationResult.sliced_metrics` takes them (``\"no_answer\"``, "
+            "``\"filters.<field>\"``, ``\"meta.<field>\"``, a column, a callable over the per-query table, a Series "
+            "or dict from multilabel_id to label, or a list of these): the table gets a first index level ``slice`` "
+            "(a label, or a tuple of labels for several keys), one row per slice and comparison, each the statistics "
+            "of that slice's paired queries (docs/statistics.md#significance-per-slice). A query the runs label "
+            "differently is in the slice of its label in the first run that holds it (with a warning). Without "
+            "``family`` the correction then spans the slices and the runs of each metric "
+            "(``[\"runs\", \"slices\"]``).")
     max_p: float | None = _option(
         None, "add the column 'significant': the test's p-value (p_holm with 3+ runs) <= P (default with --qrels: "
         "0.05; ranx's is 0.01)", flag="--max-p", parse=float, metavar="P", kind="float, optional",
@@ -569,6 +584,10 @@ class CompareOptions(_Options):
         object.__setattr__(self, "zero_method", check.check_choice(self.zero_method, ZERO_METHODS, name="zero_method"))
         object.__setattr__(self, "pairs", check.check_choice(self.pairs, COMPARE_PAIRS, name="pairs"))
         object.__setattr__(self, "family", check_family(self.family))
+        if "slices" in self.family and self.by is None:
+            raise InvalidParameterError(
+                f"family {list(self.family)} spans the slices, which only a comparison per slice has; pass by=<slice "
+                "key>, e.g. by='meta.topic' (--by meta.topic), or leave 'slices' out.", parameter="family")
         object.__setattr__(self, "max_p", check_max_p(self.max_p))
 
 

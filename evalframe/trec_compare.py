@@ -188,6 +188,15 @@ def compare(a: Run, b: Run, *others: Run,
             or (isinstance(metrics, Sequence) and all(isinstance(m, str) for m in metrics))):
         raise InvalidParameterError(f"metrics must be None, a measure name or a list of measure names; got {metrics!r}.",
                                     parameter="metrics")
+    if chosen.by is not None:
+        keys = [chosen.by] if isinstance(chosen.by, (str, pd.Series, Mapping)) else list(chosen.by)
+        named = [key for key in keys if isinstance(key, str)]
+        if named:
+            raise InvalidParameterError(
+                f"by={named[0]!r}: TREC runs carry no per-query meta or filters, so only a label per query can slice "
+                "them: pass by= a dict or Series from query id to label (in Python: evalframe.compare(run_a, run_b, "
+                "qrels=..., by={'301': 'hard', '302': 'easy'})).",
+                parameter="by")
     measures = list(TREC_MEASURES if metrics is None else [metrics] if isinstance(metrics, str) else metrics)
     if not measures:
         raise InvalidParameterError(f"metrics must name at least one measure, e.g. {list(TREC_MEASURES[:3])}.",
@@ -197,8 +206,9 @@ def compare(a: Run, b: Run, *others: Run,
     computed = [table for table, run in zip(tables, runs) if not isinstance(run, pd.DataFrame)]
     columns = [str(column) for column in computed[0].columns] if computed else measures
     tables = _same_queries(tables, names, complete)
+    family: dict[str, Any] = {"family": chosen.family} if "family" in options else {}  # by's default otherwise
     return compare_results(*tables, metrics=columns, names=names, rounds=chosen.rounds, confidence=chosen.confidence,
                            seed=chosen.seed, test=chosen.test, correction=chosen.correction,
-                           zero_method=chosen.zero_method, pairs=chosen.pairs, family=chosen.family,
+                           zero_method=chosen.zero_method, pairs=chosen.pairs, by=chosen.by, **family,
                            max_p=MAX_P if chosen.max_p is None else chosen.max_p)
 

@@ -159,7 +159,7 @@ def test_the_compare_signatures_are_the_compare_options():
     compare_defaults = {f.name: f.default for f in dataclasses.fields(CompareOptions)}
     assert compare_defaults == {"node": None, "metrics": None, "names": None, "rounds": 10_000, "confidence": 0.95,
                                 "seed": 0, "complete": False, "duplicates": "error", "test": "randomization",
-                                "zero_method": "wilcox", "correction": "holm", "pairs": "first", "family": "runs",
+                                "zero_method": "wilcox", "correction": "holm", "pairs": "first", "family": "runs", "by": None,
                                 "max_p": None}
     metric_defaults = {f.name: f.default for f in dataclasses.fields(MetricOptions)}
     runs = {"a": inspect.Parameter.empty, "b": inspect.Parameter.empty, "others": inspect.Parameter.empty}

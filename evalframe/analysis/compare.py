@@ -24,13 +24,15 @@ from ..metrics.trec import (aggregation_of, direction_of, measure_texts, parse_m
 from ..options import CompareOptions, MetricOptions, with_options
 from .examples import Examples
 from .protocol import ResultLike, ResultSource
+from .slice_compare import slice_codes, slice_counts, slice_members, table_labels, with_slices
+from .slices import check_by
 from .stats import (adjust_p_values, bootstrap_ci, paired_t_test, randomization_p_value, sign_test_p_value,
                     wilcoxon_p_value)
 
 __all__ = ["compare", "table_of_rows", "paired_statistics", "paired_statistics_many", "paired_differences",
            "PairedDifferences", "worst_by_delta", "is_result", "TESTS",
-           "CORRECTION_COLUMNS", "p_column_of",
-           "scores_of_runs", "directions_of"]
+           "CORRECTION_COLUMNS", "FAMILY_LEVELS", "p_column_of", "add_correction", "warn_of_unpaired",
+           "scores_of_runs", "directions_of", "labelled_tables", "sliced_table"]
 
 Run = Union[ResultSource, pd.DataFrame]
 
@@ -57,7 +59,7 @@ CORRECTION_COLUMNS = {"holm": "p_holm", "bonferroni": "p_bonferroni", "holm-sida
 
 
 #: The index levels of each dimension a correction's family can span (``family=``).
-FAMILY_LEVELS = {"runs": ("run", "run_a", "run_b"), "measures": ("metric",)}
+FAMILY_LEVELS = {"runs": ("run", "run_a", "run_b"), "measures": ("metric",), "slices": ("slice",)}
 
 
 def p_column_of(table: pd.DataFrame, test: str) -> str:
@@ -345,7 +347,7 @@ def paired_statistics(d: np.ndarray, mean_a: float, mean_b: float, only_a: int, 
 
 def table_of_rows(rows: Sequence[tuple[tuple[str, str, str], dict[str, Any]]], names: Sequence[str], *,
                   test: str = "randomization", max_p: float | None = None, correction: str = "holm",
-                  pairs: str = "first", family: Sequence[str] = ("runs",)) -> pd.DataFrame:
+                  pairs: str = "first", family: Sequence[str] = ("runs",), warn_unpaired: bool = True) -> pd.DataFrame:
     """:func:`compare`'s table from its rows ``((run_a, run_b, metric), paired_statistics row)``, warning of unpaired
     queries.
 
@@ -355,13 +357,11 @@ def table_of_rows(rows: Sequence[tuple[tuple[str, str, str], dict[str, Any]]], n
     within each family (the comparisons sharing the levels ``family`` does not span: :data:`FAMILY_LEVELS`) is in
     the column :data:`CORRECTION_COLUMNS` names (``p_holm`` by default; none for ``"none"``, nor when every family
     holds one comparison); with ``max_p`` the column ``significant`` says whether the p-value :func:`p_column_of`
-    names is at most ``max_p``.
+    names is at most ``max_p``. ``warn_unpaired=False``: the caller warns of the unpaired queries (the rows of
+    slices, :func:`sliced_table`, warn once per comparison).
     """
-    for (first, name, metric), row in rows:
-        if row["only_a"] or row["only_b"]:
-            warn(f"{metric}: {_queries(row['only_a'])} scored only in {first!r} and {row['only_b']} only in "
-                 f"{name!r}; the statistics use the {row['queries']} queries both scored (see columns "
-                 "only_a / only_b).")
+    for (first, name, metric), row in (rows if warn_unpaired else ()):
+        warn_of_unpaired(first, name, metric, row["only_a"], row["only_b"], row["queries"])
     columns = list(COLUMNS)
     if TESTS[test] not in columns:
         columns.insert(columns.index("p_ttest") + 1, TESTS[test])
@@ -373,10 +373,26 @@ def table_of_rows(rows: Sequence[tuple[tuple[str, str, str], dict[str, Any]]], n
     else:
         table.index = pd.MultiIndex.from_tuples([(name, metric) for (_, name, metric), _ in rows],
                                                 names=["run", "metric"])
+    add_correction(table, test=test, correction=correction, family=family, max_p=max_p)
+    return table
+
+
+def warn_of_unpaired(first: str, name: str, metric: str, only_a: int, only_b: int, queries: int) -> None:
+    """Warn that ``metric`` has queries scored by one of the runs ``first`` and ``name`` only (none: no warning)."""
+    if only_a or only_b:
+        warn(f"{metric}: {_queries(only_a)} scored only in {first!r} and {only_b} only in {name!r}; the statistics "
+             f"use the {queries} queries both scored (see columns only_a / only_b).")
+
+
+def add_correction(table: pd.DataFrame, *, test: str, correction: str, family: Sequence[str],
+                   max_p: float | None) -> None:
+    """Add to a comparison ``table`` the column of ``test``'s p-value corrected by ``correction`` within each family
+    (the rows sharing the index levels ``family`` does not span, :data:`FAMILY_LEVELS`; none when every family holds
+    one row) and with ``max_p`` the column ``significant`` (the p-value :func:`p_column_of` names is at most it)."""
     corrected = CORRECTION_COLUMNS[correction]
     spanned = {level for dimension in family for level in FAMILY_LEVELS[dimension]}
     held = [level for level in table.index.names if level not in spanned]  # a family: one value of each of these
-    families = (list(table.groupby(held, sort=False).indices.values()) if held
+    families = (list(table.groupby(held, sort=False, dropna=False).indices.values()) if held
                 else [np.arange(len(table))])
     if corrected is not None and any(len(members) > 1 for members in families):
         p = table[TESTS[test]].to_numpy(dtype=np.float64)
@@ -386,7 +402,6 @@ def table_of_rows(rows: Sequence[tuple[tuple[str, str, str], dict[str, Any]]], n
         table[corrected] = adjusted
     if max_p is not None:  # NaN (no pair of queries) is never significant
         table["significant"] = (table[p_column_of(table, test)] <= max_p).to_numpy(dtype=bool)
-    return table
 
 
 @with_options(CompareOptions, MetricOptions, documented=(CompareOptions,))
@@ -423,7 +438,9 @@ def compare(a: Run, b: Run, *others: Run, **options: Any) -> pd.DataFrame:
         ``only_b``; with ``test="wilcoxon"`` or ``"sign"`` also its p-value, ``p_wilcoxon`` or ``p_sign`` (after
         ``p_ttest``); with more than two runs also ``p_holm``: ``test``'s p-value Holm-corrected over the
         comparisons of each metric (another ``correction``: ``p_bonferroni``, ``p_holm_sidak``, ``p_fdr_bh``,
-        ``p_fdr_by``, or no column for ``"none"``); with ``max_p`` also ``significant``.
+        ``p_fdr_by``, or no column for ``"none"``); with ``max_p`` also ``significant``. With ``by``, a first index
+        level ``slice`` and one row per slice and comparison, each over the slice's queries
+        (:mod:`evalframe.analysis.slice_compare`).
 
     Examples
     --------
@@ -461,7 +478,10 @@ def compare(a: Run, b: Run, *others: Run, **options: Any) -> pd.DataFrame:
     if metrics is not None:
         metrics, measures = measure_names([metrics] if isinstance(metrics, str) else metrics)
     trec = {"complete": complete, "duplicates": duplicates}
-    tables = [per_query_table(run, node, metric_params, name, measures, trec) for run, name in zip(runs, names)]
+    if chosen.by is not None:  # the statistics per slice
+        tables, labels = labelled_tables(runs, names, node, chosen.by, metric_params, measures, trec)
+    else:
+        tables = [per_query_table(run, node, metric_params, name, measures, trec) for run, name in zip(runs, names)]
     for table, name in zip(tables[1:], names[1:]):
         if not len(tables[0].index.intersection(table.index)):
             raise InvalidParameterError(
@@ -473,6 +493,9 @@ def compare(a: Run, b: Run, *others: Run, **options: Any) -> pd.DataFrame:
 
     positions = (list(itertools.combinations(range(len(runs)), 2)) if chosen.pairs == "all"
                  else [(0, position) for position in range(1, len(runs))])
+    if chosen.by is not None:
+        family = chosen.family if "family" in options else ("runs", "slices")
+        return sliced_table(tables, labels, names, positions, metrics, directions, chosen, family)
     keys = [(names[i], names[j], metric) for i, j in positions for metric in metrics]
     items = [paired_differences(tables[i][metric], tables[j][metric], directions[metric])
              for i, j in positions for metric in metrics]
@@ -480,6 +503,60 @@ def compare(a: Run, b: Run, *others: Run, **options: Any) -> pd.DataFrame:
                                         zero_method=chosen.zero_method)
     return table_of_rows(list(zip(keys, statistics)), names, test=chosen.test, max_p=chosen.max_p,
                          correction=chosen.correction, pairs=chosen.pairs, family=chosen.family)
+
+
+def labelled_tables(runs: Sequence[Run], names: Sequence[str], node: str | None, by: Any,
+                    params: Mapping[str, Any], measures: Sequence[str],
+                    trec: dict[str, Any]) -> tuple[list[pd.DataFrame], list[pd.DataFrame]]:
+    """Each run's per-query table (as :func:`compare` reads it) and its slice labels (one column per key of ``by``,
+    index multilabel_id): a result's from ``query_metrics(node, by=by)``, a per-query table's from its own columns
+    (then no metric), a callable over it, a Series or dict (:func:`evalframe.analysis.slice_compare.table_labels`)."""
+    keys = check_by(by)
+    tables, labels = [], []
+    for run, name in zip(runs, names):
+        if is_result(run):
+            table = per_query_table(run, node, {**params, "by": keys}, name, measures, trec)
+            labels.append(table.iloc[:, :len(keys)])
+            tables.append(table.iloc[:, len(keys):])
+        else:
+            found, table = table_labels(per_query_table(run, node, dict(params), name, measures, trec), keys, name)
+            labels.append(found)
+            tables.append(table)
+    return tables, labels
+
+
+def sliced_table(tables: Sequence[pd.DataFrame], labels: Sequence[pd.DataFrame], names: Sequence[str],
+                 positions: Sequence[tuple[int, int]], metrics: Sequence[str], directions: Mapping[str, str],
+                 chosen: CompareOptions, family: Sequence[str]) -> pd.DataFrame:
+    """:func:`compare`'s table per slice (``by=``, :mod:`evalframe.analysis.slice_compare`): index ``(slice,
+    metric)`` (two runs), ``(slice, run, metric)`` or ``(slice, run_a, run_b, metric)``; each row the statistics of
+    the slice's queries paired in the runs ``positions`` names, the correction over ``family``. One warning per
+    comparison with unpaired queries, as without slices."""
+    codes, slices = slice_codes(labels, names)
+    count = len(slices)
+    per_comparison = []
+    for i, j in positions:
+        for metric in metrics:
+            pairs = paired(tables[i][metric], tables[j][metric])
+            warn_of_unpaired(names[i], names[j], metric, pairs.only_a, pairs.only_b, len(pairs.a))
+            only_a = slice_counts(codes, tables[i][metric].dropna().index.difference(pairs.a.index), count)
+            only_b = slice_counts(codes, tables[j][metric].dropna().index.difference(pairs.a.index), count)
+            aggregation = aggregation_of(metric)
+            values_a, values_b = pairs.a.to_numpy(dtype=np.float64), pairs.b.to_numpy(dtype=np.float64)
+            d = aggregation.summands(values_b) - aggregation.summands(values_a)
+            members = slice_members(codes.reindex(pairs.a.index).to_numpy(dtype=np.int64), count)
+            per_comparison.append([((names[i], names[j], metric), PairedDifferences(
+                d[m], aggregation(values_a[m]) if len(m) else np.nan, aggregation(values_b[m]) if len(m) else np.nan,
+                int(only_a[code]), int(only_b[code]), directions[metric], aggregation.name))
+                for code, m in enumerate(members)])
+    ordered = [items[code] for code in range(count) for items in per_comparison]  # slice by slice
+    statistics = paired_statistics_many([item for _, item in ordered], seed=chosen.seed, rounds=chosen.rounds,
+                                        confidence=chosen.confidence, zero_method=chosen.zero_method)
+    table = table_of_rows([(key, row) for (key, _), row in zip(ordered, statistics)], names, test=chosen.test,
+                          correction="none", pairs=chosen.pairs, warn_unpaired=False)
+    table = with_slices(table, slices, len(per_comparison))
+    add_correction(table, test=chosen.test, correction=chosen.correction, family=family, max_p=chosen.max_p)
+    return table
 
 
 @with_options(MetricOptions)

@@ -10,6 +10,8 @@ second pass bring each paired query's difference to the client, in run A's order
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -17,7 +19,8 @@ import pandas as pd
 
 from .. import _validation as check
 from ..analysis.compare import (PairedDifferences, directions_of, measure_names, paired, paired_statistics_many,
-                                run_names, scores_of_runs, table_of_rows)
+                                run_names, scores_of_runs, select_metrics, sliced_table, table_of_rows)
+from ..analysis.slices import check_by
 from ..analysis.stats import few_distinct
 from ..errors import InvalidParameterError
 from ..io.partitioned import check_key_summaries, key_summary
@@ -93,6 +96,9 @@ def compare(a: DaskEvaluationResult, b: DaskEvaluationResult, *others: DaskEvalu
         run_.check_measures(node, metric_params.get("eval_mode", "integrated"))
     keywords = {"measures": measures or None, "complete": given.complete, "duplicates": given.duplicates,
                 **metric_params}
+    if given.by is not None:
+        return _per_slice(runs, names, node, given, keywords, chosen,
+                          given.family if "family" in options else ("runs", "slices"))
     row_keys: list[tuple[str, str, str]] = []
     items: list[PairedDifferences] = []
     for position in range(1, len(runs)):
@@ -130,6 +136,23 @@ def compare(a: DaskEvaluationResult, b: DaskEvaluationResult, *others: DaskEvalu
                                         zero_method=given.zero_method)
     return table_of_rows(list(zip(row_keys, statistics)), names, test=given.test, max_p=given.max_p,
                          correction=given.correction, pairs=given.pairs, family=given.family)
+
+
+def _per_slice(runs: list[DaskEvaluationResult], names: list[str], node: str, given: CompareOptions,
+               keywords: dict[str, Any], metrics: list[str] | None, family: Sequence[str]) -> pd.DataFrame:
+    """compare(by=...) on Dask: each run's per-query table and slice labels gathered to the client
+    (``query_metrics(node, by=by, compute=True)``: one row of numbers per query, as the second pass of the
+    statistics brings each paired query's difference), then the slices' statistics of memory
+    (:func:`evalframe.analysis.compare.sliced_table`), for the pairs ``pairs`` names."""
+    keys = check_by(given.by)
+    gathered = [run_.query_metrics(node, by=keys, compute=True, **keywords) for run_ in runs]
+    labels = [table.iloc[:, :len(keys)] for table in gathered]
+    tables = [table.iloc[:, len(keys):] for table in gathered]
+    columns = select_metrics(tables, metrics, names)
+    directions = directions_of(columns, scores_of_runs(runs))
+    positions = (list(itertools.combinations(range(len(runs)), 2)) if given.pairs == "all"
+                 else [(0, position) for position in range(1, len(runs))])
+    return sliced_table(tables, labels, names, positions, columns, directions, given, family)
 
 
 def _order_free(values: np.ndarray, counts: np.ndarray) -> bool:

@@ -274,6 +274,7 @@ def _compare_command(compare: Command) -> None:
     _add_options(compare, CompareOptions, only=("node", "metrics"))
     compare.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
                          help="a trec_eval measure, e.g. nDCG@10, map, P_5 (repeatable; added to --metrics)")
+    _add_options(compare, CompareOptions, only=("by", "family"))
     _add_options(compare, CompareOptions, only=("complete", "names", "rounds", "seed", "test", "zero_method", "correction",
                                                 "max_p"))
     compare.add_argument("--paper", action="store_true", default=False,

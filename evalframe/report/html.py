@@ -14,14 +14,16 @@ True
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from .wording import slice_note  # the slice view
 from .escape import h, hi
 from .wording import (ABOVE_ONE, DEFINITIONS_TITLE, answerable_shown, arrow, detectable_text, includes, plain, scopes,
                       signed, significance_note, trec_note)
 
 if TYPE_CHECKING:
-    from .model import ComparedNode, ComparisonModel, GridQuery, ReportModel, Section
+    from .model import ComparedNode, ComparisonModel, GridQuery, ReportModel, RunDelta, Section
 
 __all__ = ["render", "render_comparison", "DEFINITIONS_ANCHOR"]
 
@@ -280,6 +282,17 @@ def _grid(model: ComparisonModel, node: ComparedNode, position: int) -> str:
             f"<table class='grid'><thead><tr>{''.join(head)}</tr></thead>{''.join(bodies)}</table></div>")
 
 
+def _delta_cells(deltas: Sequence[RunDelta]) -> str:
+    """Each run's delta, its interval and mark, then its p-value (``*`` when significant), as table cells."""
+    cells = ""
+    for d in deltas:
+        mark = {"better": " &#9650;", "worse": " &#9660;"}.get(d.change, "")
+        cells += (f"<td class='num {_attr(d.change)}'>{signed(d.delta)} [{signed(d.ci_low)}, {signed(d.ci_high)}]"
+                  f"{mark}</td><td class='num{' sig' if d.significant else ''}'>{plain(d.p_value)}"
+                  f"{' *' if d.significant else ''}</td>")
+    return cells
+
+
 def render_comparison(model: ComparisonModel) -> str:
     """The comparative report as one self-contained HTML page (inline CSS and script, no network)."""
     names = model.names
@@ -296,12 +309,7 @@ def render_comparison(model: ComparisonModel) -> str:
                     + "".join(f"<th>&Delta; {hi(d.run)} &minus; {hi(names[0])} [CI]</th><th>p</th>"
                               for d in deltas) + "</tr>")
         for m in node.measures:
-            cells = "".join(f"<td class='num'>{plain(v)}</td>" for v in m.values)
-            for d in m.deltas:
-                mark = {"better": " &#9650;", "worse": " &#9660;"}.get(d.change, "")
-                cells += (f"<td class='num {_attr(d.change)}'>{signed(d.delta)} [{signed(d.ci_low)}, {signed(d.ci_high)}]"
-                          f"{mark}</td><td class='num{' sig' if d.significant else ''}'>{plain(d.p_value)}"
-                          f"{' *' if d.significant else ''}</td>")
+            cells = "".join(f"<td class='num'>{plain(v)}</td>" for v in m.values) + _delta_cells(m.deltas)
             page.append(f"<tr><td title='{_attr(m.description)}'>{h(m.metric)} {arrow(m.direction)}</td>"
                         f"{cells}</tr>")
         page.append("</table>")
@@ -309,6 +317,17 @@ def render_comparison(model: ComparisonModel) -> str:
         if detectable:
             page.append("<ul class='detectable muted'>" + "".join(f"<li>{h(line)}</li>" for line in detectable)
                         + "</ul>")
+        if node.slices:  # the slice view: each slice's queries compared alone, corrected over the slices
+            page.append(f"<p class='muted'>{h(slice_note(model, node.slice_keys))}</p><table class='slices'><tr>"
+                        "<th>slice</th><th>metric</th><th>queries</th>"
+                        + "".join(f"<th>{h(name)}</th>" for name in names)
+                        + "".join(f"<th>&Delta; {hi(d.run)} &minus; {hi(names[0])} [CI]</th><th>p</th>"
+                                  for d in deltas) + "</tr>")
+            page += [f"<tr><td>{h(sv.slice)}</td><td>{h(sv.metric)} {arrow(sv.direction)}</td>"
+                     f"<td class='num'>{sv.queries}</td>"
+                     + "".join(f"<td class='num'>{plain(v)}</td>" for v in sv.values) + _delta_cells(sv.deltas)
+                     + "</tr>" for sv in node.slices]
+            page.append("</table>")
         page.append(_grid(model, node, position))
     page += [f"<p class='flag'>{h(note.category.__name__)}: {h(note.message)}</p>"
              for note in model.notes]

@@ -19,9 +19,10 @@ import numbers
 from typing import TYPE_CHECKING, Any
 
 from .escape import json_text
+from .wording import slice_note
 
 if TYPE_CHECKING:
-    from .model import ComparisonModel, Definitions, ReportModel
+    from .model import ComparisonModel, Definitions, ReportModel, RunDelta
 
 __all__ = ["render", "render_comparison", "to_dict", "comparison_to_dict", "number"]
 
@@ -106,6 +107,10 @@ def comparison_to_dict(model: ComparisonModel) -> dict[str, Any]:
                               "power": m.detectable.power, "alpha": m.detectable.alpha, "test": "paired t-test",
                               "note": m.detectable.note}}
                          for m in node.measures],
+            "slice_note": slice_note(model, node.slice_keys) if node.slices else None,
+            "slice_view": [{"slice": sv.slice, "metric": sv.metric, "direction": sv.direction, "queries": sv.queries,
+                            "values": dict(zip(model.names, (number(v) for v in sv.values))),
+                            "deltas": [_delta(d) for d in sv.deltas]} for sv in node.slices],
             "queries": [{"multilabel_id": q.multilabel_id, "query": q.query, "slices": dict(q.slices),
                          "worst": number(q.worst),
                          "values": {m.metric: [number(v) for v in values] for m, values in zip(node.measures, q.values)},
@@ -119,6 +124,11 @@ def comparison_to_dict(model: ComparisonModel) -> dict[str, Any]:
         "notes": [{"category": note.category.__name__, "message": note.message} for note in model.notes],
         "includes": list(model.includes),
     }
+
+
+def _delta(d: RunDelta) -> dict[str, Any]:
+    return {"run": d.run, "delta": number(d.delta), "ci_low": number(d.ci_low), "ci_high": number(d.ci_high),
+            "p_value": number(d.p_value), "significant": d.significant, "change": d.change}
 
 
 def render_comparison(model: ComparisonModel) -> str:

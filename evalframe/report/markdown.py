@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from .wording import slice_note  # the slice view
 from .escape import md, md_code, visible
 from .wording import (ABOVE_ONE, DEFINITIONS_TITLE, answerable_shown, arrow, delta_text, detectable_text, includes,
                       judged_under, plain, scopes, signed, significance_note, title, trec_note)
@@ -99,6 +100,14 @@ def render_comparison(model: ComparisonModel) -> str:
         detectable = [detectable_text(m) for m in node.measures if m.detectable is not None]
         lines += [""] + [f"- {md(line)}" for line in detectable] if detectable else []
         worse = node.got_worse(model.n)
+        if node.slices:
+            lines += ["", md(slice_note(model, node.slice_keys)), "",
+                      "| slice | metric | queries | " + " | ".join(md(name) for name in model.names) + " | "
+                      + " | ".join(f"{md(d.run)} − {md(model.names[0])}" for d in runs) + " |",
+                      "|---|---|---:|" + "---:|" * (len(model.names) + len(runs))]
+            lines += [f"| {md(s.slice)} | {md(s.metric)} {arrow(s.direction)} | {s.queries} | "
+                      + " | ".join(plain(v) for v in s.values) + " | " + " | ".join(delta_text(d) for d in s.deltas)
+                      + " |" for s in node.slices]
         lines += ["", f"Queries that got worse on {md_code(node.order_metric)} ({len(worse)} shown of "
                       f"{node.worse_count}; {len(node.queries)} queries in all):", ""]
         if worse:

@@ -30,6 +30,7 @@ import pandas as pd
 
 from .._version import __version__
 from .._validation import check_keywords, did_you_mean
+from ..analysis.compare import p_column_of  # the slice view's marked p-value
 from ..analysis.aggregate import means, partial
 from ..analysis.compare import TESTS, compare, is_result, measure_names, paired_differences, scores_of_runs
 from ..analysis.power import power_row
@@ -712,6 +713,20 @@ class ComparedMeasure:
 
 
 @dataclass(frozen=True)
+class SliceMeasure:
+    """A measure of a node on one slice of the queries (the comparison's ``by``): each run's value over the slice's
+    queries paired with the first run, and each later run's :class:`RunDelta` on them (its p-value corrected over
+    the slices, and the runs, of the measure: :func:`evalframe.compare` with ``by=``)."""
+
+    slice: str  # the label as shown: a key's label, several keys' joined by " / ", "(none)" for a missing one
+    metric: str
+    direction: str
+    values: tuple[float, ...]
+    deltas: tuple[RunDelta, ...]
+    queries: int  # the slice's paired queries (the smallest over the later runs); fewer than 2: no test
+
+
+@dataclass(frozen=True)
 class DrillRow:
     """One document or answer a run returned for a query: its rank, text, judged-correct mark and gold matches."""
 
@@ -761,6 +776,7 @@ class ComparedNode:
     order_metric: str
     slice_keys: tuple[str, ...]
     queries: tuple[GridQuery, ...]
+    slices: tuple[SliceMeasure, ...] = ()  # with slice keys: each slice x measure, slice by slice
 
     @property
     def worse_count(self) -> int:
@@ -1012,15 +1028,15 @@ def _compared_node(runs: Mapping[str, ResultLike], compare_function: Callable[..
     measures = []
     for metric in chosen:
         rows = ([table.loc[metric]] if len(names) == 2 else [table.loc[(name, metric)] for name in names[1:]])
-        run_deltas = []
-        for name, row in zip(names[1:], rows):
-            gain = signs[metric] * row["delta"]
-            change = ("better" if gain > 0 else "worse" if gain < 0 else "") if bool(row["significant"]) else ""
-            run_deltas.append(RunDelta(name, float(row["delta"]), float(row["ci_low"]), float(row["ci_high"]),
-                                   float(row[p_column]), bool(row["significant"]), change))
+        run_deltas = _run_deltas(names[1:], rows, signs[metric], p_column)
         means = (float(rows[0]["mean_a"]), *(float(row["mean_b"]) for row in rows))
         measures.append(ComparedMeasure(metric, _description(metric, scores), directions[metric], means, tuple(run_deltas),
                                         int(min(row["queries"] for row in rows))))
+    per_slice: tuple[SliceMeasure, ...] = ()
+    if keys:  # the slice view: the statistics of each slice's queries, corrected over the slices (and runs)
+        sliced = compare_function(*results, node=node, metrics=wanted, names=names, rounds=rounds,
+                                  confidence=confidence, seed=seed, test=test, max_p=max_p, by=keys, **options)
+        per_slice = _slice_measures(sliced, names, chosen, directions, test)
     # the grid: every query of any run, in the first run's order then the others'
     extra = [m for m in chosen if m not in plain_columns]  # trec measures
     tables = [_per_query(result, node, by=keys or None, with_query=True, measures=extra or None, **options)
@@ -1062,4 +1078,50 @@ def _compared_node(runs: Mapping[str, ResultLike], compare_function: Callable[..
                   tuple(tuple(str(c) for c in changes[m][i]) for m in chosen), float(worst[i]),
                   tuple(drill.get(str(ids[i]), ()) for drill in drills))
         for i in order)
-    return ComparedNode(node, first.has_answers(node), tuple(measures), order_metric, tuple(labels), queries)
+    return ComparedNode(node, first.has_answers(node), tuple(measures), order_metric, tuple(labels), queries, per_slice)
+
+
+def _run_deltas(runs: Sequence[str], rows: Sequence[pd.Series], sign: float, p_column: str) -> list[RunDelta]:
+    """Each later run's :class:`RunDelta` from its row of a comparison table (``p_column``: the p-value marked)."""
+    deltas = []
+    for name, row in zip(runs, rows):
+        gain = sign * row["delta"]
+        change = ("better" if gain > 0 else "worse" if gain < 0 else "") if bool(row["significant"]) else ""
+        deltas.append(RunDelta(name, float(row["delta"]), float(row["ci_low"]), float(row["ci_high"]),
+                               float(row[p_column]), bool(row["significant"]), change))
+    return deltas
+
+
+def slice_text(label: Any) -> str:
+    """A slice's label as the report shows it: several keys' labels joined by " / ", a missing one ``(none)``.
+
+    >>> slice_text(("billing", True)), slice_text(None), slice_text(2023)
+    ('billing / True', '(none)', '2023')
+    """
+    if isinstance(label, tuple):
+        return " / ".join(slice_text(part) for part in label)
+    return "(none)" if _is_missing(label) else str(label)
+
+
+def _slice_measures(table: pd.DataFrame, names: Sequence[str], metrics: Sequence[str], directions: Mapping[str, str],
+                    test: str) -> tuple[SliceMeasure, ...]:
+    """The slice view from :func:`evalframe.compare`'s table with ``by=`` (index ``(slice, metric)`` or ``(slice,
+    run, metric)``): per slice, in the table's order, each measure's :class:`SliceMeasure`."""
+    p_column = p_column_of(table, test)
+    codes = pd.factorize(table.index.get_level_values("slice"), use_na_sentinel=False)[0]
+    metric_of = table.index.get_level_values("metric")
+    runs = table.index.get_level_values("run") if "run" in table.index.names else pd.Index([names[1]] * len(table))
+    positions: dict[tuple[int, str], dict[str, int]] = {}
+    for position, (code, metric, run) in enumerate(zip(codes.tolist(), metric_of, runs)):
+        positions.setdefault((code, str(metric)), {})[str(run)] = position
+    labels = table.index.get_level_values("slice")
+    measures = []
+    for (_, metric), by_run in positions.items():
+        if metric not in metrics:
+            continue
+        rows = [table.iloc[by_run[name]] for name in names[1:]]
+        deltas = _run_deltas(names[1:], rows, _SIGNS[directions[metric]], p_column)
+        values = (float(rows[0]["mean_a"]), *(float(row["mean_b"]) for row in rows))
+        measures.append(SliceMeasure(slice_text(labels[by_run[names[1]]]), metric, directions[metric], values,
+                                     tuple(deltas), int(min(row["queries"] for row in rows))))
+    return tuple(measures)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from .wording import slice_note  # the slice view
 from .escape import visible
 from .wording import (ABOVE_ONE, DEFINITIONS_TITLE, arrow, delta_text, detectable_text, includes, judged_under, plain,
                       scopes, signed, significance_note, title, trec_note)
@@ -87,6 +88,15 @@ def render_comparison(model: ComparisonModel) -> str:
         detectable = [detectable_text(m) for m in node.measures if m.detectable is not None]
         lines += [""] + [f"  {line}" for line in detectable] if detectable else []
         worse = node.got_worse(model.n)
+        if node.slices:
+            header = ["slice", "metric", "queries", *model.names,
+                      *(f"{d.run} - {model.names[0]}" for d in node.slices[0].deltas)]
+            rows = [[s.slice, f"{s.metric} {arrow(s.direction)}", str(s.queries), *(plain(v) for v in s.values),
+                     *(delta_text(d) for d in s.deltas)] for s in node.slices]
+            widths = [max(len(str(cell)) for cell in column) for column in zip(header, *rows)]
+            lines += ["", slice_note(model, node.slice_keys)]
+            lines += ["  ".join(str(cell).ljust(width) for cell, width in zip(line, widths)).rstrip()
+                      for line in [header, *rows]]
         lines += ["", f"Queries that got worse on {node.order_metric} (worst first, {len(worse)} shown of "
                       f"{node.worse_count}; {len(node.queries)} queries in all):"]
         for change in worse:

@@ -10,6 +10,7 @@ Examples
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -22,6 +23,7 @@ __all__ = ["DEFINITIONS_TITLE", "ABOVE_ONE", "scopes", "trec_note", "judged_unde
 #: no docs folder to link to).
 DEFINITIONS_TITLE = "What the numbers mean"
 ABOVE_ONE = "above 1: a relevant document retrieved twice counts twice (Haystack's definition)"
+__all__ += ["slice_note"]
 
 
 # ---------------------------------------------------------------------------------------------- the single run
@@ -84,6 +86,15 @@ def delta_text(delta: RunDelta) -> str:
     mark = {"better": " ▲", "worse": " ▼"}.get(delta.change, "")
     return (f"{signed(delta.delta)} [{signed(delta.ci_low)}, {signed(delta.ci_high)}] p={plain(delta.p_value)}"
             + (" *" if delta.significant else "") + mark)
+
+
+def slice_note(model: ComparisonModel, keys: Sequence[str]) -> str:
+    """What the slice view's rows are: each slice's queries compared alone, the correction over the slices."""
+    runs = " and the runs" if model.holm else ""
+    test = {"t-test": "paired t-test", "wilcoxon": "Wilcoxon signed-rank test"}.get(model.test, f"paired {model.test} test")
+    return (f"Per slice by {', '.join(keys)}: the runs compared on each slice's queries alone; p: the {test}'s "
+            f"p-value Holm-corrected over the slices{runs} of each measure, * when at most {model.max_p:g}; a slice of "
+            "fewer than 2 paired queries has no test.")
 
 
 def significance_note(model: ComparisonModel) -> str:

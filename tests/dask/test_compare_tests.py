@@ -46,3 +46,19 @@ def test_dask_compare_takes_the_tests_and_corrections(tmp_path, client):
                 warnings.simplefilter("ignore")
                 expected_p = scipy_stats.wilcoxon(d).pvalue
             assert got.loc[(name, metric), "p_wilcoxon"] == pytest.approx(expected_p, rel=1e-12)
+
+
+def test_dask_compare_by_slices_equals_memory(tmp_path, client):
+    base, other = make_result(30, seed=3), make_result(30, seed=3)
+    other["Reader"]["f1"] = other["Reader"]["f1"].to_numpy()[::-1]
+    memory, cluster = [], []
+    for i, result in enumerate((base, other)):
+        folder = result.save(tmp_path / f"run{i}", format="parquet", partitions=2, progress=False)
+        memory.append(EvaluationResult.load(folder, progress=False))
+        cluster.append(evalframe.dask.load(folder, client=client))
+    options = {"node": "Reader", "metrics": ["f1", "exact_match"], "rounds": 100, "by": "no_answer", "max_p": 0.05}
+    got = evalframe.dask.compare(*cluster, **options)
+    expected = evalframe.compare(*memory, **options)
+    assert got.index.names == ["slice", "metric"] and "p_holm" in got.columns  # corrected over the slices
+    np.testing.assert_allclose(got.to_numpy(dtype=float), expected.to_numpy(dtype=float), rtol=1e-12, equal_nan=True)
+    assert got.index.equals(expected.index)

@@ -182,6 +182,32 @@ def test_compare_equals_the_library_and_names_the_runs(capsys, tmp_path):
     assert code == 0 and "variant" in out and "base (3)" in out and "p_holm" in out
 
 
+def test_compare_by_a_slice_key_and_the_family_flag(capsys, tmp_path):
+    base = EvaluationResult.load(DEMO)
+    variant = EvaluationResult.load(DEMO)
+    reader = variant["Reader"].copy()
+    reader.loc[reader["rank"] == 1, "f1"] = 0.0
+    variant["Reader"] = reader
+    base.save(tmp_path / "base")
+    variant.save(tmp_path / "variant")
+    runs = [str(tmp_path / "base"), str(tmp_path / "variant"), "--node", "Reader"]
+    code, out, err = run(capsys, "compare", *runs, "--by", "no_answer", "--family", "slices,measures",
+                         "--correction", "bonferroni", "--format", "json", "--rounds", "200")
+    assert code == 0 and err == ""
+    parsed = pd.DataFrame(json.loads(out))
+    assert parsed[["slice", "metric"]].values.tolist() == [[False, "exact_match"], [False, "f1"], [True, "exact_match"],
+                                                           [True, "f1"]]
+    assert parsed["queries"].tolist() == [7, 7, 1, 1]  # the demo's one no-answer query: no test
+    tested = parsed["p_value"].notna()
+    assert tested.tolist() == [True, True, False, False]
+    assert parsed.loc[tested, "p_bonferroni"].tolist() == pytest.approx((2 * parsed.loc[tested, "p_value"]).clip(
+        upper=1).tolist(), abs=1e-9)  # Bonferroni over the 2 tested slices x measures (JSON: 10 digits)
+    code, _, err = run(capsys, "compare", *runs, "--by", "meta.topic")
+    assert code == 1 and err.startswith("error: by='meta.topic' reads column 'meta'")
+    code, _, err = run(capsys, "compare", *runs, "--family", "slices")
+    assert code == 1 and "spans the slices, which only a comparison per slice has" in err
+
+
 def test_compare_errors(capsys, tmp_path):
     code, _, err = run(capsys, "compare", str(DEMO), str(DEMO))
     assert code == 1 and err.strip() == "error: --node is needed: the runs share the nodes ['Retriever', 'Reader']."
@@ -402,6 +428,7 @@ BAD_VALUES = {
     "--method": "combsun", "--weights": "1,2,3", "--norm": "minmax2", "-k": "-1", "--optimize": "nDGC@10",
     "--step": "0.3", "--ks": "10,x", "--score": "latency:fast",
     "--column": "question=q", "--id-column": "nope",
+    "--family": "runs,nope",
 }
 #: A bad value of an option that differs by command (by command and long flag).
 COMMAND_BAD_VALUES = {("fuse", "--out"): "{tmp}"}

@@ -87,6 +87,37 @@ def test_slices_by_meta(runs):
     assert [dict(q.slices)["meta.topic"] for q in node.queries] == ["x", "x", "y", "y"]
 
 
+def test_the_slice_view_tests_each_slice_corrected_over_the_slices_and_runs(runs):
+    """Per slice, mrr minus A's: B x [-1/2, 1/2], y [0, 1]; C x [0, 0], y [-2/3, 0]; each slice's paired t-test
+    (scipy's; a difference of 0 throughout: p = 1), Holm-corrected over the 2 slices x 2 runs of mrr."""
+    from statsmodels.stats.multitest import multipletests
+
+    report = compare_report(runs, metrics="mrr", by="meta.topic", rounds=200)
+    node = report.model.nodes[0]
+    assert [(s.slice, s.metric, s.queries) for s in node.slices] == [("x", "mrr", 2), ("y", "mrr", 2)]
+    x, y = node.slices
+    assert x.values == pytest.approx((0.75, 0.75, 0.75)) and y.values == pytest.approx((0.5, 1.0, 1 / 6))
+    assert [d.delta for d in x.deltas + y.deltas] == pytest.approx([0.0, 0.0, 0.5, -1 / 3], abs=1e-12)
+    raw = [stats.ttest_rel([0.5, 1], [1, 0.5]).pvalue, 1.0, stats.ttest_rel([1, 1], [0, 1]).pvalue,
+           stats.ttest_rel([1 / 3, 0], [1, 0]).pvalue]
+    expected = multipletests(raw, method="holm")[1]
+    assert [d.p_value for d in x.deltas + y.deltas] == pytest.approx(list(expected), abs=1e-12)
+    assert not any(d.significant for d in x.deltas + y.deltas)
+    note = "Holm-corrected over the slices and the runs of each measure"
+    text = report.text.splitlines()
+    assert any(note in line for line in text)
+    assert any(line.startswith("y      mrr ↑   2        0.5000  1.0000  0.1667  +0.5000 [+0.0000, +1.0000] p=1.0000  "
+                               "-0.3333 [") for line in text)
+    assert ("| y | mrr ↑ | 2 | 0.5000 | 1.0000 | 0.1667 | +0.5000 [+0.0000, +1.0000] p=1.0000 | -0.3333 ["
+            in report.markdown)
+    data = report.to_dict()["nodes"][0]
+    assert note in data["slice_note"]
+    assert data["slice_view"][1]["slice"] == "y" and data["slice_view"][1]["values"] == pytest.approx(
+        {"A": 0.5, "B": 1.0, "C": 1 / 6})
+    assert [d["p_value"] for d in data["slice_view"][1]["deltas"]] == pytest.approx(list(expected[2:]), abs=1e-12)
+    assert compare_report(runs, metrics="mrr", rounds=50).model.nodes[0].slices == ()  # no by: no slice view
+
+
 def test_every_text_of_the_page_is_escaped_and_nothing_is_fetched(runs):
     page = compare_report([runs["A"], runs["B"]], metrics=["mrr"], rounds=50).html
     assert "</script><b>&" not in page

@@ -92,6 +92,19 @@ def test_each_filter_changes_the_rows(tab):
     assert _shown(tab) == QUERIES
 
 
+def test_the_slice_view_shows_each_slice_and_measure(tab):
+    _reset(tab)
+    table = tab.locator("table.slices")
+    assert table.is_visible()
+    rows = tab.evaluate("""() => Array.from(document.querySelectorAll('table.slices tr'))
+        .map(r => Array.from(r.cells).map(c => c.textContent))""")
+    assert rows[0][:5] == ["slice", "metric", "queries", "A", "B"]
+    # mrr of B - A: slice x [-1/2, 1/2], y [0, 1]; recall_single_hit: x [0, 0], y [0, 1]
+    assert [row[:3] for row in rows[1:]] == [["x", "mrr ↑", "2"], ["x", "recall_single_hit ↑", "2"],
+                                             ["y", "mrr ↑", "2"], ["y", "recall_single_hit ↑", "2"]]
+    assert rows[3][5].startswith("+0.5000 [") and rows[4][5].startswith("+0.5000 [")
+
+
 def test_a_query_opens_to_every_runs_rows(tab):
     _reset(tab)
     body = tab.locator("table.grid tbody").first
