@@ -45,7 +45,7 @@ THRESHOLD = 0.5
 #: Resampling rounds of the bootstrap and the randomization test.
 ROUNDS = 10_000
 #: The paired tests of a comparison (``test=``, ``--test``): the keys of :data:`evalframe.analysis.compare.TESTS`.
-COMPARE_TESTS = ("randomization", "t-test", "wilcoxon", "sign")
+COMPARE_TESTS = ("randomization", "t-test", "wilcoxon", "sign", "bootstrap")
 #: How the Wilcoxon signed-rank test treats zero differences (``zero_method=``, ``--zero-method``), scipy's names.
 ZERO_METHODS = ("wilcox", "pratt", "zsplit")
 #: Other names of the tests: ranx's (``stat_test="fisher"`` / ``"student"``) and the usual ones.
