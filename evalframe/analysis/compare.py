@@ -321,10 +321,9 @@ def effect_size(d: np.ndarray) -> float:
     """
     if len(d) < 2 or not np.isfinite(d).all():
         return np.nan
-    mean, sd = float(d.mean()), float(d.std(ddof=1))
-    if sd == 0.0:
-        return 0.0 if mean == 0.0 else math.copysign(math.inf, mean)
-    return mean / sd
+    if np.all(d == d[0]):  # sd 0 (computed, it may be a rounding error above 0)
+        return 0.0 if d[0] == 0.0 else math.copysign(math.inf, d[0])
+    return float(d.mean()) / float(d.std(ddof=1))
 
 
 def _row(d: np.ndarray, mean_a: float, mean_b: float, only_a: int, only_b: int, low: float, high: float,
