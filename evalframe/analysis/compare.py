@@ -435,16 +435,22 @@ def compare(a: Run, b: Run, *others: Run, **options: Any) -> pd.DataFrame:
         ``mean_b`` (the runs' numbers over the paired queries: the mean, or the measure's own aggregation,
         trec_eval's geometric mean of ``gm_map`` and the sum of the counts), ``delta`` (mean_b - mean_a), ``ci_low`` /
         ``ci_high`` (percentile bootstrap interval of the delta: of the mean difference, n times it for a sum, of
-        the log ratio carried to b - a for a geometric mean; the tests are of the same quantity), ``p_value`` (two-sided paired
-        randomization test), ``t`` and ``p_ttest`` (paired t-test), ``wins`` / ``ties`` / ``losses``
+        the log ratio carried to b - a for a geometric mean; the tests are of the same quantity), ``d_z`` (Cohen's
+        effect size of the paired differences d, ``mean(d) / sd(d)`` with the sample sd, ddof 1: NaN below 2 queries;
+        0 when every difference is 0, ``±inf`` when all are equal and not 0; :func:`effect_size`), ``improved`` (the
+        share of the paired queries where b is better, ``wins / queries``; NaN for a count, direction ``"none"``),
+        ``p_value`` (two-sided paired randomization test: ``(1 + #{rounds with |sum of sign-flipped d| >= |sum of
+        d|}) / (rounds + 1)``), ``t`` and ``p_ttest`` (paired t-test), ``wins`` / ``ties`` / ``losses``
         (queries where b scores better / the same / worse: higher, or lower for a measure where lower is better,
         ``unj@10`` or a score declared so, :func:`evalframe.direction_of`; ``delta`` stays b - a, negative for such a
         measure's improvement; NaN wins and losses for a count such as ``NumRet``, whose direction is ``"none"``;
         a column of per-query tables that is no measure of the registry nor a declared score is refused, its
         direction unknown), ``queries``
         (paired), ``only_a``,
-        ``only_b``; with ``test="wilcoxon"`` or ``"sign"`` also its p-value, ``p_wilcoxon`` or ``p_sign`` (after
-        ``p_ttest``); with more than two runs also ``p_holm``: ``test``'s p-value Holm-corrected over the
+        ``only_b``; with ``test="wilcoxon"``, ``"sign"`` or ``"bootstrap"`` also its p-value, ``p_wilcoxon``, ``p_sign``
+        or ``p_bootstrap`` (after ``p_ttest``; the bootstrap test of ``mean(d) == 0`` by the shift method: ``d -
+        mean(d)`` resampled, ``(1 + #{rounds with |mean*| >= |mean(d)|}) / (rounds + 1)``, Efron and Tibshirani 1993
+        section 16.4, Sakai 2006; NaN below 2 queries); with more than two runs also ``p_holm``: ``test``'s p-value Holm-corrected over the
         comparisons of each metric (another ``correction``: ``p_bonferroni``, ``p_holm_sidak``, ``p_fdr_bh``,
         ``p_fdr_by``, or no column for ``"none"``); with ``max_p`` also ``significant``.
 
@@ -459,6 +465,14 @@ def compare(a: Run, b: Run, *others: Run, **options: Any) -> pd.DataFrame:
                        mean_a  mean_b  wins  ties  losses  only_a  only_b
     metric
     recall_single_hit   0.625   0.875     2     6       0       0       0
+    >>> table[["delta", "d_z", "improved"]].round(4)  # 2 of 8 queries gained 1: mean .25, sd .4629
+                       delta     d_z  improved
+    metric
+    recall_single_hit   0.25  0.5401      0.25
+
+    The resampled numbers (``ci_low``, ``ci_high``, ``p_value``, ``p_bootstrap``) come from ``rounds`` draws seeded
+    ``seed``, shared by the rows with the same number of paired queries (:mod:`evalframe.analysis.resampling`): equal
+    per-query differences give equal numbers, whatever else is compared.
     """
     runs = [a, b, *others]
     check.check_keywords(options, (*CompareOptions.option_names(), *MetricOptions.names()),

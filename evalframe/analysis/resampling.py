@@ -15,8 +15,8 @@ Examples
 --------
 >>> import numpy as np
 >>> rows = resample_many([np.array([0.1, 0.3, -0.2, 0.4]), np.zeros(3)], seed=0, rounds=1000, confidence=0.9)
->>> [float(p) for p in rows["p_value"]]  # every difference 0: p is 1
-[0.37262737262737264, 1.0]
+>>> [float(p) for p in rows["p_value"]]  # exactly 6 of the 16 sign patterns (.375); every difference 0: p is 1
+[0.3696303696303696, 1.0]
 """
 
 from __future__ import annotations
