@@ -98,7 +98,8 @@ def comparison_to_dict(model: ComparisonModel) -> dict[str, Any]:
                           "values": dict(zip(model.names, (number(v) for v in m.values))),
                           "deltas": [{"run": d.run, "delta": number(d.delta), "ci_low": number(d.ci_low),
                                       "ci_high": number(d.ci_high), "p_value": number(d.p_value),
-                                      "significant": d.significant, "change": d.change} for d in m.deltas]}
+                                      "significant": d.significant, "change": d.change, "d_z": number(d.d_z),
+                                      "improved": number(d.improved)} for d in m.deltas]}
                          for m in node.measures],
             "queries": [{"multilabel_id": q.multilabel_id, "query": q.query, "slices": dict(q.slices),
                          "worst": number(q.worst),

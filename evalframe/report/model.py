@@ -639,7 +639,8 @@ def measure_direction(metric: str, scores: Mapping[str, Any] | None = None) -> s
 class RunDelta:
     """One run against the first on one measure: ``delta`` (this run's value minus the first's), the bootstrap
     interval of the delta, the p-value the mark reads (Holm-corrected with 3+ runs), and ``change``:
-    ``"better"`` / ``"worse"`` when the delta is significant (by the measure's direction), else ``""``."""
+    ``"better"`` / ``"worse"`` when the delta is significant (by the measure's direction), else ``""``; ``d_z`` and
+    ``improved`` are :func:`evalframe.compare`'s effect size and share of the paired queries improved."""
 
     run: str
     delta: float
@@ -648,6 +649,8 @@ class RunDelta:
     p_value: float
     significant: bool
     change: str
+    d_z: float = float("nan")
+    improved: float = float("nan")
 
 
 @dataclass(frozen=True)
@@ -960,7 +963,8 @@ def _compared_node(runs: Mapping[str, ResultLike], compare_function: Callable[..
             gain = signs[metric] * row["delta"]
             change = ("better" if gain > 0 else "worse" if gain < 0 else "") if bool(row["significant"]) else ""
             run_deltas.append(RunDelta(name, float(row["delta"]), float(row["ci_low"]), float(row["ci_high"]),
-                                   float(row[p_column]), bool(row["significant"]), change))
+                                   float(row[p_column]), bool(row["significant"]), change, float(row["d_z"]),
+                                   float(row["improved"])))
         means = (float(rows[0]["mean_a"]), *(float(row["mean_b"]) for row in rows))
         measures.append(ComparedMeasure(metric, _description(metric, scores), directions[metric], means, tuple(run_deltas),
                                         int(min(row["queries"] for row in rows))))
