@@ -450,7 +450,8 @@ def compare(a: Run, b: Run, *others: Run, **options: Any) -> pd.DataFrame:
         ``only_b``; with ``test="wilcoxon"``, ``"sign"`` or ``"bootstrap"`` also its p-value, ``p_wilcoxon``, ``p_sign``
         or ``p_bootstrap`` (after ``p_ttest``; the bootstrap test of ``mean(d) == 0`` by the shift method: ``d -
         mean(d)`` resampled, ``(1 + #{rounds with |mean*| >= |mean(d)|}) / (rounds + 1)``, Efron and Tibshirani 1993
-        section 16.4, Sakai 2006; NaN below 2 queries); with more than two runs also ``p_holm``: ``test``'s p-value Holm-corrected over the
+        section 16.4, Sakai 2006; NaN below 2 queries); with more than two runs also ``p_holm``: ``test``'s p-value
+        Holm-corrected over the
         comparisons of each metric (another ``correction``: ``p_bonferroni``, ``p_holm_sidak``, ``p_fdr_bh``,
         ``p_fdr_by``, or no column for ``"none"``); with ``max_p`` also ``significant``.
 

@@ -4,12 +4,13 @@ randomization test of many vectors of paired differences.
 Rows whose differences take few distinct values for their number of queries (:func:`order_free`: at least 2,048
 queries per value) resample those values and their counts, each from a fresh generator seeded ``seed``, as
 :func:`evalframe.analysis.stats.bootstrap_ci` and :func:`~evalframe.analysis.stats.randomization_p_value` do (a
-multinomial / binomial draw per round, whose cost does not grow with the number of queries). The other rows with the same number of queries ``n`` share ONE draw: a
-matrix of bootstrap resample counts (``rounds x n``, each line a multinomial(n, 1/n) count of how often each query is
-drawn) and a matrix of random signs, both drawn once per ``(seed, n)`` and applied to every row's ``d`` by matrix
-products, block by block of rounds (about 8 MB per block whatever ``n`` and ``rounds``; the products are exact
-sums of integers, :func:`_integers`). A row's numbers are so a
-function of its ``d``, ``seed`` and ``rounds`` alone: equal differences give equal numbers, whatever else is compared.
+multinomial / binomial draw per round, whose cost does not grow with the number of queries). The other rows with
+the same number of queries ``n`` share ONE draw: a matrix of bootstrap resample counts (``rounds x n``, each line a
+multinomial(n, 1/n) count of how often each query is drawn) and a matrix of random signs, both drawn once per
+``(seed, n)`` and applied to every row's ``d`` by matrix products, block by block of rounds (about 8 MB per block
+whatever ``n`` and ``rounds``; the products are exact sums of integers, :func:`_integers`). A row's numbers are so
+a function of its ``d``, ``seed`` and ``rounds`` alone: equal differences give equal numbers, whatever else is
+compared. The bootstrap test (:func:`shift_p_value`) reads the same resamples as the interval.
 
 Examples
 --------
@@ -135,20 +136,20 @@ def resample_many(ds: Sequence[np.ndarray], *, seed: int, rounds: int, confidenc
         n = len(d)
         if n == 0 or not np.isfinite(d).all():
             continue
-        if np.all(d == d[0]):  # every resample has this mean; no sign flip moves a sum of zeros
+        if np.all(d == d[0]):  # every resample has this mean
             out["ci_low"][position] = out["ci_high"][position] = d[0]
             out["p_value"][position] = 1.0 if d[0] == 0 else randomization_p_value(
                 d, rounds=rounds, rng=np.random.default_rng(seed))
             if n >= 2:
                 out["p_bootstrap"][position] = 1.0 if d[0] == 0 else 1 / (rounds + 1)
         elif order_free(d):
-            values = _alone(d, seed=seed, rounds=rounds, tail=tail)
-            for name, value in zip(("ci_low", "ci_high", "p_value", "p_bootstrap"), values):
+            alone = _alone(d, seed=seed, rounds=rounds, tail=tail)
+            for name, value in zip(("ci_low", "ci_high", "p_value", "p_bootstrap"), alone):
                 out[name][position] = value
         else:
             groups.setdefault(n, []).append(position)
     most = max(1, _KEPT // rounds)  # rows resampled together: their bootstrap sums are kept for the quantiles
-    for n, positions in groups.items():
+    for positions in groups.values():
         chunks = -(-len(positions) // most)  # as few draws as the memory allows, of rows shared evenly
         for part in range(chunks):
             taken = positions[part * len(positions) // chunks:(part + 1) * len(positions) // chunks]

@@ -27,8 +27,8 @@ from .._validation import check_number, check_positive_int
 from ..errors import InvalidParameterError
 from ..options import COMPARE_CORRECTIONS, ROUNDS, ZERO_METHODS  # ROUNDS: the resampling rounds (CompareOptions)
 
-__all__ = ["CORRECTIONS", "adjust_p_values", "bootstrap_ci", "bootstrap_means", "bootstrap_p_value", "few_distinct", "holm", "paired_t_test",
-           "randomization_p_value", "sign_test_p_value", "student_t_two_sided_p", "wilcoxon_p_value"]
+__all__ = ["CORRECTIONS", "adjust_p_values", "bootstrap_ci", "bootstrap_means", "bootstrap_p_value", "few_distinct", "holm",
+           "paired_t_test", "randomization_p_value", "sign_test_p_value", "student_t_two_sided_p", "wilcoxon_p_value"]
 
 #: Random numbers drawn per block: bounds the memory of resampling at about 32 MB.
 _BLOCK = 1 << 22
