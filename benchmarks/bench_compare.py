@@ -9,8 +9,9 @@ and times, each in a fresh Python process (so that no cache nor warmed-up genera
 - the engine alone (:func:`evalframe.analysis.compare.paired_statistics_many`) on every pair of runs x 10 measures
   (45 x 10 = 450 rows for 10 runs), as compare of all pairs needs it.
 
-It prints, per case, the median of ``--repeat`` timings (the process start and the table generation not timed) and
-the largest over the corrections.
+It prints, per case, the median of ``--repeat`` timings, wall-clock and CPU (the process's, all its threads: on a
+shared machine the wall-clock time grows with the others' load, the CPU time much less), the process start and the
+table generation not timed, and the largest wall-clock time over the corrections.
 """
 
 from __future__ import annotations
@@ -48,8 +49,8 @@ def make_runs(runs: int, queries: int, seed: int = 0) -> list[pd.DataFrame]:
     return tables
 
 
-def child(case: str, runs: int, queries: int, repeat: int) -> list[float]:
-    """Timings of one case, in this (fresh) process."""
+def child(case: str, runs: int, queries: int, repeat: int) -> list[tuple[float, float]]:
+    """Timings of one case, in this (fresh) process: (wall seconds, CPU seconds of the process, all threads)."""
     import warnings
 
     from evalframe import compare
@@ -63,15 +64,15 @@ def child(case: str, runs: int, queries: int, repeat: int) -> list[float]:
         items = [paired_differences(tables[i][m], tables[j][m], directions[m])
                  for i in range(runs) for j in range(i + 1, runs) for m in MEASURES]
         for _ in range(repeat):
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.process_time()
             rows = paired_statistics_many(items, seed=0, rounds=10_000, confidence=0.95)
-            times.append(time.perf_counter() - start)
+            times.append((time.perf_counter() - start, time.process_time() - cpu))
         assert len(rows) == len(items)
     else:
         for _ in range(repeat):
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.process_time()
             table = compare(*tables, metrics=MEASURES, correction=case)
-            times.append(time.perf_counter() - start)
+            times.append((time.perf_counter() - start, time.process_time() - cpu))
         assert len(table) == (runs - 1) * len(MEASURES)
     return times
 
@@ -90,19 +91,21 @@ def main(argv: list[str] | None = None) -> int:
     compared = (args.runs - 1) * len(MEASURES)
     print(f"{args.runs} runs x {len(MEASURES)} measures x {args.queries:,} queries, 10,000 rounds, median of "
           f"{args.repeat} (each case in a fresh process)")
-    print("| case | rows | seconds |")
-    print("|---|---:|---:|")
+    print("| case | rows | seconds | CPU seconds |")
+    print("|---|---:|---:|---:|")
     worst = 0.0
     for case in [*CORRECTIONS, "engine"]:
         out = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--child", case, "--runs", str(args.runs),
                               "--queries", str(args.queries), "--repeat", str(args.repeat)],
                              capture_output=True, text=True, check=True).stdout
-        seconds = statistics.median(json.loads(out.strip().splitlines()[-1]))
+        timings = json.loads(out.strip().splitlines()[-1])
+        seconds = statistics.median(wall for wall, _ in timings)
+        cpu = statistics.median(used for _, used in timings)
         if case == "engine":
-            print(f"| engine (paired_statistics_many), all pairs | {pairs} | {seconds:.3f} |")
+            print(f"| engine (paired_statistics_many), all pairs | {pairs} | {seconds:.3f} | {cpu:.3f} |")
         else:
             worst = max(worst, seconds)
-            print(f"| compare(correction={case!r}) | {compared} | {seconds:.3f} |")
+            print(f"| compare(correction={case!r}) | {compared} | {seconds:.3f} | {cpu:.3f} |")
     print(f"slowest compare over the corrections: {worst:.3f} s")
     return 0
 
