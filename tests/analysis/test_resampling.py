@@ -183,3 +183,22 @@ def test_compare_takes_the_bootstrap_test():
     # with 2,000 rounds, within MC error of the t-test's p-value scale: both small for a clear gain
     assert row["p_bootstrap"] < 0.01 and scipy_stats.ttest_rel(b["f1"], a["f1"]).pvalue < 0.01
     assert d.mean() > 0
+
+
+def test_the_shared_draw_is_made_in_blocks_of_bounded_memory(monkeypatch):
+    import tracemalloc
+
+    from evalframe.analysis import resampling
+
+    monkeypatch.setattr(resampling, "_BLOCK", 1 << 14)  # 16,384 numbers a block (128 KB), to measure it small
+    rng = np.random.default_rng(6)
+    ds = [rng.normal(0, 0.2, 5_000) for _ in range(3)]  # 200 rounds x 5,000 queries: 8 MB per matrix at once
+    expected = resample_many(ds, seed=0, rounds=200, confidence=0.95)
+    tracemalloc.start()
+    try:
+        got = resample_many(ds, seed=0, rounds=200, confidence=0.95)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 2 * 2 ** 20, f"peak {peak / 2 ** 20:.1f} MB"
+    assert all((got[name] == expected[name]).all() for name in got)
