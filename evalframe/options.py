@@ -46,7 +46,7 @@ THRESHOLD = 0.5
 #: Resampling rounds of the bootstrap and the randomization test.
 ROUNDS = 10_000
 #: The paired tests of a comparison (``test=``, ``--test``): the keys of :data:`evalframe.analysis.compare.TESTS`.
-COMPARE_TESTS = ("randomization", "t-test", "wilcoxon", "sign")
+COMPARE_TESTS = ("randomization", "t-test", "wilcoxon", "sign", "bootstrap")
 #: How the Wilcoxon signed-rank test treats zero differences (``zero_method=``, ``--zero-method``), scipy's names.
 ZERO_METHODS = ("wilcox", "pratt", "zsplit")
 #: Other names of the tests: ranx's (``stat_test="fisher"`` / ``"student"``) and the usual ones.
@@ -502,8 +502,9 @@ class CompareOptions(_Options):
     confidence: float = _option(0.95, None, flag=None, kind="float",
                                 doc="Coverage of the bootstrap interval of the delta.")
     seed: int = _option(0, "seed of the resampling", flag="--seed", parse=int, kind="int",
-                        doc="Seed of the resampling. Every row draws from a new generator with this seed, so equal "
-                            "per-query differences give equal intervals and p-values, whatever else is compared.")
+                        doc="Seed of the resampling. The rows with the same number of paired queries share one draw "
+                            "made from this seed and that number, so equal per-query differences give equal intervals "
+                            "and p-values, whatever else is compared.")
     complete: bool = _option(
         False, "a query of the qrels missing from a run scores 0 for it (trec_eval -c); by default it is left out of "
         "every run's statistics, with a warning", flag="--complete", short="-c", kind="bool",
@@ -524,9 +525,10 @@ class CompareOptions(_Options):
             "``\"randomization\"`` (the paired randomization test, ``p_value``) or ``\"t-test\"`` (the paired t-test, "
             "``p_ttest``); ranx's names ``\"fisher\"`` and ``\"student\"`` are read too. Both p-values are in the "
             "table either way; ``\"wilcoxon\"`` (the Wilcoxon signed-rank test, as ``scipy.stats.wilcoxon``: zero "
-            "differences dropped, its default ``zero_method=\"wilcox\"``; the column ``p_wilcoxon``) or ``\"sign\"`` "
+            "differences dropped, its default ``zero_method=\"wilcox\"``; the column ``p_wilcoxon``), ``\"sign\"`` "
             "(the sign test of wins against losses, ties dropped, as ``scipy.stats.binomtest(wins, wins + losses)``; "
-            "the column ``p_sign``) add their column.")
+            "the column ``p_sign``) or ``\"bootstrap\"`` (the paired bootstrap test of the mean difference, shift "
+            "method; the column ``p_bootstrap``) add their column.")
     zero_method: str = _option(
         "wilcox", "how --test wilcoxon treats zero differences (scipy's zero_method)", flag="--zero-method",
         choices=ZERO_METHODS, kind="str",

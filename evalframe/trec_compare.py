@@ -4,7 +4,7 @@
 takes TREC runs: a run file or ``{qid: {docid: score}}`` is read with its ``qrels`` by
 :meth:`EvaluationResult.from_trec` (the readers of ``evalframe trec``, whose errors name the file and line), every run
 is evaluated with :meth:`EvaluationResult.trec_query_metrics` on one query set, and the per-query tables are compared
-by the analysis stage's paired statistics (bootstrap interval, randomization test, t-test, Holm correction), with the
+by the analysis stage's paired statistics (bootstrap interval, effect sizes, the paired tests, the corrections), with the
 column ``significant`` at ``max_p`` (ranx's ``compare(qrels, runs, metrics, max_p=...)``).
 
 The module belongs to the facade's stage: it reads runs into :class:`~evalframe.result.EvaluationResult`, which the

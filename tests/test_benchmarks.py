@@ -134,3 +134,16 @@ def test_startup_benchmark_smoke(capsys):
     assert "pandas" in rows["evalframe.EvaluationResult"]
     assert rows["evalframe trec RUN QRELS"] == "numpy, pyarrow"  # the columnar path (present/trec_command.py)
     assert "import evalframe beyond import pyarrow: " in out
+
+
+@pytest.mark.stress  # seven fresh processes, each importing evalframe: .ci/run runs it with -m stress
+@pytest.mark.benchmark
+def test_compare_benchmark_smoke(capsys):
+    bench = load_benchmark("bench_compare.py")
+    assert bench.main(["--queries", "60", "--runs", "3", "--repeat", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "3 runs x 10 measures x 60 queries, 10,000 rounds" in out
+    for correction in ("holm", "bonferroni", "holm-sidak", "fdr_bh", "fdr_by", "none"):
+        assert f"| compare(correction={correction!r}) | 20 | " in out
+    assert "| engine (paired_statistics_many), all pairs | 30 | " in out
+    assert "slowest compare over the corrections: " in out

@@ -338,7 +338,7 @@ def test_evalframe_worst_follows_the_direction(folders, capsys):
 def test_evalframe_compare_shows_no_wins_for_a_count(folders, capsys):
     code, out, _ = cli(capsys, "compare", *folders, "--node", "Retriever", "-m", "NumRet", "-m", "unj@4", "--metrics",
                        "tokens", "--rounds", "50", "--format", "markdown")
-    rows = {line.split("|")[1].strip(): [c.strip() for c in line.split("|")[10:13]] for line in out.splitlines()
+    rows = {line.split("|")[1].strip(): [c.strip() for c in line.split("|")[12:15]] for line in out.splitlines()
             if line.startswith("| ") and not line.startswith("| metric")}
     assert rows == {"tokens": ["n/a", "1", "n/a"], "NumRet": ["n/a", "0", "n/a"], "unj@4": ["2", "1", "1"]}
 

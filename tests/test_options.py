@@ -214,7 +214,7 @@ def test_the_comparisons_check_their_options_once():
     with pytest.raises(InvalidParameterError, match=r"^max_p must be a p-value in \(0, 1\), e.g. 0.05\.$"):
         ComparisonReportOptions(max_p=None)
     with pytest.raises(InvalidParameterError,
-                       match=r"^test must be one of \['randomization', 't-test', 'wilcoxon', 'sign'\]; got 'z'"):
+                       match=r"^test must be one of \['randomization', 't-test', 'wilcoxon', 'sign', 'bootstrap'\]; got 'z'"):
         evalframe.compare_report([hand_result(), hand_result()], test="z")
     with pytest.raises(InvalidParameterError, match=r"confidence must lie strictly between 0 and 1, e.g. 0.95; got 1.5"):
         evalframe.compare_report([hand_result(), hand_result()], confidence=1.5)

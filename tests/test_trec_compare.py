@@ -122,7 +122,7 @@ def test_default_measures_are_evalframe_trecs():
     (lambda: compare(RUN_A, RUN_B, qrels=QRELS, metrics=["mpa"]), InvalidParameterError, r"mpa.*Did you mean"),
     (lambda: compare(RUN_A, RUN_B, qrels=QRELS, metrics=[]), InvalidParameterError, r"at least one measure"),
     (lambda: compare(RUN_A, RUN_B, qrels=QRELS, test="tukey"), InvalidParameterError,
-     r"test must be one of \['randomization', 't-test', 'wilcoxon', 'sign'\]; got 'tukey'"),
+     r"test must be one of \['randomization', 't-test', 'wilcoxon', 'sign', 'bootstrap'\]; got 'tukey'"),
     (lambda: compare(RUN_A, RUN_B, qrels=QRELS, max_p=1.5), InvalidParameterError, r"max_p must lie strictly between"),
     (lambda: compare(RUN_A, RUN_B, qrels=QRELS, simulated_top_k_retriever=3), InvalidParameterError,
      r"simulated_top_k_retriever.*trec_eval's measures"),
@@ -278,3 +278,27 @@ def test_every_spelling_of_a_measure_and_several_cutoffs_at_once():
     assert list(table.index) == ["P@1", "P@2", "AP"]
     assert table.loc["P@2", ["mean_a", "mean_b", "delta", "wins", "ties", "losses"]].tolist() == pytest.approx(
         [0.5, 0.5, 0.0, 1, 1, 1])
+
+
+def test_the_bootstrap_test_and_the_effect_sizes_on_run_files(tmp_path, capsys):
+    qrels = write_qrels(tmp_path / "qrels.txt", QRELS)
+    run_a, run_b = write_run(tmp_path / "a.run", RUN_A), write_run(tmp_path / "b.run", RUN_B)
+    table = compare(run_a, run_b, qrels=qrels, metrics=["AP", "P@1"], test="bootstrap")
+    # AP: d = 7/12 - 1, 1 - 1/2, 1 - 0; the bootstrap test's exact value over all 3**3 resamples of d - mean(d)
+    d = np.array([7 / 12 - 1, 0.5, 1.0])
+    means = d[np.array(np.meshgrid(*[range(3)] * 3)).reshape(3, -1).T].mean(axis=1)
+    exact = np.mean(np.abs(means - d.mean()) >= abs(d.mean()) - 1e-12)
+    se = math.sqrt(exact * (1 - exact) / 10_000)
+    assert abs(table.loc["AP", "p_bootstrap"] - exact) <= 4 * se + 1 / 10_001
+    assert table.loc["AP", "significant"] == (table.loc["AP", "p_bootstrap"] <= 0.05)
+    # d_z by hand: mean 13/36, sd sqrt(sum of squared deviations / 2); 2 of 3 queries improved
+    deviations = d - 13 / 36
+    assert table.loc["AP", "d_z"] == pytest.approx((13 / 36) / math.sqrt((deviations ** 2).sum() / 2), rel=1e-12)
+    assert table.loc["AP", "improved"] == pytest.approx(2 / 3, rel=1e-15)
+    assert table.loc["P@1", "improved"] == pytest.approx(2 / 3, rel=1e-15)  # P@1: 1, 0, 0 -> 0, 1, 1
+    assert main(["compare", run_a, run_b, "--qrels", qrels, "-m", "AP", "--test", "bootstrap", "--format", "csv"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    header = out[0].split(",")
+    assert "p_bootstrap" in header and "d_z" in header and "improved" in header
+    assert float(out[1].split(",")[header.index("p_bootstrap")]) == pytest.approx(table.loc["AP", "p_bootstrap"],
+                                                                                  rel=1e-4)

@@ -8,6 +8,7 @@ Both functions read the per-query tables of :meth:`EvaluationResult.query_metric
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import dataclass
 from collections.abc import Sequence
 from collections.abc import Mapping
@@ -24,13 +25,14 @@ from ..metrics.trec import (aggregation_of, direction_of, measure_texts, parse_m
 from ..options import CompareOptions, MetricOptions, with_options
 from .examples import Examples
 from .protocol import ResultLike, ResultSource
+from .resampling import resample_many
 from .slice_compare import slice_codes, slice_counts, slice_members, table_labels, with_slices
 from .slices import check_by
-from .stats import (adjust_p_values, bootstrap_ci, paired_t_test, randomization_p_value, sign_test_p_value,
-                    wilcoxon_p_value)
+from .stats import (adjust_p_values, bootstrap_ci, bootstrap_p_value, paired_t_test, randomization_p_value,
+                    sign_test_p_value, wilcoxon_p_value)
 
 __all__ = ["compare", "table_of_rows", "paired_statistics", "paired_statistics_many", "paired_differences",
-           "PairedDifferences", "worst_by_delta", "is_result", "TESTS",
+           "PairedDifferences", "effect_size", "worst_by_delta", "is_result", "TESTS",
            "CORRECTION_COLUMNS", "FAMILY_LEVELS", "p_column_of", "add_correction", "warn_of_unpaired",
            "scores_of_runs", "directions_of", "labelled_tables", "sliced_table"]
 
@@ -46,12 +48,13 @@ def is_result(run: object) -> TypeGuard[ResultSource]:
     return isinstance(run, Mapping) and isinstance(run, ResultLike)
 
 
-COLUMNS = ("mean_a", "mean_b", "delta", "ci_low", "ci_high", "p_value", "t", "p_ttest",
+COLUMNS = ("mean_a", "mean_b", "delta", "ci_low", "ci_high", "d_z", "improved", "p_value", "t", "p_ttest",
            "wins", "ties", "losses", "queries", "only_a", "only_b")
 
 #: The paired tests whose p-value marks a delta significant (``test=``: :data:`evalframe.options.COMPARE_TESTS`, read by
 #: :func:`evalframe.options.check_test`), and the column each one's p-value is in.
-TESTS = {"randomization": "p_value", "t-test": "p_ttest", "wilcoxon": "p_wilcoxon", "sign": "p_sign"}
+TESTS = {"randomization": "p_value", "t-test": "p_ttest", "wilcoxon": "p_wilcoxon", "sign": "p_sign",
+         "bootstrap": "p_bootstrap"}
 #: The column of each correction over the runs of a metric (``correction=``: :data:`evalframe.options.COMPARE_CORRECTIONS`);
 #: ``"none"`` adds none.
 CORRECTION_COLUMNS = {"holm": "p_holm", "bonferroni": "p_bonferroni", "holm-sidak": "p_holm_sidak",
@@ -300,12 +303,58 @@ def paired_differences(a: pd.Series, b: pd.Series, direction: str = "higher") ->
 
 def paired_statistics_many(items: Sequence[PairedDifferences], *, seed: int, rounds: int, confidence: float,
                            zero_method: str = "wilcox") -> list[dict[str, Any]]:
-    """:func:`paired_statistics` of each of ``items``, each from a fresh generator seeded ``seed``: equal differences
-    give equal numbers, whatever else is compared."""
-    return [paired_statistics(item.d, item.mean_a, item.mean_b, item.only_a, item.only_b,
-                              rng=np.random.default_rng(seed), rounds=rounds, confidence=confidence,
-                              direction=item.direction, aggregation=item.aggregation, zero_method=zero_method)
-            for item in items]
+    """The rows of :func:`compare` (as :func:`paired_statistics` describes them) of all ``items`` at once.
+
+    The resampling (the bootstrap interval, the bootstrap test, the randomization test) is
+    :func:`evalframe.analysis.resampling.resample_many`'s: the rows with the same number of paired queries share one
+    draw seeded by ``seed`` and that number, so equal differences give equal numbers, whatever else is compared, and
+    the same seed the same numbers.
+    """
+    resampled = resample_many([item.d for item in items], seed=seed, rounds=rounds, confidence=confidence)
+    return [_row(item.d, item.mean_a, item.mean_b, item.only_a, item.only_b,
+                 *(float(resampled[name][position]) for name in ("ci_low", "ci_high", "p_value", "p_bootstrap")),
+                 direction=item.direction, aggregation=item.aggregation, zero_method=zero_method)
+            for position, item in enumerate(items)]
+
+
+def effect_size(d: np.ndarray) -> float:
+    """Cohen's d_z of the paired differences: ``mean(d) / sd(d)`` (sample standard deviation, ddof 1).
+
+    NaN below 2 differences or for a non-finite one; when every difference is equal (sd 0), 0.0 if they are 0 and
+    ``±inf`` otherwise, as the t statistic (``t = d_z * sqrt(n)``).
+
+    Examples
+    --------
+    >>> effect_size(np.array([0.0, 0.5, 1.0, 0.5]))  # mean .5, sd .408...
+    1.224744871391589
+    """
+    if len(d) < 2 or not np.isfinite(d).all():
+        return np.nan
+    if np.all(d == d[0]):  # sd 0 (computed, it may be a rounding error above 0)
+        return 0.0 if d[0] == 0.0 else math.copysign(math.inf, d[0])
+    return float(d.mean()) / float(d.std(ddof=1))
+
+
+def _row(d: np.ndarray, mean_a: float, mean_b: float, only_a: int, only_b: int, low: float, high: float,
+         p_value: float, p_bootstrap: float, *, direction: str, aggregation: str, zero_method: str) -> dict[str, Any]:
+    if len(d):
+        low, high = AGGREGATIONS[aggregation].interval(low, high, len(d), mean_a)
+    t, p_ttest = paired_t_test(d)
+    wins: float = np.nan  # a count (direction "none"): neither a higher nor a lower value is better, no query won or lost
+    losses: float = np.nan
+    improved: float = np.nan
+    if direction != "none":
+        better = {"higher": 1, "lower": -1}[direction]
+        wins, losses = int(np.count_nonzero(better * d > 0)), int(np.count_nonzero(better * d < 0))
+        improved = wins / len(d) if len(d) else np.nan
+    return {
+        "mean_a": mean_a, "mean_b": mean_b, "delta": mean_b - mean_a, "ci_low": low, "ci_high": high,
+        "d_z": effect_size(d), "improved": improved,
+        "p_value": p_value, "t": t, "p_ttest": p_ttest, "p_wilcoxon": wilcoxon_p_value(d, zero_method=zero_method),
+        "p_sign": sign_test_p_value(d), "p_bootstrap": p_bootstrap,
+        "wins": wins, "ties": int(np.count_nonzero(d == 0)), "losses": losses,
+        "queries": len(d), "only_a": only_a, "only_b": only_b,
+    }
 
 
 def paired_statistics(d: np.ndarray, mean_a: float, mean_b: float, only_a: int, only_b: int, *,
@@ -320,29 +369,19 @@ def paired_statistics(d: np.ndarray, mean_a: float, mean_b: float, only_a: int, 
     ``mean_b - mean_a``; the tests are of ``mean(d) == 0``, which holds exactly when ``delta`` is 0 (for a sum, n
     times the mean; for a geometric mean, ``mean(d)`` is the log of ``mean_b / mean_a``), and the bootstrap interval
     of ``mean(d)`` is carried to ``delta``'s scale (:meth:`~evalframe.metrics.registry.Aggregation.interval`): the
-    interval, the p-values and ``delta`` are about one quantity. The bootstrap draws first, then the randomization
-    test, from ``rng``. ``wins`` counts the queries where b is better (``d`` above 0: a higher value, or below 0 for
-    a lower-is-better measure, ``direction``); a measure without a direction (``"none"``: a count) has no wins and
-    no losses (NaN), its ties still counted. ``p_wilcoxon`` treats zero differences as ``zero_method`` says, ``p_sign``
-    drops them.
+    interval, the p-values and ``delta`` are about one quantity. The bootstrap draws first (its means give the
+    interval), then the randomization test, then the bootstrap test ``p_bootstrap``, from ``rng`` (:func:`compare`
+    computes its rows with :func:`paired_statistics_many` instead, whose draws are shared by rows). ``wins`` counts
+    the queries where b is better (``d`` above 0: a higher value, or below 0 for a lower-is-better measure,
+    ``direction``); a measure without a direction (``"none"``: a count) has no wins and no losses (NaN), its ties
+    still counted. ``improved`` is ``wins / queries`` (NaN without a direction), ``d_z`` Cohen's effect size
+    (:func:`effect_size`). ``p_wilcoxon`` treats zero differences as ``zero_method`` says, ``p_sign`` drops them.
     """
     low, high = bootstrap_ci(d, confidence=confidence, rounds=rounds, rng=rng)
-    if len(d):
-        low, high = AGGREGATIONS[aggregation].interval(low, high, len(d), mean_a)
-    t, p_ttest = paired_t_test(d)
-    wins: float = np.nan  # a count (direction "none"): neither a higher nor a lower value is better, no query won or lost
-    losses: float = np.nan
-    if direction != "none":
-        better = {"higher": 1, "lower": -1}[direction]
-        wins, losses = int(np.count_nonzero(better * d > 0)), int(np.count_nonzero(better * d < 0))
-    return {
-        "mean_a": mean_a, "mean_b": mean_b, "delta": mean_b - mean_a, "ci_low": low, "ci_high": high,
-        "p_value": randomization_p_value(d, rounds=rounds, rng=rng) if len(d) else np.nan,
-        "t": t, "p_ttest": p_ttest, "p_wilcoxon": wilcoxon_p_value(d, zero_method=zero_method),
-        "p_sign": sign_test_p_value(d),
-        "wins": wins, "ties": int(np.count_nonzero(d == 0)), "losses": losses,
-        "queries": len(d), "only_a": only_a, "only_b": only_b,
-    }
+    p_value = randomization_p_value(d, rounds=rounds, rng=rng) if len(d) else np.nan
+    p_bootstrap = bootstrap_p_value(d, rounds=rounds, rng=rng)
+    return _row(d, mean_a, mean_b, only_a, only_b, low, high, p_value, p_bootstrap, direction=direction,
+                aggregation=aggregation, zero_method=zero_method)
 
 
 def table_of_rows(rows: Sequence[tuple[tuple[str, str, str], dict[str, Any]]], names: Sequence[str], *,
@@ -427,16 +466,23 @@ def compare(a: Run, b: Run, *others: Run, **options: Any) -> pd.DataFrame:
         ``mean_b`` (the runs' numbers over the paired queries: the mean, or the measure's own aggregation,
         trec_eval's geometric mean of ``gm_map`` and the sum of the counts), ``delta`` (mean_b - mean_a), ``ci_low`` /
         ``ci_high`` (percentile bootstrap interval of the delta: of the mean difference, n times it for a sum, of
-        the log ratio carried to b - a for a geometric mean; the tests are of the same quantity), ``p_value`` (two-sided paired
-        randomization test), ``t`` and ``p_ttest`` (paired t-test), ``wins`` / ``ties`` / ``losses``
+        the log ratio carried to b - a for a geometric mean; the tests are of the same quantity), ``d_z`` (Cohen's
+        effect size of the paired differences d, ``mean(d) / sd(d)`` with the sample sd, ddof 1: NaN below 2 queries;
+        0 when every difference is 0, ``±inf`` when all are equal and not 0; :func:`effect_size`), ``improved`` (the
+        share of the paired queries where b is better, ``wins / queries``; NaN for a count, direction ``"none"``),
+        ``p_value`` (two-sided paired randomization test: ``(1 + #{rounds with |sum of sign-flipped d| >= |sum of
+        d|}) / (rounds + 1)``), ``t`` and ``p_ttest`` (paired t-test), ``wins`` / ``ties`` / ``losses``
         (queries where b scores better / the same / worse: higher, or lower for a measure where lower is better,
         ``unj@10`` or a score declared so, :func:`evalframe.direction_of`; ``delta`` stays b - a, negative for such a
         measure's improvement; NaN wins and losses for a count such as ``NumRet``, whose direction is ``"none"``;
         a column of per-query tables that is no measure of the registry nor a declared score is refused, its
         direction unknown), ``queries``
         (paired), ``only_a``,
-        ``only_b``; with ``test="wilcoxon"`` or ``"sign"`` also its p-value, ``p_wilcoxon`` or ``p_sign`` (after
-        ``p_ttest``); with more than two runs also ``p_holm``: ``test``'s p-value Holm-corrected over the
+        ``only_b``; with ``test="wilcoxon"``, ``"sign"`` or ``"bootstrap"`` also its p-value, ``p_wilcoxon``, ``p_sign``
+        or ``p_bootstrap`` (after ``p_ttest``; the bootstrap test of ``mean(d) == 0`` by the shift method: ``d -
+        mean(d)`` resampled, ``(1 + #{rounds with |mean*| >= |mean(d)|}) / (rounds + 1)``, Efron and Tibshirani 1993
+        section 16.4, Sakai 2006; NaN below 2 queries); with more than two runs also ``p_holm``: ``test``'s p-value
+        Holm-corrected over the
         comparisons of each metric (another ``correction``: ``p_bonferroni``, ``p_holm_sidak``, ``p_fdr_bh``,
         ``p_fdr_by``, or no column for ``"none"``); with ``max_p`` also ``significant``. With ``by``, a first index
         level ``slice`` and one row per slice and comparison, each over the slice's queries
@@ -453,6 +499,14 @@ def compare(a: Run, b: Run, *others: Run, **options: Any) -> pd.DataFrame:
                        mean_a  mean_b  wins  ties  losses  only_a  only_b
     metric
     recall_single_hit   0.625   0.875     2     6       0       0       0
+    >>> table[["delta", "d_z", "improved"]].round(4)  # 2 of 8 queries gained 1: mean .25, sd .4629
+                       delta     d_z  improved
+    metric
+    recall_single_hit   0.25  0.5401      0.25
+
+    The resampled numbers (``ci_low``, ``ci_high``, ``p_value``, ``p_bootstrap``) come from ``rounds`` draws seeded
+    ``seed``, shared by the rows with the same number of paired queries (:mod:`evalframe.analysis.resampling`): equal
+    per-query differences give equal numbers, whatever else is compared.
     """
     runs = [a, b, *others]
     check.check_keywords(options, (*CompareOptions.option_names(), *MetricOptions.names()),

@@ -3,9 +3,10 @@
 The runs must have the same number of partitions, so that a query lies in the same partition number in both: one
 task per partition number reads it in both runs, pairs their per-query tables by ``multilabel_id`` (the in-memory
 ``query_metrics``) and returns, per metric, the sums, counts and wins/ties/losses, and the distinct differences with
-their counts. The statistics of :func:`evalframe.analysis.compare.paired_statistics` depend on the differences
-only through those counts when they take few distinct values (metrics like recall); only when they take many does a
-second pass bring each paired query's difference to the client, in run A's order, as resampling needs it.
+their counts. The statistics of :func:`evalframe.analysis.compare.paired_statistics_many` depend on the differences
+only through those counts when they take few distinct values for their number of queries
+(:func:`evalframe.analysis.resampling.order_free`: binary metrics over many thousand queries); otherwise a second
+pass brings each paired query's difference to the client, in run A's order, as resampling needs it.
 """
 
 from __future__ import annotations
@@ -20,8 +21,8 @@ import pandas as pd
 from .. import _validation as check
 from ..analysis.compare import (PairedDifferences, directions_of, measure_names, paired, paired_statistics_many,
                                 run_names, scores_of_runs, select_metrics, sliced_table, table_of_rows)
+from ..analysis.resampling import shared_pays
 from ..analysis.slices import check_by
-from ..analysis.stats import few_distinct
 from ..errors import InvalidParameterError
 from ..io.partitioned import check_key_summaries, key_summary
 from ..metrics.trec import aggregation_of, measure_texts
@@ -157,11 +158,11 @@ def _per_slice(runs: list[DaskEvaluationResult], names: list[str], node: str, gi
 
 def _order_free(values: np.ndarray, counts: np.ndarray) -> bool:
     """Whether the bootstrap and the randomization test of these differences depend on their counts only (both
-    resample the distinct values, :func:`evalframe.analysis.stats.few_distinct`), not on the queries' order."""
+    resample the distinct values, :func:`evalframe.analysis.resampling.order_free`), not on the queries' order."""
     nonzero = values != 0
     magnitudes = len(np.unique(np.abs(values[nonzero])))
-    return few_distinct(len(values), int(counts.sum())) and (
-        not nonzero.any() or few_distinct(magnitudes, int(counts[nonzero].sum())))
+    return not shared_pays(len(values), int(counts.sum())) and (
+        not nonzero.any() or not shared_pays(magnitudes, int(counts[nonzero].sum())))
 
 
 def _metrics_of(partials: list[dict[str, Any]], chosen: list[str] | None, first: str, second: str) -> list[str]:

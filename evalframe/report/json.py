@@ -101,7 +101,8 @@ def comparison_to_dict(model: ComparisonModel) -> dict[str, Any]:
                           "values": dict(zip(model.names, (number(v) for v in m.values))),
                           "deltas": [{"run": d.run, "delta": number(d.delta), "ci_low": number(d.ci_low),
                                       "ci_high": number(d.ci_high), "p_value": number(d.p_value),
-                                      "significant": d.significant, "change": d.change} for d in m.deltas],
+                                      "significant": d.significant, "change": d.change, "d_z": number(d.d_z),
+                                      "improved": number(d.improved)} for d in m.deltas],
                           "detectable": None if m.detectable is None else {
                               "queries": m.detectable.queries, "mde": number(m.detectable.mde),
                               "power": m.detectable.power, "alpha": m.detectable.alpha, "test": "paired t-test",
@@ -128,7 +129,8 @@ def comparison_to_dict(model: ComparisonModel) -> dict[str, Any]:
 
 def _delta(d: RunDelta) -> dict[str, Any]:
     return {"run": d.run, "delta": number(d.delta), "ci_low": number(d.ci_low), "ci_high": number(d.ci_high),
-            "p_value": number(d.p_value), "significant": d.significant, "change": d.change}
+            "p_value": number(d.p_value), "significant": d.significant, "change": d.change, "d_z": number(d.d_z),
+            "improved": number(d.improved)}
 
 
 def render_comparison(model: ComparisonModel) -> str:

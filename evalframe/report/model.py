@@ -673,7 +673,8 @@ def measure_direction(metric: str, scores: Mapping[str, Any] | None = None) -> s
 class RunDelta:
     """One run against the first on one measure: ``delta`` (this run's value minus the first's), the bootstrap
     interval of the delta, the p-value the mark reads (Holm-corrected with 3+ runs), and ``change``:
-    ``"better"`` / ``"worse"`` when the delta is significant (by the measure's direction), else ``""``."""
+    ``"better"`` / ``"worse"`` when the delta is significant (by the measure's direction), else ``""``; ``d_z`` and
+    ``improved`` are :func:`evalframe.compare`'s effect size and share of the paired queries improved."""
 
     run: str
     delta: float
@@ -682,6 +683,8 @@ class RunDelta:
     p_value: float
     significant: bool
     change: str
+    d_z: float = float("nan")
+    improved: float = float("nan")
 
 
 @dataclass(frozen=True)
@@ -1088,7 +1091,8 @@ def _run_deltas(runs: Sequence[str], rows: Sequence[pd.Series], sign: float, p_c
         gain = sign * row["delta"]
         change = ("better" if gain > 0 else "worse" if gain < 0 else "") if bool(row["significant"]) else ""
         deltas.append(RunDelta(name, float(row["delta"]), float(row["ci_low"]), float(row["ci_high"]),
-                               float(row[p_column]), bool(row["significant"]), change))
+                               float(row[p_column]), bool(row["significant"]), change, float(row["d_z"]),
+                               float(row["improved"])))
     return deltas
 
 

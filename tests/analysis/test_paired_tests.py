@@ -133,7 +133,8 @@ def test_compare_adds_the_chosen_tests_column_and_keeps_the_others():
     assert list(default.columns) == list(COLUMNS)
     for test, column in (("wilcoxon", "p_wilcoxon"), ("sign", "p_sign")):
         table = evalframe.compare(a, b, rounds=200, test=test, max_p=0.05)
-        assert list(table.columns) == [*COLUMNS[:8], column, *COLUMNS[8:], "significant"]
+        after = COLUMNS.index("p_ttest") + 1
+        assert list(table.columns) == [*COLUMNS[:after], column, *COLUMNS[after:], "significant"]
         pd.testing.assert_frame_equal(table[list(COLUMNS)], default)  # every other number as before
         for metric in ("f1", "exact_match"):
             d = b[metric] - a[metric]
@@ -180,7 +181,7 @@ def test_compare_treats_zero_differences_as_zero_method_says(zero_method):
 def test_compare_refuses_an_unknown_test_or_correction():
     a, b = runs(2)
     with pytest.raises(InvalidParameterError, match=r"test must be one of \['randomization', 't-test', 'wilcoxon', "
-                                                    r"'sign'\]; got 'tukey'"):
+                                                    r"'sign', 'bootstrap'\]; got 'tukey'"):
         evalframe.compare(a, b, test="tukey")
     with pytest.raises(InvalidParameterError, match=r"correction must be one of .*; got 'fdr'. Did you mean"):
         evalframe.compare(a, b, correction="fdr")

@@ -62,3 +62,26 @@ def test_dask_compare_by_slices_equals_memory(tmp_path, client):
     assert got.index.names == ["slice", "metric"] and "p_holm" in got.columns  # corrected over the slices
     np.testing.assert_allclose(got.to_numpy(dtype=float), expected.to_numpy(dtype=float), rtol=1e-12, equal_nan=True)
     assert got.index.equals(expected.index)
+
+
+def test_dask_compare_takes_the_bootstrap_test_and_the_effect_sizes(tmp_path, client):
+    """test='bootstrap' (p_bootstrap), d_z and improved on Dask: memory's numbers, whether the differences come to
+    the client in A's order (f1: many distinct values) or as counts (exact_match)."""
+    base, other = make_result(40, seed=3), make_result(40, seed=3)
+    other["Reader"]["f1"] = other["Reader"]["f1"].to_numpy()[::-1]
+    other["Reader"]["exact_match"] = 1.0 - other["Reader"]["exact_match"]
+    memory, cluster = [], []
+    for i, result in enumerate((base, other)):
+        folder = result.save(tmp_path / f"run{i}", format="parquet", partitions=2, progress=False)
+        memory.append(EvaluationResult.load(folder, progress=False))
+        cluster.append(evalframe.dask.load(folder, client=client))
+    options = {"node": "Reader", "metrics": ["f1", "exact_match"], "rounds": 200, "test": "bootstrap", "max_p": 0.05}
+    got = evalframe.dask.compare(*cluster, **options)
+    expected = evalframe.compare(*memory, **options)
+    assert list(got.columns) == list(expected.columns) and "p_bootstrap" in got.columns
+    columns = ["d_z", "improved", "p_bootstrap", "p_value", "ci_low", "ci_high"]
+    np.testing.assert_allclose(got[columns].to_numpy(dtype=float), expected[columns].to_numpy(dtype=float), rtol=1e-12)
+    tables = [result.query_metrics("Reader") for result in memory]
+    d = (tables[1]["f1"] - tables[0]["f1"]).dropna().to_numpy()
+    assert got.loc["f1", "d_z"] == pytest.approx(d.mean() / d.std(ddof=1), rel=1e-12)
+    assert got.loc["f1", "improved"] == np.count_nonzero(d > 0) / len(d)

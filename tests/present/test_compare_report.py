@@ -135,6 +135,9 @@ def test_markdown_and_json(runs):
     assert data["runs"] == ["bm25", "hybrid"]
     assert data["nodes"][0]["measures"][0]["values"] == {"bm25": 0.625, "hybrid": 0.875}
     assert math.isclose(data["nodes"][0]["measures"][0]["deltas"][0]["delta"], 0.25)
+    # per-query deltas -1/2, 1/2, 0, 1: d_z = mean .25 / sd (ddof 1) sqrt(1.25 / 3); 2 of 4 queries improved
+    assert math.isclose(data["nodes"][0]["measures"][0]["deltas"][0]["d_z"], 0.25 / math.sqrt(1.25 / 3), rel_tol=1e-12)
+    assert data["nodes"][0]["measures"][0]["deltas"][0]["improved"] == 0.5
 
 
 def test_save_is_by_suffix_and_leaves_no_temporary_file(runs, tmp_path):
