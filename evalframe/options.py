@@ -37,7 +37,7 @@ from .errors import InvalidParameterError, UnknownArgumentError, warn
 from .columns import ANSWER_SCOPES, DOCUMENT_SCOPES, EVAL_MODES, AnswerScope, DocumentScope, EvalMode, relevance_criterion
 
 __all__ = ["MetricOptions", "MatchingOptions", "ReportOptions", "CompareOptions", "ComparisonReportOptions", "Count",
-           "AT_K_SETS", "THRESHOLD", "ROUNDS", "COMPARE_TESTS", "WRONG_EXAMPLES_FIELDS",
+           "AT_K_SETS", "THRESHOLD", "ROUNDS", "COMPARE_TESTS", "ALL_PAIRS_TESTS", "WRONG_EXAMPLES_FIELDS",
            "COMPARE_CORRECTIONS", "COMPARE_PAIRS", "CORRECTION_FAMILIES", "ZERO_METHODS", "check_family",
            "check_test", "check_correction", "check_max_p", "with_options"]
 
@@ -46,12 +46,17 @@ THRESHOLD = 0.5
 #: Resampling rounds of the bootstrap and the randomization test.
 ROUNDS = 10_000
 #: The paired tests of a comparison (``test=``, ``--test``): the keys of :data:`evalframe.analysis.compare.TESTS`.
-COMPARE_TESTS = ("randomization", "t-test", "wilcoxon", "sign")
+COMPARE_TESTS = ("randomization", "t-test", "wilcoxon", "sign", "tukey", "randomized-tukey")
+#: The tests of all pairs of N runs at once (each implies ``pairs="all"``; their p-values are already adjusted over the
+#: pairs of runs of each metric, so ``correction`` spans the measures only).
+ALL_PAIRS_TESTS = ("tukey", "randomized-tukey")
 #: How the Wilcoxon signed-rank test treats zero differences (``zero_method=``, ``--zero-method``), scipy's names.
 ZERO_METHODS = ("wilcox", "pratt", "zsplit")
 #: Other names of the tests: ranx's (``stat_test="fisher"`` / ``"student"``) and the usual ones.
 _TEST_NAMES = {"fisher": "randomization", "permutation": "randomization", "student": "t-test", "ttest": "t-test",
-               "t_test": "t-test", "t": "t-test", "signed-rank": "wilcoxon", "sign-test": "sign"}
+               "t_test": "t-test", "t": "t-test", "signed-rank": "wilcoxon", "sign-test": "sign",
+               "tukey-hsd": "tukey", "hsd": "tukey", "randomised-tukey": "randomized-tukey",
+               "randomized_tukey": "randomized-tukey", "randomised_tukey": "randomized-tukey"}
 #: The corrections of the p-values over the runs compared with the first (``correction=``, ``--correction``):
 #: the names of statsmodels' ``multipletests``, the keys of :data:`evalframe.analysis.compare.CORRECTION_COLUMNS`.
 COMPARE_CORRECTIONS = ("holm", "bonferroni", "holm-sidak", "fdr_bh", "fdr_by", "none")
@@ -570,6 +575,15 @@ class CompareOptions(_Options):
         object.__setattr__(self, "pairs", check.check_choice(self.pairs, COMPARE_PAIRS, name="pairs"))
         object.__setattr__(self, "family", check_family(self.family))
         object.__setattr__(self, "max_p", check_max_p(self.max_p))
+        if self.test in ALL_PAIRS_TESTS:
+            # a test of all pairs at once: its p-values are adjusted over the pairs of each metric already, so a
+            # correction can only span the measures; one that would change nothing is refused rather than ignored
+            object.__setattr__(self, "pairs", "all")
+            if "measures" not in self.family and self.correction not in ("holm", "none"):
+                raise InvalidParameterError(
+                    f"test={self.test!r} adjusts its p-values over the pairs of runs of each metric itself, so "
+                    f"correction={self.correction!r} can only adjust them over the measures: pass family='measures' "
+                    "as well, or leave correction out.", parameter="correction")
 
 
 @dataclass(frozen=True)

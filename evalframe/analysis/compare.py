@@ -21,7 +21,8 @@ from ..errors import EvalframeError, InvalidParameterError, warn
 from ..metrics.registry import AGGREGATIONS, ANSWER_METRICS, DOCUMENT_METRICS, METRICS, Metric
 from ..metrics.trec import (aggregation_of, direction_of, measure_texts, parse_measures, reads_as_written,
                              without_direction)
-from ..options import CompareOptions, MetricOptions, with_options
+from ..options import ALL_PAIRS_TESTS, CompareOptions, MetricOptions, with_options
+from .all_pairs import ALL_PAIRS_COLUMNS, all_pairs_p_values, common_values, with_all_pairs_p_values
 from .examples import Examples
 from .protocol import ResultLike, ResultSource
 from .stats import (adjust_p_values, bootstrap_ci, paired_t_test, randomization_p_value, sign_test_p_value,
@@ -49,7 +50,8 @@ COLUMNS = ("mean_a", "mean_b", "delta", "ci_low", "ci_high", "p_value", "t", "p_
 
 #: The paired tests whose p-value marks a delta significant (``test=``: :data:`evalframe.options.COMPARE_TESTS`, read by
 #: :func:`evalframe.options.check_test`), and the column each one's p-value is in.
-TESTS = {"randomization": "p_value", "t-test": "p_ttest", "wilcoxon": "p_wilcoxon", "sign": "p_sign"}
+TESTS = {"randomization": "p_value", "t-test": "p_ttest", "wilcoxon": "p_wilcoxon", "sign": "p_sign",
+         **ALL_PAIRS_COLUMNS}
 #: The column of each correction over the runs of a metric (``correction=``: :data:`evalframe.options.COMPARE_CORRECTIONS`);
 #: ``"none"`` adds none.
 CORRECTION_COLUMNS = {"holm": "p_holm", "bonferroni": "p_bonferroni", "holm-sidak": "p_holm_sidak",
@@ -374,6 +376,8 @@ def table_of_rows(rows: Sequence[tuple[tuple[str, str, str], dict[str, Any]]], n
         table.index = pd.MultiIndex.from_tuples([(name, metric) for (_, name, metric), _ in rows],
                                                 names=["run", "metric"])
     corrected = CORRECTION_COLUMNS[correction]
+    if test in ALL_PAIRS_TESTS:  # adjusted over the pairs of each metric already: a correction spans the measures only
+        family = ("measures",) if "measures" in family else ()
     spanned = {level for dimension in family for level in FAMILY_LEVELS[dimension]}
     held = [level for level in table.index.names if level not in spanned]  # a family: one value of each of these
     families = (list(table.groupby(held, sort=False).indices.values()) if held
@@ -478,6 +482,10 @@ def compare(a: Run, b: Run, *others: Run, **options: Any) -> pd.DataFrame:
              for i, j in positions for metric in metrics]
     statistics = paired_statistics_many(items, seed=seed, rounds=rounds, confidence=confidence,
                                         zero_method=chosen.zero_method)
+    if chosen.test in ALL_PAIRS_TESTS:  # one test of all pairs per metric, on the queries every run scored
+        p_values = {metric: all_pairs_p_values(common_values(tables, metric), chosen.test, rounds=rounds, seed=seed)
+                    for metric in metrics}
+        statistics = with_all_pairs_p_values(keys, statistics, names, p_values, chosen.test)
     return table_of_rows(list(zip(keys, statistics)), names, test=chosen.test, max_p=chosen.max_p,
                          correction=chosen.correction, pairs=chosen.pairs, family=chosen.family)
 
