@@ -298,7 +298,7 @@ def test_the_command_compares_all_pairs(tmp_path, capsys):
     assert capsys.readouterr().out.splitlines()[0] == (
         "all pairs of a.run, b.run, c.run; 13 queries; significant: p_tukey (tukey, adjusted over the pairs of each "
         "measure) <= 0.05")
-    assert main([*tukey, "--family", "measures", "--correction", "bonferroni"]) == 0
+    assert main([*tukey, "-m", "P@10", "--family", "measures", "--correction", "bonferroni"]) == 0
     assert capsys.readouterr().out.splitlines()[0] == (
         "all pairs of a.run, b.run, c.run; 13 queries; significant: p_bonferroni (tukey, adjusted over the pairs of "
         "each measure, Bonferroni-corrected over measures) <= 0.05")
