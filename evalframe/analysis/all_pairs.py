@@ -31,7 +31,7 @@ from ..errors import InvalidParameterError
 from ..metrics.trec import aggregation_of
 from ..options import ALL_PAIRS_TESTS
 
-__all__ = ["ALL_PAIRS_COLUMNS", "common_values", "moments", "merged_moments", "tukey_hsd_p_values",
+__all__ = ["ALL_PAIRS_COLUMNS", "common_queries", "common_values", "moments", "merged_moments", "tukey_hsd_p_values",
            "randomized_tukey_p_values", "all_pairs_p_values", "with_all_pairs_p_values"]
 
 #: The column of each test of all pairs (``test=``: :data:`evalframe.options.ALL_PAIRS_TESTS`).
@@ -54,13 +54,23 @@ def common_values(tables: Sequence[pd.DataFrame], metric: str) -> np.ndarray:
     array([[1. , 1. ],
            [0.5, 1. ]])
     """
-    scored = [table[metric].dropna() for table in tables]
-    both = scored[0].index
-    for series in scored[1:]:
-        both = both.intersection(series.index, sort=False)
+    queries = common_queries(tables, metric)
+    if not len(queries):
+        return np.empty((0, len(tables)))
     aggregation = aggregation_of(metric)
-    columns = [aggregation.summands(series.loc[both].to_numpy(dtype=np.float64)) for series in scored]
-    return np.column_stack(columns) if columns else np.empty((0, 0))
+    columns = [aggregation.summands(table[metric].loc[queries].to_numpy(dtype=np.float64)) for table in tables]
+    return np.column_stack(columns)
+
+
+def common_queries(tables: Sequence[pd.DataFrame], metric: str) -> pd.Index:
+    """The queries (index labels) every one of ``tables`` scores ``metric`` for (not NaN), in the first one's order;
+    none when a table lacks the column."""
+    if any(metric not in table.columns for table in tables):
+        return tables[0].index[:0]
+    both = tables[0].index[tables[0][metric].notna().to_numpy()]
+    for table in tables[1:]:
+        both = both.intersection(table.index[table[metric].notna().to_numpy()], sort=False)
+    return both
 
 
 def moments(values: np.ndarray) -> tuple[int, np.ndarray, np.ndarray]:
