@@ -285,19 +285,20 @@ class MatchingOptions:
         return {name: getattr(self, name) for name in self.names()}
 
 
-def check_test(test: object) -> str:
-    """``test`` by its name in :data:`COMPARE_TESTS` (ranx's ``"fisher"`` and ``"student"`` are read too, and ``"t"``).
+def check_test(test: object, tests: Sequence[str] = COMPARE_TESTS) -> str:
+    """``test`` by its name in ``tests`` (:data:`COMPARE_TESTS`; ranx's ``"fisher"`` and ``"student"`` are read too,
+    and ``"t"``).
 
     Examples
     --------
-    >>> check_test("student")
-    't-test'
+    >>> check_test("student"), check_test("HSD")
+    ('t-test', 'tukey')
     """
-    if isinstance(test, str) and test.lower() in _TEST_NAMES:
+    if isinstance(test, str) and _TEST_NAMES.get(test.lower()) in tests:
         return _TEST_NAMES[test.lower()]
-    if isinstance(test, str) and test.lower() in COMPARE_TESTS:
+    if isinstance(test, str) and test.lower() in tests:
         return test.lower()
-    return check.check_choice(test, COMPARE_TESTS, name="test")  # raises, naming the tests
+    return check.check_choice(test, tests, name="test")  # raises, naming the tests
 
 
 def check_family(family: object, dimensions: Sequence[str] = CORRECTION_FAMILIES) -> tuple[str, ...]:
@@ -531,7 +532,13 @@ class CompareOptions(_Options):
             "table either way; ``\"wilcoxon\"`` (the Wilcoxon signed-rank test, as ``scipy.stats.wilcoxon``: zero "
             "differences dropped, its default ``zero_method=\"wilcox\"``; the column ``p_wilcoxon``) or ``\"sign\"`` "
             "(the sign test of wins against losses, ties dropped, as ``scipy.stats.binomtest(wins, wins + losses)``; "
-            "the column ``p_sign``) add their column.")
+            "the column ``p_sign``) add their column. Two tests compare all pairs of the runs at once, per metric, on "
+            "the queries every run scored, and imply ``pairs=\"all\"``: ``\"tukey\"`` (Tukey's HSD as "
+            "``scipy.stats.tukey_hsd`` and ranx's ``stat_test=\"tukey\"``, the runs' values taken as independent "
+            "groups; the column ``p_tukey``) and ``\"randomized-tukey\"`` (the randomized Tukey HSD: the runs' values "
+            "permuted within each query, ``rounds`` times from ``seed``; the column ``p_randomized_tukey``). Their "
+            "p-values are adjusted over the pairs of each metric already, so ``correction`` adjusts them over the "
+            "measures only (``family=\"measures\"``), and another correction than the default over runs is refused.")
     zero_method: str = _option(
         "wilcox", "how --test wilcoxon treats zero differences (scipy's zero_method)", flag="--zero-method",
         choices=ZERO_METHODS, kind="str",
@@ -548,11 +555,13 @@ class CompareOptions(_Options):
             "``p_fdr_bh``, ``p_fdr_by``) that ``significant`` then reads, or ``\"none\"`` (no column; "
             "``significant`` reads the test's own p-value).")
     pairs: str = _option(
-        "first", "which runs are paired: each with the first, or all pairs", flag="--pairs", choices=COMPARE_PAIRS,
+        "first", "which runs are paired: each with the first, or all pairs (implied by --test tukey / "
+        "randomized-tukey)", flag="--pairs", choices=COMPARE_PAIRS,
         kind="str",
         doc="Which runs are compared: ``\"first\"`` (each with the first run, the baseline; the index is ``metric`` "
             "for two runs, ``(run, metric)`` for more) or ``\"all\"`` (every pair of runs i < j in the order given, "
-            "as ranx's table; the index is ``(run_a, run_b, metric)``, ``mean_a`` being run_a's mean).")
+            "as ranx's table; the index is ``(run_a, run_b, metric)``, ``mean_a`` being run_a's mean; implied by "
+            "``test=\"tukey\"`` and ``\"randomized-tukey\"``).")
     family: str | Sequence[str] = _option(
         "runs", "comma-separated dimensions the correction's family spans: runs, measures, or runs,measures",
         flag="--family", many="comma", kind="str or list of str",
@@ -629,7 +638,8 @@ class ComparisonReportOptions(_Options):
 
     def __post_init__(self) -> None:
         set_ = functools.partial(object.__setattr__, self)
-        set_("test", check_test(self.test))
+        # the report compares each run with the first: the tests of all pairs at once are compare's
+        set_("test", check_test(self.test, [test for test in COMPARE_TESTS if test not in ALL_PAIRS_TESTS]))
         if self.max_p is None:
             raise InvalidParameterError("max_p must be a p-value in (0, 1), e.g. 0.05.", parameter="max_p")
         set_("max_p", check_max_p(self.max_p))

@@ -425,7 +425,9 @@ def compare(a: Run, b: Run, *others: Run, **options: Any) -> pd.DataFrame:
         direction unknown), ``queries``
         (paired), ``only_a``,
         ``only_b``; with ``test="wilcoxon"`` or ``"sign"`` also its p-value, ``p_wilcoxon`` or ``p_sign`` (after
-        ``p_ttest``); with more than two runs also ``p_holm``: ``test``'s p-value Holm-corrected over the
+        ``p_ttest``); with ``test="tukey"`` or ``"randomized-tukey"`` (all pairs, indexed ``(run_a, run_b,
+        metric)``) ``p_tukey`` or ``p_randomized_tukey``, a test of all pairs of each metric at once
+        (:mod:`evalframe.analysis.all_pairs`); with more than two runs also ``p_holm``: ``test``'s p-value Holm-corrected over the
         comparisons of each metric (another ``correction``: ``p_bonferroni``, ``p_holm_sidak``, ``p_fdr_bh``,
         ``p_fdr_by``, or no column for ``"none"``); with ``max_p`` also ``significant``.
 

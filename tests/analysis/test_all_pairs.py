@@ -348,3 +348,10 @@ def test_the_all_pairs_table_is_ranxs():
             # ranx's (control, treatment) wins are the control's: evalframe's wins of b over a are ranx's (b, a)
             counts = reports["student"].win_tie_loss[(b, a)][key]
             assert (row["wins"], row["ties"], row["losses"]) == (counts["W"], counts["T"], counts["L"])
+
+
+def test_the_comparative_report_refuses_the_tests_of_all_pairs():
+    result = evalframe.load_demo_result()
+    with pytest.raises(InvalidParameterError,
+                       match=r"^test must be one of \['randomization', 't-test', 'wilcoxon', 'sign'\]; got 'tukey'"):
+        evalframe.compare_report([result, result], test="tukey")
