@@ -268,8 +268,8 @@ def _compare_command(compare: Command) -> None:
     _add_options(compare, CompareOptions, only=("node", "metrics"))
     compare.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
                          help="a trec_eval measure, e.g. nDCG@10, map, P_5 (repeatable; added to --metrics)")
-    _add_options(compare, CompareOptions, only=("complete", "names", "rounds", "seed", "test", "zero_method", "correction", "pairs",
-                                                "family", "max_p"))
+    _add_options(compare, CompareOptions, only=("complete", "names", "rounds", "seed", "test", "zero_method", "correction",
+                                                "pairs", "family", "max_p"))
     _scope_options(compare)
     _from_option(compare, "each RUN")
     _source_options(compare, "the files", qrels=False)
