@@ -356,8 +356,9 @@ def table_of_rows(rows: Sequence[tuple[tuple[str, str, str], dict[str, Any]]], n
     (more runs) or ``(run_a, run_b, metric)`` (``pairs="all"``). The p-value of ``test`` corrected by ``correction``
     within each family (the comparisons sharing the levels ``family`` does not span: :data:`FAMILY_LEVELS`) is in
     the column :data:`CORRECTION_COLUMNS` names (``p_holm`` by default; none for ``"none"``, nor when every family
-    holds one comparison); with ``max_p`` the column ``significant`` says whether the p-value :func:`p_column_of`
-    names is at most ``max_p``.
+    holds one comparison; with a test of all pairs, :data:`evalframe.options.ALL_PAIRS_TESTS`, whose p-values are
+    adjusted over the pairs of each metric already, the family spans the measures or nothing); with ``max_p`` the
+    column ``significant`` says whether the p-value :func:`p_column_of` names is at most ``max_p``.
     """
     for (first, name, metric), row in rows:
         if row["only_a"] or row["only_b"]:

@@ -41,7 +41,11 @@ def compare(a: DaskEvaluationResult, b: DaskEvaluationResult, *others: DaskEvalu
     Parameters
     ----------
     a, b, *others : DaskEvaluationResult
-        The runs (``evalframe.dask.load(folder)``), saved with the same ``partitions``; each is compared with ``a``.
+        The runs (``evalframe.dask.load(folder)``), saved with the same ``partitions``; each is compared with ``a``,
+        or every pair with ``pairs="all"`` (each pair's partials computed as for two runs). The tests of all pairs
+        (``test="tukey"``: each run's count, sum and squared deviations per partition, merged on the client;
+        ``"randomized-tukey"``: the values of the queries every run scored, brought to the client in run A's order)
+        give memory's p-values.
     **metric_params
         The metric options (:class:`evalframe.options.MetricOptions`), passed to each partition's
         ``query_metrics``.
