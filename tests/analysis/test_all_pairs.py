@@ -331,10 +331,11 @@ def test_the_all_pairs_table_is_ranxs():
         ranx_run = ranx.Run.from_dict({qid: dict(scores) for qid, scores in run.items()})
         ranx_run.name = name
         ranx_runs.append(ranx_run)
+    # ranx rounds the report it prints (rounding_digits=3), not report.results nor report.comparisons: raw numbers
     reports = {test: ranx.compare(ranx.Qrels.from_dict(qrels), ranx_runs, metrics=list(RANX.values()),
-                                  stat_test=test, max_p=0.05, make_comparable=True, rounding_digits=12)
+                                  stat_test=test, max_p=0.05, make_comparable=True)
                for test in ("student", "tukey")}
-    options = {"qrels": qrels, "metrics": list(RANX), "names": names, "complete": True, "rounds": 20}
+    options = {"qrels": qrels, "metrics": list(RANX), "names": names, "complete": True, "rounds": 20, "max_p": 0.05}
     student = compared(*runs, pairs="all", test="t-test", correction="none", **options)
     tukey = compared(*runs, test="tukey", **options)
     for a, b in itertools.combinations(names, 2):
@@ -345,6 +346,10 @@ def test_the_all_pairs_table_is_ranxs():
             assert row["p_ttest"] == pytest.approx(reports["student"].comparisons[a, b][key]["p_value"], abs=1e-12)
             assert tukey.loc[(a, b, measure), "p_tukey"] == pytest.approx(
                 reports["tukey"].comparisons[a, b][key]["p_value"], rel=1e-12, abs=1e-15)
+            # ranx's significance marks (its superscripts) are p <= max_p, as evalframe's significant
+            for table, test in ((student, "student"), (tukey, "tukey")):
+                assert bool(table.loc[(a, b, measure), "significant"]) == bool(
+                    reports[test].comparisons[a, b][key]["significant"])
             # ranx's (control, treatment) wins are the control's: evalframe's wins of b over a are ranx's (b, a)
             counts = reports["student"].win_tie_loss[(b, a)][key]
             assert (row["wins"], row["ties"], row["losses"]) == (counts["W"], counts["T"], counts["L"])
