@@ -360,3 +360,19 @@ def test_the_comparative_report_refuses_the_tests_of_all_pairs():
     with pytest.raises(InvalidParameterError,
                        match=r"^test must be one of \['randomization', 't-test', 'wilcoxon', 'sign'\]; got 'tukey'"):
         evalframe.compare_report([result, result], test="tukey")
+
+
+@pytest.mark.stress  # 10,000 rounds on each of a dozen enumerated cases
+@pytest.mark.parametrize("seed", range(4))
+def test_randomized_tukey_on_enumerated_cases_within_monte_carlo_error(seed):
+    rng = np.random.default_rng(seed)
+    for runs, n in ((2, 8), (3, 3), (3, 4), (4, 3)):
+        values = np.round(rng.random((n, runs)) + np.linspace(0, 0.6, runs), 1)  # ties and a spread of p-values
+        exact = exact_randomized_tukey(values)
+        got = randomized_tukey_p_values(values, rounds=10_000, rng=np.random.default_rng(seed))
+        error = np.sqrt(exact * (1 - exact) / 10_000)
+        assert (np.abs(got - exact) <= 4 * error + 1 / 10_001).all(), (values, got, exact)
+        if runs == 2:  # two runs: permuting within a query flips its difference, the randomization test's 2^n flips
+            d = values[:, 1] - values[:, 0]
+            flips = np.array(list(itertools.product((-1, 1), repeat=n)))
+            assert exact[0, 1] == pytest.approx(np.mean(np.abs(flips @ d) >= abs(d.sum()) - 1e-12), abs=1e-12)
