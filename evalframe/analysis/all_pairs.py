@@ -20,6 +20,8 @@ matrix.
 
 from __future__ import annotations
 
+import itertools
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -144,15 +146,17 @@ def randomized_tukey_p_values(values: np.ndarray, *, rounds: int, rng: np.random
     Each round permutes the N values of every query independently (the runs are exchangeable under the null
     hypothesis that they are all alike) and records the largest run mean minus the smallest; the p-value of the pair
     (i, j) is ``(1 + #{rounds with max - min >= |mean_i - mean_j|}) / (rounds + 1)``, so 1 on the diagonal, never 0;
-    NaN when nothing is paired or a value is not finite. The rounds are drawn in blocks.
+    NaN when nothing is paired or a value is not finite. The rounds are drawn in blocks; with few runs (N! orders
+    of a query's values listed in at most 4M numbers) a round draws one of them per query, with more it sorts N
+    random keys per query.
 
     Examples
     --------
     >>> x = np.array([[1.0, 0.0, 0.0], [1.0, 0.0, 0.0], [1.0, 0.0, 1.0], [1.0, 1.0, 0.0]])
     >>> randomized_tukey_p_values(x, rounds=1000, rng=np.random.default_rng(0)).round(2)
-    array([[1.  , 0.23, 0.23],
-           [0.23, 1.  , 1.  ],
-           [0.23, 1.  , 1.  ]])
+    array([[1.  , 0.21, 0.21],
+           [0.21, 1.  , 1.  ],
+           [0.21, 1.  , 1.  ]])
     """
     if not isinstance(rng, np.random.Generator):
         raise InvalidParameterError(
@@ -170,10 +174,19 @@ def randomized_tukey_p_values(values: np.ndarray, *, rounds: int, rng: np.random
     tolerance = 1e-12 * max(float(np.abs(values).sum()), 1.0)  # sums in another order may differ in the last bits
     statistics = np.empty(rounds)
     per_block = max(1, _BLOCK // (n * runs))
+    orders = math.factorial(runs) if runs <= 8 else 0
+    # few runs: each query's values under every one of the N! orders, listed once; a round then draws one order per
+    # query (an integer) instead of sorting N random keys per query, some 4 times faster
+    listed = (centred[:, np.array(list(itertools.permutations(range(runs))))].reshape(n * orders, runs)
+              if orders and n * orders * runs <= _BLOCK else None)
     for start in range(0, rounds, per_block):
         size = min(per_block, rounds - start)
-        order = rng.random((size, n, runs)).argsort(axis=2)
-        permuted = np.take_along_axis(np.broadcast_to(centred, (size, n, runs)), order, axis=2).sum(axis=1)
+        if listed is not None:
+            chosen = rng.integers(0, orders, size=(size, n)) + np.arange(n) * orders
+            permuted = listed[chosen].sum(axis=1)
+        else:
+            order = rng.random((size, n, runs)).argsort(axis=2)
+            permuted = np.take_along_axis(np.broadcast_to(centred, (size, n, runs)), order, axis=2).sum(axis=1)
         statistics[start:start + size] = permuted.max(axis=1) - permuted.min(axis=1)
     statistics.sort()
     extreme = rounds - np.searchsorted(statistics, differences - tolerance, side="left")

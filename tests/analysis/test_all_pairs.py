@@ -18,6 +18,7 @@ from statsmodels.stats.multitest import multipletests
 
 import evalframe
 from evalframe import InvalidParameterError
+from evalframe.analysis import all_pairs
 from evalframe.analysis.all_pairs import randomized_tukey_p_values
 from evalframe.present.cli import main
 from tests.test_trec_compare import _random_runs, write_qrels, write_run
@@ -219,6 +220,15 @@ def test_randomized_tukey_within_its_monte_carlo_error_of_the_exact_enumeration(
     assert (np.abs(got - exact) <= 4 * error + 1 / (rounds + 1)).all(), (got, exact)
     assert 0.01 < exact[0, 1] < 0.2  # a case in between, for the check to mean something
     assert np.diag(got).tolist() == [1.0, 1.0, 1.0]
+
+
+def test_randomized_tukey_sorting_random_keys_in_small_blocks(monkeypatch):
+    # the path of many runs (their N! orders too many to list), forced by a tiny block: 5 rounds a block here
+    monkeypatch.setattr(all_pairs, "_BLOCK", 64)
+    exact = exact_randomized_tukey(TINY)
+    got = randomized_tukey_p_values(TINY, rounds=10_000, rng=np.random.default_rng(2))
+    error = np.sqrt(exact * (1 - exact) / 10_000)
+    assert (np.abs(got - exact) <= 4 * error + 1 / 10_001).all(), (got, exact)
 
 
 def test_randomized_tukey_in_compare_seeded():
