@@ -568,7 +568,9 @@ class CompareOptions(_Options):
         doc="Over which comparisons ``correction`` adjusts the p-values: ``\"runs\"`` (the comparisons of each metric: "
             "the runs compared with the first, or all pairs), ``\"measures\"`` (the metrics of each pair of runs) or "
             "``[\"runs\", \"measures\"]`` (every comparison of the table at once). A family of a single "
-            "comparison needs no correction: the column is added when some family holds more than one.")
+            "comparison needs no correction: the column is added when some family holds more than one. With "
+            "``test=\"tukey\"`` or ``\"randomized-tukey\"`` the runs are the test's own family: the correction "
+            "spans the measures of each pair when ``family`` names them, and nothing otherwise.")
     max_p: float | None = _option(
         None, "add the column 'significant': the test's p-value (p_holm with 3+ runs) <= P (default with --qrels: "
         "0.05; ranx's is 0.01)", flag="--max-p", parse=float, metavar="P", kind="float, optional",
