@@ -37,7 +37,7 @@ from .errors import InvalidParameterError, UnknownArgumentError, warn
 from .columns import ANSWER_SCOPES, DOCUMENT_SCOPES, EVAL_MODES, AnswerScope, DocumentScope, EvalMode, relevance_criterion
 
 __all__ = ["MetricOptions", "MatchingOptions", "ReportOptions", "CompareOptions", "ComparisonReportOptions", "Count",
-           "AT_K_SETS", "THRESHOLD", "ROUNDS", "COMPARE_TESTS", "WRONG_EXAMPLES_FIELDS",
+           "AT_K_SETS", "THRESHOLD", "ROUNDS", "COMPARE_TESTS", "ALL_PAIRS_TESTS", "WRONG_EXAMPLES_FIELDS",
            "COMPARE_CORRECTIONS", "COMPARE_PAIRS", "CORRECTION_FAMILIES", "ZERO_METHODS", "check_family",
            "check_test", "check_correction", "check_max_p", "with_options"]
 
@@ -46,12 +46,17 @@ THRESHOLD = 0.5
 #: Resampling rounds of the bootstrap and the randomization test.
 ROUNDS = 10_000
 #: The paired tests of a comparison (``test=``, ``--test``): the keys of :data:`evalframe.analysis.compare.TESTS`.
-COMPARE_TESTS = ("randomization", "t-test", "wilcoxon", "sign", "bootstrap")
+COMPARE_TESTS = ("randomization", "t-test", "wilcoxon", "sign", "bootstrap", "tukey", "randomized-tukey")
+#: The tests of all pairs of N runs at once (each implies ``pairs="all"``; their p-values are already adjusted over the
+#: pairs of runs of each metric, so ``correction`` spans the measures only).
+ALL_PAIRS_TESTS = ("tukey", "randomized-tukey")
 #: How the Wilcoxon signed-rank test treats zero differences (``zero_method=``, ``--zero-method``), scipy's names.
 ZERO_METHODS = ("wilcox", "pratt", "zsplit")
 #: Other names of the tests: ranx's (``stat_test="fisher"`` / ``"student"``) and the usual ones.
 _TEST_NAMES = {"fisher": "randomization", "permutation": "randomization", "student": "t-test", "ttest": "t-test",
-               "t_test": "t-test", "t": "t-test", "signed-rank": "wilcoxon", "sign-test": "sign"}
+               "t_test": "t-test", "t": "t-test", "signed-rank": "wilcoxon", "sign-test": "sign",
+               "tukey-hsd": "tukey", "hsd": "tukey", "randomised-tukey": "randomized-tukey",
+               "randomized_tukey": "randomized-tukey", "randomised_tukey": "randomized-tukey"}
 #: The corrections of the p-values over the runs compared with the first (``correction=``, ``--correction``):
 #: the names of statsmodels' ``multipletests``, the keys of :data:`evalframe.analysis.compare.CORRECTION_COLUMNS`.
 COMPARE_CORRECTIONS = ("holm", "bonferroni", "holm-sidak", "fdr_bh", "fdr_by", "none")
@@ -280,19 +285,20 @@ class MatchingOptions:
         return {name: getattr(self, name) for name in self.names()}
 
 
-def check_test(test: object) -> str:
-    """``test`` by its name in :data:`COMPARE_TESTS` (ranx's ``"fisher"`` and ``"student"`` are read too, and ``"t"``).
+def check_test(test: object, tests: Sequence[str] = COMPARE_TESTS) -> str:
+    """``test`` by its name in ``tests`` (:data:`COMPARE_TESTS`; ranx's ``"fisher"`` and ``"student"`` are read too,
+    and ``"t"``).
 
     Examples
     --------
-    >>> check_test("student")
-    't-test'
+    >>> check_test("student"), check_test("HSD")
+    ('t-test', 'tukey')
     """
-    if isinstance(test, str) and test.lower() in _TEST_NAMES:
+    if isinstance(test, str) and _TEST_NAMES.get(test.lower()) in tests:
         return _TEST_NAMES[test.lower()]
-    if isinstance(test, str) and test.lower() in COMPARE_TESTS:
+    if isinstance(test, str) and test.lower() in tests:
         return test.lower()
-    return check.check_choice(test, COMPARE_TESTS, name="test")  # raises, naming the tests
+    return check.check_choice(test, tests, name="test")  # raises, naming the tests
 
 
 def check_family(family: object, dimensions: Sequence[str] = CORRECTION_FAMILIES) -> tuple[str, ...]:
@@ -528,7 +534,13 @@ class CompareOptions(_Options):
             "differences dropped, its default ``zero_method=\"wilcox\"``; the column ``p_wilcoxon``), ``\"sign\"`` "
             "(the sign test of wins against losses, ties dropped, as ``scipy.stats.binomtest(wins, wins + losses)``; "
             "the column ``p_sign``) or ``\"bootstrap\"`` (the paired bootstrap test of the mean difference, shift "
-            "method; the column ``p_bootstrap``) add their column.")
+            "method; the column ``p_bootstrap``) add their column. Two tests compare all pairs of the runs at once, "
+            "per metric, on the queries every run scored, and imply ``pairs=\"all\"``: ``\"tukey\"`` (Tukey's HSD as "
+            "``scipy.stats.tukey_hsd`` and ranx's ``stat_test=\"tukey\"``, the runs' values taken as independent "
+            "groups; the column ``p_tukey``) and ``\"randomized-tukey\"`` (the randomized Tukey HSD: the runs' values "
+            "permuted within each query, ``rounds`` times from ``seed``; the column ``p_randomized_tukey``). Their "
+            "p-values are adjusted over the pairs of each metric already, so ``correction`` adjusts them over the "
+            "measures only (``family=\"measures\"``), and another correction than the default over runs is refused.")
     zero_method: str = _option(
         "wilcox", "how --test wilcoxon treats zero differences (scipy's zero_method)", flag="--zero-method",
         choices=ZERO_METHODS, kind="str",
@@ -545,11 +557,13 @@ class CompareOptions(_Options):
             "``p_fdr_bh``, ``p_fdr_by``) that ``significant`` then reads, or ``\"none\"`` (no column; "
             "``significant`` reads the test's own p-value).")
     pairs: str = _option(
-        "first", "which runs are paired: each with the first, or all pairs", flag="--pairs", choices=COMPARE_PAIRS,
+        "first", "which runs are paired: each with the first, or all pairs (implied by --test tukey / "
+        "randomized-tukey)", flag="--pairs", choices=COMPARE_PAIRS,
         kind="str",
         doc="Which runs are compared: ``\"first\"`` (each with the first run, the baseline; the index is ``metric`` "
             "for two runs, ``(run, metric)`` for more) or ``\"all\"`` (every pair of runs i < j in the order given, "
-            "as ranx's table; the index is ``(run_a, run_b, metric)``, ``mean_a`` being run_a's mean).")
+            "as ranx's table; the index is ``(run_a, run_b, metric)``, ``mean_a`` being run_a's mean; implied by "
+            "``test=\"tukey\"`` and ``\"randomized-tukey\"``).")
     family: str | Sequence[str] = _option(
         "runs", "comma-separated dimensions the correction's family spans: runs, measures, slices (with --by, whose "
         "default is runs,slices), or several, e.g. slices,measures",
@@ -559,7 +573,9 @@ class CompareOptions(_Options):
             "``\"slices\"`` (the slices of ``by``, per metric and pair of runs) or several of them, their "
             "product (``[\"runs\", \"measures\"]``: every comparison of the table at once, without ``by``). "
             "The default is ``\"runs\"``, and ``[\"runs\", \"slices\"]`` with ``by``. A family of a single "
-            "comparison needs no correction: the column is added when some family holds more than one.")
+            "comparison needs no correction: the column is added when some family holds more than one. With "
+            "``test=\"tukey\"`` or ``\"randomized-tukey\"`` the runs are the test's own family: the correction "
+            "spans the measures of each pair when ``family`` names them, and nothing otherwise.")
     by: Any = _option(
         None, "the statistics per slice of the queries by this key, e.g. no_answer, filters.<field>, meta.<field> "
         "(repeatable; the correction then spans the slices: --family)", flag="--by", many="repeat", metavar="KEY",
@@ -591,6 +607,15 @@ class CompareOptions(_Options):
                 f"family {list(self.family)} spans the slices, which only a comparison per slice has; pass by=<slice "
                 "key>, e.g. by='meta.topic' (--by meta.topic), or leave 'slices' out.", parameter="family")
         object.__setattr__(self, "max_p", check_max_p(self.max_p))
+        if self.test in ALL_PAIRS_TESTS:
+            # a test of all pairs at once: its p-values are adjusted over the pairs of each metric already, so a
+            # correction can only span the measures; one that would change nothing is refused rather than ignored
+            object.__setattr__(self, "pairs", "all")
+            if "measures" not in self.family and self.correction not in ("holm", "none"):
+                raise InvalidParameterError(
+                    f"test={self.test!r} adjusts its p-values over the pairs of runs of each metric itself, so "
+                    f"correction={self.correction!r} can only adjust them over the measures: pass family='measures' "
+                    "as well, or leave correction out.", parameter="correction")
 
 
 @dataclass(frozen=True)
@@ -642,7 +667,8 @@ class ComparisonReportOptions(_Options):
 
     def __post_init__(self) -> None:
         set_ = functools.partial(object.__setattr__, self)
-        set_("test", check_test(self.test))
+        # the report compares each run with the first: the tests of all pairs at once are compare's
+        set_("test", check_test(self.test, [test for test in COMPARE_TESTS if test not in ALL_PAIRS_TESTS]))
         if self.max_p is None:
             raise InvalidParameterError("max_p must be a p-value in (0, 1), e.g. 0.05.", parameter="max_p")
         set_("max_p", check_max_p(self.max_p))

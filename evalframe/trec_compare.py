@@ -118,7 +118,8 @@ def compare(a: Run, b: Run, *others: Run,
     Parameters
     ----------
     a, b, *others : path, dict, EvaluationResult or pandas.DataFrame
-        The runs; each is compared with ``a``.
+        The runs; each is compared with ``a``, or every pair with ``pairs="all"`` (and with the tests of all pairs,
+        ``test="tukey"`` / ``"randomized-tukey"``, on the queries every run is evaluated on).
     qrels : path or dict, optional
         The judgments of the runs given as files or dicts: a qrels file (``qid iter docid grade``) or
         ``{qid: {docid: grade}}``.

@@ -121,8 +121,9 @@ def test_default_measures_are_evalframe_trecs():
     (lambda: compare(RUN_A, RUN_B, qrels=QRELS, metrics=["nDCG@x"]), InvalidParameterError, r"nDCG@x"),
     (lambda: compare(RUN_A, RUN_B, qrels=QRELS, metrics=["mpa"]), InvalidParameterError, r"mpa.*Did you mean"),
     (lambda: compare(RUN_A, RUN_B, qrels=QRELS, metrics=[]), InvalidParameterError, r"at least one measure"),
-    (lambda: compare(RUN_A, RUN_B, qrels=QRELS, test="tukey"), InvalidParameterError,
-     r"test must be one of \['randomization', 't-test', 'wilcoxon', 'sign', 'bootstrap'\]; got 'tukey'"),
+    (lambda: compare(RUN_A, RUN_B, qrels=QRELS, test="anova"), InvalidParameterError,
+     r"test must be one of \['randomization', 't-test', 'wilcoxon', 'sign', 'bootstrap', 'tukey', 'randomized-tukey'\]; "
+     r"got 'anova'"),
     (lambda: compare(RUN_A, RUN_B, qrels=QRELS, max_p=1.5), InvalidParameterError, r"max_p must lie strictly between"),
     (lambda: compare(RUN_A, RUN_B, qrels=QRELS, simulated_top_k_retriever=3), InvalidParameterError,
      r"simulated_top_k_retriever.*trec_eval's measures"),

@@ -22,7 +22,8 @@ from ..errors import EvalframeError, InvalidParameterError, warn
 from ..metrics.registry import AGGREGATIONS, ANSWER_METRICS, DOCUMENT_METRICS, METRICS, Metric
 from ..metrics.trec import (aggregation_of, direction_of, measure_texts, parse_measures, reads_as_written,
                              without_direction)
-from ..options import CompareOptions, MetricOptions, with_options
+from ..options import ALL_PAIRS_TESTS, CompareOptions, MetricOptions, with_options
+from .all_pairs import ALL_PAIRS_COLUMNS, all_pairs_p_values, common_values, with_all_pairs_p_values
 from .examples import Examples
 from .protocol import ResultLike, ResultSource
 from .resampling import resample_many
@@ -54,7 +55,7 @@ COLUMNS = ("mean_a", "mean_b", "delta", "ci_low", "ci_high", "d_z", "improved", 
 #: The paired tests whose p-value marks a delta significant (``test=``: :data:`evalframe.options.COMPARE_TESTS`, read by
 #: :func:`evalframe.options.check_test`), and the column each one's p-value is in.
 TESTS = {"randomization": "p_value", "t-test": "p_ttest", "wilcoxon": "p_wilcoxon", "sign": "p_sign",
-         "bootstrap": "p_bootstrap"}
+         "bootstrap": "p_bootstrap", **ALL_PAIRS_COLUMNS}
 #: The column of each correction over the runs of a metric (``correction=``: :data:`evalframe.options.COMPARE_CORRECTIONS`);
 #: ``"none"`` adds none.
 CORRECTION_COLUMNS = {"holm": "p_holm", "bonferroni": "p_bonferroni", "holm-sidak": "p_holm_sidak",
@@ -395,9 +396,11 @@ def table_of_rows(rows: Sequence[tuple[tuple[str, str, str], dict[str, Any]]], n
     (more runs) or ``(run_a, run_b, metric)`` (``pairs="all"``). The p-value of ``test`` corrected by ``correction``
     within each family (the comparisons sharing the levels ``family`` does not span: :data:`FAMILY_LEVELS`) is in
     the column :data:`CORRECTION_COLUMNS` names (``p_holm`` by default; none for ``"none"``, nor when every family
-    holds one comparison); with ``max_p`` the column ``significant`` says whether the p-value :func:`p_column_of`
-    names is at most ``max_p``. ``warn_unpaired=False``: the caller warns of the unpaired queries (the rows of
-    slices, :func:`sliced_table`, warn once per comparison).
+    holds one comparison; with a test of all pairs, :data:`evalframe.options.ALL_PAIRS_TESTS`, whose p-values are
+    adjusted over the pairs of each metric already, the family spans the measures or nothing); with ``max_p`` the
+    column ``significant`` says whether the p-value :func:`p_column_of` names is at most ``max_p``.
+    ``warn_unpaired=False``: the caller warns of the unpaired queries (the rows of slices, :func:`sliced_table`, warn
+    once per comparison).
     """
     for (first, name, metric), row in (rows if warn_unpaired else ()):
         warn_of_unpaired(first, name, metric, row["only_a"], row["only_b"], row["queries"])
@@ -429,6 +432,8 @@ def add_correction(table: pd.DataFrame, *, test: str, correction: str, family: S
     (the rows sharing the index levels ``family`` does not span, :data:`FAMILY_LEVELS`; none when every family holds
     one row) and with ``max_p`` the column ``significant`` (the p-value :func:`p_column_of` names is at most it)."""
     corrected = CORRECTION_COLUMNS[correction]
+    if test in ALL_PAIRS_TESTS:  # adjusted over the pairs of each metric already: a correction spans the measures only
+        family = ("measures",) if "measures" in family else ()
     spanned = {level for dimension in family for level in FAMILY_LEVELS[dimension]}
     held = [level for level in table.index.names if level not in spanned]  # a family: one value of each of these
     families = (list(table.groupby(held, sort=False, dropna=False).indices.values()) if held
@@ -481,7 +486,9 @@ def compare(a: Run, b: Run, *others: Run, **options: Any) -> pd.DataFrame:
         ``only_b``; with ``test="wilcoxon"``, ``"sign"`` or ``"bootstrap"`` also its p-value, ``p_wilcoxon``, ``p_sign``
         or ``p_bootstrap`` (after ``p_ttest``; the bootstrap test of ``mean(d) == 0`` by the shift method: ``d -
         mean(d)`` resampled, ``(1 + #{rounds with |mean*| >= |mean(d)|}) / (rounds + 1)``, Efron and Tibshirani 1993
-        section 16.4, Sakai 2006; NaN below 2 queries); with more than two runs also ``p_holm``: ``test``'s p-value
+        section 16.4, Sakai 2006; NaN below 2 queries); with ``test="tukey"`` or ``"randomized-tukey"`` (all pairs,
+        indexed ``(run_a, run_b, metric)``) ``p_tukey`` or ``p_randomized_tukey``, a test of all pairs of each metric
+        at once (:mod:`evalframe.analysis.all_pairs`); with more than two runs also ``p_holm``: ``test``'s p-value
         Holm-corrected over the
         comparisons of each metric (another ``correction``: ``p_bonferroni``, ``p_holm_sidak``, ``p_fdr_bh``,
         ``p_fdr_by``, or no column for ``"none"``); with ``max_p`` also ``significant``. With ``by``, a first index
@@ -555,6 +562,10 @@ def compare(a: Run, b: Run, *others: Run, **options: Any) -> pd.DataFrame:
              for i, j in positions for metric in metrics]
     statistics = paired_statistics_many(items, seed=seed, rounds=rounds, confidence=confidence,
                                         zero_method=chosen.zero_method)
+    if chosen.test in ALL_PAIRS_TESTS:  # one test of all pairs per metric, on the queries every run scored
+        p_values = {metric: all_pairs_p_values(common_values(tables, metric), chosen.test, rounds=rounds, seed=seed)
+                    for metric in metrics}
+        statistics = with_all_pairs_p_values(keys, statistics, names, p_values, chosen.test)
     return table_of_rows(list(zip(keys, statistics)), names, test=chosen.test, max_p=chosen.max_p,
                          correction=chosen.correction, pairs=chosen.pairs, family=chosen.family)
 

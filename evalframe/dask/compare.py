@@ -21,12 +21,14 @@ import pandas as pd
 from .. import _validation as check
 from ..analysis.compare import (PairedDifferences, directions_of, measure_names, paired, paired_statistics_many,
                                 run_names, scores_of_runs, select_metrics, sliced_table, table_of_rows)
+from ..analysis.all_pairs import (common_queries, common_values, merged_moments, moments, randomized_tukey_p_values,
+                                  tukey_hsd_p_values, with_all_pairs_p_values)
 from ..analysis.resampling import shared_pays
 from ..analysis.slices import check_by
 from ..errors import InvalidParameterError
 from ..io.partitioned import check_key_summaries, key_summary
 from ..metrics.trec import aggregation_of, measure_texts
-from ..options import CompareOptions, MetricOptions, with_options
+from ..options import ALL_PAIRS_TESTS, CompareOptions, MetricOptions, with_options
 from .client import run
 from .result import (DaskEvaluationResult, first_appearance, merged_columns, open_partition, partition_query_metrics,
                      partition_retriever)
@@ -42,7 +44,11 @@ def compare(a: DaskEvaluationResult, b: DaskEvaluationResult, *others: DaskEvalu
     Parameters
     ----------
     a, b, *others : DaskEvaluationResult
-        The runs (``evalframe.dask.load(folder)``), saved with the same ``partitions``; each is compared with ``a``.
+        The runs (``evalframe.dask.load(folder)``), saved with the same ``partitions``; each is compared with ``a``,
+        or every pair with ``pairs="all"`` (each pair's partials computed as for two runs). The tests of all pairs
+        (``test="tukey"``: each run's count, sum and squared deviations per partition, merged on the client;
+        ``"randomized-tukey"``: the values of the queries every run scored, brought to the client in run A's order)
+        give memory's p-values.
     **metric_params
         The metric options (:class:`evalframe.options.MetricOptions`), passed to each partition's
         ``query_metrics``.
@@ -76,9 +82,6 @@ def compare(a: DaskEvaluationResult, b: DaskEvaluationResult, *others: DaskEvalu
                 f"(result.save(dir, format='parquet', partitions={a.partitions})).")
     given: CompareOptions
     given, metric_params = CompareOptions.take(options)
-    if given.pairs != "first":
-        raise InvalidParameterError("evalframe.dask.compare compares each run with the first (pairs='first'); compare "
-                                    "all pairs in memory (evalframe.compare(..., pairs='all')).", parameter="pairs")
     MetricOptions.from_keywords(metric_params, passed_to="compare passes these on to query_metrics")
     node, metrics, rounds, confidence, seed = given.node, given.metrics, given.rounds, given.confidence, given.seed
     shared = [n for n in a.nodes if all(n in r.nodes for r in runs[1:])]
@@ -102,12 +105,14 @@ def compare(a: DaskEvaluationResult, b: DaskEvaluationResult, *others: DaskEvalu
                           given.family if "family" in options else ("runs", "slices"))
     row_keys: list[tuple[str, str, str]] = []
     items: list[PairedDifferences] = []
-    for position in range(1, len(runs)):
-        pair = (a, runs[position])
+    positions = (list(itertools.combinations(range(len(runs)), 2)) if given.pairs == "all"
+                 else [(0, position) for position in range(1, len(runs))])
+    for first, position in positions:
+        pair = (runs[first], runs[position])
         retrievers = [r.retriever_of(dict(metric_params))[1] for r in pair]
         partials = _checked(pair, run([_pair_task(pair, number, node, keywords, chosen, retrievers, False)
                                        for number in range(a.partitions)], a.client))
-        columns = _metrics_of(partials, chosen, names[0], names[position])
+        columns = _metrics_of(partials, chosen, names[first], names[position])
         directions = directions_of(columns, scores_of_runs(runs))
         totals = {metric: _add([p[metric] for p in partials if metric in p])
                   for metric in columns}
@@ -130,11 +135,15 @@ def compare(a: DaskEvaluationResult, b: DaskEvaluationResult, *others: DaskEvalu
             aggregation = aggregation_of(metric)
             mean_a = float(aggregation.finish(np.array([total["sum_a"]]), np.array([n]))[0]) if n else np.nan
             mean_b = float(aggregation.finish(np.array([total["sum_b"]]), np.array([n]))[0]) if n else np.nan
-            row_keys.append((names[0], names[position], metric))
+            row_keys.append((names[first], names[position], metric))
             items.append(PairedDifferences(d, mean_a, mean_b, total["only_a"], total["only_b"], directions[metric],
                                            aggregation.name))
     statistics = paired_statistics_many(items, seed=seed, rounds=rounds, confidence=confidence,
                                         zero_method=given.zero_method)
+    if given.test in ALL_PAIRS_TESTS:
+        compared = list(dict.fromkeys(metric for _, _, metric in row_keys))
+        p_values = _all_pairs_p_values(tuple(runs), node, keywords, compared, metric_params, given.test, rounds, seed)
+        statistics = with_all_pairs_p_values(row_keys, statistics, names, p_values, given.test)
     return table_of_rows(list(zip(row_keys, statistics)), names, test=given.test, max_p=given.max_p,
                          correction=given.correction, pairs=given.pairs, family=given.family)
 
@@ -154,6 +163,52 @@ def _per_slice(runs: list[DaskEvaluationResult], names: list[str], node: str, gi
     positions = (list(itertools.combinations(range(len(runs)), 2)) if given.pairs == "all"
                  else [(0, position) for position in range(1, len(runs))])
     return sliced_table(tables, labels, names, positions, columns, directions, given, family)
+
+
+def _all_pairs_p_values(runs: tuple[DaskEvaluationResult, ...], node: str, keywords: dict[str, Any],
+                        metrics: list[str], metric_params: dict[str, Any], test: str, rounds: int,
+                        seed: int) -> dict[str, np.ndarray]:
+    """Per metric, the N x N p-values of a test of all pairs (:mod:`evalframe.analysis.all_pairs`) on the queries every
+    run scored: one task per partition number reads it in every run and returns, for Tukey's HSD, each run's count,
+    sum and squared deviations (merged on the client), for the randomized test the values themselves with run A's
+    order keys (the client puts them in A's order, as memory has them, and resamples)."""
+    retrievers = [r.retriever_of(dict(metric_params))[1] for r in runs]
+    ordered = test != "tukey"
+    parts = _checked(runs, run([_runs_task(runs, number, node, keywords, metrics, retrievers, ordered)
+                                for number in range(runs[0].partitions)], runs[0].client))
+    p_values = {}
+    for metric in metrics:
+        if not ordered:
+            p_values[metric] = tukey_hsd_p_values(*merged_moments([part[metric] for part in parts]))
+            continue
+        keys = np.concatenate([part[metric][1] for part in parts])
+        values = np.concatenate([part[metric][0] for part in parts])[np.lexsort((keys[:, 1], keys[:, 0]))]
+        p_values[metric] = randomized_tukey_p_values(values, rounds=rounds, rng=np.random.default_rng(seed))
+    return p_values
+
+
+def _runs_task(runs: tuple[DaskEvaluationResult, ...], number: int, node: str, keywords: dict[str, Any],
+               metrics: list[str], retrievers: list[Any], ordered: bool) -> Any:
+    import dask
+
+    return dask.delayed(_on_runs, pure=False)([(str(r.path), r.generation) for r in runs], number, node, keywords,
+                                              metrics, retrievers, ordered)
+
+
+def _on_runs(folders: list[tuple[str, str | None]], number: int, node: str, keywords: dict[str, Any],
+             metrics: list[str], retrievers: list[Any],
+             ordered: bool) -> tuple[list[dict[str, tuple[int, ...]]], dict[str, Any]]:
+    """One partition of every run: per metric, the :func:`~evalframe.analysis.all_pairs.moments` of the values on the
+    queries every run scored, or (``ordered``) those values with run A's order keys."""
+    summaries, tables, order = _partition_tables(folders, number, node, keywords, retrievers)
+    out: dict[str, Any] = {}
+    for metric in metrics:
+        values = common_values(tables, metric)
+        if ordered:
+            out[metric] = (values, order[tables[0].index.get_indexer(common_queries(tables, metric))].reshape(-1, 2))
+        else:
+            out[metric] = moments(values)
+    return summaries, out
 
 
 def _order_free(values: np.ndarray, counts: np.ndarray) -> bool:
@@ -231,6 +286,14 @@ def _on_pair(folders: list[tuple[str, str | None]], number: int, node: str, keyw
              ordered: bool) -> tuple[list[dict[str, tuple[int, ...]]], dict[str, Any]]:
     """The partials of one partition of both runs, and per run its order keys summed up per node (checked by the
     client over all partitions, as :meth:`DaskEvaluationResult.map_partitions` does)."""
+    summaries, tables, order = _partition_tables(folders, number, node, keywords, retrievers)
+    return summaries, pair_partials(tables[0], tables[1], order, metrics, ordered)
+
+
+def _partition_tables(folders: list[tuple[str, str | None]], number: int, node: str, keywords: dict[str, Any],
+                      retrievers: list[Any]) -> tuple[list[dict[str, tuple[int, ...]]], list[pd.DataFrame], np.ndarray]:
+    """One partition of each run: its order keys summed up per node, its per-query table, and the first run's order
+    keys of its table's queries."""
     tables: list[pd.DataFrame] = []
     summaries: list[dict[str, tuple[int, ...]]] = []
     order = np.empty((0, 2), np.int64)
@@ -243,10 +306,10 @@ def _on_pair(folders: list[tuple[str, str | None]], number: int, node: str, keyw
         if not tables:
             order = first_appearance(result, keys, node, table.index, keywords)
         tables.append(table)
-    return summaries, pair_partials(tables[0], tables[1], order, metrics, ordered)
+    return summaries, tables, order
 
 
-def _checked(pair: tuple[DaskEvaluationResult, DaskEvaluationResult],
+def _checked(pair: tuple[DaskEvaluationResult, ...],
              parts: list[tuple[list[dict[str, tuple[int, ...]]], dict[str, Any]]]) -> list[dict[str, Any]]:
     """The pair tasks' partials, once each run's order keys are checked over all its partitions."""
     for side, result in enumerate(pair):

@@ -25,7 +25,7 @@ from ..analysis.protocol import ResultLike
 from ..errors import EvalframeError
 from ..metrics.trec import known_direction, parse_measure, parse_measures
 from ..options import (CompareOptions, ComparisonReportOptions, MatchingOptions, MetricOptions, ReportOptions,
-                       check_correction, check_test)
+                       ALL_PAIRS_TESTS, check_correction, check_family, check_test)
 from .formats import TABLE_FORMATS, above_one_note, render_table, short_text
 from .trec_formats import TREC_FORMATS, TrecTable, relstring_column, trec_request
 from ..report.formats import FORMATS
@@ -305,8 +305,15 @@ def _compare_trec(args: argparse.Namespace) -> str:
     test = check_test(args.test or "randomization")
     correction = check_correction(args.correction or "holm")
     read = p_column_of(table, test)
-    corrected = f", {_CORRECTED[correction]}" if read != TESTS[test] else ""
-    header = (f"baseline: {names[0]}; {int(table['queries'].iloc[0])} queries{' (-c)' if args.complete else ''}; "
+    family = check_family(args.family or "runs")
+    if test in ALL_PAIRS_TESTS:  # the test's own family is the runs; a correction spans the measures
+        family = ("measures",)
+    spans = "" if family == ("runs",) else f" over {' x '.join(sorted(family, reverse=True))}"
+    corrected = f", {_CORRECTED[correction]}{spans}" if read != TESTS[test] else ""
+    if test in ALL_PAIRS_TESTS:
+        corrected = f", adjusted over the pairs of each measure{corrected}"
+    compared = (f"all pairs of {', '.join(names)}" if "run_a" in table.index.names else f"baseline: {names[0]}")
+    header = (f"{compared}; {int(table['queries'].iloc[0])} queries{' (-c)' if args.complete else ''}; "
               f"significant: {read} ({test}{corrected}) <= {max_p:g}")
     flat = table.reset_index()
     shown = render_table(flat.set_index(flat.columns[0]), args.format, lambda: json.loads(flat.to_json(orient="records")))

@@ -276,7 +276,7 @@ def _compare_command(compare: Command) -> None:
                          help="a trec_eval measure, e.g. nDCG@10, map, P_5 (repeatable; added to --metrics)")
     _add_options(compare, CompareOptions, only=("by", "family"))
     _add_options(compare, CompareOptions, only=("complete", "names", "rounds", "seed", "test", "zero_method", "correction",
-                                                "max_p"))
+                                                "pairs", "max_p"))
     compare.add_argument("--paper", action="store_true", default=False,
                          help="print the paper table (evalframe.comparison_table): every pair of runs compared, each "
                               "run's mean with superscripts naming the runs it is significantly better than, the test "
