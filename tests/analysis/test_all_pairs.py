@@ -117,11 +117,11 @@ def test_the_family_of_runs_compared_with_the_first():
 
 
 @pytest.mark.parametrize(("family", "pattern"), [
-    ("run", r"family must be one of \['runs', 'measures'\].*got 'run'.*Did you mean 'runs'"),
+    ("run", r"family must be one of \['runs', 'measures', 'slices'\].*got 'run'.*Did you mean 'runs'"),
     ("runs,runs", r"family names a dimension twice"),
     ("", r"family must be one of"),
-    (3, r"family must be one of \['runs', 'measures'\] or several of them"),
-    (["measures", "slices"], r"family must be one of \['runs', 'measures'\]; got 'slices'"),
+    (3, r"family must be one of \['runs', 'measures', 'slices'\] or several of them"),
+    (["measures", "slices"], r"family \['measures', 'slices'\] spans the slices, which only a comparison per slice has"),
 ])
 def test_a_bad_family_is_refused_naming_the_parameter(family, pattern):
     with pytest.raises(InvalidParameterError, match=pattern):
@@ -315,7 +315,7 @@ def test_the_command_compares_all_pairs(tmp_path, capsys):
 
 
 @pytest.mark.parametrize(("extra", "pattern"), [
-    (["--family", "run"], r"^error: --family must be one of \['runs', 'measures'\].*got 'run'"),
+    (["--family", "run"], r"^error: --family must be one of \['runs', 'measures', 'slices'\].*got 'run'"),
     (["--test", "tukey", "--correction", "fdr_bh"], r"^error: --correction: test='tukey' adjusts its p-values"),
 ])
 def test_the_command_refuses_a_bad_family(tmp_path, capsys, extra, pattern):
@@ -368,7 +368,7 @@ def test_the_all_pairs_table_is_ranxs():
 def test_the_comparative_report_refuses_the_tests_of_all_pairs():
     result = evalframe.load_demo_result()
     with pytest.raises(InvalidParameterError,
-                       match=r"^test must be one of \['randomization', 't-test', 'wilcoxon', 'sign'\]; got 'tukey'"):
+                       match=r"^test must be one of \['randomization', 't-test', 'wilcoxon', 'sign', 'bootstrap'\]; got 'tukey'"):
         evalframe.compare_report([result, result], test="tukey")
 
 
