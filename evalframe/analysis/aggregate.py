@@ -30,21 +30,57 @@ import pandas as pd
 
 from ..metrics.trec import aggregation_of
 
-__all__ = ["Partial", "partial", "merge", "means", "slice_partial", "merge_slices"]
+__all__ = ["Partial", "Sample", "partial", "merge", "means", "sample_of", "merge_samples", "slice_partial", "merge_slices"]
 
 _K = TypeVar("_K", bound=Hashable)
 
 
+#: A metric's per-query values as what they add to its sum (:meth:`Aggregation.summands`), NaN left out: the distinct
+#: ones, sorted, and how many queries have each. The same values give the same sample in any order and any split into
+#: parts (:func:`merge_samples`), so the intervals of :mod:`evalframe.analysis.intervals` are the same in memory and
+#: on Dask.
+Sample = tuple[np.ndarray, np.ndarray]
+
+
 class Partial(NamedTuple):
-    """A per-query table summed up: its number of queries, and per metric the sum and the count of its values."""
+    """A per-query table summed up: its number of queries, and per metric the sum and the count of its values; with
+    ``values`` (asked by an interval), per metric its :data:`Sample` too."""
 
     queries: int
     sums: pd.Series
     counts: pd.Series
+    values: Mapping[str, Sample] | None = None
 
 
-def partial(table: pd.DataFrame) -> Partial:
-    """``table`` (one row per query, one column per metric; NaN: no value) summed up.
+def sample_of(summands: np.ndarray) -> Sample:
+    """The :data:`Sample` of one metric's summands (NaN: no value).
+
+    Examples
+    --------
+    >>> sample_of(np.array([0.5, np.nan, 1.0, 0.5]))
+    (array([0.5, 1. ]), array([2, 1]))
+    """
+    array = np.asarray(summands, dtype=np.float64)
+    values, counts = np.unique(array[~np.isnan(array)], return_counts=True)
+    return values, counts.astype(np.int64)
+
+
+def merge_samples(first: Sample, second: Sample) -> Sample:
+    """Two parts' samples of a metric as one (the sample of their values together).
+
+    Examples
+    --------
+    >>> merge_samples((np.array([0.0, 1.0]), np.array([1, 2])), (np.array([1.0]), np.array([3])))
+    (array([0., 1.]), array([1, 5]))
+    """
+    values, codes = np.unique(np.concatenate([first[0], second[0]]), return_inverse=True)
+    counts = np.bincount(codes.ravel(), weights=np.concatenate([first[1], second[1]]), minlength=len(values))
+    return values, counts.astype(np.int64)
+
+
+def partial(table: pd.DataFrame, values: bool = False) -> Partial:
+    """``table`` (one row per query, one column per metric; NaN: no value) summed up; ``values``: with each
+    metric's :data:`Sample` (for its interval).
 
     Examples
     --------
@@ -52,9 +88,12 @@ def partial(table: pd.DataFrame) -> Partial:
     >>> partial(pd.DataFrame({"mrr": [1.0, float("nan"), 0.5]}))
     Partial(queries=3, sums=mrr    1.5
     dtype: float64, counts=mrr    2
-    dtype: int64)
+    dtype: int64, values=None)
     """
-    return Partial(len(table), _summands(table).sum(), table.count())
+    summands = _summands(table)
+    samples = ({str(column): sample_of(summands[column].to_numpy(dtype=np.float64, na_value=np.nan))
+                for column in table.columns} if values else None)
+    return Partial(len(table), summands.sum(), table.count(), samples)
 
 
 def _summands(table: pd.DataFrame) -> pd.DataFrame:
@@ -78,12 +117,14 @@ def merge(parts: Iterable[Mapping[_K, Partial]]) -> dict[_K, Partial]:
     """
     totals: dict[_K, Partial] = {}
     for part in parts:
-        for key, (queries, sums, counts) in part.items():
+        for key, (queries, sums, counts, values) in part.items():
             if key in totals:
-                q, s, c = totals[key]
-                totals[key] = Partial(q + queries, s.add(sums, fill_value=0.0), c.add(counts, fill_value=0))
+                q, s, c, v = totals[key]
+                if v is not None and values is not None:
+                    v = {**v, **values, **{name: merge_samples(v[name], values[name]) for name in v if name in values}}
+                totals[key] = Partial(q + queries, s.add(sums, fill_value=0.0), c.add(counts, fill_value=0), v)
             else:
-                totals[key] = Partial(queries, sums, counts)
+                totals[key] = Partial(queries, sums, counts, values)
     return totals
 
 
