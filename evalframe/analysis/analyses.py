@@ -176,7 +176,7 @@ class MeanAnalyses(Generic[_Table]):
         0.75
         >>> frame = load_demo_result().metrics_frame(ci=0.95, ci_method="t")
         >>> frame.loc["Reader", ["exact_match", "exact_match_ci_low", "exact_match_ci_high"]].round(4).tolist()
-        [0.75, 0.3881, 1.1119]
+        [0.75, 0.363, 1.137]
         """
         intervals, rest = IntervalOptions.take(options)
         MetricOptions.from_keywords(rest, passed_to="metrics_frame takes these options (for slices: sliced_metrics)")
@@ -466,7 +466,7 @@ class MeanAnalyses(Generic[_Table]):
         >>> result.trec_metrics(["P@1"], max_docs=1, rel=2)  # trec_eval -M 1 -l 2: q2's d3 (grade 2) only
         {'P(rel=2)@1': 0.5}
         >>> result.trec_metrics(["RR"], ci=0.95, ci_method="t")  # each mean an Estimate, as calculate_metrics'
-        {'RR': 0.75 [-2.426, 3.926]}
+        {'RR': 0.75 [-2.427, 3.927]}
         """
         parse_measures(measures)  # a bad measure is named first, as before the other arguments
         intervals = IntervalOptions.from_keywords(interval, passed_to="trec_metrics takes these options")

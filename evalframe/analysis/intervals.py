@@ -159,13 +159,14 @@ def _bootstrap_bounds(samples: list[Sample], confidence: float, rounds: int, see
         else:
             shared.setdefault(n, []).append(i)
     for n, chosen in shared.items():
-        # each sample's values sorted ascending, one column each: the same rows of indices resample every column
-        table = np.column_stack([np.repeat(*samples[i]) for i in chosen])
+        # each sample's values sorted ascending: the same rows of indices resample each of them
+        sorted_values = [np.repeat(*samples[i]) for i in chosen]
         rng = np.random.default_rng(seed)
         start = 0
-        for size in _blocks(rounds, n * len(chosen)):
-            rows = rng.integers(0, n, size=(size, n), dtype=np.int32)
-            resampled[start:start + size, chosen] = table[rows].mean(axis=1)
+        for size in _blocks(rounds, n):
+            rows = rng.integers(0, n, size=(size, n), dtype=np.int64)
+            for i, values in zip(chosen, sorted_values):
+                resampled[start:start + size, i] = values[rows].mean(axis=1)
             start += size
     tail = (1.0 - confidence) / 2
     low, high = np.quantile(resampled, [tail, 1.0 - tail], axis=0)
