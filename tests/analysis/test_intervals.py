@@ -1,6 +1,7 @@
 """A confidence interval on every mean (``ci=``): Student's t against scipy, the percentile bootstrap against the exact
-bootstrap distribution (enumerated by convolution on small n), the same numbers in memory and on Dask, the measures
-whose number is no mean on their own scale, the bad inputs, and ``ci=None`` unchanged."""
+bootstrap distribution (enumerated by convolution on small n), the measures
+whose number is no mean on their own scale, the bad inputs, and ``ci=None`` unchanged. Memory and Dask:
+tests/analysis/test_same_analyses.py ``test_intervals_identical``."""
 
 from __future__ import annotations
 
@@ -209,23 +210,3 @@ def test_bad_interval_options_are_named(options, error, message):
     if "ci_level" not in options:
         with pytest.raises(error, match=message):
             EvaluationResult.from_trec(RUN, QRELS, progress=False).trec_metrics(["AP"], **options)
-
-
-# ---------------------------------------------------------------------------------------------- memory and Dask
-def test_dask_equals_memory(backend):
-    memory = judged()
-    result = backend(memory)
-    for method in ("bootstrap", "t"):
-        expected = memory.calculate_metrics(ci=0.95, ci_method=method, rounds=2000)
-        found = result.calculate_metrics(ci=0.95, ci_method=method, rounds=2000)
-        for node, values in expected.items():
-            for metric, value in values.items():
-                got = found[node][metric]
-                assert float(got) == pytest.approx(float(value), abs=1e-12)
-                if isinstance(value, Estimate):
-                    assert (got.low, got.high, got.n) == pytest.approx((value.low, value.high, value.n), abs=1e-12)
-    trec = EvaluationResult.from_trec(RUN, QRELS, progress=False)
-    expected = trec.trec_metrics(["AP", "gm_map", "num_ret"], ci=0.9, rounds=2000)
-    found = backend(trec).trec_metrics(["AP", "gm_map", "num_ret"], ci=0.9, rounds=2000)
-    for measure, value in expected.items():
-        assert (found[measure].low, found[measure].high) == pytest.approx((value.low, value.high), abs=1e-12)
