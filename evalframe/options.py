@@ -499,8 +499,9 @@ class ReportOptions(_Options):
                              "report states the method and seed. None: no interval.")
     ci_method: str = _like(IntervalOptions, "ci_method", doc="How ``ci`` is computed: ``\"bootstrap\"`` (percentile) "
                            "or ``\"t\"``, as in ``calculate_metrics``.")
-    seed: int = _like(IntervalOptions, "seed")
-    rounds: int = _like(IntervalOptions, "rounds")
+    # one --seed and --rounds in evalframe report: the single report's intervals, the comparison's resampling
+    seed: int = _like(IntervalOptions, "seed", help="seed of the resampling")
+    rounds: int = _like(IntervalOptions, "rounds", help="bootstrap / randomization rounds")
 
     @property
     def intervals(self) -> IntervalOptions:
