@@ -8,6 +8,7 @@ import json
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 import scipy.stats
 
@@ -103,3 +104,21 @@ def test_report_command_with_ci_and_without(capsys):
     assert code == 0 and "[interval]" not in plain and "0.7292   (answerable only" in plain
     code, _, err = run(capsys, "report", str(DEMO), str(DEMO), "--ci", "0.95")
     assert code == 1 and err.startswith("error: --ci is for the report of one run")
+
+
+def test_report_of_a_trec_run_gives_its_measures_intervals_on_their_scale():
+    from evalframe import EvaluationResult
+
+    run = {"q1": {"d1": 3.0, "d2": 2.0}, "q2": {"d3": 2.0, "d4": 1.0}, "q3": {"d5": 1.0}, "q4": {"d6": 2.0, "d7": 1.0}}
+    qrels = {"q1": {"d1": 1}, "q2": {"d4": 1}, "q3": {"d5": 1}, "q4": {"d9": 1}}
+    result = EvaluationResult.from_trec(run, qrels, progress=False)
+    data = result.report(measures=["AP", "gm_map"], ci=0.9, ci_method="t", charts=False).to_dict()
+    rows = {row["metric"]: row for row in data["funnel"][0]["metrics"]}
+    ap = np.array([1.0, 0.5, 1.0, 0.0])  # q4 retrieves no relevant document
+    low, high = scipy.stats.t.interval(0.9, 3, loc=ap.mean(), scale=scipy.stats.sem(ap))
+    assert (rows["AP"]["integrated"], rows["AP"]["ci_low"], rows["AP"]["ci_high"]) == pytest.approx(
+        (0.625, low, high), abs=1e-12)
+    logs = np.log(np.maximum(ap, 1e-5))  # trec_eval's floor
+    low, high = scipy.stats.t.interval(0.9, 3, loc=logs.mean(), scale=scipy.stats.sem(logs))
+    assert (rows["gm_map"]["ci_low"], rows["gm_map"]["ci_high"]) == pytest.approx((np.exp(low), np.exp(high)),
+                                                                                  rel=1e-12)
