@@ -29,17 +29,11 @@ import numpy as np
 import pandas as pd
 
 from ..metrics.trec import aggregation_of
+from .intervals import Sample, merge_samples, sample_of
 
 __all__ = ["Partial", "Sample", "partial", "merge", "means", "sample_of", "merge_samples", "slice_partial", "merge_slices"]
 
 _K = TypeVar("_K", bound=Hashable)
-
-
-#: A metric's per-query values as what they add to its sum (:meth:`Aggregation.summands`), NaN left out: the distinct
-#: ones, sorted, and how many queries have each. The same values give the same sample in any order and any split into
-#: parts (:func:`merge_samples`), so the intervals of :mod:`evalframe.analysis.intervals` are the same in memory and
-#: on Dask.
-Sample = tuple[np.ndarray, np.ndarray]
 
 
 class Partial(NamedTuple):
@@ -50,32 +44,6 @@ class Partial(NamedTuple):
     sums: pd.Series
     counts: pd.Series
     values: Mapping[str, Sample] | None = None
-
-
-def sample_of(summands: np.ndarray) -> Sample:
-    """The :data:`Sample` of one metric's summands (NaN: no value).
-
-    Examples
-    --------
-    >>> sample_of(np.array([0.5, np.nan, 1.0, 0.5]))
-    (array([0.5, 1. ]), array([2, 1]))
-    """
-    array = np.asarray(summands, dtype=np.float64)
-    values, counts = np.unique(array[~np.isnan(array)], return_counts=True)
-    return values, counts.astype(np.int64)
-
-
-def merge_samples(first: Sample, second: Sample) -> Sample:
-    """Two parts' samples of a metric as one (the sample of their values together).
-
-    Examples
-    --------
-    >>> merge_samples((np.array([0.0, 1.0]), np.array([1, 2])), (np.array([1.0]), np.array([3])))
-    (array([0., 1.]), array([1, 5]))
-    """
-    values, codes = np.unique(np.concatenate([first[0], second[0]]), return_inverse=True)
-    counts = np.bincount(codes.ravel(), weights=np.concatenate([first[1], second[1]]), minlength=len(values))
-    return values, counts.astype(np.int64)
 
 
 def partial(table: pd.DataFrame, values: bool = False) -> Partial:

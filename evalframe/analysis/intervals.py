@@ -23,7 +23,6 @@ Fewer than 2 values give NaN bounds (no spread to measure); values all equal giv
 Examples
 --------
 >>> import numpy as np
->>> from evalframe.analysis.aggregate import sample_of
 >>> from evalframe.options import IntervalOptions
 >>> found = mean_intervals({"f1": sample_of(np.array([0.0, 0.5, 1.0, 1.0]))}, {"f1": 0.625},
 ...                        IntervalOptions(ci=0.95, ci_method="t"))
@@ -44,10 +43,43 @@ import numpy as np
 from ..errors import InvalidParameterError
 from ..metrics.trec import aggregation_of
 from ..options import IntervalOptions
-from .aggregate import Sample
 from .stats import few_distinct
 
-__all__ = ["Estimate", "mean_intervals", "summand_intervals", "interval_note", "format_number"]
+__all__ = ["Estimate", "Sample", "sample_of", "merge_samples", "mean_intervals", "summand_intervals", "interval_note",
+           "format_number", "column_intervals"]
+
+#: A metric's per-query values as what they add to its sum (:meth:`Aggregation.summands`), NaN left out: the distinct
+#: ones, sorted, and how many queries have each. The same values give the same sample in any order and any split into
+#: parts (:func:`merge_samples`), so the intervals of :mod:`evalframe.analysis.intervals` are the same in memory and
+#: on Dask.
+Sample = tuple[np.ndarray, np.ndarray]
+
+
+def sample_of(summands: np.ndarray) -> Sample:
+    """The :data:`Sample` of one metric's summands (NaN: no value).
+
+    Examples
+    --------
+    >>> sample_of(np.array([0.5, np.nan, 1.0, 0.5]))
+    (array([0.5, 1. ]), array([2, 1]))
+    """
+    array = np.asarray(summands, dtype=np.float64)
+    values, counts = np.unique(array[~np.isnan(array)], return_counts=True)
+    return values, counts.astype(np.int64)
+
+
+def merge_samples(first: Sample, second: Sample) -> Sample:
+    """Two parts' samples of a metric as one (the sample of their values together).
+
+    Examples
+    --------
+    >>> merge_samples((np.array([0.0, 1.0]), np.array([1, 2])), (np.array([1.0]), np.array([3])))
+    (array([0., 1.]), array([1, 5]))
+    """
+    values, codes = np.unique(np.concatenate([first[0], second[0]]), return_inverse=True)
+    counts = np.bincount(codes.ravel(), weights=np.concatenate([first[1], second[1]]), minlength=len(values))
+    return values, counts.astype(np.int64)
+
 
 #: Random numbers drawn per block of resamples: bounds the memory of the bootstrap at about 32 MB.
 _BLOCK = 1 << 22
@@ -179,7 +211,6 @@ def summand_intervals(samples: Mapping[str, Sample], options: IntervalOptions) -
 
     Examples
     --------
-    >>> from evalframe.analysis.aggregate import sample_of
     >>> summand_intervals({"x": sample_of(np.array([0.25, 0.25])), "y": sample_of(np.array([1.0]))},
     ...                   IntervalOptions(ci=0.95))
     {'x': (0.25, 0.25, 2), 'y': (nan, nan, 1)}
@@ -216,7 +247,6 @@ def mean_intervals(samples: Mapping[str, Sample], numbers: Mapping[str, float],
 
     Examples
     --------
-    >>> from evalframe.analysis.aggregate import sample_of
     >>> found = mean_intervals({"NumRet": sample_of(np.array([2.0, 4.0]))}, {"NumRet": 6.0},
     ...                        IntervalOptions(ci=0.95, ci_method="t"))
     >>> found["NumRet"]  # a sum: n = 2 times the mean's interval, 3 -+ t_{0.975, 1} sd / sqrt(2) = 3 -+ 12.706
@@ -231,3 +261,18 @@ def mean_intervals(samples: Mapping[str, Sample], numbers: Mapping[str, float],
         out[name] = Estimate(number, float(ends[0]), float(ends[1]), n, float(options.ci or math.nan),
                              options.ci_method)
     return out
+
+
+def column_intervals(columns: Mapping[str, np.ndarray], numbers: Mapping[str, float],
+                     options: IntervalOptions) -> dict[str, Estimate]:
+    """:func:`mean_intervals` of per-query columns (one array of values per measure, NaN: no value), without pandas:
+    what ``evalframe trec --ci`` prints beside each mean.
+
+    Examples
+    --------
+    >>> column_intervals({"RR": np.array([1.0, 0.5, 1.0])}, {"RR": 2.5 / 3}, IntervalOptions(ci=0.9, ci_method="t"))
+    {'RR': 0.8333 [0.3467, 1.32]}
+    """
+    samples = {name: sample_of(aggregation_of(name).summands(np.asarray(columns[name], dtype=np.float64)))
+               for name in numbers}
+    return mean_intervals(samples, numbers, options)

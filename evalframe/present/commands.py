@@ -29,7 +29,7 @@ from ..options import (CompareOptions, ComparisonReportOptions, IntervalOptions,
                        ReportOptions,
                        check_correction, check_test)
 from .formats import TABLE_FORMATS, above_one_note, render_table, short_text
-from .trec_formats import TREC_FORMATS, TrecTable, relstring_column, trec_request
+from .trec_formats import TrecTable, relstring_column, trec_intervals, trec_render, trec_request
 from ..report.formats import FORMATS
 from ..report.model import no_answer_counts, scope_note
 from ..result import EvaluationResult
@@ -530,6 +530,7 @@ def _trec(args: argparse.Namespace) -> str:
     if not 0 <= args.digits <= 17:
         raise EvalframeError(f"--digits must be between 0 and 17; got {args.digits}.")
     measures = trec_request(args)
+    trec_intervals(args)  # --ci checked before the files are read
     result = EvaluationResult.from_trec(args.run, args.qrels, subtopics=bool(getattr(args, "subtopics", False)))
     options = {"complete": args.complete, "missing_queries": args.missing_queries,
                "max_docs": getattr(args, "max_docs", None), "judged_only": getattr(args, "judged_only", False)}
@@ -546,7 +547,7 @@ def _trec(args: argparse.Namespace) -> str:
     columns = {str(name): table[name].to_numpy(dtype=np.float64) for name in table.columns}
     strings: dict[str, Sequence[str]] = ({relstring[0]: relstring_column(found.reindex(table.index).tolist(), relstring)}
                if relstring is not None and found is not None else {})
-    return TREC_FORMATS[args.format](TrecTable([str(qid) for qid in table.index], columns, strings), means, args)
+    return trec_render(TrecTable([str(qid) for qid in table.index], columns, strings), means, args)
 
 
 #: Each command's implementation, by name (``list-metrics`` is :mod:`evalframe.present.cli`'s).

@@ -397,6 +397,7 @@ def _trec_command(trec: Command) -> None:
     trec.add_argument("--format", default="tsv", choices=TREC_FORMAT_NAMES,
                       help="tsv: 'measure<TAB>query<TAB>value' lines, evalframe's names (default); json; markdown; "
                            "trec_eval: trec_eval's output byte for byte (its names, order and precision)")
+    _add_options(trec, IntervalOptions)
     trec.add_argument("--digits", type=int, default=4, help="decimals of the tsv and markdown values (default 4, as "
                       "trec_eval; json keeps every digit)")
 
