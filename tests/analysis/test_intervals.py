@@ -109,8 +109,10 @@ def test_bootstrap_many_values_share_one_draw_and_match_scipys_percentile_bootst
     assert together["a"] == alone["a"]  # a metric's interval does not depend on what else is computed
     reference = scipy.stats.bootstrap((values,), np.mean, confidence_level=0.95, n_resamples=10_000,
                                       method="percentile", random_state=np.random.default_rng(1)).confidence_interval
-    se = values.std(ddof=1) / 8  # the quantiles' Monte-Carlo error is a small part of the standard error of the mean
-    assert together["a"][:2] == pytest.approx((reference.low, reference.high), abs=0.1 * se)
+    # a 2.5% quantile of 10,000 resampled means has a Monte-Carlo sd of sqrt(0.025 * 0.975 / 10_000) / phi(1.96) = 0.027
+    # standard errors of the mean; two independent estimates differ by 0.038 of them: 4 sd is 0.15
+    se = values.std(ddof=1) / 8
+    assert together["a"][:2] == pytest.approx((reference.low, reference.high), abs=0.15 * se)
 
 
 @pytest.mark.stress
