@@ -31,14 +31,14 @@ import pandas as pd
 from ..metrics.trec import aggregation_of
 from .intervals import Sample, merge_samples, sample_of
 
-__all__ = ["Partial", "Sample", "partial", "merge", "means", "sample_of", "merge_samples", "slice_partial", "merge_slices"]
+__all__ = ["Partial", "partial", "merge", "means", "slice_partial", "merge_slices"]
 
 _K = TypeVar("_K", bound=Hashable)
 
 
 class Partial(NamedTuple):
     """A per-query table summed up: its number of queries, and per metric the sum and the count of its values; with
-    ``values`` (asked by an interval), per metric its :data:`Sample` too."""
+    ``values`` (asked by an interval), per metric its :data:`evalframe.analysis.intervals.Sample` too."""
 
     queries: int
     sums: pd.Series
@@ -48,7 +48,7 @@ class Partial(NamedTuple):
 
 def partial(table: pd.DataFrame, values: bool = False) -> Partial:
     """``table`` (one row per query, one column per metric; NaN: no value) summed up; ``values``: with each
-    metric's :data:`Sample` (for its interval).
+    metric's :data:`evalframe.analysis.intervals.Sample` (for its interval).
 
     Examples
     --------

@@ -14,8 +14,7 @@ import pytest
 import scipy.stats
 
 from evalframe import EvaluationResult, load_demo_result
-from evalframe.analysis.aggregate import sample_of
-from evalframe.analysis.intervals import Estimate, summand_intervals
+from evalframe.analysis.intervals import Estimate, sample_of, summand_intervals
 from evalframe.errors import InvalidParameterError, UnknownArgumentError
 from evalframe.options import IntervalOptions
 
