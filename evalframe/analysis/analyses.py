@@ -27,7 +27,7 @@ from .aggregate import Partial, means, merge_slices
 from .intervals import Estimate, mean_intervals
 from .slices import FieldPresence, SliceKey, check_by, check_present
 
-__all__ = ["MeanAnalyses", "MetricKey", "SlicePiece"]
+__all__ = ["MeanAnalyses", "MetricKey", "SlicePiece", "metrics_table"]
 
 #: (node, variant: 0, or the position of k in metrics_at_k's ks, row type "answer" / "document" / "score": the
 #: node's declared scores, at k only those of level "row")
@@ -180,24 +180,11 @@ class MeanAnalyses(Generic[_Table]):
         """
         intervals, rest = IntervalOptions.take(options)
         MetricOptions.from_keywords(rest, passed_to="metrics_frame takes these options (for slices: sliced_metrics)")
-        metrics = self.calculate_metrics(**options)
-        table = pd.DataFrame.from_dict({node: {name: float(value) for name, value in values.items()}
-                                        for node, values in metrics.items()}, orient="index")
-        table.index.name = "node"
-        if intervals.ci is None:
-            return table
-        columns: dict[str, pd.Series] = {}
-        for name in table.columns:
-            columns[name] = table[name]
-            bounds = {node: (v.low, v.high) for node, values in metrics.items()
-                      if isinstance(v := values.get(name), Estimate)}
-            if bounds:
-                columns[f"{name}_ci_low"] = pd.Series({node: b[0] for node, b in bounds.items()}, dtype="float64")
-                columns[f"{name}_ci_high"] = pd.Series({node: b[1] for node, b in bounds.items()}, dtype="float64")
-        framed = pd.DataFrame(columns, index=table.index)
-        framed.attrs["ci"] = {"confidence": intervals.ci, "method": intervals.ci_method, "seed": intervals.seed,
-                              "rounds": intervals.rounds}
-        return framed
+        table = metrics_table(self.calculate_metrics(**options))
+        if intervals.ci is not None:
+            table.attrs["ci"] = {"confidence": intervals.ci, "method": intervals.ci_method, "seed": intervals.seed,
+                                 "rounds": intervals.rounds}
+        return table
 
     @in_session
     @with_options(MetricOptions, IntervalOptions, positional=("self", *MetricOptions.names()),
@@ -477,6 +464,29 @@ class MeanAnalyses(Generic[_Table]):
                  "ones; complete=True evaluates the judged queries without retrieved documents); every mean is 0.0.")
             return {str(name): 0.0 for name in found.sums.index}
         return _numbers(found, intervals)  # each measure's aggregation (the registry's), in memory and on Dask alike
+
+
+def metrics_table(metrics: Mapping[str, Mapping[str, float]]) -> pd.DataFrame:
+    """``calculate_metrics``' numbers as :meth:`MeanAnalyses.metrics_frame`'s table: one row per node (index
+    ``node``), one column per metric, each followed by ``<metric>_ci_low`` and ``<metric>_ci_high`` when some node's
+    value is an :class:`evalframe.analysis.intervals.Estimate` (NaN for the others).
+
+    Examples
+    --------
+    >>> metrics_table({"Reader": {"f1": Estimate(0.5, 0.25, 0.75, 8, 0.95, "t")}}).columns.tolist()
+    ['f1', 'f1_ci_low', 'f1_ci_high']
+    """
+    table = pd.DataFrame.from_dict({node: {name: float(value) for name, value in values.items()}
+                                    for node, values in metrics.items()}, orient="index")
+    table.index.name = "node"
+    columns: dict[str, pd.Series] = {}
+    for name in table.columns:
+        columns[name] = table[name]
+        bounded = {node: value for node, values in metrics.items() if isinstance(value := values.get(name), Estimate)}
+        if bounded:
+            columns[f"{name}_ci_low"] = pd.Series({node: v.low for node, v in bounded.items()}, dtype="float64")
+            columns[f"{name}_ci_high"] = pd.Series({node: v.high for node, v in bounded.items()}, dtype="float64")
+    return pd.DataFrame(columns, index=table.index) if len(columns) > len(table.columns) else table
 
 
 def _numbers(found: Partial, intervals: IntervalOptions) -> dict[str, float]:

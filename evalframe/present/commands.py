@@ -24,6 +24,7 @@ from ..analysis.compare import compare, p_column_of, shared_nodes
 from ..analysis.protocol import ResultLike
 from ..errors import EvalframeError
 from ..metrics.trec import known_direction, parse_measure, parse_measures
+from ..analysis.analyses import metrics_table
 from ..analysis.intervals import Estimate, interval_note
 from ..options import (CompareOptions, ComparisonReportOptions, IntervalOptions, MatchingOptions, MetricOptions,
                        ReportOptions,
@@ -155,14 +156,7 @@ def _interval_table(metrics: dict[str, dict[str, float]], frame: pd.DataFrame, f
         return render_table(frame, fmt, lambda: {node: {name: record(v) for name, v in values.items()}
                                                  for node, values in metrics.items()})
     if fmt == "csv":
-        columns: dict[str, pd.Series] = {}
-        for name in frame.columns:
-            columns[name] = frame[name]
-            bounds = {node: v for node, values in metrics.items() if isinstance(v := values.get(name), Estimate)}
-            if bounds:
-                columns[f"{name}_ci_low"] = pd.Series({node: v.low for node, v in bounds.items()}, dtype="float64")
-                columns[f"{name}_ci_high"] = pd.Series({node: v.high for node, v in bounds.items()}, dtype="float64")
-        return render_table(pd.DataFrame(columns, index=frame.index), fmt)
+        return render_table(metrics_table(metrics), fmt)
     shown = pd.DataFrame({name: [cell(metrics[node][name]) if name in metrics[node] else np.nan for node in frame.index]
                           for name in frame.columns}, index=frame.index)
     return render_table(shown, fmt)
