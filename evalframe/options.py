@@ -37,6 +37,7 @@ from .errors import InvalidParameterError, UnknownArgumentError, warn
 from .columns import ANSWER_SCOPES, DOCUMENT_SCOPES, EVAL_MODES, AnswerScope, DocumentScope, EvalMode, relevance_criterion
 
 __all__ = ["MetricOptions", "MatchingOptions", "ReportOptions", "CompareOptions", "ComparisonReportOptions", "Count",
+           "IntervalOptions", "CI_METHODS", "check_ci",
            "AT_K_SETS", "THRESHOLD", "ROUNDS", "COMPARE_TESTS", "ALL_PAIRS_TESTS", "WRONG_EXAMPLES_FIELDS",
            "COMPARE_CORRECTIONS", "COMPARE_PAIRS", "CORRECTION_FAMILIES", "ZERO_METHODS", "check_family",
            "check_test", "check_correction", "check_max_p", "with_options"]
@@ -65,6 +66,8 @@ COMPARE_PAIRS = ("first", "all")
 #: The dimensions a correction's family spans (``family=``, ``--family``): the comparisons of a metric over the runs,
 #: the metrics of a pair of runs, the slices of the queries (``by=``), or several (their product).
 CORRECTION_FAMILIES = ("runs", "measures", "slices")
+#: How the interval of a mean is computed (``ci_method=``, ``--ci-method``): the percentile bootstrap, or Student's t.
+CI_METHODS = ("bootstrap", "t")
 #: Haystack 1.x's default fields of each listed answer / document in the worst queries.
 WRONG_EXAMPLES_FIELDS = ("answer", "context", "document_id")
 
@@ -400,6 +403,73 @@ class _Options:
         return {name: getattr(self, name) for name in self.option_names()}
 
 
+def check_ci(ci: object) -> float | None:
+    """``ci``: None (no interval), or the coverage of the interval of each mean, strictly between 0 and 1.
+
+    Examples
+    --------
+    >>> check_ci(0.9), check_ci(None)
+    (0.9, None)
+    >>> check_ci(95)
+    Traceback (most recent call last):
+    ...
+    evalframe.errors.InvalidParameterError: ci must lie strictly between 0 and 1 (the coverage, e.g. 0.95 for 95%); got 95.
+    """
+    if ci is None:
+        return None
+    value = check.check_number(ci, name="ci")
+    if not 0.0 < value < 1.0:
+        raise InvalidParameterError(f"ci must lie strictly between 0 and 1 (the coverage, e.g. 0.95 for 95%); got {ci!r}.",
+                                    parameter="ci")
+    return value
+
+
+@dataclass(frozen=True)
+class IntervalOptions(_Options):
+    """The confidence interval of every mean, when asked: ``calculate_metrics``, ``metrics_frame``, ``trec_metrics``
+    (in memory and on Dask), the report of a run and ``evalframe metrics`` / ``report`` (``--ci``, ``--ci-method``,
+    ``--seed``, ``--rounds``).
+
+    Examples
+    --------
+    >>> options = IntervalOptions(ci=0.9, ci_method="t")
+    >>> options.ci, options.ci_method, options.seed, options.rounds
+    (0.9, 't', 0, 10000)
+    >>> IntervalOptions(ci_method="z")
+    Traceback (most recent call last):
+    ...
+    evalframe.errors.InvalidParameterError: ci_method must be one of ['bootstrap', 't']; got 'z'.
+    """
+
+    ci: float | None = _option(
+        None, "add a confidence interval of this coverage to every mean, e.g. 0.95", flag="--ci", parse=float,
+        metavar="LEVEL", kind="float, optional",
+        doc="The coverage of a confidence interval on every mean, e.g. 0.95 (``docs/statistics.md#intervals-on-every-"
+            "mean``); None: the means alone, as before. The interval is computed from the per-query values the mean "
+            "averages (:meth:`query_metrics`); a measure whose number is not a mean gets it on its own scale (a sum: "
+            "n times the interval of the mean; trec_eval's geometric mean gm_map: the exp of the interval of the "
+            "mean of the floored logs); fewer than 2 per-query values give NaN bounds.")
+    ci_method: str = _option(
+        "bootstrap", "how --ci is computed: the percentile bootstrap over queries, or Student's t", flag="--ci-method",
+        choices=CI_METHODS, kind="str",
+        doc="``\"bootstrap\"``: the percentile bootstrap (``rounds`` resamples of the queries with replacement, drawn "
+            "from ``numpy.random.default_rng(seed)``; the interval's ends are the (1 - ci) / 2 and (1 + ci) / 2 "
+            "quantiles of the resampled means, numpy's linear interpolation); ``\"t\"``: mean +- t_{(1 + ci) / 2, n - 1} "
+            "sd / sqrt(n) (sd with n - 1 degrees of freedom).")
+    seed: int = _option(0, "seed of the bootstrap", flag="--seed", parse=int, kind="int",
+                        doc="Seed of the bootstrap of ``ci``. Every metric draws from a new generator with this seed, "
+                            "so the same per-query values give the same interval, whatever else is computed.")
+    rounds: int = _option(ROUNDS, "bootstrap rounds", flag="--rounds", parse=int, kind="int",
+                          doc="Resampling rounds of the bootstrap of ``ci``.")
+
+    def __post_init__(self) -> None:
+        set_ = functools.partial(object.__setattr__, self)
+        set_("ci", check_ci(self.ci))
+        set_("ci_method", check.check_choice(self.ci_method, CI_METHODS, name="ci_method"))
+        set_("rounds", check.check_positive_int(self.rounds, name="rounds", minimum=1))
+        set_("seed", check.check_positive_int(self.seed, name="seed"))
+
+
 @dataclass(frozen=True)
 class ReportOptions(_Options):
     """What the report of a run takes: ``result.report``, :func:`evalframe.report.reports.build_report`, ``evalframe report``.
@@ -458,9 +528,25 @@ class ReportOptions(_Options):
         None, None, flag=None, kind="str, optional",
         doc="Rank the worst queries of each node whose funnel shows it by this metric instead (a declared score "
             "too, worst first by its direction: :meth:`EvaluationResult.wrong_examples`' ``metric=``).")
+    ci: float | None = _like(IntervalOptions, "ci", doc="The coverage of an interval on each integrated value of the "
+                             "funnel (its mean over the queries), e.g. 0.95, as ``calculate_metrics(ci=...)``; the "
+                             "report states the method and seed. None: no interval.")
+    ci_method: str = _like(IntervalOptions, "ci_method", doc="How ``ci`` is computed: ``\"bootstrap\"`` (percentile) "
+                           "or ``\"t\"``, as in ``calculate_metrics``.")
+    # one --seed and --rounds in evalframe report: the single report's intervals, the comparison's resampling
+    seed: int = _like(IntervalOptions, "seed", help="seed of the resampling")
+    rounds: int = _like(IntervalOptions, "rounds", help="bootstrap / randomization rounds")
+
+    @property
+    def intervals(self) -> IntervalOptions:
+        """The interval options of the report."""
+        return IntervalOptions(ci=self.ci, ci_method=self.ci_method, seed=self.seed, rounds=self.rounds)
 
     def __post_init__(self) -> None:
         set_ = functools.partial(object.__setattr__, self)
+        checked = self.intervals
+        for name in ("ci", "ci_method", "seed", "rounds"):
+            set_(name, getattr(checked, name))
         set_("n", check.check_positive_int(self.n, name="n (worst queries per node)", minimum=1))
         set_("max_characters_per_field", check.check_positive_int(self.max_characters_per_field,
                                                                   name="max_characters_per_field", minimum=1))
@@ -787,5 +873,5 @@ def with_options(*options: type, without: tuple[str, ...] = (), positional: tupl
     return decorate
 
 
-for _described in (ReportOptions, CompareOptions, ComparisonReportOptions):  # each field's entry, written once
+for _described in (ReportOptions, CompareOptions, ComparisonReportOptions, IntervalOptions):  # each field's entry, written once
     _described.__doc__ = with_parameters(_described.__doc__, fields(_described))

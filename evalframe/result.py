@@ -365,7 +365,7 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], RepeatedScores, Mapping):
         return check.check_node(node, list(self.node_results))
 
     def metric_partials(self, nodes: Sequence[str], options: MetricOptions, keywords: Mapping[str, Any],
-                        ks: Sequence[int] | None = None) -> dict[MetricKey, Partial]:
+                        ks: Sequence[int] | None = None, values: bool = False) -> dict[MetricKey, Partial]:
         """The per-query tables summed up (:meth:`evalframe.analysis.analyses.MeanAnalyses.metric_partials`)."""
         out: dict[MetricKey, Partial] = {}
         for node in nodes:
@@ -373,18 +373,18 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], RepeatedScores, Mapping):
                 answers = answer_table(self._store, node,
                                        options if k is None else options.replace(simulated_top_k_reader=k))
                 if answers is not None:
-                    out[(node, i, "answer")] = partial(answers)
+                    out[(node, i, "answer")] = partial(answers, values)
                 documents = document_table(self._store, node,
                                            options if k is None else options.replace(simulated_top_k_retriever=k))
                 if documents is not None:
-                    out[(node, i, "document")] = partial(documents)
+                    out[(node, i, "document")] = partial(documents, values)
                 # at k a node's row scores are cut as its metrics are: by the reader's k when it has answers
                 # (the retriever's k would drop answers too), else by the retriever's
                 cut = "simulated_top_k_reader" if answers is not None else "simulated_top_k_retriever"
                 scored = score_table(self._store, node, options if k is None else options.replace(**{cut: k}),
                                      self.declared_scores(), levels=("query", "row") if k is None else ("row",))
                 if scored is not None:
-                    out[(node, i, "score")] = partial(scored)
+                    out[(node, i, "score")] = partial(scored, values)
         return out
 
     def slice_partials(self, by: list[SliceKey], options: MetricOptions, keywords: Mapping[str, Any],
@@ -497,12 +497,12 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], RepeatedScores, Mapping):
 
     def trec_partial(self, measures: str | Sequence[str], node: str | None, eval_mode: str, complete: bool,
                      duplicates: str, missing_queries: str = "skip", max_docs: int | None = None,
-                     judged_only: bool = False, rel: int | None = None) -> tuple[Partial, str]:
+                     judged_only: bool = False, rel: int | None = None, values: bool = False) -> tuple[Partial, str]:
         """The per-query table of :meth:`trec_metrics` summed up (:func:`evalframe.analysis.aggregate.partial`), and the
         node it ranks (:meth:`evalframe.analysis.analyses.MeanAnalyses.trec_partial`)."""
         table, node = trec_table(self._store, measures, node, eval_mode, complete, duplicates, missing_queries, max_docs,
                                  judged_only, rel)
-        return partial(table), node
+        return partial(table, values), node
 
     @_fresh
     def trec_query_metrics(self, measures: str | Sequence[str], *, node: str | None = None,

@@ -40,7 +40,9 @@ def test_every_analysis_shows_every_option_with_its_default(method):
 
 def test_the_options_may_be_passed_by_position_in_haystacks_order():
     result = hand_result()
-    assert list(inspect.signature(EvaluationResult.calculate_metrics).parameters) == ["self", *METRIC_OPTIONS]
+    # then, by keyword only, the interval's options (ci=)
+    assert list(inspect.signature(EvaluationResult.calculate_metrics).parameters) == [
+        "self", *METRIC_OPTIONS, "ci", "ci_method", "seed", "rounds"]
     assert result.calculate_metrics(-1, 3) == result.calculate_metrics(simulated_top_k_retriever=3)
     assert result.calculate_metrics(1, -1, "context") == result.calculate_metrics(simulated_top_k_reader=1,
                                                                                document_scope="context")
@@ -130,12 +132,13 @@ def test_the_report_signatures_are_the_report_options():
     assert defaults == {"n": 3, "node_order": None, "max_characters_per_field": 150, "charts": True,
                         "metrics_filter": None, "document_scope": "document_id_or_answer", "answer_scope": "any",
                         "wrong_examples_fields": ("answer", "context", "document_id"), "measures": None,
-                        "complete": False, "duplicates": "error", "metric": None}
+                        "complete": False, "duplicates": "error", "metric": None, "ci": None,
+                        "ci_method": "bootstrap", "seed": 0, "rounds": 10_000}
     assert _shown(EvaluationResult.report) == {"self": inspect.Parameter.empty, **defaults}
     assert _shown(build_report) == _shown(build_model) == {"result": inspect.Parameter.empty, **defaults}
     # n, node_order, max_characters_per_field and charts by position, as before; the others by keyword
     kinds = [p.kind for p in inspect.signature(EvaluationResult.report).parameters.values()]
-    assert kinds == [inspect.Parameter.POSITIONAL_OR_KEYWORD] * 5 + [inspect.Parameter.KEYWORD_ONLY] * 8
+    assert kinds == [inspect.Parameter.POSITIONAL_OR_KEYWORD] * 5 + [inspect.Parameter.KEYWORD_ONLY] * 12
 
 
 def test_the_report_takes_its_options_by_position_and_by_keyword_and_names_a_bad_one():

@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from ..metrics.trec import aggregation_of
+from .intervals import Sample, merge_samples, sample_of
 
 __all__ = ["Partial", "partial", "merge", "means", "slice_partial", "merge_slices"]
 
@@ -36,15 +37,18 @@ _K = TypeVar("_K", bound=Hashable)
 
 
 class Partial(NamedTuple):
-    """A per-query table summed up: its number of queries, and per metric the sum and the count of its values."""
+    """A per-query table summed up: its number of queries, and per metric the sum and the count of its values; with
+    ``values`` (asked by an interval), per metric its :data:`evalframe.analysis.intervals.Sample` too."""
 
     queries: int
     sums: pd.Series
     counts: pd.Series
+    values: Mapping[str, Sample] | None = None
 
 
-def partial(table: pd.DataFrame) -> Partial:
-    """``table`` (one row per query, one column per metric; NaN: no value) summed up.
+def partial(table: pd.DataFrame, values: bool = False) -> Partial:
+    """``table`` (one row per query, one column per metric; NaN: no value) summed up; ``values``: with each
+    metric's :data:`evalframe.analysis.intervals.Sample` (for its interval).
 
     Examples
     --------
@@ -52,9 +56,12 @@ def partial(table: pd.DataFrame) -> Partial:
     >>> partial(pd.DataFrame({"mrr": [1.0, float("nan"), 0.5]}))
     Partial(queries=3, sums=mrr    1.5
     dtype: float64, counts=mrr    2
-    dtype: int64)
+    dtype: int64, values=None)
     """
-    return Partial(len(table), _summands(table).sum(), table.count())
+    summands = _summands(table)
+    samples = ({str(column): sample_of(summands[column].to_numpy(dtype=np.float64, na_value=np.nan))
+                for column in table.columns} if values else None)
+    return Partial(len(table), summands.sum(), table.count(), samples)
 
 
 def _summands(table: pd.DataFrame) -> pd.DataFrame:
@@ -78,12 +85,14 @@ def merge(parts: Iterable[Mapping[_K, Partial]]) -> dict[_K, Partial]:
     """
     totals: dict[_K, Partial] = {}
     for part in parts:
-        for key, (queries, sums, counts) in part.items():
+        for key, (queries, sums, counts, values) in part.items():
             if key in totals:
-                q, s, c = totals[key]
-                totals[key] = Partial(q + queries, s.add(sums, fill_value=0.0), c.add(counts, fill_value=0))
+                q, s, c, v = totals[key]
+                if v is not None and values is not None:
+                    v = {**v, **values, **{name: merge_samples(v[name], values[name]) for name in v if name in values}}
+                totals[key] = Partial(q + queries, s.add(sums, fill_value=0.0), c.add(counts, fill_value=0), v)
             else:
-                totals[key] = Partial(queries, sums, counts)
+                totals[key] = Partial(queries, sums, counts, values)
     return totals
 
 

@@ -22,14 +22,15 @@ import pandas as pd
 from ..errors import warn
 from ..metrics.registry import DOCUMENT_METRICS, headline_metric
 from ..metrics.trec import parse_measures, swept_measures
-from ..options import AT_K_SETS, MetricOptions, check_at_k, with_options
+from ..options import AT_K_SETS, IntervalOptions, MetricOptions, check_at_k, with_options
 from .agreement import Agreement, agreement, check_options as check_agreement
 from .ppi import PPIMean, check_options as check_ppi, ppi_mean
 from .sides import Side, result_values
 from .aggregate import Partial, means, merge_slices
+from .intervals import Estimate, mean_intervals
 from .slices import FieldPresence, SliceKey, check_by, check_present
 
-__all__ = ["MeanAnalyses", "MetricKey", "SlicePiece"]
+__all__ = ["MeanAnalyses", "MetricKey", "SlicePiece", "metrics_table"]
 
 #: (node, variant: 0, or the position of k in metrics_at_k's ks, row type "answer" / "document" / "score": the
 #: node's declared scores, at k only those of level "row")
@@ -95,11 +96,12 @@ class MeanAnalyses(Generic[_Table]):
         raise NotImplementedError
 
     def metric_partials(self, nodes: Sequence[str], options: MetricOptions, keywords: Mapping[str, Any],
-                        ks: Sequence[int] | None = None) -> dict[MetricKey, Partial]:
+                        ks: Sequence[int] | None = None, values: bool = False) -> dict[MetricKey, Partial]:
         """Per (node, variant, row type), the per-query table (``query_table``) summed up over the result.
 
         ``ks`` None: one variant (0) with ``options``; else variant i cuts the answers at the reader's top ``ks[i]``
-        and the documents at the retriever's. ``keywords``: the options as passed (``options`` checked).
+        and the documents at the retriever's. ``keywords``: the options as passed (``options`` checked). ``values``:
+        each partial holds its metrics' samples too (:func:`evalframe.analysis.aggregate.partial`), for intervals.
         """
         raise NotImplementedError
 
@@ -111,10 +113,11 @@ class MeanAnalyses(Generic[_Table]):
 
     def trec_partial(self, measures: str | Sequence[str], node: str | None, eval_mode: str, complete: bool,
                      duplicates: str, missing_queries: str = "skip", max_docs: int | None = None,
-                     judged_only: bool = False, rel: int | None = None) -> tuple[Partial, str]:
+                     judged_only: bool = False, rel: int | None = None, values: bool = False) -> tuple[Partial, str]:
         """The per-query table of trec_eval's ``measures`` (:meth:`trec_query_metrics`) summed up over the result
-        (:func:`evalframe.analysis.aggregate.partial`; on Dask the partitions' merged), and the node it ranks (``node``,
-        or the one node with document rows); the arguments are :meth:`trec_metrics`', checked here."""
+        (:func:`evalframe.analysis.aggregate.partial`, with the samples when ``values``; on Dask the partitions'
+        merged), and the node it ranks (``node``, or the one node with document rows); the arguments are
+        :meth:`trec_metrics`', checked here."""
         raise NotImplementedError
 
     def trec_query_metrics(self, measures: str | Sequence[str], *, node: str | None = None,
@@ -163,25 +166,36 @@ class MeanAnalyses(Generic[_Table]):
             options.warn_if_scopes_disagree()
 
     @in_session
-    @with_options(MetricOptions, positional=("self", *MetricOptions.names()))
+    @with_options(MetricOptions, IntervalOptions, positional=("self", *MetricOptions.names()),
+                  documented=(IntervalOptions,))
     def metrics_frame(self, **options: Any) -> pd.DataFrame:
         """:meth:`calculate_metrics` as a DataFrame: one row per node, one column per metric.
 
-        Takes the options of :meth:`calculate_metrics`.
+        Takes the options of :meth:`calculate_metrics`. With ``ci``, each metric's column is followed by
+        ``<metric>_ci_low`` and ``<metric>_ci_high`` (its interval; NaN where the node has no value or fewer than 2),
+        so ``frame[metric]`` is still the mean; ``frame.attrs["ci"]`` states the interval (``confidence``,
+        ``method``, ``seed``, ``rounds``).
 
         Examples
         --------
         >>> from evalframe import load_demo_result
         >>> float(load_demo_result().metrics_frame().loc["Reader", "exact_match"])
         0.75
+        >>> frame = load_demo_result().metrics_frame(ci=0.95, ci_method="t")
+        >>> frame.loc["Reader", ["exact_match", "exact_match_ci_low", "exact_match_ci_high"]].round(4).tolist()
+        [0.75, 0.363, 1.137]
         """
-        MetricOptions.from_keywords(options, passed_to="metrics_frame takes these options (for slices: sliced_metrics)")
-        table = pd.DataFrame.from_dict(self.calculate_metrics(**options), orient="index")
-        table.index.name = "node"
+        intervals, rest = IntervalOptions.take(options)
+        MetricOptions.from_keywords(rest, passed_to="metrics_frame takes these options (for slices: sliced_metrics)")
+        table = metrics_table(self.calculate_metrics(**options))
+        if intervals.ci is not None:
+            table.attrs["ci"] = {"confidence": intervals.ci, "method": intervals.ci_method, "seed": intervals.seed,
+                                 "rounds": intervals.rounds}
         return table
 
     @in_session
-    @with_options(MetricOptions, positional=("self", *MetricOptions.names()))
+    @with_options(MetricOptions, IntervalOptions, positional=("self", *MetricOptions.names()),
+                  documented=(IntervalOptions,))
     def calculate_metrics(self, **options: Any) -> dict[str, dict[str, float]]:
         """Mean metrics per node: ``{node: {metric: value}}`` (``docs/metrics.md``).
 
@@ -198,6 +212,11 @@ class MeanAnalyses(Generic[_Table]):
         context_matching_threshold, retriever_node
             Keyword arguments, see :class:`evalframe.options.MetricOptions`. The means per slice of queries are
             :meth:`sliced_metrics`.
+
+        With ``ci`` (e.g. 0.95), each mean is an :class:`evalframe.analysis.intervals.Estimate`: a float equal to
+        the mean without ``ci`` (bit for bit), which also holds ``low``, ``high``, ``n``, ``confidence`` and
+        ``method`` and prints as ``0.75 [0.375, 1]``; ``num_examples_for_eval`` stays a float. The interval is computed
+        from the per-query values of ``query_metrics`` that the mean averages (``docs/statistics.md``).
 
         Returns
         -------
@@ -216,10 +235,13 @@ class MeanAnalyses(Generic[_Table]):
         >>> metrics = load_demo_result().calculate_metrics(simulated_top_k_retriever=1)
         >>> sorted(metrics["Retriever"])
         ['map', 'mrr', 'ndcg', 'precision', 'recall_multi_hit', 'recall_single_hit']
+        >>> load_demo_result().calculate_metrics(ci=0.95)["Reader"]["exact_match"]
+        0.75 [0.375, 1]
         """
+        intervals, options = IntervalOptions.take(options)
         opts = self.check_options(options, passed_to="calculate_metrics takes these options (for slices: sliced_metrics)")
         self.warn_scopes(opts)
-        totals = self.metric_partials(self.nodes, opts, options)
+        totals = self.metric_partials(self.nodes, opts, options, values=intervals.ci is not None)
         out: dict[str, dict[str, float]] = {}
         for node in self.nodes:
             values: dict[str, float] = {}
@@ -227,7 +249,7 @@ class MeanAnalyses(Generic[_Table]):
                 found = totals.get((node, 0, row_type))
                 if found is None:
                     continue
-                values.update(means(found))
+                values.update(_numbers(found, intervals))
                 if row_type == "answer":
                     values["num_examples_for_eval"] = float(found.queries)
             out[node] = values
@@ -376,9 +398,11 @@ class MeanAnalyses(Generic[_Table]):
         return pd.DataFrame(records, columns=["node", "k", "metric", "value"])
 
     @in_session
+    @with_options(IntervalOptions, documented=(IntervalOptions,))
     def trec_metrics(self, measures: str | Sequence[str], *, node: str | None = None, eval_mode: str = "integrated",
                      complete: bool = False, duplicates: str = "error", missing_queries: str = "skip",
-                     max_docs: int | None = None, judged_only: bool = False, rel: int | None = None) -> dict[str, float]:
+                     max_docs: int | None = None, judged_only: bool = False, rel: int | None = None,
+                     **interval: Any) -> dict[str, float]:
         """trec_eval's measures of a document node, with ir_measures' names: ``{measure: mean over the queries}``.
 
         The rules are trec_eval's (``docs/ir-researchers.md#measures-and-trec_evals-rules``); the per-query values
@@ -435,15 +459,18 @@ class MeanAnalyses(Generic[_Table]):
         {'RR': 0.75, 'P@1': 0.5}
         >>> result.trec_metrics(["P@1"], max_docs=1, rel=2)  # trec_eval -M 1 -l 2: q2's d3 (grade 2) only
         {'P(rel=2)@1': 0.5}
+        >>> result.trec_metrics(["RR"], ci=0.95, ci_method="t")  # each mean an Estimate, as calculate_metrics'
+        {'RR': 0.75 [-2.427, 3.927]}
         """
         parse_measures(measures)  # a bad measure is named first, as before the other arguments
+        intervals = IntervalOptions.from_keywords(interval, passed_to="trec_metrics takes these options")
         found, node = self.trec_partial(measures, node, eval_mode, complete, duplicates, missing_queries, max_docs,
-                                        judged_only, rel)
+                                        judged_only, rel, values=intervals.ci is not None)
         if found.queries == 0:
             warn(f"trec_metrics: no query of node {node!r} is evaluated (none has both judged documents and retrieved "
                  "ones; complete=True evaluates the judged queries without retrieved documents); every mean is 0.0.")
             return {str(name): 0.0 for name in found.sums.index}
-        return means(found)  # each measure's aggregation (the registry's), in memory and on Dask alike
+        return _numbers(found, intervals)  # each measure's aggregation (the registry's), in memory and on Dask alike
 
     # ------------------------------------------------------------------ the judge against the gold
     def agreement(self, node: str, *, judge: Side, gold: Side, weights: str | None = None, threshold: Any = None,
@@ -497,3 +524,35 @@ class MeanAnalyses(Generic[_Table]):
         judged, golden = result_values(lambda by: self.gathered_query_metrics(node, by, options), node,
                                        {"judge": judge, "gold": gold})
         return ppi_mean(judged, golden, confidence=confidence, lam=lam)
+
+
+def metrics_table(metrics: Mapping[str, Mapping[str, float]]) -> pd.DataFrame:
+    """``calculate_metrics``' numbers as :meth:`MeanAnalyses.metrics_frame`'s table: one row per node (index
+    ``node``), one column per metric, each followed by ``<metric>_ci_low`` and ``<metric>_ci_high`` when some node's
+    value is an :class:`evalframe.analysis.intervals.Estimate` (NaN for the others).
+
+    Examples
+    --------
+    >>> metrics_table({"Reader": {"f1": Estimate(0.5, 0.25, 0.75, 8, 0.95, "t")}}).columns.tolist()
+    ['f1', 'f1_ci_low', 'f1_ci_high']
+    """
+    table = pd.DataFrame.from_dict({node: {name: float(value) for name, value in values.items()}
+                                    for node, values in metrics.items()}, orient="index")
+    table.index.name = "node"
+    columns: dict[str, pd.Series] = {}
+    for name in table.columns:
+        columns[name] = table[name]
+        bounded = {node: value for node, values in metrics.items() if isinstance(value := values.get(name), Estimate)}
+        if bounded:
+            columns[f"{name}_ci_low"] = pd.Series({node: v.low for node, v in bounded.items()}, dtype="float64")
+            columns[f"{name}_ci_high"] = pd.Series({node: v.high for node, v in bounded.items()}, dtype="float64")
+    return pd.DataFrame(columns, index=table.index) if len(columns) > len(table.columns) else table
+
+
+def _numbers(found: Partial, intervals: IntervalOptions) -> dict[str, float]:
+    """The metrics' numbers of ``found`` (:func:`evalframe.analysis.aggregate.means`), each an
+    :class:`evalframe.analysis.intervals.Estimate` when ``intervals`` asks for a ci (``found`` then holds the samples)."""
+    numbers = means(found)
+    if intervals.ci is None or found.values is None:
+        return numbers
+    return dict(mean_intervals(found.values, numbers, intervals))

@@ -269,12 +269,13 @@ class DaskEvaluationResult(MeanAnalyses[Any], RepeatedScores):
 
     # ------------------------------------------------------------------ the partials of the mean analyses
     def metric_partials(self, nodes: Sequence[str], options: MetricOptions, keywords: Mapping[str, Any],
-                        ks: Sequence[int] | None = None) -> dict[MetricKey, Partial]:
+                        ks: Sequence[int] | None = None, values: bool = False) -> dict[MetricKey, Partial]:
         """Each partition's per-query tables summed up (one task per partition for every k), added up in partition
-        order."""
+        order; ``values``: with each metric's distinct values and their counts (a partition's sample), merged."""
         if ks is None:
             used, retriever = self.retriever_of(dict(keywords))
-            return merge(self.map_partitions(_metric_totals, list(nodes), [used], retriever=retriever))
+            return merge(self.map_partitions(_metric_totals, list(nodes), [used], False, (), values,
+                                             retriever=retriever))
         per_k = [{**keywords, "simulated_top_k_reader": k, "simulated_top_k_retriever": k} for k in ks]
         # at k a node's row scores are cut by the reader's k when it has answer rows of the eval_mode asked, as in
         # memory: decided over the folder (a partition alone may hold none of them, or only the other mode's)
@@ -296,8 +297,9 @@ class DaskEvaluationResult(MeanAnalyses[Any], RepeatedScores):
 
     def trec_partial(self, measures: str | Sequence[str], node: str | None, eval_mode: str, complete: bool,
                      duplicates: str, missing_queries: str = "skip", max_docs: int | None = None,
-                     judged_only: bool = False, rel: int | None = None) -> tuple[Partial, str]:
-        """Each partition's per-query trec table summed up, merged in partition order, and the node the partitions
+                     judged_only: bool = False, rel: int | None = None, values: bool = False) -> tuple[Partial, str]:
+        """Each partition's per-query trec table summed up (with its samples when ``values``), merged in partition
+        order, and the node the partitions
         ranked (:meth:`evalframe.analysis.analyses.MeanAnalyses.trec_partial`): the one node with document rows over
         the folder, when ``node`` is None."""
         measures = measure_texts(measures)  # ir_measures' measure objects: their names
@@ -306,7 +308,7 @@ class DaskEvaluationResult(MeanAnalyses[Any], RepeatedScores):
         check_cut(max_docs, judged_only, rel)  # named here, before any task runs
         keywords = {"node": node, "eval_mode": eval_mode, "complete": complete, "duplicates": duplicates,
                     "missing_queries": missing_queries, "max_docs": max_docs, "judged_only": judged_only, "rel": rel}
-        kept = [part for part in self.map_partitions(_trec_partial, measures, keywords) if part is not None]
+        kept = [part for part in self.map_partitions(_trec_partial, measures, keywords, values) if part is not None]
         # partitions that picked different nodes: the error of several nodes with document rows
         node = document_node(sorted({used for _, used in kept}), self.nodes, _TREC_NEEDED, eval_mode=eval_mode)
         return merge({0: found} for found, _ in kept)[0], node
@@ -535,7 +537,7 @@ def _row_kinds(result: EvaluationResult, keys: Any) -> dict[str, set[tuple[str, 
 
 
 def _metric_totals(result: EvaluationResult, keys: Any, nodes: list[str], variants: list[dict[str, Any]],
-                   at_k: bool = False, answering: Sequence[str] = (),
+                   at_k: bool = False, answering: Sequence[str] = (), values: bool = False,
                    retriever: Retriever | None = None) -> dict[MetricKey, Partial]:
     """{(node, variant, row type): partial} of the per-query tables of one partition; ``at_k``: each variant is a k
     of metrics_at_k, the row scores of the nodes in ``answering`` (answer rows of the eval_mode in the folder) cut by
@@ -555,7 +557,7 @@ def _metric_totals(result: EvaluationResult, keys: Any, nodes: list[str], varian
                 if table is not None and at_k and row_type == "score":  # at k: the row-level scores only
                     table = table[[c for c in table.columns if result.scores[c].level == "row"]]
                 if table is not None and len(table.columns):
-                    out[(node, i, row_type)] = partial(table)
+                    out[(node, i, row_type)] = partial(table, values)
     return out
 
 
@@ -571,10 +573,11 @@ def _trec_ranked(result: EvaluationResult, measures: Any, keywords: dict[str, An
     return result.trec_query_metrics(measures, **{**keywords, "node": node}), node
 
 
-def _trec_partial(result: EvaluationResult, keys: Any, measures: Any, keywords: dict[str, Any]) -> tuple[Partial, str] | None:
+def _trec_partial(result: EvaluationResult, keys: Any, measures: Any, keywords: dict[str, Any],
+                  values: bool = False) -> tuple[Partial, str] | None:
     ranked = _trec_ranked(result, measures, keywords)
     # each measure's aggregation (the registry's): the client finishes the added-up sums
-    return None if ranked is None else (partial(ranked[0]), ranked[1])
+    return None if ranked is None else (partial(ranked[0], values), ranked[1])
 
 
 def _trec_table(result: EvaluationResult, keys: Any, measures: Any, keywords: dict[str, Any]) -> pd.DataFrame | None:

@@ -24,10 +24,12 @@ from ..analysis.compare import TESTS, compare, p_column_of, shared_nodes
 from ..analysis.protocol import ResultLike
 from ..errors import EvalframeError
 from ..metrics.trec import known_direction, parse_measure, parse_measures
-from ..options import (CompareOptions, ComparisonReportOptions, MatchingOptions, MetricOptions, ReportOptions,
-                       ALL_PAIRS_TESTS, check_correction, check_family, check_test)
+from ..analysis.analyses import metrics_table
+from ..analysis.intervals import Estimate, interval_note
+from ..options import (CompareOptions, ComparisonReportOptions, IntervalOptions, MatchingOptions, MetricOptions,
+                       ReportOptions, ALL_PAIRS_TESTS, check_correction, check_family, check_test)
 from .formats import TABLE_FORMATS, above_one_note, render_table, short_text
-from .trec_formats import TREC_FORMATS, TrecTable, relstring_column, trec_request
+from .trec_formats import TrecTable, relstring_column, trec_intervals, trec_render, trec_request
 from ..report.formats import FORMATS
 from ..report.model import no_answer_counts, scope_note
 from ..result import EvaluationResult
@@ -94,6 +96,12 @@ def _with_scopes(text: str, args: argparse.Namespace, table: pd.DataFrame | None
 
 # ------------------------------------------------------------------------------------------ commands
 def _metrics(args: argparse.Namespace) -> str:
+    interval = options_given(args, IntervalOptions)
+    if interval and (args.by_query or args.by):
+        flag = "--by-query" if args.by_query else "--by"
+        raise EvalframeError(f"--ci, --ci-method, --seed and --rounds give an interval on each node's means; {flag} "
+                             "shows other numbers: leave one of them out.")
+    intervals = IntervalOptions(**interval)  # checked before the result is read
     result = read_result(args.folder, args, on_dask=True)
     kwargs = _scope_kwargs(args)
     by = [key.strip() for key in args.by.split(",")] if args.by else None
@@ -115,14 +123,44 @@ def _metrics(args: argparse.Namespace) -> str:
         flat = table.reset_index()
         return _with_scopes(render_table(flat.set_index("node"), args.format, lambda: json.loads(flat.to_json(orient="records"))),
                             args, flat)
-    metrics = result.calculate_metrics(**kwargs)
+    metrics = result.calculate_metrics(**kwargs, **interval)
     if args.node is not None:
         _check_node(result, args.node)
         metrics = {args.node: metrics[args.node]}
-    frame = pd.DataFrame.from_dict(metrics, orient="index").rename_axis("node")
+    frame = pd.DataFrame.from_dict({node: {name: float(value) for name, value in values.items()}
+                                    for node, values in metrics.items()}, orient="index").rename_axis("node")
     # for a person: json and csv stay the numbers alone, as they leave out the scopes
     includes = _includes(result, list(metrics), kwargs) if args.format in ("table", "markdown") else []
-    return _with_scopes(render_table(frame, args.format, lambda: metrics), args, frame, includes)
+    if intervals.ci is None:
+        return _with_scopes(render_table(frame, args.format, lambda: metrics), args, frame, includes)
+    return _with_scopes(_interval_table(metrics, frame, args.format), args, frame,
+                        [*includes, "note: " + interval_note(intervals)] if args.format in ("table", "markdown")
+                        else includes)
+
+
+def _interval_table(metrics: dict[str, dict[str, float]], frame: pd.DataFrame, fmt: str) -> str:
+    """``evalframe metrics --ci``: each mean with its interval. table and markdown: ``0.8750 [0.6250, 1.0000]`` per
+    cell; csv: the columns of ``metrics_frame(ci=...)`` (``<metric>_ci_low``, ``<metric>_ci_high`` after each);
+    json: per metric ``{"mean", "ci_low", "ci_high", "n"}``."""
+    def cell(value: float) -> Any:
+        if not isinstance(value, Estimate):
+            return value
+        return f"{value:.4f} [{value.low:.4f}, {value.high:.4f}]"
+
+    def record(value: float) -> Any:
+        if not isinstance(value, Estimate):
+            return value
+        return {"mean": float(value), "ci_low": value.low, "ci_high": value.high, "n": value.n,
+                "confidence": value.confidence, "method": value.method}
+
+    if fmt == "json":
+        return render_table(frame, fmt, lambda: {node: {name: record(v) for name, v in values.items()}
+                                                 for node, values in metrics.items()})
+    if fmt == "csv":
+        return render_table(metrics_table(metrics), fmt)
+    shown = pd.DataFrame({name: [cell(metrics[node][name]) if name in metrics[node] else np.nan for node in frame.index]
+                          for name in frame.columns}, index=frame.index)
+    return render_table(shown, fmt)
 
 
 def _includes(result: Any, nodes: list[str], options: dict[str, Any]) -> list[str]:
@@ -481,8 +519,10 @@ def _report(args: argparse.Namespace) -> str:
         raise EvalframeError(f"--html {args.html} is a folder; give the file to write, e.g. {args.html / 'report.html'}.")
     if len(args.folders) > 1:
         return _compare_report(args)
+    single = {field.name for field in dataclasses.fields(ReportOptions)}  # --seed, --rounds: the intervals' (--ci)
     alone = [field.metadata["flag"] for field in dataclasses.fields(ComparisonReportOptions)
-             if field.metadata["flag"] is not None and getattr(args, field.name, None) is not None]
+             if field.metadata["flag"] is not None and field.name not in single
+             and getattr(args, field.name, None) is not None]
     if alone:
         raise EvalframeError(f"{alone[0]} is for a comparison of two runs or more (evalframe report RUN_A RUN_B ...); "
                              f"one folder {args.folders[0]} makes the single report, which does not take it.")
@@ -502,6 +542,10 @@ def _report(args: argparse.Namespace) -> str:
 
 def _compare_report(args: argparse.Namespace) -> str:
     """``evalframe report RUN_A RUN_B [...]``: the comparative report (:func:`evalframe.compare_report`)."""
+    for name, flag in (("ci", "--ci"), ("ci_method", "--ci-method")):
+        if getattr(args, name, None) is not None:
+            raise EvalframeError(f"{flag} is for the report of one run (evalframe report RUN); the comparative report of "
+                                 f"{len(args.folders)} runs gives each delta its bootstrap interval already.")
     names = args.names
     if names is not None and len(names) != len(args.folders):
         raise EvalframeError(f"--names gives {len(names)} names for {len(args.folders)} runs; give one per run, "
@@ -529,6 +573,7 @@ def _trec(args: argparse.Namespace) -> str:
     if not 0 <= args.digits <= 17:
         raise EvalframeError(f"--digits must be between 0 and 17; got {args.digits}.")
     measures = trec_request(args)
+    trec_intervals(args)  # --ci checked before the files are read
     result = EvaluationResult.from_trec(args.run, args.qrels, subtopics=bool(getattr(args, "subtopics", False)))
     options = {"complete": args.complete, "missing_queries": args.missing_queries,
                "max_docs": getattr(args, "max_docs", None), "judged_only": getattr(args, "judged_only", False)}
@@ -545,7 +590,7 @@ def _trec(args: argparse.Namespace) -> str:
     columns = {str(name): table[name].to_numpy(dtype=np.float64) for name in table.columns}
     strings: dict[str, Sequence[str]] = ({relstring[0]: relstring_column(found.reindex(table.index).tolist(), relstring)}
                if relstring is not None and found is not None else {})
-    return TREC_FORMATS[args.format](TrecTable([str(qid) for qid in table.index], columns, strings), means, args)
+    return trec_render(TrecTable([str(qid) for qid in table.index], columns, strings), means, args)
 
 
 #: Each command's implementation, by name (``list-metrics`` is :mod:`evalframe.present.cli`'s).

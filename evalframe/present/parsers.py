@@ -20,8 +20,8 @@ from typing import Any
 
 from .._validation import close_matches, url_problem
 from .._version import __version__
-from ..options import (THRESHOLD, CompareOptions, ComparisonReportOptions, Count, MatchingOptions, MetricOptions,
-                       ReportOptions)
+from ..options import (THRESHOLD, CompareOptions, ComparisonReportOptions, Count, IntervalOptions, MatchingOptions,
+                       MetricOptions, ReportOptions)
 from ..report.formats import FORMATS
 from ..sources.catalog import SOURCES
 from .flags import Command, MainParser
@@ -259,6 +259,7 @@ def _metrics_command(metrics: Command) -> None:
     metrics.add_argument("--by", default=None, metavar="KEYS", help="slice the queries: comma-separated columns, "
                          "'no_answer', 'filters.<field>' or 'meta.<field>'")
     _scope_options(metrics)
+    _add_options(metrics, IntervalOptions)
     _from_option(metrics, "the result")
     _source_options(metrics, "the file")
     _csv_options(metrics)
@@ -361,7 +362,7 @@ def _report_command(report: Command) -> None:
     report.add_argument("--format", default="text", choices=tuple(FORMATS),
                         help="what is printed: " + ", ".join(f"{name} ({fmt.help})" for name, fmt in FORMATS.items())
                              + "; default text")
-    _add_options(report, ReportOptions, only=("n", "node_order", "measures"))
+    _add_options(report, ReportOptions, only=("n", "node_order", "measures", "ci", "ci_method", "seed", "rounds"))
     _add_options(report, ComparisonReportOptions, only=("names", "metrics", "by", "test", "max_p", "power"),
                  prefix="comparison: ")
     _from_option(report, "each RUN")
@@ -408,6 +409,7 @@ def _trec_command(trec: Command) -> None:
     trec.add_argument("--format", default="tsv", choices=TREC_FORMAT_NAMES,
                       help="tsv: 'measure<TAB>query<TAB>value' lines, evalframe's names (default); json; markdown; "
                            "trec_eval: trec_eval's output byte for byte (its names, order and precision)")
+    _add_options(trec, IntervalOptions)
     trec.add_argument("--digits", type=int, default=4, help="decimals of the tsv and markdown values (default 4, as "
                       "trec_eval; json keeps every digit)")
 

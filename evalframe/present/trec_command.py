@@ -37,7 +37,7 @@ from ..sources.trec_arrow import (QRELS_FORMAT, RUN_FORMAT, ArrowColumns, arrow_
                                   memory_pool, numpy_of, read_arrow, string_array)
 from ..sources.trec_stream import STANDARD_INPUT, TrecSource, blocks, standard_input, trec_source
 from .parsers import print_warning
-from .trec_formats import TREC_FORMATS, TrecTable, relstring_column, trec_request
+from .trec_formats import TREC_FORMATS, TrecTable, relstring_column, trec_intervals, trec_render, trec_request
 
 __all__ = ["trec_columnar", "trec_means", "trec_sources", "not_swapped"]
 
@@ -205,6 +205,7 @@ def trec_columnar(args: argparse.Namespace) -> str | None:
     """
     if not 0 <= args.digits <= 17 or args.format not in TREC_FORMATS or getattr(args, "subtopics", False):
         return None  # subtopic qrels: from_trec reads them
+    trec_intervals(args)  # --ci checked before the files are read
     run_source, qrels_source = trec_source(args.run, "run"), trec_source(args.qrels, "qrels")
     # a stream's columns kept for from_trec, should the qrels be its (a stream is read once)
     run = read_arrow(run_source, RUN_FORMAT, encode_docids=False, keep=True)
@@ -243,4 +244,4 @@ def trec_columnar(args: argparse.Namespace) -> str | None:
     if not len(table):
         print_warning(f"no query of {args.run} is evaluated: none is also in {args.qrels} (trec_eval evaluates the queries "
                       "of both; -c adds the qrels' queries missing from the run).")
-    return TREC_FORMATS[args.format](table, trec_means(table.columns), args)
+    return trec_render(table, trec_means(table.columns), args)

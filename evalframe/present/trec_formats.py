@@ -32,7 +32,8 @@ from typing import Any, cast
 import numpy as np
 
 from .._validation import did_you_mean
-from ..errors import InvalidParameterError, LoadError
+from ..analysis.intervals import Estimate, column_intervals, interval_note
+from ..errors import EvalframeError, InvalidParameterError, LoadError
 from ..metrics.registry import TREC_MEASURES
 from ..frames.judged_codes import at_level
 from ..metrics.trec import Measure, aggregation_of, is_count, parse_measure, parse_measures, trec_eval_key
@@ -40,6 +41,7 @@ from ..metrics.trec_set_kernels import IPREC_RECALLS, recall_point_counts
 from ..report.escape import md
 from ..sources.trec_arrow import RUN_FORMAT, last_tag, read_arrow
 from ..sources.trec_stream import GZIP_MAGIC, TrecSource, blocks, trec_source
+from ..options import IntervalOptions
 from .parsers import TREC_DEFAULT_MEASURES, print_warning
 
 __all__ = ["TrecTable", "TREC_FORMATS", "trec_tsv", "trec_json", "trec_markdown", "trec_eval_text", "cell_text",
@@ -135,7 +137,8 @@ def trec_tsv(table: TrecTable, means: dict[str, float], args: argparse.Namespace
     RR    	all	0.750
     NumRet	all	5
     """
-    width = max(len(m) for m in [*table.columns, "num_q"])
+    bounded = [name for name, value in means.items() if isinstance(value, Estimate)]
+    width = max(len(m) for m in [*table.columns, "num_q", *(f"{name}_ci_high" for name in bounded)])
     lines = []
     if args.per_query:  # grouped by query, as trec_eval -q prints them (queries in the run's order)
         heads = [f"{column:<{width}}\t" for column in table.columns]
@@ -144,7 +147,11 @@ def trec_tsv(table: TrecTable, means: dict[str, float], args: argparse.Namespace
             lines += [f"{head}{qid}\t{text}" for head, text in zip(heads, row)]
     if getattr(args, "summary", True):  # trec_eval -n: no summary
         lines.append(f"{'num_q':<{width}}\tall\t{len(table)}")
-        lines += [f"{column:<{width}}\tall\t{_mean_text(column, value, args.digits)}" for column, value in means.items()]
+        for column, value in means.items():
+            lines.append(f"{column:<{width}}\tall\t{_mean_text(column, value, args.digits)}")
+            if isinstance(value, Estimate):  # --ci: its interval's ends, as two more measures
+                lines += [f"{column + '_ci_' + end:<{width}}\tall\t{bound:.{args.digits}f}"
+                          for end, bound in (("low", value.low), ("high", value.high))]
     return "\n".join(lines)
 
 
@@ -181,7 +188,13 @@ def trec_json(table: TrecTable, means: dict[str, float], args: argparse.Namespac
      }
     }
     """
-    record: dict[str, Any] = {"measures": means, "queries": len(table)}
+    record: dict[str, Any] = {"measures": {name: float(value) for name, value in means.items()}, "queries": len(table)}
+    bounded = {name: value for name, value in means.items() if isinstance(value, Estimate)}
+    if bounded:  # --ci: each mean's interval, and how it was computed
+        first = next(iter(bounded.values()))
+        record["ci"] = {"confidence": first.confidence, "method": first.method, "seed": args.seed_used,
+                        "rounds": args.rounds_used, "note": args.interval_note,
+                        "measures": {name: {"low": v.low, "high": v.high, "n": v.n} for name, v in bounded.items()}}
     if not getattr(args, "summary", True):  # trec_eval -n: no summary
         del record["measures"]
     if args.per_query:
@@ -227,6 +240,12 @@ def trec_markdown(table: TrecTable, means: dict[str, float], args: argparse.Name
     if getattr(args, "summary", True):  # trec_eval -n: no summary
         lines.append("| " + " | ".join(["all", *(cell_text(_mean_text(name, value, args.digits))
                                                   for name, value in means.items())]) + " |")
+    if any(isinstance(value, Estimate) for value in means.values()):  # --ci: the ends in two rows, then what they are
+        for end in ("low", "high"):
+            lines.append("| " + " | ".join([f"ci_{end}", *(f"{getattr(value, end):.{args.digits}f}"
+                                                            if isinstance(value, Estimate) else ""
+                                                            for value in means.values())]) + " |")
+        lines += ["", md(args.interval_note)]
     return "\n".join(lines)
 
 
@@ -833,3 +852,47 @@ def _with_num_docs(measures: list[Measure], num_docs: int) -> tuple[list[Measure
 #: The --format of ``evalframe trec``: each format's renderer of the per-query table and the means.
 TREC_FORMATS: dict[str, Callable[[TrecTable, dict[str, float], argparse.Namespace], str]] = {
     "tsv": trec_tsv, "json": trec_json, "markdown": trec_markdown, "trec_eval": trec_eval_text}
+
+
+def trec_intervals(args: argparse.Namespace) -> IntervalOptions | None:
+    """``evalframe trec``'s ``--ci``, ``--ci-method``, ``--seed``, ``--rounds`` checked (None without ``--ci``), before
+    any file is read; what the renderers state is set on ``args`` (``interval_note``, ``seed_used``, ``rounds_used``).
+
+    Examples
+    --------
+    >>> trec_intervals(argparse.Namespace(ci=0.9, ci_method="t", seed=None, rounds=None, format="json")).ci_method
+    't'
+    """
+    given = {name: getattr(args, name, None) for name in IntervalOptions.option_names()}
+    intervals = IntervalOptions(**{name: value for name, value in given.items() if value is not None})
+    if intervals.ci is None:
+        return None
+    if args.format == "trec_eval":
+        raise EvalframeError("--ci adds lines trec_eval does not print, so not with --format trec_eval; use --format "
+                             "tsv, json or markdown.")
+    if not getattr(args, "summary", True):
+        raise EvalframeError("--ci gives each mean's interval, and -n / --no-summary prints no mean: leave one out.")
+    args.interval_note, args.seed_used, args.rounds_used = interval_note(intervals), intervals.seed, intervals.rounds
+    return intervals
+
+
+def trec_render(table: TrecTable, means: dict[str, float], args: argparse.Namespace) -> str:
+    """``table`` and its ``means`` in ``args.format`` (:data:`TREC_FORMATS`); with ``--ci`` each mean with its
+    confidence interval from the per-query values (:func:`evalframe.analysis.intervals.column_intervals`): two more
+    lines per measure in tsv (``<measure>_ci_low``, ``<measure>_ci_high``), rows ``ci_low`` and ``ci_high`` and the
+    statement of the interval in markdown, a ``"ci"`` key in json.
+
+    Examples
+    --------
+    >>> table = TrecTable(["q1", "q2", "q3"], {"RR": np.array([1.0, 0.5, 1.0])})
+    >>> args = argparse.Namespace(per_query=False, digits=4, format="tsv", ci=0.9, ci_method="t")
+    >>> print(trec_render(table, {"RR": 2.5 / 3}, args))
+    num_q    	all	3
+    RR       	all	0.8333
+    RR_ci_low	all	0.3467
+    RR_ci_high	all	1.3200
+    """
+    intervals = trec_intervals(args)
+    if intervals is not None and len(table):
+        means = dict(column_intervals(table.columns, means, intervals))
+    return TREC_FORMATS[args.format](table, means, args)

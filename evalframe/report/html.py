@@ -21,6 +21,7 @@ from .wording import slice_note  # the slice view
 from .escape import h, hi
 from .wording import (ABOVE_ONE, DEFINITIONS_TITLE, answerable_shown, arrow, detectable_text, includes, plain, scopes,
                       signed, significance_note, trec_note)
+from .wording import interval_text
 
 if TYPE_CHECKING:
     from .model import ComparedNode, ComparisonModel, GridQuery, ReportModel, RunDelta, Section
@@ -74,7 +75,7 @@ def render(model: ReportModel) -> str:
             name = f"<a class='metric' href='#{anchor}' title='{h(row.description)}'>{h(row.metric)}</a>"
             page.append(
                 f"<tr><td class='node'>{h(node.node)}</td><td>{name}{flag}</td>"
-                f"<td class='num'>{row.integrated:.4f}</td>"
+                f"<td class='num'>{row.integrated:.4f}{h(interval_text(row.interval))}</td>"
                 f"<td class='num'>{f'{row.top1:.4f}' if row.top1 is not None else ''}</td>"
                 f"<td class='num'>{f'{row.isolated:.4f}' if row.isolated is not None else ''}</td>"
                 + (f"<td class='num'>{f'{row.answerable:.4f}' if row.answerable is not None else ''}</td>"

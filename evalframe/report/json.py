@@ -53,7 +53,8 @@ def to_dict(model: ReportModel) -> dict[str, Any]:
         "measures": list(model.measures),
         "funnel": [{"node": node.node, "answer_node": node.answer_node, "metrics": [
             {"metric": row.metric, "integrated": number(row.integrated), "top1": number(row.top1),
-             "isolated": number(row.isolated), "above_one": row.above_one, "answerable": number(row.answerable)}
+             "isolated": number(row.isolated), "above_one": row.above_one, "answerable": number(row.answerable),
+             **({"ci_low": number(row.interval[0]), "ci_high": number(row.interval[1])} if row.interval else {})}
             for row in node.rows]}
             for node in model.funnel],
         "no_answer": [{"node": count.node, "queries": count.queries, "no_answer_queries": count.no_answer_queries}
@@ -63,6 +64,7 @@ def to_dict(model: ReportModel) -> dict[str, Any]:
         "repeats": model.repeats,
         "trec": [{"node": count.node, "queries": count.queries} for count in model.trec_counts],
         "above_one": model.above_one,
+        **({"ci": {**model.intervals.as_dict(), "note": model.interval_note}} if model.intervals is not None else {}),
         "worst": [{"node": section.node, "answer_node": section.answer_node, "metric": section.metric,
                    "threshold": number(section.threshold), "direction": section.direction, "queries": [
                        {"query": query.query, "value": number(query.value), "gold": query.gold, "listed": [

@@ -19,6 +19,7 @@ from .wording import slice_note  # the slice view
 from .escape import md, md_code, visible
 from .wording import (ABOVE_ONE, DEFINITIONS_TITLE, answerable_shown, arrow, delta_text, detectable_text, includes,
                       judged_under, plain, scopes, signed, significance_note, title, trec_note)
+from .wording import interval_text
 
 if TYPE_CHECKING:
     from .model import ComparisonModel, ReportModel
@@ -40,7 +41,7 @@ def render(model: ReportModel) -> str:
              "| node | metric | integrated | top-1 | isolated (upper bound) |" + (" answerable only |" if shown else ""),
              "|---|---|---|---|---|" + ("---|" if shown else "")]
     lines += [f"| {md(node.node)} | {md(row.metric)}{' ⚠ above 1' if row.above_one else ''} | "
-              f"{_value(row.integrated)} | {_value(row.top1)} | {_value(row.isolated)} |"
+              f"{_value(row.integrated)}{md(interval_text(row.interval))} | {_value(row.top1)} | {_value(row.isolated)} |"
               + (f" {_value(row.answerable)} |" if shown else "")
               for node in model.funnel for row in node.rows]
     lines.append("")

@@ -36,7 +36,8 @@ from ..analysis.compare import TESTS, compare, is_result, measure_names, paired_
 from ..analysis.power import power_row
 from ..analysis.examples import NO_ANSWER
 from ..analysis.protocol import ResultLike, ResultSource
-from ..options import THRESHOLD, ComparisonReportOptions, MetricOptions, ReportOptions, with_options
+from ..analysis.intervals import Estimate, interval_note, mean_intervals
+from ..options import THRESHOLD, ComparisonReportOptions, IntervalOptions, MetricOptions, ReportOptions, with_options
 from ..columns import ANSWER_SCOPE_MEANINGS, CRITERIA, MATCH_MEANINGS, answer_metric_column, relevance_column, \
     relevance_criterion
 from ..errors import InvalidParameterError, SchemaError, warn
@@ -68,6 +69,7 @@ class FunnelRow:
     isolated: float | None
     above_one: bool  # one of the values exceeds 1 (Haystack's map / ndcg with duplicate documents)
     answerable: float | None = None  # a document metric's integrated value over the answerable queries only
+    interval: tuple[float, float] | None = None  # the integrated value's confidence interval (report(ci=...))
 
 
 @dataclass(frozen=True)
@@ -197,6 +199,8 @@ class ReportModel:
     scope_note: str = ""  # what the document_scope credits beyond gold ids, when it credits more ("" otherwise)
     skipped: str = ""  # the queries of the source left out of the result (result.skipped), when some were
     repeats: str = ""  # the scores given several times per query (repeated judge runs): their judge noise
+    intervals: IntervalOptions | None = None  # report(ci=...): how each integrated value's interval was computed
+    interval_note: str = ""  # what the intervals are, for a person ("" without ci)
 
 
 # ---------------------------------------------------------------------------------------------- helpers
@@ -508,7 +512,8 @@ def build_model(result: ResultSource, **options: Any) -> ReportModel:
     with warnings.catch_warnings(record=True) as caught:  # each analysis would repeat a scope warning: say it once
         warnings.simplefilter("always")
         checked = _check_measures(measures)
-        funnel, counts, explained = _funnel(result, nodes, metrics_filter, scopes, checked, trec)
+        intervals = chosen.intervals
+        funnel, counts, explained = _funnel(result, nodes, metrics_filter, scopes, checked, trec, intervals)
         no_answer, answerable = no_answer_counts(result, nodes, **scopes)
         funnel = _with_answerable(funnel, answerable, no_answer)
         credited = scope_note(result, nodes, **scopes)
@@ -537,7 +542,9 @@ def build_model(result: ResultSource, **options: Any) -> ReportModel:
         above_one=any(row.above_one for node in funnel for row in node.rows), sections=sections,
         definitions=_definitions(list(explained), document_scope, answer_scope, _scores_of(result)), notes=notes,
         no_answer=no_answer, scope_note=credited, skipped=skipped_note(getattr(result, "skipped", ())),
-        repeats=repeats_note(result, nodes))
+        repeats=repeats_note(result, nodes),
+        intervals=intervals if intervals.ci is not None else None,
+        interval_note=interval_note(intervals) if intervals.ci is not None else "")
 
 
 def repeats_note(result: Any, nodes: Sequence[str]) -> str:
@@ -572,9 +579,14 @@ def repeats_note(result: Any, nodes: Sequence[str]) -> str:
 
 def _funnel(result: ResultSource, nodes: list[str], metrics_filter: Mapping[str, Sequence[str]] | None,
             scopes: dict[str, Any], measures: list[str], trec: dict[str, Any],
+            intervals: IntervalOptions | None = None,
             ) -> tuple[tuple[FunnelNode, ...], tuple[TrecCount, ...], dict[str, None]]:
-    """The funnel's nodes, the trec_eval counts of the measured nodes and the metrics shown, in order."""
-    integrated = result.calculate_metrics(**scopes)  # checks the scopes, naming the valid ones
+    """The funnel's nodes, the trec_eval counts of the measured nodes and the metrics shown, in order; with
+    ``intervals.ci``, each integrated value's interval (``calculate_metrics(ci=...)``, and the trec_eval measures' from
+    the same per-query table as their means)."""
+    asked = intervals is not None and intervals.ci is not None
+    ci = intervals.as_dict() if intervals is not None and asked else {}
+    integrated = result.calculate_metrics(**scopes, **ci)  # checks the scopes, naming the valid ones
     top1 = result.calculate_metrics(simulated_top_k_reader=1, **scopes)
     isolated = (result.calculate_metrics(eval_mode="isolated", **scopes)
                 if any(_has_isolated(result, node) for node in nodes) else {})
@@ -583,7 +595,13 @@ def _funnel(result: ResultSource, nodes: list[str], metrics_filter: Mapping[str,
     for node in measured:
         per_query = result.trec_query_metrics(measures, node=node, **trec)
         counts.append(TrecCount(node, len(per_query)))
-        integrated[node].update(means(partial(per_query)) if len(per_query) else {m: 0.0 for m in per_query.columns})
+        if not len(per_query):
+            integrated[node].update({m: 0.0 for m in per_query.columns})
+        else:
+            summed = partial(per_query, values=asked)
+            found = means(summed)
+            integrated[node].update(mean_intervals(summed.values, found, cast(IntervalOptions, intervals))
+                                    if asked and summed.values is not None else found)
         if _has_isolated(result, node):
             isolated[node].update(result.trec_metrics(measures, node=node, eval_mode="isolated", **trec))
     _check_metrics_filter(metrics_filter, nodes, integrated)
@@ -601,7 +619,9 @@ def _funnel(result: ResultSource, nodes: list[str], metrics_filter: Mapping[str,
             at_top1 = top1[node][metric] if answer_node else None
             alone = isolated[node][metric] if metric in isolated.get(node, {}) else None
             above_one = metric not in scores and any(v is not None and v > 1.0 for v in (value, at_top1, alone))
-            rows.append(FunnelRow(metric, _description(metric, scores), value, at_top1, alone, above_one))
+            interval = (value.low, value.high) if isinstance(value, Estimate) else None
+            rows.append(FunnelRow(metric, _description(metric, scores), float(value), at_top1, alone, above_one,
+                                  interval=interval))
         funnel.append(FunnelNode(node, answer_node, tuple(rows)))
     return tuple(funnel), tuple(counts), explained
 

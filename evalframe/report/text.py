@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING
 
 from .wording import slice_note  # the slice view
 from .escape import visible
-from .wording import (ABOVE_ONE, DEFINITIONS_TITLE, arrow, delta_text, detectable_text, includes, judged_under, plain,
-                      scopes, signed, significance_note, title, trec_note)
+from .wording import (ABOVE_ONE, DEFINITIONS_TITLE, arrow, delta_text, detectable_text, includes, interval_text,
+                      judged_under, plain, scopes, signed, significance_note, title, trec_note)
 
 if TYPE_CHECKING:
     from .model import ComparisonModel, ReportModel
@@ -36,7 +36,8 @@ def render(model: ReportModel) -> str:
             extras = ([f"top-1 {row.top1:.4f}"] if row.top1 is not None else []) + (
                 [f"isolated {row.isolated:.4f}"] if row.isolated is not None else []) + (
                 [f"answerable only {row.answerable:.4f}"] if row.answerable is not None else [])
-            text.append(f"  | {row.metric:<18} {row.integrated:.4f}" + (f"   ({', '.join(extras)})" if extras else "")
+            text.append(f"  | {row.metric:<18} {row.integrated:.4f}{interval_text(row.interval)}"
+                        + (f"   ({', '.join(extras)})" if extras else "")
                         + (f"   [! {ABOVE_ONE}]" if row.above_one else ""))
     text += ["  |", "Output", ""]
     text += [f"[{label}] {line}" for label, line in includes(model)] + ([""] if includes(model) else [])

@@ -48,11 +48,22 @@ def judged_under(model: ReportModel, section: Section) -> str:
 
 def includes(model: ReportModel) -> list[tuple[str, str]]:
     """What the document metrics' means include: each document node's no-answer queries, what the scope credits, and
-    the queries of the source left out of the result (the text's label of each, its sentence)."""
+    the queries of the source left out of the result (the text's label of each, its sentence); and what the
+    intervals are, when asked (``ci``)."""
     return [("no-answer", count.sentence()) for count in model.no_answer] + (
         [("scope", model.scope_note)] if model.scope_note else []) + (
         [("left out", model.skipped)] if model.skipped else []) + (
-        [("judge runs", model.repeats)] if model.repeats else [])
+        [("judge runs", model.repeats)] if model.repeats else []) + (
+        [("interval", model.interval_note)] if model.interval_note else [])
+
+
+def interval_text(interval: tuple[float, float] | None) -> str:
+    """An integrated value's interval after it, `` [0.6250, 1.0000]`` (4 decimals; "" without one).
+
+    >>> interval_text((0.625, 1.0)), interval_text(None)
+    (' [0.6250, 1.0000]', '')
+    """
+    return "" if interval is None else f" [{interval[0]:.4f}, {interval[1]:.4f}]"
 
 
 def answerable_shown(model: ReportModel) -> bool:

@@ -92,6 +92,20 @@ def test_calculate_metrics_and_metrics_frame_are_identical(run, memory):
         assert_same(run.metrics_frame(**options), memory.metrics_frame(**options))
 
 
+def test_intervals_identical(run, memory):
+    """ci=: the partitions' samples merged are the whole table's, so the intervals are equal (both methods read them)."""
+    def numbers(metrics):
+        return [x for values in metrics.values() for v in values.values()
+                for x in ((float(v), v.low, v.high, v.n) if hasattr(v, "low") else (float(v),))]
+
+    got, expected = (r.calculate_metrics(ci=0.95, rounds=2000) for r in (run, memory))
+    assert got.keys() == expected.keys() and numbers(got) == pytest.approx(numbers(expected), abs=TOLERANCE)
+    assert_same(run.metrics_frame(ci=0.9, ci_method="t"), memory.metrics_frame(ci=0.9, ci_method="t"))
+    names = ["AP", "gm_map", "num_ret"]
+    got, expected = (r.trec_metrics(names, duplicates="first", ci=0.9, rounds=2000) for r in (run, memory))
+    assert numbers({0: got}) == pytest.approx(numbers({0: expected}), abs=TOLERANCE)
+
+
 def test_sliced_metrics(run, memory):
     tables = [result.sliced_metrics("no_answer") for result in (memory, run)]
     assert_same(tables[1], tables[0])

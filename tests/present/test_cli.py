@@ -424,7 +424,7 @@ BAD_VALUES = {
     "--tag": "my run", "--context-matching-min-length": "-1", "--custom-document-id-field": "nope", "--sas-model": "",
     "--html": "{tmp}", "--node-order": "Retriever,Raeder", "--measure": "nDCG@x", "--digits": "18",
     "--zscores": "{tmp}/missing.zscores",
-    "--max-p": "1.5", "--power": "1.5", "--family": "runs,slices",
+    "--max-p": "1.5", "--power": "1.5", "--family": "runs,slices", "--ci": "1.5",
     "--method": "combsun", "--weights": "1,2,3", "--norm": "minmax2", "-k": "-1", "--optimize": "nDGC@10",
     "--step": "0.3", "--ks": "10,x", "--score": "latency:fast",
     "--column": "question=q", "--id-column": "nope",

@@ -34,13 +34,15 @@ def test_the_page_has_the_examples_it_is_known_for():
                     "evalframe worst docs/examples/runs.jsonl --node Retriever", "evalframe trec qrels.txt run.txt",
                     "evalframe metrics --top-k-retreiver 5 evalframe/data/demo_result",
                     "evalframe compare run.txt run_b.txt dense.txt --qrels qrels.txt -m AP -m P@5 --test tukey "
-                    "--rounds 1000"):
+                    "--rounds 1000",
+                    "evalframe metrics evalframe/data/demo_result --node Reader --ci 0.95",
+                    "evalframe trec run.txt qrels.txt -m AP -m P@5 --ci 0.9 --ci-method t"):
         assert command in commands
     # the illustration of a cluster build is marked as not run
     assert not any("--scheduler tcp://" in command for command in commands)
-    assert len(EXAMPLES) == 44  # 24, compare --by, the report as JSON, compare of TREC run files (2), its paper table,
+    assert len(EXAMPLES) == 46  # 24, compare --by, the report as JSON, compare of TREC run files (2), its paper table,
     # fuse (5), trec_eval's flags (2), ranx's names read by evalframe trec; what a command reads (4), did-you-mean (2),
-    # trec's swapped files
+    # trec's swapped files; metrics --ci and trec --ci
     # the IR page's four trec examples and its compare example run too; the cluster page's need a cluster and are marked
     assert [len(docs.examples(TEXTS[page], page)) for page in ("ir-researchers.md", "cluster.md")] == [5, 0]
 

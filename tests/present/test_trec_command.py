@@ -342,3 +342,32 @@ def test_counts_print_as_integers_in_evalframes_own_format(tmp_path, capsys):
                                                         "| all | 5 | 0.7500 |"]
     assert cli.main(["trec", str(run), str(qrels), "-m", "num_ret", "-m", "recip_rank", "--format", "trec_eval"]) == 0
     assert capsys.readouterr().out == "num_ret               \tall\t5\nrecip_rank            \tall\t0.7500\n"
+
+
+def test_ci_on_both_paths_with_scipys_t_interval(tmp_path, capsys, monkeypatch):
+    """--ci: each mean's interval from the per-query values, the same bytes on columns and through from_trec."""
+    import scipy.stats
+
+    (tmp_path / "run").write_text("q1 Q0 d1 1 3 r\nq1 Q0 d2 2 2 r\nq2 Q0 d3 1 2 r\nq2 Q0 d4 2 1 r\nq3 Q0 d5 1 1 r\n")
+    (tmp_path / "qrels").write_text("q1 0 d1 1\nq2 0 d4 1\nq3 0 d5 1\n")
+    ap = np.array([1.0, 0.5, 1.0])
+    low, high = scipy.stats.t.interval(0.9, 2, loc=ap.mean(), scale=scipy.stats.sem(ap))
+    for fmt in ("tsv", "json", "markdown"):
+        args = [*argv(tmp_path / "run", tmp_path / "qrels", ["AP", "num_ret"], fmt=fmt), "--ci", "0.9", "--ci-method", "t"]
+        new = columnar(capsys, monkeypatch, args)
+        assert new == through_from_trec(capsys, monkeypatch, args) and new[0] == 0
+        if fmt == "json":
+            found = json.loads(new[1])["ci"]
+            assert (found["measures"]["AP"]["low"], found["measures"]["AP"]["high"]) == pytest.approx((low, high),
+                                                                                                      abs=1e-12)
+            assert (found["method"], found["confidence"], found["measures"]["NumRet"]["n"]) == ("t", 0.9, 3)
+        if fmt == "tsv":
+            lines = [line.split("\t") for line in new[1].splitlines()]
+            assert [[name.strip(), query, value] for name, query, value in lines][1:4] == [
+                ["AP", "all", "0.8333"], ["AP_ci_low", "all", f"{low:.4f}"], ["AP_ci_high", "all", f"{high:.4f}"]]
+    plain = columnar(capsys, monkeypatch, argv(tmp_path / "run", tmp_path / "qrels", ["AP"]))[1]
+    assert "_ci_" not in plain  # without --ci: as before
+    for extra, message in ((["--ci", "0.9", "--format", "trec_eval"], "not with --format trec_eval"),
+                           (["--ci", "2"], "--ci must lie strictly between 0 and 1"), (["--ci", "0.9", "-n"], "-n")):
+        status = cli.main(["trec", str(tmp_path / "run"), str(tmp_path / "qrels"), "-mAP", *extra])
+        assert status == 1 and message in capsys.readouterr().err
