@@ -463,7 +463,9 @@ class MeanAnalyses(Generic[_Table]):
         {'RR': 0.75 [-2.427, 3.927]}
         """
         parse_measures(measures)  # a bad measure is named first, as before the other arguments
-        intervals = IntervalOptions.from_keywords(interval, passed_to="trec_metrics takes these options")
+        intervals = IntervalOptions.from_keywords(
+            interval, passed_to="trec_metrics takes measures, node, eval_mode, complete, duplicates, missing_queries, "
+            "max_docs, judged_only, rel and these interval options")
         found, node = self.trec_partial(measures, node, eval_mode, complete, duplicates, missing_queries, max_docs,
                                         judged_only, rel, values=intervals.ci is not None)
         if found.queries == 0:

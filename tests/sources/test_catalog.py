@@ -43,7 +43,7 @@ def test_the_table_names_every_source_the_command_offers_and_each_reads_into_a_b
 
 
 def test_each_source_lists_the_options_of_its_reader():
-    assert SOURCES["ragas"].options == ("scores", "meta", "retriever", "generator", "score_node", "score_measures",
+    assert SOURCES["ragas"].options == ("scores", "meta", "repeats", "retriever", "generator", "score_node", "score_measures",
                                         "id_column", "duplicates", "on_invalid")
     assert SOURCES["trec"].options == ("qrels", "node", "queries", "subtopics")
     assert SOURCES["runs"].options == ("keep_scores", "score_measures")
