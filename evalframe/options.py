@@ -701,7 +701,12 @@ class CompareOptions(_Options):
                 raise InvalidParameterError(
                     f"test={self.test!r} adjusts its p-values over the pairs of runs of each metric itself, so "
                     f"correction={self.correction!r} can only adjust them over the measures: pass family='measures' "
-                    "as well, or leave correction out.", parameter="correction")
+                    "(--family measures) as well, or leave correction out.", parameter="correction")
+            if self.by is not None:
+                raise InvalidParameterError(
+                    f"test={self.test!r} tests all pairs of runs at once on the queries every run scored, not per "
+                    "slice; per slice, pass a paired test (test='t-test', 'randomization', 'wilcoxon', 'sign' or "
+                    "'bootstrap'), with pairs='all' (--pairs all) for every pair of runs.", parameter="test")
 
 
 @dataclass(frozen=True)

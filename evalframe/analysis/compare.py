@@ -527,7 +527,8 @@ def compare(a: Run, b: Run, *others: Run, **options: Any) -> pd.DataFrame:
         mean(d)`` resampled, ``(1 + #{rounds with |mean*| >= |mean(d)|}) / (rounds + 1)``, Efron and Tibshirani 1993
         section 16.4, Sakai 2006; NaN below 2 queries); with ``test="tukey"`` or ``"randomized-tukey"`` (all pairs,
         indexed ``(run_a, run_b, metric)``) ``p_tukey`` or ``p_randomized_tukey``, a test of all pairs of each metric
-        at once (:mod:`evalframe.analysis.all_pairs`); with more than two runs also ``p_holm``: ``test``'s p-value
+        at once on the queries every run scored (``queries`` still counts each pair's paired queries, the other
+        columns' basis; :mod:`evalframe.analysis.all_pairs`); with more than two runs also ``p_holm``: ``test``'s p-value
         Holm-corrected over the
         comparisons of each metric (another ``correction``: ``p_bonferroni``, ``p_holm_sidak``, ``p_fdr_bh``,
         ``p_fdr_by``, or no column for ``"none"``); with ``max_p`` also ``significant``. With ``by``, a first index

@@ -108,7 +108,11 @@ def check_options(confidence: Any, lam: Any) -> tuple[float, float | None]:
             raise InvalidParameterError(f"lam must be a number in [0, 1] (1: PPI) or 'tuned' (PPI++); got {lam!r}.",
                                         parameter="lam")
         return confidence, None
-    return confidence, check_number(lam, name="lam")
+    weight = check_number(lam, name="lam")
+    if not 0.0 <= weight <= 1.0:
+        raise InvalidParameterError(f"lam must be a number in [0, 1] (1: PPI) or 'tuned' (PPI++); got {lam!r}.",
+                                    parameter="lam")
+    return confidence, weight
 
 
 def ppi_mean(judge: Any, gold: Any, *, confidence: float = 0.95, lam: float | str = 1.0) -> PPIMean:

@@ -9,7 +9,7 @@ left out of the mean (:mod:`evalframe.analysis.aggregate`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, overload
 
@@ -277,6 +277,11 @@ def read_score_table(table: Any, frame_ids: pd.Index, *, where: str,
         if len(missing):
             raise InvalidParameterError(f"{labels[missing[0]]}, column {repetition!r}: no repetition given (a row is "
                                         "one repetition of its query's scores).", parameter="table")
+        unhashable = [i for i, label in enumerate(repetitions) if not isinstance(label, Hashable)][:1]
+        if unhashable:  # a list or a dict cannot label a repetition (two rows of one query are told apart by it)
+            raise InvalidParameterError(
+                f"{labels[unhashable[0]]}, column {repetition!r}: a repetition is labelled by a number or a text; got "
+                f"{type(repetitions[unhashable[0]]).__name__} {repetitions[unhashable[0]]!r:.60}.", parameter="table")
         columns = [column for column in columns if column != repetition]
         table = table[columns]
     if "multilabel_id" in table.columns:

@@ -43,7 +43,7 @@ LETTERS = "abcdefghijklmnopqrstuvwxyz"
 _TEST_WORDS = {"randomization": "the two-sided paired randomization test", "t-test": "the two-sided paired t-test",
                "wilcoxon": "the Wilcoxon signed-rank test", "sign": "the sign test",
                "bootstrap": "the paired bootstrap test", "permutation": "the permutation test over all pairs",
-               "tukey": "Tukey's HSD test"}
+               "tukey": "Tukey's HSD test", "randomized-tukey": "the randomized Tukey HSD test"}
 #: How the caption names each correction (``correction=``).
 _CORRECTION_WORDS = {"holm": "Holm's correction", "bonferroni": "Bonferroni's correction",
                      "holm-sidak": "the Holm-Sidak correction", "fdr_bh": "the Benjamini-Hochberg correction",
@@ -310,14 +310,21 @@ def caption_of(pairs: pd.DataFrame, names: Sequence[str], metrics: Sequence[str]
         words += f" ({rounds} rounds, seed {seed})"
     elif test == "wilcoxon":
         words += f" (zero differences: {zero_method})"
+    itself = ""  # a test of all pairs adjusts its p-values over the pairs of runs of each measure by itself
+    if test in ("tukey", "randomized-tukey"):
+        itself = f"adjusted over the {len(names) * (len(names) - 1) // 2} pairs of runs of each measure by the test, "
+        queries = pairs["queries"].astype(np.int64)  # the test reads the queries every run scored
+        counted = counted if queries.min() == queries.max() else f"{counted}; the test reads those every run scored"
     if corrected:
         adjusted = f"{_CORRECTION_WORDS.get(correction, correction)} {_family_words(family, len(names), len(metrics))}"
+    elif itself:
+        adjusted = "no further correction"
     elif correction == "none":
         adjusted = "no correction for multiple comparisons"
     else:
         adjusted = "no correction (each family holds one comparison)"
     return (f"Mean of each measure over {counted}; the best of each measure in bold. A superscript names the runs "
-            f"(by letter) that a run is significantly better than: {words}, p ≤ {max_p:g}, {adjusted}.")
+            f"(by letter) that a run is significantly better than: {words}, p ≤ {max_p:g}, {itself}{adjusted}.")
 
 
 def table_of_pairs(pairs: pd.DataFrame, names: Sequence[str], directions: Mapping[str, str], *, caption: str,

@@ -284,3 +284,9 @@ def test_a_ragas_result_judge_against_its_human_grades():
     assert (found.n, found.left_out, found.observed) == (5, 1, 1.0)
     ppi = result.ppi_mean("Generator", judge="faithfulness", gold="human_grade")
     assert abs(ppi.estimate - (0.6 - np.mean([0.9 - 2, 0.2, 0.8 - 2, 0.7 - 1, 0.1]))) <= 1e-12
+
+
+@pytest.mark.parametrize("lam", [2, -0.5, 1.0000001])
+def test_ppi_lam_outside_zero_one_is_refused(lam):
+    with pytest.raises(InvalidParameterError, match=r"lam must be a number in \[0, 1\] \(1: PPI\) or 'tuned'"):
+        ppi_mean(np.linspace(0, 1, 20), np.r_[np.linspace(0, 1, 5), [np.nan] * 15], lam=lam)

@@ -316,7 +316,8 @@ def test_the_command_compares_all_pairs(tmp_path, capsys):
 
 @pytest.mark.parametrize(("extra", "pattern"), [
     (["--family", "run"], r"^error: --family must be one of \['runs', 'measures', 'slices'\].*got 'run'"),
-    (["--test", "tukey", "--correction", "fdr_bh"], r"^error: --correction: test='tukey' adjusts its p-values"),
+    (["--test", "tukey", "--correction", "fdr_bh"], r"^error: --correction: test='tukey' adjusts its p-values.*"
+                                                     r"pass family='measures' \(--family measures\)"),
 ])
 def test_the_command_refuses_a_bad_family(tmp_path, capsys, extra, pattern):
     qrels, runs = _random_runs(9, queries=8, runs=3)
@@ -324,6 +325,34 @@ def test_the_command_refuses_a_bad_family(tmp_path, capsys, extra, pattern):
     assert main(["compare", *files, "--qrels", write_qrels(tmp_path / "q.txt", qrels), "-m", "AP", *extra]) == 1
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and re.search(pattern, err), err
+
+
+def test_all_pairs_pair_each_queries_as_two_runs_alone():
+    """compare(pairs="all") matches the queries of every pair by one code per query id over all tables: each row
+    equals compare of that pair alone (queries in another order, missing from a run, NaN in one)."""
+    rng = np.random.default_rng(4)
+    queries = [f"q{i}" for i in range(30)]
+    runs = [pd.DataFrame({"ndcg": rng.random(30), "mrr": rng.random(30)}, index=queries).sample(frac=0.9, random_state=k)
+            for k in range(3)]
+    runs[1].iloc[2:5, 0] = np.nan
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        table = evalframe.compare(*runs, names=["a", "b", "c"], pairs="all", rounds=300, correction="none")
+        for (i, first), (j, second) in itertools.combinations(enumerate("abc"), 2):
+            alone = evalframe.compare(runs[i], runs[j], rounds=300)
+            got = table.loc[(first, second)]
+            pd.testing.assert_frame_equal(got[alone.columns], alone, check_names=False)
+
+
+@pytest.mark.parametrize("test", ["tukey", "randomized-tukey"])
+def test_a_test_of_all_pairs_is_refused_per_slice(test):
+    """Tukey's tests read the queries every run scored at once: per slice (by=) they are refused, naming the paired
+    tests that work per slice (they used to fail with a KeyError from deep inside the table's assembly)."""
+    q = [f"q{i}" for i in range(12)]
+    runs = [pd.DataFrame({"ndcg": np.linspace(0, 1, 12) ** (k + 1), "grp": ["a", "b"] * 6}, index=q) for k in range(3)]
+    with pytest.raises(InvalidParameterError, match=rf"test='{test}' tests all pairs of runs at once .* not per slice; "
+                                                    r"per slice, pass a paired test"):
+        evalframe.compare(*runs, by="grp", metrics="ndcg", test=test)
 
 
 # -------------------------------------------------------------------------- ranx

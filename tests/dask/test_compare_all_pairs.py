@@ -7,6 +7,7 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+import pytest
 import pandas as pd
 
 import evalframe
@@ -40,3 +41,27 @@ def test_dask_compare_of_all_pairs_is_memorys(tmp_path, client):
     assert "p_randomized_tukey" in got.columns and "p_fdr_bh" in got.columns
     # the randomized p-values are of the values every run scored, permuted within queries: not all 1
     assert isinstance(got, pd.DataFrame) and (got["p_randomized_tukey"] < 1).any()
+
+
+def test_the_paper_table_of_runs_on_dask_is_memorys(tmp_path, client):
+    """evalframe.comparison_table of results on Dask (through evalframe.dask.compare): memory's means, superscripts
+    and caption; results on Dask beside results in memory are refused, naming what to do."""
+    made = [make_result(30, seed=5) for _ in range(3)]
+    made[2]["Reader"]["f1"] = np.minimum(1.0, made[2]["Reader"]["f1"].to_numpy() + 0.3)  # clearly better
+    memory, cluster = {}, {}
+    for i, result in enumerate(made):
+        folder = result.save(tmp_path / f"run{i}", format="parquet", partitions=2, progress=False)
+        memory[f"run{i}"] = EvaluationResult.load(folder, progress=False)
+        cluster[f"run{i}"] = evalframe.dask.load(folder, client=client)
+    options = {"node": "Reader", "metrics": ["f1", "exact_match"], "rounds": 200, "test": "t-test", "correction": "none"}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = evalframe.comparison_table(cluster, **options)
+        expected = evalframe.comparison_table(memory, **options)
+    pd.testing.assert_frame_equal(got.means, expected.means, rtol=1e-12)
+    assert got.superscripts().equals(expected.superscripts()) and got.caption == expected.caption
+    assert set(got.superscripts()["f1"]["run2"]) == {"a", "b"}  # run2 (c) beats both on f1
+    mixed = {"run0": memory["run0"], "run1": cluster["run1"]}
+    with pytest.raises(evalframe.errors.InvalidParameterError, match=r"runs: results on Dask are compared with each "
+                                                                     r"other only"):
+        evalframe.comparison_table(mixed, **options)

@@ -254,3 +254,17 @@ def test_superscripts_and_means_are_ranxs():
 
 def test_the_package_exports_it():
     assert evalframe.comparison_table is comparison_table and "comparison_table" in evalframe.__all__
+
+
+@pytest.mark.parametrize("test, words", [("tukey", "Tukey's HSD test"),
+                                         ("randomized-tukey", "the randomized Tukey HSD test")])
+def test_the_caption_of_a_test_of_all_pairs_says_it_adjusts_over_the_pairs(test, words):
+    """Tukey's tests adjust their p-values over the pairs of runs themselves: the caption says so (it said "no
+    correction (each family holds one comparison)" of three pairs)."""
+    q = [f"q{i}" for i in range(10)]
+    runs = {name: pd.DataFrame({"RR": np.linspace(0.1, 0.9, 10) + shift}, index=q)
+            for name, shift in (("x", 0.0), ("y", 0.05), ("z", 0.1))}
+    table = comparison_table(runs, test=test, rounds=200)
+    assert table.caption == ("Mean of each measure over 10 queries; the best of each measure in bold. A superscript "
+                             f"names the runs (by letter) that a run is significantly better than: {words}, p ≤ 0.05, "
+                             "adjusted over the 3 pairs of runs of each measure by the test, no further correction.")
