@@ -204,19 +204,37 @@ literals = st.recursive(scalars, lambda inner: st.lists(inner, max_size=4) | st.
                         | st.dictionaries(st.text(max_size=3) | st.integers(), inner, max_size=3), max_leaves=12)
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+LIST_CELLS = st.lists(st.lists(st.floats(allow_nan=False, allow_infinity=False), max_size=4) | st.lists(st.text(), max_size=3)
+                      | st.lists(st.integers(), max_size=3) | st.none(), min_size=1, max_size=12)
+
+
+# 50 and 40 examples here; the long sweeps (200 and 100) under the stress marker, which .ci/run runs in full
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(literals, max_size=12))
 def test_render_literals_is_repr(values):
     assert render_literals(values).to_pylist() == [repr(v) for v in values]
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(st.lists(st.floats(allow_nan=False, allow_infinity=False), max_size=4) | st.lists(st.text(), max_size=3)
-                | st.lists(st.integers(), max_size=3) | st.none(), min_size=1, max_size=12))
+@pytest.mark.stress
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(literals, max_size=12))
+def test_render_literals_of_many_lists_is_repr(values):
+    test_render_literals_is_repr.hypothesis.inner_test(values)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(LIST_CELLS)
 def test_list_columns_are_written_as_repr(values):
     frame = pd.DataFrame({"gold_answers": pd.Series(values, dtype=object)})
     texts = encode_frame_texts("N", frame)[0]["gold_answers"].texts.to_pylist()
     assert texts == ["" if v is None else repr(v) for v in values]
+
+
+@pytest.mark.stress
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(LIST_CELLS)
+def test_many_list_columns_are_written_as_repr(values):
+    test_list_columns_are_written_as_repr.hypothesis.inner_test(values)
 
 
 def test_without_the_column_wide_writer_the_bytes_are_the_same(tmp_path, monkeypatch):

@@ -69,7 +69,7 @@ def frames(draw):
 FORMATS = ["csv"] + (["parquet"] if importlib.util.find_spec("pyarrow") else [])
 
 
-@pytest.mark.stress  # the long sweep (150 frames a format): .ci/run runs it with -m stress; the suite runs 40 below
+@pytest.mark.stress  # the long sweep (150 frames a format): .ci/run runs it with -m stress; the suite runs 20 below
 @pytest.mark.parametrize("fmt", FORMATS + ["csv read by pandas"])
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(frame=frames())
@@ -78,7 +78,7 @@ def test_save_load_round_trip_of_many_frames_is_lossless(tmp_path_factory, monke
 
 
 @pytest.mark.parametrize("fmt", FORMATS + ["csv read by pandas"])
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(frame=frames())
 def test_save_load_round_trip_is_lossless(tmp_path_factory, monkeypatch, fmt, frame):
     if fmt == "csv read by pandas":  # the reader used without pyarrow (and for what Arrow's is not sure of)

@@ -113,7 +113,8 @@ CELLS = st.one_of(st.lists(FLOATS, max_size=4), st.lists(st.integers(min_value=-
                   st.lists(st.lists(FLOATS, max_size=2), max_size=2), st.none())
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# 50 examples here; the long sweep (200) under the stress marker, which .ci/run runs in full
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(CELLS, min_size=1, max_size=12))
 def test_any_literal_cells_parse_as_the_exact_parser_reads_them(cells: list[Any]) -> None:
     texts = ["" if cell is None else repr(cell) for cell in cells]
@@ -121,6 +122,13 @@ def test_any_literal_cells_parse_as_the_exact_parser_reads_them(cells: list[Any]
     arrow, _ = parse_both(texts)
     assert all(same(got, None if cell is None else ast.literal_eval(repr(cell)))
                for got, cell in zip(arrow.row_values().tolist(), cells))
+
+
+@pytest.mark.stress
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(CELLS, min_size=1, max_size=12))
+def test_many_literal_cells_parse_as_the_exact_parser_reads_them(cells: list[Any]) -> None:
+    test_any_literal_cells_parse_as_the_exact_parser_reads_them.hypothesis.inner_test(cells)
 
 
 

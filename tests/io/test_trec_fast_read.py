@@ -178,13 +178,24 @@ def test_files_read_as_the_rules_say(tmp_path, content, compressed):
 TOKEN = st.text(alphabet=st.sampled_from("ab1. \t\r\n\x0c\xa0é#"), min_size=0, max_size=4)
 
 
-@settings(max_examples=200, deadline=None)
-@given(st.lists(st.tuples(TOKEN, TOKEN, st.sampled_from(["1", "2.5", "-0", "x", "1e3", ""])), min_size=1, max_size=6))
+LINES = st.lists(st.tuples(TOKEN, TOKEN, st.sampled_from(["1", "2.5", "-0", "x", "1e3", ""])), min_size=1, max_size=6)
+
+
+# 60 examples here; the long sweep (200) under the stress marker, which .ci/run runs in full
+@settings(max_examples=60, deadline=None)
+@given(LINES)
 def test_any_lines_read_as_the_rules_say(tmp_path_factory, lines):
     folder = tmp_path_factory.mktemp("runs")
     path = folder / "run"
     path.write_bytes("".join(f"{q} Q0 {d} 1 {s} t\n" for q, d, s in lines).encode("utf-8"))
     assert_reads_as_the_rules_say(path)
+
+
+@pytest.mark.stress
+@settings(max_examples=200, deadline=None)
+@given(LINES)
+def test_many_lines_read_as_the_rules_say(tmp_path_factory, lines):
+    test_any_lines_read_as_the_rules_say.hypothesis.inner_test(tmp_path_factory, lines)
 
 
 @settings(max_examples=100, deadline=None)

@@ -320,11 +320,15 @@ def test_pytrec_eval_scores_the_written_run_as_the_dict(tmp_path):
 
 
 # ------------------------------------------------------------------ trec_eval's ranking, against a plain Python sort
-@settings(max_examples=150, deadline=None)
-@given(run=st.dictionaries(st.text(alphabet="qQ1_", min_size=1, max_size=2),
-                           st.dictionaries(st.text(alphabet="abAB9é", min_size=1, max_size=3),
-                                           st.sampled_from([0.0, -0.0, 1.0, 2.5, -3.0, math.inf]), min_size=1, max_size=8),
-                           min_size=1, max_size=4))
+RUNS = st.dictionaries(st.text(alphabet="qQ1_", min_size=1, max_size=2),
+                       st.dictionaries(st.text(alphabet="abAB9é", min_size=1, max_size=3),
+                                       st.sampled_from([0.0, -0.0, 1.0, 2.5, -3.0, math.inf]), min_size=1, max_size=8),
+                       min_size=1, max_size=4)
+
+
+# 40 examples here; the long sweep (150) under the stress marker, which .ci/run runs in full
+@settings(max_examples=40, deadline=None)
+@given(run=RUNS)
 def test_read_run_ranks_as_a_python_sort_in_any_input_order(run):
     expected = [(qid, docid, score, rank) for qid, docs in run.items()
                 for rank, (docid, score) in enumerate(sorted(docs.items(), key=lambda d: (d[1], d[0]), reverse=True), 1)]
@@ -332,6 +336,13 @@ def test_read_run_ranks_as_a_python_sort_in_any_input_order(run):
     # the same run given already ranked (no sort needed) ranks the same
     ranked = {qid: {d: s for q, d, s, _ in expected if q == qid} for qid in run}
     assert list(read_run(ranked).itertuples(index=False, name=None)) == expected
+
+
+@pytest.mark.stress
+@settings(max_examples=150, deadline=None)
+@given(run=RUNS)
+def test_read_run_ranks_as_a_python_sort_in_any_input_order_many_runs(run):
+    test_read_run_ranks_as_a_python_sort_in_any_input_order.hypothesis.inner_test(run)
 
 
 def test_ids_split_on_spaces_and_tabs_only_as_trec_eval_does(tmp_path):
