@@ -125,7 +125,10 @@ def test_several_keys_label_a_slice_by_a_tuple():
     labels = list(dict.fromkeys(table.index.get_level_values("slice")))
     assert ("a", "even") in labels and all(isinstance(label, tuple) and len(label) == 2 for label in labels)
     ids = topics.index[(topics == "a") & (long.reindex(topics.index) == "even")]
-    assert table.loc[(("a", "even"), "mrr"), "queries"] == len(ids)
+    # a tuple label read by a mask: pandas 2.2 takes a tuple inside a .loc key for several labels
+    row = (np.array([label == ("a", "even") for label in table.index.get_level_values("slice")])
+           & (table.index.get_level_values("metric") == "mrr"))
+    assert table.loc[row, "queries"].tolist() == [len(ids)]
 
 
 def test_a_label_column_of_the_tables_slices_them_and_is_no_metric():
