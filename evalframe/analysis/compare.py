@@ -33,7 +33,7 @@ from .stats import (adjust_p_values, bootstrap_ci, bootstrap_p_value, paired_t_t
                     sign_test_p_value, wilcoxon_p_value)
 
 __all__ = ["compare", "table_of_rows", "paired_statistics", "paired_statistics_many", "paired_differences",
-           "PairedDifferences", "paired_differences_many", "effect_size", "worst_by_delta", "is_result", "TESTS",
+           "PairedDifferences", "paired_differences_many", "on_dask", "effect_size", "worst_by_delta", "is_result", "TESTS",
            "CORRECTION_COLUMNS", "FAMILY_LEVELS", "p_column_of", "add_correction", "warn_of_unpaired",
            "scores_of_runs", "directions_of", "labelled_tables", "sliced_table"]
 
@@ -87,21 +87,31 @@ def check_metric_parameters(params: dict[str, Any], *, caller: str = "compare") 
     MetricOptions.from_keywords(params, passed_to=f"{caller} passes these on to query_metrics")
 
 
+def on_dask(run: object) -> bool:
+    """Whether ``run`` is a result on Dask (``evalframe.dask.load(folder)``): a result by its interface that is no
+    in-memory EvaluationResult. :func:`compare` gathers its per-query tables to the client (one row per query)."""
+    return isinstance(run, ResultLike) and not is_result(run)
+
+
+def _nodes_of(result: Any) -> list[str]:
+    return list(result) if is_result(result) else list(result.nodes)
+
+
 def shared_nodes(runs: Sequence[Run]) -> list[str]:
-    """The nodes every EvaluationResult among ``runs`` holds, in the first one's order."""
-    results = [run for run in runs if is_result(run)]
+    """The nodes every EvaluationResult among ``runs`` (in memory or on Dask) holds, in the first one's order."""
+    results = [_nodes_of(run) for run in runs if is_result(run) or on_dask(run)]
     return [name for name in results[0] if all(name in result for result in results[1:])] if results else []
 
 
 def shared_node(runs: Sequence[Run], node: str | None) -> str | None:
     """``node`` checked against every result among ``runs``, or the one node they share (None: only tables)."""
-    results = [run for run in runs if is_result(run)]
+    results = [run for run in runs if is_result(run) or on_dask(run)]
     if not results:
         return None
     if node is not None:
         for position, result in enumerate(results):
             where = "node" if len(results) == 1 else f"node (run {position + 1})"
-            check.check_node(node, list(result), name=where)
+            check.check_node(node, _nodes_of(result), name=where)
         return node
     common = shared_nodes(results)
     if len(common) != 1:
@@ -147,6 +157,11 @@ def measure_names(metrics: Sequence[str]) -> tuple[list[str], list[str]]:
 
 def per_query_table(run: Run, node: str | None, params: dict[str, Any], name: str,
                     measures: Sequence[str] = (), trec: dict[str, Any] | None = None) -> pd.DataFrame:
+    if on_dask(run):  # a result on Dask: its per-query table gathered to the client
+        gathered: Any = run
+        if measures:
+            return gathered.query_metrics(node, measures=list(measures), compute=True, **(trec or {}), **params)
+        return gathered.query_metrics(node, compute=True, **params)
     if is_result(run):
         if measures:
             return run.query_metrics(node, measures=list(measures), **(trec or {}), **params)  # type: ignore[arg-type]
@@ -560,7 +575,7 @@ def compare(a: Run, b: Run, *others: Run, **options: Any) -> pd.DataFrame:
                          passed_to="compare takes these options")
     names = run_names(options.get("names"), len(runs))
     for run, name in zip(runs, names):  # before shared_node, which would only see the results among them
-        if not (is_result(run) or isinstance(run, pd.DataFrame)):
+        if not (is_result(run) or on_dask(run) or isinstance(run, pd.DataFrame)):
             raise InvalidParameterError(
                 f"run {name!r} must be an EvaluationResult or a per-query DataFrame (result.query_metrics(node)); "
                 f"got {type(run).__name__}."
@@ -618,7 +633,7 @@ def labelled_tables(runs: Sequence[Run], names: Sequence[str], node: str | None,
     keys = check_by(by)
     tables, labels = [], []
     for run, name in zip(runs, names):
-        if is_result(run):
+        if is_result(run) or on_dask(run):
             table = per_query_table(run, node, {**params, "by": keys}, name, measures, trec)
             labels.append(table.iloc[:, :len(keys)])
             tables.append(table.iloc[:, len(keys):])

@@ -366,13 +366,6 @@ class DaskEvaluationResult(MeanAnalyses[Any], RepeatedScores):
         table = whole.iloc[order].drop(columns=["__group__", "__key__"])
         return table if len(table.columns) else table.set_axis(pd.RangeIndex(0), axis=1)  # no metric: as in memory
 
-    def compare_runs(self, *others: DaskEvaluationResult, **options: Any) -> pd.DataFrame:
-        """:func:`evalframe.dask.compare` of this run (the first) and ``others``: how the analyses that compare runs and
-        do not import :mod:`evalframe.dask` (``evalframe.comparison_table``) reach it."""
-        from .compare import compare
-
-        return compare(self, *others, **options)
-
     def gathered_query_metrics(self, node: str, by: list[SliceKey], options: Mapping[str, Any]) -> pd.DataFrame:
         """``query_metrics(node, by=by, compute=True, **options)``: the per-query table gathered to the client (one row
         per query), which ``agreement`` and ``ppi_mean`` read."""

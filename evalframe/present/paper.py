@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..analysis.compare import TESTS, directions_of, is_result, p_column_of, scores_of_runs
+from ..analysis.compare import TESTS, directions_of, is_result, on_dask, p_column_of, scores_of_runs
 from ..errors import InvalidParameterError
 from ..options import CompareOptions, MetricOptions, with_options
 from ..report.paper import LETTERS, ComparisonTable, caption_of, table_of_pairs
@@ -101,20 +101,11 @@ def comparison_table(runs: Mapping[str, Any] | Sequence[Any], *, qrels: Any = No
         raise InvalidParameterError(f"the paper table names its runs by the letters a to z: at most {len(LETTERS)} runs; "
                                     f"got {len(listed)}.", parameter="runs")
     chosen, _ = CompareOptions.take({**options, "max_p": max_p})
-    on_dask = [callable(getattr(run, "compare_runs", None)) for run in listed]  # results on Dask: evalframe.dask's
-    if any(on_dask) and not (all(on_dask) and qrels is None):
-        raise InvalidParameterError(
-            "runs: results on Dask are compared with each other only (evalframe.dask.compare); load the others with "
-            "evalframe.dask.load(folder) too, or every run in memory (EvaluationResult.load(folder)).", parameter="runs")
-    if any(on_dask):
-        pairs = listed[0].compare_runs(*listed[1:], names=names, pairs="all", max_p=chosen.max_p, **options)
-    else:
-        pairs = compare(*listed, qrels=qrels, names=names, pairs="all", max_p=chosen.max_p, **options)
+    pairs = compare(*listed, qrels=qrels, names=names, pairs="all", max_p=chosen.max_p, **options)
     shown = list(dict.fromkeys(pairs.index.get_level_values("run_a")))
     shown += [name for name in dict.fromkeys(pairs.index.get_level_values("run_b")) if name not in shown]
     metrics = list(dict.fromkeys(str(metric) for metric in pairs.index.get_level_values("metric")))
-    directions = directions_of(metrics, scores_of_runs([run for run, dask in zip(listed, on_dask)
-                                                        if dask or is_result(run)]))
+    directions = directions_of(metrics, scores_of_runs([run for run in listed if is_result(run) or on_dask(run)]))
     corrected = p_column_of(pairs, chosen.test) != TESTS[chosen.test]
     caption = caption_of(pairs, shown, metrics, test=chosen.test, correction=chosen.correction, corrected=corrected,
                          family=chosen.family, max_p=float(max_p), rounds=chosen.rounds, seed=chosen.seed,

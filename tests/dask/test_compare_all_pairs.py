@@ -7,7 +7,6 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-import pytest
 import pandas as pd
 
 import evalframe
@@ -44,8 +43,8 @@ def test_dask_compare_of_all_pairs_is_memorys(tmp_path, client):
 
 
 def test_the_paper_table_of_runs_on_dask_is_memorys(tmp_path, client):
-    """evalframe.comparison_table of results on Dask (through evalframe.dask.compare): memory's means, superscripts
-    and caption; results on Dask beside results in memory are refused, naming what to do."""
+    """evalframe.comparison_table of results on Dask (evalframe.compare gathers their per-query tables to the
+    client): memory's means, superscripts and caption, also with results on Dask beside results in memory."""
     made = [make_result(30, seed=5) for _ in range(3)]
     made[2]["Reader"]["f1"] = np.minimum(1.0, made[2]["Reader"]["f1"].to_numpy() + 0.3)  # clearly better
     memory, cluster = {}, {}
@@ -61,7 +60,9 @@ def test_the_paper_table_of_runs_on_dask_is_memorys(tmp_path, client):
     pd.testing.assert_frame_equal(got.means, expected.means, rtol=1e-12)
     assert got.superscripts().equals(expected.superscripts()) and got.caption == expected.caption
     assert set(got.superscripts()["f1"]["run2"]) == {"a", "b"}  # run2 (c) beats both on f1
-    mixed = {"run0": memory["run0"], "run1": cluster["run1"]}
-    with pytest.raises(evalframe.errors.InvalidParameterError, match=r"runs: results on Dask are compared with each "
-                                                                     r"other only"):
-        evalframe.comparison_table(mixed, **options)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        mixed = evalframe.comparison_table({"run0": memory["run0"], "run1": cluster["run1"], "run2": memory["run2"]},
+                                           **options)
+    pd.testing.assert_frame_equal(mixed.means, expected.means, rtol=1e-12)
+    assert mixed.superscripts().equals(expected.superscripts())
