@@ -305,12 +305,13 @@ def test_the_noise_decomposition_equals_statsmodels_anova_on_random_unbalanced_d
         assert got["icc"] == pytest.approx((msb - msw) / (msb + (n0 - 1) * msw), rel=1e-9)
 
 
-def test_a_repetition_labelled_by_a_list_is_refused_naming_row_and_column():
+@pytest.mark.parametrize("label, shown", [([1], r"list \[1\]"), ((1, [2]), r"tuple \(1, \[2\]\)")])
+def test_a_repetition_labelled_by_a_list_is_refused_naming_row_and_column(label, shown):
     from evalframe import load_demo_result
 
     result = load_demo_result()
     first = result.query_metrics("Reader").index[0]
-    table = pd.DataFrame({"multilabel_id": [first], "run": [[1]], "judge": [0.5]})
+    table = pd.DataFrame({"multilabel_id": [first], "run": [label], "judge": [0.5]})
     with pytest.raises(InvalidParameterError, match=r"add_scores: table row 1 .*column 'run': a repetition is labelled "
-                                                    r"by a number or a text; got list \[1\]"):
+                                                    rf"by a number or a text; got {shown}"):
         result.add_scores("Reader", table, repetition="run")

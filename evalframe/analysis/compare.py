@@ -172,6 +172,11 @@ def per_query_table(run: Run, node: str | None, params: dict[str, Any], name: st
                 f"run {name!r} is a per-query table, so {sorted(params)} cannot apply; compute the table with "
                 "result.query_metrics(node, ...) using them, or pass the EvaluationResult."
             )
+        missing = np.flatnonzero(pd.isna(run.index))
+        if len(missing):  # a missing id names no query: it could only be paired by accident
+            raise InvalidParameterError(
+                f"run {name!r}: the per-query table's index has no query id at position {int(missing[0])} "
+                f"({len(missing)} missing in all); index it by multilabel_id.")
         if run.index.has_duplicates:
             duplicated = run.index[run.index.duplicated()][0]
             raise InvalidParameterError(

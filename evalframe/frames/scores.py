@@ -277,7 +277,7 @@ def read_score_table(table: Any, frame_ids: pd.Index, *, where: str,
         if len(missing):
             raise InvalidParameterError(f"{labels[missing[0]]}, column {repetition!r}: no repetition given (a row is "
                                         "one repetition of its query's scores).", parameter="table")
-        unhashable = [i for i, label in enumerate(repetitions) if not isinstance(label, Hashable)][:1]
+        unhashable = [i for i, label in enumerate(repetitions) if not _hashable(label)][:1]
         if unhashable:  # a list or a dict cannot label a repetition (two rows of one query are told apart by it)
             raise InvalidParameterError(
                 f"{labels[unhashable[0]]}, column {repetition!r}: a repetition is labelled by a number or a text; got "
@@ -543,3 +543,14 @@ def attach_scores(frame: pd.DataFrame, table: Any, declare: Callable[[str, str],
         else:
             frame[score_column(name)] = values.astype("float64")
     return frame, declared
+
+
+def _hashable(value: object) -> bool:
+    """Whether ``value`` can label a repetition (a tuple holding a list cannot, although it is a tuple)."""
+    if not isinstance(value, Hashable):
+        return False
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True

@@ -344,6 +344,16 @@ def test_all_pairs_pair_each_queries_as_two_runs_alone():
             pd.testing.assert_frame_equal(got[alone.columns], alone, check_names=False)
 
 
+@pytest.mark.parametrize("missing", [np.nan, None, pd.NA])
+def test_a_per_query_table_without_a_query_id_is_refused(missing):
+    """A missing id names no query: pairing it could only be by accident (it was paired with the last query id)."""
+    a = pd.DataFrame({"f1": [1.0, 0.5, 0.2]}, index=pd.Index(["q1", missing, "q3"], dtype=object))
+    b = pd.DataFrame({"f1": [0.0, 1.0]}, index=pd.Index(["q3", "q1"], dtype=object))
+    with pytest.raises(InvalidParameterError, match=r"run 'A': the per-query table's index has no query id at "
+                                                    r"position 1 \(1 missing in all\)"):
+        evalframe.compare(a, b, rounds=100)
+
+
 @pytest.mark.parametrize("test", ["tukey", "randomized-tukey"])
 def test_a_test_of_all_pairs_is_refused_per_slice(test):
     """Tukey's tests read the queries every run scored at once: per slice (by=) they are refused, naming the paired
