@@ -144,6 +144,9 @@ def test_compare_benchmark_smoke(capsys):
     out = capsys.readouterr().out
     assert "3 runs x 10 measures x 60 queries, 10,000 rounds" in out
     for correction in ("holm", "bonferroni", "holm-sidak", "fdr_bh", "fdr_by", "none"):
-        assert f"| compare(correction={correction!r}) | 20 | " in out
+        assert f"| compare(pairs='first', correction={correction!r}, test='randomization') | 20 | " in out
+        assert f"| compare(pairs='all', correction={correction!r}, test='randomization') | 30 | " in out
+    for test in ("tukey", "randomized-tukey"):
+        assert f"| compare(pairs='all', correction='holm', test={test!r}) | 30 | " in out
     assert "| engine (paired_statistics_many), all pairs | 30 | " in out
-    assert "slowest compare over the corrections: " in out
+    assert "slowest compare over the corrections: " in out and "s (each run with the first), " in out
