@@ -329,27 +329,6 @@ def read_score_table(table: Any, frame_ids: pd.Index, *, where: str,
     return ScoreTable(by, keys, rank, type_, eval_mode, values, labels, repetitions)
 
 
-class _Picked(Sequence[str]):
-    """Some of a table's row names (the first row of each query), for errors after grouping."""
-
-    def __init__(self, labels: Sequence[str], rows: np.ndarray) -> None:
-        self._labels, self._rows = labels, rows
-
-    def __len__(self) -> int:
-        return len(self._rows)
-
-    @overload
-    def __getitem__(self, i: int) -> str: ...
-
-    @overload
-    def __getitem__(self, i: slice) -> list[str]: ...
-
-    def __getitem__(self, i: int | slice) -> str | list[str]:
-        if isinstance(i, slice):
-            return [self[j] for j in range(*i.indices(len(self)))]
-        return self._labels[int(self._rows[int(i)])]
-
-
 def by_repetition(read: ScoreTable) -> ScoreTable:
     """A table of one row per (query, repetition) as one row per query: each score's values of the query's rows, in
     table order, as its repetitions (NaN left out), and their mean. A query's repetition given twice is refused."""
@@ -376,8 +355,8 @@ def by_repetition(read: ScoreTable) -> ScoreTable:
         means[name] = repeat_means(ordered[kept], lengths)
         lists[name] = as_lists(ordered[kept], lengths)
         lists[name][lengths == 0] = None  # a query without a value: none, as a query the table lacks
-    return ScoreTable(read.by, read.keys[firsts], None, None, None, means, _Picked(read.labels, firsts),
-                      None, lists)
+    named = RowNames(pd.Index(firsts), lambda _, row: read.labels[int(row)])  # each query by its first row's name
+    return ScoreTable(read.by, read.keys[firsts], None, None, None, means, named, None, lists)
 
 
 def check_bounds(values: np.ndarray, metric: Metric, labels: Sequence[str], *, column: str) -> None:

@@ -16,7 +16,7 @@ import pytest
 from scipy import stats as scipy_stats
 
 import evalframe
-from evalframe.analysis.compare import effect_size, paired_differences, paired_statistics_many
+from evalframe.analysis.compare import effect_size
 from evalframe.analysis.resampling import order_free, resample_many
 from evalframe.analysis.stats import bootstrap_ci, bootstrap_p_value, randomization_p_value
 
@@ -177,12 +177,16 @@ def test_compare_takes_the_bootstrap_test():
         list(table.columns).index("p_ttest") + 1
     assert table["p_bonferroni"].tolist() == [min(1.0, 2 * p) for p in table["p_bootstrap"]]
     assert table["significant"].tolist() == (table["p_bonferroni"] <= 0.05).tolist()
-    d = (b["f1"] - a["f1"]).to_numpy()
-    row = paired_statistics_many([paired_differences(a["f1"], b["f1"])], seed=0, rounds=2000, confidence=0.95)[0]
-    assert table.loc[("B", "f1"), "p_bootstrap"] == row["p_bootstrap"]  # same seed, same value
-    # with 2,000 rounds, within MC error of the t-test's p-value scale: both small for a clear gain
-    assert row["p_bootstrap"] < 0.01 and scipy_stats.ttest_rel(b["f1"], a["f1"]).pvalue < 0.01
-    assert d.mean() > 0
+    # a clear gain: small p-values by the bootstrap test and by scipy's t-test alike
+    assert table.loc[("B", "f1"), "p_bootstrap"] < 0.01 and scipy_stats.ttest_rel(b["f1"], a["f1"]).pvalue < 0.01
+    # through compare, on 5 queries: within Monte-Carlo error of the exact shift bootstrap over all 5**5 resamples
+    small_a = pd.DataFrame({"f1": [0.1, 0.4, 0.3, 0.8, 0.5]}, index=index[:5])
+    small_b = pd.DataFrame({"f1": [0.3, 0.3, 0.65, 0.85, 0.6]}, index=index[:5])
+    d = (small_b["f1"] - small_a["f1"]).to_numpy()
+    means = exact_bootstrap_means(d)
+    exact = float(np.mean(np.abs(means - d.mean()) >= abs(d.mean()) - 1e-12))
+    assert within(float(evalframe.compare(small_a, small_b, test="bootstrap", rounds=ROUNDS)["p_bootstrap"].iloc[0]),
+                  exact)
 
 
 def test_the_shared_draw_is_made_in_blocks_of_bounded_memory(monkeypatch):
