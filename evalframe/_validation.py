@@ -11,7 +11,6 @@ import itertools
 import math
 import numbers
 import os
-import re
 import reprlib
 from collections.abc import Collection, Iterable, Sequence
 from pathlib import Path
@@ -19,22 +18,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ._locations import parameter_of, url_problem
 from .errors import InvalidParameterError, SchemaError, UnknownArgumentError, UnknownNodeError
 
 if TYPE_CHECKING:  # an annotation only: the checks run without pandas (the command line's parsers use them, issue 26)
     import pandas as pd
-
-
-def parameter_of(name: str) -> str:
-    """The parameter a check's ``name`` is about: its leading identifier (``node`` of ``"node (run 1)"``).
-
-    Examples
-    --------
-    >>> parameter_of("n (worst queries per node)")
-    'n'
-    """
-    match = re.match(r"[A-Za-z_]\w*", name)
-    return match.group(0) if match else name
 
 
 def close_matches(value: object, choices: Iterable[str]) -> list[str]:
@@ -86,44 +74,6 @@ def check_positive_int(value: object, *, name: str, minimum: int = 0) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or int(value) < minimum:
         raise InvalidParameterError(f"{name} must be an int >= {minimum}; got {value!r}.", parameter=parameter_of(name))
     return int(value)
-
-
-#: The protocols of fsspec's usual filesystems: a path whose first part is one of these and a colon (``s3:``) is a URL
-#: whose ``//`` pathlib collapsed (``Path("s3://bucket/x")`` is ``s3:/bucket/x``), not a folder the user meant.
-URL_PROTOCOLS = frozenset({"file", "memory", "s3", "s3a", "gs", "gcs", "az", "abfs", "abfss", "adl", "http", "https",
-                           "hf", "hdfs", "webhdfs", "sftp", "ssh", "ftp", "github", "zip", "tar", "dbfs", "oci",
-                           "oss", "r2", "wasb", "wasbs", "lakefs"})
-
-
-def url_problem(value: object) -> str | None:
-    """What is wrong with a path given as a URL (``s3://bucket/results``, ``memory://x``), or None for any other value.
-
-    No reader or writer takes URLs yet, and ``pathlib`` makes one a local path (``s3:/bucket/results``): a save
-    wrote a local folder named ``s3:``, a load looked for one. Every entry point that takes a path refuses them
-    through this check (:func:`refuse_url`, :func:`check_path`, and the command line's path arguments), so the
-    issue that reads URLs (through fsspec) replaces it here. A path whose first part is a known protocol and a colon
-    (``Path("memory://x")`` is already ``memory:/x``) is refused too: a folder of that name is written ``./memory:/x``.
-
-    Examples
-    --------
-    >>> url_problem("s3://bucket/results")
-    "must be a local path: URLs are not read yet; got 's3://bucket/results'"
-    >>> print(url_problem(Path("s3://bucket/results")))  # pathlib collapsed the '//'
-    must be a local path: URLs are not read yet; got 's3:/bucket/results', the URL 's3://bucket/results' whose '//'
-    pathlib collapsed (a local folder of that name: './s3:/bucket/results')
-    >>> url_problem("results/run1") is None, url_problem("./memory:/x") is None, url_problem("x:y") is None
-    (True, True, True)
-    """
-    text = os.fspath(value) if isinstance(value, os.PathLike) else value
-    if not isinstance(text, str):
-        return None
-    if "://" in text:
-        return f"must be a local path: URLs are not read yet; got {text!r}"
-    first, slash, rest = text.partition("/")
-    if first.endswith(":") and first[:-1].lower() in URL_PROTOCOLS and slash:
-        return (f"must be a local path: URLs are not read yet; got {text!r}, the URL {first + '//' + rest!r} whose "
-                f"'//' pathlib collapsed (a local folder of that name: {'./' + text!r})")
-    return None
 
 
 def refuse_url(value: object, *, name: str) -> None:

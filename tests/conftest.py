@@ -175,6 +175,50 @@ SMOKE = (
 )
 
 
+class S3Bucket:
+    """A fresh bucket on the tests' S3 server: ``url`` (``s3://<bucket>``), the ``storage_options`` that reach it, and
+    ``fs``, an s3fs filesystem of its own (listings never cached) for a test to look at what was written."""
+
+    def __init__(self, endpoint: str, name: str) -> None:
+        import s3fs
+
+        self.endpoint, self.name, self.url = endpoint, name, f"s3://{name}"
+        self.storage_options: dict[str, Any] = {"key": "testing", "secret": "testing", "endpoint_url": endpoint}
+        self.fs = s3fs.S3FileSystem(**self.storage_options, use_listings_cache=False, skip_instance_cache=True)
+        self.fs.mkdir(name, region_name="eu-west-1")
+
+    def keys(self, prefix: str = "") -> list[str]:
+        """Every object's key under ``prefix`` (without the bucket), sorted."""
+        self.fs.invalidate_cache()
+        found = self.fs.find(f"{self.name}/{prefix}".rstrip("/"))
+        return sorted(key.split("/", 1)[1] for key in found)
+
+
+@pytest.fixture(scope="session")
+def s3_server() -> Iterator[str]:
+    """moto's S3 API server on 127.0.0.1 (a port the system picks), started once per test process; its endpoint URL.
+
+    As s3fs's and Dask's own tests do: a real HTTP server speaking S3's API, reached by s3fs and botocore as a bucket
+    in the cloud is, with its own (strong) read-after-write consistency."""
+    pytest.importorskip("s3fs")
+    server_module = pytest.importorskip("moto.server")
+    server = server_module.ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    try:
+        yield f"http://{host}:{port}"
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def s3(s3_server: str) -> S3Bucket:
+    """A new, empty bucket on the tests' S3 server (:class:`S3Bucket`)."""
+    import uuid
+
+    return S3Bucket(s3_server, f"evalframe-{uuid.uuid4().hex[:12]}")
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Mark the tests SMOKE names (before ``-m`` selects)."""

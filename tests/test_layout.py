@@ -229,8 +229,8 @@ def test_every_module_is_reached_from_an_entry_point():
 # ---------------------------------------------------------------------------- (d) the stages of the data path
 #: docs/architecture.md's stages, in order: a module imports only from its own stage and the stages before it.
 STAGES = (
-    ("vocabulary", ("evalframe.errors", "evalframe._validation", "evalframe._addresses", "evalframe._version",
-                    "evalframe.columns", "evalframe.schema", "evalframe.options", "evalframe._progress")),
+    ("vocabulary", ("evalframe.errors", "evalframe._validation", "evalframe._addresses", "evalframe._locations",
+                    "evalframe._version", "evalframe.columns", "evalframe.schema", "evalframe.options", "evalframe._progress")),
     ("metrics", ("evalframe.metrics",)),
     ("frames", ("evalframe.frames",)),
     ("sources", ("evalframe.sources",)),
@@ -291,7 +291,8 @@ def test_no_module_keeps_a_registry_keyed_by_id():
 
 # ---------------------------------------------------------------------------- (f) lazy imports: optional dependencies only
 #: The third-party packages a function may import: the optional extras (and the standard library, always there).
-LAZY_ALLOWED = {"matplotlib", "scipy", "pyarrow", "dask", "distributed", "rapidfuzz", "tqdm", "sentence_transformers",
+LAZY_ALLOWED = {"matplotlib", "scipy", "pyarrow", "dask", "distributed", "rapidfuzz", "tqdm", "sentence_transformers", "fsspec",
+                "polars", "ir_datasets",
                 "transformers"}
 #: evalframe modules that need an optional extra to import (``import evalframe.dask`` needs dask and distributed):
 #: importing them is importing that extra.

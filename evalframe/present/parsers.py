@@ -18,7 +18,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .._validation import close_matches, url_problem
+from .._locations import url_problem
+from .._validation import close_matches
 from .._version import __version__
 from ..options import (THRESHOLD, CompareOptions, ComparisonReportOptions, Count, IntervalOptions, MatchingOptions,
                        MetricOptions, ReportOptions)

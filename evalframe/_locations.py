@@ -1,0 +1,341 @@
+"""Where a path points: a local file or folder, or an address on a filesystem fsspec reaches (docs/storage.md).
+
+Every entry point that takes a path takes a URL too (``s3://bucket/results``, ``gs://``, ``az://``, ``memory://x``,
+``file:///tmp/x``), resolved once here by :func:`locate`: a local path (``file://`` included) is a
+:class:`pathlib.Path`, anything else a :class:`Remote` holding the filesystem and the path on it. A URL whose
+protocol fsspec does not know, or whose filesystem's package is not installed, is refused naming the package to
+install; it is never taken for a local path. ``storage_options`` (``--storage-option KEY=VALUE`` on the command
+line, :func:`parse_storage_option`) go to the filesystem as its keyword arguments; without them each filesystem
+reads its usual environment (``AWS_*`` for s3fs, ``GOOGLE_APPLICATION_CREDENTIALS`` for gcsfs, ...).
+
+fsspec is imported only when a URL is met (extra ``evalframe[cloud]``: fsspec and s3fs).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import posixpath
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from .errors import InvalidParameterError
+
+__all__ = ["Remote", "Location", "is_url", "locate", "check_storage_options", "parse_storage_option", "merge_storage_options",
+           "url_problem", "parameter_of", "URL_PROTOCOLS", "CLOUD_INSTALL"]
+
+def parameter_of(name: str) -> str:
+    """The parameter a check's ``name`` is about: its leading identifier (``node`` of ``"node (run 1)"``).
+
+    Examples
+    --------
+    >>> parameter_of("n (worst queries per node)")
+    'n'
+    """
+    match = re.match(r"[A-Za-z_]\w*", name)
+    return match.group(0) if match else name
+
+
+#: The protocols of fsspec's usual filesystems: a path whose first part is one of these and a colon (``s3:``) is a URL
+#: whose ``//`` pathlib collapsed (``Path("s3://bucket/x")`` is ``s3:/bucket/x``), not a folder the user meant.
+URL_PROTOCOLS = frozenset({"file", "memory", "s3", "s3a", "gs", "gcs", "az", "abfs", "abfss", "adl", "http", "https",
+                           "hf", "hdfs", "webhdfs", "sftp", "ssh", "ftp", "github", "zip", "tar", "dbfs", "oci",
+                           "oss", "r2", "wasb", "wasbs", "lakefs"})
+
+
+def url_problem(value: object) -> str | None:
+    """What is wrong with a path given as a URL (``s3://bucket/results``, ``memory://x``), or None for any other value.
+
+    No reader or writer takes URLs yet, and ``pathlib`` makes one a local path (``s3:/bucket/results``): a save
+    wrote a local folder named ``s3:``, a load looked for one. Every entry point that takes a path refuses them
+    through this check (:func:`refuse_url`, :func:`check_path`, and the command line's path arguments), so the
+    issue that reads URLs (through fsspec) replaces it here. A path whose first part is a known protocol and a colon
+    (``Path("memory://x")`` is already ``memory:/x``) is refused too: a folder of that name is written ``./memory:/x``.
+
+    Examples
+    --------
+    >>> url_problem("s3://bucket/results")
+    "must be a local path: URLs are not read yet; got 's3://bucket/results'"
+    >>> print(url_problem(Path("s3://bucket/results")))  # pathlib collapsed the '//'
+    must be a local path: URLs are not read yet; got 's3:/bucket/results', the URL 's3://bucket/results' whose '//'
+    pathlib collapsed (a local folder of that name: './s3:/bucket/results')
+    >>> url_problem("results/run1") is None, url_problem("./memory:/x") is None, url_problem("x:y") is None
+    (True, True, True)
+    """
+    text = os.fspath(value) if isinstance(value, os.PathLike) else value
+    if not isinstance(text, str):
+        return None
+    if "://" in text:
+        return f"must be a local path: URLs are not read yet; got {text!r}"
+    first, slash, rest = text.partition("/")
+    if first.endswith(":") and first[:-1].lower() in URL_PROTOCOLS and slash:
+        return (f"must be a local path: URLs are not read yet; got {text!r}, the URL {first + '//' + rest!r} whose "
+                f"'//' pathlib collapsed (a local folder of that name: {'./' + text!r})")
+    return None
+
+
+#: How to install what reads URLs.
+CLOUD_INSTALL = "pip install 'evalframe[cloud]'"
+
+#: The package each usual protocol's filesystem lives in (fsspec names the class; this names what to pip install).
+_PACKAGES = {"s3": "s3fs", "s3a": "s3fs", "gs": "gcsfs", "gcs": "gcsfs", "az": "adlfs", "abfs": "adlfs",
+             "abfss": "adlfs", "adl": "adlfs", "hf": "huggingface_hub", "http": "aiohttp", "https": "aiohttp",
+             "sftp": "paramiko", "ssh": "paramiko", "oci": "ocifs", "oss": "ossfs", "dbfs": "requests",
+             "webhdfs": "requests", "lakefs": "lakefs-spec", "wasb": "adlfs", "wasbs": "adlfs"}
+
+
+class Remote:
+    """An address on a filesystem fsspec reaches: the filesystem, the path on it, and the URL as messages show it.
+
+    Parameters
+    ----------
+    fs : fsspec.AbstractFileSystem
+        The filesystem (made once per protocol and storage options; fsspec keeps its instances).
+    path : str
+        The path on ``fs``, without the protocol (``bucket/results`` for ``s3://bucket/results``).
+    url : str
+        The URL (``protocol://path``): what every message names.
+    storage_options : dict
+        The options ``fs`` was made with, handed to whatever opens the address elsewhere (a Dask worker).
+
+    Examples
+    --------
+    >>> where = locate("memory://evalframe-doc/out", name="out_dir")
+    >>> where.url, where.name, (where / "evalframe.json").url, where.parent.url
+    ('memory://evalframe-doc/out', 'out', 'memory://evalframe-doc/out/evalframe.json', 'memory://evalframe-doc')
+    """
+
+    __slots__ = ("fs", "path", "url", "storage_options")
+
+    def __init__(self, fs: Any, path: str, url: str, storage_options: Mapping[str, Any] | None = None) -> None:
+        self.fs, self.path, self.url = fs, path, url
+        self.storage_options = dict(storage_options or {})
+
+    def __str__(self) -> str:
+        return self.url
+
+    def __repr__(self) -> str:
+        return f"Remote({self.url!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Remote) and (self.url, self.storage_options) == (other.url, other.storage_options)
+
+    def __hash__(self) -> int:
+        return hash(self.url)
+
+    @property
+    def protocol(self) -> str:
+        """The URL's protocol (``s3``, ``memory``, ...)."""
+        return self.url.split("://", 1)[0]
+
+    @property
+    def name(self) -> str:
+        """The last part of the path (a file's or a folder's name)."""
+        return posixpath.basename(self.path.rstrip("/"))
+
+    @property
+    def parent(self) -> Remote:
+        """The folder (prefix) holding this address."""
+        path = posixpath.dirname(self.path.rstrip("/"))
+        url = self.url.rstrip("/").rsplit("/", 1)[0]
+        return Remote(self.fs, path, url, self.storage_options)
+
+    def __truediv__(self, name: str) -> Remote:
+        """The address ``name`` inside this one (``name`` may hold ``/``)."""
+        name = name.strip("/")
+        return Remote(self.fs, f"{self.path.rstrip('/')}/{name}", f"{self.url.rstrip('/')}/{name}", self.storage_options)
+
+
+#: What every path parameter resolves to.
+Location = Path | Remote
+
+
+def _text(value: object) -> str | None:
+    if isinstance(value, os.PathLike):
+        value = os.fspath(value)
+    return value if isinstance(value, str) else None
+
+
+def is_url(value: object) -> bool:
+    """Whether ``value`` (a str or os.PathLike) is a URL: ``protocol://...`` with a protocol of letters, digits, ``+``,
+    ``-`` or ``.`` (a Windows drive letter ``C://`` is not one).
+
+    Examples
+    --------
+    >>> is_url("s3://bucket/x"), is_url("memory://x"), is_url("results/run1"), is_url("./s3:/x"), is_url(3)
+    (True, True, False, False, False)
+    """
+    text = _text(value)
+    if text is None or "://" not in text:
+        return False
+    protocol = text.split("://", 1)[0]
+    return len(protocol) > 1 and protocol[0].isalpha() and all(c.isalnum() or c in "+-." for c in protocol)
+
+
+def check_storage_options(value: object, *, name: str = "storage_options") -> dict[str, Any]:
+    """``storage_options`` as a dict with str keys (None is no options).
+
+    Examples
+    --------
+    >>> check_storage_options(None), check_storage_options({"anon": True})
+    ({}, {'anon': True})
+    >>> check_storage_options(["anon"])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    evalframe.errors.InvalidParameterError: storage_options must be a dict of the filesystem's options ...; got ['anon'].
+    """
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping) or not all(isinstance(key, str) and key for key in value):
+        raise InvalidParameterError(f"{name} must be a dict of the filesystem's options (such as {{'anon': True}} or "
+                                    f"{{'endpoint_url': 'http://127.0.0.1:9000'}}); got {value!r}.", parameter=name)
+    return dict(value)
+
+
+def parse_storage_option(text: str) -> tuple[str, Any]:
+    """One ``--storage-option KEY=VALUE``: the value read as JSON where it is JSON (``true``, ``3``, ``{"a": 1}``),
+    else as text; a dotted key nests (``client_kwargs.region_name=eu-west-1``).
+
+    Examples
+    --------
+    >>> parse_storage_option("anon=true"), parse_storage_option("endpoint_url=http://127.0.0.1:9000")
+    (('anon', True), ('endpoint_url', 'http://127.0.0.1:9000'))
+    >>> parse_storage_option("client_kwargs.region_name=eu-west-1")
+    ('client_kwargs', {'region_name': 'eu-west-1'})
+    >>> parse_storage_option("anon")
+    Traceback (most recent call last):
+    ...
+    ValueError: must be KEY=VALUE (such as anon=true or endpoint_url=http://127.0.0.1:9000); got 'anon'
+    """
+    key, equals, raw = text.partition("=")
+    key = key.strip()
+    if not equals or not key or any(not part for part in key.split(".")):
+        raise ValueError(f"must be KEY=VALUE (such as anon=true or endpoint_url=http://127.0.0.1:9000); got {text!r}")
+    try:
+        value: Any = json.loads(raw)
+    except ValueError:
+        value = raw
+    first, *rest = key.split(".")
+    for part in reversed(rest):
+        value = {part: value}
+    return first, value
+
+
+def merge_storage_options(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """The options of several ``--storage-option`` flags, nested keys merged (``a.b=1 a.c=2`` is ``{'a': {'b': 1,
+    'c': 2}}``).
+
+    Examples
+    --------
+    >>> merge_storage_options([parse_storage_option("a.b=1"), parse_storage_option("a.c=x"), ("anon", True)])
+    {'a': {'b': 1, 'c': 'x'}, 'anon': True}
+    """
+    merged: dict[str, Any] = {}
+
+    def into(target: dict[str, Any], key: str, value: Any) -> None:
+        if isinstance(value, dict) and isinstance(target.get(key), dict):
+            for inner, item in value.items():
+                into(target[key], inner, item)
+        else:
+            target[key] = value
+
+    for key, value in pairs:
+        into(merged, key, value)
+    return merged
+
+
+def _install_line(protocol: str, error: BaseException | None) -> str:
+    package = _PACKAGES.get(protocol.lower())
+    if protocol.lower() in ("s3", "s3a"):
+        return f"install s3fs ({CLOUD_INSTALL}, or pip install s3fs)"
+    if package:
+        return f"install {package} (pip install {package})"
+    return f"install the package fsspec names for it ({error})" if error else "install its fsspec filesystem"
+
+
+def _filesystem(protocol: str, options: dict[str, Any], url: str, name: str) -> Any:
+    """fsspec's filesystem for ``protocol``, or a refusal naming what to install (or the bad option)."""
+    try:
+        import fsspec
+    except ImportError:
+        raise InvalidParameterError(f"{name} is the URL {url!r}; reading and writing URLs needs fsspec: "
+                                    f"{CLOUD_INSTALL}.", parameter=name) from None
+    try:
+        cls = fsspec.get_filesystem_class(protocol)
+    except ImportError as exc:
+        raise InvalidParameterError(f"{name} is the URL {url!r}, and {protocol}:// needs a filesystem that is not "
+                                    f"installed: {_install_line(protocol, exc)}.", parameter=name) from None
+    except ValueError:
+        known = ", ".join(sorted(p for p in fsspec.available_protocols() if len(p) > 1)[:30])
+        raise InvalidParameterError(f"{name} is the URL {url!r}, whose protocol {protocol!r} no fsspec filesystem "
+                                    f"reads (known: {known}, ...); check its spelling.", parameter=name) from None
+    try:
+        return cls(**options)
+    except (TypeError, ValueError) as exc:
+        raise InvalidParameterError(f"storage_options {options!r} do not suit {protocol}:// ({type(exc).__name__}: "
+                                    f"{exc}); pass the options {cls.__name__} takes.",
+                                    parameter="storage_options") from None
+
+
+def locate(value: object, *, name: str, storage_options: object = None) -> Path | Remote:
+    """Where ``value`` points: a local :class:`~pathlib.Path`, or a :class:`Remote` for a URL.
+
+    Parameters
+    ----------
+    value : str or os.PathLike
+        A local path, or a URL (``s3://bucket/x``, ``memory://x``, ``file:///tmp/x``: the last is local).
+    name : str
+        The parameter as the caller typed it, for messages (``"out_dir"``, ``"runs[2]"``).
+    storage_options : dict, optional
+        The filesystem's options (credentials, ``endpoint_url``, ...); without them it reads its environment.
+
+    Returns
+    -------
+    pathlib.Path or Remote
+
+    Raises
+    ------
+    InvalidParameterError
+        Not a str or path; an empty one or one with a NUL character; a URL whose protocol fsspec does not know or
+        whose package is not installed (naming the install line); a ``Path`` made of a URL (pathlib collapsed its
+        ``//``: pass the URL as a str).
+
+    Examples
+    --------
+    >>> locate("results/run1", name="out_dir")
+    PosixPath('results/run1')
+    >>> locate("file:///tmp/run1", name="out_dir")
+    PosixPath('/tmp/run1')
+    >>> locate("memory://bucket/run1", name="out_dir")
+    Remote('memory://bucket/run1')
+    >>> locate("nosuch://bucket/run1", name="out_dir")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    evalframe.errors.InvalidParameterError: out_dir is the URL 'nosuch://bucket/run1', whose protocol 'nosuch' ...
+    """
+    text = _text(value)
+    if text is None or text == "":
+        raise InvalidParameterError(f"{name} must be a path (a str or pathlib.Path) or a URL (such as "
+                                    f"'s3://bucket/results'); got {value!r}.", parameter=parameter_of(name))
+    if "\x00" in text:
+        raise InvalidParameterError(f"{name} must be a path without a NUL character (no file system allows one); "
+                                    f"got {text!r}. Remove the '\\x00'.", parameter=parameter_of(name))
+    options = check_storage_options(storage_options)
+    if not is_url(text):
+        first, slash, rest = text.partition("/")
+        if first.endswith(":") and first[:-1].lower() in URL_PROTOCOLS and slash:  # Path("s3://b/x") is s3:/b/x
+            raise InvalidParameterError(f"{name} is {text!r}, the URL {first + '//' + rest!r} whose '//' pathlib "
+                                        f"collapsed; pass the URL as a str (a local folder of that name: "
+                                        f"{'./' + text!r}).", parameter=parameter_of(name))
+        return Path(text)
+    protocol = text.split("://", 1)[0].lower()
+    if protocol in ("file", "local"):
+        return Path(text.split("://", 1)[1] or "/")
+    fs = _filesystem(protocol, options, text, parameter_of(name))
+    path = fs._strip_protocol(text)
+    if isinstance(path, list):  # fsspec's paths of a chained URL
+        path = path[0]
+    url = f"{protocol}://{text.split('://', 1)[1].rstrip('/')}"
+    return Remote(fs, str(path).rstrip("/") or str(path), url, options)
