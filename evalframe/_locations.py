@@ -21,10 +21,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from .errors import InvalidParameterError
+from .errors import InvalidParameterError, LoadError, SaveError
 
 __all__ = ["Remote", "Location", "is_url", "locate", "check_storage_options", "parse_storage_option", "merge_storage_options",
-           "url_problem", "parameter_of", "URL_PROTOCOLS", "CLOUD_INSTALL"]
+           "url_problem", "parameter_of", "URL_PROTOCOLS", "CLOUD_INSTALL", "read_bytes", "open_binary", "write_bytes"]
 
 def parameter_of(name: str) -> str:
     """The parameter a check's ``name`` is about: its leading identifier (``node`` of ``"node (run 1)"``).
@@ -339,3 +339,73 @@ def locate(value: object, *, name: str, storage_options: object = None) -> Path 
         path = path[0]
     url = f"{protocol}://{text.split('://', 1)[1].rstrip('/')}"
     return Remote(fs, str(path).rstrip("/") or str(path), url, options)
+
+
+def _reason(exc: OSError) -> str:
+    return exc.strerror or str(exc) or type(exc).__name__
+
+
+def read_bytes(where: Remote, *, what: str = "file", max_bytes: int | None = None) -> bytes:
+    """The whole object at ``where``, read in one request (an object replaced meanwhile is read old or new, whole).
+
+    Raises :class:`~evalframe.errors.LoadError` naming the URL when it is missing, a folder (prefix), larger than
+    ``max_bytes``, or cannot be read; ``what`` words it ("run file", "results folder's evalframe.json").
+
+    Examples
+    --------
+    >>> where = locate("memory://evalframe-doc/read/x.txt", name="path")
+    >>> write_bytes(where, b"q1 Q0 d1 1\\n")
+    >>> read_bytes(where)
+    b'q1 Q0 d1 1\\n'
+    >>> read_bytes(where.parent / "missing.txt", what="qrels file")
+    Traceback (most recent call last):
+    ...
+    evalframe.errors.LoadError: qrels file memory://evalframe-doc/read/missing.txt does not exist.
+    """
+    try:
+        if max_bytes is not None:
+            size = where.fs.size(where.path)
+            if size is not None and size > max_bytes:
+                raise LoadError(f"{what} {where.url} holds {size} bytes, more than the {max_bytes} it may hold.")
+        return bytes(where.fs.cat_file(where.path))
+    except FileNotFoundError:
+        raise LoadError(f"{what} {where.url} does not exist.") from None
+    except IsADirectoryError:
+        raise LoadError(f"{what} {where.url} is a folder; give the file itself.") from None
+    except OSError as exc:
+        raise LoadError(f"{what} {where.url} cannot be read ({_reason(exc)}).") from None
+
+
+def open_binary(where: Remote, *, what: str = "file") -> Any:
+    """``where`` opened for reading as a buffered binary stream (for files read block by block).
+
+    Raises :class:`~evalframe.errors.LoadError` naming the URL when it is missing or cannot be opened.
+
+    Examples
+    --------
+    >>> where = locate("memory://evalframe-doc/open/run.txt", name="run")
+    >>> write_bytes(where, b"q1 Q0 d1 1 2.0 r\\n")
+    >>> with open_binary(where, what="run file") as handle:
+    ...     handle.read(2)
+    b'q1'
+    """
+    try:
+        if where.fs.isdir(where.path):
+            raise LoadError(f"{what} {where.url} is a folder; give the file itself.")
+        return where.fs.open(where.path, "rb")
+    except FileNotFoundError:
+        raise LoadError(f"{what} {where.url} does not exist.") from None
+    except OSError as exc:
+        raise LoadError(f"{what} {where.url} cannot be opened ({_reason(exc)}).") from None
+
+
+def write_bytes(where: Remote, data: bytes, *, what: str = "file") -> None:
+    """Write ``data`` as the object at ``where`` in one request: on object storage a reader sees the old object or the
+    new one whole, never a part (a PUT replaces an object atomically).
+
+    Raises :class:`~evalframe.errors.SaveError` naming the URL when it cannot be written.
+    """
+    try:
+        where.fs.pipe_file(where.path, data)
+    except OSError as exc:
+        raise SaveError(f"cannot write {what} {where.url} ({_reason(exc)}); the previous one, if any, is unchanged.") from None
