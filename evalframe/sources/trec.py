@@ -45,6 +45,7 @@ from .trec_arrow import (QRELS_FORMAT, RUN_FORMAT, ArrowColumns, arrow_trec_orde
                          read_arrow)
 from .trec_files import (QrelsInput, RunInput, collapse_subtopics, read_qrels, read_qrels_coded, read_queries,
                          read_run_coded)
+from .trec_frames import frame_columns, is_frame
 from .trec_stream import TrecSource, checked_source
 from ..frames.trec_layout import TableCodes, TrecJudgments, TrecLayout
 from ..frames.trec_ranking import (as_trec_scores, compact_codes, query_order_positions, ranks_within,
@@ -329,16 +330,35 @@ def read_coded_tables(run: RunInput, qrels: QrelsInput) -> tuple[CodedTable, Cod
                  f"{empty[:3]}): read as queries the run retrieves nothing for, as in a run file, which the trec "
                  "measures skip (complete=True scores them 0, with every other judged query the run lacks); "
                  "pytrec_eval scores such a query 0.")
+    if is_frame(run) or is_frame(qrels):
+        return _frame_tables(run, qrels)
     run_table = (_coded_table("run", *read_run_coded(run)) if isinstance(run, Mapping)
                  else _arrow_table(checked_source(run, "run"), ranked=True))
     return run_table, (_coded_table("qrels", *read_qrels_coded(qrels)) if isinstance(qrels, Mapping)
                        else _arrow_table(checked_source(qrels, "qrels"), ranked=False))
 
 
+def _frame_tables(run: Any, qrels: Any) -> tuple[CodedTable, CodedTable]:
+    """:func:`read_coded_tables` when the run or the qrels (or both) is a frame (pandas, Arrow, polars): a frame's
+    columns are read as a file's (:func:`evalframe.sources.trec_frames.frame_columns`), the other input as before."""
+    def table(value: Any, what: str) -> CodedTable:
+        if is_frame(value):
+            return _columns_table(frame_columns(value, what), ranked=what == "run")
+        # the other input read by read_coded_tables' own dispatch (a file, a dict), beside an empty partner
+        return read_coded_tables(value, {})[0] if what == "run" else read_coded_tables({}, value)[1]
+
+    return table(run, "run"), table(qrels, "qrels")
+
+
 def _arrow_table(source: TrecSource, *, ranked: bool) -> CodedTable:
     """A run (``ranked``) or qrels file read by the TREC reader (which refuses a docid twice in a query, naming the
     line) as a :class:`CodedTable`."""
-    columns = read_arrow(source, RUN_FORMAT if ranked else QRELS_FORMAT)
+    return _columns_table(read_arrow(source, RUN_FORMAT if ranked else QRELS_FORMAT), ranked=ranked)
+
+
+def _columns_table(columns: ArrowColumns, *, ranked: bool) -> CodedTable:
+    """A run's (``ranked``) or qrels' columns as the TREC reader returns them (a file's, or a frame's) as a
+    :class:`CodedTable`: a run in trec_eval's order, qrels grouped by query."""
     if ranked:
         order, ranks = _trec_order(columns)
     else:  # grouped by query, in order of first appearance; a query's judgments in file order
@@ -913,10 +933,17 @@ def read_trec(run: str | Path | Mapping[str, Mapping[str, float]], qrels: str | 
 
     Parameters
     ----------
-    run : path or dict
-        A TREC run file (``qid Q0 docid rank score tag``, plain or ``.gz``) or ``{qid: {docid: score}}``.
-    qrels : path or dict
-        A TREC qrels file (``qid iter docid relevance``, plain or ``.gz``) or ``{qid: {docid: grade}}``.
+    run : path, dict or frame
+        A TREC run file (``qid Q0 docid rank score tag``, plain or ``.gz``), ``{qid: {docid: score}}``, or a pandas
+        DataFrame, pyarrow Table or polars DataFrame with the columns query id (``query_id``, ``qid`` or ``q_id``),
+        document id (``doc_id``, ``docno`` or ``docid``) and ``score`` (ir_measures', ranx's and PyTerrier's
+        names; other columns, a ``rank`` too, are not read), ranked as the same run read from a file
+        (:mod:`evalframe.sources.trec_frames`: integer ids are read as their decimal text; a missing id or score,
+        a document twice in a query, two columns naming one thing are refused, naming the column and the row).
+    qrels : path, dict or frame
+        A TREC qrels file (``qid iter docid relevance``, plain or ``.gz``), ``{qid: {docid: grade}}``, or a frame
+        with the query id, the document id and the grade (``relevance`` or ``label``; ranx's ``score`` when the
+        frame has neither), integers.
     node : str
         The node's name (default ``"Retriever"``).
     queries : dict or path, optional
@@ -958,12 +985,24 @@ def read_trec(run: str | Path | Mapping[str, Mapping[str, float]], qrels: str | 
     2            q2     1          d3    0.5              [d4]
     >>> result.calculate_metrics()["Retriever"]["mrr"]
     0.25
+
+    The same run as a frame (PyTerrier's column names), the qrels as a pyarrow Table (ir_measures'):
+
+    >>> import pyarrow as pa
+    >>> run = pd.DataFrame({"qid": ["q1", "q1", "q2"], "docno": ["d1", "d2", "d3"], "score": [1.2, 3.4, 0.5]})
+    >>> qrels = pa.table({"query_id": ["q1", "q1", "q2"], "doc_id": ["d1", "d5", "d4"], "relevance": [2, 0, 1]})
+    >>> EvaluationResult.from_trec(run, qrels, progress=False).calculate_metrics()["Retriever"]["mrr"]
+    0.25
     """
     if not isinstance(node, str) or not node:
         raise InvalidParameterError(f"node must be a non-empty string (the node's name); got {node!r}.")
     for value, name in ((run, "run"), (qrels, "qrels"), (queries, "queries")):
         check.refuse_url(value, name=name)
     subtopics = check.check_real_bool(subtopics, name="subtopics")
+    if subtopics and is_frame(qrels):
+        raise InvalidParameterError("subtopics=True reads subtopic qrels from a file or a dict {qid: {subtopic: "
+                                    "{docid: grade}}}; a qrels frame is read as ordinary qrels (subtopics=False).",
+                                    parameter="subtopics")
     steps = Steps(show=enabled(progress), desc="reading TREC files", total=3, unit="step")
     try:
         subtopic_table = read_qrels(qrels, subtopics=True) if subtopics else None

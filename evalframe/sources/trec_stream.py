@@ -200,7 +200,9 @@ def trec_source(value: object, kind: str) -> TrecSource:
         return TrecSource(kind, Path(value))
     raise InvalidParameterError(
         f"{kind} must be a path to a TREC {kind} file or a dict {{qid: {{docid: "
-        f"{'score' if kind == 'run' else 'grade'}}}}}; got {value!r:.80} of type {type(value).__name__}.")
+        f"{'score' if kind == 'run' else 'grade'}}}}} or a frame (pandas, pyarrow, polars) with the columns "
+        f"{'query_id, doc_id, score' if kind == 'run' else 'query_id, doc_id, relevance'}; got {value!r:.80} of type "
+        f"{type(value).__name__}.")
 
 
 def checked_source(value: object, kind: str) -> TrecSource:
