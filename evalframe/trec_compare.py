@@ -26,6 +26,7 @@ from .errors import EvalframeError, InvalidParameterError, warn
 from .metrics.trec import measure_texts
 from .options import CompareOptions, MetricOptions, with_options
 from .result import EvaluationResult
+from .sources.trec_frames import is_run_frame
 
 __all__ = ["compare", "is_trec_run", "TREC_MEASURES", "MAX_P"]
 
@@ -34,19 +35,29 @@ TREC_MEASURES = ("AP", "nDCG", "nDCG@10", "P@10", "R@100", "RR", "Rprec", "Bpref
 #: The p-value at or below which a delta between TREC runs is marked significant unless ``max_p`` says otherwise.
 MAX_P = 0.05
 
-Run = Union[str, "os.PathLike[str]", Mapping[str, Mapping[str, float]], EvaluationResult, pd.DataFrame]
+Run = Union[str, "os.PathLike[str]", Mapping[str, Mapping[str, float]], EvaluationResult, pd.DataFrame, Any]
 
 
 def is_trec_run(run: object) -> bool:
-    """Whether ``run`` is a TREC run to read with qrels: a path (``str`` or ``os.PathLike``) or a dict that is not a
-    result (pytrec_eval's ``{qid: {docid: score}}``).
+    """Whether ``run`` is a TREC run to read with qrels: a path (``str`` or ``os.PathLike``), a dict that is not a
+    result (pytrec_eval's ``{qid: {docid: score}}``), or a run frame (a pyarrow Table, a polars DataFrame, a pandas
+    DataFrame with a document id column: :func:`evalframe.sources.trec_frames.is_run_frame`; a pandas frame
+    without one is a per-query table).
 
     Examples
     --------
     >>> is_trec_run("run.txt"), is_trec_run({"q1": {"d1": 1.0}}), is_trec_run(EvaluationResult())
     (True, True, False)
+    >>> is_trec_run(pd.DataFrame({"qid": ["q1"], "docno": ["d1"], "score": [1.0]}))
+    True
     """
-    return isinstance(run, (str, os.PathLike)) or (isinstance(run, Mapping) and not is_result(run))
+    return (isinstance(run, (str, os.PathLike)) or (isinstance(run, Mapping) and not is_result(run))
+            or is_run_frame(run))
+
+
+def _per_query_table(run: object) -> bool:
+    """Whether ``run`` is a per-query table (a pandas frame that is not a run frame)."""
+    return isinstance(run, pd.DataFrame) and not is_run_frame(run)
 
 
 def _queries(ids: Sequence[object]) -> str:
@@ -57,8 +68,8 @@ def _queries(ids: Sequence[object]) -> str:
 def _per_query(run: Run, name: str, qrels: Any, measures: list[str], node: str | None, complete: bool,
                duplicates: str) -> pd.DataFrame:
     """One run's trec_eval measures per query (``trec_query_metrics``), read first when it is a file or a dict."""
-    if isinstance(run, pd.DataFrame):
-        return run
+    if _per_query_table(run):
+        return run  # type: ignore[return-value]  # a pandas frame
     if is_trec_run(run):
         try:
             run = EvaluationResult.from_trec(run, qrels, node=node or "Retriever", progress=False)  # type: ignore[arg-type]
@@ -105,7 +116,7 @@ def _same_queries(tables: list[pd.DataFrame], names: list[str], complete: bool) 
 
 @with_options(CompareOptions, MetricOptions, documented=(CompareOptions,))
 def compare(a: Run, b: Run, *others: Run,
-            qrels: str | os.PathLike[str] | Mapping[str, Mapping[str, int]] | None = None,
+            qrels: str | os.PathLike[str] | Mapping[str, Mapping[str, int]] | Any | None = None,
             **options: Any) -> pd.DataFrame:
     """Compare runs on the same queries: each run's mean, its delta to the first run, the paired tests' p-values.
 
@@ -117,12 +128,15 @@ def compare(a: Run, b: Run, *others: Run,
 
     Parameters
     ----------
-    a, b, *others : path, dict, EvaluationResult or pandas.DataFrame
-        The runs; each is compared with ``a``, or every pair with ``pairs="all"`` (and with the tests of all pairs,
+    a, b, *others : path, dict, frame, EvaluationResult or pandas.DataFrame
+        The runs (a run frame: pandas, pyarrow or polars with the columns ``query_id`` / ``qid``, ``doc_id`` /
+        ``docno``, ``score``, read by :meth:`EvaluationResult.from_trec`; a pandas frame without a document id
+        column is a per-query table); each is compared with ``a``, or every pair with ``pairs="all"`` (and with the tests of all pairs,
         ``test="tukey"`` / ``"randomized-tukey"``, on the queries every run is evaluated on).
-    qrels : path or dict, optional
-        The judgments of the runs given as files or dicts: a qrels file (``qid iter docid grade``) or
-        ``{qid: {docid: grade}}``.
+    qrels : path, dict or frame, optional
+        The judgments of the runs given as files, dicts or frames: a qrels file (``qid iter docid grade``),
+        ``{qid: {docid: grade}}`` or a frame (pandas, pyarrow, polars: ``query_id``, ``doc_id``, ``relevance``, as
+        :meth:`EvaluationResult.from_trec` reads it).
     **metric_params
         The metric options of results and tables (:class:`evalframe.options.MetricOptions`), as in
         :func:`evalframe.analysis.compare.compare`; they do not apply to TREC runs.
@@ -204,7 +218,7 @@ def compare(a: Run, b: Run, *others: Run,
                                     parameter="metrics")
     tables = [_per_query(run, name, qrels, measures, node, complete, duplicates) for run, name in zip(runs, names)]
     # the measures by their canonical names (map -> AP), as the tables computed from runs name their columns
-    computed = [table for table, run in zip(tables, runs) if not isinstance(run, pd.DataFrame)]
+    computed = [table for table, run in zip(tables, runs) if not _per_query_table(run)]
     columns = [str(column) for column in computed[0].columns] if computed else measures
     tables = _same_queries(tables, names, complete)
     family: dict[str, Any] = {"family": chosen.family} if "family" in options else {}  # by's default otherwise

@@ -38,6 +38,7 @@ from ..sources.trec import run_from_frame
 from ..frames.trec_codes import repeated_pairs
 from ..frames.trec_ranking import as_trec_scores, trec_order_codes
 from ..sources.trec_files import read_run
+from ..sources.trec_frames import frame_columns, frame_run, is_frame
 from .compare import is_result
 
 __all__ = ["FUSION_METHODS", "NORMALISATIONS", "RRF_K", "FusionSpec", "RunGrid", "check_fusion", "check_runs",
@@ -212,8 +213,9 @@ def read_fusion_runs(runs: object, *, node: str | None = None) -> tuple[list[tup
     """Each run as ``(qids, docids, scores, ranks)`` in trec_eval's ranking, and a name for each.
 
     A run is a TREC run file (read by :func:`evalframe.sources.trec_files.read_run`: a bad line names file:line),
-    ``{qid: {docid: score}}`` (one without any document, as pytrec_eval takes it, adds nothing), a frame ``qid,
-    docid, score``, or an EvaluationResult (its node ``node``, or the one node with document rows; the node's
+    ``{qid: {docid: score}}`` (one without any document, as pytrec_eval takes it, adds nothing), a frame (pandas,
+    pyarrow, polars) with the columns ``qid, docid, score`` or their other names
+    (:func:`evalframe.sources.trec_frames.frame_columns`), or an EvaluationResult (its node ``node``, or the one node with document rows; the node's
     ``score`` column when it has one, else ``n - rank + 1``).
 
     Examples
@@ -248,9 +250,13 @@ def read_fusion_runs(runs: object, *, node: str | None = None) -> tuple[list[tup
                                   f"write the node with result.to_trec_run(path, node={name!r}, duplicates='first') and "
                                   "fuse that file.") from None
             names.append(f"{where} ({name})")
-        elif isinstance(run, pd.DataFrame):
-            frame = run
+        elif is_frame(run):  # pandas, Arrow, polars: read as from_trec reads a run frame
+            try:
+                read.append(frame_run(frame_columns(run, "run")))
+            except InvalidParameterError as exc:
+                raise InvalidParameterError(f"{where}: {exc}", parameter="runs") from None
             names.append(where)
+            continue
         elif isinstance(run, Mapping) and all(isinstance(docs, Mapping) and not docs for docs in run.values()):
             # no document at all (pytrec_eval's dicts allow it): the run adds nothing
             empty = np.zeros(0, dtype=object)

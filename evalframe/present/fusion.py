@@ -28,6 +28,7 @@ from ..errors import EvalframeError, InvalidParameterError
 from ..io.trec import check_tag, write_run
 from ..metrics.trec import known_direction, parse_measure, without_direction
 from ..result import EvaluationResult
+from ..sources.trec_frames import is_frame
 from .formats import render_table
 
 __all__ = ["fuse", "optimize_fusion", "FusionSearch", "run_dict", "fuse_command"]
@@ -91,8 +92,9 @@ def fuse(runs: Sequence[Any], *, method: str = "rrf", weights: Sequence[float] |
     Parameters
     ----------
     runs : list
-        Two or more runs, each a TREC run file (plain or ``.gz``), ``{qid: {docid: score}}``, a frame with columns
-        ``qid``, ``docid``, ``score`` (as ``read_run`` returns) or an EvaluationResult (``from_trec``'s; its node
+        Two or more runs, each a TREC run file (plain or ``.gz``), ``{qid: {docid: score}}``, a frame (pandas,
+        pyarrow or polars) with the columns ``qid``, ``docid``, ``score`` (as ``read_run`` returns; or
+        ``query_id`` / ``q_id``, ``doc_id`` / ``docno``, as ``from_trec`` reads a run frame) or an EvaluationResult (``from_trec``'s; its node
         with document rows, or ``node``).
     method : str
         ``"rrf"`` (default), ``"combsum"``, ``"combmnz"``, ``"combmax"``, ``"combmin"``, ``"combanz"``, ``"combmed"``;
@@ -214,8 +216,9 @@ def optimize_fusion(runs: Sequence[Any], qrels: Any, *, measure: str = "nDCG@10"
     ----------
     runs : list
         Two or more runs, as :func:`fuse` takes them.
-    qrels : path or dict
-        The training judgments: a TREC qrels file or ``{qid: {docid: grade}}``.
+    qrels : path, dict or frame
+        The training judgments: a TREC qrels file, ``{qid: {docid: grade}}`` or a frame (``query_id``, ``doc_id``,
+        ``relevance``, as ``from_trec`` reads it).
     measure : str
         Any measure name ``trec_metrics`` takes (``"nDCG@10"``, ``"AP"``, ``"map"``, ``"P_10"``, ...).
     method, norm, k, depth, output, tag, node
@@ -274,8 +277,9 @@ def optimize_fusion(runs: Sequence[Any], qrels: Any, *, measure: str = "nDCG@10"
         error.parameter = "measure"
         raise error
     sign = -1.0 if better == "lower" else 1.0  # a measure where lower is better: the lowest mean wins
-    if qrels is None or not isinstance(qrels, (str, os.PathLike, Mapping)):
-        raise InvalidParameterError(f"qrels must be a TREC qrels file or a dict {{qid: {{docid: grade}}}}; got "
+    if qrels is None or not (isinstance(qrels, (str, os.PathLike, Mapping)) or is_frame(qrels)):
+        raise InvalidParameterError(f"qrels must be a TREC qrels file, a dict {{qid: {{docid: grade}}}} or a frame "
+                                    f"(query_id, doc_id, relevance); got "
                                     f"{type(qrels).__name__}.", parameter="qrels")
     if spec.method == "rrf":
         ks = RRF_KS if ks is None else ks

@@ -26,9 +26,10 @@ import pyarrow.compute as pc
 
 from ..errors import InvalidParameterError
 from ..frames.trec_codes import repeated_pairs
-from .trec_arrow import ArrowColumns, dictionary_codes, numpy_of
+from ..frames.trec_ranking import ranks_within
+from .trec_arrow import ArrowColumns, arrow_trec_order, dictionary_codes, numpy_of
 
-__all__ = ["RUN_NAMES", "QRELS_NAMES", "is_frame", "frame_columns"]
+__all__ = ["RUN_NAMES", "QRELS_NAMES", "is_frame", "is_run_frame", "frame_columns", "frame_run"]
 
 #: The names a run frame's columns go by, for each column read: the query id, the document id, the score.
 RUN_NAMES: dict[str, tuple[str, ...]] = {"query": ("query_id", "qid", "q_id"), "document": ("doc_id", "docno", "docid"),
@@ -64,6 +65,23 @@ def is_frame(value: object) -> bool:
     (True, True, False)
     """
     return isinstance(value, (pd.DataFrame, pa.Table, pa.RecordBatch)) or _polars_kind(value) is not None
+
+
+def is_run_frame(value: object) -> bool:
+    """Whether ``value`` is a frame to read as a run: a pyarrow Table or polars DataFrame, or a pandas DataFrame with a
+    document id column (``doc_id``, ``docno``, ``docid``); a pandas frame without one is a per-query table of
+    metrics (what :func:`evalframe.compare` also takes).
+
+    Examples
+    --------
+    >>> is_run_frame(pd.DataFrame({"qid": ["q1"], "docno": ["d1"], "score": [1.0]}))
+    True
+    >>> is_run_frame(pd.DataFrame({"AP": [0.5]}, index=pd.Index(["q1"], name="multilabel_id")))
+    False
+    """
+    if isinstance(value, pd.DataFrame):
+        return any(name in value.columns for name in RUN_NAMES["document"])
+    return is_frame(value)
 
 
 def _names(frame: Any) -> list[str]:
@@ -244,3 +262,22 @@ def frame_columns(frame: Any, what: str) -> ArrowColumns:
             f"{qids[int(qid_codes[second])].as_py()!r} (rows {first} and {second}); trec_eval refuses duplicate "
             f"documents. Keep one row of each (e.g. frame.drop_duplicates([{query!r}, {document!r}])).", parameter=what)
     return ArrowColumns(qid_codes, qids, docid_codes, docids, values)
+
+
+def frame_run(columns: ArrowColumns) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """A run's columns (:func:`frame_columns`) as ``(qids, docids, scores, ranks)`` in trec_eval's ranking: ids as
+    object arrays, queries in order of first appearance, documents by score descending, ties by docid descending.
+
+    Examples
+    --------
+    >>> run = frame_columns(pd.DataFrame({"qid": ["q1"] * 3, "docid": ["a", "c", "b"], "score": [1.0, 2.0, 2.0]}), "run")
+    >>> [part.tolist() for part in frame_run(run)]
+    [['q1', 'q1', 'q1'], ['c', 'b', 'a'], [2.0, 2.0, 1.0], [1, 2, 3]]
+    """
+    assert columns.docid_codes is not None  # frame_columns codes the docids
+    order = arrow_trec_order(columns.qid_codes, columns.values, columns.docids, columns.docid_codes)
+    rows = np.arange(len(columns.values)) if order is None else order
+    query, doc = columns.qid_codes[rows], columns.docid_codes[rows]
+    qids = np.asarray(columns.qids.to_numpy(zero_copy_only=False), dtype=object)[query]
+    docids = np.asarray(columns.docids.to_numpy(zero_copy_only=False), dtype=object)[doc]
+    return qids, docids, columns.values[rows], ranks_within(query)
