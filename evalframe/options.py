@@ -37,7 +37,7 @@ from .errors import InvalidParameterError, UnknownArgumentError, warn
 from .columns import ANSWER_SCOPES, DOCUMENT_SCOPES, EVAL_MODES, AnswerScope, DocumentScope, EvalMode, relevance_criterion
 
 __all__ = ["MetricOptions", "MatchingOptions", "ReportOptions", "CompareOptions", "ComparisonReportOptions", "Count",
-           "IntervalOptions", "CI_METHODS", "check_ci",
+           "IntervalOptions", "OutputOptions", "ExamplesOutputOptions", "BACKENDS", "CI_METHODS", "check_ci",
            "AT_K_SETS", "THRESHOLD", "ROUNDS", "COMPARE_TESTS", "ALL_PAIRS_TESTS", "WRONG_EXAMPLES_FIELDS",
            "COMPARE_CORRECTIONS", "COMPARE_PAIRS", "CORRECTION_FAMILIES", "ZERO_METHODS", "check_family",
            "check_test", "check_correction", "check_max_p", "with_options"]
@@ -68,6 +68,8 @@ COMPARE_PAIRS = ("first", "all")
 CORRECTION_FAMILIES = ("runs", "measures", "slices")
 #: How the interval of a mean is computed (``ci_method=``, ``--ci-method``): the percentile bootstrap, or Student's t.
 CI_METHODS = ("bootstrap", "t")
+#: The kinds of table the per-query tables, the metrics frame and the comparison come out as (``backend=``).
+BACKENDS = ("pandas", "arrow", "polars")
 #: Haystack 1.x's default fields of each listed answer / document in the worst queries.
 WRONG_EXAMPLES_FIELDS = ("answer", "context", "document_id")
 
@@ -468,6 +470,56 @@ class IntervalOptions(_Options):
         set_("ci_method", check.check_choice(self.ci_method, CI_METHODS, name="ci_method"))
         set_("rounds", check.check_positive_int(self.rounds, name="rounds", minimum=1))
         set_("seed", check.check_positive_int(self.seed, name="seed"))
+
+
+@dataclass(frozen=True)
+class OutputOptions(_Options):
+    """The kind of table a table-returning analysis gives: ``query_metrics``, ``trec_query_metrics``,
+    ``metrics_frame``, :func:`evalframe.compare` and ``wrong_examples`` (in memory and on Dask).
+
+    Examples
+    --------
+    >>> OutputOptions().backend, OutputOptions(backend="arrow").backend
+    ('pandas', 'arrow')
+    >>> OutputOptions(backend="polar")
+    Traceback (most recent call last):
+    ...
+    evalframe.errors.InvalidParameterError: backend must be one of ['pandas', 'arrow', 'polars']; got 'polar'. Did you mean 'polars'?
+    """
+
+    backend: str = _option(
+        "pandas", None, flag=None, choices=BACKENDS, kind="str",
+        doc="The table's kind: ``\"pandas\"`` (a pandas DataFrame, as before), ``\"arrow\"`` (a pyarrow Table: the "
+            "frame's named index levels, such as ``multilabel_id``, become its first columns, and the pandas metadata "
+            "it keeps gives the same frame back with ``table.to_pandas()``) or ``\"polars\"`` (a polars DataFrame, "
+            "``polars.from_arrow`` of that table, numeric columns without a copy; polars is needed: pip install "
+            "polars). ``docs/storage.md#frames-in-and-out``.")
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "backend", check.check_choice(self.backend, BACKENDS, name="backend"))
+
+
+@dataclass(frozen=True)
+class ExamplesOutputOptions(_Options):
+    """What ``wrong_examples`` gives (in memory and on Dask): the list of dicts (None, as before) or a table of them.
+
+    Examples
+    --------
+    >>> ExamplesOutputOptions().backend is None, ExamplesOutputOptions(backend="polars").backend
+    (True, 'polars')
+    """
+
+    backend: str | None = _like(
+        OutputOptions, "backend", default=None, kind="str, optional",
+        doc="None: the worst queries as a list of dicts (an :class:`evalframe.analysis.examples.Examples`, as "
+            "before); ``\"pandas\"``, ``\"arrow\"`` or ``\"polars\"``: the same dicts as a table of that kind, one row "
+            "per query in the list's order, one column per key (``multilabel_id``, ``query``, ``metrics``, the rows "
+            "listed, the gold ...): the nested dicts and lists as pandas cells, or as Arrow / polars structs and lists "
+            "(``pyarrow.Table.from_pylist``; polars needs pip install polars).")
+
+    def __post_init__(self) -> None:
+        if self.backend is not None:
+            object.__setattr__(self, "backend", check.check_choice(self.backend, BACKENDS, name="backend"))
 
 
 @dataclass(frozen=True)
@@ -878,5 +930,6 @@ def with_options(*options: type, without: tuple[str, ...] = (), positional: tupl
     return decorate
 
 
-for _described in (ReportOptions, CompareOptions, ComparisonReportOptions, IntervalOptions):  # each field's entry, written once
+for _described in (ReportOptions, CompareOptions, ComparisonReportOptions, IntervalOptions, OutputOptions,
+                   ExamplesOutputOptions):  # each field's entry, written once
     _described.__doc__ = with_parameters(_described.__doc__, fields(_described))

@@ -31,6 +31,7 @@ from .analysis.analyses import MeanAnalyses, MetricKey, SlicePiece
 from .analysis.slices import SliceKey, beside, labelled, query_attributes, query_keys
 from .columns import EVAL_MODES
 from .errors import InvalidParameterError
+from .frames.backends import as_backend, records_as_backend
 from .frames.codings import Codings
 from .frames.pending import NodeFrames, PendingFrame
 from .frames.rows import NodeNeeded, document_node
@@ -50,7 +51,8 @@ from .sources.haystack2 import read_haystack2
 from .sources.llamaindex import read_llamaindex
 from .sources.trec import read_trec
 from .sources.ragas import read_ragas
-from .options import THRESHOLD, MatchingOptions, MetricOptions, ReportOptions, with_options
+from .options import (THRESHOLD, ExamplesOutputOptions, MatchingOptions, MetricOptions, OutputOptions, ReportOptions,
+                      with_options)
 
 __all__ = ["EvaluationResult"]
 
@@ -428,10 +430,11 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], RepeatedScores, Mapping):
 
     # ------------------------------------------------------------------ public analyses
     @_fresh
-    @with_options(MetricOptions, positional=("self", "node", *MetricOptions.names(), "by"))
+    @with_options(MetricOptions, OutputOptions, positional=("self", "node", *MetricOptions.names(), "by"),
+                  documented=(OutputOptions,))
     def query_metrics(self, node: str, by: SliceKey | Sequence[SliceKey] | None = None, *, with_query: bool = False,
                       measures: str | Sequence[str] | None = None, complete: bool = False, duplicates: str = "error",
-                      **options: Any) -> pd.DataFrame:
+                      **options: Any) -> Any:
         """Per-query metrics of one node: index ``multilabel_id``, one column per metric.
 
         Queries appear in order of first appearance. A node with answer and document rows gets
@@ -457,13 +460,14 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], RepeatedScores, Mapping):
         >>> load_demo_result().query_metrics("Reader", with_query=True)["query"].iloc[0]
         'What is the capital of Germany?'
         """
+        output, options = OutputOptions.take(options)
         node = check.check_node(node, list(self.node_results))
         with_query = check.check_real_bool(with_query, name="with_query")
         opts = self.check_options(options, passed_to="query_metrics takes these options")
         keys = query_keys(by, with_query)
         table = with_measures(self, node_query_table(self._store, node, opts, self.declared_scores()), node, measures,
                               opts.eval_mode, complete, duplicates)
-        return labelled(table, self._store.view(node), keys, where=f"node {node!r}")
+        return as_backend(labelled(table, self._store.view(node), keys, where=f"node {node!r}"), output.backend)
 
     def gathered_query_metrics(self, node: str, by: list[SliceKey], options: Mapping[str, Any]) -> pd.DataFrame:
         """``query_metrics(node, by=by, **options)``: the per-query table that ``agreement`` and ``ppi_mean`` read."""
@@ -505,10 +509,11 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], RepeatedScores, Mapping):
         return partial(table, values), node
 
     @_fresh
+    @with_options(OutputOptions, documented=(OutputOptions,))
     def trec_query_metrics(self, measures: str | Sequence[str], *, node: str | None = None,
                            eval_mode: str = "integrated", complete: bool = False, duplicates: str = "error",
                            missing_queries: str = "skip", max_docs: int | None = None, judged_only: bool = False,
-                           rel: int | None = None) -> pd.DataFrame:
+                           rel: int | None = None, **options: Any) -> Any:
         """trec_eval's measures of a document node per query (``trec_eval -q``): the values :meth:`trec_metrics` averages.
 
         The parameters are :meth:`trec_metrics`'. Returns a DataFrame with index ``multilabel_id`` (the TREC query
@@ -530,8 +535,9 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], RepeatedScores, Mapping):
         >>> table.to_dict("index")  # trec_eval -J: q1's unjudged d1 removed, d2 moves to rank 1
         {'q1': {'RR': 1.0}, 'q2': {'RR': 1.0}}
         """
-        return trec_table(self._store, measures, node, eval_mode, complete, duplicates, missing_queries, max_docs,
-                          judged_only, rel)[0]
+        output = OutputOptions.from_keywords(options, passed_to="trec_query_metrics takes these options")
+        return as_backend(trec_table(self._store, measures, node, eval_mode, complete, duplicates, missing_queries,
+                                     max_docs, judged_only, rel)[0], output.backend)
 
     @_documented(trec_relstrings)
     def trec_relstrings(self, length: int = 10, *, node: str | None = None, eval_mode: str = "integrated",
@@ -541,10 +547,10 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], RepeatedScores, Mapping):
                                judged_only)
 
     @_fresh
-    @with_options(MetricOptions, positional=(
+    @with_options(MetricOptions, ExamplesOutputOptions, positional=(
         "self", "node", "n", "simulated_top_k_reader", "simulated_top_k_retriever", "document_scope", "document_metric",
         "answer_metric", "document_metric_threshold", "answer_metric_threshold", "eval_mode", "answer_scope",
-        "context_matching_threshold", "retriever_node"))  # Haystack 1.x's order
+        "context_matching_threshold", "retriever_node"), documented=(ExamplesOutputOptions,))  # Haystack 1.x's order
     @_documented(worst_examples)
     def wrong_examples(
         self,
@@ -560,10 +566,12 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], RepeatedScores, Mapping):
         complete: bool = False,
         duplicates: str = "error",
         **options: Any,
-    ) -> Examples:
+    ) -> Any:
+        output, options = ExamplesOutputOptions.take(options)
         metric, document_metric = measure_texts(metric), measure_texts(document_metric)  # ir_measures' objects
-        return worst_examples(self, node, n, document_metric, answer_metric, document_metric_threshold,
-                              answer_metric_threshold, metric, threshold, complete, duplicates, options)
+        examples = worst_examples(self, node, n, document_metric, answer_metric, document_metric_threshold,
+                                  answer_metric_threshold, metric, threshold, complete, duplicates, options)
+        return examples if output.backend is None else records_as_backend(list(examples), output.backend)
 
     @_fresh
     @_documented(examples_of)

@@ -24,7 +24,8 @@ from .analysis.compare import compare as compare_results
 from ._validation import check_keywords, refuse_url
 from .errors import EvalframeError, InvalidParameterError, warn
 from .metrics.trec import measure_texts
-from .options import CompareOptions, MetricOptions, with_options
+from .frames.backends import as_backend
+from .options import CompareOptions, MetricOptions, OutputOptions, with_options
 from .result import EvaluationResult
 from .sources.trec_frames import is_run_frame
 
@@ -114,10 +115,10 @@ def _same_queries(tables: list[pd.DataFrame], names: list[str], complete: bool) 
     return [table.loc[common] for table in tables]
 
 
-@with_options(CompareOptions, MetricOptions, documented=(CompareOptions,))
+@with_options(CompareOptions, MetricOptions, OutputOptions, documented=(CompareOptions, OutputOptions))
 def compare(a: Run, b: Run, *others: Run,
             qrels: str | os.PathLike[str] | Mapping[str, Mapping[str, int]] | Any | None = None,
-            **options: Any) -> pd.DataFrame:
+            **options: Any) -> Any:
     """Compare runs on the same queries: each run's mean, its delta to the first run, the paired tests' p-values.
 
     Runs are results and per-query tables (:func:`evalframe.analysis.compare.compare`, whose parameters and table
@@ -177,14 +178,16 @@ def compare(a: Run, b: Run, *others: Run,
         P@1      0.5     0.0   -0.5     0     1       1        False
     """
     runs = [a, b, *others]
-    check_keywords(options, (*CompareOptions.option_names(), *MetricOptions.names()),
+    check_keywords(options, (*CompareOptions.option_names(), *MetricOptions.names(), *OutputOptions.option_names()),
                    passed_to="compare takes these options")
+    output, options = OutputOptions.take(options)
     names = run_names(options.get("names"), len(runs))
     if options.get("metrics") is not None:  # ir_measures' measure objects: their names
         options = {**options, "metrics": measure_texts(options["metrics"])}
     refuse_url(qrels, name="qrels")  # before any run is read
     if qrels is None and not any(is_trec_run(run) for run in runs):
-        return compare_results(*runs, **{**options, "names": names})  # type: ignore[arg-type]  # results, tables
+        return as_backend(compare_results(*runs, **{**options, "names": names}),  # type: ignore[arg-type]  # results
+                          output.backend)
     chosen: CompareOptions
     chosen, metric_params = CompareOptions.take(options)
     metrics, node, complete, duplicates = chosen.metrics, chosen.node, chosen.complete, chosen.duplicates
@@ -222,8 +225,9 @@ def compare(a: Run, b: Run, *others: Run,
     columns = [str(column) for column in computed[0].columns] if computed else measures
     tables = _same_queries(tables, names, complete)
     family: dict[str, Any] = {"family": chosen.family} if "family" in options else {}  # by's default otherwise
-    return compare_results(*tables, metrics=columns, names=names, rounds=chosen.rounds, confidence=chosen.confidence,
-                           seed=chosen.seed, test=chosen.test, correction=chosen.correction,
-                           zero_method=chosen.zero_method, pairs=chosen.pairs, by=chosen.by, **family,
-                           max_p=MAX_P if chosen.max_p is None else chosen.max_p)
+    return as_backend(compare_results(*tables, metrics=columns, names=names, rounds=chosen.rounds,
+                                      confidence=chosen.confidence, seed=chosen.seed, test=chosen.test,
+                                      correction=chosen.correction, zero_method=chosen.zero_method, pairs=chosen.pairs,
+                                      by=chosen.by, **family, max_p=MAX_P if chosen.max_p is None else chosen.max_p),
+                      output.backend)
 

@@ -166,8 +166,10 @@ def test_the_compare_signatures_are_the_compare_options():
                                 "max_p": None}
     metric_defaults = {f.name: f.default for f in dataclasses.fields(MetricOptions)}
     runs = {"a": inspect.Parameter.empty, "b": inspect.Parameter.empty, "others": inspect.Parameter.empty}
-    assert _shown(compare) == {**runs, **compare_defaults, **metric_defaults}
-    assert _shown(evalframe.trec_compare.compare) == {**runs, "qrels": None, **compare_defaults, **metric_defaults}
+    output = {"backend": "pandas"}  # OutputOptions: the kind of table returned
+    assert _shown(compare) == {**runs, **compare_defaults, **metric_defaults, **output}
+    assert _shown(evalframe.trec_compare.compare) == {**runs, "qrels": None, **compare_defaults, **metric_defaults,
+                                                      **output}
     assert _shown(evalframe.compare) == _shown(evalframe.trec_compare.compare)
 
 

@@ -22,7 +22,8 @@ import pandas as pd
 from ..errors import warn
 from ..metrics.registry import DOCUMENT_METRICS, headline_metric
 from ..metrics.trec import parse_measures, swept_measures
-from ..options import AT_K_SETS, IntervalOptions, MetricOptions, check_at_k, with_options
+from ..frames.backends import as_backend
+from ..options import AT_K_SETS, IntervalOptions, MetricOptions, OutputOptions, check_at_k, with_options
 from .agreement import Agreement, agreement, check_options as check_agreement
 from .ppi import PPIMean, check_options as check_ppi, ppi_mean
 from .sides import Side, result_values
@@ -166,9 +167,9 @@ class MeanAnalyses(Generic[_Table]):
             options.warn_if_scopes_disagree()
 
     @in_session
-    @with_options(MetricOptions, IntervalOptions, positional=("self", *MetricOptions.names()),
-                  documented=(IntervalOptions,))
-    def metrics_frame(self, **options: Any) -> pd.DataFrame:
+    @with_options(MetricOptions, IntervalOptions, OutputOptions, positional=("self", *MetricOptions.names()),
+                  documented=(IntervalOptions, OutputOptions))
+    def metrics_frame(self, **options: Any) -> Any:
         """:meth:`calculate_metrics` as a DataFrame: one row per node, one column per metric.
 
         Takes the options of :meth:`calculate_metrics`. With ``ci``, each metric's column is followed by
@@ -185,13 +186,14 @@ class MeanAnalyses(Generic[_Table]):
         >>> frame.loc["Reader", ["exact_match", "exact_match_ci_low", "exact_match_ci_high"]].round(4).tolist()
         [0.75, 0.363, 1.137]
         """
+        output, options = OutputOptions.take(options)
         intervals, rest = IntervalOptions.take(options)
         MetricOptions.from_keywords(rest, passed_to="metrics_frame takes these options (for slices: sliced_metrics)")
         table = metrics_table(self.calculate_metrics(**options))
         if intervals.ci is not None:
             table.attrs["ci"] = {"confidence": intervals.ci, "method": intervals.ci_method, "seed": intervals.seed,
                                  "rounds": intervals.rounds}
-        return table
+        return as_backend(table, output.backend)
 
     @in_session
     @with_options(MetricOptions, IntervalOptions, positional=("self", *MetricOptions.names()),

@@ -22,7 +22,8 @@ from ..errors import EvalframeError, InvalidParameterError, warn
 from ..metrics.registry import AGGREGATIONS, ANSWER_METRICS, DOCUMENT_METRICS, METRICS, Metric
 from ..metrics.trec import (aggregation_of, direction_of, measure_texts, parse_measures, reads_as_written,
                              without_direction)
-from ..options import ALL_PAIRS_TESTS, CompareOptions, MetricOptions, with_options
+from ..frames.backends import as_backend
+from ..options import ALL_PAIRS_TESTS, CompareOptions, MetricOptions, OutputOptions, with_options
 from .all_pairs import ALL_PAIRS_COLUMNS, all_pairs_p_values, common_values, with_all_pairs_p_values
 from .examples import Examples
 from .protocol import ResultLike, ResultSource
@@ -507,8 +508,8 @@ def add_correction(table: pd.DataFrame, *, test: str, correction: str, family: S
         table["significant"] = (table[p_column_of(table, test)] <= max_p).to_numpy(dtype=bool)
 
 
-@with_options(CompareOptions, MetricOptions, documented=(CompareOptions,))
-def compare(a: Run, b: Run, *others: Run, **options: Any) -> pd.DataFrame:
+@with_options(CompareOptions, MetricOptions, OutputOptions, documented=(CompareOptions, OutputOptions))
+def compare(a: Run, b: Run, *others: Run, **options: Any) -> Any:
     """Compare runs on the same queries: means, the paired delta, its confidence interval and p-values.
 
     Queries are paired by ``multilabel_id``; the statistics use the queries that both runs scored.
@@ -576,8 +577,9 @@ def compare(a: Run, b: Run, *others: Run, **options: Any) -> pd.DataFrame:
     per-query differences give equal numbers, whatever else is compared.
     """
     runs = [a, b, *others]
-    check.check_keywords(options, (*CompareOptions.option_names(), *MetricOptions.names()),
+    check.check_keywords(options, (*CompareOptions.option_names(), *MetricOptions.names(), *OutputOptions.option_names()),
                          passed_to="compare takes these options")
+    output, options = OutputOptions.take(options)
     names = run_names(options.get("names"), len(runs))
     for run, name in zip(runs, names):  # before shared_node, which would only see the results among them
         if not (is_result(run) or on_dask(run) or isinstance(run, pd.DataFrame)):
@@ -616,7 +618,8 @@ def compare(a: Run, b: Run, *others: Run, **options: Any) -> pd.DataFrame:
                  else [(0, position) for position in range(1, len(runs))])
     if chosen.by is not None:
         family = chosen.family if "family" in options else ("runs", "slices")
-        return sliced_table(tables, labels, names, positions, metrics, directions, chosen, family)
+        return as_backend(sliced_table(tables, labels, names, positions, metrics, directions, chosen, family),
+                          output.backend)
     keys = [(names[i], names[j], metric) for i, j in positions for metric in metrics]
     items = paired_differences_many(tables, positions, metrics, directions)
     statistics = paired_statistics_many(items, seed=seed, rounds=rounds, confidence=confidence,
@@ -625,8 +628,9 @@ def compare(a: Run, b: Run, *others: Run, **options: Any) -> pd.DataFrame:
         p_values = {metric: all_pairs_p_values(common_values(tables, metric), chosen.test, rounds=rounds, seed=seed)
                     for metric in metrics}
         statistics = with_all_pairs_p_values(keys, statistics, names, p_values, chosen.test)
-    return table_of_rows(list(zip(keys, statistics)), names, test=chosen.test, max_p=chosen.max_p,
-                         correction=chosen.correction, pairs=chosen.pairs, family=chosen.family)
+    return as_backend(table_of_rows(list(zip(keys, statistics)), names, test=chosen.test, max_p=chosen.max_p,
+                                    correction=chosen.correction, pairs=chosen.pairs, family=chosen.family),
+                      output.backend)
 
 
 def labelled_tables(runs: Sequence[Run], names: Sequence[str], node: str | None, by: Any,

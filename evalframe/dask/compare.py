@@ -28,7 +28,8 @@ from ..analysis.slices import check_by
 from ..errors import InvalidParameterError
 from ..io.partitioned import check_key_summaries, key_summary
 from ..metrics.trec import aggregation_of, measure_texts
-from ..options import ALL_PAIRS_TESTS, CompareOptions, MetricOptions, with_options
+from ..frames.backends import as_backend
+from ..options import ALL_PAIRS_TESTS, CompareOptions, MetricOptions, OutputOptions, with_options
 from .client import run
 from .result import (DaskEvaluationResult, first_appearance, merged_columns, open_partition, partition_query_metrics,
                      partition_retriever)
@@ -36,9 +37,9 @@ from .result import (DaskEvaluationResult, first_appearance, merged_columns, ope
 __all__ = ["compare"]
 
 
-@with_options(CompareOptions, MetricOptions, documented=(CompareOptions,))
+@with_options(CompareOptions, MetricOptions, OutputOptions, documented=(CompareOptions, OutputOptions))
 def compare(a: DaskEvaluationResult, b: DaskEvaluationResult, *others: DaskEvaluationResult,
-            **options: Any) -> pd.DataFrame:
+            **options: Any) -> Any:
     """:func:`evalframe.compare` of partitioned folders on Dask: the same table, to rounding.
 
     Parameters
@@ -66,8 +67,9 @@ def compare(a: DaskEvaluationResult, b: DaskEvaluationResult, *others: DaskEvalu
     mrr     0.7292  0.7292     0     8       0
     """
     runs = [a, b, *others]
-    check.check_keywords(options, (*CompareOptions.option_names(), *MetricOptions.names()),
+    check.check_keywords(options, (*CompareOptions.option_names(), *MetricOptions.names(), *OutputOptions.option_names()),
                          passed_to="compare takes these options")
+    output, options = OutputOptions.take(options)
     names = run_names(options.get("names"), len(runs))
     if options.get("metrics") is not None:  # ir_measures' measure objects: their names
         options = {**options, "metrics": measure_texts(options["metrics"])}
@@ -101,8 +103,8 @@ def compare(a: DaskEvaluationResult, b: DaskEvaluationResult, *others: DaskEvalu
     keywords = {"measures": measures or None, "complete": given.complete, "duplicates": given.duplicates,
                 **metric_params}
     if given.by is not None:
-        return _per_slice(runs, names, node, given, keywords, chosen,
-                          given.family if "family" in options else ("runs", "slices"))
+        return as_backend(_per_slice(runs, names, node, given, keywords, chosen,
+                                     given.family if "family" in options else ("runs", "slices")), output.backend)
     row_keys: list[tuple[str, str, str]] = []
     items: list[PairedDifferences] = []
     positions = (list(itertools.combinations(range(len(runs)), 2)) if given.pairs == "all"
@@ -144,8 +146,8 @@ def compare(a: DaskEvaluationResult, b: DaskEvaluationResult, *others: DaskEvalu
         compared = list(dict.fromkeys(metric for _, _, metric in row_keys))
         p_values = _all_pairs_p_values(tuple(runs), node, keywords, compared, metric_params, given.test, rounds, seed)
         statistics = with_all_pairs_p_values(row_keys, statistics, names, p_values, given.test)
-    return table_of_rows(list(zip(row_keys, statistics)), names, test=given.test, max_p=given.max_p,
-                         correction=given.correction, pairs=given.pairs, family=given.family)
+    return as_backend(table_of_rows(list(zip(row_keys, statistics)), names, test=given.test, max_p=given.max_p,
+                                    correction=given.correction, pairs=given.pairs, family=given.family), output.backend)
 
 
 def _per_slice(runs: list[DaskEvaluationResult], names: list[str], node: str, given: CompareOptions,

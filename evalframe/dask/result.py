@@ -36,6 +36,7 @@ from ..analysis.slices import FieldPresence, SliceKey, beside, check_by, check_p
 from ..errors import InvalidParameterError, LoadError
 from ..frames.rows import NodeNeeded, document_node
 from ..frames.topk import check_retriever_node, retriever_mode, retriever_node_of
+from ..frames.backends import as_backend, records_as_backend
 from ..frames.codings import Codings
 from ..frames.scores import score_columns
 from ..frames.judged_codes import check_cut
@@ -45,7 +46,7 @@ from ..io.partitioned import check_key_summaries, key_summary, partition_of_ids,
 from ..metrics.registry import ANSWER_METRICS, DOCUMENT_METRICS, Metric
 from ..metrics.trec import (direction_of, known_direction, measure_texts, parse_measure, parse_measures,
                              without_direction)
-from ..options import THRESHOLD, MetricOptions, with_options
+from ..options import THRESHOLD, ExamplesOutputOptions, MetricOptions, OutputOptions, with_options
 from ..schema import Skipped
 from ..result import EvaluationResult
 from .client import current_client, run
@@ -314,11 +315,15 @@ class DaskEvaluationResult(MeanAnalyses[Any], RepeatedScores):
         return merge({0: found} for found, _ in kept)[0], node
 
     # ------------------------------------------------------------------ analyses
+    @with_options(OutputOptions, documented=(OutputOptions,))
     def trec_query_metrics(self, measures: str | Sequence[str], *, node: str | None = None, eval_mode: str = "integrated",
                            complete: bool = False, duplicates: str = "error", missing_queries: str = "skip",
-                           max_docs: int | None = None, judged_only: bool = False, rel: int | None = None) -> Any:
+                           max_docs: int | None = None, judged_only: bool = False, rel: int | None = None,
+                           **options: Any) -> Any:
         """trec_eval's measures per query, as :meth:`evalframe.EvaluationResult.trec_query_metrics`: a Dask DataFrame
-        (one partition per partition number)."""
+        (one partition per partition number); with ``backend="arrow"`` or ``"polars"`` that frame computed here (its
+        partitions one after the other) as a pyarrow Table or a polars DataFrame."""
+        output = OutputOptions.from_keywords(options, passed_to="trec_query_metrics takes these options")
         measures = measure_texts(measures)  # ir_measures' measure objects: their names
         parse_measures(measures)  # a bad measure is named here, before any task runs
         check_cut(max_docs, judged_only, rel)
@@ -326,9 +331,11 @@ class DaskEvaluationResult(MeanAnalyses[Any], RepeatedScores):
             node = self.check_node(node)
         keywords = {"node": node, "eval_mode": eval_mode, "complete": complete, "duplicates": duplicates,
                     "missing_queries": missing_queries, "max_docs": max_docs, "judged_only": judged_only, "rel": rel}
-        return self._frame(_trec_table, measures, keywords)
+        frame = self._frame(_trec_table, measures, keywords)
+        return frame if output.backend == "pandas" else as_backend(frame.compute(), output.backend)
 
-    @with_options(MetricOptions, positional=("self", "node", *MetricOptions.names(), "by"))
+    @with_options(MetricOptions, OutputOptions, positional=("self", "node", *MetricOptions.names(), "by"),
+                  documented=(OutputOptions,))
     def query_metrics(self, node: str, by: SliceKey | Sequence[SliceKey] | None = None, *, with_query: bool = False,
                       measures: str | Sequence[str] | None = None, complete: bool = False, duplicates: str = "error",
                       compute: bool = False, **options: Any) -> Any:
@@ -338,8 +345,14 @@ class DaskEvaluationResult(MeanAnalyses[Any], RepeatedScores):
         of first appearance within a partition); ``.compute()`` gives it as pandas. ``compute=True`` gathers it to
         this process as pandas in the in-memory order (first appearance in the saved result): the one analysis
         that brings every query's row to the client. A ``filters.<field>`` (``meta.<field>``) in ``by`` that no query
-        has is refused with ``compute=True`` (the Dask DataFrame labels every query None).
+        has is refused with ``compute=True`` (the Dask DataFrame labels every query None). ``backend="arrow"`` or
+        ``"polars"`` gathers the table as ``compute=True`` does and gives it as a pyarrow Table or a polars DataFrame.
         """
+        output, options = OutputOptions.take(options)
+        if output.backend != "pandas":
+            table = self.query_metrics(node, by, with_query=with_query, measures=measures, complete=complete,
+                                       duplicates=duplicates, compute=True, **options)
+            return as_backend(table, output.backend)
         node = self.check_node(node)
         measures = measure_texts(measures)  # ir_measures' measure objects: their names
         with_query = check.check_real_bool(with_query, name="with_query")
@@ -385,19 +398,20 @@ class DaskEvaluationResult(MeanAnalyses[Any], RepeatedScores):
         parts = [dask.delayed(_reindexed)(dask.delayed(_value)(task), columns, meta) for task in tasks]
         return dd.from_delayed(parts, meta=meta, verify_meta=False)
 
-    @with_options(MetricOptions, positional=(
+    @with_options(MetricOptions, ExamplesOutputOptions, positional=(
         "self", "node", "n", "simulated_top_k_reader", "simulated_top_k_retriever", "document_scope", "document_metric",
         "answer_metric", "document_metric_threshold", "answer_metric_threshold", "eval_mode", "answer_scope",
-        "context_matching_threshold", "retriever_node"))  # the facade's (Haystack 1.x's order)
+        "context_matching_threshold", "retriever_node"), documented=(ExamplesOutputOptions,))  # the facade's order
     def wrong_examples(self, node: str, n: int = 3, document_metric: str = "recall_single_hit", answer_metric: str = "f1",
                        document_metric_threshold: float = THRESHOLD, answer_metric_threshold: float = THRESHOLD, *,
                        metric: str | None = None, threshold: float | None = None,
-                       complete: bool = False, duplicates: str = "error", **options: Any) -> Examples:
+                       complete: bool = False, duplicates: str = "error", **options: Any) -> Any:
         """The ``n`` worst queries of a node, as :meth:`evalframe.EvaluationResult.wrong_examples`.
 
         Each partition returns its own ``n`` worst with the order key of each query's first listed row; the
         client keeps the ``n`` lowest, ties in order of first appearance in the saved result.
         """
+        output, options = ExamplesOutputOptions.take(options)
         node = self.check_node(node)
         n = check.check_positive_int(n, name="n")
         metric, document_metric = measure_texts(metric), measure_texts(document_metric)  # ir_measures' objects
@@ -418,7 +432,7 @@ class DaskEvaluationResult(MeanAnalyses[Any], RepeatedScores):
             listed = [c for part in parts for c in part if c[1] is not None]
             sign = -1.0 if listed and direction_of(listed[0][4], self.scores) == "lower" else 1.0
             ranked = sorted(listed, key=lambda c: (_sort_value(sign * c[3], None), c[2]))
-            return Examples(c[1] for c in ranked[:n])
+            return _listed(Examples(c[1] for c in ranked[:n]), output.backend)
         parts = self.map_partitions(_worst, node, arguments, retriever=retriever)
         # a node with answer rows anywhere is ranked by its answer metric, as in memory (a partition holding only
         # its document rows ranks them instead: those are left out)
@@ -428,7 +442,7 @@ class DaskEvaluationResult(MeanAnalyses[Any], RepeatedScores):
         # a document measure where lower is better (unj@10): the highest first, as in memory
         sign = -1.0 if not answers and known_direction(document_metric) == "lower" else 1.0
         ranked = sorted(candidates, key=lambda c: (_sort_value(sign * c[3], metric), c[2]))
-        return Examples(c[1] for c in ranked[:n])
+        return _listed(Examples(c[1] for c in ranked[:n]), output.backend)
 
     def query_examples(self, node: str, queries: pd.DataFrame, *, metric: str, eval_mode: str = "integrated") -> Examples:
         """:meth:`evalframe.EvaluationResult.query_examples`: the queries of ``queries`` (a per-query table, e.g. of
@@ -472,6 +486,11 @@ class DaskEvaluationResult(MeanAnalyses[Any], RepeatedScores):
 
 
 # ---------------------------------------------------------------------- the tasks (run on the workers)
+def _listed(examples: Examples, backend: str | None) -> Any:
+    """The worst queries as the list (``backend=None``) or as a table of that kind."""
+    return examples if backend is None else records_as_backend(list(examples), backend)
+
+
 def _on_partition(path: str, number: int, generation: str | None, nodes: list[str] | None,
                   work: Callable[..., Any], args: tuple[Any, ...],
                   retriever: tuple[str, str, str] | None = None) -> tuple[dict[str, tuple[int, ...]], Any]:
