@@ -47,9 +47,9 @@ def _polars_kind(value: object) -> str | None:
     """``"polars"`` for a polars DataFrame, ``"lazy"`` for a LazyFrame, else None: polars is looked at only when the
     value's class comes from it (then polars is imported already)."""
     module = type(value).__module__ or ""
-    if not module.startswith("polars") or "polars" not in sys.modules:
+    polars = sys.modules.get("polars") if module.startswith("polars") else None
+    if polars is None:
         return None
-    polars = sys.modules["polars"]
     if isinstance(value, polars.DataFrame):
         return "polars"
     return "lazy" if isinstance(value, polars.LazyFrame) else None
@@ -193,7 +193,7 @@ def _numbers(column: Any, name: str, what: str, *, grades: bool) -> np.ndarray:
     wrong = ~np.isfinite(values) | (values != np.round(values)) | (np.abs(values) >= 2.0 ** 63)
     if wrong.any():
         row = int(np.flatnonzero(wrong)[0])
-        raise InvalidParameterError(f"the {what} frame's column {name!r}, row {row}: the relevance grade {values[row]!r} "
+        raise InvalidParameterError(f"the {what} frame's column {name!r}, row {row}: the relevance grade {float(values[row])!r} "
                                     "is not an integer; qrels grades are integers.", parameter=what)
     return values.astype(np.int64)
 
