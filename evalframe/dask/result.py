@@ -350,7 +350,7 @@ class DaskEvaluationResult(MeanAnalyses[Any], RepeatedScores):
         """
         output, options = OutputOptions.take(options)
         if output.backend != "pandas":
-            table = self.query_metrics(node, by, with_query=with_query, measures=measures, complete=complete,
+            table = self.query_metrics(node, by=by, with_query=with_query, measures=measures, complete=complete,
                                        duplicates=duplicates, compute=True, **options)
             return as_backend(table, output.backend)
         node = self.check_node(node)
