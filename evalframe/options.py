@@ -484,7 +484,7 @@ class OutputOptions(_Options):
     >>> OutputOptions(backend="polar")
     Traceback (most recent call last):
     ...
-    evalframe.errors.InvalidParameterError: backend must be one of ['pandas', 'arrow', 'polars']; got 'polar'. Did you mean 'polars'?
+    evalframe.errors.InvalidParameterError: backend must be one of ['pandas', 'arrow', 'polars']; got 'polar'. ...
     """
 
     backend: str = _option(

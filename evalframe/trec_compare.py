@@ -132,8 +132,9 @@ def compare(a: Run, b: Run, *others: Run,
     a, b, *others : path, dict, frame, EvaluationResult or pandas.DataFrame
         The runs (a run frame: pandas, pyarrow or polars with the columns ``query_id`` / ``qid``, ``doc_id`` /
         ``docno``, ``score``, read by :meth:`EvaluationResult.from_trec`; a pandas frame without a document id
-        column is a per-query table); each is compared with ``a``, or every pair with ``pairs="all"`` (and with the tests of all pairs,
-        ``test="tukey"`` / ``"randomized-tukey"``, on the queries every run is evaluated on).
+        column is a per-query table); each is compared with ``a``, or every pair with ``pairs="all"`` (and with
+        the tests of all pairs, ``test="tukey"`` / ``"randomized-tukey"``, on the queries every run is evaluated
+        on).
     qrels : path, dict or frame, optional
         The judgments of the runs given as files, dicts or frames: a qrels file (``qid iter docid grade``),
         ``{qid: {docid: grade}}`` or a frame (pandas, pyarrow, polars: ``query_id``, ``doc_id``, ``relevance``, as

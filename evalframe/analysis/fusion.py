@@ -215,8 +215,8 @@ def read_fusion_runs(runs: object, *, node: str | None = None) -> tuple[list[tup
     A run is a TREC run file (read by :func:`evalframe.sources.trec_files.read_run`: a bad line names file:line),
     ``{qid: {docid: score}}`` (one without any document, as pytrec_eval takes it, adds nothing), a frame (pandas,
     pyarrow, polars) with the columns ``qid, docid, score`` or their other names
-    (:func:`evalframe.sources.trec_frames.frame_columns`), or an EvaluationResult (its node ``node``, or the one node with document rows; the node's
-    ``score`` column when it has one, else ``n - rank + 1``).
+    (:func:`evalframe.sources.trec_frames.frame_columns`), or an EvaluationResult (its node ``node``, or the one node
+    with document rows; the node's ``score`` column when it has one, else ``n - rank + 1``).
 
     Examples
     --------

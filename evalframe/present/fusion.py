@@ -94,8 +94,8 @@ def fuse(runs: Sequence[Any], *, method: str = "rrf", weights: Sequence[float] |
     runs : list
         Two or more runs, each a TREC run file (plain or ``.gz``), ``{qid: {docid: score}}``, a frame (pandas,
         pyarrow or polars) with the columns ``qid``, ``docid``, ``score`` (as ``read_run`` returns; or
-        ``query_id`` / ``q_id``, ``doc_id`` / ``docno``, as ``from_trec`` reads a run frame) or an EvaluationResult (``from_trec``'s; its node
-        with document rows, or ``node``).
+        ``query_id`` / ``q_id``, ``doc_id`` / ``docno``, as ``from_trec`` reads a run frame) or an EvaluationResult
+        (``from_trec``'s; its node with document rows, or ``node``).
     method : str
         ``"rrf"`` (default), ``"combsum"``, ``"combmnz"``, ``"combmax"``, ``"combmin"``, ``"combanz"``, ``"combmed"``;
         ranx's spellings too (``"wsum"`` is a weighted ``"combsum"``, ``"comb_mnz"``, ...).

@@ -182,9 +182,9 @@ def _numbers(column: Any, name: str, what: str, *, grades: bool) -> np.ndarray:
     missing = pc.or_kleene(pc.is_null(floats), pc.is_nan(floats))
     if missing.null_count or pc.any(missing).as_py():
         missing = pc.fill_null(missing, True)
+        needs = "every judgment needs a grade" if grades else "trec_eval needs a score on every line"
         raise InvalidParameterError(f"the {what} frame's column {name!r}, row {_first(missing)}: no {noun} (NaN or "
-                                    f"missing); {'every judgment needs a grade' if grades else 'trec_eval needs a score on every line'}.",
-                                    parameter=what)
+                                    f"missing); {needs}.", parameter=what)
     if not grades:
         return np.ascontiguousarray(numpy_of(floats), dtype=np.float64)
     if pa.types.is_integer(kind):
