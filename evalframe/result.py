@@ -459,6 +459,8 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], RepeatedScores, Mapping):
         ['no_answer', 'exact_match', 'f1']
         >>> load_demo_result().query_metrics("Reader", with_query=True)["query"].iloc[0]
         'What is the capital of Germany?'
+        >>> load_demo_result().query_metrics("Reader", backend="arrow").column_names  # the query ids a column
+        ['multilabel_id', 'exact_match', 'f1']
         """
         output, options = OutputOptions.take(options)
         node = check.check_node(node, list(self.node_results))
@@ -534,6 +536,8 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], RepeatedScores, Mapping):
         >>> table = EvaluationResult({"Retriever": frame}).trec_query_metrics(["RR"], judged_only=True)
         >>> table.to_dict("index")  # trec_eval -J: q1's unjudged d1 removed, d2 moves to rank 1
         {'q1': {'RR': 1.0}, 'q2': {'RR': 1.0}}
+        >>> EvaluationResult({"Retriever": frame}).trec_query_metrics(["RR"], backend="polars").to_dict(as_series=False)
+        {'multilabel_id': ['q1', 'q2'], 'RR': [0.5, 1.0]}
         """
         output = OutputOptions.from_keywords(options, passed_to="trec_query_metrics takes these options")
         return as_backend(trec_table(self._store, measures, node, eval_mode, complete, duplicates, missing_queries,

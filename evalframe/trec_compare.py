@@ -177,6 +177,16 @@ def compare(a: Run, b: Run, *others: Run,
         P@1      0.5     0.5    0.0     1     0       1        False
     C   RR       0.5     0.5    0.0     1     0       1        False
         P@1      0.5     0.0   -0.5     0     1       1        False
+
+    The same runs as frames (PyTerrier's columns), the table as a pyarrow Table (its index levels its first columns):
+
+    >>> import pandas as pd
+    >>> def frame(run):
+    ...     return pd.DataFrame([(q, d, s) for q, docs in run.items() for d, s in docs.items()],
+    ...                         columns=["qid", "docno", "score"])
+    >>> table = compare(frame(a), frame(b), qrels=qrels, metrics=["RR"], rounds=1000, backend="arrow")
+    >>> table.select(["metric", "mean_a", "mean_b", "delta"]).to_pylist()
+    [{'metric': 'RR', 'mean_a': 0.5, 'mean_b': 0.5, 'delta': 0.0}]
     """
     runs = [a, b, *others]
     check_keywords(options, (*CompareOptions.option_names(), *MetricOptions.names(), *OutputOptions.option_names()),
