@@ -116,7 +116,7 @@ def _columns(frame: Any, names: list[str], what: str) -> list[Any]:
                                             parameter=what)
             try:
                 arrays.append(pa.array(column, from_pandas=True))
-            except (pa.ArrowException, TypeError, ValueError):
+            except (pa.ArrowException, TypeError, ValueError):  # UnicodeError is a ValueError
                 arrays.append(_mixed(column, name, what))
         return arrays
     if isinstance(frame, pa.RecordBatch):
@@ -130,11 +130,24 @@ def _mixed(column: pd.Series, name: str, what: str) -> Any:
     """A pandas column Arrow cannot read as one type: refused, naming the first row whose type differs (the error
     path only walks the cells)."""
     kinds = column.map(type).to_numpy(dtype=object)
-    row = int(np.flatnonzero(kinds != kinds[0])[0]) if len(kinds) and (kinds != kinds[0]).any() else 0
+    if not (kinds != kinds[0]).any():  # one type, str: a text that is no Unicode (a lone surrogate)
+        row = next((i for i, text in enumerate(column.tolist()) if isinstance(text, str) and not _encodes(text)), 0)
+        raise InvalidParameterError(f"the {what} frame's column {name!r}, row {row}: the id {column.iloc[row]!r:.40} is "
+                                    "not valid Unicode text (a lone surrogate); TREC ids are UTF-8 text.",
+                                    parameter=what)
+    row = int(np.flatnonzero(kinds != kinds[0])[0])
     raise InvalidParameterError(f"the {what} frame's column {name!r} mixes types: row {row} holds "
                                 f"{column.iloc[row]!r:.40} ({type(column.iloc[row]).__name__}), row 0 "
                                 f"{type(column.iloc[0]).__name__}; convert the column to one type (ids: "
                                 f"frame[{name!r}].astype(str)).", parameter=what)
+
+
+def _encodes(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _first(mask: Any) -> int:

@@ -149,6 +149,8 @@ RUN = {"qid": ["q1", "q1", "q2"], "docno": ["d1", "d2", "d1"], "score": [1.0, 2.
     (pd.DataFrame({**RUN, "docno": ["d1", "d 2", "d1"]}), r"column 'docno', row 1: the id 'd 2' must be a non-empty "
                                                          r"string without spaces"),
     (pd.DataFrame({**RUN, "docno": ["d1", "", "d3"]}), r"column 'docno', row 1: the id '' must be a non-empty"),
+    (pd.DataFrame({**RUN, "docno": ["d1", "d2", "d\ud800"]}, dtype=object),
+     r"column 'docno', row 2: the id 'd\\ud800' is not valid Unicode text \(a lone surrogate\)"),
     (pd.DataFrame({**RUN, "score": ["1", "2", "3"]}), r"column 'score' holds .*string; a score is a number"),
     (pd.DataFrame({**RUN, "docno": ["d1", "d2", "d2"], "qid": ["q1", "q2", "q2"]}),
      r"^the run frame lists document 'd2' twice in query 'q2' \(rows 1 and 2\); trec_eval refuses duplicate documents"),
