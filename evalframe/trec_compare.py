@@ -73,7 +73,7 @@ def _per_query(run: Run, name: str, qrels: Any, measures: list[str], node: str |
         return run  # type: ignore[return-value]  # a pandas frame
     if is_trec_run(run):
         try:
-            run = EvaluationResult.from_trec(run, qrels, node=node or "Retriever", progress=False)  # type: ignore[arg-type]
+            run = EvaluationResult.from_trec(run, qrels, node=node or "Retriever", progress=False)
         except EvalframeError as exc:
             if not isinstance(run, (str, os.PathLike)):  # a file's errors name the file already
                 exc.args = (f"run {name!r}: {exc}",)

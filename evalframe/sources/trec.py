@@ -45,7 +45,7 @@ from .trec_arrow import (QRELS_FORMAT, RUN_FORMAT, ArrowColumns, arrow_trec_orde
                          read_arrow)
 from .trec_files import (QrelsInput, RunInput, collapse_subtopics, read_qrels, read_qrels_coded, read_queries,
                          read_run_coded)
-from .trec_frames import frame_columns, is_frame
+from .trec_frames import Frame, frame_columns, is_frame
 from .trec_stream import TrecSource, checked_source
 from ..frames.trec_layout import TableCodes, TrecJudgments, TrecLayout
 from ..frames.trec_ranking import (as_trec_scores, compact_codes, query_order_positions, ranks_within,
@@ -918,8 +918,8 @@ def qrels_from_frame(frame: pd.DataFrame, *, node: str) -> pd.DataFrame:
 
 
 # ------------------------------------------------------------------------------------------ the source
-def read_trec(run: str | Path | Mapping[str, Mapping[str, float]], qrels: str | Path | Mapping[str, Mapping[str, int]],
-              *, node: str = "Retriever", queries: str | Path | Mapping[str, str] | None = None,
+def read_trec(run: str | Path | Mapping[str, Mapping[str, float]] | Frame,
+              qrels: str | Path | Mapping[str, Mapping[str, int]] | Frame, *, node: str = "Retriever", queries: str | Path | Mapping[str, str] | None = None,
               progress: bool | None = None, subtopics: bool = False) -> Built:
     """A result with one document node from a TREC run and its qrels (``docs/persistence.md#trec-run-and-qrels-files``).
 

@@ -29,8 +29,11 @@ from ..frames.trec_codes import repeated_pairs
 from ..frames.trec_ranking import ranks_within
 from .trec_arrow import ArrowColumns, arrow_trec_order, dictionary_codes, numpy_of
 
-__all__ = ["RUN_NAMES", "QRELS_NAMES", "is_frame", "is_run_frame", "frame_columns", "frame_run"]
+__all__ = ["Frame", "RUN_NAMES", "QRELS_NAMES", "is_frame", "is_run_frame", "frame_columns", "frame_run"]
 
+#: A frame these readers take: a pandas DataFrame, a pyarrow Table (or RecordBatch) or a polars DataFrame (polars is
+#: not imported to name it).
+Frame = Any
 #: The names a run frame's columns go by, for each column read: the query id, the document id, the score.
 RUN_NAMES: dict[str, tuple[str, ...]] = {"query": ("query_id", "qid", "q_id"), "document": ("doc_id", "docno", "docid"),
                                          "score": ("score",)}
