@@ -920,7 +920,8 @@ def qrels_from_frame(frame: pd.DataFrame, *, node: str) -> pd.DataFrame:
 # ------------------------------------------------------------------------------------------ the source
 def read_trec(run: str | Path | Mapping[str, Mapping[str, float]] | Frame,
               qrels: str | Path | Mapping[str, Mapping[str, int]] | Frame, *, node: str = "Retriever",
-              queries: str | Path | Mapping[str, str] | None = None, progress: bool | None = None, subtopics: bool = False) -> Built:
+              queries: str | Path | Mapping[str, str] | None = None, progress: bool | None = None,
+              subtopics: bool = False) -> Built:
     """A result with one document node from a TREC run and its qrels (``docs/persistence.md#trec-run-and-qrels-files``).
 
     The node frame has the columns :meth:`from_runs` gives a retriever whose gold labels carry only document
