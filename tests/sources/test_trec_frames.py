@@ -177,6 +177,21 @@ def test_a_bad_qrels_frame_is_refused_naming_the_column_and_row(qrels, match):
         EvaluationResult.from_trec(pd.DataFrame(RUN), qrels, progress=False)
 
 
+@pytest.mark.parametrize("make", [
+    lambda: pd.DataFrame(RUN).astype({"qid": "category", "docno": "category"}),  # pandas categoricals
+    lambda: pd.DataFrame({**RUN, "score": pd.array([1, 2, 3], dtype="Int64")}),  # nullable integers, none missing
+    lambda: pd.DataFrame(RUN).astype({"qid": "string[pyarrow]"}),
+    lambda: pl.DataFrame(RUN).with_columns(pl.col("qid").cast(pl.Categorical), pl.col("score").cast(pl.Float32)),
+    lambda: pa.RecordBatch.from_pydict(RUN),
+    lambda: pa.concat_tables([pa.table(RUN).slice(0, 2), pa.table(RUN).slice(2)]),  # two chunks
+], ids=["category", "Int64", "arrow-string", "polars-categorical", "record-batch", "chunked"])
+def test_the_column_types_frames_hold_give_the_same_numbers(make):
+    # q1 ranks d2 (2.0) before d1 (1.0): RR 1/2 with d1 relevant; q2 retrieves d1 at rank 1: RR 1
+    table = EvaluationResult.from_trec(make(), {"q1": {"d1": 1}, "q2": {"d1": 1}}, progress=False).trec_query_metrics(
+        ["RR"])
+    assert table["RR"].to_dict() == {"q1": 0.5, "q2": 1.0}
+
+
 def test_integral_float_grades_are_read_as_integers():
     qrels = pd.DataFrame({"qid": ["q1", "q2"], "docno": ["d2", "d1"], "label": [2.0, 1.0]})
     table = EvaluationResult.from_trec(pd.DataFrame(RUN), qrels, progress=False).trec_query_metrics(["RR"])
