@@ -26,6 +26,7 @@ from .errors import EvalframeError, InvalidParameterError, warn
 from .metrics.trec import measure_texts
 from .options import CompareOptions, MetricOptions, with_options
 from .result import EvaluationResult
+from .sources.irds import irds_dataset, is_irds
 
 __all__ = ["compare", "is_trec_run", "TREC_MEASURES", "MAX_P"]
 
@@ -105,7 +106,7 @@ def _same_queries(tables: list[pd.DataFrame], names: list[str], complete: bool) 
 
 @with_options(CompareOptions, MetricOptions, documented=(CompareOptions,))
 def compare(a: Run, b: Run, *others: Run,
-            qrels: str | os.PathLike[str] | Mapping[str, Mapping[str, int]] | None = None,
+            qrels: str | os.PathLike[str] | Mapping[str, Mapping[str, int]] | Any | None = None,
             **options: Any) -> pd.DataFrame:
     """Compare runs on the same queries: each run's mean, its delta to the first run, the paired tests' p-values.
 
@@ -120,9 +121,10 @@ def compare(a: Run, b: Run, *others: Run,
     a, b, *others : path, dict, EvaluationResult or pandas.DataFrame
         The runs; each is compared with ``a``, or every pair with ``pairs="all"`` (and with the tests of all pairs,
         ``test="tukey"`` / ``"randomized-tukey"``, on the queries every run is evaluated on).
-    qrels : path or dict, optional
-        The judgments of the runs given as files or dicts: a qrels file (``qid iter docid grade``) or
-        ``{qid: {docid: grade}}``.
+    qrels : path, dict or ir_datasets dataset, optional
+        The judgments of the runs given as files or dicts: a qrels file (``qid iter docid grade``),
+        ``{qid: {docid: grade}}``, or an ir_datasets dataset, ``"irds:<id>"`` or the dataset object (read once, through
+        ir_datasets' API: ``docs/storage.md#ir_datasets``).
     **metric_params
         The metric options of results and tables (:class:`evalframe.options.MetricOptions`), as in
         :func:`evalframe.analysis.compare.compare`; they do not apply to TREC runs.
@@ -169,6 +171,8 @@ def compare(a: Run, b: Run, *others: Run,
     if options.get("metrics") is not None:  # ir_measures' measure objects: their names
         options = {**options, "metrics": measure_texts(options["metrics"])}
     refuse_url(qrels, name="qrels")  # before any run is read
+    if is_irds(qrels):  # loaded once (ir_datasets imported now), its judgments read once for every run
+        qrels = irds_dataset(qrels, name="qrels")
     if qrels is None and not any(is_trec_run(run) for run in runs):
         return compare_results(*runs, **{**options, "names": names})  # type: ignore[arg-type]  # results, tables
     chosen: CompareOptions
