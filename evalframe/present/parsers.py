@@ -27,7 +27,8 @@ from ..report.formats import FORMATS
 from ..sources.catalog import SOURCES
 from .flags import Command, MainParser
 
-__all__ = ["build", "command_parsers", "comma_list", "local_path", "judgments_path", "IRDS_PREFIX", "options_given", "print_warning",
+__all__ = ["build", "command_parsers", "comma_list", "local_path", "judgments_path", "IRDS_PREFIX", "options_given",
+           "print_warning",
            "FOLDER", "SUBCOMMANDS", "TABLE_FORMAT_NAMES", "TREC_FORMAT_NAMES",
            "PAPER_FORMAT_NAMES", "COMPARE_FORMAT_NAMES", "TREC_DEFAULT_MEASURES", "FRAME_FIELDS"]
 

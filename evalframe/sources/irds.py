@@ -138,7 +138,7 @@ def irds_dataset(value: object, *, name: str = "qrels") -> IrdsDataset:
     >>> irds_dataset("irds:no-such-collection/dev")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    evalframe.errors.InvalidParameterError: qrels 'irds:no-such-collection/dev': ir_datasets has no dataset 'no-such-collection/dev'...
+    evalframe.errors.InvalidParameterError: qrels 'irds:no-such-collection/dev': ir_datasets has no dataset ...
     """
     if isinstance(value, IrdsDataset):
         return value
@@ -314,7 +314,8 @@ def _text(values: tuple[Any, ...], start: int, what: str, kind: str, name: str) 
         except UnicodeEncodeError:
             raise LoadError(f"{kind} {name}: record {number}: the {what} {value!r:.40} is not valid Unicode text (a "
                             "lone surrogate).") from None
-    raise LoadError(f"{kind} {name}: the {what}s of records {start + 1}..{start + len(values)} cannot be read as text.")  # pragma: no cover
+    raise LoadError(  # pragma: no cover - one is refused above
+        f"{kind} {name}: the {what}s of records {start + 1}..{start + len(values)} cannot be read as text.")
 
 
 def _first_true(mask: Any) -> int:
@@ -337,7 +338,7 @@ def _grades(values: tuple[Any, ...], start: int, name: str) -> np.ndarray:
     if grades.dtype.kind == "i" or (grades.dtype.kind == "u" and (not len(grades) or grades.max() < 2**63)):
         return grades.astype(np.int64, copy=False)
     for number, value in enumerate(values, start=start + 1):
-        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not -2**63 <= value < 2**63:
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not -2**63 <= int(value) < 2**63:
             raise LoadError(f"qrels {name}: record {number}: the relevance grade must be an int; got "
                             f"{type(value).__name__} {value!r:.40}.")
     return grades.astype(np.int64)  # pragma: no cover - one is refused above
@@ -349,7 +350,8 @@ def _read_qrels(dataset: Any, name: str, subtopics: bool, subsets: Callable[[], 
             found = subsets() if subsets is not None else []
         except Exception:  # noqa: BLE001 - a hint only
             found = []
-        hint = (f"; its subsets with qrels: {', '.join(found[:4])}{f' and {len(found) - 4} more' if len(found) > 4 else ''}" if found else
+        more = f" and {len(found) - 4} more" if len(found) > 4 else ""
+        hint = (f"; its subsets with qrels: {', '.join(found[:4])}{more}" if found else
                 "; name a dataset with judgments (a subset such as irds:msmarco-passage/dev/small)")
         raise InvalidParameterError(f"qrels {name}: the dataset has no qrels (it gives {_provides(dataset)}){hint}.",
                                     parameter="qrels")
