@@ -26,15 +26,14 @@ import numbers
 import operator
 import os
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from .._validation import close_matches
 from ..errors import InvalidParameterError, LoadError
-from .trec_arrow import ArrowColumns, dictionary_codes, numpy_of, string_array
+from .trec_arrow import ArrowColumns, dictionary_codes, string_array
 
 __all__ = ["IRDS_PREFIX", "IRDS_INSTALL", "IrdsDataset", "is_irds", "irds_dataset", "irds_qrels", "irds_queries"]
 
@@ -44,8 +43,8 @@ IRDS_PREFIX = "irds:"
 IRDS_INSTALL = "pip install ir_datasets"
 #: Records taken from ir_datasets' iterator at a time (their ids made Arrow arrays block by block).
 _BLOCK = 1 << 16
-#: An id that is empty or holds what separates a TREC file's columns (the dict reader's rule, as a RE2 pattern).
-_BAD_ID = r"^$|[ \t\r\n]"
+#: What an id may not hold: what separates a TREC file's columns (the dict reader's rule).
+_SEPARATORS = (" ", "\t", "\r", "\n")
 
 
 def is_irds(value: object) -> bool:
@@ -285,11 +284,12 @@ def _fields_of(record: Any, wanted: list[str], kind: str, name: str) -> None:
                         f"evalframe reads {', '.join(wanted)}.")
 
 
-def _columns(block: list[Any], get: operator.attrgetter[Any], start: int, kind: str, name: str) -> list[tuple[Any, ...]]:
-    """The block's records as one tuple per field (``get`` fetches the fields of a record)."""
+def _columns(block: list[Any], fields: list[str], start: int, kind: str, name: str) -> list[list[Any]]:
+    """The block's records as one list per field (each field fetched over the block by one ``map``)."""
     try:
-        return list(zip(*map(get, block)))
+        return [list(map(operator.attrgetter(field), block)) for field in fields]
     except AttributeError:
+        get = operator.attrgetter(*fields)
         for number, record in enumerate(block, start=start + 1):
             try:
                 get(record)
@@ -298,13 +298,33 @@ def _columns(block: list[Any], get: operator.attrgetter[Any], start: int, kind: 
         raise  # pragma: no cover - the record that failed is found above
 
 
-def _text(values: tuple[Any, ...], start: int, what: str, kind: str, name: str) -> Any:
-    """A block's values as an Arrow string array (its buffers made directly: no pandas); a value that is not a str
-    is refused, naming its record."""
+def _text(values: list[Any], start: int, what: str, kind: str, name: str, *, ids: bool = True) -> Any:
+    """A block's values as an Arrow string array, made from its buffers (one join and one encoding of the block's
+    text: no Python work per value but its length, and no pandas, which pyarrow's own conversion imports); a value
+    that is not a str is refused, and with ``ids`` one that is empty or holds a space, a tab or a line end (they
+    separate a TREC file's columns), naming its record."""
     try:
-        return string_array(list(values))
-    except (AttributeError, TypeError, UnicodeEncodeError):
-        pass
+        joined = "".join(values)
+        data = joined.encode("utf-8")
+    except (TypeError, UnicodeEncodeError):
+        _refuse_text(values, start, what, kind, name, ids=False)
+    if len(data) == len(joined):  # ASCII: a value's bytes are its characters
+        lengths = np.fromiter(map(len, values), dtype=np.int64, count=len(values))
+    else:
+        lengths = np.fromiter((len(value.encode("utf-8")) for value in values), dtype=np.int64, count=len(values))
+    if ids and (not lengths.all() or any(separator in joined for separator in _SEPARATORS)):
+        _refuse_text(values, start, what, kind, name, ids=True)
+    offsets = np.zeros(len(values) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    if offsets[-1] >= 2**31:  # more than an Arrow string array's 2 GB: its 64-bit offsets
+        return pa.Array.from_buffers(pa.large_string(), len(values), [None, pa.py_buffer(offsets), pa.py_buffer(data)]
+                                     ).cast(pa.string())
+    return pa.Array.from_buffers(pa.string(), len(values), [None, pa.py_buffer(offsets.astype(np.int32)),
+                                                            pa.py_buffer(data)])
+
+
+def _refuse_text(values: list[Any], start: int, what: str, kind: str, name: str, *, ids: bool) -> NoReturn:
+    """The error of the first value of a block that :func:`_text` cannot take, naming its record."""
     for number, value in enumerate(values, start=start + 1):
         if not isinstance(value, str):
             raise LoadError(f"{kind} {name}: record {number}: the {what} must be a str; got {type(value).__name__} "
@@ -314,25 +334,14 @@ def _text(values: tuple[Any, ...], start: int, what: str, kind: str, name: str) 
         except UnicodeEncodeError:
             raise LoadError(f"{kind} {name}: record {number}: the {what} {value!r:.40} is not valid Unicode text (a "
                             "lone surrogate).") from None
+        if ids and (not value or any(separator in value for separator in _SEPARATORS)):
+            raise LoadError(f"{kind} {name}: record {number}: the {what} {value!r:.40} must be a non-empty string "
+                            "without spaces, tabs or line ends (TREC files separate their columns by them).")
     raise LoadError(  # pragma: no cover - one is refused above
         f"{kind} {name}: the {what}s of records {start + 1}..{start + len(values)} cannot be read as text.")
 
 
-def _first_true(mask: Any) -> int:
-    """The position of the first true value of an Arrow boolean (chunked) array (one is true)."""
-    return int(np.argmax(numpy_of(pc.cast(mask, pa.int8()))))
-
-
-def _check_ids(ids: Any, what: str, kind: str, name: str) -> None:
-    """Every id non-empty and without a space, tab or line end (they separate a TREC file's columns)."""
-    bad = pc.match_substring_regex(ids, pattern=_BAD_ID)
-    if len(ids) and pc.any(bad).as_py():
-        at = _first_true(bad)
-        raise LoadError(f"{kind} {name}: record {at + 1}: the {what} {ids[at].as_py()!r:.40} must be a non-empty string "
-                        "without spaces, tabs or line ends (TREC files separate their columns by them).")
-
-
-def _grades(values: tuple[Any, ...], start: int, name: str) -> np.ndarray:
+def _grades(values: list[Any], start: int, name: str) -> np.ndarray:
     """A block's grades as int64; one that is not an int (a bool, a float, a str) is refused, naming its record."""
     grades = np.asarray(values)
     if grades.dtype.kind == "i" or (grades.dtype.kind == "u" and (not len(grades) or grades.max() < 2**63)):
@@ -367,11 +376,10 @@ def _read_qrels(dataset: Any, name: str, subtopics: bool, subsets: Callable[[], 
                             f"field), and ir_datasets' {type(first).__name__} records have neither.")
         wanted.append(subtopic)
     _fields_of(first, wanted, "qrels", name)
-    get = operator.attrgetter(*wanted)
     parts: list[list[Any]] = [[] for _ in wanted]
     start = 0
     for block in _blocks(itertools.chain([first], records)):
-        columns = _columns(block, get, start, "qrels", name)
+        columns = _columns(block, wanted, start, "qrels", name)
         parts[0].append(_text(columns[0], start, "query id", "qrels", name))
         parts[1].append(_text(columns[1], start, "document id", "qrels", name))
         parts[2].append(_grades(columns[2], start, name))
@@ -380,8 +388,6 @@ def _read_qrels(dataset: Any, name: str, subtopics: bool, subsets: Callable[[], 
         start += len(block)
     ids = {what: pa.chunked_array(chunks, type=pa.string()) for what, chunks in
            (("query id", parts[0]), ("document id", parts[1]), *((("subtopic", parts[3]),) if subtopics else ()))}
-    for what, column in ids.items():
-        _check_ids(column, what, "qrels", name)
     qid_codes, qids = dictionary_codes(ids["query id"])
     docid_codes, docids = dictionary_codes(ids["document id"])
     subtopic_codes, subtopic_values = dictionary_codes(ids["subtopic"]) if subtopics else (None, None)
@@ -438,14 +444,13 @@ def _read_queries(dataset: Any, name: str) -> dict[str, str]:
         return {}
     wanted = ["query_id", _text_field(first, name)]
     _fields_of(first, wanted, "queries", name)
-    get = operator.attrgetter(*wanted)
     ids: list[str] = []
     texts: list[str] = []
     start = 0
     for block in _blocks(itertools.chain([first], records)):
-        columns = _columns(block, get, start, "queries", name)
-        _text(columns[0], start, "query id", "queries", name)  # refuses what is not a str, naming the record
-        _text(columns[1], start, f"text ({wanted[1]})", "queries", name)
+        columns = _columns(block, wanted, start, "queries", name)
+        _text(columns[0], start, "query id", "queries", name, ids=False)  # refuses what is not a str, naming the record
+        _text(columns[1], start, f"text ({wanted[1]})", "queries", name, ids=False)
         ids.extend(columns[0])
         texts.extend(columns[1])
         start += len(block)

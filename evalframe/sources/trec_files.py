@@ -219,9 +219,11 @@ def read_qrels(qrels: QrelsInput | SubtopicQrelsInput, *, subtopics: bool = Fals
 
     Parameters
     ----------
-    qrels : path or dict
+    qrels : path, dict or ir_datasets dataset
         A qrels file (``qid iter docid relevance`` per line, whitespace-separated, plain or gzip; the ``iter``
-        column is ignored) or ``{qid: {docid: grade}}``.
+        column is ignored), ``{qid: {docid: grade}}``, or an ir_datasets dataset (``"irds:<id>"`` or the object:
+        :func:`evalframe.sources.irds.irds_qrels`, the same rules, its records' ``iteration`` read as the ``iter``
+        column).
     subtopics : bool
         Read the second column as the subtopic (a diversity qrels, ``qid subtopic docid relevance``): the frame of
         :func:`read_subtopic_qrels`, ``qid, subtopic, docid, relevance``.
@@ -360,7 +362,8 @@ def read_qrels_coded(qrels: QrelsInput) -> tuple[pd.DataFrame, TableCodes]:
 
 
 def read_queries(queries: PathLike | Mapping[str, str]) -> dict[str, str]:
-    """Query texts by qid, from ``{qid: text}`` or a TSV file with lines ``qid<TAB>text`` (plain or gzip).
+    """Query texts by qid, from ``{qid: text}``, a TSV file with lines ``qid<TAB>text`` (plain or gzip), or an
+    ir_datasets dataset (``"irds:<id>"`` or the object: :func:`evalframe.sources.irds.irds_queries`).
 
     Examples
     --------
