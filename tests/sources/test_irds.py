@@ -406,3 +406,26 @@ def test_a_dataset_is_read_in_blocks(monkeypatch):
     assert blocked.docid_codes.tolist() == whole.docid_codes.tolist() and blocked.docids.equals(whole.docids)
     assert blocked.values.tolist() == whole.values.tolist() == [record.relevance for record in records]
     assert [whole.qids[c].as_py() for c in whole.qid_codes[:3]] == [record.query_id for record in records[:3]]
+
+
+def test_the_columns_are_the_file_readers_in_blocks_and_beyond_ascii(tmp_path, register, monkeypatch):
+    """Ids with non-ASCII characters (their bytes are not their characters), read a few records at a time: the file
+    reader's columns exactly. (A no-break space, part of an id in a file, is a separator to ir_datasets' TrecQrels,
+    which splits lines with str.split().)"""
+    import evalframe.sources.irds as irds
+    from evalframe.sources.trec_arrow import QRELS_FORMAT, read_arrow
+
+    rng = np.random.default_rng(5)
+    names = ["d1", "dé2", "d·3", "文書4", "d5", "Ω6"]
+    lines = sorted({f"q{q}{'ü' * int(q % 3 == 0)} 0 {names[d % 6]}{d} {g}"
+                    for q, d, g in zip(rng.integers(0, 30, 400), rng.integers(0, 60, 400), rng.integers(-1, 4, 400))})
+    lines = list({line.rsplit(" ", 1)[0]: line for line in lines}.values())  # one grade per (query, document)
+    (tmp_path / "qrels").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    dataset_id = register(TrecQrels(LocalDownload(tmp_path / "qrels"), {}))
+    monkeypatch.setattr(irds, "_BLOCK", 7)
+    got, expected = irds_qrels(IRDS_PREFIX + dataset_id), read_arrow(tmp_path / "qrels", QRELS_FORMAT)
+    assert got.qids.equals(expected.qids) and got.docids.equals(expected.docids)
+    assert got.qid_codes.tolist() == expected.qid_codes.tolist()
+    assert got.docid_codes.tolist() == expected.docid_codes.tolist()
+    assert got.values.tolist() == expected.values.tolist()
+    assert "d·3" in "".join(got.docids.to_pylist()) and "文書4" in "".join(got.docids.to_pylist())
