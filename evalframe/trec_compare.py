@@ -28,6 +28,7 @@ from .frames.backends import as_backend
 from .options import CompareOptions, MetricOptions, OutputOptions, with_options
 from .result import EvaluationResult
 from .sources.trec_frames import is_run_frame
+from .sources.irds import irds_dataset, is_irds
 
 __all__ = ["compare", "is_trec_run", "TREC_MEASURES", "MAX_P"]
 
@@ -135,10 +136,11 @@ def compare(a: Run, b: Run, *others: Run,
         column is a per-query table); each is compared with ``a``, or every pair with ``pairs="all"`` (and with
         the tests of all pairs, ``test="tukey"`` / ``"randomized-tukey"``, on the queries every run is evaluated
         on).
-    qrels : path, dict or frame, optional
+    qrels : path, dict, frame or ir_datasets dataset, optional
         The judgments of the runs given as files, dicts or frames: a qrels file (``qid iter docid grade``),
-        ``{qid: {docid: grade}}`` or a frame (pandas, pyarrow, polars: ``query_id``, ``doc_id``, ``relevance``, as
-        :meth:`EvaluationResult.from_trec` reads it).
+        ``{qid: {docid: grade}}``, a frame (pandas, pyarrow, polars: ``query_id``, ``doc_id``, ``relevance``, as
+        :meth:`EvaluationResult.from_trec` reads it), or an ir_datasets dataset, ``"irds:<id>"`` or the dataset
+        object (read once, through ir_datasets' API: ``docs/storage.md#ir_datasets``).
     **metric_params
         The metric options of results and tables (:class:`evalframe.options.MetricOptions`), as in
         :func:`evalframe.analysis.compare.compare`; they do not apply to TREC runs.
@@ -196,6 +198,8 @@ def compare(a: Run, b: Run, *others: Run,
     if options.get("metrics") is not None:  # ir_measures' measure objects: their names
         options = {**options, "metrics": measure_texts(options["metrics"])}
     refuse_url(qrels, name="qrels")  # before any run is read
+    if is_irds(qrels):  # loaded once (ir_datasets imported now), its judgments read once for every run
+        qrels = irds_dataset(qrels, name="qrels")
     if qrels is None and not any(is_trec_run(run) for run in runs):
         return as_backend(compare_results(*runs, **{**options, "names": names}),  # type: ignore[arg-type]  # results
                           output.backend)

@@ -161,7 +161,7 @@ def test_every_path_argument_of_the_command_line_is_in_the_sweep():
     typed = set()
     for name, parser in parsers.command_parsers().items():
         for action in parser._actions:
-            if getattr(action.type, "__name__", "") == "local_path":
+            if getattr(action.type, "__name__", "") in ("local_path", "judgments_path"):  # judgments_path: or irds:<id>
                 shown = "/".join(action.option_strings) if action.option_strings else (
                     action.metavar if isinstance(action.metavar, str) else action.dest)
                 typed.add((name, shown))

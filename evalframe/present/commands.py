@@ -44,7 +44,7 @@ from ..report.paper import PAPER_FORMATS
 from .fusion import fuse_command
 from .inputs import (convert_source, judged_sources, load, needed_flag, read_result, read_source, reader_options,
                      refuse_file_flags, run_names, score_declarations, source_of, source_words)
-from .parsers import FOLDER, options_given, print_warning
+from .parsers import FOLDER, IRDS_PREFIX, options_given, print_warning
 
 __all__ = ["COMMANDS"]
 
@@ -377,6 +377,9 @@ def _convert(args: argparse.Namespace) -> str:
                 "rewriting a results folder" if source == FOLDER else f"reading {source_words(source)}")
         raise EvalframeError(f"{', '.join(unused)} {'does' if len(unused) == 1 else 'do'} not apply when {what}; "
                              "see evalframe convert --help.")
+    if args.to == "trec" and isinstance(args.qrels, str) and args.qrels.startswith(IRDS_PREFIX):
+        raise EvalframeError(f"--qrels {args.qrels} names an ir_datasets dataset, which is read, not written: with --to "
+                             "trec, --qrels is the qrels file to write.")
     if args.partitions is not None:
         _parquet_storage(args, args.to, "--to")
     if source == FOLDER:

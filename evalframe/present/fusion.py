@@ -29,6 +29,7 @@ from ..io.trec import check_tag, write_run
 from ..metrics.trec import known_direction, parse_measure, without_direction
 from ..result import EvaluationResult
 from ..sources.trec_frames import is_frame
+from ..sources.irds import irds_dataset, is_irds
 from .formats import render_table
 
 __all__ = ["fuse", "optimize_fusion", "FusionSearch", "run_dict", "fuse_command"]
@@ -216,9 +217,10 @@ def optimize_fusion(runs: Sequence[Any], qrels: Any, *, measure: str = "nDCG@10"
     ----------
     runs : list
         Two or more runs, as :func:`fuse` takes them.
-    qrels : path, dict or frame
-        The training judgments: a TREC qrels file, ``{qid: {docid: grade}}`` or a frame (``query_id``, ``doc_id``,
-        ``relevance``, as ``from_trec`` reads it).
+    qrels : path, dict, frame or ir_datasets dataset
+        The training judgments: a TREC qrels file, ``{qid: {docid: grade}}``, a frame (``query_id``, ``doc_id``,
+        ``relevance``, as ``from_trec`` reads it), or an ir_datasets dataset (``"irds:<id>"`` or the dataset object:
+        read once, through ir_datasets' API; ``docs/storage.md#ir_datasets``).
     measure : str
         Any measure name ``trec_metrics`` takes (``"nDCG@10"``, ``"AP"``, ``"map"``, ``"P_10"``, ...).
     method, norm, k, depth, output, tag, node
@@ -277,9 +279,11 @@ def optimize_fusion(runs: Sequence[Any], qrels: Any, *, measure: str = "nDCG@10"
         error.parameter = "measure"
         raise error
     sign = -1.0 if better == "lower" else 1.0  # a measure where lower is better: the lowest mean wins
-    if qrels is None or not (isinstance(qrels, (str, os.PathLike, Mapping)) or is_frame(qrels)):
-        raise InvalidParameterError(f"qrels must be a TREC qrels file, a dict {{qid: {{docid: grade}}}} or a frame "
-                                    f"(query_id, doc_id, relevance); got "
+    if is_irds(qrels):  # loaded once, its judgments read once for every trial
+        qrels = irds_dataset(qrels, name="qrels")
+    elif qrels is None or not (isinstance(qrels, (str, os.PathLike, Mapping)) or is_frame(qrels)):
+        raise InvalidParameterError(f"qrels must be a TREC qrels file, a dict {{qid: {{docid: grade}}}}, a frame "
+                                    f"(query_id, doc_id, relevance) or an ir_datasets dataset ('irds:<id>'); got "
                                     f"{type(qrels).__name__}.", parameter="qrels")
     if spec.method == "rrf":
         ks = RRF_KS if ks is None else ks

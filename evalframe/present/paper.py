@@ -55,8 +55,8 @@ def comparison_table(runs: Mapping[str, Any] | Sequence[Any], *, qrels: Any = No
         ``{name: run}`` or a list of runs (named by ``names``, "A", "B", ... by default), each what
         :func:`evalframe.compare` takes: a result, a per-query table, a TREC run file or dict (with ``qrels``).
         At most 26 runs (their letters are a to z).
-    qrels : path or dict, optional
-        The judgments of TREC runs, as in :func:`evalframe.compare`.
+    qrels : path, dict or ir_datasets dataset, optional
+        The judgments of TREC runs, as in :func:`evalframe.compare` (``"irds:<id>"`` too).
     max_p : float
         A difference is significant when its (corrected) p-value is at most this (default 0.05; ranx's 0.01).
     digits : int

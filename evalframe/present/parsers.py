@@ -27,7 +27,8 @@ from ..report.formats import FORMATS
 from ..sources.catalog import SOURCES
 from .flags import Command, MainParser
 
-__all__ = ["build", "command_parsers", "comma_list", "local_path", "options_given", "print_warning",
+__all__ = ["build", "command_parsers", "comma_list", "local_path", "judgments_path", "IRDS_PREFIX", "options_given",
+           "print_warning",
            "FOLDER", "SUBCOMMANDS", "TABLE_FORMAT_NAMES", "TREC_FORMAT_NAMES",
            "PAPER_FORMAT_NAMES", "COMPARE_FORMAT_NAMES", "TREC_DEFAULT_MEASURES", "FRAME_FIELDS"]
 
@@ -57,6 +58,25 @@ def local_path(text: str) -> Path:
     if problem is not None:
         raise argparse.ArgumentTypeError(problem)
     return Path(text)
+
+
+#: How a qrels or queries argument names an ir_datasets dataset (``--qrels irds:msmarco-passage/dev/small``):
+#: :data:`evalframe.sources.irds.IRDS_PREFIX`, which loads pyarrow (the parsers load none; a test checks they agree).
+IRDS_PREFIX = "irds:"
+
+
+def judgments_path(text: str) -> Path | str:
+    """An argparse type of the qrels and queries arguments: ``irds:<id>`` as given (an ir_datasets dataset, read
+    through ir_datasets when the command runs: ``docs/storage.md#ir_datasets``), else :func:`local_path`.
+
+    Examples
+    --------
+    >>> judgments_path("irds:msmarco-passage/dev/small"), judgments_path("qrels.txt")
+    ('irds:msmarco-passage/dev/small', PosixPath('qrels.txt'))
+    """
+    if text.startswith(IRDS_PREFIX):
+        return text
+    return local_path(text)
 
 
 def _count(what: str, least: int) -> Callable[[str], int]:
@@ -221,8 +241,9 @@ def _source_options(parser: argparse.ArgumentParser, files: str, *, duplicates: 
     """The flags of a source's file: how its rows become queries (each refused by a source whose reader does not
     take it)."""
     if qrels:
-        parser.add_argument("--qrels", type=local_path, default=None, metavar="QRELS",
-                            help=f"with a TREC run (--from trec): the qrels file that judges {files}")
+        parser.add_argument("--qrels", type=judgments_path, default=None, metavar="QRELS",
+                            help=f"with a TREC run (--from trec): the qrels file that judges {files}, or irds:<id> (an "
+                                 "ir_datasets dataset's qrels)")
     parser.add_argument("--column", action="append", dest="columns", default=None, metavar="FIELD=COLUMN",
                         help="with --from frame: the column of a field, e.g. question=q, retrieved_ids=ids, "
                              "retrieved_texts=contexts, retrieved_scores=scores, answer=response, gold_ids=gold, "
@@ -270,9 +291,10 @@ def _metrics_command(metrics: Command) -> None:
 def _compare_command(compare: Command) -> None:
     compare.add_argument("folders", type=local_path, nargs="+", metavar="RUN", help="two or more results folders or "
                          "files of a source (--from), or TREC run files with --qrels; each is compared with the first")
-    compare.add_argument("--qrels", type=local_path, default=None, metavar="QRELS",
-                         help="the runs are TREC run files (plain or .gz) judged by this qrels file, compared on "
-                              "trec_eval's measures over the same queries (docs/ir-researchers.md)")
+    compare.add_argument("--qrels", type=judgments_path, default=None, metavar="QRELS",
+                         help="the runs are TREC run files (plain or .gz) judged by this qrels file (or irds:<id>, an "
+                              "ir_datasets dataset's qrels), compared on trec_eval's measures over the same queries "
+                              "(docs/ir-researchers.md)")
     _add_options(compare, CompareOptions, only=("node", "metrics"))
     compare.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
                          help="a trec_eval measure, e.g. nDCG@10, map, P_5 (repeatable; added to --metrics)")
@@ -319,10 +341,12 @@ def _convert_command(convert: Command) -> None:
     convert.add_argument("--to", required=True, choices=("csv", "parquet", "trec"))
     _from_option(convert, "IN", default="a folder if IN is a folder, else the one source whose suffix and content "
                  "claim the file, else a TREC run file")
-    convert.add_argument("--qrels", type=local_path, default=None, metavar="QRELS",
-                         help="from TREC: the qrels file to read (needed); to TREC: the qrels file to write (optional)")
-    convert.add_argument("--queries", type=local_path, default=None, metavar="TSV",
-                         help="from TREC: query texts, lines qid<TAB>text (default: the query ids)")
+    convert.add_argument("--qrels", type=judgments_path, default=None, metavar="QRELS",
+                         help="from TREC: the qrels file to read (needed; or irds:<id>, an ir_datasets dataset's "
+                              "qrels); to TREC: the qrels file to write (optional)")
+    convert.add_argument("--queries", type=judgments_path, default=None, metavar="TSV",
+                         help="from TREC: query texts, lines qid<TAB>text, or irds:<id> (an ir_datasets dataset's "
+                              "queries; default: the query ids)")
     convert.add_argument("--node", default=None, help="from TREC: the node's name (default Retriever); to TREC: the "
                          "node to write (default: the one node with document rows)")
     convert.add_argument("--tag", default=None, help="to TREC: the run's name in column 6 (default evalframe)")
@@ -377,8 +401,8 @@ def _trec_command(trec: Command) -> None:
                         "ir_measures' names (docs/ir-researchers.md).")
     trec.add_argument("run", type=local_path, help="TREC run file: qid Q0 docid rank score tag (plain or .gz; - reads it "
                       "from standard input, as trec_eval 10.0)")
-    trec.add_argument("qrels", type=local_path, help="qrels file: qid iter docid relevance (plain or .gz; - reads it from "
-                      "standard input)")
+    trec.add_argument("qrels", type=judgments_path, help="qrels file: qid iter docid relevance (plain or .gz; - reads it "
+                      "from standard input), or irds:<id> (an ir_datasets dataset's qrels)")
     trec.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
                       help="a measure by ir_measures' name, e.g. nDCG@10, AP, P(rel=2)@5, or trec_eval's, e.g. "
                            "ndcg_cut.10, map, P_5, P.5,10, or one of trec_eval's sets: official, all_trec, set "
@@ -434,7 +458,8 @@ def _fuse_command(fuse: Command) -> None:
     fuse.add_argument("--optimize", default=None, metavar="MEASURE",
                       help="search the weights (and rrf's k) that score best by this measure on --qrels: maximises a "
                            "higher-is-better measure (nDCG@10), minimises a lower-is-better one (unj@10)")
-    fuse.add_argument("--qrels", type=local_path, default=None, metavar="QRELS", help="with --optimize: the training qrels")
+    fuse.add_argument("--qrels", type=judgments_path, default=None, metavar="QRELS",
+                      help="with --optimize: the training qrels (a file, or irds:<id>: an ir_datasets dataset's)")
     fuse.add_argument("--step", type=float, default=None, help="with --optimize: the weights' grid step (default 0.1)")
     fuse.add_argument("--ks", default=None, metavar="K,K,...",
                       help="with --optimize and rrf: the k values to try (default 10,20,...,100)")

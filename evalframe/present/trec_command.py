@@ -33,6 +33,7 @@ from ..metrics.trec import aggregation_of, evaluate
 from ..metrics.trec_gain_kernels import relstrings
 from ..metrics.trec_kernels import RankedRows
 from ..frames.trec_ranking import query_order_positions
+from ..sources.irds import irds_dataset, is_irds
 from ..sources.trec_arrow import (QRELS_FORMAT, RUN_FORMAT, ArrowColumns, arrow_of, arrow_trec_order, forget,
                                   memory_pool, numpy_of, read_arrow, string_array)
 from ..sources.trec_stream import STANDARD_INPUT, TrecSource, blocks, standard_input, trec_source
@@ -68,7 +69,10 @@ def trec_sources(args: argparse.Namespace, stdin: Any = None) -> argparse.Namesp
         raise InvalidParameterError(f"run and qrels cannot both be standard input (-): {STANDARD_INPUT} is read once; "
                                     "give one of them as a file (evalframe trec - QRELS, or evalframe trec RUN -).")
     run = standard_input("run", stdin) if str(args.run) == "-" else trec_source(args.run, "run")
-    qrels = standard_input("qrels", stdin) if str(args.qrels) == "-" else trec_source(args.qrels, "qrels")
+    if is_irds(args.qrels):  # an ir_datasets dataset: loaded once, its judgments read once for both readers
+        qrels: Any = irds_dataset(args.qrels, name="qrels")
+    else:
+        qrels = standard_input("qrels", stdin) if str(args.qrels) == "-" else trec_source(args.qrels, "qrels")
     return argparse.Namespace(**{**vars(args), "run": run, "qrels": qrels})
 
 
@@ -206,15 +210,18 @@ def trec_columnar(args: argparse.Namespace) -> str | None:
     if not 0 <= args.digits <= 17 or args.format not in TREC_FORMATS or getattr(args, "subtopics", False):
         return None  # subtopic qrels: from_trec reads them
     trec_intervals(args)  # --ci checked before the files are read
-    run_source, qrels_source = trec_source(args.run, "run"), trec_source(args.qrels, "qrels")
+    run_source = trec_source(args.run, "run")
+    qrels_source = None if is_irds(args.qrels) else trec_source(args.qrels, "qrels")
     # a stream's columns kept for from_trec, should the qrels be its (a stream is read once)
     run = read_arrow(run_source, RUN_FORMAT, encode_docids=False, keep=True)
-    qrels = read_arrow(qrels_source, QRELS_FORMAT, keep=True)
+    qrels = (irds_dataset(args.qrels).qrels() if qrels_source is None  # the reader's columns, by ir_datasets
+             else read_arrow(qrels_source, QRELS_FORMAT, keep=True))
     if _has(qrels.docids, _NO_ANSWER):
         return None
     assert qrels.docid_codes is not None  # read with its docids coded
     forget(run_source)  # evaluated here: nothing kept for another reader
-    forget(qrels_source)
+    if qrels_source is not None:
+        forget(qrels_source)
     order = arrow_trec_order(run.qid_codes, run.values, run.docids)
     measures = trec_request(args)
     run_codes, qrels_codes, query_ids = _query_codes(run, qrels)

@@ -41,6 +41,7 @@ from ..options import MatchingOptions
 from .assemble import Built
 from .flatten import numbered_per_query
 from ..frames.trec_codes import factorized, repeated_pairs
+from .irds import is_irds, irds_qrels
 from .trec_arrow import (QRELS_FORMAT, RUN_FORMAT, ArrowColumns, arrow_trec_order, memory_pool, numpy_of,
                          read_arrow)
 from .trec_files import (QrelsInput, RunInput, collapse_subtopics, read_qrels, read_qrels_coded, read_queries,
@@ -316,6 +317,8 @@ def read_coded_tables(run: RunInput, qrels: QrelsInput) -> tuple[CodedTable, Cod
     and the line) and stays columns: the ids as codes into Arrow dictionaries (no Python str per docid), the run put
     in trec_eval's order (no sort when the file is in that order already). A dict is read by
     :func:`evalframe.sources.trec_files.read_run_coded` / ``read_qrels_coded``, whose errors name the qid and docid.
+    Qrels ``"irds:<id>"`` or an ir_datasets dataset are read through ir_datasets into the reader's columns
+    (:func:`evalframe.sources.irds.irds_qrels`).
 
     Examples
     --------
@@ -334,6 +337,8 @@ def read_coded_tables(run: RunInput, qrels: QrelsInput) -> tuple[CodedTable, Cod
         return _frame_tables(run, qrels)
     run_table = (_coded_table("run", *read_run_coded(run)) if isinstance(run, Mapping)
                  else _arrow_table(checked_source(run, "run"), ranked=True))
+    if is_irds(qrels):  # "irds:<id>" or a dataset object: the reader's columns, made by ir_datasets' records
+        return run_table, _columns_table(irds_qrels(qrels), ranked=False)
     return run_table, (_coded_table("qrels", *read_qrels_coded(qrels)) if isinstance(qrels, Mapping)
                        else _arrow_table(checked_source(qrels, "qrels"), ranked=False))
 
@@ -941,14 +946,18 @@ def read_trec(run: str | Path | Mapping[str, Mapping[str, float]] | Frame,
         names; other columns, a ``rank`` too, are not read), ranked as the same run read from a file
         (:mod:`evalframe.sources.trec_frames`: integer ids are read as their decimal text; a missing id or score,
         a document twice in a query, two columns naming one thing are refused, naming the column and the row).
-    qrels : path, dict or frame
-        A TREC qrels file (``qid iter docid relevance``, plain or ``.gz``), ``{qid: {docid: grade}}``, or a frame
+    qrels : path, dict, frame or ir_datasets dataset
+        A TREC qrels file (``qid iter docid relevance``, plain or ``.gz``), ``{qid: {docid: grade}}``, a frame
         with the query id, the document id and the grade (``relevance`` or ``label``; ranx's ``score`` when the
-        frame has neither), integers.
+        frame has neither), integers, or an ir_datasets dataset: ``"irds:<id>"``
+        (``"irds:msmarco-passage/dev/small"``, loaded by ``ir_datasets.load``) or the dataset object (anything with
+        ``qrels_iter()``), read through ir_datasets' own API (``docs/storage.md#ir_datasets``; ``pip install
+        ir_datasets``).
     node : str
         The node's name (default ``"Retriever"``).
-    queries : dict or path, optional
-        Query texts for the ``query`` column: ``{qid: text}`` or a TSV file ``qid<TAB>text``; without it
+    queries : dict, path or ir_datasets dataset, optional
+        Query texts for the ``query`` column: ``{qid: text}``, a TSV file ``qid<TAB>text``, or an ir_datasets
+        dataset (``"irds:<id>"`` or the object: each query's ``text`` field, else its first str field); without it
         (or for a qid it lacks, with a warning) the query id is the text.
     progress : bool, optional
         A bar over the steps (reading, building) where a person watches; False never.
@@ -969,10 +978,12 @@ def read_trec(run: str | Path | Mapping[str, Mapping[str, float]] | Frame,
     ------
     LoadError
         A file that cannot be read; the message names the file and the 1-based line (a line without its
-        columns, a score that is not a number, a grade that is not an integer, a docid twice in a query).
+        columns, a score that is not a number, a grade that is not an integer, a docid twice in a query); an
+        ir_datasets dataset's judgment of the same kinds, naming the dataset and the record.
     InvalidParameterError
         A dict with ids that are not strings or values of the wrong kind (naming the qid and docid), or a bad
-        ``node``.
+        ``node``; ``"irds:<id>"`` without ir_datasets installed (``pip install ir_datasets``), an id it does not
+        know (with the close ones), a dataset without qrels.
 
     Examples
     --------

@@ -31,7 +31,8 @@ import pyarrow.compute as pc
 
 from ..errors import InvalidParameterError, LoadError
 from ..frames.trec_codes import factorized
-from .trec_arrow import QRELS_FORMAT, RUN_FORMAT, TrecFormat, numpy_of, read_arrow
+from .irds import is_irds, irds_qrels, irds_queries
+from .trec_arrow import QRELS_FORMAT, RUN_FORMAT, ArrowColumns, TrecFormat, numpy_of, read_arrow
 from .trec_stream import TrecSource, blocks, checked_source
 from ..frames.trec_layout import TableCodes
 from ..frames.trec_ranking import as_trec_scores, compact_codes, trec_order_codes
@@ -92,7 +93,12 @@ def _read_file(path: TrecSource, fmt: TrecFormat) -> TrecColumns:
     """qids, docids and values (float64 scores / int64 grades) of a file, in file order, checked: read by
     :func:`evalframe.sources.trec_arrow.read_arrow` (ids dictionary-encoded in Arrow), the dictionaries then as
     object arrays."""
-    read = read_arrow(path, fmt)
+    return _arrow_columns(read_arrow(path, fmt))
+
+
+def _arrow_columns(read: ArrowColumns) -> TrecColumns:
+    """The TREC reader's columns (a file's, or an ir_datasets dataset's: :mod:`evalframe.sources.irds`) as
+    :class:`TrecColumns`, the dictionaries as object arrays."""
     assert read.docid_codes is not None  # read with encode_docids
     columns = TrecColumns(read.qid_codes, read.qids.to_numpy(zero_copy_only=False),
                           read.docid_codes, read.docids.to_numpy(zero_copy_only=False), read.values)
@@ -213,9 +219,11 @@ def read_qrels(qrels: QrelsInput | SubtopicQrelsInput, *, subtopics: bool = Fals
 
     Parameters
     ----------
-    qrels : path or dict
+    qrels : path, dict or ir_datasets dataset
         A qrels file (``qid iter docid relevance`` per line, whitespace-separated, plain or gzip; the ``iter``
-        column is ignored) or ``{qid: {docid: grade}}``.
+        column is ignored), ``{qid: {docid: grade}}``, or an ir_datasets dataset (``"irds:<id>"`` or the object:
+        :func:`evalframe.sources.irds.irds_qrels`, the same rules, its records' ``iteration`` read as the ``iter``
+        column).
     subtopics : bool
         Read the second column as the subtopic (a diversity qrels, ``qid subtopic docid relevance``): the frame of
         :func:`read_subtopic_qrels`, ``qid, subtopic, docid, relevance``.
@@ -305,7 +313,8 @@ def read_subtopic_qrels(qrels: SubtopicQrelsInput) -> pd.DataFrame:
         return pd.DataFrame({"qid": pd.Series(columns[0], dtype=object), "subtopic": pd.Series(columns[1], dtype=object),
                              "docid": pd.Series(columns[2], dtype=object),
                              "relevance": np.asarray(columns[3], dtype=np.int64)})
-    read = read_arrow(checked_source(qrels, "qrels"), QRELS_FORMAT, subtopics=True)
+    read = (irds_qrels(qrels, subtopics=True) if is_irds(qrels)  # an ir_datasets dataset: its records' subtopics
+            else read_arrow(checked_source(qrels, "qrels"), QRELS_FORMAT, subtopics=True))
     assert read.docid_codes is not None and read.subtopic_codes is not None
     return pd.DataFrame({"qid": _objects(read.qids, read.qid_codes), "subtopic": _objects(read.subtopics, read.subtopic_codes),
                          "docid": _objects(read.docids, read.docid_codes), "relevance": read.values})
@@ -343,14 +352,18 @@ def read_qrels_coded(qrels: QrelsInput) -> tuple[pd.DataFrame, TableCodes]:
     >>> codes.column(frame, "qid")[0].tolist(), codes.column(frame, "docid")[0].tolist()
     ([0, 1], [0, 0])
     """
-    columns = (_read_mapping(qrels, QRELS_FORMAT) if isinstance(qrels, Mapping)
-               else _read_file(checked_source(qrels, "qrels"), QRELS_FORMAT))
+    if is_irds(qrels):  # "irds:<id>" or a dataset object: read through ir_datasets (evalframe.sources.irds)
+        columns = _arrow_columns(irds_qrels(qrels))
+    else:
+        columns = (_read_mapping(qrels, QRELS_FORMAT) if isinstance(qrels, Mapping)
+                   else _read_file(checked_source(qrels, "qrels"), QRELS_FORMAT))
     order = np.argsort(columns.qid_codes, kind="stable")  # grouped by query, in order of first appearance
     return columns.frame(order, {"relevance": columns.values[order]})
 
 
 def read_queries(queries: PathLike | Mapping[str, str]) -> dict[str, str]:
-    """Query texts by qid, from ``{qid: text}`` or a TSV file with lines ``qid<TAB>text`` (plain or gzip).
+    """Query texts by qid, from ``{qid: text}``, a TSV file with lines ``qid<TAB>text`` (plain or gzip), or an
+    ir_datasets dataset (``"irds:<id>"`` or the object: :func:`evalframe.sources.irds.irds_queries`).
 
     Examples
     --------
@@ -360,6 +373,8 @@ def read_queries(queries: PathLike | Mapping[str, str]) -> dict[str, str]:
     >>> read_queries(path)
     {'q1': 'who wrote hamlet', 'q2': 'capital of peru'}
     """
+    if is_irds(queries):  # "irds:<id>" or a dataset object: its queries' texts (evalframe.sources.irds)
+        return irds_queries(queries)
     if isinstance(queries, Mapping):
         for qid, text in queries.items():
             if not isinstance(qid, str) or not isinstance(text, str):
