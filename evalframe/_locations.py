@@ -24,7 +24,8 @@ from typing import Any
 from .errors import InvalidParameterError, LoadError, SaveError
 
 __all__ = ["Remote", "Location", "is_url", "locate", "check_storage_options", "parse_storage_option", "merge_storage_options",
-           "url_problem", "parameter_of", "URL_PROTOCOLS", "CLOUD_INSTALL", "read_bytes", "open_binary", "write_bytes"]
+           "url_problem", "parameter_of", "URL_PROTOCOLS", "CLOUD_INSTALL", "read_bytes", "open_binary", "write_bytes",
+           "is_file", "is_dir", "exists", "suffix_of", "open_bytes", "open_text", "read_text"]
 
 def parameter_of(name: str) -> str:
     """The parameter a check's ``name`` is about: its leading identifier (``node`` of ``"node (run 1)"``).
@@ -409,3 +410,88 @@ def write_bytes(where: Remote, data: bytes, *, what: str = "file") -> None:
         where.fs.pipe_file(where.path, data)
     except OSError as exc:
         raise SaveError(f"cannot write {what} {where.url} ({_reason(exc)}); the previous one, if any, is unchanged.") from None
+
+
+# ------------------------------------------------------------------------------------------ a local Path or a Remote
+# The readers of whole files (runs files, tables, JSON) and the writers of single files take either kind of Location;
+# these helpers give both the same few operations, a local Path's behaviour unchanged.
+
+def is_file(where: Path | Remote) -> bool:
+    """Whether ``where`` is a file (an object, for a Remote); False when it cannot be asked.
+
+    Examples
+    --------
+    >>> where = locate("memory://evalframe-doc/is-file/x.txt", name="path")
+    >>> write_bytes(where, b"x")
+    >>> is_file(where), is_file(where.parent), is_file(where.parent / "y.txt")
+    (True, False, False)
+    """
+    if isinstance(where, Path):
+        return where.is_file()
+    try:
+        return bool(where.fs.isfile(where.path))
+    except OSError:
+        return False
+
+
+def is_dir(where: Path | Remote) -> bool:
+    """Whether ``where`` is a folder (a prefix holding objects, for a Remote); False when it cannot be asked."""
+    if isinstance(where, Path):
+        return where.is_dir()
+    try:
+        return bool(where.fs.isdir(where.path))
+    except OSError:
+        return False
+
+
+def exists(where: Path | Remote) -> bool:
+    """Whether ``where`` exists (a file or a folder); False when it cannot be asked."""
+    if isinstance(where, Path):
+        return where.exists()
+    try:
+        return bool(where.fs.exists(where.path))
+    except OSError:
+        return False
+
+
+def suffix_of(where: Path | Remote) -> str:
+    """The name's suffix (``.jsonl``), as :attr:`pathlib.Path.suffix`.
+
+    Examples
+    --------
+    >>> suffix_of(Path("a/b.jsonl")), suffix_of(locate("memory://evalframe-doc/b.json", name="path"))
+    ('.jsonl', '.json')
+    """
+    return where.suffix if isinstance(where, Path) else Path(where.name).suffix
+
+
+def open_bytes(where: Path | Remote, *, what: str = "file") -> Any:
+    """``where`` opened for reading bytes (a local file as :meth:`pathlib.Path.open` opens it; a Remote by
+    :func:`open_binary`, errors naming the URL)."""
+    return where.open("rb") if isinstance(where, Path) else open_binary(where, what=what)
+
+
+def open_text(where: Path | Remote, *, what: str = "file", newline: str | None = None) -> Any:
+    """``where`` opened for reading UTF-8 text (a byte-order mark skipped), as ``open(..., encoding="utf-8-sig")``.
+
+    Examples
+    --------
+    >>> where = locate("memory://evalframe-doc/open-text/x.txt", name="path")
+    >>> write_bytes(where, "\\ufeffa\\nb\\n".encode())
+    >>> with open_text(where) as handle:
+    ...     handle.read()
+    'a\\nb\\n'
+    """
+    if isinstance(where, Path):
+        return where.open(encoding="utf-8-sig", newline=newline)
+    import io
+
+    return io.TextIOWrapper(open_binary(where, what=what), encoding="utf-8-sig", newline=newline)
+
+
+def read_text(where: Path | Remote, *, what: str = "file") -> str:
+    """The whole of ``where`` as UTF-8 text (a byte-order mark skipped; a UnicodeDecodeError as
+    :meth:`pathlib.Path.read_text` raises it)."""
+    if isinstance(where, Path):
+        return where.read_text(encoding="utf-8-sig")
+    return read_bytes(where, what=what).decode("utf-8-sig")

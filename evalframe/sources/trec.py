@@ -32,6 +32,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .. import _validation as check
+from .._locations import check_storage_options
 from .._progress import Steps, enabled
 from ..columns import COLUMN_ORDER, NO_ANSWER_DOCUMENT_ID
 from ..errors import InvalidParameterError, SchemaError, warn
@@ -45,7 +46,7 @@ from .trec_arrow import (QRELS_FORMAT, RUN_FORMAT, ArrowColumns, arrow_trec_orde
                          read_arrow)
 from .trec_files import (QrelsInput, RunInput, collapse_subtopics, read_qrels, read_qrels_coded, read_queries,
                          read_run_coded)
-from .trec_stream import TrecSource, checked_source
+from .trec_stream import TrecSource, checked_source, remote_source
 from ..frames.trec_layout import TableCodes, TrecJudgments, TrecLayout
 from ..frames.trec_ranking import (as_trec_scores, compact_codes, query_order_positions, ranks_within,
                                    trec_order_codes)
@@ -900,7 +901,8 @@ def qrels_from_frame(frame: pd.DataFrame, *, node: str) -> pd.DataFrame:
 # ------------------------------------------------------------------------------------------ the source
 def read_trec(run: str | Path | Mapping[str, Mapping[str, float]], qrels: str | Path | Mapping[str, Mapping[str, int]],
               *, node: str = "Retriever", queries: str | Path | Mapping[str, str] | None = None,
-              progress: bool | None = None, subtopics: bool = False) -> Built:
+              progress: bool | None = None, subtopics: bool = False,
+              storage_options: Mapping[str, Any] | None = None) -> Built:
     """A result with one document node from a TREC run and its qrels (``docs/persistence.md#trec-run-and-qrels-files``).
 
     The node frame has the columns :meth:`from_runs` gives a retriever whose gold labels carry only document
@@ -931,6 +933,10 @@ def read_trec(run: str | Path | Mapping[str, Mapping[str, float]], qrels: str | 
         judged document once, with its highest grade over the subtopics
         (``docs/ir-researchers.md#diversity-measures-and-subtopic-qrels``). The subtopic judgments stay with
         this result's node as read (not in its frame: a saved and loaded result has the collapsed qrels only).
+    storage_options : dict, optional
+        The filesystem's options (credentials, ``endpoint_url``, ...) for a ``run``, ``qrels`` or ``queries`` given
+        as a URL (``s3://bucket/run.txt.gz``, ``memory://x/qrels.txt``: ``docs/storage.md``); without them each
+        filesystem reads its usual environment.
 
     Returns
     -------
@@ -961,8 +967,10 @@ def read_trec(run: str | Path | Mapping[str, Mapping[str, float]], qrels: str | 
     """
     if not isinstance(node, str) or not node:
         raise InvalidParameterError(f"node must be a non-empty string (the node's name); got {node!r}.")
-    for value, name in ((run, "run"), (qrels, "qrels"), (queries, "queries")):
-        check.refuse_url(value, name=name)
+    storage_options = check_storage_options(storage_options)
+    run = remote_source(run, "run", storage_options=storage_options)  # type: ignore[assignment]
+    qrels = remote_source(qrels, "qrels", storage_options=storage_options)  # type: ignore[assignment]
+    queries = remote_source(queries, "queries", storage_options=storage_options)  # type: ignore[assignment]
     subtopics = check.check_real_bool(subtopics, name="subtopics")
     steps = Steps(show=enabled(progress), desc="reading TREC files", total=3, unit="step")
     try:
