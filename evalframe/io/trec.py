@@ -51,7 +51,7 @@ def check_tag(tag: object) -> str:
     return tag
 
 
-def write_run(run: pd.DataFrame | Mapping[str, Mapping[str, float]], path: PathLike, *, tag: str = "evalframe",
+def write_run(run: pd.DataFrame | Mapping[str, Mapping[str, float]], path: PathLike | Remote, *, tag: str = "evalframe",
               storage_options: Mapping[str, Any] | None = None) -> Path | Remote:
     """Write a TREC run file atomically (``.gz``: gzip); returns the path written.
 
@@ -241,13 +241,15 @@ def _writable_ids(ids: np.ndarray) -> bool:
     return not (ids == "").any() and WHITESPACE.search(joined) is None
 
 
-def _write_text(path: PathLike, data: bytes, kind: str, storage_options: object = None) -> Path | Remote:
+def _write_text(path: PathLike | Remote, data: bytes, kind: str, storage_options: object = None) -> Path | Remote:
     """Replace ``path`` by a file holding ``data`` (UTF-8 text; gzip when the name ends with .gz): whole or not at all.
 
     The content goes to a hidden sibling ``.<name>.evalframe-write-<id>``, is fsync'ed, renamed over the target
     (atomic on POSIX) and the folder fsync'ed; on any failure the sibling is removed and the old file stays.
     A symbolic link keeps pointing at the file it names, which is replaced.
     """
+    if isinstance(path, Remote):
+        return _write_remote(path, data, kind)
     if not isinstance(path, (str, os.PathLike)) or not str(path):
         raise InvalidParameterError(f"path must name the {kind} file to write; got {path!r:.80}.")
     where = locate(path, name="path", storage_options=storage_options)
