@@ -21,11 +21,13 @@ import pandas as pd
 
 from .analysis.compare import is_result, run_names
 from .analysis.compare import compare as compare_results
-from ._validation import check_keywords, refuse_url
+from ._locations import check_storage_options
+from ._validation import check_keywords
 from .errors import EvalframeError, InvalidParameterError, warn
 from .metrics.trec import measure_texts
 from .options import CompareOptions, MetricOptions, with_options
 from .result import EvaluationResult
+from .sources.trec_stream import TrecSource, remote_source
 
 __all__ = ["compare", "is_trec_run", "TREC_MEASURES", "MAX_P"]
 
@@ -46,7 +48,7 @@ def is_trec_run(run: object) -> bool:
     >>> is_trec_run("run.txt"), is_trec_run({"q1": {"d1": 1.0}}), is_trec_run(EvaluationResult())
     (True, True, False)
     """
-    return isinstance(run, (str, os.PathLike)) or (isinstance(run, Mapping) and not is_result(run))
+    return isinstance(run, (str, os.PathLike, TrecSource)) or (isinstance(run, Mapping) and not is_result(run))
 
 
 def _queries(ids: Sequence[object]) -> str:
@@ -63,7 +65,7 @@ def _per_query(run: Run, name: str, qrels: Any, measures: list[str], node: str |
         try:
             run = EvaluationResult.from_trec(run, qrels, node=node or "Retriever", progress=False)  # type: ignore[arg-type]
         except EvalframeError as exc:
-            if not isinstance(run, (str, os.PathLike)):  # a file's errors name the file already
+            if not isinstance(run, (str, os.PathLike, TrecSource)):  # a file's errors name the file already
                 exc.args = (f"run {name!r}: {exc}",)
             raise
     if not is_result(run):
@@ -106,7 +108,7 @@ def _same_queries(tables: list[pd.DataFrame], names: list[str], complete: bool) 
 @with_options(CompareOptions, MetricOptions, documented=(CompareOptions,))
 def compare(a: Run, b: Run, *others: Run,
             qrels: str | os.PathLike[str] | Mapping[str, Mapping[str, int]] | None = None,
-            **options: Any) -> pd.DataFrame:
+            storage_options: Mapping[str, Any] | None = None, **options: Any) -> pd.DataFrame:
     """Compare runs on the same queries: each run's mean, its delta to the first run, the paired tests' p-values.
 
     Runs are results and per-query tables (:func:`evalframe.analysis.compare.compare`, whose parameters and table
@@ -123,6 +125,8 @@ def compare(a: Run, b: Run, *others: Run,
     qrels : path or dict, optional
         The judgments of the runs given as files or dicts: a qrels file (``qid iter docid grade``) or
         ``{qid: {docid: grade}}``.
+    storage_options : dict, optional
+        The filesystem's options for runs and ``qrels`` given as URLs (``s3://bucket/bm25.txt``; ``docs/storage.md``).
     **metric_params
         The metric options of results and tables (:class:`evalframe.options.MetricOptions`), as in
         :func:`evalframe.analysis.compare.compare`; they do not apply to TREC runs.
@@ -168,7 +172,10 @@ def compare(a: Run, b: Run, *others: Run,
     names = run_names(options.get("names"), len(runs))
     if options.get("metrics") is not None:  # ir_measures' measure objects: their names
         options = {**options, "metrics": measure_texts(options["metrics"])}
-    refuse_url(qrels, name="qrels")  # before any run is read
+    storage_options = check_storage_options(storage_options)
+    qrels = remote_source(qrels, "qrels", storage_options=storage_options)  # a URL checked before any run is read
+    runs = [remote_source(run, "run", name=f"run {name!r}", storage_options=storage_options)
+            if not is_result(run) else run for run, name in zip(runs, names)]
     if qrels is None and not any(is_trec_run(run) for run in runs):
         return compare_results(*runs, **{**options, "names": names})  # type: ignore[arg-type]  # results, tables
     chosen: CompareOptions
