@@ -25,7 +25,7 @@ from .errors import InvalidParameterError, LoadError, SaveError
 
 __all__ = ["Remote", "Location", "is_url", "locate", "check_storage_options", "parse_storage_option", "merge_storage_options",
            "url_problem", "parameter_of", "URL_PROTOCOLS", "CLOUD_INSTALL", "read_bytes", "open_binary", "write_bytes",
-           "is_file", "is_dir", "exists", "suffix_of", "open_bytes", "open_text", "read_text"]
+           "is_file", "is_dir", "exists", "suffix_of", "open_bytes", "open_text", "read_text", "remote_or_value"]
 
 def parameter_of(name: str) -> str:
     """The parameter a check's ``name`` is about: its leading identifier (``node`` of ``"node (run 1)"``).
@@ -495,3 +495,22 @@ def read_text(where: Path | Remote, *, what: str = "file") -> str:
     if isinstance(where, Path):
         return where.read_text(encoding="utf-8-sig")
     return read_bytes(where, what=what).decode("utf-8-sig")
+
+
+def remote_or_value(value: object, *, name: str, storage_options: object = None) -> object:
+    """``value`` as a :class:`Remote` when it is a URL (located with ``storage_options``; one fsspec cannot read, or
+    a ``Path`` whose ``//`` pathlib collapsed, refused naming ``name``); anything else as it is, for a reader that
+    takes a local path, an object or a Remote.
+
+    Examples
+    --------
+    >>> remote_or_value("memory://evalframe-doc/eval.jsonl", name="results"), remote_or_value("eval.jsonl", name="results")
+    (Remote('memory://evalframe-doc/eval.jsonl'), 'eval.jsonl')
+    """
+    check_storage_options(storage_options)
+    if isinstance(value, (str, os.PathLike)) and not isinstance(value, bytes) and (
+            url_problem(value) is not None or storage_options):
+        where = locate(value, name=name, storage_options=storage_options)
+        if isinstance(where, Remote):
+            return where
+    return value
