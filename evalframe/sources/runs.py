@@ -254,7 +254,7 @@ def read_runs_counted(path: str | Path, *, progress: bool | None = None, storage
                       ) -> tuple[list[MultiLabel | None], dict[str, dict[str, list[list[Any]]]], IdlessDocuments]:
     """:func:`read_runs` without its warning about documents without ids: they are counted and returned, for a
     build of several files (shards) that warns once for all of them (:func:`warn_idless_documents`)."""
-    if not isinstance(path, (str, os.PathLike)) or (isinstance(path, str) and not path):
+    if not isinstance(path, (str, os.PathLike, Remote)) or (isinstance(path, str) and not path):
         raise InvalidParameterError(
             f"path must be a str or os.PathLike naming a non-empty runs file; got {path!r} of type {type(path).__name__}."
         )
