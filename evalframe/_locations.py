@@ -25,7 +25,7 @@ from .errors import InvalidParameterError, LoadError, SaveError
 
 __all__ = ["Remote", "Location", "is_url", "locate", "check_storage_options", "parse_storage_option", "merge_storage_options",
            "url_problem", "parameter_of", "URL_PROTOCOLS", "CLOUD_INSTALL", "read_bytes", "open_binary", "write_bytes",
-           "is_file", "is_dir", "exists", "suffix_of", "open_bytes", "open_text", "read_text", "remote_or_value"]
+           "is_file", "is_dir", "exists", "suffix_of", "open_bytes", "open_text", "read_text", "remote_or_value", "UrlText"]
 
 def parameter_of(name: str) -> str:
     """The parameter a check's ``name`` is about: its leading identifier (``node`` of ``"node (run 1)"``).
@@ -324,6 +324,8 @@ def locate(value: object, *, name: str, storage_options: object = None) -> Path 
         raise InvalidParameterError(f"{name} must be a path without a NUL character (no file system allows one); "
                                     f"got {text!r}. Remove the '\\x00'.", parameter=parameter_of(name))
     options = check_storage_options(storage_options)
+    if not options and isinstance(value, UrlText):  # a URL of the command line: --storage-option's options
+        options = dict(value.storage_options)
     if not is_url(text):
         first, slash, rest = text.partition("/")
         if first.endswith(":") and first[:-1].lower() in URL_PROTOCOLS and slash:  # Path("s3://b/x") is s3:/b/x
@@ -514,3 +516,59 @@ def remote_or_value(value: object, *, name: str, storage_options: object = None)
         if isinstance(where, Remote):
             return where
     return value
+
+
+class UrlText(str):
+    """A URL given on the command line (``evalframe metrics s3://bucket/results``): the text itself, which every reader
+    and writer takes as a URL, with the options of the command's ``--storage-option`` flags (set once they are parsed;
+    :func:`locate` uses them when the call gives none), and the few questions a command asks of a path (``is_file``,
+    ``is_dir``, ``exists``, ``name``, ``/``) answered on its filesystem.
+
+    Examples
+    --------
+    >>> url = UrlText("memory://evalframe-doc/cli/run.txt")
+    >>> write_bytes(locate(url, name="RUN"), b"q1 Q0 d1 1 2.0 r\\n")
+    >>> url.is_file(), url.parent.is_dir(), url.name, str(url.parent / "qrels.txt")
+    (True, True, 'run.txt', 'memory://evalframe-doc/cli/qrels.txt')
+    """
+
+    storage_options: dict[str, Any] = {}
+
+    def with_options(self, storage_options: Mapping[str, Any]) -> UrlText:
+        """The same URL with ``storage_options``."""
+        url = UrlText(self)
+        url.storage_options = dict(storage_options)
+        return url
+
+    @property
+    def where(self) -> Remote:
+        where = locate(str(self), name="path", storage_options=self.storage_options)
+        assert isinstance(where, Remote)
+        return where
+
+    def is_file(self) -> bool:
+        return is_file(self.where)
+
+    def is_dir(self) -> bool:
+        return is_dir(self.where)
+
+    def exists(self) -> bool:
+        return exists(self.where)
+
+    @property
+    def name(self) -> str:
+        return posixpath.basename(self.rstrip("/"))
+
+    @property
+    def suffix(self) -> str:
+        return Path(self.name).suffix
+
+    @property
+    def parent(self) -> UrlText:
+        return UrlText(self.rstrip("/").rsplit("/", 1)[0]).with_options(self.storage_options)
+
+    def resolve(self) -> UrlText:
+        return self
+
+    def __truediv__(self, name: str) -> UrlText:  # type: ignore[override]
+        return UrlText(f"{self.rstrip('/')}/{name.strip('/')}").with_options(self.storage_options)

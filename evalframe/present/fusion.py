@@ -382,7 +382,8 @@ def fuse_command(args: argparse.Namespace) -> str:
             raise EvalframeError("--optimize needs --qrels QRELS, the training judgments the measure is computed on.")
         search = optimize_fusion(list(args.runs), args.qrels, measure=args.optimize, method=args.method, norm=args.norm,
                                  step=0.1 if args.step is None else args.step, weights=weights, ks=ks, k=args.k, depth=args.depth,
-                                 complete=args.complete, output=args.out, tag=args.tag)
+                                 complete=args.complete, output=args.out, tag=args.tag,
+                                 storage_options=getattr(args, "storage_options", None))
         fused, shown_weights, k = search.fused, search.weights, search.k
         lower = known_direction(search.measure) == "lower"  # the best first: the lowest where lower is better
         best = search.trials.sort_values(search.measure, ascending=lower, kind="stable").head(5)
@@ -391,7 +392,7 @@ def fuse_command(args: argparse.Namespace) -> str:
         method = search.method
     else:
         fused = fuse(list(args.runs), method=args.method, weights=weights, norm=args.norm, k=args.k, depth=args.depth,
-                     output=args.out, tag=args.tag)
+                     output=args.out, tag=args.tag, storage_options=getattr(args, "storage_options", None))
         method = check_fusion(len(args.runs), method=args.method).method
         shown_weights, k = tuple(weights) if weights else (1.0,) * len(args.runs), args.k
     queries = fused["qid"].nunique()

@@ -289,7 +289,8 @@ def candidates(path: str | os.PathLike[str] | Remote, among: Collection[str] | N
     >>> candidates(path)
     ('ragas',)
     """
-    file = path if isinstance(path, Remote) else check_path(path, name="path")
+    located = remote_or_value(path, name="path")  # a URL (with the options it carries: the command line's)
+    file = located if isinstance(located, Remote) else check_path(path, name="path")
     if not is_file(file):
         return ()
     found = []
