@@ -176,21 +176,36 @@ def test_a_bad_line_at_a_url_is_named_by_the_url_and_line(place):
         EvaluationResult.from_trec(place.url("none.txt"), place.url("qrels.txt"), progress=False, **place.kw)
 
 
-def test_runs_files_and_the_importers_read_from_a_url(place):
+#: (case, how the result is built from the place's files, the node and measure, its hand-worked value: the one gold
+#: document retrieved second, MRR 1/2; Haystack 2.x's judge score as the file gives it)
+IMPORTERS: list[tuple[str, Callable[[Any], EvaluationResult], str, str, float]] = [
+    ("from_source runs", lambda p: EvaluationResult.from_source("runs", p.url("runs.jsonl"), progress=False, **p.kw),
+     "Retriever", "mrr", 0.5),
+    *[(f"from_ragas {suffix}", lambda p, suffix=suffix: EvaluationResult.from_ragas(p.url(f"ragas.{suffix}"),
+                                                                                    progress=False, **p.kw),
+       "Retriever", "mrr", 0.5) for suffix in ("jsonl", "json", "csv", "parquet")],
+    ("from_frame csv", lambda p: EvaluationResult.from_frame(p.url("ragas.csv"), question="user_input",
+                                                             retrieved_ids="retrieved_context_ids",
+                                                             gold_ids="reference_context_ids", meta=[], progress=False,
+                                                             **p.kw), "Retriever", "mrr", 0.5),
+    ("from_llamaindex", lambda p: EvaluationResult.from_llamaindex(p.url("llamaindex.jsonl"), progress=False, **p.kw),
+     "Retriever", "mrr", 0.5),
+    ("from_source detected", lambda p: EvaluationResult.from_source(None, p.url("ragas.jsonl"), progress=False, **p.kw),
+     "Retriever", "mrr", 0.5),
+    ("from_haystack2", lambda p: EvaluationResult.from_haystack2(p.url("haystack2.json"), progress=False, **p.kw),
+     "Generator", "faithfulness", 0.75),
+]
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.parametrize("case, build, node, measure, value", IMPORTERS, ids=[case[0] for case in IMPORTERS])
+def test_runs_files_and_the_importers_read_from_a_url(place, case, build, node, measure, value):
+    assert build(place).calculate_metrics()[node][measure] == value
+
+
+def test_read_runs_reads_a_url(place):
     labels, outputs = read_runs(place.url("runs.jsonl"), **place.kw)
     assert [label.query for label in labels] == ["Capital of Germany?"] and list(outputs) == ["Retriever"]
-    built = [EvaluationResult.from_source("runs", place.url("runs.jsonl"), progress=False, **place.kw)]
-    built += [EvaluationResult.from_ragas(place.url(f"ragas.{suffix}"), progress=False, **place.kw)
-              for suffix in ("jsonl", "json", "csv", "parquet")]
-    built.append(EvaluationResult.from_frame(place.url("ragas.csv"), question="user_input",
-                                             retrieved_ids="retrieved_context_ids", gold_ids="reference_context_ids",
-                                             meta=[], progress=False, **place.kw))
-    built.append(EvaluationResult.from_llamaindex(place.url("llamaindex.jsonl"), progress=False, **place.kw))
-    built.append(EvaluationResult.from_source(None, place.url("ragas.jsonl"), progress=False, **place.kw))  # detected
-    # hand-worked: the one gold document retrieved second, MRR 1/2
-    assert [result.calculate_metrics()["Retriever"]["mrr"] for result in built] == [0.5] * len(built)
-    haystack = EvaluationResult.from_haystack2(place.url("haystack2.json"), progress=False, **place.kw)
-    assert haystack.calculate_metrics()["Generator"]["faithfulness"] == 0.75
 
 
 def test_an_importer_names_the_url_and_line_of_a_bad_record(place):
@@ -402,56 +417,79 @@ def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
     return captured.out
 
 
-def test_trec_compare_and_fuse_commands_read_and_write_urls(place, capsys):
-    flags = place.flags()
-    url, local = place.url, (lambda name: str(place.local / name))
-    trec = _run(["trec", url("a.txt.gz"), url("qrels.txt"), "-m", "RR", *flags], capsys)
+def _url_and_local(place: Place) -> tuple[Callable[[str], str], Callable[[str], str]]:
+    return place.url, (lambda name: str(place.local / name))
+
+
+def test_trec_command_reads_urls(place, capsys):
+    url, local = _url_and_local(place)
+    trec = _run(["trec", url("a.txt.gz"), url("qrels.txt"), "-m", "RR", *place.flags()], capsys)
     assert trec == "num_q\tall\t2\nRR   \tall\t0.7500\n"  # hand-worked
-    zscores = "q1 recip_rank 0.5 0.25\nq2 recip_rank 0.5 0.25\n".encode()
+    zscores = b"q1 recip_rank 0.5 0.25\nq2 recip_rank 0.5 0.25\n"
     place.put("z.txt", zscores)
     (place.local / "z.txt").write_bytes(zscores)
     z_flags = ["-m", "RR", "--format", "trec_eval", "-Z"]
-    with_z = _run(["trec", url("a.txt"), url("qrels.txt"), *z_flags, url("z.txt"), *flags], capsys)
+    with_z = _run(["trec", url("a.txt"), url("qrels.txt"), *z_flags, url("z.txt"), *place.flags()], capsys)
     assert with_z == _run(["trec", local("a.txt"), local("qrels.txt"), *z_flags, local("z.txt")], capsys)
     assert "recip_rank" in with_z
-    assert (_run(["compare", url("a.txt"), url("b.txt"), "--qrels", url("qrels.txt"), "-m", "RR", *flags], capsys)
-            == _run(["compare", local("a.txt"), local("b.txt"), "--qrels", local("qrels.txt"), "-m", "RR"], capsys))
-    _run(["fuse", url("a.txt"), url("b.txt"), "-o", url("fused.txt"), *flags], capsys)
-    _run(["fuse", local("a.txt"), local("b.txt"), "-o", local("fused.txt")], capsys)
-    assert place.get("fused.txt") == (place.local / "fused.txt").read_bytes()
-    _run(["fuse", url("a.txt"), url("b.txt"), "-o", url("best.txt"), "--optimize", "RR", "--qrels", url("qrels.txt"),
-          "--step", "0.5", *flags], capsys)
-    _run(["fuse", local("a.txt"), local("b.txt"), "-o", local("best.txt"), "--optimize", "RR", "--qrels",
-          local("qrels.txt"), "--step", "0.5"], capsys)
-    assert place.get("best.txt") == (place.local / "best.txt").read_bytes()
 
 
-def test_commands_reading_source_files_at_urls(place, capsys, tmp_path):
-    flags = place.flags()
-    url, local = place.url, (lambda name: str(place.local / name))
-    for command, node in (("metrics", []), ("worst", ["--node", "Retriever"])):
-        assert (_run([command, url("a.txt"), "--from", "trec", "--qrels", url("qrels.txt"), *node, *flags], capsys)
-                == _run([command, local("a.txt"), "--from", "trec", "--qrels", local("qrels.txt"), *node], capsys))
-    assert "mrr" in _run(["metrics", url("ragas.jsonl"), *flags], capsys)  # the source found by its content
+def test_compare_command_reads_urls(place, capsys):
+    url, local = _url_and_local(place)
+    given = ["-m", "RR", "--rounds", "200"]
+    assert (_run(["compare", url("a.txt"), url("b.txt"), "--qrels", url("qrels.txt"), *given, *place.flags()], capsys)
+            == _run(["compare", local("a.txt"), local("b.txt"), "--qrels", local("qrels.txt"), *given], capsys))
+
+
+def test_fuse_command_reads_and_writes_urls(place, capsys):
+    url, local = _url_and_local(place)
+    _run(["fuse", url("a.txt"), url("b.txt"), "-o", url("cli-fused.txt"), *place.flags()], capsys)
+    _run(["fuse", local("a.txt"), local("b.txt"), "-o", local("cli-fused.txt")], capsys)
+    assert place.get("cli-fused.txt") == (place.local / "cli-fused.txt").read_bytes()
+    optimize = ["--optimize", "RR", "--step", "0.5", "--qrels"]
+    _run(["fuse", url("a.txt"), url("b.txt"), "-o", url("cli-best.txt"), *optimize, url("qrels.txt"), *place.flags()],
+         capsys)
+    _run(["fuse", local("a.txt"), local("b.txt"), "-o", local("cli-best.txt"), *optimize, local("qrels.txt")], capsys)
+    assert place.get("cli-best.txt") == (place.local / "cli-best.txt").read_bytes()
+
+
+@pytest.mark.parametrize("command, node", [("metrics", []), ("worst", ["--node", "Retriever"])])
+def test_metrics_and_worst_commands_read_urls(place, capsys, command, node):
+    url, local = _url_and_local(place)
+    assert (_run([command, url("a.txt"), "--from", "trec", "--qrels", url("qrels.txt"), *node, *place.flags()], capsys)
+            == _run([command, local("a.txt"), "--from", "trec", "--qrels", local("qrels.txt"), *node], capsys))
+    if command == "metrics":  # the source found by its content
+        shown = _run(["metrics", url("ragas.jsonl"), *place.flags()], capsys)
+        assert re.search(r"Retriever .* 0\.5000 ", shown)  # mrr 1/2: recall and mrr of the one query
+
+
+def test_report_command_reads_and_writes_urls(place, capsys):
+    url = place.url
     _run(["report", url("a.txt"), "--from", "trec", "--qrels", url("qrels.txt"), "--format", "markdown", "--html",
-          url("report.html"), *flags], capsys)
+          url("report.html"), *place.flags()], capsys)
     assert place.get("report.html").startswith(b"<!DOCTYPE html>")
+
+
+def test_convert_command_reads_and_writes_urls(place, capsys, tmp_path):
+    url, local = _url_and_local(place)
     # a TREC run, its qrels and queries read from URLs into a local folder; back to TREC files at URLs
     _run(["convert", url("a.txt"), str(tmp_path / "folder"), "--to", "csv", "--qrels", url("qrels.txt"), "--queries",
-          url("queries.tsv"), *flags], capsys)
+          url("queries.tsv"), *place.flags()], capsys)
     folder = EvaluationResult.load(tmp_path / "folder", progress=False)
     assert folder["Retriever"]["query"].iloc[0] == "first question"
     assert folder.calculate_metrics()["Retriever"]["mrr"] == 0.75
     _run(["convert", str(tmp_path / "folder"), url("out.txt"), "--to", "trec", "--qrels", url("out-qrels.txt"),
-          *flags], capsys)
+          *place.flags()], capsys)
     _run(["convert", str(tmp_path / "folder"), local("out.txt"), "--to", "trec", "--qrels", local("out-qrels.txt")],
          capsys)
     assert place.get("out.txt") == (place.local / "out.txt").read_bytes()
     assert place.get("out-qrels.txt") == (place.local / "out-qrels.txt").read_bytes() == QRELS
-    _run(["flatten", url("runs.jsonl"), "-o", str(tmp_path / "flat"), *flags], capsys)
+
+
+@pytest.mark.parametrize("name, source", [("runs.jsonl", []), ("ragas.csv", ["--from", "ragas"])])
+def test_flatten_command_reads_urls(place, capsys, tmp_path, name, source):
+    _run(["flatten", place.url(name), *source, "-o", str(tmp_path / "flat"), *place.flags()], capsys)
     assert EvaluationResult.load(tmp_path / "flat", progress=False).calculate_metrics()["Retriever"]["mrr"] == 0.5
-    _run(["flatten", url("ragas.csv"), "--from", "ragas", "-o", str(tmp_path / "flat-ragas"), *flags], capsys)
-    assert EvaluationResult.load(tmp_path / "flat-ragas", progress=False).calculate_metrics()["Retriever"]["mrr"] == 0.5
 
 
 @FOLDERS
