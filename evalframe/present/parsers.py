@@ -503,7 +503,8 @@ def build() -> tuple[argparse.ArgumentParser, dict[str, Command]]:
     for name, help_text, arguments in SUBCOMMANDS:
         command = commands.add_parser(name, help=help_text)
         arguments(command)
-        _storage_option_flag(command)
+        if name != "list-metrics":  # every command that reads or writes a file
+            _storage_option_flag(command)
     return parser, commands.choices
 
 
