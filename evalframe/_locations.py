@@ -570,5 +570,5 @@ class UrlText(str):
     def resolve(self) -> UrlText:
         return self
 
-    def __truediv__(self, name: str) -> UrlText:  # type: ignore[override]
+    def __truediv__(self, name: str) -> UrlText:
         return UrlText(f"{self.rstrip('/')}/{name.strip('/')}").with_options(self.storage_options)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from typing import Any, Union
+from typing import Any, Union, cast
 
 import pandas as pd
 
@@ -173,9 +173,9 @@ def compare(a: Run, b: Run, *others: Run,
     if options.get("metrics") is not None:  # ir_measures' measure objects: their names
         options = {**options, "metrics": measure_texts(options["metrics"])}
     storage_options = check_storage_options(storage_options)
-    qrels = remote_source(qrels, "qrels", storage_options=storage_options)  # a URL checked before any run is read
-    runs = [remote_source(run, "run", name=f"run {name!r}", storage_options=storage_options)
-            if not is_result(run) else run for run, name in zip(runs, names)]
+    qrels = cast(Any, remote_source(qrels, "qrels", storage_options=storage_options))  # checked before any run is read
+    runs = [cast(Run, remote_source(run, "run", name=f"run {name!r}", storage_options=storage_options))
+            for run, name in zip(runs, names)]
     if qrels is None and not any(is_trec_run(run) for run in runs):
         return compare_results(*runs, **{**options, "names": names})  # type: ignore[arg-type]  # results, tables
     chosen: CompareOptions

@@ -342,7 +342,7 @@ def _compare_trec(args: argparse.Namespace) -> str:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         table = compare_runs(*[_given(path) for path in args.folders], qrels=_given(args.qrels),
-                             **storage_of(args, *args.folders, args.qrels), **_compare_options(args, names))
+                             storage_options=args.storage_options or None, **_compare_options(args, names))
     for warning in caught:
         print_warning(warning.message)
     max_p = args.max_p if args.max_p is not None else TREC_MAX_P

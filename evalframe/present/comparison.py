@@ -33,7 +33,7 @@ def _result(run: Any, name: str, storage_options: dict[str, Any]) -> Any:
     if isinstance(run, (str, os.PathLike)):
         where = locate(run, name=f"runs ({name!r})", storage_options=storage_options)
         if isinstance(where, Remote):  # a folder at a URL, read through its filesystem
-            return EvaluationResult.load(where.url, storage_options=storage_options)  # type: ignore[call-arg]
+            return EvaluationResult.load(where.url, storage_options=storage_options)
         return EvaluationResult.load(Path(run))  # a folder written by result.save (plain or partitioned)
     raise InvalidParameterError(f"run {name!r} must be an EvaluationResult, a DaskEvaluationResult or a result folder; "
                                 f"got {type(run).__name__}.", parameter="runs")

@@ -75,7 +75,7 @@ def run_dict(run: pd.DataFrame) -> dict[str, dict[str, float]]:
     >>> run_dict(pd.DataFrame({"qid": ["q1", "q1", "q2"], "docid": ["d2", "d1", "d7"], "score": [2.0, 1.0, 0.5]}))
     {'q1': {'d2': 2.0, 'd1': 1.0}, 'q2': {'d7': 0.5}}
     """
-    return _nested(run, "score", np.float64)  # type: ignore[return-value]
+    return _nested(run, "score", np.float64)
 
 
 def _nested(table: pd.DataFrame, column: str, dtype: Any) -> dict[str, dict[str, Any]]:

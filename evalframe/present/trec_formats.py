@@ -589,7 +589,8 @@ def read_zscores(path: Any) -> dict[tuple[str, str], tuple[float, float]]:
     else:
         path = Path(path)
         source = TrecSource("z-score", path)
-    if isinstance(path, Path) and (path.is_file() or path.is_dir() or not path.exists()):  # (a device or a FIFO is opened once, by blocks)
+    # (a device or a FIFO is opened once, by blocks)
+    if isinstance(path, Path) and (path.is_file() or path.is_dir() or not path.exists()):
         try:
             with path.open("rb"):
                 pass

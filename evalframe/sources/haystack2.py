@@ -683,7 +683,8 @@ def read_haystack2(
     >>> metrics["Retriever"]["mrr"], metrics["Generator"]["exact_match"], metrics["Generator"]["faithfulness"]
     (0.75, 0.5, 0.5)
     """
-    run_result_or_pipeline_outputs = remote_or_value(run_result_or_pipeline_outputs, name='run_result', storage_options=storage_options)
+    run_result_or_pipeline_outputs = remote_or_value(run_result_or_pipeline_outputs, name='run_result',
+                                                     storage_options=storage_options)
     options = MatchingOptions.from_keywords(matching, passed_to="from_haystack2 takes these matching options")
     read = haystack2_records(run_result_or_pipeline_outputs, inputs=inputs, questions=questions,
                              gold_documents=gold_documents, gold_ids=gold_ids, gold_answers=gold_answers, meta=meta,

@@ -259,16 +259,16 @@ def read_runs_counted(path: str | Path, *, progress: bool | None = None, storage
             f"path must be a str or os.PathLike naming a non-empty runs file; got {path!r} of type {type(path).__name__}."
         )
     show = enabled(progress)
-    path = runs_location(path, storage_options)
-    if is_dir(path):
-        raise LoadError(f"runs file {path} is a directory; give the JSON Lines file (docs/runs-format.md).")
-    if not is_file(path):
-        raise LoadError(f"runs file {path} does not exist.")
+    where = runs_location(path, storage_options)
+    if is_dir(where):
+        raise LoadError(f"runs file {where} is a directory; give the JSON Lines file (docs/runs-format.md).")
+    if not is_file(where):
+        raise LoadError(f"runs file {where} does not exist.")
     try:
-        return _read(path, show)
+        return _read(where, show)
     except UnicodeDecodeError:
         # the decoder reads ahead in blocks, so its offset is within a block, not the file: find the line itself
-        raise LoadError(_not_utf8(path)) from None
+        raise LoadError(_not_utf8(where)) from None
 
 
 def runs_location(path: object, storage_options: object = None) -> Path | Remote:
@@ -301,7 +301,8 @@ def _not_utf8(path: Path | Remote) -> str:
     return f"runs file {path} is not UTF-8 text; write it as UTF-8 JSON Lines."  # changed while read
 
 
-def _read(path: Path | Remote, show: bool) -> tuple[list[MultiLabel | None], dict[str, dict[str, list[list[Any]]]], IdlessDocuments]:
+def _read(path: Path | Remote, show: bool,
+          ) -> tuple[list[MultiLabel | None], dict[str, dict[str, list[list[Any]]]], IdlessDocuments]:
     labels: list[MultiLabel | None] = []
     outputs: dict[str, dict[str, list[list[Any]]]] = {}
     shape: dict[str, tuple[str, ...]] | None = None

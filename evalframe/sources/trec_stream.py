@@ -160,7 +160,7 @@ class TrecSource:
     def open(self) -> BinaryIO:
         """The bytes from the start: the file opened again, or the stream, once (a second call is refused)."""
         if self.remote is not None:
-            return open_binary(self.remote, what=f"{self.kind} file")  # type: ignore[no-any-return]
+            return open_binary(self.remote, what=f"{self.kind} file")
         if self.rereadable:
             assert self.path is not None
             return self.path.open("rb")
