@@ -24,7 +24,8 @@ from typing import Any
 from .errors import InvalidParameterError, LoadError, SaveError
 
 __all__ = ["Remote", "Location", "is_url", "locate", "check_storage_options", "parse_storage_option", "merge_storage_options",
-           "url_problem", "parameter_of", "URL_PROTOCOLS", "CLOUD_INSTALL", "read_bytes", "open_binary", "write_bytes"]
+           "url_problem", "parameter_of", "URL_PROTOCOLS", "CLOUD_INSTALL", "read_bytes", "open_binary", "write_bytes",
+           "is_file", "is_dir", "exists", "suffix_of", "open_bytes", "open_text", "read_text", "remote_or_value", "UrlText"]
 
 def parameter_of(name: str) -> str:
     """The parameter a check's ``name`` is about: its leading identifier (``node`` of ``"node (run 1)"``).
@@ -323,6 +324,8 @@ def locate(value: object, *, name: str, storage_options: object = None) -> Path 
         raise InvalidParameterError(f"{name} must be a path without a NUL character (no file system allows one); "
                                     f"got {text!r}. Remove the '\\x00'.", parameter=parameter_of(name))
     options = check_storage_options(storage_options)
+    if not options and isinstance(value, UrlText):  # a URL of the command line: --storage-option's options
+        options = dict(value.storage_options)
     if not is_url(text):
         first, slash, rest = text.partition("/")
         if first.endswith(":") and first[:-1].lower() in URL_PROTOCOLS and slash:  # Path("s3://b/x") is s3:/b/x
@@ -409,3 +412,163 @@ def write_bytes(where: Remote, data: bytes, *, what: str = "file") -> None:
         where.fs.pipe_file(where.path, data)
     except OSError as exc:
         raise SaveError(f"cannot write {what} {where.url} ({_reason(exc)}); the previous one, if any, is unchanged.") from None
+
+
+# ------------------------------------------------------------------------------------------ a local Path or a Remote
+# The readers of whole files (runs files, tables, JSON) and the writers of single files take either kind of Location;
+# these helpers give both the same few operations, a local Path's behaviour unchanged.
+
+def is_file(where: Path | Remote) -> bool:
+    """Whether ``where`` is a file (an object, for a Remote); False when it cannot be asked.
+
+    Examples
+    --------
+    >>> where = locate("memory://evalframe-doc/is-file/x.txt", name="path")
+    >>> write_bytes(where, b"x")
+    >>> is_file(where), is_file(where.parent), is_file(where.parent / "y.txt")
+    (True, False, False)
+    """
+    if isinstance(where, Path):
+        return where.is_file()
+    try:
+        return bool(where.fs.isfile(where.path))
+    except OSError:
+        return False
+
+
+def is_dir(where: Path | Remote) -> bool:
+    """Whether ``where`` is a folder (a prefix holding objects, for a Remote); False when it cannot be asked."""
+    if isinstance(where, Path):
+        return where.is_dir()
+    try:
+        return bool(where.fs.isdir(where.path))
+    except OSError:
+        return False
+
+
+def exists(where: Path | Remote) -> bool:
+    """Whether ``where`` exists (a file or a folder); False when it cannot be asked."""
+    if isinstance(where, Path):
+        return where.exists()
+    try:
+        return bool(where.fs.exists(where.path))
+    except OSError:
+        return False
+
+
+def suffix_of(where: Path | Remote) -> str:
+    """The name's suffix (``.jsonl``), as :attr:`pathlib.Path.suffix`.
+
+    Examples
+    --------
+    >>> suffix_of(Path("a/b.jsonl")), suffix_of(locate("memory://evalframe-doc/b.json", name="path"))
+    ('.jsonl', '.json')
+    """
+    return where.suffix if isinstance(where, Path) else Path(where.name).suffix
+
+
+def open_bytes(where: Path | Remote, *, what: str = "file") -> Any:
+    """``where`` opened for reading bytes (a local file as :meth:`pathlib.Path.open` opens it; a Remote by
+    :func:`open_binary`, errors naming the URL)."""
+    return where.open("rb") if isinstance(where, Path) else open_binary(where, what=what)
+
+
+def open_text(where: Path | Remote, *, what: str = "file", newline: str | None = None) -> Any:
+    """``where`` opened for reading UTF-8 text (a byte-order mark skipped), as ``open(..., encoding="utf-8-sig")``.
+
+    Examples
+    --------
+    >>> where = locate("memory://evalframe-doc/open-text/x.txt", name="path")
+    >>> write_bytes(where, "\\ufeffa\\nb\\n".encode())
+    >>> with open_text(where) as handle:
+    ...     handle.read()
+    'a\\nb\\n'
+    """
+    if isinstance(where, Path):
+        return where.open(encoding="utf-8-sig", newline=newline)
+    import io
+
+    return io.TextIOWrapper(open_binary(where, what=what), encoding="utf-8-sig", newline=newline)
+
+
+def read_text(where: Path | Remote, *, what: str = "file") -> str:
+    """The whole of ``where`` as UTF-8 text (a byte-order mark skipped; a UnicodeDecodeError as
+    :meth:`pathlib.Path.read_text` raises it)."""
+    if isinstance(where, Path):
+        return where.read_text(encoding="utf-8-sig")
+    return read_bytes(where, what=what).decode("utf-8-sig")
+
+
+def remote_or_value(value: object, *, name: str, storage_options: object = None) -> object:
+    """``value`` as a :class:`Remote` when it is a URL (located with ``storage_options``; one fsspec cannot read, or
+    a ``Path`` whose ``//`` pathlib collapsed, refused naming ``name``); anything else as it is, for a reader that
+    takes a local path, an object or a Remote.
+
+    Examples
+    --------
+    >>> remote_or_value("memory://evalframe-doc/eval.jsonl", name="results"), remote_or_value("eval.jsonl", name="results")
+    (Remote('memory://evalframe-doc/eval.jsonl'), 'eval.jsonl')
+    """
+    check_storage_options(storage_options)
+    if isinstance(value, (str, os.PathLike)) and not isinstance(value, bytes) and (
+            url_problem(value) is not None or storage_options):
+        where = locate(value, name=name, storage_options=storage_options)
+        if isinstance(where, Remote):
+            return where
+    return value
+
+
+class UrlText(str):
+    """A URL given on the command line (``evalframe metrics s3://bucket/results``): the text itself, which every reader
+    and writer takes as a URL, with the options of the command's ``--storage-option`` flags (set once they are parsed;
+    :func:`locate` uses them when the call gives none), and the few questions a command asks of a path (``is_file``,
+    ``is_dir``, ``exists``, ``name``, ``/``) answered on its filesystem.
+
+    Examples
+    --------
+    >>> url = UrlText("memory://evalframe-doc/cli/run.txt")
+    >>> write_bytes(locate(url, name="RUN"), b"q1 Q0 d1 1 2.0 r\\n")
+    >>> url.is_file(), url.parent.is_dir(), url.name, str(url.parent / "qrels.txt")
+    (True, True, 'run.txt', 'memory://evalframe-doc/cli/qrels.txt')
+    """
+
+    storage_options: dict[str, Any] = {}
+
+    def with_options(self, storage_options: Mapping[str, Any]) -> UrlText:
+        """The same URL with ``storage_options``."""
+        url = UrlText(self)
+        url.storage_options = dict(storage_options)
+        return url
+
+    @property
+    def where(self) -> Remote:
+        where = locate(str(self), name="path", storage_options=self.storage_options)
+        assert isinstance(where, Remote)
+        return where
+
+    def is_file(self) -> bool:
+        return is_file(self.where)
+
+    def is_dir(self) -> bool:
+        return is_dir(self.where)
+
+    def exists(self) -> bool:
+        return exists(self.where)
+
+    @property
+    def name(self) -> str:
+        return posixpath.basename(self.rstrip("/"))
+
+    @property
+    def suffix(self) -> str:
+        return Path(self.name).suffix
+
+    @property
+    def parent(self) -> UrlText:
+        return UrlText(self.rstrip("/").rsplit("/", 1)[0]).with_options(self.storage_options)
+
+    def resolve(self) -> UrlText:
+        return self
+
+    def __truediv__(self, name: str) -> UrlText:
+        return UrlText(f"{self.rstrip('/')}/{name.strip('/')}").with_options(self.storage_options)

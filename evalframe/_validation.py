@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ._locations import parameter_of, url_problem
-from .errors import InvalidParameterError, SchemaError, UnknownArgumentError, UnknownNodeError
+from ._locations import Remote, open_bytes, parameter_of, url_problem
+from .errors import EvalframeError, InvalidParameterError, SchemaError, UnknownArgumentError, UnknownNodeError
 
 if TYPE_CHECKING:  # an annotation only: the checks run without pandas (the command line's parsers use them, issue 26)
     import pandas as pd
@@ -87,7 +87,7 @@ def refuse_url(value: object, *, name: str) -> None:
 GZIP_MAGIC = b"\x1f\x8b"
 
 
-def gzip_problem(path: Path) -> str | None:
+def gzip_problem(path: Path | Remote) -> str | None:
     """What to say of a gzip-compressed file given to a reader of plain text (None when ``path`` is none): only TREC
     runs and qrels are read compressed.
 
@@ -100,10 +100,10 @@ def gzip_problem(path: Path) -> str | None:
     True
     """
     try:
-        with open(path, "rb") as handle:
+        with open_bytes(path) as handle:
             if handle.read(2) != GZIP_MAGIC:
                 return None
-    except OSError:
+    except (OSError, EvalframeError):
         return None
     plain = path.name[:-3] if path.name.lower().endswith(".gz") else "the plain file"
     return (f"{path} is gzip-compressed; only TREC runs and qrels are read compressed, this file is read as plain "

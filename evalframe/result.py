@@ -16,6 +16,7 @@ import contextlib
 import functools
 import html
 import inspect
+import os
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -24,6 +25,7 @@ from typing import Any, Literal, ParamSpec, TypeVar, cast
 import pandas as pd
 
 from . import _validation as check
+from ._locations import Remote, locate
 from .analysis.examples import Examples, examples_of, with_measures, worst_examples
 from .analysis.repeats import RepeatedScores, Repetitions, frame_repetitions
 from .analysis.aggregate import Partial, partial, slice_partial
@@ -624,7 +626,8 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], RepeatedScores, Mapping):
 
     def to_trec_run(self, path: str | Path, node: str | None = None, tag: str = "evalframe", *,
                     scores: Literal["score", "rank"] = "score", eval_mode: str = "integrated",
-                    duplicates: Literal["error", "first"] = "error") -> Path:
+                    duplicates: Literal["error", "first"] = "error",
+                    storage_options: Mapping[str, Any] | None = None) -> Path | Remote:
         """Write a node's ranking as a TREC run file (``.gz``: gzip), atomically; returns the path.
 
         One line ``qid Q0 docid rank score tag`` per document row of ``eval_mode`` (rows with document_id ``""``,
@@ -640,7 +643,9 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], RepeatedScores, Mapping):
 
         A document twice in one query is an error (trec_eval refuses duplicates) unless ``duplicates="first"``,
         which writes it once, at its best rank (the ranks below close up). ``node=None``: the one node with
-        document rows. See ``docs/persistence.md#trec-run-and-qrels-files``.
+        document rows. See ``docs/persistence.md#trec-run-and-qrels-files``. ``path`` may be a URL
+        (``s3://bucket/run.txt``, ``storage_options``: its filesystem's options; ``docs/storage.md``), written in one
+        request; the :class:`~evalframe._locations.Remote` written is returned.
 
         Examples
         --------
@@ -653,20 +658,22 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], RepeatedScores, Mapping):
         """
         from .io.trec import check_run_arguments, write_node_run
 
-        check_run_arguments(path, tag, scores, eval_mode, duplicates)  # before the run is built
+        check_run_arguments(path, tag, scores, eval_mode, duplicates, storage_options)  # before the run is built
         name = self._trec_node(node)
         # the node as the analyses read it: a pending node makes the key columns, rank and score, not the list columns
         return write_node_run(self._store.view(name), path, node=name, tag=tag, scores=scores, eval_mode=eval_mode,
-                              duplicates=duplicates, layout=self._store.trec_layout(name))
+                              duplicates=duplicates, layout=self._store.trec_layout(name), storage_options=storage_options)
 
-    def to_qrels(self, path: str | Path, node: str | None = None) -> Path:
+    def to_qrels(self, path: str | Path, node: str | None = None, *,
+                 storage_options: Mapping[str, Any] | None = None) -> Path | Remote:
         """Write a node's judgments as a TREC qrels file (``.gz``: gzip), atomically; returns the path.
 
         One line ``qid 0 docid relevance`` per judged document: ``gold_document_ids`` with their
         ``gold_document_relevance`` (1 where the frame has no grades, as :meth:`from_runs` results), and
         ``nonrelevant_document_ids`` with their grades when present. Queries in the result's order, the documents
         of a query sorted by docid; ids ``""`` and ``"00"`` (no document) are left out, a document listed twice
-        keeps its highest grade. ``node=None``: the one node with document rows.
+        keeps its highest grade. ``node=None``: the one node with document rows. ``path`` may be a URL
+        (``storage_options``: its filesystem's options), written in one request.
 
         Examples
         --------
@@ -678,9 +685,10 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], RepeatedScores, Mapping):
         """
         from .io.trec import write_node_qrels
 
-        check.refuse_url(path, name="path")
+        if isinstance(path, (str, os.PathLike)) and str(path):
+            locate(path, name="path", storage_options=storage_options)  # before the node is read
         name = self._trec_node(node)
-        return write_node_qrels(self[name], path, node=name)
+        return write_node_qrels(self[name], path, node=name, storage_options=storage_options)
 
     # ------------------------------------------------------------------ persistence
     def save(self, out_dir: str | Path, format: str = "csv", *, partitions: int | None = None, progress: bool | None = None,

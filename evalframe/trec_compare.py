@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from typing import Any, Union
+from typing import Any, Union, cast
 
 import pandas as pd
 
 from .analysis.compare import is_result, run_names
 from .analysis.compare import compare as compare_results
-from ._validation import check_keywords, refuse_url
+from ._locations import check_storage_options
+from ._validation import check_keywords
 from .errors import EvalframeError, InvalidParameterError, warn
 from .metrics.trec import measure_texts
 from .frames.backends import as_backend
@@ -29,6 +30,7 @@ from .options import CompareOptions, MetricOptions, OutputOptions, with_options
 from .result import EvaluationResult
 from .sources.trec_frames import is_run_frame
 from .sources.irds import irds_dataset, is_irds
+from .sources.trec_stream import TrecSource, remote_source
 
 __all__ = ["compare", "is_trec_run", "TREC_MEASURES", "MAX_P"]
 
@@ -53,7 +55,7 @@ def is_trec_run(run: object) -> bool:
     >>> is_trec_run(pd.DataFrame({"qid": ["q1"], "docno": ["d1"], "score": [1.0]}))
     True
     """
-    return (isinstance(run, (str, os.PathLike)) or (isinstance(run, Mapping) and not is_result(run))
+    return (isinstance(run, (str, os.PathLike, TrecSource)) or (isinstance(run, Mapping) and not is_result(run))
             or is_run_frame(run))
 
 
@@ -76,7 +78,7 @@ def _per_query(run: Run, name: str, qrels: Any, measures: list[str], node: str |
         try:
             run = EvaluationResult.from_trec(run, qrels, node=node or "Retriever", progress=False)
         except EvalframeError as exc:
-            if not isinstance(run, (str, os.PathLike)):  # a file's errors name the file already
+            if not isinstance(run, (str, os.PathLike, TrecSource)):  # a file's errors name the file already
                 exc.args = (f"run {name!r}: {exc}",)
             raise
     if not is_result(run):
@@ -119,7 +121,7 @@ def _same_queries(tables: list[pd.DataFrame], names: list[str], complete: bool) 
 @with_options(CompareOptions, MetricOptions, OutputOptions, documented=(CompareOptions, OutputOptions))
 def compare(a: Run, b: Run, *others: Run,
             qrels: str | os.PathLike[str] | Mapping[str, Mapping[str, int]] | Any | None = None,
-            **options: Any) -> Any:
+            storage_options: Mapping[str, Any] | None = None, **options: Any) -> Any:
     """Compare runs on the same queries: each run's mean, its delta to the first run, the paired tests' p-values.
 
     Runs are results and per-query tables (:func:`evalframe.analysis.compare.compare`, whose parameters and table
@@ -141,6 +143,8 @@ def compare(a: Run, b: Run, *others: Run,
         ``{qid: {docid: grade}}``, a frame (pandas, pyarrow, polars: ``query_id``, ``doc_id``, ``relevance``, as
         :meth:`EvaluationResult.from_trec` reads it), or an ir_datasets dataset, ``"irds:<id>"`` or the dataset
         object (read once, through ir_datasets' API: ``docs/storage.md#ir_datasets``).
+    storage_options : dict, optional
+        The filesystem's options for runs and ``qrels`` given as URLs (``s3://bucket/bm25.txt``; ``docs/storage.md``).
     **metric_params
         The metric options of results and tables (:class:`evalframe.options.MetricOptions`), as in
         :func:`evalframe.analysis.compare.compare`; they do not apply to TREC runs.
@@ -197,7 +201,10 @@ def compare(a: Run, b: Run, *others: Run,
     names = run_names(options.get("names"), len(runs))
     if options.get("metrics") is not None:  # ir_measures' measure objects: their names
         options = {**options, "metrics": measure_texts(options["metrics"])}
-    refuse_url(qrels, name="qrels")  # before any run is read
+    storage_options = check_storage_options(storage_options)
+    qrels = cast(Any, remote_source(qrels, "qrels", storage_options=storage_options))  # checked before any run is read
+    runs = [cast(Run, remote_source(run, "run", name=f"run {name!r}", storage_options=storage_options))
+            for run, name in zip(runs, names)]
     if is_irds(qrels):  # loaded once (ir_datasets imported now), its judgments read once for every run
         qrels = irds_dataset(qrels, name="qrels")
     if qrels is None and not any(is_trec_run(run) for run in runs):

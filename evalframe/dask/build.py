@@ -30,7 +30,8 @@ import dask
 import numpy as np
 import pandas as pd
 
-from .._validation import check_path, refuse_url
+from .._locations import Remote, check_storage_options, is_dir, is_file, locate, remote_or_value
+from .._validation import check_path
 from ..metrics.registry import Metric
 from ..result import EvaluationResult
 from ..schema import Skipped
@@ -83,15 +84,26 @@ class _Shard:
     scores: dict[str, Any] = field(default_factory=dict)  # the declarations of the scores its lines give
 
 
-def _shard_paths(runs: Any) -> list[Path]:
-    """The shard files in order: a list as given, or a glob pattern's matches in sorted order."""
+def _shard_paths(runs: Any, storage_options: dict[str, Any]) -> list[Path | Remote]:
+    """The shard files in order: a list as given, or a glob pattern's matches in sorted order (local paths, or URLs
+    located with ``storage_options``)."""
+    paths: list[Path | Remote]
     if isinstance(runs, (str, Path)):
-        refuse_url(runs, name="runs")
         text = str(runs)
         if not text:
             raise InvalidParameterError("runs must name a runs file, a glob pattern such as 'runs/*.jsonl', or a list of "
                                         "files; got ''.")
-        if glob.has_magic(text) and not Path(text).is_file():  # a file whose name holds '[' is that file
+        where = remote_or_value(runs, name="runs", storage_options=storage_options)
+        if isinstance(where, Remote):
+            if glob.has_magic(where.path) and not is_file(where):
+                paths = [locate(f"{where.protocol}://{match.lstrip('/')}", name="runs", storage_options=storage_options)
+                         for match in sorted(where.fs.glob(where.path))]
+                if not paths:
+                    raise LoadError(f"no runs file matches {text!r}; check the pattern (docs/cluster.md#building-a-"
+                                    "result-on-the-cluster).")
+            else:
+                paths = [where]
+        elif glob.has_magic(text) and not Path(text).is_file():  # a file whose name holds '[' is that file
             paths = [Path(p) for p in sorted(glob.glob(text))]
             if not paths:
                 raise LoadError(f"no runs file matches {text!r}; check the pattern (docs/cluster.md#building-a-result-on-"
@@ -103,16 +115,16 @@ def _shard_paths(runs: Any) -> list[Path]:
         for i, item in enumerate(runs):
             if not isinstance(item, (str, Path)) or not str(item):
                 raise InvalidParameterError(f"runs[{i}] must be the path of a runs file; got {item!r}.")
-            refuse_url(item, name=f"runs[{i}]")
-            paths.append(Path(item))
+            item_where = remote_or_value(item, name=f"runs[{i}]", storage_options=storage_options)
+            paths.append(item_where if isinstance(item_where, Remote) else Path(item))
         if not paths:
             raise InvalidParameterError("runs is an empty list; give at least one runs file.")
     else:
         raise InvalidParameterError(f"runs must be a path, a glob pattern or a list of paths; got {type(runs).__name__}.")
     for path in paths:
-        if path.is_dir():
+        if is_dir(path):
             raise LoadError(f"runs file {path} is a directory; give the JSON Lines files, e.g. '{path}/*.jsonl'.")
-        if not path.is_file():
+        if not is_file(path):
             raise LoadError(f"runs file {path} does not exist (shard {paths.index(path)} of {len(paths)}); nothing was "
                             "built.")
     if len(paths) > _MAX_SHARDS:
@@ -121,9 +133,11 @@ def _shard_paths(runs: Any) -> list[Path]:
 
 
 def _build_shard(number: int, path: str, pieces_dir: str, partitions: int, options: MatchingOptions,
-                 sas_model: Any, keep_scores: bool, score_measures: Any = None) -> _Shard:
-    """One task: read a shard, build its node frames as from_runs does, write them split by partition."""
-    lines = query_lines(path)
+                 sas_model: Any, keep_scores: bool, score_measures: Any = None,
+                 storage_options: dict[str, Any] | None = None) -> _Shard:
+    """One task: read a shard (a local file or a URL, read on the worker with ``storage_options``), build its node
+    frames as from_runs does, write them split by partition."""
+    lines = query_lines(path, storage_options=storage_options or None)
     shard = _Shard(number, path, {}, {}, {}, {})
     if not lines:  # an empty shard (a split's last file, say) adds nothing
         return shard
@@ -131,7 +145,7 @@ def _build_shard(number: int, path: str, pieces_dir: str, partitions: int, optio
     # filters of the caller's process under its other threads (a warning of the caller's was lost). The read counts
     # the documents without ids (the client warns once for all shards); the queries without gold labels are left
     # out here, before flatten would warn of them by their position in the shard (the client names their lines)
-    labels, outputs, shard.idless = read_runs_counted(path, progress=False)
+    labels, outputs, shard.idless = read_runs_counted(path, progress=False, storage_options=storage_options or None)
     shard.shape = {node: tuple(sorted(node_output)) for node, node_output in outputs.items()}
     keep = [i for i, label in enumerate(labels) if label is not None]
     shard.dropped = [f"{path}:{lines[i]}" for i, label in enumerate(labels) if label is None]
@@ -251,7 +265,7 @@ def _run(tasks: list[Any], dask_client: Any, token: str, patience: float = 600.0
 def from_runs(runs: str | Path | Sequence[str | Path], out_dir: str | Path, *, partitions: int, client: Any = None,
               sas_model: str | Callable[[list[str], list[str]], Sequence[float]] | None = None,
               keep_scores: bool = False, score_measures: Mapping[str, Metric] | None = None,
-              **matching: Any) -> BuiltFolder:
+              storage_options: Mapping[str, Any] | None = None, **matching: Any) -> BuiltFolder:
     """Build the result of sharded runs files on Dask workers and write it as a partitioned folder.
 
     The folder equals ``EvaluationResult.from_runs`` of the shards read one after another, saved with
@@ -265,7 +279,8 @@ def from_runs(runs: str | Path | Sequence[str | Path], out_dir: str | Path, *, p
     ----------
     runs : path, glob pattern or list of paths
         The runs files (JSON Lines, docs/runs-format.md), one task each, in the order given (a pattern's matches in
-        sorted order). Every worker must see them, and ``out_dir``, at the same paths (a shared file system). Lines
+        sorted order); local paths or URLs (``s3://bucket/runs/*.jsonl``), which each worker reads itself with
+        ``storage_options``. Every worker must see them, and ``out_dir``, at the same paths (a shared file system). Lines
         of one query (one ``multilabel_id``: the same query text and filters) may lie in several shards: their rows
         land in one partition, in the order of the shards, as in memory.
     out_dir : path
@@ -278,6 +293,8 @@ def from_runs(runs: str | Path | Sequence[str | Path], out_dir: str | Path, *, p
     sas_model, keep_scores, context_matching_threshold, context_matching_min_length, \
 context_matching_boost_split_overlaps, custom_document_id_field
         As :meth:`EvaluationResult.from_runs` (a ``sas_model`` is called once per shard, on the worker).
+    storage_options : dict, optional
+        The filesystem's options for runs given as URLs (``docs/storage.md``), handed to the workers.
     score_measures : dict of str to Metric, optional
         The declarations of the scores the lines give (their ``"scores"`` key, docs/scores.md), as
         :meth:`EvaluationResult.from_runs`' (default: higher is better, unbounded); written in ``evalframe.json``.
@@ -319,7 +336,8 @@ context_matching_boost_split_overlaps, custom_document_id_field
     if not isinstance(keep_scores, (bool, np.bool_)):
         raise InvalidParameterError(f"keep_scores must be True or False; got {keep_scores!r}.")
     options = MatchingOptions.from_keywords(matching, passed_to="from_runs takes these matching options")
-    paths = _shard_paths(runs)
+    location_options = check_storage_options(storage_options)
+    paths = _shard_paths(runs, location_options)
     dask_client = current_client(client)
     recorded = {
         **options.as_dict(),
@@ -334,7 +352,7 @@ context_matching_boost_split_overlaps, custom_document_id_field
         pieces_dir.mkdir()
         build = dask.delayed(_build_shard, pure=False)
         shards: list[_Shard] = _run([build(number, str(path), str(pieces_dir), partitions, options, sas_model,
-                                           bool(keep_scores), score_measures,
+                                           bool(keep_scores), score_measures, location_options,
                                            dask_key_name=f"evalframe-shard-{number}-{token}")
                                      for number, path in enumerate(paths)], dask_client, token)
         _check_shapes(shards)

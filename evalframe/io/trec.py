@@ -21,7 +21,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .._validation import check_choice, refuse_url
+from .._locations import Remote, is_dir, locate, write_bytes
+from .._validation import check_choice
 from ..columns import EVAL_MODES
 from ..errors import InvalidParameterError, SaveError
 from ..frames.trec_codes import repeated_pairs
@@ -50,8 +51,12 @@ def check_tag(tag: object) -> str:
     return tag
 
 
-def write_run(run: pd.DataFrame | Mapping[str, Mapping[str, float]], path: PathLike, *, tag: str = "evalframe") -> Path:
+def write_run(run: pd.DataFrame | Mapping[str, Mapping[str, float]], path: PathLike | Remote, *, tag: str = "evalframe",
+              storage_options: Mapping[str, Any] | None = None) -> Path | Remote:
     """Write a TREC run file atomically (``.gz``: gzip); returns the path written.
+
+    ``path`` may be a URL (``s3://bucket/run.txt``; ``storage_options``: the filesystem's options), written in one
+    request (the object replaced whole); the :class:`~evalframe._locations.Remote` written is returned.
 
     ``run`` is a frame with columns ``qid``, ``docid`` and ``score`` (as :func:`read_run` returns; a ``rank``
     column is ignored) or ``{qid: {docid: score}}``. Lines follow trec_eval's ranking (queries in order of
@@ -76,14 +81,17 @@ def write_run(run: pd.DataFrame | Mapping[str, Mapping[str, float]], path: PathL
                         f"{columns.docid_values[columns.docid_codes[first]]!r} has no score (NaN); trec_eval needs a number "
                         "on every line.")
     order, ranks = trec_order_codes(columns.qid_codes, columns.docid_codes, columns.docid_values, as_trec_scores(values))
-    return _write_text(path, _lines(columns, order, [" Q0 ", " ", " ", f" {tag}\n"], ranks, values[order]), "run")
+    return _write_text(path, _lines(columns, order, [" Q0 ", " ", " ", f" {tag}\n"], ranks, values[order]), "run",
+                       storage_options)
 
 
-def write_qrels(qrels: pd.DataFrame | Mapping[str, Mapping[str, int]], path: PathLike) -> Path:
+def write_qrels(qrels: pd.DataFrame | Mapping[str, Mapping[str, int]], path: PathLike, *,
+                storage_options: Mapping[str, Any] | None = None) -> Path | Remote:
     """Write a TREC qrels file atomically (``.gz``: gzip), one line ``qid 0 docid relevance`` per row, in row order.
 
     ``qrels`` is a frame with columns ``qid``, ``docid`` and ``relevance`` (integers), as :func:`read_qrels`
-    returns, or ``{qid: {docid: grade}}``; returns the path written.
+    returns, or ``{qid: {docid: grade}}``; returns the path written. ``path`` may be a URL (``storage_options``:
+    its filesystem's options), written in one request.
 
     Examples
     --------
@@ -95,11 +103,13 @@ def write_qrels(qrels: pd.DataFrame | Mapping[str, Mapping[str, int]], path: Pat
     """
     columns = _frame_columns(qrels, QRELS_FORMAT, trec_files.read_qrels)
     order = np.arange(len(columns.values))
-    return _write_text(path, _lines(columns, order, [" 0 ", " ", "\n"], columns.values), "qrels")
+    return _write_text(path, _lines(columns, order, [" 0 ", " ", "\n"], columns.values), "qrels", storage_options)
 
 
-def check_run_arguments(path: object, tag: object, scores: object, eval_mode: object, duplicates: object) -> None:
-    """``EvaluationResult.to_trec_run``'s arguments checked, before the run is built: ``path`` no URL, ``tag``
+def check_run_arguments(path: object, tag: object, scores: object, eval_mode: object, duplicates: object,
+                        storage_options: object = None) -> None:
+    """``EvaluationResult.to_trec_run``'s arguments checked, before the run is built: ``path`` a local path or a URL
+    fsspec writes (:func:`evalframe._locations.locate`), ``tag``
     (:func:`check_tag`), ``scores``, ``eval_mode`` and ``duplicates`` among their values.
 
     Examples
@@ -110,7 +120,8 @@ def check_run_arguments(path: object, tag: object, scores: object, eval_mode: ob
     ...
     evalframe.errors.InvalidParameterError: scores must be one of ['score', 'rank']; got 'ranks'...
     """
-    refuse_url(path, name="path")
+    if isinstance(path, (str, os.PathLike)) and str(path):
+        locate(path, name="path", storage_options=storage_options)
     check_tag(tag)
     check_choice(scores, ("score", "rank"), name="scores")
     check_choice(eval_mode, EVAL_MODES, name="eval_mode")
@@ -118,7 +129,8 @@ def check_run_arguments(path: object, tag: object, scores: object, eval_mode: ob
 
 
 def write_node_run(frame: pd.DataFrame, path: PathLike, *, node: str, tag: str, scores: Literal["score", "rank"],
-                   eval_mode: str, duplicates: Literal["error", "first"], layout: TrecLayout | None = None) -> Path:
+                   eval_mode: str, duplicates: Literal["error", "first"], layout: TrecLayout | None = None,
+                   storage_options: Mapping[str, Any] | None = None) -> Path | Remote:
     """A node frame's document rows of ``eval_mode`` written as a TREC run, atomically (``EvaluationResult.to_trec_run``:
     :func:`evalframe.sources.trec.run_from_frame`'s run, :func:`write_run`); ``layout``: the frame's TREC layout,
     if known.
@@ -134,10 +146,11 @@ def write_node_run(frame: pd.DataFrame, path: PathLike, *, node: str, tag: str, 
     q Q0 a 2 1.0 bm25
     """
     run = run_from_frame(frame, node=node, eval_mode=eval_mode, scores=scores, duplicates=duplicates, layout=layout)
-    return write_run(run, path, tag=tag)
+    return write_run(run, path, tag=tag, storage_options=storage_options)
 
 
-def write_node_qrels(frame: pd.DataFrame, path: PathLike, *, node: str) -> Path:
+def write_node_qrels(frame: pd.DataFrame, path: PathLike, *, node: str,
+                     storage_options: Mapping[str, Any] | None = None) -> Path | Remote:
     """A node frame's judgments written as a TREC qrels file, atomically (``EvaluationResult.to_qrels``:
     :func:`evalframe.sources.trec.qrels_from_frame`'s judgments, :func:`write_qrels`).
 
@@ -149,7 +162,7 @@ def write_node_qrels(frame: pd.DataFrame, path: PathLike, *, node: str) -> Path:
     q 0 d1 1
     q 0 d9 1
     """
-    return write_qrels(qrels_from_frame(frame, node=node), path)
+    return write_qrels(qrels_from_frame(frame, node=node), path, storage_options=storage_options)
 
 
 def _lines(columns: TrecColumns, order: np.ndarray, separators: list[str], *numbers: np.ndarray) -> bytes:
@@ -228,16 +241,20 @@ def _writable_ids(ids: np.ndarray) -> bool:
     return not (ids == "").any() and WHITESPACE.search(joined) is None
 
 
-def _write_text(path: PathLike, data: bytes, kind: str) -> Path:
+def _write_text(path: PathLike | Remote, data: bytes, kind: str, storage_options: object = None) -> Path | Remote:
     """Replace ``path`` by a file holding ``data`` (UTF-8 text; gzip when the name ends with .gz): whole or not at all.
 
     The content goes to a hidden sibling ``.<name>.evalframe-write-<id>``, is fsync'ed, renamed over the target
     (atomic on POSIX) and the folder fsync'ed; on any failure the sibling is removed and the old file stays.
     A symbolic link keeps pointing at the file it names, which is replaced.
     """
+    if isinstance(path, Remote):
+        return _write_remote(path, data, kind)
     if not isinstance(path, (str, os.PathLike)) or not str(path):
         raise InvalidParameterError(f"path must name the {kind} file to write; got {path!r:.80}.")
-    refuse_url(path, name="path")
+    where = locate(path, name="path", storage_options=storage_options)
+    if isinstance(where, Remote):
+        return _write_remote(where, data, kind)
     target = Path(path)
     if target.is_symlink():
         target = target.resolve()
@@ -272,3 +289,14 @@ def _write_text(path: PathLike, data: bytes, kind: str) -> Path:
         finally:
             os.close(fd)
     return Path(path)
+
+
+def _write_remote(where: Remote, data: bytes, kind: str) -> Remote:
+    """``data`` written as the object ``where`` in one request (gzip when its name ends with .gz): a reader sees the
+    old object or the new one, whole."""
+    if is_dir(where):
+        raise SaveError(f"cannot write the {kind} file: {where.url} is a folder; give a file name.")
+    if where.name.endswith(".gz"):
+        data = gzip.compress(data, compresslevel=6, mtime=0)
+    write_bytes(where, data, what=f"the {kind} file")
+    return where

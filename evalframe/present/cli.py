@@ -16,6 +16,7 @@ import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from .._locations import UrlText, merge_storage_options
 from ..errors import EvalframeError
 from ..metrics.registry import (DIRECTION_WORDS, LEVELS, METRICS, TREC_MEASURES, format_bounds, headline_metric, other_names,
                                 parameters)
@@ -116,6 +117,18 @@ def _silence_stdout() -> None:
         pass
 
 
+def with_storage_options(args: argparse.Namespace) -> None:
+    """``args.storage_options``: the ``--storage-option`` flags merged (a dotted key nested), and every URL among the
+    arguments given them, so that each read and write of the command uses them."""
+    options = merge_storage_options(getattr(args, "storage_option_pairs", None) or [])
+    args.storage_options = options
+    for name, value in vars(args).items():
+        if isinstance(value, UrlText):
+            setattr(args, name, value.with_options(options))
+        elif isinstance(value, list) and any(isinstance(item, UrlText) for item in value):
+            setattr(args, name, [item.with_options(options) if isinstance(item, UrlText) else item for item in value])
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``evalframe`` command; returns the exit status.
 
@@ -128,6 +141,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     parser, commands = build()
     args = parser.parse_args(argv)
+    with_storage_options(args)
     try:
         with warnings.catch_warnings():
             warnings.showwarning = _show_warning

@@ -42,8 +42,9 @@ from .comparison import compare_report
 from .paper import comparison_table
 from ..report.paper import PAPER_FORMATS
 from .fusion import fuse_command
+from .._locations import UrlText
 from .inputs import (convert_source, judged_sources, load, needed_flag, read_result, read_source, reader_options,
-                     refuse_file_flags, run_names, score_declarations, source_of, source_words)
+                     refuse_file_flags, run_names, score_declarations, source_of, source_words, storage_of)
 from .parsers import FOLDER, IRDS_PREFIX, options_given, print_warning
 
 __all__ = ["COMMANDS"]
@@ -277,6 +278,11 @@ _CORRECTED = {"holm": "Holm-corrected", "bonferroni": "Bonferroni-corrected", "h
               "none": "uncorrected"}
 
 
+def _given(path: Any) -> Any:
+    """A path argument as the library takes it: a local path's text, a URL as it is (with its options)."""
+    return path if isinstance(path, UrlText) else str(path)
+
+
 def _refuse_trec_files(args: argparse.Namespace) -> None:
     """A TREC run file among the runs compared without --qrels, refused with the command that compares it."""
     for path in args.folders:
@@ -295,8 +301,8 @@ def _paper(args: argparse.Namespace) -> str:
     if args.qrels is not None:
         _refuse_trec_flags(args)
         names = args.names or run_names(args.folders, stems=False)
-        runs: list[Any] = [str(path) for path in args.folders]
-        given: dict[str, Any] = {"qrels": str(args.qrels)}
+        runs: list[Any] = [_given(path) for path in args.folders]
+        given: dict[str, Any] = {"qrels": _given(args.qrels), **storage_of(args, *args.folders, args.qrels)}
     else:
         _refuse_trec_files(args)
         names = args.names or run_names(args.folders)
@@ -335,8 +341,8 @@ def _compare_trec(args: argparse.Namespace) -> str:
     names = args.names or run_names(args.folders, stems=False)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        table = compare_runs(*[str(path) for path in args.folders], qrels=str(args.qrels),
-                             **_compare_options(args, names))
+        table = compare_runs(*[_given(path) for path in args.folders], qrels=_given(args.qrels),
+                             storage_options=args.storage_options or None, **_compare_options(args, names))
     for warning in caught:
         print_warning(warning.message)
     max_p = args.max_p if args.max_p is not None else TREC_MAX_P
@@ -391,7 +397,7 @@ def _convert(args: argparse.Namespace) -> str:
         result = read_source(source, args.folder, args, not_read=("--duplicates",), node=args.node,
                              queries=args.queries)
     if args.to != "trec":
-        folder = result.save(args.out, format=args.to, partitions=args.partitions)
+        folder = result.save(args.out, format=args.to, partitions=args.partitions, **storage_of(args, args.out))
         if source == FOLDER:
             return f"wrote {len(result)} node(s) as {args.to} to {folder}"
         queries = max(frame["multilabel_id"].nunique() for frame in result.values())
@@ -399,10 +405,10 @@ def _convert(args: argparse.Namespace) -> str:
                 ", ".join(f"{node}: {len(frame)} rows" for node, frame in result.items()))
         return f"wrote {queries} queries ({rows}) as {args.to} to {folder}"
     run = result.to_trec_run(args.out, node=args.node, tag=args.tag or "evalframe", scores=args.scores or "score",
-                             duplicates=args.duplicates or "error")
+                             duplicates=args.duplicates or "error", **storage_of(args, args.out))
     message = f"wrote the TREC run {run}"
     if args.qrels is not None:
-        message += f" and the qrels {result.to_qrels(args.qrels, node=args.node)}"
+        message += f" and the qrels {result.to_qrels(args.qrels, node=args.node, **storage_of(args, args.qrels))}"
     return message
 
 
@@ -420,7 +426,7 @@ def _flatten_source(args: argparse.Namespace, source: str, storage: str) -> str:
                              "still writes a partitioned folder).")
     path = args.runs[0]
     result = read_source(source, path, args)
-    folder = result.save(args.out, format=storage, partitions=args.partitions)
+    folder = result.save(args.out, format=storage, partitions=args.partitions, **storage_of(args, args.out))
     rows = ", ".join(f"{node}: {len(frame)} rows" for node, frame in result.items())
     queries = max(frame["multilabel_id"].nunique() for frame in result.values())
     message = f"wrote {queries} queries ({rows}) from {path} ({source}) to {folder}"
@@ -451,8 +457,8 @@ def _flatten(args: argparse.Namespace) -> str:
     if args.partitions is not None and (sharded or args.scheduler is not None or os.environ.get("DASK_SCHEDULER_ADDRESS")):
         return _flatten_on_dask(args)
     runs = args.runs[0]
-    labels, outputs = read_runs(runs)
-    lines = query_lines(runs)
+    labels, outputs = read_runs(runs, **storage_of(args, runs))
+    lines = query_lines(runs, **storage_of(args, runs))
     # queries without gold labels are left out by from_runs (one warning each, and result.skipped); they are summed
     # up below instead
     dropped = [lines[position] for position, label in enumerate(labels) if label is None]  # their runs file lines
@@ -465,7 +471,7 @@ def _flatten(args: argparse.Namespace) -> str:
     for warning in caught:
         if "has no label; the query is left out" not in str(warning.message):
             print_warning(warning.message)
-    folder = result.save(args.out, format=storage, partitions=args.partitions)
+    folder = result.save(args.out, format=storage, partitions=args.partitions, **storage_of(args, args.out))
     rows = ", ".join(f"{node}: {len(frame)} rows" for node, frame in result.items())
     written = len(labels) - len(dropped)
     total = f"{written} of {len(labels)}" if dropped else f"{written}"
@@ -488,6 +494,7 @@ def _flatten_on_dask(args: argparse.Namespace) -> str:
         warnings.simplefilter("always")
         runs = str(args.runs[0]) if len(args.runs) == 1 else args.runs  # one argument may be a quoted glob pattern
         built = from_runs(runs, args.out, partitions=args.partitions, client=args.scheduler,
+                          **storage_of(args, *args.runs, args.out),
                           sas_model=args.sas_model, score_measures=score_declarations(args.score_declarations),
                           **options_given(args, MatchingOptions))
     for warning in caught:
@@ -508,10 +515,13 @@ def _demo(args: argparse.Namespace) -> str:
         raise EvalframeError(f"--out {args.out} exists and is not a folder; choose a new or empty folder to write to.")
     labels, outputs = load_demo_runs()
     result = EvaluationResult.from_runs(labels, outputs)  # a bar where a person watches (evalframe._progress)
-    folder = result.save(args.out / "results")
+    folder = result.save(args.out / "results", **storage_of(args, args.out))
     report = result.report(n=3)
     html_path = args.out / "report.html"
-    html_path.write_text(report.html, encoding="utf-8")
+    if isinstance(html_path, UrlText):  # one request, as every report saved to a URL
+        report.save(html_path, format="html", **storage_of(args, html_path))
+    else:
+        html_path.write_text(report.html, encoding="utf-8")
     return (f"evalframe demo: {len(labels)} questions over a small corpus, a BM25 retriever and an extractive reader "
             f"(evalframe.load_demo_runs())\n\n{report.text}\nresults folder: {folder}\nHTML report:    {html_path}\n"
             f"next: evalframe metrics {folder} --top-k-retriever 1    evalframe worst {folder} --node Reader")
@@ -535,7 +545,7 @@ def _report(args: argparse.Namespace) -> str:
     shown = report.render(args.format).rstrip("\n")
     if args.html is not None:
         try:
-            report.save(args.html, format="html")
+            report.save(args.html, format="html", **storage_of(args, args.html))
         except OSError as exc:
             raise EvalframeError(f"--html {args.html} cannot be written: {exc.strerror or exc}.") from None
         if args.format == "text":  # a line a person reads; json, markdown and html stay whole documents
@@ -563,7 +573,7 @@ def _compare_report(args: argparse.Namespace) -> str:
     shown = report.render(args.format).rstrip("\n")
     if args.html is not None:
         try:
-            report.save(args.html, format="html")
+            report.save(args.html, format="html", **storage_of(args, args.html))
         except OSError as exc:
             raise EvalframeError(f"--html {args.html} cannot be written: {exc.strerror or exc}.") from None
         if args.format == "text":

@@ -14,7 +14,7 @@ import pandas as pd
 
 from ..analysis.compare import compare, is_result, run_names
 from ..analysis.protocol import ResultLike
-from .._validation import refuse_url
+from .._locations import Remote, check_storage_options, locate
 from ..errors import InvalidParameterError
 from ..options import ComparisonReportOptions, MetricOptions, with_options
 from ..report.model import build_comparison_model, check_comparison_options
@@ -26,19 +26,22 @@ __all__ = ["compare_report"]
 RunLike = Union[ResultLike, str, "os.PathLike[str]"]
 
 
-def _result(run: Any, name: str) -> Any:
-    """A run as a result (ResultLike): itself, or the folder it names loaded."""
+def _result(run: Any, name: str, storage_options: dict[str, Any]) -> Any:
+    """A run as a result (ResultLike): itself, or the folder it names loaded (a local folder or a URL)."""
     if isinstance(run, ResultLike):  # in memory, or on Dask
         return run
     if isinstance(run, (str, os.PathLike)):
-        refuse_url(run, name=f"runs ({name!r})")
+        where = locate(run, name=f"runs ({name!r})", storage_options=storage_options)
+        if isinstance(where, Remote):  # a folder at a URL, read through its filesystem
+            return EvaluationResult.load(where.url, storage_options=storage_options)
         return EvaluationResult.load(Path(run))  # a folder written by result.save (plain or partitioned)
     raise InvalidParameterError(f"run {name!r} must be an EvaluationResult, a DaskEvaluationResult or a result folder; "
                                 f"got {type(run).__name__}.", parameter="runs")
 
 
 @with_options(ComparisonReportOptions, MetricOptions, documented=(ComparisonReportOptions,))
-def compare_report(runs: Sequence[RunLike] | Mapping[str, RunLike], **options: Any) -> ComparisonReport:
+def compare_report(runs: Sequence[RunLike] | Mapping[str, RunLike], *, storage_options: Mapping[str, Any] | None = None,
+                   **options: Any) -> ComparisonReport:
     """Runs side by side: per node and measure each run's value, the delta against the first run with its
     confidence interval and a significance mark, and a per-query grid (worst change first), as text, Markdown
     and one self-contained HTML page.
@@ -47,7 +50,9 @@ def compare_report(runs: Sequence[RunLike] | Mapping[str, RunLike], **options: A
     ----------
     runs : list of results or folders, or dict of name to result or folder
         The runs, the first the baseline: EvaluationResults, DaskEvaluationResults or folders written by
-        ``result.save``. A dict names them.
+        ``result.save``, local or at URLs (``s3://bucket/bm25``). A dict names them.
+    storage_options : dict, optional
+        The filesystem's options for folders given as URLs (``docs/storage.md``).
     **options
         The metric options (``simulated_top_k_retriever``, ``document_scope``, ...:
         :class:`evalframe.options.MetricOptions`), applied to every run.
@@ -66,15 +71,16 @@ def compare_report(runs: Sequence[RunLike] | Mapping[str, RunLike], **options: A
     (['Retriever', 'Reader'], 0.0)
     """
     check_comparison_options(options)  # before a folder is loaded
+    location_options = check_storage_options(storage_options)
     names = options.pop("names", None)
     if isinstance(runs, Mapping):
         if names is not None:
             raise InvalidParameterError("names: the runs are a dict, whose keys name them; pass a list of runs to "
                                         "name them with names=.", parameter="names")
-        named = {str(name): _result(run, str(name)) for name, run in runs.items()}
+        named = {str(name): _result(run, str(name), location_options) for name, run in runs.items()}
     elif isinstance(runs, Sequence) and not isinstance(runs, (str, bytes)):
         labels = run_names(names, len(runs))
-        named = {label: _result(run, label) for label, run in zip(labels, runs)}
+        named = {label: _result(run, label, location_options) for label, run in zip(labels, runs)}
     else:
         raise InvalidParameterError(f"runs must be a list of results (or folders) or a dict of name to result; got "
                                     f"{type(runs).__name__}.", parameter="runs")

@@ -23,7 +23,9 @@ import pandas as pd
 
 from ..analysis.fusion import (MAX_FUSION_TRIALS, MAX_FUSION_WEIGHTS, RRF_K, FusionSpec, RunGrid, check_fusion,
                                check_grid, check_runs, fused_run, fused_scores, read_fusion_runs, weight_grid)
-from .._validation import refuse_url
+from .._locations import Remote, check_storage_options, is_dir, locate
+from ..sources.trec_files import read_qrels
+from ..sources.trec_stream import TrecSource, remote_source
 from ..errors import EvalframeError, InvalidParameterError
 from ..io.trec import check_tag, write_run
 from ..metrics.trec import known_direction, parse_measure, without_direction
@@ -38,19 +40,24 @@ __all__ = ["fuse", "optimize_fusion", "FusionSearch", "run_dict", "fuse_command"
 RRF_KS: tuple[int, ...] = tuple(range(10, 101, 10))
 
 
-def _local_runs(runs: Sequence[Any]) -> Sequence[Any]:
-    """``runs``, each path among them checked not to be a URL (the readers take local files only)."""
-    for i, run in enumerate(runs):
-        refuse_url(run, name=f"runs[{i}]")
-    return runs
+def _located_runs(runs: Sequence[Any], storage_options: Mapping[str, Any]) -> list[Any]:
+    """``runs``, each URL among them a source read through its filesystem (one fsspec cannot read refused, naming
+    ``runs[i]``), the others as they are."""
+    return [remote_source(run, "run", name=f"runs[{i}]", storage_options=storage_options) for i, run in enumerate(runs)]
 
 
-def _check_output(output: object, tag: object, method: str) -> tuple[Path | None, str]:
+def _check_output(output: object, tag: object, method: str,
+                  storage_options: Mapping[str, Any] | None = None) -> tuple[Path | Remote | None, str]:
     """The file to write (checked before any run is read) and the run's tag."""
     if output is not None and (not isinstance(output, (str, os.PathLike)) or not str(output)):
         raise InvalidParameterError(f"output must be the path of the TREC run file to write, or None; got {output!r:.80}.",
                                     parameter="output")
-    refuse_url(output, name="output")
+    where = None if output is None else locate(output, name="output", storage_options=storage_options)
+    if isinstance(where, Remote):
+        if is_dir(where):
+            raise InvalidParameterError(f"output {where.url!r} is a folder; give the URL of the run file to write, "
+                                        f"such as {(where / 'fused.txt').url!r}.", parameter="output")
+        return where, check_tag(f"fused-{method}" if tag is None else tag)
     path = None if output is None else Path(output)
     if path is not None and path.is_dir():
         raise InvalidParameterError(f"output {str(path)!r} is a folder; give the path of the run file to write, such as "
@@ -70,19 +77,25 @@ def run_dict(run: pd.DataFrame) -> dict[str, dict[str, float]]:
     >>> run_dict(pd.DataFrame({"qid": ["q1", "q1", "q2"], "docid": ["d2", "d1", "d7"], "score": [2.0, 1.0, 0.5]}))
     {'q1': {'d2': 2.0, 'd1': 1.0}, 'q2': {'d7': 0.5}}
     """
-    qids = run["qid"].to_numpy(dtype=object)
+    return _nested(run, "score", np.float64)
+
+
+def _nested(table: pd.DataFrame, column: str, dtype: Any) -> dict[str, dict[str, Any]]:
+    """``{qid: {docid: value}}`` of a frame's ``qid``, ``docid`` and ``column``, in the frame's order."""
+    qids = table["qid"].to_numpy(dtype=object)
     codes, distinct = pd.factorize(qids, sort=False)
     order = np.argsort(codes, kind="stable")
     starts = np.searchsorted(codes[order], np.arange(len(distinct) + 1))
-    docids = run["docid"].to_numpy(dtype=object)[order].tolist()
-    scores = run["score"].to_numpy(dtype=np.float64)[order].tolist()
+    docids = table["docid"].to_numpy(dtype=object)[order].tolist()
+    scores = table[column].to_numpy(dtype=dtype)[order].tolist()
     return {qid: dict(zip(docids[start:end], scores[start:end]))
             for qid, start, end in zip(distinct.tolist(), starts[:-1].tolist(), starts[1:].tolist())}
 
 
 def fuse(runs: Sequence[Any], *, method: str = "rrf", weights: Sequence[float] | None = None, norm: str | None = None,
          k: float = RRF_K, depth: int | None = None, output: str | os.PathLike[str] | None = None,
-         tag: str | None = None, node: str | None = None) -> pd.DataFrame:
+         tag: str | None = None, node: str | None = None, storage_options: Mapping[str, Any] | None = None,
+         ) -> pd.DataFrame:
     """Fuse two or more runs into one: RRF, CombSUM, CombMNZ, CombMAX, CombMIN, CombANZ, CombMED, weighted or not.
 
     Each run's scores are normalised per query (``norm``), multiplied by the run's weight and combined per document;
@@ -116,6 +129,9 @@ def fuse(runs: Sequence[Any], *, method: str = "rrf", weights: Sequence[float] |
         The run's name in column 6 of ``output`` (default ``fused-<method>``).
     node : str, optional
         The node of the EvaluationResults among ``runs`` (default: each one's node with document rows).
+    storage_options : dict, optional
+        The filesystem's options for runs and ``output`` given as URLs (``s3://bucket/bm25.txt``; ``docs/storage.md``);
+        an ``output`` URL is written in one request (the object replaced whole).
 
     Returns
     -------
@@ -146,14 +162,15 @@ def fuse(runs: Sequence[Any], *, method: str = "rrf", weights: Sequence[float] |
     >>> evalframe.fuse([bm25, dense], method="combsum", norm="min-max", weights=[0.3, 0.7])["docid"].tolist()
     ['d3', 'd4', 'd1', 'd2']
     """
-    spec = check_fusion(len(_local_runs(check_runs(runs))), method=method, norm=norm, weights=weights, k=k,
-                        depth=depth)
-    path, name = _check_output(output, tag, spec.method)
+    options = check_storage_options(storage_options)
+    runs = _located_runs(check_runs(runs), options)
+    spec = check_fusion(len(runs), method=method, norm=norm, weights=weights, k=k, depth=depth)
+    path, name = _check_output(output, tag, spec.method, options)
     read, _ = read_fusion_runs(runs, node=node)
     grid = RunGrid.of_runs(read)
     fused = fused_run(grid, fused_scores(grid, spec), spec.depth)
     if path is not None:
-        write_run(fused, path, tag=name)
+        write_run(fused, path, tag=name, storage_options=options)
     return fused
 
 
@@ -202,7 +219,7 @@ def optimize_fusion(runs: Sequence[Any], qrels: Any, *, measure: str = "nDCG@10"
                     norm: str | None = None, step: float = 0.1, weights: Sequence[float] | None = None,
                     ks: Sequence[float] | None = None, k: float = RRF_K, depth: int | None = None,
                     complete: bool = False, output: str | os.PathLike[str] | None = None, tag: str | None = None,
-                    node: str | None = None) -> FusionSearch:
+                    node: str | None = None, storage_options: Mapping[str, Any] | None = None) -> FusionSearch:
     """The weights (and RRF's k) that fuse ``runs`` best on training ``qrels``, by a grid search as ranx's
     ``optimize_fusion``.
 
@@ -223,7 +240,7 @@ def optimize_fusion(runs: Sequence[Any], qrels: Any, *, measure: str = "nDCG@10"
         read once, through ir_datasets' API; ``docs/storage.md#ir_datasets``).
     measure : str
         Any measure name ``trec_metrics`` takes (``"nDCG@10"``, ``"AP"``, ``"map"``, ``"P_10"``, ...).
-    method, norm, k, depth, output, tag, node
+    method, norm, k, depth, output, tag, node, storage_options
         As :func:`fuse` (``method`` defaults to ``"combsum"``, the weighted sum; ``k``: RRF's k when ``ks`` is
         None and the method is not RRF's search).
     step : float
@@ -265,8 +282,10 @@ def optimize_fusion(runs: Sequence[Any], qrels: Any, *, measure: str = "nDCG@10"
     1  0.5  0.5  0.333333
     2  1.0  0.0  0.333333
     """
-    n_runs = len(_local_runs(check_runs(runs)))
-    refuse_url(qrels, name="qrels")
+    options = check_storage_options(storage_options)
+    runs = _located_runs(check_runs(runs), options)
+    n_runs = len(runs)
+    qrels = remote_source(qrels, "qrels", storage_options=options)
     spec = check_fusion(n_runs, method=method, norm=norm, weights=weights, k=k, depth=depth)
     if not isinstance(measure, str) or not measure:
         raise InvalidParameterError(f"measure must be a measure's name such as 'nDCG@10' or 'AP'; got {measure!r}.",
@@ -281,7 +300,7 @@ def optimize_fusion(runs: Sequence[Any], qrels: Any, *, measure: str = "nDCG@10"
     sign = -1.0 if better == "lower" else 1.0  # a measure where lower is better: the lowest mean wins
     if is_irds(qrels):  # loaded once, its judgments read once for every trial
         qrels = irds_dataset(qrels, name="qrels")
-    elif qrels is None or not (isinstance(qrels, (str, os.PathLike, Mapping)) or is_frame(qrels)):
+    elif qrels is None or not (isinstance(qrels, (str, os.PathLike, Mapping, TrecSource)) or is_frame(qrels)):
         raise InvalidParameterError(f"qrels must be a TREC qrels file, a dict {{qid: {{docid: grade}}}}, a frame "
                                     f"(query_id, doc_id, relevance) or an ir_datasets dataset ('irds:<id>'); got "
                                     f"{type(qrels).__name__}.", parameter="qrels")
@@ -303,7 +322,9 @@ def optimize_fusion(runs: Sequence[Any], qrels: Any, *, measure: str = "nDCG@10"
     else:
         check_grid(n_runs, step, len(k_values))  # refused before any run is read or any vector laid out
         candidates = weight_grid(n_runs, step)
-    path, name = _check_output(output, tag, spec.method)
+    path, name = _check_output(output, tag, spec.method, options)
+    if isinstance(qrels, TrecSource):  # read once, not once per trial
+        qrels = _nested(read_qrels(qrels), "relevance", np.int64)
     read, _ = read_fusion_runs(runs, node=node)
     grid = RunGrid.of_runs(read)
     normalised = None if spec.method == "rrf" else grid.normalised(spec.norm)
@@ -323,7 +344,7 @@ def optimize_fusion(runs: Sequence[Any], qrels: Any, *, measure: str = "nDCG@10"
     trials = pd.DataFrame(rows, columns=[f"w{i}" for i in range(1, n_runs + 1)]
                           + (["k"] if spec.method == "rrf" else []) + [label])
     if path is not None:
-        write_run(best[3], path, tag=name)
+        write_run(best[3], path, tag=name, storage_options=options)
     return FusionSearch(spec.method, spec.norm, label, tuple(best[1]), best[2], best[0], trials, best[3])
 
 
@@ -369,7 +390,8 @@ def fuse_command(args: argparse.Namespace) -> str:
             raise EvalframeError("--optimize needs --qrels QRELS, the training judgments the measure is computed on.")
         search = optimize_fusion(list(args.runs), args.qrels, measure=args.optimize, method=args.method, norm=args.norm,
                                  step=0.1 if args.step is None else args.step, weights=weights, ks=ks, k=args.k, depth=args.depth,
-                                 complete=args.complete, output=args.out, tag=args.tag)
+                                 complete=args.complete, output=args.out, tag=args.tag,
+                                 storage_options=getattr(args, "storage_options", None))
         fused, shown_weights, k = search.fused, search.weights, search.k
         lower = known_direction(search.measure) == "lower"  # the best first: the lowest where lower is better
         best = search.trials.sort_values(search.measure, ascending=lower, kind="stable").head(5)
@@ -378,7 +400,7 @@ def fuse_command(args: argparse.Namespace) -> str:
         method = search.method
     else:
         fused = fuse(list(args.runs), method=args.method, weights=weights, norm=args.norm, k=args.k, depth=args.depth,
-                     output=args.out, tag=args.tag)
+                     output=args.out, tag=args.tag, storage_options=getattr(args, "storage_options", None))
         method = check_fusion(len(args.runs), method=args.method).method
         shown_weights, k = tuple(weights) if weights else (1.0,) * len(args.runs), args.k
     queries = fused["qid"].nunique()

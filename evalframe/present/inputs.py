@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from .._locations import is_url
 from .._validation import did_you_mean
 from ..errors import EvalframeError, InvalidParameterError
 from ..metrics.registry import DIRECTIONS, Metric, score_measure
@@ -25,7 +26,7 @@ from ..schema import skipped_note
 from ..sources.catalog import COMMON_OPTIONS, SOURCES, Source, candidates
 from .parsers import FOLDER, FRAME_FIELDS, options_given, print_warning
 
-__all__ = ["source_of", "read_result", "refuse_file_flags", "read_source", "reader_options", "load", "said_skipped",
+__all__ = ["source_of", "storage_of", "read_result", "refuse_file_flags", "read_source", "reader_options", "load", "said_skipped",
            "score_declarations", "needed_flag", "run_names", "source_words", "judged_sources", "convert_source"]
 
 
@@ -162,7 +163,7 @@ def load(folder: Path, args: argparse.Namespace, *, on_dask: bool = False) -> An
     if address:
         from ..io.manifest import read_manifest_quietly
 
-        manifest = read_manifest_quietly(folder) if folder.is_dir() else None
+        manifest = read_manifest_quietly(folder) if isinstance(folder, Path) and folder.is_dir() else None
         if manifest is not None and manifest.get("partitioned") is not None:
             try:
                 import evalframe.dask as dask_results
@@ -174,7 +175,15 @@ def load(folder: Path, args: argparse.Namespace, *, on_dask: bool = False) -> An
                                  "result.save(dir, format='parquet', partitions=N), or leave --scheduler out to "
                                  "evaluate this folder here.")
     kwargs = {name: getattr(args, name) for name in ("sep", "encoding") if getattr(args, name, None) is not None}
-    return said_skipped(EvaluationResult.load(folder, **kwargs))
+    return said_skipped(EvaluationResult.load(folder, **kwargs, **storage_of(args, folder)))
+
+
+def storage_of(args: argparse.Namespace, *values: Any) -> dict[str, Any]:
+    """``{"storage_options": ...}`` (the ``--storage-option`` flags, merged) when one of ``values`` is a URL, for the
+    call that reads or writes it; ``{}`` for local paths (whose calls stay as they were)."""
+    if any(is_url(value) for value in values if value is not None):
+        return {"storage_options": dict(getattr(args, "storage_options", None) or {})}
+    return {}
 
 
 def said_skipped(result: Any) -> Any:
@@ -256,6 +265,7 @@ def reader_options(source: str, path: Path, args: argparse.Namespace, *, not_rea
         raise EvalframeError(f"the matching options (--context-matching-threshold, ...) are for the files of pipeline "
                              f"outputs, not for --from {source}.")
     options.update(matching)
+    options.update(storage_of(args, path, *given.values()))  # every reader takes storage_options
     for keyword, value in given.items():
         if value is not None and keyword not in takes:
             raise EvalframeError(f"--{keyword.replace('_', '-')} does not apply when reading {path} as {source}.")

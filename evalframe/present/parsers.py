@@ -18,7 +18,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .._locations import url_problem
+from .._locations import UrlText, locate, parse_storage_option, url_problem
+from ..errors import InvalidParameterError
 from .._validation import close_matches
 from .._version import __version__
 from ..options import (THRESHOLD, CompareOptions, ComparisonReportOptions, Count, IntervalOptions, MatchingOptions,
@@ -27,8 +28,8 @@ from ..report.formats import FORMATS
 from ..sources.catalog import SOURCES
 from .flags import Command, MainParser
 
-__all__ = ["build", "command_parsers", "comma_list", "local_path", "judgments_path", "IRDS_PREFIX", "options_given",
-           "print_warning",
+__all__ = ["build", "command_parsers", "comma_list", "path_or_url", "judgments_path", "IRDS_PREFIX", "storage_option",
+           "options_given", "print_warning",
            "FOLDER", "SUBCOMMANDS", "TABLE_FORMAT_NAMES", "TREC_FORMAT_NAMES",
            "PAPER_FORMAT_NAMES", "COMPARE_FORMAT_NAMES", "TREC_DEFAULT_MEASURES", "FRAME_FIELDS"]
 
@@ -51,13 +52,37 @@ FRAME_FIELDS = ("question", "retrieved_ids", "retrieved_texts", "retrieved_score
 MISSING_QUERY_NAMES = ("skip", "error")
 
 
-def local_path(text: str) -> Path:
-    """An argparse type: a local path; a URL is refused (``s3://bucket/results`` would be read as the local
-    ``s3:/bucket/results``; :func:`evalframe._validation.url_problem`, the one check of every entry point)."""
-    problem = url_problem(text)
-    if problem is not None:
-        raise argparse.ArgumentTypeError(problem)
-    return Path(text)
+def path_or_url(text: str) -> Path | UrlText:
+    """An argparse type: a local path (a :class:`~pathlib.Path`), or a URL (``s3://bucket/results``, ``memory://x``:
+    a :class:`~evalframe._locations.UrlText`, given the ``--storage-option`` options once they are parsed). A URL whose
+    protocol fsspec does not know, or whose filesystem is not installed, is refused naming the install line; a path
+    that is a URL whose ``//`` was lost (``s3:/bucket/x``) too (:func:`evalframe._locations.locate`)."""
+    if url_problem(text) is None:
+        return Path(text)
+    try:
+        where = locate(text, name="URL")
+    except InvalidParameterError as exc:  # "URL is the URL 'x', and ..." said of the argument: "the URL 'x': ..."
+        message = str(exc).rstrip(".").replace("URL is the URL ", "the URL ", 1).replace("', and ", "': ", 1)
+        raise argparse.ArgumentTypeError(message[len("URL is "):] if message.startswith("URL is ") else message) from None
+    return Path(where) if isinstance(where, Path) else UrlText(text)
+
+
+def storage_option(text: str) -> tuple[str, Any]:
+    """An argparse type: one ``--storage-option KEY=VALUE`` (:func:`evalframe._locations.parse_storage_option`)."""
+    try:
+        return parse_storage_option(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _storage_option_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--storage-option", action="append", type=storage_option, default=None,
+                        dest="storage_option_pairs", metavar="KEY=VALUE",
+                        help="an option of the filesystem of the URLs given (s3://, gs://, az://, memory://; "
+                             "docs/storage.md), e.g. endpoint_url=http://127.0.0.1:9000 or anon=true; a value is "
+                             "read as JSON where it is JSON, a dotted key nests (client_kwargs.region_name=eu-west-1); "
+                             "repeatable. Credentials come from each filesystem's usual environment (AWS_*, "
+                             "GOOGLE_APPLICATION_CREDENTIALS, AZURE_STORAGE_*)")
 
 
 #: How a qrels or queries argument names an ir_datasets dataset (``--qrels irds:msmarco-passage/dev/small``):
@@ -65,9 +90,9 @@ def local_path(text: str) -> Path:
 IRDS_PREFIX = "irds:"
 
 
-def judgments_path(text: str) -> Path | str:
+def judgments_path(text: str) -> Path | UrlText | str:
     """An argparse type of the qrels and queries arguments: ``irds:<id>`` as given (an ir_datasets dataset, read
-    through ir_datasets when the command runs: ``docs/storage.md#ir_datasets``), else :func:`local_path`.
+    through ir_datasets when the command runs: ``docs/storage.md#ir_datasets``), else :func:`path_or_url`.
 
     Examples
     --------
@@ -76,7 +101,7 @@ def judgments_path(text: str) -> Path | str:
     """
     if text.startswith(IRDS_PREFIX):
         return text
-    return local_path(text)
+    return path_or_url(text)
 
 
 def _count(what: str, least: int) -> Callable[[str], int]:
@@ -270,11 +295,11 @@ def _source_options(parser: argparse.ArgumentParser, files: str, *, duplicates: 
 
 # ------------------------------------------------------------------------------------------ one function per command
 def _demo_command(demo: Command) -> None:
-    demo.add_argument("--out", type=local_path, default=Path("evalframe-demo"), help="where to write (default ./evalframe-demo)")
+    demo.add_argument("--out", type=path_or_url, default=Path("evalframe-demo"), help="where to write (default ./evalframe-demo)")
 
 
 def _metrics_command(metrics: Command) -> None:
-    metrics.add_argument("folder", type=local_path, help="a results folder (evalframe or Haystack 1.x), or a file of a "
+    metrics.add_argument("folder", type=path_or_url, help="a results folder (evalframe or Haystack 1.x), or a file of a "
                          "source (--from)")
     metrics.add_argument("--node", default=None, help="only this node")
     metrics.add_argument("--by-query", action="store_true", help="one row per query (needs --node)")
@@ -289,7 +314,7 @@ def _metrics_command(metrics: Command) -> None:
 
 
 def _compare_command(compare: Command) -> None:
-    compare.add_argument("folders", type=local_path, nargs="+", metavar="RUN", help="two or more results folders or "
+    compare.add_argument("folders", type=path_or_url, nargs="+", metavar="RUN", help="two or more results folders or "
                          "files of a source (--from), or TREC run files with --qrels; each is compared with the first")
     compare.add_argument("--qrels", type=judgments_path, default=None, metavar="QRELS",
                          help="the runs are TREC run files (plain or .gz) judged by this qrels file (or irds:<id>, an "
@@ -314,7 +339,7 @@ def _compare_command(compare: Command) -> None:
 
 
 def _worst_command(worst: Command) -> None:
-    worst.add_argument("folder", type=local_path, help="a results folder, or a file of a source (--from)")
+    worst.add_argument("folder", type=path_or_url, help="a results folder, or a file of a source (--from)")
     worst.add_argument("--node", required=True)
     worst.add_argument("-n", type=_at_least_one, default=5, help="how many queries, >= 1 (default 5)")
     worst.add_argument("--metric", default=None, help="answer nodes: f1 (default), exact_match, sas; "
@@ -335,9 +360,9 @@ def _convert_command(convert: Command) -> None:
         "IN is a results folder, a TREC run file (plain or .gz) or the file of another source (--from). A file (a TREC "
         "run with --qrels QRELS) becomes a results folder (--to csv|parquet); a folder or a file becomes a run file "
         "OUT (--to trec), and its judgments a qrels file with --qrels OUT_QRELS. See docs/cli.md#convert.")
-    convert.add_argument("folder", type=local_path, metavar="IN", help="a results folder, a TREC run file, or a file of "
+    convert.add_argument("folder", type=path_or_url, metavar="IN", help="a results folder, a TREC run file, or a file of "
                          "a source (--from)")
-    convert.add_argument("out", type=local_path, metavar="OUT", help="the results folder or TREC run file to write")
+    convert.add_argument("out", type=path_or_url, metavar="OUT", help="the results folder or TREC run file to write")
     convert.add_argument("--to", required=True, choices=("csv", "parquet", "trec"))
     _from_option(convert, "IN", default="a folder if IN is a folder, else the one source whose suffix and content "
                  "claim the file, else a TREC run file")
@@ -362,9 +387,9 @@ def _convert_command(convert: Command) -> None:
 
 
 def _flatten_command(flatten: Command) -> None:
-    flatten.add_argument("runs", type=local_path, nargs="+", help="runs file (docs/runs-format.md); several files, the shards "
+    flatten.add_argument("runs", type=path_or_url, nargs="+", help="runs file (docs/runs-format.md); several files, the shards "
                          "of one run in this order, need --partitions; with --from, the one file of that source")
-    flatten.add_argument("-o", "--out", type=local_path, required=True, help="results folder to write")
+    flatten.add_argument("-o", "--out", type=path_or_url, required=True, help="results folder to write")
     _from_option(flatten, "the file", folder=False,
                  default="the one source whose suffix and content claim the file, else a runs file")
     _add_options(flatten, MatchingOptions)
@@ -380,10 +405,10 @@ def _flatten_command(flatten: Command) -> None:
 
 
 def _report_command(report: Command) -> None:
-    report.add_argument("folders", type=local_path, nargs="+", metavar="RUN",
+    report.add_argument("folders", type=path_or_url, nargs="+", metavar="RUN",
                         help="a result folder or a file of a source (--from); two or more: a comparative report, the "
                              "first the baseline")
-    report.add_argument("--html", type=local_path, default=None, help="also write a self-contained HTML report here")
+    report.add_argument("--html", type=path_or_url, default=None, help="also write a self-contained HTML report here")
     report.add_argument("--format", default="text", choices=tuple(FORMATS),
                         help="what is printed: " + ", ".join(f"{name} ({fmt.help})" for name, fmt in FORMATS.items())
                              + "; default text")
@@ -399,7 +424,7 @@ def _report_command(report: Command) -> None:
 def _trec_command(trec: Command) -> None:
     trec.description = ("trec_eval measures of a TREC run against qrels: the numbers of trec_eval (pytrec_eval), by "
                         "ir_measures' names (docs/ir-researchers.md).")
-    trec.add_argument("run", type=local_path, help="TREC run file: qid Q0 docid rank score tag (plain or .gz; - reads it "
+    trec.add_argument("run", type=path_or_url, help="TREC run file: qid Q0 docid rank score tag (plain or .gz; - reads it "
                       "from standard input, as trec_eval 10.0)")
     trec.add_argument("qrels", type=judgments_path, help="qrels file: qid iter docid relevance (plain or .gz; - reads it "
                       "from standard input), or irds:<id> (an ir_datasets dataset's qrels)")
@@ -421,7 +446,7 @@ def _trec_command(trec: Command) -> None:
                       help="documents in the collection (trec_eval -N: only its utility measure reads it)")
     trec.add_argument("-n", "--no-summary", action="store_false", dest="summary",
                       help="print no line for all the queries (trec_eval -n; with -q: the per-query lines only)")
-    trec.add_argument("-Z", "--zscores", type=local_path, default=None, metavar="FILE",
+    trec.add_argument("-Z", "--zscores", type=path_or_url, default=None, metavar="FILE",
                       help="print z-scores against FILE's 'qid measure mean stddev' lines (trec_eval -Z; with "
                            "--format trec_eval)")
     trec.add_argument("--subtopics", action="store_true",
@@ -443,8 +468,8 @@ def _fuse_command(fuse: Command) -> None:
     fuse.description = ("Fuse two or more TREC run files into one, written atomically as a TREC run file. With "
                         "--optimize MEASURE --qrels QRELS the weights (and RRF's k) are searched on a grid first, as "
                         "ranx's optimize_fusion. See docs/ir-researchers.md#fusing-runs.")
-    fuse.add_argument("runs", type=local_path, nargs="+", metavar="RUN", help="two or more TREC run files (plain or .gz)")
-    fuse.add_argument("-o", "--out", type=local_path, required=True, help="the fused TREC run file to write")
+    fuse.add_argument("runs", type=path_or_url, nargs="+", metavar="RUN", help="two or more TREC run files (plain or .gz)")
+    fuse.add_argument("-o", "--out", type=path_or_url, required=True, help="the fused TREC run file to write")
     fuse.add_argument("--method", default="rrf", metavar="NAME",
                       help="rrf (default), combsum, combmnz, combmax, combmin, combanz, combmed (ranx's names too: wsum)")
     fuse.add_argument("--weights", default=None, metavar="W,W,...",
@@ -501,7 +526,10 @@ def build() -> tuple[argparse.ArgumentParser, dict[str, Command]]:
     parser.add_argument("--version", action="version", version=f"evalframe {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=Command)
     for name, help_text, arguments in SUBCOMMANDS:
-        arguments(commands.add_parser(name, help=help_text))
+        command = commands.add_parser(name, help=help_text)
+        arguments(command)
+        if name != "list-metrics":  # every command that reads or writes a file
+            _storage_option_flag(command)
     return parser, commands.choices
 
 

@@ -31,6 +31,7 @@ from typing import Any, cast
 
 import numpy as np
 
+from .._locations import is_file, is_url
 from .._validation import did_you_mean
 from ..analysis.intervals import Estimate, column_intervals, interval_note
 from ..errors import EvalframeError, InvalidParameterError, LoadError
@@ -540,6 +541,11 @@ def run_tag(path: Any) -> str | None:
         last = source.memo["tag"]
         return None if last is None else last.decode("utf-8", errors="replace")
     last = None
+    if source.remote is not None:  # a URL: every block of lines, read as they arrive
+        for part in blocks(source):
+            found = last_tag(part.data)
+            last = found if found is not None else last
+        return None if last is None else last.decode("utf-8", errors="replace")
     assert source.path is not None
     with source.path.open("rb") as handle:
         plain = handle.read(2) != GZIP_MAGIC
@@ -576,8 +582,15 @@ def read_zscores(path: Any) -> dict[tuple[str, str], tuple[float, float]]:
     """
     from pathlib import Path
 
-    path = Path(path)
-    if path.is_file() or path.is_dir() or not path.exists():  # (a device or a FIFO is opened once, by blocks)
+    if is_url(path):  # read through its filesystem (evalframe._locations.locate), as the run and qrels are
+        source = trec_source(path, "z-score", name="-Z/--zscores")
+        if source.remote is not None and not is_file(source.remote):
+            raise LoadError(f"-Z/--zscores {path}: cannot be read (it does not exist or is a folder).")
+    else:
+        path = Path(path)
+        source = TrecSource("z-score", path)
+    # (a device or a FIFO is opened once, by blocks)
+    if isinstance(path, Path) and (path.is_file() or path.is_dir() or not path.exists()):
         try:
             with path.open("rb"):
                 pass
@@ -586,7 +599,7 @@ def read_zscores(path: Any) -> dict[tuple[str, str], tuple[float, float]]:
     out: dict[tuple[str, str], tuple[float, float]] = {}
     number = 0
     # a block of whole lines at a time (bounded memory: /dev/zero is refused at its line 1, as a line over 1 MiB)
-    for block in blocks(TrecSource("z-score", path)):
+    for block in blocks(source):
         for line in block.data.decode("utf-8", errors="replace").splitlines():
             number += 1
             fields = line.split()

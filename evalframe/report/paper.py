@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._locations import Remote, locate, write_bytes
 from ..errors import InvalidParameterError
 from .escape import h, md
 
@@ -199,16 +200,25 @@ class ComparisonTable:
         """:meth:`to_html`."""
         return self.to_html()
 
-    def save(self, path: str | Path, format: str | None = None) -> Path:
-        """Write the table to ``path`` in ``format`` (default: by its suffix, ``.tex``, ``.md``, ``.html``)."""
-        path = Path(path)
+    def save(self, path: str | Path, format: str | None = None, *,
+             storage_options: Mapping[str, Any] | None = None) -> Path | Remote:
+        """Write the table to ``path`` in ``format`` (default: by its suffix, ``.tex``, ``.md``, ``.html``).
+
+        ``path`` may be a URL (``s3://bucket/table.tex``; ``storage_options``: its filesystem's options), written in
+        one request; the :class:`~evalframe._locations.Remote` written is returned.
+        """
+        where = locate(path, name="path", storage_options=storage_options)
+        path = Path(where.name) if isinstance(where, Remote) else Path(path)
         if format is None:
             known = {suffix: name for name, entry in PAPER_FORMATS.items() for suffix in entry.suffixes}
             if path.suffix.lower() not in known:
-                raise InvalidParameterError(f"save({str(path)!r}): the suffix {path.suffix!r} names no format of the "
+                raise InvalidParameterError(f"save({str(where)!r}): the suffix {path.suffix!r} names no format of the "
                                             f"paper table; use one of {sorted(known)} or pass format=.",
                                             parameter="path")
             format = known[path.suffix.lower()]
+        if isinstance(where, Remote):
+            write_bytes(where, (self.render(format) + "\n").encode("utf-8"), what="paper table")
+            return where
         path.write_text(self.render(format) + "\n", encoding="utf-8")
         return path
 

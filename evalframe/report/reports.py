@@ -23,7 +23,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from .._validation import check_choice, refuse_url
+from .._locations import Remote, is_dir, locate, write_bytes
+from .._validation import check_choice
 from ..analysis.protocol import ResultSource
 from ..errors import InvalidParameterError
 from ..options import ReportOptions, with_options
@@ -105,17 +106,29 @@ class _Rendered:
         """The report as plain data: the JSON's shape (docs/cli.md#the-report-as-json for a run's)."""
         return json.loads(self.to_json())  # the same data, NaN already null
 
-    def save(self, path: str | os.PathLike[str], format: str | None = None) -> Path:
+    def save(self, path: str | os.PathLike[str], format: str | None = None, *,
+             storage_options: Mapping[str, Any] | None = None) -> Path | Remote:
         """Write the report to ``path`` atomically (a temporary file beside it, then renamed over it: a reader never
         sees half a page); the format is ``format``, else the suffix's (``.html``, ``.md``, ``.json``, ``.txt``:
         :func:`evalframe.report.formats.suffixes`). A file replaced keeps its permissions. Returns the path written.
 
+        ``path`` may be a URL (``s3://bucket/report.html``; ``storage_options``: its filesystem's options,
+        ``docs/storage.md``), written in one request (the object replaced whole); the
+        :class:`~evalframe._locations.Remote` written is returned.
+
         Raises
         ------
         InvalidParameterError
-            ``path`` is a URL or a folder, or its suffix names no format and ``format`` is None.
+            ``path`` is a folder or a URL fsspec cannot write, or its suffix names no format and ``format`` is None.
         """
-        refuse_url(path, name="path")
+        where = locate(path, name="path", storage_options=storage_options)
+        if isinstance(where, Remote):
+            content = self.render(format_of_path(where.name) if format is None else format)
+            if is_dir(where):
+                raise InvalidParameterError(f"save({where.url!r}) is a folder; give the file to write, e.g. "
+                                            f"{(where / self._file_name).url!r}.", parameter="path")
+            write_bytes(where, content.encode("utf-8"), what="report")
+            return where
         target = Path(path)
         content = self.render(format_of_path(path) if format is None else format)
         if target.is_dir():

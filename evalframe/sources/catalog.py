@@ -27,8 +27,9 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
+from .._locations import Remote, is_file, open_bytes, remote_or_value, suffix_of
 from .._validation import check_choice, check_path
-from ..errors import InvalidParameterError
+from ..errors import EvalframeError, InvalidParameterError
 from ..options import MatchingOptions
 
 if TYPE_CHECKING:
@@ -41,7 +42,8 @@ TABLE_SUFFIXES: tuple[str, ...] = (".jsonl", ".json", ".csv", ".parquet")
 
 #: The keyword options every reader of a file of pipeline outputs takes (the matching options too): not listed in
 #: :attr:`Source.options`.
-COMMON_OPTIONS: frozenset[str] = frozenset({"sas_model", "progress", *(f.name for f in fields(MatchingOptions))})
+COMMON_OPTIONS: frozenset[str] = frozenset({"sas_model", "progress", "storage_options",
+                                         *(f.name for f in fields(MatchingOptions))})
 #: How much of a file a sniff reads: its first line or record is read within it, or the file is claimed by no one.
 _HEAD = 1 << 20
 
@@ -80,7 +82,7 @@ class Source:
     reader: str | Callable[..., Built]
     suffixes: tuple[str, ...]
     needs: str
-    sniff: Callable[[Path], bool] | None = None
+    sniff: Callable[[Path | Remote], bool] | None = None
 
     @property
     def read(self) -> Callable[..., Built]:
@@ -99,11 +101,11 @@ class Source:
         return tuple(p.name for p in parameters if p.kind is not inspect.Parameter.VAR_KEYWORD
                      and p.name not in COMMON_OPTIONS)
 
-    def reads_suffix(self, path: Path) -> bool:
+    def reads_suffix(self, path: Path | Remote) -> bool:
         """Whether ``path``'s suffix is one this source reads (a ``.gz`` one: the suffix before it)."""
         if not self.suffixes:
             return True
-        suffixes = [s.lower() for s in path.suffixes]
+        suffixes = [s.lower() for s in (path if isinstance(path, Path) else Path(path.name)).suffixes]
         if suffixes and suffixes[-1] == ".gz":
             suffixes.pop()
         return bool(suffixes) and suffixes[-1] in self.suffixes
@@ -164,9 +166,9 @@ def _shape(text: str) -> _Shape | None:
     return _Shape(text[0], keys)
 
 
-def _head(path: Path) -> bytes:
+def _head(path: Path | Remote) -> bytes:
     """The first bytes of a file (a gzip file's, expanded): at most :data:`_HEAD`."""
-    with path.open("rb") as handle:
+    with open_bytes(path) as handle:
         start = handle.read(2)
         handle.seek(0)
         if start == b"\x1f\x8b":
@@ -175,18 +177,18 @@ def _head(path: Path) -> bytes:
         return handle.read(_HEAD)
 
 
-def _text(path: Path) -> str:
+def _text(path: Path | Remote) -> str:
     return _head(path).decode("utf-8-sig", errors="replace")
 
 
-def _first_line(path: Path) -> str:
+def _first_line(path: Path | Remote) -> str:
     return next((line for line in _text(path).splitlines() if line.strip()), "")
 
 
-def _record_keys(path: Path) -> set[str]:
+def _record_keys(path: Path | Remote) -> set[str]:
     """The keys of a file's first record: a JSON Lines file's first line, a JSON list's first object, a JSON
     object of columns (``{column: [values]}``), a CSV header, a Parquet schema."""
-    suffix = path.suffix.lower()
+    suffix = suffix_of(path).lower()
     if suffix == ".csv":
         return set(next(csv.reader(io.StringIO(_first_line(path))), []))
     if suffix == ".parquet":
@@ -197,30 +199,33 @@ def _record_keys(path: Path) -> set[str]:
     return shape.at(1) if shape.top == "{" else shape.at(2)
 
 
-def _parquet_columns(path: Path) -> set[str]:
+def _parquet_columns(path: Path | Remote) -> set[str]:
     # pyarrow.parquet imported here, for a .parquet file only: its import takes some 0.2 s, which a result read
     # from any other source (and `import evalframe.result`) does not pay
     import pyarrow.parquet as parquet
 
     try:
-        return set(parquet.read_schema(path).names)
+        if isinstance(path, Path):
+            return set(parquet.read_schema(path).names)
+        with open_bytes(path) as handle:
+            return set(parquet.read_schema(handle).names)
     except (OSError, ValueError):
         return set()
 
 
-def _is_runs(path: Path) -> bool:
+def _is_runs(path: Path | Remote) -> bool:
     keys = _record_keys(path)
     return "query" in keys and "nodes" in keys and bool({"labels", "gold"} & keys)
 
 
-def _is_ragas(path: Path) -> bool:
+def _is_ragas(path: Path | Remote) -> bool:
     keys = _record_keys(path)
     older = frozenset(_module("ragas").OLDER_NAMES) - {"question"}  # the sample columns of Ragas before 0.2
     return "user_input" in keys or ("question" in keys and bool(older & keys) and "nodes" not in keys)
 
 
-def _is_llamaindex(path: Path) -> bool:
-    shape = _shape(_first_line(path) if path.suffix.lower() in (".jsonl", ".ndjson") else _text(path))
+def _is_llamaindex(path: Path | Remote) -> bool:
+    shape = _shape(_first_line(path) if suffix_of(path).lower() in (".jsonl", ".ndjson") else _text(path))
     if shape is None:
         return False
     keys = shape.at(1) | shape.at(2) | (shape.at(3) if shape.at(1) == {"results"} else set())
@@ -228,7 +233,7 @@ def _is_llamaindex(path: Path) -> bool:
                                                                & keys))
 
 
-def _is_haystack2(path: Path) -> bool:
+def _is_haystack2(path: Path | Remote) -> bool:
     shape = _shape(_text(path))
     if shape is None or shape.top != "{":
         return False
@@ -239,7 +244,7 @@ def _is_haystack2(path: Path) -> bool:
     return {"inputs", "results"} <= keys or (bool(set(guesses["question"]) & keys) and bool(gold & keys))
 
 
-def _is_trec_run(path: Path) -> bool:
+def _is_trec_run(path: Path | Remote) -> bool:
     """Whether the first line (not blank, not a ``#`` comment) is a TREC run line: ``qid Q0 docid rank score tag``."""
     line = next((line for line in _text(path).splitlines() if line.strip() and not line.lstrip().startswith("#")), "")
     parts = line.split()
@@ -272,7 +277,7 @@ SOURCES: dict[str, Source] = {source.name: source for source in (
 )}
 
 
-def candidates(path: str | os.PathLike[str], among: Collection[str] | None = None) -> tuple[str, ...]:
+def candidates(path: str | os.PathLike[str] | Remote, among: Collection[str] | None = None) -> tuple[str, ...]:
     """The sources (of ``among``, default all) that claim the file ``path``: its suffix is one they read and its
     content looks like theirs; ``()`` for a path that is no readable file.
 
@@ -284,8 +289,9 @@ def candidates(path: str | os.PathLike[str], among: Collection[str] | None = Non
     >>> candidates(path)
     ('ragas',)
     """
-    file = check_path(path, name="path")
-    if not file.is_file():
+    located = remote_or_value(path, name="path")  # a URL (with the options it carries: the command line's)
+    file = located if isinstance(located, Remote) else check_path(path, name="path")
+    if not is_file(file):
         return ()
     found = []
     for name, source in SOURCES.items():
@@ -293,14 +299,14 @@ def candidates(path: str | os.PathLike[str], among: Collection[str] | None = Non
             continue
         try:
             claimed = source.sniff(file)
-        except (OSError, EOFError, ValueError, gzip.BadGzipFile):  # unreadable: claimed by no one
+        except (OSError, EOFError, ValueError, gzip.BadGzipFile, EvalframeError):  # unreadable: claimed by no one
             claimed = False
         if claimed:
             found.append(name)
     return tuple(found)
 
 
-def detect(path: str | os.PathLike[str], among: Collection[str] | None = None) -> str | None:
+def detect(path: str | os.PathLike[str] | Remote, among: Collection[str] | None = None) -> str | None:
     """The one source (of ``among``, default all) that claims the file ``path`` (:func:`candidates`); None when no
     source does, or when several do (a file both could read: :func:`candidates` names them), so that the caller asks
     for the source's name.
@@ -319,7 +325,7 @@ def detect(path: str | os.PathLike[str], among: Collection[str] | None = None) -
     return found[0] if len(found) == 1 else None
 
 
-def _not_detected(path: Path) -> InvalidParameterError:
+def _not_detected(path: Path | Remote) -> InvalidParameterError:
     found = candidates(path)
     if found:
         return InvalidParameterError(
@@ -370,14 +376,17 @@ def read_source(source: str | None, path: Any, **options: Any) -> Built:
     evalframe.errors.InvalidParameterError: source must be one of [...]; got 'ragaz'. Did you mean 'ragas'?
     """
     if source is None:
-        if not isinstance(path, (str, os.PathLike)):
+        path_given = path  # the reader locates a URL again, with the same options
+        path = remote_or_value(path, name="path", storage_options=options.get("storage_options"))
+        if not isinstance(path, (str, os.PathLike, Remote)):
             raise InvalidParameterError(f"source=None finds the source of a file by its suffix and content; got "
                                         f"{type(path).__name__}: name its source, one of {list(SOURCES)}.",
                                         parameter="source")
-        file = check_path(path, name="path")
+        file = path if isinstance(path, Remote) else check_path(path, name="path")
         source = detect(file)
         if source is None:
             raise _not_detected(file)
+        path = path_given
     return SOURCES[check_choice(source, tuple(SOURCES), name="source")].read(path, **options)
 
 

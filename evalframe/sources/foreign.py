@@ -21,6 +21,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from .._locations import Remote, is_dir, is_file, read_text, suffix_of
 from .._validation import check_path, gzip_problem, short_repr
 from ..errors import EvalframeError, InvalidParameterError, LoadError, warn
 from ..metrics.registry import score_measure
@@ -124,24 +125,25 @@ def warn_mended(source: str, names: Mapping[str, str]) -> None:
 
 
 def is_path(value: object) -> bool:
-    """Whether ``value`` names a file (a str or os.PathLike; not bytes)."""
-    return isinstance(value, (str, os.PathLike)) and not isinstance(value, bytes)
+    """Whether ``value`` names a file (a str or os.PathLike, not bytes; or a URL's Remote)."""
+    return isinstance(value, (str, os.PathLike, Remote)) and not isinstance(value, bytes)
 
 
-def read_json_file(path: str | os.PathLike[str], *, name: str, lines: bool | None = None) -> tuple[Path, Any]:
+def read_json_file(path: str | os.PathLike[str] | Remote, *, name: str, lines: bool | None = None
+                   ) -> tuple[Path | Remote, Any]:
     """``(path, value)`` of a JSON file, or of a JSON Lines file as a list of ``(line number, value)`` pairs.
 
     ``lines`` None: JSON Lines when the suffix is ``.jsonl`` / ``.ndjson``. Errors name the file (and line).
     """
-    file = check_path(path, name=name)
-    if file.is_dir():
+    file = path if isinstance(path, Remote) else check_path(path, name=name)
+    if is_dir(file):
         raise LoadError(f"{name} {file} is a directory; give the JSON file.")
-    if not file.is_file():
+    if not is_file(file):
         raise LoadError(f"{name} {file} does not exist.")
     if lines is None:
-        lines = file.suffix.lower() in (".jsonl", ".ndjson")
+        lines = suffix_of(file).lower() in (".jsonl", ".ndjson")
     try:
-        text = file.read_text(encoding="utf-8-sig")
+        text = read_text(file, what=name)
     except UnicodeDecodeError as exc:
         compressed = gzip_problem(file)
         raise LoadError(compressed or f"{file}: not UTF-8 text ({exc.reason} at byte {exc.start}); write the file as "
@@ -164,7 +166,7 @@ def read_json_file(path: str | os.PathLike[str], *, name: str, lines: bool | Non
 
 
 @contextlib.contextmanager
-def naming_file(path: Path | None) -> Iterator[None]:
+def naming_file(path: Path | Remote | None) -> Iterator[None]:
     """An EvalframeError raised inside names the file ``path`` first (when it does not already; None: nothing read
     from a file)."""
     try:

@@ -11,6 +11,7 @@ columns no column parameter names follow the rule of every source's extra column
 from __future__ import annotations
 
 import ast
+import io
 import csv
 import datetime
 import json
@@ -26,6 +27,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from .._locations import Remote, exists, is_file, read_bytes, read_text, open_text, remote_or_value, suffix_of
 from .._validation import check_path, did_you_mean, few_names, gzip_problem, short_repr
 from ..errors import EvalframeError, InvalidParameterError, LoadError
 from ..options import MatchingOptions, with_options
@@ -62,11 +64,11 @@ def _frame_table(frame: pd.DataFrame, name: str, where: Callable[[int], str]) ->
     return Table(columns, rows, [where(i) for i in range(1, len(rows) + 1)], name)
 
 
-def _read_jsonl(path: Path) -> Table:
+def _read_jsonl(path: Path | Remote) -> Table:
     rows: list[Mapping[str, Any]] = []
     wheres: list[str] = []
     columns: dict[str, None] = {}
-    with path.open(encoding="utf-8-sig") as handle:
+    with open_text(path) as handle:
         for number, text in enumerate(handle, start=1):
             if not text.strip():
                 continue
@@ -84,9 +86,9 @@ def _read_jsonl(path: Path) -> Table:
     return Table(list(columns), rows, wheres, str(path))
 
 
-def _read_json(path: Path) -> Table:
+def _read_json(path: Path | Remote) -> Table:
     try:
-        data = json_value(path.read_text(encoding="utf-8-sig"), str(path))
+        data = json_value(read_text(path), str(path))
     except json.JSONDecodeError as exc:
         raise LoadError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg} at column {exc.colno}).") from None
     if isinstance(data, dict) and data and all(isinstance(v, list) for v in data.values()):  # {column: [values]}
@@ -107,10 +109,10 @@ def _read_json(path: Path) -> Table:
     return Table(list(columns), data, [f"{path}, row {i}" for i in range(1, len(data) + 1)], str(path))
 
 
-def _read_csv(path: Path) -> Table:
+def _read_csv(path: Path | Remote) -> Table:
     """Every cell as text, each row named by the line it starts on (a quoted cell may span lines)."""
     csv.field_size_limit(min(sys.maxsize, 2**31 - 1))  # long contexts: the module's 128 KiB default is too small
-    with path.open(encoding="utf-8-sig", newline="") as handle:
+    with open_text(path, newline="") as handle:
         reader = csv.reader(handle)
         try:
             header = next(reader)
@@ -140,19 +142,22 @@ def _read_csv(path: Path) -> Table:
     return Table(header, rows, wheres, str(path), text_cells=True)
 
 
-def _read_parquet(path: Path) -> Table:
+def _read_parquet(path: Path | Remote) -> Table:
     try:
-        frame = pd.read_parquet(path)
+        if isinstance(path, Remote):
+            frame = pd.read_parquet(io.BytesIO(read_bytes(path, what="Parquet file")))
+        else:
+            frame = pd.read_parquet(path)
     except (OSError, ValueError) as exc:
         raise LoadError(f"{path}: not a readable Parquet file ({exc}).") from None
     return _frame_table(frame, str(path), lambda i: f"{path}, row {i}")
 
 
-_READERS: dict[str, Callable[[Path], Table]] = {".jsonl": _read_jsonl, ".json": _read_json, ".csv": _read_csv,
+_READERS: dict[str, Callable[[Path | Remote], Table]] = {".jsonl": _read_jsonl, ".json": _read_json, ".csv": _read_csv,
                                                 ".parquet": _read_parquet}
 
 
-def read_table(data: Any, *, name: str = "df") -> Table:
+def read_table(data: Any, *, name: str = "df", storage_options: Mapping[str, Any] | None = None) -> Table:
     """The rows of ``data``: a DataFrame, an object with ``to_pandas()``, a list of dicts, or a table file's path.
 
     Parameters
@@ -181,17 +186,18 @@ def read_table(data: Any, *, name: str = "df") -> Table:
     """
     if isinstance(data, pd.DataFrame):
         return _frame_table(data, name, lambda i: f"row {i}")
-    if isinstance(data, (str, os.PathLike)):
-        path = check_path(data, name=name)
-        suffix = path.suffix.lower()
-        compressed = gzip_problem(path) if path.is_file() else None
+    data = remote_or_value(data, name=name, storage_options=storage_options)
+    if isinstance(data, (str, os.PathLike, Remote)):
+        path = data if isinstance(data, Remote) else check_path(data, name=name)
+        suffix = suffix_of(path).lower()
+        compressed = gzip_problem(path) if is_file(path) else None
         if compressed is not None:
             raise LoadError(compressed)
         if suffix not in _READERS:
             raise InvalidParameterError(f"{name}: {path} is not a table file this reads; give a file ending in "
                                         f"{list(TABLE_SUFFIXES)}.", parameter=name)
-        if not path.is_file():
-            raise LoadError(f"{path} does not exist." if not path.exists() else f"{path} is not a file.")
+        if not is_file(path):
+            raise LoadError(f"{path} does not exist." if not exists(path) else f"{path} is not a file.")
         try:
             return _READERS[suffix](path)
         except UnicodeDecodeError as exc:
@@ -590,6 +596,7 @@ def read_frame(
     id_column: str | None = None,
     duplicates: Literal["error", "first"] = "error",
     on_invalid: Literal["raise", "skip"] = "raise",
+    storage_options: Mapping[str, Any] | None = None,
     **matching: Any,
 ) -> Built:
     """A result from a table of any shape, one row per question, by naming its columns.
@@ -653,6 +660,9 @@ def read_frame(
     context_matching_boost_split_overlaps, custom_document_id_field
         As :meth:`from_runs`.
 
+    storage_options : dict, optional
+        The filesystem's options for a file given as a URL (``s3://bucket/eval.jsonl``; ``docs/storage.md``).
+
     Returns
     -------
     Built
@@ -685,6 +695,7 @@ def read_frame(
       ...
     evalframe.errors.InvalidParameterError: question='query' names no column of df; its columns are [...
     """
+    df = remote_or_value(df, name='df', storage_options=storage_options)
     options = MatchingOptions.from_keywords(matching, passed_to="from_frame takes these matching options")
     table = read_table(df, name="df")
     if not table.rows:

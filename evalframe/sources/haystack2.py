@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .._validation import did_you_mean, short_repr
+from .._locations import remote_or_value
 from ..errors import EvalframeError, InvalidParameterError, LoadError
 from ..options import MatchingOptions, with_options
 from .assemble import Built
@@ -591,6 +592,7 @@ def read_haystack2(
     progress: bool | None = None,
     duplicates: Literal["error", "first"] = "error",
     on_invalid: Literal["raise", "skip"] = "raise",
+    storage_options: Mapping[str, Any] | None = None,
     **matching: Any,
 ) -> Built:
     """A result from Haystack 2.x (haystack-ai): an ``EvaluationRunResult``, its detailed report, or pipeline outputs.
@@ -651,6 +653,9 @@ def read_haystack2(
     sas_model, progress, **matching
         As in :meth:`from_runs`.
 
+    storage_options : dict, optional
+        The filesystem's options for a file given as a URL (``s3://bucket/eval.jsonl``; ``docs/storage.md``).
+
     Returns
     -------
     Built
@@ -678,6 +683,8 @@ def read_haystack2(
     >>> metrics["Retriever"]["mrr"], metrics["Generator"]["exact_match"], metrics["Generator"]["faithfulness"]
     (0.75, 0.5, 0.5)
     """
+    run_result_or_pipeline_outputs = remote_or_value(run_result_or_pipeline_outputs, name='run_result',
+                                                     storage_options=storage_options)
     options = MatchingOptions.from_keywords(matching, passed_to="from_haystack2 takes these matching options")
     read = haystack2_records(run_result_or_pipeline_outputs, inputs=inputs, questions=questions,
                              gold_documents=gold_documents, gold_ids=gold_ids, gold_answers=gold_answers, meta=meta,

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .._validation import short_repr
+from .._locations import remote_or_value, suffix_of
 from ..errors import EvalframeError, InvalidParameterError
 from ..options import MatchingOptions, with_options
 from .assemble import Built
@@ -118,7 +119,7 @@ def _items(results: Any) -> list[tuple[str, Any]]:
     """``(where, item)`` per result: ``results[i]``, ``file: results[i]`` (JSON) or ``file:line`` (JSON Lines)."""
     if is_path(results):
         path, value = read_json_file(results, name="results")
-        if path.suffix.lower() in (".jsonl", ".ndjson"):
+        if suffix_of(path).lower() in (".jsonl", ".ndjson"):
             return [(f"{path}:{number}", item) for number, item in value]
         if isinstance(value, Mapping) and "results" in value:
             value = value["results"]
@@ -224,6 +225,7 @@ def read_llamaindex(
     progress: bool | None = None,
     duplicates: Literal["error", "first"] = "error",
     on_invalid: Literal["raise", "skip"] = "raise",
+    storage_options: Mapping[str, Any] | None = None,
     **matching: Any,
 ) -> Built:
     """A result from LlamaIndex's retrieval evaluation: ``RetrievalEvalResult`` objects, their dicts or a file of them.
@@ -260,6 +262,9 @@ def read_llamaindex(
     sas_model, progress, **matching
         As in :meth:`from_runs`.
 
+    storage_options : dict, optional
+        The filesystem's options for a file given as a URL (``s3://bucket/eval.jsonl``; ``docs/storage.md``).
+
     Returns
     -------
     Built
@@ -281,6 +286,7 @@ def read_llamaindex(
     >>> metrics["mrr"], metrics["llamaindex_mrr"]
     (0.75, 0.75)
     """
+    results = remote_or_value(results, name='results', storage_options=storage_options)
     options = MatchingOptions.from_keywords(matching, passed_to="from_llamaindex takes these matching options")
     read = llamaindex_records(results, scores=scores, meta=meta)
     return build(read.records, retriever=retriever, score_measures=read.score_measures or None, sas_model=sas_model,

@@ -26,6 +26,7 @@ from typing import Any, Literal
 import numpy as np
 
 from .._validation import did_you_mean, few_names
+from .._locations import remote_or_value
 from ..errors import EvalframeError, InvalidParameterError, warn
 from ..frames.score_values import score_values
 from ..options import MatchingOptions, with_options
@@ -290,6 +291,7 @@ def read_ragas(
     id_column: str | None = None,
     duplicates: Literal["error", "first"] = "error",
     on_invalid: Literal["raise", "skip"] = "raise",
+    storage_options: Mapping[str, Any] | None = None,
     **matching: Any,
 ) -> Built:
     """A result from a Ragas evaluation dataset, or the frame of a Ragas evaluation with its metric columns.
@@ -346,6 +348,9 @@ def read_ragas(
         As :meth:`from_frame` (a retrieved context without an id is named by its text: the same passage twice
         is a duplicate).
 
+    storage_options : dict, optional
+        The filesystem's options for a file given as a URL (``s3://bucket/eval.jsonl``; ``docs/storage.md``).
+
     Returns
     -------
     Built
@@ -373,6 +378,7 @@ def read_ragas(
     >>> metrics["Generator"]["faithfulness"]  # the judge's score: (1.0 + 0.5) / 2
     0.75
     """
+    dataset_or_path = remote_or_value(dataset_or_path, name='dataset_or_path', storage_options=storage_options)
     options = MatchingOptions.from_keywords(matching, passed_to="from_ragas takes these matching options")
     table = read_table(dataset_or_path, name="dataset_or_path")
     if not table.rows:

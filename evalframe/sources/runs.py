@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from .._progress import bar, enabled
+from .._locations import Remote, is_dir, is_file, locate, open_bytes, open_text, url_problem
 from .._validation import check_path, did_you_mean, gzip_problem
 from ..errors import EvalframeError, InvalidParameterError, LoadError
 from ..frames.score_values import score_value
@@ -219,7 +220,7 @@ def _gold_labels(query: str, filters: Any, gold: Any, where: str, number: int) -
     return labels
 
 
-def read_runs(path: str | Path, *, progress: bool | None = None,
+def read_runs(path: str | Path, *, progress: bool | None = None, storage_options: Mapping[str, Any] | None = None,
               ) -> tuple[list[MultiLabel | None], dict[str, dict[str, list[list[Any]]]]]:
     """Read a runs file (JSON Lines, one query per line) into ``(labels, node_outputs)``.
 
@@ -227,7 +228,9 @@ def read_runs(path: str | Path, *, progress: bool | None = None,
     ``gold`` (``{"document_ids": [...], "contexts": [...], "answers": [...]}``, one entry per gold
     label, ``""`` for a no-answer), and ``nodes``: ``{node: {"documents": [...], "answers": [...],
     "documents_isolated": [...], "answers_isolated": [...]}}`` with Document / Answer dicts in rank order.
-    Every line must name the same nodes and output keys. Blank lines are skipped.
+    Every line must name the same nodes and output keys. Blank lines are skipped. ``path`` may be a URL
+    (``s3://bucket/runs.jsonl``; ``storage_options``: its filesystem's options, ``docs/storage.md``), read as a
+    stream; messages name it as the file.
 
     Examples
     --------
@@ -242,40 +245,50 @@ def read_runs(path: str | Path, *, progress: bool | None = None,
     >>> labels[0].answers, sorted(outputs)
     (['Berlin'], ['Reader', 'Retriever'])
     """
-    labels, outputs, idless = read_runs_counted(path, progress=progress)
+    labels, outputs, idless = read_runs_counted(path, progress=progress, storage_options=storage_options)
     warn_idless_documents(idless)
     return labels, outputs
 
 
-def read_runs_counted(path: str | Path, *, progress: bool | None = None,
+def read_runs_counted(path: str | Path, *, progress: bool | None = None, storage_options: Mapping[str, Any] | None = None,
                       ) -> tuple[list[MultiLabel | None], dict[str, dict[str, list[list[Any]]]], IdlessDocuments]:
     """:func:`read_runs` without its warning about documents without ids: they are counted and returned, for a
     build of several files (shards) that warns once for all of them (:func:`warn_idless_documents`)."""
-    if not isinstance(path, (str, os.PathLike)) or (isinstance(path, str) and not path):
+    if not isinstance(path, (str, os.PathLike, Remote)) or (isinstance(path, str) and not path):
         raise InvalidParameterError(
             f"path must be a str or os.PathLike naming a non-empty runs file; got {path!r} of type {type(path).__name__}."
         )
     show = enabled(progress)
-    path = check_path(path, name="path")  # a NUL character, which no file system allows
-    if path.is_dir():
-        raise LoadError(f"runs file {path} is a directory; give the JSON Lines file (docs/runs-format.md).")
-    if not path.is_file():
-        raise LoadError(f"runs file {path} does not exist.")
+    where = runs_location(path, storage_options)
+    if is_dir(where):
+        raise LoadError(f"runs file {where} is a directory; give the JSON Lines file (docs/runs-format.md).")
+    if not is_file(where):
+        raise LoadError(f"runs file {where} does not exist.")
     try:
-        return _read(path, show)
+        return _read(where, show)
     except UnicodeDecodeError:
         # the decoder reads ahead in blocks, so its offset is within a block, not the file: find the line itself
-        raise LoadError(_not_utf8(path)) from None
+        raise LoadError(_not_utf8(where)) from None
 
 
-def _not_utf8(path: Path) -> str:
+def runs_location(path: object, storage_options: object = None) -> Path | Remote:
+    """A runs file's path checked (a NUL character, which no file system allows, refused), or its URL located
+    (:func:`evalframe._locations.locate`: one fsspec cannot read refused, naming ``path``)."""
+    if isinstance(path, Remote):
+        return path
+    if storage_options or url_problem(path) is not None:
+        return locate(path, name="path", storage_options=storage_options)
+    return check_path(path, name="path")
+
+
+def _not_utf8(path: Path | Remote) -> str:
     """Where the first byte sequence that is not UTF-8 lies: ``file:line``, its byte in the line and in the file (or
     that the file is gzip-compressed)."""
     compressed = gzip_problem(path)
     if compressed is not None:
         return compressed
     offset = 0
-    with path.open("rb") as handle:
+    with open_bytes(path, what="runs file") as handle:
         for number, raw in enumerate(handle, start=1):  # b"\n" never occurs inside a UTF-8 multi-byte sequence
             try:
                 raw.decode("utf-8")
@@ -288,14 +301,15 @@ def _not_utf8(path: Path) -> str:
     return f"runs file {path} is not UTF-8 text; write it as UTF-8 JSON Lines."  # changed while read
 
 
-def _read(path: Path, show: bool) -> tuple[list[MultiLabel | None], dict[str, dict[str, list[list[Any]]]], IdlessDocuments]:
+def _read(path: Path | Remote, show: bool,
+          ) -> tuple[list[MultiLabel | None], dict[str, dict[str, list[list[Any]]]], IdlessDocuments]:
     labels: list[MultiLabel | None] = []
     outputs: dict[str, dict[str, list[list[Any]]]] = {}
     shape: dict[str, tuple[str, ...]] | None = None
     idless = IdlessDocuments()  # documents without an id: one warning for the file, once it is read
     first = True  # the first non-blank line, where a JSON array or a pretty-printed object shows itself
     # utf-8-sig: a byte-order mark (written by some Windows editors) is skipped; without one it reads as UTF-8
-    with path.open(encoding="utf-8-sig") as handle:
+    with open_text(path, what="runs file") as handle:
         for number, text in bar(enumerate(handle, start=1), show=show, desc="reading runs", unit="line"):
             if not text.strip():
                 continue
@@ -378,7 +392,7 @@ def _read(path: Path, show: bool) -> tuple[list[MultiLabel | None], dict[str, di
     return labels, outputs, idless
 
 
-def query_lines(path: str | Path) -> list[int]:
+def query_lines(path: str | Path | Remote, *, storage_options: Mapping[str, Any] | None = None) -> list[int]:
     """The 1-based line number of each query of a runs file read by :func:`read_runs` (blank lines hold none).
 
     ``read_runs(path)[0][i]`` is the query on line ``query_lines(path)[i]``: messages about ``labels[i]`` can name
@@ -392,19 +406,20 @@ def query_lines(path: str | Path) -> list[int]:
     >>> query_lines(path)
     [1, 3]
     """
-    path = check_path(path, name="path")
+    where = runs_location(path, storage_options)
     try:
-        with path.open(encoding="utf-8-sig") as handle:
+        with open_text(where, what="runs file") as handle:
             return [number for number, text in enumerate(handle, start=1) if text.strip()]
     except UnicodeDecodeError:  # the Dask build counts a shard's lines before reading it
-        raise LoadError(_not_utf8(Path(path))) from None
+        raise LoadError(_not_utf8(where)) from None
 
 
 @with_options(MatchingOptions)
 def read_runs_file(path: str | Path, *,
                    sas_model: str | Callable[[list[str], list[str]], Sequence[float]] | None = None,
                    progress: bool | None = None, keep_scores: bool = False,
-                   score_measures: Mapping[str, Metric] | None = None, **matching: Any) -> Built:
+                   score_measures: Mapping[str, Metric] | None = None,
+                   storage_options: Mapping[str, Any] | None = None, **matching: Any) -> Built:
     """A runs file (JSON Lines, ``docs/runs-format.md``) built as :meth:`evalframe.EvaluationResult.from_runs` builds
     what :func:`read_runs` reads, every message and ``result.skipped`` naming a query by its ``file:line``.
 
@@ -415,6 +430,8 @@ def read_runs_file(path: str | Path, *,
     sas_model, progress, keep_scores, score_measures, context_matching_threshold, context_matching_min_length,
     context_matching_boost_split_overlaps, custom_document_id_field
         As :meth:`evalframe.EvaluationResult.from_runs` (``score_measures`` declares the scores the lines give).
+    storage_options : dict, optional
+        The filesystem's options for a ``path`` given as a URL (``docs/storage.md``).
 
     Returns
     -------
@@ -440,8 +457,8 @@ def read_runs_file(path: str | Path, *,
     (0.5, [True])
     """
     options = MatchingOptions.from_keywords(matching, passed_to="from_runs takes these matching options")
-    labels, outputs = read_runs(path, progress=progress)
-    file = check_path(path, name="path")  # as read_runs names it
+    labels, outputs = read_runs(path, progress=progress, storage_options=storage_options)
+    file = runs_location(path, storage_options)  # as read_runs names it
     return assemble(labels, outputs, sas_model=sas_model, progress=progress, keep_scores=keep_scores,
                     score_measures=score_measures, names=[f"{file}:{line}" for line in query_lines(file)],
                     **options.as_dict())

@@ -24,7 +24,7 @@ import itertools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal, NamedTuple, cast
 
 import numpy as np
 import pandas as pd
@@ -32,6 +32,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .. import _validation as check
+from .._locations import check_storage_options
 from .._progress import Steps, enabled
 from ..columns import COLUMN_ORDER, NO_ANSWER_DOCUMENT_ID
 from ..errors import InvalidParameterError, SchemaError, warn
@@ -47,7 +48,7 @@ from .trec_arrow import (QRELS_FORMAT, RUN_FORMAT, ArrowColumns, arrow_trec_orde
 from .trec_files import (QrelsInput, RunInput, collapse_subtopics, read_qrels, read_qrels_coded, read_queries,
                          read_run_coded)
 from .trec_frames import Frame, frame_columns, is_frame
-from .trec_stream import TrecSource, checked_source
+from .trec_stream import TrecSource, checked_source, remote_source
 from ..frames.trec_layout import TableCodes, TrecJudgments, TrecLayout
 from ..frames.trec_ranking import (as_trec_scores, compact_codes, query_order_positions, ranks_within,
                                    trec_order_codes)
@@ -926,7 +927,7 @@ def qrels_from_frame(frame: pd.DataFrame, *, node: str) -> pd.DataFrame:
 def read_trec(run: str | Path | Mapping[str, Mapping[str, float]] | Frame,
               qrels: str | Path | Mapping[str, Mapping[str, int]] | Frame, *, node: str = "Retriever",
               queries: str | Path | Mapping[str, str] | None = None, progress: bool | None = None,
-              subtopics: bool = False) -> Built:
+              subtopics: bool = False, storage_options: Mapping[str, Any] | None = None) -> Built:
     """A result with one document node from a TREC run and its qrels (``docs/persistence.md#trec-run-and-qrels-files``).
 
     The node frame has the columns :meth:`from_runs` gives a retriever whose gold labels carry only document
@@ -968,6 +969,10 @@ def read_trec(run: str | Path | Mapping[str, Mapping[str, float]] | Frame,
         judged document once, with its highest grade over the subtopics
         (``docs/ir-researchers.md#diversity-measures-and-subtopic-qrels``). The subtopic judgments stay with
         this result's node as read (not in its frame: a saved and loaded result has the collapsed qrels only).
+    storage_options : dict, optional
+        The filesystem's options (credentials, ``endpoint_url``, ...) for a ``run``, ``qrels`` or ``queries`` given
+        as a URL (``s3://bucket/run.txt.gz``, ``memory://x/qrels.txt``: ``docs/storage.md``); without them each
+        filesystem reads its usual environment.
 
     Returns
     -------
@@ -1008,8 +1013,10 @@ def read_trec(run: str | Path | Mapping[str, Mapping[str, float]] | Frame,
     """
     if not isinstance(node, str) or not node:
         raise InvalidParameterError(f"node must be a non-empty string (the node's name); got {node!r}.")
-    for value, name in ((run, "run"), (qrels, "qrels"), (queries, "queries")):
-        check.refuse_url(value, name=name)
+    storage_options = check_storage_options(storage_options)
+    run = cast(Any, remote_source(run, "run", storage_options=storage_options))
+    qrels = cast(Any, remote_source(qrels, "qrels", storage_options=storage_options))
+    queries = cast(Any, remote_source(queries, "queries", storage_options=storage_options))
     subtopics = check.check_real_bool(subtopics, name="subtopics")
     if subtopics and is_frame(qrels):
         raise InvalidParameterError("subtopics=True reads subtopic qrels from a file or a dict {qid: {subtopic: "

@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 import pyarrow.compute as pc
 
+from .._locations import exists, is_dir
 from ..errors import InvalidParameterError, LoadError
 from ..frames.trec_codes import factorized
 from .irds import is_irds, irds_qrels, irds_queries
@@ -361,7 +362,7 @@ def read_qrels_coded(qrels: QrelsInput) -> tuple[pd.DataFrame, TableCodes]:
     return columns.frame(order, {"relevance": columns.values[order]})
 
 
-def read_queries(queries: PathLike | Mapping[str, str]) -> dict[str, str]:
+def read_queries(queries: PathLike | TrecSource | Mapping[str, str]) -> dict[str, str]:
     """Query texts by qid, from ``{qid: text}``, a TSV file with lines ``qid<TAB>text`` (plain or gzip), or an
     ir_datasets dataset (``"irds:<id>"`` or the object: :func:`evalframe.sources.irds.irds_queries`).
 
@@ -381,16 +382,24 @@ def read_queries(queries: PathLike | Mapping[str, str]) -> dict[str, str]:
                 raise InvalidParameterError(f"queries must map query ids (str) to query texts (str); got {qid!r}: "
                                             f"{text!r:.60}.")
         return dict(queries)
-    if not isinstance(queries, (str, os.PathLike)) or not str(queries):
-        raise InvalidParameterError(f"queries must be a dict {{qid: text}} or the path of a TSV file `qid<TAB>text`; "
-                                    f"got {queries!r:.80} of type {type(queries).__name__}.")
-    path = Path(queries)
-    if not path.exists() or path.is_dir():
-        raise LoadError(f"queries file {path} does not exist" + (" (it is a folder)." if path.is_dir() else "."),
-                        parameter="queries")
+    if isinstance(queries, TrecSource):  # a URL (evalframe.sources.trec_stream.remote_source)
+        source = queries
+        path: Any = source.name
+        if source.remote is not None and (is_dir(source.remote) or not exists(source.remote)):
+            raise LoadError(f"queries file {path} does not exist" + (" (it is a folder)." if is_dir(source.remote)
+                                                                      else "."), parameter="queries")
+    else:
+        if not isinstance(queries, (str, os.PathLike)) or not str(queries):
+            raise InvalidParameterError(f"queries must be a dict {{qid: text}} or the path of a TSV file "
+                                        f"`qid<TAB>text`; got {queries!r:.80} of type {type(queries).__name__}.")
+        path = Path(queries)
+        if not path.exists() or path.is_dir():
+            raise LoadError(f"queries file {path} does not exist" + (" (it is a folder)." if path.is_dir() else "."),
+                            parameter="queries")
+        source = TrecSource("queries", path)
     texts: dict[str, str] = {}
     numbers: dict[str, int] = {}
-    for number, raw in enumerate(_split_lines(TrecSource("queries", path)), start=1):
+    for number, raw in enumerate(_split_lines(source), start=1):
         try:
             line = raw.decode("utf-8").rstrip("\r")
         except UnicodeDecodeError as exc:

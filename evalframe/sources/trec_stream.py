@@ -38,9 +38,10 @@ from typing import Any, BinaryIO, NamedTuple
 
 import numpy as np
 
+from .._locations import Remote, exists, is_dir, is_url, locate, open_binary, url_problem
 from ..errors import InvalidParameterError, LoadError
 
-__all__ = ["TrecSource", "Block", "trec_source", "checked_source", "standard_input", "blocks", "batches",
+__all__ = ["TrecSource", "Block", "trec_source", "remote_source", "checked_source", "standard_input", "blocks", "batches",
            "BLOCK", "MAX_LINE", "STANDARD_INPUT", "GZIP_MAGIC", "DAMAGED_GZIP"]
 
 #: How messages call standard input (the ``-`` of ``evalframe trec - QRELS``).
@@ -72,6 +73,9 @@ class TrecSource:
         The file; a path that is neither a regular file nor a folder (``/dev/stdin``, a FIFO) is read as a stream.
     stream : binary file object, optional
         Standard input's bytes (``sys.stdin.buffer``), for a source without a path.
+    remote : evalframe._locations.Remote, optional
+        A file at a URL (``s3://bucket/run.txt``), read again from its start by each reader, as a regular file; its
+        URL is what messages name.
 
     Attributes
     ----------
@@ -89,9 +93,10 @@ class TrecSource:
     (True, True)
     """
 
-    def __init__(self, kind: str, path: Path | None = None, stream: BinaryIO | None = None) -> None:
-        self.kind, self.path, self._stream = kind, path, stream
-        self.name = STANDARD_INPUT if path is None else str(path)
+    def __init__(self, kind: str, path: Path | None = None, stream: BinaryIO | None = None, *,
+                 remote: Remote | None = None) -> None:
+        self.kind, self.path, self._stream, self.remote = kind, path, stream, remote
+        self.name = remote.url if remote is not None else STANDARD_INPUT if path is None else str(path)
         self.memo: dict[Any, Any] = {}
         self._opened = False  # a stream's bytes handed to a reader already
 
@@ -104,6 +109,8 @@ class TrecSource:
     @property
     def rereadable(self) -> bool:
         """Whether each reader opens the file again (a regular file), rather than the one pass over a stream."""
+        if self.remote is not None:
+            return True
         return self.path is not None and (self.path.is_file() or not self.path.exists())
 
     def check(self) -> None:
@@ -116,6 +123,13 @@ class TrecSource:
         ...
         evalframe.errors.LoadError: qrels file no-such-qrels.txt does not exist.
         """
+        if self.remote is not None:
+            if is_dir(self.remote):
+                raise LoadError(f"{self.kind} file {self.name} is a folder; give the TREC {self.kind} file itself.",
+                                parameter=self.kind)
+            if not exists(self.remote):
+                raise LoadError(f"{self.kind} file {self.name} does not exist.", parameter=self.kind)
+            return
         if self.path is None:
             return
         if self.path.is_dir():
@@ -127,6 +141,11 @@ class TrecSource:
     def size(self) -> int:
         """A hint of how many bytes there are to parse: the file's size, a gzip file's expanded size as its trailer
         says (modulo 4 GiB: at least the compressed size); 0 for a stream or a missing file."""
+        if self.remote is not None:
+            try:
+                return int(self.remote.fs.size(self.remote.path) or 0)  # compressed or not: a hint
+            except (OSError, TypeError, ValueError):
+                return 0
         if self.path is None or not self.rereadable:
             return 0
         try:
@@ -140,6 +159,8 @@ class TrecSource:
 
     def open(self) -> BinaryIO:
         """The bytes from the start: the file opened again, or the stream, once (a second call is refused)."""
+        if self.remote is not None:
+            return open_binary(self.remote, what=f"{self.kind} file")
         if self.rereadable:
             assert self.path is not None
             return self.path.open("rb")
@@ -186,23 +207,50 @@ class _Joined:
         return self._raw.read(size)
 
 
-def trec_source(value: object, kind: str) -> TrecSource:
+def trec_source(value: object, kind: str, *, name: str | None = None, storage_options: object = None) -> TrecSource:
     """``value`` as a :class:`TrecSource` (itself when it is one); a path is not checked here (:meth:`TrecSource.check`).
+
+    A URL (``s3://bucket/run.txt``) is a source read through its filesystem (``storage_options``: its options),
+    refused when its protocol is unknown or its package not installed (:func:`evalframe._locations.locate`, naming
+    ``name``, default ``kind``).
 
     Examples
     --------
     >>> trec_source("runs/bm25.txt", "run")
     TrecSource('run', 'runs/bm25.txt')
+    >>> trec_source("memory://evalframe-doc/bm25.txt", "run")
+    TrecSource('run', 'memory://evalframe-doc/bm25.txt')
     """
     if isinstance(value, TrecSource):
         return value
     if isinstance(value, (str, os.PathLike)) and str(value):
+        if is_url(value) or storage_options:
+            where = locate(value, name=name or kind, storage_options=storage_options)
+            return TrecSource(kind, remote=where) if isinstance(where, Remote) else TrecSource(kind, where)
         return TrecSource(kind, Path(value))
     raise InvalidParameterError(
         f"{kind} must be a path to a TREC {kind} file or a dict {{qid: {{docid: "
         f"{'score' if kind == 'run' else 'grade'}}}}} or a frame (pandas, pyarrow, polars) with the columns "
         f"{'query_id, doc_id, score' if kind == 'run' else 'query_id, doc_id, relevance'}; got {value!r:.80} of type "
         f"{type(value).__name__}.")
+
+
+def remote_source(value: object, kind: str, *, name: str | None = None, storage_options: object = None) -> object:
+    """``value`` as a :class:`TrecSource` when it is a URL (read through its filesystem, ``storage_options`` its
+    options); anything else as it is (a local path, a dict, a frame: each reader takes it as before). A URL fsspec
+    cannot read, or a ``Path`` made of a URL (pathlib collapsed its ``//``), is refused naming ``name``.
+
+    Examples
+    --------
+    >>> remote_source("memory://evalframe-doc/run.txt", "run"), remote_source("run.txt", "run")
+    (TrecSource('run', 'memory://evalframe-doc/run.txt'), 'run.txt')
+    """
+    if isinstance(value, (str, os.PathLike)) and not isinstance(value, bytes) and (
+            url_problem(value) is not None or storage_options):
+        where = locate(value, name=name or kind, storage_options=storage_options)
+        if isinstance(where, Remote):
+            return TrecSource(kind, remote=where)
+    return value
 
 
 def checked_source(value: object, kind: str) -> TrecSource:

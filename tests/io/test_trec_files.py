@@ -402,8 +402,8 @@ def test_a_node_frame_is_written_as_a_run_and_its_qrels_through_io(tmp_path):
     assert write_node_qrels(frame, tmp_path / "qrels.txt", node="R").read_text() == "q1 0 a 1\nq1 0 b 2\nq2 0 c 3\n"
 
     check_run_arguments(tmp_path / "run.txt", "bm25", "score", "isolated", "first")
-    with pytest.raises(InvalidParameterError, match="path"):
-        check_run_arguments("s3://bucket/run.txt", "bad tag", "ranks", "integrated", "error")
+    with pytest.raises(InvalidParameterError, match="^path is the URL 'nosuch://bucket/run.txt', whose protocol"):
+        check_run_arguments("nosuch://bucket/run.txt", "bad tag", "ranks", "integrated", "error")
     with pytest.raises(InvalidParameterError, match="tag must be a non-empty string without whitespace"):
         check_run_arguments("run.txt", "bad tag", "ranks", "integrated", "error")
     with pytest.raises(InvalidParameterError, match=r"scores must be one of \['score', 'rank'\]"):

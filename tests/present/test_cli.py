@@ -15,7 +15,7 @@ from evalframe.metrics.registry import TREC_MEASURES
 from evalframe import EvaluationResult
 from evalframe.present import cli
 from evalframe.present.cli import main
-from evalframe.present.parsers import comma_list, command_parsers, judgments_path, local_path
+from evalframe.present.parsers import comma_list, command_parsers, judgments_path, path_or_url
 
 DEMO = Path(__file__).parents[2] / "evalframe" / "data" / "demo_result"
 RUNS = Path(__file__).parents[2] / "docs" / "examples" / "runs.jsonl"
@@ -441,8 +441,8 @@ def _valued_options(argparse_checks: bool) -> list[tuple[str, str]]:
         for action in command.options:
             if action.nargs == 0:
                 continue
-            # a path: not a URL; a comma-separated list refuses nothing
-            own_type = action.type not in (None, int, float, str, Path, local_path, judgments_path, comma_list)
+            # a path or a URL (one fsspec reads); a comma-separated list refuses nothing
+            own_type = action.type not in (None, int, float, str, Path, path_or_url, judgments_path, comma_list)
             if (bool(action.choices) or own_type) == argparse_checks:
                 pairs.append((name, max(action.option_strings, key=len)))
     return pairs

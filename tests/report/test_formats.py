@@ -90,8 +90,8 @@ def test_the_single_report_is_saved_as_the_comparison_is(single, tmp_path):
         single.save(tmp_path / "out.pdf")
     with pytest.raises(InvalidParameterError, match=r"is a folder; give the file to write, e.g. .*report\.html"):
         single.save(tmp_path / "deep", format="html")
-    with pytest.raises(InvalidParameterError, match="^path must be a local path: URLs are not read yet"):
-        single.save("memory://x/report.html")
+    with pytest.raises(InvalidParameterError, match="^path is the URL 'nosuch://x/report.html', whose protocol"):
+        single.save("nosuch://x/report.html")
     with pytest.raises(InvalidParameterError, match="format must be one of"):
         single.save(tmp_path / "out.html", format="pdf")
 
