@@ -44,7 +44,7 @@ from .manifest import (FORMAT_NAME, FORMAT_VERSION, MANIFEST_NAME, PARTITIONED_F
 from . import remote
 from .. import _progress
 from .._locations import Remote, write_bytes
-from .._validation import check_choice, check_path, few_names
+from .._validation import check_choice, few_names
 from .._version import __version__
 from ..errors import InvalidParameterError, LoadError, SaveError
 from ..frames.arrays import DistinctLists
