@@ -698,8 +698,7 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], RepeatedScores, Mapping):
         >>> load_demo_result().save("memory://evalframe-doc/save/run", progress=False)
         Remote('memory://evalframe-doc/save/run')
         """
-        from .io import save_result
-        from .io.remote import resolve
+        from .io import resolve, save_result
 
         return save_result(self, resolve(out_dir, name="out_dir", storage_options=storage_options), format,
                            partitions=partitions, progress=progress, **to_csv_kwargs)
@@ -725,8 +724,7 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], RepeatedScores, Mapping):
         >>> sorted(EvaluationResult.load("memory://evalframe-doc/load/run", progress=False))
         ['Reader', 'Retriever']
         """
-        from .io import load_result
-        from .io.remote import resolve
+        from .io import load_result, resolve
 
         return load_result(cls, resolve(load_dir, name="load_dir", storage_options=storage_options), progress=progress,
                            **read_csv_kwargs)

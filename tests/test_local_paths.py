@@ -39,14 +39,9 @@ def _dask(function: str) -> Callable[..., Any]:
     return getattr(dask, function)  # type: ignore[no-any-return]
 
 
-#: (surface, the parameter its message names, the call with the URL)
+#: (surface, the parameter its message names, the call with the URL); save, load, dask.load and dask.from_runs' out_dir
+#: take URLs (tests/io/test_remote_save.py, tests/dask/test_remote.py)
 LIBRARY: list[tuple[str, str, Callable[[str], Any]]] = [
-    ("save", "out_dir", lambda url: hand_result().save(url, progress=False)),
-    ("save parquet", "out_dir", lambda url: hand_result().save(url, format="parquet", progress=False)),
-    ("save partitioned", "out_dir", lambda url: hand_result().save(url, format="parquet", partitions=2,
-                                                                   progress=False)),
-    ("save a pathlib.Path's text", "out_dir", lambda url: hand_result().save(_PathText(url), progress=False)),
-    ("load", "load_dir", lambda url: EvaluationResult.load(url, progress=False)),
     ("to_trec_run", "path", lambda url: hand_result().to_trec_run(url, node="Retriever", duplicates="first")),
     ("to_qrels", "path", lambda url: _result().to_qrels(url)),
     ("from_trec run", "run", lambda url: EvaluationResult.from_trec(url, QRELS, progress=False)),
@@ -69,9 +64,7 @@ LIBRARY: list[tuple[str, str, Callable[[str], Any]]] = [
     ("compare TREC runs", "run", lambda url: evalframe.compare(url, RUN, qrels=QRELS)),
     ("compare qrels", "qrels", lambda url: evalframe.compare(RUN, RUN, qrels=url)),
     ("compare_report", "runs", lambda url: evalframe.compare_report([url, hand_result()])),
-    ("dask.load", "load_dir", lambda url: _dask("load")(url)),
     ("dask.from_runs runs", "runs", lambda url: _dask("from_runs")(url, "out", partitions=1)),
-    ("dask.from_runs out_dir", "out_dir", lambda url: _dask("from_runs")("runs.jsonl", url, partitions=1)),
 ]
 
 
