@@ -79,7 +79,7 @@ class _Shard:
     shape: dict[str, tuple[str, ...]]
     schemas: dict[str, pd.DataFrame]  # node -> a zero-row frame with the node's columns and dtypes
     rows: dict[str, int]
-    pieces: dict[str, dict[int, str]]  # node -> partition number -> piece file
+    pieces: dict[str, dict[int, str | Remote]]  # node -> partition number -> piece file (a Remote: at a URL)
     queries: int = 0
     dropped: list[str] = field(default_factory=list)
     idless: IdlessDocuments = field(default_factory=IdlessDocuments)  # warned about once for all shards

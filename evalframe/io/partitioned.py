@@ -298,7 +298,7 @@ def key_summary(keys: np.ndarray) -> tuple[int, ...]:
     return (len(keys), int(keys.min()), int(keys.max()), *sums)
 
 
-def check_key_summaries(path: Path, node: str, rows: int, summaries: Sequence[tuple[int, ...]]) -> None:
+def check_key_summaries(path: Path | Remote, node: str, rows: int, summaries: Sequence[tuple[int, ...]]) -> None:
     """The order keys of a node, checked from every partition's :func:`key_summary` without collecting them.
 
     Their count must be the node's ``rows`` (evalframe.json). Keys in 0..rows-1 (a save of a result in memory: the
@@ -366,6 +366,7 @@ def read_partition(path: str | Path | Remote, number: int, generation: str | Non
     where = remote.resolve(path, name="path", storage_options=storage_options)
 
     def attempt() -> Partition:
+        assert isinstance(where, Path)  # (a Remote is read by with_remote_retries below)
         with Folder(where) as folder:
             return read(folder)
 
