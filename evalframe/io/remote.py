@@ -144,10 +144,15 @@ class RemoteFolder(Folder):
         return io.BytesIO(bytes(data))
 
 
-def _listing(where: Remote) -> list[dict[str, Any]]:
-    """The entries directly under ``where`` (none when it does not exist), never from a cached listing."""
+def _fresh(where: Remote) -> None:
+    """Forget what the filesystem cached of ``where``'s listing (s3fs keeps listings): another process saves too."""
     with contextlib.suppress(Exception):
         where.fs.invalidate_cache(where.path)
+
+
+def _listing(where: Remote) -> list[dict[str, Any]]:
+    """The entries directly under ``where`` (none when it does not exist), never from a cached listing."""
+    _fresh(where)
     try:
         entries = where.fs.ls(where.path, detail=True)
     except (FileNotFoundError, NotADirectoryError):
@@ -205,9 +210,13 @@ def open_current(where: Remote) -> RemoteFolder:
     if generation is None:
         folder = RemoteFolder(where, manifest=raw)
         if raw is None and not folder.names():
-            if where.fs.isfile(where.path):
+            entries = _listing(where)
+            if not entries and where.fs.isfile(where.path):
                 raise LoadError(f"{where.url} is a file, not a results folder; pass the folder that holds the "
                                 "<node>.csv files.")
+            if entries:
+                raise LoadError(f"results folder {where.url} holds no evalframe.json and no .csv file (a save to it "
+                                "was never published, or the folder is another's); save the result again.")
             raise LoadError(f"results folder {where.url} does not exist.")
         return folder
     try:
@@ -247,6 +256,7 @@ def load_remote(where: Remote, load: Callable[[RemoteFolder], _T]) -> _T:
 # ------------------------------------------------------------------------------------------------ saving
 def _check_target(where: Remote) -> tuple[str | None, dict[str, Any] | None]:
     """Refuse a URL holding files evalframe did not write; its current generation and manifest (None: none)."""
+    _fresh(where)
     if where.fs.isfile(where.path):
         raise SaveError(f"out_dir {where.url} exists and is not a folder; choose another.", parameter="out_dir")
     try:
