@@ -423,3 +423,24 @@ def test_a_url_holding_only_an_unpublished_generation_is_no_result():
         load(url)
     save(hand_result(), url, None, "csv", None)  # a save over it is allowed (the generation is its own kind)
     assert load(url).calculate_metrics()["Reader"]["exact_match"] == pytest.approx(3 / 4, abs=1e-12)
+
+
+def test_a_save_published_over_by_another_removes_its_own_generation(monkeypatch):
+    url = memory_url()
+    save(old_result(), url, None, "csv", None)
+    put = remote.write_bytes
+    done: list[str] = []
+
+    def put_then_another_save(where: Any, data: bytes, *, what: str = "file") -> None:
+        put(where, data, what=what)
+        if where.name == "evalframe.json" and not done:  # another save publishes right after this one's manifest
+            done.append(json.loads(data)["generation"])
+            save(old_result(), url, None, "csv", None)
+
+    monkeypatch.setattr(remote, "write_bytes", put_then_another_save)
+    save(new_result(), url, None, "csv", None)
+    monkeypatch.setattr(remote, "write_bytes", put)
+    # the other save is the result; this one's generation (no longer read by anyone new) and the first one are gone
+    assert which(load(url), old_result(), new_result()) == "old"
+    left = generations(url)
+    assert len(left) == 1 and done[0] not in left
