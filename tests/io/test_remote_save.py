@@ -429,18 +429,24 @@ def test_a_save_published_over_by_another_removes_its_own_generation(monkeypatch
     url = memory_url()
     save(old_result(), url, None, "csv", None)
     put = remote.write_bytes
-    done: list[str] = []
+    held: list[tuple[Any, bytes]] = []  # this save's manifest PUT, held back until the other save publishes
 
-    def put_then_another_save(where: Any, data: bytes, *, what: str = "file") -> None:
-        put(where, data, what=what)
-        if where.name == "evalframe.json" and not done:  # another save publishes right after this one's manifest
-            done.append(json.loads(data)["generation"])
+    def interleaved(where: Any, data: bytes, *, what: str = "file") -> None:
+        if where.name != "evalframe.json":
+            put(where, data, what=what)
+        elif not held:  # this save's manifest: the other save runs first, up to its own manifest PUT
+            held.append((where, data))
             save(old_result(), url, None, "csv", None)
+        else:  # the other save's manifest (it read the one this save replaces): this one lands first, then it
+            put(*held[0], what=what)
+            put(where, data, what=what)
 
-    monkeypatch.setattr(remote, "write_bytes", put_then_another_save)
+    monkeypatch.setattr(remote, "write_bytes", interleaved)
     save(new_result(), url, None, "csv", None)
     monkeypatch.setattr(remote, "write_bytes", put)
-    # the other save is the result; this one's generation (no longer read by anyone new) and the first one are gone
+    # the other save is the result; this one's generation, no longer named, is removed by this save itself (the other
+    # one removed the generation it read as replaced, the first one)
     assert which(load(url), old_result(), new_result()) == "old"
+    mine = json.loads(held[0][1])["generation"]
     left = generations(url)
-    assert len(left) == 1 and done[0] not in left
+    assert len(left) == 1 and mine not in left
