@@ -692,7 +692,7 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], RepeatedScores, Mapping):
 
     # ------------------------------------------------------------------ persistence
     def save(self, out_dir: str | Path, format: str = "csv", *, partitions: int | None = None, progress: bool | None = None,
-             **to_csv_kwargs: Any) -> Path:
+             storage_options: Mapping[str, Any] | None = None, **to_csv_kwargs: Any) -> Path | Remote:
         """Write one ``<node>.csv`` (or ``.parquet``) per node plus ``evalframe.json`` to ``out_dir``, atomically.
 
         ``load`` detects the format.
@@ -702,6 +702,11 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], RepeatedScores, Mapping):
         ``progress``: a bar over the nodes, shown by default where a person watches (stderr a terminal, or a
         Jupyter kernel); False never shows it.
 
+        ``out_dir`` may be a URL (``s3://bucket/results``, ``memory://x``; ``storage_options`` go to its filesystem):
+        the result is then written as a new generation and published by one PUT of ``evalframe.json``, so readers see
+        the old result or the new one whole (docs/storage.md#safe-saves-on-object-storage); the return value is then
+        the :class:`~evalframe._locations.Remote` written, which :meth:`load` takes.
+
         Examples
         --------
         >>> import tempfile, pathlib
@@ -709,18 +714,23 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], RepeatedScores, Mapping):
         >>> folder = load_demo_result().save(pathlib.Path(tempfile.mkdtemp()) / "run")
         >>> sorted(p.name for p in folder.iterdir())
         ['Reader.csv', 'Retriever.csv', 'evalframe.json']
+        >>> load_demo_result().save("memory://evalframe-doc/save/run", progress=False)
+        Remote('memory://evalframe-doc/save/run')
         """
-        from .io import save_result
+        from .io import resolve, save_result
 
-        return save_result(self, check.check_path(out_dir, name="out_dir"), format, partitions=partitions, progress=progress,
-                           **to_csv_kwargs)
+        return save_result(self, resolve(out_dir, name="out_dir", storage_options=storage_options), format,
+                           partitions=partitions, progress=progress, **to_csv_kwargs)
 
     @classmethod
-    def load(cls, load_dir: str | Path, *, progress: bool | None = None, **read_csv_kwargs: Any) -> EvaluationResult:
+    def load(cls, load_dir: str | Path, *, progress: bool | None = None, storage_options: Mapping[str, Any] | None = None,
+             **read_csv_kwargs: Any) -> EvaluationResult:
         """Load a folder written by :meth:`save` or by Haystack 1.x's ``EvaluationResult.save``.
 
         ``progress``: a bar over the nodes read, shown by default where a person watches (stderr a terminal,
         or a Jupyter kernel); False never shows it. The other keywords go to :func:`pandas.read_csv`.
+        ``load_dir`` may be a URL (``storage_options`` go to its filesystem): every file is read whole at the load,
+        from the generation ``evalframe.json`` names (docs/storage.md#safe-saves-on-object-storage).
 
         Examples
         --------
@@ -729,7 +739,11 @@ class EvaluationResult(MeanAnalyses[pd.DataFrame], RepeatedScores, Mapping):
         >>> folder = load_demo_result().save(pathlib.Path(tempfile.mkdtemp()) / "run")
         >>> sorted(EvaluationResult.load(folder))
         ['Reader', 'Retriever']
+        >>> _ = load_demo_result().save("memory://evalframe-doc/load/run", progress=False)
+        >>> sorted(EvaluationResult.load("memory://evalframe-doc/load/run", progress=False))
+        ['Reader', 'Retriever']
         """
-        from .io import load_result
+        from .io import load_result, resolve
 
-        return load_result(cls, check.check_path(load_dir, name="load_dir"), progress=progress, **read_csv_kwargs)
+        return load_result(cls, resolve(load_dir, name="load_dir", storage_options=storage_options), progress=progress,
+                           **read_csv_kwargs)

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import gzip
 import importlib.util
-import inspect
 import io
 import json
 import re
@@ -39,9 +38,6 @@ from .fixtures import hand_result
 
 pytest.importorskip("fsspec")
 
-#: i38-save's surfaces (result folders at URLs) are skipped until load takes storage_options.
-FOLDERS = pytest.mark.skipif("storage_options" not in inspect.signature(EvaluationResult.load).parameters,
-                             reason="result folders at URLs: i38-save's EvaluationResult.load(url, storage_options=)")
 
 # ------------------------------------------------------------------------------------------ the files
 #: Hand-worked: q1's relevant d2 at rank 2 (RR 1/2), q2's relevant d3 at rank 1 (RR 1): mean RR 0.75.
@@ -270,7 +266,6 @@ def test_reports_saved_to_a_url_are_the_local_bytes(place):
     assert place.get("side.md") == side.save(place.local / "side.md").read_bytes()
 
 
-@FOLDERS
 def test_result_folders_at_a_url(place):
     """i38-save's surfaces: save (csv, parquet, partitioned), load, compare_report of folders, dask.load."""
     result = hand_result()
@@ -312,7 +307,6 @@ def test_dask_from_runs_reads_shards_at_a_url_on_the_workers(s3_place, tmp_path,
     assert _made(empty_cwd) == []
 
 
-@FOLDERS
 @pytest.mark.stress
 def test_dask_folders_at_a_url(s3, tmp_path, dask_client):
     dask = pytest.importorskip("evalframe.dask")
@@ -389,7 +383,6 @@ def test_a_url_fsspec_cannot_read_is_refused_naming_the_parameter(empty_cwd, sur
     assert _made(empty_cwd) == []  # no folder named memory:, gs: or nosuch:
 
 
-@FOLDERS
 @pytest.mark.parametrize("call", [lambda url: hand_result().save(url, progress=False),
                                   lambda url: EvaluationResult.load(url, progress=False)], ids=["save", "load"])
 def test_a_folder_url_fsspec_cannot_read_is_refused(empty_cwd, call):
@@ -492,7 +485,6 @@ def test_flatten_command_reads_urls(place, capsys, tmp_path, name, source):
     assert EvaluationResult.load(tmp_path / "flat", progress=False).calculate_metrics()["Retriever"]["mrr"] == 0.5
 
 
-@FOLDERS
 def test_commands_loading_and_saving_folders_at_urls(place, capsys):
     flags = place.flags()
     _run(["demo", "--out", place.url("demo"), *flags], capsys)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import glob
+import io
 import shutil
 import time
 import uuid
@@ -30,8 +31,7 @@ import dask
 import numpy as np
 import pandas as pd
 
-from .._locations import Remote, check_storage_options, is_dir, is_file, locate, remote_or_value
-from .._validation import check_path
+from .._locations import Remote, check_storage_options, is_dir, is_file, locate, read_bytes, remote_or_value, write_bytes
 from ..metrics.registry import Metric
 from ..result import EvaluationResult
 from ..schema import Skipped
@@ -41,7 +41,8 @@ from ..sources.flatten import IdlessDocuments, warn_idless_documents
 from ..sources.runs import query_lines, read_runs_counted
 from ..columns import COLUMN_ORDER
 from ..errors import InvalidParameterError, LoadError
-from ..io import partitioned, save_parts
+from ..io import atomic, partitioned, save_parts
+from ..io.remote import resolve
 from ..options import MatchingOptions
 from .client import current_client, run
 
@@ -62,7 +63,7 @@ class BuiltFolder:
     ``evalframe.json`` as ``"skipped"``: the loaded result's ``skipped``, as a saved result's).
     """
 
-    path: Path
+    path: Path | Remote
     queries: int
     rows: dict[str, int]
     dropped: list[str] = field(default_factory=list)
@@ -77,7 +78,7 @@ class _Shard:
     shape: dict[str, tuple[str, ...]]
     schemas: dict[str, pd.DataFrame]  # node -> a zero-row frame with the node's columns and dtypes
     rows: dict[str, int]
-    pieces: dict[str, dict[int, str]]  # node -> partition number -> piece file
+    pieces: dict[str, dict[int, str | Remote]]  # node -> partition number -> piece file (a Remote: at a URL)
     queries: int = 0
     dropped: list[str] = field(default_factory=list)
     idless: IdlessDocuments = field(default_factory=IdlessDocuments)  # warned about once for all shards
@@ -132,7 +133,7 @@ def _shard_paths(runs: Any, storage_options: dict[str, Any]) -> list[Path | Remo
     return paths
 
 
-def _build_shard(number: int, path: str, pieces_dir: str, partitions: int, options: MatchingOptions,
+def _build_shard(number: int, path: str, pieces_dir: str | Remote, partitions: int, options: MatchingOptions,
                  sas_model: Any, keep_scores: bool, score_measures: Any = None,
                  storage_options: dict[str, Any] | None = None) -> _Shard:
     """One task: read a shard (a local file or a URL, read on the worker with ``storage_options``), build its node
@@ -164,8 +165,12 @@ def _build_shard(number: int, path: str, pieces_dir: str, partitions: int, optio
     else:
         frames = flatten(labels, outputs, matching=options, sas_model=sas_model, progress=False,
                          keep_scores=keep_scores, names=EntryNames(names))
-    folder = Path(pieces_dir) / f"{number:07d}"
-    folder.mkdir(exist_ok=True)  # not parents: once a failed build has removed its staging folder, nothing is written
+    folder: Path | Remote
+    if isinstance(pieces_dir, Remote):  # a save to a URL: the pieces go under its new generation's prefix
+        folder = pieces_dir / f"{number:07d}"
+    else:
+        folder = Path(pieces_dir) / f"{number:07d}"
+        folder.mkdir(exist_ok=True)  # not parents: once a failed build has removed its staging folder, nothing is written
     for node_number, (node, frame) in enumerate(frames.items()):
         shard.schemas[node] = frame.iloc[:0]
         shard.rows[node] = len(frame)
@@ -177,17 +182,29 @@ def _build_shard(number: int, path: str, pieces_dir: str, partitions: int, optio
             piece = frame.take(positions).reset_index(drop=True)
             piece[partitioned.ROW_COLUMN] = (np.int64(number) << SHARD_BITS) | positions.astype(np.int64)
             file = folder / f"{node_number}-{part:05d}.pkl"
-            piece.to_pickle(file)  # a scratch file of this build, read back by the partition task and removed
-            shard.pieces[node][part] = str(file)
+            if isinstance(file, Remote):
+                buffer = io.BytesIO()
+                piece.to_pickle(buffer)
+                write_bytes(file, buffer.getvalue(), what="scratch piece")
+                shard.pieces[node][part] = file
+            else:
+                piece.to_pickle(file)  # a scratch file of this build, read back by the partition task and removed
+                shard.pieces[node][part] = str(file)
     return shard
 
 
-def _write_partition(staging: str, part: int, partitions: int, pieces: dict[str, list[str]],
+def _read_piece(file: str | Remote) -> pd.DataFrame:
+    if isinstance(file, Remote):
+        return pd.read_pickle(io.BytesIO(read_bytes(file, what="scratch piece")))
+    return pd.read_pickle(file)
+
+
+def _write_partition(staging: str | Remote, part: int, partitions: int, pieces: dict[str, list[Any]],
                      schemas: dict[str, pd.DataFrame], generation: str) -> dict[str, dict[str, Any]]:
     """One task: partition ``part`` of every node, its pieces concatenated in shard order, written as its part file."""
     entries = {}
     for node, schema in schemas.items():
-        frames = [pd.read_pickle(file) for file in pieces.get(node, [])]
+        frames = [_read_piece(file) for file in pieces.get(node, [])]
         if not frames:
             frame = schema.assign(**{partitioned.ROW_COLUMN: np.zeros(0, dtype=np.int64)})
         else:
@@ -283,8 +300,10 @@ def from_runs(runs: str | Path | Sequence[str | Path], out_dir: str | Path, *, p
         ``storage_options``. Every worker must see them, and ``out_dir``, at the same paths (a shared file system). Lines
         of one query (one ``multilabel_id``: the same query text and filters) may lie in several shards: their rows
         land in one partition, in the order of the shards, as in memory.
-    out_dir : path
-        The results folder to write (a partitioned Parquet folder, docs/persistence.md#partitioned-results).
+    out_dir : path or URL
+        The results folder to write (a partitioned Parquet folder, docs/persistence.md#partitioned-results). At a URL
+        (``s3://bucket/results``) the workers write their files under the save's new generation prefix, and the
+        result is published as docs/storage.md#safe-saves-on-object-storage says.
     partitions : int
         How many partition files per node (>= 1); see docs/cluster.md for how they relate to worker memory.
     client : distributed.Client or str, optional
@@ -294,7 +313,8 @@ def from_runs(runs: str | Path | Sequence[str | Path], out_dir: str | Path, *, p
 context_matching_boost_split_overlaps, custom_document_id_field
         As :meth:`EvaluationResult.from_runs` (a ``sas_model`` is called once per shard, on the worker).
     storage_options : dict, optional
-        The filesystem's options for runs given as URLs (``docs/storage.md``), handed to the workers.
+        The filesystem's options of the runs and of ``out_dir`` given as URLs (credentials, ``endpoint_url``;
+        ``docs/storage.md``), handed to every worker.
     score_measures : dict of str to Metric, optional
         The declarations of the scores the lines give (their ``"scores"`` key, docs/scores.md), as
         :meth:`EvaluationResult.from_runs`' (default: higher is better, unbounded); written in ``evalframe.json``.
@@ -327,7 +347,7 @@ context_matching_boost_split_overlaps, custom_document_id_field
     >>> EvaluationResult.load(built.path).calculate_metrics()["Retriever"]["recall_single_hit"]
     1.0
     """
-    out_dir = check_path(out_dir, name="out_dir")
+    where = resolve(out_dir, name="out_dir", storage_options=storage_options)
     if isinstance(partitions, bool) or not isinstance(partitions, (int, np.integer)) or partitions < 1:
         raise InvalidParameterError(f"partitions must be an int >= 1 (how many part files per node); got {partitions!r}.")
     if partitions > partitioned.MAX_PARTITIONS:
@@ -347,11 +367,14 @@ context_matching_boost_split_overlaps, custom_document_id_field
     summary: dict[str, Any] = {}
     token = uuid.uuid4().hex[:12]  # this build's task names (a dashboard shows them)
 
-    def write_parts(staging: Path) -> dict[str, list[dict[str, Any]]]:
+    def write_parts(staging: Path | Remote) -> dict[str, list[dict[str, Any]]]:
         pieces_dir = staging / _PIECES
-        pieces_dir.mkdir()
+        if isinstance(pieces_dir, Path):
+            pieces_dir.mkdir()
+        pieces: str | Remote = pieces_dir if isinstance(pieces_dir, Remote) else str(pieces_dir)
+        place: str | Remote = staging if isinstance(staging, Remote) else str(staging)
         build = dask.delayed(_build_shard, pure=False)
-        shards: list[_Shard] = _run([build(number, str(path), str(pieces_dir), partitions, options, sas_model,
+        shards: list[_Shard] = _run([build(number, str(path), pieces, partitions, options, sas_model,
                                            bool(keep_scores), score_measures, location_options,
                                            dask_key_name=f"evalframe-shard-{number}-{token}")
                                      for number, path in enumerate(paths)], dask_client, token)
@@ -363,10 +386,14 @@ context_matching_boost_split_overlaps, custom_document_id_field
         for part in range(partitions):
             part_pieces = {node: [s.pieces[node][part] for s in shards if part in s.pieces.get(node, {})]
                            for node in schemas}
-            tasks.append(write(str(staging), part, partitions, part_pieces, schemas, generation,
+            tasks.append(write(place, part, partitions, part_pieces, schemas, generation,
                                dask_key_name=f"evalframe-partition-{part}-{token}"))
         entries: list[dict[str, dict[str, Any]]] = _run(tasks, dask_client, token)
-        shutil.rmtree(pieces_dir)
+        if isinstance(pieces_dir, Remote):
+            atomic.step("remove scratch pieces")
+            pieces_dir.fs.rm(pieces_dir.path, recursive=True)
+        else:
+            shutil.rmtree(pieces_dir)
         summary.update(shards=shards, schemas=schemas)
         declared.update((name, metric) for shard in shards for name, metric in shard.scores.items())
         left_out.extend(Skipped(line, NO_LABEL) for shard in shards for line in shard.dropped)
@@ -374,7 +401,7 @@ context_matching_boost_split_overlaps, custom_document_id_field
 
     declared: dict[str, Metric] = {}  # the shards' score declarations, written into evalframe.json once known
     left_out: list[Skipped] = []  # the lines without gold labels, recorded as a save records result.skipped
-    path = save_parts(out_dir, partitions, write_parts, matching=recorded, scores=declared, skipped=left_out)
+    path = save_parts(where, partitions, write_parts, matching=recorded, scores=declared, skipped=left_out)
     shards: list[_Shard] = summary["shards"]
     idless = IdlessDocuments()
     for shard in shards:

@@ -40,7 +40,9 @@ from ..frames.backends import as_backend, records_as_backend
 from ..frames.codings import Codings
 from ..frames.scores import score_columns
 from ..frames.judged_codes import check_cut
+from .._locations import Remote
 from ..io.folder import Folder
+from ..io.remote import resolve, with_remote_retries
 from ..io.manifest import read_manifest, scores_of_manifest, skipped_of_manifest
 from ..io.partitioned import check_key_summaries, key_summary, partition_of_ids, read_partition
 from ..metrics.registry import ANSWER_METRICS, DOCUMENT_METRICS, Metric
@@ -63,13 +65,15 @@ _TREC_NEEDED = NodeNeeded(
     several="trec_metrics needs node= when {count} nodes have document rows: {documents}.")
 
 
-def load(load_dir: str | Path, *, client: Any = None) -> DaskEvaluationResult:
+def load(load_dir: str | Path, *, client: Any = None, storage_options: Mapping[str, Any] | None = None) -> DaskEvaluationResult:
     """Open a partitioned results folder for evaluation on Dask; nothing but ``evalframe.json`` is read here.
 
     ``client``: a :class:`distributed.Client` or a scheduler address; by default the current client, else
     ``$DASK_SCHEDULER_ADDRESS``, else Dask's default scheduler in this process (:mod:`evalframe.dask.client`).
     The folder must be one ``result.save(dir, format="parquet", partitions=N)`` wrote (or
-    :func:`evalframe.dask.from_runs`), on a path every worker can read.
+    :func:`evalframe.dask.from_runs`), on a path every worker can read, or at a URL (``s3://bucket/results``;
+    ``storage_options`` go to its filesystem, on the client and on every worker): each task reads its partition's
+    files whole from the generation ``evalframe.json`` names (docs/storage.md#safe-saves-on-object-storage).
 
     Examples
     --------
@@ -86,9 +90,12 @@ def load(load_dir: str | Path, *, client: Any = None) -> DaskEvaluationResult:
         raise InvalidParameterError(f"load_dir must be the path of a partitioned results folder (a str or a "
                                     f"pathlib.Path); got {load_dir!r}. Pass the folder that result.save(dir, "
                                     "format='parquet', partitions=N) wrote.")
-    path = check.check_path(load_dir, name="load_dir")  # a NUL character, which no file system allows
-    with Folder(path) as folder:
-        manifest = read_manifest(folder)
+    path = resolve(load_dir, name="load_dir", storage_options=storage_options)  # a NUL character, which no file system allows
+    if isinstance(path, Remote):
+        manifest = with_remote_retries(path, read_manifest)
+    else:
+        with Folder(path) as folder:
+            manifest = read_manifest(folder)
     if manifest is None or manifest.get("partitioned") is None:
         raise LoadError(f"{path} is not a partitioned results folder, which evalframe.dask reads; save the result with "
                         "result.save(dir, format='parquet', partitions=N), or read this folder with "
@@ -138,9 +145,9 @@ class DaskEvaluationResult(MeanAnalyses[Any], RepeatedScores):
 
     on_cluster = True
 
-    def __init__(self, path: Path, manifest: Mapping[str, Any], *, client: Any = None) -> None:
+    def __init__(self, path: Path | Remote, manifest: Mapping[str, Any], *, client: Any = None) -> None:
         layout = manifest["partitioned"]
-        self.path = Path(path)
+        self.path: Path | Remote = path if isinstance(path, Remote) else Path(path)
         self.partitions: int = int(layout["partitions"])
         self.generation: str | None = layout.get("generation")
         self._nodes: list[str] = list(manifest["nodes"])
@@ -165,6 +172,11 @@ class DaskEvaluationResult(MeanAnalyses[Any], RepeatedScores):
         return list(self._nodes)
 
     @property
+    def _source(self) -> str | Remote:
+        """What the tasks open: the folder's path, or its Remote (the URL and its storage options, for the workers)."""
+        return self.path if isinstance(self.path, Remote) else str(self.path)
+
+    @property
     def client(self) -> Any:
         """The :class:`distributed.Client` the tasks run on (None: Dask's default scheduler in this process)."""
         return current_client(self._client)
@@ -173,7 +185,7 @@ class DaskEvaluationResult(MeanAnalyses[Any], RepeatedScores):
     def _tasks(self, work: Callable[..., Any], *args: Any, nodes: Sequence[str] | None = None,
                retriever: tuple[str, str, str] | None = None) -> list[Any]:
         """One delayed ``work(result, keys, *args)`` per partition number (``retriever``: see :meth:`_simulated`)."""
-        return [dask.delayed(_on_partition, pure=False)(str(self.path), number, self.generation,
+        return [dask.delayed(_on_partition, pure=False)(self._source, number, self.generation,
                                                         None if nodes is None else list(nodes), work, args, retriever)
                 for number in range(self.partitions)]
 
@@ -463,7 +475,7 @@ class DaskEvaluationResult(MeanAnalyses[Any], RepeatedScores):
             return Examples(self.map_partitions(_examples, node, queries, metric, eval_mode, nodes=[node])[0])
         numbers = partition_of_ids(queries.index, self.partitions)
         positions = [np.flatnonzero(numbers == number) for number in range(self.partitions)]
-        tasks = [dask.delayed(_on_partition, pure=False)(str(self.path), number, self.generation, [node], _examples,
+        tasks = [dask.delayed(_on_partition, pure=False)(self._source, number, self.generation, [node], _examples,
                                                          (node, queries.iloc[positions[number]], metric, eval_mode))
                  for number in range(self.partitions)]
         listed: list[Any] = [None] * len(queries)
@@ -477,9 +489,13 @@ class DaskEvaluationResult(MeanAnalyses[Any], RepeatedScores):
 
         Raises a LoadError when the folder has been saved again since :func:`load` (rather than return that save).
         """
-        whole = EvaluationResult.load(self.path, progress=False)
-        with Folder(self.path) as folder:
-            now = (read_manifest(folder) or {}).get("partitioned") or {}
+        if isinstance(self.path, Remote):
+            whole = EvaluationResult.load(self.path.url, progress=False, storage_options=self.path.storage_options)
+            now = (with_remote_retries(self.path, read_manifest) or {}).get("partitioned") or {}
+        else:
+            whole = EvaluationResult.load(self.path, progress=False)
+            with Folder(self.path) as folder:
+                now = (read_manifest(folder) or {}).get("partitioned") or {}
         if now.get("generation") != self.generation:  # a save swaps the whole folder: this one is newer, or it
             raise LoadError(f"{self.path} was saved again since it was loaded with evalframe.dask.load; load it again.")
         return whole
@@ -491,7 +507,7 @@ def _listed(examples: Examples, backend: str | None) -> Any:
     return examples if backend is None else records_as_backend(list(examples), backend)
 
 
-def _on_partition(path: str, number: int, generation: str | None, nodes: list[str] | None,
+def _on_partition(path: str | Remote, number: int, generation: str | None, nodes: list[str] | None,
                   work: Callable[..., Any], args: tuple[Any, ...],
                   retriever: tuple[str, str, str] | None = None) -> tuple[dict[str, tuple[int, ...]], Any]:
     """``work`` on one partition: its order keys summed up per node (checked by the client over all partitions), and
@@ -507,7 +523,7 @@ def _value(part: tuple[Any, Any]) -> Any:
     return part[1]
 
 
-def open_partition(path: str, number: int, generation: str | None, nodes: list[str] | None = None,
+def open_partition(path: str | Remote, number: int, generation: str | None, nodes: list[str] | None = None,
                    retriever: tuple[str, str, str] | None = None) -> tuple[EvaluationResult, dict[str, np.ndarray]]:
     """Partition ``number`` of a folder as an in-memory result (its nodes pending, indexed by their saved row numbers,
     which errors name), and each node's order keys; with ``nodes``, those nodes (and ``retriever``'s node,
@@ -518,7 +534,7 @@ def open_partition(path: str, number: int, generation: str | None, nodes: list[s
                             scores=part.scores), part.keys
 
 
-def partition_retriever(path: str, number: int, result: EvaluationResult,
+def partition_retriever(path: str | Remote, number: int, result: EvaluationResult,
                         retriever: tuple[str, str, str]) -> Retriever:
     """The retriever_node a partition's calls take (``retriever``: (node, eval_mode of its rows, eval_mode asked),
     :meth:`DaskEvaluationResult.retriever_of`; None: no answers to cut); refuses a partition that would simulate

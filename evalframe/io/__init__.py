@@ -12,9 +12,11 @@ Modules, each holding one thing:
 ``partitioned`` partitioned Parquet folders: the partition rule, one partition's files written and read;
 ``haystack1``  folders Haystack 1.x wrote;
 ``folder``     reading one generation of a folder through a directory descriptor;
-``atomic``     replacing a folder atomically (exchange, locks, cleanup of dead savers' leftovers).
+``atomic``     replacing a folder atomically (exchange, locks, cleanup of dead savers' leftovers);
+``remote``     result folders at URLs: safe saves on object storage (generations, the manifest written last).
 """
 
+from .remote import resolve
 from .results import load_result, save_parts, save_result
 
-__all__ = ["load_result", "save_parts", "save_result"]
+__all__ = ["load_result", "resolve", "save_parts", "save_result"]

@@ -14,6 +14,7 @@ from typing import Any
 
 import pandas as pd
 
+from .._locations import Remote
 from .._validation import few_names, short_repr
 from ..errors import InvalidParameterError, LoadError
 from ..metrics.registry import Metric, score_measure
@@ -72,7 +73,7 @@ def read_manifest(folder: Path | Folder) -> dict[str, Any] | None:
     return manifest
 
 
-def _damaged(path: Path, what: str) -> LoadError:
+def _damaged(path: Path | str | Remote, what: str) -> LoadError:
     return LoadError(f"{path}: {what}; the manifest was edited or damaged (save the result again).")
 
 
@@ -267,17 +268,17 @@ def scores_to_json(scores: Any) -> dict[str, dict[str, Any]]:
                    "description": m.description} for name, m in scores.items()}
 
 
-def scores_of_manifest(manifest: dict[str, Any], path: Path | str) -> dict[str, Metric]:
+def scores_of_manifest(manifest: dict[str, Any], path: Path | str | Remote) -> dict[str, Metric]:
     """The score declarations of a manifest's ``"scores"`` (none without it); a damaged one is a LoadError naming it."""
     found = manifest.get("scores")
     if found is None:
         return {}
     if not isinstance(found, dict):
-        raise _damaged(Path(path), f"'scores' must map score names to their declarations; got {_what(found)}")
+        raise _damaged(path, f"'scores' must map score names to their declarations; got {_what(found)}")
     out: dict[str, Metric] = {}
     for name, entry in found.items():
         if not isinstance(entry, dict):
-            raise _damaged(Path(path), f"'scores'[{name!r}] must be an object (direction, bounds, level, description); got "
+            raise _damaged(path, f"'scores'[{name!r}] must be an object (direction, bounds, level, description); got "
                                        f"{_what(entry)}")
         try:
             bounds = entry.get("bounds")
@@ -285,7 +286,7 @@ def scores_of_manifest(manifest: dict[str, Any], path: Path | str) -> dict[str, 
                                       bounds=None if bounds is None else tuple(bounds),
                                       level=entry.get("level", "query"), description=entry.get("description", ""))
         except (InvalidParameterError, TypeError) as exc:
-            raise _damaged(Path(path), f"'scores'[{name!r}]: {exc}") from None
+            raise _damaged(path, f"'scores'[{name!r}]: {exc}") from None
     return out
 
 
@@ -305,19 +306,19 @@ def skipped_to_json(skipped: Any) -> list[dict[str, str]]:
     return [{"where": item.where, "reason": item.reason} for item in skipped]
 
 
-def skipped_of_manifest(manifest: dict[str, Any], path: Path | str) -> tuple[Skipped, ...]:
+def skipped_of_manifest(manifest: dict[str, Any], path: Path | str | Remote) -> tuple[Skipped, ...]:
     """The queries a manifest's ``"skipped"`` records as left out of the result (none without it); a damaged entry is
     a LoadError naming it."""
     found = manifest.get("skipped")
     if found is None:
         return ()
     if not isinstance(found, list):
-        raise _damaged(Path(path), f"'skipped' must be a list of {{\"where\", \"reason\"}} objects; got {_what(found)}")
+        raise _damaged(path, f"'skipped' must be a list of {{\"where\", \"reason\"}} objects; got {_what(found)}")
     out = []
     for number, entry in enumerate(found):
         if not isinstance(entry, dict) or not isinstance(entry.get("where"), str) \
                 or not isinstance(entry.get("reason"), str):
-            raise _damaged(Path(path), f"'skipped'[{number}] must be an object with the strings 'where' and 'reason'; "
+            raise _damaged(path, f"'skipped'[{number}] must be an object with the strings 'where' and 'reason'; "
                                        f"got {_what(entry)}")
         out.append(Skipped(entry["where"], entry["reason"]))
     return tuple(out)

@@ -14,7 +14,7 @@ from functools import partial
 from itertools import chain, repeat
 from operator import is_not
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, BinaryIO, cast
 
 import numpy as np
 import pandas as pd
@@ -148,7 +148,7 @@ def encode_frame(node: str, frame: pd.DataFrame) -> tuple[dict[str, Any], dict[s
     return arrays, entry
 
 
-def write(path: Path, table: Any, metadata: Mapping[str, str] | None = None) -> None:
+def write(path: Path | BinaryIO, table: Any, metadata: Mapping[str, str] | None = None) -> None:
     """Write one node's table (an Arrow table, or the columns :func:`encode_frame` gives) to ``path``; ``metadata``:
     key-value pairs for the file's schema (a partition file's generation)."""
     if isinstance(table, dict):

@@ -21,6 +21,7 @@ on the keys, and a reader of single partitions on their :func:`key_summary` (:fu
 
 from __future__ import annotations
 
+import io
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -33,11 +34,12 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from . import atomic, parquet
+from . import atomic, parquet, remote
 from .codecs import encodes
 from .folder import Folder, is_plain_name, with_retries
 from .manifest import read_manifest, scores_of_manifest
-from .._validation import check_optional_name, check_path
+from .._locations import Remote, write_bytes
+from .._validation import check_optional_name
 from ..errors import LoadError, SaveError
 from ..frames.arrays import DistinctLists, object_array
 from ..frames.pending import ColumnView, PendingFrame
@@ -175,9 +177,11 @@ def layout(partitions: int) -> dict[str, Any]:
             "generation": uuid.uuid4().hex, "generation_in_parts": True}
 
 
-def staged_generation(staging: str | Path) -> str:
+def staged_generation(staging: str | Path | Remote) -> str:
     """The generation :func:`evalframe.io.results.save_parts` left in its staging folder for :func:`write_part`."""
     try:
+        if isinstance(staging, Remote):
+            return bytes((staging / GENERATION_FILE).fs.cat_file((staging / GENERATION_FILE).path)).decode("ascii").strip()
         return (Path(staging) / GENERATION_FILE).read_text(encoding="ascii").strip()
     except (OSError, UnicodeError):
         raise SaveError(f"{staging} is not the staging folder of evalframe.io.save_parts (it holds no readable "
@@ -185,7 +189,7 @@ def staged_generation(staging: str | Path) -> str:
                         "or pass generation=.") from None
 
 
-def write_part(staging: str | Path, node: str, number: int, partitions: int, frame: pd.DataFrame, *,
+def write_part(staging: str | Path | Remote, node: str, number: int, partitions: int, frame: pd.DataFrame, *,
                generation: str | None = None) -> dict[str, Any]:
     """Write partition ``number`` of ``node`` into the staging folder of a partitioned save; its manifest entry.
 
@@ -193,7 +197,8 @@ def write_part(staging: str | Path, node: str, number: int, partitions: int, fra
     ``frame`` holds the partition's rows with their order keys in :data:`ROW_COLUMN` (unique int64 within the node),
     every ``multilabel_id`` of partition ``number`` by :data:`HASH_RULE` (checked; a SaveError names the first
     that is not). The rows are written in key order, and the file records the save's ``generation`` (by default the
-    one save_parts left in ``staging``), which readers check.
+    one save_parts left in ``staging``), which readers check. ``staging`` may be the
+    :class:`~evalframe._locations.Remote` prefix of a save to a URL: the file is then written in one PUT.
     """
     check_node_name(node)  # before anything is written: the file is named after it
     generation = check_optional_name(generation, name="generation")  # a part of no generation is refused at load
@@ -218,6 +223,12 @@ def write_part(staging: str | Path, node: str, number: int, partitions: int, fra
     frame[ROW_COLUMN] = frame[ROW_COLUMN].astype(np.int64)
     table, entry = parquet.encode_frame(node, frame)
     entry["file"] = part_file(node, number, partitions)
+    if isinstance(staging, Remote):
+        buffer = io.BytesIO()
+        parquet.write(buffer, table, {GENERATION_KEY: generation})
+        atomic.step(f"put {entry['file']}")
+        write_bytes(staging / entry["file"], buffer.getvalue(), what=f"partition file {entry['file']}")
+        return entry
     path = Path(staging) / entry["file"]
     with atomic.staged_file(path):
         parquet.write(path, table, {GENERATION_KEY: generation})
@@ -287,7 +298,7 @@ def key_summary(keys: np.ndarray) -> tuple[int, ...]:
     return (len(keys), int(keys.min()), int(keys.max()), *sums)
 
 
-def check_key_summaries(path: Path, node: str, rows: int, summaries: Sequence[tuple[int, ...]]) -> None:
+def check_key_summaries(path: Path | Remote, node: str, rows: int, summaries: Sequence[tuple[int, ...]]) -> None:
     """The order keys of a node, checked from every partition's :func:`key_summary` without collecting them.
 
     Their count must be the node's ``rows`` (evalframe.json). Keys in 0..rows-1 (a save of a result in memory: the
@@ -328,14 +339,17 @@ class Partition:
     scores: dict[str, Any] = field(default_factory=dict)  # the folder's score declarations (name -> Metric)
 
 
-def read_partition(path: str | Path, number: int, generation: str | None = None,
-                   nodes: Sequence[str] | None = None, *, pending: bool = False) -> Partition:
+def read_partition(path: str | Path | Remote, number: int, generation: str | None = None,
+                   nodes: Sequence[str] | None = None, *, pending: bool = False,
+                   storage_options: Mapping[str, Any] | None = None) -> Partition:
     """Read partition ``number`` of every node (or of ``nodes``) of a partitioned folder, all from one generation.
 
     ``generation``: the folder's generation when it was first read (:func:`read_manifest`'s ``"partitioned"``
     field); a LoadError says so when the folder has been saved again since, instead of mixing two saves.
     ``pending``: each node as a :class:`~evalframe.frames.pending.PendingFrame` indexed by its order keys (each column
     made when first read, :data:`ROW_COLUMN` hidden) instead of a DataFrame with a default index; the same checks.
+    ``path`` may be a URL (with ``storage_options``) or a :class:`~evalframe._locations.Remote`: the partition is read
+    from the generation its ``evalframe.json`` names (:mod:`evalframe.io.remote`), each file whole.
 
     Examples
     --------
@@ -349,45 +363,52 @@ def read_partition(path: str | Path, number: int, generation: str | None = None,
     >>> node.source.column("f1").equals(whole.frames["Reader"]["f1"])
     True
     """
-    path = check_path(path, name="path")
+    where = remote.resolve(path, name="path", storage_options=storage_options)
 
     def attempt() -> Partition:
-        with Folder(path) as folder:
-            manifest = read_manifest(folder)
-            layout = (manifest or {}).get("partitioned")
-            if layout is None:
-                raise LoadError(f"{path} is not a partitioned results folder; save it with "
-                                "result.save(dir, format='parquet', partitions=N).")
-            if generation is not None and layout.get("generation") != generation:
-                raise LoadError(f"{path} was saved again while it was being read (generation {layout.get('generation')!r}, "
-                                f"not {generation!r}); load it again.")
-            if not 0 <= number < layout["partitions"]:
-                raise LoadError(f"{path} has {layout['partitions']} partitions; there is no partition {number}.")
-            assert manifest is not None
-            out = Partition({}, {}, {}, dict(manifest.get("matching") or {}), scores_of_manifest(manifest, path))
-            known: dict[Any, int] = {}  # the nodes share their queries: each is hashed once
-            for node, entry in manifest["nodes"].items():
-                if nodes is not None and node not in nodes:
-                    continue
-                part = entry["parts"][number]
-                if not folder.exists(part["file"]):
-                    raise LoadError(f"{path / part['file']} is missing: evalframe.json lists it as partition {number} of "
-                                    f"node {node!r}; the partitioned folder is incomplete (save the result again).")
-                codings: dict[str, DistinctLists] = {}
-                metadata: dict[str, str] = {}
-                if pending:
-                    view = ColumnView(parquet.read_pending(folder, part, metadata))  # reads two columns: the checks'
-                    keys = check_part(path / part["file"], node, number, layout, cast(pd.DataFrame, view), metadata, known)
-                    out.frames[node] = PendingFrame(len(view), _PartColumns(view.pending.source), index=pd.Index(keys))
-                else:
-                    frame = parquet_read(folder, part, codings, metadata)
-                    keys = check_part(path / part["file"], node, number, layout, frame, metadata, known)
-                    out.frames[node] = frame.drop(columns=[ROW_COLUMN])
-                out.keys[node] = keys
-                out.codings[node] = codings
-            return out
+        assert isinstance(where, Path)  # (a Remote is read by with_remote_retries below)
+        with Folder(where) as folder:
+            return read(folder)
 
-    return with_retries(path, attempt)
+    def read(folder: Folder) -> Partition:
+        path = where
+        manifest = read_manifest(folder)
+        layout = (manifest or {}).get("partitioned")
+        if layout is None:
+            raise LoadError(f"{path} is not a partitioned results folder; save it with "
+                            "result.save(dir, format='parquet', partitions=N).")
+        if generation is not None and layout.get("generation") != generation:
+            raise LoadError(f"{path} was saved again while it was being read (generation {layout.get('generation')!r}, "
+                            f"not {generation!r}); load it again.")
+        if not 0 <= number < layout["partitions"]:
+            raise LoadError(f"{path} has {layout['partitions']} partitions; there is no partition {number}.")
+        assert manifest is not None
+        out = Partition({}, {}, {}, dict(manifest.get("matching") or {}), scores_of_manifest(manifest, path))
+        known: dict[Any, int] = {}  # the nodes share their queries: each is hashed once
+        for node, entry in manifest["nodes"].items():
+            if nodes is not None and node not in nodes:
+                continue
+            part = entry["parts"][number]
+            if not folder.exists(part["file"]):
+                raise LoadError(f"{path / part['file']} is missing: evalframe.json lists it as partition {number} of "
+                                f"node {node!r}; the partitioned folder is incomplete (save the result again).")
+            codings: dict[str, DistinctLists] = {}
+            metadata: dict[str, str] = {}
+            if pending:
+                view = ColumnView(parquet.read_pending(folder, part, metadata))  # reads two columns: the checks'
+                keys = check_part(path / part["file"], node, number, layout, cast(pd.DataFrame, view), metadata, known)
+                out.frames[node] = PendingFrame(len(view), _PartColumns(view.pending.source), index=pd.Index(keys))
+            else:
+                frame = parquet_read(folder, part, codings, metadata)
+                keys = check_part(path / part["file"], node, number, layout, frame, metadata, known)
+                out.frames[node] = frame.drop(columns=[ROW_COLUMN])
+            out.keys[node] = keys
+            out.codings[node] = codings
+        return out
+
+    if isinstance(where, Remote):
+        return remote.with_remote_retries(where, read)
+    return with_retries(where, attempt)
 
 
 class _PartColumns:

@@ -41,8 +41,10 @@ from . import partitioned as partitioned_format
 from .manifest import (FORMAT_NAME, FORMAT_VERSION, MANIFEST_NAME, PARTITIONED_FORMAT_VERSION, invalid_matching, listed_files,
                        scores_of_manifest, scores_to_json, skipped_of_manifest, skipped_to_json,
                        read_manifest, read_manifest_quietly)
+from . import remote
 from .. import _progress
-from .._validation import check_choice, check_path, few_names
+from .._locations import Remote, write_bytes
+from .._validation import check_choice, few_names
 from .._version import __version__
 from ..errors import InvalidParameterError, LoadError, SaveError
 from ..frames.arrays import DistinctLists
@@ -70,8 +72,8 @@ def _gc_paused() -> Any:
             gc.enable()
 
 
-def save_result(result: Any, out_dir: Path, format: str = "csv", *, partitions: int | None = None,
-                progress: bool | None = None, **to_csv_kwargs: Any) -> Path:
+def save_result(result: Any, out_dir: Path | Remote, format: str = "csv", *, partitions: int | None = None,
+                progress: bool | None = None, **to_csv_kwargs: Any) -> Path | Remote:
     """Write ``result`` to ``out_dir``, replacing the folder in one step (see :meth:`EvaluationResult.save`).
 
     Parameters
@@ -79,7 +81,8 @@ def save_result(result: Any, out_dir: Path, format: str = "csv", *, partitions: 
     result
         The result to save: its ``node_results`` (node name -> DataFrame) and ``matching`` parameters.
     out_dir
-        The folder to write: missing, empty, or one evalframe wrote (any other file in it is refused).
+        The folder to write: missing, empty, or one evalframe wrote (any other file in it is refused); a
+        :class:`~evalframe._locations.Remote` is saved as a new generation (:mod:`evalframe.io.remote`).
     format
         ``"csv"`` (one ``<node>.csv`` per node, readable by Haystack 1.x) or ``"parquet"``.
     partitions
@@ -92,7 +95,7 @@ def save_result(result: Any, out_dir: Path, format: str = "csv", *, partitions: 
 
     Returns
     -------
-    Path
+    Path or Remote
         ``out_dir``.
 
     Raises
@@ -176,7 +179,8 @@ NODE_WRITERS: dict[str, Callable[[_Writing, str, pd.DataFrame | PendingFrame], N
 SAVE_FORMATS = ("csv", "parquet")
 
 
-def _save_result(result: Any, out_dir: Path, format: str, partitions: int | None, show: bool, **to_csv_kwargs: Any) -> Path:
+def _save_result(result: Any, out_dir: Path | Remote, format: str, partitions: int | None, show: bool,
+                 **to_csv_kwargs: Any) -> Path | Remote:
     check_choice(format, SAVE_FORMATS, name="format")
     partitions = partitioned_format.check_partitions(partitions, format)
     if format != "csv" and to_csv_kwargs:
@@ -224,7 +228,6 @@ def _save_result(result: Any, out_dir: Path, format: str, partitions: int | None
         raise SaveError(f"{invalid.naming(f'result.matching[{invalid.parameter!r}]')} Set it to the value the result "
                         "was built with; nothing was written.")
 
-    target = _check_target(out_dir)
     texts_written = format == "csv" and csv_format.writes_texts(**options)
     write_node = NODE_WRITERS["partitioned" if partitions is not None else format]
 
@@ -246,6 +249,9 @@ def _save_result(result: Any, out_dir: Path, format: str, partitions: int | None
         with atomic.staged_file(path):
             path.write_bytes(text)
 
+    if isinstance(out_dir, Remote):  # object storage: a new generation, published by its manifest (io/remote.py)
+        return remote.save_remote(out_dir, remote.stage_and_upload(write))
+    target = _check_target(out_dir)
     return _replace(out_dir, target, write)
 
 
@@ -283,9 +289,10 @@ def _replace(out_dir: Path, target: Path, write: Callable[[Path], None]) -> Path
             _remove_empty_folders(target.parent, up_to=created)
 
 
-def save_parts(out_dir: str | Path, partitions: int, write_parts: Callable[[Path], Mapping[str, Sequence[dict[str, Any]]]],
+def save_parts(out_dir: str | Path | Remote, partitions: int,
+               write_parts: Callable[[Any], Mapping[str, Sequence[dict[str, Any]]]],
                *, matching: Mapping[str, Any] | None = None, scores: Mapping[str, Any] | None = None,
-               skipped: Sequence[Any] | None = None) -> Path:
+               skipped: Sequence[Any] | None = None, storage_options: Mapping[str, Any] | None = None) -> Path | Remote:
     """Write a partitioned folder whose files other processes write (Dask workers), replacing ``out_dir`` atomically.
 
     ``write_parts(staging)`` writes every partition file of every node into the staging folder (a sibling of
@@ -295,8 +302,12 @@ def save_parts(out_dir: str | Path, partitions: int, write_parts: Callable[[Path
     (:class:`evalframe.schema.Skipped`), as ``write_parts`` left them) and swaps the folder
     into place as :meth:`EvaluationResult.save` does: until then readers see
     the old folder whole, and a failure anywhere (a worker's too) leaves it as it was.
+
+    ``out_dir`` may be a URL (with ``storage_options``): ``staging`` is then the new generation's prefix, a
+    :class:`~evalframe._locations.Remote` the workers write to (:func:`~evalframe.io.partitioned.write_part` takes it),
+    and the result is published as :mod:`evalframe.io.remote` says.
     """
-    out_dir = check_path(out_dir, name="out_dir")
+    where = remote.resolve(out_dir, name="out_dir", storage_options=storage_options)
     partitions = partitioned_format.check_partitions(partitions, "parquet") or 1
     manifest: dict[str, Any] = {
         "format": FORMAT_NAME, "format_version": PARTITIONED_FORMAT_VERSION, "evalframe_version": __version__,
@@ -307,16 +318,23 @@ def save_parts(out_dir: str | Path, partitions: int, write_parts: Callable[[Path
         json.dumps(manifest["matching"])
     except TypeError as exc:
         raise SaveError(f"the matching parameters are not JSON-serialisable: {exc}") from exc
-    target = _check_target(out_dir)
 
-    def write(staging: Path) -> None:
+    def collect(staging: Path | Remote) -> None:
         # the generation, for write_part to record in every part file (on whichever worker writes it)
         marker = staging / partitioned_format.GENERATION_FILE
-        with atomic.staged_file(marker):
-            marker.write_text(manifest["partitioned"]["generation"], encoding="ascii")
+        text = manifest["partitioned"]["generation"]
+        if isinstance(marker, Remote):
+            atomic.step(f"put {partitioned_format.GENERATION_FILE}")
+            write_bytes(marker, text.encode("ascii"), what="generation marker")
+        else:
+            with atomic.staged_file(marker):
+                marker.write_text(text, encoding="ascii")
         written = write_parts(staging)
         atomic.step(f"remove {marker.name}")
-        marker.unlink()  # not part of the folder: a load or the next save would take it for a foreign file
+        if isinstance(marker, Remote):
+            marker.fs.rm_file(marker.path)
+        else:
+            marker.unlink()  # not part of the folder: a load or the next save would take it for a foreign file
         for node, parts in written.items():
             check_node_name(node)
             parts = list(parts)
@@ -334,11 +352,22 @@ def save_parts(out_dir: str | Path, partitions: int, write_parts: Callable[[Path
             manifest["scores"] = scores_to_json(dict(scores))
         if skipped:  # the queries left out, known once the shards are read (as save records result.skipped)
             manifest["skipped"] = skipped_to_json(tuple(skipped))
+
+    if isinstance(where, Remote):
+        def fill(prefix: Remote, generation: str) -> dict[str, Any]:
+            collect(prefix)
+            return manifest
+
+        return remote.save_remote(where, fill)
+    target = _check_target(where)
+
+    def write(staging: Path) -> None:
+        collect(staging)
         path = staging / MANIFEST_NAME
         with atomic.staged_file(path):
             path.write_bytes(json.dumps(manifest, indent=1, ensure_ascii=False).encode("utf-8"))
 
-    return _replace(out_dir, target, write)
+    return _replace(where, target, write)
 
 
 def _write_csv(node: str, path: Path, columns: Any, options: dict[str, Any]) -> None:
@@ -437,7 +466,7 @@ def _remove_empty_folders(folder: Path, *, up_to: Path) -> None:
         folder = folder.parent
 
 
-def load_result(cls: type, load_dir: Path, *, progress: bool | None = None, **read_csv_kwargs: Any) -> Any:
+def load_result(cls: type, load_dir: Path | Remote, *, progress: bool | None = None, **read_csv_kwargs: Any) -> Any:
     """Read a results folder (see :meth:`EvaluationResult.load`).
 
     Parameters
@@ -445,7 +474,9 @@ def load_result(cls: type, load_dir: Path, *, progress: bool | None = None, **re
     cls
         The result class, called as ``cls(frames, matching=..., codings=...)``.
     load_dir
-        The folder: one evalframe wrote (with ``evalframe.json``) or one Haystack 1.x wrote.
+        The folder: one evalframe wrote (with ``evalframe.json``) or one Haystack 1.x wrote; a
+        :class:`~evalframe._locations.Remote` is read from the generation its ``evalframe.json`` names
+        (:mod:`evalframe.io.remote`), every file whole at once.
     progress
         A bar over the nodes read: None shows it where a person watches (:mod:`evalframe._progress`).
     **read_csv_kwargs
@@ -470,6 +501,9 @@ def load_result(cls: type, load_dir: Path, *, progress: bool | None = None, **re
                                         f"{read_csv_kwargs['sep']!r} and delimiter={read_csv_kwargs['delimiter']!r}.",
                                         parameter="delimiter")
         read_csv_kwargs = {("sep" if key == "delimiter" else key): value for key, value in read_csv_kwargs.items()}
+    if isinstance(load_dir, Remote):
+        with _gc_paused():
+            return remote.load_remote(load_dir, lambda folder: _load_from(cls, folder, show, **read_csv_kwargs))
     load_dir = atomic.resolve_for_reading(load_dir)
     if load_dir.is_dir():
         atomic.cleanup_stale(Path(os.path.realpath(load_dir)))
@@ -480,39 +514,45 @@ def load_result(cls: type, load_dir: Path, *, progress: bool | None = None, **re
 def _load_result(cls: type, load_dir: Path, show: bool, **read_csv_kwargs: Any) -> Any:
     """One attempt: every file from the generation of the folder opened here (see :mod:`evalframe.io.folder`)."""
     with Folder(load_dir) as folder:
-        manifest = read_manifest(folder)
-        if manifest is not None and manifest.get("partitioned") is not None:
-            whole = partitioned_format.read_nodes(folder, manifest)  # pending: list columns coded on first use
-            _release_arrow_memory()
-            return cls(whole, matching=manifest.get("matching"), scores=scores_of_manifest(manifest, load_dir),
-                       skipped=skipped_of_manifest(manifest, load_dir))
-        own = (manifest or {}).get("nodes", {})
-        owned = {entry["file"] for entry in own.values()}
-        # hidden names are skipped, as the glob("*.csv") of earlier versions (and Haystack's) skipped them
-        csv_files = {name[:-4]: name for name in folder.names()
-                     if name.endswith(".csv") and not name.startswith(".") and name not in owned}
-        if not csv_files and not own:
-            raise LoadError(f"results folder {load_dir} holds no .csv file (and no evalframe.json listing Parquet files).")
-        for node, entry in own.items():  # every listed file is checked before any is read: a damaged folder fails fast
-            if not folder.exists(entry["file"]):
-                raise LoadError(f"{load_dir / MANIFEST_NAME} lists node {node!r} (nodes[{node!r}].file) but "
-                                f"{load_dir / entry['file']} is missing; save the result again.")
-        frames: dict[str, pd.DataFrame | PendingFrame] = {}  # evalframe's files: pending until a frame is asked for
-        codings: dict[str, dict[str, DistinctLists]] = {}
-        steps = _progress.Steps(show=show, desc="loading", total=len(own) + len(csv_files), unit="node")
-        for node, entry in own.items():
-            if entry["file"].endswith(".parquet"):
-                frames[node] = parquet.read_pending(folder, entry)  # list columns coded on first use
-            else:
-                assert manifest is not None  # own lists nodes only when there is a manifest
-                frames[node] = csv_format.read(folder, entry, manifest.get("csv", {}), read_csv_kwargs,
-                                               codings.setdefault(node, {}))
-            steps.update(1)
-        for node, name in csv_files.items():
-            if node not in frames:
-                frames[node] = haystack1.read(folder, name, read_csv_kwargs, codings.setdefault(node, {}))
-            steps.update(1)
-        steps.close()
+        return _load_from(cls, folder, show, **read_csv_kwargs)
+
+
+def _load_from(cls: type, folder: Folder, show: bool, **read_csv_kwargs: Any) -> Any:
+    """Read the result from one generation of a folder (a local :class:`Folder` or a :class:`remote.RemoteFolder`)."""
+    load_dir = folder.path
+    manifest = read_manifest(folder)
+    if manifest is not None and manifest.get("partitioned") is not None:
+        whole = partitioned_format.read_nodes(folder, manifest)  # pending: list columns coded on first use
+        _release_arrow_memory()
+        return cls(whole, matching=manifest.get("matching"), scores=scores_of_manifest(manifest, load_dir),
+                   skipped=skipped_of_manifest(manifest, load_dir))
+    own = (manifest or {}).get("nodes", {})
+    owned = {entry["file"] for entry in own.values()}
+    # hidden names are skipped, as the glob("*.csv") of earlier versions (and Haystack's) skipped them
+    csv_files = {name[:-4]: name for name in folder.names()
+                 if name.endswith(".csv") and not name.startswith(".") and name not in owned}
+    if not csv_files and not own:
+        raise LoadError(f"results folder {load_dir} holds no .csv file (and no evalframe.json listing Parquet files).")
+    for node, entry in own.items():  # every listed file is checked before any is read: a damaged folder fails fast
+        if not folder.exists(entry["file"]):
+            raise LoadError(f"{load_dir / MANIFEST_NAME} lists node {node!r} (nodes[{node!r}].file) but "
+                            f"{load_dir / entry['file']} is missing; save the result again.")
+    frames: dict[str, pd.DataFrame | PendingFrame] = {}  # evalframe's files: pending until a frame is asked for
+    codings: dict[str, dict[str, DistinctLists]] = {}
+    steps = _progress.Steps(show=show, desc="loading", total=len(own) + len(csv_files), unit="node")
+    for node, entry in own.items():
+        if entry["file"].endswith(".parquet"):
+            frames[node] = parquet.read_pending(folder, entry)  # list columns coded on first use
+        else:
+            assert manifest is not None  # own lists nodes only when there is a manifest
+            frames[node] = csv_format.read(folder, entry, manifest.get("csv", {}), read_csv_kwargs,
+                                           codings.setdefault(node, {}))
+        steps.update(1)
+    for node, name in csv_files.items():
+        if node not in frames:
+            frames[node] = haystack1.read(folder, name, read_csv_kwargs, codings.setdefault(node, {}))
+        steps.update(1)
+    steps.close()
     result = cls(frames, matching=(manifest or {}).get("matching"), codings=Codings.of_lists(codings),
                  scores=scores_of_manifest(manifest or {}, load_dir), skipped=skipped_of_manifest(manifest or {}, load_dir))
     _release_arrow_memory()
