@@ -30,8 +30,9 @@ def test_a_task_frees_its_partition_when_it_ends(tmp_path: Path) -> None:
 
     def evaluate(result: Any, keys: Any) -> dict[str, dict[str, float]]:
         frames = result.node_results
-        alive.extend([weakref.ref(result), weakref.ref(frames),
-                      *(weakref.ref(frames.pending(node).source) for node in frames if not frames.is_built(node))])
+        sources = [frames.pending(node).source for node in frames if not frames.is_built(node)]
+        # a part file's columns (io/partitioned.py) and the Parquet file's LoadedColumns they are made by
+        alive.extend(weakref.ref(held) for held in [result, frames, *sources, *(part.source for part in sources)])
         metrics = result.calculate_metrics()
         result["Reader"]  # a node built as well
         return metrics
@@ -39,7 +40,7 @@ def test_a_task_frees_its_partition_when_it_ends(tmp_path: Path) -> None:
     with without_cyclic_gc():  # in this process, on Dask's default scheduler
         metrics = evalframe.dask.load(folder).map_partitions(evaluate)
         assert len(metrics) == 3 and all(set(part) == {"Retriever", "Reader"} for part in metrics)
-        assert len(alive) == 3 * 4  # each partition: its result, its NodeFrames and its two pending nodes' sources
+        assert len(alive) == 3 * 6  # each partition: its result, its NodeFrames, its two pending nodes' sources (x2)
         assert [ref() is None for ref in alive] == [True] * len(alive)
 
 
