@@ -20,7 +20,10 @@ Reader (answers):
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import importlib.util
+from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 
@@ -206,3 +209,18 @@ def ten_query_result() -> EvaluationResult:
             labels.append([Label(line["query"], Document("", id=""), True, True, "gold-label", Answer(""))])
         documents.append(line["nodes"]["Retriever"]["documents"])
     return EvaluationResult.from_runs(labels, {"Retriever": {"documents": documents}}, progress=False)
+
+
+@contextlib.contextmanager
+def without_cyclic_gc() -> Iterator[None]:
+    """Python's cyclic garbage collector off inside (restored after): what is freed inside is freed by reference
+    counting alone, as soon as it is dropped. Objects in a reference cycle stay until the collector's next run, which
+    in a long-lived process holding many objects (a Dask worker) may be many tasks later."""
+    was_enabled = gc.isenabled()
+    gc.collect()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()

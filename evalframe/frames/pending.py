@@ -38,8 +38,10 @@ True
 
 from __future__ import annotations
 
+import inspect
 import itertools
 import threading
+import weakref
 from collections.abc import Callable, ItemsView, Iterable, Iterator, Mapping, Sequence, ValuesView
 from typing import Any, Protocol
 
@@ -237,15 +239,28 @@ class NodeFrames(dict[str, pd.DataFrame]):  # a pending frame is held (not a Dat
                  **nodes: pd.DataFrame | PendingFrame) -> None:
         super().__init__()
         self._views: dict[str, ColumnView] = {}
-        self._listeners: list[BuildListener] = []
+        self._listeners: list[Callable[[], BuildListener | None]] = []  # each gives its listener, or None once gone
         #: Held while a frame is built, a view made, a node set or deleted, and by the result's store
         #: (:class:`~evalframe.frames.store.PreparedStore`) during each public call.
         self.lock = threading.RLock()
         self.update(frames, **nodes)
 
     def on_build(self, listener: BuildListener) -> None:
-        """Call ``listener(node, view, frame)`` when a pending node is built, before the frame is handed out."""
-        self._listeners.append(listener)
+        """Call ``listener(node, view, frame)`` when a pending node is built, before the frame is handed out.
+
+        A bound method is held weakly: called while its object lives, dropped after. Its object (the result's store)
+        holds these frames, so holding the method would make a reference cycle, and the frames' columns would be kept
+        until the cyclic garbage collector runs (a partition's worth of memory per Dask task). Other callables are
+        held as given.
+        """
+        held: Callable[[], BuildListener | None]
+        if inspect.ismethod(listener):
+            held = weakref.WeakMethod(listener)
+        else:
+            def held() -> BuildListener:
+                return listener
+        with self.lock:
+            self._listeners = [*(old for old in self._listeners if old() is not None), held]
 
     def __getitem__(self, node: str) -> pd.DataFrame:
         held = _held(self, node)
@@ -259,8 +274,10 @@ class NodeFrames(dict[str, pd.DataFrame]):  # a pending frame is held (not a Dat
             frame = view.frame()
             _put(self, node, frame)  # a listener reading this node gets this frame
             try:
-                for listener in self._listeners:
-                    listener(node, view, frame)
+                for held_listener in self._listeners:
+                    listener = held_listener()
+                    if listener is not None:
+                        listener(node, view, frame)
             except BaseException:
                 _put(self, node, held)
                 raise

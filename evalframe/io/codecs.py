@@ -377,8 +377,10 @@ class LoadedColumns:
     from the Arrow column it was read as and nothing else, that column, the function that makes the Series of it (or
     of its rows laid out anew: a partitioned load takes its parts' rows in the saved order once, in Arrow) and a key
     of how it makes it (columns of equal keys are made alike);
-    ``tables[format](node)`` gives what a save
+    ``tables[format](source, node)`` gives what a save
     in ``format`` writes of this node straight from the loaded columns (its columns and manifest entry), or None;
+    ``source`` is this object, passed on each call, not held by the maker (which would make a reference cycle: the
+    columns kept until the cyclic garbage collector runs, a partition's worth of memory per Dask task);
     ``whole`` is, for a loader that decodes a file's columns together (the CSV reader), the frame of every column but
     the coded list ones (in any order), from which a column and the built frame are taken
     (:meth:`columns_frame`: the frame is put together from its blocks, not column by column).
@@ -393,7 +395,7 @@ class LoadedColumns:
 
     def __init__(self, makers: dict[str, Callable[[], pd.Series]], dtypes: dict[str, Any], *,
                  lists: dict[str, Callable[[], DistinctLists]] | None = None,
-                 tables: dict[str, Callable[[str], Any]] | None = None,
+                 tables: dict[str, Callable[[LoadedColumns, str], Any]] | None = None,
                  arrow: dict[str, tuple[Any, Callable[[Any], pd.Series], str]] | None = None,
                  whole: pd.DataFrame | None = None) -> None:
         self.names: Sequence[str] = list(makers)
@@ -449,7 +451,7 @@ class LoadedColumns:
         """What a save in ``format`` writes of the node (named ``node``), made from the loaded columns, or None (then
         the save encodes the node's frame)."""
         make = self.tables.get(format)
-        return make(node) if make is not None else None
+        return make(self, node) if make is not None else None
 
 
 def kept_column(series: pd.Series) -> Callable[[], pd.Series]:

@@ -332,7 +332,7 @@ def read_pending(folder: Folder, entry: dict[str, Any], metadata: dict[str, str]
     loaded = LoadedColumns(makers, dtypes, lists=lists, arrow=arrow)
     if entry["columns"]:  # (a literal column is encoded again from its decoded cells: its texts are not kept)
         kept = table.drop_columns([spec["name"] for spec in entry["columns"] if spec["codec"] == "literal"])
-        loaded.tables["parquet"] = partial(_saved_table, kept, entry, loaded)
+        loaded.tables["parquet"] = partial(_saved_table, kept, entry)  # given ``loaded`` when called: no cycle
     return PendingFrame(table.num_rows, loaded)
 
 

@@ -5,6 +5,7 @@ of the built frame writes it (the unchanged encoders of the built frame are the 
 from __future__ import annotations
 
 import csv
+import weakref
 from pathlib import Path
 
 import numpy as np
@@ -13,7 +14,7 @@ import pytest
 
 from evalframe import EvaluationResult, load_demo_result
 from evalframe.errors import LoadError
-from tests.fixtures import hand_result, load_benchmark
+from tests.fixtures import hand_result, load_benchmark, without_cyclic_gc
 
 #: (save options, what a load reads): one file per node as CSV and as Parquet, and a partitioned folder
 LAYOUTS = {"csv": {}, "parquet": {"format": "parquet"}, "partitioned": {"format": "parquet", "partitions": 3}}
@@ -260,3 +261,23 @@ def test_every_cell_of_a_frame_built_from_loaded_columns_can_be_set(layout: str,
             frame.iat[0, position] = frame.iat[-1, position]  # a value of the column's own type
             assert frame.iat[0, position] is frame.iat[-1, position] or frame.iat[0, position] == frame.iat[
                 -1, position] or pd.isna(frame.iat[0, position]), (node, frame.columns[position])
+
+
+@pytest.mark.parametrize("layout", sorted(LAYOUTS))
+def test_a_loaded_result_is_freed_as_soon_as_it_is_dropped(layout: str, tmp_path: Path) -> None:
+    # a reference cycle (a Parquet node's save maker held its LoadedColumns; the store and the NodeFrames held each
+    # other) kept the loaded columns until the cyclic GC ran: on a Dask worker, many tasks' partitions at once
+    demo = load_demo_result()
+    demo.save(tmp_path / "saved", **LAYOUTS[layout])
+    expected = demo.calculate_metrics()
+    with without_cyclic_gc():
+        loaded = EvaluationResult.load(tmp_path / "saved")
+        assert loaded.calculate_metrics() == expected
+        loaded.save(tmp_path / "again", format="parquet")  # through each Parquet node's save maker (pending nodes)
+        frames = loaded.node_results
+        sources = [weakref.ref(frames.pending(node).source) for node in pending_nodes(loaded)]
+        assert len(sources) == 2
+        loaded["Reader"]  # one node built too
+        alive = [weakref.ref(frames), *sources]
+        del loaded, frames
+        assert [ref() is None for ref in alive] == [True, True, True]
