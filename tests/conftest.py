@@ -237,3 +237,23 @@ def pytest_configure(config: pytest.Config) -> None:
         missing = [name for name in ("pytrec_eval", "ir_measures", "ranx") if importlib.util.find_spec(name) is None]
         if missing:
             raise pytest.UsageError(f"CI needs the test extra's references {missing}: pip install -e '.[test]'")
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """No cyclic garbage collection while the tests are collected: importing the modules (and the assertion
+    rewriting's syntax trees) makes few cycles, and each full collection walks every object made so far."""
+    import gc
+
+    gc.disable()
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """What collection made (modules, their functions, the test items) is moved out of the garbage collector's sight
+    (``gc.freeze``): it lives for the whole session, and a full collection during the tests would otherwise walk it
+    each time, a quarter of the suite's time in a long-running worker (measured: 15.8 s of 69 s on tests/analysis and
+    tests/test_layout.py in one process, 5.2 s with the freeze)."""
+    import gc
+
+    gc.collect()
+    gc.freeze()
+    gc.enable()
