@@ -237,3 +237,21 @@ def pytest_configure(config: pytest.Config) -> None:
         missing = [name for name in ("pytrec_eval", "ir_measures", "ranx") if importlib.util.find_spec(name) is None]
         if missing:
             raise pytest.UsageError(f"CI needs the test extra's references {missing}: pip install -e '.[test]'")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_collection(session: pytest.Session) -> Iterator[None]:
+    """No cyclic garbage collection while the tests are collected, and what collection made (modules, their functions,
+    the test items) moved out of the collector's sight afterwards (``gc.freeze``): it lives for the whole session, and
+    each full collection during the tests would otherwise walk it again (measured: 15.8 s of a 69 s run of
+    tests/analysis and tests/test_layout.py in one process spent in the collector, 5.2 s with the freeze). Importing
+    the modules and rewriting their assertions makes few reference cycles."""
+    import gc
+
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.collect()
+        gc.freeze()
+        gc.enable()

@@ -9,7 +9,8 @@ Edges: ``import evalframe.a.b`` and ``from evalframe.a import b`` (b a submodule
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+import gc
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -224,7 +225,35 @@ def import_edges(name: str, statement: ast.stmt) -> list[Edge]:
     return edges
 
 
-PARSED = {name: parse(name) for name in MODULES}
+class _Parsed(Mapping[str, Module]):
+    """Every module of MODULES parsed (:func:`parse`), parsed on first use: a test process that runs none of the
+    layout tests does not spend the seconds of parsing the package at collection.
+
+    The trees (about a million objects) live for the rest of the session, so once parsed they are moved out of the
+    garbage collector's sight (``gc.freeze``, as tests/conftest.py does with what collection made): every full
+    collection in the process would otherwise walk them again."""
+
+    def __init__(self) -> None:
+        self._modules: dict[str, Module] | None = None
+
+    def _all(self) -> dict[str, Module]:
+        if self._modules is None:
+            self._modules = {name: parse(name) for name in MODULES}
+            gc.collect()
+            gc.freeze()
+        return self._modules
+
+    def __getitem__(self, name: str) -> Module:
+        return self._all()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+
+PARSED: Mapping[str, Module] = _Parsed()
 
 
 def dotted(node: ast.expr) -> list[str] | None:
