@@ -282,7 +282,7 @@ def _parquet_rows(handle: Any, file: _RunFile, block: _Block) -> RunBatch:
     for name, kind in ((qid_name, pa.string()), (docid_name, pa.string()), (score_name, pa.float64())):
         column = table.column(name)
         if column.null_count:
-            at = int(np.flatnonzero(numpy_of(pc.is_null(column).combine_chunks()).astype(bool))[0])
+            at = _first_true(pc.is_null(column))
             raise LoadError(f"{row(at)}: column {name!r} is missing (null); every row needs a query id, a document "
                             "id and a score.")
         try:
@@ -293,9 +293,9 @@ def _parquet_rows(handle: Any, file: _RunFile, block: _Block) -> RunBatch:
         columns.append(column)
     qids, docids, scores = columns
     for name, column in ((qid_name, qids), (docid_name, docids)):
-        empty = pc.equal(pc.utf8_length(column), 0).combine_chunks()
+        empty = pc.equal(pc.utf8_length(column), 0)
         if pc.any(empty).as_py():
-            at = int(np.flatnonzero(numpy_of(empty).astype(bool))[0])
+            at = _first_true(empty)
             raise LoadError(f"{row(at)}: column {name!r} is empty; a TREC id is a non-empty string.")
     values = np.asarray(scores.combine_chunks().to_numpy(zero_copy_only=False), dtype=np.float64)
     if np.isnan(values).any():
@@ -303,6 +303,11 @@ def _parquet_rows(handle: Any, file: _RunFile, block: _Block) -> RunBatch:
                         "got NaN.")
     lines = np.arange(block.first_row + 1, block.first_row + 1 + len(values), dtype=np.int64)
     return RunBatch(qids, docids, values, lines)
+
+
+def _first_true(mask: Any) -> int:
+    """The position of the first true value of an Arrow boolean array."""
+    return int(np.flatnonzero(np.asarray(mask.to_numpy(zero_copy_only=False), dtype=bool))[0])
 
 
 def _batches(file: _RunFile, block: _Block, first_line: int, storage_options: Mapping[str, Any] | None
