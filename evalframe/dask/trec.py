@@ -457,8 +457,11 @@ def _write_partition(staging: str, part: int, partitions: int, pieces: list[tupl
     distinct = np.asarray(distinct, dtype=object)
     in_run = pd.Index(np.asarray(run.qids, dtype=object)).get_indexer(distinct)
     in_qrels = pd.Index(np.asarray(qrels.qids[mine], dtype=object)).get_indexer(distinct)
-    qrels_only = (np.int64(len(layout.names)) << layout.line_bits) | mine[np.maximum(in_qrels, 0)].astype(np.int64)
-    query_key = np.where(in_run >= 0, query_keys[np.maximum(in_run, 0)], qrels_only)
+    # padded by one: a partition may have no run query, or no judged one
+    qrels_only = ((np.int64(len(layout.names)) << layout.line_bits)
+                  | np.append(mine, 0).astype(np.int64)[np.where(in_qrels >= 0, in_qrels, len(mine))])
+    query_key = np.where(in_run >= 0, np.append(query_keys, 0)[np.where(in_run >= 0, in_run, len(query_keys))],
+                         qrels_only)
     position = pd.Series(codes).groupby(codes).cumcount().to_numpy(dtype=np.int64)
     if len(position) and int(position.max()) >> layout.rank_bits:
         raise LoadError(f"query {distinct[codes[int(np.argmax(position))]]!r} has more than {1 << layout.rank_bits:,} "

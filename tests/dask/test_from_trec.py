@@ -161,7 +161,8 @@ def test_the_whole_frame_is_from_trec_s_rows_in_its_order(files, dask_client, tm
                        block_size=300)
     mine = result.compute()["Retriever"]
     theirs = EvaluationResult.from_trec(files["all"], files["qrels"], progress=False)["Retriever"]
-    columns = ["multilabel_id", "rank", "document_id", "score", "gold_document_ids", "gold_document_relevance"]
+    columns = ["multilabel_id", "rank", "document_id", "score", "gold_document_ids", "gold_document_relevance",
+               "index", "nonrelevant_document_ids"]
     in_run = ~theirs["multilabel_id"].str.startswith("q90")
     # the run's queries in the order of their first lines, ranked as trec_eval ranks; then the qrels-only queries
     pd.testing.assert_frame_equal(mine[columns].iloc[:int(in_run.sum())].reset_index(drop=True),
@@ -192,6 +193,18 @@ def test_a_bad_line_in_a_later_block_is_named_by_its_line_in_the_file(files, das
         from_trec(str(path), files["qrels"], partitions=2, out_dir=tmp_path / "out", client=dask_client,
                   block_size=1000)
     assert not (tmp_path / "out").exists()
+
+
+def test_partitions_without_run_lines_or_without_judged_queries(files, dask_client, tmp_path):
+    (tmp_path / "run.txt").write_text("q1 Q0 D1 1 2.0 r\nq1 Q0 D2 2 1.0 r\n")
+    (tmp_path / "qrels.txt").write_text("q1 0 D2 1\nq7 0 D1 1\n")
+    # 6 partitions for 2 queries (by the mmh3 rule q1 in partition 1, q3 in 2): 4 empty, one with only a judgment
+    result = from_trec(tmp_path / "run.txt", tmp_path / "qrels.txt", partitions=6, out_dir=tmp_path / "out",
+                       client=dask_client)
+    assert result.trec_metrics(["RR", "AP"]) == {"RR": 0.5, "AP": 0.5}
+    assert result.trec_metrics(["RR"], complete=True) == {"RR": 0.25}  # q3 retrieved nothing: 0
+    frame = result.compute()["Retriever"]
+    assert frame[["multilabel_id", "document_id"]].values.tolist() == [["q1", "D1"], ["q1", "D2"], ["q3", ""]]
 
 
 def test_a_document_twice_in_a_query_across_files_names_both_lines(files, dask_client, tmp_path):
