@@ -197,7 +197,7 @@ def test_a_bad_line_in_a_later_block_is_named_by_its_line_in_the_file(files, das
 
 def test_partitions_without_run_lines_or_without_judged_queries(files, dask_client, tmp_path):
     (tmp_path / "run.txt").write_text("q1 Q0 D1 1 2.0 r\nq1 Q0 D2 2 1.0 r\n")
-    (tmp_path / "qrels.txt").write_text("q1 0 D2 1\nq7 0 D1 1\n")
+    (tmp_path / "qrels.txt").write_text("q1 0 D2 1\nq3 0 D1 1\n")
     # 6 partitions for 2 queries (by the mmh3 rule q1 in partition 1, q3 in 2): 4 empty, one with only a judgment
     result = from_trec(tmp_path / "run.txt", tmp_path / "qrels.txt", partitions=6, out_dir=tmp_path / "out",
                        client=dask_client)
