@@ -50,7 +50,7 @@ from ..sources.trec import CodedTable, TrecNodeSource, read_qrels_table, run_tab
 from ..sources.trec_arrow import ArrowColumns, RunBatch, dictionary_codes, numpy_of, read_run_batches
 from ..sources.trec_stream import GZIP_MAGIC, MAX_LINE, TrecSource
 from ..frames.trec_codes import repeated_pairs
-from .build import _PIECES, _run
+from .build import PIECES_FOLDER, run_round
 from .client import current_client
 from .result import DaskEvaluationResult, load
 
@@ -592,10 +592,10 @@ def from_trec(runs: str | Path | Sequence[str | Path], qrels: str | Path | Mappi
     options = dict(storage_options or {})
 
     def write_parts(staging: Path) -> dict[str, list[dict[str, Any]]]:
-        pieces_dir = staging / _PIECES
+        pieces_dir = staging / PIECES_FOLDER
         pieces_dir.mkdir()
         read = dask.delayed(_read_block, pure=False)
-        reports: list[_BlockReport] = _run([read(files[block.file], block, str(pieces_dir), partitions, options,
+        reports: list[_BlockReport] = run_round([read(files[block.file], block, str(pieces_dir), partitions, options,
                                                  dask_key_name=f"evalframe-trec-block-{block.number}-{token}")
                                             for block in blocks], dask_client, token)
         offsets = np.zeros(len(blocks), dtype=np.int64)
@@ -606,7 +606,7 @@ def from_trec(runs: str | Path | Sequence[str | Path], qrels: str | Path | Mappi
                 offsets[block.number] = last_line[block.file]
                 if report.failed is not None:
                     first = int(offsets[block.number]) + 1
-                    _run([read(file, block, str(pieces_dir), partitions, options, first,
+                    run_round([read(file, block, str(pieces_dir), partitions, options, first,
                                dask_key_name=f"evalframe-trec-again-{block.number}-{token}")], dask_client, token)
                     raise LoadError(report.failed)  # pragma: no cover - the task raised it, numbered in the file
                 last_line[block.file] += report.lines
@@ -634,7 +634,7 @@ def from_trec(runs: str | Path | Sequence[str | Path], qrels: str | Path | Mappi
             part_pieces = [(report.number, report.pieces[part]) for report in reports if part in report.pieces]
             tasks.append(write(str(staging), part, partitions, part_pieces, shared_layout, shared_qrels, shared_parts,
                                node, generation, dask_key_name=f"evalframe-trec-partition-{part}-{token}"))
-        entries: list[dict[str, Any]] = _run(tasks, dask_client, token)
+        entries: list[dict[str, Any]] = run_round(tasks, dask_client, token)
         shutil.rmtree(pieces_dir)
         return {node: entries}
 
