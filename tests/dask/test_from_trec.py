@@ -195,6 +195,15 @@ def test_a_bad_line_in_a_later_block_is_named_by_its_line_in_the_file(files, das
     assert not (tmp_path / "out").exists()
 
 
+def test_a_bad_line_in_a_gzip_file_is_named_by_its_line(files, dask_client, tmp_path):
+    lines = [f"q{i % 5} Q0 D{i} 1 {i / 10} r" for i in range(400)]
+    lines[349] = "q3 Q0 D349 1"
+    path = tmp_path / "run.txt.gz"
+    path.write_bytes(gzip.compress(("\n".join(lines) + "\n").encode()))
+    with pytest.raises(LoadError, match=re.escape(f"{path}:350: a TREC run line has 6 whitespace-separated columns")):
+        from_trec([files["all"], path], files["qrels"], partitions=2, out_dir=tmp_path / "out", client=dask_client)
+
+
 def test_partitions_without_run_lines_or_without_judged_queries(files, dask_client, tmp_path):
     (tmp_path / "run.txt").write_text("q1 Q0 D1 1 2.0 r\nq1 Q0 D2 2 1.0 r\n")
     (tmp_path / "qrels.txt").write_text("q1 0 D2 1\nq3 0 D1 1\n")
