@@ -168,8 +168,8 @@ def test_the_compare_signatures_are_the_compare_options():
     runs = {"a": inspect.Parameter.empty, "b": inspect.Parameter.empty, "others": inspect.Parameter.empty}
     output = {"backend": "pandas"}  # OutputOptions: the kind of table returned
     assert _shown(compare) == {**runs, **compare_defaults, **metric_defaults, **output}
-    assert _shown(evalframe.trec_compare.compare) == {**runs, "qrels": None, **compare_defaults, **metric_defaults,
-                                                      **output}
+    assert _shown(evalframe.trec_compare.compare) == {**runs, "qrels": None, "storage_options": None, **compare_defaults,
+                                                      **metric_defaults, **output}
     assert _shown(evalframe.compare) == _shown(evalframe.trec_compare.compare)
 
 
@@ -188,7 +188,8 @@ def test_the_comparative_report_signature_is_its_options():
     assert defaults == {"names": None, "nodes": None, "metrics": None, "by": None, "test": "t-test", "max_p": 0.05,
                         "power": 0.8, "n": 20, "rounds": 10_000, "confidence": 0.95, "seed": 0}
     metric_defaults = {f.name: f.default for f in dataclasses.fields(MetricOptions)}
-    assert _shown(evalframe.compare_report) == {"runs": inspect.Parameter.empty, **defaults, **metric_defaults}
+    assert _shown(evalframe.compare_report) == {"runs": inspect.Parameter.empty, "storage_options": None, **defaults,
+                                                **metric_defaults}
     assert _shown(build_comparison_model) == {"runs": inspect.Parameter.empty, "compare_function": compare,
                                               **{k: v for k, v in defaults.items() if k != "names"}, **metric_defaults}
 

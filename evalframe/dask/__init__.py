@@ -7,7 +7,9 @@ Needs ``pip install "evalframe[dask]"``; ``import evalframe`` never imports it. 
              partition of a partitioned folder, with the same kernels; only partial sums and the n worst queries
              come back;
 ``compare``  :func:`evalframe.compare` of partitioned folders: per-partition sums and distinct differences;
-``build``    ``from_runs`` over sharded runs files on the workers, written as a partitioned folder.
+``build``    ``from_runs`` over sharded runs files on the workers, written as a partitioned folder;
+``trec``     ``from_trec``: TREC runs (text, gzip, Parquet; paths or URLs) read in blocks on the workers, shuffled by
+             query to partitions, evaluated with trec_eval's rules.
 """
 
 from __future__ import annotations
@@ -22,5 +24,6 @@ from .build import BuiltFolder, from_runs
 from .client import current_client
 from .compare import compare
 from .result import DaskEvaluationResult, load
+from .trec import from_trec
 
-__all__ = ["BuiltFolder", "DaskEvaluationResult", "compare", "current_client", "from_runs", "load"]
+__all__ = ["BuiltFolder", "DaskEvaluationResult", "compare", "current_client", "from_runs", "from_trec", "load"]

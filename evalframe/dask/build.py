@@ -279,6 +279,12 @@ def _run(tasks: list[Any], dask_client: Any, token: str, patience: float = 600.0
         raise
 
 
+#: For the other builders of partitioned folders on the workers (evalframe.dask.trec): the scratch folder's name
+#: inside the staging folder, and running a round of tasks that waits for its siblings when one fails.
+PIECES_FOLDER = _PIECES
+run_round = _run
+
+
 def from_runs(runs: str | Path | Sequence[str | Path], out_dir: str | Path, *, partitions: int, client: Any = None,
               sas_model: str | Callable[[list[str], list[str]], Sequence[float]] | None = None,
               keep_scores: bool = False, score_measures: Mapping[str, Metric] | None = None,

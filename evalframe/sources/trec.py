@@ -54,7 +54,8 @@ from ..frames.trec_ranking import (as_trec_scores, compact_codes, query_order_po
                                    trec_order_codes)
 
 __all__ = ["TREC_COLUMNS", "TrecFrame", "CodedTable", "TrecNodeSource", "is_text", "one_coding", "trec_frame",
-           "trec_frame_coded", "coded_tables", "read_coded_tables", "run_from_frame", "qrels_from_frame", "read_trec"]
+           "trec_frame_coded", "coded_tables", "read_coded_tables", "run_table",
+           "read_qrels_table", "run_from_frame", "qrels_from_frame", "read_trec"]
 
 #: The columns a TREC build adds to the standard document columns, in this order after them.
 TREC_COLUMNS: tuple[str, ...] = ("score", "gold_document_relevance", "nonrelevant_document_ids",
@@ -356,10 +357,41 @@ def _frame_tables(run: Any, qrels: Any) -> tuple[CodedTable, CodedTable]:
     return table(run, "run"), table(qrels, "qrels")
 
 
+def read_qrels_table(qrels: QrelsInput) -> CodedTable:
+    """The qrels as :class:`CodedTable`, read as :func:`read_coded_tables` reads them (a file, a stream's
+    :class:`evalframe.sources.trec_stream.TrecSource`, or a dict).
+
+    Examples
+    --------
+    >>> read_qrels_table({"q1": {"d1": 1, "d2": 0}}).values.tolist()
+    [1, 0]
+    """
+    return (_coded_table("qrels", *read_qrels_coded(qrels)) if isinstance(qrels, Mapping)
+            else _arrow_table(checked_source(qrels, "qrels"), ranked=False))
+
+
 def _arrow_table(source: TrecSource, *, ranked: bool) -> CodedTable:
     """A run (``ranked``) or qrels file read by the TREC reader (which refuses a docid twice in a query, naming the
     line) as a :class:`CodedTable`."""
     return _columns_table(read_arrow(source, RUN_FORMAT if ranked else QRELS_FORMAT), ranked=ranked)
+
+
+def run_table(columns: ArrowColumns) -> CodedTable:
+    """A run's columns in file order (as :func:`evalframe.sources.trec_arrow.read_arrow` reads them, docids encoded,
+    every (query, docid) pair once) as the :class:`CodedTable` ``from_trec`` builds its node of: the rows in
+    trec_eval's order (score descending, ties by docid descending), ranked 1..n per query. ``evalframe.dask.from_trec``
+    builds each partition's node from its rows so.
+
+    Examples
+    --------
+    >>> from evalframe.sources.trec_arrow import string_array
+    >>> columns = ArrowColumns(np.array([0, 0], dtype=np.int32), string_array(["q1"]), np.array([0, 1], dtype=np.int32),
+    ...                        string_array(["d1", "d2"]), np.array([1.0, 1.0]))
+    >>> table = run_table(columns)
+    >>> table.docid_objects()[table.docid_codes].tolist(), table.ranks.tolist()
+    (['d2', 'd1'], [1, 2])
+    """
+    return _columns_table(columns, ranked=True)
 
 
 def _columns_table(columns: ArrowColumns, *, ranked: bool) -> CodedTable:

@@ -27,7 +27,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, NamedTuple, NoReturn
 
 import numpy as np
 import pyarrow as pa
@@ -40,7 +40,7 @@ from .trec_stream import TrecSource, batches, checked_source
 
 __all__ = ["TrecFormat", "RUN_FORMAT", "QRELS_FORMAT", "ArrowColumns", "read_arrow", "forget", "dictionary_codes",
            "COMMENT_LINE", "NUMBER", "INTEGER", "without_comments", "last_tag", "numpy_of", "arrow_of", "string_array",
-           "memory_pool", "arrow_trec_order"]
+           "memory_pool", "arrow_trec_order", "RunBatch", "read_run_batches"]
 
 
 class TrecFormat:
@@ -265,6 +265,48 @@ def forget(source: TrecSource) -> None:
     """
     for key in [key for key in source.memo if isinstance(key, tuple) and key[:1] == ("columns",)]:
         del source.memo[key]
+
+
+class RunBatch(NamedTuple):
+    """One batch of a run's lines (:func:`read_run_batches`): every row's query id and docid (Arrow strings), score
+    (float64) and line (int64, 1-based, counted from the ``first_line`` the reader was given)."""
+
+    qids: Any
+    docids: Any
+    scores: np.ndarray
+    lines: np.ndarray
+
+
+def read_run_batches(source: TrecSource, *, first_line: int = 1) -> Iterator[RunBatch]:
+    """A run's lines a batch at a time, parsed and checked as :func:`read_arrow` reads a run, none kept after its
+    batch: memory is bounded by a batch, however long the file (a part of a file, a gzip file streamed).
+
+    ``first_line`` is the number of the source's first line in its file (a block cut from a file at a line end), so
+    every message names the file's line. A docid twice in a query is refused within a batch; repeats across batches
+    are the caller's to find (:attr:`RunBatch.lines` names them). A source of comment and blank lines only yields
+    nothing (a block of a file may hold no run line).
+
+    Examples
+    --------
+    >>> import io
+    >>> from evalframe.sources.trec_stream import standard_input
+    >>> source = standard_input("run", io.BytesIO(b"q1 Q0 d1 1 2.0 r\\n# note\\nq2 Q0 d1 1 1.5 r\\n"))
+    >>> [(batch.qids.to_pylist(), batch.lines.tolist()) for batch in read_run_batches(source, first_line=41)]
+    [(['q1', 'q2'], [41, 43])]
+    """
+    reader = _Reader(source, RUN_FORMAT, False)
+    lone_cr = 0  # lone "\r" line ends so far: the blocks number lines by "\n"
+    for batch in batches(source, _BATCH):
+        first = batch.line + lone_cr + first_line - 1
+        part = reader._batch(batch.data, first)
+        if part is not None and len(part):
+            if reader._repeats_within(part):
+                reader._refuse(extra=part)
+            offsets = np.arange(len(part), dtype=np.int64) if part.lines is None else part.lines.astype(np.int64)
+            qids = part.q_dict.take(arrow_of(part.q_codes))
+            yield RunBatch(qids, part.docids, part.values, offsets + part.first_line)
+        if batch.data.find(b"\r") >= 0:
+            lone_cr += batch.data.count(b"\r") - batch.data.count(b"\r\n")
 
 
 @dataclass
