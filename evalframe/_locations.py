@@ -21,11 +21,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from .errors import InvalidParameterError, LoadError, SaveError
+from .errors import EvalframeError, InvalidParameterError, LoadError, SaveError
 
 __all__ = ["Remote", "Location", "is_url", "locate", "check_storage_options", "parse_storage_option", "merge_storage_options",
            "url_problem", "parameter_of", "URL_PROTOCOLS", "CLOUD_INSTALL", "read_bytes", "open_binary", "write_bytes",
-           "is_file", "is_dir", "exists", "suffix_of", "open_bytes", "open_text", "read_text", "remote_or_value", "UrlText"]
+           "is_file", "is_dir", "exists", "suffix_of", "open_bytes", "open_text", "read_text", "remote_or_value", "UrlText",
+           "Reached"]
 
 def parameter_of(name: str) -> str:
     """The parameter a check's ``name`` is about: its leading identifier (``node`` of ``"node (run 1)"``).
@@ -47,21 +48,23 @@ URL_PROTOCOLS = frozenset({"file", "memory", "s3", "s3a", "gs", "gcs", "az", "ab
 
 
 def url_problem(value: object) -> str | None:
-    """What is wrong with a path given as a URL (``s3://bucket/results``, ``memory://x``), or None for any other value.
+    """What to say of a URL given where a local path is read (``s3://bucket/results``, ``memory://x``), or None for any
+    other value.
 
-    No reader or writer takes URLs yet, and ``pathlib`` makes one a local path (``s3:/bucket/results``): a save
-    wrote a local folder named ``s3:``, a load looked for one. Every entry point that takes a path refuses them
-    through this check (:func:`refuse_url`, :func:`check_path`, and the command line's path arguments), so the
-    issue that reads URLs (through fsspec) replaces it here. A path whose first part is a known protocol and a colon
-    (``Path("memory://x")`` is already ``memory:/x``) is refused too: a folder of that name is written ``./memory:/x``.
+    ``pathlib`` makes a URL a local path (``Path("s3://bucket/results")`` is ``s3:/bucket/results``): saved as it is,
+    it wrote a local folder named ``s3:``. Every entry point resolves a path with :func:`locate`, which reads a URL
+    given as a str and refuses one whose ``//`` pathlib collapsed with this message; what takes only local paths
+    (:func:`evalframe._validation.check_path`) refuses any URL with it. A path whose first part is a known protocol
+    and a colon (``Path("memory://x")`` is already ``memory:/x``) is such a URL: a folder of that name is written
+    ``./memory:/x``.
 
     Examples
     --------
     >>> url_problem("s3://bucket/results")
-    "must be a local path: URLs are not read yet; got 's3://bucket/results'"
+    "must be a local path here (this parameter takes no URL); got 's3://bucket/results'"
     >>> print(url_problem(Path("s3://bucket/results")))  # pathlib collapsed the '//'
-    must be a local path: URLs are not read yet; got 's3:/bucket/results', the URL 's3://bucket/results' whose '//'
-    pathlib collapsed (a local folder of that name: './s3:/bucket/results')
+    is 's3:/bucket/results', the URL 's3://bucket/results' whose '//' pathlib collapsed; pass the URL as a str (a
+    local folder of that name: './s3:/bucket/results')
     >>> url_problem("results/run1") is None, url_problem("./memory:/x") is None, url_problem("x:y") is None
     (True, True, True)
     """
@@ -69,11 +72,11 @@ def url_problem(value: object) -> str | None:
     if not isinstance(text, str):
         return None
     if "://" in text:
-        return f"must be a local path: URLs are not read yet; got {text!r}"
+        return f"must be a local path here (this parameter takes no URL); got {text!r}"
     first, slash, rest = text.partition("/")
     if first.endswith(":") and first[:-1].lower() in URL_PROTOCOLS and slash:
-        return (f"must be a local path: URLs are not read yet; got {text!r}, the URL {first + '//' + rest!r} whose "
-                f"'//' pathlib collapsed (a local folder of that name: {'./' + text!r})")
+        return (f"is {text!r}, the URL {first + '//' + rest!r} whose '//' pathlib collapsed; pass the URL as a str (a "
+                f"local folder of that name: {'./' + text!r})")
     return None
 
 
@@ -327,11 +330,9 @@ def locate(value: object, *, name: str, storage_options: object = None) -> Path 
     if not options and isinstance(value, UrlText):  # a URL of the command line: --storage-option's options
         options = dict(value.storage_options)
     if not is_url(text):
-        first, slash, rest = text.partition("/")
-        if first.endswith(":") and first[:-1].lower() in URL_PROTOCOLS and slash:  # Path("s3://b/x") is s3:/b/x
-            raise InvalidParameterError(f"{name} is {text!r}, the URL {first + '//' + rest!r} whose '//' pathlib "
-                                        f"collapsed; pass the URL as a str (a local folder of that name: "
-                                        f"{'./' + text!r}).", parameter=parameter_of(name))
+        problem = url_problem(text)  # Path("s3://b/x") is s3:/b/x: a URL pathlib collapsed, never a local folder
+        if problem is not None:
+            raise InvalidParameterError(f"{name} {problem}.", parameter=parameter_of(name))
         return Path(text)
     protocol = text.split("://", 1)[0].lower()
     if protocol in ("file", "local"):
@@ -341,7 +342,63 @@ def locate(value: object, *, name: str, storage_options: object = None) -> Path 
     if isinstance(path, list):  # fsspec's paths of a chained URL
         path = path[0]
     url = f"{protocol}://{text.split('://', 1)[1].rstrip('/')}"
-    return Remote(fs, str(path).rstrip("/") or str(path), url, options)
+    return Remote(Reached(fs, url), str(path).rstrip("/") or str(path), url, options)
+
+
+#: The errors of a filesystem's own machinery (botocore's NoCredentialsError and EndpointConnectionError, aiohttp's,
+#: a session refusing an unknown option): the call could not reach the storage. OSError (a missing object, a denied
+#: one) keeps its meaning for the callers, which name the file.
+def _unreached(error: BaseException) -> bool:
+    if isinstance(error, (OSError, EvalframeError)) or not isinstance(error, Exception):
+        return False
+    module = type(error).__module__.split(".", 1)[0]
+    return module in ("botocore", "aiobotocore", "s3fs", "gcsfs", "adlfs", "azure", "aiohttp", "google", "fsspec",
+                      "requests", "urllib3", "huggingface_hub") or isinstance(error, (TypeError, ConnectionError))
+
+
+class Reached:
+    """A filesystem whose calls turn a failure to reach the storage (no credentials, no endpoint, an option the
+    filesystem's session refuses) into an :class:`~evalframe.errors.InvalidParameterError` naming the URL and
+    ``storage_options``, instead of the library's own exception from deep inside it.
+
+    Every attribute is the filesystem's; a method is wrapped. Errors of the files themselves (``FileNotFoundError``,
+    ``PermissionError``, any OSError) pass through, for the callers to name the file.
+    """
+
+    def __init__(self, fs: Any, url: str) -> None:
+        self.__dict__["_fs"], self.__dict__["_url"] = fs, url
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        value = getattr(self.__dict__["_fs"], name)
+        if not callable(value) or isinstance(value, type):
+            return value
+        url = self.__dict__["_url"]
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return value(*args, **kwargs)
+            except Exception as error:
+                if not _unreached(error):
+                    raise
+                raise InvalidParameterError(
+                    f"cannot reach {url} ({type(error).__name__}: {error}); check the storage options "
+                    "(storage_options= in the API, --storage-option KEY=VALUE on the command line: endpoint_url, key, "
+                    "secret, ...) and the filesystem's credentials in its usual environment (AWS_* or ~/.aws for "
+                    "s3://, GOOGLE_APPLICATION_CREDENTIALS for gs://, AZURE_STORAGE_* for az://).",
+                    parameter="storage_options") from None
+
+        return call
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        setattr(self.__dict__["_fs"], name, value)
+
+    def __repr__(self) -> str:
+        return f"Reached({self.__dict__['_fs']!r})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Reached, (self.__dict__["_fs"], self.__dict__["_url"]))
 
 
 def _reason(exc: OSError) -> str:

@@ -8,7 +8,7 @@ protocol fsspec does not know, one whose filesystem is not installed (the messag
 nothing was made there (no folder named ``memory:`` or ``s3:``).
 
 The result folders (save, load, ``dask.load``, ``dask.from_runs``' out_dir, the commands that load or save a folder
-at a URL) are i38-save's: their cases are skipped until ``EvaluationResult.load`` takes ``storage_options``.
+at a URL) are here too; their safety on object storage is tests/io/test_remote_save.py's.
 """
 
 from __future__ import annotations
@@ -267,7 +267,7 @@ def test_reports_saved_to_a_url_are_the_local_bytes(place):
 
 
 def test_result_folders_at_a_url(place):
-    """i38-save's surfaces: save (csv, parquet, partitioned), load, compare_report of folders, dask.load."""
+    """The result folders' surfaces: save (csv, parquet, partitioned), load, compare_report of folders, dask.load."""
     result = hand_result()
     expected = result.calculate_metrics()
     for name, options in (("csv", {}), ("parquet", {"format": "parquet"}),

@@ -31,10 +31,11 @@ import io
 import shutil
 import tempfile
 import uuid
+import weakref
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import dask
 import numpy as np
@@ -46,9 +47,9 @@ from .._locations import Remote, is_url, locate, open_binary
 from ..errors import InvalidParameterError, LoadError
 from ..io import partitioned, save_parts
 from ..options import MatchingOptions
-from ..sources.trec import CodedTable, TrecNodeSource, read_qrels_table, run_table
+from ..sources.trec import CodedTable, TrecNodeSource, read_coded_tables, run_table
 from ..sources.trec_arrow import ArrowColumns, RunBatch, dictionary_codes, numpy_of, read_run_batches
-from ..sources.trec_stream import GZIP_MAGIC, MAX_LINE, TrecSource
+from ..sources.trec_stream import GZIP_MAGIC, MAX_LINE, TrecSource, remote_source
 from ..frames.trec_codes import repeated_pairs
 from .build import PIECES_FOLDER, run_round
 from .client import current_client
@@ -226,16 +227,9 @@ def _blocks(files: list[_RunFile], block_size: int) -> list[_Block]:
 
 
 def _read_qrels(qrels: Any, storage_options: Mapping[str, Any] | None) -> CodedTable:
-    """The qrels, read in this process (a file, a URL, or a dict), as ``from_trec`` reads them."""
-    if isinstance(qrels, Mapping):
-        return read_qrels_table(qrels)
-    located = locate(qrels, name="qrels", storage_options=storage_options)
-    if not isinstance(located, Remote):
-        return read_qrels_table(located)
-    with open_binary(located, what="qrels file") as handle:
-        source = TrecSource("qrels", None, handle)
-        source.name = located.url
-        return read_qrels_table(source)
+    """The qrels, read in this process as ``from_trec`` reads them: a file, a URL, a dict, a frame (pandas, Arrow,
+    polars) or an ir_datasets dataset (``"irds:<id>"`` or the object)."""
+    return read_coded_tables({}, cast(Any, remote_source(qrels, "qrels", storage_options=storage_options)))[1]
 
 
 # ------------------------------------------------------------------------------------------ round 1: blocks
@@ -531,14 +525,17 @@ def from_trec(runs: str | Path | Sequence[str | Path], qrels: str | Path | Mappi
         ``score``), in the order given (a pattern's matches in sorted order). A query's lines may lie in several
         blocks or files. Every worker opens them itself: on a cluster, give paths every worker sees or URLs
         (``s3://bucket/runs/*.gz``).
-    qrels : path, URL or dict
-        The qrels (``qid iter docid relevance``, plain or gzip), read here and handed to every partition task.
+    qrels : path, URL, dict, frame or ir_datasets dataset
+        The qrels (``qid iter docid relevance``, plain or gzip; or anything ``EvaluationResult.from_trec`` reads as
+        qrels: ``{qid: {docid: grade}}``, a pandas / Arrow / polars frame, ``"irds:<id>"``), read here and handed to
+        every partition task.
     partitions : int
         How many partitions the queries are hashed to (>= 1); each partition task holds its queries' lines.
     out_dir : path, optional
         The results folder to write (a partitioned Parquet folder, docs/persistence.md#partitioned-results). None:
-        a new folder under the system's temporary folder (``tempfile.mkdtemp``), on this machine; on a cluster whose
-        workers run elsewhere, give a folder every worker sees.
+        a new folder under the system's temporary folder (``tempfile.mkdtemp``), on this machine, removed when the
+        result is dropped (or the process ends) and at once when the build fails; on a cluster whose workers run
+        elsewhere, give a folder every worker sees. A URL is refused (not written to yet).
     storage_options : dict, optional
         The filesystem options of the URLs (credentials, ``endpoint_url``); the workers open the files with them.
     client : distributed.Client or str, optional
@@ -580,8 +577,10 @@ def from_trec(runs: str | Path | Sequence[str | Path], qrels: str | Path | Mappi
     if not isinstance(node, str) or not node:
         raise InvalidParameterError(f"node must be a non-empty string (the node's name); got {node!r}.")
     partitioned.check_node_name(node)
-    if out_dir is None:
-        out_dir = Path(tempfile.mkdtemp(prefix="evalframe-from-trec-")) / "result"
+    scratch = None
+    if out_dir is None:  # removed when the result is dropped (or at exit), and at once when the build fails
+        scratch = Path(tempfile.mkdtemp(prefix="evalframe-from-trec-"))
+        out_dir = scratch / "result"
     elif is_url(out_dir) and not str(out_dir).lower().startswith("file://"):
         raise InvalidParameterError(f"out_dir {str(out_dir)!r}: evalframe.dask.from_trec writes its result to a "
                                     "folder every worker sees (a shared file system), not to a URL yet (its runs and "
@@ -644,5 +643,13 @@ def from_trec(runs: str | Path | Sequence[str | Path], qrels: str | Path | Mappi
         return {node: entries}
 
     matching = {**MatchingOptions().as_dict(), "sas_model": None}  # what from_trec records
-    path = save_parts(out_dir, partitions, write_parts, matching=matching)
-    return load(str(path), client=client)
+    try:
+        path = save_parts(out_dir, partitions, write_parts, matching=matching)
+        result = load(str(path), client=client)
+    except BaseException:
+        if scratch is not None:
+            shutil.rmtree(scratch, ignore_errors=True)
+        raise
+    if scratch is not None:
+        weakref.finalize(result, shutil.rmtree, scratch, ignore_errors=True)
+    return result

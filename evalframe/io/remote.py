@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, TypeVar, cast
 
 from . import atomic
-from .._locations import Remote, is_url, locate, write_bytes
+from .._locations import Remote, is_url, locate, url_problem, write_bytes
 from .._validation import check_path, few_names
 from ..errors import LoadError, SaveError
 from .folder import Folder, Vanished, is_plain_name
@@ -65,7 +65,7 @@ def resolve(value: object, *, name: str, storage_options: Mapping[str, Any] | No
     """
     if isinstance(value, Remote):
         return value
-    if is_url(value):
+    if is_url(value) or url_problem(value) is not None:  # a URL, or one whose '//' pathlib collapsed (refused)
         return locate(value, name=name, storage_options=storage_options)
     return check_path(value, name=name)
 

@@ -55,7 +55,7 @@ from ..frames.trec_ranking import (as_trec_scores, compact_codes, query_order_po
 
 __all__ = ["TREC_COLUMNS", "TrecFrame", "CodedTable", "TrecNodeSource", "is_text", "one_coding", "trec_frame",
            "trec_frame_coded", "coded_tables", "read_coded_tables", "run_table",
-           "read_qrels_table", "run_from_frame", "qrels_from_frame", "read_trec"]
+           "run_from_frame", "qrels_from_frame", "read_trec"]
 
 #: The columns a TREC build adds to the standard document columns, in this order after them.
 TREC_COLUMNS: tuple[str, ...] = ("score", "gold_document_relevance", "nonrelevant_document_ids",
@@ -355,19 +355,6 @@ def _frame_tables(run: Any, qrels: Any) -> tuple[CodedTable, CodedTable]:
         return read_coded_tables(value, {})[0] if what == "run" else read_coded_tables({}, value)[1]
 
     return table(run, "run"), table(qrels, "qrels")
-
-
-def read_qrels_table(qrels: QrelsInput) -> CodedTable:
-    """The qrels as :class:`CodedTable`, read as :func:`read_coded_tables` reads them (a file, a stream's
-    :class:`evalframe.sources.trec_stream.TrecSource`, or a dict).
-
-    Examples
-    --------
-    >>> read_qrels_table({"q1": {"d1": 1, "d2": 0}}).values.tolist()
-    [1, 0]
-    """
-    return (_coded_table("qrels", *read_qrels_coded(qrels)) if isinstance(qrels, Mapping)
-            else _arrow_table(checked_source(qrels, "qrels"), ranked=False))
 
 
 def _arrow_table(source: TrecSource, *, ranked: bool) -> CodedTable:

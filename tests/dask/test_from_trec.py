@@ -254,3 +254,47 @@ def test_without_out_dir_a_scratch_folder_is_written(files, expected, dask_clien
     result = from_trec(files["all"], files["qrels"], partitions=2, client=dask_client)
     assert result.path.name == "result" and result.path.parent.name.startswith("evalframe-from-trec-")
     _same(result, expected)
+
+
+def test_qrels_as_a_frame_or_a_dict_give_the_file_s_numbers(files, expected, dask_client, tmp_path):
+    """The qrels are read as from_trec reads them: a pandas frame (query_id, doc_id, relevance) and the dict of the
+    same judgments give the numbers of the qrels file."""
+    judged = pd.read_csv(files["qrels"], sep=" ", header=None, names=["query_id", "iteration", "doc_id", "relevance"],
+                         dtype={"query_id": str, "doc_id": str})
+    as_dict: dict[str, dict[str, int]] = {}
+    for qid, docid, grade in zip(judged["query_id"], judged["doc_id"], judged["relevance"]):
+        as_dict.setdefault(qid, {})[docid] = int(grade)
+    paths = _write_text(tmp_path, "run", 2)
+    for number, qrels in enumerate([judged[["query_id", "doc_id", "relevance"]], as_dict]):
+        _same(from_trec(paths, qrels, partitions=3, out_dir=tmp_path / f"out{number}", client=dask_client), expected)
+
+
+def test_an_ir_datasets_id_is_read_through_ir_datasets_not_as_a_file(files, tmp_path):
+    pytest.importorskip("ir_datasets")
+    with pytest.raises(InvalidParameterError, match=r"ir_datasets has no dataset 'evalframe-no-such/dataset'"):
+        from_trec(str(files["all"]), "irds:evalframe-no-such/dataset", partitions=2, out_dir=tmp_path / "out")
+
+
+def test_the_scratch_folder_of_out_dir_none_is_removed_with_the_result_and_after_a_failure(files, dask_client,
+                                                                                           tmp_path, monkeypatch):
+    import gc
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    result = from_trec(str(files["all"]), files["qrels"], partitions=2, client=dask_client)
+    made = list(tmp_path.glob("evalframe-from-trec-*"))
+    assert len(made) == 1 and (made[0] / "result" / "evalframe.json").is_file()
+    del result
+    gc.collect()
+    assert list(tmp_path.glob("evalframe-from-trec-*")) == []
+    bad = tmp_path / "bad.txt"
+    bad.write_text("q1 Q0 d1 1 2.0 r\nq1 Q0 d2 2 high r\n")
+    with pytest.raises(LoadError, match=r"bad\.txt:2"):
+        from_trec(str(bad), files["qrels"], partitions=2, client=dask_client)
+    assert list(tmp_path.glob("evalframe-from-trec-*")) == []
+
+
+def test_a_url_out_dir_is_refused_naming_it(files, tmp_path):
+    with pytest.raises(InvalidParameterError, match=r"^out_dir 'memory://x/out': .* not to a URL yet") as caught:
+        from_trec(str(files["all"]), files["qrels"], partitions=2, out_dir="memory://x/out")
+    assert caught.value.parameter == "out_dir"
