@@ -42,6 +42,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.parquet as pq
 
 from .._locations import Remote, is_url, locate, open_binary
 from ..errors import InvalidParameterError, LoadError
@@ -190,8 +191,6 @@ def _run_file(number: int, name: str, where: str, storage_options: Mapping[str, 
 
 
 def _parquet_file(number: int, name: str, where: str, size: int, storage_options: Mapping[str, Any] | None) -> _RunFile:
-    import pyarrow.parquet as pq
-
     try:
         with _open(where, storage_options) as handle:
             metadata = pq.ParquetFile(handle).metadata
@@ -261,8 +260,6 @@ def _text_bytes(handle: Any, block: _Block, size: int) -> bytes:
 
 def _parquet_rows(handle: Any, file: _RunFile, block: _Block) -> RunBatch:
     """A Parquet row group's rows, checked as a TREC line is (ids present and not empty, a score that is a number)."""
-    import pyarrow.parquet as pq
-
     qid_name, docid_name, score_name = file.columns
     try:
         table = pq.ParquetFile(handle).read_row_group(block.group, columns=list(file.columns))
