@@ -65,7 +65,8 @@ _TREC_NEEDED = NodeNeeded(
     several="trec_metrics needs node= when {count} nodes have document rows: {documents}.")
 
 
-def load(load_dir: str | Path, *, client: Any = None, storage_options: Mapping[str, Any] | None = None) -> DaskEvaluationResult:
+def load(load_dir: str | Path | Remote, *, client: Any = None,
+         storage_options: Mapping[str, Any] | None = None) -> DaskEvaluationResult:
     """Open a partitioned results folder for evaluation on Dask; nothing but ``evalframe.json`` is read here.
 
     ``client``: a :class:`distributed.Client` or a scheduler address; by default the current client, else

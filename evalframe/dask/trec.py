@@ -44,9 +44,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from .._locations import Remote, is_url, locate, open_binary
+from .._locations import Remote, is_url, locate, open_binary, read_bytes, write_bytes
 from ..errors import InvalidParameterError, LoadError
 from ..io import partitioned, save_parts
+from ..io.remote import resolve
 from ..options import MatchingOptions
 from ..sources.trec import CodedTable, TrecNodeSource, read_coded_tables, run_table
 from ..sources.trec_arrow import ArrowColumns, RunBatch, dictionary_codes, numpy_of, read_run_batches
@@ -102,7 +103,7 @@ class _BlockReport:
     number: int
     lines: int = 0  # line ends in a text block's lines; the last line (row) of a gzip or Parquet block
     rows: int = 0
-    pieces: dict[int, str] = field(default_factory=dict)  # partition number -> piece file
+    pieces: dict[int, str | Remote] = field(default_factory=dict)  # partition number -> piece file
     failed: str | None = None  # a text block's error, its lines numbered from 1 (read again once placed)
 
 
@@ -327,7 +328,7 @@ def _batches(file: _RunFile, block: _Block, first_line: int, storage_options: Ma
     yield None, int(np.count_nonzero(np.frombuffer(data, dtype=np.uint8) == 10))
 
 
-def _read_block(file: _RunFile, block: _Block, pieces_dir: str, partitions: int,
+def _read_block(file: _RunFile, block: _Block, pieces_dir: str | Remote, partitions: int,
                 storage_options: Mapping[str, Any] | None, first_line: int | None = None) -> _BlockReport:
     """One task: a block's lines split by partition, written as pieces; with ``first_line``, only read (to raise
     the error of a block that reported one, numbered from its first line in the file)."""
@@ -355,13 +356,15 @@ def _read_block(file: _RunFile, block: _Block, pieces_dir: str, partitions: int,
         if file.kind == "text":  # the client needs the line ends of every block before this one only
             report.lines = 0
     finally:
-        for writer, sink in writers.values():
+        for writer, sink, target in writers.values():
             writer.close()
+            if isinstance(target, Remote):  # a piece on object storage: one PUT of the bytes written
+                write_bytes(target, sink.getvalue().to_pybytes(), what="piece")
             sink.close()
     return report
 
 
-def _flush(held: list[RunBatch], writers: dict[int, Any], report: _BlockReport, pieces_dir: str, block: int,
+def _flush(held: list[RunBatch], writers: dict[int, Any], report: _BlockReport, pieces_dir: str | Remote, block: int,
            partitions: int) -> int:
     """Append the rows held to their partitions' pieces (one Arrow IPC file per block and partition)."""
     qids = pa.chunked_array([chunk for b in held for chunk in _chunks(b.qids)], type=pa.string())
@@ -378,11 +381,12 @@ def _flush(held: list[RunBatch], writers: dict[int, Any], report: _BlockReport, 
     for part in np.flatnonzero(np.diff(bounds)).tolist():
         rows = table.take(pa.array(order[bounds[part]:bounds[part + 1]]))
         if part not in writers:
-            path = str(Path(pieces_dir) / f"{block:07d}-{part:05d}.arrow")
-            sink = pa.OSFile(path, "wb")
+            name = f"{block:07d}-{part:05d}.arrow"
+            target: str | Remote = pieces_dir / name if isinstance(pieces_dir, Remote) else str(Path(pieces_dir) / name)
+            sink = pa.BufferOutputStream() if isinstance(target, Remote) else pa.OSFile(target, "wb")
             options = pa.ipc.IpcWriteOptions(compression="lz4" if pa.Codec.is_available("lz4") else None)
-            writers[part] = (pa.ipc.new_file(sink, _PIECE_SCHEMA, options=options), sink)
-            report.pieces[part] = path
+            writers[part] = (pa.ipc.new_file(sink, _PIECE_SCHEMA, options=options), sink, target)
+            report.pieces[part] = target
         writers[part][0].write_table(rows)
     return len(scores)
 
@@ -409,14 +413,18 @@ class _Layout:
         return f"{self.names[file]}:{line}"
 
 
-def _write_partition(staging: str, part: int, partitions: int, pieces: list[tuple[int, str]], layout: _Layout,
+def _write_partition(staging: str | Remote, part: int, partitions: int, pieces: list[tuple[int, str | Remote]],
+                     layout: _Layout,
                      qrels: CodedTable, qrels_parts: np.ndarray, node: str, generation: str) -> dict[str, Any]:
     """One task: partition ``part``'s rows gathered from the pieces, ranked and built as ``from_trec`` builds a node,
     written as its part file."""
     tables, files, lines = [], [], []
     for block, path in pieces:
-        with pa.memory_map(path) as source:
-            table = pa.ipc.open_file(source).read_all()
+        if isinstance(path, Remote):
+            table = pa.ipc.open_file(pa.py_buffer(read_bytes(path, what="piece"))).read_all()
+        else:
+            with pa.memory_map(path) as source:
+                table = pa.ipc.open_file(source).read_all()
         tables.append(table.select(["qid", "docid", "score"]))
         files.append(np.full(table.num_rows, layout.block_file[block], dtype=np.int64))
         lines.append(numpy_of(table.column("line").combine_chunks()) + layout.block_offset[block])
@@ -502,7 +510,8 @@ def _check_partitions(partitions: Any) -> int:
 
 
 def from_trec(runs: str | Path | Sequence[str | Path], qrels: str | Path | Mapping[str, Mapping[str, int]], *,
-              partitions: int, out_dir: str | Path | None = None, storage_options: Mapping[str, Any] | None = None,
+              partitions: int, out_dir: str | Path | Remote | None = None,
+              storage_options: Mapping[str, Any] | None = None,
               client: Any = None, node: str = "Retriever", block_size: int = BLOCK_SIZE) -> DaskEvaluationResult:
     """Evaluate a TREC run of any size on Dask: read on the workers in blocks, shuffled by query to partitions.
 
@@ -532,7 +541,8 @@ def from_trec(runs: str | Path | Sequence[str | Path], qrels: str | Path | Mappi
         The results folder to write (a partitioned Parquet folder, docs/persistence.md#partitioned-results). None:
         a new folder under the system's temporary folder (``tempfile.mkdtemp``), on this machine, removed when the
         result is dropped (or the process ends) and at once when the build fails; on a cluster whose workers run
-        elsewhere, give a folder every worker sees. A URL is refused (not written to yet).
+        elsewhere, give a folder every worker sees, or a URL (``s3://bucket/results``: the pieces and the part
+        files are written to it, and the result published as docs/storage.md#safe-saves-on-object-storage says).
     storage_options : dict, optional
         The filesystem options of the URLs (credentials, ``endpoint_url``); the workers open the files with them.
     client : distributed.Client or str, optional
@@ -575,14 +585,12 @@ def from_trec(runs: str | Path | Sequence[str | Path], qrels: str | Path | Mappi
         raise InvalidParameterError(f"node must be a non-empty string (the node's name); got {node!r}.")
     partitioned.check_node_name(node)
     scratch = None
+    target: Path | Remote
     if out_dir is None:  # removed when the result is dropped (or at exit), and at once when the build fails
         scratch = Path(tempfile.mkdtemp(prefix="evalframe-from-trec-"))
-        out_dir = scratch / "result"
-    elif is_url(out_dir) and not str(out_dir).lower().startswith("file://"):
-        raise InvalidParameterError(f"out_dir {str(out_dir)!r}: evalframe.dask.from_trec writes its result to a "
-                                    "folder every worker sees (a shared file system), not to a URL yet (its runs and "
-                                    "qrels may be URLs); give a folder on a file system every worker mounts.",
-                                    parameter="out_dir")
+        target = scratch / "result"
+    else:
+        target = resolve(out_dir, name="out_dir", storage_options=storage_options)
     files = [_run_file(number, name, where, storage_options)
              for number, (name, where) in enumerate(_expand(runs, storage_options))]
     blocks = _blocks(files, int(block_size))
@@ -592,11 +600,14 @@ def from_trec(runs: str | Path | Sequence[str | Path], qrels: str | Path | Mappi
     token = uuid.uuid4().hex[:12]
     options = dict(storage_options or {})
 
-    def write_parts(staging: Path) -> dict[str, list[dict[str, Any]]]:
+    def write_parts(staging: Path | Remote) -> dict[str, list[dict[str, Any]]]:
         pieces_dir = staging / PIECES_FOLDER
-        pieces_dir.mkdir()
+        if isinstance(pieces_dir, Path):
+            pieces_dir.mkdir()
+        pieces: str | Remote = pieces_dir if isinstance(pieces_dir, Remote) else str(pieces_dir)
+        place: str | Remote = staging if isinstance(staging, Remote) else str(staging)
         read = dask.delayed(_read_block, pure=False)
-        reports: list[_BlockReport] = run_round([read(files[block.file], block, str(pieces_dir), partitions, options,
+        reports: list[_BlockReport] = run_round([read(files[block.file], block, pieces, partitions, options,
                                                  dask_key_name=f"evalframe-trec-block-{block.number}-{token}")
                                             for block in blocks], dask_client, token)
         offsets = np.zeros(len(blocks), dtype=np.int64)
@@ -607,7 +618,7 @@ def from_trec(runs: str | Path | Sequence[str | Path], qrels: str | Path | Mappi
                 offsets[block.number] = last_line[block.file]
                 if report.failed is not None:
                     first = int(offsets[block.number]) + 1
-                    run_round([read(file, block, str(pieces_dir), partitions, options, first,
+                    run_round([read(file, block, pieces, partitions, options, first,
                                dask_key_name=f"evalframe-trec-again-{block.number}-{token}")], dask_client, token)
                     raise LoadError(report.failed)  # pragma: no cover - the task raised it, numbered in the file
                 last_line[block.file] += report.lines
@@ -633,16 +644,19 @@ def from_trec(runs: str | Path | Sequence[str | Path], qrels: str | Path | Mappi
         tasks = []
         for part in range(partitions):
             part_pieces = [(report.number, report.pieces[part]) for report in reports if part in report.pieces]
-            tasks.append(write(str(staging), part, partitions, part_pieces, shared_layout, shared_qrels, shared_parts,
+            tasks.append(write(place, part, partitions, part_pieces, shared_layout, shared_qrels, shared_parts,
                                node, generation, dask_key_name=f"evalframe-trec-partition-{part}-{token}"))
         entries: list[dict[str, Any]] = run_round(tasks, dask_client, token)
-        shutil.rmtree(pieces_dir)
+        if isinstance(pieces_dir, Remote):
+            pieces_dir.fs.rm(pieces_dir.path, recursive=True)
+        else:
+            shutil.rmtree(pieces_dir)
         return {node: entries}
 
     matching = {**MatchingOptions().as_dict(), "sas_model": None}  # what from_trec records
     try:
-        path = save_parts(out_dir, partitions, write_parts, matching=matching)
-        result = load(str(path), client=client)
+        path = save_parts(target, partitions, write_parts, matching=matching, storage_options=storage_options)
+        result = load(path.url if isinstance(path, Remote) else str(path), client=client, storage_options=storage_options)
     except BaseException:
         if scratch is not None:
             shutil.rmtree(scratch, ignore_errors=True)

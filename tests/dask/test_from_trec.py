@@ -294,7 +294,15 @@ def test_the_scratch_folder_of_out_dir_none_is_removed_with_the_result_and_after
     assert list(tmp_path.glob("evalframe-from-trec-*")) == []
 
 
-def test_a_url_out_dir_is_refused_naming_it(files, tmp_path):
-    with pytest.raises(InvalidParameterError, match=r"^out_dir 'memory://x/out': .* not to a URL yet") as caught:
-        from_trec(str(files["all"]), files["qrels"], partitions=2, out_dir="memory://x/out")
-    assert caught.value.parameter == "out_dir"
+def test_a_url_out_dir_on_the_s3_server_holds_the_result_and_only_it(files, expected, dask_client, s3, tmp_path):
+    """Pieces and part files on the S3 server (workers in other processes reach it); the published folder holds the
+    manifest and the part files of one generation, the scratch pieces removed."""
+    paths = _write_text(tmp_path, "run", 2)
+    result = from_trec(paths, files["qrels"], partitions=3, out_dir=f"{s3.url}/out", client=dask_client,
+                       storage_options=s3.storage_options, block_size=400)
+    _same(result, expected)
+    keys = s3.keys("out")
+    assert "out/evalframe.json" in keys
+    parts = [key for key in keys if key.endswith(".parquet")]
+    assert len(parts) == 3 and len({key.split("/")[1] for key in parts}) == 1  # one generation
+    assert not [key for key in keys if ".arrow" in key or "pieces" in key]
