@@ -46,7 +46,7 @@ from ..io.remote import resolve
 from ..options import MatchingOptions
 from .client import current_client, run
 
-__all__ = ["from_runs", "BuiltFolder", "SHARD_BITS"]
+__all__ = ["from_runs", "BuiltFolder", "SHARD_BITS", "PIECES_FOLDER", "run_round", "Scratch"]
 
 #: An order key is ``(shard number << SHARD_BITS) | row position``: up to 2**40 rows per node and shard, 2**23 shards.
 SHARD_BITS = 40
@@ -285,6 +285,33 @@ PIECES_FOLDER = _PIECES
 run_round = _run
 
 
+@dataclass
+class Scratch:
+    """The pieces' scratch folder inside a save's staging folder (a local folder, or a prefix of a URL's new
+    generation), as the tasks are handed it: ``pieces`` and ``staging`` as a str or a :class:`Remote`."""
+
+    folder: Path | Remote
+    pieces: str | Remote
+    staging: str | Remote
+
+    @classmethod
+    def made(cls, staging: Path | Remote) -> Scratch:
+        """The scratch folder of ``staging``, made (a prefix needs no making)."""
+        folder = staging / _PIECES
+        if isinstance(folder, Path):
+            folder.mkdir()
+        return cls(folder, folder if isinstance(folder, Remote) else str(folder),
+                   staging if isinstance(staging, Remote) else str(staging))
+
+    def remove(self) -> None:
+        """Remove the pieces once the partitions are written."""
+        if isinstance(self.folder, Remote):
+            atomic.step("remove scratch pieces")
+            self.folder.fs.rm(self.folder.path, recursive=True)
+        else:
+            shutil.rmtree(self.folder)
+
+
 def from_runs(runs: str | Path | Sequence[str | Path], out_dir: str | Path, *, partitions: int, client: Any = None,
               sas_model: str | Callable[[list[str], list[str]], Sequence[float]] | None = None,
               keep_scores: bool = False, score_measures: Mapping[str, Metric] | None = None,
@@ -374,11 +401,8 @@ context_matching_boost_split_overlaps, custom_document_id_field
     token = uuid.uuid4().hex[:12]  # this build's task names (a dashboard shows them)
 
     def write_parts(staging: Path | Remote) -> dict[str, list[dict[str, Any]]]:
-        pieces_dir = staging / _PIECES
-        if isinstance(pieces_dir, Path):
-            pieces_dir.mkdir()
-        pieces: str | Remote = pieces_dir if isinstance(pieces_dir, Remote) else str(pieces_dir)
-        place: str | Remote = staging if isinstance(staging, Remote) else str(staging)
+        scratch = Scratch.made(staging)
+        pieces, place = scratch.pieces, scratch.staging
         build = dask.delayed(_build_shard, pure=False)
         shards: list[_Shard] = _run([build(number, str(path), pieces, partitions, options, sas_model,
                                            bool(keep_scores), score_measures, location_options,
@@ -395,11 +419,7 @@ context_matching_boost_split_overlaps, custom_document_id_field
             tasks.append(write(place, part, partitions, part_pieces, schemas, generation,
                                dask_key_name=f"evalframe-partition-{part}-{token}"))
         entries: list[dict[str, dict[str, Any]]] = _run(tasks, dask_client, token)
-        if isinstance(pieces_dir, Remote):
-            atomic.step("remove scratch pieces")
-            pieces_dir.fs.rm(pieces_dir.path, recursive=True)
-        else:
-            shutil.rmtree(pieces_dir)
+        scratch.remove()
         summary.update(shards=shards, schemas=schemas)
         declared.update((name, metric) for shard in shards for name, metric in shard.scores.items())
         left_out.extend(Skipped(line, NO_LABEL) for shard in shards for line in shard.dropped)

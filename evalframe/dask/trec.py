@@ -53,7 +53,7 @@ from ..sources.trec import CodedTable, TrecNodeSource, read_coded_tables, run_ta
 from ..sources.trec_arrow import ArrowColumns, RunBatch, dictionary_codes, numpy_of, read_run_batches
 from ..sources.trec_stream import GZIP_MAGIC, MAX_LINE, TrecSource, remote_source
 from ..frames.trec_codes import repeated_pairs
-from .build import PIECES_FOLDER, run_round
+from .build import Scratch, run_round
 from .client import current_client
 from .result import DaskEvaluationResult, load
 
@@ -584,11 +584,11 @@ def from_trec(runs: str | Path | Sequence[str | Path], qrels: str | Path | Mappi
     if not isinstance(node, str) or not node:
         raise InvalidParameterError(f"node must be a non-empty string (the node's name); got {node!r}.")
     partitioned.check_node_name(node)
-    scratch = None
+    temporary = None
     target: Path | Remote
     if out_dir is None:  # removed when the result is dropped (or at exit), and at once when the build fails
-        scratch = Path(tempfile.mkdtemp(prefix="evalframe-from-trec-"))
-        target = scratch / "result"
+        temporary = Path(tempfile.mkdtemp(prefix="evalframe-from-trec-"))
+        target = temporary / "result"
     else:
         target = resolve(out_dir, name="out_dir", storage_options=storage_options)
     files = [_run_file(number, name, where, storage_options)
@@ -601,11 +601,8 @@ def from_trec(runs: str | Path | Sequence[str | Path], qrels: str | Path | Mappi
     options = dict(storage_options or {})
 
     def write_parts(staging: Path | Remote) -> dict[str, list[dict[str, Any]]]:
-        pieces_dir = staging / PIECES_FOLDER
-        if isinstance(pieces_dir, Path):
-            pieces_dir.mkdir()
-        pieces: str | Remote = pieces_dir if isinstance(pieces_dir, Remote) else str(pieces_dir)
-        place: str | Remote = staging if isinstance(staging, Remote) else str(staging)
+        scratch = Scratch.made(staging)
+        pieces, place = scratch.pieces, scratch.staging
         read = dask.delayed(_read_block, pure=False)
         reports: list[_BlockReport] = run_round([read(files[block.file], block, pieces, partitions, options,
                                                  dask_key_name=f"evalframe-trec-block-{block.number}-{token}")
@@ -647,10 +644,7 @@ def from_trec(runs: str | Path | Sequence[str | Path], qrels: str | Path | Mappi
             tasks.append(write(place, part, partitions, part_pieces, shared_layout, shared_qrels, shared_parts,
                                node, generation, dask_key_name=f"evalframe-trec-partition-{part}-{token}"))
         entries: list[dict[str, Any]] = run_round(tasks, dask_client, token)
-        if isinstance(pieces_dir, Remote):
-            pieces_dir.fs.rm(pieces_dir.path, recursive=True)
-        else:
-            shutil.rmtree(pieces_dir)
+        scratch.remove()
         return {node: entries}
 
     matching = {**MatchingOptions().as_dict(), "sas_model": None}  # what from_trec records
@@ -658,9 +652,9 @@ def from_trec(runs: str | Path | Sequence[str | Path], qrels: str | Path | Mappi
         path = save_parts(target, partitions, write_parts, matching=matching, storage_options=storage_options)
         result = load(path.url if isinstance(path, Remote) else str(path), client=client, storage_options=storage_options)
     except BaseException:
-        if scratch is not None:
-            shutil.rmtree(scratch, ignore_errors=True)
+        if temporary is not None:
+            shutil.rmtree(temporary, ignore_errors=True)
         raise
-    if scratch is not None:
-        weakref.finalize(result, shutil.rmtree, scratch, ignore_errors=True)
+    if temporary is not None:
+        weakref.finalize(result, shutil.rmtree, temporary, ignore_errors=True)
     return result
