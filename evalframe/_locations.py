@@ -349,6 +349,8 @@ def locate(value: object, *, name: str, storage_options: object = None) -> Path 
 #: a session refusing an unknown option): the call could not reach the storage. OSError (a missing object, a denied
 #: one) keeps its meaning for the callers, which name the file.
 def _unreached(error: BaseException) -> bool:
+    if isinstance(error, ConnectionError):  # an OSError, but of the connection (aiohttp's connector errors)
+        return True
     if isinstance(error, (OSError, EvalframeError)) or not isinstance(error, Exception):
         return False
     module = type(error).__module__.split(".", 1)[0]

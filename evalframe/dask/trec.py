@@ -26,12 +26,12 @@ ranked as trec_eval ranks it), then the queries only in the qrels, in qrels orde
 
 from __future__ import annotations
 
+import atexit
 import glob
 import io
 import shutil
 import tempfile
 import uuid
-import weakref
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -540,7 +540,8 @@ def from_trec(runs: str | Path | Sequence[str | Path], qrels: str | Path | Mappi
     out_dir : path, optional
         The results folder to write (a partitioned Parquet folder, docs/persistence.md#partitioned-results). None:
         a new folder under the system's temporary folder (``tempfile.mkdtemp``), on this machine, removed when the
-        result is dropped (or the process ends) and at once when the build fails; on a cluster whose workers run
+        process ends (the result and the lazy frames of its analyses read it until then) and at once when the build
+        fails; on a cluster whose workers run
         elsewhere, give a folder every worker sees, or a URL (``s3://bucket/results``: the pieces and the part
         files are written to it, and the result published as docs/storage.md#safe-saves-on-object-storage says).
     storage_options : dict, optional
@@ -655,6 +656,6 @@ def from_trec(runs: str | Path | Sequence[str | Path], qrels: str | Path | Mappi
         if temporary is not None:
             shutil.rmtree(temporary, ignore_errors=True)
         raise
-    if temporary is not None:
-        weakref.finalize(result, shutil.rmtree, temporary, ignore_errors=True)
+    if temporary is not None:  # kept while this process runs: lazy frames of the result read it after it is dropped
+        atexit.register(shutil.rmtree, temporary, ignore_errors=True)
     return result

@@ -318,7 +318,10 @@ def save_remote(where: Remote, fill: Callable[[Remote, str], dict[str, Any]]) ->
             text = json.dumps(manifest, indent=1, ensure_ascii=False).encode("utf-8")
         except UnicodeEncodeError as exc:
             raise SaveError(f"the result's matching parameters hold text that is not UTF-8 ({exc}).") from None
-        replaced_raw = _read_top(where)  # the generation this save replaces: removed once the new one is published
+        try:
+            replaced_raw = _read_top(where)  # the generation this save replaces: removed once the new one is published
+        except LoadError as exc:  # the target's manifest, not the result's data: a save's refusal
+            raise SaveError(f"cannot save to {where.url}: {exc} The previous result, if any, is unchanged.") from None
         atomic.step(f"put {MANIFEST_NAME}")
         write_bytes(where / MANIFEST_NAME, text, what="results folder's evalframe.json")
         published = True
@@ -329,8 +332,6 @@ def save_remote(where: Remote, fill: Callable[[Remote, str], dict[str, Any]]) ->
         if isinstance(exc, OSError):
             raise SaveError(f"cannot save to {where.url} ({exc.strerror or exc}); the previous result, if any, is "
                             "unchanged.") from None
-        if isinstance(exc, LoadError):
-            raise SaveError(f"cannot save to {where.url}: {exc} The previous result, if any, is unchanged.") from None
         raise
     assert published
     with contextlib.suppress(Exception):  # the new result is in place: what is left is removed by a later save

@@ -275,17 +275,29 @@ def test_an_ir_datasets_id_is_read_through_ir_datasets_not_as_a_file(files, tmp_
         from_trec(str(files["all"]), "irds:evalframe-no-such/dataset", partitions=2, out_dir=tmp_path / "out")
 
 
-def test_the_scratch_folder_of_out_dir_none_is_removed_with_the_result_and_after_a_failure(files, dask_client,
-                                                                                           tmp_path, monkeypatch):
+def test_the_folder_of_out_dir_none_outlives_the_result_until_exit_and_goes_after_a_failure(files, expected,
+                                                                                           dask_client, tmp_path,
+                                                                                           monkeypatch):
     import gc
     import tempfile
 
+    import atexit
+
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    at_exit: list[tuple[object, tuple[object, ...], dict[str, object]]] = []
+    monkeypatch.setattr(atexit, "register", lambda function, *args, **kwargs: at_exit.append((function, args, kwargs)))
     result = from_trec(str(files["all"]), files["qrels"], partitions=2, client=dask_client)
     made = list(tmp_path.glob("evalframe-from-trec-*"))
     assert len(made) == 1 and (made[0] / "result" / "evalframe.json").is_file()
+    lazy = result.trec_query_metrics(MEASURES)
     del result
-    gc.collect()
+    gc.collect()  # the lazy frame still reads the folder
+    table = lazy.compute().sort_index()
+    np.testing.assert_allclose(table[MEASURES].to_numpy(float), expected.sort_index()[MEASURES].to_numpy(float),
+                               rtol=0, atol=1e-12)
+    assert len(at_exit) == 1
+    function, args, kwargs = at_exit[0]
+    function(*args, **kwargs)  # what the process's exit runs
     assert list(tmp_path.glob("evalframe-from-trec-*")) == []
     bad = tmp_path / "bad.txt"
     bad.write_text("q1 Q0 d1 1 2.0 r\nq1 Q0 d2 2 high r\n")
