@@ -26,7 +26,7 @@ from .errors import EvalframeError, InvalidParameterError, LoadError, SaveError
 __all__ = ["Remote", "Location", "is_url", "locate", "check_storage_options", "parse_storage_option", "merge_storage_options",
            "url_problem", "parameter_of", "URL_PROTOCOLS", "CLOUD_INSTALL", "read_bytes", "open_binary", "write_bytes",
            "is_file", "is_dir", "exists", "suffix_of", "open_bytes", "open_text", "read_text", "remote_or_value", "UrlText",
-           "Reached"]
+           "Reached", "ReachedFile"]
 
 def parameter_of(name: str) -> str:
     """The parameter a check's ``name`` is about: its leading identifier (``node`` of ``"node (run 1)"``).
@@ -358,6 +358,56 @@ def _unreached(error: BaseException) -> bool:
                       "requests", "urllib3", "huggingface_hub") or isinstance(error, (TypeError, ConnectionError))
 
 
+def _guarded(method: Any, url: str, *, opens: bool = False) -> Any:
+    """``method`` whose failures to reach the storage are named (:class:`Reached`); a file it opens (``opens``) is
+    guarded the same way, so a connection lost in the middle of a read is named too."""
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        try:
+            value = method(*args, **kwargs)
+        except Exception as error:
+            if not _unreached(error):
+                raise
+            raise InvalidParameterError(
+                f"cannot reach {url} ({type(error).__name__}: {error}); check the storage options "
+                "(storage_options= in the API, --storage-option KEY=VALUE on the command line: endpoint_url, key, "
+                "secret, ...) and the filesystem's credentials in its usual environment (AWS_* or ~/.aws for "
+                "s3://, GOOGLE_APPLICATION_CREDENTIALS for gs://, AZURE_STORAGE_* for az://).",
+                parameter="storage_options") from None
+        return ReachedFile(value, url) if opens else value
+
+    return call
+
+
+class ReachedFile:
+    """A file opened on a :class:`Reached` filesystem: its methods name a failure to reach the storage as the
+    filesystem's do; everything else is the file's."""
+
+    def __init__(self, handle: Any, url: str) -> None:
+        self.__dict__["_handle"], self.__dict__["_url"] = handle, url
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        value = getattr(self.__dict__["_handle"], name)
+        return _guarded(value, self.__dict__["_url"]) if callable(value) and not isinstance(value, type) else value
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        setattr(self.__dict__["_handle"], name, value)
+
+    def __enter__(self) -> ReachedFile:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __iter__(self) -> Any:
+        return iter(self.__dict__["_handle"])
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (ReachedFile, (self.__dict__["_handle"], self.__dict__["_url"]))
+
+
 class Reached:
     """A filesystem whose calls turn a failure to reach the storage (no credentials, no endpoint, an option the
     filesystem's session refuses) into an :class:`~evalframe.errors.InvalidParameterError` naming the URL and
@@ -376,22 +426,7 @@ class Reached:
         value = getattr(self.__dict__["_fs"], name)
         if not callable(value) or isinstance(value, type):
             return value
-        url = self.__dict__["_url"]
-
-        def call(*args: Any, **kwargs: Any) -> Any:
-            try:
-                return value(*args, **kwargs)
-            except Exception as error:
-                if not _unreached(error):
-                    raise
-                raise InvalidParameterError(
-                    f"cannot reach {url} ({type(error).__name__}: {error}); check the storage options "
-                    "(storage_options= in the API, --storage-option KEY=VALUE on the command line: endpoint_url, key, "
-                    "secret, ...) and the filesystem's credentials in its usual environment (AWS_* or ~/.aws for "
-                    "s3://, GOOGLE_APPLICATION_CREDENTIALS for gs://, AZURE_STORAGE_* for az://).",
-                    parameter="storage_options") from None
-
-        return call
+        return _guarded(value, self.__dict__["_url"], opens=name == "open")
 
     def __setattr__(self, name: str, value: Any) -> None:
         setattr(self.__dict__["_fs"], name, value)

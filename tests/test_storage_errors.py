@@ -82,3 +82,26 @@ def test_a_path_made_of_a_url_is_named_as_one_by_the_folder_surfaces(call, tmp_p
 
             load(path)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_connection_lost_in_the_middle_of_a_read_is_named(s3, monkeypatch, capsys):
+    """The storage answered the open (its HEAD) and then dropped: the read of the file object is named as the
+    filesystem's calls are, in the API and on the command line (it was botocore's EndpointConnectionError, which the
+    command line called an internal error)."""
+    import botocore.exceptions
+    import s3fs
+
+    run, qrels = f"{s3.name}/run.txt", f"{s3.name}/qrels.txt"
+    s3.fs.pipe({run: b"q1 Q0 d1 1 2.0 r\n", qrels: b"q1 0 d1 1\n"})
+
+    def dropped(self: object, *args: object, **kwargs: object) -> bytes:
+        raise botocore.exceptions.EndpointConnectionError(endpoint_url=s3.endpoint)
+
+    monkeypatch.setattr(s3fs.core.S3File, "_fetch_range", dropped)
+    with pytest.raises(InvalidParameterError, match=rf"^cannot reach s3://{s3.name}/run.txt \(EndpointConnectionError"):
+        EvaluationResult.from_trec(f"s3://{run}", {"q1": {"d1": 1}}, storage_options=s3.storage_options,
+                                   progress=False)
+    options = [f"--storage-option={key}={value}" for key, value in s3.storage_options.items()]
+    assert cli.main(["trec", f"s3://{run}", f"s3://{qrels}", *options]) == 1
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert last.startswith(f"error: cannot reach s3://{s3.name}/run.txt (EndpointConnectionError"), last
