@@ -310,7 +310,8 @@ def test_dask_from_runs_reads_shards_at_a_url_on_the_workers(s3_place, tmp_path,
 @pytest.mark.stress
 def test_dask_folders_at_a_url(s3, tmp_path, dask_client):
     dask = pytest.importorskip("evalframe.dask")
-    line = {"query": "q?", "gold": {"document_ids": ["d1"]}, "nodes": {"Retriever": {"documents": [{"id": "d1"}]}}}
+    line = {"query": "q?", "gold": {"document_ids": ["d1"]},
+            "nodes": {"Retriever": {"documents": [{"id": "d1", "content": "a passage"}]}}}
     (tmp_path / "runs.jsonl").write_text(json.dumps(line) + "\n")
     dask.from_runs(str(tmp_path / "runs.jsonl"), f"{s3.url}/built", partitions=1, client=dask_client,
                    storage_options=s3.storage_options)
