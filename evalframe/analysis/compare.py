@@ -26,7 +26,7 @@ from ..frames.backends import as_backend
 from ..options import ALL_PAIRS_TESTS, CompareOptions, MetricOptions, OutputOptions, with_options
 from .all_pairs import ALL_PAIRS_COLUMNS, all_pairs_p_values, common_values, with_all_pairs_p_values
 from .examples import Examples
-from .protocol import ResultLike, ResultSource
+from .protocol import QueryTable, ResultLike, ResultSource
 from .resampling import resample_many
 from .slice_compare import slice_codes, slice_counts, slice_members, table_labels, with_slices
 from .slices import check_by
@@ -38,7 +38,7 @@ __all__ = ["compare", "table_of_rows", "paired_statistics", "paired_statistics_m
            "CORRECTION_COLUMNS", "FAMILY_LEVELS", "p_column_of", "add_correction", "warn_of_unpaired",
            "scores_of_runs", "directions_of", "labelled_tables", "sliced_table"]
 
-Run = Union[ResultSource, pd.DataFrame]
+Run = Union[ResultSource, pd.DataFrame, QueryTable]
 
 
 def is_result(run: object) -> TypeGuard[ResultSource]:
@@ -163,6 +163,8 @@ def per_query_table(run: Run, node: str | None, params: dict[str, Any], name: st
         if measures:
             return gathered.query_metrics(node, measures=list(measures), compute=True, **(trec or {}), **params)
         return gathered.query_metrics(node, compute=True, **params)
+    if isinstance(run, QueryTable):  # a stored run: its table (its scores' directions are read by scores_of_runs)
+        run = run.table
     if is_result(run):
         if measures:
             return run.query_metrics(node, measures=list(measures), **(trec or {}), **params)  # type: ignore[arg-type]
@@ -582,10 +584,10 @@ def compare(a: Run, b: Run, *others: Run, **options: Any) -> Any:
     output, options = OutputOptions.take(options)
     names = run_names(options.get("names"), len(runs))
     for run, name in zip(runs, names):  # before shared_node, which would only see the results among them
-        if not (is_result(run) or on_dask(run) or isinstance(run, pd.DataFrame)):
+        if not (is_result(run) or on_dask(run) or isinstance(run, (pd.DataFrame, QueryTable))):
             raise InvalidParameterError(
-                f"run {name!r} must be an EvaluationResult or a per-query DataFrame (result.query_metrics(node)); "
-                f"got {type(run).__name__}."
+                f"run {name!r} must be an EvaluationResult, a per-query DataFrame (result.query_metrics(node)) or a "
+                f"QueryTable (a stored run: History(store).get(ref).run(node)); got {type(run).__name__}."
             )
     metrics = measure_texts(options.get("metrics"))  # ir_measures' measure objects: their names
     if not (metrics is None or isinstance(metrics, str)

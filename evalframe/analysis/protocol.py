@@ -23,6 +23,7 @@ False
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 import pandas as pd
@@ -30,7 +31,7 @@ import pandas as pd
 from ..metrics.registry import Metric
 from ..options import MetricOptions
 
-__all__ = ["ResultLike", "ResultSource", "ExampleSource"]
+__all__ = ["ResultLike", "ResultSource", "ExampleSource", "QueryTable"]
 
 
 @runtime_checkable
@@ -161,3 +162,31 @@ class ExampleSource(Protocol):
     def node_rows(self, node: str, row_type: str, eval_mode: str = "integrated") -> pd.DataFrame:
         """The node frame's rows of one type and eval_mode, in frame order."""
         ...
+
+
+@dataclass(frozen=True)
+class QueryTable:
+    """A run as its per-query table and the declarations of the scores in it: what a stored run is to
+    :func:`evalframe.compare` and the gate (``History.get(ref).run(node)``).
+
+    ``table`` has one row per query (index: the query id, multilabel_id or the TREC query id) and one column per
+    measure or score; ``scores`` declares the judge scores among its columns (name -> :class:`Metric`, with their
+    direction), so that a comparison knows which way each is better, as it knows of a result's ``result.scores``.
+    A plain per-query DataFrame declares none. ``name`` is what the run is called where one is shown.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from evalframe import compare, score_measure
+    >>> table_a = pd.DataFrame({"faithfulness": [0.5, 0.75, 1.0]}, index=pd.Index(["q1", "q2", "q3"], name="multilabel_id"))
+    >>> table_b = table_a + 0.25
+    >>> judge = {"faithfulness": score_measure("faithfulness", direction="higher")}
+    >>> compare(QueryTable(table_a, judge), QueryTable(table_b, judge))[["mean_a", "mean_b", "delta", "wins"]]
+                  mean_a  mean_b  delta  wins
+    metric
+    faithfulness    0.75     1.0   0.25     3
+    """
+
+    table: pd.DataFrame
+    scores: Mapping[str, Metric] = field(default_factory=dict)
+    name: str | None = None
