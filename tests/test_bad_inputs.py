@@ -178,7 +178,7 @@ API_CASES: list[tuple[str, Callable[[], Any], type[Exception], str]] = [
      EvalframeError, r"node names must be non-empty"),
     # compare
     ("compare ints", lambda: compare(1, 2), InvalidParameterError,
-     r"run 'A' must be an EvaluationResult or a per-query DataFrame .*got int"),
+     r"run 'A' must be an EvaluationResult, a per-query DataFrame .* or a QueryTable .*got int"),
     ("compare str", lambda: compare(demo(), "B"), InvalidParameterError, r"run 'B' .*got str"),
     ("compare None", lambda: compare(demo(), None), InvalidParameterError, r"run 'B' .*got NoneType"),
     ("compare unknown node", lambda: compare(demo(), demo(), node="Retreiver"), UnknownNodeError,

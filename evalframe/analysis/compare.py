@@ -187,8 +187,8 @@ def per_query_table(run: Run, node: str | None, params: dict[str, Any], name: st
             )
         return run
     raise InvalidParameterError(
-        f"run {name!r} must be an EvaluationResult or a per-query DataFrame (result.query_metrics(node)); "
-        f"got {type(run).__name__}."
+        f"run {name!r} must be an EvaluationResult, a per-query DataFrame (result.query_metrics(node)) or a "
+        f"QueryTable (a stored run: History(store).get(ref).run(node)); got {type(run).__name__}."
     )
 
 

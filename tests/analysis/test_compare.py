@@ -130,7 +130,7 @@ def test_results_and_simulated_top_k():
         (lambda: compare(per_query([1.0]), per_query([1.0]), simulated_top_k_retriever=3), InvalidParameterError,
          "is a per-query table"),
         (lambda: compare(per_query([1.0]), [1.0]), InvalidParameterError,
-         "must be an EvaluationResult or a per-query DataFrame"),
+         "must be an EvaluationResult, a per-query DataFrame .* or a QueryTable"),
         (lambda: compare(per_query([1.0]), per_query([1.0]), confidence=95), InvalidParameterError, "between 0 and 1"),
         (lambda: compare(per_query([1.0]), per_query([1.0]), names=["x"]), InvalidParameterError, "2 distinct names"),
         (lambda: compare(per_query([1.0]), per_query([1.0]), rounds=0), InvalidParameterError, "rounds must be an int >= 1"),
