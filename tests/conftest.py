@@ -11,6 +11,11 @@ and takes ``backend(result)``; one test then checks both engines against the sam
 tests/dask/ once held a copy of each analysis test. tests/dask/ keeps what only Dask has (partitions, the client,
 building on the cluster, the commands' ``--scheduler``).
 
+``cluster`` (a marker set here, not in the test files) is every test that runs on the session's LocalCluster: those
+that take ``dask_client`` (tests/dask/'s ``client``) and the ``backend`` fixture's dask runs. They stay out of the
+README's command (its 4 minutes on two cores) but for ``CLUSTER_SMOKE``, a fast test of each Dask feature that keeps
+Dask in that command end to end; ``.ci/run`` runs the rest (``-m 'cluster and not stress'``).
+
 ``SMOKE`` names the tests of the smoke subset (``python -m pytest -m smoke``, about a minute; README.md): one or two
 per stage of the data path, each with hand-worked or reference-tool values.
 """
@@ -175,6 +180,50 @@ SMOKE = (
 )
 
 
+#: The cluster tests the README's command keeps (the others are marked ``cluster``): a fast one of each Dask feature
+#: (building, the commands' ``--scheduler``, compare with its tests, from_trec, the partition checks, power, a URL
+#: read on the workers, repetitions, scores, the result's layout and errors, the benchmark's folder) and of the
+#: ``backend`` fixture's analyses on Dask; SMOKE's are kept too. Kept on one test process (``xdist_group``), so a
+#: run of ``-n 2`` starts one cluster. A test id names every parametrisation of the test; tests/test_smoke.py checks
+#: each names a test that is there.
+CLUSTER_SMOKE = (
+    "tests/dask/test_build.py::test_the_lines_left_out_are_recorded_in_the_folder_as_a_save_records_them",
+    "tests/dask/test_cli.py::test_an_analysis_on_the_scheduler_prints_what_it_prints_in_memory[command2]",
+    "tests/dask/test_compare_all_pairs.py::test_the_paper_table_of_runs_on_dask_is_memorys",
+    "tests/dask/test_compare_tests.py::test_dask_compare_by_slices_equals_memory",
+    "tests/dask/test_from_trec.py::test_gzip_files_give_the_same_numbers",
+    "tests/dask/test_from_trec.py::test_a_bad_line_in_a_later_block_is_named_by_its_line_in_the_file",
+    "tests/dask/test_partition_checks.py::test_a_row_moved_into_another_partition_is_refused_by_both_readers",
+    "tests/dask/test_power.py::test_power_on_dask_equals_in_memory",
+    "tests/dask/test_remote.py::test_dask_load_of_a_url_reads_the_partitions_on_the_workers",
+    "tests/dask/test_repeats.py::test_sharded_runs_files_with_repetitions_build_the_folder_memory_saves",
+    "tests/dask/test_result.py::test_the_layout_is_recorded_and_the_repr_names_it",
+    "tests/dask/test_result.py::test_errors_name_the_folder_the_node_and_the_saved_row",
+    "tests/dask/test_result.py::test_compare_needs_the_same_partition_count",
+    "tests/dask/test_scores.py::test_sharded_runs_files_with_scores_build_the_folder_memory_saves",
+    "tests/test_bench_dask.py::test_the_generated_folder_loads_whole_as_its_partitions_made_in_one_process[3-8]",
+    "tests/analysis/test_same_analyses.py::test_the_same_error_in_memory_and_on_dask",
+    "tests/analysis/test_same_analyses.py::test_both_are_result_like",
+    "tests/analysis/test_same_analyses.py::test_calculate_metrics_by_hand",
+    "tests/analysis/test_same_analyses.py::test_trec_metrics",
+    "tests/analysis/test_same_analyses.py::test_wrong_examples",
+    "tests/analysis/test_compare.py::test_compare_of_a_metric_a_run_lacks_names_the_metrics_the_runs_share",
+    "tests/analysis/test_meta.py::test_wrong_examples_carry_the_query_meta",
+    "tests/analysis/test_no_answer_summary.py::test_the_counts_and_each_metric_beside_its_answerable_only_value_by_hand",
+    "tests/frames/test_backends.py::test_metrics_frame_in_every_backend",
+    "tests/test_every_measure_everywhere.py::test_trec_metrics_is_each_measures_aggregation_of_the_per_query_values",
+    "tests/test_directions.py::test_wrong_examples_refuses_a_measure_without_direction",
+    "tests/test_directions.py::test_wrong_examples_document_metric_refuses_a_count",
+)
+
+
+def on_cluster(item: pytest.Item) -> bool:
+    """Whether ``item`` runs on the session's LocalCluster (``dask_client``, or the ``backend`` fixture's dask run)."""
+    callspec = getattr(item, "callspec", None)
+    on_dask = callspec is not None and callspec.params.get("backend") == "dask"
+    return on_dask or "dask_client" in getattr(item, "fixturenames", ())
+
+
 class S3Bucket:
     """A fresh bucket on the tests' S3 server: ``url`` (``s3://<bucket>``), the ``storage_options`` that reach it, and
     ``fs``, an s3fs filesystem of its own (listings never cached) for a test to look at what was written."""
@@ -221,11 +270,18 @@ def s3(s3_server: str) -> S3Bucket:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark the tests SMOKE names (before ``-m`` selects)."""
-    smoke = set(SMOKE)
+    """Mark the tests SMOKE names, and the cluster tests but CLUSTER_SMOKE's and SMOKE's (before ``-m`` selects, and
+    before pytest-xdist's ``--dist loadgroup`` reads the groups)."""
+    smoke, kept = set(SMOKE), set(CLUSTER_SMOKE)
     for item in items:
-        if item.nodeid in smoke or item.nodeid.split("[", 1)[0] in smoke:
+        names = (item.nodeid, item.nodeid.split("[", 1)[0])
+        if any(name in smoke for name in names):
             item.add_marker(pytest.mark.smoke)
+        if on_cluster(item):
+            if any(name in smoke or name in kept for name in names):
+                item.add_marker(pytest.mark.xdist_group("cluster"))
+            else:
+                item.add_marker(pytest.mark.cluster)
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -6,23 +6,40 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from tests.conftest import SMOKE
+from tests.conftest import CLUSTER_SMOKE, SMOKE
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def test_the_smoke_list_names_tests_there_are():
+def _missing(entries: tuple[str, ...]) -> list[str]:
     missing = []
-    for entry in SMOKE:
+    for entry in entries:
         path, _, name = entry.partition("::")
         tree = ast.parse((ROOT / path).read_text(encoding="utf-8"))
         functions = {node.name for node in tree.body if isinstance(node, ast.FunctionDef)}
         if name.split("[", 1)[0] not in functions:
             missing.append(entry)
+    return missing
+
+
+def test_the_smoke_list_names_tests_there_are():
+    missing = _missing(SMOKE)
     assert not missing, f"tests/conftest.py SMOKE names tests that are not there: {missing}"
     assert len(set(SMOKE)) == len(SMOKE)
     stages = {entry.split("/")[1] for entry in SMOKE if entry.count("/") > 1}
     assert {"metrics", "frames", "sources", "analysis", "io", "evaluators", "report", "present"} <= stages
+
+
+def test_the_cluster_tests_kept_are_tests_there_are():
+    """CLUSTER_SMOKE (the cluster tests the README's command keeps) names tests that are there, one of each file of
+    tests/dask/ that has cluster tests among them (a renamed test would drop its feature from the command silently)."""
+    missing = _missing(CLUSTER_SMOKE)
+    assert not missing, f"tests/conftest.py CLUSTER_SMOKE names tests that are not there: {missing}"
+    assert len(set(CLUSTER_SMOKE)) == len(CLUSTER_SMOKE)
+    kept = {entry.split("::")[0] for entry in CLUSTER_SMOKE}
+    files = {"build", "cli", "compare_all_pairs", "compare_tests", "from_trec", "partition_checks", "power", "remote",
+             "repeats", "result", "scores"}
+    assert {f"tests/dask/test_{name}.py" for name in files} <= kept
 
 
 def test_the_readme_and_ci_name_the_subsets():
@@ -33,12 +50,14 @@ def test_the_readme_and_ci_name_the_subsets():
 
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert "python -m pytest -m smoke" in readme and "python -m pytest -m stress" in readme
+    assert "python -m pytest -n 2 -m 'cluster and not stress'" in readme
     command = re.search(r"^pip install -e '\.\[test\]' && (python -m pytest.*)$", readme, re.MULTILINE)
     assert command is not None and command.group(1) == "python -m pytest -n 2"
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     # CI runs the README's command (two processes), then the stress tests in full
     assert re.search(r"^python -m pytest -q -p no:cacheprovider -n 2$", ci, re.MULTILINE)
     assert re.search(r"^python -m pytest -q -p no:cacheprovider -m stress\b", ci, re.MULTILINE)
+    assert re.search(r"^python -m pytest -q -p no:cacheprovider -n 2 -m 'cluster and not stress'$", ci, re.MULTILINE)
     subset = re.search(r"^subset=\((.*?)\)", ci, re.MULTILINE | re.DOTALL)
     assert subset is not None
     paths = shlex.split(subset.group(1))
