@@ -52,7 +52,8 @@ from ..errors import EvalframeError, InvalidParameterError
 from ..metrics.registry import AGGREGATIONS, Aggregation, Metric
 from ..metrics.trec import aggregation_of, without_direction
 from ..options import COMPARE_CORRECTIONS
-from .compare import directions_of, measure_names, paired_differences, per_query_table, scores_of_runs, select_metrics
+from .compare import (directions_of, measure_names, paired_differences_many, per_query_table, scores_of_runs,
+                      select_metrics)
 from .protocol import QueryTable
 from .stats import adjust_p_values, randomization_p_value_below, student_t_below
 
@@ -515,8 +516,7 @@ def decide(baseline: QueryTable | pd.DataFrame, candidate: QueryTable | pd.DataF
     shared = f" (on the {questions.common} questions both runs have)" if questions.differ else ""
 
     samples = {}
-    for measure in measures:
-        pairs = paired_differences(tables[0][measure], tables[1][measure], directions[measure])
+    for measure, pairs in zip(measures, paired_differences_many(tables, [(0, 1)], measures, directions)):
         gains = pairs.d if directions[measure] == "higher" else -pairs.d
         samples[measure] = _Sample(gains, pairs.mean_a, pairs.mean_b, AGGREGATIONS[pairs.aggregation])
     decided = [_decide_rule(rule, samples[rule.measure], directions[rule.measure], tables[1][rule.measure],
@@ -725,24 +725,31 @@ def _floor(rule: Rule, direction: str, values: pd.Series, alpha: float) -> Outco
 def _worst_queries(tables: Sequence[pd.DataFrame], measures: Sequence[str], directions: Mapping[str, str],
                    count: int, texts: pd.Series | None) -> pd.DataFrame:
     """Per measure the ``count`` queries whose value dropped most by its direction (ties in the baseline's order)."""
-    parts = []
-    for measure in measures:
-        a, b = tables[0][measure].dropna(), tables[1][measure].dropna()
-        both = a.index.intersection(b.index, sort=False)
-        delta = b.loc[both].to_numpy(dtype=np.float64) - a.loc[both].to_numpy(dtype=np.float64)
-        gain = delta if directions[measure] == "higher" else -delta
-        dropped = np.flatnonzero(gain < 0)
-        chosen = dropped[np.argsort(gain[dropped], kind="stable")][:count]
-        queries = both[chosen]
-        if texts is not None:
-            text = texts.reindex(queries).astype(object).where(lambda s: s.notna(), "").astype(str).to_numpy()
-        else:
-            text = np.full(len(chosen), "", dtype=object)
-        parts.append(pd.DataFrame({"measure": measure, "query": np.asarray(queries, dtype=object),
-                                   "text": np.asarray(text, dtype=object),
-                                   "baseline": a.loc[both].to_numpy(dtype=np.float64)[chosen],
-                                   "candidate": b.loc[both].to_numpy(dtype=np.float64)[chosen],
-                                   "delta": delta[chosen]}))
-    if not parts or all(part.empty for part in parts):
+    if count == 0:
         return _no_worst()
-    return pd.concat([part for part in parts if not part.empty], ignore_index=True)
+    in_candidate = tables[1].index.get_indexer(tables[0].index)  # each baseline query's row in the candidate, or -1
+    ids = np.asarray(tables[0].index, dtype=object)
+    columns: dict[str, list[np.ndarray]] = {name: [] for name in ("measure", "query", "baseline", "candidate", "delta")}
+    for measure in measures:
+        a = tables[0][measure].to_numpy(dtype=np.float64, na_value=np.nan)
+        b = np.full(len(a), np.nan)
+        found = in_candidate >= 0
+        b[found] = tables[1][measure].to_numpy(dtype=np.float64, na_value=np.nan)[in_candidate[found]]
+        delta = b - a
+        gain = delta if directions[measure] == "higher" else -delta
+        dropped = np.flatnonzero(gain < 0)  # NaN (a query one run did not score) is no drop
+        chosen = dropped[np.argsort(gain[dropped], kind="stable")][:count]
+        columns["measure"].append(np.full(len(chosen), measure, dtype=object))
+        columns["query"].append(ids[chosen])
+        for name, values in (("baseline", a), ("candidate", b), ("delta", delta)):
+            columns[name].append(values[chosen])
+    joined = {name: np.concatenate(parts) for name, parts in columns.items()}
+    if not len(joined["query"]):
+        return _no_worst()
+    text = np.full(len(joined["query"]), "", dtype=object)
+    if texts is not None:
+        looked_up = texts.reindex(pd.Index(joined["query"], dtype=object)).to_numpy(dtype=object)
+        known = ~pd.isna(looked_up)
+        text[known] = pd.Series(looked_up[known], dtype=object).astype(str).to_numpy(dtype=object)
+    return pd.DataFrame({"measure": joined["measure"], "query": joined["query"], "text": text,
+                         "baseline": joined["baseline"], "candidate": joined["candidate"], "delta": joined["delta"]})
