@@ -738,7 +738,8 @@ def _worst_queries(tables: Sequence[pd.DataFrame], measures: Sequence[str], dire
         delta = b - a
         gain = delta if directions[measure] == "higher" else -delta
         dropped = np.flatnonzero(gain < 0)  # NaN (a query one run did not score) is no drop
-        chosen = dropped[np.argsort(gain[dropped], kind="stable")][:count]
+        # rounded to 12 digits: equal drops written alike (1.05 - 1.0, 0.95 - 0.9) tie, and keep the baseline's order
+        chosen = dropped[np.argsort(np.round(gain[dropped], 12), kind="stable")][:count]
         columns["measure"].append(np.full(len(chosen), measure, dtype=object))
         columns["query"].append(ids[chosen])
         for name, values in (("baseline", a), ("candidate", b), ("delta", delta)):

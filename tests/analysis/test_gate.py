@@ -425,3 +425,11 @@ def test_decide_refuses_what_is_no_per_query_table_and_bad_rules():
     twice = pd.DataFrame({"mrr": [1.0, 0.5]}, index=["q0", "q0"])
     with pytest.raises(InvalidParameterError, match="has query 'q0' more than once"):
         decide(twice, twice, rules_of(no_drop="mrr"))
+
+
+def test_worst_ties_written_alike_keep_the_baseline_order_despite_float_noise():
+    latency = {"latency": score_measure("latency", direction="lower")}
+    run = lambda values: QueryTable(_table(latency=values), latency)  # noqa: E731
+    # 0.95 - 0.9 and 1.05 - 1.0 differ in their last bits (0.04999999999999993, 0.050000000000000044)
+    verdict = decide(run([0.9, 1.0, 0.9]), run([0.95, 1.05, 0.95]), rules_of(no_drop="latency"))
+    assert verdict.worst["query"].tolist() == ["q0", "q1", "q2"]
