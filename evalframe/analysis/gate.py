@@ -473,6 +473,9 @@ def decide(baseline: QueryTable | pd.DataFrame, candidate: QueryTable | pd.DataF
     if texts is not None and not isinstance(texts, pd.Series):
         raise InvalidParameterError(f"texts must be a pandas Series of query texts by query id, or None; got "
                                     f"{type(texts).__name__}.", parameter="texts")
+    if texts is not None and texts.index.has_duplicates:
+        raise InvalidParameterError(f"texts has query {texts.index[texts.index.duplicated()][0]!r} more than once; "
+                                    "give one text per query id.", parameter="texts")
     tables = [_check_table(baseline, "baseline"), _check_table(candidate, "candidate")]
     measures = list(dict.fromkeys(rule.measure for rule in rules))
     for table, (which, name) in zip(tables, (("baseline", names[0]), ("candidate", names[1]))):
@@ -507,9 +510,9 @@ def decide(baseline: QueryTable | pd.DataFrame, candidate: QueryTable | pd.DataF
         message = (f"{questions.differ} questions differ (baseline {questions.baseline}, candidate "
                    f"{questions.candidate}, common {questions.common}); pass --on-common to gate on the "
                    f"{questions.common} shared")
-        outcomes = tuple(Outcome(rule, "undecided", "not compared: the question sets differ", directions[rule.measure],
-                                 0, *([math.nan] * 7)) for rule in rules)
-        return Verdict(names[0], names[1], node, outcomes, questions, _no_worst(), alpha, test, correction, note,
+        refused = tuple(Outcome(rule, "undecided", "not compared: the question sets differ", directions[rule.measure],
+                                0, *([math.nan] * 7)) for rule in rules)
+        return Verdict(names[0], names[1], node, refused, questions, _no_worst(), alpha, test, correction, note,
                        message)
     if questions.differ:
         tables = [table.loc[table.index.isin(common)] for table in tables]
@@ -628,7 +631,7 @@ def _decide_rule(rule: Rule, sample: _Sample, direction: str, candidate_values: 
         p = student_t_below(-float(shifted.mean()) / se, n - 1)  # P(T >= (mean + m) / se)
     else:
         p = randomization_p_value_below(-shifted, rounds=rounds, rng=np.random.default_rng(seed))
-    margin = _value_text(rule.value)
+    margin = _value_text(value)
     bound_name = "lower" if direction == "higher" else "upper"
     limit = f"-{margin}" if direction == "higher" else f"+{margin}"
     beyond = "above" if direction == "higher" else "below"
@@ -638,16 +641,13 @@ def _decide_rule(rule: Rule, sample: _Sample, direction: str, candidate_values: 
         if equal:
             shown = p == 0.0
         evidence = f"its {level} {bound_name} bound {_number(worse_end)}"
-        if shown:
-            reason = f"delta {_signed(delta)} is shown {beyond} {limit}: {evidence} {'>' if direction == 'higher' else '<'} {limit}"
-        else:
-            reason = (f"delta {_signed(delta)} is not shown {beyond} {limit}: {evidence} "
-                      f"{'<=' if direction == 'higher' else '>='} {limit}")
+        relation = {(True, "higher"): ">", (False, "higher"): "<=", (True, "lower"): "<", (False, "lower"): ">="}
+        reason = (f"delta {_signed(delta)} is {'' if shown else 'not '}shown {beyond} {limit}: {evidence} "
+                  f"{relation[shown, direction]} {limit}")
     else:
         shown = p <= alpha
-        relation = "<=" if shown else ">"
         reason = (f"delta {_signed(delta)} is {'' if shown else 'not '}shown {beyond} {limit}: sign-flip p "
-                  f"{_number(p)} {relation} alpha {_value_text(alpha)}")
+                  f"{_number(p)} {'<=' if shown else '>'} alpha {_value_text(alpha)}")
     if equal:
         reason += " (every query's gain is the same)"
     if direction == "lower":

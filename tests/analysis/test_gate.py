@@ -81,7 +81,8 @@ def test_no_drop_t_test_is_scipys_one_sided_paired_t_test_and_its_bounds_t_ppf()
 def test_no_drop_passes_when_the_drop_is_not_significant_at_alpha():
     verdict = decide(_table(mrr=BASE), _table(mrr=CAND), rules_of(no_drop="mrr"), alpha=0.01)
     outcome = _one(verdict, "no-drop")
-    assert outcome.status == "pass" and outcome.reason.startswith("delta -0.1562 is not significantly below 0: p 0.0246 > alpha 0.01")
+    assert outcome.status == "pass"
+    assert outcome.reason.startswith("delta -0.1562 is not significantly below 0: p 0.0246 > alpha 0.01")
     assert (verdict.status, verdict.exit_code, verdict.passed) == ("pass", 0, True)
     half = scipy_stats.t.ppf(0.99, 7) * math.sqrt(0.2421875 / 7) / math.sqrt(8)
     assert outcome.low == pytest.approx(-0.15625 - half, rel=1e-12)
@@ -433,3 +434,38 @@ def test_worst_ties_written_alike_keep_the_baseline_order_despite_float_noise():
     # 0.95 - 0.9 and 1.05 - 1.0 differ in their last bits (0.04999999999999993, 0.050000000000000044)
     verdict = decide(run([0.9, 1.0, 0.9]), run([0.95, 1.05, 0.95]), rules_of(no_drop="latency"))
     assert verdict.worst["query"].tolist() == ["q0", "q1", "q2"]
+
+
+def test_randomization_with_too_few_rounds_for_alpha_is_undecided():
+    base = _table(mrr=[1.0] * 8)
+    outcome = _one(decide(base, base * 0.5, rules_of(no_drop="mrr"), test="randomization", rounds=10), "no-drop")
+    assert outcome.status == "undecided" and "too few rounds for --no-drop mrr at alpha 0.05: 10" in outcome.reason
+
+
+def test_a_geometric_mean_is_gated_on_its_logs_and_its_margin_carried_to_them():
+    # gm_map: the number is exp(mean log AP); the gains are log(candidate / baseline) per query
+    base = np.array([0.5, 0.4, 0.8, 0.2, 0.6, 0.3])
+    ratios = np.array([0.9, 1.0, 0.95, 0.85, 1.02, 0.97])
+    verdict = decide(_table(gm_map=list(base)), _table(gm_map=list(base * ratios)),
+                     rules_of(no_drop="gm_map", margin={"gm_map": 0.05}))
+    no_drop, margin = _one(verdict, "no-drop"), _one(verdict, "margin")
+    logs = np.log(ratios)
+    assert no_drop.p_value == pytest.approx(scipy_stats.ttest_1samp(logs, 0.0, alternative="less").pvalue, rel=1e-10)
+    gm_a = math.exp(np.log(base).mean())
+    assert margin.baseline == pytest.approx(gm_a) and margin.delta == pytest.approx(gm_a * (math.exp(logs.mean()) - 1))
+    half = scipy_stats.t.ppf(0.95, 5) * logs.std(ddof=1) / math.sqrt(6)
+    assert margin.low == pytest.approx(gm_a * (math.exp(logs.mean() - half) - 1), rel=1e-10)
+    # the margin of 0.05 on gm_map is log(1 - 0.05 / gm_a) on the logs: the t-test and the bound agree
+    shifted = logs - math.log(1 - 0.05 / gm_a)
+    assert margin.p_value == pytest.approx(scipy_stats.ttest_1samp(shifted, 0.0, alternative="greater").pvalue,
+                                           rel=1e-10)
+    assert (margin.p_value <= 0.05) == (margin.low > -0.05) == (margin.status == "pass")
+
+
+def test_the_worst_queries_are_not_listed_when_the_question_sets_differ_and_texts_are_checked():
+    base = pd.DataFrame({"mrr": [1.0, 0.5, 0.25]}, index=["q0", "q1", "q2"])
+    cand = pd.DataFrame({"mrr": [0.5, 0.5, 0.25]}, index=["q0", "q1", "x"])
+    assert decide(base, cand, rules_of(no_drop="mrr")).worst.empty
+    assert decide(base, cand, rules_of(no_drop="mrr"), on_common=True).worst["query"].tolist() == ["q0"]
+    with pytest.raises(InvalidParameterError, match="^texts has query 'q0' more than once"):
+        decide(base, base, rules_of(no_drop="mrr"), texts=pd.Series(["a", "b"], index=["q0", "q0"]))
