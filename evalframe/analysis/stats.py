@@ -28,7 +28,8 @@ from ..errors import InvalidParameterError
 from ..options import COMPARE_CORRECTIONS, ROUNDS, ZERO_METHODS  # ROUNDS: the resampling rounds (CompareOptions)
 
 __all__ = ["CORRECTIONS", "adjust_p_values", "bootstrap_ci", "bootstrap_means", "bootstrap_p_value", "few_distinct", "holm",
-           "paired_t_test", "randomization_p_value", "sign_test_p_value", "student_t_two_sided_p", "wilcoxon_p_value"]
+           "paired_t_test", "randomization_p_value", "randomization_p_value_below", "sign_test_p_value", "student_t_below",
+           "student_t_two_sided_p", "wilcoxon_p_value"]
 
 #: Random numbers drawn per block: bounds the memory of resampling at about 32 MB.
 _BLOCK = 1 << 22
@@ -144,6 +145,39 @@ def randomization_p_value(d: np.ndarray, *, rounds: int = ROUNDS, rng: np.random
     return (1 + extreme) / (rounds + 1)
 
 
+def randomization_p_value_below(d: np.ndarray, *, rounds: int = ROUNDS, rng: np.random.Generator) -> float:
+    """One-sided p-value of a paired randomization (sign-flip) test of ``mean(d) >= 0`` against ``mean(d) < 0``.
+
+    The p-value is ``(1 + #{rounds r with sum_i s_ri d_i <= sum_i d_i}) / (rounds + 1)`` for random signs ``s_ri``
+    (as low within 1e-12 of the sums, which may differ in their last bits): small when ``sum(d)`` is lower than
+    nearly every sign pattern makes it. Never 0; NaN for no difference or a non-finite one. The flips are drawn in
+    blocks, one matrix product per block (:func:`randomization_p_value`'s two-sided test draws them the same way).
+
+    Examples
+    --------
+    >>> randomization_p_value_below(-np.ones(30), rng=np.random.default_rng(0))  # no flip is as low: 1 / (10_000 + 1)
+    9.999000099990002e-05
+    >>> randomization_p_value_below(np.ones(30), rng=np.random.default_rng(0))  # every flip is as low or lower
+    1.0
+    """
+    d = _numbers(d, "d")
+    rounds = _check_resampling(rounds, rng)
+    if len(d) == 0 or not np.isfinite(d).all():
+        return math.nan
+    nonzero = d[d != 0]  # a zero difference is the same either sign
+    if len(nonzero) == 0:
+        return 1.0
+    observed = float(nonzero.sum())
+    tolerance = 1e-12 * float(np.abs(nonzero).sum())
+    low = 0
+    for size in _blocks(rounds, len(nonzero)):
+        # one random bit per query, 1 keeping d_i's sign: sum_i s_i d_i = 2 * (bits @ d) - sum(d)
+        bits = np.unpackbits(rng.integers(0, 256, size=(size, -(-len(nonzero) // 8)), dtype=np.uint8), axis=1,
+                             count=len(nonzero))
+        low += int(np.count_nonzero(2 * (bits @ nonzero) - observed <= observed + tolerance))
+    return (1 + low) / (rounds + 1)
+
+
 def bootstrap_p_value(d: np.ndarray, *, rounds: int = ROUNDS, rng: np.random.Generator) -> float:
     """Two-sided p-value of the paired bootstrap test of ``mean(d) == 0`` (the shift method).
 
@@ -242,6 +276,23 @@ def student_t_two_sided_p(t: float, df: float) -> float:
     x, y = df / (df + square), square / (df + square)
     log_x, log_y = -math.log1p(square / df), 2.0 * math.log(abs(t)) - math.log(df + square)
     return min(1.0, _incomplete_beta(df / 2.0, 0.5, x, y, log_x, log_y))
+
+
+def student_t_below(t: float, df: float) -> float:
+    """P(T <= t) for Student's t with ``df`` degrees of freedom: the one-sided p-value of a t statistic against
+    "the mean is below" (``scipy.stats.t.cdf(t, df)``), from :func:`student_t_two_sided_p`'s tail.
+
+    Examples
+    --------
+    >>> round(student_t_below(-1.0, 1), 12), round(student_t_below(1.0, 1), 12)  # the Cauchy distribution's quartiles
+    (0.25, 0.75)
+    >>> student_t_below(-math.inf, 3), student_t_below(0.0, 3)
+    (0.0, 0.5)
+    """
+    tail = student_t_two_sided_p(t, df) / 2  # checks t and df
+    if math.isnan(tail):
+        return math.nan
+    return tail if t < 0 else 1.0 - tail
 
 
 def paired_t_test(d: np.ndarray) -> tuple[float, float]:
