@@ -241,7 +241,7 @@ STAGES = (
     ("facade", ("evalframe.result", "evalframe.trec_compare")),
     ("cluster", ("evalframe.dask",)),
     ("present", ("evalframe.present",)),
-    ("package", ("evalframe", "evalframe.__main__")),
+    ("package", ("evalframe", "evalframe.__main__", "evalframe.testing")),
 )
 #: Deprecated aliases of moved modules (``evalframe.plots`` -> ``evalframe.present.plots``, ...).
 ALIASES = {name for name, path in MODULES.items()
