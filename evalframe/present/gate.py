@@ -51,8 +51,8 @@ def read_run(run: Any, *, name: str, node: str | None = None, qrels: Any = None,
     if _is_ref(run):
         where = store_of(store)
         if where is None:
-            raise InvalidParameterError(f"run {name!r} is the history reference {run!r}, and no store is given: pass "
-                                        f"store=<folder or URL> (or set ${STORE_VARIABLE}).", parameter="store")
+            raise InvalidParameterError(f"run {name!r} is the history reference {run!r}, and no history store is given "
+                                        f"(a folder or URL; or set ${STORE_VARIABLE}).", parameter="store")
         from .history import History  # the store's API (H1), imported only for a reference
 
         stored = History(where, storage_options=storage_options).get(run)
