@@ -180,33 +180,38 @@ def _text(verdict: Any) -> str:
     return "\n".join(lines)
 
 
+def _md(value: Any) -> str:
+    """The user's text for a Markdown cell or line: control characters as their pictures, Markdown's syntax escaped."""
+    return md(visible(value))
+
+
 _MD_MARKS = {"pass": "✅ pass", "fail": "❌ fail", "undecided": "⚠️ undecided"}
 
 
 def _markdown(verdict: Any) -> str:
     questions = verdict.questions
-    node = f", node {md(verdict.node)}" if verdict.node is not None else ""
+    node = f", node {_md(verdict.node)}" if verdict.node is not None else ""
     lines = [f"### evalframe gate: {_summary(verdict)}", "",
-             f"Candidate **{md(verdict.candidate_name)}** against baseline **{md(verdict.baseline_name)}**{node}: "
+             f"Candidate **{_md(verdict.candidate_name)}** against baseline **{_md(verdict.baseline_name)}**{node}: "
              f"questions baseline {questions.baseline}, candidate {questions.candidate}, common {questions.common}"
              f"{' (gated on the common ones)' if questions.on_common and questions.differ else ''}; alpha "
-             f"{verdict.alpha:g}, {md(verdict.test)}, correction {md(verdict.correction)}; "
-             f"{md(verdict.confidence_note)}.", ""]
+             f"{verdict.alpha:g}, {_md(verdict.test)}, correction {_md(verdict.correction)}; "
+             f"{_md(verdict.confidence_note)}.", ""]
     if verdict.message:
-        lines += [f"**Cannot decide:** {md(verdict.message)}", ""]
+        lines += [f"**Cannot decide:** {_md(verdict.message)}", ""]
     lines += ["| rule | status | baseline | candidate | delta | interval | p | p adjusted | queries | reason |",
               "|---|---|---:|---:|---:|---|---:|---:|---:|---|"]
     for outcome in verdict.outcomes:
-        lines.append(f"| {md(outcome.rule.flag())} | {_MD_MARKS[outcome.status]} | {_number(outcome.baseline)} | "
+        lines.append(f"| {_md(outcome.rule.flag())} | {_MD_MARKS[outcome.status]} | {_number(outcome.baseline)} | "
                      f"{_number(outcome.candidate)} | {_number(outcome.delta)} | "
                      f"[{_number(outcome.low)}, {_number(outcome.high)}] | {_p(outcome.p_value)} | "
-                     f"{_p(outcome.p_adjusted)} | {outcome.queries} | {md(outcome.reason)} |")
+                     f"{_p(outcome.p_adjusted)} | {outcome.queries} | {_md(outcome.reason)} |")
     rows = _worst_rows(verdict)
     if rows:
         lines += ["", "**Worst regressed queries**", "", "| measure | query | baseline | candidate | delta | text |",
                   "|---|---|---:|---:|---:|---|"]
-        lines += [f"| {md(row['measure'])} | {md(row['query'])} | {_number(row['baseline'])} | "
-                  f"{_number(row['candidate'])} | {_number(row['delta'])} | {md(row['text'] or '')} |" for row in rows]
+        lines += [f"| {_md(row['measure'])} | {_md(row['query'])} | {_number(row['baseline'])} | "
+                  f"{_number(row['candidate'])} | {_number(row['delta'])} | {_md(row['text'] or '')} |" for row in rows]
     return "\n".join(lines) + "\n"
 
 
