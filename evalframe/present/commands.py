@@ -46,7 +46,7 @@ from .._locations import UrlText
 from .inputs import (convert_source, judged_sources, load, needed_flag, read_result, read_source, reader_options,
                      refuse_file_flags, run_names, score_declarations, source_of, source_words, storage_of)
 from .parsers import FOLDER, IRDS_PREFIX, options_given, print_warning
-from .gate import read_run
+from .gate import gate, read_run
 from .._locations import Remote, locate, write_bytes
 from ..report.reports import write_atomically
 from ..report.verdict import render_verdict
@@ -293,9 +293,10 @@ def _compare_stored(args: argparse.Namespace) -> str:
     runs = [read_run(run, name=name, node=args.node, store=args.store, storage_options=args.storage_options)[0]
             if isinstance(run, str) else read_result(run, args) for run, name in zip(args.folders, names)]
     options = _compare_options(args, names)
+    compared: Callable[..., pd.DataFrame] = compare
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        table = compare(*runs, **options, **_scope_kwargs(args))
+        table = compared(*runs, **options, **_scope_kwargs(args))
     for warning in caught:
         print_warning(warning.message)
     flat = table.reset_index()
@@ -338,8 +339,6 @@ def _gate(args: argparse.Namespace) -> str:
     qrels = _given(args.qrels) if args.qrels is not None else None
     given_names = args.names or [_stored_name(run) for run in (args.baseline, args.candidate)]
     runs = [run if isinstance(run, str) else _gate_run(run, args) for run in (args.baseline, args.candidate)]
-    from .gate import gate
-
     verdict = gate(runs[0], runs[1], no_drop=args.no_drop or (), margin=args.margin, minimum=args.minimum,
                    alpha=args.alpha, test=args.test, correction=args.correction, on_common=args.on_common,
                    node=args.node, qrels=qrels, store=args.store, storage_options=args.storage_options or None,

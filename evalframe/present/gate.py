@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pandas as pd
 
@@ -53,7 +53,8 @@ def read_run(run: Any, *, name: str, node: str | None = None, qrels: Any = None,
         if where is None:
             raise InvalidParameterError(f"run {name!r} is the history reference {run!r}, and no history store is given "
                                         f"(a folder or URL; or set ${STORE_VARIABLE}).", parameter="store")
-        from .history import History  # the store's API (H1), imported only for a reference
+        # the store's API, imported only for a reference
+        from .history import History  # type: ignore[import-untyped,import-not-found,unused-ignore]
 
         stored = History(where, storage_options=storage_options).get(run)
         table = stored.run(node)
@@ -65,7 +66,7 @@ def read_run(run: Any, *, name: str, node: str | None = None, qrels: Any = None,
         if qrels is not None:
             return EvaluationResult.from_source(source or "trec", run, qrels=qrels, **options), None
         if source is None and (is_url(run) or Path(run).is_dir() or not Path(run).exists()):
-            return EvaluationResult.load(run, progress=False, **options), None
+            return EvaluationResult.load(cast(Any, run), progress=False, **options), None
         return EvaluationResult.from_source(source, run, **options), None
     return run, None
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import math
-import shutil
 import subprocess
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -24,7 +23,6 @@ from evalframe import load_demo_result, score_measure
 from evalframe.analysis.protocol import QueryTable
 from evalframe.errors import InvalidParameterError
 from evalframe.present.cli import main
-from evalframe.report.verdict import render_verdict
 from evalframe.testing import assert_no_regression
 
 TREC_EVAL = Path("/root/.cache/evalframe-bench/trec_eval-10.0/trec_eval")

@@ -62,3 +62,11 @@ def test_its_evalframe_commands_parse():
             assert args.minimum == ["recall_single_hit=0.8"] and args.github_summary
             assert [str(args.markdown), str(args.junit), str(args.json)] == ["gate.md", "gate.xml", "gate.json"]
     assert parsed >= 1
+
+
+def test_the_parsers_names_agree_with_the_library():
+    from evalframe.analysis.gate import GATE_TESTS
+    from evalframe.present.parsers import GATE_FORMAT_NAMES, GATE_TEST_NAMES
+    from evalframe.report.verdict import VERDICT_FORMATS
+
+    assert GATE_FORMAT_NAMES == VERDICT_FORMATS and GATE_TEST_NAMES == GATE_TESTS
