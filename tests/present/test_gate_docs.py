@@ -70,3 +70,22 @@ def test_the_parsers_names_agree_with_the_library():
     from evalframe.report.verdict import VERDICT_FORMATS
 
     assert GATE_FORMAT_NAMES == VERDICT_FORMATS and GATE_TEST_NAMES == GATE_TESTS
+
+
+def test_the_workflows_gate_runs_against_a_store(tmp_path, monkeypatch, capsys):
+    history = pytest.importorskip("evalframe.present.history")
+    from evalframe import load_demo_result
+    from evalframe.present.cli import main
+
+    result = load_demo_result()
+    history.History(tmp_path / "store").log(result, name="main")
+    result.save(tmp_path / "results", progress=False)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("EVALFRAME_STORE", str(tmp_path / "store"))
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(tmp_path / "summary.md"))
+    gate = next(argv for argv in _commands() if argv[0] == "gate")
+    code = main(gate)
+    out, err = capsys.readouterr()
+    assert code == 0, err  # the demo against itself: no drop, within the margin, recall 0.875 above 0.8
+    assert out.splitlines()[-1] == "verdict: PASS (exit 0): 4 of 4 rules passed"
+    assert all((tmp_path / name).is_file() for name in ("gate.md", "gate.xml", "gate.json", "summary.md"))
