@@ -50,6 +50,7 @@ if TYPE_CHECKING:  # loaded on first use by __getattr__ below; imported here for
     from .present.demo import load_demo_result, load_demo_runs
     from .present.fusion import FusionSearch, fuse, optimize_fusion
     from .present.comparison import compare_report
+    from .present.gate import gate
     from .present.paper import comparison_table
     from .report.paper import ComparisonTable
     from .report.reports import ComparisonReport
@@ -72,6 +73,7 @@ _ON_FIRST_USE = {
     "demo": ("load_demo_result", "load_demo_runs"),
     "fusion": ("fuse", "optimize_fusion", "FusionSearch"),
     "comparison": ("compare_report",),
+    "gate": ("gate",),  # the regression gate on two runs of any kind (docs/ci.md)
     "paper": ("comparison_table",),  # the paper table (present stage: TREC runs are read by evalframe.compare)
     "paper_table": ("ComparisonTable",),
     "agreement": ("agreement", "Agreement"),  # the judge against the gold
@@ -129,6 +131,10 @@ if not TYPE_CHECKING:  # hidden from type checkers, which would otherwise take a
             from .present import comparison
 
             module = comparison
+        elif name in _ON_FIRST_USE["gate"]:
+            from .present import gate as gate_module
+
+            module = gate_module
         elif name in _ON_FIRST_USE["paper"]:
             from .present import paper
 
@@ -200,6 +206,7 @@ __all__ = [
     "comparison_table",
     "direction_of",
     "fuse",
+    "gate",
     "load_demo_result",
     "load_demo_runs",
     "optimize_fusion",

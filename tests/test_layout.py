@@ -200,6 +200,7 @@ def entry_points() -> set[str]:
     points = {"evalframe"} | {name for name in MODULES if name.endswith(".__main__")}  # python -m evalframe[.x]
     points |= set(ALIASES)  # the deprecated aliases of moved modules are imported by users only
     points.add("evalframe.dask")  # the optional extra: imported by its users (import evalframe.dask), never by evalframe
+    points.add("evalframe.testing")  # the helpers of the users' tests (assert_no_regression), imported by them only
     # the console scripts: ``name = "module:function"`` lines of pyproject.toml's [project.scripts] (tomllib is 3.11+)
     section = re.search(r"^\[project\.scripts\]\n(.*?)(?:^\[|\Z)", (ROOT / "pyproject.toml").read_text(), re.M | re.S)
     points.update(re.findall(r'^\S+\s*=\s*"([\w.]+):', section.group(1) if section else "", re.M))
@@ -241,7 +242,7 @@ STAGES = (
     ("facade", ("evalframe.result", "evalframe.trec_compare")),
     ("cluster", ("evalframe.dask",)),
     ("present", ("evalframe.present",)),
-    ("package", ("evalframe", "evalframe.__main__")),
+    ("package", ("evalframe", "evalframe.__main__", "evalframe.testing")),
 )
 #: Deprecated aliases of moved modules (``evalframe.plots`` -> ``evalframe.present.plots``, ...).
 ALIASES = {name for name, path in MODULES.items()
@@ -312,6 +313,8 @@ START_UP = {
     ("evalframe.present.cli", "evalframe.present.commands"),
     # start-up: evalframe trec on TREC files runs on columns, without pandas, when it runs (issue 26)
     ("evalframe.present.cli", "evalframe.present.trec_command"),
+    # a gate or a comparison reads the history store only for a run given as @ref (evalframe.History)
+    ("evalframe.present.gate", "evalframe.present.history"),
 }
 
 

@@ -104,7 +104,8 @@ def _show_warning(message: Warning | str, category: type[Warning], filename: str
 
 #: What each command runs, by name.
 COMMANDS: dict[str, Callable[[argparse.Namespace], str]] = {
-    name: _run_command for name in ("demo", "metrics", "compare", "worst", "convert", "flatten", "report", "fuse")}
+    name: _run_command for name in ("demo", "metrics", "compare", "worst", "convert", "flatten", "report", "fuse",
+                                    "gate")}
 COMMANDS["trec"] = _run_trec
 COMMANDS["list-metrics"] = _list_metrics
 
@@ -142,6 +143,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser, commands = build()
     args = parser.parse_args(argv)
     with_storage_options(args)
+    # evalframe gate: 0 pass, 1 a rule failed, 2 could not decide, bad input included (its error lines exit 2)
+    failed = 2 if args.command == "gate" else 1
     try:
         with warnings.catch_warnings():
             warnings.showwarning = _show_warning
@@ -153,18 +156,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.flush()
     except BrokenPipeError:  # the reader stopped early (`evalframe worst ... | head`): nothing to report
         _silence_stdout()
-        return 1
+        return failed
     except EvalframeError as exc:
         print(f"error: {_as_typed(exc, commands[args.command], sys.argv[1:] if argv is None else argv)}",
               file=sys.stderr)
-        return 1
+        return failed
     except OSError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 1
+        return failed
     except Exception as exc:  # a bug of evalframe, not of the input: still one line, with a way to get the traceback
         if os.environ.get("EVALFRAME_TRACEBACK"):
             raise
         print(f"error: internal error {type(exc).__name__}: {exc} (set EVALFRAME_TRACEBACK=1 to see the traceback, "
               "and please report it)", file=sys.stderr)
-        return 1
-    return 0
+        return failed
+    return int(getattr(args, "exit_status", 0))

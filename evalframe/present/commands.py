@@ -46,6 +46,11 @@ from .._locations import UrlText
 from .inputs import (convert_source, judged_sources, load, needed_flag, read_result, read_source, reader_options,
                      refuse_file_flags, run_names, score_declarations, source_of, source_words, storage_of)
 from .parsers import FOLDER, IRDS_PREFIX, options_given, print_warning
+from .gate import gate, read_run
+from .._locations import Remote, locate, write_bytes
+from ..report.reports import write_atomically
+from ..report.verdict import render_verdict
+from pathlib import Path
 
 __all__ = ["COMMANDS"]
 
@@ -236,6 +241,8 @@ def _compare(args: argparse.Namespace) -> str:
         return _paper(args)
     if args.qrels is not None:
         return _compare_trec(args)
+    if any(isinstance(folder, str) and folder.startswith("@") for folder in args.folders):
+        return _compare_stored(args)
     _refuse_trec_files(args)
     names = args.names or run_names(args.folders)
     runs = [read_result(folder, args, on_dask=True) for folder in args.folders]
@@ -270,6 +277,90 @@ def _compare(args: argparse.Namespace) -> str:
     flat = table.reset_index()
     return _with_scopes(render_table(flat.set_index(flat.columns[0]), args.format,
                                 lambda: json.loads(flat.to_json(orient="records"))), args)
+
+
+def _stored_name(run: Any) -> str:
+    return run if isinstance(run, str) else run_names([run])[0]
+
+
+def _compare_stored(args: argparse.Namespace) -> str:
+    """``evalframe compare @last @tag:v3 [FOLDER ...] --store STORE``: runs of the history store (their per-query
+    tables, ``History(store).get(ref).run(node)``) compared with each other or with results read as usual."""
+    if args.qrels is not None:
+        raise EvalframeError("--qrels judges TREC run files; a run of the history store (@ref) holds its measures "
+                             "already: leave --qrels out, or compare TREC run files without @refs.")
+    names = args.names or [_stored_name(run) for run in args.folders]
+    runs = [read_run(run, name=name, node=args.node, store=args.store, storage_options=args.storage_options)[0]
+            if isinstance(run, str) else read_result(run, args) for run, name in zip(args.folders, names)]
+    options = _compare_options(args, names)
+    compared: Callable[..., pd.DataFrame] = compare
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        table = compared(*runs, **options, **_scope_kwargs(args))
+    for warning in caught:
+        print_warning(warning.message)
+    flat = table.reset_index()
+    return TABLE_FORMATS[args.format].with_scopes(
+        render_table(flat.set_index(flat.columns[0]), args.format, lambda: json.loads(flat.to_json(orient="records"))),
+        lambda: f"runs: {', '.join(names)}" + (f"; node {args.node}" if args.node else ""), "")
+
+
+def _write_output(path: Any, content: str, args: argparse.Namespace, flag: str) -> None:
+    """One output file of ``evalframe gate`` written whole: a local file through a temporary one renamed over it, a
+    URL in one request (the object replaced whole)."""
+    if isinstance(path, UrlText):
+        where = locate(path, name=flag, storage_options=args.storage_options or None)
+        if isinstance(where, Remote):
+            write_bytes(where, content.encode("utf-8"), what=f"{flag} file")
+            return
+        path = Path(where)
+    target = Path(path)
+    if target.is_dir():
+        raise EvalframeError(f"{flag} {target} is a folder; give the file to write, e.g. {target / 'verdict'}.")
+    write_atomically(target, content)
+
+
+def _gate(args: argparse.Namespace) -> str:
+    """``evalframe gate BASELINE CANDIDATE``: the verdict printed in --format and written to each output file; the
+    exit status the verdict's (``args.exit_status``)."""
+    summary = os.environ.get("GITHUB_STEP_SUMMARY") if args.github_summary else None
+    if args.github_summary and not summary:
+        raise EvalframeError("--github-summary appends to the file $GITHUB_STEP_SUMMARY names, and it is not set "
+                             "(GitHub Actions sets it in a job's steps); write the Markdown with --markdown FILE.")
+    if args.names is not None and len(args.names) != 2:
+        raise EvalframeError(f"--names names the baseline and the candidate: two names, A,B; got {','.join(args.names)}.")
+    if args.source is not None and args.source != FOLDER:
+        read = {"source": args.source}
+    else:
+        read = {}
+    if not (args.no_drop or args.margin or args.minimum):
+        raise EvalframeError("give at least one rule: --no-drop MEASURE, --margin MEASURE=M or --min MEASURE=F "
+                             "(each repeatable).")
+    qrels = _given(args.qrels) if args.qrels is not None else None
+    given_names = args.names or [_stored_name(run) for run in (args.baseline, args.candidate)]
+    runs = [run if isinstance(run, str) else _gate_run(run, args) for run in (args.baseline, args.candidate)]
+    verdict = gate(runs[0], runs[1], no_drop=args.no_drop or (), margin=args.margin, minimum=args.minimum,
+                   alpha=args.alpha, test=args.test, correction=args.correction, on_common=args.on_common,
+                   node=args.node, qrels=qrels, store=args.store, storage_options=args.storage_options or None,
+                   names=given_names if len(set(given_names)) == 2 or args.names else None,
+                   worst=args.worst, rounds=args.rounds, seed=args.seed, **read, **_scope_kwargs(args))
+    for flag, path, fmt in (("--markdown", args.markdown, "markdown"), ("--junit", args.junit, "junit"),
+                            ("--json", args.json, "json")):
+        if path is not None:
+            _write_output(path, render_verdict(verdict, fmt), args, flag)
+    if summary:
+        with open(summary, "a", encoding="utf-8") as file:
+            file.write(render_verdict(verdict, "markdown") + "\n")
+    args.exit_status = verdict.exit_code
+    return render_verdict(verdict, args.format).rstrip("\n")
+
+
+def _gate_run(path: Path, args: argparse.Namespace) -> Any:
+    """A run of the gate given as a path: with --qrels, a TREC run file (read by the gate); else the result read as
+    the other commands read it (a folder, or a source's file found by its suffix and content)."""
+    if args.qrels is not None:
+        return _given(path)
+    return read_result(path, args)
 
 
 #: How the header of ``evalframe compare --qrels`` names each correction of 3+ runs.
@@ -609,5 +700,5 @@ def _trec(args: argparse.Namespace) -> str:
 #: Each command's implementation, by name (``list-metrics`` is :mod:`evalframe.present.cli`'s).
 COMMANDS: dict[str, Callable[[argparse.Namespace], str]] = {
     "demo": _demo, "metrics": _metrics, "compare": _compare, "worst": _worst, "convert": _convert, "flatten": _flatten,
-    "report": _report, "trec": _trec, "fuse": fuse_command}
+    "report": _report, "trec": _trec, "fuse": fuse_command, "gate": _gate}
 

@@ -22,15 +22,15 @@ from .._locations import UrlText, locate, parse_storage_option, url_problem
 from ..errors import InvalidParameterError
 from .._validation import close_matches
 from .._version import __version__
-from ..options import (THRESHOLD, CompareOptions, ComparisonReportOptions, Count, IntervalOptions, MatchingOptions,
-                       MetricOptions, ReportOptions)
+from ..options import (COMPARE_CORRECTIONS, THRESHOLD, CompareOptions, ComparisonReportOptions, Count, IntervalOptions,
+                       MatchingOptions, MetricOptions, ReportOptions)
 from ..report.formats import FORMATS
 from ..sources.catalog import SOURCES
 from .flags import Command, MainParser
 
 __all__ = ["build", "command_parsers", "comma_list", "path_or_url", "judgments_path", "IRDS_PREFIX", "storage_option",
            "options_given", "print_warning",
-           "FOLDER", "SUBCOMMANDS", "TABLE_FORMAT_NAMES", "TREC_FORMAT_NAMES",
+           "FOLDER", "SUBCOMMANDS", "GATE_FORMAT_NAMES", "GATE_TEST_NAMES", "TABLE_FORMAT_NAMES", "TREC_FORMAT_NAMES",
            "PAPER_FORMAT_NAMES", "COMPARE_FORMAT_NAMES", "TREC_DEFAULT_MEASURES", "FRAME_FIELDS"]
 
 #: The --format of the table commands (metrics, worst, compare): the keys of formats.TABLE_FORMATS.
@@ -314,8 +314,9 @@ def _metrics_command(metrics: Command) -> None:
 
 
 def _compare_command(compare: Command) -> None:
-    compare.add_argument("folders", type=path_or_url, nargs="+", metavar="RUN", help="two or more results folders or "
-                         "files of a source (--from), or TREC run files with --qrels; each is compared with the first")
+    compare.add_argument("folders", type=_run_or_ref, nargs="+", metavar="RUN", help="two or more results folders or "
+                         "files of a source (--from), TREC run files with --qrels, or @ref, runs of the history store "
+                         "(--store); each is compared with the first")
     compare.add_argument("--qrels", type=judgments_path, default=None, metavar="QRELS",
                          help="the runs are TREC run files (plain or .gz) judged by this qrels file (or irds:<id>, an "
                               "ir_datasets dataset's qrels), compared on trec_eval's measures over the same queries "
@@ -332,6 +333,7 @@ def _compare_command(compare: Command) -> None:
                               "and correction in its caption; in --format latex (booktabs), markdown or html (latex "
                               "and html imply --paper; the default table format prints the markdown)")
     _scope_options(compare, COMPARE_FORMAT_NAMES)
+    _store_option(compare)
     _from_option(compare, "each RUN")
     _source_options(compare, "the files", qrels=False)
     _csv_options(compare)
@@ -494,6 +496,77 @@ def _fuse_command(fuse: Command) -> None:
                       help="with --optimize: how the best trials are printed (default table)")
 
 
+#: The --format of ``evalframe gate``: report.verdict.VERDICT_FORMATS (a test checks that they agree).
+GATE_FORMAT_NAMES = ("text", "markdown", "junit", "json")
+#: The tests of ``evalframe gate --test``: analysis.gate.GATE_TESTS (a test checks).
+GATE_TEST_NAMES = ("t-test", "randomization")
+
+
+def _alpha(text: str) -> float:
+    """An argparse type: a level in (0, 0.5)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value < 0.5:
+        raise argparse.ArgumentTypeError(f"must be a number in (0, 0.5), the level of the tests; got {text!r}")
+    return value
+
+
+def _store_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--store", type=path_or_url, default=None, metavar="STORE",
+                        help="the history store (a folder or URL) that RUNs written @ref are read from: @last, "
+                             "@last~N, @last:NAME, @best:MEASURE, @tag:TAG, @<id> (default: $EVALFRAME_STORE)")
+
+
+def _gate_command(gate: Command) -> None:
+    gate.add_argument("baseline", type=_run_or_ref, metavar="BASELINE",
+                      help="the accepted run: a results folder, a file of a source (--from), a TREC run file "
+                           "(--qrels), or @ref, a run of the history store (--store)")
+    gate.add_argument("candidate", type=_run_or_ref, metavar="CANDIDATE", help="the run under test, as BASELINE")
+    gate.add_argument("--no-drop", action="append", dest="no_drop", default=None, metavar="MEASURE",
+                      help="fail when MEASURE is significantly worse (the one-sided paired test at --alpha, "
+                           "corrected over the --no-drop measures); repeatable")
+    gate.add_argument("--margin", action="append", dest="margin", default=None, metavar="MEASURE=M",
+                      help="non-inferiority: fail unless the delta's one-sided lower bound is above -M; repeatable")
+    gate.add_argument("--min", action="append", dest="minimum", default=None, metavar="MEASURE=F",
+                      help="fail when the candidate's MEASURE is below F (above F when lower is better); repeatable")
+    gate.add_argument("--alpha", type=_alpha, default=0.05, help="the level of every test and bound (default 0.05)")
+    gate.add_argument("--test", choices=GATE_TEST_NAMES, default="t-test",
+                      help="the paired test of --no-drop and --margin (default t-test)")
+    gate.add_argument("--correction", choices=COMPARE_CORRECTIONS, default="holm",
+                      help="the correction of the --no-drop p-values over the measures (default holm)")
+    gate.add_argument("--on-common", action="store_true",
+                      help="when the runs' question sets differ, gate on the questions both have (else exit 2)")
+    gate.add_argument("--node", default=None, help="the node gated (needed when the runs share several)")
+    gate.add_argument("--qrels", type=judgments_path, default=None, metavar="QRELS",
+                      help="the runs are TREC run files judged by this qrels file (or irds:<id>)")
+    _store_option(gate)
+    gate.add_argument("--names", type=comma_list, default=None, metavar="A,B",
+                      help="what the baseline and the candidate are called (default: their file names or refs)")
+    gate.add_argument("--worst", type=_count("worst regressed queries listed per measure", 0), default=5,
+                      metavar="N", help="the worst regressed queries listed per gated measure (default 5)")
+    gate.add_argument("--rounds", type=_positive_int("sign patterns of --test randomization"), default=10_000,
+                      metavar="N", help="the sign patterns of --test randomization (default 10000)")
+    gate.add_argument("--seed", type=int, default=0, help="the seed of --test randomization (default 0)")
+    gate.add_argument("--format", default="text", choices=GATE_FORMAT_NAMES,
+                      help="what is printed: the verdict as text (default), markdown, junit or json")
+    for flag, what in (("--markdown", "Markdown (a pull request comment)"), ("--junit", "JUnit XML (one test case "
+                       "per rule)"), ("--json", "JSON")):
+        gate.add_argument(flag, type=path_or_url, default=None, metavar="FILE",
+                          help=f"also write the verdict as {what} to FILE (a path or URL; written atomically)")
+    gate.add_argument("--github-summary", action="store_true",
+                      help="append the Markdown verdict to the file $GITHUB_STEP_SUMMARY names (GitHub Actions)")
+    _add_options(gate, MetricOptions)
+    _from_option(gate, "each RUN")
+    _source_options(gate, "the files", qrels=False)
+
+
+def _run_or_ref(text: str) -> Any:
+    """An argparse type: ``@ref`` as given (a run of the history store), else :func:`path_or_url`."""
+    return text if text.startswith("@") else path_or_url(text)
+
+
 def _list_metrics_command(_: Command) -> None:
     """``list-metrics`` takes no argument."""
 
@@ -513,6 +586,8 @@ SUBCOMMANDS: tuple[tuple[str, str, Callable[[Command], None]], ...] = (
     ("trec", "trec_eval measures of a TREC run against qrels (like trec_eval [-q])", _trec_command),
     ("fuse", "fuse TREC runs into one run file (RRF, CombSUM, CombMNZ, ...; weights searched with --optimize)",
      _fuse_command),
+    ("gate", "the regression gate: exit 1 when the candidate run is significantly worse than the baseline (rules "
+             "--no-drop, --margin, --min), 2 when it cannot decide; docs/ci.md", _gate_command),
     ("list-metrics", "the metrics evalframe computes", _list_metrics_command),
 )
 

@@ -40,7 +40,7 @@ def test_the_page_has_the_examples_it_is_known_for():
         assert command in commands
     # the illustration of a cluster build is marked as not run
     assert not any("--scheduler tcp://" in command for command in commands)
-    assert len(EXAMPLES) == 46  # 24, compare --by, the report as JSON, compare of TREC run files (2), its paper table,
+    assert len(EXAMPLES) == 48  # 24, gate (2), compare --by, the report as JSON, compare of TREC run files (2), its paper table,
     # fuse (5), trec_eval's flags (2), ranx's names read by evalframe trec; what a command reads (4), did-you-mean (2),
     # trec's swapped files; metrics --ci and trec --ci
     # the IR page's four trec examples and its compare example run too; the cluster page's need a cluster and are marked
