@@ -169,13 +169,15 @@ def _write_local(folder: Path, run_id: str, data: bytes) -> None:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise SaveError(f"cannot create the store's folder {folder} ({exc.strerror or exc}).") from None
-    _remove_stale(folder, time.time())
+    try:
+        _remove_stale(folder, time.time())
+    except OSError:
+        pass  # housekeeping only: a later write removes them
     temp = folder / f"{_TEMP_PREFIX}{run_id}-{uuid.uuid4().hex[:8]}"
     final = folder / f"{run_id}{_SUFFIX}"
     try:
         _write_temp(temp, data)
         _publish(temp, final)
-        _sync_folder(folder)
     except BaseException as exc:
         try:
             temp.unlink()
@@ -184,6 +186,11 @@ def _write_local(folder: Path, run_id: str, data: bytes) -> None:
         if isinstance(exc, OSError):
             raise SaveError(f"cannot write the run {final} ({exc.strerror or exc}); the store is unchanged.") from None
         raise
+    try:
+        _sync_folder(folder)
+    except OSError as exc:  # the run is published whole: say so, never remove it
+        raise SaveError(f"the run {final} is in the store, whole, but its folder could not be synced "
+                        f"({exc.strerror or exc}): a crash of the machine now may lose it.") from None
 
 
 def write_run(store: object, table: pd.DataFrame, meta: Mapping[str, Any], *,
@@ -348,7 +355,12 @@ def read_run(store: object, run_id: str, *,
         meta = json.loads((arrow.schema.metadata or {})[META_KEY].decode("utf-8"))
     except (OSError, ValueError, KeyError, UnicodeDecodeError) as exc:
         raise LoadError(f"{shown} is not a run of an evalframe store ({type(exc).__name__}: {exc}).") from None
-    return meta, arrow.replace_schema_metadata(None).to_pandas()
+    frame = arrow.replace_schema_metadata(None).to_pandas()
+    for column in ("node", "query", "text"):
+        if column in frame.columns:
+            values = frame[column].astype(object)
+            frame[column] = values.where(values.notna(), None)
+    return meta, frame
 
 
 # ------------------------------------------------------------------------------------------ references
