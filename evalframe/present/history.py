@@ -372,7 +372,7 @@ class History:
             "name": [meta.get("name") for meta in metas],
             "time": pd.to_datetime([meta.get("time") for meta in metas], utc=True),
             "tags": [list(meta.get("tags") or ()) for meta in metas],
-            "commit": [meta.get("commit") for meta in metas],
+            "commit": pd.Series([meta.get("commit") for meta in metas], dtype=object),
             "params": [dict(meta.get("params") or {}) for meta in metas],
             "nodes": [list(meta.get("nodes") or {}) for meta in metas],
             "queries": np.array([max([int(n.get("queries", 0)) for n in (meta.get("nodes") or {}).values()] or [0])
@@ -429,6 +429,7 @@ class History:
                                         f"{measure!r}{' in node ' + repr(node) if node else ''}.", parameter="measure")
         frame = pd.DataFrame(rows, columns=list(TREND_COLUMNS[:-1]))
         frame["time"] = pd.to_datetime(frame["time"], utc=True)
+        frame["commit"] = pd.Series([row[4] for row in rows], dtype=object)
         frame["queries"] = frame["queries"].astype(np.int64)
         for column in ("mean", "low", "high"):
             frame[column] = pd.to_numeric(frame[column], errors="coerce").astype(np.float64)
