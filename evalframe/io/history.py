@@ -466,11 +466,12 @@ def resolve(metas: Sequence[Mapping[str, Any]], ref: str, *, store: object = Non
         if len(body) < 6:
             raise InvalidParameterError(f"a run id prefix must have at least 6 characters; got {ref!r} (the forms: "
                                         f"{forms}).", parameter="ref")
-        found = [meta for meta in metas if str(meta.get("id", "")).startswith(body)]
-        if len(found) > 1:
-            raise InvalidParameterError(f"{ref} is the prefix of {len(found)} runs ({', '.join(str(m['id']) for m in found[:5])}"
-                                        f"{', ...' if len(found) > 5 else ''}); give more of the id.", parameter="ref")
-        if not found:
+        prefixed = [meta for meta in metas if str(meta.get("id", "")).startswith(body)]
+        if len(prefixed) > 1:
+            shown = ", ".join(str(m["id"]) for m in prefixed[:5])
+            raise InvalidParameterError(f"{ref} is the prefix of {len(prefixed)} runs ({shown}"
+                                        f"{', ...' if len(prefixed) > 5 else ''}); give more of the id.", parameter="ref")
+        if not prefixed:
             raise missing(f"no run id starts with {body!r}")
-        return dict(found[0])
+        return dict(prefixed[0])
     raise InvalidParameterError(f"a run reference must be one of {forms}; got {ref!r:.80}.", parameter="ref")

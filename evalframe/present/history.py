@@ -370,7 +370,7 @@ class History:
         frame = pd.DataFrame({
             "id": [meta["id"] for meta in metas],
             "name": [meta.get("name") for meta in metas],
-            "time": pd.to_datetime([meta.get("time") for meta in metas], utc=True),
+            "time": pd.to_datetime(pd.Series([meta.get("time") for meta in metas], dtype=object), utc=True),
             "tags": [list(meta.get("tags") or ()) for meta in metas],
             "commit": pd.Series([meta.get("commit") for meta in metas], dtype=object),
             "params": [dict(meta.get("params") or {}) for meta in metas],
