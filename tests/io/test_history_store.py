@@ -327,3 +327,20 @@ def test_concurrent_writers_local_8_x_50(tmp_path: Path) -> None:
 def test_concurrent_writers_s3_8_x_50(s3) -> None:  # type: ignore[no-untyped-def]
     _concurrent(f"{s3.url}/store", 8, 50, s3.storage_options, "spawn")
     assert not [key for key in s3.keys("store/runs") if not key.endswith(".parquet")]
+
+
+def test_a_put_failing_on_s3_leaves_no_run(s3, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    import fsspec
+
+    store = f"{s3.url}/store"
+    write_run(store, _table(0.5), _meta("kept"), storage_options=s3.storage_options)
+
+    def fail(path, data, **kwargs):  # type: ignore[no-untyped-def]
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(fsspec.filesystem("s3", **s3.storage_options), "pipe_file", fail)
+    with pytest.raises(SaveError, match=r"cannot write run s3://.*/store/runs/.*\.parquet \(Input/output error\)"):
+        write_run(store, _table(0.7), _meta("lost"), storage_options=s3.storage_options)
+    monkeypatch.undo()
+    assert [m["name"] for m in list_runs(store, storage_options=s3.storage_options)] == ["kept"]
+    assert len(s3.keys("store/runs")) == 1

@@ -331,3 +331,51 @@ def test_evalframe_log_errors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, c
     assert main(["log", str(tmp_path / "missing"), "--store", str(tmp_path / "s"), "--name", "demo"]) == 1
     assert capsys.readouterr().err.startswith("error: ")
     assert not (tmp_path / "s" / "runs").exists() or not list((tmp_path / "s" / "runs").iterdir())
+
+
+# ------------------------------------------------------------------------------------------ concurrent logs
+def _logger(store: str, process: int, runs: int, options: dict | None) -> None:
+    history = History(store, storage_options=options)
+    for index in range(runs):
+        result = load_demo_result()
+        ids = result.query_metrics("Reader").index
+        result.add_scores("Reader", pd.DataFrame({"marker": float(process * 1000 + index)}, index=ids))
+        history.log(result, name=f"p{process}", params={"process": process, "index": index}, commit=None)
+
+
+def _concurrent_logs(store: str, processes: int, runs: int, options: dict | None, method: str) -> None:
+    import multiprocessing
+
+    context = multiprocessing.get_context(method)
+    workers = [context.Process(target=_logger, args=(store, p, runs, options)) for p in range(processes)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(timeout=1200)
+        assert worker.exitcode == 0
+    history = History(store, storage_options=options)
+    runs_frame = history.runs()
+    assert len(runs_frame) == processes * runs
+    pairs = sorted((p["process"], p["index"]) for p in runs_frame["params"])
+    assert pairs == [(p, i) for p in range(processes) for i in range(runs)]
+    f1 = load_demo_result().query_metrics("Reader")["f1"]
+    for run_id in runs_frame.index:  # each whole, holding what its process logged
+        stored = history.get("@" + run_id)
+        expected = stored.meta["params"]["process"] * 1000 + stored.meta["params"]["index"]
+        table = stored.table("Reader")
+        assert (table["marker"] == expected).all()
+        pd.testing.assert_series_equal(table["f1"], f1, check_exact=True)
+
+
+def test_concurrent_logs_small(tmp_path: Path) -> None:
+    _concurrent_logs(str(tmp_path / "store"), 2, 3, None, "fork")
+
+
+@pytest.mark.stress
+def test_concurrent_logs_8_x_50_local(tmp_path: Path) -> None:
+    _concurrent_logs(str(tmp_path / "store"), 8, 50, None, "fork")
+
+
+@pytest.mark.stress
+def test_concurrent_logs_8_x_50_s3(s3) -> None:  # type: ignore[no-untyped-def]
+    _concurrent_logs(f"{s3.url}/store", 8, 50, s3.storage_options, "spawn")
