@@ -51,6 +51,7 @@ if TYPE_CHECKING:  # loaded on first use by __getattr__ below; imported here for
     from .present.fusion import FusionSearch, fuse, optimize_fusion
     from .present.comparison import compare_report
     from .present.gate import gate
+    from .present.history import History
     from .present.paper import comparison_table
     from .report.paper import ComparisonTable
     from .report.reports import ComparisonReport
@@ -78,6 +79,7 @@ _ON_FIRST_USE = {
     "paper_table": ("ComparisonTable",),
     "agreement": ("agreement", "Agreement"),  # the judge against the gold
     "ppi": ("ppi_mean", "PPIMean"),
+    "history": ("History",),  # the store of runs (docs/history.md)
 }
 #: The subpackages and modules reached as attributes (``evalframe.analysis``) that the package no longer imports itself.
 _SUBPACKAGES = ("analysis", "evaluators", "frames", "io", "present", "report", "result", "schema", "sources")
@@ -91,6 +93,10 @@ if not TYPE_CHECKING:  # hidden from type checkers, which would otherwise take a
             from .evaluators import recall
 
             module = recall
+        elif name in _ON_FIRST_USE["history"]:
+            from .present import history
+
+            module = history
         elif name in _ON_FIRST_USE["report"]:
             from .report import reports
 
@@ -178,6 +184,7 @@ __all__ = [
     "DocumentRecallEvaluator",
     "EVAL_MODES",
     "EvaluationResult",
+    "History",
     "EvalframeError",
     "FusionSearch",
     "InvalidParameterError",

@@ -105,7 +105,7 @@ def _show_warning(message: Warning | str, category: type[Warning], filename: str
 #: What each command runs, by name.
 COMMANDS: dict[str, Callable[[argparse.Namespace], str]] = {
     name: _run_command for name in ("demo", "metrics", "compare", "worst", "convert", "flatten", "report", "fuse",
-                                    "gate")}
+                                    "gate", "log")}
 COMMANDS["trec"] = _run_trec
 COMMANDS["list-metrics"] = _list_metrics
 

@@ -12,6 +12,7 @@ itself (the formats load no pandas).
 from __future__ import annotations
 
 import argparse
+import json
 import dataclasses
 import sys
 from collections.abc import Callable
@@ -565,6 +566,42 @@ def _gate_command(gate: Command) -> None:
 def _run_or_ref(text: str) -> Any:
     """An argparse type: ``@ref`` as given (a run of the history store), else :func:`path_or_url`."""
     return text if text.startswith("@") else path_or_url(text)
+def param_pair(text: str) -> tuple[str, Any]:
+    """An argparse type: one ``--param KEY=VALUE`` of ``evalframe log``, the value read as JSON where it is a JSON
+    number, bool or null (``top_k=5``, ``rerank=true``), else as text.
+
+    Examples
+    --------
+    >>> param_pair("top_k=5"), param_pair("model=bm25"), param_pair("x=")
+    (('top_k', 5), ('model', 'bm25'), ('x', ''))
+    """
+    key, equals, raw = text.partition("=")
+    key = key.strip()
+    if not equals or not key:
+        raise argparse.ArgumentTypeError(f"must be KEY=VALUE (such as top_k=5 or model=bm25); got {text!r}")
+    try:
+        value: Any = json.loads(raw)
+    except ValueError:
+        value = raw
+    if isinstance(value, (dict, list)) or (isinstance(value, float) and value != value):
+        value = raw
+    return key, value
+
+
+def _log_command(log: Command) -> None:
+    log.add_argument("folder", type=path_or_url, metavar="RESULT",
+                     help="a results folder, or a file of a source (--from), or a TREC run file with --qrels")
+    log.add_argument("--store", type=path_or_url, default=None,
+                     help="the store's folder or URL (default: $EVALFRAME_STORE); docs/history.md")
+    log.add_argument("--name", required=True, help="the run's name (the pipeline or experiment)")
+    log.add_argument("--tag", action="append", dest="tags", default=None, metavar="TAG",
+                     help="a tag to find the run by (@tag:TAG); repeatable")
+    log.add_argument("--param", action="append", dest="params", type=param_pair, default=None, metavar="KEY=VALUE",
+                     help="a parameter of the run's config (a JSON number, true/false or text); repeatable")
+    log.add_argument("--node", default=None, help="log this node only (default: every node)")
+    _from_option(log, "the result")
+    _source_options(log, "the file")
+    _csv_options(log)
 
 
 def _list_metrics_command(_: Command) -> None:
@@ -588,6 +625,7 @@ SUBCOMMANDS: tuple[tuple[str, str, Callable[[Command], None]], ...] = (
      _fuse_command),
     ("gate", "the regression gate: exit 1 when the candidate run is significantly worse than the baseline (rules "
              "--no-drop, --margin, --min), 2 when it cannot decide; docs/ci.md", _gate_command),
+    ("log", "record a run's per-query values in a store of runs (docs/history.md)", _log_command),
     ("list-metrics", "the metrics evalframe computes", _list_metrics_command),
 )
 
