@@ -312,6 +312,8 @@ START_UP = {
     ("evalframe.present.cli", "evalframe.present.commands"),
     # start-up: evalframe trec on TREC files runs on columns, without pandas, when it runs (issue 26)
     ("evalframe.present.cli", "evalframe.present.trec_command"),
+    # start-up: evalframe history lists a store's runs and draws a trend without the other commands' implementations
+    ("evalframe.present.cli", "evalframe.present.history_command"),
 }
 
 

@@ -494,6 +494,24 @@ def _fuse_command(fuse: Command) -> None:
                       help="with --optimize: how the best trials are printed (default table)")
 
 
+def _history_command(history: Command) -> None:
+    history.description = ("The runs of a store (evalframe log) listed with each measure's mean [low, high], or with "
+                           "--measure that measure's trend over the runs (in time order; a change of question set "
+                           "said, and marked on the plot); --plot draws it as a PNG or an HTML page. See "
+                           "docs/history.md.")
+    history.add_argument("--store", type=path_or_url, default=None,
+                         help="the store: a folder or a URL (default $EVALFRAME_STORE)")
+    history.add_argument("--measure", default=None, metavar="M",
+                         help="one measure's trend (e.g. nDCG@10, recall_single_hit, a judge score)")
+    history.add_argument("--node", default=None, help="only this node's measures")
+    history.add_argument("--name", default=None, help="only the runs of this name")
+    history.add_argument("--tag", default=None, help="only the runs with this tag")
+    history.add_argument("--plot", type=path_or_url, default=None, metavar="FILE",
+                         help="with --measure: draw the trend into FILE.png (an image) or FILE.html (a page)")
+    history.add_argument("--format", default="table", choices=TABLE_FORMAT_NAMES,
+                         help="how the rows are printed (default table)")
+
+
 def _list_metrics_command(_: Command) -> None:
     """``list-metrics`` takes no argument."""
 
@@ -513,6 +531,8 @@ SUBCOMMANDS: tuple[tuple[str, str, Callable[[Command], None]], ...] = (
     ("trec", "trec_eval measures of a TREC run against qrels (like trec_eval [-q])", _trec_command),
     ("fuse", "fuse TREC runs into one run file (RRF, CombSUM, CombMNZ, ...; weights searched with --optimize)",
      _fuse_command),
+    ("history", "the runs of a store with their means and intervals, or a measure's trend (--plot: PNG or HTML)",
+     _history_command),
     ("list-metrics", "the metrics evalframe computes", _list_metrics_command),
 )
 

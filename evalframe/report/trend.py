@@ -23,15 +23,19 @@ from __future__ import annotations
 import io
 import math
 import os
-from typing import IO
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import IO, Any
 
 import numpy as np
 import pandas as pd
 
+from .._locations import Remote, is_dir, locate, write_bytes
 from ..errors import InvalidParameterError
 from .escape import h, plain, visible
 
-__all__ = ["TREND_COLUMNS", "CHANGED", "trend_png", "trend_html", "trend_bytes", "measure_text"]
+__all__ = ["TREND_COLUMNS", "CHANGED", "trend_png", "trend_html", "trend_bytes", "save_trend", "measure_text"]
 
 #: The columns of a trend frame (:meth:`evalframe.History.trend`), each run one row.
 TREND_COLUMNS = ("id", "name", "time", "tags", "commit", "node", "queries", "fingerprint", "mean", "low", "high",
@@ -329,3 +333,75 @@ def trend_bytes(trend: pd.DataFrame, fmt: str, *, measure: str, title: str | Non
         trend_png(trend, buffer, measure=measure, title=title)
         return buffer.getvalue()
     raise InvalidParameterError(f"the trend is drawn as 'png' or 'html'; got {fmt!r}.", parameter="fmt")
+
+
+def save_trend(trend: pd.DataFrame, path: str | os.PathLike[str], *, measure: str, title: str | None = None,
+               storage_options: Mapping[str, Any] | None = None, name: str = "path") -> Path | Remote:
+    """Draw the trend into ``path``: a PNG for ``.png``, the HTML page for ``.html`` / ``.htm``, written atomically
+    (a temporary file beside it, renamed over it) or, at a URL, in one request. Returns where it was written.
+
+    Parameters
+    ----------
+    trend : pandas.DataFrame
+        :meth:`evalframe.History.trend`'s frame.
+    path : str or os.PathLike
+        The file to write (a local path or a URL).
+    measure : str
+        The measure drawn.
+    title : str, optional
+        The title (default: the measure, its node and the number of runs).
+    storage_options : dict, optional
+        The URL's filesystem options.
+    name : str
+        ``path`` as the caller names it in messages (the command: ``--plot``).
+
+    Raises
+    ------
+    InvalidParameterError
+        The suffix is neither ``.png`` nor ``.html``, or ``path`` is a folder; the trend lacks a column or a row.
+
+    Examples
+    --------
+    >>> import pandas as pd, tempfile, pathlib
+    >>> trend = pd.DataFrame({"id": ["r1"], "name": ["a"], "time": ["2026-01-01T00:00:00Z"], "tags": [[]],
+    ...     "commit": [None], "node": ["n"], "queries": [5], "fingerprint": ["f"], "mean": [0.6], "low": [0.5],
+    ...     "high": [0.7], "direction": ["higher"], "question_set_changed": [False]})
+    >>> target = pathlib.Path(tempfile.mkdtemp()) / "trend.html"
+    >>> save_trend(trend, target, measure="m") == target, target.read_text()[:15]
+    (True, '<!DOCTYPE html>')
+    """
+    where = locate(path, name=name, storage_options=storage_options)
+    suffix = Path(where.name if isinstance(where, Remote) else str(where)).suffix.lower()
+    fmt = {".png": "png", ".html": "html", ".htm": "html"}.get(suffix)
+    if fmt is None:
+        raise InvalidParameterError(f"{name} must end in .png or .html (the trend as an image or a page); got "
+                                    f"{str(path)!r}.", parameter=name)
+    if isinstance(where, Remote):
+        if is_dir(where):
+            raise InvalidParameterError(f"{name} {where.url!r} is a folder; give the file to write.", parameter=name)
+        write_bytes(where, trend_bytes(trend, fmt, measure=measure, title=title), what="trend")
+        return where
+    target = Path(where)
+    if target.is_dir():
+        raise InvalidParameterError(f"{name} {str(path)!r} is a folder; give the file to write, e.g. "
+                                    f"{str(target / ('trend.' + fmt))!r}.", parameter=name)
+    data = trend_bytes(trend, fmt, measure=measure, title=title)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    handle, staging = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        os.chmod(staging, 0o666 & ~_umask())
+        with os.fdopen(handle, "wb") as file:
+            file.write(data)
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(staging, target)
+    except BaseException:
+        Path(staging).unlink(missing_ok=True)
+        raise
+    return target
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)  # read by setting it, then put back
+    os.umask(mask)
+    return mask
