@@ -34,8 +34,7 @@ def store_of(args: argparse.Namespace) -> Any:
     if store is None:
         store = os.environ.get(STORE_VARIABLE) or None
     if store is None:
-        raise InvalidParameterError(f"no store given: pass --store STORE (a folder or a URL), or set {STORE_VARIABLE}.",
-                                    parameter="store")
+        raise InvalidParameterError(f"no store given: pass --store STORE (a folder or a URL), or set {STORE_VARIABLE}.")
     return store
 
 
@@ -72,7 +71,7 @@ def _listing(args: argparse.Namespace, history: History, store: Any) -> str:
                 for run_id, meta in metas.items() if run_id in runs.index}
     node_names = sorted({node for nodes in nodes_of.values() for node in nodes})
     if args.node is not None and not node_names:
-        raise InvalidParameterError(f"--node {args.node!r}: no run in {store} has that node.", parameter="node")
+        raise InvalidParameterError(f"--node {args.node!r}: no run in {store} has that node.")
     several = len(node_names) > 1
     # one record per (run, node, measure): the runs' footers, not their tables
     records = [(run_id, node, measure, stats.get("mean"), stats.get("low"), stats.get("high"))
@@ -125,8 +124,7 @@ def _trend(args: argparse.Namespace, history: History, store: Any) -> str:
     trend = history.trend(args.measure, node=args.node, name=args.name, tag=args.tag)
     if trend.empty:
         raise InvalidParameterError(f"--measure {args.measure!r}: no run in {store}{_which(args)} holds it; "
-                                    f"`evalframe history --store {store}` lists the runs and their measures.",
-                                    parameter="measure")
+                                    f"`evalframe history --store {store}` lists the runs and their measures.")
     trend = trend.iloc[np.argsort(pd.to_datetime(trend["time"], utc=True).to_numpy(), kind="stable")]
     changed = trend["question_set_changed"].fillna(False).to_numpy(dtype=bool)
     mean, low, high = (trend[part].to_numpy(dtype=np.float64, na_value=np.nan) for part in ("mean", "low", "high"))
@@ -157,7 +155,7 @@ def history_command(args: argparse.Namespace) -> str:
     """``evalframe history``: the listing, or ``--measure``'s trend (and ``--plot``)."""
     store = store_of(args)
     if args.plot is not None and args.measure is None:
-        raise InvalidParameterError("--plot draws one measure's trend: give --measure M too.", parameter="plot")
+        raise InvalidParameterError("--plot draws one measure's trend: give --measure M too.")
     history = History(store, storage_options=args.storage_options)
     if args.measure is None:
         return _listing(args, history, store)
