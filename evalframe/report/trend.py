@@ -145,8 +145,11 @@ def trend_png(trend: pd.DataFrame, path_or_buffer: str | os.PathLike[str] | IO[b
         errors = np.vstack([mean[bars] - low[bars], high[bars] - mean[bars]])
         ax.errorbar(x[bars], mean[bars], yerr=np.abs(errors), fmt="none", ecolor="#7a9cc6", elinewidth=1.2,
                     capsize=2 if len(rows) <= 100 else 0, label="interval")
-    ax.plot(x, mean, marker="o" if len(rows) <= 200 else None, markersize=4, color="#1f4e89", linewidth=1.2,
-            label="mean")
+    # the line joins the runs of one question set only: a change of question set breaks it
+    for segment, part in enumerate(np.split(np.arange(len(rows)), np.flatnonzero(changed))):
+        if len(part):
+            ax.plot(x[part], mean[part], marker="o" if len(rows) <= 200 else None, markersize=4, color="#1f4e89",
+                    linewidth=1.2, label="mean" if segment == 0 else None)
     for position, at in enumerate(x[changed]):
         ax.axvline(at - 0.5, color="#c0392b", linestyle="--", linewidth=1.0, label=CHANGED if position == 0 else None)
     labels = _labels(rows)
@@ -159,7 +162,7 @@ def trend_png(trend: pd.DataFrame, path_or_buffer: str | os.PathLike[str] | IO[b
     ax.grid(axis="y", alpha=0.3)
     ax.legend(loc="best", fontsize=8)
     figure.tight_layout()
-    figure.savefig(path_or_buffer, format="png")
+    figure.savefig(path_or_buffer, format="png", metadata={"Software": None})  # no version stamp: stable files
 
 
 def _ticks(low: float, high: float) -> np.ndarray:
@@ -204,10 +207,12 @@ def _svg(rows: pd.DataFrame, measure: str) -> str:
         parts.append(f'<line class="changed" x1="{at:.2f}" x2="{at:.2f}" y1="{_TOP}" y2="{_TOP + plot_h}" '
                      f'stroke="#c0392b" stroke-dasharray="5 3"><title>{CHANGED}</title></line>')
     y_mean, y_low, y_high = y(mean), y(low), y(high)
-    drawn = np.flatnonzero(np.isfinite(mean))
-    if len(drawn) > 1:
-        path = " ".join(f"{x[i]:.2f},{y_mean[i]:.2f}" for i in drawn)
-        parts.append(f'<polyline class="line" points="{path}" fill="none" stroke="#1f4e89" stroke-width="1.2"/>')
+    # the line joins the runs of one question set only: a change of question set breaks it
+    for part in np.split(np.arange(len(rows)), np.flatnonzero(changed)):
+        drawn = part[np.isfinite(mean[part])]
+        if len(drawn) > 1:
+            path = " ".join(f"{x[i]:.2f},{y_mean[i]:.2f}" for i in drawn)
+            parts.append(f'<polyline class="line" points="{path}" fill="none" stroke="#1f4e89" stroke-width="1.2"/>')
     radius = 3.5 if len(rows) <= 200 else 1.5
     for i in range(len(rows)):  # one element per run (a page of at most a few thousand runs), not per query
         tip = (f"{h(labels[i])} ({h(rows['id'].iat[i])}), {h(rows['time'].iat[i])}: {measure_text(mean[i], low[i], high[i])}"
@@ -290,17 +295,18 @@ def trend_html(trend: pd.DataFrame, *, measure: str, title: str | None = None) -
     heading = _title(measure, rows, title)
     mean, low, high, changed = _values(rows)
     labels = _labels(rows)
+    times = pd.to_datetime(rows["time"], utc=True).dt.strftime("%Y-%m-%dT%H:%M:%SZ").tolist()
     body = []
     for i in range(len(rows)):  # one table row per run
         commit = rows["commit"].iat[i]
         marked = ' class="changed-row"' if changed[i] else ""
-        body.append(f"<tr{marked}><td>{h(rows['time'].iat[i])}</td>"
+        body.append(f"<tr{marked}><td>{times[i]}</td>"
                     f"<td><code>{h(rows['id'].iat[i])}</code></td><td>{h(labels[i])}</td>"
                     f"<td><code>{h(commit) if isinstance(commit, str) else ''}</code></td>"
                     f"<td>{h(rows['node'].iat[i])}</td><td>{h(rows['queries'].iat[i])}</td>"
                     f"<td>{measure_text(mean[i], low[i], high[i])}</td><td>{CHANGED if changed[i] else ''}</td></tr>")
     style = ("body{font-family:system-ui,sans-serif;margin:1.5em;color:#222}table{border-collapse:collapse;"
-             "font-size:13px}td,th{border-bottom:1px solid #ddd;padding:3px 8px;text-align:left}"
+             "font-size:13px}td,th{border-bottom:1px solid #ddd;padding:3px 8px;text-align:left;white-space:nowrap}"
              "tr.changed-row td{border-top:2px dashed #c0392b}svg{max-width:100%;height:auto}")
     return "\n".join([
         "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',

@@ -99,6 +99,9 @@ def test_the_change_of_question_set_is_marked_where_it_changed_and_only_there():
     assert CHANGED in "".join(shapes.text)  # the legend and the table say it
     rows = [attrs for tag, attrs in shapes.elements if tag == "tr"][1:]
     assert [row.get("class") for row in rows] == [None, "changed-row", None, "changed-row"]
+    # the line joins the runs of one question set only: [0], [1, 2], [3] -> one polyline, of runs 1 and 2
+    lines = [[tuple(map(float, point.split(","))) for point in line["points"].split()] for line in shapes.of_class("line")]
+    assert [[x for x, _ in line] for line in lines] == [xs[1:3]]
     unchanged = parse(trend_html(frame(MEANS, LOWS, HIGHS, [False] * 4), measure="nDCG@10"))
     assert unchanged.of_class("changed") == []
 
