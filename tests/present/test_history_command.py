@@ -4,7 +4,9 @@ and its ``--plot`` (PNG, HTML), the formats, the filters, and the errors (one ``
 
 from __future__ import annotations
 
+import csv
 import hashlib
+import io
 import json
 from pathlib import Path
 
@@ -106,6 +108,22 @@ def test_the_plot_as_an_html_page_and_as_a_png(store, capsys, tmp_path):
     assert run(capsys, "--store", str(store), "--measure", "nDCG@10", "--plot", str(png))[0] == 0
     with image.open(png) as drawn:
         assert drawn.format == "PNG" and drawn.size == (1000, 480)
+
+
+def test_the_listing_of_one_node_counts_its_queries(tmp_path, capsys, monkeypatch):
+    store = write_store(tmp_path / "store")
+    for path in (store / "runs").iterdir():  # a second node, Reader, with 7 queries in every run
+        table = pq.read_table(path)
+        meta = json.loads(table.schema.metadata[b"evalframe.run"])
+        meta["nodes"]["Reader"] = {"queries": 7, "fingerprint": "r", "measures": {
+            "f1": {"mean": 0.25, "low": 0.125, "high": 0.375, "n": 7, "direction": "higher"}}}
+        pq.write_table(table.replace_schema_metadata({b"evalframe.run": json.dumps(meta).encode()}), path)
+    code, out, _ = run(capsys, "--store", str(store), "--node", "Reader", "--format", "csv")
+    header, *rows = csv.reader(io.StringIO(out))
+    assert code == 0 and header[5] == "queries" and header[-3:] == ["f1", "f1 low", "f1 high"]
+    assert [row[5] for row in rows] == ["7"] * 4 and "nDCG@10" not in header
+    code, out, _ = run(capsys, "--store", str(store))
+    assert "Reader/f1" in out and "Retriever/nDCG@10" in out and "0.2500 [0.1250, 0.3750]" in out
 
 
 def test_the_store_from_the_environment(store, capsys, monkeypatch):
