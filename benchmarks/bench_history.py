@@ -38,7 +38,8 @@ MEASURE = "nDCG@10"
 
 _FLOOR = """
 import json, sys, pathlib, pyarrow.parquet as pq
-metas = [json.loads(pq.read_schema(p).metadata[b"evalframe.run"]) for p in sorted(pathlib.Path(sys.argv[1]).glob("runs/*.parquet"))]
+paths = sorted(pathlib.Path(sys.argv[1]).glob("runs/*.parquet"))
+metas = [json.loads(pq.read_schema(p).metadata[b"evalframe.run"]) for p in paths]
 print(len(metas))
 """
 

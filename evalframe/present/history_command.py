@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._locations import UrlText
 from ..errors import InvalidParameterError
 from ..io.history import list_runs
 from ..report.trend import measure_text, save_trend
@@ -35,6 +36,9 @@ def store_of(args: argparse.Namespace) -> Any:
         store = os.environ.get(STORE_VARIABLE) or None
     if store is None:
         raise InvalidParameterError(f"no store given: pass --store STORE (a folder or a URL), or set {STORE_VARIABLE}.")
+    if isinstance(store, (str, os.PathLike)) and not isinstance(store, UrlText) and os.path.isfile(store):
+        raise InvalidParameterError(f"--store {str(store)!r} is a file; a store is a folder (or a URL) that "
+                                    "evalframe log writes runs into.")
     return store
 
 
@@ -64,7 +68,8 @@ def _listing(args: argparse.Namespace, history: History, store: Any) -> str:
     several nodes)."""
     runs = history.runs(name=args.name, tag=args.tag)
     if runs.empty:
-        return f"no runs in {store}" + _which(args)
+        _refuse_filters(args, history, store)
+        return f"no runs in {store}"
     metas = {meta["id"]: meta for meta in list_runs(store, storage_options=args.storage_options)}
     nodes_of = {run_id: {node: info for node, info in meta.get("nodes", {}).items()
                          if args.node is None or node == args.node}
@@ -111,6 +116,21 @@ def _changed(fingerprints: pd.DataFrame, order: pd.Index) -> np.ndarray:
     flags = np.zeros(len(order), dtype=bool)
     flags[fingerprints.loc[differs, "at"].to_numpy(dtype=np.int64)] = True
     return flags
+
+
+def _refuse_filters(args: argparse.Namespace, history: History, store: Any) -> None:
+    """--name / --tag that no run of a store holding runs has: an error naming what there is."""
+    if args.name is None and args.tag is None:
+        return
+    every = history.runs()
+    if every.empty:
+        return
+    names = sorted(set(every["name"].astype(str)))
+    tags = sorted({str(tag) for cell in every["tags"] if isinstance(cell, (list, tuple, np.ndarray)) for tag in cell})
+    given = " ".join(f"{flag} {value!r}" for flag, value in (("--name", args.name), ("--tag", args.tag))
+                     if value is not None)
+    raise InvalidParameterError(f"{given}: none of the {len(every)} runs in {store} matches; their names are "
+                                f"{names}, their tags {tags}.")
 
 
 def _which(args: argparse.Namespace) -> str:

@@ -16,6 +16,7 @@ from evalframe import EvaluationResult
 from evalframe.present import cli
 from evalframe.present.cli import main
 from evalframe.present.parsers import comma_list, command_parsers, judgments_path, path_or_url
+from tests.fixtures import load_benchmark
 
 DEMO = Path(__file__).parents[2] / "evalframe" / "data" / "demo_result"
 RUNS = Path(__file__).parents[2] / "docs" / "examples" / "runs.jsonl"
@@ -407,7 +408,8 @@ def test_folders_saved_by_excel_name_the_sep_and_encoding_to_pass(tmp_path, caps
 BASES = {"demo": ["demo"], "metrics": ["metrics", "{demo}"], "compare": ["compare", "{demo}", "{demo}", "--node", "Retriever"],
          "worst": ["worst", "{demo}", "--node", "Reader"], "convert": ["convert", "{demo}", "{tmp}/out", "--to", "csv"],
          "flatten": ["flatten", "{runs}", "--out", "{tmp}/out"], "report": ["report", "{demo}"],
-         "trec": ["trec", "{run}", "{qrels}"], "fuse": ["fuse", "{run}", "{run}", "-o", "{tmp}/fused.txt"]}
+         "trec": ["trec", "{run}", "{qrels}"], "fuse": ["fuse", "{run}", "{run}", "-o", "{tmp}/fused.txt"],
+         "history": ["history", "--store", "{store}"]}
 #: Options whose bad value needs another base (the direction of convert they apply to).
 OTHER_BASES = {("convert", "--node"): ["convert", "{demo}", "{tmp}/run.txt", "--to", "trec"],
                ("trec", "--zscores"): ["trec", "{run}", "{qrels}", "--format", "trec_eval"],
@@ -428,6 +430,7 @@ BAD_VALUES = {
     "--method": "combsun", "--weights": "1,2,3", "--norm": "minmax2", "-k": "-1", "--optimize": "nDGC@10",
     "--step": "0.3", "--ks": "10,x", "--score": "latency:fast",
     "--column": "question=q", "--id-column": "nope",
+    "--store": "{file}", "--name": "nope", "--plot": "{tmp}/trend.png",  # evalframe history (--plot without --measure)
 }
 #: A bad value of an option that differs by command (by command and long flag).
 COMMAND_BAD_VALUES = {("fuse", "--out"): "{tmp}"}
@@ -452,8 +455,12 @@ def _fill(args: list[str], tmp_path: Path) -> list[str]:
     (tmp_path / "file.txt").write_text("not a folder\n")
     (tmp_path / "run.trec").write_text("q1 Q0 d1 1 2.0 bm25\nq1 Q0 d2 2 1.0 bm25\n")
     (tmp_path / "qrels.trec").write_text("q1 0 d1 1\n")
+    if any("{store}" in arg for arg in args):  # evalframe history: a store of 3 runs (the benchmark's format)
+        pytest.importorskip("evalframe.present.history")
+        load_benchmark("bench_history.py").make_store(tmp_path / "store", 3, 5)
     places = {"demo": str(DEMO), "runs": str(RUNS), "run": str(tmp_path / "run.trec"),
-              "qrels": str(tmp_path / "qrels.trec"), "file": str(tmp_path / "file.txt"), "tmp": str(tmp_path)}
+              "qrels": str(tmp_path / "qrels.trec"), "file": str(tmp_path / "file.txt"), "tmp": str(tmp_path),
+              "store": str(tmp_path / "store")}
     return [arg.format(**places) for arg in args]
 
 
@@ -549,4 +556,5 @@ def test_the_parsers_name_the_formats_and_commands_the_implementations_have():
     assert choices == {"metrics": formats.FORMATS, "worst": formats.FORMATS, "compare": parsers.COMPARE_FORMAT_NAMES,
                        "trec": tuple(trec_formats.TREC_FORMATS), "report": tuple(FORMATS)}
     # every command has an implementation: list-metrics here, the others in commands (loaded when one runs)
-    assert set(cli.COMMANDS) == set(command_parsers()) == set(commands.COMMANDS) | {"list-metrics"}
+    # (history: its own module, evalframe/present/history_command.py)
+    assert set(cli.COMMANDS) == set(command_parsers()) == set(commands.COMMANDS) | {"list-metrics", "history"}

@@ -154,4 +154,21 @@ def test_bad_input_is_one_error_line(store, capsys, tmp_path, argv, message):
 def test_an_empty_store_says_so(tmp_path, capsys, monkeypatch):
     (tmp_path / "empty" / "runs").mkdir(parents=True)
     code, out, _ = run(capsys, "--store", str(tmp_path / "empty"), "--tag", "v1")
-    assert code == 0 and out.strip() == f"no runs in {tmp_path / 'empty'} (--tag v1)"
+    assert code == 0 and out.strip() == f"no runs in {tmp_path / 'empty'}"
+
+
+def test_a_filter_no_run_matches_names_what_there_is(store, capsys):
+    code, out, err = run(capsys, "--store", str(store), "--name", "dnese")
+    assert code == 1 and out == ""
+    assert err == (f"error: --name 'dnese': none of the 4 runs in {store} matches; their names are ['bm25', 'dense'], "
+                   "their tags ['rc', 'v2', 'v3'].\n")
+    code, _, err = run(capsys, "--store", str(store), "--name", "dense", "--tag", "v1")
+    assert code == 1 and err.startswith("error: --name 'dense' --tag 'v1': none of the 4 runs")
+
+
+def test_a_file_as_the_store_is_refused(tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("EVALFRAME_STORE", raising=False)
+    (tmp_path / "file.txt").write_text("x")
+    code, _, err = run(capsys, "--store", str(tmp_path / "file.txt"))
+    assert code == 1 and err == (f"error: --store '{tmp_path / 'file.txt'}' is a file; a store is a folder (or a URL) "
+                                 "that evalframe log writes runs into.\n")
