@@ -22,6 +22,7 @@ import argparse
 import hashlib
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -92,18 +93,25 @@ def make_store(store: Path, runs: int, queries: int, seed: int = 0) -> Path:
     return store
 
 
-def _timed(command: list[str], repeat: int) -> tuple[float, str]:
-    """The median wall-clock seconds of ``repeat`` fresh processes, and the last one's output."""
-    times, out = [], ""
+def _cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _timed(command: list[str], repeat: int) -> tuple[float, float, str]:
+    """The median wall-clock and CPU seconds (the child's, all its threads: on a shared machine the wall-clock time
+    grows with the others' load, the CPU time much less) of ``repeat`` fresh processes, and the last one's output."""
+    times, cpus, out = [], [], ""
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
     for _ in range(repeat):
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), _cpu()
         done = subprocess.run(command, capture_output=True, text=True, env=env)
         times.append(time.perf_counter() - start)
+        cpus.append(_cpu() - cpu)
         if done.returncode != 0:
             raise SystemExit(f"{' '.join(command)} failed ({done.returncode}): {done.stderr.strip()}")
         out = done.stdout
-    return statistics.median(times), out
+    return statistics.median(times), statistics.median(cpus), out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -113,33 +121,36 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--target", type=float, default=2.0, help="seconds the trend commands must stay under")
     parser.add_argument("--store", type=Path, default=None, help="build the store here (default: a temporary folder)")
+    parser.add_argument("--reuse", action="store_true", help="time the store --store already holds (no set-up)")
     args = parser.parse_args(argv)
     work = Path(tempfile.mkdtemp(prefix="bench-history-"))
     store = args.store or work / "store"
     start = time.perf_counter()
-    make_store(store, args.runs, args.queries)
+    if not (args.reuse and args.store is not None and (store / "runs").is_dir()):
+        make_store(store, args.runs, args.queries)
     built = time.perf_counter() - start
     size = sum(path.stat().st_size for path in (store / "runs").iterdir()) / 1e6
+    how = "reused" if built < 0.5 else f"built in {built:.1f} s"
     print(f"a store of {args.runs:,} runs x {args.queries:,} questions x {len(MEASURES)} measures ({size:,.0f} MB, "
-          f"built in {built:.1f} s, not timed); median of {args.repeat}, each in a fresh process")
-    print("| case | seconds |")
-    print("|---|---:|")
+          f"{how}, not timed); median of {args.repeat}, each in a fresh process")
+    print("| case | seconds | CPU seconds |")
+    print("|---|---:|---:|")
     evalframe = [sys.executable, "-m", "evalframe", "history", "--store", str(store)]
     failed = False
     for suffix in ("png", "html"):
         plot = work / f"trend.{suffix}"
-        seconds, out = _timed([*evalframe, "--measure", MEASURE, "--plot", str(plot)], args.repeat)
+        seconds, cpu, out = _timed([*evalframe, "--measure", MEASURE, "--plot", str(plot)], args.repeat)
         if not plot.is_file() or f"over {args.runs} runs drawn to" not in out:
             raise SystemExit(f"the trend was not drawn to {plot}: {out[-300:]}")
         failed |= seconds >= args.target
-        print(f"| evalframe history --measure {MEASURE} --plot trend.{suffix} | {seconds:.3f} |")
-    seconds, out = _timed(evalframe, args.repeat)
+        print(f"| evalframe history --measure {MEASURE} --plot trend.{suffix} | {seconds:.3f} | {cpu:.3f} |")
+    seconds, cpu, out = _timed(evalframe, args.repeat)
     if len(out.splitlines()) < args.runs:
         raise SystemExit(f"the listing shows fewer than {args.runs} runs")
-    print(f"| evalframe history (the listing) | {seconds:.3f} |")
-    seconds, out = _timed([sys.executable, "-c", _FLOOR, str(store)], args.repeat)
+    print(f"| evalframe history (the listing) | {seconds:.3f} | {cpu:.3f} |")
+    seconds, cpu, out = _timed([sys.executable, "-c", _FLOOR, str(store)], args.repeat)
     assert int(out) == args.runs
-    print(f"| floor: import pyarrow.parquet, read {args.runs:,} footers | {seconds:.3f} |")
+    print(f"| floor: import pyarrow.parquet, read {args.runs:,} footers | {seconds:.3f} | {cpu:.3f} |")
     print(f"target: under {args.target:g} s for the trend commands: {'missed' if failed else 'met'}")
     return 1 if failed else 0
 

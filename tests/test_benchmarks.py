@@ -160,6 +160,7 @@ def test_history_benchmark_smoke(capsys):
     assert bench.main(["--runs", "12", "--queries", "50", "--repeat", "1", "--target", "60"]) == 0
     out = capsys.readouterr().out
     assert "a store of 12 runs x 50 questions x 4 measures" in out
+    assert "| case | seconds | CPU seconds |" in out
     for case in ("--plot trend.png", "--plot trend.html"):
         assert f"| evalframe history --measure nDCG@10 {case} | " in out
     assert "| evalframe history (the listing) | " in out and "| floor: import pyarrow.parquet, read 12 footers | " in out

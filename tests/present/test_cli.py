@@ -455,7 +455,7 @@ def _fill(args: list[str], tmp_path: Path) -> list[str]:
     (tmp_path / "file.txt").write_text("not a folder\n")
     (tmp_path / "run.trec").write_text("q1 Q0 d1 1 2.0 bm25\nq1 Q0 d2 2 1.0 bm25\n")
     (tmp_path / "qrels.trec").write_text("q1 0 d1 1\n")
-    if any("{store}" in arg for arg in args):  # evalframe history: a store of 3 runs (the benchmark's format)
+    if args[:1] == ["history"]:  # evalframe history: a store of 3 runs (the benchmark's format)
         pytest.importorskip("evalframe.present.history")
         load_benchmark("bench_history.py").make_store(tmp_path / "store", 3, 5)
     places = {"demo": str(DEMO), "runs": str(RUNS), "run": str(tmp_path / "run.trec"),
