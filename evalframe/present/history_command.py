@@ -93,7 +93,7 @@ def _listing(args: argparse.Namespace, history: History, store: Any) -> str:
     table = pd.DataFrame({"time": _time(runs["time"]).to_numpy(), "name": runs["name"].to_numpy(),
                           "tags": runs["tags"].map(_tags).to_numpy(), "commit": runs["commit"].map(_short).to_numpy(),
                           "queries": runs["queries"].to_numpy() if args.node is None else
-                          [nodes_of[run_id].get(args.node, {}).get("queries") for run_id in runs.index],
+                          [nodes_of.get(run_id, {}).get(args.node, {}).get("queries") for run_id in runs.index],
                           "question set": np.where(changed, "changed", "")}, index=runs.index)
     numbers = table.drop(columns="question set").assign(question_set_changed=changed)
     for column in columns:
