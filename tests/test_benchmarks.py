@@ -150,3 +150,18 @@ def test_compare_benchmark_smoke(capsys):
         assert f"| compare(pairs='all', correction='holm', test={test!r}) | 30 | " in out
     assert "| engine (paired_statistics_many), all pairs | 30 | " in out
     assert "slowest compare over the corrections: " in out and "s (each run with the first), " in out
+
+
+@pytest.mark.stress  # fresh processes, each importing evalframe: .ci/run runs it with -m stress
+@pytest.mark.benchmark
+def test_history_benchmark_smoke(capsys):
+    pytest.importorskip("evalframe.present.history")  # the command reads the store through History (H1)
+    bench = load_benchmark("bench_history.py")
+    assert bench.main(["--runs", "12", "--queries", "50", "--repeat", "1", "--target", "60"]) == 0
+    out = capsys.readouterr().out
+    assert "a store of 12 runs x 50 questions x 4 measures" in out
+    assert "| case | seconds | CPU seconds |" in out
+    for case in ("--plot trend.png", "--plot trend.html"):
+        assert f"| evalframe history --measure nDCG@10 {case} | " in out
+    assert "| evalframe history (the listing) | " in out and "| floor: import pyarrow.parquet, read 12 footers | " in out
+    assert "target: under 60 s for the trend commands: met" in out

@@ -315,6 +315,8 @@ START_UP = {
     ("evalframe.present.cli", "evalframe.present.trec_command"),
     # a gate or a comparison reads the history store only for a run given as @ref (evalframe.History)
     ("evalframe.present.gate", "evalframe.present.history"),
+    # start-up: evalframe history lists a store's runs and draws a trend without the other commands' implementations
+    ("evalframe.present.cli", "evalframe.present.history_command"),
 }
 
 

@@ -96,6 +96,14 @@ def _run_trec(args: argparse.Namespace) -> str:
         return shown if shown is not None else _run_command(args)
 
 
+def _run_history(args: argparse.Namespace) -> str:
+    """``evalframe history``: its implementation alone (not the other commands', which load the whole library), so
+    that listing a store's runs reads their footers and little else."""
+    from .history_command import history_command
+
+    return history_command(args)
+
+
 def _show_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,
                   file: Any = None, line: str | None = None) -> None:
     """warnings.showwarning while a command runs: every warning (the library's, pandas', ...) as one line."""
@@ -107,6 +115,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], str]] = {
     name: _run_command for name in ("demo", "metrics", "compare", "worst", "convert", "flatten", "report", "fuse",
                                     "gate", "log")}
 COMMANDS["trec"] = _run_trec
+COMMANDS["history"] = _run_history
 COMMANDS["list-metrics"] = _list_metrics
 
 

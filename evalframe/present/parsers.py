@@ -566,6 +566,8 @@ def _gate_command(gate: Command) -> None:
 def _run_or_ref(text: str) -> Any:
     """An argparse type: ``@ref`` as given (a run of the history store), else :func:`path_or_url`."""
     return text if text.startswith("@") else path_or_url(text)
+
+
 def param_pair(text: str) -> tuple[str, Any]:
     """An argparse type: one ``--param KEY=VALUE`` of ``evalframe log``, the value read as JSON where it is a JSON
     number, bool or null (``top_k=5``, ``rerank=true``), else as text.
@@ -604,6 +606,24 @@ def _log_command(log: Command) -> None:
     _csv_options(log)
 
 
+def _history_command(history: Command) -> None:
+    history.description = ("The runs of a store (evalframe log) listed with each measure's mean [low, high], or with "
+                           "--measure that measure's trend over the runs (in time order; a change of question set "
+                           "said, and marked on the plot); --plot draws it as a PNG or an HTML page. See "
+                           "docs/history.md.")
+    history.add_argument("--store", type=path_or_url, default=None,
+                         help="the store: a folder or a URL (default $EVALFRAME_STORE)")
+    history.add_argument("--measure", default=None, metavar="M",
+                         help="one measure's trend (e.g. nDCG@10, recall_single_hit, a judge score)")
+    history.add_argument("--node", default=None, help="only this node's measures")
+    history.add_argument("--name", default=None, help="only the runs of this name")
+    history.add_argument("--tag", default=None, help="only the runs with this tag")
+    history.add_argument("--plot", type=path_or_url, default=None, metavar="FILE",
+                         help="with --measure: draw the trend into FILE.png (an image) or FILE.html (a page)")
+    history.add_argument("--format", default="table", choices=TABLE_FORMAT_NAMES,
+                         help="how the rows are printed (default table)")
+
+
 def _list_metrics_command(_: Command) -> None:
     """``list-metrics`` takes no argument."""
 
@@ -626,6 +646,8 @@ SUBCOMMANDS: tuple[tuple[str, str, Callable[[Command], None]], ...] = (
     ("gate", "the regression gate: exit 1 when the candidate run is significantly worse than the baseline (rules "
              "--no-drop, --margin, --min), 2 when it cannot decide; docs/ci.md", _gate_command),
     ("log", "record a run's per-query values in a store of runs (docs/history.md)", _log_command),
+    ("history", "the runs of a store with their means and intervals, or a measure's trend (--plot: PNG or HTML)",
+     _history_command),
     ("list-metrics", "the metrics evalframe computes", _list_metrics_command),
 )
 

@@ -16,6 +16,7 @@ from evalframe import EvaluationResult
 from evalframe.present import cli
 from evalframe.present.cli import main
 from evalframe.present.parsers import comma_list, command_parsers, judgments_path, path_or_url
+from tests.fixtures import load_benchmark
 
 DEMO = Path(__file__).parents[2] / "evalframe" / "data" / "demo_result"
 RUNS = Path(__file__).parents[2] / "docs" / "examples" / "runs.jsonl"
@@ -408,7 +409,8 @@ BASES = {"demo": ["demo"], "metrics": ["metrics", "{demo}"], "compare": ["compar
          "worst": ["worst", "{demo}", "--node", "Reader"], "convert": ["convert", "{demo}", "{tmp}/out", "--to", "csv"],
          "flatten": ["flatten", "{runs}", "--out", "{tmp}/out"], "report": ["report", "{demo}"],
          "trec": ["trec", "{run}", "{qrels}"], "fuse": ["fuse", "{run}", "{run}", "-o", "{tmp}/fused.txt"],
-         "gate": ["gate", "{demo}", "{demo}", "--node", "Retriever", "--no-drop", "mrr"]}
+         "gate": ["gate", "{demo}", "{demo}", "--node", "Retriever", "--no-drop", "mrr"],
+         "history": ["history", "--store", "{store}"]}
 #: Options whose bad value needs another base (the direction of convert they apply to).
 OTHER_BASES = {("convert", "--node"): ["convert", "{demo}", "{tmp}/run.txt", "--to", "trec"],
                ("trec", "--zscores"): ["trec", "{run}", "{qrels}", "--format", "trec_eval"],
@@ -434,11 +436,12 @@ BAD_VALUES = {
     "--column": "question=q", "--id-column": "nope",
     "--no-drop": "nosuch", "--margin": "mrr=x", "--min": "mrr", "--markdown": "{tmp}", "--junit": "{tmp}",
     "--json": "{tmp}", "--store": "{tmp}/missing-store",
+    "--name": "nope", "--plot": "{tmp}/trend.png",  # evalframe history (--plot without --measure)
 }
 #: The exit status of a refused option: 1, but evalframe gate's 2 (it could not decide).
 EXIT_OF_ERROR = {"gate": 2}
 #: A bad value of an option that differs by command (by command and long flag).
-COMMAND_BAD_VALUES = {("fuse", "--out"): "{tmp}"}
+COMMAND_BAD_VALUES = {("fuse", "--out"): "{tmp}", ("history", "--store"): "{file}"}
 
 
 def _valued_options(argparse_checks: bool) -> list[tuple[str, str]]:
@@ -460,8 +463,12 @@ def _fill(args: list[str], tmp_path: Path) -> list[str]:
     (tmp_path / "file.txt").write_text("not a folder\n")
     (tmp_path / "run.trec").write_text("q1 Q0 d1 1 2.0 bm25\nq1 Q0 d2 2 1.0 bm25\n")
     (tmp_path / "qrels.trec").write_text("q1 0 d1 1\n")
+    if args[:1] == ["history"]:  # evalframe history: a store of 3 runs (the benchmark's format)
+        pytest.importorskip("evalframe.present.history")
+        load_benchmark("bench_history.py").make_store(tmp_path / "store", 3, 5)
     places = {"demo": str(DEMO), "runs": str(RUNS), "run": str(tmp_path / "run.trec"),
-              "qrels": str(tmp_path / "qrels.trec"), "file": str(tmp_path / "file.txt"), "tmp": str(tmp_path)}
+              "qrels": str(tmp_path / "qrels.trec"), "file": str(tmp_path / "file.txt"), "tmp": str(tmp_path),
+              "store": str(tmp_path / "store")}
     return [arg.format(**places) for arg in args]
 
 
@@ -559,4 +566,5 @@ def test_the_parsers_name_the_formats_and_commands_the_implementations_have():
     assert choices == {"metrics": formats.FORMATS, "worst": formats.FORMATS, "compare": parsers.COMPARE_FORMAT_NAMES,
                        "trec": tuple(trec_formats.TREC_FORMATS), "report": tuple(FORMATS)}
     # every command has an implementation: list-metrics here, the others in commands (loaded when one runs)
-    assert set(cli.COMMANDS) == set(command_parsers()) == set(commands.COMMANDS) | {"list-metrics"}
+    # (history: its own module, evalframe/present/history_command.py)
+    assert set(cli.COMMANDS) == set(command_parsers()) == set(commands.COMMANDS) | {"list-metrics", "history"}
