@@ -138,7 +138,7 @@ def test_the_store_from_the_environment(store, capsys, monkeypatch):
     (["--store", "{store}", "--measure", "nDCG@10", "--plot", "{tmp}/x.svg"],
      "error: --plot must end in .png or .html (the trend as an image or a page); got '{tmp}/x.svg'."),
     (["--store", "{store}", "--measure", "nDCG@10", "--plot", "{tmp}/dir.png"], "error: --plot '{tmp}/dir.png' is a folder"),
-    (["--store", "{store}", "--measure", "MAP"], "error: --measure 'MAP': no run in {store} holds it; "),
+    (["--store", "{store}", "--measure", "MAP"], "error: --measure: no run holds the measure 'MAP'; the runs hold "),
     (["--store", "{store}", "--measure", "nDCG@10", "--name", "nope"],
      "error: --measure 'nDCG@10': no run in {store} (--name nope) holds it"),
     (["--store", "{store}", "--node", "Reader"], "error: --node 'Reader': no run in {store} has that node."),
