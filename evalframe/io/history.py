@@ -28,7 +28,7 @@ from typing import Any
 
 import pandas as pd
 
-from .._locations import Remote, read_bytes, write_bytes
+from .._locations import Remote, write_bytes
 from ..errors import InvalidParameterError, LoadError, SaveError
 from .remote import resolve as resolve_location
 
@@ -349,7 +349,12 @@ def read_run(store: object, run_id: str, *,
     else:
         obj = where / RUNS / name
         shown = obj.url
-        data = read_bytes(obj, what="run")
+        try:
+            data = bytes(obj.fs.cat_file(obj.path))
+        except FileNotFoundError:
+            raise LoadError(f"the store {where.url} holds no run {run_id} ({shown} does not exist).") from None
+        except OSError as exc:
+            raise LoadError(f"cannot read the run {shown} ({exc.strerror or exc}).") from None
     try:
         arrow = pq.read_table(io.BytesIO(data))
         meta = json.loads((arrow.schema.metadata or {})[META_KEY].decode("utf-8"))

@@ -22,7 +22,7 @@ from .._version import __version__
 from ..analysis.intervals import column_intervals
 from ..analysis.protocol import QueryTable
 from ..errors import InvalidParameterError
-from ..io.history import FORMAT, list_runs, new_run_id, read_run, resolve, store_location, write_run
+from ..io.history import FORMAT, is_run_id, list_runs, new_run_id, read_run, resolve, store_location, write_run
 from ..metrics.registry import Metric, score_measure
 from ..metrics.trec import aggregation_of, direction_of, parse_measure
 from ..options import IntervalOptions
@@ -466,6 +466,9 @@ class History:
         >>> history.get("@last:demo").run("Reader").table["f1"].round(4).tolist()[:3]
         [1.0, 1.0, 1.0]
         """
+        if isinstance(ref, str) and is_run_id(ref[1:]) and ref.startswith("@"):  # a whole id: read without listing
+            stored, frame = read_run(self.store, ref[1:], **self._options())
+            return StoredRun(stored, frame)
         meta = resolve(self.metas(), ref, store=self.location)
         stored, frame = read_run(self.store, str(meta["id"]), **self._options())
         return StoredRun(stored, frame)

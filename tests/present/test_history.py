@@ -16,9 +16,10 @@ from scipy import stats
 import evalframe
 from evalframe import EvaluationResult, History, load_demo_result
 from evalframe.analysis.protocol import QueryTable
-from evalframe.errors import InvalidParameterError
+from evalframe.errors import InvalidParameterError, LoadError
 from evalframe.present.cli import main
-from evalframe.present.history import TREND_COLUMNS
+from evalframe.io.history import read_run
+from evalframe.present.history import TREND_COLUMNS, StoredRun
 
 TREC_EVAL = Path("/root/.cache/evalframe-bench/trec_eval-10.0/trec_eval")
 ROOT = Path(__file__).resolve().parents[2]
@@ -241,7 +242,9 @@ def test_refs_through_history() -> None:
     b = history.log(load_demo_result(), name="b", commit=None)
     assert history.get("@last").id == b.id and history.get("@last~1").id == a.id
     assert history.get("@tag:v3").id == a.id and history.get("@last:a").id == a.id
-    assert history.get("@" + a.id[:-2]).id == a.id
+    assert history.get("@" + a.id[:-2]).id == a.id and history.get("@" + a.id).id == a.id
+    with pytest.raises(LoadError, match=r"holds no run 20200101T000000000000Z-00000000"):
+        history.get("@20200101T000000000000Z-00000000")
     assert history.get("@best:f1").id == b.id  # equal means: the latest
     with pytest.raises(InvalidParameterError, match=r"no run has the tag 'v4': the store memory://.* holds 2 runs; "
                                                     r"names: a, b; tags: v3"):
@@ -359,8 +362,8 @@ def _concurrent_logs(store: str, processes: int, runs: int, options: dict | None
     pairs = sorted((p["process"], p["index"]) for p in runs_frame["params"])
     assert pairs == [(p, i) for p in range(processes) for i in range(runs)]
     f1 = load_demo_result().query_metrics("Reader")["f1"]
-    for run_id in runs_frame.index:  # each whole, holding what its process logged
-        stored = history.get("@" + run_id)
+    for run_id in runs_frame.index:  # each whole, holding what its process logged (read by id: one listing)
+        stored = StoredRun(*read_run(store, run_id, storage_options=options))
         expected = stored.meta["params"]["process"] * 1000 + stored.meta["params"]["index"]
         table = stored.table("Reader")
         assert (table["marker"] == expected).all()
