@@ -90,7 +90,12 @@ def store_location(store: object, *, storage_options: Mapping[str, Any] | None =
         raise InvalidParameterError("store must name a folder or a URL (such as 'runs-store' or "
                                     "'s3://bucket/evalframe-runs'); got none (give --store or set $EVALFRAME_STORE).",
                                     parameter="store")
-    return resolve_location(store, name="store", storage_options=storage_options)
+    location = resolve_location(store, name="store", storage_options=storage_options)
+    if isinstance(location, Path) and (location.is_file() or (location / "runs").is_file()):
+        file = location if location.is_file() else location / "runs"
+        raise InvalidParameterError(f"store {str(store)!r}: {file} is a file; a store is a folder (or a URL) that "
+                                    "holds runs/ (give a new or an existing store's folder).", parameter="store")
+    return location
 
 
 def run_bytes(table: pd.DataFrame, meta: Mapping[str, Any]) -> bytes:

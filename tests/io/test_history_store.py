@@ -344,3 +344,14 @@ def test_a_put_failing_on_s3_leaves_no_run(s3, monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.undo()
     assert [m["name"] for m in list_runs(store, storage_options=s3.storage_options)] == ["kept"]
     assert len(s3.keys("store/runs")) == 1
+
+
+def test_a_file_given_as_the_store_is_refused_naming_it(tmp_path):
+    (tmp_path / "notes.txt").write_text("a file\n")
+    with pytest.raises(InvalidParameterError, match=r"store '.*notes\.txt': .*notes\.txt is a file; a store is a folder"):
+        store_module.store_location(str(tmp_path / "notes.txt"))
+    (tmp_path / "odd").mkdir()
+    (tmp_path / "odd" / "runs").write_text("not a folder\n")
+    with pytest.raises(InvalidParameterError, match=r"odd/runs is a file"):
+        store_module.store_location(tmp_path / "odd")
+    assert store_module.store_location(tmp_path / "new") == tmp_path / "new"  # a store yet to be made is fine

@@ -410,7 +410,8 @@ BASES = {"demo": ["demo"], "metrics": ["metrics", "{demo}"], "compare": ["compar
          "flatten": ["flatten", "{runs}", "--out", "{tmp}/out"], "report": ["report", "{demo}"],
          "trec": ["trec", "{run}", "{qrels}"], "fuse": ["fuse", "{run}", "{run}", "-o", "{tmp}/fused.txt"],
          "gate": ["gate", "{demo}", "{demo}", "--node", "Retriever", "--no-drop", "mrr"],
-         "history": ["history", "--store", "{store}"]}
+         "history": ["history", "--store", "{store}"],
+         "log": ["log", "{demo}", "--store", "{tmp}/store", "--name", "demo"]}
 #: Options whose bad value needs another base (the direction of convert they apply to).
 OTHER_BASES = {("convert", "--node"): ["convert", "{demo}", "{tmp}/run.txt", "--to", "trec"],
                ("trec", "--zscores"): ["trec", "{run}", "{qrels}", "--format", "trec_eval"],
@@ -441,7 +442,8 @@ BAD_VALUES = {
 #: The exit status of a refused option: 1, but evalframe gate's 2 (it could not decide).
 EXIT_OF_ERROR = {"gate": 2}
 #: A bad value of an option that differs by command (by command and long flag).
-COMMAND_BAD_VALUES = {("fuse", "--out"): "{tmp}", ("history", "--store"): "{file}"}
+COMMAND_BAD_VALUES = {("fuse", "--out"): "{tmp}", ("history", "--store"): "{file}",
+                      ("log", "--store"): "{file}", ("log", "--name"): " ", ("log", "--tag"): ""}
 
 
 def _valued_options(argparse_checks: bool) -> list[tuple[str, str]]:
