@@ -533,6 +533,17 @@ COMMANDS = [
     (["fuse", "{url}", "b", "-o", "out.txt"], "RUN"),
     (["fuse", "a", "b", "-o", "{url}"], "-o/--out"),
     (["fuse", "a", "b", "-o", "out.txt", "--optimize", "RR", "--qrels", "{url}"], "--qrels"),
+    (["compare", "@last", "@last~1", "--store", "{url}"], "--store"),
+    (["gate", "{url}", "b", "--no-drop", "mrr"], "BASELINE"),
+    (["gate", "a", "{url}", "--no-drop", "mrr"], "CANDIDATE"),
+    (["gate", "a", "b", "--no-drop", "RR", "--qrels", "{url}"], "--qrels"),
+    (["gate", "@last~1", "@last", "--no-drop", "mrr", "--store", "{url}"], "--store"),
+    *((["gate", "a", "b", "--no-drop", "mrr", flag, "{url}"], flag) for flag in ("--markdown", "--junit", "--json")),
+    (["log", "{url}", "--store", "s", "--name", "n"], "RESULT"),
+    (["log", "a", "--store", "{url}", "--name", "n"], "--store"),
+    (["log", "run.txt", "--qrels", "{url}", "--store", "s", "--name", "n"], "--qrels"),
+    (["history", "--store", "{url}"], "--store"),
+    (["history", "--store", "s", "--measure", "mrr", "--plot", "{url}"], "--plot"),
 ]
 
 
@@ -569,7 +580,7 @@ def test_every_command_takes_storage_options_and_every_path_argument_is_in_the_s
         assert any("--storage-option" in action.option_strings for action in parser._actions) == (
             name != "list-metrics"), name  # every command that reads or writes a file
         for action in parser._actions:
-            if getattr(action.type, "__name__", "") in ("path_or_url", "judgments_path"):  # judgments_path: or irds:<id>
+            if getattr(action.type, "__name__", "") in ("path_or_url", "judgments_path", "_run_or_ref"):  # or irds:<id>, or @ref
                 shown = "/".join(action.option_strings) if action.option_strings else (
                     action.metavar if isinstance(action.metavar, str) else action.dest)
                 typed.add((name, shown))

@@ -34,7 +34,9 @@ from evalframe.metrics.trec import parse_measure
 pytrec_eval = pytest.importorskip("pytrec_eval")
 ir_measures = pytest.importorskip("ir_measures")
 
-pytestmark = pytest.mark.filterwarnings("ignore:trec_metrics. no query")  # a generated case may evaluate none
+pytestmark = [pytest.mark.filterwarnings("ignore:trec_metrics. no query"),  # a generated case may evaluate none
+              # one test process runs the whole file (--dist loadgroup): test_comparison_counts, last, counts its values
+              pytest.mark.xdist_group("trec_vs_pytrec_eval")]
 
 Run = Mapping[str, Mapping[str, float]]
 Qrels = Mapping[str, Mapping[str, int]]

@@ -27,6 +27,8 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 
 from .._locations import Remote, write_bytes
 from ..errors import InvalidParameterError, LoadError, SaveError
@@ -110,8 +112,6 @@ def run_bytes(table: pd.DataFrame, meta: Mapping[str, Any]) -> bytes:
     >>> json.loads(pq.read_schema(io.BytesIO(data)).metadata[META_KEY])
     {'id': 'x'}
     """
-    import pyarrow as pa
-    import pyarrow.parquet as pq
 
     fields = [pa.field("node", pa.string()), pa.field("query", pa.string()), pa.field("text", pa.string())]
     fields += [pa.field(str(name), pa.float64()) for name in table.columns[3:]]
@@ -246,7 +246,6 @@ def write_run(store: object, table: pd.DataFrame, meta: Mapping[str, Any], *,
 # ------------------------------------------------------------------------------------------ reading
 def _footer(handle: Any, shown: str) -> dict[str, Any] | None:
     """A run's metadata read from its footer, or None (warned) for an object that is not a run of this store."""
-    import pyarrow.parquet as pq
 
     try:
         metadata = pq.read_schema(handle).metadata or {}
@@ -335,7 +334,6 @@ def read_run(store: object, run_id: str, *,
     >>> meta["name"], table["mrr"].tolist()
     ('base', [0.5])
     """
-    import pyarrow.parquet as pq
 
     where = store_location(store, storage_options=storage_options)
     if not is_run_id(run_id):
