@@ -40,7 +40,7 @@ def test_the_workflow_is_yaml_with_the_steps_the_page_describes():
     workflow = _workflow()
     steps = workflow["jobs"]["evaluate"]["steps"]
     assert [step.get("name") for step in steps if step.get("name")] == [
-        "evaluate", "log the run", "gate against main's last run", "keep the verdict"]
+        "evaluate", "gate against main's last run", "log the run", "keep the verdict"]  # gated before it is logged
     assert steps[-1]["uses"].startswith("actions/upload-artifact") and steps[-1]["if"] == "always()"
     assert workflow["jobs"]["evaluate"]["env"]["EVALFRAME_STORE"].startswith("s3://")
 
@@ -48,7 +48,7 @@ def test_the_workflow_is_yaml_with_the_steps_the_page_describes():
 def test_its_evalframe_commands_parse():
     parser, commands = build()
     found = _commands()
-    assert [argv[0] for argv in found] == ["log", "gate"]
+    assert [argv[0] for argv in found] == ["gate", "log"]
     parsed = 0
     for argv in found:
         if argv[0] not in commands:  # evalframe log: the history store's command, parsed once it is there
@@ -89,3 +89,14 @@ def test_the_workflows_gate_runs_against_a_store(tmp_path, monkeypatch, capsys):
     assert code == 0, err  # the demo against itself: no drop, within the margin, recall 0.875 above 0.8
     assert out.splitlines()[-1] == "verdict: PASS (exit 0): 4 of 4 rules passed"
     assert all((tmp_path / name).is_file() for name in ("gate.md", "gate.xml", "gate.json", "summary.md"))
+
+
+def test_the_workflow_installs_extras_there_are():
+    import tomllib
+
+    extras = tomllib.loads((PAGE.parents[1] / "pyproject.toml").read_text(encoding="utf-8"))["project"][
+        "optional-dependencies"]
+    installs = [step["run"] for step in _workflow()["jobs"]["evaluate"]["steps"] if "pip install" in step.get("run", "")]
+    named = [extra for run in installs for group in re.findall(r"evalframe\[([^\]]*)\]", run) for extra in group.split(",")]
+    assert named and all(extra in extras for extra in named), (named, sorted(extras))
+    assert "cloud" in named  # the store is an s3:// URL: s3fs
