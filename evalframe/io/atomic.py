@@ -29,6 +29,7 @@ import re
 import shutil
 import stat
 import sys
+import tempfile
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -40,7 +41,8 @@ try:
 except ImportError:  # Windows: a file held open cannot be removed, which tells a live saver instead
     fcntl = None  # type: ignore[assignment]
 
-__all__ = ["replace_folder", "resolve_for_reading", "cleanup_stale", "check_writable", "sync_file", "staged_file", "step"]
+__all__ = ["replace_folder", "resolve_for_reading", "cleanup_stale", "check_writable", "sync_file", "staged_file", "step",
+           "write_atomically", "file_mode"]
 
 
 def step(name: str) -> None:
@@ -441,3 +443,31 @@ def _put_back(aside: Path, target: Path, unchanged: str | None) -> str:
         return (f"{target} is missing: the previous result is whole at {aside}, and the next save or load of {target} "
                 "renames it back (or rename it back by hand)")
     return unchanged or "the previous folder is unchanged"
+
+
+def file_mode(target: Path) -> int:
+    """The permissions a report written to ``target`` gets: the file's own when it is replaced, else those any new file
+    gets (0o666 less the process's umask), as ``open(target, "w")`` would give it."""
+    try:
+        return stat.S_IMODE(target.stat().st_mode)
+    except FileNotFoundError:
+        mask = os.umask(0o022)  # read the umask (it is only read by setting it), then put it back
+        os.umask(mask)
+        return 0o666 & ~mask
+
+
+def write_atomically(target: Path, content: str | bytes) -> None:
+    """Write ``content`` (text as UTF-8, or bytes) to ``target`` through a temporary file beside it, renamed over it:
+    a reader never sees half a file (a report, a trend); the file keeps its permissions, a new one gets a new file's."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    handle, staging = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        os.chmod(staging, file_mode(target))  # mkstemp's file is private (0o600); a report is a file like another
+        with os.fdopen(handle, "wb") as file:
+            file.write(content.encode("utf-8") if isinstance(content, str) else content)
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(staging, target)
+    except BaseException:
+        Path(staging).unlink(missing_ok=True)
+        raise

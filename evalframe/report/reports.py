@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import json
 import os
-import stat
-import tempfile
 from collections.abc import Mapping, Sequence
 from functools import cached_property
 from pathlib import Path
@@ -30,36 +28,9 @@ from ..errors import InvalidParameterError
 from ..options import ReportOptions, with_options
 from .formats import FORMATS, format_of_path
 from .model import ComparisonModel, ReportModel, build_model
+from ..io.atomic import write_atomically
 
 __all__ = ["Report", "ComparisonReport", "build_report", "print_eval_report"]
-
-
-def _file_mode(target: Path) -> int:
-    """The permissions a report written to ``target`` gets: the file's own when it is replaced, else those any new file
-    gets (0o666 less the process's umask), as ``open(target, "w")`` would give it."""
-    try:
-        return stat.S_IMODE(target.stat().st_mode)
-    except FileNotFoundError:
-        mask = os.umask(0o022)  # read the umask (it is only read by setting it), then put it back
-        os.umask(mask)
-        return 0o666 & ~mask
-
-
-def write_atomically(target: Path, content: str) -> None:
-    """Write ``content`` to ``target`` (UTF-8) through a temporary file beside it, renamed over it: a reader never
-    sees half a page; the file keeps its permissions, a new one gets a new file's."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    handle, staging = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        os.chmod(staging, _file_mode(target))  # mkstemp's file is private (0o600); a report is a file like another
-        with os.fdopen(handle, "w", encoding="utf-8") as file:
-            file.write(content)
-            file.flush()
-            os.fsync(file.fileno())
-        os.replace(staging, target)
-    except BaseException:
-        Path(staging).unlink(missing_ok=True)
-        raise
 
 
 class _Rendered:

@@ -23,7 +23,6 @@ from __future__ import annotations
 import io
 import math
 import os
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import IO, Any
@@ -33,6 +32,7 @@ import pandas as pd
 
 from .._locations import Remote, is_dir, locate, write_bytes
 from ..errors import InvalidParameterError
+from ..io.atomic import write_atomically
 from .escape import h, plain, visible
 
 __all__ = ["TREND_COLUMNS", "CHANGED", "trend_png", "trend_html", "trend_bytes", "save_trend", "measure_text"]
@@ -391,23 +391,5 @@ def save_trend(trend: pd.DataFrame, path: str | os.PathLike[str], *, measure: st
     if target.is_dir():
         raise InvalidParameterError(f"{name} {str(path)!r} is a folder; give the file to write, e.g. "
                                     f"{str(target / ('trend.' + fmt))!r}.", parameter=name)
-    data = trend_bytes(trend, fmt, measure=measure, title=title)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    handle, staging = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        os.chmod(staging, 0o666 & ~_umask())
-        with os.fdopen(handle, "wb") as file:
-            file.write(data)
-            file.flush()
-            os.fsync(file.fileno())
-        os.replace(staging, target)
-    except BaseException:
-        Path(staging).unlink(missing_ok=True)
-        raise
+    write_atomically(target, trend_bytes(trend, fmt, measure=measure, title=title))
     return target
-
-
-def _umask() -> int:
-    mask = os.umask(0o022)  # read by setting it, then put back
-    os.umask(mask)
-    return mask
