@@ -405,7 +405,8 @@ def _check_table(run: Any, name: str) -> pd.DataFrame:
 def decide(baseline: QueryTable | pd.DataFrame, candidate: QueryTable | pd.DataFrame, rules: Sequence[Rule], *,
            alpha: float = 0.05, test: str = "t-test", correction: str = "holm", on_common: bool = False,
            names: tuple[str, str] = ("baseline", "candidate"), node: str | None = None, worst: int = 5,
-           rounds: int = 10_000, seed: int = 0, texts: pd.Series | None = None) -> Verdict:
+           rounds: int = 10_000, seed: int = 0, texts: pd.Series | None = None,
+           judgments_differ: str | None = None) -> Verdict:
     """Decide the gate's ``rules`` on two runs' per-query tables: the statistics of the module's documentation.
 
     Parameters
@@ -433,6 +434,9 @@ def decide(baseline: QueryTable | pd.DataFrame, candidate: QueryTable | pd.DataF
         The randomization test's sign patterns and their seed.
     texts : pandas.Series, optional
         The query texts by query id, for :attr:`Verdict.worst`.
+    judgments_differ : str, optional
+        Why the two runs' values are not comparable although their query ids may be (e.g. stored runs judged by
+        different qrels): the verdict is undecided with this message, even with ``on_common``.
 
     Returns
     -------
@@ -506,11 +510,16 @@ def decide(baseline: QueryTable | pd.DataFrame, candidate: QueryTable | pd.DataF
     common = ids[0].intersection(ids[1], sort=False)
     questions = QuestionSets(len(ids[0]), len(ids[1]), len(common), on_common)
     note = _confidence_note(alpha, test, rounds, seed)
-    if questions.differ and not on_common:
-        message = (f"{questions.differ} questions differ (baseline {questions.baseline}, candidate "
-                   f"{questions.candidate}, common {questions.common}); pass --on-common to gate on the "
-                   f"{questions.common} shared")
-        refused = tuple(Outcome(rule, "undecided", "not compared: the question sets differ", directions[rule.measure],
+    if judgments_differ is not None and not isinstance(judgments_differ, str):
+        raise InvalidParameterError(f"judgments_differ must be a message (str) or None; got "
+                                    f"{type(judgments_differ).__name__}.", parameter="judgments_differ")
+    if judgments_differ or (questions.differ and not on_common):
+        message = judgments_differ or (
+            f"{questions.differ} questions differ (baseline {questions.baseline}, candidate "
+            f"{questions.candidate}, common {questions.common}); pass on_common=True (--on-common on the command "
+            f"line) to gate on the {questions.common} shared")
+        why = "the judgments differ" if judgments_differ else "the question sets differ"
+        refused = tuple(Outcome(rule, "undecided", f"not compared: {why}", directions[rule.measure],
                                 0, *([math.nan] * 7)) for rule in rules)
         return Verdict(names[0], names[1], node, refused, questions, _no_worst(), alpha, test, correction, note,
                        message)
@@ -531,9 +540,28 @@ def decide(baseline: QueryTable | pd.DataFrame, candidate: QueryTable | pd.DataF
     outcomes = list(decided)
     for position, p_adjusted in zip(no_drop, adjusted.tolist()):
         outcomes[position] = _no_drop_verdict(decided[position], p_adjusted, alpha, correction, tested)
-    outcomes = [_with_reason(outcome, outcome.reason + shared) if shared else outcome for outcome in outcomes]
+    unscored = _unscored(tables, measures, names)
+    outcomes = [_with_reason(outcome, (outcome.reason or "") + unscored[outcome.rule.measure] + shared)
+                if shared or unscored[outcome.rule.measure] else outcome for outcome in outcomes]
     return Verdict(names[0], names[1], node, tuple(outcomes), questions,
                    _worst_queries(tables, measures, directions, worst, texts), alpha, test, correction, note, "")
+
+
+def _unscored(tables: Sequence[pd.DataFrame], measures: Sequence[str], names: Sequence[str]) -> dict[str, str]:
+    """Per measure, the words saying how many questions of both runs one run did not score (NaN there, a number in
+    the other run): those are not paired, and a rule must say so rather than silently decide on fewer."""
+    first = [table.loc[~pd.Index(table.index).duplicated()] for table in tables]
+    ids = pd.Index(first[0].index).intersection(pd.Index(first[1].index), sort=False)
+    words = {}
+    for measure in measures:
+        missing = [first[k][measure].reindex(ids).isna().to_numpy() for k in (0, 1)]
+        parts = []
+        for k, which in ((0, "baseline"), (1, "candidate")):
+            count = int(np.count_nonzero(missing[k] & ~missing[1 - k]))
+            if count:
+                parts.append(f"{count} {'query' if count == 1 else 'queries'} unscored in the {which} {names[k]!r}")
+        words[measure] = f" ({'; '.join(parts)}: not paired)" if parts else ""
+    return words
 
 
 def _check_rules(rules: Any) -> list[Rule]:

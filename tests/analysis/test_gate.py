@@ -283,8 +283,8 @@ def test_different_question_sets_are_undecided_without_on_common():
     cand = pd.DataFrame({"mrr": CAND[:6]}, index=pd.Index(["q0", "q1", "q2", "q3", "q4", "x9"], name="multilabel_id"))
     verdict = decide(base, cand, rules_of(no_drop="mrr", minimum={"mrr": 0.1}))
     assert verdict.questions == QuestionSets(6, 6, 5, False) and verdict.questions.differ == 2
-    assert verdict.message == ("2 questions differ (baseline 6, candidate 6, common 5); pass --on-common to gate on the "
-                               "5 shared")
+    assert verdict.message == ("2 questions differ (baseline 6, candidate 6, common 5); pass on_common=True "
+                               "(--on-common on the command line) to gate on the 5 shared")
     assert {o.status for o in verdict.outcomes} == {"undecided"} and verdict.exit_code == 2
     assert verdict.message in str(verdict)
     common = decide(base, cand, rules_of(no_drop="mrr", minimum={"mrr": 0.1}), on_common=True)
@@ -469,3 +469,35 @@ def test_the_worst_queries_are_not_listed_when_the_question_sets_differ_and_text
     assert decide(base, cand, rules_of(no_drop="mrr"), on_common=True).worst["query"].tolist() == ["q0"]
     with pytest.raises(InvalidParameterError, match="^texts has query 'q0' more than once"):
         decide(base, base, rules_of(no_drop="mrr"), texts=pd.Series(["a", "b"], index=["q0", "q0"]))
+
+
+# --- judged differently; unscored queries ----------------------------------------------------------------------------
+
+def test_judgments_differ_is_undecided_even_on_common():
+    base, cand = _table(mrr=BASE), _table(mrr=CAND)
+    why = "the judgments (question set) differ: '@a' and '@b' were judged by different qrels"
+    for on_common in (False, True):
+        verdict = decide(base, cand, rules_of(no_drop="mrr", minimum={"mrr": 0.1}), on_common=on_common,
+                         judgments_differ=why)
+        assert verdict.message == why and verdict.exit_code == 2 and verdict.status == "undecided"
+        assert [o.reason for o in verdict.outcomes] == ["not compared: the judgments differ"] * 2
+    assert decide(base, cand, rules_of(no_drop="mrr")).message == ""  # None: decided as before
+    with pytest.raises(InvalidParameterError, match="judgments_differ must be a message"):
+        decide(base, cand, rules_of(no_drop="mrr"), judgments_differ=1)  # type: ignore[arg-type]
+
+
+def test_queries_one_run_did_not_score_are_named_in_the_reason():
+    cand = CAND[:6] + [np.nan, np.nan]
+    verdict = decide(_table(mrr=BASE), _table(mrr=cand), rules_of(no_drop="mrr", minimum={"mrr": 0.1}),
+                     names=("old", "new"))
+    no_drop = _one(verdict, "no-drop")
+    assert no_drop.queries == 6
+    # gains -0.5, 0, -0.25, -0.25, 0, 0: mean -1/6, sd 0.2041 (ddof 1), t = -2.0, 5 df: p = 0.0509
+    assert no_drop.p_value == pytest.approx(scipy_stats.ttest_rel(CAND[:6], BASE[:6], alternative="less").pvalue)
+    assert no_drop.p_value == pytest.approx(0.05097, abs=1e-4)
+    assert no_drop.reason.endswith("(2 queries unscored in the candidate 'new': not paired)")
+    assert _one(verdict, "min").reason.endswith("(2 queries unscored in the candidate 'new': not paired)")
+    one = decide(_table(mrr=[np.nan] + BASE[1:]), _table(mrr=CAND), rules_of(no_drop="mrr"))
+    assert _one(one, "no-drop").reason.endswith("(1 query unscored in the baseline 'baseline': not paired)")
+    both = decide(_table(mrr=[np.nan] + BASE[1:]), _table(mrr=[np.nan] + CAND[1:]), rules_of(no_drop="mrr"))
+    assert "unscored" not in _one(both, "no-drop").reason  # neither scored q0: nothing lost
