@@ -17,6 +17,7 @@ from typing import Any, cast
 
 import pandas as pd
 
+from .. import _validation as check
 from .._locations import is_url
 from ..analysis.compare import (is_result, measure_names, on_dask, per_query_table, scores_of_runs, shared_node)
 from ..analysis.gate import Verdict, decide, rules_of
@@ -82,6 +83,31 @@ def _texts_of(run: Any, node: str | None) -> pd.Series | None:
     return pd.Series(first["query"].astype(str).to_numpy(), index=first["multilabel_id"].to_numpy())
 
 
+def _judged_differently(refs: Sequence[Any], tables: Sequence[QueryTable], names: Sequence[str], *, node: str | None,
+                        store: Any, storage_options: Mapping[str, Any] | None) -> str | None:
+    """Why two stored runs over the same query ids are not comparable: their question sets' fingerprints (the query
+    ids and, for TREC nodes, the judgments) differ, so they were judged by different qrels; else None."""
+    if not all(_is_ref(ref) for ref in refs):
+        return None
+    ids = [pd.Index(table.table.index).unique() for table in tables]
+    if len(ids[0]) != len(ids[1]) or not ids[0].isin(ids[1]).all():
+        return None  # the question sets differ: decide says so
+    from .history import History  # type: ignore[import-untyped,import-not-found,unused-ignore]
+
+    history = History(store_of(store), storage_options=storage_options)
+    prints = []
+    for ref in refs:
+        nodes = history.get(ref).meta.get("nodes", {})
+        key = node if node in nodes else (next(iter(nodes)) if len(nodes) == 1 else None)
+        prints.append(nodes.get(key, {}).get("fingerprint") if key is not None else None)
+    if None in prints or prints[0] == prints[1]:
+        return None
+    shown = [repr(name) if name == ref else f"{name!r} ({ref})" for name, ref in zip(names, refs)]
+    return (f"the judgments (question set) differ: {shown[0]} and {shown[1]} have the "
+            f"same {len(ids[0])} query ids but different question-set fingerprints (judged by different qrels), so no "
+            "query pairs, not even with on_common")
+
+
 def _name_of(run: Any, fallback: str) -> str:
     if isinstance(run, str) and _is_ref(run):
         return run
@@ -99,7 +125,7 @@ def gate(baseline: Any, candidate: Any, *, no_drop: str | Sequence[str] = (),
          correction: str = "holm", on_common: bool = False, node: str | None = None, qrels: Any = None,
          source: str | None = None, store: Any = None, storage_options: Mapping[str, Any] | None = None,
          names: Sequence[str] | None = None, worst: int = 5, rounds: int = 10_000, seed: int = 0,
-         **metric_params: Any) -> Verdict:
+         complete: bool = True, **metric_params: Any) -> Verdict:
     """The regression gate: does ``candidate`` pass the rules against ``baseline``?
 
     Parameters
@@ -129,6 +155,10 @@ def gate(baseline: Any, candidate: Any, *, no_drop: str | Sequence[str] = (),
     names : pair of str, optional
         What the runs are called in the verdict (default: the paths' names, the references, ``baseline`` and
         ``candidate``).
+    complete : bool
+        Score trec_eval's measures of TREC runs as ``trec_eval -c`` does (default): a query of the qrels a run did not
+        retrieve scores 0, so a query the candidate lost is a regression. With False it is unscored (NaN) and not
+        paired; each rule's reason says how many queries one run did not score.
     **metric_params
         The metric options of results (``simulated_top_k_retriever=3``, ...).
 
@@ -156,6 +186,7 @@ def gate(baseline: Any, candidate: Any, *, no_drop: str | Sequence[str] = (),
     -0.25
     """
     rules = rules_of(no_drop, margin, minimum)  # checked before any run is read
+    complete = check.check_real_bool(complete, name="complete")
     if names is not None and (isinstance(names, str) or len(names) != 2 or len({str(n) for n in names}) != 2):
         raise InvalidParameterError(f"names must be two distinct names, the baseline's and the candidate's; got "
                                     f"{names!r}.", parameter="names")
@@ -181,7 +212,7 @@ def gate(baseline: Any, candidate: Any, *, no_drop: str | Sequence[str] = (),
             tables.append(run)
             continue
         table = per_query_table(run, chosen, dict(metric_params), name, trec,
-                                {"complete": False, "duplicates": "error"})
+                                {"complete": complete, "duplicates": "error"})
         tables.append(QueryTable(table, {key: value for key, value in declared.items() if key in table.columns},
                                  name))
     texts = [given if given is not None else _texts_of(run, chosen) for run, (_, given) in zip(runs, read)]
@@ -190,5 +221,8 @@ def gate(baseline: Any, candidate: Any, *, no_drop: str | Sequence[str] = (),
     if found:
         joined = found[0] if len(found) == 1 else found[0].combine_first(found[1])
         joined = joined[~joined.index.duplicated()]
+    differ = _judged_differently((baseline, candidate), tables, shown, node=chosen or node, store=store,
+                                 storage_options=storage_options)
     return decide(tables[0], tables[1], rules, alpha=alpha, test=test, correction=correction, on_common=on_common,
-                  names=(shown[0], shown[1]), node=chosen, worst=worst, rounds=rounds, seed=seed, texts=joined)
+                  names=(shown[0], shown[1]), node=chosen, worst=worst, rounds=rounds, seed=seed, texts=joined,
+                  judgments_differ=differ)
