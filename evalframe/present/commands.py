@@ -42,7 +42,7 @@ from .comparison import compare_report
 from .paper import comparison_table
 from ..report.paper import PAPER_FORMATS
 from .fusion import fuse_command
-from .history import History
+from .history import History, store_from
 from .._locations import UrlText
 from .inputs import (convert_source, judged_sources, load, needed_flag, read_result, read_source, reader_options,
                      refuse_file_flags, run_names, score_declarations, source_of, source_words, storage_of)
@@ -698,20 +698,10 @@ def _trec(args: argparse.Namespace) -> str:
     return trec_render(TrecTable([str(qid) for qid in table.index], columns, strings), means, args)
 
 
-def _store_of(args: argparse.Namespace) -> Any:
-    """``--store``, or ``$EVALFRAME_STORE`` when it is not given (refused when neither is)."""
-    if args.store is not None:
-        return args.store
-    given = os.environ.get("EVALFRAME_STORE")
-    if not given:
-        raise EvalframeError("--store is needed (a folder or URL of runs), or set $EVALFRAME_STORE.")
-    return given
-
-
 def _log(args: argparse.Namespace) -> str:
     """``evalframe log RESULT --store STORE --name NAME``: the result read as the other commands read it, logged as one
     new run (:meth:`evalframe.History.log`); prints the run id and a one-line summary."""
-    history = History(_store_of(args), storage_options=args.storage_options or None)
+    history = History(store_from(args.store), storage_options=args.storage_options or None)
     params = dict(args.params or [])
     result = read_result(args.folder, args)
     stored = history.log(result, name=args.name, tags=args.tags or (), params=params, node=args.node,

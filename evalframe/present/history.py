@@ -9,14 +9,17 @@ from __future__ import annotations
 
 import hashlib
 import math
+import os
 import subprocess
 import time
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from .._locations import UrlText
 from .._validation import close_matches
 from .._version import __version__
 from ..analysis.intervals import column_intervals
@@ -28,7 +31,8 @@ from ..metrics.trec import aggregation_of, direction_of, parse_measure
 from ..options import IntervalOptions
 from .trec_formats import trec_eval_request
 
-__all__ = ["History", "StoredRun", "git_state", "fingerprint", "RUNS_COLUMNS", "TREND_COLUMNS"]
+__all__ = ["History", "StoredRun", "git_state", "fingerprint", "store_from", "RUNS_COLUMNS", "TREND_COLUMNS",
+           "GATED_TREC_MEASURES"]
 
 #: The columns of :meth:`History.runs` (index ``id``).
 RUNS_COLUMNS = ("name", "time", "tags", "commit", "params", "nodes", "queries")
@@ -36,6 +40,33 @@ RUNS_COLUMNS = ("name", "time", "tags", "commit", "params", "nodes", "queries")
 TREND_COLUMNS = ("id", "name", "time", "tags", "commit", "node", "queries", "fingerprint", "mean", "low", "high",
                  "direction", "question_set_changed")
 _INTERVAL = IntervalOptions(ci=0.95, ci_method="t")
+#: What a node with TREC judgments logs besides ``trec_eval -q``'s default set: the cut-off measures gated on.
+GATED_TREC_MEASURES = ("nDCG@5", "nDCG@10", "nDCG@20", "P@5", "P@10", "P@20", "R@5", "R@10", "R@20", "R@100",
+                       "R@1000", "RR@10", "AP@100")
+
+
+#: The environment variable a store is read from when ``--store`` is not given.
+STORE_VARIABLE = "EVALFRAME_STORE"
+
+
+def store_from(given: str | os.PathLike[str] | None) -> Any:
+    """The store a command works on: ``given`` (``--store``), else ``$EVALFRAME_STORE``, else an error saying how to
+    give one. A local file given as the store is refused.
+
+    Examples
+    --------
+    >>> store_from("ci-runs")
+    'ci-runs'
+    """
+    store: Any = given
+    if store is None or (isinstance(store, str) and not store):
+        store = os.environ.get(STORE_VARIABLE) or None
+    if store is None:
+        raise InvalidParameterError(f"no store given: pass --store STORE (a folder or a URL), or set ${STORE_VARIABLE}.")
+    if isinstance(store, (str, os.PathLike)) and not isinstance(store, UrlText) and os.path.isfile(store):
+        raise InvalidParameterError(f"store {str(store)!r} is a file; a store is a folder (or a URL) that "
+                                    "evalframe log writes runs into.", parameter="store")
+    return store
 
 
 def git_state() -> tuple[str | None, bool | None]:
@@ -259,11 +290,19 @@ class History:
     def _options(self) -> dict[str, Any]:
         return {"storage_options": self.storage_options or None}
 
+    def _check_exists(self) -> None:
+        """Reading a local store whose folder does not exist is an error naming it (a typo in CI must not read as
+        "no runs"); :meth:`log` creates a new store instead."""
+        if isinstance(self.location, Path) and not self.location.is_dir():
+            raise InvalidParameterError(f"store {self.store}: no such store folder ({self.location.absolute()} does "
+                                        "not exist); `evalframe log` writes runs into a new store.", parameter="store")
+
     # ------------------------------------------------------------------ writing
     def log(self, result: Any, *, name: str, tags: str | Sequence[str] = (), params: Mapping[str, Any] | None = None,
             node: str | None = None, source: str | None = None, commit: str | None = "auto") -> StoredRun:
         """Record a result as one new run: every node's per-query values (``query_metrics``, its judge scores, and
-        for a node with TREC judgments trec_eval's ``-q`` measures of its default set), the config, the git commit
+        for a node with TREC judgments trec_eval's ``-q`` measures of its default set and
+        :data:`GATED_TREC_MEASURES`: nDCG@10 and the others gated on), the config, the git commit
         and the time, with each node's question-set fingerprint and every measure's mean and 95% t interval.
 
         Parameters
@@ -312,7 +351,8 @@ class History:
                                         parameter="result")
         nodes = list(result.nodes) if node is None else [result.check_node(node)]
         declared = result.declared_scores()
-        official = [str(measure) for measure in trec_eval_request(["official"]).measures]
+        official = list(dict.fromkeys([str(measure) for measure in trec_eval_request(["official"]).measures]
+                                      + list(GATED_TREC_MEASURES)))
         parts, node_meta = [], {}
         for each in nodes:
             table = result.query_metrics(each, with_query=True)
@@ -349,7 +389,14 @@ class History:
 
     # ------------------------------------------------------------------ reading
     def metas(self) -> list[dict[str, Any]]:
-        """Every run's metadata (the JSON of its footer), by time."""
+        """Every run's metadata (the JSON of its footer), by time.
+
+        Raises
+        ------
+        InvalidParameterError
+            When the store is a local folder that does not exist.
+        """
+        self._check_exists()
         return list_runs(self.store, **self._options())
 
     def runs(self, *, name: str | None = None, tag: str | None = None) -> pd.DataFrame:
@@ -366,7 +413,17 @@ class History:
         id
         ...Z-...  demo  [v1]  [Retriever, Reader]        8
         """
-        metas = self._chosen(name, tag)
+        return self.runs_of(self._chosen(name, tag))
+
+    @staticmethod
+    def runs_of(metas: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
+        """:meth:`runs`' frame of metadata already read (:meth:`metas`), so that a caller reads the store once.
+
+        Examples
+        --------
+        >>> History.runs_of([]).columns.tolist()
+        ['name', 'time', 'tags', 'commit', 'params', 'nodes', 'queries']
+        """
         frame = pd.DataFrame({
             "id": [meta["id"] for meta in metas],
             "name": [meta.get("name") for meta in metas],
@@ -466,6 +523,7 @@ class History:
         >>> history.get("@last:demo").run("Reader").table["f1"].round(4).tolist()[:3]
         [1.0, 1.0, 1.0]
         """
+        self._check_exists()
         if isinstance(ref, str) and is_run_id(ref[1:]) and ref.startswith("@"):  # a whole id: read without listing
             stored, frame = read_run(self.store, ref[1:], **self._options())
             return StoredRun(stored, frame)

@@ -10,36 +10,27 @@ their trend stays a matter of reading the runs' footers (``benchmarks/bench_hist
 from __future__ import annotations
 
 import argparse
-import os
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from .._locations import UrlText
 from ..errors import InvalidParameterError
-from ..io.history import list_runs
 from ..report.trend import measure_text, save_trend
 from .formats import render_table
-from .history import History
+from .history import STORE_VARIABLE, History, store_from
 
-__all__ = ["history_command", "store_of", "STORE_VARIABLE"]
+__all__ = ["history_command", "store_of", "STORE_VARIABLE", "HEADLINE_MEASURES"]
 
-#: The environment variable a store is read from when ``--store`` is not given.
-STORE_VARIABLE = "EVALFRAME_STORE"
+#: The measures the listing shows by default (with every judge score): a document node's mrr, ndcg and
+#: recall_single_hit, a TREC node's AP, nDCG@10, P@10 and RR, an answer node's f1 and exact_match. ``--measures`` /
+#: ``--all`` choose others; ``--format json`` / ``csv`` hold every measure.
+HEADLINE_MEASURES = ("mrr", "ndcg", "recall_single_hit", "AP", "nDCG@10", "P@10", "RR", "f1", "exact_match")
 
 
 def store_of(args: argparse.Namespace) -> Any:
-    """``--store``, else ``$EVALFRAME_STORE``, else an error saying how to give it."""
-    store = getattr(args, "store", None)
-    if store is None:
-        store = os.environ.get(STORE_VARIABLE) or None
-    if store is None:
-        raise InvalidParameterError(f"no store given: pass --store STORE (a folder or a URL), or set {STORE_VARIABLE}.")
-    if isinstance(store, (str, os.PathLike)) and not isinstance(store, UrlText) and os.path.isfile(store):
-        raise InvalidParameterError(f"--store {str(store)!r} is a file; a store is a folder (or a URL) that "
-                                    "evalframe log writes runs into.")
-    return store
+    """``--store``, else ``$EVALFRAME_STORE`` (:func:`evalframe.present.history.store_from`)."""
+    return store_from(getattr(args, "store", None))
 
 
 def _tags(cell: Any) -> str:
@@ -62,18 +53,38 @@ def _render(frame: pd.DataFrame, fmt: str, numbers: pd.DataFrame) -> str:
     return render_table(frame, fmt)
 
 
+def _chosen_measures(args: argparse.Namespace, held: list[str], scores: set[str]) -> list[str]:
+    """The measures the listing shows: ``--measures``' (each held by some run, else an error naming what is held),
+    every one with ``--all`` or ``--format json/csv``, else the headline ones and the judge scores (every one when the
+    runs hold none of those)."""
+    given = getattr(args, "measures", None)
+    if given is not None:
+        wanted = [part.strip() for part in str(given).split(",") if part.strip()]
+        unknown = [measure for measure in wanted if measure not in held]
+        if not wanted or unknown:
+            raise InvalidParameterError(f"--measures {given!r}: {'none given' if not wanted else 'no run holds '}"
+                                        f"{', '.join(map(repr, unknown))}; the runs hold {', '.join(held)}.")
+        return list(dict.fromkeys(wanted))
+    if getattr(args, "all", False) or args.format in ("json", "csv"):
+        return held
+    headline = [measure for measure in held if measure in HEADLINE_MEASURES or measure in scores]
+    return headline or held
+
+
 def _listing(args: argparse.Namespace, history: History, store: Any) -> str:
     """Every run (of ``--name`` / ``--tag``): id, time, name, tags, commit, queries, whether the question set changed
-    from the run before (of the same node), and each measure's mean [low, high] (node/measure when there are
-    several nodes)."""
-    runs = history.runs(name=args.name, tag=args.tag)
-    if runs.empty:
-        _refuse_filters(args, history, store)
+    from the run before (of the same node), and the chosen measures' mean [low, high] (node/measure when there are
+    several nodes). The store's metadata is read once."""
+    every = history.metas()
+    if not every:
         return f"no runs in {store}"
-    metas = {meta["id"]: meta for meta in list_runs(store, storage_options=args.storage_options)}
-    nodes_of = {run_id: {node: info for node, info in meta.get("nodes", {}).items()
-                         if args.node is None or node == args.node}
-                for run_id, meta in metas.items() if run_id in runs.index}
+    metas = [meta for meta in every if (args.name is None or meta.get("name") == args.name)
+             and (args.tag is None or args.tag in (meta.get("tags") or ()))]
+    if not metas:
+        _refuse_filters(args, every, store)
+    runs = history.runs_of(metas)
+    nodes_of = {meta["id"]: {node: info for node, info in meta.get("nodes", {}).items()
+                             if args.node is None or node == args.node} for meta in metas}
     node_names = sorted({node for nodes in nodes_of.values() for node in nodes})
     if args.node is not None and not node_names:
         raise InvalidParameterError(f"--node {args.node!r}: no run in {store} has that node.")
@@ -83,24 +94,33 @@ def _listing(args: argparse.Namespace, history: History, store: Any) -> str:
                for run_id, nodes in nodes_of.items() for node, info in nodes.items()
                for measure, stats in info.get("measures", {}).items()]
     stats = pd.DataFrame(records, columns=["id", "node", "measure", "mean", "low", "high"])
-    stats["column"] = (stats["node"] + "/" + stats["measure"]) if several else stats["measure"]
-    columns = list(dict.fromkeys(stats["column"]))
+    scores = {str(name) for meta in metas for name in (meta.get("scores") or {})}
+    chosen = _chosen_measures(args, list(dict.fromkeys(stats["measure"])), scores)
+    stats = stats[stats["measure"].isin(chosen)]
+    stats = stats.assign(rank=stats["measure"].map({measure: at for at, measure in enumerate(chosen)}))
+    stats = stats.assign(column=(stats["node"] + "/" + stats["measure"]) if several else stats["measure"])
+    columns = list(dict.fromkeys(stats.sort_values(["node", "rank"] if several else ["rank"],
+                                                   kind="stable")["column"]))
     wide = {part: stats.pivot(index="id", columns="column", values=part).reindex(index=runs.index, columns=columns)
-            for part in ("mean", "low", "high")}
+            .to_numpy(dtype=np.float64) for part in ("mean", "low", "high")}
     fingerprints = pd.DataFrame([(run_id, node, info.get("fingerprint")) for run_id, nodes in nodes_of.items()
                                  for node, info in nodes.items()], columns=["id", "node", "fingerprint"])
     changed = _changed(fingerprints, runs.index)
-    table = pd.DataFrame({"time": _time(runs["time"]).to_numpy(), "name": runs["name"].to_numpy(),
-                          "tags": runs["tags"].map(_tags).to_numpy(), "commit": runs["commit"].map(_short).to_numpy(),
-                          "queries": runs["queries"].to_numpy() if args.node is None else
-                          [nodes_of.get(run_id, {}).get(args.node, {}).get("queries") for run_id in runs.index],
-                          "question set": np.where(changed, "changed", "")}, index=runs.index)
-    numbers = table.drop(columns="question set").assign(question_set_changed=changed)
-    for column in columns:
-        mean, low, high = (wide[part][column].to_numpy(dtype=np.float64) for part in ("mean", "low", "high"))
-        table[column] = [measure_text(*values) for values in zip(mean, low, high)]  # one cell per run, not per query
-        numbers[column], numbers[f"{column} low"], numbers[f"{column} high"] = mean, low, high
-    table.index.name = numbers.index.name = "id"
+    head = {"time": _time(runs["time"]).to_numpy(), "name": runs["name"].to_numpy(),
+            "tags": runs["tags"].map(_tags).to_numpy(), "commit": runs["commit"].map(_short).to_numpy(),
+            "queries": runs["queries"].to_numpy() if args.node is None else
+            [nodes_of.get(run_id, {}).get(args.node, {}).get("queries") for run_id in runs.index]}
+    index = pd.Index(runs.index, name="id")
+    # the cells of each column built at once, the frame made in one go (no column added one by one)
+    texts = {column: [measure_text(*values) for values in zip(*(wide[part][:, at] for part in ("mean", "low", "high")))]
+             for at, column in enumerate(columns)}  # one cell per run, not per query
+    table = pd.DataFrame({**head, "question set": np.where(changed, "changed", ""), **texts}, index=index)
+    numbers_columns: dict[str, Any] = {**head, "question_set_changed": changed}
+    for at, column in enumerate(columns):
+        numbers_columns[column] = wide["mean"][:, at]
+        numbers_columns[f"{column} low"] = wide["low"][:, at]
+        numbers_columns[f"{column} high"] = wide["high"][:, at]
+    numbers = pd.DataFrame(numbers_columns, index=index)
     return _render(table, args.format, numbers)
 
 
@@ -118,15 +138,10 @@ def _changed(fingerprints: pd.DataFrame, order: pd.Index) -> np.ndarray:
     return flags
 
 
-def _refuse_filters(args: argparse.Namespace, history: History, store: Any) -> None:
+def _refuse_filters(args: argparse.Namespace, every: list[dict[str, Any]], store: Any) -> None:
     """--name / --tag that no run of a store holding runs has: an error naming what there is."""
-    if args.name is None and args.tag is None:
-        return
-    every = history.runs()
-    if every.empty:
-        return
-    names = sorted(set(every["name"].astype(str)))
-    tags = sorted({str(tag) for cell in every["tags"] if isinstance(cell, (list, tuple, np.ndarray)) for tag in cell})
+    names = sorted({str(meta.get("name")) for meta in every})
+    tags = sorted({str(tag) for meta in every for tag in (meta.get("tags") or ())})
     given = " ".join(f"{flag} {value!r}" for flag, value in (("--name", args.name), ("--tag", args.tag))
                      if value is not None)
     raise InvalidParameterError(f"{given}: none of the {len(every)} runs in {store} matches; their names are "
@@ -177,6 +192,9 @@ def history_command(args: argparse.Namespace) -> str:
     store = store_of(args)
     if args.plot is not None and args.measure is None:
         raise InvalidParameterError("--plot draws one measure's trend: give --measure M too.")
+    if args.measure is not None and (getattr(args, "measures", None) is not None or getattr(args, "all", False)):
+        raise InvalidParameterError("--measures and --all choose the listing's columns; --measure shows one "
+                                    "measure's trend: give one or the other.")
     history = History(store, storage_options=args.storage_options)
     if args.measure is None:
         return _listing(args, history, store)

@@ -615,6 +615,10 @@ def _history_command(history: Command) -> None:
                          help="the store: a folder or a URL (default $EVALFRAME_STORE)")
     history.add_argument("--measure", default=None, metavar="M",
                          help="one measure's trend (e.g. nDCG@10, recall_single_hit, a judge score)")
+    history.add_argument("--measures", default=None, metavar="M1,M2",
+                         help="the listing's measures (default: each node's headline ones, e.g. mrr, ndcg, "
+                              "recall_single_hit, AP, nDCG@10, P@10, RR, f1, exact_match, and judge scores)")
+    history.add_argument("--all", action="store_true", help="the listing shows every measure")
     history.add_argument("--node", default=None, help="only this node's measures")
     history.add_argument("--name", default=None, help="only the runs of this name")
     history.add_argument("--tag", default=None, help="only the runs with this tag")

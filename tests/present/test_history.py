@@ -4,6 +4,7 @@ and intervals of the footer, fingerprints, runs() / trend() and the question-set
 from __future__ import annotations
 
 import hashlib
+import json
 import subprocess
 import uuid
 from pathlib import Path
@@ -326,7 +327,8 @@ def test_evalframe_log_errors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, c
     monkeypatch.delenv("EVALFRAME_STORE", raising=False)
     load_demo_result().save(tmp_path / "demo")
     assert main(["log", str(tmp_path / "demo"), "--name", "demo"]) == 1
-    assert capsys.readouterr().err.strip() == "error: --store is needed (a folder or URL of runs), or set $EVALFRAME_STORE."
+    assert capsys.readouterr().err.strip() == ("error: no store given: pass --store STORE (a folder or a URL), "
+                                                  "or set $EVALFRAME_STORE.")
     with pytest.raises(SystemExit) as exited:
         main(["log", str(tmp_path / "demo"), "--store", "s", "--name", "demo", "--param", "top_k"])
     assert exited.value.code == 2
@@ -382,3 +384,78 @@ def test_concurrent_logs_8_x_50_local(tmp_path: Path) -> None:
 @pytest.mark.stress
 def test_concurrent_logs_8_x_50_s3(s3) -> None:  # type: ignore[no-untyped-def]
     _concurrent_logs(f"{s3.url}/store", 8, 50, s3.storage_options, "spawn")
+
+
+# ------------------------------------------------------------------------------------------ review of issue 39
+def test_a_trec_run_logs_the_measures_gated_on_with_trec_eval_cut_off_values(tmp_path: Path) -> None:
+    """nDCG@10 and the other cut-off measures gated on are logged (the default set alone has no nDCG@10): as
+    trec_eval -q -m ndcg_cut.10 (etc.) gives them, and by hand for nDCG@10 (linear gains, log2 discount)."""
+    if not TREC_EVAL.exists():
+        pytest.skip("trec_eval 10.0 is not built")
+    run, qrels = _trec(tmp_path)
+    history = History(tmp_path / "store")
+    history.log(EvaluationResult.from_trec(run, qrels), name="bm25", commit=None)
+    table = history.get("@best:nDCG@10").table()
+    out = subprocess.run([str(TREC_EVAL), "-q", "-m", "ndcg_cut.5,10,20", "-m", "recall.5,10,20,100,1000", "-m",
+                          "P.5,10,20", str(qrels), str(run)], capture_output=True, text=True, check=True).stdout
+    names = {"ndcg_cut_5": "nDCG@5", "ndcg_cut_10": "nDCG@10", "ndcg_cut_20": "nDCG@20", "recall_5": "R@5",
+             "recall_10": "R@10", "recall_20": "R@20", "recall_100": "R@100", "recall_1000": "R@1000", "P_5": "P@5",
+             "P_10": "P@10", "P_20": "P@20"}
+    checked = 0
+    for line in out.splitlines():
+        measure, query, value = line.split()
+        if query != "all":
+            assert table.loc[query, names[measure]] == pytest.approx(float(value), abs=5e-5), (measure, query)
+            checked += 1
+    assert checked == 3 * len(names)
+    log2 = np.log2
+    # q1: d2 (1) at rank 2, d5 (2) at rank 3; ideal d5, d2. q2: d3 (2) at rank 1; ideal d3 (2), d4 (1). q3: d7 at 2
+    ideal_q1 = 2 + 1 / log2(3)
+    assert table.loc["q1", "nDCG@10"] == pytest.approx((1 / log2(3) + 2 / log2(4)) / ideal_q1, abs=1e-12)
+    assert table.loc["q2", "nDCG@10"] == pytest.approx(2 / ideal_q1, abs=1e-12)
+    assert table.loc["q3", "nDCG@10"] == pytest.approx(1 / log2(3), abs=1e-12)
+    # RR@10 and AP@100 by hand: the first relevant at ranks 2, 1, 2; AP as AP here (every run is shorter than 100)
+    assert table["RR@10"].tolist() == [0.5, 1.0, 0.5]
+    assert table["AP@100"].tolist() == pytest.approx(table["AP"].tolist(), abs=1e-12)
+    trend = history.trend("nDCG@10")
+    assert trend["mean"].iloc[0] == pytest.approx(table["nDCG@10"].mean(), abs=1e-12)
+
+
+def test_history_measure_ndcg_at_10_of_a_logged_trec_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.delenv("EVALFRAME_STORE", raising=False)
+    run, qrels = _trec(tmp_path)
+    store = str(tmp_path / "store")
+    assert main(["log", str(run), "--qrels", str(qrels), "--store", store, "--name", "bm25"]) == 0
+    capsys.readouterr()
+    assert main(["history", "--store", store, "--measure", "nDCG@10", "--format", "json"]) == 0
+    rows = list(json.loads(capsys.readouterr().out).values())
+    ideal_q1 = 2 + 1 / np.log2(3)
+    by_hand = ((1 / np.log2(3) + 1) / ideal_q1 + 2 / ideal_q1 + 1 / np.log2(3)) / 3
+    assert len(rows) == 1 and rows[0]["mean"] == pytest.approx(by_hand, abs=1e-9)  # JSON: 10 digits
+
+
+def test_reading_a_missing_local_store_is_an_error_naming_it_and_log_creates_one(tmp_path: Path) -> None:
+    missing = tmp_path / "nowhere"
+    history = History(missing)
+    for read in (history.metas, history.runs, lambda: history.get("@last"), lambda: history.trend("mrr"),
+                 lambda: history.get("@20260101T090000000000Z-0000000a")):
+        with pytest.raises(InvalidParameterError, match=r"^store .*nowhere: no such store folder \(.*nowhere does not "
+                                                        r"exist\); `evalframe log` writes runs into a new store"):
+            read()
+    assert not missing.exists()
+    history.log(load_demo_result(), name="demo", commit=None)
+    assert history.runs()["name"].tolist() == ["demo"]
+
+
+def test_store_from_reads_the_flag_then_the_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from evalframe.present.history import store_from
+    monkeypatch.setenv("EVALFRAME_STORE", "from-env")
+    assert store_from("given") == "given" and store_from(None) == "from-env"
+    monkeypatch.delenv("EVALFRAME_STORE")
+    with pytest.raises(InvalidParameterError, match=r"^no store given: pass --store STORE \(a folder or a URL\), or "
+                                                    r"set \$EVALFRAME_STORE\.$"):
+        store_from(None)
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(InvalidParameterError, match=r"^store '.*file' is a file; a store is a folder"):
+        store_from(str(tmp_path / "file"))

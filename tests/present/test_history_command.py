@@ -64,7 +64,7 @@ def run(capsys, *argv: str) -> tuple[int, str, str]:
 
 
 def test_the_listing_shows_every_run_in_time_order_with_its_means_and_intervals(store, capsys):
-    code, out, err = run(capsys, "--store", str(store))
+    code, out, err = run(capsys, "--store", str(store), "--all")
     assert code == 0 and err == ""
     lines = [line for line in out.splitlines() if line.startswith("2026")]
     assert [line.split()[0][-1] for line in lines] == ["a", "b", "c", "d"]  # by time, not by the order written
@@ -133,7 +133,7 @@ def test_the_store_from_the_environment(store, capsys, monkeypatch):
 
 
 @pytest.mark.parametrize(("argv", "message"), [
-    ([], "error: no store given: pass --store STORE (a folder or a URL), or set EVALFRAME_STORE."),
+    ([], "error: no store given: pass --store STORE (a folder or a URL), or set $EVALFRAME_STORE."),
     (["--store", "{store}", "--plot", "x.png"], "error: --plot draws one measure's trend: give --measure M too."),
     (["--store", "{store}", "--measure", "nDCG@10", "--plot", "{tmp}/x.svg"],
      "error: --plot must end in .png or .html (the trend as an image or a page); got '{tmp}/x.svg'."),
@@ -172,3 +172,77 @@ def test_a_file_as_the_store_is_refused(tmp_path, capsys, monkeypatch):
     code, _, err = run(capsys, "--store", str(tmp_path / "file.txt"))
     assert code == 1 and err == (f"error: --store '{tmp_path / 'file.txt'}' is a file; a store is a folder (or a URL) "
                                  "that evalframe log writes runs into.\n")
+
+
+# ------------------------------------------------------------------------------------------ review of issue 39
+RUN_TEXT = "q1 Q0 d1 1 3.0 t\nq1 Q0 d2 2 2.0 t\nq2 Q0 d3 1 1.0 t\nq3 Q0 d7 1 3.0 t\n"
+QRELS_TEXT = "q1 0 d2 1\nq2 0 d3 2\nq2 0 d4 1\nq3 0 d7 1\n"
+
+
+@pytest.fixture
+def trec_store(tmp_path, monkeypatch, capsys):
+    """A store of two logged TREC runs (about 40 measures each)."""
+    monkeypatch.delenv("EVALFRAME_STORE", raising=False)
+    (tmp_path / "run.txt").write_text(RUN_TEXT)
+    (tmp_path / "qrels.txt").write_text(QRELS_TEXT)
+    store = tmp_path / "store"
+    for name in ("bm25", "dense"):
+        assert main(["log", str(tmp_path / "run.txt"), "--qrels", str(tmp_path / "qrels.txt"), "--store", str(store),
+                     "--name", name]) == 0
+    capsys.readouterr()
+    return store
+
+
+@pytest.mark.filterwarnings("error")
+def test_the_listing_of_a_trec_store_shows_the_headline_measures_without_a_warning(trec_store, capsys):
+    code, out, err = run(capsys, "--store", str(trec_store))
+    assert code == 0 and err == ""
+    header = out.splitlines()[0].split()
+    shown = [column for column in header if column not in ("time", "name", "tags", "commit", "queries", "question",
+                                                          "set")]
+    assert sorted(shown) == sorted(["mrr", "ndcg", "recall_single_hit", "AP", "RR", "P@10", "nDCG@10"])
+    assert max(len(line) for line in out.splitlines()) < 300  # was about 1,000 characters wide
+    code, out, _ = run(capsys, "--store", str(trec_store), "--measures", "nDCG@10,R@100")
+    assert code == 0 and out.splitlines()[0].split()[-2:] == ["nDCG@10", "R@100"] and "AP" not in out.splitlines()[0]
+    code, out, _ = run(capsys, "--store", str(trec_store), "--all")
+    assert code == 0 and {"R@1000", "IPrec@0.5", "gm_map", "nDCG@20"} <= set(out.splitlines()[0].split())
+    code, out, _ = run(capsys, "--store", str(trec_store), "--format", "csv")  # csv and json: every measure
+    header = next(csv.reader(io.StringIO(out)))
+    assert code == 0 and {"R@1000", "R@1000 low", "R@1000 high", "IPrec@0.5", "nDCG@10"} <= set(header)
+
+
+def test_the_default_listing_leaves_out_measures_that_are_not_headline(store, capsys):
+    code, out, _ = run(capsys, "--store", str(store))
+    assert code == 0 and "nDCG@10" in out.splitlines()[0] and "recall" not in out
+    assert "0.5000 [0.4000, 0.6000]" in out and "0.7000 [0.6000, 0.8000]" not in out
+    code, out, _ = run(capsys, "--store", str(store), "--measures", "recall")
+    assert code == 0 and "0.7000 [0.6000, 0.8000]" in out and "nDCG@10" not in out
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--measures", "recall,MAP"], "error: --measures 'recall,MAP': no run holds 'MAP'; the runs hold nDCG@10, recall."),
+    (["--measure", "recall", "--all"], "error: --measures and --all choose the listing's columns; --measure shows one"),
+])
+def test_bad_measures_are_one_error_line(store, capsys, argv, message):
+    code, out, err = run(capsys, "--store", str(store), *argv)
+    assert code == 1 and out == "" and err.startswith(message) and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("argv", [[], ["--measure", "nDCG@10"], ["--tag", "v1"]])
+def test_a_store_folder_that_does_not_exist_is_an_error(tmp_path, capsys, monkeypatch, argv):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("EVALFRAME_STORE", raising=False)
+    code, out, err = run(capsys, "--store", "nowhere", *argv)
+    assert code == 1 and out == ""
+    assert err == (f"error: --store nowhere: no such store folder ({tmp_path / 'nowhere'} does not exist); "
+                   "`evalframe log` writes runs into a new store.\n")
+    assert not (tmp_path / "nowhere").exists()
+
+
+def test_the_listing_reads_each_run_s_footer_once(store, capsys, monkeypatch):
+    import evalframe.io.history as store_format
+    reads = []
+    footer = store_format._footer
+    monkeypatch.setattr(store_format, "_footer", lambda *args: reads.append(args[1]) or footer(*args))
+    code, _, _ = run(capsys, "--store", str(store))
+    assert code == 0 and len(reads) == len(RUNS) == len(set(reads))
