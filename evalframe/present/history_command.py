@@ -97,10 +97,11 @@ def _listing(args: argparse.Namespace, history: History, store: Any) -> str:
     scores = {str(name) for meta in metas for name in (meta.get("scores") or {})}
     chosen = _chosen_measures(args, list(dict.fromkeys(stats["measure"])), scores)
     stats = stats[stats["measure"].isin(chosen)]
-    stats = stats.assign(rank=stats["measure"].map({measure: at for at, measure in enumerate(chosen)}))
-    stats = stats.assign(column=(stats["node"] + "/" + stats["measure"]) if several else stats["measure"])
-    columns = list(dict.fromkeys(stats.sort_values(["node", "rank"] if several else ["rank"],
-                                                   kind="stable")["column"]))
+    # the columns: node by node (in the order the runs hold them), each node's measures in the chosen order
+    stats = stats.assign(rank=stats["measure"].map({measure: at for at, measure in enumerate(chosen)}),
+                         node_at=stats["node"].map({node: at for at, node in enumerate(dict.fromkeys(stats["node"]))}),
+                         column=(stats["node"] + "/" + stats["measure"]) if several else stats["measure"])
+    columns = list(dict.fromkeys(stats.sort_values(["node_at", "rank"], kind="stable")["column"]))
     wide = {part: stats.pivot(index="id", columns="column", values=part).reindex(index=runs.index, columns=columns)
             .to_numpy(dtype=np.float64) for part in ("mean", "low", "high")}
     fingerprints = pd.DataFrame([(run_id, node, info.get("fingerprint")) for run_id, nodes in nodes_of.items()
