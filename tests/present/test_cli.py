@@ -438,6 +438,7 @@ BAD_VALUES = {
     "--no-drop": "nosuch", "--margin": "mrr=x", "--min": "mrr", "--markdown": "{tmp}", "--junit": "{tmp}",
     "--json": "{tmp}", "--store": "{tmp}/missing-store",
     "--name": "nope", "--plot": "{tmp}/trend.png",  # evalframe history (--plot without --measure)
+    "--measures": "nosuch",  # evalframe history: a measure no run holds
 }
 #: The exit status of a refused option: 1, but evalframe gate's 2 (it could not decide).
 EXIT_OF_ERROR = {"gate": 2}
