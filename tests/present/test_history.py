@@ -459,3 +459,28 @@ def test_store_from_reads_the_flag_then_the_environment(tmp_path: Path, monkeypa
     (tmp_path / "file").write_text("x")
     with pytest.raises(InvalidParameterError, match=r"^store '.*file' is a file; a store is a folder"):
         store_from(str(tmp_path / "file"))
+
+
+def test_the_gate_reads_ndcg_at_10_of_logged_trec_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """`evalframe gate @best:nDCG@10 @last --store S --no-drop nDCG@10` on TREC runs (it said "no run holds the
+    measure" when only the default set was logged): the second run ranks q1's d5 (rel 2) first, so it is the best."""
+    monkeypatch.delenv("EVALFRAME_STORE", raising=False)
+    run, qrels = _trec(tmp_path)
+    better, _ = _trec(tmp_path, run=RUN.replace("q1 Q0 d5 3 1.0 t", "q1 Q0 d5 0 9.0 t"))
+    store = str(tmp_path / "store")
+    for path, name in ((run, "bm25"), (better, "bm25-better"), (run, "bm25")):
+        assert main(["log", str(path), "--qrels", str(qrels), "--store", store, "--name", name]) == 0
+    history = History(store)
+    assert history.get("@best:nDCG@10").name == "bm25-better"
+    # q1 with d5 (2) first, d1, then d2 (1) at rank 3: (2 + 1/2) / (2 + 1/log2(3)); q2, q3 as before
+    assert history.get("@best:nDCG@10").table().loc["q1", "nDCG@10"] == pytest.approx(
+        2.5 / (2 + 1 / np.log2(3)), abs=1e-12)
+    capsys.readouterr()
+    code = main(["gate", "@best:nDCG@10", "@last", "--store", store, "--no-drop", "nDCG@10", "--format", "json"])
+    out, err = capsys.readouterr()
+    verdict = json.loads(out)
+    assert code in (0, 1) and err == "" and [rule["measure"] for rule in verdict["rules"]] == ["nDCG@10"]
+    assert verdict["rules"][0]["queries"] == 3
+    assert verdict["rules"][0]["delta"] == pytest.approx(((1 / np.log2(3) + 1) - 2.5) / (2 + 1 / np.log2(3)) / 3,
+                                                         abs=1e-9)
