@@ -49,7 +49,7 @@ from .inputs import (convert_source, judged_sources, load, needed_flag, read_res
 from .parsers import FOLDER, IRDS_PREFIX, options_given, print_warning
 from .gate import gate, read_run
 from .._locations import Remote, locate, write_bytes
-from ..report.reports import write_atomically
+from ..io.atomic import write_atomically
 from ..report.verdict import render_verdict
 from pathlib import Path
 

@@ -18,9 +18,9 @@ import pandas as pd
 from ..errors import InvalidParameterError
 from ..report.trend import measure_text, save_trend
 from .formats import render_table
-from .history import STORE_VARIABLE, History, store_from
+from .history import History, store_from
 
-__all__ = ["history_command", "store_of", "STORE_VARIABLE", "HEADLINE_MEASURES"]
+__all__ = ["history_command", "store_of", "HEADLINE_MEASURES"]
 
 #: The measures the listing shows by default (with every judge score): a document node's mrr, ndcg and
 #: recall_single_hit, a TREC node's AP, nDCG@10, P@10 and RR, an answer node's f1 and exact_match. ``--measures`` /
