@@ -224,3 +224,33 @@ def without_cyclic_gc() -> Iterator[None]:
     finally:
         if was_enabled:
             gc.enable()
+
+
+class LazyModule:
+    """A reference library a test module uses, imported at its first use instead of when the module is collected.
+
+    Every test process (``pytest -n 2``: each worker) collects every test module, and a reference imported at the top
+    of one is paid by each of them, whether it runs a test of that module or not (scikit-learn and ppi_python: about
+    0.75 s; matplotlib's pyplot: 0.6 s). ``load()`` imports it through ``pytest.importorskip`` (the test skips without
+    it); a module-scoped autouse fixture calling it keeps the skip of a whole module that a module-level importorskip
+    gave. Access to a public attribute loads it too: ``ppi_py = LazyModule("ppi_py")`` then ``ppi_py.ppi_mean_ci(...)``.
+    """
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+        self._module: ModuleType | None = None
+
+    def load(self) -> ModuleType:
+        if self._module is None:
+            import pytest
+
+            self._module = pytest.importorskip(self._name)
+        return self._module
+
+    def __getattr__(self, attribute: str) -> object:
+        if attribute.startswith("_"):  # what collection looks up on a module's globals (__test__, __wrapped__, ...)
+            raise AttributeError(attribute)
+        return getattr(self.load(), attribute)
+
+    def __repr__(self) -> str:
+        return f"LazyModule({self._name!r}, loaded={self._module is not None})"

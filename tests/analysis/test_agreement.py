@@ -16,9 +16,18 @@ import pytest
 
 import evalframe
 from evalframe import EvaluationResult, InvalidParameterError, agreement, ppi_mean
+from tests.fixtures import LazyModule
 
-sklearn_metrics = pytest.importorskip("sklearn.metrics")
-ppi_py = pytest.importorskip("ppi_py")
+# the references, imported by the first test of a process that runs this module's tests (not at collection)
+sklearn_metrics = LazyModule("sklearn.metrics")
+ppi_py = LazyModule("ppi_py")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def references() -> None:
+    """The module is skipped without scikit-learn or ppi_python, as a module-level importorskip of them would."""
+    sklearn_metrics.load()
+    ppi_py.load()
 
 
 def sklearn_kappa(a, b, weights=None, labels=None):

@@ -7,13 +7,19 @@ import sys
 import pandas as pd
 import pytest
 
-matplotlib = pytest.importorskip("matplotlib")
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+from evalframe import InvalidParameterError
+from evalframe.report.plots import plot_comparison, plot_funnel, plot_metric_distribution, plot_metrics_at_k
+from tests.fixtures import LazyModule, hand_result
 
-from evalframe import InvalidParameterError  # noqa: E402
-from evalframe.report.plots import plot_comparison, plot_funnel, plot_metric_distribution, plot_metrics_at_k  # noqa: E402
-from tests.fixtures import hand_result  # noqa: E402
+# pyplot, imported by the first test of a process that runs this module's tests (not at collection), on Agg
+plt = LazyModule("matplotlib.pyplot")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def agg() -> None:
+    """The module is skipped without matplotlib, as a module-level importorskip would; pyplot loads on Agg."""
+    pytest.importorskip("matplotlib").use("Agg")
+    plt.load()
 
 
 @pytest.fixture(autouse=True)
@@ -153,8 +159,8 @@ def test_report_chart_leaves_the_pyplot_backend_alone(monkeypatch):
     def switch(*args, **kwargs):
         raise AssertionError("the report must not switch a notebook's matplotlib backend")
 
-    monkeypatch.setattr(matplotlib, "use", switch)
-    monkeypatch.setattr(plt, "switch_backend", switch)
+    monkeypatch.setattr(sys.modules["matplotlib"], "use", switch)
+    monkeypatch.setattr(plt.load(), "switch_backend", switch)  # the module itself, not its LazyModule
     assert "recall@k" in hand_result().report(n=1).html
 
 
