@@ -57,8 +57,8 @@ def test_vs_peers_smoke(capsys, tmp_path):
 
 
 @pytest.mark.benchmark
-# 40 queries here, 100 under the stress marker (which .ci/run runs in full)
-@pytest.mark.parametrize("queries", [40, pytest.param(100, marks=pytest.mark.stress)])
+# under the stress marker (which .ci/run runs in full), as the other benchmarks that start processes: 40 and 100 queries
+@pytest.mark.parametrize("queries", [pytest.param(40, marks=pytest.mark.stress), pytest.param(100, marks=pytest.mark.stress)])
 def test_vs_peers_trec_eval_and_ir_measures(capsys, tmp_path, queries):
     """trec_eval (when benchmarks/setup_trec_eval.sh has built it) and ir_measures agree with evalframe."""
     pytest.importorskip("ir_measures")

@@ -204,7 +204,10 @@ KILL_SCRIPT = textwrap.dedent("""
 """)
 
 
-@pytest.mark.parametrize("point", ["before-temp", "half-temp", "before-link", "after-link"])
+# one point in the README's command, every point under the stress marker (a fault sweep; .ci/run runs it in full)
+@pytest.mark.parametrize("point", [pytest.param("before-temp", marks=pytest.mark.stress), "half-temp",
+                                   pytest.param("before-link", marks=pytest.mark.stress),
+                                   pytest.param("after-link", marks=pytest.mark.stress)])
 def test_a_log_killed_at_any_point_leaves_no_partial_run(tmp_path: Path, point: str) -> None:
     store = tmp_path / "store"
     write_run(store, _table(0.5), _meta("kept"))
@@ -314,6 +317,7 @@ def test_concurrent_writers_local_small(tmp_path: Path) -> None:
     _concurrent(str(tmp_path / "store"), 2, 5, None, "fork")
 
 
+@pytest.mark.stress  # processes on the S3 server; the local small one stays in the README's command
 def test_concurrent_writers_s3_small(s3) -> None:  # type: ignore[no-untyped-def]
     _concurrent(f"{s3.url}/store", 2, 5, s3.storage_options, "spawn")
 
