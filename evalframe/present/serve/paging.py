@@ -1,0 +1,302 @@
+"""The comparison's grid paged on the server: a view (measure, sort, show, slices, text) of one node's
+:class:`~evalframe.report.viewer_data.Grid` columns, filtered and sorted in numpy, one page of rows at a time.
+
+The semantics are the contract's, shared with the static page's ``LocalSource`` (``evalframe/report/assets/grid.js``):
+
+* ``text`` keeps the rows whose query text or id holds it, case-insensitively (``str.lower``);
+* ``slices[key]`` keeps the rows whose label of ``key`` is exactly it;
+* ``measure`` keeps the rows some run scored it in (a value not NaN);
+* ``show``: per measure ``m`` and later run ``r``, ``gain = sign[m] * (v[r] - v[0])``; ``worse`` keeps the rows with
+  some gain < 0, ``better`` some gain > 0, ``changed`` either, over ``measure`` when set, else every measure (a NaN
+  gain is neither);
+* the sort keys: ``rank`` (the grid's order), ``query`` (its lower-cased text), ``slice:<index>``,
+  ``value:<measure>:<run>``, ``delta:<measure>:<run>`` (``v[run] - v[0]``, run >= 1), ``gain:<measure>`` (the smallest
+  gain over the later runs); NaN and empty texts sort last either way, ties keep the grid's order (a stable sort).
+
+A sort order is computed once per key and direction and kept (:meth:`Pager.warm` computes them all ahead), so that a
+page of a million queries is a gather of cached arrays.
+
+Examples
+--------
+>>> import numpy as np
+>>> from types import SimpleNamespace
+>>> grid = SimpleNamespace(node="Retriever", ids=np.array(["q1", "q2", "q3"], dtype=object),
+...                        query=np.array(["Flood", "fire", ""], dtype=object), slices={},
+...                        values={"mrr": np.array([[1.0, 0.5], [0.0, 1.0], [0.5, np.nan]])}, signs={"mrr": 1.0},
+...                        detail=np.arange(3))
+>>> pager = Pager(grid)
+>>> [row["id"] for row in pager.page(View(sort="gain:mrr"), 0, 10)["rows"]]
+['q1', 'q2', 'q3']
+>>> pager.page(View(text="FL"), 0, 10)["total"]
+1
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..._validation import close_matches
+from ...errors import InvalidParameterError
+
+__all__ = ["View", "Pager", "SHOWS", "MAX_LIMIT", "view_from_query"]
+
+#: The ``show`` choices ("" shows every row).
+SHOWS = ("", "changed", "worse", "better")
+#: The most rows one page holds (a request asking more gets this many).
+MAX_LIMIT = 1000
+#: The text filters whose masks are kept per grid.
+_TEXT_MASKS = 8
+#: The longest text filter taken (a longer one is cut: no request makes the server hold more).
+MAX_TEXT = 1000
+
+
+@dataclass(frozen=True)
+class View:
+    """One view of a node's grid: ``measure`` ("" all), ``sort`` ("" the grid's order), ``descending``, ``show``,
+    ``slices`` ((key, label) pairs) and ``text``."""
+
+    measure: str = ""
+    sort: str = ""
+    descending: bool = False
+    show: str = ""
+    slices: tuple[tuple[str, str], ...] = field(default=())
+    text: str = ""
+
+
+def view_from_query(params: Mapping[str, str] | Any) -> View:
+    """A :class:`View` from a URL's query parameters: ``measure``, ``sort``, ``desc`` (``1`` / ``true``), ``show``,
+    ``text`` and one ``slice.<key>=<label>`` per slice filter.
+
+    Examples
+    --------
+    >>> view_from_query({"measure": "f1", "sort": "gain:f1", "desc": "1", "slice.topic": "auto"})
+    View(measure='f1', sort='gain:f1', descending=True, show='', slices=(('topic', 'auto'),), text='')
+    """
+    slices = tuple((key[len("slice."):], str(value)) for key, value in params.items() if key.startswith("slice."))
+    return View(measure=str(params.get("measure", "")), sort=str(params.get("sort", "")),
+                descending=str(params.get("desc", "")).lower() in ("1", "true", "yes"),
+                show=str(params.get("show", "")), slices=slices, text=str(params.get("text", ""))[:MAX_TEXT])
+
+
+def _refuse(what: str, got: str, valid: list[str]) -> InvalidParameterError:
+    close = close_matches(got, valid)
+    shown = valid if len(valid) <= 12 else [*valid[:12], "..."]
+    return InvalidParameterError(f"{what} must be one of {shown}; got {got!r}"
+                                 + (f". Did you mean {close[0]!r}?" if close else "."), parameter=what)
+
+
+def _codes(texts: np.ndarray) -> np.ndarray:
+    """Each text's rank among the distinct texts as float64 (equal texts equal), NaN for an empty one: a sort key
+    where empty sorts last."""
+    codes, _ = pd.factorize(pd.Series(texts, dtype=object).fillna(""), sort=True)
+    keyed = codes.astype(np.float64)
+    keyed[texts == ""] = np.nan
+    return keyed
+
+
+class Pager:
+    """One node's grid paged: filter masks and sort orders over its columns, computed once and kept.
+
+    Parameters
+    ----------
+    grid : Grid
+        The node's :class:`~evalframe.report.viewer_data.Grid` (``ids``, ``query``, ``slices``, ``values``,
+        ``signs``, ``detail``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from types import SimpleNamespace
+    >>> grid = SimpleNamespace(node="Reader", ids=np.array(["a", "b"], dtype=object),
+    ...                        query=np.array(["x", "y"], dtype=object), slices={},
+    ...                        values={"f1": np.array([[1.0, 0.0], [0.0, 1.0]])}, signs={"f1": 1.0}, detail=np.arange(2))
+    >>> [row["id"] for row in Pager(grid).page(View(show="worse"), 0, 10)["rows"]]
+    ['a']
+    """
+
+    def __init__(self, grid: Any) -> None:
+        self.grid = grid
+        self.n = len(grid.ids)
+        self.measures = list(grid.values)
+        self.slice_keys = list(grid.slices)
+        first = next(iter(grid.values.values()), None)
+        self.runs = int(first.shape[1]) if first is not None else 0
+        self._lock = threading.Lock()
+        self._orders: dict[tuple[str, bool], np.ndarray] = {}
+        self._masks: dict[tuple[str, str], np.ndarray] = {}
+        self._texts: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._haystack: list[str] | None = None
+        self._gains: dict[str, np.ndarray] = {}
+
+    # ------------------------------------------------------------------ the columns
+    def gains(self, measure: str) -> np.ndarray:
+        """``sign * (v[r] - v[0])`` of each later run (n, runs - 1), NaN where either is missing."""
+        found = self._gains.get(measure)
+        if found is None:
+            values = self.grid.values[measure]
+            found = float(self.grid.signs[measure]) * (values[:, 1:] - values[:, :1])
+            self._gains[measure] = found
+        return found
+
+    def sort_keys(self) -> list[str]:
+        """Every sort key of this grid."""
+        keys = ["rank", "query", *(f"slice:{i}" for i in range(len(self.slice_keys)))]
+        for measure in self.measures:
+            keys += [f"value:{measure}:{run}" for run in range(self.runs)]
+            keys += [f"delta:{measure}:{run}" for run in range(1, self.runs)]
+            keys.append(f"gain:{measure}")
+        return keys
+
+    def _measure(self, name: str, what: str) -> str:
+        if name not in self.grid.values:
+            raise _refuse(what, name, self.measures)
+        return name
+
+    def _key(self, key: str) -> np.ndarray:
+        """The float64 sort key ``key`` names (NaN sorts last)."""
+        kind, _, rest = key.partition(":")
+        if kind == "query" and not rest:
+            return _codes(np.array([text.lower() for text in self.grid.query.tolist()], dtype=object))
+        if kind == "slice" and rest.isdigit() and int(rest) < len(self.slice_keys):
+            return _codes(np.asarray(self.grid.slices[self.slice_keys[int(rest)]], dtype=object))
+        if kind == "gain" and rest in self.grid.values:
+            gains = self.gains(rest)
+            if gains.shape[1] == 0:
+                return np.full(self.n, np.nan)
+            scored = ~np.isnan(gains)
+            smallest = np.where(scored, gains, np.inf).min(axis=1)
+            return np.where(scored.any(axis=1), smallest, np.nan)
+        if kind in ("value", "delta"):
+            measure, _, run_text = rest.rpartition(":")
+            if measure in self.grid.values and run_text.isdigit():
+                run = int(run_text)
+                values = self.grid.values[measure]
+                if kind == "value" and run < self.runs:
+                    return np.asarray(values[:, run], dtype=np.float64)
+                if kind == "delta" and 1 <= run < self.runs:
+                    return np.asarray(values[:, run] - values[:, 0], dtype=np.float64)
+        raise _refuse("sort", key, self.sort_keys())
+
+    def order(self, key: str, descending: bool = False) -> np.ndarray:
+        """The rows (grid positions) sorted by ``key``: NaN last either way, ties in the grid's order; kept."""
+        key = key or "rank"
+        cached = self._orders.get((key, descending))
+        if cached is not None:
+            return cached
+        if key == "rank":
+            order = np.arange(self.n, dtype=np.int64)
+            order = order[::-1].copy() if descending else order
+        else:
+            keyed = self._key(key)
+            # -key keeps NaN NaN (last) and a stable sort keeps ties in the grid's order, descending too
+            order = np.argsort(-keyed if descending else keyed, kind="stable").astype(np.int64)
+        with self._lock:
+            self._orders[(key, descending)] = order
+        return order
+
+    def warm(self) -> None:
+        """Compute every sort order (both directions) and the text index ahead, so that no page waits for one."""
+        self._text_index()
+        for key in self.sort_keys():
+            for descending in (False, True):
+                self.order(key, descending)
+
+    # ------------------------------------------------------------------ the filters
+    def _text_index(self) -> list[str]:
+        if self._haystack is None:
+            # one string per row: the query and the id lower-cased, split by a NUL that no needle holds
+            self._haystack = [f"{query.lower()}\x00{ident.lower()}" for query, ident in
+                              zip(self.grid.query.tolist(), self.grid.ids.tolist())]
+        return self._haystack
+
+    def _text_mask(self, text: str) -> np.ndarray:
+        needle = text.lower()
+        with self._lock:
+            found = self._texts.get(needle)
+            if found is not None:
+                self._texts.move_to_end(needle)
+                return found
+        if "\x00" in needle:  # a NUL could span the query and the id: no row's query or id holds it
+            queries = [query.lower() for query in self.grid.query.tolist()]
+            ids = [ident.lower() for ident in self.grid.ids.tolist()]
+            found = np.fromiter((needle in q or needle in i for q, i in zip(queries, ids)), dtype=bool, count=self.n)
+        else:
+            found = np.fromiter((needle in row for row in self._text_index()), dtype=bool, count=self.n)
+        with self._lock:
+            self._texts[needle] = found
+            while len(self._texts) > _TEXT_MASKS:
+                self._texts.popitem(last=False)
+        return found
+
+    def _show_mask(self, show: str, measure: str) -> np.ndarray:
+        cached = self._masks.get((show, measure))
+        if cached is not None:
+            return cached
+        worse = np.zeros(self.n, dtype=bool)
+        better = np.zeros(self.n, dtype=bool)
+        for name in [measure] if measure else self.measures:
+            gains = self.gains(name)
+            worse |= (gains < 0).any(axis=1)  # NaN < 0 and NaN > 0 are False: a NaN gain is neither
+            better |= (gains > 0).any(axis=1)
+        mask = {"worse": worse, "better": better, "changed": worse | better}[show]
+        with self._lock:
+            self._masks[(show, measure)] = mask
+        return mask
+
+    def mask(self, view: View) -> np.ndarray | None:
+        """The rows ``view`` keeps (a bool array), None when it keeps every row."""
+        if view.show not in SHOWS:
+            raise _refuse("show", view.show, [s for s in SHOWS if s])
+        measure = self._measure(view.measure, "measure") if view.measure else ""
+        masks = []
+        if view.text:
+            masks.append(self._text_mask(view.text))
+        for key, label in view.slices:
+            if key not in self.grid.slices:
+                raise _refuse("slice", key, self.slice_keys)
+            masks.append(np.asarray(self.grid.slices[key], dtype=object) == label)
+        if measure:
+            masks.append(~np.isnan(self.grid.values[measure]).all(axis=1))
+        if view.show:
+            masks.append(self._show_mask(view.show, measure))
+        if not masks:
+            return None
+        kept = masks[0].copy() if len(masks) > 1 else masks[0]
+        for other in masks[1:]:
+            kept &= other
+        return kept
+
+    # ------------------------------------------------------------------ a page
+    def rows(self, view: View) -> np.ndarray:
+        """Every row ``view`` shows, in its order (grid positions)."""
+        order = self.order(view.sort, view.descending)
+        kept = self.mask(view)
+        return order if kept is None else order[kept[order]]
+
+    def page(self, view: View, offset: int = 0, limit: int = 100) -> dict[str, Any]:
+        """One page: ``{"total": rows the view shows, "rows": [{i, id, query, slices, values}]}``, ``values`` every
+        measure's value per run (None: not scored), ``i`` the row's grid position (its drill-down's key)."""
+        if offset < 0 or limit < 0:
+            raise InvalidParameterError(f"offset and limit must be >= 0; got offset={offset}, limit={limit}.",
+                                        parameter="offset")
+        shown = self.rows(view)
+        chosen = shown[offset:offset + min(limit, MAX_LIMIT)]
+        grid = self.grid
+        ids = grid.ids[chosen].tolist()
+        queries = grid.query[chosen].tolist()
+        slices = [np.asarray(grid.slices[key], dtype=object)[chosen].tolist() for key in self.slice_keys]
+        values = {}
+        for measure in self.measures:
+            block = grid.values[measure][chosen]
+            values[measure] = np.where(np.isnan(block), None, block).tolist()
+        rows = [{"i": int(i), "id": ids[p], "query": queries[p], "slices": [column[p] for column in slices],
+                 "values": {measure: values[measure][p] for measure in self.measures}}
+                for p, i in enumerate(chosen.tolist())]
+        return {"total": int(len(shown)), "rows": rows}

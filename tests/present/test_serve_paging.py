@@ -1,0 +1,112 @@
+"""evalframe serve's paging (present/serve/paging.py) on a hand-made grid of six queries (tests/present/serve_fixtures.py):
+every expected row list below is worked out by hand from the fixture's values and the contract's rules."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from evalframe.errors import InvalidParameterError
+from evalframe.present.serve.paging import MAX_LIMIT, Pager, View, view_from_query
+from tests.present.serve_fixtures import NAN, grid_of, six
+
+
+def shown(view: View, grid=None) -> list[int]:
+    return [row["i"] for row in Pager(grid or six()).page(view, 0, 100)["rows"]]
+
+
+# mrr gains (b - a): q0 -0.5, q1 +1, q2 NaN, q3 -0.5, q4 NaN, q5 +0.5
+# latency (lower is better) gains -(b - a): q0 +1, q1 -2, q2 NaN, q3 0, q4 0, q5 +2; count: no direction (0)
+@pytest.mark.parametrize("sort, descending, expected", [
+    ("", False, [0, 1, 2, 3, 4, 5]),
+    ("rank", True, [5, 4, 3, 2, 1, 0]),
+    ("gain:mrr", False, [0, 3, 5, 1, 2, 4]),  # the tie q0 / q3 (-0.5) kept in the grid's order, NaN last
+    ("gain:mrr", True, [1, 5, 0, 3, 2, 4]),  # descending: the tie still q0 before q3, NaN still last
+    ("gain:latency", False, [1, 3, 4, 0, 5, 2]),
+    ("value:mrr:1", False, [3, 0, 5, 1, 2, 4]),
+    ("value:mrr:1", True, [1, 0, 5, 3, 2, 4]),
+    ("value:mrr:0", False, [1, 5, 2, 3, 0, 4]),
+    ("delta:latency:1", False, [5, 0, 3, 4, 1, 2]),
+    ("query", False, [5, 1, 0, 3, 4, 2]),  # lower-cased: auto, fire policy, flood claim, flood deductible, premium; "" last
+    ("query", True, [4, 3, 0, 1, 5, 2]),
+    ("slice:0", False, [0, 2, 5, 1, 4, 3]),  # auto, home, then the empty label last
+    ("slice:0", True, [1, 4, 0, 2, 5, 3]),
+])
+def test_sort_keys_nan_last_and_ties_stable(sort, descending, expected):
+    assert shown(View(sort=sort, descending=descending)) == expected
+
+
+@pytest.mark.parametrize("view, expected", [
+    (View(text="flood"), [0, 3, 5]),  # two queries, and the id FLOOD-5: case-insensitive, query or id
+    (View(text="POLICY"), [1]),
+    (View(text="Fire policy"), [1]),
+    (View(text="nothing here"), []),
+    (View(slices=(("topic", "auto"),)), [0, 2, 5]),
+    (View(slices=(("topic", ""),)), [3]),  # the empty label is a label
+    (View(measure="mrr"), [0, 1, 2, 3, 5]),  # q4 is scored by no run
+    (View(measure="latency"), [0, 1, 3, 4, 5]),
+    (View(show="worse"), [0, 1, 3]),  # mrr drops q0, q3; latency rises q1; count has no direction
+    (View(show="better"), [0, 1, 5]),
+    (View(show="changed"), [0, 1, 3, 5]),
+    (View(show="worse", measure="latency"), [1]),
+    (View(show="better", measure="mrr"), [1, 5]),
+    (View(show="changed", measure="count"), []),
+    (View(show="worse", text="flood", sort="gain:mrr"), [0, 3]),
+    (View(slices=(("topic", "auto"),), sort="gain:mrr", descending=True), [5, 0, 2]),
+])
+def test_filters(view, expected):
+    assert shown(view) == expected
+
+
+def test_a_page_is_an_offset_and_a_limit_of_the_sorted_rows_in_the_contract_shape():
+    page = Pager(six()).page(View(sort="gain:mrr"), 1, 2)
+    assert page["total"] == 6
+    assert page["rows"] == [
+        {"i": 3, "id": "q3", "query": "Flood deductible", "slices": [""],
+         "values": {"mrr": [0.5, 0.0], "latency": [1.0, 1.0], "count": [None, 1.0]}},
+        {"i": 5, "id": "FLOOD-5", "query": "auto", "slices": ["auto"],
+         "values": {"mrr": [0.0, 0.5], "latency": [3.0, 1.0], "count": [0.0, 0.0]}}]
+    assert Pager(six()).page(View(), 10, 5) == {"total": 6, "rows": []}
+    assert len(Pager(grid_of([f"q{i}" for i in range(MAX_LIMIT + 5)], [""] * (MAX_LIMIT + 5), {},
+                             {"m": [[0.0, 1.0]] * (MAX_LIMIT + 5)}, {"m": 1.0})).page(View(), 0, 10**9)["rows"]) \
+        == MAX_LIMIT
+
+
+def test_three_runs_gain_is_the_smallest_over_the_later_runs():
+    grid = grid_of(["a", "b", "c"], ["", "", ""], {},
+                   {"mrr": [[0.5, 1.0, 0.0], [0.5, NAN, 0.75], [0.0, 0.0, 0.0]]}, {"mrr": 1.0})
+    assert shown(View(sort="gain:mrr"), grid) == [0, 2, 1]  # -0.5, 0, 0.25
+    assert shown(View(show="worse"), grid) == [0]
+    assert shown(View(show="better"), grid) == [0, 1]
+    assert shown(View(sort="delta:mrr:2"), grid) == [0, 2, 1]
+
+
+def test_orders_are_kept_and_warm_computes_them_all():
+    pager = Pager(six())
+    pager.warm()
+    assert len(pager._orders) == 2 * len(pager.sort_keys())
+    first = pager.order("gain:mrr")
+    assert pager.order("gain:mrr") is first
+    assert np.array_equal(first, [0, 3, 5, 1, 2, 4])
+
+
+@pytest.mark.parametrize("view, match", [
+    (View(sort="bogus"), r"sort must be one of \['rank', 'query'"),
+    (View(sort="delta:mrr:0"), "sort must be one of"),  # the first run has no delta
+    (View(sort="value:mrr:2"), "sort must be one of"),
+    (View(sort="slice:1"), "sort must be one of"),
+    (View(measure="mr"), r"measure must be one of \['mrr', 'latency', 'count'\]; got 'mr'. Did you mean 'mrr'"),
+    (View(show="worst"), r"show must be one of \['changed', 'worse', 'better'\]; got 'worst'. Did you mean 'worse'"),
+    (View(slices=(("topik", "auto"),)), r"slice must be one of \['topic'\]; got 'topik'"),
+])
+def test_a_bad_view_is_refused_naming_what(view, match):
+    with pytest.raises(InvalidParameterError, match=match):
+        Pager(six()).page(view, 0, 10)
+
+
+def test_view_from_query():
+    assert view_from_query({"measure": "mrr", "sort": "gain:mrr", "desc": "1", "show": "worse", "text": "Flood",
+                            "slice.topic": "auto", "slice.a b": ""}) == \
+        View("mrr", "gain:mrr", True, "worse", (("topic", "auto"), ("a b", "")), "Flood")
+    assert view_from_query({}) == View()
+    assert len(view_from_query({"text": "x" * 5000}).text) == 1000
