@@ -104,6 +104,19 @@ def _run_history(args: argparse.Namespace) -> str:
     return history_command(args)
 
 
+def _run_serve(args: argparse.Namespace) -> str:
+    """``evalframe serve``: its implementation needs the serve extra (Starlette, uvicorn), imported now; without it,
+    one line naming the install."""
+    try:
+        from .serve import command
+    except ModuleNotFoundError as exc:
+        if (exc.name or "").partition(".")[0] in ("starlette", "uvicorn", "anyio", "h11"):
+            raise EvalframeError(f"evalframe serve needs {exc.name}, which is not installed: pip install "
+                                 "'evalframe[serve]'") from None
+        raise
+    return command.serve_command(args)
+
+
 def _show_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,
                   file: Any = None, line: str | None = None) -> None:
     """warnings.showwarning while a command runs: every warning (the library's, pandas', ...) as one line."""
@@ -116,6 +129,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], str]] = {
                                     "gate", "log")}
 COMMANDS["trec"] = _run_trec
 COMMANDS["history"] = _run_history
+COMMANDS["serve"] = _run_serve
 COMMANDS["list-metrics"] = _list_metrics
 
 

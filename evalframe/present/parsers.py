@@ -628,6 +628,41 @@ def _history_command(history: Command) -> None:
                          help="how the rows are printed (default table)")
 
 
+def _port(text: str) -> int:
+    """An argparse type: a TCP port, 0 to 65535 (0: any free port)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"must be a port from 0 to 65535 (0: any free one); got {text!r}")
+    return value
+
+
+def _serve_command(serve: Command) -> None:
+    serve.description = ("A local web viewer (pip install 'evalframe[serve]'): a history store's runs, a measure's trend "
+                         "with its intervals, and any two or more runs side by side (the summary with paired "
+                         "intervals, slices, the paper table, every query paged, sorted and filtered on the server, "
+                         "and each query's drill-down), of a store and of results folders or source files. Read-only, "
+                         "on 127.0.0.1 by default; a URL per view. See docs/viewer.md.")
+    serve.add_argument("runs", type=path_or_url, nargs="*", metavar="STORE | FOLDER | FILE",
+                       help="a history store (a folder evalframe log writes), or results folders and files of a source "
+                            "(--from), each compared with the first; none: the store of --store / $EVALFRAME_STORE")
+    serve.add_argument("--store", type=path_or_url, default=None, metavar="STORE",
+                       help="the history store whose runs are shown (default: $EVALFRAME_STORE, or a STORE argument)")
+    serve.add_argument("--host", default="127.0.0.1",
+                       help="the address to listen on (default 127.0.0.1: this machine only)")
+    serve.add_argument("--port", type=_port, default=8000, help="the port (default 8000; 0: any free port, printed)")
+    serve.add_argument("--open", action="store_true", dest="open_browser",
+                       help="open the viewer in the default web browser once it listens")
+    _add_options(serve, ComparisonReportOptions, only=("names", "metrics", "by", "test", "max_p"),
+                 prefix="comparison: ")
+    _from_option(serve, "each FOLDER or FILE")
+    _source_options(serve, "a file")
+    _add_options(serve, ReportOptions, only=("document_scope", "answer_scope"))
+    _csv_options(serve)
+
+
 def _list_metrics_command(_: Command) -> None:
     """``list-metrics`` takes no argument."""
 
@@ -652,6 +687,8 @@ SUBCOMMANDS: tuple[tuple[str, str, Callable[[Command], None]], ...] = (
     ("log", "record a run's per-query values in a store of runs (docs/history.md)", _log_command),
     ("history", "the runs of a store with their means and intervals, or a measure's trend (--plot: PNG or HTML)",
      _history_command),
+    ("serve", "a local web viewer of a store's runs, their trends, and runs side by side, every query browsable "
+              "(pip install 'evalframe[serve]'; docs/viewer.md)", _serve_command),
     ("list-metrics", "the metrics evalframe computes", _list_metrics_command),
 )
 

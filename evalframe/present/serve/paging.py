@@ -280,6 +280,10 @@ class Pager:
         kept = self.mask(view)
         return order if kept is None else order[kept[order]]
 
+    def row(self, i: int) -> dict[str, Any]:
+        """The row at grid position ``i`` in a page's row shape."""
+        return self._rows(np.array([i], dtype=np.int64))[0]
+
     def page(self, view: View, offset: int = 0, limit: int = 100) -> dict[str, Any]:
         """One page: ``{"total": rows the view shows, "rows": [{i, id, query, slices, values}]}``, ``values`` every
         measure's value per run (None: not scored), ``i`` the row's grid position (its drill-down's key)."""
@@ -287,7 +291,9 @@ class Pager:
             raise InvalidParameterError(f"offset and limit must be >= 0; got offset={offset}, limit={limit}.",
                                         parameter="offset")
         shown = self.rows(view)
-        chosen = shown[offset:offset + min(limit, MAX_LIMIT)]
+        return {"total": int(len(shown)), "rows": self._rows(shown[offset:offset + min(limit, MAX_LIMIT)])}
+
+    def _rows(self, chosen: np.ndarray) -> list[dict[str, Any]]:
         grid = self.grid
         ids = grid.ids[chosen].tolist()
         queries = grid.query[chosen].tolist()
@@ -296,7 +302,6 @@ class Pager:
         for measure in self.measures:
             block = grid.values[measure][chosen]
             values[measure] = np.where(np.isnan(block), None, block).tolist()
-        rows = [{"i": int(i), "id": ids[p], "query": queries[p], "slices": [column[p] for column in slices],
+        return [{"i": int(i), "id": ids[p], "query": queries[p], "slices": [column[p] for column in slices],
                  "values": {measure: values[measure][p] for measure in self.measures}}
                 for p, i in enumerate(chosen.tolist())]
-        return {"total": int(len(shown)), "rows": rows}

@@ -1,0 +1,119 @@
+"""``evalframe serve [STORE | FOLDER | FILE ...]``: the viewer (:mod:`.app`) on uvicorn, bound to 127.0.0.1 by default.
+
+Imported by :func:`evalframe.present.cli.main` when the command runs (it needs the ``serve`` extra).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+import sys
+import threading
+import webbrowser
+from pathlib import Path
+from typing import Any
+
+import uvicorn
+
+from ...errors import EvalframeError
+from ...io.history import RUNS
+from ...options import ComparisonReportOptions, MetricOptions
+from ..history import History, STORE_VARIABLE
+from ..inputs import read_result, run_names
+from ..parsers import options_given
+from .app import Sources, make_app
+
+__all__ = ["serve_command", "sources_of", "listen"]
+
+#: The names a loopback server answers to (a page of another site pointing its own name at 127.0.0.1 is refused).
+LOOPBACK = ("127.0.0.1", "localhost", "::1", "[::1]")
+
+
+def _is_store(path: Any) -> bool:
+    """A local folder ``evalframe log`` writes: it holds ``runs/`` and no result's manifest."""
+    return (isinstance(path, Path) and (path / RUNS).is_dir() and not (path / "manifest.json").exists())
+
+
+def sources_of(args: argparse.Namespace) -> Sources:
+    """What ``evalframe serve`` was started on: a store (STORE, ``--store`` or ``$EVALFRAME_STORE``) and the FOLDER /
+    FILE arguments, read on first use with the flags of ``evalframe report``."""
+    given = list(args.runs or [])
+    store: Any = args.store
+    if given and _is_store(given[0]):
+        if store is not None:
+            raise EvalframeError(f"{given[0]} is a store, and --store {store} names another: give one store.")
+        store = given.pop(0)
+    stores = [path for path in given if _is_store(path)]
+    if stores:
+        raise EvalframeError(f"{stores[0]} is a store: give it first (evalframe serve STORE [FOLDER | FILE ...]) or "
+                             "with --store.")
+    if store is None and not given:
+        store = os.environ.get(STORE_VARIABLE) or None
+        if store is None:
+            raise EvalframeError(f"nothing to serve: give a store, results folders or files (evalframe serve STORE, "
+                                 f"evalframe serve --from ragas a.jsonl b.jsonl), or set ${STORE_VARIABLE}.")
+    elif store is None:
+        store = os.environ.get(STORE_VARIABLE) or None
+    history = None
+    if store is not None:
+        history = History(store, storage_options=getattr(args, "storage_options", None) or None)
+        history.metas()  # a store that is not there is said now, not on the first page
+    for path in given:
+        if isinstance(path, Path) and not path.exists():
+            raise EvalframeError(f"{path}: no such file or folder.")
+    names = args.names or (run_names(given) if given else [])
+    if len(names) != len(given):
+        raise EvalframeError(f"--names gives {len(names)} names for {len(given)} runs; give one per FOLDER or FILE.")
+    options = {**options_given(args, ComparisonReportOptions), **options_given(args, MetricOptions)}
+    options.pop("names", None)
+
+    def read(index: int) -> Any:
+        return read_result(given[index], args)
+
+    return Sources(files=[(name, str(path)) for name, path in zip(names, given)], read=read, history=history,
+                   store="" if store is None else str(store), options=options)
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """A socket listening on ``host``:``port`` (0: a free port), refused with one line when it cannot be."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise EvalframeError(f"--host {host} --port {port}: cannot listen there ({exc.strerror or exc}); choose "
+                             "another --port, or --port 0 for any free one.") from None
+    sock.listen(128)
+    sock.set_inheritable(True)
+    return sock
+
+
+def serve_command(args: argparse.Namespace) -> str:
+    """Serve until interrupted (Ctrl-C); prints the address first."""
+    sources = sources_of(args)
+    if sources.read is not None:  # every run read now: a bad file is said before the server starts
+        results = [sources.read(index) for index in range(len(sources.files))]
+        sources.read = results.__getitem__
+    hosts = list(LOOPBACK) if args.host in LOOPBACK else None
+    app = make_app(sources, allowed_hosts=hosts)
+    sock = listen(args.host, args.port)
+    port = sock.getsockname()[1]
+    shown = f"[{args.host}]" if ":" in args.host else args.host
+    url = f"http://{shown}:{port}/"
+    print(f"evalframe serve: {url} (read-only; Ctrl-C stops it)", flush=True)
+    if args.host not in LOOPBACK:
+        print(f"warning: listening on {args.host}: other machines can read these runs.", file=sys.stderr)
+    if args.open_browser:
+        threading.Timer(0.5, webbrowser.open, args=(url,)).start()
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off"))
+    try:
+        server.run(sockets=[sock])
+    except KeyboardInterrupt:
+        pass
+    finally:
+        sock.close()
+    return ""
+
