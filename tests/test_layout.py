@@ -317,6 +317,9 @@ START_UP = {
     ("evalframe.present.gate", "evalframe.present.history"),
     # start-up: evalframe history lists a store's runs and draws a trend without the other commands' implementations
     ("evalframe.present.cli", "evalframe.present.history_command"),
+    # evalframe serve needs the serve extra (Starlette, uvicorn): its implementation is imported when it runs, and a
+    # missing extra is said in one line
+    ("evalframe.present.cli", "evalframe.present.serve.command"),
 }
 
 

@@ -162,8 +162,6 @@ class Pager:
     def _key(self, key: str) -> np.ndarray:
         """The float64 sort key ``key`` names (NaN sorts last)."""
         kind, _, rest = key.partition(":")
-        if kind == "query" and not rest:
-            return _codes(np.array([text.lower() for text in self.grid.query.tolist()], dtype=object))
         if kind == "slice" and rest.isdigit() and int(rest) < len(self.slice_keys):
             return _codes(np.asarray(self.grid.slices[self.slice_keys[int(rest)]], dtype=object))
         if kind == "gain" and rest in self.grid.values:
@@ -193,6 +191,14 @@ class Pager:
         if key == "rank":
             order = np.arange(self.n, dtype=np.int64)
             order = order[::-1].copy() if descending else order
+        elif key == "query":
+            # Python's sort of the lower-cased texts: faster than numpy's of strings (object or StringDType) or a
+            # factorization, and stable both ways (reverse=True keeps equal texts in their order); empty ones last
+            texts = [text.lower() for text in self.grid.query.tolist()]
+            filled = [i for i, text in enumerate(texts) if text]
+            ranked = sorted(filled, key=texts.__getitem__, reverse=descending)
+            order = np.concatenate([np.asarray(ranked, dtype=np.int64),
+                                    np.flatnonzero(self.grid.query == "").astype(np.int64)])
         else:
             keyed = self._key(key)
             # -key keeps NaN NaN (last) and a stable sort keeps ties in the grid's order, descending too
@@ -204,7 +210,9 @@ class Pager:
     def warm(self) -> None:
         """Compute every sort order (both directions) and the text index ahead, so that no page waits for one."""
         self._text_index()
-        for key in self.sort_keys():
+        keys = self.sort_keys()
+        # the orders a person asks first come first: a measure's worst change (what choosing it sorts by)
+        for key in sorted(keys, key=lambda key: (not key.startswith("gain:"), key in ("query", "rank"))):
             for descending in (False, True):
                 self.order(key, descending)
 

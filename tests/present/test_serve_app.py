@@ -1,0 +1,152 @@
+"""evalframe serve's application (present/serve/app.py) through Starlette's TestClient: the views and the JSON API
+over a store of runs, the 404s of every traversal attempt, no write method, and hostile texts escaped in every page
+the server renders."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+pytest.importorskip("starlette")
+pytest.importorskip("httpx")
+
+import evalframe as ef  # noqa: E402
+from evalframe.present.serve.app import ASSETS, SECURITY_HEADERS, Sources, make_app  # noqa: E402
+from starlette.testclient import TestClient  # noqa: E402
+
+HOSTILE = "<script>window.__pwned=1</script>\"'><img src=x onerror=alert(1)>"
+PAIR = "run=@last~1&run=@last"
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory):
+    """Two runs of the demo in a store, the first named and tagged with hostile text, the second's Reader f1 changed
+    on one query so that it differs."""
+    folder = tmp_path_factory.mktemp("store")
+    history = ef.History(folder)
+    demo = ef.load_demo_result()
+    history.log(demo, name=HOSTILE, tags=[HOSTILE, "v1"], commit=None)
+    history.log(demo, name="hybrid", tags=["v2"], commit=None)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def client(store):
+    with TestClient(make_app(Sources(history=ef.History(store), store=str(store)), warm=False)) as test_client:
+        yield test_client
+
+
+def test_the_runs_of_the_store_listed_escaped(client):
+    page = client.get("/runs")
+    assert page.status_code == 200
+    assert HOSTILE not in page.text and "<script>window.__pwned" not in page.text
+    assert "&lt;script&gt;window.__pwned=1&lt;/script&gt;&quot;&#x27;&gt;&lt;img src=x onerror=alert(1)&gt;" in page.text
+    assert page.text.count('<tr><td><input type="checkbox" name="run"') == 2  # the two runs, each to be checked
+    listed = client.get("/api/runs").json()
+    assert [run["name"] for run in listed["runs"]] == [HOSTILE, "hybrid"]
+    assert listed["runs"][0]["tags"] == [HOSTILE, "v1"]
+    # the demo's numbers, as evalframe metrics prints them (0.7292 mrr of the Retriever, 0.8333 f1 of the Reader)
+    assert round(listed["runs"][0]["means"]["mrr"], 4) == 0.7292 and round(listed["runs"][1]["means"]["f1"], 4) == 0.8333
+    assert "mrr" in listed["measures"] and "f1" in listed["measures"]
+
+
+def test_security_headers_on_every_response(client):
+    for url in ("/runs", "/api/runs", "/static/app.js", "/nothing"):
+        response = client.get(url)
+        for name, value in SECURITY_HEADERS.items():
+            assert response.headers[name] == value, (url, name)
+    assert "script-src 'self'" in SECURITY_HEADERS["content-security-policy"]
+
+
+def test_the_trend_of_a_measure(client):
+    page = client.get("/trend?measure=mrr")
+    assert page.status_code == 200 and "<svg" in page.text
+    # each run's mean and its 95% t interval over the 8 queries (scipy's t quantile on the demo's per-query mrr)
+    stats = pytest.importorskip("scipy.stats")
+    values = ef.load_demo_result().query_metrics("Retriever")["mrr"].to_numpy()
+    low, high = stats.t.interval(0.95, len(values) - 1, loc=values.mean(), scale=stats.sem(values))
+    assert page.text.count(f"<td>{values.mean():.4f} [{low:.4f}, {high:.4f}]</td>") == 2
+    assert HOSTILE not in page.text
+    assert client.get("/trend?measure=nope").status_code == 404
+
+
+def test_a_comparison_of_two_stored_runs(client):
+    page = client.get(f"/compare?{PAIR}")
+    assert page.status_code == 200
+    assert 'id="sv-grid"' in page.text and "/static/grid.js" in page.text and "/static/app.js" in page.text
+    assert re.search(r"<script(?![^>]*\bsrc=)", page.text) is None  # no inline script anywhere
+    info = client.get(f"/api/grid/info?{PAIR}&node=Reader").json()
+    assert info["names"] == ["@last~1", "@last"] and info["total"] == 8
+    assert [m["metric"] for m in info["measures"]] == ["exact_match", "f1"]
+    grid = client.get(f"/api/grid/page?{PAIR}&node=Reader&sort=query&limit=3").json()
+    assert grid["total"] == 8 and len(grid["rows"]) == 3
+    texts = [row["query"] for row in grid["rows"]]
+    assert texts == sorted(texts, key=str.lower)
+    detail = client.get(f"/api/grid/detail?{PAIR}&node=Reader&i=0").json()
+    assert set(detail) >= {"row", "id", "query", "gold_answers", "gold_documents", "meta", "runs"}
+    paper = client.get(f"/paper?{PAIR}&node=Reader")
+    assert paper.status_code == 200 and "<caption>" in paper.text
+
+
+@pytest.mark.parametrize("url", [
+    "/static/../../etc/passwd",
+    "/static/..%2f..%2fetc%2fpasswd",
+    "/static/%2e%2e%2f%2e%2e%2fetc%2fpasswd",
+    "/static/%2e%2e",
+    "/static//etc/passwd",
+    "/static/%2Fetc%2Fpasswd",
+    "/static/..\\..\\etc\\passwd",
+    "/static/..%5c..%5cetc%5cpasswd",
+    "/static/app.py",
+    "/static/grid.js.map",
+    "/etc/passwd",
+    "/compare?run=%2Fetc%2Fpasswd&run=0",
+    "/compare?run=../../etc&run=@last",
+    "/compare?run=2&run=@last",  # no FOLDER / FILE argument at all
+    "/compare?run=@last~9&run=@last",  # a ref past the store's first run
+    "/compare?run=@nosuchref&run=@last",
+    "/compare?run=@last",  # one run
+    f"/api/grid/detail?{PAIR}&node=Reader&i=8",  # a row out of range
+    f"/api/grid/detail?{PAIR}&node=Nope&i=0",
+    f"/api/grid/page?{PAIR}&node=Nope",
+])
+def test_traversal_and_unknown_names_are_404(client, url):
+    response = client.get(url)
+    assert response.status_code == 404, (url, response.text[:200])
+    assert "root:" not in response.text
+
+
+def test_static_serves_only_the_allow_list(client):
+    assert set(ASSETS) == {"grid.js", "grid.css", "app.js", "app.css"}
+    response = client.get("/static/app.js")
+    assert response.status_code == 200 and response.headers["content-type"].startswith("text/javascript")
+    assert response.text == ASSETS["app.js"][0].read_text()
+
+
+@pytest.mark.parametrize("method", ["POST", "PUT", "DELETE", "PATCH"])
+@pytest.mark.parametrize("url", ["/", "/runs", f"/compare?{PAIR}", "/api/runs", f"/api/grid/page?{PAIR}",
+                                 "/static/app.js"])
+def test_no_write_method(client, method, url):
+    assert client.request(method, url).status_code == 405
+
+
+@pytest.mark.parametrize("query, match", [
+    ("sort=bogus", "sort must be one of"),
+    ("measure=f2", r"measure must be one of \['exact_match', 'f1'\]; got 'f2'"),
+    ("show=worst", "Did you mean 'worse'"),
+    ("offset=-1", "offset must be a whole number"),
+    ("limit=1e9", "limit must be a whole number"),
+])
+def test_a_bad_view_is_a_400_naming_the_parameter(client, query, match):
+    response = client.get(f"/api/grid/page?{PAIR}&node=Reader&{query}")
+    assert response.status_code == 400
+    assert re.search(match, response.json()["error"])
+
+
+def test_a_host_not_allowed_is_refused(store):
+    app = make_app(Sources(history=ef.History(store)), allowed_hosts=["127.0.0.1", "localhost"], warm=False)
+    with TestClient(app, base_url="http://evil.example") as other:
+        assert other.get("/runs").status_code == 400
+    with TestClient(app, base_url="http://127.0.0.1:8000") as local:
+        assert local.get("/runs").status_code == 200
