@@ -110,8 +110,9 @@ def _run_serve(args: argparse.Namespace) -> str:
     try:
         from .serve import command
     except ModuleNotFoundError as exc:
-        if (exc.name or "").partition(".")[0] in ("starlette", "uvicorn", "anyio", "h11"):
-            raise EvalframeError(f"evalframe serve needs {exc.name}, which is not installed: pip install "
+        missing = (exc.name or "").partition(".")[0]
+        if missing in ("starlette", "uvicorn", "anyio", "h11"):
+            raise EvalframeError(f"evalframe serve needs {missing}, which is not installed: pip install "
                                  "'evalframe[serve]'") from None
         raise
     return command.serve_command(args)
