@@ -150,3 +150,22 @@ def test_a_host_not_allowed_is_refused(store):
         assert other.get("/runs").status_code == 400
     with TestClient(app, base_url="http://127.0.0.1:8000") as local:
         assert local.get("/runs").status_code == 200
+
+
+def test_the_summary_holds_compares_numbers_to_the_last_digit(client, store):
+    history = ef.History(store)
+    names = ["@last~1", "@last"]
+    summary = client.get(f"/api/summary?{PAIR}").json()
+    assert summary["names"] == names
+    for node in summary["nodes"]:
+        tables = [history.get(ref).run(node["node"]) for ref in names]
+        expected = ef.compare(*tables, names=names, max_p=0.05)
+        assert [m["metric"] for m in node["measures"]] == list(expected.index)
+        for measure in node["measures"]:
+            row = expected.loc[measure["metric"]]
+            assert measure["values"] == [float(row["mean_a"]), float(row["mean_b"])]
+            assert measure["deltas"][0]["delta"] == float(row["delta"])
+            grid = client.get(f"/api/grid/page?{PAIR}&node={node['node']}&limit=1000").json()["rows"]
+            for run in (0, 1):  # each run's mean over the grid's rows (both runs score every query here)
+                column = [r["values"][measure["metric"]][run] for r in grid]
+                assert sum(column) / len(column) == pytest.approx(measure["values"][run], rel=1e-12)

@@ -10,7 +10,8 @@ outside the server (a Content-Security-Policy of ``'self'``).
 
 Routes: ``/`` (the runs given, or the store's), ``/runs`` (the store's runs), ``/trend?measure=M[&node=N]``,
 ``/compare?run=A&run=B[...][&node=N]`` (the summary, slices, the grid), ``/paper?run=...&node=N`` (the paper
-table), ``/api/runs``, ``/api/grid/info``, ``/api/grid/page``, ``/api/grid/detail``, ``/static/<name>``.
+table), ``/api/runs``, ``/api/summary``, ``/api/grid/info``, ``/api/grid/page``, ``/api/grid/detail``,
+``/api/grid/row``, ``/static/<name>``.
 
 A comparison (its model, grids and sort orders) is built once per set of runs and kept in a bounded cache
 (:class:`Viewer`).
@@ -18,6 +19,7 @@ A comparison (its model, grids and sort orders) is built once per set of runs an
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import warnings
 from collections import OrderedDict
@@ -403,6 +405,19 @@ class _Headers:
         await self.app(scope, receive, sending)
 
 
+def _clean(value: Any) -> Any:
+    """``value`` JSON-ready: NaN and infinities as None (JSON has neither), tuples as lists."""
+    if isinstance(value, float):
+        return value if np.isfinite(value) else None
+    if isinstance(value, Mapping):
+        return {str(k): _clean(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_clean(v) for v in value]
+    if isinstance(value, (np.floating, np.integer, np.bool_)):
+        return _clean(value.item())
+    return value
+
+
 def _tokens(request: Request) -> list[str]:
     return request.query_params.getlist("run")
 
@@ -453,6 +468,8 @@ def make_app(sources: Sources, *, allowed_hosts: Sequence[str] | None = None, wa
                     return failed(404, str(exc), api)
                 except EvalframeError as exc:
                     return failed(400, str(exc), api)
+                except Exception as exc:  # noqa: BLE001 - a bug of evalframe: one line, as the command says it
+                    return failed(500, f"internal error {type(exc).__name__}: {exc} (please report it)", api)
             run.__name__ = endpoint.__name__
             return run
         return wrap
@@ -524,6 +541,12 @@ def make_app(sources: Sources, *, allowed_hosts: Sequence[str] | None = None, wa
         return built, node
 
     @guarded(api=True)
+    def api_summary(request: Request) -> Response:
+        built = viewer.comparison(_tokens(request))
+        return JSONResponse(_clean({"names": list(built.names), "test": built.test, "notes": list(built.notes),
+                                    "nodes": [dataclasses.asdict(node) for node in built.nodes]}))
+
+    @guarded(api=True)
     def api_info(request: Request) -> Response:
         built, node = grid_of(request)
         return JSONResponse(built.info(node))
@@ -560,7 +583,8 @@ def make_app(sources: Sources, *, allowed_hosts: Sequence[str] | None = None, wa
         return Response(found[0].read_bytes(), media_type=found[1])
 
     routes = [Route("/", home), Route("/runs", runs), Route("/trend", trend), Route("/compare", compare_view),
-              Route("/paper", paper), Route("/api/runs", api_runs), Route("/api/grid/info", api_info),
+              Route("/paper", paper), Route("/api/runs", api_runs), Route("/api/summary", api_summary),
+              Route("/api/grid/info", api_info),
               Route("/api/grid/page", api_page), Route("/api/grid/detail", api_detail),
               Route("/api/grid/row", api_row),
               Route("/static/{name}", static)]

@@ -10,6 +10,7 @@ import os
 import socket
 import sys
 import threading
+import time
 import webbrowser
 from pathlib import Path
 from typing import Any
@@ -24,7 +25,7 @@ from ..inputs import read_result, run_names
 from ..parsers import options_given
 from .app import Sources, make_app
 
-__all__ = ["serve_command", "sources_of", "listen"]
+__all__ = ["serve_command", "sources_of", "listen", "serve_in_thread"]
 
 #: The names a loopback server answers to (a page of another site pointing its own name at 127.0.0.1 is refused).
 LOOPBACK = ("127.0.0.1", "localhost", "::1", "[::1]")
@@ -89,6 +90,18 @@ def listen(host: str, port: int) -> socket.socket:
     sock.listen(128)
     sock.set_inheritable(True)
     return sock
+
+
+def serve_in_thread(app: Any, host: str = "127.0.0.1", port: int = 0) -> tuple[str, uvicorn.Server, threading.Thread]:
+    """``app`` served by uvicorn in a thread (a notebook's, a test's): its address, the server (``should_exit =
+    True`` stops it) and the thread, returned once it listens."""
+    sock = listen(host, port)
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True, name="evalframe-serve")
+    thread.start()
+    while not server.started and thread.is_alive():
+        time.sleep(0.01)
+    return f"http://{host}:{sock.getsockname()[1]}", server, thread
 
 
 def serve_command(args: argparse.Namespace) -> str:

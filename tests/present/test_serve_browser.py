@@ -1,0 +1,184 @@
+"""evalframe serve in a real browser (headless Chromium through playwright, as tests/present/test_report_browser.py;
+skipped without one unless EVALFRAME_REQUIRE_BROWSER is set): the server on a free port in a thread, over a store of
+two runs and two result files whose every field holds hostile text (tests/report/test_hostile_text.py's runs).
+
+Each page: no dialog, no injected script run (``window.__pwned`` stays undefined), no injected element, no console
+error, no request outside the server; the runs view, the comparison (sort, filter, slice, drill-down), the trend, and
+the URL of each view reproducing it on reload.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import Any
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+
+import evalframe as ef
+from tests.fixtures import SCRIPTS, load_benchmark
+from tests.report.test_hostile_text import PAYLOADS, _result
+
+sync_api = pytest.importorskip("playwright.sync_api")
+pytest.importorskip("starlette")
+pytest.importorskip("uvicorn")
+
+from evalframe.present.serve.app import Sources, make_app  # noqa: E402
+from evalframe.present.serve.command import serve_in_thread  # noqa: E402
+
+ATTRIBUTE = PAYLOADS["attribute"]
+SCRIPT = PAYLOADS["script"]
+#: The hostile text of each field (a query's text is the field's text and " 0", " 1", " 2").
+VALUES = {"query": SCRIPT, "answer": ATTRIBUTE, "context": PAYLOADS["quote"], "document_id": ATTRIBUTE,
+          "gold": SCRIPT, "meta_value": ATTRIBUTE, "run": SCRIPT}
+INJECTED = "img[src='x'], svg[onload], script:not([src])"
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("served")
+    first, second = _result(VALUES, "A", folder), _result(VALUES, "B", folder)
+    store = folder / "store"
+    history = ef.History(store)
+    history.log(first, name=SCRIPT, tags=[ATTRIBUTE], commit=None)
+    history.log(second, name="B", tags=["v2"], commit=None)
+    results = [first, second]
+    sources = Sources(files=[(VALUES["run"] + " A", "runA.jsonl"), ("B", "runB.jsonl")], read=results.__getitem__,
+                      history=history, store=str(store), options={"by": "meta.topic", "rounds": 200})
+    url, running, thread = serve_in_thread(make_app(sources))
+    yield url
+    running.should_exit = True
+    thread.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    executable = load_benchmark("screenshot_report.py", SCRIPTS).browser()
+    with sync_api.sync_playwright() as playwright:
+        try:
+            chromium = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
+        except sync_api.Error as exc:
+            if os.environ.get("EVALFRAME_REQUIRE_BROWSER"):
+                pytest.fail(f"EVALFRAME_REQUIRE_BROWSER is set but no Chromium starts: {str(exc).splitlines()[0]}")
+            pytest.skip(f"no Chromium: {str(exc).splitlines()[0]}")
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def tab(browser, server):
+    """A fresh page whose requests outside the server are refused and recorded, with its dialogs and errors."""
+    context = browser.new_context(viewport={"width": 1300, "height": 900})
+    seen: dict[str, list[Any]] = {"outside": [], "dialogs": [], "errors": []}
+
+    def route(found: Any) -> None:
+        if found.request.url.startswith(server + "/"):
+            found.continue_()
+        else:
+            seen["outside"].append(found.request.url)
+            found.abort()
+
+    context.route("**/*", route)
+    page = context.new_page()
+    page.on("dialog", lambda dialog: (seen["dialogs"].append(dialog.message), dialog.dismiss()))
+    page.on("console", lambda message: seen["errors"].append(message.text) if message.type == "error" else None)
+    page.on("pageerror", lambda error: seen["errors"].append(str(error)))
+    page.seen = seen  # type: ignore[attr-defined]
+    yield page
+    assert seen == {"outside": [], "dialogs": [], "errors": []}
+    assert page.evaluate("typeof window.__pwned") == "undefined"
+    assert page.locator(INJECTED).count() == 0
+    context.close()
+
+
+def query_of(page) -> dict[str, list[str]]:
+    return parse_qs(urlparse(page.url).query, keep_blank_values=True)
+
+
+def grid_ready(page, rows: int | None = None) -> None:
+    page.wait_for_selector("#sv-grid .ef-row, #sv-grid .ef-empty")
+    if rows is not None:
+        page.wait_for_function(f"document.querySelectorAll('#sv-grid tr.ef-row').length === {rows}")
+
+
+def test_the_runs_view_lists_the_store_and_compares_the_runs_checked(tab, server):
+    tab.goto(server + "/runs")
+    rows = tab.locator("form.sv-runs tbody tr")
+    assert rows.count() == 2
+    assert SCRIPT in rows.nth(0).inner_text() and ATTRIBUTE in rows.nth(0).inner_text()  # shown as text
+    tab.locator("input[name=run]").nth(0).check()
+    tab.locator("input[name=run]").nth(1).check()
+    tab.locator("form.sv-runs button[type=submit]").click()
+    tab.wait_for_url(re.compile(r"/compare\?run=%40"))
+    grid_ready(tab)
+    assert tab.locator("h1").inner_text() == f"{SCRIPT.replace(chr(10), ' ')} vs B" or " vs " in tab.locator("h1").inner_text()
+    assert tab.locator(".ef-count").inner_text().endswith("of 3 queries shown")
+
+
+def test_the_comparison_sorts_filters_slices_and_drills_down(tab, server):
+    tab.goto(server + "/compare?run=0&run=1&node=Reader")
+    grid_ready(tab, rows=3)
+    assert SCRIPT in tab.locator(".sv-runs-line").inner_text()  # the hostile run name, as text
+    # sort by the query text: the URL says so, and a reload sorts so again
+    tab.locator("th[data-key=query] button").click()
+    tab.wait_for_function("location.search.includes('sort=query')")
+    grid_ready(tab, rows=3)
+    shown = tab.locator("#sv-grid tr.ef-row td.ef-query").all_inner_texts()
+    assert shown == [f"{SCRIPT} 0", f"{SCRIPT} 1", f"{SCRIPT} 2"]
+    tab.reload()
+    grid_ready(tab, rows=3)
+    assert tab.locator("th[data-key=query]").get_attribute("aria-sort") == "ascending"
+    # the text filter, case-insensitive
+    tab.fill(".ef-search", "SCRIPT> 2".upper())
+    tab.wait_for_function("location.search.includes('text=')")
+    grid_ready(tab, rows=1)
+    assert tab.locator("#sv-grid tr.ef-row td.ef-query").inner_text() == f"{SCRIPT} 2"
+    tab.fill(".ef-search", "")
+    grid_ready(tab, rows=3)
+    # a slice: meta.topic is the hostile value for queries 0 and 1, "y" for query 2
+    tab.select_option("select.ef-slice", ATTRIBUTE)
+    grid_ready(tab, rows=2)
+    assert "slice.meta.topic" in query_of(tab)
+    tab.reload()
+    grid_ready(tab, rows=2)
+    assert tab.locator("select.ef-slice").input_value() == ATTRIBUTE
+    # the drill-down: the query, each run's answer, the gold, as text; its row kept in the URL
+    tab.locator("#sv-grid tr.ef-row").first.click()
+    detail = tab.locator(".ef-detail .ef-drill")
+    detail.wait_for()
+    text = detail.inner_text()
+    assert f"{SCRIPT} 0" in text and f"{ATTRIBUTE} 0" in text and "gold answer 0" in text
+    assert "open" in query_of(tab)
+    tab.reload()
+    tab.locator(".sv-opened .ef-drill").wait_for()
+    assert f"{ATTRIBUTE} 0" in tab.locator(".sv-opened").inner_text()
+
+
+def test_the_retriever_drill_down_shows_the_passages(tab, server):
+    tab.goto(server + "/compare?run=0&run=1&node=Retriever&measure=&sort=query")
+    grid_ready(tab, rows=3)
+    tab.locator("#sv-grid tr.ef-row").first.click()
+    detail = tab.locator(".ef-detail .ef-drill")
+    detail.wait_for()
+    text = detail.inner_text()
+    assert f"{PAYLOADS['quote']} 0" in text and "gold passage 0" in text  # the retrieved passage and the gold one
+
+
+def test_a_comparison_of_stored_runs_and_the_show_filter(tab, server):
+    tab.goto(server + "/compare?run=%40last~1&run=%40last&node=Reader&measure=")  # every measure
+    grid_ready(tab, rows=3)
+    assert "keeps each query's values" in tab.locator(".sv-note").first.inner_text()
+    tab.select_option("select.ef-show", "better")
+    tab.wait_for_function("location.search.includes('show=better')")
+    grid_ready(tab)
+    # run B scores each query 0.25 higher on the judge score: all three better
+    assert tab.locator(".ef-count").inner_text().startswith("3 of 3")
+
+
+def test_the_trend_and_the_paper_table(tab, server):
+    tab.goto(server + "/trend?measure=mrr")
+    assert tab.locator(".sv-trend svg").count() == 1
+    assert SCRIPT in tab.locator(".sv-trend table").inner_text()
+    tab.goto(server + "/paper?run=0&run=1&node=Retriever")
+    assert tab.locator(".sv-paper table caption").count() == 1
