@@ -628,17 +628,6 @@ def _history_command(history: Command) -> None:
                          help="how the rows are printed (default table)")
 
 
-def _port(text: str) -> int:
-    """An argparse type: a TCP port, 0 to 65535 (0: any free port)."""
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if not 0 <= value <= 65535:
-        raise argparse.ArgumentTypeError(f"must be a port from 0 to 65535 (0: any free one); got {text!r}")
-    return value
-
-
 def _serve_command(serve: Command) -> None:
     serve.description = ("A local web viewer (pip install 'evalframe[serve]'): a history store's runs, a measure's trend "
                          "with its intervals, and any two or more runs side by side (the summary with paired "
@@ -652,9 +641,10 @@ def _serve_command(serve: Command) -> None:
                        help="the history store whose runs are shown (default: $EVALFRAME_STORE, or a STORE argument)")
     serve.add_argument("--host", default="127.0.0.1",
                        help="the address to listen on (default 127.0.0.1: this machine only)")
-    serve.add_argument("--port", type=_port, default=8000, help="the port (default 8000; 0: any free port, printed)")
+    serve.add_argument("--port", type=int, default=8000, help="the port (default 8000; 0: any free port, printed)")
     serve.add_argument("--open", action="store_true", dest="open_browser",
                        help="open the viewer in the default web browser once it listens")
+    _add_options(serve, ReportOptions, only=("seed", "rounds"))
     _add_options(serve, ComparisonReportOptions, only=("names", "metrics", "by", "test", "max_p"),
                  prefix="comparison: ")
     _from_option(serve, "each FOLDER or FILE")

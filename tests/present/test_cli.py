@@ -411,7 +411,10 @@ BASES = {"demo": ["demo"], "metrics": ["metrics", "{demo}"], "compare": ["compar
          "trec": ["trec", "{run}", "{qrels}"], "fuse": ["fuse", "{run}", "{run}", "-o", "{tmp}/fused.txt"],
          "gate": ["gate", "{demo}", "{demo}", "--node", "Retriever", "--no-drop", "mrr"],
          "history": ["history", "--store", "{store}"],
-         "log": ["log", "{demo}", "--store", "{tmp}/store", "--name", "demo"]}
+         "log": ["log", "{demo}", "--store", "{tmp}/store", "--name", "demo"],
+         # evalframe serve: its checks come before it listens, on an address no machine has (TEST-NET-3): a check
+         # missed is an error naming --host, never a server left running
+         "serve": ["serve", "{demo}", "{demo}", "--host", "203.0.113.1", "--rounds", "10"]}
 #: Options whose bad value needs another base (the direction of convert they apply to).
 OTHER_BASES = {("convert", "--node"): ["convert", "{demo}", "{tmp}/run.txt", "--to", "trec"],
                ("trec", "--zscores"): ["trec", "{run}", "{qrels}", "--format", "trec_eval"],
@@ -439,6 +442,8 @@ BAD_VALUES = {
     "--json": "{tmp}", "--store": "{tmp}/missing-store",
     "--name": "nope", "--plot": "{tmp}/trend.png",  # evalframe history (--plot without --measure)
     "--measures": "nosuch",  # evalframe history: a measure no run holds
+    "--host": "203.0.113.1",  # evalframe serve: an address of no machine here (TEST-NET-3)
+    "--port": "70000",
 }
 #: The exit status of a refused option: 1, but evalframe gate's 2 (it could not decide).
 EXIT_OF_ERROR = {"gate": 2}

@@ -28,18 +28,24 @@ def test_the_parser(capsys):
     assert "default 127.0.0.1" in shown and "default 8000" in shown
 
 
-@pytest.mark.parametrize("port", ["70000", "-1", "http"])
-def test_a_bad_port_is_a_usage_error(capsys, port):
+@pytest.mark.parametrize("port", ["70000", "-1"])
+def test_a_bad_port_is_refused_before_anything_is_read(capsys, port):
+    assert main(["serve", "--port", port, "nowhere.jsonl"]) == 1
+    assert capsys.readouterr().err == f"error: --port must be a port from 0 to 65535 (0: any free one); got {port}.\n"
+
+
+def test_a_port_that_is_no_number_is_a_usage_error(capsys):
     with pytest.raises(SystemExit) as exited:
-        main(["serve", "--port", port])
-    assert exited.value.code == 2
-    assert re.search(rf"--port: must be a port from 0 to 65535 \(0: any free one\); got '{re.escape(port)}'",
-                     capsys.readouterr().err)
+        main(["serve", "--port", "http"])
+    assert exited.value.code == 2 and "argument --port: invalid int value: 'http'" in capsys.readouterr().err
 
 
 def test_without_the_serve_extra_one_line_names_the_install(capsys, monkeypatch, tmp_path):
+    import evalframe.present.serve as package
+
     for name in [name for name in sys.modules if name.startswith("evalframe.present.serve.")]:
         monkeypatch.delitem(sys.modules, name)
+        monkeypatch.delattr(package, name.rpartition(".")[2], raising=False)
     monkeypatch.setitem(sys.modules, "starlette", None)  # import starlette raises ModuleNotFoundError
     assert main(["serve", str(tmp_path)]) == 1
     err = capsys.readouterr().err

@@ -82,7 +82,7 @@ STORED_NOTE = ("A run of the store keeps each query's values and text, not its a
                "of a stored run shows its values only (serve the runs' folders or files to see their passages).")
 
 
-class NotFound(Exception):
+class NotFound(EvalframeError):
     """A run, node or page the server was not started on."""
 
 
@@ -431,13 +431,13 @@ def _int(request: Request, name: str, default: int) -> int:
     return int(text)
 
 
-def make_app(sources: Sources, *, allowed_hosts: Sequence[str] | None = None, warm: bool = True) -> Starlette:
+def make_app(sources: Sources | Viewer, *, allowed_hosts: Sequence[str] | None = None, warm: bool = True) -> Starlette:
     """The application serving ``sources`` (read-only: every route is ``GET``).
 
     Parameters
     ----------
-    sources : Sources
-        What the server was started on.
+    sources : Sources or Viewer
+        What the server was started on (a :class:`Viewer` of it: with the comparisons it built already).
     allowed_hosts : list of str, optional
         The ``Host`` headers accepted (a page of another site that points a name at 127.0.0.1 is refused); default
         any.
@@ -448,7 +448,8 @@ def make_app(sources: Sources, *, allowed_hosts: Sequence[str] | None = None, wa
     -------
     starlette.applications.Starlette
     """
-    viewer = Viewer(sources, warm=warm)
+    viewer = sources if isinstance(sources, Viewer) else Viewer(sources, warm=warm)
+    sources = viewer.sources
     has_store = sources.history is not None
 
     def page(active: str, body: str, title: str, scripts: bool = False) -> HTMLResponse:

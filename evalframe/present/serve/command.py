@@ -23,7 +23,7 @@ from ...options import ComparisonReportOptions, MetricOptions
 from ..history import History, STORE_VARIABLE
 from ..inputs import read_result, run_names
 from ..parsers import options_given
-from .app import Sources, make_app
+from .app import Sources, Viewer, make_app
 
 __all__ = ["serve_command", "sources_of", "listen", "serve_in_thread"]
 
@@ -106,12 +106,17 @@ def serve_in_thread(app: Any, host: str = "127.0.0.1", port: int = 0) -> tuple[s
 
 def serve_command(args: argparse.Namespace) -> str:
     """Serve until interrupted (Ctrl-C); prints the address first."""
+    if not 0 <= args.port <= 65535:
+        raise EvalframeError(f"--port must be a port from 0 to 65535 (0: any free one); got {args.port}.")
     sources = sources_of(args)
     if sources.read is not None:  # every run read now: a bad file is said before the server starts
         results = [sources.read(index) for index in range(len(sources.files))]
         sources.read = results.__getitem__
+    viewer = Viewer(sources)
+    if len(sources.files) > 1:  # the comparison of the runs given, built now: a bad --by or --metrics said before
+        viewer.comparison([str(index) for index in range(len(sources.files))])
     hosts = list(LOOPBACK) if args.host in LOOPBACK else None
-    app = make_app(sources, allowed_hosts=hosts)
+    app = make_app(viewer, allowed_hosts=hosts)
     sock = listen(args.host, args.port)
     port = sock.getsockname()[1]
     shown = f"[{args.host}]" if ":" in args.host else args.host
