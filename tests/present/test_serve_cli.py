@@ -46,7 +46,8 @@ def test_without_the_serve_extra_one_line_names_the_install(capsys, monkeypatch,
     for name in [name for name in sys.modules if name.startswith("evalframe.present.serve.")]:
         monkeypatch.delitem(sys.modules, name)
         monkeypatch.delattr(package, name.rpartition(".")[2], raising=False)
-    monkeypatch.setitem(sys.modules, "starlette", None)  # import starlette raises ModuleNotFoundError
+    for name in ["starlette", *[name for name in sys.modules if name.startswith("starlette.")]]:
+        monkeypatch.setitem(sys.modules, name, None)  # import starlette raises ModuleNotFoundError
     assert main(["serve", str(tmp_path)]) == 1
     err = capsys.readouterr().err
     assert err == "error: evalframe serve needs starlette, which is not installed: pip install 'evalframe[serve]'\n"
