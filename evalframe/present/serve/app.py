@@ -360,7 +360,9 @@ class Viewer:
         """The store's runs (id, time, name, tags, queries, each measure's mean) and the headline measures shown."""
         history = self.sources.history
         metas = history.metas() if history is not None else []
-        rows, held, judged = [], [], set()
+        rows: list[dict[str, Any]] = []
+        held: list[str] = []
+        judged: set[str] = set()
         for meta in metas:
             means: dict[str, float] = {}
             for data in (meta.get("nodes") or {}).values():

@@ -309,7 +309,9 @@ class Pager:
         values = {}
         for measure in self.measures:
             block = grid.values[measure][chosen]
-            values[measure] = np.where(np.isnan(block), None, block).tolist()
+            shown = block.astype(object)
+            shown[np.isnan(block)] = None  # JSON's null: not scored
+            values[measure] = shown.tolist()
         return [{"i": int(i), "id": ids[p], "query": queries[p], "slices": [column[p] for column in slices],
                  "values": {measure: values[measure][p] for measure in self.measures}}
                 for p, i in enumerate(chosen.tolist())]
