@@ -110,3 +110,18 @@ def test_view_from_query():
         View("mrr", "gain:mrr", True, "worse", (("topic", "auto"), ("a b", "")), "Flood")
     assert view_from_query({}) == View()
     assert len(view_from_query({"text": "x" * 5000}).text) == 1000
+
+
+@pytest.mark.parametrize("needle", ["a", "ab", "zz", "q1", "Q12", "b a", "x\x00y", "é", "\x01"])
+def test_the_text_filter_is_a_case_insensitive_substring_of_the_query_or_the_id(needle):
+    # a common text (a test per row) and a rare one (a search over the joined rows) keep the rows a plain test keeps
+    rng = np.random.default_rng(7)
+    letters = np.array(list("abAB é\x01"), dtype=object)
+    queries = ["".join(rng.choice(letters, size=int(rng.integers(0, 6)))) for _ in range(300)]
+    ids = [f"Q{i}" for i in range(300)]
+    grid = grid_of(ids, queries, {}, {"m": [[0.0, 0.0]] * 300}, {"m": 1.0})
+    expected = [i for i, (q, ident) in enumerate(zip(queries, ids))
+                if needle.lower() in q.lower() or needle.lower() in ident.lower()]
+    page = Pager(grid).page(View(text=needle), 0, 1000)
+    assert [row["i"] for row in page["rows"]] == expected and page["total"] == len(expected)
+    assert needle != "a" or len(expected) * 20 > 300  # the common path is taken

@@ -33,6 +33,7 @@ Examples
 
 from __future__ import annotations
 
+import bisect
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping
@@ -132,7 +133,7 @@ class Pager:
         self._orders: dict[tuple[str, bool], np.ndarray] = {}
         self._masks: dict[tuple[str, str], np.ndarray] = {}
         self._texts: OrderedDict[str, np.ndarray] = OrderedDict()
-        self._haystack: list[str] | None = None
+        self._haystack: tuple[list[str], str, list[int]] | None = None
         self._gains: dict[str, np.ndarray] = {}
 
     # ------------------------------------------------------------------ the columns
@@ -217,11 +218,17 @@ class Pager:
                 self.order(key, descending)
 
     # ------------------------------------------------------------------ the filters
-    def _text_index(self) -> list[str]:
+    def _text_index(self) -> tuple[list[str], str, list[int]]:
+        """Each row's query and id lower-cased (split by a NUL), the rows joined by U+0001 into one text, and where
+        each row starts in it."""
         if self._haystack is None:
-            # one string per row: the query and the id lower-cased, split by a NUL that no needle holds
-            self._haystack = [f"{query.lower()}\x00{ident.lower()}" for query, ident in
-                              zip(self.grid.query.tolist(), self.grid.ids.tolist())]
+            rows = [f"{query.lower()}\x00{ident.lower()}".replace("\x01", " ") for query, ident in
+                    zip(self.grid.query.tolist(), self.grid.ids.tolist())]
+            starts = np.zeros(len(rows), dtype=np.int64)
+            if rows:
+                np.cumsum(np.fromiter((len(row) + 1 for row in rows), dtype=np.int64, count=len(rows))[:-1],
+                          out=starts[1:])
+            self._haystack = (rows, "\x01".join(rows), starts.tolist())
         return self._haystack
 
     def _text_mask(self, text: str) -> np.ndarray:
@@ -231,12 +238,21 @@ class Pager:
             if found is not None:
                 self._texts.move_to_end(needle)
                 return found
-        if "\x00" in needle:  # a NUL could span the query and the id: no row's query or id holds it
+        if "\x00" in needle or "\x01" in needle:  # could span a row's query and id, or two rows: each row alone
             queries = [query.lower() for query in self.grid.query.tolist()]
             ids = [ident.lower() for ident in self.grid.ids.tolist()]
             found = np.fromiter((needle in q or needle in i for q, i in zip(queries, ids)), dtype=bool, count=self.n)
         else:
-            found = np.fromiter((needle in row for row in self._text_index()), dtype=bool, count=self.n)
+            rows, joined, starts = self._text_index()
+            if joined.count(needle) * 20 > self.n:  # a common text: a test per row
+                found = np.fromiter((needle in row for row in rows), dtype=bool, count=self.n)
+            else:  # a rare one: str.find over the joined rows, from the next row on after each match
+                found = np.zeros(self.n, dtype=bool)
+                at = joined.find(needle)
+                while at >= 0:
+                    row = bisect.bisect_right(starts, at) - 1
+                    found[row] = True
+                    at = joined.find(needle, starts[row + 1]) if row + 1 < self.n else -1
         with self._lock:
             self._texts[needle] = found
             while len(self._texts) > _TEXT_MASKS:
