@@ -110,7 +110,7 @@ def render_comparison(model: ComparisonModel) -> str:
                       + " | ".join(plain(v) for v in s.values) + " | " + " | ".join(delta_text(d) for d in s.deltas)
                       + " |" for s in node.slices]
         lines += ["", f"Queries that got worse on {md_code(node.order_metric)} ({len(worse)} shown of "
-                      f"{node.worse_count}; {len(node.queries)} queries in all):", ""]
+                      f"{node.worse_count}; {len(node.grid)} queries in all):", ""]
         if worse:
             lines += ["| query | change | " + " | ".join(md(name) for name in model.names) + " |",
                       "|---|---:|" + "---:|" * len(model.names)]
