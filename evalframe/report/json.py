@@ -51,7 +51,8 @@ def to_dict(model: ReportModel) -> dict[str, Any]:
         "nodes": list(model.nodes),
         "scopes": {"document_scope": model.document_scope, "answer_scope": model.answer_scope},
         "measures": list(model.measures),
-        "funnel": [{"node": node.node, "answer_node": node.answer_node, "metrics": [
+        "funnel": [{"node": node.node, "answer_node": node.answer_node, "one_answer": node.one_answer,
+                    "top1_note": node.top1_note, "metrics": [
             {"metric": row.metric, "integrated": number(row.integrated), "top1": number(row.top1),
              "isolated": number(row.isolated), "above_one": row.above_one, "answerable": number(row.answerable),
              **({"ci_low": number(row.interval[0]), "ci_high": number(row.interval[1])} if row.interval else {})}

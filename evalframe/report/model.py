@@ -54,6 +54,8 @@ __all__ = ["ComparedMeasure", "ComparedNode", "ComparisonModel", "DrillRow", "Gr
 
 MODES = ("integrated: each node on the output of the nodes before it; top-1: the reader's first answer only; "
          "isolated: the node on the gold documents (an upper bound)")
+#: Why a node giving at most one answer per query has no top-1 value (the report's top-1 cell is left empty).
+ONE_ANSWER = "one answer per query: top-1 is the integrated value"
 
 
 # ---------------------------------------------------------------------------------------------- the model
@@ -79,6 +81,12 @@ class FunnelNode:
     node: str
     answer_node: bool
     rows: tuple[FunnelRow, ...]
+    one_answer: bool = False  # an answer node with at most one answer per query: its top-1 is its integrated value
+
+    @property
+    def top1_note(self) -> str:
+        """Why the node's top-1 cells are empty (:data:`ONE_ANSWER`), or ``""``."""
+        return ONE_ANSWER if self.one_answer else ""
 
 
 @dataclass(frozen=True)
@@ -610,19 +618,21 @@ def _funnel(result: ResultSource, nodes: list[str], metrics_filter: Mapping[str,
     funnel = []
     for node in nodes:
         answer_node = result.has_answers(node)
+        # a node giving one answer per query (a generator) has no top-1 of its own: the same number twice says nothing
+        one_answer = answer_node and plots.one_answer_per_query(result, node)
         shown = None if metrics_filter is None or node not in metrics_filter else set(metrics_filter[node])
         rows = []
         for metric, value in integrated[node].items():
             if metric == "num_examples_for_eval" or (shown is not None and metric not in shown):
                 continue
             explained[metric] = None
-            at_top1 = top1[node][metric] if answer_node else None
+            at_top1 = top1[node][metric] if answer_node and not one_answer else None
             alone = isolated[node][metric] if metric in isolated.get(node, {}) else None
             above_one = metric not in scores and any(v is not None and v > 1.0 for v in (value, at_top1, alone))
             interval = (value.low, value.high) if isinstance(value, Estimate) else None
             rows.append(FunnelRow(metric, _description(metric, scores), float(value), at_top1, alone, above_one,
                                   interval=interval))
-        funnel.append(FunnelNode(node, answer_node, tuple(rows)))
+        funnel.append(FunnelNode(node, answer_node, tuple(rows), one_answer=one_answer))
     return tuple(funnel), tuple(counts), explained
 
 

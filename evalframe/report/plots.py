@@ -103,6 +103,33 @@ def metric_label(metric: str, scores: Mapping[str, Metric]) -> str:
     return f"{metric} ({direction} is better)" if noted else metric
 
 
+def one_answer_per_query(result: Any, node: str) -> bool:
+    """Whether ``node`` gives at most one answer per query (a generator): then the reader's top-k keeps every answer at
+    every k, so its answer metrics at top-1 (and at any k) are its integrated values. Decided by the data (the
+    integrated answer rows: no query has two), never by the node's name; False for a node without answer rows or a
+    result whose frames are not in memory.
+
+    Examples
+    --------
+    >>> from evalframe import load_demo_result
+    >>> one_answer_per_query(load_demo_result(), "Reader")  # the extractive reader gives up to 3 answers per query
+    False
+    """
+    try:
+        frame = result[node]
+    except (TypeError, KeyError):  # a result without frames in memory (Dask): it cannot say
+        return False
+    if not isinstance(frame, pd.DataFrame) or "multilabel_id" not in frame.columns:
+        return False
+    kept = np.ones(len(frame), dtype=bool)
+    if "type" in frame.columns:
+        kept &= (frame["type"] == "answer").to_numpy(dtype=bool, na_value=False)
+    if "eval_mode" in frame.columns and (frame["eval_mode"] == "integrated").any():
+        kept &= (frame["eval_mode"] == "integrated").to_numpy(dtype=bool, na_value=False)
+    ids = frame["multilabel_id"][kept]
+    return bool(len(ids)) and not bool(ids.duplicated().any())
+
+
 #: What k cuts for each kind of metric (the x label of its axes).
 _K_MEANS = {"document": "retriever's simulated top-k (documents kept)", "answer": "reader's simulated top-k (answers kept)"}
 
