@@ -104,6 +104,8 @@ def _section(section: Section) -> str:
     if section.chart:
         page += (f"<h2>{hi(section.node)}: recall@k</h2>"
                  f"<img alt='recall@k' src='data:image/png;base64,{h(section.chart)}'>")
+    elif section.chart_note:  # where the chart would be: why there is none, and the install line
+        page += f"<h2>{hi(section.node)}: recall@k</h2><p class='muted charts'>{h(section.chart_note)}</p>"
     page += f"<h2>Worst queries of {hi(section.node)} by {hi(section.metric)}</h2>"  # _title's words
     if not section.queries:
         at_worst = "&ge;" if section.at_worst == ">=" else "&le;"

@@ -67,7 +67,8 @@ def to_dict(model: ReportModel) -> dict[str, Any]:
         "above_one": model.above_one,
         **({"ci": {**model.intervals.as_dict(), "note": model.interval_note}} if model.intervals is not None else {}),
         "worst": [{"node": section.node, "answer_node": section.answer_node, "metric": section.metric,
-                   "threshold": number(section.threshold), "direction": section.direction, "queries": [
+                   "threshold": number(section.threshold), "direction": section.direction,
+                   "chart_note": section.chart_note, "queries": [
                        {"query": query.query, "value": number(query.value), "gold": query.gold, "listed": [
                            {"rank": number(row.rank), "correct": row.correct, "why": row.why, "fields": dict(row.fields)}
                            for row in query.listed]} for query in section.queries]}

@@ -50,10 +50,12 @@ __all__ = ["ComparedMeasure", "ComparedNode", "ComparisonModel", "DrillRow", "Gr
            "build_comparison_model", "check_comparison_options", "measure_direction",
            "Definition", "Definitions", "FunnelNode", "FunnelRow", "Listed", "NoAnswerCount", "Note", "ReportModel",
            "Section", "TrecCount", "WorstQuery", "build_model", "comparison_includes", "no_answer_counts", "scope_note",
-           "MODES"]
+           "MODES", "NO_CHARTS", "ONE_ANSWER"]
 
 MODES = ("integrated: each node on the output of the nodes before it; top-1: the reader's first answer only; "
          "isolated: the node on the gold documents (an upper bound)")
+#: What the report says where its charts would be, when matplotlib (the ``plots`` extra) is not installed.
+NO_CHARTS = "no charts: matplotlib is not installed; pip install 'evalframe[plots]'"
 #: Why a node giving at most one answer per query has no top-1 value (the report's top-1 cell is left empty).
 ONE_ANSWER = "one answer per query: top-1 is the integrated value"
 
@@ -152,6 +154,7 @@ class Section:
     chart: str | None
     queries: tuple[WorstQuery, ...]
     direction: str = "higher"  # the metric's (never "none": a count has no worst queries)
+    chart_note: str = ""  # why a chart asked for is not there (:data:`NO_CHARTS`), else ""
 
     @property
     def at_worst(self) -> str:
@@ -641,9 +644,10 @@ def _section(result: ResultSource, node: str, metric: str, n: int, limit: int, c
     """The worst queries of ``node`` by ``metric`` (a trec_eval measure when ``trec`` is given; ``by_metric``: any
     metric of the node, a declared score too, worst first by its direction, ``wrong_examples(metric=...)``)."""
     answer_node = result.has_answers(node)
-    chart = None
+    chart, chart_note = None, ""
     if not answer_node and charts and len(result[node]):  # a node of no row has no recall@k to draw
         chart = _recall_chart(result, node, range(1, _deepest_rank(result, node) + 1), scopes)
+        chart_note = NO_CHARTS if chart is None else ""  # None: matplotlib is not installed
     if by_metric:
         worst = result.wrong_examples(node, n=n, metric=metric, **scopes)
     else:
@@ -660,7 +664,8 @@ def _section(result: ResultSource, node: str, metric: str, n: int, limit: int, c
             for row in example["answers" if answer_node else "documents"][:3])
         queries.append(WorstQuery(_cut(example["query"], limit), example["metrics"][metric],
                                   _gold(gold, limit, answer_node), listed))
-    return Section(node, answer_node, metric, THRESHOLD, chart, tuple(queries), direction_of(metric, _scores_of(result)))
+    return Section(node, answer_node, metric, THRESHOLD, chart, tuple(queries), direction_of(metric, _scores_of(result)),
+                   chart_note=chart_note)
 
 
 def _definitions(metrics: list[str], document_scope: str, answer_scope: str,
