@@ -56,7 +56,7 @@ def includes(model: ReportModel) -> list[tuple[str, str]]:
         [("left out", model.skipped)] if model.skipped else []) + (
         [("judge runs", model.repeats)] if model.repeats else []) + (
         [("interval", model.interval_note)] if model.interval_note else []) + [
-        ("one answer", f"{node.node}: {node.top1_note}; its top-1 cells are left empty.") for node in model.funnel
+        ("one answer", f"{node.node}: {node.top1_note}; no top-1 value is shown for it.") for node in model.funnel
         if node.top1_note]
 
 

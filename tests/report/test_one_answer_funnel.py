@@ -69,8 +69,8 @@ def test_text_says_why_and_repeats_no_value(ragas_file, capsys):
     text = _report(ragas_file, capsys, "text")
     assert "(top-1" not in text
     assert re.search(r"^  \| f1 +0\.8333$", text, re.M)
-    assert "[one answer] Generator: one answer per query: top-1 is the integrated value; its top-1 cells are left " \
-           "empty." in text
+    assert "[one answer] Generator: one answer per query: top-1 is the integrated value; no top-1 value is shown for " \
+           "it." in text
 
 
 def test_markdown_has_no_empty_top1_column_and_says_why(ragas_file, capsys):
