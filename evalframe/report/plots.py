@@ -480,7 +480,8 @@ def plot_comparison(
     >>> ax.get_xlabel(), ax.get_ylabel()
     ('recall_single_hit of top 1', 'recall_single_hit of top 5')
     """
-    (a, b), names = _run_names(a, b, names)
+    runs, names = _run_names(a, b, names)
+    a, b = cast(Run, runs[0]), cast(Run, runs[1])
     check_metric_parameters(params, caller="plot_comparison")
     node = shared_node([a, b], node)
     if metric is None:

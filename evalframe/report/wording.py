@@ -16,14 +16,14 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from .model import ComparedMeasure, ComparisonModel, ReportModel, RunDelta, Section
 
-__all__ = ["DEFINITIONS_TITLE", "ABOVE_ONE", "scopes", "trec_note", "judged_under", "includes", "answerable_shown", "top1_shown", "isolated_shown",
+__all__ = ["DEFINITIONS_TITLE", "ABOVE_ONE", "scopes", "trec_note", "judged_under", "includes", "answerable_shown",
            "title", "signed", "plain", "arrow", "delta_text", "significance_note", "detectable_text"]
 
 #: The report explains its scopes and metrics in its own last section (a saved page or a pip-installed package has
 #: no docs folder to link to).
 DEFINITIONS_TITLE = "What the numbers mean"
 ABOVE_ONE = "above 1: a relevant document retrieved twice counts twice (Haystack's definition)"
-__all__ += ["slice_note"]
+__all__ += ["slice_note", "top1_shown", "isolated_shown"]
 
 
 # ---------------------------------------------------------------------------------------------- the single run

@@ -104,3 +104,18 @@ def test_a_reader_of_several_answers_keeps_its_top1_column():
     markdown = render(build_model(load_demo_result(), n=1, charts=False))
     assert "| node | metric | integrated | top-1 | isolated (upper bound) |" in markdown
     assert "one answer per query" not in markdown
+
+
+def test_beside_a_reader_of_several_answers_the_generators_top1_cells_are_empty_and_say_why(ragas_file):
+    from evalframe.report import html, markdown
+
+    generator = EvaluationResult.from_ragas(ragas_file)["Generator"]
+    both = EvaluationResult({"Reader": load_demo_result()["Reader"],
+                             "Generator": generator.drop(columns=["scores.faithfulness"])})
+    model = build_model(both, n=1, charts=False, metrics_filter={"Reader": ["f1"], "Generator": ["f1"]})
+    lines = markdown.render(model).splitlines()
+    assert "| node | metric | integrated | top-1 | isolated (upper bound) |" in lines
+    assert "| Generator | f1 | 0.8333 |  |  |" in lines  # its top-1 cell empty, no value repeated
+    assert next(line for line in lines if line.startswith("| Reader | f1 |")).split(" | ")[3] != ""
+    page = html.render(model)
+    assert ("<td class='num' title='one answer per query: top-1 is the integrated value'></td>") in page
