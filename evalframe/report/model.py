@@ -269,12 +269,14 @@ def _items(value: Any) -> list[Any] | None:
 
 
 def _gold(value: Any, limit: int, answer_node: bool) -> str:
-    """A gold list for a person, items joined by " | ": a no-answer gold (``['']`` or empty) reads NO_ANSWER."""
+    """A gold list for a person, each item once, joined by " | ": a no-answer gold (``['']`` or empty) reads
+    NO_ANSWER. (A source pairing one answer with each gold document, as a Ragas record of two reference contexts,
+    lists the answer once per document: shown twice, it would read as two gold answers.)"""
     items = _items(value)
     items = [value] if items is None else items
     if all(_is_missing(item) for item in items):
         return NO_ANSWER if answer_node else "(no gold document)"
-    return _cut(" | ".join(str(item) for item in items), limit)
+    return _cut(" | ".join(dict.fromkeys(str(item) for item in items)), limit)
 
 
 def _value(field: str, value: Any, limit: int) -> str:

@@ -119,3 +119,16 @@ def test_beside_a_reader_of_several_answers_the_generators_top1_cells_are_empty_
     assert next(line for line in lines if line.startswith("| Reader | f1 |")).split(" | ")[3] != ""
     page = html.render(model)
     assert ("<td class='num' title='one answer per query: top-1 is the integrated value'></td>") in page
+
+
+def test_a_gold_answer_paired_with_two_gold_documents_is_shown_once(tmp_path):
+    # one reference, two reference contexts: the source lists the answer once per gold document
+    record = {**RECORDS[1], "reference_context_ids": ["d3", "d4"], "response": "no idea"}  # f1 0: a worst query
+    path = tmp_path / "two.jsonl"
+    path.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    result = EvaluationResult.from_ragas(path)
+    assert list(result["Generator"]["gold_answers"].iloc[0]) == ["the dog ran", "the dog ran"]
+    section = next(s for s in build_model(result, charts=False).sections if s.node == "Generator")
+    assert section.queries[0].gold == "the dog ran"
+    retriever = next(s for s in build_model(result, charts=False).sections if s.node == "Retriever")
+    assert [q.gold for q in retriever.queries] in ([], ["d3 | d4"])
