@@ -53,10 +53,14 @@ __all__ = ["ComparedMeasure", "ComparedNode", "ComparisonModel", "DrillRow", "Gr
            "build_comparison_model", "check_comparison_options", "measure_direction",
            "Definition", "Definitions", "FunnelNode", "FunnelRow", "Listed", "NoAnswerCount", "Note", "ReportModel",
            "Section", "TrecCount", "WorstQuery", "build_model", "comparison_includes", "no_answer_counts", "scope_note",
-           "MODES"]
+           "MODES", "NO_CHARTS", "ONE_ANSWER"]
 
 MODES = ("integrated: each node on the output of the nodes before it; top-1: the reader's first answer only; "
          "isolated: the node on the gold documents (an upper bound)")
+#: What the report says where its charts would be, when matplotlib (the ``plots`` extra) is not installed.
+NO_CHARTS = "no charts: matplotlib is not installed; pip install 'evalframe[plots]'"
+#: Why a node giving at most one answer per query has no top-1 value (the report's top-1 cell is left empty).
+ONE_ANSWER = "one answer per query: top-1 is the integrated value"
 
 
 # ---------------------------------------------------------------------------------------------- the model
@@ -82,6 +86,12 @@ class FunnelNode:
     node: str
     answer_node: bool
     rows: tuple[FunnelRow, ...]
+    one_answer: bool = False  # an answer node with at most one answer per query: its top-1 is its integrated value
+
+    @property
+    def top1_note(self) -> str:
+        """Why the node's top-1 cells are empty (:data:`ONE_ANSWER`), or ``""``."""
+        return ONE_ANSWER if self.one_answer else ""
 
 
 @dataclass(frozen=True)
@@ -147,6 +157,7 @@ class Section:
     chart: str | None
     queries: tuple[WorstQuery, ...]
     direction: str = "higher"  # the metric's (never "none": a count has no worst queries)
+    chart_note: str = ""  # why a chart asked for is not there (:data:`NO_CHARTS`), else ""
 
     @property
     def at_worst(self) -> str:
@@ -261,12 +272,14 @@ def _items(value: Any) -> list[Any] | None:
 
 
 def _gold(value: Any, limit: int, answer_node: bool) -> str:
-    """A gold list for a person, items joined by " | ": a no-answer gold (``['']`` or empty) reads NO_ANSWER."""
+    """A gold list for a person, each item once, joined by " | ": a no-answer gold (``['']`` or empty) reads
+    NO_ANSWER. (A source pairing one answer with each gold document, as a Ragas record of two reference contexts,
+    lists the answer once per document: shown twice, it would read as two gold answers.)"""
     items = _items(value)
     items = [value] if items is None else items
     if all(_is_missing(item) for item in items):
         return NO_ANSWER if answer_node else "(no gold document)"
-    return _cut(" | ".join(str(item) for item in items), limit)
+    return _cut(" | ".join(dict.fromkeys(str(item) for item in items)), limit)
 
 
 def _value(field: str, value: Any, limit: int) -> str:
@@ -613,19 +626,21 @@ def _funnel(result: ResultSource, nodes: list[str], metrics_filter: Mapping[str,
     funnel = []
     for node in nodes:
         answer_node = result.has_answers(node)
+        # a node giving one answer per query (a generator) has no top-1 of its own: the same number twice says nothing
+        one_answer = answer_node and plots.one_answer_per_query(result, node)
         shown = None if metrics_filter is None or node not in metrics_filter else set(metrics_filter[node])
         rows = []
         for metric, value in integrated[node].items():
             if metric == "num_examples_for_eval" or (shown is not None and metric not in shown):
                 continue
             explained[metric] = None
-            at_top1 = top1[node][metric] if answer_node else None
+            at_top1 = top1[node][metric] if answer_node and not one_answer else None
             alone = isolated[node][metric] if metric in isolated.get(node, {}) else None
             above_one = metric not in scores and any(v is not None and v > 1.0 for v in (value, at_top1, alone))
             interval = (value.low, value.high) if isinstance(value, Estimate) else None
             rows.append(FunnelRow(metric, _description(metric, scores), float(value), at_top1, alone, above_one,
                                   interval=interval))
-        funnel.append(FunnelNode(node, answer_node, tuple(rows)))
+        funnel.append(FunnelNode(node, answer_node, tuple(rows), one_answer=one_answer))
     return tuple(funnel), tuple(counts), explained
 
 
@@ -634,9 +649,10 @@ def _section(result: ResultSource, node: str, metric: str, n: int, limit: int, c
     """The worst queries of ``node`` by ``metric`` (a trec_eval measure when ``trec`` is given; ``by_metric``: any
     metric of the node, a declared score too, worst first by its direction, ``wrong_examples(metric=...)``)."""
     answer_node = result.has_answers(node)
-    chart = None
+    chart, chart_note = None, ""
     if not answer_node and charts and len(result[node]):  # a node of no row has no recall@k to draw
         chart = _recall_chart(result, node, range(1, _deepest_rank(result, node) + 1), scopes)
+        chart_note = NO_CHARTS if chart is None else ""  # None: matplotlib is not installed
     if by_metric:
         worst = result.wrong_examples(node, n=n, metric=metric, **scopes)
     else:
@@ -653,7 +669,8 @@ def _section(result: ResultSource, node: str, metric: str, n: int, limit: int, c
             for row in example["answers" if answer_node else "documents"][:3])
         queries.append(WorstQuery(_cut(example["query"], limit), example["metrics"][metric],
                                   _gold(gold, limit, answer_node), listed))
-    return Section(node, answer_node, metric, THRESHOLD, chart, tuple(queries), direction_of(metric, _scores_of(result)))
+    return Section(node, answer_node, metric, THRESHOLD, chart, tuple(queries), direction_of(metric, _scores_of(result)),
+                   chart_note=chart_note)
 
 
 def _definitions(metrics: list[str], document_scope: str, answer_scope: str,
