@@ -40,8 +40,8 @@ WORDS = ("claim", "policy", "deductible", "premium", "coverage", "flood", "winds
 
 
 def make_grid(queries: int, runs: int = 2, seed: int = 0):
-    """A grid of the contract's fields (:class:`evalframe.present.serve.app.StoredGrid`), built from arrays."""
-    from evalframe.present.serve.app import StoredGrid
+    """A comparison's grid (:class:`evalframe.report.drill.Grid`), built from arrays."""
+    from evalframe.report.drill import Grid
 
     rng = np.random.default_rng(seed)
     values = {}
@@ -57,7 +57,7 @@ def make_grid(queries: int, runs: int = 2, seed: int = 0):
     query = np.array(texts, dtype=object)
     ids = np.array([f"q{i:07d}" for i in range(queries)], dtype=object)
     topic = np.array(TOPICS, dtype=object)[rng.integers(0, len(TOPICS), size=queries)]
-    return StoredGrid("Retriever", ids, query, {"topic": topic}, values, {m: 1.0 for m in MEASURES},
+    return Grid("Retriever", ids, query, {"topic": topic}, values, {m: 1.0 for m in MEASURES},
                       np.arange(queries, dtype=np.int64))
 
 

@@ -43,6 +43,7 @@ from ...analysis.compare import compare, p_column_of
 from ...analysis.protocol import QueryTable
 from ...errors import EvalframeError
 from ...options import CompareOptions, ComparisonReportOptions
+from ...report.drill import Grid
 from ...report.model import ComparisonModel, measure_direction
 from ...report.trend import trend_html
 from ..comparison import compare_report
@@ -97,23 +98,6 @@ class Sources:
     history: Any = None
     store: str = ""
     options: Mapping[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class StoredGrid:
-    """A node's per-query columns built from per-query tables (the runs of a store have no model): the fields of
-    :class:`evalframe.report.viewer_data.Grid`."""
-
-    node: str
-    ids: np.ndarray
-    query: np.ndarray
-    slices: dict[str, np.ndarray]
-    values: dict[str, np.ndarray]
-    signs: dict[str, float]
-    detail: np.ndarray
-
-    def __len__(self) -> int:
-        return len(self.ids)
 
 
 @dataclass
@@ -195,7 +179,7 @@ def _of_model(model: ComparisonModel) -> Comparison:
 
 
 def _stored_grid(node: str, tables: Sequence[pd.DataFrame], texts: Sequence[pd.Series | None], metrics: Sequence[str],
-                 directions: Mapping[str, str]) -> tuple[StoredGrid, str]:
+                 directions: Mapping[str, str]) -> tuple[Grid, str]:
     """The grid of per-query tables: every query of any run (the first run's order, then the others'), worst change
     of the order measure first (as the comparison's model orders it)."""
     index = tables[0].index
@@ -215,7 +199,7 @@ def _stored_grid(node: str, tables: Sequence[pd.DataFrame], texts: Sequence[pd.S
     worst = np.minimum(np.nan_to_num(np.where(np.isnan(gains), np.inf, gains).min(axis=1), posinf=0.0), 0.0)
     order = np.argsort(worst, kind="stable")
     ids = index.to_numpy(dtype=object).astype(str).astype(object)
-    grid = StoredGrid(node, ids[order], text.to_numpy(dtype=object)[order], {},
+    grid = Grid(node, ids[order], text.to_numpy(dtype=object)[order], {},
                       {m: v[order] for m, v in values.items()}, signs, order.astype(np.int64))
     return grid, order_metric
 
