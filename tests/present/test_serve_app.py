@@ -169,3 +169,62 @@ def test_the_summary_holds_compares_numbers_to_the_last_digit(client, store):
             for run in (0, 1):  # each run's mean over the grid's rows (both runs score every query here)
                 column = [r["values"][measure["metric"]][run] for r in grid]
                 assert sum(column) / len(column) == pytest.approx(measure["values"][run], rel=1e-12)
+
+
+# ---------------------------------------------------------------------------------------------- results (FOLDER / FILE)
+@pytest.fixture(scope="module")
+def hostile(tmp_path_factory):
+    """Two results whose every field holds hostile text (tests/report/test_hostile_text.py's runs), served as the
+    FOLDER / FILE arguments, sliced by their meta field."""
+    from tests.report.test_hostile_text import PAYLOADS, _result
+
+    values = {"query": PAYLOADS["script"], "answer": PAYLOADS["attribute"], "context": PAYLOADS["quote"],
+              "document_id": PAYLOADS["end-script"], "gold": PAYLOADS["script"], "meta_key": "topic",
+              "meta_value": PAYLOADS["attribute"], "run": PAYLOADS["script"], "score_name": "judge"}
+    folder = tmp_path_factory.mktemp("hostile")
+    results = [_result(values, "A", folder), _result(values, "B", folder)]
+    names = [values["run"] + " A", "B"]
+    sources = Sources(files=[(names[0], f"{PAYLOADS['attribute']}.jsonl"), ("B", "b.jsonl")], read=results.__getitem__,
+                      options={"by": "meta.topic", "rounds": 500})
+    with TestClient(make_app(sources, warm=False)) as test_client:
+        yield test_client, results, names, values
+
+
+def test_hostile_texts_are_escaped_in_every_page_and_whole_in_the_json(hostile):
+    client, _, names, values = hostile
+    for url in ("/", "/compare?run=0&run=1", "/compare?run=0&run=1&node=Reader", "/paper?run=0&run=1&node=Reader"):
+        page = client.get(url, follow_redirects=True)
+        assert page.status_code == 200, url
+        for text in (values["query"], values["answer"], values["context"], values["document_id"], values["meta_value"]):
+            assert text not in page.text, (url, text)
+        assert re.search(r"<script(?![^>]*\bsrc=)", page.text) is None and "onerror=" not in page.text.replace(
+            "onerror=&quot;", "")
+    summary_page = client.get("/compare?run=0&run=1").text
+    assert "&lt;script&gt;window.__pwned=1;alert(1)&lt;/script&gt; A" in summary_page  # the run's name
+    assert "&quot;&gt;&lt;img src=x onerror=&quot;window.__pwned=1;alert(1)&quot;&gt;" in summary_page  # a slice label
+    detail = client.get("/api/grid/detail?run=0&run=1&node=Retriever&i=0").json()
+    assert detail["query"] == values["query"] + " 0"
+    texts = [doc["text"] for run in detail["runs"] for doc in run["documents"]]
+    assert values["context"] + " 0" in texts and "gold passage 0" in texts  # whole, as the runs hold them
+    assert detail["gold_answers"] == ["gold answer 0"] and detail["meta"] == {"topic": values["meta_value"]}
+
+
+def test_the_grid_and_the_summary_show_compares_numbers_for_every_measure(hostile):
+    client, results, names, _ = hostile
+    summary = client.get("/api/summary?run=0&run=1").json()
+    for node in summary["nodes"]:
+        expected = ef.compare(*results, node=node["node"], names=names, rounds=500, max_p=0.05)
+        assert [m["metric"] for m in node["measures"]] == list(expected.index)
+        for measure in node["measures"]:
+            row = expected.loc[measure["metric"]]
+            assert measure["values"] == [float(row["mean_a"]), float(row["mean_b"])]
+            delta = measure["deltas"][0]
+            assert [delta["delta"], delta["ci_low"], delta["ci_high"]] == [float(row["delta"]), float(row["ci_low"]),
+                                                                           float(row["ci_high"])]
+        rows = client.get(f"/api/grid/page?run=0&run=1&node={node['node']}&measure=&limit=1000").json()["rows"]
+        for run, result in enumerate(results):  # every query's value of every measure, as query_metrics has it
+            table = result.query_metrics(node["node"])
+            for measure in node["measures"]:
+                shown = {r["id"]: r["values"][measure["metric"]][run] for r in rows}
+                column = table[measure["metric"]]
+                assert shown == {str(i): (None if v != v else float(v)) for i, v in column.items()}
