@@ -165,3 +165,21 @@ def test_history_benchmark_smoke(capsys):
         assert f"| evalframe history --measure nDCG@10 {case} | " in out
     assert "| evalframe history (the listing) | " in out and "| floor: import pyarrow.parquet, read 12 footers | " in out
     assert "target: under 60 s for the trend commands: met" in out
+
+
+@pytest.mark.benchmark
+def test_serve_benchmark_smoke(capsys):
+    pytest.importorskip("starlette")
+    pytest.importorskip("uvicorn")
+    bench = load_benchmark("bench_serve.py")
+    assert bench.main(["--queries", "500"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("bench_serve: 500 queries x 2 runs, grid built from arrays in ")
+    assert "cold: the slowest page " in out and "warm: the slowest page " in out
+    # the pages' totals, counted on the generator's columns: every row, one topic's, the rows mrr got better in
+    grid = bench.make_grid(500)
+    assert "      500 rows  {\"sort\": \"\"}" in out
+    flood = int((grid.slices["topic"] == "flood").sum())
+    assert f"{flood:>9,} rows  {{\"slice.topic\": \"flood\"}}" in out
+    assert f"{int(((grid.values['mrr'][:, 1] > grid.values['mrr'][:, 0])).sum()):>9,} rows  " \
+           f"{{\"show\": \"better\", \"measure\": \"mrr\"}}" in out
