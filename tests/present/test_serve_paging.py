@@ -125,3 +125,16 @@ def test_the_text_filter_is_a_case_insensitive_substring_of_the_query_or_the_id(
     page = Pager(grid).page(View(text=needle), 0, 1000)
     assert [row["i"] for row in page["rows"]] == expected and page["total"] == len(expected)
     assert needle != "a" or len(expected) * 20 > 300  # the common path is taken
+
+
+@pytest.mark.parametrize("needle", ["a", "zz", "q1", "\x01"])
+def test_a_text_among_few_rows_left_is_tested_on_them_alone(needle):
+    rng = np.random.default_rng(3)
+    letters = np.array(list("abz \x01"), dtype=object)
+    queries = ["".join(rng.choice(letters, size=int(rng.integers(0, 5)))) for _ in range(200)]
+    topics = ["x" if i % 10 == 0 else "y" for i in range(200)]  # 20 rows of x: fewer than a quarter
+    grid = grid_of([f"Q{i}" for i in range(200)], queries, {"t": topics}, {"m": [[0.0, 0.0]] * 200}, {"m": 1.0})
+    expected = [i for i in range(0, 200, 10) if needle.lower() in queries[i].lower() or needle.lower() in f"q{i}"]
+    pager = Pager(grid)
+    assert [row["i"] for row in pager.page(View(text=needle, slices=(("t", "x"),)), 0, 1000)["rows"]] == expected
+    assert needle.lower() not in pager._texts or needle == "\x01"  # not kept: the whole text's mask was not computed

@@ -244,15 +244,17 @@ class Pager:
             found = np.fromiter((needle in q or needle in i for q, i in zip(queries, ids)), dtype=bool, count=self.n)
         else:
             rows, joined, starts = self._text_index()
-            if joined.count(needle) * 20 > self.n:  # a common text: a test per row
+            found = np.zeros(self.n, dtype=bool)
+            # a rare text: str.find over the joined rows, from the next row on after each match; a common one (more
+            # matches than a twentieth of the rows): a test per row, faster than a find per match
+            at, matches = joined.find(needle), 0
+            while at >= 0 and matches * 20 <= self.n:
+                row = bisect.bisect_right(starts, at) - 1
+                found[row] = True
+                matches += 1
+                at = joined.find(needle, starts[row + 1]) if row + 1 < self.n else -1
+            if at >= 0:
                 found = np.fromiter((needle in row for row in rows), dtype=bool, count=self.n)
-            else:  # a rare one: str.find over the joined rows, from the next row on after each match
-                found = np.zeros(self.n, dtype=bool)
-                at = joined.find(needle)
-                while at >= 0:
-                    row = bisect.bisect_right(starts, at) - 1
-                    found[row] = True
-                    at = joined.find(needle, starts[row + 1]) if row + 1 < self.n else -1
         with self._lock:
             self._texts[needle] = found
             while len(self._texts) > _TEXT_MASKS:
@@ -280,8 +282,6 @@ class Pager:
             raise _refuse("show", view.show, [s for s in SHOWS if s])
         measure = self._measure(view.measure, "measure") if view.measure else ""
         masks = []
-        if view.text:
-            masks.append(self._text_mask(view.text))
         for key, label in view.slices:
             if key not in self.grid.slices:
                 raise _refuse("slice", key, self.slice_keys)
@@ -290,12 +290,24 @@ class Pager:
             masks.append(~np.isnan(self.grid.values[measure]).all(axis=1))
         if view.show:
             masks.append(self._show_mask(view.show, measure))
-        if not masks:
-            return None
-        kept = masks[0].copy() if len(masks) > 1 else masks[0]
-        for other in masks[1:]:
-            kept &= other
-        return kept
+        kept = None
+        if masks:
+            kept = masks[0].copy() if len(masks) > 1 else masks[0]
+            for other in masks[1:]:
+                kept &= other
+        if not view.text:
+            return kept
+        needle = view.text.lower()
+        if (kept is None or needle in self._texts or kept.sum() * 4 > self.n or "\x00" in needle
+                or "\x01" in needle):
+            text = self._text_mask(view.text)  # kept for the next pages of this text
+            return text if kept is None else kept & text
+        # few rows left by the other filters: the text tested on them alone
+        rows, _, _ = self._text_index()
+        chosen = np.flatnonzero(kept)
+        found = np.zeros(self.n, dtype=bool)
+        found[chosen[np.fromiter((needle in rows[i] for i in chosen.tolist()), dtype=bool, count=len(chosen))]] = True
+        return found
 
     # ------------------------------------------------------------------ a page
     def rows(self, view: View) -> np.ndarray:
