@@ -5,7 +5,8 @@ bm25.jsonl hybrid.jsonl --by meta.topic --score latency_ms:lower``, read through
 store holding them (each logged with ``evalframe.History.log``), on a free port of 127.0.0.1 in a thread; then writes
 
 - ``docs/images/viewer_runs.png``: the store's runs;
-- ``docs/images/viewer_compare.png``: the comparison (the summary with paired intervals, the slices, the grid);
+- ``docs/images/viewer_compare.png``: the generator in the comparison (its measures with paired intervals, the
+  slices opened, the grid);
 - ``docs/images/viewer_drill.png``: the worst faithfulness drop opened (question, gold, each run's answer and
   passages);
 - ``docs/images/viewer_trend.png``: faithfulness over the runs of the store.
@@ -68,10 +69,11 @@ def main() -> None:
                 page = browser.new_page(viewport={"width": WIDTH, "height": 900})
                 page.goto(url + "/runs")
                 page.screenshot(path=str(OUT / "viewer_runs.png"), full_page=True)
+                page.set_viewport_size({"width": WIDTH, "height": 1800})  # the grid draws the rows on the screen
                 page.goto(url + "/compare?run=0&run=1&node=Generator")
                 page.wait_for_selector("#sv-grid tr.ef-row")
-                page.set_viewport_size({"width": WIDTH, "height": 1500})
-                page.screenshot(path=str(OUT / "viewer_compare.png"))
+                page.locator("section[data-node=Generator] details.sv-slices summary").click()
+                page.locator("section[data-node=Generator]").screenshot(path=str(OUT / "viewer_compare.png"))
                 page.goto(url + "/compare?run=0&run=1&node=Generator&measure=faithfulness&sort=gain%3Afaithfulness")
                 page.wait_for_selector("#sv-grid tr.ef-row")
                 page.locator("#sv-grid tr.ef-row").first.click()

@@ -183,15 +183,17 @@ def comparison_page(names: Sequence[str], nodes: Sequence[NodeSummary], chosen: 
         here = node.node == chosen
         parts.append(f'<section class="sv-node" data-node="{h(node.node)}"><h2>{h(node.node)}</h2>')
         parts.append(_measure_table(names, node.measures))
-        if node.slices:
-            parts.append(f"<h3>By {h(', '.join(node.slice_keys))}</h3>")
-            parts.append(_measure_table(names, node.slices, sliced=True))
+        if node.slices:  # folded: a row per slice and measure
+            parts.append(f'<details class="sv-slices"><summary>By {h(", ".join(node.slice_keys))} '
+                         f"({len({row.slice for row in node.slices})} slices; each test corrected over the slices)"
+                         "</summary>")
+            parts.append(_measure_table(names, node.slices, sliced=True) + "</details>")
         paper = link("/paper", [*params, ("node", node.node)])
         grid = link("/compare", [*params, ("node", node.node)])
         parts.append(f'<p><a href="{paper}">the paper table</a>'
                      + ("" if here else f' · <a href="{grid}">its queries</a>') + "</p>")
         if here:
-            parts.append(f'<h3>Queries of {h(node.node)}</h3><div id="sv-grid" data-api="{h(api)}" '
+            parts.append(f'<h3>Queries of {h(node.node)}</h3><div id="sv-grid" class="evalframe-grid" data-api="{h(api)}" '
                          f'data-node="{h(node.node)}"><p class="sv-muted">loading the grid…</p></div>')
         parts.append("</section>")
     return "\n".join(parts)
