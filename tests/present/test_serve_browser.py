@@ -17,6 +17,7 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 
 import evalframe as ef
+from evalframe.options import ComparisonReportOptions
 from tests.fixtures import SCRIPTS, load_benchmark
 from tests.report.test_hostile_text import PAYLOADS, _result
 
@@ -33,6 +34,8 @@ SCRIPT = PAYLOADS["script"]
 VALUES = {"query": SCRIPT, "answer": ATTRIBUTE, "context": PAYLOADS["quote"], "document_id": ATTRIBUTE,
           "gold": SCRIPT, "meta_value": ATTRIBUTE, "run": SCRIPT}
 INJECTED = "img[src='x'], svg[onload], script:not([src])"
+#: The two results served (the server fixture fills it).
+RESULTS: list[Any] = []
 
 
 @pytest.fixture(scope="module")
@@ -47,6 +50,7 @@ def server(tmp_path_factory):
     sources = Sources(files=[(VALUES["run"] + " A", "runA.jsonl"), ("B", "runB.jsonl")], read=results.__getitem__,
                       history=history, store=str(store), options={"by": "meta.topic", "rounds": 200})
     url, running, thread = serve_in_thread(make_app(sources))
+    RESULTS[:] = results
     yield url
     running.should_exit = True
     thread.join(timeout=10)
@@ -182,3 +186,29 @@ def test_the_trend_and_the_paper_table(tab, server):
     assert SCRIPT in tab.locator(".sv-trend table").inner_text()
     tab.goto(server + "/paper?run=0&run=1&node=Retriever")
     assert tab.locator(".sv-paper table caption").count() == 1
+
+
+def test_the_page_shows_compares_numbers_for_every_measure(tab, server):
+    tab.goto(server + "/compare?run=0&run=1&node=Reader&measure=")
+    grid_ready(tab, rows=3)
+    names = [VALUES["run"] + " A", "B"]
+    for node in ("Retriever", "Reader"):
+        expected = ef.compare(*RESULTS, node=node, names=names, rounds=200, max_p=0.05, test=ComparisonReportOptions.test)
+        rows = tab.locator(f"section[data-node='{node}'] table.sv-summary").first.locator("tbody tr")
+        assert rows.count() == len(expected)
+        for k, (metric, row) in enumerate(expected.iterrows()):
+            cells = rows.nth(k).locator("td").all_inner_texts()
+            assert cells[0].split(" ")[0] == metric
+            assert cells[1:4] == [f"{row['mean_a']:.4f}", f"{row['mean_b']:.4f}",
+                                  f"{row['delta']:.4f}" + (" *" if row["significant"] else "")]
+            assert cells[4] == f"[{row['ci_low']:.4f}, {row['ci_high']:.4f}]"
+    # the grid's cells: each query's value of every measure in each run, as query_metrics has it (4 decimals shown,
+    # every digit in the cell's title)
+    table = RESULTS[1].query_metrics("Reader")
+    for tr in tab.locator("#sv-grid tr.ef-row").all():
+        text = tr.locator("td.ef-query").inner_text()
+        ident = table.index[[q == text for q in RESULTS[1].query_metrics("Reader", with_query=True)["query"]]][0]
+        titles = tr.locator("td.ef-num:not(.ef-rank):not(.ef-delta)").evaluate_all(
+            "cells => cells.map(cell => cell.getAttribute('title'))")
+        values = [float(t) for t in titles[1::2]]  # each measure's second run (B)
+        assert values == [float(table.loc[ident, m]) for m in table.columns]
