@@ -53,7 +53,7 @@ from ..paper import comparison_table
 from . import views
 from .paging import Pager, view_from_query
 
-__all__ = ["Sources", "Viewer", "Comparison", "make_app", "ASSETS", "SECURITY_HEADERS"]
+__all__ = ["Sources", "Viewer", "Comparison", "comparison_of_model", "make_app", "ASSETS", "SECURITY_HEADERS"]
 
 _HERE = Path(__file__).parent / "assets"
 _REPORT_ASSETS = Path(str(report_package.__file__)).parent / "assets"
@@ -155,7 +155,7 @@ def _deltas(names: Sequence[str], rows: Sequence[pd.Series], sign: float, p_colu
     return tuple(out)
 
 
-def _of_model(model: ComparisonModel) -> Comparison:
+def comparison_of_model(model: ComparisonModel) -> Comparison:
     """A comparison of results: :func:`evalframe.compare_report`'s model, its grids and its drill-down."""
     nodes = []
     grids = {}
@@ -318,7 +318,7 @@ class Viewer:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
                     model = compare_report(dict(zip(names, runs)), **options).model
-                built = _of_model(model)
+                built = comparison_of_model(model)
                 built.paper_runs = lambda node: runs
             self._built[key] = built
             while len(self._built) > self.cache_size:
