@@ -105,8 +105,9 @@ def serve(comparison) -> tuple[str, object]:
 
     from evalframe.present.serve import app as app_module
 
-    app_module.Viewer.comparison = lambda self, tokens: comparison  # the comparison built above, for any runs named
-    app = app_module.make_app(app_module.Sources(files=[("run0", ""), ("run1", "")]), warm=False)
+    viewer = app_module.Viewer(app_module.Sources(files=[("run0", ""), ("run1", "")]), warm=False)
+    viewer.comparison = lambda tokens: comparison  # type: ignore[method-assign]  # the one built above, any runs named
+    app = app_module.make_app(viewer)
     port = _free_port()
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="off"))
     thread = threading.Thread(target=server.run, daemon=True)
