@@ -228,3 +228,15 @@ def test_the_grid_and_the_summary_show_compares_numbers_for_every_measure(hostil
                 shown = {r["id"]: r["values"][measure["metric"]][run] for r in rows}
                 column = table[measure["metric"]]
                 assert shown == {str(i): (None if v != v else float(v)) for i, v in column.items()}
+
+
+def test_a_comparison_is_built_once_and_the_cache_is_bounded(store):
+    from evalframe.present.serve.app import Viewer
+
+    viewer = Viewer(Sources(history=ef.History(store)), cache_size=2, warm=False)
+    first = viewer.comparison(["@last~1", "@last"])
+    assert viewer.comparison(["@last~1", "@last"]) is first  # kept
+    viewer.comparison(["@last", "@last~1"])
+    viewer.comparison(["@last~1", "@last:hybrid"])
+    assert len(viewer._built) == 2
+    assert viewer.comparison(["@last~1", "@last"]) is not first  # the oldest was let go, built again

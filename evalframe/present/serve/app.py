@@ -270,6 +270,7 @@ class Viewer:
         self.warm = warm
         self._built: OrderedDict[tuple[str, ...], Comparison] = OrderedDict()
         self._lock = threading.Lock()
+        self._building = threading.Lock()
         self._results: dict[int, Any] = {}
 
     # ------------------------------------------------------------------ runs
@@ -306,6 +307,11 @@ class Viewer:
             if found is not None:
                 self._built.move_to_end(key)
                 return found
+        with self._building:  # one build at a time; the pages of comparisons built already are served meanwhile
+            with self._lock:
+                found = self._built.get(key)
+            if found is not None:  # built by the request that held the lock before this one
+                return found
             named = [self.run(token) for token in key]
             names = [name for name, _ in named]
             if len(set(names)) < len(names):
@@ -320,9 +326,10 @@ class Viewer:
                     model = compare_report(dict(zip(names, runs)), **options).model
                 built = comparison_of_model(model)
                 built.paper_runs = lambda node: runs
-            self._built[key] = built
-            while len(self._built) > self.cache_size:
-                self._built.popitem(last=False)
+            with self._lock:
+                self._built[key] = built
+                while len(self._built) > self.cache_size:
+                    self._built.popitem(last=False)
         if self.warm:  # every sort order computed ahead, so that no page waits for one
             threading.Thread(target=built.warm, daemon=True, name="evalframe-serve-warm").start()
         return built
