@@ -574,5 +574,5 @@ def test_the_parsers_name_the_formats_and_commands_the_implementations_have():
     assert choices == {"metrics": formats.FORMATS, "worst": formats.FORMATS, "compare": parsers.COMPARE_FORMAT_NAMES,
                        "trec": tuple(trec_formats.TREC_FORMATS), "report": tuple(FORMATS)}
     # every command has an implementation: list-metrics here, the others in commands (loaded when one runs)
-    # (history: its own module, evalframe/present/history_command.py)
-    assert set(cli.COMMANDS) == set(command_parsers()) == set(commands.COMMANDS) | {"list-metrics", "history"}
+    # (history: its own module, evalframe/present/history_command.py; serve: evalframe/present/serve/command.py)
+    assert set(cli.COMMANDS) == set(command_parsers()) == set(commands.COMMANDS) | {"list-metrics", "history", "serve"}
