@@ -544,6 +544,9 @@ COMMANDS = [
     (["log", "run.txt", "--qrels", "{url}", "--store", "s", "--name", "n"], "--qrels"),
     (["history", "--store", "{url}"], "--store"),
     (["history", "--store", "s", "--measure", "mrr", "--plot", "{url}"], "--plot"),
+    (["serve", "{url}"], "STORE | FOLDER | FILE"),
+    (["serve", "--store", "{url}"], "--store"),
+    (["serve", "run.txt", "--qrels", "{url}"], "--qrels"),
 ]
 
 

@@ -270,7 +270,7 @@ def test_the_issue_s_typos(capsys):
              "evalframe worst: error: unrecognized argument --nodes; did you mean --node?"),
             (["metrix", "X"], "evalframe: error: argument COMMAND: invalid choice: 'metrix'; did you mean 'metrics'? "
                               "(choose from 'demo', 'metrics', 'compare', 'worst', 'convert', 'flatten', 'report', "
-                              "'trec', 'fuse', 'gate', 'log', 'history', 'list-metrics')"),
+                              "'trec', 'fuse', 'gate', 'log', 'history', 'serve', 'list-metrics')"),
             (["--verison"], "evalframe: error: unrecognized argument --verison; did you mean --version?"),
             (["list-metrics", "x"], "evalframe list-metrics: error: unrecognized arguments: x"),
     ):
