@@ -115,7 +115,8 @@ def serve_command(args: argparse.Namespace) -> str:
     viewer = Viewer(sources)
     if len(sources.files) > 1:  # the comparison of the runs given, built now: a bad --by or --metrics said before
         viewer.comparison([str(index) for index in range(len(sources.files))])
-    hosts = list(LOOPBACK) if args.host in LOOPBACK else None
+    # a Host header of another name is refused on 127.0.0.1 (Starlette reads an IPv6 Host's port badly: not checked)
+    hosts = ["127.0.0.1", "localhost"] if args.host in ("127.0.0.1", "localhost") else None
     app = make_app(viewer, allowed_hosts=hosts)
     sock = listen(args.host, args.port)
     port = sock.getsockname()[1]
