@@ -253,9 +253,9 @@ def _cut(text: np.ndarray, characters: int | None) -> np.ndarray:
 
 
 def _floats(values: np.ndarray) -> list[Any]:
-    """float64 values for JSON: NaN is None."""
+    """float64 values for JSON: NaN (and an infinity) is None."""
     out = values.astype(object)
-    out[np.isnan(values)] = None
+    out[~np.isfinite(values)] = None
     return list(out.tolist())
 
 
