@@ -279,10 +279,11 @@ class Detail:
     """Every query's drill-down, columnar, whole texts, shared by the comparison's nodes (row ``q`` is query
     ``ids[q]``; a node's :attr:`Grid.detail` maps its rows here).
 
-    ``answers[r]`` / ``documents[r]`` are run ``r``'s :class:`Rows` of the model's answer node (the first compared
-    node with answers) and document node (the last compared node with documents only: what the answers read);
-    the gold answers (empty and missing ones left out), gold documents (their ids, and their texts where the frame's
-    ``gold_contexts`` align with them) and meta of a query are read from the first run holding it.
+    ``answers[r]`` / ``documents[r]`` are run ``r``'s :class:`Rows` (integrated rows, frame order) of the model's
+    answer node (the first compared node with answers) and document node (the last compared node with documents
+    only: what the answers read); the gold answers, gold documents (their ids, and their texts where the frame's
+    ``gold_contexts`` align with them) and meta of a query are read from the first run holding it, each gold answer
+    and document once (empty ones left out).
 
     Examples
     --------
@@ -467,10 +468,7 @@ def build_detail(names: Sequence[str], ids: pd.Index, query: np.ndarray, answers
                 values[found] = frame[column].to_numpy(dtype=object)[first]
         taken[found] = True
     gold_answers, _ = lists(cells["gold_answers"])
-    said = (gold_answers.values != "")
-    counts = np.add.reduceat(said.astype(np.int64), gold_answers.offsets[:-1]) if len(said) else np.zeros(n, np.int64)
-    counts = np.where(np.diff(gold_answers.offsets) > 0, counts, 0)
-    gold_answers = Lists(np.concatenate([[0], np.cumsum(counts)]).astype(np.int64), gold_answers.values[said])
+    gold_answers, _ = _once(gold_answers, gold_answers.values != "")
     gold_ids, _ = lists(cells["gold_document_ids"])
     contexts, _ = lists(cells["gold_contexts"])
     aligned = np.diff(gold_ids.offsets) == np.diff(contexts.offsets)
@@ -479,7 +477,18 @@ def build_detail(names: Sequence[str], ids: pd.Index, query: np.ndarray, answers
     from_contexts = np.repeat(aligned, np.diff(contexts.offsets))
     gold_texts[per_item] = contexts.values[from_contexts]
     gold_texts[gold_texts == ""] = None
-    return Detail(names, np.asarray([str(i) for i in ids], dtype=object) if ids.dtype != object or
-                  pd.api.types.infer_dtype(ids, skipna=False) != "string" else ids.to_numpy(dtype=object),
-                  query, gold_answers, gold_ids, gold_texts, _meta(cells["meta"], ids.to_numpy(dtype=object)),
+    gold_ids, kept = _once(gold_ids, gold_ids.values != "")
+    return Detail(names, texts(ids.to_numpy(dtype=object), ""), query, gold_answers, gold_ids, gold_texts[kept],
+                  _meta(cells["meta"], ids.to_numpy(dtype=object)),
                   [rows for _, rows in answers], [rows for _, rows in documents])
+
+
+def _once(flat: Lists, said: np.ndarray) -> tuple[Lists, np.ndarray]:
+    """Each query's items of ``flat`` where ``said``, each value once (its first): a gold answer or document that
+    several gold labels of the query repeat (a Ragas answer beside each of its gold documents) is listed once; and
+    the positions kept."""
+    n = len(flat.offsets) - 1
+    owner = np.repeat(np.arange(n), np.diff(flat.offsets))
+    kept = said & ~pd.DataFrame({"query": owner, "value": flat.values}).duplicated().to_numpy()
+    counts = np.bincount(owner[kept], minlength=n)
+    return Lists(np.concatenate([[0], np.cumsum(counts)]).astype(np.int64), flat.values[kept]), kept

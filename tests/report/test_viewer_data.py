@@ -13,6 +13,8 @@ q3     [g3], "delta" ([g3])         [x3], "epsilon" ([x3])        1      0
 q4     [g4], "zeta" ([])            (not run)                     1      NaN
 =====  ==========================  ===========================  =====  =====
 
+q4 has two gold labels, g4 and g5, of one answer (the drill-down lists it once).
+
 recall_single_hit B - A: q1 0, q2 +1, q3 -1, q4 NaN, so the default order (worst change first, stable) is q3, q1, q2,
 q4; the Reader's f1 (its order metric) moves the same way. Over the three paired queries mrr is A (1 + 0 + 1) / 3 =
 2/3, B (1/2 + 1 + 0) / 3 = 1/2, delta -1/6.
@@ -53,8 +55,9 @@ def _lines(run: str) -> list[dict]:
     lines = []
     for i, (documents, answer, ids) in enumerate(RUNS[run]):
         gold_id, context, gold_answer = GOLD[i]
-        lines.append({"query": QUERIES[i], "gold": {"document_ids": [gold_id], "contexts": [context],
-                                                    "answers": [gold_answer]},
+        golds, contexts = ([gold_id, "g5"], [context, "passage g5 holds zeta"]) if i == 3 else ([gold_id], [context])
+        lines.append({"query": QUERIES[i], "gold": {"document_ids": golds, "contexts": contexts,
+                                                    "answers": [gold_answer] * len(golds)},
                       "nodes": {"Retriever": {"documents": [{"id": d, "content": TEXTS[d]} for d in documents]},
                                 "Reader": {"answers": [{"answer": answer, "document_ids": ids}]}}})
     return lines
@@ -158,6 +161,9 @@ def test_detail_query_gives_the_gold_and_every_runs_answers_and_documents(model)
     assert (wrong["text"], wrong["correct"], wrong["document_ids"], wrong["marks"]) == \
         ("epsilon", False, ["x3"], {"exact_match": 0.0, "f1": 0.0})
     q4 = detail.query(_row_of(model, QUERIES[3]))
+    assert q4["gold_answers"] == ["zeta"]  # two gold labels of one answer: listed once
+    assert q4["gold_documents"] == [{"id": "g4", "text": "passage g4 holds zeta", "length": 21},
+                                    {"id": "g5", "text": "passage g5 holds zeta", "length": 21}]
     assert q4["runs"][0]["answers"][0]["document_ids"] == []  # an answer citing no document
     assert q4["runs"][1] == {"name": "B", "answers": [], "documents": []}  # B did not run q4
 
@@ -201,8 +207,8 @@ def test_the_detail_payload_interns_every_string_once_and_marks_missing_with_min
     assert [strings[i] for i in payload["query"]] == [QUERIES[2], QUERIES[0], QUERIES[1], QUERIES[3]]
     assert payload["gold_answers"] == {"offsets": [0, 1, 2, 3, 4],
                                        "text": [strings.index(t) for t in ("delta", "alpha", "gamma", "zeta")]}
-    assert payload["gold_documents"]["length"] == [22, 22, 22, 21]
-    assert [strings[i] for i in payload["gold_documents"]["text"]] == ["passa"] * 4
+    assert payload["gold_documents"]["offsets"] == [0, 1, 2, 3, 5] and payload["gold_documents"]["length"] == [22, 22, 22, 21, 21]
+    assert [strings[i] for i in payload["gold_documents"]["text"]] == ["passa"] * 5
     meta = payload["meta"]
     assert meta["keys"] == ["topic", "source"]
     topic, source = meta["values"]
