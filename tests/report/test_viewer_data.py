@@ -353,3 +353,24 @@ def test_a_run_on_dask_gives_the_same_grid_and_detail(runs, tmp_path):
         in_memory = build_comparison_model(runs, rounds=50)
     assert viewer_payload(on_dask) == viewer_payload(in_memory)
     assert [on_dask.detail.query(r) for r in range(4)] == [in_memory.detail.query(r) for r in range(4)]
+
+
+def test_three_runs_each_run_is_a_column_of_the_grid_and_the_detail(tmp_path):
+    """tests/present/compare_fixtures.py's runs A, B, C (its docstring's table): mrr per query A [1, 1/2, 1, 0],
+    B [1/2, 1, 1, 1], C [1, 1/2, 1/3, 0]; recall_single_hit moves in B only (q4 found), so no query got worse by it
+    and the grid keeps A's order."""
+    from tests.present.compare_fixtures import QUERIES as FIXTURE_QUERIES
+    from tests.present.compare_fixtures import run_result
+
+    runs = {name: run_result(name, tmp_path) for name in "ABC"}
+    model = build_comparison_model(runs, rounds=50)
+    grid = model.nodes[0].grid
+    assert model.nodes[0].order_metric == "recall_single_hit" and grid.query.tolist() == FIXTURE_QUERIES
+    np.testing.assert_allclose(grid.values["mrr"], [[1, 0.5, 1], [0.5, 1, 0.5], [1, 1, 1 / 3], [0, 1, 0]])
+    assert model.detail.names == ("A", "B", "C")
+    q3 = model.detail.query(2)
+    assert [[d["id"] for d in run["documents"]] for run in q3["runs"]] == [["g3"], ["g3"], ["x3", "y3", "g3"]]
+    assert [run["answers"] for run in q3["runs"]] == [[], [], []]  # a retriever only
+    grid_payload, detail_payload = viewer_payload(model)
+    assert len(grid_payload["grids"][0]["values"]["mrr"]) == 3 and len(detail_payload["runs"]) == 3
+    assert detail_payload["runs"][0]["answers"]["node"] is None and detail_payload["runs"][0]["answers"]["offsets"] == [0] * 5
