@@ -343,6 +343,7 @@ def test_detail_query_refuses_a_row_outside_the_detail(model):
         model.detail.query("1")  # type: ignore[arg-type]
 
 
+@pytest.mark.stress  # a local Dask cluster: seconds (tests/present/test_compare_report.py checks the JSON on Dask)
 def test_a_run_on_dask_gives_the_same_grid_and_detail(runs, tmp_path):
     on_cluster = pytest.importorskip("evalframe.dask")
     folders = [runs[name].save(tmp_path / name, format="parquet", partitions=2, progress=False) for name in "AB"]
