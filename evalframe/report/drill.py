@@ -53,7 +53,7 @@ _ROW_COLUMNS = ("rank", "answer", "document_ids", "document_id", "context")
 
 
 # ---------------------------------------------------------------------------------------------- the shapes
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Grid:
     """One node's per-query table, in the default order (the worst change of the node's ``order_metric`` first).
 
@@ -82,8 +82,21 @@ class Grid:
     def __len__(self) -> int:
         return len(self.ids)
 
+    def __eq__(self, other: object) -> bool:
+        """Equal grids: the same node, signs and columns (NaN equal to NaN), not the same arrays."""
+        if not isinstance(other, Grid):
+            return NotImplemented
+        same = self.node == other.node and self.signs == other.signs and list(self.slices) == list(other.slices) \
+            and list(self.values) == list(other.values)
+        return same and all(np.array_equal(a, b) for a, b in [(self.ids, other.ids), (self.query, other.query),
+                                                               (self.detail, other.detail)]) \
+            and all(np.array_equal(self.slices[k], other.slices[k]) for k in self.slices) \
+            and all(np.array_equal(self.values[m], other.values[m], equal_nan=True) for m in self.values)
 
-@dataclass(frozen=True)
+    __hash__ = None  # type: ignore[assignment]  # arrays: no hash
+
+
+@dataclass(frozen=True, eq=False)
 class Lists:
     """A list per query (or per row), flattened: query ``q``'s items are ``values[offsets[q]:offsets[q + 1]]``."""
 
@@ -91,7 +104,7 @@ class Lists:
     values: np.ndarray  # object
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Rows:
     """One run's rows of one node and kind (``"answer"`` or ``"document"``), grouped by :class:`Detail` row: the
     rows of query ``q`` are ``offsets[q]:offsets[q + 1]``, in frame order.

@@ -372,6 +372,8 @@ def test_three_runs_each_run_is_a_column_of_the_grid_and_the_detail(tmp_path):
     q3 = model.detail.query(2)
     assert [[d["id"] for d in run["documents"]] for run in q3["runs"]] == [["g3"], ["g3"], ["x3", "y3", "g3"]]
     assert [run["answers"] for run in q3["runs"]] == [[], [], []]  # a retriever only
+    again = build_comparison_model(runs, rounds=50)
+    assert again.nodes[0].grid == grid and again.nodes[0] == model.nodes[0]  # equal columns, not the same arrays
     grid_payload, detail_payload = viewer_payload(model)
     assert len(grid_payload["grids"][0]["values"]["mrr"]) == 3 and len(detail_payload["runs"]) == 3
     assert detail_payload["runs"][0]["answers"]["node"] is None and detail_payload["runs"][0]["answers"]["offsets"] == [0] * 5
