@@ -342,11 +342,19 @@ class Detail:
                                         parameter="row")
         return int(row)
 
+    @staticmethod
+    def _characters(characters: Any) -> int | None:
+        if characters is not None and (isinstance(characters, bool) or not isinstance(characters, (int, np.integer))
+                                       or characters < 0):
+            raise InvalidParameterError(f"characters must be a whole number of characters, 0 or more (None: whole "
+                                        f"texts); got {characters!r}.", parameter="characters")
+        return None if characters is None else int(characters)
+
     def query(self, row: int, *, characters: int | None = None) -> dict[str, Any]:
         """Query ``row``'s drill-down: its id and text, gold answers and documents, meta, and per run its answers
         and documents (texts cut to ``characters`` as ``text[:characters]``, ``length`` the whole length; None:
         whole), each with its rank, judged-correct mark and gold matches."""
-        q = self._row(row)
+        q, characters = self._row(row), self._characters(characters)
         start, stop = self.gold_documents.offsets[q], self.gold_documents.offsets[q + 1]
         gold_documents = [{"id": str(self.gold_documents.values[i]), "text": _one(self.gold_texts[i], characters),
                            "length": int(self.gold_lengths[i])} for i in range(start, stop)]
@@ -373,6 +381,7 @@ class Detail:
     def columns(self, *, characters: int | None = 500) -> dict[str, Any]:
         """Every query's drill-down as columns (the DETAIL PAYLOAD: every text once in ``strings``, referenced by
         its index, -1 for a missing one), texts cut to ``characters`` (None: whole), JSON-ready."""
+        characters = self._characters(characters)
         pieces: list[np.ndarray] = []
 
         def text_column(values: np.ndarray) -> slice:

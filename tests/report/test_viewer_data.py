@@ -336,11 +336,15 @@ def test_the_model_lists_no_query_by_query_examples_and_builds_the_tuples_only_w
                                                                            ("context", "noise three"))
 
 
-def test_detail_query_refuses_a_row_outside_the_detail(model):
+def test_detail_refuses_a_row_outside_it_and_a_bad_cut(model):
     with pytest.raises(InvalidParameterError, match=r"row must be a query's row of the detail, 0 to 3; got 4"):
         model.detail.query(4)
     with pytest.raises(InvalidParameterError, match="got '1'"):
         model.detail.query("1")  # type: ignore[arg-type]
+    with pytest.raises(InvalidParameterError, match=r"characters must be a whole number of characters, 0 or more .*got -1"):
+        model.detail.query(0, characters=-1)
+    with pytest.raises(InvalidParameterError, match="characters must be .*got 2.5"):
+        viewer_payload(model, characters=2.5)  # type: ignore[arg-type]
 
 
 @pytest.mark.stress  # a local Dask cluster: seconds (tests/present/test_compare_report.py checks the JSON on Dask)
