@@ -221,6 +221,19 @@ def idless_positions(items: Sequence[Any]) -> list[int]:
     return [j for j, item in enumerate(items) if isinstance(item, Mapping) and item.get("id") in (None, "")]
 
 
+def _plain_document(item: Any) -> bool:
+    """Whether :func:`as_document` gives ``item`` back as it is (a Document)."""
+    return isinstance(item, Document)
+
+
+def _plain_answer(item: Any) -> bool:
+    """Whether :func:`as_answer` gives ``item`` back as it is: an Answer with a text, its ``document_ids`` a list (or
+    None) and no offsets (offsets are checked there)."""
+    return (isinstance(item, Answer) and isinstance(item.answer, str) and item.offsets_in_document is None
+            and item.offsets_in_context is None
+            and (item.document_ids is None or isinstance(item.document_ids, (list, tuple))))
+
+
 def _validate_outputs(node_outputs: Any, n_labels: int, idless: IdlessDocuments | None = None,
                       names: EntryNames = NUMBERED) -> dict[str, dict[str, list[list[Any]]]]:
     if not isinstance(node_outputs, Mapping):
@@ -255,12 +268,16 @@ def _validate_outputs(node_outputs: Any, n_labels: int, idless: IdlessDocuments 
             convert = as_answer if key.startswith("answers") else as_document
             kind = "answer" if key.startswith("answers") else "document"
             lists = []
+            ready = _plain_document if kind == "document" else _plain_answer
             for index, items in enumerate(per_query):
                 if not isinstance(items, (list, tuple)):
                     raise EvalframeError(
                         f"node {node!r}, {key!r}, {names.query(index)}: expected a list of {kind}s; got "
                         f"{type(items).__name__}."
                     )
+                if all(map(ready, items)):  # what convert gives back as it is, without naming each item
+                    lists.append(list(items))
+                    continue
                 lists.append([convert(item, f"node {node!r}, {key!r}, {names.query(index)}, {kind} {j}")
                               for j, item in enumerate(items)])
                 if idless is not None and kind == "document":
@@ -514,32 +531,35 @@ def _document_block(rows: _Rows, pairs: _Pairs, queries: list[_Query], lists: li
         given.append(documents)
     sizes = np.fromiter(map(len, given), dtype=np.int64, count=len(given))
     flat = [document for documents in given for document in documents]
-    owner = [q for q, documents in zip(queries, given) for _ in documents]
+    owner = [i for i, documents in enumerate(given) for _ in documents]
+    gold_ids = [q.label.document_ids for q in queries]
+    gold_contexts = [q.label.contexts for q in queries]
+    gold_answers = [q.label.answers for q in queries]
     contents = [document.content for document in flat]
     texts = [content if isinstance(content, str) else str(content) for content in contents]
     similarity = pairs.similarity
     spans = []
-    for q, text in zip(owner, texts):
+    for i, text in zip(owner, texts):
         start = len(similarity)
-        similarity.extend([(gold, text) for gold in q.label.contexts])
+        similarity.extend([(gold, text) for gold in gold_contexts[i]])
         spans.append((start, len(similarity)))
     ids = [document.id for document in flat]
     if custom_field is None:
-        keys, gold_keys = ids, [q.label.document_ids for q in owner]
+        keys, gold_keys = ids, [gold_ids[i] for i in owner]
     else:
         keys = [document.meta.get(custom_field, "") for document in flat]
-        gold_keys = [q.gold_custom_ids for q in owner]
+        gold_keys = [queries[i].gold_custom_ids for i in owner]
     rank = _ranks(sizes)
     columns: dict[str, list[Any]] = {
         "context": contents,
         "document_id": ids,
-        "gold_document_ids": [q.label.document_ids for q in owner],
-        "gold_answers": [q.label.answers for q in owner],
-        "gold_contexts": [q.label.contexts for q in owner],
+        "gold_document_ids": [gold_ids[i] for i in owner],
+        "gold_answers": [gold_answers[i] for i in owner],
+        "gold_contexts": [gold_contexts[i] for i in owner],
         "gold_contexts_similarity": spans,
         "gold_documents_id_match": [[1.0 if key == gold else 0.0 for gold in golds] for key, golds in zip(keys, gold_keys)],
-        "gold_answers_match": [[1.0 if gold != "" and gold in text else 0.0 for gold in q.label.answers]
-                               for q, text in zip(owner, texts)],
+        "gold_answers_match": [[1.0 if gold != "" and gold in text else 0.0 for gold in gold_answers[i]]
+                               for i, text in zip(owner, texts)],
         "rank": rank.tolist(),
     }
     if custom_field is not None:

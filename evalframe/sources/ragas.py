@@ -275,7 +275,7 @@ def with_repetitions(table: Table, records: list[Record], repeated: Mapping[str,
             for i, record in enumerate(records)]
 
 
-@collection_paused()
+@collection_paused
 @with_options(MatchingOptions)
 def read_ragas(
     dataset_or_path: Any,

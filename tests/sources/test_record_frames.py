@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import hashlib
 import re
+import string
 
 import numpy as np
 import pytest
 
 from evalframe import EvaluationResult
-from evalframe.sources.matching import AnswerMatcher, normalize_context
+from evalframe.sources.matching import AnswerMatcher, normalize_answer, normalize_context
 from evalframe.sources.records import Record, Retrieved, build
 
 
@@ -146,12 +147,30 @@ def test_a_record_with_a_list_of_gold_answers_scores_each():
     assert np.array_equal(generator["index"].to_numpy(), [0, 0])
 
 
+@pytest.mark.parametrize("text, normalized", [
+    ("The cat and a dog ate  an apple", "cat and dog ate apple"),  # the articles as words, doubled spaces
+    ("theater anna thee", "theater anna thee"),  # an article inside a word stays
+    ("A-the an_b", "athe anb"),  # punctuation dropped first, then no article is a word of its own
+    ("Ünïcode\u00a0the — a", "ünïcode —"),  # non-ASCII: the regex path, a dash is a word boundary
+    ("x\tthe\ny", "x y"),  # tabs and line breaks: the regex path too
+])
+def test_normalize_answer_as_squad_defines_it(text, normalized):
+    assert normalize_answer(text) == normalized
+    expected = text.lower().translate(str.maketrans("", "", string.punctuation))
+    assert normalize_answer(text) == " ".join(re.sub(r"\b(a|an|the)\b", " ", expected).split())
+
+
 def test_the_answer_matcher_gives_the_squad_values_and_types():
     matcher = AnswerMatcher()
     # int 0/1 for exact match; F1 an int in the degenerate cases (no tokens, no overlap), else a float
     assert matcher.scores(["", "The Café!", "tea"], "café") == ([0, 1, 0], [0, 1.0, 0])
     assert matcher.scores([""], "") == ([1], [1])
     assert [type(v) for v in matcher.scores(["a b", "c"], "b")[1]] == [float, int]
+    # repeated tokens count as often as both sides hold them: "x y y z" / "y y y x" share x once and y twice,
+    # P = R = 3/4; "x y z" / "y y y x" share x and y, P = 2/4, R = 2/3, F1 = 4/7; "x y z" / "y y q" share y once,
+    # P = R = 1/3
+    assert matcher.scores(["x y y z", "x y z"], "y y y x")[1] == [0.75, pytest.approx(4 / 7, abs=1e-15)]
+    assert matcher.scores(["x y z"], "y y q")[1] == [pytest.approx(1 / 3, abs=1e-15)]
 
 
 def test_normalize_context_is_the_regex_definition_on_every_whitespace_character():
@@ -159,3 +178,15 @@ def test_normalize_context_is_the_regex_definition_on_every_whitespace_character
     assert whitespace == "".join(chr(c) for c in range(0x110000) if chr(c).isspace())
     text = f"{whitespace}A{whitespace}ΣΑΣ b\u00a0\u00a0Ⅻ {whitespace}"
     assert normalize_context(text) == re.sub(r"\s+", " ", text).lower().strip() == "a σας b ⅻ"
+
+
+def test_a_source_s_warning_names_the_user_s_line_and_the_collector_is_restored():
+    import gc
+
+    samples = [dict(SAMPLES_WITH_IDS[0], topic="geography")]
+    with pytest.warns(UserWarning, match="columns that give no score: 'topic'") as caught:
+        EvaluationResult.from_ragas(samples, progress=False)
+    assert [w.filename for w in caught] == [__file__] and gc.isenabled()
+    with pytest.raises(Exception, match="has no column 'user_input'"):
+        EvaluationResult.from_ragas([{"question_text": "q"}], progress=False)
+    assert gc.isenabled()
