@@ -5,7 +5,8 @@
 passages' ids, a response, a reference answer, a topic and four judge scores), each time in a fresh interpreter
 (``sys.executable``, this repository first on ``PYTHONPATH``), ``--repeat`` times per size. The child imports
 evalframe and the result class first (not timed: ``benchmarks/startup.py`` measures that), then times the call,
-JSON parse included; it prints its wall time, its CPU time (user + system) and its peak resident memory. The median
+JSON parse included; it prints its wall time, its CPU time (user + system, with that of the worker processes it
+starts: the old builds scored contexts in a process pool) and its peak resident memory. The median
 and the fastest wall time are printed. With ``--baseline DIR`` (another checkout, e.g. ``git worktree add
 /tmp/before <commit>``) each size is also run against DIR, the two interleaved run by run so both see the same
 machine, and the ratio baseline / this checkout printed. The parent imports neither evalframe nor pandas.
@@ -28,26 +29,34 @@ ROOT = Path(__file__).resolve().parent.parent
 CHILD = """
 import json, sys, time, warnings
 sys.path.insert(0, sys.argv[2])
+import resource
 from process_usage import cpu_seconds, peak_rss_mb
+def cpu_all():  # with the worker processes the call starts (and ends): a pool scoring the contexts
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return cpu_seconds() + children.ru_utime + children.ru_stime
 import evalframe
 evalframe.EvaluationResult
 warnings.simplefilter("ignore")  # the file's topic column is a meta field, said once per load
-start, cpu = time.perf_counter(), cpu_seconds()
+start, cpu = time.perf_counter(), cpu_all()
 result = evalframe.EvaluationResult.from_ragas(sys.argv[1], progress=False)
-wall, cpu = time.perf_counter() - start, cpu_seconds() - cpu
+wall, cpu = time.perf_counter() - start, cpu_all() - cpu
 rows = sum(len(result[node]) for node in result)
-print(json.dumps({"wall": wall, "cpu": cpu, "rss": peak_rss_mb(), "rows": rows}))
+print(json.dumps({"wall": wall, "cpu": cpu, "rss": peak_rss_mb(), "rows": rows, "module": evalframe.__file__}))
 """
 
 
 def run_child(path: Path, checkout: Path) -> dict[str, float]:
     """One fresh process loading ``path`` with ``checkout``'s evalframe."""
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(checkout), os.environ.get("PYTHONPATH", "")]))
-    done = subprocess.run([sys.executable, "-c", CHILD, str(path), str(ROOT / "benchmarks")], env=env,
+    # run in the checkout: ``python -c`` puts the working directory first on sys.path, before PYTHONPATH
+    done = subprocess.run([sys.executable, "-c", CHILD, str(path), str(ROOT / "benchmarks")], env=env, cwd=checkout,
                           capture_output=True, text=True, check=False)
     if done.returncode != 0:
         raise SystemExit(f"the child failed ({checkout}):\n{done.stderr[-2000:]}")
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    measured = json.loads(done.stdout.strip().splitlines()[-1])
+    if not Path(measured.pop("module")).is_relative_to(checkout):
+        raise SystemExit(f"the child imported evalframe from outside {checkout}")
+    return measured
 
 
 def main(argv: list[str] | None = None) -> int:
