@@ -702,7 +702,8 @@ def _derive_document_columns(rows: _Rows, threshold: float) -> None:
         c[name] = out[name]  # type: ignore[assignment]
 
 
-def _frame(rows: _Rows) -> pd.DataFrame:
+def _frame(rows: _Rows) -> tuple[pd.DataFrame, np.ndarray]:
+    """The rows' frame, and each row's sort key (query position, output, rank) as one structured array."""
     columns = {}
     for name, values in rows.columns.items():
         if name == "rank":
@@ -713,11 +714,7 @@ def _frame(rows: _Rows) -> pd.DataFrame:
             columns[name] = pd.Series(values, dtype=object)
     frame = pd.DataFrame(columns)
     position, block, rank = (np.concatenate(parts) for parts in (rows.position, rows.block, rows.rank))
-    frame["__order"] = list(zip(position.tolist(), block.tolist(), rank.tolist()))
-    frame["__query"] = position
-    if len(rows.position) > 1:  # outputs added one after the other: the rows in (query, output, rank) order
-        frame = frame.iloc[np.lexsort((rank, block, position))]
-    return frame
+    return frame, np.column_stack([position, block, rank])
 
 
 def numbered_per_query(query: np.ndarray) -> np.ndarray:
@@ -894,8 +891,12 @@ def flatten(
             parts.append(_frame(document_rows))
         if not parts:
             continue
-        frame = parts[0] if len(parts) == 1 else pd.concat(parts, ignore_index=True).sort_values("__order", kind="stable")
-        frame = frame.drop(columns="__order").reset_index(drop=True)
-        frame["index"] = numbered_per_query(frame.pop("__query").to_numpy())
+        frame = parts[0][0] if len(parts) == 1 else pd.concat([part for part, _ in parts], ignore_index=True)
+        keys = parts[0][1] if len(parts) == 1 else np.concatenate([key for _, key in parts])
+        if len(parts) > 1 or len(answer_rows.position) > 1 or len(document_rows.position) > 1:
+            # rows added output after output: in (query, output, rank) order, as Pipeline.eval gives them
+            order = np.lexsort((keys[:, 2], keys[:, 1], keys[:, 0]))
+            frame, keys = frame.iloc[order].reset_index(drop=True), keys[order]
+        frame["index"] = numbered_per_query(keys[:, 0])
         frames[node] = _ordered(frame)
     return frames
