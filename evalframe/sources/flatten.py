@@ -788,7 +788,11 @@ def entry_scores(labels: Sequence[Any]) -> dict[str, dict[str, list[float | None
         found = getattr(item, "scores", None) if isinstance(item, MultiLabel) else None
         for node, named in (found or {}).items():
             for name, value in named.items():
-                out.setdefault(node, {}).setdefault(name, [None] * len(labels))[i] = value
+                named_values = out.setdefault(node, {})
+                column = named_values.get(name)
+                if column is None:  # (not setdefault: its default, a list of n, would be made for every value: n^2)
+                    column = named_values[name] = [None] * len(labels)
+                column[i] = value
     return out
 
 

@@ -421,7 +421,10 @@ def _score_values(records: Sequence[Record], names: Mapping[str, str]) -> dict[s
                                       error=EvalframeError) for j, v in enumerate(listed, start=1)]
             else:
                 number = score_value(value, where=f"{record.where}: score {name!r}", error=EvalframeError)
-            columns.setdefault(name, [math.nan] * len(records))[index] = number
+            column = columns.get(name)
+            if column is None:  # (not setdefault: its default, a list of n, would be made for every value: n^2)
+                column = columns[name] = [math.nan] * len(records)
+            column[index] = number
     return columns
 
 
