@@ -165,3 +165,14 @@ def test_history_benchmark_smoke(capsys):
         assert f"| evalframe history --measure nDCG@10 {case} | " in out
     assert "| evalframe history (the listing) | " in out and "| floor: import pyarrow.parquet, read 12 footers | " in out
     assert "target: under 60 s for the trend commands: met" in out
+
+
+@pytest.mark.stress  # fresh processes, each importing evalframe: .ci/run runs it with -m stress
+@pytest.mark.benchmark
+def test_sources_benchmark_smoke(capsys):
+    bench = load_benchmark("bench_sources.py")
+    assert bench.main(["--samples", "20,40", "--repeat", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "EvaluationResult.from_ragas(path), JSON parse included, in fresh processes; median of 1" in out
+    # per sample: 5 retrieved passages (the Retriever's rows) and one response (the Generator's row)
+    assert "| 20 | this checkout | 120 | " in out and "| 40 | this checkout | 240 | " in out
