@@ -21,6 +21,8 @@ import json
 import re
 from functools import lru_cache
 from importlib.resources import files
+
+import numpy as np
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -142,11 +144,15 @@ def _definitions(model: ReportModel) -> str:
             "<p class='muted'>Every value is the mean over the node's queries of the per-query value.</p>")
 
 
-#: The page's texts (answers, passages, gold, meta) are cut to this many characters, their whole length kept: the
+#: The page holds at most this many characters of each text (answers, gold, passages), their whole length kept: the
 #: drill-down says "cut: N characters in all" (``evalframe serve`` shows every text whole).
 PAGE_CHARACTERS = 300
-#: Past this many queries x runs the page leaves the texts out of its drill-down (ids, marks and values stay) and says
-#: that ``evalframe serve`` is the better tool: the page would pass 5 MB and its browser tab several hundred MB.
+#: ... and fewer when the texts would not fit: each text is cut to the length that keeps the page's texts under this
+#: many characters in all (the distinct texts: a passage several runs retrieved counts once), so that 5,000
+#: questions x 2 runs of Ragas (five passages each) stay a page under 5 MB.
+TEXT_BUDGET = 4_000_000
+#: Past this many queries x runs the page holds no drill-down texts (the grid and every value stay; the drill-down
+#: shows the query's values) and says that ``evalframe serve`` is the better tool.
 PAGE_LIMIT = 50_000
 
 _PAGE_CSS = """
@@ -176,13 +182,42 @@ def _attr(value: object) -> str:
 def _packed(payload: dict) -> str:
     """``payload`` as JSON, gzip-compressed, base64: text that cannot close the script element holding it."""
     text = json.dumps(payload, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-    return base64.b64encode(gzip.compress(text.encode("utf-8"), compresslevel=6, mtime=0)).decode("ascii")
+    return base64.b64encode(gzip.compress(text.encode("utf-8"), compresslevel=3, mtime=0)).decode("ascii")
 
 
-def _grid_box(model: ComparisonModel, node: ComparedNode, position: int, large: bool) -> str:
+def _fit_texts(detail: dict, budget: int) -> int:
+    """Cut the DETAIL PAYLOAD's texts (answers, gold answers and documents, passages) in place to the largest length
+    that keeps their distinct characters within ``budget``; the lengths kept say what each text holds in all.
+    Strings that are also ids, queries or meta are never cut. Returns the length the texts were cut to."""
+    def refs(*columns: list) -> np.ndarray:
+        joined = np.concatenate([np.asarray(c, dtype=np.int64) for c in columns if len(c)] or [np.zeros(0, np.int64)])
+        return np.unique(joined[joined >= 0])
+
+    runs = detail["runs"]
+    texts = refs(detail["gold_answers"]["text"], detail["gold_documents"]["text"],
+                 *(run["answers"]["text"] for run in runs), *(run["documents"]["text"] for run in runs))
+    kept = refs(detail["id"], detail["query"], detail["gold_documents"]["id"], *detail["meta"]["values"],
+                *(run["documents"]["id"] for run in runs), *(run["answers"]["document_ids"]["id"] for run in runs))
+    texts = np.setdiff1d(texts, kept, assume_unique=True)
+    strings = detail["strings"]
+    lengths = np.fromiter((len(strings[k]) for k in texts), dtype=np.int64, count=len(texts))
+    longest = int(lengths.max()) if len(lengths) else 0
+    if int(lengths.sum()) <= budget:
+        return longest
+    low, high = 0, longest  # the largest cut whose total fits: sum(min(length, cut)) grows with the cut
+    while low < high:
+        middle = (low + high + 1) // 2
+        low, high = (middle, high) if int(np.minimum(lengths, middle).sum()) <= budget else (low, middle - 1)
+    for k in texts[lengths > low].tolist():
+        strings[k] = strings[k][:low]
+    detail["characters"] = low
+    return low
+
+
+def _grid_box(model: ComparisonModel, node: ComparedNode, position: int, large: bool, characters: int) -> str:
     kind = "answers" if node.answer_node else "retrieved passages"
-    cut = ("the texts are left out of this page (past " + f"{PAGE_LIMIT:,}" + " queries x runs)" if large else
-           f"texts cut to {PAGE_CHARACTERS} characters")
+    cut = (f"the drill-down's texts are left out of this page (past {PAGE_LIMIT:,} queries x runs)" if large else
+           f"texts cut to {characters} characters")
     return (f"<div class='evalframe-grid' id='evalframe-grid-{position}' data-grid='{position}'>"
             f"<h3>Queries of {hi(node.node)}</h3>"
             f"<p class='muted'>Worst change of {hi(node.order_metric)} first; choose a measure to sort by its worst "
@@ -203,9 +238,12 @@ def _delta_cells(deltas: Sequence[RunDelta]) -> str:
 
 def render_comparison(model: ComparisonModel) -> str:
     """The comparative report as one self-contained HTML page (inline CSS and script, no network)."""
+    from .viewer_data import viewer_payload  # noqa: PLC0415 (until part D lands: imported when a page is drawn)
+
     names = model.names
-    size = len(model.detail) * len(names)
-    large = size > PAGE_LIMIT
+    large = len(model.detail) * len(names) > PAGE_LIMIT
+    grid, detail = viewer_payload(model, characters=0 if large else PAGE_CHARACTERS)
+    characters = 0 if large else _fit_texts(detail, TEXT_BUDGET)
     page = [f"<h1>Comparative report</h1><p class='muted'>evalframe {h(model.version)}; runs: "
             f"{', '.join(map(hi, names))} (baseline {hi(names[0])}); "
             f"<code>document_scope={h(repr(model.document_scope))}</code>, "
@@ -213,9 +251,10 @@ def render_comparison(model: ComparisonModel) -> str:
             f"<p class='muted'>{h(significance_note(model))}</p>",
             *(f"<p class='includes'>{h(line)}</p>" for line in model.includes)]
     if large:
-        page.append(f"<p class='serve'>{len(model.detail):,} queries x {len(names)} runs: past {PAGE_LIMIT:,} the page "
-                    "leaves the texts of answers and passages out; <code>evalframe serve RUN...</code> is the better "
-                    "tool (every text whole, the grid paged on the server).</p>")
+        page.append(f"<p class='serve'>{len(model.detail):,} queries x {len(names)} runs: past {PAGE_LIMIT:,} this page "
+                    "holds the grid and every value but leaves the drill-down's gold, answers and passages out; "
+                    "<code>evalframe serve RUN...</code> is the better tool (every text whole, the grid paged on the "
+                    "server).</p>")
     for position, node in enumerate(model.nodes):
         deltas = node.measures[0].deltas
         page.append(f"<h2>{h(node.node)}</h2><table class='summary'><tr><th>metric</th>"
@@ -242,20 +281,19 @@ def render_comparison(model: ComparisonModel) -> str:
                      + "".join(f"<td class='num'>{plain(v)}</td>" for v in sv.values) + _delta_cells(sv.deltas)
                      + "</tr>" for sv in node.slices]
             page.append("</table>")
-        page.append(_grid_box(model, node, position, large))
+        page.append(_grid_box(model, node, position, large, characters))
     page += [f"<p class='flag'>{h(note.category.__name__)}: {h(note.message)}</p>"
              for note in model.notes]
-    from .viewer_data import viewer_payload  # noqa: PLC0415 (until part D lands: imported when a page is drawn)
-
-    grid, detail = viewer_payload(model, characters=0 if large else PAGE_CHARACTERS)
-    return _page("".join(page), grid, detail)
+    return _page("".join(page), grid, None if large else detail)
 
 
-def _page(body: str, grid: dict, detail: dict) -> str:
-    """The page: ``body`` (escaped HTML), the payloads packed in non-executable script elements, the constant assets."""
+def _page(body: str, grid: dict, detail: dict | None) -> str:
+    """The page: ``body`` (escaped HTML), the payloads packed in non-executable script elements (no detail: a
+    drill-down of the values alone), the constant assets."""
     return ("<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>evalframe comparative report</title>"
             f"<style>{_CSS}{_PAGE_CSS}{asset('grid.css')}</style></head><body>"
             f"<div class='evalframe-report evalframe-compare'>{body}</div>"
             f"<script type='application/octet-stream' id='evalframe-grid'>{_packed(grid)}</script>"
-            f"<script type='application/octet-stream' id='evalframe-detail'>{_packed(detail)}</script>"
+            + (f"<script type='application/octet-stream' id='evalframe-detail'>{_packed(detail)}</script>"
+               if detail is not None else "") +
             f"<script>{asset('grid.js')}</script><script>{asset('page.js')}</script></body></html>")

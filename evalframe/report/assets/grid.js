@@ -133,19 +133,22 @@
         if (!scored) keep[i] = 0;
       }
     }
-    if (view.show) {
+    if (view.show) {  // per measure and later run, over the typed columns: some gain < 0 (worse), > 0 (better)
       var over = measure && this.values[measure] ? [measure] : Object.keys(this.values);
-      var want = view.show;
-      for (i = 0; i < n; i++) {
-        if (!keep[i]) continue;
-        var worse = false, better = false;
-        for (var a = 0; a < over.length; a++) {
-          for (r = 1; r < runs; r++) {
-            var g = this._gain(over[a], i, r);
-            if (g < 0) worse = true; else if (g > 0) better = true;
+      var worse = new Uint8Array(n), better = new Uint8Array(n), want = view.show;
+      over.forEach(function (m) {
+        var v = self.values[m], sign = self.signs[m] || 0;
+        if (!sign) return;  // a count: no gain is ever below or above 0
+        for (var run = 1; run < runs; run++) {
+          var base = run * n;
+          for (var j = 0; j < n; j++) {
+            var g = sign * (v[base + j] - v[j]);
+            if (g < 0) worse[j] = 1; else if (g > 0) better[j] = 1;
           }
         }
-        if (!(want === 'worse' ? worse : want === 'better' ? better : worse || better)) keep[i] = 0;
+      });
+      for (i = 0; i < n; i++) {
+        if (keep[i] && !(want === 'worse' ? worse[i] : want === 'better' ? better[i] : worse[i] || better[i])) keep[i] = 0;
       }
     }
     return keep;
@@ -300,7 +303,11 @@
   // The drill-down of one query: its question, gold, every run's answers and passages, every measure, its meta.
   function renderDetail(detail, info, row) {
     var names = info.names || [], panel = h('div', {class: 'ef-drill'});
-    if (!detail) return append(panel, h('p', {class: 'ef-muted'}, 'no detail for this query')), panel;
+    if (!detail) {  // the page left the drill-down's texts out (too large): the row's values alone
+      detail = {id: row.id, query: row.query, gold_answers: [], gold_documents: [], meta: {}, runs: []};
+      append(panel, h('p', {class: 'ef-muted ef-left-out'}, info.detail_note ||
+        'The gold, the answers and the passages of the queries are not in this page; `evalframe serve` shows them.'));
+    }
     append(panel, h('h4', {class: 'ef-question'}, detail.query || row.query || ''),
       h('p', {class: 'ef-muted ef-id'}, 'id ', h('code', null, detail.id === null ? row.id : detail.id)));
     var gold = h('div', {class: 'ef-gold'});
@@ -314,7 +321,7 @@
           return h('li', null, h('code', {class: 'ef-doc-id'}, doc.id), ' ', doc.text === null && !doc.length ? null : clip(doc.text, doc.length));
         })));
     }
-    if (!detail.gold_answers.length && !detail.gold_documents.length) append(gold, h('p', {class: 'ef-muted'}, 'no gold'));
+    if (!detail.gold_answers.length && !detail.gold_documents.length && detail.runs.length) append(gold, h('p', {class: 'ef-muted'}, 'no gold'));
     append(panel, gold);
     // every measure of the query, per run, and each later run's delta
     var head = h('tr', null, h('th', null, 'measure'), names.map(function (name) { return h('th', null, name); }),
@@ -442,6 +449,9 @@
     var self = this, view = this.view;
     this.columns = this._columns();
     this.colgroup.textContent = ''; this.headRow.textContent = '';
+    // the query column takes the width left, never under 30rem: past that the table scrolls sideways
+    var slices = this.info.slice_keys.length, numbers = this.columns.length - 2 - slices;
+    this.table.style.minWidth = 'calc(34.5rem + ' + slices * 9 + 'rem + ' + numbers * 7.5 + 'rem)';
     this.columns.forEach(function (col) {
       append(self.colgroup, h('col', {class: col.cls}));
       var sorted = (view.sort || 'rank') === col.key && (view.sort || !view.descending);

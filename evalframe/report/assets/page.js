@@ -21,6 +21,9 @@
       mount.textContent = '';
       grids[position] = new window.Evalframe.Grid(mount, new window.Evalframe.LocalSource(payload, details, position));
     });
+    return Promise.all(grids.map(function (grid) { return grid.ready; }));
+  }).then(function () {
+    window.evalframePage.drawn = performance.now();  // the first rows of every grid drawn (ms since navigation)
     return grids;
   })};
   window.evalframePage.ready.catch(function (error) {
