@@ -217,7 +217,7 @@ def _fit_texts(detail: dict, budget: int) -> int:
 def _grid_box(model: ComparisonModel, node: ComparedNode, position: int, large: bool, characters: int) -> str:
     kind = "answers" if node.answer_node else "retrieved passages"
     cut = (f"the drill-down's texts are left out of this page (past {PAGE_LIMIT:,} queries x runs)" if large else
-           f"texts cut to {characters} characters")
+           f"the page holds each text's first {characters} characters")
     return (f"<div class='evalframe-grid' id='evalframe-grid-{position}' data-grid='{position}'>"
             f"<h3>Queries of {hi(node.node)}</h3>"
             f"<p class='muted'>Worst change of {hi(node.order_metric)} first; choose a measure to sort by its worst "
