@@ -614,8 +614,11 @@ def _demo(args: argparse.Namespace) -> str:
         report.save(html_path, format="html", **storage_of(args, html_path))
     else:
         html_path.write_text(report.html, encoding="utf-8")
+    # where the page's charts would be, it says why there are none; the terminal says it beside the page's path
+    no_charts = next((f" ({s.chart_note})" for s in report.model.sections if s.chart_note), "")
     return (f"evalframe demo: {len(labels)} questions over a small corpus, a BM25 retriever and an extractive reader "
-            f"(evalframe.load_demo_runs())\n\n{report.text}\nresults folder: {folder}\nHTML report:    {html_path}\n"
+            f"(evalframe.load_demo_runs())\n\n{report.text}\nresults folder: {folder}\nHTML report:    {html_path}"
+            f"{no_charts}\n"
             f"next: evalframe metrics {folder} --top-k-retriever 1    evalframe worst {folder} --node Reader")
 
 

@@ -30,7 +30,7 @@ from .wording import slice_note  # the slice view
 from .escape import h, hi
 from .wording import (ABOVE_ONE, DEFINITIONS_TITLE, answerable_shown, arrow, detectable_text, includes, plain, scopes,
                       signed, significance_note, trec_note)
-from .wording import interval_text
+from .wording import interval_text, isolated_shown, top1_shown
 
 if TYPE_CHECKING:
     from .model import ComparedNode, ComparisonModel, ReportModel, RunDelta, Section
@@ -69,26 +69,31 @@ def _markdown_html(markdown: str) -> str:
 
 def render(model: ReportModel) -> str:
     """The report as one self-contained HTML page (the recall@k charts embedded as PNG)."""
+    # a column no row fills is left out (no reader giving several answers: no top-1; no isolated run: no isolated)
+    shown = [name for name, on in (("top-1", top1_shown(model)), ("isolated (upper bound)", isolated_shown(model)),
+                                   ("answerable only", answerable_shown(model))) if on]
     page = [f"<h1>Evaluation report</h1><p class='muted'>evalframe {h(model.version)}; nodes: "
             f"{', '.join(map(hi, model.nodes))}</p>",
             f"<p class='scopes'>Scopes: <code>document_scope={h(repr(model.document_scope))}</code>, "
             f"<code>answer_scope={h(repr(model.answer_scope))}</code> "
             f"(<a href='#{DEFINITIONS_ANCHOR}'>what they mean</a>)</p>", "<h2>Pipeline funnel</h2>",
-            "<table><tr><th>node</th><th>metric</th><th>integrated</th><th>top-1</th><th>isolated (upper bound)</th>"
-            + ("<th>answerable only</th>" if answerable_shown(model) else "") + "</tr>"]
+            "<table><tr><th>node</th><th>metric</th><th>integrated</th>"
+            + "".join(f"<th>{name}</th>" for name in shown) + "</tr>"]
     for node in model.funnel:
         for row in node.rows:
             anchor = _metric_anchor(row.metric)
             flag = (f" <span class='flag' title='{h(ABOVE_ONE)}'>&#9888; above 1 "
                     f"(<a href='#{anchor}'>why</a>)</span>" if row.above_one else "")
             name = f"<a class='metric' href='#{anchor}' title='{h(row.description)}'>{h(row.metric)}</a>"
+            cells = {"top-1": row.top1, "isolated (upper bound)": row.isolated, "answerable only": row.answerable}
+            # a node of one answer per query: its top-1 cell is empty, and says why when pointed at
+            why = {"top-1": f" title='{h(node.top1_note)}'"} if node.top1_note else {}
             page.append(
                 f"<tr><td class='node'>{h(node.node)}</td><td>{name}{flag}</td>"
                 f"<td class='num'>{row.integrated:.4f}{h(interval_text(row.interval))}</td>"
-                f"<td class='num'>{f'{row.top1:.4f}' if row.top1 is not None else ''}</td>"
-                f"<td class='num'>{f'{row.isolated:.4f}' if row.isolated is not None else ''}</td>"
-                + (f"<td class='num'>{f'{row.answerable:.4f}' if row.answerable is not None else ''}</td>"
-                   if answerable_shown(model) else "") + "</tr>")
+                + "".join(f"<td class='num'{why.get(column, '')}>"
+                          f"{f'{cells[column]:.4f}' if cells[column] is not None else ''}</td>" for column in shown)
+                + "</tr>")
     page.append("</table>")
     page += [f"<p class='muted includes'>{h(line)}</p>" for _, line in includes(model)]
     for count in model.trec_counts:
@@ -108,6 +113,8 @@ def _section(section: Section) -> str:
     if section.chart:
         page += (f"<h2>{hi(section.node)}: recall@k</h2>"
                  f"<img alt='recall@k' src='data:image/png;base64,{h(section.chart)}'>")
+    elif section.chart_note:  # where the chart would be: why there is none, and the install line
+        page += f"<h2>{hi(section.node)}: recall@k</h2><p class='muted charts'>{h(section.chart_note)}</p>"
     page += f"<h2>Worst queries of {hi(section.node)} by {hi(section.metric)}</h2>"  # _title's words
     if not section.queries:
         at_worst = "&ge;" if section.at_worst == ">=" else "&le;"

@@ -51,7 +51,8 @@ def to_dict(model: ReportModel) -> dict[str, Any]:
         "nodes": list(model.nodes),
         "scopes": {"document_scope": model.document_scope, "answer_scope": model.answer_scope},
         "measures": list(model.measures),
-        "funnel": [{"node": node.node, "answer_node": node.answer_node, "metrics": [
+        "funnel": [{"node": node.node, "answer_node": node.answer_node, "one_answer": node.one_answer,
+                    "top1_note": node.top1_note, "metrics": [
             {"metric": row.metric, "integrated": number(row.integrated), "top1": number(row.top1),
              "isolated": number(row.isolated), "above_one": row.above_one, "answerable": number(row.answerable),
              **({"ci_low": number(row.interval[0]), "ci_high": number(row.interval[1])} if row.interval else {})}
@@ -66,7 +67,8 @@ def to_dict(model: ReportModel) -> dict[str, Any]:
         "above_one": model.above_one,
         **({"ci": {**model.intervals.as_dict(), "note": model.interval_note}} if model.intervals is not None else {}),
         "worst": [{"node": section.node, "answer_node": section.answer_node, "metric": section.metric,
-                   "threshold": number(section.threshold), "direction": section.direction, "queries": [
+                   "threshold": number(section.threshold), "direction": section.direction,
+                   "chart_note": section.chart_note, "queries": [
                        {"query": query.query, "value": number(query.value), "gold": query.gold, "listed": [
                            {"rank": number(row.rank), "correct": row.correct, "why": row.why, "fields": dict(row.fields)}
                            for row in query.listed]} for query in section.queries]}

@@ -19,7 +19,7 @@ from .wording import slice_note  # the slice view
 from .escape import md, md_code, visible
 from .wording import (ABOVE_ONE, DEFINITIONS_TITLE, answerable_shown, arrow, delta_text, detectable_text, includes,
                       judged_under, plain, scopes, signed, significance_note, title, trec_note)
-from .wording import interval_text
+from .wording import interval_text, isolated_shown, top1_shown
 
 if TYPE_CHECKING:
     from .model import ComparisonModel, ReportModel
@@ -34,16 +34,20 @@ def _value(value: float | None) -> str:
 def render(model: ReportModel) -> str:
     """The report of one run as GitHub-flavoured Markdown (no charts): the funnel and each node's worst queries as
     tables."""
-    shown = answerable_shown(model)
+    # a column no row fills is left out (no reader giving several answers: no top-1; no isolated run: no isolated)
+    shown = [name for name, on in (("top-1", top1_shown(model)), ("isolated (upper bound)", isolated_shown(model)),
+                                   ("answerable only", answerable_shown(model))) if on]
     lines = ["# Evaluation report", "", f"evalframe {md(model.version)}; nodes: {md(', '.join(model.nodes))}", "",
              f"Scopes: `document_scope={model.document_scope!r}`, `answer_scope={model.answer_scope!r}` "
              f"(what they mean: [{DEFINITIONS_TITLE}](#{_slug(DEFINITIONS_TITLE)}))", "", "## Pipeline funnel", "",
-             "| node | metric | integrated | top-1 | isolated (upper bound) |" + (" answerable only |" if shown else ""),
-             "|---|---|---|---|---|" + ("---|" if shown else "")]
-    lines += [f"| {md(node.node)} | {md(row.metric)}{' ⚠ above 1' if row.above_one else ''} | "
-              f"{_value(row.integrated)}{md(interval_text(row.interval))} | {_value(row.top1)} | {_value(row.isolated)} |"
-              + (f" {_value(row.answerable)} |" if shown else "")
-              for node in model.funnel for row in node.rows]
+             "| node | metric | integrated |" + "".join(f" {name} |" for name in shown),
+             "|---|---|---|" + "---|" * len(shown)]
+    for node in model.funnel:
+        for row in node.rows:
+            cells = {"top-1": row.top1, "isolated (upper bound)": row.isolated, "answerable only": row.answerable}
+            lines.append(f"| {md(node.node)} | {md(row.metric)}{' ⚠ above 1' if row.above_one else ''} | "
+                         f"{_value(row.integrated)}{md(interval_text(row.interval))} |"
+                         + "".join(f" {_value(cells[name])} |" for name in shown))
     lines.append("")
     lines += [f"{md(line)}\n" for _, line in includes(model)]
     lines += [f"{md(trec_note(model, count.node, count.queries))}.\n" for count in model.trec_counts]
@@ -110,7 +114,7 @@ def render_comparison(model: ComparisonModel) -> str:
                       + " | ".join(plain(v) for v in s.values) + " | " + " | ".join(delta_text(d) for d in s.deltas)
                       + " |" for s in node.slices]
         lines += ["", f"Queries that got worse on {md_code(node.order_metric)} ({len(worse)} shown of "
-                      f"{node.worse_count}; {len(node.queries)} queries in all):", ""]
+                      f"{node.worse_count}; {len(node.grid)} queries in all):", ""]
         if worse:
             lines += ["| query | change | " + " | ".join(md(name) for name in model.names) + " |",
                       "|---|---:|" + "---:|" * len(model.names)]

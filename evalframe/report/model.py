@@ -23,6 +23,8 @@ import io
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from dataclasses import field as dataclass_field
+from functools import cached_property
 from typing import Any, cast
 
 import numpy as np
@@ -45,15 +47,20 @@ from ..metrics.registry import ANSWER_METRICS, DOCUMENT_METRICS, METRICS, SYMBOL
 from ..metrics.trec import describe_measure, direction_of, parse_measures
 from ..schema import skipped_note
 from . import plots
+from .drill import Detail, Grid, Rows, build_detail, empty_rows, node_rows, rows_of, texts
 
 __all__ = ["ComparedMeasure", "ComparedNode", "ComparisonModel", "DrillRow", "GridQuery", "RunDelta", "WorseQuery",
            "build_comparison_model", "check_comparison_options", "measure_direction",
            "Definition", "Definitions", "FunnelNode", "FunnelRow", "Listed", "NoAnswerCount", "Note", "ReportModel",
            "Section", "TrecCount", "WorstQuery", "build_model", "comparison_includes", "no_answer_counts", "scope_note",
-           "MODES"]
+           "MODES", "NO_CHARTS", "ONE_ANSWER"]
 
 MODES = ("integrated: each node on the output of the nodes before it; top-1: the reader's first answer only; "
          "isolated: the node on the gold documents (an upper bound)")
+#: What the report says where its charts would be, when matplotlib (the ``plots`` extra) is not installed.
+NO_CHARTS = "no charts: matplotlib is not installed; pip install 'evalframe[plots]'"
+#: Why a node giving at most one answer per query has no top-1 value (the report's top-1 cell is left empty).
+ONE_ANSWER = "one answer per query: top-1 is the integrated value"
 
 
 # ---------------------------------------------------------------------------------------------- the model
@@ -79,6 +86,12 @@ class FunnelNode:
     node: str
     answer_node: bool
     rows: tuple[FunnelRow, ...]
+    one_answer: bool = False  # an answer node with at most one answer per query: its top-1 is its integrated value
+
+    @property
+    def top1_note(self) -> str:
+        """Why the node's top-1 cells are empty (:data:`ONE_ANSWER`), or ``""``."""
+        return ONE_ANSWER if self.one_answer else ""
 
 
 @dataclass(frozen=True)
@@ -144,6 +157,7 @@ class Section:
     chart: str | None
     queries: tuple[WorstQuery, ...]
     direction: str = "higher"  # the metric's (never "none": a count has no worst queries)
+    chart_note: str = ""  # why a chart asked for is not there (:data:`NO_CHARTS`), else ""
 
     @property
     def at_worst(self) -> str:
@@ -258,12 +272,14 @@ def _items(value: Any) -> list[Any] | None:
 
 
 def _gold(value: Any, limit: int, answer_node: bool) -> str:
-    """A gold list for a person, items joined by " | ": a no-answer gold (``['']`` or empty) reads NO_ANSWER."""
+    """A gold list for a person, each item once, joined by " | ": a no-answer gold (``['']`` or empty) reads
+    NO_ANSWER. (A source pairing one answer with each gold document, as a Ragas record of two reference contexts,
+    lists the answer once per document: shown twice, it would read as two gold answers.)"""
     items = _items(value)
     items = [value] if items is None else items
     if all(_is_missing(item) for item in items):
         return NO_ANSWER if answer_node else "(no gold document)"
-    return _cut(" | ".join(str(item) for item in items), limit)
+    return _cut(" | ".join(dict.fromkeys(str(item) for item in items)), limit)
 
 
 def _value(field: str, value: Any, limit: int) -> str:
@@ -610,19 +626,21 @@ def _funnel(result: ResultSource, nodes: list[str], metrics_filter: Mapping[str,
     funnel = []
     for node in nodes:
         answer_node = result.has_answers(node)
+        # a node giving one answer per query (a generator) has no top-1 of its own: the same number twice says nothing
+        one_answer = answer_node and plots.one_answer_per_query(result, node)
         shown = None if metrics_filter is None or node not in metrics_filter else set(metrics_filter[node])
         rows = []
         for metric, value in integrated[node].items():
             if metric == "num_examples_for_eval" or (shown is not None and metric not in shown):
                 continue
             explained[metric] = None
-            at_top1 = top1[node][metric] if answer_node else None
+            at_top1 = top1[node][metric] if answer_node and not one_answer else None
             alone = isolated[node][metric] if metric in isolated.get(node, {}) else None
             above_one = metric not in scores and any(v is not None and v > 1.0 for v in (value, at_top1, alone))
             interval = (value.low, value.high) if isinstance(value, Estimate) else None
             rows.append(FunnelRow(metric, _description(metric, scores), float(value), at_top1, alone, above_one,
                                   interval=interval))
-        funnel.append(FunnelNode(node, answer_node, tuple(rows)))
+        funnel.append(FunnelNode(node, answer_node, tuple(rows), one_answer=one_answer))
     return tuple(funnel), tuple(counts), explained
 
 
@@ -631,9 +649,10 @@ def _section(result: ResultSource, node: str, metric: str, n: int, limit: int, c
     """The worst queries of ``node`` by ``metric`` (a trec_eval measure when ``trec`` is given; ``by_metric``: any
     metric of the node, a declared score too, worst first by its direction, ``wrong_examples(metric=...)``)."""
     answer_node = result.has_answers(node)
-    chart = None
+    chart, chart_note = None, ""
     if not answer_node and charts and len(result[node]):  # a node of no row has no recall@k to draw
         chart = _recall_chart(result, node, range(1, _deepest_rank(result, node) + 1), scopes)
+        chart_note = NO_CHARTS if chart is None else ""  # None: matplotlib is not installed
     if by_metric:
         worst = result.wrong_examples(node, n=n, metric=metric, **scopes)
     else:
@@ -650,7 +669,8 @@ def _section(result: ResultSource, node: str, metric: str, n: int, limit: int, c
             for row in example["answers" if answer_node else "documents"][:3])
         queries.append(WorstQuery(_cut(example["query"], limit), example["metrics"][metric],
                                   _gold(gold, limit, answer_node), listed))
-    return Section(node, answer_node, metric, THRESHOLD, chart, tuple(queries), direction_of(metric, _scores_of(result)))
+    return Section(node, answer_node, metric, THRESHOLD, chart, tuple(queries), direction_of(metric, _scores_of(result)),
+                   chart_note=chart_note)
 
 
 def _definitions(metrics: list[str], document_scope: str, answer_scope: str,
@@ -665,9 +685,6 @@ def _definitions(metrics: list[str], document_scope: str, answer_scope: str,
 
 
 # ---------------------------------------------------------------------------------------------- the comparison
-#: The 0/1 (and f1) columns a drill-down row shows beside each document / answer: its gold matches.
-DOCUMENT_MARKS = ("gold_id_match", "context_match", "answer_match")
-ANSWER_MARKS = ("exact_match", "f1")
 #: The comparison's drill-down cuts a document's text or an answer to this many characters.
 DRILL_CHARACTERS = 300
 ANSWER_METRICS_SET = frozenset(ANSWER_METRICS)
@@ -790,21 +807,56 @@ class WorseQuery:
 
 @dataclass(frozen=True)
 class ComparedNode:
-    """A node of the comparison: its measures (summary) and its per-query grid, worst-by-delta first by
-    ``order_metric``."""
+    """A node of the comparison: its measures (summary) and its per-query :class:`Grid`, worst-by-delta first by
+    ``order_metric``; :attr:`queries` lists the grid as :class:`GridQuery` tuples (built when first read)."""
 
     node: str
     answer_node: bool
     measures: tuple[ComparedMeasure, ...]
     order_metric: str
     slice_keys: tuple[str, ...]
-    queries: tuple[GridQuery, ...]
+    grid: Grid
     slices: tuple[SliceMeasure, ...] = ()  # with slice keys: each slice x measure, slice by slice
+    drill: _DrillSource | None = dataclass_field(default=None, compare=False, repr=False)  # each run's rows, for queries
+
+    @cached_property
+    def worst(self) -> np.ndarray:
+        """Per grid row, the largest drop (direction-adjusted, <= 0) of ``order_metric`` over the later runs."""
+        position = [m.metric for m in self.measures].index(self.order_metric)
+        values = self.grid.values[self.order_metric]
+        gains = (values[:, 1:] - values[:, :1]) * _SIGNS[self.measures[position].direction]
+        return np.minimum(np.nan_to_num(np.nanmin(np.where(np.isnan(gains), np.inf, gains), axis=1), posinf=0.0), 0.0) \
+            if len(values) else np.zeros(0)
 
     @property
     def worse_count(self) -> int:
         """How many queries got worse on ``order_metric`` in some run."""
-        return sum(query.worst < 0 for query in self.queries)
+        return int((self.worst < 0).sum())
+
+    @cached_property
+    def queries(self) -> tuple[GridQuery, ...]:
+        """The grid's queries as :class:`GridQuery` tuples, each with every run's rows (the JSON report's rows)."""
+        return self._grid_queries(np.arange(len(self.grid)))
+
+    def _grid_queries(self, positions: np.ndarray) -> tuple[GridQuery, ...]:
+        grid = self.grid
+        metrics = [m.metric for m in self.measures]
+        values = [grid.values[m][positions] for m in metrics]
+        signs = [grid.signs[m] for m in metrics]
+        deltas = [v[:, 1:] - v[:, :1] for v in values]
+        changes = [np.where(d * sign > 0, "better", np.where(d * sign < 0, "worse", "")).tolist()
+                   for d, sign in zip(deltas, signs)]
+        value_lists = [v.tolist() for v in values]
+        delta_lists = [d.tolist() for d in deltas]
+        slices = [(key, grid.slices[key][positions].tolist()) for key in self.slice_keys]
+        ids, texts, worst = grid.ids[positions].tolist(), grid.query[positions].tolist(), self.worst[positions].tolist()
+        rows = (self.drill.drill_rows(self, positions) if self.drill is not None
+                else [tuple(() for _ in range(values[0].shape[1] if values else 0))] * len(positions))
+        return tuple(
+            GridQuery(str(ids[i]), texts[i], tuple((key, labels[i]) for key, labels in slices),
+                      tuple(tuple(v[i]) for v in value_lists), tuple(tuple(d[i]) for d in delta_lists),
+                      tuple(tuple(c[i]) for c in changes), worst[i], rows[i])
+            for i in range(len(positions)))
 
     def got_worse(self, n: int) -> tuple[WorseQuery, ...]:
         """The first ``n`` queries that got worse on ``order_metric`` (the grid's order: the largest drop first),
@@ -820,9 +872,13 @@ class ComparedNode:
         """
         position = [m.metric for m in self.measures].index(self.order_metric)
         sign = _SIGNS[self.measures[position].direction]
+        chosen = np.flatnonzero(self.worst < 0)[:max(n, 0)]
+        queries = self.__dict__["queries"] if "queries" in self.__dict__ else self._grid_queries(chosen)
+        if "queries" in self.__dict__:
+            queries = tuple(queries[i] for i in chosen.tolist())
         return tuple(WorseQuery(query, min((sign * d, d) for d in query.deltas[position] if d == d)[1],
                                 query.values[position])
-                     for query in [query for query in self.queries if query.worst < 0][:n])
+                     for query in queries)
 
 
 @dataclass(frozen=True)
@@ -840,37 +896,82 @@ class ComparisonModel:
     nodes: tuple[ComparedNode, ...]
     n: int  # the worst queries the text and Markdown list per node
     notes: tuple[Note, ...]
+    detail: Detail  # every query's drill-down (the viewers': evalframe.report.viewer_data)
     includes: tuple[str, ...] = ()  # what the document-metric means include (no-answer queries, the scope's credit)
     power: float = 0.8  # the power of each measure's detectable change (two runs: ComparedMeasure.detectable)
 
 
-def _drill_rows(result: ResultLike, node: str, table: pd.DataFrame, scopes: Mapping[str, str],
-                ) -> dict[str, tuple[DrillRow, ...]]:
-    """Each query's documents / answers in one run (:meth:`query_examples`), by multilabel_id."""
-    rows: dict[str, list[DrillRow]] = {}
-    kinds = [(kind, metric) for kind, metric, metrics in (("answer", "f1", ANSWER_METRICS_SET),
-                                                          ("document", "recall_single_hit", DOCUMENT_METRICS_SET))
-             if any(column in metrics for column in table.columns)]
-    for kind, _ in kinds:
-        columns = [c for c in table.columns if c in (ANSWER_METRICS_SET if kind == "answer" else DOCUMENT_METRICS_SET)]
-        scored = table.loc[table[columns].notna().any(axis=1), columns]
-        if not len(scored):
-            continue
+class _DrillSource:
+    """Each run's rows of a node and kind (:class:`Rows`, built once when asked), for :attr:`ComparedNode.queries`."""
+
+    def __init__(self, results: Sequence[ResultLike], position_of: pd.Index, scopes: Mapping[str, str]) -> None:
+        self.results, self.position_of, self.scopes = list(results), position_of, scopes
+        self._rows: dict[tuple[int, str, str], Rows] = {}
+        self._drilled: dict[tuple[int, str, str], list[DrillRow]] = {}
+
+    def frame(self, run: int, node: str, kind: str) -> pd.DataFrame:
+        return node_rows(self.results[run], node, kind)
+
+    def rows(self, run: int, node: str, kind: str, frame: pd.DataFrame | None = None) -> Rows:
+        key = (run, node, kind)
+        if key not in self._rows:
+            self._rows[key] = rows_of(self.frame(run, node, kind) if frame is None else frame, node, kind,
+                                      self.position_of, self.scopes)
+        return self._rows[key]
+
+    def _drill(self, run: int, node: str, kind: str) -> list[DrillRow]:
+        """Every row of the run's :class:`Rows` as a :class:`DrillRow`, its fields cut for a person."""
+        key = (run, node, kind)
+        if key in self._drilled:
+            return self._drilled[key]
+        rows = self.rows(run, node, kind)
         answer = kind == "answer"
-        for example in result.query_examples(node, scored, metric=columns[0]):
-            listed = rows.setdefault(example["multilabel_id"], [])
-            for row in example["answers" if answer else "documents"]:
-                fields = ((("answer", _cut(row.get("answer"), DRILL_CHARACTERS, NO_ANSWER)),
-                           ("document_id", _value("document_id", row.get("document_ids"), DRILL_CHARACTERS)))
-                          if answer else
-                          (("document_id", _cut(row.get("document_id"), DRILL_CHARACTERS)),
-                           ("context", _cut(row.get("context"), DRILL_CHARACTERS))))
-                marks = tuple((mark, float(row[mark])) for mark in (ANSWER_MARKS if answer else DOCUMENT_MARKS)
-                              if mark in row and not _is_missing(row[mark]))
-                listed.append(DrillRow(kind, _rank(row.get("rank")),
-                                       _judged_correct(row, answer, scopes["document_scope"], scopes["answer_scope"]),
-                                       fields, marks))
-    return {key: tuple(value) for key, value in rows.items()}
+        ranks = [_rank(value) for value in rows.rank.tolist()]
+        correct = [None if value != value else bool(value >= 1.0) for value in rows.correct.tolist()]
+        marks = [(mark, values.tolist()) for mark, values in rows.marks.items()]
+        texts = rows.text.tolist()
+        if answer:
+            offsets, ids, listed = rows.document_ids.offsets.tolist(), rows.document_ids.values.tolist(), rows.listed
+            firsts = [_cut(text, DRILL_CHARACTERS, NO_ANSWER) for text in texts]
+            seconds = [("(none)" if a == b else _cut(" | ".join(ids[a:b]), DRILL_CHARACTERS)) if is_list else
+                       _cut(" | ".join(ids[a:b]) if a < b else None, DRILL_CHARACTERS, "(nothing retrieved)")
+                       for a, b, is_list in zip(offsets[:-1], offsets[1:], listed.tolist())]
+            names = ("answer", "document_id")
+        else:
+            firsts = [_cut(value, DRILL_CHARACTERS) for value in rows.ids.tolist()]
+            seconds = [_cut(text, DRILL_CHARACTERS) for text in texts]
+            names = ("document_id", "context")
+        drilled = [DrillRow(kind, rank, judged, ((names[0], first), (names[1], second)),
+                            tuple((mark, values[i]) for mark, values in marks if values[i] == values[i]))
+                   for i, (rank, judged, first, second) in enumerate(zip(ranks, correct, firsts, seconds))]
+        self._drilled[key] = drilled
+        return drilled
+
+    def drill_rows(self, node: ComparedNode, positions: np.ndarray) -> list[tuple[tuple[DrillRow, ...], ...]]:
+        """Per grid row of ``positions``, per run, the node's rows of that query in the run: its answers, then its
+        documents, each kind where the run scored the query on one of the node's metrics of that kind."""
+        grid = node.grid
+        metrics = [m.metric for m in node.measures]
+        runs = len(self.results)
+        listed: list[list[list[DrillRow]]] = [[[] for _ in range(runs)] for _ in range(len(positions))]
+        detail = grid.detail[positions]
+        for kind, known in (("answer", ANSWER_METRICS_SET), ("document", DOCUMENT_METRICS_SET)):
+            columns = [m for m in metrics if m in known]
+            if not columns:
+                continue
+            scored = np.zeros((len(positions), runs), dtype=bool)
+            for m in columns:
+                scored |= ~np.isnan(grid.values[m][positions])
+            for run in range(runs):
+                if not scored[:, run].any():
+                    continue
+                rows = self.rows(run, node.node, kind)
+                drilled = self._drill(run, node.node, kind)
+                offsets = rows.offsets
+                for i in np.flatnonzero(scored[:, run]).tolist():
+                    q = int(detail[i])
+                    listed[i][run].extend(drilled[offsets[q]:offsets[q + 1]])
+        return [tuple(tuple(run) for run in per_run) for per_run in listed]
 
 
 def _per_query(result: ResultLike, node: str, **keywords: Any) -> pd.DataFrame:
@@ -954,8 +1055,8 @@ def build_comparison_model(runs: Mapping[str, ResultLike], *, compare_function: 
         built = [_compared_node(runs, compare_function, node, metrics, keys, test, max_p, rounds, confidence, seed,
                                 scopes, options, power)
                  for node in chosen]
-    compared = tuple(node for node in built if node is not None)
-    if not compared:
+    found = [node for node in built if node is not None]
+    if not found:
         raise InvalidParameterError(f"metrics {metrics!r}: no node of the runs has them; the nodes {chosen} have "
                                     f"{[list(_per_query(runs[names[0]], node, **options).columns) for node in chosen]}.",
                                     parameter="metrics")
@@ -963,11 +1064,47 @@ def build_comparison_model(runs: Mapping[str, ResultLike], *, compare_function: 
                   dict.fromkeys((str(w.message), w.category) for w in caught))
     for note in notes:
         warn(note.message, note.category)
+    compared, detail = _with_detail(names, results, found, scopes)
     includes = comparison_includes(cast(Mapping[str, ResultSource], runs), [node.node for node in compared], **options)
     includes += tuple(f"{name}: {note}" for name, note in ((name, skipped_note(getattr(result, "skipped", ())))
                                                           for name, result in runs.items()) if note)
     return ComparisonModel(__version__, tuple(names), test, max_p, len(names) > 2, confidence,
-                           scopes["document_scope"], scopes["answer_scope"], compared, n, notes, includes, power)
+                           scopes["document_scope"], scopes["answer_scope"], compared, n, notes, detail, includes,
+                           power)
+
+
+def _with_detail(names: Sequence[str], results: Sequence[ResultLike],
+                 found: Sequence[tuple[ComparedNode, pd.Index, np.ndarray]], scopes: Mapping[str, str],
+                 ) -> tuple[tuple[ComparedNode, ...], Detail]:
+    """The nodes with their grids' Detail rows, and the :class:`Detail` of every query of any node (in the first
+    node's grid order, then each later node's new ones): each run's answers from the first answer node, its
+    documents from the last node with documents only."""
+    union = found[0][1]
+    for _, ordered, _ in found[1:]:
+        union = union.append(ordered[~ordered.isin(union)])
+    text = np.concatenate([query for _, _, query in found]) if len(found) > 1 else found[0][2]
+    every = found[0][1].append([ordered for _, ordered, _ in found[1:]]) if len(found) > 1 else found[0][1]
+    first = ~every.duplicated()
+    query = pd.Series(text[first], index=every[first]).reindex(union).to_numpy(dtype=object)
+    source = _DrillSource(results, union, scopes)
+    nodes = [node for node, _, _ in found]
+    answer_node = next((node.node for node in nodes if node.answer_node), None)
+    document_node = next((node.node for node in reversed(nodes)
+                          if not node.answer_node and results[0].has_documents(node.node)), None)
+    sides = []
+    for chosen, kind in ((answer_node, "answer"), (document_node, "document")):
+        pairs = []
+        for run in range(len(results)):
+            if chosen is None:
+                pairs.append((pd.DataFrame(), empty_rows(kind, len(union))))
+                continue
+            frame = source.frame(run, chosen, kind)
+            pairs.append((frame, source.rows(run, chosen, kind, frame)))
+        sides.append(pairs)
+    detail = build_detail(names, union, query, sides[0], sides[1])
+    compared = tuple(dataclasses.replace(node, grid=dataclasses.replace(
+        node.grid, detail=union.get_indexer(ordered).astype(np.int64)), drill=source) for node, ordered, _ in found)
+    return compared, detail
 
 
 def comparison_includes(runs: Mapping[str, ResultSource], nodes: Sequence[str], **options: Any) -> tuple[str, ...]:
@@ -1030,7 +1167,10 @@ def _detectable(tables: Sequence[pd.DataFrame], metric: str, alpha: float, power
 def _compared_node(runs: Mapping[str, ResultLike], compare_function: Callable[..., pd.DataFrame], node: str,
                    metrics: Sequence[str] | str | None,
                    keys: list[str], test: str, max_p: float, rounds: int, confidence: float, seed: int,
-                   scopes: Mapping[str, str], options: Mapping[str, Any], power: float = 0.8) -> ComparedNode | None:
+                   scopes: Mapping[str, str], options: Mapping[str, Any], power: float = 0.8,
+                   ) -> tuple[ComparedNode, pd.Index, np.ndarray] | None:
+    """The node's :class:`ComparedNode` (its grid's ``detail`` still to be set), its queries in the grid's order (the
+    multilabel_ids as the frames hold them) and their texts; None when the node has none of ``metrics``."""
     names, results = list(runs), list(runs.values())
     first = results[0]
     plain_columns = list(_per_query(first, node, **options).columns)
@@ -1080,8 +1220,6 @@ def _compared_node(runs: Mapping[str, ResultLike], compare_function: Callable[..
             slices = slices.fillna(other[labels])
     values = {m: np.column_stack([t[m].to_numpy(dtype=np.float64, na_value=np.nan) for t in aligned]) for m in chosen}
     deltas = {m: values[m][:, 1:] - values[m][:, :1] for m in chosen}
-    changes = {m: np.where(deltas[m] * signs[m] > 0, "better", np.where(deltas[m] * signs[m] < 0, "worse", ""))
-               for m in chosen}
     headline = first.headline_metric(node)  # worst-by-delta of the headline metric, else of the first that moved
     # the queries are ordered by a measure with a direction (a count's change is neither worse nor better)
     directed = [m for m in chosen if signs[m]] or chosen
@@ -1090,18 +1228,14 @@ def _compared_node(runs: Mapping[str, ResultLike], compare_function: Callable[..
     gains = deltas[order_metric] * signs[order_metric]
     worst = np.minimum(np.nan_to_num(np.nanmin(np.where(np.isnan(gains), np.inf, gains), axis=1), posinf=0.0), 0.0)
     order = np.argsort(worst, kind="stable")
-    plain = [t[[c for c in t.columns if c in chosen]] for t in tables]
-    drills = [_drill_rows(result, node, table, scopes) for result, table in zip(results, plain)]
-    ids = index.to_numpy()
-    label_cells = {c: slices[c].map(_label).to_numpy() for c in labels}
-    queries = tuple(
-        GridQuery(str(ids[i]), _label(text.iloc[i]), tuple((c, str(label_cells[c][i])) for c in labels),
-                  tuple(tuple(float(v) for v in values[m][i]) for m in chosen),
-                  tuple(tuple(float(v) for v in deltas[m][i]) for m in chosen),
-                  tuple(tuple(str(c) for c in changes[m][i]) for m in chosen), float(worst[i]),
-                  tuple(drill.get(str(ids[i]), ()) for drill in drills))
-        for i in order)
-    return ComparedNode(node, first.has_answers(node), tuple(measures), order_metric, tuple(labels), queries, per_slice)
+    ordered = index[order]
+    query_text = texts(text.to_numpy(dtype=object)[order], "")
+    grid = Grid(node, texts(ordered.to_numpy(dtype=object), ""), query_text,
+                {c: texts(slices[c].to_numpy(dtype=object)[order], "") for c in labels},
+                {m: values[m][order] for m in chosen}, dict(signs), np.zeros(len(order), dtype=np.int64))
+    compared = ComparedNode(node, first.has_answers(node), tuple(measures), order_metric, tuple(labels), grid,
+                            per_slice)
+    return compared, ordered, query_text
 
 
 def _run_deltas(runs: Sequence[str], rows: Sequence[pd.Series], sign: float, p_column: str) -> list[RunDelta]:

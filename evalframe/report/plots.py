@@ -103,6 +103,33 @@ def metric_label(metric: str, scores: Mapping[str, Metric]) -> str:
     return f"{metric} ({direction} is better)" if noted else metric
 
 
+def one_answer_per_query(result: Any, node: str) -> bool:
+    """Whether ``node`` gives at most one answer per query (a generator): then the reader's top-k keeps every answer at
+    every k, so its answer metrics at top-1 (and at any k) are its integrated values. Decided by the data (the
+    integrated answer rows: no query has two), never by the node's name; False for a node without answer rows or a
+    result whose frames are not in memory.
+
+    Examples
+    --------
+    >>> from evalframe import load_demo_result
+    >>> one_answer_per_query(load_demo_result(), "Reader")  # the extractive reader gives up to 3 answers per query
+    False
+    """
+    try:
+        frame = result[node]
+    except (TypeError, KeyError):  # a result without frames in memory (Dask): it cannot say
+        return False
+    if not isinstance(frame, pd.DataFrame) or "multilabel_id" not in frame.columns:
+        return False
+    kept = np.ones(len(frame), dtype=bool)
+    if "type" in frame.columns:
+        kept &= (frame["type"] == "answer").to_numpy(dtype=bool, na_value=False)
+    if "eval_mode" in frame.columns and (frame["eval_mode"] == "integrated").any():
+        kept &= (frame["eval_mode"] == "integrated").to_numpy(dtype=bool, na_value=False)
+    ids = frame["multilabel_id"][kept]
+    return bool(len(ids)) and not bool(ids.duplicated().any())
+
+
 #: What k cuts for each kind of metric (the x label of its axes).
 _K_MEANS = {"document": "retriever's simulated top-k (documents kept)", "answer": "reader's simulated top-k (answers kept)"}
 
@@ -116,25 +143,56 @@ def _legend_outside(ax: Axes) -> None:
 _STYLES = (("o", "-"), ("s", "--"), ("^", ":"), ("D", "-."), ("v", (0, (5, 1))), ("x", (0, (1, 3))))
 
 
-def _draw_at_k(ax: Axes, table: pd.DataFrame, metrics: list[str], nodes: list[str], kind: str) -> None:
+def _draw_at_k(ax: Axes, table: pd.DataFrame, metrics: list[str], nodes: list[str], kind: str,
+               flat: Sequence[str] = ()) -> None:
+    """One kind's metrics@k on ``ax``; the ``flat`` nodes (one answer per query: every k keeps it) get no curve, a
+    line of text with their values instead (a flat line would say k matters and it does not)."""
+    drawn = table[table["metric"].isin(metrics)]
+    shown = [name for name in nodes if (drawn["node"] == name).any()]
+    ranked = [name for name in shown if name not in flat]
     drawn_lines = 0
-    for name in nodes:
+    for name in ranked:
         for metric in metrics:
-            line = table[(table["node"] == name) & (table["metric"] == metric)].sort_values("k")
+            line = drawn[(drawn["node"] == name) & (drawn["metric"] == metric)].sort_values("k")
             if len(line):
                 label = plain(metric if len(nodes) == 1 else f"{name}: {metric}")
                 marker, dash = _STYLES[drawn_lines % len(_STYLES)]
                 ax.plot(line["k"], line["value"], marker=marker, linestyle=dash, label=label)
                 drawn_lines += 1
-    drawn = table[table["metric"].isin(metrics)]
-    ax.set_xticks(sorted(drawn["k"].unique()))
-    ax.set_xlabel(_K_MEANS[kind])
     ax.set_ylabel("mean over queries")
-    ax.set_ylim(0, 1.05 * _top(drawn["value"]))
-    shown = list(dict.fromkeys(drawn["node"]))
-    ax.set_title(plain(f"{kind} metrics@k" + (f" of {shown[0]}" if len(shown) == 1 else "")))
     ax.grid(alpha=0.3)
+    unranked = [name for name in shown if name in flat]
+    if unranked:
+        first = drawn[drawn["k"] == drawn["k"].min()]
+        said = [f"{name} gives one answer per query: every k keeps it, so its {kind} metrics are the same at every "
+                "k (no curve):\n" + ", ".join(
+                    f"{metric} {float(first[(first['node'] == name) & (first['metric'] == metric)]['value'].iloc[0]):.4f}"
+                    for metric in metrics if ((first["node"] == name) & (first["metric"] == metric)).any())
+                for name in unranked]
+        note = plain("\n".join(said))
+    if not drawn_lines:  # only nodes of one answer: no k axis, the values said in the panel
+        ax.set_xticks([])
+        ax.set_yticks([])
+        ax.grid(False)
+        ax.set_ylabel("")
+        ax.set_title(plain(f"{kind} metrics of {', '.join(unranked)}"))
+        ax.text(0.5, 0.5, _wrapped(note), transform=ax.transAxes, ha="center", va="center", fontsize="small")
+        return
+    ax.set_xticks(sorted(drawn[drawn["node"].isin(ranked)]["k"].unique()))
+    ax.set_xlabel(_K_MEANS[kind])
+    ax.set_ylim(0, 1.05 * _top(drawn[drawn["node"].isin(ranked)]["value"]))
+    ax.set_title(plain(f"{kind} metrics@k" + (f" of {ranked[0]}" if len(ranked) == 1 else "")))
     _legend_outside(ax)
+    if unranked:  # beside the curves, under the legend
+        ax.text(1.02, 0.0, _wrapped(note, 40), transform=ax.transAxes, fontsize="x-small", color="#656d76",
+                va="bottom", ha="left")
+
+
+def _wrapped(text: str, width: int = 48) -> str:
+    """``text`` broken into lines of at most ``width`` characters (matplotlib does not wrap a text in axes)."""
+    import textwrap
+
+    return "\n".join(textwrap.fill(part, width) for part in text.split("\n"))
 
 
 @with_options(MetricOptions, without=AT_K_SETS)
@@ -149,7 +207,9 @@ def plot_metrics_at_k(
     """Metrics against simulated top-k: one line per node and metric, the legend right of the axes.
 
     Document metrics are drawn against the retriever's top-k, answer metrics against the reader's: the two
-    k are different cuts, so they never share an axis. When both kinds are drawn (a result with a retriever
+    k are different cuts, so they never share an axis. A node giving one answer per query (a generator: no query has
+    two answer rows) has nothing for the reader's top-k to cut, every k gives the same values: it gets no curve;
+    its panel says so and gives its values instead. When both kinds are drawn (a result with a retriever
     and a reader, ``node=None``), a new figure gets two axes side by side and the document axes are returned
     (the answer axes are ``ax.figure.axes[1]``); with ``ax=`` given, pick one kind by ``node`` or ``metrics``.
 
@@ -201,8 +261,11 @@ def plot_metrics_at_k(
         panels = list(pair)
     else:
         panels = [_axes(ax)]
+    # a node giving one answer per query (read from the result's rows; a table alone cannot say): no flat curve
+    flat = ([] if isinstance(result, pd.DataFrame) or "answer" not in kinds else
+            [name for name in nodes if one_answer_per_query(result, name)])
     for panel, (kind, chosen) in zip(panels, kinds.items()):
-        _draw_at_k(panel, table, chosen, nodes, kind)
+        _draw_at_k(panel, table, chosen, nodes, kind, flat if kind == "answer" else ())
     return panels[0]
 
 
@@ -276,7 +339,9 @@ def plot_funnel(
     """The pipeline funnel: each node's headline metric in integrated and isolated evaluation.
 
     Integrated evaluation feeds each node what the node before it produced; isolated evaluation
-    feeds it the gold input. The gap between the two bars is what the upstream nodes cost.
+    feeds it the gold input. The gap between the two bars is what the upstream nodes cost. Without an isolated run
+    (a Ragas or Haystack 2.x result), one bar per node and no isolated legend entry: the title says no node was run
+    isolated; a node without an isolated value of its own has no isolated bar, named beside the legend.
 
     Parameters
     ----------
@@ -305,26 +370,82 @@ def plot_funnel(
             )
     ax = _axes(ax)
     x = np.arange(len(nodes))
-    width = 0.38
-    for offset, (mode, color) in zip((-width / 2, width / 2), (("integrated", "#4c72b0"), ("isolated", "#dd8452"))):
-        heights = [values[mode][node].get(chosen[node], np.nan) for node in nodes]
-        bars = ax.bar(x + offset, np.nan_to_num(heights), width, label=mode, color=color)
-        for bar, height in zip(bars, heights):
-            text = "n/a" if np.isnan(height) else f"{height:.3f}"
-            ax.annotate(text, (bar.get_x() + bar.get_width() / 2, 0.0 if np.isnan(height) else height),
+    heights = {mode: np.array([values[mode].get(node, {}).get(chosen[node], np.nan) for node in nodes], dtype=float)
+               for mode in values}
+    # a mode no node was evaluated in draws nothing: no empty legend entry, no bar labelled as missing
+    modes = [(mode, color) for mode, color in (("integrated", "#4c72b0"), ("isolated", "#dd8452"))
+             if np.isfinite(heights[mode]).any()]
+    width = 0.38 if len(modes) == 2 else 0.6
+    offsets = (-width / 2, width / 2) if len(modes) == 2 else (0.0,)
+    for offset, (mode, color) in zip(offsets, modes):
+        present = np.isfinite(heights[mode])
+        bars = ax.bar(x[present] + offset, heights[mode][present], width, label=mode, color=color)
+        for bar, height in zip(bars, heights[mode][present]):
+            ax.annotate(f"{height:.3f}", (bar.get_x() + bar.get_width() / 2, height),
                         xytext=(0, 3), textcoords="offset points", ha="center", fontsize="small")
     ax.set_xticks(x, [plain(f"{node}\n{chosen[node]}") for node in nodes])
-    ax.set_ylim(0, 1.12 * _top([values[m][n].get(chosen[n], np.nan) for m in values for n in nodes]))
+    ax.set_xlim(-0.6, len(nodes) - 0.4)
+    ax.set_ylim(0, 1.12 * _top([heights[mode] for mode, _ in modes]))
     ax.set_ylabel("mean over queries")
-    ax.set_title("pipeline funnel: integrated vs isolated")
-    _legend_outside(ax)  # inside, it covered the value labels of the bars
+    names = [mode for mode, _ in modes]
+    if len(modes) == 2:
+        missing = [node for node, height in zip(nodes, heights["isolated"]) if not np.isfinite(height)]
+        ax.set_title("pipeline funnel: integrated vs isolated")
+        _legend_outside(ax)  # inside, it covered the value labels of the bars
+        if missing:  # said once, under the legend, rather than as a label on an empty bar
+            ax.text(1.02, 0.0, plain("not run isolated:\n" + "\n".join(missing)), transform=ax.transAxes,
+                    fontsize="small", color="#656d76", va="bottom", ha="left")
+    else:
+        ax.set_title(plain(f"pipeline funnel: {names[0] if names else 'integrated'} evaluation"
+                           + (" (no node was run isolated)" if names == ["integrated"] else "")))
     return ax
+
+
+def _run_names(a: Any, b: Any, names: Sequence[str] | None) -> tuple[list[Any], list[str]]:
+    """The two runs and their names: ``names=``, else a mapping's keys, else the runs' own ``name`` (a stored run),
+    else ``A`` and ``B``, as :func:`evalframe.compare` names runs it was given no name for."""
+    if isinstance(a, Mapping) and not is_result(a):  # a result is a mapping of its nodes, a run itself
+        if b is not None:
+            raise InvalidParameterError("plot_comparison takes two runs, a and b, or one dict {name: run} of two runs "
+                                        "as a; got a dict and b.", parameter="b")
+        if len(a) != 2:
+            raise InvalidParameterError(f"a dict of runs must hold two runs {{name: run}}; got {len(a)}: {list(a)}.",
+                                        parameter="a")
+        runs = list(a.values())
+        return runs, run_names(names, 2) if names is not None else [str(key) for key in a]
+    if b is None:
+        raise InvalidParameterError("plot_comparison needs two runs: a and b, or one dict {name: run} of two runs.",
+                                    parameter="b")
+    if names is not None:
+        return [a, b], run_names(names, 2)
+    own = [getattr(run, "name", None) for run in (a, b)]
+    if all(isinstance(name, str) and name for name in own) and own[0] != own[1]:
+        return [a, b], cast("list[str]", own)
+    return [a, b], run_names(None, 2)
+
+
+def _size_legend(ax: Axes, counts: pd.Series, size: Any, colors: Sequence[tuple[str, str]]) -> None:
+    """The scatter's legend, right of the axes: what a colour means and how many queries a marker's area stands for
+    (1, the most, and one between when they are far apart)."""
+    from matplotlib.lines import Line2D
+
+    most = int(counts.max()) if len(counts) else 1
+    shown = sorted({1, most, *([int(round(np.sqrt(most)))] if most >= 4 else [])})
+    handles = [Line2D([], [], linestyle="", marker="o", markersize=8, markerfacecolor=color, markeredgecolor="white",
+                      alpha=0.6, label=plain(label)) for color, label in colors]
+    # a scatter marker's s is its area in points squared; a Line2D marker's size is its diameter in points
+    handles += [Line2D([], [], linestyle="", marker="o", markersize=float(np.sqrt(size(count))),
+                       markerfacecolor="#8c8c8c", markeredgecolor="white", alpha=0.6,
+                       label=f"{count} quer{'y' if count == 1 else 'ies'}") for count in shown]
+    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, fontsize="small",
+              frameon=False, title="colour: the better run\narea: queries at the point", title_fontsize="small",
+              labelspacing=1.1, alignment="left")
 
 
 @with_options(MetricOptions)
 def plot_comparison(
-    a: Run,
-    b: Run,
+    a: Run | Mapping[str, Run],
+    b: Run | None = None,
     node: str | None = None,
     metric: str | None = None,
     names: Sequence[str] | None = None,
@@ -340,10 +461,27 @@ def plot_comparison(
     (written beside it when there are at most 30 such points), so 0/1 metrics stay readable. The
     title counts wins, ties and losses of b.
 
+    The runs are named on the axes, in the title and the legend by ``names=``, else by the keys of a dict ``{name:
+    run}`` given as ``a``, else by their own names (a stored run's), else ``A`` and ``B`` (as :func:`evalframe.compare`
+    names them). The legend right of
+    the axes says what the colours mean and how many queries a marker's area stands for.
+
     Parameters are those of :func:`evalframe.compare` (one metric; default f1 for answer nodes,
     recall_single_hit for document nodes).
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from evalframe import load_demo_result
+    >>> result = load_demo_result()
+    >>> top1 = result.query_metrics("Retriever", simulated_top_k_retriever=1)
+    >>> ax = plot_comparison({"top 1": top1, "top 5": result}, node="Retriever", metric="recall_single_hit")
+    >>> ax.get_xlabel(), ax.get_ylabel()
+    ('recall_single_hit of top 1', 'recall_single_hit of top 5')
     """
-    names = run_names(names, 2)
+    runs, names = _run_names(a, b, names)
+    a, b = cast(Run, runs[0]), cast(Run, runs[1])
     check_metric_parameters(params, caller="plot_comparison")
     node = shared_node([a, b], node)
     if metric is None:
@@ -360,10 +498,14 @@ def plot_comparison(
     # a lower-is-better measure: b below a is a win; a count (direction "none"): no win, no loss, every point grey
     better = {"higher": 1.0, "lower": -1.0, "none": 0.0}[directions_of([metric], scores)[metric]]
     gain = better * (counts["b"] - counts["a"])
-    ax = _axes(ax, figsize=(5.0, 5.0))
+    ax = _axes(ax, figsize=(7.0, 5.0))  # the legend right of the square axes
     colors = np.where(gain > 0, "#55a868", np.where(gain < 0, "#c44e52", "#8c8c8c"))
-    ax.scatter(counts["a"], counts["b"], s=20 + 280 * np.sqrt(counts["queries"] / max(counts["queries"].max(), 1)),
-               c=colors, alpha=0.6, edgecolors="white")
+    most = max(int(counts["queries"].max()), 1) if len(counts) else 1
+
+    def size(queries: Any) -> Any:
+        return 20 + 280 * np.sqrt(np.asarray(queries, dtype=np.float64) / most)
+
+    ax.scatter(counts["a"], counts["b"], s=size(counts["queries"]), c=colors, alpha=0.6, edgecolors="white")
     if len(counts) <= 30:  # few distinct pairs (0/1 metrics, short cut-offs): say how many queries each is
         for x, y, queries in counts.itertuples(index=False):
             ax.annotate(str(queries), (x, y), xytext=(6, -10), textcoords="offset points", fontsize="small")
@@ -385,4 +527,8 @@ def plot_comparison(
         title = (f"{metric} per query (a count, no wins): {names[1]} higher on {higher}, the same on "
                  f"{len(pairs) - higher - lower}, lower on {lower}")
     ax.set_title(plain(title), fontsize="medium")
+    meanings = ([("#55a868", f"{names[1]} better"), ("#c44e52", f"{names[0]} better"), ("#8c8c8c", "the same")]
+                if better else [("#8c8c8c", "a count: no better or worse")])
+    present = set(colors)
+    _size_legend(ax, counts["queries"], size, [(color, label) for color, label in meanings if color in present])
     return ax

@@ -28,6 +28,7 @@ from ..errors import InvalidParameterError
 from ..options import ReportOptions, with_options
 from .formats import FORMATS, format_of_path
 from .model import ComparisonModel, ReportModel, build_model
+from .viewer_data import viewer_payload
 from ..io.atomic import write_atomically
 
 __all__ = ["Report", "ComparisonReport", "build_report", "print_eval_report"]
@@ -173,6 +174,21 @@ class ComparisonReport(_Rendered):
 
     def _render(self, format: str) -> str:
         return FORMATS[format].render_comparison(self.model)
+
+    def payload(self, *, characters: int | None = 500) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The viewers' data (:func:`evalframe.report.viewer_data.viewer_payload`): every node's grid and every
+        query's drill-down, JSON-ready, texts cut to ``characters`` (None: whole).
+
+        Examples
+        --------
+        >>> from evalframe import load_demo_result
+        >>> from evalframe.report.model import build_comparison_model
+        >>> demo = load_demo_result()
+        >>> grid, detail = ComparisonReport(build_comparison_model({"A": demo, "B": demo}, rounds=10)).payload()
+        >>> [g["n"] for g in grid["grids"]], detail["names"]
+        ([8, 8], ['A', 'B'])
+        """
+        return viewer_payload(self.model, characters=characters)
 
 
 @with_options(ReportOptions, documented=(ReportOptions,))

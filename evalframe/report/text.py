@@ -99,7 +99,7 @@ def render_comparison(model: ComparisonModel) -> str:
             lines += ["  ".join(str(cell).ljust(width) for cell, width in zip(line, widths)).rstrip()
                       for line in [header, *rows]]
         lines += ["", f"Queries that got worse on {node.order_metric} (worst first, {len(worse)} shown of "
-                      f"{node.worse_count}; {len(node.queries)} queries in all):"]
+                      f"{node.worse_count}; {len(node.grid)} queries in all):"]
         for change in worse:
             values = " ".join(f"{name}={plain(value)}" for name, value in zip(model.names, change.values))
             lines.append(f"  {signed(change.delta)}  {values}  {change.query.query}")

@@ -23,7 +23,7 @@ __all__ = ["DEFINITIONS_TITLE", "ABOVE_ONE", "scopes", "trec_note", "judged_unde
 #: no docs folder to link to).
 DEFINITIONS_TITLE = "What the numbers mean"
 ABOVE_ONE = "above 1: a relevant document retrieved twice counts twice (Haystack's definition)"
-__all__ += ["slice_note"]
+__all__ += ["slice_note", "top1_shown", "isolated_shown"]
 
 
 # ---------------------------------------------------------------------------------------------- the single run
@@ -48,13 +48,16 @@ def judged_under(model: ReportModel, section: Section) -> str:
 
 def includes(model: ReportModel) -> list[tuple[str, str]]:
     """What the document metrics' means include: each document node's no-answer queries, what the scope credits, and
-    the queries of the source left out of the result (the text's label of each, its sentence); and what the
-    intervals are, when asked (``ci``)."""
+    the queries of the source left out of the result (the text's label of each, its sentence); what the
+    intervals are, when asked (``ci``); and each answer node giving one answer per query, whose top-1 is its
+    integrated value (a generator: the funnel leaves its top-1 cells empty)."""
     return [("no-answer", count.sentence()) for count in model.no_answer] + (
         [("scope", model.scope_note)] if model.scope_note else []) + (
         [("left out", model.skipped)] if model.skipped else []) + (
         [("judge runs", model.repeats)] if model.repeats else []) + (
-        [("interval", model.interval_note)] if model.interval_note else [])
+        [("interval", model.interval_note)] if model.interval_note else []) + [
+        ("one answer", f"{node.node}: {node.top1_note}; no top-1 value is shown for it.") for node in model.funnel
+        if node.top1_note]
 
 
 def interval_text(interval: tuple[float, float] | None) -> str:
@@ -64,6 +67,16 @@ def interval_text(interval: tuple[float, float] | None) -> str:
     (' [0.6250, 1.0000]', '')
     """
     return "" if interval is None else f" [{interval[0]:.4f}, {interval[1]:.4f}]"
+
+
+def top1_shown(model: ReportModel) -> bool:
+    """Whether the funnel has the column of the reader's top-1 values (some answer node gives several answers)."""
+    return any(row.top1 is not None for node in model.funnel for row in node.rows)
+
+
+def isolated_shown(model: ReportModel) -> bool:
+    """Whether the funnel has the column of the isolated values (some node was run isolated)."""
+    return any(row.isolated is not None for node in model.funnel for row in node.rows)
 
 
 def answerable_shown(model: ReportModel) -> bool:

@@ -104,10 +104,10 @@ def test_distribution_hist_and_ecdf(tmp_path):
 def test_funnel_bars(tmp_path):
     ax = saved(plot_funnel(hand_result()), tmp_path, "funnel")
     heights = [patch.get_height() for patch in ax.patches]
-    # integrated: Retriever recall_single_hit 5/6, Reader f1 (1 + 1 + 1 + .4) / 4; isolated: no Retriever rows,
-    # Reader q1 only (f1 1)
-    assert heights == pytest.approx([5 / 6, 0.85, 0.0, 1.0])
-    assert [t.get_text() for t in ax.texts] == ["0.833", "0.850", "n/a", "1.000"]
+    # integrated: Retriever recall_single_hit 5/6, Reader f1 (1 + 1 + 1 + .4) / 4; isolated: no Retriever rows
+    # (no bar, said once beside the legend, no "n/a" on an empty bar), Reader q1 only (f1 1)
+    assert heights == pytest.approx([5 / 6, 0.85, 1.0])
+    assert [t.get_text() for t in ax.texts] == ["0.833", "0.850", "1.000", "not run isolated:\nRetriever"]
 
 
 def test_comparison_scatter(tmp_path):
