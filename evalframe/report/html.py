@@ -19,18 +19,19 @@ import base64
 import gzip
 import json
 import re
+from collections.abc import Sequence
 from functools import lru_cache
 from importlib.resources import files
+from typing import TYPE_CHECKING
 
 import numpy as np
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from .wording import slice_note  # the slice view
 from .escape import h, hi
 from .wording import (ABOVE_ONE, DEFINITIONS_TITLE, answerable_shown, arrow, detectable_text, includes, plain, scopes,
                       signed, significance_note, trec_note)
 from .wording import interval_text, isolated_shown, top1_shown
+from .viewer_data import viewer_payload
 
 if TYPE_CHECKING:
     from .model import ComparedNode, ComparisonModel, ReportModel, RunDelta, Section
@@ -245,8 +246,6 @@ def _delta_cells(deltas: Sequence[RunDelta]) -> str:
 
 def render_comparison(model: ComparisonModel) -> str:
     """The comparative report as one self-contained HTML page (inline CSS and script, no network)."""
-    from .viewer_data import viewer_payload  # noqa: PLC0415 (until part D lands: imported when a page is drawn)
-
     names = model.names
     large = len(model.detail) * len(names) > PAGE_LIMIT
     grid, detail = viewer_payload(model, characters=0 if large else PAGE_CHARACTERS)
