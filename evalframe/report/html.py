@@ -22,12 +22,12 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 from importlib.resources import files
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .wording import slice_note  # the slice view
-from .escape import h, hi
+from .escape import h, hi, visible
 from .wording import (ABOVE_ONE, DEFINITIONS_TITLE, answerable_shown, arrow, detectable_text, includes, plain, scopes,
                       signed, significance_note, trec_note)
 from .wording import interval_text, isolated_shown, top1_shown
@@ -187,9 +187,25 @@ def _attr(value: object) -> str:
     return h(value)
 
 
+def _visible_strings(value: Any) -> Any:
+    """``value`` (a payload: dicts, lists, strings, numbers) with every string as the reports write it
+    (:func:`evalframe.report.escape.visible`: a NUL as ``␀``, a lone surrogate as U+FFFD); a list of numbers is
+    passed by (the payloads' lists hold one type)."""
+    if isinstance(value, str):
+        return visible(value)
+    if isinstance(value, dict):
+        return {visible(key): _visible_strings(item) for key, item in value.items()}
+    if isinstance(value, list):
+        first = next((item for item in value if item is not None), None)
+        if first is None or isinstance(first, (bool, int, float)):
+            return value
+        return [_visible_strings(item) for item in value]
+    return value
+
+
 def _packed(payload: dict) -> str:
     """``payload`` as JSON, gzip-compressed, base64: text that cannot close the script element holding it."""
-    text = json.dumps(payload, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    text = json.dumps(_visible_strings(payload), separators=(",", ":"), ensure_ascii=False, allow_nan=False)
     return base64.b64encode(gzip.compress(text.encode("utf-8"), compresslevel=3, mtime=0)).decode("ascii")
 
 
