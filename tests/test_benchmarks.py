@@ -165,3 +165,20 @@ def test_history_benchmark_smoke(capsys):
         assert f"| evalframe history --measure nDCG@10 {case} | " in out
     assert "| evalframe history (the listing) | " in out and "| floor: import pyarrow.parquet, read 12 footers | " in out
     assert "target: under 60 s for the trend commands: met" in out
+
+
+@pytest.mark.stress  # fresh processes and a browser: .ci/run runs it with -m stress
+@pytest.mark.benchmark
+def test_page_benchmark_smoke(capsys):
+    pytest.importorskip("playwright.sync_api")
+    bench = load_benchmark("bench_page.py")
+    assert bench.main(["--queries", "40", "--big", "30x3"]) == 0  # exit 1 when the page logs an error
+    out = capsys.readouterr().out
+    assert "### 40 questions x 2 runs (synthetic Ragas)" in out and "### 30 questions x 3 runs (synthetic Ragas)" in out
+    for row in ("| build: evalframe report --from ragas ... --html (whole process) | ",
+                "| build from loaded results: compare_report(runs).save | ", "| page size | ",
+                "| usable: first rows drawn after navigation + a click opening its drill-down | ",
+                "| measure select (sort by its gain) (slowest) | ", "| show regressions (slowest) | ",
+                "| header sort (slowest) | "):
+        assert out.count(row) == 2, row
+    assert "machine load before: " in out and "errors in the page" not in out
