@@ -165,7 +165,8 @@ PAGE_LIMIT = 50_000
 
 _PAGE_CSS = """
 .evalframe-compare .better{background:#dafbe1}.evalframe-compare .worse{background:#ffebe9}
-.evalframe-compare .sig{font-weight:700}.evalframe-compare .serve{border-left:4px solid #9a6700;padding:.3rem .8rem;background:#fff8c5}
+.evalframe-compare .sig{font-weight:700}
+.evalframe-compare .serve{border-left:4px solid #9a6700;padding:.3rem .8rem;background:#fff8c5}
 """
 
 

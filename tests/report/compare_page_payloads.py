@@ -81,7 +81,8 @@ def detail_payload(details: list[dict], names: list[str]) -> dict:
                "id": [s(d["id"]) for d in details], "query": [s(d["query"]) for d in details],
                "gold_answers": flat([[{"t": t} for t in d["gold_answers"]] for d in details], {"text": lambda x: s(x["t"])}),
                "gold_documents": flat([d["gold_documents"] for d in details],
-                                      {"id": lambda x: s(x["id"]), "text": lambda x: s(x["text"]), "length": lambda x: x["length"]}),
+                                      {"id": lambda x: s(x["id"]), "text": lambda x: s(x["text"]),
+                                       "length": lambda x: x["length"]}),
                "meta": {"keys": keys, "values": [[s(d["meta"].get(key)) for d in details] for key in keys]}, "runs": []}
     for r in range(len(names)):
         answers = [d["runs"][r]["answers"] for d in details]

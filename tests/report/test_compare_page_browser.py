@@ -233,7 +233,8 @@ def test_the_grid_is_virtualized(tab, pages):
     first = tab.evaluate("() => Array.from(document.querySelectorAll('tr.ef-row')).map(r => r.cells[1].textContent)")
     assert first[0] == "question 1" and "question 2000" not in first
     tab.evaluate("() => { const s = document.querySelector('.ef-scroll'); s.scrollTop = s.scrollHeight; }")
-    tab.wait_for_function("() => Array.from(document.querySelectorAll('tr.ef-row')).some(r => r.cells[1].textContent === 'question 2000')")
+    tab.wait_for_function("""() => Array.from(document.querySelectorAll('tr.ef-row'))
+        .some(r => r.cells[1].textContent === 'question 2000')""")
     assert tab.locator("tr.ef-row").count() < 200
     # the keyboard: Home, then ArrowDown twice and Enter opens the third query
     tab.locator(".ef-scroll").focus()
