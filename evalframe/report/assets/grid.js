@@ -175,29 +175,38 @@
     }
     return null;
   };
-  LocalSource.prototype._order = function (view) {
-    var key = viewKey(view);
-    if (this._cache && this._cache.key === key) return this._cache.order;
-    var keep = this._keep(view), rows = [], missing = [], i, n = this.n;
-    var sort = view.sort || '', descending = !!view.descending;
-    var sortKey = sort && sort !== 'rank' ? this._key(sort) : null;
+  // Every row in the order of a sort key (NaN / '' last either way, ties in the default order), kept per key: a
+  // filter change then only walks it.
+  LocalSource.prototype._permutation = function (sort, descending) {
+    var name = JSON.stringify([sort, descending]), n = this.n, i;
+    this._sorted = this._sorted || {};
+    if (this._sorted[name]) return this._sorted[name];
+    var sortKey = sort && sort !== 'rank' ? this._key(sort) : null, rows = [], missing = [];
     if (sortKey && sortKey.numbers) {
       var numbers = sortKey.numbers;
-      for (i = 0; i < n; i++) if (keep[i]) (numbers[i] === numbers[i] ? rows : missing).push(i);
+      for (i = 0; i < n; i++) (numbers[i] === numbers[i] ? rows : missing).push(i);
       rows.sort(descending ? function (a, b) { return numbers[b] - numbers[a] || a - b; }
         : function (a, b) { return numbers[a] - numbers[b] || a - b; });
     } else if (sortKey && sortKey.strings) {
       var strings = sortKey.strings;
-      for (i = 0; i < n; i++) if (keep[i]) (strings[i] ? rows : missing).push(i);
+      for (i = 0; i < n; i++) (strings[i] ? rows : missing).push(i);
       rows.sort(function (a, b) {
         var x = strings[a], y = strings[b], c = x < y ? -1 : x > y ? 1 : 0;
         return (descending ? -c : c) || a - b;
       });
     } else {
-      for (i = 0; i < n; i++) if (keep[i]) rows.push(i);
+      for (i = 0; i < n; i++) rows.push(i);
       if (sort === 'rank' && descending) rows.reverse();
     }
-    var order = missing.length ? rows.concat(missing) : rows;
+    var order = Int32Array.from(missing.length ? rows.concat(missing) : rows);
+    this._sorted[name] = order;
+    return order;
+  };
+  LocalSource.prototype._order = function (view) {
+    var key = viewKey(view);
+    if (this._cache && this._cache.key === key) return this._cache.order;
+    var keep = this._keep(view), all = this._permutation(view.sort || '', !!view.descending), order = [];
+    for (var k = 0; k < all.length; k++) if (keep[all[k]]) order.push(all[k]);
     this._cache = {key: key, order: order};
     return order;
   };
