@@ -458,9 +458,9 @@
     var self = this, view = this.view;
     this.columns = this._columns();
     this.colgroup.textContent = ''; this.headRow.textContent = '';
-    // the query column takes the width left, never under 30rem: past that the table scrolls sideways
+    // the query column takes the width left, never under 26rem: past that the table scrolls sideways
     var slices = this.info.slice_keys.length, numbers = this.columns.length - 2 - slices;
-    this.table.style.minWidth = 'calc(34.5rem + ' + slices * 9 + 'rem + ' + numbers * 7.5 + 'rem)';
+    this.table.style.minWidth = 'calc(30rem + ' + slices * 9 + 'rem + ' + numbers * 7.5 + 'rem)';
     this.columns.forEach(function (col) {
       append(self.colgroup, h('col', {class: col.cls}));
       var sorted = (view.sort || 'rank') === col.key && (view.sort || !view.descending);
