@@ -160,14 +160,14 @@ def _size(spec: str) -> tuple[int, int]:
     return int(queries), int(runs or 2)
 
 
-def case(queries: int, runs: int, folder: Path, *, browser: bool = True) -> dict:
+def case(queries: int, runs: int, folder: Path, *, browser: bool = True, loaded: bool = True) -> dict:
     sys.path.insert(0, str(HERE))
     import synthetic_ragas
 
     paths = synthetic_ragas.write(queries, folder, runs=runs)
     command = build_command(paths, folder / "command.html")
-    loaded = build_loaded(paths, folder / "loaded.html")
-    found = {"queries": queries, "runs": runs, "command": command, "loaded": loaded,
+    found = {"queries": queries, "runs": runs, "command": command,
+             "loaded": build_loaded(paths, folder / "loaded.html") if loaded else None,
              "page_mb": (folder / "command.html").stat().st_size / 1e6}
     if browser:
         found.update(in_browser(folder / "command.html"))
@@ -180,9 +180,10 @@ def report(found: dict, *, usable_target: float, build_target: float | None) -> 
     lines.append(f"| build: evalframe report --from ragas ... --html (whole process) | {found['command']['seconds']:.2f} s, "
                  f"peak {found['command']['peak_mb']:.0f} MB | {f'< {build_target:g} s, < 300 MB' if build_target else '-'} |")
     loaded = found["loaded"]
-    lines.append(f"| build from loaded results: compare_report(runs).save | {loaded['seconds']:.2f} s: the model "
-                 f"{loaded['model']:.2f} s, the page {loaded['page']:.2f} s (process peak {loaded['peak_mb']:.0f} MB) | "
-                 f"{f'< {build_target:g} s' if build_target else '-'} |")
+    if loaded is not None:
+        lines.append(f"| build from loaded results: compare_report(runs).save | {loaded['seconds']:.2f} s: the model "
+                     f"{loaded['model']:.2f} s, the page {loaded['page']:.2f} s (process peak {loaded['peak_mb']:.0f} MB) "
+                     f"| {f'< {build_target:g} s' if build_target else '-'} |")
     lines.append(f"| page size | {found['page_mb']:.2f} MB | {'< 5 MB' if build_target else '-'} |")
     if "usable" in found:
         u = found["usable"]
@@ -199,21 +200,24 @@ def report(found: dict, *, usable_target: float, build_target: float | None) -> 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--queries", type=int, default=5000)
+    parser.add_argument("--queries", type=int, default=5000, help="the main case's questions (0: none)")
     parser.add_argument("--runs", type=int, default=2)
     parser.add_argument("--big", default="100000x3", help="the large case, QUERIESxRUNS ('' or 0: none)")
     parser.add_argument("--no-browser", action="store_true", help="the builds and the size only")
+    parser.add_argument("--big-loaded", action="store_true",
+                        help="build the large case from loaded results too (by default from the files only)")
     args = parser.parse_args(argv)
     load = subprocess.run(["uptime"], capture_output=True, text=True, check=False).stdout.strip()
     print(f"machine load before: {load}\n")
     failed = False
     with tempfile.TemporaryDirectory() as folder:
-        found = case(args.queries, args.runs, Path(folder) / "main", browser=not args.no_browser)
-        print("\n".join(report(found, usable_target=1, build_target=3)))
-        failed |= bool(found.get("errors"))
+        if args.queries:
+            found = case(args.queries, args.runs, Path(folder) / "main", browser=not args.no_browser)
+            print("\n".join(report(found, usable_target=1, build_target=3)), flush=True)
+            failed |= bool(found.get("errors"))
         if args.big and args.big != "0":
             queries, runs = _size(args.big)
-            found = case(queries, runs, Path(folder) / "big", browser=not args.no_browser)
+            found = case(queries, runs, Path(folder) / "big", browser=not args.no_browser, loaded=args.big_loaded)
             print("\n".join(report(found, usable_target=5, build_target=None)))
             failed |= bool(found.get("errors"))
     load = subprocess.run(["uptime"], capture_output=True, text=True, check=False).stdout.strip()

@@ -172,7 +172,7 @@ def test_history_benchmark_smoke(capsys):
 def test_page_benchmark_smoke(capsys):
     pytest.importorskip("playwright.sync_api")
     bench = load_benchmark("bench_page.py")
-    assert bench.main(["--queries", "40", "--big", "30x3"]) == 0  # exit 1 when the page logs an error
+    assert bench.main(["--queries", "40", "--big", "30x3", "--big-loaded"]) == 0  # exit 1 when the page logs an error
     out = capsys.readouterr().out
     assert "### 40 questions x 2 runs (synthetic Ragas)" in out and "### 30 questions x 3 runs (synthetic Ragas)" in out
     for row in ("| build: evalframe report --from ragas ... --html (whole process) | ",

@@ -262,7 +262,21 @@ def _delta_cells(deltas: Sequence[RunDelta]) -> str:
 
 
 def render_comparison(model: ComparisonModel) -> str:
-    """The comparative report as one self-contained HTML page (inline CSS and script, no network)."""
+    """The comparative report as one self-contained HTML page: the summary tables, and per node a grid drawn by the
+    package's ``assets/grid.js`` from the comparison's columns (:func:`evalframe.report.viewer_data.viewer_payload`),
+    inline as gzip-compressed base64 JSON; texts cut to :data:`PAGE_CHARACTERS` and to the page's
+    :data:`TEXT_BUDGET`; past :data:`PAGE_LIMIT` queries x runs no drill-down texts and a line naming
+    ``evalframe serve``. No network.
+
+    Examples
+    --------
+    >>> from evalframe import load_demo_result
+    >>> from evalframe.report.model import build_comparison_model
+    >>> demo = load_demo_result()
+    >>> page = render_comparison(build_comparison_model({"a": demo, "b": demo}, metrics=["mrr"], rounds=10))
+    >>> page.count("id='evalframe-grid'"), page.count("<div class='evalframe-grid'")  # the data once, a grid per node
+    (1, 1)
+    """
     names = model.names
     large = len(model.detail) * len(names) > PAGE_LIMIT
     grid, detail = viewer_payload(model, characters=0 if large else PAGE_CHARACTERS)
