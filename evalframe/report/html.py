@@ -188,6 +188,11 @@ def _attr(value: object) -> str:
     return h(value)
 
 
+#: The characters :func:`evalframe.report.escape.visible` shows otherwise (controls but tab and line breaks, DEL, a
+#: lone surrogate).
+_INVISIBLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]")
+
+
 def _visible_strings(value: Any) -> Any:
     """``value`` (a payload: dicts, lists, strings, numbers) with every string as the reports write it
     (:func:`evalframe.report.escape.visible`: a NUL as ``␀``, a lone surrogate as U+FFFD); a list of numbers is
@@ -200,6 +205,8 @@ def _visible_strings(value: Any) -> Any:
         first = next((item for item in value if item is not None), None)
         if first is None or isinstance(first, (bool, int, float)):
             return value
+        if isinstance(first, str) and not _INVISIBLE.search("".join(item for item in value if item is not None)):
+            return value  # one scan of the whole list: most hold no character to show otherwise
         return [_visible_strings(item) for item in value]
     return value
 
