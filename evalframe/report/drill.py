@@ -53,7 +53,7 @@ _ROW_COLUMNS = ("rank", "answer", "document_ids", "document_id", "context")
 
 
 # ---------------------------------------------------------------------------------------------- the shapes
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Grid:
     """One node's per-query table, in the default order (the worst change of the node's ``order_metric`` first).
 
@@ -82,8 +82,21 @@ class Grid:
     def __len__(self) -> int:
         return len(self.ids)
 
+    def __eq__(self, other: object) -> bool:
+        """Equal grids: the same node, signs and columns (NaN equal to NaN), not the same arrays."""
+        if not isinstance(other, Grid):
+            return NotImplemented
+        same = self.node == other.node and self.signs == other.signs and list(self.slices) == list(other.slices) \
+            and list(self.values) == list(other.values)
+        return same and all(np.array_equal(a, b) for a, b in [(self.ids, other.ids), (self.query, other.query),
+                                                               (self.detail, other.detail)]) \
+            and all(np.array_equal(self.slices[k], other.slices[k]) for k in self.slices) \
+            and all(np.array_equal(self.values[m], other.values[m], equal_nan=True) for m in self.values)
 
-@dataclass(frozen=True)
+    __hash__ = None  # type: ignore[assignment]  # arrays: no hash
+
+
+@dataclass(frozen=True, eq=False)
 class Lists:
     """A list per query (or per row), flattened: query ``q``'s items are ``values[offsets[q]:offsets[q + 1]]``."""
 
@@ -91,7 +104,7 @@ class Lists:
     values: np.ndarray  # object
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Rows:
     """One run's rows of one node and kind (``"answer"`` or ``"document"``), grouped by :class:`Detail` row: the
     rows of query ``q`` are ``offsets[q]:offsets[q + 1]``, in frame order.
@@ -253,9 +266,9 @@ def _cut(text: np.ndarray, characters: int | None) -> np.ndarray:
 
 
 def _floats(values: np.ndarray) -> list[Any]:
-    """float64 values for JSON: NaN is None."""
+    """float64 values for JSON: NaN (and an infinity) is None."""
     out = values.astype(object)
-    out[np.isnan(values)] = None
+    out[~np.isfinite(values)] = None
     return list(out.tolist())
 
 
@@ -279,10 +292,11 @@ class Detail:
     """Every query's drill-down, columnar, whole texts, shared by the comparison's nodes (row ``q`` is query
     ``ids[q]``; a node's :attr:`Grid.detail` maps its rows here).
 
-    ``answers[r]`` / ``documents[r]`` are run ``r``'s :class:`Rows` of the model's answer node (the first compared
-    node with answers) and document node (the last compared node with documents only: what the answers read);
-    the gold answers (empty and missing ones left out), gold documents (their ids, and their texts where the frame's
-    ``gold_contexts`` align with them) and meta of a query are read from the first run holding it.
+    ``answers[r]`` / ``documents[r]`` are run ``r``'s :class:`Rows` (integrated rows, frame order) of the model's
+    answer node (the first compared node with answers) and document node (the last compared node with documents
+    only: what the answers read); the gold answers, gold documents (their ids, and their texts where the frame's
+    ``gold_contexts`` align with them) and meta of a query are read from the first run holding it, each gold answer
+    and document once (empty ones left out).
 
     Examples
     --------
@@ -328,11 +342,19 @@ class Detail:
                                         parameter="row")
         return int(row)
 
+    @staticmethod
+    def _characters(characters: Any) -> int | None:
+        if characters is not None and (isinstance(characters, bool) or not isinstance(characters, (int, np.integer))
+                                       or characters < 0):
+            raise InvalidParameterError(f"characters must be a whole number of characters, 0 or more (None: whole "
+                                        f"texts); got {characters!r}.", parameter="characters")
+        return None if characters is None else int(characters)
+
     def query(self, row: int, *, characters: int | None = None) -> dict[str, Any]:
         """Query ``row``'s drill-down: its id and text, gold answers and documents, meta, and per run its answers
         and documents (texts cut to ``characters`` as ``text[:characters]``, ``length`` the whole length; None:
         whole), each with its rank, judged-correct mark and gold matches."""
-        q = self._row(row)
+        q, characters = self._row(row), self._characters(characters)
         start, stop = self.gold_documents.offsets[q], self.gold_documents.offsets[q + 1]
         gold_documents = [{"id": str(self.gold_documents.values[i]), "text": _one(self.gold_texts[i], characters),
                            "length": int(self.gold_lengths[i])} for i in range(start, stop)]
@@ -359,6 +381,7 @@ class Detail:
     def columns(self, *, characters: int | None = 500) -> dict[str, Any]:
         """Every query's drill-down as columns (the DETAIL PAYLOAD: every text once in ``strings``, referenced by
         its index, -1 for a missing one), texts cut to ``characters`` (None: whole), JSON-ready."""
+        characters = self._characters(characters)
         pieces: list[np.ndarray] = []
 
         def text_column(values: np.ndarray) -> slice:
@@ -467,10 +490,7 @@ def build_detail(names: Sequence[str], ids: pd.Index, query: np.ndarray, answers
                 values[found] = frame[column].to_numpy(dtype=object)[first]
         taken[found] = True
     gold_answers, _ = lists(cells["gold_answers"])
-    said = (gold_answers.values != "")
-    counts = np.add.reduceat(said.astype(np.int64), gold_answers.offsets[:-1]) if len(said) else np.zeros(n, np.int64)
-    counts = np.where(np.diff(gold_answers.offsets) > 0, counts, 0)
-    gold_answers = Lists(np.concatenate([[0], np.cumsum(counts)]).astype(np.int64), gold_answers.values[said])
+    gold_answers, _ = _once(gold_answers, gold_answers.values != "")
     gold_ids, _ = lists(cells["gold_document_ids"])
     contexts, _ = lists(cells["gold_contexts"])
     aligned = np.diff(gold_ids.offsets) == np.diff(contexts.offsets)
@@ -479,7 +499,18 @@ def build_detail(names: Sequence[str], ids: pd.Index, query: np.ndarray, answers
     from_contexts = np.repeat(aligned, np.diff(contexts.offsets))
     gold_texts[per_item] = contexts.values[from_contexts]
     gold_texts[gold_texts == ""] = None
-    return Detail(names, np.asarray([str(i) for i in ids], dtype=object) if ids.dtype != object or
-                  pd.api.types.infer_dtype(ids, skipna=False) != "string" else ids.to_numpy(dtype=object),
-                  query, gold_answers, gold_ids, gold_texts, _meta(cells["meta"], ids.to_numpy(dtype=object)),
+    gold_ids, kept = _once(gold_ids, gold_ids.values != "")
+    return Detail(names, texts(ids.to_numpy(dtype=object), ""), query, gold_answers, gold_ids, gold_texts[kept],
+                  _meta(cells["meta"], ids.to_numpy(dtype=object)),
                   [rows for _, rows in answers], [rows for _, rows in documents])
+
+
+def _once(flat: Lists, said: np.ndarray) -> tuple[Lists, np.ndarray]:
+    """Each query's items of ``flat`` where ``said``, each value once (its first): a gold answer or document that
+    several gold labels of the query repeat (a Ragas answer beside each of its gold documents) is listed once; and
+    the positions kept."""
+    n = len(flat.offsets) - 1
+    owner = np.repeat(np.arange(n), np.diff(flat.offsets))
+    kept = said & ~pd.DataFrame({"query": owner, "value": flat.values}).duplicated().to_numpy()
+    counts = np.bincount(owner[kept], minlength=n)
+    return Lists(np.concatenate([[0], np.cumsum(counts)]).astype(np.int64), flat.values[kept]), kept

@@ -37,9 +37,9 @@ __all__ = ["Grid", "Detail", "viewer_payload"]
 
 
 def _floats(values: np.ndarray) -> list[Any]:
-    """float64 values for JSON: NaN is None."""
+    """float64 values for JSON: NaN (and an infinity) is None."""
     out = values.astype(object)
-    out[np.isnan(values)] = None
+    out[~np.isfinite(values)] = None
     return list(out.tolist())
 
 
@@ -49,7 +49,8 @@ def _deltas(deltas: Sequence[Any]) -> list[dict[str, Any]]:
 
 
 def _number(value: float) -> float | None:
-    return None if value != value else float(value)
+    """A number for JSON: NaN (and an infinity) is None."""
+    return float(value) if np.isfinite(value) else None
 
 
 def viewer_payload(model: ComparisonModel, *, characters: int | None = 500) -> tuple[dict[str, Any], dict[str, Any]]:
