@@ -1,11 +1,13 @@
 """Screenshot the comparative report in headless Chromium: ``python scripts/screenshot_compare_report.py``.
 
 Writes ``docs/images/compare_report.png`` (the page: the summary tables and the top of the per-query grid) and
-``docs/images/compare_report_drill.png`` (the worst query opened to every run's documents), from the two demo runs of
+``docs/images/compare_report_drill.png`` (the worst query's drill-down: its gold, every run's documents with their
+gold matches, its values), from the two demo runs of
 docs/compare-report.md (BM25's rankings and the same rankings reversed); and for docs/rag.md
 ``docs/images/rag_compare_report.png`` (the two Ragas runs of ``docs/examples/rag``, as ``evalframe report --from
 ragas`` makes them: the summary) and ``docs/images/rag_compare_grid.png`` (the generator's grid on the judge's
-faithfulness, its regressions in one topic). Needs playwright and a Chromium, found as ``scripts/screenshot_report.py``
+faithfulness, sorted by its largest drop, its regressions in one topic, the first opened). Needs playwright and a
+Chromium, found as ``scripts/screenshot_report.py``
 finds it.
 """
 
@@ -61,20 +63,24 @@ def main() -> None:
             chromium = p.chromium.launch(executable_path=_browser(), args=["--no-sandbox"])
             tab = chromium.new_page(viewport={"width": WIDTH, "height": 720})
             tab.goto(page_file.as_uri())
+            tab.evaluate("() => evalframePage.ready")  # the grids drawn from the page's packed data
             tab.screenshot(path=str(OUT / "compare_report.png"))
             grid = tab.locator(".evalframe-grid").first
-            grid.locator("tr.query").first.click()
-            grid.locator("tr.drill").first.scroll_into_view_if_needed()
-            grid.locator("tbody").first.screenshot(path=str(OUT / "compare_report_drill.png"))
+            grid.locator("tr.ef-row").first.click()  # the worst query, its drill-down built when opened
+            grid.locator(".ef-drill").wait_for()
+            grid.locator(".ef-detail").scroll_into_view_if_needed()
+            grid.locator(".ef-detail").screenshot(path=str(OUT / "compare_report_drill.png"))
             rag_file = rag_report().save(Path(folder) / "rag.html")
             tab = chromium.new_page(viewport={"width": WIDTH, "height": 900})
             tab.goto(rag_file.as_uri())
+            tab.evaluate("() => evalframePage.ready")
             tab.screenshot(path=str(OUT / "rag_compare_report.png"))
-            grid = tab.locator("#evalframe-grid-1")
-            grid.locator("select.measure").select_option(label="faithfulness")
-            grid.locator("select.show").select_option("worse")
-            grid.locator("select.slice").first.select_option("account")
-            grid.locator("tr.query:visible").first.click()
+            grid = tab.locator("#evalframe-grid-1")  # the generator's: faithfulness, its largest drops first
+            grid.locator("select.ef-measure").select_option("faithfulness")
+            grid.locator("select.ef-show").select_option("worse")
+            grid.locator("select.ef-slice").first.select_option("account")
+            grid.locator("tr.ef-row").first.click()
+            grid.locator(".ef-drill").wait_for()
             grid.screenshot(path=str(OUT / "rag_compare_grid.png"))
             chromium.close()
     for name in ("compare_report.png", "compare_report_drill.png", "rag_compare_report.png", "rag_compare_grid.png"):

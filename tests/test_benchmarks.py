@@ -167,6 +167,32 @@ def test_history_benchmark_smoke(capsys):
     assert "target: under 60 s for the trend commands: met" in out
 
 
+@pytest.mark.stress  # fresh processes, each importing evalframe: .ci/run runs it with -m stress
+@pytest.mark.benchmark
+def test_sources_benchmark_smoke(capsys):
+    bench = load_benchmark("bench_sources.py")
+    assert bench.main(["--samples", "20,40", "--repeat", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "EvaluationResult.from_ragas(path), JSON parse included, in fresh processes; median of 1" in out
+    # per sample: 5 retrieved passages (the Retriever's rows) and one response (the Generator's row)
+    assert "| 20 | this checkout | 120 | " in out and "| 40 | this checkout | 240 | " in out
+@pytest.mark.stress  # fresh processes and a browser: .ci/run runs it with -m stress
+@pytest.mark.benchmark
+def test_page_benchmark_smoke(capsys):
+    pytest.importorskip("playwright.sync_api")
+    bench = load_benchmark("bench_page.py")
+    assert bench.main(["--queries", "40", "--big", "30x3", "--big-loaded"]) == 0  # exit 1 when the page logs an error
+    out = capsys.readouterr().out
+    assert "### 40 questions x 2 runs (synthetic Ragas)" in out and "### 30 questions x 3 runs (synthetic Ragas)" in out
+    for row in ("| build: evalframe report --from ragas ... --html (whole process) | ",
+                "| build from loaded results: compare_report(runs).save | ", "| page size | ",
+                "| usable: first rows drawn after navigation + a click opening its drill-down | ",
+                "| measure select (sort by its gain) (slowest) | ", "| show regressions (slowest) | ",
+                "| header sort (slowest) | "):
+        assert out.count(row) == 2, row
+    assert "machine load before: " in out and "errors in the page" not in out
+
+
 @pytest.mark.benchmark
 def test_serve_benchmark_smoke(capsys):
     pytest.importorskip("starlette")

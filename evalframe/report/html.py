@@ -1,7 +1,9 @@
 """The reports as one self-contained HTML page: :func:`render` (one run, its recall@k charts embedded as PNG) and
-:func:`render_comparison` (the per-query grid, sortable and filterable, each query opening to every run's rows:
-inline CSS and script, no network, no server). Every text of the user's is escaped for an element or a quoted
-attribute (:func:`evalframe.report.escape.h`); no page embeds data in a script: the comparison's script is a constant.
+:func:`render_comparison` (the summary tables, and per node a virtualized per-query grid drawn by the package's
+``assets/grid.js`` from the comparison's columns, inline as gzip-compressed base64 JSON; a query's drill-down is
+built when it is opened). One self-contained file: no network, no server. Every text of the user's is escaped for an
+element or a quoted attribute (:func:`evalframe.report.escape.h`) or, in the grid, inserted as text by the script;
+no executable script holds data: the scripts are constants, the data sits in ``application/octet-stream`` elements.
 
 Examples
 --------
@@ -13,20 +15,28 @@ True
 
 from __future__ import annotations
 
+import base64
+import gzip
+import json
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from functools import lru_cache
+from importlib.resources import files
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from .wording import slice_note  # the slice view
-from .escape import h, hi
+from .escape import h, hi, visible
 from .wording import (ABOVE_ONE, DEFINITIONS_TITLE, answerable_shown, arrow, detectable_text, includes, plain, scopes,
                       signed, significance_note, trec_note)
 from .wording import interval_text, isolated_shown, top1_shown
+from .viewer_data import viewer_payload
 
 if TYPE_CHECKING:
-    from .model import ComparedNode, ComparisonModel, GridQuery, ReportModel, RunDelta, Section
+    from .model import ComparedNode, ComparisonModel, ReportModel, RunDelta, Section
 
-__all__ = ["render", "render_comparison", "DEFINITIONS_ANCHOR"]
+__all__ = ["render", "render_comparison", "asset", "DEFINITIONS_ANCHOR", "PAGE_CHARACTERS", "PAGE_LIMIT"]
 
 #: The page links to the report's last section (and to each metric's definition there) by these anchors.
 DEFINITIONS_ANCHOR = "evalframe-definitions"
@@ -142,66 +152,35 @@ def _definitions(model: ReportModel) -> str:
             "<p class='muted'>Every value is the mean over the node's queries of the per-query value.</p>")
 
 
-_COMPARISON_CSS = """
-.evalframe-compare .controls{display:flex;gap:1rem;flex-wrap:wrap;align-items:center;margin:.5rem 0}
+#: The page holds at most this many characters of each text (answers, gold, passages), their whole length kept: the
+#: drill-down says "cut: N characters in all" (``evalframe serve`` shows every text whole).
+PAGE_CHARACTERS = 300
+#: ... and fewer when the texts would not fit: each text is cut to the length that keeps the page's texts under this
+#: many characters in all (the distinct texts: a passage several runs retrieved counts once), so that 5,000
+#: questions x 2 runs of Ragas (five passages each) stay a page under 5 MB.
+TEXT_BUDGET = 4_000_000
+#: Past this many queries x runs the page holds no drill-down texts (the grid and every value stay; the drill-down
+#: shows the query's values) and says that ``evalframe serve`` is the better tool.
+PAGE_LIMIT = 50_000
+
+_PAGE_CSS = """
 .evalframe-compare .better{background:#dafbe1}.evalframe-compare .worse{background:#ffebe9}
-.evalframe-compare tr.query{cursor:pointer}.evalframe-compare tr.query:hover td{background-color:#f6f8fa}
-.evalframe-compare tr.query td.better{background:#dafbe1}.evalframe-compare tr.query td.worse{background:#ffebe9}
-.evalframe-compare th.sortable{cursor:pointer;user-select:none}.evalframe-compare th.sortable::after{content:" ⇅";color:#8c959f}
-.evalframe-compare th[aria-sort=ascending]::after{content:" ▲"}.evalframe-compare th[aria-sort=descending]::after{content:" ▼"}
-.evalframe-compare .sig{font-weight:700}.evalframe-compare tr.drill td{background:#fbfcfd}
-.evalframe-compare .runs{display:grid;grid-template-columns:repeat(auto-fit,minmax(18rem,1fr));gap:.8rem}
-.evalframe-compare .mark{font-size:.75rem;border-radius:.6rem;padding:0 .35rem;margin-right:.2rem;background:#eaeef2}
-.evalframe-compare .mark.on{background:#1a7f37;color:#fff}.evalframe-compare ol{margin:.2rem 0;padding-left:1.4rem}
+.evalframe-compare .sig{font-weight:700}
+.evalframe-compare .serve{border-left:4px solid #9a6700;padding:.3rem .8rem;background:#fff8c5}
 """
 
-#: The comparison page's script: sorting, filtering, the drill-downs. No network, no library: plain DOM.
-_COMPARISON_JS = """
-(function(){
-document.querySelectorAll('.evalframe-grid').forEach(function(grid){
-  var table=grid.querySelector('table.grid'), bodies=function(){return Array.prototype.slice.call(table.tBodies);};
-  var measure=grid.querySelector('select.measure'), show=grid.querySelector('select.show'),
-      text=grid.querySelector('input.text'), slices=grid.querySelectorAll('select.slice'), count=grid.querySelector('.count');
-  function apply(){
-    var m=measure.value, s=show.value, t=text.value.toLowerCase(), shown=0;
-    table.querySelectorAll('[data-measure]').forEach(function(cell){
-      cell.style.display=(m==='' || cell.getAttribute('data-measure')===m)?'':'none';});
-    bodies().forEach(function(body){
-      var ok=true, row=body.rows[0];
-      if(t && body.getAttribute('data-text').indexOf(t)<0) ok=false;
-      slices.forEach(function(select){
-        if(select.value!=='' && body.getAttribute('data-slice-'+select.getAttribute('data-key'))!==select.value) ok=false;});
-      if(ok && m!==''){ if(body.getAttribute('data-scored-'+m)!=='1') ok=false; }
-      if(ok && s!==''){
-        var changes=(m===''?body.getAttribute('data-changes'):(body.getAttribute('data-change-'+m)||''));
-        if(s==='changed'? !/better|worse/.test(changes) : changes.indexOf(s)<0) ok=false; }
-      body.style.display=ok?'':'none'; if(ok) shown++; });
-    count.textContent=shown+' of '+bodies().length+' queries shown';
-  }
-  [measure,show].concat(Array.prototype.slice.call(slices)).forEach(function(c){c.addEventListener('change',apply);});
-  text.addEventListener('input',apply);
-  table.querySelectorAll('th.sortable').forEach(function(th, position){
-    th.addEventListener('click',function(){
-      var key=th.getAttribute('data-key'), ascending=th.getAttribute('aria-sort')!=='ascending',
-          numeric=th.hasAttribute('data-numeric');
-      table.querySelectorAll('th.sortable').forEach(function(other){other.removeAttribute('aria-sort');});
-      th.setAttribute('aria-sort',ascending?'ascending':'descending');
-      var list=bodies(); list.forEach(function(b,i){b._i=i;});
-      list.sort(function(a,b){
-        var x=a.getAttribute('data-sort-'+key), y=b.getAttribute('data-sort-'+key), r;
-        if(numeric){ x=x===''?NaN:parseFloat(x); y=y===''?NaN:parseFloat(y);
-          if(isNaN(x)&&isNaN(y)) r=0; else if(isNaN(x)) return 1; else if(isNaN(y)) return -1; else r=x-y; }
-        else r=x<y?-1:x>y?1:0;
-        return (ascending?r:-r)||a._i-b._i; });
-      list.forEach(function(b){table.appendChild(b);}); }); });
-  table.addEventListener('click',function(event){
-    var row=event.target.closest('tr.query'); if(!row) return;
-    var drill=row.nextElementSibling; var open=drill.hidden; drill.hidden=!open;
-    row.setAttribute('aria-expanded',open?'true':'false'); });
-  apply();
-});
-})();
-"""
+
+@lru_cache(maxsize=None)
+def asset(name: str) -> str:
+    """The text of one of the page's assets (``grid.js``, ``grid.css``, ``page.js``: files of the package, shipped
+    unchanged to the page and to ``evalframe serve``).
+
+    Examples
+    --------
+    >>> "window.Evalframe" in asset("grid.js")
+    True
+    """
+    return (files("evalframe.report") / "assets" / name).read_text(encoding="utf-8")
 
 
 def _attr(value: object) -> str:
@@ -209,85 +188,73 @@ def _attr(value: object) -> str:
     return h(value)
 
 
-def _key(text: str) -> str:
-    """A measure or slice name as an attribute suffix (letters, digits, -, _)."""
-    return re.sub(r"[^A-Za-z0-9_-]", "-", text).lower()
+#: The characters :func:`evalframe.report.escape.visible` shows otherwise (controls but tab and line breaks, DEL, a
+#: lone surrogate).
+_INVISIBLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]")
 
 
-def _drill(model: ComparisonModel, query: GridQuery) -> str:
-    runs = []
-    for name, rows in zip(model.names, query.rows):
-        items = []
-        for row in rows:
-            mark = "<span class='ok' title='judged correct'>&#10003;</span> " if row.correct else ""
-            fields = " ".join(f"<span class='field'>{h(field)}:</span> "
-                              + (f"<b>{h(value)}</b>" if field in ("answer", "document_id")
-                                 else f"<span class='muted'>{h(value)}</span>") for field, value in row.fields)
-            marks = "".join(f"<span class='mark{' on' if value > 0 else ''}' title='{_attr(mark_name)}'>"
-                            f"{h(mark_name)} {value:g}</span>" for mark_name, value in row.marks)
-            items.append(f"<li value='{_attr(str(row.rank)) if isinstance(row.rank, int) else ''}'>{mark}{fields}"
-                         f"<div>{marks}</div></li>")
-        body = f"<ol>{''.join(items)}</ol>" if items else "<p class='muted'>no rows</p>"
-        runs.append(f"<div class='run' data-run='{_attr(name)}'><b>{h(name)}</b>{body}</div>")
-    return f"<div class='runs'>{''.join(runs)}</div>"
+def _visible_strings(value: Any) -> Any:
+    """``value`` (a payload: dicts, lists, strings, numbers) with every string as the reports write it
+    (:func:`evalframe.report.escape.visible`: a NUL as ``␀``, a lone surrogate as U+FFFD); a list of numbers is
+    passed by (the payloads' lists hold one type)."""
+    if isinstance(value, str):
+        return visible(value)
+    if isinstance(value, dict):
+        return {visible(key): _visible_strings(item) for key, item in value.items()}
+    if isinstance(value, list):
+        first = next((item for item in value if item is not None), None)
+        if first is None or isinstance(first, (bool, int, float)):
+            return value
+        if isinstance(first, str) and not _INVISIBLE.search("".join(item for item in value if item is not None)):
+            return value  # one scan of the whole list: most hold no character to show otherwise
+        return [_visible_strings(item) for item in value]
+    return value
 
 
-def _grid(model: ComparisonModel, node: ComparedNode, position: int) -> str:
-    names = model.names
-    metrics = [m.metric for m in node.measures]
-    options = "".join(f"<option value='{_attr(_key(m))}'>{h(m)}</option>" for m in metrics)
-    controls = [f"<label>measure <select class='measure'><option value=''>all measures</option>{options}</select></label>",
-                "<label>show <select class='show'><option value=''>all queries</option><option value='changed'>changed"
-                "</option><option value='worse'>regressions</option><option value='better'>improvements</option>"
-                "</select></label>"]
-    for index, key in enumerate(node.slice_keys):
-        labels = sorted({dict(q.slices)[key] for q in node.queries})
-        choices = "".join(f"<option value='{_attr(label)}'>{h(label)}</option>" for label in labels)
-        controls.append(f"<label>{h(key)} <select class='slice' data-key='{index}'>"
-                        f"<option value=''>all</option>{choices}</select></label>")
-    controls.append("<label>text <input class='text' type='search' placeholder='query or id'></label>"
-                    "<span class='count muted'></span>")
-    head = ["<th class='sortable' data-key='rank' data-numeric>#</th>", "<th class='sortable' data-key='query'>query</th>"]
-    head += [f"<th class='sortable' data-key='slice{i}'>{h(key)}</th>" for i, key in enumerate(node.slice_keys)]
-    for m in node.measures:
-        for r, name in enumerate(names):
-            head.append(f"<th class='sortable' data-numeric data-key='v-{_attr(_key(m.metric))}-{r}' "
-                        f"data-measure='{_attr(_key(m.metric))}'>{h(m.metric)} {arrow(m.direction)}<br>"
-                        f"<span class='muted'>{h(name)}</span></th>")
-        for r, name in enumerate(names[1:], start=1):
-            head.append(f"<th class='sortable' data-numeric data-key='d-{_attr(_key(m.metric))}-{r}' "
-                        f"data-measure='{_attr(_key(m.metric))}'>&Delta; {h(m.metric)}<br>"
-                        f"<span class='muted'>{hi(name)} &minus; {hi(names[0])}</span></th>")
-    width = 2 + len(node.slice_keys) + len(metrics) * (2 * len(names) - 1)
-    bodies = []
-    for rank, query in enumerate(node.queries, start=1):
-        attrs = [f"data-text='{_attr((query.query + ' ' + query.multilabel_id).lower())}'",
-                 f"data-sort-rank='{rank}'", f"data-sort-query='{_attr(query.query.lower())}'",
-                 f"data-changes='{_attr(' '.join(c for changes in query.changes for c in changes if c))}'"]
-        attrs += [f"data-slice-{i}='{_attr(label)}' data-sort-slice{i}='{_attr(label)}'"
-                  for i, (_, label) in enumerate(query.slices)]
-        cells = [f"<td class='num'>{rank}</td>", f"<td>{h(query.query)}</td>"]
-        cells += [f"<td>{h(label)}</td>" for _, label in query.slices]
-        for m, values, deltas, changes in zip(node.measures, query.values, query.deltas, query.changes):
-            key = _key(m.metric)
-            scored = any(v == v for v in values)
-            attrs.append(f"data-scored-{_attr(key)}='{1 if scored else 0}' "
-                         f"data-change-{_attr(key)}='{_attr(' '.join(c for c in changes if c))}'")
-            for r, value in enumerate(values):
-                attrs.append(f"data-sort-v-{_attr(key)}-{r}='{'' if value != value else repr(value)}'")
-                cells.append(f"<td class='num' data-measure='{_attr(key)}'>{plain(value)}</td>")
-            for r, (delta, change) in enumerate(zip(deltas, changes), start=1):
-                attrs.append(f"data-sort-d-{_attr(key)}-{r}='{'' if delta != delta else repr(delta)}'")
-                cells.append(f"<td class='num {_attr(change)}' data-measure='{_attr(key)}'>{signed(delta)}</td>")
-        regressed = any("worse" in changes for changes in query.changes)
-        bodies.append(f"<tbody {' '.join(attrs)}><tr class='query{' regressed' if regressed else ''}' "
-                      f"aria-expanded='false' title='open to see every run&#39;s rows'>{''.join(cells)}</tr>"
-                      f"<tr class='drill' hidden><td colspan='{width}'>{_drill(model, query)}</td></tr></tbody>")
-    return (f"<div class='evalframe-grid' id='evalframe-grid-{position}'><h3>Queries of {hi(node.node)}</h3>"
-            f"<p class='muted'>All {len(node.queries)} queries, worst change of {hi(node.order_metric)} first; "
-            f"click a column to sort, a query to open every run's {'answers' if node.answer_node else 'documents'} with "
-            f"their gold matches.</p><div class='controls'>{''.join(controls)}</div>"
-            f"<table class='grid'><thead><tr>{''.join(head)}</tr></thead>{''.join(bodies)}</table></div>")
+def _packed(payload: dict) -> str:
+    """``payload`` as JSON, gzip-compressed, base64: text that cannot close the script element holding it."""
+    text = json.dumps(_visible_strings(payload), separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    return base64.b64encode(gzip.compress(text.encode("utf-8"), compresslevel=3, mtime=0)).decode("ascii")
+
+
+def _fit_texts(detail: dict, budget: int) -> int:
+    """Cut the DETAIL PAYLOAD's texts (answers, gold answers and documents, passages) in place to the largest length
+    that keeps their distinct characters within ``budget``; the lengths kept say what each text holds in all.
+    Strings that are also ids, queries or meta are never cut. Returns the length the texts were cut to."""
+    def refs(*columns: list) -> np.ndarray:
+        joined = np.concatenate([np.asarray(c, dtype=np.int64) for c in columns if len(c)] or [np.zeros(0, np.int64)])
+        return np.unique(joined[joined >= 0])
+
+    runs = detail["runs"]
+    texts = refs(detail["gold_answers"]["text"], detail["gold_documents"]["text"],
+                 *(run["answers"]["text"] for run in runs), *(run["documents"]["text"] for run in runs))
+    kept = refs(detail["id"], detail["query"], detail["gold_documents"]["id"], *detail["meta"]["values"],
+                *(run["documents"]["id"] for run in runs), *(run["answers"]["document_ids"]["id"] for run in runs))
+    texts = np.setdiff1d(texts, kept, assume_unique=True)
+    strings = detail["strings"]
+    lengths = np.fromiter((len(strings[k]) for k in texts), dtype=np.int64, count=len(texts))
+    longest = int(lengths.max()) if len(lengths) else 0
+    if int(lengths.sum()) <= budget:
+        return longest
+    low, high = 0, longest  # the largest cut whose total fits: sum(min(length, cut)) grows with the cut
+    while low < high:
+        middle = (low + high + 1) // 2
+        low, high = (middle, high) if int(np.minimum(lengths, middle).sum()) <= budget else (low, middle - 1)
+    for k in texts[lengths > low].tolist():
+        strings[k] = strings[k][:low]
+    detail["characters"] = low
+    return low
+
+
+def _grid_box(model: ComparisonModel, node: ComparedNode, position: int, large: bool, characters: int) -> str:
+    kind = "answers" if node.answer_node else "retrieved passages"
+    cut = (f"the drill-down's texts are left out of this page (past {PAGE_LIMIT:,} queries x runs)" if large else
+           f"the page holds each text's first {characters} characters")
+    return (f"<div class='evalframe-grid' id='evalframe-grid-{position}' data-grid='{position}'>"
+            f"<h3>Queries of {hi(node.node)}</h3>"
+            f"<p class='muted'>Worst change of {hi(node.order_metric)} first; choose a measure to sort by its worst "
+            f"change, click a column to sort, a query to open its gold and every run's {kind} ({h(cut)}).</p>"
+            "<div class='ef-mount'><noscript>The per-query grid needs JavaScript.</noscript></div></div>")
 
 
 def _delta_cells(deltas: Sequence[RunDelta]) -> str:
@@ -302,14 +269,36 @@ def _delta_cells(deltas: Sequence[RunDelta]) -> str:
 
 
 def render_comparison(model: ComparisonModel) -> str:
-    """The comparative report as one self-contained HTML page (inline CSS and script, no network)."""
+    """The comparative report as one self-contained HTML page: the summary tables, and per node a grid drawn by the
+    package's ``assets/grid.js`` from the comparison's columns (:func:`evalframe.report.viewer_data.viewer_payload`),
+    inline as gzip-compressed base64 JSON; texts cut to :data:`PAGE_CHARACTERS` and to the page's
+    :data:`TEXT_BUDGET`; past :data:`PAGE_LIMIT` queries x runs no drill-down texts and a line naming
+    ``evalframe serve``. No network.
+
+    Examples
+    --------
+    >>> from evalframe import load_demo_result
+    >>> from evalframe.report.model import build_comparison_model
+    >>> demo = load_demo_result()
+    >>> page = render_comparison(build_comparison_model({"a": demo, "b": demo}, metrics=["mrr"], rounds=10))
+    >>> page.count("id='evalframe-grid'"), page.count("<div class='evalframe-grid'")  # the data once, a grid per node
+    (1, 1)
+    """
     names = model.names
+    large = len(model.detail) * len(names) > PAGE_LIMIT
+    grid, detail = viewer_payload(model, characters=0 if large else PAGE_CHARACTERS)
+    characters = 0 if large else _fit_texts(detail, TEXT_BUDGET)
     page = [f"<h1>Comparative report</h1><p class='muted'>evalframe {h(model.version)}; runs: "
             f"{', '.join(map(hi, names))} (baseline {hi(names[0])}); "
             f"<code>document_scope={h(repr(model.document_scope))}</code>, "
             f"<code>answer_scope={h(repr(model.answer_scope))}</code></p>",
             f"<p class='muted'>{h(significance_note(model))}</p>",
             *(f"<p class='includes'>{h(line)}</p>" for line in model.includes)]
+    if large:
+        page.append(f"<p class='serve'>{len(model.detail):,} queries x {len(names)} runs: past {PAGE_LIMIT:,} this page "
+                    "holds the grid and every value but leaves the drill-down's gold, answers and passages out; "
+                    "<code>evalframe serve RUN...</code> is the better tool (every text whole, the grid paged on the "
+                    "server).</p>")
     for position, node in enumerate(model.nodes):
         deltas = node.measures[0].deltas
         page.append(f"<h2>{h(node.node)}</h2><table class='summary'><tr><th>metric</th>"
@@ -336,10 +325,19 @@ def render_comparison(model: ComparisonModel) -> str:
                      + "".join(f"<td class='num'>{plain(v)}</td>" for v in sv.values) + _delta_cells(sv.deltas)
                      + "</tr>" for sv in node.slices]
             page.append("</table>")
-        page.append(_grid(model, node, position))
+        page.append(_grid_box(model, node, position, large, characters))
     page += [f"<p class='flag'>{h(note.category.__name__)}: {h(note.message)}</p>"
              for note in model.notes]
-    return ("<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>evalframe comparative report</title>"
-            f"<style>{_CSS}{_COMPARISON_CSS}</style></head><body><div class='evalframe-report evalframe-compare'>"
-            f"{''.join(page)}</div><script>{_COMPARISON_JS}</script></body></html>")
+    return _page("".join(page), grid, None if large else detail)
 
+
+def _page(body: str, grid: dict, detail: dict | None) -> str:
+    """The page: ``body`` (escaped HTML), the payloads packed in non-executable script elements (no detail: a
+    drill-down of the values alone), the constant assets."""
+    return ("<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>evalframe comparative report</title>"
+            f"<style>{_CSS}{_PAGE_CSS}{asset('grid.css')}</style></head><body>"
+            f"<div class='evalframe-report evalframe-compare'>{body}</div>"
+            f"<script type='application/octet-stream' id='evalframe-grid'>{_packed(grid)}</script>"
+            + (f"<script type='application/octet-stream' id='evalframe-detail'>{_packed(detail)}</script>"
+               if detail is not None else "") +
+            f"<script>{asset('grid.js')}</script><script>{asset('page.js')}</script></body></html>")

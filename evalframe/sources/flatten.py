@@ -23,7 +23,7 @@ from .._validation import check_build_options, did_you_mean, short_repr
 from ..columns import COLUMN_ORDER, LIST_COLUMNS
 from ..errors import EvalframeError, InvalidParameterError, warn
 from ..options import MatchingOptions
-from .matching import context_similarities, exact_match, f1
+from .matching import AnswerMatcher, context_similarities
 from .sas import resolve_sas_model
 from ..schema import Answer, Document, Label, MultiLabel, Span, TableCell, offset_to_dict
 
@@ -221,6 +221,19 @@ def idless_positions(items: Sequence[Any]) -> list[int]:
     return [j for j, item in enumerate(items) if isinstance(item, Mapping) and item.get("id") in (None, "")]
 
 
+def _plain_document(item: Any) -> bool:
+    """Whether :func:`as_document` gives ``item`` back as it is (a Document)."""
+    return isinstance(item, Document)
+
+
+def _plain_answer(item: Any) -> bool:
+    """Whether :func:`as_answer` gives ``item`` back as it is: an Answer with a text, its ``document_ids`` a list (or
+    None) and no offsets (offsets are checked there)."""
+    return (isinstance(item, Answer) and isinstance(item.answer, str) and item.offsets_in_document is None
+            and item.offsets_in_context is None
+            and (item.document_ids is None or isinstance(item.document_ids, (list, tuple))))
+
+
 def _validate_outputs(node_outputs: Any, n_labels: int, idless: IdlessDocuments | None = None,
                       names: EntryNames = NUMBERED) -> dict[str, dict[str, list[list[Any]]]]:
     if not isinstance(node_outputs, Mapping):
@@ -255,12 +268,16 @@ def _validate_outputs(node_outputs: Any, n_labels: int, idless: IdlessDocuments 
             convert = as_answer if key.startswith("answers") else as_document
             kind = "answer" if key.startswith("answers") else "document"
             lists = []
+            ready = _plain_document if kind == "document" else _plain_answer
             for index, items in enumerate(per_query):
                 if not isinstance(items, (list, tuple)):
                     raise EvalframeError(
                         f"node {node!r}, {key!r}, {names.query(index)}: expected a list of {kind}s; got "
                         f"{type(items).__name__}."
                     )
+                if all(map(ready, items)):  # what convert gives back as it is, without naming each item
+                    lists.append(list(items))
+                    continue
                 lists.append([convert(item, f"node {node!r}, {key!r}, {names.query(index)}, {kind} {j}")
                               for j, item in enumerate(items)])
                 if idless is not None and kind == "document":
@@ -273,27 +290,21 @@ def _validate_outputs(node_outputs: Any, n_labels: int, idless: IdlessDocuments 
 # ------------------------------------------------------------------------------------ building
 @dataclass
 class _Rows:
-    """Column-wise rows of one type (answers or documents) of one node."""
+    """Column-wise rows of one type (answers or documents) of one node, one output (a block) of all queries at a time.
+
+    A column that a later block brings (``prompt``, ``meta``) is None on the rows before; ``keys`` counts the outputs
+    added, whose rows are then put in (query, output, rank) order when the frame is made.
+    """
 
     columns: dict[str, list[Any]] = field(default_factory=dict)
-    order: list[tuple[int, int, int]] = field(default_factory=list)  # (query position, block, rank)
-    blocks: list[tuple[int, int]] = field(default_factory=list)  # (first row, rows) of each extend: one ranked list
+    position: list[np.ndarray] = field(default_factory=list)  # per block, each row's query position
+    block: list[np.ndarray] = field(default_factory=list)
+    rank: list[np.ndarray] = field(default_factory=list)
+    rows: int = 0
 
-    def add(self, order: tuple[int, int, int], **values: Any) -> None:
-        n = len(self.order)
-        for name, value in values.items():
-            column = self.columns.get(name)
-            if column is None:  # a column that appears late (e.g. prompt) is None for earlier rows
-                column = self.columns[name] = [None] * n
-            column.append(value)
-        for column in self.columns.values():
-            if len(column) == n:
-                column.append(None)
-        self.order.append(order)
-
-    def extend(self, order: list[tuple[int, int, int]], columns: dict[str, list[Any]]) -> None:
-        """Add the rows of one ranked list at once, each column a list with one value per row."""
-        n, added = len(self.order), len(order)
+    def extend(self, position: np.ndarray, block: int, rank: np.ndarray, columns: dict[str, list[Any]]) -> None:
+        """Add the rows of one output of every query, each column a list with one value per row."""
+        n, added = self.rows, len(position)
         for name, values in columns.items():
             column = self.columns.get(name)
             if column is None:
@@ -302,8 +313,10 @@ class _Rows:
         for column in self.columns.values():
             if len(column) == n:
                 column.extend([None] * added)
-        self.order.extend(order)
-        self.blocks.append((n, added))
+        self.position.append(position)
+        self.block.append(np.full(added, block, dtype=np.int64))
+        self.rank.append(rank)
+        self.rows += added
 
 
 @dataclass
@@ -312,6 +325,7 @@ class _Pairs:
 
     similarity: list[tuple[str, str]] = field(default_factory=list)
     sas: list[tuple[str, str]] = field(default_factory=list)
+    answers: AnswerMatcher = field(default_factory=AnswerMatcher)  # exact_match / f1, each text normalised once
 
 
 def _scoped(values: list[float], similarities: list[float], id_matches: list[float],
@@ -407,95 +421,166 @@ def _offsets(offsets: Any) -> Any:
     return [offset_to_dict(o) if not isinstance(o, dict) else o for o in offsets]
 
 
-def _answer_rows(rows: _Rows, pairs: _Pairs, q: _Query, answers: list[Answer], *, node: str, block: int,
-                 custom_field: str | None, with_sas: bool) -> None:
-    ml = q.label
-    if not answers:  # a query must not disappear from the frame
-        answers = [Answer(answer="", offsets_in_document=[Span(0, 0)], offsets_in_context=[Span(0, 0)])]
-    generative = any(a.type == "generative" for a in answers)
-    gold_answers = ml.answers
-    for rank, answer in enumerate(answers, start=1):
+def _query_columns(queries: list[_Query], sizes: np.ndarray, node: str, block: int) -> dict[str, list[Any]]:
+    """The columns every row of a query has (Haystack 1.x's), repeated over each query's ``sizes`` rows."""
+    def repeated(values: list[Any]) -> list[Any]:
+        return [value for value, size in zip(values, sizes.tolist()) for _ in range(size)]
+
+    total = int(sizes.sum())
+    columns: dict[str, list[Any]] = {
+        "type": ["answer" if block < 2 else "document"] * total,
+        "node": [node] * total,
+        "multilabel_id": repeated([q.label.id for q in queries]),
+        "query": repeated([q.label.query for q in queries]),
+        "filters": repeated([q.filters for q in queries]),
+        "eval_mode": ["isolated" if block % 2 else "integrated"] * total,
+    }
+    if any(q.meta is not None for q in queries):  # the column exists once some query has meta (None on the others')
+        columns["meta"] = repeated([q.meta for q in queries])
+    return columns
+
+
+def _ranks(sizes: np.ndarray) -> np.ndarray:
+    """1, 2, ... within each of the consecutive groups of ``sizes`` rows."""
+    total = int(sizes.sum())
+    starts = np.repeat(np.cumsum(sizes) - sizes, sizes)
+    return np.arange(1, total + 1, dtype=np.int64) - starts
+
+
+def _answer_block(rows: _Rows, pairs: _Pairs, queries: list[_Query], lists: list[list[Answer]], *, node: str,
+                  block: int, custom_field: str | None, with_sas: bool) -> None:
+    """The answer rows of one output (``answers`` or ``answers_isolated``) of every query, column by column."""
+    blank = None
+    given = []
+    for answers in lists:
+        if not answers:  # a query must not disappear from the frame
+            if blank is None:
+                blank = [Answer(answer="", offsets_in_document=[Span(0, 0)], offsets_in_context=[Span(0, 0)])]
+            answers = blank
+        given.append(answers)
+    sizes = np.fromiter(map(len, given), dtype=np.int64, count=len(given))
+    flat = [answer for answers in given for answer in answers]
+    owner = [q for q, answers in zip(queries, given) for _ in answers]
+    generative = [any(a.type == "generative" for a in answers) for answers in given]
+    similarity = pairs.similarity
+    spans = []
+    for q, answer in zip(owner, flat):
         context = answer.context
         candidate = str(context) if context is not None else ""
-        start = len(pairs.similarity)
-        pairs.similarity.extend((str(gold), candidate) for gold in ml.contexts)
-        if custom_field is None:
-            ids = answer.document_ids or []
-            id_match = [1.0 if gold in ids else 0.0 for gold in ml.document_ids]
-        else:
-            custom_ids = [meta.get(custom_field, "") for meta in (answer.meta or {}).get("doc_metas", [answer.meta])]
-            id_match = [1.0 if gold in custom_ids else 0.0 for gold in q.gold_custom_ids]
-        values: dict[str, Any] = {
-            "answer": answer.answer,
-            "document_ids": answer.document_ids,
-            "offsets_in_document": _offsets(answer.offsets_in_document),
-            "offsets_in_context": _offsets(answer.offsets_in_context),
-            "context": context,
-            "rank": rank,
-            "gold_answers": gold_answers,
-            "gold_offsets_in_documents": ml.offsets_in_documents,
-            "gold_offsets_in_contexts": ml.offsets_in_contexts,
-            "gold_document_ids": ml.document_ids,
-            "gold_contexts": ml.contexts,
-            "gold_answers_exact_match": [exact_match(gold, answer.answer) for gold in gold_answers],
-            "gold_answers_f1": [f1(gold, answer.answer) for gold in gold_answers],
-            "gold_contexts_similarity": (start, len(pairs.similarity)),  # filled after batch scoring
-            "gold_documents_id_match": id_match,
-        }
-        if generative:
-            values["prompt"] = (answer.meta or {}).get("prompt")
-        if custom_field is not None:
-            values["gold_custom_document_ids"] = q.gold_custom_ids
-            values["custom_document_ids"] = custom_ids
-        if with_sas:
-            sas_start = len(pairs.sas)
-            pairs.sas.extend((answer.answer, gold) for gold in gold_answers)
-            values["gold_answers_sas"] = (sas_start, len(pairs.sas))
-        rows.add((q.position, block, rank), **values, **_general(node, q, block))
-
-
-def _document_rows(rows: _Rows, pairs: _Pairs, q: _Query, documents: list[Document], *, node: str, block: int,
-                   custom_field: str | None, keep_scores: bool = False) -> None:
-    """The rows of one ranked document list, column by column (one list per column, not one dict per document)."""
-    ml = q.label
-    if not documents:
-        documents = [Document(content="", id="")]
-    if keep_scores:
-        for j, document in enumerate(documents):
-            _check_score(document.score, f"node {node!r}, {OUTPUT_KEYS[block]!r}, {q.name}, document {j}")
-    n = len(documents)
-    contents = [document.content for document in documents]
-    texts = [content if isinstance(content, str) else str(content) for content in contents]
-    gold_contexts = ml.contexts
-    width = len(gold_contexts)
-    start = len(pairs.similarity)
-    pairs.similarity.extend([(gold, text) for text in texts for gold in gold_contexts])
-    ids = [document.id for document in documents]
+        start = len(similarity)
+        similarity.extend((str(gold), candidate) for gold in q.label.contexts)
+        spans.append((start, len(similarity)))
+    matched = [pairs.answers.scores(q.label.answers, answer.answer) for q, answer in zip(owner, flat)]
     if custom_field is None:
-        keys, gold_keys = ids, ml.document_ids
+        id_match = []
+        for q, answer in zip(owner, flat):
+            ids = answer.document_ids or []
+            id_match.append([1.0 if gold in ids else 0.0 for gold in q.label.document_ids])
     else:
-        keys = [document.meta.get(custom_field, "") for document in documents]
-        gold_keys = q.gold_custom_ids
-    gold_answers = ml.answers
-    general = _general(node, q, block)
+        custom = [[meta.get(custom_field, "") for meta in (answer.meta or {}).get("doc_metas", [answer.meta])]
+                  for answer in flat]
+        id_match = [[1.0 if gold in ids else 0.0 for gold in q.gold_custom_ids] for q, ids in zip(owner, custom)]
+    columns: dict[str, list[Any]] = {
+        "answer": [answer.answer for answer in flat],
+        "document_ids": [answer.document_ids for answer in flat],
+        "offsets_in_document": [_offsets(answer.offsets_in_document) for answer in flat],
+        "offsets_in_context": [_offsets(answer.offsets_in_context) for answer in flat],
+        "context": [answer.context for answer in flat],
+        "rank": [],  # set below (its place among the columns kept)
+        "gold_answers": [q.label.answers for q in owner],
+        "gold_offsets_in_documents": [q.label.offsets_in_documents for q in owner],
+        "gold_offsets_in_contexts": [q.label.offsets_in_contexts for q in owner],
+        "gold_document_ids": [q.label.document_ids for q in owner],
+        "gold_contexts": [q.label.contexts for q in owner],
+        "gold_answers_exact_match": [exact for exact, _ in matched],
+        "gold_answers_f1": [overlap for _, overlap in matched],
+        "gold_contexts_similarity": spans,  # filled after batch scoring
+        "gold_documents_id_match": id_match,
+    }
+    rank = _ranks(sizes)
+    columns["rank"] = rank.tolist()
+    if any(generative):  # the column exists once some query's answers are generative (None on the others')
+        columns["prompt"] = [(answer.meta or {}).get("prompt") if g else None
+                             for answer, g in zip(flat, (g for g, size in zip(generative, sizes.tolist())
+                                                         for _ in range(size)))]
+    if custom_field is not None:
+        columns["gold_custom_document_ids"] = [q.gold_custom_ids for q in owner]
+        columns["custom_document_ids"] = custom
+    if with_sas:
+        sas_spans = []
+        for q, answer in zip(owner, flat):
+            sas_start = len(pairs.sas)
+            pairs.sas.extend((answer.answer, gold) for gold in q.label.answers)
+            sas_spans.append((sas_start, len(pairs.sas)))
+        columns["gold_answers_sas"] = sas_spans
+    columns.update(_query_columns(queries, sizes, node, block))
+    position = np.repeat(np.fromiter((q.position for q in queries), dtype=np.int64, count=len(queries)), sizes)
+    rows.extend(position, block, rank, columns)
+
+
+def _document_block(rows: _Rows, pairs: _Pairs, queries: list[_Query], lists: list[list[Document]], *, node: str,
+                    block: int, custom_field: str | None, keep_scores: bool = False) -> None:
+    """The document rows of one output (``documents`` or ``documents_isolated``) of every query, column by column."""
+    blank = None
+    given = []
+    for documents in lists:
+        if not documents:
+            if blank is None:
+                blank = [Document(content="", id="")]
+            documents = blank
+        given.append(documents)
+    sizes = np.fromiter(map(len, given), dtype=np.int64, count=len(given))
+    flat = [document for documents in given for document in documents]
+    owner = [i for i, documents in enumerate(given) for _ in documents]
+    gold_ids = [q.label.document_ids for q in queries]
+    gold_contexts = [q.label.contexts for q in queries]
+    gold_answers = [q.label.answers for q in queries]
+    contents = [document.content for document in flat]
+    texts = [content if isinstance(content, str) else str(content) for content in contents]
+    similarity = pairs.similarity
+    spans = []
+    for i, text in zip(owner, texts):
+        start = len(similarity)
+        similarity.extend([(gold, text) for gold in gold_contexts[i]])
+        spans.append((start, len(similarity)))
+    ids = [document.id for document in flat]
+    if custom_field is None:
+        keys, gold_keys = ids, [gold_ids[i] for i in owner]
+    else:
+        keys = [document.meta.get(custom_field, "") for document in flat]
+        gold_keys = [queries[i].gold_custom_ids for i in owner]
+    rank = _ranks(sizes)
     columns: dict[str, list[Any]] = {
         "context": contents,
         "document_id": ids,
-        "gold_document_ids": [ml.document_ids] * n,
-        "gold_answers": [gold_answers] * n,
-        "gold_contexts": [gold_contexts] * n,
-        "gold_contexts_similarity": [(start + j * width, start + (j + 1) * width) for j in range(n)],
-        "gold_documents_id_match": [[1.0 if key == gold else 0.0 for gold in gold_keys] for key in keys],
-        "gold_answers_match": [[1.0 if gold != "" and gold in text else 0.0 for gold in gold_answers] for text in texts],
-        "rank": list(range(1, n + 1)),
+        "gold_document_ids": [gold_ids[i] for i in owner],
+        "gold_answers": [gold_answers[i] for i in owner],
+        "gold_contexts": [gold_contexts[i] for i in owner],
+        "gold_contexts_similarity": spans,
+        "gold_documents_id_match": [[1.0 if key == gold else 0.0 for gold in golds] for key, golds in zip(keys, gold_keys)],
+        "gold_answers_match": [[1.0 if gold != "" and gold in text else 0.0 for gold in gold_answers[i]]
+                               for i, text in zip(owner, texts)],
+        "rank": rank.tolist(),
     }
     if custom_field is not None:
-        columns["gold_custom_document_ids"] = [q.gold_custom_ids] * n
+        columns["gold_custom_document_ids"] = gold_keys
         columns["custom_document_id"] = keys
     if keep_scores:
-        columns["score"] = [document.score for document in documents]
-    columns.update((name, [value] * n) for name, value in general.items())
-    rows.extend([(q.position, block, rank) for rank in range(1, n + 1)], columns)
+        columns["score"] = [document.score for document in flat]
+    columns.update(_query_columns(queries, sizes, node, block))
+    position = np.repeat(np.fromiter((q.position for q in queries), dtype=np.int64, count=len(queries)), sizes)
+    rows.extend(position, block, rank, columns)
+
+
+def _check_scores(queries: list[_Query], outputs: Mapping[str, Mapping[str, list[list[Any]]]]) -> None:
+    """keep_scores: every Document.score a real number or None, the first bad one named (query, node, output)."""
+    for q in queries:
+        for node, node_output in outputs.items():
+            for block, key in enumerate(OUTPUT_KEYS):
+                if block < 2 or key not in node_output:
+                    continue
+                for j, document in enumerate(node_output[key][q.position]):
+                    _check_score(document.score, f"node {node!r}, {key!r}, {q.name}, document {j}")
 
 
 def _check_score(score: Any, where: str) -> None:
@@ -505,38 +590,79 @@ def _check_score(score: Any, where: str) -> None:
                              f"got {score!r:.60}.")
 
 
-def _general(node: str, q: _Query, block: int) -> dict[str, Any]:
-    general = {
-        "type": "answer" if block < 2 else "document",
-        "node": node,
-        "multilabel_id": q.label.id,
-        "query": q.label.query,
-        "filters": q.filters,
-        "eval_mode": "isolated" if block % 2 else "integrated",
-    }
-    if q.meta is not None:  # the column exists once some query has meta (None on the others' rows)
-        general["meta"] = q.meta
-    return general
-
-
 def _fill(rows: _Rows, column: str, scores: list[float]) -> None:
     cells = rows.columns.get(column)
     if cells is not None:
         rows.columns[column] = [scores[a:b] for a, b in cells]
 
 
+def _by_widths(*columns: list[list[Any]]) -> list[tuple[np.ndarray, list[np.ndarray]]]:
+    """The rows grouped by the lengths of their lists in ``columns`` (one list per row in each): per group, its row
+    numbers and each column's lists of those rows as one float64 array (rows x length)."""
+    n = len(columns[0])
+    widths = np.column_stack([np.fromiter(map(len, column), dtype=np.int64, count=n) for column in columns]) \
+        if n else np.zeros((0, len(columns)), dtype=np.int64)
+    if not n:
+        return []
+    distinct, group = np.unique(widths, axis=0, return_inverse=True)
+    group = group.reshape(-1)
+    order = np.argsort(group, kind="stable")
+    bounds = np.searchsorted(group[order], np.arange(len(distinct) + 1))
+    out = []
+    for g in range(len(distinct)):
+        rows = order[bounds[g]:bounds[g + 1]]
+        picked = rows.tolist()
+        arrays = []
+        for column, width in zip(columns, distinct[g].tolist()):
+            values = [column[i] for i in picked]
+            arrays.append(np.array(values, dtype=np.float64).reshape(len(picked), width))
+        out.append((rows, arrays))
+    return out
+
+
+def _masked_max(values: np.ndarray, keep: np.ndarray) -> np.ndarray:
+    """Per row, the largest of ``values`` where ``keep`` (0.0 where none is kept), as ``max([...], default=0.0)``."""
+    if values.shape[1] == 0:
+        return np.zeros(len(values))
+    best = np.where(keep, values, -np.inf).max(axis=1)
+    return np.where(keep.any(axis=1), best, 0.0)
+
+
 def _derive_answer_columns(rows: _Rows, threshold: float, with_sas: bool) -> None:
+    """The best value per answer row of each metric, overall and in the three scopes (:func:`_scoped`'s rule: each
+    list with its sentinel, ``0.0`` / ``100`` / ``1.0``, paired by position as ``zip`` pairs them)."""
     c = rows.columns
     metrics = [("exact_match", "gold_answers_exact_match"), ("f1", "gold_answers_f1")]
     if with_sas:
         metrics.append(("sas", "gold_answers_sas"))
+    n = rows.rows
     for metric, per_gold in metrics:
-        c[metric] = [max(values + [0.0]) for values in c[per_gold]]
-        scoped = [_scoped(values, sims, ids, threshold)
-                  for values, sims, ids in zip(c[per_gold], c["gold_contexts_similarity"], c["gold_documents_id_match"])]
-        c[f"{metric}_context_scope"] = [s[0] for s in scoped]
-        c[f"{metric}_document_id_scope"] = [s[1] for s in scoped]
-        c[f"{metric}_document_id_and_context_scope"] = [s[2] for s in scoped]
+        best, context, document, both = (np.zeros(n) for _ in range(4))
+        groups = _by_widths(c[per_gold], c["gold_contexts_similarity"], c["gold_documents_id_match"])
+        if any(np.isnan(arrays[0]).any() for _, arrays in groups):  # NaN: Python's max, order and all
+            scoped = [_scoped(values, sims, ids, threshold) for values, sims, ids in
+                      zip(c[per_gold], c["gold_contexts_similarity"], c["gold_documents_id_match"])]
+            c[metric] = [max(values + [0.0]) for values in c[per_gold]]
+            c[f"{metric}_context_scope"] = [s[0] for s in scoped]
+            c[f"{metric}_document_id_scope"] = [s[1] for s in scoped]
+            c[f"{metric}_document_id_and_context_scope"] = [s[2] for s in scoped]
+            continue
+        for at, (values, sims, ids) in groups:
+            k = len(at)
+            values = np.column_stack([values, np.zeros(k)])
+            sims = np.column_stack([sims, np.full(k, 100.0)])
+            ids = np.column_stack([ids, np.ones(k)])
+            best[at] = values.max(axis=1)
+            w = min(values.shape[1], sims.shape[1])
+            context[at] = _masked_max(values[:, :w], sims[:, :w] > threshold)
+            w = min(values.shape[1], ids.shape[1])
+            document[at] = _masked_max(values[:, :w], ids[:, :w] == 1.0)
+            w = min(values.shape[1], sims.shape[1], ids.shape[1])
+            both[at] = _masked_max(values[:, :w], (sims[:, :w] > threshold) & (ids[:, :w] == 1.0))
+        c[metric] = best  # type: ignore[assignment]
+        c[f"{metric}_context_scope"] = context  # type: ignore[assignment]
+        c[f"{metric}_document_id_scope"] = document  # type: ignore[assignment]
+        c[f"{metric}_document_id_and_context_scope"] = both  # type: ignore[assignment]
 
 
 def _best_of_both(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -548,17 +674,15 @@ def _best_of_both(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def _derive_document_columns(rows: _Rows, threshold: float) -> None:
-    """The 0/1 match columns of document rows, one ranked list (rows of equal gold list lengths) at a time."""
+    """The 0/1 match columns of document rows, the rows of equal gold list lengths at a time."""
     c = rows.columns
     names = ("gold_id_match", "context_match", "answer_match", "gold_id_or_answer_match", "gold_id_and_answer_match",
              "gold_id_or_context_match", "gold_id_and_context_match", "gold_id_and_context_and_answer_match",
              "context_and_answer_match")
-    parts: dict[str, list[np.ndarray]] = {name: [] for name in names}
-    for first, n in rows.blocks:
-        end = first + n
-        ids = np.array(c["gold_documents_id_match"][first:end], dtype=np.float64).reshape(n, -1)
-        sims = np.array(c["gold_contexts_similarity"][first:end], dtype=np.float64).reshape(n, -1)
-        answers = np.array(c["gold_answers_match"][first:end], dtype=np.float64).reshape(n, -1)
+    out = {name: np.zeros(rows.rows) for name in names}
+    for at, (ids, sims, answers) in _by_widths(c["gold_documents_id_match"], c["gold_contexts_similarity"],
+                                               c["gold_answers_match"]):
+        n = len(at)
         ctx = (sims > threshold).astype(np.float64)
         gold_id = ids.max(axis=1, initial=0.0)
         answer = answers.max(axis=1, initial=0.0)
@@ -573,12 +697,13 @@ def _derive_document_columns(rows: _Rows, threshold: float) -> None:
         for name, values in zip(names, (gold_id, context, answer, np.maximum(gold_id, answer),
                                         _best_of_both(ids, answers), np.maximum(gold_id, context),
                                         _best_of_both(ids, ctx), id_context_answer, context_and_answer)):
-            parts[name].append(values)
+            out[name][at] = values
     for name in names:
-        c[name] = np.concatenate(parts[name]) if parts[name] else np.zeros(0)  # type: ignore[assignment]
+        c[name] = out[name]  # type: ignore[assignment]
 
 
-def _frame(rows: _Rows) -> pd.DataFrame:
+def _frame(rows: _Rows) -> tuple[pd.DataFrame, np.ndarray]:
+    """The rows' frame, and each row's sort key (query position, output, rank) as one structured array."""
     columns = {}
     for name, values in rows.columns.items():
         if name == "rank":
@@ -588,9 +713,8 @@ def _frame(rows: _Rows) -> pd.DataFrame:
         else:
             columns[name] = pd.Series(values, dtype=object)
     frame = pd.DataFrame(columns)
-    frame["__order"] = rows.order
-    frame["__query"] = np.fromiter((order[0] for order in rows.order), dtype=np.int64, count=len(rows.order))
-    return frame
+    position, block, rank = (np.concatenate(parts) for parts in (rows.position, rows.block, rows.rank))
+    return frame, np.column_stack([position, block, rank])
 
 
 def numbered_per_query(query: np.ndarray) -> np.ndarray:
@@ -664,7 +788,11 @@ def entry_scores(labels: Sequence[Any]) -> dict[str, dict[str, list[float | None
         found = getattr(item, "scores", None) if isinstance(item, MultiLabel) else None
         for node, named in (found or {}).items():
             for name, value in named.items():
-                out.setdefault(node, {}).setdefault(name, [None] * len(labels))[i] = value
+                named_values = out.setdefault(node, {})
+                column = named_values.get(name)
+                if column is None:  # (not setdefault: its default, a list of n, would be made for every value: n^2)
+                    column = named_values[name] = [None] * len(labels)
+                column[i] = value
     return out
 
 
@@ -729,40 +857,50 @@ def flatten(
 
     pairs = _Pairs()
     built: dict[str, tuple[_Rows, _Rows]] = {}
-    for q in _progress.bar(queries, show=show, desc="building frames", unit="query"):
-        if q is None:
-            continue
-        for node, node_output in outputs.items():
-            answer_rows, document_rows = built.setdefault(node, (_Rows(), _Rows()))
-            for block, key in enumerate(OUTPUT_KEYS):
-                if key not in node_output:
-                    continue
-                items = node_output[key][q.position]
-                if block < 2:
-                    _answer_rows(answer_rows, pairs, q, items, node=node, block=block,
-                                 custom_field=custom_document_id_field, with_sas=sas is not None)
-                else:
-                    _document_rows(document_rows, pairs, q, items, node=node, block=block,
-                                   custom_field=custom_document_id_field, keep_scores=bool(keep_scores))
+    kept = [q for q in queries if q is not None]
+    if keep_scores:  # in the order the rows were once built (query, node, output): the first bad score is named
+        _check_scores(kept, outputs)
+    steps = _progress.Steps(show=show, desc="building frames", total=len(queries), unit="query")
+    try:
+        if kept:
+            for node, node_output in outputs.items():
+                answer_rows, document_rows = built.setdefault(node, (_Rows(), _Rows()))
+                for block, key in enumerate(OUTPUT_KEYS):
+                    if key not in node_output:
+                        continue
+                    lists = [node_output[key][q.position] for q in kept]
+                    if block < 2:
+                        _answer_block(answer_rows, pairs, kept, lists, node=node, block=block,
+                                      custom_field=custom_document_id_field, with_sas=sas is not None)
+                    else:
+                        _document_block(document_rows, pairs, kept, lists, node=node, block=block,
+                                        custom_field=custom_document_id_field, keep_scores=bool(keep_scores))
+        steps.update(len(queries))
+    finally:
+        steps.close()
 
     similarity = _similarities(pairs.similarity, matching, show=show)
     sas_scores = sas(pairs.sas) if sas is not None and pairs.sas else []
     frames = {}
     for node, (answer_rows, document_rows) in built.items():
         parts = []
-        if answer_rows.order:
+        if answer_rows.rows:
             _fill(answer_rows, "gold_contexts_similarity", similarity)
             _fill(answer_rows, "gold_answers_sas", sas_scores)
             _derive_answer_columns(answer_rows, matching.context_matching_threshold, sas is not None)
             parts.append(_frame(answer_rows))
-        if document_rows.order:
+        if document_rows.rows:
             _fill(document_rows, "gold_contexts_similarity", similarity)
             _derive_document_columns(document_rows, matching.context_matching_threshold)
             parts.append(_frame(document_rows))
         if not parts:
             continue
-        frame = parts[0] if len(parts) == 1 else pd.concat(parts, ignore_index=True).sort_values("__order", kind="stable")
-        frame = frame.drop(columns="__order").reset_index(drop=True)
-        frame["index"] = numbered_per_query(frame.pop("__query").to_numpy())
+        frame = parts[0][0] if len(parts) == 1 else pd.concat([part for part, _ in parts], ignore_index=True)
+        keys = parts[0][1] if len(parts) == 1 else np.concatenate([key for _, key in parts])
+        if len(parts) > 1 or len(answer_rows.position) > 1 or len(document_rows.position) > 1:
+            # rows added output after output: in (query, output, rank) order, as Pipeline.eval gives them
+            order = np.lexsort((keys[:, 2], keys[:, 1], keys[:, 0]))
+            frame, keys = frame.iloc[order].reset_index(drop=True), keys[order]
+        frame["index"] = numbered_per_query(keys[:, 0])
         frames[node] = _ordered(frame)
     return frames

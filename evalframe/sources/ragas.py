@@ -34,7 +34,7 @@ from .assemble import Built
 from .extras import check_score_columns, extra_meta, extra_scores, warn_left_out
 from .foreign import check_apart, score_name, source_name, warn_mended
 from .frame import ColumnMapping, Table, frame_records, id_hint, read_table
-from .records import Record, build
+from .records import Record, build, collection_paused
 
 __all__ = ["RAGAS_COLUMNS", "OLDER_NAMES", "read_ragas", "ragas_mapping", "ragas_score_name"]
 
@@ -275,6 +275,7 @@ def with_repetitions(table: Table, records: list[Record], repeated: Mapping[str,
             for i, record in enumerate(records)]
 
 
+@collection_paused
 @with_options(MatchingOptions)
 def read_ragas(
     dataset_or_path: Any,

@@ -11,12 +11,14 @@ is imported).
 
 from __future__ import annotations
 
+import functools
+import gc
 import json
 import math
 import numbers
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -29,7 +31,7 @@ from ..frames.score_values import score_value
 from .assemble import NO_LABEL, Built, assemble
 
 __all__ = ["Retrieved", "Record", "retrieved_of", "build", "RECORD_FIELDS", "NO_GOLD_DOCUMENT", "DUPLICATES",
-           "ON_INVALID", "repeated_documents"]
+           "ON_INVALID", "repeated_documents", "collection_paused"]
 
 
 @dataclass(frozen=True)
@@ -120,6 +122,34 @@ ON_INVALID: tuple[str, ...] = ("raise", "skip")
 #: own names to :func:`build` as ``fields``: ``{"gold_ids": "reference_context_ids", ...}``).
 RECORD_FIELDS: tuple[str, ...] = ("query", "retrieved", "answer", "gold_ids", "gold_contexts", "gold_answers", "meta",
                                   "scores")
+
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def collection_paused(function: _F) -> _F:
+    """``function`` with Python's cyclic garbage collector paused while it runs (and restored as it was): reading a
+    source makes hundreds of thousands of small objects (records, labels, documents, row lists) that hold no cycle,
+    and each collection the allocations set off walks all of them again (a third of the time of a 5,000-sample
+    Ragas file). The wrapper is evalframe's own frame, so a warning still names the user's line.
+
+    Examples
+    --------
+    >>> import gc
+    >>> collection_paused(gc.isenabled)(), gc.isenabled()
+    (False, True)
+    """
+    @functools.wraps(function)
+    def paused(*args: Any, **kwargs: Any) -> Any:
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            return function(*args, **kwargs)
+        finally:
+            if enabled:
+                gc.enable()
+
+    return paused  # type: ignore[return-value]
 
 
 # ------------------------------------------------------------------------------------ one retrieved document
@@ -338,19 +368,36 @@ def _label(record: Record, index: int, i: int, document: Document, answer: str |
                  id=f"record{index}-gold{i}", created_at="1970-01-01 00:00:00")
 
 
-def _documents(record: Record, names: Mapping[str, str]) -> list[Document]:
+def _plain(item: Any) -> bool:
+    """Whether ``item`` is a :class:`Retrieved` whose fields :func:`retrieved_of` would keep as they are (an id and a
+    text that are str or None, not both None; a float score or None; a dict meta or None)."""
+    return (type(item) is Retrieved and (item.id is None or type(item.id) is str)
+            and (item.content is None or type(item.content) is str) and (item.id is not None or item.content is not None)
+            and (item.score is None or type(item.score) is float) and (item.meta is None or type(item.meta) is dict))
+
+
+def _documents(record: Record, names: Mapping[str, str]) -> tuple[list[Document], list[int]]:
+    """The record's retrieved documents, and the positions (from 1) of those given without an id (or with ``""``)."""
     retrieved = record.retrieved
     if retrieved is None:
-        return []
+        return [], []
     if isinstance(retrieved, (str, bytes, Mapping)) or not isinstance(retrieved, Sequence):
         raise EvalframeError(f"{record.where}: {names['retrieved']} must be a list of documents; got "
                              f"{type(retrieved).__name__}.")
     documents = []
+    idless = []
     for j, item in enumerate(retrieved, start=1):
-        doc = retrieved_of(item, f"{record.where}, {names['retrieved']}[{j}]")
+        if type(item) is str:
+            doc = Retrieved(None, item)
+        elif _plain(item):  # what a table's row gives: read as retrieved_of reads it, without the checks it passes
+            doc = item
+        else:
+            doc = retrieved_of(item, f"{record.where}, {names['retrieved']}[{j}]")
+        if doc.id is None or doc.id == "":
+            idless.append(j)
         documents.append(Document(content="" if doc.content is None else doc.content, id=doc.id, score=doc.score,
                                   meta=dict(doc.meta) if doc.meta is not None else None))
-    return documents
+    return documents, idless
 
 
 def _score_values(records: Sequence[Record], names: Mapping[str, str]) -> dict[str, list[Any]]:
@@ -366,22 +413,27 @@ def _score_values(records: Sequence[Record], names: Mapping[str, str]) -> dict[s
         for name, value in record.scores.items():
             if not isinstance(name, str) or not name:
                 raise EvalframeError(f"{record.where}: a score name must be a non-empty string; got {name!r}.")
-            if is_repetitions(value):  # repeated judge runs: a list of the score's values (docs/scores.md)
+            if type(value) is float:  # score_value's value of a float (NaN: no value), without its checks
+                number: Any = value
+            elif is_repetitions(value):  # repeated judge runs: a list of the score's values (docs/scores.md)
                 listed: Sequence[Any] = value  # type: ignore[assignment]
-                number: Any = [score_value(v, where=f"{record.where}: score {name!r}, repetition {j}",
-                                           error=EvalframeError) for j, v in enumerate(listed, start=1)]
+                number = [score_value(v, where=f"{record.where}: score {name!r}, repetition {j}",
+                                      error=EvalframeError) for j, v in enumerate(listed, start=1)]
             else:
                 number = score_value(value, where=f"{record.where}: score {name!r}", error=EvalframeError)
-            columns.setdefault(name, [math.nan] * len(records))[index] = number
+            column = columns.get(name)
+            if column is None:  # (not setdefault: its default, a list of n, would be made for every value: n^2)
+                column = columns[name] = [math.nan] * len(records)
+            column[index] = number
     return columns
 
 
-def _warn_idless(records: Sequence[Record], names: Mapping[str, str]) -> None:
-    """One warning when the gold names documents by id but retrieved documents come without one."""
+def _warn_idless(records: Sequence[Record], names: Mapping[str, str], idless: Sequence[Sequence[int]]) -> None:
+    """One warning when the gold names documents by id but retrieved documents come without one (``idless``: per
+    record, the positions of its retrieved documents without an id)."""
     if not any(record.gold_ids for record in records):
         return
-    missing = [(record.where, j) for record in records for j, doc in enumerate(record.retrieved or (), start=1)
-               if retrieved_of(doc, record.where).id in (None, "")]
+    missing = [(record.where, j) for record, positions in zip(records, idless) for j in positions]
     if missing:
         total = sum(len(record.retrieved or ()) for record in records)
         where, j = missing[0]
@@ -483,6 +535,7 @@ def _without_repeats(records: Sequence[Record], documents: list[list[Document]],
             for i, docs in enumerate(documents)]
 
 
+@collection_paused
 def build(records: Sequence[Record], *, retriever: str = "Retriever", generator: str = "Generator",
           score_node: str | None = None, score_measures: Any = None, sas_model: Any = None,
           progress: bool | None = None, fields: Mapping[str, str] | None = None, duplicates: str = "error",
@@ -592,7 +645,9 @@ def build(records: Sequence[Record], *, retriever: str = "Retriever", generator:
                                     parameter="score_node")
 
     gold = [_gold_labels(record, index, names) for index, record in enumerate(records)]
-    documents = [_documents(record, names) for record in records]
+    read = [_documents(record, names) for record in records]
+    documents = [docs for docs, _ in read]
+    idless = [positions for _, positions in read]
     scores = _score_values(records, names)
     if score_measures:
         unknown = [name for name in score_measures if name not in scores]
@@ -617,10 +672,12 @@ def build(records: Sequence[Record], *, retriever: str = "Retriever", generator:
                                  f"or {names['gold_answers']}); there is nothing to score.")
         kept = [index for index, labels in enumerate(gold) if labels]
         records, gold, documents = [records[i] for i in kept], [gold[i] for i in kept], [documents[i] for i in kept]
+        idless = [idless[i] for i in kept]
         scores = {name: [values[i] for i in kept] for name, values in scores.items()}
-    labels = [MultiLabel(entry, id=record.id) if record.id is not None else entry for entry, record in zip(gold, records)]
+    # built here once (the builder and the scores' attachment take them as they are, not rebuilding them each)
+    labels = [MultiLabel(entry, id=record.id) for entry, record in zip(gold, records)]
     documents = _without_repeats(records, documents, names, duplicates, matching.get("custom_document_id_field"))
-    _warn_idless(records, names)
+    _warn_idless(records, names, idless)
     outputs: dict[str, dict[str, list[list[Any]]]] = {}
     if has_documents:
         outputs[retriever] = {"documents": documents}

@@ -198,8 +198,19 @@ def visit(browser, path: Path) -> dict[str, Any]:
     page.goto(path.as_uri(), wait_until="load")
     page.wait_for_timeout(20)  # an onerror / onload handler runs after its element failed or loaded
     seen["pwned"] = page.evaluate("typeof window.__pwned")
-    seen["text"] = page.evaluate("""() => document.body.textContent + '\\n' + Array.from(document.querySelectorAll('*'))
-        .flatMap(e => Array.from(e.attributes).map(a => a.value)).join('\\n')""")
+    # the comparative page draws its grid from the packed payloads and a query's drill-down when it is opened: every
+    # query of every grid is opened in turn (all measures shown) and the page's text read each time
+    seen["text"] = page.evaluate("""async () => {
+        const read = () => document.body.textContent + '\\n' + Array.from(document.querySelectorAll('*'))
+            .flatMap(e => Array.from(e.attributes).map(a => a.value)).join('\\n');
+        const parts = [];
+        for (const grid of window.evalframePage ? await evalframePage.ready : []) {
+            grid.setView({measure: ''});
+            await grid.ready;
+            for (let p = 0; p < grid.total; p++) { await grid.open(p); parts.push(read()); }
+        }
+        return parts.concat([read()]).join('\\n');
+    }""")
     context.close()
     return seen
 
@@ -262,11 +273,14 @@ def test_a_file_name_with_hostile_text_names_its_run(browser, tmp_path):
 
 
 def test_the_comparison_page_has_no_data_in_its_script(mixed_pages):
-    """The page's one script is the renderer's constant: no user text inside it (a ``</script>`` there would end it)."""
-    from evalframe.report.html import _COMPARISON_JS
+    """The page's executable scripts are the package's constant assets: no user text inside them (a ``</script>``
+    there would end them); the data travels base64-packed in non-executable elements."""
+    from evalframe.report.html import asset
 
     page = mixed_pages[1][0].read_text(encoding="utf-8")
-    assert page.count("<script>") == 1 and page.split("<script>")[1].split("</script>")[0] == _COMPARISON_JS
+    assert re.findall(r"<script>(.*?)</script>", page, flags=re.S) == [asset("grid.js"), asset("page.js")]
+    packed = re.findall(r"<script type='application/octet-stream' id='evalframe-(?:grid|detail)'>([^<]*)</script>", page)
+    assert len(packed) == 2 and all(re.fullmatch(r"[A-Za-z0-9+/=]+", data) for data in packed)
 
 
 def test_markdown_shows_the_tags_as_text(tmp_path):
