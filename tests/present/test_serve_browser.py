@@ -22,6 +22,7 @@ from tests.fixtures import SCRIPTS, load_benchmark
 from tests.report.test_hostile_text import PAYLOADS, _result
 
 sync_api = pytest.importorskip("playwright.sync_api")
+expect = sync_api.expect
 pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
 
@@ -101,9 +102,16 @@ def query_of(page) -> dict[str, list[str]]:
 
 
 def grid_ready(page, rows: int | None = None) -> None:
+    """The grid drawn (with ``rows`` rows): waited for through locators, as the pages' policy runs no string as
+    script (playwright's wait_for_function would)."""
     page.wait_for_selector("#sv-grid .ef-row, #sv-grid .ef-empty")
     if rows is not None:
-        page.wait_for_function(f"document.querySelectorAll('#sv-grid tr.ef-row').length === {rows}")
+        expect(page.locator("#sv-grid tr.ef-row")).to_have_count(rows)
+
+
+def url_says(page, text: str) -> None:
+    """Wait until the page's URL (kept by replaceState) holds ``text``."""
+    page.wait_for_url(lambda url: text in url)
 
 
 def test_the_runs_view_lists_the_store_and_compares_the_runs_checked(tab, server):
@@ -126,7 +134,7 @@ def test_the_comparison_sorts_filters_slices_and_drills_down(tab, server):
     assert SCRIPT in tab.locator(".sv-runs-line").inner_text()  # the hostile run name, as text
     # sort by the query text: the URL says so, and a reload sorts so again
     tab.locator("th[data-key=query] button").click()
-    tab.wait_for_function("location.search.includes('sort=query')")
+    url_says(tab, "sort=query")
     grid_ready(tab, rows=3)
     shown = tab.locator("#sv-grid tr.ef-row td.ef-query").all_inner_texts()
     assert shown == [f"{SCRIPT} 0", f"{SCRIPT} 1", f"{SCRIPT} 2"]
@@ -135,7 +143,7 @@ def test_the_comparison_sorts_filters_slices_and_drills_down(tab, server):
     assert tab.locator("th[data-key=query]").get_attribute("aria-sort") == "ascending"
     # the text filter, case-insensitive
     tab.fill(".ef-search", "SCRIPT> 2".upper())
-    tab.wait_for_function("location.search.includes('text=')")
+    url_says(tab, "text=")
     grid_ready(tab, rows=1)
     assert tab.locator("#sv-grid tr.ef-row td.ef-query").inner_text() == f"{SCRIPT} 2"
     tab.fill(".ef-search", "")
@@ -174,7 +182,7 @@ def test_a_comparison_of_stored_runs_and_the_show_filter(tab, server):
     grid_ready(tab, rows=3)
     assert "keeps each query's values" in tab.locator(".sv-note").first.inner_text()
     tab.select_option("select.ef-show", "better")
-    tab.wait_for_function("location.search.includes('show=better')")
+    url_says(tab, "show=better")
     grid_ready(tab)
     # run B scores each query 0.25 higher on the judge score: all three better
     assert tab.locator(".ef-count").inner_text().startswith("3 of 3")
