@@ -27,13 +27,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._version import __version__
-from .drill import Detail, Grid
 from .wording import detectable_text, significance_note, slice_note
 
 if TYPE_CHECKING:
     from .model import ComparisonModel
 
-__all__ = ["Grid", "Detail", "viewer_payload"]
+__all__ = ["viewer_payload"]
 
 
 def _floats(values: np.ndarray) -> list[Any]:

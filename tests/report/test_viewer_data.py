@@ -35,7 +35,8 @@ from evalframe.errors import InvalidParameterError
 from evalframe.report import json as json_report
 from evalframe.report import markdown, text
 from evalframe.report.model import build_comparison_model
-from evalframe.report.viewer_data import Detail, Grid, viewer_payload
+from evalframe.report.drill import Detail, Grid
+from evalframe.report.viewer_data import viewer_payload
 from evalframe.sources.runs import read_runs
 
 HOSTILE = "</script><img src=x onerror=alert(1)> \u202eevil\u202c \x00nul & <b>"
