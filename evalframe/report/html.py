@@ -239,6 +239,11 @@ def _longest_cut(lengths: np.ndarray, budget: int) -> int:
     return low
 
 
+def _sizes(strings: list[str]) -> np.ndarray:
+    """Each string's length (int64)."""
+    return np.fromiter(map(len, strings), dtype=np.int64, count=len(strings))
+
+
 def _text_refs(detail: dict) -> tuple[np.ndarray, np.ndarray]:
     """The strings (indices) of the DETAIL PAYLOAD's answers (each run's, the gold ones) and of its passages (the
     retrieved and the gold documents' texts), each once; a string that is also an answer counts as an answer, and
@@ -263,11 +268,12 @@ def _cut_texts(detail: dict, answers: int, passages: int,
     drill-down says of each text it holds the start of how long it is in all."""
     strings = detail["strings"]
     gold = detail["gold_answers"]
-    gold["length"] = [len(strings[k]) if k >= 0 else 0 for k in gold["text"]]
+    refer = np.asarray(gold["text"], dtype=np.int64)
+    sizes = _sizes(strings)
+    gold["length"] = np.where(refer >= 0, sizes[np.maximum(refer, 0)] if len(sizes) else 0, 0).tolist()
     for texts, cut in zip(_text_refs(detail) if refs is None else refs, (answers, passages)):
-        for k in texts.tolist():
-            if len(strings[k]) > cut:
-                strings[k] = strings[k][:cut]
+        for k in texts[sizes[texts] > cut].tolist():
+            strings[k] = strings[k][:cut]
 
 
 def _fit_texts(detail: dict, budget: int, *, answers: int = ANSWER_CHARACTERS, passages: int = PAGE_CHARACTERS,
@@ -279,13 +285,9 @@ def _fit_texts(detail: dict, budget: int, *, answers: int = ANSWER_CHARACTERS, p
     that are also ids, queries or meta are never cut; the lengths kept say what each text holds in all. Returns the
     lengths the answers and the passages were cut to, None for a kind kept whole (also ``detail["characters"]``
     and ``detail["passage_characters"]``)."""
-    strings = detail["strings"]
+    sizes = _sizes(detail["strings"])
     answer_refs, passage_refs = _text_refs(detail)
-
-    def lengths(refs: np.ndarray) -> np.ndarray:
-        return np.fromiter((len(strings[k]) for k in refs.tolist()), dtype=np.int64, count=len(refs))
-
-    answer_whole, passage_whole = lengths(answer_refs), lengths(passage_refs)
+    answer_whole, passage_whole = sizes[answer_refs], sizes[passage_refs]
     answer_lengths, passage_lengths = np.minimum(answer_whole, answers), np.minimum(passage_whole, passages)
     if int(answer_lengths.sum()) <= budget:
         answer_cut = answers
