@@ -804,6 +804,14 @@ class ComparisonReportOptions(_Options):
             "differences spread as in these runs), in (max_p, 1).")
     n: int = _option(20, None, flag=None, kind="int",
                      doc="The worst queries the text and Markdown list per node (the HTML grid holds every query).")
+    page_characters: int | None = _option(
+        None, "keep each text's first N characters in the HTML page, whatever its size (0: no texts; default: the "
+        "answers whole up to 1,000 characters, the passages cut to fit a page under 5 MB)", flag="--page-characters",
+        parse=Count("characters of each text the HTML page keeps", minimum=0), metavar="N", kind="int, optional",
+        doc="What the HTML page holds of each text of the drill-down (answers, gold answers, passages): None fits "
+            "them to the page (the answers whole up to 1,000 characters, the passages the longest common length "
+            "that keeps the page under 5 MB: ``docs/compare-report.md#the-page``); N keeps each text's first N "
+            "characters whatever the page's size (0: no texts; ``evalframe serve`` shows every text whole).")
     rounds: int = _like(CompareOptions, "rounds")
     confidence: float = _like(CompareOptions, "confidence")
     seed: int = _like(CompareOptions, "seed")
@@ -821,6 +829,8 @@ class ComparisonReportOptions(_Options):
                                         f"of detecting a change, e.g. 0.8; got {power!r}.", parameter="power")
         set_("power", float(power))
         set_("n", check.check_positive_int(self.n, name="n (worst queries per node)", minimum=1))
+        if self.page_characters is not None:
+            set_("page_characters", check.check_positive_int(self.page_characters, name="page_characters", minimum=0))
         _check_resampling(self)
 
 

@@ -186,7 +186,8 @@ def test_the_comparative_report_signature_is_its_options():
 
     defaults = {f.name: f.default for f in dataclasses.fields(ComparisonReportOptions)}
     assert defaults == {"names": None, "nodes": None, "metrics": None, "by": None, "test": "t-test", "max_p": 0.05,
-                        "power": 0.8, "n": 20, "rounds": 10_000, "confidence": 0.95, "seed": 0}
+                        "power": 0.8, "n": 20, "page_characters": None, "rounds": 10_000, "confidence": 0.95,
+                        "seed": 0}
     metric_defaults = {f.name: f.default for f in dataclasses.fields(MetricOptions)}
     assert _shown(evalframe.compare_report) == {"runs": inspect.Parameter.empty, "storage_options": None, **defaults,
                                                 **metric_defaults}

@@ -416,8 +416,8 @@ def _report_command(report: Command) -> None:
                         help="what is printed: " + ", ".join(f"{name} ({fmt.help})" for name, fmt in FORMATS.items())
                              + "; default text")
     _add_options(report, ReportOptions, only=("n", "node_order", "measures", "ci", "ci_method", "seed", "rounds"))
-    _add_options(report, ComparisonReportOptions, only=("names", "metrics", "by", "test", "max_p", "power"),
-                 prefix="comparison: ")
+    _add_options(report, ComparisonReportOptions,
+                 only=("names", "metrics", "by", "test", "max_p", "power", "page_characters"), prefix="comparison: ")
     _from_option(report, "each RUN")
     _source_options(report, "a file")
     _add_options(report, ReportOptions, only=("document_scope", "answer_scope"))

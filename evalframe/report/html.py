@@ -36,7 +36,8 @@ from .viewer_data import viewer_payload
 if TYPE_CHECKING:
     from .model import ComparedNode, ComparisonModel, ReportModel, RunDelta, Section
 
-__all__ = ["render", "render_comparison", "asset", "DEFINITIONS_ANCHOR", "PAGE_CHARACTERS", "PAGE_LIMIT"]
+__all__ = ["render", "render_comparison", "asset", "DEFINITIONS_ANCHOR", "ANSWER_CHARACTERS", "PAGE_CHARACTERS",
+           "TEXT_BUDGET", "PASSAGE_FLOOR", "PAGE_LIMIT"]
 
 #: The page links to the report's last section (and to each metric's definition there) by these anchors.
 DEFINITIONS_ANCHOR = "evalframe-definitions"
@@ -152,13 +153,21 @@ def _definitions(model: ReportModel) -> str:
             "<p class='muted'>Every value is the mean over the node's queries of the per-query value.</p>")
 
 
-#: The page holds at most this many characters of each text (answers, gold, passages), their whole length kept: the
-#: drill-down says "cut: N characters in all" (``evalframe serve`` shows every text whole).
+#: The page holds at most this many characters of each answer (each run's, the gold ones): what a person needs to
+#: judge a query, kept whole first; their whole length kept, so the drill-down says "cut: N characters in all"
+#: (``evalframe serve`` shows every text whole).
+ANSWER_CHARACTERS = 1_000
+#: ... and at most this many of each passage (a retrieved document's text, a gold document's).
 PAGE_CHARACTERS = 300
-#: ... and fewer when the texts would not fit: each text is cut to the length that keeps the page's texts under this
-#: many characters in all (the distinct texts: a passage several runs retrieved counts once), so that 5,000
-#: questions x 2 runs of Ragas (five passages each) stay a page under 5 MB.
+#: The page's texts stay under this many characters in all (the distinct texts: a passage several runs retrieved
+#: counts once), so that 5,000 questions x 2 runs of Ragas (five passages each) stay a page under 5 MB: the answers
+#: first (each to :data:`ANSWER_CHARACTERS`), the passages share what is left, each cut to the one length that fits.
+#: When the answers alone pass it they are cut to the length that fits and the passages keep
+#: :data:`PASSAGE_FLOOR` characters (the drill-down still shows each passage's id, rank, mark and gold matches).
 TEXT_BUDGET = 4_000_000
+#: What each passage keeps when the answers take the whole :data:`TEXT_BUDGET`: nothing (the drill-down says
+#: "text not in this page (N characters)").
+PASSAGE_FLOOR = 0
 #: Past this many queries x runs the page holds no drill-down texts (the grid and every value stay; the drill-down
 #: shows the query's values) and says that ``evalframe serve`` is the better tool.
 PAGE_LIMIT = 50_000
@@ -217,39 +226,103 @@ def _packed(payload: dict) -> str:
     return base64.b64encode(gzip.compress(text.encode("utf-8"), compresslevel=3, mtime=0)).decode("ascii")
 
 
-def _fit_texts(detail: dict, budget: int) -> int:
-    """Cut the DETAIL PAYLOAD's texts (answers, gold answers and documents, passages) in place to the largest length
-    that keeps their distinct characters within ``budget``; the lengths kept say what each text holds in all.
-    Strings that are also ids, queries or meta are never cut. Returns the length the texts were cut to."""
+def _longest_cut(lengths: np.ndarray, budget: int) -> int:
+    """The largest cut c with ``sum(min(lengths, c)) <= budget`` (water-filling: every text keeps its first c
+    characters, a shorter one whole); the longest length when all fit."""
+    longest = int(lengths.max()) if len(lengths) else 0
+    if int(lengths.sum()) <= budget:
+        return longest
+    low, high = 0, longest  # the total grows with the cut
+    while low < high:
+        middle = (low + high + 1) // 2
+        low, high = (middle, high) if int(np.minimum(lengths, middle).sum()) <= budget else (low, middle - 1)
+    return low
+
+
+def _sizes(strings: list[str]) -> np.ndarray:
+    """Each string's length (int64)."""
+    return np.fromiter(map(len, strings), dtype=np.int64, count=len(strings))
+
+
+def _text_refs(detail: dict) -> tuple[np.ndarray, np.ndarray]:
+    """The strings (indices) of the DETAIL PAYLOAD's answers (each run's, the gold ones) and of its passages (the
+    retrieved and the gold documents' texts), each once; a string that is also an answer counts as an answer, and
+    one that is also an id, a query or a meta value is in neither (never cut)."""
     def refs(*columns: list) -> np.ndarray:
         joined = np.concatenate([np.asarray(c, dtype=np.int64) for c in columns if len(c)] or [np.zeros(0, np.int64)])
         return np.unique(joined[joined >= 0])
 
     runs = detail["runs"]
-    texts = refs(detail["gold_answers"]["text"], detail["gold_documents"]["text"],
-                 *(run["answers"]["text"] for run in runs), *(run["documents"]["text"] for run in runs))
     kept = refs(detail["id"], detail["query"], detail["gold_documents"]["id"], *detail["meta"]["values"],
                 *(run["documents"]["id"] for run in runs), *(run["answers"]["document_ids"]["id"] for run in runs))
-    texts = np.setdiff1d(texts, kept, assume_unique=True)
+    answers = np.setdiff1d(refs(detail["gold_answers"]["text"], *(run["answers"]["text"] for run in runs)), kept,
+                           assume_unique=True)
+    passages = refs(detail["gold_documents"]["text"], *(run["documents"]["text"] for run in runs))
+    return answers, np.setdiff1d(passages, np.union1d(kept, answers), assume_unique=True)
+
+
+def _cut_texts(detail: dict, answers: int, passages: int,
+               refs: tuple[np.ndarray, np.ndarray] | None = None) -> None:
+    """Cut the DETAIL PAYLOAD's answers to ``answers`` characters and its passages to ``passages``, in place; the
+    gold answers get their whole lengths (``gold_answers.length``, as the other texts have theirs), so that the
+    drill-down says of each text it holds the start of how long it is in all."""
     strings = detail["strings"]
-    lengths = np.fromiter((len(strings[k]) for k in texts), dtype=np.int64, count=len(texts))
-    longest = int(lengths.max()) if len(lengths) else 0
-    if int(lengths.sum()) <= budget:
-        return longest
-    low, high = 0, longest  # the largest cut whose total fits: sum(min(length, cut)) grows with the cut
-    while low < high:
-        middle = (low + high + 1) // 2
-        low, high = (middle, high) if int(np.minimum(lengths, middle).sum()) <= budget else (low, middle - 1)
-    for k in texts[lengths > low].tolist():
-        strings[k] = strings[k][:low]
-    detail["characters"] = low
-    return low
+    gold = detail["gold_answers"]
+    refer = np.asarray(gold["text"], dtype=np.int64)
+    sizes = _sizes(strings)
+    gold["length"] = np.where(refer >= 0, sizes[np.maximum(refer, 0)] if len(sizes) else 0, 0).tolist()
+    for texts, cut in zip(_text_refs(detail) if refs is None else refs, (answers, passages)):
+        for k in texts[sizes[texts] > cut].tolist():
+            strings[k] = strings[k][:cut]
 
 
-def _grid_box(model: ComparisonModel, node: ComparedNode, position: int, large: bool, characters: int) -> str:
+def _fit_texts(detail: dict, budget: int, *, answers: int = ANSWER_CHARACTERS, passages: int = PAGE_CHARACTERS,
+               floor: int = PASSAGE_FLOOR) -> tuple[int | None, int | None]:
+    """Cut the DETAIL PAYLOAD's texts in place to fit ``budget`` distinct characters: the answers (each run's, the
+    gold ones) first, each to at most ``answers`` characters; the passages (retrieved and gold documents' texts)
+    share what is left, each to the largest common length that fits, at most ``passages``. When the answers alone
+    pass ``budget`` they are cut to the largest common length that fits it and the passages to ``floor``. Strings
+    that are also ids, queries or meta are never cut; the lengths kept say what each text holds in all. Returns the
+    lengths the answers and the passages were cut to, None for a kind kept whole (also ``detail["characters"]``
+    and ``detail["passage_characters"]``)."""
+    sizes = _sizes(detail["strings"])
+    answer_refs, passage_refs = _text_refs(detail)
+    answer_whole, passage_whole = sizes[answer_refs], sizes[passage_refs]
+    answer_lengths, passage_lengths = np.minimum(answer_whole, answers), np.minimum(passage_whole, passages)
+    if int(answer_lengths.sum()) <= budget:
+        answer_cut = answers
+        passage_cut = _longest_cut(passage_lengths, budget - int(answer_lengths.sum()))
+    else:
+        answer_cut, passage_cut = _longest_cut(answer_lengths, budget), floor
+    _cut_texts(detail, answer_cut, passage_cut, (answer_refs, passage_refs))
+
+    def said(cut: int, whole: np.ndarray) -> int | None:
+        return None if not len(whole) or cut >= int(whole.max()) else cut
+
+    cuts = said(answer_cut, answer_whole), said(passage_cut, passage_whole)
+    detail["characters"], detail["passage_characters"] = cuts
+    return cuts
+
+
+def _cut_sentence(large: bool, cuts: tuple[int | None, int | None], chosen: int | None) -> str:
+    """What the page holds of the drill-down's texts (``cuts``: the answers' and the passages' lengths, None:
+    whole), as the grid's line says it."""
+    if chosen is not None:
+        return (f"page_characters={chosen}: the page holds no text of the drill-down" if chosen == 0 else
+                f"page_characters={chosen}: the page holds each text's first {chosen:,} characters")
+    if large:
+        return f"the drill-down's texts are left out of this page (past {PAGE_LIMIT:,} queries x runs)"
+    answers, passages = cuts
+    if answers is None and passages is None:
+        return "the page holds every text whole"
+    said = "every answer whole" if answers is None else f"each answer's first {answers:,} characters"
+    return ("the page holds " + said + " and "
+            + ("every passage whole" if passages is None else "no passage's text" if passages == 0 else
+               f"each passage's first {passages:,} characters"))
+
+
+def _grid_box(model: ComparisonModel, node: ComparedNode, position: int, cut: str) -> str:
     kind = "answers" if node.answer_node else "retrieved passages"
-    cut = (f"the drill-down's texts are left out of this page (past {PAGE_LIMIT:,} queries x runs)" if large else
-           f"the page holds each text's first {characters} characters")
     return (f"<div class='evalframe-grid' id='evalframe-grid-{position}' data-grid='{position}'>"
             f"<h3>Queries of {hi(node.node)}</h3>"
             f"<p class='muted'>Worst change of {hi(node.order_metric)} first; choose a measure to sort by its worst "
@@ -271,9 +344,11 @@ def _delta_cells(deltas: Sequence[RunDelta]) -> str:
 def render_comparison(model: ComparisonModel) -> str:
     """The comparative report as one self-contained HTML page: the summary tables, and per node a grid drawn by the
     package's ``assets/grid.js`` from the comparison's columns (:func:`evalframe.report.viewer_data.viewer_payload`),
-    inline as gzip-compressed base64 JSON; texts cut to :data:`PAGE_CHARACTERS` and to the page's
-    :data:`TEXT_BUDGET`; past :data:`PAGE_LIMIT` queries x runs no drill-down texts and a line naming
-    ``evalframe serve``. No network.
+    inline as gzip-compressed base64 JSON. Its texts fit the page's :data:`TEXT_BUDGET`: the answers first (each to
+    :data:`ANSWER_CHARACTERS`), the passages what is left (each to the one length that fits, at most
+    :data:`PAGE_CHARACTERS`); past :data:`PAGE_LIMIT` queries x runs no drill-down texts and a line naming
+    ``evalframe serve``. With ``model.page_characters`` (``compare_report(..., page_characters=N)``) each text keeps
+    its first N characters whatever the page's size. No network.
 
     Examples
     --------
@@ -285,20 +360,30 @@ def render_comparison(model: ComparisonModel) -> str:
     (1, 1)
     """
     names = model.names
-    large = len(model.detail) * len(names) > PAGE_LIMIT
-    grid, detail = viewer_payload(model, characters=0 if large else PAGE_CHARACTERS)
-    characters = 0 if large else _fit_texts(detail, TEXT_BUDGET)
+    chosen = model.page_characters
+    over = len(model.detail) * len(names) > PAGE_LIMIT
+    large = over and chosen is None
+    cuts: tuple[int | None, int | None]
+    if chosen is not None:  # the texts the user asked for, whatever the page's size
+        grid, detail = viewer_payload(model, characters=chosen)
+        _cut_texts(detail, chosen, chosen)
+        cuts = (chosen, chosen)
+    else:
+        grid, detail = viewer_payload(model, characters=0 if large else max(ANSWER_CHARACTERS, PAGE_CHARACTERS))
+        cuts = (0, 0) if large else _fit_texts(detail, TEXT_BUDGET)
+    cut = _cut_sentence(large, cuts, chosen)
     page = [f"<h1>Comparative report</h1><p class='muted'>evalframe {h(model.version)}; runs: "
             f"{', '.join(map(hi, names))} (baseline {hi(names[0])}); "
             f"<code>document_scope={h(repr(model.document_scope))}</code>, "
             f"<code>answer_scope={h(repr(model.answer_scope))}</code></p>",
             f"<p class='muted'>{h(significance_note(model))}</p>",
             *(f"<p class='includes'>{h(line)}</p>" for line in model.includes)]
-    if large:
+    if over:
+        holds = ("holds the grid and every value but leaves the drill-down's gold, answers and passages out" if large
+                 else f"holds the grid, every value and each text's first {chosen:,} characters (page_characters)")
         page.append(f"<p class='serve'>{len(model.detail):,} queries x {len(names)} runs: past {PAGE_LIMIT:,} this page "
-                    "holds the grid and every value but leaves the drill-down's gold, answers and passages out; "
-                    "<code>evalframe serve RUN...</code> is the better tool (every text whole, the grid paged on the "
-                    "server).</p>")
+                    f"{holds}; <code>evalframe serve RUN...</code> is the better tool (every text whole, the grid "
+                    "paged on the server).</p>")
     for position, node in enumerate(model.nodes):
         deltas = node.measures[0].deltas
         page.append(f"<h2>{h(node.node)}</h2><table class='summary'><tr><th>metric</th>"
@@ -325,7 +410,7 @@ def render_comparison(model: ComparisonModel) -> str:
                      + "".join(f"<td class='num'>{plain(v)}</td>" for v in sv.values) + _delta_cells(sv.deltas)
                      + "</tr>" for sv in node.slices]
             page.append("</table>")
-        page.append(_grid_box(model, node, position, large, characters))
+        page.append(_grid_box(model, node, position, cut))
     page += [f"<p class='flag'>{h(note.category.__name__)}: {h(note.message)}</p>"
              for note in model.notes]
     return _page("".join(page), grid, None if large else detail)

@@ -899,6 +899,7 @@ class ComparisonModel:
     detail: Detail  # every query's drill-down (the viewers': evalframe.report.viewer_data)
     includes: tuple[str, ...] = ()  # what the document-metric means include (no-answer queries, the scope's credit)
     power: float = 0.8  # the power of each measure's detectable change (two runs: ComparedMeasure.detectable)
+    page_characters: int | None = None  # the HTML page's texts: None fits them to the page, N keeps N characters each
 
 
 class _DrillSource:
@@ -1070,7 +1071,7 @@ def build_comparison_model(runs: Mapping[str, ResultLike], *, compare_function: 
                                                           for name, result in runs.items()) if note)
     return ComparisonModel(__version__, tuple(names), test, max_p, len(names) > 2, confidence,
                            scopes["document_scope"], scopes["answer_scope"], compared, n, notes, detail, includes,
-                           power)
+                           power, given.page_characters)
 
 
 def _with_detail(names: Sequence[str], results: Sequence[ResultLike],

@@ -516,8 +516,10 @@ def test_every_option_error_names_the_flag_not_the_python_parameter(tmp_path, ca
 @pytest.mark.parametrize(("command", "flag"), _valued_options(argparse_checks=True))
 def test_options_argparse_checks_are_usage_errors_naming_the_flag(tmp_path, capsys, command, flag):
     action = next(a for a in command_parsers()[command].options if flag in a.option_strings)
-    # the CLI's own types count things (an int >= 1; trec's -M and -N an int >= 0, as trec_eval's)
-    bad = "nope" if action.choices else "-1" if flag in ("--max-docs", "--num-docs", "--worst") else "0"
+    # the CLI's own types count things (an int >= 1; trec's -M and -N an int >= 0, as trec_eval's; the comparative
+    # page's --page-characters an int >= 0)
+    bad = "nope" if action.choices else "-1" if flag in ("--max-docs", "--num-docs", "--worst",
+                                                          "--page-characters") else "0"
     args = list(BASES[command])
     if flag in args:
         args[args.index(flag) + 1] = bad

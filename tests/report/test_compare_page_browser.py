@@ -13,7 +13,7 @@ import os
 
 import pytest
 
-from evalframe.report.html import _page
+from evalframe.report.html import _cut_texts, _page
 from tests.fixtures import SCRIPTS, load_benchmark
 from tests.report import compare_page_payloads as fixture
 
@@ -43,9 +43,12 @@ def pages(tmp_path_factory):
     small = folder / "small.html"
     small.write_text(_page("<h1>hand</h1>" + BOX, fixture.grid_payload(),
                            fixture.detail_payload(fixture.query_details(), fixture.RUNS)), encoding="utf-8")
+    cut = fixture.detail_payload(fixture.query_details(), fixture.RUNS)
+    _cut_texts(cut, 4, 4)  # every answer and passage cut to 4 characters, the gold answers too (their lengths kept)
+    (folder / "cut.html").write_text(_page(BOX, fixture.grid_payload(), cut), encoding="utf-8")
     big = folder / "big.html"
     big.write_text(_page(BOX, *fixture.big_payloads(2000)), encoding="utf-8")
-    return {"small": small.as_uri(), "big": big.as_uri()}
+    return {"small": small.as_uri(), "big": big.as_uri(), "cut": (folder / "cut.html").as_uri()}
 
 
 @pytest.fixture(scope="module")
@@ -204,6 +207,22 @@ def test_the_expander(tab, pages):
     assert answer.locator("button.ef-more").inner_text() == "less"
     answer.locator("button.ef-more").click()
     assert text.inner_text().endswith("…") and not answer.locator(".ef-cut").is_visible()
+
+
+def test_a_cut_gold_answer_says_how_long_it_is(tab, pages):
+    # q1's gold answer "answer1" (7 characters) held as "answ": the note says its whole length, as a passage's does
+    _open(tab, pages["cut"])
+    tab.locator("tr.ef-row").first.click()
+    gold = tab.locator(".ef-gold-answers li").first
+    gold.wait_for()
+    assert gold.locator(".ef-text").inner_text() == "answ"
+    gold.locator("button.ef-more").click()
+    assert gold.locator(".ef-cut").inner_text().strip() == "cut: 7 characters in all; `evalframe serve` shows all"
+    passage = tab.locator(".ef-run").nth(0).locator(".ef-documents li").first
+    assert passage.locator(".ef-text").inner_text() == "pass"  # "passage g1", 10 characters
+    passage.locator("button.ef-more").click()
+    assert passage.locator(".ef-cut").inner_text().strip() == "cut: 10 characters in all; `evalframe serve` shows all"
+    assert not tab.errors
 
 
 def test_hostile_texts_are_shown_as_text(tab, pages):

@@ -250,6 +250,8 @@
     return {
       row: row, id: s(d.id[row]), query: s(d.query[row]) || '',
       gold_answers: range(d.gold_answers).map(function (k) { return s(d.gold_answers.text[k]); }),
+      // the page's own: each gold answer's whole length, when the page holds only its start
+      gold_answer_lengths: d.gold_answers.length ? range(d.gold_answers).map(function (k) { return d.gold_answers.length[k]; }) : null,
       gold_documents: range(d.gold_documents).map(function (k) {
         var g = d.gold_documents; return {id: s(g.id[k]), text: s(g.text[k]), length: g.length[k]};
       }),
@@ -322,7 +324,9 @@
     var gold = h('div', {class: 'ef-gold'});
     if (detail.gold_answers.length) {
       append(gold, h('b', null, 'gold answers'), h('ul', {class: 'ef-gold-answers'},
-        detail.gold_answers.map(function (text) { return h('li', null, clip(text, null)); })));
+        detail.gold_answers.map(function (text, j) {
+          return h('li', null, clip(text, detail.gold_answer_lengths ? detail.gold_answer_lengths[j] : null));
+        })));
     }
     if (detail.gold_documents.length) {
       append(gold, h('b', null, 'gold documents'), h('ul', {class: 'ef-gold-documents'},
