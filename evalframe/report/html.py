@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from .model import ComparedNode, ComparisonModel, ReportModel, RunDelta, Section
 
 __all__ = ["render", "render_comparison", "asset", "DEFINITIONS_ANCHOR", "ANSWER_CHARACTERS", "PAGE_CHARACTERS",
-           "TEXT_BUDGET", "PASSAGE_FLOOR", "PAGE_LIMIT"]
+           "TEXT_BUDGET", "PASSAGE_FLOOR", "PASSAGE_SHORTEST", "PAGE_LIMIT"]
 
 #: The page links to the report's last section (and to each metric's definition there) by these anchors.
 DEFINITIONS_ANCHOR = "evalframe-definitions"
@@ -168,6 +168,10 @@ TEXT_BUDGET = 4_000_000
 #: What each passage keeps when the answers take the whole :data:`TEXT_BUDGET`: nothing (the drill-down says
 #: "text not in this page (N characters)").
 PASSAGE_FLOOR = 0
+#: A passage cut shorter than this says too little to judge it by: when the budget leaves the passages less, the page
+#: holds none of their texts (as :data:`PASSAGE_FLOOR`) and the drill-down says so, with each passage's length
+#: (``--page-characters N`` keeps N characters of each text whatever the page's size).
+PASSAGE_SHORTEST = 60
 #: Past this many queries x runs the page holds no drill-down texts (the grid and every value stay; the drill-down
 #: shows the query's values) and says that ``evalframe serve`` is the better tool.
 PAGE_LIMIT = 50_000
@@ -277,11 +281,12 @@ def _cut_texts(detail: dict, answers: int, passages: int,
 
 
 def _fit_texts(detail: dict, budget: int, *, answers: int = ANSWER_CHARACTERS, passages: int = PAGE_CHARACTERS,
-               floor: int = PASSAGE_FLOOR) -> tuple[int | None, int | None]:
+               floor: int = PASSAGE_FLOOR, shortest: int | None = None) -> tuple[int | None, int | None]:
     """Cut the DETAIL PAYLOAD's texts in place to fit ``budget`` distinct characters: the answers (each run's, the
     gold ones) first, each to at most ``answers`` characters; the passages (retrieved and gold documents' texts)
     share what is left, each to the largest common length that fits, at most ``passages``. When the answers alone
-    pass ``budget`` they are cut to the largest common length that fits it and the passages to ``floor``. Strings
+    pass ``budget`` they are cut to the largest common length that fits it and the passages to ``floor``; so are the
+    passages when what is left would cut them shorter than ``shortest`` (:data:`PASSAGE_SHORTEST`). Strings
     that are also ids, queries or meta are never cut; the lengths kept say what each text holds in all. Returns the
     lengths the answers and the passages were cut to, None for a kind kept whole (also ``detail["characters"]``
     and ``detail["passage_characters"]``)."""
@@ -292,6 +297,9 @@ def _fit_texts(detail: dict, budget: int, *, answers: int = ANSWER_CHARACTERS, p
     if int(answer_lengths.sum()) <= budget:
         answer_cut = answers
         passage_cut = _longest_cut(passage_lengths, budget - int(answer_lengths.sum()))
+        if passage_cut < int(passage_lengths.max(initial=0)) and passage_cut < (
+                PASSAGE_SHORTEST if shortest is None else shortest):
+            passage_cut = floor  # a few characters of each passage would only look like its text
     else:
         answer_cut, passage_cut = _longest_cut(answer_lengths, budget), floor
     _cut_texts(detail, answer_cut, passage_cut, (answer_refs, passage_refs))

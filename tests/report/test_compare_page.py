@@ -57,7 +57,7 @@ def test_the_passages_are_cut_to_fit_the_budget():
     # distinct passages of 10, 40 and 100 characters and "gold answer" (11): the answer is kept, the passages share
     # 100 - 11 = 89; a cut c keeps min(len, c) of each: c = 39 gives 10 + 39 + 39 = 88, c = 40 gives 90
     detail = _detail(["a" * 10, "b" * 40, "c" * 100, "c" * 100])  # the third text twice: counted once
-    assert html._fit_texts(detail, 100) == (None, 39)
+    assert html._fit_texts(detail, 100, shortest=0) == (None, 39)
     assert _texts(detail, "documents") == ["a" * 10, "b" * 39, "c" * 39, "c" * 39]
     assert detail["runs"][0]["documents"]["length"] == [10, 40, 100, 100]  # the whole lengths stay
     assert detail["characters"] is None and detail["passage_characters"] == 39
@@ -70,7 +70,7 @@ def test_the_answers_stay_whole_while_the_passages_are_cut():
     # share 39: c = 14 gives 10 + 14 + 14 = 38, c = 15 gives 40 (before, every text was cut alike: c = 26,
     # 11 + 26 + 10 + 26 + 26 = 99, the answer cut to 26)
     detail = _detail(["a" * 10, "b" * 40, "c" * 100], answers=("x" * 50,))
-    assert html._fit_texts(detail, 100) == (None, 14)
+    assert html._fit_texts(detail, 100, shortest=0) == (None, 14)
     assert _texts(detail, "answers") == ["x" * 50] and detail["strings"][detail["gold_answers"]["text"][0]] == "gold answer"
     assert _texts(detail, "documents") == ["a" * 10, "b" * 14, "c" * 14]
     assert detail["gold_answers"]["length"] == [11] and detail["runs"][0]["answers"]["length"] == [50]
@@ -99,6 +99,18 @@ def test_answers_past_the_budget_are_water_filled_and_the_passages_get_the_floor
     detail = _detail(["a" * 10], answers=("x" * 50,))
     assert html._fit_texts(detail, 20) == (10, 0)
     assert detail["strings"][detail["gold_answers"]["text"][0]] == "gold answe" and detail["gold_answers"]["length"] == [11]
+
+
+def test_passages_the_budget_would_cut_shorter_than_the_shortest_keep_no_text():
+    # as above, the passages would share 39 (c = 14 < 60, PASSAGE_SHORTEST): a 14-character start of each passage
+    # says too little, so none is kept; a cut of 39 with shortest 39 is kept
+    assert html.PASSAGE_SHORTEST == 60
+    detail = _detail(["a" * 10, "b" * 40, "c" * 100], answers=("x" * 50,))
+    assert html._fit_texts(detail, 100) == (None, 0)
+    assert _texts(detail, "documents") == ["", "", ""]
+    assert detail["runs"][0]["documents"]["length"] == [10, 40, 100]
+    detail = _detail(["a" * 10, "b" * 40, "c" * 100, "c" * 100])
+    assert html._fit_texts(detail, 100, shortest=39) == (None, 39)
 
 
 def test_texts_within_the_budget_stay_whole():
@@ -130,6 +142,7 @@ def test_the_page_keeps_the_answers_and_cuts_the_passages(tmp_path, monkeypatch)
     # "passage <id> with word<id>" of g1..g4 (22 each), x1, x2, x4 (22 each): 7 x 22 = 154 characters whole.
     # budget 28 + 70 = 98: the passages share 70, a cut c keeps 7c: c = 10 gives 70
     monkeypatch.setattr(html, "TEXT_BUDGET", 98)
+    monkeypatch.setattr(html, "PASSAGE_SHORTEST", 0)
     runs = {name: run_result(name, tmp_path) for name in "AB"}
     page = compare_report(runs, metrics=["mrr"], rounds=20).html
     assert "the page holds every answer whole and each passage&#x27;s first 10 characters" in page
