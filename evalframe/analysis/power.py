@@ -24,6 +24,7 @@ scipy is imported inside the functions (``import evalframe`` loads none).
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 from collections.abc import Mapping, Sequence
@@ -145,7 +146,13 @@ def detectable_effect(queries: int, alpha: float = 0.05, power: float = 0.8) -> 
     0.5
     """
     alpha, power = check_levels(alpha, power)
-    n = _queries_of(queries)
+    return _detectable_effect(_queries_of(queries), alpha, power)
+
+
+@functools.lru_cache(maxsize=256)
+def _detectable_effect(n: int, alpha: float, power: float) -> float:
+    """:func:`detectable_effect` of checked levels, remembered: a report asks it of every measure of a node (the same
+    ``n``), and each answer is a root search over the noncentral t distribution."""
     high = 1.0
     while _power(high, n, alpha) < power:  # the power rises with the effect, to 1
         high *= 2.0
