@@ -908,7 +908,6 @@ class _DrillSource:
     def __init__(self, results: Sequence[ResultLike], position_of: pd.Index, scopes: Mapping[str, str]) -> None:
         self.results, self.position_of, self.scopes = list(results), position_of, scopes
         self._rows: dict[tuple[int, str, str], Rows] = {}
-        self._drilled: dict[tuple[int, str, str], list[DrillRow]] = {}
 
     def frame(self, run: int, node: str, kind: str) -> pd.DataFrame:
         return node_rows(self.results[run], node, kind)
@@ -920,33 +919,30 @@ class _DrillSource:
                                       self.position_of, self.scopes)
         return self._rows[key]
 
-    def _drill(self, run: int, node: str, kind: str) -> list[DrillRow]:
-        """Every row of the run's :class:`Rows` as a :class:`DrillRow`, its fields cut for a person."""
-        key = (run, node, kind)
-        if key in self._drilled:
-            return self._drilled[key]
+    def _drill(self, run: int, node: str, kind: str, indices: np.ndarray) -> list[DrillRow]:
+        """The run's :class:`Rows` at ``indices`` as :class:`DrillRow` tuples, their fields cut for a person (only
+        those asked: the text report's worst queries draw a few of them)."""
         rows = self.rows(run, node, kind)
         answer = kind == "answer"
-        ranks = [_rank(value) for value in rows.rank.tolist()]
-        correct = [None if value != value else bool(value >= 1.0) for value in rows.correct.tolist()]
-        marks = [(mark, values.tolist()) for mark, values in rows.marks.items()]
-        texts = rows.text.tolist()
+        ranks = [_rank(value) for value in rows.rank[indices].tolist()]
+        correct = [None if value != value else bool(value >= 1.0) for value in rows.correct[indices].tolist()]
+        marks = [(mark, values[indices].tolist()) for mark, values in rows.marks.items()]
+        texts = rows.text[indices].tolist()
         if answer:
-            offsets, ids, listed = rows.document_ids.offsets.tolist(), rows.document_ids.values.tolist(), rows.listed
+            offsets, ids = rows.document_ids.offsets, rows.document_ids.values.tolist()
+            starts, ends = offsets[indices].tolist(), offsets[indices + 1].tolist()
             firsts = [_cut(text, DRILL_CHARACTERS, NO_ANSWER) for text in texts]
             seconds = [("(none)" if a == b else _cut(" | ".join(ids[a:b]), DRILL_CHARACTERS)) if is_list else
                        _cut(" | ".join(ids[a:b]) if a < b else None, DRILL_CHARACTERS, "(nothing retrieved)")
-                       for a, b, is_list in zip(offsets[:-1], offsets[1:], listed.tolist())]
+                       for a, b, is_list in zip(starts, ends, rows.listed[indices].tolist())]
             names = ("answer", "document_id")
         else:
-            firsts = [_cut(value, DRILL_CHARACTERS) for value in rows.ids.tolist()]
+            firsts = [_cut(value, DRILL_CHARACTERS) for value in rows.ids[indices].tolist()]
             seconds = [_cut(text, DRILL_CHARACTERS) for text in texts]
             names = ("document_id", "context")
-        drilled = [DrillRow(kind, rank, judged, ((names[0], first), (names[1], second)),
-                            tuple((mark, values[i]) for mark, values in marks if values[i] == values[i]))
-                   for i, (rank, judged, first, second) in enumerate(zip(ranks, correct, firsts, seconds))]
-        self._drilled[key] = drilled
-        return drilled
+        return [DrillRow(kind, rank, judged, ((names[0], first), (names[1], second)),
+                         tuple((mark, values[i]) for mark, values in marks if values[i] == values[i]))
+                for i, (rank, judged, first, second) in enumerate(zip(ranks, correct, firsts, seconds))]
 
     def drill_rows(self, node: ComparedNode, positions: np.ndarray) -> list[tuple[tuple[DrillRow, ...], ...]]:
         """Per grid row of ``positions``, per run, the node's rows of that query in the run: its answers, then its
@@ -966,12 +962,15 @@ class _DrillSource:
             for run in range(runs):
                 if not scored[:, run].any():
                     continue
-                rows = self.rows(run, node.node, kind)
-                drilled = self._drill(run, node.node, kind)
-                offsets = rows.offsets
-                for i in np.flatnonzero(scored[:, run]).tolist():
-                    q = int(detail[i])
-                    listed[i][run].extend(drilled[offsets[q]:offsets[q + 1]])
+                offsets = self.rows(run, node.node, kind).offsets
+                chosen = np.flatnonzero(scored[:, run])
+                starts, ends = offsets[detail[chosen]], offsets[detail[chosen] + 1]
+                counts = ends - starts  # each chosen query's rows: starts[i] + 0 .. counts[i] - 1
+                indices = np.repeat(starts - np.cumsum(counts) + counts, counts) + np.arange(int(counts.sum()))
+                drilled = self._drill(run, node.node, kind, indices)
+                for i, start, stop in zip(chosen.tolist(), (np.cumsum(counts) - counts).tolist(),
+                                          np.cumsum(counts).tolist()):
+                    listed[i][run].extend(drilled[start:stop])
         return [tuple(tuple(run) for run in per_run) for per_run in listed]
 
 
