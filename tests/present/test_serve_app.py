@@ -159,12 +159,16 @@ def test_the_summary_holds_compares_numbers_to_the_last_digit(client, store):
     assert summary["names"] == names
     for node in summary["nodes"]:
         tables = [history.get(ref).run(node["node"]) for ref in names]
-        expected = ef.compare(*tables, names=names, max_p=0.05)
+        expected = ef.compare(*tables, names=names, max_p=0.05, test="t")
         assert [m["metric"] for m in node["measures"]] == list(expected.index)
         for measure in node["measures"]:
             row = expected.loc[measure["metric"]]
             assert measure["values"] == [float(row["mean_a"]), float(row["mean_b"])]
-            assert measure["deltas"][0]["delta"] == float(row["delta"])
+            delta = measure["deltas"][0]
+            assert [delta["delta"], delta["ci_low"], delta["ci_high"]] == [float(row["delta"]), float(row["ci_low"]),
+                                                                           float(row["ci_high"])]
+            p = row["p_ttest"]  # the paired t-test's (NaN when the runs agree on every query: JSON null)
+            assert delta["p_value"] == (None if p != p else float(p))
             grid = client.get(f"/api/grid/page?{PAIR}&node={node['node']}&limit=1000").json()["rows"]
             for run in (0, 1):  # each run's mean over the grid's rows (both runs score every query here)
                 column = [r["values"][measure["metric"]][run] for r in grid]
@@ -240,3 +244,63 @@ def test_a_comparison_is_built_once_and_the_cache_is_bounded(store):
     viewer.comparison(["@last~1", "@last:hybrid"])
     assert len(viewer._built) == 2
     assert viewer.comparison(["@last~1", "@last"]) is not first  # the oldest was let go, built again
+
+
+# ---------------------------------------------------------------------------------------------- stored Ragas runs
+RAG = __import__("pathlib").Path(__file__).resolve().parents[2] / "docs" / "examples" / "rag"
+STORED = "run=@last~1&run=@last"
+
+
+@pytest.fixture(scope="module")
+def ragas(tmp_path_factory):
+    """docs/examples/rag's two Ragas runs (judge scores faithfulness, answer_relevancy, latency_ms) served both as
+    files (run=0, run=1) and as the two runs of a store (run=@last~1, run=@last)."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        results = [ef.EvaluationResult.from_ragas(RAG / f"{name}.jsonl", progress=False) for name in ("bm25", "hybrid")]
+    folder = tmp_path_factory.mktemp("ragas-store")
+    history = ef.History(folder)
+    for name, result in zip(("bm25", "hybrid"), results):
+        history.log(result, name=name, commit=None)
+    sources = Sources(files=[("bm25", "bm25.jsonl"), ("hybrid", "hybrid.jsonl")], read=results.__getitem__,
+                      history=ef.History(folder), store=str(folder))
+    with TestClient(make_app(sources, warm=False)) as test_client:
+        yield test_client, results, history
+
+
+def test_stored_runs_are_compared_with_the_files_paired_t_test(ragas):
+    """The page's test is the paired t-test (ComparisonReportOptions.test): a stored pair's p-values are the files'
+    and scipy's ttest_rel on the per-query values, not a randomization test's."""
+    stats = pytest.importorskip("scipy.stats")
+    client, results, _ = ragas
+    stored = client.get(f"/api/summary?{STORED}").json()
+    files = client.get("/api/summary?run=0&run=1").json()
+    assert stored["test"] == files["test"] == "t-test"
+    for node, node_files in zip(stored["nodes"], files["nodes"]):
+        assert node["node"] == node_files["node"]
+        expected = ef.compare(*results, node=node["node"], test="t")
+        tables = [result.query_metrics(node["node"]) for result in results]
+        for measure in node["measures"]:
+            metric = measure["metric"]
+            p = measure["deltas"][0]["p_value"]
+            assert p == float(expected.loc[metric, "p_ttest"]), metric
+            assert p == next(m for m in node_files["measures"] if m["metric"] == metric)["deltas"][0]["p_value"]
+            both = tables[0][[metric]].join(tables[1][[metric]], lsuffix="_a", rsuffix="_b").dropna()
+            d = both[f"{metric}_b"] - both[f"{metric}_a"]
+            if d.std() > 0:  # scipy's paired t-test on the per-query values
+                assert p == pytest.approx(stats.ttest_rel(both[f"{metric}_b"], both[f"{metric}_a"]).pvalue,
+                                          rel=1e-6, abs=1e-300), metric
+
+
+def test_mixed_runs_keep_the_files_t_test(ragas):
+    """Files beside a stored run: the same paired t-test, Holm-corrected over the two later runs (three runs)."""
+    client, results, history = ragas
+    mixed = client.get("/api/summary?run=0&run=1&run=@last").json()
+    assert mixed["test"] == "t-test"
+    node = next(n for n in mixed["nodes"] if n["node"] == "Retriever")
+    stored = history.get("@last").run("Retriever")
+    expected = ef.compare(results[0], results[1], stored, node="Retriever", names=["a", "b", "c"], test="t")
+    for measure in node["measures"]:
+        assert measure["deltas"][0]["p_value"] == float(expected.loc[("b", measure["metric"]), "p_holm"])

@@ -42,7 +42,7 @@ from ... import report as report_package
 from ...analysis.compare import compare, p_column_of
 from ...analysis.protocol import QueryTable
 from ...errors import EvalframeError
-from ...options import CompareOptions, ComparisonReportOptions
+from ...options import ComparisonReportOptions
 from ...report.drill import Grid
 from ...report.model import ComparisonModel, measure_direction
 from ...report.trend import trend_html
@@ -210,7 +210,7 @@ def _of_tables(names: Sequence[str], runs: Sequence[Any], options: Mapping[str, 
     shared = [n for n in list(runs[0].nodes) if all(n in run.nodes for run in runs[1:])]
     if not shared:
         raise EvalframeError(f"the runs {list(names)} share no node.")
-    test = str(options.get("test") or CompareOptions.test)
+    test = str(options.get("test") or ComparisonReportOptions.test)  # the page's and `evalframe report`'s: the t-test
     max_p = float(options.get("max_p") or ComparisonReportOptions.max_p)
     metric_options = {key: value for key, value in options.items() if key not in ("by", "test", "max_p", "metrics")}
     summaries, grids, per_node = [], {}, {}
