@@ -304,3 +304,36 @@ def test_mixed_runs_keep_the_files_t_test(ragas):
     expected = ef.compare(results[0], results[1], stored, node="Retriever", names=["a", "b", "c"], test="t")
     for measure in node["measures"]:
         assert measure["deltas"][0]["p_value"] == float(expected.loc[("b", measure["metric"]), "p_holm"])
+
+
+def _paper_cells(page):
+    """The paper table's rows: letter -> [cell text] (tags dropped, a superscript kept after '^')."""
+    body = page[page.index("<tbody>"):page.index("</tbody>")]
+    rows = {}
+    for row in re.findall(r"<tr>(.*?)</tr>", body):
+        cells = [re.sub(r"<[^>]+>", "", cell.replace("<sup>", "^")) for cell in re.findall(r"<td>(.*?)</td>", row)]
+        rows[cells[0]] = cells[2:]
+    return rows
+
+
+def test_the_paper_table_of_stored_runs_with_judge_scores(ragas):
+    """The Generator's paper table of the two stored Ragas runs (judge scores declared in the store): each mean as
+    compare's to 4 digits, run b marked better than a where compare's randomization p <= 0.05 by the score's
+    direction (faithfulness 0.7233 -> 0.7654, p 0.0077; answer_relevancy 0.7280 -> 0.7567, p 0.041; exact_match and
+    f1 not significant)."""
+    client, results, _ = ragas
+    page = client.get(f"/paper?{STORED}&node=Generator")
+    assert page.status_code == 200, page.text[-300:]
+    cells = _paper_cells(page.text)
+    expected = ef.compare(*results, node="Generator")
+    head = re.findall(r"<th>(.*?)</th>", page.text[page.text.index("<thead>"):page.text.index("</thead>")])[2:]
+    assert head == ["exact_match", "f1", "faithfulness", "answer_relevancy", "latency_ms"]
+    for column, metric in enumerate(head):
+        assert cells["a"][column].split("^")[0] == f"{expected.loc[metric, 'mean_a']:.4f}"
+        assert cells["b"][column].split("^")[0] == f"{expected.loc[metric, 'mean_b']:.4f}"
+    assert [cells["b"][head.index(m)].partition("^")[2] for m in ("exact_match", "f1", "faithfulness",
+                                                                  "answer_relevancy")] == ["", "", "a", "a"]
+    assert all("^" not in cell for cell in cells["a"][:4])
+    latency = results[0].scores["latency_ms"].direction  # as the files declare it (p 0.0001: significant)
+    assert (cells["b"] if latency == "higher" else cells["a"])[head.index("latency_ms")].endswith("^" + (
+        "a" if latency == "higher" else "b"))

@@ -39,12 +39,13 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ... import report as report_package
-from ...analysis.compare import compare, p_column_of
+from ...analysis.compare import TESTS, compare, directions_of, p_column_of, scores_of_runs
 from ...analysis.protocol import QueryTable
 from ...errors import EvalframeError
-from ...options import ComparisonReportOptions
+from ...options import CompareOptions, ComparisonReportOptions
 from ...report.drill import Grid
 from ...report.model import ComparisonModel, measure_direction
+from ...report.paper import ComparisonTable, caption_of, table_of_pairs
 from ...report.trend import trend_html
 from ..comparison import compare_report
 from ..history import StoredRun
@@ -260,6 +261,25 @@ def _of_tables(names: Sequence[str], runs: Sequence[Any], options: Mapping[str, 
                       note=STORED_NOTE)
 
 
+def _paper_of_tables(runs: Sequence[Any], names: Sequence[str], node: str, options: Mapping[str, Any]) -> ComparisonTable:
+    """:func:`evalframe.comparison_table` of runs among which stored ones are (per-query tables): their judge scores'
+    directions are those the tables declare (``QueryTable.scores``), which ``comparison_table`` reads of results
+    only (it refuses a judge score of a table as "no metric")."""
+    given = dict(options)
+    max_p = float(given.pop("max_p", 0.05))
+    chosen, _ = CompareOptions.take({**given, "max_p": max_p})
+    pairs = compare(*runs, node=node, names=list(names), pairs="all", max_p=max_p, **given)
+    shown = list(dict.fromkeys(pairs.index.get_level_values("run_a")))
+    shown += [name for name in dict.fromkeys(pairs.index.get_level_values("run_b")) if name not in shown]
+    metrics = list(dict.fromkeys(str(metric) for metric in pairs.index.get_level_values("metric")))
+    directions = directions_of(metrics, scores_of_runs(runs))
+    corrected = p_column_of(pairs, chosen.test) != TESTS[chosen.test]
+    caption = caption_of(pairs, shown, metrics, test=chosen.test, correction=chosen.correction, corrected=corrected,
+                         family=chosen.family, max_p=max_p, rounds=chosen.rounds, seed=chosen.seed,
+                         zero_method=chosen.zero_method)
+    return table_of_pairs(pairs, shown, directions, caption=caption)
+
+
 class Viewer:
     """The views of :class:`Sources`: the store's runs, a trend, and comparisons, each built once per set of runs and
     kept (the last :data:`CACHE_SIZE`)."""
@@ -341,8 +361,11 @@ class Viewer:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 runs = built.paper_runs(node)
-                table = comparison_table(runs, names=list(built.names), node=node,
-                                         **{k: v for k, v in self.sources.options.items() if k not in ("by", "n")})
+                options = {k: v for k, v in self.sources.options.items() if k not in ("by", "n")}
+                if any(isinstance(run, QueryTable) for run in runs):  # stored runs: their judge scores declared
+                    table = _paper_of_tables(runs, built.names, node, options)
+                else:
+                    table = comparison_table(runs, names=list(built.names), node=node, **options)
             built.papers[node] = table.html
         return built.papers[node]
 
