@@ -77,7 +77,7 @@ def test_a_comparison_of_two_stored_runs(client):
     assert 'id="sv-grid"' in page.text and "/static/grid.js" in page.text and "/static/app.js" in page.text
     assert re.search(r"<script(?![^>]*\bsrc=)", page.text) is None  # no inline script anywhere
     info = client.get(f"/api/grid/info?{PAIR}&node=Reader").json()
-    assert info["names"] == ["@last~1", "@last"] and info["total"] == 8
+    assert info["names"] == [HOSTILE, "hybrid"] and info["total"] == 8  # the names they were logged under
     assert [m["metric"] for m in info["measures"]] == ["exact_match", "f1"]
     grid = client.get(f"/api/grid/page?{PAIR}&node=Reader&sort=query&limit=3").json()
     assert grid["total"] == 8 and len(grid["rows"]) == 3
@@ -154,12 +154,12 @@ def test_a_host_not_allowed_is_refused(store):
 
 def test_the_summary_holds_compares_numbers_to_the_last_digit(client, store):
     history = ef.History(store)
-    names = ["@last~1", "@last"]
+    refs = ["@last~1", "@last"]
     summary = client.get(f"/api/summary?{PAIR}").json()
-    assert summary["names"] == names
+    assert summary["names"] == [HOSTILE, "hybrid"]
     for node in summary["nodes"]:
-        tables = [history.get(ref).run(node["node"]) for ref in names]
-        expected = ef.compare(*tables, names=names, max_p=0.05, test="t")
+        tables = [history.get(ref).run(node["node"]) for ref in refs]
+        expected = ef.compare(*tables, names=refs, max_p=0.05, test="t")
         assert [m["metric"] for m in node["measures"]] == list(expected.index)
         for measure in node["measures"]:
             row = expected.loc[measure["metric"]]
@@ -287,10 +287,9 @@ def test_stored_runs_are_compared_with_the_files_paired_t_test(ragas):
             p = measure["deltas"][0]["p_value"]
             assert p == float(expected.loc[metric, "p_ttest"]), metric
             assert p == next(m for m in node_files["measures"] if m["metric"] == metric)["deltas"][0]["p_value"]
-            both = tables[0][[metric]].join(tables[1][[metric]], lsuffix="_a", rsuffix="_b").dropna()
-            d = both[f"{metric}_b"] - both[f"{metric}_a"]
-            if d.std() > 0:  # scipy's paired t-test on the per-query values
-                assert p == pytest.approx(stats.ttest_rel(both[f"{metric}_b"], both[f"{metric}_a"]).pvalue,
+            both = tables[0][[metric]].join(tables[1][[metric]].add_suffix("_b")).dropna()
+            if (both[f"{metric}_b"] - both[metric]).std() > 0:  # scipy's paired t-test on the per-query values
+                assert p == pytest.approx(stats.ttest_rel(both[f"{metric}_b"], both[metric]).pvalue,
                                           rel=1e-6, abs=1e-300), metric
 
 
@@ -334,6 +333,30 @@ def test_the_paper_table_of_stored_runs_with_judge_scores(ragas):
     assert [cells["b"][head.index(m)].partition("^")[2] for m in ("exact_match", "f1", "faithfulness",
                                                                   "answer_relevancy")] == ["", "", "a", "a"]
     assert all("^" not in cell for cell in cells["a"][:4])
+    files = client.get("/paper?run=0&run=1&node=Generator").text  # the same table as the files'
+    assert files[files.index("<table"):files.index("</table>")] == page.text[page.text.index("<table"):
+                                                                             page.text.index("</table>")]
     latency = results[0].scores["latency_ms"].direction  # as the files declare it (p 0.0001: significant)
     assert (cells["b"] if latency == "higher" else cells["a"])[head.index("latency_ms")].endswith("^" + (
         "a" if latency == "higher" else "b"))
+
+
+def test_stored_runs_are_named_by_their_names_with_the_short_id_when_two_share_one(ragas, tmp_path):
+    """Headers, title and summary name a stored run by the name it was logged under ("bm25"), not by its URL's
+    reference; two runs of one name each get their id's tail (the 8 hex digits after the id's '-')."""
+    client, results, history = ragas
+    page = client.get(f"/compare?{STORED}")
+    assert "<title>bm25 vs hybrid" in page.text and "@last" not in page.text.split("<main", 1)[1].split("data-api")[0]
+    assert client.get(f"/api/summary?{STORED}").json()["names"] == ["bm25", "hybrid"]
+    last = history.get("@last")
+    tail = last.id.rsplit("-", 1)[1]
+    assert len(tail) == 8
+    mixed = client.get("/api/grid/info?run=0&run=1&run=@last&node=Generator").json()
+    assert mixed["names"] == ["bm25", "hybrid", f"hybrid ({tail})"]  # the file "hybrid" and the stored one
+    twice = ef.History(tmp_path / "twice")
+    ids = [twice.log(results[0], name="bm25", commit=None).id for _ in range(2)]
+    with TestClient(make_app(Sources(history=ef.History(tmp_path / "twice")), warm=False)) as other:
+        names = other.get("/api/summary?run=@last~1&run=@last").json()["names"]
+        assert names == [f"bm25 ({ids[0][-8:]})", f"bm25 ({ids[1][-8:]})"]
+        refused = other.get(f"/api/summary?run=@last&run=@{ids[1]}")
+        assert refused.status_code == 400 and "a run is given twice" in refused.json()["error"]

@@ -280,6 +280,32 @@ def _paper_of_tables(runs: Sequence[Any], names: Sequence[str], node: str, optio
     return table_of_pairs(pairs, shown, directions, caption=caption)
 
 
+def _short_id(run_id: str) -> str:
+    """A stored run's id as a name tells two apart: its random tail (``20261202T154015054700Z-1e6d68aa``:
+    ``1e6d68aa``)."""
+    return run_id.rsplit("-", 1)[-1] if "-" in run_id else run_id[:8]
+
+
+def _unique_names(tokens: Sequence[str], named: Sequence[tuple[str, Any]]) -> list[str]:
+    """The names of the runs ``tokens`` name: a FOLDER / FILE by its name, a stored run by the name it was logged
+    under, with its short id when another run of the comparison has that name (``bm25 (1e6d68aa)``). One run named
+    twice (``@last`` and its id, or an index given twice) is refused."""
+    seen: dict[Any, str] = {}
+    for token, (_, run) in zip(tokens, named):
+        identity = ("store", run.id) if isinstance(run, StoredRun) else ("file", int(token))
+        if identity in seen:
+            raise EvalframeError(f"a run is given twice: {seen[identity]!r} and {token!r} name the same run; compare "
+                                 "different runs.")
+        seen[identity] = token
+    names = [name for name, _ in named]
+    counts = {name: names.count(name) for name in names}
+    names = [f"{name} ({_short_id(run.id)})" if counts[name] > 1 and isinstance(run, StoredRun) else name
+             for name, run in named]
+    if len(set(names)) < len(names):  # still alike (two runs of one id tail): each by its token too
+        names = [f"{name} [{token}]" for name, token in zip(names, tokens)]
+    return names
+
+
 class Viewer:
     """The views of :class:`Sources`: the store's runs, a trend, and comparisons, each built once per set of runs and
     kept (the last :data:`CACHE_SIZE`)."""
@@ -309,9 +335,10 @@ class Viewer:
             return files[index][0], self._results[index]
         if token.startswith("@") and self.sources.history is not None:
             try:
-                return token, self.sources.history.get(token)
+                stored = self.sources.history.get(token)
             except EvalframeError as exc:
                 raise NotFound(str(exc)) from None
+            return stored.name, stored
         raise NotFound(f"no run {token!r}: a run is named by its index among the FOLDER / FILE arguments (0, 1, ...) "
                        "or, with a store, by a reference such as @last, @last~1 or @<id>.")
 
@@ -333,10 +360,8 @@ class Viewer:
             if found is not None:  # built by the request that held the lock before this one
                 return found
             named = [self.run(token) for token in key]
-            names = [name for name, _ in named]
-            if len(set(names)) < len(names):
-                raise EvalframeError(f"a run is given twice: {names}; compare different runs.")
             runs = [run for _, run in named]
+            names = _unique_names(key, named)
             options = dict(self.sources.options)
             if any(isinstance(run, StoredRun) for run in runs):
                 built = _of_tables(names, runs, options)
