@@ -360,3 +360,36 @@ def test_stored_runs_are_named_by_their_names_with_the_short_id_when_two_share_o
         assert names == [f"bm25 ({ids[0][-8:]})", f"bm25 ({ids[1][-8:]})"]
         refused = other.get(f"/api/summary?run=@last&run=@{ids[1]}")
         assert refused.status_code == 400 and "a run is given twice" in refused.json()["error"]
+
+
+def _records(name):
+    import json
+
+    return [json.loads(line) for line in (RAG / f"{name}.jsonl").read_text().splitlines() if line.strip()]
+
+
+def test_files_beside_a_stored_run_keep_their_drill_down_and_slices(ragas):
+    """run=0&run=1&run=@last: the file runs' answers, passages, gold and meta in the drill-down (as the JSONL files
+    hold them), the stored run's empty; the grid's slice labels (meta.topic) from the files."""
+    _, results, history = ragas
+    sources = Sources(files=[("bm25", "bm25.jsonl"), ("hybrid", "hybrid.jsonl")], read=results.__getitem__,
+                      history=history, options={"by": "meta.topic"})
+    records = [_records("bm25"), _records("hybrid")]
+    topics = [record["topic"] for record in records[0]]
+    with TestClient(make_app(sources, warm=False)) as client:
+        mixed = "run=0&run=1&run=@last&node=Generator"
+        info = client.get(f"/api/grid/info?{mixed}").json()
+        assert info["slice_keys"] == ["meta.topic"] and info["slice_labels"] == [sorted(set(topics))]
+        shown = client.get(f"/api/grid/page?{mixed}&slice.meta.topic=billing&limit=1000").json()
+        assert shown["total"] == topics.count("billing")
+        first = shown["rows"][0]
+        at = [record["user_input"] for record in records[0]].index(first["query"])
+        detail = client.get(f"/api/grid/detail?{mixed}&i={first['i']}").json()
+        assert detail["query"] == records[0][at]["user_input"] and detail["meta"] == {"topic": "billing"}
+        assert detail["gold_answers"] == [records[0][at]["reference"]]
+        assert [doc["id"] for doc in detail["gold_documents"]] == records[0][at]["reference_context_ids"]
+        for run, record in zip(detail["runs"][:2], (records[0][at], records[1][at])):
+            assert [answer["text"] for answer in run["answers"]] == [record["response"]]
+            assert [doc["id"] for doc in run["documents"]] == record["retrieved_context_ids"]
+            assert [doc["text"] for doc in run["documents"]] == record["retrieved_contexts"]
+        assert detail["runs"][2]["answers"] == [] and detail["runs"][2]["documents"] == []  # the stored run's

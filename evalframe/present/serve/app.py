@@ -42,8 +42,9 @@ from ... import report as report_package
 from ...analysis.compare import TESTS, compare, directions_of, p_column_of, scores_of_runs
 from ...analysis.protocol import QueryTable
 from ...errors import EvalframeError
-from ...options import CompareOptions, ComparisonReportOptions
-from ...report.drill import Grid
+from ...options import CompareOptions, ComparisonReportOptions, MetricOptions
+from ...report.drill import Detail, Grid, build_detail, empty_rows, node_rows, rows_of
+from ...report.drill import texts as drill_texts
 from ...report.model import ComparisonModel, measure_direction
 from ...report.paper import ComparisonTable, caption_of, table_of_pairs
 from ...report.trend import trend_html
@@ -80,8 +81,9 @@ CACHE_SIZE = 4
 MAX_RUNS = 26
 _SIGNS = {"higher": 1.0, "lower": -1.0, "none": 0.0}
 #: What the drill-down of a stored run says: the store keeps each query's values, not its texts.
-STORED_NOTE = ("A run of the store keeps each query's values and text, not its answers and passages: the drill-down "
-               "of a stored run shows its values only (serve the runs' folders or files to see their passages).")
+STORED_NOTE = ("A run of the store keeps each query's values and text, not its answers, passages, gold or meta: the "
+               "drill-down of a stored run shows its values only, and it has no slices (serve the runs' folders or "
+               "files to see their passages and slices).")
 
 
 class NotFound(EvalframeError):
@@ -180,9 +182,10 @@ def comparison_of_model(model: ComparisonModel) -> Comparison:
 
 
 def _stored_grid(node: str, tables: Sequence[pd.DataFrame], texts: Sequence[pd.Series | None], metrics: Sequence[str],
-                 directions: Mapping[str, str]) -> tuple[Grid, str]:
+                 directions: Mapping[str, str], labels: Sequence[pd.DataFrame | None] = ()) -> tuple[Grid, str]:
     """The grid of per-query tables: every query of any run (the first run's order, then the others'), worst change
-    of the order measure first (as the comparison's model orders it)."""
+    of the order measure first (as the comparison's model orders it); its slice labels are those of the runs that
+    have them (``labels``: a result's, None for a stored run), each query's from the first run holding it."""
     index = tables[0].index
     for other in tables[1:]:
         index = index.append(other.index[~other.index.isin(index)])
@@ -193,6 +196,11 @@ def _stored_grid(node: str, tables: Sequence[pd.DataFrame], texts: Sequence[pd.S
         if found is not None:
             shown = found.reindex(index).fillna("").astype(str)
             text = text.where(text != "", shown)
+    keys = list(dict.fromkeys(str(c) for found in labels if found is not None for c in found.columns))
+    sliced = pd.DataFrame({key: pd.Series(np.full(len(index), None, dtype=object), index=index) for key in keys})
+    for found in labels:
+        if found is not None:
+            sliced = sliced.fillna(found.reindex(index))
     signs = {m: _SIGNS[directions[m]] for m in metrics}
     directed = [m for m in metrics if signs[m]] or list(metrics)
     order_metric = next((m for m in directed if m in HEADLINE_MEASURES), directed[0])
@@ -200,8 +208,9 @@ def _stored_grid(node: str, tables: Sequence[pd.DataFrame], texts: Sequence[pd.S
     worst = np.minimum(np.nan_to_num(np.where(np.isnan(gains), np.inf, gains).min(axis=1), posinf=0.0), 0.0)
     order = np.argsort(worst, kind="stable")
     ids = index.to_numpy(dtype=object).astype(str).astype(object)
-    grid = Grid(node, ids[order], text.to_numpy(dtype=object)[order], {},
-                      {m: v[order] for m, v in values.items()}, signs, order.astype(np.int64))
+    grid = Grid(node, ids[order], text.to_numpy(dtype=object)[order],
+                {key: drill_texts(sliced[key].to_numpy(dtype=object)[order], "") for key in keys},
+                {m: v[order] for m, v in values.items()}, signs, order.astype(np.int64))
     return grid, order_metric
 
 
@@ -214,18 +223,22 @@ def _of_tables(names: Sequence[str], runs: Sequence[Any], options: Mapping[str, 
     test = str(options.get("test") or ComparisonReportOptions.test)  # the page's and `evalframe report`'s: the t-test
     max_p = float(options.get("max_p") or ComparisonReportOptions.max_p)
     metric_options = {key: value for key, value in options.items() if key not in ("by", "test", "max_p", "metrics")}
+    by = options.get("by")
+    keys = [] if by is None else [by] if isinstance(by, str) else list(by)
     summaries, grids, per_node = [], {}, {}
     for node in shared:
-        listed, texts = [], []
+        listed, texts, labels = [], [], []
         for name, run in zip(names, runs):
             if isinstance(run, StoredRun):
                 table = run.run(node)
                 listed.append(QueryTable(table.table, table.scores, name))
                 texts.append(run.texts(node))
+                labels.append(None)
             else:
                 listed.append(run)
-                per_query = run.query_metrics(node, with_query=True, **metric_options)
+                per_query = run.query_metrics(node, with_query=True, by=keys or None, **metric_options)
                 texts.append(per_query["query"])
+                labels.append(per_query[[c for c in per_query.columns if c in keys]] if keys else None)
         per_node[node] = listed
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -246,19 +259,55 @@ def _of_tables(names: Sequence[str], runs: Sequence[Any], options: Mapping[str, 
                                              int(min(row["queries"] for row in rows))))
         tables = [run.table if isinstance(run, QueryTable) else run.query_metrics(node, **metric_options)
                   for run in listed]
-        grid, order_metric = _stored_grid(node, tables, texts, metrics, directions)
+        grid, order_metric = _stored_grid(node, tables, texts, metrics, directions, labels)
         grids[node] = grid
-        answer = False if isinstance(runs[0], StoredRun) else bool(runs[0].has_answers(node))
-        summaries.append(views.NodeSummary(node, answer, order_metric, (), tuple(measures)))
+        results = [run for run in runs if not isinstance(run, StoredRun)]
+        answer = bool(results[0].has_answers(node)) if results else False
+        summaries.append(views.NodeSummary(node, answer, order_metric, tuple(grid.slices), tuple(measures)))
+    detail = _files_detail(names, runs, summaries, grids, options)
 
     def drill(node: str, i: int) -> dict[str, Any]:
-        grid = grids[node]
-        return {"row": i, "id": str(grid.ids[i]), "query": str(grid.query[i]), "gold_answers": [],
-                "gold_documents": [], "meta": {},
-                "runs": [{"name": name, "answers": [], "documents": []} for name in names]}
+        return {**detail.query(int(grids[node].detail[i]), characters=None), "row": i}
 
     return Comparison(tuple(names), tuple(summaries), grids, drill, lambda node: per_node[node], test,
                       note=STORED_NOTE)
+
+
+def _files_detail(names: Sequence[str], runs: Sequence[Any], nodes: Sequence[views.NodeSummary],
+                  grids: dict[str, Grid], options: Mapping[str, Any]) -> Detail:
+    """The drill-down of a comparison with stored runs: the gold, meta, answers and passages of the results among
+    ``runs`` (as :func:`evalframe.compare_report`'s: the answers of the first node with answers, the passages of the
+    last node with documents only), nothing of a stored run (the store keeps per-query tables only). Each grid's
+    ``detail`` is pointed at its queries' rows."""
+    union = pd.Index([], dtype=object)
+    for node in nodes:
+        ids = pd.Index(grids[node.node].ids)
+        union = union.append(ids[~ids.isin(union)])
+    query = pd.Series(np.concatenate([grids[n.node].query for n in nodes]),
+                      index=pd.Index(np.concatenate([grids[n.node].ids for n in nodes])))
+    query = query[~query.index.duplicated()].reindex(union).fillna("").to_numpy(dtype=object)
+    results = [run for run in runs if not isinstance(run, StoredRun)]
+    answer_node = next((node.node for node in nodes if node.answer_node), None)
+    document_node = next((node.node for node in reversed(nodes) if results and not node.answer_node
+                          and results[0].has_documents(node.node)), None)
+    scopes = {"document_scope": options.get("document_scope", MetricOptions.document_scope),
+              "answer_scope": options.get("answer_scope", MetricOptions.answer_scope)}
+    sides = []
+    for chosen, kind in ((answer_node, "answer"), (document_node, "document")):
+        pairs = []
+        for run in runs:
+            if chosen is None or isinstance(run, StoredRun):
+                pairs.append((pd.DataFrame(), empty_rows(kind, len(union))))
+            else:
+                frame = node_rows(run, chosen, kind)
+                frame = frame.assign(multilabel_id=frame["multilabel_id"].astype(str)) if len(frame) else frame
+                pairs.append((frame, rows_of(frame, chosen, kind, union, scopes)))
+        sides.append(pairs)
+    detail = build_detail(names, union, query, sides[0], sides[1])
+    for node in nodes:
+        grid = grids[node.node]
+        grids[node.node] = dataclasses.replace(grid, detail=union.get_indexer(pd.Index(grid.ids)).astype(np.int64))
+    return detail
 
 
 def _paper_of_tables(runs: Sequence[Any], names: Sequence[str], node: str, options: Mapping[str, Any]) -> ComparisonTable:
