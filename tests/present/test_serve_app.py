@@ -393,3 +393,22 @@ def test_files_beside_a_stored_run_keep_their_drill_down_and_slices(ragas):
             assert [doc["id"] for doc in run["documents"]] == record["retrieved_context_ids"]
             assert [doc["text"] for doc in run["documents"]] == record["retrieved_contexts"]
         assert detail["runs"][2]["answers"] == [] and detail["runs"][2]["documents"] == []  # the stored run's
+
+
+def test_a_forged_host_is_refused_on_every_loopback(store):
+    """--host ::1 (and 127.0.0.2, localhost): a request naming another site in its Host (DNS rebinding) is a 400; the
+    loopback names, IPv6 ones with a port, are served."""
+    from evalframe.present.serve.command import allowed_hosts
+
+    forged = ("evil.example", "evil.example:8000", "[::1]evil.example", "[::1]:8000.evil.example", "[::2]:8000",
+              "127.0.0.1.evil.example", "localhost@evil.example", "")
+    for bound, own in (("::1", "[::1]:8000"), ("127.0.0.2", "127.0.0.2:9"), ("localhost", "localhost:8000")):
+        app = make_app(Sources(history=ef.History(store)), allowed_hosts=allowed_hosts(bound), warm=False)
+        with TestClient(app, base_url="http://127.0.0.1:8000") as client:
+            for host in forged:
+                response = client.get("/runs", headers={"Host": host})
+                assert response.status_code == 400, (bound, host)
+                assert "invalid Host header" in response.text
+            for host in ("[::1]", "[::1]:8000", "127.0.0.1:8000", "LOCALHOST", own):
+                assert client.get("/runs", headers={"Host": host}).status_code == 200, (bound, host)
+    assert allowed_hosts("0.0.0.0") is None and allowed_hosts("192.168.1.5") is None  # served to any name

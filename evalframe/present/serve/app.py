@@ -20,6 +20,7 @@ A comparison (its model, grids and sort orders) is built once per set of runs an
 from __future__ import annotations
 
 import dataclasses
+import re
 import threading
 import warnings
 from collections import OrderedDict
@@ -32,7 +33,6 @@ import numpy as np
 import pandas as pd
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
-from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
@@ -495,6 +495,41 @@ class _Headers:
         await self.app(scope, receive, sending)
 
 
+_HOST = re.compile(r"(\[[0-9a-f:.]+\]|[^\[\]:/@\s]+)(?::[0-9]{1,5})?")
+
+
+def host_of(header: str) -> str | None:
+    """The name a ``Host`` header gives, lower-cased, its port left out (``[::1]:8000``: ``[::1]``); None when the
+    header is no host with an optional port (``[::1]evil``, ``a:b:c``).
+
+    >>> host_of("[::1]:8000"), host_of("LOCALHOST"), host_of("127.0.0.1:80"), host_of("[::1]evil.example")
+    ('[::1]', 'localhost', '127.0.0.1', None)
+    """
+    found = _HOST.fullmatch(header.strip().lower())
+    return found.group(1) if found else None
+
+
+class _Hosts:
+    """ASGI middleware: a request whose ``Host`` names none of ``allowed`` is refused (400), so that a page of another
+    site that points its own name at a loopback address (DNS rebinding) cannot read the viewer. Unlike Starlette's
+    TrustedHostMiddleware it reads an IPv6 host with its port (``[::1]:8000``)."""
+
+    def __init__(self, app: ASGIApp, allowed: Sequence[str]) -> None:
+        self.app = app
+        self.allowed = {name.lower() for name in allowed}
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] in ("http", "websocket"):
+            headers = dict(scope.get("headers") or ())
+            name = host_of(headers.get(b"host", b"").decode("latin-1"))
+            if name not in self.allowed:
+                response = Response("invalid Host header: this viewer answers to " + ", ".join(sorted(self.allowed)),
+                                    status_code=400, media_type="text/plain; charset=utf-8")
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
 def _clean(value: Any) -> Any:
     """``value`` JSON-ready: NaN and infinities as None (JSON has neither), tuples as lists."""
     if isinstance(value, float):
@@ -529,7 +564,8 @@ def make_app(sources: Sources | Viewer, *, allowed_hosts: Sequence[str] | None =
     sources : Sources or Viewer
         What the server was started on (a :class:`Viewer` of it: with the comparisons it built already).
     allowed_hosts : list of str, optional
-        The ``Host`` headers accepted (a page of another site that points a name at 127.0.0.1 is refused); default
+        The names a ``Host`` header may give, its port left out, an IPv6 address in brackets (``[::1]``): any other
+        is refused (400; a page of another site that points a name at 127.0.0.1 cannot read the viewer). Default:
         any.
     warm : bool
         Compute every sort order of a comparison in a thread as soon as it is built.
@@ -681,5 +717,5 @@ def make_app(sources: Sources | Viewer, *, allowed_hosts: Sequence[str] | None =
               Route("/static/{name}", static)]
     middleware = [Middleware(_Headers)]
     if allowed_hosts is not None:
-        middleware.insert(0, Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts)))
+        middleware.insert(0, Middleware(_Hosts, allowed=list(allowed_hosts)))
     return Starlette(routes=routes, middleware=middleware)
