@@ -412,3 +412,28 @@ def test_a_forged_host_is_refused_on_every_loopback(store):
             for host in ("[::1]", "[::1]:8000", "127.0.0.1:8000", "LOCALHOST", own):
                 assert client.get("/runs", headers={"Host": host}).status_code == 200, (bound, host)
     assert allowed_hosts("0.0.0.0") is None and allowed_hosts("192.168.1.5") is None  # served to any name
+
+
+@pytest.mark.parametrize("url, status, match", [
+    ("/api/summary?" + "&".join(["run=@last"] * 27), 400, r"run: a comparison takes at most 26 runs .*; got 27\."),
+    (f"/api/grid/detail?{PAIR}&node=Reader", 400, r"^i is required: the query's row \(0 to 7 in Reader\)\.$"),
+    (f"/api/grid/row?{PAIR}&node=Reader", 400, r"^i is required: the query's row \(0 to 7 in Reader\)\.$"),
+    (f"/api/grid/detail?{PAIR}&node=Reader&i=8", 404, r"^no query 8 in Reader: i is a row from 0 to 7\.$"),
+    (f"/api/grid/page?{PAIR}&node=Reader&desc=maybe", 400, r"^desc must be 0 or 1 \(or false / true\).*got 'maybe'"),
+    (f"/api/grid/page?{PAIR}&node=Reader&desc=yes", 400, r"^desc must be"),
+])
+def test_a_bad_request_says_what_was_wrong(client, url, status, match):
+    response = client.get(url)
+    assert response.status_code == status, response.text
+    assert re.search(match, response.json()["error"]), response.json()["error"]
+
+
+def test_desc_takes_0_1_true_false(client):
+    """The Reader's f1 of the demo's first run, sorted by value: ascending and descending orders are each other's
+    reverse where values differ; desc=0/false give the ascending one, desc=1/TRUE the descending one."""
+    base = f"/api/grid/page?{PAIR}&node=Reader&sort=value:f1:0&limit=100"
+    values = {desc: [row["values"]["f1"][0] for row in client.get(f"{base}&desc={desc}").json()["rows"]]
+              for desc in ("0", "false", "1", "TRUE")}
+    assert values["0"] == values["false"] == sorted(values["0"])
+    assert values["1"] == values["TRUE"] == sorted(values["0"], reverse=True)
+    assert values["0"] != values["1"]

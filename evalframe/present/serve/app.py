@@ -396,8 +396,9 @@ class Viewer:
         key = tuple(tokens)
         if len(key) < 2:
             raise NotFound("a comparison names two runs or more: /compare?run=0&run=1 (or run=@last~1&run=@last).")
-        if len(key) > MAX_RUNS:
-            raise NotFound(f"a comparison takes at most {MAX_RUNS} runs; got {len(key)}.")
+        if len(key) > MAX_RUNS:  # a request the server cannot answer, not a run it lacks: 400
+            raise EvalframeError(f"run: a comparison takes at most {MAX_RUNS} runs (the paper table names them a to "
+                                 f"z); got {len(key)}.")
         with self._lock:
             found = self._built.get(key)
             if found is not None:
@@ -556,6 +557,28 @@ def _int(request: Request, name: str, default: int) -> int:
     return int(text)
 
 
+def _row(request: Request, rows: int, node: str) -> int:
+    """The query row ``i`` of a request: required, a whole number below ``rows`` (else a 404: no such query)."""
+    if "i" not in request.query_params:
+        raise EvalframeError(f"i is required: the query's row (0 to {rows - 1} in {node}).")
+    row = _int(request, "i", 0)
+    if row >= rows:
+        raise NotFound(f"no query {row} in {node}: i is a row from 0 to {rows - 1}.")
+    return row
+
+
+#: What ``desc`` may be: true or false.
+_DESC = {"": False, "0": False, "false": False, "1": True, "true": True}
+
+
+def _view(request: Request) -> Any:
+    """The grid view of a request (:func:`.paging.view_from_query`), ``desc`` checked: 0, 1, true or false."""
+    desc = request.query_params.get("desc")
+    if desc is not None and desc.lower() not in _DESC:
+        raise EvalframeError(f"desc must be 0 or 1 (or false / true): sort descending or not; got {desc[:40]!r}.")
+    return view_from_query(request.query_params)  # which reads 1 and true as descending, the rest as not
+
+
 def make_app(sources: Sources | Viewer, *, allowed_hosts: Sequence[str] | None = None, warm: bool = True) -> Starlette:
     """The application serving ``sources`` (read-only: every route is ``GET``).
 
@@ -681,26 +704,18 @@ def make_app(sources: Sources | Viewer, *, allowed_hosts: Sequence[str] | None =
     @guarded(api=True)
     def api_page(request: Request) -> Response:
         built, node = grid_of(request)
-        view = view_from_query(request.query_params)
+        view = _view(request)
         return JSONResponse(built.pagers[node].page(view, _int(request, "offset", 0), _int(request, "limit", 100)))
 
     @guarded(api=True)
     def api_detail(request: Request) -> Response:
         built, node = grid_of(request)
-        row = _int(request, "i", -1) if "i" in request.query_params else -1
-        if not 0 <= row < len(built.grids[node].ids):
-            raise NotFound(f"no query {request.query_params.get('i')!r} in {node}: i is a row from 0 to "
-                           f"{len(built.grids[node].ids) - 1}.")
-        return JSONResponse(built.detail(node, row))
+        return JSONResponse(built.detail(node, _row(request, len(built.grids[node].ids), node)))
 
     @guarded(api=True)
     def api_row(request: Request) -> Response:
         built, node = grid_of(request)
-        row = _int(request, "i", -1) if "i" in request.query_params else -1
-        if not 0 <= row < len(built.grids[node].ids):
-            raise NotFound(f"no query {request.query_params.get('i')!r} in {node}: i is a row from 0 to "
-                           f"{len(built.grids[node].ids) - 1}.")
-        return JSONResponse(built.pagers[node].row(row))
+        return JSONResponse(built.pagers[node].row(_row(request, len(built.grids[node].ids), node)))
 
     def static(request: Request) -> Response:
         name = request.path_params["name"]
