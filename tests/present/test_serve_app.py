@@ -373,7 +373,7 @@ def test_files_beside_a_stored_run_keep_their_drill_down_and_slices(ragas):
     hold them), the stored run's empty; the grid's slice labels (meta.topic) from the files."""
     _, results, history = ragas
     sources = Sources(files=[("bm25", "bm25.jsonl"), ("hybrid", "hybrid.jsonl")], read=results.__getitem__,
-                      history=history, options={"by": "meta.topic"})
+                      history=history, options={"by": "meta.topic", "rounds": 500})
     records = [_records("bm25"), _records("hybrid")]
     topics = [record["topic"] for record in records[0]]
     with TestClient(make_app(sources, warm=False)) as client:

@@ -80,6 +80,10 @@ CACHE_SIZE = 4
 #: The most runs one comparison takes.
 MAX_RUNS = 26
 _SIGNS = {"higher": 1.0, "lower": -1.0, "none": 0.0}
+#: The options of ``query_metrics`` among the server's (the others are the comparison's).
+_METRIC_OPTIONS = frozenset(field.name for field in dataclasses.fields(MetricOptions))
+#: The options of the paper table (``compare``'s) among the server's.
+_PAPER_OPTIONS = _METRIC_OPTIONS | {"test", "max_p", "metrics", "rounds", "confidence", "seed"}
 #: What the drill-down of a stored run says: the store keeps each query's values, not its texts.
 STORED_NOTE = ("A run of the store keeps each query's values and text, not its answers, passages, gold or meta: the "
                "drill-down of a stored run shows its values only, and it has no slices (serve the runs' folders or "
@@ -222,7 +226,8 @@ def _of_tables(names: Sequence[str], runs: Sequence[Any], options: Mapping[str, 
         raise EvalframeError(f"the runs {list(names)} share no node.")
     test = str(options.get("test") or ComparisonReportOptions.test)  # the page's and `evalframe report`'s: the t-test
     max_p = float(options.get("max_p") or ComparisonReportOptions.max_p)
-    metric_options = {key: value for key, value in options.items() if key not in ("by", "test", "max_p", "metrics")}
+    metric_options = {key: value for key, value in options.items() if key in _METRIC_OPTIONS}  # query_metrics's
+    resampling = {key: value for key, value in options.items() if key in ("rounds", "confidence", "seed")}
     by = options.get("by")
     keys = [] if by is None else [by] if isinstance(by, str) else list(by)
     summaries, grids, per_node = [], {}, {}
@@ -243,7 +248,7 @@ def _of_tables(names: Sequence[str], runs: Sequence[Any], options: Mapping[str, 
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             table = compare(*listed, node=node, names=list(names), test=test, max_p=max_p,
-                            metrics=options.get("metrics"), **metric_options)
+                            metrics=options.get("metrics"), **metric_options, **resampling)
         p_column = p_column_of(table, test)
         metrics = list(dict.fromkeys(table.index.get_level_values("metric")))
         scores: dict[str, Any] = {}
@@ -436,7 +441,7 @@ class Viewer:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 runs = built.paper_runs(node)
-                options = {k: v for k, v in self.sources.options.items() if k not in ("by", "n")}
+                options = {k: v for k, v in self.sources.options.items() if k in _PAPER_OPTIONS}
                 if any(isinstance(run, QueryTable) for run in runs):  # stored runs: their judge scores declared
                     table = _paper_of_tables(runs, built.names, node, options)
                 else:
