@@ -200,11 +200,11 @@ def _stored_grid(node: str, tables: Sequence[pd.DataFrame], texts: Sequence[pd.S
         if found is not None:
             shown = found.reindex(index).fillna("").astype(str)
             text = text.where(text != "", shown)
-    keys = list(dict.fromkeys(str(c) for found in labels if found is not None for c in found.columns))
+    keys = list(dict.fromkeys(str(c) for frame in labels if frame is not None for c in frame.columns))
     sliced = pd.DataFrame({key: pd.Series(np.full(len(index), None, dtype=object), index=index) for key in keys})
-    for found in labels:
-        if found is not None:
-            sliced = sliced.fillna(found.reindex(index))
+    for frame in labels:
+        if frame is not None:
+            sliced = sliced.fillna(frame.reindex(index))
     signs = {m: _SIGNS[directions[m]] for m in metrics}
     directed = [m for m in metrics if signs[m]] or list(metrics)
     order_metric = next((m for m in directed if m in HEADLINE_MEASURES), directed[0])
@@ -227,12 +227,15 @@ def _of_tables(names: Sequence[str], runs: Sequence[Any], options: Mapping[str, 
     test = str(options.get("test") or ComparisonReportOptions.test)  # the page's and `evalframe report`'s: the t-test
     max_p = float(options.get("max_p") or ComparisonReportOptions.max_p)
     metric_options = {key: value for key, value in options.items() if key in _METRIC_OPTIONS}  # query_metrics's
-    resampling = {key: value for key, value in options.items() if key in ("rounds", "confidence", "seed")}
+    compare_options = {key: value for key, value in options.items()
+                       if key in _METRIC_OPTIONS or key in ("rounds", "confidence", "seed")}
     by = options.get("by")
     keys = [] if by is None else [by] if isinstance(by, str) else list(by)
     summaries, grids, per_node = [], {}, {}
     for node in shared:
-        listed, texts, labels = [], [], []
+        listed: list[Any] = []
+        texts: list[pd.Series | None] = []
+        labels: list[pd.DataFrame | None] = []
         for name, run in zip(names, runs):
             if isinstance(run, StoredRun):
                 table = run.run(node)
@@ -248,7 +251,7 @@ def _of_tables(names: Sequence[str], runs: Sequence[Any], options: Mapping[str, 
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             table = compare(*listed, node=node, names=list(names), test=test, max_p=max_p,
-                            metrics=options.get("metrics"), **metric_options, **resampling)
+                            metrics=options.get("metrics"), **compare_options)
         p_column = p_column_of(table, test)
         metrics = list(dict.fromkeys(table.index.get_level_values("metric")))
         scores: dict[str, Any] = {}
@@ -315,7 +318,8 @@ def _files_detail(names: Sequence[str], runs: Sequence[Any], nodes: Sequence[vie
     return detail
 
 
-def _paper_of_tables(runs: Sequence[Any], names: Sequence[str], node: str, options: Mapping[str, Any]) -> ComparisonTable:
+def _paper_of_tables(runs: Sequence[Any], names: Sequence[str], node: str,
+                     options: Mapping[str, Any]) -> ComparisonTable:
     """:func:`evalframe.comparison_table` of runs among which stored ones are (per-query tables): their judge scores'
     directions are those the tables declare (``QueryTable.scores``), which ``comparison_table`` reads of results
     only (it refuses a judge score of a table as "no metric")."""
