@@ -9,8 +9,11 @@ the URL of each view reproducing it on reload.
 
 from __future__ import annotations
 
+import json
 import os
 import re
+import warnings
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
@@ -37,6 +40,8 @@ VALUES = {"query": SCRIPT, "answer": ATTRIBUTE, "context": PAYLOADS["quote"], "d
 INJECTED = "img[src='x'], svg[onload], script:not([src])"
 #: The two results served (the server fixture fills it).
 RESULTS: list[Any] = []
+#: docs/examples/rag's two Ragas runs, served as run=2 and run=3: their query order differs from the grid's.
+RAG = Path(__file__).resolve().parents[2] / "docs" / "examples" / "rag"
 
 
 @pytest.fixture(scope="module")
@@ -47,11 +52,15 @@ def server(tmp_path_factory):
     history = ef.History(store)
     history.log(first, name=SCRIPT, tags=[ATTRIBUTE], commit=None)
     history.log(second, name="B", tags=["v2"], commit=None)
-    results = [first, second]
-    sources = Sources(files=[(VALUES["run"] + " A", "runA.jsonl"), ("B", "runB.jsonl")], read=results.__getitem__,
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rag = [ef.EvaluationResult.from_ragas(RAG / f"{name}.jsonl", progress=False) for name in ("bm25", "hybrid")]
+    results = [first, second, *rag]
+    sources = Sources(files=[(VALUES["run"] + " A", "runA.jsonl"), ("B", "runB.jsonl"), ("bm25", "bm25.jsonl"),
+                             ("hybrid", "hybrid.jsonl")], read=results.__getitem__,
                       history=history, store=str(store), options={"by": "meta.topic", "rounds": 200})
     url, running, thread = serve_in_thread(make_app(sources))
-    RESULTS[:] = results
+    RESULTS[:] = results[:2]
     yield url
     running.should_exit = True
     thread.join(timeout=10)
@@ -124,7 +133,8 @@ def test_the_runs_view_lists_the_store_and_compares_the_runs_checked(tab, server
     tab.locator("form.sv-runs button[type=submit]").click()
     tab.wait_for_url(re.compile(r"/compare\?run=%40"))
     grid_ready(tab)
-    assert tab.locator("h1").inner_text() == f"{SCRIPT.replace(chr(10), ' ')} vs B" or " vs " in tab.locator("h1").inner_text()
+    assert tab.locator("h1").inner_text() == f"{SCRIPT} vs B"  # the names the runs were logged under
+    assert tab.title() == f"{SCRIPT} vs B · evalframe serve"
     assert tab.locator(".ef-count").inner_text().endswith("of 3 queries shown")
 
 
@@ -132,12 +142,10 @@ def test_the_comparison_sorts_filters_slices_and_drills_down(tab, server):
     tab.goto(server + "/compare?run=0&run=1&node=Reader")
     grid_ready(tab, rows=3)
     assert SCRIPT in tab.locator(".sv-runs-line").inner_text()  # the hostile run name, as text
-    # sort by the query text: the URL says so, and a reload sorts so again
+    # sort by the query text: the URL says so, and a reload sorts so again (the order itself: the next test)
     tab.locator("th[data-key=query] button").click()
     url_says(tab, "sort=query")
     grid_ready(tab, rows=3)
-    shown = tab.locator("#sv-grid tr.ef-row td.ef-query").all_inner_texts()
-    assert shown == [f"{SCRIPT} 0", f"{SCRIPT} 1", f"{SCRIPT} 2"]
     tab.reload()
     grid_ready(tab, rows=3)
     assert tab.locator("th[data-key=query]").get_attribute("aria-sort") == "ascending"
@@ -167,6 +175,50 @@ def test_the_comparison_sorts_filters_slices_and_drills_down(tab, server):
     assert f"{ATTRIBUTE} 0" in tab.locator(".sv-opened").inner_text()
 
 
+def test_the_query_sort_of_two_ragas_runs(tab, server):
+    """The Generator grid of docs/examples/rag's runs: by default worst faithfulness change first; sorted by query,
+    the questions in lower-cased order (worked out from the JSONL files: sorted(user_input, key=str.lower))."""
+    questions = [json.loads(line)["user_input"] for line in (RAG / "bm25.jsonl").read_text().splitlines() if line]
+    in_order = sorted(questions, key=str.lower)
+    tab.goto(server + "/compare?run=2&run=3&node=Generator")
+    grid_ready(tab)
+    default = tab.locator("#sv-grid tr.ef-row td.ef-query").all_inner_texts()[:5]
+    tab.locator("th[data-key=query] button").click()
+    url_says(tab, "sort=query")
+    expect(tab.locator("#sv-grid tr.ef-row td.ef-query").first).to_have_text(in_order[0])
+    shown = tab.locator("#sv-grid tr.ef-row td.ef-query").all_inner_texts()[:5]
+    assert shown == in_order[:5] and shown != default
+
+
+def test_three_runs_files_beside_a_stored_one(tab, server):
+    """run=0&run=1&run=@last: three runs' columns, the stored "B" told from the file "B" by its id's tail; the files'
+    drill-down keeps their answers and gold, the stored run's says it has no rows."""
+    tab.goto(server + "/compare?run=0&run=1&run=%40last&node=Reader")
+    grid_ready(tab, rows=3)
+    heading = tab.locator("h1").inner_text()
+    tail = re.fullmatch(re.escape(f"{SCRIPT} A vs B vs B (") + r"([0-9a-f]{8})\)", heading)
+    assert tail is not None, heading
+    header = tab.locator("#sv-grid thead").inner_text()
+    assert f"B ({tail.group(1)})" in header
+    tab.locator("#sv-grid tr.ef-row").first.click()
+    detail = tab.locator(".ef-detail .ef-drill")
+    detail.wait_for()
+    runs = detail.locator(".ef-run")
+    assert runs.count() == 3
+    assert f"{ATTRIBUTE} " in runs.nth(0).inner_text() and f"{ATTRIBUTE} " in runs.nth(1).inner_text()
+    assert "gold answer" in detail.locator(".ef-gold").inner_text()
+    assert runs.nth(2).locator(".ef-run-name").inner_text() == f"B ({tail.group(1)})"
+    assert "no rows" in runs.nth(2).inner_text()
+
+
+def test_a_bad_open_row_is_a_note_and_the_grid_stays(tab, server):
+    tab.goto(server + "/compare?run=0&run=1&node=Reader&open=99999")
+    grid_ready(tab, rows=3)
+    expect(tab.locator("#sv-grid .sv-open-error")).to_have_text(
+        "open=99999: no query 99999 in Reader: the rows are 0 to 2.")
+    assert "open" not in query_of(tab)
+
+
 def test_the_retriever_drill_down_shows_the_passages(tab, server):
     tab.goto(server + "/compare?run=0&run=1&node=Retriever&measure=&sort=query")
     grid_ready(tab, rows=3)
@@ -194,6 +246,15 @@ def test_the_trend_and_the_paper_table(tab, server):
     assert SCRIPT in tab.locator(".sv-trend table").inner_text()
     tab.goto(server + "/paper?run=0&run=1&node=Retriever")
     assert tab.locator(".sv-paper table caption").count() == 1
+    # the stored runs' paper table, their judge score among its columns: each mean as compare's of the two runs
+    tab.goto(server + "/paper?run=%40last~1&run=%40last&node=Reader")
+    heads = tab.locator(".sv-paper thead th").all_inner_texts()
+    assert "judge" in heads
+    expected = ef.compare(*RESULTS, node="Reader")
+    for letter, mean in (("a", "mean_a"), ("b", "mean_b")):
+        cells = tab.locator(".sv-paper tbody tr").nth(0 if letter == "a" else 1).locator("td").all_inner_texts()
+        assert cells[0] == letter
+        assert [cell.rstrip("ab") for cell in cells[2:]] == [f"{expected.loc[m, mean]:.4f}" for m in heads[2:]]
 
 
 def test_the_page_shows_compares_numbers_for_every_measure(tab, server):

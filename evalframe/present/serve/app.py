@@ -20,6 +20,7 @@ A comparison (its model, grids and sort orders) is built once per set of runs an
 from __future__ import annotations
 
 import dataclasses
+import re
 import threading
 import warnings
 from collections import OrderedDict
@@ -32,19 +33,20 @@ import numpy as np
 import pandas as pd
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
-from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ... import report as report_package
-from ...analysis.compare import compare, p_column_of
+from ...analysis.compare import TESTS, compare, directions_of, p_column_of, scores_of_runs
 from ...analysis.protocol import QueryTable
 from ...errors import EvalframeError
-from ...options import CompareOptions, ComparisonReportOptions
-from ...report.drill import Grid
+from ...options import CompareOptions, ComparisonReportOptions, MetricOptions
+from ...report.drill import Detail, Grid, build_detail, empty_rows, node_rows, rows_of
+from ...report.drill import texts as drill_texts
 from ...report.model import ComparisonModel, measure_direction
+from ...report.paper import ComparisonTable, caption_of, table_of_pairs
 from ...report.trend import trend_html
 from ..comparison import compare_report
 from ..history import StoredRun
@@ -78,9 +80,14 @@ CACHE_SIZE = 4
 #: The most runs one comparison takes.
 MAX_RUNS = 26
 _SIGNS = {"higher": 1.0, "lower": -1.0, "none": 0.0}
+#: The options of ``query_metrics`` among the server's (the others are the comparison's).
+_METRIC_OPTIONS = frozenset(field.name for field in dataclasses.fields(MetricOptions))
+#: The options of the paper table (``compare``'s) among the server's.
+_PAPER_OPTIONS = _METRIC_OPTIONS | {"test", "max_p", "metrics", "rounds", "confidence", "seed"}
 #: What the drill-down of a stored run says: the store keeps each query's values, not its texts.
-STORED_NOTE = ("A run of the store keeps each query's values and text, not its answers and passages: the drill-down "
-               "of a stored run shows its values only (serve the runs' folders or files to see their passages).")
+STORED_NOTE = ("A run of the store keeps each query's values and text, not its answers, passages, gold or meta: the "
+               "drill-down of a stored run shows its values only, and it has no slices (serve the runs' folders or "
+               "files to see their passages and slices).")
 
 
 class NotFound(EvalframeError):
@@ -179,9 +186,10 @@ def comparison_of_model(model: ComparisonModel) -> Comparison:
 
 
 def _stored_grid(node: str, tables: Sequence[pd.DataFrame], texts: Sequence[pd.Series | None], metrics: Sequence[str],
-                 directions: Mapping[str, str]) -> tuple[Grid, str]:
+                 directions: Mapping[str, str], labels: Sequence[pd.DataFrame | None] = ()) -> tuple[Grid, str]:
     """The grid of per-query tables: every query of any run (the first run's order, then the others'), worst change
-    of the order measure first (as the comparison's model orders it)."""
+    of the order measure first (as the comparison's model orders it); its slice labels are those of the runs that
+    have them (``labels``: a result's, None for a stored run), each query's from the first run holding it."""
     index = tables[0].index
     for other in tables[1:]:
         index = index.append(other.index[~other.index.isin(index)])
@@ -192,6 +200,11 @@ def _stored_grid(node: str, tables: Sequence[pd.DataFrame], texts: Sequence[pd.S
         if found is not None:
             shown = found.reindex(index).fillna("").astype(str)
             text = text.where(text != "", shown)
+    keys = list(dict.fromkeys(str(c) for frame in labels if frame is not None for c in frame.columns))
+    sliced = pd.DataFrame({key: pd.Series(np.full(len(index), None, dtype=object), index=index) for key in keys})
+    for frame in labels:
+        if frame is not None:
+            sliced = sliced.fillna(frame.reindex(index))
     signs = {m: _SIGNS[directions[m]] for m in metrics}
     directed = [m for m in metrics if signs[m]] or list(metrics)
     order_metric = next((m for m in directed if m in HEADLINE_MEASURES), directed[0])
@@ -199,8 +212,9 @@ def _stored_grid(node: str, tables: Sequence[pd.DataFrame], texts: Sequence[pd.S
     worst = np.minimum(np.nan_to_num(np.where(np.isnan(gains), np.inf, gains).min(axis=1), posinf=0.0), 0.0)
     order = np.argsort(worst, kind="stable")
     ids = index.to_numpy(dtype=object).astype(str).astype(object)
-    grid = Grid(node, ids[order], text.to_numpy(dtype=object)[order], {},
-                      {m: v[order] for m, v in values.items()}, signs, order.astype(np.int64))
+    grid = Grid(node, ids[order], text.to_numpy(dtype=object)[order],
+                {key: drill_texts(sliced[key].to_numpy(dtype=object)[order], "") for key in keys},
+                {m: v[order] for m, v in values.items()}, signs, order.astype(np.int64))
     return grid, order_metric
 
 
@@ -210,26 +224,34 @@ def _of_tables(names: Sequence[str], runs: Sequence[Any], options: Mapping[str, 
     shared = [n for n in list(runs[0].nodes) if all(n in run.nodes for run in runs[1:])]
     if not shared:
         raise EvalframeError(f"the runs {list(names)} share no node.")
-    test = str(options.get("test") or CompareOptions.test)
+    test = str(options.get("test") or ComparisonReportOptions.test)  # the page's and `evalframe report`'s: the t-test
     max_p = float(options.get("max_p") or ComparisonReportOptions.max_p)
-    metric_options = {key: value for key, value in options.items() if key not in ("by", "test", "max_p", "metrics")}
+    metric_options = {key: value for key, value in options.items() if key in _METRIC_OPTIONS}  # query_metrics's
+    compare_options = {key: value for key, value in options.items()
+                       if key in _METRIC_OPTIONS or key in ("rounds", "confidence", "seed")}
+    by = options.get("by")
+    keys = [] if by is None else [by] if isinstance(by, str) else list(by)
     summaries, grids, per_node = [], {}, {}
     for node in shared:
-        listed, texts = [], []
+        listed: list[Any] = []
+        texts: list[pd.Series | None] = []
+        labels: list[pd.DataFrame | None] = []
         for name, run in zip(names, runs):
             if isinstance(run, StoredRun):
                 table = run.run(node)
                 listed.append(QueryTable(table.table, table.scores, name))
                 texts.append(run.texts(node))
+                labels.append(None)
             else:
                 listed.append(run)
-                per_query = run.query_metrics(node, with_query=True, **metric_options)
+                per_query = run.query_metrics(node, with_query=True, by=keys or None, **metric_options)
                 texts.append(per_query["query"])
+                labels.append(per_query[[c for c in per_query.columns if c in keys]] if keys else None)
         per_node[node] = listed
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             table = compare(*listed, node=node, names=list(names), test=test, max_p=max_p,
-                            metrics=options.get("metrics"), **metric_options)
+                            metrics=options.get("metrics"), **compare_options)
         p_column = p_column_of(table, test)
         metrics = list(dict.fromkeys(table.index.get_level_values("metric")))
         scores: dict[str, Any] = {}
@@ -245,19 +267,101 @@ def _of_tables(names: Sequence[str], runs: Sequence[Any], options: Mapping[str, 
                                              int(min(row["queries"] for row in rows))))
         tables = [run.table if isinstance(run, QueryTable) else run.query_metrics(node, **metric_options)
                   for run in listed]
-        grid, order_metric = _stored_grid(node, tables, texts, metrics, directions)
+        grid, order_metric = _stored_grid(node, tables, texts, metrics, directions, labels)
         grids[node] = grid
-        answer = False if isinstance(runs[0], StoredRun) else bool(runs[0].has_answers(node))
-        summaries.append(views.NodeSummary(node, answer, order_metric, (), tuple(measures)))
+        results = [run for run in runs if not isinstance(run, StoredRun)]
+        answer = bool(results[0].has_answers(node)) if results else False
+        summaries.append(views.NodeSummary(node, answer, order_metric, tuple(grid.slices), tuple(measures)))
+    detail = _files_detail(names, runs, summaries, grids, options)
 
     def drill(node: str, i: int) -> dict[str, Any]:
-        grid = grids[node]
-        return {"row": i, "id": str(grid.ids[i]), "query": str(grid.query[i]), "gold_answers": [],
-                "gold_documents": [], "meta": {},
-                "runs": [{"name": name, "answers": [], "documents": []} for name in names]}
+        return {**detail.query(int(grids[node].detail[i]), characters=None), "row": i}
 
     return Comparison(tuple(names), tuple(summaries), grids, drill, lambda node: per_node[node], test,
                       note=STORED_NOTE)
+
+
+def _files_detail(names: Sequence[str], runs: Sequence[Any], nodes: Sequence[views.NodeSummary],
+                  grids: dict[str, Grid], options: Mapping[str, Any]) -> Detail:
+    """The drill-down of a comparison with stored runs: the gold, meta, answers and passages of the results among
+    ``runs`` (as :func:`evalframe.compare_report`'s: the answers of the first node with answers, the passages of the
+    last node with documents only), nothing of a stored run (the store keeps per-query tables only). Each grid's
+    ``detail`` is pointed at its queries' rows."""
+    union = pd.Index([], dtype=object)
+    for node in nodes:
+        ids = pd.Index(grids[node.node].ids)
+        union = union.append(ids[~ids.isin(union)])
+    query = pd.Series(np.concatenate([grids[n.node].query for n in nodes]),
+                      index=pd.Index(np.concatenate([grids[n.node].ids for n in nodes])))
+    query = query[~query.index.duplicated()].reindex(union).fillna("").to_numpy(dtype=object)
+    results = [run for run in runs if not isinstance(run, StoredRun)]
+    answer_node = next((node.node for node in nodes if node.answer_node), None)
+    document_node = next((node.node for node in reversed(nodes) if results and not node.answer_node
+                          and results[0].has_documents(node.node)), None)
+    scopes = {"document_scope": options.get("document_scope", MetricOptions.document_scope),
+              "answer_scope": options.get("answer_scope", MetricOptions.answer_scope)}
+    sides = []
+    for chosen, kind in ((answer_node, "answer"), (document_node, "document")):
+        pairs = []
+        for run in runs:
+            if chosen is None or isinstance(run, StoredRun):
+                pairs.append((pd.DataFrame(), empty_rows(kind, len(union))))
+            else:
+                frame = node_rows(run, chosen, kind)
+                frame = frame.assign(multilabel_id=frame["multilabel_id"].astype(str)) if len(frame) else frame
+                pairs.append((frame, rows_of(frame, chosen, kind, union, scopes)))
+        sides.append(pairs)
+    detail = build_detail(names, union, query, sides[0], sides[1])
+    for node in nodes:
+        grid = grids[node.node]
+        grids[node.node] = dataclasses.replace(grid, detail=union.get_indexer(pd.Index(grid.ids)).astype(np.int64))
+    return detail
+
+
+def _paper_of_tables(runs: Sequence[Any], names: Sequence[str], node: str,
+                     options: Mapping[str, Any]) -> ComparisonTable:
+    """:func:`evalframe.comparison_table` of runs among which stored ones are (per-query tables): their judge scores'
+    directions are those the tables declare (``QueryTable.scores``), which ``comparison_table`` reads of results
+    only (it refuses a judge score of a table as "no metric")."""
+    given = dict(options)
+    max_p = float(given.pop("max_p", 0.05))
+    chosen, _ = CompareOptions.take({**given, "max_p": max_p})
+    pairs = compare(*runs, node=node, names=list(names), pairs="all", max_p=max_p, **given)
+    shown = list(dict.fromkeys(pairs.index.get_level_values("run_a")))
+    shown += [name for name in dict.fromkeys(pairs.index.get_level_values("run_b")) if name not in shown]
+    metrics = list(dict.fromkeys(str(metric) for metric in pairs.index.get_level_values("metric")))
+    directions = directions_of(metrics, scores_of_runs(runs))
+    corrected = p_column_of(pairs, chosen.test) != TESTS[chosen.test]
+    caption = caption_of(pairs, shown, metrics, test=chosen.test, correction=chosen.correction, corrected=corrected,
+                         family=chosen.family, max_p=max_p, rounds=chosen.rounds, seed=chosen.seed,
+                         zero_method=chosen.zero_method)
+    return table_of_pairs(pairs, shown, directions, caption=caption)
+
+
+def _short_id(run_id: str) -> str:
+    """A stored run's id as a name tells two apart: its random tail (``20261202T154015054700Z-1e6d68aa``:
+    ``1e6d68aa``)."""
+    return run_id.rsplit("-", 1)[-1] if "-" in run_id else run_id[:8]
+
+
+def _unique_names(tokens: Sequence[str], named: Sequence[tuple[str, Any]]) -> list[str]:
+    """The names of the runs ``tokens`` name: a FOLDER / FILE by its name, a stored run by the name it was logged
+    under, with its short id when another run of the comparison has that name (``bm25 (1e6d68aa)``). One run named
+    twice (``@last`` and its id, or an index given twice) is refused."""
+    seen: dict[Any, str] = {}
+    for token, (_, run) in zip(tokens, named):
+        identity = ("store", run.id) if isinstance(run, StoredRun) else ("file", int(token))
+        if identity in seen:
+            raise EvalframeError(f"a run is given twice: {seen[identity]!r} and {token!r} name the same run; compare "
+                                 "different runs.")
+        seen[identity] = token
+    names = [name for name, _ in named]
+    counts = {name: names.count(name) for name in names}
+    names = [f"{name} ({_short_id(run.id)})" if counts[name] > 1 and isinstance(run, StoredRun) else name
+             for name, run in named]
+    if len(set(names)) < len(names):  # still alike (two runs of one id tail): each by its token too
+        names = [f"{name} [{token}]" for name, token in zip(names, tokens)]
+    return names
 
 
 class Viewer:
@@ -289,9 +393,10 @@ class Viewer:
             return files[index][0], self._results[index]
         if token.startswith("@") and self.sources.history is not None:
             try:
-                return token, self.sources.history.get(token)
+                stored = self.sources.history.get(token)
             except EvalframeError as exc:
                 raise NotFound(str(exc)) from None
+            return stored.name, stored
         raise NotFound(f"no run {token!r}: a run is named by its index among the FOLDER / FILE arguments (0, 1, ...) "
                        "or, with a store, by a reference such as @last, @last~1 or @<id>.")
 
@@ -300,8 +405,9 @@ class Viewer:
         key = tuple(tokens)
         if len(key) < 2:
             raise NotFound("a comparison names two runs or more: /compare?run=0&run=1 (or run=@last~1&run=@last).")
-        if len(key) > MAX_RUNS:
-            raise NotFound(f"a comparison takes at most {MAX_RUNS} runs; got {len(key)}.")
+        if len(key) > MAX_RUNS:  # a request the server cannot answer, not a run it lacks: 400
+            raise EvalframeError(f"run: a comparison takes at most {MAX_RUNS} runs (the paper table names them a to "
+                                 f"z); got {len(key)}.")
         with self._lock:
             found = self._built.get(key)
             if found is not None:
@@ -313,10 +419,8 @@ class Viewer:
             if found is not None:  # built by the request that held the lock before this one
                 return found
             named = [self.run(token) for token in key]
-            names = [name for name, _ in named]
-            if len(set(names)) < len(names):
-                raise EvalframeError(f"a run is given twice: {names}; compare different runs.")
             runs = [run for _, run in named]
+            names = _unique_names(key, named)
             options = dict(self.sources.options)
             if any(isinstance(run, StoredRun) for run in runs):
                 built = _of_tables(names, runs, options)
@@ -341,8 +445,11 @@ class Viewer:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 runs = built.paper_runs(node)
-                table = comparison_table(runs, names=list(built.names), node=node,
-                                         **{k: v for k, v in self.sources.options.items() if k not in ("by", "n")})
+                options = {k: v for k, v in self.sources.options.items() if k in _PAPER_OPTIONS}
+                if any(isinstance(run, QueryTable) for run in runs):  # stored runs: their judge scores declared
+                    table = _paper_of_tables(runs, built.names, node, options)
+                else:
+                    table = comparison_table(runs, names=list(built.names), node=node, **options)
             built.papers[node] = table.html
         return built.papers[node]
 
@@ -398,6 +505,41 @@ class _Headers:
         await self.app(scope, receive, sending)
 
 
+_HOST = re.compile(r"(\[[0-9a-f:.]+\]|[^\[\]:/@\s]+)(?::[0-9]{1,5})?")
+
+
+def host_of(header: str) -> str | None:
+    """The name a ``Host`` header gives, lower-cased, its port left out (``[::1]:8000``: ``[::1]``); None when the
+    header is no host with an optional port (``[::1]evil``, ``a:b:c``).
+
+    >>> host_of("[::1]:8000"), host_of("LOCALHOST"), host_of("127.0.0.1:80"), host_of("[::1]evil.example")
+    ('[::1]', 'localhost', '127.0.0.1', None)
+    """
+    found = _HOST.fullmatch(header.strip().lower())
+    return found.group(1) if found else None
+
+
+class _Hosts:
+    """ASGI middleware: a request whose ``Host`` names none of ``allowed`` is refused (400), so that a page of another
+    site that points its own name at a loopback address (DNS rebinding) cannot read the viewer. Unlike Starlette's
+    TrustedHostMiddleware it reads an IPv6 host with its port (``[::1]:8000``)."""
+
+    def __init__(self, app: ASGIApp, allowed: Sequence[str]) -> None:
+        self.app = app
+        self.allowed = {name.lower() for name in allowed}
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] in ("http", "websocket"):
+            headers = dict(scope.get("headers") or ())
+            name = host_of(headers.get(b"host", b"").decode("latin-1"))
+            if name not in self.allowed:
+                response = Response("invalid Host header: this viewer answers to " + ", ".join(sorted(self.allowed)),
+                                    status_code=400, media_type="text/plain; charset=utf-8")
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
 def _clean(value: Any) -> Any:
     """``value`` JSON-ready: NaN and infinities as None (JSON has neither), tuples as lists."""
     if isinstance(value, float):
@@ -424,6 +566,28 @@ def _int(request: Request, name: str, default: int) -> int:
     return int(text)
 
 
+def _row(request: Request, rows: int, node: str) -> int:
+    """The query row ``i`` of a request: required, a whole number below ``rows`` (else a 404: no such query)."""
+    if "i" not in request.query_params:
+        raise EvalframeError(f"i is required: the query's row (0 to {rows - 1} in {node}).")
+    row = _int(request, "i", 0)
+    if row >= rows:
+        raise NotFound(f"no query {row} in {node}: i is a row from 0 to {rows - 1}.")
+    return row
+
+
+#: What ``desc`` may be: true or false.
+_DESC = {"": False, "0": False, "false": False, "1": True, "true": True}
+
+
+def _view(request: Request) -> Any:
+    """The grid view of a request (:func:`.paging.view_from_query`), ``desc`` checked: 0, 1, true or false."""
+    desc = request.query_params.get("desc")
+    if desc is not None and desc.lower() not in _DESC:
+        raise EvalframeError(f"desc must be 0 or 1 (or false / true): sort descending or not; got {desc[:40]!r}.")
+    return view_from_query(request.query_params)  # which reads 1 and true as descending, the rest as not
+
+
 def make_app(sources: Sources | Viewer, *, allowed_hosts: Sequence[str] | None = None, warm: bool = True) -> Starlette:
     """The application serving ``sources`` (read-only: every route is ``GET``).
 
@@ -432,7 +596,8 @@ def make_app(sources: Sources | Viewer, *, allowed_hosts: Sequence[str] | None =
     sources : Sources or Viewer
         What the server was started on (a :class:`Viewer` of it: with the comparisons it built already).
     allowed_hosts : list of str, optional
-        The ``Host`` headers accepted (a page of another site that points a name at 127.0.0.1 is refused); default
+        The names a ``Host`` header may give, its port left out, an IPv6 address in brackets (``[::1]``): any other
+        is refused (400; a page of another site that points a name at 127.0.0.1 cannot read the viewer). Default:
         any.
     warm : bool
         Compute every sort order of a comparison in a thread as soon as it is built.
@@ -548,26 +713,18 @@ def make_app(sources: Sources | Viewer, *, allowed_hosts: Sequence[str] | None =
     @guarded(api=True)
     def api_page(request: Request) -> Response:
         built, node = grid_of(request)
-        view = view_from_query(request.query_params)
+        view = _view(request)
         return JSONResponse(built.pagers[node].page(view, _int(request, "offset", 0), _int(request, "limit", 100)))
 
     @guarded(api=True)
     def api_detail(request: Request) -> Response:
         built, node = grid_of(request)
-        row = _int(request, "i", -1) if "i" in request.query_params else -1
-        if not 0 <= row < len(built.grids[node].ids):
-            raise NotFound(f"no query {request.query_params.get('i')!r} in {node}: i is a row from 0 to "
-                           f"{len(built.grids[node].ids) - 1}.")
-        return JSONResponse(built.detail(node, row))
+        return JSONResponse(built.detail(node, _row(request, len(built.grids[node].ids), node)))
 
     @guarded(api=True)
     def api_row(request: Request) -> Response:
         built, node = grid_of(request)
-        row = _int(request, "i", -1) if "i" in request.query_params else -1
-        if not 0 <= row < len(built.grids[node].ids):
-            raise NotFound(f"no query {request.query_params.get('i')!r} in {node}: i is a row from 0 to "
-                           f"{len(built.grids[node].ids) - 1}.")
-        return JSONResponse(built.pagers[node].row(row))
+        return JSONResponse(built.pagers[node].row(_row(request, len(built.grids[node].ids), node)))
 
     def static(request: Request) -> Response:
         name = request.path_params["name"]
@@ -584,5 +741,5 @@ def make_app(sources: Sources | Viewer, *, allowed_hosts: Sequence[str] | None =
               Route("/static/{name}", static)]
     middleware = [Middleware(_Headers)]
     if allowed_hosts is not None:
-        middleware.insert(0, Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts)))
+        middleware.insert(0, Middleware(_Hosts, allowed=list(allowed_hosts)))
     return Starlette(routes=routes, middleware=middleware)

@@ -6,6 +6,7 @@ Imported by :func:`evalframe.present.cli.main` when the command runs (it needs t
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import os
 import socket
 import sys
@@ -25,10 +26,27 @@ from ..inputs import read_result, run_names
 from ..parsers import options_given
 from .app import Sources, Viewer, make_app
 
-__all__ = ["serve_command", "sources_of", "listen", "serve_in_thread"]
+__all__ = ["serve_command", "sources_of", "listen", "serve_in_thread", "allowed_hosts"]
 
-#: The names a loopback server answers to (a page of another site pointing its own name at 127.0.0.1 is refused).
-LOOPBACK = ("127.0.0.1", "localhost", "::1", "[::1]")
+def allowed_hosts(host: str) -> list[str] | None:
+    """The names a ``Host`` header may give on ``host`` (its port left out, an IPv6 address in brackets): on a
+    loopback address (127.0.0.0/8, ``::1``, ``localhost``) the loopback names and the address bound, so that a page
+    of another site pointing its own name there (DNS rebinding) is refused; on any other address, any (None).
+
+    >>> allowed_hosts("::1"), allowed_hosts("0.0.0.0")
+    (['127.0.0.1', 'localhost', '[::1]'], None)
+    >>> allowed_hosts("127.0.0.2")
+    ['127.0.0.1', 'localhost', '[::1]', '127.0.0.2']
+    """
+    name = host.strip().lower().strip("[]")
+    if name != "localhost":
+        try:
+            if not ipaddress.ip_address(name).is_loopback:
+                return None
+        except ValueError:
+            return None
+    shown = f"[{name}]" if ":" in name else name
+    return list(dict.fromkeys(["127.0.0.1", "localhost", "[::1]", shown]))
 
 
 def _is_store(path: Any) -> bool:
@@ -115,15 +133,13 @@ def serve_command(args: argparse.Namespace) -> str:
     viewer = Viewer(sources)
     if len(sources.files) > 1:  # the comparison of the runs given, built now: a bad --by or --metrics said before
         viewer.comparison([str(index) for index in range(len(sources.files))])
-    # a Host header of another name is refused on 127.0.0.1 (Starlette reads an IPv6 Host's port badly: not checked)
-    hosts = ["127.0.0.1", "localhost"] if args.host in ("127.0.0.1", "localhost") else None
-    app = make_app(viewer, allowed_hosts=hosts)
+    app = make_app(viewer, allowed_hosts=allowed_hosts(args.host))  # a Host of another name refused on a loopback
     sock = listen(args.host, args.port)
     port = sock.getsockname()[1]
     shown = f"[{args.host}]" if ":" in args.host else args.host
     url = f"http://{shown}:{port}/"
     print(f"evalframe serve: {url} (read-only; Ctrl-C stops it)", flush=True)
-    if args.host not in LOOPBACK:
+    if allowed_hosts(args.host) is None:
         print(f"warning: listening on {args.host}: other machines can read these runs.", file=sys.stderr)
     if args.open_browser:
         threading.Timer(0.5, webbrowser.open, args=(url,)).start()

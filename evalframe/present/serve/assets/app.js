@@ -83,9 +83,22 @@
     host.appendChild(p);
   }
 
+  // An error beside the grid (a bad open=<row> of a URL): a note above it, the grid kept.
+  function showNote(host, message) {
+    var p = document.createElement('p');
+    p.className = 'sv-error sv-open-error';
+    p.setAttribute('role', 'alert');
+    p.textContent = message;
+    host.insertBefore(p, host.firstChild);
+  }
+
   // The drill-down a URL names (open=<row>), drawn as the grid draws one, above the grid.
   function openFromURL(host, source, grid, row) {
-    var E = window.Evalframe;
+    var E = window.Evalframe, total = source.info.total;
+    if (!(row < total)) {  // a row the grid does not have: said without asking the server
+      return Promise.reject(new Error('no query ' + row + ' in ' + source.info.node + ': the rows are ' +
+                                      (total ? '0 to ' + (total - 1) : 'none') + '.'));
+    }
     var rowURL = query(source.api.replace('/api/grid?', '/api/grid/row?'), [['i', String(row)]]);
     return Promise.all([source.detail(row), fetchJSON(rowURL)]).then(function (both) {
       var panel = document.createElement('div');
@@ -132,7 +145,12 @@
       var row = new URLSearchParams(window.location.search).get('open');
       if (row !== null && /^[0-9]+$/.test(row)) {
         opened = Number(row);
-        openFromURL(host, source, grid, opened).catch(function (error) { showError(host, String(error.message || error)); });
+        openFromURL(host, source, grid, opened).catch(function (error) {
+          // the grid stays; the URL forgets the row it could not open
+          opened = null;
+          keepInURL(grid.getView(), null);
+          showNote(host, 'open=' + row + ': ' + String(error.message || error));
+        });
       }
     }).catch(function (error) { showError(host, String(error.message || error)); });
   }
