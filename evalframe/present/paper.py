@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..analysis.compare import TESTS, directions_of, is_result, on_dask, p_column_of, scores_of_runs
+from ..analysis.compare import TESTS, directions_of, is_result, p_column_of, scores_of_runs
 from ..errors import InvalidParameterError
 from ..options import CompareOptions, MetricOptions, with_options
 from ..report.paper import LETTERS, ComparisonTable, caption_of, table_of_pairs
@@ -105,7 +105,7 @@ def comparison_table(runs: Mapping[str, Any] | Sequence[Any], *, qrels: Any = No
     shown = list(dict.fromkeys(pairs.index.get_level_values("run_a")))
     shown += [name for name in dict.fromkeys(pairs.index.get_level_values("run_b")) if name not in shown]
     metrics = list(dict.fromkeys(str(metric) for metric in pairs.index.get_level_values("metric")))
-    directions = directions_of(metrics, scores_of_runs([run for run in listed if is_result(run) or on_dask(run)]))
+    directions = directions_of(metrics, scores_of_runs(listed))  # results' and QueryTables' declared scores
     corrected = p_column_of(pairs, chosen.test) != TESTS[chosen.test]
     caption = caption_of(pairs, shown, metrics, test=chosen.test, correction=chosen.correction, corrected=corrected,
                          family=chosen.family, max_p=float(max_p), rounds=chosen.rounds, seed=chosen.seed,

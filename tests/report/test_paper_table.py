@@ -268,3 +268,18 @@ def test_the_caption_of_a_test_of_all_pairs_says_it_adjusts_over_the_pairs(test,
     assert table.caption == ("Mean of each measure over 10 queries; the best of each measure in bold. A superscript "
                              f"names the runs (by letter) that a run is significantly better than: {words}, p ≤ 0.05, "
                              "adjusted over the 3 pairs of runs of each measure by the test, no further correction.")
+
+
+def test_per_query_tables_with_declared_scores_are_marked_by_their_direction():
+    # a judge score declared lower-is-better on per-query tables (evalframe serve's stored runs): b's latencies are
+    # 5-7 against a's 10-13 on every query, so b (mean 45 / 8 = 5.625; a: 91 / 8 = 11.375) is the better, marked
+    # over a; before, the table refused the column as unknown
+    from evalframe.analysis.protocol import QueryTable
+    from evalframe import score_measure
+
+    index = [f"q{i}" for i in range(8)]
+    a = pd.DataFrame({"latency": [10.0, 12, 11, 13, 12, 11, 10, 12]}, index=index)
+    b = pd.DataFrame({"latency": [5.0, 6, 5, 7, 6, 5, 6, 5]}, index=index)
+    lower = {"latency": score_measure("latency", direction="lower")}
+    markdown = comparison_table({"a": QueryTable(a, lower), "b": QueryTable(b, lower)}, test="t").markdown
+    assert "| a | a | 11.3750 |" in markdown and "| b | b | **5.6250**<sup>a</sup> |" in markdown
