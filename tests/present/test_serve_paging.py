@@ -98,6 +98,10 @@ def test_orders_are_kept_and_warm_computes_them_all():
     (View(measure="mr"), r"measure must be one of \['mrr', 'latency', 'count'\]; got 'mr'. Did you mean 'mrr'"),
     (View(show="worst"), r"show must be one of \['changed', 'worse', 'better'\]; got 'worst'. Did you mean 'worse'"),
     (View(slices=(("topik", "auto"),)), r"slice must be one of \['topic'\]; got 'topik'"),
+    # digits str.isdigit takes but int() does not (a 500 before), or reads as another run (Arabic-Indic 1: run 1)
+    (View(sort="value:mrr:\u00b9"), r"sort must be one of .*got 'value:mrr:\u00b9'"),
+    (View(sort="slice:\u00b9"), r"sort must be one of .*got 'slice:\u00b9'"),
+    (View(sort="delta:mrr:\u0661"), r"sort must be one of .*got 'delta:mrr:\u0661'"),
 ])
 def test_a_bad_view_is_refused_naming_what(view, match):
     with pytest.raises(InvalidParameterError, match=match):
@@ -138,3 +142,14 @@ def test_a_text_among_few_rows_left_is_tested_on_them_alone(needle):
     pager = Pager(grid)
     assert [row["i"] for row in pager.page(View(text=needle, slices=(("t", "x"),)), 0, 1000)["rows"]] == expected
     assert needle.lower() not in pager._texts or needle == "\x01"  # not kept: the whole text's mask was not computed
+
+
+def test_texts_sort_by_utf16_code_units_as_the_browser_compares_them():
+    # 'a' U+0061, '\U0001F600' (UTF-16: D83D DE00), fullwidth 'ａ' U+FF41: by code units a < emoji < ａ (by code points
+    # the emoji would come last); '' last
+    grid = grid_of(["q0", "q1", "q2", "q3"], ["\uff41", "\U0001f600", "", "A"],
+                   {"t": ["\uff41", "\U0001f600", "a", ""]}, {"m": [[0.0, 0.0]] * 4}, {"m": 1.0})
+    assert shown(View(sort="query"), grid) == [3, 1, 0, 2]
+    assert shown(View(sort="query", descending=True), grid) == [0, 1, 3, 2]
+    assert shown(View(sort="slice:0"), grid) == [2, 1, 0, 3]
+    assert shown(View(sort="slice:0", descending=True), grid) == [0, 1, 2, 3]

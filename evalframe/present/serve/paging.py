@@ -96,10 +96,25 @@ def _refuse(what: str, got: str, valid: list[str]) -> InvalidParameterError:
 def _codes(texts: np.ndarray) -> np.ndarray:
     """Each text's rank among the distinct texts as float64 (equal texts equal), NaN for an empty one: a sort key
     where empty sorts last."""
-    codes, _ = pd.factorize(pd.Series(texts, dtype=object).fillna(""), sort=True)
-    keyed = codes.astype(np.float64)
+    codes, uniques = pd.factorize(pd.Series(texts, dtype=object).fillna(""), sort=False)
+    # the distinct texts ranked by their UTF-16 code units, as the browser's `<` compares strings (grid.js)
+    ranked = sorted(range(len(uniques)), key=lambda k: _utf16(uniques[k]))
+    rank = np.empty(len(uniques), dtype=np.float64)
+    rank[ranked] = np.arange(len(uniques), dtype=np.float64)
+    keyed = rank[codes] if len(uniques) else np.zeros(len(codes))
     keyed[texts == ""] = np.nan
     return keyed
+
+
+def _utf16(text: str) -> bytes:
+    """``text``'s UTF-16 code units, big-endian: bytes that compare as JavaScript compares strings (a character past
+    U+FFFF, two surrogates, sorts before U+E000..U+FFFF, unlike Python's comparison of code points)."""
+    return text.encode("utf-16-be", "surrogatepass")
+
+
+def _run_index(text: str) -> int | None:
+    """``text`` as a run's or a slice's index: ASCII digits only (``str.isdigit`` takes '¹' and '١' too)."""
+    return int(text) if text.isascii() and text.isdigit() else None
 
 
 class Pager:
@@ -163,8 +178,8 @@ class Pager:
     def _key(self, key: str) -> np.ndarray:
         """The float64 sort key ``key`` names (NaN sorts last)."""
         kind, _, rest = key.partition(":")
-        if kind == "slice" and rest.isdigit() and int(rest) < len(self.slice_keys):
-            return _codes(np.asarray(self.grid.slices[self.slice_keys[int(rest)]], dtype=object))
+        if kind == "slice" and (index := _run_index(rest)) is not None and index < len(self.slice_keys):
+            return _codes(np.asarray(self.grid.slices[self.slice_keys[index]], dtype=object))
         if kind == "gain" and rest in self.grid.values:
             gains = self.gains(rest)
             if gains.shape[1] == 0:
@@ -174,8 +189,8 @@ class Pager:
             return np.where(scored.any(axis=1), smallest, np.nan)
         if kind in ("value", "delta"):
             measure, _, run_text = rest.rpartition(":")
-            if measure in self.grid.values and run_text.isdigit():
-                run = int(run_text)
+            run = _run_index(run_text)
+            if measure in self.grid.values and run is not None:
                 values = self.grid.values[measure]
                 if kind == "value" and run < self.runs:
                     return np.asarray(values[:, run], dtype=np.float64)
@@ -197,7 +212,9 @@ class Pager:
             # factorization, and stable both ways (reverse=True keeps equal texts in their order); empty ones last
             texts = [text.lower() for text in self.grid.query.tolist()]
             filled = [i for i, text in enumerate(texts) if text]
-            ranked = sorted(filled, key=texts.__getitem__, reverse=descending)
+            # by UTF-16 code units (as grid.js's `<`), not code points
+            keys = [_utf16(text) for text in texts]
+            ranked = sorted(filled, key=keys.__getitem__, reverse=descending)
             order = np.concatenate([np.asarray(ranked, dtype=np.int64),
                                     np.flatnonzero(self.grid.query == "").astype(np.int64)])
         else:
