@@ -148,10 +148,18 @@ def test_each_filter(tab, pages):
     assert _rows(tab) == ["q1"]
     tab.select_option("select.ef-show", "")
     tab.select_option("select.ef-measure", "")
+    # a slice's options: all, then each label, q5's missing label a choice of its own, "(none)"
+    assert tab.evaluate("() => Array.from(document.querySelectorAll('select.ef-slice option'))"
+                        ".map(o => [o.value, o.textContent])") == [["", "all"], ["(none)", "(none)"], ["x", "x"],
+                                                                   ["y", "y"]]
     tab.select_option("select.ef-slice", "y")
     _settle(tab)
     assert _rows(tab) == ["q3", "q4"]
     assert tab.locator(".ef-count").inner_text() == "2 of 5 queries shown"
+    tab.select_option("select.ef-slice", index=1)  # the queries with no topic: q5 alone
+    _settle(tab)
+    assert _rows(tab) == ["q5"]
+    assert tab.evaluate("() => evalframePage.grids[0].getView().slices") == {"topic": ""}
     tab.select_option("select.ef-slice", "")
     tab.fill("input.ef-search", "G3")  # case-insensitive, in the query text
     _settle(tab)
@@ -203,7 +211,9 @@ def test_the_expander(tab, pages):
     assert not answer.locator(".ef-cut").is_visible()
     answer.locator("button.ef-more").click()
     assert text.evaluate("e => e.textContent") == fixture.LONG_ANSWER  # all the page holds (300 characters)
-    assert answer.locator(".ef-cut").inner_text().strip() == "cut: 700 characters in all; `evalframe serve` shows all"
+    assert answer.locator(".ef-cut").inner_text().strip() == "cut: 700 characters in all; evalframe serve shows all"
+    assert answer.locator(".ef-cut code").inner_text() == "evalframe serve"  # the command as code, no backticks
+    assert "`" not in tab.locator(".ef-drill").inner_text()
     assert answer.locator("button.ef-more").inner_text() == "less"
     answer.locator("button.ef-more").click()
     assert text.inner_text().endswith("…") and not answer.locator(".ef-cut").is_visible()
@@ -217,11 +227,11 @@ def test_a_cut_gold_answer_says_how_long_it_is(tab, pages):
     gold.wait_for()
     assert gold.locator(".ef-text").inner_text() == "answ"
     gold.locator("button.ef-more").click()
-    assert gold.locator(".ef-cut").inner_text().strip() == "cut: 7 characters in all; `evalframe serve` shows all"
+    assert gold.locator(".ef-cut").inner_text().strip() == "cut: 7 characters in all; evalframe serve shows all"
     passage = tab.locator(".ef-run").nth(0).locator(".ef-documents li").first
     assert passage.locator(".ef-text").inner_text() == "pass"  # "passage g1", 10 characters
     passage.locator("button.ef-more").click()
-    assert passage.locator(".ef-cut").inner_text().strip() == "cut: 10 characters in all; `evalframe serve` shows all"
+    assert passage.locator(".ef-cut").inner_text().strip() == "cut: 10 characters in all; evalframe serve shows all"
     assert not tab.errors
 
 
@@ -271,3 +281,55 @@ def test_numbers_are_printed_as_python_prints_them(tab, pages):
     got = tab.evaluate("xs => xs.map(x => [Evalframe.fixed(x), Evalframe.signed(x)])",
                        [x if x == x else None for x in cases])
     assert got == [[f"{x:.4f}" if x == x else "", f"{x:+.4f}" if x == x else ""] for x in cases]
+
+
+FAKE = '''(message) => {
+    const box = document.createElement('div'); box.className = 'evalframe-grid'; box.id = 'fake';
+    document.body.appendChild(box);
+    const rows = [{i: 0, id: 'a', query: 'q', slices: [], values: {recall_single_hit_rate: [0.5, 1]}}];
+    const source = {info: {names: ['baseline', 'candidate'], node: 'Retriever', answer_node: false,
+                           measures: [{metric: 'recall_single_hit_rate', direction: 'higher', description: ''}],
+                           slice_keys: [], slice_labels: [], order_metric: 'recall_single_hit_rate', total: 1},
+                    page: (view) => view.sort === 'bogus' ? Promise.reject(new Error(message))
+                                                        : Promise.resolve({total: 1, rows: rows}),
+                    detail: () => Promise.resolve(null)};
+    window.fake = new Evalframe.Grid(box, source);
+    return window.fake.ready.then(() => true);
+}'''
+
+
+def test_a_view_the_source_refuses_shows_its_message(tab, pages):
+    # a served URL's bad sort: the source's page() rejects; the count line says why, the grid says it too, no error
+    _open(tab, pages["small"])
+    message = "sort must be one of ['rank', 'query']; got 'bogus'"
+    assert tab.evaluate(FAKE, message)
+    assert tab.locator("#fake tr.ef-row").count() == 1
+    tab.evaluate("() => { fake.setView({sort: 'bogus'}); return fake.ready; }")
+    assert tab.locator("#fake .ef-count").inner_text() == "This view cannot be shown: " + message
+    assert tab.locator("#fake .ef-count.ef-error").count() == 1
+    assert tab.locator("#fake tr.ef-row").count() == 0
+    assert tab.locator("#fake tr.ef-empty").inner_text() == "This view cannot be shown: " + message
+    tab.evaluate("() => { fake.setView({sort: ''}); return fake.ready; }")  # a good view again: rows, no error
+    assert tab.locator("#fake tr.ef-row").count() == 1 and tab.locator("#fake .ef-error").count() == 0
+    assert tab.locator("#fake .ef-count").inner_text() == "1 of 1 queries shown"
+    assert tab.errors == []
+
+
+def test_local_source_refuses_a_bad_view_as_the_server_does(tab, pages):
+    _open(tab, pages["small"])
+    got = tab.evaluate('''() => Promise.all(['bogus', 'value:mrr:\u00b9', 'delta:mrr:0', 'slice:1', 'gain:nope']
+        .map(sort => evalframePage.grids[0].source.page({sort: sort}, 0, 10).then(() => 'shown', e => e.message)))''')
+    assert all(message.startswith("sort must be one of [") for message in got), got
+    assert got[1].endswith('got "value:mrr:\u00b9"')
+    assert tab.evaluate("() => evalframePage.grids[0].source.page({measure: 'nope'}, 0, 1).catch(e => e.message)") \
+        == 'measure must be one of ["mrr","latency","hits"]; got "nope"'
+
+
+def test_a_long_measure_name_wraps_in_its_header(tab, pages):
+    _open(tab, pages["small"])
+    assert tab.evaluate(FAKE, "")
+    heads = tab.evaluate('''() => Array.from(document.querySelectorAll('#fake thead th.ef-num button'))
+        .map(b => [b.scrollWidth <= b.clientWidth + 1, b.closest('th').getAttribute('title') || b.title,
+                   b.textContent])''')
+    assert heads and all(fits for fits, _, _ in heads), heads  # nothing cut off: the name wraps
+    assert all("recall_single_hit_rate" in text for _, _, text in heads)
