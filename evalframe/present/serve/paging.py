@@ -3,13 +3,17 @@
 
 The semantics are the contract's, shared with the static page's ``LocalSource`` (``evalframe/report/assets/grid.js``):
 
-* ``text`` keeps the rows whose query text or id holds it, case-insensitively (``str.lower``);
-* ``slices[key]`` keeps the rows whose label of ``key`` is exactly it;
+* ``text`` keeps the rows whose query text or id holds it, case-insensitively (``str.lower``, the browser's
+  ``toLowerCase``: the same full Unicode mapping, final sigma included; one exception, a character newer than
+  Python's Unicode tables, which the server leaves as it is);
+* ``slices[key]`` keeps the rows whose label of ``key`` is exactly it (``""``: the rows with no label, the select's
+  "(none)");
 * ``measure`` keeps the rows some run scored it in (a value not NaN);
 * ``show``: per measure ``m`` and later run ``r``, ``gain = sign[m] * (v[r] - v[0])``; ``worse`` keeps the rows with
   some gain < 0, ``better`` some gain > 0, ``changed`` either, over ``measure`` when set, else every measure (a NaN
   gain is neither);
-* the sort keys: ``rank`` (the grid's order), ``query`` (its lower-cased text), ``slice:<index>``,
+* the sort keys: ``rank`` (the grid's order; ``""`` is ``rank``, and descending reverses it), ``query`` (its
+  lower-cased text; texts compare by their UTF-16 code units, as JavaScript's ``<``), ``slice:<index>``,
   ``value:<measure>:<run>``, ``delta:<measure>:<run>`` (``v[run] - v[0]``, run >= 1), ``gain:<measure>`` (the smallest
   gain over the later runs); NaN and empty texts sort last either way, ties keep the grid's order (a stable sort).
 
