@@ -13,7 +13,7 @@ import os
 
 import pytest
 
-from evalframe.report.html import _cut_texts, _page
+from evalframe.report.html import _cut_texts, _page, _runs_left_out
 from tests.fixtures import SCRIPTS, load_benchmark
 from tests.report import compare_page_payloads as fixture
 
@@ -46,9 +46,13 @@ def pages(tmp_path_factory):
     cut = fixture.detail_payload(fixture.query_details(), fixture.RUNS)
     _cut_texts(cut, 4, 4)  # every answer and passage cut to 4 characters, the gold answers too (their lengths kept)
     (folder / "cut.html").write_text(_page(BOX, fixture.grid_payload(), cut), encoding="utf-8")
+    left = fixture.detail_payload(fixture.query_details(), fixture.RUNS)
+    _runs_left_out(left)  # past PAGE_LIMIT: the gold and the meta, no run's answers or passages
+    (folder / "left.html").write_text(_page(BOX, fixture.grid_payload(), left), encoding="utf-8")
     big = folder / "big.html"
     big.write_text(_page(BOX, *fixture.big_payloads(2000)), encoding="utf-8")
-    return {"small": small.as_uri(), "big": big.as_uri(), "cut": (folder / "cut.html").as_uri()}
+    return {"small": small.as_uri(), "big": big.as_uri(), "cut": (folder / "cut.html").as_uri(),
+            "left": (folder / "left.html").as_uri()}
 
 
 @pytest.fixture(scope="module")
@@ -335,3 +339,20 @@ def test_a_long_measure_name_wraps_in_its_header(tab, pages):
                    b.textContent])''')
     assert heads and all(fits for fits, _, _ in heads), heads  # nothing cut off: the name wraps
     assert all("recall_single_hit_rate" in text for _, _, text in heads)
+
+
+def test_past_the_limit_the_drill_down_keeps_the_gold_and_the_meta(tab, pages):
+    _open(tab, pages["left"])
+    tab.locator("tr.ef-row").first.click()  # q1
+    drill = tab.locator(".ef-drill")
+    drill.wait_for()
+    assert drill.locator(".ef-gold-answers li").all_inner_texts() == ["answer1"]
+    assert drill.locator(".ef-gold-documents li").all_inner_texts() == ["g1 text not in this page (10 characters); "
+                                                                        "evalframe serve shows it"]
+    meta = drill.evaluate("d => Array.from(d.querySelectorAll('.ef-meta dt, .ef-meta dd')).map(e => e.textContent)")
+    assert meta == ["note", fixture.HOSTILE, "topic", "x"]
+    assert drill.locator(".ef-run").count() == 0
+    assert drill.locator("p.ef-left-out").inner_text() == ("The runs\u2019 answers and passages are not in this page (it is "
+                                                          "too large for them); evalframe serve shows them.")
+    assert drill.locator(".ef-measures tbody tr").count() == 3  # the query's values stay
+    assert not tab.errors

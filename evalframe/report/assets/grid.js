@@ -284,6 +284,8 @@
         var g = d.gold_documents; return {id: s(g.id[k]), text: s(g.text[k]), length: g.length[k]};
       }),
       meta: meta,
+      // the page's own: past its size the page holds no run's answers or passages (the gold and the meta it does)
+      runs_left_out: !!d.runs_left_out,
       runs: d.runs.map(function (run, r) {
         var a = run.answers, docs = run.documents;
         return {
@@ -363,7 +365,7 @@
           return h('li', null, h('code', {class: 'ef-doc-id'}, doc.id), ' ', doc.text === null && !doc.length ? null : clip(doc.text, doc.length));
         })));
     }
-    if (!detail.gold_answers.length && !detail.gold_documents.length && detail.runs.length) append(gold, h('p', {class: 'ef-muted'}, 'no gold'));
+    if (!detail.gold_answers.length && !detail.gold_documents.length && detail.runs.length && !detail.runs_left_out) append(gold, h('p', {class: 'ef-muted'}, 'no gold'));
     append(panel, gold);
     // every measure of the query, per run, and each later run's delta
     var head = h('tr', null, h('th', null, 'measure'), names.map(function (name) { return h('th', null, name); }),
@@ -380,7 +382,11 @@
     });
     append(panel, h('table', {class: 'ef-measures'}, h('thead', null, head), h('tbody', null, body)));
     var runs = h('div', {class: 'ef-runs'});
-    detail.runs.forEach(function (run) {
+    if (detail.runs_left_out) {
+      append(panel, h('p', {class: 'ef-muted ef-left-out'},
+        'The runs\u2019 answers and passages are not in this page (it is too large for them); ', SERVE(), ' shows them.'));
+    }
+    (detail.runs_left_out ? [] : detail.runs).forEach(function (run) {
       var box = h('div', {class: 'ef-run', 'data-run': run.name}, h('b', {class: 'ef-run-name'}, run.name));
       if (run.answers.length) {
         append(box, h('div', {class: 'ef-muted'}, 'answers'), h('ol', {class: 'ef-answers'}, run.answers.map(function (a) {
