@@ -283,14 +283,13 @@ class Pager:
         """Compute ahead, in the order a person asks them, the default order, each measure's ``gain:`` order (what
         choosing it sorts by, both directions) and the text index, so that no page waits for them; returns early
         once :meth:`close` is called."""
-        steps = [lambda: self.order("rank")]
-        for measure in self.measures:
-            steps += [lambda m=measure: self.order(f"gain:{m}"), lambda m=measure: self.order(f"gain:{m}", True)]
-        steps.append(self._text_index)
-        for step in steps:
+        orders = [("rank", False), *((f"gain:{m}", descending) for m in self.measures for descending in (False, True))]
+        for key, descending in orders:
             if self._closed.is_set():
                 return
-            step()
+            self.order(key, descending)
+        if not self._closed.is_set():
+            self._text_index()
 
     def close(self) -> None:
         """Stop a running :meth:`warm` (after the order it is computing) and drop the kept orders: the grid is no
