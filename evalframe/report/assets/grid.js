@@ -521,7 +521,8 @@
     });
     var m = /^gain:(.*)$/.exec(view.sort || '');
     this.sortLine.textContent = m ? 'sorted by the worst change of ' + m[1] + ' first' + (view.descending ? ' (reversed)' : '')
-      : !view.sort ? 'in the default order: the worst change of ' + this.info.order_metric + ' first' : '';
+      : !view.sort ? 'in the default order: the worst change of ' + this.info.order_metric + ' first'
+        + (view.descending ? ' (reversed)' : '') : '';
   };
   Grid.prototype._change = function (change) {
     this.view = Object.assign({}, this.view, change);
