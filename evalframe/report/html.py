@@ -19,6 +19,7 @@ import base64
 import gzip
 import json
 import re
+import shlex
 from collections.abc import Sequence
 from functools import lru_cache
 from importlib.resources import files
@@ -36,8 +37,8 @@ from .viewer_data import viewer_payload
 if TYPE_CHECKING:
     from .model import ComparedNode, ComparisonModel, ReportModel, RunDelta, Section
 
-__all__ = ["render", "render_comparison", "asset", "DEFINITIONS_ANCHOR", "ANSWER_CHARACTERS", "PAGE_CHARACTERS",
-           "TEXT_BUDGET", "PASSAGE_FLOOR", "PASSAGE_SHORTEST", "PAGE_LIMIT"]
+__all__ = ["render", "render_comparison", "asset", "serve_command", "DEFINITIONS_ANCHOR", "ANSWER_CHARACTERS",
+           "PAGE_CHARACTERS", "TEXT_BUDGET", "PASSAGE_FLOOR", "PASSAGE_SHORTEST", "PAGE_LIMIT", "SERVE_PASSAGES"]
 
 #: The page links to the report's last section (and to each metric's definition there) by these anchors.
 DEFINITIONS_ANCHOR = "evalframe-definitions"
@@ -172,9 +173,14 @@ PASSAGE_FLOOR = 0
 #: holds none of their texts (as :data:`PASSAGE_FLOOR`) and the drill-down says so, with each passage's length
 #: (``--page-characters N`` keeps N characters of each text whatever the page's size).
 PASSAGE_SHORTEST = 60
-#: Past this many queries x runs the page holds no drill-down texts (the grid and every value stay; the drill-down
-#: shows the query's values) and says that ``evalframe serve`` is the better tool.
+#: Past this many queries x runs the page leaves the runs' answers and passages out of the drill-down (the grid, every
+#: value, each query's gold answers, its gold documents' ids and its meta stay) and says that ``evalframe serve`` is
+#: the better tool.
 PAGE_LIMIT = 50_000
+#: A page whose passages keep fewer characters than this (or none) also says what ``evalframe serve`` shows.
+SERVE_PASSAGES = 150
+#: The names that read as a file or a folder given on the command line (a suffix of a source's file, or a path).
+_FILE_NAME = re.compile(r"[\\/]|\.(jsonl|json|ndjson|csv|tsv|parquet|txt|run|trec|gz)$", re.IGNORECASE)
 
 _PAGE_CSS = """
 .evalframe-compare .better{background:#dafbe1}.evalframe-compare .worse{background:#ffebe9}
@@ -312,6 +318,94 @@ def _fit_texts(detail: dict, budget: int, *, answers: int = ANSWER_CHARACTERS, p
     return cuts
 
 
+def serve_command(names: Sequence[str]) -> str:
+    """The ``evalframe serve`` command that shows these runs: their names when each reads as a file or a folder
+    (shell-quoted), else ``evalframe serve RUN...`` (the names are the runs', not where they are).
+
+    Examples
+    --------
+    >>> serve_command(["a.jsonl", "runs/b.jsonl"])
+    'evalframe serve a.jsonl runs/b.jsonl'
+    >>> serve_command(["bm25", "hybrid"])
+    'evalframe serve RUN...'
+    """
+    if names and all(_FILE_NAME.search(name) for name in names):
+        return "evalframe serve " + " ".join(shlex.quote(name) for name in names)
+    return "evalframe serve RUN..."
+
+
+def _serve_note(model: ComparisonModel, command: str, *, over: bool, large: bool, chosen: int | None,
+                passages: int | None) -> str:
+    """The page's line naming ``evalframe serve`` ("" when the page holds what a person needs): past
+    :data:`PAGE_LIMIT`, or when the passages keep fewer than :data:`SERVE_PASSAGES` characters (or none)."""
+    names = model.names
+    short = passages is not None and passages < SERVE_PASSAGES
+    if not over and not short:
+        return ""
+    if command == "evalframe serve RUN...":
+        how = (f"<code>{h(command)}</code> (each RUN a run's folder or file, here {', '.join(map(hi, names))}; a "
+               "Ragas, Haystack or LlamaIndex file with <code>--from</code>, e.g. "
+               "<code>evalframe serve --from ragas a.jsonl b.jsonl</code>)")
+    else:
+        how = f"<code>{h(command)}</code>"
+    if over:
+        holds = ("holds the grid, every value and each query's gold answers and meta but leaves the runs' answers and "
+                 "the passages out" if large else
+                 f"holds the grid, every value and each text's first {chosen:,} characters (page_characters)")
+        said = f"{len(model.detail):,} queries x {len(names)} runs: past {PAGE_LIMIT:,} this page {holds}"
+    else:
+        said = ("This page holds no passage's text" if passages == 0 else
+                f"This page holds each passage's first {passages:,} characters")
+        said += (" (page_characters)" if chosen is not None else
+                 f" (its texts stay under {TEXT_BUDGET:,} characters)")
+    return (f"<p class='serve'>{said}; {how} is the better tool: every text whole, the grid paged on the "
+            "server.</p>")
+
+
+def _runs_left_out(detail: dict, answers: int = ANSWER_CHARACTERS, budget: int = TEXT_BUDGET) -> None:
+    """The DETAIL PAYLOAD past :data:`PAGE_LIMIT`, in place: each run's answers and passages left out (no rows), the
+    gold documents' texts too (their ids and lengths kept); each query's id, text, gold answers (each to ``answers``
+    characters, all of them to ``budget``) and meta kept; ``runs_left_out`` set (the drill-down says so)."""
+    def emptied(part: dict) -> dict:
+        out: dict = {}
+        for key, value in part.items():
+            if key == "offsets":
+                out[key] = [0] * len(value)
+            elif key == "document_ids":
+                out[key] = {"offsets": [0], "id": []}
+            elif isinstance(value, dict):  # marks: one column per mark
+                out[key] = {name: [] for name in value}
+            else:
+                out[key] = value if not isinstance(value, list) else []
+        return out
+
+    for run in detail["runs"]:
+        for part in ("answers", "documents"):
+            if run.get(part):
+                run[part] = emptied(run[part])
+    gold_documents = detail["gold_documents"]
+    gold_documents["text"] = [-1] * len(gold_documents["text"])
+    strings = detail["strings"]
+    gold = np.asarray(detail["gold_answers"]["text"], dtype=np.int64)
+    kept = np.concatenate([np.asarray(c, dtype=np.int64) for c in (detail["id"], detail["query"], gold,
+                                                                     gold_documents["id"], *detail["meta"]["values"])
+                           if len(c)] or [np.zeros(0, np.int64)])
+    keep = np.zeros(len(strings), dtype=bool)
+    keep[kept[kept >= 0]] = True
+    sizes = _sizes(strings)
+    detail["gold_answers"]["length"] = np.where(gold >= 0, sizes[np.maximum(gold, 0)] if len(sizes) else 0,
+                                                0).tolist()
+    texts = np.unique(gold[gold >= 0])
+    cut = _longest_cut(np.minimum(sizes[texts], answers), budget) if len(texts) else answers
+    cut = min(cut, answers)
+    for k in np.flatnonzero(~keep).tolist():
+        strings[k] = ""
+    for k in texts[sizes[texts] > cut].tolist():
+        strings[k] = strings[k][:cut]
+    detail["runs_left_out"] = True
+    detail["characters"] = cut if len(texts) and cut < int(sizes[texts].max()) else None
+
+
 def _cut_sentence(large: bool, cuts: tuple[int | None, int | None], chosen: int | None) -> str:
     """What the page holds of the drill-down's texts (``cuts``: the answers' and the passages' lengths, None:
     whole), as the grid's line says it."""
@@ -319,7 +413,8 @@ def _cut_sentence(large: bool, cuts: tuple[int | None, int | None], chosen: int 
         return (f"page_characters={chosen}: the page holds no text of the drill-down" if chosen == 0 else
                 f"page_characters={chosen}: the page holds each text's first {chosen:,} characters")
     if large:
-        return f"the drill-down's texts are left out of this page (past {PAGE_LIMIT:,} queries x runs)"
+        return (f"the runs' answers and passages are left out of this page (past {PAGE_LIMIT:,} queries x runs); "
+                "each query's gold answers and meta are in it")
     answers, passages = cuts
     if answers is None and passages is None:
         return "the page holds every text whole"
@@ -349,13 +444,15 @@ def _delta_cells(deltas: Sequence[RunDelta]) -> str:
     return cells
 
 
-def render_comparison(model: ComparisonModel) -> str:
+def render_comparison(model: ComparisonModel, *, serve: str | None = None) -> str:
     """The comparative report as one self-contained HTML page: the summary tables, and per node a grid drawn by the
     package's ``assets/grid.js`` from the comparison's columns (:func:`evalframe.report.viewer_data.viewer_payload`),
     inline as gzip-compressed base64 JSON. Its texts fit the page's :data:`TEXT_BUDGET`: the answers first (each to
     :data:`ANSWER_CHARACTERS`), the passages what is left (each to the one length that fits, at most
     :data:`PAGE_CHARACTERS`); past :data:`PAGE_LIMIT` queries x runs no drill-down texts and a line naming
-    ``evalframe serve``. With ``model.page_characters`` (``compare_report(..., page_characters=N)``) each text keeps
+    ``evalframe serve`` (as when the passages keep fewer than :data:`SERVE_PASSAGES` characters): ``serve`` the
+    command that shows these runs (the command line passes the one it was given), else :func:`serve_command` of the
+    runs' names. With ``model.page_characters`` (``compare_report(..., page_characters=N)``) each text keeps
     its first N characters whatever the page's size. No network.
 
     Examples
@@ -377,8 +474,12 @@ def render_comparison(model: ComparisonModel) -> str:
         _cut_texts(detail, chosen, chosen)
         cuts = (chosen, chosen)
     else:
-        grid, detail = viewer_payload(model, characters=0 if large else max(ANSWER_CHARACTERS, PAGE_CHARACTERS))
-        cuts = (0, 0) if large else _fit_texts(detail, TEXT_BUDGET)
+        grid, detail = viewer_payload(model, characters=max(ANSWER_CHARACTERS, PAGE_CHARACTERS))
+        if large:
+            _runs_left_out(detail)
+            cuts = (0, 0)
+        else:
+            cuts = _fit_texts(detail, TEXT_BUDGET)
     cut = _cut_sentence(large, cuts, chosen)
     page = [f"<h1>Comparative report</h1><p class='muted'>evalframe {h(model.version)}; runs: "
             f"{', '.join(map(hi, names))} (baseline {hi(names[0])}); "
@@ -386,12 +487,8 @@ def render_comparison(model: ComparisonModel) -> str:
             f"<code>answer_scope={h(repr(model.answer_scope))}</code></p>",
             f"<p class='muted'>{h(significance_note(model))}</p>",
             *(f"<p class='includes'>{h(line)}</p>" for line in model.includes)]
-    if over:
-        holds = ("holds the grid and every value but leaves the drill-down's gold, answers and passages out" if large
-                 else f"holds the grid, every value and each text's first {chosen:,} characters (page_characters)")
-        page.append(f"<p class='serve'>{len(model.detail):,} queries x {len(names)} runs: past {PAGE_LIMIT:,} this page "
-                    f"{holds}; <code>evalframe serve RUN...</code> is the better tool (every text whole, the grid "
-                    "paged on the server).</p>")
+    page.append(_serve_note(model, serve or serve_command(names), over=over, large=large, chosen=chosen,
+                            passages=cuts[1]))
     for position, node in enumerate(model.nodes):
         deltas = node.measures[0].deltas
         page.append(f"<h2>{h(node.node)}</h2><table class='summary'><tr><th>metric</th>"
@@ -421,7 +518,7 @@ def render_comparison(model: ComparisonModel) -> str:
         page.append(_grid_box(model, node, position, cut))
     page += [f"<p class='flag'>{h(note.category.__name__)}: {h(note.message)}</p>"
              for note in model.notes]
-    return _page("".join(page), grid, None if large else detail)
+    return _page("".join(page), grid, detail)
 
 
 def _page(body: str, grid: dict, detail: dict | None) -> str:

@@ -75,7 +75,7 @@ def _shown(tab) -> list[str]:
 
 def test_the_page_loads_without_error_or_request(tab):
     assert tab.errors == []
-    assert all(url.startswith(("file:", "data:")) for url in tab.requested), tab.requested
+    assert tab.requested and set(tab.requested) == {tab.uri}, tab.requested  # the page itself and nothing else
     # the default view: the node's order_metric (recall_single_hit) and its columns; its worst change first: every
     # gain is 0 but q4's (+1 in B), so the runs' order
     assert tab.locator("select.ef-measure").input_value() == "recall_single_hit"
@@ -183,3 +183,9 @@ def test_the_page_shows_the_numbers_of_compare(tab, runs):
             expected += [(f"{v:.4f}", v) for v in values]
             expected += [(f"{v - values[0]:+.4f}", v - values[0]) for v in values[1:]]
         assert [(text, float(title)) for text, title in shown] == expected  # the title: the value to the last digit
+
+
+def test_after_every_view_nothing_but_the_page_was_requested(tab):
+    # the module's last test: every view above (sorts, filters, drill-downs, hostile texts) asked nothing of the
+    # network or the disk but the page's own file
+    assert set(tab.requested) == {tab.uri}, tab.requested

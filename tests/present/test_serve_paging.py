@@ -3,11 +3,13 @@ every expected row list below is worked out by hand from the fixture's values an
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 import pytest
 
 from evalframe.errors import InvalidParameterError
-from evalframe.present.serve.paging import MAX_LIMIT, Pager, View, view_from_query
+from evalframe.present.serve.paging import CACHED_ORDERS, MAX_LIMIT, Pager, View, view_from_query
 from tests.present.serve_fixtures import NAN, grid_of, six
 
 
@@ -81,13 +83,102 @@ def test_three_runs_gain_is_the_smallest_over_the_later_runs():
     assert shown(View(sort="delta:mrr:2"), grid) == [0, 2, 1]
 
 
-def test_orders_are_kept_and_warm_computes_them_all():
+def test_warm_computes_the_default_and_gain_orders_and_keeps_them():
     pager = Pager(six())
     pager.warm()
-    assert len(pager._orders) == 2 * len(pager.sort_keys())
+    assert sorted(pager._orders) == [("gain:count", False), ("gain:count", True), ("gain:latency", False),
+                                     ("gain:latency", True), ("gain:mrr", False), ("gain:mrr", True),
+                                     ("rank", False)]
+    assert not pager._recent  # the other keys wait for a request
     first = pager.order("gain:mrr")
     assert pager.order("gain:mrr") is first
-    assert np.array_equal(first, [0, 3, 5, 1, 2, 4])
+    assert np.array_equal(first, [0, 3, 5, 1, 2, 4]) and first.dtype == np.int16  # six rows: int16 holds them
+
+
+def _reference(keys: list, descending: bool) -> list[int]:
+    """The contract's order worked out in plain Python: the present keys by value (largest first when descending),
+    ties by position, then the missing ones (None) by position."""
+    present = sorted((i for i, k in enumerate(keys) if k is not None),
+                     key=lambda i: ((-keys[i] if descending else keys[i]), i))
+    return present + [i for i, k in enumerate(keys) if k is None]
+
+
+def _many(n: int = 400):
+    rng = np.random.default_rng(11)
+    values = rng.choice([0.0, -0.0, 0.5, 1.0, NAN], size=(n, 3))
+    labels = rng.choice(["b", "a", "", "\U0001f600", "\uff41"], size=n).tolist()
+    return grid_of([f"Q{i}" for i in range(n)], rng.choice(["x", "Y", "", "y", "\u0130"], size=n).tolist(),
+                   {"t": labels}, {"m": values.tolist(), "k": (values * 2).tolist()}, {"m": 1.0, "k": -1.0}), values
+
+
+@pytest.mark.parametrize("cached", [CACHED_ORDERS, 1])
+def test_every_order_both_ways_matches_the_rule_and_is_the_same_when_recomputed(cached):
+    grid, values = _many()
+    pager = Pager(grid, cached_orders=cached)
+
+    def key(v):
+        return None if v != v else float(v)
+
+    expected = {}
+    for r in range(3):
+        expected[f"value:m:{r}"] = [key(v) for v in values[:, r]]
+    for r in (1, 2):
+        expected[f"delta:m:{r}"] = [key(v) for v in values[:, r] - values[:, 0]]
+    gains = values[:, 1:] - values[:, :1]
+    expected["gain:m"] = [None if np.isnan(g).all() else float(np.nanmin(g)) for g in gains]
+    order16 = sorted({t for t in grid.slices["t"].tolist() if t}, key=lambda t: t.encode("utf-16-be"))
+    expected["slice:0"] = [None if t == "" else order16.index(t) for t in grid.slices["t"].tolist()]
+    for _ in range(2):  # the second pass: the LRU (of one order, or of the default 16) recomputes what it dropped
+        for sort, keys in expected.items():
+            for descending in (False, True):
+                got = pager.order(sort, descending)
+                assert got.tolist() == _reference(keys, descending), (sort, descending)
+                assert got.dtype == np.int16
+    assert len(pager._recent) <= cached
+    assert set(pager._orders) <= {("rank", False), ("rank", True), ("gain:m", False), ("gain:m", True),
+                                  ("gain:k", False), ("gain:k", True)}
+
+
+def test_the_kept_orders_are_bounded_whatever_the_runs_and_measures():
+    # 26 runs x 6 measures: 300+ sort keys; kept: the default, each gain both ways, and CACHED_ORDERS others, in int32
+    n, runs = 40_000, 26
+    rng = np.random.default_rng(2)
+    grid = grid_of([str(i) for i in range(n)], [""] * n, {},
+                   {f"m{j}": rng.random((n, runs)) for j in range(6)}, {f"m{j}": 1.0 for j in range(6)})
+    pager = Pager(grid)
+    pager.warm()
+    for key in pager.sort_keys()[:40]:
+        pager.order(key)
+    kept = list(pager._orders.values()) + list(pager._recent.values())
+    assert len(kept) == 1 + 2 * 6 + CACHED_ORDERS
+    assert all(order.dtype == np.int32 for order in kept)
+    assert sum(order.nbytes for order in kept) == len(kept) * n * 4
+
+
+def test_close_stops_a_running_warm():
+    pager = Pager(six())
+    started, release, calls = threading.Event(), threading.Event(), []
+    order = pager.order
+
+    def slow(key, descending=False):
+        calls.append((key, descending))
+        started.set()
+        release.wait(5)
+        return order(key, descending)
+
+    pager.order = slow  # type: ignore[method-assign]
+    thread = threading.Thread(target=pager.warm)
+    thread.start()
+    assert started.wait(5)
+    pager.close()  # while the first order (the default one) is being computed
+    release.set()
+    thread.join(5)
+    assert not thread.is_alive() and calls == [("rank", False)]  # nothing after it
+    assert pager._haystack is None  # nor the text index
+    closed = Pager(six())
+    closed.close()
+    closed.warm()
+    assert not closed._orders and closed._haystack is None
 
 
 @pytest.mark.parametrize("view, match", [
@@ -98,6 +189,10 @@ def test_orders_are_kept_and_warm_computes_them_all():
     (View(measure="mr"), r"measure must be one of \['mrr', 'latency', 'count'\]; got 'mr'. Did you mean 'mrr'"),
     (View(show="worst"), r"show must be one of \['changed', 'worse', 'better'\]; got 'worst'. Did you mean 'worse'"),
     (View(slices=(("topik", "auto"),)), r"slice must be one of \['topic'\]; got 'topik'"),
+    # digits str.isdigit takes but int() does not (a 500 before), or reads as another run (Arabic-Indic 1: run 1)
+    (View(sort="value:mrr:\u00b9"), r"sort must be one of .*got 'value:mrr:\u00b9'"),
+    (View(sort="slice:\u00b9"), r"sort must be one of .*got 'slice:\u00b9'"),
+    (View(sort="delta:mrr:\u0661"), r"sort must be one of .*got 'delta:mrr:\u0661'"),
 ])
 def test_a_bad_view_is_refused_naming_what(view, match):
     with pytest.raises(InvalidParameterError, match=match):
@@ -138,3 +233,14 @@ def test_a_text_among_few_rows_left_is_tested_on_them_alone(needle):
     pager = Pager(grid)
     assert [row["i"] for row in pager.page(View(text=needle, slices=(("t", "x"),)), 0, 1000)["rows"]] == expected
     assert needle.lower() not in pager._texts or needle == "\x01"  # not kept: the whole text's mask was not computed
+
+
+def test_texts_sort_by_utf16_code_units_as_the_browser_compares_them():
+    # 'a' U+0061, '\U0001F600' (UTF-16: D83D DE00), fullwidth 'ａ' U+FF41: by code units a < emoji < ａ (by code points
+    # the emoji would come last); '' last
+    grid = grid_of(["q0", "q1", "q2", "q3"], ["\uff41", "\U0001f600", "", "A"],
+                   {"t": ["\uff41", "\U0001f600", "a", ""]}, {"m": [[0.0, 0.0]] * 4}, {"m": 1.0})
+    assert shown(View(sort="query"), grid) == [3, 1, 0, 2]
+    assert shown(View(sort="query", descending=True), grid) == [0, 1, 3, 2]
+    assert shown(View(sort="slice:0"), grid) == [2, 1, 0, 3]
+    assert shown(View(sort="slice:0", descending=True), grid) == [0, 1, 2, 3]

@@ -146,6 +146,9 @@ def test_the_page_keeps_the_answers_and_cuts_the_passages(tmp_path, monkeypatch)
     runs = {name: run_result(name, tmp_path) for name in "AB"}
     page = compare_report(runs, metrics=["mrr"], rounds=20).html
     assert "the page holds every answer whole and each passage&#x27;s first 10 characters" in page
+    # 10 < SERVE_PASSAGES (150): the page says what evalframe serve shows
+    assert ("<p class='serve'>This page holds each passage's first 10 characters (its texts stay under 98 "
+            "characters); <code>evalframe serve RUN...</code>") in page
     detail = _unpacked(page, "evalframe-detail")
     assert [detail["strings"][k] for k in detail["gold_answers"]["text"]] == ["answer1", "answer2", "answer3", "answer4"]
     passages = {detail["strings"][k] for run in detail["runs"] for k in run["documents"]["text"]}
@@ -163,7 +166,9 @@ def test_page_characters_keeps_n_characters_whatever_the_page_size(tmp_path, mon
     runs = {name: run_result(name, tmp_path) for name in "AB"}
     page = compare_report(runs, metrics=["mrr"], rounds=20, page_characters=12).html
     assert "page_characters=12: the page holds each text&#x27;s first 12 characters" in page
-    assert "<code>evalframe serve RUN...</code> is the better tool" in page  # past the limit it still says so
+    assert ("this page holds the grid, every value and each text's first 12 characters (page_characters); "
+            "<code>evalframe serve RUN...</code> (each RUN a run's folder or file, here <bdi>A</bdi>, "
+            "<bdi>B</bdi>;") in page  # past the limit it still says so
     detail = _unpacked(page, "evalframe-detail")
     gold = [detail["strings"][k] for k in detail["gold_answers"]["text"]]
     passages = {detail["strings"][k] for run in detail["runs"] for k in run["documents"]["text"]}
@@ -212,14 +217,53 @@ def test_page_characters_on_the_command_line(tmp_path, capsys):
             "got '-1'") in capsys.readouterr().err
 
 
-def test_past_the_limit_the_page_says_serve_and_holds_no_drill_down_texts(tmp_path, monkeypatch):
+def test_past_the_limit_the_page_says_serve_and_keeps_the_gold_and_the_meta(tmp_path, monkeypatch):
     from evalframe import compare_report
     from tests.present.compare_fixtures import run_result
 
     monkeypatch.setattr(html, "PAGE_LIMIT", 7)  # 4 queries x 2 runs = 8 > 7
     runs = {name: run_result(name, tmp_path) for name in "AB"}
     page = compare_report(runs, metrics=["mrr"], rounds=20).html
-    assert "4 queries x 2 runs: past 7 this page holds the grid and every value" in page
-    assert "<code>evalframe serve RUN...</code> is the better tool" in page
-    assert "id='evalframe-detail'" not in page and "passage g1" not in page
+    assert ("4 queries x 2 runs: past 7 this page holds the grid, every value and each query's gold answers and "
+            "meta but leaves the runs' answers and the passages out; <code>evalframe serve RUN...</code>") in page
+    assert "passage g1" not in page
+    detail = _unpacked(page, "evalframe-detail")
+    assert detail["runs_left_out"] is True
+    strings = detail["strings"]
+    assert [strings[k] for k in detail["gold_answers"]["text"]] == ["answer1", "answer2", "answer3", "answer4"]
+    assert detail["gold_answers"]["length"] == [7, 7, 7, 7]
+    assert sorted(strings[k] for k in detail["gold_documents"]["id"]) == ["g1", "g2", "g3", "g4"]
+    assert set(detail["gold_documents"]["text"]) == {-1} and set(detail["gold_documents"]["length"]) == {22}
+    for run in detail["runs"]:  # no run's answer or passage: every query's range is empty
+        assert set(run["documents"]["offsets"]) == {0} and run["documents"]["id"] == []
+        assert set(run["answers"]["offsets"]) == {0}
+    assert not any(s.startswith("passage") for s in strings)
     assert _unpacked(page, "evalframe-grid")["grids"][0]["n"] == 4
+
+
+def test_the_serve_note_names_the_runs_files_when_they_are(tmp_path, monkeypatch):
+    from evalframe import compare_report
+    from tests.present.compare_fixtures import run_result
+
+    monkeypatch.setattr(html, "PAGE_LIMIT", 7)
+    runs = {name: run_result(run, tmp_path) for name, run in zip(["a.jsonl", "my runs/b.jsonl"], "AB")}
+    page = compare_report(runs, metrics=["mrr"], rounds=20).html
+    assert "<code>evalframe serve a.jsonl &#x27;my runs/b.jsonl&#x27;</code> is the better tool" in page
+    model = compare_report(runs, metrics=["mrr"], rounds=20).model
+    given = html.render_comparison(model, serve="evalframe serve --from ragas a.jsonl b.jsonl")
+    assert "<code>evalframe serve --from ragas a.jsonl b.jsonl</code> is the better tool" in given
+
+
+def test_a_page_with_no_passage_text_says_serve_shows_them(tmp_path, monkeypatch):
+    from evalframe import compare_report
+    from tests.present.compare_fixtures import run_result
+
+    # 28 characters of gold answers, 70 left: each passage would keep 10 < PASSAGE_SHORTEST (60): none kept
+    monkeypatch.setattr(html, "TEXT_BUDGET", 98)
+    runs = {name: run_result(name, tmp_path) for name in "AB"}
+    page = compare_report(runs, metrics=["mrr"], rounds=20).html
+    assert ("<p class='serve'>This page holds no passage's text (its texts stay under 98 characters); "
+            "<code>evalframe serve RUN...</code> (each RUN a run's folder or file, here <bdi>A</bdi>, "
+            "<bdi>B</bdi>; a Ragas, Haystack or LlamaIndex file with <code>--from</code>, e.g. "
+            "<code>evalframe serve --from ragas a.jsonl b.jsonl</code>) is the better tool: every text whole, the "
+            "grid paged on the server.</p>") in page

@@ -13,7 +13,7 @@ import os
 
 import pytest
 
-from evalframe.report.html import _cut_texts, _page
+from evalframe.report.html import _cut_texts, _page, _runs_left_out
 from tests.fixtures import SCRIPTS, load_benchmark
 from tests.report import compare_page_payloads as fixture
 
@@ -46,9 +46,13 @@ def pages(tmp_path_factory):
     cut = fixture.detail_payload(fixture.query_details(), fixture.RUNS)
     _cut_texts(cut, 4, 4)  # every answer and passage cut to 4 characters, the gold answers too (their lengths kept)
     (folder / "cut.html").write_text(_page(BOX, fixture.grid_payload(), cut), encoding="utf-8")
+    left = fixture.detail_payload(fixture.query_details(), fixture.RUNS)
+    _runs_left_out(left)  # past PAGE_LIMIT: the gold and the meta, no run's answers or passages
+    (folder / "left.html").write_text(_page(BOX, fixture.grid_payload(), left), encoding="utf-8")
     big = folder / "big.html"
     big.write_text(_page(BOX, *fixture.big_payloads(2000)), encoding="utf-8")
-    return {"small": small.as_uri(), "big": big.as_uri(), "cut": (folder / "cut.html").as_uri()}
+    return {"small": small.as_uri(), "big": big.as_uri(), "cut": (folder / "cut.html").as_uri(),
+            "left": (folder / "left.html").as_uri()}
 
 
 @pytest.fixture(scope="module")
@@ -83,7 +87,8 @@ def _rows(tab) -> list[str]:
 def test_loads_with_the_default_view(tab, pages):
     _open(tab, pages["small"])
     assert tab.errors == [] and tab.dialogs == []
-    assert all(url.startswith(("file:", "data:")) for url in tab.requested), tab.requested
+    assert tab.requested and set(tab.requested) <= set(pages.values()), tab.requested  # the pages, nothing else
+    assert tab.requested[-1] == pages["small"]
     # the default view: the order_metric's columns (mrr: A, B, delta), rows scored by mrr, in the payload's order
     assert _rows(tab) == ["q1", "q2", "q3", "q4"]
     assert tab.locator(".ef-count").inner_text() == "4 of 5 queries shown"
@@ -148,10 +153,18 @@ def test_each_filter(tab, pages):
     assert _rows(tab) == ["q1"]
     tab.select_option("select.ef-show", "")
     tab.select_option("select.ef-measure", "")
+    # a slice's options: all, then each label, q5's missing label a choice of its own, "(none)"
+    assert tab.evaluate("() => Array.from(document.querySelectorAll('select.ef-slice option'))"
+                        ".map(o => [o.value, o.textContent])") == [["", "all"], ["(none)", "(none)"], ["x", "x"],
+                                                                   ["y", "y"]]
     tab.select_option("select.ef-slice", "y")
     _settle(tab)
     assert _rows(tab) == ["q3", "q4"]
     assert tab.locator(".ef-count").inner_text() == "2 of 5 queries shown"
+    tab.select_option("select.ef-slice", index=1)  # the queries with no topic: q5 alone
+    _settle(tab)
+    assert _rows(tab) == ["q5"]
+    assert tab.evaluate("() => evalframePage.grids[0].getView().slices") == {"topic": ""}
     tab.select_option("select.ef-slice", "")
     tab.fill("input.ef-search", "G3")  # case-insensitive, in the query text
     _settle(tab)
@@ -203,7 +216,9 @@ def test_the_expander(tab, pages):
     assert not answer.locator(".ef-cut").is_visible()
     answer.locator("button.ef-more").click()
     assert text.evaluate("e => e.textContent") == fixture.LONG_ANSWER  # all the page holds (300 characters)
-    assert answer.locator(".ef-cut").inner_text().strip() == "cut: 700 characters in all; `evalframe serve` shows all"
+    assert answer.locator(".ef-cut").inner_text().strip() == "cut: 700 characters in all; evalframe serve shows all"
+    assert answer.locator(".ef-cut code").inner_text() == "evalframe serve"  # the command as code, no backticks
+    assert "`" not in tab.locator(".ef-drill").inner_text()
     assert answer.locator("button.ef-more").inner_text() == "less"
     answer.locator("button.ef-more").click()
     assert text.inner_text().endswith("…") and not answer.locator(".ef-cut").is_visible()
@@ -217,11 +232,11 @@ def test_a_cut_gold_answer_says_how_long_it_is(tab, pages):
     gold.wait_for()
     assert gold.locator(".ef-text").inner_text() == "answ"
     gold.locator("button.ef-more").click()
-    assert gold.locator(".ef-cut").inner_text().strip() == "cut: 7 characters in all; `evalframe serve` shows all"
+    assert gold.locator(".ef-cut").inner_text().strip() == "cut: 7 characters in all; evalframe serve shows all"
     passage = tab.locator(".ef-run").nth(0).locator(".ef-documents li").first
     assert passage.locator(".ef-text").inner_text() == "pass"  # "passage g1", 10 characters
     passage.locator("button.ef-more").click()
-    assert passage.locator(".ef-cut").inner_text().strip() == "cut: 10 characters in all; `evalframe serve` shows all"
+    assert passage.locator(".ef-cut").inner_text().strip() == "cut: 10 characters in all; evalframe serve shows all"
     assert not tab.errors
 
 
@@ -240,7 +255,8 @@ def test_hostile_texts_are_shown_as_text(tab, pages):
     assert tab.evaluate("() => document.querySelectorAll('img, svg, [onerror], [onload]').length") == 0
     assert tab.evaluate("() => document.scripts.length") == 4  # the two payloads and the two constant scripts
     assert tab.dialogs == [] and tab.errors == []
-    assert all(url.startswith(("file:", "data:")) for url in tab.requested), tab.requested
+    assert tab.requested and set(tab.requested) <= set(pages.values()), tab.requested  # the pages, nothing else
+    assert tab.requested[-1] == pages["small"]
     header = tab.locator("th[data-key='value:mrr:1']").inner_text()
     assert fixture.RUNS[1] in header
 
@@ -271,3 +287,72 @@ def test_numbers_are_printed_as_python_prints_them(tab, pages):
     got = tab.evaluate("xs => xs.map(x => [Evalframe.fixed(x), Evalframe.signed(x)])",
                        [x if x == x else None for x in cases])
     assert got == [[f"{x:.4f}" if x == x else "", f"{x:+.4f}" if x == x else ""] for x in cases]
+
+
+FAKE = '''(message) => {
+    const box = document.createElement('div'); box.className = 'evalframe-grid'; box.id = 'fake';
+    document.body.appendChild(box);
+    const rows = [{i: 0, id: 'a', query: 'q', slices: [], values: {recall_single_hit_rate: [0.5, 1]}}];
+    const source = {info: {names: ['baseline', 'candidate'], node: 'Retriever', answer_node: false,
+                           measures: [{metric: 'recall_single_hit_rate', direction: 'higher', description: ''}],
+                           slice_keys: [], slice_labels: [], order_metric: 'recall_single_hit_rate', total: 1},
+                    page: (view) => view.sort === 'bogus' ? Promise.reject(new Error(message))
+                                                        : Promise.resolve({total: 1, rows: rows}),
+                    detail: () => Promise.resolve(null)};
+    window.fake = new Evalframe.Grid(box, source);
+    return window.fake.ready.then(() => true);
+}'''
+
+
+def test_a_view_the_source_refuses_shows_its_message(tab, pages):
+    # a served URL's bad sort: the source's page() rejects; the count line says why, the grid says it too, no error
+    _open(tab, pages["small"])
+    message = "sort must be one of ['rank', 'query']; got 'bogus'"
+    assert tab.evaluate(FAKE, message)
+    assert tab.locator("#fake tr.ef-row").count() == 1
+    tab.evaluate("() => { fake.setView({sort: 'bogus'}); return fake.ready; }")
+    assert tab.locator("#fake .ef-count").inner_text() == "This view cannot be shown: " + message
+    assert tab.locator("#fake .ef-count.ef-error").count() == 1
+    assert tab.locator("#fake tr.ef-row").count() == 0
+    assert tab.locator("#fake tr.ef-empty").inner_text() == "This view cannot be shown: " + message
+    tab.evaluate("() => { fake.setView({sort: ''}); return fake.ready; }")  # a good view again: rows, no error
+    assert tab.locator("#fake tr.ef-row").count() == 1 and tab.locator("#fake .ef-error").count() == 0
+    assert tab.locator("#fake .ef-count").inner_text() == "1 of 1 queries shown"
+    assert tab.errors == []
+
+
+def test_local_source_refuses_a_bad_view_as_the_server_does(tab, pages):
+    _open(tab, pages["small"])
+    got = tab.evaluate('''() => Promise.all(['bogus', 'value:mrr:\u00b9', 'delta:mrr:0', 'slice:1', 'gain:nope']
+        .map(sort => evalframePage.grids[0].source.page({sort: sort}, 0, 10).then(() => 'shown', e => e.message)))''')
+    assert all(message.startswith("sort must be one of [") for message in got), got
+    assert got[1].endswith('got "value:mrr:\u00b9"')
+    assert tab.evaluate("() => evalframePage.grids[0].source.page({measure: 'nope'}, 0, 1).catch(e => e.message)") \
+        == 'measure must be one of ["mrr","latency","hits"]; got "nope"'
+
+
+def test_a_long_measure_name_wraps_in_its_header(tab, pages):
+    _open(tab, pages["small"])
+    assert tab.evaluate(FAKE, "")
+    heads = tab.evaluate('''() => Array.from(document.querySelectorAll('#fake thead th.ef-num button'))
+        .map(b => [b.scrollWidth <= b.clientWidth + 1, b.closest('th').getAttribute('title') || b.title,
+                   b.textContent])''')
+    assert heads and all(fits for fits, _, _ in heads), heads  # nothing cut off: the name wraps
+    assert all("recall_single_hit_rate" in text for _, _, text in heads)
+
+
+def test_past_the_limit_the_drill_down_keeps_the_gold_and_the_meta(tab, pages):
+    _open(tab, pages["left"])
+    tab.locator("tr.ef-row").first.click()  # q1
+    drill = tab.locator(".ef-drill")
+    drill.wait_for()
+    assert drill.locator(".ef-gold-answers li").all_inner_texts() == ["answer1"]
+    assert drill.locator(".ef-gold-documents li").all_inner_texts() == ["g1 text not in this page (10 characters); "
+                                                                        "evalframe serve shows it"]
+    meta = drill.evaluate("d => Array.from(d.querySelectorAll('.ef-meta dt, .ef-meta dd')).map(e => e.textContent)")
+    assert meta == ["note", fixture.HOSTILE, "topic", "x"]
+    assert drill.locator(".ef-run").count() == 0
+    assert drill.locator("p.ef-left-out").inner_text() == ("The runs\u2019 answers and passages are not in this page (it is "
+                                                          "too large for them); evalframe serve shows them.")
+    assert drill.locator(".ef-measures tbody tr").count() == 3  # the query's values stay
+    assert not tab.errors

@@ -433,7 +433,8 @@ class Viewer:
             with self._lock:
                 self._built[key] = built
                 while len(self._built) > self.cache_size:
-                    self._built.popitem(last=False)
+                    for pager in self._built.popitem(last=False)[1].pagers.values():
+                        pager.close()  # its warming stops, its orders go
         if self.warm:  # every sort order computed ahead, so that no page waits for one
             threading.Thread(target=built.warm, daemon=True, name="evalframe-serve-warm").start()
         return built

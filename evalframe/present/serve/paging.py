@@ -3,18 +3,26 @@
 
 The semantics are the contract's, shared with the static page's ``LocalSource`` (``evalframe/report/assets/grid.js``):
 
-* ``text`` keeps the rows whose query text or id holds it, case-insensitively (``str.lower``);
-* ``slices[key]`` keeps the rows whose label of ``key`` is exactly it;
+* ``text`` keeps the rows whose query text or id holds it, case-insensitively (``str.lower``, the browser's
+  ``toLowerCase``: the same full Unicode mapping, final sigma included; one exception, a character newer than
+  Python's Unicode tables, which the server leaves as it is);
+* ``slices[key]`` keeps the rows whose label of ``key`` is exactly it (``""``: the rows with no label, the select's
+  "(none)");
 * ``measure`` keeps the rows some run scored it in (a value not NaN);
 * ``show``: per measure ``m`` and later run ``r``, ``gain = sign[m] * (v[r] - v[0])``; ``worse`` keeps the rows with
   some gain < 0, ``better`` some gain > 0, ``changed`` either, over ``measure`` when set, else every measure (a NaN
   gain is neither);
-* the sort keys: ``rank`` (the grid's order), ``query`` (its lower-cased text), ``slice:<index>``,
+* the sort keys: ``rank`` (the grid's order; ``""`` is ``rank``, and descending reverses it), ``query`` (its
+  lower-cased text; texts compare by their UTF-16 code units, as JavaScript's ``<``), ``slice:<index>``,
   ``value:<measure>:<run>``, ``delta:<measure>:<run>`` (``v[run] - v[0]``, run >= 1), ``gain:<measure>`` (the smallest
   gain over the later runs); NaN and empty texts sort last either way, ties keep the grid's order (a stable sort).
 
-A sort order is computed once per key and direction and kept (:meth:`Pager.warm` computes them all ahead), so that a
-page of a million queries is a gather of cached arrays.
+A sort order is computed once and kept, in the smallest integer type that holds the grid's positions (int32 up to
+2**31 rows): the default order and each measure's ``gain:`` order (what choosing a measure sorts by) always, computed
+ahead by :meth:`Pager.warm` (in the background; :meth:`Pager.close` stops it), the other orders in a bounded LRU
+(:data:`CACHED_ORDERS`). A descending order is derived from the ascending one (its groups of ties reversed as groups,
+each group kept in the grid's order, NaN still last), so that a page of a million queries is a gather of kept
+arrays and the memory stays a few orders per node whatever the runs and measures.
 
 Examples
 --------
@@ -46,7 +54,7 @@ import pandas as pd
 from ..._validation import close_matches
 from ...errors import InvalidParameterError
 
-__all__ = ["View", "Pager", "SHOWS", "MAX_LIMIT", "view_from_query"]
+__all__ = ["View", "Pager", "SHOWS", "MAX_LIMIT", "CACHED_ORDERS", "view_from_query"]
 
 #: The ``show`` choices ("" shows every row).
 SHOWS = ("", "changed", "worse", "better")
@@ -54,6 +62,8 @@ SHOWS = ("", "changed", "worse", "better")
 MAX_LIMIT = 1000
 #: The text filters whose masks are kept per grid.
 _TEXT_MASKS = 8
+#: The sort orders kept per grid besides the default one and the ``gain:`` ones (a least recently used cache).
+CACHED_ORDERS = 16
 #: The longest text filter taken (a longer one is cut: no request makes the server hold more).
 MAX_TEXT = 1000
 
@@ -96,10 +106,25 @@ def _refuse(what: str, got: str, valid: list[str]) -> InvalidParameterError:
 def _codes(texts: np.ndarray) -> np.ndarray:
     """Each text's rank among the distinct texts as float64 (equal texts equal), NaN for an empty one: a sort key
     where empty sorts last."""
-    codes, _ = pd.factorize(pd.Series(texts, dtype=object).fillna(""), sort=True)
-    keyed = codes.astype(np.float64)
+    codes, uniques = pd.factorize(pd.Series(texts, dtype=object).fillna(""), sort=False)
+    # the distinct texts ranked by their UTF-16 code units, as the browser's `<` compares strings (grid.js)
+    ranked = sorted(range(len(uniques)), key=lambda k: _utf16(uniques[k]))
+    rank = np.empty(len(uniques), dtype=np.float64)
+    rank[ranked] = np.arange(len(uniques), dtype=np.float64)
+    keyed = rank[codes] if len(uniques) else np.zeros(len(codes))
     keyed[texts == ""] = np.nan
     return keyed
+
+
+def _utf16(text: str) -> bytes:
+    """``text``'s UTF-16 code units, big-endian: bytes that compare as JavaScript compares strings (a character past
+    U+FFFF, two surrogates, sorts before U+E000..U+FFFF, unlike Python's comparison of code points)."""
+    return text.encode("utf-16-be", "surrogatepass")
+
+
+def _run_index(text: str) -> int | None:
+    """``text`` as a run's or a slice's index: ASCII digits only (``str.isdigit`` takes '¹' and '١' too)."""
+    return int(text) if text.isascii() and text.isdigit() else None
 
 
 class Pager:
@@ -122,15 +147,20 @@ class Pager:
     ['a']
     """
 
-    def __init__(self, grid: Any) -> None:
+    def __init__(self, grid: Any, *, cached_orders: int = CACHED_ORDERS) -> None:
         self.grid = grid
         self.n = len(grid.ids)
+        #: the positions' type: the smallest signed integer type that holds n
+        self.dtype = np.dtype(np.int16 if self.n <= 2**15 else np.int32 if self.n <= 2**31 else np.int64)
+        self.cached_orders = cached_orders
+        self._closed = threading.Event()
         self.measures = list(grid.values)
         self.slice_keys = list(grid.slices)
         first = next(iter(grid.values.values()), None)
         self.runs = int(first.shape[1]) if first is not None else 0
         self._lock = threading.Lock()
-        self._orders: dict[tuple[str, bool], np.ndarray] = {}
+        self._orders: dict[tuple[str, bool], np.ndarray] = {}  # kept while the pager lives: rank, gain:*
+        self._recent: OrderedDict[tuple[str, bool], np.ndarray] = OrderedDict()  # the others, the last used
         self._masks: dict[tuple[str, str], np.ndarray] = {}
         self._texts: OrderedDict[str, np.ndarray] = OrderedDict()
         self._haystack: tuple[list[str], str, list[int]] | None = None
@@ -163,8 +193,8 @@ class Pager:
     def _key(self, key: str) -> np.ndarray:
         """The float64 sort key ``key`` names (NaN sorts last)."""
         kind, _, rest = key.partition(":")
-        if kind == "slice" and rest.isdigit() and int(rest) < len(self.slice_keys):
-            return _codes(np.asarray(self.grid.slices[self.slice_keys[int(rest)]], dtype=object))
+        if kind == "slice" and (index := _run_index(rest)) is not None and index < len(self.slice_keys):
+            return _codes(np.asarray(self.grid.slices[self.slice_keys[index]], dtype=object))
         if kind == "gain" and rest in self.grid.values:
             gains = self.gains(rest)
             if gains.shape[1] == 0:
@@ -174,8 +204,8 @@ class Pager:
             return np.where(scored.any(axis=1), smallest, np.nan)
         if kind in ("value", "delta"):
             measure, _, run_text = rest.rpartition(":")
-            if measure in self.grid.values and run_text.isdigit():
-                run = int(run_text)
+            run = _run_index(run_text)
+            if measure in self.grid.values and run is not None:
                 values = self.grid.values[measure]
                 if kind == "value" and run < self.runs:
                     return np.asarray(values[:, run], dtype=np.float64)
@@ -186,36 +216,88 @@ class Pager:
     def order(self, key: str, descending: bool = False) -> np.ndarray:
         """The rows (grid positions) sorted by ``key``: NaN last either way, ties in the grid's order; kept."""
         key = key or "rank"
-        cached = self._orders.get((key, descending))
+        slot = (key, descending)
+        with self._lock:
+            cached = self._orders.get(slot)
+            if cached is None:
+                cached = self._recent.get(slot)
+                if cached is not None:
+                    self._recent.move_to_end(slot)
         if cached is not None:
             return cached
         if key == "rank":
-            order = np.arange(self.n, dtype=np.int64)
+            order = np.arange(self.n, dtype=self.dtype)
             order = order[::-1].copy() if descending else order
+        elif descending:
+            order = self._reversed(key, self.order(key))
         elif key == "query":
-            # Python's sort of the lower-cased texts: faster than numpy's of strings (object or StringDType) or a
-            # factorization, and stable both ways (reverse=True keeps equal texts in their order); empty ones last
-            texts = [text.lower() for text in self.grid.query.tolist()]
-            filled = [i for i, text in enumerate(texts) if text]
-            ranked = sorted(filled, key=texts.__getitem__, reverse=descending)
-            order = np.concatenate([np.asarray(ranked, dtype=np.int64),
-                                    np.flatnonzero(self.grid.query == "").astype(np.int64)])
+            # Python's sort of the lower-cased texts (by UTF-16 code units, as grid.js's `<`): faster than numpy's
+            # of strings (object or StringDType) or a factorization, and stable (equal texts in their order); empty
+            # ones last
+            keys = [_utf16(text.lower()) for text in self.grid.query.tolist()]
+            filled = np.flatnonzero(self.grid.query != "")
+            ranked = sorted(filled.tolist(), key=keys.__getitem__)
+            order = np.concatenate([np.asarray(ranked, dtype=self.dtype),
+                                    np.flatnonzero(self.grid.query == "").astype(self.dtype)])
         else:
-            keyed = self._key(key)
-            # -key keeps NaN NaN (last) and a stable sort keeps ties in the grid's order, descending too
-            order = np.argsort(-keyed if descending else keyed, kind="stable").astype(np.int64)
-        with self._lock:
-            self._orders[(key, descending)] = order
+            # a stable sort keeps ties in the grid's order; NaN sorts last
+            order = np.argsort(self._key(key), kind="stable").astype(self.dtype)
+        self._keep(slot, order)
         return order
 
+    def _keep(self, slot: tuple[str, bool], order: np.ndarray) -> None:
+        order.flags.writeable = False  # shared by every page: never changed in place
+        with self._lock:
+            if slot[0] == "rank" or slot[0].startswith("gain:"):
+                self._orders[slot] = order
+                return
+            self._recent[slot] = order
+            self._recent.move_to_end(slot)
+            while len(self._recent) > self.cached_orders:
+                self._recent.popitem(last=False)
+
+    def _reversed(self, key: str, ascending: np.ndarray) -> np.ndarray:
+        """``ascending`` (the order of ``key``) descending: its groups of equal keys in the reverse order, each group
+        still in the grid's order (a stable sort's ties), the missing ones (NaN, "") still last; O(n)."""
+        if key == "query":
+            texts = np.asarray([text.lower() for text in self.grid.query.tolist()], dtype=object)[ascending]
+            missing = int((self.grid.query == "").sum())
+            texts = texts[:len(texts) - missing]
+            change = texts[1:] != texts[:-1]
+        else:
+            keyed = self._key(key)[ascending]
+            missing = int(np.isnan(keyed).sum())
+            keyed = keyed[:len(keyed) - missing]
+            change = keyed[1:] != keyed[:-1]  # -0.0 == 0.0: one group, as the stable sort ties them
+        present = len(ascending) - missing
+        if present == 0:
+            return ascending
+        starts = np.concatenate([[0], np.flatnonzero(change) + 1])
+        lengths = np.diff(np.append(starts, present))
+        starts, lengths = starts[::-1], lengths[::-1]  # the groups, the largest key first
+        before = np.concatenate([[0], np.cumsum(lengths)[:-1]])  # where each group lands
+        where = np.repeat(starts - before, lengths) + np.arange(present)
+        return np.concatenate([ascending[where], ascending[present:]]).astype(self.dtype, copy=False)
+
     def warm(self) -> None:
-        """Compute every sort order (both directions) and the text index ahead, so that no page waits for one."""
-        self._text_index()
-        keys = self.sort_keys()
-        # the orders a person asks first come first: a measure's worst change (what choosing it sorts by)
-        for key in sorted(keys, key=lambda key: (not key.startswith("gain:"), key in ("query", "rank"))):
-            for descending in (False, True):
-                self.order(key, descending)
+        """Compute ahead, in the order a person asks them, the default order, each measure's ``gain:`` order (what
+        choosing it sorts by, both directions) and the text index, so that no page waits for them; returns early
+        once :meth:`close` is called."""
+        orders = [("rank", False), *((f"gain:{m}", descending) for m in self.measures for descending in (False, True))]
+        for key, descending in orders:
+            if self._closed.is_set():
+                return
+            self.order(key, descending)
+        if not self._closed.is_set():
+            self._text_index()
+
+    def close(self) -> None:
+        """Stop a running :meth:`warm` (after the order it is computing) and drop the kept orders: the grid is no
+        longer served."""
+        self._closed.set()
+        with self._lock:
+            self._orders.clear()
+            self._recent.clear()
 
     # ------------------------------------------------------------------ the filters
     def _text_index(self) -> tuple[list[str], str, list[int]]:

@@ -110,6 +110,31 @@
   LocalSource.prototype._gain = function (m, i, r) {
     return (this.signs[m] || 0) * (this.values[m][r * this.n + i] - this.values[m][i]);
   };
+  // A view this grid cannot show is refused (as the server refuses it), naming what was wrong.
+  function refused(what, got, valid) {
+    return new Error(what + ' must be one of ' + JSON.stringify(valid.slice(0, 12)) + (valid.length > 12 ? ' ...' : '')
+      + '; got ' + JSON.stringify(got));
+  }
+  LocalSource.prototype._check = function (view) {
+    var measures = this.info.measures.map(function (m) { return m.metric; }), keys = this.info.slice_keys;
+    if (view.measure && measures.indexOf(view.measure) < 0) throw refused('measure', view.measure, measures);
+    if (['', 'changed', 'worse', 'better'].indexOf(view.show || '') < 0) throw refused('show', view.show, ['changed', 'worse', 'better']);
+    Object.keys(view.slices || {}).forEach(function (key) { if (keys.indexOf(key) < 0) throw refused('slice', key, keys); });
+    if (view.sort && view.sort !== 'rank' && view.sort !== 'query' && !this._key(view.sort)) {
+      throw refused('sort', view.sort, this.sortKeys());
+    }
+  };
+  // Every sort key of this grid (the server's Pager.sort_keys).
+  LocalSource.prototype.sortKeys = function () {
+    var keys = ['rank', 'query'], runs = this.runs;
+    this.info.slice_keys.forEach(function (_, k) { keys.push('slice:' + k); });
+    this.info.measures.forEach(function (m) {
+      for (var r = 0; r < runs; r++) keys.push('value:' + m.metric + ':' + r);
+      for (r = 1; r < runs; r++) keys.push('delta:' + m.metric + ':' + r);
+      keys.push('gain:' + m.metric);
+    });
+    return keys;
+  };
   LocalSource.prototype._keep = function (view) {
     var n = this.n, runs = this.runs, self = this, keep = new Uint8Array(n).fill(1), i, r;
     var text = (view.text || '').toLowerCase();
@@ -119,8 +144,8 @@
     }
     Object.keys(view.slices || {}).forEach(function (key) {
       var label = view.slices[key], k = self.info.slice_keys.indexOf(key);
-      if (label === '' || label === null || label === undefined) return;
-      var labels = self.slices[k < 0 ? Number(key) : k];
+      if (label === null || label === undefined) return;  // '' is a label: the rows that have none
+      var labels = self.slices[k];
       for (var j = 0; j < n; j++) if (!labels || labels[j] !== label) keep[j] = 0;
     });
     var measure = view.measure || '';
@@ -156,12 +181,14 @@
   // the sort key of every row: {numbers: Float64Array} or {strings: [str]} (NaN / '' sort last)
   LocalSource.prototype._key = function (sort) {
     var n = this.n, runs = this.runs, parts = sort.split(':'), key = new Float64Array(n), i, r;
+    var index = /^[0-9]+$/.test(parts[parts.length - 1]) ? Number(parts[parts.length - 1]) : -1;  // ASCII digits only
     if (sort === 'query') { this._lower(); return {strings: this._query}; }
-    if (parts[0] === 'slice') return {strings: this.slices[Number(parts[1])] || []};
+    if (parts[0] === 'slice') return parts.length === 2 && index >= 0 && index < this.slices.length ? {strings: this.slices[index]} : null;
     var m = parts.slice(1, parts[0] === 'gain' ? undefined : -1).join(':'), v = this.values[m];
-    if (!v) return null;
+    if (!v || !Object.prototype.hasOwnProperty.call(this.values, m)) return null;
     if (parts[0] === 'value' || parts[0] === 'delta') {
-      r = Number(parts[parts.length - 1]);
+      r = index;
+      if (r < (parts[0] === 'delta' ? 1 : 0) || r >= runs) return null;
       for (i = 0; i < n; i++) key[i] = parts[0] === 'value' ? v[r * n + i] : v[r * n + i] - v[i];
       return {numbers: key};
     }
@@ -196,7 +223,7 @@
       });
     } else {
       for (i = 0; i < n; i++) rows.push(i);
-      if (sort === 'rank' && descending) rows.reverse();
+      if (descending) rows.reverse();  // '' is 'rank', the default order: descending reverses it (as the server)
     }
     var order = Int32Array.from(missing.length ? rows.concat(missing) : rows);
     this._sorted[name] = order;
@@ -221,6 +248,7 @@
             slices: this.slices.map(function (labels) { return labels[i]; }), values: values};
   };
   LocalSource.prototype.page = function (view, offset, limit) {
+    try { this._check(view); } catch (error) { return Promise.reject(error); }
     var order = this._order(view), rows = [];
     for (var k = offset; k < Math.min(order.length, offset + limit); k++) rows.push(this.row(order[k]));
     return Promise.resolve({total: order.length, rows: rows});
@@ -256,6 +284,8 @@
         var g = d.gold_documents; return {id: s(g.id[k]), text: s(g.text[k]), length: g.length[k]};
       }),
       meta: meta,
+      // the page's own: past its size the page holds no run's answers or passages (the gold and the meta it does)
+      runs_left_out: !!d.runs_left_out,
       runs: d.runs.map(function (run, r) {
         var a = run.answers, docs = run.documents;
         return {
@@ -277,19 +307,20 @@
 
   /* ------------------------------------------------------------------------------------------------- drill-down */
   var PREVIEW = 160;
+  function SERVE() { return h('code', null, 'evalframe serve'); }  // the viewer's command, as code
   // A text cut with an expander: a short preview and a "more" toggle; when the payload cut it, what it holds in all.
   function clip(text, length) {
     length = length === null || length === undefined ? (text || '').length : length;
     if (text === null || text === undefined || (text === '' && length > 0)) {
       return h('span', {class: 'ef-muted ef-left-out'},
-        length > 0 ? 'text not in this page (' + count(length) + ' characters); `evalframe serve` shows it'
+        length > 0 ? ['text not in this page (' + count(length) + ' characters); ', SERVE(), ' shows it']
           : 'no text');
     }
     var cut = length > text.length;
     if (text.length <= PREVIEW && !cut) return h('span', {class: 'ef-text'}, text);
     var shown = h('span', {class: 'ef-text'}, text.length > PREVIEW ? text.slice(0, PREVIEW) + '\u2026' : text);
     var note = cut ? h('span', {class: 'ef-cut ef-muted', hidden: true},
-      ' cut: ' + count(length) + ' characters in all; `evalframe serve` shows all') : null;
+      ' cut: ' + count(length) + ' characters in all; ', SERVE(), ' shows all') : null;
     var open = false;
     var button = h('button', {type: 'button', class: 'ef-more', 'aria-expanded': 'false', onclick: function () {
       open = !open;
@@ -317,7 +348,7 @@
     if (!detail) {  // the page left the drill-down's texts out (too large): the row's values alone
       detail = {id: row.id, query: row.query, gold_answers: [], gold_documents: [], meta: {}, runs: []};
       append(panel, h('p', {class: 'ef-muted ef-left-out'}, info.detail_note ||
-        'The gold, the answers and the passages of the queries are not in this page; `evalframe serve` shows them.'));
+        ['The gold, the answers and the passages of the queries are not in this page; ', SERVE(), ' shows them.']));
     }
     append(panel, h('h4', {class: 'ef-question'}, detail.query || row.query || ''),
       h('p', {class: 'ef-muted ef-id'}, 'id ', h('code', null, detail.id === null ? row.id : detail.id)));
@@ -334,7 +365,7 @@
           return h('li', null, h('code', {class: 'ef-doc-id'}, doc.id), ' ', doc.text === null && !doc.length ? null : clip(doc.text, doc.length));
         })));
     }
-    if (!detail.gold_answers.length && !detail.gold_documents.length && detail.runs.length) append(gold, h('p', {class: 'ef-muted'}, 'no gold'));
+    if (!detail.gold_answers.length && !detail.gold_documents.length && detail.runs.length && !detail.runs_left_out) append(gold, h('p', {class: 'ef-muted'}, 'no gold'));
     append(panel, gold);
     // every measure of the query, per run, and each later run's delta
     var head = h('tr', null, h('th', null, 'measure'), names.map(function (name) { return h('th', null, name); }),
@@ -351,7 +382,11 @@
     });
     append(panel, h('table', {class: 'ef-measures'}, h('thead', null, head), h('tbody', null, body)));
     var runs = h('div', {class: 'ef-runs'});
-    detail.runs.forEach(function (run) {
+    if (detail.runs_left_out) {
+      append(panel, h('p', {class: 'ef-muted ef-left-out'},
+        'The runs\u2019 answers and passages are not in this page (it is too large for them); ', SERVE(), ' shows them.'));
+    }
+    (detail.runs_left_out ? [] : detail.runs).forEach(function (run) {
       var box = h('div', {class: 'ef-run', 'data-run': run.name}, h('b', {class: 'ef-run-name'}, run.name));
       if (run.answers.length) {
         append(box, h('div', {class: 'ef-muted'}, 'answers'), h('ol', {class: 'ef-answers'}, run.answers.map(function (a) {
@@ -420,12 +455,16 @@
       h('option', {value: ''}, 'all queries'), h('option', {value: 'changed'}, 'changed'),
       h('option', {value: 'worse'}, 'regressions'), h('option', {value: 'better'}, 'improvements'));
     var slices = info.slice_keys.map(function (key, k) {
+      var labels = info.slice_labels[k] || [];
       var select = h('select', {class: 'ef-slice', 'data-key': key, 'aria-label': key, onchange: function () {
-        var chosen = Object.assign({}, self.view.slices); chosen[key] = select.value;
-        if (!select.value) delete chosen[key];
+        // the options: all, then each label (a query with no label of this key is the choice "(none)"); the
+        // chosen option's position says which, so that no label can pass for another (or for "all")
+        var chosen = Object.assign({}, self.view.slices), at = select.selectedIndex;
+        if (at > 0) chosen[key] = labels[at - 1]; else delete chosen[key];
         self._change({slices: chosen});
-      }}, h('option', {value: ''}, 'all'), (info.slice_labels[k] || []).filter(function (label) { return label !== ''; })
-        .map(function (label) { return h('option', {value: label}, label); }));
+      }}, h('option', {value: ''}, 'all'), labels.map(function (label) {
+        return h('option', label === '' ? {value: '(none)', class: 'ef-none'} : {value: label}, label === '' ? '(none)' : label);
+      }));
       return select;
     });
     var text = h('input', {class: 'ef-search', type: 'search', placeholder: 'query or id', 'aria-label': 'text', oninput: function () {
@@ -455,7 +494,10 @@
     var view = this.view, c = this.controls, self = this;
     c.measure.value = view.measure || '';
     c.show.value = view.show || '';
-    c.slices.forEach(function (select, k) { select.value = (view.slices || {})[self.info.slice_keys[k]] || ''; });
+    c.slices.forEach(function (select, k) {
+      var label = (view.slices || {})[self.info.slice_keys[k]];
+      select.selectedIndex = label === undefined || label === null ? 0 : (self.info.slice_labels[k] || []).indexOf(label) + 1;
+    });
     if (c.text.value !== (view.text || '')) c.text.value = view.text || '';
   };
   Grid.prototype._head = function () {
@@ -467,19 +509,20 @@
     this.table.style.minWidth = 'calc(30rem + ' + slices * 9 + 'rem + ' + numbers * 7.5 + 'rem)';
     this.columns.forEach(function (col) {
       append(self.colgroup, h('col', {class: col.cls}));
-      var sorted = (view.sort || 'rank') === col.key && (view.sort || !view.descending);
+      var sorted = (view.sort || 'rank') === col.key;
       var th = h('th', {class: col.cls, scope: 'col', 'data-key': col.key,
                         'aria-sort': sorted ? (view.descending ? 'descending' : 'ascending') : 'none'},
         h('button', {type: 'button', class: 'ef-sort', onclick: function () {
           var again = (self.view.sort || 'rank') === col.key;
           self._change({sort: col.key === 'rank' && again && self.view.descending ? '' : col.key,
                         descending: again ? !self.view.descending : false});
-        }}, col.label, col.sub ? h('br') : null, col.sub ? h('span', {class: 'ef-muted'}, col.sub) : null));
+        }, title: col.label}, col.label, col.sub ? h('br') : null, col.sub ? h('span', {class: 'ef-muted'}, col.sub) : null));
       append(self.headRow, th);
     });
     var m = /^gain:(.*)$/.exec(view.sort || '');
     this.sortLine.textContent = m ? 'sorted by the worst change of ' + m[1] + ' first' + (view.descending ? ' (reversed)' : '')
-      : !view.sort ? 'in the default order: the worst change of ' + this.info.order_metric + ' first' : '';
+      : !view.sort ? 'in the default order: the worst change of ' + this.info.order_metric + ' first'
+        + (view.descending ? ' (reversed)' : '') : '';
   };
   Grid.prototype._change = function (change) {
     this.view = Object.assign({}, this.view, change);
@@ -505,10 +548,21 @@
     var view = this.view;
     return Promise.resolve(this.source.page(view, start, BLOCK)).then(function (page) {
       if (token !== self._token) return;  // a later view or scroll asked since
+      self.failed = null;
+      self.countLine.classList.remove('ef-error');
       self.total = page.total;
       self.block = {start: start, rows: page.rows, key: viewKey(view)};
       self.countLine.textContent = count(page.total) + ' of ' + count(self.info.total) + ' queries shown';
       self.table.setAttribute('aria-rowcount', String(page.total + 1));
+      self._draw();
+    }, function (error) {  // a view the source refuses (a shared URL's bad sort or measure): its message, no rows
+      if (token !== self._token) return;
+      self.failed = 'This view cannot be shown: ' + (error && error.message ? error.message : String(error));
+      self.total = 0;
+      self.block = {start: 0, rows: [], key: viewKey(view)};
+      self.countLine.textContent = self.failed;
+      self.countLine.classList.add('ef-error');
+      self.table.setAttribute('aria-rowcount', '1');
       self._draw();
     });
   };
@@ -536,7 +590,7 @@
     rows.forEach(function (tr) { self.body.appendChild(tr); });
     if (this.total === 0) {
       this.body.textContent = '';
-      append(this.body, h('tr', {class: 'ef-empty'}, h('td', {colspan: width, class: 'ef-muted'}, 'no query matches this view')));
+      append(this.body, h('tr', {class: 'ef-empty'}, h('td', {colspan: width, class: 'ef-muted'}, self.failed || 'no query matches this view')));
     }
   };
   Grid.prototype._row = function (row, position) {
