@@ -19,7 +19,7 @@ def comments_by_line(source: str) -> dict[int, str]:
     return {token.start[0]: token.string for token in tokens if token.type == tokenize.COMMENT}
 
 
-def hooks_for_tests(source: str, filename: str) -> list[str]:
+def hooks_for_tests(source: str, filename: str, tree: ast.Module | None = None) -> list[str]:
     """Module-level names that exist for tests: production code is tested as it runs, with no hook of its own.
 
     Two rules, read from the source (at module level, any depth of ``if`` / ``try`` / ``with`` blocks included):
@@ -43,7 +43,9 @@ def hooks_for_tests(source: str, filename: str) -> list[str]:
     ['m.py:2: save_hook (a *_hook name bound to None at module level)',
      'm.py:2: save_hook (its comment or docstring says it is a test hook)']
     """
-    tree = ast.parse(source)
+    if "hook" not in source.lower():  # both rules need the word: a source without it holds no hook (and is not read)
+        return []
+    tree = ast.parse(source) if tree is None else tree  # ``tree``: ``source`` parsed already
     lines = source.splitlines()
     comments = comments_by_line(source)
     found = []
