@@ -43,11 +43,11 @@ def hooks_for_tests(source: str, filename: str, tree: ast.Module | None = None) 
     ['m.py:2: save_hook (a *_hook name bound to None at module level)',
      'm.py:2: save_hook (its comment or docstring says it is a test hook)']
     """
-    if "hook" not in source.lower():  # both rules need the word: a source without it holds no hook (and is not read)
-        return []
     tree = ast.parse(source) if tree is None else tree  # ``tree``: ``source`` parsed already
     lines = source.splitlines()
-    comments = comments_by_line(source)
+    # a comment is the source's own text: with no "hook" in the source none says "test hook" (not tokenized, then);
+    # names and docstrings are read from the tree, their escapes and normalisation undone
+    comments = comments_by_line(source) if "hook" in source.lower() else {}
     found = []
     statements = list(block_statements(tree.body))
     following = {id(a): b for a, b in zip(statements, statements[1:])}
