@@ -243,7 +243,8 @@ def id_registries(tree: ast.Module, filename: str, allowed: frozenset[str] = fro
     def report(node: ast.AST, what: str) -> None:
         found.add(f"{filename}:{getattr(node, 'lineno', 0)}: {ast.unparse(node).splitlines()[0]} ({what})")
 
-    def check(owner: ast.AST, scope: Scope) -> None:
+    def check(owner: ast.AST, scope: Scope) -> list[ast.AST]:
+        """Both rules in one scope; its nodes (:func:`own_nodes`), which :func:`visit` reads on."""
         nodes = list(own_nodes(owner))
         in_function = scope.kind == "function"
         for node in nodes if in_function else []:  # a function's own names (at module level the names are the tables)
@@ -328,10 +329,10 @@ def id_registries(tree: ast.Module, filename: str, allowed: frozenset[str] = fro
                 table = table_of(node.value, scope)
                 if table is not None and table[1] not in allowed:
                     report(node, f"a {table[0]}-level table changed in a function")
+        return nodes
 
     def visit(owner: ast.AST, scope: Scope) -> None:
-        check(owner, scope)
-        for node in own_nodes(owner):
+        for node in check(owner, scope):
             if isinstance(node, ast.ClassDef):
                 visit(node, Scope("class", cls=node.name))
             elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
