@@ -4,35 +4,37 @@ a fallback for when it is missing (the one lazy import left: pyarrow.parquet in 
 from __future__ import annotations
 
 import ast
-import functools
 import re
 import sys
 from pathlib import Path
 
 import pytest
 
+from tests.layout.graph import nodes_of, package_sources
+
 ROOT = Path(__file__).resolve().parent.parent
 #: The lazy pyarrow imports kept, and why: (module, imported name).
 KEPT_LAZY = {("evalframe/sources/catalog.py", "pyarrow.parquet")}  # 0.2 s, for a .parquet file only
 
 
-@functools.lru_cache(maxsize=1)
-def _modules() -> tuple[tuple[str, ast.Module], ...]:
-    return tuple((path.relative_to(ROOT).as_posix(), ast.parse(path.read_text(encoding="utf-8")))
-                 for path in sorted((ROOT / "evalframe").rglob("*.py")))
+def _modules() -> list[tuple[str, Path]]:
+    """Every module under evalframe/ (its path as written, and its file: parsed once, tests/layout/graph.py)."""
+    return [(path.relative_to(ROOT).as_posix(), path) for path in package_sources()]
 
 
 def _lazy_pyarrow() -> set[tuple[str, str]]:
     found = set()
-    for name_of_path, tree in _modules():
-        for function in ast.walk(tree):
-            if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+    for name_of_path, path in _modules():
+        stack: list[tuple[ast.AST, bool]] = [(package_sources()[path][1], False)]
+        while stack:  # each node once, knowing whether a function holds it
+            node, inside = stack.pop()
+            inside |= isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+            stack.extend((child, inside) for child in ast.iter_child_nodes(node))
+            if not inside:
                 continue
-            for node in ast.walk(function):
-                names = ([alias.name for alias in node.names] if isinstance(node, ast.Import)
-                         else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
-                found |= {(name_of_path, name) for name in names
-                          if name == "pyarrow" or name.startswith("pyarrow.")}
+            names = ([alias.name for alias in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            found |= {(name_of_path, name) for name in names if name == "pyarrow" or name.startswith("pyarrow.")}
     return found
 
 
@@ -56,8 +58,8 @@ def test_no_module_imports_pyarrow_lazily_but_the_source_sniffer():
 def test_no_module_falls_back_when_pyarrow_is_missing():
     """No ``except ImportError`` around a pyarrow import (the twins' switch)."""
     guarded = []
-    for name_of_path, tree in _modules():
-        for node in ast.walk(tree):
+    for name_of_path, path in _modules():
+        for node in nodes_of(path):
             if isinstance(node, ast.Try) and any(
                     isinstance(handler.type, ast.Name) and handler.type.id in ("ImportError", "ModuleNotFoundError")
                     for handler in node.handlers):

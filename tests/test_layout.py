@@ -27,7 +27,7 @@ import re
 import sys
 
 from tests.layout.graph import (MODULES, PACKAGE, PARSED, ROOT, Edge, Module, dotted, first_use_imports, is_private,
-                                lazy_imports, module_name, resolve_from, runtime_nodes, where)
+                                lazy_imports, module_name, package_sources, resolve_from, runtime_nodes, tree_of, where)
 from tests.layout.hooks import hooks_for_tests
 from tests.layout.registries import id_registries, module_tables
 
@@ -135,7 +135,7 @@ def private_members() -> dict[str, set[str]]:
     members: dict[str, set[str]] = {}
     for name, module in PARSED.items():
         names = members.setdefault(name, set())
-        for node in ast.walk(module.tree):
+        for node in module.nodes:
             if isinstance(node, ast.ClassDef):
                 for item in ast.walk(node):
                     if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and is_private(item.name):
@@ -246,7 +246,7 @@ STAGES = (
 )
 #: Deprecated aliases of moved modules (``evalframe.plots`` -> ``evalframe.present.plots``, ...).
 ALIASES = {name for name, path in MODULES.items()
-           if (ast.get_docstring(ast.parse(path.read_text())) or "").startswith("Deprecated alias")}
+           if (ast.get_docstring(tree_of(path)) or "").startswith("Deprecated alias")}
 
 
 def stage_of(module: str) -> int:
@@ -280,13 +280,15 @@ ALLOWED_REGISTRIES = {
 def test_no_module_keeps_a_registry_keyed_by_id():
     found = [problem for name, module in PARSED.items()
              for problem in id_registries(module.tree, str(MODULES[name].relative_to(ROOT)),
-                                          frozenset(table for owner, table in ALLOWED_REGISTRIES if owner == name))]
+                                          frozenset(table for owner, table in ALLOWED_REGISTRIES if owner == name),
+                                          module.nodes)]
     assert not found, (f"{len(found)} module- or class-level registr(y/ies) (hand the value over with the object "
                        "instead; see id_registries):\n" + "\n".join(found))
     assert all(reason for reason in ALLOWED_REGISTRIES.values())
     for owner, table in ALLOWED_REGISTRIES:  # an allowance names a table that is there and changed
-        assert table in module_tables(PARSED[owner].tree).module, (owner, table)
-        assert id_registries(PARSED[owner].tree, owner), f"{owner}.{table} is no longer changed: remove its allowance"
+        assert table in module_tables(PARSED[owner].tree, PARSED[owner].nodes).module, (owner, table)
+        assert id_registries(PARSED[owner].tree, owner, nodes=PARSED[owner].nodes), (
+            f"{owner}.{table} is no longer changed: remove its allowance")
 
 
 
@@ -389,12 +391,12 @@ def test_the_architecture_page_draws_every_module_in_stage_order():
 
 # ---------------------------------------------------------------------------- (h) no test hook in production code
 def test_production_code_has_no_test_hook():
-    found = [problem for name, path in MODULES.items()
-             for problem in hooks_for_tests(path.read_text(), str(path.relative_to(ROOT)))]
+    found = [problem for path, (source, tree) in package_sources().items()
+             for problem in hooks_for_tests(source, str(path.relative_to(ROOT)), tree)]
     assert not found, (f"{len(found)} test hook(s) in evalframe (let the test replace the function it needs, looked up "
                        "when it runs; see hooks_for_tests):\n" + "\n".join(found))
     # the step marker the fault sweeps replace is looked up when it runs (atomic.step), never bound at import
-    bound = [where(name, node) for name, module in PARSED.items() for node in ast.walk(module.tree)
+    bound = [where(name, node) for name, module in PARSED.items() for node in module.nodes
              if isinstance(node, ast.ImportFrom) and resolve_from(name, node) == "evalframe.io.atomic"
              and any(alias.name == "step" for alias in node.names)]
     assert not bound, f"atomic.step bound at import (a test replacing it would not reach these): {bound}"

@@ -41,13 +41,48 @@ def loaded_each(calls: list[tuple[str, ...]]) -> list[tuple[int, list[str]]]:
     return outcomes
 
 
+def loaded_in_turn(argvs: list[list[str]]) -> list[tuple[int, list[str]]]:
+    """The console script's exit status for each argv, run in turn by one fresh interpreter, with the modules of
+    ON_USE loaded by then (by it and the commands before it; after the last, those loaded at exit).
+
+    For a check that each command loads none of them this is a check of each in a fresh interpreter, at the cost of
+    one start-up instead of one per command: a module once imported stays in ``sys.modules``, so what the commands
+    loaded by the end is the union of what each loads alone, and an empty union means each loaded none (a command
+    that needs a module loads it whatever the commands before it imported). A command expected to load one must run
+    alone (:func:`loaded_each`)."""
+    code = ("import json, sys\n"
+            "from evalframe.present.cli import main\n"
+            "outcomes = []\n"
+            f"for argv in json.loads({json.dumps(json.dumps(argvs))}):\n"
+            "    sys.argv[:] = ['evalframe', *argv]\n"
+            "    try:\n"
+            "        status = main()  # sys.exit(main()): the console script\n"
+            "    except SystemExit as stop:  # argparse's exit (--help, --version, a usage error)\n"
+            "        status = stop.code\n"
+            "    status = 0 if status is None else status if isinstance(status, int) else 1\n"
+            f"    outcomes.append((status, [m for m in {ON_USE!r} if m in sys.modules]))\n"
+            "print('\\nOUTCOMES ' + json.dumps(outcomes), file=sys.__stderr__)\n")
+    report = ("import atexit, json, sys\n"
+              f"atexit.register(lambda: sys.__stderr__.write('\\nLOADED ' + json.dumps([m for m in {ON_USE!r} "
+              "if m in sys.modules]) + '\\n'))\n")
+    process = subprocess.run([sys.executable, "-c", report + code], cwd=ROOT, capture_output=True, text=True,
+                             timeout=300)
+    lines = process.stderr.splitlines()
+    assert process.returncode == 0, process.stderr
+    outcomes = [(status, modules) for status, modules in
+                json.loads(next(line for line in lines if line.startswith("OUTCOMES ")).removeprefix("OUTCOMES "))]
+    at_exit = json.loads(next(line for line in lines if line.startswith("LOADED ")).removeprefix("LOADED "))
+    assert len(outcomes) == len(argvs), outcomes
+    return outcomes[:-1] + [(outcomes[-1][0], at_exit)]
+
+
 def test_import_evalframe_loads_none_of_them():
     assert loaded("import evalframe") == (0, [])
 
 
 def test_the_command_line_parsers_and_list_metrics_load_none_of_them():
     argvs = [["--help"], ["list-metrics"], ["--version"], ["trec", "--help"], ["metrics", "--help"]]
-    outcomes = loaded_each([(CONSOLE, *argv) for argv in argvs])
+    outcomes = loaded_in_turn(argvs)  # in one interpreter: each loads none (see loaded_in_turn)
     assert dict(zip(map(tuple, argvs), outcomes)) == {tuple(argv): (0, []) for argv in argvs}
 
 
@@ -73,7 +108,7 @@ def test_evalframe_trec_on_plain_trec_files_loads_none_of_them(tmp_path):
     qrels.write_text("q1 0 d1 1\nq3 0 d1 1\n")
     extras = ([], ["-q"], ["-c", "--format", "json"], ["--format", "markdown", "-q"],
               ["--format", "trec_eval", "-q", "-M1", "-J", "-l", "1", "-m", "P.1,2", "-m", "official"])
-    outcomes = loaded_each([(CONSOLE, "trec", str(run), str(qrels), "-m", "P@1", "-m", "nDCG", *extra) for extra in extras])
+    outcomes = loaded_in_turn([["trec", str(run), str(qrels), "-m", "P@1", "-m", "nDCG", *extra] for extra in extras])
     assert dict(zip(map(tuple, extras), outcomes)) == {tuple(extra): (0, []) for extra in extras}
 
 

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.layout.graph import nodes_of, package_sources
+
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "evalframe"
 
@@ -37,12 +39,13 @@ VOCABULARY = ("evalframe/columns.py", "evalframe/options.py")
 
 @functools.cache
 def _sources() -> dict[str, str]:
-    return {str(path.relative_to(ROOT)): path.read_text(encoding="utf-8") for path in sorted(PACKAGE.rglob("*.py"))}
+    """The package's sources (read and parsed once per process, tests/layout/graph.py), by their paths as written."""
+    return {str(path.relative_to(ROOT)): source for path, (source, _) in sorted(package_sources().items())}
 
 
 @functools.cache
 def _trees() -> dict[str, ast.Module]:
-    return {path: ast.parse(source) for path, source in _sources().items()}
+    return {str(path.relative_to(ROOT)): tree for path, (_, tree) in sorted(package_sources().items())}
 
 
 def module_name(path: str) -> str:
@@ -116,7 +119,7 @@ def _imports(path: str) -> Iterator[tuple[int, str, list[str]]]:
     (relative imports resolved), the others' with :data:`_IMPORT_FROM` (they are many; only these lines matter)."""
     if path in _sources():
         here = module_name(path).split(".")
-        for node in ast.walk(_trees()[path]):
+        for node in nodes_of(ROOT / path):
             if isinstance(node, ast.ImportFrom):
                 base = here if path.endswith("__init__.py") else here[:-1]  # a package's __init__ is its package
                 target = (".".join(base[:len(base) - node.level + 1] + ([node.module] if node.module else []))

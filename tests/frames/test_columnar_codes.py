@@ -44,7 +44,17 @@ def _reference_first_equal(series: pd.Series, rows: np.ndarray, groups: np.ndarr
 @settings(max_examples=150, deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(range(len(_VALUES))), st.integers(1, 6)), max_size=20),
        st.sampled_from(_DTYPES), st.randoms(use_true_random=False))
+@pytest.mark.stress  # the long sweep: .ci/run runs it with -m stress; the suite runs the short one below
+def test_first_appearance_codes_equal_factorize_for_many_orders(runs, dtype, random):
+    test_first_appearance_codes_equal_factorize_for_any_order.hypothesis.inner_test(runs, dtype, random)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(range(len(_VALUES))), st.integers(1, 6)), max_size=20),
+       st.sampled_from(_DTYPES), st.randoms(use_true_random=False))
 def test_first_appearance_codes_equal_factorize_for_any_order(runs, dtype, random):
+    """40 examples in the suite (each of the four dtypes several times, five row selections each); the sweep of 150
+    is test_first_appearance_codes_equal_factorize_for_many_orders, under ``-m stress``."""
     series = _series([_VALUES[i] for i, length in runs for _ in range(length)], dtype)
     positions = list(range(len(series)))
     random.shuffle(positions)

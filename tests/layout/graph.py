@@ -9,6 +9,7 @@ Edges: ``import evalframe.a.b`` and ``from evalframe.a import b`` (b a submodule
 from __future__ import annotations
 
 import ast
+import functools
 import gc
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -28,6 +29,33 @@ def module_name(path: Path) -> str:
 
 
 MODULES: dict[str, Path] = {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+@functools.cache
+def package_sources() -> dict[Path, tuple[str, ast.Module]]:
+    """The source and the tree of every file under evalframe/, read and parsed once per test process: the layout
+    rules (tests/test_layout.py), tests/test_written_once.py and tests/test_dependencies.py all read these. The
+    trees are shared: a reader never changes one.
+
+    The trees (about a million objects) live for the rest of the session, so once parsed they are moved out of the
+    garbage collector's sight (``gc.freeze``, as tests/conftest.py does with what collection made): every full
+    collection in the process would otherwise walk them again."""
+    sources = {path: path.read_text(encoding="utf-8") for path in MODULES.values()}
+    parsed = {path: (source, ast.parse(source, filename=str(path))) for path, source in sources.items()}
+    gc.collect()
+    gc.freeze()
+    return parsed
+
+
+def tree_of(path: Path) -> ast.Module:
+    """The tree of a file under evalframe/, parsed once (:func:`package_sources`)."""
+    return package_sources()[path][1]
+
+
+@functools.cache
+def nodes_of(path: Path) -> tuple[ast.AST, ...]:
+    """Every node of a file under evalframe/, in :func:`ast.walk`'s order, walked once."""
+    return tuple(ast.walk(tree_of(path)))
 
 
 def where(module: str, node: ast.AST) -> str:
@@ -84,6 +112,24 @@ class Module:
     edges: list[Edge] = field(default_factory=list)
     typing_edges: list[Edge] = field(default_factory=list)  # the imports inside ``if TYPE_CHECKING:`` blocks
     aliases: dict[str, str] = field(default_factory=dict)  # local name -> evalframe module it is bound to
+    walked: tuple[ast.AST, ...] | None = field(default=None, repr=False)  # the tree's nodes, once walked
+
+    @property
+    def nodes(self) -> tuple[ast.AST, ...]:
+        """Every node of the tree, in :func:`ast.walk`'s order (walked once: the rules read it many times)."""
+        if self.walked is None:
+            self.walked = tuple(ast.walk(self.tree))
+        return self.walked
+
+    @functools.cached_property
+    def importers(self) -> dict[str, str]:
+        """:func:`importer_aliases` of the tree (found once)."""
+        return importer_aliases(self.tree, self.nodes)
+
+    @functools.cached_property
+    def lazy(self) -> tuple[tuple[ast.AST, str], ...]:
+        """:func:`lazy_imports` of the module (found once)."""
+        return tuple(_lazy_imports(self))
 
 
 def call_name(call: ast.Call) -> str | None:
@@ -94,7 +140,7 @@ def call_name(call: ast.Call) -> str | None:
 IMPORTERS = ("import_module", "__import__")
 
 
-def importer_aliases(tree: ast.AST) -> dict[str, str]:
+def importer_aliases(tree: ast.AST, nodes: tuple[ast.AST, ...] | None = None) -> dict[str, str]:
     """Other names a module gives ``import_module`` / ``__import__`` (anywhere in it, at module level or in a
     function): ``from importlib import import_module as im``, ``im = importlib.import_module``,
     ``im = getattr(importlib, "import_module")``, and names bound to those in turn; each with the importer it is.
@@ -105,10 +151,11 @@ def importer_aliases(tree: ast.AST) -> dict[str, str]:
     {'im': 'import_module', 'load': 'import_module', 'f': '__import__'}
     """
     aliases: dict[str, str] = {}
-    for node in ast.walk(tree):
+    nodes = tuple(ast.walk(tree)) if nodes is None else nodes  # ``nodes``: the tree's, walked already
+    for node in nodes:
         if isinstance(node, ast.ImportFrom) and node.module in ("importlib", "builtins"):
             aliases.update((alias.asname, alias.name) for alias in node.names if alias.name in IMPORTERS and alias.asname)
-    assignments = [(target.id, node.value) for node in ast.walk(tree) if isinstance(node, (ast.Assign, ast.AnnAssign))
+    assignments = [(target.id, node.value) for node in nodes if isinstance(node, (ast.Assign, ast.AnnAssign))
                    and node.value is not None
                    for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
                    if isinstance(target, ast.Name)]
@@ -174,14 +221,14 @@ def dynamic_import(module: str, node: ast.AST, aliases: dict[str, str] | None = 
 
 
 def parse(name: str) -> Module:
-    path = MODULES[name]
-    return parse_source(name, ast.parse(path.read_text(), filename=str(path)))
+    return parse_source(name, tree_of(MODULES[name]), nodes_of(MODULES[name]))
 
 
-def parse_source(name: str, tree: ast.Module) -> Module:
-    """The imports of module ``name`` whose source is ``tree``: its edges, type-only edges and aliases."""
-    module = Module(name, tree)
-    importers = importer_aliases(tree)
+def parse_source(name: str, tree: ast.Module, nodes: tuple[ast.AST, ...] | None = None) -> Module:
+    """The imports of module ``name`` whose source is ``tree``: its edges, type-only edges and aliases (``nodes``:
+    the tree's, walked already)."""
+    module = Module(name, tree, walked=nodes)
+    importers = module.importers
     for node in runtime_nodes(module.tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
@@ -202,11 +249,11 @@ def parse_source(name: str, tree: ast.Module) -> Module:
                     module.aliases[alias.asname or alias.name] = target
                 else:
                     module.edges.append(Edge(name, base, node.lineno))
-        elif dynamic_import(name, node, importers) in MODULES:  # importlib.import_module("evalframe.x"): an import too
-            module.edges.append(Edge(name, str(dynamic_import(name, node, importers)), node.lineno))
+        elif (target := dynamic_import(name, node, importers)) in MODULES:  # import_module("evalframe.x"): an import too
+            module.edges.append(Edge(name, str(target), node.lineno))
     unique = {(edge.target, edge.line): edge for edge in module.edges}  # ``from x import a, b``: one edge
     module.edges = list(unique.values())
-    module.typing_edges = [edge for node in ast.walk(module.tree) if isinstance(node, ast.If) and is_type_checking(node.test)
+    module.typing_edges = [edge for node in module.nodes if isinstance(node, ast.If) and is_type_checking(node.test)
                            for statement in node.body for edge in import_edges(name, statement)]
     return module
 
@@ -227,11 +274,8 @@ def import_edges(name: str, statement: ast.stmt) -> list[Edge]:
 
 class _Parsed(Mapping[str, Module]):
     """Every module of MODULES parsed (:func:`parse`), parsed on first use: a test process that runs none of the
-    layout tests does not spend the seconds of parsing the package at collection.
-
-    The trees (about a million objects) live for the rest of the session, so once parsed they are moved out of the
-    garbage collector's sight (``gc.freeze``, as tests/conftest.py does with what collection made): every full
-    collection in the process would otherwise walk them again."""
+    layout tests does not spend the seconds of parsing the package at collection (the trees are
+    :func:`package_sources`', parsed once and shared with the other readers of the package's source)."""
 
     def __init__(self) -> None:
         self._modules: dict[str, Module] | None = None
@@ -239,8 +283,6 @@ class _Parsed(Mapping[str, Module]):
     def _all(self) -> dict[str, Module]:
         if self._modules is None:
             self._modules = {name: parse(name) for name in MODULES}
-            gc.collect()
-            gc.freeze()
         return self._modules
 
     def __getitem__(self, name: str) -> Module:
@@ -282,11 +324,16 @@ def first_use_imports(module: Module) -> set[ast.AST]:
 
 
 def lazy_imports(module: Module) -> Iterator[tuple[ast.AST, str]]:
+    """Every import inside a function (or lambda) of ``module`` (:func:`_lazy_imports`, found once per module)."""
+    return iter(module.lazy)
+
+
+def _lazy_imports(module: Module) -> Iterator[tuple[ast.AST, str]]:
     """Every import inside a function (or lambda) of ``module``, with the module it imports (``evalframe.x`` for a
     relative import): import statements, and ``importlib.import_module`` / ``__import__`` of a literal name (also
     called by another name, :func:`importer_aliases`, or as ``getattr(importlib, "import_module")``). An import by
     a computed name (``import_module("evalframe." + x)``, ``exec``) cannot be read from the source and is not seen."""
-    importers = importer_aliases(module.tree)
+    importers = module.importers
     stack: list[tuple[ast.AST, bool]] = [(module.tree, False)]
     while stack:  # each node once, knowing whether a function (or lambda) holds it
         node, lazy = stack.pop()

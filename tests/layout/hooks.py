@@ -19,7 +19,7 @@ def comments_by_line(source: str) -> dict[int, str]:
     return {token.start[0]: token.string for token in tokens if token.type == tokenize.COMMENT}
 
 
-def hooks_for_tests(source: str, filename: str) -> list[str]:
+def hooks_for_tests(source: str, filename: str, tree: ast.Module | None = None) -> list[str]:
     """Module-level names that exist for tests: production code is tested as it runs, with no hook of its own.
 
     Two rules, read from the source (at module level, any depth of ``if`` / ``try`` / ``with`` blocks included):
@@ -43,9 +43,11 @@ def hooks_for_tests(source: str, filename: str) -> list[str]:
     ['m.py:2: save_hook (a *_hook name bound to None at module level)',
      'm.py:2: save_hook (its comment or docstring says it is a test hook)']
     """
-    tree = ast.parse(source)
+    tree = ast.parse(source) if tree is None else tree  # ``tree``: ``source`` parsed already
     lines = source.splitlines()
-    comments = comments_by_line(source)
+    # a comment is the source's own text: with no "hook" in the source none says "test hook" (not tokenized, then);
+    # names and docstrings are read from the tree, their escapes and normalisation undone
+    comments = comments_by_line(source) if "hook" in source.lower() else {}
     found = []
     statements = list(block_statements(tree.body))
     following = {id(a): b for a, b in zip(statements, statements[1:])}

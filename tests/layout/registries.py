@@ -91,14 +91,15 @@ class Tables:
     instance: dict[str, set[str]] = field(default_factory=dict)  # class -> the ``self.x`` its methods bind
 
 
-def module_tables(tree: ast.Module) -> Tables:
+def module_tables(tree: ast.Module, nodes: tuple[ast.AST, ...] | None = None) -> Tables:
+    """``nodes``: the tree's, walked already (:func:`ast.walk`)."""
     tables = Tables()
     for statement in block_statements(tree.body):
         for name, value in bindings(statement):
             tables.names.add(name)
             if is_container_value(value):
                 tables.module.add(name)
-    for node in ast.walk(tree):
+    for node in ast.walk(tree) if nodes is None else nodes:
         if isinstance(node, ast.ClassDef):
             tables.classes.setdefault(node.name, set()).update(
                 name for statement in block_statements(node.body) for name, value in bindings(statement)
@@ -139,7 +140,8 @@ def root_of(node: ast.AST) -> ast.AST:
             return node
 
 
-def id_registries(tree: ast.Module, filename: str, allowed: frozenset[str] = frozenset()) -> list[str]:
+def id_registries(tree: ast.Module, filename: str, allowed: frozenset[str] = frozenset(),
+                  nodes: tuple[ast.AST, ...] | None = None) -> list[str]:
     """Module- and class-level state looked up by object identity, or changed from inside functions.
 
     A frame's codes must travel with it (returned, passed as arguments), never be parked in a module-level
@@ -171,8 +173,12 @@ def id_registries(tree: ast.Module, filename: str, allowed: frozenset[str] = fro
     ['m.py:3: _SEEN.append (a module-level table changed in a function)',
      'm.py:3: _SEEN.append(id(x)) (a module-level name keyed by id())']
     """
-    tables = module_tables(tree)
+    nodes = tuple(ast.walk(tree)) if nodes is None else nodes  # ``nodes``: the tree's, walked already
+    tables = module_tables(tree, nodes)
     found: set[str] = set()
+    # a name holds an id() only when assigned from an expression holding one: with no id(...) call in the module, no
+    # expression holds one, and rule 1 has nothing to find (rule 2 is still read)
+    any_id = any(is_id_call(node) for node in nodes)
 
     def table_of(node: ast.AST, scope: Scope) -> tuple[str, str] | None:
         """The module- or class-level table ``node`` is (or is part of): ("module" / "class", its name)."""
@@ -231,13 +237,14 @@ def id_registries(tree: ast.Module, filename: str, allowed: frozenset[str] = fro
         return OUTSIDE if scope.kind == "function" and foreign(node, scope) else None
 
     def holds_id(node: ast.AST | None, scope: Scope) -> bool:
-        return node is not None and any(is_id_call(child) or (isinstance(child, ast.Name) and child.id in scope.from_id)
-                                        for child in ast.walk(node))
+        return any_id and node is not None and any(
+            is_id_call(child) or (isinstance(child, ast.Name) and child.id in scope.from_id) for child in ast.walk(node))
 
     def report(node: ast.AST, what: str) -> None:
         found.add(f"{filename}:{getattr(node, 'lineno', 0)}: {ast.unparse(node).splitlines()[0]} ({what})")
 
-    def check(owner: ast.AST, scope: Scope) -> None:
+    def check(owner: ast.AST, scope: Scope) -> list[ast.AST]:
+        """Both rules in one scope; its nodes (:func:`own_nodes`), which :func:`visit` reads on."""
         nodes = list(own_nodes(owner))
         in_function = scope.kind == "function"
         for node in nodes if in_function else []:  # a function's own names (at module level the names are the tables)
@@ -322,10 +329,10 @@ def id_registries(tree: ast.Module, filename: str, allowed: frozenset[str] = fro
                 table = table_of(node.value, scope)
                 if table is not None and table[1] not in allowed:
                     report(node, f"a {table[0]}-level table changed in a function")
+        return nodes
 
     def visit(owner: ast.AST, scope: Scope) -> None:
-        check(owner, scope)
-        for node in own_nodes(owner):
+        for node in check(owner, scope):
             if isinstance(node, ast.ClassDef):
                 visit(node, Scope("class", cls=node.name))
             elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):

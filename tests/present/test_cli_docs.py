@@ -21,7 +21,9 @@ REGENERATE = "run `python scripts/make_cli_docs.py` to write the real outputs in
 
 @pytest.fixture(scope="module")
 def outputs(tmp_path_factory) -> dict[tuple[str, int], list[str]]:
-    """Each example's real output by (page, line), each page run once, in order, in a folder of its own."""
+    """Each example's real output by (page, line), each page run once, in order, in a folder of its own (the cases
+    that read it are one ``xdist_group``: under ``-n 2`` they run on one worker, so the pages run once, not once per
+    worker)."""
     return {(page, example.line): actual for page, text in TEXTS.items()
             for example, actual in docs.run_page(text, tmp_path_factory.mktemp("cli-docs"), page)}
 
@@ -47,6 +49,7 @@ def test_the_page_has_the_examples_it_is_known_for():
     assert [len(docs.examples(TEXTS[page], page)) for page in ("ir-researchers.md", "cluster.md")] == [5, 0]
 
 
+@pytest.mark.xdist_group("cli-docs")
 @pytest.mark.parametrize(("page", "example"), CASES, ids=[f"{page}:{example.line}" for page, example in CASES])
 def test_the_page_shows_what_the_command_prints(page, example, outputs):
     actual = outputs[page, example.line]
