@@ -665,6 +665,9 @@ def _compare_report(args: argparse.Namespace) -> str:
     options = {**options_given(args, ComparisonReportOptions), "names": names,
                "n": ReportOptions.n if args.n is None else args.n}
     report = compare_report(results, **options, **options_given(args, MetricOptions))
+    # the page names the viewer with these very inputs: evalframe serve --from ragas a.jsonl b.jsonl
+    report.serve = " ".join(["evalframe serve", *(["--from", args.source] if args.source else []),
+                             *map(str, args.folders)])
     shown = report.render(args.format).rstrip("\n")
     if args.html is not None:
         try:

@@ -27,6 +27,7 @@ from ..analysis.protocol import ResultSource
 from ..errors import InvalidParameterError
 from ..options import ReportOptions, with_options
 from .formats import FORMATS, format_of_path
+from .html import render_comparison
 from .model import ComparisonModel, ReportModel, build_model
 from .viewer_data import viewer_payload
 from ..io.atomic import write_atomically
@@ -166,13 +167,18 @@ class ComparisonReport(_Rendered):
 
     _file_name = "compare.html"
 
-    def __init__(self, model: ComparisonModel) -> None:
+    def __init__(self, model: ComparisonModel, *, serve: str | None = None) -> None:
         if not isinstance(model, ComparisonModel):
             raise InvalidParameterError(f"ComparisonReport takes a ComparisonModel (evalframe.compare_report builds "
                                         f"one); got {type(model).__name__}.", parameter="model")
         self.model = model
+        #: The ``evalframe serve`` command the HTML page names where the viewer shows more (None: built from the
+        #: runs' names, :func:`evalframe.report.html.serve_command`); ``evalframe report`` gives its own inputs.
+        self.serve = serve
 
     def _render(self, format: str) -> str:
+        if format == "html":
+            return render_comparison(self.model, serve=self.serve)
         return FORMATS[format].render_comparison(self.model)
 
     def payload(self, *, characters: int | None = 500) -> tuple[dict[str, Any], dict[str, Any]]:

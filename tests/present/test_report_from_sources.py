@@ -77,3 +77,18 @@ def test_report_from_refuses_a_folder_and_score_needs_from(tmp_path, capsys):
     assert "--from ragas reads files, and" in capsys.readouterr().err
     assert main(["report", str(folder), str(folder), "--score", "latency:lower"]) == 1
     assert capsys.readouterr().err.startswith("error: --score declares the scores of files read with --from")
+
+
+def test_a_page_short_of_passages_names_the_serve_command_of_its_own_inputs(tmp_path, monkeypatch, capsys):
+    # a text budget that leaves the passages nothing: the page says the viewer shows them, with the very command
+    # that serves these two files (not "evalframe serve RUN...")
+    from evalframe.report import html
+    from tests.fixtures import load_benchmark
+
+    a, b = load_benchmark("synthetic_ragas.py").write(12, tmp_path)
+    monkeypatch.setattr(html, "TEXT_BUDGET", 1)
+    page = tmp_path / "page.html"
+    assert main(["report", "--from", "ragas", str(a), str(b), "--html", str(page)]) == 0
+    capsys.readouterr()
+    text = page.read_text(encoding="utf-8")
+    assert f"<code>evalframe serve --from ragas {a} {b}</code> is the better tool" in text
