@@ -511,6 +511,8 @@ def _once(flat: Lists, said: np.ndarray) -> tuple[Lists, np.ndarray]:
     the positions kept."""
     n = len(flat.offsets) - 1
     owner = np.repeat(np.arange(n), np.diff(flat.offsets))
-    kept = said & ~pd.DataFrame({"query": owner, "value": flat.values}).duplicated().to_numpy()
+    # object values: pandas 3 would store texts as Arrow strings, which cannot hold a lone surrogate
+    values = pd.Series(flat.values, dtype=object)
+    kept = said & ~pd.DataFrame({"query": owner, "value": values}).duplicated().to_numpy()
     counts = np.bincount(owner[kept], minlength=n)
     return Lists(np.concatenate([[0], np.cumsum(counts)]).astype(np.int64), flat.values[kept]), kept
