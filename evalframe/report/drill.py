@@ -247,7 +247,7 @@ def rows_of(frame: pd.DataFrame, node: str, kind: str, position_of: pd.Index, sc
         ids = texts(rows["document_id"], "") if "document_id" in rows.columns else np.full(len(rows), "", dtype=object)
         document_ids, listed = Lists(np.zeros(len(rows) + 1, dtype=np.int64), np.empty(0, dtype=object)), \
             np.zeros(len(rows), dtype=bool)
-    length = pd.Series(text, dtype=object).str.len().fillna(0).to_numpy(dtype=np.int64) if len(rows) else \
+    length = _lengths(text) if len(rows) else \
         np.zeros(0, dtype=np.int64)
     correct = _numbers(rows, column)
     correct = np.where(np.isnan(correct), np.nan, (correct >= 1.0).astype(np.float64))
@@ -324,8 +324,7 @@ class Detail:
         self.gold_answers = gold_answers
         self.gold_documents = gold_documents
         self.gold_texts = gold_texts
-        self.gold_lengths = pd.Series(gold_texts, dtype=object).str.len().fillna(0).to_numpy(dtype=np.int64) \
-            if len(gold_texts) else np.zeros(0, dtype=np.int64)
+        self.gold_lengths = _lengths(gold_texts) if len(gold_texts) else np.zeros(0, dtype=np.int64)
         self.meta = meta
         self.answers = tuple(answers)
         self.documents = tuple(documents)
@@ -503,6 +502,13 @@ def build_detail(names: Sequence[str], ids: pd.Index, query: np.ndarray, answers
     return Detail(names, texts(ids.to_numpy(dtype=object), ""), query, gold_answers, gold_ids, gold_texts[kept],
                   _meta(cells["meta"], ids.to_numpy(dtype=object)),
                   [rows for _, rows in answers], [rows for _, rows in documents])
+
+
+def _lengths(texts: np.ndarray) -> np.ndarray:
+    """Each text's length in characters, 0 for a missing one (None, NaN): no fillna, whose downcast of an object
+    column pandas 2.2 warns about."""
+    counted = pd.Series(texts, dtype=object).str.len().to_numpy(dtype=np.float64, na_value=np.nan)
+    return np.nan_to_num(counted, nan=0.0).astype(np.int64)
 
 
 def _once(flat: Lists, said: np.ndarray) -> tuple[Lists, np.ndarray]:
