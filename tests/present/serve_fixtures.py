@@ -11,7 +11,7 @@ NAN = float("nan")
 
 
 def grid_of(ids, query, slices, values, signs, node="Retriever"):
-    """A grid of the contract's shape (evalframe.report.viewer_data.Grid's fields)."""
+    """A grid of the contract's shape (evalframe.report.drill.Grid's fields)."""
     return SimpleNamespace(node=node, ids=np.array(ids, dtype=object), query=np.array(query, dtype=object),
                            slices={key: np.array(labels, dtype=object) for key, labels in slices.items()},
                            values={key: np.array(rows, dtype=np.float64) for key, rows in values.items()},

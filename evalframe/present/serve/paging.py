@@ -1,5 +1,5 @@
 """The comparison's grid paged on the server: a view (measure, sort, show, slices, text) of one node's
-:class:`~evalframe.report.viewer_data.Grid` columns, filtered and sorted in numpy, one page of rows at a time.
+:class:`~evalframe.report.drill.Grid` columns, filtered and sorted in numpy, one page of rows at a time.
 
 The semantics are the contract's, shared with the static page's ``LocalSource`` (``evalframe/report/assets/grid.js``):
 
@@ -133,7 +133,7 @@ class Pager:
     Parameters
     ----------
     grid : Grid
-        The node's :class:`~evalframe.report.viewer_data.Grid` (``ids``, ``query``, ``slices``, ``values``,
+        The node's :class:`~evalframe.report.drill.Grid` (``ids``, ``query``, ``slices``, ``values``,
         ``signs``, ``detail``).
 
     Examples
