@@ -259,7 +259,7 @@ def paired(a: pd.Series, b: pd.Series) -> Paired:
 
 
 def scores_of_runs(runs: Sequence[Any]) -> dict[str, Metric]:
-    """The score declarations of the results among ``runs`` (``result.scores``; a per-query table declares none), for
+    """The score declarations of ``runs`` (a result's or a QueryTable's ``scores``; a plain DataFrame declares none), for
     :func:`evalframe.direction_of`. Two runs declaring one score with opposite directions are refused."""
     found: dict[str, Metric] = {}
     for run in runs:

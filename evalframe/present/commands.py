@@ -11,6 +11,7 @@ import argparse
 import dataclasses
 import json
 import os
+import shlex
 import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -665,9 +666,12 @@ def _compare_report(args: argparse.Namespace) -> str:
     options = {**options_given(args, ComparisonReportOptions), "names": names,
                "n": ReportOptions.n if args.n is None else args.n}
     report = compare_report(results, **options, **options_given(args, MetricOptions))
-    # the page names the viewer with these very inputs: evalframe serve --from ragas a.jsonl b.jsonl
-    report.serve = " ".join(["evalframe serve", *(["--from", args.source] if args.source else []),
-                             *map(str, args.folders)])
+    # the page names the viewer with these very inputs: evalframe serve --from ragas a.jsonl b.jsonl (quoted for a
+    # shell; the slices and names too, the other reading flags as the user gives them again)
+    by = [] if args.by is None else [args.by] if isinstance(args.by, str) else list(args.by)
+    report.serve = shlex.join(["evalframe", "serve", *(["--from", args.source] if args.source else []),
+                               *map(str, args.folders), *(part for key in by for part in ("--by", str(key))),
+                               *(["--names", ",".join(args.names)] if args.names else [])])
     shown = report.render(args.format).rstrip("\n")
     if args.html is not None:
         try:

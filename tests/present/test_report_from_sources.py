@@ -92,3 +92,12 @@ def test_a_page_short_of_passages_names_the_serve_command_of_its_own_inputs(tmp_
     capsys.readouterr()
     text = page.read_text(encoding="utf-8")
     assert f"<code>evalframe serve --from ragas {a} {b}</code> is the better tool" in text
+    # a path with a space is quoted for the shell, and the slices and names given are passed on
+    spaced = tmp_path / "with space"
+    spaced.mkdir()
+    a.rename(spaced / "a.jsonl")
+    assert main(["report", "--from", "ragas", str(spaced / "a.jsonl"), str(b), "--by", "meta.topic",
+                 "--names", "x,y", "--html", str(page)]) == 0
+    capsys.readouterr()
+    quoted = f"evalframe serve --from ragas &#x27;{spaced / 'a.jsonl'}&#x27; {b} --by meta.topic --names x,y"
+    assert f"<code>{quoted}</code>" in page.read_text(encoding="utf-8")

@@ -438,3 +438,20 @@ def test_desc_takes_0_1_true_false(client):
     assert values["0"] == values["false"] == sorted(values["0"])
     assert values["1"] == values["TRUE"] == sorted(values["0"], reverse=True)
     assert values["0"] != values["1"]
+
+
+def test_an_app_served_in_a_thread_on_a_loopback_refuses_another_host(store):
+    # the notebook's way (docs/viewer.md): serve_in_thread(make_app(...)) on 127.0.0.1 answers to its own names only
+    import httpx
+
+    from evalframe.present.serve.command import serve_in_thread
+
+    url, running, thread = serve_in_thread(make_app(Sources(history=ef.History(store)), warm=False))
+    try:
+        assert httpx.get(url + "/api/runs").status_code == 200
+        assert httpx.get(url + "/api/runs", headers={"Host": "attacker.example"}).status_code == 400
+        port = url.rsplit(":", 1)[1]
+        assert httpx.get(url + "/api/runs", headers={"Host": f"localhost:{port}"}).status_code == 200
+    finally:
+        running.should_exit = True
+        thread.join(timeout=10)

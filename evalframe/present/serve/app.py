@@ -55,7 +55,8 @@ from ..paper import comparison_table
 from . import views
 from .paging import Pager, view_from_query
 
-__all__ = ["Sources", "Viewer", "Comparison", "comparison_of_model", "make_app", "ASSETS", "SECURITY_HEADERS"]
+__all__ = ["Sources", "Viewer", "Comparison", "comparison_of_model", "make_app", "host_checked", "ASSETS",
+           "SECURITY_HEADERS"]
 
 _HERE = Path(__file__).parent / "assets"
 _REPORT_ASSETS = Path(str(report_package.__file__)).parent / "assets"
@@ -539,6 +540,21 @@ class _Hosts:
                 await response(scope, receive, send)
                 return
         await self.app(scope, receive, send)
+
+
+def host_checked(app: ASGIApp, allowed: Sequence[str]) -> ASGIApp:
+    """``app`` refusing (400) a request whose ``Host`` names none of ``allowed`` (:func:`evalframe serve
+    <evalframe.present.serve.command.allowed_hosts>`'s names on a loopback): what ``serve_in_thread`` puts in front
+    of any app it serves on a loopback address, as ``make_app(allowed_hosts=...)`` does.
+
+    >>> from starlette.testclient import TestClient
+    >>> from starlette.responses import PlainTextResponse
+    >>> async def hello(scope, receive, send):
+    ...     await PlainTextResponse("hello")(scope, receive, send)
+    >>> TestClient(host_checked(hello, ["127.0.0.1"]), base_url="http://evil.example").get("/").status_code
+    400
+    """
+    return _Hosts(app, allowed)
 
 
 def _clean(value: Any) -> Any:

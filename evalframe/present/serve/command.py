@@ -24,7 +24,7 @@ from ...options import ComparisonReportOptions, MetricOptions
 from ..history import History, STORE_VARIABLE
 from ..inputs import read_result, run_names
 from ..parsers import options_given
-from .app import Sources, Viewer, make_app
+from .app import Sources, Viewer, host_checked, make_app
 
 __all__ = ["serve_command", "sources_of", "listen", "serve_in_thread", "allowed_hosts"]
 
@@ -112,14 +112,19 @@ def listen(host: str, port: int) -> socket.socket:
 
 def serve_in_thread(app: Any, host: str = "127.0.0.1", port: int = 0) -> tuple[str, uvicorn.Server, threading.Thread]:
     """``app`` served by uvicorn in a thread (a notebook's, a test's): its address, the server (``should_exit =
-    True`` stops it) and the thread, returned once it listens."""
+    True`` stops it) and the thread, returned once it listens. On a loopback address a request naming another host
+    is refused (:func:`allowed_hosts`: DNS rebinding), as ``evalframe serve`` refuses it."""
+    hosts = allowed_hosts(host)
+    if hosts is not None:
+        app = host_checked(app, hosts)
     sock = listen(host, port)
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off"))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True, name="evalframe-serve")
     thread.start()
     while not server.started and thread.is_alive():
         time.sleep(0.01)
-    return f"http://{host}:{sock.getsockname()[1]}", server, thread
+    shown = f"[{host.strip('[]')}]" if ":" in host else host
+    return f"http://{shown}:{sock.getsockname()[1]}", server, thread
 
 
 def serve_command(args: argparse.Namespace) -> str:
