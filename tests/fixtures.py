@@ -254,3 +254,27 @@ class LazyModule:
 
     def __repr__(self) -> str:
         return f"LazyModule({self._name!r}, loaded={self._module is not None})"
+
+
+@contextlib.contextmanager
+def launched_chromium() -> Iterator[object]:
+    """Debian's Chromium started by playwright (scripts/screenshot_report.py finds it), closed at the end: the
+    browser tests' one way to start it. A Chromium that does not start skips the test, or fails it when
+    ``EVALFRAME_REQUIRE_BROWSER`` is set (.ci/run sets it, having installed Chromium)."""
+    import os
+
+    import pytest
+    from playwright import sync_api
+
+    executable = load_benchmark("screenshot_report.py", SCRIPTS).browser()
+    with sync_api.sync_playwright() as playwright:
+        try:
+            browser = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
+        except sync_api.Error as exc:
+            if os.environ.get("EVALFRAME_REQUIRE_BROWSER"):
+                pytest.fail(f"EVALFRAME_REQUIRE_BROWSER is set but no Chromium starts: {str(exc).splitlines()[0]}")
+            pytest.skip(f"no Chromium: {str(exc).splitlines()[0]}")
+        try:
+            yield browser
+        finally:
+            browser.close()

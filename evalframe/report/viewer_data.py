@@ -9,14 +9,9 @@ Examples
 >>> from evalframe.report.model import build_comparison_model
 >>> demo = load_demo_result()
 >>> model = build_comparison_model({"a": demo, "b": demo}, metrics=["mrr", "f1"], rounds=10)
->>> grid = model.nodes[0].grid
->>> grid.node, len(grid), list(grid.values), grid.values["mrr"].shape
-('Retriever', 8, ['mrr'], (8, 2))
->>> len(model.detail), model.detail.names
-(8, ('a', 'b'))
->>> first = model.detail.query(int(grid.detail[0]))
->>> first["gold_answers"], [len(run["documents"]) for run in first["runs"]]
-(['Berlin'], [4, 4])
+>>> grid, detail = viewer_payload(model)
+>>> list(grid["grids"][0]["values"]), detail["names"], len(detail["strings"]) == len(set(detail["strings"]))
+(['mrr'], ['a', 'b'], True)
 """
 
 from __future__ import annotations

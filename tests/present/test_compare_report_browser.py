@@ -12,13 +12,12 @@ test_compare_page_browser.py. Skipped without playwright or a Chromium, as tests
 
 from __future__ import annotations
 
-import os
 import warnings
 
 import pytest
 
 import evalframe as ef
-from tests.fixtures import SCRIPTS, load_benchmark
+from tests.fixtures import launched_chromium
 from tests.present.compare_fixtures import QUERIES, run_result
 
 sync_api = pytest.importorskip("playwright.sync_api")
@@ -37,14 +36,7 @@ def runs(tmp_path_factory):
 def tab(runs, tmp_path_factory):
     page_file = ef.compare_report(runs, metrics=METRICS, by="meta.topic", rounds=50).save(
         tmp_path_factory.mktemp("page") / "compare.html")
-    executable = load_benchmark("screenshot_report.py", SCRIPTS).browser()
-    with sync_api.sync_playwright() as playwright:
-        try:
-            browser = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
-        except sync_api.Error as exc:
-            if os.environ.get("EVALFRAME_REQUIRE_BROWSER"):
-                pytest.fail(f"EVALFRAME_REQUIRE_BROWSER is set but no Chromium starts: {str(exc).splitlines()[0]}")
-            pytest.skip(f"no Chromium: {str(exc).splitlines()[0]}")
+    with launched_chromium() as browser:
         page = browser.new_page(viewport={"width": 1200, "height": 800})
         page.set_default_timeout(5000)
         errors: list[str] = []
@@ -56,7 +48,6 @@ def tab(runs, tmp_path_factory):
         assert page.evaluate(READY)
         page.errors, page.requested, page.uri = errors, requested, page_file.as_uri()  # type: ignore[attr-defined]
         yield page
-        browser.close()
 
 
 def _reset(tab) -> None:

@@ -10,7 +10,6 @@ Skipped without playwright or Chromium unless EVALFRAME_REQUIRE_BROWSER is set (
 from __future__ import annotations
 
 import itertools
-import os
 import unicodedata
 
 import numpy as np
@@ -18,7 +17,7 @@ import pytest
 
 from evalframe.present.serve.paging import Pager, View
 from evalframe.report.html import asset
-from tests.fixtures import SCRIPTS, load_benchmark
+from tests.fixtures import launched_chromium
 from tests.present.serve_fixtures import grid_of
 
 sync_api = pytest.importorskip("playwright.sync_api")
@@ -90,19 +89,11 @@ def _views(pager: Pager, *, every: bool) -> list[View]:
 
 @pytest.fixture(scope="module")
 def tab():
-    executable = load_benchmark("screenshot_report.py", SCRIPTS).browser()
-    with sync_api.sync_playwright() as playwright:
-        try:
-            chromium = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
-        except sync_api.Error as exc:
-            if os.environ.get("EVALFRAME_REQUIRE_BROWSER"):
-                pytest.fail(f"EVALFRAME_REQUIRE_BROWSER is set but no Chromium starts: {str(exc).splitlines()[0]}")
-            pytest.skip(f"no Chromium: {str(exc).splitlines()[0]}")
+    with launched_chromium() as chromium:
         page = chromium.new_page()
         page.set_content("<!DOCTYPE html><html><body></body></html>")
         page.add_script_tag(content=asset("grid.js"))
         yield page
-        chromium.close()
 
 
 def _local(tab, grid, views: list[View], offset: int = 0, limit: int = 1000) -> list[dict]:

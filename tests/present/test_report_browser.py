@@ -7,35 +7,25 @@ chromium``), the browser ``scripts/screenshot_report.py`` uses.
 
 from __future__ import annotations
 
-import os
-
 import pytest
 
 from evalframe import load_demo_result
-from tests.fixtures import SCRIPTS, load_benchmark
+from tests.fixtures import launched_chromium
 
 sync_api = pytest.importorskip("playwright.sync_api")
 
 
 @pytest.fixture(scope="module")
 def tab(tmp_path_factory):
-    executable = load_benchmark("screenshot_report.py", SCRIPTS).browser()  # the browser the screenshots are taken with
     page_file = tmp_path_factory.mktemp("report") / "report.html"
     page_file.write_text(load_demo_result().report(n=2).html, encoding="utf-8")
-    with sync_api.sync_playwright() as playwright:
-        try:
-            browser = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
-        except sync_api.Error as exc:  # no Chromium playwright can start
-            if os.environ.get("EVALFRAME_REQUIRE_BROWSER"):  # set by .ci/run, which installs Debian's Chromium
-                pytest.fail(f"EVALFRAME_REQUIRE_BROWSER is set but no Chromium starts: {str(exc).splitlines()[0]}")
-            pytest.skip(f"no Chromium: {str(exc).splitlines()[0]}")
+    with launched_chromium() as browser:
         page = browser.new_page(viewport={"width": 1200, "height": 700})
         requested: list[str] = []
         page.on("request", lambda request: requested.append(request.url))
         page.goto(page_file.as_uri())
         page.requested = requested  # type: ignore[attr-defined]
         yield page
-        browser.close()
 
 
 def _in_view(tab, selector: str) -> bool:

@@ -10,7 +10,6 @@ the URL of each view reproducing it on reload.
 from __future__ import annotations
 
 import json
-import os
 import re
 import warnings
 from pathlib import Path
@@ -21,7 +20,7 @@ import pytest
 
 import evalframe as ef
 from evalframe.options import ComparisonReportOptions
-from tests.fixtures import SCRIPTS, load_benchmark
+from tests.fixtures import launched_chromium
 from tests.report.test_hostile_text import PAYLOADS, _result
 
 sync_api = pytest.importorskip("playwright.sync_api")
@@ -68,16 +67,8 @@ def server(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def browser():
-    executable = load_benchmark("screenshot_report.py", SCRIPTS).browser()
-    with sync_api.sync_playwright() as playwright:
-        try:
-            chromium = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
-        except sync_api.Error as exc:
-            if os.environ.get("EVALFRAME_REQUIRE_BROWSER"):
-                pytest.fail(f"EVALFRAME_REQUIRE_BROWSER is set but no Chromium starts: {str(exc).splitlines()[0]}")
-            pytest.skip(f"no Chromium: {str(exc).splitlines()[0]}")
+    with launched_chromium() as chromium:
         yield chromium
-        chromium.close()
 
 
 @pytest.fixture

@@ -9,12 +9,10 @@ tests/present/test_report_browser.py).
 
 from __future__ import annotations
 
-import os
-
 import pytest
 
 from evalframe.report.html import _cut_texts, _page, _runs_left_out
-from tests.fixtures import SCRIPTS, load_benchmark
+from tests.fixtures import launched_chromium
 from tests.report import compare_page_payloads as fixture
 
 sync_api = pytest.importorskip("playwright.sync_api")
@@ -25,16 +23,8 @@ READY = "() => evalframePage.ready.then(g => g[0].ready).then(() => true)"
 
 @pytest.fixture(scope="module")
 def browser():
-    executable = load_benchmark("screenshot_report.py", SCRIPTS).browser()
-    with sync_api.sync_playwright() as playwright:
-        try:
-            chromium = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
-        except sync_api.Error as exc:
-            if os.environ.get("EVALFRAME_REQUIRE_BROWSER"):
-                pytest.fail(f"EVALFRAME_REQUIRE_BROWSER is set but no Chromium starts: {str(exc).splitlines()[0]}")
-            pytest.skip(f"no Chromium: {str(exc).splitlines()[0]}")
+    with launched_chromium() as chromium:
         yield chromium
-        chromium.close()
 
 
 @pytest.fixture(scope="module")

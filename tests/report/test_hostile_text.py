@@ -22,7 +22,6 @@ user's text survives unescaped outside a code span.
 from __future__ import annotations
 
 import json
-import os
 import re
 from pathlib import Path
 from typing import Any
@@ -33,7 +32,7 @@ import evalframe as ef
 from evalframe.present.cli import main
 from evalframe.options import WRONG_EXAMPLES_FIELDS
 from evalframe.sources.runs import read_runs
-from tests.fixtures import SCRIPTS, load_benchmark
+from tests.fixtures import launched_chromium
 
 #: What a user may put in a field, each with a name for the test ids.
 PAYLOADS: dict[str, str] = {
@@ -163,17 +162,9 @@ def expected(values: dict[str, str], page: Path) -> list[list[str]]:
 # ---------------------------------------------------------------------------------------------- the browser
 @pytest.fixture(scope="module")
 def browser():
-    sync_api = pytest.importorskip("playwright.sync_api")
-    executable = load_benchmark("screenshot_report.py", SCRIPTS).browser()
-    with sync_api.sync_playwright() as playwright:
-        try:
-            chromium = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
-        except sync_api.Error as exc:
-            if os.environ.get("EVALFRAME_REQUIRE_BROWSER"):
-                pytest.fail(f"EVALFRAME_REQUIRE_BROWSER is set but no Chromium starts: {str(exc).splitlines()[0]}")
-            pytest.skip(f"no Chromium: {str(exc).splitlines()[0]}")
+    pytest.importorskip("playwright.sync_api")
+    with launched_chromium() as chromium:
         yield chromium
-        chromium.close()
 
 
 def visit(browser, path: Path) -> dict[str, Any]:
